@@ -31,6 +31,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from bench_child import IMPORT_LINE
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,15 +39,6 @@ _CHILD = """
 import json, resource, sys, time
 sys.path.insert(0, {root!r})
 resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
-
-
-def _status(key):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key):
-                return int(line.split()[1]) * 1024 / 1e9
-
-
 import numpy as np
 from netmodel.collectives.concurrent import concurrent_cost
 from netmodel.collectives.model import FabricCostModel
@@ -57,12 +49,12 @@ t0 = time.perf_counter()
 {setup}
 t1 = time.perf_counter()
 c1 = time.process_time()
-rss_setup = _status("VmRSS:")
+rss_setup = status_gb("VmRSS:")
 note = ""
 {timed}
 t2 = time.perf_counter()
 print(json.dumps({{"setup": t1 - t0, "seconds": t2 - t1, "cpu": time.process_time() - c1,
-                  "rss_setup": rss_setup, "peak": _status("VmHWM:"), "note": note}}))
+                  "rss_setup": rss_setup, "peak": status_gb("VmHWM:"), "note": note}}))
 """
 
 _FT16K = "g = build('fat-tree:k=64,pods=16')"
@@ -203,7 +195,8 @@ GROWTH = (512, 1024, 2048, 4096, 8192, 16384)
 
 
 def _child(setup, timed, cap_gb=8, timeout=300):
-    code = _CHILD.format(root=str(ROOT), cap=int(cap_gb * 2 ** 30), setup=setup, timed=timed)
+    code = IMPORT_LINE + _CHILD.format(root=str(ROOT), cap=int(cap_gb * 2 ** 30), setup=setup,
+                                       timed=timed)
     try:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              timeout=timeout)

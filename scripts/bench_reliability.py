@@ -20,10 +20,10 @@ printed beside them.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from pathlib import Path
+
+from bench_child import IMPORT_LINE, run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,17 +63,6 @@ gpu = "$gpu"
 _CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
-
-
-def peak_rss_gb():
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024 / 1e9
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
-
-
 from netmodel.study.availability import availability
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_cluster import build_cluster
@@ -111,9 +100,7 @@ print(json.dumps(out))
 def _run(what, scenario, gpus, *, spares="0", placement="pod", trials=1000) -> dict:
     code = _CHILD.format(root=str(ROOT), what=what, scenario=scenario, gpus=gpus,
                          spares=spares, placement=placement, trials=trials)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_child(IMPORT_LINE + code, cwd=ROOT)
 
 
 def _verdict(value: float, target: float, unit: str) -> str:

@@ -25,6 +25,8 @@ import threading
 import time
 from pathlib import Path
 
+from bench_child import IMPORT_LINE
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -80,17 +82,12 @@ def _once(extra: list[str], label: str, watched: bool) -> tuple:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         cmd = [sys.executable, "-c",
-               "import resource, sys\n"
-               "from netmodel.cli.main import main\n"
+               IMPORT_LINE
+               + "from netmodel.cli.main import main\n"
                "try:\n    main(sys.argv[1:])\n"
                "except SystemExit as e:\n    code = e.code\n"
                "else:\n    code = 0\n"
-               "try:\n"
-               "    peak = open('/proc/self/status').read().split('VmHWM:')[1].split()[0]\n"
-               "except OSError:\n"   # no /proc (macOS: ru_maxrss in bytes, not KiB)
-               "    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
-               "    peak = rss // 1024 if sys.platform == 'darwin' else rss\n"
-               "print(f'peak_kib={peak}', file=sys.stderr)\n"
+               "print(f'peak_kib={peak_rss_bytes() // 1024}', file=sys.stderr)\n"
                "sys.exit(code)\n",
                "study", "lite-gpu", "--out", str(Path(tmp) / "results"), *extra]
         proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,

@@ -24,10 +24,11 @@ unpacked with ``git archive``, for before/after figures).
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
+
+from bench_child import IMPORT_LINE, run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -65,22 +66,16 @@ CASES = [
     ("131,072-GPU 3D torus (64x64x32): summary", "torus:dims=64x64x32", True, None, None),
 ]
 
+
+def _run(program: str, root: Path, **fields):
+    """The JSON that ``program`` (a case's text, its fields ``root`` and ``fields``) prints
+    last, run in a process of its own that reads its memory with bench_child."""
+    return run_child(IMPORT_LINE + program.format(root=str(root), **fields))
+
+
 _CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
-
-
-def peak_rss_gb():
-    # VmHWM: this process's own peak resident set (ru_maxrss survives exec on Linux and
-    # would report the parent's peak when that is larger)
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024 / 1e9
-    import resource
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
-
-
 t0 = time.perf_counter()
 import topologies.common as common
 from topologies import build, validate
@@ -138,37 +133,25 @@ EXPORT_CASES = [
 _EXPORT_CHILD = """
 import json, os, sys, tempfile, time
 sys.path.insert(0, {root!r})
-
-
-def rss_gb(key):
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key):
-                return int(line.split()[1]) * 1024 / 1e9
-
-
 from topologies import build
 from topologies.io import write_graph
 
 g = build({spec!r})
-out = {{"gpus": g.graph["gpus"], "after_build": rss_gb("VmRSS:")}}
+out = {{"gpus": g.graph["gpus"], "after_build": status_gb("VmRSS:")}}
 with tempfile.TemporaryDirectory() as tmp:
     for suffix in (".graphml", ".json"):
         path = os.path.join(tmp, "fabric" + suffix)
         t, c = time.perf_counter(), time.process_time()
         write_graph(g, path)
         out[suffix] = [time.perf_counter() - t, time.process_time() - c,
-                       os.path.getsize(path), rss_gb("VmHWM:")]
+                       os.path.getsize(path), status_gb("VmHWM:")]
         os.unlink(path)
 print(json.dumps(out))
 """
 
 
 def _export(label, spec, root=ROOT):
-    code = _EXPORT_CHILD.format(root=str(root), spec=spec)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    r = json.loads(out.stdout.strip().splitlines()[-1])
+    r = _run(_EXPORT_CHILD, root, spec=spec)
     parts = [f"{fmt[1:]} {r[fmt][0]:.2f} s (CPU {r[fmt][1]:.2f} s, {r[fmt][2] / 1e6:.0f} MB, "
              f"peak RSS {r[fmt][3]:.2f} GB)" for fmt in (".graphml", ".json")]
     print(f"{label}: " + "; ".join(parts) + f"; {r['gpus']:,} GPUs, RSS after the build "
@@ -200,9 +183,7 @@ from topologies.io import read_graph
 t, c = time.perf_counter(), time.process_time()
 g = read_graph({path!r})
 wall, cpu = time.perf_counter() - t, time.process_time() - c
-with open("/proc/self/status") as f:
-    peak = next(int(line.split()[1]) * 1024 / 1e9 for line in f if line.startswith("VmHWM:"))
-print(json.dumps([wall, cpu, peak, g.graph["gpus"], g.number_of_nodes(),
+print(json.dumps([wall, cpu, peak_rss_gb(), g.graph["gpus"], g.number_of_nodes(),
                   g.number_of_edges()]))
 """
 
@@ -217,9 +198,7 @@ def _import(label, spec, root=ROOT):
             root=str(root), spec=spec, paths=paths)], check=True)
         parts, counts = [], None
         for path in paths:
-            out = subprocess.run([sys.executable, "-c", _READ_CHILD.format(
-                root=str(root), path=path)], capture_output=True, text=True, check=True)
-            wall, cpu, peak, *counts = json.loads(out.stdout.strip().splitlines()[-1])
+            wall, cpu, peak, *counts = _run(_READ_CHILD, root, path=path)
             parts.append(f"{path.rsplit('.', 1)[1]} {wall:.2f} s (CPU {cpu:.2f} s, "
                          f"{os.path.getsize(path) / 1e6:.0f} MB, peak RSS {peak:.2f} GB)")
     gpus, nodes, edges = counts
@@ -228,10 +207,7 @@ def _import(label, spec, root=ROOT):
 
 
 def _case(label, spec, summarise, t_target, m_target, root=ROOT):
-    code = _CHILD.format(root=str(root), spec=spec, summarise=summarise)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    r = json.loads(out.stdout.strip().splitlines()[-1])
+    r = _run(_CHILD, root, spec=spec, summarise=summarise)
     seconds = r["summary"] if summarise else r["build"]
     verdict = ""
     if t_target:
@@ -266,10 +242,8 @@ from netmodel.study.topology_compare import compare_topologies
 t, c = time.perf_counter(), time.process_time()
 r = compare_topologies([{spec!r}, "ring:n=8"])
 wall, cpu = time.perf_counter() - t, time.process_time() - c
-with open("/proc/self/status") as f:
-    peak = next(int(x.split()[1]) * 1024 / 1e9 for x in f if x.startswith("VmHWM:"))
 print(json.dumps({{"links": sum(row.links for row in r.rows), "wall": wall, "cpu": cpu,
-                  "rss_gb": peak}}))
+                  "rss_gb": peak_rss_gb()}}))
 """
 
 
@@ -293,10 +267,7 @@ def _compare(label, spec, root=ROOT):
     -> 14.8 s, peak RSS 2.45 -> 1.65 GB. h307 (the summary reads the same edge arrays),
     netmodel topology compare fat-tree:k=128 ring:n=8 by the CLI, loaded 2-core machine, back
     to back: 16.1 -> 15.2 s wall, user + sys 16.8 -> 15.5 s, peak RSS 1.307 -> 1.302 GB."""
-    code = _COMPARE_CHILD.format(root=str(root), spec=spec)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    r = json.loads(out.stdout.strip().splitlines()[-1])
+    r = _run(_COMPARE_CHILD, root, spec=spec)
     print(f"{label}: {r['wall']:.2f} s (CPU {r['cpu']:.2f} s); peak RSS {r['rss_gb']:.2f} GB")
     print(f"    {r['links']:,} links: {r['wall'] / r['links'] * 1e6:.1f} us and "
           f"{r['rss_gb'] * 1e9 / r['links']:,.0f} B a link")
@@ -326,8 +297,7 @@ for name, fn in [("bill_of_materials", bill_of_materials), ("port_use", port_use
     c = time.process_time()
     fn(g)
     out[name] = time.process_time() - c
-with open("/proc/self/status") as f:
-    out["rss_gb"] = next(int(x.split()[1]) * 1024 / 1e9 for x in f if x.startswith("VmHWM:"))
+out["rss_gb"] = peak_rss_gb()
 print(json.dumps(out))
 """
 
@@ -342,10 +312,7 @@ def _parts(label, spec, root=ROOT):
     h289, torus, back to back on a loaded 2-core machine: hardware_radius 4.34 -> 1.13 s
     (its classes as arrays: failure_domains.component_arrays), network_bill 1.32 -> 0.47 s
     (optics and cables from the edge arrays), peak RSS 0.51 -> 0.33 GB."""
-    code = _PART_CHILD.format(root=str(root), spec=spec)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
-    r = json.loads(out.stdout.strip().splitlines()[-1])
+    r = _run(_PART_CHILD, root, spec=spec)
     parts = ", ".join(f"{k} {r[k]:.2f} s" for k in ("bill_of_materials", "port_use", "summary",
                                                       "network_bill", "hardware_radius"))
     print(f"{label}: CPU {parts}; peak RSS {r['rss_gb']:.2f} GB ({r['links']:,} links)")
