@@ -96,18 +96,29 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from compute.config_files import check_keys, parse_table, read_text
-from compute.errors import UserError, known, one_line
+from compute.errors import UserError, known
 from compute.hardware import GpuSpec, get_gpu
-from compute.units import format_bandwidth
 from compute.validate import choice, describe, listed, number, string
 from compute.validate import name as validate_name
 from netmodel.collectives.tuner_plugin import NO_TUNER, get_tuner
+from netmodel.study.fabric_table import (
+    MAX_TEXT,
+    check_table,
+    copy_table,
+    format_value,
+    param_paths,
+    set_param,
+    table_params,
+    table_spec,
+    text_value,
+)
 
 if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
-           "expand_scenarios", "fabric_scenario", "get_scenario", "graph_digest", "instances_note", "is_scenario_ref", "load_scenario", "load_scenario_text", "nvlinks_of", "parse_gpu_token",
+           "expand_scenarios", "fabric_scenario", "get_scenario", "graph_digest",
+           "instances_note", "is_scenario_ref", "load_scenario", "load_scenario_text",
            "save_scenario", "scenario_names", "shipped_scenario", "shipped_scenarios"]
 
 LINKS = ("as-built", "scale-up")
@@ -122,15 +133,9 @@ ADJUST_KEYS = {"latency_scale": 1.0, "hop_latency": 0.0, "bandwidth_scale": 1.0}
 #: (a bandwidth scaled by 1e12 stands in for an ideal network).
 ADJUST_RANGES = {"latency_scale": (0.0, 1e6, ""), "hop_latency": (0.0, 1.0, "s"),
                  "bandwidth_scale": (1e-9, 1e15, "")}
-#: Longest description or source text in a scenario file.
-MAX_TEXT = 2_000
-#: Largest magnitude of a number in a [fabric] table (bandwidths in bytes/s reach 1e15).
-MAX_FABRIC_NUMBER = 1e18
 _TOP_KEYS = ("name", "description", "gpu", "fabric", "collective", "sources")
 _COLLECTIVE_KEYS = ("placement", "algorithm", "links", "calibration")
 _SOURCE_KEYS = ("bandwidth", "latency")
-_GPU_TOKEN = re.compile(r"^\s*(?:([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*\*\s*)?"
-                        r"\$(scaleup|scaleout)\s*$")
 
 
 @dataclass(frozen=True)
@@ -286,15 +291,15 @@ class Scenario:
                                 f"{known('adjust.' + k for k in ADJUST_KEYS)}")
             return replace(self, adjust=replace(self.adjust, **{parts[1]: float(value)}))
         if parts[0] == "fabric" and len(parts) >= 2:
-            paths = _fabric_paths(self.fabric, "fabric")
+            paths = param_paths(self.fabric, "fabric")
             if path not in paths:
                 raise UserError(f"unknown parameter {path!r} for scenario {self.name!r}; "
                                 f"known: {known(paths)}")
-            fabric = _set_nested(self.fabric, parts[1:], value, path)
-            _check_fabric(fabric, f"scenario {self.name!r}", "fabric")
+            fabric = set_param(self.fabric, parts[1:], value, path)
+            check_table(fabric, f"scenario {self.name!r}", "fabric")
             # the file's other values are still the file's: name it, with the value set
             return replace(self, fabric=fabric, source=None if self.source is None else
-                           f"{self.source} with {path} = {_format(value)}")
+                           f"{self.source} with {path} = {format_value(value)}")
         raise UserError(f"unknown parameter {path!r}; parameters are fabric.KEY, "
                         f"fabric.base.KEY or adjust.KEY")
 
@@ -307,7 +312,7 @@ class Scenario:
             return self.fabric_file
         if self.graph is not None:
             return str(self.graph.graph.get("spec") or self.name)
-        return _spec(self.fabric, self.gpu_spec)
+        return table_spec(self.fabric, self.gpu_spec)
 
     def fabric_params(self) -> tuple[str, dict]:
         """``(builder, parameters)`` of the fabric, tokens resolved: ``$gpu`` is the
@@ -317,7 +322,7 @@ class Scenario:
         its collective costs depend on, as a key)."""
         if self.graph is not None:
             return "graph", {"digest": graph_digest(self.graph)}
-        return _params(self.fabric, self.gpu_spec)
+        return table_params(self.fabric, self.gpu_spec)
 
     def to_dict(self) -> dict:
         """The TOML layout as a plain dict (``[adjust]`` only where it changes something)."""
@@ -336,7 +341,7 @@ class Scenario:
         d = {"name": self.name, "description": self.description,
              "gpu": self.gpu_file or self.gpu,
              "fabric": self.fabric_file if self.fabric_file is not None else
-             _copy(self.fabric), "collective": collective}
+             copy_table(self.fabric), "collective": collective}
         if not self.adjust.is_identity:
             d["adjust"] = {k: getattr(self.adjust, k) for k in ADJUST_KEYS}
         d["sources"] = dict(self.sources)
@@ -357,35 +362,6 @@ class Scenario:
             if table in d:
                 lines += _toml_table(table, d[table])
         return "\n".join(lines) + "\n"
-
-
-def _copy(table: dict) -> dict:
-    return {k: _copy(v) if isinstance(v, dict) else v for k, v in table.items()}
-
-
-def _set_nested(fabric: dict, keys: list[str], value, path: str) -> dict:
-    out = _copy(fabric)
-    table = out
-    for k in keys[:-1]:
-        if not isinstance(table.get(k), dict):
-            raise UserError(f"unknown parameter {path!r}: the fabric has no nested table {k!r}")
-        table = table[k]
-    if keys[-1] == "builder":
-        raise UserError(f"parameter {path!r} cannot be swept: it names the builder")
-    table[keys[-1]] = value
-    return out
-
-
-def _fabric_paths(table: dict, prefix: str) -> list[str]:
-    """Every builder argument of a [fabric] table (and its nested ones) as a dotted path."""
-    from topologies.specs import builders
-
-    params = next(b.params for b in builders() if b.name == table["builder"])
-    out = [f"{prefix}.{p.name}" for p in params]
-    for k, v in table.items():
-        if isinstance(v, dict):
-            out += _fabric_paths(v, f"{prefix}.{k}")
-    return out
 
 
 def _toml_value(v) -> str:
@@ -413,185 +389,7 @@ def _toml_table(name: str, table: dict) -> list[str]:
     return lines
 
 
-# ------------------------------------------------------------------ resolving the fabric
-
-def nvlinks_of(gpu: GpuSpec) -> int:
-    """NVLinks per GPU (the ``"$nvlinks"`` token): :func:`compute.gpu_facts.nvlink_count`,
-    the rule fabric builders default to, so a scenario and a builder wire one GPU alike: the
-    GPU's own count (:attr:`~compute.hardware.GpuSpec.nvlinks`; a GPU derived from another,
-    the Lite family from the H100, keeps its base's, each link carrying its share, so
-    ``h100-dgx@Lite`` keeps 18), else its root's scale-up bandwidth over the H100's NVLink4
-    line rate, 25 GB/s, when that is a whole number of links; otherwise refused, in one
-    line that also says where the scenario may give the count.
-
-    >>> [nvlinks_of(get_gpu(g)) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite")]
-    [12, 18, 18, 18]
-    """
-    from compute.gpu_facts import nvlink_count
-
-    try:
-        return nvlink_count(gpu)
-    except UserError as e:
-        raise UserError(f"{e}, or write nvlinks = N in the [fabric] table ('$nvlinks' counts "
-                        f"by the same rule)") from None
-
-
-def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
-    """Resolve ``"$gpu"``, ``"$scaleup"``, ``"$scaleout"``, ``"K*$scaleup"``,
-    ``"$reduction"`` (whether the GPU's scale-up switches reduce in the switch,
-    :attr:`~compute.hardware.GpuSpec.scaleup_reduction`) and ``"$nvlinks"`` (its NVLinks:
-    :func:`nvlinks_of`) for ``gpu`` (a :class:`~compute.hardware.GpuSpec`); other values
-    pass through.
-
-    >>> lite = get_gpu("Lite")
-    >>> parse_gpu_token("$gpu", lite), parse_gpu_token("4*$scaleup", lite)
-    ('Lite', 450000000000.0)
-    >>> parse_gpu_token("$reduction", get_gpu("H100-SXM")), \\
-    ...     parse_gpu_token("$reduction", get_gpu("A100-SXM-80GB"))
-    (True, False)
-    >>> parse_gpu_token("$nvlinks", get_gpu("A100-SXM-80GB"))
-    12
-    """
-    if not isinstance(value, str):
-        return value
-    if value.strip() == "$gpu":
-        return gpu.name
-    if value.strip() == "$reduction":
-        return bool(gpu.scaleup_reduction)
-    if value.strip() == "$nvlinks":
-        return nvlinks_of(gpu)
-    m = _GPU_TOKEN.match(value)
-    if m:
-        factor = float(m.group(1)) if m.group(1) else 1.0
-        base = gpu.scaleup_bandwidth if m.group(2) == "scaleup" else gpu.scaleout_bandwidth
-        if not base > 0:   # scaleout_Gbps = 0: a GPU with no NIC
-            raise UserError(f"fabric value {value!r}: GPU {gpu.name!r} has no scale-out "
-                            f"bandwidth (scaleout_Gbps = 0); write the bandwidth in the "
-                            f"[fabric] table")
-        return factor * base
-    if "$" in value:
-        raise UserError(f"fabric value {value!r} is not one of the tokens '$gpu', '$scaleup', "
-                        f"'$scaleout', 'K*$scaleup' / 'K*$scaleout', '$reduction' or "
-                        f"'$nvlinks'")
-    return value
-
-
-#: What each token gives (``"$gpu"`` aside: a GPU), for the refusal of a token given
-#: for a parameter of another kind: (kind, whether a builder parameter takes it).
-_TOKEN_KINDS = {
-    "$nvlinks": ("a count of NVLinks", lambda p: p.type.split(" |")[0] == "int"),
-    "$reduction": ("true or false", lambda p: p.type.split(" |")[0] == "bool"),
-    "bandwidth": ("a bandwidth (bytes/s)", lambda p: p.unit == "bytes/s"),
-}
-
-
-def _check_token_kind(builder: object, key: str, value: str) -> None:
-    """Refuse a token for a parameter of another kind: ``bandwidth = "$nvlinks"`` built
-    a fabric of 18-bytes/s links, ``nvlinks = "$scaleup"`` asked for 450e9 links."""
-    from topologies.registry import builders
-
-    token = value.strip()
-    kind = _TOKEN_KINDS.get(token) or (_TOKEN_KINDS["bandwidth"]
-                                       if _GPU_TOKEN.match(value) else None)
-    info = next((b for b in builders() if b.name == builder), None)
-    param = None if info is None else next((p for p in info.params if p.name == key), None)
-    if kind is None or param is None or kind[1](param):
-        return   # not a token, or an unknown builder or key: refused where they are read
-    base = param.type.split(" |")[0]
-    takes = f"a bandwidth ({param.unit})" if param.unit == "bytes/s" else {
-        "int": "a whole number", "bool": "true or false", "float": "a number"}.get(base, base)
-    raise UserError(f"fabric value {key} = {value!r}: {token!r} is {kind[0]}, but "
-                    f"{builder}'s {key} takes {takes}")
-
-
-def _params(table: dict, gpu) -> tuple[str, dict]:
-    params = {}
-    for key, value in table.items():
-        if key == "builder":
-            continue
-        if isinstance(value, dict):
-            params[key] = _params(value, gpu)
-        elif isinstance(value, str) and value.strip() == "$gpu":
-            params[key] = gpu
-        else:
-            if isinstance(value, str) and "$" in value:
-                _check_token_kind(table.get("builder"), key, value)
-            params[key] = parse_gpu_token(value, gpu)
-    return table["builder"], params
-
-
-def _format(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return repr(value)
-    text = str(value)
-    return f"[{text}]" if any(c in text for c in ",[]") else text
-
-
-def _spec(table: dict, gpu) -> str:
-    parts = []
-    for key, value in table.items():
-        if key == "builder":
-            continue
-        if isinstance(value, dict):
-            parts.append(f"{key}=[{_spec(value, gpu)}]")
-        else:
-            resolved = parse_gpu_token(value, gpu)
-            # a $scaleup / $scaleout token is a bandwidth: written as one (112.5GB/s)
-            parts.append(f"{key}={format_bandwidth(resolved)}" if resolved is not value
-                         and isinstance(resolved, float) else f"{key}={_format(resolved)}")
-    return table["builder"] + (":" + ",".join(parts) if parts else "")
-
-
-def _check_fabric(table, where: str, path: str) -> None:
-    """Check a [fabric] table: a known builder and only its keyword arguments."""
-    from topologies.specs import builders
-
-    if not isinstance(table, dict):
-        raise UserError(f"{where}: [{path}] must be a table")
-    infos = {b.name: b for b in builders()}
-    name = table.get("builder")
-    if not isinstance(name, str) or name not in infos:
-        raise UserError(f"{where}: [{path}] needs 'builder' naming a fabric builder; "
-                        f"known: {known(infos)}")
-    params = {p.name for p in infos[name].params}
-    unknown = sorted(set(table) - params - {"builder"})
-    if unknown:
-        raise UserError(f"{where}: [{path}] has unknown key(s) {', '.join(unknown)} for "
-                        f"builder {name!r}; known: {known(params)}")
-    for key, value in table.items():
-        if isinstance(value, dict):
-            _check_fabric(value, where, f"{path}.{key}")
-        elif isinstance(value, bool):
-            continue
-        elif isinstance(value, int | float):
-            # the builder checks ranges; refuse here what cannot be a quantity at all
-            if abs(value) > MAX_FABRIC_NUMBER or not math.isfinite(value):
-                raise UserError(f"{where}: [{path}] {key} must be a finite number of at most "
-                                f"{MAX_FABRIC_NUMBER:.0e} in size, got {describe(value)}")
-        elif isinstance(value, str):
-            _text(f"{where}: [{path}]", key, value)
-            if "$" in value:
-                try:   # checks the token's spelling
-                    parse_gpu_token(value, get_gpu("H100-SXM"))
-                except UserError as exc:
-                    raise UserError(f"{where}: [{path}] {key}: {exc}") from None
-        else:
-            raise UserError(f"{where}: [{path}] {key} must be a string, number or boolean, "
-                            f"got {describe(value)}")
-
-
 # ------------------------------------------------------------------ loading
-
-def _text(where: str, key: str, value) -> str:
-    """Non-empty one-line text of at most :data:`MAX_TEXT` characters."""
-    text = string(where, key, value, max_length=MAX_TEXT)
-    if not text.strip() or one_line(text) != text:
-        raise UserError(f"{where}: {key} must be non-empty text on one line (no control "
-                        f"characters), got {describe(value)}")
-    return text
-
 
 def _choice(where: str, key: str, value, allowed) -> str:
     return choice(where, key, value, allowed)
@@ -633,7 +431,7 @@ def scenario_from_dict(data: dict, where: str = "scenario",
         fabric_file = data["fabric"]
         graph = _read_fabric_file(where, fabric_file, base_dir, gpu_spec)
     elif isinstance(data["fabric"], dict):
-        _check_fabric(data["fabric"], where, "fabric")
+        check_table(data["fabric"], where, "fabric")
     else:
         raise _fabric_kinds(where, data["fabric"])
     col = data["collective"]
@@ -657,11 +455,11 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     src = data["sources"]
     check_keys(f"{where}: [sources]", src, _SOURCE_KEYS, ("notes",))
     for k, v in src.items():
-        _text(f"{where}: [sources]", k, v)
+        text_value(f"{where}: [sources]", k, v)
     return Scenario(
-        name=name, description=_text(where, "description", data["description"]),
+        name=name, description=text_value(where, "description", data["description"]),
         gpu=gpu_spec.name, gpu_spec=gpu_spec, gpu_file=gpu_file,
-        fabric={} if graph is not None else _copy(data["fabric"]),
+        fabric={} if graph is not None else copy_table(data["fabric"]),
         graph=graph, fabric_file=fabric_file,
         placement=_choice(where, "placement", col["placement"], PLACEMENTS),
         algorithm=_choice(where, "algorithm", col["algorithm"], ("auto", *ALGORITHMS)),
@@ -697,7 +495,7 @@ def _read_fabric_file(where: str, value: object, base_dir, gpu: GpuSpec) -> nx.G
     from topologies.io import FORMATS, read_fabric_bytes, read_graph
     from topologies.registry import check_as_built
 
-    text = _text(where, "fabric", value)
+    text = text_value(where, "fabric", value)
     if not text.strip().lower().endswith(FORMATS):
         raise _fabric_kinds(where, value)
     path = Path(text.strip())

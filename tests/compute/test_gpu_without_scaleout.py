@@ -15,7 +15,7 @@ import netmodel
 import topologies
 from compute.errors import UserError
 from compute.hardware import get_gpu, load_gpu_file
-from netmodel.study.scenarios import parse_gpu_token
+from netmodel.study.fabric_table import parse_gpu_token
 
 H100 = get_gpu("H100-SXM")
 

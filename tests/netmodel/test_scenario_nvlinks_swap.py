@@ -47,7 +47,7 @@ def test_other_gpus_keep_18(gpu):
 
 def test_the_count_is_the_published_one_for_every_catalog_gpu():
     from compute.hardware import get_gpu
-    from netmodel.study.scenarios import nvlinks_of
+    from netmodel.study.fabric_table import nvlinks_of
 
     assert {g: nvlinks_of(get_gpu(g)) for g in PUBLISHED} == PUBLISHED
 
@@ -93,7 +93,7 @@ def test_a_gpu_file_chain_counts_its_roots_nvlinks(tmp_path):
     # a GPU derived from another of the same file (MyC from MyB from the B200) has the
     # B200's 18 NVLinks; nvlinks_of looked MyB up in the catalog ("unknown GPU 'MyB'")
     from compute.hardware import load_gpu_file
-    from netmodel.study.scenarios import nvlinks_of
+    from netmodel.study.fabric_table import nvlinks_of
 
     path = tmp_path / "gpus.toml"
     path.write_text('[gpu."MyB"]\nderive_from = "B200-HGX"\nfraction = 0.5\nsource = "x"\n'
@@ -108,7 +108,7 @@ def test_a_gpu_files_own_nvlinks_wire_the_scenario_as_the_builder(tmp_path):
     # rail-optimized:gpu=Own had 6; and a bandwidth of 4.5 links was refused even where the
     # file says how many links there are
     from compute.hardware import load_gpu_file
-    from netmodel.study.scenarios import nvlinks_of
+    from netmodel.study.fabric_table import nvlinks_of
 
     path = tmp_path / "own.toml"
     path.write_text('[gpu."Own"]\nderive_from = "H100-SXM"\nnvlinks = 6\nsource = "x"\n'

@@ -8,7 +8,7 @@ import pytest
 
 from compute.errors import UserError
 from compute.hardware import get_gpu, gpu_names, load_gpu_file
-from netmodel.study.scenarios import nvlinks_of
+from netmodel.study.fabric_table import nvlinks_of
 from topologies.hierarchical import rail_optimized
 
 

@@ -28,7 +28,7 @@ from click.testing import CliRunner
 from compute.errors import UserError
 from compute.hardware import derive_gpu, get_gpu, load_gpu_file
 from netmodel.cli.main import cli
-from netmodel.study.scenarios import nvlinks_of
+from netmodel.study.fabric_table import nvlinks_of
 from topologies.hierarchical import nvl72, rail_optimized, superpod
 from topologies.io import read_graph, write_graph
 from topologies.schema import gpu_spec_from_dict, gpu_types
