@@ -399,9 +399,12 @@ def _check_graph_attributes(graph: nx.Graph) -> dict:
             if isinstance(v, str) and len(v) > MAX_TEXT_LENGTH:   # a name of 20 MB was printed
                 _bad(f"graph attribute {key!r} must be text of at most {MAX_TEXT_LENGTH:,} "
                      f"characters, got {describe(v)}")
-    if "reconfiguration_time" in attrs and not _nonneg(attrs["reconfiguration_time"]):
-        _bad(f"graph attribute 'reconfiguration_time' must be finite and >= 0 s, got "
-             f"{describe(attrs['reconfiguration_time'])}")
+    if "reconfiguration_time" in attrs:
+        if not _nonneg(attrs["reconfiguration_time"]):
+            _bad(f"graph attribute 'reconfiguration_time' must be finite and >= 0 s, got "
+                 f"{describe(attrs['reconfiguration_time'])}")
+        # the OCS nodes' own bound: a file's 1e300 s printed 'reconfigure: 1e+303 ms'
+        _physical("graph attribute", "reconfiguration_time", attrs["reconfiguration_time"])
     cabling = attrs.get("ocs_cabling")
     if cabling is not None and (set(cabling) != {"medium", "cables", "lanes"}
                                 or not isinstance(cabling["medium"], str)

@@ -305,3 +305,16 @@ def test_bare_cost_under_the_bound_is_taken_in_si():
     assert "bare number" not in line and "; for " not in line
     r = run_cli([*SWEEP, "cost.colocation_rent=0"])
     assert r.exit_code == 0, r.output
+
+
+def test_fabric_file_graph_reconfiguration_time_bounded(tmp_path):
+    """h320: a saved OCS fabric whose graph attribute reconfiguration_time is 1e300 s was
+    read (its OCS nodes' own are bounded at 1e7 s) and shown as 'reconfigure: 1e+303 ms'."""
+    path = tmp_path / "ocs.json"
+    assert run_cli(["topology", "export", "ocs:logical=ring", "-o", path]).exit_code == 0
+    data = json.loads(path.read_text())
+    data["graph"]["reconfiguration_time"] = 1e300
+    path.write_text(json.dumps(data))
+    for args in (["topology", "show", path], ["collective", "all-reduce", "--fabric", path]):
+        one_line_error(run_cli(args), "graph attribute reconfiguration_time must be at most "
+                       "1e+07 s", "got 1e+300")

@@ -79,3 +79,21 @@ def test_long_circuit_list_recorded_as_its_count():
     assert all(d["links"] == 4 for _, _, d in g.edges(data=True))
     short = realize(ocs(gpus=4, ports=4, ocs_ports=4), [("gpu0", "gpu1"), ("gpu2", "gpu3")])
     assert short.graph["logical"] == "gpu0-gpu1;gpu2-gpu3"
+
+
+def test_graph_reconfiguration_time_bounded_as_the_nodes_are():
+    """A realized fabric's graph attribute reconfiguration_time (the slowest OCS used) takes
+    the OCS nodes' bound, 1e7 s: a file's 1e300 was printed 'reconfigure: 1e+303 ms'."""
+    import pytest
+
+    from compute.errors import UserError
+    from topologies.schema import validate
+
+    g = realize(ocs(gpus=4, ports=2, ocs_ports=4), "ring")
+    assert g.graph["reconfiguration_time"] == 0.01   # the builder's default, 10 ms
+    g.graph["reconfiguration_time"] = 1e7
+    validate(g)
+    g.graph["reconfiguration_time"] = 1e300
+    with pytest.raises(UserError, match=r"graph attribute reconfiguration_time must be at most "
+                                        r"1e\+07 s .*got 1e\+300"):
+        validate(g)
