@@ -47,7 +47,7 @@ from netmodel.collectives.results import InSwitchCeiling, StepTiming, TreeCap
 from netmodel.collectives.route_types import _GPU, _SWITCH
 from netmodel.collectives.routing import NoPath as GroupCut
 from netmodel.collectives.routing import Router
-from netmodel.collectives.steps import unique
+from netmodel.collectives.steps import StepShape, unique
 
 __all__ = ["FROM_STEP", "STEP_FIELDS", "CompiledCollective", "GroupCut", "StepCost",
            "SEND_RECV", "combine", "compile_steps", "cost_step",
@@ -58,7 +58,7 @@ __all__ = ["FROM_STEP", "STEP_FIELDS", "CompiledCollective", "GroupCut", "StepCo
 
 
 @dataclass(frozen=True)
-class StepCost:
+class StepCost(StepShape):
     """A step's size-independent structure.
 
     Attributes
@@ -84,9 +84,8 @@ class StepCost:
     latency_up : float or None
         Longest route latency among the transfers that stay on the scale-up network (s);
         None: ``latency``.
-    latencies, pipeline, bound, member, heads, floor, tree_channels, tree_nodes, tree_table, \
-    tree_share, p2p_ranks
-        As :class:`~netmodel.collectives.steps.Step`.
+    latencies, pipeline, bound, ... (:class:`~netmodel.collectives.steps.StepShape`'s fields)
+        The step's own, as :class:`~netmodel.collectives.steps.Step` documents them.
     path_bandwidth : float
         The slowest rate, as NCCL's topology sees its path (:func:`link_path_rates`: a
         GPU's links to parallel switch planes together), of every link the step's
@@ -105,18 +104,7 @@ class StepCost:
     reduce: float
     in_network: bool
     latency_up: float | None = None
-    latencies: tuple[int, int] | None = None
-    pipeline: int = 0
-    bound: int = 0
-    member: bool = True
-    heads: int = 1
-    floor: float = 0.0
     path_bandwidth: float = 0.0
-    tree_channels: int = 0
-    tree_nodes: int = 0
-    tree_table: int = 0
-    tree_share: float = 1.0
-    p2p_ranks: int = 0
 
     @classmethod
     def of(cls, step: Step, **measured: Any) -> StepCost:

@@ -20,7 +20,7 @@ import numpy as np
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["NotApplicable", "Pairs", "Step", "union_of", "unique"]
+__all__ = ["NotApplicable", "Pairs", "Step", "StepShape", "union_of", "unique"]
 
 
 def unique(a: ArrayLike) -> np.ndarray:
@@ -145,8 +145,29 @@ class Pairs:
         return f"Pairs({len(self)} transfers among {len(self.nodes)} nodes)"
 
 
+@dataclass(frozen=True, kw_only=True)
+class StepShape:
+    """How a step's time is put together beyond its transfers: its latency payments, the
+    pipeline and bound it runs in, whether it is a phase of its own, its heads, floor,
+    NCCL tree cap and grouped send/recv fill (each field as :class:`Step` documents it).
+    A :class:`Step` has them and its cost (:class:`~netmodel.collectives.cost.StepCost`)
+    keeps them; keyword-only, after each one's own fields."""
+
+    latencies: tuple[int, int] | None = None
+    pipeline: int = 0
+    bound: int = 0
+    member: bool = True
+    heads: int = 1
+    floor: float = 0.0
+    tree_channels: int = 0
+    tree_nodes: int = 0
+    tree_table: int = 0
+    tree_share: float = 1.0
+    p2p_ranks: int = 0
+
+
 @dataclass(frozen=True)
-class Step:
+class Step(StepShape):
     """Transfers that run together.
 
     Attributes
@@ -228,17 +249,6 @@ class Step:
     reduce: float = 0.0
     in_network: bool = False
     route_latency: float | None = None
-    latencies: tuple[int, int] | None = None
-    pipeline: int = 0
-    bound: int = 0
-    member: bool = True
-    heads: int = 1
-    floor: float = 0.0
-    tree_channels: int = 0
-    tree_nodes: int = 0
-    tree_table: int = 0
-    tree_share: float = 1.0
-    p2p_ranks: int = 0
 
 
 def union_of(name: str, steps: Iterable[Step], *, pipeline: int, bound: int, heads: int = 1,
