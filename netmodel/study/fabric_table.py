@@ -205,7 +205,8 @@ def check_table(table, where: str, path: str) -> None:
     infos = {b.name: b for b in builders()}
     name = table.get("builder")
     if not isinstance(name, str) or name not in infos:
-        raise UserError(f"{where}: [{path}] needs 'builder' naming a fabric builder; "
+        got = "" if name is None else f", got {describe(name)}"   # name what was written
+        raise UserError(f"{where}: [{path}] needs 'builder' naming a fabric builder{got}; "
                         f"known: {known(infos)}")
     params = {p.name for p in infos[name].params}
     unknown = sorted(set(table) - params - {"builder"})
