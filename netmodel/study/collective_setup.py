@@ -5,7 +5,7 @@ the command's own routing options, or a scenario's own collective model, the one
 A scenario's model (:class:`~netmodel.study.fabric_search.ScenarioCollectives`) is its
 fabric with its ``[adjust]`` applied, on an OCS fabric the circuits its ``circuits`` and
 placement set for instances of each size, its calibration
-(:func:`~netmodel.study.fabric_search.scenario_calibration`: ``calibration`` and ``links``),
+(:func:`~netmodel.study.scenario_fabric.scenario_calibration`: ``calibration`` and ``links``),
 and its placement and algorithm; a fabric (a spec, a saved file, or a scenario's physical
 fabric alone) is costed with the shipped calibration for its GPUs' generation, placement
 contiguous and algorithm auto unless told otherwise.
@@ -103,7 +103,7 @@ class CollectiveSetup:
         buffer in it, with :attr:`nccl_release`, that release's constants."""
         cal = None
         if self.scenario is not None:
-            from netmodel.study.fabric_search import scenario_calibration
+            from netmodel.study.scenario_fabric import scenario_calibration
 
             cal = scenario_calibration(self.scenario)
         if self.simple_buffer is not None:
@@ -132,7 +132,7 @@ class CollectiveSetup:
                 hit = FabricCostModel(self._graph, validated=True,
                                       calibration=self.calibration, **routing)
             else:
-                from netmodel.study.fabric_search import scenario_model
+                from netmodel.study.scenario_fabric import scenario_model
 
                 if "algorithm" in self.overrides:   # the caller's own: every op, as named
                     routing["scope"] = "every-op"
@@ -254,7 +254,7 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                                tuner=NO_TUNER if tuner is None else tuner,
                                simple_buffer=simple_buffer, nccl_release=nccl_release,
                                _graph=fab.graph)
-    from netmodel.study.fabric_search import build_fabric
+    from netmodel.study.scenario_fabric import build_fabric
     from netmodel.study.scenarios import get_scenario
 
     s = get_scenario(scenario)

@@ -43,7 +43,6 @@ from compute.parallel import Parallelism
 from compute.rows import check_number
 from compute.units import SECONDS_PER_YEAR
 from compute.validate import of_type
-from netmodel.study.fabric_search import build_fabric
 from netmodel.study.network_bill import (
     NetworkBill,
     NetworkPrices,
@@ -51,6 +50,7 @@ from netmodel.study.network_bill import (
     _network_bill_cached,
     network_costs,
 )
+from netmodel.study.scenario_fabric import build_fabric
 from netmodel.study.scenarios import get_scenario
 
 if TYPE_CHECKING:

@@ -80,7 +80,7 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
     from netmodel.study.scenarios import is_scenario_ref
 
     if is_scenario_ref(ref):
-        from netmodel.study.fabric_search import build_fabric
+        from netmodel.study.scenario_fabric import build_fabric
         from netmodel.study.scenarios import get_scenario
 
         s = get_scenario(ref)
