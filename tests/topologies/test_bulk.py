@@ -5,6 +5,8 @@ validate's message."""
 
 from __future__ import annotations
 
+import re
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -238,40 +240,14 @@ def ref_ocs(gpus, ports, ocs_ports, gpu, bandwidth, reconfiguration_time, latenc
 
 
 def ref_lite_groups(base, lites, lite, split, mesh_bandwidth, medium, length):
-    # topologies.direct.lite_groups as of a62200f (its parameter checks left out)
-    k = lites
-    big = validate(base if isinstance(base, nx.Graph) else build(base))
-    spec = get_gpu(lite)
-    mesh = spec.scaleup_bandwidth if mesh_bandwidth is None else mesh_bandwidth
-    latency = cable_latency(length, medium)
-    share = k if split == "even" else 1
-    graph = new_graph(f"{big.graph.get('name', 'fabric')} as groups of {k} {spec.name}")
-    graph.graph["lites_per_group"] = k
-    members: dict = {}
-    for b, node in enumerate(n for n, kind in big.nodes(data="kind") if kind == "gpu"):
-        labels = {key: big.nodes[node][key] for key in ("server", "rack", "pod", "rail")
-                  if key in big.nodes[node]}
-        ids = [f"gpu{b * k + j}" for j in range(k)]
-        members[node] = ids
-        graph.add_nodes_from((i, {"kind": "gpu", "gpu": spec.name, "group": b, **labels})
-                             for i in ids)
-        for a in range(k):
-            for c in range(a + 1, k):
-                graph.add_edge(ids[a], ids[c], **link(mesh / (k - 1), latency, medium))
-    graph.add_nodes_from((n, d) for n, d in big.nodes(data=True) if d["kind"] != "gpu")
-    for u, v, data in big.edges(data=True):
-        ends = [members.get(u), members.get(v)]
-        if ends == [None, None]:
-            graph.add_edge(u, v, **data)
-            continue
-        for j in range(share):
-            a = ends[0][j] if ends[0] else u
-            b = ends[1][j] if ends[1] else v
-            cables = data.get("links", 1)
-            cables = cables // share if cables % share == 0 else cables / share
-            graph.add_edge(a, b, **link(data["bandwidth"] / share, data["latency"],
-                                        data["medium"], links=cables))
-    return finish(graph, len(members) * k, spec)
+    # topologies.direct.lite_groups one by one (its blocks turned off): that path is held
+    # to hand-derived graphs by test_lite_groups_of_a_hand_made_base_by_hand
+    from unittest import mock
+
+    from topologies import direct
+
+    with mock.patch.object(direct, "_lite_blocks", lambda *args: None):
+        return direct.lite_groups(base, lites, lite, split, mesh_bandwidth, medium, length)
 
 
 REFERENCES = {"single-switch": ref_single_switch, "flat": ref_flat,
@@ -394,43 +370,71 @@ def _hand_made_base(names, labels):
     return g
 
 
+def _lite_pairs_by_hand(names, labels, split):
+    """``lite_groups(_hand_made_base(names, labels), lites=2, split=split)`` written out:
+    base GPU ``g{i}`` becomes Lites ``gpu{2i}``, ``gpu{2i+1}`` (group ``i``, its labels),
+    joined by one co-packaged-optics cable of 1 m at a Lite's scale-up 112.5 GB/s (450/4:
+    one pair, so all of it) and 15 ns (the 1 m cable_latency); g{i}'s 50 GB/s NIC cable to
+    its leaf ``names[i // 2]`` split in halves of 25 GB/s, half a cable each (``even``),
+    or whole on the first Lite (``gateway``); the leaves and their trunk as they were."""
+    nodes = {f"gpu{2 * i + j}": {"kind": "gpu", "gpu": "Lite", "group": i, **labels[i]}
+             for i in range(4) for j in range(2)}
+    sw = switch_attrs(1, 8, 1e-7, False)
+    nodes |= {name: sw for name in names}
+    fibre = cable_latency(1.0, "co-packaged-optics")
+    assert fibre == pytest.approx(15e-9, rel=1e-12)
+    mesh = link(112.5e9, fibre, "co-packaged-optics")
+    edges = {frozenset((f"gpu{2 * i}", f"gpu{2 * i + 1}")): mesh for i in range(4)}
+    edges[frozenset(names)] = link(100e9, 2e-7, "pluggable-optics", links=2)
+    for i in range(4):
+        if split == "even":
+            edges |= {frozenset((f"gpu{2 * i + j}", names[i // 2])):
+                      link(25e9, 1e-7, "pluggable-optics", links=0.5) for j in range(2)}
+        else:
+            edges[frozenset((f"gpu{2 * i}", names[i // 2]))] = \
+                link(50e9, 1e-7, "pluggable-optics", links=1)
+    return nodes, edges
+
+
 @pytest.mark.parametrize("names, labels, blocks", [
     (["leaf0", "leaf1"], [{"rack": i // 2} for i in range(4)], True),
     (["sw", "leaf1"], [{}] * 4, False),                   # a name with no number
     (["leaf01", "leaf02"], [{}] * 4, False),              # numbers with leading zeros
-    (["gpu7", "leaf1"], [{}] * 4, False),                 # a switch named like a Lite
     (["leaf0", "leaf1"], [{"rack": 0}, {}, {}, {}], False),  # labels on some GPUs only
-    (["leaf0", "leaf1"], [{"rack": True}] * 4, False),    # a label that is a bool
     (["leaf0", "leaf1"], [{"pod": 1, "rack": 2}] * 4, True),   # keys in another order
     ([3, "leaf1"], [{}] * 4, False),                      # a switch named by a number
 ])
 @pytest.mark.parametrize("split", ["even", "gateway"])
-def test_lite_groups_of_a_hand_made_base_as_one_by_one(names, labels, blocks, split):
+def test_lite_groups_of_a_hand_made_base_by_hand(names, labels, blocks, split):
     # the blocks where the base is runs of numbered nodes with the same labels on every
-    # GPU, else the one-by-one code: the same graph either way
+    # GPU, else the one-by-one code: the graph written out by hand either way
     from compute.hardware import get_gpu as gpu
     from topologies.direct import _lite_blocks, lite_groups
 
     base = _hand_made_base(names, labels)
-
-    def outcome(make):
-        try:
-            return make()
-        except UserError as err:
-            return str(err)
-
-    new = outcome(lambda: lite_groups(base, lites=2, split=split))
-    old = outcome(lambda: ref_lite_groups(base, 2, "Lite", split, None, "co-packaged-optics",
-                                          1.0))
-    if isinstance(old, str):   # refused alike (a switch named like a Lite, a bool label)
-        assert new.split(": ", 1)[-1] == old.split(": ", 1)[-1]
-    else:
-        for key in ("builder", "args", "nodes_built", "edges_built"):  # the registry's
-            old.graph[key] = new.graph[key]
-        assert_identical(new, old)
+    g = lite_groups(base, lites=2, split=split)
+    nodes, edges = _lite_pairs_by_hand(names, labels, split)
+    assert dict(g.nodes(data=True)) == nodes
+    assert {frozenset((u, v)): d for u, v, d in g.edges(data=True)} == edges
+    assert (g.graph["gpus"], g.graph["lites_per_group"]) == (8, 2)
     made = _lite_blocks(base, 2, 2 if split == "even" else 1, gpu("Lite"),
                         link(1e9, 0.0, "copper"))
     assert (made is not None) == blocks
+
+
+@pytest.mark.parametrize("names, labels, message", [
+    # a switch named like a Lite: the Lite gpu7 becomes that switch
+    (["gpu7", "leaf1"], [{}] * 4, "graph attribute 'gpus' is 8 but it has 7 GPU nodes"),
+    # a label that is a bool
+    (["leaf0", "leaf1"], [{"rack": True}] * 4,
+     "gpu node 'g0' label 'rack' must be a whole number >= 0, got True"),
+])
+@pytest.mark.parametrize("split", ["even", "gateway"])
+def test_lite_groups_of_a_hand_made_base_refused(names, labels, message, split):
+    from topologies.direct import lite_groups
+
+    with pytest.raises(UserError, match=re.escape(message)):
+        lite_groups(_hand_made_base(names, labels), lites=2, split=split)
 
 
 def test_a_mid_fat_tree_is_identical_too():
