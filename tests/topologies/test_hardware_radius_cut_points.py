@@ -1,7 +1,10 @@
-"""The faster pieces of ``netmodel topology compare``'s blast radius (h237) give what the
-slower ones gave: articulation points and bridges from one biconnected pass equal networkx's
-``articulation_points`` and ``bridges``; the indexed tier-0 lookup of a host equals the scan
-over every tier-0 switch. (Speed is measured by scripts/bench_topologies.py, not here.)"""
+"""The faster pieces of the hardware blast radius (:mod:`topologies.hardware_radius`, which
+``netmodel topology compare`` reports; h237) give what the slower ones gave: articulation
+points and bridges from one biconnected pass equal networkx's ``articulation_points`` and
+``bridges``; the indexed tier-0 lookup of a host (:mod:`topologies.failure_domains`) equals
+the scan over every tier-0 switch. (Speed is measured by scripts/bench_topologies.py, not
+here; the comparison's own link limit is tests/netmodel/test_topology_compare_link_limit.py.)
+Moved from tests/netmodel/test_topology_compare_cut_points.py (h329)."""
 
 import networkx as nx
 from hypothesis import given, settings
@@ -69,31 +72,6 @@ def test_superpod_hosts_hold_their_nvswitch():
     assert hosts[30].nodes == (*(f"gpu{i}" for i in range(240, 248)), "nvs30")
     r = {b.cls: b for b in hardware_radius(g, gpus_per_host=8)}
     assert r["host"].gpus_max == 8 and r["nvswitch"].gpus_max == 8
-
-
-def test_compare_counts_its_links_before_any_row(monkeypatch):
-    # before: fat-tree:k=128 against a ring ran 65 s and 2.95 GB with nothing said up
-    # front; now the links of every fabric are counted once built and a comparison over the
-    # limit is refused with its estimate. fat-tree:k=8 has 8^3/4 = 128 GPUs and
-    # 3 x 128 = 384 links (GPU-edge, edge-aggregation, aggregation-core), ring:n=8 has 8
-    import pytest
-    from click.testing import CliRunner
-
-    from compute.errors import UserError
-    from netmodel.cli.main import cli
-    from netmodel.study.topology_compare import compare_topologies
-
-    monkeypatch.setenv("NETMODEL_MAX_COMPARE_LINKS", "391")
-    with pytest.raises(UserError, match=r"^topology compare: about 392 links \(largest "
-                                         r"'fat-tree:k=8', 384; .* over the limit of 391; "
-                                         r"compare smaller fabrics, or raise "
-                                         r"NETMODEL_MAX_COMPARE_LINKS$"):
-        compare_topologies(["fat-tree:k=8", "ring:n=8"])
-    out = CliRunner().invoke(cli, ["topology", "compare", "fat-tree:k=8", "ring:n=8"])
-    assert out.exit_code == 2 and "over the limit of 391" in out.output
-    assert "Traceback" not in out.output
-    monkeypatch.setenv("NETMODEL_MAX_COMPARE_LINKS", "392")
-    assert [r.links for r in compare_topologies(["fat-tree:k=8", "ring:n=8"]).rows] == [384, 8]
 
 
 @settings(max_examples=300, deadline=None)
