@@ -79,7 +79,7 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     rest in ``model.weight_bytes``). With pipeline stages, those of the stage with the most
     weights (:func:`stage_weight_bytes`; :func:`memory_fit` takes the fullest stage, weights
     and KV cache together)."""
-    layer, dense, embed, row, total = _weight_terms(model, sh)
+    layer, dense, embed, _, _, total = _weight_terms(model, sh)
     body = model.layers * layer
     if model.dense_layers:
         body = model.moe_layers * layer + model.dense_layers * dense
@@ -91,11 +91,14 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
 
 
 def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
-    """``(moe layer, dense layer, embed, row, total)``: the bytes per GPU of one layer (an
-    MoE one in an MoE model) and of one of an MoE model's dense layers, the token
-    embedding and LM head's elements (one matrix when tied), one such matrix's elements
-    (``sh.vocab x hidden``), and ``total(body, elements)``: ``body`` bytes of layers plus
-    that many embedding elements, the positions and the norms outside the layers."""
+    """``(moe layer, dense layer, embed, row, head_bias, total)``: the bytes per GPU of one
+    layer (an MoE one in an MoE model) and of one of an MoE model's dense layers, the token
+    embedding and LM head's elements (one matrix when tied, with the head's bias), one such
+    matrix's elements (``sh.vocab x hidden``), the LM head bias's elements (``sh.vocab``,
+    split and stored with the head, as :func:`compute.stages.stage_work` reads it; 0
+    without :attr:`~compute.model_spec.ModelSpec.lm_head_bias`), and ``total(body,
+    elements)``: ``body`` bytes of layers plus that many embedding elements, the positions
+    and the norms outside the layers."""
     h, d = model.hidden, model.head_dim
     if model.is_mla:
         attn = _mla_attention_weights(model, sh)
@@ -106,10 +109,7 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
         # a layer); Command R+'s per-head scales (13,312 a layer) may be split by head
         # under TP: over-counted by at most that a layer
         attn = h * qkv_cols + sh.heads * d * h + model.qk_norm
-        if model.bias:
-            attn = attn + qkv_cols + h
-        else:
-            attn = attn + (qkv_cols if model.qkv_bias else 0) + (h if model.o_bias else 0)
+        attn = attn + (qkv_cols if model.qkv_biased else 0) + (h if model.o_biased else 0)
 
     def mlp(cols: np.ndarray | int) -> np.ndarray | int:
         up = (2 if model.gated_mlp else 1) * cols
@@ -132,12 +132,11 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
         layer = np.where(sh.ep > 1, ep_layer, layer)
     dense = (attn + mlp(sh.dense_ffn) * mb + norms) if model.dense_layers else 0
     row = sh.vocab * h
-    embed = row * (1 if model.tied_embeddings else 2)
+    head_bias = sh.vocab if model.lm_head_bias else 0
+    embed = row * (1 if model.tied_embeddings else 2) + head_bias
     other = model.learned_positions * h + model.norm_parameters
     if model.embedding_norm:
         other += model.norm_parameters
-    if model.lm_head_bias:   # vocab elements, kept whole with the norms (under 0.01%)
-        other += model.vocab
     eb = model.embedding_bytes  # the token embedding, positions and LM head
 
     def total(body, elements):
@@ -146,7 +145,7 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
         norms = other - model.learned_positions * h
         return body + (elements + model.learned_positions * h) * eb + norms * wb
 
-    return layer, dense, embed, row, total
+    return layer, dense, embed, row, head_bias, total
 
 
 def _vision_bytes(model: ModelSpec, sh: Shards):
@@ -166,21 +165,25 @@ def stage_weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     LM head on the last (each ``sh.vocab x hidden``; both on a single stage, one matrix
     when tied), the positions and the norms outside the layers counted on every stage; a
     vision tower (:func:`_vision_bytes`) on the first."""
-    layer, dense, embed, row, total = _weight_terms(model, sh)
+    layer, dense, embed, row, head_bias, total = _weight_terms(model, sh)
     pps = np.asarray(sh.pp, dtype=float).reshape(-1)
     n = max(len(np.atleast_1d(sh.tp)), len(pps))
     pps = np.broadcast_to(pps, (n,))
     width = int(pps.max())
     out = np.full((n, width), np.nan)
-    layer, dense, embed, row = (np.broadcast_to(np.asarray(x, dtype=float).reshape(-1, 1),
-                                                (n, 1)) for x in (layer, dense, embed, row))
+    layer, dense, embed, row, head_bias = (
+        np.broadcast_to(np.asarray(x, dtype=float).reshape(-1, 1), (n, 1))
+        for x in (layer, dense, embed, row, head_bias))
     for p in np.unique(pps).astype(int).tolist():
         rows = np.flatnonzero(pps == p)
         mix = stage_mix(model, p)                 # (p, 3): layers, dense, windowed
         ends = np.zeros(p)
         ends[0] += 1.0
         ends[-1] += 1.0                           # embedding on the first, LM head on the last
-        elements = row[rows] * ends if p > 1 else embed[rows] * np.ones(1)
+        last = np.zeros(p)
+        last[-1] = 1.0                            # the LM head's bias with the head
+        elements = row[rows] * ends + head_bias[rows] * last if p > 1 \
+            else embed[rows] * np.ones(1)
         out[rows, :p] = total((mix[:, 0] - mix[:, 1]) * layer[rows] + mix[:, 1] * dense[rows],
                               elements)
     if model.vision_parameters:

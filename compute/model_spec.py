@@ -332,8 +332,9 @@ class ModelSpec:
         if self.qk_rope_head_dim >= self.head_dim:
             raise UserError(f"{where}: qk_rope_head_dim ({self.qk_rope_head_dim}) must be "
                             f"below head_dim ({self.head_dim}), its rotary part")
-        if self.bias or self.qkv_bias:
-            raise UserError(f"{where}: biases with multi-head latent attention are not modelled")
+        if self.qkv_biased or self.o_biased:   # neither counted by the MLA formulas
+            raise UserError(f"{where}: biases with multi-head latent attention are not "
+                            f"modelled (bias, qkv_bias and o_bias must be false)")
         if self.qk_norm:   # neither attention_parameters nor weight memory would count it
             raise UserError(f"{where}: qk_norm ({self.qk_norm:,}) with multi-head latent "
                             f"attention is not modelled (its latents' norms are counted from "
@@ -667,6 +668,18 @@ class ModelSpec:
         return self.bias or self.mlp_bias
 
     @property
+    def qkv_biased(self) -> bool:
+        """Whether the Q, K and V projections carry biases (:attr:`bias` or
+        :attr:`qkv_bias`)."""
+        return self.bias or self.qkv_bias
+
+    @property
+    def o_biased(self) -> bool:
+        """Whether the attention's output projection carries a bias (:attr:`bias` or
+        :attr:`o_bias`)."""
+        return self.bias or self.o_bias
+
+    @property
     def attention_parameters(self) -> int:
         """Attention of one layer, with biases where the model has them.
 
@@ -687,9 +700,7 @@ class ModelSpec:
             return q + kv + a * self.v_dim * h
         q, kv = a * d, self.kv_heads * d
         n = h * (q + 2 * kv) + q * h + self.qk_norm
-        if self.bias:
-            return n + q + 2 * kv + h
-        return n + ((q + 2 * kv) if self.qkv_bias else 0) + (h if self.o_bias else 0)
+        return n + ((q + 2 * kv) if self.qkv_biased else 0) + (h if self.o_biased else 0)
 
     @property
     def expert_parameters(self) -> int:

@@ -250,7 +250,7 @@ def _add_shared_experts(model, up: list, down: list, sfs, tokens) -> None:
     columns per GPU run on ``tokens`` tokens."""
     h = float(model.hidden)
     wb, mb, ab = model.weight_bytes, model.mlp_weight_bytes, model.act_bytes
-    bias = 1.0 if model.bias else 0.0
+    bias = 1.0 if model.mlp_biased else 0.0
     s_cols = (2 if model.gated_mlp else 1) * sfs
     gate = h if model.shared_expert_gate else 0.0
     up[0] = up[0] + 2 * tokens * h * s_cols
@@ -268,7 +268,7 @@ def _dense_mlp(model, sh, n) -> tuple[list, list]:
         n = np.where(sh.dense_dp > 0, n / sh.tp, n)
     h = float(model.hidden)
     mb, ab = model.mlp_weight_bytes, model.act_bytes
-    bias = 1.0 if model.bias else 0.0
+    bias = 1.0 if model.mlp_biased else 0.0
     dfs = sh.dense_ffn
     d_cols = (2 if model.gated_mlp else 1) * dfs
     d_up = [2 * n * h * d_cols, (h * d_cols + bias * d_cols) * mb + n * h * ab + n * dfs * ab]
@@ -292,7 +292,7 @@ def _mlp_work(model, sh, n, touched, average: bool = True):
     and dense layers (``average=False``: of an MoE layer)."""
     h = float(model.hidden)
     wb, mb, ab = model.weight_bytes, model.mlp_weight_bytes, model.act_bytes
-    bias = 1.0 if model.bias else 0.0
+    bias = 1.0 if model.mlp_biased else 0.0
     fs = sh.ffn
     up_cols = (2 if model.gated_mlp else 1) * fs
     k = model.experts_per_token
@@ -347,7 +347,7 @@ def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True):
     :func:`_mlp_work`)."""
     h = float(model.hidden)
     wb, mb, ab = model.weight_bytes, model.mlp_weight_bytes, model.act_bytes
-    bias = 1.0 if model.bias else 0.0
+    bias = 1.0 if model.mlp_biased else 0.0
     fs = sh.expert_ffn
     up_cols = (2 if model.gated_mlp else 1) * fs
     copies = n * model.experts_per_token * busiest_share(model, sh, skew) / sh.ep
@@ -423,6 +423,15 @@ def dispatch_bytes(model) -> float:
     return min(FP8_TILE_BYTES, model.act_bytes) if every_mlp("fp8") else model.act_bytes
 
 
+def lm_head_weights(model, vs):
+    """Bytes of the LM head one GPU reads: ``vs`` vocabulary rows (its share) of
+    ``hidden`` weights, and their biases where the model has them
+    (:attr:`~compute.model_spec.ModelSpec.lm_head_bias`), in the embedding's dtype, as
+    :func:`compute.memory.weight_bytes` holds them."""
+    w = float(model.hidden) * vs * model.embedding_bytes
+    return w + vs * model.embedding_bytes if model.lm_head_bias else w
+
+
 def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     """(name, count, flops, hbm_bytes, collective op, collective bytes, group size) per
     stage, per GPU, as arrays broadcast over configurations (rows) x batches (columns).
@@ -443,8 +452,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     # logits: the last token of each prompt, each decode sequence's token, and with draft
     # tokens (multi-token prediction) every one of the 1 + draft a sequence verifies
     s_head = s_att if not w.draft else s_att * w.tokens_per_sequence
-    bias = 1.0 if model.bias else 0.0
-    qkv_bias = 1.0 if model.bias or model.qkv_bias else 0.0
+    o_bias = 1.0 if model.o_biased else 0.0
+    qkv_bias = 1.0 if model.qkv_biased else 0.0
     touched = expected_experts_touched(model, n)  # distinct experts whose weights are read
     ar_bytes = n * h * ab
     # one configuration and batch (evaluate's scalar path): plain floats throughout
@@ -478,12 +487,13 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
         ("qkv", L, qkv_flops, qkv_hbm, "", 0.0, 1.0),
         ("attention", L, attn_flops, attn_hbm, "", 0.0, 1.0),
         ("out_proj", L, 2 * n_att * a * dv * h,
-         (a * dv * h + bias * h) * wb + n_att * a * dv * ab + n_att * h * ab, "", 0.0, 1.0),
+         (a * dv * h + o_bias * h) * wb + n_att * a * dv * ab + n_att * h * ab, "", 0.0, 1.0),
         ("allreduce_attn", L, zero, zero, "all-reduce", attn_bytes, attn_tp),
         ("mlp_up", L, up_flops, up_hbm, "", 0.0, 1.0),
         ("mlp_down", L, down_flops, down_hbm, "", 0.0, 1.0),
         ("allreduce_mlp", L, zero, zero, "all-reduce", ar_bytes, sh.tp),
-        ("lm_head", 1, 2 * s_head * h * vs, h * vs * eb + s_head * h * ab + s_head * vs * ab,
+        ("lm_head", 1, 2 * s_head * h * vs, lm_head_weights(model, vs) + s_head * h * ab
+         + s_head * vs * ab,
          "all-gather", s_head * vs * attn_tp * ab, attn_tp),
     ]
     if plain:
@@ -594,21 +604,22 @@ def plain_step_work(model, sh, w: Workload):
     a, g, vs, tp = sh.heads, sh.kv_heads, sh.vocab, sh.tp
     tokens = w.tokens_per_sequence
     pairs, kv_read = model.attention_span(w)
-    bias = 1.0 if model.bias else 0.0
-    qkv_bias = 1.0 if model.bias or model.qkv_bias else 0.0
+    mlp_bias = 1.0 if model.mlp_biased else 0.0
+    o_bias = 1.0 if model.o_biased else 0.0
+    qkv_bias = 1.0 if model.qkv_biased else 0.0
     learned = bool(model.learned_positions)
     qkv_cols = (a + 2 * g) * d
     qkv_weights = (h * qkv_cols + qkv_bias * qkv_cols) * wb
     attn_head = 4 * a * d                     # 4 * a * d * s * pairs, left to right
-    out_weights = (a * dv * h + bias * h) * wb
+    out_weights = (a * dv * h + o_bias * h) * wb
     fs = sh.ffn
     up_cols = (2 if model.gated_mlp else 1) * fs
     k = model.experts_per_token
     router_weights = (h * model.experts if model.is_moe else 0.0) * wb
-    up_w = h * up_cols + bias * up_cols
-    down_w = fs * h + bias * h
+    up_w = h * up_cols + mlp_bias * up_cols
+    down_w = fs * h + mlp_bias * h
     eb = model.embedding_bytes
-    lm_weights = h * vs * eb
+    lm_weights = lm_head_weights(model, vs)
     e = model.experts
     dense = e == 1
     if not dense:   # expected_experts_touched's operations, its constants formed once
