@@ -96,6 +96,7 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
             raise UserError(f"failed node {describe(n)} is given more than once; give each "
                             f"once")
         out.remove_node(n)
+    _drop_circuits_through(out, {n for n in nodes if graph.nodes[n].get("kind") == "ocs"})
     out.remove_nodes_from([g for g in stopped_gpus(graph, nodes) if g in out])
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
     if out.graph["gpus"] == 0:
@@ -106,6 +107,47 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
     out.graph["spec"] = ""
     return out
 
+
+
+def _drop_circuits_through(graph: nx.Graph, ocs: set) -> None:
+    """Take out of ``graph`` the circuits that pass a failed optical switch of ``ocs``: an
+    ``ocs-circuit`` edge's parallel circuits each ride one OCS (its ``via``, one port's
+    bandwidth each), so the edge keeps the circuits of the others, its bandwidth in
+    proportion, and goes where none is left. (The OCS node alone was removed before, and
+    the circuits still naming it were refused as an invalid graph.)
+
+    >>> from topologies import ocs, realize
+    >>> g = realize(ocs(gpus=4, ports=2, ocs_ports=4), [("gpu0", "gpu1")] * 2)
+    >>> both = g.edges["gpu0", "gpu1"]["bandwidth"]
+    >>> g.remove_node("ocs0"); _drop_circuits_through(g, {"ocs0"})
+    >>> d = g.edges["gpu0", "gpu1"]
+    >>> d["via"], d.get("links", 1), d["bandwidth"] == both / 2
+    ('ocs1', 1, True)
+    """
+    if not ocs:
+        return
+    from topologies.common import link
+
+    # the fibres of the failed switches are not in the graph (a realized fabric keeps its
+    # cabling as the attribute alone), so the cabling left is not known: dropped, as a
+    # degraded graph is costed, not priced
+    graph.graph.pop("ocs_cabling", None)
+
+    for u, v, d in list(graph.edges(data=True)):
+        via = d.get("via")
+        if d.get("medium") != "ocs-circuit" or not isinstance(via, str):
+            continue
+        planes = via.split(",")
+        kept = [o for o in planes if o not in ocs]
+        if len(kept) == len(planes):
+            continue
+        if not kept:
+            graph.remove_edge(u, v)
+            continue
+        new = link(d["bandwidth"] * len(kept) / len(planes), d["latency"], d["medium"],
+                   links=len(kept))
+        d.pop("links", None)
+        d.update(new, via=",".join(kept))
 
 
 def stopped_gpus(graph: nx.Graph, nodes: Iterable[Hashable]) -> tuple:

@@ -318,3 +318,40 @@ def test_fabric_file_graph_reconfiguration_time_bounded(tmp_path):
     for args in (["topology", "show", path], ["collective", "all-reduce", "--fabric", path]):
         one_line_error(run_cli(args), "graph attribute reconfiguration_time must be at most "
                        "1e+07 s", "got 1e+300")
+
+
+def test_failed_ocs_takes_its_circuits_with_it():
+    """h320: ``collective --scenario lite-ocs --fail ocs0`` (and ``--fabric
+    ocs:logical=ring --fail ocs0``) was refused, 'invalid fabric graph: circuit
+    'gpu0'-'gpu1' 'via' must name the OCS node(s) it passes ...: 'ocs0' is not an OCS of the
+    graph': degrade removed the switch and kept the circuits through it. Now each edge
+    keeps the circuits of the other switches, one port's bandwidth each."""
+    from netmodel.collectives.degraded import degrade
+    from topologies import ocs, realize
+    from topologies.schema import validate
+
+    ring = [(f"gpu{i}", f"gpu{(i + 1) % 4}") for i in range(4) for _ in range(2)]
+    g = realize(ocs(gpus=4, ports=4, ocs_ports=4), ring)
+    out = degrade(g, nodes=["ocs0"])
+    hit = 0
+    for u, v, d in g.edges(data=True):
+        planes = d["via"].split(",")
+        if "ocs0" not in planes:
+            assert out.edges[u, v] == d
+            continue
+        hit += 1
+        e = out.edges[u, v]
+        assert e["via"] == ",".join(p for p in planes if p != "ocs0")
+        assert e.get("links", 1) == 1 and e["bandwidth"] == d["bandwidth"] / 2
+    assert hit == 2   # greedy planes: gpu0-gpu1 and gpu2-gpu3 on ocs0 and ocs1
+    validate(out, check_connected=False)
+    assert degrade(g, nodes=["ocs0", "ocs1"]).number_of_edges() == 2   # those two pairs cut
+
+
+def test_failed_ocs_on_the_command_line():
+    healthy = run_cli(["collective", "all-reduce", "--scenario", "lite-ocs", "--json"])
+    failed = run_cli(["collective", "all-reduce", "--scenario", "lite-ocs", "--fail", "ocs0",
+                      "--json"])
+    assert healthy.exit_code == 0 and failed.exit_code == 0, failed.output
+    h, f = json.loads(healthy.output), json.loads(failed.output)
+    assert f["connected"] and f["time"] > h["time"]
