@@ -13,7 +13,7 @@ import numpy as np
 
 from compute.units import format_bytes
 
-__all__ = ["plot_busbw"]
+__all__ = ["curve_labels", "plot_busbw"]
 
 #: One colour per algorithm, the same in every figure (matplotlib's tab10 palette).
 COLOURS = {"ring": "tab:blue", "bidirectional-ring": "tab:cyan", "tree": "tab:brown",
@@ -22,6 +22,28 @@ COLOURS = {"ring": "tab:blue", "bidirectional-ring": "tab:cyan", "tree": "tab:br
            "in-network": "tab:green", "in-network-tree": "tab:pink",
            "collnet-direct": "darkcyan", "collnet-chain": "maroon",
            "two-shot": "black", "torus": "gold"}
+
+
+def curve_labels(curves: Mapping[str, np.ndarray]) -> dict[str, tuple[str, bool]]:
+    """``{algorithm: (legend label, dashed)}``: a curve equal to one drawn before it (in name
+    order) is labelled with that one's name and dashed, so it shows over the line it would
+    hide (on a one-hop fabric ``bidirectional-ring`` is ``ring``: its legend entry had no
+    visible line).
+
+    >>> same = np.array([1e9, 2e9])
+    >>> labels = curve_labels({"ring": same, "bidirectional-ring": same, "tree": same / 2})
+    >>> labels["ring"], labels["bidirectional-ring"], labels["tree"]
+    (('ring (= bidirectional-ring)', True), ('bidirectional-ring', False), ('tree', False))
+    """
+    out: dict[str, tuple[str, bool]] = {}
+    drawn: list[tuple[str, np.ndarray]] = []
+    for name, bus in sorted(curves.items()):
+        bus = np.asarray(bus, dtype=float)
+        twin = next((n for n, b in drawn if b.shape == bus.shape
+                     and np.allclose(b, bus, rtol=1e-9, atol=0.0)), None)
+        out[name] = (name, False) if twin is None else (f"{name} (= {twin})", True)
+        drawn.append((name, bus))
+    return out
 
 
 def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],
@@ -45,9 +67,11 @@ def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],
     cols = len(panels)
     fig, axes = plt.subplots(1, cols, figsize=(6.4 * cols, 4.6), squeeze=False)
     for ax, (sub, sizes, curves, marks) in zip(axes[0], panels, strict=True):
+        labels = curve_labels(curves)
         for name, bus in sorted(curves.items()):
-            ax.plot(sizes, np.asarray(bus) / 1e9, marker=".", label=name,
-                    color=COLOURS.get(name))
+            label, dashed = labels[name]
+            ax.plot(sizes, np.asarray(bus) / 1e9, marker=".", label=label,
+                    color=COLOURS.get(name), linestyle="--" if dashed else "-")
         for size, bus, label in marks:
             ax.plot([size], [bus / 1e9], "k*", markersize=12, zorder=5)
             ax.annotate(label, (size, bus / 1e9), textcoords="offset points",
