@@ -445,6 +445,9 @@ def _check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
     if not cables <= lanes or (cables == 0) != (lanes == 0):
         _bad(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
              f"cables; each cable has at least one lane")
+    if lanes > cables * _MAX_LANES:   # an edge's own bound, a cable at a time (1e20 printed)
+        _bad(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
+             f"cables; at most {_MAX_LANES:g} a cable ({VALUE_RANGES['lanes'][3]})")
 
 
 def _gpu_problem(node: Hashable, data: dict, own: Mapping[str, GpuSpec]) -> None:

@@ -97,3 +97,22 @@ def test_graph_reconfiguration_time_bounded_as_the_nodes_are():
     with pytest.raises(UserError, match=r"graph attribute reconfiguration_time must be at most "
                                         r"1e\+07 s .*got 1e\+300"):
         validate(g)
+
+
+def test_cabling_lanes_bounded_per_cable():
+    """ocs_cabling's lanes take an edge's bound a cable, 1e6: a file's 1e20 lanes on 64
+    cables was read and printed as '100000000000000000000 lanes'."""
+    import pytest
+
+    from compute.errors import UserError
+    from topologies.schema import validate
+
+    g = realize(ocs(gpus=16, ports=4, ocs_ports=16), "ring")
+    cabling = g.graph["ocs_cabling"]
+    assert cabling["cables"] == 64   # 16 GPUs x 4 fibres
+    g.graph["ocs_cabling"] = {**cabling, "lanes": 64 * 10**6}
+    validate(g, check_connected=False)
+    g.graph["ocs_cabling"] = {**cabling, "lanes": 10**20}
+    with pytest.raises(UserError, match=r"has an integer of 21 digits lanes on 64 cables; "
+                                        r"at most 1e\+06 a cable"):
+        validate(g, check_connected=False)
