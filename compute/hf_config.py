@@ -45,7 +45,7 @@ from compute.hf_families import (
     softmax_only,
 )
 from compute.hf_quant import read_quantization, with_sidecar
-from compute.hf_vision import vision_tower
+from compute.hf_vision import VISION_TOWERS, vision_tower
 from compute.model_spec import ModelSpec, _model_from_entry
 
 __all__ = ["HF_ALIASES", "HF_FAMILIES", "load_hf_config"]
@@ -159,6 +159,18 @@ def _keyed_architecture(c: _Config, fam: dict) -> dict:
     return {**fam, "gated_mlp": gated, "learned_positions": learned}
 
 
+#: What the reader takes, said in the refusal of a model_type it does not (derived from the
+#: registries: the families, the types read from their keys, the architectures read as a
+#: family, the tables a multimodal wrapper keeps its language model in and the wrappers
+#: whose vision tower is counted).
+_TYPES_READ = (
+    f"read: {', '.join(sorted({*HF_FAMILIES, *KEYED_TYPES}))}; a config whose "
+    f"architectures begins with {', '.join(sorted(ARCHITECTURE_FAMILIES))}; and a "
+    f"multimodal wrapper through its language model's table "
+    f"({', '.join(TEXT_MODEL_KEYS)}), whose model_type must be one of the above "
+    f"(its vision tower counted for {', '.join(sorted({*VISION_TOWERS, *WRAPPED_TEXT_TYPES}))})")
+
+
 def _refuse_unmodelled(c: _Config, model_type: str) -> None:
     """One-line refusal of a model whose layers are not what the reader models: a type of
     :data:`HF_UNMODELLED`, a ``layer_types`` listing layers that are not attention
@@ -196,10 +208,7 @@ def _refuse_unmodelled(c: _Config, model_type: str) -> None:
     if model_type and model_type not in HF_FAMILIES and model_type not in KEYED_TYPES and (
             not arch or arch[0] not in ARCHITECTURE_FAMILIES):
         raise UserError(f"{c.where}: model_type {model_type!r} is not a family netmodel "
-                        f"reads (its layers would be guessed); known: "
-                        f"{', '.join(sorted({*HF_FAMILIES, *KEYED_TYPES}))}; or a "
-                        f"config whose architectures begins with "
-                        f"{', '.join(sorted(ARCHITECTURE_FAMILIES))}")
+                        f"reads (its layers would be guessed); {_TYPES_READ}")
 
 
 def _layer_types(c: _Config, layers: int, allowed: tuple[str, ...] = LAYER_TYPES
