@@ -376,7 +376,7 @@ class Calibration:
         Every link is a scale-up (NVLink) link to NCCL, the network switches too (a
         scenario's ``links = "scale-up"``, which also gives every link the scale-up
         efficiency and NVLink step latencies:
-        :func:`netmodel.study.fabric_search.scenario_calibration`): send/recv gives a peer
+        :func:`netmodel.study.scenario_fabric.scenario_calibration`): send/recv gives a peer
         across them NVLink's channels (two per NVLink of the path), not
         ``p2p_channels_per_net_peer``.
     """

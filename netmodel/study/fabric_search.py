@@ -55,7 +55,6 @@ from compute.validate import describe
 from netmodel.collectives.tuner_plugin import NO_TUNER, tuner_refusal
 from netmodel.study.scenario_fabric import (
     build_fabric,
-    instance_graph,  # noqa: F401 (topology_compare imports it from here; h326)
     network_key,
     scenario_calibration,
     scenario_model,

@@ -33,7 +33,7 @@ format per row, the unit in the row's name.
   shipped default calibration. An optical circuit-switched fabric without circuits gets,
   for the group, a ring of circuits on as many parallel ports as it has (a scenario: its
   ``circuits``), as the study sets them
-  (:func:`~netmodel.study.fabric_search.instance_graph`).
+  (:func:`~netmodel.study.scenario_fabric.instance_graph`).
 * **Network capex and power**: :func:`netmodel.study.network_bill.network_bill` (the ports-used
   share: a scenario is priced as a slice of a fabric built out to full size).
 * **Blast radius** of each component class of :mod:`topologies.failure_domains`, hardware
@@ -143,7 +143,7 @@ def _collective_graph(fab: Fabric, size: int) -> tuple[nx.Graph, str]:
     has_circuits = any(d["medium"] == "ocs-circuit" for _, _, d in g.edges(data=True))
     if not has_ocs or has_circuits:
         return g, ""
-    from netmodel.study.fabric_search import instance_graph
+    from netmodel.study.scenario_fabric import instance_graph
 
     how = SimpleNamespace(is_ocs=True, placement="contiguous", name=fab.label,
                           circuits="ring")
