@@ -25,19 +25,20 @@ COLOURS = {"ring": "tab:blue", "bidirectional-ring": "tab:cyan", "tree": "tab:br
 
 
 def curve_labels(curves: Mapping[str, np.ndarray]) -> dict[str, tuple[str, bool]]:
-    """``{algorithm: (legend label, dashed)}``: a curve equal to one drawn before it (in name
-    order) is labelled with that one's name and dashed, so it shows over the line it would
-    hide (on a one-hop fabric ``bidirectional-ring`` is ``ring``: its legend entry had no
-    visible line).
+    """``{name: (legend label, dashed)}``: a curve equal to one drawn before it (in the
+    mapping's order, the order they are drawn) is labelled with that one's name and dashed,
+    so it shows over the line it would hide (on a one-hop fabric ``bidirectional-ring`` is
+    ``ring``: its legend entry had no visible line). A curve is any array of numbers
+    (several arrays of one curve concatenated).
 
     >>> same = np.array([1e9, 2e9])
-    >>> labels = curve_labels({"ring": same, "bidirectional-ring": same, "tree": same / 2})
+    >>> labels = curve_labels({"bidirectional-ring": same, "ring": same, "tree": same / 2})
     >>> labels["ring"], labels["bidirectional-ring"], labels["tree"]
     (('ring (= bidirectional-ring)', True), ('bidirectional-ring', False), ('tree', False))
     """
     out: dict[str, tuple[str, bool]] = {}
     drawn: list[tuple[str, np.ndarray]] = []
-    for name, bus in sorted(curves.items()):
+    for name, bus in curves.items():
         bus = np.asarray(bus, dtype=float)
         twin = next((n for n, b in drawn if b.shape == bus.shape
                      and np.allclose(b, bus, rtol=1e-9, atol=0.0)), None)
@@ -67,7 +68,7 @@ def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],
     cols = len(panels)
     fig, axes = plt.subplots(1, cols, figsize=(6.4 * cols, 4.6), squeeze=False)
     for ax, (sub, sizes, curves, marks) in zip(axes[0], panels, strict=True):
-        labels = curve_labels(curves)
+        labels = curve_labels(dict(sorted(curves.items())))
         for name, bus in sorted(curves.items()):
             label, dashed = labels[name]
             ax.plot(sizes, np.asarray(bus) / 1e9, marker=".", label=label,

@@ -133,6 +133,7 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     plt = pyplot()
     import numpy as np
 
+    from netmodel.collectives.plot import curve_labels
     from netmodel.study.figure_kit import DPI, fit_inside, save_figure, set_margins, static_ticks
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=DPI)
@@ -140,12 +141,18 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     floor = 1e-9
     # steps, not slopes: a pool between two points serves as the smaller one (its extra
     # spares are short of the next whole need, spare_curve)
+    # a curve equal to an earlier one (lite-flat-inr's to lite-flat's) would hide under it:
+    # named after it and dashed
+    twins = curve_labels({label: np.concatenate([np.ravel(v) for v in curve])
+                          for label, curve in curves.items()})
     for i, (label, (pct, mean, below)) in enumerate(curves.items()):
         col = colours[i % 10]
+        shown, dashed = twins[label]
+        ls = "--" if dashed else "-"
         axes[0].plot(pct, np.maximum(1 - np.asarray(mean), floor), color=col, marker=".",
-                     lw=1.2, label=label, drawstyle="steps-post")
+                     lw=1.2, label=shown, drawstyle="steps-post", ls=ls)
         axes[1].plot(pct, np.maximum(below, floor), color=col, marker=".", lw=1.2,
-                     label=label, drawstyle="steps-post")
+                     label=shown, drawstyle="steps-post", ls=ls)
     for _label, pct, mean, below in marks:
         axes[0].plot(pct, max(1 - mean, floor), "kx", ms=7)
         axes[1].plot(pct, max(below, floor), "kx", ms=7)

@@ -15,10 +15,10 @@ def test_equal_curves_are_named_and_dashed():
     a, b = np.array([1e9, 5e9, 9e9]), np.array([1e9, 4e9, 9e9])
     labels = curve_labels({"ring": a, "bidirectional-ring": a.copy(), "tree": b,
                            "direct": b * (1 + 1e-6)})
-    assert labels == {"bidirectional-ring": ("bidirectional-ring", False),
-                      "direct": ("direct", False),
-                      "ring": ("ring (= bidirectional-ring)", True),
-                      "tree": ("tree", False)}   # 1e-6 apart is another curve
+    assert labels == {"ring": ("ring", False),     # the first drawn keeps its name
+                      "bidirectional-ring": ("bidirectional-ring (= ring)", True),
+                      "tree": ("tree", False),
+                      "direct": ("direct", False)}   # 1e-6 apart is another curve
 
 
 def test_lite_flat_ring_twins_in_the_written_figure(tmp_path):
@@ -32,3 +32,26 @@ def test_lite_flat_ring_twins_in_the_written_figure(tmp_path):
     path = plot_busbw([("t", sizes, {"ring": same, "bidirectional-ring": same}, [])],
                       tmp_path / "t.png")
     assert (tmp_path / "t.png").exists() and str(path).endswith("t.png")
+
+
+def test_spares_figure_names_a_curve_equal_to_an_earlier_one(tmp_path, monkeypatch):
+    """docs/figures/reliability_spares.png: lite-flat-inr@Lite's closed-form curve equals
+    lite-flat@Lite's (the same fabric for a failure), so it hid the green line under its red
+    one; it is now dashed and named after it. lite-ocs, whose curve differs, is not."""
+    from netmodel.study import figure_kit
+    from netmodel.study.reliability_plots import plot_spares
+
+    drawn = []
+    monkeypatch.setattr(figure_kit, "save_figure",
+                        lambda fig, path: drawn.extend(ax.get_lines() for ax in fig.axes))
+    pct = np.array([0.0, 1.6, 12.5])
+    flat = (pct, np.array([0.99701, 0.99956, 0.99997]), np.array([2e-2, 2e-3, 4e-4]))
+    ocs = (pct, np.array([0.99694, 0.99950, 0.99990]), np.array([2e-2, 2e-3, 4e-4]))
+    plot_spares({"lite-flat@Lite (pod)": flat, "lite-flat-inr@Lite (pod)": flat,
+                 "lite-ocs@Lite (pod)": ocs}, tmp_path / "s.png", threshold=0.99,
+                quantile=0.999)
+    styles = {ln.get_label(): ln.get_linestyle() for lines in drawn for ln in lines
+              if "(pod)" in ln.get_label()}
+    assert styles == {"lite-flat@Lite (pod)": "-",
+                      "lite-flat-inr@Lite (pod) (= lite-flat@Lite (pod))": "--",
+                      "lite-ocs@Lite (pod)": "-"}, styles
