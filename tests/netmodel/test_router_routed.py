@@ -8,6 +8,7 @@ reads ``Plan.routes``, rebuilt from the arrays, which ``_old_routes`` checks).""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from itertools import chain
 
 import networkx as nx
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from netmodel.collectives import route_plans
-from netmodel.collectives.concurrent_loads import _group_pieces, _loads
+from netmodel.collectives.concurrent_loads import _loads
 from netmodel.collectives.routing import NoPath, Router
 from topologies import build
 
@@ -48,102 +49,63 @@ def _old_routes(router, src, dst, kind):
     return routes, latency, scaleout
 
 
-def _old_loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True):
-    """Per group, for one step of every group: the bottleneck together (busiest own link,
-    counting everyone's bytes, over its rate) and alone (own bytes only), latency,
-    scale-out; and the step's hot spots ``[(utilisation, link, groups using it)]``.
-    ``disjoint``: no GPU is in two groups (a GPU's own links then carry one group only).
-    Without ``alone_too``, alone is zeros and there are no hot spots (not computed)."""
-    L = router.n_links
+def _plain_loads(router, rate, pl, gid, G):
+    """``_loads``' figures worked out transfer by transfer: every transfer's links with its
+    bytes on each (its template hops, its route, the pieces it crosses expanded), summed in
+    dictionaries per link and per (group, link); together, a group's busiest link it
+    touches over everyone's bytes; alone, over its own; latency, scale-up latency and
+    scale-out by group; the links' utilisations and users."""
     f = pl.frac
-    eg, el, ew = gid[pl.hop_index], pl.hop_links, pl.hop_weights * f[pl.hop_index]
-    if pl.routes:  # every routed transfer's links, in the routes' order
-        idx = np.fromiter(pl.routes, np.int64, count=len(pl.routes))
-        routes = list(pl.routes.values())
-        sizes = np.fromiter((len(r.links) for r in routes), np.int64, count=len(routes))
-        eg = np.concatenate([eg, np.repeat(gid[idx], sizes)])
-        el = np.concatenate([el, *(r.links for r in routes)])
-        ew = np.concatenate([ew, np.concatenate([r.weights for r in routes])
-                             * np.repeat(f[idx], sizes)])
-    el = el.astype(np.int64, copy=False)
-    total = np.bincount(el, ew, minlength=L)
-    have = len(pl.piece_of) > 0
-    if have:
-        NP = len(router._piece_links)
-        per_piece = np.bincount(pl.piece_of, f[pl.pieces], minlength=NP)
-        used = np.flatnonzero(np.bincount(pl.piece_of, minlength=NP))
-        slot_of = np.zeros(NP, dtype=np.int64)
-        slot_of[used] = np.arange(len(used))
-        coef = per_piece[used]
-        which, plk, pw = router.expand(used, coef)
-        total += np.bincount(plk, pw, minlength=L)
-    util = total / rate
-    together = np.zeros(G)
-    np.maximum.at(together, eg, util[el])
-    if alone_too and disjoint and not pl.routes:
-        # first and last hops only: a GPU's links carry its own group's bytes alone
-        alone = together.copy()
-    else:
-        alone = np.zeros(G)
-    if alone_too and not (disjoint and not pl.routes):  # own bytes per (group, link)
-        u2, i2 = np.unique(eg * L + el, return_inverse=True)
-        own = np.bincount(i2.ravel(), ew)
-        np.maximum.at(alone, u2 // L, own / rate[u2 % L])
-    if have:
-        count = np.bincount(which, minlength=len(used))
-        starts = np.cumsum(count) - count
-        nonempty = count > 0
-        pmax = np.zeros(len(used))
-        pmaxw = np.zeros(len(used))
-        if nonempty.any():
-            s0 = starts[nonempty]
-            pmax[nonempty] = np.maximum.reduceat(util[plk], s0)
-            if alone_too:
-                pmaxw[nonempty] = np.maximum.reduceat(pw / coef[which] / rate[plk], s0)
-        # each (group, piece) once: a group's busiest piece is the same over fewer entries
-        pg, pp, X = _group_pieces(gid, pl, G, NP)
-        slot = slot_of[pp]
-        np.maximum.at(together, pg, pmax[slot])
-    if have and alone_too:
-        # a group's own bytes on a piece's links are its traffic through the piece times the
-        # piece's weights, unless pieces (or its routes) share links: then sum them exactly
-        covered, exclusive = router.piece_cover()
-        exact = np.zeros(G, dtype=bool)
-        exact[pg[~exclusive[pp]]] = True
-        exact[eg[covered[el]]] = True
-        np.maximum.at(alone, pg, X * pmaxw[slot])
-        if exact.any():
-            sel = exact[pg]
-            w2, l2, v2 = router.expand(pp[sel], X[sel])
-            g2 = np.concatenate([pg[sel][w2], eg[exact[eg]]])
-            l2 = np.concatenate([l2, el[exact[eg]]])
-            v2 = np.concatenate([v2, ew[exact[eg]]])
-            u3, i3 = np.unique(g2 * L + l2, return_inverse=True)
-            s3 = np.bincount(i3.ravel(), v2)
-            redo = np.zeros(G)
-            np.maximum.at(redo, u3 // L, s3 / rate[u3 % L])
-            alone[exact] = redo[exact]
-    latency = np.zeros(G)
-    np.maximum.at(latency, gid, pl.latency)
-    lat_up = np.full(G, -1.0)
-    up = ~pl.scaleout
-    np.maximum.at(lat_up, gid[up], pl.latency[up])
-    lat_up = np.where(lat_up < 0, latency, lat_up)
-    scaleout = np.bincount(gid, pl.scaleout.astype(float), minlength=G) > 0
-    if not alone_too:
-        return together, alone, latency, lat_up, scaleout, []
-    k = min(5, len(util))
-    cand = np.argpartition(util, len(util) - k)[len(util) - k:] if k else np.zeros(0, int)
-    top = cand[np.lexsort((cand, -util[cand]))]
-    hot = []
-    for t in top.tolist():
-        if util[t] <= 0:
+    on = [[] for _ in f]   # (link, bytes) of each transfer
+    for i, link, w in zip(pl.hop_index.tolist(), pl.hop_links.tolist(), pl.hop_weights.tolist(),
+                          strict=True):
+        on[i].append((link, w * f[i]))
+    for i, r in pl.routes.items():
+        on[i] += [(link, w * f[i]) for link, w in zip(r.links.tolist(), r.weights.tolist(),
+                                                     strict=True)]
+    for i, piece in zip(pl.pieces.tolist(), pl.piece_of.tolist(), strict=True):
+        _, links, w = router.expand(np.array([piece]), np.array([f[i]]))
+        on[i] += list(zip(links.tolist(), w.tolist(), strict=True))
+    total, own, users = defaultdict(float), defaultdict(float), defaultdict(set)
+    for i, pairs in enumerate(on):
+        for link, b in pairs:
+            total[link] += b
+            own[gid[i], link] += b
+            users[link].add(int(gid[i]))
+    util = {link: total[link] / rate[link] for link in total}
+    together, alone = np.zeros(G), np.zeros(G)
+    for (g, link), b in own.items():
+        together[g] = max(together[g], util[link])
+        alone[g] = max(alone[g], b / rate[link])
+    latency, lat_up, scaleout = np.zeros(G), np.zeros(G), np.zeros(G, dtype=bool)
+    up = np.zeros(G, dtype=bool)
+    for i, g in enumerate(gid.tolist()):
+        latency[g] = max(latency[g], pl.latency[i])
+        scaleout[g] |= pl.scaleout[i]
+        if not pl.scaleout[i]:
+            lat_up[g], up[g] = max(lat_up[g], pl.latency[i]), True
+    lat_up[~up] = latency[~up]
+    return together, alone, latency, lat_up, scaleout, util, users
+
+
+def _assert_loads_as_worked_out(router, rate, pl, gid, G, disjoint):
+    """``_loads`` (with and without ``alone``) within 1e-12 of :func:`_plain_loads`; its hot
+    spots the busiest links, their utilisations and users."""
+    together, alone, latency, lat_up, scaleout, util, users = _plain_loads(
+        router, rate, pl, gid, G)
+    for alone_too in (True, False):
+        have = _loads(router, rate, pl, gid, G, disjoint, alone_too)
+        np.testing.assert_allclose(have[0], together, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(have[1], alone if alone_too else 0, rtol=1e-12, atol=0)
+        assert _same(have[2], latency) and _same(have[3], lat_up) and _same(have[4], scaleout)
+        if not alone_too:
+            assert have[5] == []
             continue
-        users = set(eg[el == t].tolist())
-        if have:
-            users |= set(pg[np.isin(pp, used[which[plk == t]])].tolist())
-        hot.append((float(util[t]), int(t), len(users)))
-    return together, alone, latency, lat_up, scaleout, hot
+        busy = sorted((u for u in util.values() if u > 0), reverse=True)[:5]
+        assert len(have[5]) == len(busy)
+        for (u, link, n), want in zip(have[5], busy, strict=True):
+            assert u == pytest.approx(want, rel=1e-12) == util[link]
+            assert n == len(users[link])
 
 
 def _same(a, b) -> bool:
@@ -205,15 +167,9 @@ def _routed_as_before(spec, seed, T, gpus_only):
     for f in ("routed", "route_ptr", "route_links", "route_weights", "route_hops", "latency"):
         assert _same(getattr(again, f), getattr(pl, f)), f
     rate = new.bandwidth * rng.uniform(0.5, 1.0, new.n_links)
-    G = 5
-    gid = rng.integers(0, G, T)
-    for disjoint in (True, False):
-        for alone_too in (True, False):
-            want = _old_loads(old, rate, pl, gid, G, disjoint, alone_too)
-            have = _loads(new, rate, pl, gid, G, disjoint, alone_too)
-            for a, b in zip(have[:5], want[:5], strict=True):
-                assert _same(a, b)
-            assert have[5] == want[5]
+    # five groups at random (GPUs in several); one group, so no GPU is in two (disjoint)
+    _assert_loads_as_worked_out(new, rate, pl, rng.integers(0, 5, T), 5, False)
+    _assert_loads_as_worked_out(new, rate, pl, np.zeros(T, np.int64), 1, True)
 
 
 @pytest.mark.parametrize("T", [4, 40])
