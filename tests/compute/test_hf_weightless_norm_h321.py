@@ -2,6 +2,13 @@
 a scale or a shift, so ``ModelSpec.norm`` "weightless" counts 0 elements a norm. Before,
 model_type olmo was read Llama-style with RMSNorm scales, (2 x layers + 1) x hidden too
 many: OLMo-7B 266,240 high, OLMo-1B 67,584 high.
+
+Sources (h331): the shapes are allenai/OLMo's configs/official/OLMo-7B.yaml (d_model 4096,
+32 heads, 32 layers, mlp_hidden_size 22,016 = 2 x 11,008 SwiGLU, weight_tying false) and
+OLMo-1B.yaml (2048, 16, 16, mlp_ratio 8 = 2 x 8,192, weight_tying true), both
+embedding_size 50,304, include_bias false and layer_norm_with_affine false. The totals are
+UNVERIFIED: no published count to the parameter was found (h321 cited "public parameter
+records" it could not name); each is the hand count in the test.
 """
 
 from __future__ import annotations
@@ -27,10 +34,11 @@ OLMO_1B = {**OLMO_7B, "hidden_size": 2048, "intermediate_size": 8192, "num_hidde
 
 
 @pytest.mark.parametrize("cfg, total", [
-    # total_params 6,888,095,744 for OLMo-7B(-0724-hf), as public parameter ledgers record
-    # it: 32 x (4 x 4096^2 + 3 x 4096 x 11008) + 2 x 50304 x 4096, no norm weights
+    # OLMo-7B by hand (unverified: no published total found): 32 x (4 x 4096^2 + 3 x 4096 x
+    # 11008) + 2 x 50304 x 4096, no norm weights
     (OLMO_7B, 6_888_095_744),
-    # OLMo-1B: 1,176,764,416 (sum of its parameters in public reference runs)
+    # OLMo-1B by hand (unverified likewise): 16 x (4 x 2048^2 + 3 x 2048 x 8192) + 50304 x
+    # 2048, tied
     (OLMO_1B, 1_176_764_416),
 ])
 def test_olmo_v1_norms_hold_no_weights(tmp_path, cfg, total):
