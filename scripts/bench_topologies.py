@@ -324,32 +324,16 @@ def main(argv: list[str] | None = None) -> None:
     root = Path(args[args.index("--root") + 1]).resolve() if "--root" in args else ROOT
     if root != ROOT:
         print(f"(measuring {root})")
-    for case in CASES:
-        if quick and "131,072" in case[0]:
-            print(f"{case[0]}: skipped (--quick)")
-            continue
-        _case(*case, root=root)
-    for label, spec in EXPORT_CASES:
-        if quick and "131,072" in label:
-            print(f"{label}: skipped (--quick)")
-            continue
-        _export(label, spec, root=root)
-    for label, spec in IMPORT_CASES:
-        if quick and "131,072" in label:
-            print(f"{label}: skipped (--quick)")
-            continue
-        _import(label, spec, root=root)
-    for label, spec in PART_CASES:
-        if quick and "131,072" in label:
-            print(f"{label}: skipped (--quick)")
-            continue
-        _parts(label, spec, root=root)
-    for label, spec in COMPARE_CASES:
-        if quick and "524,288" in label:
-            print(f"{label}: skipped (--quick)")
-            continue
-        _compare(label, spec, root=root)
-
+    # --quick skips the largest fabric of each kind of case
+    for cases, run, largest in ((CASES, _case, "131,072"), (EXPORT_CASES, _export, "131,072"),
+                                (IMPORT_CASES, _import, "131,072"),
+                                (PART_CASES, _parts, "131,072"),
+                                (COMPARE_CASES, _compare, "524,288")):
+        for case in cases:
+            if quick and largest in case[0]:
+                print(f"{case[0]}: skipped (--quick)")
+                continue
+            run(*case, root=root)
 
 if __name__ == "__main__":
     main()
