@@ -747,10 +747,12 @@ class ModelSpec:
 
     @property
     def token_parameters(self) -> int:
-        """The token embedding, learned positions and the LM head unless tied (the
-        tensors stored in ``embedding_dtype``)."""
+        """The token embedding, learned positions and the LM head unless tied, with the
+        head's bias (:attr:`lm_head_bias`): the tensors stored in ``embedding_dtype``, as
+        :mod:`compute.memory` holds them."""
         head = 0 if self.tied_embeddings else self.vocab * self.hidden
-        return (self.vocab + self.learned_positions) * self.hidden + head
+        bias = self.vocab if self.lm_head_bias else 0
+        return (self.vocab + self.learned_positions) * self.hidden + head + bias
 
     @property
     def parameters(self) -> int:

@@ -120,3 +120,14 @@ def test_a_bias_key_takes_only_true_or_false(tmp_path, value):
     with pytest.raises(UserError, match="lm_head_bias must be true or false") as e:
         load_model_file(path)
     assert "\n" not in str(e.value)
+
+
+def test_the_lm_head_bias_is_stored_with_the_head():
+    # fp8 weights, the embedding and LM head in bf16 (as a quantized checkpoint keeps
+    # them): the head's 1,000 bias elements take 2 bytes in memory and in the model's own
+    # storage count alike (before this change to memory both said 1 byte; after it, until
+    # token_parameters counted the bias, memory said 2 and storage 1)
+    m = dataclasses.replace(BIASED, weight_dtype="fp8", embedding_dtype="bf16")
+    plain = dataclasses.replace(m, lm_head_bias=False)
+    assert m.weight_storage_bytes - plain.weight_storage_bytes == 2 * 1000
+    assert float(weight_bytes(m, shards(m, [1]))[0, 0]) == m.weight_storage_bytes
