@@ -39,6 +39,9 @@ LLAVA_NEXT_REST = (1024 * 4096 + 4096) + (4096 * 4096 + 4096) + 4096
 
 def test_llava_next_mistral_7b_tower_by_hand():
     assert MISTRAL_LM == 7_242_256_384
+    # the language model is keras-hub's Mistral-7B count (mistral_presets.py "params":
+    # 7,241,732,096, verified) with 64 rows more in the embedding and the LM head
+    assert MISTRAL_LM == 7_241_732_096 + 2 * 64 * 4096
     # unverified: the hub's "7.57B params" (from memory); the sum is the hand count above
     assert MISTRAL_LM + CLIP_L336 + LLAVA_NEXT_REST == 7_566_747_648
     m = read("llava-v1.6-mistral-7b-hf")
@@ -65,6 +68,9 @@ CONNECTOR = 4 * 1152 * 4096
 
 def test_idefics3_8b_tower_by_hand():
     assert LLAMA_LM == 8_030_285_824
+    # Llama-3.1-8B's 8,030,261,248 (hf_helpers.LLAMA3_8B's count) with 3 rows more in the
+    # embedding and the LM head
+    assert LLAMA_LM == 8_030_261_248 + 2 * 3 * 4096
     # unverified: the hub's "8.46B params" (from memory), and the config itself (see the
     # fixtures' README); the sum is the hand count above
     assert LLAMA_LM + SIGLIP_364 + CONNECTOR == 8_462_086_384
