@@ -21,12 +21,14 @@ from netmodel.study.reliability_cluster import YEAR, build_cluster
 from netmodel.study.reliability_spares import group_capacities, recovery, spare_pools
 from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.scenarios import load_scenario_text
+from tests.netmodel.scenario_helpers import scenario_toml
 
-from .test_spare_recovery_classes import TEMPLATE, gpus_only
+from .test_spare_recovery_classes import gpus_only
 
-FOUR = load_scenario_text(TEMPLATE.format(
-    name="four-dgx", fabric='builder = "rail-optimized"\ndomains = 4\ndomain_size = 8\n'
-    'gpus_per_server = 8\nnvswitch_radix = 256\nservers_per_leaf = 3\nleaf_radix = 6'))
+FOUR = load_scenario_text(scenario_toml(
+    "four-dgx", "H100-SXM", {"builder": "rail-optimized", "domains": 4, "domain_size": 8,
+                             "gpus_per_server": 8, "nvswitch_radix": 256, "servers_per_leaf": 3,
+                             "leaf_radix": 6, "gpu": "$gpu"}, description="test fabric"))
 
 
 @pytest.fixture(scope="module")
