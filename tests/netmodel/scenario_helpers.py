@@ -26,10 +26,11 @@ def _value(v: object) -> str:
 
 def scenario_toml(name: str, gpu: str, fabric: str | Mapping[str, object], *,
                   description: str | None = None, links: str = "scale-up",
-                  tuner: str | None = None, sources: str = "test") -> str:
+                  tuner: str | None = None, instances: str | None = None,
+                  sources: str = "test") -> str:
     """The text of a scenario file: ``fabric`` a saved fabric's file name (``fabric = "..."``)
     or the ``[fabric]`` table's keys; ``[collective]`` contiguous, auto, ``links``, the
-    default calibration and ``tuner`` if given; ``[sources]`` bandwidth and latency both
+    default calibration, ``tuner`` and ``instances`` if given; ``[sources]`` bandwidth and latency both
     ``sources``."""
     head = {"name": name, "description": description or name, "gpu": gpu}
     if isinstance(fabric, str):
@@ -41,6 +42,8 @@ def scenario_toml(name: str, gpu: str, fabric: str | Mapping[str, object], *,
                   "calibration": "default"}
     if tuner is not None:
         collective["tuner"] = tuner
+    if instances is not None:
+        collective["instances"] = instances
     tables |= {"collective": collective, "sources": {"bandwidth": sources, "latency": sources}}
     lines = [f"{k} = {_value(v)}" for k, v in head.items()]
     for table, keys in tables.items():

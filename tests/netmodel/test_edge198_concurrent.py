@@ -27,6 +27,7 @@ from netmodel.collectives.concurrent import (
 )
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.fabric_search import ScenarioCollectives
+from tests.netmodel.scenario_helpers import scenario_toml
 from topologies import build
 
 OPS = ("all-reduce", "all-gather", "reduce-scatter", "all-to-all", "broadcast", "reduce",
@@ -365,28 +366,12 @@ def test_own_makespan_of_no_bytes_is_no_time():
     assert concurrent_own_makespan(m, "all-reduce", own, [0.0, 1e6])[0] == 0.0
 
 
-RING12 = """name = "h198-ring12"
-description = "12 H100 in a ring, every instance at once"
-gpu = "H100-SXM"
-[fabric]
-builder = "ring"
-n = 12
-gpu = "$gpu"
-[collective]
-placement = "contiguous"
-algorithm = "auto"
-links = "as-built"
-calibration = "default"
-instances = "all"
-[sources]
-bandwidth = "test"
-latency = "test"
-"""
-
-
 def _ring12(tmp_path, instances: str = "all") -> str:
     path = tmp_path / f"ring12_{instances}.toml"
-    path.write_text(RING12.replace('instances = "all"', f'instances = "{instances}"'))
+    path.write_text(scenario_toml(
+        "h198-ring12", "H100-SXM", {"builder": "ring", "n": 12, "gpu": "$gpu"},
+        description="12 H100 in a ring, every instance at once", links="as-built",
+        instances=instances))
     return str(path)
 
 
