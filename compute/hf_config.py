@@ -171,7 +171,7 @@ _TYPES_READ = (
     f"(its vision tower counted for {', '.join(sorted({*VISION_TOWERS, *WRAPPED_TEXT_TYPES}))})")
 
 
-def _refuse_unmodelled(c: _Config, model_type: str) -> None:
+def _refuse_unmodelled(c: _Config, model_type: str, whose: str = "") -> None:
     """One-line refusal of a model whose layers are not what the reader models: a type of
     :data:`HF_UNMODELLED`, a ``layer_types`` listing layers that are not attention
     (:data:`UNMODELLED_LAYERS`: GraniteMoeHybrid's "mamba"), an encoder-decoder
@@ -180,7 +180,8 @@ def _refuse_unmodelled(c: _Config, model_type: str) -> None:
     inert); and a ``model_type`` that is neither a family (:data:`HF_FAMILIES`) nor one
     read from its keys (:data:`KEYED_TYPES`), unless its ``architectures`` names a known
     one (:data:`ARCHITECTURE_FAMILIES`). A config without a ``model_type`` is read from
-    its keys."""
+    its keys. ``whose``, in that refusal, says the type is the wrapper's when the text
+    table names none."""
     what = HF_UNMODELLED.get(model_type)
     types = c.cfg.get("layer_types")
     types = types if isinstance(types, list) else None
@@ -207,7 +208,7 @@ def _refuse_unmodelled(c: _Config, model_type: str) -> None:
     arch = _architectures(c)
     if model_type and model_type not in HF_FAMILIES and model_type not in KEYED_TYPES and (
             not arch or arch[0] not in ARCHITECTURE_FAMILIES):
-        raise UserError(f"{c.where}: model_type {model_type!r} is not a family netmodel "
+        raise UserError(f"{c.where}: model_type {model_type!r}{whose} is not a family netmodel "
                         f"reads (its layers would be guessed); {_TYPES_READ}")
 
 
@@ -690,7 +691,11 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     validate.name(where, "model", name)
     model_type, fam = _hf_family(c)
     fam = _keyed_architecture(c, fam)
-    _refuse_unmodelled(c, model_type)
+    # a nested table without a model_type of its own took the wrapper's (_text_model)
+    inherited = nested and isinstance(top.get(nested), dict) and \
+        top[nested].get("model_type") is None
+    _refuse_unmodelled(c, model_type, f" (the wrapper's: {nested} names none)"
+                       if inherited else "")
     for key, value in fam["config_defaults"].items():  # the family's own defaults
         if cfg.get(key) is None:
             cfg[key] = value

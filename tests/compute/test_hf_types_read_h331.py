@@ -79,3 +79,12 @@ def test_common_types_still_read(name, model_type, exact, billions):
     else:
         digits = 1 if billions < 100 else 0 if billions % 10 else -1
         assert round(m.parameters / 1e9, digits) == billions
+
+
+def test_a_type_taken_from_the_wrapper_says_so(tmp_path):
+    # text_config without a model_type takes the wrapper's; before, the refusal named it as
+    # text_config's own ("text_config: model_type 'acme_vl' is not a family")
+    text = {k: v for k, v in LLAMA3_8B.items() if k != "model_type"}
+    msg = _refusal(tmp_path, {**WRAPPED, "text_config": text})
+    assert ("text_config: model_type 'acme_vl' (the wrapper's: text_config names none) is "
+            "not a family netmodel reads") in msg
