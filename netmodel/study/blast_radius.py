@@ -101,6 +101,21 @@ class BlastRadius:
                      "recovery": self.recoveries.get(id(e))}
                     for e in self.effects]}
 
+    def slow_sms_mean(self) -> dict[str, float]:
+        """Per class of :attr:`rows`, the tokens/s a failure takes from the instances that
+        stay up (slowed, or re-balanced to a smaller batch), in SMs' worth (instances'
+        worth x an instance's SMs, the unit of the software radius ``gpus_down_mean``),
+        mean over the class weighted as the rows' means: the slow-down ``tokens_lost_pct``
+        counts that no radius shows."""
+        c = self.cluster
+        out = {}
+        for row in self.rows:
+            es = [e for e in self.effects if e.cls == row.cls]
+            w, hit = _class_weights(c, es)
+            slow = np.array([e.slow for e in es]) * c.instance_gpus * c.gpu.sms
+            out[row.cls] = float(np.dot(w, hit * slow) / w.sum()) if w.sum() > 0 else 0.0
+        return out
+
     def to_json(self, indent: int | None = 2) -> str:
         import json
 
@@ -166,6 +181,14 @@ def _tokens_lost_pct(c: Cluster, e) -> float:
     return 100 * lost / c.healthy_tokens_per_s / c.cells
 
 
+def _class_weights(c: Cluster, es: list) -> tuple[np.ndarray, np.ndarray]:
+    """The effects ``es`` of one class: each one's weight in the class's means (its parts x
+    the cluster's copies of it) and the cells one failure of it hits on average (a shared
+    part's failure touches every cell of its set)."""
+    return (np.array([e.parts * c.copies(e) for e in es], dtype=float),
+            np.array([c.cells_hit(e)[0] for e in es]))
+
+
 def _fmt_s(s: float | None) -> str:
     if s is None:
         return "-"
@@ -203,10 +226,9 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
             continue
         # a class's failures a year: each effect's parts x the cluster's copies of it;
         # a shared part's failure touches every cell of its set (hit, mean and most)
-        w = np.array([e.parts * c.copies(e) for e in es], dtype=float)
+        w, hit = _class_weights(c, es)
         wsum = float(w.sum())
         rate = rates[cls]
-        hit = np.array([c.cells_hit(e)[0] for e in es])
         most = [c.cells_hit(e)[1] for e in es]
 
         def mean(xs: ArrayLike, w: np.ndarray = w, wsum: float = wsum) -> float:

@@ -2,7 +2,8 @@
 inside the functions, Agg backend).
 
 * :func:`plot_blast_radius`: SMs down per failure of each component class, hardware
-  (GPUs lost or cut off) against software (GPUs of the instances taken down).
+  (GPUs lost or cut off) against software (GPUs of the instances taken down), and the
+  SMs' worth of tokens/s lost by the instances that stay up slowed.
 * :func:`plot_capacity`: delivered capacity over the horizon, median and p1-p99 band over
   trials, with the threshold.
 * :func:`plot_event_loss`: the distribution (CDF) of capacity lost per failure.
@@ -32,7 +33,10 @@ def _save(fig: Any, path: str | PathLike[str]) -> None:
 def plot_blast_radius(result: Any, path: str | PathLike[str]) -> None:
     """``blast_radius.png``: per class, the mean SMs a failure takes out of service on the
     hardware (lost or cut off) and in software (every GPU of the instances it takes down),
-    log scale; the rate of the class (failures per year in the cluster) under its name."""
+    and, hatched, the SMs' worth of tokens/s it takes from the instances that stay up
+    (:meth:`~netmodel.study.blast_radius.BlastRadius.slow_sms_mean`: a class that only slows
+    the cluster, a plane's leaf, has a bar), log scale; the rate of the class (failures per
+    year in the cluster) under its name."""
     plt = pyplot()
     import numpy as np
 
@@ -41,23 +45,28 @@ def plot_blast_radius(result: Any, path: str | PathLike[str]) -> None:
     x = np.arange(len(rows))
     hw = [r.sms_mean for r in rows]
     sw = [r.gpus_down_mean * c.gpu.sms for r in rows]
-    fig, ax = plt.subplots(figsize=(max(6.0, 0.9 * len(rows) + 2), 4.2))
-    floor = 0.5
-    ax.bar(x - 0.2, np.maximum(hw, floor), 0.4, color="#4c72b0",
+    slow_of = result.slow_sms_mean()
+    slow = [slow_of[r.cls] for r in rows]
+    fig, ax = plt.subplots(figsize=(max(6.5, 1.1 * len(rows) + 2), 4.4))
+    floor, width = 0.5, 0.28
+    ax.bar(x - width, np.maximum(hw, floor), width, color="#4c72b0",
            label="hardware: SMs of GPUs lost or cut off")
-    ax.bar(x + 0.2, np.maximum(sw, floor), 0.4, color="#c44e52",
+    ax.bar(x, np.maximum(sw, floor), width, color="#c44e52",
            label="software: SMs of the instances taken down")
+    ax.bar(x + width, np.maximum(slow, floor), width, color="white", edgecolor="#dd8452",
+           hatch="///", label="slow-down: SMs' worth of tokens/s lost by instances that stay up")
     ax.set_yscale("log")
-    ax.set_ylim(floor, max(hw + sw + [10.0]) * 3)
+    ax.set_ylim(floor, max(hw + sw + slow + [10.0]) * 30)   # room for the legend
     ax.set_xticks(x, [f"{r.cls}\n{r.events_per_year:.3g}/y" for r in rows], fontsize=7)
-    ax.set_ylabel("SMs down per failure (mean)", fontsize=8)
+    ax.set_ylabel("SMs (or SMs' worth) per failure (mean)", fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
-    ax.legend(fontsize=7, frameon=False, loc="upper right")
+    ax.legend(fontsize=7, frameon=False, loc="upper center", ncol=2)
     ax.set_title(f"Blast radius per failure: {c.scenario.label}, {c.model.name} "
-                 f"{c.workload.phase}, {c.parallelism.label}, {c.gpus:,} GPUs\n(bars at the floor: none; "
-                 "under each class: its failures per year in the cluster)", fontsize=9)
+                 f"{c.workload.phase},\n{c.parallelism.label}, {c.gpus:,} GPUs (bars at the "
+                 "floor: none; under each class: its failures per year in the cluster)",
+                 fontsize=8)
     _save(fig, path)
 
 
