@@ -325,10 +325,22 @@ def vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
             # of the tower's hidden states: its embeddings and each layer's output (HF
             # indexes hidden_states, num_hidden_layers + 1 entries; an index past them fails
             # there, and a list's entries each widen the projector)
+            # The same hidden state twice (7 and -(layers + 1) + 7 alike) is not a layout a
+            # model ships: a list names each at most once, so at most layers + 1 entries.
             layers = v("num_hidden_layers", limit="layers")
+            if isinstance(value, list) and len(value) > layers + 1:
+                raise UserError(f"{at}: {key} lists {len(value):,} hidden states; the tower "
+                                f"has {layers + 1} (its embeddings and {layers} layers), each "
+                                f"named at most once")
+            seen = set()
             for x in (value if isinstance(value, list) and value else [value]):
-                validate.number(at, key, x, minimum=-(layers + 1), maximum=layers,
-                                integer=True)
+                i = validate.number(at, key, x, minimum=-(layers + 1), maximum=layers,
+                                    integer=True) % (layers + 1)
+                if i in seen:
+                    raise UserError(f"{at}: {key} names hidden state {x} twice (entries "
+                                    f"are indices into {layers + 1} hidden states, negative "
+                                    f"from the last); name each at most once")
+                seen.add(i)
             return value
         if reciprocal:   # a fraction 1 / n (InternVL's pixel shuffle): n
             r = validate.number(at, key, value, minimum=1e-3, maximum=1, integer=False)

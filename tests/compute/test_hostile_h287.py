@@ -152,3 +152,20 @@ def test_a_tower_past_the_limit_is_named_as_the_tower(tmp_path):
     # 1/2 (the fixture's) stays counted
     assert _read(tmp_path, "internvl2-8b.json", lambda c: c.update(downsample_ratio=0.5)
                  ).vision_parameters == TOWERS["internvl2-8b.json"]
+
+
+# A list naming one hidden state twice (or more entries than the tower has hidden states)
+# widened the projector once per entry: 24,000 entries made LLaVA-1.5-7B's weights 215 GB.
+@pytest.mark.parametrize("bad, says", [
+    ([-1, 24], "names hidden state 24 twice"),     # -1 and 24 are the same of -25..24
+    ([3, 3], "names hidden state 3 twice"),
+    ([-1] * 24_000, "lists 24,000 hidden states; the tower has 25"),
+])
+def test_vision_feature_layer_names_each_hidden_state_once(tmp_path, bad, says):
+    with pytest.raises(UserError, match=says):
+        _read(tmp_path, "llava-1.5-7b-hf.json",
+              lambda c: c.update(vision_feature_layer=bad))
+    # every one of the 25 once is a layout: 25 x the 1024-wide tower into the projector
+    m = _read(tmp_path, "llava-1.5-7b-hf.json",
+              lambda c: c.update(vision_feature_layer=list(range(-25, 0))))
+    assert m.vision_parameters == TOWERS["llava-1.5-7b-hf.json"] + 24 * 1024 * 4096
