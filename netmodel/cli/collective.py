@@ -161,6 +161,7 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
     with --scenario the routing options count only where they were typed (they override
     the scenario's), else their defaults (``tuner`` None: NCCL's own, or the scenario's)."""
     from compute.errors import UserError
+    from netmodel.cli.resolve import keywords_as_flags
     from netmodel.study.collective_setup import collective_setup
 
     _check_seed(seed)
@@ -183,33 +184,14 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
             raise UserError(f"--algorithms {algorithms!r}: 'nccl' (NCCL's own set for the "
                             f"op) stands alone; otherwise give a comma list of algorithms")
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
-    setup = collective_setup(fabric, scenario, placement=placement, algorithm=algorithm,
-                             algorithms=algorithms, seed=seed, max_transfers=max_transfers,
-                             tuner=tuner, simple_buffer=simple_buffer,
-                             nccl_release=nccl_release)
+    with keywords_as_flags():   # a tuner beside a named algorithm: tuner_refusal's rule
+        setup = collective_setup(fabric, scenario, placement=placement, algorithm=algorithm,
+                                 algorithms=algorithms, seed=seed,
+                                 max_transfers=max_transfers, tuner=tuner,
+                                 simple_buffer=simple_buffer, nccl_release=nccl_release)
     if text is not None and setup.algorithm != "auto" and not plot:
         _refuse_algorithms(text, setup.algorithm, " (the scenario's)")
-    _refuse_tuner(setup)
     return setup
-
-
-def _refuse_tuner(setup):
-    """A tuner plugin only chooses under auto, for one instance alone: a tuner beside a
-    named --algorithm (or a scenario's instances all) is refused, as a scenario file naming
-    both is (:func:`netmodel.collectives.tuner_plugin.tuner_refusal`)."""
-    from compute.errors import UserError
-    from netmodel.collectives.tuner_plugin import NO_TUNER, tuner_refusal
-
-    s = setup.scenario
-    instances = s.instances if s is not None else "alone"
-    refusal = tuner_refusal(setup.tuner, setup.algorithm, instances)
-    if refusal is not None:
-        tuner = f"--tuner {setup.tuner}" if s is None or "tuner" in setup.overrides else \
-            f"scenario {s.label}'s tuner {setup.tuner}"
-        beside = f"--algorithm {setup.algorithm}" if setup.algorithm != "auto" else \
-            f"scenario {s.label}'s instances {instances}"
-        raise UserError(f"{tuner} with {beside}: {refusal}; drop one, or give --tuner "
-                        f"{NO_TUNER}")
 
 
 def _refuse_algorithms(text, algorithm, whose):
@@ -356,14 +338,6 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
                    simple_buffer=_buffsize(buffsize_text),
                    nccl_release=_release(release_text))
     algorithm, placement, seed = setup.algorithm, setup.placement, setup.seed
-    if fail_text or all_groups:
-        from compute.errors import UserError
-        from netmodel.collectives.tuner_plugin import NO_TUNER, tuner_refusal
-
-        refusal = tuner_refusal(setup.tuner, algorithm,
-                                beside="--fail" if fail_text else "--all-groups")
-        if refusal is not None:
-            raise UserError(f"{refusal}: drop one, or give --tuner {NO_TUNER}")
     was_plot = plot_path is not None
     wanted = _parse_group(group_text)
     shown = placement  # the header and JSON name no placement that was not used
@@ -380,7 +354,8 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         deg = degraded_cost(model.graph, op, size, group, links=links, nodes=nodes,
                             algorithm=algorithm, placement=placement,
                             algorithms=model.algorithms, seed=seed, scope=model.scope,
-                            calibration=setup.calibration, max_transfers=max_transfers)
+                            calibration=setup.calibration, max_transfers=max_transfers,
+                            tuner=model.tuner)
         extra["failures"] = {"failed": fail_text, "healthy_time": deg.healthy.time,
                              "healthy_algorithm": deg.healthy.algorithm,
                              # none where nothing is left to compare: cut apart, or one
@@ -622,7 +597,8 @@ def _model_on(deg, model, placement, algorithm, seed):
     broken = degrade(model.graph, links=deg.failed_links, nodes=deg.failed_nodes)
     return FabricCostModel(broken, placement=placement, algorithm=algorithm,
                            algorithms=model.algorithms, seed=seed, scope=model.scope,
-                           calibration=model.calibration, max_transfers=model.max_transfers)
+                           calibration=model.calibration, max_transfers=model.max_transfers,
+                           tuner=model.tuner)
 
 
 #: ``costs --format`` choices: name -> what it writes.

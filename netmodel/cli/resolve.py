@@ -12,6 +12,7 @@ level, as in every command module, so ``netmodel --help`` stays fast.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from compute.models import ModelSpec
     from compute.profiles import EngineProfile
 
-__all__ = ["RING_NAME", "describe_collectives", "resolve_collectives", "resolve_profile"]
+__all__ = ["RING_NAME", "describe_collectives", "keywords_as_flags", "resolve_collectives",
+           "resolve_profile"]
 
 
 def _whole(what: str, text, most: int | None = None) -> int:
@@ -94,6 +96,39 @@ def resolve_model(name: str | None, model_file: str | None,
     return get_model(name)
 
 
+#: Parameters a library error names as ``name='value'`` (the keyword a caller gives) that
+#: the command line takes as a flag of the same name.
+_KEYWORD_FLAGS = ("scenario", "tuner", "algorithm")
+
+
+@contextmanager
+def keywords_as_flags():
+    """A library :class:`~compute.errors.UserError` raised inside, with each parameter it
+    names as ``name='value'`` (:data:`_KEYWORD_FLAGS`) written as the command line's flag
+    (``--name value``): the library names parameters, the command line its flags.
+
+    >>> from compute.errors import UserError
+    >>> try:
+    ...     with keywords_as_flags():
+    ...         raise UserError("tuner='x' with algorithm='ring'; give scenario='lite-ocs'")
+    ... except UserError as exc:
+    ...     print(exc)
+    --tuner x with --algorithm ring; give --scenario lite-ocs
+    """
+    import re
+
+    from compute.errors import UserError
+
+    try:
+        yield
+    except UserError as exc:
+        words = "|".join(_KEYWORD_FLAGS)
+        text = re.sub(rf"(?<![\w-])({words})='([^']*)'", r"--\1 \2", str(exc))
+        if text == str(exc):
+            raise
+        raise type(exc)(text) from None
+
+
 #: Where collectives are costed: a scenario's fabric or a fabric (the model compare uses),
 #: or by default the GPU-only ring.
 _COLLECTIVE_OPTIONS = [
@@ -142,11 +177,8 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         from netmodel.study.collective_setup import routing_description
         from netmodel.study.fabric_ref import fabric_collectives
 
-        try:
+        with keywords_as_flags():
             found = fabric_collectives(fabric_ref, gpu=gpu_name)
-        except UserError as exc:   # the library names the scenario; the command line its flag
-            raise UserError(str(exc).replace("; give scenario ", "; give --scenario ")) \
-                from None
         # a GPU file's GPU of the fabric's type, else the one the fabric records
         gpu = found.gpu if gpu_file is None else resolve_gpu(found.gpu_type, gpu_file)
         comm = found.model

@@ -292,7 +292,8 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     ``groups``: explicit GPU lists, or an int size to cut the whole fabric into groups by
     the model's placement policy. ``algorithm``: one name, or None/"auto" for the model's
     choice, which each group makes for itself, as it would alone (NCCL's communicators
-    tune apart, knowing nothing of each other's traffic). A group cut apart by a failure
+    tune apart, knowing nothing of each other's traffic; a model's tuner plugin chooses for
+    each group as for one alone: :meth:`~netmodel.collectives.model.FabricCostModel.tuner_pair`). A group cut apart by a failure
     raises :class:`~compute.errors.UserError`; so does a size above 1 PiB
     (:data:`compute.units.MAX_MESSAGE_BYTES`, as every entry that costs a size a user gives:
     more than any GPU's memory holds).
@@ -316,7 +317,14 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
     # bit; the rows put back in the listed order at the end
     groups, back = _in_order(model, listed)
     options, lo, hi, whole = _own_options(model, groups, op, names, n)
-    time, alone, own, keys, pair_list, t_all = _own_times(options, lo, hi, n)
+    tuned = None
+    if model.tuned(algorithm):
+        # each communicator tuned apart, from its own op, size, ranks and nodes
+        nodes = [model.tuner_nodes(g) for g in groups]
+
+        def tuned(g, s, ok):
+            return model.tuner_pair(op, float(n[s]), len(groups[g]), nodes[g], ok)
+    time, alone, own, keys, pair_list, t_all = _own_times(options, lo, hi, n, tuned)
     if not np.isfinite(alone).all():   # the first such group as listed
         g = int(np.flatnonzero(~np.isfinite(alone[back]).all(axis=1))[0])
         raise UserError(f"no algorithm can run {op} on the group "

@@ -151,14 +151,18 @@ def _mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.nda
     return np.stack([x[0] for x in lines]), np.stack([x[1] for x in lines])
 
 
-def _own_times(options: list[tuple], lo, hi, n: np.ndarray) -> tuple:
+def _own_times(options: list[tuple], lo, hi, n: np.ndarray, tuned=None) -> tuple:
     """Each group's own choice and times at the sizes ``n`` from ``options``
     (:func:`_own_options`, with their sizes ``lo``, ``hi``): ``(time, alone, own, keys,
     pairs, t_all)``: seconds together, each running its own choice beside the others'
     (every group on one algorithm's loads: :func:`_mixed_sizes` says where that is not
     so), seconds alone, each group's choice (an index into ``pairs``, the (algorithm,
     protocol) choices), each option's choice, and every option's lines together at ``n``
-    (``(O, G, S)``)."""
+    (``(O, G, S)``). ``tuned(g, s, ok)``: a tuner plugin's (algorithm, protocol) for group
+    ``g`` at size index ``s`` among the pairs ``ok`` that run on it alone there, or None
+    (auto's, the fastest alone): where it chooses, the group runs that pair's fastest line
+    alone, as :meth:`FabricCostModel.cost
+    <netmodel.collectives.model.FabricCostModel.cost>` costs it alone."""
     t_all = _masked(np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options]),
                     lo, hi, n)
     a_all = _masked(np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options]),
@@ -170,6 +174,14 @@ def _own_times(options: list[tuple], lo, hi, n: np.ndarray) -> tuple:
     G, S = t_all.shape[1:]
     # each group's own choice: the one holding its least line alone (the first such)
     best = np.argmin(a_all, axis=0)                        # (G, S): an option
+    if tuned is not None:
+        names = list(pairs)
+        for g, s in np.ndindex(G, S):
+            col = a_all[:, g, s]
+            pick = tuned(g, s, frozenset(names[k] for k in keys[np.isfinite(col)].tolist()))
+            if pick is not None:
+                mine = np.flatnonzero(keys == pairs[pick])
+                best[g, s] = mine[np.argmin(col[mine])]
     own = keys[best]                                       # (G, S): its choice
     gi, si = np.arange(G)[:, None], np.arange(S)[None, :]
     alone = a_all[best, gi, si]

@@ -189,7 +189,9 @@ class FabricCostModel:
         default: NCCL's own tuner, the fastest candidate). Where the plugin chooses an
         (algorithm, protocol) the model can run at a size, the time is that pair's (its
         fastest line); elsewhere ``auto``'s (:mod:`netmodel.collectives.tuner_plugin`). A
-        named ``algorithm`` is not tuned.
+        tuner beside a named ``algorithm`` is refused (it would have nothing to choose:
+        :func:`~netmodel.collectives.tuner_plugin.tuner_refusal`); an algorithm named to
+        one call (:meth:`cost`'s ``algorithm``) is costed as named, untuned.
     validated : bool
         Whether ``graph`` was already checked against :mod:`topologies.schema` (as
         :func:`topologies.build` and :func:`topologies.read_graph` do): skip checking it
@@ -201,7 +203,7 @@ class FabricCostModel:
                  calibration: Calibration | None = None, seed: int = 0,
                  ring_order: str = "given", max_transfers: int = MAX_TRANSFERS,
                  scope: str = "every-op", tuner=None, validated: bool = False) -> None:
-        from netmodel.collectives.tuner_plugin import get_tuner
+        from netmodel.collectives.tuner_plugin import get_tuner, tuner_refusal
 
         if not validated:
             validate(graph, check_connected=False)
@@ -238,6 +240,9 @@ class FabricCostModel:
         self.scope = scope
         #: the tuner plugin choosing under auto (None: NCCL's own)
         self.tuner = get_tuner(tuner)
+        refusal = tuner_refusal(None if self.tuner is None else self.tuner.label, algorithm)
+        if refusal is not None:
+            raise UserError(f"{refusal}; give algorithm='auto' or tuner='none'")
         # a name ('default') or a number raised AttributeError ('str' object has no
         # attribute 'pxn') at the router; 0 or '' ran the defaults silently
         self._calibration = of_type("calibration", calibration, Calibration,
@@ -256,6 +261,7 @@ class FabricCostModel:
         self._rate_out: np.ndarray | None = None
         self._compiled: dict = {}
         self._step_cache: dict = {}
+        self._tuner_seen: dict = {}   # tuner_pair's answers
         #: Groups prepared for concurrent costing, with the loads of their steps, kept
         #: for the next costing of the same groups (another op; see
         #: :func:`netmodel.collectives.concurrent.concurrent_linear`).
@@ -658,22 +664,35 @@ class FabricCostModel:
         """``(size index, candidate index)`` where the tuner chooses: the fastest line of its
         (algorithm, protocol), skipping pairs no candidate runs at that size, as the plugin
         skips those NCCL marks unavailable. A group's nodes are its scale-up domains."""
-        from netmodel.collectives.group_domains import domains
-
-        nodes = len(domains(self.graph, group))
         pairs = [(c[0], c[1]) for c in cands]
-        seen: dict = {}
+        nodes = self.tuner_nodes(group)
         for j, size in enumerate(np.asarray(n, dtype=float).ravel()):
             col = times[:, j]
-            ok = {q for q, t in zip(pairs, col, strict=True) if np.isfinite(t)}
-            key = (float(size), frozenset(ok))
-            if key not in seen:
-                seen[key] = self.tuner.choose(op, float(size), len(group), nodes,
-                                              lambda a, p, ok=ok: (a, p) in ok)
-            pick = seen[key]
+            ok = frozenset(q for q, t in zip(pairs, col, strict=True) if np.isfinite(t))
+            pick = self.tuner_pair(op, float(size), len(group), nodes, ok)
             if pick is not None:
                 yield j, min((i for i, q in enumerate(pairs) if q == pick),
                              key=lambda i, col=col: col[i])
+
+    def tuner_nodes(self, group: tuple[Hashable, ...]) -> int:
+        """The nodes the tuner counts for ``group``: its scale-up domains."""
+        from netmodel.collectives.group_domains import domains
+
+        return len(domains(self.graph, group))
+
+    def tuner_pair(self, op: str, nbytes: float, ranks: int, nodes: int,
+                   ok: frozenset) -> tuple[str, str] | None:
+        """The tuner's ``(algorithm, protocol)`` for one communicator (``op`` of ``nbytes``
+        on ``ranks`` ranks over ``nodes`` nodes) among the pairs ``ok`` that run there, as
+        the plugin skips those NCCL marks unavailable; None where it leaves the choice to
+        auto. Every costing of one instance asks it (one group alone, after failures, or
+        every group at once: each communicator is tuned apart)."""
+        key = (op, float(nbytes), int(ranks), int(nodes), ok)
+        seen = self._tuner_seen
+        if key not in seen:
+            seen[key] = self.tuner.choose(op, float(nbytes), int(ranks), int(nodes),
+                                          lambda a, p: (a, p) in ok)
+        return seen[key]
 
     def cost(self, op: str, nbytes: float, group: int | Iterable[Hashable],
              algorithm: str | None = None) -> CollectiveResult:

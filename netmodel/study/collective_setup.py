@@ -228,9 +228,12 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
     :attr:`CollectiveSetup.overrides` records both. ``simple_buffer``: the run's
     NCCL_BUFFSIZE in bytes (None: the calibration's); ``nccl_release``: the NCCL release
     emulated (None: the calibration's), refused before anything is built unless the
-    shipped data file covers it."""
+    shipped data file covers it. A tuner beside a named algorithm, or beside a scenario's
+    ``instances = "all"``, is refused in one line naming each part as the caller's
+    parameter (``tuner='...'``) or the scenario's
+    (:func:`~netmodel.collectives.tuner_plugin.tuner_refusal`)."""
     from netmodel.collectives.model import MAX_TRANSFERS
-    from netmodel.collectives.tuner_plugin import get_tuner
+    from netmodel.collectives.tuner_plugin import get_tuner, tuner_refusal
 
     if (fabric is None) == (scenario is None):
         raise UserError("give a fabric or a scenario (not both)")
@@ -244,6 +247,10 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
     if scenario is None:
         from netmodel.study.fabric_ref import resolve_fabric
 
+        refusal = tuner_refusal(tuner, "auto" if algorithm is None else algorithm)
+        if refusal is not None:
+            raise UserError(f"tuner={tuner!r} with algorithm={algorithm!r}: {refusal}; drop "
+                            f"one, or give tuner={NO_TUNER!r}")
         fab = resolve_fabric(fabric)
         return CollectiveSetup(label=fab.label, source=fab.source, scenario=None,
                                placement="contiguous" if placement is None else placement,
@@ -262,6 +269,8 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
              "algorithms": None if algorithms is None else _algorithms_text(algorithms)}
     overrides = {key: (own, given[key]) for key, own in _own_choices(s)
                  if given[key] is not None and given[key] != own}
+    _refuse_tuner(s, s.tuner if tuner is None else tuner,
+                  s.algorithm if algorithm is None else algorithm, overrides)
     return CollectiveSetup(label=s.label, source="scenario", scenario=s,
                            placement=s.placement if placement is None else placement,
                            algorithm=s.algorithm if algorithm is None else algorithm,
@@ -271,3 +280,24 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                            simple_buffer=simple_buffer, nccl_release=nccl_release,
                            overrides=overrides,
                            _graph=build_fabric(s))
+
+
+def _refuse_tuner(s: Scenario, tuner: str, algorithm: str, overrides: dict) -> None:
+    """The tuner rule (:func:`~netmodel.collectives.tuner_plugin.tuner_refusal`) on a
+    scenario with the caller's choices, naming each part as the scenario's or the caller's
+    parameter (``tuner='...'``), as a scenario file naming both is refused."""
+    from netmodel.collectives.tuner_plugin import tuner_refusal
+
+    refusal = tuner_refusal(tuner, algorithm, s.instances)
+    if refusal is None:
+        return
+    mine = f"tuner={tuner!r}" if "tuner" in overrides else \
+        f"scenario {s.label}'s tuner {tuner}"
+    if algorithm == "auto":
+        beside = f"scenario {s.label}'s instances {s.instances}"
+    elif "algorithm" in overrides:
+        beside = f"algorithm={algorithm!r}"
+    else:
+        beside = f"scenario {s.label}'s algorithm {algorithm}"
+    raise UserError(f"{mine} with {beside}: {refusal}; drop one, or give "
+                    f"tuner={NO_TUNER!r}")

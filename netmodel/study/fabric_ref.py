@@ -182,8 +182,7 @@ def fabric_collectives(ref: str, gpu: str | None = None) -> FabricCollectives:
         # no circuits: every group is cut apart, which a search found only as an infinite
         # collective time, named by op and group size
         if fabric.source == "scenario":
-            how = (f"give scenario {ref} (each instance's circuits set as compare sets "
-                   f"them)")
+            how = f"give scenario={ref!r} (each instance's circuits set as compare sets them)"
         elif fabric.source == "file":
             how = "save the fabric with its circuits set (a spec with logical=ring)"
         else:
