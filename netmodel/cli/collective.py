@@ -235,9 +235,9 @@ def _scenario_help() -> str:
             "placement and algorithm, with its [adjust] and OCS circuits), as compare, "
             "infer --scenario and search --scenario cost it: a shipped scenario ("
             + ", ".join(scenario_names()) + "), NAME@GPU or a .toml file. --algorithm, "
-            "--algorithms, --placement and --seed, where given, override its choices (the "
-            "output names both; a scenario that runs every instance at once takes only "
-            "--placement and --algorithm).")
+            "--algorithms, --placement, --seed, --nccl-release and --nccl-buffsize, where "
+            "given, override its choices (the output names both; a scenario that runs "
+            "every instance at once refuses --algorithms and --seed).")
 
 
 class _FabricOrScenario(click.Command):
@@ -305,12 +305,14 @@ _routing_options = [
 @click.option("--nccl-buffsize", "buffsize_text", default=None, metavar="SIZE",
               help="The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple "
               "protocol's buffer, whose eighth is its pipeline chunk (default NCCL's 4 MiB, "
-              "collective_defaults.toml [pipeline] simple_buffer).")
+              "collective_defaults.toml [pipeline] simple_buffer; with --scenario, the "
+              "scenario's nccl_buffsize).")
 @click.option("--nccl-release", "release_text", default=None, metavar="RELEASE",
               help="The NCCL release to emulate (MAJOR.MINOR[.PATCH], e.g. 2.26 or 2.28.9): "
               "the constants that differ by release (Blackwell's NVLS channels and tree "
               "caps, send/recv channels across nodes) as it had them (default the newest "
-              "the data file holds, collective_generations.toml [release]).")
+              "the data file holds, collective_generations.toml [release]; with "
+              "--scenario, the scenario's nccl_release).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size for every algorithm.")

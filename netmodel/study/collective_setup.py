@@ -61,20 +61,26 @@ def routing_description(placement: str, algorithm: str, algorithms=None,
 
 
 def _own_choices(s: Scenario) -> tuple[tuple[str, object], ...]:
-    """The routing choices a scenario's model makes, by the name a caller overrides them
+    """The choices a scenario's model makes, by the name a caller overrides them
     with: its placement and algorithm, every algorithm a candidate of auto, random
-    placement by seed 0 (ScenarioCollectives' FabricCostModel defaults)."""
+    placement by seed 0 (ScenarioCollectives' FabricCostModel defaults), its tuner, and
+    the NCCL release and Simple buffer (bytes) its calibration holds (None: the ideal
+    one, which has neither)."""
+    from netmodel.study.scenario_fabric import scenario_calibration
+
+    cal = scenario_calibration(s)
     return (("placement", s.placement), ("algorithm", s.algorithm), ("algorithms", "all"),
-            ("seed", 0), ("tuner", s.tuner))
+            ("seed", 0), ("tuner", s.tuner), ("nccl_release", cal.nccl_release or None),
+            ("nccl_buffsize", int(cal.simple_buffer) or None))
 
 
 @dataclass
 class CollectiveSetup:
     """A fabric or a scenario, and how collectives on it are costed.
 
-    ``scenario`` is None for a fabric. ``overrides`` maps each routing choice the caller
+    ``scenario`` is None for a fabric. ``overrides`` maps each choice the caller
     gave against the scenario's (``placement``, ``algorithm``, ``algorithms``, ``seed``,
-    ``tuner``) to
+    ``tuner``, ``nccl_release``, ``nccl_buffsize``) to
     ``(the scenario's, the caller's)``; empty for a fabric or when nothing differs.
     """
 
@@ -150,22 +156,19 @@ class CollectiveSetup:
         if s is None or s.instances != "all":
             return None
         given = [f"--{k}" for k in ("algorithms", "seed") if k in self.overrides]
-        # compare's costs of every instance at once take the scenario's own calibration
-        # (ScenarioCollectives): a buffer or release given here would not reach them
-        given += [flag for flag, v in (("--nccl-buffsize", self.simple_buffer),
-                                       ("--nccl-release", self.nccl_release)) if v is not None]
         if given:
             raise UserError(f"{' and '.join(given)}: scenario {s.label!r} runs every "
                             f"instance at once (instances = all), costed as compare costs "
-                            f"it, with every algorithm a candidate, seed 0 and the "
-                            f"scenario's calibration (NCCL's default buffer, the newest "
-                            f"release); override only --placement or --algorithm")
+                            f"it, with every algorithm a candidate and seed 0; override "
+                            f"only --placement, --algorithm, --nccl-release or "
+                            f"--nccl-buffsize")
         from netmodel.study.fabric_search import ScenarioCollectives
 
         own = replace(s, placement=self.placement, algorithm=self.algorithm)
         scope = "every-op" if "algorithm" in self.overrides else "collectives"
-        return float(ScenarioCollectives(own, scope=scope).collective_time(
-            op, float(nbytes), int(size)))
+        # this setup's calibration: the scenario's with the buffer and release given here
+        return float(ScenarioCollectives(own, scope=scope, calibration=self.calibration)
+                     .collective_time(op, float(nbytes), int(size)))
 
     def describe(self) -> dict:
         """What the costs were made with, for JSON: the scenario (None for a fabric), the
@@ -198,12 +201,15 @@ class CollectiveSetup:
                     f"calibration and this command's placement and algorithm; --scenario "
                     f"{self.label} costs it with the scenario's own collective model, as "
                     f"compare does")
+        from netmodel.study.scenarios import NCCL_KEYS
+
         parts = [f"calibration {s.calibration}, links {s.links}"]
         for key, own in _own_choices(s):
             if key in self.overrides:
                 parts.append(f"{key} {self.overrides[key][1]} (given; the scenario's: "
                              f"{own})")
-            elif key in ("placement", "algorithm") or (key == "tuner" and own != NO_TUNER):
+            elif key in ("placement", "algorithm") or (key == "tuner" and own != NO_TUNER) \
+                    or (key in NCCL_KEYS and getattr(s, key) is not None):   # set in it
                 parts.append(f"{key} {own}")
         if s.instances == "all":
             parts.append("instances all: compare charges every instance at once, which "
@@ -228,7 +234,9 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
     :attr:`CollectiveSetup.overrides` records both. ``simple_buffer``: the run's
     NCCL_BUFFSIZE in bytes (None: the calibration's); ``nccl_release``: the NCCL release
     emulated (None: the calibration's), refused before anything is built unless the
-    shipped data file covers it. A tuner beside a named algorithm, or beside a scenario's
+    shipped data file covers it; given for a scenario, both override its
+    ``nccl_buffsize`` and ``nccl_release`` (recorded as ``overrides`` where they differ).
+    A tuner beside a named algorithm, or beside a scenario's
     ``instances = "all"``, is refused in one line naming each part as the caller's
     parameter (``tuner='...'``) or the scenario's
     (:func:`~netmodel.collectives.tuner_plugin.tuner_refusal`)."""
@@ -239,6 +247,8 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
         raise UserError("give a fabric or a scenario (not both)")
     if tuner is not None:
         get_tuner(tuner)   # an unknown name refused before anything is built
+    from netmodel.collectives.calibration import parse_release, release_text
+
     if nccl_release is not None:   # so is a release the data file does not cover
         from netmodel.collectives.calibration import default_calibration
 
@@ -266,7 +276,11 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
 
     s = get_scenario(scenario)
     given = {"placement": placement, "algorithm": algorithm, "seed": seed, "tuner": tuner,
-             "algorithms": None if algorithms is None else _algorithms_text(algorithms)}
+             "algorithms": None if algorithms is None else _algorithms_text(algorithms),
+             # as the scenario's keys spell them: MAJOR.MINOR, whole bytes
+             "nccl_release": None if nccl_release is None else
+             release_text(parse_release(nccl_release)),
+             "nccl_buffsize": None if simple_buffer is None else int(simple_buffer)}
     overrides = {key: (own, given[key]) for key, own in _own_choices(s)
                  if given[key] is not None and given[key] != own}
     _refuse_tuner(s, s.tuner if tuner is None else tuner,

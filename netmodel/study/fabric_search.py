@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from compute.phases import Workload
     from compute.results import InferenceResult, SearchResult
     from compute.roofline import RooflineOptions
+    from netmodel.collectives.calibration import Calibration
     from netmodel.collectives.model import FabricCostModel
 
 __all__ = ["FabricSearch", "ScenarioCollectives", "fabric_search", "instance_cap"]
@@ -112,10 +113,13 @@ class ScenarioCollectives:
     (a scenario's own, as NCCL_ALGO: all-to-all and send-recv choose as auto where it has
     none), or ``"every-op"`` for an algorithm a caller names
     (:meth:`~netmodel.study.collective_setup.CollectiveSetup.at_once_time`).
+    ``calibration``: the collective model's parameters (None: the scenario's own,
+    :func:`~netmodel.study.scenario_fabric.scenario_calibration`; a caller's, such as
+    ``collective --scenario --nccl-release``'s, keys the shared caches by itself).
     """
 
     def __init__(self, scenario: str | Scenario, concurrent: bool | None = None, *,
-                 scope: str = "collectives"):
+                 scope: str = "collectives", calibration: Calibration | None = None):
         from netmodel.collectives.model import SCOPES
 
         if not isinstance(scope, str) or scope not in SCOPES:
@@ -135,7 +139,8 @@ class ScenarioCollectives:
         self._past_budget: dict[tuple[str, int], int] = {}
         self.graph = build_fabric(self.scenario)
         self.gpus = int(self.graph.graph["gpus"])
-        self.calibration = scenario_calibration(self.scenario)
+        self.calibration = scenario_calibration(self.scenario) if calibration is None \
+            else calibration
         # scenarios whose networks are the same (GPU types differing only off the network,
         # as Lite and Lite+MemBW do) share their compiled costs
         # (the scope is part of what the costs depend on where it is not the scenario's)

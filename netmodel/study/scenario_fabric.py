@@ -176,6 +176,16 @@ def scenario_calibration(scenario: Scenario) -> Calibration:
     (True, True)
     >>> scenario_calibration(get_scenario("h100-dgx")).scaleup_everywhere
     False
+
+    A scenario's ``nccl_buffsize`` and ``nccl_release`` are set in it (None keeps the
+    defaults: NCCL's 4 MiB buffer, the newest release the data file holds), so the caches
+    keyed by it (:func:`network_key`) keep each release's and buffer's costs apart:
+
+    >>> from dataclasses import replace
+    >>> s = replace(get_scenario("h100-dgx"), nccl_release="2.26", nccl_buffsize=2**20)
+    >>> cal = scenario_calibration(s)
+    >>> cal.nccl_release, cal.simple_buffer
+    ('2.26', 1048576.0)
     """
     from netmodel.collectives.calibration import Calibration, default_calibration
 
@@ -185,6 +195,12 @@ def scenario_calibration(scenario: Scenario) -> Calibration:
         cal = cal.with_(protocols=tuple(up(p) for p in cal.protocols),
                         in_network=up(cal.in_network),
                         scaleout_efficiency=cal.scaleup_efficiency, scaleup_everywhere=True)
+    # in the order collective --nccl-buffsize/--nccl-release apply them over it
+    # (CollectiveSetup.calibration): the buffer, then the release
+    if scenario.nccl_buffsize is not None:
+        cal = cal.with_(simple_buffer=float(scenario.nccl_buffsize))
+    if scenario.nccl_release is not None:
+        cal = cal.with_(nccl_release=scenario.nccl_release)
     return cal
 
 

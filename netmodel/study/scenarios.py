@@ -27,6 +27,9 @@ optional; unknown keys are refused)::
     algorithm = "auto"              # or one algorithm of netmodel.collectives.algorithms
     tuner = "none"                  # optional: a tuner plugin choosing under auto
                                     #   (netmodel.collectives.tuner_plugin.tuner_names)
+    nccl_release = "2.30"           # optional: the NCCL release emulated (a string; the
+                                    #   newest the data file holds by default; see below)
+    nccl_buffsize = 4194304         # optional: NCCL_BUFFSIZE in bytes (NCCL's 4 MiB default)
     links = "scale-up"              # "as-built" or "scale-up" (see below)
     calibration = "default"         # "default" (NCCL-sourced) or "ideal" (alpha = 0)
     circuits = "ring"               # optional, OCS fabrics only: "ring" or "torus"
@@ -59,6 +62,15 @@ link efficiency on scale-up links (GPU-GPU and tier-0 switches) and its network 
 the rest (:mod:`netmodel.collectives.calibration`). ``"as-built"`` keeps that split; ``"scale-up"``
 charges the scale-up figures on every link, for fabrics that stand in for the scale-up
 domain (co-packaged optics wired to the GPU package, no NIC or proxy thread in the path).
+
+``nccl_release`` and ``nccl_buffsize`` (``calibration = "default"`` only; leave them out for
+the library's defaults) are what ``netmodel collective --nccl-release/--nccl-buffsize``
+set for one run, here for every command that costs the scenario: the NCCL release whose
+constants apply (``MAJOR.MINOR[.PATCH]`` as a string, in the range the generations file
+covers: :meth:`netmodel.collectives.calibration.Releases.check`) and the bytes of a
+channel's Simple buffer (a whole number, :func:`netmodel.collectives.calibration.
+check_simple_buffer`). The scenario's calibration holds them
+(:func:`netmodel.study.scenario_fabric.scenario_calibration`).
 
 ``instances``: ``"alone"`` costs each model instance by itself, placed where the placement
 puts the first one, with no other traffic on its links. ``"all"`` cuts the fabric into
@@ -116,14 +128,16 @@ from netmodel.study.fabric_table import (
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "Adjust", "Scenario",
-           "expand_scenarios", "fabric_scenario", "get_scenario", "graph_digest",
+__all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "NCCL_KEYS",
+           "Adjust", "Scenario", "expand_scenarios", "fabric_scenario", "get_scenario", "graph_digest",
            "instances_note", "is_scenario_ref", "load_scenario", "load_scenario_text",
            "save_scenario", "scenario_names", "shipped_scenario", "shipped_scenarios"]
 
 LINKS = ("as-built", "scale-up")
 CALIBRATIONS = ("default", "ideal")
 CIRCUITS = ("ring", "torus")
+#: The optional [collective] keys that set NCCL's own settings (None: the library's).
+NCCL_KEYS = ("nccl_release", "nccl_buffsize")
 #: How instances share the fabric: each costed by itself, or all at once.
 INSTANCES = ("alone", "all")
 #: The optional [adjust] keys and their defaults.
@@ -185,6 +199,13 @@ class Scenario:
     #: tuner_names`; :data:`~netmodel.collectives.tuner_plugin.NO_TUNER`: NCCL's own tuner,
     #: which None is read as).
     tuner: str = NO_TUNER
+    #: The NCCL release whose constants apply (``MAJOR.MINOR``; None: the calibration's,
+    #: the newest the generations file holds), checked by
+    #: :meth:`~netmodel.collectives.calibration.Releases.check`.
+    nccl_release: str | None = None
+    #: ``NCCL_BUFFSIZE``, a channel's Simple buffer in bytes (None: the calibration's,
+    #: NCCL's 4 MiB), checked by :func:`~netmodel.collectives.calibration.check_simple_buffer`.
+    nccl_buffsize: int | None = None
     adjust: Adjust = field(default_factory=Adjust)
     sources: dict = field(default_factory=dict)
     #: The GPU type itself (default: the catalog's ``gpu``); a user's GPU file works too.
@@ -212,9 +233,21 @@ class Scenario:
         if self.tuner is None:
             object.__setattr__(self, "tuner", NO_TUNER)
         get_tuner(self.tuner)
+        release, buffsize = _nccl_keys(f"scenario {self.name!r}", self.nccl_release,
+                                       self.nccl_buffsize, self.calibration)
+        object.__setattr__(self, "nccl_release", release)
+        object.__setattr__(self, "nccl_buffsize", buffsize)
         spec = self.gpu_spec if self.gpu_spec is not None else get_gpu(self.gpu)
         object.__setattr__(self, "gpu_spec", spec)
         object.__setattr__(self, "gpu", spec.name)
+        if release is not None:   # a release before NCCL supported the GPU: refused now
+            from netmodel.collectives.calibration import default_calibration
+
+            try:
+                default_calibration().with_(nccl_release=release).for_gpu(spec.name,
+                                                                          self.graph)
+            except UserError as exc:
+                raise UserError(f"scenario {self.name!r}: [collective].{exc}") from None
 
     @property
     def label(self) -> str:
@@ -338,6 +371,9 @@ class Scenario:
             collective["instances"] = self.instances
         if self.tuner != NO_TUNER:
             collective["tuner"] = self.tuner
+        for key in NCCL_KEYS:   # only where set: the library's defaults otherwise
+            if getattr(self, key) is not None:
+                collective[key] = getattr(self, key)
         d = {"name": self.name, "description": self.description,
              "gpu": self.gpu_file or self.gpu,
              "fabric": self.fabric_file if self.fabric_file is not None else
@@ -395,6 +431,40 @@ def _choice(where: str, key: str, value, allowed) -> str:
     return choice(where, key, value, allowed)
 
 
+def _nccl_keys(where: str, release: object, buffsize: object,
+               calibration: str) -> tuple[str | None, int | None]:
+    """A scenario's ``nccl_release`` and ``nccl_buffsize`` (None: the calibration's) as
+    kept: the release as ``MAJOR.MINOR``, the buffer as whole bytes; refused in one line
+    naming ``where``, the key and the value unless the library's own checks take them, and
+    on the ideal calibration (which holds no NCCL constants)."""
+    from netmodel.collectives.calibration import (
+        check_simple_buffer,
+        default_calibration,
+        release_text,
+    )
+
+    # "[collective].KEY": a file's key, which the command line does not spell as its flag
+    # (netmodel.cli.main.flags_for_parameters)
+    at = f"{where}: [collective]."
+    if release is not None:
+        if isinstance(release, (int, float)) and not isinstance(release, bool):
+            raise UserError(f"{at}nccl_release must be a string (\"2.26\"), got "
+                            f"{describe(release)}: a number drops a trailing zero (2.20 "
+                            f"is 2.2)")
+        release = release_text(default_calibration().releases.check(
+            release, f"{at}nccl_release"))
+    if buffsize is not None:
+        check_simple_buffer(buffsize, f"{at}nccl_buffsize")
+        buffsize = int(buffsize)
+    if calibration == "ideal":
+        given = [f"[collective].{k} {describe(v)}" for k, v in
+                 zip(NCCL_KEYS, (release, buffsize), strict=True) if v is not None]
+        if given:
+            raise UserError(f"{where}: {' and '.join(given)}: calibration \"ideal\" holds no NCCL "
+                            f"constants; these apply to calibration \"default\" only")
+    return release, buffsize
+
+
 def _adjust(where: str, table) -> Adjust:
     values = {}
     for k, v in table.items():
@@ -436,7 +506,7 @@ def scenario_from_dict(data: dict, where: str = "scenario",
         raise _fabric_kinds(where, data["fabric"])
     col = data["collective"]
     check_keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS,
-               ("circuits", "instances", "tuner"))
+               ("circuits", "instances", "tuner", *NCCL_KEYS))
     circuits = col.get("circuits")
     is_ocs = graph is None and data["fabric"]["builder"] == "ocs"
     if circuits is not None:
@@ -450,6 +520,8 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     refusal = tuner_refusal(tuner, col["algorithm"], col.get("instances", "alone"))
     if refusal is not None:
         raise UserError(f"{where}: [collective] {refusal}")
+    release, buffsize = _nccl_keys(where, col.get("nccl_release"), col.get("nccl_buffsize"),
+                                   col["calibration"])
     adjust = data.get("adjust", {})
     check_keys(f"{where}: [adjust]", adjust, (), tuple(ADJUST_KEYS))
     src = data["sources"]
@@ -467,7 +539,8 @@ def scenario_from_dict(data: dict, where: str = "scenario",
         calibration=_choice(where, "calibration", col["calibration"], CALIBRATIONS),
         circuits=circuits,
         instances=_choice(where, "instances", col.get("instances", "alone"), INSTANCES),
-        tuner=tuner, adjust=_adjust(where, adjust),
+        tuner=tuner, nccl_release=release, nccl_buffsize=buffsize,
+        adjust=_adjust(where, adjust),
         sources=dict(src))
 
 

@@ -175,3 +175,55 @@ def test_instances_all_is_charged_as_compare_charges_it(tmp_path):
     r = run("collective", "all-reduce", "--scenario", str(path), "--group", "16",
             "--algorithms", "ring,tree")
     assert r.exit_code == 2 and "--algorithms: scenario" in r.output
+
+
+def _b200_rail(tmp_path, name, keys="", instances="alone"):
+    """h100-dgx's 4 x 8 rail fabric on B200-HGX (whose NVLS channels differ by release), as
+    a scenario file with the [collective] keys ``keys`` and ``instances``."""
+    from importlib import resources
+
+    text = resources.files("netmodel").joinpath("data/scenarios/h100-dgx.toml").read_text()
+    text = text.replace('gpu = "H100-SXM"', 'gpu = "B200-HGX"', 1).replace(
+        'name = "h100-dgx"', f'name = "{name}"', 1).replace(
+        'calibration = "default"',
+        f'calibration = "default"\ninstances = "{instances}"\n{keys}', 1)
+    path = tmp_path / f"{name}.toml"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("instances", ["alone", "all"])
+def test_nccl_release_and_buffsize_one_cost_for_every_command(tmp_path, instances):
+    """A scenario's nccl_release and nccl_buffsize (h332) reach every command, and
+    `collective --nccl-release/--nccl-buffsize` on the scenario without them cost the same:
+    the same seconds, bit for bit, from collective (the group alone and, with instances =
+    all, every instance at once), compare's ScenarioCollectives, infer's --scenario model
+    and the API. Before, the keys were refused as unknown, and the at-once time ignored
+    the flags (1.1972 ms at 512 MiB under 2.26 as under 2.30; one group alone 1.2109)."""
+    base = _b200_rail(tmp_path, "b200-rail", instances=instances)
+    keyed = _b200_rail(tmp_path, "b200-rail-226", 'nccl_release = "2.26"\n'
+                       'nccl_buffsize = 65536', instances)
+    flags = ("--nccl-release", "2.26", "--nccl-buffsize", "64KiB")
+    compare = ScenarioCollectives(keyed)
+    _, infer, _, _ = resolve_collectives(keyed, None, None, None)
+    for group, n, default_ms, release_ms in ((8, 2**29, 1.1972, 1.2109),
+                                              (16, 2**26, 0.4448, 0.2925)):
+        given = collective_json("--scenario", base, *flags, "--group", str(group),
+                                "--size", str(n))
+        own = collective_json("--scenario", keyed, "--group", str(group), "--size", str(n))
+        plain = collective_json("--scenario", base, "--group", str(group), "--size", str(n))
+        want = float(compare.collective_time("all-reduce", float(n), group))
+        assert float(infer.collective_time("all-reduce", float(n), group)) == want
+        assert float(collective_time(keyed, "all-reduce", float(n), group)) == want
+        at = "instances_all" if instances == "all" else None
+        for doc in (given, own):
+            assert (doc[at]["time"] if at else doc["time"]) == want
+            assert doc["collectives"]["calibration"]["nccl_release"] == "2.26"
+        # and it is not the defaults' cost: the release (8 GPUs, NVLS in the server) or
+        # the buffer (16, across the rails) changes it
+        assert round(plain["time"] * 1e3, 4) == default_ms
+        assert round(want * 1e3, 4) == release_ms
+        assert given["collectives"]["overrides"] == {
+            "nccl_release": {"scenario": "2.30", "given": "2.26"},
+            "nccl_buffsize": {"scenario": 4194304, "given": 65536}}
+        assert own["collectives"]["overrides"] == {}
