@@ -2,14 +2,9 @@
 carries, what an all-reduce gets from it, what its network costs and draws, and what one
 failure of each kind of part takes out.
 
-A fabric is named as anywhere else (:func:`~netmodel.study.fabric_ref.resolve_fabric`): a
-spec string (``fat-tree:k=8,gpu=Lite``), a saved ``.json``/``.graphml`` file, or a scenario
-(``lite-flat``, ``lite-flat@Lite+BW``, a ``.toml``), whose *physical* fabric is used (as
-built, before its ``[adjust]``) for every row but the all-reduce (costed with the
-scenario's own collective model, below). ``gpu`` re-types every fabric: a scenario by
-:meth:`~netmodel.study.scenarios.Scenario.with_gpu`, a spec through its builder's ``gpu``
-(or ``lite``) parameter, so ``bandwidth=auto`` follows the new GPU; a saved file cannot be
-re-typed.
+A fabric is named, and ``gpu`` re-types it, as anywhere else
+(:func:`~netmodel.study.fabric_ref.resolve_fabric`); a scenario's *physical* fabric gives
+every row but the all-reduce (costed with the scenario's own collective model, below).
 
 One :class:`TopologyRow` per fabric (its fields are the columns of :meth:`to_dict`; the
 human :meth:`~TopologyComparison.table` shows one column per fabric). All values are SI
@@ -37,12 +32,10 @@ format per row, the unit in the row's name.
 * **Network capex and power**: :func:`netmodel.study.network_bill.network_bill` (the ports-used
   share: a scenario is priced as a slice of a fabric built out to full size).
 * **Blast radius** of each component class of :mod:`topologies.failure_domains`, hardware
-  radius only (no model is placed; :func:`topologies.hardware_radius.hardware_radius`): for
-  one failure, the GPUs it removes or stops (every GPU wired to a failed tier-0 switch)
-  plus the GPUs it cuts off from the largest connected part (as
-  :mod:`netmodel.study.blast_radius` counts them); mean over the class (weighted by the
-  parts each component stands for, i.e. by how often it fails) and worst case. Hosts are
-  the fabric's ``server`` labels, else as many GPUs as the reliability catalog puts in one.
+  radius only (:func:`topologies.hardware_radius.hardware_radius`, which defines it): the
+  GPUs one failure removes, stops or cuts off, mean over the class and worst case. Hosts
+  are the fabric's ``server`` labels, else as many GPUs as the reliability catalog puts in
+  one.
 
 >>> r = compare_topologies(["single-switch:n=8", "ring:n=8"])
 >>> [row.diameter for row in r.rows], [row.switches for row in r.rows]
@@ -258,9 +251,10 @@ _UNITS = {"bandwidth": (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("B/s", 1.
           "watts": (("MW", 1e6), ("kW", 1e3), ("W", 1.0))}
 
 
-def _unit(values: list, fmt: str) -> tuple[str, float, int]:
+def row_unit(values: list, fmt: str) -> tuple[str, float, int]:
     """``(unit, scale, decimals)`` for a row of SI values: the unit that keeps the largest
-    value at or above 1, four significant digits on it."""
+    value at or above 1, four significant digits on it (the table's and the figure's,
+    :mod:`netmodel.study.topology_compare_plots`)."""
     nums = [abs(v) for v in values if v is not None and math.isfinite(v)]
     top = max(nums, default=0.0)
     unit, scale = next(((u, s) for u, s in _UNITS[fmt] if top >= s), _UNITS[fmt][-1])
@@ -269,13 +263,15 @@ def _unit(values: list, fmt: str) -> tuple[str, float, int]:
 
 
 def _scaled(values: list, fmt: str) -> tuple[str, list[str]]:
-    """One unit and one number format for a row of SI values (see :func:`_unit`)."""
-    unit, scale, digits = _unit(values, fmt)
+    """One unit and one number format for a row of SI values (see :func:`row_unit`)."""
+    unit, scale, digits = row_unit(values, fmt)
     return unit, ["-" if v is None or not math.isfinite(v) else f"{v / scale:,.{digits}f}"
                   for v in values]
 
 
-def _counts(values: list) -> list[str]:
+def count_texts(values: list) -> list[str]:
+    """A row of counts as the table and the figure write them: thousands separated, two
+    decimals where one is not whole, ``-`` for None."""
     return ["-" if v is None else (f"{v:,}" if float(v).is_integer() else f"{v:,.2f}")
             for v in values]
 
@@ -359,7 +355,7 @@ class TopologyComparison:
             elif fmt == "":
                 out.append((name, [""] * len(values)))
             elif fmt == "count":
-                out.append((name, _counts(values)))
+                out.append((name, count_texts(values)))
             elif fmt == "gpus":
                 out.append((name, _radii(values)))
             else:

@@ -48,7 +48,7 @@ def _short(text: str) -> str:
 
 def _panels(result) -> list[tuple[str, list[list], list[str]]]:
     """``(title, stacked value lists in the panel's unit, per-bar text)`` per panel."""
-    from netmodel.study.topology_compare import _counts, _unit
+    from netmodel.study.topology_compare import count_texts, row_unit
 
     rows = {key: (name, fmt, values) for key, name, fmt, values in result.series()}
     out = []
@@ -56,7 +56,7 @@ def _panels(result) -> list[tuple[str, list[list], list[str]]]:
         if keys == ("all_reduce:*",):
             for n in result.sizes:
                 name, fmt, values = rows[f"all_reduce:{n}"]
-                unit, scale, digits = _unit(values, fmt)
+                unit, scale, digits = row_unit(values, fmt)
                 head = name.replace("all-reduce busbw, ", "all-reduce busbw\n")
                 out.append((f"{head} ({unit})", [[(v or 0.0) / scale for v in values]],
                             ["-" if v is None else f"{v / scale:,.{digits}f}"
@@ -75,9 +75,9 @@ def _panels(result) -> list[tuple[str, list[list], list[str]]]:
         stacks = [[v or 0 for v in rows[k][2]] for k in keys]
         totals = [sum(col) for col in zip(*stacks, strict=True)]
         if fmt == "count":
-            out.append((title or name, stacks, _counts(totals)))
+            out.append((title or name, stacks, count_texts(totals)))
             continue
-        unit, scale, digits = _unit(totals, fmt)
+        unit, scale, digits = row_unit(totals, fmt)
         out.append((f"{title or name} ({unit})", [[v / scale for v in st] for st in stacks],
                     [f"{v / scale:,.{digits}f}" for v in totals]))
     return out
