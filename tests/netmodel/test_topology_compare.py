@@ -1,13 +1,12 @@
 """Fabrics side by side (netmodel.study.topology_compare): values derived by hand on small
-fabrics, the blast radius's symmetry grouping against every component evaluated, the
-shipped scenarios' fabrics, formatting, caching and bad input."""
+fabrics, the shipped scenarios' fabrics, formatting, caching and bad input. The hardware
+blast radius it reports is tested in tests/topologies/test_hardware_radius.py."""
 
 from __future__ import annotations
 
 import math
 import re
 
-import networkx as nx
 import pytest
 
 from compute.errors import UserError
@@ -18,8 +17,7 @@ from netmodel.study.network_bill import network_costs
 from netmodel.study.scenarios import scenario_names
 from netmodel.study.topology_compare import COLUMNS, SIZES, compare_topologies
 from topologies import build
-from topologies.failure_domains import components
-from topologies.hardware_radius import _Cutter, hardware_radius
+from topologies.hardware_radius import hardware_radius
 
 H100 = get_gpu("H100-SXM")
 LITE = get_gpu("Lite")
@@ -115,52 +113,6 @@ def test_blast_radius_by_hand(switch_vs_ring):
     cmp = compare_topologies(["fat-tree:k=4,gpu=B200-HGX", "fat-tree:k=4,gpu=Lite"])
     hosts = [radius(row)["host"].gpus_max for row in cmp.rows]
     assert hosts == [8, 16]      # Lites: 32 a host, but a k=4 fat tree has 16 GPUs
-    r = {b.cls: b for b in hardware_radius(build("leaf-spine:leaves=2,radix=4"))}
-    assert (r["leaf"].gpus_max, r["spine"].gpus_max) == (2, 0)
-    # 4 GPU cables (cut 1 each) and 4 leaf-spine cables (cut 0), 2 transceivers each
-    assert (r["transceiver"].gpus_mean, r["transceiver"].gpus_max) == (0.5, 1)
-    assert r["transceiver"].parts == 16
-
-
-@pytest.mark.parametrize("spec", [
-    "fat-tree:k=4,oversubscription=2", "torus:dims=3x4", "lite-groups:split=gateway",
-    "lite-groups:base=[leaf-spine:leaves=2,radix=4],lites=4", "superpod",
-    "ocs:gpus=16,ports=4", "flat:n=12,planes=3,radix=16", "full-mesh:n=5",
-])
-def test_symmetry_grouping_equals_every_component_evaluated(spec):
-    """The shortcut (no articulation point / no bridge cuts nothing) and the grouping by
-    local structure give what evaluating every single component gives."""
-    g = build(spec)
-    per_host = 4
-    got = {b.cls: b for b in hardware_radius(g, gpus_per_host=per_host)}
-    cutter = _Cutter(g)
-    for cls, comps in components(g, gpus_per_host=per_host).items():
-        if not comps:
-            assert cls not in got
-            continue
-        # a tier-0 switch's GPUs stop with it (Component.disabled): gone as it is
-        radii = [sum(1 for n in (*c.nodes, *c.disabled) if g.nodes[n]["kind"] == "gpu")
-                 + cutter.cut((*c.nodes, *c.disabled), c.edges) for c in comps]
-        weights = [c.parts for c in comps]
-        mean = sum(w * r for w, r in zip(weights, radii, strict=True)) / sum(weights)
-        assert got[cls].gpus_max == max(radii), cls
-        assert got[cls].gpus_mean == pytest.approx(mean), cls
-        assert got[cls].components == len(comps)
-
-
-def test_cutter_counts_against_networkx():
-    g = build("lite-groups:split=gateway")
-    cutter = _Cutter(g)
-    gpus = [n for n, k in g.nodes(data="kind") if k == "gpu"]
-    for node in ("gpu0", "gpu1", "nvs0"):
-        h = g.copy()
-        h.remove_node(node)
-        parts = [sum(1 for n in c if h.nodes[n]["kind"] == "gpu")
-                 for c in nx.connected_components(h)]
-        alive = len(gpus) - (node in gpus)
-        assert cutter.cut([node], []) == alive - max(parts)
-    # the gateway Lite 0 of a group takes its 3 group-mates with it
-    assert cutter.cut(["gpu0"], []) == 3 and cutter.cut(["gpu1"], []) == 0
 
 
 def test_shipped_scenarios(shipped):
