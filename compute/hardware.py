@@ -1,9 +1,10 @@
 """GPU specifications: the catalog shipped in ``compute/data/gpus.toml``, user files, and
-derived GPUs (the Lite family is a fraction of an H100, with bandwidth and FLOP/s multipliers).
+derived GPUs (the Lite family is a fraction of an H100, with bandwidth and FLOP/s
+multipliers), and the one record of every GPU read with what its entry says beside the spec.
 
-All fields are SI: FLOP/s, bytes, bytes/s per direction, watts. Each GPU read is kept by name
-with what its entry says beside the spec (:func:`read_gpu`: its die table, what it derives
-from, its host power), which :mod:`compute.gpu_facts` answers from.
+All fields are SI: FLOP/s, bytes, bytes/s per direction, watts. The record
+(:func:`read_gpu`, by name: its die table, what it derives from, its host power) is what
+:mod:`compute.gpu_facts` answers from.
 
 >>> h100 = get_gpu("H100-SXM")
 >>> h100.sms, h100.hbm_bandwidth
@@ -369,6 +370,8 @@ def read_gpu(name: str) -> ReadGpu | None:
 HOST_POWER_KEY = "host_power_W"
 #: Most host power per GPU taken (W): 100 kW, over 100x any published system's (186-716 W).
 MAX_HOST_POWER = 1e5
+
+
 def host_power_row(here: str, entry: dict) -> Parameter:
     """The entry's ``host_power_W`` row, checked: a sourced row in W, 0 to
     :data:`MAX_HOST_POWER`."""
