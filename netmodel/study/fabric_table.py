@@ -157,6 +157,10 @@ def _check_token_kind(builder: object, key: str, value: str) -> None:
 
 
 def table_params(table: dict, gpu) -> tuple[str, dict]:
+    """The builder's ``(name, keyword arguments)`` of a [fabric] table for ``gpu`` (a
+    :class:`~compute.hardware.GpuSpec`): ``"$gpu"`` the spec itself, every other token
+    resolved (:func:`parse_gpu_token`) once checked against the kind of parameter it is
+    given for, nested tables the same way."""
     params = {}
     for key, value in table.items():
         if key == "builder":
@@ -173,6 +177,12 @@ def table_params(table: dict, gpu) -> tuple[str, dict]:
 
 
 def format_value(value) -> str:
+    """A [fabric] value as a spec string writes it: ``true``/``false``, a float's repr, a
+    text holding ``,``, ``[`` or ``]`` in brackets.
+
+    >>> format_value(True), format_value(0.5), format_value("a,b")
+    ('true', '0.5', '[a,b]')
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
@@ -182,6 +192,8 @@ def format_value(value) -> str:
 
 
 def table_spec(table: dict, gpu) -> str:
+    """The spec string (``builder:key=value,...``) of a [fabric] table for ``gpu``, its
+    tokens resolved and a bandwidth token written as a bandwidth (the module's example)."""
     parts = []
     for key, value in table.items():
         if key == "builder":
