@@ -13,16 +13,20 @@ record, reading the catalog first, and notes a saved fabric's facts into it
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from copy import deepcopy
+from dataclasses import fields, replace
 
 from compute import validate
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, find_name, known
 from compute.hardware import (
+    FLAG_FIELDS,
     HOST_POWER_KEY,
     GpuSpec,
     catalog,
+    derive_gpu,
     die_entry,
     get_gpu,
     host_power_row,
@@ -31,9 +35,9 @@ from compute.hardware import (
 )
 from compute.rows import Parameter
 
-__all__ = ["GPU_FILE_FACTS", "NVLINK_REFERENCE", "base_gpu", "check_gpu_file_facts",
-           "derivation", "die_table", "gpu_file_facts", "host_power_of", "logic_dies",
-           "note_gpu_file_facts", "nvlink_count", "root_gpu"]
+__all__ = ["GPU_FILE_FACTS", "NVLINK_REFERENCE", "base_gpu", "check_derivation",
+           "check_gpu_file_facts", "derivation", "die_table", "gpu_file_facts",
+           "host_power_of", "logic_dies", "note_gpu_file_facts", "nvlink_count", "root_gpu"]
 
 
 def die_table(name: str) -> tuple[dict, str] | None:
@@ -187,7 +191,7 @@ def gpu_file_facts(spec: GpuSpec) -> dict:
     out: dict = {}
     found = read_gpu(spec.name)
     step = None if found is None else found.derived
-    if step is not None:
+    if step is not None and _derives(spec, *step):   # not another GPU of the same name
         out.update(derive_from=step[0], fraction=step[1])
     if found is not None and found.spec == spec:
         if found.die is not None:
@@ -258,7 +262,70 @@ def check_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str
                                 f"({' -> '.join(c[:60] for c in [*chain, step[0]][:8])})")
             chain[last := step[0]] = None
         ends.update(chain)
+    for name, (base, fraction) in derived.items():   # each spec is what its derivation gives
+        check_derivation(specs[name], specs[base] if base in specs else table[base], fraction,
+                         where)
     return dies, derived, hosts
+
+
+#: What :func:`compute.hardware.derive_gpu` scales by each multiplier, by the field that
+#: reads it back (its one field the multiplier alone sets beside the fraction): a saved
+#: fabric carries a derived GPU's base and fraction, not its multipliers.
+_MULTIPLIED = {"flops_multiplier": "flops_bf16", "hbm_capacity_multiplier": "hbm_capacity",
+               "hbm_bandwidth_multiplier": "hbm_bandwidth",
+               "network_bandwidth_multiplier": "scaleup_bandwidth"}
+#: GpuSpec fields a derived GPU's entry sets itself beside ``derive_from``
+#: (compute.hardware's GPU-file reader: ``max_instance``, ``nvlinks``, the flags, ``source``).
+_OWN_FIELDS = ("name", "source", "max_instance", "nvlinks", *FLAG_FIELDS)
+
+
+def check_derivation(spec: GpuSpec, base: GpuSpec, fraction: float, where: str) -> None:
+    """Refuse (one line at ``where``, naming the GPU, the field, ``spec``'s value and the
+    re-derived one) a ``spec`` that is not :func:`compute.hardware.derive_gpu` of ``base``
+    at ``fraction``: re-derived with the multipliers its own fields give (each held to its
+    range, ``limits.toml [gpu.multiplier]``) and the fields its entry may set itself
+    (:data:`_OWN_FIELDS`), every other field must be the derivation's (SMs, TDP, each
+    dtype's peak, the scale-out bandwidth: what the fraction and multipliers set).
+
+    >>> half = derive_gpu(get_gpu("B200-HGX"), "Half", fraction=0.5, flops_multiplier=2)
+    >>> check_derivation(half, get_gpu("B200-HGX"), 0.5, "f.json")
+    >>> check_derivation(half, get_gpu("B200-HGX"), 0.25, "f.json")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: f.json: GPU 'Half' has sms 74, but derive_from 'B200-HGX' at fraction 0.25 gives 37
+    """
+    allowed = validate.limits("gpu")["multiplier"]
+    multipliers, clamped = {}, {}
+    for key, field in _MULTIPLIED.items():
+        m = getattr(spec, field) / (getattr(base, field) * fraction)
+        near = min(max(m, allowed.minimum), allowed.maximum)
+        multipliers[key] = near
+        if near != m:
+            clamped[field] = f" (at its {key}'s {'least' if m < near else 'most'}, {near:g})"
+    own = {f: getattr(spec, f) for f in _OWN_FIELDS}
+    try:
+        again = replace(derive_gpu(base, spec.name, fraction=fraction, **multipliers,
+                                   max_instance=spec.max_instance, source=spec.source), **own)
+    except UserError as exc:
+        raise UserError(f"{where}: {exc}") from None
+    for f in fields(GpuSpec):
+        mine, theirs = getattr(spec, f.name), getattr(again, f.name)
+        if mine != theirs and not (f.name not in own and isinstance(mine, float)
+                                   and math.isclose(mine, theirs, rel_tol=1e-9)):
+            raise UserError(f"{where}: GPU {spec.name!r} has {f.name} {mine!r}, but "
+                            f"derive_from {base.name!r} at fraction {fraction:g} gives "
+                            f"{theirs!r}{clamped.get(f.name, '')}")
+
+
+def _derives(spec: GpuSpec, base: str, fraction: float) -> bool:
+    """Whether ``spec`` is the GPU ``base`` (read, or the catalog's) at ``fraction``
+    (:func:`check_derivation`): a spec built in code may bear the name of a GPU a file
+    derived, and is not that GPU."""
+    try:
+        check_derivation(spec, _spec_read(base) or get_gpu(base), fraction, "")
+    except UserError:
+        return False
+    return True
 
 
 def note_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str) -> None:

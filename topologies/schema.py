@@ -50,7 +50,9 @@ a GPU type is not the catalog's own entry, ``gpu_types`` (``{name: GpuSpec}``, w
 GPUs they derive from, to a catalog GPU) and, for those of them a GPU file says more of,
 ``gpu_file_facts`` (``{name: {key: value}}``, the keys of
 :data:`compute.gpu_facts.GPU_FILE_FACTS`: ``derive_from`` and ``fraction``, the ``die``
-table, ``host_power_W``, as the GPU file gives them; checked as a GPU file's entry). Builders add
+table, ``host_power_W``, as the GPU file gives them; checked as a GPU file's entry, and
+each derivation against the GpuSpec it describes: :func:`compute.gpu_facts.check_derivation`).
+Builders add
 ``builder`` (the registered name) and ``args`` (its non-default arguments, JSON-safe; see
 :mod:`topologies.registry`), ``nodes_built`` and ``edges_built`` (the counts they made:
 analysis trusts its closed forms only while they still match) and, where they apply,
