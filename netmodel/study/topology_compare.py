@@ -170,16 +170,16 @@ def _cost_model(fab: Fabric, size: int):
 
 
 def _all_reduce(fab: Fabric, size: int) -> tuple[tuple[AllReduce, ...], str]:
-    from netmodel.collectives.results import bus_factor
-
     model, note, guard = _cost_model(fab, size)
     with guard:
         sweep = model.sweep("all-reduce", np.array(SIZES, dtype=float), size)
-    factor = bus_factor("all-reduce", size)
     out = []
-    for n, t, a, p in zip(SIZES, sweep.time, sweep.algorithm, sweep.protocol, strict=True):
+    with np.errstate(divide="ignore"):
+        busbw = sweep.busbw   # nccl-tests' (SweepResult.busbw); 0 where the group is cut
+    for n, t, bw, a, p in zip(SIZES, sweep.time, busbw, sweep.algorithm, sweep.protocol,
+                              strict=True):
         ok = bool(np.isfinite(t)) and t > 0
-        out.append(AllReduce(bytes=int(n), time=float(t), busbw=n / t * factor if ok else 0.0,
+        out.append(AllReduce(bytes=int(n), time=float(t), busbw=float(bw) if ok else 0.0,
                              algorithm=str(a), protocol=str(p)))
     if not np.isfinite(sweep.time).all():
         note = (note + "; " if note else "") + "the group is cut apart"
