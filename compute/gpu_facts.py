@@ -29,7 +29,7 @@ from compute.hardware import (
     derive_gpu,
     die_entry,
     get_gpu,
-    host_power_row,
+    host_power_entry,
     keep_read,
     read_gpu,
 )
@@ -252,7 +252,7 @@ def check_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str
             dies[name] = (die[0], die[1], check_die_table(name, die[0], die[1],
                                                           specs[name].sms))
         if HOST_POWER_KEY in entry:
-            hosts[name] = host_power_row(here, entry)
+            hosts[name] = host_power_entry(here, entry)
     ends: set[str] = set()   # every lineage ends at a GPU derived from none
     for name in derived:
         chain, last = {name: None}, name   # in order

@@ -41,7 +41,7 @@ from compute.units import scaled
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "HOST_POWER_KEY", "MAX_HOST_POWER", "GpuSpec",
            "OPTIONAL_FIELDS", "ReadGpu", "SPEC_KEYS", "UNSET_FIELDS", "catalog", "derive_gpu",
-           "die_entry", "get_gpu", "gpu_names", "host_power_row", "keep_read", "load_gpu_file",
+           "die_entry", "get_gpu", "gpu_names", "host_power_entry", "keep_read", "load_gpu_file",
            "read_gpu", "spec_ranges", "unknown_gpu"]
 
 
@@ -372,9 +372,9 @@ HOST_POWER_KEY = "host_power_W"
 MAX_HOST_POWER = 1e5
 
 
-def host_power_row(here: str, entry: dict) -> Parameter:
+def host_power_entry(here: str, entry: dict) -> Parameter:
     """The entry's ``host_power_W`` row, checked: a sourced row in W, 0 to
-    :data:`MAX_HOST_POWER`."""
+    :data:`MAX_HOST_POWER` (read as :func:`die_entry` reads the die table)."""
     row = entry[HOST_POWER_KEY]
     v = check_number(f"{here}: {HOST_POWER_KEY}", _row_value(here, HOST_POWER_KEY, "W", row),
                      high=MAX_HOST_POWER)
@@ -511,7 +511,7 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
             host, entry = entry, {k: v for k, v in entry.items() if k != HOST_POWER_KEY}
         out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived)
         if host is not None:
-            hosts[name] = host_power_row(f"{where}: GPU {name!r}", host)
+            hosts[name] = host_power_entry(f"{where}: GPU {name!r}", host)
         if name in raw:  # its die table checked where it is read, against the GPU's SMs
             table, here = raw[name]
             dies[name] = (table, here, check_die_table(name, table, here, out[name].sms))
