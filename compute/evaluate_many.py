@@ -19,7 +19,7 @@ from compute.hardware import GpuSpec, get_gpu
 from compute.models import ModelSpec, get_model
 from compute.moe_routing import moe_comm
 from compute.parallel import Parallelism, check_parallelism, layout
-from compute.phases import Slo, Workload, check_slo
+from compute.phases import Slo, Workload, check_slo, latency_name
 from compute.results import InferenceResult
 from compute.roofline import (
     RooflineOptions,
@@ -81,7 +81,7 @@ class Evaluations(_Rates):
         return evaluate(self.model, self.gpu, c.tp, int(self.batch[i]), self.workload,
                         pp=c.pp, ep=c.ep, attention_dp=c.attention_dp,
                         expert_skew=self.expert_skew, comm=self.comm, options=self.options,
-                        slo=Slo(ttft=self.latency_limit, tbt=self.latency_limit))
+                        slo=Slo(**{latency_name(self.workload.phase): self.latency_limit}))
 
 
 def _config_rows(configs) -> np.ndarray:

@@ -50,6 +50,7 @@ __all__ = [
     "check_phase",
     "check_slo",
     "latency_name",
+    "slo_text",
 ]
 
 PREFILL, DECODE = "prefill", "decode"
@@ -67,9 +68,6 @@ DEFAULT_CONTEXT = DEFAULT_PROMPT + DEFAULT_OUTPUT
 DEFAULT_TTFT = 1.0
 #: Time-between-tokens SLO for decode (seconds).
 DEFAULT_TBT = 0.050
-#: Longest SLO taken (seconds): a day; beyond it a latency limit is a unit slip (1e308 s
-#: printed as 'inf ms').
-MAX_SLO = 86400.0
 
 
 def check_phase(phase: str, *, both: bool = False) -> str:
@@ -219,15 +217,31 @@ class Slo:
     tbt: float = DEFAULT_TBT
 
     def __post_init__(self):
-        for key in ("ttft", "tbt"):
+        from compute.units import check_plausible
+
+        for key in ("ttft", "tbt"):   # each within its plausible range (limits.toml [quantity])
             v = getattr(self, key)
-            if not (is_finite(v) and 0 < v <= MAX_SLO):
-                raise UserError(f"{key} SLO must be a finite number of seconds > 0 and at most "
-                                f"{MAX_SLO:,.0f} (a day), got {describe(v)}")
+            if not (is_finite(v) and v > 0):
+                raise UserError(f"{key} SLO must be a finite number of seconds > 0, got "
+                                f"{describe(v)}")
+            check_plausible(key, v, f"{key} SLO")
 
     def limit(self, phase: str) -> float:
         """The latency limit of ``phase``: TTFT for prefill, TBT for decode (seconds)."""
         return self.ttft if check_phase(phase) == PREFILL else self.tbt
+
+
+def slo_text(phase: str, limit: float, *, mtp: bool = False) -> str:
+    """The SLO a phase's search meets, as tables and titles print it: ``'TBT <= 50 ms'``
+    (``mtp``: ``'TPOT <= 50 ms'``, the limit a multi-token-prediction step's time per
+    token meets).
+
+    >>> slo_text("decode", 0.05), slo_text("prefill", 2.0), slo_text("decode", 0.05, mtp=True)
+    ('TBT <= 50 ms', 'TTFT <= 2 s', 'TPOT <= 50 ms')
+    """
+    from compute.units import format_time
+
+    return f"{'TPOT' if mtp else latency_name(phase).upper()} <= {format_time(limit)}"
 
 
 def check_slo(slo: object) -> Slo:

@@ -18,6 +18,13 @@ The unit rules (one place; docs/units-and-errors.md repeats them):
   (= ``Gbps``); decimal prefixes on bit rates (``Kb/s`` = ``kb/s`` = 1000 bits/s), as network
   rates are quoted. A bare number is bytes/s.
 * Times: ``s``, ``ms``, ``us`` (= ``µs``), ``ns``, ``ps``; a bare number is seconds.
+* Since a bare number is SI, a slip is easy (``--tbt 50`` is 50 s, ``fabric.bandwidth=100``
+  100 B/s). The SLOs (``--ttft``, ``--tbt``, :class:`compute.phases.Slo`) and a fabric's
+  bandwidths (a builder's keys, in a spec, a scenario's ``[fabric]`` or a sweep's
+  ``fabric.*bandwidth``) must lie in plausible ranges, each with its reasoning in
+  ``compute/data/limits.toml`` (``[quantity]``, :func:`check_plausible`); outside, one line
+  names the value as read with its unit, the range and, for a bare number, the unit it was
+  likely meant in.
 * A number is read exactly (as the decimal typed) and multiplied by its unit's exact factor,
   then rounded once (:func:`scaled`): one quantity written two ways is one float (``1us``,
   ``1000ns`` and ``0.001ms`` are all 1e-06 s; ``400Gb/s`` is ``50GB/s``), so a list naming it
@@ -62,8 +69,10 @@ from compute.validate import describe
 __all__ = [
     "ExactFactor",
     "check_finite_positive",
+    "check_plausible",
     "check_message_bytes",
     "format_bytes",
+    "format_quantity",
     "format_time",
     "parse_bandwidth",
     "parse_bytes",
@@ -290,14 +299,108 @@ def size_units() -> tuple[str, ...]:
     return tuple(u for u in _BYTE_UNITS if u)
 
 
-def parse_time(text: str | float, what: str = "time", *, allow_zero: bool = True) -> float:
-    """Seconds from e.g. ``'0.1us'``, ``'50ms'``, ``'1s'`` or a number of seconds."""
-    return parse_quantity(text, _TIME_UNITS, what, allow_zero=allow_zero)
+def parse_time(text: str | float, what: str = "time", *, allow_zero: bool = True,
+               quantity: str | None = None) -> float:
+    """Seconds from e.g. ``'0.1us'``, ``'50ms'``, ``'1s'`` or a number of seconds;
+    ``quantity`` (a ``[quantity]`` key of ``compute/data/limits.toml``, ``"tbt"``): also
+    within its plausible range (:func:`check_plausible`, which names ``text`` as typed)."""
+    value = parse_quantity(text, _TIME_UNITS, what, allow_zero=allow_zero)
+    return value if quantity is None else check_plausible(quantity, value, what, typed=text)
 
 
-def parse_bandwidth(text: str | float, what: str = "bandwidth") -> float:
-    """Bytes/s from e.g. ``'450GB/s'``, ``'400Gb/s'`` (bits), ``'3.35TB/s'`` or a number."""
-    return parse_quantity(text, _BANDWIDTH_UNITS, what)
+def parse_bandwidth(text: str | float, what: str = "bandwidth", *,
+                    quantity: str | None = None) -> float:
+    """Bytes/s from e.g. ``'450GB/s'``, ``'400Gb/s'`` (bits), ``'3.35TB/s'`` or a number;
+    ``quantity`` as :func:`parse_time` takes it (``"link_bandwidth"``)."""
+    value = parse_quantity(text, _BANDWIDTH_UNITS, what)
+    return value if quantity is None else check_plausible(quantity, value, what, typed=text)
+
+
+#: The unit families of :func:`check_plausible`'s quantities (a ``[quantity]`` entry's
+#: ``unit``): the suffixes a value takes, each with its factor to SI.
+_FAMILIES = {"s": _TIME_UNITS, "B/s": _BANDWIDTH_UNITS}
+#: Unit suffixes a slip hint names, in words.
+_UNIT_WORDS = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds",
+               "MB/s": "megabytes per second", "GB/s": "gigabytes per second",
+               "TB/s": "terabytes per second", "Gb/s": "gigabits per second"}
+
+
+def format_quantity(value: float, unit: str) -> str:
+    """``value`` (SI ``unit``: ``"s"`` or ``"B/s"``) as a person reads it: the unit with the
+    fewest digits before the point, 4 significant digits.
+
+    >>> format_quantity(50, "s"), format_quantity(1e-6, "s"), format_quantity(100, "B/s")
+    ('50 s', '1 us', '100 B/s')
+    >>> format_quantity(112.5e9, "B/s"), format_quantity(1e14, "B/s")
+    ('112.5 GB/s', '100 TB/s')
+    """
+    if unit == "s":
+        return format_time(value)
+    for name, scale in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:.4g} {name}"
+    return f"{value:.4g} {unit}"
+
+
+def _bare(typed: object) -> bool:
+    """Whether ``typed`` is a number with no unit (so read in SI)."""
+    m = _NUMBER.match(typed) if isinstance(typed, str) else None
+    return m is not None and not m.group(2)
+
+
+def check_plausible(quantity: str, value: float, what: str, typed: object = None) -> float:
+    """``value`` (SI) if it lies in the plausible range of ``quantity`` (a ``[quantity]`` key
+    of ``compute/data/limits.toml``: ``"ttft"``, ``"tbt"``, ``"link_bandwidth"``), else a
+    :class:`UserError` in one line naming ``what``, the value as read (``typed``, the text
+    the user gave, when known) with its unit, the range, and for a bare number (or a number
+    from Python, which is SI too) the unit it was likely meant in. The library names the
+    parameter (``tbt SLO``); the command line passes its flag (``--tbt``) and the text.
+
+    >>> check_plausible("tbt", 0.05, "--tbt", "50ms")
+    0.05
+    >>> check_plausible("tbt", 50.0, "--tbt", "50")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --tbt 50 was read as 50 s, outside the 1 us to 10 s allowed for a decode SLO (TBT, time between tokens); write 50ms for milliseconds
+    >>> check_plausible("link_bandwidth", 100.0, "bandwidth")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: bandwidth 100 B/s, outside the 1 GB/s to 100 TB/s allowed for a fabric's link or per-GPU bandwidth (per direction); a number is in B/s: for 100 GB/s give 1e+11
+    """
+    from compute.validate import limits
+
+    r = limits("quantity")[quantity]
+    if r.minimum <= value <= r.maximum:
+        return value
+    try:
+        shown = format_quantity(float(value), r.unit)
+    except OverflowError:   # a whole number past a float (Slo(tbt=10**400))
+        shown = f"{describe(value)} (in {r.unit})"
+    text = typed.strip() if isinstance(typed, str) else None
+    if text is None:
+        head = f"{what} {shown}"
+    elif _bare(text):
+        head = f"{what} {text} was read as {shown}"
+    else:
+        head = f"{what} {text} is {shown}"
+    message = (f"{head}, outside the {format_quantity(r.minimum, r.unit)} to "
+               f"{format_quantity(r.maximum, r.unit)} allowed for {r.label}")
+    if text is None or _bare(text):
+        number = text if text is not None else (f"{value:g}" if isinstance(value, float) else
+                                                str(value))
+        for unit in r.hints:
+            try:
+                meant = scaled(number, _FAMILIES[r.unit][unit])
+            except (ValueError, OverflowError):
+                break
+            if r.minimum <= meant <= r.maximum:
+                if text is None:
+                    message += (f"; a number is in {r.unit}: for {number} {unit} give "
+                                f"{meant:g}")
+                else:
+                    message += f"; write {number}{unit} for {_UNIT_WORDS[unit]}"
+                break
+    raise UserError(message)
 
 
 #: Most sizes :func:`parse_size_range` makes (a tiny factor would otherwise ask for billions).

@@ -458,11 +458,18 @@ class Range:
     or_zero: bool = False
     unit: str = ""
     why: str = ""   #: the reasoning behind the bounds
+    #: what the quantity is, in words (a ``[quantity]`` entry: "a decode SLO (TBT, time
+    #: between tokens)")
+    label: str = ""
+    #: units a bare number out of range was likely meant in, tried in order (``["ms", "us"]``)
+    hints: tuple[str, ...] = ()
 
 
 @cache
 def limits(section: str) -> dict[str, Range]:
-    """The ranges of one section of ``compute/data/limits.toml`` (``"gpu"`` or ``"model"``).
+    """The ranges of one section of ``compute/data/limits.toml`` (``"gpu"``, ``"model"`` or
+    ``"quantity"``: SLOs and link bandwidths as the command line, scenario and sweep keys
+    give them, in SI units; :func:`compute.units.check_plausible`).
 
     >>> limits("model")["layers"].maximum
     10000
@@ -472,7 +479,8 @@ def limits(section: str) -> dict[str, Range]:
         raise KeyError(f"no section {section!r} in compute/data/limits.toml")
     return {key: Range(minimum=e["min"], maximum=e["max"], integer=e.get("integer", False),
                        or_zero=e.get("or_zero", False), unit=e.get("unit", ""),
-                       why=e.get("why", ""))
+                       why=e.get("why", ""), label=e.get("label", ""),
+                       hints=tuple(e.get("hints", ())))
             for key, e in data[section].items()}
 
 

@@ -67,6 +67,7 @@ import numpy as np
 from compute.errors import UserError, known
 from compute.gpu_facts import base_gpu, gpu_file_facts
 from compute.hardware import GpuSpec, catalog, get_gpu
+from compute.units import check_plausible
 from compute.validate import describe, is_whole
 from topologies.limits import MAX_RADIX, PHYSICAL_MAX, PHYSICAL_MIN
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
@@ -227,7 +228,8 @@ def check_radix(what: str, value: object, minimum: int = 1) -> int:
 def check_positive(what: str, value: object, *, allow_zero: bool = False) -> float:
     """``value`` as a finite float > 0 (>= 0 with ``allow_zero``), and, for a physical
     quantity whose name ends in one of :data:`~topologies.limits.PHYSICAL_MAX`'s (latency,
-    bandwidth, length, reconfiguration_time), at most its plausible maximum.
+    bandwidth, length, reconfiguration_time), at most its plausible maximum; a bandwidth
+    within a link's range (:func:`compute.units.check_plausible`, ``link_bandwidth``).
 
     >>> check_positive("latency", 1e300)
     Traceback (most recent call last):
@@ -238,6 +240,8 @@ def check_positive(what: str, value: object, *, allow_zero: bool = False) -> flo
     if x is None or not math.isfinite(x) or not (x >= 0 if allow_zero else x > 0):
         rule = ">= 0" if allow_zero else "> 0"
         raise UserError(f"{what} must be a finite number {rule}, got {describe(value)}")
+    if what.endswith("bandwidth") and x > 0:   # a link's plausible range (limits.toml)
+        check_plausible("link_bandwidth", x, what)
     for name, (most, unit, why) in PHYSICAL_MAX.items():
         if what.endswith(name) and x > most:
             raise UserError(f"{what} must be at most {most:g} {unit} ({why}), got "

@@ -176,7 +176,7 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
         click.echo(json.dumps({"summaries": [s.to_dict() for s in summaries]}, indent=2))
     else:
         for s in summaries:
-            _print_summary(s, limit)
+            _print_summary(s, limit, slo.limit(s.phase))
     exit_if_nothing_feasible(summaries)
 
 
@@ -184,15 +184,21 @@ def _money(x: float) -> str:
     return f"${x / 1e3:,.1f}k" if x >= 1e4 else f"${x:,.0f}"
 
 
-def _print_summary(s, limit: int | None = None) -> None:
+def _print_summary(s, limit: int | None = None, latency_limit: float | None = None) -> None:
+    """``s``'s block; its heading names the SLO searched under (``latency_limit``, seconds:
+    ``TBT <= 50 ms``, :func:`compute.phases.slo_text`)."""
+    from compute.phases import slo_text
+
     def pct(x: float, total: float) -> str:
         return f"{x / total:.0%}" if total else "-"
 
+    slo = "" if latency_limit is None else slo_text(s.phase, latency_limit)
     cfg = (f"{s.config} x batch {s.batch}, {s.instances} instance{'' if s.instances == 1 else 's'}"
-           if s.tp else "nothing feasible under the SLO")
+           if s.tp else f"nothing feasible under {slo or 'the SLO'}")
     na = "-"
     rows = [
-        (f"{s.scenario}, {s.model}, {s.phase}", f"{s.gpus} x {s.gpu}; {cfg}"),
+        (f"{s.scenario}, {s.model}, {s.phase}" + (f" ({slo})" if slo else ""),
+         f"{s.gpus} x {s.gpu}; {cfg}"),
         ("tokens/s", f"{s.tokens_per_s:,.0f}"),
         ("GPU price", f"{_money(s.gpu_price)} ({s.gpu_price_basis}; package "
                       f"{_money(s.gpu_package_cost)})"),

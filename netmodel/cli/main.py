@@ -184,12 +184,13 @@ def slo_option(phase: str, note: str = "") -> Callable[[_F], _F]:
 
 def parse_slo(ttft: str, tbt: str) -> Slo:
     """The :class:`compute.phases.Slo` of :func:`slo_option`'s ``--ttft`` and ``--tbt``
-    (each a time above 0, :func:`compute.units.parse_time`)."""
+    (each a time above 0 within its plausible range, :func:`compute.units.parse_time`: the
+    flag and the text as typed in a refusal, ``--tbt 50 was read as 50 s; ...``)."""
     from compute.phases import Slo
     from compute.units import parse_time
 
-    return Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False),
-               tbt=parse_time(tbt, "--tbt", allow_zero=False))
+    return Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False, quantity="ttft"),
+               tbt=parse_time(tbt, "--tbt", allow_zero=False, quantity="tbt"))
 
 
 def phase_option(*, default: str, takes: str, dest: str = "phase") -> Callable[[_F], _F]:

@@ -28,7 +28,7 @@ from compute.errors import UserError
 from compute.limits import check
 from compute.models import get_model
 from compute.parallel import Parallelism
-from compute.phases import PHASES, Slo, check_phase, check_slo, latency_name
+from compute.phases import DECODE, PHASES, Slo, check_phase, check_slo, latency_name, slo_text
 from compute.roofline import RooflineOptions, check_options, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from netmodel.study.defaults import BASELINE_SCENARIO
@@ -124,8 +124,18 @@ class CompareResult(RowsResult):
                            "settings": self.settings, "scenarios": scen,
                            "rows": self.to_dicts()}, indent=indent)
 
+    def _slo_heading(self, phase: str) -> str:
+        """`` (TBT <= 50 ms)``: the SLO the phase's searches met (:func:`slo_text`; TPOT with
+        multi-token prediction in decode), or nothing where the settings hold none."""
+        slo = self.settings.get("slo") or {}
+        limit = slo.get(f"{latency_name(phase)}_s")
+        if limit is None:
+            return ""
+        mtp = phase == DECODE and bool((self.settings.get("options") or {}).get("mtp_tokens"))
+        return f" ({slo_text(phase, limit, mtp=mtp)})"
+
     def table(self) -> str:
-        """A plain-text table, one block per phase and model."""
+        """A plain-text table, one block per phase and model, its heading the SLO."""
         width = max([len(lab) for lab in self.labels] + [8]) + 2
         base = self.baseline or "-"
         vs = max(12, len(base) + 4)  # the "vs BASELINE" column fits the baseline's label
@@ -139,7 +149,7 @@ class CompareResult(RowsResult):
                 # with every instance at once a row's tokens/s are the cluster's
                 together = [r for r in block if r.feasible and r.instances]
                 every = bool(together) and len(together) == sum(r.feasible for r in block)
-                lines.append(f"{phase} {model}")
+                lines.append(f"{phase} {model}{self._slo_heading(phase)}")
                 lines.append(f"  {'scenario':<{width}}{'tp':>3}{'batch':>6}{lat + ' ms':>9}"
                              f"{'tok/s all' if every else 'tok/s/inst':>12}{'tok/s/SM':>10}"
                              f"{'vs ' + base:>{vs}}{'vs ideal':>9}"

@@ -56,10 +56,9 @@ def _grid(plt, result, width, height):
 
 
 def _title(phase, model, limit) -> str:
-    from compute.units import format_time
+    from compute.phases import slo_text
 
-    lat = "TTFT" if phase == "prefill" else "TBT"
-    return f"{model}, {phase} ({lat} <= {format_time(limit)})"
+    return f"{model}, {phase} ({slo_text(phase, limit)})"
 
 
 @figure_style

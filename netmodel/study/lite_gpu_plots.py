@@ -26,7 +26,7 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
     import numpy as np
     from matplotlib.transforms import ScaledTranslation
 
-    from compute.units import format_time
+    from compute.phases import slo_text
     from netmodel.study.figure_kit import (
         bars,
         fit_inside,
@@ -58,7 +58,6 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
     x = np.arange(len(gpus))
     seen: set = set()
     for i, phase in enumerate(phases):
-        lat = "TTFT" if phase == "prefill" else "TBT"
         limit = next(r.latency_limit_s for r in rows if r.phase == phase)
         for j, model in enumerate(models):
             ax = axes[i][j]
@@ -98,7 +97,7 @@ def plot_tokens_per_sm(study: Any, path: str | PathLike[str], *, network: str | 
             ax.set_ylim(0, top * 1.15)
             ax.set_xlim(-0.6, len(gpus) - 0.4)
             ax.set_axisbelow(True)
-            ax.set_title(f"{model}, {phase} ({lat} <= {format_time(limit)})", fontsize=8.5,
+            ax.set_title(f"{model}, {phase} ({slo_text(phase, limit)})", fontsize=8.5,
                          y=1.0)
             if j == 0:
                 ax.set_ylabel("tokens/s per SM", fontsize=8)

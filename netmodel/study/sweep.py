@@ -204,8 +204,8 @@ def _value(text: str, unit: str, what: str) -> float:
         return _cost_value(text, what)
     if unit == "s":
         return parse_time(text, what)
-    if unit == "bytes/s":
-        return parse_bandwidth(text, what)
+    if unit == "bytes/s":   # a builder's bandwidth: a link's, within its plausible range
+        return parse_bandwidth(text, what, quantity="link_bandwidth")
     if unit == "m":  # a cable length (fabric.length): 20m, 50cm or a number of metres
         return parse_quantity(text, _LENGTH_UNITS, what, allow_zero=True)
     try:

@@ -166,7 +166,7 @@ def test_cost_with_nothing_feasible_exits_3_as_compare_does():
             "--tbt", "1ms"]
     out = CliRunner().invoke(cli, args)
     assert out.exit_code == NOTHING_FEASIBLE == 3, out.output
-    assert "nothing feasible under the SLO" in out.output
+    assert "nothing feasible under TBT <= 1 ms" in out.output
     out = CliRunner().invoke(cli, args + ["--json"])
     assert out.exit_code == 3
     doc = json.loads(out.output.split("\nnothing feasible:")[0])

@@ -158,9 +158,10 @@ def test_the_bounds_themselves_pass():
 
 
 def test_a_builder_refuses_a_bandwidth_under_a_byte_a_second():
-    with pytest.raises(UserError, match="bandwidth must be at least 1 bytes/s"):
+    # and under a link's plausible 1 GB/s (h333: compute/data/limits.toml [quantity])
+    with pytest.raises(UserError, match="bandwidth 1e-291 B/s, outside the 1 GB/s to 100 TB/s"):
         build("single-switch:n=4,bandwidth=1e-300GB/s")
-    assert build("single-switch:n=4,bandwidth=8b/s").edges["nvs0", "gpu0"]["bandwidth"] == 1.0
+    assert build("single-switch:n=4,bandwidth=8Gb/s").edges["nvs0", "gpu0"]["bandwidth"] == 1e9
 
 
 @pytest.mark.parametrize("edit", ["tier", "bandwidth", "latency"])
