@@ -226,24 +226,34 @@ def concurrent_linear(model: FabricCostModel, groups: Groups, op: str,
 def concurrent_own(model: FabricCostModel, groups: Groups, op: str,
                    algorithm: str | None = None) -> tuple:
     """:func:`concurrent_cost`'s makespan compiled once for any sizes (the fabric search's
-    ``instances = "all"``): ``(options, lo, hi, whole, groups)`` for
+    ``instances = "all"``): ``(options, lo, hi, whole, groups, shapes)`` for
     :func:`concurrent_own_makespan`, each group running its own choice, the fastest for it
-    alone, as NCCL's communicators tune apart. Groups whose lines are all alike (one shape:
-    the usual case) are kept once (they choose alike and take the same time); the groups
-    themselves are kept for the sizes where their choices run different algorithms
-    (costed there by :func:`concurrent_cost`, their steps routed together)."""
+    alone, as NCCL's communicators tune apart; under a model's tuner plugin
+    (:meth:`~netmodel.collectives.model.FabricCostModel.tuned`) each group takes the
+    plugin's (algorithm, protocol) where it chooses one the group can run, as
+    :func:`concurrent_cost` lets it. Groups whose lines are all alike (one shape: the usual
+    case; with a tuner, of as many ranks on as many nodes too) are kept once (they choose
+    alike and take the same time); the groups themselves are kept for the sizes where their
+    choices run different algorithms (costed there by :func:`concurrent_cost`, their steps
+    routed together). ``shapes``: each kept group's (ranks, nodes), which the tuner reads;
+    None untuned."""
     groups, names = _prepare(model, groups, op, algorithm)
     groups = _in_order(model, groups)[0]   # as concurrent_cost orders them: the same sums
     options, lo, hi, whole = _own_options(model, groups, op, names, None, hot=False)
     cols = [np.stack([np.asarray(o[k], dtype=float) for o in options]) for k in (2, 3, 4, 5)]
     if lo is not None:
         cols += [lo, hi]
+    tuned = model.tuned(algorithm)
+    if tuned:   # the plugin reads each communicator's ranks and nodes
+        cols += [np.array([[len(g) for g in groups],
+                           [model.tuner_nodes(g) for g in groups]], dtype=float)]
     _, keep = np.unique(np.vstack(cols), axis=1, return_index=True)
     keep = np.sort(keep)
     opts = [(o[0], o[1], o[2][keep], o[3][keep], o[4][keep], o[5][keep]) for o in options]
     if lo is not None:
         lo, hi = lo[:, keep], hi[:, keep]
-    return opts, lo, hi, whole, groups
+    shapes = [(int(r), int(n)) for r, n in cols[-1][:, keep].T] if tuned else None
+    return opts, lo, hi, whole, groups, shapes
 
 
 def concurrent_own_makespan(model: FabricCostModel, op: str, own: tuple,
@@ -252,25 +262,37 @@ def concurrent_own_makespan(model: FabricCostModel, op: str, own: tuple,
     ``own``: :func:`concurrent_cost`'s, each group running its own choice. ``schedules``
     (a list, optional): gets :attr:`ConcurrentResult.schedule` of the sizes where the groups
     run different algorithms (costed by :func:`concurrent_cost`), so that a caller can say
-    where the schedule in time fell back to the lockstep past its budget."""
+    where the schedule in time fell back to the lockstep past its budget. Under a tuner
+    (``own``'s ``shapes``) each distinct size is costed once (the plugin is asked per
+    group and size)."""
     from compute.comm import check_nbytes
 
-    options, lo, hi, whole, groups = own
+    options, lo, hi, whole, groups, shapes = own
     n = np.asarray(check_nbytes(nbytes), dtype=float)
     out = np.zeros(n.shape)
     some = n > 0          # no bytes: no time (as every collective_time says)
     if some.any():
-        out[some] = _own_makespan(model, op, options, lo, hi, whole, groups, n[some],
-                                  schedules)
+        flat, back = n[some], None
+        if shapes is not None:
+            flat, back = np.unique(flat, return_inverse=True)
+        t = _own_makespan(model, op, options, lo, hi, whole, groups, flat, schedules,
+                          shapes)
+        out[some] = t if back is None else t[back.ravel()]
     return out
 
 
 def _own_makespan(model: FabricCostModel, op: str, options, lo, hi, whole, groups,
-                  flat: np.ndarray, schedules: list | None = None) -> np.ndarray:
-    """:func:`concurrent_own_makespan` at the sizes ``flat`` (1-D, every one > 0)."""
-    lean = _own_lean(options, lo, hi, flat)
+                  flat: np.ndarray, schedules: list | None = None,
+                  shapes: list | None = None) -> np.ndarray:
+    """:func:`concurrent_own_makespan` at the sizes ``flat`` (1-D, every one > 0);
+    ``shapes``: each kept group's (ranks, nodes) for the model's tuner (None: untuned)."""
+    tuned = None
+    if shapes is not None:
+        def tuned(g, s, ok):
+            return model.tuner_pair(op, float(flat[s]), *shapes[g], ok)
+    lean = None if tuned is not None else _own_lean(options, lo, hi, flat)
     if lean is None:
-        time, alone, choice, _, pairs, _ = _own_times(options, lo, hi, flat)
+        time, alone, choice, _, pairs, _ = _own_times(options, lo, hi, flat, tuned)
     else:
         time, alone, choice, pairs = lean
     if not np.isfinite(alone).all():

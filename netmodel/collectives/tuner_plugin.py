@@ -71,34 +71,28 @@ def get_tuner(name: str | None, path: str | Path = PLUGINS_PATH) -> TunerPlugin 
     return _named(name, str(path))
 
 
-def tuner_refusal(tuner: str | None, algorithm: str = "auto",
-                  instances: str = "alone") -> str | None:
+def tuner_refusal(tuner: str | None, algorithm: str = "auto") -> str | None:
     """Why the tuner plugin ``tuner`` cannot choose here, in one line; None where it can, or
     where there is none (None or :data:`NO_TUNER`). The rule, said once: a plugin chooses
     the algorithm and protocol of each communicator under ``algorithm`` ``"auto"`` (a named
     algorithm leaves it nothing to choose), as AWS's plugin does per communicator, from its
-    collective, size, ranks and nodes alone. So one group alone, a group after failures and
-    every group of a size at once (each tuned apart) all take it; a scenario's ``instances``
-    ``"all"`` does not: compare charges every instance at once with the fabric search's
-    makespan compiled for any size, each instance on its own fastest choice, which holds no
-    tuner. The caller prefixes where it was given.
+    collective, size, ranks and nodes alone. So one group alone, a group after failures,
+    every group of a size at once (each tuned apart) and a scenario's every instance at
+    once (``instances = "all"``: compare's makespan, each instance tuned apart) all take
+    it. The caller prefixes where it was given.
 
-    >>> tuner_refusal("none", "ring", "all") is None
+    >>> tuner_refusal("none", "ring") is None
     True
     >>> print(tuner_refusal("aws-ofi-nccl:p5", "ring"))
     tuner 'aws-ofi-nccl:p5' chooses under algorithm 'auto', and algorithm 'ring' names one
-    >>> print(tuner_refusal("aws-ofi-nccl:p5", "auto", "all"))
-    tuner 'aws-ofi-nccl:p5' is not applied with instances 'all': compare's cost of every instance at once (the fabric search's compiled makespan) takes each instance's own fastest choice, with no tuner
+    >>> tuner_refusal("aws-ofi-nccl:p5", "auto") is None
+    True
     """
     if tuner is None or tuner == NO_TUNER:
         return None
     if algorithm != "auto":
         return (f"tuner {tuner!r} chooses under algorithm 'auto', and algorithm "
                 f"{algorithm!r} names one")
-    if instances == "all":
-        return (f"tuner {tuner!r} is not applied with instances 'all': compare's cost of "
-                f"every instance at once (the fabric search's compiled makespan) takes "
-                f"each instance's own fastest choice, with no tuner")
     return None
 
 

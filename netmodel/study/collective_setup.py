@@ -148,10 +148,11 @@ class CollectiveSetup:
 
     def at_once_time(self, op: str, nbytes: float, size: int) -> float | None:
         """Seconds of ``op`` with every instance of ``size`` GPUs at once, each on its own
-        (algorithm, protocol), the fastest for it alone, as compare charges a scenario whose
-        ``instances = "all"`` (:class:`~netmodel.study.fabric_search.ScenarioCollectives`,
-        the caller's placement and algorithm in: an algorithm the caller names governs
-        every op, as in :meth:`model`); None for a fabric or instances alone."""
+        (algorithm, protocol), the fastest for it alone or the tuner plugin's where it
+        chooses, as compare charges a scenario whose ``instances = "all"``
+        (:class:`~netmodel.study.fabric_search.ScenarioCollectives`, the caller's
+        placement, algorithm and tuner in: an algorithm the caller names governs every op,
+        as in :meth:`model`); None for a fabric or instances alone."""
         s = self.scenario
         if s is None or s.instances != "all":
             return None
@@ -164,7 +165,8 @@ class CollectiveSetup:
                             f"--nccl-buffsize")
         from netmodel.study.fabric_search import ScenarioCollectives
 
-        own = replace(s, placement=self.placement, algorithm=self.algorithm)
+        own = replace(s, placement=self.placement, algorithm=self.algorithm,
+                      tuner=self.tuner)
         scope = "every-op" if "algorithm" in self.overrides else "collectives"
         # this setup's calibration: the scenario's with the buffer and release given here
         return float(ScenarioCollectives(own, scope=scope, calibration=self.calibration)
@@ -236,9 +238,8 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
     emulated (None: the calibration's), refused before anything is built unless the
     shipped data file covers it; given for a scenario, both override its
     ``nccl_buffsize`` and ``nccl_release`` (recorded as ``overrides`` where they differ).
-    A tuner beside a named algorithm, or beside a scenario's
-    ``instances = "all"``, is refused in one line naming each part as the caller's
-    parameter (``tuner='...'``) or the scenario's
+    A tuner beside a named algorithm is refused in one line naming each part as the
+    caller's parameter (``tuner='...'``) or the scenario's
     (:func:`~netmodel.collectives.tuner_plugin.tuner_refusal`)."""
     from netmodel.collectives.model import MAX_TRANSFERS
     from netmodel.collectives.tuner_plugin import get_tuner, tuner_refusal
@@ -302,14 +303,12 @@ def _refuse_tuner(s: Scenario, tuner: str, algorithm: str, overrides: dict) -> N
     parameter (``tuner='...'``), as a scenario file naming both is refused."""
     from netmodel.collectives.tuner_plugin import tuner_refusal
 
-    refusal = tuner_refusal(tuner, algorithm, s.instances)
+    refusal = tuner_refusal(tuner, algorithm)
     if refusal is None:
         return
     mine = f"tuner={tuner!r}" if "tuner" in overrides else \
         f"scenario {s.label}'s tuner {tuner}"
-    if algorithm == "auto":
-        beside = f"scenario {s.label}'s instances {s.instances}"
-    elif "algorithm" in overrides:
+    if "algorithm" in overrides:
         beside = f"algorithm={algorithm!r}"
     else:
         beside = f"scenario {s.label}'s algorithm {algorithm}"

@@ -20,8 +20,9 @@ its links). With the scenario's ``instances = "all"`` (or ``ScenarioCollectives(
 concurrent=True)``) every instance of the cluster runs the collective at the same time: for
 TP degree ``t`` the fabric is cut into ``floor(GPUs / t)`` instances by the placement
 policy, links are shared fairly, and the collective takes the slowest instance's time,
-each instance running its own (algorithm, protocol), the fastest for it alone, as NCCL's
-communicators tune apart and as ``collective --all-groups`` charges it
+each instance running its own (algorithm, protocol), the fastest for it alone (under the
+scenario's ``tuner`` plugin, the plugin's pair where it chooses one the instance can run),
+as NCCL's communicators tune apart and as ``collective --all-groups`` charges it
 (:func:`~netmodel.collectives.concurrent.concurrent_own`, compiled once per (op, t), its
 instances of one shape kept once; a size array then costs each choice's least line alone
 and together, and where instances choose different algorithms, their steps routed
@@ -52,7 +53,7 @@ from compute.roofline import check_skew, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
 from compute.validate import describe
-from netmodel.collectives.tuner_plugin import NO_TUNER, tuner_refusal
+from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.scenario_fabric import (
     build_fabric,
     network_key,
@@ -130,11 +131,6 @@ class ScenarioCollectives:
             scenario = scenario.with_instances("all" if concurrent else "alone")
         self.scenario = scenario
         self.concurrent = scenario.instances == "all"
-        # a tuner with another algorithm is refused where a user gives both (a scenario
-        # file, the command line); a caller's algorithm here leaves it idle
-        refusal = tuner_refusal(scenario.tuner, instances=scenario.instances)
-        if refusal is not None:
-            raise UserError(f"scenario {scenario.label!r}: {refusal}")
         #: how many charges of each (op, instance GPUs) fell back past the budget
         self._past_budget: dict[tuple[str, int], int] = {}
         self.graph = build_fabric(self.scenario)
@@ -218,7 +214,8 @@ class ScenarioCollectives:
 
     def own(self, op: str, size: int):
         """Every instance at once, each on its own (algorithm, protocol), the fastest for it
-        alone (:func:`~netmodel.collectives.concurrent.concurrent_own`, compiled once per
+        alone or its tuner plugin's where the plugin chooses
+        (:func:`~netmodel.collectives.concurrent.concurrent_own`, compiled once per
         op, size, as ``collective --all-groups`` charges it), which :meth:`collective_time`
         costs by :func:`~netmodel.collectives.concurrent.concurrent_own_makespan`."""
         key = ("own", op, int(size))

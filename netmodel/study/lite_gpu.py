@@ -420,12 +420,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
               * len(phases), MAX_SEARCHES, "NETMODEL_MAX_COMPARE_SEARCHES",
               "give fewer scenarios, GPUs, models or phases")
     own = own_gpu_scenarios(scens)
-    # a tuner plugin chooses for an instance alone (ScenarioCollectives refuses one with
-    # every instance at once, by tuner_refusal): the packed part leaves such a scenario out
-    from netmodel.collectives.tuner_plugin import tuner_refusal
-
-    own_packed = [s for s in own if tuner_refusal(s.tuner, instances="all") is None]
-    packed = packed and fabric and any(s.instances != "all" for s in own_packed)
+    packed = packed and fabric and any(s.instances != "all" for s in own)
     moe = moe if fabric else None
     beside = (executor is None or not executor.distributed) and forks()
 
@@ -436,7 +431,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         packed_result = moe_result = None
         if packed:
             # each scenario on its own GPU: every instance at once is the costliest costing
-            packed_result = run_compare(models, own_packed, phases, options=options, slo=slo,
+            packed_result = run_compare(models, own, phases, options=options, slo=slo,
                                         prompt=prompt, context=context, max_batch=max_batch,
                                         progress=progress, instances="all",
                                         parallelism=parallelism, executor=executor)
@@ -475,7 +470,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     paper_options = replace(options, overlap_collectives=True) \
         if paper and not options.overlap_collectives else None
     fabric_work = len(scens) * len(models) * len(phases)
-    packed_work = len(own_packed) * len(models) * len(phases) * packed
+    packed_work = len(own) * len(models) * len(phases) * packed
     # the crossovers and the sweep need only the fabric comparison: they run beside the
     # other parts, in a forked process that starts with this one's caches (here, one
     # after the other, with one core, NETMODEL_JOBS=1 or on Dask)

@@ -517,7 +517,7 @@ def scenario_from_dict(data: dict, where: str = "scenario",
         raise UserError(f"{where}: an 'ocs' fabric needs [collective] circuits "
                         f"(allowed: {known(CIRCUITS)})")
     tuner = _choice(where, "tuner", col.get("tuner", NO_TUNER), tuner_names())
-    refusal = tuner_refusal(tuner, col["algorithm"], col.get("instances", "alone"))
+    refusal = tuner_refusal(tuner, col["algorithm"])
     if refusal is not None:
         raise UserError(f"{where}: [collective] {refusal}")
     release, buffsize = _nccl_keys(where, col.get("nccl_release"), col.get("nccl_buffsize"),

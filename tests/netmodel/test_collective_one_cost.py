@@ -227,3 +227,120 @@ def test_nccl_release_and_buffsize_one_cost_for_every_command(tmp_path, instance
             "nccl_release": {"scenario": "2.30", "given": "2.26"},
             "nccl_buffsize": {"scenario": 4194304, "given": 65536}}
         assert own["collectives"]["overrides"] == {}
+
+
+# --- a tuner plugin with every instance at once (h337) -------------------------------------
+#
+# Hand-derived from netmodel/data/collective_tuner_plugins.toml (aws-ofi-nccl p5; log2 of
+# bytes and ranks; 8 ranks a node, 3 nodes or more), as test_tuner_rule_h329 derives it:
+# 512 MiB on 32 ranks is (29, 5), inside ring/LL128 (its left edge meets y = 5 at x = 25.17,
+# its right edge at 30.48), and so is 1 GiB (30, 5); 16 ranks are 2 nodes, fewer than the
+# plugin's 3: NCCL's own choice. NCCL's own choice at 512 MiB on 32 is hierarchical/Simple.
+# The fabric is h100-dgx's on 8 servers (64 H100, rail-optimized): its two instances of 32
+# (servers 0-3 and 4-7) share no link (every GPU has its own NIC on its rail's leaf, and
+# each rail's 8 GPUs sit on one leaf), so every instance at once runs as one alone.
+
+TUNER = "aws-ofi-nccl:p5"
+
+
+def _rail8(tmp_path, name, tuner=None, instances="all"):
+    from tests.netmodel.scenario_helpers import write_scenario
+
+    fabric = {"builder": "rail-optimized", "domains": 8, "domain_size": 8,
+              "gpus_per_server": 8, "gpu": "$gpu", "scaleup_bandwidth": "$scaleup",
+              "nic_bandwidth": "$scaleout", "nvlinks": "$nvlinks",
+              "in_network_reduction": "$reduction", "sharp": False,
+              "medium": "pluggable-optics"}
+    return str(write_scenario(tmp_path, name, "H100-SXM", fabric, links="as-built",
+                              tuner=tuner, instances=instances))
+
+
+def _pair_line(coll, size, n, pair):
+    """The fastest line of one (algorithm, protocol) for one instance alone, a + b n."""
+    from netmodel.collectives.model import candidate_lines
+
+    m = coll.model(size)
+    cands = m.candidates("all-reduce", m.group(size))
+    a, b, _, _ = candidate_lines(m, cands)
+    return min(a[i] + b[i] * n for i, c in enumerate(cands) if (c[0], c[1]) == pair)
+
+
+def test_every_instance_at_once_takes_the_tuner_plugins_choice(tmp_path):
+    """A scenario with instances = "all" and a tuner plugin is costed (it was refused:
+    "is not applied with instances 'all'"), each instance's all-reduce with the plugin's
+    (algorithm, protocol) where it chooses one, auto's elsewhere."""
+    tuned = ScenarioCollectives(_rail8(tmp_path, "rail8-tuned", TUNER))
+    plain = ScenarioCollectives(_rail8(tmp_path, "rail8-plain"))
+    alone = ScenarioCollectives(_rail8(tmp_path, "rail8-tuned-alone", TUNER, "alone"))
+    assert tuned.concurrent and plain.concurrent and not alone.concurrent
+    for n in (2.0**29, 2.0**30):
+        at_once = float(tuned.collective_time("all-reduce", n, 32))
+        # no link shared: every instance at once is one alone, under the plugin
+        assert at_once == float(alone.collective_time("all-reduce", n, 32))
+        assert at_once == pytest.approx(_pair_line(alone, 32, n, ("ring", "LL128")),
+                                        rel=1e-12)
+    # the plugin changes the at-once time: ring/LL128 3.2063 ms where NCCL's own
+    # (hierarchical/Simple, its fastest line alone) takes 2.6800 ms
+    t, p = (float(c.collective_time("all-reduce", 2.0**29, 32)) for c in (tuned, plain))
+    assert round(t * 1e3, 4) == 3.2063 and round(p * 1e3, 4) == 2.6800
+    assert p == pytest.approx(_pair_line(plain, 32, 2.0**29, ("hierarchical", "Simple")),
+                              rel=1e-12)
+    # instances of 16 GPUs are 2 nodes: the plugin leaves them to NCCL, as without it
+    for n in (2.0**20, 2.0**29):
+        assert float(tuned.collective_time("all-reduce", n, 16)) == \
+            float(plain.collective_time("all-reduce", n, 16))
+
+
+def test_the_at_once_time_is_all_groups_time_at_every_size(tmp_path):
+    """The compiled at-once cost is concurrent_cost's (collective --all-groups') under the
+    plugin, bit for bit, at sizes the plugin gives to tree/LL128, ring/LL128, ring/Simple
+    and to NCCL (0 bytes: no time); asked as one array or size by size, the same."""
+    from netmodel.collectives.concurrent import concurrent_cost
+
+    tuned = ScenarioCollectives(_rail8(tmp_path, "rail8-tuned", TUNER))
+    sizes = np.array([2.0**20, 2.0**24, 2.0**29, 2.0**30, 2.0**31, 2.0**24, 0.0])
+    grid = tuned.collective_time("all-reduce", sizes, 32)
+    each = [float(tuned.collective_time("all-reduce", n, 32)) for n in sizes]
+    assert grid.tolist() == each and grid[-1] == 0.0
+    m = tuned.model(32)
+    r = concurrent_cost(m, tuned.instances(32), "all-reduce", sizes[:-1])
+    assert grid[:-1].tolist() == r.makespan.tolist()
+    assert list(zip(r.algorithm, r.protocol, strict=True))[:5] == [
+        ("tree", "LL128"), ("tree", "LL128"), ("ring", "LL128"), ("ring", "LL128"),
+        ("ring", "Simple")]
+
+
+def test_tuned_and_untuned_models_keep_apart(tmp_path):
+    """network_key holds the tuner, so the shared caches of one process keep a tuned and an
+    untuned scenario of the same network apart, whichever is costed first."""
+    from netmodel.study.scenario_fabric import network_key
+
+    tuned_path, plain_path = (_rail8(tmp_path, "rail8-tuned", TUNER),
+                              _rail8(tmp_path, "rail8-plain"))
+    first = [ScenarioCollectives(p) for p in (tuned_path, plain_path)]
+    keys = [network_key(c.scenario, c.calibration) for c in first]
+    assert keys[0] != keys[1] and keys[0].endswith(f"'{TUNER}')")
+    times = [float(c.collective_time("all-reduce", 2.0**29, 32)) for c in first]
+    again = [float(ScenarioCollectives(p).collective_time("all-reduce", 2.0**29, 32))
+             for p in (plain_path, tuned_path)]
+    assert times == again[::-1] and times[0] != times[1]
+
+
+def test_collective_tuner_flag_with_instances_all_is_compares_figure(tmp_path):
+    """`collective --scenario X --tuner aws-ofi-nccl:p5` on a scenario whose instances run
+    at once reports the at-once time compare charges the scenario with that tuner (it was
+    refused), and the scenario's own tuner key gives the same."""
+    plain, tuned = _rail8(tmp_path, "rail8-plain"), _rail8(tmp_path, "rail8-tuned", TUNER)
+    want = float(ScenarioCollectives(tuned).collective_time("all-reduce", 2.0**29, 32))
+    given = collective_json("--scenario", plain, "--tuner", TUNER, "--group", "32",
+                            "--size", "512MiB")
+    own = collective_json("--scenario", tuned, "--group", "32", "--size", "512MiB")
+    for doc in (given, own):
+        assert doc["instances_all"]["time"] == want == doc["time"]
+        assert (doc["algorithm"], doc["protocol"], doc["chosen_by"]) == \
+            ("ring", "LL128", "tuner")
+        assert doc["collectives"]["tuner"] == TUNER
+    assert given["collectives"]["overrides"] == {"tuner": {"scenario": "none",
+                                                           "given": TUNER}}
+    untuned = collective_json("--scenario", plain, "--group", "32", "--size", "512MiB")
+    assert round(untuned["instances_all"]["time"] * 1e3, 4) == 2.6800

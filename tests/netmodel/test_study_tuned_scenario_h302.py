@@ -1,8 +1,8 @@
-"""The study runs a scenario whose ``[collective] tuner`` is set (h302): its packed part
-costs every instance at once, which a tuner plugin does not choose for (it chooses for an
-instance alone; ScenarioCollectives refuses the two together), so the packed part leaves
-such a scenario out and the rest of the study runs it. Before, the whole study was refused
-in one line ('tuner ... chooses for instances alone'), --no-packed the only way to run it."""
+"""The study runs a scenario whose ``[collective] tuner`` is set (h302), its packed part too
+(h337): every instance at once takes the plugin's choice per instance, as one alone does
+(ScenarioCollectives refused the two together until h337, so the packed part left such a
+scenario out; before h302 the whole study was refused in one line, 'tuner ... chooses for
+instances alone', --no-packed the only way to run it)."""
 
 from __future__ import annotations
 
@@ -25,30 +25,31 @@ def study():
                           moe=None)
 
 
-def test_a_tuned_scenario_runs_in_the_study_but_the_packed_part(study):
+def test_a_tuned_scenario_runs_in_the_study_and_its_packed_part(study):
     labels = {r.label for r in study.fabric.rows}
     assert labels == {"h100-dgx@H100-SXM", "efa-tuned@Lite"}
     tuned = next(s for s in study.fabric.scenarios if s.name == "efa-tuned")
     assert tuned.tuner == "aws-ofi-nccl:p5"
     assert study.packed is not None
-    assert {r.label for r in study.packed.rows} == {"h100-dgx@H100-SXM"}
+    assert {r.label for r in study.packed.rows} == {"h100-dgx@H100-SXM", "efa-tuned@Lite"}
 
 
 def test_the_packed_part_of_the_baseline_is_what_it_is_without_the_tuned_scenario(study):
-    # leaving the tuned scenario out changes nothing of the rest of the packed part
+    # the tuned scenario beside it changes nothing of the rest of the packed part
     from netmodel.study.lite_gpu import run_full_study
 
     alone = run_full_study(["Llama-3-70B"], ["H100-SXM"], ["decode"], networks=["ring"],
                            scenarios=["h100-dgx"], sweep=False, paper=False,
                            reliability=False, cost=False, crossovers=False, serving=False,
                            moe=None)
-    key = [(r.label, r.tp, r.batch, r.tokens_per_s_per_sm) for r in study.packed.rows]
+    key = [(r.label, r.tp, r.batch, r.tokens_per_s_per_sm) for r in study.packed.rows
+           if r.label == "h100-dgx@H100-SXM"]
     assert key == [(r.label, r.tp, r.batch, r.tokens_per_s_per_sm) for r in alone.packed.rows]
 
 
 def test_a_scenario_with_no_tuner_plugin_is_packed():
     # tuner None is NCCL's own tuner, as "none" is (tuner_refusal, ScenarioCollectives):
-    # the packed part keeps it (it was left out: the selection compared with "none")
+    # the packed part keeps it (h302: the selection compared with "none" left it out)
     from dataclasses import replace
 
     from netmodel.study.lite_gpu import run_full_study
