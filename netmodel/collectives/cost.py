@@ -44,7 +44,7 @@ from netmodel.collectives.pipeline_fill import (
     tree_least,
 )
 from netmodel.collectives.results import InSwitchCeiling, StepTiming, TreeCap
-from netmodel.collectives.route_types import _GPU, _SWITCH
+from netmodel.collectives.route_types import KIND_GPU, KIND_SWITCH
 from netmodel.collectives.routing import NoPath as GroupCut
 from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import StepShape, unique
@@ -144,13 +144,13 @@ def _link_path_rates(router: Router, bw: np.ndarray) -> np.ndarray:
     src, dst = router._src, router._dst
     code, tier = router._code, router._tier_arr
     out = np.array(bw, dtype=float)
-    gpu_up = (code[src] == _GPU) & (code[dst] == _SWITCH)     # each GPU-switch edge once
+    gpu_up = (code[src] == KIND_GPU) & (code[dst] == KIND_SWITCH)     # each GPU-switch edge once
     if gpu_up.any():
         tiers, t_of = np.unique(tier[dst[gpu_up]], return_inverse=True)
         key = src[gpu_up] * len(tiers) + t_of
         total = np.bincount(key, weights=bw[gpu_up], minlength=len(router._code) * len(tiers))
         out[gpu_up] = total[key]
-        down = (code[dst] == _GPU) & (code[src] == _SWITCH)
+        down = (code[dst] == KIND_GPU) & (code[src] == KIND_SWITCH)
         t_down = np.searchsorted(tiers, tier[src[down]])
         out[down] = total[dst[down] * len(tiers) + t_down]
     return out
@@ -174,7 +174,7 @@ def gpu_nics(router: Router) -> tuple[np.ndarray, np.ndarray]:
 
 def _gpu_nics(router: Router, bw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     src, dst, code = router._src, router._dst, router._code
-    nic = (code[src] == _GPU) & (code[dst] == _SWITCH) & np.asarray(router.scaleout, bool)
+    nic = (code[src] == KIND_GPU) & (code[dst] == KIND_SWITCH) & np.asarray(router.scaleout, bool)
     n = len(code)
     return (np.bincount(src[nic], weights=bw[nic], minlength=n),
             np.bincount(src[nic], minlength=n))

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from netmodel.collectives.route_types import _FIELDS, _GPU
+from netmodel.collectives.route_types import KIND_GPU, TRANSFER_FIELDS
 
 __all__ = ["BulkRoutes"]
 
@@ -97,7 +97,7 @@ class BulkRoutes:
                 self._learn_pairs(np.array([k for k, r in zip(keys, rows, strict=True)
                                             if r is None], dtype=np.int64))
                 rows = [known[k] for k in keys]
-            for name, col in zip(_FIELDS, zip(*rows, strict=True), strict=True):
+            for name, col in zip(TRANSFER_FIELDS, zip(*rows, strict=True), strict=True):
                 out[name][idx] = col
             return out
         at = self._known_at(ss, sd, s_on, d_on)
@@ -119,7 +119,7 @@ class BulkRoutes:
         all of them) and their ends; the others (not two GPUs, the same GPU, direct
         neighbours) are routed on their own."""
         code = self._code
-        ok = (code[src] == _GPU) & (code[dst] == _GPU) & (src != dst)
+        ok = (code[src] == KIND_GPU) & (code[dst] == KIND_GPU) & (src != dst)
         # an all-pairs step (4.2 million transfers) is all GPU pairs: no index, no gathers
         idx = None if ok.all() else np.flatnonzero(ok)
         s_on, d_on = (src, dst) if idx is None else (src[idx], dst[idx])
@@ -251,7 +251,7 @@ class BulkRoutes:
         old = np.ones(len(known) + len(uk), dtype=bool)
         old[new_at] = False
         merged = {}
-        for k in _FIELDS:
+        for k in TRANSFER_FIELDS:
             col = np.empty(len(old), dtype=u[k].dtype)
             col[new_at], col[old] = u[k], self._known_fields[k]
             merged[k] = col

@@ -20,7 +20,7 @@ from itertools import chain
 import numpy as np
 
 from netmodel.collectives.route_flows import _FLOW_RTOL
-from netmodel.collectives.route_types import _GPU, _SWITCH
+from netmodel.collectives.route_types import KIND_GPU, KIND_SWITCH
 
 __all__ = ["DagRoutes"]
 
@@ -74,8 +74,8 @@ class DagRoutes:
         code, n = self._code, self._n
         r = np.repeat(np.arange(len(sizes)), sizes)
         s, d = self._src[links], self._dst[links]
-        into = (code[d] == _GPU) & (code[s] == _SWITCH) & (d != dst[r])
-        out = (code[s] == _GPU) & (code[d] == _SWITCH) & (s != src[r])
+        into = (code[d] == KIND_GPU) & (code[s] == KIND_SWITCH) & (d != dst[r])
+        out = (code[s] == KIND_GPU) & (code[d] == KIND_SWITCH) & (s != src[r])
         lend = np.unique(np.concatenate([r[into] * n + d[into], r[out] * n + s[out]]))
         if not len(lend):
             return sizes, links, weights, latency, hops
@@ -148,7 +148,7 @@ class DagRoutes:
         n, m = self._n, len(dst)
         ptr, nbr, link = self._nbr_csr()
         deg = np.diff(ptr)
-        transit = self._code <= _SWITCH
+        transit = self._code <= KIND_SWITCH
 
         def expand(u):
             c = deg[u]

@@ -22,10 +22,10 @@ import numpy as np
 
 from netmodel.collectives.route_bulk import _add_template
 from netmodel.collectives.route_types import (
-    _DAG_NODES,
-    _GPU,
-    _PLAN_FIELDS,
-    _SWITCH,
+    DAG_NODES,
+    KIND_GPU,
+    KIND_SWITCH,
+    PLAN_FIELDS,
     NoPath,
     Plan,
     TooManyRouteLinks,
@@ -50,11 +50,11 @@ _WALK_MANY = 64
 #: (:meth:`PlannedRoutes._check_search_work`).
 _SAMPLE_FROM = 1 << 16
 _SAMPLE_PAIRS = 512
-#: ... and past ``_DAG_NODES`` nodes, where each pair is searched on its own (about a
+#: ... and past ``DAG_NODES`` nodes, where each pair is searched on its own (about a
 #: millisecond each on a 131,072-GPU torus), from this many.
 _SAMPLE_FROM_ONE_BY_ONE = 4 * _SAMPLE_PAIRS
 #: The most route links such a batch may hold (estimated): with the shortest paths towards
-#: each destination kept as arrays (fabrics of up to ``_DAG_NODES`` nodes), each link
+#: each destination kept as arrays (fabrics of up to ``DAG_NODES`` nodes), each link
 #: costs about 110 bytes at the peak and 1.6 us (a 16x16x16 torus, direct all-reduce over
 #: 1,024 GPUs: 1,047,552 pairs, 116 M links estimated, 13.1 GB peak RSS, 185 s; 512 GPUs:
 #: 261,632 pairs, 2.4 GB, 38 s); beyond, searched pair by pair in Python, about 35 us each
@@ -427,7 +427,7 @@ class PlannedRoutes:
                 if route is not None:
                     s, d = lsrc[route.links], ldst[route.links]
                     out_at = np.flatnonzero((gidx[s] >= 0) & (s != vn) & (tier[d] >= 1)
-                                            & (self._code[d] == _SWITCH))
+                                            & (self._code[d] == KIND_SWITCH))
                     if len(out_at):
                         hit = int(gidx[s[out_at[0]]])
                 seen[(v, p)] = hit
@@ -557,7 +557,7 @@ class PlannedRoutes:
         the last 256, in at most :data:`_PLAN_BYTES` (the oldest dropped; a plan larger
         than that alone, as a direct all-to-all of 64 groups of 256 GPUs at once, 389 MB,
         is not kept: a router makes it again if asked)."""
-        kept = (None, *map(plan.__getattribute__, _PLAN_FIELDS))
+        kept = (None, *map(plan.__getattribute__, PLAN_FIELDS))
         size = _plan_bytes(kept)
         if size > _PLAN_BYTES:
             return
@@ -645,7 +645,7 @@ class PlannedRoutes:
             self._rt_scaleout.extend(so)
             known.update(zip(key[quick].tolist(), range(base, base + len(quick)), strict=True))
             base += len(quick)
-        if len(slow) > (_SAMPLE_FROM if len(self._nodes) <= _DAG_NODES
+        if len(slow) > (_SAMPLE_FROM if len(self._nodes) <= DAG_NODES
                         else _SAMPLE_FROM_ONE_BY_ONE):
             # a sample first (kept as the others), the rest estimated from it
             pick = np.unique(np.linspace(0, len(slow) - 1, _SAMPLE_PAIRS).astype(np.int64))
@@ -653,11 +653,11 @@ class PlannedRoutes:
             self._check_search_work(key[slow[pick]], len(slow))
             slow = np.delete(slow, pick)
             base = len(self._rt_hops.a)
-        if len(slow) >= _WALK_MANY and len(self._nodes) <= _DAG_NODES:
+        if len(slow) >= _WALK_MANY and len(self._nodes) <= DAG_NODES:
             # switches and GPUs (GPUs may forward): from the kept shortest paths towards
             # each destination, every pair at once
             code = self._code
-            transit = (code[src[slow]] <= _SWITCH) & (code[dst[slow]] <= _SWITCH)
+            transit = (code[src[slow]] <= KIND_SWITCH) & (code[dst[slow]] <= KIND_SWITCH)
             base = self._learn_from_dags(src[slow[transit]], dst[slow[transit]],
                                          key[slow[transit]], base)
             slow = slow[~transit]
@@ -684,7 +684,7 @@ class PlannedRoutes:
         """:class:`TooManyRouteLinks` when ``pairs`` routes found by search, estimated from
         the routes already learnt of the ``sample`` keys (``src * n + dst``), would hold
         more links than :data:`_SEARCH_LINKS` (:data:`_SEARCH_LINKS_ONE_BY_ONE` past
-        ``_DAG_NODES`` nodes, where each pair is searched on its own)."""
+        ``DAG_NODES`` nodes, where each pair is searched on its own)."""
         ids = np.fromiter(map(self._rt_id.__getitem__, sample.tolist()), np.int64,
                           count=len(sample))
         ids = ids[ids >= 0]
@@ -692,10 +692,10 @@ class PlannedRoutes:
             return
         ptr = self._rt_ptr.a
         links = pairs * float(np.mean(ptr[ids + 1] - ptr[ids]))
-        batch = len(self._nodes) <= _DAG_NODES
+        batch = len(self._nodes) <= DAG_NODES
         limit = _SEARCH_LINKS if batch else _SEARCH_LINKS_ONE_BY_ONE
         if links > limit:
-            how = "" if batch else f", searched one pair at a time past {_DAG_NODES:,} nodes"
+            how = "" if batch else f", searched one pair at a time past {DAG_NODES:,} nodes"
             raise TooManyRouteLinks(
                 f"routing {pairs:,} transfers over this fabric's shortest paths would hold "
                 f"about {links:,.0f} route links (from a sample of {len(sample)}{how}), more "
@@ -711,8 +711,8 @@ class PlannedRoutes:
             self._code_list = self._code.tolist()
         code, nodes, adj = self._code_list, self._nodes, self._adj
         gi = self._gidx
-        cand = [i for i in range(T) if sl[i] != dl[i] and code[sl[i]] == _GPU
-                and code[dl[i]] == _GPU and nodes[dl[i]] not in adj[nodes[sl[i]]]]
+        cand = [i for i in range(T) if sl[i] != dl[i] and code[sl[i]] == KIND_GPU
+                and code[dl[i]] == KIND_GPU and nodes[dl[i]] not in adj[nodes[sl[i]]]]
         kind = [-1] * T
         latency = [0.0] * T
         scaleout = [False] * T

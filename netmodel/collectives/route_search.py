@@ -5,7 +5,7 @@ switch endpoints, and the switched routes that the templates work out once per p
 signatures.
 
 Its one job is searching: a bidirectional breadth-first search per pair
-(:meth:`SearchedRoutes._search`), or, up to ``_DAG_NODES`` nodes, the shortest paths towards
+(:meth:`SearchedRoutes._search`), or, up to ``DAG_NODES`` nodes, the shortest paths towards
 each destination kept (:meth:`SearchedRoutes._dag`), the traffic spread hop by hop over them
 in proportion to what each next hop can carry on to the destination, ``min(its bandwidth,
 the capacity behind it)`` (:meth:`SearchedRoutes._spread`). The same for many pairs at once,
@@ -42,7 +42,7 @@ import numpy as np
 from compute.errors import UserError
 from netmodel.collectives.route_dags import DagRoutes
 from netmodel.collectives.route_flows import FlowRoutes
-from netmodel.collectives.route_types import _DAG_NODES, _GPU, _SWITCH, _TRANSIT, Route
+from netmodel.collectives.route_types import DAG_NODES, KIND_GPU, KIND_SWITCH, TRANSIT_KINDS, Route
 
 __all__ = ["SearchedRoutes"]
 
@@ -92,7 +92,7 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
                 return self._as_route(legs)
         # two GPUs routed here have no switched route (else they would have a template): a
         # GPU may forward; any other pair may use any path
-        if len(self._nodes) <= _DAG_NODES and kind[src] in _TRANSIT and kind[dst] in _TRANSIT:
+        if len(self._nodes) <= DAG_NODES and kind[src] in TRANSIT_KINDS and kind[dst] in TRANSIT_KINDS:
             found = self._from_dag(src, dst)
         else:
             found = self._search(src, dst, gpu_transit=True)
@@ -138,8 +138,8 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
                 return legs
         s, d = self._src[la], self._dst[la]
         sn, dn = self._nid[src], self._nid[dst]
-        lend_out = (code[s] == _GPU) & (code[d] == _SWITCH) & (s != sn)
-        lend_in = (code[d] == _GPU) & (code[s] == _SWITCH) & (d != dn)
+        lend_out = (code[s] == KIND_GPU) & (code[d] == KIND_SWITCH) & (s != sn)
+        lend_in = (code[d] == KIND_GPU) & (code[s] == KIND_SWITCH) & (d != dn)
         lending = set(s[lend_out].tolist()) | set(d[lend_in].tolist())
         if len(lending) < 2:
             return found  # one lending GPU (or none): no choice between them
@@ -168,7 +168,7 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
         hit = self._nicless
         if hit is None:
             code = self._code
-            gpu = code == _GPU
+            gpu = code == KIND_GPU
             out = np.bincount(self._src[self.scaleout & gpu[self._src]], minlength=self._n)
             hit = self._nicless = gpu & (out[: self._n] == 0)
         return hit
@@ -361,7 +361,7 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
         if transit is None:
             kind = self.kind
             transit = self._transit_nbrs = {
-                u: [v for v in nb if kind.get(v) in _TRANSIT] for u, nb in self._adj.items()}
+                u: [v for v in nb if kind.get(v) in TRANSIT_KINDS] for u, nb in self._adj.items()}
         dist = {dst: 0}
         frontier, depth = [dst], 0
         while frontier:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from netmodel.collectives import route_types
-from netmodel.collectives.route_types import _FIELDS, _rows_meet
+from netmodel.collectives.route_types import TRANSFER_FIELDS, rows_meet
 from netmodel.collectives.steps import unique
 
 __all__ = ["TemplatedRoutes"]
@@ -355,9 +355,9 @@ class TemplatedRoutes:
         short, long_ = np.where(swap, b, a), np.where(swap, a, b)
         cnt = np.minimum(na, nb)
         ends = np.cumsum(cnt)
-        chunk = route_types._MEET_CHUNK
+        chunk = route_types.MEET_CHUNK
         lo, parts = 0, []
-        while lo < len(a):   # pairs in chunks of about _MEET_CHUNK look-ups
+        while lo < len(a):   # pairs in chunks of about MEET_CHUNK look-ups
             hi = max(int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + chunk,
                                          side="right")), lo + 1)
             parts.append(self._shared_chunk(lo, hi, short, long_, swap, cnt, ptr, keys, pos,
@@ -447,7 +447,7 @@ class TemplatedRoutes:
             return
         rep = np.array(self._sig_rep)
         u = self._pair_fields(uk, rep[uk >> 32], rep[uk & 0xFFFFFFFF])
-        cols = [u[k].tolist() for k in _FIELDS]
+        cols = [u[k].tolist() for k in TRANSFER_FIELDS]
         for j, k in enumerate(uk.tolist()):
             self._pair_rows[k] = tuple(c[j] for c in cols)
 
@@ -461,7 +461,7 @@ class TemplatedRoutes:
         u["latency"] = np.zeros(len(uk))
         u["hops"] = np.zeros(len(uk), dtype=np.int64)
         u["scaleout"] = np.zeros(len(uk), dtype=bool)
-        shared = _rows_meet(self._si_sw, ua, ub)
+        shared = rows_meet(self._si_sw, ua, ub)
         status = np.where(shared, 2, 0)
         if self.tiered:
             self._meet(ua, ub, status, u)

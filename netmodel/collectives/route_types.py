@@ -1,7 +1,7 @@
 """The small types and constants the router's modules share.
 
 They are :class:`NoPath`, :class:`Route`, :class:`Plan`, the growable tables the router keeps
-(``_Grow``, ``_Rows``), node kind codes and the thresholds of the route search.
+(``Grow``, ``Rows``), node kind codes and the thresholds of the route search.
 
 Its one job is to let :mod:`netmodel.collectives.routing`,
 :mod:`netmodel.collectives.route_templates` and :mod:`netmodel.collectives.route_search`
@@ -27,15 +27,17 @@ from netmodel.collectives.steps import NotApplicable
 
 __all__ = ["NoPath", "Plan", "Route", "TooManyRouteLinks"]
 
-_GPU, _SWITCH, _OCS, _OTHER = 0, 1, 2, 3
+#: Node kind codes, as the router's numpy tables hold a node's ``kind`` attribute.
+KIND_GPU, KIND_SWITCH, KIND_OCS, KIND_OTHER = 0, 1, 2, 3
 #: What :meth:`Router._describe` tells of each transfer.
-_FIELDS = ("kind", "head", "tail", "l1", "l2", "latency", "hops", "scaleout")
-_KIND_CODE = {"gpu": _GPU, "switch": _SWITCH, "ocs": _OCS}
+TRANSFER_FIELDS = ("kind", "head", "tail", "l1", "l2", "latency", "hops", "scaleout")
+#: A node ``kind`` attribute's code (any other kind: :data:`KIND_OTHER`).
+KIND_CODE = {"gpu": KIND_GPU, "switch": KIND_SWITCH, "ocs": KIND_OCS}
 #: Node kinds a route without a template may cross (GPUs forward on direct-connect fabrics).
-_TRANSIT = frozenset(("gpu", "switch"))
+TRANSIT_KINDS = frozenset(("gpu", "switch"))
 #: Up to this many nodes, such routes come from one search per destination, kept
 #: (:meth:`Router._dag`); beyond, from one bidirectional search per pair.
-_DAG_NODES = 4096
+DAG_NODES = 4096
 
 
 class TooManyRouteLinks(NotApplicable, UserError):
@@ -142,10 +144,10 @@ class Plan:
 
 
 #: The fields of a :class:`Plan` after ``frac`` (what a kept plan holds).
-_PLAN_FIELDS = tuple(f.name for f in fields(Plan))[1:]
+PLAN_FIELDS = tuple(f.name for f in fields(Plan))[1:]
 
 
-class _Grow:
+class Grow:
     """A growable 1-D array (capacity doubles): ``extend`` appends, ``a`` reads."""
 
     def __init__(self, dtype) -> None:
@@ -166,7 +168,7 @@ class _Grow:
         return self._a[:self.n]
 
 
-class _Rows:
+class Rows:
     """A growable table of rows padded with ``fill``, for lookups by row id with numpy;
     rows are appended to a list and written into the array in one go when it is read."""
 
@@ -199,15 +201,15 @@ class _Rows:
         return self._a[:self.n]
 
 
-class _Ragged:
+class Ragged:
     """A growable table of rows of any lengths, kept flat: row ``r`` is
     ``flat[ptr[r]:ptr[r + 1]]``. Rows are appended to a list and written into the arrays in
-    one go when they are read. Padded to the widest row (a :class:`_Rows`), one GPU wired to
+    one go when they are read. Padded to the widest row (a :class:`Rows`), one GPU wired to
     2,000 NVSwitches, its route to a GPU of its own signature spread over all of them, made
     the 8,024 first- and last-hop patterns of a 64-GPU all-to-all 8,024 x 2,000 cells (529 MB
     traced; h246).
 
-    >>> rows = _Ragged(float)
+    >>> rows = Ragged(float)
     >>> rows.add([0.5, 0.5]), rows.add([]), rows.add([1.0])
     (0, 1, 2)
     >>> [a.tolist() for a in rows.arrays]
@@ -215,9 +217,9 @@ class _Ragged:
     """
 
     def __init__(self, dtype) -> None:
-        self._ptr = _Grow(np.int64)
+        self._ptr = Grow(np.int64)
         self._ptr.extend(np.zeros(1, dtype=np.int64))
-        self._flat = _Grow(dtype)
+        self._flat = Grow(dtype)
         self._pending: list = []
         self.n = 0
 
@@ -240,15 +242,15 @@ class _Ragged:
         return self._ptr.a, self._flat.a
 
 
-class _SetRows(_Ragged):
+class SetRows(Ragged):
     """Rows of distinct numbers ``0 <= x < base`` (a signature's switches), kept sparse: row
     ``r`` is ``keys[ptr[r]:ptr[r + 1]]``, each ``r * base + x``, sorted, so the keys of all
-    rows are one sorted array (:func:`_rows_meet` looks numbers up in it). Rows are appended
+    rows are one sorted array (:func:`rows_meet` looks numbers up in it). Rows are appended
     to a list and written into the arrays in one go when they are read. One number a cell:
     padded to the widest row, one GPU wired to 4,000 NVSwitches made a 256-GPU all-to-all's
     rows 256 x 4,001 cells (h246).
 
-    >>> rows = _SetRows(10)
+    >>> rows = SetRows(10)
     >>> rows.add([7, 2]), rows.add([]), rows.add([3])
     (0, 1, 2)
     >>> ptr, keys = rows.arrays
@@ -277,24 +279,24 @@ class _SetRows(_Ragged):
         return self._ptr.a, self._flat.a
 
 
-#: The most numbers :func:`_rows_meet` looks up at once (8 bytes each, a few copies).
-_MEET_CHUNK = 1 << 20
+#: The most numbers :func:`rows_meet` looks up at once (8 bytes each, a few copies).
+MEET_CHUNK = 1 << 20
 
 
-def _rows_meet(rows: _SetRows, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
+def rows_meet(rows: SetRows, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
     """Whether rows ``ia[i]`` and ``ib[i]`` of ``rows`` hold a number in common: each of
     the shorter row's numbers is looked up among the longer row's keys (a binary search in
-    the sorted keys of all rows), at most :data:`_MEET_CHUNK` numbers at a time, so the
+    the sorted keys of all rows), at most :data:`MEET_CHUNK` numbers at a time, so the
     work and memory follow the shorter rows. A padded table compared every pair's widest
     rows: one GPU wired to 4,000 NVSwitches made a 256-GPU all-to-all's 65,153 pairs of
     rows sort 65,153 x 8,002 cells (2.5 s; h246), and by broadcasting a 64-GPU one's
     4,001 x 4,001 x 4,001 cells (59.6 GiB; h236).
 
-    >>> rows = _SetRows(10)
+    >>> rows = SetRows(10)
     >>> for r in ([1, 5, 9, 2, 3], [7, 9], [4], [5, 6, 8, 0, 1], []):
     ...     _ = rows.add(r)
     >>> ia, ib = np.array([0, 2, 4, 0, 3, 1]), np.array([1, 3, 4, 3, 0, 3])
-    >>> _rows_meet(rows, ia, ib).tolist()
+    >>> rows_meet(rows, ia, ib).tolist()
     [True, False, False, True, True, False]
     """
     ptr, keys = rows.arrays
@@ -311,7 +313,7 @@ def _rows_meet(rows: _SetRows, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
     lo = 0
     while lo < len(ia):
         done = int(ends[lo - 1]) if lo else 0
-        hi = max(lo + 1, int(np.searchsorted(ends, done + _MEET_CHUNK, side="right")))
+        hi = max(lo + 1, int(np.searchsorted(ends, done + MEET_CHUNK, side="right")))
         c = count[lo:hi]
         total = int(ends[hi - 1]) - done
         if total:

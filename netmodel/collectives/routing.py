@@ -76,19 +76,19 @@ from netmodel.collectives.route_plans import PlannedRoutes
 from netmodel.collectives.route_search import SearchedRoutes
 from netmodel.collectives.route_templates import TemplatedRoutes
 from netmodel.collectives.route_types import (
-    _FIELDS,
-    _GPU,
-    _KIND_CODE,
-    _OCS,
-    _OTHER,
-    _SWITCH,
+    KIND_CODE,
+    KIND_GPU,
+    KIND_OCS,
+    KIND_OTHER,
+    KIND_SWITCH,
+    TRANSFER_FIELDS,
+    Grow,
     NoPath,
     Plan,
+    Ragged,
     Route,
-    _Grow,
-    _Ragged,
-    _Rows,
-    _SetRows,
+    Rows,
+    SetRows,
 )
 from netmodel.collectives.updown import UpDown
 
@@ -104,7 +104,7 @@ _SHAPE_NODES = 8192
 #: GPU (2,000,000 GPUs x 8 planes: 16,000,000). The tables were GPUs x the most ports of one
 #: GPU, padded: one GPU wired to 20,000 NVSwitches among 20,000 GPUs asked 400,000,000
 #: cells (9.6 GB); one cell a port since h241 (``_port_links``) and h246 (``_si_sw``, a
-#: :class:`~netmodel.collectives.route_types._SetRows`), it asks 59,999.
+#: :class:`~netmodel.collectives.route_types.SetRows`), it asks 59,999.
 MAX_PORT_CELLS = 100_000_000
 
 
@@ -153,10 +153,10 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         data = graph._node
         kind_list = [d.get("kind") for d in data.values()]
         self._kind_list = kind_list  # self.kind, the dict, is built on first use
-        code = np.fromiter(map(_KIND_CODE.get, kind_list, repeat(_OTHER, nn)), np.int8,
+        code = np.fromiter(map(KIND_CODE.get, kind_list, repeat(KIND_OTHER, nn)), np.int8,
                            count=nn)
         self._code = code
-        is_sw = code == _SWITCH
+        is_sw = code == KIND_SWITCH
         sw_mask = is_sw.tolist()
         switches = list(compress(nodes, sw_mask))
         sdata = list(compress(data.values(), sw_mask))
@@ -195,19 +195,19 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         lat = np.fromiter(map(itemgetter("latency"), datas), float, count=m)
         del datas
         cu, cv = code[u], code[v]
-        sw_u, sw_v = cu == _SWITCH, cv == _SWITCH
+        sw_u, sw_v = cu == KIND_SWITCH, cv == KIND_SWITCH
         both = sw_u & sw_v
         tu, tv = tier_arr[u], tier_arr[v]
         #: Whether every switch-to-switch link joins adjacent tiers (valley-free fast path).
         self.tiered = bool(np.all(np.abs(tu[both] - tv[both]) == 1))
-        so = (sw_u & (tu >= 1)) | (sw_v & (tv >= 1)) | (cu == _OCS) | (cv == _OCS)
+        so = (sw_u & (tu >= 1)) | (sw_v & (tv >= 1)) | (cu == KIND_OCS) | (cv == KIND_OCS)
         src = np.empty(2 * m, dtype=np.int64)
         dst = np.empty(2 * m, dtype=np.int64)
         src[0::2], src[1::2] = u, v
         dst[0::2], dst[1::2] = v, u
         self._src, self._dst = src, dst
         #: Whether each node has a link to a GPU.
-        self._gpu_linked = np.bincount(src[code[dst] == _GPU], minlength=nn) > 0
+        self._gpu_linked = np.bincount(src[code[dst] == KIND_GPU], minlength=nn) > 0
         self.bandwidth = np.repeat(bw, 2)
         #: The bandwidths routes are split by (a router sharing another's routes: the
         #: other's, a power of two times its own; see :func:`~netmodel.collectives.route_sharing.router_for`).
@@ -239,7 +239,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._sw_lat_arr: np.ndarray | None = None
         self._nbrcsr: tuple | None = None
         self._components: dict[Hashable, int] | None = None
-        is_gpu = code == _GPU
+        is_gpu = code == KIND_GPU
         gpu_n = np.flatnonzero(is_gpu)
         self.gpu_list = list(compress(nodes, is_gpu.tolist()))
         # PXN (route_plans.PlannedRoutes.pxn_proxies): the GPUs' server labels and device
@@ -257,7 +257,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._gidx[gpu_n] = np.arange(len(gpu_n))
         self._gpu_n = gpu_n
         # signatures (the switches a GPU is wired to, with those cables), filled on demand
-        to_switch = (code[src] == _GPU) & (code[dst] == _SWITCH)
+        to_switch = (code[src] == KIND_GPU) & (code[dst] == KIND_SWITCH)
         width = np.bincount(self._gidx[src[to_switch]], minlength=len(gpu_n))
         self._width = int(width.max()) if len(width) else 0
         if len(gpu_n):
@@ -287,8 +287,8 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._sigs: list = []
         # route_templates._sig_ports: each signature's switches' positions and cables,
         # aligned with _si_sw's keys; tier and switch latency by node number
-        self._sp_pos, self._sp_bw, self._sp_lat = (_Grow(np.int64), _Grow(float),
-                                                   _Grow(float))
+        self._sp_pos, self._sp_bw, self._sp_lat = (Grow(np.int64), Grow(float),
+                                                   Grow(float))
         self._sp_node: tuple | None = None
         self._sp_done = 0
         # routes shared by GPUs wired alike, and the pieces they are made of
@@ -300,21 +300,21 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._flat: tuple[int, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._cover: tuple[int, np.ndarray, np.ndarray] | None = None
         # first- and last-hop patterns: positions in a signature and traffic shares, flat
-        self._specs_pos = _Ragged(np.int64)
-        self._specs_w = _Ragged(float)
+        self._specs_pos = Ragged(np.int64)
+        self._specs_w = Ragged(float)
         self._specs_one = True   # every pattern one position (fat trees, leaf-spines)
-        self._lists = _Rows(-1, np.int64)
+        self._lists = Rows(-1, np.int64)
         self._spec_py: list = []
         self._spec_ids: dict = {}  # each pattern's id, by (positions, weights)
         self._list_py: list = []
         self._add_list([])  # list 0: no pieces
-        self._si_sw = _SetRows(n)   # each signature's switches (node numbers)
-        self._si_info = _Rows(0, np.int64, 4)
-        self._si_state = _Rows(-1, np.int64, T)
-        self._si_set = _Rows(-1, np.int64, T)
-        self._si_dead = _Rows(0, np.int8, T)
-        self._si_up = _Rows(-1, np.int64, T)
-        self._si_upso = _Rows(0, np.int8, T)
+        self._si_sw = SetRows(n)   # each signature's switches (node numbers)
+        self._si_info = Rows(0, np.int64, 4)
+        self._si_state = Rows(-1, np.int64, T)
+        self._si_set = Rows(-1, np.int64, T)
+        self._si_dead = Rows(0, np.int8, T)
+        self._si_up = Rows(-1, np.int64, T)
+        self._si_upso = Rows(0, np.int8, T)
         self._si_cone: list = []
         self._owner: dict = {}
         self._claimed: set = set()
@@ -324,7 +324,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._known_keys = np.zeros(0, dtype=np.int64)
         self._known_index: np.ndarray | None = None
         self._known_fields = {k: np.zeros(0, dtype=bool if k == "scaleout" else float
-                                          if k == "latency" else np.int64) for k in _FIELDS}
+                                          if k == "latency" else np.int64) for k in TRANSFER_FIELDS}
         # the pieces of every row of the known table, worked out once per table (its
         # fields are replaced, never written in place, when pairs are learned; rows of
         # lists are never changed once added): (the table's fields, flat, first, count)
@@ -345,13 +345,13 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         # nodes + destination): entry ids (-1: no path) into flat arrays, routes one after
         # the other
         self._rt_id: dict[int, int] = {}
-        self._rt_ptr = _Grow(np.int64)
+        self._rt_ptr = Grow(np.int64)
         self._rt_ptr.extend(np.zeros(1, dtype=np.int64))
-        self._rt_links = _Grow(np.int64)
-        self._rt_weights = _Grow(float)
-        self._rt_latency = _Grow(float)
-        self._rt_hops = _Grow(np.int64)
-        self._rt_scaleout = _Grow(bool)
+        self._rt_links = Grow(np.int64)
+        self._rt_weights = Grow(float)
+        self._rt_latency = Grow(float)
+        self._rt_hops = Grow(np.int64)
+        self._rt_scaleout = Grow(bool)
         self._halves: dict = {}
         self._meet_lat: dict = {}
         self._cone_tables = UpDown()  # holds no router: see _updown
@@ -413,7 +413,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         if self._upcsr is None:
             code, tier = self._code, self._tier_arr
             src, dst = self._src, self._dst
-            up = np.flatnonzero((code[src] == _SWITCH) & (code[dst] == _SWITCH)
+            up = np.flatnonzero((code[src] == KIND_SWITCH) & (code[dst] == KIND_SWITCH)
                                 & (tier[dst] == tier[src] + 1))
             up = up[np.argsort(src[up], kind="stable")]
             ptr = np.concatenate([[0], np.cumsum(np.bincount(src[up], minlength=self._n))])

@@ -17,7 +17,7 @@ from topologies import build
 SPECS = ["fat-tree:k=8", "leaf-spine:leaves=4,radix=8", "superpod:sus=2",
          "lite-groups:base=[fat-tree:k=8],lites=2", "rail-optimized:domains=4",
          "flat:n=32,planes=4"]
-_FIELDS = [f for f in Plan.__dataclass_fields__]
+TRANSFER_FIELDS = [f for f in Plan.__dataclass_fields__]
 
 
 def _all_pairs(router: Router, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +73,7 @@ def test_rows_shortcut_equals_the_general_way(spec, monkeypatch):
     every = router._specs_one and (want.template >= 0).all()
     assert calls == ([len(src)] if every else [])
     assert every or spec not in ("fat-tree:k=8", "leaf-spine:leaves=4,radix=8")
-    for f in _FIELDS:
+    for f in TRANSFER_FIELDS:
         a, b = getattr(got, f), getattr(want, f)
         assert a.dtype == b.dtype and a.shape == b.shape and np.array_equal(a, b), f
     # and each templated transfer's entries are its own route's links and weights
@@ -93,7 +93,7 @@ def test_not_every_transfer_templated(spec, monkeypatch):
     entries as each route's."""
     got, want, router, src, dst, calls = _plans(spec, 8, monkeypatch, extra=True)
     assert calls == [] and got.template[0] < 0
-    for f in _FIELDS:
+    for f in TRANSFER_FIELDS:
         assert np.array_equal(getattr(got, f), getattr(want, f)), f
     nodes = router._nodes
     for t in range(1, len(src), 37):

@@ -41,7 +41,7 @@ def test_a_sample_first_routes_the_same_bits(monkeypatch, spec, p, one_by_one):
     graph = build(spec)
     transfers = _all_pairs(p)
     if one_by_one:
-        monkeypatch.setattr(route_plans, "_DAG_NODES", 100)
+        monkeypatch.setattr(route_plans, "DAG_NODES", 100)
     monkeypatch.setattr(route_plans, "_SAMPLE_FROM", 10**9)
     monkeypatch.setattr(route_plans, "_SAMPLE_FROM_ONE_BY_ONE", 10**9)
     plain = Router(graph)

@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from netmodel.collectives.route_types import _GPU, _KIND_CODE, _OCS, _OTHER, _SWITCH
+from netmodel.collectives.route_types import KIND_CODE, KIND_GPU, KIND_OCS, KIND_OTHER, KIND_SWITCH
 from netmodel.collectives.routing import Router
 from topologies import build
 
@@ -37,10 +37,10 @@ class _Old:
         data = graph._node
         kinds = dict(zip(nodes, map(methodcaller("get", "kind"), data.values()), strict=True))
         self.kind = kinds
-        code = np.fromiter(map(_KIND_CODE.get, kinds.values(), repeat(_OTHER, len(nodes))),
+        code = np.fromiter(map(KIND_CODE.get, kinds.values(), repeat(KIND_OTHER, len(nodes))),
                            np.int8, count=len(nodes))
         self._code = code
-        switches = [nodes[i] for i in np.flatnonzero(code == _SWITCH).tolist()]
+        switches = [nodes[i] for i in np.flatnonzero(code == KIND_SWITCH).tolist()]
         sdata = [data[x] for x in switches]
         self._switch_latency = dict(zip(switches, map(float, map(
             methodcaller("get", "latency", 0.0), sdata)), strict=True))
@@ -48,7 +48,7 @@ class _Old:
         self.tier = tiers
         tier_arr = np.zeros(len(nodes))
         if tiers:
-            tier_arr[code == _SWITCH] = np.fromiter(tiers.values(), float, count=len(tiers))
+            tier_arr[code == KIND_SWITCH] = np.fromiter(tiers.values(), float, count=len(tiers))
         adj = graph._adj
         counts = np.fromiter(map(len, adj.values()), np.int64, count=len(adj))
         ends = np.fromiter(map(nid.__getitem__, chain.from_iterable(adj.values())), np.int64,
@@ -64,17 +64,17 @@ class _Old:
         u, v = first[keep], ends[keep]
         bw = np.fromiter(map(itemgetter("bandwidth"), datas), float, count=m)
         lat = np.fromiter(map(itemgetter("latency"), datas), float, count=m)
-        sw_u, sw_v = code[u] == _SWITCH, code[v] == _SWITCH
+        sw_u, sw_v = code[u] == KIND_SWITCH, code[v] == KIND_SWITCH
         both = sw_u & sw_v
         self.tiered = bool(np.all(np.abs(tier_arr[u[both]] - tier_arr[v[both]]) == 1))
-        so = (sw_u & (tier_arr[u] >= 1)) | (sw_v & (tier_arr[v] >= 1)) | (code[u] == _OCS) \
-            | (code[v] == _OCS)
+        so = (sw_u & (tier_arr[u] >= 1)) | (sw_v & (tier_arr[v] >= 1)) | (code[u] == KIND_OCS) \
+            | (code[v] == KIND_OCS)
         src = np.empty(2 * m, dtype=np.int64)
         dst = np.empty(2 * m, dtype=np.int64)
         src[0::2], src[1::2] = u, v
         dst[0::2], dst[1::2] = v, u
         self._src, self._dst = src, dst
-        self._gpu_linked = np.bincount(src[code[dst] == _GPU], minlength=len(nodes)) > 0
+        self._gpu_linked = np.bincount(src[code[dst] == KIND_GPU], minlength=len(nodes)) > 0
         self.bandwidth = np.repeat(bw, 2)
         self.latency = np.repeat(lat, 2)
         self.scaleout = np.repeat(so, 2)
@@ -84,12 +84,12 @@ class _Old:
         self._order = np.argsort(keys, kind="stable")
         self._keys = keys[self._order]
         self._tier_arr = tier_arr
-        gpu_n = np.flatnonzero(code == _GPU)
+        gpu_n = np.flatnonzero(code == KIND_GPU)
         self.gpu_list = [nodes[i] for i in gpu_n.tolist()]
         self._gidx = np.full(len(nodes), -1, dtype=np.int64)
         self._gidx[gpu_n] = np.arange(len(gpu_n))
         self._gpu_n = gpu_n
-        to_switch = (code[src] == _GPU) & (code[dst] == _SWITCH)
+        to_switch = (code[src] == KIND_GPU) & (code[dst] == KIND_SWITCH)
         width = np.bincount(self._gidx[src[to_switch]], minlength=len(gpu_n))
         self._width = int(width.max()) if len(width) else 0
         self._gpu_sig = np.full(len(gpu_n), -1, dtype=np.int64)

@@ -1,5 +1,5 @@
 """The first- and last-hop patterns of a router's templates are kept flat, one cell a port
-of a pattern (route_types._Ragged, h246), not a table padded to the widest pattern.
+of a pattern (route_types.Ragged, h246), not a table padded to the widest pattern.
 
 On the hub of tests/netmodel/test_rows_meet.py (gpu0 on every NVSwitch), a step of a few
 transfers learns the templates of every pair of the signatures known so far

@@ -69,8 +69,8 @@ def test_shared_templates_match_a_loop_over_dicts(monkeypatch):
             seen["mixed"] += w is not None and len(tiers) == 2
         hexed = [None if w is None else (w[0], [v.hex() for v in w[1]], w[2], w[3].hex(),
                                          w[4]) for w in want]
-        for chunk in (rt._MEET_CHUNK, 5):
-            monkeypatch.setattr(rt, "_MEET_CHUNK", chunk)
+        for chunk in (rt.MEET_CHUNK, 5):
+            monkeypatch.setattr(rt, "MEET_CHUNK", chunk)
             count, fa, fw, fb, lat, so = r._shared_templates(a, b)
             first = (np.cumsum(count) - count).tolist()
             got = [None if not c else (fa[f:f + c].tolist(), [v.hex() for v in

@@ -1,9 +1,9 @@
-"""Whether two GPUs' switch rows meet (route_types._rows_meet, read by
+"""Whether two GPUs' switch rows meet (route_types.rows_meet, read by
 route_templates._pair_fields) is worked out in memory and time that follow the shorter
 rows: one GPU wired to 4,000 NVSwitches (gpu0 of /tmp/h236_t0_repro.py's hub) made a
 64-GPU all-to-all compare 4,001 x 4,001 x 4,001 cells (59.6 GiB, a traceback; h236), then
 sort each pair's padded rows (h236: 2.5 s of a 256-GPU all-to-all on a 4,000-GPU hub). The
-rows are now sparse (route_types._SetRows) and the shorter row's numbers looked up in the
+rows are now sparse (route_types.SetRows) and the shorter row's numbers looked up in the
 longer's (h246). Costs are unchanged to the bit."""
 
 import tracemalloc
@@ -43,29 +43,29 @@ def test_rows_meet_as_sets_meet(monkeypatch):
     rng = np.random.default_rng(246)
     rows = [rng.choice(50, size=int(rng.choice([0, 1, rng.integers(2, 41)])), replace=False)
             for _ in range(60)]
-    table = rt._SetRows(50)
+    table = rt.SetRows(50)
     for r in rows:
         table.add(r.tolist())
     ia, ib = rng.integers(0, 60, 600), rng.integers(0, 60, 600)
     ib[:20] = ia[:20]
     want = [bool(set(rows[a]) & set(rows[b])) for a, b in zip(ia, ib, strict=True)]
     assert 30 < sum(want) < 570
-    assert rt._rows_meet(table, ia, ib).tolist() == want
-    monkeypatch.setattr(rt, "_MEET_CHUNK", 7)
-    assert rt._rows_meet(table, ia, ib).tolist() == want
+    assert rt.rows_meet(table, ia, ib).tolist() == want
+    monkeypatch.setattr(rt, "MEET_CHUNK", 7)
+    assert rt.rows_meet(table, ia, ib).tolist() == want
 
 
 def test_set_rows_added_after_a_read_stay_sorted():
     """Rows added after the arrays were read extend them: keys row * base + number, sorted
     within each row, in row order."""
-    table = rt._SetRows(100)
+    table = rt.SetRows(100)
     table.add([30, 4])
     assert [a.tolist() for a in table.arrays] == [[0, 2], [4, 30]]
     table.add([])
     table.add([99, 0, 50])
     ptr, keys = table.arrays
     assert ptr.tolist() == [0, 2, 2, 5] and keys.tolist() == [4, 30, 200, 250, 299]
-    assert rt._rows_meet(table, np.array([0, 2, 1]), np.array([2, 0, 1])).tolist() == \
+    assert rt.rows_meet(table, np.array([0, 2, 1]), np.array([2, 0, 1])).tolist() == \
         [False, False, False]
 
 
