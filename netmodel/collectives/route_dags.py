@@ -19,7 +19,7 @@ from itertools import chain
 
 import numpy as np
 
-from netmodel.collectives.route_flows import _FLOW_RTOL
+from netmodel.collectives.route_flows import FLOW_RTOL
 from netmodel.collectives.route_types import KIND_GPU, KIND_SWITCH
 
 __all__ = ["DagRoutes"]
@@ -256,7 +256,7 @@ class DagRoutes:
         # flow instead where they are not one (_max_flow)
         starts = np.cumsum(sizes) - sizes
         ratio = np.maximum.reduceat(weights / self._route_bw[links], starts)
-        redo = np.flatnonzero(bound[o] * ratio * (1.0 - _FLOW_RTOL) > 1.0)
+        redo = np.flatnonzero(bound[o] * ratio * (1.0 - FLOW_RTOL) > 1.0)
         if len(redo):
             sizes, links, weights = self._max_flow_many(src[ok], dst[ok], redo, ratio,
                                                         sizes, links, weights)

@@ -22,7 +22,7 @@ __all__ = ["FlowRoutes"]
 
 #: A route's split is taken as a maximum flow where it carries within this fraction of the
 #: bound on the flow (:meth:`SearchedRoutes._max_flow`); also the flow's rounding.
-_FLOW_RTOL = 1e-12
+FLOW_RTOL = 1e-12
 #: The most bytes of maximum flows a router keeps, by pattern (:meth:`SearchedRoutes._max_flow`),
 #: 32 MiB: the 4,304 patterns of an all-to-all of a 16x16 torus take 24 MB.
 _FLOWS_BYTES = 1 << 25
@@ -63,7 +63,7 @@ class FlowRoutes:
         if bwl is None:
             bwl = self._bw_list = self._route_bw.tolist()
         ratio = max(w / bwl[lid] for lid, w in zip(links, weights, strict=True))
-        if not bound * ratio * (1.0 - _FLOW_RTOL) > 1.0:
+        if not bound * ratio * (1.0 - FLOW_RTOL) > 1.0:
             return None
         la = np.asarray(links, dtype=np.int64)
         key = self._flow_keys(np.array([sn]), np.array([dn]), np.zeros(1, dtype=np.int64),
@@ -237,7 +237,7 @@ class FlowRoutes:
         for i, (u, v) in enumerate(zip(us, vs, strict=True)):
             out.setdefault(u, []).append(i)
             into.setdefault(v, []).append(i)
-        eps = _FLOW_RTOL
+        eps = FLOW_RTOL
         m = len(links)
         back = range(m - 1, -1, -1)
         while True:  # the capacity split of what is left, scaled to fit, added
@@ -269,7 +269,7 @@ class FlowRoutes:
                        {v: x[::-1] for v, x in into.items()})
         f = [(x + y) / 2 for x, y in zip(fwd, rev, strict=True)]
         total = sum(f[i] for i in out[sn])
-        if not total > split * (1.0 + _FLOW_RTOL):
+        if not total > split * (1.0 + FLOW_RTOL):
             return None
         keep = [i for i in range(len(links)) if f[i] > eps * total]
         return (np.array(keep, dtype=np.int64),
@@ -286,7 +286,7 @@ def _augment(sn: int, dn: int, us: list, vs: list, cap: list, f: list, out: dict
     """Flow ``f`` on links ``us[i] -> vs[i]`` of capacity ``cap`` made a maximum flow from
     ``sn`` to ``dn`` by shortest augmenting paths, a blocking flow a phase (Dinic), each
     node's links taken in the order ``out`` and ``into`` list them; ``f`` itself, changed."""
-    eps = _FLOW_RTOL
+    eps = FLOW_RTOL
     while True:
         level = {sn: 0}
         order = [sn]
