@@ -32,8 +32,8 @@ _DENSE_PAIRS = 1 << 20
 _PADDED_PIECES = 4
 
 
-def _add_template(out: tuple, head: tuple, tail: tuple, pieces: list, t: int,
-                  up: list, down: list) -> None:
+def add_template(out: tuple, head: tuple, tail: tuple, pieces: list, t: int,
+                 up: list, down: list) -> None:
     """Append transfer ``t``'s templated route to ``out`` = (hop transfer, hop link, hop
     weight, piece transfer, piece): the climb ``head`` over its GPU's up ports ``up``,
     the descent ``tail`` over the far GPU's down ports ``down``, and the shared
@@ -461,7 +461,7 @@ class BulkRoutes:
                    d["l1"][on].tolist(), d["l2"][on].tolist(), up, down, strict=True)
         out = (hi, hl, hw, pi, po)
         for t, h, tl, l1, l2, u, dn in rows:
-            _add_template(out, specs[h], specs[tl], lists[l1] + lists[l2], t, u, dn)
+            add_template(out, specs[h], specs[tl], lists[l1] + lists[l2], t, u, dn)
         return (np.array(hi, dtype=np.int64), np.array(hl, dtype=np.int64),
                 np.array(hw, dtype=float), np.array(pi, dtype=np.int64),
                 np.array(po, dtype=np.int64))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
-from netmodel.collectives.route_bulk import _add_template
+from netmodel.collectives.route_bulk import add_template
 from netmodel.collectives.route_types import (
     DAG_NODES,
     KIND_GPU,
@@ -733,7 +733,7 @@ class PlannedRoutes:
                 if kd < 0:
                     continue
                 kind[i], latency[i], scaleout[i] = 1, lat, so
-                _add_template(out, specs[h], specs[tl], lists[l1] + lists[l2], i, u, dn)
+                add_template(out, specs[h], specs[tl], lists[l1] + lists[l2], i, u, dn)
         lat = np.array(latency)
         so = np.array(scaleout, dtype=bool)
         own = self._routed(src, dst, np.array([i for i in range(T) if kind[i] < 0],
