@@ -168,9 +168,9 @@ def fabric_collectives(ref: str, gpu: str | None = None) -> FabricCollectives:
     built_for = names.pop()
     if gpu is not None and gpu != built_for:
         if fabric.source == "scenario":   # a spec's 'gpu=' key means nothing after a name
-            from netmodel.study.scenarios import _split_ref
+            from netmodel.study.scenarios import split_ref
 
-            base = _split_ref(ref)[0]   # a .toml path may hold an '@'
+            base = split_ref(ref)[0]   # a .toml path may hold an '@'
             how = f"give the scenario with that GPU ({base}@{gpu})"
         elif fabric.source == "file":
             how = "a saved fabric file's GPUs are part of it; give a spec or scenario"

@@ -206,7 +206,7 @@ class ScenarioCollectives:
             from netmodel.collectives.model import candidate_lines
 
             m = self.model(size)
-            with self._whole(op, size):
+            with self.refusals(op, size):
                 a, b, lo, hi = candidate_lines(m, m.candidates(op, m.group(int(size))))
             hit = self._linear[key] = (a, b)
             self._linear[("ranges", op, int(size))] = (lo, hi)
@@ -223,14 +223,16 @@ class ScenarioCollectives:
         if hit is None:
             from netmodel.collectives.concurrent import concurrent_own
 
-            with self._whole(op, size):
+            with self.refusals(op, size):
                 hit = concurrent_own(self.model(size), self.instances(size), op)
             self._linear[key] = hit
         return hit
 
-    def _whole(self, op: str, size: int):
-        """An instance cut apart by the fabric, as one line naming the scenario; and an op
-        the scenario's own algorithm does not implement, refused in one naming it."""
+    def refusals(self, op: str, size: int):
+        """A context in which ``op`` on an instance of ``size`` GPUs is costed: an instance
+        cut apart by the fabric is refused as one line naming the scenario, and an op the
+        scenario's own algorithm does not implement is refused at once, in one naming it
+        (the compare's own charges and :mod:`netmodel.study.topology_compare` use it)."""
         from netmodel.collectives.algorithms import ALGORITHMS, SEND_RECV_OPS, algorithms_for
 
         algorithm = self.scenario.algorithm
@@ -257,7 +259,7 @@ class ScenarioCollectives:
         hit = self._linear.get(key)
         if hit is None:
             m = self.model(size)
-            with self._whole(op, size):
+            with self.refusals(op, size):
                 hit = m.candidate_parts(op, m.group(int(size)))
             self._linear[key] = hit
         return hit

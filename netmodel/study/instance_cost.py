@@ -97,7 +97,7 @@ class _GroupComm:
 def _ocs_circuits(scenario, physical, members):
     """The circuit graph of one instance on a (possibly degraded) OCS fabric: its ring (or
     torus) re-set on the ports its members still have (as the study sets them), or None."""
-    from netmodel.study.scenario_fabric import _torus_sides
+    from netmodel.study.scenario_fabric import torus_sides
     from topologies.optical import circuits_for, realize
 
     data = physical.nodes
@@ -106,7 +106,7 @@ def _ocs_circuits(scenario, physical, members):
     if ports == 0:
         return None
     size = len(members)
-    sides = _torus_sides(size)
+    sides = torus_sides(size)
     if scenario.circuits == "torus" and sides and ports >= 4:
         shape = f"torus:{sides[0]}x{sides[1]}"
         options = [circuits_for(shape, list(members)) * r for r in range(ports // 4, 0, -1)]

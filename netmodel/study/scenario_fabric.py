@@ -94,7 +94,7 @@ def _ring_pairs(members, repeats):
     return [p for p in ring for _ in range(repeats)]
 
 
-def _torus_sides(n: int) -> tuple[int, int] | None:
+def torus_sides(n: int) -> tuple[int, int] | None:
     """The most square ``a x b == n`` with ``2 <= a <= b``, or None."""
     best = None
     for a in range(2, int(n ** 0.5) + 1):
@@ -123,7 +123,7 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
         raise UserError(f"scenario {scenario.name!r}: an instance of {size} GPUs needs 2 "
                         f"optical ports per GPU (a circuit to each ring neighbour); the "
                         f"fabric's GPUs have {ports}")
-    sides = _torus_sides(size)
+    sides = torus_sides(size)
     if scenario.circuits == "torus" and sides and ports >= 4:
         shape = f"torus:{sides[0]}x{sides[1]}"
         options = [[p for gr in groups for p in circuits_for(shape, list(gr)) * r]
@@ -202,7 +202,6 @@ def scenario_calibration(scenario: Scenario) -> Calibration:
     if scenario.nccl_release is not None:
         cal = cal.with_(nccl_release=scenario.nccl_release)
     return cal
-
 
 
 def network_key(scenario: Scenario, calibration: Calibration) -> str:

@@ -732,16 +732,16 @@ def shipped_scenario(name: str) -> Scenario | None:
     return shipped_scenarios().get(canonical_name(name))
 
 
-def _split_ref(ref: str) -> tuple[str, str, str]:
+def split_ref(ref: str) -> tuple[str, str, str]:
     """``(base, "@", gpu)`` of a scenario reference (``("name", "", "")`` without ``@``, or
     for a ``.toml`` path whose folders or name hold an ``@``: ``a@b/x.toml`` is a file, as
     what comes before its last ``@`` names no scenario; ``h100-dgx@g.toml`` is a GPU file).
 
-    >>> _split_ref("lite-flat@Lite"), _split_ref("a@b/x.toml"), _split_ref("a@b/x.toml@Lite")
+    >>> split_ref("lite-flat@Lite"), split_ref("a@b/x.toml"), split_ref("a@b/x.toml@Lite")
     (('lite-flat', '@', 'Lite'), ('a@b/x.toml', '', ''), ('a@b/x.toml', '@', 'Lite'))
-    >>> _split_ref("h100-dgx@my/gpu.toml"), _split_ref("a.toml@g.toml")
+    >>> split_ref("h100-dgx@my/gpu.toml"), split_ref("a.toml@g.toml")
     (('h100-dgx', '@', 'my/gpu.toml'), ('a.toml', '@', 'g.toml'))
-    >>> _split_ref("lite-flat@my@gpu.toml"), _split_ref("lite-flat@@Lite")
+    >>> split_ref("lite-flat@my@gpu.toml"), split_ref("lite-flat@@Lite")
     (('lite-flat', '@', 'my@gpu.toml'), ('lite-flat', '@', '@Lite'))
     """
     ref = ref.strip()
@@ -769,7 +769,7 @@ def is_scenario_ref(ref: str) -> bool:
     >>> is_scenario_ref("ring:n=4,gpu=my.toml")
     False
     """
-    base = _split_ref(ref)[0].strip()
+    base = split_ref(ref)[0].strip()
     if base.lower().endswith(".toml"):
         return not _names_a_builder(base)
     return shipped_scenario(base) is not None
@@ -791,7 +791,7 @@ def get_scenario(ref: str | Scenario) -> Scenario:
         return ref
     if not isinstance(ref, str) or not ref.strip():
         raise UserError(f"a scenario must be a name or a .toml path, got {describe(ref)}")
-    base, at, gpu = _split_ref(ref)
+    base, at, gpu = split_ref(ref)
     if at and not gpu.strip():
         raise UserError(f"scenario {ref!r} names no GPU after '@'")
     if base.lower().endswith(".toml"):
