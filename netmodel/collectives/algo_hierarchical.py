@@ -16,7 +16,7 @@ import numpy as np
 
 from netmodel.collectives.algo_ring import _ring, nic_lanes
 from netmodel.collectives.algo_tree import _depth, _double_tree
-from netmodel.collectives.group_domains import _domain_indices
+from netmodel.collectives.group_domains import domain_indices
 from netmodel.collectives.in_network import domain_planes, has_in_network, nvls_phases
 from netmodel.collectives.steps import NotApplicable, Pairs, Step, union_of
 
@@ -27,7 +27,7 @@ __all__ = ["NVLS_MAX_HEADS", "hierarchical_all_reduce", "in_network_tree_all_red
 
 
 def _rails_or_refuse(graph, group, what: str) -> np.ndarray:
-    members, sizes = _domain_indices(graph, group)
+    members, sizes = domain_indices(graph, group)
     if len(sizes) < 2:
         raise NotApplicable(f"{what} needs GPUs in at least two scale-up domains")
     if sizes[0] < 2:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from netmodel.collectives.group_domains import _crossings, _domain_indices, rail_table
+from netmodel.collectives.group_domains import domain_crossings, domain_indices, rail_table
 from netmodel.collectives.steps import Pairs, Step
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def _multi_ring(group, graph) -> tuple[Pairs, int]:
         uneven = None if graph is None or p < 3 else _uneven_rings(graph, group)
         if uneven is not None:
             return uneven
-        crossings = _crossings(graph, group) if p > 1 and graph is not None else 0
+        crossings = domain_crossings(graph, group) if p > 1 and graph is not None else 0
         return _ring_pairs(group, 1 / p), max(crossings - 1, 0)
     D, m = table.shape
     nxt = np.roll(table, -1, axis=1)     # next GPU of the domain
@@ -69,9 +69,9 @@ def _multi_ring(group, graph) -> tuple[Pairs, int]:
 
 
 def _uneven_domains(graph, group) -> list[np.ndarray] | None:
-    """The group's scale-up domains (positions in ``group``, as :func:`_domain_indices`)
+    """The group's scale-up domains (positions in ``group``, as :func:`domain_indices`)
     when there are at least two, of unequal sizes, each of at least 2 GPUs; else None."""
-    members, sizes = _domain_indices(graph, group)
+    members, sizes = domain_indices(graph, group)
     if len(sizes) < 2 or sizes.min() < 2 or (sizes == sizes[0]).all():
         return None
     return np.split(members, np.cumsum(sizes)[:-1])
@@ -86,7 +86,7 @@ def _uneven_rings(graph, group) -> tuple[Pairs, int] | None:
     every node the channels the smallest one can feed). None when the group is not so."""
     if _uneven_domains(graph, group) is None:
         return None
-    members, sizes = _domain_indices(graph, group)
+    members, sizes = domain_indices(graph, group)
     p, D, k = len(group), len(sizes), int(sizes.min())
     starts = np.cumsum(sizes) - sizes
     local = np.arange(p) - np.repeat(starts, sizes)

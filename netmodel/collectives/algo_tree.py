@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from netmodel.collectives.algo_ring import nic_lanes
-from netmodel.collectives.group_domains import _domain_indices, rail_table
+from netmodel.collectives.group_domains import domain_indices, rail_table
 from netmodel.collectives.steps import Pairs, Step
 
 if TYPE_CHECKING:
@@ -76,7 +76,7 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
         # perChMaxTreeBws of its generation and node count (Step.tree_channels)
         cap = {"tree_channels": k, "tree_nodes": D}
     else:
-        members, sizes = _domain_indices(graph, group)
+        members, sizes = domain_indices(graph, group)
         starts = np.cumsum(sizes) - sizes
         inner = np.ones(len(members), dtype=bool)
         inner[starts] = False  # chain towards each domain's first GPU

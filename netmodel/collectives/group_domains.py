@@ -167,7 +167,7 @@ _LABELS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _INDICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def _domain_indices(graph, group) -> tuple[np.ndarray, np.ndarray]:
+def domain_indices(graph, group) -> tuple[np.ndarray, np.ndarray]:
     """:func:`domains` as positions in ``group``: ``(members, sizes)``, the members domain
     by domain (each in group order, domains in order of first member) and the size of each
     domain."""
@@ -194,15 +194,15 @@ def rail_table(graph: nx.Graph, group: Sequence[Hashable]) -> np.ndarray | None:
     each domain's members in group order) when it spans at least two scale-up domains of
     the same size ``m >= 2``: column ``r`` holds the GPUs of position ``r`` in their domains,
     the peers NCCL joins across domains over their own NICs (one rail each); else None."""
-    members, sizes = _domain_indices(graph, group)
+    members, sizes = domain_indices(graph, group)
     if len(sizes) < 2 or sizes[0] < 2 or (sizes != sizes[0]).any():
         return None
     return members.reshape(len(sizes), int(sizes[0]))
 
 
-def _crossings(graph, group) -> int:
+def domain_crossings(graph, group) -> int:
     """Hops of the ring in group order that join two scale-up domains."""
-    members, sizes = _domain_indices(graph, group)
+    members, sizes = domain_indices(graph, group)
     if len(sizes) == len(group):  # every GPU its own domain: every hop
         return len(group)
     labels = domain_labels(graph, group)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Hashable
 import numpy as np
 
 from netmodel.collectives.cost import GroupCut, compile_steps
-from netmodel.collectives.group_domains import _domain_indices
+from netmodel.collectives.group_domains import domain_indices
 from netmodel.collectives.steps import NotApplicable, Pairs, Step
 
 __all__ = ["ONCE_A_SERVER", "once_a_server_lines", "once_a_server_steps", "once_a_server_time"]
@@ -44,7 +44,7 @@ def once_a_server_steps(group: tuple[Hashable, ...], graph,
                         reach: Callable[[float], float]) -> list[Step]:
     """The two pipelined phases (see the module docstring); :class:`NotApplicable` when the
     group's domains differ in size."""
-    members, sizes = _domain_indices(graph, group)
+    members, sizes = domain_indices(graph, group)
     if (sizes != sizes[0]).any():
         raise NotApplicable("once-a-server needs the same number of GPUs in every domain, "
                             "got " + "/".join(str(x) for x in sizes.tolist()))
@@ -99,7 +99,7 @@ def once_a_server_time(model, group: tuple[Hashable, ...], nbytes: np.ndarray, c
     Both :meth:`~netmodel.collectives.model.FabricCostModel.moe_all_to_all_time` (``inf``
     where cut) and :meth:`netmodel.study.fabric_search.ScenarioCollectives.
     moe_all_to_all_time` (an instance alone; one line of error where cut) are this."""
-    sizes = _domain_indices(model.graph, group)[1]
+    sizes = domain_indices(model.graph, group)[1]
     if (sizes != sizes[0]).any() or sizes[0] == 1:
         return every()
     key = (ONCE_A_SERVER, group, float(reach(len(sizes))), float(reach(len(group))))
