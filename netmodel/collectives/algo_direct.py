@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from netmodel.collectives.algo_ring import _ring_pairs
+from netmodel.collectives.algo_ring import ring_pairs
 from netmodel.collectives.steps import NotApplicable, Pairs, Step
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ def direct_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> li
     return [Step("one-shot exchange", _all_pairs(group, 1.0), reduce=p - 1.0)]
 
 
-def _pairwise_linked(graph, group) -> None:
+def pairwise_linked(graph, group) -> None:
     """NotApplicable unless every two GPUs of ``group`` share a cable (a full mesh: an
     xGMI box, a group of Lites): two-shot's ``p (p - 1)`` transfers each then have a link
     of their own; on switched fabrics they share ports that NCCL's rings use as well."""
@@ -57,7 +57,7 @@ def two_shot_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> 
     injects on all its links; vLLM's ``cross_device_reduce_2stage``
     (csrc/custom_all_reduce.cuh), used above 256-512 KiB on fully NVLinked GPUs, below
     which its one-shot (``direct``) is faster."""
-    _pairwise_linked(graph, group)
+    pairwise_linked(graph, group)
     p = len(group)
     t = _all_pairs(group, 1 / p)
     return [Step("reduce-scatter (direct)", t, reduce=(p - 1) / p),
@@ -92,7 +92,7 @@ def direct_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[S
 
 
 def direct_send_recv(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
-    ring = _ring_pairs(group, 1.0)
+    ring = ring_pairs(group, 1.0)
     return [Step("send-recv", Pairs(ring.nodes, ring.src, ring.dst, ring.frac, p2p=True))]
 
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from netmodel.collectives.algo_ring import _ring, nic_lanes
-from netmodel.collectives.algo_tree import _depth, _double_tree
+from netmodel.collectives.algo_ring import nic_lanes, ring_indices
+from netmodel.collectives.algo_tree import double_tree, tree_depth
 from netmodel.collectives.group_domains import domain_indices
 from netmodel.collectives.in_network import domain_planes, has_in_network, nvls_phases
 from netmodel.collectives.steps import NotApplicable, Pairs, Step, union_of
@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 __all__ = ["NVLS_MAX_HEADS", "hierarchical_all_reduce", "in_network_tree_all_reduce"]
 
 
-def _rails_or_refuse(graph, group, what: str) -> np.ndarray:
+def rails_or_refuse(graph, group, what: str) -> np.ndarray:
+    """The group as a ``(domains, m)`` table of positions in ``group``, as
+    :func:`~netmodel.collectives.group_domains.rail_table`; NotApplicable, naming ``what``,
+    unless it spans at least two scale-up domains of the same size ``m >= 2``."""
     members, sizes = domain_indices(graph, group)
     if len(sizes) < 2:
         raise NotApplicable(f"{what} needs GPUs in at least two scale-up domains")
@@ -44,10 +47,10 @@ def _in_domain_planes(graph, group, table):
 
 
 def hierarchical_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
-    table = _rails_or_refuse(graph, group, "hierarchical")
+    table = rails_or_refuse(graph, group, "hierarchical")
     n_dom, m = table.shape
     doms, planes = _in_domain_planes(graph, group, table)
-    a, b = _ring(n_dom)
+    a, b = ring_indices(n_dom)
     across = Pairs(group, table[a, :].T.ravel(), table[b, :].T.ravel(), 1 / (m * n_dom))
     out_rs = Step("reduce-scatter across", across, n_dom - 1, reduce=1 / (m * n_dom),
                   latencies=(0, n_dom - 1), pipeline=1, heads=m)
@@ -58,7 +61,7 @@ def hierarchical_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None)
     if planes is not None:  # the domains' switches reduce: NVLS inside
         rs, ag, inside = nvls_phases(graph, doms, planes)
         return [rs, out_rs, out_ag, ag, inside, across_bound]
-    a, b = _ring(m)
+    a, b = ring_indices(m)
     inner = Pairs(group, table[:, a].ravel(), table[:, b].ravel(), 1 / m)
     rs = Step("reduce-scatter in domain", inner, m - 1, reduce=1 / m, latencies=(m - 1, 0),
               pipeline=1, heads=m)
@@ -90,7 +93,7 @@ def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | No
     the cap's channels the same)."""
     if not has_in_network(graph):
         raise NotApplicable("no switch in the fabric has in_network_reduction")
-    table = _rails_or_refuse(graph, group, "in-network-tree")
+    table = rails_or_refuse(graph, group, "in-network-tree")
     doms, planes = _in_domain_planes(graph, group, table)
     if planes is None:
         raise NotApplicable("in-network-tree needs the switches of every scale-up domain to "
@@ -104,12 +107,12 @@ def in_network_tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | No
     h = heads.shape[1]
     src, dst, frac = [], [], []
     for c in range(h):
-        a, b, f = _double_tree(group, heads[:, c], 1 / h)
+        a, b, f = double_tree(group, heads[:, c], 1 / h)
         src.append(a)
         dst.append(b)
         frac.append(f)
     up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
-    depth = _depth(n_dom)
+    depth = tree_depth(n_dom)
     # NCCL's tuner caps NVLSTree's busbw at its channels (one per NVLS head) times
     # perChMaxNVLSTreeBws of the generation and node count, busbw counted as a ring's
     # (src/graph/tuning.cc): per byte, (n - 1) / n of the cap's time in each tree phase;

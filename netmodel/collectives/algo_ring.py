@@ -24,13 +24,17 @@ __all__ = ["bidirectional_ring_all_gather", "bidirectional_ring_all_reduce",
            "ring_broadcast", "ring_reduce", "ring_reduce_scatter"]
 
 
-def _ring(p: int) -> tuple[np.ndarray, np.ndarray]:
+def ring_indices(p: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ring over positions ``0..p-1``: ``(senders, receivers)``, position ``i`` sending to
+    ``i + 1`` (mod ``p``)."""
     i = np.arange(p)
     return i, (i + 1) % p
 
 
-def _ring_pairs(group, frac) -> Pairs:
-    return Pairs(group, *_ring(len(group)), frac)
+def ring_pairs(group, frac) -> Pairs:
+    """One ring in group order: each GPU of ``group`` sends ``frac`` of the data to the next
+    (the last to the first)."""
+    return Pairs(group, *ring_indices(len(group)), frac)
 
 
 def _multi_ring(group, graph) -> tuple[Pairs, int]:
@@ -51,7 +55,7 @@ def _multi_ring(group, graph) -> tuple[Pairs, int]:
         if uneven is not None:
             return uneven
         crossings = domain_crossings(graph, group) if p > 1 and graph is not None else 0
-        return _ring_pairs(group, 1 / p), max(crossings - 1, 0)
+        return ring_pairs(group, 1 / p), max(crossings - 1, 0)
     D, m = table.shape
     nxt = np.roll(table, -1, axis=1)     # next GPU of the domain
     peer = np.roll(table, -1, axis=0)    # same rail, next domain
@@ -192,8 +196,8 @@ def _bidirectional_pairs(group, frac) -> Pairs:
     rings, each on half of the data)."""
     p = len(group)
     if p == 2:
-        return _ring_pairs(group, 2 * frac)
-    a, b = _ring(p)
+        return ring_pairs(group, 2 * frac)
+    a, b = ring_indices(p)
     return Pairs(group, np.concatenate([a, b]), np.concatenate([b, a]), frac)
 
 

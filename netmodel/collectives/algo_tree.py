@@ -29,11 +29,12 @@ def _heap(members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return members[i], members[(i - 1) // 2]
 
 
-def _depth(count: int) -> int:
+def tree_depth(count: int) -> int:
+    """``floor(log2(count))``: the depth of a balanced binary tree of ``count >= 1`` nodes."""
     return count.bit_length() - 1
 
 
-def _double_tree(group, leaders: np.ndarray, frac: float):
+def double_tree(group, leaders: np.ndarray, frac: float):
     """NCCL's double binary tree over ``leaders`` (positions in ``group``): child -> parent
     edges of both trees, each tree on half of ``frac``."""
     src, dst = [], []
@@ -66,11 +67,11 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
         keep = share > 0 if degraded else np.ones(share.shape, dtype=bool)
         src, dst, frac = [table.ravel()[keep]], [nxt.ravel()[keep]], [share[keep]]
         for c in range(k):
-            a, b, f = _double_tree(group, lanes[:, c], 1 / k)
+            a, b, f = double_tree(group, lanes[:, c], 1 / k)
             src.append(a)
             dst.append(b)
             frac.append(f)
-        chain, depth = m - 1, _depth(D)
+        chain, depth = m - 1, tree_depth(D)
         # NCCL's tuner caps the tree's busbw at its channels (one per NIC: here a rail;
         # with NICs down, the fewest up at any domain, k: algo_ring.nic_channels) times
         # perChMaxTreeBws of its generation and node count (Step.tree_channels)
@@ -84,11 +85,11 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
         frac = [np.ones(len(src[0]))]
         leaders = members[starts]
         if len(leaders) > 1:
-            a, b, f = _double_tree(group, leaders, 1.0)
+            a, b, f = double_tree(group, leaders, 1.0)
             src.append(a)
             dst.append(b)
             frac.append(f)
-        chain, depth = int(sizes.max()) - 1, _depth(len(leaders))
+        chain, depth = int(sizes.max()) - 1, tree_depth(len(leaders))
         cap = {}   # no rails: NCCL's channel count is not known here
     up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
     # NCCL's latency: 2 ((m - 1) intraLat + log2(nodes) interLat)
@@ -101,10 +102,10 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
 
 def tree_broadcast(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     a, b = _heap(np.arange(len(group)))
-    return [Step("broadcast (pipelined)", Pairs(group, b, a, 1.0), stages=_depth(len(group)))]
+    return [Step("broadcast (pipelined)", Pairs(group, b, a, 1.0), stages=tree_depth(len(group)))]
 
 
 def tree_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     a, b = _heap(np.arange(len(group)))
     up = Pairs(group, a, b, 1.0)
-    return [Step("reduce (pipelined)", up, stages=_depth(len(group)), reduce=up.incoming())]
+    return [Step("reduce (pipelined)", up, stages=tree_depth(len(group)), reduce=up.incoming())]

@@ -105,7 +105,6 @@ from compute.comm import OPERATIONS
 from compute.errors import UserError, known
 from compute.validate import describe
 from netmodel.collectives.algo_direct import (
-    _pairwise_linked,
     direct_all_gather,
     direct_all_reduce,
     direct_all_to_all,
@@ -114,12 +113,13 @@ from netmodel.collectives.algo_direct import (
     direct_reduce_scatter,
     direct_send_recv,
     pairwise_all_to_all,
+    pairwise_linked,
     two_shot_all_reduce,
 )
 from netmodel.collectives.algo_hierarchical import (
-    _rails_or_refuse,
     hierarchical_all_reduce,
     in_network_tree_all_reduce,
+    rails_or_refuse,
 )
 from netmodel.collectives.algo_recursive import (
     doubling_all_gather,
@@ -184,7 +184,7 @@ def transfer_count(algorithm: str, op: str, p: int) -> int:
 def _collnet(kind: str) -> Generator:
     def generate_collnet(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
         return collnet_steps(kind, group, graph,
-                             _rails_or_refuse(graph, group, f"collnet-{kind}"))
+                             rails_or_refuse(graph, group, f"collnet-{kind}"))
     return generate_collnet
 
 
@@ -271,7 +271,7 @@ def algorithms_for(op: str) -> tuple[str, ...]:
 #: cheaper than building the steps: run before the work of a :func:`quadratic` algorithm is
 #: counted (64 GPUs of a fat tree are no full mesh, whatever two-shot would route there).
 PRECHECKS: dict[tuple[str, str], Callable[..., None]] = {
-    ("two-shot", "all-reduce"): lambda group, graph: _pairwise_linked(graph, group),
+    ("two-shot", "all-reduce"): lambda group, graph: pairwise_linked(graph, group),
 }
 
 

@@ -45,7 +45,7 @@ def _runs_on(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
         return runs
     sub = _prepared(model, tuple(groups[g] for g in where.tolist()), True)
     # hierarchical's steps are refused by the GPUs' domains alone (algorithms.
-    # _rails_or_refuse): one look per class of groups whose domains fall alike
+    # rails_or_refuse): one look per class of groups whose domains fall alike
     for idx in (sub.classes("tree") if name == "hierarchical" else sub.classes(name)):
         try:
             generate(name, op, sub.ordered[idx[0]], sub.graph)
