@@ -20,8 +20,8 @@ The unit rules (one place; docs/units-and-errors.md repeats them):
 * Times: ``s``, ``ms``, ``us`` (= ``µs``), ``ns``, ``ps``; a bare number is seconds.
 * Since a bare number is SI, a slip is easy (``--tbt 50`` is 50 s, ``fabric.bandwidth=100``
   100 B/s). The SLOs (``--ttft``, ``--tbt``, :class:`compute.phases.Slo`) and a fabric's
-  bandwidths (a builder's keys, in a spec, a scenario's ``[fabric]`` or a sweep's
-  ``fabric.*bandwidth``) must lie in plausible ranges, each with its reasoning in
+  bandwidths and latencies (a builder's keys, in a spec, a scenario's ``[fabric]`` or a
+  sweep's ``fabric.*bandwidth`` and ``fabric.*latency``) must lie in plausible ranges, each with its reasoning in
   ``compute/data/limits.toml`` (``[quantity]``, :func:`check_plausible`); outside, one line
   names the value as read with its unit, the range and, for a bare number, the unit it was
   likely meant in.
@@ -350,7 +350,8 @@ def _bare(typed: object) -> bool:
 
 def check_plausible(quantity: str, value: float, what: str, typed: object = None) -> float:
     """``value`` (SI) if it lies in the plausible range of ``quantity`` (a ``[quantity]`` key
-    of ``compute/data/limits.toml``: ``"ttft"``, ``"tbt"``, ``"link_bandwidth"``), else a
+    of ``compute/data/limits.toml``: ``"ttft"``, ``"tbt"``, ``"link_bandwidth"``,
+    ``"link_latency"``), else a
     :class:`UserError` in one line naming ``what``, the value as read (``typed``, the text
     the user gave, when known) with its unit, the range, and for a bare number (or a number
     from Python, which is SI too) the unit it was likely meant in. The library names the
@@ -383,11 +384,13 @@ def check_plausible(quantity: str, value: float, what: str, typed: object = None
         head = f"{what} {text} was read as {shown}"
     else:
         head = f"{what} {text} is {shown}"
-    message = (f"{head}, outside the {format_quantity(r.minimum, r.unit)} to "
-               f"{format_quantity(r.maximum, r.unit)} allowed for {r.label}")
-    if text is None or _bare(text):
-        number = text if text is not None else (f"{value:g}" if isinstance(value, float) else
-                                                str(value))
+    least = "0" if r.minimum == 0 else format_quantity(r.minimum, r.unit)
+    message = (f"{head}, outside the {least} to {format_quantity(r.maximum, r.unit)} allowed "
+               f"for {r.label}")
+    number = (text if text is not None else
+              f"{value:g}" if isinstance(value, float) else str(value))
+    # a slip is a number as people write one in the unit meant (50, 330, 100), not 0.002
+    if (text is None or _bare(text)) and 1 <= value < 1e30:
         for unit in r.hints:
             try:
                 meant = scaled(number, _FAMILIES[r.unit][unit])

@@ -229,19 +229,21 @@ def check_positive(what: str, value: object, *, allow_zero: bool = False) -> flo
     """``value`` as a finite float > 0 (>= 0 with ``allow_zero``), and, for a physical
     quantity whose name ends in one of :data:`~topologies.limits.PHYSICAL_MAX`'s (latency,
     bandwidth, length, reconfiguration_time), at most its plausible maximum; a bandwidth
-    within a link's range (:func:`compute.units.check_plausible`, ``link_bandwidth``).
+    or latency within a link's range (:func:`compute.units.check_plausible`,
+    ``link_bandwidth``, ``link_latency``).
 
-    >>> check_positive("latency", 1e300)
+    >>> check_positive("reconfiguration_time", 1e300)
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: latency must be at most 1 s (a switch hop takes 0.1-1 us and a cable 5 ns/m; 1 s is a million hops), got 1e+300
+    compute.errors.UserError: reconfiguration_time must be at most 3600 s (MEMS circuit switches reconfigure in about 10 ms, patch panels by hand in minutes), got 1e+300
     """
     x = _real(value)
     if x is None or not math.isfinite(x) or not (x >= 0 if allow_zero else x > 0):
         rule = ">= 0" if allow_zero else "> 0"
         raise UserError(f"{what} must be a finite number {rule}, got {describe(value)}")
-    if what.endswith("bandwidth") and x > 0:   # a link's plausible range (limits.toml)
-        check_plausible("link_bandwidth", x, what)
+    for name in ("bandwidth", "latency"):   # a link's plausible range (limits.toml)
+        if what.endswith(name) and x > 0:
+            check_plausible(f"link_{name}", x, what)
     for name, (most, unit, why) in PHYSICAL_MAX.items():
         if what.endswith(name) and x > most:
             raise UserError(f"{what} must be at most {most:g} {unit} ({why}), got "

@@ -202,8 +202,9 @@ def _value(text: str, unit: str, what: str) -> float:
     text = text.strip()
     if what.startswith(COST):  # in its data row's unit (0.1USD/kWh, 5y, 75%) or bare SI
         return _cost_value(text, what)
-    if unit == "s":
-        return parse_time(text, what)
+    if unit == "s":   # a builder's latency: a switch's or link's, within its plausible range
+        return parse_time(text, what, quantity="link_latency" if what.startswith("fabric.")
+                          and what.endswith("latency") else None)
     if unit == "bytes/s":   # a builder's bandwidth: a link's, within its plausible range
         return parse_bandwidth(text, what, quantity="link_bandwidth")
     if unit == "m":  # a cable length (fabric.length): 20m, 50cm or a number of metres

@@ -24,6 +24,7 @@ SWEEP = ["sweep", "--scenarios", "lite-flat", "-q", "--no-plot"]
 
 TBT = "outside the 1 us to 10 s allowed for a decode SLO (TBT, time between tokens)"
 TTFT = "outside the 1 us to 600 s allowed for a prefill SLO (TTFT, time to first token)"
+LATENCY = "outside the 0 to 1 ms allowed for a fabric's switch or link latency"
 LINK = "outside the 1 GB/s to 100 TB/s allowed for a fabric's link or per-GPU bandwidth " \
        "(per direction)"
 
@@ -33,6 +34,7 @@ def test_the_ranges_are_the_data_files():
     assert (q["ttft"].minimum, q["ttft"].maximum) == (1e-6, 600)
     assert (q["tbt"].minimum, q["tbt"].maximum) == (1e-6, 10)
     assert (q["link_bandwidth"].minimum, q["link_bandwidth"].maximum) == (1e9, 1e14)
+    assert (q["link_latency"].minimum, q["link_latency"].maximum) == (0, 1e-3)
     assert all(r.why and r.label and r.hints for r in q.values())
 
 
@@ -57,8 +59,16 @@ def test_the_ranges_are_the_data_files():
     (["collective", "all-reduce", "--fabric", "single-switch:n=8,bandwidth=100", "--size", "8M"],
      f"error: single-switch: bandwidth 100 B/s, {LINK}; a number is in B/s: for 100 GB/s give "
      f"1e+11"),
+    (SWEEP + ["--param", "fabric.latency=330"],
+     f"error: fabric.latency 330 was read as 330 s, {LATENCY}; write 330ns for nanoseconds"),
+    (["collective", "all-reduce", "--fabric", "flat:n=8,latency=330", "--size", "8M"],
+     f"error: flat: latency 330 s, {LATENCY}; a number is in s: for 330 ns give 3.3e-07"),
+    # 2 ms: no hint ('0.002 ns' is no number anyone meant)
+    (["collective", "all-reduce", "--fabric", "flat:n=8,latency=2ms", "--size", "8M"],
+     f"error: flat: latency 2 ms, {LATENCY}"),
 ], ids=["compare-tbt", "cost-ttft", "cost-tbt-unit", "compare-tbt-low", "search-tbt",
-        "sweep-bare", "sweep-low", "sweep-high", "fabric-spec"])
+        "sweep-bare", "sweep-low", "sweep-high", "fabric-spec", "sweep-latency",
+        "spec-latency", "spec-latency-unit"])
 def test_a_slip_is_refused_in_one_line(args, line):
     assert one_line_error(run_cli(args)) == line
 
@@ -97,6 +107,8 @@ def test_the_bounds_themselves_are_taken():
     for bw in (q["link_bandwidth"].minimum, q["link_bandwidth"].maximum):
         g = build("single-switch", {"n": 4, "bandwidth": bw})
         assert g.edges["nvs0", "gpu0"]["bandwidth"] == bw
+    for lat in (q["link_latency"].minimum, q["link_latency"].maximum):
+        assert build("flat", {"n": 4, "latency": lat}).nodes["plane0"]["latency"] == lat
     r = run_cli(COMPARE + ["--phases", "decode", "--tbt", "10s"])
     assert r.exit_code == 0, r.output
     r = run_cli(COMPARE + ["--phases", "decode", "--tbt", "1us"])   # nothing meets it
