@@ -6,7 +6,7 @@ and drains it at its achievable rate, so a group's step lasts until its most loa
 (counting everyone's bytes on it) has drained. Groups of one size and algorithm have the
 same steps and run in lockstep (step ``i`` of every group beside step ``i`` of the others);
 groups of different sizes or algorithms share by time
-(:func:`~netmodel.collectives.concurrent_time._timed`: a link carries a group's bytes while
+(:func:`~netmodel.collectives.concurrent_time.timed_steps`: a link carries a group's bytes while
 that group's step runs, not on every repetition of another's step ``i``), unless some group
 runs a pipeline (its phases overlap: lockstep then) or the schedule in time would pass its
 budget (lockstep too); :attr:`ConcurrentResult.schedule` says which, per size. Each group's

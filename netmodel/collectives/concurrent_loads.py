@@ -21,7 +21,7 @@ from netmodel.collectives.concurrent_time import (
     LOCKSTEP_BUDGET,
     LOCKSTEP_PIPELINE,
     TIME,
-    _timed,
+    timed_steps,
 )
 from netmodel.collectives.cost import set_step, step_table
 from netmodel.collectives.steps import unique
@@ -473,7 +473,7 @@ def _step_entries(router, rate: np.ndarray, classes, i: int, G: int) -> tuple:
 def _follow_time(router, rate: np.ndarray, classes, table: dict, together: np.ndarray,
                  alone: np.ndarray | None = None) -> tuple[np.ndarray, str]:
     """``together`` (seconds per byte of ``n`` per group and step, from the loads of step
-    ``i`` of every group at once) with link sharing following time (:func:`_timed`): each
+    ``i`` of every group at once) with link sharing following time (:func:`timed_steps`): each
     step's seconds over its repetitions; and which schedule that is
     (:data:`~netmodel.collectives.concurrent_time.TIME`). Only where no step runs in a
     pipeline (their phases overlap in time, which one step after another does not say):
@@ -491,7 +491,7 @@ def _follow_time(router, rate: np.ndarray, classes, table: dict, together: np.nd
     G, S = work.shape
     entries = [_step_entries(router, rate, classes, i, G) for i in range(S)]
     shared = np.zeros(work.shape, dtype=bool)
-    dur = _timed(work, entries, router.n_links, shared)
+    dur = timed_steps(work, entries, router.n_links, shared)
     if dur is None:
         return together, LOCKSTEP_BUDGET
     with np.errstate(invalid="ignore", divide="ignore"):

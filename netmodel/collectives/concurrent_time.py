@@ -1,7 +1,7 @@
 """Link sharing that follows time, for groups running different steps at once.
 
 Groups of different sizes or algorithms each run their own steps in turn, event by event
-over the union of the steps' ends (:func:`_timed`), the links shared among the groups'
+over the union of the steps' ends (:func:`timed_steps`), the links shared among the groups'
 current steps in proportion to their loads, a group held back elsewhere leaving the rest to
 the others (:func:`_paces`: progressive filling).
 :func:`~netmodel.collectives.concurrent_loads._follow_time` feeds it the loads of every
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-#: :func:`_timed` gives up (the steps stay in lockstep) past this many group-link entries
+#: :func:`timed_steps` gives up (the steps stay in lockstep) past this many group-link entries
 #: looked at over all its events (and at once where its estimate, one round an event, is
 #: past it), one link of each set of parallel links (:func:`_one_link_of_each`): 102 groups
 #: of 2-16 GPUs on a 1,024-GPU 2:1 fat tree, a 1 MiB all-reduce under auto, look at under
@@ -33,7 +33,7 @@ _ROUND = 1 << 12
 
 #: Which schedule charged the groups of a concurrent costing
 #: (:attr:`~netmodel.collectives.concurrent.ConcurrentResult.schedule`): in time
-#: (:func:`_timed`); in lockstep where every group runs the same steps (groups of one size
+#: (:func:`timed_steps`); in lockstep where every group runs the same steps (groups of one size
 #: on one algorithm), where some group runs a pipeline, or where the schedule in time would
 #: look at more than :data:`_TIMED_WORK` entries (no bound of the schedule in time).
 TIME = "time"
@@ -42,8 +42,8 @@ LOCKSTEP_PIPELINE = "lockstep (a pipeline)"
 LOCKSTEP_BUDGET = "lockstep (past the schedule's budget)"
 
 
-def _timed(work: np.ndarray, entries: list[tuple], L: int,
-           shared: np.ndarray | None = None) -> np.ndarray | None:
+def timed_steps(work: np.ndarray, entries: list[tuple], L: int,
+                shared: np.ndarray | None = None) -> np.ndarray | None:
     """Each group's seconds per byte of ``n`` in each of its steps when link sharing follows
     time: ``(G, S)``, or None past :data:`_TIMED_WORK`.
 
@@ -60,7 +60,7 @@ def _timed(work: np.ndarray, entries: list[tuple], L: int,
     three repetitions run alone).
 
     >>> e = [(np.array([0, 1]), np.array([0, 0]), np.array([0.5, 0.25]))]
-    >>> _timed(np.array([[1.0], [3.0]]), e, 1).tolist()   # 0.75 together, then 2 x 0.25
+    >>> timed_steps(np.array([[1.0], [3.0]]), e, 1).tolist()   # 0.75 together, then 2 x 0.25
     [[0.75], [1.25]]
 
     ``shared`` (bool ``(G, S)``, optional): set where some other group loaded one of the
@@ -155,7 +155,7 @@ def _one_link_of_each(eg, el, eu, es, L, G=None, S=None):
     """The entries ``(group, link, load, step)`` on one link of each set of links that
     carry the same entries, in the same order (a leaf's uplinks to every spine, loaded
     alike by ECMP), by group, then step, as listed; the links renumbered ``0 .. L' - 1``;
-    and ``L'``. Such links share alike in every event of :func:`_timed` (the same sums of
+    and ``L'``. Such links share alike in every event of :func:`timed_steps` (the same sums of
     the same loads in the same order, so the same bits): the schedule is the same, each
     link looked at once. Links are matched by a hash of their entries, then compared entry
     by entry. ``G``, ``S``: more than the largest group and step (found where not given)."""
@@ -239,7 +239,7 @@ def _paces(eg: np.ndarray, el: np.ndarray, eu: np.ndarray, G: int, L: int
     T = np.zeros(G)
     if not (eu > 0).all():   # a load of no time needs nothing of its link
         eg, el, eu = eg[eu > 0], el[eu > 0], eu[eu > 0]
-    if len(eg) > 1 and (eg[1:] < eg[:-1]).any():   # by group (as _timed gives them)
+    if len(eg) > 1 and (eg[1:] < eg[:-1]).any():   # by group (as timed_steps gives them)
         order = np.argsort(eg, kind="stable")
         eg, el, eu = eg[order], el[order], eu[order]
     if not len(eg):

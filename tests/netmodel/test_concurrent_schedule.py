@@ -1,6 +1,6 @@
 """Which schedule charged the groups of a concurrent costing is part of its result.
 
-Groups of different sizes or algorithms share links by time (``concurrent_time._timed``),
+Groups of different sizes or algorithms share links by time (``concurrent_time.timed_steps``),
 but past ``_TIMED_WORK`` the schedule fell back to the lockstep silently: the result, and
 ``collective --all-groups`` (text and JSON), did not say that the charge was the lockstep's,
 which is no bound of the schedule in time either way (test_review196_time_shared.py). Now

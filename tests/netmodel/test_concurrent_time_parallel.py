@@ -1,4 +1,4 @@
-"""The schedule in time (``concurrent_time._timed``) looks at one link of each set of
+"""The schedule in time (``concurrent_time.timed_steps``) looks at one link of each set of
 parallel links (links that carry the same entries: a leaf's uplinks to every spine, loaded
 alike by ECMP), so that a thousand GPUs of mixed groups under ``auto`` follow time within
 its budget instead of falling back to the lockstep."""
@@ -10,7 +10,12 @@ import pytest
 
 from netmodel.collectives import concurrent_time
 from netmodel.collectives.concurrent import concurrent_cost
-from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET, TIME, _one_link_of_each, _timed
+from netmodel.collectives.concurrent_time import (
+    LOCKSTEP_BUDGET,
+    TIME,
+    _one_link_of_each,
+    timed_steps,
+)
 from netmodel.collectives.model import FabricCostModel
 from tests.netmodel.fabric_helpers import random_groups
 
@@ -39,7 +44,7 @@ def test_parallel_links_are_kept_once():
     kept = [(np.array([0, 0, 0, 1, 1]), np.array([0, 1, 2, 1, 2]),
              np.array([1.0, 0.25, 0.25, 0.25, up]))]
     work = np.array([[2.0], [1.0]])
-    assert _timed(work, e, 4).tobytes() == _timed(work, kept, 3).tobytes()
+    assert timed_steps(work, e, 4).tobytes() == timed_steps(work, kept, 3).tobytes()
 
 
 def test_links_whose_entries_come_in_another_order_are_both_kept():
@@ -89,7 +94,7 @@ def test_no_parallel_link_changes_the_schedule(seed):
                       np.concatenate([eu, eu[m]])))
     work = rng.integers(1, 4, (G, S)).astype(float)
     a, b = np.zeros((G, S), bool), np.zeros((G, S), bool)
-    assert _timed(work, entries, L, a).tobytes() == _timed(work, extra, L + 3, b).tobytes()
+    assert timed_steps(work, entries, L, a).tobytes() == timed_steps(work, extra, L + 3, b).tobytes()
     assert (a == b).all()
 
 

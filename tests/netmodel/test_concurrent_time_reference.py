@@ -85,7 +85,7 @@ def _fold_by_hand(eg, el, eu, es, L):
 @pytest.mark.parametrize("seed", range(2))
 @pytest.mark.parametrize("chunk", [3, 1 << 20])
 def test_random_loads_give_the_plain_schedule(seed, chunk, monkeypatch):
-    # 250 random workings each: _timed (durations within 1e-12 of the exact schedule,
+    # 250 random workings each: timed_steps (durations within 1e-12 of the exact schedule,
     # shared flags equal), the fold on entries by group and step (bit for bit) and _paces on
     # entries in any order (within 1e-12); chunks of 3 entries put many chunk bounds inside
     # the fold
@@ -96,10 +96,10 @@ def test_random_loads_give_the_plain_schedule(seed, chunk, monkeypatch):
         work, entries, L = _loads(rng)
         b = np.zeros(work.shape, bool)
         want, a = brute.timed(work, entries)
-        got = concurrent_time._timed(work, entries, L, b)
+        got = concurrent_time.timed_steps(work, entries, L, b)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-300)  # 5e-324 loads
         assert (a == b).all()
-        assert concurrent_time._timed(work, entries, L).tobytes() == got.tobytes()
+        assert concurrent_time.timed_steps(work, entries, L).tobytes() == got.tobytes()
         eg, el, eu, es = _flat(entries)
         if not len(eg):
             continue
@@ -119,7 +119,7 @@ def test_random_loads_give_the_plain_schedule(seed, chunk, monkeypatch):
 
 
 def test_the_fold_gives_entries_by_group_and_step_in_any_order_they_come():
-    # the fold sorts by link, then group, step, as listed, in one sort, so _timed hands it
+    # the fold sorts by link, then group, step, as listed, in one sort, so timed_steps hands it
     # the entries as the steps list them (the old fold took them sorted by group and step,
     # and gave them back in the order it got them)
     e = [(np.array([1, 0, 1, 0]), np.array([2, 0, 1, 1]), np.array([0.5, 1.0, 0.25, 0.25])),
@@ -139,7 +139,7 @@ _SPECS = ["fat-tree:k=4,oversubscription=2", "fat-tree:k=8,oversubscription=2",
 
 
 def _plain_timed(work, entries, L, shared=None):
-    """concurrent_time._timed's contract met by the plain schedule in floats."""
+    """concurrent_time.timed_steps's contract met by the plain schedule in floats."""
     dur, mixed = brute.timed(work, entries, exact=False)
     if shared is not None:
         shared |= mixed
@@ -184,8 +184,8 @@ def test_random_costings_are_the_plain_schedules(seed, monkeypatch):
         sizes = [rng.choice([1e3, 2.0 ** 20 + 1, 3e7, 2.0 ** 28]) for _ in range(2)]
         got = []
         try:
-            for timed_fn in (_plain_timed, concurrent_time._timed):
-                monkeypatch.setattr(concurrent_loads, "_timed", timed_fn)
+            for timed_fn in (_plain_timed, concurrent_time.timed_steps):
+                monkeypatch.setattr(concurrent_loads, "timed_steps", timed_fn)
                 c = concurrent_cost(FabricCostModel(g, validated=True), groups, op, sizes,
                                     algorithm)
                 got.append((c.time, c.alone.tobytes(), c.schedule))

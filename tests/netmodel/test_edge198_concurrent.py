@@ -436,14 +436,14 @@ def test_empty_algorithm_name_is_refused():
 # edge pass 198 found (latent: no algorithm tried sends a zero-byte transfer) a group whose
 # step loads a link with 0 s per byte held with the link beside a group loading it 1 s
 def test_a_step_that_loads_nothing_takes_no_time():
-    from netmodel.collectives.concurrent_time import _paces, _timed
+    from netmodel.collectives.concurrent_time import _paces, timed_steps
 
     pace, _ = _paces(np.array([0, 1]), np.array([1, 0]), np.array([0.0, 1.0]), 2, 2)
     assert pace.tolist() == [0.0, 1.0]            # on its own link: no time
     pace, _ = _paces(np.array([0, 1]), np.array([0, 0]), np.array([0.0, 1.0]), 2, 1)
     assert pace.tolist() == [0.0, 1.0]
     e = [(np.array([0, 1]), np.array([0, 0]), np.array([0.0, 1.0]))]
-    assert _timed(np.array([[3.0], [1.0]]), e, 1).tolist() == [[0.0], [1.0]]
+    assert timed_steps(np.array([[3.0], [1.0]]), e, 1).tolist() == [[0.0], [1.0]]
 
 
 # edge pass 198 found this (fixed: concurrent_cost and concurrent_own cost the groups in an

@@ -1,5 +1,5 @@
 """Review 196 of the time-shared schedule of concurrent collectives (0cd0018: groups of
-different sizes or algorithms share links by time, ``_timed`` / ``_paces``) and of the
+different sizes or algorithms share links by time, ``timed_steps`` / ``_paces``) and of the
 fabric search's own-choice charge (747ed3e, ff230f7).
 
 Hand cases on small fabrics (ideal calibration: no latency, every link at its rate), and
@@ -57,7 +57,7 @@ def test_the_fallback_past_the_work_limit_is_the_lockstep(monkeypatch):
     # past _TIMED_WORK the schedule falls back to the lockstep (reported since: the
     # result's schedule, test_concurrent_schedule.py): the case above then charges A the
     # shared link's 7/6 GB (7/6 s), B its own 4/3 s
-    timed = _private("_timed")
+    timed = _private("timed_steps")
     monkeypatch.setitem(timed.__globals__, "_TIMED_WORK", 0)
     g = hand_fabric(["leaf0", "leaf1", "spine"], [("leaf0", "spine"), ("leaf1", "spine")],
                [("leaf0", 1e9)] * 3 + [("leaf1", 1e9), ("leaf1", 5e8)])
@@ -74,7 +74,7 @@ def test_lockstep_is_no_upper_bound_of_the_schedule_in_time():
     # half rate, A0 done at 1.5 s, A1 alone to 2.5 s; B1's last half alone from 1.5 s, to
     # 2.0 s. So the fallback to lockstep (past _TIMED_WORK) is no upper bound of the
     # schedule it replaces: here it is 0.5 s lower for both
-    timed = _private("_timed")
+    timed = _private("timed_steps")
     e = [(np.array([0, 1]), np.array([0, 2]), np.array([1.0, 0.5])),
          (np.array([0, 1]), np.array([1, 0]), np.array([1.0, 1.0]))]
     dur = timed(np.ones((2, 2)), e, 3)
@@ -149,7 +149,7 @@ def test_schedule_in_time_conserves_every_link(case, reps):
     # each at its busiest link)
     G, L, entries = case
     work = np.array(reps[:G * 3], float).reshape(G, 3)
-    dur = _private("_timed")(work, entries, L)
+    dur = _private("timed_steps")(work, entries, L)
     assert dur is not None
     makespan = dur.sum(axis=1).max()
     link_work = np.zeros(L)
@@ -178,7 +178,7 @@ def test_identical_groups_are_the_lockstep(G, L, pattern, reps):
     eu = np.tile(np.array([u[lk] for lk in links]), G)
     e = [(eg, el, eu), (eg, el, eu * 2)]
     work = np.tile(np.array(reps, float), (G, 1))
-    dur = _private("_timed")(work, e, L)
+    dur = _private("timed_steps")(work, e, L)
     lock = G * max(u.values()) * np.array([1, 2]) * np.array(reps, float)
     assert dur == pytest.approx(np.tile(lock, (G, 1)), rel=1e-9)
 
@@ -243,7 +243,7 @@ def test_a_thousand_gpus_of_mixed_groups_follow_time(monkeypatch):
     assert len(groups) == 102
     got = concurrent_cost(FabricCostModel(g, validated=True), groups, "all-reduce",
                           64 * 2 ** 20, "ring")
-    monkeypatch.setitem(_private("_timed").__globals__, "_TIMED_WORK", 1 << 40)
+    monkeypatch.setitem(_private("timed_steps").__globals__, "_TIMED_WORK", 1 << 40)
     timed = concurrent_cost(FabricCostModel(g, validated=True), groups, "all-reduce",
                             64 * 2 ** 20, "ring")
     assert timed.makespan[0] < 0.6 * 13.38e-3   # the schedule in time: 7.71 ms
@@ -254,7 +254,7 @@ def test_shared_steps_the_same_with_a_link_listed_twice():
     # group 0 alone on link 0 (its load listed once, or split in two entries), group 1 and
     # group 2 on link 1 together: only groups 1 and 2 share, whichever way the loads are
     # listed, and the schedule is the same
-    timed = _private("_timed")
+    timed = _private("timed_steps")
     work = np.array([[1.0], [1.0], [2.0]])
     once = [(np.array([0, 1, 2]), np.array([0, 1, 1]), np.array([1.0, 0.5, 0.5]))]
     split = [(np.array([0, 0, 1, 2]), np.array([0, 0, 1, 1]), np.array([0.5, 0.5, 0.5, 0.5]))]
