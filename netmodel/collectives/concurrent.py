@@ -71,7 +71,7 @@ from netmodel.collectives.concurrent_choice import (
     _own_times,
 )
 from netmodel.collectives.concurrent_groups import _in_order, _prepare, _prepared
-from netmodel.collectives.concurrent_loads import _evaluate
+from netmodel.collectives.concurrent_loads import evaluate_loads
 from netmodel.collectives.concurrent_options import (
     _by_choice,
     _choice_keys,
@@ -374,7 +374,7 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
         ev = evaluated.get(assignment)
         if ev is None:
             try:
-                ev = evaluated[assignment] = _evaluate(
+                ev = evaluated[assignment] = evaluate_loads(
                     model, op, None, prepared, True, _mixed_classes(prepared, op, col))
             except GroupCut as exc:
                 raise UserError(f"a group is cut apart: {exc}") from None

@@ -136,7 +136,7 @@ def _mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.nda
                  name: str, proto: str) -> tuple[np.ndarray, np.ndarray]:
     """``(a, b)`` of shape ``(lines, len(rows))``: the lines together of the groups
     ``rows``, all running ``name`` with protocol ``proto``, from the loads of every group's
-    steps (:func:`~netmodel.collectives.concurrent_loads._evaluate` of
+    steps (:func:`~netmodel.collectives.concurrent_loads.evaluate_loads` of
     :func:`_mixed_classes`)."""
     table, _, together, latency, lat_up, scaleout = evaluated[:6]
     cal = model.calibration

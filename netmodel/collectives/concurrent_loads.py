@@ -3,7 +3,7 @@
 Per step (:func:`_loads`): every group's transfers routed together (whole, or in parts where
 only the loads together are asked for: :func:`_loads_in_parts`), each group's bottleneck
 together and alone, its latency and the step's hot spots. For every step of an algorithm
-(:func:`_evaluate`): reused between steps whose bytes differ by a power of two, and
+(:func:`evaluate_loads`): reused between steps whose bytes differ by a power of two, and
 following time where groups run different steps (:func:`_follow_time`, scheduled by
 :mod:`netmodel.collectives.concurrent_time`).
 """
@@ -181,7 +181,7 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True, hot_too: 
     return together, alone, latency, lat_up, scaleout, hot
 
 
-#: :func:`_evaluate` routes a step of more transfers than this in parts of about
+#: :func:`evaluate_loads` routes a step of more transfers than this in parts of about
 #: :data:`_PART` (:func:`_loads_in_parts`) where only the loads together are asked for.
 _IN_PARTS = 1 << 19
 _PART = 1 << 16
@@ -358,8 +358,8 @@ def _scaled(out: tuple, c: float) -> tuple:
             [(u * c, t, users) for u, t, users in hot])
 
 
-def _evaluate(model, op, algorithm, groups: _Groups, alone_too: bool = True,
-              classes: list | None = None):
+def evaluate_loads(model, op, algorithm, groups: _Groups, alone_too: bool = True,
+                   classes: list | None = None):
     """Per group and step: the steps' fields (:data:`~netmodel.collectives.cost.STEP_FIELDS`),
     alone beta, together beta, latency, scale-up latency, scale-out (arrays ``(G, S)``); the
     hot spots of every step index (without ``alone_too``: alone zeros, no hot spots); and

@@ -17,7 +17,7 @@ import numpy as np
 from compute.errors import UserError
 from netmodel.collectives.algorithms import PRECHECKS, NotApplicable, precheck
 from netmodel.collectives.concurrent_groups import _Groups, _prepared
-from netmodel.collectives.concurrent_loads import _evaluate
+from netmodel.collectives.concurrent_loads import evaluate_loads
 from netmodel.collectives.cost import (
     SEND_RECV,
     GroupCut,
@@ -135,7 +135,7 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     no error where none can (the list is then empty). Without ``hot``, no hot spots
     (empty lists: their search is most of the time of a step of few transfers on a large
     fabric). ``schedules``: filled with the schedule that shared the links of each
-    algorithm routed (by name: :func:`~netmodel.collectives.concurrent_loads._evaluate`'s,
+    algorithm routed (by name: :func:`~netmodel.collectives.concurrent_loads.evaluate_loads`'s,
     from the costing that gave its options)."""
     names = list(names)
     prepared = _prepared(model, groups, alone_too, hot)
@@ -185,7 +185,7 @@ def _name_options(model: FabricCostModel, op: str, name: str, prepared: _Groups,
     cal = model.calibration
     options: list[tuple] = []
     try:
-        table, alone, together, latency, lat_up, scaleout, hot, schedule = _evaluate(
+        table, alone, together, latency, lat_up, scaleout, hot, schedule = evaluate_loads(
             model, op, name, prepared, alone_too)
     except NotApplicable as exc:
         why.append(f"{name}: {exc}")

@@ -55,7 +55,7 @@ def timed_steps(work: np.ndarray, entries: list[tuple], L: int,
     finishes a step (its repetitions in one go: they load the same links alike), so the
     schedule is event by event over the union of the steps' ends. Where every group runs
     the same steps at the same pace and none is held back elsewhere, this is the lockstep
-    of :func:`~netmodel.collectives.concurrent_loads._evaluate`; where one finishes a step first, the others' links carry its
+    of :func:`~netmodel.collectives.concurrent_loads.evaluate_loads`; where one finishes a step first, the others' links carry its
     bytes no longer (a 4-GPU ring beside a 2-GPU direct all-gather: the ring's last two of
     three repetitions run alone).
 

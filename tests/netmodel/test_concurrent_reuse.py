@@ -331,14 +331,14 @@ def test_costly_direct_left_out_only_where_it_cannot_matter(monkeypatch, op, nby
     the result is the one of costing it."""
     g = build("fat-tree:k=16")   # 1,024 GPUs: two groups of 512
     routed = []
-    real = concurrent_loads._evaluate
+    real = concurrent_loads.evaluate_loads
 
     def watch(model, op_, name, *args, **kwargs):
         routed.append(name)
         return real(model, op_, name, *args, **kwargs)
 
-    monkeypatch.setattr(concurrent_options, "_evaluate", watch)
-    monkeypatch.setattr(concurrent, "_evaluate", watch)
+    monkeypatch.setattr(concurrent_options, "evaluate_loads", watch)
+    monkeypatch.setattr(concurrent, "evaluate_loads", watch)
     fast = concurrent_cost(FabricCostModel(g, placement="random", validated=True), 512, op,
                            nbytes)
     pruned = "direct" not in routed
