@@ -12,7 +12,10 @@ resident set, VmHWM):
   2% spares per pod and globally, and without spares; then 131,072 GPUs x 1 year x 100
   trials for scale, and x 1,000 trials with 2% spares anywhere in the cluster;
 * static blast radius of one torus of GPUs alone: 32x32x16 (16,384 GPUs), and 64x64x32
-  (131,072) without ``--quick``.
+  (131,072) without ``--quick``;
+* static blast radius of an OCS fabric of huge port counts (Llama-3-8B): 16 GPUs each
+  wired to every one of 2,048 OCS, and 4,096 without ``--quick`` (each spare site on
+  every OCS: work per failure that grew with the ports).
 
 Wall times count while other processes share the cores; the CPU time of the case is
 printed beside them.
@@ -76,7 +79,7 @@ elif scenario.startswith("fabric "):   # a builder's spec, as blast-radius --fab
 
     scenario = fabric_cluster_scenario(scenario[len("fabric "):])
 t0, c0 = time.perf_counter(), time.process_time()
-c = build_cluster(scenario, "Llama-3-70B", "decode", gpus={gpus})
+c = build_cluster(scenario, {model!r}, "decode", gpus={gpus})
 t1 = time.perf_counter()
 out = {{"gpus": c.gpus, "tp": c.tp, "build": t1 - t0}}
 if {what!r} == "blast":
@@ -97,9 +100,10 @@ print(json.dumps(out))
 """
 
 
-def _run(what, scenario, gpus, *, spares="0", placement="pod", trials=1000) -> dict:
+def _run(what, scenario, gpus, *, spares="0", placement="pod", trials=1000,
+         model="Llama-3-70B") -> dict:
     code = _CHILD.format(root=str(ROOT), what=what, scenario=scenario, gpus=gpus,
-                         spares=spares, placement=placement, trials=trials)
+                         spares=spares, placement=placement, trials=trials, model=model)
     return run_child(IMPORT_LINE + code, cwd=ROOT)
 
 
@@ -140,6 +144,20 @@ def main(argv: list[str] | None = None) -> None:
               f"{r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); {r['components']:,} components "
               f"in {r['symmetry']} symmetry classes, TP {r['tp']}; peak RSS "
               f"{r['rss_gb']:.2f} GB")
+    # one OCS cell whose GPUs (and spare sites) are each wired to every OCS; h336: a
+    # failure's spare sites lost walked every site's OCS (set operations now), its
+    # signature held each member's 4,096-entry place (a number now) and a spare shape the
+    # hops of every two of its 4,096 OCS (runs now). This case, 2 shared cores: 2,048
+    # ports 12.95 -> 4.14 s (CPU 8.00 -> 2.93 s), 4,096 28.6 -> 12.9 s (CPU 26.9 -> 7.3 s),
+    # peak RSS 0.32 / 0.83 -> 0.31 / 0.82 GB; the CLI's blast-radius --json byte-identical
+    # (4,096 ports 58.1 -> 17.2 s wall). What is left at 4,096 is mostly the fabric
+    # search's and the re-costing's instance graphs (scenario_fabric.instance_graph).
+    for ports in (2048,) if quick else (2048, 4096):
+        r = _run("blast", f"fabric ocs:logical=ring,ports={ports}", None, model="Llama-3-8B")
+        print(f"blast radius, every class, OCS of {ports:,} ports (ring, {r['gpus']} GPUs, "
+              f"Llama-3-8B): {r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); "
+              f"{r['components']:,} components in {r['symmetry']} symmetry classes, TP "
+              f"{r['tp']}; fabric search {r['build']:.2f} s; peak RSS {r['rss_gb']:.2f} GB")
     for spares, placement in (("2%", "pod"), ("2%", "global"), ("0", "pod")):
         r = _run("availability", "lite-flat", 16384, spares=spares, placement=placement)
         print(f"availability lite-flat 16,384 GPUs x 1 y x 1,000 trials, spares {spares} "

@@ -374,11 +374,14 @@ class Cluster(InstanceCosting):
                     hops.append(None if r is None else len(r))
         return tuple(wiring), tuple(hops)
 
-    def _place(self, member) -> tuple:
+    def _place(self, member) -> int:
         """A member's place in its instance, named without switch names: per neighbour
         (sorted) its kind, tier and how many members of the instance are wired to it (on a
         server of a TP-4 instance every GPU reads (NVSwitch, 4), (its rail leaf, 1); one GPU
-        of an instance spread 1 + 3 over two servers reads (NVSwitch, 1))."""
+        of an instance spread 1 + 3 over two servers reads (NVSwitch, 1)), as a small
+        number (the first place's is 0, as :attr:`shape_ids`): a GPU on every OCS of
+        ``ocs:ports=4096`` has 4,096 neighbours, and each failure's signature
+        (:meth:`_local`) held, hashed and compared that tuple per member it hits."""
         memo = self.__dict__.setdefault("_places", {})
         out = memo.get(member)
         if out is None:
@@ -388,8 +391,10 @@ class Cluster(InstanceCosting):
             counts = per.get(i)   # per instance: neighbour -> members wired to it
             if counts is None:
                 counts = per[i] = Counter(v for x in self.instances[i] for v in adj[x])
-            out = memo[member] = tuple(sorted(
+            place = tuple(sorted(
                 (node[v].get("kind"), node[v].get("tier", -1), counts[v]) for v in adj[member]))
+            ids = self.__dict__.setdefault("_place_ids", {})
+            out = memo[member] = ids.setdefault(place, len(ids))
         return out
 
     @cached_property

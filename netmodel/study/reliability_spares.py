@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import asdict, dataclass, replace
+from itertools import groupby
 from typing import Any
 
 from compute.errors import UserError, known
@@ -327,16 +328,18 @@ def _lost(cluster: Any, comp: Any, like=None) -> frozenset:
     memo = cluster.__dict__.setdefault("_spare_sites_on", {})
     key = None if like is None else tuple(like)
     on = memo.get(key)
-    if on is None:   # switch -> the sites wired to it, with all their switches
-        on = memo[key] = {}
+    if on is None:   # switch -> the sites wired to it: (name, its switches that stop it
+        on = memo[key] = {}   # failed, all its switches), worked out once per cell
+        g = cluster.graph
         for name, _, edges in _every(cluster, like):
-            nbrs = tuple(n for n, _ in edges)
+            nbrs = frozenset(n for n, _ in edges)
+            site = (name, frozenset(n for n in nbrs if stops(g, n)), nbrs)
             for n in nbrs:
-                on.setdefault(n, []).append((name, nbrs))
-    g = cluster.graph
-    return frozenset(name for sw in removed for name, nbrs in on.get(sw, ())
-                     if any(n in removed and stops(g, n) for n in nbrs)
-                     or all(n in removed for n in nbrs))
+                on.setdefault(n, []).append(site)
+    # set operations, not a walk over each site's switches per failure: an OCS site is
+    # wired to every OCS (ocs:ports=4096, 4,096 switches a site, each failure)
+    return frozenset(name for sw in removed for name, stopping, nbrs in on.get(sw, ())
+                     if not stopping.isdisjoint(removed) or nbrs <= removed)
 
 
 def _live(cluster: Any, comp: Any, plan: list, like=None) -> list:
@@ -481,8 +484,7 @@ def _shape(cluster, members, removed) -> tuple:
         rows.append(tuple(row))
     data = cluster.graph.nodes
     switches = [n for n in ids if data[n]["kind"] != "gpu"]
-    hops = tuple(_hops(cluster, a, b) for i, a in enumerate(switches) for b in switches[i + 1:])
-    memo[key] = out = (tuple(rows), hops)
+    memo[key] = out = (tuple(rows), _hop_runs(cluster, switches))
     return out
 
 
@@ -517,14 +519,43 @@ def _grouped(data, nbrs) -> tuple:
     return tuple((kt, tuple(by[kt])) for kt in sorted(by)), frozenset(nbrs)
 
 
-def _hops(cluster, a, b) -> int | None:
-    """Hops from switch ``a`` to ``b`` over switches only (memoized per ``a``)."""
+def _hop_runs(cluster, switches: list) -> tuple:
+    """The hops between every two of ``switches`` (``a`` before ``b``, in order) over
+    switches only (None: not joined), as runs ``((hops, how many in a row), ...)``: the
+    same sequence, said once per run (equal runs are equal sequences). A spare site on
+    every OCS of ``ocs:ports=4096`` has 4,096 switches, 8.4 million pairs, none joined:
+    one run, and a switch whose part of the switches holds none of those after it adds
+    its row as one run of None without a look-up per pair."""
     import networkx as nx
 
+    part = cluster.__dict__.get("_switch_parts")
+    if part is None:   # switch -> its connected part of the switches, once per cell
+        part = cluster.__dict__["_switch_parts"] = {
+            n: i for i, nodes in enumerate(nx.connected_components(cluster._switches))
+            for n in nodes}
+    left = Counter(part[s] for s in switches)   # per part: its switches from here on
     memo = cluster.__dict__.setdefault("_switch_hops", {})
-    if a not in memo:
-        memo[a] = nx.single_source_shortest_path_length(cluster._switches, a)
-    return memo[a].get(b)
+    runs: list = []
+
+    def add(value, count):
+        if runs and runs[-1][0] == value:
+            runs[-1][1] += count
+        else:
+            runs.append([value, count])
+
+    for i, a in enumerate(switches):
+        left[part[a]] -= 1
+        after = len(switches) - i - 1
+        if not after:
+            continue
+        if not left[part[a]]:   # none after it joined to it
+            add(None, after)
+            continue
+        if a not in memo:
+            memo[a] = nx.single_source_shortest_path_length(cluster._switches, a)
+        for value, same in groupby(map(memo[a].get, switches[i + 1:])):
+            add(value, sum(1 for _ in same))
+    return tuple(map(tuple, runs))
 
 
 def _replace(cluster, comp, effect):
