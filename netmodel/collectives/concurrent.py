@@ -70,7 +70,7 @@ from netmodel.collectives.concurrent_choice import (
     _own_options,
     _own_times,
 )
-from netmodel.collectives.concurrent_groups import _in_order, _prepare, _prepared
+from netmodel.collectives.concurrent_groups import groups_in_order, prepare_groups, prepared_groups
 from netmodel.collectives.concurrent_loads import evaluate_loads
 from netmodel.collectives.concurrent_options import (
     _by_choice,
@@ -214,7 +214,7 @@ def concurrent_linear(model: FabricCostModel, groups: Groups, op: str,
     >>> choices[0][0], a.shape, b[0].tolist()  # both send into gpu1: 2 s per GB each
     ('direct', (1, 2), [2e-09, 2e-09])
     """
-    groups, names = _prepare(model, groups, op, algorithm)
+    groups, names = prepare_groups(model, groups, op, algorithm)
     options = _options(model, groups, op, names, alone_too=False)
     out = (tuple((o[0], o[1]) for o in options), np.stack([o[2] for o in options]),
            np.stack([o[3] for o in options]))
@@ -237,8 +237,8 @@ def concurrent_own(model: FabricCostModel, groups: Groups, op: str,
     choices run different algorithms (costed there by :func:`concurrent_cost`, their steps
     routed together). ``shapes``: each kept group's (ranks, nodes), which the tuner reads;
     None untuned."""
-    groups, names = _prepare(model, groups, op, algorithm)
-    groups = _in_order(model, groups)[0]   # as concurrent_cost orders them: the same sums
+    groups, names = prepare_groups(model, groups, op, algorithm)
+    groups = groups_in_order(model, groups)[0]   # as concurrent_cost orders them: the same sums
     options, lo, hi, whole = _own_options(model, groups, op, names, None, hot=False)
     cols = [np.stack([np.asarray(o[k], dtype=float) for o in options]) for k in (2, 3, 4, 5)]
     if lo is not None:
@@ -334,10 +334,10 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
     if n.ndim != 1 or not n.size:
         raise UserError(f"nbytes must be one message size or a list of sizes, got "
                         f"{n.size} sizes of shape {n.shape}")
-    listed, names = _prepare(model, groups, op, algorithm)
+    listed, names = prepare_groups(model, groups, op, algorithm)
     # costed in an order of their own, so that the order they are listed in changes no
     # bit; the rows put back in the listed order at the end
-    groups, back = _in_order(model, listed)
+    groups, back = groups_in_order(model, listed)
     options, lo, hi, whole = _own_options(model, groups, op, names, n)
     tuned = None
     if model.tuned(algorithm):
@@ -369,7 +369,7 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
             continue
         col = algorithms[:, s]
         if prepared is None:
-            prepared = _prepared(model, groups, True)
+            prepared = prepared_groups(model, groups, True)
         assignment = tuple(col.tolist())
         ev = evaluated.get(assignment)
         if ev is None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from compute.errors import UserError
 from netmodel.collectives.algorithms import PRECHECKS, NotApplicable, generate, precheck
-from netmodel.collectives.concurrent_groups import _Groups, _prepared
+from netmodel.collectives.concurrent_groups import PreparedGroups, prepared_groups
 from netmodel.collectives.concurrent_options import _masked, _options, _ranges
 from netmodel.collectives.cost import SEND_RECV, combine, step_protocols, step_shape
 from netmodel.collectives.in_network import has_in_network
@@ -43,7 +43,7 @@ def _runs_on(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     where = np.flatnonzero(runs)
     if not len(where):
         return runs
-    sub = _prepared(model, tuple(groups[g] for g in where.tolist()), True)
+    sub = prepared_groups(model, tuple(groups[g] for g in where.tolist()), True)
     # hierarchical's steps are refused by the GPUs' domains alone (algorithms.
     # rails_or_refuse): one look per class of groups whose domains fall alike
     for idx in (sub.classes("tree") if name == "hierarchical" else sub.classes(name)):
@@ -117,8 +117,8 @@ def _own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...
     return options, lo, hi, whole
 
 
-def _mixed_classes(groups: _Groups, op: str, assignment: np.ndarray) -> list:
-    """:func:`~netmodel.collectives.concurrent_groups._group_steps` of groups running
+def _mixed_classes(groups: PreparedGroups, op: str, assignment: np.ndarray) -> list:
+    """:func:`~netmodel.collectives.concurrent_groups.group_steps` of groups running
     different algorithms (``assignment``: each group's), each algorithm's classes of groups
     that share steps cut to its groups."""
     out = []

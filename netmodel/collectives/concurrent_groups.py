@@ -1,8 +1,8 @@
 """The groups of a concurrent costing, prepared once for every algorithm and kept on the model.
 
-Checked (:func:`_prepare`), in ring order, as node numbers, sorted into classes of groups
-that share steps (:class:`_Groups`), with their steps (:func:`_group_steps`); a model keeps
-the last few sets (:func:`_prepared`) for the next costing of the same groups (another op),
+Checked (:func:`prepare_groups`), in ring order, as node numbers, sorted into classes of groups
+that share steps (:class:`PreparedGroups`), with their steps (:func:`group_steps`); a model keeps
+the last few sets (:func:`prepared_groups`) for the next costing of the same groups (another op),
 with the loads of their steps. The costing itself: :mod:`netmodel.collectives.concurrent`.
 """
 
@@ -35,14 +35,14 @@ _OWN_STEPS = ("in-network", "in-network-tree", "hierarchical", "collnet-direct",
               "collnet-chain")
 
 
-class _Groups:
+class PreparedGroups:
     """The groups of a concurrent costing, prepared once for every algorithm: in ring order,
     as node numbers, and sorted into classes that share steps."""
 
     def __init__(self, model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],
                  hot: bool = True) -> None:
         # the model's graph and switch tiers, not the model: a model keeps its groups
-        # (:func:`_prepared`), which then hold no reference back to it
+        # (:func:`prepared_groups`), which then hold no reference back to it
         self.graph, self.tiers = model.graph, model.router.tier
         self.ordered = [model._ordered(g) for g in groups]
         sizes = np.fromiter(map(len, self.ordered), np.int64, count=len(self.ordered))
@@ -127,7 +127,7 @@ def _unique_rows(same: np.ndarray) -> np.ndarray:
     return np.unique(wide.view(">u8").ravel(), return_inverse=True)[1].ravel()
 
 
-def _group_steps(groups: _Groups, op: str, algorithm: str):
+def group_steps(groups: PreparedGroups, op: str, algorithm: str):
     """Steps of every group: ``[(steps, rows, indices)]``, one per class of groups with the
     same steps up to renaming: the steps of one of them, the node numbers of each member
     group's GPUs in ring order (one row per group) and the groups' indices. In-network
@@ -140,8 +140,8 @@ def _group_steps(groups: _Groups, op: str, algorithm: str):
     return out
 
 
-def _prepare(model: FabricCostModel, groups: Groups, op: str, algorithm: str | None
-             ) -> tuple[tuple[tuple[Hashable, ...], ...], list[str]]:
+def prepare_groups(model: FabricCostModel, groups: Groups, op: str, algorithm: str | None
+                   ) -> tuple[tuple[tuple[Hashable, ...], ...], list[str]]:
     """The groups as checked node tuples and the algorithm names to try."""
     check_op(op)
     if groups is None or isinstance(groups, bool | float | np.bool_ | np.floating | str) \
@@ -179,8 +179,8 @@ def _check_ordered(what: str, value: object) -> None:
                         f"from run to run; give a list or tuple")
 
 
-def _in_order(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...]
-              ) -> tuple[tuple[tuple[Hashable, ...], ...], np.ndarray]:
+def groups_in_order(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...]
+                    ) -> tuple[tuple[tuple[Hashable, ...], ...], np.ndarray]:
     """The groups in an order of their own (by their GPUs' node numbers, as listed in each
     group), whatever order they come in, so that no sum over groups depends on the order
     they are listed in (their loads on a shared link, the schedule's); and where each
@@ -192,16 +192,16 @@ def _in_order(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...]
     return tuple(groups[i] for i in order), back
 
 
-#: How many sets of prepared groups (:class:`_Groups`, with their steps' loads) a model
+#: How many sets of prepared groups (:class:`PreparedGroups`, with their steps' loads) a model
 #: keeps for the next costing of the same groups (the least recently used dropped). The
 #: fabric search asks every op at each instance size in turn (2, 4, ..., 256 GPUs: 8 sets
 #: and more), so fewer than its sizes evict every set before its next op reuses it.
 _KEPT_GROUPS = 16
 
 
-def _prepared(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],
-              alone_too: bool, hot: bool = True) -> _Groups:
-    """The :class:`_Groups` of ``groups`` on ``model``, kept on the model: a later
+def prepared_groups(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],
+                    alone_too: bool, hot: bool = True) -> PreparedGroups:
+    """The :class:`PreparedGroups` of ``groups`` on ``model``, kept on the model: a later
     costing of the same groups (another op) reuses the loads of the steps it shares
     with the ops costed before (a ring all-reduce's steps are its reduce-scatter's and its
     all-gather's), as one costing reuses them between its algorithms. Kept apart by
@@ -211,14 +211,14 @@ def _prepared(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],
     key = (groups, alone_too, hot)
     hit = kept.pop(key, None)
     if hit is None:
-        hit = _Groups(model, groups, hot)
+        hit = PreparedGroups(model, groups, hot)
     kept[key] = hit   # the most recently used last
     while len(kept) > _KEPT_GROUPS:
         _forget(model, kept.pop(next(iter(kept))))
     return hit
 
 
-def _forget(model: FabricCostModel, dropped: _Groups) -> None:
+def _forget(model: FabricCostModel, dropped: PreparedGroups) -> None:
     """Drop the router's plans of ``dropped``'s steps (kept under its token, which no
     later costing can name): else up to 256 plans of dropped sets stay, a direct
     all-to-all's of 64 groups of 256 GPUs 389 MB."""

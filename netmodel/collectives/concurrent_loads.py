@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from netmodel.collectives.algorithms import Pairs
-from netmodel.collectives.concurrent_groups import _group_steps, _Groups
+from netmodel.collectives.concurrent_groups import PreparedGroups, group_steps
 from netmodel.collectives.concurrent_time import (
     LOCKSTEP,
     LOCKSTEP_BUDGET,
@@ -358,7 +358,7 @@ def _scaled(out: tuple, c: float) -> tuple:
             [(u * c, t, users) for u, t, users in hot])
 
 
-def evaluate_loads(model, op, algorithm, groups: _Groups, alone_too: bool = True,
+def evaluate_loads(model, op, algorithm, groups: PreparedGroups, alone_too: bool = True,
                    classes: list | None = None):
     """Per group and step: the steps' fields (:data:`~netmodel.collectives.cost.STEP_FIELDS`),
     alone beta, together beta, latency, scale-up latency, scale-out (arrays ``(G, S)``); the
@@ -375,7 +375,7 @@ def evaluate_loads(model, op, algorithm, groups: _Groups, alone_too: bool = True
     rate = router.bandwidth * eff
     shared = classes is None
     if shared:
-        classes = _group_steps(groups, op, algorithm)
+        classes = group_steps(groups, op, algorithm)
     n_steps = max(len(c[0]) for c in classes)
     G = len(groups.ordered)
     shape = (G, n_steps)

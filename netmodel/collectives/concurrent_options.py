@@ -16,7 +16,7 @@ import numpy as np
 
 from compute.errors import UserError
 from netmodel.collectives.algorithms import PRECHECKS, NotApplicable, precheck
-from netmodel.collectives.concurrent_groups import _Groups, _prepared
+from netmodel.collectives.concurrent_groups import PreparedGroups, prepared_groups
 from netmodel.collectives.concurrent_loads import evaluate_loads
 from netmodel.collectives.cost import (
     SEND_RECV,
@@ -138,7 +138,7 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     algorithm routed (by name: :func:`~netmodel.collectives.concurrent_loads.evaluate_loads`'s,
     from the costing that gave its options)."""
     names = list(names)
-    prepared = _prepared(model, groups, alone_too, hot)
+    prepared = prepared_groups(model, groups, alone_too, hot)
     why: dict[str, list[str]] = {name: [] for name in names}
     for name in list(names):  # ruled out by a look at the groups: no work counted
         if (name, op) not in PRECHECKS:   # nothing to look at (8,192 groups of 2: 0.4 s)
@@ -176,7 +176,7 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     return options
 
 
-def _name_options(model: FabricCostModel, op: str, name: str, prepared: _Groups,
+def _name_options(model: FabricCostModel, op: str, name: str, prepared: PreparedGroups,
                   alone_too: bool, why: list[str],
                   schedules: dict[str, str] | None = None) -> list[tuple]:
     """The options of :func:`_options` of one algorithm (none, its reason added to
