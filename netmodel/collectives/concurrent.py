@@ -73,12 +73,12 @@ from netmodel.collectives.concurrent_choice import (
 from netmodel.collectives.concurrent_groups import groups_in_order, prepare_groups, prepared_groups
 from netmodel.collectives.concurrent_loads import evaluate_loads
 from netmodel.collectives.concurrent_options import (
-    _by_choice,
-    _choice_keys,
-    _masked,
-    _one_class,
-    _options,
-    _ranges,
+    by_choice,
+    choice_keys,
+    masked_times,
+    one_class,
+    option_ranges,
+    valid_options,
 )
 from netmodel.collectives.cost import GroupCut
 from netmodel.collectives.model import FabricCostModel, check_sizes
@@ -165,11 +165,11 @@ def concurrent_makespan(op: str, choices, a: np.ndarray, b: np.ndarray,
     [3.0, 7.0, 8.0]
     """
     n = np.asarray(nbytes, dtype=float)
-    merge = not _one_class(lo, hi)
-    keys = _choice_keys(op, [c[0] for c in choices], merge)
+    merge = not one_class(lo, hi)
+    keys = choice_keys(op, [c[0] for c in choices], merge)
     if not merge:
         shape = a.shape + (1,) * n.ndim
-        t = _masked(a.reshape(shape) + b.reshape(shape) * n, lo, hi, n)
+        t = masked_times(a.reshape(shape) + b.reshape(shape) * n, lo, hi, n)
         return t.max(axis=1).min(axis=0)
     # per group the smallest of its choice's options: (O, G, sizes) at once, in parts of
     # at most 2**22 numbers (a search grid holds thousands of sizes)
@@ -178,8 +178,8 @@ def concurrent_makespan(op: str, choices, a: np.ndarray, b: np.ndarray,
     step = max(1, 2 ** 22 // max(1, a.size))
     for i in range(0, len(flat), step):
         m = flat[i:i + step]
-        t = _masked(a[:, :, None] + b[:, :, None] * m, lo, hi, m)
-        out[i:i + step] = _by_choice(t, keys).max(axis=1).min(axis=0)
+        t = masked_times(a[:, :, None] + b[:, :, None] * m, lo, hi, m)
+        out[i:i + step] = by_choice(t, keys).max(axis=1).min(axis=0)
     return out.reshape(n.shape)
 
 
@@ -215,12 +215,12 @@ def concurrent_linear(model: FabricCostModel, groups: Groups, op: str,
     ('direct', (1, 2), [2e-09, 2e-09])
     """
     groups, names = prepare_groups(model, groups, op, algorithm)
-    options = _options(model, groups, op, names, alone_too=False)
+    options = valid_options(model, groups, op, names, alone_too=False)
     out = (tuple((o[0], o[1]) for o in options), np.stack([o[2] for o in options]),
            np.stack([o[3] for o in options]))
     if not ranges:
         return out
-    return out + (_ranges(model, groups, op, options) or (None, None))
+    return out + (option_ranges(model, groups, op, options) or (None, None))
 
 
 def concurrent_own(model: FabricCostModel, groups: Groups, op: str,

@@ -17,7 +17,7 @@ import numpy as np
 from compute.errors import UserError
 from netmodel.collectives.algorithms import PRECHECKS, NotApplicable, generate, precheck
 from netmodel.collectives.concurrent_groups import PreparedGroups, prepared_groups
-from netmodel.collectives.concurrent_options import _masked, _options, _ranges
+from netmodel.collectives.concurrent_options import masked_times, option_ranges, valid_options
 from netmodel.collectives.cost import SEND_RECV, combine, step_protocols, step_shape
 from netmodel.collectives.in_network import has_in_network
 from netmodel.collectives.model import FabricCostModel
@@ -55,7 +55,7 @@ def _runs_on(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
 
 
 def _embed(o: tuple, where: np.ndarray, G: int) -> tuple:
-    """Option ``o`` of :func:`_options` costed on the groups ``where`` of ``G``, as one of
+    """Option ``o`` of :func:`valid_options` costed on the groups ``where`` of ``G``, as one of
     all ``G`` groups: no time (inf) on the others."""
     def full(x, fill):
         out = np.full(G, fill, dtype=np.asarray(x).dtype)
@@ -70,19 +70,19 @@ def _embed(o: tuple, where: np.ndarray, G: int) -> tuple:
 def _own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
                  names: list[str], n: np.ndarray | None, hot: bool = True) -> tuple:
     """Every group's candidates: ``(options, lo, hi, whole)``, the options of
-    :func:`_options` and their sizes (:func:`_ranges`; ``lo``, ``hi`` both None where every
+    :func:`valid_options` and their sizes (:func:`option_ranges`; ``lo``, ``hi`` both None where every
     option runs at every size) over all groups, an algorithm that runs on some groups only
     (two-shot on a Lite package's mesh, in-network within a scale-up domain) costed on
     those and inf on the others; ``whole``, the algorithms costed on every group together
     (only their loads together are the groups' own when all run one of them), each with
-    the schedule that shared its links (``{name: schedule}``, :func:`_options`'
-    ``schedules``). ``hot``: as :func:`_options`'."""
+    the schedule that shared its links (``{name: schedule}``, :func:`valid_options`'
+    ``schedules``). ``hot``: as :func:`valid_options`'."""
     why: dict[str, list[str]] = {}
     schedules: dict[str, str] = {}
-    options = _options(model, groups, op, names, nbytes=n, why_out=why, hot=hot,
+    options = valid_options(model, groups, op, names, nbytes=n, why_out=why, hot=hot,
                        schedules=schedules)
     G = len(groups)
-    lo, hi = (_ranges(model, groups, op, options) or (None, None)) if options else (None, None)
+    lo, hi = (option_ranges(model, groups, op, options) or (None, None)) if options else (None, None)
     whole = {o[0]: schedules[o[0]] for o in options}
     extra, ranges = [], []
     for name in names:
@@ -93,10 +93,10 @@ def _own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...
             continue
         where = np.flatnonzero(runs)
         sub = tuple(groups[g] for g in where.tolist())
-        sub_opts = _options(model, sub, op, [name], nbytes=n, why_out={}, hot=hot)
+        sub_opts = valid_options(model, sub, op, [name], nbytes=n, why_out={}, hot=hot)
         if not sub_opts:
             continue
-        slo, shi = _ranges(model, sub, op, sub_opts) or (None, None)
+        slo, shi = option_ranges(model, sub, op, sub_opts) or (None, None)
         for j, o in enumerate(sub_opts):
             extra.append(_embed(o, where, G))
             r_lo, r_hi = np.zeros(G), np.full(G, math.inf)
@@ -163,9 +163,9 @@ def _own_times(options: list[tuple], lo, hi, n: np.ndarray, tuned=None) -> tuple
     (auto's, the fastest alone): where it chooses, the group runs that pair's fastest line
     alone, as :meth:`FabricCostModel.cost
     <netmodel.collectives.model.FabricCostModel.cost>` costs it alone."""
-    t_all = _masked(np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options]),
+    t_all = masked_times(np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options]),
                     lo, hi, n)
-    a_all = _masked(np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options]),
+    a_all = masked_times(np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options]),
                     lo, hi, n)
     # each group's choices: (algorithm, protocol), its lines one choice (the least at n)
     pairs: dict[tuple[str, str], int] = {}

@@ -1,10 +1,10 @@
 """The options of a concurrent costing: each (algorithm, protocol)'s lines for all groups at once.
 
 Together and alone, from the loads of its steps (:mod:`netmodel.collectives.concurrent_loads`:
-:func:`_options`, :func:`_name_options`); an algorithm routing everyone to everyone left out
+:func:`valid_options`, :func:`_name_options`); an algorithm routing everyone to everyone left out
 where a lower bound shows it cannot matter (:func:`_costly`, :func:`_useless`); the sizes
-each option runs at (:func:`_ranges`: NCCL's send/recv picks LL or Simple by size) and the
-shared choices they make (:func:`_choice_keys`, :func:`_by_choice`, :func:`_masked`).
+each option runs at (:func:`option_ranges`: NCCL's send/recv picks LL or Simple by size) and the
+shared choices they make (:func:`choice_keys`, :func:`by_choice`, :func:`masked_times`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _costly(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op
             names: list[str]) -> set[str]:
     """The algorithms of ``names`` routing more than 65,536 transfers (or more than
     ``max_transfers``) for some group: everyone to everyone over more than 256 GPUs, left
-    out by :func:`_options` at sizes where a lower bound shows they cannot matter."""
+    out by :func:`valid_options` at sizes where a lower bound shows they cannot matter."""
     from netmodel.collectives.algorithms import quadratic, transfer_count
     from netmodel.collectives.model import _COSTLY
 
@@ -73,7 +73,7 @@ def _useless(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     ``n``, by a lower bound on its time alone (FabricCostModel._lower_bound: what each GPU
     must send over its own links; together is never faster than alone) against ``options`` (the other algorithms'):
     above the best makespan and above every group's best time alone at every size.
-    ``lo``, ``hi`` (shape ``(O, G)``, :func:`_ranges`; None: every option at every size):
+    ``lo``, ``hi`` (shape ``(O, G)``, :func:`option_ranges`; None: every option at every size):
     an option counts only at the sizes its group runs it at (NCCL's send/recv picks LL or
     Simple by size), so that a line cheaper than the protocol that runs there prunes
     nothing.
@@ -108,23 +108,23 @@ def _useless(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
             return False
         low.append(np.min([a + b * n for _, a, b in lb], axis=0))
     low = np.array(low)                                                    # (G, N)
-    t = _masked(np.stack([o[2][:, None] + o[3][:, None] * n for o in options]), lo, hi, n)
-    a = _masked(np.stack([o[4][:, None] + o[5][:, None] * n for o in options]), lo, hi, n)
+    t = masked_times(np.stack([o[2][:, None] + o[3][:, None] * n for o in options]), lo, hi, n)
+    a = masked_times(np.stack([o[4][:, None] + o[5][:, None] * n for o in options]), lo, hi, n)
     # the best shared choice's makespan (LL and Simple of one send/recv algorithm one
     # choice where groups run them at different sizes: concurrent_makespan's)
-    keys = _choice_keys(op, [o[0] for o in options], not _one_class(lo, hi))
-    together = _by_choice(t, keys).max(axis=1).min(axis=0)                 # (N,)
+    keys = choice_keys(op, [o[0] for o in options], not one_class(lo, hi))
+    together = by_choice(t, keys).max(axis=1).min(axis=0)                 # (N,)
     alone = a.min(axis=0)                                                  # (G, N)
     margin = 1 + 1e-9
     return bool(np.all(low.max(axis=0) > together * margin)
                 and np.all(low > alone * margin))
 
 
-def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
-             names: Iterable[str], alone_too: bool = True,
-             nbytes: np.ndarray | None = None,
-             why_out: dict[str, list[str]] | None = None, hot: bool = True,
-             schedules: dict[str, str] | None = None) -> list[tuple]:
+def valid_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
+                  names: Iterable[str], alone_too: bool = True,
+                  nbytes: np.ndarray | None = None,
+                  why_out: dict[str, list[str]] | None = None, hot: bool = True,
+                  schedules: dict[str, str] | None = None) -> list[tuple]:
     """Every valid (algorithm, protocol): ``(name, protocol, a_together, b_together,
     a_alone, b_alone, hot, crosses)``, the a/b arrays of shape ``(G,)``; without
     ``alone_too`` ``(name, protocol, a_together, b_together, crosses)`` only (the rest is
@@ -161,7 +161,7 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
 
     by_name = {name: routed(name) for name in names if name not in costly}
     cheap = [o for name in names if name not in costly for o in by_name[name]]
-    ranges = (_ranges(model, groups, op, cheap) or (None, None)) if costly and cheap \
+    ranges = (option_ranges(model, groups, op, cheap) or (None, None)) if costly and cheap \
         else (None, None)
     for name in names:
         if name in costly and not _useless(model, groups, op, name, nbytes, cheap, *ranges):
@@ -179,7 +179,7 @@ def _options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
 def _name_options(model: FabricCostModel, op: str, name: str, prepared: PreparedGroups,
                   alone_too: bool, why: list[str],
                   schedules: dict[str, str] | None = None) -> list[tuple]:
-    """The options of :func:`_options` of one algorithm (none, its reason added to
+    """The options of :func:`valid_options` of one algorithm (none, its reason added to
     ``why``, when it cannot run); its schedule set in ``schedules`` (optional) when it
     runs."""
     cal = model.calibration
@@ -211,8 +211,8 @@ def _name_options(model: FabricCostModel, op: str, name: str, prepared: Prepared
     return options
 
 
-def _ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
-            options: list[tuple]) -> tuple[np.ndarray, np.ndarray] | None:
+def option_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
+                  options: list[tuple]) -> tuple[np.ndarray, np.ndarray] | None:
     """``(lo, hi)`` of shape ``(O, G)``: option ``o`` runs for group ``g`` at the sizes
     ``lo < n <= hi``, those of the group's own collective costed alone (NCCL's send/recv
     picks LL or Simple by size, whatever else runs beside it:
@@ -266,13 +266,13 @@ def _ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op
     return lo, hi
 
 
-def _one_class(lo: np.ndarray | None, hi: np.ndarray | None) -> bool:
+def one_class(lo: np.ndarray | None, hi: np.ndarray | None) -> bool:
     """Whether every group runs each option at the same sizes (``lo``, ``hi`` of shape
     ``(O, G)``; None: at every size)."""
     return lo is None or hi is None or bool((lo == lo[:, :1]).all() and (hi == hi[:, :1]).all())
 
 
-def _choice_keys(op: str, names: list[str], ranged: bool) -> np.ndarray:
+def choice_keys(op: str, names: list[str], ranged: bool) -> np.ndarray:
     """The shared choice each option belongs to: its own, except that where groups run
     an option at different sizes (``ranged``) the options of one send/recv algorithm
     (:data:`~netmodel.collectives.cost.SEND_RECV`) are one choice, each group running the
@@ -285,8 +285,8 @@ def _choice_keys(op: str, names: list[str], ranged: bool) -> np.ndarray:
     return np.array(keys, dtype=np.intp)
 
 
-def _by_choice(t: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Per shared choice (:func:`_choice_keys`) and group, the smallest of its options'
+def by_choice(t: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Per shared choice (:func:`choice_keys`) and group, the smallest of its options'
     times ``t`` (shape ``(O, G, ...)``)."""
     if len(keys) == 0 or keys[-1] == len(keys) - 1:   # every option its own choice
         return t
@@ -295,7 +295,7 @@ def _by_choice(t: np.ndarray, keys: np.ndarray) -> np.ndarray:
     return out
 
 
-def _masked(t: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None, n) -> np.ndarray:
+def masked_times(t: np.ndarray, lo: np.ndarray | None, hi: np.ndarray | None, n) -> np.ndarray:
     """``t`` (shape ``(O, G) + n.shape``) with ``inf`` where an option does not run."""
     if lo is None or hi is None:
         return t

@@ -500,7 +500,7 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     :data:`SEND_RECV`) of ``op`` among ``p`` GPUs runs ``protocol`` (the rule of
     :meth:`CompiledCollective.size_range`, which reads ``scaleout``, whether a step
     crosses the scale-out network, and ``rates``, its steps' bottleneck rates as NCCL sees
-    their paths (:func:`link_path_rates`), off its steps; :func:`netmodel.collectives.concurrent_options._ranges`
+    their paths (:func:`link_path_rates`), off its steps; :func:`netmodel.collectives.concurrent_options.option_ranges`
     reads them off every group's). A peer across the scale-out network gets
     :func:`net_peer_channels` (NCCL's rule of the calibration's version, by ``nic``, the
     slowest member's NICs: their line rate together and their number, :func:`group_nic`),
