@@ -63,12 +63,12 @@ import numpy as np
 from compute.comm import check_op
 from compute.errors import UserError
 from netmodel.collectives.concurrent_choice import (
-    _mixed_classes,
-    _mixed_lines,
-    _mixed_sizes,
-    _own_lean,
-    _own_options,
-    _own_times,
+    mixed_classes,
+    mixed_lines,
+    mixed_sizes,
+    own_lean,
+    own_options,
+    own_times,
 )
 from netmodel.collectives.concurrent_groups import groups_in_order, prepare_groups, prepared_groups
 from netmodel.collectives.concurrent_loads import evaluate_loads
@@ -239,7 +239,7 @@ def concurrent_own(model: FabricCostModel, groups: Groups, op: str,
     None untuned."""
     groups, names = prepare_groups(model, groups, op, algorithm)
     groups = groups_in_order(model, groups)[0]   # as concurrent_cost orders them: the same sums
-    options, lo, hi, whole = _own_options(model, groups, op, names, None, hot=False)
+    options, lo, hi, whole = own_options(model, groups, op, names, None, hot=False)
     cols = [np.stack([np.asarray(o[k], dtype=float) for o in options]) for k in (2, 3, 4, 5)]
     if lo is not None:
         cols += [lo, hi]
@@ -290,15 +290,15 @@ def _own_makespan(model: FabricCostModel, op: str, options, lo, hi, whole, group
     if shapes is not None:
         def tuned(g, s, ok):
             return model.tuner_pair(op, float(flat[s]), *shapes[g], ok)
-    lean = None if tuned is not None else _own_lean(options, lo, hi, flat)
+    lean = None if tuned is not None else own_lean(options, lo, hi, flat)
     if lean is None:
-        time, alone, choice, _, pairs, _ = _own_times(options, lo, hi, flat, tuned)
+        time, alone, choice, _, pairs, _ = own_times(options, lo, hi, flat, tuned)
     else:
         time, alone, choice, pairs = lean
     if not np.isfinite(alone).all():
         raise UserError(f"no algorithm can run {op} on every group")
     out = np.maximum(time, alone).max(axis=0)   # never faster than alone, as concurrent_cost
-    mixed = _mixed_sizes(choice, pairs, whole)
+    mixed = mixed_sizes(choice, pairs, whole)
     if mixed.any():   # groups on different algorithms: their steps routed together
         r = _concurrent_cost(model, groups, op, flat[mixed])   # a grid's sizes: unbounded
         out[mixed] = r.makespan
@@ -338,7 +338,7 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
     # costed in an order of their own, so that the order they are listed in changes no
     # bit; the rows put back in the listed order at the end
     groups, back = groups_in_order(model, listed)
-    options, lo, hi, whole = _own_options(model, groups, op, names, n)
+    options, lo, hi, whole = own_options(model, groups, op, names, n)
     tuned = None
     if model.tuned(algorithm):
         # each communicator tuned apart, from its own op, size, ranks and nodes
@@ -346,7 +346,7 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
 
         def tuned(g, s, ok):
             return model.tuner_pair(op, float(n[s]), len(groups[g]), nodes[g], ok)
-    time, alone, own, keys, pair_list, t_all = _own_times(options, lo, hi, n, tuned)
+    time, alone, own, keys, pair_list, t_all = own_times(options, lo, hi, n, tuned)
     if not np.isfinite(alone).all():   # the first such group as listed
         g = int(np.flatnonzero(~np.isfinite(alone[back]).all(axis=1))[0])
         raise UserError(f"no algorithm can run {op} on the group "
@@ -356,7 +356,7 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
     protocols = np.array([p[1] for p in pair_list])[own]
     # sizes where the groups run different algorithms (or one that runs on some only):
     # every group's own steps routed together (their loads are no single algorithm's)
-    mixed = _mixed_sizes(own, pair_list, whole).tolist()
+    mixed = mixed_sizes(own, pair_list, whole).tolist()
     prepared = None
     evaluated: dict[tuple, tuple] = {}
     lines: dict[tuple, tuple] = {}
@@ -375,7 +375,7 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
         if ev is None:
             try:
                 ev = evaluated[assignment] = evaluate_loads(
-                    model, op, None, prepared, True, _mixed_classes(prepared, op, col))
+                    model, op, None, prepared, True, mixed_classes(prepared, op, col))
             except GroupCut as exc:
                 raise UserError(f"a group is cut apart: {exc}") from None
         for k in np.unique(own[:, s]).tolist():
@@ -383,7 +383,7 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
             lk = (assignment, k, rows.tobytes())
             hit = lines.get(lk)
             if hit is None:
-                hit = lines[lk] = _mixed_lines(model, op, ev, rows, *pair_list[k])
+                hit = lines[lk] = mixed_lines(model, op, ev, rows, *pair_list[k])
             time[rows, s] = (hit[0] + hit[1] * n[s]).min(axis=0)
         schedule[s] = ev[7]
         if s == S - 1:

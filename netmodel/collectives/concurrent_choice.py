@@ -1,10 +1,10 @@
 """Each group's own choice in a concurrent costing, as NCCL's communicators tune apart.
 
-The candidates of every group (:func:`_own_options`: an algorithm that runs on some groups
+The candidates of every group (:func:`own_options`: an algorithm that runs on some groups
 only, :func:`_runs_on`, costed on those), the (algorithm, protocol) fastest for each group
-alone and its time beside the others' (:func:`_own_times`, :func:`_own_lean`), and the lines
+alone and its time beside the others' (:func:`own_times`, :func:`own_lean`), and the lines
 together of groups that run different algorithms, their steps routed together
-(:func:`_mixed_classes`, :func:`_mixed_lines`, :func:`_mixed_sizes`).
+(:func:`mixed_classes`, :func:`mixed_lines`, :func:`mixed_sizes`).
 """
 
 from __future__ import annotations
@@ -67,8 +67,8 @@ def _embed(o: tuple, where: np.ndarray, G: int) -> tuple:
             hot, full(crosses, False))
 
 
-def _own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
-                 names: list[str], n: np.ndarray | None, hot: bool = True) -> tuple:
+def own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
+                names: list[str], n: np.ndarray | None, hot: bool = True) -> tuple:
     """Every group's candidates: ``(options, lo, hi, whole)``, the options of
     :func:`valid_options` and their sizes (:func:`option_ranges`; ``lo``, ``hi`` both None where every
     option runs at every size) over all groups, an algorithm that runs on some groups only
@@ -117,7 +117,7 @@ def _own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...
     return options, lo, hi, whole
 
 
-def _mixed_classes(groups: PreparedGroups, op: str, assignment: np.ndarray) -> list:
+def mixed_classes(groups: PreparedGroups, op: str, assignment: np.ndarray) -> list:
     """:func:`~netmodel.collectives.concurrent_groups.group_steps` of groups running
     different algorithms (``assignment``: each group's), each algorithm's classes of groups
     that share steps cut to its groups."""
@@ -132,12 +132,12 @@ def _mixed_classes(groups: PreparedGroups, op: str, assignment: np.ndarray) -> l
     return out
 
 
-def _mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.ndarray,
-                 name: str, proto: str) -> tuple[np.ndarray, np.ndarray]:
+def mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.ndarray,
+                name: str, proto: str) -> tuple[np.ndarray, np.ndarray]:
     """``(a, b)`` of shape ``(lines, len(rows))``: the lines together of the groups
     ``rows``, all running ``name`` with protocol ``proto``, from the loads of every group's
     steps (:func:`~netmodel.collectives.concurrent_loads.evaluate_loads` of
-    :func:`_mixed_classes`)."""
+    :func:`mixed_classes`)."""
     table, _, together, latency, lat_up, scaleout = evaluated[:6]
     cal = model.calibration
     sub = {k: v[rows] for k, v in table.items()}
@@ -151,11 +151,11 @@ def _mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.nda
     return np.stack([x[0] for x in lines]), np.stack([x[1] for x in lines])
 
 
-def _own_times(options: list[tuple], lo, hi, n: np.ndarray, tuned=None) -> tuple:
+def own_times(options: list[tuple], lo, hi, n: np.ndarray, tuned=None) -> tuple:
     """Each group's own choice and times at the sizes ``n`` from ``options``
-    (:func:`_own_options`, with their sizes ``lo``, ``hi``): ``(time, alone, own, keys,
+    (:func:`own_options`, with their sizes ``lo``, ``hi``): ``(time, alone, own, keys,
     pairs, t_all)``: seconds together, each running its own choice beside the others'
-    (every group on one algorithm's loads: :func:`_mixed_sizes` says where that is not
+    (every group on one algorithm's loads: :func:`mixed_sizes` says where that is not
     so), seconds alone, each group's choice (an index into ``pairs``, the (algorithm,
     protocol) choices), each option's choice, and every option's lines together at ``n``
     (``(O, G, S)``). ``tuned(g, s, ok)``: a tuner plugin's (algorithm, protocol) for group
@@ -197,7 +197,7 @@ def _own_times(options: list[tuple], lo, hi, n: np.ndarray, tuned=None) -> tuple
     return time, alone, own, keys, list(pairs), t_all
 
 
-def _mixed_sizes(own: np.ndarray, pair_list: list, whole: Container[str]) -> np.ndarray:
+def mixed_sizes(own: np.ndarray, pair_list: list, whole: Container[str]) -> np.ndarray:
     """Per size, whether the groups' own choices ``own`` (``(G, S)``, indices into
     ``pair_list``) run different algorithms, or one not costed on every group together
     (not in ``whole``): their loads together are then no single algorithm's."""
@@ -207,8 +207,8 @@ def _mixed_sizes(own: np.ndarray, pair_list: list, whole: Container[str]) -> np.
     return (alg != alg[:1]).any(axis=0) | ~in_whole[alg[0]]
 
 
-def _own_lean(options: list[tuple], lo, hi, n: np.ndarray) -> tuple | None:
-    """:func:`_own_times`' ``(time, alone, own, pairs)`` choice by choice, without the
+def own_lean(options: list[tuple], lo, hi, n: np.ndarray) -> tuple | None:
+    """:func:`own_times`' ``(time, alone, own, pairs)`` choice by choice, without the
     tables of every option (the fabric search asks for hundreds of thousands of sizes at
     once), where each choice's options lie side by side (else None): per choice its least
     line alone and together, a group's own the first with the least alone, as there."""

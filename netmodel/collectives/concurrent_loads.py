@@ -368,7 +368,7 @@ def evaluate_loads(model, op, algorithm, groups: PreparedGroups, alone_too: bool
     :data:`~netmodel.collectives.concurrent_time.LOCKSTEP`), worked out on every call
     with the numbers it goes with (the steps' loads are reused, never the schedule).
     ``classes``: the steps of groups running different algorithms
-    (:func:`~netmodel.collectives.concurrent_choice._mixed_classes`; ``algorithm`` then
+    (:func:`~netmodel.collectives.concurrent_choice.mixed_classes`; ``algorithm`` then
     unused), their loads neither reused nor kept."""
     router, cal = model.router, model.calibration
     eff = np.where(router.scaleout, cal.scaleout_efficiency, cal.scaleup_efficiency)
