@@ -11,7 +11,9 @@ import click
 
 from netmodel.cli import run_record
 from netmodel.cli.main import (
+    RegistryChoice,
     RegistryHelp,
+    choice_metavar,
     fabric_help,
     given_on_command_line,
     list_option,
@@ -45,13 +47,13 @@ def _tuner_help() -> str:
 def _tuner_metavar() -> str:
     from netmodel.collectives.tuner_plugin import tuner_names
 
-    return "|".join(tuner_names())
+    return choice_metavar(tuner_names())
 
 
 def _placement_metavar() -> str:
     from netmodel.collectives.placement import PLACEMENTS
 
-    return "|".join(PLACEMENTS)
+    return choice_metavar(PLACEMENTS)
 
 
 def _size_help() -> str:
@@ -634,7 +636,7 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
               cls=RegistryHelp,
               help_from=lambda: _algorithm_help()[:-1] + ", or all (one row per algorithm).")
 @with_options(_routing_options)
-@click.option("--format", "fmt", type=click.Choice(list(FORMATS)), default="csv",
+@click.option("--format", "fmt", type=RegistryChoice(lambda: FORMATS), default="csv",
               show_default=True,
               help="; ".join(f"{k}: {v}" for k, v in FORMATS.items()) + ".")
 @click.option("-o", "--output", default=None, metavar="PATH",

@@ -16,6 +16,7 @@ import click
 from netmodel.cli.main import (
     InputPath,
     RegistryHelp,
+    choice_metavar,
     gpu_help,
     max_batch_option,
     model_help,
@@ -23,6 +24,7 @@ from netmodel.cli.main import (
     parse_slo,
     phase_option,
     profile_option,
+    registry_metavar,
     roofline_flag,
     roofline_option,
     slo_option,
@@ -75,6 +77,7 @@ class _DtypeOption(click.Option):
         from compute.hardware import DTYPES
 
         self.help = f"Tensor cores to run at: {', '.join(DTYPES)} (default: the model's)."
+        self.metavar = choice_metavar(DTYPES)
         return super().get_help_record(ctx)
 
 
@@ -97,7 +100,8 @@ def _model_gpu_options(f):
                      help="Prompt length for prefill (median of the Splitwise coding trace)."),
         click.option("--context", default="1513", show_default=True, metavar="TOKENS",
                      help="Context of a decode step (median coding prompt + median output)."),
-        click.option("--mode", default="overlap", show_default=True, metavar="MODE",
+        click.option("--mode", default="overlap", show_default=True, cls=RegistryHelp,
+                     metavar_from=registry_metavar("compute.roofline", "MODES"),
                      help="overlap: stage time = max(compute, memory, network); serial: sum."),
         click.option("--overlap-collectives", is_flag=True,
                      help="Hide each all-reduce behind the GEMM producing its input."),
@@ -108,7 +112,7 @@ def _model_gpu_options(f):
                      help="Achievable fraction of peak FLOP/s."),
         click.option("--memory-efficiency", default="1.0", show_default=True, metavar="F",
                      help="Achievable fraction of HBM bandwidth."),
-        click.option("--compute-dtype", cls=_DtypeOption, default=None, metavar="DTYPE"),
+        click.option("--compute-dtype", cls=_DtypeOption, default=None),
         click.option("--reserve", default="0.1", show_default=True, metavar="F",
                      help="Fraction of HBM left to the runtime."),
         slo_option("prefill"),

@@ -19,6 +19,7 @@ from netmodel.cli.main import (
     parallelism_option,
     parse_slo,
     phase_option,
+    registry_metavar,
     slo_option,
 )
 
@@ -57,7 +58,8 @@ def _sms(text):
                    "process's wafer price (catalog name or GPU file).")
 @click.option("--defect-density", "density_text", default=None, metavar="D",
               help="Defects per cm^2 (default 0.1: TSMC N5).")
-@click.option("--model", "model", default=None, metavar="poisson|murphy|negative-binomial",
+@click.option("--model", "model", default=None, cls=RegistryHelp,
+              metavar_from=registry_metavar("compute.die_yield", "YIELD_MODELS"),
               help="Yield model (default negative-binomial, Patterson & Hennessy).")
 @click.option("--alpha", "alpha_text", default=None, metavar="A",
               help="Clustering of the negative binomial (default 2).")
@@ -147,7 +149,8 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
 @click.option("--clock", "clock_text", default="1", show_default=True, metavar="R",
               help="SM clock / nominal (FLOP/s scale with it, power by the clock-power law).")
 @click.option("--share", "share", default="ports-used", show_default=True,
-              metavar="ports-used|as-built",
+              cls=RegistryHelp,
+              metavar_from=registry_metavar("netmodel.study.choice_names", "SHARES"),
               help="Charge the network as a slice of a full-size fabric, or whole as built.")
 @parallelism_option
 @max_batch_option()

@@ -105,7 +105,7 @@ def parallelism_option(f: _F) -> _F:
     from netmodel.study.defaults import PARALLELISM, PARALLELISM_MEANING  # light: no numpy
 
     return click.option(
-        "--parallelism", type=click.Choice(PARALLELISM), default=PARALLELISM[0],
+        "--parallelism", type=RegistryChoice(lambda: PARALLELISM), default=PARALLELISM[0],
         show_default=True,
         help="How a model is spread: " + "; ".join(
             f"{name}: {PARALLELISM_MEANING[name]}" for name in PARALLELISM) + ".")(f)
@@ -118,6 +118,50 @@ def exit_if_nothing_feasible(rows: Iterable[Any]) -> None:
         click.echo("nothing feasible: no configuration meets the SLO (exit status "
                    f"{NOTHING_FEASIBLE})", err=True)
         raise click.exceptions.Exit(NOTHING_FEASIBLE)
+
+
+def choice_metavar(names: Iterable[str]) -> str:
+    """The placeholder of an option that takes one of ``names`` (its registry): ``a|b|c``,
+    the one style of every choice option's help (click writes ``[a|b|c]`` for a Choice of
+    its own; :class:`RegistryChoice` and ``metavar_from`` use this).
+
+    >>> choice_metavar(("group", "pod", "global"))
+    'group|pod|global'
+    """
+    return "|".join(names)
+
+
+def registry_names(module: str, name: str) -> Callable[[], Iterable[str]]:
+    """What reads the registry ``module.name`` when called (help shown, a value checked):
+    for :class:`RegistryChoice` and :func:`registry_metavar`."""
+    return lambda: getattr(importlib.import_module(module), name)
+
+
+def registry_metavar(module: str, name: str) -> Callable[[], str]:
+    """:func:`choice_metavar` of the registry ``module.name``, read when help is shown: a
+    :class:`RegistryHelp` option's ``metavar_from``."""
+    names = registry_names(module, name)
+    return lambda: choice_metavar(names())
+
+
+class RegistryChoice(click.Choice):
+    """A click Choice over a registry read when first needed (help shown or a value
+    checked), not when the command module loads; its placeholder is
+    :func:`choice_metavar`'s."""
+
+    def __init__(self, names_from: Callable[[], Iterable[str]]) -> None:
+        self._names_from = names_from
+        self._names: tuple[str, ...] | None = None
+        self.case_sensitive = True
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        if self._names is None:
+            self._names = tuple(self._names_from())
+        return self._names
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        return choice_metavar(self.choices)
 
 
 class RegistryHelp(click.Option):
@@ -201,7 +245,7 @@ def phase_option(*, default: str, takes: str, dest: str = "phase") -> Callable[[
     def metavar() -> str:
         from compute.phases import BOTH, PHASES
 
-        return "|".join([*PHASES, BOTH] if takes != "one" else PHASES)
+        return choice_metavar([*PHASES, BOTH] if takes != "one" else PHASES)
 
     def help_text() -> str:
         from compute.phases import BOTH, PHASES

@@ -14,12 +14,15 @@ import click
 from netmodel.cli import run_record, say_written
 from netmodel.cli.main import (
     OutputFolder,
+    RegistryChoice,
     RegistryHelp,
     max_batch_option,
     model_help,
     parallelism_option,
     parse_slo,
     phase_option,
+    registry_metavar,
+    registry_names,
     slo_option,
     with_options,
 )
@@ -232,6 +235,10 @@ def _phase(text: str) -> str:
     return check_phase(text)
 
 
+#: Where the registries of this module's choice options live (read when help is shown).
+_CHOICES = "netmodel.study.choice_names"   # light: --help loads no numpy
+_SPARE_PLACEMENTS = registry_metavar(_CHOICES, "SPARE_PLACEMENTS")
+
 _common = [
     click.option("--scenario", "scenario", default=None, metavar="S",
                  help="Scenario: a shipped name, NAME@GPU or a .toml file (or --fabric)."),
@@ -257,7 +264,8 @@ _common = [
     click.option("--area-share", type=float, default=None, metavar="X",
                  help="Share of the GPU failure rate that grows with silicon area "
                  "(default 0.638; plausible 0.362-0.914)."),
-    click.option("--repair", type=click.Choice(["local", "vendor"]), default="local",
+    click.option("--repair", type=RegistryChoice(registry_names(_CHOICES, "REPAIRS")),
+                 default="local",
                  show_default=True, help="Repair from a local pool of parts, or the vendor's "
                  "RMA."),
     click.option("--rate", "rates", multiple=True, metavar="CLASS=R",
@@ -268,7 +276,8 @@ _common = [
     click.option("--detection", default=None, metavar="T", help="Failure detection time "
                  "(default 30s)."),
     click.option("--warmup", default=None, metavar="T", help="Spare warm-up time (default 60s)."),
-    click.option("--load-from", type=click.Choice(["fabric", "storage"]), default=None,
+    click.option("--load-from", default=None,
+                 type=RegistryChoice(registry_names(_CHOICES, "LOAD_SOURCES")),
                  help="Where a spare loads its weight shard (default fabric: a peer "
                  "instance at the GPU's scale-up bandwidth)."),
     click.option("--load-bandwidth", default=None, metavar="BW",
@@ -293,7 +302,8 @@ def _placement(text: str) -> str:
 @click.command("blast-radius")
 @with_options(_common)
 @click.option("--spare-placement", "placement", default="pod", show_default=True,
-              metavar="group|pod|global", help="Where the hot spare of the recovery "
+              cls=RegistryHelp, metavar_from=_SPARE_PLACEMENTS,
+              help="Where the hot spare of the recovery "
               "column sits.")
 def blast_radius(scenario: str, model: str, phase: str,
                  cluster_gpus_text: str | None,
@@ -328,7 +338,8 @@ def blast_radius(scenario: str, model: str, phase: str,
 @click.option("--spares", default="0", show_default=True, metavar="N|P%",
               help="Spare GPUs: a count or a percentage of the cluster's GPUs.")
 @click.option("--spare-placement", "placement", default="pod", show_default=True,
-              metavar="group|pod|global", help="Where spares sit: in the failed GPU's group, "
+              cls=RegistryHelp, metavar_from=_SPARE_PLACEMENTS,
+              help="Where spares sit: in the failed GPU's group, "
               "in its pod (copy of the fabric), or anywhere (whole instances re-created).")
 @click.option("--horizon", default="1y", show_default=True, metavar="T",
               help="Simulated time (s, min, h, d, w, y): 1 h to 100 y.")

@@ -17,6 +17,7 @@ import click
 from netmodel.cli import run_record, say_written
 from netmodel.cli.main import (
     OutputFolder,
+    RegistryHelp,
     given_on_command_line,
     gpu_help,
     list_option,
@@ -27,6 +28,7 @@ from netmodel.cli.main import (
     parse_slo,
     phase_option,
     profile_option,
+    registry_metavar,
     roofline_flag,
     roofline_option,
     slo_option,
@@ -100,7 +102,8 @@ def _instances(text: str | None) -> str | None:
 
 
 _instances_option = click.option(
-    "--instances", "instances_text", default=None, metavar="alone|all",
+    "--instances", "instances_text", default=None, cls=RegistryHelp,
+    metavar_from=registry_metavar("netmodel.study.scenarios", "INSTANCES"),
     help="alone: cost each instance by itself; all: every instance of the cluster runs its "
     "collectives at the same time, sharing links (default: each scenario's own setting, "
     "alone unless its TOML says otherwise).")

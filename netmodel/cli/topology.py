@@ -18,7 +18,7 @@ import json
 
 import click
 
-from netmodel.cli.main import FabricCommand, RegistryHelp, gpu_help
+from netmodel.cli.main import FabricCommand, RegistryChoice, RegistryHelp, gpu_help
 
 __all__ = ["topology"]
 
@@ -188,7 +188,7 @@ EXPORT_FORMATS = {"json": (".json",), "graphml": (".graphml",), "astra-sim": (".
 @click.argument("spec")
 @click.option("-o", "--output", required=True, metavar="FILE",
               help="Output file: .json (node-link), .graphml, or .yml (ASTRA-sim).")
-@click.option("--format", "fmt", type=click.Choice(list(EXPORT_FORMATS)), default=None,
+@click.option("--format", "fmt", type=RegistryChoice(lambda: EXPORT_FORMATS), default=None,
               help="File format (default: from the output's suffix). astra-sim: ASTRA-sim's "
                    "analytical network config (topology, npus_count, bandwidth in GB/s, "
                    "latency in ns per dimension), for fabrics its dimensions can express.")

@@ -44,6 +44,7 @@ import numpy as np
 from compute.errors import UserError, known
 from compute.rows import check_number
 from compute.validate import describe, of_type
+from netmodel.study.choice_names import SHARES
 from topologies.schema import check_graph
 
 if TYPE_CHECKING:
@@ -54,8 +55,8 @@ if TYPE_CHECKING:
 __all__ = ["SHARES", "NetworkBill", "NetworkItem", "NetworkPrices", "network_bill",
            "network_costs"]
 
-#: How the network of a scenario is charged (see the module docstring).
-SHARES = ("ports-used", "as-built")
+#: SHARES: how the network of a scenario is charged (see the module docstring), in
+#: :mod:`netmodel.study.choice_names`.
 _OPTICAL = ("pluggable-optics", "fibre")
 
 

@@ -32,6 +32,7 @@ from compute.errors import UserError, known
 from compute.hardware import get_gpu, spec_ranges
 from compute.units import SECONDS_PER_YEAR, scaled
 from compute.validate import describe, is_finite
+from netmodel.study.choice_names import LOAD_SOURCES, REPAIRS
 from topologies.failure_domains import CLASSES
 
 if TYPE_CHECKING:
@@ -40,10 +41,8 @@ if TYPE_CHECKING:
 __all__ = ["LOAD_SOURCES", "REPAIRS", "Catalog", "ClassData", "catalog", "check_class",
            "duration_text", "parse_duration", "percent"]
 
-#: Where a spare loads its weight shard from.
-LOAD_SOURCES = ("fabric", "storage")
-#: Which repair time applies: a local pool of replacement parts, or the vendor's RMA.
-REPAIRS = ("local", "vendor")
+#: LOAD_SOURCES: where a spare loads its weight shard from; REPAIRS: which repair time
+#: applies (a local pool of parts, or the vendor's RMA): :mod:`netmodel.study.choice_names`
 HOUR = 3600.0
 #: Seconds per unit of :func:`parse_duration` (a year is 365.25 days).
 _DURATION_UNITS = {"": 1.0, "s": 1.0, "min": 60.0, "h": HOUR, "d": 24 * HOUR, "w": 168 * HOUR,

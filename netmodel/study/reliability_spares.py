@@ -43,6 +43,7 @@ from typing import Any
 
 from compute.errors import UserError, known
 from compute.validate import describe
+from netmodel.study.choice_names import SPARE_PLACEMENTS
 from netmodel.study.reliability_timings import recovery_times
 from topologies.failure_domains import free_ports, place_spare, plan_spares, stops
 from topologies.schema import gpu_nodes
@@ -50,8 +51,8 @@ from topologies.schema import gpu_nodes
 __all__ = ["PLACEMENTS", "Recovery", "SlowSwap", "SparePools", "by_group", "capacity",
            "group_capacities", "recovery", "slow_recovery", "spare_pools"]
 
-#: Where spares sit (see the module doc).
-PLACEMENTS = ("group", "pod", "global")
+#: Where spares sit (see the module doc): :data:`netmodel.study.choice_names.SPARE_PLACEMENTS`.
+PLACEMENTS = SPARE_PLACEMENTS
 #: Component classes that are a switch (or OCS): a spare site on one is on the failed switch.
 _SWITCHES = ("nvswitch", "leaf", "spine", "core", "ocs")
 
