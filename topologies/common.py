@@ -72,17 +72,16 @@ from compute.validate import describe, is_whole
 from topologies.limits import MAX_RADIX, PHYSICAL_MAX, PHYSICAL_MIN
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
 from topologies.schema import (
-    _INF,
-    _LABELS,
-    _MEDIA,
+    LABEL_SET,
     MEDIA,
+    MEDIA_SET,
     NODE_KEYS,
     OPTICAL_MEDIA,
     TRACE_MEDIA,
-    _check_graph_attributes,
-    _ocs_problem,
-    _real,
-    _switch_problem,
+    as_real,
+    check_graph_attributes,
+    ocs_problem,
+    switch_problem,
     validate,
 )
 
@@ -212,7 +211,7 @@ def check_int(what: str, value: object, minimum: int = 1, maximum: int | None = 
     if is_whole(value):   # not numpy's timedelta64 (registered Integral, no int())
         number = int(value)
     else:
-        x = _real(value)
+        x = as_real(value)
         number = int(x) if x is not None and math.isfinite(x) and x == int(x) else None
     if number is None or number < minimum or (maximum is not None and number > maximum):
         rule = f">= {minimum}" if maximum is None else f"in {minimum}..{maximum:,}"
@@ -237,7 +236,7 @@ def check_positive(what: str, value: object, *, allow_zero: bool = False) -> flo
     ...
     compute.errors.UserError: reconfiguration_time must be at most 3600 s (MEMS circuit switches reconfigure in about 10 ms, patch panels by hand in minutes), got 1e+300
     """
-    x = _real(value)
+    x = as_real(value)
     if x is None or not math.isfinite(x) or not (x >= 0 if allow_zero else x > 0):
         rule = ">= 0" if allow_zero else "> 0"
         raise UserError(f"{what} must be a finite number {rule}, got {describe(value)}")
@@ -459,6 +458,9 @@ def _fill(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links], u: np
         raise ValueError("a pair of nodes is linked twice")
 
 
+_INF = math.inf   # bound once: _edge_ok runs per edge
+
+
 def _edge_ok(d: Mapping) -> bool:
     """Whether edge attributes ``d`` pass :func:`~topologies.schema.validate`'s fast test."""
     bw, lat, lanes, links = (d.get("bandwidth"), d.get("latency"), d.get("lanes"),
@@ -467,7 +469,7 @@ def _edge_ok(d: Mapping) -> bool:
             and 0 <= lat < _INF and lanes.__class__ is int and lanes >= 1
             and (links.__class__ is int and links >= 1
                  or links.__class__ is float and 0 < links < _INF)
-            and d.get("medium").__class__ is str and d["medium"] in _MEDIA)
+            and d.get("medium").__class__ is str and d["medium"] in MEDIA_SET)
 
 
 def _template_ok(attrs: Mapping, types: frozenset) -> bool:
@@ -480,9 +482,9 @@ def _template_ok(attrs: Mapping, types: frozenset) -> bool:
         return False
     try:
         if kind == "switch":
-            _switch_problem("", dict(attrs), {})
+            switch_problem("", dict(attrs), {})
         else:
-            _ocs_problem("", dict(attrs), {"": {}})   # its edges are checked apart
+            ocs_problem("", dict(attrs), {"": {}})   # its edges are checked apart
     except UserError:
         return False
     return True
@@ -491,10 +493,10 @@ def _template_ok(attrs: Mapping, types: frozenset) -> bool:
 def _labels_ok(block: Nodes) -> bool:
     """Whether a GPU block's labels (and any label keys in its template) are whole >= 0."""
     for key, value in block.attrs.items():
-        if key in _LABELS and (value.__class__ is not int or value < 0):
+        if key in LABEL_SET and (value.__class__ is not int or value < 0):
             return False
     for key, values in block.labels.items():
-        if key not in _LABELS:
+        if key not in LABEL_SET:
             return False  # a label overriding a checked key: let validate look at it all
         arr = np.asarray(values)
         if arr.dtype.kind not in "iu" or (arr.size and arr.min() < 0):
@@ -532,7 +534,7 @@ def check_blocks(graph: nx.Graph, nodes: Sequence[Nodes], links: Sequence[Links]
     is left to validate). False when anything is wrong (then
     :func:`~topologies.schema.validate` names it)."""
     try:
-        own = _check_graph_attributes(graph)
+        own = check_graph_attributes(graph)
     except UserError:
         return False
     types = frozenset(own) | frozenset(catalog())

@@ -138,8 +138,9 @@ GRAPH_TYPES = {
     "circuits": (int,), "reconfiguration_time": (int, float), "ocs_cabling": (dict,),
     "gpu_file_facts": (dict,),
 }
-_MEDIA = frozenset(MEDIA)
-_LABELS = frozenset(LABELS)
+#: :data:`MEDIA` and :data:`LABELS` as sets, for the per-edge and per-node checks.
+MEDIA_SET = frozenset(MEDIA)
+LABEL_SET = frozenset(LABELS)
 _INF = math.inf
 #: The range a graph's bandwidths and times may take. Wider than a builder's
 #: (:data:`~topologies.limits.PHYSICAL_MAX`, ``PHYSICAL_MIN``): a scenario's adjustments
@@ -326,7 +327,7 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
                 raise UserError(f"{where}: GPU type {describe(name)}: {key} must be a whole "
                                 f"number >= 1, got {describe(v)}")
         else:
-            x = _real(v)
+            x = as_real(v)
             if x is None or not math.isfinite(x) or x < 0 or (x == 0 and not _zero_ok(key)):
                 least = ">= 0" if _zero_ok(key) else "> 0"
                 raise UserError(f"{where}: GPU type {describe(name)}: {key} must be a finite "
@@ -371,7 +372,7 @@ def _bad(msg: str) -> NoReturn:
     raise UserError(f"invalid fabric graph: {msg}")
 
 
-def _real(value: object) -> float | None:
+def as_real(value: object) -> float | None:
     """``value`` as a float if it is a real number (not a bool, not too large), else None."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return None
@@ -382,7 +383,7 @@ def _real(value: object) -> float | None:
 
 
 def _nonneg(value: object) -> bool:
-    x = _real(value)
+    x = as_real(value)
     return x is not None and 0 <= x < _INF
 
 
@@ -390,7 +391,10 @@ def _whole(value: object, minimum: int) -> bool:
     return is_whole(value) and value >= minimum  # type: ignore[operator]  # an integer compares
 
 
-def _check_graph_attributes(graph: nx.Graph) -> dict:
+def check_graph_attributes(graph: nx.Graph) -> dict:
+    """Check ``graph``'s own attributes (:data:`GRAPH_TYPES`, ``reconfiguration_time``,
+    ``ocs_cabling``, ``gpu_types`` and ``gpu_file_facts``); UserError naming the first
+    wrong one. Returns its ``gpu_types`` (``{}`` when none)."""
     attrs = graph.graph
     for key, allowed in GRAPH_TYPES.items():
         if key in attrs:
@@ -512,8 +516,10 @@ def _ports_used(adj: Mapping[Hashable, Mapping[Hashable, dict]], node: Hashable)
     return sum(d.get("links", 1) for d in adj[node].values())
 
 
-def _switch_problem(node: Hashable, data: dict,
-                    adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
+def switch_problem(node: Hashable, data: dict,
+                   adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
+    """Check switch ``node``'s attributes ``data`` (tier, radix, latency,
+    in_network_reduction); UserError naming the first wrong one."""
     if not _whole(data["tier"], 0):
         _bad(f"switch {describe(node)} tier must be a whole number >= 0, got {describe(data['tier'])}")
     if data["tier"] > MAX_TIER:
@@ -532,8 +538,10 @@ def _switch_problem(node: Hashable, data: dict,
              f"{describe(data['in_network_reduction'])}")
 
 
-def _ocs_problem(node: Hashable, data: dict,
-                 adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
+def ocs_problem(node: Hashable, data: dict,
+                adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
+    """Check OCS ``node``'s attributes ``data`` (ports, reconfiguration_time, latency) and
+    that its edges in ``adj`` are optical; UserError naming the first wrong one."""
     if not _whole(data["ports"], 1):
         _bad(f"ocs {describe(node)} ports must be a positive integer, got {describe(data['ports'])}")
     if data["ports"] > MAX_RADIX:
@@ -589,7 +597,7 @@ def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
     _physical(f"edge {describe(u)}-{describe(v)}", "latency", data["latency"])
     lanes = data["lanes"]
     if not _whole(lanes, 1):
-        x = _real(lanes)
+        x = as_real(lanes)
         if x is None or not math.isfinite(x) or x < 1 or x != int(x):
             _bad(f"edge {describe(u)}-{describe(v)} lanes must be a whole number >= 1, got {describe(lanes)}")
     links = data.get("links", 1)
@@ -598,7 +606,7 @@ def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
     _physical(f"edge {describe(u)}-{describe(v)}", "lanes", lanes)
     _physical(f"edge {describe(u)}-{describe(v)}", "links", links)
     medium = data["medium"]
-    if not isinstance(medium, str) or medium not in _MEDIA:
+    if not isinstance(medium, str) or medium not in MEDIA_SET:
         _bad(f"edge {describe(u)}-{describe(v)} medium {describe(medium)} is not one of {known(MEDIA)}")
 
 
@@ -683,7 +691,7 @@ def _check_edges(adj: Mapping) -> tuple[bool, list]:
                     and 1 <= lanes <= _MAX_LANES
                     and (links.__class__ is int and 1 <= links <= _MAX_LINKS
                          or links.__class__ is float and 0 < links <= _MAX_LINKS)
-                    and medium.__class__ is str and medium in _MEDIA and u != v):
+                    and medium.__class__ is str and medium in MEDIA_SET and u != v):
                 _edge_problem(u, v, data)
             if medium == "ocs-circuit":
                 circuits.append((u, v, data))
@@ -730,7 +738,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
         raise UserError(f"check_connected must be True or False, got {describe(check_connected)}")
     if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
         _bad(f"expected an undirected simple networkx Graph, got {type(graph).__name__}")
-    own = _check_graph_attributes(graph)
+    own = check_graph_attributes(graph)
     types = frozenset(own) | frozenset(catalog())
     adj = graph._adj
     plain = type(graph) is nx.Graph  # its dicts are dicts: read them directly
@@ -749,7 +757,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
                 _gpu_problem(node, data, own)
             if len(data) > 2:
                 for key, value in data.items():
-                    if key in _LABELS and (value.__class__ is not int or value < 0):
+                    if key in LABEL_SET and (value.__class__ is not int or value < 0):
                         _label_problem(node, data)
                 if "device" in data:
                     devices.append(node)
@@ -762,16 +770,16 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
         # an edge may stand for several cables: count cables, not edges (a breakout share
         # of a port is a fraction; allow for rounding in their sum)
         if kind == "switch":
-            _switch_problem(node, data, adj)
+            switch_problem(node, data, adj)
             used = _ports_used(adj, node) if cables else len(adj[node])
-            if _real(used) is None or used > data["radix"] + 1e-6:
+            if as_real(used) is None or used > data["radix"] + 1e-6:
                 _bad(f"switch {describe(node)} uses {describe(used)} ports but its radix is "
                      f"{data['radix']}")
         else:
-            _ocs_problem(node, data, adj)
+            ocs_problem(node, data, adj)
             ocs_ports += data["ports"]
             used = _ports_used(adj, node) if cables else len(adj[node])
-            if _real(used) is None or used > data["ports"] + 1e-6:
+            if as_real(used) is None or used > data["ports"] + 1e-6:
                 _bad(f"ocs {describe(node)} uses {describe(used)} ports but it has {data['ports']}")
     if devices:
         _check_devices(graph, gpu_list, devices)
