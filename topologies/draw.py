@@ -42,10 +42,10 @@ from topologies.draw_layout import (
     CIRCLE,
     MAX_GPUS,
     Positions,
-    _wraps,
     circuit_groups,
     layout,
     representative,
+    wrap_edges,
 )
 from topologies.schema import TRACE_MEDIA, gpu_nodes, validate
 
@@ -281,7 +281,7 @@ def _draw_edges(ax: Axes, part: nx.Graph, pos: Positions, how: str, planes: list
     if how == "circuits":
         return _draw_circuits(ax, pos, planes, edges, groups)
     widths, lo, hi = _widths([d["bandwidth"] for *_, d in edges])
-    wraps = _wraps(part) if how == "grid" else set()
+    wraps = wrap_edges(part) if how == "grid" else set()
     alpha = 0.75 if len(edges) < 400 else 0.35
     straight: list = []  # (segment, colour, width): one collection draws them all
     for (u, v, d), w in zip(edges, widths, strict=True):
@@ -493,7 +493,7 @@ def _legend(part: nx.Graph, media: Counter, lines: Counter, span: tuple[float, f
             handles.append(Line2D([], [], color="#424242", lw=_widths([lo])[0][0],
                                   label=f"every {'circuit' if each else 'link'}: "
                                         f"{lo / 1e9:.4g} GB/s per direction"))
-    wraps = _wraps(part) if how == "grid" else set()
+    wraps = wrap_edges(part) if how == "grid" else set()
     if wraps:  # drawn as the arcs are: the medium's colour, dashed, faint, 0.6 x as wide
         edges = list(part.edges(data=True))
         widths, *_ = _widths([d["bandwidth"] for *_, d in edges])

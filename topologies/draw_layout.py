@@ -343,7 +343,7 @@ def _grid(graph: nx.Graph, gpus: list[Hashable]) -> Positions:
     return {g: (c + s * step, -r + s * step * 0.75) for g, (s, r, c) in coords.items()}
 
 
-def _wraps(graph: nx.Graph) -> set[tuple[Hashable, Hashable]]:
+def wrap_edges(graph: nx.Graph) -> set[tuple[Hashable, Hashable]]:
     """Torus links that wrap around (their ends differ by more than one step in a side)."""
     if "dims" not in graph.graph:
         return set()
