@@ -151,8 +151,9 @@ if TYPE_CHECKING:
     import networkx as nx
 
 # domain_labels is re-exported: netmodel.collectives.concurrent_groups imports it from here
-__all__ = ["ALGORITHMS", "NCCL_ALGORITHMS", "NCCL_OPS", "SEND_RECV_OPS", "NotApplicable", "Pairs", "Step", "algorithms_for",
-           "domain_labels", "generate", "precheck", "quadratic", "transfer_count"]
+__all__ = ["ALGORITHMS", "ALGORITHM_ALIASES", "NCCL_ALGORITHMS", "NCCL_OPS", "SEND_RECV_OPS", "NotApplicable", "Pairs", "Step", "algorithms_for",
+           "domain_labels", "generate", "precheck", "quadratic", "transfer_count",
+           "unknown_algorithm"]
 
 
 def quadratic(algorithm: str, op: str) -> bool:
@@ -256,10 +257,61 @@ NCCL_OPS: dict[str, tuple[str, ...]] = {
 #: Every algorithm NCCL has for some op (:data:`NCCL_OPS`).
 NCCL_ALGORITHMS = tuple(dict.fromkeys(a for names in NCCL_OPS.values() for a in names))
 
+#: Names users type from elsewhere for what :data:`ALGORITHMS` holds under its own name:
+#: name -> (whose name it is, netmodel's names for it; none: not modelled). Only for a
+#: refusal (:func:`unknown_algorithm`), never taken in place of netmodel's. NCCL_ALGO takes
+#: Ring, Tree, CollnetDirect, CollnetChain, NVLS, NVLSTree and PAT (NCCL's user guide,
+#: Environment Variables, NCCL_ALGO; CollNet alone before CollnetDirect/CollnetChain split
+#: it); a spelling of netmodel's own name (Ring, CollnetDirect) is found without a row.
+#: SHARP is the switches' reduction CollNet runs on (``in-network`` across domains).
+ALGORITHM_ALIASES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "nvls": ("NCCL's", ("in-network",)),
+    "nvlstree": ("NCCL's", ("in-network-tree",)),
+    "collnet": ("NCCL's", ("collnet-direct", "collnet-chain")),
+    "pat": ("NCCL's", ()),
+    "sharp": ("NVIDIA's", ("in-network",)),
+}
+
+
+def _squeezed(name: str) -> str:
+    """``name`` lower case without '-', '_', ' ' and '+': how :func:`unknown_algorithm`
+    matches a name typed from elsewhere (NVLSTree, nvls_tree, CollNet-Direct)."""
+    return "".join(ch for ch in name.lower() if ch not in "-_ +")
+
+
+def unknown_algorithm(name: object, choices: Iterable[str] = ALGORITHMS) -> UserError:
+    """The refusal of an algorithm ``name`` not among ``choices`` (netmodel's names; with
+    'auto' where it is taken): where ``name`` is another's name for one of
+    :data:`ALGORITHMS` (:data:`ALGORITHM_ALIASES`, or netmodel's own spelt otherwise), it
+    says what netmodel calls it.
+
+    >>> str(unknown_algorithm("nvls", ("ring", "in-network")))
+    "unknown algorithm 'nvls' ('nvls' is NCCL's name; netmodel calls it 'in-network'); known: 'in-network', 'ring'"
+    >>> str(unknown_algorithm("Ring", ("ring",)))
+    "unknown algorithm 'Ring' (netmodel spells it 'ring'); known: 'ring'"
+    >>> str(unknown_algorithm("PAT", ("ring",)))
+    "unknown algorithm 'PAT' ('PAT' is NCCL's name for an algorithm netmodel does not model); known: 'ring'"
+    """
+    hint = ""
+    if isinstance(name, str):
+        key = _squeezed(name)
+        own = [a for a in ALGORITHMS if _squeezed(a) == key]
+        whose, ours = ALGORITHM_ALIASES.get(key, ("", ()))
+        if own:
+            hint = f" (netmodel spells it {own[0]!r})"
+        elif ours:
+            hint = (f" ({name!r} is {whose} name; netmodel calls it "
+                    + " or ".join(repr(a) for a in ours) + ")")
+        elif whose:
+            hint = f" ({name!r} is {whose} name for an algorithm netmodel does not model)"
+    return UserError(f"unknown algorithm {describe(name)}{hint}; known: {known(choices)}")
+
 assert all(op in OPERATIONS for table in ALGORITHMS.values() for op in table)
 assert set(NCCL_OPS) == set(OPERATIONS)
 assert all(NCCL_OPS[op] == ("direct",) for op in SEND_RECV_OPS)
 assert all(op in ALGORITHMS[a] for op, names in NCCL_OPS.items() for a in names)
+assert all(a in ALGORITHMS for _, names in ALGORITHM_ALIASES.values() for a in names)
+assert not {_squeezed(a) for a in ALGORITHMS} & set(ALGORITHM_ALIASES)
 
 
 def algorithms_for(op: str) -> tuple[str, ...]:
@@ -292,7 +344,7 @@ def generate(algorithm: str, op: str, group: Iterable[Hashable], graph: nx.Graph
     implement ``op``, :class:`NotApplicable` when the fabric or group rules it out.
     """
     if algorithm not in ALGORITHMS:
-        raise UserError(f"unknown algorithm {describe(algorithm)}; known: {known(ALGORITHMS)}")
+        raise unknown_algorithm(algorithm)
     table = ALGORITHMS[algorithm]
     if op not in table:
         raise UserError(f"algorithm {algorithm!r} does not implement {op!r}; algorithms for "

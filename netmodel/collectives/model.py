@@ -49,6 +49,7 @@ from netmodel.collectives.algorithms import (
     precheck,
     quadratic,
     transfer_count,
+    unknown_algorithm,
 )
 from netmodel.collectives.calibration import Calibration, default_calibration
 from netmodel.collectives.cost import CompiledCollective, GroupCut, compile_steps
@@ -211,8 +212,7 @@ class FabricCostModel:
         if not isinstance(placement, str) or placement not in PLACEMENTS:
             raise UserError(f"unknown placement {describe(placement)}; known: {known(PLACEMENTS)}")
         if not isinstance(algorithm, str) or (algorithm != "auto" and algorithm not in ALGORITHMS):
-            raise UserError(f"unknown algorithm {describe(algorithm)}; known: "
-                            f"{known(('auto', *ALGORITHMS))}")
+            raise unknown_algorithm(algorithm, ("auto", *ALGORITHMS))
         if isinstance(algorithms, str) and algorithms != "nccl":
             # one name or a comma list, as the command line's --algorithms takes them (not
             # the string's characters: 'two-shot' was "unknown algorithm 't'")
@@ -228,7 +228,7 @@ class FabricCostModel:
                                 f"algorithm names, got {describe(algorithms)}")
             for a in algorithms:
                 if not isinstance(a, str) or a not in ALGORITHMS:
-                    raise UserError(f"unknown algorithm {describe(a)}; known: {known(ALGORITHMS)}")
+                    raise unknown_algorithm(a)
         if not isinstance(scope, str) or scope not in SCOPES:
             raise UserError(f"scope must be one of {known(SCOPES)}, got {describe(scope)}")
         if not isinstance(ring_order, str) or ring_order not in ("given", "greedy"):
@@ -435,8 +435,7 @@ class FabricCostModel:
         :data:`~netmodel.collectives.algorithms.SEND_RECV_OPS` or one it implements)."""
         check_op(op)
         if algorithm is not None and type(algorithm) is not str:   # a numpy array: no truth value
-            raise UserError(f"unknown algorithm {describe(algorithm)}; known: "
-                            f"{known(('auto', *ALGORITHMS))}")
+            raise unknown_algorithm(algorithm, ("auto", *ALGORITHMS))
         if algorithm is None:
             algorithm = self.algorithm
             if (self.scope == "collectives" and op in SEND_RECV_OPS and algorithm != "auto"
@@ -447,8 +446,7 @@ class FabricCostModel:
                 return list(NCCL_OPS[op])
             return [a for a in self.algorithms if op in ALGORITHMS[a]]
         if algorithm not in ALGORITHMS:
-            raise UserError(f"unknown algorithm {describe(algorithm)}; known: "
-                            f"{known(('auto', *ALGORITHMS))}")
+            raise unknown_algorithm(algorithm, ("auto", *ALGORITHMS))
         if op not in ALGORITHMS[algorithm]:
             raise UserError(f"algorithm {algorithm!r} does not implement {op!r}; "
                             f"algorithms for {op!r}: {known(algorithms_for(op))}")
