@@ -61,18 +61,31 @@ class _GroupComm:
         #: slice, as the healthy costing sets them per group size); None: on ``model``
         self.slice_model = slice_model
 
-    def _lines(self, op: str, members: tuple, model=None) -> tuple[np.ndarray, ...]:
-        """``(a, b, lo, hi)`` of the candidates (:func:`~netmodel.collectives.cost.
-        lines_time`)."""
-        from netmodel.collectives.cost import GroupCut
+    def _time(self, op: str, members: tuple, model, n: np.ndarray) -> np.ndarray:
+        """Seconds of ``op`` on ``members`` (one communicator) on ``model`` at the sizes
+        ``n``: the fastest candidate's, or the model's tuner plugin's choice where it
+        chooses (as the healthy costing,
+        :meth:`~netmodel.study.fabric_search.ScenarioCollectives.collective_time`, takes
+        it); a group cut apart raises :class:`_Cut`."""
+        from netmodel.collectives.cost import GroupCut, lines_time
         from netmodel.collectives.model import candidate_lines
 
-        model = model or self.model
         try:
             cands = model.candidates(op, members)
         except (GroupCut, UserError):
             raise _Cut() from None
-        return candidate_lines(model, cands)
+        if model.tuned():   # the plugin's pair per size, as every other costing asks it
+            return model.collective_time(op, n, members)
+        return lines_time(*candidate_lines(model, cands), n)
+
+    def _slices(self, k: int):
+        """``(model, members)`` of each consecutive slice of ``k`` members (the instance
+        itself where ``k`` is its size)."""
+        for i in range(0, len(self.members) - k + 1, k):
+            if self.slice_model is not None and k < len(self.members):
+                yield self.slice_model(i, k)
+            else:
+                yield self.model, self.members[i:i + k]
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
@@ -80,16 +93,36 @@ class _GroupComm:
         k = int(group_size)
         if k <= 1:
             return np.zeros_like(n)
-        from netmodel.collectives.cost import lines_time
-
         t = None
-        for i in range(0, len(self.members) - k + 1, k):
-            if self.slice_model is not None and k < len(self.members):
-                model, members = self.slice_model(i, k)
-                lines = self._lines(op, members, model)
-            else:
-                lines = self._lines(op, self.members[i:i + k])
-            ti = lines_time(*lines, n)
+        for model, members in self._slices(k):
+            ti = self._time(op, members, model, n)
+            t = ti if t is None else np.maximum(t, ti)
+        return np.where(n > 0, t, 0.0)
+
+    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
+                            copies: int, reach) -> np.ndarray:
+        """An MoE all-to-all crossing the network once a server (DeepEP's normal kernels),
+        as the healthy costing charges a prefill's dispatch and combine
+        (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.moe_all_to_all_time`,
+        :func:`compute.moe_routing.moe_comm`): the faster of that way and every copy's
+        (:meth:`collective_time`), per slice of ``group_size`` members, the slowest
+        slice's."""
+        from netmodel.collectives.cost import GroupCut
+        from netmodel.collectives.moe import once_a_server_time
+
+        n = np.asarray(nbytes, dtype=float)
+        k = int(group_size)
+        if k <= 1:
+            return np.zeros_like(n)
+        t = None
+        for model, members in self._slices(k):
+            def every(model=model, members=members) -> np.ndarray:
+                return self._time("all-to-all", members, model, n)
+
+            try:
+                ti = once_a_server_time(model, tuple(members), n, copies, reach, every)
+            except GroupCut:
+                raise _Cut() from None
             t = ti if t is None else np.maximum(t, ti)
         return np.where(n > 0, t, 0.0)
 
@@ -320,7 +353,8 @@ class InstanceCosting:
                 from netmodel.collectives.model import FabricCostModel
 
                 memo[key] = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
-                                            scope="collectives", calibration=self.calibration)
+                                            scope="collectives", calibration=self.calibration,
+                                            tuner=s.tuner)
             return memo[key], tuple(part)
 
         return _GroupComm(fm, members, slice_model)
@@ -335,7 +369,7 @@ class InstanceCosting:
             s = self.scenario
             fm = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
                                  scope="collectives", calibration=self.calibration,
-                                 validated=self._known_valid(key))
+                                 tuner=s.tuner, validated=self._known_valid(key))
         return fm
 
     def _known_valid(self, key: tuple) -> bool:

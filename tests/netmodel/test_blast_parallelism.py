@@ -43,6 +43,9 @@ class _Lines:
         return [("ring", "Simple", 1e-6 * len(members), 1e-9 * slow),
                 ("tree", "Simple", 3e-6, 2e-9 * slow)]
 
+    def tuned(self):   # no tuner plugin: the fastest line (FabricCostModel.tuned)
+        return False
+
 
 def test_sub_group_collectives_run_on_each_slice_the_slowest_sets_the_time():
     comm = _GroupComm(_Lines(), ["a", "b", "slow", "d"])
