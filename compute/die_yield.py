@@ -47,7 +47,9 @@ MAX_WAFER_DIAMETER = 1.0
 _QUAD_NODES = 64
 
 
-def _or(value, name):
+def or_default(value, name):
+    """``value``, or the shipped default ``name`` (:func:`~compute.rows.parameter`) when
+    it is None."""
     return parameter(name) if value is None else value
 
 
@@ -86,7 +88,7 @@ def _check_alpha(alpha) -> float:
 
 
 def _check_density(defect_density) -> float:
-    d = _number("defect_density", _or(defect_density, "defect_density"))
+    d = _number("defect_density", or_default(defect_density, "defect_density"))
     if d > MAX_DEFECT_DENSITY:
         raise UserError(f"defect_density {d / 1e4:g} per cm^2 is above "
                         f"{MAX_DEFECT_DENSITY / 1e4:g} per cm^2 (a mature node has ~0.1)")
@@ -95,12 +97,15 @@ def _check_density(defect_density) -> float:
 
 # ------------------------------------------------------------------ dies per wafer
 
-def _usable_diameter(wafer_diameter, edge_exclusion) -> float:
-    d = _number("wafer_diameter", _or(wafer_diameter, "wafer_diameter"), low_open=True)
+def usable_diameter(wafer_diameter, edge_exclusion) -> float:
+    """The wafer's usable diameter, ``wafer_diameter - 2 edge_exclusion`` (m; None takes the
+    shipped default), both checked: UserError above :data:`MAX_WAFER_DIAMETER` or where the
+    exclusion leaves nothing."""
+    d = _number("wafer_diameter", or_default(wafer_diameter, "wafer_diameter"), low_open=True)
     if d > MAX_WAFER_DIAMETER:
         raise UserError(f"wafer_diameter {d * 1e3:g} mm is above {MAX_WAFER_DIAMETER * 1e3:g} mm "
                         f"(wafers are 300 mm)")
-    e = _number("edge_exclusion", _or(edge_exclusion, "edge_exclusion"))
+    e = _number("edge_exclusion", or_default(edge_exclusion, "edge_exclusion"))
     if 2 * e >= d:
         raise UserError(f"edge_exclusion {e * 1e3:g} mm leaves nothing of a "
                         f"{d * 1e3:g} mm wafer")
@@ -120,7 +125,7 @@ def gross_dies_per_wafer(area: ArrayLike, wafer_diameter: float | None = None,
     ...
     compute.errors.UserError: die area 80000 mm^2 is larger than the usable wafer (70686 mm^2 on a 300 mm wafer)
     """
-    d = _usable_diameter(wafer_diameter, edge_exclusion)
+    d = usable_diameter(wafer_diameter, edge_exclusion)
     a = _array("die area", area)
     if (a < MIN_DIE_AREA).any():
         raise UserError(f"die area {float(a.min()) * 1e6:.6g} mm^2 is below "
@@ -173,9 +178,9 @@ def die_yield(area: ArrayLike, defect_density: float | None = None, model: str |
     >>> round(die_yield(814e-6, 1000.0, "murphy"), 4)
     0.4681
     """
-    model = check_model(_or(model, "yield_model"))
+    model = check_model(or_default(model, "yield_model"))
     d = _check_density(defect_density)
-    alpha = _check_alpha(_or(alpha, "clustering_alpha"))
+    alpha = _check_alpha(or_default(alpha, "clustering_alpha"))
     a = _array("die area", area)
     with np.errstate(over="ignore"):   # an area of 1e308 m^2: D x A is inf, its yield 0
         out = _plain_yield(d * a, model, alpha)
@@ -241,10 +246,10 @@ def harvested_yield(area: ArrayLike, sms_physical: int, sms_enabled: int,
     k = _whole("sms_enabled", sms_enabled)
     if k > n:
         raise UserError(f"sms_enabled {k} exceeds sms_physical {n}")
-    model = check_model(_or(model, "yield_model"))
+    model = check_model(or_default(model, "yield_model"))
     d = _check_density(defect_density)
-    alpha = _check_alpha(_or(alpha, "clustering_alpha"))
-    c = _number("critical_fraction", _or(critical_fraction, "critical_fraction"), high=1.0)
+    alpha = _check_alpha(or_default(alpha, "clustering_alpha"))
+    c = _number("critical_fraction", or_default(critical_fraction, "critical_fraction"), high=1.0)
     a = _array("die area", area)
     # E[exp(-x A_c) P(Bin(n, p) >= k)] = Y(A) E'[P(Bin(n, p) >= k) / p^n], E' over the
     # density tilted by exp(-x A) (see _tilted_nodes); the ratio is 1 when k = n
@@ -344,12 +349,12 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
     (63, 0.4431, 639.97)
     """
     area = _number("die area", area, low_open=True)
-    model = check_model(_or(model, "yield_model"))
+    model = check_model(or_default(model, "yield_model"))
     d = _check_density(defect_density)
-    alpha = _check_alpha(_or(alpha, "clustering_alpha"))
-    price = _number("wafer_price", _or(wafer_price, "wafer_price"), high=MAX_WAFER_PRICE)
-    c = _number("critical_fraction", _or(critical_fraction, "critical_fraction"), high=1.0)
-    diameter = _or(wafer_diameter, "wafer_diameter")
+    alpha = _check_alpha(or_default(alpha, "clustering_alpha"))
+    price = _number("wafer_price", or_default(wafer_price, "wafer_price"), high=MAX_WAFER_PRICE)
+    c = _number("critical_fraction", or_default(critical_fraction, "critical_fraction"), high=1.0)
+    diameter = or_default(wafer_diameter, "wafer_diameter")
     gross = gross_dies_per_wafer(area, diameter, edge_exclusion)
     whole = dies_per_wafer(area, diameter, edge_exclusion)
     plain = die_yield(area, d, model, alpha)
@@ -392,7 +397,7 @@ def yield_curve(areas: ArrayLike | None = None, *, defect_density: float | None 
     areas = _array("die area", areas).ravel()
     n = np.maximum(1, np.round(areas / ref_area * ref_n)).astype(int)
     k = np.maximum(1, np.floor(n * ref_k / ref_n + 1e-9)).astype(int)
-    price = _number("wafer_price", _or(wafer_price, "wafer_price"), high=MAX_WAFER_PRICE)
+    price = _number("wafer_price", or_default(wafer_price, "wafer_price"), high=MAX_WAFER_PRICE)
     dies_per_wafer(areas, wafer_diameter, edge_exclusion)  # refuses dies that do not fit
     dies = np.atleast_1d(gross_dies_per_wafer(areas, wafer_diameter, edge_exclusion))
     plain = np.atleast_1d(die_yield(areas, defect_density, model, alpha))

@@ -83,13 +83,13 @@ from typing import TYPE_CHECKING, Any
 from compute.die_yield import (
     YIELD_MODELS,
     DieCost,
-    _or,
-    _usable_diameter,
     die_cost,
     die_yield,
     dies_per_wafer,
     gross_dies_per_wafer,
     harvested_yield,
+    or_default,
+    usable_diameter,
     yield_curve,
 )
 from compute.dies import (
@@ -291,7 +291,7 @@ def gpu_die_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
     """
     logic = gpu_dies(gpu)
     price = logic.wafer_price if wafer_price is None else wafer_price
-    _usable_diameter(wafer_diameter, None)  # the wafer checked first: what follows is the die's
+    usable_diameter(wafer_diameter, None)  # the wafer checked first: what follows is the die's
     try:  # a die that does not fit the wafer: said with where its area was read
         dies_per_wafer(logic.area, wafer_diameter)
     except UserError as exc:
@@ -340,15 +340,15 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
                        wafer_price=wafer_price, wafer_diameter=wafer_diameter,
                        critical_fraction=critical_fraction)
     share = _hbm_share(spec)
-    hbm = _number("hbm_cost", _or(hbm_cost, "reference_hbm_cost")) * share
+    hbm = _number("hbm_cost", or_default(hbm_cost, "reference_hbm_cost")) * share
     per_byte = memory_price_of(logic.memory, logic.basis)
     if per_byte is not None:   # a board memory (GDDR): its price per GB x the capacity
         hbm = per_byte * spec.hbm_capacity
-    overhead = _number("interposer_overhead", _or(interposer_overhead, "interposer_overhead"),
+    overhead = _number("interposer_overhead", or_default(interposer_overhead, "interposer_overhead"),
                        low=1.0)
     footprint = parameter("hbm_stack_footprint")
-    fixed = _number("packaging_fixed", _or(packaging_fixed, "packaging_fixed"))
-    ref_pack = _number("packaging_cost", _or(packaging_cost, "reference_packaging_cost"))
+    fixed = _number("packaging_fixed", or_default(packaging_fixed, "packaging_fixed"))
+    ref_pack = _number("packaging_cost", or_default(packaging_cost, "reference_packaging_cost"))
     if fixed > ref_pack:
         raise UserError(f"packaging_fixed {fixed:g} USD exceeds the H100's whole packaging "
                         f"cost (packaging_cost {ref_pack:g} USD), of which it is the fixed "
@@ -358,9 +358,9 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
         interposer = _interposer(area, share, overhead, footprint)
     else:
         interposer = overhead * (area + logic.hbm_sites * footprint)
-    tf = _number("test_fixed_fraction", _or(test_fixed_fraction, "test_fixed_fraction"),
+    tf = _number("test_fixed_fraction", or_default(test_fixed_fraction, "test_fixed_fraction"),
                  high=1.0)
-    ref_test = _number("test_cost", _or(test_cost, "reference_test_cost"))
+    ref_test = _number("test_cost", or_default(test_cost, "reference_test_cost"))
     test = ref_test * (tf + (1 - tf) * area / ref_area)
     out = PackageCost(gpu=spec.name, die=die, hbm=hbm, packaging=fixed + per_area * interposer,
                       test=test, interposer_area=interposer, dies=logic.dies,
@@ -425,7 +425,7 @@ def margin(gpu: str | GpuSpec, *, reference_price: float | None = None) -> float
     >>> round(margin("Lite"), 4), round(27500 / package_cost("H100-SXM").total, 4)
     (8.1431, 8.1431)
     """
-    ref = _number("reference_price", _or(reference_price, "reference_price"))
+    ref = _number("reference_price", or_default(reference_price, "reference_price"))
     _, dies, anchor = _price_anchor(gpu)
     if dies.list_price is not None:
         return dies.list_price / package_cost(gpu).total
@@ -456,7 +456,7 @@ def gpu_price(gpu: str | GpuSpec, *, reference_price: float | None = None,
     """
     from compute.hardware import get_gpu
 
-    ref = _number("reference_price", _or(reference_price, "reference_price"))
+    ref = _number("reference_price", or_default(reference_price, "reference_price"))
     listed = gpu_dies(gpu).list_price
     if listed is not None:
         return listed
