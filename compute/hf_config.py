@@ -46,7 +46,7 @@ from compute.hf_families import (
 )
 from compute.hf_quant import read_quantization, with_sidecar
 from compute.hf_vision import VISION_TOWERS, vision_tower
-from compute.model_spec import ModelSpec, _model_from_entry
+from compute.model_spec import ModelSpec, model_from_entry
 
 __all__ = ["HF_ALIASES", "HF_FAMILIES", "load_hf_config"]
 
@@ -447,7 +447,7 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     if folder:
         path = path / "config.json"
     cfg = parse_table(read_text(path, "config.json"), "json", str(path))
-    return _hf_from_dict(cfg, path, name)
+    return hf_from_dict(cfg, path, name)
 
 
 
@@ -671,7 +671,7 @@ def _gpt_neo_windows(cfg: dict, where: str) -> dict:
     return out
 
 
-def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
+def hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     """:func:`load_hf_config` on a parsed config.json read from ``path``."""
     if not isinstance(cfg, dict):
         raise UserError(f"{path}: a HuggingFace config.json must hold a JSON object, got "
@@ -821,4 +821,4 @@ def _hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         note = f"; parameters are the language model's{f' ({nested})' if nested else ''}: {words}"
     entry.update(kv_dtype=kv_dtype, act_dtype=act_dtype,
                  source=f"HuggingFace config.json at {path}{note}")
-    return _model_from_entry(name, entry, where)
+    return model_from_entry(name, entry, where)

@@ -793,7 +793,9 @@ _FIELDS = {f.name for f in fields(ModelSpec)} - {"name"}
 _REQUIRED = ("layers", "hidden", "heads", "ffn", "vocab")
 
 
-def _model_from_entry(name: str, entry, where: str) -> ModelSpec:
+def model_from_entry(name: str, entry, where: str) -> ModelSpec:
+    """The :class:`ModelSpec` named ``name`` of one model's keys ``entry`` (as a model file's
+    ``[model.NAME]`` table holds them), its keys and values checked (errors name ``where``)."""
     validate.name(where, "model", name)
     here = f"{where}: model {name!r}"
     check_keys(here, entry, _REQUIRED, sorted(_FIELDS - set(_REQUIRED)))

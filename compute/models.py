@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING
 from compute import validate
 from compute.config_files import parse_table, read_table, read_text
 from compute.errors import UserError, find_name, known
-from compute.hf_config import HF_ALIASES, HF_FAMILIES, _hf_from_dict, load_hf_config
+from compute.hf_config import HF_ALIASES, HF_FAMILIES, hf_from_dict, load_hf_config
 from compute.model_spec import (
     COMPUTE_DTYPES,
     DTYPE_BYTES,
@@ -64,7 +64,7 @@ from compute.model_spec import (
     PLAIN_DTYPES,
     QUANT_GROUPS,
     ModelSpec,
-    _model_from_entry,
+    model_from_entry,
 )
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def _parse_model_table(data, where: str) -> dict[str, ModelSpec]:
                         f"([model.NAME] in TOML, {{\"model\": {{NAME: {{...}}}}}} in JSON)")
     if not data["model"]:
         raise UserError(f"{where}: the 'model' table is empty")
-    return {name: _model_from_entry(name, entry, where) for name, entry in data["model"].items()}
+    return {name: model_from_entry(name, entry, where) for name, entry in data["model"].items()}
 
 
 @cache
@@ -189,7 +189,7 @@ def _model_from_json(path: Path) -> ModelSpec:
             raise UserError(f"{path} holds {len(models)} models; give a file with one model")
         return next(iter(models.values()))
     if isinstance(doc, dict) and any(k in doc for k in _HF_MARKERS):
-        return _hf_from_dict(doc, path)
+        return hf_from_dict(doc, path)
     raise UserError(f"{path} is neither a model file (a top-level 'model' table) nor a "
                     f"HuggingFace config.json (keys such as model_type, num_hidden_layers, "
                     f"n_layer); got {validate.describe(doc)}")

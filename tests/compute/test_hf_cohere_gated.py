@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from compute.errors import UserError
-from compute.hf_config import _hf_from_dict
+from compute.hf_config import hf_from_dict
 from compute.models import get_model
 
 HF = Path(__file__).parent / "data" / "hf_families"
@@ -48,21 +48,21 @@ def _command_a(**change):
 
 
 def test_use_gated_activation_false_drops_the_gate(tmp_path):
-    m = _hf_from_dict(_command_a(use_gated_activation=False), tmp_path / "config.json")
+    m = hf_from_dict(_command_a(use_gated_activation=False), tmp_path / "config.json")
     assert not m.gated_mlp
     # 64 x (327,155,712 + 2 x 12288 x 36864 + 12288) + 256000 x 12288 + 12288
     assert m.parameters == _count(64, 12288, 96, 8, 36864, gated=False) == 82_066_550_784
 
 
 def test_use_gated_activation_true_or_absent_keeps_it(tmp_path):
-    with_key = _hf_from_dict(_command_a(use_gated_activation=True), tmp_path / "config.json")
+    with_key = hf_from_dict(_command_a(use_gated_activation=True), tmp_path / "config.json")
     without = _command_a()
     del without["use_gated_activation"]
-    assert with_key.parameters == _hf_from_dict(without, tmp_path / "config.json").parameters \
+    assert with_key.parameters == hf_from_dict(without, tmp_path / "config.json").parameters \
         == 111_057_580_032
 
 
 @pytest.mark.parametrize("value", ["yes", 1, 0, [True], {"x": 1}])
 def test_use_gated_activation_must_be_a_boolean(tmp_path, value):
     with pytest.raises(UserError, match=r"use_gated_activation must be true or false, got "):
-        _hf_from_dict(_command_a(use_gated_activation=value), tmp_path / "config.json")
+        hf_from_dict(_command_a(use_gated_activation=value), tmp_path / "config.json")
