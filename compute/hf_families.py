@@ -129,6 +129,9 @@ HF_FAMILIES: dict[str, dict] = {
     "gptj": dict(gated_mlp=False, norm="layernorm", mlp_bias=True, lm_head_bias=True,
                  layer_norms=1),
     "llama": {}, "mistral": {}, "mixtral": {},
+    # SmolLM3 (HF models/smollm3): Llama's layers, every no_rope_layer_interval-th without
+    # rotary positions (no weights either way); SmolLM3Config ties the embeddings by default
+    "smollm3": dict(tied_embeddings=True),
     # OLMo v1 (HF models/olmo: OLMo-1B-hf, OLMo-7B-hf and -0724-hf): OlmoLayerNorm is a
     # LayerNorm without scale or shift, no weights; SwiGLU, no biases
     "olmo": dict(norm="weightless"),
@@ -138,6 +141,10 @@ HF_FAMILIES: dict[str, dict] = {
     # GLM-4 (HF models/glm) and GLM-4.5 (glm4_moe): attention_bias puts biases on Q, K and V
     # only (their o_proj has none), where Llama's and most families' bias O too
     "glm": dict(attention_bias_o=False), "glm4_moe": dict(attention_bias_o=False),
+    # GLM-4-0414 (glm4, HF models/glm4: GLM-4-9B/32B-0414): GLM-4's attention (biases on Q, K
+    # and V only) and four RMSNorms a layer (Glm4DecoderLayer's input, post_self_attn,
+    # post_attention and post_mlp layernorms)
+    "glm4": dict(attention_bias_o=False, layer_norms=4),
     "qwen2": dict(qkv_bias=True),
     # Qwen2-VL / Qwen2.5-VL (HF models/qwen2_vl, qwen2_5_vl): Qwen2's language model (biases
     # on Q, K and V) in a flat config beside its vision_config (the tower: compute.hf_vision)
@@ -166,6 +173,9 @@ HF_FAMILIES: dict[str, dict] = {
     # OLMo-2 and OLMoE (HF models/olmo2, olmoe): SwiGLU; q_norm and k_norm RMSNorms over the
     # whole query and key widths, heads x head_dim and kv_heads x head_dim
     "olmo2": dict(qk_norm="heads"), "olmoe": dict(qk_norm="heads"),
+    # OLMo-3 (HF models/olmo3, built from Olmo2Attention and Olmo2DecoderLayer; vLLM runs it
+    # as Olmo2ForCausalLM): OLMo-2's weights, its windowed layers named by layer_types
+    "olmo3": dict(qk_norm="heads"),
     # Cohere Command-R (cohere) and Command R7B / Command A (cohere2; HF transformers
     # models/cohere*/configuration_cohere*.py): tie_word_embeddings defaults to true and the
     # published config.json files leave it out; Cohere2Config windows all but every
