@@ -37,7 +37,7 @@ from compute.results import (
     InferenceResult,
     MemoryFit,
     StageResult,
-    _defaults,
+    field_defaults,
     unchecked,
 )
 from compute.roofline import (
@@ -208,7 +208,7 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
                  heavy="" if weights <= usable else
                  describe_fit(model, gpu, tp, 1, weights, 0.0, 0.0, options.memory_reserve,
                               label=par.label).reason,
-                 base={**_defaults(InferenceResult), "model": model.name, "gpu": gpu.name,
+                 base={**field_defaults(InferenceResult), "model": model.name, "gpu": gpu.name,
                        "phase": workload.phase, "tp": tp, "prompt_tokens": workload.prompt,
                        "context_tokens": workload.context, "mode": options.mode,
                        "sms": par.gpus * gpu.sms})

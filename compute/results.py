@@ -61,7 +61,7 @@ def unchecked(cls: type[_T], values: dict) -> _T:
     obj = _new(cls)
     defaults = _DEFAULTS.get(cls)
     if defaults is None:
-        defaults = _defaults(cls)
+        defaults = field_defaults(cls)
     if defaults and not values.keys() >= defaults.keys():
         values = {**defaults, **values}
     _set(obj, "__dict__", values)
@@ -72,7 +72,9 @@ _new, _set = object.__new__, object.__setattr__
 _DEFAULTS: dict = {}
 
 
-def _defaults(cls) -> dict:
+def field_defaults(cls) -> dict:
+    """The dataclass ``cls``'s fields that have a default, ``{name: default}`` (worked out
+    once per class; the dict is shared: copy it before changing it)."""
     hit = _DEFAULTS.get(cls)
     if hit is None:
         from dataclasses import MISSING, fields
