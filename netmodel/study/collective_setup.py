@@ -254,6 +254,10 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
         from netmodel.collectives.calibration import default_calibration
 
         default_calibration().releases.check(nccl_release)
+    if simple_buffer is not None:   # and a buffer NCCL could not take ('abc': ValueError)
+        from netmodel.collectives.calibration import check_simple_buffer
+
+        check_simple_buffer(simple_buffer)
     max_transfers = MAX_TRANSFERS if max_transfers is None else max_transfers
     if scenario is None:
         from netmodel.study.fabric_ref import resolve_fabric

@@ -135,6 +135,11 @@ class ScenarioCollectives:
         self._past_budget: dict[tuple[str, int], int] = {}
         self.graph = build_fabric(self.scenario)
         self.gpus = int(self.graph.graph["gpus"])
+        if calibration is not None:   # a caller's (an int raised AttributeError later)
+            from compute.validate import of_type
+            from netmodel.collectives.calibration import Calibration
+
+            of_type("calibration", calibration, Calibration, "scenario_calibration(scenario)")
         self.calibration = scenario_calibration(self.scenario) if calibration is None \
             else calibration
         # scenarios whose networks are the same (GPU types differing only off the network,

@@ -1,0 +1,39 @@
+"""Hostile values through the collective settings' library paths (h339).
+
+collective_setup(simple_buffer=) for a scenario turned the value into whole bytes (its
+override record) before any check: 'abc' and '4MiB' raised ValueError, nan ValueError, inf
+OverflowError, and 0 was taken (recorded as an override of the scenario's 4,194,304 bytes,
+the calibration reading 0 as its own 'no buffer'); for a fabric 0 was taken too.
+ScenarioCollectives(calibration=) took any object (an int raised AttributeError inside
+network_key). Each is now one line naming the parameter, as the CLI's --nccl-buffsize is.
+"""
+
+import math
+
+import pytest
+
+from compute.errors import UserError
+from netmodel.study.collective_setup import collective_setup
+from netmodel.study.fabric_search import ScenarioCollectives
+
+
+@pytest.mark.parametrize("where", [{"scenario": "h100-dgx"}, {"fabric": "h100-dgx"}])
+@pytest.mark.parametrize("value", ["abc", "4MiB", math.nan, math.inf, 0, 7, 1.5, True,
+                                   2 ** 40 + 8])
+def test_a_buffer_no_nccl_takes_is_refused_by_name(where, value):
+    with pytest.raises(UserError) as e:
+        collective_setup(**where, simple_buffer=value)
+    text = str(e.value)
+    assert "\n" not in text and text.startswith("simple_buffer must be a whole number")
+
+
+def test_a_buffer_nccl_takes_is_kept_and_recorded():
+    s = collective_setup(scenario="h100-dgx", simple_buffer=65536.0)
+    assert s.calibration.simple_buffer == 65536.0
+    assert s.overrides["nccl_buffsize"] == (4194304, 65536)   # NCCL's 4 MiB, the given
+
+
+@pytest.mark.parametrize("value", [1, "default", True, object()])
+def test_scenario_collectives_refuses_what_is_no_calibration(value):
+    with pytest.raises(UserError, match=r"^calibration must be a netmodel\.collectives"):
+        ScenarioCollectives("h100-dgx", calibration=value)
