@@ -431,6 +431,17 @@ def _choice(where: str, key: str, value, allowed) -> str:
     return choice(where, key, value, allowed)
 
 
+def _algorithm(where: str, value) -> str:
+    """A scenario's ``[collective] algorithm``: ``auto`` or one of netmodel's; another's
+    name for one of them (NCCL's ``nvls``) is refused saying what netmodel calls it."""
+    from netmodel.collectives.algorithms import ALGORITHMS, unknown_algorithm
+
+    allowed = ("auto", *ALGORITHMS)
+    if isinstance(value, str) and value not in allowed:
+        raise UserError(f"{where}: {unknown_algorithm(value, allowed)}")
+    return _choice(where, "algorithm", value, allowed)
+
+
 def _nccl_keys(where: str, release: object, buffsize: object,
                calibration: str) -> tuple[str | None, int | None]:
     """A scenario's ``nccl_release`` and ``nccl_buffsize`` (None: the calibration's) as
@@ -477,7 +488,6 @@ def scenario_from_dict(data: dict, where: str = "scenario",
                        base_dir: str | PathLike[str] | None = None) -> Scenario:
     """A :class:`Scenario` from the TOML layout, refusing unknown and missing keys.
     ``gpu`` may name a GPU file, relative to ``base_dir`` (the scenario file's folder)."""
-    from netmodel.collectives.algorithms import ALGORITHMS
     from netmodel.collectives.placement import PLACEMENTS
     from netmodel.collectives.tuner_plugin import tuner_names, tuner_refusal
 
@@ -534,7 +544,7 @@ def scenario_from_dict(data: dict, where: str = "scenario",
         fabric={} if graph is not None else copy_table(data["fabric"]),
         graph=graph, fabric_file=fabric_file,
         placement=_choice(where, "placement", col["placement"], PLACEMENTS),
-        algorithm=_choice(where, "algorithm", col["algorithm"], ("auto", *ALGORITHMS)),
+        algorithm=_algorithm(where, col["algorithm"]),
         links=_choice(where, "links", col["links"], LINKS),
         calibration=_choice(where, "calibration", col["calibration"], CALIBRATIONS),
         circuits=circuits,

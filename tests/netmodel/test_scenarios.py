@@ -189,3 +189,20 @@ def test_two_different_scenarios_of_one_label_are_refused(tmp_path):
                                  str(tmp_path / "out")], prog_name="netmodel")
     one_line_error(r, "differ but are both h100-dgx@H100-SXM")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("typed, says", [
+    ("nvls", "('nvls' is NCCL's name; netmodel calls it 'in-network')"),
+    ("Ring", "(netmodel spells it 'ring')"),
+])
+def test_a_scenarios_algorithm_in_another_name_says_netmodels(typed, says):
+    # the [collective] algorithm of a scenario file gets the hint the command line gives
+    # (collectives.algorithms.unknown_algorithm): it said only "algorithm 'nvls' is unknown"
+    from tests.netmodel.scenario_helpers import scenario_toml
+
+    text = scenario_toml("x", "H100-SXM", {"builder": "ring", "n": 8, "gpu": "$gpu"})
+    text = text.replace('algorithm = "auto"', f'algorithm = "{typed}"')
+    assert f'algorithm = "{typed}"' in text
+    with pytest.raises(UserError) as exc:
+        load_scenario_text(text)
+    assert says in str(exc.value) and "known: 'auto', 'bidirectional-ring'" in str(exc.value)
