@@ -190,7 +190,7 @@ def mlp_kind_gap(model, gpu, sh, micro, workload, options, skew) -> np.ndarray |
     stages are (the roofline at the stage's peak, a profile's efficiencies; overlap: the
     larger of compute and memory, serial: their sum): what a pipeline stage's time moves
     by per MoE layer it holds beyond the pass's share (:func:`compute.pipeline_time.
-    _slowest_stage`), on the pipelined rows (0 on the others); None for other models."""
+    slowest_stage`), on the pipelined rows (0 on the others); None for other models."""
     if not (model.is_moe and model.dense_layers):
         return None
     rows, piped, m = _pipelined_rows(sh, micro)
@@ -204,7 +204,7 @@ def attention_kind_times(model, gpu, sh, micro, workload, options) -> tuple | No
     windowed layer, each timed as that stage is (the roofline at its peak, a profile's
     efficiencies; overlap: the larger of compute and memory, serial: their sum), on the
     pipelined rows (0 on the others): what a pipeline stage runs for its own layers of
-    each kind (:func:`compute.pipeline_time._slowest_stage`); None for other models."""
+    each kind (:func:`compute.pipeline_time.slowest_stage`); None for other models."""
     if attention_kinds(model) is None:
         return None
     rows, piped, m = _pipelined_rows(sh, micro)
@@ -268,7 +268,7 @@ def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=
     With ``c3`` (the counts, ``(stages, nc, 1)``), also a pass's time, the sum of
     ``count x time`` over the stages outside :data:`PIPELINE_STAGES` in their order, and
     with ``busy`` each resource's such sum (compute, memory, network; only the stages
-    where that resource's time is not zero, which adds nothing), for :func:`compute.pipeline_time._pipeline`;
+    where that resource's time is not zero, which adds nothing), for :func:`compute.pipeline_time.pipeline_latency`;
     else those are None. The sums are formed while each stage is in cache. ``fill(k)``
     (optional) fills stage ``k`` of the compute and memory arrays first
     (:func:`compute.grid_parts._static_parts`)."""

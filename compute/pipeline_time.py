@@ -13,7 +13,7 @@ from compute.parallel import stage_mix
 from compute.stages import LAYER_STAGES, PIPELINE_STAGES, layer_counts
 
 
-def _slowest_stage(model, sh, stage_t, c3, names, gap=None, attention=None) -> np.ndarray:
+def slowest_stage(model, sh, stage_t, c3, names, gap=None, attention=None) -> np.ndarray:
     """Each row's slowest pipeline stage's time for one micro-batch, shape like a stage's
     times (``nan`` where a row has one stage): stage ``s`` of ``p`` runs its own layers
     (:func:`compute.parallel.stage_mix`: ``n_s`` layers, ``m_s`` of them MoE), the
@@ -79,8 +79,8 @@ def _slowest_stage(model, sh, stage_t, c3, names, gap=None, attention=None) -> n
     return out
 
 
-def _pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload, parts,
-              busy=None, slowest=None):
+def pipeline_latency(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload,
+                     parts, busy=None, slowest=None):
     """Latency of the pipelined rows (see :func:`compute.roofline.evaluate_grid`), and for prefill the
     steady-state seconds per batch (``batch x period`` on those rows, the latency on the
     others; None for decode, whose TBT is already a steady state); fills the

@@ -135,7 +135,7 @@ class _Components:
     cost a few numpy operations each: :meth:`latency` is what :func:`predict` gives (the
     calibrated stage times of :func:`compute.grid_parts._apply_profile`, overlap mode), the
     same operations on the same numbers; a test holds them equal. A pipelined step
-    (``pp > 1``: its latency is not a sum of stage times, :func:`compute.pipeline_time._pipeline`)
+    (``pp > 1``: its latency is not a sum of stage times, :func:`compute.pipeline_time.pipeline_latency`)
     is predicted whole, by :func:`predict`."""
 
     def __init__(self, m: Measurement, comm=None, gpu: GpuSpec | None = None,

@@ -62,7 +62,7 @@ from compute.parallel import (
     layout,
 )
 from compute.phases import Workload
-from compute.pipeline_time import _pipeline, _slowest_stage
+from compute.pipeline_time import pipeline_latency, slowest_stage
 from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.sharding import check_tp, shards
@@ -492,7 +492,7 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     describe one pass of a micro-batch through the layers, per GPU; the memory fit is that
     of the fullest stage (:func:`compute.memory.memory_fit`: each stage's own layers, the
     embedding on the first and the LM head on the last), and so is the time: the period
-    ``T_c`` is the slowest stage's (:func:`_slowest_stage`: its own layers, an MoE
+    ``T_c`` is the slowest stage's (:func:`slowest_stage`: its own layers, an MoE
     model's dense and MoE layers and a windowed model's windowed and full-attention layers
     each timed as such, the embedding on the first, the LM head on the last), and each
     stage boundary costs a
@@ -579,7 +579,7 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     piped = not plain and bool(np.any(sh.pp > 1))
     # a pass, stage after stage (bit for bit where rows are plain), summed as each stage
     # is formed; a pipelined grid's busy times too, but for evaluate_many's single column
-    # (the einsum's order there: _pipeline)
+    # (the einsum's order there: pipeline_latency)
     stage_t, bound, latency, busy = _stage_times(
         names, ops, works, compute_t, memory_t, network_t, options,
         c3=None if plain else c3, busy=piped and not paired and b.shape[1] > 1, fill=fill)
@@ -589,10 +589,11 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     elif piped:
         gap = mlp_kind_gap(model, gpu, sh, micro, workload, options, skew)
         kinds = attention_kind_times(model, gpu, sh, micro, workload, options)
-        slowest = _slowest_stage(model, sh, stage_t, c3, names, gap, kinds)
-        latency, interval = _pipeline(latency, sh.pp, b, micro, stage_t, bound, c3, names,
-                                      options, workload, (compute_t, memory_t, network_t),
-                                      busy=busy, slowest=slowest)
+        slowest = slowest_stage(model, sh, stage_t, c3, names, gap, kinds)
+        latency, interval = pipeline_latency(latency, sh.pp, b, micro, stage_t, bound, c3,
+                                             names, options, workload,
+                                             (compute_t, memory_t, network_t),
+                                             busy=busy, slowest=slowest)
     tbo = hidden = None
     if options.two_batch_overlap:
         tbo = _two_batch(model, gpu, configs, sh, plain, batches, workload, comm, options,

@@ -228,7 +228,7 @@ def attention_work_by_kind(model, sh, batch, w: Workload) -> dict | None:
     layer)}`` per GPU for a model that mixes the two (gpt-oss, Gemma-2/3, Llama-4; None for
     another), the ``attention`` stage's work as :func:`stage_work` counts it (its average
     weighs them by the layers of each kind): what a pipeline stage's own mix of layers runs
-    (:func:`compute.pipeline_time._slowest_stage`)."""
+    (:func:`compute.pipeline_time.slowest_stage`)."""
     kinds = attention_kinds(model)
     if kinds is None:
         return None
@@ -368,7 +368,7 @@ def mlp_work_by_kind(model, sh, batch, w: Workload, skew: float = 1.0) -> dict:
     """``{stage: ((flops, hbm) of an MoE layer, (flops, hbm) of a dense layer)}`` for
     ``mlp_up`` and ``mlp_down`` of an MoE model with dense layers, per GPU (the averages
     :func:`stage_work` gives those stages weigh them by the layers of each kind): what a
-    pipeline stage's own mix of layers runs (:func:`compute.pipeline_time._slowest_stage`)."""
+    pipeline stage's own mix of layers runs (:func:`compute.pipeline_time.slowest_stage`)."""
     n = batch * w.tokens_per_sequence
     touched = expected_experts_touched(model, n)
     up, down = _mlp_work(model, sh, n, touched, average=False)
