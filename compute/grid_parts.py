@@ -28,7 +28,7 @@ from compute.stages import (
     stage_work,
 )
 
-#: The network-independent parts of recent grids (:func:`_static_parts`), most recent last.
+#: The network-independent parts of recent grids (:func:`static_parts`), most recent last.
 _STATIC: OrderedDict = OrderedDict()
 #: At most this many grids' parts, and this many of their array elements, are kept.
 _STATIC_MAX = 64
@@ -36,8 +36,8 @@ _STATIC_ELEMENTS = 1_000_000
 _STATIC_SIZE = [0]  # the elements kept
 
 
-def _static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
-                  paired: bool, lazy: bool = False) -> tuple:
+def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
+                 paired: bool, lazy: bool = False) -> tuple:
     """What :func:`compute.roofline._grid` computes before the collectives, which does not depend on them:
     ``(micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
     memory_t, memory_fit, fill)``. A search evaluates the same model, GPU, configurations
@@ -92,7 +92,7 @@ def _filled(frame: tuple) -> tuple:
 
 
 def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, skew) -> tuple:
-    """:func:`_static_parts` but for the stage arrays ``flops, hbm, compute_t, memory_t``,
+    """:func:`static_parts` but for the stage arrays ``flops, hbm, compute_t, memory_t``,
     allocated and not filled, and ``fill(k)``, which fills stage ``k`` of them (each
     stage's slice written once, while it is in cache: a pass over whole ``(stages, nc,
     nb)`` arrays costs more than the arithmetic)."""
@@ -247,7 +247,7 @@ def _kind_gap(model, gpu, kinds: dict, sh, rows, micro, options) -> np.ndarray:
 
 def _kind_time(name, peak, flops, hbm, shape, gpu, options) -> np.ndarray:
     """Stage ``name``'s time for ``flops`` and ``hbm`` bytes, shape ``shape``, as the grid
-    times it (:func:`_static_frame` and :func:`_stage_times`, no network)."""
+    times it (:func:`_static_frame` and :func:`stage_times`, no network)."""
     f, h = (np.broadcast_to(np.asarray(x, dtype=float), shape) for x in (flops, hbm))
     c, m = f / (peak * options.flops_efficiency), h / (gpu.hbm_bandwidth
                                                        * options.memory_efficiency)
@@ -256,8 +256,8 @@ def _kind_time(name, peak, flops, hbm, shape, gpu, options) -> np.ndarray:
     return np.maximum(c, m) if options.mode == "overlap" else c + m
 
 
-def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=None,
-                 busy=False, fill=None):
+def stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=None,
+                busy=False, fill=None):
     """Each stage's time (overlap: the largest of compute, memory and network; serial:
     their sum) and what bounds it: the index of the largest of (compute, memory, network),
     the first on ties (argmax); a collective stage is network-bound. Stage by stage, each
@@ -271,7 +271,7 @@ def _stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=
     where that resource's time is not zero, which adds nothing), for :func:`compute.pipeline_time.pipeline_latency`;
     else those are None. The sums are formed while each stage is in cache. ``fill(k)``
     (optional) fills stage ``k`` of the compute and memory arrays first
-    (:func:`compute.grid_parts._static_parts`)."""
+    (:func:`compute.grid_parts.static_parts`)."""
     stage_t = buffers.empty(compute_t.shape)
     bound = buffers.empty(compute_t.shape, dtype=np.int8)
     overlap = options.mode == "overlap"

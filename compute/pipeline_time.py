@@ -113,7 +113,7 @@ def pipeline_latency(pass_t, pp, b, micro, stage_t, bound, c3, names, options, w
     if busy is None:
         busy = np.stack([np.einsum("kc,kcb->cb", c3[:n, :, 0], part[:n])[rows]
                          for part in parts])     # each resource's busy time over the pass
-    else:  # the same sums (each resource's, :func:`compute.grid_parts._stage_times`)
+    else:  # the same sums (each resource's, :func:`compute.grid_parts.stage_times`)
         busy = np.stack([total[rows] for total in busy])
     dominant = np.argmax(busy, axis=0).astype(np.int8)
     stage_t[kw, rows] = wait

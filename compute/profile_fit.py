@@ -329,7 +329,7 @@ _OVERHEADS = ("layer_overhead_s", "step_overhead_s", "decode_sequence_overhead_s
 
 def _bare(profile: EngineProfile) -> EngineProfile:
     """``profile`` without the measurements it carries: the same numbers, but a grid keys
-    its kept parts on the profile (:func:`compute.grid_parts._static_parts`), and hashing
+    its kept parts on the profile (:func:`compute.grid_parts.static_parts`), and hashing
     10,000 measurements at each evaluation made the fit's report quadratic."""
     return replace(profile, measurements=()) if profile.measurements else profile
 

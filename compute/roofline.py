@@ -42,10 +42,10 @@ from compute import buffers
 from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm, as_times
 from compute.errors import UserError, known
 from compute.grid_parts import (
-    _stage_times,
-    _static_parts,
     attention_kind_times,
     mlp_kind_gap,
+    stage_times,
+    static_parts,
 )
 from compute.hardware import GpuSpec, get_gpu
 from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
@@ -564,8 +564,8 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
         raise UserError("a dense MLP TP degree is not modelled by evaluate_many; use evaluate "
                         "or evaluate_grid")
     (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
-     fit, fill) = _static_parts(model, gpu, configs, sh, plain, b, workload, options, skew,
-                                paired, lazy=True)
+     fit, fill) = static_parts(model, gpu, configs, sh, plain, b, workload, options, skew,
+                               paired, lazy=True)
     # an ideal network (the search's memory probe) costs nothing: not asked
     fits = None if time_unfit else np.broadcast_to(fit[4], net.shape[1:])
     if type(comm) is NoCommunication:
@@ -580,7 +580,7 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
     # a pass, stage after stage (bit for bit where rows are plain), summed as each stage
     # is formed; a pipelined grid's busy times too, but for evaluate_many's single column
     # (the einsum's order there: pipeline_latency)
-    stage_t, bound, latency, busy = _stage_times(
+    stage_t, bound, latency, busy = stage_times(
         names, ops, works, compute_t, memory_t, network_t, options,
         c3=None if plain else c3, busy=piped and not paired and b.shape[1] > 1, fill=fill)
     interval = None
@@ -742,7 +742,7 @@ def _stage_sum(counts, times):
     """A step's ``count x time`` added stage after stage, in the stages' order, whatever
     the shape of the cells: as a grid of many cells has always added them (numpy's sum
     over the outer axis adds one row after another), as the pipelined grids' pass adds
-    them (:func:`compute.grid_parts._stage_times`) and as :mod:`compute.evaluate_one`'s
+    them (:func:`compute.grid_parts.stage_times`) and as :mod:`compute.evaluate_one`'s
     scalar path adds them, so every command gets one configuration's step to the last bit
     (numpy's ``sum(axis=0)`` adds a one-cell grid's stages pairwise instead, which put
     ``infer`` one unit in the last place off ``search`` and ``compare`` in about half the

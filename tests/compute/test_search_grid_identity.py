@@ -1,5 +1,5 @@
 """The grid's fast path (stage slices written once, in cache: :func:`compute.grid_parts.
-_static_frame`, :func:`compute.grid_parts._stage_times`, :func:`compute.roofline.
+_static_frame`, :func:`compute.grid_parts.stage_times`, :func:`compute.roofline.
 _network_times`, :func:`compute.roofline.pipeline_latency`, :func:`compute.search.pareto_front`)
 gives every number of the whole-array formulation it replaced, bit for bit: the old
 formulation is kept here as the reference, and every stage array, latency, interval and
