@@ -1,7 +1,7 @@
 """Many (configuration, batch) pairs scored at once, as arrays (:func:`evaluate_many`).
 
 Entry ``i`` equals :func:`compute.evaluate_one.evaluate` of pair ``i`` to the last bit:
-the pairs run through the grid's body (:func:`compute.roofline._grid`) as one column.
+the pairs run through the grid's body (:func:`compute.roofline.grid_body`) as one column.
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from compute.parallel import Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload, check_slo, latency_name
 from compute.results import InferenceResult
 from compute.roofline import (
+    GridRates,
     RooflineOptions,
-    _check_batches,
-    _check_context,
-    _grid,
-    _Rates,
+    check_batches,
+    check_context,
     check_options,
     check_skew,
     default_comm,
+    grid_body,
     make_workload,
 )
 from compute.sharding import Shards, check_tp, shards
@@ -42,7 +42,7 @@ __all__ = ["Evaluations", "evaluate_many"]
 
 
 @dataclass(frozen=True, eq=False)
-class Evaluations(_Rates):
+class Evaluations(GridRates):
     """Configurations scored by :func:`evaluate_many`: arrays with one entry per
     (configuration, batch) pair, in the order given. Entry ``i`` equals
     :func:`evaluate` of pair ``i`` (``result(i)`` gives its breakdown)."""
@@ -170,10 +170,10 @@ def evaluate_many(model: str | ModelSpec, gpu: str | GpuSpec,
     user_comm = comm
     comm = as_comm(comm) if comm is not None else default_comm(gpu)
     comm = moe_comm(comm, model, workload.phase)
-    _check_context(model, workload)
+    check_context(model, workload)
     rows = _config_rows(configs)
     n = len(rows)
-    batches = _check_batches(batches)
+    batches = check_batches(batches)
     if batches.size == 1:
         batches = np.broadcast_to(batches, (n,))
     elif batches.size != n:
@@ -213,8 +213,8 @@ def evaluate_many(model: str | ModelSpec, gpu: str | GpuSpec,
         sh = Shards(**{f: (v[inv.reshape(-1)] if isinstance(v, np.ndarray) else v)
                        for f, v in vars(sh_u).items() if f in Shards.__dataclass_fields__})
         b = batches[idx].astype(float).reshape(-1, 1)
-        g = _grid(model, gpu, tuple(objs[inverse[idx]]), sh, plain, batches[idx], b,
-                  workload, comm, options, skew, limit, paired=True)
+        g = grid_body(model, gpu, tuple(objs[inverse[idx]]), sh, plain, batches[idx], b,
+                      workload, comm, options, skew, limit, paired=True)
         out["latency"][idx] = g.latency[:, 0]
         out["interval"][idx] = (g.latency if g.interval is None else g.interval)[:, 0]
         out["weights"][idx] = g.weights[:, 0]

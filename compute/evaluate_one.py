@@ -43,11 +43,11 @@ from compute.results import (
 from compute.roofline import (
     MAX_BATCH,
     RooflineOptions,
-    _check_context,
-    _check_time,
     check_batch,
+    check_context,
     check_options,
     check_skew,
+    check_time,
     default_comm,
     evaluate_grid,
     make_workload,
@@ -177,7 +177,7 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
             and plan.options is options:
         return plan
     tp = check_tp(model, tp, gpu.max_instance)
-    _check_context(model, workload)
+    check_context(model, workload)
     sh = shards(model, [tp])
     sh = Shards(**{f: float(getattr(sh, f)[0, 0]) for f in _SHARD_FIELDS})
     kv = kv_cache_bytes(model, sh, 1.0, Workload(workload.phase, 1, 1))
@@ -266,7 +266,7 @@ def _scalar_times(comm, op: str, sizes: list, group: int) -> list:
         t = as_times(comm.collective_time(op, np.array(sizes, dtype=float), group), op)
         times = np.broadcast_to(t, (len(sizes),)).tolist()
     for t in times:
-        _check_time(t, op, group)
+        check_time(t, op, group)
     return times
 
 
@@ -293,7 +293,7 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float) -> InferenceRes
         for k, fixed, share, beta in plan.ring:
             t = fixed + share * coll[k] * beta
             if not 0.0 <= t < math.inf:
-                _check_time(t, plan.ops[k], plan.par.tp)
+                check_time(t, plan.ops[k], plan.par.tp)
             net[k] = t
     else:
         comm = as_comm(comm)
@@ -316,7 +316,7 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float) -> InferenceRes
         times = [f / peak + m / bandwidth + nt for f, m, nt, peak in
                  zip(flops, hbm, net, plan.peaks, strict=False)]
     # the 9 stages' terms added one after another, as every grid adds them
-    # (compute.roofline._stage_sum)
+    # (compute.roofline.stage_sum)
     c0, c1, c2, c3, c4, c5, c6, c7, c8 = plan.counts
     t0, t1, t2, t3, t4, t5, t6, t7, t8 = times
     latency = ((((((((c0 * t0 + c1 * t1) + c2 * t2) + c3 * t3) + c4 * t4) + c5 * t5)

@@ -38,7 +38,7 @@ _STATIC_SIZE = [0]  # the elements kept
 
 def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
                  paired: bool, lazy: bool = False) -> tuple:
-    """What :func:`compute.roofline._grid` computes before the collectives, which does not depend on them:
+    """What :func:`compute.roofline.grid_body` computes before the collectives, which does not depend on them:
     ``(micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
     memory_t, memory_fit, fill)``. A search evaluates the same model, GPU, configurations
     and batches again and again under other networks (the scenarios of one GPU, a

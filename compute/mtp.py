@@ -151,7 +151,7 @@ def module_memory(model, sh, batches, workload) -> tuple[np.ndarray, np.ndarray]
 def mtp_grid(grid, model, gpu, configs, sh, plain, batches, b, workload, comm, options, skew,
              latency_limit, time_unfit):
     """The grid of an MTP decode step (the module docstring): ``grid`` is
-    :func:`compute.roofline._grid`, run for the verification pass and for one draft pass
+    :func:`compute.roofline.grid_body`, run for the verification pass and for one draft pass
     of the module."""
     from compute.parallel import layout
     from compute.sharding import shards

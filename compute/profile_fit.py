@@ -229,7 +229,7 @@ class _Batch:
     operations in the same order, and numpy's row-wise sum of a C-contiguous ``(rows,
     stages)`` array adds each row pairwise as the 1-D sum of that row does; a test holds
     them equal). ``in_order=True`` adds each row's stages one after another instead, as
-    :func:`compute.roofline._stage_sum` and so :func:`predict` add them. A pipelined
+    :func:`compute.roofline.stage_sum` and so :func:`predict` add them. A pipelined
     step is predicted whole, by :func:`predict`."""
 
     def __init__(self, parts: Sequence[_Components]):
@@ -277,7 +277,7 @@ class _Batch:
     def latencies(self, p: EngineProfile, in_order: bool = False,
                   whole: bool = True) -> np.ndarray:
         """Each row's latency under ``p`` (a pipelined row's left NaN unless ``whole``)."""
-        from compute.roofline import _stage_sum
+        from compute.roofline import stage_sum
 
         out = np.full(self.n, np.nan)
         for g in self.groups:
@@ -286,7 +286,7 @@ class _Batch:
                 else p.gemm_efficiency
             ct[:, g["attention"]] /= p.attention_efficiency
             st = np.maximum(np.maximum(ct, g["memory"] / p.hbm_fraction), g["network"])
-            total = _stage_sum(g["count"].T, st.T) if in_order else \
+            total = stage_sum(g["count"].T, st.T) if in_order else \
                 (g["count"] * st).sum(axis=1)
             for phase, sel, layers, batch, tokens, hidden in g["phases"]:
                 out[g["rows"][sel]] = total[sel] + p.overhead(layers, batch, phase, tokens,
@@ -294,7 +294,7 @@ class _Batch:
         if whole:
             for rows, model, gpu, m, comm, configs, batches, tokens in self.pipes:
                 # the pipelined step of the profile without its overheads, then them, as
-                # a grid adds them (compute.roofline._grid): latency + overhead
+                # a grid adds them (compute.roofline.grid_body): latency + overhead
                 step = self._pipelined(p, model, gpu, m, comm, configs, batches)
                 b = np.array(batches, dtype=float)
                 out[rows] = step + p.overhead(model.layers, b, m.phase, tokens,

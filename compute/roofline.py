@@ -280,7 +280,7 @@ def _new_workload(phase, prompt, context) -> Workload:
 _workload = lru_cache(maxsize=1024, typed=True)(_new_workload)
 
 
-class _Rates:
+class GridRates:
     """What :class:`Grid` and :class:`~compute.evaluate_many.Evaluations` derive from their
     latencies alike: tokens/s, tokens/s per SM, whether each point meets the SLO and is
     feasible."""
@@ -316,7 +316,7 @@ class _Rates:
 
 
 @dataclass(frozen=True, eq=False)
-class Grid(_Rates):
+class Grid(GridRates):
     """Every configuration (rows: TP degrees, or :class:`~compute.parallel.Parallelism`
     configurations) x batch (columns) evaluated at once.
 
@@ -398,9 +398,9 @@ class Grid(_Rates):
         c = self.counts[:, :, None]
         if self.options.mode == "serial":
             parts = (self.compute_time, self.memory_time, self.network_time)
-            out = {r: _stage_sum(c, p) for r, p in zip(RESOURCES, parts, strict=True)}
-        else:   # stage after stage, as latency adds them (_stage_sum), whatever the cells
-            out = {r: _stage_sum(c, np.where(self.bound == k, self.stage_time, 0.0))
+            out = {r: stage_sum(c, p) for r, p in zip(RESOURCES, parts, strict=True)}
+        else:   # stage after stage, as latency adds them (stage_sum), whatever the cells
+            out = {r: stage_sum(c, np.where(self.bound == k, self.stage_time, 0.0))
                    for k, r in enumerate(RESOURCES)}
         if self.overhead is not None:  # a profile's fixed overheads
             out["overhead"] = np.broadcast_to(self.overhead, self.latency.shape)
@@ -532,24 +532,25 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     skew = check_skew(expert_skew)
     comm = as_comm(comm) if comm is not None else default_comm(gpu)
     comm = moe_comm(comm, model, workload.phase)
-    _check_context(model, workload)
+    check_context(model, workload)
     configs = _as_configs(model, tps, None)
     plain = all(c.is_plain for c in configs)
     sh = shards(model, [c.tp for c in configs]) if plain else layout(model, configs)
     if options.dense_mlp_tp is not None:
         sh = dense_data_parallel(model, configs, sh, options.dense_mlp_tp)
     tps = tuple(c.tp for c in configs)
-    batches = _check_batches(batches)
+    batches = check_batches(batches)
     if options.mtp_tokens and workload.phase == "decode":   # prefill: as without MTP
-        return mtp_grid(_grid, model, gpu, configs, sh, plain, batches,
+        return mtp_grid(grid_body, model, gpu, configs, sh, plain, batches,
                         batches.astype(float).reshape(1, -1), workload, comm, options, skew,
                         latency_limit, time_unfit=bool(time_unfit))
-    return _grid(model, gpu, configs, sh, plain, batches, batches.astype(float).reshape(1, -1),
-                 workload, comm, options, skew, latency_limit, time_unfit=bool(time_unfit))
+    return grid_body(model, gpu, configs, sh, plain, batches,
+                     batches.astype(float).reshape(1, -1), workload, comm, options, skew,
+                     latency_limit, time_unfit=bool(time_unfit))
 
 
-def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, options, skew,
-          latency_limit, paired: bool = False, time_unfit: bool = True) -> Grid:
+def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, options,
+              skew, latency_limit, paired: bool = False, time_unfit: bool = True) -> Grid:
     """The body of :func:`evaluate_grid`: ``b`` is a row of batches (every configuration x
     every batch) or, ``paired``, a column (row ``i``: configuration ``i`` at batch ``b[i]``;
     a plain row's stages then add up in the order of a one-cell grid's, so each row equals
@@ -585,7 +586,7 @@ def _grid(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, opti
         c3=None if plain else c3, busy=piped and not paired and b.shape[1] > 1, fill=fill)
     interval = None
     if plain:
-        latency = _stage_sum(c3, stage_t)
+        latency = stage_sum(c3, stage_t)
     elif piped:
         gap = mlp_kind_gap(model, gpu, sh, micro, workload, options, skew)
         kinds = attention_kind_times(model, gpu, sh, micro, workload, options)
@@ -652,9 +653,9 @@ def _two_batch(model, gpu, configs, sh, plain, batches, workload, comm, options,
     half = np.unique(np.concatenate([big, small]))
     # the halves' collectives in full (halves_options): the other micro-batch's
     # compute hides them, not their own producer GEMM
-    g = _grid(model, gpu, configs, sh, plain, half, half.astype(float).reshape(1, -1),
-              workload, comm, halves_options(options), skew, latency_limit,
-              time_unfit=time_unfit)
+    g = grid_body(model, gpu, configs, sh, plain, half, half.astype(float).reshape(1, -1),
+                  workload, comm, halves_options(options), skew, latency_limit,
+                  time_unfit=time_unfit)
     halves = []
     for h in (big, small):
         column = np.zeros(batches.size, dtype=np.int64)
@@ -665,7 +666,7 @@ def _two_batch(model, gpu, configs, sh, plain, batches, workload, comm, options,
     return out
 
 
-def _check_context(model, workload: Workload) -> None:
+def check_context(model, workload: Workload) -> None:
     """Refuse a prompt or context longer than the model's ``max_context``."""
     if model.max_context and workload.kv_tokens > model.max_context:
         what = "prompt" if workload.phase == "prefill" else "context"
@@ -674,7 +675,7 @@ def _check_context(model, workload: Workload) -> None:
                         f"shorter {what}, or a model file with a larger max_context")
 
 
-def _check_batches(batches) -> np.ndarray:
+def check_batches(batches) -> np.ndarray:
     """``batches`` as a 1-D int64 array if every entry is a whole number >= 1 (a batch of
     2.9 sequences is refused, not truncated to 2), else raise :class:`UserError`."""
     raw = np.asarray(batches).reshape(-1)
@@ -709,7 +710,7 @@ def _network_times(comm, ops, groups, counts, net, fits=None) -> np.ndarray:
             times = np.broadcast_to(times, sizes.shape)
             if times.size and not (times.min() >= 0 and times.max() < np.inf):  # NaN too
                 ok = np.isfinite(times) & (times >= 0)
-                _check_time(float(times[~ok][0]), op, int(size))   # raises
+                check_time(float(times[~ok][0]), op, int(size))   # raises
             if keep is None:
                 out[ks[kk], rr] = times.reshape(len(kk), net.shape[2])
             else:
@@ -738,7 +739,7 @@ def check_options(options: object) -> RooflineOptions:
                    "RooflineOptions(mode='overlap')") or _DEFAULT_OPTIONS
 
 
-def _stage_sum(counts, times):
+def stage_sum(counts, times):
     """A step's ``count x time`` added stage after stage, in the stages' order, whatever
     the shape of the cells: as a grid of many cells has always added them (numpy's sum
     over the outer axis adds one row after another), as the pipelined grids' pass adds
@@ -750,7 +751,7 @@ def _stage_sum(counts, times):
 
     >>> import numpy as np
     >>> xs = np.array([0.1 * 3 ** k for k in range(18)]).reshape(9, 1, 2)
-    >>> bool((_stage_sum(np.ones((9, 1, 1)), xs) == xs.sum(axis=0)).all())
+    >>> bool((stage_sum(np.ones((9, 1, 1)), xs) == xs.sum(axis=0)).all())
     True
     """
     total = counts[0] * times[0]
@@ -759,7 +760,9 @@ def _stage_sum(counts, times):
     return total
 
 
-def _check_time(t: float, op: str, group: int) -> None:
+def check_time(t: float, op: str, group: int) -> None:
+    """Refuse a collective model's time ``t`` for ``op`` among ``group`` GPUs unless it is
+    finite and >= 0 seconds."""
     if not (math.isfinite(t) and t >= 0):   # a UserError: the model is the caller's input
         raise UserError(f"collective model returned a negative or non-finite time for "
                         f"{op} among {group} GPUs ({t!r} s); it must give seconds >= 0 (a "

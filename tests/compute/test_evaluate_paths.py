@@ -25,7 +25,7 @@ from compute.models import get_model, model_catalog
 from compute.parallel import Parallelism, configurations
 from compute.phases import Slo
 from compute.results import MemoryFit, StageResult, unchecked
-from compute.roofline import RooflineOptions, _stage_sum, evaluate_grid, make_workload
+from compute.roofline import RooflineOptions, evaluate_grid, make_workload, stage_sum
 from compute.sharding import valid_tp_degrees
 
 OPTIONS = [None, RooflineOptions(mode="serial"), RooflineOptions(overlap_collectives=True),
@@ -113,12 +113,12 @@ def test_stage_sum_adds_as_a_grid_of_many_cells(n):
     rng = np.random.default_rng(n)
     for _ in range(200):
         xs = rng.random((n, 1, 3)) * 10.0 ** rng.uniform(-9, 0, (n, 1, 1))
-        assert np.array_equal(_stage_sum(np.ones((n, 1, 1)), xs), xs.sum(axis=0))
+        assert np.array_equal(stage_sum(np.ones((n, 1, 1)), xs), xs.sum(axis=0))
         one = xs[:, :, :1].tolist()
         seq = one[0][0][0]
         for row in one[1:]:
             seq = seq + row[0][0]
-        assert float(_stage_sum(np.ones((n, 1, 1)), xs[:, :, :1])[0, 0]) == seq
+        assert float(stage_sum(np.ones((n, 1, 1)), xs[:, :, :1])[0, 0]) == seq
 
 
 def test_unchecked_builds_what_the_constructor_builds():

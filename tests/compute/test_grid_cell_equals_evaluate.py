@@ -9,7 +9,7 @@ half the configurations: Llama-3-70B decode on lite-flat, TP 16, batch 165,
 0.035076982055875956 s. The scalar path added a step's 9 stages in the order numpy's
 pairwise sum adds a one-cell grid's, but a grid of many cells (a search's) sums
 ``(counts x stage times).sum(axis=0)`` one stage after another. Every path now adds them
-one after another (compute.roofline._stage_sum), as the many-cell grids and the pipelined
+one after another (compute.roofline.stage_sum), as the many-cell grids and the pipelined
 grids' pass always did, so search, compare and sweep keep their numbers and infer joins
 them.
 

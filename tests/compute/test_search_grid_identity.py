@@ -26,7 +26,7 @@ from compute.parallel import Parallelism, layout
 from compute.profiles import get_profile
 from compute.roofline import (
     RooflineOptions,
-    _check_time,
+    check_time,
     default_comm,
     evaluate_grid,
     make_workload,
@@ -54,7 +54,7 @@ def _old_network_times(comm, ops, groups, counts, net, fits=None):
             times = np.broadcast_to(times, sizes.shape)
             ok = np.isfinite(times) & (times >= 0)
             if not ok.all():
-                _check_time(float(times[~ok][0]), op, int(size))
+                check_time(float(times[~ok][0]), op, int(size))
             if keep is None:
                 out[ks[kk], rr] = times.reshape(len(kk), net.shape[2])
             else:
