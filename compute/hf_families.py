@@ -170,6 +170,11 @@ HF_FAMILIES: dict[str, dict] = {
     # Qwen3 / Qwen3-MoE (HF models/qwen3, qwen3_moe): Qwen3Attention's q_norm and k_norm, an
     # RMSNorm over head_dim each (no Q/K/V biases)
     "qwen3": dict(qk_norm="head"), "qwen3_moe": dict(qk_norm="head"),
+    # Qwen3-VL (HF models/qwen3_vl, qwen3_vl_moe): Qwen3's / Qwen3-MoE's language model (its
+    # Q/K norms over head_dim) in the wrapper's text_config, typed qwen3_vl_text /
+    # qwen3_vl_moe_text; its DeepStack adds the tower's features to early layers' hidden
+    # states, no weights in the language model
+    "qwen3_vl_text": dict(qk_norm="head"), "qwen3_vl_moe_text": dict(qk_norm="head"),
     # OLMo-2 and OLMoE (HF models/olmo2, olmoe): SwiGLU; q_norm and k_norm RMSNorms over the
     # whole query and key widths, heads x head_dim and kv_heads x head_dim
     "olmo2": dict(qk_norm="heads"), "olmoe": dict(qk_norm="heads"),

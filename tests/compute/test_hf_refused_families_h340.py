@@ -1,9 +1,9 @@
 """Model types 84fb3ef's unknown-type refusal turned away though the reader had read them
-right before (helper h340's review): SmolLM3 (smollm3), GLM-4-0414 (glm4) and OLMo-3
-(olmo3) were read Llama-style from their keys (SmolLM3 exactly; GLM-4-0414 two norms a
-layer short; OLMo-3 without its Q/K norms) and after it were refused as 'not a family
-netmodel reads'. Each now has its family (compute.hf_families.HF_FAMILIES) and reads as
-its HF code builds it.
+right before (helper h340's review): SmolLM3 (smollm3), GLM-4-0414 (glm4), OLMo-3 (olmo3)
+and Qwen3-VL's language model (qwen3_vl_text) were read Llama-style from their keys
+(SmolLM3 exactly; GLM-4-0414 two norms a layer short; OLMo-3 and Qwen3-VL without their
+Q/K norms) and after it were refused as 'not a family netmodel reads'. Each now has its
+family (compute.hf_families.HF_FAMILIES) and reads as its HF code builds it.
 
 The configs carry the shapes of HuggingFaceTB/SmolLM3-3B, THUDM/GLM-4-32B-0414 and an
 OLMo-3-7B-shaped config as their config.json files give them (written from the hub pages,
@@ -69,3 +69,19 @@ def test_olmo3_reads_as_olmo2_with_its_windowed_layers(tmp_path):
     m = write(tmp_path, OLMO3_7B)
     assert m.parameters == 32 * layer + 4096 + 2 * 100278 * 4096 == 7_298_011_136
     assert (m.sliding_window, m.sliding_layers) == (4096, 24)   # 3 of every 4 of 32
+
+
+def test_qwen3_vl_reads_its_qwen3_language_model(tmp_path):
+    # Qwen3-VL-8B's text_config (model_type qwen3_vl_text) has Qwen3-8B's shape: Q and O
+    # 4096^2, K and V 4096 x (8 x 128), SwiGLU 3 x 4096 x 12288, two RMSNorms of 4096 and
+    # Qwen3's q_norm/k_norm of head_dim 128; untied 151936 x 4096 twice. Before 84fb3ef it
+    # read without the Q/K norms (8,190,726,144); after it, refused
+    text = {"model_type": "qwen3_vl_text", "hidden_act": "silu", "hidden_size": 4096,
+            "intermediate_size": 12288, "num_hidden_layers": 36, "num_attention_heads": 32,
+            "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 151936,
+            "max_position_embeddings": 262144, "tie_word_embeddings": False}
+    layer = 2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 12288 + 2 * 4096 + 2 * 128
+    assert layer == 192_946_432
+    m = write(tmp_path, {"model_type": "qwen3_vl", "text_config": text,
+                         "architectures": ["Qwen3VLForConditionalGeneration"]})
+    assert m.parameters == 36 * layer + 4096 + 2 * 151936 * 4096 == 8_190_735_360
