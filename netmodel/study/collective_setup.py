@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from compute.errors import UserError
+from compute.validate import describe
 from netmodel.collectives.tuner_plugin import NO_TUNER
 
 if TYPE_CHECKING:
@@ -276,10 +277,20 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                                tuner=NO_TUNER if tuner is None else tuner,
                                simple_buffer=simple_buffer, nccl_release=nccl_release,
                                _graph=fab.graph)
-    from netmodel.study.scenario_fabric import build_fabric
+    from netmodel.study.scenario_fabric import build_fabric, scenario_calibration
     from netmodel.study.scenarios import get_scenario
 
     s = get_scenario(scenario)
+    # (the buffer checked above: whole bytes)
+    nccl = [f"{k} {v}" for k, v in (("simple_buffer", None if simple_buffer is None else
+                                     int(simple_buffer)),
+                                    ("nccl_release", None if nccl_release is None else
+                                     describe(nccl_release))) if v is not None]
+    if nccl and scenario_calibration(s).releases is None:   # as its file's keys are refused
+        raise UserError(f"{' and '.join(nccl)}: scenario {s.label}'s calibration "
+                        f"{s.calibration!r} holds no NCCL constants (its "
+                        f"[collective].nccl_buffsize and [collective].nccl_release are "
+                        f"refused too); these apply to calibration 'default' only")
     given = {"placement": placement, "algorithm": algorithm, "seed": seed, "tuner": tuner,
              "algorithms": None if algorithms is None else _algorithms_text(algorithms),
              # as the scenario's keys spell them: MAJOR.MINOR, whole bytes

@@ -37,3 +37,23 @@ def test_a_buffer_nccl_takes_is_kept_and_recorded():
 def test_scenario_collectives_refuses_what_is_no_calibration(value):
     with pytest.raises(UserError, match=r"^calibration must be a netmodel\.collectives"):
         ScenarioCollectives("h100-dgx", calibration=value)
+
+
+@pytest.mark.parametrize("given", [{"simple_buffer": 65536}, {"nccl_release": "2.26"}])
+def test_nccl_settings_on_an_ideal_scenario_are_refused_as_its_keys_are(given):
+    # a scenario file with calibration "ideal" refuses [collective] nccl_buffsize and
+    # nccl_release (it holds no NCCL constants); the same settings given over it were a
+    # silent no-op (the buffer: 0.16794 ms at 64 MiB on 8 GPUs with or without it,
+    # recorded as an override) or refused without naming the scenario (the release)
+    from dataclasses import replace
+
+    from netmodel.study.scenarios import get_scenario
+
+    ideal = replace(get_scenario("h100-dgx"), calibration="ideal")
+    with pytest.raises(UserError, match="scenario h100-dgx@H100-SXM's calibration 'ideal' "
+                                        "holds no NCCL constants") as e:
+        collective_setup(scenario=ideal, **given)
+    assert "\n" not in str(e.value)
+    with pytest.raises(UserError, match="calibration \"ideal\" holds no NCCL constants"):
+        replace(ideal, **{"nccl_buffsize" if "simple_buffer" in given else "nccl_release":
+                          next(iter(given.values()))})
