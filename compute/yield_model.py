@@ -344,8 +344,8 @@ def package_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
     per_byte = memory_price_of(logic.memory, logic.basis)
     if per_byte is not None:   # a board memory (GDDR): its price per GB x the capacity
         hbm = per_byte * spec.hbm_capacity
-    overhead = _number("interposer_overhead", or_default(interposer_overhead, "interposer_overhead"),
-                       low=1.0)
+    overhead = _number("interposer_overhead",
+                       or_default(interposer_overhead, "interposer_overhead"), low=1.0)
     footprint = parameter("hbm_stack_footprint")
     fixed = _number("packaging_fixed", or_default(packaging_fixed, "packaging_fixed"))
     ref_pack = _number("packaging_cost", or_default(packaging_cost, "reference_packaging_cost"))

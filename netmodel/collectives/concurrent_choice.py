@@ -70,8 +70,8 @@ def _embed(o: tuple, where: np.ndarray, G: int) -> tuple:
 def own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
                 names: list[str], n: np.ndarray | None, hot: bool = True) -> tuple:
     """Every group's candidates: ``(options, lo, hi, whole)``, the options of
-    :func:`valid_options` and their sizes (:func:`option_ranges`; ``lo``, ``hi`` both None where every
-    option runs at every size) over all groups, an algorithm that runs on some groups only
+    :func:`valid_options` and their sizes (:func:`option_ranges`; ``lo``, ``hi`` both None
+    where every option runs at every size) over all groups, an algorithm that runs on some groups only
     (two-shot on a Lite package's mesh, in-network within a scale-up domain) costed on
     those and inf on the others; ``whole``, the algorithms costed on every group together
     (only their loads together are the groups' own when all run one of them), each with
@@ -82,7 +82,8 @@ def own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...]
     options = valid_options(model, groups, op, names, nbytes=n, why_out=why, hot=hot,
                        schedules=schedules)
     G = len(groups)
-    lo, hi = (option_ranges(model, groups, op, options) or (None, None)) if options else (None, None)
+    lo, hi = ((option_ranges(model, groups, op, options) or (None, None)) if options
+              else (None, None))
     whole = {o[0]: schedules[o[0]] for o in options}
     extra, ranges = [], []
     for name in names:

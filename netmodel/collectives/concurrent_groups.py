@@ -57,7 +57,8 @@ class PreparedGroups:
         self.token = object()
         self._classes: dict[str, list[np.ndarray]] = {}
         #: Loads of the steps costed so far, for every algorithm: ``{(classes, pattern):
-        #: (fractions, loads)}`` (see :func:`~netmodel.collectives.concurrent_loads.evaluate_loads`).
+        #: (fractions, loads)}`` (see
+        #: :func:`~netmodel.collectives.concurrent_loads.evaluate_loads`).
         self.loads: dict = {}
         #: Whether the steps' loads hold their hot spots
         #: (:func:`~netmodel.collectives.concurrent_loads._loads`' ``hot_too``).

@@ -92,7 +92,8 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
                 return self._as_route(legs)
         # two GPUs routed here have no switched route (else they would have a template): a
         # GPU may forward; any other pair may use any path
-        if len(self._nodes) <= DAG_NODES and kind[src] in TRANSIT_KINDS and kind[dst] in TRANSIT_KINDS:
+        if (len(self._nodes) <= DAG_NODES and kind[src] in TRANSIT_KINDS
+                and kind[dst] in TRANSIT_KINDS):
             found = self._from_dag(src, dst)
         else:
             found = self._search(src, dst, gpu_transit=True)

@@ -94,7 +94,8 @@ def test_no_parallel_link_changes_the_schedule(seed):
                       np.concatenate([eu, eu[m]])))
     work = rng.integers(1, 4, (G, S)).astype(float)
     a, b = np.zeros((G, S), bool), np.zeros((G, S), bool)
-    assert timed_steps(work, entries, L, a).tobytes() == timed_steps(work, extra, L + 3, b).tobytes()
+    assert (timed_steps(work, entries, L, a).tobytes()
+            == timed_steps(work, extra, L + 3, b).tobytes())
     assert (a == b).all()
 
 
