@@ -622,10 +622,21 @@ class FabricCostModel:
                     group: tuple[Hashable, ...] | None = None, algorithm: str | None = None
                     ) -> tuple[np.ndarray, np.ndarray]:
         times = np.array(list(self.candidate_times(cands, np.atleast_1d(n))))
+        return self.chosen(times, cands, n, op, group, algorithm)
+
+    def chosen(self, times: np.ndarray, pairs, n: np.ndarray, op: str | None = None,
+               group: tuple[Hashable, ...] | None = None, algorithm: str | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """``(index, time)`` per size of ``n`` (1-d): the row of ``times`` (``(lines,
+        sizes)``, each line's time at each size, ``inf`` where it does not run) chosen,
+        the smallest, or where the model's tuner chooses (``op`` and ``group`` given,
+        :meth:`tuned`) the fastest row of its (algorithm, protocol); ``pairs``: each row's
+        ``(algorithm, protocol, ...)``. Every costing of a communicator chooses so: this
+        model's, and lines re-scored elsewhere (the crossovers' links scaled)."""
         idx = np.argmin(times, axis=0)
         if op is not None and self.tuned(algorithm):
             idx = idx.copy()
-            for j, pick in self._tuner_picks(op, group, cands, times, np.atleast_1d(n)):
+            for j, pick in self._tuner_picks(op, group, pairs, times, np.atleast_1d(n)):
                 idx[j] = pick
         return idx, times[idx, np.arange(times.shape[1])]
 

@@ -46,6 +46,7 @@ import numpy as np
 from compute.errors import UserError
 from compute.hardware import GpuSpec, get_gpu
 from compute.moe_routing import moe_comm
+from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.figure_kit import figure_style
 
 if TYPE_CHECKING:
@@ -96,7 +97,17 @@ class AdjustedComm:
         from netmodel.collectives.cost import lines_time
 
         a, b = self.lines(op, group_size)
-        t = lines_time(a, b, *self.c.part_ranges(op, int(group_size), self.scale), n)
+        lo, hi = self.c.part_ranges(op, int(group_size), self.scale)
+        m = self.c.model(int(group_size))
+        if m.tuned():   # the scenario's tuner plugin chooses per size, as compare charges
+            group = m.group(int(group_size))
+            flat = n.reshape(-1)
+            times = a[:, None] + b[:, None] * flat[None, :]
+            if lo is not None:
+                times = np.where((flat > lo[:, None]) & (flat <= hi[:, None]), times, np.inf)
+            t = m.chosen(times, m.candidates(op, group), flat, op, group)[1].reshape(n.shape)
+        else:
+            t = lines_time(a, b, lo, hi, n)
         return np.where(n > 0, t, 0.0)
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
@@ -131,7 +142,8 @@ class AdjustedComm:
         graph = adjusted(base.graph, Adjust(bandwidth_scale=self.scale, hop_latency=self.hop))
         m = FabricCostModel(graph, placement=self.c.scenario.placement,
                             algorithm=self.c.scenario.algorithm, scope="collectives",
-                            calibration=self.c.calibration, validated=True)   # the scenario's graph, checked when built
+                            calibration=self.c.calibration, tuner=self.c.scenario.tuner,
+                            validated=True)   # the scenario's graph, checked when built
         self._models.append((base, m))
         return m
 
@@ -310,8 +322,10 @@ class _Tokens:
         # network once a server (compute.moe_routing.moe_comm asks the comm's
         # moe_all_to_all_time): lines compiled per scale and latency, not re-scored
         comm = AdjustedComm(coll)
+        # nor where a tuner plugin chooses: the scorer takes each size's fastest line
+        tuned = coll.scenario.tuner != NO_TUNER and coll.scenario.algorithm == "auto"
         self.scorer: _GridScorer | None | bool = \
-            None if moe_comm(comm, self.model, self.phase) is comm else False
+            None if moe_comm(comm, self.model, self.phase) is comm and not tuned else False
         self.grids = {} if grids is None else grids
         self.key = (self.model, self.phase, _network_twin(scenario.gpu_spec),
                     scenario.gpu_spec.max_instance, coll.gpus, cap, parallelism)
@@ -664,7 +678,8 @@ def _seed_slope_model(coll, at, size: int) -> None:
     graph = adjusted(base.graph, Adjust(hop_latency=at.scenario.adjust.hop_latency))
     models[key] = FabricCostModel(graph, placement=at.scenario.placement,
                                   algorithm=at.scenario.algorithm, scope="collectives",
-                                  calibration=at.calibration, validated=True)
+                                  calibration=at.calibration, tuner=at.scenario.tuner,
+                                  validated=True)
 
 
 
