@@ -37,9 +37,9 @@ def _costly(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op
     ``max_transfers``) for some group: everyone to everyone over more than 256 GPUs, left
     out by :func:`valid_options` at sizes where a lower bound shows they cannot matter."""
     from netmodel.collectives.algorithms import quadratic, transfer_count
-    from netmodel.collectives.model import _COSTLY
+    from netmodel.collectives.model import COSTLY_TRANSFERS
 
-    limit = min(_COSTLY, model.max_transfers)
+    limit = min(COSTLY_TRANSFERS, model.max_transfers)
     p = max(len(g) for g in groups)
     return {a for a in names if quadratic(a, op) and transfer_count(a, op, p) > limit}
 

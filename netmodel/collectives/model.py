@@ -76,7 +76,7 @@ MAX_TRANSFERS = 20_000_000
 SCOPES = ("every-op", "collectives")
 #: Algorithms routing more transfers than this are costed only where a lower bound says
 #: they might be the fastest (see :meth:`FabricCostModel.choices`).
-_COSTLY = 1 << 16
+COSTLY_TRANSFERS = 1 << 16
 #: The most message sizes one call costs at once (``NETMODEL_MAX_MESSAGE_SIZES``
 #: overrides; :func:`check_size_count`). Measured with tracemalloc, 10**6 sizes on a
 #: k=8 fat tree and a 4-server B200 rail-optimized fabric: ``collective_time`` peaks at
@@ -411,7 +411,7 @@ class FabricCostModel:
         fastest candidate at each size, and its time, are those of :meth:`candidates`."""
         names = self.algorithm_names(op, algorithm)
         p = len(group)
-        limit = min(_COSTLY, self.max_transfers)
+        limit = min(COSTLY_TRANSFERS, self.max_transfers)
         costly = {a for a in names if quadratic(a, op) and transfer_count(a, op, p) > limit
                   and (op, a, group) not in self._compiled}
         if not costly:

@@ -12,7 +12,7 @@ from netmodel.collectives.algorithms import ALGORITHMS, quadratic, transfer_coun
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.concurrent_options import _useless
 from netmodel.collectives.cost import SEND_RECV
-from netmodel.collectives.model import _COSTLY, FabricCostModel
+from netmodel.collectives.model import COSTLY_TRANSFERS, FabricCostModel
 
 
 def _pair_model() -> FabricCostModel:
@@ -55,6 +55,7 @@ def test_no_ranged_option_was_ever_a_cheap_one():
         names = [a for a, o in ALGORITHMS.items() if op in o]
         ranged = [a for a in names if (op, a) in SEND_RECV]
         for p in (2, 64, 256, 257, 1024, 4096):
-            costly = {a for a in names if quadratic(a, op) and transfer_count(a, op, p) > _COSTLY}
+            costly = {a for a in names
+                      if quadratic(a, op) and transfer_count(a, op, p) > COSTLY_TRANSFERS}
             if costly:
                 assert set(ranged) <= costly, (op, p, ranged, costly)
