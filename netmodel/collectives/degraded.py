@@ -72,12 +72,21 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
                         f"('fat-tree:k=4')), got {describe(graph)}")
     links, nodes = _parts("links", links, "(u, v) pairs"), _parts("nodes", nodes, "nodes")
     out = graph.copy()
+    fibres: set = set()   # (GPU, OCS): a realized OCS fabric's fibre, not an edge of it
     for pair in links:
         try:
             u, v = pair
         except (TypeError, ValueError):
             raise UserError(f"a failed link must be a pair of nodes, got {describe(pair)}") \
                 from None
+        fibre = _fibre(graph, u, v)
+        if fibre is not None:
+            if fibre in fibres:
+                raise UserError(f"failed link {describe(u)} - {describe(v)} is given more "
+                                f"than once (a link joins its two nodes either way round); "
+                                f"give each once")
+            fibres.add(fibre)
+            continue
         if not _has(graph, u) or not _has(graph, v) or not graph.has_edge(u, v):
             raise UserError(f"failed link {describe(u)} - {describe(v)} is not a link of the "
                             f"fabric")
@@ -96,7 +105,8 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
             raise UserError(f"failed node {describe(n)} is given more than once; give each "
                             f"once")
         out.remove_node(n)
-    _drop_circuits_through(out, {n for n in nodes if graph.nodes[n].get("kind") == "ocs"})
+    _drop_circuits_through(out, {n for n in nodes if graph.nodes[n].get("kind") == "ocs"},
+                           fibres)
     out.remove_nodes_from([g for g in stopped_gpus(graph, nodes) if g in out])
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
     if out.graph["gpus"] == 0:
@@ -109,12 +119,33 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
 
 
 
-def _drop_circuits_through(graph: nx.Graph, ocs: set) -> None:
-    """Take out of ``graph`` the circuits that pass a failed optical switch of ``ocs``: an
-    ``ocs-circuit`` edge's parallel circuits each ride one OCS (its ``via``, one port's
-    bandwidth each), so the edge keeps the circuits of the others, its bandwidth in
-    proportion, and goes where none is left. (The OCS node alone was removed before, and
-    the circuits still naming it were refused as an invalid graph.)
+def _fibre(graph: nx.Graph, u: object, v: object) -> tuple | None:
+    """``(gpu, ocs)`` where ``u``-``v`` is a GPU's fibre to an optical switch that one of
+    its circuits rides (a realized OCS fabric keeps its circuits as GPU-GPU edges, not the
+    fibres: ``--fail gpu0/ocs0`` was 'not a link of the fabric'); None otherwise."""
+    for gpu, ocs in ((u, v), (v, u)):
+        if not (_has(graph, gpu) and _has(graph, ocs)) or graph.has_edge(gpu, ocs) \
+                or graph.nodes[gpu].get("kind") != "gpu" \
+                or graph.nodes[ocs].get("kind") != "ocs":
+            continue
+        if any(d.get("medium") == "ocs-circuit" and isinstance(d.get("via"), str)
+               and ocs in d["via"].split(",") for _, _, d in graph.edges(gpu, data=True)):
+            return gpu, ocs
+        raise UserError(f"failed link {describe(u)} - {describe(v)} carries no circuit of "
+                        f"the fabric (a realized OCS fabric keeps its circuits, not its "
+                        f"fibres: give a fibre that one of {describe(gpu)}'s circuits rides, "
+                        f"an OCS, or a circuit's two GPUs)")
+    return None
+
+
+def _drop_circuits_through(graph: nx.Graph, ocs: set, fibres: set = frozenset()) -> None:
+    """Take out of ``graph`` the circuits that pass a failed optical switch of ``ocs`` or
+    a failed ``(gpu, ocs)`` fibre of ``fibres``: an ``ocs-circuit`` edge's parallel
+    circuits each ride one OCS (its ``via``) on a fibre at each end, one port's bandwidth
+    each (:func:`topologies.optical.realize`: the builder gives every port the same), so
+    the edge keeps the other circuits, its bandwidth in proportion, and goes where none is
+    left; the graph's ``circuits`` counts those left. (The OCS node alone was removed
+    before, and the circuits still naming it were refused as an invalid graph.)
 
     >>> from topologies import ocs, realize
     >>> g = realize(ocs(gpus=4, ports=2, ocs_ports=4), [("gpu0", "gpu1")] * 2)
@@ -124,7 +155,7 @@ def _drop_circuits_through(graph: nx.Graph, ocs: set) -> None:
     >>> d["via"], d.get("links", 1), d["bandwidth"] == both / 2
     ('ocs1', 1, True)
     """
-    if not ocs:
+    if not ocs and not fibres:
         return
     from topologies.common import link
 
@@ -138,9 +169,12 @@ def _drop_circuits_through(graph: nx.Graph, ocs: set) -> None:
         if d.get("medium") != "ocs-circuit" or not isinstance(via, str):
             continue
         planes = via.split(",")
-        kept = [o for o in planes if o not in ocs]
+        kept = [o for o in planes if o not in ocs and (u, o) not in fibres
+                and (v, o) not in fibres]
         if len(kept) == len(planes):
             continue
+        if "circuits" in graph.graph:
+            graph.graph["circuits"] -= len(planes) - len(kept)
         if not kept:
             graph.remove_edge(u, v)
             continue
