@@ -33,3 +33,17 @@ def test_the_ttft_ceiling_reasoning_matches_the_prefill_flops():
     assert f"weights {e(weights, 3)}" in why and f"causal attention {e(attention, 2)}" in why
     assert f"~{total / peak:.0f} s at the peak of 8 H100s ({peak / 1e15:.1f} PFLOP/s)" in why
     assert f"~{600 / (total / peak):.0f}x that" in why
+
+
+def test_the_link_range_reasoning_names_the_catalogs_slowest_and_fastest_links():
+    # it said 'the catalog's slowest scale-out 200 Gb/s (A100's HDR)', but the catalog's
+    # Lite has a 100 Gb/s NIC; every catalog GPU's links lie inside the range
+    from compute.hardware import catalog
+
+    gpus = catalog().values()
+    slowest = min(g.scaleout_bandwidth for g in gpus)
+    fastest = max(g.scaleup_bandwidth for g in gpus)
+    why = limits("quantity")["link_bandwidth"]
+    assert f"the Lite's {slowest * 8 / 1e9:g} Gb/s NIC ({slowest / 1e9:g} GB/s" in why.why
+    assert f"NVLink5, {fastest / 1e9:g} GB/s per direction per GPU" in why.why
+    assert why.minimum <= slowest and fastest * 4 <= why.maximum   # lite-direct's 4*$scaleup
