@@ -46,3 +46,31 @@ def test_the_plugin_changes_what_is_rescored():
     plain = AdjustedComm(ScenarioCollectives("h100-dgx@Lite")).collective_time(
         "all-reduce", SIZES, 32)
     assert (tuned >= plain).all() and (tuned[1] > 2 * plain[1])
+
+
+def test_sweep_of_a_tuned_scenarios_link_scale_is_compares_figure(tmp_path):
+    # sweep re-scores adjust.bandwidth_scale points with AdjustedComm too: at x = 1 it gave
+    # batch 22, 0.4207 tokens/s/SM (auto's lines) where compare gives batch 8, 0.1536
+    import json
+
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+    from netmodel.study.scenarios import save_scenario
+
+    path = tmp_path / "tuned.toml"
+    save_scenario(replace(get_scenario("h100-dgx"), name="tuned", tuner="aws-ofi-nccl:p5"),
+                  path)
+    common = ["--models", "Llama-3.1-405B", "--phases", "decode", "--parallelism", "tp",
+              "--json"]
+
+    def run(*args):
+        r = CliRunner().invoke(cli, list(args))
+        assert r.exit_code == 0, r.output
+        return json.loads(r.output)["rows"]
+
+    swept = run("sweep", "--scenarios", f"{path}@Lite", "--param",
+                "adjust.bandwidth_scale=1", *common)
+    compared = run("compare", "--scenarios", f"{path}@Lite", *common)
+    assert (swept[0]["tp"], swept[0]["batch"]) == (compared[0]["tp"], compared[0]["batch"])
+    assert swept[0]["tokens_per_s_per_sm"] == compared[0]["tokens_per_s_per_sm"]
