@@ -135,6 +135,10 @@ HF_FAMILIES: dict[str, dict] = {
     # OLMo v1 (HF models/olmo: OLMo-1B-hf, OLMo-7B-hf and -0724-hf): OlmoLayerNorm is a
     # LayerNorm without scale or shift, no weights; SwiGLU, no biases
     "olmo": dict(norm="weightless"),
+    # EXAONE-3.0/3.5 (exaone; LG AI Research's modeling_exaone.py, remote code): Llama's
+    # layers under GPT-2-style names (num_layers, activation_function; c_fc_0/c_fc_1/c_proj
+    # SwiGLU, ln_1/ln_2 RMSNorms), no biases
+    "exaone": {},
     # EXAONE-4 (HF models/exaone4): Exaone4Attention's q_norm and k_norm, RMSNorms over
     # head_dim; two norms a layer (after attention and after the MLP)
     "exaone4": dict(qk_norm="head"),

@@ -1,7 +1,7 @@
 """Model types 84fb3ef's unknown-type refusal turned away though the reader had read them
-right before (helper h340's review): SmolLM3 (smollm3), GLM-4-0414 (glm4), OLMo-3 (olmo3)
-and Qwen3-VL's language model (qwen3_vl_text) were read Llama-style from their keys
-(SmolLM3 exactly; GLM-4-0414 two norms a layer short; OLMo-3 and Qwen3-VL without their
+right before (helper h340's review): SmolLM3 (smollm3), GLM-4-0414 (glm4), OLMo-3 (olmo3),
+Qwen3-VL's language model (qwen3_vl_text) and EXAONE-3.5 (exaone) were read Llama-style
+from their keys (SmolLM3 and EXAONE-3.5 exactly; GLM-4-0414 two norms a layer short; OLMo-3 and Qwen3-VL without their
 Q/K norms) and after it were refused as 'not a family netmodel reads'. Each now has its
 family (compute.hf_families.HF_FAMILIES) and reads as its HF code builds it.
 
@@ -85,3 +85,18 @@ def test_qwen3_vl_reads_its_qwen3_language_model(tmp_path):
     m = write(tmp_path, {"model_type": "qwen3_vl", "text_config": text,
                          "architectures": ["Qwen3VLForConditionalGeneration"]})
     assert m.parameters == 36 * layer + 4096 + 2 * 151936 * 4096 == 8_190_735_360
+
+
+def test_exaone_3_5_reads_as_llama_layers_under_gpt2_names(tmp_path):
+    # EXAONE-3.5-7.8B's shape: num_layers 32, activation_function silu (SwiGLU c_fc_0/c_fc_1
+    # and c_proj), 32 heads and 8 KV heads of 128, no biases, two RMSNorms, untied 102400 x
+    # 4096 twice. Before 84fb3ef it read so from its keys; after it, refused
+    cfg = {"architectures": ["ExaoneForCausalLM"], "model_type": "exaone",
+           "activation_function": "silu", "hidden_size": 4096, "intermediate_size": 14336,
+           "num_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "head_dim": 128, "vocab_size": 102400, "max_position_embeddings": 32768,
+           "tie_word_embeddings": False}
+    layer = 2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096
+    assert layer == 218_112_000
+    m = write(tmp_path, cfg)
+    assert m.parameters == 32 * layer + 4096 + 2 * 102400 * 4096 == 7_818_448_896
