@@ -153,6 +153,9 @@ HF_FAMILIES: dict[str, dict] = {
     # Qwen2-VL / Qwen2.5-VL (HF models/qwen2_vl, qwen2_5_vl): Qwen2's language model (biases
     # on Q, K and V) in a flat config beside its vision_config (the tower: compute.hf_vision)
     "qwen2_vl": dict(qkv_bias=True), "qwen2_5_vl": dict(qkv_bias=True),
+    # ... or, as newer transformers save them, nested in text_config typed qwen2_vl_text /
+    # qwen2_5_vl_text (Qwen2VLTextConfig, Qwen2_5_VLTextConfig)
+    "qwen2_vl_text": dict(qkv_bias=True), "qwen2_5_vl_text": dict(qkv_bias=True),
     "qwen2_moe": dict(qkv_bias=True, shared_expert_gate=True),
     "deepseek_v2": {}, "deepseek_v3": {},
     # GemmaConfig / Gemma2Config default tie_word_embeddings=True and Google's config.json

@@ -100,3 +100,22 @@ def test_exaone_3_5_reads_as_llama_layers_under_gpt2_names(tmp_path):
     assert layer == 218_112_000
     m = write(tmp_path, cfg)
     assert m.parameters == 32 * layer + 4096 + 2 * 102400 * 4096 == 7_818_448_896
+
+
+def test_qwen2_5_vl_nested_as_newer_transformers_save_it_reads_as_the_flat_file(tmp_path):
+    # transformers' Qwen2_5_VLConfig saves the language model in text_config, typed
+    # qwen2_5_vl_text; the published flat config.json holds it at the top. One model, two
+    # layouts: one count (before: the nested one refused as 'not a family netmodel reads')
+    from tests.compute.hf_helpers import fixture
+
+    flat = fixture("qwen2.5-vl-7b-instruct")
+    text = {k: v for k, v in flat.items() if k not in ("vision_config", "architectures")}
+    nested = {"model_type": "qwen2_5_vl", "architectures": flat["architectures"],
+              "vision_config": flat["vision_config"],
+              "text_config": {**text, "model_type": "qwen2_5_vl_text"}}
+    a, b = write(tmp_path, flat), write(tmp_path, nested)
+    assert (b.parameters, b.vision_parameters) == (a.parameters, a.vision_parameters)
+    # Qwen2-7B's layers with Q/K/V biases, 28 x (2 x 3584^2 + 2 x 3584 x 512 + 4608
+    # + 3 x 3584 x 18944 + 2 x 3584) + 3584 + 2 x 152064 x 3584
+    layer = 2 * 3584**2 + 2 * 3584 * 512 + (3584 + 2 * 512) + 3 * 3584 * 18944 + 2 * 3584
+    assert b.parameters == 28 * layer + 3584 + 2 * 152064 * 3584 == 7_615_616_512
