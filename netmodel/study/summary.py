@@ -31,7 +31,7 @@ from netmodel.study.summary_costs import _cost_part, _reliability_part
 from netmodel.study.summary_crossings import _crossovers_part, _sweep_part
 from netmodel.study.summary_fabrics import _fabric_part, _ideal_part, _packed_part
 from netmodel.study.summary_serving import _moe_part, _serving_part
-from netmodel.study.summary_words import _overlapped, _plain
+from netmodel.study.summary_words import plain_tp, ran_overlapped
 
 __all__ = ["summary_markdown"]
 
@@ -92,7 +92,7 @@ def _searched(study) -> str:
     and how far the fabric parts spread a model (``--parallelism``)."""
     fabric_rows = [r for part in (study.fabric, study.packed) if part is not None
                    for r in part.rows]
-    if _plain(fabric_rows):
+    if plain_tp(fabric_rows):
         return "TP degree"
     how = (study.fabric.settings.get("parallelism") if study.fabric is not None else None)
     spread = ("pipeline stages" + (", expert and attention data parallelism" if any(
@@ -107,7 +107,7 @@ def _notes(study) -> list[str]:
            "- Per-stage roofline (compute/): stage time = max(compute, memory, network); the "
            "tensor-parallel all-reduces after attention and MLP are "
            + ("each hidden behind the GEMM that produces its input (--overlap-collectives), "
-              "as the paper assumes." if _overlapped(study.ideal)
+              "as the paper assumes." if ran_overlapped(study.ideal)
               else "stages of their own."),
            "- Collectives (netmodel/): alpha-beta costs routed over each fabric graph, the "
            "fastest algorithm per message size, NCCL-sourced latencies and efficiencies.",

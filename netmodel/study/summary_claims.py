@@ -7,7 +7,15 @@ from __future__ import annotations
 
 import statistics
 
-from netmodel.study.summary_words import TIE, _config, _geomean, _list, _overlapped, _span, _x
+from netmodel.study.summary_words import (
+    TIE,
+    and_list,
+    config_label,
+    geomean,
+    ran_overlapped,
+    ratio_span,
+    ratio_x,
+)
 
 #: A plain Lite "falls short" of the H100 when more than this below it (5%: the model's own
 #: resolution).
@@ -32,14 +40,14 @@ def _claim_plain(fab, lite: str) -> str:
     names = sorted({k[0] for k in ratios})
     cells = sorted({k[1:] for k in ratios})
     per = {n: [ratios.get((n, *c)) for c in cells] for n in names}
-    best = max(names, key=lambda n: _geomean(per[n]) or 0)
+    best = max(names, key=lambda n: geomean(per[n]) or 0)
     vals = [v for v in per[best] if v is not None]
-    mean = _geomean(vals)
+    mean = geomean(vals)
     short = sum(v < 1 - MATCH for v in vals)
     verdict = "holds" if short else "does not hold"
     return (f"{verdict}: on its best fabric ({best}) a plain {lite} falls short in {short} of "
-            f"{len(vals)} model x phase cases and reaches {_x(mean)} of the baseline "
-            f"(geometric mean over models and phases; {_span(vals)})")
+            f"{len(vals)} model x phase cases and reaches {ratio_x(mean)} of the baseline "
+            f"(geometric mean over models and phases; {ratio_span(vals)})")
 
 
 def _claim_custom(fab, lite: str) -> str:
@@ -64,9 +72,10 @@ def _claim_custom(fab, lite: str) -> str:
             f"{len(met)} of {len(best)} model x phase cases")
     if met:
         top = max(met)
-        text += f" (best: {top[3]} in {top[1]} {top[2]}, {_x(top[0])})"
+        text += f" (best: {top[3]} in {top[1]} {top[2]}, {ratio_x(top[0])})"
     if len(met) < len(best):
-        text += f"; the furthest behind is {worst[1]} {worst[2]} at {_x(worst[0])} ({worst[3]})"
+        text += (f"; the furthest behind is {worst[1]} {worst[2]} at {ratio_x(worst[0])} "
+                 f"({worst[3]})")
     return text
 
 
@@ -105,19 +114,19 @@ def _claims_part(study) -> list[str]:
         return ["## 2b. The paper's claims (compare.csv"
                 + (", compare_paper.csv)" if paper is not None else ")"), "",
                 f"The Lite-GPU paper's claims are about the plain Lite and its customized "
-                f"variants; this run has no Lite ({_list(lites)}), so they are not "
+                f"variants; this run has no Lite ({and_list(lites)}), so they are not "
                 f"assessed.", ""]
     plain = "Lite"
     papers = "the paper's (each collective overlapped with the GEMM that feeds it)"
-    if _overlapped(fab):   # --overlap-collectives: the comparison itself is the paper's
+    if ran_overlapped(fab):   # --overlap-collectives: the comparison itself is the paper's
         parts = [(papers, fab)]
     else:
         parts = [("netmodel's default (each tensor-parallel collective a stage of its own)",
                   fab)] + ([(papers, paper)] if paper is not None else [])
     head = ("under both assumptions (compare.csv, compare_paper.csv)" if len(parts) == 2
-            else "under the paper's assumption (compare.csv)" if _overlapped(fab)
+            else "under the paper's assumption (compare.csv)" if ran_overlapped(fab)
             else "under netmodel's default (compare.csv)")
-    asked = (" unless asked; this run asks (--overlap-collectives)" if _overlapped(fab)
+    asked = (" unless asked; this run asks (--overlap-collectives)" if ran_overlapped(fab)
              else " unless asked")
     out = [f"## 2b. The paper's claims, {head}", "",
            f"The Lite-GPU paper (arXiv 2501.10187, section 4) overlaps network I/O with "
@@ -142,8 +151,8 @@ def _claims_part(study) -> list[str]:
             # the best itself may move (a larger batch fits the SLO)
             both = [(d, p) for d, p in zip(fab.rows, paper.rows, strict=True)
                     if d.feasible and p.feasible]
-            moved = sum((_config(d), d.batch) != (_config(p), p.batch) for d, p in both)
-            out.append(f"- Overlapping the collectives gives {_span(gain)} the tokens/s/SM of "
+            moved = sum((config_label(d), d.batch) != (config_label(p), p.batch) for d, p in both)
+            out.append(f"- Overlapping the collectives gives {ratio_span(gain)} the tokens/s/SM of "
                        f"serializing them (never less: no configuration's step gets longer; "
                        f"the best configuration or batch moves in {moved} of {len(both)} "
                        f"rows).")

@@ -5,7 +5,15 @@ the dies' yield).
 
 from __future__ import annotations
 
-from netmodel.study.summary_words import TIE, _list, _others, _own, _span, _v, _x
+from netmodel.study.summary_words import (
+    TIE,
+    and_list,
+    other_gpu_words,
+    own_gpu_words,
+    ratio_span,
+    ratio_x,
+    sig3,
+)
 
 
 def _share(n: int, of: int) -> str:
@@ -44,7 +52,7 @@ def _pool_rule(rel, sms: dict) -> str:
                          f"{_share(s.spares, s.gpus)} of {s.gpus:,} GPUs)")
     return (f" With spares: a reference pool of {what}, at the better of pod and global "
             f"placement; one GPU is the smallest step, so the pool's share of the cluster "
-            f"differs with the GPU: {_list(sizes.values())}.")
+            f"differs with the GPU: {and_list(sizes.values())}.")
 
 
 def _reliability_part(rel, fab) -> list[str]:
@@ -53,7 +61,7 @@ def _reliability_part(rel, fab) -> list[str]:
     s0 = rel.summaries[0]
     sms = getattr(rel, "sms_per_gpu", {}) or {}
     out = ["## 4. Blast radius and availability (reliability.csv, reliability_spares.png)", "",
-           f"{s0.model}, {s0.phase}, {_own(fab.scenarios)} and one copy of its fabric; "
+           f"{s0.model}, {s0.phase}, {own_gpu_words(fab.scenarios)} and one copy of its fabric; "
            "failure and repair rates from netmodel/data/failures.toml (a source per number); "
            "closed forms. SMs down per GPU failure: hardware (the GPU) and software (every "
            "GPU of its instance)." + _pool_rule(rel, sms), "",
@@ -72,7 +80,7 @@ def _reliability_part(rel, fab) -> list[str]:
     base = next((s for s in rel.summaries if s.scenario == fab.baseline), None)
     lites = [s for s in rel.summaries if s is not base]
     if base and lites:
-        them = _others(s.scenario.split("@")[-1] for s in lites)
+        them = other_gpu_words(s.scenario.split("@")[-1] for s in lites)
         hw = [s.sms_down_per_gpu_failure_hw / base.sms_down_per_gpu_failure_hw for s in lites]
         sw = [s.sms_down_per_gpu_failure_sw / base.sms_down_per_gpu_failure_sw for s in lites]
         # failures per SM of silicon: equal-silicon clusters compared
@@ -80,13 +88,13 @@ def _reliability_part(rel, fab) -> list[str]:
                 / (base.gpu_failures_per_year / (base.gpus * base.sms_down_per_gpu_failure_hw))
                 for s in lites]
         verdict = "smaller, as the paper expects" if max(hw) < 1 else "not smaller"
-        out.append(f"- **Hardware blast radius**: a {them['one']} failure takes {_span(hw)} "
+        out.append(f"- **Hardware blast radius**: a {them['one']} failure takes {ratio_span(hw)} "
                    f"the SMs of "
                    f"an H100 failure ({verdict}).")
         out.append(f"- **Software blast radius**: an instance goes down whole, so a GPU "
-                   f"failure takes {_span(sw)} the SMs it takes on {base.scenario}, "
-                   f"and for the same silicon the {them['many']} have {_span(rate)} as many GPU "
-                   f"failures a year "
+                   f"failure takes {ratio_span(sw)} the SMs it takes on {base.scenario}, "
+                   f"and for the same silicon the {them['many']} have {ratio_span(rate)} "
+                   f"as many GPU failures a year "
                    + ("(the paper's expectation of a smaller radius does not hold in "
                       "software)." if min(sw) >= 1 - TIE else "(smaller in software too)."))
         worse = [s for s in lites if s.availability < base.availability]
@@ -99,11 +107,11 @@ def _reliability_part(rel, fab) -> list[str]:
     if helped:
         # the pool's SMs and share are in the table and the part's opening: said once
         out.append("- **Hot spares**: the reference pool raises availability on "
-                   + _list(f"{s.scenario} ({s.availability:.5f} to "
+                   + and_list(f"{s.scenario} ({s.availability:.5f} to "
                            f"{s.availability_with_spares:.5f} with {s.spares} "
                            f"GPU{'' if s.spares == 1 else 's'}, {s.spare_placement})"
                            for s in helped)
-                   + (("; on " + _list(s.scenario for s in flat) + " the fabric has no free "
+                   + (("; on " + and_list(s.scenario for s in flat) + " the fabric has no free "
                        "port to reach a spare, so only whole spare instances (global) help")
                       if flat else "") + ".")
     for label, why in rel.notes.items():
@@ -116,15 +124,15 @@ def _cost_part(cost, fab) -> list[str]:
         return []
     s0 = cost.summaries[0]
     out = ["## 5. Power and cost (cost.json, cost_per_scenario.png, cost_yield_vs_area.png)",
-           "", f"{s0.model}, {_own(fab.scenarios)} at its best configuration; prices, "
+           "", f"{s0.model}, {own_gpu_words(fab.scenarios)} at its best configuration; prices, "
            "power and yield defaults in compute/data/economics.toml and "
            "netmodel/data/network_costs.toml (a source and confidence tag per number; "
            "estimates say so).", "",
            "| scenario | phase | tokens/s/W | USD per Mtoken | network share of capex | "
            "of power |", "|---|---|---|---|---|---|"]
     for s in cost.summaries:
-        out.append(f"| {s.scenario} | {s.phase} | {_v(s.tokens_per_s_per_w)} | "
-                   f"{_v(s.usd_per_mtoken)} | {s.network_share_capex:.0%} | "
+        out.append(f"| {s.scenario} | {s.phase} | {sig3(s.tokens_per_s_per_w)} | "
+                   f"{sig3(s.usd_per_mtoken)} | {s.network_share_capex:.0%} | "
                    f"{s.network_share_power:.0%} |")
     out.append("")
     h, lite = cost.marks.get("H100-SXM"), cost.marks.get("Lite")
@@ -136,9 +144,9 @@ def _cost_part(cost, fab) -> list[str]:
         priced = {s.gpu for s in cost.summaries}
         ref = "" if "Lite" in priced else (
             f" (for reference: the rows above price no plain Lite, but "
-            f"{_list(sorted(priced - {'H100-SXM'})) or 'the H100-SXM alone'})")
-        out.append(f"- **Per good SM**{ref}, a Lite die costs {_x(logic)} an H100 die "
-                   f"(yield falls with area) and a Lite package {_x(whole)} an H100 package "
+            f"{and_list(sorted(priced - {'H100-SXM'})) or 'the H100-SXM alone'})")
+        out.append(f"- **Per good SM**{ref}, a Lite die costs {ratio_x(logic)} an H100 die "
+                   f"(yield falls with area) and a Lite package {ratio_x(whole)} an H100 package "
                    f"(per-package HBM, packaging and test).")
     for phase in dict.fromkeys(s.phase for s in cost.summaries):
         rows = [s for s in cost.summaries if s.phase == phase and s.usd_per_mtoken]
@@ -147,9 +155,9 @@ def _cost_part(cost, fab) -> list[str]:
         if base and others:
             out.append(f"- **{base.model} {phase}, cost**: USD per million tokens relative "
                        f"to {base.scenario}: "
-                       + ", ".join(f"{s.scenario} {_x(s.usd_per_mtoken / base.usd_per_mtoken)}"
+                       + ", ".join(f"{s.scenario} {ratio_x(s.usd_per_mtoken / base.usd_per_mtoken)}"
                                    for s in others) + "; tokens/s/W: "
                        + ", ".join(f"{s.scenario} "
-                                   f"{_x(s.tokens_per_s_per_w / base.tokens_per_s_per_w)}"
+                                   f"{ratio_x(s.tokens_per_s_per_w / base.tokens_per_s_per_w)}"
                                    for s in others) + ".")
     return out + [""]

@@ -9,7 +9,7 @@ import bisect
 import math
 
 from compute.errors import UserError
-from netmodel.study.summary_words import TIE, _list
+from netmodel.study.summary_words import TIE, and_list
 
 # ------------------------------------------------------------------ part 2c
 
@@ -62,7 +62,7 @@ def _crossovers_part(cross, ideal=None) -> list[str]:
                 have = [r for r in mine if r.gpu == gpus[0]]
                 found = [r for r in have if r.bandwidth_bound != "never"]
                 never = [r.fabric for r in have if r.bandwidth_bound == "never"]
-                who = _list(gpus)
+                who = and_list(gpus)
                 verb = "needs" if len(gpus) == 1 else "need"
                 if found:
                     lo = min(found, key=lambda r: r.bandwidth_to_match)
@@ -73,14 +73,14 @@ def _crossovers_part(cross, ideal=None) -> list[str]:
                     if hi.bandwidth_to_match > lo.bandwidth_to_match * 1.005:
                         ends.append([r.fabric for r in found if r.bandwidth_to_match
                                      >= hi.bandwidth_to_match / 1.005])
-                    names = ["every fabric" if len(e) == len(have) > 1 else _list(e)
+                    names = ["every fabric" if len(e) == len(have) > 1 else and_list(e)
                              for e in ends]
                     text = f"{who} {verb} {_bw_text_short(lo)} ({names[0]})"
                     if len(ends) > 1:
                         text += f" to {_bw_text_short(hi)} ({names[1]})"
                     if never:
                         text += (f" and {'does' if len(gpus) == 1 else 'do'} not match on "
-                                 f"{_list(never)} even at {BANDWIDTH_RANGE[1]:g}x")
+                                 f"{and_list(never)} even at {BANDWIDTH_RANGE[1]:g}x")
                 elif all(r.tokens_per_s_per_sm and r.tokens_per_s_per_sm
                          >= r.baseline_tokens_per_s_per_sm * (1 - TIE)
                          for r in mine if r.gpu in gpus):
@@ -157,7 +157,7 @@ def _sweep_part(sw) -> list[str]:
                 above = [lab for lab, v in v0.items() if lab != base
                          and all(x > y for x, y in zip(v, v0[base], strict=True))]
                 line += (f"No scenario crosses {base} in this range"
-                         + (f" ({_list(above)} stay above it)." if above else "."))
+                         + (f" ({and_list(above)} stay above it)." if above else "."))
             out.append(line)
     return out + [""]
 

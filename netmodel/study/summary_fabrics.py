@@ -8,16 +8,16 @@ import statistics
 
 from netmodel.study.summary_words import (
     TIE,
-    _config,
-    _geomean,
-    _list,
-    _others,
-    _own,
-    _plain,
-    _span,
-    _v,
-    _verb,
-    _x,
+    and_list,
+    config_label,
+    geomean,
+    other_gpu_words,
+    own_gpu_words,
+    plain_tp,
+    ratio_span,
+    ratio_x,
+    sig3,
+    verb_for,
 )
 
 # ------------------------------------------------------------------ part 1
@@ -33,7 +33,7 @@ def _ideal_part(ideal, models, gpus, phases) -> list[str]:
         out += [f"**{phase}**", "", "| GPU | " + " | ".join(models) + " |",
                 "|---|" + "---|" * len(models)]
         for g in gpus:
-            cells = [f"{_v(r.tokens_per_s_per_sm)} ({_x(r.vs_baseline)})"
+            cells = [f"{sig3(r.tokens_per_s_per_sm)} ({ratio_x(r.vs_baseline)})"
                      for r in (ideal.row(m, g, phase, net) for m in models)]
             out.append(f"| {g} | " + " | ".join(cells) + " |")
         out.append("")
@@ -47,30 +47,30 @@ def _ideal_part(ideal, models, gpus, phases) -> list[str]:
         ok = [g for g, rs in ratios.items() if all(r is not None and r >= 1 - TIE for r in rs)]
         short = [g for g, rs in ratios.items() if all(r is not None and r < 1 - TIE
                                                       for r in rs)]
-        lines = [f"the {base} has no feasible configuration for {_list(none)}, so no ratio "
+        lines = [f"the {base} has no feasible configuration for {and_list(none)}, so no ratio "
                  f"there"] if none else []
         if ok:
-            lines.append(f"{_list(ok)} {_verb(ok, 'matches or beats', 'match or beat')} "
+            lines.append(f"{and_list(ok)} {verb_for(ok, 'matches or beats', 'match or beat')} "
                          f"the {base} for every model "
-                         f"({'; '.join(f'{g} {_span(ratios[g])}' for g in ok)})")
+                         f"({'; '.join(f'{g} {ratio_span(ratios[g])}' for g in ok)})")
         if short:
-            lines.append(f"{_list(short)} {_verb(short, 'falls', 'fall')} short for every "
+            lines.append(f"{and_list(short)} {verb_for(short, 'falls', 'fall')} short for every "
                          f"model "
-                         f"({'; '.join(f'{g} {_span(ratios[g])}' for g in short)})")
+                         f"({'; '.join(f'{g} {ratio_span(ratios[g])}' for g in short)})")
         mixed = [g for g in ratios if g not in ok and g not in short]
         if mixed:
-            lines.append(f"{_list(mixed)} {_verb(mixed, 'depends', 'depend')} on the model "
-                         f"({'; '.join(f'{g} {_span(ratios[g])}' for g in mixed)})")
+            lines.append(f"{and_list(mixed)} {verb_for(mixed, 'depends', 'depend')} on the model "
+                         f"({'; '.join(f'{g} {ratio_span(ratios[g])}' for g in mixed)})")
         out.append(f"- **{phase}, {net} network**: " + "; ".join(lines) + ".")
-        if "Lite" in ratios and _span(ratios["Lite"]) != "-":
-            out.append(f"- **{phase}**: the plain Lite reaches {_span(ratios['Lite'])} of the "
+        if "Lite" in ratios and ratio_span(ratios["Lite"]) != "-":
+            out.append(f"- **{phase}**: the plain Lite reaches {ratio_span(ratios['Lite'])} of the "
                        f"{base}'s tokens/s/SM.")
-    them = _others(gpus, base)
+    them = other_gpu_words(gpus, base)
     if "ring" in nets and "ideal" in nets:
         for phase in phases:
             loss = {g: [_keep(ideal, m, g, phase) for m in models] for g in gpus}
-            kept = [f"{_span(loss[base])} of the {base}'s tokens/s/SM",
-                    f"{_span([v for g in lites for v in loss[g]])} of the {them['many']}'"]
+            kept = [f"{ratio_span(loss[base])} of the {base}'s tokens/s/SM",
+                    f"{ratio_span([v for g in lites for v in loss[g]])} of the {them['many']}'"]
             kept = [k for k in kept[:1 + bool(lites)] if not k.startswith("-")]
             if kept:   # '-': nothing feasible on both networks
                 out.append(f"- **{phase}**: rings over the scale-up bandwidth instead of free "
@@ -106,21 +106,21 @@ def _fabric_part(fab) -> list[str]:
                         cells.append(".")
                         continue
                     r = fab.row(model, f"{n}@{g}", phase)
-                    cells.append(f"{_v(r.tokens_per_s_per_sm)} ({_x(r.vs_baseline)})")
+                    cells.append(f"{sig3(r.tokens_per_s_per_sm)} ({ratio_x(r.vs_baseline)})")
                 out.append(f"| {n} | " + " | ".join(cells) + " |")
             out.append("")
     others = [n for n in names if n != base.split("@")[0]]
     for phase in fab.phases:
         rows = [r for r in fab.rows if r.phase == phase and r.label != base]
-        rank = sorted(((_geomean([r.vs_baseline for r in rows if r.scenario == n]), n)
+        rank = sorted(((geomean([r.vs_baseline for r in rows if r.scenario == n]), n)
                        for n in others), key=lambda t: -(t[0] or 0))
         unrated = [n for v, n in rank if v is None]   # no feasible row with a ratio
         rank = [(v, n) for v, n in rank if v is not None]
         if rank:   # --scenarios h100-dgx: nothing to rank against it
             out.append(f"- **{phase}, fabrics ranked** by the geometric mean of tokens/s/SM "
                        f"over models and GPUs, relative to {base}: "
-                       + ", ".join(f"{n} {_x(v)}" for v, n in rank)
-                       + (f"; no ratio on {_list(unrated)}" if unrated else "") + ".")
+                       + ", ".join(f"{n} {ratio_x(v)}" for v, n in rank)
+                       + (f"; no ratio on {and_list(unrated)}" if unrated else "") + ".")
         elif unrated:
             out.append(f"- **{phase}**: no fabric has a {phase} row with a ratio to {base} "
                        f"(nothing meets the SLO there, or {base} itself does not).")
@@ -135,22 +135,22 @@ def _fabric_part(fab) -> list[str]:
         if beat:
             by = {}
             for r in beat:
-                by.setdefault(r.model, []).append(f"{r.label} {_x(r.vs_baseline)}")
+                by.setdefault(r.model, []).append(f"{r.label} {ratio_x(r.vs_baseline)}")
             out.append(f"- **{phase}, match or beat {base}**: "
                        + "; ".join(f"{m}: {', '.join(v)}" for m, v in by.items()) + ".")
         else:
             best = max((r for r in rows if r.vs_baseline), key=lambda r: r.vs_baseline,
                        default=None)
             if best:
-                out.append(f"- **{phase}**: no {_others(gpus)['one']} configuration on any "
+                out.append(f"- **{phase}**: no {other_gpu_words(gpus)['one']} configuration on any "
                            f"fabric matches "
                            f"{base}; the closest is {best.label} for {best.model} at "
-                           f"{_x(best.vs_baseline)}.")
+                           f"{ratio_x(best.vs_baseline)}.")
         for n in others:
             mine = [r for r in rows if r.scenario == n and r.feasible]
             if mine:
                 shares = [r.network_share for r in mine]
-                out.append(f"- **{phase}, {n}**: keeps {_span([r.vs_ideal for r in mine])} "
+                out.append(f"- **{phase}, {n}**: keeps {ratio_span([r.vs_ideal for r in mine])} "
                            f"of the same GPU's ideal-network tokens/s/SM; the network bounds "
                            f"{statistics.median(shares):.0%} of a step (median).")
     out += _tp_dependence(fab, others, gpus)
@@ -186,19 +186,19 @@ def _tp_dependence(fab, names, gpus) -> list[str]:
                     continue
                 total += 1
                 seen.extend(rows)
-                if len({_config(r) for r in rows}) > 1:
+                if len({config_label(r) for r in rows}) > 1:
                     tp_differ.append((model, g, phase, rows))
                 elif len({r.batch for r in rows}) > 1:
                     batch_differ += 1
     if not total:
         return []
-    what = "TP degree" if _plain(seen) else "configuration"
+    what = "TP degree" if plain_tp(seen) else "configuration"
     line = (f"- The best {what} depends on the fabric in {len(tp_differ)} of {total} "
             f"model x GPU x phase cases, and only the batch in {batch_differ} more")
     if tp_differ:
         model, g, phase, rows = tp_differ[0]
         line += (f" (e.g. {model} {phase} on {g}: "
-                 + ", ".join(f"{r.scenario} {_config(r)} batch {r.batch}" for r in rows) + ")")
+                 + ", ".join(f"{r.scenario} {config_label(r)} batch {r.batch}" for r in rows) + ")")
     return [line + "."]
 
 
@@ -239,19 +239,19 @@ def _packed_part(alone, packed) -> list[str]:
     out = ["## 2d. Packed into the cluster (compare_packed.csv)", "",
            "Parts 2-2c cost each instance alone, placed where the scenario puts the first, "
            "and divide by the instance's own SMs. Here, for "
-           + _own(packed.scenarios, "each scenario on its own GPU") + ", "
+           + own_gpu_words(packed.scenarios, "each scenario on its own GPU") + ", "
            "every instance the fabric holds "
            "(floor(GPUs / instance)) runs its collectives at the same time, sharing links, and "
            "tokens/s/SM divides the cluster's tokens/s by every SM, stranded GPUs included.",
            ""]
     ratio = [p.tokens_per_s_per_sm / a.tokens_per_s_per_sm for a, p in pairs]
-    out.append(f"- Packed tokens/s/SM is {_span(ratio)} of the alone figure (geometric mean "
-               f"{_x(_geomean(ratio))}).")
-    moved = [(a, p) for a, p in pairs if _config(a) != _config(p)]
+    out.append(f"- Packed tokens/s/SM is {ratio_span(ratio)} of the alone figure (geometric mean "
+               f"{ratio_x(geomean(ratio))}).")
+    moved = [(a, p) for a, p in pairs if config_label(a) != config_label(p)]
     if moved:
         out.append(f"- The best configuration changes in {len(moved)} of {len(pairs)} cases: "
-                   + "; ".join(f"{a.model} {a.phase} on {a.label}: {_config(a)} -> "
-                               f"{_config(p).removeprefix('TP ') if _plain([a, p]) else _config(p)} "
+                   + "; ".join(f"{a.model} {a.phase} on {a.label}: {config_label(a)} -> "
+                               f"{config_label(p).removeprefix('TP ') if plain_tp([a, p]) else config_label(p)} "
                                f"({p.instances} instances, {p.packed_fraction:.0%} of the "
                                f"GPUs)" for a, p in moved[:6])
                    + ("; ..." if len(moved) > 6 else "") + ".")
@@ -267,7 +267,7 @@ def _packed_part(alone, packed) -> list[str]:
         rows = [p for _, p in pairs if p.phase == phase and p.label != base
                 and p.vs_baseline is not None]
         if rows:
-            them = _others(r.gpu for r in rows)
+            them = other_gpu_words(r.gpu for r in rows)
             out.append(f"- **{phase}**, packed, relative to {base}: {them['fabrics']} "
-                       f"{_span([r.vs_baseline for r in rows])}.")
+                       f"{ratio_span([r.vs_baseline for r in rows])}.")
     return out + [""]

@@ -5,7 +5,15 @@ experts spread over the fabrics.
 
 from __future__ import annotations
 
-from netmodel.study.summary_words import TIE, _list, _others, _own, _span, _v, _x
+from netmodel.study.summary_words import (
+    TIE,
+    and_list,
+    other_gpu_words,
+    own_gpu_words,
+    ratio_span,
+    ratio_x,
+    sig3,
+)
 
 
 def _serving_part(part) -> list[str]:
@@ -31,7 +39,7 @@ def _serving_part(part) -> list[str]:
                 f"{mine[0]['prompt']}, output {mine[0]['output']} tokens): ")
         if rest:
             line += (f"service tokens/s/SM relative to {part.baseline}: " + ", ".join(
-                f"{r['scenario']} {_x(r['vs_baseline'])}" for r in rest) + "; ")
+                f"{r['scenario']} {ratio_x(r['vs_baseline'])}" for r in rest) + "; ")
         if base and base["feasible"]:
             line += (f"decode GPUs per prefill GPU {base['decode_gpus_per_prefill_gpu']:.3g} "
                      f"on {base['scenario']}" + "".join(
@@ -56,7 +64,7 @@ def _moe_part(moe) -> list[str]:
               + (" and pipeline stages (--parallelism all)" if how == "all" else "")
               + " (dispatch and combine all-to-alls costed on the fabric)")
     out = [f"## 7. A mixture of experts: {model} (compare_moe.csv)", "",
-           _own(moe.scenarios, "Each scenario with its own GPU") + f"; the search spreads "
+           own_gpu_words(moe.scenarios, "Each scenario with its own GPU") + f"; the search spreads "
            f"the model {spread}.", "",
            f"| scenario | phase | TP{pp} | EP | attention DP | GPUs | batch | tokens/s/SM | "
            f"vs {moe.baseline} | network share |",
@@ -68,8 +76,8 @@ def _moe_part(moe) -> list[str]:
             continue
         out.append(f"| {r.label} | {r.phase} | {r.tp} | " + (f"{r.pp} | " if staged else "")
                    + f"{r.ep} | {r.attention_dp} | "
-                   f"{r.instance_gpus} | {r.batch} | {_v(r.tokens_per_s_per_sm)} | "
-                   f"{_x(r.vs_baseline)} | {r.network_share:.0%} |")
+                   f"{r.instance_gpus} | {r.batch} | {sig3(r.tokens_per_s_per_sm)} | "
+                   f"{ratio_x(r.vs_baseline)} | {r.network_share:.0%} |")
     out.append("")
     for phase in moe.phases:
         rows = [r for r in moe.rows if r.phase == phase and r.label != moe.baseline
@@ -78,13 +86,13 @@ def _moe_part(moe) -> list[str]:
             best = max(rows, key=lambda r: r.vs_baseline)
             tied = [r.label for r in rows if r is not best
                     and r.vs_baseline >= best.vs_baseline * (1 - TIE)]
-            them = _others(r.gpu for r in rows)
+            them = other_gpu_words(r.gpu for r in rows)
             out.append(f"- **{model} {phase}**: the {them['fabrics']} reach "
-                       f"{_span([r.vs_baseline for r in rows])}"
+                       f"{ratio_span([r.vs_baseline for r in rows])}"
                        f" of {moe.baseline}; best {best.label} ("
                        + (f"PP {best.pp}, " if best.pp > 1 else "")
                        + f"EP {best.ep}, attention DP {best.attention_dp})"
-                       + (f", tied within {TIE:.1%} by {_list(tied)}" if tied else "") + ".")
+                       + (f", tied within {TIE:.1%} by {and_list(tied)}" if tied else "") + ".")
     limit = moe.settings.get("max_batch")
     capped = [r for r in moe.rows if r.feasible and r.batch == limit]
     if capped:   # the search's cap, not an optimum: say so beside the ratios it bounds

@@ -11,18 +11,21 @@ import math
 TIE = 0.005
 
 
-def _x(v) -> str:
+def ratio_x(v) -> str:
+    """A ratio to two decimals with its "x" ("1.23x"), "-" for none."""
     return "-" if v is None else f"{v:.2f}x"
 
 
-def _v(v) -> str:
+def sig3(v) -> str:
     """Three significant figures, trailing zeros kept so a column reads at one precision
     ("54.0" beside "53.9", "3.00" beside "2.59"; plain .3g wrote "54" and "3"), and no
     bare trailing point ("280", not "280.")."""
     return "infeasible" if v is None else f"{v:#.3g}".replace(".e", "e").rstrip(".")
 
 
-def _span(values) -> str:
+def ratio_span(values) -> str:
+    """The range of ``values`` (ratios; ``None`` skipped) as "0.91x-1.20x", one ratio
+    where they agree to 0.005, "-" for none."""
     values = [v for v in values if v is not None]
     if not values:
         return "-"
@@ -30,12 +33,14 @@ def _span(values) -> str:
     return f"{lo:.2f}x" if abs(hi - lo) < 0.005 else f"{lo:.2f}x-{hi:.2f}x"
 
 
-def _geomean(values) -> float | None:
+def geomean(values) -> float | None:
+    """The geometric mean of the truthy ``values`` (``None`` and 0 skipped), ``None`` for
+    none."""
     values = [v for v in values if v]
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
-def _others(gpus, baseline: str = "H100-SXM") -> dict:
+def other_gpu_words(gpus, baseline: str = "H100-SXM") -> dict:
     """How the text names the GPUs other than the baseline: the Lites in the default study,
     one other GPU by its name, several by "other" (a B200 is no Lite)."""
     gpus = [g for g in dict.fromkeys(gpus) if g != baseline]
@@ -46,18 +51,18 @@ def _others(gpus, baseline: str = "H100-SXM") -> dict:
     return {"one": "non-baseline GPU", "many": "other GPUs", "fabrics": "other fabrics"}
 
 
-def _own(scenarios, lead: str = "each scenario with its own GPU") -> str:
+def own_gpu_words(scenarios, lead: str = "each scenario with its own GPU") -> str:
     """``lead``, and which scenarios ran on another GPU because the run lacks their own
     (:func:`~netmodel.study.lite_gpu_parts.own_gpu_scenarios`)."""
     from netmodel.study.lite_gpu_parts import own_gpu_scenarios
 
     swapped = [s.label for s in own_gpu_scenarios(scenarios)
                if s.home_gpu is not None and s.gpu != s.home_gpu]
-    return lead + (f" (where this run lacks it, the first GPU it runs with: {_list(swapped)})"
+    return lead + (f" (where this run lacks it, the first GPU it runs with: {and_list(swapped)})"
                    if swapped else "")
 
 
-def _config(r) -> str:
+def config_label(r) -> str:
     """A row's configuration as compute spells it: ``TP 8``, ``TP 3 x PP 8``,
     ``TP 8 x EP 8 x DP-attention 8``."""
     from compute.parallel import Parallelism
@@ -65,25 +70,26 @@ def _config(r) -> str:
     return Parallelism.of(r).label
 
 
-def _plain(rows) -> bool:
+def plain_tp(rows) -> bool:
     """Whether every feasible row of ``rows`` is plain tensor parallelism."""
     return all(r.pp == 1 and r.ep == 1 and r.attention_dp == 1
                for r in rows if r.feasible)
 
 
-def _verb(items, one: str, many: str) -> str:
+def verb_for(items, one: str, many: str) -> str:
     """``one`` after a single subject, ``many`` after several ("Lite falls short",
     "Lite and Lite+BW fall short")."""
     return one if len(list(items)) == 1 else many
 
 
-def _list(items) -> str:
+def and_list(items) -> str:
+    """``items`` as prose: "a", "a and b", "a, b and c"."""
     items = list(items)
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _overlapped(result) -> bool:
+def ran_overlapped(result) -> bool:
     """Whether ``result`` (a comparison or study) ran with ``--overlap-collectives``."""
     return bool(result.settings.get("options", {}).get("overlap_collectives"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from netmodel.study.summary_words import _v
+from netmodel.study.summary_words import sig3
 
 
 @pytest.mark.parametrize(("value", "text"), [
@@ -17,7 +17,7 @@ from netmodel.study.summary_words import _v
     (12345.0, "1.23e+04"), (None, "infeasible"),
 ])
 def test_three_significant_figures_with_their_zeros(value, text):
-    assert _v(value) == text
+    assert sig3(value) == text
 
 
 def test_part_one_table_reads_at_one_precision():
