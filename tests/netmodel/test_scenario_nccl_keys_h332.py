@@ -138,7 +138,14 @@ def test_network_key_and_caches_keep_releases_apart():
         network_key(b200, scenario_calibration(b200))
     times = [float(ScenarioCollectives(s).collective_time("all-reduce", 2.0**29, 8))
              for s in (b200, at_226, b200, newest)]
-    assert [round(t * 1e3, 4) for t in times] == [1.1972, 1.2109, 1.1972, 1.1972]
+    # each what a cost model of its own (no shared cache) gives (h339: was a pin of these
+    # four, 1.1972/1.2109/1.1972/1.1972 ms, rounded)
+    from netmodel.study.scenario_fabric import build_fabric, scenario_model
+
+    fresh = [float(scenario_model(s, build_fabric(s), 8, scenario_calibration(s))
+                   .collective_time("all-reduce", 2.0**29, 8)) for s in (b200, at_226)]
+    assert times == [fresh[0], fresh[1], fresh[0], fresh[0]]
+    assert fresh[1] > fresh[0]   # 32 NVLS channels fill longer than 24 (h322's knee)
 
 
 def test_collective_names_the_scenarios_keys_and_the_overrides():
