@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from netmodel.study.summary_claims import _claims_part
+from netmodel.study.summary_claims import claims_section
 from netmodel.study.summary_costs import _cost_part, _reliability_part
 from netmodel.study.summary_crossings import _crossovers_part, _sweep_part
 from netmodel.study.summary_fabrics import _fabric_part, _ideal_part, _packed_part
@@ -55,7 +55,7 @@ def summary_markdown(study: Any, written: set[str] | None = None) -> str:
     out += _ideal_part(ideal, models, gpus, phases)
     if study.fabric is not None:
         out += _fabric_part(study.fabric)
-        out += _claims_part(study)
+        out += claims_section(study)
         if getattr(study, "crossovers", None) is not None:
             out += _crossovers_part(study.crossovers, ideal)
         if getattr(study, "packed", None) is not None:

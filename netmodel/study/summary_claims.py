@@ -103,7 +103,7 @@ def _claim_fabric(fab, lite: str) -> str:
             f"matches the baseline")
 
 
-def _claims_part(study) -> list[str]:
+def claims_section(study) -> list[str]:
     """Each claim of the paper's section 4 under netmodel's default assumption (collectives
     serialized) and the paper's (collectives overlapped), with the numbers."""
     fab, paper = study.fabric, study.paper

@@ -195,7 +195,7 @@ def test_overlap_gain_does_not_claim_the_same_configurations():
     # the bullet said '(never less: the same configurations, each step no longer)' while
     # the shipped study's overlapped search picks another TP degree or batch in 66 of 156
     # rows; it now counts them
-    from netmodel.study.summary_claims import _claims_part
+    from netmodel.study.summary_claims import claims_section
 
     def fab(batch, v):
         return _Fab([_row("base@H100-SXM", batch=8), _row("a@Lite", batch=batch, v=v),
@@ -203,7 +203,7 @@ def test_overlap_gain_does_not_claim_the_same_configurations():
 
     study = SimpleNamespace(fabric=fab(8, 0.5), paper=fab(16, 0.6),
                             ideal=SimpleNamespace(baseline="H100-SXM"))
-    text = "\n".join(_claims_part(study))
+    text = "\n".join(claims_section(study))
     assert ("- Overlapping the collectives gives 1.00x-1.20x the tokens/s/SM of serializing "
             "them (never less: no configuration's step gets longer; the best configuration "
             "or batch moves in 1 of 3 rows).") in text
