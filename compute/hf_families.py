@@ -149,6 +149,10 @@ HF_FAMILIES: dict[str, dict] = {
     # and V only) and four RMSNorms a layer (Glm4DecoderLayer's input, post_self_attn,
     # post_attention and post_mlp layernorms)
     "glm4": dict(attention_bias_o=False, layer_norms=4),
+    # GLM-4.1V's language model (glm4v_text in the wrapper's text_config, HF models/glm4v):
+    # GLM-4-0414's layers, with Glm4vTextAttention's Q, K and V biased whatever the config
+    # says (O not)
+    "glm4v_text": dict(qkv_bias=True, attention_bias_o=False, layer_norms=4),
     "qwen2": dict(qkv_bias=True),
     # Qwen2-VL / Qwen2.5-VL (HF models/qwen2_vl, qwen2_5_vl): Qwen2's language model (biases
     # on Q, K and V) in a flat config beside its vision_config (the tower: compute.hf_vision)

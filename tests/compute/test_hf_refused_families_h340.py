@@ -119,3 +119,21 @@ def test_qwen2_5_vl_nested_as_newer_transformers_save_it_reads_as_the_flat_file(
     # + 3 x 3584 x 18944 + 2 x 3584) + 3584 + 2 x 152064 x 3584
     layer = 2 * 3584**2 + 2 * 3584 * 512 + (3584 + 2 * 512) + 3 * 3584 * 18944 + 2 * 3584
     assert b.parameters == 28 * layer + 3584 + 2 * 152064 * 3584 == 7_615_616_512
+
+
+def test_glm4v_text_has_glm4s_layers_with_qkv_biases_always(tmp_path):
+    # GLM-4.1V-9B's shape: 40 layers of 4096, 32 heads and 2 KV heads of 128, SwiGLU 13696;
+    # Glm4vTextAttention's Q, K and V carry biases (bias=True, not config.attention_bias),
+    # O none; four RMSNorms a layer; untied 151552 x 4096 twice. Before 84fb3ef: read
+    # Llama-style (no biases, two norms); after it, refused
+    text = {"model_type": "glm4v_text", "hidden_act": "silu", "hidden_size": 4096,
+            "intermediate_size": 13696, "num_hidden_layers": 40, "num_attention_heads": 32,
+            "num_key_value_heads": 2, "head_dim": 128, "vocab_size": 151552,
+            "max_position_embeddings": 65536, "tie_word_embeddings": False}
+    layer = (4096 * 4096 + 4096) + 2 * (4096 * 256 + 256) + 4096 * 4096 \
+        + 3 * 4096 * 13696 + 4 * 4096
+    assert layer == 203_969_024
+    for bias in ({}, {"attention_bias": True}):   # the key changes nothing
+        m = write(tmp_path, {"model_type": "glm4v", "architectures": [
+            "Glm4vForConditionalGeneration"], "text_config": {**text, **bias}})
+        assert m.parameters == 40 * layer + 4096 + 2 * 151552 * 4096 == 9_400_279_040
