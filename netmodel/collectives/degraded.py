@@ -157,7 +157,7 @@ def _drop_circuits_through(graph: nx.Graph, ocs: set, fibres: set = frozenset())
     """
     if not ocs and not fibres:
         return
-    from topologies.common import link
+    from topologies.common import lanes_for, link
 
     # the fibres of the failed switches are not in the graph (a realized fabric keeps its
     # cabling as the attribute alone), so the cabling left is not known: dropped, as a
@@ -180,6 +180,7 @@ def _drop_circuits_through(graph: nx.Graph, ocs: set, fibres: set = frozenset())
             continue
         new = link(d["bandwidth"] * len(kept) / len(planes), d["latency"], d["medium"],
                    links=len(kept))
+        new["lanes"] = lanes_for(d["bandwidth"] / len(planes)) * len(kept)   # whole ports
         d.pop("links", None)
         d.update(new, via=",".join(kept))
 

@@ -74,3 +74,17 @@ def test_a_failed_fibre_on_the_command_line():
     assert failed["connected"] and failed["time"] > 1.5 * healthy["time"]
     one_line_error(run_cli([*base[:-1], "--fail", "gpu0/ocs0,ocs0/gpu0"]),
                    "failed link 'ocs0' - 'gpu0' is given more than once")
+
+
+def test_a_circuit_holds_its_ports_whole_lanes():
+    """Lite's 112.5 GB/s over 4 ports: a port (one circuit) is 28.125 GB/s on 3 lanes of
+    12.5 GB/s. Two circuits between a pair are 2 x 3 = 6 lanes (the edge's lanes were the
+    sum's rounded up, 5: less than its two ports hold), and one left after a failure 3."""
+    lite = realize(ocs(gpus=4, ports=4, ocs_ports=4, gpu="Lite"), RING)
+    port = get_gpu("Lite").scaleup_bandwidth / 4
+    assert port == 28.125e9
+    d = lite.edges["gpu0", "gpu1"]
+    assert (d["links"], d["bandwidth"], d["lanes"]) == (2, 2 * port, 6)
+    for out in (degrade(lite, nodes=["ocs0"]), degrade(lite, links=[("gpu0", "ocs0")])):
+        d = out.edges["gpu0", "gpu1"]
+        assert (d.get("links", 1), d["bandwidth"], d["lanes"]) == (1, port, 3)
