@@ -101,12 +101,11 @@ def test_cli_blackwell_before_its_first_release():
     assert len(lines) == 1 and "from 2.25 on" in lines[0], r.output
 
 
-@pytest.mark.parametrize("option, key, group, nbytes, before, after", [
-    ({"nccl_release": "2.26"}, {"nccl_release": "2.26"}, 8, 2 ** 29, 1.1972, 1.2109),
-    ({"simple_buffer": 2 ** 16}, {"nccl_buffsize": 2 ** 16}, 16, 2 ** 26, 0.4448, 0.2955),
+@pytest.mark.parametrize("option, key, group, nbytes", [
+    ({"nccl_release": "2.26"}, {"nccl_release": "2.26"}, 8, 2 ** 29),
+    ({"simple_buffer": 2 ** 16}, {"nccl_buffsize": 2 ** 16}, 16, 2 ** 26),
 ])
-def test_every_instance_at_once_takes_the_release_and_buffer(option, key, group, nbytes,
-                                                             before, after):
+def test_every_instance_at_once_takes_the_release_and_buffer(option, key, group, nbytes):
     """h332: the at-once time is costed with the setup's calibration (h327 refused these,
     which did not reach it): the B200 4 x 8 rail scenario of the review, whose at-once
     all-reduce of 512 MiB on 8 GPUs stayed 1.1972 ms under 2.26, is 1.2109 ms as one group
@@ -119,9 +118,13 @@ def test_every_instance_at_once_takes_the_release_and_buffer(option, key, group,
     s = get_scenario("h100-dgx@B200-HGX").with_instances("all")
     setup = collective_setup(scenario=s, **option)
     at_once = setup.at_once_time("all-reduce", float(nbytes), group)
-    assert round(at_once * 1e3, 4) == after
-    assert round(collective_setup(scenario=s).at_once_time(
-        "all-reduce", float(nbytes), group) * 1e3, 4) == before
+    # the groups (one or two whole servers each, each GPU on its own rail NIC) share no
+    # link: every group at once takes what one takes alone under the same setting (h339:
+    # was a pin of the rounded times), which is not the defaults' at-once time
+    m = setup.model(group)
+    assert at_once == m.cost("all-reduce", float(nbytes), m.group(group)).time
+    assert at_once != collective_setup(scenario=s).at_once_time("all-reduce", float(nbytes),
+                                                                group)
     assert at_once == float(ScenarioCollectives(replace(s, **key)).collective_time(
         "all-reduce", float(nbytes), group))
 
