@@ -27,7 +27,7 @@ import re
 from typing import Any
 
 from netmodel.study.summary_claims import claims_section
-from netmodel.study.summary_costs import _cost_part, _reliability_part
+from netmodel.study.summary_costs import cost_section, reliability_section
 from netmodel.study.summary_crossings import _crossovers_part, _sweep_part
 from netmodel.study.summary_fabrics import _fabric_part, _ideal_part, _packed_part
 from netmodel.study.summary_serving import _moe_part, _serving_part
@@ -63,9 +63,9 @@ def summary_markdown(study: Any, written: set[str] | None = None) -> str:
     if study.sweep is not None:
         out += _sweep_part(study.sweep)
     if getattr(study, "reliability", None) is not None:
-        out += _reliability_part(study.reliability, study.fabric)
+        out += reliability_section(study.reliability, study.fabric)
     if getattr(study, "cost", None) is not None:
-        out += _cost_part(study.cost, study.fabric)
+        out += cost_section(study.cost, study.fabric)
     if getattr(study, "serving", None) is not None:
         out += _serving_part(study.serving)
     if getattr(study, "moe", None) is not None:

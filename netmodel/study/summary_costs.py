@@ -55,7 +55,10 @@ def _pool_rule(rel, sms: dict) -> str:
             f"differs with the GPU: {and_list(sizes.values())}.")
 
 
-def _reliability_part(rel, fab) -> list[str]:
+def reliability_section(rel, fab) -> list[str]:
+    """Section 4 of the summary: per scenario, the SMs a GPU failure takes down (hardware
+    and software), failures a year, availability and the spares that keep capacity, from
+    the study's reliability part ``rel``; none without one."""
     if not rel.summaries:
         return []
     s0 = rel.summaries[0]
@@ -119,7 +122,10 @@ def _reliability_part(rel, fab) -> list[str]:
     return out + [""]
 
 
-def _cost_part(cost, fab) -> list[str]:
+def cost_section(cost, fab) -> list[str]:
+    """Section 5 of the summary: per scenario and phase, tokens/s/W, USD per Mtoken and the
+    network's share of capex and power, from the study's cost part ``cost``; none without
+    one."""
     if not cost.summaries:
         return []
     s0 = cost.summaries[0]

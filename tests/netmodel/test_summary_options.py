@@ -153,7 +153,7 @@ def test_crossovers_say_when_a_variant_already_ties():
 def test_die_comparison_says_when_the_run_prices_no_lite():
     # --gpus B200-HGX,GB300-NVL72: the rows are h100-dgx and the B200-HGX fabrics, and the
     # bullet compared a Lite die with an H100's as if this run had priced one
-    from netmodel.study.summary_costs import _cost_part
+    from netmodel.study.summary_costs import cost_section
 
     pkg = {"H100-SXM": SimpleNamespace(die=SimpleNamespace(cost_per_good_sm=2.0), per_sm=20.0),
            "Lite": SimpleNamespace(die=SimpleNamespace(cost_per_good_sm=1.6), per_sm=25.0)}
@@ -169,7 +169,7 @@ def test_die_comparison_says_when_the_run_prices_no_lite():
                                        "price no plain Lite, but B200-HGX), a Lite die")):
         cost = SimpleNamespace(summaries=[row("base@H100-SXM", "H100-SXM")]
                                + [row(f"a@{g}", g) for g in gpus], marks=pkg, notes={})
-        assert want in "\n".join(_cost_part(cost, fab))
+        assert want in "\n".join(cost_section(cost, fab))
 
 
 def test_no_feasible_fabric_row_is_said_not_ranked_as_dashes():

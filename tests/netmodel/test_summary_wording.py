@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from netmodel.study.summary_costs import _reliability_part
+from netmodel.study.summary_costs import reliability_section
 
 
 def _summary(scenario, threshold, quantile):
@@ -24,7 +24,7 @@ def test_spares_column_names_the_capacity_and_the_share_of_time():
                                        (0.95, 0.99, ">= 95% of capacity 99% of the time")):
         rel = SimpleNamespace(summaries=[_summary("base@H", threshold, quantile)], notes={})
         fab = SimpleNamespace(baseline="base@H", scenarios=[])
-        header = next(line for line in _reliability_part(rel, fab) if line.startswith("| scen"))
+        header = next(line for line in reliability_section(rel, fab) if line.startswith("| scen"))
         assert header.endswith(f"| spares to keep {words} |"), header
 
 
@@ -38,7 +38,7 @@ def test_spare_pool_says_its_gpus_sms_share_and_rule():
     rel = SimpleNamespace(summaries=[base, lite], notes={}, spares="1%",
                           sms_per_gpu={"h100-dgx@H100-SXM": 132, "lite-flat@Lite": 33})
     fab = SimpleNamespace(baseline="h100-dgx@H100-SXM", scenarios=[])
-    lines = _reliability_part(rel, fab)
+    lines = reliability_section(rel, fab)
     rows = {line.split(" | ")[0][2:]: line for line in lines if line.startswith("| ")}
     assert "| 0.99900 (1 GPU = 132 SMs, 3.1% of the cluster; pod) |" in rows["h100-dgx@H100-SXM"]
     assert "| 0.99900 (2 GPUs = 66 SMs, 1.6% of the cluster; pod) |" in rows["lite-flat@Lite"]
