@@ -28,7 +28,7 @@ from typing import Any
 
 from netmodel.study.summary_claims import claims_section
 from netmodel.study.summary_costs import cost_section, reliability_section
-from netmodel.study.summary_crossings import _crossovers_part, _sweep_part
+from netmodel.study.summary_crossings import crossovers_section, sweep_section
 from netmodel.study.summary_fabrics import _fabric_part, _ideal_part, _packed_part
 from netmodel.study.summary_serving import _moe_part, _serving_part
 from netmodel.study.summary_words import plain_tp, ran_overlapped
@@ -57,11 +57,11 @@ def summary_markdown(study: Any, written: set[str] | None = None) -> str:
         out += _fabric_part(study.fabric)
         out += claims_section(study)
         if getattr(study, "crossovers", None) is not None:
-            out += _crossovers_part(study.crossovers, ideal)
+            out += crossovers_section(study.crossovers, ideal)
         if getattr(study, "packed", None) is not None:
             out += _packed_part(study.fabric, study.packed)
     if study.sweep is not None:
-        out += _sweep_part(study.sweep)
+        out += sweep_section(study.sweep)
     if getattr(study, "reliability", None) is not None:
         out += reliability_section(study.reliability, study.fabric)
     if getattr(study, "cost", None) is not None:

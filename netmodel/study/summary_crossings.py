@@ -29,8 +29,9 @@ def _network_free_short(ideal, model: str, phase: str, gpus, target: float) -> b
     return True
 
 
-def _crossovers_part(cross, ideal=None) -> list[str]:
-    """Part 2c. ``ideal``: the study's GPUs-alone result, which tells whether a variant
+def crossovers_section(cross, ideal=None) -> list[str]:
+    """Section 2c of the summary: the network bandwidth at which each Lite variant matches
+    the baseline, from the study's crossovers ``cross``; none without rows. ``ideal``: the study's GPUs-alone result, which tells whether a variant
     that matches at no bandwidth in the range is held back by memory or compute (it falls
     short even on the ideal network) or by the fabric (latency, hops)."""
     from netmodel.study.crossovers import BANDWIDTH_RANGE, LATENCY_RANGE
@@ -117,7 +118,10 @@ def _bw_text_short(r) -> str:
 
 # ------------------------------------------------------------------ part 3
 
-def _sweep_part(sw) -> list[str]:
+def sweep_section(sw) -> list[str]:
+    """Section 3 of the summary: per model and phase, what the sweep ``sw``'s parameter
+    (per-hop latency) costs each fabric in the best configuration's tokens/s/SM, where a
+    fabric stops meeting the SLO, and where it crosses the baseline."""
     p = sw.params[0]
     lo, hi = p.values[0], p.values[-1]
     unit = p.display()

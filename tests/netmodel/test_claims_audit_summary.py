@@ -11,7 +11,7 @@ import numpy as np
 
 from netmodel.study.crossovers import BANDWIDTH_RANGE, Crossover
 from netmodel.study.summary_claims import _claim_fabric
-from netmodel.study.summary_crossings import _crossovers_part, _sweep_part
+from netmodel.study.summary_crossings import crossovers_section, sweep_section
 from netmodel.study.summary_fabrics import _fabric_part
 from netmodel.study.sweep import SweepParam, _crossings
 
@@ -81,7 +81,7 @@ class _Sweep:
 
 
 def test_sweep_sentences_claim_only_what_the_swept_points_show():
-    line = next(x for x in _sweep_part(_Sweep()) if x.startswith("- **m, decode**"))
+    line = next(x for x in sweep_section(_Sweep()) if x.startswith("- **m, decode**"))
     # d = A - B: +0.1 at 2 us, -0.1 at 4 us -> the midpoint (2 + 4) / 2 = 3 us: 1-4 us
     # spans under 10x, so the figure's axis is linear and the crossing is placed linearly
     # (log-linearly it was sqrt(2 * 4) = 2.83 us, off the drawn lines' crossing)
@@ -119,12 +119,12 @@ def test_no_match_within_the_range_is_not_never():
     # G on the ideal network: m2 25 (above the baseline's 20: the fabric holds it back),
     # m3 15 (below it: no bandwidth can help)
     ideal = _Ideal({("m2", "G"): 25.0, ("m3", "G"): 15.0})
-    lines = {x.split("**")[1]: x for x in _crossovers_part(cross, ideal) if x.startswith("- **")}
+    lines = {x.split("**")[1]: x for x in crossovers_section(cross, ideal) if x.startswith("- **")}
     assert f"G needs 2x (f1) and does not match on f2 even at {top}" in lines["m1, decode"]
     assert f"G does not match it even at {top}" in lines["m2, decode"]
     assert "memory or compute" not in lines["m2, decode"]
     assert ("G never matches it: memory or compute, not the network, holds it back"
             in lines["m3, decode"])
     # without the ideal-network rows the cause cannot be told, and is not claimed
-    plain = [x for x in _crossovers_part(cross) if x.startswith("- **m3")][0]
+    plain = [x for x in crossovers_section(cross) if x.startswith("- **m3")][0]
     assert f"does not match it even at {top}" in plain and "never" not in plain

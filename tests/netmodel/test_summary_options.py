@@ -134,19 +134,19 @@ def test_crossovers_say_when_a_variant_already_ties():
     # --models Llama-3-8B: the plain Lite reaches 521.33 of h100-dgx's 521.91 tokens/s/SM
     # (0.9989x, a match within 0.5% in part 2) and never above it; part 2c said 'do not
     # match it even at 64x', part 2 'match or beat ... 1.00x'
-    from netmodel.study.summary_crossings import _crossovers_part
+    from netmodel.study.summary_crossings import crossovers_section
 
     rows = [SimpleNamespace(model="m", phase="prefill", fabric=f, gpu="Lite",
                             baseline="base@H", baseline_tokens_per_s_per_sm=521.91,
                             tokens_per_s_per_sm=521.33, bandwidth_bound="never",
                             bandwidth_to_match=None, latency_bound="no match",
                             hop_latency_to_match=None) for f in ("a", "b")]
-    text = "\n".join(_crossovers_part(SimpleNamespace(rows=rows)))
+    text = "\n".join(crossovers_section(SimpleNamespace(rows=rows)))
     assert ("- **m, prefill**: Lite is within 0.5% of it already (a match in part 2) but "
             "never above it, even at 64x.") in text
     for r in rows:
         r.tokens_per_s_per_sm = 500.0   # 0.958x: short, as before
-    text = "\n".join(_crossovers_part(SimpleNamespace(rows=rows)))
+    text = "\n".join(crossovers_section(SimpleNamespace(rows=rows)))
     assert "- **m, prefill**: Lite does not match it even at 64x." in text
 
 

@@ -55,7 +55,7 @@ def test_crossovers_name_every_fabric_of_a_tie():
     # lite-flat-inr and lite-hier alike; the summary (and the README) said '23.3x
     # (lite-direct) to 28.7x (lite-flat)', as if lite-flat alone needed the most; and with
     # --gpus B200-HGX, '<0.125x (lite-direct)' where every fabric is below the range
-    from netmodel.study.summary_crossings import _crossovers_part
+    from netmodel.study.summary_crossings import crossovers_section
 
     def row(fabric, gpu, need, bound="found"):
         return SimpleNamespace(model="m", phase="decode", fabric=fabric, gpu=gpu,
@@ -68,7 +68,7 @@ def test_crossovers_name_every_fabric_of_a_tie():
             row("hier", "G", 28.65), row("ocs", "G", None, "never"),
             *(row(f, "B", 0.125, "below range") for f in ("direct", "flat", "inr", "hier",
                                                            "ocs"))]
-    [line] = [x for x in _crossovers_part(SimpleNamespace(rows=rows)) if x.startswith("- **")]
+    [line] = [x for x in crossovers_section(SimpleNamespace(rows=rows)) if x.startswith("- **")]
     assert ("G needs 23.2x (direct) to 28.6x (flat, inr and hier) and does not match on ocs"
             in line), line
     assert "B needs <0.125x (every fabric)" in line, line
@@ -79,7 +79,7 @@ def test_a_latency_above_the_range_is_not_an_upper_limit():
     # every hop (the top of LATENCY_RANGE, latency_bound 'above range'); the summary said
     # it 'tolerates up to 100 us', a limit the search never found
     from netmodel.study.crossovers import LATENCY_RANGE
-    from netmodel.study.summary_crossings import _crossovers_part
+    from netmodel.study.summary_crossings import crossovers_section
 
     def row(bound, latency):
         return SimpleNamespace(model="m", phase="decode", fabric="f", gpu="B",
@@ -89,9 +89,9 @@ def test_a_latency_above_the_range_is_not_an_upper_limit():
                                hop_latency_to_match=latency)
 
     top = LATENCY_RANGE[1]
-    [line] = [x for x in _crossovers_part(SimpleNamespace(rows=[row("above range", top)]))
+    [line] = [x for x in crossovers_section(SimpleNamespace(rows=[row("above range", top)]))
               if x.startswith("- **")]
     assert f"tolerates more than {top * 1e6:.3g} us added per hop (B on f)" in line, line
-    [line] = [x for x in _crossovers_part(SimpleNamespace(rows=[row("found", 22.2e-6)]))
+    [line] = [x for x in crossovers_section(SimpleNamespace(rows=[row("found", 22.2e-6)]))
               if x.startswith("- **")]
     assert "tolerates up to 22.2 us added per hop (B on f)" in line, line
