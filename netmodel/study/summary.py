@@ -29,7 +29,7 @@ from typing import Any
 from netmodel.study.summary_claims import claims_section
 from netmodel.study.summary_costs import cost_section, reliability_section
 from netmodel.study.summary_crossings import crossovers_section, sweep_section
-from netmodel.study.summary_fabrics import _fabric_part, _ideal_part, _packed_part
+from netmodel.study.summary_fabrics import fabric_section, ideal_section, packed_section
 from netmodel.study.summary_serving import _moe_part, _serving_part
 from netmodel.study.summary_words import plain_tp, ran_overlapped
 
@@ -52,14 +52,14 @@ def summary_markdown(study: Any, written: set[str] | None = None) -> str:
            f"(decode at {st['context_tokens']} tokens of context). Score: tokens/s per SM of "
            f"the best {_searched(study)} and batch that fit in memory and meet the SLO (equal "
            "silicon: an H100 has 4x the SMs of a Lite).", ""]
-    out += _ideal_part(ideal, models, gpus, phases)
+    out += ideal_section(ideal, models, gpus, phases)
     if study.fabric is not None:
-        out += _fabric_part(study.fabric)
+        out += fabric_section(study.fabric)
         out += claims_section(study)
         if getattr(study, "crossovers", None) is not None:
             out += crossovers_section(study.crossovers, ideal)
         if getattr(study, "packed", None) is not None:
-            out += _packed_part(study.fabric, study.packed)
+            out += packed_section(study.fabric, study.packed)
     if study.sweep is not None:
         out += sweep_section(study.sweep)
     if getattr(study, "reliability", None) is not None:

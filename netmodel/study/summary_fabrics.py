@@ -22,7 +22,10 @@ from netmodel.study.summary_words import (
 
 # ------------------------------------------------------------------ part 1
 
-def _ideal_part(ideal, models, gpus, phases) -> list[str]:
+def ideal_section(ideal, models, gpus, phases) -> list[str]:
+    """Section 1 of the summary: per phase, each GPU's tokens/s/SM and ratio to the
+    baseline with the ideal network (free collectives; where the study ``ideal`` did not
+    run it, its first network), what the ratios say, and what rings keep of it."""
     nets = ideal.networks
     net = "ideal" if "ideal" in nets else nets[0]
     base = ideal.baseline
@@ -87,7 +90,10 @@ def _keep(ideal, model, gpu, phase):
 
 # ------------------------------------------------------------------ part 2
 
-def _fabric_part(fab) -> list[str]:
+def fabric_section(fab) -> list[str]:
+    """Section 2 of the summary: per phase and model, each scenario's tokens/s/SM of the
+    best configuration on its fabric with each GPU, ratio to the baseline, from the
+    comparison ``fab``, and what the ratios say."""
     base = fab.baseline
     names = list(dict.fromkeys(s.name for s in fab.scenarios))
     gpus = list(dict.fromkeys(s.gpu for s in fab.scenarios))
@@ -228,8 +234,9 @@ def _count(v: float) -> str:
 
 # ------------------------------------------------------------------ part 2d
 
-def _packed_part(alone, packed) -> list[str]:
-    """What changes when instances are packed into the cluster."""
+def packed_section(alone, packed) -> list[str]:
+    """Section 2d of the summary: what changes when instances are packed into the cluster
+    (the comparison ``packed``) rather than run alone (``alone``)."""
     alone_rows = {(r.model, r.label, r.phase): r for r in alone.rows}
     pairs = [(alone_rows[(p.model, p.label, p.phase)], p) for p in packed.rows
              if (p.model, p.label, p.phase) in alone_rows]

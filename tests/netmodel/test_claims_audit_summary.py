@@ -12,7 +12,7 @@ import numpy as np
 from netmodel.study.crossovers import BANDWIDTH_RANGE, Crossover
 from netmodel.study.summary_claims import _claim_fabric
 from netmodel.study.summary_crossings import crossovers_section, sweep_section
-from netmodel.study.summary_fabrics import _fabric_part
+from netmodel.study.summary_fabrics import fabric_section
 from netmodel.study.sweep import SweepParam, _crossings
 
 BASE = "base@H"
@@ -56,7 +56,7 @@ def test_fabric_spread_median_of_an_even_count_is_the_mean_of_the_middle_two():
 
 
 def test_network_share_median_of_an_even_count_is_the_mean_of_the_middle_two():
-    lines = _fabric_part(_fab())
+    lines = fabric_section(_fab())
     line = next(x for x in lines if x.startswith("- **decode, a**"))
     assert "the network bounds 30% of a step (median)" in line
 

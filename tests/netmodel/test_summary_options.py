@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from netmodel.study.summary import _notes, summary_markdown
 from netmodel.study.summary_claims import _claim_custom
-from netmodel.study.summary_fabrics import _packed_part, _tp_dependence
+from netmodel.study.summary_fabrics import _tp_dependence, packed_section
 from netmodel.study.summary_serving import _moe_part, _serving_part
 
 
@@ -71,9 +71,9 @@ def test_fabric_dependence_counts_pipeline_stages():
 def test_packed_change_names_the_stages():
     alone = _Fab([_row("a@G", tp=3, pp=8)])
     packed = _Fab([_row("a@G", tp=4, pp=8)])
-    text = "\n".join(_packed_part(alone, packed))
+    text = "\n".join(packed_section(alone, packed))
     assert "m decode on a@G: TP 3 x PP 8 -> TP 4 x PP 8 (4 instances" in text
-    text = "\n".join(_packed_part(_Fab([_row("a@G", tp=6)]), _Fab([_row("a@G", tp=8)])))
+    text = "\n".join(packed_section(_Fab([_row("a@G", tp=6)]), _Fab([_row("a@G", tp=8)])))
     assert "m decode on a@G: TP 6 -> 8 (4 instances" in text
 
 
@@ -176,7 +176,7 @@ def test_no_feasible_fabric_row_is_said_not_ranked_as_dashes():
     # --tbt 1us --ttft 1us: 'fabrics ranked ...: lite-direct -, lite-flat -, ...' and 'The
     # fabric decides: fewer than two fabrics per GPU' (there were five)
     from netmodel.study.summary_claims import _claim_fabric
-    from netmodel.study.summary_fabrics import _fabric_part
+    from netmodel.study.summary_fabrics import fabric_section
 
     rows = [_row("base@H"), _row("a@G"), _row("b@G")]
     for r in rows:
@@ -185,7 +185,7 @@ def test_no_feasible_fabric_row_is_said_not_ranked_as_dashes():
     fab = _Fab(rows)
     fab.scenarios = [SimpleNamespace(name=n, gpu=g, label=f"{n}@{g}", home_gpu=None)
                      for n, g in (("base", "H"), ("a", "G"), ("b", "G"))]
-    text = "\n".join(_fabric_part(fab))
+    text = "\n".join(fabric_section(fab))
     assert "- **decode**: no fabric has a decode row with a ratio to base@H" in text
     assert " -," not in text
     assert _claim_fabric(fab, "G").startswith("not assessed: no GPU has rows with a ratio")

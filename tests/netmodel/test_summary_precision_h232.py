@@ -22,12 +22,12 @@ def test_three_significant_figures_with_their_zeros(value, text):
 
 def test_part_one_table_reads_at_one_precision():
     from netmodel.study.lite_gpu import ideal_network, run_lite_gpu_study
-    from netmodel.study.summary_fabrics import _ideal_part
+    from netmodel.study.summary_fabrics import ideal_section
 
     args = (["Llama-3-70B"], ["H100-SXM", "Lite"], ["prefill"])
     study = run_lite_gpu_study(*args) + run_lite_gpu_study(
         *args, comm_factory=ideal_network, network="ideal")
-    lines = _ideal_part(study, *args)
+    lines = ideal_section(study, *args)
     # the study's ideal-network prefill: H100 53.956 and Lite 53.940 tokens/s/SM
     assert "| H100-SXM | 54.0 (1.00x) |" in lines
     assert "| Lite | 53.9 (1.00x) |" in lines
