@@ -30,7 +30,7 @@ from netmodel.study.summary_claims import claims_section
 from netmodel.study.summary_costs import cost_section, reliability_section
 from netmodel.study.summary_crossings import crossovers_section, sweep_section
 from netmodel.study.summary_fabrics import fabric_section, ideal_section, packed_section
-from netmodel.study.summary_serving import _moe_part, _serving_part
+from netmodel.study.summary_serving import moe_section, serving_section
 from netmodel.study.summary_words import plain_tp, ran_overlapped
 
 __all__ = ["summary_markdown"]
@@ -67,9 +67,9 @@ def summary_markdown(study: Any, written: set[str] | None = None) -> str:
     if getattr(study, "cost", None) is not None:
         out += cost_section(study.cost, study.fabric)
     if getattr(study, "serving", None) is not None:
-        out += _serving_part(study.serving)
+        out += serving_section(study.serving)
     if getattr(study, "moe", None) is not None:
-        out += _moe_part(study.moe)
+        out += moe_section(study.moe)
     out += _notes(study)
     if written is not None:
         out = [_cite_written(line, written) if line.startswith("## ") else line

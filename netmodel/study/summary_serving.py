@@ -16,7 +16,10 @@ from netmodel.study.summary_words import (
 )
 
 
-def _serving_part(part) -> list[str]:
+def serving_section(part) -> list[str]:
+    """Section 6 of the summary: per workload, each scenario's disaggregated prefill and
+    decode pools with the KV cache sent over the fabric, from the study's serving
+    ``part``; none without rows."""
     rows = part.rows()
     if not rows:
         return []
@@ -51,7 +54,10 @@ def _serving_part(part) -> list[str]:
     return out + [""]
 
 
-def _moe_part(moe) -> list[str]:
+def moe_section(moe) -> list[str]:
+    """Section 7 of the summary: a mixture of experts' best configuration (TP, EP,
+    attention DP, PP) per scenario and phase, from the comparison ``moe``; none without
+    rows."""
     if not moe.rows:
         return []
     model = moe.rows[0].model

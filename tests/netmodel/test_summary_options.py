@@ -8,7 +8,7 @@ from types import SimpleNamespace
 from netmodel.study.summary import _notes, summary_markdown
 from netmodel.study.summary_claims import _claim_custom
 from netmodel.study.summary_fabrics import _tp_dependence, packed_section
-from netmodel.study.summary_serving import _moe_part, _serving_part
+from netmodel.study.summary_serving import moe_section, serving_section
 
 
 def _row(label, *, tp=4, pp=1, ep=1, dp=1, batch=8, v=1.0, phase="decode", model="m"):
@@ -40,7 +40,7 @@ def test_moe_part_shows_pipeline_stages_and_ties():
     moe = _Fab([_row("base@H", tp=1, pp=2, phase="prefill"),
                 _row("a@G", tp=1, pp=8, v=0.99, phase="prefill"),
                 _row("b@G", tp=1, pp=8, v=0.99, phase="prefill")])
-    text = "\n".join(_moe_part(moe))
+    text = "\n".join(moe_section(moe))
     assert "as well as tensor parallelism and pipeline stages (--parallelism all)" in text
     assert "| scenario | phase | TP | PP | EP | attention DP | GPUs |" in text
     assert "| a@G | prefill | 1 | 8 | 1 | 1 | 8 | 8 |" in text
@@ -50,7 +50,7 @@ def test_moe_part_shows_pipeline_stages_and_ties():
 def test_moe_part_without_stages_keeps_its_table():
     moe = _Fab([_row("base@H", tp=2, ep=2, dp=2), _row("a@G", tp=8, ep=8, dp=8, v=0.9)],
                parallelism="auto")
-    text = "\n".join(_moe_part(moe))
+    text = "\n".join(moe_section(moe))
     assert "| scenario | phase | TP | EP | attention DP | GPUs |" in text
     assert "(--parallelism all)" not in text
     assert "best a@G (EP 8, attention DP 8)." in text
@@ -126,7 +126,7 @@ def test_a_tiny_kv_share_is_not_at_most_zero():
            "transfer_visible_s": 1e-5, "ttft_s": 0.9, "prompt": 1500, "output": 13,
            "vs_baseline": 1.0, "decode_gpus_per_prefill_gpu": 0.1}
     part = SimpleNamespace(rows=lambda: [row], baseline="base@H")
-    text = "\n".join(_serving_part(part))
+    text = "\n".join(serving_section(part))
     assert "under 0.05% of a TTFT" in text and "0.0%" not in text
 
 
@@ -215,7 +215,7 @@ def test_moe_part_under_tp_only_names_no_expert_parallelism():
     # combine all-to-alls costed on the fabric)'; '1 of 12 rows (decode) sit'
     moe = _Fab([_row("base@H", tp=4, batch=1024), _row("a@G", tp=8, v=0.5)],
                parallelism="tp")
-    text = "\n".join(_moe_part(moe))
+    text = "\n".join(moe_section(moe))
     assert "the search spreads the model by tensor parallelism alone (--parallelism tp" in text
     assert "all-to-alls costed" not in text
     assert "- 1 of 2 rows (decode) sits at the search's largest batch (1024)" in text
