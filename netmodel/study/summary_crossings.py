@@ -31,9 +31,10 @@ def _network_free_short(ideal, model: str, phase: str, gpus, target: float) -> b
 
 def crossovers_section(cross, ideal=None) -> list[str]:
     """Section 2c of the summary: the network bandwidth at which each Lite variant matches
-    the baseline, from the study's crossovers ``cross``; none without rows. ``ideal``: the study's GPUs-alone result, which tells whether a variant
-    that matches at no bandwidth in the range is held back by memory or compute (it falls
-    short even on the ideal network) or by the fabric (latency, hops)."""
+    the baseline, from the study's crossovers ``cross``; none without rows. ``ideal``: the
+    study's GPUs-alone result, which tells whether a variant that matches at no bandwidth
+    in the range is held back by memory or compute (it falls short even on the ideal
+    network) or by the fabric (latency, hops)."""
     from netmodel.study.crossovers import BANDWIDTH_RANGE, LATENCY_RANGE
 
     rows = list(cross.rows)
