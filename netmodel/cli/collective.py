@@ -277,6 +277,17 @@ _routing_options = [
     click.option("--tuner", default=None, cls=RegistryHelp,
                  show_default="none; with --scenario the scenario's",
                  metavar_from=_tuner_metavar, help_from=_tuner_help),
+    click.option("--nccl-buffsize", "buffsize_text", default=None, metavar="SIZE",
+                 help="The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple "
+                 "protocol's buffer, whose eighth is its pipeline chunk (default NCCL's 4 "
+                 "MiB, collective_defaults.toml [pipeline] simple_buffer; with --scenario, "
+                 "the scenario's nccl_buffsize)."),
+    click.option("--nccl-release", "release_text", default=None, metavar="RELEASE",
+                 help="The NCCL release to emulate (MAJOR.MINOR[.PATCH], e.g. 2.26 or "
+                 "2.28.9): the constants that differ by release (Blackwell's NVLS channels "
+                 "and tree caps, send/recv channels across nodes) as it had them (default "
+                 "the newest the data file holds, collective_generations.toml [release]; "
+                 "with --scenario, the scenario's nccl_release)."),
 ]
 
 
@@ -304,17 +315,6 @@ _routing_options = [
               "and with --all-groups for all of them together (everyone-to-everyone "
               "algorithms route p(p-1); default 20,000,000); counted before anything is "
               "built.")
-@click.option("--nccl-buffsize", "buffsize_text", default=None, metavar="SIZE",
-              help="The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple "
-              "protocol's buffer, whose eighth is its pipeline chunk (default NCCL's 4 MiB, "
-              "collective_defaults.toml [pipeline] simple_buffer; with --scenario, the "
-              "scenario's nccl_buffsize).")
-@click.option("--nccl-release", "release_text", default=None, metavar="RELEASE",
-              help="The NCCL release to emulate (MAJOR.MINOR[.PATCH], e.g. 2.26 or 2.28.9): "
-              "the constants that differ by release (Blackwell's NVLS channels and tree "
-              "caps, send/recv channels across nodes) as it had them (default the newest "
-              "the data file holds, collective_generations.toml [release]; with "
-              "--scenario, the scenario's nccl_release).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size for every algorithm.")
@@ -655,8 +655,9 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
               "(largest group).")
 def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: str,
           groups_text: str, algorithm: str, algorithms: str | None, placement: str, seed: int,
-          tuner: str, fmt: str, output: str | None,
-          max_transfers: int | None, max_rows: int, plot_path: str | None) -> None:
+          tuner: str, buffsize_text: str | None, release_text: str | None, fmt: str,
+          output: str | None, max_transfers: int | None, max_rows: int,
+          plot_path: str | None) -> None:
     """Lookup table of collective costs (op, algorithm, protocol, group size, bytes,
     seconds, algbw, busbw) that other programs can read: CSV, JSON, nccl-tests logs or
     Vidur's network profiles."""
@@ -710,7 +711,8 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     every = algorithm == "all"
     setup = _setup(fabric, scenario, placement, "auto" if every else algorithm,
                    algorithms, seed, _max_transfers(max_transfers), plot=plot_path is not None,
-                   tuner=tuner)
+                   tuner=tuner, simple_buffer=_buffsize(buffsize_text),
+                   nccl_release=_release(release_text))
     placement = setup.placement
     algorithm = "all" if every else setup.algorithm
     # one model per group size (a scenario's OCS circuits are set for each size), the rows
