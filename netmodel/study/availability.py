@@ -35,7 +35,7 @@ from compute.search import DEFAULT_MAX_BATCH
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, number
 from netmodel.study.availability_analytic import Analytic, analytic
 from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
-from netmodel.study.availability_mc import MonteCarlo, _check_run, simulate
+from netmodel.study.availability_mc import MonteCarlo, check_run, simulate
 from netmodel.study.progress import NO_PROGRESS, check_progress
 from netmodel.study.reliability_catalog import HOUR, duration_text, percent
 from netmodel.study.reliability_cluster import Cluster, build_cluster, check_cluster
@@ -209,7 +209,7 @@ def availability(scenario: str | Scenario | None, model: str | ModelSpec | None,
                  max_batch: int = DEFAULT_MAX_BATCH) -> Availability:
     """Availability of the scenario's cluster (see the module doc). ``spares``: a count or
     a percentage string of the cluster's GPUs; ``placement``: group, pod or global."""
-    trials, _ = _check_run(trials, horizon)
+    trials, _ = check_run(trials, horizon)
     threshold = _check_threshold(threshold)
     check_progress(progress)   # before the cluster is built
     c = check_cluster(cluster) or build_cluster(

@@ -106,7 +106,10 @@ class MonteCarlo:
                 for k, v in out.items()}
 
 
-def _check_run(trials, horizon) -> tuple[int, float]:
+def check_run(trials, horizon) -> tuple[int, float]:
+    """A Monte Carlo run's ``trials`` (a whole number from 1 to :data:`MAX_TRIALS`) and
+    ``horizon`` (a duration from 1 h to :data:`MAX_HORIZON`) as (int, seconds); a
+    :class:`~compute.errors.UserError` naming the value otherwise."""
     if isinstance(trials, bool) or not is_whole(trials) \
             or not 1 <= trials <= MAX_TRIALS:
         raise UserError(f"trials must be a whole number from 1 to {MAX_TRIALS:,}, got "
@@ -225,7 +228,7 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
              threshold: float = THRESHOLD, grid: int = 400,
              progress: ProgressLike = NO_PROGRESS) -> MonteCarlo:
     """The Monte Carlo of the module doc for ``kinds`` over ``instances`` instances."""
-    trials, h = _check_run(trials, horizon)
+    trials, h = check_run(trials, horizon)
     progress = check_progress(progress)
     if isinstance(seed, bool) or not is_whole(seed) or seed < 0:
         raise UserError(f"seed must be a whole number >= 0, got {describe(seed)}")

@@ -8,7 +8,7 @@
   an hour (MIN_HORIZON), one line naming the value and the range, 1 h to 100 y.
 * One trial was "1 trials" in the table's heading and in the event limit's line.
 
-Fixed in netmodel/study/availability_mc.py (_check_run, simulate) and
+Fixed in netmodel/study/availability_mc.py (check_run, simulate) and
 netmodel/study/availability.py (the table).
 """
 
