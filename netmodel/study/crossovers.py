@@ -331,7 +331,7 @@ class _Tokens:
                     scenario.gpu_spec.max_instance, coll.gpus, cap, parallelism)
 
     def slopes(self):
-        return _slopes(self.scenario, self.coll, self.slopes_cache)
+        return hop_latency_slopes(self.scenario, self.coll, self.slopes_cache)
 
     def search(self, scale: float, hop: float, keep_grid: bool = False):
         from netmodel.study.fabric_search import fabric_search
@@ -631,7 +631,7 @@ def _model(name):
     return get_model(name)
 
 
-def _slopes(scenario, coll, cache: dict):
+def hop_latency_slopes(scenario, coll, cache: dict):
     """``slope(op, size)``: seconds added to each candidate's ``a`` per second of per-hop
     latency, measured from a compilation at :data:`_SLOPE_AT`."""
     key = scenario.label

@@ -808,7 +808,7 @@ def _collectives(point, cache: dict):
     re-scoring comm (:class:`~netmodel.study.crossovers.AdjustedComm`, which also costs a
     mixture of experts' prefill all-to-all once a server on the adjusted links, as
     ``compare`` and ``search --scenario`` do); else the point's own collectives and None."""
-    from netmodel.study.crossovers import AdjustedComm, _slopes
+    from netmodel.study.crossovers import AdjustedComm, hop_latency_slopes
     from netmodel.study.fabric_search import ScenarioCollectives
 
     if point.instances != "alone":
@@ -818,7 +818,7 @@ def _collectives(point, cache: dict):
     key = (base.label, base.fabric_spec(), base.adjust)
     if key not in cache:
         coll = ScenarioCollectives(base)
-        cache[key] = (coll, _slopes(base, coll, {}))
+        cache[key] = (coll, hop_latency_slopes(base, coll, {}))
     coll, slopes = cache[key]
     return coll, AdjustedComm(coll, point.adjust.bandwidth_scale, point.adjust.hop_latency,
                               slopes)

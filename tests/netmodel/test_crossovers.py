@@ -9,7 +9,7 @@ import pytest
 from netmodel.study import fabric_search as fs
 from netmodel.study import scenario_fabric as sf
 from netmodel.study.compare import run_compare
-from netmodel.study.crossovers import _SLOPE_AT, AdjustedComm, _slopes, find_crossovers
+from netmodel.study.crossovers import _SLOPE_AT, AdjustedComm, find_crossovers, hop_latency_slopes
 from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
 from netmodel.study.scenarios import get_scenario
 
@@ -23,7 +23,7 @@ def test_rescoring_equals_recompiling(name):
     for hop, scale in ((2e-7, 0.5), (5e-6, 1.0), (3e-5, 4.0)):
         exact = ScenarioCollectives(s.with_param("adjust.hop_latency", hop)
                                     .with_param("adjust.bandwidth_scale", scale))
-        slopes = _slopes(s, c, {})
+        slopes = hop_latency_slopes(s, c, {})
         fast = AdjustedComm(c, scale, hop, slopes)
         for op in ("all-reduce", "all-gather"):
             for g in (2, 8, 16):
@@ -57,7 +57,7 @@ def test_slopes_from_the_base_graph_equal_a_rebuilt_fabric(name, monkeypatch):
         return built(scenario, graph, size)
 
     monkeypatch.setattr(sf, "instance_graph", no_second_fabric)
-    slopes = _slopes(s, c, {})
+    slopes = hop_latency_slopes(s, c, {})
     seeded = ScenarioCollectives(at)
     for op, g in keys:
         x = slopes(op, g)
@@ -119,7 +119,7 @@ def test_the_grid_scorer_equals_searching_again(model, scenario, phase):
 
     s = get_scenario(scenario)
     c = ScenarioCollectives(s)
-    slopes = _slopes(s, c, {})
+    slopes = hop_latency_slopes(s, c, {})
 
     def searched(scale, hop, keep_grid=False):
         return fabric_search(model, s, phase, collectives=c, keep_grid=keep_grid,
@@ -180,7 +180,7 @@ def test_a_grid_checked_on_one_fabric_scores_another_exactly():
     assert cf.gpus == co.gpus
     grid = fabric_search("GPT-3-175B", first, "decode", collectives=cf, keep_grid=True,
                          comm=AdjustedComm(cf)).search.grid
-    slopes = _slopes(other, co, {})
+    slopes = hop_latency_slopes(other, co, {})
     scorer = _GridScorer(grid, co, lambda: slopes)
     for scale, hop in ((0.125, 0.0), (1.0, 0.0), (5.0, 0.0), (1.0, 3e-6), (2.0, 1e-5)):
         r = fabric_search("GPT-3-175B", other, "decode", collectives=co,
@@ -198,7 +198,7 @@ def test_a_grid_layout_shared_across_fabrics_scores_as_the_grid():
     cf, co = ScenarioCollectives(first), ScenarioCollectives(other)
     grid = fabric_search("GPT-3-175B", first, "decode", collectives=cf, keep_grid=True,
                          comm=AdjustedComm(cf)).search.grid
-    slopes_f, slopes_o = _slopes(first, cf, {}), _slopes(other, co, {})
+    slopes_f, slopes_o = hop_latency_slopes(first, cf, {}), hop_latency_slopes(other, co, {})
     layout = _GridScorer(grid, cf, lambda: slopes_f).layout
     own = _GridScorer(grid, co, lambda: slopes_o)
     shared = _GridScorer(None, co, lambda: slopes_o, layout)   # never reads the grid

@@ -10,7 +10,7 @@ import pytest
 from compute.models import get_model
 from compute.moe_routing import expected_units_touched
 from netmodel.study.compare import run_compare
-from netmodel.study.crossovers import AdjustedComm, _slopes, find_crossovers
+from netmodel.study.crossovers import AdjustedComm, find_crossovers, hop_latency_slopes
 from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
 from netmodel.study.scenarios import get_scenario
 
@@ -26,7 +26,7 @@ def test_adjusted_moe_all_to_all_equals_the_adjusted_scenarios(model, scale, hop
     c = ScenarioCollectives(s)
     exact = ScenarioCollectives(s.with_param("adjust.bandwidth_scale", scale)
                                 .with_param("adjust.hop_latency", hop))
-    comm = AdjustedComm(c, scale, hop, _slopes(s, c, {}))
+    comm = AdjustedComm(c, scale, hop, hop_latency_slopes(s, c, {}))
     sizes = np.array([0.0, 1e5, 1e7, 1e9])
 
     def reach(units):
@@ -60,7 +60,7 @@ def test_the_crossover_search_equals_compare(moe_prefill, model):
     s = found.scenario
     c = ScenarioCollectives(s)
     r = fabric_search(get_model(model), s, "prefill", collectives=c,
-                      comm=AdjustedComm(c, 1.0, 0.0, _slopes(s, c, {})),
+                      comm=AdjustedComm(c, 1.0, 0.0, hop_latency_slopes(s, c, {})),
                       max_batch=found.batch_cap or int(found.search.max_batch))
     a, b = r.best, found.best
     assert (a.tp, a.ep, a.attention_dp, a.pp, a.batch) == (b.tp, b.ep, b.attention_dp,
