@@ -157,13 +157,15 @@ class CollectiveSetup:
         s = self.scenario
         if s is None or s.instances != "all":
             return None
-        given = [f"--{k}" for k in ("algorithms", "seed") if k in self.overrides]
+        fixed = ("algorithms", "seed")   # compare's at-once cost: every candidate, seed 0
+        given = [f"{k} {describe(self.overrides[k][1])}" for k in fixed
+                 if k in self.overrides]
         if given:
+            taken = [k for k, _ in _own_choices(s) if k not in fixed]
             raise UserError(f"{' and '.join(given)}: scenario {s.label!r} runs every "
                             f"instance at once (instances = all), costed as compare costs "
-                            f"it, with every algorithm a candidate and seed 0; override "
-                            f"only --placement, --algorithm, --nccl-release or "
-                            f"--nccl-buffsize")
+                            f"it, with every algorithm a candidate and seed 0; over it "
+                            f"only {', '.join(taken[:-1])} and {taken[-1]} are taken")
         from netmodel.study.fabric_search import ScenarioCollectives
 
         own = replace(s, placement=self.placement, algorithm=self.algorithm,

@@ -57,3 +57,33 @@ def test_nccl_settings_on_an_ideal_scenario_are_refused_as_its_keys_are(given):
     with pytest.raises(UserError, match="calibration \"ideal\" holds no NCCL constants"):
         replace(ideal, **{"nccl_buffsize" if "simple_buffer" in given else "nccl_release":
                           next(iter(given.values()))})
+
+
+def test_the_at_once_refusal_names_parameters_and_every_choice_it_takes(tmp_path):
+    # CollectiveSetup.at_once_time (library) named flags ('--algorithms and --seed: ...;
+    # override only --placement, --algorithm, --nccl-release or --nccl-buffsize'), and its
+    # list had lost tuner, which c2618d1 made apply to every instance at once
+    from dataclasses import replace
+
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+    from netmodel.study.scenarios import get_scenario
+
+    s = replace(get_scenario("h100-dgx"), instances="all")
+    setup = collective_setup(scenario=s, seed=3, algorithms="ring,tree")
+    with pytest.raises(UserError) as e:
+        setup.at_once_time("all-reduce", 2.0 ** 20, 8)
+    text = str(e.value)
+    assert "--" not in text and text.startswith("algorithms 'ring,tree' and seed 3: ")
+    assert text.endswith("only placement, algorithm, tuner, nccl_release and nccl_buffsize "
+                         "are taken")
+    r = CliRunner().invoke(cli, ["collective", "all-reduce", "--scenario", "h100-dgx",
+                                 "--group", "8", "--seed", "3"])
+    assert r.exit_code == 0   # instances alone: the seed is taken
+    f = tmp_path / "all.toml"
+    f.write_text(s.to_toml())
+    r = CliRunner().invoke(cli, ["collective", "all-reduce", "--scenario", str(f), "--group",
+                                 "8", "--seed", "3"])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+    assert "tuner, --nccl-release and --nccl-buffsize are taken" in r.output
