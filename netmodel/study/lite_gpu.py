@@ -49,9 +49,9 @@ from netmodel.study.defaults import (
     SWEEP_HOP_LATENCY,
 )
 from netmodel.study.lite_gpu_files import (
-    _GC_YOUNG,  # noqa: F401 - the study's collector threshold, read here by tests
-    _few_collections,
+    GC_YOUNG,  # noqa: F401 - the study's collector threshold, read here by tests
     draw_figures,
+    few_collections,
     full_study_files,
     study_files,
     write_full_study,
@@ -344,7 +344,7 @@ class _Laps:
         self._start = now
 
 
-@_few_collections
+@few_collections
 def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                    gpus: Iterable[str | GpuSpec] = DEFAULT_GPUS, phases: Sequence[str] = PHASES, *,
                    networks: Iterable[str] = ("ring", "ideal"),

@@ -32,18 +32,18 @@ __all__ = ["draw_figures", "full_study_files", "study_files", "write_full_study"
 #: one (0.13 s), for about 30 MiB more at the peak (cycles freed later: 207 -> 237 MiB).
 #: Figures drawn at writing (one process: NETMODEL_JOBS=1 or one core) made 240 young, 22
 #: middle and 2 full collections at 700 (0.5 s); at 500,000 one young one (0.1 s).
-_GC_YOUNG = 500_000
+GC_YOUNG = 500_000
 
 
-def _few_collections(fn):
+def few_collections(fn):
     """Decorator: run ``fn`` with the youngest generation collected every
-    :data:`_GC_YOUNG` allocations (forked workers inherit it), then restore the
+    :data:`GC_YOUNG` allocations (forked workers inherit it), then restore the
     collector's thresholds. Changes when garbage cycles are freed, never a result."""
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         before = gc.get_threshold()
-        gc.set_threshold(max(before[0], _GC_YOUNG), *before[1:])
+        gc.set_threshold(max(before[0], GC_YOUNG), *before[1:])
         try:
             return fn(*args, **kwargs)
         finally:
@@ -52,7 +52,7 @@ def _few_collections(fn):
     return wrapper
 
 
-@_few_collections
+@few_collections
 def write_full_study(result: _FullStudy, out_dir: str | PathLike[str], *, plot: bool = True,
                      run: Mapping | None = None) -> list[Path]:
     """Every file of the study into ``out_dir``, all or nothing: ``study.*`` and

@@ -347,7 +347,7 @@ def test_the_study_collects_less_often_and_restores_the_collector(monkeypatch):
     before = gc.get_threshold()
     with pytest.raises(UserError, match="stop here"):
         lg.run_full_study(["Llama-3-8B"], ["H100-SXM"], ["decode"], fabric=False)
-    assert seen == [(max(before[0], lg._GC_YOUNG), *before[1:])]
+    assert seen == [(max(before[0], lg.GC_YOUNG), *before[1:])]
     assert gc.get_threshold() == before
 
 
@@ -372,7 +372,7 @@ def test_writing_the_study_collects_less_often_and_restores_the_collector(monkey
     before = gc.get_threshold()
     with pytest.raises(UserError, match="stop here"):
         files.write_full_study(result, tmp_path / "o")
-    assert seen == [(max(before[0], files._GC_YOUNG), *before[1:])]
+    assert seen == [(max(before[0], files.GC_YOUNG), *before[1:])]
     assert gc.get_threshold() == before
     assert not (tmp_path / "o").exists()
 
