@@ -46,8 +46,8 @@ from compute.validate import of_type
 from netmodel.study.network_bill import (
     NetworkBill,
     NetworkPrices,
-    _check_share,
-    _network_bill_cached,
+    check_share,
+    network_bill_cached,
     network_costs,
 )
 from netmodel.study.scenario_fabric import build_fabric
@@ -447,7 +447,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     from compute.results import InferenceResult
 
     of_type("best", best, InferenceResult, "fabric_search(...).best")
-    _check_share(share)   # before the search, not after it
+    check_share(share)   # before the search, not after it
     pkg, pwr, tco, net = _split(params)
     tco = {k: check_number(k, tco[k]) if k in tco else parameter(k) for k in _TCO_ARGS}
     if tco["utilization"] > 1:
@@ -487,7 +487,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
             raise
         price, package, basis, priced = 0.0, 0.0, f"not priced: {exc}", False
     tdp_share = nominal_tdp(spec) / get_gpu("H100-SXM").tdp
-    bill = _network_bill_cached(graph, share, NetworkPrices(**net))
+    bill = network_bill_cached(graph, share, NetworkPrices(**net))
     capex_gpu = n * price
     capex_host = n * tco["host_cost_per_h100"] * tdp_share
     capex = capex_gpu + capex_host + bill.capex

@@ -180,14 +180,14 @@ class NetworkBill:
 
 
 @lru_cache(maxsize=128)
-def _network_bill_cached(graph, share: str, prices: NetworkPrices) -> NetworkBill:
+def network_bill_cached(graph, share: str, prices: NetworkPrices) -> NetworkBill:
     """:func:`network_bill` once per (graph object, share, prices): a comparison prices
     the same fabric for every model and phase (the built graphs are cached and never
     modified)."""
     return network_bill(graph, share=share, prices=prices)
 
 
-def _check_share(share: object) -> str:
+def check_share(share: object) -> str:
     """``share`` if it is one of :data:`SHARES` (a string first: an array is unhashable)."""
     if not isinstance(share, str) or share not in SHARES:
         raise UserError(f"unknown network share {describe(share)}; known: {known(SHARES)}")
@@ -208,7 +208,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     """
     from topologies.analysis import bill_of_materials, edges_of, port_fill, port_use
 
-    _check_share(share)
+    check_share(share)
     check_graph(graph)
     prices = of_type("prices", prices, NetworkPrices, "NetworkPrices(switch_price=1e-9)") \
         or NetworkPrices()
