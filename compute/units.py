@@ -366,7 +366,7 @@ def check_plausible(quantity: str, value: float, what: str, typed: object = None
     >>> check_plausible("link_bandwidth", 100.0, "bandwidth")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: bandwidth 100 B/s, outside the 1 GB/s to 100 TB/s allowed for a fabric's link or per-GPU bandwidth (per direction); a number is in B/s: for 100 GB/s give 1e+11
+    compute.errors.UserError: bandwidth 100 B/s, outside the 125 kB/s to 1000 TB/s allowed for a fabric's link or per-GPU bandwidth (per direction); a number is in B/s: for 100 GB/s give 1e+11
     """
     from compute.validate import limits
 

@@ -25,7 +25,7 @@ SWEEP = ["sweep", "--scenarios", "lite-flat", "-q", "--no-plot"]
 TBT = "outside the 1 us to 10 s allowed for a decode SLO (TBT, time between tokens)"
 TTFT = "outside the 1 us to 600 s allowed for a prefill SLO (TTFT, time to first token)"
 LATENCY = "outside the 0 to 1 ms allowed for a fabric's switch or link latency"
-LINK = "outside the 1 GB/s to 100 TB/s allowed for a fabric's link or per-GPU bandwidth " \
+LINK = "outside the 125 kB/s to 1000 TB/s allowed for a fabric's link or per-GPU bandwidth " \
        "(per direction)"
 
 
@@ -33,7 +33,7 @@ def test_the_ranges_are_the_data_files():
     q = limits("quantity")
     assert (q["ttft"].minimum, q["ttft"].maximum) == (1e-6, 600)
     assert (q["tbt"].minimum, q["tbt"].maximum) == (1e-6, 10)
-    assert (q["link_bandwidth"].minimum, q["link_bandwidth"].maximum) == (1e9, 1e14)
+    assert (q["link_bandwidth"].minimum, q["link_bandwidth"].maximum) == (125e3, 1e15)
     assert (q["link_latency"].minimum, q["link_latency"].maximum) == (0, 1e-3)
     assert all(r.why and r.label and r.hints for r in q.values())
 
@@ -52,10 +52,10 @@ def test_the_ranges_are_the_data_files():
     (SWEEP + ["--param", "fabric.bandwidth=100"],
      f"error: fabric.bandwidth 100 was read as 100 B/s, {LINK}; write 100GB/s for gigabytes "
      f"per second"),
-    (SWEEP + ["--param", "fabric.bandwidth=0.5GB/s:10GB/s"],
-     f"error: fabric.bandwidth 0.5GB/s is 500 MB/s, {LINK}"),
-    (SWEEP + ["--param", "fabric.bandwidth=200TB/s"],
-     f"error: fabric.bandwidth 200TB/s is 200 TB/s, {LINK}"),
+    (SWEEP + ["--param", "fabric.bandwidth=100kB/s:10GB/s"],
+     f"error: fabric.bandwidth 100kB/s is 100 kB/s, {LINK}"),
+    (SWEEP + ["--param", "fabric.bandwidth=2000TB/s"],
+     f"error: fabric.bandwidth 2000TB/s is 2000 TB/s, {LINK}"),
     (["collective", "all-reduce", "--fabric", "single-switch:n=8,bandwidth=100", "--size", "8M"],
      f"error: single-switch: bandwidth 100 B/s, {LINK}; a number is in B/s: for 100 GB/s give "
      f"1e+11"),
@@ -95,9 +95,9 @@ def test_the_library_names_the_parameter_and_the_si_value():
     assert str(e.value) == f"tbt SLO 50 s, {TBT}; a number is in s: for 50 ms give 0.05"
     with pytest.raises(UserError, match="^ttft SLO 100 ns, " + re.escape(TTFT) + "$"):
         Slo(ttft=1e-7)
-    with pytest.raises(UserError) as e:   # 50 MB/s: no unit puts '5e+07' in range
-        build("single-switch", {"n": 4, "bandwidth": 50e6})
-    assert str(e.value) == f"single-switch: bandwidth 50 MB/s, {LINK}"
+    with pytest.raises(UserError) as e:   # 2 PB/s: above, so no unit to name
+        build("single-switch", {"n": 4, "bandwidth": 2e15})
+    assert str(e.value) == f"single-switch: bandwidth 2000 TB/s, {LINK}"
 
 
 def test_the_bounds_themselves_are_taken():
@@ -131,3 +131,24 @@ def test_compare_and_cost_name_the_slo_they_searched_under():
     assert r.exit_code == 3, r.output
     assert r.output.splitlines()[0] == ("h100-dgx@H100-SXM, Llama-3-70B, prefill (TTFT <= 1 us) "
                                         "32 x H100-SXM; nothing feasible under TTFT <= 1 us")
+
+
+def test_a_fabric_on_any_gpu_a_file_may_describe_builds(tmp_path):
+    # the link range spans what a GPU file may give (limits.toml [gpu]): its NIC floor of
+    # 1 Mb/s and its scale-up ceiling of 1 PB/s; a GPU derived at 1/64
+    # of an H100 (NIC 50 GB/s / 64 = 781.25 MB/s) was refused on a fabric whose bandwidths
+    # the user never typed: 'rail-optimized: nic_bandwidth 781.2 MB/s, outside the 1 GB/s ...'
+    from compute.hardware import get_gpu
+    from netmodel.study.scenario_fabric import build_fabric
+    from netmodel.study.scenarios import get_scenario
+
+    g, q = limits("gpu"), limits("quantity")["link_bandwidth"]
+    assert q.minimum == g["scaleout_Gbps"].minimum * 1e9 / 8
+    assert q.maximum == g["scaleup_GBps_per_direction"].maximum * 1e9
+    path = tmp_path / "tiny.toml"
+    path.write_text('[gpu."Tiny64"]\nderive_from = "H100-SXM"\nfraction = 0.015625\n'
+                    'max_instance = 8\nsource = "test: 1/64 of an H100"\n')
+    graph = build_fabric(get_scenario(f"h100-dgx@{path}"))
+    nic = get_gpu("H100-SXM").scaleout_bandwidth / 64
+    assert nic == 781.25e6
+    assert min(d["bandwidth"] for *_, d in graph.edges(data=True)) == nic
