@@ -382,8 +382,12 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         chooser = f"the {model.tuner.label} tuner plugin" if tuned else \
             f"auto (the {model.tuner.label} tuner plugin leaves this size to NCCL)"
     # the healthy scenario's charge (compare's), beside the group alone
-    at_once = setup.at_once_time(op, size, len(group)) \
-        if len(group) > 1 and fail_text is None else None
+    at_once = None
+    if len(group) > 1 and fail_text is None:
+        from netmodel.cli.resolve import keywords_as_flags
+
+        with keywords_as_flags():   # algorithms/seed a scenario's at-once cost does not take
+            at_once = setup.at_once_time(op, size, len(group))
     if at_once is not None:
         extra["instances_all"] = {"time": at_once}
     if all_groups and len(group) > 1:

@@ -96,9 +96,9 @@ def resolve_model(name: str | None, model_file: str | None,
     return get_model(name)
 
 
-#: Parameters a library error names as ``name='value'`` (the keyword a caller gives) that
-#: the command line takes as a flag of the same name.
-_KEYWORD_FLAGS = ("scenario", "tuner", "algorithm")
+#: Parameters a library error names as ``name='value'`` or ``name=N`` (the keyword a
+#: caller gives) that the command line takes as a flag of the same name.
+_KEYWORD_FLAGS = ("scenario", "tuner", "algorithms", "algorithm", "seed")
 
 
 @contextmanager
@@ -114,6 +114,12 @@ def keywords_as_flags():
     ... except UserError as exc:
     ...     print(exc)
     --tuner x with --algorithm ring; give --scenario lite-ocs
+    >>> try:
+    ...     with keywords_as_flags():
+    ...         raise UserError("algorithms='ring,tree' and seed=3: ...")
+    ... except UserError as exc:
+    ...     print(exc)
+    --algorithms ring,tree and --seed 3: ...
     """
     import re
 
@@ -123,7 +129,8 @@ def keywords_as_flags():
         yield
     except UserError as exc:
         words = "|".join(_KEYWORD_FLAGS)
-        text = re.sub(rf"(?<![\w-])({words})='([^']*)'", r"--\1 \2", str(exc))
+        text = re.sub(rf"(?<![\w-])({words})=(?:'([^']*)'|(-?\d+)\b)",
+                      lambda m: f"--{m[1]} {m[2] if m[2] is not None else m[3]}", str(exc))
         if text == str(exc):
             raise
         raise type(exc)(text) from None

@@ -158,8 +158,7 @@ class CollectiveSetup:
         if s is None or s.instances != "all":
             return None
         fixed = ("algorithms", "seed")   # compare's at-once cost: every candidate, seed 0
-        given = [f"{k} {describe(self.overrides[k][1])}" for k in fixed
-                 if k in self.overrides]
+        given = [f"{k}={self.overrides[k][1]!r}" for k in fixed if k in self.overrides]
         if given:
             taken = [k for k, _ in _own_choices(s) if k not in fixed]
             raise UserError(f"{' and '.join(given)}: scenario {s.label!r} runs every "

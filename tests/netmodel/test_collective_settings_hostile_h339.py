@@ -75,7 +75,7 @@ def test_the_at_once_refusal_names_parameters_and_every_choice_it_takes(tmp_path
     with pytest.raises(UserError) as e:
         setup.at_once_time("all-reduce", 2.0 ** 20, 8)
     text = str(e.value)
-    assert "--" not in text and text.startswith("algorithms 'ring,tree' and seed 3: ")
+    assert "--" not in text and text.startswith("algorithms='ring,tree' and seed=3: ")
     assert text.endswith("only placement, algorithm, tuner, nccl_release and nccl_buffsize "
                          "are taken")
     r = CliRunner().invoke(cli, ["collective", "all-reduce", "--scenario", "h100-dgx",
@@ -86,4 +86,5 @@ def test_the_at_once_refusal_names_parameters_and_every_choice_it_takes(tmp_path
     r = CliRunner().invoke(cli, ["collective", "all-reduce", "--scenario", str(f), "--group",
                                  "8", "--seed", "3"])
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
+    assert r.output.startswith("error: --seed 3: scenario 'h100-dgx@H100-SXM' runs")
     assert "tuner, --nccl-release and --nccl-buffsize are taken" in r.output
