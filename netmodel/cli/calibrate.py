@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from netmodel.cli.main import InputPath
-from netmodel.cli.resolve import _COLLECTIVE_OPTIONS
+from netmodel.cli.resolve import COLLECTIVE_OPTIONS
 
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel
@@ -81,8 +81,8 @@ def _fit_names(text):
 @click.option("--gpu-file", type=InputPath(dir_okay=False), metavar="FILE",
               help="TOML/JSON file of [gpu.NAME] tables for GPUs the measurements name.")
 @click.option("--json", "as_json", is_flag=True, help="Print the fit as JSON.")
-@_COLLECTIVE_OPTIONS[0]
-@_COLLECTIVE_OPTIONS[1]
+@COLLECTIVE_OPTIONS[0]
+@COLLECTIVE_OPTIONS[1]
 def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_ref: str | None,
               name: str | None, engine: str | None, system: str | None, gpu_file: str | None,
               as_json: bool,

@@ -30,17 +30,17 @@ from netmodel.cli.main import (
     slo_option,
 )
 from netmodel.cli.resolve import (
-    _COLLECTIVE_OPTIONS,
-    _profile_line,
-    _whole,
+    COLLECTIVE_OPTIONS,
     check_phase_options,
     dense_mlp_tp,
     describe_collectives,
     mtp_settings,
+    profile_line,
     resolve_collectives,
     resolve_gpu,
     resolve_model,
     resolve_profile,
+    whole_option,
 )
 
 __all__ = ["hardware", "infer", "models", "search"]
@@ -118,7 +118,7 @@ def _model_gpu_options(f):
         slo_option("prefill"),
         slo_option("decode"),
         click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/output-formats.md)."),
-        *_COLLECTIVE_OPTIONS,
+        *COLLECTIVE_OPTIONS,
         profile_option,
     ]):
         f = opt(f)
@@ -134,8 +134,8 @@ def _setup(kw):
     model = resolve_model(kw["model_name"], kw["model_file"], kw["hf_config"])
     gpu, comm, desc, fabric_gpus = resolve_collectives(kw["scenario_ref"], kw["fabric_ref"],
                                                         kw["gpu_name"], kw["gpu_file"])
-    workload = make_workload(check_phase(kw["phase"]), _whole("--prompt", kw["prompt"]),
-                             _whole("--context", kw["context"]))
+    workload = make_workload(check_phase(kw["phase"]), whole_option("--prompt", kw["prompt"]),
+                             whole_option("--context", kw["context"]))
     options = RooflineOptions(
         mode=kw["mode"], overlap_collectives=kw["overlap_collectives"],
         flops_efficiency=_fraction("--flops-efficiency", kw["flops_efficiency"]),
@@ -289,7 +289,7 @@ def _degrees(what: str, text, allow_all: bool = False):
         return True
     from compute.validate import comma_list
 
-    return [_whole(what, t) for t in comma_list(what, text, "e.g. 1,2,4")]
+    return [whole_option(what, t) for t in comma_list(what, text, "e.g. 1,2,4")]
 
 
 def _skew_note(model, ep: int, skew: float) -> list[str]:
@@ -429,11 +429,11 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
     if two_batch and options.mtp_tokens:
         raise UserError("MTP decode with two-batch overlap is not modelled; give one of "
                         "--mtp-tokens and --two-batch-overlap")
-    tp, batch = _whole("--tp", tp_text), _whole("--batch", batch_text)
-    pp, ep, skew = _whole("--pp", pp_text), _whole("--ep", ep_text), _skew(skew_text)
+    tp, batch = whole_option("--tp", tp_text), whole_option("--batch", batch_text)
+    pp, ep, skew = whole_option("--pp", pp_text), whole_option("--ep", ep_text), _skew(skew_text)
     _check_skew_used(skew, model, [ep])
     _fits_fabric(tp * pp, fabric_gpus, desc)
-    args = dict(pp=pp, ep=ep, attention_dp=_whole("--attention-dp", adp_text),
+    args = dict(pp=pp, ep=ep, attention_dp=whole_option("--attention-dp", adp_text),
                 expert_skew=skew, options=options, slo=slo, comm=comm)
     tbo = None
     if two_batch:
@@ -459,7 +459,7 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
     elif as_csv:
         click.echo(r.to_csv(), nl=False)
     else:
-        extra = [_profile_line(options.profile, desc, [gpu.name])] if options.profile else []
+        extra = [profile_line(options.profile, desc, [gpu.name])] if options.profile else []
         extra += _skew_note(model, ep, skew)
         extra += _two_batch_lines(r, tbo) if tbo is not None else []
         click.echo("\n".join(_summary(r) + (["reason: " + r.reason] if r.reason else [])
@@ -526,7 +526,7 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
                         "carries it (its 'front' list): give one of --front and --json")
     model, gpu, workload, options, slo, (comm, desc, fabric_gpus) = _setup(kw)
     tps = _degrees("--tp", tp_text)
-    max_gpus = None if max_gpus_text is None else _whole("--max-gpus", max_gpus_text)
+    max_gpus = None if max_gpus_text is None else whole_option("--max-gpus", max_gpus_text)
     if fabric_gpus is not None:  # instances within the fabric, as compare searches them
         for t in tps or ():                      # (TP left to the search: with EP, stages
             _fits_fabric(t, fabric_gpus, desc)   # wider than one server are tried too)
@@ -537,7 +537,7 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
                    pp=_degrees("--pp", pp_text), ep=eps,
                    attention_dp=_degrees("--attention-dp", adp_text, True),
                    expert_skew=skew, max_gpus=max_gpus,
-                   max_batch=_whole("--max-batch", max_batch))
+                   max_batch=whole_option("--max-batch", max_batch))
     notes = _schedule_notes(comm)
     if as_json:
         out = r.to_dict()
@@ -585,7 +585,7 @@ def _print_search(r, show_front: bool, desc: dict, profile, gpu_name: str = "") 
         lat = "step"
     click.echo("collectives: " + describe_collectives(desc))
     if profile is not None:
-        click.echo(_profile_line(profile, desc, [gpu_name]))
+        click.echo(profile_line(profile, desc, [gpu_name]))
     if r.best is None:
         click.echo(f"no feasible configuration: {r.reason}")
         return

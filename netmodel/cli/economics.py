@@ -162,13 +162,13 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
     """Capex and power split, tokens/s/W, tokens/J and $ per million tokens of a scenario
     serving a model at its best configuration under the SLO."""
     from compute.phases import BOTH, PHASES, check_phase
-    from netmodel.cli.resolve import _whole, check_phase_options
+    from netmodel.cli.resolve import check_phase_options, whole_option
     from netmodel.study.cost import cost_summary
 
     phases = list(PHASES) if phase.strip() == BOTH else [check_phase(phase.strip(), both=True)]
     clock = _qty(clock_text, _PLAIN, "--clock")
     slo = parse_slo(ttft, tbt)
-    limit = _whole("--max-batch", max_batch)
+    limit = whole_option("--max-batch", max_batch)
     check_phase_options(phases, {"ttft": ttft, "tbt": tbt})   # after the values
     summaries = [cost_summary(scenario, model, p, clock=clock, share=share,
                               parallelism=parallelism, slo=slo, max_batch=limit)

@@ -325,9 +325,9 @@ def blast_radius(scenario: str, model: str, phase: str,
     if out_dir is not None:
         check_folder_path(out_dir)
     scenario = _where(scenario, fabric)
-    from netmodel.cli.resolve import _whole
+    from netmodel.cli.resolve import whole_option
 
-    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), _whole("--max-batch", max_batch)
+    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), whole_option("--max-batch", max_batch)
     result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
                  catalog_=cat, placement=placement, parallelism=parallelism, max_batch=limit)
     _report(result, blast_files, out_dir, no_plot, as_json, rates, repair_times)
@@ -362,7 +362,7 @@ def availability(scenario: str, model: str, phase: str,
     Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
     instance-down events, goodput per SM bought)."""
     from compute.outputs import check_folder_path
-    from netmodel.cli.resolve import _whole
+    from netmodel.cli.resolve import whole_option
     from netmodel.study.availability import availability as run
     from netmodel.study.availability import availability_files
     from netmodel.study.availability_mc import MAX_TRIALS
@@ -371,13 +371,13 @@ def availability(scenario: str, model: str, phase: str,
     cat = _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
                    load_bandwidth)
     placement = _placement(placement)
-    n_trials = _whole("--trials", trials, most=MAX_TRIALS)
+    n_trials = whole_option("--trials", trials, most=MAX_TRIALS)
     n_seed = _seed(seed)
     share = _share(threshold)
     if out_dir is not None:
         check_folder_path(out_dir)
     scenario = _where(scenario, fabric)
-    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), _whole("--max-batch", max_batch)
+    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), whole_option("--max-batch", max_batch)
     slo = _settings(ttft, tbt, phase)
     with Progress(n_trials, "availability", quiet=quiet) as bar:
         result = run(scenario, model, phase, gpus=gpus, spares=spares,

@@ -29,7 +29,7 @@ __all__ = ["RING_NAME", "describe_collectives", "keywords_as_flags", "resolve_co
            "resolve_profile"]
 
 
-def _whole(what: str, text, most: int | None = None) -> int:
+def whole_option(what: str, text, most: int | None = None) -> int:
     """A whole number from 1 to ``most`` (default :data:`compute.validate.MAX_WHOLE`) from
     the command line; the refusal states ``most``, the bound that holds (--trials' 100,000,
     not the 1,000,000,000 any whole number may reach)."""
@@ -138,7 +138,7 @@ def keywords_as_flags():
 
 #: Where collectives are costed: a scenario's fabric or a fabric (the model compare uses),
 #: or by default the GPU-only ring.
-_COLLECTIVE_OPTIONS = [
+COLLECTIVE_OPTIONS = [
     click.option("--scenario", "scenario_ref", default=None, metavar="S",
                  help="Cost collectives on a scenario's fabric, as compare does: a shipped "
                  "scenario, NAME@GPU or a .toml file (the GPU defaults to the scenario's)."),
@@ -228,7 +228,7 @@ def resolve_profile(ref: str | None) -> EngineProfile | None:
     return get_profile(ref)
 
 
-def _profile_line(profile, desc: dict | None = None, gpus=()) -> str:
+def profile_line(profile, desc: dict | None = None, gpus=()) -> str:
     """The calibrated mode's line; a note when the profile was fitted with other
     collectives than this run's (its fitted overheads absorbed those, so the run does not
     reproduce its fit; scenarios are compared without their ``@GPU``), and one when it was
@@ -258,7 +258,7 @@ def _profile_line(profile, desc: dict | None = None, gpus=()) -> str:
 def dense_mlp_tp(text: str | None) -> int | None:
     """``--dense-mlp-tp``'s value: None unset, else a whole number (RooflineOptions checks
     the degree)."""
-    return None if text is None else _whole("--dense-mlp-tp", text)
+    return None if text is None else whole_option("--dense-mlp-tp", text)
 
 
 def _whole_text(text: object) -> bool:

@@ -83,8 +83,8 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     two micro-batches overlapped (roofline only; the pools then search PP 1)."""
     from compute.roofline import RooflineOptions
     from netmodel.cli.main import NOTHING_FEASIBLE
-    from netmodel.cli.resolve import _profile_line, _whole, mtp_settings, resolve_profile
     from netmodel.cli.resolve import dense_mlp_tp as dense_degree
+    from netmodel.cli.resolve import mtp_settings, profile_line, resolve_profile, whole_option
     from netmodel.study.collective_setup import routing_description
     from netmodel.study.scenarios import get_scenario
     from netmodel.study.serving import get_workload, with_rate
@@ -104,14 +104,14 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
                                                    **mtp_settings(mtp_tokens,
                                                                   mtp_acceptance)),
                   dimensions="tp" if tp_only else "all",
-                  max_batch=_whole("--max-batch", max_batch))
+                  max_batch=whole_option("--max-batch", max_batch))
     click.echo(r.to_json() if as_json else r.table())
     if profile is not None and not as_json:
         # the pools' collectives (and the transfer) are the scenario's, as compare's
         desc = {"model": "scenario", "scenario": scen.label,
                 **routing_description(scen.placement, scen.algorithm, tuner=scen.tuner,
                                       instances=scen.instances)}
-        click.echo(_profile_line(profile, desc,
+        click.echo(profile_line(profile, desc,
                                  [x.gpu for x in (r.prefill, r.decode) if x is not None]
                                  or [scen.gpu]))
     if not r.feasible:

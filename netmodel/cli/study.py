@@ -148,12 +148,12 @@ def _search_settings(models_text: str, phase_text: str,
     :data:`_search_options`): ``(models, phases, keywords)``, the keywords ``options``,
     ``slo``, ``instances``, ``parallelism`` and ``max_batch`` that ``run_compare`` and
     ``run_sweep`` both take."""
-    from netmodel.cli.resolve import _whole, check_phase_options
+    from netmodel.cli.resolve import check_phase_options, whole_option
 
     models = _names("--models", models_text)
     phases = _phases(phase_text)
     instances = _instances(kw["instances_text"])
-    batch_limit = _whole("--max-batch", kw["max_batch"])
+    batch_limit = whole_option("--max-batch", kw["max_batch"])
     slo, options = _settings(kw["ttft"], kw["tbt"], kw["overlap_collectives"], kw["profile_ref"],
                              two_batch_overlap=kw["two_batch_overlap"],
                              dense_mlp_tp=kw["dense_mlp_tp"], mtp_tokens=kw["mtp_tokens"],
@@ -473,7 +473,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
-    from netmodel.cli.resolve import _whole
+    from netmodel.cli.resolve import whole_option
     from netmodel.study.scenarios import expand_scenarios
     from netmodel.study.sweep import parse_param, run_sweep, write_sweep
 
@@ -482,7 +482,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     scens = expand_scenarios(refs, gpus)
     if len(param_texts) > 2:
         raise UserError(f"sweep one or two parameters, got {len(param_texts)} --param")
-    n = _whole("--points", points)
+    n = whole_option("--points", points)
     if given_on_command_line("points") and not any(
                 t.partition("=")[2].count(":") == 1 for t in param_texts):
         # --points sets the values of a LO:HI range only: a list or LO:HI:N has its own
