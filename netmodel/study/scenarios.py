@@ -110,7 +110,7 @@ from typing import TYPE_CHECKING
 from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, get_gpu
-from compute.validate import choice, describe, listed, number, string
+from compute.validate import choice, describe, limits, listed, number, string
 from compute.validate import name as validate_name
 from netmodel.collectives.tuner_plugin import NO_TUNER, get_tuner
 from netmodel.study.fabric_table import (
@@ -143,9 +143,13 @@ INSTANCES = ("alone", "all")
 #: The optional [adjust] keys and their defaults.
 ADJUST_KEYS = {"latency_scale": 1.0, "hop_latency": 0.0, "bandwidth_scale": 1.0}
 #: Their allowed ranges (minimum, maximum, unit): generous bounds that refuse typos and
-#: absurd values (a hop of more than 1 s is a misplaced unit), never a plausible what-if
-#: (a bandwidth scaled by 1e12 stands in for an ideal network).
-ADJUST_RANGES = {"latency_scale": (0.0, 1e6, ""), "hop_latency": (0.0, 1.0, "s"),
+#: absurd values, never a plausible what-if (a bandwidth scaled by 1e12 stands in for an
+#: ideal network); a hop's added latency is a switch or link latency, so it takes
+#: limits.toml's [quantity.link_latency] (0 to 1 ms: 'hop_latency = 330' is a misplaced
+#: unit, as a builder's latency 330 is).
+ADJUST_RANGES = {"latency_scale": (0.0, 1e6, ""),
+                 "hop_latency": (limits("quantity")["link_latency"].minimum,
+                                 limits("quantity")["link_latency"].maximum, "s"),
                  "bandwidth_scale": (1e-9, 1e15, "")}
 _TOP_KEYS = ("name", "description", "gpu", "fabric", "collective", "sources")
 _COLLECTIVE_KEYS = ("placement", "algorithm", "links", "calibration")

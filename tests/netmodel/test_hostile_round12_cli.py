@@ -63,10 +63,14 @@ def test_fit_profile_checks_the_texts_first(tmp_path):
 
 
 @pytest.mark.parametrize("param, needle", [
-    ("adjust.hop_latency=1e308s,1us", "adjust.hop_latency must be a number from 0 to 1 s, "
+    ("adjust.hop_latency=1e308s,1us", "adjust.hop_latency must be a number from 0 to 0.001 s, "
                                       "got 1e+308"),
-    ("adjust.hop_latency=5s,1us", "adjust.hop_latency must be a number from 0 to 1 s, got 5.0"),
+    ("adjust.hop_latency=5s,1us", "adjust.hop_latency must be a number from 0 to 0.001 s, got 5.0"),
     ("adjust.hop_latency=1us:2s", "got 2.0"),
+    # a hop's latency is a link's (limits.toml [quantity.link_latency]: at most 1 ms); 0.5 s
+    # was taken where a builder's latency=0.5 is refused
+    ("adjust.hop_latency=0.5,1us", "adjust.hop_latency must be a number from 0 to 0.001 s, "
+                                   "got 0.5"),
     ("adjust.latency_scale=0.5,1e7", "adjust.latency_scale must be a number from 0 to "
                                      "1,000,000, got 10000000.0"),
     ("adjust.bandwidth_scale=1e-12,1", "adjust.bandwidth_scale must be a number from"),
