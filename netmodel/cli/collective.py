@@ -127,17 +127,6 @@ def _buffsize(text):
     return float(n)
 
 
-def _release(text):
-    """``--nccl-release`` (None where not given), refused unless the data file holds that
-    release's constants (:meth:`netmodel.collectives.calibration.Releases.check`)."""
-    if text is None:
-        return None
-    from netmodel.collectives.calibration import default_calibration
-
-    default_calibration().releases.check(text, "--nccl-release")
-    return text
-
-
 def _size_count(text) -> int:
     """How many sizes ``--sizes`` text makes, worked out before any list is built."""
     import math
@@ -340,7 +329,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     setup = _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
                    plot=plot_path is not None, tuner=tuner,
                    simple_buffer=_buffsize(buffsize_text),
-                   nccl_release=_release(release_text))
+                   nccl_release=release_text)
     algorithm, placement, seed = setup.algorithm, setup.placement, setup.seed
     was_plot = plot_path is not None
     wanted = _parse_group(group_text)
@@ -716,7 +705,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     setup = _setup(fabric, scenario, placement, "auto" if every else algorithm,
                    algorithms, seed, _max_transfers(max_transfers), plot=plot_path is not None,
                    tuner=tuner, simple_buffer=_buffsize(buffsize_text),
-                   nccl_release=_release(release_text))
+                   nccl_release=release_text)
     placement = setup.placement
     algorithm = "all" if every else setup.algorithm
     # one model per group size (a scenario's OCS circuits are set for each size), the rows
