@@ -588,8 +588,17 @@ def check_simple_buffer(v: object, name: str = "simple_buffer") -> None:
     if isinstance(v, bool) or not is_finite(v) or not float(v).is_integer() \
             or not NCCL_STEPS <= v <= SIMPLE_BUFFER_MAX:
         raise UserError(f"{name} must be a whole number of bytes in {NCCL_STEPS}.."
-                        f"{SIMPLE_BUFFER_MAX} (NCCL_BUFFSIZE; NCCL's default 4194304), got "
-                        f"{describe(v)}")
+                        f"{SIMPLE_BUFFER_MAX} (NCCL_BUFFSIZE; NCCL's default "
+                        f"{_nccl_buffer()}), got {describe(v)}")
+
+
+@functools.cache
+def _nccl_buffer() -> object:
+    """NCCL's default Simple buffer as the shipped defaults file gives it
+    (``[pipeline] simple_buffer``), for messages; read raw, so a check of that very value
+    while the file is loaded does not load it again."""
+    return read_table(DEFAULTS_PATH, "calibration file").get("pipeline", {}).get(
+        "simple_buffer", "unset")
 
 
 #: A node's GPU type (None if it has none).

@@ -88,3 +88,27 @@ def test_the_at_once_refusal_names_parameters_and_every_choice_it_takes(tmp_path
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
     assert r.output.startswith("error: --seed 3: scenario 'h100-dgx@H100-SXM' runs")
     assert "tuner, --nccl-release and --nccl-buffsize are taken" in r.output
+
+
+def test_the_buffer_refusal_states_the_default_the_data_file_holds(tmp_path, monkeypatch):
+    # the message typed NCCL's default as 4194304 beside the data file's [pipeline]
+    # simple_buffer (a fact said twice); it is read from the file now
+    from netmodel.collectives import calibration as c
+
+    def said(v):
+        with pytest.raises(UserError) as e:
+            c.check_simple_buffer(v)
+        return str(e.value)
+
+    assert f"NCCL's default {int(c.default_calibration().simple_buffer)})" in said(7)
+    text = c.DEFAULTS_PATH.read_text().replace("simple_buffer = 4194304",
+                                               "simple_buffer = 8388608", 1)
+    assert "simple_buffer = 8388608" in text
+    path = tmp_path / "defaults.toml"
+    path.write_text(text)
+    monkeypatch.setattr(c, "DEFAULTS_PATH", path)
+    c._nccl_buffer.cache_clear()
+    try:
+        assert "NCCL's default 8388608)" in said(7)
+    finally:
+        c._nccl_buffer.cache_clear()
