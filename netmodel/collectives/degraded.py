@@ -66,7 +66,9 @@ def _parts(what: str, value: object, items: str) -> tuple:
 def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
             nodes: Iterable[Hashable] = ()) -> nx.Graph:
     """A copy of ``graph`` without the failed ``links`` (``(u, v)`` pairs) and ``nodes``
-    (switches, GPUs or optical switches, with their links). Unknown parts raise UserError."""
+    (switches, GPUs or optical switches, with their links and the circuits through them).
+    On a realized OCS fabric a ``(gpu, ocs)`` pair is the GPU's fibre to that switch: the
+    circuit riding it goes. Unknown parts raise UserError."""
     if not isinstance(graph, nx.Graph):   # None or a number raised AttributeError at copy()
         raise UserError(f"graph must be a networkx Graph (e.g. netmodel.build_fabric"
                         f"('fat-tree:k=4')), got {describe(graph)}")
