@@ -324,9 +324,11 @@ class Cluster(InstanceCosting):
         costed its first group, and an instance placed elsewhere (across two leaves where
         a leaf's GPUs are no multiple of the instance) may miss the SLO at the searched
         batch; it then serves at the largest batch that meets it (None: at none, so it
-        serves nothing). Instances of one shape (:meth:`_shape`) are costed once; the
-        first group's shape is the search's result."""
-        by: dict = {0: self.best} if self.instances else {}
+        serves nothing). Instances of one shape (:meth:`_shape`) are costed once. The first
+        instance too: the search costs a group smaller than the instance (a pipeline
+        stage's TP group) on the first GPUs only, this on every slice, as a failure's
+        re-costing does, so that a failure is charged only what it takes."""
+        by: dict = {}
         out = []
         for inst, key in zip(self.instances, self.shape_ids, strict=True):
             if key not in by:
