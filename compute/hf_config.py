@@ -391,7 +391,8 @@ def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict
         # layer i is full attention when (i + 1) % pattern == 0
         every = c.count("window_pattern", limit="layers", default=fam["window_every"])
         full = set(range(every - 1, layers, every))
-    elif model_type in WINDOW_OPT_IN:   # Qwen2: the first max_window_layers are full
+    elif model_type in WINDOW_OPT_IN or fam["window"] == "after_max_window_layers":
+        # Qwen2, dots.llm1: the first max_window_layers are full
         full = set(range(min(layers, c.count("max_window_layers", limit="layers", minimum=0,
                                              default=layers))))
     else:
@@ -788,15 +789,20 @@ def hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         entry["qk_norm"] = 2 * head_dim if fam["qk_norm"] == "head" else \
             (heads + kv_heads) * head_dim
     bias = c.flag("bias", fam["bias"])
+    o_mlp_bias = False
+    if fam["bias_o_mlp"]:   # InternLM3: its bias key biases O and the MLP, not Q, K, V
+        o_mlp_bias, bias = bias, False
     qkv_bias = fam["qkv_bias"] or c.flag("attention_bias", False)
-    # HF's attention_bias (Llama, Phi-3.5-MoE, ...) biases O too; ChatGLM's add_qkv_bias
-    # and StableLM's use_qkv_bias Q, K and V only
+    # HF's attention_bias (Llama, Phi-3.5-MoE, ...) biases O too; ChatGLM's add_qkv_bias,
+    # StableLM's use_qkv_bias and InternLM3's qkv_bias Q, K and V only; Seed-OSS has a key
+    # of its own for O's (o_bias_key)
     o_bias = (fam["attention_bias_o"] and c.key("attention_bias") == "attention_bias"
-              and c.flag("attention_bias", False))
+              and c.flag("attention_bias", False)) or o_mlp_bias or (
+        bool(fam["o_bias_key"]) and bool(c.option(fam["o_bias_key"], False)))
     entry.update(gated_mlp=fam["gated_mlp"], norm=fam["norm"], bias=bias,
                  qkv_bias=qkv_bias and not bias, o_bias=o_bias and not bias,
                  embedding_norm=fam["embedding_norm"],
-                 mlp_bias=c.flag("mlp_bias", fam["mlp_bias"]) and not bias,
+                 mlp_bias=(c.flag("mlp_bias", fam["mlp_bias"]) or o_mlp_bias) and not bias,
                  lm_head_bias=c.flag("lm_head_bias", fam["lm_head_bias"]))
 
     # dtypes

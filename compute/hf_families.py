@@ -81,8 +81,8 @@ HF_ALIASES: dict[str, tuple[str, ...]] = {
     # every linear layer
     "bias": ("bias", "use_bias", "add_bias_linear", "enable_bias"),
     # Llama family: Q, K, V (and O); ChatGLM: add_qkv_bias (its fused Q, K, V); StableLM:
-    # use_qkv_bias
-    "attention_bias": ("attention_bias", "add_qkv_bias", "use_qkv_bias"),
+    # use_qkv_bias; InternLM3: qkv_bias
+    "attention_bias": ("attention_bias", "add_qkv_bias", "use_qkv_bias", "qkv_bias"),
     # Llama family (HF LlamaMLP): biases on gate, up and down
     "mlp_bias": ("mlp_bias",),
     # Phi-3.5-MoE (HF PhimoeForCausalLM): a bias on the LM head
@@ -129,6 +129,30 @@ HF_FAMILIES: dict[str, dict] = {
     "gptj": dict(gated_mlp=False, norm="layernorm", mlp_bias=True, lm_head_bias=True,
                  layer_norms=1),
     "llama": {}, "mistral": {}, "mixtral": {},
+    # Ministral (HF models/ministral: Ministral-8B): Qwen2's layers with Mistral's unbiased Q,
+    # K and V (MinistralAttention), so Llama's weights; MinistralConfig windows every layer
+    # when sliding_window is set and layer_types is absent (the base's "all")
+    "ministral": {},
+    # Baichuan / Baichuan2 (baichuan-inc's remote modeling_baichuan.py, 7B and 13B): Llama's
+    # layer with Q, K and V fused in one unbiased W_pack (3 x hidden^2, the same count), an
+    # unbiased o_proj, SwiGLU, two RMSNorms; the LM head (Baichuan2's NormHead, normalised at
+    # run time) a vocab x hidden matrix of its own; rotary positions in 7B, ALiBi in 13B:
+    # no weights either way
+    "baichuan": {},
+    # Seed-OSS (HF models/seed_oss): Llama's layers, attention_bias biasing Q, K and V only;
+    # O's bias has its own key, attention_out_bias (false in Seed-OSS-36B)
+    "seed_oss": dict(attention_bias_o=False, o_bias_key="attention_out_bias"),
+    # InternLM3 (internlm/internlm3-8b-instruct's remote modeling_internlm3.py): Llama's
+    # layers; its qkv_bias biases Q, K and V, its bias key O and the MLP's gate, up and down
+    # (not Q, K and V): both false in the published 8B
+    "internlm3": dict(bias_o_mlp=True),
+    # dots.llm1 (HF models/dots1): Qwen3's attention (q_norm and k_norm over head_dim) and
+    # DeepSeek-V3's MoE (n_routed_experts of moe_intermediate_size, n_shared_experts as
+    # wide, the first first_k_dense_replace layers dense, a router of hidden x experts; its
+    # e_score_correction_bias, experts elements a MoE layer, left out as DeepSeek-V3's);
+    # Dots1Config windows the layers from max_window_layers on when sliding_window is set
+    # (use_sliding_window false: none)
+    "dots1": dict(qk_norm="head", window="after_max_window_layers"),
     # SmolLM3 (HF models/smollm3): Llama's layers, every no_rope_layer_interval-th without
     # rotary positions (no weights either way); SmolLM3Config ties the embeddings by default
     "smollm3": dict(tied_embeddings=True),
@@ -361,6 +385,11 @@ HF_UNMODELLED: dict[str, str] = {
     # and output projections, num_experts_per_tok of them a token) beside its MoE MLP
     "jetmoe": "a model with a mixture of attention experts (MoA: num_local_experts query and "
               "output projections, num_experts_per_tok a token)",
+    # Phi-4-multimodal (microsoft/Phi-4-multimodal-instruct, remote code): a Phi-3 language
+    # model with an image encoder, an audio conformer and vision and speech LoRA adapters
+    # merged in at run time (vision_lora, speech_lora), none of which the reader counts
+    "phi4mm": "Phi-4-multimodal, whose image and audio encoders and vision/speech LoRA "
+              "adapters (vision_lora, speech_lora) are not counted",
     # Gemma-3n: per-layer embeddings, AltUp streams, LAuReL blocks, KV shared across layers,
     # per-layer MLP widths
     **dict.fromkeys(("gemma3n", "gemma3n_text"),
@@ -391,7 +420,10 @@ ARCHITECTURE_FAMILIES = {"Grok1ForCausalLM": "grok-1", "Grok1ModelForCausalLM": 
                          "MixtralForCausalLM": "mixtral", "Qwen2ForCausalLM": "qwen2",
                          "Qwen3ForCausalLM": "qwen3", "Qwen3MoeForCausalLM": "qwen3_moe"}
 # Other model types whose MLP is gated (SwiGLU / GeGLU), read Llama-style.
-GATED_TYPES = {"phi3", "granite", "granitemoe", "internlm2", "yi", "deepseek"}
+# GraniteMoeShared (HF models/granitemoeshared): GraniteMoe's layers with a SwiGLU
+# shared_mlp shared_intermediate_size wide beside the experts (HF_ALIASES["shared_ffn"]).
+GATED_TYPES = {"phi3", "granite", "granitemoe", "granitemoeshared", "internlm2", "yi",
+               "deepseek"}
 #: Model types without a family entry whose code builds the layout their keys describe,
 #: read from the keys alone (Llama-style; GPT-2-style with ``n_embd``): the gated ones
 #: above; Ling (bailing_moe: Llama layers, shared experts), MiniCPM (Llama layers with
@@ -413,7 +445,7 @@ BASE_FAMILY = dict(gated_mlp=True, norm="rmsnorm", bias=False, qkv_bias=False,
                    shared_expert_gate=False, window="all", window_every=6, llama4=False,
                    chatglm=False, multi_query=False, residual_mlp=False, ffn_halved=False,
                    position_offset=0, config_defaults={}, layer_norms=2, qk_norm="",
-                   qk_norm_key="")
+                   qk_norm_key="", o_bias_key="", bias_o_mlp=False)
 #: Entries of a config.json's ``layer_types`` the reader models (HF transformers' names;
 #: GraniteMoeHybrid calls a full-attention layer "attention").
 LAYER_TYPES = ("full_attention", "sliding_attention", "attention")
@@ -485,7 +517,8 @@ ZERO_EXPERTS: dict[str, str | None] = {
     "granitemoehybrid": "num_local_experts", "qwen2_moe": "num_experts",
     "qwen3_moe": "num_experts",
     **dict.fromkeys(("mixtral", "phimoe", "olmoe", "deepseek_v2", "deepseek_v3", "minimax_m2",
-                     "gpt_oss", "granitemoe", "dbrx", "llama4", "llama4_text"), None)}
+                     "gpt_oss", "granitemoe", "granitemoeshared", "dbrx", "llama4", "llama4_text",
+                     "dots1"), None)}
 #: :data:`HF_ALIASES` fields that speak of experts: a config giving one a value other than
 #: 0 beside an experts key of 0 (tokens routed, experts sized, shared experts, a list of
 #: MoE layers) is malformed, in any family.
