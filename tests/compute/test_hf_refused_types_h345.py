@@ -18,8 +18,9 @@ import pytest
 from compute.validate import UserError
 from tests.compute.hf_helpers import write
 
-# https://huggingface.co/internlm/internlm3-8b-instruct (config.json; remote code
-# modeling_internlm3.py: q/k/v_proj biased by qkv_bias, o_proj and the MLP by bias)
+# https://huggingface.co/internlm/internlm3-8b-instruct (config.json, its dims and bias keys
+# as public third-party loader tests quote the real file; remote code modeling_internlm3.py:
+# q/k/v_proj biased by qkv_bias, o_proj and the MLP by bias)
 INTERNLM3_8B = {
     "architectures": ["InternLM3ForCausalLM"], "model_type": "internlm3",
     "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 10240,
@@ -28,7 +29,8 @@ INTERNLM3_8B = {
     "bias": False, "qkv_bias": False, "tie_word_embeddings": False,
     "rope_scaling": {"factor": 6.0, "rope_type": "dynamic"}, "torch_dtype": "bfloat16",
 }
-# https://huggingface.co/baichuan-inc/Baichuan2-7B-Base (config.json): RoPE, W_pack
+# https://huggingface.co/baichuan-inc/Baichuan2-7B-Base (config.json, as a public log of
+# its BaichuanConfig prints it): RoPE, W_pack
 BAICHUAN2_7B = {
     "architectures": ["BaichuanForCausalLM"], "model_type": "baichuan",
     "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 11008,
@@ -45,7 +47,9 @@ BAICHUAN2_13B = {
     "model_max_length": 4096, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
 }
 # https://huggingface.co/mistralai/Ministral-8B-Instruct-2410 (its shape, under the
-# ministral model_type HF transformers gives it)
+# ministral model_type HF transformers gives it; Devstral's configs say ministral with
+# Ministral3ForCausalLM, Mistral's weights too: HF models/ministral3 adds only a query
+# scale, no weights)
 MINISTRAL_8B = {
     "architectures": ["MinistralForCausalLM"], "model_type": "ministral",
     "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 12288,
@@ -62,13 +66,15 @@ SEED_OSS_36B = {
     "attention_bias": True, "attention_out_bias": False, "mlp_bias": False,
     "tie_word_embeddings": False, "torch_dtype": "bfloat16",
 }
-# https://huggingface.co/rednote-hilab/dots.llm1.inst (config.json)
+# https://huggingface.co/rednote-hilab/dots.llm1.inst (config.json; its dims as a public
+# third-party loader's test trims the mlx-community dots.llm1.inst config: no head_dim,
+# n_group and topk_group null)
 DOTS_LLM1 = {
     "architectures": ["Dots1ForCausalLM"], "model_type": "dots1", "hidden_act": "silu",
     "hidden_size": 4096, "intermediate_size": 10944, "moe_intermediate_size": 1408,
     "num_hidden_layers": 62, "num_attention_heads": 32, "num_key_value_heads": 32,
-    "head_dim": 128, "n_routed_experts": 128, "n_shared_experts": 2,
-    "num_experts_per_tok": 6, "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1,
+    "n_routed_experts": 128, "n_shared_experts": 2,
+    "num_experts_per_tok": 6, "first_k_dense_replace": 1, "n_group": None, "topk_group": None,
     "vocab_size": 152064, "max_position_embeddings": 32768, "sliding_window": None,
     "max_window_layers": 62, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
 }
@@ -122,7 +128,9 @@ def test_baichuan2_reads_as_llama_layers_with_its_own_head(tmp_path, cfg, total)
 
 def test_ministral_reads_as_llama_layers_every_one_windowed(tmp_path):
     # Q, O 4096^2; K, V 4096 x 1024; SwiGLU 3 x 4096 x 12288; two RMSNorms; untied 131072 x
-    # 4096 twice: 8,019,808,256, the card's "8.02B" (rounded; unverified to the parameter)
+    # 4096 twice: 8,019,808,256, the safetensors total of
+    # https://huggingface.co/mistralai/Ministral-8B-Instruct-2410 ("8.02B params"; the
+    # exact figure as a public third-party table of HF parameter counts gives it)
     layer = 2 * 4096**2 + 2 * 4096 * 1024 + 3 * 4096 * 12288 + 2 * 4096
     m = write(tmp_path, MINISTRAL_8B)
     assert m.parameters == 36 * layer + 4096 + 2 * 131072 * 4096 == 8_019_808_256
@@ -132,7 +140,10 @@ def test_ministral_reads_as_llama_layers_every_one_windowed(tmp_path):
 def test_seed_oss_biases_q_k_v_not_o(tmp_path):
     # Q 5120 x 10240 + 10240; K, V 5120 x 1024 + 1024 each; O 10240 x 5120 (no bias:
     # attention_out_bias false); SwiGLU 3 x 5120 x 27648; two RMSNorms; untied 155136 x 5120
-    # twice: 36,151,104,512, the card's "36B" (unverified to the parameter)
+    # twice: 36,151,104,512, the safetensors index total of
+    # https://huggingface.co/ByteDance-Seed/Seed-OSS-36B-Instruct (and -Base), as a public
+    # third-party snapshot of those files (fetched 2026-05-13) gives it, with these dims and
+    # attention_bias true, attention_out_bias false, mlp_bias false, untied
     layer = (5120 * 10240 + 10240) + 2 * (5120 * 1024 + 1024) + 10240 * 5120 \
         + 3 * 5120 * 27648 + 2 * 5120
     assert layer == 540_039_168
