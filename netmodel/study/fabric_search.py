@@ -154,11 +154,6 @@ class ScenarioCollectives:
                                      self.calibration) + tail
                          if self.concurrent else key, dict)
         self._models, self._linear = models, _shared(("linear", key), dict)
-        #: :meth:`for_instance`'s costings, by instance GPUs
-        self._placed: dict = {}
-        #: their instances' costings (``("comm", gpus)``) and the cost models of the slices
-        #: they re-set circuits for (OCS, by problem), shared as the compiled costs are
-        self._slices = _shared(("placed", key), dict)
 
     def __repr__(self) -> str:
         extra = (", concurrent=True" if self.concurrent else "") + (
@@ -324,23 +319,6 @@ class ScenarioCollectives:
             t = lines_time(a, b, *self._linear[("ranges", op, int(p))], n)
         return np.where(n > 0, t, 0.0)
 
-    def for_instance(self, gpus: int):
-        """The collective costs of an instance of ``gpus`` GPUs (``tp x pp``) as placed
-        (compute's optional ``for_instance``, :class:`~compute.comm.CollectiveCostModel`):
-        a group of fewer GPUs (a pipeline stage's TP group, an attention group, a stage
-        boundary's pair) runs on each consecutive slice of that many of the instance's
-        members (:meth:`group`), the slowest slice setting the time, as the blast radius
-        re-costs an instance (:func:`~netmodel.study.instance_cost.placed_comm`), not on
-        the first GPUs only: the stages placed further along may straddle servers. A group
-        of the instance's size is :meth:`collective_time`'s. With every instance at once
-        (``instances = "all"``) this is ``self`` (groups costed as every instance's)."""
-        if self.concurrent:
-            return self
-        hit = self._placed.get(int(gpus))
-        if hit is None:
-            hit = self._placed[int(gpus)] = _PlacedInstance(self, int(gpus))
-        return hit
-
     @property
     def past_budget(self) -> list[tuple[str, int]]:
         """``(op, instance GPUs)`` of every charge of :meth:`collective_time` so far
@@ -397,66 +375,6 @@ class ScenarioCollectives:
         if self.concurrent:
             return self.collective_time("all-to-all", n, p)
         return once_a_server(self, self.model(p), self.scenario.label, n, p, copies, reach)
-
-
-class _PlacedInstance:
-    """:meth:`ScenarioCollectives.for_instance`: the collective-cost protocol for one
-    instance of ``gpus`` GPUs as placed on the scenario's fabric."""
-
-    def __init__(self, coll: ScenarioCollectives, gpus: int):
-        self.coll, self.gpus = coll, gpus
-
-    def __repr__(self) -> str:
-        return f"{self.coll!r}.for_instance({self.gpus})"
-
-    def _placed(self):
-        """The instance's :func:`~netmodel.study.instance_cost.placed_comm` (made once
-        per network)."""
-        c = self.coll
-        hit = c._slices.get(("comm", self.gpus))
-        if hit is None:
-            from netmodel.study.instance_cost import placed_comm, wired_gpus
-
-            members = c.group(self.gpus)
-            hit = c._slices["comm", self.gpus] = placed_comm(
-                c.scenario, c.calibration, wired_gpus(c.graph), c.model(self.gpus),
-                members, c.graph, members, c._slices)
-        return hit
-
-    def _cut(self, op: str, size: int) -> UserError:
-        return UserError(f"scenario {self.coll.scenario.label!r}: a group of {size} GPUs of "
-                         f"an instance of {self.gpus} is cut apart; no {op} can run on it")
-
-    def collective_time(self, op: str, nbytes: float | np.ndarray,
-                        group_size: int) -> np.ndarray:
-        from compute.comm import check_group_size, check_nbytes, check_op
-        from netmodel.study.instance_cost import InstanceCut
-
-        check_op(op)
-        n = np.asarray(check_nbytes(nbytes), dtype=float)
-        p = check_group_size(group_size)
-        if p == 1 or p >= self.gpus:
-            return self.coll.collective_time(op, n, p)
-        self.coll.linear(op, p)   # its refusals: an op the algorithm lacks, a group cut
-        try:
-            return self._placed().collective_time(op, n, p)
-        except InstanceCut:
-            raise self._cut(op, p) from None
-
-    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
-                            copies: int, reach) -> np.ndarray:
-        from compute.comm import check_group_size, check_nbytes
-        from netmodel.study.instance_cost import InstanceCut
-
-        n = np.asarray(check_nbytes(nbytes), dtype=float)
-        p = check_group_size(group_size)
-        if p == 1 or p >= self.gpus:
-            return self.coll.moe_all_to_all_time(n, p, copies, reach)
-        self.coll.linear("all-to-all", p)
-        try:
-            return self._placed().moe_all_to_all_time(n, p, copies, reach)
-        except InstanceCut:
-            raise self._cut("all-to-all", p) from None
 
 
 def once_a_server(comm, model, label: str, n: np.ndarray, p: int, copies: int,

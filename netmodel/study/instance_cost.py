@@ -36,10 +36,10 @@ from topologies.graph_ops import frozen_attrs
 if TYPE_CHECKING:
     from compute.results import InferenceResult
 
-__all__ = ["InstanceCosting", "InstanceCut", "placed_comm", "wired_gpus"]
+__all__ = ["InstanceCosting"]
 
 
-class InstanceCut(Exception):
+class _Cut(Exception):
     """An instance's members can no longer all reach each other."""
 
 
@@ -49,9 +49,9 @@ class _GroupComm:
     A collective of the whole instance runs on its members. One of fewer GPUs (an
     attention group's all-reduce under attention data parallelism, a stage's under
     pipeline parallelism) runs on each consecutive slice of that many members at once, as
-    the healthy search costs such a group
-    (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`): the slowest
-    slice sets the time, each slice taking its own best algorithm."""
+    the healthy costing places such a group (the first GPUs of the placement,
+    :meth:`~netmodel.study.fabric_search.ScenarioCollectives.group`); on a degraded fabric
+    the slowest slice sets the time, each slice taking its own best algorithm."""
 
     def __init__(self, model, members, slice_model=None):
         self.model = model
@@ -66,14 +66,14 @@ class _GroupComm:
         ``n``: the fastest candidate's, or the model's tuner plugin's choice where it
         chooses (as the healthy costing,
         :meth:`~netmodel.study.fabric_search.ScenarioCollectives.collective_time`, takes
-        it); a group cut apart raises :class:`InstanceCut`."""
+        it); a group cut apart raises :class:`_Cut`."""
         from netmodel.collectives.cost import GroupCut, lines_time
         from netmodel.collectives.model import candidate_lines
 
         try:
             cands = model.candidates(op, members)
         except (GroupCut, UserError):
-            raise InstanceCut() from None
+            raise _Cut() from None
         if model.tuned():   # the plugin's pair per size, as every other costing asks it
             return model.collective_time(op, n, members)
         return lines_time(*candidate_lines(model, cands), n)
@@ -122,7 +122,7 @@ class _GroupComm:
             try:
                 ti = once_a_server_time(model, tuple(members), n, copies, reach, every)
             except GroupCut:
-                raise InstanceCut() from None
+                raise _Cut() from None
             t = ti if t is None else np.maximum(t, ti)
         return np.where(n > 0, t, 0.0)
 
@@ -173,57 +173,6 @@ def _unlabelled(circuits: nx.Graph) -> nx.Graph:
     for _, _, data in circuits.edges(data=True):
         data.pop("via", None)
     return circuits
-
-def wired_gpus(graph: nx.Graph) -> bool:
-    """Whether ``graph`` wires GPUs to GPUs (then they may forward traffic, and instances
-    are costed on the whole cell rather than on their members and the switches)."""
-    data = graph.nodes
-    return any(data[u]["kind"] == "gpu" and data[v]["kind"] == "gpu" for u, v in graph.edges())
-
-
-def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: nx.Graph,
-                orig: tuple, memo: dict) -> _GroupComm:
-    """The collective costs of the instance ``orig`` (costed as ``members`` on ``fm``) on
-    ``graph`` (the physical fabric: a cell, maybe degraded), as the blast radius re-costs it
-    and the healthy search costs a group smaller than its instance
-    (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`): a collective
-    of fewer GPUs than the instance runs on each consecutive slice of that many members,
-    the slowest slice's time; on an OCS fabric on circuits re-set for each slice (as the
-    healthy costing sets an instance's circuits for each group size,
-    :func:`~netmodel.study.scenario_fabric.instance_graph`), not on slices of the
-    instance's ring. ``direct``: GPUs are wired to GPUs (members keep their names);
-    ``memo``: the slices' cost models by problem, kept by the caller."""
-    if not scenario.is_ocs:
-        return _GroupComm(fm, members)
-    from netmodel.study.scenario_fabric import adjusted
-
-    made: dict = {}   # (i, k) -> the slice's (model, members): its circuits set once
-
-    def slice_model(i: int, k: int):
-        hit = made.get((i, k))
-        if hit is None:
-            hit = made[i, k] = new_slice(i, k)
-        return hit
-
-    def new_slice(i: int, k: int):
-        part = orig[i:i + k]
-        circuits = _ocs_circuits(scenario, graph, part) if k > 1 else None
-        if circuits is None:
-            raise InstanceCut()
-        g = adjusted(_unlabelled(circuits), scenario.adjust)
-        if not direct:
-            g, part = _canonical(g, part)
-        key = _problem_key(g, part)
-        if key not in memo:
-            from netmodel.collectives.model import FabricCostModel
-
-            memo[key] = FabricCostModel(g, placement=scenario.placement,
-                                        algorithm=scenario.algorithm, scope="collectives",
-                                        calibration=calibration, tuner=scenario.tuner)
-        return memo[key], tuple(part)
-
-    return _GroupComm(fm, members, slice_model)
-
 
 class InstanceCosting:
     """The re-costing of one instance, for a
@@ -379,9 +328,36 @@ class InstanceCosting:
 
     def _comm(self, fm, members: tuple, graph: nx.Graph, orig: tuple) -> _GroupComm:
         """The collective costs of the instance ``orig`` (costed as ``members`` on ``fm``)
-        on ``graph``: :func:`placed_comm` with the cluster's scenario and calibration."""
-        return placed_comm(self.scenario, self.calibration, self._direct, fm, members, graph,
-                           orig, self.__dict__.setdefault("_slice_models", {}))
+        on ``graph``: on an OCS fabric a collective of fewer GPUs than the instance runs on
+        circuits re-set for each slice of that many members (as the healthy costing sets
+        an instance's circuits for each group size,
+        :func:`~netmodel.study.scenario_fabric.instance_graph`), not on slices of the
+        instance's ring."""
+        if not self.scenario.is_ocs:
+            return _GroupComm(fm, members)
+        from netmodel.study.scenario_fabric import adjusted
+
+        s = self.scenario
+        memo = self.__dict__.setdefault("_slice_models", {})
+
+        def slice_model(i: int, k: int):
+            part = orig[i:i + k]
+            circuits = _ocs_circuits(s, graph, part) if k > 1 else None
+            if circuits is None:
+                raise _Cut()
+            g = adjusted(_unlabelled(circuits), s.adjust)
+            if not self._direct:
+                g, part = _canonical(g, part)
+            key = _problem_key(g, part)
+            if key not in memo:
+                from netmodel.collectives.model import FabricCostModel
+
+                memo[key] = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
+                                            scope="collectives", calibration=self.calibration,
+                                            tuner=s.tuner)
+            return memo[key], tuple(part)
+
+        return _GroupComm(fm, members, slice_model)
 
     def _cost_model(self, g: nx.Graph, key: tuple):
         """The collective cost model of problem ``key`` (its graph ``g``): the one the
@@ -431,7 +407,7 @@ class InstanceCosting:
                          expert_skew=self.best.expert_skew,
                          comm=self._comm(fm, g_members, graph, tuple(members)),
                          options=self.options, slo=self.slo)
-        except InstanceCut:
+        except _Cut:
             r = None
         if r is not None and not r.feasible:   # re-balancing will cost it again
             self.__dict__["_models"][key] = fm
