@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from compute.errors import UserError, known
+from compute.units import check_plausible, format_time
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
 
 __all__ = [
@@ -217,8 +218,6 @@ class Slo:
     tbt: float = DEFAULT_TBT
 
     def __post_init__(self):
-        from compute.units import check_plausible
-
         for key in ("ttft", "tbt"):   # each within its plausible range (limits.toml [quantity])
             v = getattr(self, key)
             if not (is_finite(v) and v > 0):
@@ -239,8 +238,6 @@ def slo_text(phase: str, limit: float, *, mtp: bool = False) -> str:
     >>> slo_text("decode", 0.05), slo_text("prefill", 2.0), slo_text("decode", 0.05, mtp=True)
     ('TBT <= 50 ms', 'TTFT <= 2 s', 'TPOT <= 50 ms')
     """
-    from compute.units import format_time
-
     return f"{'TPOT' if mtp else latency_name(phase).upper()} <= {format_time(limit)}"
 
 

@@ -64,7 +64,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from compute.errors import UserError
-from compute.validate import describe
+from compute.validate import describe, limits
 
 __all__ = [
     "ExactFactor",
@@ -368,8 +368,6 @@ def check_plausible(quantity: str, value: float, what: str, typed: object = None
     ...
     compute.errors.UserError: bandwidth 100 B/s, outside the 125 kB/s to 1000 TB/s allowed for a fabric's link or per-GPU bandwidth (per direction); a number is in B/s: for 100 GB/s give 1e+11
     """
-    from compute.validate import limits
-
     r = limits("quantity")[quantity]
     if r.minimum <= value <= r.maximum:
         return value
