@@ -288,8 +288,10 @@ def _own_makespan(model: FabricCostModel, op: str, options, lo, hi, whole, group
     ``shapes``: each kept group's (ranks, nodes) for the model's tuner (None: untuned)."""
     tuned = None
     if shapes is not None:
-        def tuned(g, s, ok):
-            return model.tuner_pair(op, float(flat[s]), *shapes[g], ok)
+        pairs = [(o[0], o[1]) for o in options]
+
+        def tuned(g, s, col):
+            return model.tuner_row(op, float(flat[s]), *shapes[g], pairs, col)
     lean = None if tuned is not None else own_lean(options, lo, hi, flat)
     if lean is None:
         time, alone, choice, _, pairs, _ = own_times(options, lo, hi, flat, tuned)
@@ -344,8 +346,10 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
         # each communicator tuned apart, from its own op, size, ranks and nodes
         nodes = [model.tuner_nodes(g) for g in groups]
 
-        def tuned(g, s, ok):
-            return model.tuner_pair(op, float(n[s]), len(groups[g]), nodes[g], ok)
+        pairs = [(o[0], o[1]) for o in options]
+
+        def tuned(g, s, col):
+            return model.tuner_row(op, float(n[s]), len(groups[g]), nodes[g], pairs, col)
     time, alone, own, keys, pair_list, t_all = own_times(options, lo, hi, n, tuned)
     if not np.isfinite(alone).all():   # the first such group as listed
         g = int(np.flatnonzero(~np.isfinite(alone[back]).all(axis=1))[0])

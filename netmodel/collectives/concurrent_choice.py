@@ -159,11 +159,11 @@ def own_times(options: list[tuple], lo, hi, n: np.ndarray, tuned=None) -> tuple:
     (every group on one algorithm's loads: :func:`mixed_sizes` says where that is not
     so), seconds alone, each group's choice (an index into ``pairs``, the (algorithm,
     protocol) choices), each option's choice, and every option's lines together at ``n``
-    (``(O, G, S)``). ``tuned(g, s, ok)``: a tuner plugin's (algorithm, protocol) for group
-    ``g`` at size index ``s`` among the pairs ``ok`` that run on it alone there, or None
-    (auto's, the fastest alone): where it chooses, the group runs that pair's fastest line
-    alone, as :meth:`FabricCostModel.cost
-    <netmodel.collectives.model.FabricCostModel.cost>` costs it alone."""
+    (``(O, G, S)``). ``tuned(g, s, col)``: the option a tuner plugin chooses for group
+    ``g`` at size index ``s`` from ``col``, every option's time alone there
+    (:meth:`FabricCostModel.tuner_row
+    <netmodel.collectives.model.FabricCostModel.tuner_row>`, as a group alone is costed),
+    or None (auto's, the fastest alone)."""
     t_all = masked_times(np.stack([o[2][:, None] + o[3][:, None] * n[None, :] for o in options]),
                     lo, hi, n)
     a_all = masked_times(np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in options]),
@@ -176,13 +176,10 @@ def own_times(options: list[tuple], lo, hi, n: np.ndarray, tuned=None) -> tuple:
     # each group's own choice: the one holding its least line alone (the first such)
     best = np.argmin(a_all, axis=0)                        # (G, S): an option
     if tuned is not None:
-        names = list(pairs)
         for g, s in np.ndindex(G, S):
-            col = a_all[:, g, s]
-            pick = tuned(g, s, frozenset(names[k] for k in keys[np.isfinite(col)].tolist()))
+            pick = tuned(g, s, a_all[:, g, s])
             if pick is not None:
-                mine = np.flatnonzero(keys == pairs[pick])
-                best[g, s] = mine[np.argmin(col[mine])]
+                best[g, s] = pick
     own = keys[best]                                       # (G, S): its choice
     gi, si = np.arange(G)[:, None], np.arange(S)[None, :]
     alone = a_all[best, gi, si]

@@ -676,12 +676,25 @@ class FabricCostModel:
         pairs = [(c[0], c[1]) for c in cands]
         nodes = self.tuner_nodes(group)
         for j, size in enumerate(np.asarray(n, dtype=float).ravel()):
-            col = times[:, j]
-            ok = frozenset(q for q, t in zip(pairs, col, strict=True) if np.isfinite(t))
-            pick = self.tuner_pair(op, float(size), len(group), nodes, ok)
-            if pick is not None:
-                yield j, min((i for i, q in enumerate(pairs) if q == pick),
-                             key=lambda i, col=col: col[i])
+            i = self.tuner_row(op, float(size), len(group), nodes, pairs, times[:, j])
+            if i is not None:
+                yield j, i
+
+    def tuner_row(self, op: str, nbytes: float, ranks: int, nodes: int, pairs,
+                  col: np.ndarray) -> int | None:
+        """The line the tuner chooses for one communicator (``op`` of ``nbytes`` on
+        ``ranks`` ranks over ``nodes`` nodes): the fastest line of its (algorithm, protocol)
+        (:meth:`tuner_pair`), skipping pairs no line runs; None where it leaves the choice
+        to auto. ``pairs``: each line's ``(algorithm, protocol)``; ``col``: each line's time
+        (``inf`` where it does not run). Every costing of a communicator chooses so, alone
+        (:meth:`chosen`) or beside the others (:func:`~netmodel.collectives.
+        concurrent_choice.own_times`)."""
+        runs = np.isfinite(col).tolist()
+        ok = frozenset(q for q, r in zip(pairs, runs, strict=True) if r)
+        pick = self.tuner_pair(op, float(nbytes), ranks, nodes, ok)
+        if pick is None:
+            return None
+        return min((i for i, q in enumerate(pairs) if q == pick), key=lambda i: col[i])
 
     def tuner_nodes(self, group: tuple[Hashable, ...]) -> int:
         """The nodes the tuner counts for ``group``: its scale-up domains."""
