@@ -43,7 +43,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
@@ -57,6 +56,7 @@ from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.scenario_fabric import (
     build_fabric,
     network_key,
+    ocs_ports,
     scenario_calibration,
     scenario_model,
 )
@@ -512,15 +512,11 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
 def instance_cap(coll: ScenarioCollectives) -> int | None:
     """The most GPUs an instance of the scenario can span where its circuits limit it (an
     OCS whose GPUs have one optical port wires rings of at most 2), else None."""
-    return 2 if coll.scenario.is_ocs and _ocs_ports(coll.graph) < 2 else None
-
-
-def _ocs_ports(graph: nx.Graph) -> int:
-    """The fewest optical ports of any GPU of a circuit-switched fabric."""
+    if not coll.scenario.is_ocs:
+        return None
     from topologies.schema import gpu_nodes
 
-    return min(sum(1 for o in graph.neighbors(g) if graph.nodes[o]["kind"] == "ocs")
-               for g in gpu_nodes(graph))
+    return 2 if ocs_ports(coll.graph, gpu_nodes(coll.graph)) < 2 else None
 
 
 def _packed_best(result, coll):

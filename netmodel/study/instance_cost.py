@@ -130,24 +130,13 @@ class _GroupComm:
 def _ocs_circuits(scenario, physical, members):
     """The circuit graph of one instance on a (possibly degraded) OCS fabric: its ring (or
     torus) re-set on the ports its members still have (as the study sets them), or None."""
-    from netmodel.study.scenario_fabric import torus_sides
-    from topologies.optical import circuits_for, realize
+    from netmodel.study.scenario_fabric import circuit_options, ocs_ports
+    from topologies.optical import realize
 
-    data = physical.nodes
-    ports = min(sum(1 for o in physical.neighbors(g) if data[o]["kind"] == "ocs")
-                for g in members)
+    ports = ocs_ports(physical, members)
     if ports == 0:
         return None
-    size = len(members)
-    sides = torus_sides(size)
-    if scenario.circuits == "torus" and sides and ports >= 4:
-        shape = f"torus:{sides[0]}x{sides[1]}"
-        options = [circuits_for(shape, list(members)) * r for r in range(ports // 4, 0, -1)]
-    else:
-        ring = circuits_for("ring", list(members)) if size > 2 else [tuple(members)]
-        per_pair = ports if size == 2 else ports // 2
-        options = [[p for p in ring for _ in range(r)] for r in range(max(per_pair, 1), 0, -1)]
-    for pairs in options:
+    for pairs in circuit_options(scenario.circuits, [members], ports):
         try:
             return realize(physical, pairs)
         except UserError:

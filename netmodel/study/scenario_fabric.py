@@ -26,12 +26,14 @@ from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.scenarios import Scenario, fabric_error, get_scenario
 
 if TYPE_CHECKING:
+    from collections.abc import Hashable, Iterable, Sequence
+
     from netmodel.collectives.calibration import Calibration
     from netmodel.collectives.model import FabricCostModel
     from netmodel.study.scenarios import Adjust
 
-__all__ = ["adjusted", "build_fabric", "instance_graph", "network_key", "scenario_calibration",
-           "scenario_model"]
+__all__ = ["adjusted", "build_fabric", "circuit_options", "instance_graph", "network_key",
+           "ocs_ports", "scenario_calibration", "scenario_model"]
 
 
 #: Built fabrics by (spec string, GPU type): a fabric is built once per process.
@@ -87,11 +89,31 @@ def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
     return out
 
 
-def _ring_pairs(members, repeats):
+def ocs_ports(graph: nx.Graph, gpus: Iterable[Hashable]) -> int:
+    """The fewest optical ports (links to an OCS) of any of ``gpus``."""
+    data = graph.nodes
+    return min(sum(1 for o in graph.neighbors(g) if data[o]["kind"] == "ocs") for g in gpus)
+
+
+def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
+                    ports: int) -> list[list[tuple]]:
+    """The circuit pairs to try, most parallel copies first, for setting ``circuits``
+    (``"torus"`` or a ring) among the GPUs of every group of ``groups`` (one size) with
+    ``ports`` optical ports a GPU (:func:`instance_graph`): a torus of ports/4 copies where
+    the size has a 2D factorisation and ports >= 4, else a ring of ports/2 (ports for a
+    pair), down to one copy."""
     from topologies.optical import circuits_for
 
-    ring = circuits_for("ring", list(members)) if len(members) > 2 else [tuple(members)]
-    return [p for p in ring for _ in range(repeats)]
+    size = len(groups[0])
+    sides = torus_sides(size)
+    if circuits == "torus" and sides and ports >= 4:
+        shape = f"torus:{sides[0]}x{sides[1]}"
+        return [[p for gr in groups for p in circuits_for(shape, list(gr)) * r]
+                for r in range(ports // 4, 0, -1)]
+    rings = [circuits_for("ring", list(gr)) if size > 2 else [tuple(gr)] for gr in groups]
+    per_pair = ports if size == 2 else ports // 2
+    return [[p for ring in rings for p in ring for _ in range(r)]
+            for r in range(max(per_pair, 1), 0, -1)]
 
 
 def torus_sides(n: int) -> tuple[int, int] | None:
@@ -113,27 +135,17 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     if not scenario.is_ocs or size < 2:
         return graph
     from netmodel.collectives.placement import partition
-    from topologies.optical import circuits_for, realize
+    from topologies.optical import realize
     from topologies.schema import gpu_nodes
 
     groups = partition(graph, size, scenario.placement, gpus=gpu_nodes(graph))
-    ports = min(sum(1 for o in graph.neighbors(g) if graph.nodes[o]["kind"] == "ocs")
-                for g in groups[0])
+    ports = ocs_ports(graph, groups[0])
     if ports < 2 and size > 2:
         raise UserError(f"scenario {scenario.name!r}: an instance of {size} GPUs needs 2 "
                         f"optical ports per GPU (a circuit to each ring neighbour); the "
                         f"fabric's GPUs have {ports}")
-    sides = torus_sides(size)
-    if scenario.circuits == "torus" and sides and ports >= 4:
-        shape = f"torus:{sides[0]}x{sides[1]}"
-        options = [[p for gr in groups for p in circuits_for(shape, list(gr)) * r]
-                   for r in range(ports // 4, 0, -1)]
-    else:
-        per_pair = ports if size == 2 else ports // 2
-        options = [[p for gr in groups for p in _ring_pairs(gr, r)]
-                   for r in range(max(per_pair, 1), 0, -1)]
     last = None
-    for pairs in options:
+    for pairs in circuit_options(scenario.circuits, groups, ports):
         try:
             return realize(graph, pairs)
         except UserError as exc:
