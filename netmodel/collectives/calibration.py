@@ -438,7 +438,7 @@ class Calibration:
         if self.simple_buffer != 0:
             check_simple_buffer(self.simple_buffer)
             object.__setattr__(self, "simple_buffer", float(self.simple_buffer))
-            step = float(int(self.simple_buffer) // NCCL_STEPS)   # NCCL's stepSize
+            step = self.simple_step
             object.__setattr__(self, "protocols", tuple(
                 replace(p, chunk=step) if p.name == "Simple" else p for p in self.protocols))
         if self.nccl_release is None or self.nccl_release == "":
@@ -476,12 +476,18 @@ class Calibration:
         return replace(self, **changes)
 
     @property
+    def simple_step(self) -> float:
+        """Bytes of one step of the Simple buffer (NCCL's ``stepSize``: ``simple_buffer //
+        NCCL_STEPS``); 0 without a buffer."""
+        return float(int(self.simple_buffer) // NCCL_STEPS)
+
+    @property
     def p2p_chunk(self) -> float:
         """Bytes of one step of Simple send/recv in one NVLink domain: ``p2p_nvlink_chunk``,
-        at most the Simple buffer's step (NCCL's computeBuffSizes: "Make sure P2P chunksize
-        is not larger than coll chunksize")."""
+        at most the Simple buffer's step (:attr:`simple_step`; NCCL's computeBuffSizes:
+        "Make sure P2P chunksize is not larger than coll chunksize")."""
         if self.simple_buffer:
-            return min(self.p2p_nvlink_chunk, float(int(self.simple_buffer) // NCCL_STEPS))
+            return min(self.p2p_nvlink_chunk, self.simple_step)
         return self.p2p_nvlink_chunk
 
     @property
