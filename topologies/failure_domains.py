@@ -434,7 +434,7 @@ def _tier0_of(graph: nx.Graph) -> dict[Hashable, frozenset]:
     """Every tier-0 switch (:func:`stops`, read from the attribute dicts: no view a node),
     with the GPUs wired to it."""
     return {n: frozenset(stopped_by(graph, n)) for n, d in graph._node.items()
-            if d.get("kind") == "switch" and int(d.get("tier", -1)) == 0}
+            if _is_tier0(d)}
 
 
 def _held_index(held: dict) -> tuple[list, dict]:
@@ -470,7 +470,11 @@ def _holds(held: dict, members: Iterable[Hashable], index: tuple | None = None) 
 
 def stops(graph: nx.Graph, node: Hashable) -> bool:
     """Whether ``node`` is a tier-0 switch: failed, it stops every GPU wired to it."""
-    d = graph.nodes[node]
+    return _is_tier0(graph.nodes[node])
+
+
+def _is_tier0(d: dict) -> bool:
+    """:func:`stops` of a node's attribute dict ``d``."""
     return d.get("kind") == "switch" and int(d.get("tier", -1)) == 0
 
 
