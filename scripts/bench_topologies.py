@@ -283,7 +283,8 @@ _PART_CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
 from topologies import build
-from topologies.analysis import bill_of_materials, port_use, summary
+from topologies.analysis import summary
+from topologies.inventory import bill_of_materials, port_use
 from netmodel.study.network_bill import network_bill
 from netmodel.study.topology_compare import _gpus_per_host
 from topologies.hardware_radius import hardware_radius

@@ -21,7 +21,7 @@ Classes and what a failure removes:
 * Link ends, one component per cable (or per breakout bundle and share, see below):
   ``transceiver`` (pluggable optics or fibre), ``cpo-engine`` (co-packaged optics; an OCS
   end is passive mirrors and has none), ``copper-end``, as many at each end as the bill of
-  materials counts (:func:`~topologies.analysis.cable_end_parts`: one per cable end, a
+  materials counts (:func:`~topologies.inventory.cable_end_parts`: one per cable end, a
   breakout's switch end its share of a port, each far end one). A link of a trace medium
   (:data:`~topologies.schema.TRACE_MEDIA`; ``board``: the NVLinks of an HGX baseboard) has
   no cable and no end: it fails with its board (``host``, ``nvswitch``). Losing one cable
@@ -77,9 +77,9 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
-from topologies.analysis import EdgeArrays, cable_end_parts, edge_arrays, shared_part
 from topologies.graph_ops import edge_key
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
+from topologies.inventory import EdgeArrays, cable_end_parts, edge_arrays, shared_part
 from topologies.schema import TRACE_MEDIA, check_graph, gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "ClassComponents",
@@ -116,8 +116,8 @@ class Component:
     ``parts``: physical parts of the class with this same effect (its rate multiplier);
     ``shared``: a part that copies of the fabric would share in a full build (a switch of
     tier >= 1, an OCS, a link between two of them and its ends:
-    :func:`~topologies.analysis.shared_part`), which a cluster of copies counts once per
-    :func:`~topologies.analysis.cells_per_shared_part` of them; ``disabled``: GPUs that do
+    :func:`~topologies.inventory.shared_part`), which a cluster of copies counts once per
+    :func:`~topologies.inventory.cells_per_shared_part` of them; ``disabled``: GPUs that do
     not fail but run nothing until the component is repaired (those wired to a failed
     tier-0 switch, see the module doc; :func:`degrade` removes them, and any GPU wired to
     the switch since, a spare say, with it).
@@ -196,7 +196,7 @@ def _link_parts(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
                 cables: float) -> list[tuple[str, str, tuple, tuple, float]]:
     """Link-end and NIC components of one bundle: ``(class, name, removed, scaled, parts)``.
 
-    Parts at each end as :func:`~topologies.analysis.cable_end_parts` counts them (the bill
+    Parts at each end as :func:`~topologies.inventory.cable_end_parts` counts them (the bill
     of materials' rule). One edge: both ends share its effect. A breakout bundle (shares of
     one group's cables to one switch): the switch end's parts (``cables`` of them) carry
     every share, so one failing thins or removes the whole bundle; each share's far end
@@ -296,7 +296,7 @@ class ClassComponents:
     A block of array components first, then ``rest``, the class's other components in
     :func:`components`' order (hosts, racks, tier-0 switches with the GPUs they stop,
     breakout bundles and their shares). A block component removes one node alone
-    (``node``: its position in the :class:`~topologies.analysis.EdgeArrays`' ``nodes``;
+    (``node``: its position in the :class:`~topologies.inventory.EdgeArrays`' ``nodes``;
     a GPU's die or package, a switch of tier >= 1, an OCS) or concerns one link alone
     (``edge``: its position in the edge arrays; a cable end or NIC of a link that is not a
     breakout share), which it removes where ``removed`` and otherwise keeps at
@@ -324,7 +324,7 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
                      ) -> dict[str, ClassComponents]:
     """:func:`components` as :class:`ClassComponents` (same classes, order, parts and
     effects), from one pass of arrays over the links (``edges``: the graph's
-    :func:`~topologies.analysis.edge_arrays`, where the caller has them).
+    :func:`~topologies.inventory.edge_arrays`, where the caller has them).
 
     >>> from topologies.specs import build
     >>> g = build("leaf-spine:leaves=2,radix=4,gpu=Lite")

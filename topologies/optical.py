@@ -341,7 +341,7 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         out.add_edge(u, v, **attrs)
     used = set(planes)
     # the fibres stay in the ground whatever circuits the mirrors make: the bill of
-    # materials of the realized fabric is that of its cabling (topologies.analysis)
+    # materials of the realized fabric is that of its cabling (topologies.inventory)
     fibres = [d for u, v, d in graph.edges(data=True)
               if {graph.nodes[u]["kind"], graph.nodes[v]["kind"]} == {"gpu", "ocs"}]
     cabling = graph.graph.get("ocs_cabling")

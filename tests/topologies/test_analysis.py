@@ -7,7 +7,6 @@ import pytest
 from compute.errors import UserError
 from topologies import build, fat_tree, lite_groups, ocs, realize, ring, superpod, torus
 from topologies.analysis import (
-    bill_of_materials,
     bisection_maxflow,
     diameter,
     injection_bandwidth,
@@ -15,6 +14,7 @@ from topologies.analysis import (
     summary,
 )
 from topologies.closed_forms import closed_form
+from topologies.inventory import bill_of_materials
 
 SMALL = [
     "ring:n=2", "ring:n=7", "ring:n=8", "full-mesh:n=5", "full-mesh:n=6",

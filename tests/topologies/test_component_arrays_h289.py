@@ -11,7 +11,6 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from topologies.analysis import edge_arrays
 from topologies.failure_domains import (
     CLASSES,
     Component,
@@ -23,6 +22,7 @@ from topologies.failure_domains import (
     component_arrays,
     components,
 )
+from topologies.inventory import edge_arrays
 from topologies.schema import TRACE_MEDIA, gpu_nodes
 from topologies.specs import build
 

@@ -12,12 +12,12 @@ import networkx as nx
 import pytest
 
 from topologies import build
-from topologies.analysis import (
+from topologies.analysis import injection_bandwidth
+from topologies.inventory import (
     _OPTICAL,
     BillOfMaterials,
     bill_of_materials,
     edge_arrays,
-    injection_bandwidth,
     port_fill,
     port_use,
 )

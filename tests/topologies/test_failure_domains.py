@@ -7,7 +7,6 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
-from topologies.analysis import bill_of_materials
 from topologies.failure_domains import (
     CLASSES,
     Component,
@@ -18,6 +17,7 @@ from topologies.failure_domains import (
     free_ports,
     hosts,
 )
+from topologies.inventory import bill_of_materials
 from topologies.specs import build
 
 # the shipped scenarios' fabrics, spelled out (netmodel/data/scenarios/*.toml)

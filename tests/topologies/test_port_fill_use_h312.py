@@ -3,7 +3,7 @@ import pytest
 
 from compute.errors import UserError
 from topologies import build
-from topologies.analysis import port_fill, port_use
+from topologies.inventory import port_fill, port_use
 
 
 @pytest.mark.parametrize("spec, fill", [

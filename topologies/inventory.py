@@ -1,0 +1,403 @@
+"""What a fabric is made of: its links as arrays read in one pass (:func:`edge_arrays`), the
+bill of materials (cables, traces, lanes, optics, ports in use), the ports in use on every
+switch and OCS and the share of them a fabric fills (:func:`port_fill`), and which of its
+parts copies of it would share in a full build (:func:`shared_part`,
+:func:`cells_per_shared_part`). What a fabric can carry (diameter, bisection, injection
+bandwidth, path diversity) is :mod:`topologies.analysis`'s, whose
+:func:`~topologies.analysis.summary` gathers both.
+
+>>> from topologies import build
+>>> g = build("fat-tree:k=4")   # 16 GPUs, 20 four-port switches, 3 x 16 optical cables
+>>> b = bill_of_materials(g)
+>>> b.cables, b.pluggable_transceivers, b.switch_ports_used, b.switch_ports
+({'pluggable-optics': 48}, 96, 80, 80)
+>>> port_fill(g)   # every leaf's down ports hold a GPU
+1.0
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Iterable
+from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
+
+import networkx as nx
+import numpy as np
+
+from compute.errors import UserError
+from compute.validate import describe, of_type
+from topologies.schema import TRACE_MEDIA
+
+__all__ = ["BillOfMaterials", "EdgeArrays", "bill_of_materials", "cable_end_parts",
+           "cells_per_shared_part", "edge_arrays", "edges_of", "port_fill", "port_use",
+           "shared_part"]
+
+_OPTICAL = ("pluggable-optics", "fibre")
+
+
+@dataclass(frozen=True)
+class BillOfMaterials:
+    """Cables by medium (circuits are not cables), traces (links of a medium of
+    :data:`~topologies.schema.TRACE_MEDIA`, a board's or a package's wiring: not cables, no
+    optics or connectors) by medium, lanes, optics and ports in use.
+
+    ``pluggable_transceivers``: one per optical cable end at a GPU or switch (pluggable
+    optics or plain fibre); ``cpo_ports``: the same for co-packaged optics; an end at an OCS
+    needs no transceiver (the OCS steers light) and counts in ``ocs_ports_used``. Ends of a
+    breakout share count as :func:`cable_end_parts` says: the GPU end one, the switch end
+    its share of a port.
+    A realized OCS fabric (:func:`~topologies.optical.realize`, graph attribute
+    ``ocs_cabling``) is made of the same fibres, ports and optics as its bare cabling,
+    whatever circuits are set up; ``circuits`` counts those.
+    """
+
+    cables: dict
+    lanes: int
+    pluggable_transceivers: int
+    cpo_ports: int
+    switch_ports_used: int
+    switch_ports: int
+    ocs_ports_used: int
+    ocs_ports: int
+    circuits: int
+    traces: dict
+
+
+def _kinds(graph: nx.Graph) -> dict[Hashable, str]:
+    return dict(graph.nodes(data="kind"))
+
+
+@dataclass(frozen=True)
+class EdgeArrays:
+    """A fabric's links as arrays, read from the graph in one pass (:func:`edge_arrays`) and
+    shared by the analyses that would each loop over every edge in Python: ``u``/``v``
+    index ``nodes`` (edge order is ``graph.edges()``'s), ``node_kind`` codes index
+    ``kinds``, ``medium`` and ``optics`` (a circuit's, default co-packaged optics) codes
+    index ``media``; ``node_bandwidth`` each node's links' bandwidth summed in its adjacency
+    order (``graph.degree(weight="bandwidth")``'s sums)."""
+
+    nodes: list
+    kinds: tuple
+    node_kind: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+    links: np.ndarray
+    bandwidth: np.ndarray
+    lanes: np.ndarray
+    media: tuple
+    medium: np.ndarray
+    optics: np.ndarray
+    node_bandwidth: np.ndarray
+
+    def kind_is(self, kind: str) -> np.ndarray:
+        """Boolean per node: of ``kind``."""
+        return self.node_kind == _code(self, kind)
+
+    def end_parts(self, ends: np.ndarray) -> np.ndarray:
+        """Per edge: :func:`cable_end_parts` at its end ``ends`` (``self.u`` or ``self.v``)."""
+        kind = self.node_kind[ends]
+        return np.where(kind == _code(self, "ocs"), 0.0,
+                        np.where(kind == _code(self, "gpu"), np.ceil(self.links - 1e-9),
+                                 self.links))
+
+    def medium_in(self, media: Iterable[str]) -> np.ndarray:
+        """Boolean per edge: its medium one of ``media``."""
+        return np.isin(self.medium, self._media_codes(media))
+
+    def optics_in(self, media: Iterable[str]) -> np.ndarray:
+        """Boolean per edge: its ``optics`` one of ``media``."""
+        return np.isin(self.optics, self._media_codes(media))
+
+    def _media_codes(self, media: Iterable[str]) -> list[int]:
+        wanted = set(media)
+        return [i for i, m in enumerate(self.media) if m in wanted]
+
+
+def _codes(values: list) -> tuple[tuple, np.ndarray]:
+    """The distinct ``values`` in order of first appearance and each value's code."""
+    names = tuple(dict.fromkeys(values))
+    code = {x: i for i, x in enumerate(names)}
+    return names, np.fromiter(map(code.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+def edge_arrays(graph: nx.Graph) -> EdgeArrays:
+    """One pass over ``graph`` into an :class:`EdgeArrays` (for :func:`bill_of_materials`,
+    :func:`port_use` and :func:`port_fill`, which build one each where not given it).
+
+    >>> from topologies import build
+    >>> e = edge_arrays(build("leaf-spine:leaves=2,radix=4"))
+    >>> len(e.u), e.kinds, int(e.links.sum())
+    (8, ('switch', 'gpu'), 8)
+    """
+    adj = graph._adj
+    nodes = list(adj)
+    index = {n: i for i, n in enumerate(nodes)}
+    kinds, node_kind = _codes(list(map(itemgetter("kind"), graph._node.values())))
+    # every edge twice (once from each end), in adjacency order; graph.edges() yields an
+    # edge from the end it meets first, the one of lower node index (a self-loop once)
+    degree = np.fromiter(map(len, adj.values()), dtype=np.int64, count=len(nodes))
+    total = int(degree.sum())
+    far = np.fromiter(map(index.__getitem__, chain.from_iterable(adj.values())),
+                      dtype=np.int64, count=total)
+    near = np.repeat(np.arange(len(nodes), dtype=np.int64), degree)
+    first = np.flatnonzero(near <= far)
+    data = list(chain.from_iterable(nbrs.values() for nbrs in adj.values()))
+    ds = list(map(data.__getitem__, first.tolist()))
+    media, medium = _codes(list(map(itemgetter("medium"), ds)) +
+                           [d.get("optics", "co-packaged-optics") for d in ds])
+    m = len(ds)
+    return EdgeArrays(
+        nodes=nodes, kinds=kinds, node_kind=node_kind, u=near[first], v=far[first],
+        links=np.array([d.get("links", 1) for d in ds], dtype=float).reshape(m),
+        bandwidth=np.array(list(map(itemgetter("bandwidth"), ds)), dtype=float).reshape(m),
+        lanes=np.array(list(map(itemgetter("lanes"), ds))).reshape(m),
+        media=media, medium=medium[:m], optics=medium[m:],
+        node_bandwidth=np.bincount(near, weights=np.array(
+            list(map(itemgetter("bandwidth"), data)), dtype=float).reshape(total),
+            minlength=len(nodes)))
+
+
+def edges_of(graph: nx.Graph, edges: EdgeArrays | None = None) -> EdgeArrays:
+    """``edges`` where they are ``graph``'s :func:`edge_arrays` (node list and link count
+    compared, O(n)), built where None; another graph's refused in one line naming which
+    differs (they index nodes this one lacks, or misread its links).
+
+    >>> from topologies import build
+    >>> edges_of(build("ring:n=4"), edge_arrays(build("ring:n=8")))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: edges must be edge_arrays(graph) of this graph (4 nodes, 4 links), got another graph's (8 nodes, 8 links)
+    >>> g = build("ring:n=4"); e = edge_arrays(g); g.remove_edge(*next(iter(g.edges)))
+    >>> edges_of(g, e)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: edges must be edge_arrays(graph) of this graph (4 nodes, 3 links), got arrays of the same nodes with 4 links
+    """
+    if of_type("edges", edges, EdgeArrays, "edge_arrays(graph)") is None:
+        return edge_arrays(graph)
+    if edges.nodes != list(graph) or len(edges.u) != graph.number_of_edges():
+        got = (f"another graph's ({len(edges.nodes):,} nodes, {len(edges.u):,} links)"
+               if edges.nodes != list(graph) else
+               f"arrays of the same nodes with {len(edges.u):,} links")
+        raise UserError(f"edges must be edge_arrays(graph) of this graph ({len(graph):,} "
+                        f"nodes, {graph.number_of_edges():,} links), got {got}")
+    return edges
+
+
+def cable_end_parts(kind: str, links: float) -> float:
+    """Parts (transceivers, co-packaged engines, copper connectors) at one end of an edge of
+    ``links`` cables, the end being a node of ``kind``: the one rule the bill of materials
+    and the failure domains (:mod:`topologies.failure_domains`) both count by.
+
+    A switch end holds ``links`` ports' worth: a breakout share (``links < 1``, or a share
+    such as 4.5 cables) is that fraction of the switch-side transceivers, which every share
+    of the cable shares. A GPU end holds ``ceil(links)``: each far end of a breakout is a
+    part of its own. An OCS end holds none (it steers light; no transceiver). A 400G-DR4
+    breakout is 5 transceivers: one OSFP-400G-DR4 in the switch port and up to four
+    QSFP-100G-DR at the far ends, one each (Arista FAQ, "How can I break out a 400G port and
+    connect to 100G QSFP ports on existing platforms", as reproduced at
+    https://www.fiberolink.com/how-can-i-break-out-a-400g-port-and-connect-to-100g-qsfp-ports-on-existing-platforms).
+
+    >>> cable_end_parts("switch", 0.25), cable_end_parts("gpu", 0.25), cable_end_parts("ocs", 1)
+    (0.25, 1, 0)
+    >>> cable_end_parts("gpu", 4.5), cable_end_parts("switch", 8)
+    (5, 8)
+    """
+    if kind == "ocs":
+        return 0
+    if kind == "gpu":
+        return math.ceil(links - 1e-9)
+    return links
+
+
+def port_use(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple[dict, dict, dict]:
+    """Ports in use on every switch and OCS: ``(gpu_ports, net_ports, port_rate)``, the
+    cables (an edge's ``links``) to GPUs and to other switches by node, and each node's
+    fastest cable (bytes/s). OCS circuits take no port. Read by :func:`port_fill` and by the
+    cost model (:func:`netmodel.study.network_bill.network_bill`). ``edges``: the graph's
+    :func:`edge_arrays`, where the caller has them.
+
+    >>> from topologies import build
+    >>> gpu, net, rate = port_use(build("leaf-spine:leaves=2,radix=4"))
+    >>> gpu["leaf0"], net["leaf0"], net["spine0"]
+    (2.0, 2.0, 2.0)
+    """
+    e = edge_arrays(graph) if edges is None else edges
+    keep = ~e.medium_in(("ocs-circuit",))
+    # each edge's two ends in edge order, (u, v) then (v, u): the order the dicts fill in
+    a = np.stack([e.u[keep], e.v[keep]], axis=1).ravel()
+    b = np.stack([e.v[keep], e.u[keep]], axis=1).ravel()
+    links = np.repeat(e.links[keep], 2)
+    rate = np.repeat(e.bandwidth[keep] / e.links[keep], 2)
+    gpu = e.kind_is("gpu")
+    at = ~gpu[a]
+    a, b, links, rate = a[at], b[at], links[at], rate[at]
+    n = len(e.nodes)
+
+    def in_order(ends: np.ndarray, values: np.ndarray) -> dict:
+        # each node in order of its first end, as the running dicts filled in
+        order = ends[np.sort(np.unique(ends, return_index=True)[1])]
+        return dict(zip([e.nodes[i] for i in order.tolist()], values[order].tolist(),
+                        strict=True))
+
+    def by_node(mask: np.ndarray) -> dict:
+        # np.bincount adds in input order, as the running sums did
+        return in_order(a[mask], np.bincount(a[mask], weights=links[mask], minlength=n))
+
+    best = np.zeros(n)
+    np.maximum.at(best, a, rate)
+    to_gpu = gpu[b]
+    return by_node(to_gpu), by_node(~to_gpu), in_order(a, best)
+
+
+def port_fill(graph: nx.Graph, edges: EdgeArrays | None = None, *,
+              use: tuple[dict, dict, dict] | None = None) -> float:
+    """Share of the GPU-facing ports in use on the tier >= 1 switches and OCSes GPUs attach
+    to: their GPU links over their ports not taken by links to other switches (a link of
+    ``links`` cables takes that many ports; circuits take none). The one figure by which a
+    fabric is read as a slice of one built out to full size, by the cost model
+    (:func:`netmodel.study.network_bill.network_bill`, ``share="ports-used"``) and by the failure
+    model (:func:`cells_per_shared_part`). 1 where GPUs attach to no such switch. ``use``:
+    :func:`port_use`'s ``(gpu_ports, net_ports, port_rate)`` of this graph, where the
+    caller has it (``edges`` is then not read).
+
+    >>> from topologies import build
+    >>> port_fill(build("rail-optimized:domains=4"))   # 32 of 8 leaves x 32 down ports
+    0.125
+    >>> round(port_fill(build("flat:n=128,planes=4,radix=144")), 4)
+    0.8889
+    """
+    kind = _kinds(graph)
+    gpu_ports, net_ports, _ = port_use(graph, edges) if use is None else _port_use_of(graph, use)
+    attach = [n for n in gpu_ports if kind[n] == "ocs" or graph.nodes[n]["tier"] >= 1]
+    room = sum(_node_ports(graph, n) - net_ports.get(n, 0.0) for n in attach)
+    return min(1.0, sum(gpu_ports[n] for n in attach) / room) if room > 0 else 1.0
+
+
+def _port_use_of(graph: nx.Graph, use: object) -> tuple[dict, dict, dict]:
+    """``use`` where it has :func:`port_use`'s shape (three dicts) and names only nodes of
+    ``graph`` (O(n)), else refused in one line."""
+    if not (isinstance(use, tuple) and len(use) == 3 and all(isinstance(d, dict) for d in use)):
+        raise UserError(f"use must be port_use(graph)'s (gpu_ports, net_ports, port_rate), "
+                        f"three dicts; got {describe(use)}")
+    stray = next((n for d in use for n in d if n not in graph), None)
+    if stray is not None:
+        raise UserError(f"use must be port_use(graph) of this graph; it names node "
+                        f"{describe(stray)}, not one of this graph's")
+    return use
+
+
+def _node_ports(graph: nx.Graph, node: Hashable) -> int:
+    d = graph.nodes[node]
+    return int(d["ports"] if d["kind"] == "ocs" else d["radix"])
+
+
+def cells_per_shared_part(graph: nx.Graph) -> int:
+    """How many copies of ``graph`` (cells) one :func:`shared_part` of a full build serves:
+    ``floor(1 / port_fill)``, at least 1. A cell that fills 4 of the 32 GPU ports of each
+    rail leaf (``h100-dgx``: 4 servers on leaves built for an SU of 32) is an eighth of
+    the SU its leaves, spines and uplinks are built for, so 8 cells share one set of them;
+    a flat fabric of 128 Lites on 144-port planes fills no second cell's worth (1).
+
+    >>> from topologies import build
+    >>> cells_per_shared_part(build("rail-optimized:domains=4")), \\
+    ...     cells_per_shared_part(build("flat:n=128,planes=4,radix=144"))
+    (8, 1)
+    """
+    return max(1, math.floor(1 / port_fill(graph) + 1e-9))
+
+
+def shared_part(graph: nx.Graph, u: Hashable, v: Hashable | None = None) -> bool:
+    """Whether a node (``v`` None) or the link ``u``-``v`` belongs to the part of a fabric
+    that copies of it would share in a full build: a switch of tier >= 1 or an OCS (it
+    holds other cells' GPUs, or links the switches that do), and a link between two
+    switches or OCSes. A GPU, its tier-0 (scale-up) switch and a GPU's own link are its
+    cell's alone. The cost model charges shared parts at :func:`port_fill`'s share; the
+    failure model counts them once per :func:`cells_per_shared_part` cells.
+
+    >>> from topologies import build
+    >>> g = build("rail-optimized:domains=4")
+    >>> shared_part(g, "leaf0"), shared_part(g, "nvs0"), shared_part(g, "leaf0", "spine0"), \\
+    ...     shared_part(g, "gpu0", "leaf0")
+    (True, False, True, False)
+    """
+    data = graph._node   # the attribute dicts (called per link of a fabric)
+    if v is None:
+        d = data[u]
+        return d["kind"] == "ocs" or (d["kind"] == "switch" and d["tier"] >= 1)
+    return data[u]["kind"] != "gpu" and data[v]["kind"] != "gpu"
+
+
+def _total(values: np.ndarray) -> float | int:
+    """Sum of a float array, whole-valued sums as int (as Python's running sums of the
+    ``links`` ints gave)."""
+    t = math.fsum(values.tolist()) if len(values) else 0
+    return int(t) if float(t).is_integer() else t
+
+
+def _code(e: EdgeArrays, kind: str) -> int:
+    """``kind``'s code in ``e.node_kind`` (-1: no node of it)."""
+    return e.kinds.index(kind) if kind in e.kinds else -1
+
+
+def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillOfMaterials:
+    """Count cables, lanes, transceivers and ports of ``graph`` (see :class:`BillOfMaterials`).
+
+    >>> from topologies import superpod
+    >>> b = bill_of_materials(superpod(1))   # 248 H100 x 18 NVLinks on their baseboards
+    >>> b.cables, b.traces, b.pluggable_transceivers
+    ({'pluggable-optics': 504}, {'board': 4464}, 1008)
+    """
+    cables: Counter = Counter()
+    traces: Counter = Counter()
+    lanes = 0
+    plug = cpo = switch_used = ocs_used = circuits = 0.0
+    cabling = graph.graph.get("ocs_cabling")
+    if cabling is not None:  # a realized OCS fabric: its GPU-OCS fibres, used or not
+        cables[cabling["medium"]] += cabling["cables"]
+        lanes += cabling["lanes"]
+        ocs_used += cabling["cables"]
+        if cabling["medium"] in _OPTICAL:
+            plug += cabling["cables"]
+        elif cabling["medium"] == "co-packaged-optics":
+            cpo += cabling["cables"]
+    e = edge_arrays(graph) if edges is None else edges
+    links = e.links
+    circuit = e.medium_in(("ocs-circuit",))
+    circuits += _total(links[circuit])
+    if cabling is None:
+        lanes += int(e.lanes.sum())
+        ocs_used += 2 * _total(links[circuit])
+        cpo += 2 * _total(links[circuit & e.optics_in(("co-packaged-optics",))])
+        plug += 2 * _total(links[circuit & e.optics_in(_OPTICAL)])
+    else:   # circuits ride on the fibres counted above
+        lanes += int(e.lanes[~circuit].sum())
+    cabled = ~circuit
+    for code, medium in enumerate(e.media):
+        on = cabled & (e.medium == code)
+        if on.any():
+            (traces if medium in TRACE_MEDIA else cables)[medium] += _total(links[on])
+    optical, co_packaged = cabled & e.medium_in(_OPTICAL), cabled & e.medium_in(
+        ("co-packaged-optics",))
+    for end in (e.u, e.v):
+        kind = e.node_kind[end]
+        ocs_used += _total(links[cabled & (kind == _code(e, "ocs"))])
+        switch_used += _total(links[cabled & (kind == _code(e, "switch"))])
+        share = e.end_parts(end)
+        plug += _total(share[optical])
+        cpo += _total(share[co_packaged])
+    switch_ports = sum(d["radix"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
+    ocs_ports = sum(d["ports"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs")
+    def whole(counts: Counter) -> dict:
+        return {m: (round(c) if abs(c - round(c)) < 1e-6 else c) for m, c in sorted(counts.items())}
+
+    return BillOfMaterials(
+        cables=whole(cables), lanes=int(lanes), pluggable_transceivers=round(plug),
+        cpo_ports=round(cpo), switch_ports_used=round(switch_used), switch_ports=switch_ports,
+        ocs_ports_used=round(ocs_used), ocs_ports=ocs_ports, circuits=round(circuits),
+        traces=whole(traces))
+
+
