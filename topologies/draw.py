@@ -47,7 +47,7 @@ from topologies.draw_layout import (
     representative,
     wrap_edges,
 )
-from topologies.schema import TRACE_MEDIA, gpu_nodes, validate
+from topologies.schema import TRACE_MEDIA, circuit_via, gpu_nodes, validate
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -320,7 +320,7 @@ def _draw_circuits(ax: Axes, pos: Positions, planes: list[Hashable],
     widths, lo, hi = _widths(per)
     for (u, v, d), w in zip(edges, widths, strict=True):
         k = _circuit_count(d)
-        via = [o for o in str(d.get("via", "")).split(",") if o]
+        via = circuit_via(u, v, d)
         (x1, y1), (x2, y2) = pos[u], pos[v]
         chord = math.hypot(x2 - x1, y2 - y1) or 1.0
         step = 0.35 * min(spacing.get(u, 2 * CIRCLE), spacing.get(v, 2 * CIRCLE))

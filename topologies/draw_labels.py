@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from topologies.schema import circuit_via
+
 __all__ = ["MARKERS", "MAX_LABELS", "node_order", "place_labels", "size_nodes"]
 
 if TYPE_CHECKING:
@@ -303,8 +305,8 @@ def place_labels(fig: Figure, ax: Axes, renderer: RendererBase, part: nx.Graph,
         return GRID if how == "grid" else ROW_BELOW
 
     circuits: Counter = Counter()
-    for *_, via in part.edges(data="via"):
-        circuits.update(o for o in str(via or "").split(",") if o)
+    for u, v, d in part.edges(data=True):
+        circuits.update(circuit_via(u, v, d))
 
     def text_of(node: Hashable) -> str:
         if how == "circuits" and node in planes:

@@ -93,7 +93,7 @@ from topologies.limits import MAX_RADIX, MAX_TIER
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
            "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS",
-           "edge_count", "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types",
+           "circuit_via", "edge_count", "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types",
            "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
@@ -557,6 +557,45 @@ def ocs_problem(node: Hashable, data: dict,
                  f"OCS, which switches light: allowed {known(OPTICAL_MEDIA)}")
 
 
+def circuit_via(u: Hashable, v: Hashable, data: Mapping,
+                nodes: Mapping | None = None) -> tuple[str, ...]:
+    """The OCS nodes the ``u``-``v`` edge's circuits pass, in order, from its ``via``
+    (the one reading of it: the schema's check, :func:`topologies.draw.figure`, and the
+    degraded fabric's failed switches and fibres all call this).
+
+    ``()`` for an edge that is not an ``ocs-circuit`` or whose ``via`` is absent or None
+    (optional: a costing drops it to merge alike circuit sets). Otherwise ``via`` is a
+    string of OCS node names joined by commas (``"ocs0,ocs2"``, as
+    :func:`topologies.optical.realize` writes it; names are taken as written, spaces
+    included), none empty; given the graph's ``nodes`` (``graph.nodes``), each one an OCS of
+    it. Anything else (a list, a number, ``""``, ``"ocs0,,ocs1"``) raises UserError naming
+    the value.
+
+    >>> circuit_via("gpu0", "gpu1", {"medium": "ocs-circuit", "via": "ocs0,ocs2"})
+    ('ocs0', 'ocs2')
+    >>> circuit_via("gpu0", "gpu1", {"medium": "ocs-circuit"})
+    ()
+    >>> circuit_via("gpu0", "gpu1", {"medium": "ocs-circuit", "via": "ocs0,"})
+    Traceback (most recent call last):
+    compute.errors.UserError: invalid fabric graph: circuit 'gpu0'-'gpu1' 'via' must name the OCS node(s) it passes (comma-separated), got 'ocs0,': an empty name
+    """
+    via = data.get("via")
+    if via is None or data.get("medium") != "ocs-circuit":
+        return ()
+    names = tuple(via.split(",")) if isinstance(via, str) else ()
+    if nodes is None:
+        bad = next((o for o in names if not o), None)
+    else:
+        bad = next((o for o in names if o not in nodes or nodes[o].get("kind") != "ocs"),
+                   None)
+    if not names or bad is not None:
+        why = "" if bad is None else (": an empty name" if not bad else
+                                       f": {describe(bad)} is not an OCS of the graph")
+        _bad(f"circuit {describe(u)}-{describe(v)} 'via' must name the OCS node(s) it passes "
+             f"(comma-separated), got {describe(via)}{why}")
+    return names
+
+
 def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> None:
     """An ``ocs-circuit`` edge: two GPUs, ``via`` the OCS node(s) it passes, ``optics`` (if
     given) an optical medium."""
@@ -565,15 +604,7 @@ def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> No
     if ends:
         _bad(f"{name} ends on {nodes[ends[0]].get('kind')} {describe(ends[0])}: an ocs-circuit "
              f"joins two GPUs through an OCS (an edge to the OCS is a fibre)")
-    via = data.get("via")
-    if via is not None:   # optional: a costing drops it to merge alike circuit sets
-        names = via.split(",") if isinstance(via, str) else []
-        bad = next((o for o in names if o not in nodes or nodes[o].get("kind") != "ocs"),
-                   None)
-        if not names or bad is not None:
-            _bad(f"{name} 'via' must name the OCS node(s) it passes (comma-separated), got "
-                 f"{describe(via)}" + (f": {describe(bad)} is not an OCS of the graph" if bad
-                                    else ""))
+    circuit_via(u, v, data, nodes)
     optics = data.get("optics")
     if optics is not None and optics not in OPTICAL_MEDIA:
         _bad(f"{name} optics {describe(optics)} must be the GPU ports' optical medium: "

@@ -37,7 +37,7 @@ sources are).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,7 @@ from compute.validate import describe
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.results import CollectiveResult
 from topologies.failure_domains import keep_devices, stopped_by, stops
+from topologies.schema import circuit_via
 
 __all__ = ["DegradedResult", "degrade", "degraded_cost", "stopped_gpus"]
 
@@ -108,7 +109,7 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
                             f"once")
         out.remove_node(n)
     _drop_circuits_through(out, {n for n in nodes if graph.nodes[n].get("kind") == "ocs"},
-                           fibres)
+                           fibres, graph.nodes)
     out.remove_nodes_from([g for g in stopped_gpus(graph, nodes) if g in out])
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
     if out.graph["gpus"] == 0:
@@ -130,8 +131,8 @@ def _fibre(graph: nx.Graph, u: object, v: object) -> tuple | None:
                 or graph.nodes[gpu].get("kind") != "gpu" \
                 or graph.nodes[ocs].get("kind") != "ocs":
             continue
-        if any(d.get("medium") == "ocs-circuit" and isinstance(d.get("via"), str)
-               and ocs in d["via"].split(",") for _, _, d in graph.edges(gpu, data=True)):
+        if any(ocs in circuit_via(gpu, other, d, graph.nodes)
+               for _, other, d in graph.edges(gpu, data=True)):
             return gpu, ocs
         raise UserError(f"failed link {describe(u)} - {describe(v)} carries no circuit of "
                         f"the fabric (a realized OCS fabric keeps its circuits, not its "
@@ -140,14 +141,17 @@ def _fibre(graph: nx.Graph, u: object, v: object) -> tuple | None:
     return None
 
 
-def _drop_circuits_through(graph: nx.Graph, ocs: set, fibres: set = frozenset()) -> None:
+def _drop_circuits_through(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
+                           nodes: Mapping | None = None) -> None:
     """Take out of ``graph`` the circuits that pass a failed optical switch of ``ocs`` or
     a failed ``(gpu, ocs)`` fibre of ``fibres``: an ``ocs-circuit`` edge's parallel
     circuits each ride one OCS (its ``via``) on a fibre at each end, one port's bandwidth
     each (:func:`topologies.optical.realize`: the builder gives every port the same), so
     the edge keeps the other circuits, its bandwidth in proportion, and goes where none is
     left; the graph's ``circuits`` counts those left. (The OCS node alone was removed
-    before, and the circuits still naming it were refused as an invalid graph.)
+    before, and the circuits still naming it were refused as an invalid graph.) Each
+    ``via`` is read by :func:`topologies.schema.circuit_via`, against ``nodes`` (the
+    healthy fabric's ``graph.nodes``, where the failed switches still are) when given.
 
     >>> from topologies import ocs, realize
     >>> g = realize(ocs(gpus=4, ports=2, ocs_ports=4), [("gpu0", "gpu1")] * 2)
@@ -167,10 +171,9 @@ def _drop_circuits_through(graph: nx.Graph, ocs: set, fibres: set = frozenset())
     graph.graph.pop("ocs_cabling", None)
 
     for u, v, d in list(graph.edges(data=True)):
-        via = d.get("via")
-        if d.get("medium") != "ocs-circuit" or not isinstance(via, str):
+        planes = circuit_via(u, v, d, nodes)
+        if not planes:
             continue
-        planes = via.split(",")
         kept = [o for o in planes if o not in ocs and (u, o) not in fibres
                 and (v, o) not in fibres]
         if len(kept) == len(planes):
