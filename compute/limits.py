@@ -18,6 +18,7 @@ from __future__ import annotations
 import os
 
 from compute.errors import UserError
+from compute.validate import ascii_digits
 
 __all__ = ["check", "setting"]
 
@@ -28,6 +29,7 @@ def setting(env: str, default: int) -> int:
     text = os.environ.get(env)
     if text is None or not text.strip():
         return default
+    ascii_digits(f"environment variable {env}", text)
     try:
         value = int(text.strip().replace("_", ""))
     except ValueError:

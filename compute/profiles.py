@@ -507,6 +507,7 @@ def _cell(where: str, key: str, text: str):
         return None
     if key in ("model", "gpu", "phase", "source", "note"):
         return text
+    validate.ascii_digits(f"{where}: {key}", text)
     try:
         v = float(text)
     except ValueError:

@@ -33,6 +33,10 @@ The unit rules (one place; docs/units-and-errors.md repeats them):
   of that row's kind: ``0.1USD/kWh`` (= ``0.1$/kWh``), ``5y`` (a Julian year, 365.25 days),
   ``1.2kW``, ``75%``, ``1.5USD/(Gb/s)``, ``6.9pJ/bit``; a bare number is SI (USD/J, s, W);
   a unit of another kind is refused.
+* Numbers take the ASCII digits ``0``-``9`` only: Python reads every script's decimal digits
+  (a fullwidth ``１００GB/s``, an Arabic-Indic ``١٠٠GB/s``), refused in one line naming the value
+  and the digit, here and in every other parser of numbers from text
+  (:func:`compute.validate.ascii_digits`).
 
 >>> parse_bytes("64MiB")
 67108864.0
@@ -64,7 +68,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from compute.errors import UserError
-from compute.validate import describe, limits
+from compute.validate import ascii_digits, describe, limits
 
 __all__ = [
     "ExactFactor",
@@ -103,7 +107,8 @@ _BANDWIDTH_UNITS = {
     "bps": 1 / 8, "Kbps": 1e3 / 8, "kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8,
     "Tbps": 1e12 / 8,
 }
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)\s*(\S*)\s*$",
+_NUMBER = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?nan|[-+]?inf)"
+                     r"\s*(\S*)\s*$",
                      re.IGNORECASE)
 
 
@@ -140,7 +145,7 @@ def _factor_ratio(value: float, exact: Fraction | None) -> tuple[int, int]:
     return q.numerator, q.denominator
 
 
-_DECIMAL = re.compile(r"^\s*([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?\s*$")
+_DECIMAL = re.compile(r"^\s*([-+]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([-+]?[0-9]+))?\s*$")
 
 
 def scaled(number: str | int | float, factor: float) -> float:
@@ -193,6 +198,8 @@ def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) 
     compute.errors.UserError: size must be a finite number > 0, got nan
     """
     rule = ">= 0" if allow_zero else "> 0"
+    if isinstance(value, str):
+        ascii_digits(name, value)
     if isinstance(value, bool):
         raise UserError(f"{name} must be a finite number {rule}, got {value!r}")
     try:
@@ -212,7 +219,7 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
         raise UserError(f"{what} must be a number with a unit, got {text!r}")
     if isinstance(text, int | float):
         return check_finite_positive(what, text, allow_zero=allow_zero)
-    m = _NUMBER.match(str(text))
+    m = _NUMBER.match(ascii_digits(what, str(text)))
     named = ", ".join(u for u in units if u)
     if not m:
         if not named:  # a plain number: no unit is taken
@@ -265,7 +272,7 @@ def parse_bytes(text: str | float, what: str = "size") -> float:
     binary) or a number: a whole number of bytes >= 1 (bits and fractions of a byte are
     refused; see the module docstring for the unit rules)."""
     if isinstance(text, str):
-        m = _NUMBER.match(text)
+        m = _NUMBER.match(ascii_digits(what, text))
         if m and m.group(2) in _BIT_UNITS:
             raise UserError(f"{what} {describe(text)} is in bits ({m.group(2)}); a size is in bytes: "
                             f"write B (8b = 1B)")
@@ -577,7 +584,7 @@ def parse_in_unit(text: str, unit: str, what: str, example: str = "") -> float:
     compute.errors.UserError: cost.electricity_price value '700W' is not a number in a unit of USD/kWh (the unit of its data row): 'W' is not one; write e.g. 0.0826USD/kWh, or a bare number in USD/J (SI); allowed units: USD/kWh, USD/MWh, USD/J, $/kWh, $/MWh, $/J
     """
     si, units = ROW_UNIT_INPUTS[unit]
-    m = _NUMBER.match(str(text))
+    m = _NUMBER.match(ascii_digits(what, str(text)))
     if not m:
         return parse_quantity(text, units, what, allow_zero=True)  # 'is not a number ...'
     number, suffix = m.groups()

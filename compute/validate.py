@@ -28,6 +28,7 @@ import math
 import numbers
 import operator
 import tomllib
+import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
@@ -36,7 +37,7 @@ from typing import Literal, overload
 
 from compute.errors import UserError, known, one_line
 
-__all__ = ["Range", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
+__all__ = ["Range", "ascii_digits", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "string", "table"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -121,6 +122,33 @@ def describe(value: object) -> str:
     if not shown or len(shown) > SHOWN_LENGTH + 10:
         shown = _kind(value)
     return shown
+
+
+def ascii_digits(what: str, text: str) -> str:
+    """``text`` (a number as a person or a file typed it) if every decimal digit in it is an
+    ASCII ``0``-``9``; else a :class:`UserError` naming ``what``, the value and the first
+    other digit. The one rule of every parser of numbers from text (units, fabric specs,
+    options, CSV cells, environment variables): Python's ``int``, ``float`` and ``\\d``
+    read any script's decimal digits (Unicode category Nd), so ``'١٠٠GB/s'`` and a
+    fullwidth ``'１００'`` were read as 100, a number that reads back as something else
+    passed unseen. Characters they do not read as digits (a superscript ``'²'``, the
+    ``µ`` of ``µs``) are left to the parser, which refuses or reads them as before.
+
+    >>> ascii_digits("size", "64MiB")
+    '64MiB'
+    >>> ascii_digits("--group", "\uff11\uff16")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --group '１６' has the digit '１' (FULLWIDTH DIGIT ONE); a number is written with the ASCII digits 0-9
+    """
+    if text.isascii():
+        return text
+    for c in text:
+        if c.isdecimal() and not c.isascii():
+            raise UserError(f"{what} {describe(text)} has the digit {c!r} "
+                            f"({unicodedata.name(c, f'U+{ord(c):04X}')}); a number is written "
+                            f"with the ASCII digits 0-9")
+    return text
 
 
 def _kind(value: object) -> str:

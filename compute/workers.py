@@ -41,8 +41,9 @@ def jobs() -> int:
     """
     text = os.environ.get("NETMODEL_JOBS", "").strip()
     if text:
-        from compute.validate import describe
+        from compute.validate import ascii_digits, describe
 
+        ascii_digits("NETMODEL_JOBS", text)
         # isdecimal, not isdigit: int() refuses '²'; a whole number of 5,000 digits too
         if not text.isdecimal() or len(text) > 6 or int(text) < 1:
             raise UserError(f"NETMODEL_JOBS={describe(text)} must be a whole number from 1 "

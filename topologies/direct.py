@@ -19,7 +19,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
-from compute.validate import describe
+from compute.validate import ascii_digits, describe
 from topologies.common import (
     GROUP_LENGTH,
     SCALEUP_LENGTH,
@@ -149,6 +149,7 @@ def parse_dims(dims: object) -> tuple[int, ...]:
     ((4, 2), (2, 2, 2))
     """
     if isinstance(dims, str):
+        ascii_digits("dims", dims)
         try:
             sides = tuple(int(s) for s in dims.lower().split("x"))
         except ValueError:

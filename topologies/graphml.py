@@ -43,7 +43,7 @@ import networkx as nx
 
 from compute.config_files import FloatOverflow, finite_float
 from compute.errors import UserError
-from compute.validate import describe
+from compute.validate import ascii_digits, describe
 from topologies.limits import MAX_DEPTH, check_size
 
 __all__ = ["GRAPHML_NAMESPACE", "ONCE", "TYPES", "parse"]
@@ -108,6 +108,11 @@ class _Values(dict):
         self.convert, self.name, self.kind = convert, name, kind
 
     def __missing__(self, text: str):
+        if self.convert is not str and not text.isascii():
+            try:
+                ascii_digits(f"a value of key {describe(self.name)}", text)
+            except UserError as exc:
+                raise _Refused(str(exc)) from None
         try:
             value = self.convert(text)
         except FloatOverflow as exc:   # float('1e400') is inf: 'got inf', never typed

@@ -36,6 +36,7 @@ import os
 from collections.abc import Iterator
 
 from compute.errors import UserError
+from compute.validate import ascii_digits
 
 __all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "MAX_TIER", "PHYSICAL_MAX",
            "PHYSICAL_MIN", "capped", "check_size", "max_edges", "max_file_bytes", "max_nodes"]
@@ -80,6 +81,7 @@ def _limit(key: str) -> int:
     text = os.environ.get(name)
     if text is None or not text.strip():
         return DEFAULTS[key]
+    ascii_digits(f"environment variable {name}", text)
     try:
         value = int(text.strip().replace("_", ""))
     except ValueError:

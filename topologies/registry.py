@@ -60,7 +60,7 @@ import networkx as nx
 from compute.errors import UserError, find_name, known
 from compute.hardware import GpuSpec, catalog, get_gpu, unknown_gpu
 from compute.units import format_bandwidth, parse_bandwidth, parse_time
-from compute.validate import describe
+from compute.validate import ascii_digits, describe
 from topologies.limits import MAX_DEPTH
 from topologies.schema import check_graph, edge_count, validate
 
@@ -488,11 +488,13 @@ def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter)
             return False
         raise UserError(f"{what} must be true or false, got {describe(text)}")
     if base is int:
+        ascii_digits(what, text)
         try:
             return int(text)
         except ValueError:
             raise UserError(f"{what} must be an integer, got {describe(text)}") from None
     if base is float:
+        ascii_digits(what, text)
         try:
             value = float(text)
         except ValueError:

@@ -11,6 +11,7 @@ import click
 
 from netmodel.cli import run_record
 from netmodel.cli.main import (
+    WHOLE,
     RegistryChoice,
     RegistryHelp,
     choice_metavar,
@@ -196,11 +197,13 @@ def _refuse_algorithms(text, algorithm, whose):
 
 def _parse_group(text):
     from compute.errors import UserError
-    from compute.validate import MAX_WHOLE, describe
+    from compute.validate import MAX_WHOLE, ascii_digits, describe
 
     text = text.strip()
-    # isdecimal, not isdigit: int() refuses '²', which isdigit takes
+    # isdecimal, not isdigit: int() refuses '²', which isdigit takes; a size is in ASCII
+    # digits (a GPU node's name may hold any)
     if text.lstrip("+-").isdecimal():
+        ascii_digits("--group", text)
         if text.isdecimal() and len(text) <= 10 and 1 <= int(text) <= MAX_WHOLE:
             return int(text)
         raise UserError(f"--group {describe(text)} must be a size >= 1 (at most "
@@ -261,7 +264,7 @@ _routing_options = [
                  metavar_from=_placement_metavar,
                  help="How a group of a size is placed on the fabric's GPUs (random: by "
                  "--seed)."),
-    click.option("--seed", default=0, show_default=True, metavar="N",
+    click.option("--seed", default=0, type=WHOLE, show_default=True, metavar="N",
                  help="Seed of random placement."),
     click.option("--tuner", default=None, cls=RegistryHelp,
                  show_default="none; with --scenario the scenario's",
@@ -299,7 +302,7 @@ _routing_options = [
 @click.option("--all-groups", is_flag=True,
               help="Also run every group of this size (cut by --placement) at once, "
               "sharing links, and report the slowdown against running alone.")
-@click.option("--max-transfers", default=None, type=int, metavar="N",
+@click.option("--max-transfers", default=None, type=WHOLE, metavar="N",
               help="Most point-to-point transfers one algorithm may route for one group, "
               "and with --all-groups for all of them together (everyone-to-everyone "
               "algorithms route p(p-1); default 20,000,000); counted before anything is "
@@ -636,7 +639,7 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
               help="Write the table to PATH (atomically) instead of stdout: a .csv file for "
               "--format csv, .json for json, .txt or .log for the nccl formats, a folder for "
               "vidur.")
-@click.option("--max-transfers", default=None, type=int, metavar="N",
+@click.option("--max-transfers", default=None, type=WHOLE, metavar="N",
               help="Most point-to-point transfers one algorithm may route for one group "
               "(everyone-to-everyone algorithms route p(p-1); default 20,000,000); counted "
               "before anything is built.")

@@ -57,7 +57,9 @@ def _pp_rule() -> str:
 
 def _fraction(what: str, text, *, upper_open: bool = False) -> float:
     from compute.errors import UserError
+    from compute.validate import ascii_digits
 
+    ascii_digits(what, str(text))
     try:
         v = float(str(text).strip())
     except ValueError:
@@ -326,7 +328,9 @@ def _skew(text) -> float:
     from compute.errors import UserError
     from compute.parallel import MAX_EXPERT_SKEW
     from compute.roofline import check_skew
+    from compute.validate import ascii_digits
 
+    ascii_digits("--expert-skew", str(text))
     try:
         return check_skew(float(str(text).strip()))
     except (ValueError, UserError):

@@ -39,7 +39,9 @@ def _qty(text, units, what, *, allow_zero=False):
 
 def _sms(text):
     from compute.errors import UserError
+    from compute.validate import ascii_digits
 
+    ascii_digits("--sms", str(text))
     parts = str(text).split("/")
     try:
         n, k = (int(p.strip()) for p in parts)

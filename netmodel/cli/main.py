@@ -409,6 +409,29 @@ class LazyGroup(click.Group):
                 formatter.write_dl(rows)
 
 
+class AsciiNumber(click.ParamType):
+    """click's ``int`` or ``float`` (``base``), but a number in another script's digits
+    (``'８'``, ``'١٠٠'``, which click's types read as Python does) is refused by the rule of
+    every number parser, :func:`compute.validate.ascii_digits`. The type of every option
+    that is a plain number (``--group N``, ``--max-transfers``, ``--workers``,
+    ``--area-share``): ``WHOLE`` and ``REAL``."""
+
+    def __init__(self, base: click.ParamType) -> None:
+        self.base, self.name = base, base.name
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.isascii():
+            from compute.validate import ascii_digits
+
+            ascii_digits(param.opts[0] if param is not None else "value", value)
+        return self.base.convert(value, param, ctx)
+
+
+#: The types of an option that is a whole number or a number (:class:`AsciiNumber`).
+WHOLE, REAL = AsciiNumber(click.INT), AsciiNumber(click.FLOAT)
+
+
 class InputPath(click.Path):
     """A file (or folder) to read, as :class:`click.Path` takes it, but an empty path is no
     longer 'not given' (``--model-file ''`` ran the catalog's model) and a name over the

@@ -13,6 +13,7 @@ import click
 
 from netmodel.cli import run_record, say_written
 from netmodel.cli.main import (
+    REAL,
     OutputFolder,
     RegistryChoice,
     RegistryHelp,
@@ -170,13 +171,15 @@ def _gpus(text, scenario: str | Scenario = "NAME"):
     import re
 
     from compute.errors import UserError
+    from compute.validate import ascii_digits
 
     flag = "--cluster-gpus"
     if text is None:
         return None
     t = str(text).strip()
     # thousands grouped by commas (131,072) or underscores; '3,2' read as 32 before
-    if not re.fullmatch(r"\d{1,3}(?:,\d{3})+|\d+(?:_\d+)*", t):
+    ascii_digits(flag, t)
+    if not re.fullmatch(r"[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+(?:_[0-9]+)*", t):
         raise UserError(f"{flag} {shown_text(text)} must be a whole number of GPUs (digits, "
                         f"thousands grouped by commas or underscores: 131,072)"
                         + _gpu_name_hint(t, scenario))
@@ -261,7 +264,7 @@ _common = [
                  help="Cluster size in GPUs: a multiple of the scenario's fabric (copies of "
                  "it), up to 131,072 (default: one copy; also --gpus N). The GPU itself is "
                  "the scenario's: NAME@GPU."),
-    click.option("--area-share", type=float, default=None, metavar="X",
+    click.option("--area-share", type=REAL, default=None, metavar="X",
                  help="Share of the GPU failure rate that grows with silicon area "
                  "(default 0.638; plausible 0.362-0.914)."),
     click.option("--repair", type=RegistryChoice(registry_names(_CHOICES, "REPAIRS")),
@@ -403,7 +406,9 @@ def _report(result, files, out_dir: str | None, no_plot: bool, as_json: bool,
 
 def _seed(text) -> int:
     from compute.errors import UserError
+    from compute.validate import ascii_digits
 
+    ascii_digits("--seed", str(text))
     try:
         v = int(str(text))
     except ValueError:
@@ -417,8 +422,9 @@ def _share(text) -> float:
     import math
 
     from compute.errors import UserError
+    from compute.validate import ascii_digits
 
-    s = str(text).strip()
+    s = ascii_digits("--threshold", str(text).strip())
     try:
         v = float(s[:-1]) / 100 if s.endswith("%") else float(s)
     except ValueError:

@@ -34,9 +34,10 @@ def whole_option(what: str, text, most: int | None = None) -> int:
     the command line; the refusal states ``most``, the bound that holds (--trials' 100,000,
     not the 1,000,000,000 any whole number may reach)."""
     from compute.errors import UserError
-    from compute.validate import MAX_WHOLE
+    from compute.validate import MAX_WHOLE, ascii_digits
 
     top = MAX_WHOLE if most is None else most
+    ascii_digits(what, str(text))
     shown = repr(text) if len(str(text)) <= 40 else \
         f"{str(text)[:20]!r}... ({len(str(text))} characters)"
     try:
@@ -281,11 +282,13 @@ def mtp_settings(tokens: str | None, acceptance: str | None) -> dict:
     """``--mtp-tokens`` and ``--mtp-acceptance``'s values as RooflineOptions fields (unset:
     the fields' defaults; RooflineOptions checks the values' ranges)."""
     from compute.errors import UserError
+    from compute.validate import ascii_digits
 
     out: dict = {}
     for field, text in (("mtp_tokens", tokens), ("mtp_acceptance", acceptance)):
         if text is None:
             continue
+        ascii_digits(f"--{field.replace('_', '-')}", str(text))
         try:
             v = float(str(text).strip())
         except ValueError:

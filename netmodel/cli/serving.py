@@ -28,10 +28,12 @@ __all__ = ["serve"]
 
 def _rate(text) -> float | None:
     from compute.errors import UserError
+    from compute.validate import ascii_digits
     from netmodel.study.serving import MAX_RATE, MIN_RATE
 
     if text is None:
         return None
+    ascii_digits("--rate", str(text))
     try:
         v = float(str(text).strip())
     except ValueError:

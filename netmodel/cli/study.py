@@ -16,6 +16,7 @@ import click
 
 from netmodel.cli import run_record, say_written
 from netmodel.cli.main import (
+    WHOLE,
     OutputFolder,
     RegistryHelp,
     given_on_command_line,
@@ -127,7 +128,7 @@ _slo_options = [
 
 
 _dask_options = [
-    click.option("--workers", type=int, default=None, metavar="N",
+    click.option("--workers", type=WHOLE, default=None, metavar="N",
                  help="Run the independent cells on a local Dask cluster of N worker "
                  "processes (needs: pip install 'netmodel[distributed]'). Same results."),
     click.option("--scheduler", default=None, metavar="ADDRESS",

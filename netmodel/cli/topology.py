@@ -18,7 +18,7 @@ import json
 
 import click
 
-from netmodel.cli.main import FabricCommand, RegistryChoice, RegistryHelp, gpu_help
+from netmodel.cli.main import WHOLE, FabricCommand, RegistryChoice, RegistryHelp, gpu_help
 
 __all__ = ["topology"]
 
@@ -121,7 +121,7 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
 
 @topology.command(cls=FabricCommand)
 @click.argument("specs", nargs=-1, metavar="SPEC SPEC [SPEC...]")
-@click.option("--group", type=int, default=None, metavar="N",
+@click.option("--group", type=WHOLE, default=None, metavar="N",
               help="GPUs of the all-reduce group (default 8, or the largest power of two "
                    "every fabric holds).")
 @click.option("--gpu", default=None, metavar="NAME|FILE", cls=RegistryHelp,
