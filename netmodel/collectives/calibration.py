@@ -80,6 +80,28 @@ def _finite(where: str, key: str, v: object, unit: str, *, positive: bool = Fals
                         f"{' ' + unit if unit else ''}, got {describe(v)}")
 
 
+#: The largest channel or peer count a calibration takes: a bound on what is given (an
+#: assumption that keeps counts sane), not an NCCL constant.
+MAX_COUNT = 1024
+
+
+def _count(name: str, v: object, least: int = 1) -> int:
+    """``v``, a count: a whole number in ``least..MAX_COUNT`` given as an int (not a bool,
+    not a float however whole); else UserError naming ``name``, the value and the range.
+    The one check of every count of a calibration and a generations file.
+
+    >>> _count("channels", 16), _count("p2p_net_channels", 0, least=0)
+    (16, 0)
+    >>> _count("channels", 2.0)
+    Traceback (most recent call last):
+    compute.errors.UserError: channels must be a whole number in 1..1024, got 2.0
+    """
+    if isinstance(v, bool) or not isinstance(v, int) or not least <= v <= MAX_COUNT:
+        raise UserError(f"{name} must be a whole number in {least}..{MAX_COUNT}, got "
+                        f"{describe(v)}")
+    return v
+
+
 @dataclass(frozen=True)
 class Protocol:
     """A way of moving data between GPUs, with its bandwidth/latency trade-off.
@@ -430,9 +452,7 @@ class Calibration:
                            ("p2p_channels_per_peer", 1),
                            ("p2p_channels_per_net_peer", 1), ("p2p_net_channels", 0),
                            ("p2p_peers_per_batch", 1)):
-            c = getattr(self, key)
-            if isinstance(c, bool) or not isinstance(c, int) or not least <= c <= 1024:
-                raise UserError(f"{key} must be a whole number in {least}..1024, got {c!r}")
+            _count(key, getattr(self, key), least)
         if not isinstance(self.pxn, bool):
             raise UserError(f"pxn must be true or false, got {describe(self.pxn)}")
         if self.simple_buffer != 0:
@@ -651,11 +671,13 @@ def _protocol(where: str, name: str, table: Mapping[str, Any]) -> Protocol:
 
 def _pow2_up(c: object) -> object:
     """NCCL's p2pnChannels from its channel count (src/graph/paths.cc,
-    ncclTopoComputeP2pChannels: pow2Up); anything but a count in 1..1024 is passed on for
-    :class:`Calibration` to refuse."""
-    if isinstance(c, bool) or not isinstance(c, int) or not 1 <= c <= 1024:
+    ncclTopoComputeP2pChannels: pow2Up); anything but a count (:func:`_count`) is passed
+    on for :class:`Calibration` to refuse as ``channels``, in its order of checks."""
+    try:
+        n = _count("channels", c)
+    except UserError:
         return c
-    return 1 << (c - 1).bit_length()
+    return 1 << (n - 1).bit_length()
 
 
 def load_calibration(path: str | Path = DEFAULTS_PATH,
@@ -742,15 +764,8 @@ _SHARED_KEYS = tuple(f.name for f in fields(Generation)
                      if f.name in {g.name for g in fields(Calibration)})
 
 
-#: A generation table's keys that are counts (whole numbers 1..1024), not rates.
+#: A generation table's keys that are counts (:func:`_count`, from 1), not rates.
 _GENERATION_COUNTS = ("in_network_channels",)
-
-
-def _count(where: str, key: str, v: object) -> int:
-    """``v`` as a count in 1..1024, else UserError naming ``where`` and ``key``."""
-    if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 1024:
-        raise UserError(f"{where}.{key} must be a whole number in 1..1024, got {describe(v)}")
-    return v
 
 
 def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generation, ...], str]:
@@ -789,7 +804,7 @@ def _generation_values(where: str, t: Mapping[str, Any]) -> dict[str, Any]:
     for k in _GENERATION_KEYS:
         if k in _GENERATION_COUNTS:
             if k in t:
-                values[k] = _count(where, k, t[k])
+                values[k] = _count(f"{where}.{k}", t[k])
         elif k in t:
             _finite(where, k, t[k], "", positive=True)
             values[k] = float(t[k])
