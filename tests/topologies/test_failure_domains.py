@@ -10,14 +10,13 @@ from compute.errors import UserError
 from topologies.failure_domains import (
     CLASSES,
     Component,
-    add_spares,
     class_counts,
     components,
     degrade,
-    free_ports,
     hosts,
 )
 from topologies.inventory import bill_of_materials
+from topologies.spares import add_spares, free_ports
 from topologies.specs import build
 
 # the shipped scenarios' fabrics, spelled out (netmodel/data/scenarios/*.toml)

@@ -21,10 +21,11 @@ import pytest
 
 from compute.errors import UserError
 from tests.netmodel.cli_helpers import one_line_error, run_cli
-from topologies.failure_domains import add_spares, keep_devices
+from topologies.failure_domains import keep_devices
 from topologies.io import read_graph, write_graph
 from topologies.registry import build
 from topologies.schema import validate
+from topologies.spares import add_spares
 
 # 2 servers of 8 H100 (gpu0-7 server 0, gpu8-15 server 1), rail-optimized: PXN applies
 SPEC = "rail-optimized:domains=2"
