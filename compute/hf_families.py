@@ -133,6 +133,12 @@ HF_FAMILIES: dict[str, dict] = {
     # K and V (MinistralAttention), so Llama's weights; MinistralConfig windows every layer
     # when sliding_window is set and layer_types is absent (the base's "all")
     "ministral": {},
+    # Ministral 3 (HF models/ministral3: Ministral-3-3B/8B/14B's text_config under the
+    # mistral3 wrapper, Devstral-2's Ministral3ForCausalLM): MistralDecoderLayer's weights;
+    # Ministral3Attention only scales the queries by position (rope_parameters'
+    # llama_4_scaling_beta), no weights; Ministral3Config's tie_word_embeddings default
+    # false (the 3B's config says true)
+    "ministral3": {},
     # Baichuan / Baichuan2 (baichuan-inc's remote modeling_baichuan.py, 7B and 13B): Llama's
     # layer with Q, K and V fused in one unbiased W_pack (3 x hidden^2, the same count), an
     # unbiased o_proj, SwiGLU, two RMSNorms; the LM head (Baichuan2's NormHead, normalised at
@@ -356,10 +362,13 @@ HF_UNMODELLED: dict[str, str] = {
                     "not modelled)"),
     # Llama-3.2-Vision (HF models/mllama): its text model interleaves cross-attention layers
     # (cross_attention_layers, 8 of 40 in the 11B) that attend to the image tokens, keeping
-    # a KV cache per image, not per token
+    # a KV cache per image, not per token. Its weights could be counted from config.json
+    # alone (the 11B's to the parameter: tests/compute/data/hf_families/README.md); the
+    # cache and attention of those layers are what ModelSpec does not describe
     **dict.fromkeys(("mllama", "mllama_text_model"),
                     "a vision-language model whose text layers include cross-attention layers "
-                    "(cross_attention_layers)"),
+                    "(cross_attention_layers) attending to the image's tokens through a KV "
+                    "cache per image, not per token, which netmodel does not model"),
     # Baichuan-M1: a short convolution over K and V (conv_window) and windows on the layers
     # sliding_window_layers lists
     "baichuan_m1": "a model with a convolution over keys and values (conv_window) and "
@@ -387,9 +396,13 @@ HF_UNMODELLED: dict[str, str] = {
               "output projections, num_experts_per_tok a token)",
     # Phi-4-multimodal (microsoft/Phi-4-multimodal-instruct, remote code): a Phi-3 language
     # model with an image encoder, an audio conformer and vision and speech LoRA adapters
-    # merged in at run time (vision_lora, speech_lora), none of which the reader counts
-    "phi4mm": "Phi-4-multimodal, whose image and audio encoders and vision/speech LoRA "
-              "adapters (vision_lora, speech_lora) are not counted",
+    # applied at run time (vision_lora, speech_lora), none of which the reader counts; its
+    # image encoder's width and depth are set by the remote code (embd_layer's
+    # image_embd_layer names neither), so no count from config.json alone can match the
+    # published total (tests/compute/test_hf_published_totals_h355.py)
+    "phi4mm": "Phi-4-multimodal, whose image encoder (sized by its remote code, not by "
+              "config.json), audio encoder and vision/speech LoRA adapters (vision_lora, "
+              "speech_lora) are not counted",
     # Gemma-3n: per-layer embeddings, AltUp streams, LAuReL blocks, KV shared across layers,
     # per-layer MLP widths
     **dict.fromkeys(("gemma3n", "gemma3n_text"),

@@ -20,7 +20,9 @@ from tests.compute.hf_helpers import write
 
 # https://huggingface.co/internlm/internlm3-8b-instruct (config.json, its dims and bias keys
 # as public third-party loader tests quote the real file; remote code modeling_internlm3.py:
-# q/k/v_proj biased by qkv_bias, o_proj and the MLP by bias)
+# q/k/v_proj biased by qkv_bias, o_proj and the MLP by bias). h355: the same dims, bias keys
+# and untied embeddings in two stored third-party tests, one quoting the real config.json,
+# one mlx-community/internlm3-8b-instruct-4bit's; no published total to the parameter found
 INTERNLM3_8B = {
     "architectures": ["InternLM3ForCausalLM"], "model_type": "internlm3",
     "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 10240,
@@ -68,7 +70,8 @@ SEED_OSS_36B = {
 }
 # https://huggingface.co/rednote-hilab/dots.llm1.inst (config.json; its dims as a public
 # third-party loader's test trims the mlx-community dots.llm1.inst config: no head_dim,
-# n_group and topk_group null)
+# n_group and topk_group null). Its total is published rounded only (the tech report's
+# 142B, below); no safetensors total found in the stored sources searched (h355)
 DOTS_LLM1 = {
     "architectures": ["Dots1ForCausalLM"], "model_type": "dots1", "hidden_act": "silu",
     "hidden_size": 4096, "intermediate_size": 10944, "moe_intermediate_size": 1408,
@@ -93,7 +96,7 @@ GRANITEMOESHARED = {
 def test_internlm3_reads_as_llama_layers(tmp_path):
     # Q, O 4096^2; K, V 4096 x (2 x 128); SwiGLU 3 x 4096 x 10240; two RMSNorms; untied
     # 128512 x 4096 twice. 8,804,241,408: the card's "8.8B" (rounded; unverified to the
-    # parameter)
+    # parameter: no safetensors total found in the stored sources searched, h355)
     layer = 2 * 4096**2 + 2 * 4096 * 256 + 3 * 4096 * 10240 + 2 * 4096
     assert layer == 161_488_896
     m = write(tmp_path, INTERNLM3_8B)
@@ -119,7 +122,8 @@ def test_internlm3_bias_keys_split_as_its_code_does(tmp_path):
 def test_baichuan2_reads_as_llama_layers_with_its_own_head(tmp_path, cfg, total):
     # W_pack (3 x hidden^2, no bias) counts as Q, K and V; the NormHead is vocab x hidden;
     # ALiBi (13B) and RoPE (7B) hold no weights. The cards' "7B" / "13B" (unverified to
-    # the parameter)
+    # the parameter: Baichuan2 ships pytorch_model.bin shards, no safetensors total, and no
+    # count was found in the stored sources searched, h355)
     h, f = cfg["hidden_size"], cfg["intermediate_size"]
     layer = 4 * h * h + 3 * h * f + 2 * h
     m = write(tmp_path, cfg)
@@ -179,7 +183,9 @@ def test_dots1_windows_the_layers_from_max_window_layers(tmp_path):
 
 
 def test_granitemoeshared_counts_its_shared_mlp(tmp_path):
-    # hand count (unverified: no published total checked): Q, O 1536^2; K, V 1536 x 512;
+    # hand count (unverified: this shape is no published model's, and no total of
+    # ibm-research/moe-7b-1b-active-shared-experts was found, h355): Q, O 1536^2; K, V
+    # 1536 x 512;
     # 40 experts of 3 x 1536 x 512, router 1536 x 40, shared MLP 3 x 1536 x 1024; two
     # RMSNorms; tied 49155 x 1536
     layer = 2 * 1536**2 + 2 * 1536 * 512 + 40 * 3 * 1536 * 512 + 1536 * 40 \

@@ -4,9 +4,12 @@ README.md).
 
 Sources (h331): llava-v1.6-mistral-7b-hf's config is verified (every key as
 NVIDIA/TensorRT-LLM's copy, tests/unittest/_torch/modeling/test_modeling_llava_next.py);
-the totals 7,566,747,648 and 8,462,086,384 and Idefics3-8B-Llama3's config are UNVERIFIED:
-written from memory of the hub's pages ("7.57B params", "8.46B params"), found in no
-stored source. DeepSeek-VL2-Tiny's tower shape is its code's (deepseek_vl2/models/
+LLaVA-NeXT's total 7,566,747,648 is checked to the published rounded figure only: MegaPairs
+(Zhou et al. 2024, arXiv 2412.14475, Table 1) gives MMRet-MLLM, built on LLaVA-1.6 Mistral
+7B's architecture, as 7.57B parameters (h355); no count to the parameter was found. Idefics3's
+8,462,086,384 and Idefics3-8B-Llama3's config stay UNVERIFIED: the "8.46B params" of the hub
+page is from memory, and no stored source searched (h355: safetensors indexes, HF page copies,
+parameter tables of public repositories) gives a count. DeepSeek-VL2-Tiny's tower shape is its code's (deepseek_vl2/models/
 siglip_vit.py) and its 3.37B total the DeepSeek-VL2 README's, rounded only.
 
 Before: LLaVA-NeXT's text_config (MistralConfig's defaults for its width, layers and heads)
@@ -42,9 +45,11 @@ def test_llava_next_mistral_7b_tower_by_hand():
     # the language model is keras-hub's Mistral-7B count (mistral_presets.py "params":
     # 7,241,732,096, verified) with 64 rows more in the embedding and the LM head
     assert MISTRAL_LM == 7_241_732_096 + 2 * 64 * 4096
-    # unverified: the hub's "7.57B params" (from memory); the sum is the hand count above
+    # the sum is the hand count above; published rounded only: 7.57B (MegaPairs, arXiv
+    # 2412.14475, Table 1: MMRet-MLLM on LLaVA-1.6 Mistral 7B)
     assert MISTRAL_LM + CLIP_L336 + LLAVA_NEXT_REST == 7_566_747_648
     m = read("llava-v1.6-mistral-7b-hf")
+    assert round((m.parameters + m.vision_parameters) / 1e9, 2) == 7.57
     assert (m.layers, m.hidden, m.heads, m.kv_heads, m.vocab) == (32, 4096, 32, 8, 32064)
     assert m.sliding_window == 0          # its text_config's sliding_window is null
     assert m.parameters == MISTRAL_LM
@@ -71,8 +76,8 @@ def test_idefics3_8b_tower_by_hand():
     # Llama-3.1-8B's 8,030,261,248 (hf_helpers.LLAMA3_8B's count) with 3 rows more in the
     # embedding and the LM head
     assert LLAMA_LM == 8_030_261_248 + 2 * 3 * 4096
-    # unverified: the hub's "8.46B params" (from memory), and the config itself (see the
-    # fixtures' README); the sum is the hand count above
+    # unverified: the hub's "8.46B params" (from memory; no stored source found, h355), and
+    # the config itself (see the fixtures' README); the sum is the hand count above
     assert LLAMA_LM + SIGLIP_364 + CONNECTOR == 8_462_086_384
     m = read("idefics3-8b-llama3")
     assert m.parameters == LLAMA_LM
