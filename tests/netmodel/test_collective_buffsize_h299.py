@@ -103,7 +103,20 @@ def test_cli_option():
     base = runner.invoke(cli, args)
     big = runner.invoke(cli, [*args, "--nccl-buffsize", "8MiB"])
     assert base.exit_code == big.exit_code == 0
-    assert "time 6.849 ms" in base.output and "time 7.126 ms" in big.output
+    # the option gives the library's cost at that buffer (6.849 ms at 4 MiB and 7.126 ms at
+    # 8 MiB when written; h356: was a pin of both): past both slices the 8 MiB buffers pay
+    # the fill of the extra 8 MiB (test_fill_of_a_two_node_tree_with_8_mib_buffers)
+    from compute.units import format_time
+
+    g = build("rail-optimized:domains=2")
+    want = {buf: FabricCostModel(g, calibration=default_calibration().with_(
+        simple_buffer=buf)).cost("all-reduce", 2 ** 30, 16, "tree").time
+        for buf in (4 * MiB, 8 * MiB)}
+    assert f"time {format_time(want[4 * MiB])} " in base.output, base.output
+    assert f"time {format_time(want[8 * MiB])} " in big.output, big.output
+    assert format_time(want[4 * MiB]) != format_time(want[8 * MiB])
+    assert want[8 * MiB] - want[4 * MiB] == pytest.approx(
+        2 * 7 * (7 / 8) / (0.824 * 450e9) * 8 * MiB, rel=1e-9)
     for bad in ("0", "-1", "nan", "7", "4.5", "abc"):
         r = runner.invoke(cli, [*args, "--nccl-buffsize", bad])
         assert r.exit_code == 2, (bad, r.output)

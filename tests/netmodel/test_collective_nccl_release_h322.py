@@ -144,8 +144,19 @@ def test_cli_option():
     base = runner.invoke(cli, args)
     old = runner.invoke(cli, [*args, "--nccl-release", "2.26"])
     assert base.exit_code == old.exit_code == 0
-    # 28 MiB: past 2.28's 24 MiB slice, short of 2.26's 32 MiB (test above)
-    assert "time 128.2 us" in base.output and "time 135.1 us" in old.output
+    # 28 MiB: past 2.28's 24 MiB slice, short of 2.26's 32 MiB (test above): the option
+    # gives the library's cost under that release (128.2 us under 2.30 and 135.1 us under
+    # 2.26 when written; h356: was a pin of both), and 2.26 is the slower
+    from compute.units import format_time
+
+    want = {}
+    for release, out in (("2.30", base), ("2.26", old)):
+        cal = default_calibration().with_(nccl_release=release)
+        m = FabricCostModel(build(B200_8), calibration=cal)
+        want[release] = m.cost("all-reduce", 28 * MIB, 8, "in-network").time
+        assert f"time {format_time(want[release])} " in out.output, (release, out.output)
+    assert want["2.26"] > want["2.30"] * (1 + 1e-3)
+    assert format_time(want["2.26"]) != format_time(want["2.30"])
     for bad in ("2.31.2", "2.5", "x", ""):
         r = runner.invoke(cli, [*args, "--nccl-release", bad])
         assert r.exit_code == 2, (bad, r.output)
