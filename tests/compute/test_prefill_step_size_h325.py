@@ -9,7 +9,8 @@ is one prompt or prompts of 512; the rise scales with layers x hidden, not with 
 and grows with TP. scripts/accuracy_inference.py (step_size) prints it in docs/accuracy.md.
 """
 
-import importlib.util
+import importlib
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,18 +20,25 @@ from compute.models import get_model
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _reports(*names):
+    """Modules of scripts/inference_reports, the reports of scripts/accuracy_inference.py
+    (scripts/ is put on the path to import them, then taken off)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        return [importlib.import_module(f"inference_reports.{n}") for n in names]
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+
+
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location(
-        "accuracy_inference_h325", ROOT / "scripts" / "accuracy_inference.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    """The step-size report (scripts/inference_reports/step_size.py)."""
+    return _reports("step_size")[0]
 
 
 @pytest.fixture(scope="module")
 def costs(script):
-    return script.prefill_cost(script.held_out())
+    return script.prefill_cost(_reports("common")[0].held_out())
 
 
 def test_alibi_bias_bytes_by_hand(script):

@@ -13,8 +13,9 @@ throughput falls by 41% from its peak: marked as expected failures, so that a ch
 meets them is noticed. The roofline, a bound, stays below every row.
 """
 
-import importlib.util
+import importlib
 import statistics
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,13 +30,26 @@ DATA = Path(__file__).parent / "data" / "splitwise_perf_model_medians_a100.csv"
 TARGET = 0.30
 
 
+def _reports(*names):
+    """Modules of scripts/inference_reports, the reports of scripts/accuracy_inference.py
+    (scripts/ is put on the path to import them, then taken off)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        return [importlib.import_module(f"inference_reports.{n}") for n in names]
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+
+
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location(
-        "accuracy_inference_a100", ROOT / "scripts" / "accuracy_inference.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    """The second-system report (scripts/inference_reports/second_system.py)."""
+    return _reports("second_system")[0]
+
+
+@pytest.fixture(scope="module")
+def common():
+    """What the reports share (scripts/inference_reports/common.py): the recipe's FIT."""
+    return _reports("common")[0]
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +63,8 @@ def fitted(script, rows):
 
 
 @pytest.fixture(scope="module")
-def comm(script):
-    return script.scenario_comm()
+def comm(common):
+    return common.scenario_comm()
 
 
 def test_the_data_file_holds_the_configurations_named_in_its_header(rows):
@@ -89,7 +103,7 @@ def test_a_row_is_the_median_of_its_five_repeats(rows, model, tp, phase, batch, 
 
 def test_the_fit_uses_the_h100_profiles_six_configurations(script, rows):
     keys = script.a100_fit_keys()
-    mine = [m for m in rows if script._key(m) in keys]
+    mine = [m for m in rows if script.config_key(m) in keys]
     assert len(keys) == 6 and len(mine) == 6
     assert {(m.phase, m.batch, m.prompt or m.context) for m in mine} == {
         ("prefill", 1, 2048), ("prefill", 4, 512), ("prefill", 1, 8192),
@@ -113,7 +127,7 @@ def test_decode_on_the_a100_is_within_the_target(script, rows, fitted, comm, mod
     worst."""
     keys = script.a100_fit_keys()
     errors = _errors(fitted, rows, comm, lambda m: m.model == model and m.tp == tp
-                     and m.phase == "decode" and script._key(m) not in keys)
+                     and m.phase == "decode" and script.config_key(m) not in keys)
     assert len(errors) >= 10 and max(abs(e) for e in errors) <= TARGET
 
 
@@ -144,7 +158,8 @@ def test_prefill_of_the_held_out_model_on_the_a100_is_within_the_target(rows, fi
     assert max(abs(e) for e in errors) <= TARGET
 
 
-def test_calibrate_fits_what_the_script_fits(script, rows, fitted, tmp_path, monkeypatch):
+def test_calibrate_fits_what_the_script_fits(script, common, rows, fitted, tmp_path,
+                                              monkeypatch):
     """As a user: the six A100 rows as a measurements CSV, the A100's published efficiencies as
     a --base profile, `netmodel calibrate --scenario h100-dgx --fit <the three overheads>`.
     The profile written is the script's (same overheads), names the A100 and the scenario
@@ -154,19 +169,19 @@ def test_calibrate_fits_what_the_script_fits(script, rows, fitted, tmp_path, mon
     keys = script.a100_fit_keys()
     lines = ["model,gpu,tp,batch,phase,prompt,context,latency_s"]
     lines += [f"{m.model},{m.gpu},{m.tp},{m.batch},{m.phase},{m.prompt or ''},"
-              f"{m.context or ''},{m.latency_s}" for m in rows if script._key(m) in keys]
+              f"{m.context or ''},{m.latency_s}" for m in rows if script.config_key(m) in keys]
     (tmp_path / "a100.csv").write_text("\n".join(lines) + "\n")
     (tmp_path / "base.toml").write_text(script.a100_base().to_toml())
     r = CliRunner().invoke(cli_main.cli, [
         "calibrate", "--measurements", str(tmp_path / "a100.csv"), "-o",
         str(tmp_path / "a100.toml"), "--scenario", "h100-dgx", "--base",
-        str(tmp_path / "base.toml"), "--fit", ",".join(script.FIT)])
+        str(tmp_path / "base.toml"), "--fit", ",".join(common.FIT)])
     assert r.exit_code == 0, r.output
     assert "collectives: scenario h100-dgx@A100-SXM-80GB" in r.output
     mine = read_profile(tmp_path / "a100.toml")
     assert mine.gpu == "A100-SXM-80GB"
-    for name in script.FIT:
+    for name in common.FIT:
         assert getattr(mine, name) == pytest.approx(getattr(fitted, name), rel=1e-6)
     m = next(m for m in rows if m.model == "BLOOM-176B" and m.phase == "decode")
-    assert predict(mine, m, script.scenario_comm()(m)) == \
-        pytest.approx(predict(fitted, m, script.scenario_comm()(m)), rel=1e-6)
+    assert predict(mine, m, common.scenario_comm()(m)) == \
+        pytest.approx(predict(fitted, m, common.scenario_comm()(m)), rel=1e-6)

@@ -1,0 +1,199 @@
+"""The step-size report: what the measured prefill steps cost per token as a step holds more
+tokens, on both systems, and the candidates for why it rises, each with its numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+
+from inference_reports.common import PROFILE, REFERENCE, ROOT, held_out, scenario_comm
+from inference_reports.second_system import a100_rows
+from inference_reports.tables import render
+
+#: Tokens a prefill step holds in :func:`step_size`: the Splitwise sweeps run each as one
+#: prompt (batch 1) and as prompts of :data:`SHORT_PROMPT` tokens (batch tokens / 512).
+STEP_TOKENS = (1024, 2048, 4096, 8192)
+SHORT_PROMPT = 512
+#: 2023 vLLM's prefill path for ALiBi models (BLOOM): ``PagedAttentionWithALiBi.set_attn_bias``
+#: builds the bias as a tensor of prompts x heads x L x (L rounded up to 8) in the model's
+#: dtype once a step (arange, copy, multiply by the slopes) and every layer passes it to
+#: xFormers' ``memory_efficient_attention_forward`` as a ``LowerTriangularMaskWithTensorBias``
+#: (vllm-project/vllm, vllm/model_executor/layers/attention.py, the v0.2 releases); Llama's
+#: prompts run the same kernel with a ``BlockDiagonalCausalMask`` and no tensor.
+ALIBI_SOURCE = ("vllm-project/vllm vllm/model_executor/layers/attention.py (v0.2): "
+                "PagedAttentionWithALiBi.set_attn_bias, xFormers "
+                "LowerTriangularMaskWithTensorBias")
+#: 2023 vLLM's sampler computes logits for the last token of each prompt only (its
+#: ``_prune_hidden_states``; vllm-project/vllm, vllm/model_executor/layers/sampler.py).
+LM_HEAD_SOURCE = "vllm-project/vllm vllm/model_executor/layers/sampler.py: _prune_hidden_states"
+
+
+def prefill_cost(rows) -> dict:
+    """Measured seconds per token of the prefill rows of ``rows`` whose step holds one of
+    :data:`STEP_TOKENS`: ``{(gpu, model, tp, short): {tokens: s/token}}``, ``short`` False for
+    one prompt of ``tokens``, True for prompts of :data:`SHORT_PROMPT`."""
+    out: dict = {}
+    for m in rows:
+        if m.phase != "prefill" or m.batch * m.prompt not in STEP_TOKENS:
+            continue
+        if m.batch == 1 or m.prompt == SHORT_PROMPT:
+            out.setdefault((m.gpu, m.model, m.tp, m.batch != 1), {})[m.batch * m.prompt] = \
+                m.latency_s / (m.batch * m.prompt)
+    return out
+
+
+def rise(costs: dict, at: int = 4096, base_tokens: int = 2048) -> float:
+    """Seconds per token a step of ``at`` tokens costs beyond one of ``base_tokens``."""
+    return costs[at] - costs[base_tokens]
+
+
+def alibi_bias_bytes(model, tp: int, batch: int, prompt: int, dtype_bytes: int = 2) -> int:
+    """Bytes of the ALiBi bias one GPU holds for a prefill step of ``batch`` prompts of
+    ``prompt`` tokens (:data:`ALIBI_SOURCE`): prompts x heads/tp x prompt x prompt rounded up
+    to 8.
+
+    >>> from compute.models import get_model
+    >>> alibi_bias_bytes(get_model("BLOOM-176B"), 8, 1, 8192)  # 14 x 8192 x 8192 x 2
+    1879048192
+    """
+    return batch * (model.heads // tp) * prompt * (-(-prompt // 8) * 8) * dtype_bytes
+
+
+def step_size(markdown: bool) -> list[str]:
+    """What the measured prefill steps cost per token as a step holds more tokens, on both
+    systems; then the candidates for why it rises, each with its numbers."""
+    from compute.hardware import get_gpu
+    from compute.models import get_model
+    from compute.profile_fit import predict
+    from compute.profiles import get_profile
+
+    h100, a100 = held_out(), a100_rows()
+    costs = prefill_cost(h100) | prefill_cost(a100)
+    head = ["GPU", "model", "TP", "prompts", *(f"{n:,} tok us/tok" for n in STEP_TOKENS),
+            "2,048 -> 4,096"]
+    rows = []
+    # the H100 (the shipped profile's system) first
+    for (gpu, model, tp, short), c in sorted(costs.items(), key=lambda kv: (
+            kv[0][0] != "H100-SXM", kv[0])):
+        rows.append([gpu, model, str(tp), f"of {SHORT_PROMPT}" if short else "one",
+                     *(f"{c[n] * 1e6:.1f}" if n in c else "" for n in STEP_TOKENS),
+                     f"{c[4096] / c[2048] - 1:+.0%}"])
+    out = render(head, rows, markdown)
+    llama, bloom = get_model("Llama-2-70B"), get_model("BLOOM-176B")
+    gpu = "H100-SXM"
+
+    def pair(model, tp):
+        return [rise(costs[(gpu, model, tp, s)]) for s in (False, True)]
+
+    tp = 8   # the only degree the source ran BLOOM-176B at
+    l8, b8 = pair("Llama-2-70B", tp), pair("BLOOM-176B", tp)
+    width = bloom.layers * bloom.hidden / (llama.layers * llama.hidden)
+    flops = (bloom.layers * bloom.dense_layer_parameters
+             / (llama.layers * llama.dense_layer_parameters))
+    by_tp = {n: pair("Llama-2-70B", n) for n in (2, 4, 8)}
+    uniform = [(costs[(gpu, "BLOOM-176B", tp, s)][2048],
+                costs[(gpu, "Llama-2-70B", tp, s)][2048])
+               for s in (False, True)]
+    # the rise over the bytes each GPU sends in a step's ring all-reduces, per token
+    sent = [r / (m.layers * 2 * 2 * (tp - 1) / tp * m.hidden * 2) * 1e12
+            for r, m in ((l8[0], llama), (b8[0], bloom))]
+    bw0 = _busbw()[0][1][2 ** 25] * 1e9   # the H100's at 32 MiB
+    summary = [
+        "At TP 8 the measured prefill cost per token rises once a step holds more than "
+        "2,048 tokens, on both GPUs, for both models, whether the step is one prompt or "
+        f"prompts of {SHORT_PROMPT}: on the H100 by {l8[0] * 1e6:.1f} and {l8[1] * 1e6:.1f} us "
+        f"a token (Llama-2-70B, one prompt and prompts of {SHORT_PROMPT}), "
+        f"{b8[0] * 1e6:.1f} and {b8[1] * 1e6:.1f} (BLOOM-176B). The shipped profile has one "
+        "cost per token, fitted on steps of 2,048 and 8,192 tokens, so it comes out slow "
+        "below the rise and fast above it, for the model it was fitted on as for BLOOM-176B.",
+        f"BLOOM-176B's rise over Llama-2-70B's: {b8[0] / l8[0]:.2f} (one prompt), "
+        f"{b8[1] / l8[1]:.2f} (prompts of {SHORT_PROMPT}); their layers x hidden: "
+        f"{width:.2f}; their GEMM FLOPs a token (layer weights): {flops:.2f}. The rise goes "
+        "with what a token carries through a layer (the activations: all-reduces, norms, "
+        "element-wise kernels), not with its GEMM FLOPs: not the GEMM efficiency; the "
+        "profile's is one number at every shape ("
+        f"{get_profile(PROFILE).gemm_efficiency:.3f}, no curve by intensity), so BLOOM's "
+        "14,336-wide GEMMs extrapolate nothing.",
+        "A slowdown of everything alike (clocks held down by a power or thermal limit) "
+        "would raise both by the same fraction, BLOOM-176B's rise over Llama-2-70B's then "
+        "being their costs' ratio at 2,048 tokens ("
+        + " and ".join(f"{bl / ll:.2f}" for bl, ll in uniform) + "); measured "
+        f"{b8[0] / l8[0]:.2f} and {b8[1] / l8[1]:.2f}: nearer the activations' "
+        f"{width:.2f}, though not far enough to rule it out.",
+        f"Prompts of {SHORT_PROMPT} rise nearly as one long prompt does, though attention's "
+        "FLOPs per token grow with the prompt, not the step: not attention, so neither "
+        "ALiBi nor the attention kernel.",
+        "The rise grows with TP (Llama-2-70B on the H100, one prompt and prompts of "
+        f"{SHORT_PROMPT}, us a token: "
+        + "; ".join(f"TP {n} {a * 1e6:.1f} and {b * 1e6:.1f}" for n, (a, b) in by_tp.items())
+        + "), where work divided among the GPUs would shrink and work each GPU repeats "
+        "would stay: of the work that grows with the tokens of a step, only the "
+        "collectives grow with TP (so does how many of the server's 8 GPUs run, were a "
+        "power or cooling limit shared by the server the cause). No published all-reduce measurement falls at these sizes "
+        "(the messages are tokens x hidden x 2 bytes: 2,048 to 4,096 tokens are "
+        f"{2048 * llama.hidden * 2 / 1e6:.1f} to {4096 * llama.hidden * 2 / 1e6:.1f} MB for "
+        f"Llama-2-70B, {2048 * bloom.hidden * 2 / 1e6:.1f} to "
+        f"{4096 * bloom.hidden * 2 / 1e6:.1f} MB for BLOOM-176B; "
+        + _busbw_note() + "). Were the all-reduces the cause, each byte a GPU sends in "
+        "their rings (2 a layer, 2 (TP - 1) / TP x tokens x hidden x 2 bytes each) would "
+        "cost " + " and ".join(f"{ps:.1f} ps" for ps in sent) + " more above 2,048 tokens "
+        "(Llama-2-70B and BLOOM-176B at TP 8, one prompt): alike, as a cause there would "
+        f"be; from the H100's {bw0 / 1e9:.0f} GB/s at 32 MiB, a fall to "
+        + " and ".join(f"{1 / (1 / bw0 + ps * 1e-12) / 1e9:.0f}" for ps in sent)
+        + " GB/s. Nothing published shows such a fall, so nothing supports a model of it.",
+    ]
+    # ALiBi's bias and the LM head, the two parts BLOOM has that Llama does not, at their
+    # largest: the 8,192-token prompt
+    m = next(m for m in h100 if m.model == "BLOOM-176B" and m.phase == "prefill"
+             and m.batch == 1 and m.prompt == 8192)
+    g = get_gpu(gpu)
+    bias = alibi_bias_bytes(bloom, m.tp, m.batch, m.prompt)
+    # built once a step (write, then read and write to scale it), read by every layer
+    bias_s = (3 + bloom.layers) * bias / g.hbm_bandwidth
+    gap = m.latency_s - predict(get_profile(PROFILE), m, scenario_comm()(m))
+    peak = g.peak_flops("bf16")
+    attn_s = (4 * bloom.prefill_pairs(m.prompt) * bloom.head_dim * bloom.heads / m.tp
+              * bloom.layers / (peak * get_profile(PROFILE).attention_efficiency))
+    head_s = (2 * m.prompt * bloom.hidden * bloom.vocab / m.tp
+              / (peak * get_profile(PROFILE).gemm_efficiency))
+    summary.append(
+        f"BLOOM-176B's 8,192-token prompt, {m.latency_s * 1e3:,.0f} ms measured, "
+        f"{gap * 1e3:,.0f} ms more than {PROFILE} predicts. Its ALiBi bias "
+        f"({ALIBI_SOURCE}): {bias / 1e9:.2f} GB a GPU, built once and read by each of its "
+        f"{bloom.layers} layers, {bias_s * 1e3:.0f} ms at the HBM's peak; its attention, "
+        f"{attn_s * 1e3:.0f} ms at {PROFILE}'s FlashAttention-2 rate, would add as much "
+        "again were the kernel half as fast. Its LM head "
+        f"(250,880 words) over every token of the prompt, not only the last ({LM_HEAD_SOURCE}"
+        f" computes the last only), would take {head_s * 1e3:.1f} ms at {PROFILE}'s GEMM "
+        f"efficiency. None comes near the {gap * 1e3:,.0f} ms; nor do the norm after the "
+        "embeddings or the GELU (element-wise, part of the per-token cost both models "
+        "share).")
+    return out + ([f"- {s}" for s in summary] if markdown else summary)
+
+
+#: Published all-reduce bus bandwidth on the two systems, 8 GPUs: (label, file, which rows).
+NCCL_ALLREDUCE = (
+    ("8xH100-SXM (Azure ND H100 v5, NCCL 2.18.5)",
+     ROOT / "tests" / "netmodel" / "data" / "nccl_allreduce_published.csv",
+     lambda r: r["case"] == "h100-8"),
+    ("8xA100-SXM-80GB (NCCL 2.18.5)", REFERENCE / "nccl_allreduce_busbw_8gpu.csv",
+     lambda r: r["system"].startswith("8xA100-SXM-80GB")),
+)
+
+
+def _busbw() -> list[tuple[str, dict]]:
+    """nccl-tests' all-reduce bus bandwidth (GB/s) by message bytes on 8 H100 and 8 A100
+    (:data:`NCCL_ALLREDUCE`): ``[(system, {bytes: GB/s})]``."""
+    out = []
+    for label, path, pick in NCCL_ALLREDUCE:
+        with open(path) as fh:
+            rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
+        out.append((label, {int(r["bytes"]): float(r["busbw_GBps"]) for r in rows if pick(r)}))
+    return out
+
+
+def _busbw_note() -> str:
+    """nccl-tests' bus bandwidth at 32, 64 and 128 MiB on 8 H100 and 8 A100."""
+    parts = [f"{label} {bw[2 ** 25]:.0f}, {bw[2 ** 26]:.0f} and {bw[2 ** 27]:.0f} GB/s"
+             for label, bw in _busbw()]
+    return "nccl-tests' all-reduce bus bandwidth at 32, 64 and 128 MiB: " + "; ".join(parts)
