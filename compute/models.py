@@ -153,7 +153,7 @@ def get_model(name: str | ModelSpec) -> ModelSpec:
     >>> get_model("Llama-9")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: unknown model 'Llama-9'; known: 'BLOOM-176B', 'DeepSeek-V3', 'GPT-3-175B', 'Llama-2-70B', 'Llama-3-70B', 'Llama-3-8B', 'Llama-3.1-405B', 'Mixtral-8x7B', 'Qwen1.5-MoE-A2.7B', 'gpt-oss-120b', 'gpt-oss-20b'; or the path of a model file (.toml) or of a HuggingFace config (.json)
+    compute.errors.UserError: unknown model 'Llama-9'; known: 'BLOOM-176B', 'DeepSeek-V3', 'GPT-3-175B', 'Llama-2-70B', 'Llama-3-70B', 'Llama-3-8B', 'Llama-3.1-405B', 'Mixtral-8x7B', 'Qwen1.5-MoE-A2.7B', 'gpt-oss-120b', 'gpt-oss-20b'; or the path of a model file (.toml or .json) or of a HuggingFace config (.json)
     """
     if isinstance(name, ModelSpec):
         return name
@@ -171,7 +171,7 @@ def get_model(name: str | ModelSpec) -> ModelSpec:
             raise UserError(f"{name} holds {len(models)} models; give a file with one model")
         return next(iter(models.values()))
     raise UserError(f"unknown model {validate.describe(name)}; known: {known(table)}; or the "
-                    f"path of a model file (.toml) or of a HuggingFace config (.json)")
+                    f"path of a model file (.toml or .json) or of a HuggingFace config (.json)")
 
 
 #: Keys whose presence at the top level of a JSON file marks a HuggingFace config.json.

@@ -26,7 +26,7 @@ def test_unknown_gpu_names_gpu_files():
 
 def test_unknown_model_names_model_files_and_hf_configs():
     with pytest.raises(UserError, match=r"^unknown model 'Qwen2\.5-72B'; known: .*'gpt-oss-20b'; "
-                       r"or the path of a model file \(\.toml\) or of a HuggingFace config "
+                       r"or the path of a model file \(\.toml or \.json\) or of a HuggingFace config "
                        r"\(\.json\)$"):
         netmodel.evaluate("Qwen2.5-72B", "H100-SXM", "decode", tp=1, batch=1)
     with pytest.raises(UserError, match="or the path of a model file"):
