@@ -332,21 +332,42 @@ _UNIT_WORDS = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds",
                "TB/s": "terabytes per second", "Gb/s": "gigabits per second"}
 
 
+#: The decimal rates a bandwidth is printed in, largest first (:func:`format_quantity`,
+#: :func:`format_bandwidth`; :func:`parse_bandwidth` reads each), and below them ``B/s``.
+_RATE_RUNGS = (("PB/s", 1e15), ("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3))
+#: The units a time is printed in, largest first (:func:`format_time`), and below them ``ns``.
+_TIME_RUNGS = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6))
+
+
+def _readable(value: float, rungs: tuple[tuple[str, float], ...], below: tuple[str, float]) -> str:
+    """``value`` in the largest of ``rungs`` where it reads at least 1 once rounded to 4
+    significant digits, else in ``below``: the mantissa is under 1000 after rounding on
+    every rung but the top one (999.96e9 B/s is ``1 TB/s``, not ``1000 GB/s``, which a
+    test of the value before rounding printed)."""
+    value = float(value)
+    for name, scale in rungs:
+        text = f"{value / scale:.4g}"
+        if abs(float(text)) >= 1:
+            return f"{text} {name}"
+    name, scale = below
+    return f"{value / scale:.4g} {name}"
+
+
 def format_quantity(value: float, unit: str) -> str:
     """``value`` (SI ``unit``: ``"s"`` or ``"B/s"``) as a person reads it: the unit with the
-    fewest digits before the point, 4 significant digits.
+    fewest digits before the point, 4 significant digits, the number under 1000 once
+    rounded (up to ``PB/s``; ``s`` for a time).
 
     >>> format_quantity(50, "s"), format_quantity(1e-6, "s"), format_quantity(100, "B/s")
     ('50 s', '1 us', '100 B/s')
     >>> format_quantity(112.5e9, "B/s"), format_quantity(1e14, "B/s")
     ('112.5 GB/s', '100 TB/s')
+    >>> format_quantity(1e15, "B/s"), format_quantity(999.96e12, "B/s")
+    ('1 PB/s', '1 PB/s')
     """
     if unit == "s":
         return format_time(value)
-    for name, scale in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3)):
-        if abs(value) >= scale:
-            return f"{value / scale:.4g} {name}"
-    return f"{value:.4g} {unit}"
+    return _readable(value, _RATE_RUNGS, ("B/s", 1.0))
 
 
 def _bare(typed: object) -> bool:
@@ -373,7 +394,7 @@ def check_plausible(quantity: str, value: float, what: str, typed: object = None
     >>> check_plausible("link_bandwidth", 100.0, "bandwidth")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: bandwidth 100 B/s, outside the 125 kB/s to 1000 TB/s allowed for a fabric's link or per-GPU bandwidth (per direction); a number is in B/s: for 100 GB/s give 1e+11
+    compute.errors.UserError: bandwidth 100 B/s, outside the 125 kB/s to 1 PB/s allowed for a fabric's link or per-GPU bandwidth (per direction); a number is in B/s: for 100 GB/s give 1e+11
     """
     r = limits("quantity")[quantity]
     if r.minimum <= value <= r.maximum:
@@ -468,14 +489,16 @@ def format_bytes(n: float) -> str:
 
 def format_bandwidth(b: float) -> str:
     """Bytes/s as a spec string a person reads and :func:`parse_bandwidth` reads back to
-    the same float: ``'112.5GB/s'``, ``'1.8TB/s'``; the plain number where no decimal
-    prefix gives it back exactly.
+    the same float: ``'112.5GB/s'``, ``'1.8TB/s'``, ``'1PB/s'``; the plain number where no
+    decimal prefix gives it back exactly.
 
     >>> format_bandwidth(112.5e9), format_bandwidth(450e9 * 4), format_bandwidth(1/3)
     ('112.5GB/s', '1.8TB/s', '0.3333333333333333')
+    >>> format_bandwidth(1e15), format_bandwidth(125e3)
+    ('1PB/s', '125kB/s')
     """
     b = float(b)
-    for unit, scale in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6)):
+    for unit, scale in _RATE_RUNGS:
         if abs(b) >= scale:
             text = f"{b / scale!r}".removesuffix(".0") + unit
             if parse_bandwidth(text) == b:
@@ -484,12 +507,13 @@ def format_bandwidth(b: float) -> str:
 
 
 def format_time(t: float) -> str:
-    """Seconds in the most readable unit: ``'12.5 us'``, ``'3.1 ms'``."""
-    t = float(t)
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if abs(t) >= scale:
-            return f"{t / scale:.4g} {unit}"
-    return f"{t / 1e-9:.4g} ns"
+    """Seconds in the most readable unit, 4 significant digits, under 1000 once rounded
+    (but in seconds): ``'12.5 us'``, ``'3.1 ms'``.
+
+    >>> format_time(12.5e-6), format_time(3.1e-3), format_time(999.96e-6), format_time(5e-10)
+    ('12.5 us', '3.1 ms', '1 ms', '0.5 ns')
+    """
+    return _readable(t, _TIME_RUNGS, ("ns", 1e-9))
 
 
 # ------------------------------------------------------------------ values of a data row's unit

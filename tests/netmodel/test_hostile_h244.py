@@ -59,7 +59,7 @@ def test_a_value_set_on_a_file_names_both_and_a_shipped_scenario_neither(tmp_pat
     one_line_error(run_cli(["sweep", "--scenario", f, "--param", "fabric.latency=100ns,1us",
                             "-q", "--no-plot"]),
                    f"no point of the sweep can be built: {f} with fabric.latency = 1e-07: "
-                   f"[fabric]: flat: bandwidth 1e-30 B/s, outside the 125 kB/s to 1000 TB/s")
+                   f"[fabric]: flat: bandwidth 1e-30 B/s, outside the 125 kB/s to 1 PB/s")
 
 
 @pytest.mark.parametrize("gpu,needle", [

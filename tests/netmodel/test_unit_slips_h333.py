@@ -25,7 +25,7 @@ SWEEP = ["sweep", "--scenarios", "lite-flat", "-q", "--no-plot"]
 TBT = "outside the 1 us to 10 s allowed for a decode SLO (TBT, time between tokens)"
 TTFT = "outside the 1 us to 600 s allowed for a prefill SLO (TTFT, time to first token)"
 LATENCY = "outside the 0 to 1 ms allowed for a fabric's switch or link latency"
-LINK = "outside the 125 kB/s to 1000 TB/s allowed for a fabric's link or per-GPU bandwidth " \
+LINK = "outside the 125 kB/s to 1 PB/s allowed for a fabric's link or per-GPU bandwidth " \
        "(per direction)"
 
 
@@ -55,7 +55,7 @@ def test_the_ranges_are_the_data_files():
     (SWEEP + ["--param", "fabric.bandwidth=100kB/s:10GB/s"],
      f"error: fabric.bandwidth 100kB/s is 100 kB/s, {LINK}"),
     (SWEEP + ["--param", "fabric.bandwidth=2000TB/s"],
-     f"error: fabric.bandwidth 2000TB/s is 2000 TB/s, {LINK}"),
+     f"error: fabric.bandwidth 2000TB/s is 2 PB/s, {LINK}"),
     (["collective", "all-reduce", "--fabric", "single-switch:n=8,bandwidth=100", "--size", "8M"],
      f"error: single-switch: bandwidth 100 B/s, {LINK}; a number is in B/s: for 100 GB/s give "
      f"1e+11"),
@@ -97,7 +97,7 @@ def test_the_library_names_the_parameter_and_the_si_value():
         Slo(ttft=1e-7)
     with pytest.raises(UserError) as e:   # 2 PB/s: above, so no unit to name
         build("single-switch", {"n": 4, "bandwidth": 2e15})
-    assert str(e.value) == f"single-switch: bandwidth 2000 TB/s, {LINK}"
+    assert str(e.value) == f"single-switch: bandwidth 2 PB/s, {LINK}"
 
 
 def test_the_bounds_themselves_are_taken():

@@ -159,7 +159,7 @@ def test_the_bounds_themselves_pass():
 
 def test_a_builder_refuses_a_bandwidth_under_a_byte_a_second():
     # and under a link's plausible floor (limits.toml [quantity]: the GPU file's 1 Mb/s)
-    with pytest.raises(UserError, match="bandwidth 1e-291 B/s, outside the 125 kB/s to 1000 TB/s"):
+    with pytest.raises(UserError, match="bandwidth 1e-291 B/s, outside the 125 kB/s to 1 PB/s"):
         build("single-switch:n=4,bandwidth=1e-300GB/s")
     assert build("single-switch:n=4,bandwidth=8Gb/s").edges["nvs0", "gpu0"]["bandwidth"] == 1e9
 
