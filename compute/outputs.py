@@ -154,7 +154,9 @@ def _probe(folder: Path, where: str) -> None:
 
 def check_folder_path(path: str | os.PathLike[str], what: str = "output folder") -> Path:
     """``path`` checked as an output folder: not empty, not an existing file, its parent
-    existing and writable, and (when it exists) empty or an earlier netmodel output."""
+    existing and writable, and (when it exists) empty or an earlier netmodel output that
+    holds only the files its manifest lists: an input put there (a scenario file, a
+    user's notes) would be lost with the old output."""
     p = _check_text(path, what)
     if p.exists() and not p.is_dir():
         raise UserError(f"{what} {_describe(path)} exists and is not a folder")
@@ -174,7 +176,35 @@ def check_folder_path(path: str | os.PathLike[str], what: str = "output folder")
             raise UserError(f"{what} {_describe(path)} holds files netmodel did not write "
                             f"(no {MANIFEST}); netmodel replaces its output folder whole, so "
                             f"give a new or empty folder")
+        others = sorted(set(entries) - _listed(p / MANIFEST) - {MANIFEST})
+        if others:
+            shown = ", ".join(repr(name) for name in others[:3])
+            more = f" and {len(others) - 3:,} more" if len(others) > 3 else ""
+            raise UserError(f"{what} {_describe(path)} holds {shown}{more}, which its "
+                            f"{MANIFEST} does not list (a file netmodel did not write: an "
+                            f"input, or your own); netmodel replaces its output folder whole, "
+                            f"so move it out or give another folder")
     return p
+
+
+#: Largest manifest read (bytes): one lists a run's files, a few hundred bytes each.
+_MANIFEST_BYTES = 1 << 24
+
+
+def _listed(manifest: Path) -> set[str]:
+    """The file names ``manifest`` lists (its ``files`` table); none when it is not a
+    manifest netmodel wrote (not a regular file, unreadable, too large, not JSON, no such
+    table)."""
+    try:
+        if not manifest.is_file():   # a FIFO would block the read, /dev/zero never end
+            return set()
+        with open(manifest, "rb") as fh:
+            raw = fh.read(_MANIFEST_BYTES + 1)
+        doc = json.loads(raw) if len(raw) <= _MANIFEST_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        return set()
+    files = doc.get("files") if isinstance(doc, dict) else None
+    return {name for name in files if isinstance(name, str)} if isinstance(files, dict) else set()
 
 
 def figure_format(path: str | os.PathLike[str]) -> str:

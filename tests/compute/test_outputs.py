@@ -213,3 +213,35 @@ def test_a_writer_failing_in_a_worker_leaves_the_old_set(tmp_path):
         write_outputs(out, files, jobs=2)
     assert (out / "a.txt").read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["o"]
+
+
+def test_a_file_the_manifest_does_not_list_is_not_replaced(tmp_path):
+    # An input put into an earlier output folder (compare --scenarios out/s.toml --out out)
+    # was deleted with the old output: the folder had a manifest, so it was taken whole.
+    out = tmp_path / "out"
+    write_outputs(out, {"a.csv": b"1"})
+    (out / "s.toml").write_text("mine")
+    with pytest.raises(UserError, match=r"holds 's\.toml', which its netmodel-manifest\.json "
+                                        r"does not list"):
+        write_outputs(out, {"a.csv": b"2"})
+    assert (out / "s.toml").read_text() == "mine"
+    assert (out / "a.csv").read_bytes() == b"1"
+
+
+def test_a_manifest_that_lists_nothing_protects_every_other_file(tmp_path):
+    # a manifest netmodel did not write (not JSON, or no files table) vouches for no file
+    for text in ("not json", '{"files": ["a.csv"]}', "[]"):
+        (tmp_path / MANIFEST).write_text(text)
+        (tmp_path / "a.csv").write_text("mine")
+        with pytest.raises(UserError, match="does not list"):
+            write_outputs(tmp_path, {"a.csv": b"2"})
+        assert (tmp_path / "a.csv").read_text() == "mine"
+    (tmp_path / MANIFEST).unlink()
+    os.mkfifo(tmp_path / MANIFEST)   # not read (it would block): it lists nothing
+    with pytest.raises(UserError, match="does not list"):
+        write_outputs(tmp_path, {"a.csv": b"2"})
+    (tmp_path / MANIFEST).unlink()
+    (tmp_path / MANIFEST).write_text("[]")
+    (tmp_path / "a.csv").unlink()   # the manifest alone: an output folder, replaced
+    write_outputs(tmp_path, {"a.csv": b"2"})
+    assert (tmp_path / "a.csv").read_bytes() == b"2"
