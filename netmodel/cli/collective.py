@@ -124,7 +124,7 @@ def _buffsize(text):
     from netmodel.collectives.calibration import check_simple_buffer
 
     n = parse_bytes(text, "--nccl-buffsize")
-    check_simple_buffer(n, f"--nccl-buffsize {text!r}")
+    check_simple_buffer(n, "--nccl-buffsize", typed=text)
     return float(n)
 
 

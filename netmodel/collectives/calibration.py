@@ -607,15 +607,22 @@ NCCL_STEPS = 8
 SIMPLE_BUFFER_MAX = 2 ** 40
 
 
-def check_simple_buffer(v: object, name: str = "simple_buffer") -> None:
+def check_simple_buffer(v: object, name: str = "simple_buffer", *, typed: object = None) -> None:
     """Refuse a Simple buffer (``NCCL_BUFFSIZE``) that is not a whole number of bytes in
     ``NCCL_STEPS..SIMPLE_BUFFER_MAX`` (below NCCL_STEPS a step holds no byte), naming
-    ``name``."""
+    ``name`` and the value: ``typed``, the text ``v`` was read from where there was one
+    (``'7'``, not the 7.0 it was read as), else ``v``.
+
+    >>> check_simple_buffer(7.0, "--nccl-buffsize", typed="7")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --nccl-buffsize must be a whole number of bytes in 8..1099511627776 (NCCL_BUFFSIZE; NCCL's default ...), got '7'
+    """
     if isinstance(v, bool) or not is_finite(v) or not float(v).is_integer() \
             or not NCCL_STEPS <= v <= SIMPLE_BUFFER_MAX:
         raise UserError(f"{name} must be a whole number of bytes in {NCCL_STEPS}.."
                         f"{SIMPLE_BUFFER_MAX} (NCCL_BUFFSIZE; NCCL's default "
-                        f"{_nccl_buffer()}), got {describe(v)}")
+                        f"{_nccl_buffer()}), got {describe(v if typed is None else typed)}")
 
 
 @functools.cache
