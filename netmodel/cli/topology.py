@@ -24,13 +24,11 @@ __all__ = ["topology"]
 
 
 def _bw(value) -> str:
-    """Bytes/s per direction, readable."""
-    if value is None:
-        return "n/a"
-    for unit, scale in (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6)):
-        if abs(value) >= scale:
-            return f"{value / scale:.4g} {unit}"
-    return f"{value:.4g} B/s"
+    """Bytes/s per direction as every table prints them
+    (:func:`compute.units.format_quantity`), ``n/a`` where there is none."""
+    from compute.units import format_quantity
+
+    return "n/a" if value is None else format_quantity(value, "B/s")
 
 
 def _default(value) -> str:
