@@ -240,7 +240,8 @@ def _check_study_slos(phases: list[str], ttft: str, tbt: str, *, serving: bool) 
                         f"--no-serving/--no-fabric skip: give --tbt or run the serving part")
 
 
-@study.command("lite-gpu")
+@study.command("lite-gpu", short_help="The H100 against the Lite family: alone, then on every "
+               "fabric.")
 @click.option("--out", "out_dir", required=True, type=OutputFolder(),
               metavar="DIR", help="Folder for every CSV, JSON, figure and summary.md.")
 @list_option("--models", "models_text", default=None, metavar="LIST",
