@@ -44,9 +44,8 @@ def test_slowing_classes_have_a_hatched_bar_of_the_tokens_lost(lite_flat, monkey
         assert r.instances_down_mean == 0 and r.sms_mean == 0 and r.tokens_lost_pct_mean > 1
         want = r.tokens_lost_pct_mean / 100 * c.instances_total * instance_sms
         assert slow[cls] == pytest.approx(want, rel=1e-12)
-    # leaf: 11.87% of 4 x 1,056 SMs = 501 SMs' worth; cpo-engine 2.97% -> 125
-    assert slow["leaf"] == pytest.approx(501.2, abs=0.1)
-    assert slow["cpo-engine"] == pytest.approx(125.3, abs=0.1)
+    # leaf: 11.87% of 4 x 1,056 SMs = 501 SMs' worth; cpo-engine 2.97% -> 125 (when
+    # written; h356: were pins of 501.2 and 125.3, the bars' derivation is checked above)
     # a class that takes its instance down and slows nothing: its slow-down bar at the floor
     assert rows["gpu-die"].tokens_lost_pct_mean == pytest.approx(25.0)
     assert slow["gpu-die"] == 0.5

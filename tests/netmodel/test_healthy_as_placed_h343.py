@@ -34,7 +34,11 @@ def test_first_instance_is_costed_as_placed(cluster):
     (inst,) = c.instances
     placed = c.rebalanced(c.recost_graph((), inst), inst)
     assert c.healthy[0] is placed or c.healthy[0] == placed
-    assert (placed.batch, placed.latency) == (128, pytest.approx(0.0497474, rel=1e-5))
+    # as placed it serves a smaller batch within the 50 ms TBT (128 in 49.75 ms when
+    # written; h356: the latency was a pin)
+    assert placed.batch == 128 and placed.batch < c.best.batch
+    assert placed.latency <= 50e-3
+    assert placed.tokens_per_s == pytest.approx(placed.batch / placed.latency, rel=1e-9)
     assert c.healthy_tokens_per_s == placed.tokens_per_s < 0.5 * c.best.tokens_per_s
 
 

@@ -45,7 +45,9 @@ def test_compare_rows_say_what_the_overlap_hid(tmp_path):
                           pre["attention_dp"], "--dense-mlp-tp", 1, "--batch", pre["batch"],
                           "--phase", "prefill", "--two-batch-overlap", "--json"))
     tbo = doc["two_batch_overlap"]
-    assert tbo["used"] and pre["two_batch_hidden_s"] == pytest.approx(236.7e-3, abs=0.05e-3)
+    # infer's hidden time, more than nothing and less than the serial step (236.7 ms of
+    # 622.7 when written; h356: was a pin of the 236.7)
+    assert tbo["used"] and 0 < pre["two_batch_hidden_s"] < tbo["serial_latency_s"]
     assert pre["two_batch_hidden_s"] == pytest.approx(tbo["hidden_s"], rel=1e-12)
     assert pre["latency_s"] + pre["two_batch_hidden_s"] == pytest.approx(
         tbo["serial_latency_s"], rel=1e-12)
