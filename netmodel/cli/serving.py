@@ -45,8 +45,9 @@ def _rate(text) -> float | None:
 
 
 @click.command("serve")
-@click.option("--scenario", required=True, metavar="NAME",
-              help="Scenario (netmodel compare lists them), a .toml file, or NAME@GPU.")
+@click.option("--scenario", required=True, metavar="S",
+              help="Scenario: a shipped name (netmodel compare --list lists them), NAME@GPU "
+              "or a .toml file.")
 @click.option("--model", "model_name", required=True, metavar="NAME|FILE", cls=RegistryHelp,
               help_from=lambda: f"The model: {model_help()}.")
 @click.option("--workload", default="coding", show_default=True, metavar="NAME|FILE",

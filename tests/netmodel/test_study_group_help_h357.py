@@ -24,3 +24,18 @@ def test_study_subcommands_are_summarised_whole():
     assert rows[0].split()[0] == "lite-gpu"
     # the summary is a sentence, ending with its full stop
     assert " ".join(" ".join(rows).split()).endswith(".")
+
+
+def test_serve_scenario_help_points_at_a_listing_that_lists():
+    """``serve --scenario``'s help said 'netmodel compare lists them', but ``netmodel
+    compare`` compares; ``compare --list`` is what lists the shipped scenarios."""
+    from netmodel.study.scenarios import scenario_names
+
+    runner = CliRunner()
+    help_text = " ".join(runner.invoke(cli, ["serve", "--help"], terminal_width=200)
+                         .output.split())
+    assert "--scenario S Scenario: a shipped name (netmodel compare --list lists them)" \
+        in help_text
+    listing = runner.invoke(cli, ["compare", "--list"])
+    assert listing.exit_code == 0
+    assert [line.split()[0] for line in listing.output.splitlines()] == list(scenario_names())
