@@ -36,10 +36,19 @@ def _run(part: str) -> None:
 
 
 def main(argv: list[str]) -> None:
-    parts = argv or list(PARTS)
-    for part in parts:
-        if part not in PARTS:
-            sys.exit(f"unknown benchmark part {part!r}; known: {', '.join(PARTS)}")
+    """Run the parts ``argv`` names (every part when it names none). ``-h``/``--help``
+    prints the usage; a name that is no part is one ``error:`` line naming the parts, exit
+    status 2, before any part runs."""
+    if any(a in ("-h", "--help") for a in argv):
+        print(f"usage: python scripts/bench.py [PART ...]  (PART: {', '.join(PARTS)}; "
+              f"default all)\n\n{__doc__.strip()}")
+        return
+    unknown = [a for a in argv if a not in PARTS]
+    if unknown:
+        print(f"error: unknown benchmark part {unknown[0]!r}; known: {', '.join(PARTS)}",
+              file=sys.stderr)
+        sys.exit(2)
+    for part in argv or PARTS:
         _run(part)
 
 

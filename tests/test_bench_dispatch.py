@@ -27,3 +27,32 @@ def test_a_part_does_not_see_the_part_names_given_to_bench_py(tmp_path, monkeypa
     bench.main(["compute"])
     assert "part argv []" in capsys.readouterr().out
     assert sys.argv == ["scripts/bench.py", "compute"]      # given back afterwards
+
+
+def test_help_prints_the_parts_and_runs_none(tmp_path, monkeypatch, capsys):
+    # `python scripts/bench.py --help` was refused as "unknown benchmark part '--help'", exit 1
+    bench = _load_bench()
+    monkeypatch.setattr(bench, "HERE", tmp_path)            # no part file: nothing could run
+    bench.main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python scripts/bench.py [PART ...]  (PART: compute, "
+                          "topologies, collectives, study, reliability, calibrate; default all)")
+    assert "no benchmark yet" not in out
+
+
+def test_an_unknown_part_is_refused_before_any_part_runs(tmp_path, monkeypatch, capsys):
+    # `bench.py compute stdy` ran the compute part, then exited 1 on 'stdy'
+    bench = _load_bench()
+    (tmp_path / "bench_compute.py").write_text("def main():\n    print('compute ran')\n")
+    monkeypatch.setattr(bench, "HERE", tmp_path)
+    try:
+        bench.main(["compute", "stdy"])
+    except SystemExit as exc:
+        status = exc.code
+    else:
+        status = None
+    captured = capsys.readouterr()
+    assert status == 2
+    assert captured.out == ""
+    assert captured.err == ("error: unknown benchmark part 'stdy'; known: compute, topologies, "
+                            "collectives, study, reliability, calibrate\n")
