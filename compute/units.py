@@ -478,13 +478,33 @@ def parse_size_range(text: str, what: str = "sizes", *, max_sizes: int = MAX_SIZ
     return [lo * factor**i for i in range(n)]
 
 
+#: The binary prefixes a size is printed in, largest first (:func:`format_bytes`; each is a
+#: unit :func:`parse_bytes` reads), and below them ``B``.
+_BYTE_RUNGS = (("PiB", 2.0**50), ("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20),
+               ("KiB", 2.0**10))
+
+
 def format_bytes(n: float) -> str:
-    """Binary-prefixed size for tables: ``'64 MiB'``, ``'1.5 GiB'``, ``'512 B'``."""
+    """Binary-prefixed size for tables: ``'64 MiB'``, ``'1.5 GiB'``, ``'512 B'``; 6
+    significant digits, in the largest prefix (up to ``PiB``) where the size reads at least
+    1 once rounded, so the number is under 1024 on every rung but the top. Just under a
+    rung (within 5 parts in a million), where the rung above reads 0.99999x and 6 digits
+    round up to 1024, a 7th digit is shown: 1,048,575 B is ``1023.999 KiB``, not
+    ``1024 KiB``.
+
+    >>> format_bytes(2**50), format_bytes(1048575), format_bytes(1536), format_bytes(1023)
+    ('1 PiB', '1023.999 KiB', '1.5 KiB', '1023 B')
+    """
     n = float(n)
-    for unit, scale in (("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20), ("KiB", 2.0**10)):
-        if n >= scale:
-            return f"{n / scale:g} {unit}"
-    return f"{n:g} B"
+    for unit, scale in _BYTE_RUNGS:
+        text = f"{n / scale:g}"
+        if abs(float(text)) >= 1:
+            if abs(float(text)) >= 1024 and unit != _BYTE_RUNGS[0][0]:
+                # the rung above read under 1 (below 0.9999995), so 7 digits read under 1024
+                text = f"{n / scale:.7g}"
+            return f"{text} {unit}"
+    text = f"{n:g}"
+    return f"{n:.7g} B" if abs(float(text)) >= 1024 else f"{text} B"
 
 
 def format_bandwidth(b: float) -> str:

@@ -105,7 +105,7 @@ def test_the_command_line_refuses_a_size_above_one_pib(args, needle):
 def test_the_command_line_takes_one_pib():
     r = run_cli(["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "1PiB"])
     assert r.exit_code == 0, r.output
-    assert r.output.startswith("all-reduce of 1024 TiB on 8 GPUs")
+    assert r.output.startswith("all-reduce of 1 PiB on 8 GPUs")
 
 
 # ------------------------------------------------------------------ (b) --all-groups --fail
