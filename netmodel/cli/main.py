@@ -360,9 +360,60 @@ class UserFacingError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True, file=file)
 
 
+#: Stands in for a hyphen inside a word while help text is wrapped (U+2011, one column
+#: wide, at which textwrap does not break); written back as ``-`` once wrapped.
+_HELD_HYPHEN = "\u2011"
+
+
+def _hold_hyphens(text: str) -> str:
+    """``text`` with each hyphen between two non-blanks held (:data:`_HELD_HYPHEN`)."""
+    import re
+
+    return re.sub(r"(?<=\S)-(?=\S)", _HELD_HYPHEN, text)
+
+
+class HelpFormatter(click.HelpFormatter):
+    """click's help formatter, but a line never breaks at a hyphen inside a word.
+
+    click wraps as :mod:`textwrap` does, after any hyphen, so help read ``gpt-`` /
+    ``oss-120b``, ``lite-`` / ``flat-inr`` and ``--nccl-`` / ``release`` across lines:
+    names a reader copies, cut where a space would be. Help text is wrapped with its
+    in-word hyphens held, then given them back; the widths are the same.
+    """
+
+    def _wrapped(self, write: Callable[[], None]) -> None:
+        start = len(self.buffer)
+        write()
+        self.buffer[start:] = [s.replace(_HELD_HYPHEN, "-") for s in self.buffer[start:]]
+
+    def write_text(self, text: str) -> None:
+        self._wrapped(lambda: super(HelpFormatter, self).write_text(_hold_hyphens(text)))
+
+    def write_dl(self, rows: Sequence[tuple[str, str]], col_max: int = 30,
+                 col_spacing: int = 2) -> None:
+        held = [(term, _hold_hyphens(text)) for term, text in rows]
+        self._wrapped(lambda: super(HelpFormatter, self).write_dl(held, col_max, col_spacing))
+
+
+class Context(click.Context):
+    """The context of every netmodel command: its help is wrapped by :class:`HelpFormatter`."""
+
+    formatter_class = HelpFormatter
+
+
+def _with_context(cmd: click.Command) -> click.Command:
+    """``cmd`` (and, for a group, its subcommands) made to run in :class:`Context`."""
+    cmd.context_class = Context
+    for sub in getattr(cmd, "commands", {}).values():
+        _with_context(sub)
+    return cmd
+
+
 class LazyGroup(click.Group):
     """A click group whose subcommands are imported on first use, and which turns user
     errors into :class:`UserFacingError`."""
+
+    context_class = Context
 
     def invoke(self, ctx: click.Context) -> Any:
         from compute.errors import UserError
@@ -399,7 +450,7 @@ class LazyGroup(click.Group):
         if name not in _COMMANDS or not _available(_COMMANDS[name][0]):
             return None
         mod, attr, _ = _COMMANDS[name]
-        return getattr(importlib.import_module(mod), attr)
+        return _with_context(getattr(importlib.import_module(mod), attr))
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(n, _COMMANDS[n][2] if n in _COMMANDS else self.commands[n].get_short_help_str())
