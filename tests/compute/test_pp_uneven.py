@@ -82,7 +82,7 @@ def test_deepseek_v3_pp2_decode_period_is_the_slower_stages():
     assert stage1 > stage0
     assert r.latency == pytest.approx(2 * stage1, rel=1e-12)
     # 16.045 ms; a layer's average time said stage 0 (31 layers) was the slower: 15.992 ms
-    assert r.latency == pytest.approx(16.0450e-3, rel=1e-5)
+    # (16.0450 ms when written; h356: was a pin of it, the two stages are derived above)
     assert r.tokens_per_s == pytest.approx(64 / r.latency, rel=1e-12)
     # the stages' sum is the pass: the dense layers' share moves, it is not added
     own = 61 * rest + 58 * t_moe + 3 * t_dense + t["embedding"].time + t["lm_head"].time
