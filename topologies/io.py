@@ -68,7 +68,7 @@ from compute.errors import UserError
 from compute.gpu_facts import note_gpu_file_facts
 from compute.hardware import GpuSpec
 from compute.outputs import atomic_write
-from compute.validate import describe
+from compute.validate import describe, string
 from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
 from topologies.limits import MAX_DEPTH, check_size, max_file_bytes
@@ -558,11 +558,46 @@ def _graph_from_graphml(raw: bytes, where: str) -> nx.Graph:
     return graph
 
 
+def _printable_name(text: str) -> bool:
+    """Whether ``text`` can be printed and drawn as a name: non-empty, no control or format
+    character (``str.isprintable``: no newline, tab, ESC, bidirectional control, zero-width
+    character, line separator) and no ``$`` (matplotlib reads the text between two as a
+    formula)."""
+    return bool(text) and text.isprintable() and "$" not in text
+
+
+def _check_ids(graph: nx.Graph, where: str) -> None:
+    """Refuse a node id that is not a printable name of at most :data:`MAX_NODE_ID`
+    characters: an id is printed in tables (a newline printed a line of the file's choosing)
+    and drawn in figures (``$\\undefinedmacro$`` raised ParseFatalException from
+    ``topology plot``)."""
+    for node in graph:
+        if isinstance(node, str) and (len(node) > MAX_NODE_ID or not _printable_name(node)):
+            if len(node) > MAX_NODE_ID:
+                raise UserError(f"{where}: node id {describe(node)} is {len(node):,} "
+                                f"characters; at most {MAX_NODE_ID} (a name, not data)")
+            raise UserError(f"{where}: node id {describe(node)} must be non-empty text without "
+                            f"control or format characters (a newline, tab, ESC, U+202E...) "
+                            f"or '$': it is printed in tables and drawn in figures")
+
+
+def _check_title(graph: nx.Graph, where: str, stem: str) -> None:
+    """Refuse a graph ``name`` or ``spec`` (text: the schema checked its type and length)
+    that does not print as one line, or holds ``$``: both are printed (a newline printed a
+    line of the file's choosing) and the name titles figures (``$\\undefinedmacro$``
+    raised ParseFatalException from ``collective --plot`` and ``costs --plot``). ``stem``
+    says where a name the file does not give came from."""
+    for key in ("name", "spec"):
+        value = graph.graph[key]
+        string(where, f"the fabric's {key}", value)
+        if "$" in value:
+            raise UserError(f"{where}: the fabric's {key} {describe(value)}"
+                            f"{stem if key == 'name' else ''} holds '$' (a figure reads the "
+                            f"text between two as a formula)")
+
+
 def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
-    long = next((n for n in graph if isinstance(n, str) and len(n) > MAX_NODE_ID), None)
-    if long is not None:
-        raise UserError(f"{where}: node id {describe(long)} is {len(long):,} characters; at most "
-                        f"{MAX_NODE_ID} (a name, not data)")
+    _check_ids(graph, where)
     attrs = graph.graph
     units = attrs.pop("units", None)
     if units is not None:
@@ -581,12 +616,14 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
         attrs["gpu_types"] = {name: spec if isinstance(spec, GpuSpec) else
                               gpu_spec_from_dict(name, spec, f"{where}: gpu_types")
                               for name, spec in own.items()}
+    named = "name" in attrs
     attrs.setdefault("name", path.stem)
     attrs.setdefault("spec", "")
     try:
         validate(graph)
     except UserError as exc:   # the file named once, here, for every command that reads it
         raise UserError(f"{where}: {exc}") from None
+    _check_title(graph, where, "" if named else " (the file's stem: it gives none)")
     # what GPU files say of its GPU types (derivation, die table, host power), known from
     # here on as if their GPU file had been read: the collective calibration's generation,
     # the price, package cost and host power, an instance rebuilt from its builder's args

@@ -28,3 +28,22 @@ def test_compare_out_keeps_a_scenario_file_put_in_an_earlier_output(tmp_path):
     assert f"output folder '{out}' holds 'mine.toml', which its netmodel-manifest.json does " \
            f"not list" in r.output
     assert sorted(p.name for p in out.iterdir()) == before
+
+
+def test_a_fabric_file_named_as_a_formula_is_refused_before_any_figure(tmp_path):
+    # was: ParseFatalException (a traceback, exit 1) from collective --plot, the name drawn
+    # in the figure's title; a node id of the same text did so from topology plot
+    import json
+
+    path = tmp_path / "f.json"
+    assert _run("topology", "export", "single-switch:n=2", "-o", str(path)).exit_code == 0
+    doc = json.loads(path.read_text())
+    doc["graph"]["name"] = "$\\undefinedmacro$"
+    path.write_text(json.dumps(doc))
+    png = tmp_path / "c.png"
+    r = _run("collective", "all-reduce", "--fabric", str(path), "--group", "2", "--plot",
+             str(png))
+    assert r.exit_code == 2, r.output
+    assert r.output == (f"error: {path}: the fabric's name '$\\\\undefinedmacro$' holds '$' "
+                        f"(a figure reads the text between two as a formula)\n")
+    assert not png.exists()
