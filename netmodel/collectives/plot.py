@@ -13,7 +13,7 @@ import numpy as np
 
 from compute.units import format_bytes
 
-__all__ = ["curve_labels", "plot_busbw"]
+__all__ = ["curve_labels", "plot_busbw", "title_lines"]
 
 #: One colour per algorithm, the same in every figure (matplotlib's tab10 palette).
 COLOURS = {"ring": "tab:blue", "bidirectional-ring": "tab:cyan", "tree": "tab:brown",
@@ -47,6 +47,35 @@ def curve_labels(curves: Mapping[str, np.ndarray]) -> dict[str, tuple[str, bool]
     return out
 
 
+def title_lines(title: str, width: int) -> list[str]:
+    """``title`` in lines of at most ``width`` characters, broken at spaces; a word longer
+    than ``width`` (a fabric's spec, ``[rail-optimized:scaleup_bandwidth=450GB/s,...]``)
+    is broken after its commas, never inside a name or a number (textwrap cut it at the
+    width: ``...,n`` / ``ic_bandwidth=50GB/s``). A piece with no comma to break at is kept
+    whole, however long.
+
+    >>> title_lines("4 x 8 H100 [ring:n=4,bandwidth=450GB/s,latency=1us]", 24)
+    ['4 x 8 H100 [ring:n=4,', 'bandwidth=450GB/s,', 'latency=1us]']
+    >>> title_lines("all-reduce on 16 GPUs", 40)
+    ['all-reduce on 16 GPUs']
+    """
+    tokens: list[tuple[str, bool]] = []            # (text, a space before it)
+    for word in title.split():
+        pieces = [word] if len(word) <= width else \
+            [p + "," for p in word.split(",")[:-1]] + [word.split(",")[-1]]
+        tokens.extend((p, i == 0) for i, p in enumerate(pieces) if p)
+    lines: list[str] = []
+    line = ""
+    for text, spaced in tokens:
+        add = (" " if spaced and line else "") + text
+        if line and len(line) + len(add) > width:
+            lines.append(line)
+            line = text
+        else:
+            line += add
+    return [*lines, line] if line else lines
+
+
 def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],
                                      Sequence[tuple[float, float, str]]]],
                path: str | os.PathLike[str], *, title: str = "") -> str:
@@ -76,7 +105,9 @@ def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],
         for size, bus, label in marks:
             ax.plot([size], [bus / 1e9], "k*", markersize=12, zorder=5)
             ax.annotate(label, (size, bus / 1e9), textcoords="offset points",
-                        xytext=(6, -12), fontsize=8)
+                        xytext=(6, -12), fontsize=8, zorder=6,   # readable over the curves
+                        bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
+                              "edgecolor": "none", "alpha": 0.85})
         ax.set_xscale("log", base=2)
         ticks = [s for s in sizes if np.log2(s) % 4 == 0] or list(sizes)
         ax.set_xticks(ticks)
@@ -87,10 +118,8 @@ def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     if title:
-        import textwrap
-
         width = max(40, int(75 * cols))  # characters that fit across the figure
-        fig.suptitle("\n".join(textwrap.wrap(title, width, break_on_hyphens=False)), fontsize=11)
+        fig.suptitle("\n".join(title_lines(title, width)), fontsize=11)
     fig.tight_layout()
     try:
         return atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=110, format=fmt), "figure")
