@@ -42,7 +42,9 @@ def test_search_charges_each_instances_own_choice():
     assert t.tobytes() == own.makespan.tobytes()
     choices, a, b, lo, hi = concurrent_linear(m, groups, "all-reduce", ranges=True)
     shared = concurrent_makespan("all-reduce", choices, a, b, lo, hi, N)
-    assert t[-1] / shared[-1] == pytest.approx(1.92, abs=0.01)
+    # halving-doubling on every instance at once is far slower than the least makespan
+    # (1.92x when written; h356: was a pin of the ratio)
+    assert t[-1] > 1.5 * shared[-1]
     assert (t >= shared * (1 - 1e-12)).all()   # the shared choice is the least makespan
 
 
