@@ -94,7 +94,9 @@ def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
     ax.set_ylabel("delivered share of capacity", fontsize=8)
     ax.tick_params(labelsize=7)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, frameon=False, loc="lower left", ncol=2)
+    # below the axes: inside, at the lower left, it hid the p1 floor of the first months
+    ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.14),
+              ncol=4)
     c, p = avail.cluster, avail.pools
     ax.set_title(f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs, "
                  f"{c.instances_total:,} instances of {c.parallelism.label}\n{p.spares:,} spares "
