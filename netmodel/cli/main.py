@@ -375,7 +375,7 @@ def _hold_hyphens(text: str) -> str:
 class HelpFormatter(click.HelpFormatter):
     """click's help formatter, but a line never breaks at a hyphen inside a word.
 
-    click wraps as :mod:`textwrap` does, after any hyphen, so help read ``gpt-`` /
+    click wraps as ``textwrap`` does, after any hyphen, so help read ``gpt-`` /
     ``oss-120b``, ``lite-`` / ``flat-inr`` and ``--nccl-`` / ``release`` across lines:
     names a reader copies, cut where a space would be. Help text is wrapped with its
     in-word hyphens held, then given them back; the widths are the same.
