@@ -125,8 +125,9 @@ def test_compare_names_its_tokens_per_s_as_one_instance_s():
 
     res = compare(["Llama-3.1-405B"], ["h100-dgx"], ["decode"])
     row = res.rows[0]
-    assert (row.tp, row.batch) == (8, 164)
-    assert abs(row.tokens_per_s - 164 / row.latency_s) < 1e-6
+    # (TP 8 x batch 164 when written; h356: the batch was a pin)
+    assert row.tp == 8 and row.latency_s <= 0.050
+    assert abs(row.tokens_per_s - row.batch / row.latency_s) < 1e-6
     # 4,369 tokens/s when written (h356: was a pin of it); the table prints the row's figure
     assert abs(row.tokens_per_s_per_sm - row.tokens_per_s / (8 * 132)) < 1e-9
     head, line = res.table().splitlines()[1:3]
