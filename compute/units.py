@@ -85,6 +85,7 @@ __all__ = [
     "parse_time",
     "scaled",
     "size_units",
+    "split_number",
     "time_units",
 ]
 
@@ -212,6 +213,20 @@ def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) 
     return v + 0.0   # a -0.0 allowed is 0 (printed '-0'), as compute.validate.number has it
 
 
+def split_number(text: str, what: str) -> tuple[str, str] | None:
+    """``(number, unit)`` of ``'<number><unit>'`` as typed (the unit any word after the
+    number, ``''`` if none; spaces around either taken), or None where ``text`` does not
+    start with a number; a digit other than ASCII 0-9 is refused
+    (:func:`compute.validate.ascii_digits`). The one reading of a number with a unit,
+    for parsers whose units are not a dict of exact suffixes (:func:`parse_quantity`'s).
+
+    >>> split_number("1.5 GiB", "size"), split_number("90min", "t"), split_number("x", "t")
+    (('1.5', 'GiB'), ('90', 'min'), None)
+    """
+    m = _NUMBER.match(ascii_digits(what, text))
+    return None if m is None else (m.group(1), m.group(2))
+
+
 def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
                    allow_zero: bool = False) -> float:
     """Parse ``'<number><unit>'`` with a unit from ``units`` into SI; numbers pass through."""
@@ -219,14 +234,14 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
         raise UserError(f"{what} must be a number with a unit, got {text!r}")
     if isinstance(text, int | float):
         return check_finite_positive(what, text, allow_zero=allow_zero)
-    m = _NUMBER.match(ascii_digits(what, str(text)))
+    m = split_number(str(text), what)
     named = ", ".join(u for u in units if u)
     if not m:
         if not named:  # a plain number: no unit is taken
             raise UserError(f"{what} {describe(text)} is not a number")
         raise UserError(f"{what} {describe(text)} is not a number with a unit (allowed units: "
                         f"{named})")
-    number, unit = m.groups()
+    number, unit = m
     if unit not in units:
         allowed = f"allowed: {named}" if named else "it takes a plain number"
         raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} ({allowed})")

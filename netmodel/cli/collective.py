@@ -662,6 +662,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     from compute.comm import check_op
     from compute.errors import UserError
     from compute.units import parse_size_range
+    from compute.validate import ascii_digits
     from netmodel.collectives.algorithms import ALGORITHMS
     from netmodel.collectives.cost_table import (
         cost_rows,
@@ -674,6 +675,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
 
     ops = [check_op(o) for o in _items(ops_text, "--ops", "all-reduce,all-gather")]
     group_items = _items(groups_text, "--groups", "2,4,8")
+    ascii_digits("--groups", groups_text)   # int() reads '٤' as 4
     try:
         groups = [int(g) for g in group_items]
     except ValueError:

@@ -69,8 +69,9 @@ def _per_hour(text: str, what: str) -> float:
     import math
 
     from compute.errors import UserError
+    from compute.validate import ascii_digits
 
-    body = text[:-2] if text.endswith("/h") else text
+    body = ascii_digits(what, text)[:-2] if text.endswith("/h") else ascii_digits(what, text)
     try:
         v = float(body)
     except ValueError:

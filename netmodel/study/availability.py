@@ -32,7 +32,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.search import DEFAULT_MAX_BATCH
-from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, number
+from compute.validate import MAX_WHOLE, ascii_digits, describe, is_finite, is_whole, number
 from netmodel.study.availability_analytic import Analytic, analytic
 from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
 from netmodel.study.availability_mc import MonteCarlo, check_run, simulate
@@ -72,7 +72,7 @@ def parse_spares(text: int | str, gpus: int) -> int:
     if is_whole(text):
         n = int(text)
     else:
-        s = str(text).strip()
+        s = ascii_digits("spares", str(text).strip())
         try:
             if s.endswith("%"):
                 pct = float(s[:-1])

@@ -21,7 +21,6 @@ GPU's SMs (die) and HBM capacity (stacks), and the part that comes once per pack
 from __future__ import annotations
 
 import math
-import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from functools import cache
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
 from compute.hardware import get_gpu, spec_ranges
-from compute.units import SECONDS_PER_YEAR, scaled
+from compute.units import SECONDS_PER_YEAR, scaled, split_number
 from compute.validate import describe, is_finite
 from netmodel.study.choice_names import LOAD_SOURCES, REPAIRS
 from topologies.failure_domains import CLASSES
@@ -47,8 +46,6 @@ HOUR = 3600.0
 #: Seconds per unit of :func:`parse_duration` (a year is 365.25 days).
 _DURATION_UNITS = {"": 1.0, "s": 1.0, "min": 60.0, "h": HOUR, "d": 24 * HOUR, "w": 168 * HOUR,
                    "y": SECONDS_PER_YEAR}
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)"
-                     r"\s*([a-z]*)\s*$", re.IGNORECASE)
 
 
 def parse_duration(text: str | float, what: str = "duration", *, allow_zero: bool = False) -> float:
@@ -66,11 +63,11 @@ def parse_duration(text: str | float, what: str = "duration", *, allow_zero: boo
         v = _finite(text)   # an integer past a float's range (10**400) overflowed float()
         value = math.nan if v is None else v
     else:
-        m = _NUMBER.match(str(text))
-        if not m or m.group(2).lower() not in _DURATION_UNITS:
+        split = split_number(str(text), what)   # a unit in any case: 1Y, 90MIN
+        if split is None or split[1].lower() not in _DURATION_UNITS:
             raise UserError(f"{what} {str(text)!r} is not a duration (a number with one of "
-                            f"the units s, min, h, d, w, y)")
-        value = scaled(m.group(1), _DURATION_UNITS[m.group(2).lower()])  # 1.1h == 66min
+                            f"the units {', '.join(u for u in _DURATION_UNITS if u)})")
+        value = scaled(split[0], _DURATION_UNITS[split[1].lower()])  # 1.1h == 66min
     if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
         rule = ">= 0" if allow_zero else "> 0"
         raise UserError(f"{what} must be a finite number {rule}, got {describe(text)}")
