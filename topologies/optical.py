@@ -21,7 +21,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
-from compute.validate import MAX_TEXT_LENGTH, describe
+from compute.validate import MAX_TEXT_LENGTH, ascii_digits, describe
 from topologies.common import (
     OCS_LATENCY,
     OCS_LENGTH,
@@ -172,6 +172,7 @@ def circuits_for(logical: Logical, members: Sequence[Hashable]) -> list[tuple[Ha
                 pair = (members[int(u[3:])], members[int(v[3:])])
                 pairs += [pair] * d.get("links", 1)
             return pairs
+        ascii_digits("logical topology", logical)   # int() reads '٠-١' as 0-1
         try:
             logical = [tuple(int(x) for x in item.split("-")) for item in text.split(";")]
         except ValueError:
