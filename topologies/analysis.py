@@ -37,12 +37,6 @@ from topologies.inventory import (
     edge_arrays,
     edges_of,
 )
-
-# Their home until the inventory moved out; netmodel.study still imports them from here.
-from topologies.inventory import cells_per_shared_part as cells_per_shared_part
-from topologies.inventory import port_fill as port_fill
-from topologies.inventory import port_use as port_use
-from topologies.inventory import shared_part as shared_part
 from topologies.schema import gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "FabricSummary", "PathDiversity", "bisection_maxflow", "diameter",

@@ -81,12 +81,6 @@ from topologies.inventory import EdgeArrays, cable_end_parts, edge_arrays, share
 from topologies.registry import not_as_built
 from topologies.schema import TRACE_MEDIA, check_graph, gpu_nodes
 
-# Their home until spare planning moved out; netmodel.study still imports them from here.
-from topologies.spares import add_spares as add_spares
-from topologies.spares import free_ports as free_ports
-from topologies.spares import place_spare as place_spare
-from topologies.spares import plan_spares as plan_spares
-
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "ClassComponents",
            "Component", "class_counts", "component_arrays", "components", "degrade", "hosts",
            "keep_devices", "label_devices", "stopped_by", "stops"]

@@ -50,7 +50,7 @@ from topologies.schema import check_graph
 if TYPE_CHECKING:
     import networkx as nx
 
-    from topologies.analysis import EdgeArrays
+    from topologies.inventory import EdgeArrays
 
 __all__ = ["SHARES", "NetworkBill", "NetworkItem", "NetworkPrices", "network_bill",
            "network_costs"]
@@ -199,14 +199,14 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
                  ) -> NetworkBill:
     """Price and power every switch, optics end, OCS and cable of a fabric graph (see the
     module docstring for the rules and ``share``). ``edges``: the graph's
-    :func:`~topologies.analysis.edge_arrays`, where the caller has them.
+    :func:`~topologies.inventory.edge_arrays`, where the caller has them.
 
     >>> from topologies import build
     >>> b = network_bill(build("leaf-spine:leaves=2,radix=4"), share="as-built")
     >>> [(i.what, i.count) for i in b.items if i.category != "cable"]
     [('pluggable-optics end 400 Gb/s', 16.0), ('tier-1 switch 4 x 400 Gb/s', 2.0), ('tier-2 switch 4 x 400 Gb/s', 2.0)]
     """
-    from topologies.analysis import bill_of_materials, edges_of, port_fill, port_use
+    from topologies.inventory import bill_of_materials, edges_of, port_fill, port_use
 
     check_share(share)
     check_graph(graph)

@@ -16,12 +16,12 @@ idle. Every instance is costed healthy where it is placed (:attr:`Cluster.health
 failure's instances are: one placed across two leaves may serve a smaller batch than the
 search's first group. Parts copies
 would share in a full build (leaves, spines, OCSes, links between switches:
-:func:`topologies.analysis.shared_part`) are counted as the cluster holds them
+:func:`topologies.inventory.shared_part`) are counted as the cluster holds them
 (:meth:`Cluster.copies`): a shared switch or OCS once per
-:func:`~topologies.analysis.cells_per_shared_part` cells (8 copies of ``h100-dgx`` fill
+:func:`~topologies.inventory.cells_per_shared_part` cells (8 copies of ``h100-dgx`` fill
 the SU its rail leaves are built for), whole, as it fails whole (the last set perhaps
 part-filled); a link between switches and its ends at the cells' share of them,
-:func:`~topologies.analysis.port_fill` per cell, the share the cost model charges
+:func:`~topologies.inventory.port_fill` per cell, the share the cost model charges
 (:func:`netmodel.study.network_bill.network_bill`, ``share="ports-used"``): one ``h100-dgx`` cell, 4
 servers of an SU, counts an eighth of the SU's 512 leaf-spine transceivers (64, beside its
 own 64 GPU-leaf ones), not those of the 28 absent servers' uplinks. One failure of a
@@ -223,9 +223,9 @@ class Cluster(InstanceCosting):
     @cached_property
     def cells_per_shared_part(self) -> int:
         """Cells one set of shared parts (leaves, spines, OCSes, switch-to-switch links)
-        serves in a full build: :func:`topologies.analysis.cells_per_shared_part`, at most
+        serves in a full build: :func:`topologies.inventory.cells_per_shared_part`, at most
         the cluster's cells."""
-        from topologies.analysis import cells_per_shared_part
+        from topologies.inventory import cells_per_shared_part
 
         return min(self.cells, cells_per_shared_part(self.graph))
 
@@ -238,9 +238,9 @@ class Cluster(InstanceCosting):
     @cached_property
     def fill(self) -> float:
         """Share of a full build's shared links a cell uses:
-        :func:`topologies.analysis.port_fill`, the figure the cost model charges them at
+        :func:`topologies.inventory.port_fill`, the figure the cost model charges them at
         (``share="ports-used"``)."""
-        from topologies.analysis import port_fill
+        from topologies.inventory import port_fill
 
         return port_fill(self.graph)
 
@@ -544,7 +544,7 @@ class Cluster(InstanceCosting):
                      ) -> nx.Graph:
         """A graph to cost ``members`` on: the cell (or, where GPUs forward no traffic, only
         the members and every switch and OCS) with ``spares`` (a
-        :func:`~topologies.failure_domains.plan_spares` plan) added and ``comps`` failed."""
+        :func:`~topologies.spares.plan_spares` plan) added and ``comps`` failed."""
         comps, members = tuple(comps), tuple(members)
         if self._direct:
             return self._direct_graph(comps, members, tuple(spares))
@@ -785,7 +785,7 @@ def _count_by(nodes, member_of: dict) -> dict:
 
 
 def _add_spares(graph: nx.Graph, spares) -> None:
-    """Add a :func:`~topologies.failure_domains.plan_spares` plan's spares to ``graph``,
+    """Add a :func:`~topologies.spares.plan_spares` plan's spares to ``graph``,
     wired to the nodes of theirs it holds."""
     for name, attrs, edges in spares:
         graph.add_node(name, **attrs)

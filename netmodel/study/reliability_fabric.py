@@ -196,7 +196,7 @@ def with_devices(graph: nx.Graph) -> nx.Graph:
     relays by the device index (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.
     pxn_proxies`), and a TP-12 instance on 8-GPU servers holding devices 4-7 of one server
     relayed as if they were 0-3. A spare planned on the cell takes its server's next index
-    (:func:`~topologies.failure_domains.place_spare`: device 8 of an 8-GPU server), not
+    (:func:`~topologies.spares.place_spare`: device 8 of an 8-GPU server), not
     its template's."""
     of_type("graph", graph, nx.Graph, "topologies.build('ring')", default=False)
     data = graph.nodes

@@ -7,7 +7,7 @@ back on them.
   wired as the group's GPUs are, on free ports of the same switches; a directly wired
   group (a mesh) has no free port, so no spare can join it. Needs ``group`` labels.
 * ``pod``: in the same copy of the scenario's fabric (the cell), on free ports of its
-  switches or OCS, wired as a GPU of the cell is (:func:`~topologies.failure_domains.add_spares`).
+  switches or OCS, wired as a GPU of the cell is (:func:`~topologies.spares.add_spares`).
   A spare stands in for each member the failure took (*substitution*); the instance's
   collectives are re-costed with the spare where it sits (a spare on another leaf adds
   hops) and the swap holds only if the SLO still does. Where it does not, the instance is
@@ -45,8 +45,9 @@ from compute.errors import UserError, known
 from compute.validate import describe
 from netmodel.study.choice_names import SPARE_PLACEMENTS
 from netmodel.study.reliability_timings import recovery_times
-from topologies.failure_domains import free_ports, place_spare, plan_spares, stops
+from topologies.failure_domains import stops
 from topologies.schema import gpu_nodes
+from topologies.spares import free_ports, place_spare, plan_spares
 
 __all__ = ["PLACEMENTS", "Recovery", "SlowSwap", "SparePools", "by_group", "capacity",
            "group_capacities", "recovery", "slow_recovery", "spare_pools"]
@@ -274,7 +275,7 @@ def _every(cluster, like=None) -> list:
 
 def _group_sites(cluster) -> list:
     """The ``group`` spare sites of the cell: each group's spares wired as its GPUs are
-    (:func:`~topologies.failure_domains.plan_spares`' rule: each distinct attachment in
+    (:func:`~topologies.spares.plan_spares`' rule: each distinct attachment in
     turn, while every switch it needs has a free port), the groups taking one site each in
     turn from the same free ports: groups that share a switch (rail leaves) split its free
     ports, and together hold no more than the cell's ports can (each group planned alone

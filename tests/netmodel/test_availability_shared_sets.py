@@ -1,5 +1,5 @@
 """A shared part's failure (a leaf, a spine, a link between switches: counted once per set
-of cells, topologies.analysis.cells_per_shared_part) hits every cell of its set at the same
+of cells, topologies.inventory.cells_per_shared_part) hits every cell of its set at the same
 moment in the availability Monte Carlo: one draw per set, applied to all its cells. The
 mean is that of the cells counted one by one; the spread (time below a threshold, the
 capacity band) is that of all-or-nothing losses, not of independent cells (a binomial)."""

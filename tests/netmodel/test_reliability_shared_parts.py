@@ -1,8 +1,8 @@
 """A cluster of ``--gpus N`` copies of a scenario's fabric counts the switches and OCSes
 copies share in a full build (leaves, spines, OCSes) once per set of cells they serve
-(topologies.analysis.cells_per_shared_part), whole, as the builder would build that many
+(topologies.inventory.cells_per_shared_part), whole, as the builder would build that many
 GPUs; the links between switches and their ends at the cells' share of them
-(topologies.analysis.port_fill a cell), as the cost model charges a cell (network_bill,
+(topologies.inventory.port_fill a cell), as the cost model charges a cell (network_bill,
 share ports-used): a slice of an SU counts the uplinks of its own ports, not those of
 absent servers. A shared part's failure touches every cell of its set, so rate x radius
 is unchanged."""

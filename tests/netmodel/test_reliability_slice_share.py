@@ -1,6 +1,6 @@
 """A scenario cut from a larger build (h100-dgx: 4 servers of a SuperPOD SU; lite-direct:
 the same leaves and spines) counts its share of the links between switches, the share the
-cost model charges it (topologies.analysis.port_fill), not the whole SU's: its leaves and
+cost model charges it (topologies.inventory.port_fill), not the whole SU's: its leaves and
 spines fail whole, but the uplinks of the 28 absent servers' ports are not its parts
 (audit of helper 232: 576 transceivers, 3.33 failures a year, for 32 GPUs). One failure of
 a shared link touches every cell of its set, so a cluster whose last set is part-filled

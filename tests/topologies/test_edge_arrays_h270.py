@@ -33,7 +33,7 @@ def _end_parts(kind, links):
 
 
 def reference_port_use(graph):
-    """The replaced loop (a62200f's topologies.analysis.port_use)."""
+    """The replaced loop (a62200f's topologies.inventory.port_use)."""
     kind = dict(graph.nodes(data="kind"))
     gpu_ports, net_ports, port_rate = {}, {}, {}
     for u, v, d in graph.edges(data=True):
