@@ -61,7 +61,7 @@ from compute.units import (
     parse_quantity,
     parse_time,
 )
-from compute.validate import describe, is_whole, number
+from compute.validate import ascii_digits, describe, is_whole, number
 from netmodel.study import figure_kit
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.progress import NO_PROGRESS
@@ -209,6 +209,7 @@ def _value(text: str, unit: str, what: str) -> float:
         return parse_bandwidth(text, what, quantity="link_bandwidth")
     if unit == "m":  # a cable length (fabric.length): 20m, 50cm or a number of metres
         return parse_quantity(text, _LENGTH_UNITS, what, allow_zero=True)
+    ascii_digits(f"{what} value", text)   # float() reads '٢' as 2
     try:
         v = float(text)
     except ValueError:
@@ -314,6 +315,7 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
         lo, hi = (_value(x, unit, path) for x in parts[:2])
         n = points
         if len(parts) == 3:
+            ascii_digits(f"sweep parameter {path}: N", parts[2].strip())
             try:
                 n = int(parts[2])
             except ValueError:
