@@ -642,13 +642,14 @@ def fabric_error(scenario: Scenario, error: UserError) -> UserError:
 
 
 def save_scenario(scenario: Scenario, path: str | PathLike[str]) -> Path:
-    """Write ``scenario`` as TOML to ``path`` atomically; returns the path."""
-    from compute.outputs import write_outputs
+    """Write ``scenario`` as TOML to ``path`` atomically (one file: the folder's other
+    files stay); returns the path."""
+    from compute.outputs import atomic_write
 
     path = Path(path)
     if path.suffix.lower() != ".toml":
         raise UserError(f"scenario file {str(path)!r} must end in .toml")
-    write_outputs(path.parent, {path.name: scenario.to_toml().encode()})
+    atomic_write(path, scenario.to_toml().encode(), "scenario file")
     return path
 
 
