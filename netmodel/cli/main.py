@@ -409,9 +409,49 @@ def _with_context(cmd: click.Command) -> click.Command:
     return cmd
 
 
-class LazyGroup(click.Group):
+#: The longest summary a group lists for a subcommand (two lines of its help's column).
+SUMMARY_WIDTH = 80
+
+
+def command_summary(cmd: click.Command) -> str:
+    """What a group's help lists beside the subcommand ``cmd``: its ``short_help``, else the
+    first sentence of its help's first paragraph, whole (click cuts it at 45 characters and
+    ends it in '...'; a summary longer than :data:`SUMMARY_WIDTH` is given a ``short_help``
+    instead, which a test checks for every group).
+
+    >>> command_summary(click.Command("x", help="Draw a fabric (a part of it). More."))
+    'Draw a fabric (a part of it).'
+    """
+    if cmd.short_help:
+        return cmd.short_help
+    words = (cmd.help or "").partition("\n\n")[0].split()
+    for i, word in enumerate(words):
+        # a period ends the sentence unless a lowercase word follows it ('e.g. a')
+        if word.endswith(".") and (i == len(words) - 1 or not words[i + 1][0].islower()):
+            return " ".join(words[:i + 1])
+    return " ".join(words)
+
+
+class SummaryGroup(click.Group):
+    """A click group listing each subcommand with :func:`command_summary` (whole, never cut):
+    the class of every netmodel group."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(n, self.summary(ctx, n)) for n in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def summary(self, ctx: click.Context, name: str) -> str:
+        """The summary listed beside subcommand ``name``."""
+        cmd = self.get_command(ctx, name)
+        return "" if cmd is None else command_summary(cmd)
+
+
+class LazyGroup(SummaryGroup):
     """A click group whose subcommands are imported on first use, and which turns user
-    errors into :class:`UserFacingError`."""
+    errors into :class:`UserFacingError`; its summaries are :data:`_COMMANDS`' (so its help
+    imports no command module)."""
 
     context_class = Context
 
@@ -452,12 +492,8 @@ class LazyGroup(click.Group):
         mod, attr, _ = _COMMANDS[name]
         return _with_context(getattr(importlib.import_module(mod), attr))
 
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(n, _COMMANDS[n][2] if n in _COMMANDS else self.commands[n].get_short_help_str())
-                for n in self.list_commands(ctx)]
-        if rows:
-            with formatter.section("Commands"):
-                formatter.write_dl(rows)
+    def summary(self, ctx: click.Context, name: str) -> str:
+        return _COMMANDS[name][2] if name in _COMMANDS else super().summary(ctx, name)
 
 
 class AsciiNumber(click.ParamType):

@@ -19,6 +19,7 @@ from netmodel.cli.main import (
     WHOLE,
     OutputFolder,
     RegistryHelp,
+    SummaryGroup,
     given_on_command_line,
     gpu_help,
     list_option,
@@ -216,7 +217,7 @@ def _feasible_or_exit(result) -> None:
 
 # ------------------------------------------------------------------ study
 
-@click.group("study")
+@click.group("study", cls=SummaryGroup)
 def study() -> None:
     """Run a packaged study."""
 

@@ -18,7 +18,14 @@ import json
 
 import click
 
-from netmodel.cli.main import WHOLE, FabricCommand, RegistryChoice, RegistryHelp, gpu_help
+from netmodel.cli.main import (
+    WHOLE,
+    FabricCommand,
+    RegistryChoice,
+    RegistryHelp,
+    SummaryGroup,
+    gpu_help,
+)
 
 __all__ = ["topology"]
 
@@ -41,7 +48,7 @@ def _default(value) -> str:
     return str(value)
 
 
-@click.group()
+@click.group(cls=SummaryGroup)
 def topology() -> None:
     """Build, analyse, draw and export fabrics (SPEC: 'fat-tree:k=8,gpu=Lite', a saved
     file or a scenario such as lite-ocs or lite-flat@Lite+BW)."""
@@ -68,7 +75,7 @@ def list_(as_json: bool) -> None:
                                    subsequent_indent="    "))
 
 
-@topology.command(cls=FabricCommand)
+@topology.command(cls=FabricCommand, short_help="Analyse a fabric: counts, bill of materials, diameter, bandwidths.")
 @click.argument("spec")
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
 @click.option("--pair", nargs=2, metavar="GPU GPU", default=None,
@@ -117,7 +124,7 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
     click.echo("\n".join(lines))
 
 
-@topology.command(cls=FabricCommand)
+@topology.command(cls=FabricCommand, short_help="Fabrics side by side: counts, bandwidths, busbw, cost, blast radius.")
 @click.argument("specs", nargs=-1, metavar="SPEC SPEC [SPEC...]")
 @click.option("--group", type=WHOLE, default=None, metavar="N",
               help="GPUs of the all-reduce group (default 8, or the largest power of two "
@@ -182,7 +189,7 @@ def plot(spec: str, output: str, title: str | None) -> None:
 EXPORT_FORMATS = {"json": (".json",), "graphml": (".graphml",), "astra-sim": (".yml", ".yaml")}
 
 
-@topology.command(cls=FabricCommand)
+@topology.command(cls=FabricCommand, short_help="Write a fabric as node-link JSON, GraphML or an ASTRA-sim network config.")
 @click.argument("spec")
 @click.option("-o", "--output", required=True, metavar="FILE",
               help="Output file: .json (node-link), .graphml, or .yml (ASTRA-sim).")
