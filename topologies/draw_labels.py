@@ -42,7 +42,7 @@ MARKER_HALF = {"o": 0.5, "s": 0.5, "D": 0.5 * math.sqrt(2.0)}
 def node_order(node: Hashable) -> tuple[str, int, str]:
     """Sort key of a node name: its letters, then its number as a number (gpu2 < gpu10)."""
     text = str(node)
-    digits = "".join(c for c in text if c.isdigit())
+    digits = "".join(c for c in text if c.isascii() and c.isdigit())   # int() refuses '²'
     return (text.rstrip("0123456789"), int(digits) if digits else 0, text)
 
 

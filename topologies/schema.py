@@ -662,7 +662,8 @@ def _check_dims(graph: nx.Graph, gpus: list) -> None:
     index = np.empty(len(gpus), dtype=np.int64)
     for k, g in enumerate(gpus):
         name = g if isinstance(g, str) else ""
-        i = int(name[3:]) if name.startswith("gpu") and name[3:].isdigit() else -1
+        tail = name[3:]   # ASCII digits: isdigit() takes '²' (int() refuses) and '٣' (3)
+        i = int(tail) if name.startswith("gpu") and tail.isascii() and tail.isdigit() else -1
         if not 0 <= i < total:
             _bad(f"graph attribute 'dims' {describe(dims)} numbers the torus's GPUs gpu0 to "
                  f"gpu{total - 1} row-major, but it has GPU {describe(g)}")
