@@ -144,6 +144,14 @@ class CollectiveCostModel(Protocol):
 
     ``collective_time(op, nbytes, group_size)`` returns seconds, elementwise over
     ``nbytes`` when it is an array.
+
+    Optional: ``for_instance(gpus)``, a model of the same kind for the collectives of an
+    instance of ``gpus`` GPUs (``tp x pp``), for one whose groups of fewer GPUs (a pipeline
+    stage's TP group, an attention group) are not all placed alike: it then times a group
+    of ``group_size < gpus`` as the instance's groups of that size run (a pipeline runs at
+    its slowest stage). The grid asks it for every row whose groups are smaller than its
+    instance (:func:`compute.roofline.evaluate_grid`); a model without it times every
+    group of one size alike.
     """
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,

@@ -157,6 +157,14 @@ class _OnceAServer:
         return self.comm.collective_time(op, nbytes, group_size)
 
 
+class _PlacedOnceAServer(_OnceAServer):
+    """:class:`_OnceAServer` of a ``comm`` that places an instance's smaller groups
+    (``for_instance``, :class:`~compute.comm.CollectiveCostModel`)."""
+
+    def for_instance(self, gpus: int):
+        return _PlacedOnceAServer(self.comm.for_instance(gpus), self.model)
+
+
 def moe_comm(comm, model, phase: str):
     """The collective model a step of ``phase`` asks: ``comm`` itself, or, for an MoE
     model's prefill on a ``comm`` that can (:data:`MOE_ALL_TO_ALL`), ``comm`` with the
@@ -166,5 +174,6 @@ def moe_comm(comm, model, phase: str):
     ``TP / EP`` shards of each expert, counted as copies), still below every copy."""
     if (model.experts > 1 and MOE_ALL_TO_ALL.get(phase) == "once a server"
             and callable(getattr(comm, "moe_all_to_all_time", None))):
-        return _OnceAServer(comm, model)
+        placed = callable(getattr(comm, "for_instance", None))
+        return (_PlacedOnceAServer if placed else _OnceAServer)(comm, model)
     return comm

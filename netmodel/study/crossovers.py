@@ -94,21 +94,27 @@ class AdjustedComm:
         n = np.asarray(nbytes, dtype=float)
         if int(group_size) <= 1:
             return np.zeros_like(n)
-        from netmodel.collectives.cost import lines_time
-
         a, b = self.lines(op, group_size)
         lo, hi = self.c.part_ranges(op, int(group_size), self.scale)
         m = self.c.model(int(group_size))
-        if m.tuned():   # the scenario's tuner plugin chooses per size, as compare charges
-            group = m.group(int(group_size))
-            flat = n.reshape(-1)
-            times = a[:, None] + b[:, None] * flat[None, :]
-            if lo is not None:
-                times = np.where((flat > lo[:, None]) & (flat <= hi[:, None]), times, np.inf)
-            t = m.chosen(times, m.candidates(op, group), flat, op, group)[1].reshape(n.shape)
-        else:
-            t = lines_time(a, b, lo, hi, n)
+        t = _lines_choice(m, m.group(int(group_size)), op, a, b, lo, hi, n)
         return np.where(n > 0, t, 0.0)
+
+    def for_instance(self, gpus: int):
+        """The re-scored costs of an instance of ``gpus`` GPUs as placed (compute's
+        optional ``for_instance``, :class:`~compute.comm.CollectiveCostModel`), as the
+        scenario's own (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.
+        for_instance`) costs it: a group of fewer GPUs on each slice of that many members
+        placed unlike the earlier ones, each slice's candidate parts re-scored
+        (:func:`_adjusted_lines`, its per-hop slopes measured on the slice), the slowest
+        slice's time. Every instance at once: this comm itself."""
+        placed = getattr(self.c, "for_instance", None)
+        if placed is None or placed(int(gpus)) is self.c:
+            return self
+        hit = self.__dict__.setdefault("_placed", {}).get(int(gpus))
+        if hit is None:
+            hit = self._placed[int(gpus)] = _PlacedAdjusted(self, placed(int(gpus)))
+        return hit
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
                             copies: int, reach) -> np.ndarray:
@@ -146,6 +152,135 @@ class AdjustedComm:
                             validated=True)   # the scenario's graph, checked when built
         self._models.append((base, m))
         return m
+
+
+def _lines_choice(m, group, op: str, a, b, lo, hi, n: np.ndarray) -> np.ndarray:
+    """Seconds of ``op`` on ``group`` at the sizes ``n`` from the candidate lines ``(a,
+    b)`` of ``m``'s candidates (run at ``lo < n <= hi`` where given): the least line, or
+    the scenario's tuner plugin's choice where it chooses, as compare charges it."""
+    from netmodel.collectives.cost import lines_time
+
+    if not m.tuned():
+        return lines_time(a, b, lo, hi, n)
+    flat = n.reshape(-1)
+    times = a[:, None] + b[:, None] * flat[None, :]
+    if lo is not None:
+        times = np.where((flat > lo[:, None]) & (flat <= hi[:, None]), times, np.inf)
+    return m.chosen(times, m.candidates(op, group), flat, op, group)[1].reshape(n.shape)
+
+
+class _PlacedAdjusted:
+    """:meth:`AdjustedComm.for_instance`: the re-scored collective costs of one instance
+    as placed (``placed``, the scenario's own
+    :meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`)."""
+
+    def __init__(self, comm: AdjustedComm, placed):
+        self.comm, self.placed = comm, placed
+        self.gpus = placed.gpus
+        self._parts: dict = {}     # (slice model id, members, op) -> its lines' parts
+        self._models: dict = {}    # (slice model id, hop, scale) -> (model, adjusted one)
+
+    def _slices(self, op: str, p: int):
+        """``(model, members)`` of each slice of ``p`` members the scenario's own costing
+        charges (one of each placement), refused as it refuses them."""
+        from netmodel.study.instance_cost import InstanceCut
+
+        self.placed.coll.linear(op, p)   # its refusals: an op the algorithm lacks, a cut
+        try:
+            return list(self.placed.slices(p))
+        except InstanceCut:
+            raise self.placed.cut(op, p) from None
+
+    def _adjusted_model(self, model, scale: float, hop: float):
+        """``model`` (a slice's cost model) on its graph with every link's bandwidth times
+        ``scale`` and ``hop`` added per hop, made once (as :meth:`AdjustedComm._model`)."""
+        from netmodel.collectives.model import FabricCostModel
+        from netmodel.study.scenario_fabric import adjusted
+        from netmodel.study.scenarios import Adjust
+
+        key = (id(model), scale, hop)
+        hit = self._models.get(key)
+        if hit is None:
+            s = self.placed.coll.scenario
+            graph = adjusted(model.graph, Adjust(bandwidth_scale=scale, hop_latency=hop))
+            hit = self._models[key] = (model, FabricCostModel(
+                graph, placement=s.placement, algorithm=s.algorithm, scope="collectives",
+                calibration=model.calibration, tuner=s.tuner, validated=True))
+        return hit[1]
+
+    def _lines(self, model, members: tuple, op: str):
+        """``(a, b, lo, hi)`` of the slice ``members`` on ``model`` re-scored at the comm's
+        scale and per-hop latency (its slope measured at :data:`_SLOPE_AT`, as
+        :func:`hop_latency_slopes` measures the first GPUs')."""
+        c = self.comm
+        key = (id(model), members, op)
+        hit = self._parts.get(key)
+        if hit is None:
+            hit = self._parts[key] = (model, model.candidate_parts(op, members), {})
+        parts, slopes = hit[1], hit[2]
+        slope = None
+        if c.hop:
+            slope = slopes.get("slope")
+            if slope is None:
+                at = self._adjusted_model(model, 1.0, _SLOPE_AT)
+                a1 = at.candidate_parts(op, members)[0]
+                if a1.shape != parts[0].shape:
+                    raise UserError("per-hop latency changed the candidate algorithms")
+                slope = slopes["slope"] = (a1 - parts[0]) / _SLOPE_AT
+        a, b = _adjusted_lines(*parts, slope, c.scale, c.hop)
+        lo = hi = None
+        from netmodel.collectives.cost import SEND_RECV
+
+        cal = model.calibration
+        if cal.p2p_ll_threshold > 0 and any(o == op for o, _ in SEND_RECV):
+            r = [x[4].size_range(x[1], cal, c.scale) for x in model.candidates(op, members)]
+            lo = np.array([x[0] for x in r], dtype=float)
+            hi = np.array([x[1] for x in r], dtype=float)
+            if not ((lo > 0).any() or (hi < np.inf).any()):
+                lo = hi = None
+        return a, b, lo, hi
+
+    def _slice_time(self, op: str, model, members: tuple, n: np.ndarray) -> np.ndarray:
+        return _lines_choice(model, members, op, *self._lines(model, members, op), n)
+
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
+        n = np.asarray(nbytes, dtype=float)
+        p = int(group_size)
+        if p <= 1 or p >= self.gpus or self.placed.as_first(p):
+            return self.comm.collective_time(op, n, p)
+        t = None
+        for model, members in self._slices(op, p):
+            ti = self._slice_time(op, model, tuple(members), n)
+            t = ti if t is None else np.maximum(t, ti)
+        return np.where(n > 0, t, 0.0)
+
+    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
+                            copies: int, reach) -> np.ndarray:
+        """:meth:`AdjustedComm.moe_all_to_all_time` per slice placed unlike the earlier
+        ones, each on its slice's cost model with the links adjusted, the slowest."""
+        from netmodel.collectives.cost import GroupCut
+        from netmodel.collectives.moe import once_a_server_time
+
+        n = np.asarray(nbytes, dtype=float)
+        p = int(group_size)
+        if p <= 1 or p >= self.gpus or self.placed.as_first(p):
+            return self.comm.moe_all_to_all_time(n, p, copies, reach)
+        c = self.comm
+        t = None
+        for model, members in self._slices("all-to-all", p):
+            members = tuple(members)
+
+            def every(model=model, members=members) -> np.ndarray:
+                return self._slice_time("all-to-all", model, members, n)
+
+            try:
+                ti = once_a_server_time(self._adjusted_model(model, c.scale, c.hop),
+                                        members, n, copies, reach, every)
+            except GroupCut:
+                raise self.placed.cut("all-to-all", p) from None
+            t = ti if t is None else np.maximum(t, ti)
+        return np.where(n > 0, t, 0.0)
 
 
 def _adjusted_lines(a_fixed, a_fill, b_link, b_red, b_least, slope, scale: float,

@@ -154,6 +154,11 @@ class ScenarioCollectives:
                                      self.calibration) + tail
                          if self.concurrent else key, dict)
         self._models, self._linear = models, _shared(("linear", key), dict)
+        #: :meth:`for_instance`'s costings, by instance GPUs
+        self._placed: dict = {}
+        #: their instances' costings (``("comm", gpus)``) and the cost models of the slices
+        #: they re-set circuits for (OCS, by problem), shared as the compiled costs are
+        self._slices = _shared(("placed", key), dict)
 
     def __repr__(self) -> str:
         extra = (", concurrent=True" if self.concurrent else "") + (
@@ -319,6 +324,29 @@ class ScenarioCollectives:
             t = lines_time(a, b, *self._linear[("ranges", op, int(p))], n)
         return np.where(n > 0, t, 0.0)
 
+    def for_instance(self, gpus: int):
+        """The collective costs of an instance of ``gpus`` GPUs (``tp x pp``) as placed
+        (compute's optional ``for_instance``, :class:`~compute.comm.CollectiveCostModel`):
+        a group of fewer GPUs (a pipeline stage's TP group, an attention group) runs on
+        each consecutive slice of that many of the instance's members (:meth:`group`),
+        the slowest slice setting the time, as the blast radius re-costs an instance
+        (:func:`~netmodel.study.instance_cost.placed_comm`), not on the first GPUs only:
+        the stages placed further along may straddle servers. Slices placed as an earlier
+        one (:func:`~netmodel.study.instance_cost.placed_alike`) are costed once, and
+        where every slice is placed as the first GPUs the time is
+        :meth:`collective_time`'s. A stage boundary's send-recv (a group of 2) is charged
+        so too, on consecutive pairs of members, which are pairs inside a stage, not the
+        pairs across the boundary (``tp`` apart; compute asks by group size alone). A
+        group of the instance's size is :meth:`collective_time`'s. With every instance at
+        once (``instances = "all"``) this is ``self`` (groups costed as every
+        instance's)."""
+        if self.concurrent:
+            return self
+        hit = self._placed.get(int(gpus))
+        if hit is None:
+            hit = self._placed[int(gpus)] = _PlacedInstance(self, int(gpus))
+        return hit
+
     @property
     def past_budget(self) -> list[tuple[str, int]]:
         """``(op, instance GPUs)`` of every charge of :meth:`collective_time` so far
@@ -375,6 +403,97 @@ class ScenarioCollectives:
         if self.concurrent:
             return self.collective_time("all-to-all", n, p)
         return once_a_server(self, self.model(p), self.scenario.label, n, p, copies, reach)
+
+
+class _PlacedInstance:
+    """:meth:`ScenarioCollectives.for_instance`: the collective-cost protocol for one
+    instance of ``gpus`` GPUs as placed on the scenario's fabric."""
+
+    def __init__(self, coll: ScenarioCollectives, gpus: int):
+        self.coll, self.gpus = coll, gpus
+
+    def __repr__(self) -> str:
+        return f"{self.coll!r}.for_instance({self.gpus})"
+
+    def as_first(self, size: int) -> bool:
+        """Whether every slice of ``size`` members is placed as the first, which is the
+        scenario's own group of ``size`` (:meth:`ScenarioCollectives.group`) on the same
+        cost model (not on an OCS fabric, whose slices have circuits of their own): then
+        the instance's groups of that size cost what :meth:`ScenarioCollectives.
+        collective_time` charges, without costing a slice again."""
+        c = self.coll
+        key = ("first", self.gpus, int(size))
+        hit = c._slices.get(key)
+        if hit is None:
+            hit = False
+            if not c.scenario.is_ocs and c.model(self.gpus) is c.model(size):
+                from netmodel.collectives.cost import GroupCut
+                from netmodel.study.instance_cost import InstanceCut
+
+                try:
+                    starts = self.slices(size)
+                    hit = len(starts) == 1 and tuple(starts[0][1]) == tuple(c.group(size))
+                except (InstanceCut, GroupCut, UserError):
+                    hit = False
+            c._slices[key] = hit
+        return hit
+
+    def _placed(self):
+        """The instance's :func:`~netmodel.study.instance_cost.placed_comm` (made once
+        per network)."""
+        c = self.coll
+        hit = c._slices.get(("comm", self.gpus))
+        if hit is None:
+            from netmodel.study.instance_cost import placed_comm, wired_gpus
+
+            members = c.group(self.gpus)
+            hit = c._slices["comm", self.gpus] = placed_comm(
+                c.scenario, c.calibration, wired_gpus(c.graph), c.model(self.gpus),
+                members, c.graph, members, c._slices, c._slices.setdefault("shared", {}))
+        return hit
+
+    def slices(self, size: int) -> list:
+        """``(cost model, members)`` of each slice of ``size`` of the instance's members
+        placed unlike the slices before it (the others cost what the first so placed
+        costs: :func:`~netmodel.study.instance_cost.placed_alike`); raises
+        :class:`~netmodel.study.instance_cost.InstanceCut` where one is cut apart."""
+        return list(self._placed()._slices(int(size)))
+
+    def cut(self, op: str, size: int) -> UserError:
+        """The refusal of ``op`` on a group of ``size`` of the instance cut apart."""
+        return UserError(f"scenario {self.coll.scenario.label!r}: a group of {size} GPUs of "
+                         f"an instance of {self.gpus} is cut apart; no {op} can run on it")
+
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
+        from compute.comm import check_group_size, check_nbytes, check_op
+        from netmodel.study.instance_cost import InstanceCut
+
+        check_op(op)
+        n = np.asarray(check_nbytes(nbytes), dtype=float)
+        p = check_group_size(group_size)
+        if p == 1 or p >= self.gpus or self.as_first(p):
+            return self.coll.collective_time(op, n, p)
+        self.coll.linear(op, p)   # its refusals: an op the algorithm lacks, a group cut
+        try:
+            return self._placed().collective_time(op, n, p)
+        except InstanceCut:
+            raise self.cut(op, p) from None
+
+    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
+                            copies: int, reach) -> np.ndarray:
+        from compute.comm import check_group_size, check_nbytes
+        from netmodel.study.instance_cost import InstanceCut
+
+        n = np.asarray(check_nbytes(nbytes), dtype=float)
+        p = check_group_size(group_size)
+        if p == 1 or p >= self.gpus or self.as_first(p):
+            return self.coll.moe_all_to_all_time(n, p, copies, reach)
+        self.coll.linear("all-to-all", p)
+        try:
+            return self._placed().moe_all_to_all_time(n, p, copies, reach)
+        except InstanceCut:
+            raise self.cut("all-to-all", p) from None
 
 
 def once_a_server(comm, model, label: str, n: np.ndarray, p: int, copies: int,

@@ -21,7 +21,9 @@ cluster.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Iterable
+import re
+from collections import deque
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from itertools import chain
 from typing import TYPE_CHECKING
 
@@ -32,14 +34,15 @@ from compute.errors import UserError
 from compute.evaluate_one import evaluate
 from compute.roofline import evaluate_grid
 from topologies.graph_ops import frozen_attrs
+from topologies.schema import LABELS
 
 if TYPE_CHECKING:
     from compute.results import InferenceResult
 
-__all__ = ["InstanceCosting"]
+__all__ = ["InstanceCosting", "InstanceCut", "placed_comm", "wired_gpus"]
 
 
-class _Cut(Exception):
+class InstanceCut(Exception):
     """An instance's members can no longer all reach each other."""
 
 
@@ -49,39 +52,67 @@ class _GroupComm:
     A collective of the whole instance runs on its members. One of fewer GPUs (an
     attention group's all-reduce under attention data parallelism, a stage's under
     pipeline parallelism) runs on each consecutive slice of that many members at once, as
-    the healthy costing places such a group (the first GPUs of the placement,
-    :meth:`~netmodel.study.fabric_search.ScenarioCollectives.group`); on a degraded fabric
-    the slowest slice sets the time, each slice taking its own best algorithm."""
+    the healthy search costs such a group
+    (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`): the slowest
+    slice sets the time, each slice taking its own best algorithm."""
 
-    def __init__(self, model, members, slice_model=None):
+    def __init__(self, model, members, slice_model=None, physical=None, orig=None,
+                 alike: dict | None = None):
         self.model = model
         self.members = tuple(members)
         #: ``slice_model(i, k)`` -> ``(model, members)`` of the slice ``i:i+k`` where it
         #: is costed on a graph of its own (an OCS instance's circuits re-set for the
         #: slice, as the healthy costing sets them per group size); None: on ``model``
         self.slice_model = slice_model
+        #: where slices placed alike are costed once (:func:`placed_alike`): the graph
+        #: the slices are placed on and the instance's members on it (None: every slice
+        #: is costed), and the checks' memo (``alike``: kept by a caller costing many
+        #: instances on that graph)
+        self._alike = None if physical is None else (
+            physical, self.members if orig is None else tuple(orig),
+            {} if alike is None else alike)
+        self._kinds: dict[int, list] = {}   # slice size -> [(i, k) of each kind]
 
     def _time(self, op: str, members: tuple, model, n: np.ndarray) -> np.ndarray:
         """Seconds of ``op`` on ``members`` (one communicator) on ``model`` at the sizes
         ``n``: the fastest candidate's, or the model's tuner plugin's choice where it
         chooses (as the healthy costing,
         :meth:`~netmodel.study.fabric_search.ScenarioCollectives.collective_time`, takes
-        it); a group cut apart raises :class:`_Cut`."""
+        it); a group cut apart raises :class:`InstanceCut`."""
         from netmodel.collectives.cost import GroupCut, lines_time
         from netmodel.collectives.model import candidate_lines
 
         try:
             cands = model.candidates(op, members)
         except (GroupCut, UserError):
-            raise _Cut() from None
+            raise InstanceCut() from None
         if model.tuned():   # the plugin's pair per size, as every other costing asks it
             return model.collective_time(op, n, members)
         return lines_time(*candidate_lines(model, cands), n)
 
     def _slices(self, k: int):
         """``(model, members)`` of each consecutive slice of ``k`` members (the instance
-        itself where ``k`` is its size)."""
-        for i in range(0, len(self.members) - k + 1, k):
+        itself where ``k`` is its size), one of each kind of placement: a slice placed as
+        an earlier one (:func:`placed_alike`) costs what it costs and is left out."""
+        starts = self._kinds.get(k)
+        if starts is None:
+            starts = range(0, len(self.members) - k + 1, k)
+            if self._alike is not None and 1 < k < len(self.members):
+                graph, orig, memo = self._alike
+                kept: list[int] = []
+                for i in starts:
+                    part = orig[i:i + k]
+                    for j in kept:
+                        key = (part, orig[j:j + k])
+                        if key not in memo:
+                            memo[key] = placed_alike(graph, part, orig[j:j + k], memo)
+                        if memo[key]:
+                            break
+                    else:
+                        kept.append(i)
+                starts = kept
+            starts = self._kinds[k] = list(starts)
+        for i in starts:
             if self.slice_model is not None and k < len(self.members):
                 yield self.slice_model(i, k)
             else:
@@ -122,9 +153,135 @@ class _GroupComm:
             try:
                 ti = once_a_server_time(model, tuple(members), n, copies, reach, every)
             except GroupCut:
-                raise _Cut() from None
+                raise InstanceCut() from None
             t = ti if t is None else np.maximum(t, ti)
         return np.where(n > 0, t, 0.0)
+
+
+#: Nodes a :func:`placed_alike` check follows at most before it gives up (then the slices
+#: are costed each).
+ALIKE_NODES = 4096
+
+
+def _natural(node: Hashable) -> tuple:
+    """``node``'s name with its numbers as numbers (``gpu10`` after ``gpu9``)."""
+    return tuple(int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(node)))
+
+
+def placed_alike(graph: nx.Graph, a: Sequence[Hashable], b: Sequence[Hashable],
+                 labels: dict | None = None) -> bool:
+    """Whether the GPUs ``a`` are placed on ``graph`` as ``b`` are, position by position:
+    a renaming of the graph's nodes that takes ``a[j]`` to ``b[j]`` keeps every link (its
+    ends and attributes) and every node's attributes (its placement labels,
+    :data:`~topologies.schema.LABELS`, up to renaming their values). A collective's cost
+    on ``a`` is then its cost on ``b`` (slices of an instance placed alike are costed
+    once, :class:`_GroupComm`).
+
+    The renaming is found by following links out from the GPUs (each node's unmatched
+    neighbours paired in order of kind, tier and name; a node taken to itself is not
+    followed: its other neighbours stay), completed as a swap (what ``x`` is taken to is
+    taken back to ``x``), then checked link by link; False where it does not hold or
+    grows past :data:`ALIKE_NODES` nodes (alike placements it misses are costed again,
+    never the other way). First the two are tried swapped with nothing else moved.
+    ``labels``: what the check keeps of ``graph`` between calls (its GPUs by label value,
+    its nodes' order), for a caller asking of one graph many times.
+
+    >>> g = nx.Graph()
+    >>> g.add_nodes_from(("g0", "g1", "g2", "g3", "g4", "g5"), kind="gpu")
+    >>> for i, leaf in enumerate(("leaf0", "leaf0", "leaf1", "leaf1", "leaf2", "leaf2")):
+    ...     g.add_edge(f"g{i}", leaf, bandwidth=1.0)
+    >>> g.add_edges_from((("leaf0", "spine"), ("leaf1", "spine")), bandwidth=4.0)
+    >>> g.add_edge("leaf2", "spine", bandwidth=2.0)
+    >>> placed_alike(g, ("g2", "g3"), ("g0", "g1")), placed_alike(g, ("g4", "g5"), ("g0", "g1"))
+    (True, False)
+    >>> placed_alike(g, ("g1", "g2"), ("g0", "g1"))      # across two leaves
+    False
+    """
+    if len(a) != len(b) or len(set(a)) != len(a) or len(set(b)) != len(b):
+        return False
+    data, adj = graph.nodes, graph.adj
+    if labels is None:
+        labels = {}
+    phi = dict(zip(a, b, strict=True))
+    phi.update(zip(b, a, strict=True))
+    if len(phi) == 2 * len(a) and _renaming_holds(data, adj, phi, labels):
+        return True   # the two swapped, nothing else moved
+    phi = dict(zip(a, b, strict=True))
+    keys = labels.setdefault("order", {})
+
+    def order(n):
+        hit = keys.get(n)
+        if hit is None:
+            d = data[n]
+            hit = keys[n] = (str(d.get("kind")), d.get("tier", -1), _natural(n))
+        return hit
+
+    used = set(b)
+    todo = deque(u for u in a if phi[u] != u)   # breadth first: nearest pairs first
+    while todo:
+        u = todo.popleft()
+        v = phi[u]
+        if len(adj[u]) != len(adj[v]):
+            return False
+        free_u = sorted((w for w in adj[u] if w not in phi), key=order)
+        free_v = sorted((w for w in adj[v] if w not in used), key=order)
+        if len(free_u) != len(free_v):
+            return False
+        for x, y in zip(free_u, free_v, strict=True):
+            phi[x] = y
+            used.add(y)
+            if x != y:
+                todo.append(x)
+        if len(phi) > ALIKE_NODES:
+            return False
+    for u, v in list(phi.items()):   # a swap: what u is taken to goes back to u
+        if v not in phi:
+            phi[v] = u
+    if set(phi.values()) != set(phi):
+        return False
+    return _renaming_holds(data, adj, phi, labels)
+
+
+def _renaming_holds(data, adj, phi: dict, labels: dict) -> bool:
+    """Whether ``phi`` (nodes to nodes, one to one on its keys; every other node kept)
+    keeps every link and node attribute, placement labels up to renaming their values:
+    :func:`placed_alike`'s check. ``labels``: the graph's GPUs by (label, value), filled
+    on first need."""
+    moved: dict = {}                 # label -> {value: its new value}
+    for u, v in phi.items():
+        if u == v:
+            continue
+        du, dv = data[u], data[v]
+        if du.keys() != dv.keys() or len(adj[u]) != len(adj[v]):
+            return False
+        for k, x in du.items():
+            if k in LABELS and du.get("kind") == "gpu":
+                if moved.setdefault(k, {}).setdefault(x, dv[k]) != dv[k]:
+                    return False
+            elif dv[k] != x:
+                return False
+        av = adj[v]
+        for w, d in adj[u].items():
+            e = av.get(phi.get(w, w))
+            if e is None or e != d:
+                return False
+    for k, m in moved.items():       # renamed values: one to one, every holder renamed
+        if len(set(m.values())) != len(m):
+            return False
+        for x, y in m.items():
+            if x == y:
+                continue
+            if "by label" not in labels:
+                by = labels["by label"] = {}
+                for n, d in data.items():
+                    if d.get("kind") == "gpu":
+                        for key in LABELS:
+                            if key in d:
+                                by.setdefault((key, d[key]), set()).add(n)
+            held = labels["by label"].get((k, x), ())
+            if m.get(y, y) == y or any(phi.get(h, h) == h for h in held):
+                return False
+    return True
 
 
 def _ocs_circuits(scenario, physical, members):
@@ -162,6 +319,62 @@ def _unlabelled(circuits: nx.Graph) -> nx.Graph:
     for _, _, data in circuits.edges(data=True):
         data.pop("via", None)
     return circuits
+
+def wired_gpus(graph: nx.Graph) -> bool:
+    """Whether ``graph`` wires GPUs to GPUs (then they may forward traffic, and instances
+    are costed on the whole cell rather than on their members and the switches)."""
+    data = graph.nodes
+    return any(data[u]["kind"] == "gpu" and data[v]["kind"] == "gpu" for u, v in graph.edges())
+
+
+def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: nx.Graph,
+                orig: tuple, memo: dict, shared: dict | None = None) -> _GroupComm:
+    """The collective costs of the instance ``orig`` (costed as ``members`` on ``fm``) on
+    ``graph`` (the physical fabric: a cell, maybe degraded), as the blast radius re-costs it
+    and the healthy search costs a group smaller than its instance
+    (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`): a collective
+    of fewer GPUs than the instance runs on each consecutive slice of that many members,
+    the slowest slice's time; on an OCS fabric on circuits re-set for each slice (as the
+    healthy costing sets an instance's circuits for each group size,
+    :func:`~netmodel.study.scenario_fabric.instance_graph`), not on slices of the
+    instance's ring. ``direct``: GPUs are wired to GPUs (members keep their names);
+    ``memo``: the slices' cost models by problem, kept by the caller; ``shared``: what
+    the slices' costings keep for the next instance on the same ``graph``, kept by a
+    caller costing many (each slice's circuits and ``(model, members)``, set once, and
+    the :func:`placed_alike` checks done)."""
+    shared = {} if shared is None else shared
+    alike = shared.setdefault("alike", {})
+    if not scenario.is_ocs:
+        return _GroupComm(fm, members, physical=fm.graph, alike=alike)
+    from netmodel.study.scenario_fabric import adjusted
+
+    made = shared.setdefault("slices", {})   # a slice's (model, members): circuits set once
+
+    def slice_model(i: int, k: int):
+        hit = made.get(orig[i:i + k])
+        if hit is None:
+            hit = made[orig[i:i + k]] = new_slice(i, k)
+        return hit
+
+    def new_slice(i: int, k: int):
+        part = orig[i:i + k]
+        circuits = _ocs_circuits(scenario, graph, part) if k > 1 else None
+        if circuits is None:
+            raise InstanceCut()
+        g = adjusted(_unlabelled(circuits), scenario.adjust)
+        if not direct:
+            g, part = _canonical(g, part)
+        key = _problem_key(g, part)
+        if key not in memo:
+            from netmodel.collectives.model import FabricCostModel
+
+            memo[key] = FabricCostModel(g, placement=scenario.placement,
+                                        algorithm=scenario.algorithm, scope="collectives",
+                                        calibration=calibration, tuner=scenario.tuner)
+        return memo[key], tuple(part)
+
+    return _GroupComm(fm, members, slice_model, graph, orig, alike)
+
 
 class InstanceCosting:
     """The re-costing of one instance, for a
@@ -317,36 +530,9 @@ class InstanceCosting:
 
     def _comm(self, fm, members: tuple, graph: nx.Graph, orig: tuple) -> _GroupComm:
         """The collective costs of the instance ``orig`` (costed as ``members`` on ``fm``)
-        on ``graph``: on an OCS fabric a collective of fewer GPUs than the instance runs on
-        circuits re-set for each slice of that many members (as the healthy costing sets
-        an instance's circuits for each group size,
-        :func:`~netmodel.study.scenario_fabric.instance_graph`), not on slices of the
-        instance's ring."""
-        if not self.scenario.is_ocs:
-            return _GroupComm(fm, members)
-        from netmodel.study.scenario_fabric import adjusted
-
-        s = self.scenario
-        memo = self.__dict__.setdefault("_slice_models", {})
-
-        def slice_model(i: int, k: int):
-            part = orig[i:i + k]
-            circuits = _ocs_circuits(s, graph, part) if k > 1 else None
-            if circuits is None:
-                raise _Cut()
-            g = adjusted(_unlabelled(circuits), s.adjust)
-            if not self._direct:
-                g, part = _canonical(g, part)
-            key = _problem_key(g, part)
-            if key not in memo:
-                from netmodel.collectives.model import FabricCostModel
-
-                memo[key] = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
-                                            scope="collectives", calibration=self.calibration,
-                                            tuner=s.tuner)
-            return memo[key], tuple(part)
-
-        return _GroupComm(fm, members, slice_model)
+        on ``graph``: :func:`placed_comm` with the cluster's scenario and calibration."""
+        return placed_comm(self.scenario, self.calibration, self._direct, fm, members, graph,
+                           orig, self.__dict__.setdefault("_slice_models", {}))
 
     def _cost_model(self, g: nx.Graph, key: tuple):
         """The collective cost model of problem ``key`` (its graph ``g``): the one the
@@ -396,7 +582,7 @@ class InstanceCosting:
                          expert_skew=self.best.expert_skew,
                          comm=self._comm(fm, g_members, graph, tuple(members)),
                          options=self.options, slo=self.slo)
-        except _Cut:
+        except InstanceCut:
             r = None
         if r is not None and not r.feasible:   # re-balancing will cost it again
             self.__dict__["_models"][key] = fm

@@ -82,7 +82,7 @@ from compute.search import DEFAULT_MAX_BATCH
 from compute.units import SECONDS_PER_YEAR
 from compute.validate import describe, of_type
 from netmodel.study.cell_routes import CellRoutes
-from netmodel.study.instance_cost import InstanceCosting
+from netmodel.study.instance_cost import InstanceCosting, wired_gpus
 from netmodel.study.reliability_catalog import Catalog, catalog
 from netmodel.study.reliability_fabric import (
     check_labels,
@@ -324,10 +324,10 @@ class Cluster(InstanceCosting):
         costed its first group, and an instance placed elsewhere (across two leaves where
         a leaf's GPUs are no multiple of the instance) may miss the SLO at the searched
         batch; it then serves at the largest batch that meets it (None: at none, so it
-        serves nothing). Instances of one shape (:meth:`_shape`) are costed once. The first
-        instance too: the search costs a group smaller than the instance (a pipeline
-        stage's TP group) on the first GPUs only, this on every slice, as a failure's
-        re-costing does, so that a failure is charged only what it takes."""
+        serves nothing). Instances of one shape (:meth:`_shape`) are costed once, the
+        first one too, as a failure's re-costing costs it (the search costs it so as
+        well: :meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`), so
+        that a failure is charged only what it takes."""
         by: dict = {}
         out = []
         for inst, key in zip(self.instances, self.shape_ids, strict=True):
@@ -480,9 +480,7 @@ class Cluster(InstanceCosting):
     def _direct(self) -> bool:
         """Whether GPUs are wired to GPUs (then they may forward traffic, and instances are
         costed on the whole cell rather than on their members and the switches)."""
-        data = self.graph.nodes
-        return any(data[u]["kind"] == "gpu" and data[v]["kind"] == "gpu"
-                   for u, v in self.graph.edges())
+        return wired_gpus(self.graph)
 
     @cached_property
     def _switches(self) -> nx.Graph:

@@ -15,17 +15,28 @@ misses the 50 ms TBT at the searched batch 287 (77.1 ms) and serves batch 128 (4
 2,573 tokens/s); the search's figure is 6,197 tokens/s. A spine failure leaves that
 instance's costing as it was (removing spine0 re-costs it to the same 2,573 tokens/s), yet
 the table said 58.5% of the tokens lost: 1 - 2,573.0 / 6,197.2.
+
+The search now costs those groups as placed too (h344, test_search_as_placed_h344); the
+cluster here is given a search that costs them on the first GPUs only, as it did.
 """
 
 import pytest
 
+from compute.comm import as_comm
+from compute.search import search
 from netmodel.study.blast_radius import blast_radius
+from netmodel.study.fabric_search import FabricSearch, ScenarioCollectives
 from netmodel.study.reliability_cluster import build_cluster
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    return build_cluster("lite-direct", "BLOOM-176B", phase="decode", parallelism="all")
+    coll = ScenarioCollectives("lite-direct")
+    first = as_comm(coll.collective_time)   # no for_instance: every group on the first GPUs
+    r = search("BLOOM-176B", coll.scenario.gpu_spec, "decode", comm=first, tp=28, pp=4)
+    fs = FabricSearch(scenario=coll.scenario, search=r, group=coll.group(112),
+                      reconfiguration_s=0.0)
+    return build_cluster("lite-direct", "BLOOM-176B", phase="decode", search=fs)
 
 
 def test_first_instance_is_costed_as_placed(cluster):
