@@ -18,6 +18,7 @@ from netmodel.cli.main import (
     fabric_help,
     given_on_command_line,
     list_option,
+    scenario_help,
     with_options,
 )
 
@@ -223,12 +224,9 @@ def _short_group(group) -> str:
 
 
 def _scenario_help() -> str:
-    from netmodel.study.scenarios import scenario_names
-
     return ("Or a scenario, costed with its own collective model (its calibration, "
             "placement and algorithm, with its [adjust] and OCS circuits), as compare, "
-            "infer --scenario and search --scenario cost it: a shipped scenario ("
-            + ", ".join(scenario_names()) + "), NAME@GPU or a .toml file. --algorithm, "
+            "infer --scenario and search --scenario cost it: " + scenario_help() + ". --algorithm, "
             "--algorithms, --placement, --seed, --nccl-release and --nccl-buffsize, where "
             "given, override its choices (the output names both; a scenario that runs "
             "every instance at once refuses --algorithms and --seed).")

@@ -20,6 +20,7 @@ from netmodel.cli.main import (
     parse_slo,
     phase_option,
     registry_metavar,
+    scenario_help,
     slo_option,
 )
 
@@ -143,8 +144,8 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
 
 
 @click.command("cost")
-@click.option("--scenario", "scenario", required=True, metavar="S",
-              help="Shipped scenario name, NAME@GPU, or a .toml path.")
+@click.option("--scenario", "scenario", required=True, metavar="S", cls=RegistryHelp,
+              help_from=lambda: f"The scenario: {scenario_help()}.")
 @click.option("--model", "model", required=True, metavar="NAME|FILE", cls=RegistryHelp,
               help_from=lambda: f"The model: {model_help()}.")
 @phase_option(default="both", takes="both")

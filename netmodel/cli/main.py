@@ -321,17 +321,44 @@ def model_help(many: bool = False) -> str:
             f"holding one model, or a HuggingFace config.json")
 
 
+def shipped_scenario_names() -> tuple[str, ...]:
+    """Names of the shipped scenarios, the baseline first, read from the file names of
+    ``netmodel/data/scenarios`` (a file ``NAME.toml`` holds ``name = "NAME"``, which a test
+    checks), so help lists them without reading every file (that loads networkx and
+    numpy); :func:`netmodel.study.scenarios.scenario_names` gives the same, read from the
+    files."""
+    from importlib import resources
+
+    from netmodel.study.defaults import BASELINE_SCENARIO
+
+    folder = resources.files("netmodel").joinpath("data/scenarios")
+    names = sorted(e.name.removesuffix(".toml") for e in folder.iterdir()
+                   if e.name.endswith(".toml"))
+    return tuple(sorted(names, key=lambda n: n != BASELINE_SCENARIO))
+
+
+def scenario_help(many: bool = False) -> str:
+    """What a ``--scenario`` option (``many``: ``--scenarios``, a comma list) takes, for its
+    help (read by :func:`netmodel.study.scenarios.get_scenario`): a shipped scenario
+    (named from :func:`shipped_scenario_names`), NAME@GPU or a scenario file. Every
+    --scenario option's help is written with it."""
+    names = ", ".join(shipped_scenario_names())
+    if many:
+        return (f"comma-separated shipped scenarios ({names}; netmodel compare --list), "
+                f"NAME@GPU (its GPU swapped) or scenario files (.toml)")
+    return (f"a shipped scenario ({names}; netmodel compare --list), NAME@GPU (its GPU "
+            f"swapped) or a scenario file (.toml)")
+
+
 def fabric_help() -> str:
     """What an argument naming a fabric takes, written from the builder and scenario
     registries (for --help; resolved by :func:`netmodel.study.fabric_ref.resolve_fabric`)."""
-    from netmodel.study.scenarios import scenario_names
     from topologies.specs import builders
 
     return ("a spec NAME[:KEY=VALUE,...] of a builder (" + ", ".join(b.name for b in builders())
-            + "; netmodel topology list), a saved .json/.graphml fabric, or a scenario ("
-            + ", ".join(scenario_names()) + ", NAME@GPU or a .toml file), whose fabric is "
-            "used: its builder and parameters, with its GPU. A scenario name wins over a "
-            "builder of the same name.")
+            + "; netmodel topology list), a saved .json/.graphml fabric, or "
+            + scenario_help() + ", whose fabric is used: its builder and parameters, with "
+            "its GPU. A scenario name wins over a builder of the same name.")
 
 
 class FabricCommand(click.Command):

@@ -24,6 +24,7 @@ from netmodel.cli.main import (
     phase_option,
     registry_metavar,
     registry_names,
+    scenario_help,
     slo_option,
     with_options,
 )
@@ -244,8 +245,8 @@ _CHOICES = "netmodel.study.choice_names"   # light: --help loads no numpy
 _SPARE_PLACEMENTS = registry_metavar(_CHOICES, "SPARE_PLACEMENTS")
 
 _common = [
-    click.option("--scenario", "scenario", default=None, metavar="S",
-                 help="Scenario: a shipped name, NAME@GPU or a .toml file (or --fabric)."),
+    click.option("--scenario", "scenario", default=None, metavar="S", cls=RegistryHelp,
+                 help_from=lambda: f"The scenario: {scenario_help()} (or --fabric)."),
     # the help names no builder: listing them imports networkx (netmodel topology list)
     click.option("--fabric", "fabric", default=None, metavar="FILE|SPEC",
                  help="Or your own fabric: a saved .json/.graphml file (netmodel topology "

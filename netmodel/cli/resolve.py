@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from netmodel.cli.main import RegistryHelp, fabric_help, given_on_command_line
+from netmodel.cli.main import RegistryHelp, fabric_help, given_on_command_line, scenario_help
 
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel
@@ -140,9 +140,9 @@ def keywords_as_flags():
 #: Where collectives are costed: a scenario's fabric or a fabric (the model compare uses),
 #: or by default the GPU-only ring.
 COLLECTIVE_OPTIONS = [
-    click.option("--scenario", "scenario_ref", default=None, metavar="S",
-                 help="Cost collectives on a scenario's fabric, as compare does: a shipped "
-                 "scenario, NAME@GPU or a .toml file (the GPU defaults to the scenario's)."),
+    click.option("--scenario", "scenario_ref", default=None, metavar="S", cls=RegistryHelp,
+                 help_from=lambda: "Cost collectives on a scenario's fabric, as compare does: "
+                 + scenario_help() + " (the GPU defaults to the scenario's)."),
     click.option("--fabric", "fabric_ref", default=None, metavar="SPEC", cls=RegistryHelp,
                  help_from=lambda: "Cost collectives on a fabric (placement contiguous, "
                  "algorithm auto; a scenario's fabric without its calibration: --scenario "

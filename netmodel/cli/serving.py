@@ -19,6 +19,7 @@ from netmodel.cli.main import (
     profile_option,
     roofline_flag,
     roofline_option,
+    scenario_help,
     slo_option,
     with_options,
 )
@@ -45,9 +46,8 @@ def _rate(text) -> float | None:
 
 
 @click.command("serve")
-@click.option("--scenario", required=True, metavar="S",
-              help="Scenario: a shipped name (netmodel compare --list lists them), NAME@GPU "
-              "or a .toml file.")
+@click.option("--scenario", required=True, metavar="S", cls=RegistryHelp,
+              help_from=lambda: f"The scenario: {scenario_help()}.")
 @click.option("--model", "model_name", required=True, metavar="NAME|FILE", cls=RegistryHelp,
               help_from=lambda: f"The model: {model_help()}.")
 @click.option("--workload", default="coding", show_default=True, metavar="NAME|FILE",

@@ -33,6 +33,7 @@ from netmodel.cli.main import (
     registry_metavar,
     roofline_flag,
     roofline_option,
+    scenario_help,
     slo_option,
     with_options,
 )
@@ -257,9 +258,10 @@ def _check_study_slos(phases: list[str], ttft: str, tbt: str, *, serving: bool) 
              metavar="LIST", help="Networks of the first part: ring (alpha-beta rings over "
              "scale-up bandwidth) and/or ideal (free collectives); the first is plotted.")
 @list_option("--scenarios", "scenarios_text", default=None, metavar="LIST",
-             help="Fabric scenarios of the second part (default every shipped one); "
-             "h100-dgx runs with the H100, the others with every other GPU of --gpus. "
-             "h100-dgx, the baseline every fabric ratio divides by, is always added.")
+             help_from=lambda: f"Fabric scenarios of the second part (default every shipped "
+             f"one): {scenario_help(many=True)}. {BASELINE_SCENARIO} runs with the H100, the "
+             f"others with every other GPU of --gpus. {BASELINE_SCENARIO}, the baseline every "
+             f"fabric ratio divides by, is always added.")
 @click.option("--no-fabric", is_flag=True,
               help="Stop after the first part (the GPUs alone): no fabric comparison, "
               "paper's assumption, crossovers, packed comparison, sweep, blast radius, "
@@ -408,8 +410,8 @@ def _show_scenario(ctx, _param, value):
              show_default=True, metavar="LIST",
              help_from=lambda: f"The models: {model_help(many=True)}.")
 @list_option("--scenarios", "scenarios_text", default=None, metavar="LIST",
-             help="Comma-separated scenarios: shipped names, NAME@GPU, or .toml files "
-             "(default every shipped one).")
+             help_from=lambda: f"The scenarios (default every shipped one): "
+             f"{scenario_help(many=True)}.")
 @list_option("--gpus", "gpus_text", default=None, metavar="LIST",
              help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
              f"own ({BASELINE_SCENARIO}, the baseline, when named, also runs on its own GPU "
@@ -445,8 +447,8 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
 
 @click.command("sweep")
 @list_option("--scenarios", "scenario_texts", multiple=True, required=True, metavar="LIST",
-             help="Scenarios (shipped names, NAME@GPU or .toml files), comma-separated or "
-             "repeated, for several on one plot.")
+             help_from=lambda: f"The scenarios, several on one plot: "
+             f"{scenario_help(many=True)}; the option may be repeated.")
 @click.option("--param", "param_texts", multiple=True, required=True, metavar="PATH=RANGE",
               help="Parameter and values, e.g. adjust.hop_latency=0.1us:10us, "
               "fabric.latency=100ns,1us or fabric.ports=2:8; one or two. A cost.NAME value "

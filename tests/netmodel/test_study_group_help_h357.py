@@ -34,8 +34,8 @@ def test_serve_scenario_help_points_at_a_listing_that_lists():
     runner = CliRunner()
     help_text = " ".join(runner.invoke(cli, ["serve", "--help"], terminal_width=200)
                          .output.split())
-    assert "--scenario S Scenario: a shipped name (netmodel compare --list lists them)" \
-        in help_text
+    assert "--scenario S The scenario: a shipped scenario (" + ", ".join(scenario_names()) \
+        + "; netmodel compare --list)" in help_text
     listing = runner.invoke(cli, ["compare", "--list"])
     assert listing.exit_code == 0
     assert [line.split()[0] for line in listing.output.splitlines()] == list(scenario_names())
