@@ -88,7 +88,7 @@ from compute.hardware import (
     catalog,
     spec_ranges,
 )
-from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number
+from compute.validate import MAX_TEXT_LENGTH, ascii_digits, describe, is_whole, number
 from topologies.limits import MAX_RADIX, MAX_TIER
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
@@ -648,6 +648,7 @@ def _check_dims(graph: nx.Graph, gpus: list) -> None:
     torus algorithm reads the shape from ``dims``; a ring labelled ``2x2`` would be
     costed as a torus it is not)."""
     dims = graph.graph["dims"]
+    ascii_digits("invalid fabric graph: graph attribute 'dims'", dims)   # int() reads '٢x٢'
     try:
         sides = [int(x) for x in dims.lower().split("x")]
     except ValueError:

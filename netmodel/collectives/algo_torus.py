@@ -45,7 +45,8 @@ def _torus_grid(graph, group) -> tuple[list[int], np.ndarray]:
     idx = []
     for g in group:
         name = str(g)
-        i = int(name[3:]) if name.startswith("gpu") and name[3:].isdigit() else -1
+        tail = name[3:]   # ASCII digits, as topologies.schema numbers a torus's GPUs
+        i = int(tail) if name.startswith("gpu") and tail.isascii() and tail.isdigit() else -1
         if not 0 <= i < total:
             raise NotApplicable(f"torus needs GPUs gpu0 to gpu{total - 1}, got {g!r}")
         idx.append(i)

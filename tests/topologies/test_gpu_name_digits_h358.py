@@ -38,3 +38,14 @@ def test_node_order_reads_ascii_numbers():
     assert sorted(["gpu10", "gpu2", "gpu\u00b2", "gpu1"], key=node_order) == \
         ["gpu1", "gpu2", "gpu10", "gpu\u00b2"]   # 'gpu²' sorts by its name, as a letter
     assert node_order("gpu\u0663") == ("gpu\u0663", 0, "gpu\u0663")
+
+
+def test_torus_dims_in_other_digits_refused(tmp_path):
+    # the graph attribute dims '٢x٢' was read by int() as a 2x2 torus
+    path = tmp_path / "t.json"
+    write_graph(torus("2x2"), path)
+    path.write_text(path.read_text().replace('"dims": "2x2"', '"dims": "\u0662x\u0662"'))
+    one_line_error(run_cli(["topology", "show", str(path)]),
+                   "invalid fabric graph: graph attribute 'dims' '\u0662x\u0662' has the digit "
+                   "'\u0662' (ARABIC-INDIC DIGIT TWO)")
+
