@@ -42,7 +42,7 @@ def _tuner_help() -> str:
 
     return ("A tuner plugin choosing the algorithm and protocol under auto, where it makes a "
             "choice the fabric can run (elsewhere auto's): one of " + ", ".join(tuner_names())
-            + f" ({NO_TUNER}: NCCL's own tuner; regions in netmodel/data/"
+            + f" ({NO_TUNER}: NCCL's own tuner; their regions: netmodel's data file "
             "collective_tuner_plugins.toml).")
 
 

@@ -452,8 +452,9 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
 @click.option("--param", "param_texts", multiple=True, required=True, metavar="PATH=RANGE",
               help="Parameter and values, e.g. adjust.hop_latency=0.1us:10us, "
               "fabric.latency=100ns,1us or fabric.ports=2:8; one or two. A cost.NAME value "
-              "takes a unit of its data row's unit (cost.electricity_price=0.05USD/kWh:0.2USD/kWh, "
-              "cost.lifetime=3y,5y, cost.utilization=75%, 1.2kW, 1.5USD/(Gb/s)); a bare "
+              "takes a unit of its data row's unit, e.g. cost.electricity_price=50USD/MWh:200USD/MWh "
+              "(0.05 to 0.2 USD/kWh), cost.lifetime=3y,5y, cost.utilization=75%, 1.2kW, "
+              "1.5USD/(Gb/s); a bare "
               "number is SI (USD/J, s). Under a cost.* sweep a GPU with a published list price "
               "keeps it, the others (the H100 too) follow their own package cost at their "
               "price/cost margin at the defaults; cost.wafer_price is the N4-class wafer "
