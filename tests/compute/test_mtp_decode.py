@@ -271,17 +271,11 @@ def test_deepseek_day6_decode_costed_through_the_option():
     published 0.90, which stays above the measured 14,800 tokens/s a node and below the
     bare bound (2 tokens a step, the module free)."""
     import csv
-    import importlib
-    import sys
-    from pathlib import Path
 
-    scripts = str(Path(__file__).resolve().parents[2] / "scripts")
-    sys.path.insert(0, scripts)
-    try:   # its multi-server report, scripts/inference_reports/multinode.py
-        acc = importlib.import_module("inference_reports.multinode")
-        pub = importlib.import_module("inference_reports.published")
-    finally:
-        sys.path.remove(scripts)
+    from tests.compute.report_helpers import inference_reports
+
+    # its multi-server report, scripts/inference_reports/multinode.py
+    acc, pub = inference_reports("multinode", "published")
     with open(acc.MULTINODE) as fh:
         rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
     row = next(r for r in rows if r["id"] == "deepseek-day6-decode")

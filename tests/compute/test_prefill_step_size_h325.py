@@ -9,36 +9,21 @@ is one prompt or prompts of 512; the rise scales with layers x hidden, not with 
 and grows with TP. scripts/accuracy_inference.py (step_size) prints it in docs/accuracy.md.
 """
 
-import importlib
-import sys
-from pathlib import Path
-
 import pytest
 
 from compute.models import get_model
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _reports(*names):
-    """Modules of scripts/inference_reports, the reports of scripts/accuracy_inference.py
-    (scripts/ is put on the path to import them, then taken off)."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        return [importlib.import_module(f"inference_reports.{n}") for n in names]
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
+from tests.compute.report_helpers import inference_reports
 
 
 @pytest.fixture(scope="module")
 def script():
     """The step-size report (scripts/inference_reports/step_size.py)."""
-    return _reports("step_size")[0]
+    return inference_reports("step_size")[0]
 
 
 @pytest.fixture(scope="module")
 def costs(script):
-    return script.prefill_cost(_reports("common")[0].held_out())
+    return script.prefill_cost(inference_reports("common")[0].held_out())
 
 
 def test_alibi_bias_bytes_by_hand(script):

@@ -13,9 +13,7 @@ throughput falls by 41% from its peak: marked as expected failures, so that a ch
 meets them is noticed. The roofline, a bound, stays below every row.
 """
 
-import importlib
 import statistics
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,32 +22,22 @@ from click.testing import CliRunner
 from compute.profile_fit import predict, roofline
 from compute.profiles import read_measurements, read_profile
 from netmodel.cli import main as cli_main
+from tests.compute.report_helpers import inference_reports
 
-ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data" / "splitwise_perf_model_medians_a100.csv"
 TARGET = 0.30
-
-
-def _reports(*names):
-    """Modules of scripts/inference_reports, the reports of scripts/accuracy_inference.py
-    (scripts/ is put on the path to import them, then taken off)."""
-    sys.path.insert(0, str(ROOT / "scripts"))
-    try:
-        return [importlib.import_module(f"inference_reports.{n}") for n in names]
-    finally:
-        sys.path.remove(str(ROOT / "scripts"))
 
 
 @pytest.fixture(scope="module")
 def script():
     """The second-system report (scripts/inference_reports/second_system.py)."""
-    return _reports("second_system")[0]
+    return inference_reports("second_system")[0]
 
 
 @pytest.fixture(scope="module")
 def common():
     """What the reports share (scripts/inference_reports/common.py): the recipe's FIT."""
-    return _reports("common")[0]
+    return inference_reports("common")[0]
 
 
 @pytest.fixture(scope="module")
