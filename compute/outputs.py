@@ -5,7 +5,8 @@ Every command that writes goes through this module, so the rules are the same ev
 * **Paths.** An output path must be non-empty, hold no control character (a NUL byte, a
   newline, DEL, a C1 control or a Unicode line separator) and must not be ``.``, ``..`` or end in a separator when a file is meant. The folder a file goes into must exist (netmodel never
   creates a chain of folders); an output *folder* (``--out DIR``) may be created, but its
-  parent must exist. A file path that is an existing folder, or a folder path that is an
+  parent must exist, and a new one may not be named like a file (``cmpout.csv``: one of
+  :data:`FILE_SUFFIXES`; the user meant a file, and would find a folder). A file path that is an existing folder, or a folder path that is an
   existing file, is refused, and so is a symbolic link that loops. An unwritable place is
   refused with the reason.
 * **One file** (:func:`atomic_write`) is written to a temporary file beside it and moved
@@ -47,13 +48,18 @@ from compute.workers import die_with as _die_with
 from compute.workers import jobs as _jobs
 from compute.workers import libc as _libc
 
-__all__ = ["FIGURE_FORMATS", "MANIFEST", "atomic_write", "check_file_path",
+__all__ = ["FIGURE_FORMATS", "FILE_SUFFIXES", "MANIFEST", "atomic_write", "check_file_path",
            "check_folder_path", "figure_format", "write_outputs"]
 
 #: The file in every multi-file output folder that names the run and lists its files.
 MANIFEST = "netmodel-manifest.json"
 #: Figure formats netmodel writes, chosen by the path's suffix.
 FIGURE_FORMATS = ("png", "svg", "pdf")
+#: Suffixes of the files netmodel reads and writes (tables, data, reports, figures): an
+#: output folder that does not exist yet may not end in one (``--out cmpout.csv`` made a
+#: folder of that name, where a file was meant).
+FILE_SUFFIXES = (".csv", ".json", ".toml", ".txt", ".md", ".graphml",
+                 *(f".{f}" for f in FIGURE_FORMATS))
 _STAGING = ".netmodel-staging-"
 _RETIRED = ".netmodel-retired-"
 
@@ -153,13 +159,27 @@ def _probe(folder: Path, where: str) -> None:
 
 
 def check_folder_path(path: str | os.PathLike[str], what: str = "output folder") -> Path:
-    """``path`` checked as an output folder: not empty, not an existing file, its parent
+    """``path`` checked as an output folder: not empty, not an existing file, not a new
+    name ending in a file's suffix (:data:`FILE_SUFFIXES`: a file was meant), its parent
     existing and writable, and (when it exists) empty or an earlier netmodel output that
     holds only the files its manifest lists: an input put there (a scenario file, a
-    user's notes) would be lost with the old output."""
+    user's notes) would be lost with the old output.
+
+    >>> check_folder_path("cmpout.csv")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: output folder 'cmpout.csv' is new and named like a .csv file; \
+netmodel writes a folder of files (tables, JSON, figures) there: give a folder name, such as \
+'cmpout'
+    """
     p = _check_text(path, what)
     if p.exists() and not p.is_dir():
         raise UserError(f"{what} {_describe(path)} exists and is not a folder")
+    suffix = p.suffix.lower()
+    if suffix in FILE_SUFFIXES and not p.exists() and p.stem:
+        raise UserError(f"{what} {_describe(path)} is new and named like a {suffix} file; "
+                        f"netmodel writes a folder of files (tables, JSON, figures) there: "
+                        f"give a folder name, such as {_describe(p.with_suffix(''))}")
     try:
         resolved = p.resolve()
     except (OSError, RuntimeError):   # Python 3.11-3.12 raise RuntimeError for a loop
