@@ -140,7 +140,11 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     capacity, share of time below threshold)`` (closed forms), the unavailability
     ``1 - mean`` (left) and the time below the threshold (right) against the spare pool,
     drawn as steps (a pool between two points serves as the smaller);
-    ``marks``: Monte Carlo points ``(label, spares %, mean, below)``."""
+    ``marks``: Monte Carlo points ``(label, spares %, mean, below)``. A curve whose spares
+    reach no GPU (a placement with no free port to wire a spare: ``pod`` on a direct
+    mesh) is its one point at 0 spares, the no-spares point every curve starts at: it is
+    not drawn (it would hide under the others' first point, its legend mark matching
+    nothing seen) and the title says so."""
     plt = pyplot()
     import numpy as np
 
@@ -154,10 +158,16 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     # spares are short of the next whole need, spare_curve)
     # a curve equal to an earlier one (lite-flat-inr's to lite-flat's) would hide under it:
     # named after it and dashed
+    stuck = [label for label, (pct, _mean, _below) in curves.items()
+             if np.max(pct, initial=0.0) <= 0]
+    if len(stuck) == len(curves):   # nothing to hide under: each drawn as it is
+        stuck = []
     twins = curve_labels({label: np.concatenate([np.ravel(v) for v in curve])
-                          for label, curve in curves.items()})
+                          for label, curve in curves.items() if label not in stuck})
     for i, (label, (pct, mean, below)) in enumerate(curves.items()):
         col = colours[i % 10]
+        if label in stuck:
+            continue
         shown, dashed = twins[label]
         ls = "--" if dashed else "-"
         axes[0].plot(pct, np.maximum(1 - np.asarray(mean), floor), color=col, marker=".",
@@ -175,8 +185,11 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
         ax.set_xlabel("spares (% of the cluster's GPUs)", fontsize=8)
         ax.set_ylabel(ylab, fontsize=8)
     fig.suptitle("Spares against availability (closed forms"
-                 + ("; x: this run's Monte Carlo)" if marks else ")"), fontsize=10)
-    set_margins(fig, bottom=0.5, top=0.45, left=0.75, right=0.1, wspace=0.2)
+                 + ("; x: this run's Monte Carlo)" if marks else ")")
+                 + (f"\nnot drawn: {', '.join(stuck)}, whose spares reach no GPU (no free "
+                    "port to wire one)" if stuck else ""), fontsize=10)
+    set_margins(fig, bottom=0.5, top=0.45 + (0.2 if stuck else 0.0), left=0.75, right=0.1,
+                wspace=0.2)
     for ax in axes:
         for axis in "xy":
             static_ticks(ax, axis, labelsize=7, grid_alpha=0.3)
