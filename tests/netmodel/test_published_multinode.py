@@ -45,6 +45,18 @@ USED = [r for r in ROWS if r["status"] == "used"]
 _COMM: dict = {}
 
 
+def _docs_range(lead: str) -> tuple[float, float]:
+    """The range ``A.AAx-B.BBx`` docs/compute.md quotes right after ``lead`` (its words
+    joined by any whitespace): the docs' statement a test holds to the computed ratios."""
+    import re
+
+    text = (Path(__file__).parents[2] / "docs" / "compute.md").read_text()
+    pattern = r"\s+".join(map(re.escape, lead.split())) + r"\s+(\d+\.\d\d)x-(\d+\.\d\d)x"
+    found = re.findall(pattern, text)
+    assert len(found) == 1, (lead, found)
+    return float(found[0][0]), float(found[0][1])
+
+
 def comm_of(fabric: str):
     """The collective model ``--fabric fabric`` gives ``netmodel infer`` (cached)."""
     from netmodel.cli.resolve import resolve_collectives
@@ -194,7 +206,7 @@ def test_two_batch_overlap_keeps_the_bound_and_widens_it():
     balanced 4K row 1.13x -> 1.84x."""
     from compute.two_batch import evaluate_two_batch
 
-    out = {}
+    out, gain = {}, {}
     for row in USED:
         n = int(row["gpus"])
         kw = {"ep": int(row["ep"]), "attention_dp": int(row["attention_dp"]),
@@ -205,10 +217,17 @@ def test_two_batch_overlap_keeps_the_bound_and_widens_it():
                                 **kw)
         assert tb.serial.latency == result(row).latency, row["id"]
         assert tb.latency < tb.serial.latency, row["id"]       # every row's step hides some
-        out[row["id"]] = margin(row) * tb.serial.latency / tb.latency
+        gain[row["id"]] = tb.serial.latency / tb.latency
+        out[row["id"]] = margin(row) * gain[row["id"]]
     assert min(out.values()) > 1.4 and max(out.values()) < 3.5
     assert min(out, key=out.get) == "sglang-h100-decode-2k"
-    assert out["sglang-h100-prefill-4k-balanced"] == pytest.approx(1.84, abs=0.01)
+    # (1.84 when written; h363: was a pin of it) two micro-batches hide at most one's
+    # communication behind the other's compute: the step is at least half the serial one
+    assert all(1 < g <= 2 for g in gain.values()), gain
+    # the balanced 4K row is the 4K row's configuration (the same step, measured faster:
+    # its margin is its serial margin, the roofline over the measured 59,337 tokens/s, times
+    # that step's gain)
+    assert gain["sglang-h100-prefill-4k-balanced"] == gain["sglang-h100-prefill-4k"]
 
 
 def test_dense_mlp_layers_data_parallel_keep_the_bound():
@@ -236,10 +255,11 @@ def test_dense_mlp_layers_data_parallel_keep_the_bound():
         assert not {"dp_gather", "dp_scatter"} & {s.name for s in r.stages}, row["id"]
         out[row["id"]] = result(row).latency / r.latency * margin(row)
     assert all(m > 1.0 for m in out.values())
-    assert min(out.values()) == pytest.approx(1.206, abs=0.005)
-    # 2.772 before NCCL's PXN (6ff745c): the decode all-to-all's transfers between rails
-    # stay on the peer's rail, 0.70 us of route where the spines took 1.69
-    assert max(out.values()) == pytest.approx(2.778, abs=0.005)
+    # 1.206 to 2.778 when written (2.772 before NCCL's PXN, 6ff745c: the decode all-to-all's
+    # transfers between rails stay on the peer's rail, 0.70 us of route where the spines
+    # took 1.69); h363: were pins of both. docs/compute.md quotes the range
+    lo, hi = _docs_range("at the bare bound of 2 tokens a step,")
+    assert (round(min(out.values()), 2), round(max(out.values()), 2)) == (lo, hi)
 
 
 def test_dense_mlp_data_parallel_with_two_batch_overlap_keeps_the_bound():
@@ -263,5 +283,7 @@ def test_dense_mlp_data_parallel_with_two_batch_overlap_keeps_the_bound():
                                **kw)
         out[row["id"]] = result(row).latency / t.latency * margin(row)
     assert all(m > 1.0 for m in out.values())
-    assert min(out.values()) == pytest.approx(1.626, abs=0.005)   # 1.619 before PXN
-    assert max(out.values()) == pytest.approx(3.661, abs=0.005)
+    # 1.626 (1.619 before PXN) to 3.661 when written; h363: were pins of both.
+    # docs/compute.md quotes the range
+    lo, hi = _docs_range("with `--two-batch-overlap` too,")
+    assert (round(min(out.values()), 2), round(max(out.values()), 2)) == (lo, hi)
