@@ -12,8 +12,9 @@ level, so ``[[[[...]]]]`` nested ten thousand deep would otherwise end in a
 without brackets). Values inside the document are checked by :mod:`compute.validate`.
 
 Limits: :data:`DEFAULT_MAX_BYTES` (16 MiB: GPU, model and scenario files are a few KB, a
-HuggingFace config.json under 10 KB) and :data:`DEFAULT_MAX_DEPTH` (32 levels: the deepest
-document netmodel reads nests 4 or 5 levels); each reader may pass its own.
+HuggingFace config.json under 10 KB), :data:`DEFAULT_MAX_DEPTH` (32 levels: the deepest
+document netmodel reads nests 4 or 5 levels) and :data:`DEFAULT_MAX_VALUES` (values in
+lists and tables, counted before parsing); each reader may pass its own.
 
 >>> parse_table('a = 1', "toml", "x.toml")
 {'a': 1}
@@ -21,6 +22,10 @@ document netmodel reads nests 4 or 5 levels); each reader may pass its own.
 Traceback (most recent call last):
 ...
 compute.errors.UserError: deep.json nests deeper than 32 levels (100); is it the right file?
+>>> parse_table('a = [' + '[],' * 1_000_000 + ']', "toml", "big.toml")
+Traceback (most recent call last):
+...
+compute.errors.UserError: big.toml holds about 1,000,001 values in lists and tables, more than the 1,000,000 netmodel reads in such a file; is it the right file?
 >>> parse_table('{"gpu": {"tp": 2, "tp": 4}}', "json", "x.json")
 Traceback (most recent call last):
 ...
@@ -49,7 +54,7 @@ from typing import Any
 from compute.errors import UserError
 from compute.validate import describe
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DuplicateKeyError", "FloatOverflow",
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_VALUES", "DuplicateKeyError", "FloatOverflow",
            "check_keys", "document_depth", "finite_float", "parse_table", "read_table",
            "read_text", "unique_keys"]
 
@@ -57,6 +62,12 @@ __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DuplicateKeyError", "Float
 DEFAULT_MAX_BYTES = 16 * 2**20
 #: Deepest nesting of tables and lists accepted in a document.
 DEFAULT_MAX_DEPTH = 32
+#: Most values in lists and tables (the commas outside strings and comments, or the opening
+#: brackets where more, counted before parsing) accepted in a document: the files netmodel ships hold
+#: under 500, a calibrated profile's measurement tables 2 a row. tomllib takes 2-5 us and
+#: about 150 bytes a value: a 16 MiB file of ``[],`` (5.6 million empty lists) took 30 s and
+#: 0.9 GB to parse before its first key was refused, a million about 5 s.
+DEFAULT_MAX_VALUES = 1_000_000
 
 _FORMATS = {".toml": "toml", ".json": "json"}
 
@@ -65,7 +76,7 @@ _FORMATS = {".toml": "toml", ".json": "json"}
 _JSON_STRINGS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _TOML_STRINGS = re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
                            r"|'[^'\n]*'|#[^\n]*")
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+_NOT_BRACKETS = re.compile(r"[^\[\]{},]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
@@ -103,11 +114,15 @@ def read_text(path: str | PathLike[str], what: str = "file", *, max_bytes: int =
         raise UserError(f"{what} {str(path)!r} is not a UTF-8 text file") from None
 
 
-def _bracket_depth(text: str, fmt: str) -> int:
-    """Deepest nesting of ``[``/``{`` outside strings (and TOML comments)."""
+def _structure(text: str, fmt: str) -> tuple[int, int]:
+    """Deepest nesting of ``[``/``{`` outside strings (and TOML comments), and about the
+    values of its lists and tables: the commas there, or the opening brackets where more
+    (``[1, 2, 3]`` 2, ``[[], [], []]`` 4)."""
     pattern = _JSON_STRINGS if fmt == "json" else _TOML_STRINGS
-    brackets = _NOT_BRACKETS.sub("", pattern.sub("", text))
-    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+    marks = _NOT_BRACKETS.sub("", pattern.sub("", text))
+    values = max(marks.count(","), marks.count("[") + marks.count("{"))
+    brackets = marks.replace(",", "")
+    return max(accumulate(map(_STEP.__getitem__, brackets)), default=0), values
 
 
 def document_depth(doc: object, limit: int | None = None) -> int:
@@ -179,18 +194,22 @@ def finite_float(text: str) -> float:
 
 
 def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
-                max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
-    """Parse TOML or JSON ``text`` (``fmt`` is ``"toml"`` or ``"json"``) within the size
-    and depth limits."""
+                max_depth: int = DEFAULT_MAX_DEPTH, max_values: int = DEFAULT_MAX_VALUES) -> Any:
+    """Parse TOML or JSON ``text`` (``fmt`` is ``"toml"`` or ``"json"``) within the size,
+    depth and value-count limits."""
     if fmt not in ("json", "toml"):
         raise ValueError(f"unknown format {fmt!r}")  # a programming error, not a user's
     if not isinstance(text, str):
         raise UserError(f"{where} must be text, got {describe(text)}")
     if len(text) > max_bytes:
         raise UserError(f"{where} is larger than the {max_bytes:,}-byte limit for such files")
-    depth = _bracket_depth(text, fmt)
+    depth, values = _structure(text, fmt)
     if depth > max_depth:
         raise UserError(f"{where} nests deeper than {max_depth} levels ({depth}); is it the "
+                        f"right file?")
+    if values > max_values:
+        raise UserError(f"{where} holds about {values:,} values in lists and tables, more "
+                        f"than the {max_values:,} netmodel reads in such a file; is it the "
                         f"right file?")
     try:
         doc = json.loads(text, object_pairs_hook=unique_keys, parse_float=finite_float) \
