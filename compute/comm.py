@@ -145,11 +145,14 @@ class CollectiveCostModel(Protocol):
     ``collective_time(op, nbytes, group_size)`` returns seconds, elementwise over
     ``nbytes`` when it is an array.
 
-    Optional: ``for_instance(gpus)``, a model of the same kind for the collectives of an
-    instance of ``gpus`` GPUs (``tp x pp``), for one whose groups of fewer GPUs (a pipeline
-    stage's TP group, an attention group) are not all placed alike: it then times a group
-    of ``group_size < gpus`` as the instance's groups of that size run (a pipeline runs at
-    its slowest stage). The grid asks it for every row whose groups are smaller than its
+    Optional: ``for_instance(gpus, stage)``, a model of the same kind for the collectives
+    of an instance of ``gpus`` GPUs (``tp x pp``) in pipeline stages of ``stage`` GPUs
+    (``tp``; its members stage after stage), for one whose groups of fewer GPUs (a
+    pipeline stage's TP group, an attention group) are not all placed alike: it then times
+    a group of ``group_size < gpus`` as the instance's groups of that size run (a pipeline
+    runs at its slowest stage), and a ``send-recv`` (group size 2, a stage boundary's) on
+    the pairs that carry it, GPU ``i`` of a stage to GPU ``i`` of the next (``stage``
+    members apart). The grid asks it for every row whose groups are smaller than its
     instance (:func:`compute.roofline.evaluate_grid`); a model without it times every
     group of one size alike.
     """

@@ -161,8 +161,8 @@ class _PlacedOnceAServer(_OnceAServer):
     """:class:`_OnceAServer` of a ``comm`` that places an instance's smaller groups
     (``for_instance``, :class:`~compute.comm.CollectiveCostModel`)."""
 
-    def for_instance(self, gpus: int):
-        return _PlacedOnceAServer(self.comm.for_instance(gpus), self.model)
+    def for_instance(self, gpus: int, stage: int):
+        return _PlacedOnceAServer(self.comm.for_instance(gpus, stage), self.model)
 
 
 def moe_comm(comm, model, phase: str):

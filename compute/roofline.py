@@ -575,7 +575,8 @@ def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, 
             network_t[:, ~fits] = np.nan  # as _network_times leaves them: untimed
     else:
         network_t = _network_times(comm, ops, groups, counts, net, fits,
-                                   np.array([c.gpus for c in configs]))
+                                   np.array([c.gpus for c in configs]),
+                                   np.array([c.tp for c in configs]))
     profile = options.profile
     c3 = counts[:, :, None]
     piped = not plain and bool(np.any(sh.pp > 1))
@@ -690,32 +691,38 @@ def check_batches(batches) -> np.ndarray:
     return raw.astype(np.int64)
 
 
-def _network_times(comm, ops, groups, counts, net, fits=None, gpus=None) -> np.ndarray:
+def _network_times(comm, ops, groups, counts, net, fits=None, gpus=None,
+                   stage=None) -> np.ndarray:
     """Collective times, calling ``comm`` once per (op, group size > 1) with every size of
     the stages and rows that run that collective in groups of that size; with ``fits``
     (configurations x batches), only the cells that fit are timed and the others are NaN
-    (a group size no fitting cell uses is never asked). ``gpus`` (one per row: its
-    instance's GPUs): where ``comm`` has ``for_instance`` (:class:`~compute.comm.
-    CollectiveCostModel`), groups smaller than their row's instance are asked of
-    ``comm.for_instance(gpus)``, once per (op, group size, instance GPUs)."""
+    (a group size no fitting cell uses is never asked). ``gpus`` and ``stage`` (one per
+    row: its instance's GPUs and a pipeline stage's, ``tp``): where ``comm`` has
+    ``for_instance`` (:class:`~compute.comm.CollectiveCostModel`), groups smaller than
+    their row's instance are asked of ``comm.for_instance(gpus, stage)``, once per (op,
+    group size, instance GPUs, stage GPUs)."""
     out = buffers.empty(net.shape)
     out[...] = 0.0 if fits is None or fits.all() else np.where(fits, 0.0, np.nan)
     placed = None if gpus is None else getattr(comm, "for_instance", None)
+    if stage is None:
+        stage = gpus
     for op in sorted({o for o in ops if o}):
         ks = np.array([k for k, o in enumerate(ops) if o == op])
         g, active = groups[ks], (counts[ks] > 0) & (groups[ks] > 1)
         if fits is not None:
             active = active & fits.any(axis=1)
-        # each row's instance where its group is smaller and comm places it; else 0 (any)
+        # each row's (instance, stage) where its group is smaller and comm places it, as
+        # one key (instance x (gpus + 1) + stage); else 0 (any)
         inst = np.zeros(g.shape, dtype=np.int64) if placed is None else \
-            np.where(g < gpus[None, :], gpus[None, :], 0)
+            np.where(g < gpus[None, :], gpus[None, :] * (gpus[None, :] + 1)
+                     + stage[None, :], 0)
         for size in np.unique(g[active]):
             for n in np.unique(inst[active & (g == size)]):
                 kk, rr = np.nonzero(active & (g == size) & (inst == n))
                 cells = net[ks[kk], rr]
                 keep = None if fits is None else fits[rr]
                 sizes = cells.reshape(-1) if keep is None else cells[keep]
-                who = comm if n == 0 else placed(int(n))
+                who = comm if n == 0 else placed(int(gpus[rr[0]]), int(stage[rr[0]]))
                 times = as_times(who.collective_time(op, sizes, int(size)), op)
                 times = np.broadcast_to(times, sizes.shape)
                 if times.size and not (times.min() >= 0 and times.max() < np.inf):  # NaN too

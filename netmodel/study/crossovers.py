@@ -100,20 +100,23 @@ class AdjustedComm:
         t = _lines_choice(m, m.group(int(group_size)), op, a, b, lo, hi, n)
         return np.where(n > 0, t, 0.0)
 
-    def for_instance(self, gpus: int):
-        """The re-scored costs of an instance of ``gpus`` GPUs as placed (compute's
+    def for_instance(self, gpus: int, stage: int):
+        """The re-scored costs of an instance of ``gpus`` GPUs in pipeline stages of
+        ``stage`` as placed (compute's
         optional ``for_instance``, :class:`~compute.comm.CollectiveCostModel`), as the
         scenario's own (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.
         for_instance`) costs it: a group of fewer GPUs on each slice of that many members
         placed unlike the earlier ones, each slice's candidate parts re-scored
         (:func:`_adjusted_lines`, its per-hop slopes measured on the slice), the slowest
-        slice's time. Every instance at once: this comm itself."""
+        slice's time; a stage boundary's send-recv so on each boundary pair. Every
+        instance at once: this comm itself."""
         placed = getattr(self.c, "for_instance", None)
-        if placed is None or placed(int(gpus)) is self.c:
+        key = (int(gpus), int(stage))
+        if placed is None or placed(*key) is self.c:
             return self
-        hit = self.__dict__.setdefault("_placed", {}).get(int(gpus))
+        hit = self.__dict__.setdefault("_placed", {}).get(key)
         if hit is None:
-            hit = self._placed[int(gpus)] = _PlacedAdjusted(self, placed(int(gpus)))
+            hit = self._placed[key] = _PlacedAdjusted(self, placed(*key))
         return hit
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
@@ -181,12 +184,15 @@ class _PlacedAdjusted:
         self._models: dict = {}    # (slice model id, hop, scale) -> (model, adjusted one)
 
     def _slices(self, op: str, p: int):
-        """``(model, members)`` of each slice of ``p`` members the scenario's own costing
-        charges (one of each placement), refused as it refuses them."""
+        """``(model, members)`` of each slice of ``p`` members (each stage boundary's pair
+        for its send-recv) the scenario's own costing charges (one of each placement),
+        refused as it refuses them."""
         from netmodel.study.instance_cost import InstanceCut
 
         self.placed.coll.linear(op, p)   # its refusals: an op the algorithm lacks, a cut
         try:
+            if self.placed.boundary(op, p):
+                return self.placed.pairs()
             return list(self.placed.slices(p))
         except InstanceCut:
             raise self.placed.cut(op, p) from None
@@ -247,7 +253,9 @@ class _PlacedAdjusted:
                         group_size: int) -> np.ndarray:
         n = np.asarray(nbytes, dtype=float)
         p = int(group_size)
-        if p <= 1 or p >= self.gpus or self.placed.as_first(p):
+        pl = self.placed
+        if p <= 1 or p >= self.gpus or (pl.pairs_as_first() if pl.boundary(op, p)
+                                        else pl.as_first(p)):
             return self.comm.collective_time(op, n, p)
         t = None
         for model, members in self._slices(op, p):

@@ -324,9 +324,10 @@ class ScenarioCollectives:
             t = lines_time(a, b, *self._linear[("ranges", op, int(p))], n)
         return np.where(n > 0, t, 0.0)
 
-    def for_instance(self, gpus: int):
-        """The collective costs of an instance of ``gpus`` GPUs (``tp x pp``) as placed
-        (compute's optional ``for_instance``, :class:`~compute.comm.CollectiveCostModel`):
+    def for_instance(self, gpus: int, stage: int):
+        """The collective costs of an instance of ``gpus`` GPUs (``tp x pp``) in pipeline
+        stages of ``stage`` GPUs (``tp``) as placed (compute's optional ``for_instance``,
+        :class:`~compute.comm.CollectiveCostModel`):
         a group of fewer GPUs (a pipeline stage's TP group, an attention group) runs on
         each consecutive slice of that many of the instance's members (:meth:`group`),
         the slowest slice setting the time, as the blast radius re-costs an instance
@@ -334,17 +335,21 @@ class ScenarioCollectives:
         the stages placed further along may straddle servers. Slices placed as an earlier
         one (:func:`~netmodel.study.instance_cost.placed_alike`) are costed once, and
         where every slice is placed as the first GPUs the time is
-        :meth:`collective_time`'s. A stage boundary's send-recv (a group of 2) is charged
-        so too, on consecutive pairs of members, which are pairs inside a stage, not the
-        pairs across the boundary (``tp`` apart; compute asks by group size alone). A
-        group of the instance's size is :meth:`collective_time`'s. With every instance at
-        once (``instances = "all"``) this is ``self`` (groups costed as every
-        instance's)."""
+        :meth:`collective_time`'s. A stage boundary's send-recv (a group of 2) runs on
+        the pairs across the boundary, member ``i`` of a stage to member ``i`` of the
+        next (``stage`` apart), the slowest pair's time (each pair costed alone: the
+        ``stage`` pairs of a boundary send at once, and links they share are not charged
+        for it); where the first pair is placed as the scenario's group of 2 (:meth:`group`,
+        :func:`~netmodel.study.instance_cost.placed_alike`) and no other pair unlike it,
+        :meth:`collective_time`'s. A group of the instance's size is
+        :meth:`collective_time`'s. With every instance at once (``instances = "all"``)
+        this is ``self`` (groups costed as every instance's)."""
         if self.concurrent:
             return self
-        hit = self._placed.get(int(gpus))
+        key = (int(gpus), int(stage))
+        hit = self._placed.get(key)
         if hit is None:
-            hit = self._placed[int(gpus)] = _PlacedInstance(self, int(gpus))
+            hit = self._placed[key] = _PlacedInstance(self, *key)
         return hit
 
     @property
@@ -407,13 +412,51 @@ class ScenarioCollectives:
 
 class _PlacedInstance:
     """:meth:`ScenarioCollectives.for_instance`: the collective-cost protocol for one
-    instance of ``gpus`` GPUs as placed on the scenario's fabric."""
+    instance of ``gpus`` GPUs in pipeline stages of ``stage`` as placed on the scenario's
+    fabric."""
 
-    def __init__(self, coll: ScenarioCollectives, gpus: int):
-        self.coll, self.gpus = coll, gpus
+    def __init__(self, coll: ScenarioCollectives, gpus: int, stage: int):
+        self.coll, self.gpus, self.stage = coll, gpus, stage
 
     def __repr__(self) -> str:
-        return f"{self.coll!r}.for_instance({self.gpus})"
+        return f"{self.coll!r}.for_instance({self.gpus}, {self.stage})"
+
+    def boundary(self, op: str, p: int) -> bool:
+        """Whether ``op`` on groups of ``p`` is a stage boundary's send-recv, costed on the
+        boundaries' pairs (:meth:`pairs`)."""
+        return op == "send-recv" and p == 2 and self.stage < self.gpus
+
+    def pairs_as_first(self) -> bool:
+        """Whether every stage boundary's pair is placed as the scenario's group of 2
+        (:meth:`ScenarioCollectives.group`) on the same cost model (as :meth:`as_first`):
+        then a send-recv costs what :meth:`ScenarioCollectives.collective_time` charges."""
+        c = self.coll
+        key = ("first pairs", self.gpus, self.stage)
+        hit = c._slices.get(key)
+        if hit is None:
+            hit = False
+            model = c.model(self.gpus)
+            if not c.scenario.is_ocs and model is c.model(2):
+                from netmodel.collectives.cost import GroupCut
+                from netmodel.study.instance_cost import InstanceCut, placed_alike
+
+                try:
+                    kinds = self.pairs()
+                    first = tuple(c.group(2))
+                    memo = c._slices.setdefault("shared", {}).setdefault("alike", {})
+                    key2 = (tuple(kinds[0][1]), first)
+                    if key2 not in memo:
+                        memo[key2] = placed_alike(model.graph, *key2, memo)
+                    hit = len(kinds) == 1 and memo[key2]
+                except (InstanceCut, GroupCut, UserError):
+                    hit = False
+            c._slices[key] = hit
+        return hit
+
+    def pairs(self) -> list:
+        """``(cost model, members)`` of each stage boundary's pair placed unlike the pairs
+        before it (:meth:`~netmodel.study.instance_cost._GroupComm.pairs`)."""
+        return list(self._placed().pairs(self.stage))
 
     def as_first(self, size: int) -> bool:
         """Whether every slice of ``size`` members is placed as the first, which is the
@@ -472,10 +515,13 @@ class _PlacedInstance:
         check_op(op)
         n = np.asarray(check_nbytes(nbytes), dtype=float)
         p = check_group_size(group_size)
-        if p == 1 or p >= self.gpus or self.as_first(p):
+        pair = self.boundary(op, p)
+        if p == 1 or p >= self.gpus or (self.pairs_as_first() if pair else self.as_first(p)):
             return self.coll.collective_time(op, n, p)
         self.coll.linear(op, p)   # its refusals: an op the algorithm lacks, a group cut
         try:
+            if pair:
+                return self._placed().boundary_time(op, n, self.stage)
             return self._placed().collective_time(op, n, p)
         except InstanceCut:
             raise self.cut(op, p) from None

@@ -54,15 +54,24 @@ class _GroupComm:
     pipeline parallelism) runs on each consecutive slice of that many members at once, as
     the healthy search costs such a group
     (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`): the slowest
-    slice sets the time, each slice taking its own best algorithm."""
+    slice sets the time, each slice taking its own best algorithm. With ``stage`` (the
+    GPUs of one pipeline stage, ``tp``; the members stage after stage) a ``send-recv``
+    (group size 2, a stage boundary's) runs on the pairs that carry it, member ``i`` of a
+    stage to member ``i`` of the next (:meth:`boundary_time`), the slowest pair's time:
+    the ``tp`` pairs of a boundary send at once, and links they share (a leaf's uplink)
+    are not charged for it (each pair is costed alone)."""
 
     def __init__(self, model, members, slice_model=None, physical=None, orig=None,
-                 alike: dict | None = None):
+                 alike: dict | None = None, stage: int | None = None):
         self.model = model
         self.members = tuple(members)
-        #: ``slice_model(i, k)`` -> ``(model, members)`` of the slice ``i:i+k`` where it
-        #: is costed on a graph of its own (an OCS instance's circuits re-set for the
-        #: slice, as the healthy costing sets them per group size); None: on ``model``
+        #: GPUs of one pipeline stage (None: no stage layout known, a send-recv is costed
+        #: as any group of 2, on consecutive pairs of members)
+        self.stage = stage
+        #: ``slice_model(positions)`` -> ``(model, members)`` of the members at
+        #: ``positions`` (a slice, a boundary pair) where it is costed on a graph of its
+        #: own (an OCS instance's circuits re-set for it, as the healthy costing sets them
+        #: per group size); None: on ``model``
         self.slice_model = slice_model
         #: where slices placed alike are costed once (:func:`placed_alike`): the graph
         #: the slices are placed on and the instance's members on it (None: every slice
@@ -71,7 +80,7 @@ class _GroupComm:
         self._alike = None if physical is None else (
             physical, self.members if orig is None else tuple(orig),
             {} if alike is None else alike)
-        self._kinds: dict[int, list] = {}   # slice size -> [(i, k) of each kind]
+        self._kinds_memo: dict[tuple, list] = {}   # part key -> positions of each kind
 
     def _time(self, op: str, members: tuple, model, n: np.ndarray) -> np.ndarray:
         """Seconds of ``op`` on ``members`` (one communicator) on ``model`` at the sizes
@@ -94,29 +103,59 @@ class _GroupComm:
         """``(model, members)`` of each consecutive slice of ``k`` members (the instance
         itself where ``k`` is its size), one of each kind of placement: a slice placed as
         an earlier one (:func:`placed_alike`) costs what it costs and is left out."""
-        starts = self._kinds.get(k)
+        return self._kinds(("slice", k))
+
+    def pairs(self, stage: int):
+        """``(model, members)`` of each stage boundary's pair, member ``i`` of a stage of
+        ``stage`` members and member ``i`` of the next, one of each kind of placement (as
+        :meth:`_slices`)."""
+        return self._kinds(("pair", stage))
+
+    def _kinds(self, key: tuple):
+        """``(model, members)`` of each part ``key`` names (``("slice", k)``, ``("pair",
+        stage)``), placed unlike the parts before it."""
+        starts = self._kinds_memo.get(key)
+        m = len(self.members)
         if starts is None:
-            starts = range(0, len(self.members) - k + 1, k)
-            if self._alike is not None and 1 < k < len(self.members):
+            kind, k = key
+            if kind == "slice":
+                starts = [tuple(range(i, i + k)) for i in range(0, m - k + 1, k)]
+            else:
+                starts = [(j, j + k) for s in range(0, m - k, k) for j in range(s, s + k)]
+            if self._alike is not None and len(starts) > 1 and len(starts[0]) < m:
                 graph, orig, memo = self._alike
-                kept: list[int] = []
-                for i in starts:
-                    part = orig[i:i + k]
-                    for j in kept:
-                        key = (part, orig[j:j + k])
-                        if key not in memo:
-                            memo[key] = placed_alike(graph, part, orig[j:j + k], memo)
-                        if memo[key]:
+                kept: list[tuple] = []
+                for pos in starts:
+                    part = tuple(orig[i] for i in pos)
+                    for was in kept:
+                        key2 = (part, tuple(orig[i] for i in was))
+                        if key2 not in memo:
+                            memo[key2] = placed_alike(graph, *key2, memo)
+                        if memo[key2]:
                             break
                     else:
-                        kept.append(i)
+                        kept.append(pos)
                 starts = kept
-            starts = self._kinds[k] = list(starts)
-        for i in starts:
-            if self.slice_model is not None and k < len(self.members):
-                yield self.slice_model(i, k)
+            self._kinds_memo[key] = starts
+        for pos in starts:
+            if self.slice_model is not None and len(pos) < m:
+                yield self.slice_model(pos)
             else:
-                yield self.model, self.members[i:i + k]
+                yield self.model, tuple(self.members[i] for i in pos)
+
+    def _slowest(self, op: str, n: np.ndarray, kinds) -> np.ndarray:
+        """Seconds of ``op`` at the sizes ``n`` on the slowest of ``kinds`` (``(model,
+        members)``), 0 where nothing is sent."""
+        t = None
+        for model, members in kinds:
+            ti = self._time(op, members, model, n)
+            t = ti if t is None else np.maximum(t, ti)
+        return np.where(n > 0, t, 0.0)
+
+    def boundary_time(self, op: str, nbytes: float | np.ndarray, stage: int) -> np.ndarray:
+        """Seconds of ``op`` (a ``send-recv``) of ``nbytes`` between pipeline stages of
+        ``stage`` members: the slowest boundary pair's (:meth:`pairs`)."""
+        return self._slowest(op, np.asarray(nbytes, dtype=float), self.pairs(int(stage)))
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
@@ -124,11 +163,10 @@ class _GroupComm:
         k = int(group_size)
         if k <= 1:
             return np.zeros_like(n)
-        t = None
-        for model, members in self._slices(k):
-            ti = self._time(op, members, model, n)
-            t = ti if t is None else np.maximum(t, ti)
-        return np.where(n > 0, t, 0.0)
+        if op == "send-recv" and k == 2 and self.stage is not None \
+                and self.stage < len(self.members):
+            return self.boundary_time(op, n, self.stage)
+        return self._slowest(op, n, self._slices(k))
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
                             copies: int, reach) -> np.ndarray:
@@ -328,7 +366,8 @@ def wired_gpus(graph: nx.Graph) -> bool:
 
 
 def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: nx.Graph,
-                orig: tuple, memo: dict, shared: dict | None = None) -> _GroupComm:
+                orig: tuple, memo: dict, shared: dict | None = None,
+                stage: int | None = None) -> _GroupComm:
     """The collective costs of the instance ``orig`` (costed as ``members`` on ``fm``) on
     ``graph`` (the physical fabric: a cell, maybe degraded), as the blast radius re-costs it
     and the healthy search costs a group smaller than its instance
@@ -341,24 +380,25 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
     ``memo``: the slices' cost models by problem, kept by the caller; ``shared``: what
     the slices' costings keep for the next instance on the same ``graph``, kept by a
     caller costing many (each slice's circuits and ``(model, members)``, set once, and
-    the :func:`placed_alike` checks done)."""
+    the :func:`placed_alike` checks done); ``stage``: the GPUs of one pipeline stage
+    (a send-recv then runs on the stage boundaries' pairs, :class:`_GroupComm`)."""
     shared = {} if shared is None else shared
     alike = shared.setdefault("alike", {})
     if not scenario.is_ocs:
-        return _GroupComm(fm, members, physical=fm.graph, alike=alike)
+        return _GroupComm(fm, members, physical=fm.graph, alike=alike, stage=stage)
     from netmodel.study.scenario_fabric import adjusted
 
     made = shared.setdefault("slices", {})   # a slice's (model, members): circuits set once
 
-    def slice_model(i: int, k: int):
-        hit = made.get(orig[i:i + k])
+    def slice_model(pos: tuple):
+        part = tuple(orig[i] for i in pos)
+        hit = made.get(part)
         if hit is None:
-            hit = made[orig[i:i + k]] = new_slice(i, k)
+            hit = made[part] = new_slice(part)
         return hit
 
-    def new_slice(i: int, k: int):
-        part = orig[i:i + k]
-        circuits = _ocs_circuits(scenario, graph, part) if k > 1 else None
+    def new_slice(part: tuple):
+        circuits = _ocs_circuits(scenario, graph, part) if len(part) > 1 else None
         if circuits is None:
             raise InstanceCut()
         g = adjusted(_unlabelled(circuits), scenario.adjust)
@@ -373,7 +413,7 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
                                         calibration=calibration, tuner=scenario.tuner)
         return memo[key], tuple(part)
 
-    return _GroupComm(fm, members, slice_model, graph, orig, alike)
+    return _GroupComm(fm, members, slice_model, graph, orig, alike, stage)
 
 
 class InstanceCosting:
@@ -532,7 +572,8 @@ class InstanceCosting:
         """The collective costs of the instance ``orig`` (costed as ``members`` on ``fm``)
         on ``graph``: :func:`placed_comm` with the cluster's scenario and calibration."""
         return placed_comm(self.scenario, self.calibration, self._direct, fm, members, graph,
-                           orig, self.__dict__.setdefault("_slice_models", {}))
+                           orig, self.__dict__.setdefault("_slice_models", {}),
+                           stage=self.parallelism.tp)
 
     def _cost_model(self, g: nx.Graph, key: tuple):
         """The collective cost model of problem ``key`` (its graph ``g``): the one the

@@ -37,10 +37,10 @@ def test_later_stages_straddle_servers(coll):
                for i in range(4)]
     assert servers == [[0], [0, 1], [1, 2], [2, 3]]          # 32 Lite GPUs a server
     first = float(coll.collective_time("all-reduce", NBYTES, 28)[0])
-    placed = float(coll.for_instance(112).collective_time("all-reduce", NBYTES, 28)[0])
+    placed = float(coll.for_instance(112, 28).collective_time("all-reduce", NBYTES, 28)[0])
     assert first == pytest.approx(0.0776e-3, rel=1e-3)
     assert placed == pytest.approx(0.2845e-3, rel=1e-3)      # the slowest stage's
-    one = coll.for_instance(28)     # a whole instance's group: as before
+    one = coll.for_instance(28, 28)    # a whole instance's group: as before
     assert float(one.collective_time("all-reduce", NBYTES, 28)[0]) == first
 
 
