@@ -5,8 +5,7 @@ Every command that writes goes through this module, so the rules are the same ev
 * **Paths.** An output path must be non-empty, hold no control character (a NUL byte, a
   newline, DEL, a C1 control or a Unicode line separator) and must not be ``.``, ``..`` or end in a separator when a file is meant. The folder a file goes into must exist (netmodel never
   creates a chain of folders); an output *folder* (``--out DIR``) may be created, but its
-  parent must exist, and a new one may not be named like a file (``cmpout.csv``: one of
-  :data:`FILE_SUFFIXES`; the user meant a file, and would find a folder). A file path that is an existing folder, or a folder path that is an
+  parent must exist. A file path that is an existing folder, or a folder path that is an
   existing file, is refused, and so is a symbolic link that loops. An unwritable place is
   refused with the reason.
 * **One file** (:func:`atomic_write`) is written to a temporary file beside it and moved
