@@ -72,6 +72,7 @@ from compute.validate import ascii_digits, describe, limits
 
 __all__ = [
     "ExactFactor",
+    "RATE_RUNGS",
     "check_finite_positive",
     "check_plausible",
     "check_message_bytes",
@@ -348,8 +349,9 @@ _UNIT_WORDS = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds",
 
 
 #: The decimal rates a bandwidth is printed in, largest first (:func:`format_quantity`,
-#: :func:`format_bandwidth`; :func:`parse_bandwidth` reads each), and below them ``B/s``.
-_RATE_RUNGS = (("PB/s", 1e15), ("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3))
+#: :func:`format_bandwidth`, topology compare's rows; :func:`parse_bandwidth` reads each), and
+#: below them ``B/s``.
+RATE_RUNGS = (("PB/s", 1e15), ("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3))
 #: The units a time is printed in, largest first (:func:`format_time`), and below them ``ns``.
 _TIME_RUNGS = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6))
 
@@ -382,7 +384,7 @@ def format_quantity(value: float, unit: str) -> str:
     """
     if unit == "s":
         return format_time(value)
-    return _readable(value, _RATE_RUNGS, ("B/s", 1.0))
+    return _readable(value, RATE_RUNGS, ("B/s", 1.0))
 
 
 def _bare(typed: object) -> bool:
@@ -533,7 +535,7 @@ def format_bandwidth(b: float) -> str:
     ('1PB/s', '125kB/s')
     """
     b = float(b)
-    for unit, scale in _RATE_RUNGS:
+    for unit, scale in RATE_RUNGS:
         if abs(b) >= scale:
             text = f"{b / scale!r}".removesuffix(".0") + unit
             if parse_bandwidth(text) == b:

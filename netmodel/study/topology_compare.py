@@ -57,6 +57,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
+from compute.units import RATE_RUNGS
 from compute.validate import describe, is_whole
 from netmodel.study.fabric_ref import Fabric, resolve_fabric
 
@@ -246,19 +247,27 @@ class TopologyRow:
 #: The columns of :meth:`TopologyRow.to_dict` (its fields).
 COLUMNS = tuple(f.name for f in fields(TopologyRow))
 
-_UNITS = {"bandwidth": (("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("B/s", 1.0)),
+_UNITS = {"bandwidth": (*RATE_RUNGS, ("B/s", 1.0)),
           "usd": (("M$", 1e6), ("k$", 1e3), ("$", 1.0)),
           "watts": (("MW", 1e6), ("kW", 1e3), ("W", 1.0))}
 
 
 def row_unit(values: list, fmt: str) -> tuple[str, float, int]:
-    """``(unit, scale, decimals)`` for a row of SI values: the unit that keeps the largest
-    value at or above 1, four significant digits on it (the table's and the figure's,
-    :mod:`netmodel.study.topology_compare_plots`)."""
+    """``(unit, scale, decimals)`` for a row of SI values: the largest unit in which the
+    row's largest value reads at least 1 once rounded to four significant digits, four
+    significant digits on it (the table's and the figure's,
+    :mod:`netmodel.study.topology_compare_plots`); rates on
+    :data:`compute.units.RATE_RUNGS`, as :func:`compute.units.format_quantity` prints them.
+
+    >>> row_unit([999.96e9, 1e9], "bandwidth"), row_unit([125e3], "bandwidth")
+    (('TB/s', 1000000000000.0, 3), ('kB/s', 1000.0, 1))
+    """
     nums = [abs(v) for v in values if v is not None and math.isfinite(v)]
     top = max(nums, default=0.0)
-    unit, scale = next(((u, s) for u, s in _UNITS[fmt] if top >= s), _UNITS[fmt][-1])
-    lead = math.floor(math.log10(top / scale)) if top > 0 else 0
+    ladder = _UNITS[fmt]   # none: the last, the value under 1 of its unit
+    unit, scale = next(((u, k) for u, k in ladder if float(f"{top / k:.4g}") >= 1), ladder[-1])
+    shown = float(f"{top / scale:.4g}")
+    lead = math.floor(math.log10(shown)) if shown > 0 else 0
     return unit, scale, max(0, 3 - lead)
 
 
