@@ -71,7 +71,7 @@ from compute.outputs import atomic_write
 from compute.validate import describe, string
 from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
-from topologies.limits import MAX_DEPTH, check_size, max_file_bytes
+from topologies.limits import ENV, MAX_DEPTH, check_size, max_edges, max_file_bytes, max_nodes
 from topologies.schema import UNITS, gpu_spec_from_dict, validate
 
 __all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "json_depth", "read_fabric_bytes",
@@ -386,12 +386,21 @@ def json_depth(raw: bytes) -> int:
     >>> json_depth(b'{"a": [1, {"b": "[[[[\\\\"}], "c": "\\"{"}')
     3
     """
+    return _json_structure(raw)[0]
+
+
+def _json_structure(raw: bytes) -> tuple[int, int]:
+    """:func:`json_depth` of ``raw``, and the arrays and objects it opens (outside strings).
+
+    >>> _json_structure(b'{"a": [[], {}], "b": "[{"}')
+    (3, 4)
+    """
     import numpy as np
 
     if b"\\" in raw:   # a scan; the copies only for a text with escapes
         raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
     kept = raw.translate(None, _STRUCTURE)
-    inside, depth, deepest = 0, 0, 0   # in a string where the block begins; depth there
+    inside, depth, deepest, opens = 0, 0, 0, 0   # in a string at the block's start; depth
     for at in range(0, len(kept), _BLOCK):   # blocks: small arrays (the same peak memory)
         b = np.frombuffer(kept, dtype=np.uint8, count=min(_BLOCK, len(kept) - at), offset=at)
         quote = b == 0x22
@@ -404,7 +413,8 @@ def json_depth(raw: bytes) -> int:
             run = np.cumsum(steps, dtype=np.int64)
             deepest = max(deepest, depth + int(run.max()))
             depth += int(run[-1])
-    return deepest
+            opens += (steps.size + int(run[-1])) // 2   # +1s: (size + sum) / 2
+    return deepest, opens
 
 
 #: Bytes of brackets and quotes :func:`json_depth` reads at a time.
@@ -453,12 +463,27 @@ class _Floats(dict):
 _FLOATS = 4096
 
 
+#: Arrays and objects a fabric file may hold beyond one a node and one an edge: the
+#: document, its graph, nodes and edges, and the graph's own tables (builder args, GPU types).
+_GRAPH_CONTAINERS = 100_000
+
+
 def _loads(raw: bytes | str, where: str) -> Any:
     data = raw.encode() if isinstance(raw, str) else raw
-    depth = json_depth(data)
+    depth, opens = _json_structure(data)
     if depth > MAX_DEPTH:
         raise UserError(f"{where}: JSON nested {depth} deep; at most {MAX_DEPTH} (a fabric "
                         "needs 4)")
+    # each costs 60-250 bytes parsed, from 3 bytes of text ('[],'): under the file size limit
+    # a file of empty lists took 20 times its size (30 MB: 0.85 GB); a fabric within the
+    # node and edge limits needs one a node and an edge, so its memory bounds theirs
+    most = max_nodes() + max_edges() + _GRAPH_CONTAINERS
+    if opens > most:
+        raise UserError(f"{where}: JSON holds {opens:,} arrays and objects; a fabric within "
+                        f"the limits of {max_nodes():,} nodes and {max_edges():,} edges holds "
+                        f"at most {most:,} (one a node and an edge, {_GRAPH_CONTAINERS:,} "
+                        f"for the rest); raise {ENV['nodes']} / {ENV['edges']} if the "
+                        f"machine has the memory")
     try:
         return json.loads(data, object_pairs_hook=unique_keys, parse_float=_Floats().__getitem__)
     except FloatOverflow as exc:   # json alone read 1e400 as inf: 'got inf', never typed
