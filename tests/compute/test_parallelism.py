@@ -218,12 +218,42 @@ def test_lite_llama70b_decode_memory_bound_limit_without_kv_replication():
     assert pp.tokens_per_s_per_sm > 1.3 * tp16.tokens_per_s_per_sm
 
 
+def _llama3_70b_decode_per_sm(gpu: str, tp: int, b: int, ctx: int = 1513) -> float:
+    """Tokens/s/SM of Llama-3-70B's BF16 decode at TP ``tp``, batch ``b``, context ``ctx``
+    (the default 1513, compute.phases) on a free network, by hand: every stage the longer of
+    its math at the GPU's dense BF16 rate and its HBM traffic (its weight shard, BF16
+    activations in and out; attention the K and V of every sequence's context, read, and of
+    its new token, written); past TP 8 the 8 KV heads are copied, one a GPU."""
+    h, ffn, layers, vocab, heads, kv_heads, hd = 8192, 28672, 80, 128256, 64, 8, 128
+    g = get_gpu(gpu)
+    q, kv = heads / tp * hd, max(kv_heads / tp, 1) * hd    # a GPU's Q and K (or V) width
+
+    def stage(flops, traffic):
+        return max(flops / g.flops_bf16, 2 * traffic / g.hbm_bandwidth)   # 2 bytes each
+
+    embedding = stage(0, b * (h / tp + h))     # a row's shard read, the whole row written
+    qkv = stage(2 * b * h * (q + 2 * kv), h * (q + 2 * kv) + b * (h + q + 2 * kv))
+    attention = stage(4 * (heads / tp) * hd * b * ctx, b * (ctx * 2 * kv + 2 * q + 2 * kv))
+    out = stage(2 * b * q * h, q * h + b * (q + h))
+    up = stage(2 * b * h * 2 * ffn / tp, 2 * h * ffn / tp + b * (h + ffn / tp))
+    down = stage(2 * b * ffn / tp * h, ffn / tp * h + b * (ffn / tp + h))
+    head = stage(2 * b * h * vocab / tp, h * vocab / tp + b * (h + vocab / tp))
+    latency = embedding + layers * (qkv + attention + out + up + down) + head
+    return b / latency / (tp * g.sms)
+
+
 def test_default_context_lite_recovers_most_of_the_h100_with_dp_attention():
     h100 = search("Llama-3-70B", "H100-SXM", "decode", comm=FREE).best
     plain = search("Llama-3-70B", "Lite", "decode", comm=FREE).best
     dp = search("Llama-3-70B", "Lite", "decode", comm=FREE, attention_dp=True).best
     assert (plain.tp, plain.batch) == (16, 165)
-    assert plain.tokens_per_s_per_sm / h100.tokens_per_s_per_sm == pytest.approx(0.497, abs=0.005)
+    # plain TP 16 reaches about half the H100's tokens/s/SM (0.497 when written; h363: was
+    # a pin of it): each the hand-derived figure at the configuration the search chose
+    assert plain.tokens_per_s_per_sm == pytest.approx(
+        _llama3_70b_decode_per_sm("Lite", 16, 165), rel=1e-9)
+    assert h100.tokens_per_s_per_sm == pytest.approx(
+        _llama3_70b_decode_per_sm("H100-SXM", h100.tp, h100.batch), rel=1e-9)
+    assert plain.tokens_per_s_per_sm < 0.55 * h100.tokens_per_s_per_sm
     assert dp.tokens_per_s_per_sm / h100.tokens_per_s_per_sm > 0.9
     assert kv_copies(get_model("Llama-3-70B"), P(dp.tp, attention_dp=dp.attention_dp)) == 1.0
 

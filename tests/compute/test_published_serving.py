@@ -234,10 +234,10 @@ def _llama2_70b_fp8_tokens_per_s(hbm: float, tp: int, b: int, prompt: int, out: 
     bytes/s) at TP ``tp``, by hand: ``b`` prompts of ``prompt`` tokens at once, then ``out``
     decode steps at the mean context ``prompt + out // 2``. Each stage takes the longer of
     its math and its memory traffic (its weight shard, its activations in and out; the
-    embedding reads an FP8 row and writes BF16), the embedding and each layer's two
-    all-reduces of the BF16 activations on the default ring (2 (p - 1) x 1.9 us + 2 (p - 1)
-    / p x n over 450 GB/s x 0.92, compute.comm.RingAlphaBeta), the LM head's all-gather of
-    the logits behind its math or read."""
+    embedding reads its shard of an FP8 row and writes the row in BF16), the embedding and
+    each layer's two all-reduces of the BF16 activations on the default ring (2 (p - 1) x
+    1.9 us + 2 (p - 1) / p x n over 450 GB/s x 0.92, compute.comm.RingAlphaBeta), the LM
+    head's all-gather of the logits behind its math or read."""
     h, kv, ffn, layers, vocab, heads, hd = 8192, 8 * 128, 28672, 80, 32000, 64, 128
     fp8, bf16 = 1978.9e12, 989.4e12
 
@@ -256,7 +256,7 @@ def _llama2_70b_fp8_tokens_per_s(hbm: float, tp: int, b: int, prompt: int, out: 
                  / hbm)
         layer = qkv + attn + gemm_split_in(t, h, h) + up + gemm_split_in(t, ffn, h) \
             + 2 * ring(t * h * 2, 2)
-        embedding = max(t * h * 3 / hbm, ring(t * h * 2, 2))
+        embedding = max(t * (h / tp + h * 2) / hbm, ring(t * h * 2, 2))
         head = max(2 * b * h * vocab / tp / fp8, (h * vocab / tp + b * (h + vocab / tp) * 2)
                    / hbm, ring(b * vocab * 2, 1))   # the last token a sequence
         return embedding + layers * layer + head
