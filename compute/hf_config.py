@@ -721,7 +721,8 @@ def hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
         entry.update(kv_lora_rank=c.count("kv_lora_rank", minimum=1),
                      q_lora_rank=c.count("q_lora_rank", default=0),
                      qk_rope_head_dim=rope, head_dim=nope + rope, kv_heads=heads,
-                     v_head_dim=c.count("v_head_dim", default=0))
+                     # absent: head_dim's; 0 is no width (the model file's 'as head_dim')
+                     v_head_dim=c.count("v_head_dim", default=0, minimum=1))
     elif c.has("head_dim"):
         entry["head_dim"] = c.count("head_dim")
 
