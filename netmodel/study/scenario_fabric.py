@@ -26,7 +26,7 @@ from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.scenarios import Scenario, fabric_error, get_scenario
 
 if TYPE_CHECKING:
-    from collections.abc import Hashable, Iterable, Sequence
+    from collections.abc import Hashable, Iterable, Iterator, Sequence
 
     from netmodel.collectives.calibration import Calibration
     from netmodel.collectives.model import FabricCostModel
@@ -96,24 +96,30 @@ def ocs_ports(graph: nx.Graph, gpus: Iterable[Hashable]) -> int:
 
 
 def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
-                    ports: int) -> list[list[tuple]]:
+                    ports: int) -> Iterator[list[tuple]]:
     """The circuit pairs to try, most parallel copies first, for setting ``circuits``
     (``"torus"`` or a ring) among the GPUs of every group of ``groups`` (one size) with
     ``ports`` optical ports a GPU (:func:`instance_graph`): a torus of ports/4 copies where
     the size has a 2D factorisation and ports >= 4, else a ring of ports/2 (ports for a
-    pair), down to one copy."""
+    pair), down to one copy. Each option is made when the one before it has failed, not
+    all at once (every copy count's pairs: ports x ports / 2 pairs a group, 4.3 GB for
+    pairs of GPUs of 4,096 ports).
+
+    >>> [len(o) for o in circuit_options("ring", [["a", "b", "c", "d"]], 4)]
+    [8, 4]
+    """
     from topologies.optical import circuits_for
 
     size = len(groups[0])
     sides = torus_sides(size)
     if circuits == "torus" and sides and ports >= 4:
         shape = f"torus:{sides[0]}x{sides[1]}"
-        return [[p for gr in groups for p in circuits_for(shape, list(gr)) * r]
-                for r in range(ports // 4, 0, -1)]
+        tori = [circuits_for(shape, list(gr)) for gr in groups]
+        return ([p for torus in tori for p in torus * r] for r in range(ports // 4, 0, -1))
     rings = [circuits_for("ring", list(gr)) if size > 2 else [tuple(gr)] for gr in groups]
     per_pair = ports if size == 2 else ports // 2
-    return [[p for ring in rings for p in ring for _ in range(r)]
-            for r in range(max(per_pair, 1), 0, -1)]
+    return ([p for ring in rings for p in ring for _ in range(r)]
+            for r in range(max(per_pair, 1), 0, -1))
 
 
 def torus_sides(n: int) -> tuple[int, int] | None:
