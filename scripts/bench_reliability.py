@@ -15,7 +15,10 @@ resident set, VmHWM):
   (131,072) without ``--quick``;
 * static blast radius of an OCS fabric of huge port counts (Llama-3-8B): 16 GPUs each
   wired to every one of 2,048 OCS, and 4,096 without ``--quick`` (each spare site on
-  every OCS: work per failure that grew with the ports).
+  every OCS: work per failure that grew with the ports);
+* the instance graphs of lite-ocs with 1,024, 2,048 and 4,096 ports a Lite (its 128
+  Lites; 4,096 without ``--quick``): every instance size's circuits set, as ``compare``
+  and the fabric search set them (``scenario_fabric.instance_graph``).
 
 Wall times count while other processes share the cores; the CPU time of the case is
 printed beside them.
@@ -100,6 +103,25 @@ print(json.dumps(out))
 """
 
 
+#: The instance graphs of lite-ocs with ``ports`` ports a Lite, every size of 2 to 128.
+_INSTANCE_CHILD = """
+import json, time
+from dataclasses import replace
+from netmodel.study.scenario_fabric import build_fabric, instance_graph
+from netmodel.study.scenarios import get_scenario
+
+s = get_scenario("lite-ocs")
+s = replace(s, fabric={{**s.fabric, "ports": {ports}}})
+t0, c0 = time.perf_counter(), time.process_time()
+g = build_fabric(s)
+t1 = time.perf_counter()
+edges = sum(instance_graph(s, g, size).number_of_edges() for size in (2, 4, 8, 16, 32, 64, 128))
+t2, c2 = time.perf_counter(), time.process_time()
+print(json.dumps({{"build": t1 - t0, "seconds": t2 - t1, "cpu": c2 - c0, "edges": edges,
+                  "rss_gb": peak_rss_gb()}}))
+"""
+
+
 def _run(what, scenario, gpus, *, spares="0", placement="pod", trials=1000,
          model="Llama-3-70B") -> dict:
     code = _CHILD.format(root=str(ROOT), what=what, scenario=scenario, gpus=gpus,
@@ -158,6 +180,19 @@ def main(argv: list[str] | None = None) -> None:
               f"Llama-3-8B): {r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); "
               f"{r['components']:,} components in {r['symmetry']} symmetry classes, TP "
               f"{r['tp']}; fabric search {r['build']:.2f} s; peak RSS {r['rss_gb']:.2f} GB")
+    # h362: every copy count's circuit pairs were made before the first was tried (ports
+    # x ports / 2 pairs an instance of 2). This case, 1,024 / 2,048 / 4,096 ports, 2
+    # shared cores (load ~5): 13.1 / 33.4 / 128.2 s (CPU 4.5 / 13.6 / 54.8 s), peak RSS
+    # 0.38 / 1.28 / 4.68 GB -> 4.8 / 11.6 / 23.5 s (CPU 2.4 / 5.0 / 10.1 s), 0.11 / 0.18
+    # / 0.29 GB. What is left is topologies.optical.realize, ~1.5 s a call at 4,096 ports
+    # (the fabric validated again each call, its fibres listed each call, every pair
+    # checked one by one).
+    for ports in (1024, 2048) if quick else (1024, 2048, 4096):
+        r = run_child(IMPORT_LINE + _INSTANCE_CHILD.format(ports=ports), cwd=ROOT)
+        print(f"instance graphs of lite-ocs, {ports:,} ports a Lite, sizes 2-128: "
+              f"{r['seconds']:.2f} s (CPU {r['cpu']:.2f} s with the build of "
+              f"{r['build']:.2f} s); {r['edges']:,} circuit edges; peak RSS "
+              f"{r['rss_gb']:.2f} GB")
     for spares, placement in (("2%", "pod"), ("2%", "global"), ("0", "pod")):
         r = _run("availability", "lite-flat", 16384, spares=spares, placement=placement)
         print(f"availability lite-flat 16,384 GPUs x 1 y x 1,000 trials, spares {spares} "
