@@ -16,8 +16,12 @@ Every command that writes goes through this module, so the rules are the same ev
   elsewhere two renames, the old folder kept until the new one is in place). A folder that
   holds the output of an earlier run is therefore replaced whole: old or new, never mixed,
   even if the process is killed at any instant. To protect a user's own files, an output
-  folder must be new, empty, or an earlier netmodel output (it holds :data:`MANIFEST`).
-  Staging and retired folders left by a killed run are removed by the next run.
+  folder must be new, empty, or an earlier netmodel output that holds only :data:`MANIFEST`
+  and the files it lists: any other file in it (an input such as the scenario file being
+  read, or notes of one's own) is named and the run refused, the folder untouched. A new
+  output folder named like a file (ending in one of :data:`FILE_SUFFIXES`) is refused: a
+  file was meant. Staging and retired folders left by
+  a killed run are removed by the next run.
 * **Permissions**: every file gets ``0666 & ~umask``, as ``open()`` would give it.
 
 >>> import tempfile, os
