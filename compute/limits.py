@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 
 from compute.errors import UserError
-from compute.validate import ascii_digits
+from compute.validate import read_number
 
 __all__ = ["check", "setting"]
 
@@ -29,12 +29,11 @@ def setting(env: str, default: int) -> int:
     text = os.environ.get(env)
     if text is None or not text.strip():
         return default
-    ascii_digits(f"environment variable {env}", text)
-    try:
-        value = int(text.strip().replace("_", ""))
-    except ValueError:
-        value = 0
-    if value <= 0 or len(text) > 30:
+    value = read_number(f"environment variable {env}", text, whole=True) if len(text) <= 30 \
+        else None   # the one number grammar: '1_000' refused, '1e6' read
+    if value is not None and value > 10**30:   # as the 30 digits typed at most
+        value = None
+    if value is None or value <= 0:
         raise UserError(f"environment variable {env}={text[:40]!r} must be a whole number > 0")
     return value
 

@@ -507,10 +507,8 @@ def _cell(where: str, key: str, text: str):
         return None
     if key in ("model", "gpu", "phase", "source", "note"):
         return text
-    validate.ascii_digits(f"{where}: {key}", text)
-    try:
-        v = float(text)
-    except ValueError:
+    v = validate.read_number(f"{where}: {key}", text)   # the one number grammar
+    if v is None:
         kind = "a number" if key in ("latency_s", "expert_skew") else "a number (a whole " \
             "number >= 1)"
         raise UserError(f"{where}: {key} must be {kind}, got {validate.describe(text)}") \

@@ -37,6 +37,19 @@ The unit rules (one place; docs/units-and-errors.md repeats them):
   (a fullwidth ``１００GB/s``, an Arabic-Indic ``١٠٠GB/s``), refused in one line naming the value
   and the digit, here and in every other parser of numbers from text
   (:func:`compute.validate.ascii_digits`).
+* One grammar for every number typed (an option, a spec's ``key=value``, a scenario's or a
+  sweep's string value, ``LO:HI:N``, an environment variable, a CSV cell;
+  :data:`compute.validate.NUMBER_PATTERN`, read by :func:`compute.validate.read_number` and
+  :func:`split_number`): ASCII digits with an optional sign (``+16`` is 16; ``-1`` is a number
+  that a range refuses with its usual message), an optional fraction (``.5``, ``5.``) and an
+  optional exponent (``1e3``). A whole number may be written so only where its value is whole
+  (``1e3`` and ``16.0`` are 1000 and 16; ``1.5`` and ``1e-3`` are refused, as is a float that
+  rounds to one: ``2.0000000000000001``). Digits grouped by ``_`` are refused in one line
+  naming the value and its spelling without them (``write 1000MiB, not 1_000MiB``), and a
+  space inside a number likewise (``1 000MiB``), everywhere: Python's ``int``/``float`` read
+  ``1_000`` while the number-then-unit reader stopped at the ``_``. ``--cluster-gpus`` also
+  takes thousands grouped by commas (``131,072``). Files keep their format's own numbers: TOML
+  and JSON literals, GraphML's ``attr.type`` values (read as networkx reads them).
 
 >>> parse_bytes("64MiB")
 67108864.0
@@ -68,7 +81,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from compute.errors import UserError
-from compute.validate import ascii_digits, describe, limits
+from compute.validate import NUMBER_PATTERN, NUMBER_RULE, describe, limits, number_text, read_number
 
 __all__ = [
     "ExactFactor",
@@ -109,7 +122,7 @@ _BANDWIDTH_UNITS = {
     "bps": 1 / 8, "Kbps": 1e3 / 8, "kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8,
     "Tbps": 1e12 / 8,
 }
-_NUMBER = re.compile(r"^\s*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|[-+]?nan|[-+]?inf)"
+_NUMBER = re.compile(rf"^\s*({NUMBER_PATTERN}|[-+]?nan|[-+]?inf)"
                      r"\s*(\S*)\s*$",
                      re.IGNORECASE)
 
@@ -201,7 +214,8 @@ def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) 
     """
     rule = ">= 0" if allow_zero else "> 0"
     if isinstance(value, str):
-        ascii_digits(name, value)
+        if read_number(name, value) is None:   # the one grammar: no '1_0', no ' 1 0 '
+            raise UserError(f"{name} must be a finite number {rule}, got {describe(value)}")
     if isinstance(value, bool):
         raise UserError(f"{name} must be a finite number {rule}, got {value!r}")
     try:
@@ -224,7 +238,9 @@ def split_number(text: str, what: str) -> tuple[str, str] | None:
     >>> split_number("1.5 GiB", "size"), split_number("90min", "t"), split_number("x", "t")
     (('1.5', 'GiB'), ('90', 'min'), None)
     """
-    m = _NUMBER.match(ascii_digits(what, text))
+    m = _NUMBER.match(number_text(what, text))
+    if m is not None and m.group(2)[:1] in (*"0123456789", ".", "+", "-"):
+        raise UserError(f"{what} {describe(text)} has a space inside its number ({NUMBER_RULE})")
     return None if m is None else (m.group(1), m.group(2))
 
 
@@ -288,9 +304,9 @@ def parse_bytes(text: str | float, what: str = "size") -> float:
     binary) or a number: a whole number of bytes >= 1 (bits and fractions of a byte are
     refused; see the module docstring for the unit rules)."""
     if isinstance(text, str):
-        m = _NUMBER.match(ascii_digits(what, text))
-        if m and m.group(2) in _BIT_UNITS:
-            raise UserError(f"{what} {describe(text)} is in bits ({m.group(2)}); a size is in bytes: "
+        m = split_number(text, what)
+        if m and m[1] in _BIT_UNITS:
+            raise UserError(f"{what} {describe(text)} is in bits ({m[1]}); a size is in bytes: "
                             f"write B (8b = 1B)")
     value = parse_quantity(text, _BYTE_UNITS, what)
     if value < 1:
@@ -645,10 +661,10 @@ def parse_in_unit(text: str, unit: str, what: str, example: str = "") -> float:
     compute.errors.UserError: cost.electricity_price value '700W' is not a number in a unit of USD/kWh (the unit of its data row): 'W' is not one; write e.g. 0.0826USD/kWh, or a bare number in USD/J (SI); allowed units: USD/kWh, USD/MWh, USD/J, $/kWh, $/MWh, $/J
     """
     si, units = ROW_UNIT_INPUTS[unit]
-    m = _NUMBER.match(ascii_digits(what, str(text)))
+    m = split_number(str(text), what)
     if not m:
         return parse_quantity(text, units, what, allow_zero=True)  # 'is not a number ...'
-    number, suffix = m.groups()
+    number, suffix = m
     if suffix not in units:
         named = [u for u in units if u]
         shown = ", ".join(named[:8]) + (f", ... ({len(named)} in all)" if len(named) > 8 else "")

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import re
 import tomllib
 import unicodedata
 from collections.abc import Collection
@@ -37,7 +38,7 @@ from typing import Literal, overload
 
 from compute.errors import UserError, known, one_line
 
-__all__ = ["Range", "ascii_digits", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
+__all__ = ["NUMBER_PATTERN", "NUMBER_RULE", "Range", "ascii_digits", "number_text", "read_number", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "string", "table"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -149,6 +150,80 @@ def ascii_digits(what: str, text: str) -> str:
                             f"({unicodedata.name(c, f'U+{ord(c):04X}')}); a number is written "
                             f"with the ASCII digits 0-9")
     return text
+
+
+#: The grammar of a number typed by a person (an option, a spec's ``key=value``, a scenario's
+#: or a sweep's string, an environment variable, a CSV cell, a fabric file's string value):
+#: ASCII digits with an optional sign, an optional fraction (``.5``, ``5.``) and an optional
+#: exponent (``1e3``). The one grammar: :func:`read_number` reads it, and
+#: :func:`compute.units.split_number` reads it before a unit.
+NUMBER_PATTERN = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
+_NUMBER_TEXT = re.compile(NUMBER_PATTERN)
+
+#: The grammar in words, for refusals.
+NUMBER_RULE = ("a number is ASCII digits 0-9 with an optional sign, fraction and exponent "
+               "(16, +16, -0.5, .5, 1e3), no '_' and no spaces inside")
+
+_UNDERSCORE = re.compile(r"[0-9.]_|_[0-9.]")
+
+
+def number_text(what: str, text: str) -> str:
+    """``text`` if its digits are ASCII (:func:`ascii_digits`) and no ``_`` groups them;
+    else a :class:`UserError` naming ``what`` and the value. Python's ``int`` and ``float``
+    read ``'1_000'`` as 1000 and the number-then-unit reader stopped at the ``_`` (``'1_000MiB'``
+    had an unknown unit ``'_000MiB'``): a number is written without separators everywhere.
+
+    >>> number_text("size", "64MiB")
+    '64MiB'
+    >>> number_text("--batch", "1_000")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --batch '1_000' groups its digits with '_'; write 1000, not 1_000 (a number is ASCII digits 0-9 with an optional sign, fraction and exponent (16, +16, -0.5, .5, 1e3), no '_' and no spaces inside)
+    """
+    ascii_digits(what, text)
+    if "_" in text and _UNDERSCORE.search(text):
+        raise UserError(f"{what} {describe(text)} groups its digits with '_'; write "
+                        f"{one_line(text.replace('_', ''))[:40]}, not {one_line(text)[:40]} "
+                        f"({NUMBER_RULE})")
+    return text
+
+
+#: Most digits a whole number typed may have (Python's int() refuses past 4,300).
+_MOST_DIGITS = 4300
+
+
+@overload
+def read_number(what: str, text: str, *, whole: Literal[True]) -> int | None: ...
+@overload
+def read_number(what: str, text: str, *, whole: Literal[False] = ...) -> float | None: ...
+def read_number(what: str, text: str, *, whole: bool = False) -> int | float | None:
+    """The number ``text`` spells by :data:`NUMBER_PATTERN` (spaces around it taken), a
+    float, or with ``whole`` an int (``'1e3'`` and ``'16.0'`` are whole, ``'1.5'`` and
+    ``'1e-3'`` are not); None where ``text`` is not such a number (the caller refuses it
+    with its own range: ``'abc'``, ``'1 000'``, a whole parser's ``'1.5'``, ``'inf'`` or
+    one of more than 4,300 digits, int()'s limit). The words ``nan`` and ``inf`` are floats
+    (as :func:`compute.units.split_number` reads them), for the caller's range to refuse. A digit other than ASCII 0-9 and digits grouped by ``'_'`` are refused here
+    (:func:`number_text`). The one reader of numbers typed without a unit: the CLI's
+    options, spec values, environment variables, CSV cells, sweep values.
+
+    >>> read_number("n", "+16", whole=True), read_number("n", "1e1", whole=True), read_number("n", "1.5", whole=True)
+    (16, 10, None)
+    >>> read_number("x", ".5"), read_number("x", "5."), read_number("x", " -2e-1 "), read_number("x", "1e")
+    (0.5, 5.0, -0.2, None)
+    """
+    from decimal import Decimal
+
+    s = number_text(what, text).strip()
+    if not whole and s.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        return float(s)   # not a number to any range: the caller's check names it
+    if not _NUMBER_TEXT.fullmatch(s):
+        return None
+    if not whole:
+        return float(s)
+    d = Decimal(s)
+    if (d and d.adjusted() >= _MOST_DIGITS) or d != d.to_integral_value():
+        return None
+    return int(d)
 
 
 def _kind(value: object) -> str:

@@ -41,14 +41,13 @@ def jobs() -> int:
     """
     text = os.environ.get("NETMODEL_JOBS", "").strip()
     if text:
-        from compute.validate import ascii_digits, describe
+        from compute.validate import describe, read_number
 
-        ascii_digits("NETMODEL_JOBS", text)
-        # isdecimal, not isdigit: int() refuses '²'; a whole number of 5,000 digits too
-        if not text.isdecimal() or len(text) > 6 or int(text) < 1:
+        n = read_number("NETMODEL_JOBS", text, whole=True) if len(text) <= 30 else None
+        if n is None or not 1 <= n <= 999_999:   # the one number grammar ('1_0' refused)
             raise UserError(f"NETMODEL_JOBS={describe(text)} must be a whole number from 1 "
                             "to 999,999")
-        return int(text)
+        return n
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux

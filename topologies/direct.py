@@ -19,7 +19,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
-from compute.validate import ascii_digits, describe
+from compute.validate import describe, number_text, read_number
 from topologies.common import (
     GROUP_LENGTH,
     SCALEUP_LENGTH,
@@ -149,10 +149,9 @@ def parse_dims(dims: object) -> tuple[int, ...]:
     ((4, 2), (2, 2, 2))
     """
     if isinstance(dims, str):
-        ascii_digits("dims", dims)
-        try:
-            sides = tuple(int(s) for s in dims.lower().split("x"))
-        except ValueError:
+        sides = tuple(read_number("dims", s, whole=True)
+                      for s in number_text("dims", dims).lower().split("x"))
+        if None in sides:   # the one number grammar: '4x4', not '4_0x4'
             raise UserError(f"dims {dims[:40]!r} must be sides joined by 'x', e.g. "
                             "'4x4x4'") from None
     elif isinstance(dims, tuple | list):

@@ -36,7 +36,7 @@ import os
 from collections.abc import Iterator
 
 from compute.errors import UserError
-from compute.validate import ascii_digits
+from compute.validate import read_number
 
 __all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "MAX_TIER", "PHYSICAL_MAX",
            "PHYSICAL_MIN", "capped", "check_size", "max_edges", "max_file_bytes", "max_nodes"]
@@ -81,12 +81,11 @@ def _limit(key: str) -> int:
     text = os.environ.get(name)
     if text is None or not text.strip():
         return DEFAULTS[key]
-    ascii_digits(f"environment variable {name}", text)
-    try:
-        value = int(text.strip().replace("_", ""))
-    except ValueError:
-        value = 0
-    if value < 1 or len(text) > 30:
+    value = read_number(f"environment variable {name}", text, whole=True) if len(text) <= 30 \
+        else None   # the one number grammar: '1_000' refused, '1e6' read
+    if value is not None and value > 10**30:   # as the 30 digits typed at most
+        value = None
+    if value is None or value < 1:
         raise UserError(f"environment variable {name}={text[:40]!r} must be a whole number "
                         f">= 1 (default {DEFAULTS[key]:,})")
     return value

@@ -21,7 +21,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
-from compute.validate import MAX_TEXT_LENGTH, ascii_digits, describe
+from compute.validate import MAX_TEXT_LENGTH, describe, number_text, read_number
 from topologies.common import (
     OCS_LATENCY,
     OCS_LENGTH,
@@ -172,13 +172,13 @@ def circuits_for(logical: Logical, members: Sequence[Hashable]) -> list[tuple[Ha
                 pair = (members[int(u[3:])], members[int(v[3:])])
                 pairs += [pair] * d.get("links", 1)
             return pairs
-        ascii_digits("logical topology", logical)   # int() reads '٠-١' as 0-1
-        try:
-            logical = [tuple(int(x) for x in item.split("-")) for item in text.split(";")]
-        except ValueError:
+        read = [tuple(read_number("logical topology", x, whole=True) for x in item.split("-"))
+                for item in number_text("logical topology", text).split(";")]   # one grammar
+        if any(None in pair for pair in read):
             raise UserError(f"logical topology {logical[:40]!r} is not one of 'ring', "
                             "'full-mesh', 'torus:AxB[xC]' or a circuit list like "
-                            "'0-1;1-2'") from None
+                            "'0-1;1-2'")
+        logical = read
     if not isinstance(logical, list | tuple):
         raise UserError(f"logical topology must be a string or a list of GPU pairs, got "
                         f"{describe(logical)}")

@@ -60,7 +60,7 @@ import networkx as nx
 from compute.errors import UserError, find_name, known
 from compute.hardware import GpuSpec, catalog, get_gpu, unknown_gpu
 from compute.units import format_bandwidth, parse_bandwidth, parse_time
-from compute.validate import ascii_digits, describe
+from compute.validate import describe, read_number
 from topologies.limits import MAX_DEPTH
 from topologies.schema import check_graph, edge_count, validate
 
@@ -487,18 +487,15 @@ def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter)
         if low in ("false", "no", "0", "off"):
             return False
         raise UserError(f"{what} must be true or false, got {describe(text)}")
-    if base is int:
-        ascii_digits(what, text)
-        try:
-            return int(text)
-        except ValueError:
-            raise UserError(f"{what} must be an integer, got {describe(text)}") from None
+    if base is int:   # the one number grammar: '+16', '1e1' are whole; '1_6', '1.5' are not
+        whole = read_number(what, text, whole=True)
+        if whole is None:
+            raise UserError(f"{what} must be an integer, got {describe(text)}")
+        return whole
     if base is float:
-        ascii_digits(what, text)
-        try:
-            value = float(text)
-        except ValueError:
-            raise UserError(f"{what} must be a number, got {describe(text)}") from None
+        value = read_number(what, text)
+        if value is None:
+            raise UserError(f"{what} must be a number, got {describe(text)}")
         return 0.0 if value == 0 else value   # a typed -0 is zero, as every number read
     return text
 

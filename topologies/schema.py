@@ -88,7 +88,7 @@ from compute.hardware import (
     catalog,
     spec_ranges,
 )
-from compute.validate import MAX_TEXT_LENGTH, ascii_digits, describe, is_whole, number
+from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number, number_text, read_number
 from topologies.limits import MAX_RADIX, MAX_TIER
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
@@ -648,10 +648,10 @@ def _check_dims(graph: nx.Graph, gpus: list) -> None:
     torus algorithm reads the shape from ``dims``; a ring labelled ``2x2`` would be
     costed as a torus it is not)."""
     dims = graph.graph["dims"]
-    ascii_digits("invalid fabric graph: graph attribute 'dims'", dims)   # int() reads '٢x٢'
-    try:
-        sides = [int(x) for x in dims.lower().split("x")]
-    except ValueError:
+    sides = [read_number("invalid fabric graph: graph attribute 'dims'", x, whole=True)
+             for x in number_text("invalid fabric graph: graph attribute 'dims'", dims)
+             .lower().split("x")]   # the one number grammar ('٢x٢', '1_0x2')
+    if None in sides:
         sides = []
     if not 1 <= len(sides) <= 3 or min(sides) < 2:
         _bad(f"graph attribute 'dims' must be 1 to 3 torus sides >= 2 joined by 'x' (e.g. "

@@ -197,16 +197,19 @@ def _refuse_algorithms(text, algorithm, whose):
 
 
 def _parse_group(text):
+    import re
+
     from compute.errors import UserError
-    from compute.validate import MAX_WHOLE, ascii_digits, describe
+    from compute.validate import MAX_WHOLE, NUMBER_PATTERN, describe, read_number
 
     text = text.strip()
-    # isdecimal, not isdigit: int() refuses '²', which isdigit takes; a size is in ASCII
-    # digits (a GPU node's name may hold any)
-    if text.lstrip("+-").isdecimal():
-        ascii_digits("--group", text)
-        if text.isdecimal() and len(text) <= 10 and 1 <= int(text) <= MAX_WHOLE:
-            return int(text)
+    # a size is a number by the one grammar ('16', '+16', '1e1'; '1_6' and another
+    # script's digits refused); isdecimal, not isdigit: int() refuses '²', which isdigit
+    # takes (a GPU node's name may hold any digit, and '_' where it is no number)
+    if text.lstrip("+-").isdecimal() or re.fullmatch(NUMBER_PATTERN, re.sub(r"[_\s]", "", text)):
+        size = read_number("--group", text, whole=True)
+        if size is not None and 1 <= size <= MAX_WHOLE:
+            return size
         raise UserError(f"--group {describe(text)} must be a size >= 1 (at most "
                         f"{MAX_WHOLE:,}) or GPU nodes (gpu0,gpu1)")
     return _items(text, "--group", "a size (8) or GPU nodes (gpu0,gpu1)")
@@ -660,7 +663,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     from compute.comm import check_op
     from compute.errors import UserError
     from compute.units import parse_size_range
-    from compute.validate import ascii_digits
+    from compute.validate import number_text, read_number
     from netmodel.collectives.algorithms import ALGORITHMS
     from netmodel.collectives.cost_table import (
         cost_rows,
@@ -673,11 +676,10 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
 
     ops = [check_op(o) for o in _items(ops_text, "--ops", "all-reduce,all-gather")]
     group_items = _items(groups_text, "--groups", "2,4,8")
-    ascii_digits("--groups", groups_text)   # int() reads '٤' as 4
-    try:
-        groups = [int(g) for g in group_items]
-    except ValueError:
-        raise UserError(f"--groups {groups_text!r} must be comma-separated integers") from None
+    number_text("--groups", groups_text)   # a refusal names all of it
+    groups = [read_number("--groups", g, whole=True) for g in group_items]   # one grammar
+    if None in groups:
+        raise UserError(f"--groups {groups_text!r} must be comma-separated integers")
     _check_seed(seed)
     if max_rows < 1:
         raise UserError(f"--max-rows must be >= 1, got {max_rows}")

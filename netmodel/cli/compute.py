@@ -57,12 +57,10 @@ def _pp_rule() -> str:
 
 def _fraction(what: str, text, *, upper_open: bool = False) -> float:
     from compute.errors import UserError
-    from compute.validate import ascii_digits
+    from compute.validate import read_number
 
-    ascii_digits(what, str(text))
-    try:
-        v = float(str(text).strip())
-    except ValueError:
+    v = read_number(what, str(text))   # the one number grammar ('0_5e-1' refused)
+    if v is None:
         v = float("nan")
     ok = (0 <= v < 1) if upper_open else (0 < v <= 1)
     if not ok:
@@ -328,11 +326,11 @@ def _skew(text) -> float:
     from compute.errors import UserError
     from compute.parallel import MAX_EXPERT_SKEW
     from compute.roofline import check_skew
-    from compute.validate import ascii_digits
+    from compute.validate import read_number
 
-    ascii_digits("--expert-skew", str(text))
+    v = read_number("--expert-skew", str(text))   # the one number grammar
     try:
-        return check_skew(float(str(text).strip()))
+        return check_skew(float("nan") if v is None else v)
     except (ValueError, UserError):
         raise UserError(f"--expert-skew must be a number from 1 (uniform routing) to "
                         f"{MAX_EXPERT_SKEW:,.0f}, got {text!r}") from None

@@ -40,13 +40,16 @@ def _qty(text, units, what, *, allow_zero=False):
 
 def _sms(text):
     from compute.errors import UserError
-    from compute.validate import ascii_digits
+    from compute.validate import number_text, read_number
 
-    ascii_digits("--sms", str(text))
-    parts = str(text).split("/")
+    parts = number_text("--sms", str(text)).split("/")   # a refusal names all of it
     try:
-        n, k = (int(p.strip()) for p in parts)
-    except ValueError:
+        n, k = (read_number("--sms", p, whole=True) for p in parts)   # the one grammar
+        if n is None or k is None:
+            raise ValueError
+    except ValueError as exc:
+        if isinstance(exc, UserError):
+            raise
         raise UserError(f"--sms {text!r} must be PHYSICAL/ENABLED, e.g. 144/132") from None
     if not 1 <= k <= n:
         raise UserError(f"--sms {text!r}: need 1 <= enabled <= physical")

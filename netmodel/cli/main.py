@@ -535,10 +535,15 @@ class AsciiNumber(click.ParamType):
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
-        if isinstance(value, str) and not value.isascii():
-            from compute.validate import ascii_digits
+        if isinstance(value, str):   # the one number grammar: '+8' and '1e1' read, '1_0' not
+            from compute.validate import NUMBER_RULE, read_number
 
-            ascii_digits(param.opts[0] if param is not None else "value", value)
+            whole = self.base is click.INT
+            v = read_number(param.opts[0] if param is not None else "value", value, whole=whole)
+            if v is None:
+                self.fail(f"{value!r} is not a valid {'integer' if whole else 'number'} "
+                          f"({NUMBER_RULE})", param, ctx)
+            return v
         return self.base.convert(value, param, ctx)
 
 

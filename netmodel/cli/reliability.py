@@ -70,12 +70,11 @@ def _per_hour(text: str, what: str) -> float:
     import math
 
     from compute.errors import UserError
-    from compute.validate import ascii_digits
+    from compute.validate import number_text, read_number
 
-    body = ascii_digits(what, text)[:-2] if text.endswith("/h") else ascii_digits(what, text)
-    try:
-        v = float(body)
-    except ValueError:
+    number_text(what, text)   # a refusal names all of it
+    v = read_number(what, text[:-2] if text.endswith("/h") else text)   # the one grammar
+    if v is None:
         raise UserError(f"{what} {text!r} must be failures per part per hour, e.g. 2e-5 or "
                         f"2e-5/h") from None
     if not math.isfinite(v) or v < 0:
@@ -173,23 +172,24 @@ def _gpus(text, scenario: str | Scenario = "NAME"):
     import re
 
     from compute.errors import UserError
-    from compute.validate import ascii_digits
+    from compute.validate import read_number
 
     flag = "--cluster-gpus"
     if text is None:
         return None
     t = str(text).strip()
-    # thousands grouped by commas (131,072) or underscores; '3,2' read as 32 before
-    ascii_digits(flag, t)
-    if not re.fullmatch(r"[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+(?:_[0-9]+)*", t):
+    # a whole number by the one grammar, or thousands grouped by commas (131,072; '3,2'
+    # read as 32 before); '_' is refused as everywhere (read_number)
+    grouped = re.fullmatch(r"[0-9]{1,3}(?:,[0-9]{3})+", t)
+    n = int(t.replace(",", "")) if grouped else read_number(flag, t, whole=True)
+    if n is None or n < 0:
         raise UserError(f"{flag} {shown_text(text)} must be a whole number of GPUs (digits, "
-                        f"thousands grouped by commas or underscores: 131,072)"
+                        f"thousands grouped by commas: 131,072)"
                         + _gpu_name_hint(t, scenario))
-    digits = t.replace(",", "").replace("_", "")
+    digits = str(n)
     from netmodel.study.reliability_fabric import MAX_GPUS
 
-    # int() refuses past 4,300 digits with Python's advice; past MAX_GPUS the library's
-    # refusal named its parameter (gpus), not this option
+    # past MAX_GPUS the library's refusal named its parameter (gpus), not this option
     if len(digits.lstrip("0")) > 18 or int(digits) > MAX_GPUS:
         raise UserError(f"{flag} {shown_text(text)} exceeds the largest cluster modelled "
                         f"({MAX_GPUS:,} GPUs)")
@@ -408,13 +408,11 @@ def _report(result, files, out_dir: str | None, no_plot: bool, as_json: bool,
 
 def _seed(text) -> int:
     from compute.errors import UserError
-    from compute.validate import ascii_digits
+    from compute.validate import read_number
 
-    ascii_digits("--seed", str(text))
-    try:
-        v = int(str(text))
-    except ValueError:
-        raise UserError(f"--seed {text!r} must be a whole number >= 0") from None
+    v = read_number("--seed", str(text), whole=True)   # the one number grammar
+    if v is None:
+        raise UserError(f"--seed {text!r} must be a whole number >= 0")
     if v < 0 or v >= 2**63:
         raise UserError(f"--seed {text!r} must be a whole number from 0 to 2**63 - 1")
     return v
@@ -424,12 +422,13 @@ def _share(text) -> float:
     import math
 
     from compute.errors import UserError
-    from compute.validate import ascii_digits
+    from compute.validate import number_text, read_number
 
-    s = ascii_digits("--threshold", str(text).strip())
-    try:
-        v = float(s[:-1]) / 100 if s.endswith("%") else float(s)
-    except ValueError:
+    s = number_text("--threshold", str(text)).strip()   # a refusal names all of it
+    v = read_number("--threshold", s[:-1] if s.endswith("%") else s)   # the one grammar
+    if v is not None and s.endswith("%"):
+        v /= 100
+    if v is None:
         raise UserError(f"--threshold {text!r} must be a share such as 99% or 0.99") from None
     if not math.isfinite(v) or not 0 < v <= 1:
         raise UserError(f"--threshold {text!r} must be a share in (0, 100%]")

@@ -34,21 +34,18 @@ def whole_option(what: str, text, most: int | None = None) -> int:
     the command line; the refusal states ``most``, the bound that holds (--trials' 100,000,
     not the 1,000,000,000 any whole number may reach)."""
     from compute.errors import UserError
-    from compute.validate import MAX_WHOLE, ascii_digits
+    from compute.validate import MAX_WHOLE, read_number
 
     top = MAX_WHOLE if most is None else most
-    ascii_digits(what, str(text))
     shown = repr(text) if len(str(text)) <= 40 else \
         f"{str(text)[:20]!r}... ({len(str(text))} characters)"
-    try:
-        v = float(str(text).strip())
-    except ValueError:
-        raise UserError(f"{what} must be a whole number >= 1, got {shown}") from None
-    if v > top:   # inf too, and digits past a float's range
+    v = read_number(what, str(text), whole=True)   # the one number grammar ('1_0' refused)
+    real = read_number(what, str(text)) if v is None else v
+    if real is not None and real > top:   # digits past a float's range too
         raise UserError(f"{what} must be a whole number from 1 to {top:,}, got {shown}")
-    if not (v == v and v >= 1 and v.is_integer()):
+    if v is None or v < 1:
         raise UserError(f"{what} must be a whole number >= 1, got {shown}")
-    return int(v)
+    return v
 
 
 def _from_file(name: str | None, path: str, extra: dict, catalog: dict, what: str,
@@ -282,16 +279,14 @@ def mtp_settings(tokens: str | None, acceptance: str | None) -> dict:
     """``--mtp-tokens`` and ``--mtp-acceptance``'s values as RooflineOptions fields (unset:
     the fields' defaults; RooflineOptions checks the values' ranges)."""
     from compute.errors import UserError
-    from compute.validate import ascii_digits
+    from compute.validate import read_number
 
     out: dict = {}
     for field, text in (("mtp_tokens", tokens), ("mtp_acceptance", acceptance)):
         if text is None:
             continue
-        ascii_digits(f"--{field.replace('_', '-')}", str(text))
-        try:
-            v = float(str(text).strip())
-        except ValueError:
+        v = read_number(f"--{field.replace('_', '-')}", str(text))   # the one grammar
+        if v is None:
             v = str(text)   # not a number: the field's check names it (describe cuts it)
         if isinstance(v, float) and math.isinf(v) and "inf" not in str(text).lower():
             v = str(text)   # digits past a float's range ('1e400'): shown as typed, not 'inf'

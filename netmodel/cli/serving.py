@@ -29,15 +29,13 @@ __all__ = ["serve"]
 
 def _rate(text) -> float | None:
     from compute.errors import UserError
-    from compute.validate import ascii_digits
+    from compute.validate import read_number
     from netmodel.study.serving import MAX_RATE, MIN_RATE
 
     if text is None:
         return None
-    ascii_digits("--rate", str(text))
-    try:
-        v = float(str(text).strip())
-    except ValueError:
+    v = read_number("--rate", str(text))   # the one number grammar
+    if v is None:
         v = float("nan")
     if not (v == v and MIN_RATE <= v <= MAX_RATE):
         raise UserError(f"--rate must be a number of requests/s from {MIN_RATE:g} to "

@@ -32,7 +32,15 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.search import DEFAULT_MAX_BATCH
-from compute.validate import MAX_WHOLE, ascii_digits, describe, is_finite, is_whole, number
+from compute.validate import (
+    MAX_WHOLE,
+    describe,
+    is_finite,
+    is_whole,
+    number,
+    number_text,
+    read_number,
+)
 from netmodel.study.availability_analytic import Analytic, analytic
 from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
 from netmodel.study.availability_mc import MonteCarlo, check_run, simulate
@@ -72,16 +80,20 @@ def parse_spares(text: int | str, gpus: int) -> int:
     if is_whole(text):
         n = int(text)
     else:
-        s = ascii_digits("spares", str(text).strip())
-        try:
+        s = number_text("spares", str(text)).strip()   # a refusal names all of it
+        try:   # the one number grammar ('٨', '1_0' refused; '+8', '1e1' read)
             if s.endswith("%"):
-                pct = float(s[:-1])
-                if not math.isfinite(pct) or pct < 0:
+                pct = read_number("spares", s[:-1])
+                if pct is None or not math.isfinite(pct) or pct < 0:
                     raise ValueError
                 n = math.ceil(pct / 100 * gpus - 1e-9)
             else:
-                n = int(s)
-        except ValueError:
+                n = read_number("spares", s, whole=True)
+                if n is None:
+                    raise ValueError
+        except ValueError as exc:
+            if isinstance(exc, UserError):
+                raise
             raise UserError(f"spares {text!r} must be a whole number or a percentage such as "
                             f"2%") from None
     if n < 0:

@@ -110,7 +110,7 @@ from typing import TYPE_CHECKING
 from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, get_gpu
-from compute.validate import ascii_digits, choice, describe, limits, listed, number, string
+from compute.validate import choice, describe, limits, listed, number, read_number, string
 from compute.validate import name as validate_name
 from netmodel.collectives.tuner_plugin import NO_TUNER, get_tuner
 from netmodel.study.fabric_table import (
@@ -326,12 +326,11 @@ class Scenario:
             if parts[1] not in ADJUST_KEYS:
                 raise UserError(f"unknown parameter {path!r}; known adjust parameters: "
                                 f"{known('adjust.' + k for k in ADJUST_KEYS)}")
-            if isinstance(value, str):   # a number as typed: ASCII digits, as every parser
-                ascii_digits(path, value)
-                try:
-                    value = float(value)
-                except ValueError:
-                    raise UserError(f"{path} value {describe(value)} is not a number") from None
+            if isinstance(value, str):   # a number as typed, by the one number grammar
+                number = read_number(path, value)
+                if number is None:
+                    raise UserError(f"{path} value {describe(value)} is not a number")
+                value = number
             return replace(self, adjust=replace(self.adjust, **{parts[1]: float(value)}))
         if parts[0] == "fabric" and len(parts) >= 2:
             paths = param_paths(self.fabric, "fabric")

@@ -61,7 +61,7 @@ from compute.units import (
     parse_quantity,
     parse_time,
 )
-from compute.validate import ascii_digits, describe, is_whole, number
+from compute.validate import describe, is_whole, number, read_number
 from netmodel.study import figure_kit
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.progress import NO_PROGRESS
@@ -209,11 +209,9 @@ def _value(text: str, unit: str, what: str) -> float:
         return parse_bandwidth(text, what, quantity="link_bandwidth")
     if unit == "m":  # a cable length (fabric.length): 20m, 50cm or a number of metres
         return parse_quantity(text, _LENGTH_UNITS, what, allow_zero=True)
-    ascii_digits(f"{what} value", text)   # float() reads '٢' as 2
-    try:
-        v = float(text)
-    except ValueError:
-        raise UserError(f"{what} value {text!r} is not a number") from None
+    v = read_number(f"{what} value", text)   # the one number grammar ('٢', '1_0' refused)
+    if v is None:
+        raise UserError(f"{what} value {text!r} is not a number")
     if not (math.isfinite(v) and v >= 0):
         raise UserError(f"{what} value {text!r} must be a finite number >= 0")
     return v + 0.0   # '-0' is 0 (the column printed '-0'), as compute.validate.number has it
@@ -315,12 +313,8 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
         lo, hi = (_value(x, unit, path) for x in parts[:2])
         n = points
         if len(parts) == 3:
-            ascii_digits(f"sweep parameter {path}: N", parts[2].strip())
-            try:
-                n = int(parts[2])
-            except ValueError:
-                n = 0
-            if n < 1:
+            n = read_number(f"sweep parameter {path}: N", parts[2], whole=True)
+            if n is None or n < 1:
                 raise UserError(f"sweep parameter {path}: N in {spec!r} must be a whole number "
                                 f">= 1")
         check("sweep parameter " + path, "values", n, MAX_POINTS, "NETMODEL_MAX_SWEEP_POINTS",

@@ -47,14 +47,14 @@ def test_a_gpu_name_as_the_size_is_told_to_name_it_in_the_scenario():
                  "--gpus", "H100-SXM"])
     assert one_line_error(r) == (
         "error: --cluster-gpus 'H100-SXM' must be a whole number of GPUs (digits, thousands grouped "
-        "by commas or underscores: 131,072); it is the cluster size here: run on H100-SXM "
+        "by commas: 131,072); it is the cluster size here: run on H100-SXM "
         "with --scenario lite-flat@H100-SXM")
     r = run_cli([*BLAST, "--cluster-gpus", "Lite,H100-SXM"])
     assert one_line_error(r).endswith("run on Lite with --scenario h100-dgx@Lite")
     # a plain non-number is told only what is allowed
     r = run_cli([*BLAST, "--cluster-gpus", "abc"])
     assert one_line_error(r) == ("error: --cluster-gpus 'abc' must be a whole number of GPUs "
-                                 "(digits, thousands grouped by commas or underscores: "
+                                 "(digits, thousands grouped by commas: "
                                  "131,072)")
 
 

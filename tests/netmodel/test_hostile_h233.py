@@ -78,7 +78,7 @@ def test_gpus_with_misplaced_commas_is_refused(text):
     --gpus)."""
     r = run_cli([*BLAST, "--gpus", text])
     assert one_line_error(r) == (f"error: --cluster-gpus {text!r} must be a whole number of GPUs "
-                                 f"(digits, thousands grouped by commas or underscores: "
+                                 f"(digits, thousands grouped by commas: "
                                  f"131,072)")
 
 

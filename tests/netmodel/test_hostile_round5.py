@@ -20,7 +20,7 @@ def refused(r, needle):
 
 # ---------------------------------------------------------------- sweep link limit
 
-@pytest.mark.parametrize("value", ["abc", "-1", "nan", "1e400", "0", "1e3", "0x10",
+@pytest.mark.parametrize("value", ["abc", "-1", "nan", "1e400", "0", "1e3.5", "0x10",
                                    "9" * 40])
 def test_bad_sweep_link_limit_is_said_as_such(value):
     # before: 'no point of the sweep can be built: environment variable ...', after every

@@ -58,8 +58,8 @@ def test_limits_are_settable_by_environment(monkeypatch):
                                         "edges, over the limit of 100 nodes"):
         build("ring:n=101")
     assert build("ring:n=100").graph["gpus"] == 100
-    monkeypatch.setenv(ENV["nodes"], "10_000_000")
-    monkeypatch.setenv(ENV["edges"], "30_000_000")
+    monkeypatch.setenv(ENV["nodes"], "10000000")   # digits as every number: no "_"
+    monkeypatch.setenv(ENV["edges"], "3e7")
     check_size("x", 8_000_000, 24_000_000)  # the torus above now fits
     monkeypatch.setenv(ENV["edges"], "lots")
     with pytest.raises(UserError, match="environment variable NETMODEL_MAX_FABRIC_EDGES='lots' "
