@@ -38,8 +38,8 @@ def run(*args):
      ["Invalid value for '--parallelism'", "'pp' is not one of", "(see 'netmodel sweep --help')"]),
     (["sweep", "--scenario", "lite-flat", "--param", "fabric.latency=1us", "--workers", "nan"],
      ["'--workers'", "'nan' is not a valid integer"]),
-    (["topology", "compare", "ring:n=8", "full-mesh:n=8", "--group", "1e12"],
-     ["'--group'", "'1e12'", "netmodel topology compare --help"]),
+    (["topology", "compare", "ring:n=8", "full-mesh:n=8", "--group", "1.5"],   # 1e12 is a number
+     ["'--group'", "'1.5' is not a valid integer", "netmodel topology compare --help"]),
     (["blast-radius", *SCEN, "--area-share", "abc"], ["'--area-share'", "'abc'"]),
     (["search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--batch", "8"],
      ["No such option '--batch'", "Did you mean '--max-batch'?"]),
