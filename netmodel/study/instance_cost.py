@@ -202,8 +202,13 @@ ALIKE_NODES = 4096
 
 
 def _natural(node: Hashable) -> tuple:
-    """``node``'s name with its numbers as numbers (``gpu10`` after ``gpu9``)."""
-    return tuple(int(x) if x.isdigit() else x for x in re.split(r"(\d+)", str(node)))
+    """``node``'s name with its runs of ASCII digits as numbers (``gpu10`` after ``gpu9``);
+    other characters, other scripts' digits and superscripts included, stay text.
+
+    >>> _natural("gpu10") > _natural("gpu9"), _natural("²"), _natural("gpu٣")
+    (True, ('²',), ('gpu٣',))
+    """
+    return tuple(int(x) if i % 2 else x for i, x in enumerate(re.split(r"([0-9]+)", str(node))))
 
 
 def placed_alike(graph: nx.Graph, a: Sequence[Hashable], b: Sequence[Hashable],
