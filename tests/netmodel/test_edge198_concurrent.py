@@ -216,7 +216,7 @@ def test_all_groups_is_the_search_charge(tmp_path, name, tp, op):
     (["--group", "0"], "--group '0' must be a size >= 1"),
     (["--group", "-3"], "--group '-3' must be a size >= 1"),
     (["--group", "17"], "group size 17 is larger than the fabric's 16 GPUs"),
-    (["--group", "2.5"], "give --group a size instead"),
+    (["--group", "2.5"], "--group '2.5' must be a size >= 1"),   # a number, not whole
     (["--group", "gpu0,gpu1"], "give --group a size instead"),
     (["--group", "5", "--placement", "random", "--seed", "-1"], "--seed must be a whole"),
 ])
