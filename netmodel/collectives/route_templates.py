@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from netmodel.collectives import route_types
+from netmodel.collectives.route_flows import FLOW_RTOL
 from netmodel.collectives.route_types import TRANSFER_FIELDS, rows_meet
 from netmodel.collectives.steps import unique
 
@@ -537,6 +538,7 @@ class TemplatedRoutes:
         h, k = tm - ta, tm - tb
         # the cones split by bandwidth: exact where it is the capacity split (UpDown.up_ok)
         cones = self._si_cone
+        cid = None
         if not ud.one_speed:
             bk = (b << 8) | k
             ubk, bkinv = np.unique(bk, return_inverse=True)
@@ -549,7 +551,8 @@ class TemplatedRoutes:
                              for x in uk.tolist()], dtype=bool)[kinv.ravel()]
             if not good.all():
                 status[m[~good]] = 2
-                m, a, b, tm, ta, tb, h, k = (x[good] for x in (m, a, b, tm, ta, tb, h, k))
+                m, a, b, tm, ta, tb, h, k, cid = (x[good] for x in
+                                                  (m, a, b, tm, ta, tb, h, k, cid))
                 if not len(m):
                     return
         states = self._si_state.table
@@ -573,6 +576,18 @@ class TemplatedRoutes:
                                     any(self._piece_scaleout[i] for i in pieces))
         cols = np.array(got, dtype=np.int64).reshape(len(got), 3)
         tail, lst, hso = cols[:, 0], cols[:, 1], cols[:, 2] != 0
+        if cid is not None:
+            # the capacity split counts paths that split and merge again (three switch
+            # tiers) more than once: a pair whose split carries less than that bound is
+            # left to the search, which takes a maximum flow's shares (route_flows)
+            short = self._short_of_cap(a, b, h, tm, cid, tail[hinv], lst[hinv])
+            if short.any():
+                status[m[short]] = 2
+                keep = ~short
+                m, a, b, tm, ta, tb, h, k, s_a, s_b, hinv = (
+                    x[keep] for x in (m, a, b, tm, ta, tb, h, k, s_a, s_b, hinv))
+                if not len(m):
+                    return
         # latency: one per (state climbed to, state descended from)
         lk = (s_a << 32) | s_b
         ul, linv = np.unique(lk, return_inverse=True)
@@ -588,6 +603,48 @@ class TemplatedRoutes:
         u["hops"][m] = 2 + h + k
         u["scaleout"][m] = (self._si_upso.table[a, tm] != 0) | hso[hinv] \
             | (info[a, 3] != 0) | (info[b, 3] != 0)
+
+    def _short_of_cap(self, a, b, h, tm, cid, tail, lst) -> np.ndarray:
+        """Whether the split of each pair of signatures ``a[j] -> b[j]`` (the cone of
+        ``a`` climbed ``h[j]`` tiers to tier ``tm[j]``, where the capacities towards ``b``
+        are ``cid[j]``, then down by the pieces of list ``lst[j]`` into the last-hop
+        pattern ``tail[j]``) carries less than its bound
+        (:meth:`~netmodel.collectives.updown.UpDown.up_cap`): the bound times the highest
+        share over bandwidth of its links is above 1 (past ``FLOW_RTOL``). Worked out
+        once per distinct row (``_cap_short``)."""
+        info, ups, cones, ud = self._si_info.table, self._si_up.table, self._si_cone, \
+            self._updown
+        rows = np.stack([a, b, h, tm, cid, tail, lst], axis=1)
+        uk, inv = np.unique(rows, axis=0, return_inverse=True)
+        memo = self._cap_short
+        out = []
+        for row in map(tuple, uk.tolist()):
+            hit = memo.get(row)
+            if hit is None:
+                sa, sb, hh, t, c, tl, ls = row
+                ratio = max(self._spec_ratio(int(info[sa, 2]), sa), self._spec_ratio(tl, sb),
+                            self._list_ratio(int(ups[sa, t])), self._list_ratio(ls))
+                hit = memo[row] = bool(
+                    ud.up_cap(cones[sa], hh, c) * ratio * (1.0 - FLOW_RTOL) > 1.0)
+            out.append(hit)
+        return np.array(out, dtype=bool)[inv.ravel()]
+
+    def _spec_ratio(self, spec: int, sig: int) -> float:
+        """The highest share over bandwidth of first- or last-hop pattern ``spec`` on
+        the ports of signature ``sig``."""
+        pos, w = self._spec_py[spec]
+        ports = self._sigs[sig]
+        return max((x / ports[p][1] for p, x in zip(pos, w, strict=True)), default=0.0)
+
+    def _list_ratio(self, lst: int) -> float:
+        """The highest share over bandwidth of the links of the pieces of list ``lst``."""
+        hit = self._list_ratios.get(lst)
+        if hit is None:
+            bw = self._route_bw
+            hit = self._list_ratios[lst] = max(
+                (float((self._piece_weights[i] / bw[self._piece_links[i]]).max())
+                 for i in self._list_py[lst] if len(self._piece_links[i])), default=0.0)
+        return hit
 
     def _add_list(self, pieces) -> int:
         """Register a list of piece ids; returns its id."""

@@ -108,6 +108,7 @@ class UpDown:
         self._cap_sets: list = []
         self._cap_ids: dict = {}
         self._up_ok: dict = {}
+        self._up_cap: dict = {}
         self._one_speed: bool | None = None
 
     def bind(self, router: Any) -> UpDown:
@@ -449,9 +450,20 @@ class UpDown:
                 cap = np.bincount(s.p, w, minlength=len(self._states[cone[j]].nodes))
             if hit:
                 bw = self._cone_bw[id(cone)]
-                hit = _proportional(np.zeros(len(bw), dtype=np.int64), np.minimum(bw, cap), bw)
+                w = np.minimum(bw, cap)
+                hit = _proportional(np.zeros(len(bw), dtype=np.int64), w, bw)
+                self._up_cap[key] = float(w.sum())
             self._up_ok[key] = hit
         return hit
+
+    def up_cap(self, cone, h: int, cid: int) -> float:
+        """The capacity split's bound on what the GPU of ``cone`` can send on to a GPU
+        whose level-``h`` switches have the capacities ``cid``, where :meth:`up_ok` holds:
+        the sum over its ports of ``min(bandwidth, the capacity behind it)``. Where paths
+        that split merge again (three switch tiers) it counts the merge more than once,
+        so the split can carry less (:meth:`TemplatedRoutes._meet
+        <netmodel.collectives.route_templates.TemplatedRoutes._meet>` checks)."""
+        return self._up_cap[(id(cone), h, cid)]
 
 
 def _proportional(group: np.ndarray, w: np.ndarray, bw: np.ndarray) -> bool:

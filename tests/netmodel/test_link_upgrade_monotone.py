@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import networkx as nx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
@@ -164,6 +164,8 @@ def _sp_max_flow(g: nx.Graph, a, b) -> float:
                                                                st.integers(1, 10**6)),
        changes=st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from([0.5, 1.25, 2.0, 4.0])),
                         max_size=6))
+# test_fat_tree_two_links_halved: leaf5-spine4 and leaf0-spine1 halved, gpu0 -> gpu10
+@example(spec="fat-tree:k=4", pair=(0, 1), changes=[(170, 0.5), (14417, 0.5)])
 def test_a_transfer_takes_n_over_its_max_flow(spec, pair, changes):
     """A single transfer takes alpha + n / (the maximum flow over its shortest paths), with
     any links made faster or slower: the split is a maximum flow. The capacity split alone
@@ -220,6 +222,28 @@ def test_fat_tree_uplink_quartered():
     assert g.has_edge("gpu10", "leaf5") and g.has_edge("leaf5", "spine4")
     assert {c for c in g["spine4"] if c.startswith("core")} == {"core0", "core1"}
     g.edges["leaf0", "spine0"]["bandwidth"] = b / 4
+    n = 2.0**30
+    assert _time(g, "send-recv", "direct", ["gpu0", "gpu10"], n) == pytest.approx(
+        1e-6 + n / b, rel=1e-12)
+
+
+def test_fat_tree_two_links_halved():
+    """A fat tree (k=4, as in test_fat_tree_uplink_quartered) with leaf0's link to spine1
+    and leaf5's link to spine4 at B / 2: send-recv gpu0 (leaf0) -> gpu10 (leaf5). The paths
+    up through spine0 all end in spine4 -> leaf5 (B / 2), those through spine1 start with
+    leaf0 -> spine1 (B / 2), so the maximum flow is B / 2 + B / 2 = B (gpu0's port) and the
+    time n / B. The capacity split counted spine0 as carrying on B (B / 2 through core0
+    and again through core1, both into the one spine4 -> leaf5 link) against spine1's
+    B / 2; that split is also the split by bandwidth, so the routes of tiered fabrics took
+    it without a check and sent 2/3 of the transfer down the B / 2 link: (4/3) n / B."""
+    g = _graph("fat-tree:k=4").copy()
+    b = g.edges["gpu0", "leaf0"]["bandwidth"]
+    assert all(g.edges[e]["bandwidth"] == b for e in g.edges)
+    assert g.has_edge("gpu10", "leaf5") and g.has_edge("leaf0", "spine1")
+    assert {c for c in g["spine4"] if c.startswith("core")} == {"core0", "core1"}
+    assert {c for c in g["spine0"] if c.startswith("core")} == {"core0", "core1"}
+    g.edges["leaf0", "spine1"]["bandwidth"] = b / 2
+    g.edges["leaf5", "spine4"]["bandwidth"] = b / 2
     n = 2.0**30
     assert _time(g, "send-recv", "direct", ["gpu0", "gpu10"], n) == pytest.approx(
         1e-6 + n / b, rel=1e-12)
