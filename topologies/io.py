@@ -68,11 +68,11 @@ from compute.errors import UserError
 from compute.gpu_facts import note_gpu_file_facts
 from compute.hardware import GpuSpec
 from compute.outputs import atomic_write
-from compute.validate import describe, string
+from compute.validate import MAX_TEXT_LENGTH, describe
 from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
 from topologies.limits import ENV, MAX_DEPTH, check_size, max_edges, max_file_bytes, max_nodes
-from topologies.schema import UNITS, gpu_spec_from_dict, validate
+from topologies.schema import UNITS, check_node_ids, gpu_spec_from_dict, text_problem, validate
 
 __all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "json_depth", "read_fabric_bytes",
            "read_graph", "write_graph"]
@@ -421,11 +421,6 @@ def _json_structure(raw: bytes) -> tuple[int, int]:
 _BLOCK = 1 << 16
 
 
-#: The longest node id a fabric file may hold, in characters: builders name nodes in under
-#: 40; a longer id is data in the wrong place, and drawing or printing it costs its length
-#: at every use (a file of 100,000-character ids took minutes to plot; hostile round 12).
-MAX_NODE_ID = 256
-
 def _check_size(path: Path, size: int) -> None:
     limit = max_file_bytes()
     if size > limit:
@@ -583,46 +578,20 @@ def _graph_from_graphml(raw: bytes, where: str) -> nx.Graph:
     return graph
 
 
-def _printable_name(text: str) -> bool:
-    """Whether ``text`` can be printed and drawn as a name: non-empty, no control or format
-    character (``str.isprintable``: no newline, tab, ESC, bidirectional control, zero-width
-    character, line separator) and no ``$`` (matplotlib reads the text between two as a
-    formula)."""
-    return bool(text) and text.isprintable() and "$" not in text
-
-
-def _check_ids(graph: nx.Graph, where: str) -> None:
-    """Refuse a node id that is not a printable name of at most :data:`MAX_NODE_ID`
-    characters: an id is printed in tables (a newline printed a line of the file's choosing)
-    and drawn in figures (``$\\undefinedmacro$`` raised ParseFatalException from
-    ``topology plot``)."""
-    for node in graph:
-        if isinstance(node, str) and (len(node) > MAX_NODE_ID or not _printable_name(node)):
-            if len(node) > MAX_NODE_ID:
-                raise UserError(f"{where}: node id {describe(node)} is {len(node):,} "
-                                f"characters; at most {MAX_NODE_ID} (a name, not data)")
-            raise UserError(f"{where}: node id {describe(node)} must be non-empty text without "
-                            f"control or format characters (a newline, tab, ESC, U+202E...) "
-                            f"or '$': it is printed in tables and drawn in figures")
-
-
 def _check_title(graph: nx.Graph, where: str, stem: str) -> None:
-    """Refuse a graph ``name`` or ``spec`` (text: the schema checked its type and length)
-    that does not print as one line, or holds ``$``: both are printed (a newline printed a
-    line of the file's choosing) and the name titles figures (``$\\undefinedmacro$``
-    raised ParseFatalException from ``collective --plot`` and ``costs --plot``). ``stem``
-    says where a name the file does not give came from."""
+    """Refuse a graph ``name`` or ``spec`` with a :func:`~topologies.schema.text_problem`
+    before the schema does, to say where a name the file does not give came from
+    (``stem``); a non-text or overlong one is left to the schema's message."""
     for key in ("name", "spec"):
         value = graph.graph[key]
-        string(where, f"the fabric's {key}", value)
-        if "$" in value:
+        if isinstance(value, str) and len(value) <= MAX_TEXT_LENGTH \
+                and (problem := text_problem(value)):
             raise UserError(f"{where}: the fabric's {key} {describe(value)}"
-                            f"{stem if key == 'name' else ''} holds '$' (a figure reads the "
-                            f"text between two as a formula)")
+                            f"{stem if key == 'name' else ''} {problem}")
 
 
 def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
-    _check_ids(graph, where)
+    check_node_ids(graph, where)   # named as the file's, before the schema's other checks
     attrs = graph.graph
     units = attrs.pop("units", None)
     if units is not None:
@@ -644,11 +613,11 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
     named = "name" in attrs
     attrs.setdefault("name", path.stem)
     attrs.setdefault("spec", "")
+    _check_title(graph, where, "" if named else " (the file's stem: it gives none)")
     try:
         validate(graph)
     except UserError as exc:   # the file named once, here, for every command that reads it
         raise UserError(f"{where}: {exc}") from None
-    _check_title(graph, where, "" if named else " (the file's stem: it gives none)")
     # what GPU files say of its GPU types (derivation, die table, host power), known from
     # here on as if their GPU file had been read: the collective calibration's generation,
     # the price, package cost and host power, an instance rebuilt from its builder's args

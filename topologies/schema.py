@@ -91,10 +91,11 @@ from compute.hardware import (
 from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number, number_text, read_number
 from topologies.limits import MAX_RADIX, MAX_TIER
 
-__all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
+__all__ = ["EDGE_KEYS", "FORMULA", "GRAPH_TYPES", "LABELS", "MAX_NODE_ID", "MEDIA", "NODE_KEYS",
+           "NODE_KINDS", "UNPRINTABLE",
            "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS",
-           "circuit_via", "edge_count", "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types",
-           "validate"]
+           "check_node_ids", "circuit_via", "edge_count", "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types",
+           "text_problem", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
 MEDIA = ("on-package", "board", "copper", "pluggable-optics", "co-packaged-optics", "fibre",
@@ -160,6 +161,10 @@ VALUE_RANGES = {
     "lanes": (1, 1e6, "lanes", "two 144-port switches share at most 144 cables of 8 lanes"),
     "links": (0.0, 1e6, "cables", "two 144-port switches share at most 144 cables"),
 }
+#: Attributes whose values the schema types (numbers, bools, one of a list): a node or an
+#: edge with any other is passed to :func:`_check_attribute_texts`.
+_GPU_TYPED = frozenset(("kind", "gpu", "device", *LABELS))
+_EDGE_TYPED = frozenset((*EDGE_KEYS, "links"))
 _MIN_BW, _MAX_BW = VALUE_RANGES["bandwidth"][:2]
 _MAX_LATENCY = VALUE_RANGES["latency"][1]
 _MAX_LANES, _MAX_LINKS = VALUE_RANGES["lanes"][1], VALUE_RANGES["links"][1]
@@ -370,6 +375,94 @@ def _in_limits(where: str, field: str, value: float) -> int | float:
 
 def _bad(msg: str) -> NoReturn:
     raise UserError(f"invalid fabric graph: {msg}")
+
+
+#: The longest node id a fabric may hold, in characters: builders name nodes in under 40; a
+#: longer id is data in the wrong place, and drawing or printing it costs its length at
+#: every use (a file of 100,000-character ids took minutes to plot; hostile round 12).
+MAX_NODE_ID = 256
+#: Why a text is refused (:func:`text_problem`; one wording for every check).
+UNPRINTABLE = ("holds a control character or a format character (a newline, tab, ESC, "
+               "U+202E, a zero-width character...)")
+FORMULA = "holds '$' (a figure reads the text between two as a formula)"
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` would not print or draw as it reads, or None: a graph's texts (its name,
+    spec, builder, dims, node ids, a node's or an edge's string attributes) are printed in
+    tables and drawn in figures, so each must be one line with no control or format
+    character (:meth:`str.isprintable`: no newline, tab, ESC, bidirectional control,
+    zero-width character, line separator or lone surrogate; a newline printed a line of a
+    file's choosing) and no ``$`` (matplotlib reads the text between two as a formula;
+    ``$\\undefinedmacro$`` raised ParseFatalException from ``topology plot``).
+
+    >>> text_problem("fat-tree:k=8") is None
+    True
+    >>> text_problem("torus\\nerror: forged")
+    'holds a control character or a format character (a newline, tab, ESC, U+202E, a zero-width character...)'
+    """
+    if not text.isprintable():
+        return UNPRINTABLE
+    return FORMULA if "$" in text else None
+
+
+def _all_printable(texts: list[str]) -> bool:
+    """Whether every text of ``texts`` is :func:`text_problem`-free: one joined string checked
+    at C speed (0.2 ms for 30,528 ids; the loop that names a culprit runs on failure only)."""
+    joined = "".join(texts)
+    return joined.isprintable() and "$" not in joined
+
+
+def check_node_ids(graph: nx.Graph, where: str = "invalid fabric graph") -> None:
+    """Refuse a string node id that is empty, over :data:`MAX_NODE_ID` characters or has a
+    :func:`text_problem`, in one line starting ``where``.
+
+    >>> check_node_ids(nx.Graph([("gpu0", "gpu\\n1")]))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: invalid fabric graph: node id 'gpu\\n1' must be non-empty text without control or format characters (a newline, tab, ESC, U+202E...) or '$': it is printed in tables and drawn in figures
+    """
+    ids = [node for node in graph if isinstance(node, str)]
+    if not ids or (_all_printable(ids) and "" not in ids
+                   and max(map(len, ids)) <= MAX_NODE_ID):
+        return
+    for node in ids:
+        if len(node) > MAX_NODE_ID:
+            raise UserError(f"{where}: node id {describe(node)} is {len(node):,} characters; "
+                            f"at most {MAX_NODE_ID} (a name, not data)")
+        if not node or text_problem(node):
+            raise UserError(f"{where}: node id {describe(node)} must be non-empty text without "
+                            f"control or format characters (a newline, tab, ESC, U+202E...) "
+                            f"or '$': it is printed in tables and drawn in figures")
+
+
+def _check_texts(graph: nx.Graph) -> None:
+    """Refuse a graph attribute (any, and the string values of ``args``) or a node id
+    (:func:`check_node_ids`) with a :func:`text_problem`."""
+    attrs = graph.graph
+    args = attrs.get("args")
+    for key, value in chain(attrs.items(), args.items() if isinstance(args, dict) else ()):
+        if isinstance(value, str) and (problem := text_problem(value)):
+            name = f"graph attribute {key!r}" if attrs.get(key) is value \
+                else f"graph attribute 'args' entry {describe(key)}"
+            _bad(f"{name} {describe(value)} {problem}")
+    check_node_ids(graph)
+
+
+def _check_attribute_texts(holders: list) -> None:
+    """Refuse a string attribute with a :func:`text_problem` among ``holders``, the
+    ``(node, None, data)`` and ``(u, v, data)`` whose attributes the schema does not type
+    (``via``, a file's own); the others are numbers, bools or one of a list. Their strings
+    are checked joined; the loop that names a culprit runs on failure only."""
+    texts = [v for _, _, data in holders for v in data.values() if isinstance(v, str)]
+    if _all_printable(texts):
+        return
+    for u, v, data in holders:
+        for key, value in data.items():
+            if isinstance(value, str) and (problem := text_problem(value)):
+                what = f"node {describe(u)}" if v is None else \
+                    f"edge {describe(u)}-{describe(v)}"
+                _bad(f"{what} attribute {key!r} {describe(value)} {problem}")
 
 
 def as_real(value: object) -> float | None:
@@ -698,11 +791,12 @@ def _check_dims(graph: nx.Graph, gpus: list) -> None:
 _FOUR = operator.itemgetter("bandwidth", "latency", "lanes", "medium")
 
 
-def _check_edges(adj: Mapping) -> tuple[bool, list]:
+def _check_edges(adj: Mapping, untyped: list) -> tuple[bool, list]:
     """Check every edge of the adjacency ``adj``, walked in ``graph.edges`` order (each
     node's neighbours in turn, an edge met again from its other end skipped) so that the
     first bad edge is the one named; whether any edge has a ``links`` count, and the
-    circuit edges ``(u, v, data)`` (checked against the nodes later)."""
+    circuit edges ``(u, v, data)`` (checked against the nodes later); appends to ``untyped``
+    the edges with attributes the schema does not type."""
     cables = False
     circuits = []
     seen: set = set()
@@ -716,9 +810,12 @@ def _check_edges(adj: Mapping) -> tuple[bool, list]:
             except KeyError:
                 _edge_problem(u, v, data)  # names what it lacks
             links = 1
-            if len(data) > 4 and "links" in data:
-                links = data["links"]
-                cables = True
+            if len(data) > 4:
+                if "links" in data:
+                    links = data["links"]
+                    cables = True
+                if not data.keys() <= _EDGE_TYPED:
+                    untyped.append((u, v, data))
             if not (bw.__class__ is float and _MIN_BW <= bw <= _MAX_BW and lat.__class__ is float
                     and 0 <= lat <= _MAX_LATENCY and lanes.__class__ is int
                     and 1 <= lanes <= _MAX_LANES
@@ -747,7 +844,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     :data:`VALUE_RANGES`,
     which an adjusted scenario reaches and overflow does not; a
     circuit between two GPUs, ``via`` OCS nodes of the graph); a torus's ``dims`` against
-    its GPUs and edges; the ``gpus`` count;
+    its GPUs and edges; the ``gpus`` count; every text (graph attributes, node ids, a
+    node's or an edge's string attributes) one line without ``$`` (:func:`text_problem`);
     and (unless ``check_connected=False``) that every GPU can reach every other.
 
     >>> g = nx.Graph(name="pair", spec="", gpus=2)
@@ -772,10 +870,12 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
         _bad(f"expected an undirected simple networkx Graph, got {type(graph).__name__}")
     own = check_graph_attributes(graph)
+    _check_texts(graph)   # printed and drawn: one line, no formula
     types = frozenset(own) | frozenset(catalog())
     adj = graph._adj
     plain = type(graph) is nx.Graph  # its dicts are dicts: read them directly
-    cables, circuits = _check_edges(adj if plain else graph.adj)
+    untyped: list = []   # nodes and edges with attributes the schema does not type
+    cables, circuits = _check_edges(adj if plain else graph.adj, untyped)
     gpus = ocs_ports = 0
     gpu_list = []
     devices: list = []   # GPUs with a 'device' label
@@ -794,12 +894,16 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
                         _label_problem(node, data)
                 if "device" in data:
                     devices.append(node)
+                if not data.keys() <= _GPU_TYPED:
+                    untyped.append((node, None, data))
             continue
         if kind.__class__ is not str or kind not in NODE_KEYS:
             _bad(f"node {describe(node)} has kind {describe(kind)}; allowed: {known(NODE_KINDS)}")
         missing = [k for k in NODE_KEYS[kind] if k not in data]
         if missing:
             _bad(f"{kind} node {describe(node)} lacks attribute(s) {', '.join(missing)}")
+        if len(data) > len(NODE_KEYS[kind]) + 1:   # beyond its kind and required ones
+            untyped.append((node, None, data))
         # an edge may stand for several cables: count cables, not edges (a breakout share
         # of a port is a fraction; allow for rounding in their sum)
         if kind == "switch":
@@ -814,6 +918,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
             used = _ports_used(adj, node) if cables else len(adj[node])
             if as_real(used) is None or used > data["ports"] + 1e-6:
                 _bad(f"ocs {describe(node)} uses {describe(used)} ports but it has {data['ports']}")
+    if untyped:
+        _check_attribute_texts(untyped)
     if devices:
         _check_devices(graph, gpu_list, devices)
     if "dims" in graph.graph:
