@@ -211,7 +211,7 @@ def read_number(what: str, text: str, *, whole: bool = False) -> int | float | N
     >>> read_number("x", ".5"), read_number("x", "5."), read_number("x", " -2e-1 "), read_number("x", "1e")
     (0.5, 5.0, -0.2, None)
     """
-    from decimal import Decimal
+    from decimal import Decimal, InvalidOperation
 
     s = number_text(what, text).strip()
     if not whole and s.lower().lstrip("+-") in ("nan", "inf", "infinity"):
@@ -220,7 +220,10 @@ def read_number(what: str, text: str, *, whole: bool = False) -> int | float | N
         return None
     if not whole:
         return float(s)
-    d = Decimal(s)
+    try:
+        d = Decimal(s)
+    except InvalidOperation:   # an exponent past Decimal's (10**18): 0, or not a whole number
+        return 0 if not s.lower().partition("e")[0].strip("+-.0") else None   # of <= 4,300 digits
     if (d and d.adjusted() >= _MOST_DIGITS) or d != d.to_integral_value():
         return None
     return int(d)

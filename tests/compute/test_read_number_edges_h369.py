@@ -1,0 +1,43 @@
+"""compute.validate.read_number on exponents past Decimal's range.
+
+A whole-number reader took ``Decimal(text)``, which raises ``decimal.InvalidOperation``
+for an exponent beyond about 10**18: ``--group 1e99999999999999999999``,
+``ring:n=1e99999999999999999999`` and ``torus:dims=1e99999999999999999999x2`` ended in a
+traceback (exit 1) instead of the parser's own one-line refusal. The value of such a
+spelling is known without Decimal: zero when its digits are all 0, else a number of more
+than 4,300 digits or a fraction, neither a whole number read.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from compute.errors import UserError
+from compute.validate import read_number
+
+HUGE = "99999999999999999999"   # 20 digits: past Decimal's largest exponent (999,999,999,999,999,999)
+
+
+@pytest.mark.parametrize("text", [f"1e{HUGE}", f"1e+{HUGE}", f"-1e{HUGE}", f"1e-{HUGE}",
+                                  f"1.5e{HUGE}", f".1e-{HUGE}", f"{'9' * 50}e{HUGE}"])
+def test_a_huge_exponent_is_not_a_whole_number(text):
+    assert read_number("n", text, whole=True) is None
+
+
+@pytest.mark.parametrize("text", [f"0e{HUGE}", f"-0.0e-{HUGE}", f"+.0E{HUGE}", f"00.e{HUGE}"])
+def test_zero_with_a_huge_exponent_is_zero(text):
+    assert read_number("n", text, whole=True) == 0
+
+
+def test_a_huge_exponent_is_a_float_for_the_callers_range():
+    assert read_number("x", f"1e{HUGE}") == float("inf")
+    assert read_number("x", f"1e-{HUGE}") == 0.0
+
+
+def test_the_fabric_builders_refuse_a_huge_exponent_in_one_line():
+    from topologies import build
+
+    for spec in (f"ring:n=1e{HUGE}", f"torus:dims=1e{HUGE}x2"):
+        with pytest.raises(UserError) as err:
+            build(spec)
+        assert "\n" not in str(err.value) and f"1e{HUGE}" in str(err.value)
