@@ -111,12 +111,13 @@ class AdjustedComm:
         slice's time; a stage boundary's send-recv so on each boundary pair. Every
         instance at once: this comm itself."""
         placed = getattr(self.c, "for_instance", None)
-        key = (int(gpus), int(stage))
-        if placed is None or placed(*key) is self.c:
+        own = None if placed is None else placed(gpus, stage)   # its checks of the layout
+        if own is None or own is self.c:
             return self
+        key = (own.gpus, own.stage)
         hit = self.__dict__.setdefault("_placed", {}).get(key)
         if hit is None:
-            hit = self._placed[key] = _PlacedAdjusted(self, placed(*key))
+            hit = self._placed[key] = _PlacedAdjusted(self, own)
         return hit
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,

@@ -51,7 +51,7 @@ from compute.phases import Slo
 from compute.roofline import check_skew, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
-from compute.validate import describe
+from compute.validate import describe, is_whole
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.scenario_fabric import (
     build_fabric,
@@ -343,7 +343,20 @@ class ScenarioCollectives:
         :func:`~netmodel.study.instance_cost.placed_alike`) and no other pair unlike it,
         :meth:`collective_time`'s. A group of the instance's size is
         :meth:`collective_time`'s. With every instance at once (``instances = "all"``)
-        this is ``self`` (groups costed as every instance's)."""
+        this is ``self`` (groups costed as every instance's). ``gpus`` a whole number >=
+        1 and ``stage`` one of its divisors, else :class:`~compute.errors.UserError`.
+
+        >>> coll = ScenarioCollectives("h100-dgx")
+        >>> coll.for_instance(16, 3)
+        Traceback (most recent call last):
+        ...
+        compute.errors.UserError: stage must be a whole number of GPUs that divides gpus (16), got 3
+        """
+        if not (is_whole(gpus) and gpus >= 1):
+            raise UserError(f"gpus must be a whole number of GPUs >= 1, got {describe(gpus)}")
+        if not (is_whole(stage) and 1 <= stage <= gpus and gpus % stage == 0):
+            raise UserError(f"stage must be a whole number of GPUs that divides gpus "
+                            f"({int(gpus):,}), got {describe(stage)}")
         if self.concurrent:
             return self
         key = (int(gpus), int(stage))
