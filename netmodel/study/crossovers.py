@@ -180,7 +180,6 @@ class _PlacedAdjusted:
 
     def __init__(self, comm: AdjustedComm, placed):
         self.comm, self.placed = comm, placed
-        self.gpus = placed.gpus
         self._parts: dict = {}     # (slice model id, members, op) -> its lines' parts
         self._models: dict = {}    # (slice model id, hop, scale) -> (model, adjusted one)
 
@@ -254,9 +253,7 @@ class _PlacedAdjusted:
                         group_size: int) -> np.ndarray:
         n = np.asarray(nbytes, dtype=float)
         p = int(group_size)
-        pl = self.placed
-        if p <= 1 or p >= self.gpus or (pl.pairs_as_first() if pl.boundary(op, p)
-                                        else pl.as_first(p)):
+        if self.placed.as_scenario(op, p):
             return self.comm.collective_time(op, n, p)
         t = None
         for model, members in self._slices(op, p):
@@ -273,7 +270,7 @@ class _PlacedAdjusted:
 
         n = np.asarray(nbytes, dtype=float)
         p = int(group_size)
-        if p <= 1 or p >= self.gpus or self.placed.as_first(p):
+        if self.placed.as_scenario("all-to-all", p):
             return self.comm.moe_all_to_all_time(n, p, copies, reach)
         c = self.comm
         t = None

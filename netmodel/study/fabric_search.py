@@ -439,6 +439,17 @@ class _PlacedInstance:
         boundaries' pairs (:meth:`pairs`)."""
         return op == "send-recv" and p == 2 and self.stage < self.gpus
 
+    def as_scenario(self, op: str, p: int) -> bool:
+        """Whether ``op`` on groups of ``p`` costs what the scenario's own
+        :meth:`ScenarioCollectives.collective_time` (``moe_all_to_all_time`` for an MoE
+        all-to-all) charges: a group of 1 or of the whole instance, or every slice (every
+        boundary pair, for a stage boundary's send-recv) placed as the scenario's group of
+        that size (:meth:`as_first`, :meth:`pairs_as_first`). The one rule of this costing
+        and of the re-scoring one (:class:`~netmodel.study.crossovers.AdjustedComm`)."""
+        if p <= 1 or p >= self.gpus:
+            return True
+        return self.pairs_as_first() if self.boundary(op, p) else self.as_first(p)
+
     def pairs_as_first(self) -> bool:
         """Whether every stage boundary's pair is placed as the scenario's group of 2
         (:meth:`ScenarioCollectives.group`) on the same cost model (as :meth:`as_first`):
@@ -528,12 +539,11 @@ class _PlacedInstance:
         check_op(op)
         n = np.asarray(check_nbytes(nbytes), dtype=float)
         p = check_group_size(group_size)
-        pair = self.boundary(op, p)
-        if p == 1 or p >= self.gpus or (self.pairs_as_first() if pair else self.as_first(p)):
+        if self.as_scenario(op, p):
             return self.coll.collective_time(op, n, p)
         self.coll.linear(op, p)   # its refusals: an op the algorithm lacks, a group cut
         try:
-            if pair:
+            if self.boundary(op, p):
                 return self._placed().boundary_time(op, n, self.stage)
             return self._placed().collective_time(op, n, p)
         except InstanceCut:
@@ -546,7 +556,7 @@ class _PlacedInstance:
 
         n = np.asarray(check_nbytes(nbytes), dtype=float)
         p = check_group_size(group_size)
-        if p == 1 or p >= self.gpus or self.as_first(p):
+        if self.as_scenario("all-to-all", p):
             return self.coll.moe_all_to_all_time(n, p, copies, reach)
         self.coll.linear("all-to-all", p)
         try:
