@@ -240,7 +240,10 @@ def split_number(text: str, what: str) -> tuple[str, str] | None:
     """
     m = _NUMBER.match(number_text(what, text))
     if m is not None and m.group(2)[:1] in (*"0123456789", ".", "+", "-"):
-        raise UserError(f"{what} {describe(text)} has a space inside its number ({NUMBER_RULE})")
+        # a second number after the first: '1 000MiB' spaced, '1.5.5GiB' or '1-2GB' not
+        problem = "has a space inside its number" if m.end(1) < m.start(2) else \
+            "is not one number before its unit"
+        raise UserError(f"{what} {describe(text)} {problem} ({NUMBER_RULE})")
     return None if m is None else (m.group(1), m.group(2))
 
 

@@ -41,3 +41,23 @@ def test_the_fabric_builders_refuse_a_huge_exponent_in_one_line():
         with pytest.raises(UserError) as err:
             build(spec)
         assert "\n" not in str(err.value) and f"1e{HUGE}" in str(err.value)
+
+
+@pytest.mark.parametrize("text", ["1.5.5GiB", "1-2GB", "1+2GB", "2..5GB", "1e5.GB"])
+def test_a_second_number_without_a_space_is_not_called_a_space(text):
+    """compute.units.split_number said 'has a space inside its number' of every number
+    followed by another, spaced or not: '1.5.5GiB' has no space."""
+    from compute.units import parse_bytes
+
+    with pytest.raises(UserError) as err:
+        parse_bytes(text)
+    assert "space" not in str(err.value).split(" (")[0]
+    assert "is not one number before its unit" in str(err.value)
+
+
+@pytest.mark.parametrize("text", ["1 000MiB", "1\t.5GB", "1 +2GB"])
+def test_a_spaced_number_is_named_so(text):
+    from compute.units import parse_bytes
+
+    with pytest.raises(UserError, match="has a space inside its number"):
+        parse_bytes(text)
