@@ -524,7 +524,7 @@ class _PlacedInstance:
         placed unlike the slices before it (the others cost what the first so placed
         costs: :func:`~netmodel.study.instance_cost.placed_alike`); raises
         :class:`~netmodel.study.instance_cost.InstanceCut` where one is cut apart."""
-        return list(self._placed()._slices(int(size)))
+        return list(self._placed().slices(int(size)))
 
     def cut(self, op: str, size: int) -> UserError:
         """The refusal of ``op`` on a group of ``size`` of the instance cut apart."""

@@ -39,7 +39,7 @@ from topologies.schema import LABELS
 if TYPE_CHECKING:
     from compute.results import InferenceResult
 
-__all__ = ["InstanceCosting", "InstanceCut", "placed_comm", "wired_gpus"]
+__all__ = ["InstanceCosting", "InstanceCut", "placed_alike", "placed_comm", "wired_gpus"]
 
 
 class InstanceCut(Exception):
@@ -99,7 +99,7 @@ class _GroupComm:
             return model.collective_time(op, n, members)
         return lines_time(*candidate_lines(model, cands), n)
 
-    def _slices(self, k: int):
+    def slices(self, k: int):
         """``(model, members)`` of each consecutive slice of ``k`` members (the instance
         itself where ``k`` is its size), one of each kind of placement: a slice placed as
         an earlier one (:func:`placed_alike`) costs what it costs and is left out."""
@@ -108,7 +108,7 @@ class _GroupComm:
     def pairs(self, stage: int):
         """``(model, members)`` of each stage boundary's pair, member ``i`` of a stage of
         ``stage`` members and member ``i`` of the next, one of each kind of placement (as
-        :meth:`_slices`)."""
+        :meth:`slices`)."""
         return self._kinds(("pair", stage))
 
     def _kinds(self, key: tuple):
@@ -166,7 +166,7 @@ class _GroupComm:
         if op == "send-recv" and k == 2 and self.stage is not None \
                 and self.stage < len(self.members):
             return self.boundary_time(op, n, self.stage)
-        return self._slowest(op, n, self._slices(k))
+        return self._slowest(op, n, self.slices(k))
 
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
                             copies: int, reach) -> np.ndarray:
@@ -184,7 +184,7 @@ class _GroupComm:
         if k <= 1:
             return np.zeros_like(n)
         t = None
-        for model, members in self._slices(k):
+        for model, members in self.slices(k):
             def every(model=model, members=members) -> np.ndarray:
                 return self._time("all-to-all", members, model, n)
 
