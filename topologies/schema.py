@@ -750,8 +750,10 @@ def _check_dims(graph: nx.Graph, gpus: list) -> None:
         _bad(f"graph attribute 'dims' must be 1 to 3 torus sides >= 2 joined by 'x' (e.g. "
              f"'4x4'), got {describe(dims)}")
     total = math.prod(sides)
-    if total >= 2**62:
-        _bad(f"graph attribute 'dims' {describe(dims)} is a torus of {total:.3g} GPUs; its sides' "
+    if total >= 2**62:   # '1e400x2' is no float: its power of ten ({:.3g} raised OverflowError)
+        shown = f"{total:.3g}" if total.bit_length() < 1000 else \
+            f"about 10^{int(total.bit_length() * 0.30103)}"
+        _bad(f"graph attribute 'dims' {describe(dims)} is a torus of {shown} GPUs; its sides' "
              f"product must be below 2^62")
     index = np.empty(len(gpus), dtype=np.int64)
     for k, g in enumerate(gpus):
