@@ -354,7 +354,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._rt_scaleout = Grow(bool)
         self._halves: dict = {}
         self._meet_lat: dict = {}
-        self._cap_short: dict = {}  # whether a templated split is short of its bound (_meet)
+        self._spec_ratios: dict = {}  # highest share over bandwidth, by (pattern, signature)
         self._list_ratios: dict = {}  # highest share over bandwidth, by list of pieces
         self._cone_tables = UpDown()  # holds no router: see _updown
         self._loads_kept: dict = {}  # link_loads, by transfers
