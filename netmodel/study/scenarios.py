@@ -331,7 +331,9 @@ class Scenario:
                 if number is None:
                     raise UserError(f"{path} value {describe(value)} is not a number")
                 value = number
-            return replace(self, adjust=replace(self.adjust, **{parts[1]: float(value)}))
+            # Adjust checks the value (a bool, None or a list named, not float()'s
+            # TypeError, and True not read as 1.0)
+            return replace(self, adjust=replace(self.adjust, **{parts[1]: value}))
         if parts[0] == "fabric" and len(parts) >= 2:
             paths = param_paths(self.fabric, "fabric")
             if path not in paths:
