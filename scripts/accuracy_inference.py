@@ -106,15 +106,27 @@ def main(argv=None) -> int:
                         help="fit the shipped profile again and write it to PATH")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    from compute.errors import UserError
+    from compute.outputs import atomic_write, check_file_path
+
+    if args.write_profile:   # a path that cannot be written: one line, before the fit
+        try:
+            check_file_path(args.write_profile, "profile file", (".toml",))
+        except UserError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if not (REFERENCE / FILE).is_file():
         print(f"reference data {REFERENCE / FILE} is absent; nothing to compare",
               file=sys.stderr)
         return 1
     if args.write_profile:
-        from compute.outputs import atomic_write
-
         result = fit(measurements())
-        atomic_write(args.write_profile, result.profile.to_toml().encode(), "profile file")
+        try:
+            atomic_write(args.write_profile, result.profile.to_toml().encode(), "profile file",
+                         (".toml",))
+        except UserError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
         print(f"wrote {args.write_profile}: rms {result.rms_relative_error:.1%}, worst "
               f"{result.max_relative_error:.1%}", file=sys.stderr)
         return 0
