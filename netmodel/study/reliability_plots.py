@@ -151,7 +151,7 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     plt = pyplot()
     import numpy as np
 
-    from netmodel.collectives.plot import curve_labels
+    from netmodel.collectives.plot import curve_labels, title_lines
     from netmodel.study.figure_kit import DPI, fit_inside, save_figure, set_margins, static_ticks
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 4), dpi=DPI)
@@ -187,11 +187,14 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
         ax.set_yscale("log")
         ax.set_xlabel("spares (% of the cluster's GPUs)", fontsize=8)
         ax.set_ylabel(ylab, fontsize=8)
-    fig.suptitle("Spares against availability (closed forms"
-                 + ("; x: this run's Monte Carlo)" if marks else ")")
-                 + (f"\nnot drawn: {', '.join(stuck)}, whose spares reach no GPU (no free "
-                    "port to wire one)" if stuck else ""), fontsize=10)
-    set_margins(fig, bottom=0.5, top=0.45 + (0.2 if stuck else 0.0), left=0.75, right=0.1,
+    # the labels not drawn in lines that fit across the figure (a --fabric spec is a
+    # label of hundreds of characters)
+    note = title_lines(f"not drawn: {', '.join(stuck)}, whose spares reach no GPU (no free "
+                       "port to wire one)", 120) if stuck else []
+    fig.suptitle("\n".join(["Spares against availability (closed forms"
+                            + ("; x: this run's Monte Carlo)" if marks else ")"), *note]),
+                 fontsize=10)
+    set_margins(fig, bottom=0.5, top=0.45 + 0.2 * len(note), left=0.75, right=0.1,
                 wspace=0.2)
     for ax in axes:
         for axis in "xy":
