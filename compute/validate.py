@@ -165,6 +165,9 @@ NUMBER_RULE = ("a number is ASCII digits 0-9 with an optional sign, fraction and
                "(16, +16, -0.5, .5, 1e3), no '_' and no spaces inside")
 
 _UNDERSCORE = re.compile(r"[0-9.]_|_[0-9.]")
+#: A text that starts with a number (once its '_' are dropped): the underscore refusal is
+#: for one that groups a number's digits ('1_000MiB'), not for a name ('gpu_8').
+_LEADING_NUMBER = re.compile(rf"\s*{NUMBER_PATTERN}")
 
 
 def number_text(what: str, text: str) -> str:
@@ -181,7 +184,8 @@ def number_text(what: str, text: str) -> str:
     compute.errors.UserError: --batch '1_000' groups its digits with '_'; write 1000, not 1_000 (a number is ASCII digits 0-9 with an optional sign, fraction and exponent (16, +16, -0.5, .5, 1e3), no '_' and no spaces inside)
     """
     ascii_digits(what, text)
-    if "_" in text and _UNDERSCORE.search(text):
+    if "_" in text and _UNDERSCORE.search(text) \
+            and _LEADING_NUMBER.match(text.replace("_", "")):
         raise UserError(f"{what} {describe(text)} groups its digits with '_'; write "
                         f"{one_line(text.replace('_', ''))[:40]}, not {one_line(text)[:40]} "
                         f"({NUMBER_RULE})")

@@ -61,3 +61,36 @@ def test_a_spaced_number_is_named_so(text):
 
     with pytest.raises(UserError, match="has a space inside its number"):
         parse_bytes(text)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("ring:n=gpu_8", "ring: n must be an integer, got 'gpu_8'"),
+    ("torus:dims=a_4x4", "dims 'a_4x4' must be sides joined by 'x'"),
+])
+def test_a_name_with_an_underscore_is_not_called_grouped_digits(spec, message):
+    """compute.validate.number_text refused any '_' beside a digit as a number's grouping:
+    'ring:n=gpu_8' was told 'groups its digits with '_'; write gpu8, not gpu_8', advice
+    that is still no number. The grouping message is for a text that starts with a number
+    once its '_' are dropped ('1_000MiB', '16_'); a name gets its parser's own refusal."""
+    from topologies import build
+
+    with pytest.raises(UserError) as err:
+        build(spec)
+    assert message in str(err.value) and "groups its digits" not in str(err.value)
+
+
+@pytest.mark.parametrize("text", ["x_1", "GB_1", "t_0"])
+def test_a_unit_reader_calls_a_name_no_number(text):
+    from compute.units import parse_time
+
+    with pytest.raises(UserError) as err:
+        parse_time(text)
+    assert "is not a number with a unit" in str(err.value)
+
+
+@pytest.mark.parametrize("text", ["1_000MiB", "16_", "_16", "1__6", "0_5e-1"])
+def test_a_grouped_number_keeps_its_message(text):
+    from compute.units import parse_bytes
+
+    with pytest.raises(UserError, match="groups its digits with '_'; write "):
+        parse_bytes(text)
