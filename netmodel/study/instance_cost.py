@@ -59,7 +59,9 @@ class _GroupComm:
     (group size 2, a stage boundary's) runs on the pairs that carry it, member ``i`` of a
     stage to member ``i`` of the next (:meth:`boundary_time`), the slowest pair's time:
     the ``tp`` pairs of a boundary send at once, and links they share (a leaf's uplink)
-    are not charged for it (each pair is costed alone)."""
+    are not charged for it (each pair is costed alone). Slices likewise: each is
+    costed alone, though a pipeline's stages (and attention groups) run at once, so a
+    link two slices share is not charged for both."""
 
     def __init__(self, model, members, slice_model=None, physical=None, orig=None,
                  alike: dict | None = None, stage: int | None = None):
