@@ -233,18 +233,10 @@ class _PlacedAdjusted:
                 if a1.shape != parts[0].shape:
                     raise UserError("per-hop latency changed the candidate algorithms")
                 slope = slopes["slope"] = (a1 - parts[0]) / _SLOPE_AT
-        a, b = _adjusted_lines(*parts, slope, c.scale, c.hop)
-        lo = hi = None
-        from netmodel.collectives.cost import SEND_RECV
+        from netmodel.study.fabric_search import size_ranges
 
-        cal = model.calibration
-        if cal.p2p_ll_threshold > 0 and any(o == op for o, _ in SEND_RECV):
-            r = [x[4].size_range(x[1], cal, c.scale) for x in model.candidates(op, members)]
-            lo = np.array([x[0] for x in r], dtype=float)
-            hi = np.array([x[1] for x in r], dtype=float)
-            if not ((lo > 0).any() or (hi < np.inf).any()):
-                lo = hi = None
-        return a, b, lo, hi
+        a, b = _adjusted_lines(*parts, slope, c.scale, c.hop)
+        return (a, b, *size_ranges(model, members, op, c.scale))
 
     def _slice_time(self, op: str, model, members: tuple, n: np.ndarray) -> np.ndarray:
         return _lines_choice(model, members, op, *self._lines(model, members, op), n)

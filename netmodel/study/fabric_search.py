@@ -73,7 +73,7 @@ if TYPE_CHECKING:
     from netmodel.collectives.calibration import Calibration
     from netmodel.collectives.model import FabricCostModel
 
-__all__ = ["FabricSearch", "ScenarioCollectives", "fabric_search", "instance_cap"]
+__all__ = ["FabricSearch", "ScenarioCollectives", "fabric_search", "instance_cap", "size_ranges"]
 
 
 #: Compiled collective costs by network (:func:`network_key`): a comparison of five Lite
@@ -281,17 +281,9 @@ class ScenarioCollectives:
         Simple by size, its channels from the links' rate:
         :meth:`~netmodel.collectives.cost.CompiledCollective.size_range`); ``(None,
         None)`` where every line runs at every size."""
-        from netmodel.collectives.cost import SEND_RECV
-
         self.parts(op, size)   # refuses what parts refuses
         m = self.model(size)
-        cal = m.calibration
-        if cal.p2p_ll_threshold <= 0 or not any(o == op for o, _ in SEND_RECV):
-            return None, None
-        r = [c[4].size_range(c[1], cal, scale) for c in m.candidates(op, m.group(int(size)))]
-        lo = np.array([x[0] for x in r], dtype=float)
-        hi = np.array([x[1] for x in r], dtype=float)
-        return (lo, hi) if (lo > 0).any() or (hi < np.inf).any() else (None, None)
+        return size_ranges(m, m.group(int(size)), op, scale)
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
@@ -563,6 +555,27 @@ class _PlacedInstance:
             return self._placed().moe_all_to_all_time(n, p, copies, reach)
         except InstanceCut:
             raise self.cut("all-to-all", p) from None
+
+
+def size_ranges(model, members: Sequence[Hashable], op: str, scale: float = 1.0
+                ) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
+    """``(lo, hi)``: each candidate line of ``op`` on ``members`` on ``model`` (in
+    :meth:`~netmodel.collectives.model.FabricCostModel.candidates`' order) runs at the
+    sizes ``lo < n <= hi`` with every link's bandwidth times ``scale`` (NCCL's send/recv
+    picks LL or Simple by size, its channels from the links' rate:
+    :meth:`~netmodel.collectives.cost.CompiledCollective.size_range`); ``(None, None)``
+    where every line runs at every size: :meth:`ScenarioCollectives.part_ranges` of the
+    scenario's group, and the re-scoring of each slice
+    (:class:`~netmodel.study.crossovers.AdjustedComm`)."""
+    from netmodel.collectives.cost import SEND_RECV
+
+    cal = model.calibration
+    if cal.p2p_ll_threshold <= 0 or not any(o == op for o, _ in SEND_RECV):
+        return None, None
+    r = [c[4].size_range(c[1], cal, scale) for c in model.candidates(op, members)]
+    lo = np.array([x[0] for x in r], dtype=float)
+    hi = np.array([x[1] for x in r], dtype=float)
+    return (lo, hi) if (lo > 0).any() or (hi < np.inf).any() else (None, None)
 
 
 def once_a_server(comm, model, label: str, n: np.ndarray, p: int, copies: int,
