@@ -3,8 +3,9 @@
 A request too large for the machine (a sweep of a million points, a batch range of a
 billion, a table of 10^9 rows) is refused before any memory is spent, with one line that
 says the estimate, the limit and how to proceed. Every limit has a default and an
-environment variable ``NETMODEL_MAX_<NAME>`` that overrides it (a whole number; ``_`` may
-separate digits), so a user with a bigger machine can lift it.
+environment variable ``NETMODEL_MAX_<NAME>`` that overrides it (a whole number in the one
+number grammar, :data:`compute.validate.NUMBER_PATTERN`: ``1e6`` is read, ``1_000`` refused),
+so a user with a bigger machine can lift it.
 
 >>> check("sweep", "searches", 12, 100, "NETMODEL_MAX_SWEEP_SEARCHES", "sweep fewer points")
 >>> check("sweep", "searches", 10**6, 100, "NETMODEL_MAX_SWEEP_SEARCHES", "sweep fewer points")
