@@ -21,6 +21,10 @@ from compute.validate import MAX_TEXT_LENGTH
 from topologies import ocs, realize
 from topologies.optical import circuits_for
 
+# Times are the process's CPU time, not the wall clock: a test run beside others on a shared
+# machine is not slower by this measure, and the bounds sit 30x or more above the linear
+# times (and below the quadratic ones they caught: CPU time too).
+
 
 def test_many_parallel_circuits_per_pair_assigned_in_linear_time():
     """16 GPUs of 512 ports, a ring with 256 parallel circuits per neighbour pair: every
@@ -30,9 +34,9 @@ def test_many_parallel_circuits_per_pair_assigned_in_linear_time():
     physical = ocs(gpus=n, ports=p, ocs_ports=n)
     gpus = [f"gpu{i}" for i in range(n)]
     pairs = [(gpus[i], gpus[(i + 1) % n]) for i in range(n) for _ in range(p // 2)]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     g = realize(physical, pairs)
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     assert elapsed < 20, elapsed
     assert g.number_of_edges() == n
     per_gpu_bw = physical.edges["gpu0", "ocs0"]["bandwidth"] * p
@@ -49,9 +53,9 @@ def test_parallel_circuits_between_two_gpus_fast():
     """2 GPUs of 900 ports, 900 parallel circuits (text under the limit, so only the time
     differs): one edge of 900 links, each plane once. Old: 3.0 s, now 0.06 s."""
     physical = ocs(gpus=2, ports=900, ocs_ports=2)
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     g = realize(physical, [("gpu0", "gpu1")] * 900)
-    assert time.perf_counter() - t0 < 1.5
+    assert time.process_time() - t0 < 1.5
     d = g.edges["gpu0", "gpu1"]
     assert d["links"] == 900 and len(set(d["via"].split(","))) == 900
 
@@ -61,9 +65,9 @@ def test_circuit_list_of_node_ids_checked_in_linear_time():
     each end looked up in a list, 44 s here; 16,384 members took 2.8 s)."""
     members = [f"gpu{i}" for i in range(65_536)]
     pairs = [(members[i], members[i + 1]) for i in range(0, len(members), 2)]
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     assert circuits_for(pairs, members) == pairs
-    assert time.perf_counter() - t0 < 5
+    assert time.process_time() - t0 < 5
 
 
 def test_long_circuit_list_recorded_as_its_count():
