@@ -449,7 +449,13 @@ def report(markdown: bool) -> list[str]:
 
 
 def main(argv=()) -> None:
-    markdown = "--markdown" in argv
+    """Print the report (``--markdown``: its tables in Markdown); ``-h`` prints the usage,
+    and an unknown argument is argparse's error, exit status 2, before any work."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
+    markdown = parser.parse_args(list(argv)).markdown
     if not REFERENCE.is_dir():
         print(f"(reference data folder {REFERENCE} is absent: only the cited curves)")
     for line in report(markdown):
