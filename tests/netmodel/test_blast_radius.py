@@ -20,7 +20,9 @@ from netmodel.study.reliability_spares import recovery
 from netmodel.study.scenarios import load_scenario_text, scenario_names
 from topologies.failure_domains import CLASSES, degrade
 
-REFERENCE = Path("../shared/reference")
+#: ../shared/reference beside the project root, wherever pytest runs from (a path relative
+#: to the working directory skipped the reference test from any other folder)
+REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference"
 
 TEMPLATE = """name = "{name}"
 description = "test fabric"
