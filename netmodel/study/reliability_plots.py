@@ -177,7 +177,9 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
                      lw=1.2, label=shown, drawstyle="steps-post", ls=ls)
         axes[1].plot(pct, np.maximum(below, floor), color=col, marker=".", lw=1.2,
                      label=shown, drawstyle="steps-post", ls=ls)
-    for _label, pct, mean, below in marks:
+    for label, pct, mean, below in marks:
+        if label in stuck:   # its curve is not drawn: a mark would sit by another's
+            continue
         axes[0].plot(pct, max(1 - mean, floor), "kx", ms=7)
         axes[1].plot(pct, max(below, floor), "kx", ms=7)
     axes[1].axhline(1 - quantile, color="#c44e52", ls="--", lw=1,

@@ -62,3 +62,15 @@ def test_nothing_stuck_keeps_the_title_and_every_line(figure):
     assert fig._suptitle.get_text() == "Spares against availability (closed forms)"
     assert [ln.get_label() for ln in fig.axes[0].lines if ln.get_label()] == ["a global",
                                                                        "b global"]
+
+
+def test_monte_carlo_marks_only_for_drawn_curves(monkeypatch, tmp_path):
+    """A Monte Carlo point of a placement whose curve is not drawn would sit beside a curve
+    it does not belong to: only the drawn curves' marks are plotted."""
+    kept = []
+    monkeypatch.setattr(kit, "save_figure", lambda fig, path: kept.append(fig))
+    curves = _curves(True)
+    marks = [("c pod", 2.3, 0.998, 0.01), ("c global", 12.5, 0.9994, 2.5e-3)]
+    plot_spares(curves, tmp_path / "s.png", threshold=0.99, quantile=0.999, marks=marks)
+    xs = [ln.get_xdata()[0] for ln in kept[-1].axes[0].lines if ln.get_marker() == "x"]
+    assert xs == [12.5]
