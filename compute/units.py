@@ -81,7 +81,15 @@ from fractions import Fraction
 from functools import lru_cache
 
 from compute.errors import UserError
-from compute.validate import NUMBER_PATTERN, NUMBER_RULE, describe, limits, number_text, read_number
+from compute.validate import (
+    NUMBER_PATTERN,
+    NUMBER_RULE,
+    describe,
+    limits,
+    not_below_smallest,
+    number_text,
+    read_number,
+)
 
 __all__ = [
     "ExactFactor",
@@ -265,7 +273,7 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
     if unit not in units:
         allowed = f"allowed: {named}" if named else "it takes a plain number"
         raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} ({allowed})")
-    value = scaled(number, units[unit])
+    value = not_below_smallest(what, text, number, scaled(number, units[unit]))
     ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
     if not ok:
         raise UserError(f"{what} must be a finite number {'>= 0' if allow_zero else '> 0'}, "

@@ -38,7 +38,7 @@ from typing import Literal, overload
 
 from compute.errors import UserError, known, one_line
 
-__all__ = ["NUMBER_PATTERN", "NUMBER_RULE", "Range", "ascii_digits", "number_text", "read_number", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
+__all__ = ["NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "string", "table"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -195,6 +195,39 @@ def number_text(what: str, text: str) -> str:
 #: Most digits a whole number typed may have (Python's int() refuses past 4,300).
 _MOST_DIGITS = 4300
 
+#: The smallest magnitude a number other than zero may read as: the smallest normal float
+#: (2.2e-308). A float below it has lost digits (a subnormal) or is 0.
+SMALLEST_NUMBER = 2.2250738585072014e-308
+
+
+def spells_zero(text: str) -> bool:
+    """Whether a number's text (:data:`NUMBER_PATTERN`) spells zero: no digit other than 0
+    before its exponent (``'0'``, ``'-0.0'``, ``'0e5'``; not ``'1e-400'``).
+
+    >>> spells_zero("-0.0e7"), spells_zero("1e-400"), spells_zero(".10")
+    (True, False, False)
+    """
+    return not text.strip().lower().partition("e")[0].strip("+-.0")
+
+
+def not_below_smallest(what: str, typed: object, number: str, value: float) -> float:
+    """``value`` (read from the text ``number``, the number of ``typed``) unless it is below
+    :data:`SMALLEST_NUMBER` though ``number`` does not spell zero (``'1e-400'`` reads as 0.0,
+    ``'1e-310'`` as a float that has lost its digits): then a :class:`UserError` naming
+    ``what`` and ``typed``. Zero spelt (``'0'``, ``'0e0'``, ``'-0'``) stays zero.
+
+    >>> not_below_smallest("x", "0e0", "0e0", 0.0)
+    0.0
+    >>> not_below_smallest("x", "1e-400s", "1e-400", 0.0)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: x '1e-400s' is below the smallest number netmodel reads (2.225e-308); write 0 for zero
+    """
+    if abs(value) < SMALLEST_NUMBER and not spells_zero(number):
+        raise UserError(f"{what} {describe(typed)} is below the smallest number netmodel reads "
+                        f"({SMALLEST_NUMBER:.4g}); write 0 for zero")
+    return value
+
 
 @overload
 def read_number(what: str, text: str, *, whole: Literal[True]) -> int | None: ...
@@ -223,11 +256,11 @@ def read_number(what: str, text: str, *, whole: bool = False) -> int | float | N
     if not _NUMBER_TEXT.fullmatch(s):
         return None
     if not whole:
-        return float(s)
+        return not_below_smallest(what, text, s, float(s))
     try:
         d = Decimal(s)
     except InvalidOperation:   # an exponent past Decimal's (10**18): 0, or not a whole number
-        return 0 if not s.lower().partition("e")[0].strip("+-.0") else None   # of <= 4,300 digits
+        return 0 if spells_zero(s) else None   # of <= 4,300 digits
     if (d and d.adjusted() >= _MOST_DIGITS) or d != d.to_integral_value():
         return None
     return int(d)

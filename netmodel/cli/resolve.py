@@ -40,7 +40,10 @@ def whole_option(what: str, text, most: int | None = None) -> int:
     shown = repr(text) if len(str(text)) <= 40 else \
         f"{str(text)[:20]!r}... ({len(str(text))} characters)"
     v = read_number(what, str(text), whole=True)   # the one number grammar ('1_0' refused)
-    real = read_number(what, str(text)) if v is None else v
+    try:
+        real = read_number(what, str(text)) if v is None else v
+    except UserError:   # below the smallest float ('1e-400'): below 1, refused as such below
+        real = None
     if real is not None and real > top:   # digits past a float's range too
         raise UserError(f"{what} must be a whole number from 1 to {top:,}, got {shown}")
     if v is None or v < 1:

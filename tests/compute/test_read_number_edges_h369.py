@@ -31,7 +31,9 @@ def test_zero_with_a_huge_exponent_is_zero(text):
 
 def test_a_huge_exponent_is_a_float_for_the_callers_range():
     assert read_number("x", f"1e{HUGE}") == float("inf")
-    assert read_number("x", f"1e-{HUGE}") == 0.0
+    with pytest.raises(UserError, match="below the smallest number netmodel reads"):
+        read_number("x", f"1e-{HUGE}")   # not zero typed: not read as 0.0
+    assert read_number("x", f"0e-{HUGE}") == 0.0
 
 
 def test_the_fabric_builders_refuse_a_huge_exponent_in_one_line():
