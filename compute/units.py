@@ -82,6 +82,7 @@ from functools import lru_cache
 
 from compute.errors import UserError
 from compute.validate import (
+    NONFINITE_WORDS,
     NUMBER_PATTERN,
     NUMBER_RULE,
     describe,
@@ -130,7 +131,10 @@ _BANDWIDTH_UNITS = {
     "bps": 1 / 8, "Kbps": 1e3 / 8, "kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8,
     "Tbps": 1e12 / 8,
 }
-_NUMBER = re.compile(rf"^\s*({NUMBER_PATTERN}|[-+]?nan|[-+]?inf)"
+#: A number (the one grammar, or a word of NONFINITE_WORDS, the longest tried first) and
+#: its unit.
+_NONFINITE = "|".join(rf"[-+]?{w}" for w in sorted(NONFINITE_WORDS, key=len, reverse=True))
+_NUMBER = re.compile(rf"^\s*({NUMBER_PATTERN}|{_NONFINITE})"
                      r"\s*(\S*)\s*$",
                      re.IGNORECASE)
 

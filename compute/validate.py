@@ -38,7 +38,7 @@ from typing import Literal, overload
 
 from compute.errors import UserError, known, one_line
 
-__all__ = ["NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
+__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "string", "table"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -160,6 +160,11 @@ def ascii_digits(what: str, text: str) -> str:
 NUMBER_PATTERN = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
 _NUMBER_TEXT = re.compile(NUMBER_PATTERN)
 
+#: The words for a number that is not finite, read (any case, an optional sign) by
+#: :func:`read_number` and :func:`compute.units.split_number` alike, for the caller's range to
+#: refuse by name.
+NONFINITE_WORDS = ("nan", "inf", "infinity")
+
 #: The grammar in words, for refusals.
 NUMBER_RULE = ("a number is ASCII digits 0-9 with an optional sign, fraction and exponent "
                "(16, +16, -0.5, .5, 1e3), no '_' and no spaces inside")
@@ -251,7 +256,7 @@ def read_number(what: str, text: str, *, whole: bool = False) -> int | float | N
     from decimal import Decimal, InvalidOperation
 
     s = number_text(what, text).strip()
-    if not whole and s.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+    if not whole and s.lower().lstrip("+-") in NONFINITE_WORDS:
         return float(s)   # not a number to any range: the caller's check names it
     if not _NUMBER_TEXT.fullmatch(s):
         return None
