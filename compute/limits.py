@@ -19,23 +19,36 @@ from __future__ import annotations
 import os
 
 from compute.errors import UserError
-from compute.validate import read_number
+from compute.validate import describe, read_number
 
 __all__ = ["check", "setting"]
 
 
-def setting(env: str, default: int) -> int:
-    """The limit named by environment variable ``env`` (a whole number > 0), else
-    ``default``."""
+def setting(env: str, default: int, most: int | None = None) -> int:
+    """The whole number >= 1 (and at most ``most``) that environment variable ``env`` holds,
+    else ``default`` (unset or blank): the one reader of netmodel's whole-number settings
+    (``NETMODEL_MAX_*`` here and in :mod:`topologies.limits`, ``NETMODEL_JOBS``), in the one
+    number grammar (``'1e6'`` read, ``'1_000'`` refused) and at most 30 characters.
+
+    >>> setting("NETMODEL_EXAMPLE_SETTING", 100)
+    100
+    >>> import os; os.environ["NETMODEL_EXAMPLE_SETTING"] = "0"
+    >>> setting("NETMODEL_EXAMPLE_SETTING", 100)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: environment variable NETMODEL_EXAMPLE_SETTING='0' must be a whole number >= 1 (default 100)
+    >>> del os.environ["NETMODEL_EXAMPLE_SETTING"]
+    """
     text = os.environ.get(env)
     if text is None or not text.strip():
         return default
     value = read_number(f"environment variable {env}", text, whole=True) if len(text) <= 30 \
         else None   # the one number grammar: '1_000' refused, '1e6' read
-    if value is not None and value > 10**30:   # as the 30 digits typed at most
-        value = None
-    if value is None or value <= 0:
-        raise UserError(f"environment variable {env}={text[:40]!r} must be a whole number > 0")
+    top = 10**30 if most is None else most   # 10**30: as the 30 digits typed at most
+    if value is None or not 1 <= value <= top:
+        bound = ">= 1" if most is None else f"from 1 to {most:,}"
+        raise UserError(f"environment variable {env}={describe(text)} must be a whole number "
+                        f"{bound} (default {default:,})")
     return value
 
 

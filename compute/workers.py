@@ -39,20 +39,16 @@ def jobs() -> int:
     """Processes netmodel may run at once: the CPUs this process may use, at most 4
     (``NETMODEL_JOBS`` overrides; 1 runs everything one after the other, in this process).
     """
-    text = os.environ.get("NETMODEL_JOBS", "").strip()
-    if text:
-        from compute.validate import describe, read_number
-
-        n = read_number("NETMODEL_JOBS", text, whole=True) if len(text) <= 30 else None
-        if n is None or not 1 <= n <= 999_999:   # the one number grammar ('1_0' refused)
-            raise UserError(f"NETMODEL_JOBS={describe(text)} must be a whole number from 1 "
-                            "to 999,999")
-        return n
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cpus = os.cpu_count() or 1
-    return max(1, min(4, cpus))
+    default = max(1, min(4, cpus))
+    if not os.environ.get("NETMODEL_JOBS", "").strip():
+        return default
+    from compute.limits import setting
+
+    return setting("NETMODEL_JOBS", default, most=999_999)
 
 
 @functools.cache

@@ -7,8 +7,8 @@ node and edge counts from its parameters and calls :func:`check_size` before add
 anything; fabric files are refused above :func:`max_file_bytes` before they are parsed, and
 their node and edge lists are counted before a graph is made.
 
-Defaults, and the environment variables that override them (a whole number, ``_`` allowed
-as a digit separator):
+Defaults, and the environment variables that override them (a whole number >= 1 in the one
+number grammar, read by :func:`compute.limits.setting`: ``1e7`` is read, ``1_000`` refused):
 
 ========================  ===============================  =========================
 limit                     default                          environment variable
@@ -32,11 +32,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import os
 from collections.abc import Iterator
 
 from compute.errors import UserError
-from compute.validate import read_number
+from compute.limits import setting
 
 __all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "MAX_TIER", "PHYSICAL_MAX",
            "PHYSICAL_MIN", "capped", "check_size", "max_edges", "max_file_bytes", "max_nodes"]
@@ -77,18 +76,7 @@ BYTES_PER_ITEM = 400  # memory per node or edge, measured (see the module docstr
 
 
 def _limit(key: str) -> int:
-    name = ENV[key]
-    text = os.environ.get(name)
-    if text is None or not text.strip():
-        return DEFAULTS[key]
-    value = read_number(f"environment variable {name}", text, whole=True) if len(text) <= 30 \
-        else None   # the one number grammar: '1_000' refused, '1e6' read
-    if value is not None and value > 10**30:   # as the 30 digits typed at most
-        value = None
-    if value is None or value < 1:
-        raise UserError(f"environment variable {name}={text[:40]!r} must be a whole number "
-                        f">= 1 (default {DEFAULTS[key]:,})")
-    return value
+    return setting(ENV[key], DEFAULTS[key])
 
 
 def max_nodes() -> int:

@@ -111,8 +111,8 @@ def test_netmodel_jobs_of_other_digits(monkeypatch):
 
     for text in ("²", "1" + "0" * 5000):
         monkeypatch.setenv("NETMODEL_JOBS", text)
-        with pytest.raises(UserError, match="^NETMODEL_JOBS=.* must be a whole number from 1 "
-                                            "to 999,999$"):
+        with pytest.raises(UserError, match=r"^environment variable NETMODEL_JOBS=.* must be a "
+                                            r"whole number from 1 to 999,999 \(default \d+\)$"):
             jobs()
     monkeypatch.setenv("NETMODEL_JOBS", "3")
     assert jobs() == 3
