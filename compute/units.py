@@ -172,7 +172,8 @@ def _factor_ratio(value: float, exact: Fraction | None) -> tuple[int, int]:
     return q.numerator, q.denominator
 
 
-_DECIMAL = re.compile(r"^\s*([-+]?)([0-9]*)(?:\.([0-9]*))?(?:[eE]([-+]?[0-9]+))?\s*$")
+#: A number of the one grammar, spaces around it taken (:func:`scaled` splits it).
+_DECIMAL = re.compile(rf"^\s*({NUMBER_PATTERN})\s*$")
 
 
 def scaled(number: str | int | float, factor: float) -> float:
@@ -197,10 +198,11 @@ def scaled(number: str | int | float, factor: float) -> float:
     text = number if isinstance(number, str) else \
         (str(number) if isinstance(number, int) else repr(float(number)))
     m = _DECIMAL.match(text)
-    if not m or not (m.group(2) or m.group(3)):
+    if not m:
         return approx
-    sign, whole, frac, exp = m.groups()
-    frac = frac or ""
+    mantissa, _, exp = m[1].lower().partition("e")
+    sign = mantissa[0] if mantissa[0] in "+-" else ""
+    whole, _, frac = mantissa.lstrip("+-").partition(".")
     try:   # past int's digit limit (4,300 digits), or rounding past the largest float
         num = int((whole or "0") + frac)
         shift = int(exp or 0) - len(frac)   # bounded: the float product is finite, not 0
@@ -382,9 +384,9 @@ _UNIT_WORDS = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds",
 #: The decimal rates a bandwidth is printed in, largest first (:func:`format_quantity`,
 #: :func:`format_bandwidth`, topology compare's rows; :func:`parse_bandwidth` reads each), and
 #: below them ``B/s``.
-RATE_RUNGS = (("PB/s", 1e15), ("TB/s", 1e12), ("GB/s", 1e9), ("MB/s", 1e6), ("kB/s", 1e3))
+RATE_RUNGS = tuple((u, _BANDWIDTH_UNITS[u]) for u in ("PB/s", "TB/s", "GB/s", "MB/s", "kB/s"))
 #: The units a time is printed in, largest first (:func:`format_time`), and below them ``ns``.
-_TIME_RUNGS = (("s", 1.0), ("ms", 1e-3), ("us", 1e-6))
+_TIME_RUNGS = tuple((u, _TIME_UNITS[u]) for u in ("s", "ms", "us"))
 
 
 def _readable(value: float, rungs: tuple[tuple[str, float], ...], below: tuple[str, float]) -> str:
@@ -415,7 +417,7 @@ def format_quantity(value: float, unit: str) -> str:
     """
     if unit == "s":
         return format_time(value)
-    return _readable(value, RATE_RUNGS, ("B/s", 1.0))
+    return _readable(value, RATE_RUNGS, ("B/s", _BANDWIDTH_UNITS["B/s"]))
 
 
 def _bare(typed: object) -> bool:
@@ -528,8 +530,7 @@ def parse_size_range(text: str, what: str = "sizes", *, max_sizes: int = MAX_SIZ
 
 #: The binary prefixes a size is printed in, largest first (:func:`format_bytes`; each is a
 #: unit :func:`parse_bytes` reads), and below them ``B``.
-_BYTE_RUNGS = (("PiB", 2.0**50), ("TiB", 2.0**40), ("GiB", 2.0**30), ("MiB", 2.0**20),
-               ("KiB", 2.0**10))
+_BYTE_RUNGS = tuple((u, _BYTE_UNITS[u]) for u in ("PiB", "TiB", "GiB", "MiB", "KiB"))
 
 
 def format_bytes(n: float) -> str:
@@ -581,7 +582,7 @@ def format_time(t: float) -> str:
     >>> format_time(12.5e-6), format_time(3.1e-3), format_time(999.96e-6), format_time(5e-10)
     ('12.5 us', '3.1 ms', '1 ms', '0.5 ns')
     """
-    return _readable(t, _TIME_RUNGS, ("ns", 1e-9))
+    return _readable(t, _TIME_RUNGS, ("ns", _TIME_UNITS["ns"]))
 
 
 # ------------------------------------------------------------------ values of a data row's unit

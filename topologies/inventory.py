@@ -33,9 +33,11 @@ from topologies.schema import TRACE_MEDIA
 
 __all__ = ["BillOfMaterials", "EdgeArrays", "bill_of_materials", "cable_end_parts",
            "cells_per_shared_part", "edge_arrays", "edges_of", "port_fill", "port_use",
-           "shared_part"]
+           "OPTICAL_MEDIA", "shared_part"]
 
-_OPTICAL = ("pluggable-optics", "fibre")
+#: The media whose link ends are pluggable optics (a transceiver each end), for the bill of
+#: materials here and the network's prices (:mod:`netmodel.study.network_bill`).
+OPTICAL_MEDIA = ("pluggable-optics", "fibre")
 
 
 @dataclass(frozen=True)
@@ -360,7 +362,7 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
         cables[cabling["medium"]] += cabling["cables"]
         lanes += cabling["lanes"]
         ocs_used += cabling["cables"]
-        if cabling["medium"] in _OPTICAL:
+        if cabling["medium"] in OPTICAL_MEDIA:
             plug += cabling["cables"]
         elif cabling["medium"] == "co-packaged-optics":
             cpo += cabling["cables"]
@@ -372,7 +374,7 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
         lanes += int(e.lanes.sum())
         ocs_used += 2 * _total(links[circuit])
         cpo += 2 * _total(links[circuit & e.optics_in(("co-packaged-optics",))])
-        plug += 2 * _total(links[circuit & e.optics_in(_OPTICAL)])
+        plug += 2 * _total(links[circuit & e.optics_in(OPTICAL_MEDIA)])
     else:   # circuits ride on the fibres counted above
         lanes += int(e.lanes[~circuit].sum())
     cabled = ~circuit
@@ -380,7 +382,7 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
         on = cabled & (e.medium == code)
         if on.any():
             (traces if medium in TRACE_MEDIA else cables)[medium] += _total(links[on])
-    optical, co_packaged = cabled & e.medium_in(_OPTICAL), cabled & e.medium_in(
+    optical, co_packaged = cabled & e.medium_in(OPTICAL_MEDIA), cabled & e.medium_in(
         ("co-packaged-optics",))
     for end in (e.u, e.v):
         kind = e.node_kind[end]

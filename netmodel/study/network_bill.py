@@ -45,6 +45,7 @@ from compute.errors import UserError, known
 from compute.rows import check_number
 from compute.validate import describe, of_type
 from netmodel.study.choice_names import SHARES
+from topologies.inventory import OPTICAL_MEDIA
 from topologies.schema import check_graph
 
 if TYPE_CHECKING:
@@ -55,9 +56,8 @@ if TYPE_CHECKING:
 __all__ = ["SHARES", "NetworkBill", "NetworkItem", "NetworkPrices", "network_bill",
            "network_costs"]
 
-#: SHARES: how the network of a scenario is charged (see the module docstring), in
-#: :mod:`netmodel.study.choice_names`.
-_OPTICAL = ("pluggable-optics", "fibre")
+# SHARES: how the network of a scenario is charged (see the module docstring), in
+# :mod:`netmodel.study.choice_names`.
 
 
 @cache
@@ -102,7 +102,7 @@ class NetworkPrices:
 
     def optics(self, medium: str) -> tuple[float, float]:
         """``(USD per bit/s, J per bit)`` of the optics on one end of a ``medium`` link."""
-        if medium in _OPTICAL:
+        if medium in OPTICAL_MEDIA:
             return self.pluggable_price, self.pluggable_energy
         if medium == "co-packaged-optics":
             return self.cpo_price, self.cpo_energy
@@ -112,7 +112,7 @@ class NetworkPrices:
 
     def cable(self, medium: str, length: float) -> float:
         """USD of one cable of ``medium`` and ``length`` metres."""
-        if medium in (*_OPTICAL, "co-packaged-optics"):
+        if medium in (*OPTICAL_MEDIA, "co-packaged-optics"):
             return self.fibre_cable_price + self.fibre_price_per_m * length
         if medium == "copper":
             return self.copper_cable_price + self.copper_price_per_m * length

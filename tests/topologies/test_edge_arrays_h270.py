@@ -14,7 +14,7 @@ import pytest
 from topologies import build
 from topologies.analysis import injection_bandwidth
 from topologies.inventory import (
-    _OPTICAL,
+    OPTICAL_MEDIA,
     BillOfMaterials,
     bill_of_materials,
     edge_arrays,
@@ -60,7 +60,7 @@ def reference_bom(graph):
         cables[cabling["medium"]] += cabling["cables"]
         lanes += cabling["lanes"]
         ocs_used += cabling["cables"]
-        if cabling["medium"] in _OPTICAL:
+        if cabling["medium"] in OPTICAL_MEDIA:
             plug += cabling["cables"]
         elif cabling["medium"] == "co-packaged-optics":
             cpo += cabling["cables"]
@@ -77,7 +77,7 @@ def reference_bom(graph):
             optics = d.get("optics", "co-packaged-optics")
             if optics == "co-packaged-optics":
                 cpo += 2 * links
-            elif optics in _OPTICAL:
+            elif optics in OPTICAL_MEDIA:
                 plug += 2 * links
             continue
         (traces if medium in TRACE_MEDIA else cables)[medium] += links
@@ -89,7 +89,7 @@ def reference_bom(graph):
             if kind == "switch":
                 switch_used += links
             share = _end_parts(kind, links)
-            if medium in _OPTICAL:
+            if medium in OPTICAL_MEDIA:
                 plug += share
             elif medium == "co-packaged-optics":
                 cpo += share
