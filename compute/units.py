@@ -559,19 +559,25 @@ def format_bytes(n: float) -> str:
 def format_bandwidth(b: float) -> str:
     """Bytes/s as a spec string a person reads and :func:`parse_bandwidth` reads back to
     the same float: ``'112.5GB/s'``, ``'1.8TB/s'``, ``'1PB/s'``; the plain number where no
-    decimal prefix gives it back exactly.
+    decimal prefix gives it back exactly. Any value prints (a formatter never refuses; the
+    parsers do): a negative one as its size with a ``-``, ``inf`` and ``nan`` as such.
 
     >>> format_bandwidth(112.5e9), format_bandwidth(450e9 * 4), format_bandwidth(1/3)
     ('112.5GB/s', '1.8TB/s', '0.3333333333333333')
     >>> format_bandwidth(1e15), format_bandwidth(125e3)
     ('1PB/s', '125kB/s')
+    >>> format_bandwidth(-1536), format_bandwidth(float("-inf")), format_bandwidth(float("nan"))
+    ('-1.536kB/s', '-inf', 'nan')
     """
     b = float(b)
+    if not math.isfinite(b):
+        return repr(b)
+    size, sign = abs(b), "-" if b < 0 else ""
     for unit, scale in RATE_RUNGS:
-        if abs(b) >= scale:
-            text = f"{b / scale!r}".removesuffix(".0") + unit
-            if parse_bandwidth(text) == b:
-                return text
+        if size >= scale:
+            text = f"{size / scale!r}".removesuffix(".0") + unit
+            if parse_bandwidth(text) == size:
+                return sign + text
     return repr(b)
 
 
