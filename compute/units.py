@@ -44,7 +44,11 @@ The unit rules (one place; docs/units-and-errors.md repeats them):
   that a range refuses with its usual message), an optional fraction (``.5``, ``5.``) and an
   optional exponent (``1e3``). A whole number may be written so only where its value is whole
   (``1e3`` and ``16.0`` are 1000 and 16; ``1.5`` and ``1e-3`` are refused, as is a float that
-  rounds to one: ``2.0000000000000001``). Digits grouped by ``_`` are refused in one line
+  rounds to one: ``2.0000000000000001``). ``nan``, ``inf`` and ``infinity`` (any case, signed)
+  are read alike by both readers, for a range to refuse by name. A number that is not zero
+  but below the smallest normal float (``1e-400``, ``1e-310``, ``1e-300ps``) is refused (``is
+  below the smallest number netmodel reads``); zero written any way (``0``, ``0e0``, ``-0``)
+  is 0. Digits grouped by ``_`` are refused in one line
   naming the value and its spelling without them (``write 1000MiB, not 1_000MiB``), and a
   space inside a number likewise (``1 000MiB``), everywhere: Python's ``int``/``float`` read
   ``1_000`` while the number-then-unit reader stopped at the ``_``. ``--cluster-gpus`` also
