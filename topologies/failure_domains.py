@@ -79,7 +79,7 @@ from topologies.graph_ops import edge_key
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.inventory import EdgeArrays, cable_end_parts, edge_arrays, shared_part
 from topologies.registry import not_as_built
-from topologies.schema import TRACE_MEDIA, check_graph, gpu_nodes
+from topologies.schema import TRACE_MEDIA, check_graph, circuit_count, gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "ClassComponents",
            "Component", "class_counts", "component_arrays", "components", "degrade", "hosts",
@@ -537,7 +537,8 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
     GPU wired to a tier-0 switch it removes, in ``graph``: a spare added since stops too,
     whether the switch failed alone or with its host or rack); ``gpus`` is
     recounted. Connectivity is not required. With ``copy=False`` the graph itself is
-    changed and returned."""
+    changed and returned. A realized OCS fabric's ``circuits`` are recounted
+    (:func:`~topologies.schema.circuit_count`)."""
     out = graph.copy() if copy else graph
     for comp in failed:
         for (u, v), factor in comp.scaled:
@@ -552,5 +553,7 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
         keep_devices(out, gone)
         out.remove_nodes_from(list(gone))
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
+    if "circuits" in out.graph:   # a realized OCS fabric: the circuits left
+        out.graph["circuits"] = circuit_count(out)
     not_as_built(out)
     return out

@@ -43,7 +43,7 @@ from topologies.common import (
 )
 from topologies.limits import check_size
 from topologies.registry import builder, format_value
-from topologies.schema import OPTICAL_MEDIA, gpu_nodes, validate
+from topologies.schema import OPTICAL_MEDIA, circuit_count, gpu_nodes, validate
 
 __all__ = ["circuits_for", "ocs", "realize"]
 
@@ -365,7 +365,7 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         name=f"{graph.graph.get('name', 'fabric')} as "
              + (logical if isinstance(logical, str) else f"{len(pairs)} circuits"),
         logical=logical if isinstance(logical, str) else _pairs_text(pairs),
-        circuits=len(pairs),
+        circuits=circuit_count(out),
         reconfiguration_time=max((graph.nodes[o]["reconfiguration_time"] for o in used),
                                  default=0.0))
     return validate(out, check_connected=False)

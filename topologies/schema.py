@@ -94,7 +94,7 @@ from topologies.limits import MAX_RADIX, MAX_TIER
 __all__ = ["EDGE_KEYS", "FORMULA", "GRAPH_TYPES", "LABELS", "MAX_NODE_ID", "MEDIA", "NODE_KEYS",
            "NODE_KINDS", "UNPRINTABLE",
            "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS",
-           "check_node_ids", "circuit_via", "edge_count", "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types",
+           "check_node_ids", "circuit_count", "circuit_via", "edge_count", "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types",
            "text_problem", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
@@ -687,6 +687,24 @@ def circuit_via(u: Hashable, v: Hashable, data: Mapping,
         _bad(f"circuit {describe(u)}-{describe(v)} 'via' must name the OCS node(s) it passes "
              f"(comma-separated), got {describe(via)}{why}")
     return names
+
+
+def circuit_count(graph: nx.Graph) -> int:
+    """The circuits of ``graph``: its ``ocs-circuit`` edges, each counted ``links`` times
+    (parallel circuits of one pair are one edge). The graph attribute ``circuits`` is this
+    count: :func:`topologies.optical.realize` writes it, and a degraded fabric
+    (:func:`topologies.failure_domains.degrade`,
+    :func:`netmodel.collectives.degraded.degrade`) recounts it.
+
+    >>> g = nx.Graph()
+    >>> g.add_edge("gpu0", "gpu1", medium="ocs-circuit", links=2)
+    >>> g.add_edge("gpu2", "gpu3", medium="ocs-circuit")
+    >>> g.add_edge("gpu0", "ocs0", medium="fibre")
+    >>> circuit_count(g)
+    3
+    """
+    return sum(int(d.get("links", 1)) for _, _, d in graph.edges(data=True)
+               if d.get("medium") == "ocs-circuit")
 
 
 def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> None:

@@ -48,7 +48,7 @@ from compute.validate import describe
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.results import CollectiveResult
 from topologies.failure_domains import keep_devices, stopped_by, stops
-from topologies.schema import circuit_via
+from topologies.schema import circuit_count, circuit_via
 
 __all__ = ["DegradedResult", "degrade", "degraded_cost", "stopped_gpus"]
 
@@ -112,6 +112,8 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
                            fibres, graph.nodes)
     out.remove_nodes_from([g for g in stopped_gpus(graph, nodes) if g in out])
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
+    if "circuits" in out.graph:   # the circuits left: a failed circuit, GPU or OCS takes its own
+        out.graph["circuits"] = circuit_count(out)
     if out.graph["gpus"] == 0:
         raise UserError("every GPU of the fabric failed"
                         + (" or stopped with a failed tier-0 switch" if any(
@@ -178,8 +180,6 @@ def _drop_circuits_through(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
                 and (v, o) not in fibres]
         if len(kept) == len(planes):
             continue
-        if "circuits" in graph.graph:
-            graph.graph["circuits"] -= len(planes) - len(kept)
         if not kept:
             graph.remove_edge(u, v)
             continue
@@ -188,6 +188,8 @@ def _drop_circuits_through(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
         new["lanes"] = lanes_for(d["bandwidth"] / len(planes)) * len(kept)   # whole ports
         d.pop("links", None)
         d.update(new, via=",".join(kept))
+    if "circuits" in graph.graph:
+        graph.graph["circuits"] = circuit_count(graph)
 
 
 def stopped_gpus(graph: nx.Graph, nodes: Iterable[Hashable]) -> tuple:
