@@ -141,19 +141,11 @@ class AdjustedComm:
         """The cost model of instances of ``size`` GPUs on the scenario's graph with every
         link's bandwidth times ``scale`` and ``hop_latency`` added (as
         :class:`~netmodel.study.scenarios.Adjust` applies them), made once a comm."""
-        from netmodel.collectives.model import FabricCostModel
-        from netmodel.study.scenario_fabric import adjusted
-        from netmodel.study.scenarios import Adjust
-
         base = self.c.model(size)
         for b, m in self._models:
             if b is base:
                 return m
-        graph = adjusted(base.graph, Adjust(bandwidth_scale=self.scale, hop_latency=self.hop))
-        m = FabricCostModel(graph, placement=self.c.scenario.placement,
-                            algorithm=self.c.scenario.algorithm, scope="collectives",
-                            calibration=self.c.calibration, tuner=self.c.scenario.tuner,
-                            validated=True)   # the scenario's graph, checked when built
+        m = _relinked(self.c.scenario, base, self.c.calibration, self.scale, self.hop)
         self._models.append((base, m))
         return m
 
@@ -171,6 +163,19 @@ def _lines_choice(m, group, op: str, a, b, lo, hi, n: np.ndarray) -> np.ndarray:
     if lo is not None:
         times = np.where((flat > lo[:, None]) & (flat <= hi[:, None]), times, np.inf)
     return m.chosen(times, m.candidates(op, group), flat, op, group)[1].reshape(n.shape)
+
+
+def _relinked(scenario, model, calibration, scale: float = 1.0, hop: float = 0.0):
+    """A cost model with ``scenario``'s settings
+    (:func:`~netmodel.study.scenario_fabric.scenario_cost_model`) and ``calibration`` on
+    ``model``'s graph with every link's bandwidth times ``scale`` and ``hop`` seconds added
+    per hop (as :class:`~netmodel.study.scenarios.Adjust` applies them); not checked again
+    (``model``'s graph was checked when built)."""
+    from netmodel.study.scenario_fabric import adjusted, scenario_cost_model
+    from netmodel.study.scenarios import Adjust
+
+    graph = adjusted(model.graph, Adjust(bandwidth_scale=scale, hop_latency=hop))
+    return scenario_cost_model(scenario, graph, calibration, validated=True)
 
 
 class _PlacedAdjusted:
@@ -200,18 +205,11 @@ class _PlacedAdjusted:
     def _adjusted_model(self, model, scale: float, hop: float):
         """``model`` (a slice's cost model) on its graph with every link's bandwidth times
         ``scale`` and ``hop`` added per hop, made once (as :meth:`AdjustedComm._model`)."""
-        from netmodel.collectives.model import FabricCostModel
-        from netmodel.study.scenario_fabric import adjusted
-        from netmodel.study.scenarios import Adjust
-
         key = (id(model), scale, hop)
         hit = self._models.get(key)
         if hit is None:
-            s = self.placed.coll.scenario
-            graph = adjusted(model.graph, Adjust(bandwidth_scale=scale, hop_latency=hop))
-            hit = self._models[key] = (model, FabricCostModel(
-                graph, placement=s.placement, algorithm=s.algorithm, scope="collectives",
-                calibration=model.calibration, tuner=s.tuner, validated=True))
+            hit = self._models[key] = (model, _relinked(
+                self.placed.coll.scenario, model, model.calibration, scale, hop))
         return hit[1]
 
     def _lines(self, model, members: tuple, op: str):
@@ -798,21 +796,13 @@ def _seed_slope_model(coll, at, size: int) -> None:
     The same graph to the last bit where ``coll``'s scenario adds no per-hop latency of
     its own (``latency * scale + 0.0`` then ``+ hop`` is ``latency * scale + hop``;
     ``x * 1.0`` is ``x``); elsewhere, and where ``at`` has the model, nothing is done."""
-    from netmodel.collectives.model import FabricCostModel
-    from netmodel.study.scenario_fabric import adjusted
-    from netmodel.study.scenarios import Adjust
-
     s = coll.scenario
     models = at._models
     key = size if s.is_ocs else 0
     if key in models or s.adjust.hop_latency != 0.0 or coll.concurrent or at.concurrent:
         return
-    base = coll.model(size)
-    graph = adjusted(base.graph, Adjust(hop_latency=at.scenario.adjust.hop_latency))
-    models[key] = FabricCostModel(graph, placement=at.scenario.placement,
-                                  algorithm=at.scenario.algorithm, scope="collectives",
-                                  calibration=at.calibration, tuner=at.scenario.tuner,
-                                  validated=True)
+    models[key] = _relinked(at.scenario, coll.model(size), at.calibration,
+                            hop=at.scenario.adjust.hop_latency)
 
 
 

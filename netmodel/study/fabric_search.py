@@ -428,8 +428,11 @@ class _PlacedInstance:
 
     def boundary(self, op: str, p: int) -> bool:
         """Whether ``op`` on groups of ``p`` is a stage boundary's send-recv, costed on the
-        boundaries' pairs (:meth:`pairs`)."""
-        return op == "send-recv" and p == 2 and self.stage < self.gpus
+        boundaries' pairs (:meth:`pairs`;
+        :func:`~netmodel.study.instance_cost.stage_boundary`)."""
+        from netmodel.study.instance_cost import stage_boundary
+
+        return stage_boundary(op, p, self.stage, self.gpus)
 
     def as_scenario(self, op: str, p: int) -> bool:
         """Whether ``op`` on groups of ``p`` costs what the scenario's own

@@ -39,7 +39,23 @@ from topologies.schema import LABELS
 if TYPE_CHECKING:
     from compute.results import InferenceResult
 
-__all__ = ["InstanceCosting", "InstanceCut", "placed_alike", "placed_comm", "wired_gpus"]
+__all__ = ["InstanceCosting", "InstanceCut", "placed_alike", "placed_comm", "stage_boundary",
+           "wired_gpus"]
+
+
+def stage_boundary(op: str, p: int, stage: int | None, gpus: int) -> bool:
+    """Whether ``op`` on groups of ``p`` members of an instance of ``gpus`` GPUs in
+    pipeline stages of ``stage`` (None: no stages) is a stage boundary's send-recv, costed
+    on the boundaries' pairs (:meth:`_GroupComm.pairs`): a send-recv of 2 where there is
+    more than one stage. The rule of :class:`_GroupComm` and of
+    :meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`.
+
+    >>> stage_boundary("send-recv", 2, 4, 8), stage_boundary("send-recv", 2, 8, 8)
+    (True, False)
+    >>> stage_boundary("all-reduce", 2, 4, 8), stage_boundary("send-recv", 2, None, 8)
+    (False, False)
+    """
+    return op == "send-recv" and p == 2 and stage is not None and stage < gpus
 
 
 class InstanceCut(Exception):
@@ -165,8 +181,7 @@ class _GroupComm:
         k = int(group_size)
         if k <= 1:
             return np.zeros_like(n)
-        if op == "send-recv" and k == 2 and self.stage is not None \
-                and self.stage < len(self.members):
+        if stage_boundary(op, k, self.stage, len(self.members)):
             return self.boundary_time(op, n, self.stage)
         return self._slowest(op, n, self.slices(k))
 
@@ -393,7 +408,7 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
     alike = shared.setdefault("alike", {})
     if not scenario.is_ocs:
         return _GroupComm(fm, members, physical=fm.graph, alike=alike, stage=stage)
-    from netmodel.study.scenario_fabric import adjusted
+    from netmodel.study.scenario_fabric import adjusted, scenario_cost_model
 
     made = shared.setdefault("slices", {})   # a slice's (model, members): circuits set once
 
@@ -413,11 +428,7 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
             g, part = _canonical(g, part)
         key = _problem_key(g, part)
         if key not in memo:
-            from netmodel.collectives.model import FabricCostModel
-
-            memo[key] = FabricCostModel(g, placement=scenario.placement,
-                                        algorithm=scenario.algorithm, scope="collectives",
-                                        calibration=calibration, tuner=scenario.tuner)
+            memo[key] = scenario_cost_model(scenario, g, calibration)
         return memo[key], tuple(part)
 
     return _GroupComm(fm, members, slice_model, graph, orig, alike, stage)
@@ -585,14 +596,12 @@ class InstanceCosting:
     def _cost_model(self, g: nx.Graph, key: tuple):
         """The collective cost model of problem ``key`` (its graph ``g``): the one the
         healthy-batch costing kept for re-balancing (taken back), else a new one."""
-        from netmodel.collectives.model import FabricCostModel
+        from netmodel.study.scenario_fabric import scenario_cost_model
 
         fm = self.__dict__.setdefault("_models", {}).pop(key, None)
         if fm is None:
-            s = self.scenario
-            fm = FabricCostModel(g, placement=s.placement, algorithm=s.algorithm,
-                                 scope="collectives", calibration=self.calibration,
-                                 tuner=s.tuner, validated=self._known_valid(key))
+            fm = scenario_cost_model(self.scenario, g, self.calibration,
+                                     validated=self._known_valid(key))
         return fm
 
     def _known_valid(self, key: tuple) -> bool:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Adjust
 
 __all__ = ["adjusted", "build_fabric", "circuit_options", "instance_graph", "network_key",
-           "ocs_ports", "scenario_calibration", "scenario_model"]
+           "ocs_ports", "scenario_calibration", "scenario_cost_model", "scenario_model"]
 
 
 #: Built fabrics by (spec string, GPU type): a fabric is built once per process.
@@ -170,15 +170,38 @@ def scenario_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: 
     :class:`~netmodel.collectives.model.FabricCostModel` keyword: ``algorithms``, ``seed``,
     ``max_transfers``). ``compare`` and ``collective --scenario`` both build it here.
     """
+    # the circuits follow the placement in use (the caller's, if given)
+    placement = routing.get("placement", scenario.placement)
+    built = adjusted(instance_graph(replace(scenario, placement=placement), graph, size),
+                     scenario.adjust)
+    return scenario_cost_model(scenario, built, calibration, validated=built is graph,
+                               **routing)   # a built fabric is checked once
+
+
+def scenario_cost_model(scenario: Scenario, graph: nx.Graph, calibration: Calibration,
+                        validated: bool = False, **routing) -> FabricCostModel:
+    """The cost model of ``graph`` as built already (circuits set, adjustments applied) with
+    ``scenario``'s settings: ``calibration`` (:func:`scenario_calibration`, which holds its
+    NCCL release and buffer) and its placement, algorithm (governing the collectives, not
+    all-to-all and send-recv: ``scope="collectives"``) and tuner unless ``routing`` gives
+    them (or any other :class:`~netmodel.collectives.model.FabricCostModel` keyword);
+    ``validated``: ``graph`` is known to pass :func:`~topologies.schema.validate`. The
+    one recipe of :func:`scenario_model`, the re-costing of an instance and its slices
+    (:mod:`netmodel.study.instance_cost`) and the re-scoring with adjusted links
+    (:mod:`netmodel.study.crossovers`).
+
+    >>> from netmodel.study.scenarios import get_scenario
+    >>> s = get_scenario("h100-dgx")
+    >>> g = build_fabric(s)
+    >>> m = scenario_cost_model(s, g, scenario_calibration(s), validated=True)
+    >>> (m.placement, m.algorithm, m.scope) == (s.placement, s.algorithm, "collectives")
+    True
+    """
     from netmodel.collectives.model import FabricCostModel
 
     routing = {"placement": scenario.placement, "algorithm": scenario.algorithm,
                "scope": "collectives", "tuner": scenario.tuner, **routing}
-    # the circuits follow the placement in use (the caller's, if given)
-    built = adjusted(instance_graph(replace(scenario, placement=routing["placement"]), graph,
-                                    size), scenario.adjust)
-    return FabricCostModel(built, calibration=calibration, validated=built is graph,
-                           **routing)   # a built fabric is checked once
+    return FabricCostModel(graph, calibration=calibration, validated=validated, **routing)
 
 
 def scenario_calibration(scenario: Scenario) -> Calibration:
