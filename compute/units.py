@@ -98,6 +98,7 @@ from compute.validate import (
 
 __all__ = [
     "ExactFactor",
+    "RATE_FLOOR",
     "RATE_RUNGS",
     "check_finite_positive",
     "check_plausible",
@@ -110,6 +111,7 @@ __all__ = [
     "parse_quantity",
     "parse_size_range",
     "parse_time",
+    "rung",
     "scaled",
     "size_units",
     "split_number",
@@ -389,22 +391,33 @@ _UNIT_WORDS = {"ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds",
 #: :func:`format_bandwidth`, topology compare's rows; :func:`parse_bandwidth` reads each), and
 #: below them ``B/s``.
 RATE_RUNGS = tuple((u, _BANDWIDTH_UNITS[u]) for u in ("PB/s", "TB/s", "GB/s", "MB/s", "kB/s"))
+#: The unit below :data:`RATE_RUNGS`, with its factor: a rate under 1 kB/s is in ``B/s``.
+RATE_FLOOR = ("B/s", _BANDWIDTH_UNITS["B/s"])
 #: The units a time is printed in, largest first (:func:`format_time`), and below them ``ns``.
 _TIME_RUNGS = tuple((u, _TIME_UNITS[u]) for u in ("s", "ms", "us"))
 
 
-def _readable(value: float, rungs: tuple[tuple[str, float], ...], below: tuple[str, float]) -> str:
-    """``value`` in the largest of ``rungs`` where it reads at least 1 once rounded to 4
-    significant digits, else in ``below``: the mantissa is under 1000 after rounding on
-    every rung but the top one (999.96e9 B/s is ``1 TB/s``, not ``1000 GB/s``, which a
-    test of the value before rounding printed)."""
+def rung(value: float, rungs: tuple[tuple[str, float], ...] = RATE_RUNGS,
+         below: tuple[str, float] = RATE_FLOOR) -> tuple[str, float]:
+    """``(unit, factor)``: the largest of ``rungs`` (``(unit, factor)`` pairs, largest
+    first) where ``value`` reads at least 1 once rounded to 4 significant digits, else
+    ``below``; so the mantissa is under 1000 after rounding on every rung but the top one
+    (999.96e9 B/s is ``1 TB/s``, not ``1000 GB/s``, which a test of the value before
+    rounding printed). The choice :func:`format_quantity` and :func:`format_time` print
+    by, and topology compare's rows are scaled by.
+
+    >>> rung(999.96e9), rung(125e3), rung(0.5), rung(-2e9)
+    (('TB/s', 1000000000000.0), ('kB/s', 1000.0), ('B/s', 1.0), ('GB/s', 1000000000.0))
+    """
     value = float(value)
-    for name, scale in rungs:
-        text = f"{value / scale:.4g}"
-        if abs(float(text)) >= 1:
-            return f"{text} {name}"
-    name, scale = below
-    return f"{value / scale:.4g} {name}"
+    return next(((name, scale) for name, scale in rungs
+                 if abs(float(f"{value / scale:.4g}")) >= 1), below)
+
+
+def _readable(value: float, rungs: tuple[tuple[str, float], ...], below: tuple[str, float]) -> str:
+    """``value`` in the unit :func:`rung` chooses, to 4 significant digits."""
+    name, scale = rung(value, rungs, below)
+    return f"{float(value) / scale:.4g} {name}"
 
 
 def format_quantity(value: float, unit: str) -> str:
@@ -421,7 +434,7 @@ def format_quantity(value: float, unit: str) -> str:
     """
     if unit == "s":
         return format_time(value)
-    return _readable(value, RATE_RUNGS, ("B/s", _BANDWIDTH_UNITS["B/s"]))
+    return _readable(value, RATE_RUNGS, RATE_FLOOR)
 
 
 def _bare(typed: object) -> bool:

@@ -57,7 +57,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.units import RATE_RUNGS
+from compute.units import RATE_FLOOR, RATE_RUNGS, rung
 from compute.validate import describe, is_whole
 from netmodel.study.fabric_ref import Fabric, resolve_fabric
 
@@ -247,9 +247,9 @@ class TopologyRow:
 #: The columns of :meth:`TopologyRow.to_dict` (its fields).
 COLUMNS = tuple(f.name for f in fields(TopologyRow))
 
-_UNITS = {"bandwidth": (*RATE_RUNGS, ("B/s", 1.0)),
-          "usd": (("M$", 1e6), ("k$", 1e3), ("$", 1.0)),
-          "watts": (("MW", 1e6), ("kW", 1e3), ("W", 1.0))}
+_UNITS = {"bandwidth": (RATE_RUNGS, RATE_FLOOR),   # (rungs, the unit below them)
+          "usd": ((("M$", 1e6), ("k$", 1e3)), ("$", 1.0)),
+          "watts": ((("MW", 1e6), ("kW", 1e3)), ("W", 1.0))}
 
 
 def row_unit(values: list, fmt: str) -> tuple[str, float, int]:
@@ -257,15 +257,15 @@ def row_unit(values: list, fmt: str) -> tuple[str, float, int]:
     row's largest value reads at least 1 once rounded to four significant digits, four
     significant digits on it (the table's and the figure's,
     :mod:`netmodel.study.topology_compare_plots`); rates on
-    :data:`compute.units.RATE_RUNGS`, as :func:`compute.units.format_quantity` prints them.
+    :data:`compute.units.RATE_RUNGS`, chosen by :func:`compute.units.rung`, as
+    :func:`compute.units.format_quantity` prints them.
 
     >>> row_unit([999.96e9, 1e9], "bandwidth"), row_unit([125e3], "bandwidth")
     (('TB/s', 1000000000000.0, 3), ('kB/s', 1000.0, 1))
     """
     nums = [abs(v) for v in values if v is not None and math.isfinite(v)]
     top = max(nums, default=0.0)
-    ladder = _UNITS[fmt]   # none: the last, the value under 1 of its unit
-    unit, scale = next(((u, k) for u, k in ladder if float(f"{top / k:.4g}") >= 1), ladder[-1])
+    unit, scale = rung(top, *_UNITS[fmt])   # none: the unit below, the value under 1 of it
     shown = float(f"{top / scale:.4g}")
     lead = math.floor(math.log10(shown)) if shown > 0 else 0
     return unit, scale, max(0, 3 - lead)
