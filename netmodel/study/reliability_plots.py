@@ -23,6 +23,21 @@ from netmodel.study.reliability_timings import recovery_times
 __all__ = ["plot_blast_radius", "plot_capacity", "plot_event_loss", "plot_spares"]
 
 
+#: Characters of a 9-point title line that fit across a figure of this many inches (a
+#: --fabric spec is a scenario label of hundreds of characters).
+_TITLE_WIDTH = {7.5: 100, 6.5: 86}
+#: Characters of a 7-point legend label line that fit in half the spares figure (the longest label of study lite-gpu, 50, on one line).
+_LEGEND_WIDTH = 60
+
+
+def _wrapped(*lines: str, width: int) -> str:
+    """``lines``, each broken into lines of at most ``width`` characters
+    (:func:`netmodel.collectives.plot.title_lines`: a spec after its commas), one text."""
+    from netmodel.collectives.plot import title_lines
+
+    return "\n".join(x for line in lines for x in title_lines(line, width))
+
+
 def _save(fig: Any, path: str | PathLike[str]) -> None:
     """Lay ``fig`` out tightly, write it to ``path`` as a 120-dpi PNG, and close it."""
     fig.tight_layout()
@@ -98,10 +113,12 @@ def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
     ax.legend(fontsize=7, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.14),
               ncol=4)
     c, p = avail.cluster, avail.pools
-    ax.set_title(f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPUs, "
-                 f"{c.instances_total:,} instances of {c.parallelism.label}\n{p.spares:,} spares "
-                 f"({p.placement}, {p.reachable_total:,} reachable), {m.trials:,} trials "
-                 f"(capacity at {len(days)} instants)", fontsize=9)
+    ax.set_title(_wrapped(f"{c.scenario.label}, {c.model.name} {c.workload.phase}: "
+                          f"{c.gpus:,} GPUs, {c.instances_total:,} instances of "
+                          f"{c.parallelism.label}",
+                          f"{p.spares:,} spares ({p.placement}, {p.reachable_total:,} "
+                          f"reachable), {m.trials:,} trials (capacity at {len(days)} instants)",
+                          width=_TITLE_WIDTH[7.5]), fontsize=9)
     _save(fig, path)
 
 
@@ -126,9 +143,10 @@ def plot_event_loss(avail: Any, path: str | PathLike[str]) -> None:
     ax.tick_params(labelsize=7)
     ax.grid(alpha=0.3)
     c = avail.cluster
-    ax.set_title(f"Capacity lost per failure: {c.scenario.label}, {avail.pools.spares:,} "
-                 f"spares ({avail.pools.placement})\n{len(v):,} failures sampled; dotted: one "
-                 "instance down for a swap, for a GPU repair", fontsize=9)
+    ax.set_title(_wrapped(f"Capacity lost per failure: {c.scenario.label}, "
+                          f"{avail.pools.spares:,} spares ({avail.pools.placement})",
+                          f"{len(v):,} failures sampled; dotted: one instance down for a "
+                          "swap, for a GPU repair", width=_TITLE_WIDTH[6.5]), fontsize=9)
     _save(fig, path)
 
 
@@ -172,6 +190,7 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
         if label in stuck:
             continue
         shown, dashed = twins[label]
+        shown = "\n".join(title_lines(shown, _LEGEND_WIDTH))   # a --fabric spec's label
         ls = "--" if dashed else "-"
         axes[0].plot(pct, np.maximum(1 - np.asarray(mean), floor), color=col, marker=".",
                      lw=1.2, label=shown, drawstyle="steps-post", ls=ls)
