@@ -44,7 +44,11 @@ def figures(tmp_path, monkeypatch):
     for name in ("availability_capacity.png", "availability_event_loss.png",
                  "availability_spares.png"):
         files[name](tmp_path / name)
-    return out
+    yield out
+    import matplotlib.pyplot as plt
+
+    for fig in out:   # kept from save_figure, which would have closed them
+        plt.close(fig)
 
 
 def _inside(fig, texts):

@@ -30,7 +30,11 @@ def figure(monkeypatch, tmp_path):
     def draw(curves):
         plot_spares(curves, tmp_path / "s.png", threshold=0.99, quantile=0.999)
         return kept[-1]
-    return draw
+    yield draw
+    import matplotlib.pyplot as plt
+
+    for fig in kept:   # kept from save_figure, which would have closed them
+        plt.close(fig)
 
 
 def _points(line) -> set:
@@ -73,4 +77,7 @@ def test_monte_carlo_marks_only_for_drawn_curves(monkeypatch, tmp_path):
     marks = [("c pod", 2.3, 0.998, 0.01), ("c global", 12.5, 0.9994, 2.5e-3)]
     plot_spares(curves, tmp_path / "s.png", threshold=0.99, quantile=0.999, marks=marks)
     xs = [ln.get_xdata()[0] for ln in kept[-1].axes[0].lines if ln.get_marker() == "x"]
+    import matplotlib.pyplot as plt
+
+    plt.close(kept[-1])
     assert xs == [12.5]
