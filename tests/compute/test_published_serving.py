@@ -48,13 +48,12 @@ Hand values (closed forms, not runs):
 from __future__ import annotations
 
 import csv
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from compute.evaluate_one import evaluate
-from compute.models import get_model
+from tests.compute.report_helpers import inference_reports
 
 DATA = Path(__file__).parent / "data" / "published_serving.csv"
 PHASES = ("prefill", "decode", "throughput", "decode_throughput")
@@ -73,14 +72,8 @@ ROWS = _rows()
 USED = [r for r in ROWS if r["status"] == "used"]
 
 
-def model_of(row: dict):
-    """The catalog model with the row's dtype overrides (``key=value`` separated by spaces;
-    an empty value clears a field, an all-digit one is an int)."""
-    kw = {}
-    for item in row["overrides"].split():
-        key, value = item.split("=", 1)
-        kw[key] = int(value) if value.isdigit() else value
-    return replace(get_model(row["model"]), **kw)
+#: The catalog model with the row's dtype overrides, read as the accuracy report reads it.
+model_of = inference_reports("published")[0].published_model
 
 
 def roofline(row: dict, batch: int | None = None) -> float:
