@@ -15,11 +15,11 @@ from typing import Any
 import click
 
 from netmodel.cli import run_record, say_written
+from netmodel.cli.help_format import SummaryGroup
 from netmodel.cli.main import (
     WHOLE,
     OutputFolder,
     RegistryHelp,
-    SummaryGroup,
     given_on_command_line,
     gpu_help,
     list_option,

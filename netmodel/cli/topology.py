@@ -18,12 +18,12 @@ import json
 
 import click
 
+from netmodel.cli.help_format import SummaryGroup
 from netmodel.cli.main import (
     WHOLE,
     FabricCommand,
     RegistryChoice,
     RegistryHelp,
-    SummaryGroup,
     gpu_help,
 )
 

@@ -5,7 +5,8 @@ plot and show so), and a summary is one short sentence (at most two lines)."""
 import click
 from click.testing import CliRunner
 
-from netmodel.cli.main import SUMMARY_WIDTH, cli, command_summary
+from netmodel.cli.help_format import SUMMARY_WIDTH, command_summary
+from netmodel.cli.main import cli
 
 
 def _groups(group: click.Group, path: list[str]):

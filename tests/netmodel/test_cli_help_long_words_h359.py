@@ -7,7 +7,8 @@ it: click writes help min(columns, 80) - 2 = 78 wide (CliRunner writes 80 unless
 import click
 from click.testing import CliRunner
 
-from netmodel.cli.main import Context, cli
+from netmodel.cli.help_format import Context
+from netmodel.cli.main import cli
 
 
 def _commands(group: click.Group, path: list[str]):
