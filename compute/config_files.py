@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from compute.errors import UserError
-from compute.validate import describe
+from compute.validate import BELOW_SMALLEST, below_smallest, describe
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_VALUES", "DuplicateKeyError", "FloatOverflow",
            "check_keys", "document_depth", "finite_float", "parse_table", "read_table",
@@ -170,26 +170,42 @@ def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 class FloatOverflow(ValueError):
-    """A number written in a document that no float holds (``1e400``: Python reads inf).
+    """A number written in a document that no float holds: past a float's range (``1e400``:
+    Python reads inf) or, not zero, below the smallest normal float (``1e-400``: Python reads
+    0.0; ``1e-310``: a float that has lost its digits; :func:`compute.validate.below_smallest`).
     :meth:`message` is the one line that names it."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, below: bool = False) -> None:
         super().__init__(text)
-        self.text = text
+        self.text, self.below = text, below
 
     def message(self, where: str) -> str:
+        if self.below:
+            return f"{where} holds the number {self.text}, {BELOW_SMALLEST}"
         return (f"{where} holds the number {self.text}, beyond the range of a float "
                 "(at most about 1.8e308); give a number within it")
 
 
 def finite_float(text: str) -> float:
     """``parse_float`` of TOML and JSON: ``float(text)``, but a number past a float's range
-    (``1e400``, which Python reads as inf) is refused as typed; ``inf`` and ``nan`` written
-    as such stay floats, for the value's own check to name. Also the GraphML fabric
-    reader's float (:mod:`topologies.graphml`)."""
+    (``1e400``, which Python reads as inf) or not zero and below the smallest normal float
+    (``1e-400``, which Python reads as 0.0) is refused as typed, as a number typed on the
+    command line is (:func:`compute.validate.read_number`); ``inf`` and ``nan`` written as
+    such stay floats, for the value's own check to name. Also the GraphML fabric reader's
+    float (:mod:`topologies.graphml`).
+
+    >>> finite_float("1e-300"), finite_float("-0.0e-400")
+    (1e-300, -0.0)
+    >>> finite_float("1e-400")
+    Traceback (most recent call last):
+    ...
+    compute.config_files.FloatOverflow: 1e-400
+    """
     value = float(text)
     if math.isinf(value) and "inf" not in text.lower():
         raise FloatOverflow(text)
+    if below_smallest(text.replace("_", ""), value):   # TOML groups digits with '_'
+        raise FloatOverflow(text, below=True)
     return value
 
 

@@ -38,7 +38,7 @@ from typing import Literal, overload
 
 from compute.errors import UserError, known, one_line
 
-__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
+__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "BELOW_SMALLEST", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "string", "table"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -228,10 +228,26 @@ def not_below_smallest(what: str, typed: object, number: str, value: float) -> f
     ...
     compute.errors.UserError: x '1e-400s' is below the smallest number netmodel reads (2.225e-308); write 0 for zero
     """
-    if abs(value) < SMALLEST_NUMBER and not spells_zero(number):
-        raise UserError(f"{what} {describe(typed)} is below the smallest number netmodel reads "
-                        f"({SMALLEST_NUMBER:.4g}); write 0 for zero")
+    if below_smallest(number, value):
+        raise UserError(f"{what} {describe(typed)} is {BELOW_SMALLEST}")
     return value
+
+
+#: What a number below :data:`SMALLEST_NUMBER` is told, after its name and text.
+BELOW_SMALLEST = (f"below the smallest number netmodel reads ({SMALLEST_NUMBER:.4g}); write 0 "
+                  "for zero")
+
+
+def below_smallest(number: str, value: float) -> bool:
+    """Whether ``value``, read from the text ``number``, is below :data:`SMALLEST_NUMBER`
+    though ``number`` does not spell zero (:func:`spells_zero`): the one test of
+    :func:`not_below_smallest` and of the data files' float reader
+    (:func:`compute.config_files.finite_float`).
+
+    >>> below_smallest("1e-400", 0.0), below_smallest("0.0e-400", 0.0), below_smallest("1e-300", 1e-300)
+    (True, False, False)
+    """
+    return abs(value) < SMALLEST_NUMBER and not spells_zero(number)
 
 
 @overload

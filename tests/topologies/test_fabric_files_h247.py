@@ -134,14 +134,18 @@ def test_inf_and_nan_written_as_such_reach_the_schema(tmp_path, suffix, typed, s
 
 @pytest.mark.parametrize("suffix", [".json", ".graphml"])
 def test_numbers_near_the_limits_are_read(tmp_path, suffix):
-    """1e-400 underflows to 0.0 (no error: a latency of 0 s is allowed); 1.7e308 is a float."""
+    """0e-400 is 0.0 (a latency of 0 s is allowed); 1e-400, which Python reads as 0.0, is
+    refused as typed (h380: the command line's rule, compute.validate.below_smallest)."""
     path = tmp_path / f"f{suffix}"
     write_graph(ring(4), path)
     if suffix == ".json":
-        _typed(path, '"latency": 1e-08', '"latency": 1e-400')
+        _typed(path, '"latency": 1e-08', '"latency": 0e-400')
     else:
-        _typed(path, ">1e-08<", ">1e-400<")
+        _typed(path, ">1e-08<", ">0e-400<")
     assert read_graph(path).edges["gpu0", "gpu3"]["latency"] == 0.0
+    path.write_text(path.read_text().replace("0e-400", "1e-400"))
+    with pytest.raises(UserError, match="holds the number 1e-400, below the smallest number"):
+        read_graph(path)
 
 
 # ---------------------------------------------------------------- a node or edge listed twice

@@ -170,7 +170,7 @@ def test_cli_one_line_for_a_file_out_of_range(tmp_path, edit):
         if edit == "tier":
             d["nodes"][0]["tier"] = 10**9
         else:
-            d["edges"][0][edit] = 1e-308 if edit == "bandwidth" else 1e308
+            d["edges"][0][edit] = 1e-300 if edit == "bandwidth" else 1e308
     path = _saved(tmp_path, change)
     r = CliRunner().invoke(cli, ["collective", "all-reduce", "--fabric", str(path), "--group",
                                  "4", "--size", "1M"], prog_name="netmodel")
