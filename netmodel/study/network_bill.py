@@ -3,9 +3,10 @@ optics end, OCS and cable (:func:`network_bill`) at the prices and power of
 ``netmodel/data/network_costs.toml``, and how much of a shared fabric a scenario is charged
 (``share``). The rules:
 
-* a switch costs and draws by its switching capacity (radix x port rate): ``$/(Gb/s)`` and
-  ``pJ/bit`` of the ASIC times a system overhead; tier-0 (scale-up, NVSwitch-class) switches
-  are priced as the baseboard they sit on, by their wired ports (a DGX H100's four
+* a switch costs and draws by its switching capacity (radix x port rate): a switch
+  system's ``$/(Gb/s)``, and the ASIC's ``pJ/bit`` times a system overhead (the overhead
+  multiplies the power only); tier-0 (scale-up, NVSwitch-class) switches are priced as the
+  baseboard they sit on, by their wired ports (a DGX H100's four
   NVSwitch chips have 256 ports, 144 of them wired to its GPUs: the board's price and power
   are those of the 144);
 * every link end at a GPU or a switch carries optics on an optical medium (pluggable module
