@@ -78,6 +78,7 @@ from compute.errors import UserError, known
 from topologies.graph_ops import edge_key
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.inventory import EdgeArrays, cable_end_parts, edge_arrays, shared_part
+from topologies.optical import drop_circuits
 from topologies.registry import not_as_built
 from topologies.schema import TRACE_MEDIA, check_graph, circuit_count, gpu_nodes
 
@@ -537,8 +538,22 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
     GPU wired to a tier-0 switch it removes, in ``graph``: a spare added since stops too,
     whether the switch failed alone or with its host or rack); ``gpus`` is
     recounted. Connectivity is not required. With ``copy=False`` the graph itself is
-    changed and returned. A realized OCS fabric's ``circuits`` are recounted
-    (:func:`~topologies.schema.circuit_count`)."""
+    changed and returned. On a realized OCS fabric a failed OCS takes the circuits through
+    it (:func:`~topologies.optical.drop_circuits`: a pair's parallel circuits on other
+    planes stay, its bandwidth in proportion) and ``circuits`` is recounted
+    (:func:`~topologies.schema.circuit_count`).
+
+    Two GPUs with a circuit through each of 2 OCS and two with one through ``ocs0``: 3
+    circuits; ``ocs0`` failed leaves the first pair's circuit through ``ocs1``:
+
+    >>> from topologies.optical import ocs, realize
+    >>> g = realize(ocs(gpus=4, ports=2, ocs_ports=4),
+    ...             [("gpu0", "gpu1")] * 2 + [("gpu2", "gpu3")])
+    >>> failed = [c for c in components(g)["ocs"] if c.nodes == ("ocs0",)]
+    >>> out = degrade(g, failed)
+    >>> g.graph["circuits"], out.graph["circuits"], list(out.edges)
+    (3, 1, [('gpu0', 'gpu1')])
+    """
     out = graph.copy() if copy else graph
     for comp in failed:
         for (u, v), factor in comp.scaled:
@@ -550,6 +565,10 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
         gone = {n for n in comp.nodes if n in out}
         gone.update(n for n in comp.disabled if n in out)
         gone.update(x for n in comp.nodes if n in out for x in stopped_by(out, n))
+        if "circuits" in out.graph:   # a realized OCS fabric (a cabled one has none set):
+            # a failed OCS takes the circuits through it (a GPU gone takes its own)
+            drop_circuits(out, {n for n in gone if out.nodes[n].get("kind") == "ocs"},
+                          nodes=out.nodes)
         keep_devices(out, gone)
         out.remove_nodes_from(list(gone))
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")

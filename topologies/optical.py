@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeAlias
 
 import networkx as nx
@@ -38,14 +38,15 @@ from topologies.common import (
     check_radix,
     finish_blocks,
     gpu_type,
+    lanes_for,
     link,
     new_graph,
 )
 from topologies.limits import check_size
 from topologies.registry import builder, format_value
-from topologies.schema import OPTICAL_MEDIA, circuit_count, gpu_nodes, validate
+from topologies.schema import OPTICAL_MEDIA, circuit_count, circuit_via, gpu_nodes, validate
 
-__all__ = ["circuits_for", "ocs", "realize"]
+__all__ = ["circuits_for", "drop_circuits", "ocs", "realize"]
 
 #: A logical topology: ``"ring"``, ``"full-mesh"``, ``"torus:AxB[xC]"``, a circuit list
 #: ``"0-1;1-2"`` or a sequence of GPU pairs (node ids or member indices).
@@ -369,3 +370,51 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         reconfiguration_time=max((graph.nodes[o]["reconfiguration_time"] for o in used),
                                  default=0.0))
     return validate(out, check_connected=False)
+
+
+def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
+                  nodes: Mapping | None = None) -> None:
+    """Take out of ``graph`` (a realized fabric, changed in place) the circuits that pass a
+    failed optical switch of ``ocs`` or a failed ``(gpu, ocs)`` fibre of ``fibres``: an
+    ``ocs-circuit`` edge's parallel circuits each ride one OCS (its ``via``) on a fibre at
+    each end, one port's bandwidth each (:func:`realize`: the builder gives every port the
+    same), so the edge keeps the other circuits, its bandwidth in proportion, and goes
+    where none is left; the graph's ``circuits`` counts those left
+    (:func:`~topologies.schema.circuit_count`). Each ``via`` is read by
+    :func:`~topologies.schema.circuit_via`, against ``nodes`` (the fabric's ``graph.nodes``
+    with the failed switches still in it) when given. The failed OCS nodes themselves are
+    the caller's to remove (:func:`topologies.failure_domains.degrade`,
+    :func:`netmodel.collectives.degraded.degrade`).
+
+    The fibres of a realized fabric are not its edges (its cabling is the graph attribute
+    ``ocs_cabling`` alone), so what is left of them is not known: ``ocs_cabling`` is
+    dropped (a degraded graph is costed, not priced).
+
+    >>> g = realize(ocs(gpus=4, ports=2, ocs_ports=4), [("gpu0", "gpu1")] * 2)
+    >>> both = g.edges["gpu0", "gpu1"]["bandwidth"]
+    >>> drop_circuits(g, {"ocs0"}); g.remove_node("ocs0")
+    >>> d = g.edges["gpu0", "gpu1"]
+    >>> d["via"], d.get("links", 1), d["bandwidth"] == both / 2, g.graph["circuits"]
+    ('ocs1', 1, True, 1)
+    """
+    if not ocs and not fibres:
+        return
+    graph.graph.pop("ocs_cabling", None)
+    for u, v, d in list(graph.edges(data=True)):
+        planes = circuit_via(u, v, d, nodes)
+        if not planes:
+            continue
+        kept = [o for o in planes if o not in ocs and (u, o) not in fibres
+                and (v, o) not in fibres]
+        if len(kept) == len(planes):
+            continue
+        if not kept:
+            graph.remove_edge(u, v)
+            continue
+        new = link(d["bandwidth"] * len(kept) / len(planes), d["latency"], d["medium"],
+                   links=len(kept))
+        new["lanes"] = lanes_for(d["bandwidth"] / len(planes)) * len(kept)   # whole ports
+        d.pop("links", None)
+        d.update(new, via=",".join(kept))
+    if "circuits" in graph.graph:
+        graph.graph["circuits"] = circuit_count(graph)

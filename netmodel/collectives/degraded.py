@@ -37,7 +37,7 @@ sources are).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,7 @@ from compute.validate import describe
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.results import CollectiveResult
 from topologies.failure_domains import keep_devices, stopped_by, stops
+from topologies.optical import drop_circuits
 from topologies.schema import circuit_count, circuit_via
 
 __all__ = ["DegradedResult", "degrade", "degraded_cost", "stopped_gpus"]
@@ -108,8 +109,8 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
             raise UserError(f"failed node {describe(n)} is given more than once; give each "
                             f"once")
         out.remove_node(n)
-    _drop_circuits_through(out, {n for n in nodes if graph.nodes[n].get("kind") == "ocs"},
-                           fibres, graph.nodes)
+    drop_circuits(out, {n for n in nodes if graph.nodes[n].get("kind") == "ocs"}, fibres,
+                  graph.nodes)
     out.remove_nodes_from([g for g in stopped_gpus(graph, nodes) if g in out])
     out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
     if "circuits" in out.graph:   # the circuits left: a failed circuit, GPU or OCS takes its own
@@ -141,55 +142,6 @@ def _fibre(graph: nx.Graph, u: object, v: object) -> tuple | None:
                         f"fibres: give a fibre that one of {describe(gpu)}'s circuits rides, "
                         f"an OCS, or a circuit's two GPUs)")
     return None
-
-
-def _drop_circuits_through(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
-                           nodes: Mapping | None = None) -> None:
-    """Take out of ``graph`` the circuits that pass a failed optical switch of ``ocs`` or
-    a failed ``(gpu, ocs)`` fibre of ``fibres``: an ``ocs-circuit`` edge's parallel
-    circuits each ride one OCS (its ``via``) on a fibre at each end, one port's bandwidth
-    each (:func:`topologies.optical.realize`: the builder gives every port the same), so
-    the edge keeps the other circuits, its bandwidth in proportion, and goes where none is
-    left; the graph's ``circuits`` counts those left. (The OCS node alone was removed
-    before, and the circuits still naming it were refused as an invalid graph.) Each
-    ``via`` is read by :func:`topologies.schema.circuit_via`, against ``nodes`` (the
-    healthy fabric's ``graph.nodes``, where the failed switches still are) when given.
-
-    >>> from topologies import ocs, realize
-    >>> g = realize(ocs(gpus=4, ports=2, ocs_ports=4), [("gpu0", "gpu1")] * 2)
-    >>> both = g.edges["gpu0", "gpu1"]["bandwidth"]
-    >>> g.remove_node("ocs0"); _drop_circuits_through(g, {"ocs0"})
-    >>> d = g.edges["gpu0", "gpu1"]
-    >>> d["via"], d.get("links", 1), d["bandwidth"] == both / 2
-    ('ocs1', 1, True)
-    """
-    if not ocs and not fibres:
-        return
-    from topologies.common import lanes_for, link
-
-    # the fibres of the failed switches are not in the graph (a realized fabric keeps its
-    # cabling as the attribute alone), so the cabling left is not known: dropped, as a
-    # degraded graph is costed, not priced
-    graph.graph.pop("ocs_cabling", None)
-
-    for u, v, d in list(graph.edges(data=True)):
-        planes = circuit_via(u, v, d, nodes)
-        if not planes:
-            continue
-        kept = [o for o in planes if o not in ocs and (u, o) not in fibres
-                and (v, o) not in fibres]
-        if len(kept) == len(planes):
-            continue
-        if not kept:
-            graph.remove_edge(u, v)
-            continue
-        new = link(d["bandwidth"] * len(kept) / len(planes), d["latency"], d["medium"],
-                   links=len(kept))
-        new["lanes"] = lanes_for(d["bandwidth"] / len(planes)) * len(kept)   # whole ports
-        d.pop("links", None)
-        d.update(new, via=",".join(kept))
-    if "circuits" in graph.graph:
-        graph.graph["circuits"] = circuit_count(graph)
 
 
 def stopped_gpus(graph: nx.Graph, nodes: Iterable[Hashable]) -> tuple:
