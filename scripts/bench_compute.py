@@ -9,7 +9,8 @@ target >= 1,000,000 configurations/s; the same at PP 1 without and with two-batc
 Then ``evaluate()`` one configuration at a time (target
 >= 50,000 configurations/s; also at random batches, so no batch repeats within a few
 calls), beside the one-cell grid it ran before, and ``evaluate_many``
-scoring a list of 100,000 (configuration, batch) pairs as arrays.
+scoring a list of 100,000 (configuration, batch) pairs as arrays. Last, ``netmodel
+--help`` and the slowest ``--help`` of every group and command (target < 0.3 s each).
 """
 
 from __future__ import annotations
@@ -185,6 +186,48 @@ def help_time(repeats: int = 5) -> None:
         times.append(time.perf_counter() - t0)
     print(f"netmodel --help: {min(times):.3f} s (best of {repeats}; median "
           f"{sorted(times)[len(times) // 2]:.3f} s) (target < 0.3 s)")
+    subcommand_help_time(env)
+
+
+def _command_paths(command, path, ctx):
+    """Every group's and command's words (``("topology", "show")``), walked from the
+    command line itself."""
+    import click
+
+    yield path
+    if isinstance(command, click.Group):
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            yield from _command_paths(sub, (*path, name),
+                                      click.Context(sub, parent=ctx, info_name=name))
+
+
+def subcommand_help_time(env: dict, repeats: int = 3) -> None:
+    """The slowest ``netmodel GROUP [COMMAND] --help`` (best of ``repeats`` each), and how
+    many load numpy (their help reads a registry that lives beside it)."""
+    import click
+
+    from netmodel.cli.main import cli
+
+    code = ("import sys\nfrom netmodel.cli.main import main\n"
+            "try:\n    main(sys.argv[1:] + ['--help'])\nexcept SystemExit:\n    pass\n"
+            "print('numpy' in sys.modules)")
+    best, with_numpy = {}, []
+    for path in list(_command_paths(cli, (), click.Context(cli, info_name="netmodel")))[1:]:
+        times = []
+        for _ in range(repeats):
+            t0 = time.perf_counter()
+            out = subprocess.run([sys.executable, "-c", code, *path], cwd=ROOT, env=env,
+                                 check=True, capture_output=True, text=True)
+            times.append(time.perf_counter() - t0)
+        best[" ".join(path)] = min(times)
+        if out.stdout.strip().endswith("True"):
+            with_numpy.append(" ".join(path))
+    slowest = max(best, key=best.get)
+    print(f"slowest subcommand --help: netmodel {slowest} --help {best[slowest]:.3f} s (best "
+          f"of {repeats}; {len(best)} groups and commands, median "
+          f"{sorted(best.values())[len(best) // 2]:.3f} s; {len(with_numpy)} load numpy: "
+          f"{', '.join(with_numpy) or 'none'}) (target < 0.3 s)")
 
 
 def main() -> None:

@@ -61,6 +61,7 @@ from compute.errors import UserError, find_name, known
 from compute.hardware import GpuSpec, catalog, get_gpu, unknown_gpu
 from compute.units import format_bandwidth, parse_bandwidth, parse_time
 from compute.validate import describe, read_number
+from topologies.builder_names import ORDER
 from topologies.limits import MAX_DEPTH
 from topologies.schema import check_graph, edge_count, validate
 
@@ -76,10 +77,6 @@ REGISTRY: dict[str, Callable[..., nx.Graph]] = {}
 FabricSpec: TypeAlias = str | os.PathLike[str] | tuple[str, Mapping[str, Any]] | Mapping[str, Any] | nx.Graph
 _F = TypeVar("_F", bound=Callable[..., nx.Graph])
 
-
-#: Listing order: switched, hierarchical, direct, optical.
-ORDER = ("single-switch", "flat", "leaf-spine", "fat-tree", "rail-optimized", "superpod", "nvl72",
-         "ring", "full-mesh", "torus", "lite-groups", "ocs")
 
 #: How deep nested fabrics are being built now (a base of a base of ...).
 _NESTING: contextvars.ContextVar[int] = contextvars.ContextVar("nesting", default=0)

@@ -1,0 +1,31 @@
+"""The builders' names are known without loading a builder (for help texts, which must not
+import networkx and numpy), and they are the registry's, in its order."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from topologies.builder_names import ORDER, names
+from topologies.registry import builders
+
+
+def test_the_names_read_without_loading_are_the_registrys_in_its_order():
+    assert names() == tuple(b.name for b in builders())
+    assert set(ORDER) <= set(names())          # every listed name is a builder's
+
+
+def test_the_command_line_reads_them_without_the_package():
+    # fabric_help (every --help naming builders) imported topologies.specs: networkx, numpy
+    code = ("import sys\nfrom netmodel.cli.main import builder_names\n"
+            "print(len(builder_names()), [m for m in ('topologies', 'numpy', 'networkx') "
+            "if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == f"{len(builders())} []"
+
+
+def test_the_command_line_reads_the_same_names_with_the_package_loaded():
+    from netmodel.cli.main import builder_names
+
+    assert builder_names() == names()
