@@ -103,7 +103,7 @@ print(json.dumps(out))
 """
 
 
-#: The instance graphs of lite-ocs with ``ports`` ports a Lite, every size of 2 to 128.
+#: The instance graphs of lite-ocs with ``ports`` ports a Lite, for each size of ``sizes``.
 _INSTANCE_CHILD = """
 import json, time
 from dataclasses import replace
@@ -115,11 +115,15 @@ s = replace(s, fabric={{**s.fabric, "ports": {ports}}})
 t0, c0 = time.perf_counter(), time.process_time()
 g = build_fabric(s)
 t1 = time.perf_counter()
-edges = sum(instance_graph(s, g, size).number_of_edges() for size in (2, 4, 8, 16, 32, 64, 128))
+edges = sum(instance_graph(s, g, size).number_of_edges() for size in {sizes!r})
 t2, c2 = time.perf_counter(), time.process_time()
 print(json.dumps({{"build": t1 - t0, "seconds": t2 - t1, "cpu": c2 - c0, "edges": edges,
                   "rss_gb": peak_rss_gb()}}))
 """
+
+
+#: The instance sizes of the lite-ocs case: the powers of 2 of its 128 Lites.
+_POWERS = (2, 4, 8, 16, 32, 64, 128)
 
 
 def _run(what, scenario, gpus, *, spares="0", placement="pod", trials=1000,
@@ -188,8 +192,22 @@ def main(argv: list[str] | None = None) -> None:
     # (the fabric validated again each call, its fibres listed each call, every pair
     # checked one by one).
     for ports in (1024, 2048) if quick else (1024, 2048, 4096):
-        r = run_child(IMPORT_LINE + _INSTANCE_CHILD.format(ports=ports), cwd=ROOT)
+        r = run_child(IMPORT_LINE + _INSTANCE_CHILD.format(ports=ports, sizes=_POWERS),
+                      cwd=ROOT)
         print(f"instance graphs of lite-ocs, {ports:,} ports a Lite, sizes 2-128: "
+              f"{r['seconds']:.2f} s (CPU {r['cpu']:.2f} s with the build of "
+              f"{r['build']:.2f} s); {r['edges']:,} circuit edges; peak RSS "
+              f"{r['rss_gb']:.2f} GB")
+    # h378: instances of 3 (a triangle; 42 of lite-ocs's 128 Lites) cannot take ports/2
+    # copies of their ring: each copy takes 3 OCS planes, so ports/3 fit, and every count
+    # from ports/2 down was coloured and refused first (1,024 ports: 512 down to 341).
+    # scenario_fabric.most_copies starts at ports/3. 1,024 ports, 2 shared cores (load
+    # 7-11 from other work): 757.9 s wall, CPU 215.7 s, 172 colourings, peak RSS 0.110 GB
+    # -> 2.4-4.7 s wall, CPU 0.68 s, 1 colouring, 0.101 GB; the same 42 triangles of 341
+    # copies (42,966 circuits). 2,048 ports now: 7.4 s wall, CPU 2.2 s, 0.157 GB.
+    for ports in (1024,) if quick else (1024, 2048):
+        r = run_child(IMPORT_LINE + _INSTANCE_CHILD.format(ports=ports, sizes=(3,)), cwd=ROOT)
+        print(f"instance graph of lite-ocs, {ports:,} ports a Lite, size 3: "
               f"{r['seconds']:.2f} s (CPU {r['cpu']:.2f} s with the build of "
               f"{r['build']:.2f} s); {r['edges']:,} circuit edges; peak RSS "
               f"{r['rss_gb']:.2f} GB")

@@ -32,8 +32,9 @@ if TYPE_CHECKING:
     from netmodel.collectives.model import FabricCostModel
     from netmodel.study.scenarios import Adjust
 
-__all__ = ["adjusted", "build_fabric", "circuit_options", "instance_graph", "network_key",
-           "ocs_ports", "scenario_calibration", "scenario_cost_model", "scenario_model"]
+__all__ = ["adjusted", "build_fabric", "circuit_options", "instance_graph", "most_copies",
+           "network_key", "ocs_planes", "ocs_ports", "scenario_calibration",
+           "scenario_cost_model", "scenario_model"]
 
 
 #: Built fabrics by (spec string, GPU type): a fabric is built once per process.
@@ -95,18 +96,66 @@ def ocs_ports(graph: nx.Graph, gpus: Iterable[Hashable]) -> int:
     return min(sum(1 for o in graph.neighbors(g) if data[o]["kind"] == "ocs") for g in gpus)
 
 
+def ocs_planes(graph: nx.Graph, gpus: Iterable[Hashable]) -> int:
+    """The optical switches (OCS planes) any of ``gpus`` is cabled to: the colours a set
+    of circuits among them can take (every port of a GPU of the ``ocs`` builder is on its
+    own plane, the same planes for every GPU, so this is their ports)."""
+    data = graph.nodes
+    return len({o for g in gpus for o in graph.neighbors(g) if data[o]["kind"] == "ocs"})
+
+
+def most_copies(pairs: Sequence[tuple], ports: int, planes: int | None = None) -> int:
+    """The most parallel copies of the circuit ``pairs`` (one group's, each pair once a
+    copy) that the OCS planes can carry: a GPU with ``d`` circuits a copy holds ``r x d``
+    ports, so ``r <= ports // d`` (``d`` the fewest circuits of any of its GPUs; a ring
+    and a torus give every GPU as many); and the circuits one OCS plane carries within
+    the group share no GPU (each holds a port of both ends on that plane), so a plane
+    carries at most ``n // 2`` of them among the group's ``n`` GPUs, and ``r x E``
+    circuits (``E`` a copy) need ``r x E <= planes x (n // 2)``, ``planes`` the OCS the
+    group's GPUs reach together (:func:`ocs_planes`; None: that bound is not applied).
+    Copy counts above this cannot be set (:func:`topologies.optical.realize` refuses
+    them); it may still refuse this one, the colouring found being no proof of the best.
+    0 where not even one copy fits.
+
+    A triangle's 3 circuits a copy all share a GPU two by two: each copy takes 3 planes.
+    An even ring's circuits fit 2 a plane a GPU, ports/2 copies:
+
+    >>> tri = [("a", "b"), ("b", "c"), ("c", "a")]
+    >>> most_copies(tri, 1024, 1024), most_copies(tri, 1024)
+    (341, 512)
+    >>> most_copies([("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")], 1024, 1024)
+    512
+    """
+    ends: dict = {}
+    for pair in pairs:
+        for end in pair:
+            ends[end] = ends.get(end, 0) + 1
+    if not ends:
+        return 0
+    most = ports // min(ends.values())
+    if planes is not None:
+        most = min(most, planes * (len(ends) // 2) // len(pairs))
+    return most
+
+
 def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
-                    ports: int) -> Iterator[list[tuple]]:
+                    ports: int, planes: int | None = None) -> Iterator[list[tuple]]:
     """The circuit pairs to try, most parallel copies first, for setting ``circuits``
     (``"torus"`` or a ring) among the GPUs of every group of ``groups`` (one size) with
     ``ports`` optical ports a GPU (:func:`instance_graph`): a torus of ports/4 copies where
     the size has a 2D factorisation and ports >= 4, else a ring of ports/2 (ports for a
-    pair), down to one copy. Each option is made when the one before it has failed, not
-    all at once (every copy count's pairs: ports x ports / 2 pairs a group, 4.3 GB for
-    pairs of GPUs of 4,096 ports).
+    pair), down to one copy. Given ``planes``, the OCS the first group's GPUs reach
+    together (:func:`ocs_planes`), the first option is the most copies that can be
+    coloured onto them (:func:`most_copies`: an odd ring of ``n`` takes ``n`` circuits a
+    copy on planes that carry ``(n - 1) / 2`` each), not more: the counts above it are
+    refused, each after a full search (a triangle of 1,024 ports: 512 down to 341). Each
+    option is made when the one before it has failed, not all at once (every copy count's
+    pairs: ports x ports / 2 pairs a group, 4.3 GB for pairs of GPUs of 4,096 ports).
 
     >>> [len(o) for o in circuit_options("ring", [["a", "b", "c", "d"]], 4)]
     [8, 4]
+    >>> [len(o) for o in circuit_options("ring", [["a", "b", "c"]], 6, planes=6)]
+    [6, 3]
     """
     from topologies.optical import circuits_for
 
@@ -115,11 +164,17 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     if circuits == "torus" and sides and ports >= 4:
         shape = f"torus:{sides[0]}x{sides[1]}"
         tori = [circuits_for(shape, list(gr)) for gr in groups]
-        return ([p for torus in tori for p in torus * r] for r in range(ports // 4, 0, -1))
+        start = _bounded(ports // 4, tori[0], ports, planes)
+        return ([p for torus in tori for p in torus * r] for r in range(start, 0, -1))
     rings = [circuits_for("ring", list(gr)) if size > 2 else [tuple(gr)] for gr in groups]
-    per_pair = ports if size == 2 else ports // 2
-    return ([p for ring in rings for p in ring for _ in range(r)]
-            for r in range(max(per_pair, 1), 0, -1))
+    start = _bounded(max(ports if size == 2 else ports // 2, 1), rings[0], ports, planes)
+    return ([p for ring in rings for p in ring for _ in range(r)] for r in range(start, 0, -1))
+
+
+def _bounded(start: int, copy: Sequence[tuple], ports: int, planes: int | None) -> int:
+    """``start`` copies, or fewer where :func:`most_copies` of one group's ``copy`` says so
+    (at least 1: one copy is tried, and refused with realize's reason, where none fits)."""
+    return start if planes is None else min(start, max(most_copies(copy, ports, planes), 1))
 
 
 def torus_sides(n: int) -> tuple[int, int] | None:
@@ -146,12 +201,13 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
 
     groups = partition(graph, size, scenario.placement, gpus=gpu_nodes(graph))
     ports = ocs_ports(graph, groups[0])
+    planes = ocs_planes(graph, groups[0])
     if ports < 2 and size > 2:
         raise UserError(f"scenario {scenario.name!r}: an instance of {size} GPUs needs 2 "
                         f"optical ports per GPU (a circuit to each ring neighbour); the "
                         f"fabric's GPUs have {ports}")
     last = None
-    for pairs in circuit_options(scenario.circuits, groups, ports):
+    for pairs in circuit_options(scenario.circuits, groups, ports, planes):
         try:
             return realize(graph, pairs)
         except UserError as exc:
