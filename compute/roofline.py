@@ -173,8 +173,8 @@ class RooflineOptions:
              and (f != "dense_mlp_tp" or self.dense_mlp_tp is not None)
              and (f not in ("mtp_tokens", "mtp_acceptance") or self.mtp_tokens)}
         if self.profile is not None:
-            d["profile"] = {"name": self.profile.name, "fitted_on": self.profile.fitted_on,
-                            **self.profile.values()}
+            d["profile"] = {"name": self.profile.name, "gpu": self.profile.gpu,
+                            "fitted_on": self.profile.fitted_on, **self.profile.values()}
         return d
 
     def __post_init__(self):

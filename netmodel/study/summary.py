@@ -102,6 +102,22 @@ def _searched(study) -> str:
             f"and, where it pays, {spread}, --parallelism {how})")
 
 
+def _profile_carried(profile: dict, study) -> str:
+    """`` Fitted on H100-SXM, it runs unchanged on Lite, ...``: the study's GPUs the profile
+    was not measured on (its efficiencies and fixed overheads carried over, as ``search``'s
+    note says), or nothing where every GPU is its own or the profile names none."""
+    rows = [*getattr(study.ideal, "rows", ()),
+            *(getattr(study.fabric, "rows", ()) if study.fabric is not None else ())]
+    own = profile.get("gpu") or ""   # calibrate writes a profile's GPUs as 'A, B'
+    other = [g for g in dict.fromkeys(r.gpu for r in rows)
+             if g not in {n.strip() for n in own.split(",")}]
+    if not own or not other:
+        return ""
+    return (f" Fitted on {own}, it runs unchanged on {', '.join(other)}: there its "
+            f"efficiencies and fixed overheads are {own}'s, carried over, not measured "
+            f"(netmodel calibrate fits a profile from measurements on a GPU).")
+
+
 def _notes(study) -> list[str]:
     out = ["## How it was modelled", "",
            "- Per-stage roofline (compute/): stage time = max(compute, memory, network); the "
@@ -127,7 +143,8 @@ def _notes(study) -> list[str]:
         out.insert(3, f"- Calibrated mode (--profile {profile['name']}): every part's step "
                       f"times take the engine profile's GEMM and attention efficiencies, "
                       f"achievable HBM bandwidth and fixed overheads instead of the GPUs' "
-                      f"peak figures (fitted on {profile['fitted_on']}).")
+                      f"peak figures (fitted on {profile['fitted_on']})."
+                      + _profile_carried(profile, study))
     if study.fabric is not None:
         out.append("- Scenarios (netmodel/data/scenarios/*.toml, sources in each file): "
                    + "; ".join(f"{s.name}: {s.description}" for s in
