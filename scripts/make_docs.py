@@ -596,6 +596,62 @@ def _options(opts: str, where: str) -> dict[str, str]:
     return out
 
 
+def _ignored(root: Path) -> list[str]:
+    """The patterns of ``root/.gitignore`` (none without one), comments and negations
+    left out."""
+    try:
+        lines = (root / ".gitignore").read_text().splitlines()
+    except OSError:
+        return []
+    return [ln.strip() for ln in lines if ln.strip() and ln.strip()[0] not in "#!"]
+
+
+def written(commands: list[str]) -> set[str]:
+    """The first path component of every path ``commands`` write: ``--out``/``-o``
+    targets and ``>`` redirections (``--out alone/`` -> ``alone``).
+
+    >>> sorted(written(["netmodel compare --out alone/", "netmodel costs -o t.csv > log"]))
+    ['alone', 'log', 't.csv']
+    """
+    out = set()
+    for command in commands:
+        for stage in command.split(" | "):
+            try:
+                words = shlex.split(stage)
+            except ValueError:
+                continue
+            for i, w in enumerate(words):
+                target = None
+                if w in ("--out", "-o", ">", ">>") and i + 1 < len(words):
+                    target = words[i + 1]
+                elif w.startswith("--out="):
+                    target = w.partition("=")[2]
+                elif w.startswith(">") and w.strip(">"):
+                    target = w.strip(">")
+                if target and not target.startswith("/"):
+                    out.add(Path(target).parts[0] if Path(target).parts else target)
+    return out
+
+
+def link_project(root: Path, scratch: Path, skip: set[str] = frozenset()) -> None:
+    """Link ``root``'s entries into ``scratch`` so that samples read paths as from the
+    project root, but not hidden entries, those ``.gitignore`` names (a run's outputs:
+    ``results/``, ``build/``) nor the names in ``skip`` (what the samples write): a
+    sample that writes ``--out results/`` writes into the scratch folder, not through a
+    link into the ``results/`` the README's first command made, or the ``alone/`` a
+    reader made following a page's example."""
+    import fnmatch
+
+    patterns = _ignored(root)
+    for entry in root.iterdir():
+        name = entry.name
+        if name.startswith(".") or name in skip or any(
+                fnmatch.fnmatch(name, p.strip("/")) and (entry.is_dir() or not p.endswith("/"))
+                for p in patterns if "/" not in p.strip("/")):
+            continue
+        (scratch / name).symlink_to(entry)
+
+
 def blocks(page: Path, *, run: bool = True,
            progress: Callable[[str], None] | None = None) -> list[Block]:
     """Every generated block of ``page``, with what it should say now (``run=False``: only
@@ -642,9 +698,8 @@ def blocks(page: Path, *, run: bool = True,
         return found
     with tempfile.TemporaryDirectory(prefix="netmodel-docs-") as tmp:
         scratch = Path(tmp)
-        for entry in ROOT.iterdir():     # paths read as from the project root
-            if not entry.name.startswith("."):
-                (scratch / entry.name).symlink_to(entry)
+        link_project(ROOT, scratch, set().union(*(written(b.commands) for b in found
+                                                   if b.kind in ("sample", "markdown"))))
         for m in _FILE.finditer(text):
             name = m.group("name")
             if "/" in name or name.startswith(".") or (scratch / name).exists():
