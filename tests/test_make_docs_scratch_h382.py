@@ -1,7 +1,7 @@
 """scripts/make_docs.py runs a page's samples in a scratch folder linked to the project
 root's entries; a sample that writes ``--out results/`` wrote through the link into the
 project's own ``results/``. Following the README's Quickstart (``netmodel study lite-gpu
---out results/``, then ``python -m pytest``) the docs test replaced that study's 34 files by
+--out results/``, then ``python -m pytest``) the docs test replaced that study's 30 files by
 the 4 of docs/study.md's ``--no-fabric`` sample. Now ``.gitignore``'d entries and the names a
 page's samples write are not linked; the rest still read as from the project root."""
 
