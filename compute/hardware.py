@@ -195,7 +195,7 @@ def spec_ranges() -> dict[str, tuple[float, float, bool, bool, str]]:
     """Each numeric GpuSpec field -> ``(minimum, maximum, integer, or_zero, SI unit)``: its
     GPU-file key's range in ``compute/data/limits.toml``, scaled to SI as the GPU-file
     reader scales the key's value (a GpuSpec is held to it, and so is a GPU in a saved
-    fabric, :func:`topologies.schema.gpu_spec_from_dict`).
+    fabric, :func:`topologies.schema_gpu.gpu_spec_from_dict`).
 
     >>> spec_ranges()["scaleout_bandwidth"]
     (125000.0, 1250000000000000.0, False, True, 'bytes/s')

@@ -72,7 +72,9 @@ from compute.validate import MAX_TEXT_LENGTH, describe
 from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
 from topologies.limits import ENV, MAX_DEPTH, check_size, max_edges, max_file_bytes, max_nodes
-from topologies.schema import UNITS, check_node_ids, gpu_spec_from_dict, text_problem, validate
+from topologies.schema import UNITS, validate
+from topologies.schema_gpu import gpu_spec_from_dict
+from topologies.schema_text import check_node_ids, text_problem
 
 __all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "json_depth", "read_fabric_bytes",
            "read_graph", "write_graph"]
@@ -579,7 +581,7 @@ def _graph_from_graphml(raw: bytes, where: str) -> nx.Graph:
 
 
 def _check_title(graph: nx.Graph, where: str, stem: str) -> None:
-    """Refuse a graph ``name`` or ``spec`` with a :func:`~topologies.schema.text_problem`
+    """Refuse a graph ``name`` or ``spec`` with a :func:`~topologies.schema_text.text_problem`
     before the schema does, to say where a name the file does not give came from
     (``stem``); a non-text or overlong one is left to the schema's message."""
     for key in ("name", "spec"):

@@ -62,6 +62,15 @@ between neighbours of that torus), ``k`` and ``oversubscription`` (fat tree),
 ``reconfiguration_time`` (s) and ``ocs_cabling`` (``{"medium", "cables", "lanes"}``: the
 GPU-OCS fibres the circuits ride on, for the bill of materials). A circuit edge also carries ``optics`` (the medium of the GPU
 ports at its ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
+
+This module holds the schema's vocabulary (the tables above, :data:`GRAPH_TYPES`,
+:data:`VALUE_RANGES`), :func:`validate` with the checks of one part each that the block
+builders reuse (:func:`check_graph_attributes`, :func:`switch_problem`,
+:func:`ocs_problem`), and the readers of a fabric (:func:`check_graph`, :func:`gpu_nodes`,
+:func:`gpu_spec`, :func:`gpu_types`, :func:`gpu_derivation`, :func:`edge_count`,
+:func:`circuit_count`, :func:`circuit_via`). The rule its texts obey is
+:mod:`topologies.schema_text`'s; a fabric file's GPU types are read by
+:mod:`topologies.schema_gpu`.
 """
 
 from __future__ import annotations
@@ -70,32 +79,22 @@ import math
 import numbers
 import operator
 from collections.abc import Hashable, Mapping
-from dataclasses import fields
 from itertools import chain, repeat
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
 from compute.gpu_facts import check_gpu_file_facts, derivation
-from compute.hardware import (
-    CLOCK_MARK,
-    FLAG_FIELDS,
-    OPTIONAL_FIELDS,
-    UNSET_FIELDS,
-    GpuSpec,
-    catalog,
-    spec_ranges,
-)
-from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number, number_text, read_number
+from compute.hardware import GpuSpec, catalog
+from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number_text, read_number
 from topologies.limits import MAX_RADIX, MAX_TIER
+from topologies.schema_text import INVALID, check_attribute_texts, check_graph_texts
 
-__all__ = ["EDGE_KEYS", "FORMULA", "GRAPH_TYPES", "LABELS", "MAX_NODE_ID", "MEDIA", "NODE_KEYS",
-           "NODE_KINDS", "UNPRINTABLE",
-           "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS",
-           "check_node_ids", "circuit_count", "circuit_via", "edge_count", "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_spec_from_dict", "gpu_types",
-           "text_problem", "validate"]
+__all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
+           "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS", "circuit_count", "circuit_via", "edge_count",
+           "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
 MEDIA = ("on-package", "board", "copper", "pluggable-optics", "co-packaged-optics", "fibre",
@@ -162,7 +161,7 @@ VALUE_RANGES = {
     "links": (0.0, 1e6, "cables", "two 144-port switches share at most 144 cables"),
 }
 #: Attributes whose values the schema types (numbers, bools, one of a list): a node or an
-#: edge with any other is passed to :func:`_check_attribute_texts`.
+#: edge with any other is passed to :func:`~topologies.schema_text.check_attribute_texts`.
 _GPU_TYPED = frozenset(("kind", "gpu", "device", *LABELS))
 _EDGE_TYPED = frozenset((*EDGE_KEYS, "links"))
 _MIN_BW, _MAX_BW = VALUE_RANGES["bandwidth"][:2]
@@ -267,202 +266,8 @@ def gpu_types(graph: nx.Graph) -> dict[str, GpuSpec]:
     return {t: gpu_spec(graph, t) for t in names}
 
 
-_INT_FIELDS = ("sms", "max_instance")
-#: True/false fields (optional: files saved before they existed lack them).
-_FLAGS = FLAG_FIELDS
-
-
-def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> GpuSpec:
-    """A GpuSpec from its SI fields (the shape of :meth:`GpuSpec.to_dict`), each checked:
-    whole numbers >= 1 for ``sms`` and ``max_instance``, true or false for
-    ``scaleup_reduction``, finite numbers > 0 for the rest (``flops_fp8``, ``flops_int8``,
-    ``flops_fp4`` and ``scaleout_bandwidth`` may be 0, "none": their ranges in
-    ``compute/data/limits.toml`` allow it, :func:`_zero_ok`); every
-    number within the range a GPU file's entry has there (:func:`_in_limits`). The fields
-    with a default (:data:`~compute.hardware.OPTIONAL_FIELDS`: ``scaleup_reduction``,
-    ``flops_int8``, ``flops_fp4``, ``nvlinks``, ``source``) may be absent, as in files saved
-    before they existed: the GpuSpec default (no int8 or fp4 tensor cores) then, except
-    ``nvlinks`` (a whole number in its range, or null: none given), which a GPU saved
-    without it takes from the catalog GPU of its name (``NAME@R``, a GPU at another clock:
-    ``NAME``'s) where there is one, else none (builders then count them by
-    :func:`compute.gpu_facts.nvlink_count`).
-
-    >>> from compute.hardware import get_gpu
-    >>> gpu_spec_from_dict("Lite", get_gpu("Lite").to_dict()) == get_gpu("Lite")
-    True
-    >>> old = {k: v for k, v in get_gpu("A100-SXM-80GB").to_dict().items()
-    ...        if k not in ("name", "nvlinks")}   # as saved before GpuSpec held nvlinks
-    >>> gpu_spec_from_dict("A100-SXM-80GB", old).nvlinks, gpu_spec_from_dict("Mine", old).nvlinks
-    (12, None)
-    """
-    if not isinstance(data, dict):
-        raise UserError(f"{where}: GPU type {describe(name)} must be a table of its fields, got "
-                        f"{describe(data)}")
-    allowed = [f.name for f in fields(GpuSpec)]
-    unknown = [k for k in data if k not in allowed]
-    if unknown:
-        raise UserError(f"{where}: GPU type {describe(name)} has unknown field(s) "
-                        f"{', '.join(map(describe, unknown))}; allowed: {', '.join(allowed)}")
-    missing = [k for k in allowed if k not in data and k not in ("name", *OPTIONAL_FIELDS)]
-    if missing:
-        raise UserError(f"{where}: GPU type {describe(name)} lacks field(s) {', '.join(missing)}")
-    if data.get("name", name) != name:
-        raise UserError(f"{where}: GPU type {describe(name)} has the name {describe(data['name'])}")
-    if not isinstance(data.get("source", ""), str):
-        raise UserError(f"{where}: GPU type {describe(name)}: source must be text")
-    values: dict[str, Any] = {}
-    if "nvlinks" not in data:   # saved before GpuSpec held it: the catalog's count
-        known_gpu = catalog().get(name.split(CLOCK_MARK)[0]) if isinstance(name, str) else None
-        values["nvlinks"] = None if known_gpu is None else known_gpu.nvlinks
-    for key in allowed:
-        if key in ("name", "source") or (key in OPTIONAL_FIELDS and key not in data):
-            continue
-        v = data[key]
-        if v is None and key in UNSET_FIELDS:   # null: none given
-            values[key] = v
-            continue
-        if key in _FLAGS:
-            if not isinstance(v, bool):
-                raise UserError(f"{where}: GPU type {describe(name)}: {key} must be true or "
-                                f"false, got {describe(v)}")
-        elif key in UNSET_FIELDS:
-            pass   # nvlinks: _in_limits below names its range
-        elif key in _INT_FIELDS:
-            if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-                raise UserError(f"{where}: GPU type {describe(name)}: {key} must be a whole "
-                                f"number >= 1, got {describe(v)}")
-        else:
-            x = as_real(v)
-            if x is None or not math.isfinite(x) or x < 0 or (x == 0 and not _zero_ok(key)):
-                least = ">= 0" if _zero_ok(key) else "> 0"
-                raise UserError(f"{where}: GPU type {describe(name)}: {key} must be a finite "
-                                f"number {least} (SI units), got {describe(v)}")
-            v = x
-        if key not in _FLAGS:
-            v = _in_limits(f"{where}: GPU type {describe(name)}", key, v)
-        values[key] = v
-    return GpuSpec(name=name, source=data.get("source", ""), **values)
-
-
-def _zero_ok(field: str) -> bool:
-    """Whether the SI ``field`` of a GpuSpec may be 0 ("none"): its range in
-    ``compute/data/limits.toml`` says ``or_zero``.
-
-    >>> _zero_ok("flops_fp8"), _zero_ok("scaleout_bandwidth"), _zero_ok("flops_bf16")
-    (True, True, False)
-    """
-    return spec_ranges()[field][3]
-
-
-def _in_limits(where: str, field: str, value: float) -> int | float:
-    """``value`` (the SI ``field`` of a GpuSpec) checked against the range a GPU file's
-    entry has in ``compute/data/limits.toml`` (the file's key and unit scaled to SI, as
-    the GPU-file reader scales them), so a GPU inside a saved fabric meets the same bounds
-    as one given by name or in a GPU file.
-
-    >>> _in_limits("f.json", "hbm_bandwidth", 3.35e12)
-    3350000000000.0
-    >>> _in_limits("f.json", "hbm_bandwidth", 1e30)  # doctest: +NORMALIZE_WHITESPACE
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: f.json: hbm_bandwidth must be a number from 1,000,000,000 to
-    100,000,000,000,000,000 bytes/s, got 1e+30
-    """
-    lo, hi, integer, or_zero, unit = spec_ranges()[field]
-    return number(where, field, value, minimum=lo, maximum=hi, integer=integer,
-                  or_zero=or_zero, unit=unit)
-
-
 def _bad(msg: str) -> NoReturn:
-    raise UserError(f"invalid fabric graph: {msg}")
-
-
-#: The longest node id a fabric may hold, in characters: builders name nodes in under 40; a
-#: longer id is data in the wrong place, and drawing or printing it costs its length at
-#: every use (a file of 100,000-character ids took minutes to plot; hostile round 12).
-MAX_NODE_ID = 256
-#: Why a text is refused (:func:`text_problem`; one wording for every check).
-UNPRINTABLE = ("holds a control character or a format character (a newline, tab, ESC, "
-               "U+202E, a zero-width character...)")
-FORMULA = "holds '$' (a figure reads the text between two as a formula)"
-
-
-def text_problem(text: str) -> str | None:
-    """Why ``text`` would not print or draw as it reads, or None: a graph's texts (its name,
-    spec, builder, dims, node ids, a node's or an edge's string attributes) are printed in
-    tables and drawn in figures, so each must be one line with no control or format
-    character (:meth:`str.isprintable`: no newline, tab, ESC, bidirectional control,
-    zero-width character, line separator or lone surrogate; a newline printed a line of a
-    file's choosing) and no ``$`` (matplotlib reads the text between two as a formula;
-    ``$\\undefinedmacro$`` raised ParseFatalException from ``topology plot``).
-
-    >>> text_problem("fat-tree:k=8") is None
-    True
-    >>> text_problem("torus\\nerror: forged")
-    'holds a control character or a format character (a newline, tab, ESC, U+202E, a zero-width character...)'
-    """
-    if not text.isprintable():
-        return UNPRINTABLE
-    return FORMULA if "$" in text else None
-
-
-def _all_printable(texts: list[str]) -> bool:
-    """Whether every text of ``texts`` is :func:`text_problem`-free: one joined string checked
-    at C speed (0.2 ms for 30,528 ids; the loop that names a culprit runs on failure only)."""
-    joined = "".join(texts)
-    return joined.isprintable() and "$" not in joined
-
-
-def check_node_ids(graph: nx.Graph, where: str = "invalid fabric graph") -> None:
-    """Refuse a string node id that is empty, over :data:`MAX_NODE_ID` characters or has a
-    :func:`text_problem`, in one line starting ``where``.
-
-    >>> check_node_ids(nx.Graph([("gpu0", "gpu\\n1")]))
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: invalid fabric graph: node id 'gpu\\n1' must be non-empty text without control or format characters (a newline, tab, ESC, U+202E...) or '$': it is printed in tables and drawn in figures
-    """
-    ids = [node for node in graph if isinstance(node, str)]
-    if not ids or (_all_printable(ids) and "" not in ids
-                   and max(map(len, ids)) <= MAX_NODE_ID):
-        return
-    for node in ids:
-        if len(node) > MAX_NODE_ID:
-            raise UserError(f"{where}: node id {describe(node)} is {len(node):,} characters; "
-                            f"at most {MAX_NODE_ID} (a name, not data)")
-        if not node or text_problem(node):
-            raise UserError(f"{where}: node id {describe(node)} must be non-empty text without "
-                            f"control or format characters (a newline, tab, ESC, U+202E...) "
-                            f"or '$': it is printed in tables and drawn in figures")
-
-
-def _check_texts(graph: nx.Graph) -> None:
-    """Refuse a graph attribute (any, and the string values of ``args``) or a node id
-    (:func:`check_node_ids`) with a :func:`text_problem`."""
-    attrs = graph.graph
-    args = attrs.get("args")
-    for key, value in chain(attrs.items(), args.items() if isinstance(args, dict) else ()):
-        if isinstance(value, str) and (problem := text_problem(value)):
-            name = f"graph attribute {key!r}" if attrs.get(key) is value \
-                else f"graph attribute 'args' entry {describe(key)}"
-            _bad(f"{name} {describe(value)} {problem}")
-    check_node_ids(graph)
-
-
-def _check_attribute_texts(holders: list) -> None:
-    """Refuse a string attribute with a :func:`text_problem` among ``holders``, the
-    ``(node, None, data)`` and ``(u, v, data)`` whose attributes the schema does not type
-    (``via``, a file's own); the others are numbers, bools or one of a list. Their strings
-    are checked joined; the loop that names a culprit runs on failure only."""
-    texts = [v for _, _, data in holders for v in data.values() if isinstance(v, str)]
-    if _all_printable(texts):
-        return
-    for u, v, data in holders:
-        for key, value in data.items():
-            if isinstance(value, str) and (problem := text_problem(value)):
-                what = f"node {describe(u)}" if v is None else \
-                    f"edge {describe(u)}-{describe(v)}"
-                _bad(f"{what} attribute {key!r} {describe(value)} {problem}")
+    raise UserError(f"{INVALID}: {msg}")
 
 
 def as_real(value: object) -> float | None:
@@ -865,7 +670,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     which an adjusted scenario reaches and overflow does not; a
     circuit between two GPUs, ``via`` OCS nodes of the graph); a torus's ``dims`` against
     its GPUs and edges; the ``gpus`` count; every text (graph attributes, node ids, a
-    node's or an edge's string attributes) one line without ``$`` (:func:`text_problem`);
+    node's or an edge's string attributes) one line without ``$``
+    (:func:`~topologies.schema_text.text_problem`);
     and (unless ``check_connected=False``) that every GPU can reach every other.
 
     >>> g = nx.Graph(name="pair", spec="", gpus=2)
@@ -890,7 +696,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
         _bad(f"expected an undirected simple networkx Graph, got {type(graph).__name__}")
     own = check_graph_attributes(graph)
-    _check_texts(graph)   # printed and drawn: one line, no formula
+    check_graph_texts(graph)   # printed and drawn: one line, no formula
     types = frozenset(own) | frozenset(catalog())
     adj = graph._adj
     plain = type(graph) is nx.Graph  # its dicts are dicts: read them directly
@@ -939,7 +745,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
             if as_real(used) is None or used > data["ports"] + 1e-6:
                 _bad(f"ocs {describe(node)} uses {describe(used)} ports but it has {data['ports']}")
     if untyped:
-        _check_attribute_texts(untyped)
+        check_attribute_texts(untyped)
     if devices:
         _check_devices(graph, gpu_list, devices)
     if "dims" in graph.graph:

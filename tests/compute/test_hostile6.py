@@ -221,7 +221,7 @@ def test_gpu_file_peak_rows_are_read(tmp_path):
 def test_saved_gpu_type_of_negative_peak_says_zero_is_allowed(field):
     # before: "must be a finite number > 0", though 0 (no such tensor cores) is accepted
     from compute.hardware import get_gpu
-    from topologies.schema import gpu_spec_from_dict
+    from topologies.schema_gpu import gpu_spec_from_dict
     data = {**get_gpu("H100-SXM").to_dict(), "name": "Mine", field: -1}
     with pytest.raises(UserError, match=f"{field} must be a finite number >= 0 "
                                         r"\(SI units\), got -1"):

@@ -141,7 +141,7 @@ def test_a_hostile_fabric_gpu_exits_2_on_the_command_line(tmp_path, text):
 def test_a_saved_fabric_with_an_in_range_gpu_reads():
     """The shipped GPUs are within the limits (so a fabric saved with them reads back)."""
     from compute.hardware import catalog
-    from topologies.schema import gpu_spec_from_dict
+    from topologies.schema_gpu import gpu_spec_from_dict
 
     for name, spec in catalog().items():
         assert gpu_spec_from_dict(name, spec.to_dict()) == spec

@@ -31,7 +31,8 @@ from netmodel.cli.main import cli
 from netmodel.study.fabric_table import nvlinks_of
 from topologies.hierarchical import nvl72, rail_optimized, superpod
 from topologies.io import read_graph, write_graph
-from topologies.schema import gpu_spec_from_dict, gpu_types
+from topologies.schema import gpu_types
+from topologies.schema_gpu import gpu_spec_from_dict
 
 DATA = Path(__file__).parent / "data"
 A100_LINKS = 12   # NVIDIA A100 datasheet: 12 NVLink3 links a GPU (compute/data/gpus.toml)

@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from compute.errors import UserError
 from netmodel.cli.main import cli
 from topologies.io import read_graph, write_graph
-from topologies.schema import text_problem, validate
+from topologies.schema import validate
+from topologies.schema_text import text_problem
 from topologies.specs import build
 
 BAD = ["torus\nerror: forged", "a\tb", "\x1b[2J", "ring\u202e", "ring\u200b", "$\\undefinedmacro$"]

@@ -354,7 +354,7 @@ def test_graphml_key_without_type_warns_nothing(tmp_path):
 def test_a_node_id_past_the_limit_is_refused_in_one_line(tmp_path):
     """A fabric file of 100,000-character node ids read, and `topology plot` then ran for
     minutes (hostile round 12): an id is a name, at most MAX_NODE_ID characters."""
-    from topologies.schema import MAX_NODE_ID
+    from topologies.schema_text import MAX_NODE_ID
 
     path = tmp_path / "f.json"
     write_graph(build("single-switch:n=2"), path)
