@@ -418,6 +418,8 @@ def read_profile(path: str | PathLike[str]) -> EngineProfile:
     rows = doc.get("measurement", [])
     if not isinstance(rows, list):
         raise UserError(f"{where}: measurement must be a list of tables ([[measurement]])")
+    if len(rows) > MAX_MEASUREMENTS:   # each is checked against its model and GPU: ~0.1 ms
+        raise _too_many_measurements(where)
     measurements = []
     for i, row in enumerate(rows, 1):
         w = f"{where}: measurement {i}"
@@ -496,8 +498,16 @@ def get_profile(ref: str | Path | EngineProfile) -> EngineProfile:
 MEASUREMENT_COLUMNS = (("model", "gpu", "tp", "batch", "phase", "latency_s"),
                        ("prompt", "context", "pp", "ep", "attention_dp", "expert_skew",
                         "source", "note"))
-#: Most rows read from one measurements file.
+#: Most measurements read from one measurements file, or held by one profile (its
+#: ``[[measurement]]`` tables: the rows ``calibrate`` fitted it on).
 MAX_MEASUREMENTS = 10_000
+
+
+def _too_many_measurements(where: str) -> UserError:
+    """The refusal of a measurements file or a profile of more than
+    :data:`MAX_MEASUREMENTS` measurements."""
+    return UserError(f"{where} holds more than {MAX_MEASUREMENTS:,} measurements, the most "
+                     f"a measurements file or a profile holds")
 
 
 def _cell(where: str, key: str, text: str):
@@ -621,7 +631,7 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
         last = reader.line_num
         at = f"row {i}" if line == i else f"row {i} (line {line} of the file)"
         if len(out) >= MAX_MEASUREMENTS:
-            raise UserError(f"{where} holds more than {MAX_MEASUREMENTS:,} measurements")
+            raise _too_many_measurements(where)
         if None in raw:
             raise UserError(f"{where}: {at} has more cells than the header has columns")
         if None in raw.values():

@@ -55,3 +55,43 @@ def test_a_data_file_names_the_number(fmt, text, number):
         parse_table(text, fmt, "f")
     assert str(err.value) == f"f holds the number {number}, {BELOW}"
 
+
+
+# A profile's [[measurement]] tables had no bound, where a measurements file holds at most
+# MAX_MEASUREMENTS rows (calibrate refuses more): a profile of 100,000 copies of one row
+# (12 MB, under the 16 MiB and 1,000,000-value file limits) ran infer in 12.0 s and 181 MB
+# (exit 0); now refused in one line after parsing (7.6 s, 162 MB, exit 2).
+
+def _profile_of(tmp_path, rows: int):
+    from compute.profiles import _shipped
+
+    text = (_shipped() / "vllm-dgx-h100.toml").read_text()
+    head = text[:text.index("[[measurement]]")]
+    row = ('[[measurement]]\nmodel = "Llama-2-70B"\ngpu = "H100-SXM"\ntp = 8\nphase = '
+           '"decode"\nbatch = 1\ncontext = 576\nlatency_s = 0.0298\n')
+    path = tmp_path / f"p{rows}.toml"
+    path.write_text(head + row * rows)
+    return path
+
+
+def test_a_profile_holds_at_most_the_measurements_a_file_holds(tmp_path):
+    from compute.profiles import MAX_MEASUREMENTS, read_profile
+
+    assert len(read_profile(_profile_of(tmp_path, MAX_MEASUREMENTS)).measurements) == 10_000
+    path = _profile_of(tmp_path, MAX_MEASUREMENTS + 1)
+    with pytest.raises(UserError) as err:
+        read_profile(path)
+    assert str(err.value) == (f"{path} holds more than 10,000 measurements, the most a "
+                              f"measurements file or a profile holds")
+
+
+def test_a_measurements_file_is_told_alike(tmp_path):
+    from compute.profiles import read_measurements
+
+    path = tmp_path / "m.csv"
+    path.write_text("model,gpu,tp,batch,phase,context,latency_s\n"
+                    + "Llama-2-70B,H100-SXM,8,1,decode,576,0.0298\n" * 10_001)
+    with pytest.raises(UserError) as err:
+        read_measurements(path)
+    assert str(err.value) == (f"{path} holds more than 10,000 measurements, the most a "
+                              f"measurements file or a profile holds")
