@@ -10,6 +10,7 @@ import statistics
 from netmodel.study.summary_words import (
     TIE,
     and_list,
+    cases,
     config_label,
     geomean,
     ran_overlapped,
@@ -46,7 +47,7 @@ def _claim_plain(fab, lite: str) -> str:
     short = sum(v < 1 - MATCH for v in vals)
     verdict = "holds" if short else "does not hold"
     return (f"{verdict}: on its best fabric ({best}) a plain {lite} falls short in {short} of "
-            f"{len(vals)} model x phase cases and reaches {ratio_x(mean)} of the baseline "
+            f"{cases(len(vals), 'model x phase ')} and reaches {ratio_x(mean)} of the baseline "
             f"(geometric mean over models and phases; {ratio_span(vals)})")
 
 
@@ -69,7 +70,7 @@ def _claim_custom(fab, lite: str) -> str:
         ("holds in part" if met else "does not hold")
     worst = min(best)
     text = (f"{verdict}: the best customized Lite matches or beats the baseline in "
-            f"{len(met)} of {len(best)} model x phase cases")
+            f"{len(met)} of {cases(len(best), 'model x phase ')}")
     if met:
         top = max(met)
         text += f" (best: {top[3]} in {top[1]} {top[2]}, {ratio_x(top[0])})"
@@ -80,7 +81,7 @@ def _claim_custom(fab, lite: str) -> str:
 
 
 def _claim_fabric(fab, lite: str) -> str:
-    spreads, flips, cases = [], 0, 0
+    spreads, flips, n = [], 0, 0
     gpus = sorted({r.gpu for r in fab.rows if r.label != fab.baseline})
     for g in gpus:
         ratios = _ratios(fab, g)
@@ -88,7 +89,7 @@ def _claim_fabric(fab, lite: str) -> str:
             vals = [v for k, v in ratios.items() if k[1:] == cell]
             if len(vals) < 2:
                 continue
-            cases += 1
+            n += 1
             spreads.append(max(vals) / min(vals))
             if max(vals) >= 1 - TIE > min(vals):
                 flips += 1
@@ -98,7 +99,7 @@ def _claim_fabric(fab, lite: str) -> str:
     median = statistics.median(spreads)
     verdict = "holds" if median >= DECIDES else "does not hold"
     return (f"{verdict}: for the same GPU, model and phase the best fabric gives "
-            f"{median:.2f}x the worst's tokens/s/SM (median of {cases} cases; up to "
+            f"{median:.2f}x the worst's tokens/s/SM (median of {cases(n)}; up to "
             f"{spreads[-1]:.2f}x), and in {flips} of them the fabric decides whether the Lite "
             f"matches the baseline")
 

@@ -9,6 +9,7 @@ import statistics
 from netmodel.study.summary_words import (
     TIE,
     and_list,
+    cases,
     config_label,
     geomean,
     other_gpu_words,
@@ -199,8 +200,8 @@ def _tp_dependence(fab, names, gpus) -> list[str]:
     if not total:
         return []
     what = "TP degree" if plain_tp(seen) else "configuration"
-    line = (f"- The best {what} depends on the fabric in {len(tp_differ)} of {total} "
-            f"model x GPU x phase cases, and only the batch in {batch_differ} more")
+    line = (f"- The best {what} depends on the fabric in {len(tp_differ)} of "
+            f"{cases(total, 'model x GPU x phase ')}, and only the batch in {batch_differ} more")
     if tp_differ:
         model, g, phase, rows = tp_differ[0]
         line += (f" (e.g. {model} {phase} on {g}: "
@@ -256,18 +257,20 @@ def packed_section(alone, packed) -> list[str]:
                f"{ratio_x(geomean(ratio))}).")
     moved = [(a, p) for a, p in pairs if config_label(a) != config_label(p)]
     if moved:
-        out.append(f"- The best configuration changes in {len(moved)} of {len(pairs)} cases: "
+        out.append(f"- The best configuration changes in {len(moved)} of {cases(len(pairs))}: "
                    + "; ".join(f"{a.model} {a.phase} on {a.label}: {config_label(a)} -> "
                                f"{config_label(p).removeprefix('TP ') if plain_tp([a, p]) else config_label(p)} "
                                f"({p.instances} instances, {p.packed_fraction:.0%} of the "
                                f"GPUs)" for a, p in moved[:6])
                    + ("; ..." if len(moved) > 6 else "") + ".")
     else:
-        out.append(f"- The best configuration is the same in all {len(pairs)} cases.")
+        out.append(f"- The best configuration is the same in all {len(pairs)} cases."
+                   if len(pairs) > 1 else "- The best configuration is the same in the one case.")
     stranded = [(a, p) for a, p in pairs if p.packed_fraction < 1]
     if stranded:
         a, p = min(stranded, key=lambda ap: ap[1].packed_fraction)
-        out.append(f"- Stranded GPUs: {len(stranded)} cases leave part of the cluster idle "
+        out.append(f"- Stranded GPUs: {cases(len(stranded))} "
+                   f"{'leaves' if len(stranded) == 1 else 'leave'} part of the cluster idle "
                    f"(least used: {p.model} {p.phase} on {p.label}, {p.packed_fraction:.0%}).")
     base = packed.baseline
     for phase in packed.phases:

@@ -82,6 +82,15 @@ def verb_for(items, one: str, many: str) -> str:
     return one if len(list(items)) == 1 else many
 
 
+def cases(n: int, what: str = "") -> str:
+    """``n`` cases, singular for one ("1 model x phase case", "30 cases").
+
+    >>> cases(1, "model x phase "), cases(30)
+    ('1 model x phase case', '30 cases')
+    """
+    return f"{n} {what}case{'' if n == 1 else 's'}"
+
+
 def and_list(items) -> str:
     """``items`` as prose: "a", "a and b", "a, b and c"."""
     items = list(items)
