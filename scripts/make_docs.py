@@ -47,7 +47,10 @@ GitHub renders the page):
 Samples run in a fresh scratch folder per page, which links the project's top-level files
 and folders: paths read as from the project root (``docs/figures/study.csv``,
 ``python scripts/...``), and what a sample writes under a new name (``--out cmp/``) stays
-in the scratch folder (a sample must not write into the project's own folders). ``netmodel ...`` runs in this process through click's ``CliRunner`` (the same code
+in the scratch folder (a sample must not write into the project's own folders). Hidden
+entries, ``.gitignore``'d ones (``results/``) and the names the page's samples write
+(:func:`written`) are not linked, so a reader's own ``results/`` or ``alone/`` at the root
+is never written through a link (:func:`link_project`). ``netmodel ...`` runs in this process through click's ``CliRunner`` (the same code
 as the console script, without the start-up cost); ``| head -N`` and ``| python
 scripts/make_docs.py shape`` filter in this process; any other command runs in ``bash``.
 Lines are compared with trailing blanks removed. ``tests/test_docs.py`` runs the same check.
