@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compute.dies import MAX_SMS, MAX_WAFER_PRICE, MIN_DIE_AREA
-from compute.errors import UserError, known
+from compute.dies import MAX_SMS, MAX_WAFER_PRICE, MIN_DIE_AREA, check_yield_model
+from compute.errors import UserError
 from compute.rows import check_number as _number
 from compute.rows import parameter
 from compute.validate import describe, is_whole
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
 
-#: Defect-yield models (see the module docstring).
-YIELD_MODELS = ("poisson", "murphy", "negative-binomial")
 #: Largest clustering alpha the harvested negative binomial integrates (its quadrature
 #: weights overflow past ~170); larger clustering parameters are Poisson in all but name.
 MAX_ALPHA = 100.0
@@ -74,13 +72,6 @@ def _array(name: str, value, *, low_open: bool = True) -> np.ndarray:
         raise UserError(f"{name} must be finite and {'> 0' if low_open else '>= 0'}, "
                         f"got {describe(value)}")
     return a
-
-
-def check_model(model: str) -> str:
-    """``model`` if it is one of :data:`YIELD_MODELS`, else a UserError."""
-    if not isinstance(model, str) or model not in YIELD_MODELS:   # an array: no truth
-        raise UserError(f"unknown yield model {describe(model)}; known: {known(YIELD_MODELS)}")
-    return model
 
 
 def _check_alpha(alpha) -> float:
@@ -178,7 +169,7 @@ def die_yield(area: ArrayLike, defect_density: float | None = None, model: str |
     >>> round(die_yield(814e-6, 1000.0, "murphy"), 4)
     0.4681
     """
-    model = check_model(or_default(model, "yield_model"))
+    model = check_yield_model(or_default(model, "yield_model"))
     d = _check_density(defect_density)
     alpha = _check_alpha(or_default(alpha, "clustering_alpha"))
     a = _array("die area", area)
@@ -246,7 +237,7 @@ def harvested_yield(area: ArrayLike, sms_physical: int, sms_enabled: int,
     k = _whole("sms_enabled", sms_enabled)
     if k > n:
         raise UserError(f"sms_enabled {k} exceeds sms_physical {n}")
-    model = check_model(or_default(model, "yield_model"))
+    model = check_yield_model(or_default(model, "yield_model"))
     d = _check_density(defect_density)
     alpha = _check_alpha(or_default(alpha, "clustering_alpha"))
     c = _number("critical_fraction", or_default(critical_fraction, "critical_fraction"), high=1.0)
@@ -349,7 +340,7 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
     (63, 0.4431, 639.97)
     """
     area = _number("die area", area, low_open=True)
-    model = check_model(or_default(model, "yield_model"))
+    model = check_yield_model(or_default(model, "yield_model"))
     d = _check_density(defect_density)
     alpha = _check_alpha(or_default(alpha, "clustering_alpha"))
     price = _number("wafer_price", or_default(wafer_price, "wafer_price"), high=MAX_WAFER_PRICE)

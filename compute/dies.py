@@ -15,8 +15,9 @@ from compute.rows import check_number, economics, parameter, read_rows
 from compute.validate import describe
 
 __all__ = ["COVERS_PREFIX", "DIE_ROWS", "HBM", "MAX_DIES", "MAX_HBM_SITES", "MAX_SMS",
-           "MAX_WAFER_PRICE", "MEMORY_PRICE_PREFIX", "MIN_DIE_AREA", "OPTIONAL_DIE_ROWS", "LogicDies", "check_die_table", "memory_price_of", "process_rows",
-           "wafer_price_of"]
+           "MAX_WAFER_PRICE", "MEMORY_PRICE_PREFIX", "MIN_DIE_AREA", "OPTIONAL_DIE_ROWS",
+           "YIELD_MODELS", "LogicDies", "check_die_table", "check_yield_model",
+           "memory_price_of", "process_rows", "wafer_price_of"]
 
 #: Most SMs (or other repeated cores) on one die: compute/data/limits.toml's gpu.sms bound,
 #: read from there (said once).
@@ -29,6 +30,27 @@ MIN_DIE_AREA = 1e-9
 #: Highest wafer price taken (USD): $10M, over 300x a leading-edge wafer's (N2 >= $30,000,
 #: economics.toml); --wafer-price 1e308 printed a 300-digit dollar figure.
 MAX_WAFER_PRICE = 1e7
+
+#: Defect-yield models of a logic die (:mod:`compute.die_yield`, which computes them; named
+#: here, beside the die's other bounds, so that ``netmodel yield --help`` lists them without
+#: loading numpy).
+YIELD_MODELS = ("poisson", "murphy", "negative-binomial")
+
+
+def check_yield_model(model: str) -> str:
+    """``model`` if it is one of :data:`YIELD_MODELS`, else a UserError.
+
+    >>> check_yield_model("murphy")
+    'murphy'
+    >>> check_yield_model("gauss")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: unknown yield model 'gauss'; known: 'murphy', 'negative-binomial', 'poisson'
+    """
+    if not isinstance(model, str) or model not in YIELD_MODELS:   # an array: no truth
+        raise UserError(f"unknown yield model {describe(model)}; known: {known(YIELD_MODELS)}")
+    return model
+
 
 #: Rows of a GPU's ``die`` table (compute/data/gpus.toml, or a GPU file) and their units;
 #: all but ``list_price`` and ``memory`` are required.

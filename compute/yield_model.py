@@ -81,7 +81,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from compute.die_yield import (
-    YIELD_MODELS,
     DieCost,
     die_cost,
     die_yield,
@@ -99,6 +98,7 @@ from compute.dies import (
     MAX_SMS,
     MAX_WAFER_PRICE,
     MIN_DIE_AREA,
+    YIELD_MODELS,
     LogicDies,
     memory_price_of,
 )

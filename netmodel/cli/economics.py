@@ -65,7 +65,7 @@ def _sms(text):
 @click.option("--defect-density", "density_text", default=None, metavar="D",
               help="Defects per cm^2 (default 0.1: TSMC N5).")
 @click.option("--model", "model", default=None, cls=RegistryHelp,
-              metavar_from=registry_metavar("compute.die_yield", "YIELD_MODELS"),
+              metavar_from=registry_metavar("compute.dies", "YIELD_MODELS"),
               help="Yield model (default negative-binomial, Patterson & Hennessy).")
 @click.option("--alpha", "alpha_text", default=None, metavar="A",
               help="Clustering of the negative binomial (default 2).")
@@ -83,7 +83,8 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
               price_text: str | None, sms_text: str | None, critical_text: str | None,
               as_json: bool) -> None:
     """Dies per wafer (Hennessy & Patterson), yield and cost per good die of one die."""
-    from compute.die_yield import check_model, die_cost
+    from compute.die_yield import die_cost
+    from compute.dies import check_yield_model
     from compute.errors import UserError
     from compute.hardware import get_gpu
     from compute.yield_model import gpu_die_cost
@@ -97,7 +98,7 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
         kw["defect_density"] = _qty(density_text, _DENSITY_UNITS, "--defect-density",
                                     allow_zero=True)
     if model is not None:
-        kw["model"] = check_model(model)
+        kw["model"] = check_yield_model(model)
     if alpha_text is not None:
         if kw.get("model", "negative-binomial") != "negative-binomial":
             raise UserError(f"--alpha applies only with --model negative-binomial, not "

@@ -29,7 +29,6 @@ STILL_HEAVY = {
     "search": "compute.roofline (option help, MODES) imports numpy",
     "serve": "compute.roofline (option help, MODES) imports numpy",
     "sweep": "compute.roofline (option help, MODES) imports numpy",
-    "yield": "compute.die_yield (YIELD_MODELS) imports numpy",
 }
 
 
