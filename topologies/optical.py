@@ -125,7 +125,9 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
     # GPU i's fibres to ocs0..ocs{p-1}, i in turn (node positions: the GPUs, then the OCS)
     cables = Links(np.repeat(np.arange(n), p), n + np.tile(np.arange(p), n), fibre)
     graph = finish_blocks(graph, n, nodes, [cables], spec)
-    return graph if logical is None else validate(realize(graph, logical))
+    # the cabling is checked (finish_blocks), and realize checks what it makes, once
+    return graph if logical is None else realize(graph, logical, validated=True,
+                                                 check_connected=True)
 
 
 def _members(value: object, what: str) -> list:
@@ -282,7 +284,8 @@ def _pairs_text(pairs: Sequence[tuple[Hashable, Hashable]]) -> str:
     return text if len(text) <= MAX_TEXT_LENGTH else f"{len(pairs)} circuits"
 
 
-def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None = None) -> nx.Graph:
+def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None = None, *,
+            validated: bool = False, check_connected: bool = False) -> nx.Graph:
     """Circuits through the OCS layer of ``graph`` that realize ``logical`` among ``gpus``
     (default all, in order), as a new graph of GPU-GPU edges (``medium="ocs-circuit"``).
 
@@ -293,6 +296,12 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
     ``gpus`` are kept unconnected, and an explicit circuit list may leave separate islands
     (several tensor-parallel groups): connectivity is not checked here. Graph attributes add ``logical``, ``circuits`` and
     ``reconfiguration_time`` (s: the slowest OCS used, the time to switch to this set).
+
+    ``graph`` is checked against the schema first unless ``validated`` says it passed
+    :func:`~topologies.schema.validate` already (a built fabric: its builder checked it; a
+    caller realizing many circuit sets on one fabric checks it once, not once a set). The
+    realized graph is always checked, with ``check_connected`` (the ``ocs`` builder's: its
+    GPUs must reach each other) passed on.
 
     Raises UserError when a GPU would need more circuits than its ports (or no common OCS
     plane can be found).
@@ -308,7 +317,11 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
     ...
     compute.errors.UserError: logical topology 'full-mesh' needs 4 circuits at GPU 'gpu0' but it has 3 optical ports
     """
-    validate(graph, check_connected=False)
+    for name, flag in (("validated", validated), ("check_connected", check_connected)):
+        if not isinstance(flag, bool):
+            raise UserError(f"{name} must be True or False, got {describe(flag)}")
+    if not validated:
+        validate(graph, check_connected=False)
     members = gpu_nodes(graph) if gpus is None else _members(gpus, "gpus")
     for m in members:
         if graph.nodes.get(m, {}).get("kind") != "gpu":
@@ -369,7 +382,7 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         circuits=circuit_count(out),
         reconfiguration_time=max((graph.nodes[o]["reconfiguration_time"] for o in used),
                                  default=0.0))
-    return validate(out, check_connected=False)
+    return validate(out, check_connected=check_connected)
 
 
 def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
