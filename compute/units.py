@@ -52,8 +52,10 @@ The unit rules (one place; docs/units-and-errors.md repeats them):
   naming the value and its spelling without them (``write 1000MiB, not 1_000MiB``), and a
   space inside a number likewise (``1 000MiB``), everywhere: Python's ``int``/``float`` read
   ``1_000`` while the number-then-unit reader stopped at the ``_``. ``--cluster-gpus`` also
-  takes thousands grouped by commas (``131,072``). Files keep their format's own numbers: TOML
-  and JSON literals, GraphML's ``attr.type`` values (read as networkx reads them).
+  takes thousands grouped by commas (``131,072``). TOML and JSON files keep their format's own
+  numbers (TOML's ``1_000`` too); a GraphML fabric's ``int`` and ``float`` values are read by
+  this grammar (``1_000`` refused; ``16.0`` is a whole 16). In every file a number that is
+  not zero but below the smallest normal float is refused as on the command line.
 
 >>> parse_bytes("64MiB")
 67108864.0

@@ -22,9 +22,12 @@ node and edge counts over the size limits
 (:func:`~topologies.limits.check_size`, before the graph is made).
 
 networkx's reading, kept: values typed by their key's ``attr.type`` (``int``, ``long``,
-``integer``: int; ``float``, ``double``: float, but a number past a float's range
-(``1e400``, which networkx reads as inf) is refused as typed; ``boolean``: true/false/1/0 in
-any case; ``string``, ``yfiles`` or none: str); a ``<data>`` with no text is the empty string
+``integer``: int; ``float``, ``double``: float; ``boolean``: true/false/1/0 in any case;
+``string``, ``yfiles`` or none: str), but a number is read by the one grammar of a number
+typed (:func:`compute.validate.read_number`, not Python's ``int``/``float``, which read
+``1_000`` as 1000): ``16``, `` +16 ``, ``1.6e1`` (whole, so an int), ``nan`` and ``inf`` for
+a float; a float past a float's range (``1e400``, which networkx reads as inf) or, not zero,
+below the smallest normal float (``1e-400``, read as 0.0) is refused as typed; a ``<data>`` with no text is the empty string
 whatever its type; a key's ``for`` is not checked; a ``<default>`` is checked against its
 key's type but not applied to nodes or edges (networkx keeps defaults aside in
 ``graph['node_default']``, which netmodel drops); node ids are strings; an edge's ``id`` becomes its attribute ``id``; an edge to an
@@ -43,7 +46,7 @@ import networkx as nx
 
 from compute.config_files import FloatOverflow, finite_float
 from compute.errors import UserError
-from compute.validate import ascii_digits, describe
+from compute.validate import NUMBER_RULE, ascii_digits, describe, read_number
 from topologies.limits import MAX_DEPTH, check_size
 
 __all__ = ["GRAPHML_NAMESPACE", "ONCE", "TYPES", "parse"]
@@ -76,7 +79,24 @@ def _networkx_types() -> dict:
 #: table (``integer`` for Gephi, ``yfiles`` for yEd), the one its writer's types come from
 #: (:func:`topologies.io.write_graph`).
 TYPES = _networkx_types()
-_CONVERT = {int: int, float: finite_float, bool: _boolean, str: str}   # 1e400: refused
+_CONVERT = {int: int, float: float, bool: _boolean, str: str}   # numbers: by _number
+
+
+def _number(what: str, text: str, convert) -> int | float:
+    """The number of an ``int`` or ``float`` key's ``text`` by the one grammar of a number
+    typed (:func:`compute.validate.read_number`: ASCII digits, an optional sign, fraction and
+    exponent, spaces around; no ``_``; a float also ``nan``/``inf``), a float past a float's
+    range or below the smallest normal one refused as in every data file
+    (:func:`~compute.config_files.finite_float`). Python's ``int``/``float``, which networkx
+    reads them with, also took ``1_000`` as 1000; ``ValueError`` where ``text`` is no such
+    number (named by the caller), :class:`~compute.errors.UserError` where the grammar refuses it by name."""
+    value = read_number(what, text, whole=convert is int)
+    if value is None:
+        digits = text.strip().lstrip("+-")
+        if digits.isdigit() and len(digits) > sys.get_int_max_str_digits():
+            raise ValueError("digits")
+        raise ValueError
+    return value if convert is int else finite_float(text.strip())
 
 #: GraphML elements no fabric has: a node's ports, hyperedges and their endpoints.
 _NOT_FABRIC = frozenset({"port", "hyperedge", "endpoint"})
@@ -114,7 +134,12 @@ class _Values(dict):
             except UserError as exc:
                 raise _Refused(str(exc)) from None
         try:
-            value = self.convert(text)
+            if self.convert is int or self.convert is float:
+                value = _number(f"a value of key {describe(self.name)}", text, self.convert)
+            else:
+                value = self.convert(text)
+        except UserError as exc:   # '1_000', '1e-400': the grammar's own line
+            raise _Refused(str(exc)) from None
         except FloatOverflow as exc:   # float('1e400') is inf: 'got inf', never typed
             raise _Refused(exc.message(f"key {describe(self.name)}")) from None
         except KeyError:   # a boolean key's value
@@ -125,8 +150,10 @@ class _Values(dict):
                 raise _Unreadable(f"a value of key {describe(self.name)} (attr.type "
                                   f"{self.kind!r}) has more than "
                                   f"{sys.get_int_max_str_digits():,} digits") from None
-            raise _Unreadable(f"ValueError: {str(exc)[:200]} (a value of key {describe(self.name)}, "
-                           f"attr.type {self.kind!r})") from None
+            raise _Unreadable(f"a value of key {describe(self.name)} (attr.type {self.kind!r}) "
+                              f"is {describe(text)}, not "
+                              f"{'a whole number' if self.convert is int else 'a number'} "
+                              f"({NUMBER_RULE})") from None
         if len(self) < _CACHE:
             self[text] = value
         return value

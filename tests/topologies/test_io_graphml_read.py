@@ -101,7 +101,7 @@ HAND = """<?xml version="1.0" encoding="UTF-8"?>
     <node id="d"><data key="s"><![CDATA[<raw> & ]]>more<!-- c -->text<?pi x?></data>
       <data key="b">0</data>
       <o:data key="i">9</o:data></node>
-    <edge source="b" target="c" id="e0"><data key="f">4.5e11</data><data key="l">1_000</data>
+    <edge source="b" target="c" id="e0"><data key="f">4.5e11</data><data key="l"> +1000 </data>
     </edge>
     <edge source="a" target="d"><data key="d">nan</data><data key="f">-0.0</data>
       <data key="d">inf</data></edge>
@@ -214,15 +214,21 @@ def test_random_documents_read_as_networkx_reads_them(text):
                        for at in twice.groups()[1:]), str(err)
             assert int(twice[2]) < int(twice[3])
             return
-        # a float past its range, or not zero and below the smallest normal float
-        number = re.search(r"holds the number (\S+), (beyond the range of a float|below the "
-                           r"smallest number netmodel reads)", str(err))
-        assert number and number[1] in text, str(err)
-        if number[2].startswith("beyond"):
-            assert math.isinf(float(number[1])), str(err)
-            assert "inf" not in number[1].lower()   # networkx read it as inf
-        else:   # networkx read it as 0.0 or a subnormal
-            assert abs(float(number[1])) < 2.2250738585072014e-308, str(err)
+        # digits grouped by '_' (networkx's int read '1_0' as 10): the one number grammar's
+        grouped = re.search(r"a value of key '\w' '(\S+)' groups its digits with '_'", str(err))
+        if grouped:
+            assert "_" in grouped[1] and int(grouped[1]) == int(grouped[1].replace("_", ""))
+            return
+        # not zero, below the smallest normal float (networkx read it as 0.0 or a subnormal)
+        below = re.search(r"a value of key '\w' '(\S+)' is below the smallest number netmodel "
+                          r"reads", str(err))
+        if below:
+            assert below[1] in text and abs(float(below[1])) < 2.2250738585072014e-308, str(err)
+            return
+        # a float past its range
+        number = re.search(r"holds the number (\S+), beyond the range of a float", str(err))
+        assert number and number[1] in text and math.isinf(float(number[1])), str(err)
+        assert "inf" not in number[1].lower()   # networkx read it as inf
         return
     assert_same(ours, theirs)
 
@@ -283,8 +289,8 @@ def _fabric_text(tmp_path: Path) -> str:
     # a default its type cannot hold (networkx: ValueError, or TypeError for an empty one)
     (lambda t: t.replace('attr.name="group" attr.type="long" />',
                          'attr.name="group" attr.type="long"><default>many</default></key>'),
-     " is not a readable graphml fabric: ValueError: invalid literal for int() with base 10: "
-     "'many' (a value of key 'group', attr.type 'long')"),
+     " is not a readable graphml fabric: a value of key 'group' (attr.type 'long') is 'many', "
+     "not a whole number (a number is ASCII digits 0-9 "),
     (lambda t: t.replace('attr.name="group" attr.type="long" />',
                          'attr.name="group" attr.type="long"><default /></key>'),
      " is not a readable graphml fabric: the <default> of key 'group' is empty"),
