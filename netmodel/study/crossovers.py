@@ -11,10 +11,11 @@ search itself (not read off a coarse sweep):
   the variant, at its own bandwidth, falls below the baseline; only where it matches the
   baseline to begin with.
 
-Each evaluation is one SLO search with the fabric's collectives re-scored, not re-routed:
-uniform link bandwidth scaling divides the link-bound parts of every candidate's line
-(its ``b`` and its pipeline fill) by the factor exactly (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.parts`), and
-a per-hop latency adds to each candidate's ``a`` a slope measured once per fabric (one
+Each evaluation is one SLO search with the fabric's collectives re-scored, not re-routed
+(:class:`~netmodel.study.adjusted_comm.AdjustedComm`): uniform link bandwidth scaling
+divides the link-bound parts of every candidate's line (its ``b`` and its pipeline fill,
+:meth:`~netmodel.study.fabric_search.ScenarioCollectives.parts`) by the factor exactly,
+and a per-hop latency adds to each candidate's ``a`` a slope measured once per fabric (one
 more compilation; a test checks on every shipped fabric that the slope is constant, i.e.
 that re-scoring equals recompiling at other latencies). The search's batch range is capped
 at the largest batch that fits in memory at any TP degree (memory does not depend on the
@@ -25,7 +26,7 @@ latency measure slopes only for the configurations that may still be the best. A
 of experts' prefill, whose all-to-alls cross the network once a server (DeepEP's normal
 kernels, as ``compare`` and ``search --scenario`` cost them), searches at every
 evaluation, those all-to-alls compiled on the fabric with its links adjusted
-(:meth:`AdjustedComm.moe_all_to_all_time`).
+(:meth:`~netmodel.study.adjusted_comm.AdjustedComm.moe_all_to_all_time`).
 
 The root is bracketed between :data:`BANDWIDTH_RANGE` (or :data:`LATENCY_RANGE`) and
 narrowed by bisection in log space to :data:`TOLERANCE`; the reported value is the edge of
@@ -47,6 +48,7 @@ from compute.errors import UserError
 from compute.hardware import GpuSpec, get_gpu
 from compute.moe_routing import moe_comm
 from netmodel.collectives.tuner_plugin import NO_TUNER
+from netmodel.study.adjusted_comm import AdjustedComm, adjusted_lines, hop_latency_slopes
 from netmodel.study.figure_kit import figure_style
 
 if TYPE_CHECKING:
@@ -57,8 +59,8 @@ if TYPE_CHECKING:
     from compute.roofline import RooflineOptions
     from netmodel.study.compare import CompareResult
 
-__all__ = ["BANDWIDTH_RANGE", "LATENCY_RANGE", "TOLERANCE", "AdjustedComm", "Crossover",
-           "CrossoverResult", "find_crossovers"]
+__all__ = ["BANDWIDTH_RANGE", "LATENCY_RANGE", "TOLERANCE", "Crossover", "CrossoverResult",
+           "find_crossovers"]
 
 #: Multiples of the plain Lite's network bandwidth searched (1/8x to 64x).
 BANDWIDTH_RANGE = (0.125, 64.0)
@@ -66,232 +68,6 @@ BANDWIDTH_RANGE = (0.125, 64.0)
 LATENCY_RANGE = (1e-9, 100e-6)
 #: Relative precision of a crossover (0.5%).
 TOLERANCE = 0.005
-#: Per-hop latency at which the slope is measured (s).
-_SLOPE_AT = 1e-6
-
-
-class AdjustedComm:
-    """A scenario's collective costs with every link's bandwidth multiplied by ``scale``
-    and ``hop_latency`` seconds added per hop, re-scored from its compiled candidates."""
-
-    def __init__(self, collectives, scale: float = 1.0, hop_latency: float = 0.0,
-                 slopes=None):
-        self.c = collectives
-        self.scale = float(scale)
-        self.hop = float(hop_latency)
-        self.slopes = slopes
-        self._models: list = []    # (the scenario's cost model, the adjusted one)
-
-    def lines(self, op: str, group_size: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(a, b)``: each candidate's ``time = a + b * bytes`` at this scale and
-        per-hop latency."""
-        slope = self.slopes(op, int(group_size)) if self.hop else None
-        return _adjusted_lines(*self.c.parts(op, int(group_size)), slope, self.scale,
-                               self.hop)
-
-    def collective_time(self, op: str, nbytes: float | np.ndarray,
-                        group_size: int) -> np.ndarray:
-        n = np.asarray(nbytes, dtype=float)
-        if int(group_size) <= 1:
-            return np.zeros_like(n)
-        a, b = self.lines(op, group_size)
-        lo, hi = self.c.part_ranges(op, int(group_size), self.scale)
-        m = self.c.model(int(group_size))
-        t = _lines_choice(m, m.group(int(group_size)), op, a, b, lo, hi, n)
-        return np.where(n > 0, t, 0.0)
-
-    def for_instance(self, gpus: int, stage: int):
-        """The re-scored costs of an instance of ``gpus`` GPUs in pipeline stages of
-        ``stage`` as placed (compute's
-        optional ``for_instance``, :class:`~compute.comm.CollectiveCostModel`), as the
-        scenario's own (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.
-        for_instance`) costs it: a group of fewer GPUs on each slice of that many members
-        placed unlike the earlier ones, each slice's candidate parts re-scored
-        (:func:`_adjusted_lines`, its per-hop slopes measured on the slice), the slowest
-        slice's time; a stage boundary's send-recv so on each boundary pair. Every
-        instance at once: this comm itself."""
-        placed = getattr(self.c, "for_instance", None)
-        own = None if placed is None else placed(gpus, stage)   # its checks of the layout
-        if own is None or own is self.c:
-            return self
-        key = (own.gpus, own.stage)
-        hit = self.__dict__.setdefault("_placed", {}).get(key)
-        if hit is None:
-            hit = self._placed[key] = _PlacedAdjusted(self, own)
-        return hit
-
-    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
-                            copies: int, reach) -> np.ndarray:
-        """An MoE prefill all-to-all crossing the network once a server, as the
-        scenario's own (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.
-        moe_all_to_all_time`) costs it: :func:`netmodel.collectives.moe.once_a_server_time`
-        on the instance's cost model with the links adjusted (its lines compiled on that
-        graph, once per scale and per-hop latency), the faster of that way and every
-        copy's, which is this comm's re-scored all-to-all. Without it compute costs an
-        MoE prefill here as every copy sent (:func:`compute.moe_routing.moe_comm`)."""
-        from netmodel.study.fabric_search import once_a_server
-
-        n = np.asarray(nbytes, dtype=float)
-        p = int(group_size)
-        if p <= 1:
-            return np.zeros_like(n)
-        return once_a_server(self, self._model(p), self.c.scenario.label, n, p, copies, reach)
-
-    def _model(self, size: int):
-        """The cost model of instances of ``size`` GPUs on the scenario's graph with every
-        link's bandwidth times ``scale`` and ``hop_latency`` added (as
-        :class:`~netmodel.study.scenarios.Adjust` applies them), made once a comm."""
-        base = self.c.model(size)
-        for b, m in self._models:
-            if b is base:
-                return m
-        m = _relinked(self.c.scenario, base, self.c.calibration, self.scale, self.hop)
-        self._models.append((base, m))
-        return m
-
-
-def _lines_choice(m, group, op: str, a, b, lo, hi, n: np.ndarray) -> np.ndarray:
-    """Seconds of ``op`` on ``group`` at the sizes ``n`` from the candidate lines ``(a,
-    b)`` of ``m``'s candidates (run at ``lo < n <= hi`` where given): the least line, or
-    the scenario's tuner plugin's choice where it chooses, as compare charges it."""
-    from netmodel.collectives.cost import lines_time
-
-    if not m.tuned():
-        return lines_time(a, b, lo, hi, n)
-    flat = n.reshape(-1)
-    times = a[:, None] + b[:, None] * flat[None, :]
-    if lo is not None:
-        times = np.where((flat > lo[:, None]) & (flat <= hi[:, None]), times, np.inf)
-    return m.chosen(times, m.candidates(op, group), flat, op, group)[1].reshape(n.shape)
-
-
-def _relinked(scenario, model, calibration, scale: float = 1.0, hop: float = 0.0):
-    """A cost model with ``scenario``'s settings
-    (:func:`~netmodel.study.scenario_fabric.scenario_cost_model`) and ``calibration`` on
-    ``model``'s graph with every link's bandwidth times ``scale`` and ``hop`` seconds added
-    per hop (as :class:`~netmodel.study.scenarios.Adjust` applies them); not checked again
-    (``model``'s graph was checked when built)."""
-    from netmodel.study.scenario_fabric import adjusted, scenario_cost_model
-    from netmodel.study.scenarios import Adjust
-
-    graph = adjusted(model.graph, Adjust(bandwidth_scale=scale, hop_latency=hop))
-    return scenario_cost_model(scenario, graph, calibration, validated=True)
-
-
-class _PlacedAdjusted:
-    """:meth:`AdjustedComm.for_instance`: the re-scored collective costs of one instance
-    as placed (``placed``, the scenario's own
-    :meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`)."""
-
-    def __init__(self, comm: AdjustedComm, placed):
-        self.comm, self.placed = comm, placed
-        self._parts: dict = {}     # (slice model id, members, op) -> its lines' parts
-        self._models: dict = {}    # (slice model id, hop, scale) -> (model, adjusted one)
-
-    def _slices(self, op: str, p: int):
-        """``(model, members)`` of each slice of ``p`` members (each stage boundary's pair
-        for its send-recv) the scenario's own costing charges (one of each placement),
-        refused as it refuses them."""
-        from netmodel.study.instance_cost import InstanceCut
-
-        self.placed.coll.linear(op, p)   # its refusals: an op the algorithm lacks, a cut
-        try:
-            if self.placed.boundary(op, p):
-                return self.placed.pairs()
-            return list(self.placed.slices(p))
-        except InstanceCut:
-            raise self.placed.cut(op, p) from None
-
-    def _adjusted_model(self, model, scale: float, hop: float):
-        """``model`` (a slice's cost model) on its graph with every link's bandwidth times
-        ``scale`` and ``hop`` added per hop, made once (as :meth:`AdjustedComm._model`)."""
-        key = (id(model), scale, hop)
-        hit = self._models.get(key)
-        if hit is None:
-            hit = self._models[key] = (model, _relinked(
-                self.placed.coll.scenario, model, model.calibration, scale, hop))
-        return hit[1]
-
-    def _lines(self, model, members: tuple, op: str):
-        """``(a, b, lo, hi)`` of the slice ``members`` on ``model`` re-scored at the comm's
-        scale and per-hop latency (its slope measured at :data:`_SLOPE_AT`, as
-        :func:`hop_latency_slopes` measures the first GPUs')."""
-        c = self.comm
-        key = (id(model), members, op)
-        hit = self._parts.get(key)
-        if hit is None:
-            hit = self._parts[key] = (model, model.candidate_parts(op, members), {})
-        parts, slopes = hit[1], hit[2]
-        slope = None
-        if c.hop:
-            slope = slopes.get("slope")
-            if slope is None:
-                at = self._adjusted_model(model, 1.0, _SLOPE_AT)
-                a1 = at.candidate_parts(op, members)[0]
-                if a1.shape != parts[0].shape:
-                    raise UserError("per-hop latency changed the candidate algorithms")
-                slope = slopes["slope"] = (a1 - parts[0]) / _SLOPE_AT
-        from netmodel.study.fabric_search import size_ranges
-
-        a, b = _adjusted_lines(*parts, slope, c.scale, c.hop)
-        return (a, b, *size_ranges(model, members, op, c.scale))
-
-    def _slice_time(self, op: str, model, members: tuple, n: np.ndarray) -> np.ndarray:
-        return _lines_choice(model, members, op, *self._lines(model, members, op), n)
-
-    def collective_time(self, op: str, nbytes: float | np.ndarray,
-                        group_size: int) -> np.ndarray:
-        n = np.asarray(nbytes, dtype=float)
-        p = int(group_size)
-        if self.placed.as_scenario(op, p):
-            return self.comm.collective_time(op, n, p)
-        t = None
-        for model, members in self._slices(op, p):
-            ti = self._slice_time(op, model, tuple(members), n)
-            t = ti if t is None else np.maximum(t, ti)
-        return np.where(n > 0, t, 0.0)
-
-    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
-                            copies: int, reach) -> np.ndarray:
-        """:meth:`AdjustedComm.moe_all_to_all_time` per slice placed unlike the earlier
-        ones, each on its slice's cost model with the links adjusted, the slowest."""
-        from netmodel.collectives.cost import GroupCut
-        from netmodel.collectives.moe import once_a_server_time
-
-        n = np.asarray(nbytes, dtype=float)
-        p = int(group_size)
-        if self.placed.as_scenario("all-to-all", p):
-            return self.comm.moe_all_to_all_time(n, p, copies, reach)
-        c = self.comm
-        t = None
-        for model, members in self._slices("all-to-all", p):
-            members = tuple(members)
-
-            def every(model=model, members=members) -> np.ndarray:
-                return self._slice_time("all-to-all", model, members, n)
-
-            try:
-                ti = once_a_server_time(self._adjusted_model(model, c.scale, c.hop),
-                                        members, n, copies, reach, every)
-            except GroupCut:
-                raise self.placed.cut("all-to-all", p) from None
-            t = ti if t is None else np.maximum(t, ti)
-        return np.where(n > 0, t, 0.0)
-
-
-def _adjusted_lines(a_fixed, a_fill, b_link, b_red, b_least, slope, scale: float,
-                    hop: float):
-    """``(a, b)`` of candidate lines from their parts (arrays of any one shape,
-    :meth:`~netmodel.collectives.model.FabricCostModel.candidate_parts`): the fill and
-    ``b_link`` divided by ``scale``, ``b`` at least ``b_least`` (NCCL's tree channel cap,
-    which the links' bandwidth does not move) before ``b_red`` is added, ``hop`` times the
-    slope added to ``a``."""
-    a = a_fixed
-    if hop:
-        a = a + hop * slope
-    # as combine: max(b_link, b_least) + b_reduce; b_least is 0 where no cap binds and
-    # b_link >= 0, so the max leaves an uncapped line's b_link as it is
-    return a + a_fill / scale, np.maximum(b_link / scale, b_least) + b_red
 
 
 @dataclass(frozen=True)
@@ -428,12 +204,12 @@ class _Tokens:
 
     The first call runs the comparison's own search
     (:func:`~netmodel.study.fabric_search.fabric_search`) with the collectives re-scored
-    (:class:`AdjustedComm`) and keeps its grid; the later calls re-score only that grid's
+    (:class:`~netmodel.study.adjusted_comm.AdjustedComm`) and keeps its grid; the later calls re-score only that grid's
     collective stages (:class:`_GridScorer`): the same operations on the same numbers,
     so the same tokens/s/SM to the last bit. Where the grid is one the scorer does not
     reproduce (see :meth:`_GridScorer.build`), and for a mixture of experts' prefill
     (its all-to-alls cross the network once a server,
-    :meth:`AdjustedComm.moe_all_to_all_time`), every call searches again. The grid
+    :meth:`~netmodel.study.adjusted_comm.AdjustedComm.moe_all_to_all_time`), every call searches again. The grid
     apart from its collective times (configurations, batches, compute and memory times,
     message sizes, what fits) is the same on every fabric for one model, phase and GPU
     (and fabric size and batch cap): ``grids`` (shared by the calls of one
@@ -551,7 +327,8 @@ class _GridScorer:
     """A search's grid re-scored under other link scales and per-hop latencies: only
     the collective stages change (the compute and memory times, the counts, the message
     sizes and what fits do not depend on the network), so each call recomputes the
-    collective times (:func:`_adjusted_lines`, as :class:`AdjustedComm` does), then the
+    collective times (:func:`~netmodel.study.adjusted_comm.adjusted_lines`, as
+    :class:`~netmodel.study.adjusted_comm.AdjustedComm` does), then the
     stage times, step latency, tokens/s/SM and feasibility as
     :func:`compute.roofline.evaluate_grid` and :func:`compute.search.search` do, and
     returns the best feasible tokens/s/SM (None when none is feasible). Only the cells
@@ -629,7 +406,7 @@ class _GridScorer:
     def times(self, scale: float, hop: float) -> tuple[np.ndarray, np.ndarray]:
         """The collective time of every stage ``(stages, cells)`` and the step latency of
         every cell that fits (in the order of ``grid.fits``'s nonzero cells)."""
-        a, b = _adjusted_lines(*self.parts, self.slope if hop else None, scale, hop)
+        a, b = adjusted_lines(*self.parts, self.slope if hop else None, scale, hop)
         n = self.n
         t = a[self.which] + b[self.which] * n[:, None]
         rng = self.ranges(scale)
@@ -760,50 +537,6 @@ def _model(name):
     from compute.models import get_model
 
     return get_model(name)
-
-
-def hop_latency_slopes(scenario, coll, cache: dict):
-    """``slope(op, size)``: seconds added to each candidate's ``a`` per second of per-hop
-    latency, measured from a compilation at :data:`_SLOPE_AT`."""
-    key = scenario.label
-    if key in cache:
-        return cache[key]
-    from netmodel.study.fabric_search import ScenarioCollectives
-
-    at = ScenarioCollectives(scenario.with_param("adjust.hop_latency", _SLOPE_AT))
-    memo: dict = {}
-
-    def slope(op: str, size: int) -> np.ndarray:
-        k = (op, size)
-        if k not in memo:
-            a0 = coll.parts(op, size)[0]
-            _seed_slope_model(coll, at, size)
-            a1 = at.parts(op, size)[0]
-            if a1.shape != a0.shape:
-                raise UserError("per-hop latency changed the candidate algorithms")
-            memo[k] = (a1 - a0) / _SLOPE_AT
-        return memo[k]
-
-    cache[key] = slope
-    return slope
-
-
-def _seed_slope_model(coll, at, size: int) -> None:
-    """Give ``at`` (``coll``'s scenario with :data:`_SLOPE_AT` per hop) its cost model for
-    instances of ``size`` GPUs made from ``coll``'s: the graph ``coll`` costs on (the
-    fabric, with its circuits set on an OCS fabric, already built and checked) with the
-    per-hop latency added, instead of building, setting circuits and checking it again.
-    The same graph to the last bit where ``coll``'s scenario adds no per-hop latency of
-    its own (``latency * scale + 0.0`` then ``+ hop`` is ``latency * scale + hop``;
-    ``x * 1.0`` is ``x``); elsewhere, and where ``at`` has the model, nothing is done."""
-    s = coll.scenario
-    models = at._models
-    key = size if s.is_ocs else 0
-    if key in models or s.adjust.hop_latency != 0.0 or coll.concurrent or at.concurrent:
-        return
-    models[key] = _relinked(at.scenario, coll.model(size), at.calibration,
-                            hop=at.scenario.adjust.hop_latency)
-
 
 
 @figure_style

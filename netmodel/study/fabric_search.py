@@ -53,6 +53,7 @@ from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
 from compute.validate import describe, is_whole
 from netmodel.collectives.tuner_plugin import NO_TUNER
+from netmodel.study.placed_cost import PlacedInstance
 from netmodel.study.scenario_fabric import (
     build_fabric,
     network_key,
@@ -178,6 +179,18 @@ class ScenarioCollectives:
                                  scope=self.scope)
             self._models[key] = hit
         return hit
+
+    def seed_model(self, size: int, make: Callable[[], FabricCostModel]) -> bool:
+        """Give instances of ``size`` GPUs the cost model ``make()`` (a
+        :class:`~netmodel.collectives.model.FabricCostModel`) where none is kept yet;
+        returns whether it was given. For a caller holding the graph already built and
+        checked (:func:`~netmodel.study.adjusted_comm.hop_latency_slopes`: another
+        scenario's with a per-hop latency added), which :meth:`model` would build again."""
+        key = size if self.scenario.is_ocs else 0
+        if key in self._models:
+            return False
+        self._models[key] = make()
+        return True
 
     def group(self, size: int) -> tuple:
         """The GPU nodes of the instance of ``size`` GPUs."""
@@ -316,27 +329,29 @@ class ScenarioCollectives:
             t = lines_time(a, b, *self._linear[("ranges", op, int(p))], n)
         return np.where(n > 0, t, 0.0)
 
-    def for_instance(self, gpus: int, stage: int):
+    def for_instance(self, gpus: int, stage: int) -> PlacedInstance | ScenarioCollectives:
         """The collective costs of an instance of ``gpus`` GPUs (``tp x pp``) in pipeline
         stages of ``stage`` GPUs (``tp``) as placed (compute's optional ``for_instance``,
         :class:`~compute.comm.CollectiveCostModel`):
         a group of fewer GPUs (a pipeline stage's TP group, an attention group) runs on
         each consecutive slice of that many of the instance's members (:meth:`group`),
         the slowest slice setting the time, as the blast radius re-costs an instance
-        (:func:`~netmodel.study.instance_cost.placed_comm`), not on the first GPUs only:
+        (:func:`~netmodel.study.placed_cost.placed_comm`), not on the first GPUs only:
         the stages placed further along may straddle servers. Slices placed as an earlier
-        one (:func:`~netmodel.study.instance_cost.placed_alike`) are costed once, and
+        one (:func:`~netmodel.study.placed_alike.placed_alike`) are costed once, and
         where every slice is placed as the first GPUs the time is
         :meth:`collective_time`'s. A stage boundary's send-recv (a group of 2) runs on
         the pairs across the boundary, member ``i`` of a stage to member ``i`` of the
         next (``stage`` apart), the slowest pair's time (each pair costed alone: the
         ``stage`` pairs of a boundary send at once, and links they share are not charged
         for it); where the first pair is placed as the scenario's group of 2 (:meth:`group`,
-        :func:`~netmodel.study.instance_cost.placed_alike`) and no other pair unlike it,
+        :func:`~netmodel.study.placed_alike.placed_alike`) and no other pair unlike it,
         :meth:`collective_time`'s. A group of the instance's size is
         :meth:`collective_time`'s. With every instance at once (``instances = "all"``)
         this is ``self`` (groups costed as every instance's). ``gpus`` a whole number >=
         1 and ``stage`` one of its divisors, else :class:`~compute.errors.UserError`.
+        Returns a :class:`~netmodel.study.placed_cost.PlacedInstance`, made once per
+        ``(gpus, stage)``, or ``self``.
 
         >>> coll = ScenarioCollectives("h100-dgx")
         >>> coll.for_instance(16, 3)
@@ -354,7 +369,7 @@ class ScenarioCollectives:
         key = (int(gpus), int(stage))
         hit = self._placed.get(key)
         if hit is None:
-            hit = self._placed[key] = _PlacedInstance(self, *key)
+            hit = self._placed[key] = PlacedInstance(self, *key, memo=self._slices)
         return hit
 
     @property
@@ -415,150 +430,6 @@ class ScenarioCollectives:
         return once_a_server(self, self.model(p), self.scenario.label, n, p, copies, reach)
 
 
-class _PlacedInstance:
-    """:meth:`ScenarioCollectives.for_instance`: the collective-cost protocol for one
-    instance of ``gpus`` GPUs in pipeline stages of ``stage`` as placed on the scenario's
-    fabric."""
-
-    def __init__(self, coll: ScenarioCollectives, gpus: int, stage: int):
-        self.coll, self.gpus, self.stage = coll, gpus, stage
-
-    def __repr__(self) -> str:
-        return f"{self.coll!r}.for_instance({self.gpus}, {self.stage})"
-
-    def boundary(self, op: str, p: int) -> bool:
-        """Whether ``op`` on groups of ``p`` is a stage boundary's send-recv, costed on the
-        boundaries' pairs (:meth:`pairs`;
-        :func:`~netmodel.study.instance_cost.stage_boundary`)."""
-        from netmodel.study.instance_cost import stage_boundary
-
-        return stage_boundary(op, p, self.stage, self.gpus)
-
-    def as_scenario(self, op: str, p: int) -> bool:
-        """Whether ``op`` on groups of ``p`` costs what the scenario's own
-        :meth:`ScenarioCollectives.collective_time` (``moe_all_to_all_time`` for an MoE
-        all-to-all) charges: a group of 1 or of the whole instance, or every slice (every
-        boundary pair, for a stage boundary's send-recv) placed as the scenario's group of
-        that size (:meth:`as_first`, :meth:`pairs_as_first`). The one rule of this costing
-        and of the re-scoring one (:class:`~netmodel.study.crossovers.AdjustedComm`)."""
-        if p <= 1 or p >= self.gpus:
-            return True
-        return self.pairs_as_first() if self.boundary(op, p) else self.as_first(p)
-
-    def pairs_as_first(self) -> bool:
-        """Whether every stage boundary's pair is placed as the scenario's group of 2
-        (:meth:`ScenarioCollectives.group`) on the same cost model (as :meth:`as_first`):
-        then a send-recv costs what :meth:`ScenarioCollectives.collective_time` charges."""
-        c = self.coll
-        key = ("first pairs", self.gpus, self.stage)
-        hit = c._slices.get(key)
-        if hit is None:
-            hit = False
-            model = c.model(self.gpus)
-            if not c.scenario.is_ocs and model is c.model(2):
-                from netmodel.collectives.cost import GroupCut
-                from netmodel.study.instance_cost import InstanceCut, placed_alike
-
-                try:
-                    kinds = self.pairs()
-                    first = tuple(c.group(2))
-                    memo = c._slices.setdefault("shared", {}).setdefault("alike", {})
-                    key2 = (tuple(kinds[0][1]), first)
-                    if key2 not in memo:
-                        memo[key2] = placed_alike(model.graph, *key2, memo)
-                    hit = len(kinds) == 1 and memo[key2]
-                except (InstanceCut, GroupCut, UserError):
-                    hit = False
-            c._slices[key] = hit
-        return hit
-
-    def pairs(self) -> list:
-        """``(cost model, members)`` of each stage boundary's pair placed unlike the pairs
-        before it (:meth:`~netmodel.study.instance_cost._GroupComm.pairs`)."""
-        return list(self._placed().pairs(self.stage))
-
-    def as_first(self, size: int) -> bool:
-        """Whether every slice of ``size`` members is placed as the first, which is the
-        scenario's own group of ``size`` (:meth:`ScenarioCollectives.group`) on the same
-        cost model (not on an OCS fabric, whose slices have circuits of their own): then
-        the instance's groups of that size cost what :meth:`ScenarioCollectives.
-        collective_time` charges, without costing a slice again."""
-        c = self.coll
-        key = ("first", self.gpus, int(size))
-        hit = c._slices.get(key)
-        if hit is None:
-            hit = False
-            if not c.scenario.is_ocs and c.model(self.gpus) is c.model(size):
-                from netmodel.collectives.cost import GroupCut
-                from netmodel.study.instance_cost import InstanceCut
-
-                try:
-                    starts = self.slices(size)
-                    hit = len(starts) == 1 and tuple(starts[0][1]) == tuple(c.group(size))
-                except (InstanceCut, GroupCut, UserError):
-                    hit = False
-            c._slices[key] = hit
-        return hit
-
-    def _placed(self):
-        """The instance's :func:`~netmodel.study.instance_cost.placed_comm` (made once
-        per network)."""
-        c = self.coll
-        hit = c._slices.get(("comm", self.gpus))
-        if hit is None:
-            from netmodel.study.instance_cost import placed_comm, wired_gpus
-
-            members = c.group(self.gpus)
-            hit = c._slices["comm", self.gpus] = placed_comm(
-                c.scenario, c.calibration, wired_gpus(c.graph), c.model(self.gpus),
-                members, c.graph, members, c._slices, c._slices.setdefault("shared", {}))
-        return hit
-
-    def slices(self, size: int) -> list:
-        """``(cost model, members)`` of each slice of ``size`` of the instance's members
-        placed unlike the slices before it (the others cost what the first so placed
-        costs: :func:`~netmodel.study.instance_cost.placed_alike`); raises
-        :class:`~netmodel.study.instance_cost.InstanceCut` where one is cut apart."""
-        return list(self._placed().slices(int(size)))
-
-    def cut(self, op: str, size: int) -> UserError:
-        """The refusal of ``op`` on a group of ``size`` of the instance cut apart."""
-        return UserError(f"scenario {self.coll.scenario.label!r}: a group of {size} GPUs of "
-                         f"an instance of {self.gpus} is cut apart; no {op} can run on it")
-
-    def collective_time(self, op: str, nbytes: float | np.ndarray,
-                        group_size: int) -> np.ndarray:
-        from compute.comm import check_group_size, check_nbytes, check_op
-        from netmodel.study.instance_cost import InstanceCut
-
-        check_op(op)
-        n = np.asarray(check_nbytes(nbytes), dtype=float)
-        p = check_group_size(group_size)
-        if self.as_scenario(op, p):
-            return self.coll.collective_time(op, n, p)
-        self.coll.linear(op, p)   # its refusals: an op the algorithm lacks, a group cut
-        try:
-            if self.boundary(op, p):
-                return self._placed().boundary_time(op, n, self.stage)
-            return self._placed().collective_time(op, n, p)
-        except InstanceCut:
-            raise self.cut(op, p) from None
-
-    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
-                            copies: int, reach) -> np.ndarray:
-        from compute.comm import check_group_size, check_nbytes
-        from netmodel.study.instance_cost import InstanceCut
-
-        n = np.asarray(check_nbytes(nbytes), dtype=float)
-        p = check_group_size(group_size)
-        if self.as_scenario("all-to-all", p):
-            return self.coll.moe_all_to_all_time(n, p, copies, reach)
-        self.coll.linear("all-to-all", p)
-        try:
-            return self._placed().moe_all_to_all_time(n, p, copies, reach)
-        except InstanceCut:
-            raise self.cut("all-to-all", p) from None
-
 
 def size_ranges(model, members: Sequence[Hashable], op: str, scale: float = 1.0
                 ) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
@@ -569,7 +440,7 @@ def size_ranges(model, members: Sequence[Hashable], op: str, scale: float = 1.0
     :meth:`~netmodel.collectives.cost.CompiledCollective.size_range`); ``(None, None)``
     where every line runs at every size: :meth:`ScenarioCollectives.part_ranges` of the
     scenario's group, and the re-scoring of each slice
-    (:class:`~netmodel.study.crossovers.AdjustedComm`)."""
+    (:class:`~netmodel.study.adjusted_comm.AdjustedComm`)."""
     from netmodel.collectives.cost import SEND_RECV
 
     cal = model.calibration
@@ -587,7 +458,7 @@ def once_a_server(comm, model, label: str, n: np.ndarray, p: int, copies: int,
     GPUs) against every copy's all-to-all by ``comm.collective_time``, one line naming the
     scenario ``label`` where an instance is cut apart: the scenario's own comm
     (:class:`ScenarioCollectives`) and the crossovers' re-scoring one
-    (:class:`~netmodel.study.crossovers.AdjustedComm`) both cost it so."""
+    (:class:`~netmodel.study.adjusted_comm.AdjustedComm`) both cost it so."""
     from netmodel.collectives.moe import once_a_server_time
 
     def every() -> np.ndarray:
@@ -664,7 +535,7 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
     call on the same scenario (pass one per scenario when searching many models/phases).
     ``tp`` restricts the TP degrees tried (each must fit the fabric and the GPU's largest
     instance). ``comm`` costs the collectives instead of ``collectives`` (which still
-    places the instance), e.g. :class:`~netmodel.study.crossovers.AdjustedComm`: the same
+    places the instance), e.g. :class:`~netmodel.study.adjusted_comm.AdjustedComm`: the same
     fabric re-scored with other link bandwidths or per-hop latencies, without routing it
     again. The evaluated grid is dropped unless ``keep_grid`` (a study holds hundreds of
     searches; their grids were most of its memory). ``parallelism`` (see

@@ -82,7 +82,8 @@ from compute.search import DEFAULT_MAX_BATCH
 from compute.units import SECONDS_PER_YEAR
 from compute.validate import describe, of_type
 from netmodel.study.cell_routes import CellRoutes
-from netmodel.study.instance_cost import InstanceCosting, wired_gpus
+from netmodel.study.instance_cost import InstanceCosting
+from netmodel.study.placed_graph import wired_gpus
 from netmodel.study.reliability_catalog import Catalog, catalog
 from netmodel.study.reliability_fabric import (
     check_labels,

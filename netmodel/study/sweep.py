@@ -783,7 +783,7 @@ def _typed(param: SweepParam, v: float):
 
 
 #: Parameters a sweep re-scores from the fabric's compiled costs instead of routing it
-#: again at every value (exact: :mod:`netmodel.study.crossovers`).
+#: again at every value (exact: :mod:`netmodel.study.adjusted_comm`).
 def _check_links(point: Scenario, values: list) -> None:
     """Refuse a point whose fabric has more than :data:`MAX_LINKS` links, before any search
     or bill of materials is run on it (its build is bounded by :mod:`topologies.limits`;
@@ -801,10 +801,10 @@ RESCORED = ("adjust.hop_latency", "adjust.bandwidth_scale")
 def _collectives(point, cache: dict):
     """``(collectives, comm)`` for one point: where only :data:`RESCORED` adjustments
     differ from the scenario's (instances alone), the base fabric's compiled costs and a
-    re-scoring comm (:class:`~netmodel.study.crossovers.AdjustedComm`, which also costs a
+    re-scoring comm (:class:`~netmodel.study.adjusted_comm.AdjustedComm`, which also costs a
     mixture of experts' prefill all-to-all once a server on the adjusted links, as
     ``compare`` and ``search --scenario`` do); else the point's own collectives and None."""
-    from netmodel.study.crossovers import AdjustedComm, hop_latency_slopes
+    from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
     from netmodel.study.fabric_search import ScenarioCollectives
 
     if point.instances != "alone":

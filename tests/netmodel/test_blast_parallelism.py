@@ -6,7 +6,7 @@ collectives (an attention group's all-reduce) on the GPUs that run them."""
 import numpy as np
 import pytest
 
-from netmodel.study.instance_cost import _GroupComm
+from netmodel.study.placed_cost import GroupComm
 from netmodel.study.reliability_cluster import build_cluster
 
 
@@ -48,7 +48,7 @@ class _Lines:
 
 
 def test_sub_group_collectives_run_on_each_slice_the_slowest_sets_the_time():
-    comm = _GroupComm(_Lines(), ["a", "b", "slow", "d"])
+    comm = GroupComm(_Lines(), ["a", "b", "slow", "d"])
     n = np.array([0.0, 1e3, 1e6])
     # the whole instance: min over candidates of a + b n, with 'slow' in it
     whole = comm.collective_time("all-reduce", n, 4)

@@ -164,10 +164,10 @@ def test_ocs_losing_a_switch_resets_every_ring_on_three_ports():
     assert ocs.instances_down == (len(c.instances) if rb is None else 0)
     assert ocs.rebalanced == (0 if results[0].feasible or rb is None else len(c.instances))
     # with 3 ports a ring has one circuit per neighbour (3 // 2): half the bandwidth
-    from netmodel.study.instance_cost import _ocs_circuits
-    circ = _ocs_circuits(c.scenario, g, c.instances[0])
+    from netmodel.study.placed_graph import instance_circuits
+    circ = instance_circuits(c.scenario, g, c.instances[0])
     a, b = c.instances[0][:2]
-    healthy = _ocs_circuits(c.scenario, c.graph, c.instances[0])
+    healthy = instance_circuits(c.scenario, c.graph, c.instances[0])
     assert circ.edges[a, b]["bandwidth"] == pytest.approx(healthy.edges[a, b]["bandwidth"] / 2)
 
 
@@ -382,6 +382,7 @@ def test_instances_renamed_by_place_cost_the_same_to_the_last_bit(name, monkeypa
     costing) changes no number: every effect and every recovery equal those costed under
     the fabric's own names, exactly."""
     import netmodel.study.instance_cost as br
+    import netmodel.study.placed_cost as pc
 
     def seen(cluster):
         effects = [{k: v for k, v in vars(e).items() if k != "component"}
@@ -391,7 +392,8 @@ def test_instances_renamed_by_place_cost_the_same_to_the_last_bit(name, monkeypa
 
     renamed = build_cluster(name, "Llama-3-70B", "decode")
     got = seen(renamed)
-    monkeypatch.setattr(br, "_canonical", lambda g, m: (g, tuple(m)))
+    for module in (br, pc):   # an instance's graph and its slices' (OCS) not renamed
+        monkeypatch.setattr(module, "canonical", lambda g, m: (g, tuple(m)))
     # and not the short way to the renamed graph (InstanceCosting._switch_problem)
     monkeypatch.setattr(br.InstanceCosting, "_switch_problem", lambda self, g, m: None)
     own = build_cluster(name, "Llama-3-70B", "decode")
@@ -416,6 +418,7 @@ def test_circuits_costed_without_their_labels_cost_the_same_to_the_last_bit(monk
     planes are one costing, changes no number: every effect and recovery equal those
     costed with the labels, exactly, with fewer costings."""
     import netmodel.study.instance_cost as br
+    import netmodel.study.placed_cost as pc
 
     def seen(cluster):
         effects = [{k: v for k, v in vars(e).items() if k != "component"}
@@ -425,7 +428,8 @@ def test_circuits_costed_without_their_labels_cost_the_same_to_the_last_bit(monk
 
     dropped = build_cluster("lite-ocs", "Llama-3-70B", "decode")
     got = seen(dropped)
-    monkeypatch.setattr(br, "_unlabelled", lambda g: g)
+    for module in (br, pc):   # an instance's circuits and its slices'
+        monkeypatch.setattr(module, "unlabelled", lambda g: g)
     kept = build_cluster("lite-ocs", "Llama-3-70B", "decode")
     assert got == seen(kept)
     assert any(e["slow"] > 0 or e["instances_down"] for e in got[0])   # not all healthy
@@ -508,8 +512,9 @@ def test_short_way_to_the_renamed_graph_gives_the_long_ways_graph(name, monkeypa
     (InstanceCosting._switch_problem), not by copying and renaming the whole graph: for
     every instance costed, and for switches lost, switches' links cut and thinned and a
     member's link thinned, the same nodes, neighbours, attributes and order as
-    _canonical(adjusted(graph)) gives, and keys equal exactly where the long way's are."""
+    canonical(adjusted(graph)) gives, and keys equal exactly where the long way's are."""
     import netmodel.study.instance_cost as ic
+    from netmodel.study.placed_graph import canonical, problem_key
     from netmodel.study.scenario_fabric import adjusted
     from topologies.failure_domains import Component
 
@@ -520,11 +525,11 @@ def test_short_way_to_the_renamed_graph_gives_the_long_ways_graph(name, monkeypa
         out = short(self, graph, members)
         assert out is not None
         g, m, key = out
-        h, hm = ic._canonical(adjusted(graph, self.scenario.adjust), members)
+        h, hm = canonical(adjusted(graph, self.scenario.adjust), members)
         assert (m, h.graph) == (hm, g.graph)
         assert list(h.nodes(data=True)) == list(g.nodes(data=True))
         assert all(list(h.adj[n].items()) == list(g.adj[n].items()) for n in h)
-        assert seen.setdefault(key, ic._problem_key(h, hm)) == ic._problem_key(h, hm)
+        assert seen.setdefault(key, problem_key(h, hm)) == problem_key(h, hm)
         return out
 
     monkeypatch.setattr(ic.InstanceCosting, "_switch_problem", both)

@@ -16,7 +16,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from netmodel.study.crossovers import AdjustedComm
+from netmodel.study.adjusted_comm import AdjustedComm
 from netmodel.study.fabric_search import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario
 

@@ -8,8 +8,9 @@ import pytest
 
 from netmodel.study import fabric_search as fs
 from netmodel.study import scenario_fabric as sf
+from netmodel.study.adjusted_comm import SLOPE_AT, AdjustedComm, hop_latency_slopes
 from netmodel.study.compare import run_compare
-from netmodel.study.crossovers import _SLOPE_AT, AdjustedComm, find_crossovers, hop_latency_slopes
+from netmodel.study.crossovers import find_crossovers
 from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
 from netmodel.study.scenarios import get_scenario
 
@@ -39,10 +40,10 @@ def test_rescoring_equals_recompiling(name):
                                   "lite-direct@Lite"])
 def test_slopes_from_the_base_graph_equal_a_rebuilt_fabric(name, monkeypatch):
     """The slope model made from the base model's graph (no fabric, circuits or checks
-    again) costs to the last bit what the scenario at _SLOPE_AT per hop, built from
+    again) costs to the last bit what the scenario at SLOPE_AT per hop, built from
     scratch, does; and it is the one the slopes used."""
     s = get_scenario(name)
-    at = s.with_param("adjust.hop_latency", _SLOPE_AT)
+    at = s.with_param("adjust.hop_latency", SLOPE_AT)
     monkeypatch.setattr(fs, "_SHARED", {})   # the old path: nothing shared, all rebuilt
     rebuilt = ScenarioCollectives(at)
     keys = [(op, g) for op in ("all-reduce", "all-gather") for g in (2, 8, 16)
@@ -64,11 +65,11 @@ def test_slopes_from_the_base_graph_equal_a_rebuilt_fabric(name, monkeypatch):
         new = seeded.parts(op, g)
         for a, b in zip(old[(op, g)], new, strict=True):
             assert np.array_equal(a, b)
-        assert np.array_equal(x, (old[(op, g)][0] - c.parts(op, g)[0]) / _SLOPE_AT)
+        assert np.array_equal(x, (old[(op, g)][0] - c.parts(op, g)[0]) / SLOPE_AT)
         # made from the base graph: its links are the base's plus the hop, exactly
         m, base = seeded.model(g), c.model(g).graph
         assert list(m.graph.edges) == list(base.edges)
-        assert all(d["latency"] == base.edges[u, v]["latency"] + _SLOPE_AT
+        assert all(d["latency"] == base.edges[u, v]["latency"] + SLOPE_AT
                    for u, v, d in m.graph.edges(data=True))
 
 

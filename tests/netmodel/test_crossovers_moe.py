@@ -9,8 +9,9 @@ import pytest
 
 from compute.models import get_model
 from compute.moe_routing import expected_units_touched
+from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
 from netmodel.study.compare import run_compare
-from netmodel.study.crossovers import AdjustedComm, find_crossovers, hop_latency_slopes
+from netmodel.study.crossovers import find_crossovers
 from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
 from netmodel.study.scenarios import get_scenario
 

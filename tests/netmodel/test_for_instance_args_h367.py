@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
-from netmodel.study.crossovers import AdjustedComm
+from netmodel.study.adjusted_comm import AdjustedComm
 from netmodel.study.fabric_search import ScenarioCollectives
 
 BAD = [(16, 0, "stage"), (16, 3, "stage"), (16, -1, "stage"), (16, 2.5, "stage"),

@@ -3,7 +3,7 @@ they hold: a fabric file may name a switch '²' (a superscript, which str.isdigi
 digit and int() refuses), and placed_alike orders a member's neighbours by that key."""
 import networkx as nx
 
-from netmodel.study.instance_cost import _natural, placed_alike
+from netmodel.study.placed_alike import _natural, placed_alike
 
 
 def test_superscript_and_other_scripts_stay_text():

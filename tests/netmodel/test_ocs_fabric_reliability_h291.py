@@ -90,7 +90,7 @@ def test_per_instance_circuits_against_infer_s_one_ring_by_hand():
     """What the scenario does not keep of ``infer --fabric``: the fabric-wide ring's one
     circuit per pair (28.125 GB/s) against the instance's own ring of two (56.25 GB/s),
     closed among its members rather than over the other GPUs."""
-    from netmodel.study.instance_cost import _ocs_circuits
+    from netmodel.study.placed_graph import instance_circuits
     from netmodel.study.reliability_fabric import fabric_cluster_scenario
     from netmodel.study.scenario_fabric import build_fabric
     from topologies.specs import build
@@ -102,7 +102,7 @@ def test_per_instance_circuits_against_infer_s_one_ring_by_hand():
     assert not wide.has_edge("gpu0", "gpu7")   # a TP-8 instance's ring closes via gpu8..15
     s = fabric_cluster_scenario(spec)
     members = [f"gpu{i}" for i in range(8)]
-    own = _ocs_circuits(s, build_fabric(s), members)
+    own = instance_circuits(s, build_fabric(s), members)
     assert own.number_of_edges() == 8 and own.has_edge("gpu0", "gpu7")
     assert {d["bandwidth"] for *_, d in own.edges(data=True)} == {2 * LITE_BW / PORTS}
     assert {d["links"] for *_, d in own.edges(data=True)} == {PORTS // 2}

@@ -8,7 +8,7 @@ AdjustedComm`, which now costs those slices too (:meth:`AdjustedComm.for_instanc
 slice's candidate parts and per-hop slopes): at bandwidth scale 1 and no added latency it
 gives the search's figures to the bit, and the blast radius's healthy re-costing of the
 first instance gives them too. Slices placed as an earlier one are costed once
-(:func:`~netmodel.study.instance_cost.placed_alike`): costing every slice gives the
+(:func:`~netmodel.study.placed_alike.placed_alike`): costing every slice gives the
 same times.
 """
 
@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 from compute.search import search
-from netmodel.study.crossovers import AdjustedComm, hop_latency_slopes
+from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
 from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
-from netmodel.study.instance_cost import _GroupComm, placed_alike
+from netmodel.study.placed_alike import placed_alike
+from netmodel.study.placed_cost import GroupComm
 from netmodel.study.reliability_cluster import build_cluster
 
 #: scenario, model, phase under parallelism "all": the three e37e0a8 found the first GPUs
@@ -94,7 +95,7 @@ def test_slices_placed_alike_cost_alike(scenario):
     for gpus in (8, 16, 32):
         placed = coll.for_instance(gpus, gpus // 2)
         shared = placed._placed()
-        every = _GroupComm(shared.model, shared.members, shared.slice_model)   # no sharing
+        every = GroupComm(shared.model, shared.members, shared.slice_model)   # no sharing
         for k in (2, 4, gpus // 2):
             for op in ("all-reduce", "all-gather"):
                 n = np.array([1e3, 1e6, 1e8])
@@ -149,13 +150,13 @@ def test_stage_send_runs_on_the_boundary_pairs():
     n = np.array([0.0, 1e6])
     across, inside = [0.0, 1e-6 + 1e-2], [0.0, 1e-6 + 1e-3]
     for stage in (2, 1):
-        comm = _GroupComm(_PairLines(), ["a", "b", "c", "d"], stage=stage)
+        comm = GroupComm(_PairLines(), ["a", "b", "c", "d"], stage=stage)
         assert comm.collective_time("send-recv", n, 2).tolist() == pytest.approx(across)
         assert [m for _, m in comm.pairs(stage)] == (
             [("a", "c"), ("b", "d")] if stage == 2 else [("a", "b"), ("b", "c"), ("c", "d")])
         # a group of 2 of any other collective still runs on the consecutive slices
         assert comm.collective_time("all-reduce", n, 2).tolist() == pytest.approx(inside)
-    plain = _GroupComm(_PairLines(), ["a", "b", "c", "d"])   # no stage layout known
+    plain = GroupComm(_PairLines(), ["a", "b", "c", "d"])   # no stage layout known
     assert plain.collective_time("send-recv", n, 2).tolist() == pytest.approx(inside)
 
 

@@ -119,7 +119,7 @@ def test_crossover_rescoring_runs_the_protocol_by_size(scenario, p, scale):
     # the fabric rebuilt at that scale does, whose channels follow the links' rate (a
     # Lite's 112.5 GB/s port: 4 NVLinks, 8 channels; x2: 9 NVLinks, 32 channels; x0.5: 2
     # NVLinks, 4 channels), not as the faster line
-    from netmodel.study.crossovers import AdjustedComm
+    from netmodel.study.adjusted_comm import AdjustedComm
     from netmodel.study.fabric_search import ScenarioCollectives
 
     c = ScenarioCollectives(scenario)

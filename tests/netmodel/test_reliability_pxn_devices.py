@@ -105,7 +105,7 @@ def test_a_moe_instance_across_two_servers_costs_as_on_the_whole_fabric():
     relayed as if devices 4 and 5 were 0 and 1: a step of 27.6816 ms for 27.6707 ms
     (tokens/s 36,992 for 37,007, the cell's 240,608 for 240,637)."""
     from compute.evaluate_one import evaluate
-    from netmodel.study.instance_cost import _GroupComm
+    from netmodel.study.placed_cost import GroupComm
     from netmodel.study.scenarios import load_scenario_text
 
     s = load_scenario_text(SIX)
@@ -118,7 +118,7 @@ def test_a_moe_instance_across_two_servers_costs_as_on_the_whole_fabric():
                            calibration=c.calibration)
     want = evaluate(c.model, c.gpu, p.tp, c.batch, c.workload, pp=p.pp, ep=p.ep,
                     attention_dp=p.attention_dp, expert_skew=c.best.expert_skew,
-                    comm=_GroupComm(full, inst), options=c.options, slo=c.slo)
+                    comm=GroupComm(full, inst), options=c.options, slo=c.slo)
     got = c.healthy[1]
     assert want.feasible and got.batch == want.batch == c.batch
     assert got.latency == want.latency

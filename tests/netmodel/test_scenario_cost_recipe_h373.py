@@ -1,5 +1,5 @@
 """One recipe of a scenario's cost model (netmodel.study.scenario_fabric.scenario_cost_model)
-and one rule of a stage boundary (netmodel.study.instance_cost.stage_boundary)."""
+and one rule of a stage boundary (netmodel.study.placed_cost.stage_boundary)."""
 
 import ast
 from pathlib import Path
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from netmodel.study.fabric_search import ScenarioCollectives
-from netmodel.study.instance_cost import stage_boundary
+from netmodel.study.placed_cost import stage_boundary
 from netmodel.study.scenario_fabric import build_fabric, scenario_calibration, scenario_cost_model
 from netmodel.study.scenarios import get_scenario
 
@@ -15,7 +15,8 @@ STUDY = Path(__file__).resolve().parents[2] / "netmodel" / "study"
 
 
 @pytest.mark.parametrize("module", ["crossovers", "instance_cost", "fabric_search",
-                                    "reliability_cluster"])
+                                    "reliability_cluster", "adjusted_comm", "placed_cost",
+                                    "placed_graph"])
 def test_no_own_cost_model_recipe_h373(module):
     """These modules make a scenario's cost model through scenario_cost_model (or
     scenario_model), not by calling FabricCostModel with the settings spelled out again."""

@@ -13,7 +13,7 @@ group size) for every stage (:func:`compute.roofline.evaluate_grid`), so the sea
 charges every stage the slowest stage's group as placed
 (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`), through the
 costing the blast radius re-costs an instance with
-(:func:`~netmodel.study.instance_cost.placed_comm`).
+(:func:`~netmodel.study.placed_cost.placed_comm`).
 """
 
 import numpy as np

@@ -1,0 +1,338 @@
+"""A scenario's collective costs re-scored with every link's bandwidth multiplied and a
+latency added per hop, without routing its fabric again (:class:`AdjustedComm`).
+
+Uniform link bandwidth scaling divides the link-bound parts of every candidate's line by the
+factor exactly (:func:`adjusted_lines`), and a per-hop latency adds to each candidate's
+``a`` a slope measured once per fabric (:func:`hop_latency_slopes`). An instance as placed
+is re-scored group by group (:class:`PlacedAdjusted`, through the scenario's own
+:class:`~netmodel.study.placed_cost.PlacedInstance`); an MoE prefill's all-to-all is
+compiled on the fabric with its links adjusted. The crossovers
+(:mod:`netmodel.study.crossovers`) and the per-hop latency sweep
+(:mod:`netmodel.study.sweep`) search with it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from compute.errors import UserError
+from netmodel.study.fabric_search import ScenarioCollectives, once_a_server, size_ranges
+
+if TYPE_CHECKING:
+    from netmodel.study.placed_cost import PlacedInstance
+
+__all__ = ["SLOPE_AT", "AdjustedComm", "PlacedAdjusted", "adjusted_lines",
+           "hop_latency_slopes"]
+
+#: Per-hop latency at which the slope is measured (s).
+SLOPE_AT = 1e-6
+
+
+class AdjustedComm:
+    """A scenario's collective costs with every link's bandwidth multiplied by ``scale``
+    and ``hop_latency`` seconds added per hop, re-scored from its compiled candidates
+    (compute's :class:`~compute.comm.CollectiveCostModel`, with ``for_instance`` and
+    ``moe_all_to_all_time``).
+
+    Parameters
+    ----------
+    collectives : ScenarioCollectives
+        The scenario's own costs, instances alone. Read of it: ``parts``,
+        ``part_ranges``, ``model(size)``, ``scenario``, ``calibration`` and
+        ``for_instance``.
+    scale : float
+        What every link's bandwidth is multiplied by.
+    hop_latency : float
+        Seconds added to every link.
+    slopes : callable, optional
+        ``slopes(op, size)``: each candidate's seconds per second of per-hop latency
+        (:func:`hop_latency_slopes`); needed where ``hop_latency`` is not 0.
+    """
+
+    def __init__(self, collectives, scale: float = 1.0, hop_latency: float = 0.0,
+                 slopes=None):
+        self.c = collectives
+        self.scale = float(scale)
+        self.hop = float(hop_latency)
+        self.slopes = slopes
+        self._models: list = []    # (the scenario's cost model, the adjusted one)
+
+    def lines(self, op: str, group_size: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(a, b)``: each candidate's ``time = a + b * bytes`` at this scale and
+        per-hop latency."""
+        slope = self.slopes(op, int(group_size)) if self.hop else None
+        return adjusted_lines(*self.c.parts(op, int(group_size)), slope, self.scale,
+                               self.hop)
+
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
+        n = np.asarray(nbytes, dtype=float)
+        if int(group_size) <= 1:
+            return np.zeros_like(n)
+        a, b = self.lines(op, group_size)
+        lo, hi = self.c.part_ranges(op, int(group_size), self.scale)
+        m = self.c.model(int(group_size))
+        t = _lines_choice(m, m.group(int(group_size)), op, a, b, lo, hi, n)
+        return np.where(n > 0, t, 0.0)
+
+    def for_instance(self, gpus: int, stage: int):
+        """The re-scored costs of an instance of ``gpus`` GPUs in pipeline stages of
+        ``stage`` as placed (compute's
+        optional ``for_instance``, :class:`~compute.comm.CollectiveCostModel`), as the
+        scenario's own (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.
+        for_instance`) costs it: a group of fewer GPUs on each slice of that many members
+        placed unlike the earlier ones, each slice's candidate parts re-scored
+        (:func:`adjusted_lines`, its per-hop slopes measured on the slice), the slowest
+        slice's time; a stage boundary's send-recv so on each boundary pair. Every
+        instance at once: this comm itself."""
+        placed = getattr(self.c, "for_instance", None)
+        own = None if placed is None else placed(gpus, stage)   # its checks of the layout
+        if own is None or own is self.c:
+            return self
+        key = (own.gpus, own.stage)
+        hit = self.__dict__.setdefault("_placed", {}).get(key)
+        if hit is None:
+            hit = self._placed[key] = PlacedAdjusted(self, own)
+        return hit
+
+    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
+                            copies: int, reach) -> np.ndarray:
+        """An MoE prefill all-to-all crossing the network once a server, as the
+        scenario's own (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.
+        moe_all_to_all_time`) costs it: :func:`netmodel.collectives.moe.once_a_server_time`
+        on the instance's cost model with the links adjusted (its lines compiled on that
+        graph, once per scale and per-hop latency), the faster of that way and every
+        copy's, which is this comm's re-scored all-to-all. Without it compute costs an
+        MoE prefill here as every copy sent (:func:`compute.moe_routing.moe_comm`)."""
+        n = np.asarray(nbytes, dtype=float)
+        p = int(group_size)
+        if p <= 1:
+            return np.zeros_like(n)
+        return once_a_server(self, self._model(p), self.c.scenario.label, n, p, copies, reach)
+
+    def _model(self, size: int):
+        """The cost model of instances of ``size`` GPUs on the scenario's graph with every
+        link's bandwidth times ``scale`` and ``hop_latency`` added (as
+        :class:`~netmodel.study.scenarios.Adjust` applies them), made once a comm."""
+        base = self.c.model(size)
+        for b, m in self._models:
+            if b is base:
+                return m
+        m = _relinked(self.c.scenario, base, self.c.calibration, self.scale, self.hop)
+        self._models.append((base, m))
+        return m
+
+
+def _lines_choice(m, group, op: str, a, b, lo, hi, n: np.ndarray) -> np.ndarray:
+    """Seconds of ``op`` on ``group`` at the sizes ``n`` from the candidate lines ``(a,
+    b)`` of ``m``'s candidates (run at ``lo < n <= hi`` where given): the least line, or
+    the scenario's tuner plugin's choice where it chooses, as compare charges it."""
+    from netmodel.collectives.cost import lines_time
+
+    if not m.tuned():
+        return lines_time(a, b, lo, hi, n)
+    flat = n.reshape(-1)
+    times = a[:, None] + b[:, None] * flat[None, :]
+    if lo is not None:
+        times = np.where((flat > lo[:, None]) & (flat <= hi[:, None]), times, np.inf)
+    return m.chosen(times, m.candidates(op, group), flat, op, group)[1].reshape(n.shape)
+
+
+def _relinked(scenario, model, calibration, scale: float = 1.0, hop: float = 0.0):
+    """A cost model with ``scenario``'s settings
+    (:func:`~netmodel.study.scenario_fabric.scenario_cost_model`) and ``calibration`` on
+    ``model``'s graph with every link's bandwidth times ``scale`` and ``hop`` seconds added
+    per hop (as :class:`~netmodel.study.scenarios.Adjust` applies them); not checked again
+    (``model``'s graph was checked when built)."""
+    from netmodel.study.scenario_fabric import adjusted, scenario_cost_model
+    from netmodel.study.scenarios import Adjust
+
+    graph = adjusted(model.graph, Adjust(bandwidth_scale=scale, hop_latency=hop))
+    return scenario_cost_model(scenario, graph, calibration, validated=True)
+
+
+class PlacedAdjusted:
+    """:meth:`AdjustedComm.for_instance`: the re-scored collective costs of one instance
+    as placed (compute's :class:`~compute.comm.CollectiveCostModel`).
+
+    Parameters
+    ----------
+    comm : AdjustedComm
+        The re-scoring (its scale and per-hop latency), which costs what ``placed`` leaves
+        to the scenario.
+    placed : PlacedInstance
+        The scenario's own costing of the instance
+        (:class:`~netmodel.study.placed_cost.PlacedInstance`), asked where a collective
+        costs what the scenario charges (``as_scenario``), which groups it runs on
+        (``groups``) and how a cut is refused (``cut``); each group is re-scored here.
+    """
+
+    def __init__(self, comm: AdjustedComm, placed: PlacedInstance):
+        self.comm, self.placed = comm, placed
+        self._parts: dict = {}     # (slice model id, members, op) -> its lines' parts
+        self._models: dict = {}    # (slice model id, hop, scale) -> (model, adjusted one)
+
+    def _adjusted_model(self, model, scale: float, hop: float):
+        """``model`` (a slice's cost model) on its graph with every link's bandwidth times
+        ``scale`` and ``hop`` added per hop, made once (as :meth:`AdjustedComm._model`)."""
+        key = (id(model), scale, hop)
+        hit = self._models.get(key)
+        if hit is None:
+            hit = self._models[key] = (model, _relinked(
+                self.placed.coll.scenario, model, model.calibration, scale, hop))
+        return hit[1]
+
+    def _lines(self, model, members: tuple, op: str):
+        """``(a, b, lo, hi)`` of the slice ``members`` on ``model`` re-scored at the comm's
+        scale and per-hop latency (its slope measured at :data:`SLOPE_AT`, as
+        :func:`hop_latency_slopes` measures the first GPUs')."""
+        c = self.comm
+        key = (id(model), members, op)
+        hit = self._parts.get(key)
+        if hit is None:
+            hit = self._parts[key] = (model, model.candidate_parts(op, members), {})
+        parts, slopes = hit[1], hit[2]
+        slope = None
+        if c.hop:
+            slope = slopes.get("slope")
+            if slope is None:
+                at = self._adjusted_model(model, 1.0, SLOPE_AT)
+                a1 = at.candidate_parts(op, members)[0]
+                if a1.shape != parts[0].shape:
+                    raise UserError("per-hop latency changed the candidate algorithms")
+                slope = slopes["slope"] = (a1 - parts[0]) / SLOPE_AT
+        a, b = adjusted_lines(*parts, slope, c.scale, c.hop)
+        return (a, b, *size_ranges(model, members, op, c.scale))
+
+    def _slice_time(self, op: str, model, members: tuple, n: np.ndarray) -> np.ndarray:
+        return _lines_choice(model, members, op, *self._lines(model, members, op), n)
+
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
+        n = np.asarray(nbytes, dtype=float)
+        p = int(group_size)
+        if self.placed.as_scenario(op, p):
+            return self.comm.collective_time(op, n, p)
+        t = None
+        for model, members in self.placed.groups(op, p):
+            ti = self._slice_time(op, model, tuple(members), n)
+            t = ti if t is None else np.maximum(t, ti)
+        return np.where(n > 0, t, 0.0)
+
+    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
+                            copies: int, reach) -> np.ndarray:
+        """:meth:`AdjustedComm.moe_all_to_all_time` per slice placed unlike the earlier
+        ones, each on its slice's cost model with the links adjusted, the slowest."""
+        from netmodel.collectives.cost import GroupCut
+        from netmodel.collectives.moe import once_a_server_time
+
+        n = np.asarray(nbytes, dtype=float)
+        p = int(group_size)
+        if self.placed.as_scenario("all-to-all", p):
+            return self.comm.moe_all_to_all_time(n, p, copies, reach)
+        c = self.comm
+        t = None
+        for model, members in self.placed.groups("all-to-all", p):
+            members = tuple(members)
+
+            def every(model=model, members=members) -> np.ndarray:
+                return self._slice_time("all-to-all", model, members, n)
+
+            try:
+                ti = once_a_server_time(self._adjusted_model(model, c.scale, c.hop),
+                                        members, n, copies, reach, every)
+            except GroupCut:
+                raise self.placed.cut("all-to-all", p) from None
+            t = ti if t is None else np.maximum(t, ti)
+        return np.where(n > 0, t, 0.0)
+
+
+def adjusted_lines(a_fixed, a_fill, b_link, b_red, b_least, slope, scale: float,
+                    hop: float):
+    """``(a, b)`` of candidate lines from their parts (arrays of any one shape,
+    :meth:`~netmodel.collectives.model.FabricCostModel.candidate_parts`): the fill and
+    ``b_link`` divided by ``scale``, ``b`` at least ``b_least`` (NCCL's tree channel cap,
+    which the links' bandwidth does not move) before ``b_red`` is added, ``hop`` times the
+    slope added to ``a``.
+
+    Parameters
+    ----------
+    a_fixed, a_fill, b_link, b_red, b_least : numpy.ndarray
+        The candidates' parts.
+    slope : numpy.ndarray or None
+        Seconds added to ``a`` per second of per-hop latency (read only where ``hop``).
+    scale, hop : float
+        Links' bandwidth multiple and per-hop latency (s).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(a, b)``: each line's ``time = a + b * bytes``.
+
+    >>> a, b = adjusted_lines(*np.array([[1.0], [2.0], [4.0], [0.5], [3.0]]), None, 2.0, 0.0)
+    >>> a.tolist(), b.tolist()     # a = 1 + 2/2; b = max(4/2, 3) + 0.5
+    ([2.0], [3.5])
+    """
+    a = a_fixed
+    if hop:
+        a = a + hop * slope
+    # as combine: max(b_link, b_least) + b_reduce; b_least is 0 where no cap binds and
+    # b_link >= 0, so the max leaves an uncapped line's b_link as it is
+    return a + a_fill / scale, np.maximum(b_link / scale, b_least) + b_red
+
+
+def hop_latency_slopes(scenario, coll, cache: dict):
+    """Each candidate's seconds per second of per-hop latency on ``scenario``'s fabric.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        The scenario ``coll`` costs.
+    coll : ScenarioCollectives
+        Its own costs, instances alone.
+    cache : dict
+        Kept by the caller: the slopes of each scenario (by label), measured once.
+
+    Returns
+    -------
+    callable
+        ``slope(op, size)``: seconds added to each candidate's ``a`` (in ``coll.parts``'
+        order) per second of per-hop latency, measured from a compilation at
+        :data:`SLOPE_AT`.
+    """
+    key = scenario.label
+    if key in cache:
+        return cache[key]
+    at = ScenarioCollectives(scenario.with_param("adjust.hop_latency", SLOPE_AT))
+    memo: dict = {}
+
+    def slope(op: str, size: int) -> np.ndarray:
+        k = (op, size)
+        if k not in memo:
+            a0 = coll.parts(op, size)[0]
+            _seed_slope_model(coll, at, size)
+            a1 = at.parts(op, size)[0]
+            if a1.shape != a0.shape:
+                raise UserError("per-hop latency changed the candidate algorithms")
+            memo[k] = (a1 - a0) / SLOPE_AT
+        return memo[k]
+
+    cache[key] = slope
+    return slope
+
+
+def _seed_slope_model(coll, at, size: int) -> None:
+    """Give ``at`` (``coll``'s scenario with :data:`SLOPE_AT` per hop) its cost model for
+    instances of ``size`` GPUs made from ``coll``'s: the graph ``coll`` costs on (the
+    fabric, with its circuits set on an OCS fabric, already built and checked) with the
+    per-hop latency added, instead of building, setting circuits and checking it again.
+    The same graph to the last bit where ``coll``'s scenario adds no per-hop latency of
+    its own (``latency * scale + 0.0`` then ``+ hop`` is ``latency * scale + hop``;
+    ``x * 1.0`` is ``x``); elsewhere, and where ``at`` has the model, nothing is done."""
+    s = coll.scenario
+    if s.adjust.hop_latency != 0.0 or coll.concurrent or at.concurrent:
+        return
+    at.seed_model(size, lambda: _relinked(at.scenario, coll.model(size), at.calibration,
+                                          hop=at.scenario.adjust.hop_latency))

@@ -1,0 +1,175 @@
+"""The graph one serving instance is costed on, as a *costing problem*: circuits re-set,
+members renamed by place, and a key naming it (equal keys: one costing).
+
+On an optical circuit-switched fabric its circuits re-set on the ports its members have
+(:func:`instance_circuits`) without what no cost reads (:func:`unlabelled`); where GPUs
+forward no traffic (:func:`wired_gpus` False), its members renamed by their place in the
+instance (:func:`canonical`); and a key naming all of it (:func:`problem_key`), so that
+instances placed alike and hit alike by a failure, and failures that leave the same graph,
+are costed once (:class:`~netmodel.study.instance_cost.InstanceCosting`,
+:func:`~netmodel.study.placed_cost.placed_comm`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+from compute.errors import UserError
+from topologies.graph_ops import frozen_attrs
+
+if TYPE_CHECKING:
+    from netmodel.study.scenarios import Scenario
+
+__all__ = ["canonical", "instance_circuits", "ocs_ports_key", "problem_key", "unlabelled",
+           "wired_gpus"]
+
+
+def instance_circuits(scenario: Scenario, physical: nx.Graph,
+                      members: Sequence[Hashable]) -> nx.Graph | None:
+    """The circuit graph of one instance (or one slice of it) on a (possibly degraded) OCS
+    fabric: its ring (or torus) re-set on the ports its members still have, as the study
+    sets an instance's circuits (:func:`~netmodel.study.scenario_fabric.circuit_options`).
+
+    Parameters
+    ----------
+    scenario : Scenario
+        An optical circuit-switched scenario (its ``circuits`` shape).
+    physical : networkx.Graph
+        The physical fabric (a cell, maybe degraded): GPUs, their optical ports and the
+        OCSes.
+    members : sequence of hashable
+        The GPUs the circuits join, in ring order.
+
+    Returns
+    -------
+    networkx.Graph or None
+        The circuits as :func:`topologies.optical.realize` makes them; None where the
+        members have no optical port left or no circuit shape can be set.
+    """
+    from netmodel.study.scenario_fabric import circuit_options, ocs_ports
+    from topologies.optical import realize
+
+    ports = ocs_ports(physical, members)
+    if ports == 0:
+        return None
+    for pairs in circuit_options(scenario.circuits, [members], ports):
+        try:
+            return realize(physical, pairs)
+        except UserError:
+            continue
+    return None
+
+
+def unlabelled(circuits: nx.Graph) -> nx.Graph:
+    """``circuits`` (a graph :func:`instance_circuits` just made; changed in place and
+    returned) without
+    what :func:`topologies.optical.realize` writes that no collective cost reads: which
+    OCS carries each circuit (an edge's ``via``) and the circuit list in the GPUs' own
+    names (the graph's ``logical``). Failures that re-set the same circuits through other
+    OCS planes, or the same circuits of other instances, then leave one costing problem
+    (:func:`problem_key`) instead of one each.
+
+    >>> g = nx.Graph(logical="g0-g1")
+    >>> g.add_edge("g0", "g1", bandwidth=1.0, via="ocs2")
+    >>> h = unlabelled(g)
+    >>> h is g, h.graph, h.edges["g0", "g1"]
+    (True, {}, {'bandwidth': 1.0})
+    """
+    circuits.graph.pop("logical", None)
+    for _, _, data in circuits.edges(data=True):
+        data.pop("via", None)
+    return circuits
+
+
+def wired_gpus(graph: nx.Graph) -> bool:
+    """Whether ``graph`` wires GPUs to GPUs (then they may forward traffic, and instances
+    are costed on the whole cell rather than on their members and the switches; members
+    then keep their names, :func:`canonical` does not apply).
+
+    >>> g = nx.Graph([("g0", "s"), ("g1", "s")])
+    >>> nx.set_node_attributes(g, {"g0": "gpu", "g1": "gpu", "s": "switch"}, "kind")
+    >>> wired_gpus(g)
+    False
+    >>> g.add_edge("g0", "g1")
+    >>> wired_gpus(g)
+    True
+    """
+    data = graph.nodes
+    return any(data[u]["kind"] == "gpu" and data[v]["kind"] == "gpu" for u, v in graph.edges())
+
+
+def canonical(graph: nx.Graph, members: Iterable[Hashable]) -> tuple[nx.Graph, tuple]:
+    """``(graph, members)`` with the members renamed by their place in the instance
+    (``gpu0``, ``gpu1``, ...) and the graph rebuilt in one order (the other nodes by name,
+    then the members, then any other GPU; links by the positions of their ends): instances placed alike on the same switches, hit alike by a failure, become
+    one costing problem. Only for fabrics whose GPUs forward no traffic (the graph then
+    holds the members, the switches and spares); unchanged where a new name is taken.
+
+    >>> g = nx.Graph([("s", "g7", {"bandwidth": 1.0}), ("s", "g5", {"bandwidth": 2.0})])
+    >>> h, m = canonical(g, ("g5", "g7"))
+    >>> m, list(h.nodes), sorted(h.edges(data="bandwidth"))
+    (('gpu0', 'gpu1'), ['s', 'gpu0', 'gpu1'], [('s', 'gpu0', 2.0), ('s', 'gpu1', 1.0)])
+    """
+    members = tuple(members)
+    mapping = {m: f"gpu{k}" for k, m in enumerate(members)}
+    # the other nodes by name, not in the graph's order: a subgraph taken on a set of nodes
+    # iterates that set, whose order follows the process's string hashing
+    others = sorted((n for n in graph if n not in mapping), key=lambda n: (type(n).__name__, str(n)))
+    if set(mapping.values()) & set(others):
+        return graph, members
+    data = graph.nodes
+    order = [n for n in others if data[n].get("kind") != "gpu"] + list(members) \
+        + [n for n in others if data[n].get("kind") == "gpu"]
+    index = {n: i for i, n in enumerate(order)}
+    names = [mapping.get(n, n) for n in order]
+    out = type(graph)()
+    out.graph.update(graph.graph)
+    out.add_nodes_from((names[i], data[n]) for i, n in enumerate(order))
+    ends = sorted(((min(index[u], index[v]), max(index[u], index[v]), d)
+                   for u, v, d in graph.edges(data=True)), key=lambda e: e[:2])
+    out.add_edges_from((names[i], names[j], d) for i, j, d in ends)
+    return out, tuple(mapping[m] for m in members)
+
+
+def problem_key(graph: nx.Graph, members: Iterable[Hashable]) -> tuple:
+    """``graph`` (its nodes and each node's neighbours in order, with every attribute) and
+    the instance ``members``, as one hashable value: equal keys are the same costing
+    problem (two failures that leave the same graph, such as a NIC and the transceiver of
+    the same link, are costed once).
+
+    >>> a = nx.Graph([("s", "g1", {"bandwidth": 1.0}), ("s", "g2", {"bandwidth": 1.0})])
+    >>> b = nx.Graph([("s", "g1", {"bandwidth": 1.0}), ("s", "g2", {"bandwidth": 0.5})])
+    >>> problem_key(a, ("g1", "g2")) == problem_key(a.copy(), ("g1", "g2"))
+    True
+    >>> problem_key(a, ("g1", "g2")) == problem_key(b, ("g1", "g2"))  # a link thinned
+    False
+    >>> problem_key(a, ("g1", "g2")) == problem_key(a, ("g2", "g1"))  # another order
+    False
+    """
+    adj, data = graph.adj, graph.nodes
+    return (type(graph).__name__, frozen_attrs(graph.graph),
+            tuple((n, frozen_attrs(data[n]), tuple(adj[n])) for n in graph.nodes),
+            tuple((u, v, frozen_attrs(d)) for u, v, d in graph.edges(data=True)),
+            tuple(members))
+
+
+def ocs_ports_key(graph: nx.Graph, members: Iterable[Hashable]) -> tuple:
+    """What the circuits of a slice of ``members`` are set from (each member's optical
+    links in order, with their attributes and their OCS's), positionally: a part of the
+    key (:func:`problem_key`) of an OCS instance costed in slices, whose circuits are re-set
+    per slice from the physical ``graph``, not from the graph the instance is costed on.
+
+    Returns
+    -------
+    tuple
+        Per member, ``(ocs, link attributes, ocs attributes)`` of each of its optical links.
+    """
+    data = graph.nodes
+    return tuple(tuple((o, frozen_attrs(graph.edges[m, o]), frozen_attrs(data[o]))
+                       for o in graph.neighbors(m) if data[o].get("kind") == "ocs")
+                 for m in members)
+
+
