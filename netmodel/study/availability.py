@@ -124,8 +124,31 @@ class Availability:
 
     @property
     def goodput_per_sm(self) -> float:
-        """Mean delivered tokens/s (Monte Carlo) over every SM bought."""
+        """Mean delivered tokens/s (Monte Carlo) over every SM bought: spares and GPUs in
+        no instance (idle) included."""
         return self.mc.mean * self.cluster.cluster_tokens_per_s / self.sms_bought
+
+    @property
+    def serving_gpus(self) -> int:
+        """GPUs in an instance: the cluster's less those in none (a cell of 128 holds 5
+        instances of 24, 120 GPUs, and 8 idle)."""
+        c = self.cluster
+        return c.gpus - len(c.idle) * c.cells
+
+    @property
+    def healthy_per_sm(self) -> float:
+        """Healthy tokens/s over every SM of the cluster's GPUs, idle ones included (no
+        spares): :attr:`serving_per_sm` x :attr:`serving_gpus` / ``gpus``."""
+        c = self.cluster
+        return c.cluster_tokens_per_s / (c.gpus * c.gpu.sms)
+
+    @property
+    def serving_per_sm(self) -> float:
+        """Healthy tokens/s over the SMs of the GPUs serving (in an instance): the
+        tokens/s/SM ``netmodel compare`` reads for the same configuration where every
+        instance serves alike."""
+        c = self.cluster
+        return c.cluster_tokens_per_s / (self.serving_gpus * c.gpu.sms)
 
     def to_dict(self) -> dict:
         c = self.cluster
@@ -135,9 +158,10 @@ class Availability:
                 "batch": c.batch, "instances": c.instances_total,
                 "tokens_per_s": c.cluster_tokens_per_s, "threshold": self.threshold,
                 "spares": self.pools.to_dict(), "swap_s": recovery_times(c).swap_s(),
+                "serving_gpus": self.serving_gpus,
                 "goodput_tokens_per_s_per_sm": self.goodput_per_sm,
-                "healthy_tokens_per_s_per_sm": c.cluster_tokens_per_s
-                / (c.gpus * c.gpu.sms),
+                "healthy_tokens_per_s_per_sm": self.healthy_per_sm,
+                "serving_tokens_per_s_per_sm": self.serving_per_sm,
                 "monte_carlo": self.mc.to_dict(), "analytic": self.analytic.to_dict(),
                 "analytic_no_spares": self.no_spares.to_dict(),
                 "kinds": [k.to_dict() for k in self.kinds],
@@ -175,8 +199,11 @@ class Availability:
             f"{a.waits_for_repair_per_year:>12.4g}{z.waits_for_repair_per_year:>12.4g}",
             f"{'one instance availability':<34}{'':>16}{a.instance_availability:>12.6f}"
             f"{z.instance_availability:>12.6f}",
-            f"goodput {self.goodput_per_sm:.4g} tokens/s/SM over every SM bought (healthy "
-            f"{c.cluster_tokens_per_s / (c.gpus * c.gpu.sms):.4g}); swap {recovery_times(c).swap_s():.3g} s"]
+            f"goodput {self.goodput_per_sm:.4g} tokens/s/SM over every SM bought, spares and "
+            f"idle GPUs included (healthy {self.healthy_per_sm:.4g})",
+            f"healthy {self.serving_per_sm:.4g} tokens/s/SM over the SMs serving "
+            f"({self.serving_gpus:,} of {c.gpus:,} GPUs in instances; compare's figure); "
+            f"swap {recovery_times(c).swap_s():.3g} s"]
         if p.spares > 0 and p.reachable_total == 0:
             lines.append(f"note: none of the {p.spares:,} spares placed by {p.placement} is "
                          f"reachable: the fabric has no free port to wire one there (global "

@@ -4,8 +4,11 @@
 **Analytic** (:func:`analytic`): the same model in closed form. Mean capacity lost per
 second is ``sum_k rate_k [B_k (down_k d_repair + sw_k d_slow) + (1 - B_k)((down_k + sw_k)
 d_swap + (restored_k + sr_k)(hold_k - d_swap)) + (slow_k - sw_k) d_slow]`` (``sw``, ``sr``:
-``slow_swapped``, ``slow_restored``), with ``B_k`` the probability that a failure of
-kind ``k`` finds too few spares: 1 without spares, else the Kaufman-Roberts recursion of a
+``slow_swapped``, ``slow_restored``), with ``B_k`` the share of a failure of kind
+``k``'s instances that find too few spares (the probability that it does where its ask is
+all or nothing; a failure short of spares brings back as many whole instances as they
+hold, :attr:`~netmodel.study.availability_kinds.Kind.per`, each instance one ask of
+:func:`_sequential`'s chain): 1 without spares, else the Kaufman-Roberts recursion of a
 multi-rate loss system per pool (each pool an Erlang loss system of ``spares`` servers;
 insensitive to the repair-time distribution); where one failure asks one pool more than
 once (a group's own instances and a spanning instance's share of it), the set of its asks
@@ -68,7 +71,8 @@ def kaufman_roberts(capacity: int, loads: Iterable[float], units: Iterable[int])
 
 
 def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
-    """Per kind, the probability that a failure finds too few free spares in its pool:
+    """Per kind, the share of a failure's instances that find too few free spares in its
+    pool (the probability that it does, where its ask is all or nothing):
     :func:`_blocking`'s."""
     return _blocking(kinds, pools)[0]
 
@@ -82,7 +86,11 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
     system (:func:`kaufman_roberts`) of the kinds drawing on them; where one failure asks
     such a pool more than once, the set of its asks that restores the most is granted
     (:func:`_sequential`). Also, per ``(slot, spares)``, the share of failures that find
-    each number of its spares busy."""
+    each number of its spares busy, and under ``"refused"`` per kind granted in part
+    (:attr:`Kind.pieces` > 1) the probability that a failure finds ``r`` of its instances
+    no spares, ``r = 0 .. pieces`` (1 - its first: the waits for repair). A kind granted in part is solved by :func:`_sequential`'s
+    chain (each instance one ask); past the chain's limit by Kaufman-Roberts with its
+    instances as independent asks (an approximation: they arrive together)."""
     occupancy: dict = {}
     if not kinds:
         return np.ones(0), occupancy
@@ -107,28 +115,45 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
         if slot in jointly:
             continue
         here = [k for k, x in enumerate(kinds) if x.group in (-1, slot)]
-        elig = [k for k in here if 0 < kinds[k].units <= cap]
+        # a kind granted in part (Kind.grain) is served while one instance's spares fit
+        elig = [k for k in here if 0 < kinds[k].grain <= cap]
         b = np.ones(len(kinds))
+        dist: dict = {}   # kinds granted in part: P(r of its instances refused)
         asks = _asks(kinds, [k for k in elig if kinds[k].group == slot >= 0])
         seq = _sequential(int(cap), kinds, [k for k in elig if kinds[k].group < 0], asks,
-                          over) if any(len(a) > 1 for a in asks) else None
+                          over) if any(len(a) > 1 for a in asks) \
+            or any(kinds[k].pieces > 1 for k in elig) else None
         if seq is not None:
             occupancy[(slot, cap)] = seq.pop("busy")
+            dist.update(seq.pop("refused"))
             for k, v in seq.items():
                 b[k] = v
-        elif elig:
-            loads = [kinds[k].rate * kinds[k].cells / over[k] * kinds[k].hold for k in elig]
-            us = [kinds[k].units for k in elig]
+        elif elig:   # one size of grant each: Kaufman-Roberts (a kind granted in part
+            # past the chain's limit: its instances as independent asks, approximate)
+            loads = [kinds[k].rate * kinds[k].cells / over[k] * kinds[k].hold
+                     * kinds[k].pieces for k in elig]
+            us = [kinds[k].grain for k in elig]
             q = occupancy[(slot, cap)] = kaufman_roberts(int(cap), loads, us)
             tail = np.cumsum(q[::-1])[::-1]  # tail[j] = P(busy >= j)
             for k, u in zip(elig, us, strict=True):
                 b[k] = float(tail[cap - u + 1]) if cap - u + 1 <= cap else 0.0
+                x = kinds[k]
+                if x.pieces > 1:   # busy j: the instances the free spares do not hold
+                    r = x.pieces - np.minimum(x.pieces, (cap - np.arange(cap + 1)) // u)
+                    dist[k] = np.bincount(r, weights=q, minlength=x.pieces + 1)
         for k in here:
             acc[k] += b[k] * n
+            x = kinds[k]
+            if x.pieces > 1:   # none fits: every instance refused
+                d = dist.get(k, np.eye(x.pieces + 1)[x.pieces])
+                occupancy.setdefault("refused", {})
+                occupancy["refused"][k] = occupancy["refused"].get(k, 0.0) + d * n
     out = acc / np.array(over)
     for k, x in enumerate(kinds):
         if x.units == 0:
             out[k] = 0.0
+    if "refused" in occupancy:
+        occupancy["refused"] = {k: v / over[k] for k, v in occupancy["refused"].items()}
     return out, occupancy
 
 
@@ -256,8 +281,9 @@ def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
             continue
         x = kinds[downs[0]]
         events += x.rate * x.cells
-        if len(downs) == 1:
-            waits += x.rate * x.cells * float(b[downs[0]])
+        if len(downs) == 1:   # granted in part: waits unless every instance is back
+            d = occupancy.get("refused", {}).get(downs[0])
+            waits += x.rate * x.cells * (float(b[downs[0]]) if d is None else 1.0 - float(d[0]))
             continue
         # the asks whose refusal leaves a down instance waiting
         need, anchor = set(), -1
@@ -335,7 +361,10 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     asks (``asks``: lists of kind indices, in the kinds' order) granted as
     :func:`~netmodel.study.availability_kinds.best_grant` picks from the free spares (the
     set that restores the most), as the Monte Carlo grants them; ``alone``: kinds
-    of group -1 (one ask each). The pool is a Markov chain over the failures in progress
+    of group -1 (one ask each). A lone kind granted in part (:attr:`Kind.pieces` > 1) is
+    its instances' asks, one each, the most that fit granted (best_grant's pick of alike
+    asks): its blocking is the share of them refused, under ``"refused"`` the probability
+    that ``r`` are, ``r = 0 .. pieces``. The pool is a Markov chain over the failures in progress
     and the spares each holds (exponential holds; exact where each failure's grant is one
     size, as in Kaufman-Roberts, else an approximation of the fixed holds), solved for its
     steady state; a kind's blocking is the share of arrivals (PASTA) whose ask finds too
@@ -352,19 +381,32 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     """
     classes = [([k], kinds[k]) for k in alone] + [(a, kinds[a[0]]) for a in asks]
     vals = ask_values(kinds)
+
+    def split(a):   # each ask's spares; a lone kind granted in part: one per instance
+        if len(a) == 1 and kinds[a[0]].pieces > 1:
+            x = kinds[a[0]]
+            return [a[0]] * x.pieces, [x.grain] * x.pieces, [vals[a[0]] / x.pieces] * x.pieces
+        return list(a), [kinds[k].units for k in a], [vals[k] for k in a]
+
+    parts = [split(a) for a, _ in classes]
     chain = _chain((cap,), [(x.rate * x.cells / over[a[0]], x.hold,
-                             [(0, kinds[k].units, vals[k]) for k in a]) for a, x in classes])
+                             [(0, u, v) for u, v in zip(us, vs, strict=True)])
+                            for (a, x), (_, us, vs) in zip(classes, parts, strict=True)])
     if chain is None:
         return None
     busy, prob = chain
     p_busy = np.bincount(busy[:, 0], weights=prob, minlength=cap + 1)
-    out: dict = {"busy": p_busy}
-    for a, _ in classes:
-        units, values = tuple(kinds[k].units for k in a), tuple(vals[k] for k in a)
-        refused = np.array([[not ok for ok in best_grant(units, values, cap - j)]
+    out: dict = {"busy": p_busy, "refused": {}}
+    for owner, units, values in parts:
+        refused = np.array([[not ok for ok in best_grant(tuple(units), tuple(values), cap - j)]
                             for j in range(cap + 1)], dtype=float)
-        for j, k in enumerate(a):
-            out[k] = float(p_busy @ refused[:, j])
+        for k in dict.fromkeys(owner):   # the share of its instances refused
+            cols = [j for j, o in enumerate(owner) if o == k]
+            out[k] = float(p_busy @ refused[:, cols].mean(axis=1))
+            if len(cols) > 1:
+                count = refused[:, cols].sum(axis=1).round().astype(np.int64)
+                out["refused"][k] = np.bincount(count, weights=p_busy,
+                                                minlength=len(cols) + 1)
     return out
 
 
@@ -422,6 +464,7 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
             states.append(key)
         return index[key]
 
+    grants: dict = {}
     i = 0
     while i < len(states):
         st = states[i]
@@ -431,7 +474,10 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
                 used[j] += v * n
         busy.append(used)
         for c, (lam, _, asks) in enumerate(classes):
-            vec = _grants(caps, used, asks)
+            key = (c, *used)   # the grant hangs on the spares busy only
+            vec = grants.get(key)
+            if vec is None:
+                vec = grants[key] = _grants(caps, used, asks)
             if any(vec) and lam > 0:
                 d = dict(st)
                 d[(hold_of[c], vec)] = d.get((hold_of[c], vec), 0) + 1
@@ -516,7 +562,7 @@ def _lost_rate(kinds, b) -> np.ndarray:
     return out
 
 
-def _streams(kinds, b) -> list[tuple[float, float]]:
+def _streams(kinds, b, refused: dict | None = None) -> list[tuple[float, float]]:
     """The outages and slow-downs in progress as independent M/G/infinity streams: (mean
     number in progress, loss in instances of each) with both > 0; their sum of products is
     :func:`_lost_rate`'s total.
@@ -534,15 +580,25 @@ def _streams(kinds, b) -> list[tuple[float, float]]:
     band, exact in the model where no spare is asked or every blocking is 0 or 1 (no
     spares). With spares each failure is refused or granted as its blocking says, apart
     from other failures (independent thinning, an approximation); the kinds of one failure
-    with the same blocking are refused together, those with another apart from them."""
+    with the same blocking are refused together, those with another apart from them. A
+    failure granted in part (:attr:`Kind.per`, a failure of its own: no kind follows it;
+    ``refused``: per such kind the probability that ``r`` of its instances find no spares,
+    ``r = 0 .. pieces``) is a stream per ``r``, ``pieces - r`` of them back on spares."""
     streams: list = []
     family: list = []
+    refused = refused or {}
     for k, x in enumerate(kinds):
         if not x.follows and family:
             streams.extend(_family_streams(family))
             family = []
+        if k in refused:   # granted in part: its own failure, a stream per count refused
+            for r, p in enumerate(np.asarray(refused[k], dtype=float).tolist()):
+                if p > 0:
+                    streams.extend(_bands(x.rate * p, _profile(
+                        x, r == 0, 1.0 - r / x.pieces)))
+            continue
         if not x.joint:   # a share of another kind's spares: it loses nothing itself
-            family.append((x, float(b[k])))
+            family.append((x, float(b[k]), 0.0))
     if family:
         streams.extend(_family_streams(family))
     return streams
@@ -553,15 +609,20 @@ def _streams(kinds, b) -> list[tuple[float, float]]:
 MAX_JOINT_BLOCKINGS = 8
 
 
-def _profile(x, granted: bool) -> list[tuple[float, float, float]]:
+def _profile(x, granted: bool, keep: float = 0.0) -> list[tuple[float, float, float]]:
     """``x``'s loss over a failure's age, ``(from, to, loss)``, refused or granted a spare
-    (as the Monte Carlo's intervals; every cell it strikes)."""
+    (as the Monte Carlo's intervals; every cell it strikes); refused with ``keep`` > 0,
+    that share of its instances back on spares (a failure granted in part)."""
     down, sw = x.down_worth, x.slow_swapped
-    if not granted:
+    if not granted and keep <= 0.0:
         out = [(0.0, x.d_repair, down), (0.0, x.d_slow, x.slow)]
-    else:
+    elif granted:
         out = [(0.0, x.d_swap, down + sw), (x.d_swap, x.hold, x.restored + x.slow_restored),
                (0.0, x.d_slow, x.slow - sw)]
+    else:
+        out = [(0.0, x.d_swap, keep * (down + sw)), (0.0, x.d_repair, (1.0 - keep) * down),
+               (x.d_swap, x.hold, keep * (x.restored + x.slow_restored)),
+               (0.0, x.d_slow, x.slow - keep * sw)]
     return [(a, z, loss * x.cells) for a, z, loss in out if z > a and loss > 0]
 
 
@@ -578,18 +639,19 @@ def _bands(rate: float, segments: list) -> list[tuple[float, float]]:
 
 
 def _family_streams(family: list) -> list[tuple[float, float]]:
-    """:func:`_streams` for the kinds of one failure, ``(kind, blocking)`` each: every
-    combination of refused and granted over its distinct blockings (0 and 1 decide
-    alone), at the failures' rate times that combination's probability."""
+    """:func:`_streams` for the kinds of one failure, ``(kind, blocking, share back where
+    refused)`` each: every combination of refused and granted over its distinct blockings
+    (0 and 1 decide alone), at the failures' rate times that combination's probability."""
     rate = family[0][0].rate
-    if any(x.rate != rate for x, _ in family):   # not struck together: each its own
+    if any(x.rate != rate for x, _, _ in family):   # not struck together: each its own
         return [s for one in family for s in _family_streams([one])]
     by_b: dict = {}
-    for x, bk in family:
-        by_b.setdefault(bk, []).append(x)
+    for x, bk, keep in family:
+        by_b.setdefault(bk, []).append((x, keep))
     open_ = [bk for bk in by_b if 0.0 < bk < 1.0]
     if len(open_) > MAX_JOINT_BLOCKINGS:   # each blocking's kinds a failure of their own
-        return [s for bk, xs in by_b.items() for s in _family_streams([(x, bk) for x in xs])]
+        return [s for bk, xs in by_b.items()
+                for s in _family_streams([(x, bk, keep) for x, keep in xs])]
     out = []
     for pick in range(1 << len(open_)):
         p = 1.0
@@ -600,8 +662,8 @@ def _family_streams(family: list) -> list[tuple[float, float]]:
                 p *= bk if refused else 1.0 - bk
             else:
                 refused = bk >= 1.0
-            for x in xs:
-                segments += _profile(x, not refused)
+            for x, keep in xs:
+                segments += _profile(x, not refused, keep)
         if p > 0:
             out += _bands(rate * p, segments)
     return out
@@ -673,11 +735,11 @@ def _saturation(streams, instances: int) -> float:
     return max(0.0, sum(m * x for m, x in streams) - capped) / instances
 
 
-def _compound_poisson_tail(kinds, b, limit: float) -> float:
+def _compound_poisson_tail(kinds, b, limit: float, refused: dict | None = None) -> float:
     """P(capacity lost > ``limit`` instances) when the outages and slow-downs in progress
     are independent M/G/infinity streams: a compound Poisson sum (Panjer recursion on a
     lattice of ``limit / 256``; exact where every loss exceeds the limit)."""
-    streams = _streams(kinds, b)
+    streams = _streams(kinds, b, refused)
     total = sum(m for m, _ in streams)
     if total == 0:
         return 0.0
@@ -735,11 +797,12 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
         b[k] = v
     lost = _lost_rate(kinds, b)
     # the losses in progress add (first-order), but never past the whole cluster
-    past = _saturation(_streams(kinds, b), instances)
+    refused = occupancy.get("refused", {})   # kinds granted in part: P(r refused)
+    past = _saturation(_streams(kinds, b, refused), instances)
     raw = 1.0 - float(lost.sum()) / instances + past
     mean = min(1.0, max(0.0, raw))
     limit = (1.0 - threshold) * instances
-    tail = _compound_poisson_tail(kinds, b, limit) if limit >= 0 else 1.0
+    tail = _compound_poisson_tail(kinds, b, limit, refused) if limit >= 0 else 1.0
     events, waits = _down_events(kinds, pools, b, occupancy)
     # one instance: the components that take it down, each an alternating renewal process
     log_a = 0.0

@@ -19,7 +19,9 @@ worth while the spares stand in; the slowed instances that spares serve faster
 lose ``slow_swapped`` until the swap, then ``slow_restored`` (the rest of ``slow`` lasts
 until the repair either way); the spares are held until the repair (detection +
 repair) returns the failed part to the pool. A failure that finds too few free spares in
-its pool waits for its repair (all or nothing; a loss system). Failures are spread evenly
+its pool (a loss system) brings back as many whole instances as they hold and the rest
+wait for its repair (:attr:`Kind.per`; all or nothing where its instances take different
+numbers of spares or it asks several pools). Failures are spread evenly
 over the pools; with ``group`` spares each group of a cell is its own pool and a failure
 asks its own group's (:func:`~netmodel.study.reliability_spares.by_group`). A failure that
 strikes several groups' instances is a kind per group, the later ones ``follows`` (struck
@@ -101,6 +103,24 @@ class Kind:
     #: One failure's asks of one pool (a group's own kind and a spanning instance's share
     #: of that group) are granted as :func:`best_grant` picks: those that restore the most
     joint: bool = False
+    #: spares each instance's recovery takes where every instance the failure takes down
+    #: or swaps takes as many (``units`` of them in all): a failure finding fewer free
+    #: than ``units`` brings ``floor(free / per)`` instances back on spares and the rest
+    #: wait for the repair, as an operator would (:attr:`grain`); 0: all or nothing (one
+    #: instance, instances that take different numbers, or asks of several pools)
+    per: int = 0
+
+    @property
+    def grain(self) -> int:
+        """The spares one grant of this kind's ask comes in: :attr:`per` where the ask
+        can be granted in part, else all of ``units``."""
+        return self.per if 0 < self.per < self.units else self.units
+
+    @property
+    def pieces(self) -> int:
+        """Instances the ask brings back one by one (``units / grain``; 1: all or
+        nothing)."""
+        return self.units // self.grain if self.units > 0 else 1
 
     @property
     def down_worth(self) -> float:
@@ -135,6 +155,8 @@ class Kind:
             del d["follows"]
         if not self.joint:
             del d["joint"]
+        if self.pieces <= 1:
+            del d["per"]
         d["rate_per_year"] = self.rate * YEAR
         return d
 
@@ -173,6 +195,10 @@ def best_grant(units: tuple[int, ...], values: tuple[float, ...],
     """
     if sum(u for u in units if u > 0) <= free:
         return tuple(u >= 0 for u in units)
+    if len(set(units)) == 1 and len(set(values)) == 1 and units[0] > 0:
+        # asks alike (one instance each of a failure granted in part): the most that fit,
+        # the earliest first (the pick of the sets below, without weighing 2^n of them)
+        return tuple(i < free // units[0] for i in range(len(units)))
     # an ask that cannot fit (-1, or more than is free) is in no set that fits: left out
     # of the count too, so the pick is the same whoever hands them in (the Monte Carlo
     # drops asks past its pool's spares, the closed form does not)
@@ -223,7 +249,10 @@ def _event_kinds(cluster: Cluster, placement: str, classes) -> tuple[Kind, ...]:
             if not follows:
                 out.extend(_together(family))
                 family = []
-            family.append(_shared_out(_kinds(cluster, e, parts, placement, group), shares))
+            ks = _kinds(cluster, e, parts, placement, group)
+            if group < 0 and placement == "group":   # spread over every group's pools:
+                ks = [replace(k, per=0) for k in ks]   # all or nothing, as the chains
+            family.append(_shared_out(ks, shares))
         out.extend(_together(family))
     return tuple(out)
 
@@ -238,8 +267,8 @@ def _shared_out(kinds: list[Kind], shares) -> list[list[Kind]]:
     (g0, u0), rest = shares[0], shares[1:]
     none = {"down": 0, "slow": 0.0, "restored": 0.0, "slow_swapped": 0.0,
             "slow_restored": 0.0}
-    return [[replace(k, group=g0, units=u0),
-             *(replace(k, group=g, units=u, follows=True, joint=True,
+    return [[replace(k, group=g0, units=u0, per=0),
+             *(replace(k, group=g, units=u, follows=True, joint=True, per=0,
                        worth=-1.0 if k.worth < 0 else 0.0, **none) for g, u in rest)]
             for k in kinds]
 
@@ -249,9 +278,13 @@ def _together(family: list) -> list[Kind]:
     by_group`: per group, per set size, its kinds: alike but for the group's share), side
     by side: each set size's kinds of the first group, then the same of every other group,
     every one but the first marked ``follows`` (struck by the same failures)."""
-    return [k if (j, i) == (0, 0) else replace(k, follows=True)
-            for same in zip(*family, strict=True) for j, ks in enumerate(same)
-            for i, k in enumerate(ks)]
+    out = [k if (j, i) == (0, 0) else replace(k, follows=True)
+           for same in zip(*family, strict=True) for j, ks in enumerate(same)
+           for i, k in enumerate(ks)]
+    # one failure asking several pools (or one pool several times): each ask all or
+    # nothing (Kind.per), as best_grant and the chains of several asks take them
+    return out if len(family) <= 1 and all(len(ks) <= 1 for f in family for ks in f) \
+        else [replace(k, per=0) for k in out]
 
 
 def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> list[Kind]:
@@ -271,12 +304,17 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
     units = -1 if rec.units is None else int(rec.units)
     units = units if e.instances_down else 0
     path, swapped, kept = rec.path, 0.0, 0.0
-    if units >= 0:   # all or nothing: no swap for the slowed where the down wait
+    # what each instance's recovery takes (Kind.per): one size for all, else 0
+    each = [rec.per] * e.instances_down if units > 0 else []
+    if units >= 0:   # no swap for the slowed where the down wait (spares cannot help)
         sw = slow_recovery(cluster, e, placement)
         if sw.units:
             units += sw.units
             swapped, kept = sw.swapped, sw.restored
             path = f"{rec.path}; {sw.path}" if e.instances_down else sw.path
+            each += [sw.per] * sw.count
+    per = each[0] if len(each) > 1 and len(set(each)) == 1 and each[0] > 0 \
+        and each[0] * len(each) == units else 0
     # capacity in instances' worth, each instance at its own healthy tokens/s (straddling
     # or randomly placed instances serve less); the counts themselves where all are alike
     alike = len(set(cluster.weights)) <= 1
@@ -292,5 +330,5 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
                         d_swap=rt.swap_s(), hold=rt.hold_s(e.cls),
                         d_slow=cat.detection_s + cat.repair_s(e.cls), path=path,
                         slow_swapped=swapped, slow_restored=kept, cells=cells,
-                        sets=sets, first=first, group=group, worth=worth))
+                        sets=sets, first=first, group=group, worth=worth, per=per))
     return out

@@ -10,7 +10,10 @@ then one event per group's kind in the same cell, each in its group's pool:
 :func:`_with_followers`, an instance spanning groups granted only if each group's share
 is: :func:`_all_granted`) from one repair time before zero so the cluster starts in its steady state; the spare pools are a
 loss system run event by event over all trials and pools at once (numpy over lanes, one
-step per event rank, never a loop per GPU or per time step); the capacity lost is then the
+step per event rank, never a loop per GPU or per time step; a failure short of spares
+granted as many whole instances as the free spares hold, :attr:`~netmodel.study.
+availability_kinds.Kind.per`, those back on spares down for the swap, the rest to the
+repair); the capacity lost is then the
 sum of every failure's intervals (outages that overlap on one instance add: a first-order
 model, valid while an instance is down a small share of the time; the sum is capped at the
 whole cluster, so the capacity never falls below 0), integrated exactly per trial. Reported: the mean delivered capacity (with a 95% confidence interval over
@@ -123,12 +126,15 @@ def check_run(trials, horizon) -> tuple[int, float]:
     return int(trials), h
 
 
-def _loss_system(t, units, hold, cap, order_counts, pick=None):
+def _loss_system(t, units, hold, cap, order_counts, pick=None, grain=None):
     """Grant or deny each event of a loss system per lane, all lanes at once.
 
     ``t``, ``units``, ``hold``: 2-D (lanes x rank, padded with inf/0); lanes sorted by
     event count, descending (``order_counts``); ``cap``: spares per lane. Returns the
     granted mask (same shape): :func:`_loss_lanes`'s, whose loop runs once per rank.
+    ``grain``: per event the spares one grant comes in (same shape; default its
+    ``units``: all or nothing): an event finding fewer than its ``units`` free is granted
+    as many whole grains as they hold, and the mask is then the spares granted.
     ``pick``: ``(pattern, take)``, an event of pattern ``p >= 0`` (one failure's several
     asks of the lane's pool, its ``units`` their sum) granted ``take[p, free]`` spares
     (0: refused); then also the free spares each event found (``cap`` where its lane was
@@ -138,20 +144,20 @@ def _loss_system(t, units, hold, cap, order_counts, pick=None):
     were granted (:func:`_never_full`) is granted whole without the loop."""
     lanes, kmax = t.shape
     if lanes * 4 > kmax:   # many short lanes: the loop's ranks are few
-        return _loss_lanes(t, units, hold, cap, order_counts, pick)
-    granted = np.zeros(t.shape, dtype=bool)
+        return _loss_lanes(t, units, hold, cap, order_counts, pick, grain)
+    granted = np.zeros(t.shape, dtype=bool if grain is None else np.int64)
     seen = np.repeat(cap[:, None], kmax, axis=1) if pick is not None else None
     rest = []
     for i, c in enumerate(order_counts.tolist()):
         if _never_full(t[i, :c], units[i, :c], hold[i, :c], int(cap[i])):
-            granted[i, :c] = True
+            granted[i, :c] = True if grain is None else units[i, :c]
         else:
             rest.append(i)
     if rest:   # still sorted by event count, descending
         rest = np.array(rest)
         sub = None if pick is None else (pick[0][rest], pick[1])
         out = _loss_lanes(t[rest], units[rest], hold[rest], cap[rest], order_counts[rest],
-                          sub)
+                          sub, None if grain is None else grain[rest])
         if pick is None:
             granted[rest] = out
         else:
@@ -182,14 +188,14 @@ def _never_full(t, units, hold, cap: int) -> bool:
     return bool((held + units <= cap).all())
 
 
-def _loss_lanes(t, units, hold, cap, order_counts, pick=None):
+def _loss_lanes(t, units, hold, cap, order_counts, pick=None, grain=None):
     """:func:`_loss_system` by its loop: one step per rank, every lane with an event at
     that rank at once."""
     lanes, kmax = t.shape
     q = int(min(max(1, cap.max()), 8))
     rel = np.full((lanes, q), -np.inf)
     held = np.zeros((lanes, q), dtype=np.int64)
-    granted = np.zeros(t.shape, dtype=bool)
+    granted = np.zeros(t.shape, dtype=bool if grain is None else np.int64)
     seen = np.zeros(t.shape, dtype=np.int64) if pick is not None else None
     counts = order_counts
     for r in range(kmax):
@@ -200,7 +206,12 @@ def _loss_lanes(t, units, hold, cap, order_counts, pick=None):
         ur = units[:n, r]
         live = rel[:n] > tr[:, None]
         busy = np.where(live, held[:n], 0).sum(1)
-        ok = busy + ur <= cap[:n]
+        if grain is not None:   # as many whole grains as the free spares hold
+            gr = np.maximum(grain[:n, r], 1)
+            ur = np.minimum(ur, np.maximum(cap[:n] - busy, 0) // gr * gr)
+            ok = ur > 0
+        else:
+            ok = busy + ur <= cap[:n]
         if pick is not None:   # one failure's several asks: what best_grant picks
             pat, take = pick[0][:n, r], pick[1]
             several = pat >= 0
@@ -219,7 +230,7 @@ def _loss_lanes(t, units, hold, cap, order_counts, pick=None):
         slot = np.argmax(free[rows], axis=1)
         rel[rows, slot] = tr[rows] + hold[rows, r]
         held[rows, slot] = ur[rows]
-        granted[:n, r] = ok
+        granted[:n, r] = ok if grain is None else np.where(ok, ur, 0)
     return granted if pick is None else (granted, seen)
 
 
@@ -333,9 +344,16 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     holds = np.array([k.hold for k in kinds])
     cap_pool = np.asarray(pools.reachable, dtype=np.int64)
     u = units[kind]
+    # the spares one grant comes in (Kind.grain): a failure short of its units brings
+    # back as many whole instances as the free spares hold
+    grains = np.array([k.grain for k in kinds], dtype=np.int64)
+    partial = bool((grains < units).any())
+    gr = grains[kind]
     cap = cap_pool[pool]
     granted = np.zeros(total, dtype=bool)
-    idx = np.flatnonzero((u > 0) & (u <= cap))
+    share = np.zeros(total) if partial else None   # share of the ask granted
+    in_part = np.zeros(total, dtype=bool)   # the events granted in part where short
+    idx = np.flatnonzero((u > 0) & (gr <= cap))
     if len(idx):
         lane = trial[idx].astype(np.int64) * pools.pools + pool[idx]
         srt = np.argsort(lane, kind="stable")        # keeps time order within a lane
@@ -363,18 +381,29 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
             hh = np.zeros((hi - lo, kmax))
             tt[row, rank] = t[src]
             hh[row, rank] = holds[kind[src]]
+            gg = None
+            if partial:
+                gg = np.zeros((hi - lo, kmax), dtype=np.int64)
+                gg[row, rank] = gr[src]
             if several is None:
                 uu[row, rank] = u[src]
-                g = _loss_system(tt, uu, hh, cap_pool[uniq[lo:hi] % pools.pools], c)
+                g = _loss_system(tt, uu, hh, cap_pool[uniq[lo:hi] % pools.pools], c,
+                                 grain=gg)
             else:
                 pattern, usum, take = several[:3]
                 uu[row, rank] = np.where(pattern[src] >= 0, usum[src], u[src])
+                if partial:   # one failure's several asks: each all or nothing
+                    gg[row, rank] = np.where(pattern[src] >= 0, usum[src], gr[src])
                 pp = np.full((hi - lo, kmax), -1, dtype=np.int64)
                 pp[row, rank] = pattern[src]
                 g, seen = _loss_system(tt, uu, hh, cap_pool[uniq[lo:hi] % pools.pools], c,
-                                       (pp, take))
+                                       (pp, take), gg)
                 seen_at[src] = seen[row, rank]
-            granted[src] = g[row, rank]
+            granted[src] = g[row, rank] > 0
+            if partial:
+                share[src] = g[row, rank] / np.maximum(uu[row, rank], 1)
+                in_part[src] = (gr[src] < u[src]) if several is None else \
+                    (several[0][src] < 0) & (gr[src] < u[src])
             lo = hi
         if several is not None:   # each ask of a failure's several: as best_grant picked
             pattern, _, _, bits, member, lead, j = several
@@ -383,6 +412,12 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     if joint.any() and fid is not None:   # an instance spanning groups (no failure drawn:
         # nothing to take back): back only if every pool had its share
         granted = _all_granted(joint, kind, fid, granted)
+    # the share of each event's instances back on spares: all or none, else (Kind.grain)
+    # the whole instances the spares granted hold; a failure's several asks of one pool
+    # (each all or nothing) and spanning instances (Kind.per 0) as granted
+    f = granted.astype(float)
+    if partial:
+        f = np.where(in_part, share, f)
 
     # intervals: (start, end, weight) per event
     down = np.array([k.down for k in kinds], dtype=float)[kind]
@@ -396,13 +431,17 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     d_slow = np.array([k.d_slow for k in kinds])[kind]
     sw = np.array([k.slow_swapped for k in kinds], dtype=float)[kind]
     sr = np.array([k.slow_restored for k in kinds], dtype=float)[kind]
-    first_end = np.where(granted, t + d_swap, t + d_rep)
-    granted_restored = np.where(granted, restored, 0.0)
-    stay = slow - sw + np.where(granted, 0.0, sw)    # slowed until the repair
+    # the share f back on spares is down until the swap, the rest (``wait``, where only
+    # some came back) until the repair
+    first_end = np.where(f > 0, t + d_swap, t + d_rep)
+    first = np.where(f > 0, f * worth, worth)
+    wait = np.where((f > 0) & (f < 1), (1.0 - f) * worth, 0.0)
+    granted_restored = f * restored
+    stay = slow - sw + (1.0 - f) * sw    # slowed until the repair
     parts_t, parts_x, parts_w = [], [], []
-    for a, b, w in ((t, first_end, worth), (t + d_swap, t + hold, granted_restored),
-                    (t, t + d_slow, stay), (t, t + d_swap, np.where(granted, sw, 0.0)),
-                    (t + d_swap, t + hold, np.where(granted, sr, 0.0))):
+    for a, b, w in ((t, first_end, first), (t + d_swap, t + hold, granted_restored),
+                    (t, t + d_slow, stay), (t, t + d_swap, f * sw),
+                    (t + d_swap, t + hold, f * sr), (t, t + d_rep, wait)):
         a, b = np.clip(a, 0, h), np.clip(b, 0, h)
         keep = (w > 0) & (b > a)
         tr = trial[keep]
@@ -444,10 +483,12 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     else:
         lv = np.zeros(len(q))
     band = np.clip(1.0 - lv.reshape(n, len(grid_s)) / instances, 0.0, 1.0)
-    ev_lost = (worth * (first_end - t) + granted_restored * np.maximum(hold - d_swap, 0.0)
-               + stay * d_slow + np.where(granted, sw * d_swap + sr * np.maximum(
-                   hold - d_swap, 0.0), 0.0)) / HOUR
-    is_down, waits = down > 0, (down > 0) & ~granted
+    ev_lost = (first * (first_end - t) + wait * d_rep
+               + granted_restored * np.maximum(hold - d_swap, 0.0)
+               + stay * d_slow + f * (sw * d_swap + sr * np.maximum(hold - d_swap, 0.0))
+               ) / HOUR
+    # a wait for repair where any down instance waits
+    is_down, waits = down > 0, (down > 0) & (f < 1.0)
     if fid is not None:   # one failure's events in one cell (a kind, its followers) are one
         _, first, inv = np.unique(fid, return_index=True, return_inverse=True)
         m = len(first)

@@ -162,10 +162,10 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     reach no GPU (a placement with no free port to wire a spare: ``pod`` on a direct
     mesh) is its one point at 0 spares, the no-spares point every curve starts at: it is
     not drawn (it would hide under the others' first point, its legend mark matching
-    nothing seen) and the title says so. A step at the last point (lite-flat's and
-    lite-ocs's global curves at 100%) is the model: a lost plane leaf or OCS slows every
-    instance, and the failure's ask (all of them re-created, the whole cluster's GPUs) is
-    granted all or nothing, so only a pool of the cluster's size serves it."""
+    nothing seen) and the title says so. lite-flat's and lite-ocs's global curves fall in
+    even steps to 100%: a lost plane leaf or OCS slows every instance, and each
+    instance's worth of spares re-creates one more of them (a failure short of spares
+    brings back the whole instances they hold)."""
     plt = pyplot()
     import numpy as np
 

@@ -79,9 +79,15 @@ class Recovery:
     units: int | None
     time_s: float | None
     restored: float = 0.0
+    #: spares each down instance takes where every one takes as many (an operator short
+    #: of ``units`` free spares brings back as many whole instances as they allow); 0
+    #: where they differ or none is needed
+    per: int = 0
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        del d["per"]   # the availability model's (Kind.per), not the path's
+        return d
 
 
 def _groups(cluster) -> dict:
@@ -611,7 +617,8 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     swap = recovery_times(cluster).swap_s()
     recreate = cluster.instance_gpus * effect.instances_down
     if placement == "global":
-        return Recovery(f"re-create on {recreate} spares", recreate, swap)
+        return Recovery(f"re-create on {recreate} spares", recreate, swap,
+                        per=cluster.instance_gpus)
     comp = effect.component
     todo = _replace(cluster, comp, effect)
     need = sum(len(gone) for _, gone in todo)
@@ -679,8 +686,9 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
             lost += _loss(r.tokens_per_s, mine.tokens_per_s) * w
         if ok:
             extra = " (circuits re-set)" if cluster.scenario.is_ocs else ""
+            each = {len(gone) for _, gone in todo}
             return Recovery(f"substitute {need} spare{'s' * (need > 1)}{extra}", need, swap,
-                            lost)
+                            lost, each.pop() if len(each) == 1 else 0)
     # re-creating needs a site for every GPU of every instance the failure took down at
     # once (two instances of 16 on a host of 32 Lites: 32 sites, not 16)
     if placement == "pod" and len(spares) >= recreate:
@@ -693,7 +701,8 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
             lost = sum(_loss(r.tokens_per_s, t) * n * w
                        for (t, w), n in Counter((x.tokens_per_s, w) for x, w
                                                 in zip(own, weight, strict=True)).items())
-            return Recovery(f"re-create on {recreate} spares", recreate, swap, lost)
+            return Recovery(f"re-create on {recreate} spares", recreate, swap, lost,
+                            cluster.instance_gpus)
     if len(spares) < need and len(spares) < recreate:
         return Recovery(f"only {len(spares)} free port(s) for {min(need, recreate)} spares",
                         None, None)
@@ -719,9 +728,15 @@ class SlowSwap:
     units: int
     swapped: float
     restored: float
+    #: spares each swapped instance takes where every one takes as many (0: they differ,
+    #: or none is swapped); ``count``: the instances swapped
+    per: int = 0
+    count: int = 0
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        del d["per"], d["count"]   # the availability model's (Kind.per)
+        return d
 
 
 def slow_recovery(cluster: Any, effect: Any, placement: str = "pod") -> SlowSwap:
@@ -749,12 +764,13 @@ def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
         return SlowSwap("none slowed", 0, 0.0, 0.0)
     if recovery_times(cluster).swap_s() >= recovery_times(cluster).hold_s(effect.cls):
         return SlowSwap("stay slow (the swap outlasts the repair)", 0, 0.0, 0.0)
-    units, swapped, restored, paths = 0, 0.0, 0.0, []
+    units, swapped, restored, paths, each = 0, 0.0, 0.0, [], set()
     for i, loss in slowed:
         rec = _recovery(cluster, replace(effect, instances_down=1, down=(i,)), placement)
         if rec.units is None or rec.units <= 0 or rec.restored >= loss * cluster.weights[i]:
             continue
         units += rec.units
+        each.add(rec.units)
         swapped += loss * cluster.weights[i]   # instances' worth, as rec.restored
         restored += rec.restored
         paths.append(rec.path)
@@ -763,7 +779,7 @@ def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
                         0.0, 0.0)
     how = "; ".join(dict.fromkeys(paths))
     return SlowSwap(f"swap {len(paths)} of {len(slowed)} slowed ({how})", units, swapped,
-                    restored)
+                    restored, each.pop() if len(each) == 1 else 0, len(paths))
 
 
 def _serves(cluster, graph, members, own):
