@@ -25,13 +25,13 @@ from netmodel.cli.main import (
 __all__ = ["collective", "costs"]
 
 def _algorithm_help() -> str:
-    from netmodel.collectives.algorithms import ALGORITHMS
+    from netmodel.collectives.names import ALGORITHM_NAMES
 
-    return "auto (fastest valid per size), or one of " + ", ".join(ALGORITHMS) + "."
+    return "auto (fastest valid per size), or one of " + ", ".join(ALGORITHM_NAMES) + "."
 
 
 def _algorithms_help() -> str:
-    from netmodel.collectives.algorithms import NCCL_ALGORITHMS
+    from netmodel.collectives.names import NCCL_ALGORITHMS
 
     return (f"Candidates for auto: 'nccl' ({', '.join(NCCL_ALGORITHMS)}: NCCL's own, to compare "
             f"with nccl-tests) or a comma list.")
@@ -53,7 +53,7 @@ def _tuner_metavar() -> str:
 
 
 def _placement_metavar() -> str:
-    from netmodel.collectives.placement import PLACEMENTS
+    from netmodel.collectives.names import PLACEMENTS
 
     return choice_metavar(PLACEMENTS)
 

@@ -145,13 +145,14 @@ from netmodel.collectives.algo_torus import (
 from netmodel.collectives.algo_tree import tree_all_reduce, tree_broadcast, tree_reduce
 from netmodel.collectives.group_domains import domain_labels, rail_table
 from netmodel.collectives.in_network import collnet_steps, in_network_steps
+from netmodel.collectives.names import ALGORITHM_NAMES, NCCL_OPS
 from netmodel.collectives.steps import NotApplicable, Pairs, Step
 
 if TYPE_CHECKING:
     import networkx as nx
 
 # domain_labels is re-exported: netmodel.collectives.concurrent_groups imports it from here
-__all__ = ["ALGORITHMS", "ALGORITHM_ALIASES", "NCCL_ALGORITHMS", "NCCL_OPS", "SEND_RECV_OPS", "NotApplicable", "Pairs", "Step", "algorithms_for",
+__all__ = ["ALGORITHMS", "ALGORITHM_ALIASES", "SEND_RECV_OPS", "NotApplicable", "Pairs", "Step", "algorithms_for",
            "domain_labels", "generate", "precheck", "quadratic", "transfer_count",
            "unknown_algorithm"]
 
@@ -198,7 +199,9 @@ def _innet(op):
 
 Generator = Callable[[tuple[Hashable, ...], "nx.Graph | None"], list[Step]]
 
-#: algorithm -> op -> generator(group, graph) -> list[Step]
+#: algorithm -> op -> generator(group, graph) -> list[Step]; the algorithms are
+#: :data:`netmodel.collectives.names.ALGORITHM_NAMES`, in its order (their one list, read
+#: without loading this module; checked below).
 ALGORITHMS: dict[str, dict[str, Generator]] = {
     "ring": {"all-reduce": ring_all_reduce, "reduce-scatter": ring_reduce_scatter,
              "all-gather": ring_all_gather, "broadcast": ring_broadcast, "reduce": ring_reduce},
@@ -226,36 +229,11 @@ ALGORITHMS: dict[str, dict[str, Generator]] = {
     "collnet-chain": {"all-reduce": _collnet("chain")},
 }
 
-#: op -> the algorithms NCCL itself chooses from for it: use these to compare with
-#: nccl-tests. NVIDIA/nccl src/graph/tuning.cc (ncclTopoTuneModel, 2.23+) skips every
-#: algorithm but Ring for Broadcast and Reduce, and all but Ring, NVLS, CollNetDirect (and
-#: PAT, one GPU per node, not modelled) for ReduceScatter and AllGather; AllReduce has Ring,
-#: Tree, NVLS, NVLS + CollNet, NVLSTree, CollNetDirect and CollNetChain (src/enqueue.cc,
-#: updateCollCostTable: the two CollNets wherever CollNet is supported, NVLS on or off; the
-#: model's CollNet, a switch above the domains that reduces, is ``sharp=true``). The model's
-#: CollNetDirect is all-reduce only (NCCL's reduce-scatter and all-gather CollNetDirect, one
-#: GPU per NIC, is not modelled). All-to-all and send-recv are no NCCL collective:
-#: nccl-tests' alltoall_perf and sendrecv_perf post every ncclSend/ncclRecv in one group
-#: (NVIDIA/nccl-tests src/alltoall.cu, src/sendrecv.cu), which run at once: ``direct``.
 #: Ops NCCL runs as a group of ncclSend/ncclRecv, no collective of its own (nccl-tests'
 #: alltoall_perf and sendrecv_perf): NCCL_ALGO, which names the algorithms of NCCL's
 #: collectives, leaves them alone (a :class:`~netmodel.collectives.model.FabricCostModel`
 #: with ``scope="collectives"`` does the same).
 SEND_RECV_OPS: tuple[str, ...] = ("all-to-all", "send-recv")
-
-NCCL_OPS: dict[str, tuple[str, ...]] = {
-    "all-reduce": ("ring", "tree", "in-network", "in-network-tree", "collnet-direct",
-                   "collnet-chain"),
-    "reduce-scatter": ("ring", "in-network"),
-    "all-gather": ("ring", "in-network"),
-    "broadcast": ("ring",),
-    "reduce": ("ring",),
-    "all-to-all": ("direct",),
-    "send-recv": ("direct",),
-}
-
-#: Every algorithm NCCL has for some op (:data:`NCCL_OPS`).
-NCCL_ALGORITHMS = tuple(dict.fromkeys(a for names in NCCL_OPS.values() for a in names))
 
 #: Names users type from elsewhere for what :data:`ALGORITHMS` holds under its own name:
 #: name -> (whose name it is, netmodel's names for it; none: not modelled). Only for a
@@ -306,6 +284,7 @@ def unknown_algorithm(name: object, choices: Iterable[str] = ALGORITHMS) -> User
             hint = f" ({name!r} is {whose} name for an algorithm netmodel does not model)"
     return UserError(f"unknown algorithm {describe(name)}{hint}; known: {known(choices)}")
 
+assert tuple(ALGORITHMS) == ALGORITHM_NAMES
 assert all(op in OPERATIONS for table in ALGORITHMS.values() for op in table)
 assert set(NCCL_OPS) == set(OPERATIONS)
 assert all(NCCL_OPS[op] == ("direct",) for op in SEND_RECV_OPS)

@@ -41,7 +41,6 @@ from compute.limits import check
 from compute.validate import describe, is_whole, of_type
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
-    NCCL_OPS,
     SEND_RECV_OPS,
     NotApplicable,
     algorithms_for,
@@ -53,7 +52,8 @@ from netmodel.collectives.algorithms import (
 )
 from netmodel.collectives.calibration import Calibration, default_calibration
 from netmodel.collectives.cost import CompiledCollective, GroupCut, compile_steps
-from netmodel.collectives.placement import PLACEMENTS, check_group, check_seed, place
+from netmodel.collectives.names import NCCL_OPS, PLACEMENTS
+from netmodel.collectives.placement import check_group, check_seed, place
 from netmodel.collectives.results import CollectiveResult, SweepResult, bus_factor
 from netmodel.collectives.route_sharing import router_for
 from topologies.schema import validate
@@ -155,7 +155,7 @@ class FabricCostModel:
         required, so degraded fabrics are accepted).
     placement : str
         How :meth:`collective_time` places a group of a given size: one of
-        :data:`~netmodel.collectives.placement.PLACEMENTS`.
+        :data:`~netmodel.collectives.names.PLACEMENTS`.
     algorithm : str
         ``"auto"`` (the fastest valid algorithm and protocol per size) or an algorithm name
         from :data:`~netmodel.collectives.algorithms.ALGORITHMS`.
@@ -163,7 +163,7 @@ class FabricCostModel:
         The candidates ``auto`` chooses from (default: all; ``"ring,tree"`` as the command
         line's ``--algorithms`` takes it). ``"nccl"`` restricts them,
         op by op, to those NCCL has for the op
-        (:data:`~netmodel.collectives.algorithms.NCCL_OPS`); use it to compare with
+        (:data:`~netmodel.collectives.names.NCCL_OPS`); use it to compare with
         nccl-tests. Kept as the string ``"nccl"`` in :attr:`algorithms`.
     calibration : Calibration, optional
         Model parameters (default: the shipped, sourced defaults, resolved for the

@@ -33,14 +33,13 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.validate import describe, is_whole
+from netmodel.collectives.names import PLACEMENTS
 from topologies.schema import check_graph, gpu_nodes
 
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["PLACEMENTS", "check_group", "check_seed", "partition", "place"]
-
-PLACEMENTS = ("contiguous", "rail-aligned", "spread", "random")
+__all__ = ["check_group", "check_seed", "partition", "place"]
 
 
 def check_seed(seed: object) -> int:

@@ -499,7 +499,7 @@ def scenario_from_dict(data: dict, where: str = "scenario",
                        base_dir: str | PathLike[str] | None = None) -> Scenario:
     """A :class:`Scenario` from the TOML layout, refusing unknown and missing keys.
     ``gpu`` may name a GPU file, relative to ``base_dir`` (the scenario file's folder)."""
-    from netmodel.collectives.placement import PLACEMENTS
+    from netmodel.collectives.names import PLACEMENTS
     from netmodel.collectives.tuner_plugin import tuner_names, tuner_refusal
 
     check_keys(where, data, _TOP_KEYS, ("adjust",))

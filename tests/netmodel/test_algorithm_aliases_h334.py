@@ -6,8 +6,9 @@ has NVLS as 'in-network'. The names come from one table beside the registry
 import pytest
 
 from compute.errors import UserError
-from netmodel.collectives.algorithms import ALGORITHM_ALIASES, ALGORITHMS, NCCL_ALGORITHMS
+from netmodel.collectives.algorithms import ALGORITHM_ALIASES, ALGORITHMS
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.names import NCCL_ALGORITHMS
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 from topologies import build
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from netmodel.collectives.algorithms import NCCL_OPS, generate
+from netmodel.collectives.algorithms import generate
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.names import NCCL_OPS
 from topologies import build
 
 PUBLISHED = Path(__file__).parent / "data" / "nccl_ops_published.csv"

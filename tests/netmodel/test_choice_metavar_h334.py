@@ -56,7 +56,7 @@ REGISTRIES = {
     "--share": ("netmodel.study.network_bill", "SHARES"),
     "--mode": ("compute.roofline", "MODES"),
     "--compute-dtype": ("compute.hardware", "DTYPES"),
-    "--placement": ("netmodel.collectives.placement", "PLACEMENTS"),
+    "--placement": ("netmodel.collectives.names", "PLACEMENTS"),
 }
 
 

@@ -148,8 +148,8 @@ def test_collective_all_groups():
 def test_algorithm_help_names_every_algorithm():
     # the help is written from the registries when shown: it names every algorithm and
     # placement, and NCCL's own set, whatever they are
-    from netmodel.collectives.algorithms import ALGORITHMS, NCCL_ALGORITHMS
-    from netmodel.collectives.placement import PLACEMENTS
+    from netmodel.collectives.algorithms import ALGORITHMS
+    from netmodel.collectives.names import NCCL_ALGORITHMS, PLACEMENTS
 
     for command in ("collective", "costs"):
         text = " ".join(CliRunner().invoke(cli, [command, "--help"],

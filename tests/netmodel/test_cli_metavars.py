@@ -14,7 +14,7 @@ from compute.models import get_model
 from compute.phases import PHASES
 from compute.units import parse_bytes, parse_time, size_units, time_units
 from netmodel.cli.main import cli
-from netmodel.collectives.placement import PLACEMENTS
+from netmodel.collectives.names import PLACEMENTS
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.search_options import parallel_dimensions
 

@@ -25,11 +25,11 @@ from netmodel.cli.main import cli
 from netmodel.collectives.algo_torus import _torus_weights
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
-    NCCL_OPS,
     algorithms_for,
 )
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.names import NCCL_OPS
 from netmodel.collectives.results import bus_factor
 from topologies import build
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from netmodel.collectives.algorithms import NCCL_OPS, NotApplicable, generate
+from netmodel.collectives.algorithms import NotApplicable, generate
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.names import NCCL_OPS
 from topologies import build
 
 GIB = 2.0 ** 30

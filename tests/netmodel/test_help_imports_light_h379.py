@@ -22,8 +22,6 @@ HEAVY = ("numpy", "networkx", "scipy", "matplotlib", "dask")
 #: Commands whose help reads a registry in a module that imports numpy at its top (the
 #: roofline's options and modes, die yield models, collective algorithms and placements).
 STILL_HEAVY = {
-    "collective": "ALGORITHMS and PLACEMENTS live beside numpy and networkx",
-    "costs": "ALGORITHMS and PLACEMENTS live beside numpy and networkx",
     "compare": "compute.roofline (option help, MODES) imports numpy",
     "infer": "compute.roofline (option help, MODES) imports numpy",
     "search": "compute.roofline (option help, MODES) imports numpy",
