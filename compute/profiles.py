@@ -441,14 +441,30 @@ def read_profile(path: str | PathLike[str]) -> EngineProfile:
                             f"{validate.describe(names)}")
         fit = (tuple(names),
                validate.number(f"{where}: [fit]", "points", f["points"], minimum=1,
-                               maximum=1e7, integer=True),
+                               maximum=MAX_MEASUREMENTS, integer=True),
                validate.number(f"{where}: [fit]", "rms_relative_error",
                                f["rms_relative_error"], minimum=0, maximum=1e6),
                validate.number(f"{where}: [fit]", "max_relative_error",
                                f["max_relative_error"], minimum=0, maximum=1e6))
+        _check_fit(f"{where}: [fit]", fit, len(measurements))
     return EngineProfile(**meta, **values, gemm_curve=curve,
                          sources=tuple(sorted(sources.items())),
                          measurements=tuple(measurements), fit=fit)
+
+
+def _check_fit(where: str, fit: tuple, listed: int) -> None:
+    """Refuse a ``[fit]`` record no fit makes (:func:`compute.profile_fit.fit_profile` writes
+    its points and every measurement it fitted): points other than the ``listed``
+    ``[[measurement]]`` tables (where some are), or a worst relative error below the RMS one
+    (the root mean square of errors is at most their largest)."""
+    _, points, rms, worst = fit
+    if listed and points != listed:
+        raise UserError(f"{where}: points {points:,} must be the number of [[measurement]] "
+                        f"tables the profile lists ({listed:,})")
+    if rms > worst * (1 + 1e-9):
+        raise UserError(f"{where}: max_relative_error {worst:g} must be at least "
+                        f"rms_relative_error {rms:g} (a root mean square is at most the "
+                        f"largest of its values)")
 
 
 def _shipped() -> Path:

@@ -66,7 +66,7 @@ def _profile_of(tmp_path, rows: int):
     from compute.profiles import _shipped
 
     text = (_shipped() / "vllm-dgx-h100.toml").read_text()
-    head = text[:text.index("[[measurement]]")]
+    head = text[:text.index("[[measurement]]")].replace("points = 6", f"points = {rows}")
     row = ('[[measurement]]\nmodel = "Llama-2-70B"\ngpu = "H100-SXM"\ntp = 8\nphase = '
            '"decode"\nbatch = 1\ncontext = 576\nlatency_s = 0.0298\n')
     path = tmp_path / f"p{rows}.toml"
@@ -95,3 +95,57 @@ def test_a_measurements_file_is_told_alike(tmp_path):
         read_measurements(path)
     assert str(err.value) == (f"{path} holds more than 10,000 measurements, the most a "
                               f"measurements file or a profile holds")
+
+
+# A profile's [fit] record took points up to 10,000,000 (where a fit has at most
+# MAX_MEASUREMENTS), points other than the [[measurement]] tables it lists, and a worst
+# relative error below the RMS one: records no fit writes, read and shown (exit 0).
+
+@pytest.mark.parametrize("old, new, said", [
+    ("points = 6", "points = 6000000", "points must be a whole number from 1 to 10,000, got "
+                                       "6000000"),
+    ("points = 6", "points = 7", "points 7 must be the number of [[measurement]] tables the "
+                                 "profile lists (6)"),
+    ("max_relative_error = 0.3013065399329733", "max_relative_error = 0.01",
+     "max_relative_error 0.01 must be at least rms_relative_error 0.178979 (a root mean "
+     "square is at most the largest of its values)"),
+])
+def test_a_fit_record_no_fit_writes_is_refused(tmp_path, old, new, said):
+    from compute.profiles import _shipped, read_profile
+
+    text = (_shipped() / "vllm-dgx-h100.toml").read_text()
+    assert text.count(old) == 1
+    path = tmp_path / "p.toml"
+    path.write_text(text.replace(old, new))
+    with pytest.raises(UserError) as err:
+        read_profile(path)
+    assert str(err.value) == f"{path}: [fit]: {said}"
+
+
+def test_a_fit_record_of_equal_errors_and_no_listed_rows_is_read(tmp_path):
+    """All errors equal: RMS = max (to rounding); a profile without its rows keeps its count."""
+    from compute.profiles import _shipped, read_profile
+
+    text = (_shipped() / "vllm-dgx-h100.toml").read_text()
+    text = text.replace("max_relative_error = 0.3013065399329733",
+                        "max_relative_error = 0.17897904774235976")
+    path = tmp_path / "p.toml"
+    path.write_text(text[:text.index("[[measurement]]")])
+    assert read_profile(path).fit[1:] == (6, 0.17897904774235976, 0.17897904774235976)
+
+
+def test_a_fitted_profile_reads_back(tmp_path):
+    """What calibrate writes passes the checks: a fit of the docs' rows, written and read."""
+    from compute.profile_fit import fit_profile
+    from compute.profiles import read_measurements, read_profile
+
+    root = __import__("pathlib").Path(__file__).resolve().parents[2]
+    doc = (root / "docs" / "compute.md").read_text()
+    csv = doc.split("<!-- file: measured.csv -->\n```csv\n")[1].split("```")[0]
+    (tmp_path / "m.csv").write_text(csv)
+    result = fit_profile(read_measurements(tmp_path / "m.csv"), fit=["layer_overhead_s"])
+    path = tmp_path / "fitted.toml"
+    path.write_text(result.profile.to_toml())
+    back = read_profile(path)
+    assert back.fit[1] == len(back.measurements) == 6
+    assert back.fit[2] <= back.fit[3]
