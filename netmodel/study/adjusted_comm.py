@@ -299,13 +299,16 @@ def hop_latency_slopes(scenario, coll, cache: dict):
     -------
     callable
         ``slope(op, size)``: seconds added to each candidate's ``a`` (in ``coll.parts``'
-        order) per second of per-hop latency, measured from a compilation at
-        :data:`SLOPE_AT`.
+        order) per second of per-hop latency, measured from a compilation at the
+        scenario's own per-hop latency plus :data:`SLOPE_AT` (the latency re-scoring adds
+        goes on top of the scenario's own).
     """
     key = scenario.label
     if key in cache:
         return cache[key]
-    at = ScenarioCollectives(scenario.with_param("adjust.hop_latency", SLOPE_AT))
+    own = scenario.adjust.hop_latency
+    step = (own + SLOPE_AT) - own   # SLOPE_AT itself where the scenario adds none
+    at = ScenarioCollectives(scenario.with_param("adjust.hop_latency", own + SLOPE_AT))
     memo: dict = {}
 
     def slope(op: str, size: int) -> np.ndarray:
@@ -316,7 +319,7 @@ def hop_latency_slopes(scenario, coll, cache: dict):
             a1 = at.parts(op, size)[0]
             if a1.shape != a0.shape:
                 raise UserError("per-hop latency changed the candidate algorithms")
-            memo[k] = (a1 - a0) / SLOPE_AT
+            memo[k] = (a1 - a0) / step
         return memo[k]
 
     cache[key] = slope
