@@ -599,7 +599,7 @@ class CompiledCollective:
         for every peer, rounded up to a power of 2), Simple above. A peer's bytes are ``n /
         p`` in an all-to-all of ``p`` GPUs, ``n`` in a send-recv. ``scale``: every link's
         bandwidth multiplied by it (as ``adjust.bandwidth_scale`` builds the fabric), so
-        that a re-scored collective (:mod:`netmodel.study.crossovers`) runs its protocols
+        that a re-scored collective (:mod:`netmodel.study.adjusted_comm`) runs its protocols
         at the sizes the rebuilt fabric would."""
         name = protocol if isinstance(protocol, str) else protocol.name
         if (self.op, self.algorithm) not in SEND_RECV:

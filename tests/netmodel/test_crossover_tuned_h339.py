@@ -1,7 +1,7 @@
 """The crossovers re-score a tuned scenario's collectives with its tuner plugin (h339).
 
 The crossovers (study lite-gpu's co-design part) re-score a scenario's candidate lines with
-every link's bandwidth scaled (:class:`netmodel.study.crossovers.AdjustedComm`), taking the
+every link's bandwidth scaled (:class:`netmodel.study.adjusted_comm.AdjustedComm`), taking the
 fastest line per size: a scenario's ``[collective] tuner`` (which compare, infer, search
 and collective --scenario charge, c2618d1) was dropped there. On h100-dgx@Lite with
 aws-ofi-nccl:p5, an all-reduce on 32 GPUs (4 servers of 8: the plugin chooses) at 1 MiB:

@@ -3,7 +3,7 @@
 The search costs a group smaller than its instance (a pipeline stage's TP group, an
 attention group) on every slice of the instance as placed, the slowest slice's time
 (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`). sweep and the
-crossovers re-score the same fabric through :class:`~netmodel.study.crossovers.
+crossovers re-score the same fabric through :class:`~netmodel.study.adjusted_comm.
 AdjustedComm`, which now costs those slices too (:meth:`AdjustedComm.for_instance`: each
 slice's candidate parts and per-hop slopes): at bandwidth scale 1 and no added latency it
 gives the search's figures to the bit, and the blast radius's healthy re-costing of the
