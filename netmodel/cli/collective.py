@@ -749,10 +749,15 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
         plot_busbw(panels, plot_path, title=_fabric_label(model))
     also = f" and {plot_path}" if plot_path else ""
     if files is not None:
+        import os
+        from pathlib import Path
+
         from compute.outputs import write_outputs
 
         write_outputs(output, files, run=run_record())
-        click.echo(f"wrote {len(rows)} rows to {output}/ ({', '.join(files)}){also}")
+        # the folder with one separator after it, however many -o gave (vidur/, not vidur//)
+        folder = os.path.join(Path(output), "")
+        click.echo(f"wrote {len(rows)} rows to {folder} ({', '.join(files)}){also}")
     elif output is not None:
         from compute.outputs import atomic_write
 
