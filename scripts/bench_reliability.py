@@ -204,10 +204,15 @@ def main(argv: list[str] | None = None) -> None:
     # scenario_fabric.most_copies starts at ports/3. 1,024 ports, 2 shared cores (load
     # 7-11 from other work): 757.9 s wall, CPU 215.7 s, 172 colourings, peak RSS 0.110 GB
     # -> 2.4-4.7 s wall, CPU 0.68 s, 1 colouring, 0.101 GB; the same 42 triangles of 341
-    # copies (42,966 circuits). 2,048 ports now: 7.4 s wall, CPU 2.2 s, 0.157 GB.
+    # copies (42,966 circuits). Instances of 5 took ports/3 copies too (the colouring in
+    # ring order stops there: 341, 42,625 circuits; 839.5 s wall, CPU 222.1 s, 172
+    # colourings, 0.110 GB); listed plane by plane they take 2 x ports / 5: 409 copies,
+    # 51,125 circuits, 1 colouring, 2.2 s wall, CPU 1.07 s, 0.104 GB. Both sizes: 1,024
+    # ports 9.0 s wall (CPU 1.76 s), 2,048 ports 39.6 s (CPU 5.98 s; load 8-9).
     for ports in (1024,) if quick else (1024, 2048):
-        r = run_child(IMPORT_LINE + _INSTANCE_CHILD.format(ports=ports, sizes=(3,)), cwd=ROOT)
-        print(f"instance graph of lite-ocs, {ports:,} ports a Lite, size 3: "
+        r = run_child(IMPORT_LINE + _INSTANCE_CHILD.format(ports=ports, sizes=(3, 5)),
+                      cwd=ROOT)
+        print(f"instance graphs of lite-ocs, {ports:,} ports a Lite, sizes 3 and 5: "
               f"{r['seconds']:.2f} s (CPU {r['cpu']:.2f} s with the build of "
               f"{r['build']:.2f} s); {r['edges']:,} circuit edges; peak RSS "
               f"{r['rss_gb']:.2f} GB")

@@ -148,9 +148,12 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     together (:func:`ocs_planes`), the first option is the most copies that can be
     coloured onto them (:func:`most_copies`: an odd ring of ``n`` takes ``n`` circuits a
     copy on planes that carry ``(n - 1) / 2`` each), not more: the counts above it are
-    refused, each after a full search (a triangle of 1,024 ports: 512 down to 341). Each
-    option is made when the one before it has failed, not all at once (every copy count's
-    pairs: ports x ports / 2 pairs a group, 4.3 GB for pairs of GPUs of 4,096 ports).
+    refused, each after a full search (a triangle of 1,024 ports: 512 down to 341). An
+    odd ring of 5 or more is also listed plane by plane at the most copies ``ports``
+    carry, first where that is above ports/3 (in ring order the colouring stops there:
+    :func:`_ring_by_planes`). Each option is made when the one before it has failed, not
+    all at once (every copy count's pairs: ports x ports / 2 pairs a group, 4.3 GB for
+    pairs of GPUs of 4,096 ports).
 
     >>> [len(o) for o in circuit_options("ring", [["a", "b", "c", "d"]], 4)]
     [8, 4]
@@ -168,7 +171,53 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
         return ([p for torus in tori for p in torus * r] for r in range(start, 0, -1))
     rings = [circuits_for("ring", list(gr)) if size > 2 else [tuple(gr)] for gr in groups]
     start = _bounded(max(ports if size == 2 else ports // 2, 1), rings[0], ports, planes)
-    return ([p for ring in rings for p in ring for _ in range(r)] for r in range(start, 0, -1))
+    # an odd ring of 5 or more: the colouring of the pairs in ring order stops at ports/3
+    # copies; listed plane by plane (_ring_by_planes) they take the most the ports carry,
+    # tried first where that is more (a refused colouring is the slow part)
+    by_planes = most_copies(rings[0], ports, ports) if size >= 5 and size % 2 else 0
+
+    def options() -> Iterator[list[tuple]]:
+        for r in range(start, 0, -1):
+            in_order = [p for ring in rings for p in ring for _ in range(r)]
+            if r != by_planes:
+                yield in_order
+                continue
+            planed = [p for ring in rings for p in _ring_by_planes(ring, r)]
+            yield from (planed, in_order) if r > ports // 3 else (in_order, planed)
+
+    return options()
+
+
+def _ring_by_planes(ring: Sequence[tuple], copies: int) -> list[tuple]:
+    """``copies`` of each circuit of the odd ``ring`` (its ``n`` pairs in ring order, pair
+    ``i`` joining member ``i`` to ``i + 1``), listed plane by plane so that the first free
+    plane of both ends (:func:`topologies.optical.realize`, the planes in one order at
+    every GPU) colours them with ``ceil(copies x n / m)`` planes, ``m = (n - 1) / 2``: the
+    most a plane carries, as :func:`most_copies` counts. A plane's circuits are pairs
+    ``i, i + 2, ..., i + 2 (m - 1)`` (no GPU twice); taking ``i`` as ``2 p`` for ``p`` in
+    consecutive windows of ``m`` (mod ``n``), plane after plane, gives every pair
+    ``copies`` before any plane past that count is needed. Each plane's circuits share no
+    GPU and come before the next plane's, so the first free plane of a circuit is at most
+    its own.
+
+    >>> ring = [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a")]
+    >>> by_planes = _ring_by_planes(ring, 2)   # 5 planes of 2 circuits sharing no GPU
+    >>> [by_planes[i:i + 2] for i in (0, 2)], len(by_planes)
+    ([[('a', 'b'), ('c', 'd')], [('e', 'a'), ('b', 'c')]], 10)
+    """
+    n = len(ring)
+    m = n // 2
+    need = [copies] * n
+    out: list[tuple] = []
+    at = 0
+    while len(out) < copies * n:
+        for p in range(at, at + m):
+            i = 2 * p % n
+            if need[i]:
+                need[i] -= 1
+                out.append(ring[i])
+        at += m
+    return out
 
 
 def _bounded(start: int, copy: Sequence[tuple], ports: int, planes: int | None) -> int:
@@ -190,9 +239,11 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     """The graph an instance of ``size`` GPUs is costed on. For an optical circuit-switched
     fabric: circuits among the GPUs of every instance (the scenario's placement) set to its
     ``circuits`` topology, as many parallel copies as the ports allow (``ring``: ports/2,
-    ``torus``: ports/4; fewer where the OCS planes cannot be coloured, e.g. odd rings; a
-    torus falls back to a ring for sizes with no 2D factorisation or under 4 ports).
-    Other fabrics: ``graph`` itself."""
+    ``torus``: ports/4; fewer where the OCS planes cannot carry them, :func:`most_copies`:
+    an odd ring of ``n`` takes ``n`` circuits a copy on planes that carry ``(n - 1) / 2``
+    each, so ``ports x (n - 1) / 2 / n`` copies, ports/3 for a triangle; a torus with an
+    odd side may get fewer than its bound; a torus falls back to a ring for sizes with no
+    2D factorisation or under 4 ports). Other fabrics: ``graph`` itself."""
     if not scenario.is_ocs or size < 2:
         return graph
     from netmodel.collectives.placement import partition

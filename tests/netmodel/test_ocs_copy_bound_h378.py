@@ -4,7 +4,9 @@ A group of ``n`` GPUs wired to the same ``P`` OCS planes: a plane carries at mos
 ``n // 2`` of the group's circuits (they share no GPU on it), so ``r`` copies of a ring's
 ``n`` circuits need ``r x n <= P x (n // 2)``, and every GPU's ``2 r`` circuits ``2 r <= P``.
 A triangle: ``3 r <= P``. Counts above are refused by the colouring, each after a full
-search (a triangle of 1,024 ports tried 512 down to 341), so they are not tried.
+search (a triangle of 1,024 ports tried 512 down to 341), so they are not tried. An odd
+ring of 5 or more reaches the bound when its circuits are listed plane by plane (in ring
+order the colouring stopped at ``P // 3``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pytest
 import topologies.optical as optical
 from compute.errors import UserError
 from netmodel.study.scenario_fabric import (
+    _ring_by_planes,
     build_fabric,
     circuit_options,
     instance_graph,
@@ -77,3 +80,27 @@ def test_triangle_instances_colour_once(monkeypatch):
     assert len(calls) == 1
     assert g.graph["circuits"] == 128 // 3 * 3 * 4 == 504
     assert {d["links"] for _, _, d in g.edges(data=True)} == {4}
+
+
+@pytest.mark.parametrize("n", [5, 7, 9, 11])
+@pytest.mark.parametrize("ports", [2, 3, 4, 5, 6, 7, 8, 10, 13, 16])
+def test_odd_rings_reach_the_bound(n, ports):
+    """Listed plane by plane, an odd ring's circuits take as many copies as the bound
+    allows (and one more is refused, above): the bound is exact for rings."""
+    bound = most_copies(_ring(n), ports, ports)
+    if bound == 0:
+        return
+    fabric = ocs(gpus=n, ports=ports, ocs_ports=n)
+    ring = circuits_for("ring", list(fabric)[:n])
+    assert realize(fabric, _ring_by_planes(ring, bound)).graph["circuits"] == bound * n
+
+
+def test_odd_ring_instances_take_the_most_copies():
+    """lite-ocs at 10 ports a Lite, instances of 5: a ring's 5 circuits a copy on planes
+    that carry 2 each, 5 r <= 10 x 2, so 4 copies (the colouring in ring order stopped at
+    3 = ports/3, as a triangle's): 25 rings x 5 x 4 = 500 circuits."""
+    s = get_scenario("lite-ocs")
+    s = replace(s, fabric={**s.fabric, "ports": 10})
+    g = instance_graph(s, build_fabric(s), 5)
+    assert {d["links"] for _, _, d in g.edges(data=True)} == {4}
+    assert g.graph["circuits"] == 128 // 5 * 5 * 4 == 500
