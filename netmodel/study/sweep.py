@@ -292,7 +292,7 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
                ) -> SweepParam:
     """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
     every scenario of the sweep. ``points``: the values of a ``LO:HI`` range, a whole
-    number >= 1."""
+    number >= 1 (1 only where LO is HI: one value of a wider range would drop its HI)."""
     if not is_whole(points) or points < 1:
         raise UserError(f"points must be a whole number >= 1 (the values of a LO:HI range), "
                         f"got {describe(points)}")
@@ -319,11 +319,16 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
                                 f">= 1")
         check("sweep parameter " + path, "values", n, MAX_POINTS, "NETMODEL_MAX_SWEEP_POINTS",
               "give fewer points")
+        _check_searches(n)   # each value is a search at least: said before any is made
         if lo <= 0 or hi <= 0:
             raise UserError(f"sweep parameter {path} range {spec!r} must be positive (values are "
                             f"log-spaced); give a comma list to include 0")
         if hi < lo:
             raise UserError(f"sweep parameter {path} range {spec!r} is empty: HI is below LO")
+        if n == 1 and hi != lo:   # geomspace of 1 is LO alone: the HI typed was dropped
+            raise UserError(f"sweep parameter {path} range {spec!r} of 1 value would sweep "
+                            f"its LO alone; give 2 or more values (N, or --points), or the "
+                            f"one value")
         values = [float(v) for v in np.geomspace(lo, hi, n)] if n > 1 else [lo]
     else:
         items = [x.strip() for x in spec.split(",")]
@@ -363,6 +368,16 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
     # that neighbouring points are neighbouring values (crossovers interpolate between them)
     values = sorted(dict.fromkeys(values))
     return SweepParam(path, tuple(values), unit, bool(integer))
+
+
+def _check_searches(searches: int) -> None:
+    """Refuse a sweep of more than :data:`MAX_SEARCHES` searches (``NETMODEL_MAX_SWEEP_SEARCHES``
+    sets it): the whole sweep's count in :func:`run_sweep`, and one parameter's values (each
+    a search at least) in :func:`parse_param`, before they are made. A range's values were
+    made first: with ``NETMODEL_MAX_SWEEP_POINTS`` raised, ``LO:HI:100000000000000`` raised
+    numpy's MemoryError (728 TiB) and ``--points 300000000`` took 3.2 GB for over a minute."""
+    check("sweep", "searches", searches, MAX_SEARCHES, "NETMODEL_MAX_SWEEP_SEARCHES",
+          "sweep fewer points, scenarios or models")
 
 
 def _check_count(path: str, value: float) -> None:
@@ -610,9 +625,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     slo = check_slo(slo)
     ys = params[1].values if len(params) > 1 else (None,)
     _check_host_power_moves(params, scens)
-    check("sweep", "searches", len(scens) * len(params[0].values) * len(ys) * len(models)
-          * len(phases), MAX_SEARCHES, "NETMODEL_MAX_SWEEP_SEARCHES",
-          "sweep fewer points, scenarios or models")
+    _check_searches(len(scens) * len(params[0].values) * len(ys) * len(models) * len(phases))
     setting("NETMODEL_MAX_SWEEP_LINKS", MAX_LINKS)  # a bad value said now, not as refused points
     shared = _SweepSettings(tuple(params), tuple(models), tuple(phases), options, slo,
                             prompt, context, max_batch, parallelism)
