@@ -750,8 +750,9 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
         _check_devices(graph, gpu_list, devices)
     if "dims" in graph.graph:
         _check_dims(graph, gpu_list)
+    node_data = graph._node if plain else graph.nodes   # a dict: each via name at C speed
     for u, v, data in circuits:
-        _circuit_problem(u, v, data, graph.nodes)
+        _circuit_problem(u, v, data, node_data)
     if circuits and not ocs_ports:
         u, v, _ = circuits[0]
         _bad(f"circuit {describe(u)}-{describe(v)} is an ocs-circuit but the graph has no OCS node "
