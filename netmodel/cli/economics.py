@@ -198,6 +198,7 @@ def _print_summary(s, limit: int | None = None, latency_limit: float | None = No
     """``s``'s block; its heading names the SLO searched under (``latency_limit``, seconds:
     ``TBT <= 50 ms``, :func:`compute.phases.slo_text`)."""
     from compute.phases import slo_text
+    from netmodel.study.summary_words import sig3
 
     def pct(x: float, total: float) -> str:
         return f"{x / total:.0%}" if total else "-"
@@ -224,9 +225,10 @@ def _print_summary(s, limit: int | None = None, latency_limit: float | None = No
         ("colocation", f"{_money(s.colocation_per_year)} a year: "
                        f"{s.power_provisioned / 1e3:,.2f} kW IT provisioned (GPUs at rated "
                        f"power, hosts at max, network)"),
-        ("tokens/s/W", na if s.tokens_per_s_per_w is None else f"{s.tokens_per_s_per_w:.3g}"),
-        ("tokens/J (facility)", na if s.tokens_per_j is None else f"{s.tokens_per_j:.3g}"),
-        ("$ per M tokens", na if s.usd_per_mtoken is None else f"${s.usd_per_mtoken:.4g}"),
+        # the figures of merit as summary.md and cost_per_scenario.png print them (sig3)
+        ("tokens/s/W", na if s.tokens_per_s_per_w is None else sig3(s.tokens_per_s_per_w)),
+        ("tokens/J (facility)", na if s.tokens_per_j is None else sig3(s.tokens_per_j)),
+        ("$ per M tokens", na if s.usd_per_mtoken is None else f"${sig3(s.usd_per_mtoken)}"),
     ]
     for k, v in rows:
         click.echo(f"{k:<21} {v}")

@@ -100,6 +100,7 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
         raise UserError("plot_cost_per_scenario needs at least one cost summary")
     plt = pyplot()
     from netmodel.study.figure_kit import DPI, fit_inside, save_figure, set_margins, static_ticks
+    from netmodel.study.summary_words import sig3
 
     phases = list(dict.fromkeys(s.phase for s in summaries))
     labels = list(dict.fromkeys(f"{s.scenario}\n{s.model}" if len({x.model for x in summaries})
@@ -149,7 +150,7 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
             axes[r][j].set_ylim(0, 1.12 * top)
             for i, v in enumerate(vals):
                 if v > 0:
-                    axes[r][j].text(i, v + 0.01 * top, f"{v:.3g}", ha="center", va="bottom",
+                    axes[r][j].text(i, v + 0.01 * top, sig3(v), ha="center", va="bottom",
                                     fontsize=7)
         for r in range(3):
             axes[r][j].set_xlim(-pad, len(labels) - 1 + pad)

@@ -19,7 +19,14 @@ def ratio_x(v) -> str:
 def sig3(v) -> str:
     """Three significant figures, trailing zeros kept so a column reads at one precision
     ("54.0" beside "53.9", "3.00" beside "2.59"; plain .3g wrote "54" and "3"), and no
-    bare trailing point ("280", not "280.")."""
+    bare trailing point ("280", not "280."). The rule for a figure of merit said on its
+    own (tokens/s/W, tokens/J, USD per million tokens) wherever one is: summary.md,
+    ``netmodel cost`` and the bar labels of cost_per_scenario.png; a table column of many
+    rows (compare's) keeps fixed decimals, to line up.
+
+    >>> sig3(2.8022), sig3(0.16749), sig3(54), sig3(280.4), sig3(None)
+    ('2.80', '0.167', '54.0', '280', 'infeasible')
+    """
     return "infeasible" if v is None else f"{v:#.3g}".replace(".e", "e").rstrip(".")
 
 
