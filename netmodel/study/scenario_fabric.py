@@ -295,7 +295,7 @@ def scenario_cost_model(scenario: Scenario, graph: nx.Graph, calibration: Calibr
     ``validated``: ``graph`` is known to pass :func:`~topologies.schema.validate`. The
     one recipe of :func:`scenario_model`, the re-costing of an instance and its slices
     (:mod:`netmodel.study.instance_cost`) and the re-scoring with adjusted links
-    (:mod:`netmodel.study.crossovers`).
+    (:mod:`netmodel.study.adjusted_comm`).
 
     >>> from netmodel.study.scenarios import get_scenario
     >>> s = get_scenario("h100-dgx")
