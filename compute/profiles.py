@@ -360,6 +360,12 @@ def _measurement(where: str, row: dict) -> Measurement:
     need = "prompt" if phase == "prefill" else "context"
     if row.get(need) is None:
         raise UserError(f"{where}: a {phase} measurement needs {need} (tokens)")
+    other = "context" if phase == "prefill" else "prompt"
+    if row.get(other) is not None:   # never read by a step of this phase: not fitted on
+        reads = ("a decode step reads context, the tokens in the KV cache" if other == "context"
+                 else "a prefill reads prompt, the tokens of each prompt")
+        raise UserError(f"{where}: a {phase} measurement takes {need}, not {other} "
+                        f"({validate.describe(row[other])}: {reads}); leave out its {other}")
     tokens = {k: validate.number(where, k, row[k], minimum=1, maximum=10_000_000,
                                  integer=True)
               for k in ("prompt", "context") if row.get(k) is not None}

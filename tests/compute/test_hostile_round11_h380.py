@@ -149,3 +149,51 @@ def test_a_fitted_profile_reads_back(tmp_path):
     back = read_profile(path)
     assert back.fit[1] == len(back.measurements) == 6
     assert back.fit[2] <= back.fit[3]
+
+
+# A measurement's token count of the other phase (a prefill row's context, a decode row's
+# prompt) was read and never used: the fit ran as if the cell were empty (calibrate: exit
+# 0), where infer refuses --context with --phase prefill. Now refused, file and row named.
+
+_HEADER = "model,gpu,tp,batch,phase,prompt,context,latency_s\n"
+
+
+@pytest.mark.parametrize("row, said", [
+    ("Llama-2-70B,H100-SXM,8,1,prefill,2048,576,0.1368",
+     "a prefill measurement takes prompt, not context (576: a decode step reads context, "
+     "the tokens in the KV cache); leave out its context"),
+    ("Llama-2-70B,H100-SXM,8,1,decode,512,576,0.0298",
+     "a decode measurement takes context, not prompt (512: a prefill reads prompt, the "
+     "tokens of each prompt); leave out its prompt"),
+])
+def test_a_token_count_of_the_other_phase_is_refused(tmp_path, row, said):
+    from compute.profiles import read_measurements
+
+    path = tmp_path / "m.csv"
+    path.write_text(_HEADER + row + "\n")
+    with pytest.raises(UserError) as err:
+        read_measurements(path)
+    assert str(err.value) == f"{path}: row 2: {said}"
+
+
+def test_a_profile_row_of_the_other_phase_is_refused(tmp_path):
+    from compute.profiles import _shipped, read_profile
+
+    text = (_shipped() / "vllm-dgx-h100.toml").read_text()
+    old = 'phase = "prefill"\nbatch = 1\nprompt = 2048\n'
+    assert text.count(old) == 1
+    path = tmp_path / "p.toml"
+    path.write_text(text.replace(old, old + "context = 576\n"))
+    with pytest.raises(UserError, match=r": measurement 1: a prefill measurement takes prompt, "
+                                        r"not context \(576: "):
+        read_profile(path)
+
+
+def test_each_phase_with_its_own_count_is_read(tmp_path):
+    from compute.profiles import read_measurements
+
+    path = tmp_path / "m.csv"
+    path.write_text(_HEADER + "Llama-2-70B,H100-SXM,8,1,prefill,2048,,0.1368\n"
+                    "Llama-2-70B,H100-SXM,8,1,decode,,576,0.0298\n")
+    a, b = read_measurements(path)
+    assert (a.prompt, a.context, b.prompt, b.context) == (2048, None, None, 576)
