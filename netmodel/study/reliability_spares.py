@@ -690,18 +690,30 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
             return Recovery(f"substitute {need} spare{'s' * (need > 1)}{extra}", need, swap,
                             lost, each.pop() if len(each) == 1 else 0)
     # re-creating needs a site for every GPU of every instance the failure took down at
-    # once (two instances of 16 on a host of 32 Lites: 32 sites, not 16)
-    if placement == "pod" and len(spares) >= recreate:
+    # once (two instances of 16 on a host of 32 Lites: 32 sites, not 16); with sites for
+    # fewer, as many whole instances as they hold come back and the rest wait for the
+    # repair (Recovery.per: the availability model grants floor(free / per) of them, the
+    # free spares at most the pool's sites; where the failure stops some of the pool's
+    # sites, fewer than its grants would place, it stays all or nothing)
+    fit = min(effect.instances_down, len(spares) // cluster.instance_gpus)
+    if placement == "pod" and fit and (fit == effect.instances_down or fit >= min(
+            effect.instances_down, capacity(cluster, placement) // cluster.instance_gpus)):
         block = tuple(spares[:cluster.instance_gpus])
         r = cluster.instance_result(cluster.recost_graph(
             [comp], block, plan if cluster._direct else plan[:len(block)]), block)
         if r is not None and r.feasible:
             # per healthy rate, times the instances at it (a sum of equal shares rounds
-            # otherwise)
+            # otherwise); every down instance's, as if all came back (the model scales it
+            # by the share granted)
             lost = sum(_loss(r.tokens_per_s, t) * n * w
                        for (t, w), n in Counter((x.tokens_per_s, w) for x, w
                                                 in zip(own, weight, strict=True)).items())
-            return Recovery(f"re-create on {recreate} spares", recreate, swap, lost,
+            if fit == effect.instances_down:
+                return Recovery(f"re-create on {recreate} spares", recreate, swap, lost,
+                                cluster.instance_gpus)
+            return Recovery(f"re-create {fit} of {effect.instances_down} on "
+                            f"{fit * cluster.instance_gpus} spares ({len(spares)} free "
+                            f"port(s); the rest repair)", recreate, swap, lost,
                             cluster.instance_gpus)
     if len(spares) < need and len(spares) < recreate:
         return Recovery(f"only {len(spares)} free port(s) for {min(need, recreate)} spares",

@@ -72,6 +72,24 @@ def test_the_monte_carlo_sees_the_same_dip():
 @pytest.mark.parametrize("scenario, placement", [("lite-flat", "pod"), ("lite-ocs", "pod"),
                                                  ("h100-dgx", "global")])
 def test_the_shipped_fabrics_never_dip(scenario, placement):
-    _, mean, below = spare_curve(build_cluster(scenario, "Llama-3-70B", "decode"),
-                                 placement, range(0, 41))
-    assert np.diff(mean).min() >= 0 and np.diff(below).max() <= 0
+    cluster = build_cluster(scenario, "Llama-3-70B", "decode")
+    _, mean, below = spare_curve(cluster, placement, range(0, 41))
+    assert np.diff(mean).min() >= 0
+    steps = np.diff(below)
+    if scenario != "lite-flat":
+        assert steps.max() <= 0
+        return
+    # lite-flat's pod pool (16 free ports) re-creates one of a host's two instances from
+    # 16 spares (all or nothing, it re-created neither): the host holds all 16 to its
+    # repair, and a Lite's die or package failure in that time waits for its repair where
+    # it had a spare. Its instance down is below 99% either way; to first order the time
+    # below grows by their rate x the share of time a host holds the pool x (repair -
+    # swap), once, at 16 (the mean still gains: the host's instance is back)
+    from netmodel.study.availability_kinds import event_kinds
+
+    k = {x.cls: x for x in event_kinds(cluster, placement)}
+    held = k["host"].rate * k["host"].hold
+    one = k["gpu-die"].rate + k["gpu-package"].rate
+    hand = one * held * (k["gpu-die"].d_repair - k["gpu-die"].d_swap)
+    assert np.flatnonzero(steps > 0).tolist() == [15]
+    assert steps[15] == pytest.approx(hand, rel=0.05)
