@@ -376,6 +376,12 @@ def _measurement(where: str, row: dict) -> Measurement:
         # the range of infer's --expert-skew (compute.roofline.check_skew; 1: uniform)
         parallel["expert_skew"] = validate.number(where, "expert_skew", row["expert_skew"],
                                                   minimum=1, maximum=MAX_EXPERT_SKEW)
+        if parallel["expert_skew"] != 1 and parallel.get("ep", 1) == 1:
+            # never costed (one EP group takes every routed token; a dense model has EP 1
+            # only), as infer refuses --expert-skew without --ep N > 1
+            raise UserError(f"{where}: expert_skew {parallel['expert_skew']:g} weighs the "
+                            f"busiest of the EP groups; with ep 1 there is one group, costed "
+                            f"at 1: give ep N > 1, or leave out expert_skew")
     return Measurement(
         model=validate.name(where, "model", row.get("model")),
         gpu=validate.name(where, "GPU", row.get("gpu")),

@@ -197,3 +197,31 @@ def test_each_phase_with_its_own_count_is_read(tmp_path):
                     "Llama-2-70B,H100-SXM,8,1,decode,,576,0.0298\n")
     a, b = read_measurements(path)
     assert (a.prompt, a.context, b.prompt, b.context) == (2048, None, None, 576)
+
+
+# A measurement's expert_skew at EP 1 (a dense model's only degree) was read and costed at
+# 1: the row claimed a skew the fit never used (calibrate: exit 0), where infer refuses
+# --expert-skew without --ep N > 1 and on a dense model.
+
+@pytest.mark.parametrize("model", ["Llama-2-70B", "Mixtral-8x7B"])
+def test_an_expert_skew_at_ep_1_is_refused(tmp_path, model):
+    from compute.profiles import read_measurements
+
+    path = tmp_path / "m.csv"
+    path.write_text("model,gpu,tp,batch,phase,context,latency_s,expert_skew\n"
+                    f"{model},H100-SXM,8,1,decode,576,0.0298,2\n")
+    with pytest.raises(UserError) as err:
+        read_measurements(path)
+    assert str(err.value) == (f"{path}: row 2: expert_skew 2 weighs the busiest of the EP "
+                              f"groups; with ep 1 there is one group, costed at 1: give ep N "
+                              f"> 1, or leave out expert_skew")
+
+
+def test_an_expert_skew_of_1_or_at_ep_2_is_read(tmp_path):
+    from compute.profiles import read_measurements
+
+    path = tmp_path / "m.csv"
+    path.write_text("model,gpu,tp,batch,phase,context,latency_s,ep,expert_skew\n"
+                    "Llama-2-70B,H100-SXM,8,1,decode,576,0.0298,,1\n"
+                    "Mixtral-8x7B,H100-SXM,8,1,decode,576,0.0298,2,2\n")
+    assert [(m.ep, m.expert_skew) for m in read_measurements(path)] == [(1, 1.0), (2, 2.0)]
