@@ -458,10 +458,17 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
                    f"{cap.algbw / 1e9:.4g} GB/s); the links alone: {cap.slowdown:.3g}x as fast")
     top = result.in_switch_ceiling
     if top is not None:
+        # the ceiling holds the rate the bytes stream at, not the start-up latency or the
+        # pipeline's fill: said with the two times, so the busbw above reconciles with it
+        streamed = top.per_byte * result.nbytes
         click.echo(f"bottleneck: the in-switch reduction ceiling, busbw at most {top.ceiling:g} x "
                    f"{top.link_rate / 1e9:.4g} GB/s (a GPU's NVLink rate) = "
                    f"{top.busbw / 1e9:.4g} GB/s (the highest published NVLS busbw of the "
-                   f"generation); the links alone: {top.slowdown:.3g}x as fast")
+                   f"generation) while the in-switch phases stream, {format_time(streamed)} "
+                   f"of the {format_time(result.time)} (the links alone: {top.slowdown:.3g}x "
+                   f"as fast); the other {format_time(result.time - streamed)} (start-up "
+                   f"latency, pipeline fill and any step run apart from those phases) it does "
+                   f"not set: busbw above is over the whole time")
     click.echo(f"start-up latency {format_time(result.base_latency)}; steps:")
     click.echo(f"  {'step':<26} {'x':>4} {'stages':>6} {'xfers':>6} {'latency':>10} "
                f"{'transfer':>10} {'total':>10}  bottleneck")

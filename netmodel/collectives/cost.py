@@ -25,9 +25,10 @@ What a costed collective reports (its steps' timings, its time and bandwidths) i
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from operator import attrgetter
 from typing import Any
 
@@ -684,8 +685,17 @@ class CompiledCollective:
                           and x.floor > 0), None)
             if steady > links and phase is not None:
                 out[pipe] = InSwitchCeiling.of(phase.heads, phase.floor, ceiling,
-                                               steady / links if links > 0 else math.inf)
+                                               steady / links if links > 0 else math.inf,
+                                               steady)
         return out
+
+    def _ceiling_costs(self, protocol: Protocol, cal: Calibration, nbytes: float) -> bool:
+        """Whether the in-switch reduction ceiling adds time at ``nbytes``: the time with it
+        over the time without it (:func:`combine`'s lines at a ceiling of 0, none). Below a
+        pipeline's slice its phases run one after another, each at its links' rate where
+        that is the slower, and the ceiling on their pipeline's steady rate sets nothing."""
+        at = lambda c: min(a + b * nbytes for a, b in self.lines(protocol, c))  # noqa: E731
+        return at(cal) > at(_without_ceiling(cal)) * (1 + 1e-12)
 
     def timings(self, protocol: Protocol, cal: Calibration, nbytes: float
                 ) -> tuple[StepTiming, ...]:
@@ -700,7 +710,9 @@ class CompiledCollective:
         gamma = cal.reduction_rate
         net = cal.in_network
         ceiling = cal.in_network_ceiling
-        tops = self._ceilings(protocol, cal) if ceiling > 0 else {}
+        # the ceiling named only where it adds time at this size
+        binds = ceiling > 0 and self._ceiling_costs(protocol, cal, nbytes)
+        tops = self._ceilings(protocol, cal) if binds else {}
         for s in self.steps:
             if not s.member:
                 continue
@@ -730,14 +742,22 @@ class CompiledCollective:
                               s.tree_share)
             elif s.pipeline in tops and s.floor > 0:   # its pipeline's rate: the ceiling's
                 top = tops[s.pipeline]
-            elif s.pipeline == 0 and floor > wire:     # the in-switch ceiling binds it
+            elif binds and s.pipeline == 0 and floor > wire:   # the ceiling binds it
                 top = InSwitchCeiling.of(s.heads, s.floor, ceiling,
-                                          floor / wire if wire > 0 else math.inf)
+                                          floor / wire if wire > 0 else math.inf,
+                                          s.repeat * floor)
             bneck, bbw = ((), 0.0) if cap or top else (s.bottleneck, s.bottleneck_bandwidth)
             out.append(StepTiming(s.name, s.repeat, s.stages, s.transfers, lat, ser, red,
                                   s.repeat * (lat + ser + red), bneck, bbw, s.scaleout, cap,
                                   top))
         return tuple(out)
+
+
+@functools.lru_cache(maxsize=16)
+def _without_ceiling(cal: Calibration) -> Calibration:
+    """``cal`` with no in-switch reduction ceiling (one object per calibration, so that the
+    lines cached by calibration stay few)."""
+    return replace(cal, in_network_ceiling=0.0)
 
 
 def compile_steps(router: Router, op: str, algorithm: str, group: Iterable[Hashable],

@@ -79,20 +79,24 @@ class InSwitchCeiling:
     published NVLS busbw of the generation over a GPU's NVLink rate).
 
     The phase's busbw is at most ``ceiling`` x ``link_rate`` (a GPU's line rate into its
-    domain's reducing switches, bytes/s a direction; :attr:`busbw`). ``slowdown``: the
-    phase's transfer time over what its links alone would take (> 1).
+    domain's reducing switches, bytes/s a direction; :attr:`busbw`) while its bytes stream:
+    ``per_byte`` is the seconds per byte of the message it holds the phase (or its full
+    pipeline) to, the time each byte more takes, not the start-up latency or the pipeline's
+    fill. ``slowdown``: that time over what its links alone would take (> 1).
     """
 
     ceiling: float
     link_rate: float
     slowdown: float
+    per_byte: float = 0.0
 
     @classmethod
-    def of(cls, heads: int, floor: float, ceiling: float, slowdown: float) -> InSwitchCeiling:
+    def of(cls, heads: int, floor: float, ceiling: float, slowdown: float,
+           per_byte: float = 0.0) -> InSwitchCeiling:
         """The ceiling of an in-switch step of ``heads`` heads whose ``floor`` (seconds per
         byte at a ceiling of 1, :attr:`~netmodel.collectives.cost.StepCost.floor`) is
         (heads - 1) / heads over a GPU's link rate."""
-        return cls(ceiling, (heads - 1) / heads / floor, slowdown)
+        return cls(ceiling, (heads - 1) / heads / floor, slowdown, per_byte)
 
     @property
     def busbw(self) -> float:
