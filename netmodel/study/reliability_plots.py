@@ -23,11 +23,22 @@ from netmodel.study.reliability_timings import recovery_times
 __all__ = ["plot_blast_radius", "plot_capacity", "plot_event_loss", "plot_spares"]
 
 
-#: Characters of a 9-point title line that fit across a figure of this many inches (a
-#: --fabric spec is a scenario label of hundreds of characters).
-_TITLE_WIDTH = {7.5: 100, 6.5: 86}
+#: Characters of a 9-point title line that fit across an inch of figure (a --fabric spec
+#: is a scenario label of hundreds of characters): 100 on the capacity figure's 7.5
+#: inches, 86 on the event-loss figure's 6.5 (:func:`_title_width`).
+_TITLE_CHARS_PER_INCH = 40 / 3
 #: Characters of a 7-point legend label line that fit in half the spares figure (the longest label of study lite-gpu, 50, on one line).
 _LEGEND_WIDTH = 60
+
+
+def _title_width(inches: float, fontsize: float = 9) -> int:
+    """Characters of a ``fontsize``-point title line that fit across a figure ``inches``
+    wide (:data:`_TITLE_CHARS_PER_INCH` at 9 points, more at smaller type).
+
+    >>> _title_width(7.5), _title_width(6.5), _title_width(7.5, 8)
+    (100, 86, 112)
+    """
+    return int(_TITLE_CHARS_PER_INCH * inches * 9 / fontsize)
 
 
 def _wrapped(*lines: str, width: int) -> str:
@@ -78,10 +89,11 @@ def plot_blast_radius(result: Any, path: str | PathLike[str]) -> None:
     ax.grid(axis="y", alpha=0.3)
     ax.set_axisbelow(True)
     ax.legend(fontsize=7, frameon=False, loc="upper center", ncol=2)
-    ax.set_title(f"Blast radius per failure: {c.scenario.label}, {c.model.name} "
-                 f"{c.workload.phase},\n{c.parallelism.label}, {c.gpus:,} GPUs (bars at the "
-                 "floor: none; under each class: its failures per year in the cluster)",
-                 fontsize=8)
+    ax.set_title(_wrapped(f"Blast radius per failure: {c.scenario.label}, {c.model.name} "
+                          f"{c.workload.phase},",
+                          f"{c.parallelism.label}, {c.gpus:,} GPUs (bars at the floor: none; "
+                          "under each class: its failures per year in the cluster)",
+                          width=_title_width(fig.get_figwidth(), 8)), fontsize=8)
     _save(fig, path)
 
 
@@ -118,7 +130,7 @@ def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
                           f"{c.parallelism.label}",
                           f"{p.spares:,} spares ({p.placement}, {p.reachable_total:,} "
                           f"reachable), {m.trials:,} trials (capacity at {len(days)} instants)",
-                          width=_TITLE_WIDTH[7.5]), fontsize=9)
+                          width=_title_width(fig.get_figwidth())), fontsize=9)
     _save(fig, path)
 
 
@@ -146,7 +158,8 @@ def plot_event_loss(avail: Any, path: str | PathLike[str]) -> None:
     ax.set_title(_wrapped(f"Capacity lost per failure: {c.scenario.label}, "
                           f"{avail.pools.spares:,} spares ({avail.pools.placement})",
                           f"{len(v):,} failures sampled; dotted: one instance down for a "
-                          "swap, for a GPU repair", width=_TITLE_WIDTH[6.5]), fontsize=9)
+                          "swap, for a GPU repair", width=_title_width(fig.get_figwidth())),
+                 fontsize=9)
     _save(fig, path)
 
 
@@ -211,7 +224,7 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     # the labels not drawn in lines that fit across the figure (a --fabric spec is a
     # label of hundreds of characters)
     note = title_lines(f"not drawn: {', '.join(stuck)}, whose spares reach no GPU (no free "
-                       "port to wire one)", 120) if stuck else []
+                       "port to wire one)", _title_width(fig.get_figwidth(), 10)) if stuck else []
     fig.suptitle("\n".join(["Spares against availability (closed forms"
                             + ("; x: this run's Monte Carlo)" if marks else ")"), *note]),
                  fontsize=10)
