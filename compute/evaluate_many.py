@@ -23,7 +23,6 @@ from compute.phases import Slo, Workload, check_slo, latency_name
 from compute.results import InferenceResult
 from compute.roofline import (
     GridRates,
-    RooflineOptions,
     check_batches,
     check_context,
     check_options,
@@ -32,6 +31,7 @@ from compute.roofline import (
     grid_body,
     make_workload,
 )
+from compute.roofline_options import RooflineOptions
 from compute.sharding import Shards, check_tp, shards
 from compute.validate import describe
 

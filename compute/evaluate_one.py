@@ -24,7 +24,6 @@ from compute.comm import CommLike, RingAlphaBeta, as_comm, as_times
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.memory import (
     activation_bytes_per_token,
-    check_reserve,
     describe_fit,
     kv_cache_bytes,
     weight_bytes,
@@ -42,7 +41,6 @@ from compute.results import (
 )
 from compute.roofline import (
     MAX_BATCH,
-    RooflineOptions,
     check_batch,
     check_context,
     check_options,
@@ -52,6 +50,7 @@ from compute.roofline import (
     evaluate_grid,
     make_workload,
 )
+from compute.roofline_options import RooflineOptions, check_reserve
 from compute.sharding import Shards, check_tp, shards
 from compute.stages import PRODUCERS, STAGES, plain_step_work, stage_peaks, stage_work
 from compute.validate import is_whole

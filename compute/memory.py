@@ -37,31 +37,19 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compute.errors import UserError
 from compute.parallel import stage_mix
 from compute.results import MemoryFit
+from compute.roofline_options import DEFAULT_RESERVE, check_reserve
 from compute.sharding import Shards
-from compute.validate import describe, is_finite
 
 if TYPE_CHECKING:
     from compute.hardware import GpuSpec
     from compute.models import ModelSpec
     from compute.phases import Workload
 
-__all__ = ["DEFAULT_RESERVE", "activation_bytes", "activation_bytes_per_token", "check_reserve",
+__all__ = ["activation_bytes", "activation_bytes_per_token",
            "kv_cache_bytes", "memory_fit", "stage_kv_layers", "stage_weight_bytes",
            "weight_bytes"]
-
-#: Fraction of HBM left to the runtime (vLLM's default gpu_memory_utilization = 0.9).
-DEFAULT_RESERVE = 0.10
-
-
-def check_reserve(reserve: float) -> float:
-    """Return ``reserve`` if it is a fraction in [0, 1), else raise :class:`UserError`."""
-    if not (is_finite(reserve) and 0 <= reserve < 1):
-        raise UserError(f"memory reserve must be a fraction in [0, 1), got {describe(reserve)}")
-    return float(reserve)
-
 
 def _mla_attention_weights(model: ModelSpec, sh: Shards):
     """MLA weights of one layer per GPU: the down-projections (query and latent) and their

@@ -33,7 +33,7 @@ AFTER_MLP = ("allreduce_mlp", "dp_scatter", "moe_combine", "dp_regather")
 
 
 def halves_options(options):
-    """The :class:`~compute.roofline.RooflineOptions` the two micro-batches are evaluated
+    """The :class:`~compute.roofline_options.RooflineOptions` the two micro-batches are evaluated
     with: ``options`` without two-batch overlap and without ``overlap_collectives``. Each
     collective is one segment on the communication stream, in full: the other
     micro-batch's compute is what hides it. Hiding it behind its own producer GEMM as well
@@ -126,7 +126,7 @@ def grid_two_batch_time(model, configs, halves, rows, cols, dense_mlp_tp=None) -
     loop over the chain's segments, none over cells: each segment a few operations in
     place over every cell, the scalar schedule's additions in its order (its ``a if a > b
     else b`` is ``np.maximum`` on numbers). ``dense_mlp_tp``: the grid's
-    :class:`~compute.roofline.RooflineOptions` ``dense_mlp_tp`` (its layers' collectives
+    :class:`~compute.roofline_options.RooflineOptions` ``dense_mlp_tp`` (its layers' collectives
     counted as the grid counted them)."""
     parts = [_layer_segments(model, configs, st, counts, names, rows, col[cols], dense_mlp_tp)
              for st, counts, names, col in halves]

@@ -1,7 +1,8 @@
 """Decode with multi-token prediction (MTP, self-speculative decoding): the model's own MTP
 module drafts ``K`` tokens a step and the main model verifies them
-(:class:`~compute.roofline.RooflineOptions` ``mtp_tokens`` and ``mtp_acceptance``; off by
-default).
+(:class:`~compute.roofline_options.RooflineOptions` ``mtp_tokens`` and ``mtp_acceptance``;
+off by default). The acceptance's default and its check are
+:mod:`compute.roofline_options`' (:data:`~compute.roofline_options.DEFAULT_ACCEPTANCE`).
 
 A decode step of ``b`` sequences with ``K`` draft tokens is costed as
 
@@ -31,54 +32,18 @@ parallelism, an engine profile, two-batch overlap and :func:`compute.evaluate_ma
 
 >>> expected_tokens(1, 0.8), expected_tokens(2, 0.5), expected_tokens(0, 0.3)
 (1.8, 1.75, 1.0)
->>> DEFAULT_ACCEPTANCE
-0.9
 """
 
 from __future__ import annotations
 
-import math
-import numbers
-import tomllib
 from dataclasses import replace
-from importlib import resources
 
 import numpy as np
 
 from compute.errors import UserError
 from compute.phases import MAX_MTP_TOKENS, check_mtp_tokens
-from compute.validate import describe
 
-__all__ = ["ACCEPTANCE_SOURCE", "DEFAULT_ACCEPTANCE", "MAX_MTP_TOKENS", "check_acceptance",
-           "check_mtp_tokens", "expected_tokens", "mtp_grid", "mtp_module", "projection_time"]
-
-
-def _acceptance() -> dict:
-    text = resources.files("compute").joinpath("data/mtp.toml").read_text()
-    return tomllib.loads(text)["acceptance"]
-
-
-_DATA = _acceptance()
-#: Per-draft-token acceptance probability taken by default: the top of the DeepSeek-V3
-#: Technical Report's 85%-90% (compute/data/mtp.toml, with its source).
-DEFAULT_ACCEPTANCE: float = float(_DATA["default"])
-#: Where :data:`DEFAULT_ACCEPTANCE` comes from.
-ACCEPTANCE_SOURCE: str = _DATA["source"]
-
-
-def check_acceptance(a: object) -> float:
-    """``a`` as a float if it is a probability (a finite number from 0 to 1), else a
-    :class:`UserError`."""
-    v = math.nan
-    if isinstance(a, numbers.Real) and not isinstance(a, bool):   # numpy's, fractions too
-        try:
-            v = float(a)
-        except (TypeError, ValueError, OverflowError, ArithmeticError):
-            v = math.nan   # an integer past a float's range; numpy's timedelta64
-    if not 0 <= v <= 1:
-        raise UserError(f"MTP acceptance (mtp_acceptance) must be a probability from 0 to 1, "
-                        f"got {describe(a)}")
-    return v
+__all__ = ["MAX_MTP_TOKENS", "check_mtp_tokens", "expected_tokens", "mtp_grid", "mtp_module", "projection_time"]
 
 
 def expected_tokens(k: int, a: float) -> float:

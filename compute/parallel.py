@@ -69,13 +69,14 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from compute.errors import UserError
+from compute.parallel_rules import DENSE_MLP_TP_DEGREES
 from compute.sharding import Shards, check_tp, kv_heads_per_gpu, valid_tp_degrees
 from compute.validate import MAX_WHOLE, describe, in_range, is_whole, number
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
 
-__all__ = ["DENSE_MLP_TP_DEGREES", "DIMENSIONS", "MAX_EXPERT_SKEW", "Parallelism",
+__all__ = ["DIMENSIONS", "MAX_EXPERT_SKEW", "Parallelism",
            "check_parallelism", "configurations", "dense_data_parallel", "expert_slots", "kv_copies", "layout", "stage_layers", "stage_mix"]
 
 #: Largest expert skew taken (the busiest EP group's share of routed tokens over the mean;
@@ -237,11 +238,6 @@ def _divisors(n: int, limit: int | None = None) -> list[int]:
     return [d for d in range(1, (n if limit is None else min(n, limit)) + 1) if n % d == 0]
 
 
-#: The pipeline degrees allowed, as the CLI's help says them (one place: :func:`_check_pp`).
-PP_RULE = ("from 1 to the model's layers; stages of layers // PP layers, the rest one each to "
-           "the stages before the last (vLLM's split)")
-
-
 #: The pipeline degrees a search over every dimension tries (``serve``, ``--parallelism
 #: all``): powers of two up to 8, whether or not they divide the layers (uneven stages as
 #: vLLM splits them), as deployments pipeline over whole nodes (2 to 8 of them); other
@@ -261,8 +257,9 @@ def search_pp(model: ModelSpec, gpus: int | None = None) -> tuple[int, ...]:
 
 
 def _check_pp(model, pp) -> int:
-    """``pp`` if it is a whole number from 1 to the model's layers (:data:`PP_RULE`; any
-    such degree, as vLLM's ``get_pp_indices`` splits them: :func:`stage_layers`)."""
+    """``pp`` if it is a whole number from 1 to the model's layers
+    (:data:`~compute.parallel_rules.PP_RULE`; any such degree, as vLLM's ``get_pp_indices``
+    splits them: :func:`stage_layers`)."""
     pp = _whole("PP degree", pp)
     if pp > model.layers:
         raise UserError(f"PP degree {pp} exceeds the {model.layers} layers of {model.name}; "
@@ -303,11 +300,11 @@ def check_parallelism(model: ModelSpec, par: Parallelism, max_instance: int | No
     """``par`` with whole-number degrees if it is valid for ``model``, else a
     :class:`UserError` naming the degree and what is allowed: TP divides the heads (with
     attention DP, its attention groups of ``tp / attention_dp`` GPUs divide them), PP is
-    at most the layers (:data:`PP_RULE`), EP divides TP (one that does not divide the experts places
-    redundant copies, :func:`expert_slots`), attention DP divides TP; every
-    tensor-parallel group fits ``max_instance`` GPUs (the GPU's scale-up domain): TP itself,
-    or, for a stage of expert-parallel MoE layers wider than that, its attention groups and
-    each expert's group (:func:`_fits_domain`)."""
+    at most the layers (:data:`~compute.parallel_rules.PP_RULE`), EP divides TP (one that
+    does not divide the experts places redundant copies, :func:`expert_slots`), attention
+    DP divides TP; every tensor-parallel group fits ``max_instance`` GPUs (the GPU's
+    scale-up domain): TP itself, or, for a stage of expert-parallel MoE layers wider than
+    that, its attention groups and each expert's group (:func:`_fits_domain`)."""
     adp = _whole("attention DP degree", par.attention_dp)
     tp = check_tp(model, par.tp) if adp == 1 else _whole("TP degree", par.tp)
     pp, ep = _check_pp(model, par.pp), _check_ep(model, par.ep)
@@ -356,7 +353,7 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
         in ``tp``.
     pp : iterable of int, optional
         Pipeline stages (default ``(1,)``: no pipeline); each from 1 to the layers
-        (:data:`PP_RULE`).
+        (:data:`~compute.parallel_rules.PP_RULE`).
     ep : iterable of int or True, optional
         Expert-parallel degrees (default ``(1,)``); ``True`` tries every divisor of the
         experts. One given that does not divide the experts places redundant copies
@@ -463,13 +460,6 @@ def layout(model: ModelSpec, configs: Iterable[Parallelism | int]) -> Shards:
     )
 
 
-#: The dense-MLP TP degrees a roofline option may ask (``dense_mlp_tp``): SGLang's
-#: ``--moe-dense-tp-size`` ("TP size for MoE dense MLP layers", python/sglang/srt/server_args.py)
-#: takes None (the stage's TP) or 1: its ``require_attn_tp_gather`` asserts
-#: ``moe_dense_tp_size in [1, None]``, and ``enable_moe_dense_fully_dp()`` (``== 1``) makes
-#: the dense layers' MLP mode SCATTERED (python/sglang/srt/layers/communicator.py
-#: ``_compute_mlp_mode``): each GPU runs the whole dense MLP on its own tokens.
-DENSE_MLP_TP_DEGREES = (1,)
 
 
 def dense_data_parallel(model: ModelSpec, configs: Sequence[Parallelism], sh: Shards,

@@ -69,7 +69,7 @@ def neutral_with(**values) -> EngineProfile:
 
 
 def _options(profile: EngineProfile | None):
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
 
     return RooflineOptions(profile=profile)
 
@@ -181,7 +181,8 @@ class _Components:
 
 def _grid_of(m: Measurement, model, batches, comm, gpu: GpuSpec | None, k: int | None):
     """The roofline's grid of ``m``'s configuration over ``batches``, ``m`` checked first."""
-    from compute.roofline import RooflineOptions, evaluate_grid, make_workload
+    from compute.roofline import evaluate_grid, make_workload
+    from compute.roofline_options import RooflineOptions
 
     spec = gpu or gpu_of(m)
     _checked(m, model, spec, k)

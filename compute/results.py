@@ -224,16 +224,16 @@ class InferenceResult:
     #: redundant routed-expert copies the stage's EP groups hold, ``ep x ceil(experts /
     #: ep) - experts`` (:func:`compute.parallel.expert_slots`; 0: EP divides the experts)
     redundant_experts: int = 0
-    #: with two-batch overlap allowed (:class:`~compute.roofline.RooflineOptions`
+    #: with two-batch overlap allowed (:class:`~compute.roofline_options.RooflineOptions`
     #: ``two_batch_overlap``): seconds of the serial step the two micro-batches hide, 0
     #: where the serial step is the faster (``latency`` is the step taken; ``stages`` are
     #: the serial step's); None without the option
     two_batch_hidden: float | None = None
     #: the TP degree of an MoE model's dense MLP layers where it is not the stage's
-    #: (:class:`~compute.roofline.RooflineOptions` ``dense_mlp_tp`` on a row with attention
+    #: (:class:`~compute.roofline_options.RooflineOptions` ``dense_mlp_tp`` on a row with attention
     #: DP: 1, data-parallel); None: the stage's TP
     dense_mlp_tp: int | None = None
-    #: decode with multi-token prediction (:class:`~compute.roofline.RooflineOptions`
+    #: decode with multi-token prediction (:class:`~compute.roofline_options.RooflineOptions`
     #: ``mtp_tokens``): draft tokens a step (0: off), the tokens a sequence emits a step on
     #: average (``tokens_per_step`` is ``batch`` times it) and the seconds of the step's
     #: draft passes of the MTP module (in ``latency``, not in ``stages``, which are the

@@ -1,6 +1,6 @@
-"""The per-stage roofline model of one inference step: its options, the checks of its
-inputs, and the grid of every configuration (TP degree, or a
-:class:`~compute.parallel.Parallelism`) x batch (:func:`evaluate_grid`).
+"""The per-stage roofline model of one inference step: the checks of its inputs, and the
+grid of every configuration (TP degree, or a :class:`~compute.parallel.Parallelism`) x batch
+(:func:`evaluate_grid`); its options are :mod:`compute.roofline_options`'.
 
 Each stage's work per GPU (FLOPs, HBM bytes, collective bytes) is counted in
 :mod:`compute.stages`, whose docstring lists the stages and how each is counted. Then:
@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -40,7 +40,7 @@ import numpy as np
 
 from compute import buffers
 from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm, as_times
-from compute.errors import UserError, known
+from compute.errors import UserError
 from compute.grid_parts import (
     attention_kind_times,
     mlp_kind_gap,
@@ -48,11 +48,11 @@ from compute.grid_parts import (
     static_parts,
 )
 from compute.hardware import GpuSpec, get_gpu
-from compute.memory import DEFAULT_RESERVE, check_reserve, describe_fit
+from compute.memory import describe_fit
 from compute.micro_batches import grid_two_batch_time, halves_options
-from compute.models import COMPUTE_DTYPES, ModelSpec, get_model
+from compute.models import ModelSpec, get_model
 from compute.moe_routing import moe_comm
-from compute.mtp import DEFAULT_ACCEPTANCE, check_acceptance, check_mtp_tokens, mtp_grid
+from compute.mtp import mtp_grid
 from compute.parallel import (
     MAX_EXPERT_SKEW,
     Parallelism,
@@ -63,8 +63,8 @@ from compute.parallel import (
 )
 from compute.phases import Workload
 from compute.pipeline_time import pipeline_latency, slowest_stage
-from compute.profiles import PARAMETERS, EngineProfile
 from compute.results import RESOURCES, InferenceResult, StageResult
+from compute.roofline_options import RooflineOptions
 from compute.sharding import check_tp, shards
 from compute.stages import EXTENDED_STAGES, STAGES
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
@@ -72,169 +72,8 @@ from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["EXTENDED_STAGES", "MODES", "STAGES", "Grid", "RooflineOptions", "MAX_BATCH", "check_batch",
-           "MTP_TWO_BATCH_REFUSED", "check_options", "check_skew", "default_comm", "evaluate_grid", "make_workload", "option_help"]
-
-MODES = ("overlap", "serial")
-
-#: The one line refusing multi-token prediction with two-batch overlap (the halves' chains
-#: leave the drafts out): :class:`RooflineOptions` and :mod:`compute.two_batch`.
-MTP_TWO_BATCH_REFUSED = ("MTP decode with two-batch overlap is not modelled; give one of "
-                         "mtp_tokens and two_batch_overlap")
-
-
-#: The smallest efficiency factor taken (a fraction of peak FLOP/s or HBM bandwidth): the floor
-#: engine profiles put on their efficiencies (compute.profiles.PARAMETERS); 1e-300 would make
-#: every stage take 1e294 s.
-EFFICIENCY_FLOOR = PARAMETERS["gemm_efficiency"].minimum
-
-
-@dataclass(frozen=True)
-class RooflineOptions:
-    """How stage times are formed.
-
-    ``mode``: ``"overlap"`` (stage time = max of compute, memory, network) or ``"serial"``
-    (their sum). ``flops_efficiency`` and ``memory_efficiency``: achievable fractions of
-    peak FLOP/s and HBM bandwidth, in (0, 1] (default 1.0). ``compute_dtype``: ``"bf16"`` or
-    ``"fp8"`` tensor cores; ``None`` takes the model's. ``memory_reserve``: fraction of HBM
-    left to the runtime (:data:`compute.memory.DEFAULT_RESERVE`).
-
-    ``overlap_collectives`` (``overlap`` mode only; default False): each per-layer all-reduce
-    is pipelined with the GEMM that produces its input (chunked, as async tensor parallelism
-    does), so only the part of it longer than that GEMM shows: the collective stage's time
-    becomes ``max(0, network - producer time)``. By default the collectives are stages of
-    their own and add to the step in full.
-
-    ``profile`` (default None: the roofline): an
-    :class:`~compute.profiles.EngineProfile`, the calibrated mode (GEMM and attention
-    efficiencies, achievable HBM bandwidth, fixed overheads; see :mod:`compute.profiles`).
-    It replaces the two efficiency factors, which must then stay 1.
-
-    ``two_batch_overlap`` (default False; the roofline only, one pipeline stage): the engine
-    may run a step as two micro-batches, each one's collectives hidden behind the other's
-    compute (:mod:`compute.two_batch`); a step of two or more sequences then takes the
-    lesser of the serial step and the overlapped one (the operator turns the engine's flag
-    on or off per deployment), and the result says which (``two_batch_hidden``).
-
-    ``dense_mlp_tp`` (default None: the stage's TP): 1 runs an MoE model's dense MLP
-    layers data-parallel beside attention DP (:func:`compute.parallel.dense_data_parallel`);
-    refused for other degrees, models without dense layers and configurations without
-    attention DP.
-
-    ``mtp_tokens`` (default 0: off) and ``mtp_acceptance`` (default
-    :data:`compute.mtp.DEFAULT_ACCEPTANCE`, 0.90: DeepSeek-V3 Technical Report, Section
-    5.4.3): decode with multi-token prediction, ``mtp_tokens`` draft tokens a step from
-    the model's MTP module, each accepted with probability ``mtp_acceptance``
-    (:mod:`compute.mtp`; the roofline only, PP 1, no two-batch overlap).
-
-    A field's ``metadata`` ``help`` is its one description: the command line's option of
-    that name (dashes for underscores) is made from it (:func:`option_help`).
-    """
-
-    mode: str = "overlap"
-    flops_efficiency: float = 1.0
-    memory_efficiency: float = 1.0
-    compute_dtype: str | None = None
-    memory_reserve: float = DEFAULT_RESERVE
-    overlap_collectives: bool = False
-    profile: EngineProfile | None = None
-    two_batch_overlap: bool = field(default=False, metadata={
-        "help": "Let the engine run a step as two micro-batches, each one's collectives "
-                "hidden behind the other's compute (SGLang's --enable-two-batch-overlap, "
-                "DeepSeek's dual micro-batches): a step of 2 or more sequences takes the "
-                "lesser of the serial and the overlapped time (infer prints both; the "
-                "roofline only, PP 1)."})
-    dense_mlp_tp: int | None = field(default=None, metadata={
-        "help": "TP degree of an MoE model's dense MLP layers under attention DP: 1 runs "
-                "them data-parallel, each GPU the whole dense MLP on its own tokens with no "
-                "gather/scatter across attention groups (SGLang's --moe-dense-tp-size 1; "
-                "the dense weights replicated on every GPU); unset: the stage's TP."})
-    mtp_tokens: int = field(default=0, metadata={
-        "help": "Decode with multi-token prediction: K draft tokens a step from the "
-                "model's MTP module (DeepSeek-V3: 1 module, num_nextn_predict_layers), "
-                "verified by the main model on K + 1 tokens a sequence, after K passes "
-                "of the module; 0 (default): off. TPOT = step / expected tokens; prefill "
-                "is costed as without it (the roofline only, PP 1)."})
-    mtp_acceptance: float = field(default=DEFAULT_ACCEPTANCE, metadata={
-        "help": "Probability that each MTP draft token is accepted, in order (expected "
-                "tokens a step 1 + a + ... + a^K); default 0.9, the top of the DeepSeek-V3 "
-                "Technical Report's 85%-90% (arXiv 2412.19437, Section 5.4.3; "
-                "compute/data/mtp.toml)."})
-
-    def to_dict(self) -> dict:
-        """JSON-ready settings: the fields, ``profile`` left out without one (so the
-        roofline's settings read as before profiles existed) and named with one.
-
-        >>> RooflineOptions().to_dict()["mode"], "profile" in RooflineOptions().to_dict()
-        ('overlap', False)
-        """
-        d = {f: getattr(self, f) for f in self.__dataclass_fields__
-             if f != "profile" and (f != "two_batch_overlap" or self.two_batch_overlap)
-             and (f != "dense_mlp_tp" or self.dense_mlp_tp is not None)
-             and (f not in ("mtp_tokens", "mtp_acceptance") or self.mtp_tokens)}
-        if self.profile is not None:
-            d["profile"] = {"name": self.profile.name, "gpu": self.profile.gpu,
-                            "fitted_on": self.profile.fitted_on, **self.profile.values()}
-        return d
-
-    def __post_init__(self):
-        if not isinstance(self.mode, str) or self.mode not in MODES:
-            raise UserError(f"unknown mode {describe(self.mode)}; known: {known(MODES)}")
-        for key in ("flops_efficiency", "memory_efficiency"):
-            v = getattr(self, key)
-            if not (is_finite(v) and EFFICIENCY_FLOOR <= v <= 1):
-                raise UserError(f"{key} must be a fraction from {EFFICIENCY_FLOOR:g} to 1, "
-                                f"got {describe(v)}")
-        if self.compute_dtype is not None and (not isinstance(self.compute_dtype, str)
-                                               or self.compute_dtype not in COMPUTE_DTYPES):
-            raise UserError(f"unknown compute dtype {describe(self.compute_dtype)}; "
-                            f"known: {known(COMPUTE_DTYPES)}")
-        check_reserve(self.memory_reserve)
-        if not isinstance(self.overlap_collectives, bool):
-            raise UserError(f"overlap_collectives must be true or false, got "
-                            f"{describe(self.overlap_collectives)}")
-        if self.overlap_collectives and self.mode != "overlap":
-            raise UserError("overlap_collectives needs mode 'overlap' (serial mode sums every "
-                            "stage's compute, memory and network time)")
-        if self.profile is not None:
-            if not isinstance(self.profile, EngineProfile):
-                raise UserError(f"profile must be an EngineProfile (compute.profiles."
-                                f"get_profile), got {type(self.profile).__name__}")
-            if self.flops_efficiency != 1 or self.memory_efficiency != 1:
-                raise UserError("give a profile or flops/memory efficiency factors, not both "
-                                "(the profile holds the engine's efficiencies)")
-        if not isinstance(self.two_batch_overlap, bool):
-            raise UserError(f"two_batch_overlap must be true or false, got "
-                            f"{describe(self.two_batch_overlap)}")
-        if self.two_batch_overlap and self.profile is not None:
-            raise UserError("two-batch overlap is modelled on the roofline; give no profile")
-        if self.dense_mlp_tp is not None:
-            from compute.parallel import DENSE_MLP_TP_DEGREES
-
-            if not is_whole(self.dense_mlp_tp) or self.dense_mlp_tp not in DENSE_MLP_TP_DEGREES:
-                raise UserError(f"dense MLP TP degree (dense_mlp_tp) must be 1 (SGLang's "
-                                f"--moe-dense-tp-size 1) or unset (the stage's TP), got "
-                                f"{describe(self.dense_mlp_tp)}")
-        if type(self.mtp_tokens) is not int or self.mtp_tokens != 0:
-            object.__setattr__(self, "mtp_tokens", check_mtp_tokens(self.mtp_tokens))
-        if type(self.mtp_acceptance) is not float or self.mtp_acceptance != DEFAULT_ACCEPTANCE:
-            object.__setattr__(self, "mtp_acceptance", check_acceptance(self.mtp_acceptance))
-        if self.mtp_tokens and self.two_batch_overlap:
-            raise UserError(MTP_TWO_BATCH_REFUSED)
-        if self.mtp_tokens and self.profile is not None:
-            raise UserError(f"MTP decode (mtp_tokens {self.mtp_tokens}) is modelled on the "
-                            f"roofline, not with engine profile {self.profile.name!r}; give "
-                            f"no profile or mtp_tokens 0")
-
-
-def option_help(name: str) -> str:
-    """The help of the :class:`RooflineOptions` field ``name`` (its metadata's ``help``;
-    the command line's flag is the name with dashes, ``--two-batch-overlap``).
-
-    >>> option_help("two_batch_overlap").split(",")[0]
-    'Let the engine run a step as two micro-batches'
-    """
-    return next(f.metadata for f in fields(RooflineOptions) if f.name == name)["help"]
+__all__ = ["EXTENDED_STAGES", "STAGES", "Grid", "MAX_BATCH", "check_batch", "check_options",
+           "check_skew", "default_comm", "evaluate_grid", "make_workload"]
 
 
 def default_comm(gpu: GpuSpec) -> RingAlphaBeta:
@@ -750,7 +589,7 @@ def check_options(options: object) -> RooflineOptions:
     >>> check_options("overlap")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: options must be a compute.roofline.RooflineOptions (e.g. RooflineOptions(mode='overlap')) or None for the defaults, got 'overlap'
+    compute.errors.UserError: options must be a compute.roofline_options.RooflineOptions (e.g. RooflineOptions(mode='overlap')) or None for the defaults, got 'overlap'
     """
     return of_type("options", options, RooflineOptions,
                    "RooflineOptions(mode='overlap')") or _DEFAULT_OPTIONS

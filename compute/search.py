@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from compute.hardware import GpuSpec
     from compute.models import ModelSpec
     from compute.phases import Workload
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
 
 __all__ = ["DEFAULT_MAX_BATCH", "MAX_CONFIGURATIONS", "pareto_front", "search"]
 
@@ -130,7 +130,7 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
         heads).
     pp : iterable of int, optional
         Pipeline stages to try (default ``(1,)``), each from 1 to the layers
-        (:data:`~compute.parallel.PP_RULE`: uneven stages split as vLLM splits them).
+        (:data:`~compute.parallel_rules.PP_RULE`: uneven stages split as vLLM splits them).
     ep : iterable of int or True, optional
         Expert-parallel degrees (default ``(1,)``; ``True``: every divisor of the experts),
         one given that does not divide the experts places redundant copies

@@ -58,7 +58,8 @@ from compute.micro_batches import halves_options, two_batch_time
 from compute.models import get_model
 from compute.parallel import Parallelism, dense_data_parallel, layout
 from compute.results import InferenceResult
-from compute.roofline import MTP_TWO_BATCH_REFUSED, check_options
+from compute.roofline import check_options
+from compute.roofline_options import MTP_TWO_BATCH_REFUSED
 from compute.stages import layer_counts
 
 __all__ = ["TwoBatchResult", "evaluate_two_batch", "step_segments", "two_batch_time"]

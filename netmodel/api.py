@@ -32,7 +32,8 @@ from compute.errors import UserError
 from compute.hardware import GpuSpec, get_gpu
 from compute.models import ModelSpec, get_model
 from compute.phases import PHASES, Slo, check_slo
-from compute.roofline import RooflineOptions, check_options
+from compute.roofline import check_options
+from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
 from compute.validate import describe, is_whole
 

@@ -93,7 +93,7 @@ def two_batch_grid(repeats: int = 3) -> None:
     stage), without and with ``two_batch_overlap``: what timing every cell as two
     micro-batches costs (one grid of the half batches, then the two streams' schedule)."""
     sys.path.insert(0, str(ROOT))
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
     from compute.search import search
 
     cases = [("Llama-3-70B", dict(attention_dp=True)),

@@ -312,7 +312,7 @@ def test_an_slo_that_is_not_an_slo_is_one_line_naming_slo(call):
 ])
 def test_options_that_are_not_roofline_options_are_one_line_naming_options(call):
     # Before: AttributeError: 'dict' object has no attribute 'profile' / 'compute_dtype'
-    with pytest.raises(UserError, match=r"^options must be a compute\.roofline\.RooflineOptions"):
+    with pytest.raises(UserError, match=r"^options must be a compute\.roofline_options\.RooflineOptions"):
         call()
 
 

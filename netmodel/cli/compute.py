@@ -50,7 +50,7 @@ __all__ = ["hardware", "infer", "models", "search"]
 
 def _pp_rule() -> str:
     """The pipeline degrees allowed, as compute checks them (for --help)."""
-    from compute.parallel import PP_RULE
+    from compute.parallel_rules import PP_RULE
 
     return PP_RULE
 
@@ -101,7 +101,7 @@ def _model_gpu_options(f):
         click.option("--context", default="1513", show_default=True, metavar="TOKENS",
                      help="Context of a decode step (median coding prompt + median output)."),
         click.option("--mode", default="overlap", show_default=True, cls=RegistryHelp,
-                     metavar_from=registry_metavar("compute.roofline", "MODES"),
+                     metavar_from=registry_metavar("compute.roofline_options", "MODES"),
                      help="overlap: stage time = max(compute, memory, network); serial: sum."),
         click.option("--overlap-collectives", is_flag=True,
                      help="Hide each all-reduce behind the GEMM producing its input."),
@@ -129,7 +129,8 @@ def _setup(kw):
     """Model, GPU, workload, options, SLO and the collectives (model, description, the
     fabric's GPUs) from the shared options."""
     from compute.phases import check_phase
-    from compute.roofline import RooflineOptions, make_workload
+    from compute.roofline import make_workload
+    from compute.roofline_options import RooflineOptions
 
     model = resolve_model(kw["model_name"], kw["model_file"], kw["hf_config"])
     gpu, comm, desc, fabric_gpus = resolve_collectives(kw["scenario_ref"], kw["fabric_ref"],

@@ -264,10 +264,10 @@ def phase_option(*, default: str, takes: str, dest: str = "phase") -> Callable[[
 
 
 def roofline_flag(name: str):
-    """The on/off option of the :class:`compute.roofline.RooflineOptions` field ``name``:
+    """The on/off option of the :class:`compute.roofline_options.RooflineOptions` field ``name``:
     ``--`` and the name with dashes, its help the field's (read when help is shown)."""
     def help_from() -> str:
-        from compute.roofline import option_help
+        from compute.roofline_options import option_help
 
         return option_help(name)
 
@@ -276,11 +276,11 @@ def roofline_flag(name: str):
 
 
 def roofline_option(name: str, metavar: str):
-    """The valued option of the :class:`compute.roofline.RooflineOptions` field ``name``
+    """The valued option of the :class:`compute.roofline_options.RooflineOptions` field ``name``
     (default unset: the field's default): ``--`` and the name with dashes, its help the
     field's (read when help is shown); the command reads the text as the field's value."""
     def help_from() -> str:
-        from compute.roofline import option_help
+        from compute.roofline_options import option_help
 
         return option_help(name)
 

@@ -82,7 +82,7 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     rate (--rate or the workload file's) needs do not fit the fabric (the table is still
     printed). With --two-batch-overlap each pool's step is the lesser of the serial one and
     two micro-batches overlapped (roofline only; the pools then search PP 1)."""
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
     from netmodel.cli.main import NOTHING_FEASIBLE
     from netmodel.cli.resolve import dense_mlp_tp as dense_degree
     from netmodel.cli.resolve import mtp_settings, profile_line, resolve_profile, whole_option

@@ -75,7 +75,7 @@ def _phases(text: str, option: str = "--phases") -> list[str]:
 def _settings(ttft: str, tbt: str, overlap_collectives: bool, profile_ref=None, *,
               two_batch_overlap: bool = False, dense_mlp_tp: str | None = None,
               mtp_tokens: str | None = None, mtp_acceptance: str | None = None):
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
     from netmodel.cli.resolve import dense_mlp_tp as dense_degree
     from netmodel.cli.resolve import mtp_settings, resolve_profile
 

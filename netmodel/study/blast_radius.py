@@ -19,7 +19,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.phases import Slo
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
 from netmodel.study.reliability_catalog import HOUR, Catalog
 from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster, check_cluster

@@ -29,7 +29,8 @@ from compute.limits import check
 from compute.models import get_model
 from compute.parallel import Parallelism
 from compute.phases import DECODE, PHASES, Slo, check_phase, check_slo, latency_name, slo_text
-from compute.roofline import RooflineOptions, check_options, make_workload
+from compute.roofline import check_options, make_workload
+from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, search
 from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS

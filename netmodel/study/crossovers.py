@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
     from compute.models import ModelSpec
     from compute.phases import Slo
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
     from netmodel.study.compare import CompareResult
 
 __all__ = ["BANDWIDTH_RANGE", "LATENCY_RANGE", "TOLERANCE", "Crossover", "CrossoverResult",

@@ -70,7 +70,7 @@ if TYPE_CHECKING:
     from compute.parallel import Parallelism
     from compute.phases import Workload
     from compute.results import InferenceResult, SearchResult
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
     from netmodel.collectives.calibration import Calibration
     from netmodel.collectives.model import FabricCostModel
 

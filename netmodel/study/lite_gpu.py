@@ -37,7 +37,8 @@ from compute.hardware import get_gpu
 from compute.limits import check
 from compute.models import get_model
 from compute.phases import PHASES, Slo, check_phase, check_slo
-from compute.roofline import RooflineOptions, check_options, default_comm, make_workload
+from compute.roofline import check_options, default_comm, make_workload
+from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.workers import forks, in_background
 from netmodel.study.defaults import (

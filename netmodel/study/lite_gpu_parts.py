@@ -27,7 +27,7 @@ from netmodel.study.figure_kit import figure_style
 if TYPE_CHECKING:
     from compute.models import ModelSpec
     from compute.phases import Slo
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
     from netmodel.study.compare import CompareResult, CompareRow
     from netmodel.study.fabric_search import FabricSearch
     from netmodel.study.scenarios import Scenario

@@ -77,7 +77,8 @@ from compute.errors import NothingFeasible, UserError, known
 from compute.models import get_model
 from compute.parallel import Parallelism
 from compute.phases import Slo, check_slo
-from compute.roofline import RooflineOptions, check_options, make_workload
+from compute.roofline import check_options, make_workload
+from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import SECONDS_PER_YEAR
 from compute.validate import describe, of_type

@@ -25,7 +25,7 @@ from netmodel.study.reliability_timings import recovery_times
 if TYPE_CHECKING:
     from compute.models import ModelSpec
     from compute.phases import Slo, Workload
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
     from netmodel.study.fabric_search import FabricSearch
     from netmodel.study.reliability_catalog import Catalog
     from netmodel.study.scenarios import Scenario

@@ -21,7 +21,7 @@ from netmodel.study.defaults import PARALLELISM
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
 
 __all__ = ["check_fabric_options", "check_parallelism_name", "parallel_dimensions",
            "refuse_mtp", "refuse_unwired_options"]
@@ -82,7 +82,7 @@ def refuse_unwired_options(options: RooflineOptions | None, caller: str,
     sweep take all three, :func:`check_fabric_options`). ``models``: the caller's models,
     named by :func:`refuse_mtp`.
 
-    >>> from compute.roofline import RooflineOptions
+    >>> from compute.roofline_options import RooflineOptions
     >>> refuse_unwired_options(RooflineOptions(two_batch_overlap=True), "the study")
     Traceback (most recent call last):
     ...
@@ -106,7 +106,7 @@ def refuse_mtp(options: RooflineOptions | None, caller: str,
     with it.
 
     >>> from compute.models import get_model
-    >>> from compute.roofline import RooflineOptions
+    >>> from compute.roofline_options import RooflineOptions
     >>> refuse_mtp(RooflineOptions(mtp_tokens=1), "the study", [get_model("Llama-3-70B")])
     Traceback (most recent call last):
     ...
@@ -141,7 +141,7 @@ def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions |
     collectives.
 
     >>> from compute.models import get_model
-    >>> from compute.roofline import RooflineOptions
+    >>> from compute.roofline_options import RooflineOptions
     >>> check_fabric_options([get_model("DeepSeek-V3")], RooflineOptions(dense_mlp_tp=1), "tp")
     Traceback (most recent call last):
     ...

@@ -82,7 +82,8 @@ from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.parallel import SEARCH_PP, Parallelism, kv_copies, search_pp
 from compute.phases import Slo, Workload, check_slo
-from compute.roofline import RooflineOptions, check_options
+from compute.roofline import check_options
+from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from netmodel.study.scenarios import get_scenario
 

@@ -28,12 +28,12 @@ def multinode_prediction(row: dict, two_batch: bool = False, dense_dp: bool = Fa
     A decode row whose source may run the model's MTP module (``emitted`` 2: at most 2
     tokens a step) is costed both ways and the higher taken (whether MTP ran is not
     said): one token a step, and ``--mtp-tokens emitted - 1`` at the published acceptance
-    (:data:`compute.mtp.DEFAULT_ACCEPTANCE`: the verification pass, the module's passes,
+    (:data:`compute.roofline_options.DEFAULT_ACCEPTANCE`: the verification pass, the module's passes,
     ``1 + a`` expected tokens). MTP with two-batch overlap is not modelled: there the
     bare bound stays, ``emitted`` tokens a step over the step without MTP (every draft
     accepted, the module free; :func:`mtp_costed` says which a row's figure is)."""
     from compute.evaluate_one import evaluate
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
     from compute.two_batch import evaluate_two_batch
     from netmodel.cli.resolve import resolve_collectives
 
@@ -70,7 +70,7 @@ def mtp_costed(row: dict, two_batch: bool = False) -> bool:
 def multinode(markdown: bool) -> list[str]:
     """Every multi-server row: measured and roofline tokens/s a server and the margin
     (roofline / measured: >= 1 where the bound holds); excluded rows with their reason."""
-    from compute.mtp import ACCEPTANCE_SOURCE, DEFAULT_ACCEPTANCE
+    from compute.roofline_options import ACCEPTANCE_SOURCE, DEFAULT_ACCEPTANCE
 
     with open(MULTINODE) as fh:
         rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))

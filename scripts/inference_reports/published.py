@@ -79,7 +79,7 @@ def published(markdown: bool) -> list[str]:
     roofline / measured for throughputs: >= 1 where the bound holds) and, on H100 rows, the
     calibrated mode with its error; excluded rows with their reason; a summary."""
     from compute.profiles import get_profile
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
 
     rows = published_rows()
     used = [r for r in rows if r["status"] == "used"]

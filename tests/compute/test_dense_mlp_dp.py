@@ -17,7 +17,8 @@ from compute.evaluate_one import evaluate
 from compute.models import get_model
 from compute.parallel import Parallelism, dense_data_parallel, layout
 from compute.phases import Workload
-from compute.roofline import RooflineOptions, evaluate_grid
+from compute.roofline import evaluate_grid
+from compute.roofline_options import RooflineOptions
 from compute.stages import layer_counts, mlp_work_by_kind
 from netmodel.cli.main import cli
 

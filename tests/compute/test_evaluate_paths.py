@@ -25,7 +25,8 @@ from compute.models import get_model, model_catalog
 from compute.parallel import Parallelism, configurations
 from compute.phases import Slo
 from compute.results import MemoryFit, StageResult, unchecked
-from compute.roofline import RooflineOptions, evaluate_grid, make_workload, stage_sum
+from compute.roofline import evaluate_grid, make_workload, stage_sum
+from compute.roofline_options import RooflineOptions
 from compute.sharding import valid_tp_degrees
 
 OPTIONS = [None, RooflineOptions(mode="serial"), RooflineOptions(overlap_collectives=True),

@@ -17,7 +17,8 @@ from compute.evaluate_one import evaluate
 from compute.models import ModelSpec, get_model, load_hf_config
 from compute.parallel import Parallelism
 from compute.profiles import get_profile
-from compute.roofline import RooflineOptions, evaluate_grid, make_workload
+from compute.roofline import evaluate_grid, make_workload
+from compute.roofline_options import RooflineOptions
 
 DATA = Path(__file__).parent / "data" / "hf_quantized"
 H100_BF16, H100_FP8, A100_BF16 = 989.4e12, 1978.9e12, 312e12

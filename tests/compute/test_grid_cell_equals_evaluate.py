@@ -36,7 +36,8 @@ import numpy as np
 import pytest
 
 from compute.evaluate_one import evaluate
-from compute.roofline import RooflineOptions, evaluate_grid, make_workload
+from compute.roofline import evaluate_grid, make_workload
+from compute.roofline_options import RooflineOptions
 
 BATCHES = np.arange(1, 1025)
 OPTIONS = [None, RooflineOptions(mode="serial"), RooflineOptions(overlap_collectives=True)]

@@ -15,7 +15,7 @@ import pytest
 
 from compute import power, yield_model
 from compute.errors import UserError
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from compute.validate import describe
 
 

@@ -13,7 +13,8 @@ import pytest
 from compute.errors import KNOWN_LENGTH, UserError, known
 from compute.hardware import derive_gpu, get_gpu, load_gpu_file
 from compute.phases import Slo
-from compute.roofline import RooflineOptions, check_skew
+from compute.roofline import check_skew
+from compute.roofline_options import RooflineOptions
 from compute.validate import is_finite
 
 HUGE = 10**400   # an exact integer no float holds: math.isfinite(HUGE) raised OverflowError

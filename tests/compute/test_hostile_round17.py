@@ -40,7 +40,7 @@ def test_evaluate_grid_refuses_options_of_the_wrong_type_by_name(options):
     # 'dense_mlp_tp') or numpy's ValueError
     from compute.roofline import evaluate_grid
 
-    with pytest.raises(UserError, match=r"^options must be a compute\.roofline\."
+    with pytest.raises(UserError, match=r"^options must be a compute\.roofline_options\."
                                         r"RooflineOptions .* or None for the defaults, got "):
         evaluate_grid("Llama-3-8B", "H100-SXM", [1], [1], "decode", options=options)
 
@@ -51,6 +51,6 @@ def test_evaluate_two_batch_refuses_options_of_the_wrong_type_by_name(options):
     # AttributeError ('float' object has no attribute 'profile')
     from compute.two_batch import evaluate_two_batch
 
-    with pytest.raises(UserError, match=r"^options must be a compute\.roofline\."
+    with pytest.raises(UserError, match=r"^options must be a compute\.roofline_options\."
                                         r"RooflineOptions .* or None for the defaults, got "):
         evaluate_two_batch("Llama-3-8B", "H100-SXM", 1, 8, "decode", options=options)

@@ -4,9 +4,8 @@ import pytest
 
 from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
-from compute.memory import DEFAULT_RESERVE
 from compute.models import get_model, model_names
-from compute.roofline import RooflineOptions
+from compute.roofline_options import DEFAULT_RESERVE, RooflineOptions
 
 
 @pytest.mark.parametrize("name", model_names())

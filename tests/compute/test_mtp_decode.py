@@ -21,9 +21,10 @@ from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
 from compute.model_spec import ModelSpec
 from compute.models import get_model, load_hf_config
-from compute.mtp import DEFAULT_ACCEPTANCE, expected_tokens, mtp_module
+from compute.mtp import expected_tokens, mtp_module
 from compute.phases import Workload
-from compute.roofline import RooflineOptions, evaluate_grid
+from compute.roofline import evaluate_grid
+from compute.roofline_options import DEFAULT_ACCEPTANCE, RooflineOptions
 from netmodel.cli.main import cli
 
 # a small dense model with one MTP module: h 1024, 8 heads of 128 (MHA), SwiGLU 4096,

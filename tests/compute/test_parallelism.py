@@ -344,7 +344,7 @@ _CASES = [("Llama-3-70B", "Lite", P(8, pp=2)), ("Llama-3-70B", "Lite", P(16, 2, 
 @given(st.sampled_from(_CASES), st.sampled_from(["prefill", "decode"]), st.integers(1, 300),
        st.sampled_from(["overlap", "serial"]), st.floats(1.0, 3.0))
 def test_stage_totals_and_time_split_add_up_to_the_step(case, phase, batch, mode, skew):
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
 
     model, gpu, c = case
     r = evaluate(model, gpu, c.tp, batch, phase, pp=c.pp, ep=c.ep, attention_dp=c.attention_dp,

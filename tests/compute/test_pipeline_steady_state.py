@@ -17,7 +17,8 @@ from compute.evaluate_one import evaluate
 from compute.parallel import Parallelism
 from compute.phases import Slo
 from compute.profiles import get_profile
-from compute.roofline import RooflineOptions, evaluate_grid, make_workload
+from compute.roofline import evaluate_grid, make_workload
+from compute.roofline_options import RooflineOptions
 from compute.search import search
 from netmodel.cli.main import cli
 

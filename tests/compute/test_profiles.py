@@ -28,7 +28,7 @@ from compute.profiles import (
     read_measurements,
     read_profile,
 )
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from compute.search import search
 
 

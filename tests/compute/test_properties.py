@@ -9,7 +9,7 @@ from compute.evaluate_one import evaluate
 from compute.hardware import catalog, derive_gpu, get_gpu
 from compute.models import get_model, model_names
 from compute.phases import Slo
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from compute.search import search
 from compute.sharding import valid_tp_degrees
 from compute.stages import STAGES, stage_peaks

@@ -8,7 +8,8 @@ from compute.errors import UserError
 from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
 from compute.models import ModelSpec, get_model
-from compute.roofline import STAGES, RooflineOptions, evaluate_grid, make_workload
+from compute.roofline import STAGES, evaluate_grid, make_workload
+from compute.roofline_options import RooflineOptions
 from compute.sharding import kv_heads_per_gpu, kv_replication
 
 H100_BW = 3.35e12       # bytes/s

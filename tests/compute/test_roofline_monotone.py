@@ -26,7 +26,7 @@ from compute.hardware import catalog, derive_gpu, get_gpu
 from compute.models import get_model, model_names
 from compute.parallel import configurations
 from compute.profiles import get_profile, profile_names
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 
 RUN = settings(max_examples=int(os.environ.get("NETMODEL_INVARIANT_EXAMPLES", "15")),
                deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -25,12 +25,12 @@ from compute.models import get_model
 from compute.parallel import Parallelism, layout
 from compute.profiles import get_profile
 from compute.roofline import (
-    RooflineOptions,
     check_time,
     default_comm,
     evaluate_grid,
     make_workload,
 )
+from compute.roofline_options import RooflineOptions
 from compute.search import pareto_front, search
 from compute.sharding import shards
 from compute.stages import PIPELINE_STAGES, PRODUCERS, stage_peaks, stage_work

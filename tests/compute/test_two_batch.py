@@ -22,7 +22,7 @@ import pytest
 
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from compute.two_batch import evaluate_two_batch, step_segments, two_batch_time
 
 

@@ -20,7 +20,7 @@ from compute.evaluate_one import evaluate
 from compute.hardware import derive_gpu, get_gpu
 from compute.models import get_model
 from compute.parallel import configurations
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from compute.two_batch import evaluate_two_batch
 
 CASE = dict(model="gpt-oss-20b", tp=32, batch=128, phase="prefill", attention_dp=2,

@@ -14,7 +14,8 @@ import pytest
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
 from compute.parallel import Parallelism
-from compute.roofline import RooflineOptions, evaluate_grid, make_workload
+from compute.roofline import evaluate_grid, make_workload
+from compute.roofline_options import RooflineOptions
 from compute.two_batch import evaluate_two_batch
 
 TBO = RooflineOptions(two_batch_overlap=True)

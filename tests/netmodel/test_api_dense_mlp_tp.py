@@ -8,7 +8,7 @@ import pytest
 
 import netmodel
 from compute.errors import UserError
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 
 DENSE_DP = RooflineOptions(dense_mlp_tp=1)
 

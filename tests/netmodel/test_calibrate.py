@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from compute.profile_fit import fit_profile, leave_one_out, predict, roofline
 from compute.profiles import PARAMETERS, get_profile, read_measurements, read_profile
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from netmodel.cli import main as cli_main
 from netmodel.study.fabric_search import ScenarioCollectives
 from tests.netmodel.cli_helpers import one_line_error

@@ -54,7 +54,7 @@ REGISTRIES = {
     "--load-from": ("netmodel.study.reliability_catalog", "LOAD_SOURCES"),
     "--instances": ("netmodel.study.scenarios", "INSTANCES"),
     "--share": ("netmodel.study.network_bill", "SHARES"),
-    "--mode": ("compute.roofline", "MODES"),
+    "--mode": ("compute.roofline_options", "MODES"),
     "--compute-dtype": ("compute.hardware", "DTYPES"),
     "--placement": ("netmodel.collectives.names", "PLACEMENTS"),
 }

@@ -392,7 +392,7 @@ def test_search_exits_3_when_nothing_is_feasible_on_a_scenario():
 def test_profile_on_infer_and_search():
     from compute.evaluate_one import evaluate
     from compute.profiles import get_profile
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
 
     args = ("--model", "Llama-2-70B", "--gpu", "H100-SXM", "--phase", "decode")
     d = json.loads(run("infer", *args, "--tp", "8", "--batch", "32", "--profile",

@@ -8,7 +8,7 @@ import click
 import pytest
 
 from compute.errors import UserError
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from netmodel.cli.main import flags_for_parameters
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 

@@ -151,7 +151,7 @@ def test_the_grid_scorer_equals_searching_again(model, scenario, phase):
 def test_the_grid_scorer_declines_what_it_does_not_reproduce():
     """Collectives hidden behind their GEMMs change how stages add up: the scorer is not
     built, and the crossovers search every point as before (same answer as a search)."""
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
     from netmodel.study.crossovers import _GridScorer
 
     s = get_scenario("lite-flat@Lite")

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 import netmodel
 from compute.errors import UserError
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from netmodel.cli.main import cli
 
 TBO = ("--two-batch-overlap",)

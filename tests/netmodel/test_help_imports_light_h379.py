@@ -2,9 +2,11 @@
 dask): ``topology show --help`` loaded both through ``topologies/__init__`` (0.29 s against
 0.04 s for ``netmodel --help``), as did ``topology compare/export/plot`` and ``calibrate``.
 
-The commands walked are the command line's own (a new command is checked by itself). Those
-whose help still reads a registry living beside numpy are listed in ``STILL_HEAVY`` (strict
-xfail: when one is made light, the list must shrink).
+The commands walked are the command line's own (a new command is checked by itself). The
+last eight to load numpy (collective, costs, compare, infer, search, serve, sweep, yield)
+read their help from the roofline's options, the die yield models and the collective
+engine's names, which now live in modules of their own without numpy
+(compute.roofline_options, compute.parallel_rules, compute.dies, netmodel.collectives.names).
 """
 
 from __future__ import annotations
@@ -18,16 +20,6 @@ import pytest
 from netmodel.cli.main import cli
 
 HEAVY = ("numpy", "networkx", "scipy", "matplotlib", "dask")
-
-#: Commands whose help reads a registry in a module that imports numpy at its top (the
-#: roofline's options and modes, die yield models, collective algorithms and placements).
-STILL_HEAVY = {
-    "compare": "compute.roofline (option help, MODES) imports numpy",
-    "infer": "compute.roofline (option help, MODES) imports numpy",
-    "search": "compute.roofline (option help, MODES) imports numpy",
-    "serve": "compute.roofline (option help, MODES) imports numpy",
-    "sweep": "compute.roofline (option help, MODES) imports numpy",
-}
 
 
 def _command_paths(command: click.Command, path: tuple[str, ...], ctx: click.Context):
@@ -56,12 +48,10 @@ def test_every_group_and_command_is_walked():
     walked = {" ".join(p) for p in PATHS}
     assert {"", "topology", "topology show", "topology compare", "study",
             "study lite-gpu"} <= walked
-    assert set(STILL_HEAVY) <= walked
+    assert {"collective", "costs", "compare", "infer", "search", "serve", "sweep",
+            "yield"} <= walked
 
 
-@pytest.mark.parametrize("path", [
-    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=STILL_HEAVY[" ".join(p)]))
-    if " ".join(p) in STILL_HEAVY else p
-    for p in PATHS], ids=lambda p: " ".join(p) or "netmodel")
+@pytest.mark.parametrize("path", PATHS, ids=lambda p: " ".join(p) or "netmodel")
 def test_help_imports_no_numerical_library(path):
     assert _heavy_after_help(path) == []

@@ -11,7 +11,7 @@ import pytest
 
 import netmodel
 from compute.errors import UserError
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study import cost, network_bill
 from netmodel.study.scenarios import Adjust

@@ -12,7 +12,7 @@ import pytest
 
 from compute.errors import UserError
 from compute.phases import Slo
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 
 HOSTILE = [0.05, "x", np.array([1.0, 2.0]), np.array(5), [1.0], Slo, RooflineOptions]
 

@@ -71,7 +71,8 @@ def test_serve_prefill_interval_is_the_grids_steady_interval(mode):
     """serve's steady-state seconds per batch are the grid's own interval, b x the slowest
     stage's period; on PP 1 rows, the latency itself."""
     from compute.parallel import Parallelism
-    from compute.roofline import RooflineOptions, evaluate_grid, make_workload
+    from compute.roofline import evaluate_grid, make_workload
+    from compute.roofline_options import RooflineOptions
     from netmodel.study.serving import _prefill_interval
 
     configs = [Parallelism(tp, pp) for tp in (1, 2) for pp in (1, 2, 4)]

@@ -14,7 +14,7 @@ import pytest
 import netmodel
 from compute.errors import UserError
 from compute.hardware import get_gpu
-from compute.roofline import RooflineOptions, option_help
+from compute.roofline_options import RooflineOptions, option_help
 from netmodel.study.compare import COMPARE_COLUMNS, CompareRow
 from netmodel.study.fabric_search import fabric_search
 from tests.netmodel.cli_helpers import one_line_error, run_cli

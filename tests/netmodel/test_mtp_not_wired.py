@@ -8,7 +8,7 @@ import pytest
 
 import netmodel
 from compute.errors import UserError
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 
 MTP = RooflineOptions(mtp_tokens=1)
 

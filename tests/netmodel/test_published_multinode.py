@@ -238,7 +238,7 @@ def test_dense_mlp_layers_data_parallel_keep_the_bound():
     still above every measurement (measured 2026-12: 1.21x, SGLang's balanced 4K prefill,
     to 2.78x, DeepSeek's decode; the serial step's 1.13x-2.56x). On 4 x 8 H100 at 4096
     tokens a GPU the 6 collectives were 6.1% of the step (1.950 -> 1.831 s)."""
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
 
     dense = RooflineOptions(dense_mlp_tp=1)
     out = {}
@@ -267,7 +267,7 @@ def test_dense_mlp_data_parallel_with_two_batch_overlap_keeps_the_bound():
     --moe-dense-tp-size 1): still above every row, measured 2026-12 1.63x (SGLang's decode
     on 9 x 8 H100) to 3.66x (DeepSeek's decode, 3.661; its prefill 3.657, the largest
     before NCCL's PXN)."""
-    from compute.roofline import RooflineOptions
+    from compute.roofline_options import RooflineOptions
     from compute.two_batch import evaluate_two_batch
 
     out = {}

@@ -11,7 +11,7 @@ from compute.comm import NoCommunication, RingAlphaBeta
 from compute.errors import UserError
 from compute.outputs import MANIFEST
 from compute.phases import Slo
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from compute.search import search
 from netmodel.cli.main import cli
 from netmodel.study.lite_gpu import (

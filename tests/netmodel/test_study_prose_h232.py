@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from netmodel.study.compare import run_compare
 
 STUDY_MD = Path(__file__).resolve().parents[2] / "docs" / "study.md"

@@ -8,7 +8,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from compute.profiles import get_profile
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 from netmodel.study.summary import _notes
 
 

@@ -6,7 +6,7 @@ import pytest
 
 import netmodel
 from compute.errors import UserError
-from compute.roofline import RooflineOptions
+from compute.roofline_options import RooflineOptions
 
 TBO = RooflineOptions(two_batch_overlap=True)
 

@@ -15,7 +15,8 @@ from click.testing import CliRunner
 
 from compute.evaluate_one import evaluate
 from compute.phases import Slo
-from compute.roofline import RooflineOptions, make_workload, option_help
+from compute.roofline import make_workload
+from compute.roofline_options import RooflineOptions, option_help
 from compute.search import search
 from compute.two_batch import evaluate_two_batch
 from netmodel.cli.main import cli
