@@ -255,7 +255,10 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     parameter, a panel per model and phase, a line per scenario (colour and marker); with
     a second parameter, one line style per value of it. A star marks each point where one
     scenario overtakes another; those with the first scenario (the baseline) are named in
-    the panel's corner. Infeasible points are left out (the line stops). A cost is drawn
+    the panel's corner. Infeasible points are left out (the line stops) and marked by an
+    x on the x axis in the line's colour; a point with no drawn neighbour (a lone buildable
+    value) has a larger marker, so that another line's at the same place does not hide
+    it (lines keep their thinning widths for the same reason). A cost is drawn
     as the straight line in the swept value it is between two points (curved on a log
     axis), so its lines meet at the star; tokens/s/SM straight between them."""
     plt = pyplot()
@@ -294,6 +297,7 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
         return _straight_in_x(*curve) if result.metric == "usd_per_mtoken" else (*curve, None)
 
     boxes = []  # (axes, corner box, curves) of the panels that name crossings
+    infeasible = False
     for (model, phase), ax in zip(panels, axes.flat, strict=False):
         for n, lab in enumerate(result.labels):
             for k, y in enumerate(ys):
@@ -305,6 +309,19 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
                         lw=2.2 - 1.4 * n / max(len(result.labels) - 1, 1),
                         alpha=1.0 if k < len(styles) else 0.5,
                         label=name if ax is axes.flat[0] else None)
+                cx, cv = result.curve(lab, model, phase, y)
+                lone = _lone(cv)
+                if lone.any():
+                    ax.plot(cx[lone] * scale[0], cv[lone], marker=markers[n % len(markers)],
+                            ms=9, mew=1.6, mfc="none", color=colours[lab], ls="none",
+                            zorder=4)
+                bad = [r.x for r in result.rows if (r.label, r.model, r.phase, r.y)
+                       == (lab, model, phase, y) and not r.feasible]
+                if bad:   # on the x axis, whatever the y scale
+                    ax.plot(np.array(bad) * scale[0], [0.0] * len(bad), marker="x", ms=6,
+                            mew=1.4, color=colours[lab], ls="none", clip_on=False, zorder=5,
+                            transform=ax.get_xaxis_transform())
+                    infeasible = True
         here = [c for c in cross if (c["model"], c["phase"]) == (model, phase)]
         for c in here:
             ax.plot(c["x"] * scale[0], c[result.metric], marker="*", ms=10,
@@ -342,6 +359,9 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     if cross:
         axes.flat[0].plot([], [], marker="*", ms=10, color="black", ls="none",
                           label="one scenario overtakes another")
+    if infeasible:
+        axes.flat[0].plot([], [], marker="x", ms=6, mew=1.4, color="0.3", ls="none",
+                          label="x on the axis: no feasible point at that value")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     ncol = max(1, min(len(labels), int(fig.get_figwidth() // 3.2)))
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)
@@ -354,6 +374,22 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     for ax, box, curves in boxes:
         _clear_corner(fig, ax, box, curves)
     figure_kit.save_figure(fig, path)
+
+
+def _lone(v: Any) -> Any:
+    """Which points of a curve (values ``v``, NaN where none) have no drawn neighbour: no
+    segment leads to them, only their marker shows.
+
+    >>> import numpy as np
+    >>> _lone(np.array([np.nan, 1.0, np.nan, 2.0, 3.0])).tolist()
+    [False, True, False, False, False]
+    """
+    import numpy as np
+
+    ok = np.isfinite(v)
+    left = np.concatenate([[False], ok[:-1]])
+    right = np.concatenate([ok[1:], [False]])
+    return ok & ~left & ~right
 
 
 def _straight_in_x(x: Any, v: Any, per: int = 24) -> tuple[Any, Any, list[int]]:
