@@ -55,9 +55,9 @@ def test_eight_h100_name_the_ceiling_with_its_figure():
     # the ceiling sets the time the 4 GiB stream in: 2 (7/8) x 4 GiB at 480.15 GB/s
     assert 2 ** 32 * 1.75 / (1.067 * 450e9) == pytest.approx(15.654e-3, rel=1e-4)
     assert len(heads) == 1 and heads[0].startswith(
-        f"bottleneck: the in-switch reduction ceiling, busbw at most 1.067 x 450 GB/s (a GPU's "
-        f"NVLink rate) = 480.1 GB/s (the highest published NVLS busbw of the generation) "
-        f"while the in-switch phases stream, 15.65 ms of the ")
+        "bottleneck: the in-switch reduction ceiling, busbw at most 1.067 x 450 GB/s (a GPU's "
+        "NVLink rate) = 480.1 GB/s (the highest published NVLS busbw of the generation) "
+        "while the in-switch phases stream, 15.65 ms of the ")
     assert f"(the links alone: {SLOW_8:.3g}x as fast); the other " in heads[0]
     steps = [x for x in lines if x.lstrip().startswith("in-switch ")]
     assert len(steps) == 2 and all(x.endswith("in-switch ceiling 480.1 GB/s") for x in steps)
