@@ -217,6 +217,7 @@ def _assign(pairs: Sequence[tuple[Hashable, Hashable]],
     # circuit (p ports: p x p per circuit, minutes for a ring over 16 GPUs of 1,000 ports)
     start: defaultdict[Hashable, int] = defaultdict(int)
     colour = {}
+    swapped = False
     for idx, (u, v) in enumerate(pairs):
         at, mine, theirs, own = start[u], free[u], used[v], used[u]
         while at < len(mine) and mine[at] in own:
@@ -229,6 +230,7 @@ def _assign(pairs: Sequence[tuple[Hashable, Hashable]],
             fu = [o for o in free[u] if o not in used[u]]
             fv = [o for o in free[v] if o not in used[v]]
             chosen = _kempe(u, v, fu, fv, used, free, start)
+            swapped = True
             if chosen is None:
                 raise UserError(
                     f"cannot set up circuit {u}-{v}: no OCS has a free port of both GPUs "
@@ -237,7 +239,42 @@ def _assign(pairs: Sequence[tuple[Hashable, Hashable]],
         used[u][chosen] = v
         used[v][chosen] = u
         colour[idx] = chosen
+    if swapped:
+        return _planes_held(pairs, [colour[i] for i in range(len(pairs))], used)
     return [colour[i] for i in range(len(pairs))]
+
+
+def _planes_held(pairs: Sequence[tuple[Hashable, Hashable]], chosen: list[Hashable],
+                 used: dict[Hashable, dict[Hashable, Hashable]]) -> list[Hashable]:
+    """The plane each circuit of ``pairs`` holds in ``used`` (gpu -> {ocs: partner}) once
+    the colouring is done: a Kempe swap (:func:`_kempe`) moves circuits placed before it
+    to the other plane of its path, so a circuit's ``chosen`` plane may since be its
+    pair's no more, or a neighbour's. Each circuit keeps its ``chosen`` plane where its
+    pair still holds it, the rest take their pair's other planes in turn.
+
+    >>> used = {"a": {"o1": "b"}, "b": {"o1": "a", "o0": "c"}, "c": {"o0": "b"}}
+    >>> _planes_held([("a", "b"), ("b", "c")], ["o0", "o0"], used)
+    ['o1', 'o0']
+    """
+    held: dict[frozenset, list[Hashable]] = {}
+    for u, planes in used.items():
+        for o, v in planes.items():
+            key = frozenset((u, v))
+            if o not in held.setdefault(key, []):
+                held[key].append(o)
+    left = {key: set(planes) for key, planes in held.items()}
+    out: list[Hashable | None] = []
+    for (u, v), o in zip(pairs, chosen, strict=True):
+        mine = left[frozenset((u, v))]
+        out.append(o if o in mine else None)
+        mine.discard(o)
+    for i, (u, v) in enumerate(pairs):
+        if out[i] is None:
+            key = frozenset((u, v))
+            o = next(p for p in held[key] if p in left[key])
+            left[key].discard(o)
+            out[i] = o
+    return out
 
 
 def _kempe(u: Hashable, v: Hashable, fu: list[Hashable], fv: list[Hashable],
