@@ -143,8 +143,8 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     """The circuit pairs to try, most parallel copies first, for setting ``circuits``
     (``"torus"`` or a ring) among the GPUs of every group of ``groups`` (one size) with
     ``ports`` optical ports a GPU (:func:`instance_graph`): a torus of ports/4 copies where
-    the size has a 2D factorisation and ports >= 4, else a ring of ports/2 (ports for a
-    pair), down to one copy. Given ``planes``, the OCS the first group's GPUs reach
+    the size has a 2D factorisation, ports >= 4 and (given ``planes``) one copy fits the
+    planes, else a ring of ports/2 (ports for a pair), down to one copy. Given ``planes``, the OCS the first group's GPUs reach
     together (:func:`ocs_planes`), the first option is the most copies that can be
     coloured onto them (:func:`most_copies`: an odd ring of ``n`` takes ``n`` circuits a
     copy on planes that carry ``(n - 1) / 2`` each), not more: the counts above it are
@@ -159,6 +159,13 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     [8, 4]
     >>> [len(o) for o in circuit_options("ring", [["a", "b", "c"]], 6, planes=6)]
     [6, 3]
+
+    A 3x3 torus takes 18 circuits a copy on planes that carry 4 of them each: on 4 ports
+    the first option is its ring (9 circuits), as under 4 ports; on 5, the torus:
+
+    >>> nine = [[f"g{i}" for i in range(9)]]
+    >>> [len(next(circuit_options("torus", nine, p, p))) for p in (4, 5)]
+    [9, 18]
     """
     from topologies.optical import circuits_for
 
@@ -167,8 +174,11 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     if circuits == "torus" and sides and ports >= 4:
         shape = f"torus:{sides[0]}x{sides[1]}"
         tori = [circuits_for(shape, list(gr)) for gr in groups]
-        start = _bounded(ports // 4, tori[0], ports, planes)
-        return ([p for torus in tori for p in torus * r] for r in range(start, 0, -1))
+        # a torus not one copy of which fits the planes (3x3 on 4: 18 circuits, 4 a
+        # plane) is refused by any colouring; its ring fits (9 circuits, 4 a plane)
+        if planes is None or most_copies(tori[0], ports, planes):
+            start = _bounded(ports // 4, tori[0], ports, planes)
+            return ([p for torus in tori for p in torus * r] for r in range(start, 0, -1))
     rings = [circuits_for("ring", list(gr)) if size > 2 else [tuple(gr)] for gr in groups]
     start = _bounded(max(ports if size == 2 else ports // 2, 1), rings[0], ports, planes)
     # an odd ring of 5 or more: the colouring of the pairs in ring order stops at ports/3
@@ -243,7 +253,7 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     an odd ring of ``n`` takes ``n`` circuits a copy on planes that carry ``(n - 1) / 2``
     each, so ``ports x (n - 1) / 2 / n`` copies, ports/3 for a triangle; a torus with an
     odd side may get fewer than its bound; a torus falls back to a ring for sizes with no
-    2D factorisation or under 4 ports). Other fabrics: ``graph`` itself."""
+    2D factorisation, under 4 ports or where not one copy fits the planes, a 3x3 on 4). Other fabrics: ``graph`` itself."""
     if not scenario.is_ocs or size < 2:
         return graph
     from netmodel.collectives.placement import partition
