@@ -43,7 +43,16 @@ class ReliabilitySummary:
     spares and with a reference pool (``spares`` GPUs at ``spare_placement``, the better
     of pod and global); the smallest pool that keeps ``threshold`` of the capacity at
     least ``quantile`` of the time, and where it sits (None: no pool the fabric can
-    reach does). Monte Carlo figures (``trials`` x ``horizon``, one seed)."""
+    reach does). Monte Carlo figures (``trials`` x ``horizon``, one seed).
+
+    The tokens/s/SM figures are named by the SMs they divide by, as
+    :class:`~netmodel.study.availability.Availability` names them (``compare
+    --reliability`` takes its columns from these fields): ``healthy_`` and ``goodput_``
+    over every SM bought (the cluster's GPUs, idle ones included, and for ``goodput_``
+    with spares the pool's), ``healthy_`` at full health, ``goodput_`` at the mean
+    delivered capacity; compare's own ``tokens_per_s_per_sm`` is over the SMs serving
+    (availability's ``serving_tokens_per_s_per_sm``), ``healthy_`` x GPUs / serving
+    GPUs."""
 
     scenario: str
     model: str
@@ -55,6 +64,7 @@ class ReliabilitySummary:
     gpu_failures_per_year: float
     availability: float
     goodput_tokens_per_s_per_sm: float
+    healthy_tokens_per_s_per_sm: float
     spares: int
     spare_placement: str
     availability_with_spares: float
@@ -147,7 +157,8 @@ def reliability_summary(scenario: str | Scenario, model: str | ModelSpec,
         scenario=c.scenario.label, model=c.model.name, phase=c.workload.phase, gpus=c.gpus,
         tp=c.tp, sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
         gpu_failures_per_year=rate * YEAR, availability=base.mc.mean,
-        goodput_tokens_per_s_per_sm=base.goodput_per_sm, spares=n,
+        goodput_tokens_per_s_per_sm=base.goodput_per_sm,
+        healthy_tokens_per_s_per_sm=base.healthy_per_sm, spares=n,
         spare_placement=ref.pools.placement, availability_with_spares=ref.mc.mean,
         goodput_tokens_per_s_per_sm_with_spares=ref.goodput_per_sm,
         spares_needed=None if best is None else best[1],
@@ -195,7 +206,8 @@ def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
         scenario=c.scenario.label, model=c.model.name, phase=c.workload.phase, gpus=c.gpus,
         tp=c.tp, sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
         gpu_failures_per_year=rate * YEAR, availability=base.mean,
-        goodput_tokens_per_s_per_sm=base.mean * tokens / sms, spares=n,
+        goodput_tokens_per_s_per_sm=base.mean * tokens / sms,
+        healthy_tokens_per_s_per_sm=tokens / sms, spares=n,
         spare_placement=ref, availability_with_spares=with_s,
         goodput_tokens_per_s_per_sm_with_spares=with_s * tokens / (sms + n * c.gpu.sms),
         spares_needed=None if best is None else best[1],

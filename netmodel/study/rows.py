@@ -220,7 +220,11 @@ class FabricRow(BestRow):
     #: per GPU failure, the SMs of the instances it takes down (software radius)
     sms_down_per_gpu_failure_sw: float | None = group("reliability")
     availability: float | None = group("reliability")  #: mean capacity without spares (0-1)
-    #: tokens/s/SM over every SM bought, with the reference spare pool (1% of the GPUs)
+    #: healthy tokens/s over every SM of the cluster's GPUs, idle ones included (no spares):
+    #: ``tokens_per_s_per_sm`` (over the SMs serving) x serving GPUs / GPUs
+    healthy_tokens_per_s_per_sm: float | None = group("reliability")
+    #: mean delivered tokens/s over every SM bought (GPUs, idle ones and the reference spare
+    #: pool, 1% of the GPUs, included)
     goodput_tokens_per_s_per_sm_with_spares: float | None = group("reliability")
     #: the fewest spares for 99% of capacity 99.9% of the time
     spares_needed: int | None = group("reliability")
