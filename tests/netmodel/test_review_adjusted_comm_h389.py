@@ -1,0 +1,59 @@
+"""Re-scoring with added per-hop latency agrees with compiling at that latency.
+
+Per-hop latency enters a candidate's line only through its ``a`` (``hops x latency``), so
+(i) the slope :func:`hop_latency_slopes` gives is the finite difference of ``a`` between
+two compilations of the scenario at its own latency plus ``d`` and plus ``2 d`` (an
+independent measurement: neither at the slope's own step nor from its compilation), and
+(ii) :class:`AdjustedComm` at ``scale`` and ``hop`` (and its instances as placed,
+:class:`PlacedAdjusted`) costs what the scenario compiled with ``bandwidth_scale =
+scale`` and ``hop_latency = own + hop`` costs. Scenarios with a per-hop latency of their
+own: before f24d282 the slopes were measured from the own latency replaced, not added to.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from netmodel.study.adjusted_comm import AdjustedComm, PlacedAdjusted, hop_latency_slopes
+from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenarios import get_scenario
+
+OWN, D = 1.5e-6, 2e-6
+OPS = (("all-reduce", 8), ("all-gather", 16), ("send-recv", 2), ("all-reduce", 32))
+
+
+def _at(name, hop, scale=1.0):
+    s = get_scenario(name).with_param("adjust.hop_latency", hop)
+    return s if scale == 1.0 else s.with_param("adjust.bandwidth_scale", scale)
+
+
+@pytest.mark.parametrize("name", ["lite-hier", "lite-ocs"])
+def test_slopes_are_the_finite_difference(name):
+    s = _at(name, OWN)
+    slopes = hop_latency_slopes(s, ScenarioCollectives(s), {})
+    one, two = ScenarioCollectives(_at(name, OWN + D)), ScenarioCollectives(_at(name, OWN + 2 * D))
+    for op, size in OPS:
+        fd = (two.parts(op, size)[0] - one.parts(op, size)[0]) / D
+        np.testing.assert_allclose(slopes(op, size), fd, rtol=1e-6)
+        # a hop of latency costs at least one hop's worth: every line has >= 1 hop
+        assert (fd >= 1 - 1e-6).all()
+
+
+@pytest.mark.parametrize("name", ["lite-hier", "lite-ocs"])
+@pytest.mark.parametrize("scale", [1.0, 2.0])
+def test_rescored_equals_compiled(name, scale):
+    s = _at(name, OWN)
+    coll = ScenarioCollectives(s)
+    comm = AdjustedComm(coll, scale, D, hop_latency_slopes(s, coll, {}))
+    compiled = ScenarioCollectives(_at(name, OWN + D, scale))
+    n = np.array([1e3, 1e5, 1e7, 1e9])
+    for op, size in OPS:
+        np.testing.assert_allclose(comm.collective_time(op, n, size),
+                                   compiled.collective_time(op, n, size), rtol=1e-9)
+    placed = comm.for_instance(32, 8)
+    assert isinstance(placed, PlacedAdjusted)
+    own = compiled.for_instance(32, 8)
+    for op, size in (("all-reduce", 8), ("all-gather", 4), ("send-recv", 2)):
+        np.testing.assert_allclose(placed.collective_time(op, n, size),
+                                   own.collective_time(op, n, size), rtol=1e-9)
