@@ -319,7 +319,7 @@ def spare_curve(cluster: Cluster, placement: str, counts: Iterable[int] | None =
                 threshold: float = THRESHOLD) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Closed-form availability against the spare pool: ``(spares as % of the cluster's
     GPUs, mean capacity, share of time below threshold)`` for each count (default: 0 to
-    the most the fabric holds, or 8% of the GPUs, in about a dozen steps of whole spares
+    the most the fabric holds, or 8% of the GPUs, in at most 16 steps of whole spares
     every pool can use: where failures take spares in whole instances' worth, ``global``
     placement, a multiple of that worth, so that no point holds spares that serve
     nothing and the x axis reads the spares bought that count)."""
@@ -332,7 +332,7 @@ def spare_curve(cluster: Cluster, placement: str, counts: Iterable[int] | None =
         need = max(needs, default=0) * per
         quantum = per * (math.gcd(*needs) if needs else 1)
         top = min(top, max(quantum, math.ceil(0.08 * cluster.gpus), 4 * need))
-        step = max(quantum, math.ceil(top / 12 / quantum) * quantum)
+        step = max(quantum, math.ceil(top / 16 / quantum) * quantum)
         counts = list(range(0, top + 1, step)) if top else [0]
     pct, mean, below = [], [], []
     for n in counts:

@@ -41,15 +41,15 @@ def test_global_points_are_whole_instances(scenario, instance):
 
 
 def test_pod_points_stay_single_spares():
-    """Where a spare stands in for one GPU (pod placement on lite-flat), the points are
-    whole spares up to the 16 free ports: a host's failure re-creates one of its two
-    TP-16 instances on all 16 (four of its 32 spares would be 128), so the curve reaches
-    them, in about a dozen steps: 16 / 12 rounds up to steps of 2 (to 8% of the GPUs,
-    11, in steps of 1, while the host could not be helped)."""
+    """Where a spare stands in for one GPU (pod placement on lite-flat), every count
+    counts: steps of one spare, up to the 16 free ports (a host's failure re-creates one
+    of its two TP-16 instances on all 16, so the curve reaches them: at most 16 steps;
+    in about a dozen, 16 / 12 rounded up to steps of 2 and the odd counts went undrawn;
+    to 8% of the GPUs, 11, while the host could not be helped)."""
     c = build_cluster("lite-flat", "Llama-3-70B", "decode")
     pct, _, _ = spare_curve(c, "pod")
     counts = [round(p * c.gpus / 100) for p in pct]
-    assert counts == list(range(0, 17, 2))
+    assert counts == list(range(0, 17))
 
 
 def test_spares_figure_draws_steps(tmp_path, monkeypatch):
