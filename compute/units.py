@@ -52,7 +52,8 @@ The unit rules (one place; docs/units-and-errors.md repeats them):
   naming the value and its spelling without them (``write 1000MiB, not 1_000MiB``), and a
   space inside a number likewise (``1 000MiB``), everywhere: Python's ``int``/``float`` read
   ``1_000`` while the number-then-unit reader stopped at the ``_``. ``--cluster-gpus`` also
-  takes thousands grouped by commas (``131,072``). TOML and JSON files keep their format's own
+  takes thousands grouped by commas (``131,072``; a first group of 1-3 digits not starting
+  with 0, so ``0,128`` is refused: :data:`compute.validate.GROUPED_PATTERN`). TOML and JSON files keep their format's own
   numbers (TOML's ``1_000`` too); a GraphML fabric's ``int`` and ``float`` values are read by
   this grammar (``1_000`` refused; ``16.0`` is a whole 16). In every file a number that is
   not zero but below the smallest normal float is refused as on the command line.

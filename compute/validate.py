@@ -38,7 +38,7 @@ from typing import Literal, overload
 
 from compute.errors import UserError, known, one_line
 
-__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "BELOW_SMALLEST", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
+__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "BELOW_SMALLEST", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "string", "table"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -285,6 +285,44 @@ def read_number(what: str, text: str, *, whole: bool = False) -> int | float | N
     if (d and d.adjusted() >= _MOST_DIGITS) or d != d.to_integral_value():
         return None
     return int(d)
+
+
+#: A whole number with its thousands grouped by commas (``131,072``, ``1,000,000``): a
+#: first group of 1-3 digits not starting with 0, then groups of three. The one grouped
+#: spelling, read by :func:`read_grouped` (``--cluster-gpus``); any other reader takes
+#: :data:`NUMBER_PATTERN` only. ``3,2`` and ``32,64`` (a list) are no such number, nor is
+#: ``0,128`` or ``007,000`` (a first group of zeros: ``0,128`` read as 128 before).
+GROUPED_PATTERN = r"[1-9][0-9]{0,2}(?:,[0-9]{3})+"
+_GROUPED = re.compile(GROUPED_PATTERN)
+#: Groups of three digits after a first of one to three: grouped but for a first 0.
+_GROUPED_LOOSE = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
+
+#: The grouped spelling in words, for refusals.
+GROUPED_RULE = "digits, thousands grouped by commas: 131,072"
+
+
+def read_grouped(what: str, text: str) -> int | None:
+    """The whole number ``text`` spells by :data:`NUMBER_PATTERN` (:func:`read_number`) or
+    with its thousands grouped by commas (:data:`GROUPED_PATTERN`); None where neither (the
+    caller refuses it with its own range). Groups of three after a first group starting
+    with 0 (``0,128``, ``007,000``) are refused here, naming ``what``, the value and its
+    spelling without the zeros.
+
+    >>> read_grouped("n", "131,072"), read_grouped("n", "1e3"), read_grouped("n", "3,2")
+    (131072, 1000, None)
+    >>> read_grouped("--cluster-gpus", "0,128")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --cluster-gpus '0,128' has a first group starting with 0; write 128 (digits, thousands grouped by commas: 131,072; a first group of 1-3 digits not starting with 0)
+    """
+    s = number_text(what, text).strip()
+    if _GROUPED.fullmatch(s):
+        return int(s.replace(",", ""))
+    if _GROUPED_LOOSE.fullmatch(s):
+        raise UserError(f"{what} {describe(text)} has a first group starting with 0; "
+                        f"write {int(s.replace(',', '')):,} ({GROUPED_RULE}; a first group "
+                        f"of 1-3 digits not starting with 0)")
+    return read_number(what, text, whole=True)
 
 
 def _kind(value: object) -> str:

@@ -169,23 +169,19 @@ def _gpus(text, scenario: str | Scenario = "NAME"):
     """The cluster size of ``--cluster-gpus N`` (its older spelling ``--gpus N`` is an alias
     of the one option: elsewhere in the CLI ``--gpus`` names GPUs, so the help shows the
     new one)."""
-    import re
-
     from compute.errors import UserError
-    from compute.validate import read_number
+    from compute.validate import GROUPED_RULE, read_grouped
 
     flag = "--cluster-gpus"
     if text is None:
         return None
     t = str(text).strip()
     # a whole number by the one grammar, or thousands grouped by commas (131,072; '3,2'
-    # read as 32 before); '_' is refused as everywhere (read_number)
-    grouped = re.fullmatch(r"[0-9]{1,3}(?:,[0-9]{3})+", t)
-    n = int(t.replace(",", "")) if grouped else read_number(flag, t, whole=True)
+    # read as 32 before, '0,128' as 128); '_' is refused as everywhere (read_grouped)
+    n = read_grouped(flag, t)
     if n is None or n < 0:
-        raise UserError(f"{flag} {shown_text(text)} must be a whole number of GPUs (digits, "
-                        f"thousands grouped by commas: 131,072)"
-                        + _gpu_name_hint(t, scenario))
+        raise UserError(f"{flag} {shown_text(text)} must be a whole number of GPUs "
+                        f"({GROUPED_RULE})" + _gpu_name_hint(t, scenario))
     digits = str(n)
     from netmodel.study.reliability_fabric import MAX_GPUS
 
