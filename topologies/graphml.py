@@ -40,6 +40,7 @@ from __future__ import annotations
 import operator
 import sys
 import xml.parsers.expat
+from decimal import Decimal, InvalidOperation
 from typing import NoReturn
 
 import networkx as nx
@@ -92,11 +93,26 @@ def _number(what: str, text: str, convert) -> int | float:
     number (named by the caller), :class:`~compute.errors.UserError` where the grammar refuses it by name."""
     value = read_number(what, text, whole=convert is int)
     if value is None:
-        digits = text.strip().lstrip("+-")
-        if digits.isdigit() and len(digits) > sys.get_int_max_str_digits():
+        if convert is int and _whole_of_too_many_digits(text.strip()):
             raise ValueError("digits")
         raise ValueError
     return value if convert is int else finite_float(text.strip())
+
+
+def _whole_of_too_many_digits(text: str) -> bool:
+    """Whether ``text``, which :func:`~compute.validate.read_number` did not read as a whole
+    number, is one all the same, of more digits than Python's ``int()`` reads (``1e5000``,
+    ``2.5e4305``, 4,301 nines): said so, not "not a whole number".
+
+    >>> _whole_of_too_many_digits("1e5000"), _whole_of_too_many_digits("1.5"), _whole_of_too_many_digits("x")
+    (True, False, False)
+    """
+    try:
+        d = Decimal(text)
+    except InvalidOperation:
+        return False
+    return (d.is_finite() and d.adjusted() >= sys.get_int_max_str_digits()
+            and d == d.to_integral_value())
 
 #: GraphML elements no fabric has: a node's ports, hyperedges and their endpoints.
 _NOT_FABRIC = frozenset({"port", "hyperedge", "endpoint"})
