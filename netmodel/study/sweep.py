@@ -52,7 +52,8 @@ from compute.errors import UserError, known
 from compute.limits import check, setting
 from compute.models import get_model
 from compute.phases import Slo, check_phase, check_slo, latency_name
-from compute.roofline import RooflineOptions, check_options, make_workload
+from compute.roofline import check_options, make_workload
+from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import (
     ROW_UNIT_INPUTS,
