@@ -13,6 +13,10 @@ the other commands with these options write their help without it.
 Traceback (most recent call last):
 ...
 compute.errors.UserError: unknown mode 'parallel'; known: 'overlap', 'serial'
+>>> RooflineOptions(flops_efficiency=5e-5)
+Traceback (most recent call last):
+...
+compute.errors.UserError: flops_efficiency must be a fraction from 0.0001 to 1, got 5e-05
 """
 
 from __future__ import annotations
@@ -90,7 +94,9 @@ class RooflineOptions:
 
     ``mode``: ``"overlap"`` (stage time = max of compute, memory, network) or ``"serial"``
     (their sum). ``flops_efficiency`` and ``memory_efficiency``: achievable fractions of
-    peak FLOP/s and HBM bandwidth, in (0, 1] (default 1.0). ``compute_dtype``: ``"bf16"`` or
+    peak FLOP/s and HBM bandwidth, from the floor an engine profile puts on its efficiencies
+    (:data:`compute.profiles.PARAMETERS`' ``gemm_efficiency`` minimum, 1e-4) to 1 (default
+    1.0). ``compute_dtype``: ``"bf16"`` or
     ``"fp8"`` tensor cores; ``None`` takes the model's. ``memory_reserve``: fraction of HBM
     left to the runtime (:data:`DEFAULT_RESERVE`).
 
