@@ -331,7 +331,8 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
     OCS (comma-separated when several) and ``optics`` the medium of the GPU ports. Latency = GPU-OCS fibre on both sides + OCS
     latency. OCS nodes are kept (with no edges) for the bill of materials; GPUs outside
     ``gpus`` are kept unconnected, and an explicit circuit list may leave separate islands
-    (several tensor-parallel groups): connectivity is not checked here. Graph attributes add ``logical``, ``circuits`` and
+    (several tensor-parallel groups): connectivity is checked only when ``check_connected``
+    asks it. Graph attributes add ``logical``, ``circuits`` and
     ``reconfiguration_time`` (s: the slowest OCS used, the time to switch to this set).
 
     ``graph`` is checked against the schema first unless ``validated`` says it passed
