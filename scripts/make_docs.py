@@ -609,30 +609,48 @@ def _ignored(root: Path) -> list[str]:
     return [ln.strip() for ln in lines if ln.strip() and ln.strip()[0] not in "#!"]
 
 
-def written(commands: list[str]) -> set[str]:
-    """The first path component of every path ``commands`` write: ``--out``/``-o``
-    targets and ``>`` redirections (``--out alone/`` -> ``alone``).
+#: The options of netmodel's commands that name a file or folder they write.
+_WRITES = ("--out", "--output", "-o", "--plot")
+#: The shell's words that end one simple command and start the next.
+_SEPARATORS = {";", "&&", "||", "|", "&"}
 
-    >>> sorted(written(["netmodel compare --out alone/", "netmodel costs -o t.csv > log"]))
-    ['alone', 'log', 't.csv']
+
+def written(commands: list[str]) -> set[str]:
+    """The first path component of every path ``commands`` write: the targets of
+    netmodel's ``--out``, ``--output``/``-o`` and ``--plot``, of ``>`` redirections and of
+    ``tee`` (``--out alone/`` -> ``alone``), in every command of a line (``;``, ``&&``,
+    ``|``).
+
+    >>> sorted(written(["netmodel compare --out alone/", "netmodel costs -o t.csv > log",
+    ...                 "netmodel costs --plot b.png; netmodel costs | tee -a t.txt"]))
+    ['alone', 'b.png', 'log', 't.csv', 't.txt']
     """
     out = set()
     for command in commands:
-        for stage in command.split(" | "):
-            try:
-                words = shlex.split(stage)
-            except ValueError:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        try:
+            words = list(lexer)
+        except ValueError:
+            continue
+        head = None                          # the current simple command's first word
+        for i, w in enumerate(words):
+            if w in _SEPARATORS:
+                head = None
                 continue
-            for i, w in enumerate(words):
-                target = None
-                if w in ("--out", "-o", ">", ">>") and i + 1 < len(words):
-                    target = words[i + 1]
-                elif w.startswith("--out="):
-                    target = w.partition("=")[2]
-                elif w.startswith(">") and w.strip(">"):
-                    target = w.strip(">")
-                if target and not target.startswith("/"):
-                    out.add(Path(target).parts[0] if Path(target).parts else target)
+            if head is None:
+                head = w
+                continue
+            target = None
+            after = words[i + 1] if i + 1 < len(words) else None
+            if (w in _WRITES or w in (">", ">>", ">|")) and after not in _SEPARATORS:
+                target = after
+            elif "=" in w and w.partition("=")[0] in _WRITES:
+                target = w.partition("=")[2]
+            elif head == "tee" and not w.startswith("-") and words[i - 1] not in _WRITES:
+                target = w
+            if target and not target.startswith("/"):
+                out.add(Path(target).parts[0] if Path(target).parts else target)
     return out
 
 
