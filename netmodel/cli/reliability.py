@@ -7,6 +7,7 @@ before the work starts; the files are written all or nothing.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import click
@@ -195,6 +196,35 @@ def _gpus(text, scenario: str | Scenario = "NAME"):
     return int(digits)
 
 
+@contextmanager
+def _cluster_gpus_named():
+    """A library :class:`~compute.errors.UserError` raised inside that names the run's
+    cluster size by its parameter, ``gpus`` (:func:`~netmodel.study.reliability_fabric.cluster_cells`:
+    ``gpus 1,000 is not a multiple of ...``), said as the command line's flag,
+    ``--cluster-gpus``: the library names parameters, the command line its flags (as
+    :func:`~netmodel.cli.resolve.keywords_as_flags` does for ``name=value``).
+
+    >>> from compute.errors import UserError
+    >>> try:
+    ...     with _cluster_gpus_named():
+    ...         raise UserError("gpus 1,000 is not a multiple of the scenario's fabric")
+    ... except UserError as exc:
+    ...     print(exc)
+    --cluster-gpus 1,000 is not a multiple of the scenario's fabric
+    """
+    import re
+
+    from compute.errors import UserError
+
+    try:
+        yield
+    except UserError as exc:
+        text = re.sub(r"^gpus(?![\w-])", "--cluster-gpus", str(exc))
+        if text == str(exc):
+            raise
+        raise type(exc)(text) from None
+
+
 def _gpu_name_hint(text: str, scenario: str | Scenario) -> str:
     """Where a cluster size was given GPU names (compare's and sweep's ``--gpus`` take
     them), how these commands take a GPU instead: in the scenario."""
@@ -329,8 +359,10 @@ def blast_radius(scenario: str, model: str, phase: str,
     from netmodel.cli.resolve import whole_option
 
     phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), whole_option("--max-batch", max_batch)
-    result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
-                 catalog_=cat, placement=placement, parallelism=parallelism, max_batch=limit)
+    with _cluster_gpus_named():
+        result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
+                     catalog_=cat, placement=placement, parallelism=parallelism,
+                     max_batch=limit)
     _report(result, blast_files, out_dir, no_plot, as_json, rates, repair_times)
 
 
@@ -380,7 +412,7 @@ def availability(scenario: str, model: str, phase: str,
     scenario = _where(scenario, fabric)
     phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), whole_option("--max-batch", max_batch)
     slo = _settings(ttft, tbt, phase)
-    with Progress(n_trials, "availability", quiet=quiet) as bar:
+    with _cluster_gpus_named(), Progress(n_trials, "availability", quiet=quiet) as bar:
         result = run(scenario, model, phase, gpus=gpus, spares=spares,
                      placement=placement, horizon=horizon, trials=n_trials, seed=n_seed,
                      threshold=share, slo=slo, catalog_=cat, progress=bar,
