@@ -61,11 +61,11 @@ from compute.errors import UserError, find_name, known
 from compute.hardware import GpuSpec, catalog, get_gpu, unknown_gpu
 from compute.units import format_bandwidth, parse_bandwidth, parse_time
 from compute.validate import describe, read_number
-from topologies.builder_names import ORDER
+from topologies.builder_names import NAMES
 from topologies.limits import MAX_DEPTH
 from topologies.schema import check_graph, edge_count, validate
 
-__all__ = ["ORDER", "REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
+__all__ = ["REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
            "canonical_name",
            "as_built", "build_arguments", "builder", "builders", "check_as_built", "fabric_table",
            "format_value", "get_builder", "not_as_built", "parse_spec"]
@@ -313,7 +313,14 @@ def builder(name: str) -> Callable[[_F], _F]:
     file path or a GpuSpec; a fabric parameter (annotated with :class:`networkx.Graph`)
     anything :func:`build` accepts. The graph it returns records ``builder``, ``args``,
     ``spec``, ``nodes_built`` and ``edges_built`` (see the module docstring).
+
+    ``name`` must be one of :data:`topologies.builder_names.NAMES`, the list help texts
+    read without loading the builders (ValueError otherwise, naming that file).
     """
+    if name not in NAMES:
+        raise ValueError(f"builder {name!r} is not in NAMES of topologies/builder_names.py, "
+                         "the builders' names that help texts list without loading them: "
+                         "add it there, at its place in listings")
 
     def register(fn: _F) -> _F:
         sig = _signature(fn)
@@ -646,6 +653,6 @@ def builders() -> list[BuilderInfo]:
         doc = " ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split()).replace("``", "")
         summary = doc.split(". ")[0].rstrip(".") + "."
         out.append(BuilderInfo(name, fn, summary, tuple(params)))
-    rank = {n: i for i, n in enumerate(ORDER)}
-    return sorted(out, key=lambda b: rank.get(b.name, len(ORDER)))
+    rank = {n: i for i, n in enumerate(NAMES)}
+    return sorted(out, key=lambda b: rank[b.name])
 

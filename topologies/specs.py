@@ -1,6 +1,8 @@
 """Spec strings and structured specs: the user-facing front of :mod:`topologies.registry`.
 
-Importing this module loads every builder module (so each registers itself); the names
+Importing this module loads every builder module (so each registers itself) and checks
+that every name of :data:`topologies.builder_names.NAMES` was registered (ImportError
+naming the missing; :func:`topologies.registry.builder` refuses a name not there); the names
 below are those of :mod:`topologies.registry`, where the grammar is described.
 
 >>> parse_spec("fat-tree:k=8, oversubscription=2,gpu=Lite")
@@ -14,8 +16,8 @@ below are those of :mod:`topologies.registry`, where the grammar is described.
 from __future__ import annotations
 
 from topologies import direct, hierarchical, optical, switched  # noqa: F401  (registers)
+from topologies.builder_names import NAMES
 from topologies.registry import (
-    ORDER,
     REGISTRY,
     BuilderInfo,
     ParamInfo,
@@ -28,5 +30,11 @@ from topologies.registry import (
     parse_spec,
 )
 
-__all__ = ["ORDER", "REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
+__all__ = ["REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
            "build_arguments", "builders", "fabric_table", "get_builder", "parse_spec"]
+
+_UNREGISTERED = [name for name in NAMES if name not in REGISTRY]
+if _UNREGISTERED:
+    raise ImportError(f"no builder module registers {', '.join(map(repr, _UNREGISTERED))} of "
+                      "NAMES in topologies/builder_names.py: register it (@builder) in a module "
+                      "that topologies.specs imports, or take it out of NAMES")

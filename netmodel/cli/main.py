@@ -11,6 +11,7 @@ a value an option's type refuses), becomes one line on stderr and exit status 2.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 from collections.abc import Callable, Iterable, Sequence
 from typing import IO, TYPE_CHECKING, Any, TypeVar
@@ -352,23 +353,22 @@ def scenario_help(many: bool = False) -> str:
 
 
 def builder_names() -> tuple[str, ...]:
-    """The fabric builders' names in listing order (:func:`topologies.builder_names.names`,
-    read from their registering lines) without importing the package ``topologies``, whose
-    ``__init__`` loads every builder, networkx and numpy (0.25 s of a 0.29 s ``topology
-    show --help``): its ``builder_names.py`` imports only the standard library and runs
-    from its file (unless the package is loaded already)."""
+    """The fabric builders' names in listing order (:data:`topologies.builder_names.NAMES`)
+    without importing the package ``topologies``, whose ``__init__`` loads every builder,
+    networkx and numpy (0.25 s of a 0.29 s ``topology show --help``): its module
+    ``builder_names`` imports nothing and is found in the package's folder by the import
+    system's own finders (a source file, a compiled one alone, or one in a zip archive) and
+    run on its own (unless the package is loaded already)."""
     import sys
 
     if "topologies" in sys.modules:
-        from topologies.builder_names import names
-    else:
-        folder = importlib.util.find_spec("topologies").submodule_search_locations[0]
-        spec = importlib.util.spec_from_file_location("_netmodel_builder_names",
-                                                      f"{folder}/builder_names.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        names = module.names
-    return names()
+        from topologies.builder_names import NAMES
+        return NAMES
+    folders = importlib.util.find_spec("topologies").submodule_search_locations
+    spec = importlib.machinery.PathFinder.find_spec("topologies.builder_names", folders)
+    module = importlib.util.module_from_spec(spec)   # not put in sys.modules: no parent
+    spec.loader.exec_module(module)
+    return module.NAMES
 
 
 def fabric_help() -> str:
