@@ -199,10 +199,9 @@ def _innet(op):
 
 Generator = Callable[[tuple[Hashable, ...], "nx.Graph | None"], list[Step]]
 
-#: algorithm -> op -> generator(group, graph) -> list[Step]; the algorithms are
-#: :data:`netmodel.collectives.names.ALGORITHM_NAMES`, in its order (their one list, read
-#: without loading this module; checked below).
-ALGORITHMS: dict[str, dict[str, Generator]] = {
+#: algorithm -> op -> generator: each of :data:`netmodel.collectives.names.ALGORITHM_NAMES`
+#: with its steps (:data:`ALGORITHMS` is built from it, in the names' order).
+_STEPS: dict[str, dict[str, Generator]] = {
     "ring": {"all-reduce": ring_all_reduce, "reduce-scatter": ring_reduce_scatter,
              "all-gather": ring_all_gather, "broadcast": ring_broadcast, "reduce": ring_reduce},
     "bidirectional-ring": {"all-reduce": bidirectional_ring_all_reduce,
@@ -228,6 +227,28 @@ ALGORITHMS: dict[str, dict[str, Generator]] = {
     "collnet-direct": {"all-reduce": _collnet("direct")},
     "collnet-chain": {"all-reduce": _collnet("chain")},
 }
+
+
+def _by_name(steps: dict[str, dict[str, Generator]]) -> dict[str, dict[str, Generator]]:
+    """``steps`` in the order of :data:`~netmodel.collectives.names.ALGORITHM_NAMES`, the
+    algorithms' one list (help texts read it without loading this module); ImportError
+    naming the file where the two disagree (raised, not asserted: ``python -O`` too)."""
+    missing = [a for a in ALGORITHM_NAMES if a not in steps]
+    extra = [a for a in steps if a not in ALGORITHM_NAMES]
+    if missing or extra:
+        raise ImportError(
+            "ALGORITHM_NAMES in netmodel/collectives/names.py and the algorithms' steps in "
+            "netmodel/collectives/algorithms.py disagree: "
+            + "; ".join(f"{what} {', '.join(map(repr, names))}" for what, names in
+                        (("no steps for", missing), ("not in ALGORITHM_NAMES:", extra))
+                        if names))
+    return {a: steps[a] for a in ALGORITHM_NAMES}
+
+
+#: algorithm -> op -> generator(group, graph) -> list[Step], in the order of
+#: :data:`netmodel.collectives.names.ALGORITHM_NAMES` (their one list, read without loading
+#: this module).
+ALGORITHMS: dict[str, dict[str, Generator]] = _by_name(_STEPS)
 
 #: Ops NCCL runs as a group of ncclSend/ncclRecv, no collective of its own (nccl-tests'
 #: alltoall_perf and sendrecv_perf): NCCL_ALGO, which names the algorithms of NCCL's
@@ -284,7 +305,6 @@ def unknown_algorithm(name: object, choices: Iterable[str] = ALGORITHMS) -> User
             hint = f" ({name!r} is {whose} name for an algorithm netmodel does not model)"
     return UserError(f"unknown algorithm {describe(name)}{hint}; known: {known(choices)}")
 
-assert tuple(ALGORITHMS) == ALGORITHM_NAMES
 assert all(op in OPERATIONS for table in ALGORITHMS.values() for op in table)
 assert set(NCCL_OPS) == set(OPERATIONS)
 assert all(NCCL_OPS[op] == ("direct",) for op in SEND_RECV_OPS)
