@@ -326,7 +326,8 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
     """Circuits through the OCS layer of ``graph`` that realize ``logical`` among ``gpus``
     (default all, in order), as a new graph of GPU-GPU edges (``medium="ocs-circuit"``).
 
-    Each circuit carries one port's bandwidth and lanes (parallel circuits between the same
+    Each circuit carries one port's bandwidth and lanes, the slower of its two ends' where
+    they differ (parallel circuits between the same
     pair are one edge with ``links`` = their count and the summed bandwidth and lanes) and ``via`` names the
     OCS (comma-separated when several) and ``optics`` the medium of the GPU ports. Latency = GPU-OCS fibre on both sides + OCS
     latency. OCS nodes are kept (with no edges) for the bill of materials; GPUs outside
@@ -382,13 +383,16 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         key = (u, v) if (u, v) in merged or (v, u) not in merged else (v, u)
         merged.setdefault(key, []).append(o)
     for (u, v), via in merged.items():
-        bw = sum(graph.edges[u, o]["bandwidth"] for o in via)
+        # a circuit carries what both ends' optics carry: the slower of its two ports
+        bw = sum(min(graph.edges[u, o]["bandwidth"], graph.edges[v, o]["bandwidth"])
+                 for o in via)
         lat = max(graph.edges[u, o]["latency"] + graph.edges[v, o]["latency"]
                   + graph.nodes[o]["latency"] for o in via)
         attrs = link(bw, lat, "ocs-circuit", links=len(via))
         # each circuit holds a whole port: its fibre's lanes, not the sum's rounded up
         # (2 circuits of 28.125 GB/s are 2 x 3 lanes of 12.5 GB/s, not 5)
-        attrs["lanes"] = sum(graph.edges[u, o]["lanes"] for o in via)
+        attrs["lanes"] = sum(min(graph.edges[u, o]["lanes"], graph.edges[v, o]["lanes"])
+                             for o in via)
         attrs["via"] = ",".join(via)
         attrs["optics"] = graph.edges[u, via[0]]["medium"]  # the GPU ports' optics (for BOM)
         out.add_edge(u, v, **attrs)
