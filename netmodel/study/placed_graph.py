@@ -49,13 +49,16 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
         The circuits as :func:`topologies.optical.realize` makes them; None where the
         members have no optical port left or no circuit shape can be set.
     """
-    from netmodel.study.scenario_fabric import circuit_options, ocs_ports
+    from netmodel.study.scenario_fabric import circuit_options, ocs_planes, ocs_ports
     from topologies.optical import realize
 
     ports = ocs_ports(physical, members)
     if ports == 0:
         return None
-    for pairs in circuit_options(scenario.circuits, [members], ports):
+    # from the most copies the members' OCS planes can carry, as instance_graph: the counts
+    # above it are refused, each after a full colouring (a triangle of 256 ports: 128 to 85)
+    planes = ocs_planes(physical, members)
+    for pairs in circuit_options(scenario.circuits, [members], ports, planes):
         try:
             return realize(physical, pairs)
         except UserError:
