@@ -190,6 +190,11 @@ netmodel writes a folder of files (tables, JSON, figures) there: give a folder n
                         f"resolves to no folder); give a folder path") from None
     if resolved.parent == resolved:
         raise UserError(f"{what} {_describe(path)} is the file system's root")
+    if p.is_dir() and _is_cwd(resolved):
+        # replaced whole, it would leave the shell in the deleted old folder
+        raise UserError(f"{what} {_describe(path)} is the folder this command runs in; "
+                        f"netmodel replaces its output folder whole, so give a folder "
+                        f"inside it (such as 'out') or elsewhere")
     _writable_folder(resolved.parent, f"{what} {_describe(path)}", "its parent folder")
     if p.is_dir():
         if not os.access(p, os.W_OK | os.X_OK):
@@ -208,6 +213,14 @@ netmodel writes a folder of files (tables, JSON, figures) there: give a folder n
                             f"input, or your own); netmodel replaces its output folder whole, "
                             f"so move it out or give another folder")
     return p
+
+
+def _is_cwd(resolved: Path) -> bool:
+    """Whether ``resolved`` (a resolved path) is the current working folder."""
+    try:
+        return os.path.samefile(resolved, os.getcwd())
+    except OSError:
+        return False
 
 
 #: Largest manifest read (bytes): one lists a run's files, a few hundred bytes each.
