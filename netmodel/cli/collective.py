@@ -187,6 +187,31 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
     return setup
 
 
+#: The one placement a seed draws (:func:`netmodel.collectives.placement.partition`: a
+#: seeded random sample); the others follow the fabric's numbering and take no seed.
+_SEEDED_PLACEMENT = "random"
+
+
+def _check_seed_used(setup) -> None:
+    """A typed ``--seed`` refused where the placement ``setup`` costs with is not random:
+    nothing else draws by it (``costs --placement contiguous --seed 5`` ran as without it,
+    exit 0). The default seed stays silent; a scenario's own placement counts unless
+    ``--placement`` overrides it."""
+    from compute.errors import UserError
+
+    typed = given_on_command_line("seed", "placement")
+    if "seed" not in typed or setup.placement == _SEEDED_PLACEMENT:
+        return
+    if "placement" in typed:
+        where = f"--placement {setup.placement} takes no seed"
+    elif setup.scenario is not None:
+        where = f"scenario {setup.label!r} places {setup.placement}, which takes no seed"
+    else:
+        where = f"the placement is {setup.placement} (--placement's default), which takes no seed"
+    raise UserError(f"--seed {setup.seed} draws --placement {_SEEDED_PLACEMENT} only; "
+                    f"{where}: give --placement {_SEEDED_PLACEMENT}, or drop --seed")
+
+
 def _refuse_algorithms(text, algorithm, whose):
     """--algorithms only chooses for auto (and picks the lines of --plot)."""
     from compute.errors import UserError
@@ -266,7 +291,7 @@ _routing_options = [
                  help="How a group of a size is placed on the fabric's GPUs (random: by "
                  "--seed)."),
     click.option("--seed", default=0, type=WHOLE, show_default=True, metavar="N",
-                 help="Seed of random placement."),
+                 help="Seed of random placement (refused with another placement)."),
     click.option("--tuner", default=None, cls=RegistryHelp,
                  show_default="none; with --scenario the scenario's",
                  metavar_from=_tuner_metavar, help_from=_tuner_help),
@@ -341,6 +366,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     if not isinstance(wanted, int):
         _check_named_group(group_text, all_groups, setup)
         shown = "as given"
+    _check_seed_used(setup)   # after a named group's refusal, which names --seed too
     model = setup.model(wanted if isinstance(wanted, int) else len(wanted))
     group = model.group(wanted)
     extra = {}
@@ -718,6 +744,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
                    algorithms, seed, _max_transfers(max_transfers), plot=plot_path is not None,
                    tuner=tuner, simple_buffer=_buffsize(buffsize_text),
                    nccl_release=release_text)
+    _check_seed_used(setup)
     placement = setup.placement
     algorithm = "all" if every else setup.algorithm
     # one model per group size (a scenario's OCS circuits are set for each size), the rows

@@ -55,5 +55,5 @@ def test_calibrate_measurements_cell(tmp_path):
 
 
 def test_ascii_digits_run():
-    r = run_cli(f"collective all-reduce {AR} --max-transfers 2000000 --seed 2 --json".split())
+    r = run_cli(f"collective all-reduce {AR} --max-transfers 2000000 --placement random --seed 2 --json".split())
     assert r.exit_code == 0, r.output

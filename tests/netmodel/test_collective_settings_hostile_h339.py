@@ -79,12 +79,12 @@ def test_the_at_once_refusal_names_parameters_and_every_choice_it_takes(tmp_path
     assert text.endswith("only placement, algorithm, tuner, nccl_release and nccl_buffsize "
                          "are taken")
     r = CliRunner().invoke(cli, ["collective", "all-reduce", "--scenario", "h100-dgx",
-                                 "--group", "8", "--seed", "3"])
-    assert r.exit_code == 0   # instances alone: the seed is taken
+                                 "--group", "8", "--placement", "random", "--seed", "3"])
+    assert r.exit_code == 0   # instances alone: the seed is taken (by random placement)
     f = tmp_path / "all.toml"
     f.write_text(s.to_toml())
     r = CliRunner().invoke(cli, ["collective", "all-reduce", "--scenario", str(f), "--group",
-                                 "8", "--seed", "3"])
+                                 "8", "--placement", "random", "--seed", "3"])
     assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1
     assert r.output.startswith("error: --seed 3: scenario 'h100-dgx@H100-SXM' runs")
     assert "tuner, --nccl-release and --nccl-buffsize are taken" in r.output
