@@ -38,7 +38,6 @@ from topologies.common import (
     check_radix,
     finish_blocks,
     gpu_type,
-    lanes_for,
     link,
     new_graph,
 )
@@ -468,7 +467,8 @@ def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
             continue
         new = link(d["bandwidth"] * len(kept) / len(planes), d["latency"], d["medium"],
                    links=len(kept))
-        new["lanes"] = lanes_for(d["bandwidth"] / len(planes)) * len(kept)   # whole ports
+        # whole ports: each circuit holds its port's lanes (realize), not the bandwidth's
+        new["lanes"] = max(1, d["lanes"] * len(kept) // len(planes))
         d.pop("links", None)
         d.update(new, via=",".join(kept))
     if "circuits" in graph.graph:
