@@ -186,6 +186,10 @@ netmodel writes a folder of files (tables, JSON, figures) there: give a folder n
     try:
         resolved = p.resolve()
     except (OSError, RuntimeError):   # Python 3.11-3.12 raise RuntimeError for a loop
+        if not p.is_absolute() and _cwd_gone():
+            raise UserError(f"{what} {_describe(path)} is relative to the folder this command "
+                            f"runs in, which no longer exists (deleted or replaced since the "
+                            f"shell entered it); cd to a folder and run it again") from None
         raise UserError(f"{what} {_describe(path)} is a symbolic link that loops (it "
                         f"resolves to no folder); give a folder path") from None
     if resolved.parent == resolved:
@@ -221,6 +225,15 @@ def _is_cwd(resolved: Path) -> bool:
         return os.path.samefile(resolved, os.getcwd())
     except OSError:
         return False
+
+
+def _cwd_gone() -> bool:
+    """Whether the current working folder no longer exists (``os.getcwd`` fails)."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
 
 
 #: Largest manifest read (bytes): one lists a run's files, a few hundred bytes each.
