@@ -20,8 +20,9 @@ Every command that writes goes through this module, so the rules are the same ev
   and the files it lists: any other file in it (an input such as the scenario file being
   read, or notes of one's own) is named and the run refused, the folder untouched. A new
   output folder named like a file (ending in one of :data:`FILE_SUFFIXES`) is refused: a
-  file was meant. Staging and retired folders left by
-  a killed run are removed by the next run.
+  file was meant, and so is the folder the command runs in (replaced whole, it would leave
+  the shell in the deleted old folder). Staging and retired folders left by a killed run
+  are removed by the next run.
 * **Permissions**: every file gets ``0666 & ~umask``, as ``open()`` would give it.
 
 >>> import tempfile, os
