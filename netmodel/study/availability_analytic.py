@@ -141,6 +141,10 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
                 if x.pieces > 1:   # busy j: the instances the free spares do not hold
                     r = x.pieces - np.minimum(x.pieces, (cap - np.arange(cap + 1)) // u)
                     dist[k] = np.bincount(r, weights=q, minlength=x.pieces + 1)
+                    # its blocking is the share of its instances refused (the chain's
+                    # too), not the chance that none fits: a failure asking more than
+                    # the pool holds is refused some of its instances every time
+                    b[k] = float(dist[k] @ np.arange(x.pieces + 1)) / x.pieces
         for k in here:
             acc[k] += b[k] * n
             x = kinds[k]
