@@ -42,7 +42,8 @@ An OCS switches light: every edge at an OCS node, and the ``ocs_cabling`` below,
 optical medium (:data:`OPTICAL_MEDIA`; a board trace or a copper cable cannot end on its
 mirrors). A circuit set up through an optical circuit switch is a GPU-GPU edge with
 ``medium="ocs-circuit"`` and ``via`` naming the OCS node (comma-separated when several;
-optional, but the graph has an OCS).
+optional, but the graph has an OCS): one OCS a circuit (``links`` of them), each once, and
+no GPU with two circuits through one OCS (it has one port on each).
 
 Graph attributes: ``name`` (str), ``spec`` (the display string, for a built fabric the
 spec string that rebuilds it, or ``""``), ``gpus`` (int: the number of GPU nodes) and, when
@@ -466,8 +467,9 @@ def circuit_via(u: Hashable, v: Hashable, data: Mapping,
     string of OCS node names joined by commas (``"ocs0,ocs2"``, as
     :func:`topologies.optical.realize` writes it; names are taken as written, spaces
     included), none empty; given the graph's ``nodes`` (``graph.nodes``), each one an OCS of
-    it. Anything else (a list, a number, ``""``, ``"ocs0,,ocs1"``) raises UserError naming
-    the value.
+    it; no name twice (each GPU has one port on an OCS, so two circuits of a pair ride two
+    OCS). Anything else (a list, a number, ``""``, ``"ocs0,,ocs1"``, ``"ocs0,ocs0"``) raises
+    UserError naming the value.
 
     >>> circuit_via("gpu0", "gpu1", {"medium": "ocs-circuit", "via": "ocs0,ocs2"})
     ('ocs0', 'ocs2')
@@ -486,6 +488,11 @@ def circuit_via(u: Hashable, v: Hashable, data: Mapping,
     else:
         bad = next((o for o in names if o not in nodes or nodes[o].get("kind") != "ocs"),
                    None)
+    if bad is None and len(set(names)) != len(names):
+        twice = next(o for o in names if names.count(o) > 1)
+        _bad(f"circuit {describe(u)}-{describe(v)} 'via' must name the OCS node(s) it passes "
+             f"(comma-separated), got {describe(via)}: {describe(twice)} twice (a GPU has one "
+             f"port on an OCS)")
     if not names or bad is not None:
         why = "" if bad is None else (": an empty name" if not bad else
                                        f": {describe(bad)} is not an OCS of the graph")
@@ -520,11 +527,46 @@ def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> No
     if ends:
         _bad(f"{name} ends on {nodes[ends[0]].get('kind')} {describe(ends[0])}: an ocs-circuit "
              f"joins two GPUs through an OCS (an edge to the OCS is a fibre)")
-    circuit_via(u, v, data, nodes)
+    via = circuit_via(u, v, data, nodes)
+    links = data.get("links", 1)
+    if via and len(via) != links:   # circuit_count counts links, drop_circuits the names
+        _bad(f"{name} 'via' {describe(data['via'])} names {len(via)} OCS for "
+             f"{describe(links)} circuits ('links'): one OCS a circuit")
     optics = data.get("optics")
     if optics is not None and optics not in OPTICAL_MEDIA:
         _bad(f"{name} optics {describe(optics)} must be the GPU ports' optical medium: "
              f"{known(OPTICAL_MEDIA)}")
+
+
+def _check_ports_held(circuits: list) -> None:
+    """Refuse two circuits through one OCS at one GPU: each GPU has one port on each OCS
+    (its fibre to it), and a circuit holds that port, so the circuits through an OCS share
+    no GPU (a matching; :func:`topologies.optical.realize` sets them so). The ``via`` of
+    each of ``circuits`` (``(u, v, data)``, checked by :func:`_circuit_problem`) is read
+    per GPU, its names joined and split once.
+
+    >>> _check_ports_held([("a", "b", {"medium": "ocs-circuit", "via": "o0"}),
+    ...                    ("b", "c", {"medium": "ocs-circuit", "via": "o1,o0"})])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: invalid fabric graph: GPU 'b' holds 2 circuits through OCS 'o0' (circuits 'a'-'b' and 'b'-'c'), but it has one port on each OCS
+    """
+    held: dict = {}
+    for u, v, data in circuits:
+        via = data.get("via")
+        if isinstance(via, str):   # absent or None: a costing merged it away
+            held.setdefault(u, []).append(via)
+            held.setdefault(v, []).append(via)
+    for gpu, vias in held.items():
+        names = ",".join(vias).split(",")
+        if len(set(names)) == len(names):
+            continue
+        seen: set = set()
+        o = next(o for o in names if o in seen or seen.add(o))
+        ends = [f"{describe(a)}-{describe(b)}" for a, b, d in circuits if gpu in (a, b)
+                and o in str(d.get("via")).split(",")][:2]
+        _bad(f"GPU {describe(gpu)} holds 2 circuits through OCS {describe(o)} (circuits "
+             f"{' and '.join(ends)}), but it has one port on each OCS")
 
 
 def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
@@ -753,6 +795,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     node_data = graph._node if plain else graph.nodes   # a dict: each via name at C speed
     for u, v, data in circuits:
         _circuit_problem(u, v, data, node_data)
+    if circuits:
+        _check_ports_held(circuits)
     if circuits and not ocs_ports:
         u, v, _ = circuits[0]
         _bad(f"circuit {describe(u)}-{describe(v)} is an ocs-circuit but the graph has no OCS node "

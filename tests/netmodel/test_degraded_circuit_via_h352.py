@@ -53,7 +53,7 @@ def test_degrade_accepts_a_via_as_the_schema_does_and_keeps_the_other_planes(pie
     g = _pair(via)
     port = g.edges["gpu0", "gpu1"]["bandwidth"] / 2
     g.edges["gpu0", "gpu1"].update(bandwidth=port * len(pieces), links=len(pieces))
-    valid = all(p in OCS for p in pieces)
+    valid = all(p in OCS for p in pieces) and len(set(pieces)) == len(pieces)   # each once
     try:
         validate(g, check_connected=False)
     except UserError:
