@@ -460,8 +460,6 @@ def layout(model: ModelSpec, configs: Iterable[Parallelism | int]) -> Shards:
     )
 
 
-
-
 def dense_data_parallel(model: ModelSpec, configs: Sequence[Parallelism], sh: Shards,
                         degree: int) -> Shards:
     """``sh`` with ``model``'s dense MLP layers run at TP ``degree`` (1: data-parallel,
