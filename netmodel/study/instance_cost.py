@@ -78,7 +78,7 @@ class InstanceCosting:
         from netmodel.study.scenario_fabric import adjusted
 
         s = self.scenario
-        orig = members
+        orig, physical = members, graph   # the cell the circuits are set on
         if s.is_ocs and len(members) > 1:
             graph = instance_circuits(s, graph, members)
             if graph is None:
@@ -88,7 +88,6 @@ class InstanceCosting:
             fast = self._switch_problem(graph, members)
             if fast is not None:
                 return fast
-        physical = graph
         g = adjusted(graph, s.adjust)
         made = self.__dict__.get("_last_direct")
         if not s.is_ocs and self._direct and made is not None and made[0] is graph \
@@ -100,7 +99,9 @@ class InstanceCosting:
             g, members = canonical(g, members)
         key = problem_key(g, members)
         if s.is_ocs and not self.parallelism.is_plain:
-            # a sub-group's circuits are set from the members' own optical links
+            # a sub-group's circuits are set from the members' own optical links on the
+            # cell, which the instance's circuits do not name (two ports lost on one OCS
+            # or on two leave the same ring, not the same stage-boundary pairs)
             key += (ocs_ports_key(physical, orig),)
         return g, tuple(members), key
 
