@@ -24,10 +24,19 @@ def sig3(v) -> str:
     ``netmodel cost`` and the bar labels of cost_per_scenario.png; a table column of many
     rows (compare's) keeps fixed decimals, to line up.
 
+    From 1,000 up the figure is rounded to three significant figures and written whole,
+    with thousands grouped (.3g wrote "1.23e+03").
+
     >>> sig3(2.8022), sig3(0.16749), sig3(54), sig3(280.4), sig3(None)
     ('2.80', '0.167', '54.0', '280', 'infeasible')
+    >>> sig3(999.6), sig3(1234.5), sig3(-98765), sig3(1.2e7)
+    ('1,000', '1,230', '-98,800', '12,000,000')
     """
-    return "infeasible" if v is None else f"{v:#.3g}".replace(".e", "e").rstrip(".")
+    if v is None:
+        return "infeasible"
+    if abs(v) >= 999.5:
+        return f"{float(f'{v:.3g}'):,.0f}"
+    return f"{v:#.3g}".replace(".e", "e").rstrip(".")
 
 
 def ratio_span(values) -> str:
