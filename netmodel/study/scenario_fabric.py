@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from netmodel.collectives.model import FabricCostModel
     from netmodel.study.scenarios import Adjust
 
-__all__ = ["adjusted", "build_fabric", "circuit_options", "instance_graph", "most_copies",
-           "network_key", "ocs_planes", "ocs_ports", "scenario_calibration",
+__all__ = ["adjusted", "build_fabric", "circuit_options", "instance_graph", "is_built",
+           "most_copies", "network_key", "ocs_planes", "ocs_ports", "scenario_calibration",
            "scenario_cost_model", "scenario_model"]
 
 
@@ -53,7 +53,7 @@ def build_fabric(scenario: str | Scenario) -> nx.Graph:
     if scenario.graph is not None:
         return scenario.graph
     try:
-        key = (scenario.fabric_spec(), scenario.gpu_spec)
+        key = _key(scenario)
         graph = _BUILT.get(key)
         if graph is None:
             graph = build(*scenario.fabric_params())
@@ -72,6 +72,32 @@ def build_fabric(scenario: str | Scenario) -> nx.Graph:
                         f"{graph.nodes[first]['gpu']!r} but the scenario's GPU is {gpu!r}; "
                         f"write gpu = \"$gpu\" (or lite = \"$gpu\") in [fabric]")
     return graph
+
+
+def _key(scenario: Scenario) -> tuple:
+    """The key :func:`build_fabric` keeps the scenario's built fabric under."""
+    return scenario.fabric_spec(), scenario.gpu_spec
+
+
+def is_built(scenario: object, graph: nx.Graph) -> bool:
+    """Whether ``graph`` is the fabric :func:`build_fabric` gave for ``scenario`` (and
+    still holds): checked against :mod:`topologies.schema` where it entered (its builder,
+    the fabric file's reader or :func:`~netmodel.study.scenarios.fabric_scenario`), and
+    not modified since (build_fabric's fabrics are not). Builds nothing: a fabric no
+    longer kept, or any other graph, is not known to be checked.
+
+    >>> g = build_fabric("lite-ocs")
+    >>> is_built(get_scenario("lite-ocs"), g), is_built(get_scenario("lite-ocs"), g.copy())
+    (True, False)
+    """
+    if not isinstance(scenario, Scenario):
+        return False
+    if scenario.graph is not None:
+        return graph is scenario.graph
+    try:
+        return _BUILT.get(_key(scenario)) is graph
+    except UserError:
+        return False
 
 
 def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
@@ -253,13 +279,19 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     an odd ring of ``n`` takes ``n`` circuits a copy on planes that carry ``(n - 1) / 2``
     each, so ``ports x (n - 1) / 2 / n`` copies, ports/3 for a triangle; a torus with an
     odd side may get fewer than its bound; a torus falls back to a ring for sizes with no
-    2D factorisation, under 4 ports or where not one copy fits the planes, a 3x3 on 4). Other fabrics: ``graph`` itself."""
+    2D factorisation, under 4 ports or where not one copy fits the planes, a 3x3 on 4). Other fabrics: ``graph`` itself.
+
+    ``graph`` is checked against :mod:`topologies.schema` once, before the circuits are
+    tried, unless it is the scenario's built fabric (:func:`is_built`: checked where it
+    entered); each copy count tried is realized on it without checking it again."""
     if not scenario.is_ocs or size < 2:
         return graph
     from netmodel.collectives.placement import partition
     from topologies.optical import realize
-    from topologies.schema import gpu_nodes
+    from topologies.schema import gpu_nodes, validate
 
+    if not is_built(scenario, graph):
+        validate(graph, check_connected=False)
     groups = partition(graph, size, scenario.placement, gpus=gpu_nodes(graph))
     ports = ocs_ports(graph, groups[0])
     planes = ocs_planes(graph, groups[0])
@@ -270,7 +302,7 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     last = None
     for pairs in circuit_options(scenario.circuits, groups, ports, planes):
         try:
-            return realize(graph, pairs)
+            return realize(graph, pairs, validated=True)   # checked above
         except UserError as exc:
             last = exc
     raise UserError(f"scenario {scenario.name!r}: cannot set circuits for instances of "
@@ -289,10 +321,12 @@ def scenario_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: 
     """
     # the circuits follow the placement in use (the caller's, if given)
     placement = routing.get("placement", scenario.placement)
-    built = adjusted(instance_graph(replace(scenario, placement=placement), graph, size),
-                     scenario.adjust)
-    return scenario_cost_model(scenario, built, calibration, validated=built is graph,
-                               **routing)   # a built fabric is checked once
+    realized = instance_graph(replace(scenario, placement=placement), graph, size)
+    built = adjusted(realized, scenario.adjust)
+    # checked once: the built fabric where it entered, the circuits as realize made them
+    # (instance_graph checked any other graph it was given before realizing on it)
+    checked = is_built(scenario, graph) if built is graph else built is realized
+    return scenario_cost_model(scenario, built, calibration, validated=checked, **routing)
 
 
 def scenario_cost_model(scenario: Scenario, graph: nx.Graph, calibration: Calibration,
