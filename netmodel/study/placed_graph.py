@@ -47,20 +47,28 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
     -------
     networkx.Graph or None
         The circuits as :func:`topologies.optical.realize` makes them; None where the
-        members have no optical port left or no circuit shape can be set.
+        members have no optical port left or no circuit shape can be set (``physical``
+        failing :func:`~topologies.schema.validate` included: it is checked once, not
+        again for each copy count tried).
     """
     from netmodel.study.scenario_fabric import circuit_options, ocs_planes, ocs_ports
     from topologies.optical import realize
+    from topologies.schema import validate
 
     ports = ocs_ports(physical, members)
     if ports == 0:
         return None
+    try:
+        # a degraded copy of the cell is not known to pass (an OCS gone, spares added)
+        validate(physical, check_connected=False)
+    except UserError:
+        return None   # as realize refused every copy count on it
     # from the most copies the members' OCS planes can carry, as instance_graph: the counts
     # above it are refused, each after a full colouring (a triangle of 256 ports: 128 to 85)
     planes = ocs_planes(physical, members)
     for pairs in circuit_options(scenario.circuits, [members], ports, planes):
         try:
-            return realize(physical, pairs)
+            return realize(physical, pairs, validated=True)   # checked above, unchanged
         except UserError:
             continue
     return None

@@ -133,3 +133,44 @@ def test_a_hostile_fabric_file_is_refused(ocs, tmp_path):
     with pytest.raises(UserError, match="bandwidth must be finite and > 0"):
         instance_graph(how, _hostile(g), 8)
 
+
+# ---------------------------------------------------------------- placed_graph.instance_circuits
+
+def _five_ports_one_down():
+    """lite-ocs at 5 ports a Lite with gpu0's port to ocs1 down (a degraded cell, which is
+    not known to pass until checked): a ring of gpu0..gpu4 is refused at the first copy
+    count realize tries (2) and set at the next."""
+    s = get_scenario("lite-ocs")
+    s = replace(s, fabric={**s.fabric, "ports": 5})
+    physical = build_fabric(s).copy()
+    physical.remove_edge("gpu0", "ocs1")
+    return s, physical, [f"gpu{i}" for i in range(5)]
+
+
+def test_instance_circuits_check_the_cell_once(checks, monkeypatch):
+    from netmodel.study.placed_graph import instance_circuits
+
+    tried = []
+    real = optical.realize
+
+    def counted(*args, **kwargs):
+        tried.append(kwargs.get("validated", False))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(optical, "realize", counted)
+    s, physical, members = _five_ports_one_down()
+    out = instance_circuits(s, physical, members)
+    assert len(tried) == 2                        # two copy counts realized
+    assert checks == [physical, out]              # the cell once (was once a count: 2)
+    # whole copies of the 5-ring, at most 2: gpu0 keeps 4 ports, 2 circuits a copy
+    assert out.graph["circuits"] in (5, 10)
+
+
+def test_instance_circuits_refuse_a_hostile_cell(checks, monkeypatch):
+    from netmodel.study.placed_graph import instance_circuits
+
+    s, physical, members = _five_ports_one_down()
+    bad = _hostile(physical)
+    monkeypatch.setattr(optical, "realize", lambda *a, **k: pytest.fail("realized"))
+    assert instance_circuits(s, bad, members) is None    # no circuits set on it
+    assert checks == [bad]
