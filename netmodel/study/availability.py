@@ -125,8 +125,9 @@ class Availability:
     @property
     def goodput_per_sm(self) -> float:
         """Mean delivered tokens/s (Monte Carlo) over every SM bought: spares and GPUs in
-        no instance (idle) included."""
-        return self.mc.mean * self.cluster.cluster_tokens_per_s / self.sms_bought
+        no instance (idle) included
+        (:meth:`~netmodel.study.reliability_cluster.Cluster.tokens_per_s_per_sm`)."""
+        return self.cluster.tokens_per_s_per_sm(self.mc.mean, self.pools.spares)
 
     @property
     def serving_gpus(self) -> int:
@@ -139,8 +140,7 @@ class Availability:
     def healthy_per_sm(self) -> float:
         """Healthy tokens/s over every SM of the cluster's GPUs, idle ones included (no
         spares): :attr:`serving_per_sm` x :attr:`serving_gpus` / ``gpus``."""
-        c = self.cluster
-        return c.cluster_tokens_per_s / (c.gpus * c.gpu.sms)
+        return self.cluster.tokens_per_s_per_sm()
 
     @property
     def serving_per_sm(self) -> float:

@@ -291,6 +291,22 @@ class Cluster(InstanceCosting):
         (:attr:`healthy`), in every cell."""
         return self.healthy_tokens_per_s * self.cells
 
+    def tokens_per_s_per_sm(self, capacity: float = 1.0, spares: int = 0) -> float:
+        """Tokens/s per SM bought: ``capacity`` (the share of :attr:`cluster_tokens_per_s`
+        delivered, 1 healthy) x :attr:`cluster_tokens_per_s` over the SMs of the cluster's
+        GPUs and ``spares`` more (idle GPUs included). The one definition of the healthy
+        (``capacity=1``, no spares) and goodput (a mean capacity, the spares bought)
+        figures of :class:`~netmodel.study.availability.Availability` and
+        :func:`~netmodel.study.reliability_summary.reliability_summary`.
+
+        >>> c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+        >>> c.tokens_per_s_per_sm() == c.cluster_tokens_per_s / (c.gpus * c.gpu.sms)
+        True
+        >>> c.tokens_per_s_per_sm(0.5, spares=c.gpus) == c.tokens_per_s_per_sm() / 4
+        True
+        """
+        return capacity * self.cluster_tokens_per_s / ((self.gpus + spares) * self.gpu.sms)
+
     @property
     def healthy_tokens_per_s(self) -> float:
         """Tokens/s of one healthy cell (every instance as placed, :attr:`healthy`)."""

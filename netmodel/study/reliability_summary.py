@@ -184,8 +184,6 @@ def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
     n = parse_spares(spares, c.gpus)
     hw, sw, rate = _gpu_radius(c)
     inst = c.instances_total
-    tokens = c.cluster_tokens_per_s
-    sms = c.gpus * c.gpu.sms
 
     def run(placement: str, k: int) -> Analytic:
         return analytic(event_kinds(c, placement), spare_pools(c, k, placement), inst,
@@ -206,10 +204,10 @@ def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
         scenario=c.scenario.label, model=c.model.name, phase=c.workload.phase, gpus=c.gpus,
         tp=c.tp, sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
         gpu_failures_per_year=rate * YEAR, availability=base.mean,
-        goodput_tokens_per_s_per_sm=base.mean * tokens / sms,
-        healthy_tokens_per_s_per_sm=tokens / sms, spares=n,
+        goodput_tokens_per_s_per_sm=c.tokens_per_s_per_sm(base.mean),
+        healthy_tokens_per_s_per_sm=c.tokens_per_s_per_sm(), spares=n,
         spare_placement=ref, availability_with_spares=with_s,
-        goodput_tokens_per_s_per_sm_with_spares=with_s * tokens / (sms + n * c.gpu.sms),
+        goodput_tokens_per_s_per_sm_with_spares=c.tokens_per_s_per_sm(with_s, n),
         spares_needed=None if best is None else best[1],
         spares_needed_placement=None if best is None else best[0], threshold=threshold,
         quantile=quantile)
