@@ -14,7 +14,7 @@ from netmodel.study.summary_words import ratio_x, sig3
     (53.956461848986805, "54.0"), (53.94001604863598, "53.9"), (13.010, "13.0"),
     (3.0000, "3.00"), (2.591, "2.59"), (2.8019887992161476, "2.80"),
     (0.11035528459372167, "0.110"), (0.0594, "0.0594"), (280.1, "280"), (1.0, "1.00"),
-    (12345.0, "1.23e+04"), (None, "infeasible"),
+    (12345.0, "12,300"), (999.6, "1,000"), (None, "infeasible"),
 ])
 def test_three_significant_figures_with_their_zeros(value, text):
     assert sig3(value) == text
