@@ -54,6 +54,7 @@ from netmodel.study.reliability_spares import (
     spare_pools,
 )
 from netmodel.study.reliability_timings import recovery_times
+from netmodel.study.summary_words import sig3
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -199,9 +200,9 @@ class Availability:
             f"{a.waits_for_repair_per_year:>12.4g}{z.waits_for_repair_per_year:>12.4g}",
             f"{'one instance availability':<34}{'':>16}{a.instance_availability:>12.6f}"
             f"{z.instance_availability:>12.6f}",
-            f"goodput {self.goodput_per_sm:.4g} tokens/s/SM over every SM bought, spares and "
-            f"idle GPUs included (healthy {self.healthy_per_sm:.4g})",
-            f"healthy {self.serving_per_sm:.4g} tokens/s/SM over the SMs serving "
+            f"goodput {sig3(self.goodput_per_sm)} tokens/s/SM over every SM bought, spares and "
+            f"idle GPUs included (healthy {sig3(self.healthy_per_sm)})",
+            f"healthy {sig3(self.serving_per_sm)} tokens/s/SM over the SMs serving "
             f"({self.serving_gpus:,} of {c.gpus:,} GPUs in instances; compare's figure); "
             f"swap {recovery_times(c).swap_s():.3g} s"]
         if p.spares > 0 and p.reachable_total == 0:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from compute.errors import UserError
 from netmodel.study.figure_kit import figure_style
+from netmodel.study.scenarios import own_gpu_scenarios
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -30,32 +31,12 @@ if TYPE_CHECKING:
     from compute.roofline_options import RooflineOptions
     from netmodel.study.compare import CompareResult, CompareRow
     from netmodel.study.fabric_search import FabricSearch
-    from netmodel.study.scenarios import Scenario
     from netmodel.study.serving import ServingWorkload
 
 __all__ = ["REFERENCE_SPARES", "CostPart", "ReliabilityPart", "ServingPart", "cost_part",
            "own_gpu_rows",
            "own_gpu_scenarios",
            "plot_serving", "reliability_part", "serving_part"]
-
-
-def own_gpu_scenarios(scenarios: Iterable[Scenario]) -> list[Scenario]:
-    """One variant of each scenario (by name, first-seen order): the one with its own GPU
-    (a shipped scenario's, or the one a scenario file names), else, when the run lacks that
-    GPU (``--gpus B200-HGX``: no Lite), the first GPU it runs with.
-
-    >>> from netmodel.study.scenarios import get_scenario
-    >>> flat = get_scenario("lite-flat")
-    >>> [s.label for s in own_gpu_scenarios([flat.with_gpu("Lite+BW"), flat.with_gpu("Lite")])]
-    ['lite-flat@Lite']
-    >>> [s.label for s in own_gpu_scenarios([flat.with_gpu("B200-HGX")])]
-    ['lite-flat@B200-HGX']
-    """
-    groups: dict[str, list] = {}
-    for s in scenarios:
-        groups.setdefault(s.name, []).append(s)
-    return [next((s for s in g if s.gpu == (s.home_gpu or s.gpu)), g[0])
-            for g in groups.values()]
 
 
 def own_gpu_rows(fab: CompareResult, model: str | ModelSpec,

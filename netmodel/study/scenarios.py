@@ -131,7 +131,7 @@ if TYPE_CHECKING:
 __all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "NCCL_KEYS",
            "Adjust", "Scenario", "expand_scenarios", "fabric_scenario", "get_scenario", "graph_digest",
            "instances_note", "is_scenario_ref", "load_scenario", "load_scenario_text",
-           "save_scenario", "scenario_names", "shipped_scenario", "shipped_scenarios"]
+           "own_gpu_scenarios", "save_scenario", "scenario_names", "shipped_scenario", "shipped_scenarios"]
 
 LINKS = ("as-built", "scale-up")
 CALIBRATIONS = ("default", "ideal")
@@ -867,3 +867,21 @@ def instances_note(scens: Iterable[Scenario]) -> str:
                "sharing links fairly; a collective takes the slowest instance's time, each " \
                "instance on its own algorithm, the fastest for it alone"
     return "per scenario: see each scenario's instances"
+
+
+def own_gpu_scenarios(scenarios: Iterable[Scenario]) -> list[Scenario]:
+    """One variant of each scenario (by name, first-seen order): the one with its own GPU
+    (a shipped scenario's, or the one a scenario file names), else, when the run lacks that
+    GPU (``--gpus B200-HGX``: no Lite), the first GPU it runs with.
+
+    >>> flat = get_scenario("lite-flat")
+    >>> [s.label for s in own_gpu_scenarios([flat.with_gpu("Lite+BW"), flat.with_gpu("Lite")])]
+    ['lite-flat@Lite']
+    >>> [s.label for s in own_gpu_scenarios([flat.with_gpu("B200-HGX")])]
+    ['lite-flat@B200-HGX']
+    """
+    groups: dict[str, list] = {}
+    for s in scenarios:
+        groups.setdefault(s.name, []).append(s)
+    return [next((s for s in g if s.gpu == (s.home_gpu or s.gpu)), g[0])
+            for g in groups.values()]
