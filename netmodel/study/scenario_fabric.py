@@ -44,9 +44,11 @@ _BUILT_MAX = 64
 
 def build_fabric(scenario: str | Scenario) -> nx.Graph:
     """The scenario's physical fabric graph, built from its (builder, parameters) with the
-    scenario's GPU type object (a user's GPU works), cached by its spec string and GPU type;
-    do not modify it. A scenario on a fabric graph (:func:`~netmodel.study.scenarios.
-    fabric_scenario`) gives that graph."""
+    scenario's GPU type object (a user's GPU works), cached by its spec string and GPU type,
+    and frozen (:func:`networkx.freeze`: nodes and links cannot be added or removed; do
+    not change its attributes either: callers share it, and paths trust it as checked,
+    :func:`is_built`). A scenario on a fabric graph
+    (:func:`~netmodel.study.scenarios.fabric_scenario`) gives that graph."""
     from topologies.specs import build
 
     scenario = get_scenario(scenario)
@@ -60,6 +62,7 @@ def build_fabric(scenario: str | Scenario) -> nx.Graph:
     except UserError as exc:
         raise fabric_error(scenario, exc) from None
     if key not in _BUILT:
+        nx.freeze(graph)   # shared by every caller: adding or removing a node or link raises
         _BUILT[key] = graph
         while len(_BUILT) > _BUILT_MAX:
             _BUILT.popitem(last=False)
