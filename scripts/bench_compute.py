@@ -189,31 +189,17 @@ def help_time(repeats: int = 5) -> None:
     subcommand_help_time(env)
 
 
-def _command_paths(command, path, ctx):
-    """Every group's and command's words (``("topology", "show")``), walked from the
-    command line itself."""
-    import click
-
-    yield path
-    if isinstance(command, click.Group):
-        for name in command.list_commands(ctx):
-            sub = command.get_command(ctx, name)
-            yield from _command_paths(sub, (*path, name),
-                                      click.Context(sub, parent=ctx, info_name=name))
-
-
 def subcommand_help_time(env: dict, repeats: int = 3) -> None:
     """The slowest ``netmodel GROUP [COMMAND] --help`` (best of ``repeats`` each), and how
     many load numpy (their help reads a registry that lives beside it)."""
-    import click
-
+    from netmodel.cli.help_format import command_paths
     from netmodel.cli.main import cli
 
     code = ("import sys\nfrom netmodel.cli.main import main\n"
             "try:\n    main(sys.argv[1:] + ['--help'])\nexcept SystemExit:\n    pass\n"
             "print('numpy' in sys.modules)")
     best, with_numpy = {}, []
-    for path in list(_command_paths(cli, (), click.Context(cli, info_name="netmodel")))[1:]:
+    for path in command_paths(cli)[1:]:
         times = []
         for _ in range(repeats):
             t0 = time.perf_counter()

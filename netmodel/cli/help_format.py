@@ -94,3 +94,26 @@ class SummaryGroup(click.Group):
         """The summary listed beside subcommand ``name``."""
         cmd = self.get_command(ctx, name)
         return "" if cmd is None else command_summary(cmd)
+
+
+def command_paths(group: click.Command) -> list[tuple[str, ...]]:
+    """The words of every group and command under ``group``, itself first as ``()``,
+    walked from the command line itself (for tests and benchmarks that run each --help).
+
+    >>> @click.group()
+    ... def top():
+    ...     pass
+    >>> @top.command()
+    ... def leaf():
+    ...     pass
+    >>> command_paths(top)
+    [(), ('leaf',)]
+    """
+    def walk(command, path, ctx):
+        yield path
+        if isinstance(command, click.Group):
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                yield from walk(sub, (*path, name), click.Context(sub, parent=ctx, info_name=name))
+
+    return list(walk(group, (), click.Context(group, info_name=group.name)))

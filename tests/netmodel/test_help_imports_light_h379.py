@@ -14,24 +14,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import click
 import pytest
 
+from netmodel.cli.help_format import command_paths
 from netmodel.cli.main import cli
 
 HEAVY = ("numpy", "networkx", "scipy", "matplotlib", "dask")
 
 
-def _command_paths(command: click.Command, path: tuple[str, ...], ctx: click.Context):
-    yield path
-    if isinstance(command, click.Group):
-        for name in command.list_commands(ctx):
-            sub = command.get_command(ctx, name)
-            yield from _command_paths(sub, (*path, name),
-                                      click.Context(sub, parent=ctx, info_name=name))
-
-
-PATHS = list(_command_paths(cli, (), click.Context(cli, info_name="netmodel")))
+PATHS = command_paths(cli)
 
 
 def _heavy_after_help(path: tuple[str, ...]) -> list[str]:
