@@ -42,6 +42,7 @@ from netmodel.cli.resolve import (
     resolve_profile,
     whole_option,
 )
+from netmodel.study.summary_words import sig3
 
 __all__ = ["hardware", "infer", "models", "search"]
 
@@ -383,7 +384,7 @@ def _summary(r) -> list[str]:
          f"{r.latency_name.upper()} {format_time(r.latency)} (SLO {format_time(r.latency_limit)}: ")
         + f"{verdict}); {r.tokens_per_s:.5g} tokens/s"
         + (f" (a batch every {format_time(r.interval)}, steady state)" if r.interval else "")
-        + f"; {r.tokens_per_s_per_sm:.4g} tokens/s/SM ({r.sms} SMs)",
+        + f"; {sig3(r.tokens_per_s_per_sm)} tokens/s/SM ({r.sms} SMs)",
         f"memory per GPU: weights {m.weights / 1e9:.2f} + KV cache {m.kv_cache / 1e9:.2f} + "
         f"activations {m.activations / 1e9:.2f} = {m.total / 1e9:.2f} GB of "
         f"{m.usable / 1e9:.2f} GB usable ({'fits' if m.fits else 'does NOT fit'})",
@@ -603,14 +604,14 @@ def _print_search(r, show_front: bool, desc: dict, profile, gpu_name: str = "") 
                    f"{'tokens/s':>11}{'tokens/s/SM':>13}")
         for p in r.by_tp:
             click.echo(f"{p.tp:>4}{p.batch:>7}{p.latency * 1e3:>10.2f}{p.tokens_per_s:>11.5g}"
-                       f"{p.tokens_per_s_per_sm:>13.4g}")
+                       f"{sig3(p.tokens_per_s_per_sm):>13}")
     else:
         click.echo(f"best per configuration:\n{'tp':>4}{'pp':>4}{'ep':>5}{'dp-attn':>8}"
                    f"{'batch':>7}{lat + ' ms':>10}{'tokens/s':>11}{'tokens/s/SM':>13}")
         for p in r.by_config:
             click.echo(f"{p.tp:>4}{p.pp:>4}{p.ep:>5}{p.attention_dp:>8}{p.batch:>7}"
                        f"{p.latency * 1e3:>10.2f}{p.tokens_per_s:>11.5g}"
-                       f"{p.tokens_per_s_per_sm:>13.4g}")
+                       f"{sig3(p.tokens_per_s_per_sm):>13}")
     if show_front:
         click.echo(f"\nPareto front ({len(r.front)} points):\n{'tp':>4}{'batch':>7}"
                    f"{lat + ' ms':>10}{'tokens/s/SM':>13}")

@@ -86,6 +86,7 @@ from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from netmodel.study.scenarios import get_scenario
+from netmodel.study.summary_words import sig3
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -304,8 +305,8 @@ class ServingResult:
             + (f", TBT {self.tbt_s * 1e3:.2f} ms (SLO {self.tbt_limit_s * 1e3:g} ms)"
                if self.tbt_s is not None else ""),
             f"  pools: {self.decode_gpus_per_prefill_gpu:.3g} decode GPUs per prefill GPU; "
-            f"{self.requests_per_s_per_sm:.4g} requests/s/SM, {self.tokens_per_s_per_sm:.4g} "
-            f"tokens/s/SM ({self.output_tokens_per_s_per_sm:.4g} output tokens/s/SM)",
+            f"{sig3(self.requests_per_s_per_sm)} requests/s/SM, {sig3(self.tokens_per_s_per_sm)} "
+            f"tokens/s/SM ({sig3(self.output_tokens_per_s_per_sm)} output tokens/s/SM)",
         ]
         if self.gpus_used is not None:
             lines.append(f"  at {w.rate:g} requests/s: {self.prefill_instances} prefill + "

@@ -67,7 +67,9 @@ def test_search_of_a_mixture_of_experts_says_compare_spreads_it_wider():
 
     row = compare(["DeepSeek-V3"], ["lite-flat"], ["decode"]).rows[0]
     assert (row.tp, row.ep, row.attention_dp) == (128, 128, 32)
-    assert f"; {row.tokens_per_s_per_sm:.4g} tokens/s/SM (" in wide.output, wide.output
+    from netmodel.study.summary_words import sig3
+
+    assert f"; {sig3(row.tokens_per_s_per_sm)} tokens/s/SM (" in wide.output, wide.output
     dense = runner.invoke(cli, [*base, "--model", "Llama-3.1-405B"])
     assert dense.exit_code == 0 and "note: plain" not in dense.output
 
