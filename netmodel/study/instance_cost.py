@@ -15,15 +15,18 @@ once. An instance whose step no longer meets the SLO is re-balanced
 (:meth:`InstanceCosting.rebalanced`): the largest batch, up to the healthy one, that still
 meets it and fits.
 
-:class:`InstanceCosting` carries these methods for
-:class:`~netmodel.study.reliability_cluster.Cluster`, whose fields (scenario, model, GPU,
-workload, SLO, options, calibration, healthy configuration) they read; their memos live on
-the cluster.
+An :class:`InstanceCosting` is made by (and held by) a
+:class:`~netmodel.study.reliability_cluster.Cluster` (:attr:`~netmodel.study.reliability_cluster.Cluster.costing`):
+it is given the cluster's scenario, model, GPU, workload, SLO, options, calibration and
+healthy result, whether GPUs forward traffic, and, when first needed, the cell's switches'
+part and whether the cell passes :func:`~topologies.schema.validate`; the cluster tells it
+the graphs it makes to re-cost on (:meth:`InstanceCosting.made_from_switches`,
+:meth:`InstanceCosting.made_from_cell`), and it keeps its memos.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable
+from collections.abc import Callable, Collection, Hashable
 from itertools import chain
 from typing import TYPE_CHECKING
 
@@ -31,6 +34,7 @@ import networkx as nx
 import numpy as np
 
 from compute.evaluate_one import evaluate
+from compute.parallel import Parallelism
 from compute.roofline import evaluate_grid
 from netmodel.study.placed_cost import GroupComm, InstanceCut, placed_comm
 from netmodel.study.placed_graph import (
@@ -43,19 +47,70 @@ from netmodel.study.placed_graph import (
 from topologies.graph_ops import frozen_attrs
 
 if TYPE_CHECKING:
+    from compute.hardware import GpuSpec
+    from compute.models import ModelSpec
+    from compute.phases import Slo, Workload
     from compute.results import InferenceResult
+    from compute.roofline_options import RooflineOptions
+    from netmodel.collectives.calibration import Calibration
+    from netmodel.study.scenarios import Scenario
 
 __all__ = ["InstanceCosting"]
 
 
 class InstanceCosting:
-    """The re-costing of one instance, for a
-    :class:`~netmodel.study.reliability_cluster.Cluster` (which inherits it): it reads the
-    cluster's ``scenario``, ``model``, ``gpu``, ``parallelism``, ``batch``, ``best``,
-    ``workload``,
-    ``options``, ``slo``, ``calibration`` and ``_direct`` (whether GPUs forward traffic),
-    and keeps its memos in the cluster's ``__dict__`` (``_costed``, ``_rebalanced``, and
-    ``_models``: cost models kept for re-balancing)."""
+    """The re-costing of one instance of a cluster's healthy configuration (``best``, at
+    its batch) on graphs the cluster makes: ``direct``, whether GPUs forward traffic;
+    ``switches``, called once when first needed, the cell's switches' part (every switch
+    and OCS, their links); ``cell_valid``, called when needed, whether the cell passes
+    :func:`~topologies.schema.validate` (see :meth:`_known_valid`; the cluster checks it
+    once). It keeps its
+    memos (``_costed``, ``_rebalanced``, and ``_models``: cost models kept for
+    re-balancing) and the graphs last made (:meth:`made_from_switches`,
+    :meth:`made_from_cell`)."""
+
+    def __init__(self, *, scenario: Scenario, model: ModelSpec, gpu: GpuSpec,
+                 workload: Workload, slo: Slo, options: RooflineOptions,
+                 calibration: Calibration, best: InferenceResult, direct: bool,
+                 switches: Callable[[], nx.Graph], cell_valid: Callable[[], bool]) -> None:
+        self.scenario, self.model, self.gpu = scenario, model, gpu
+        self.workload, self.slo, self.options = workload, slo, options
+        self.calibration, self.best = calibration, best
+        self.parallelism = Parallelism.of(best)
+        self.batch = best.batch
+        self.direct = direct
+        self._switches, self._cell_valid = switches, cell_valid
+        self._canonical_switch_part = None
+        self._last_problem = None
+        self._last_recost = None
+        self._last_direct = None
+        self._costed: dict = {}
+        self._rebalanced: dict = {}
+        self._models: dict = {}
+        self._slice_models: dict = {}
+
+    def made_from_switches(self, graph: nx.Graph, comps: tuple, members: tuple,
+                           spares: bool) -> None:
+        """The cluster has just made ``graph`` (where GPUs forward no traffic) from the
+        switches' part, the ``members`` wired in, ``comps`` failed and, where ``spares``,
+        the spares of a plan added: costing it may take the short way
+        (:meth:`_switch_problem`). ``graph`` is not to be changed before it is costed; it is
+        kept, so its id is not reused."""
+        self._last_recost = (graph, comps, members, spares)
+
+    def made_from_cell(self, graph: nx.Graph, members: tuple, made: tuple) -> None:
+        """The cluster has just made ``graph`` (where GPUs forward traffic) to cost
+        ``members`` on, from the whole cell, named by ``made`` (the failures and spares it
+        was made from: equal names, equal graphs): the costing's key names it by ``made``
+        instead of every node and link (:meth:`_new_problem`). ``graph`` is not to be
+        changed before it is costed; it is kept, so its id is not reused."""
+        self._last_direct = (graph, members, made)
+
+    def forget_made(self) -> None:
+        """Forget the graph last made (:meth:`made_from_cell`,
+        :meth:`made_from_switches`): the next one is costed the long way, by every node and
+        link."""
+        self._last_recost = self._last_direct = None
 
     def _problem(self, graph: nx.Graph, members: Collection[Hashable]) -> tuple | None:
         """``(graph, members, key)`` of the instance ``members`` as costed on ``graph``:
@@ -66,11 +121,11 @@ class InstanceCosting:
         orig = tuple(members)
         # rebalanced asks again for the problem instance_result has just made from the
         # same graph object: the last one is kept (with its graph, so the id is not reused)
-        last = self.__dict__.get("_last_problem")
+        last = self._last_problem
         if last is not None and last[0] is graph and last[1] == orig:
             return last[2]
         out = self._new_problem(graph, orig)
-        self.__dict__["_last_problem"] = (graph, orig, out)
+        self._last_problem = (graph, orig, out)
         return out
 
     def _new_problem(self, graph: nx.Graph, members: tuple) -> tuple | None:
@@ -89,13 +144,13 @@ class InstanceCosting:
             if fast is not None:
                 return fast
         g = adjusted(graph, s.adjust)
-        made = self.__dict__.get("_last_direct")
-        if not s.is_ocs and self._direct and made is not None and made[0] is graph \
+        made = self._last_direct
+        if not s.is_ocs and self.direct and made is not None and made[0] is graph \
                 and made[1] == members:
-            # the graph the cluster's recost_graph has just made, named by what it was
+            # the graph the cluster has just made (made_from_cell), named by what it was
             # made from (equal names: equal graphs); not every node and link of the cell
             return g, tuple(members), ("made", made[2], tuple(members))
-        if not self._direct:   # instances alike, failures alike: one costing
+        if not self.direct:   # instances alike, failures alike: one costing
             g, members = canonical(g, members)
         key = problem_key(g, members)
         if s.is_ocs and not self.parallelism.is_plain:
@@ -106,24 +161,24 @@ class InstanceCosting:
         return g, tuple(members), key
 
     def _switch_problem(self, graph: nx.Graph, members: tuple) -> tuple | None:
-        """:meth:`_new_problem` the short way, for the graph the cluster's ``recost_graph``
-        has just made (the switches' part, the members wired in, one set of failures, and
+        """:meth:`_new_problem` the short way, for the graph the cluster has just made
+        (:meth:`made_from_switches`) (the switches' part, the members wired in, one set of failures, and
         the spares of its plan after the members, by name) where GPUs forward no traffic and the scenario adjusts nothing: the graph
         :func:`~netmodel.study.placed_graph.canonical` gives, made from the switches' part in its canonical order
         (:meth:`_canonical_switches`, once) with the failed parts' edits and the members,
         and a key naming that part, the edits and the members' part instead of every
         attribute of the graph (equal keys: equal graphs, as with :func:`~netmodel.study.placed_graph.problem_key`).
         None where it does not apply (the long way then)."""
-        last = self.__dict__.get("_last_recost")
+        last = self._last_recost
         if (last is None or last[0] is not graph or last[2] != members
-                or self._direct or not self.scenario.adjust.is_identity
+                or self.direct or not self.scenario.adjust.is_identity
                 or type(graph) is not nx.Graph):
             return None
         comps = last[1]
         base, order, names = self._canonical_switches()
         mapping = {m: f"gpu{k}" for k, m in enumerate(members)}
         data = graph.nodes
-        # spares the graph holds beyond the members (recost_graph's plan; those the failure
+        # spares the graph holds beyond the members (the cluster's plan; those the failure
         # stops are gone from it): GPUs after the members, by name, as canonical puts them
         others = [] if not last[3] else sorted(
             (n for n in graph if n not in base and n not in mapping),
@@ -191,21 +246,21 @@ class InstanceCosting:
         return out, tuple(mapping.values()), key
 
     def _canonical_switches(self) -> tuple:
-        """The cluster's switches' part (``_switches``) rebuilt in :func:`~netmodel.study.placed_graph.canonical`'s
+        """The cluster's switches' part (``switches``) rebuilt in :func:`~netmodel.study.placed_graph.canonical`'s
         order (by name), that order, and each node's place in it; made once."""
-        got = self.__dict__.get("_canonical_switch_part")
+        got = self._canonical_switch_part
         if got is None:
-            base, _ = canonical(self._switches, ())
+            base, _ = canonical(self._switches(), ())
             order = list(base.nodes)
             got = base, order, {n: i for i, n in enumerate(order)}
-            self.__dict__["_canonical_switch_part"] = got
+            self._canonical_switch_part = got
         return got
 
     def _comm(self, fm, members: tuple, graph: nx.Graph, orig: tuple) -> GroupComm:
         """The collective costs of the instance ``orig`` (costed as ``members`` on ``fm``)
         on ``graph``: :func:`~netmodel.study.placed_cost.placed_comm` with the cluster's scenario and calibration."""
-        return placed_comm(self.scenario, self.calibration, self._direct, fm, members, graph,
-                           orig, self.__dict__.setdefault("_slice_models", {}),
+        return placed_comm(self.scenario, self.calibration, self.direct, fm, members, graph,
+                           orig, self._slice_models,
                            stage=self.parallelism.tp)
 
     def _cost_model(self, g: nx.Graph, key: tuple):
@@ -213,7 +268,7 @@ class InstanceCosting:
         healthy-batch costing kept for re-balancing (taken back), else a new one."""
         from netmodel.study.scenario_fabric import scenario_cost_model
 
-        fm = self.__dict__.setdefault("_models", {}).pop(key, None)
+        fm = self._models.pop(key, None)
         if fm is None:
             fm = scenario_cost_model(self.scenario, g, self.calibration,
                                      validated=self._known_valid(key))
@@ -221,9 +276,9 @@ class InstanceCosting:
 
     def _known_valid(self, key: tuple) -> bool:
         """Whether the graph of problem ``key`` passes :func:`~topologies.schema.validate`
-        without checking it: one the cluster's ``recost_graph`` made (key ``("made",
-        (failures, spares), members)``, :meth:`_new_problem`) from a cell that passes
-        (``_cell_valid``, checked once) by removing failed parts alone, no spare added, no
+        without checking it: one the cluster made from the cell (key ``("made",
+        (failures, spares), members)``, :meth:`made_from_cell`, :meth:`_new_problem`) from a
+        cell that passes (``cell_valid``) by removing failed parts alone, no spare added, no
         link thinned (a thinned bandwidth may leave the allowed range, a spare's links may
         exceed a switch's radix: those graphs are checked), and the scenario adjusts
         nothing. Each such copy of a 131,072-GPU torus took 0.6 s to validate (blast-radius
@@ -232,7 +287,7 @@ class InstanceCosting:
             return False
         failures, spares = key[1]
         return not spares and not any(scaled for _, _, scaled, _ in failures) \
-            and getattr(self, "_cell_valid", False)
+            and self._cell_valid()
 
     def instance_result(self, graph: nx.Graph,
                         members: Collection[Hashable]) -> InferenceResult | None:
@@ -243,7 +298,7 @@ class InstanceCosting:
         if problem is None:
             return None
         g, g_members, key = problem
-        memo = self.__dict__.setdefault("_costed", {})
+        memo = self._costed
         if key in memo:
             return memo[key]
         fm = self._cost_model(g, key)
@@ -257,7 +312,7 @@ class InstanceCosting:
         except InstanceCut:
             r = None
         if r is not None and not r.feasible:   # re-balancing will cost it again
-            self.__dict__["_models"][key] = fm
+            self._models[key] = fm
         memo[key] = r
         return r
 
@@ -272,7 +327,7 @@ class InstanceCosting:
         if r is None or r.feasible:
             return r
         g, g_members, key = self._problem(graph, members)   # not None: r was costed
-        memo = self.__dict__.setdefault("_rebalanced", {})
+        memo = self._rebalanced
         if key in memo:
             return memo[key]
         batches = np.arange(1, self.batch, dtype=np.int64)   # below the healthy batch

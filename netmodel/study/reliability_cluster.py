@@ -66,7 +66,7 @@ on another one), and each part's representative is evaluated.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable
+from collections.abc import Collection, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -158,11 +158,10 @@ class Effect:
 
 
 @dataclass(frozen=True, eq=False)
-class Cluster(InstanceCosting):
+class Cluster:
     """A scenario's cluster with instances placed (see the module doc). Build it with
-    :func:`build_cluster`. Its instances are re-costed on a degraded fabric by the methods
-    of :class:`~netmodel.study.instance_cost.InstanceCosting` (``instance_result``,
-    ``rebalanced``)."""
+    :func:`build_cluster`. Its instances are re-costed on a degraded fabric by its
+    :attr:`costing` (:meth:`instance_result`, :meth:`rebalanced`)."""
 
     scenario: Scenario
     model: ModelSpec
@@ -179,6 +178,35 @@ class Cluster(InstanceCosting):
     calibration: Calibration
     catalog: Catalog
     max_batch: int = DEFAULT_MAX_BATCH   #: the search's largest batch
+
+    # ------------------------------------------------------------------ costing
+    @cached_property
+    def costing(self) -> InstanceCosting:
+        """The re-costing of one instance on graphs of this cluster
+        (:class:`~netmodel.study.instance_cost.InstanceCosting`): given the healthy
+        configuration, whether GPUs forward traffic, the switches' part and the cell's
+        validity, and told of each graph :meth:`recost_graph` makes; it keeps its memos."""
+        return InstanceCosting(scenario=self.scenario, model=self.model, gpu=self.gpu,
+                               workload=self.workload, slo=self.slo, options=self.options,
+                               calibration=self.calibration, best=self.best,
+                               direct=self._direct, switches=lambda: self._switches,
+                               cell_valid=lambda: self._cell_valid)
+
+    def instance_result(self, graph: nx.Graph,
+                        members: Collection[Hashable]) -> InferenceResult | None:
+        """The instance ``members`` costed alone on ``graph`` (a :meth:`recost_graph`)
+        in the healthy configuration and batch: an InferenceResult, or None when its members
+        cannot all reach each other
+        (:meth:`~netmodel.study.instance_cost.InstanceCosting.instance_result`)."""
+        return self.costing.instance_result(graph, members)
+
+    def rebalanced(self, graph: nx.Graph,
+                   members: Collection[Hashable]) -> InferenceResult | None:
+        """The instance ``members`` on ``graph`` (a :meth:`recost_graph`) re-balanced to
+        meet the SLO: at the largest batch up to the healthy one whose step meets it and
+        fits; None when its members cannot all reach each other or no batch meets the SLO
+        (:meth:`~netmodel.study.instance_cost.InstanceCosting.rebalanced`)."""
+        return self.costing.rebalanced(graph, members)
 
     # ------------------------------------------------------------------ sizes
     @property
@@ -512,7 +540,7 @@ class Cluster(InstanceCosting):
         """Whether the cell, a plain ``nx.Graph`` without an OCS, passes
         :func:`~topologies.schema.validate` (connectivity not required); checked once.
         :meth:`recost_graph` makes a graph from it by removing failed parts alone (no spare
-        added, no link thinned) that then passes too (``InstanceCosting._known_valid``):
+        added, no link thinned) that then passes too (:attr:`costing` trusts it):
         every node, link and graph attribute left is the cell's (``spec`` emptied, the
         builder's keys dropped), ``gpus`` is recounted, ``device`` labels are given to
         every GPU of a server or kept, each switch's cables only fall, and a torus's
@@ -576,17 +604,17 @@ class Cluster(InstanceCosting):
         _add_spares(out, spares)
         out = degrade(out, comps, copy=False)
         # what the graph was made from, for the costing's short way to its canonical
-        # form (InstanceCosting._switch_problem, for this graph object as returned: it
-        # is not to be changed before costing); kept, so its id is not reused
-        self.__dict__["_last_recost"] = (out, comps, members, bool(spares))
+        # form (for this graph object as returned: it is not to be changed before costing)
+        self.costing.made_from_switches(out, comps, members, bool(spares))
         return out
 
     def _direct_graph(self, comps: tuple, members: tuple, spares: tuple) -> nx.Graph:
         """:meth:`recost_graph` where GPUs forward traffic: the whole cell with ``spares``
         added and ``comps`` failed, whatever the members. The cell, the spares and the
         failures it was made from name the graph (the same ones make the same graph), for
-        the costing's key (InstanceCosting._new_problem) instead of every node and link of
-        the cell; the graph last made is given again for the same name (the instances one
+        the costing's key
+        (:meth:`~netmodel.study.instance_cost.InstanceCosting.made_from_cell`) instead of
+        every node and link of the cell; the graph last made is given again for the same name (the instances one
         failure touches are costed one after another on it; costing changes no graph),
         not copied from the cell again (each copy of a 131,072-GPU torus took 0.5 s). The
         last costing's router (tens of MB on such a cell) is freed when it is dropped: its
@@ -604,6 +632,7 @@ class Cluster(InstanceCosting):
             _add_spares(out, spares)
             out = degrade(out, comps, copy=False)
         self.__dict__["_last_direct"] = (out, members, made)
+        self.costing.made_from_cell(out, members, made)
         return out
 
     # ------------------------------------------------------------------ effects

@@ -369,11 +369,11 @@ def test_failures_that_leave_the_same_graph_are_costed_once():
     instance is costed once, and both effects agree (beside its healthy costing, h343)."""
     c = build_cluster("h100-dgx", "Llama-3-70B", "decode")
     assert c.healthy
-    before = len(c.__dict__.get("_costed", {}))
+    before = len(c.costing._costed)
     by = {e.cls: e for e in c.effects(("nic", "transceiver")) if e.example == "gpu0-leaf0"}
     assert set(by) == {"nic", "transceiver"}
     assert by["nic"].slow == by["transceiver"].slow
-    assert len(c.__dict__["_costed"]) == before + 1
+    assert len(c.costing._costed) == before + 1
 
 
 @pytest.mark.parametrize("name", ["h100-dgx", "lite-flat", "lite-ocs", "lite-flat-inr"])
@@ -398,13 +398,13 @@ def test_instances_renamed_by_place_cost_the_same_to_the_last_bit(name, monkeypa
     monkeypatch.setattr(br.InstanceCosting, "_switch_problem", lambda self, g, m: None)
     own = build_cluster(name, "Llama-3-70B", "decode")
     assert got == seen(own)
-    assert len(renamed.__dict__["_costed"]) <= len(own.__dict__["_costed"])
+    assert len(renamed.costing._costed) <= len(own.costing._costed)
     if name == "lite-flat":   # 8 instances slowed alike by a plane lost: one costing
         def leaf_costings(cluster):   # beside the healthy costing (h343)
             assert cluster.healthy
-            before = len(cluster.__dict__.get("_costed", {}))
+            before = len(cluster.costing._costed)
             cluster.effects(("leaf",))
-            return len(cluster.__dict__["_costed"]) - before
+            return len(cluster.costing._costed) - before
 
         own_leaf = leaf_costings(build_cluster(name, "Llama-3-70B", "decode"))
         monkeypatch.undo()
@@ -434,7 +434,7 @@ def test_circuits_costed_without_their_labels_cost_the_same_to_the_last_bit(monk
     assert got == seen(kept)
     assert any(e["slow"] > 0 or e["instances_down"] for e in got[0])   # not all healthy
     # one OCS plane lost re-sets the same circuits whichever plane it is
-    assert len(dropped.__dict__["_costed"]) <= len(kept.__dict__["_costed"]) - 4
+    assert len(dropped.costing._costed) <= len(kept.costing._costed) - 4
 
 
 def _at_batch(c, batch):
@@ -535,7 +535,7 @@ def test_short_way_to_the_renamed_graph_gives_the_long_ways_graph(name, monkeypa
     monkeypatch.setattr(ic.InstanceCosting, "_switch_problem", both)
     c = build_cluster(name, "Llama-3-70B", "decode")
     c.effects()
-    assert len(set(seen.values())) == len(seen) == len(c.__dict__["_costed"]) > 1
+    assert len(set(seen.values())) == len(seen) == len(c.costing._costed) > 1
     inst = c.instances[0]
     (a, b), (x, y) = list(c._switches.edges)[:2]
     member_link = (inst[0], next(iter(c.graph.adj[inst[0]])))
@@ -545,5 +545,5 @@ def test_short_way_to_the_renamed_graph_gives_the_long_ways_graph(name, monkeypa
              Component("t", "thin-cut", edges=((x, y),), scaled=(((x, y), 0.5),)),
              Component("t", "lost", nodes=(x,)),
              Component("t", "lost-cut", nodes=(x,), edges=((x, y),), scaled=(((y, x), 0.5),))]
-    keys = [c._problem(c.recost_graph([comp], inst), inst)[2] for comp in comps]
+    keys = [c.costing._problem(c.recost_graph([comp], inst), inst)[2] for comp in comps]
     assert keys[0] == keys[1] and keys[4] == keys[5] and len(set(keys)) == 4

@@ -48,7 +48,7 @@ def cluster():
 def _costed(c, members):
     """The graph and members the reliability model costs ``members`` on, healthy (its
     members renamed gpu0, gpu1, ... by place)."""
-    g, m, _ = c._problem(c.recost_graph((), members), members)
+    g, m, _ = c.costing._problem(c.recost_graph((), members), members)
     return g, m
 
 

@@ -70,17 +70,17 @@ def test_direct_cell_problem_named_by_what_made_it():
     assert all(x.edges for x in comps)
     inst = c.instances[0]
     g1 = c.recost_graph([comps[0]], inst)
-    k1 = c._problem(g1, inst)[2]
+    k1 = c.costing._problem(g1, inst)[2]
     assert k1[0] == "made"
     r1 = c.instance_result(g1, inst)
     g1b = c.recost_graph([comps[0]], inst)
-    assert c._problem(g1b, inst)[2] == k1
+    assert c.costing._problem(g1b, inst)[2] == k1
     g2 = c.recost_graph([comps[1]], inst)
-    assert c._problem(g2, inst)[2] != k1
+    assert c.costing._problem(g2, inst)[2] != k1
     # the whole-graph key's costing (a fresh cluster, the short way off)
     d = _cluster("torus:dims=8x8x8")
     g = d.recost_graph([comps[0]], inst)
-    d.__dict__.pop("_last_direct")
-    assert d._problem(g, inst)[2][0] == "Graph"
+    d.costing.forget_made()
+    assert d.costing._problem(g, inst)[2][0] == "Graph"
     r = d.instance_result(g, inst)
     assert (r.latency, r.tokens_per_s, r.batch) == (r1.latency, r1.tokens_per_s, r1.batch)

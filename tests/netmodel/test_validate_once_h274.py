@@ -52,8 +52,8 @@ def test_removal_only_copies_pass_and_are_not_checked_again(spec, monkeypatch):
         assert validate(g, check_connected=False) is g
         if any(m not in g for m in inst):
             continue   # a member lost: the instance is down, not costed
-        key = c._problem(g, inst)[2]
-        assert c._known_valid(key)
+        key = c.costing._problem(g, inst)[2]
+        assert c.costing._known_valid(key)
         c.instance_result(g, inst)
         costed += 1
     assert costed
@@ -67,21 +67,21 @@ def test_thinned_link_and_spare_copies_are_still_checked(monkeypatch):
     thin = Component("copper-end", "half", scaled=(((a, b), 0.5),))
     seen = _counting(monkeypatch)
     g = c.recost_graph([thin], inst)
-    assert not c._known_valid(c._problem(g, inst)[2])
+    assert not c.costing._known_valid(c.costing._problem(g, inst)[2])
     c.instance_result(g, inst)
     assert seen == [g]   # a thinned link may leave the allowed range: checked
     # a spare's links may take a switch past its radix: checked
     spare = ("spare0", dict(c.graph.nodes[inst[0]]), [])
     gone = c.components["gpu-die"][-1]
     g = c.recost_graph([gone], inst, [spare])
-    assert not c._known_valid(c._problem(g, inst)[2])
+    assert not c.costing._known_valid(c.costing._problem(g, inst)[2])
     # the key of a removal alone is taken as proof; with the cell's proof withdrawn not
     g = c.recost_graph([gone], inst)
-    key = c._problem(g, inst)[2]
-    assert c._known_valid(key)
+    key = c.costing._problem(g, inst)[2]
+    assert c.costing._known_valid(key)
     c.__dict__["_cell_valid"] = False   # a cell that does not pass proves nothing
-    assert not c._known_valid(key)
-    assert not c._known_valid(("Graph",))
+    assert not c.costing._known_valid(key)
+    assert not c.costing._known_valid(("Graph",))
 
 
 def test_cell_with_ocs_is_not_taken_as_proof():
@@ -94,11 +94,11 @@ def test_adjusted_scenario_copies_are_still_checked():
     c = _cluster("torus:dims=4x4x4")
     inst = c.instances[0]
     g = c.recost_graph([c.components["gpu-die"][-1]], inst)
-    key = c._problem(g, inst)[2]
-    assert c._known_valid(key)
+    key = c.costing._problem(g, inst)[2]
+    assert c.costing._known_valid(key)
     s = c.scenario
-    object.__setattr__(c, "scenario", replace(s, adjust=replace(s.adjust, bandwidth_scale=0.5)))
-    assert not c._known_valid(key)
+    c.costing.scenario = replace(s, adjust=replace(s.adjust, bandwidth_scale=0.5))
+    assert not c.costing._known_valid(key)
 
 
 def test_summary_validated_skips_the_check_only_when_told():
