@@ -640,6 +640,32 @@ class Cluster:
     def _kinds(self) -> dict:
         return dict(self.graph.nodes(data="kind"))
 
+    # the names other modules (reliability_spares) read, over the private ones above
+    @property
+    def direct(self) -> bool:
+        """Whether GPUs are wired to GPUs in the cell (the cached ``_direct``)."""
+        return self._direct
+
+    @property
+    def switches(self) -> nx.Graph:
+        """The cell without its GPUs, every switch and OCS and their links (shared: do not
+        modify)."""
+        return self._switches
+
+    @property
+    def kinds(self) -> dict:
+        """Each node of the cell to its ``kind`` (``gpu``, ``switch``, ``ocs``...)."""
+        return self._kinds
+
+    def local(self, comp: Component) -> tuple:
+        """A failure's local effect: (signature, GPUs out, GPUs wired to the failed parts,
+        touched instances)."""
+        return self._local(comp)
+
+    def evaluate(self, comp: Component, lost, wired, touched) -> dict:
+        """The effect of failure ``comp`` worked out from its :meth:`local` effect."""
+        return self._evaluate(comp, lost, wired, touched)
+
     def _local(self, comp: Component) -> tuple:
         """(signature, GPUs out (lost or stopped), GPUs wired to the failed parts, touched
         instances)."""

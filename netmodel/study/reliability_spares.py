@@ -159,7 +159,7 @@ def by_group(cluster: Any, effect: Any) -> tuple:
     data = cluster.graph.nodes
     buckets: dict = {}
     for comp in cluster.class_members(effect):
-        _, lost, wired, _ = cluster._local(comp)
+        _, lost, wired, _ = cluster.local(comp)
         labels = sorted({index[data[n]["group"]] for n in lost | wired})
         g = labels[0] if len(labels) == 1 else tuple(labels) if labels else -1
         buckets.setdefault(g, []).append(comp)
@@ -174,7 +174,7 @@ def by_group(cluster: Any, effect: Any) -> tuple:
             e = replace(effect, components=len(comps), parts=parts)
             keep.append(e)
         else:
-            r = cluster._evaluate(rep, *cluster._local(rep)[1:])
+            r = cluster.evaluate(rep, *cluster.local(rep)[1:])
             e = replace(effect, example=rep.name, components=len(comps), parts=parts,
                         component=rep, **r)
             keep.append(e)
@@ -329,7 +329,7 @@ def _lost(cluster: Any, comp: Any, like=None) -> frozenset:
     switch it removes (an NVSwitch, or the one its host or rack holds: a spare there stops
     with it) and those whose every switch it removes (a spare on a failed leaf of a
     leaf-spine is cut off with it)."""
-    kinds = cluster._kinds
+    kinds = cluster.kinds
     removed = {n for n in comp.nodes if kinds[n] != "gpu"}
     if not removed:
         return frozenset()
@@ -367,8 +367,8 @@ def sites_lost(cluster: Any, comp: Any) -> int:
 
 def recovery_key(cluster: Any, comp: Any, lost: set, wired: set, touched: set) -> tuple:
     """What decides how ``comp``'s instances come back on pod spares beyond its local
-    effect (``lost``, ``wired``, ``touched``: :meth:`Cluster._local
-    <netmodel.study.reliability_cluster.Cluster._local>`), worked out from the cell's spare
+    effect (``lost``, ``wired``, ``touched``: :meth:`Cluster.local
+    <netmodel.study.reliability_cluster.Cluster.local>`), worked out from the cell's spare
     sites without costing anything: components whose keys differ are evaluated apart.
 
     The sites fill the first switches' free ports, so the same failure of two GPUs may
@@ -539,7 +539,7 @@ def _hop_runs(cluster, switches: list) -> tuple:
     part = cluster.__dict__.get("_switch_parts")
     if part is None:   # switch -> its connected part of the switches, once per cell
         part = cluster.__dict__["_switch_parts"] = {
-            n: i for i, nodes in enumerate(nx.connected_components(cluster._switches))
+            n: i for i, nodes in enumerate(nx.connected_components(cluster.switches))
             for n in nodes}
     left = Counter(part[s] for s in switches)   # per part: its switches from here on
     memo = cluster.__dict__.setdefault("_switch_hops", {})
@@ -560,7 +560,7 @@ def _hop_runs(cluster, switches: list) -> tuple:
             add(None, after)
             continue
         if a not in memo:
-            memo[a] = nx.single_source_shortest_path_length(cluster._switches, a)
+            memo[a] = nx.single_source_shortest_path_length(cluster.switches, a)
         for value, same in groupby(map(memo[a].get, switches[i + 1:])):
             add(value, sum(1 for _ in same))
     return tuple(map(tuple, runs))
@@ -572,7 +572,7 @@ def _replace(cluster, comp, effect):
     (keeping the larger side replaced a healthy member on an even split, and only some of
     the members a failed leaf cuts off one by one); else those wired to the failed
     part)."""
-    _, lost, wired, _ = cluster._local(comp)
+    _, lost, wired, _ = cluster.local(comp)
     parts = cluster.partition([comp])
     main = None
     out = []
@@ -677,7 +677,7 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
             # switches (GPUs forward nothing here), so they change no cost, only the
             # problem's key (with them every plan size was a costing of its own)
             mine_sites = [p for p in plan if p[0] in sub.values()] \
-                if not cluster._direct else plan
+                if not cluster.direct else plan
             r = _serves(cluster, cluster.recost_graph([comp], members, mine_sites), members,
                         mine)
             if r is None:
@@ -700,7 +700,7 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
             effect.instances_down, capacity(cluster, placement) // cluster.instance_gpus)):
         block = tuple(spares[:cluster.instance_gpus])
         r = cluster.instance_result(cluster.recost_graph(
-            [comp], block, plan if cluster._direct else plan[:len(block)]), block)
+            [comp], block, plan if cluster.direct else plan[:len(block)]), block)
         if r is not None and r.feasible:
             # per healthy rate, times the instances at it (a sum of equal shares rounds
             # otherwise); every down instance's, as if all came back (the model scales it
