@@ -12,27 +12,19 @@ study changed) and commit the pages it rewrote.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.compute.report_helpers import script
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ROOT / "docs" / "figures"
 
 
-def _load_make_docs():
-    spec = importlib.util.spec_from_file_location("make_docs", ROOT / "scripts" / "make_docs.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["make_docs"] = module          # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-make_docs = _load_make_docs()
+make_docs = script("make_docs")
 PAGES = make_docs.pages()
 FIX = "; run `python scripts/make_docs.py` and commit the pages it rewrites"
 

@@ -7,19 +7,15 @@ write through the link into the reader's ``mine/``, ``busbw.png`` or ``log.txt``
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
+
+from tests.compute.report_helpers import script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _make_docs():
-    spec = importlib.util.spec_from_file_location("make_docs", ROOT / "scripts" / "make_docs.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_docs", module)
-    spec.loader.exec_module(module)
-    return module
+    return script("make_docs")
 
 
 def test_written_reads_every_option_that_writes():
