@@ -408,10 +408,11 @@ def recovery_key(cluster: Any, comp: Any, lost: set, wired: set, touched: set) -
     return together, tuple(sorted(alone, key=repr)), block
 
 
-def _substituted(cluster, todo, plan, removed) -> tuple | None:
+def _substituted(cluster, todo, plan, removed) -> tuple:
     """The shapes (sorted) of the instances of ``todo`` (members, the members to replace)
     with the spares :func:`_recovery` would pick from ``plan`` in, the nearest first;
-    None where the plan has too few sites."""
+    where the plan has too few sites, ``("short", shapes)`` of the instances substituted
+    before they ran out (those :func:`_recovery` substitutes in part, in order)."""
     wiring = _wiring(cluster)
     free = [name for name, _, _ in plan]
     picks = cluster.__dict__.setdefault("_spare_picks", {})
@@ -420,7 +421,7 @@ def _substituted(cluster, todo, plan, removed) -> tuple | None:
         sub = {}
         for m in gone:
             if not free:
-                return None
+                return "short", tuple(sorted(out))
             # the nearest site (_recovery's pick), by the member's switches and the free
             # sites in order: many members share them (memoized)
             home = wiring[m][1]
@@ -651,26 +652,23 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     removed = set(comp.nodes)
     group_of = {name: attrs.get("group") for name, attrs, _ in plan}
     g = cluster.graph
-    if need and len(spares) >= need:
-        free = list(spares)
-        ok, lost = True, 0.0
-        data = g.nodes
-        for (inst, gone), mine, w in zip(todo, own, weight, strict=True):
+    def substitute(items):
+        """The capacity lost with a spare in for each member to replace of ``items``
+        ((members, to replace), own healthy, weight), the nearest free first; None where
+        one has nothing to replace, no spare of its group or misses the SLO."""
+        free, lost, data = list(spares), 0.0, g.nodes
+        for (inst, gone), mine, w in items:
             if not gone:
-                ok = False
-                break
+                return None
             picks = []
             for m in gone:  # the nearest spare: on the member's own switches if one is
                 pool = [s for s in free if placement != "group"
                         or group_of[s] == data[m].get("group")]
                 if not pool:
-                    ok = False
-                    break
+                    return None
                 pick = _nearest(pool, set(g.neighbors(m)), home_of.__getitem__, removed)
                 picks.append(pick)
                 free.remove(pick)
-            if not ok:
-                break
             sub = dict(zip(gone, picks, strict=True))
             members = tuple(sub.get(m, m) for m in inst)
             # the instance costed with its own spares in: the plan's others hang idle off
@@ -681,14 +679,36 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
             r = _serves(cluster, cluster.recost_graph([comp], members, mine_sites), members,
                         mine)
             if r is None:
-                ok = False
-                break
+                return None
             lost += _loss(r.tokens_per_s, mine.tokens_per_s) * w
-        if ok:
-            extra = " (circuits re-set)" if cluster.scenario.is_ocs else ""
-            each = {len(gone) for _, gone in todo}
+        return lost
+
+    items = list(zip(todo, own, weight, strict=True))
+    extra = " (circuits re-set)" if cluster.scenario.is_ocs else ""
+    each = {len(gone) for _, gone in todo}
+    per = each.pop() if len(each) == 1 else 0
+    if need and len(spares) >= need:
+        lost = substitute(items)
+        if lost is not None:
             return Recovery(f"substitute {need} spare{'s' * (need > 1)}{extra}", need, swap,
-                            lost, each.pop() if len(each) == 1 else 0)
+                            lost, per)
+    # with sites for fewer members than the failure took, the instances whose members
+    # they hold are substituted and the rest wait for the repair, as re-creation below
+    # (Recovery.per: every instance replaces as many members; the same guard where the
+    # failure stops some of the pool's sites), where that brings back more instances
+    # than re-creating them whole on the same sites (a host taking 4 members of each of
+    # 8 spread instances, 16 sites: 4 substituted, where 1 is re-created)
+    k, size = effect.instances_down, cluster.instance_gpus
+    fit = min(k, len(spares) // per) if per and len(spares) < need else 0
+    if placement == "pod" and fit > min(k, len(spares) // size) and fit >= min(
+            k, capacity(cluster, placement) // per):
+        lost = substitute(items[:fit])
+        if lost is not None:
+            # the substituted instances' mean loss for each down one (the model scales
+            # it by the share granted, as re-creation's)
+            return Recovery(f"substitute {fit * per} of {need} spares ({fit} of {k} "
+                            f"instances; {len(spares)} free port(s); the rest repair)"
+                            f"{extra}", need, swap, lost * k / fit, per)
     # re-creating needs a site for every GPU of every instance the failure took down at
     # once (two instances of 16 on a host of 32 Lites: 32 sites, not 16); with sites for
     # fewer, as many whole instances as they hold come back and the rest wait for the
