@@ -31,13 +31,15 @@ below the smallest normal float (``1e-400``, read as 0.0) is refused as typed; a
 whatever its type; a key's ``for`` is not checked; a ``<default>`` is checked against its
 key's type but not applied to nodes or edges (networkx keeps defaults aside in
 ``graph['node_default']``, which netmodel drops); node ids are strings; an edge's ``id`` becomes its attribute ``id``; an edge to an
-undeclared node adds that node; elements of other namespaces and GraphML elements a fabric
+undeclared node adds that node (a fabric read refuses it, naming the edge, as JSON's reader
+does: :func:`parse`'s ``add_undeclared``); elements of other namespaces and GraphML elements a fabric
 has no use for (``<desc>``) are skipped.
 """
 
 from __future__ import annotations
 
 import operator
+import re
 import sys
 import xml.parsers.expat
 from decimal import Decimal, InvalidOperation
@@ -47,7 +49,16 @@ import networkx as nx
 
 from compute.config_files import FloatOverflow, finite_float
 from compute.errors import UserError
-from compute.validate import NUMBER_RULE, ascii_digits, describe, read_number
+from compute.validate import (
+    NONFINITE_WORDS,
+    NUMBER_PATTERN,
+    NUMBER_RULE,
+    ascii_digits,
+    describe,
+    number_text,
+    read_number,
+    spells_zero,
+)
 from topologies.limits import MAX_DEPTH, check_size
 
 __all__ = ["GRAPHML_NAMESPACE", "ONCE", "TYPES", "parse"]
@@ -85,32 +96,55 @@ _CONVERT = {int: int, float: float, bool: _boolean, str: str}   # numbers: by _n
 
 def _number(what: str, text: str, convert) -> int | float:
     """The number of an ``int`` or ``float`` key's ``text`` by the one grammar of a number
-    typed (:func:`compute.validate.read_number`: ASCII digits, an optional sign, fraction and
-    exponent, spaces around; no ``_``; a float also ``nan``/``inf``), a float past a float's
-    range or below the smallest normal one refused as in every data file
-    (:func:`~compute.config_files.finite_float`). Python's ``int``/``float``, which networkx
-    reads them with, also took ``1_000`` as 1000; ``ValueError`` where ``text`` is no such
-    number (named by the caller), :class:`~compute.errors.UserError` where the grammar refuses it by name."""
-    value = read_number(what, text, whole=convert is int)
+    typed (:data:`~compute.validate.NUMBER_PATTERN`: ASCII digits, an optional sign,
+    fraction and exponent, spaces around; no ``_``; a float also ``nan``/``inf``). Python's
+    ``int``/``float``, which networkx reads them with, also took ``1_000`` as 1000.
+    ``ValueError`` where ``text`` is no such number (named by the caller),
+    :class:`~compute.errors.UserError` where the grammar refuses it by name (``1_000``), and
+    where the number is out of range :class:`~compute.config_files.FloatOverflow` (a float:
+    past a float's range, or not zero and below the smallest normal float, as in every data
+    file: :func:`~compute.config_files.finite_float`) or :class:`_WholeOutOfRange` (an int of
+    more digits than Python's ``int()`` reads), each said by the caller in one wording."""
+    s = number_text(what, text).strip()
+    if convert is float:
+        if s.lower().lstrip("+-") in NONFINITE_WORDS:
+            return float(s)   # for the schema's range to name
+        if not _NUMBER.fullmatch(s):
+            raise ValueError
+        return finite_float(s)
+    value = read_number(what, s, whole=True)
     if value is None:
-        if convert is int and _whole_of_too_many_digits(text.strip()):
-            raise ValueError("digits")
+        if _whole_of_too_many_digits(s):
+            raise _WholeOutOfRange
         raise ValueError
-    return value if convert is int else finite_float(text.strip())
+    return value
+
+
+class _WholeOutOfRange(ValueError):
+    """A whole number of more digits than Python's ``int()`` reads."""
+
+
+_NUMBER = re.compile(NUMBER_PATTERN)
 
 
 def _whole_of_too_many_digits(text: str) -> bool:
     """Whether ``text``, which :func:`~compute.validate.read_number` did not read as a whole
     number, is one all the same, of more digits than Python's ``int()`` reads (``1e5000``,
-    ``2.5e4305``, 4,301 nines): said so, not "not a whole number".
+    ``2.5e4305``, 4,301 nines, ``1e9999999999999999999``: an exponent past Decimal's own):
+    out of range, not "not a whole number".
 
     >>> _whole_of_too_many_digits("1e5000"), _whole_of_too_many_digits("1.5"), _whole_of_too_many_digits("x")
     (True, False, False)
+    >>> _whole_of_too_many_digits("1e9999999999999999999"), _whole_of_too_many_digits("1e-9999999999999999999")
+    (True, False)
     """
+    if not _NUMBER.fullmatch(text):
+        return False
     try:
         d = Decimal(text)
-    except InvalidOperation:
-        return False
+    except InvalidOperation:   # an exponent past Decimal's (10**18): huge, or a fraction
+        exponent = text.lower().partition("e")[2]
+        return not exponent.startswith("-") and not spells_zero(text)
     return (d.is_finite() and d.adjusted() >= sys.get_int_max_str_digits()
             and d == d.to_integral_value())
 
@@ -154,18 +188,19 @@ class _Values(dict):
                 value = _number(f"a value of key {describe(self.name)}", text, self.convert)
             else:
                 value = self.convert(text)
-        except UserError as exc:   # '1_000', '1e-400': the grammar's own line
+        except UserError as exc:   # '1_000': the grammar's own line
             raise _Refused(str(exc)) from None
-        except FloatOverflow as exc:   # float('1e400') is inf: 'got inf', never typed
+        except FloatOverflow as exc:   # float('1e400') is inf, float('1e-400') 0.0
             raise _Refused(exc.message(f"key {describe(self.name)}")) from None
+        except _WholeOutOfRange:   # not Python's advice (sys.set_int_max_str_digits)
+            raise _Refused(f"key {describe(self.name)} holds the number {text.strip()}, beyond "
+                           f"the range of a whole number (at most "
+                           f"{sys.get_int_max_str_digits():,} digits); give a number within "
+                           "it") from None
         except KeyError:   # a boolean key's value
             raise _Unreadable(f"a value of a boolean <key> is {describe(text)}, not true, "
                               f"false, 1 or 0 (key {describe(self.name)})") from None
-        except ValueError as exc:   # int('4.5e11'), int of too many digits, float('x')
-            if "digits" in str(exc):   # not Python's advice (sys.set_int_max_str_digits)
-                raise _Unreadable(f"a value of key {describe(self.name)} (attr.type "
-                                  f"{self.kind!r}) has more than "
-                                  f"{sys.get_int_max_str_digits():,} digits") from None
+        except ValueError:   # int('4.5e11'), float('x')
             raise _Unreadable(f"a value of key {describe(self.name)} (attr.type {self.kind!r}) "
                               f"is {describe(text)}, not "
                               f"{'a whole number' if self.convert is int else 'a number'} "
@@ -175,9 +210,11 @@ class _Values(dict):
         return value
 
 
-def parse(raw: bytes, where: str) -> nx.Graph:
+def parse(raw: bytes, where: str, *, add_undeclared: bool = True) -> nx.Graph:
     """The graph in GraphML document ``raw`` (``where`` names it in errors), unvalidated:
-    its graph attributes as the file holds them (tables still JSON text)."""
+    its graph attributes as the file holds them (tables still JSON text). An edge to a node
+    no ``<node>`` declares adds that node, as networkx does; with ``add_undeclared`` False
+    (a fabric: every node has a ``kind``) it is refused, naming the edge and the node."""
     ns = GRAPHML_NAMESPACE + "}"
     key_tag, graph_tag, node_tag, edge_tag, data_tag, default_tag, root_tag = (
         ns + t for t in ("key", "graph", "node", "edge", "data", "default", "graphml"))
@@ -425,13 +462,21 @@ def parse(raw: bytes, where: str) -> nx.Graph:
     if not graphs:
         raise UserError(f"{where} is not a readable graphml fabric: no <graph> element in it")
     try:
-        return _graph(graph_data, nodes, edges, where)
+        return _graph(graph_data, nodes, edges, where, add_undeclared)
+    except _Absent as exc:
+        u, v, absent = exc.args
+        raise UserError(f"{where}: edge {describe(u)}-{describe(v)} names node "
+                        f"{describe(absent)}, which no <node> declares") from None
     except _Twice as exc:
         what, ends = exc.args
         name = describe(ends[0]) if what == "node" else "-".join(map(describe, ends))
         lines = _lines(raw, what, ends)
         at = f" (lines {lines[0]:,} and {lines[1]:,})" if len(lines) > 1 else ""
         raise UserError(f"{where}: {what} {name} is listed twice{at}; {ONCE[what]}") from None
+
+
+class _Absent(Exception):
+    """An edge naming a node no ``<node>`` declares: (source, target, that node)."""
 
 
 class _Twice(Exception):
@@ -459,10 +504,11 @@ def _lines(raw: bytes, what: str, ends: tuple) -> list[int]:
     return found
 
 
-def _graph(attrs: dict, nodes: list, edges: list, where: str) -> nx.Graph:
+def _graph(attrs: dict, nodes: list, edges: list, where: str,
+           add_undeclared: bool = True) -> nx.Graph:
     """The graph of these lists, as networkx's reader makes it: nodes in file order (a node
     listed twice is refused: :class:`_Twice`), then those only edges name, in the
-    order edges name them; each node's neighbours in the order ``nx.Graph(multigraph)``
+    order edges name them (without ``add_undeclared``: refused, :class:`_Absent`); each node's neighbours in the order ``nx.Graph(multigraph)``
     leaves them (edges taken by their endpoint met first, then in file order). The dicts
     go into the graph's own tables, as ``topologies.common`` fills a built fabric's:
     ``add_nodes_from`` and ``add_edges_from`` copy each of them (0.56 s for a 65,536-GPU
@@ -481,11 +527,15 @@ def _graph(attrs: dict, nodes: list, edges: list, where: str) -> nx.Graph:
     first = []   # for each edge, the position of the endpoint met first
     for u, v, _ in edges:
         a = at.get(u)
-        if a is None:   # networkx adds a node an edge names (validate says what it lacks)
+        if a is None:   # networkx adds a node an edge names
+            if not add_undeclared:   # a fabric's node has a kind: told as in JSON
+                raise _Absent(u, v, u)
             a = at[u] = len(at)
             node[u], adj[u] = {}, {}
         b = at.get(v)
         if b is None:
+            if not add_undeclared:
+                raise _Absent(u, v, v)
             b = at[v] = len(at)
             node[v], adj[v] = {}, {}
         first.append(a if a <= b else b)

@@ -40,8 +40,10 @@ def test_a_whole_number_of_too_many_digits_is_told_its_length(tmp_path, text):
     path = _with_lanes(tmp_path, text)
     with pytest.raises(UserError) as err:
         read_graph(path)
-    assert str(err.value) == (f"{path} is not a readable graphml fabric: a value of key "
-                              f"'lanes' (attr.type 'long') has more than {LIMIT:,} digits")
+    said = str(err.value)   # out of range, as a float past a float's is told
+    assert said.startswith(f"{path}: key 'lanes' holds the number "), said
+    assert said.endswith(f", beyond the range of a whole number (at most {LIMIT:,} digits); "
+                         "give a number within it"), said
 
 
 @pytest.mark.parametrize("text", ["1.5", "1e-3", f"1.5e-{LIMIT + 5}"])

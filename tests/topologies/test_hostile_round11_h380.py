@@ -23,7 +23,7 @@ def test_a_latency_below_the_smallest_is_refused(tmp_path, suffix, number):
     with pytest.raises(UserError) as err:
         read_graph(path)
     said = (f"holds the number {number}, {BELOW}" if suffix == ".json" else
-            f": a value of key 'latency' '{number}' is {BELOW}")
+            f": key 'latency' holds the number {number}, {BELOW}")   # as a float past range
     assert str(err.value) == (f"{path}{' ' if suffix == '.json' else ''}{said}"), str(err.value)
 
 

@@ -247,9 +247,9 @@ def test_deep_nesting_huge_numbers_and_size_are_refused_before_parsing(tmp_path,
     write_graph(build("ring:n=3"), big_xml)
     big_xml.write_text(re.sub(r'(<data key="d\d+">)3(</data>)', r"\g<1>" + "9" * 5000 + r"\2",
                               big_xml.read_text(), count=1))
-    with pytest.raises(UserError, match=r"bigint.graphml is not a readable graphml fabric: "
-                                        r"a value of key '\w+' \(attr.type 'long'\) has more "
-                                        r"than 4,300 digits$"):
+    with pytest.raises(UserError, match=r"bigint.graphml: key '\w+' holds the number 9{40}"
+                                        r"\.\.\.9+, beyond the range of a whole number \(at "
+                                        r"most 4,300 digits\); give a number within it$"):
         read_graph(big_xml)
     xml_deep = tmp_path / "deep.graphml"
     xml_deep.write_text('<graphml xmlns="http://graphml.graphdrawing.org/xmlns">' + "<a>" * 5000 + "</a>" * 5000 + "</graphml>")
