@@ -82,6 +82,22 @@ def _circuit_count(d: dict) -> int:
     return max(1, round(d.get("links", 1)))
 
 
+def _gbps(bandwidth: float) -> str:
+    """A legend's bandwidth in GB/s: exact where six significant figures or fewer hold it
+    (a quarter of a Lite's 112.5 GB/s is 28.125, not ``.4g``'s half-even ``28.12``), else
+    four.
+
+    >>> _gbps(112.5e9 / 4), _gbps(450e9), _gbps(450e9 / 7), _gbps(12.5e9)
+    ('28.125', '450', '64.29', '12.5')
+    """
+    value = bandwidth / 1e9
+    for digits in (4, 5, 6):
+        text = f"{value:.{digits}g}"
+        if math.isclose(float(text), value, rel_tol=1e-12):
+            return text
+    return f"{value:.4g}"
+
+
 def _widths(bws: Sequence[float]) -> tuple[list[float], float, float]:
     """Line widths (points, log scale from :data:`WIDTH_MIN` for the thinnest bandwidth to
     :data:`WIDTH_MAX` for the widest; all halfway when every bandwidth is the same).
@@ -486,13 +502,13 @@ def _legend(part: nx.Graph, media: Counter, lines: Counter, span: tuple[float, f
         each = " per circuit" if how == "circuits" else ""
         if hi > lo:  # the same widths the lines are drawn with (_widths)
             handles.append(Line2D([], [], color="#424242", lw=WIDTH_MIN,
-                                  label=f"thinnest: {lo / 1e9:.4g} GB/s per direction{each}"))
+                                  label=f"thinnest: {_gbps(lo)} GB/s per direction{each}"))
             handles.append(Line2D([], [], color="#424242", lw=WIDTH_MAX,
-                                  label=f"widest: {hi / 1e9:.4g} GB/s per direction{each}"))
+                                  label=f"widest: {_gbps(hi)} GB/s per direction{each}"))
         else:
             handles.append(Line2D([], [], color="#424242", lw=_widths([lo])[0][0],
                                   label=f"every {'circuit' if each else 'link'}: "
-                                        f"{lo / 1e9:.4g} GB/s per direction"))
+                                        f"{_gbps(lo)} GB/s per direction"))
     wraps = wrap_edges(part) if how == "grid" else set()
     if wraps:  # drawn as the arcs are: the medium's colour, dashed, faint, 0.6 x as wide
         edges = list(part.edges(data=True))
