@@ -287,6 +287,10 @@ def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
         events += x.rate * x.cells
         if len(downs) == 1:   # granted in part: waits unless every instance is back
             d = occupancy.get("refused", {}).get(downs[0])
+            if d is not None and x.down_pieces:   # the down first: one waits only
+                # where more are refused than the slowed swapped
+                waits += x.rate * x.cells * float(np.sum(d[x.pieces - x.down_pieces + 1:]))
+                continue
             waits += x.rate * x.cells * (float(b[downs[0]]) if d is None else 1.0 - float(d[0]))
             continue
         # the asks whose refusal leaves a down instance waiting
@@ -551,9 +555,11 @@ def _all_or_nothing(kinds: Sequence[Kind], b: np.ndarray) -> np.ndarray:
     return out
 
 
-def _lost_rate(kinds, b) -> np.ndarray:
-    """Instance-seconds lost per second of operation, per kind."""
+def _lost_rate(kinds, b, b_slow=None) -> np.ndarray:
+    """Instance-seconds lost per second of operation, per kind; ``b_slow``: the share of
+    the swapped slowed instances refused where it is not ``b`` (:func:`_refused_apart`)."""
     out = np.zeros(len(kinds))
+    b_slow = b if b_slow is None else b_slow
     for k, x in enumerate(kinds):
         held = max(x.hold - x.d_swap, 0.0)
         sw = x.slow_swapped
@@ -561,9 +567,30 @@ def _lost_rate(kinds, b) -> np.ndarray:
         out[k] = x.rate * x.cells * (b[k] * down * x.d_repair
                            + (1 - b[k]) * (down * x.d_swap + x.restored * held)
                            + (x.slow - sw) * x.d_slow
-                           + b[k] * sw * x.d_slow
-                           + (1 - b[k]) * (sw * x.d_swap + x.slow_restored * held))
+                           + b_slow[k] * sw * x.d_slow
+                           + (1 - b_slow[k]) * (sw * x.d_swap + x.slow_restored * held))
     return out
+
+
+def _refused_apart(kinds, b, refused: dict):
+    """The share refused of the down instances and of the swapped slowed ones, per kind:
+    ``b`` for both but where a failure granted in part downs some instances and swaps
+    slowed others (:attr:`Kind.down_pieces`): its spares go to the down first
+    (:meth:`Kind.backs`), so from the distribution of pieces refused (``refused``) the
+    down are refused ``E[max(r - slowed, 0)] / down``, the slowed ``E[min(r, slowed)] /
+    slowed``."""
+    b_down, b_slow = b, b
+    for k, dist in refused.items():
+        x = kinds[k]
+        if not x.down_pieces:
+            continue
+        if b_down is b:
+            b_down, b_slow = np.array(b, dtype=float), np.array(b, dtype=float)
+        backs = [x.backs(x.pieces - r) for r in range(x.pieces + 1)]
+        p = np.asarray(dist, dtype=float)
+        b_down[k] = 1.0 - float(p @ np.array([d for d, _ in backs]))
+        b_slow[k] = 1.0 - float(p @ np.array([v for _, v in backs]))
+    return b_down, b_slow
 
 
 def _streams(kinds, b, refused: dict | None = None) -> list[tuple[float, float]]:
@@ -623,6 +650,11 @@ def _profile(x, granted: bool, keep: float = 0.0) -> list[tuple[float, float, fl
     elif granted:
         out = [(0.0, x.d_swap, down + sw), (x.d_swap, x.hold, x.restored + x.slow_restored),
                (0.0, x.d_slow, x.slow - sw)]
+    elif x.down_pieces:   # the down instances back first, then the slowed (Kind.backs)
+        kd, ks = x.backs(round(keep * x.pieces))
+        out = [(0.0, x.d_swap, kd * down + ks * sw), (0.0, x.d_repair, (1.0 - kd) * down),
+               (x.d_swap, x.hold, kd * x.restored + ks * x.slow_restored),
+               (0.0, x.d_slow, x.slow - ks * sw)]
     else:
         out = [(0.0, x.d_swap, keep * (down + sw)), (0.0, x.d_repair, (1.0 - keep) * down),
                (x.d_swap, x.hold, keep * (x.restored + x.slow_restored)),
@@ -799,9 +831,11 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     b = _all_or_nothing(kinds, raw)
     for k, v in occupancy.get("exact", {}).items():   # pools asked together: exact
         b[k] = v
-    lost = _lost_rate(kinds, b)
+    # kinds granted in part: P(r refused); the down first where slowed ones are swapped
+    refused = occupancy.get("refused", {})
+    b_down, b_slow = _refused_apart(kinds, b, refused)
+    lost = _lost_rate(kinds, b_down, b_slow)
     # the losses in progress add (first-order), but never past the whole cluster
-    refused = occupancy.get("refused", {})   # kinds granted in part: P(r refused)
     past = _saturation(_streams(kinds, b, refused), instances)
     raw = 1.0 - float(lost.sum()) / instances + past
     mean = min(1.0, max(0.0, raw))
@@ -815,7 +849,7 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
             continue
         n_comp = (components or {}).get(k, None)
         per_instance_rate = x.rate * x.cells * x.down / instances
-        d = b[k] * x.d_repair + (1 - b[k]) * x.d_swap
+        d = b_down[k] * x.d_repair + (1 - b_down[k]) * x.d_swap
         if n_comp:
             lam = x.rate / n_comp
             log_a -= (per_instance_rate / lam) * math.log1p(lam * d)

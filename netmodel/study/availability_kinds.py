@@ -19,8 +19,9 @@ worth while the spares stand in; the slowed instances that spares serve faster
 lose ``slow_swapped`` until the swap, then ``slow_restored`` (the rest of ``slow`` lasts
 until the repair either way); the spares are held until the repair (detection +
 repair) returns the failed part to the pool. A failure that finds too few free spares in
-its pool (a loss system) brings back as many whole instances as they hold and the rest
-wait for its repair (:attr:`Kind.per`; all or nothing where its instances take different
+its pool (a loss system) brings back as many whole instances as they hold, the down ones
+before the slowed it would swap (:meth:`Kind.backs`), and the rest wait for its repair
+(:attr:`Kind.per`; all or nothing where its instances take different
 numbers of spares or it asks several pools). Failures are spread evenly
 over the pools; with ``group`` spares each group of a cell is its own pool and a failure
 asks its own group's (:func:`~netmodel.study.reliability_spares.by_group`). A failure that
@@ -121,6 +122,32 @@ class Kind:
         """Instances the ask brings back one by one (``units / grain``; 1: all or
         nothing)."""
         return self.units // self.grain if self.units > 0 else 1
+
+    @property
+    def down_pieces(self) -> int:
+        """Of :attr:`pieces`, those of the down instances where the ask also swaps slowed
+        ones (a failure that downs some instances and slows others, every one taking
+        :attr:`per` spares); 0 where its pieces are all alike (all down, or all slowed)."""
+        if self.pieces <= 1 or self.slow_swapped <= 0 or not 0 < self.down < self.pieces:
+            return 0
+        return self.down
+
+    def backs(self, granted: int) -> tuple[float, float]:
+        """The share of the down instances and of the swapped slowed ones back on spares
+        where ``granted`` of the :attr:`pieces` are: the spares go to the down instances
+        first (a slowed instance still serves), then to the slowed. Alike pieces: each
+        ``granted / pieces``.
+
+        >>> k = Kind("host", "x", 1.0, down=2, slow=1.0, units=32, restored=0.0,
+        ...          d_repair=1.0, d_swap=0.0, hold=1.0, d_slow=1.0, slow_swapped=1.0,
+        ...          per=8)
+        >>> k.pieces, k.down_pieces, k.backs(1), k.backs(3)
+        (4, 2, (0.5, 0.0), (1.0, 0.5))
+        """
+        d = self.down_pieces
+        if not d:
+            return (granted / self.pieces,) * 2
+        return min(granted, d) / d, max(granted - d, 0) / (self.pieces - d)
 
     @property
     def down_worth(self) -> float:

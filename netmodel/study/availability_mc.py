@@ -418,6 +418,17 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     f = granted.astype(float)
     if partial:
         f = np.where(in_part, share, f)
+    # a failure that downs some instances and swaps slowed ones, granted in part: the
+    # spares go to the down first (Kind.backs); fd the down share back, fs the slowed
+    fd = fs = f
+    dp = np.array([k.down_pieces for k in kinds], dtype=np.int64)
+    if partial and dp.any():
+        pieces = np.array([k.pieces for k in kinds], dtype=np.int64)[kind]
+        d = dp[kind]
+        mixed = in_part & (d > 0)
+        got = np.rint(f * pieces)
+        fd = np.where(mixed, np.minimum(got, d) / np.maximum(d, 1), f)
+        fs = np.where(mixed, np.maximum(got - d, 0) / np.maximum(pieces - d, 1), f)
 
     # intervals: (start, end, weight) per event
     down = np.array([k.down for k in kinds], dtype=float)[kind]
@@ -433,15 +444,15 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     sr = np.array([k.slow_restored for k in kinds], dtype=float)[kind]
     # the share f back on spares is down until the swap, the rest (``wait``, where only
     # some came back) until the repair
-    first_end = np.where(f > 0, t + d_swap, t + d_rep)
-    first = np.where(f > 0, f * worth, worth)
-    wait = np.where((f > 0) & (f < 1), (1.0 - f) * worth, 0.0)
-    granted_restored = f * restored
-    stay = slow - sw + (1.0 - f) * sw    # slowed until the repair
+    first_end = np.where(fd > 0, t + d_swap, t + d_rep)
+    first = np.where(fd > 0, fd * worth, worth)
+    wait = np.where((fd > 0) & (fd < 1), (1.0 - fd) * worth, 0.0)
+    granted_restored = fd * restored
+    stay = slow - sw + (1.0 - fs) * sw    # slowed until the repair
     parts_t, parts_x, parts_w = [], [], []
     for a, b, w in ((t, first_end, first), (t + d_swap, t + hold, granted_restored),
-                    (t, t + d_slow, stay), (t, t + d_swap, f * sw),
-                    (t + d_swap, t + hold, f * sr), (t, t + d_rep, wait)):
+                    (t, t + d_slow, stay), (t, t + d_swap, fs * sw),
+                    (t + d_swap, t + hold, fs * sr), (t, t + d_rep, wait)):
         a, b = np.clip(a, 0, h), np.clip(b, 0, h)
         keep = (w > 0) & (b > a)
         tr = trial[keep]
@@ -485,10 +496,10 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     band = np.clip(1.0 - lv.reshape(n, len(grid_s)) / instances, 0.0, 1.0)
     ev_lost = (first * (first_end - t) + wait * d_rep
                + granted_restored * np.maximum(hold - d_swap, 0.0)
-               + stay * d_slow + f * (sw * d_swap + sr * np.maximum(hold - d_swap, 0.0))
+               + stay * d_slow + fs * (sw * d_swap + sr * np.maximum(hold - d_swap, 0.0))
                ) / HOUR
     # a wait for repair where any down instance waits
-    is_down, waits = down > 0, (down > 0) & (f < 1.0)
+    is_down, waits = down > 0, (down > 0) & (fd < 1.0)
     if fid is not None:   # one failure's events in one cell (a kind, its followers) are one
         _, first, inv = np.unique(fid, return_index=True, return_inverse=True)
         m = len(first)
