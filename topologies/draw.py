@@ -493,7 +493,9 @@ def _legend(part: nx.Graph, media: Counter, lines: Counter, span: tuple[float, f
             f"{medium} ({count} {unit} as {lines[medium]:,} lines)"
         if medium == "ocs-circuit":
             pairs = sum(1 for *_, m in part.edges(data="medium") if m == medium)
-            label = (f"ocs-circuit ({media[medium]} circuits on {pairs} GPU pairs),\n"
+            count = media[medium]
+            label = (f"ocs-circuit ({count} circuit{'s' * (count != 1)} on {pairs} GPU "
+                     f"pair{'s' * (pairs != 1)}),\n"
                      "one curve per circuit, coloured by its OCS")
         handles.append(Line2D([], [], color=MEDIUM_COLOURS.get(medium, "#9e9e9e"), lw=2,
                               label=label))

@@ -3,7 +3,7 @@ kind of fabric, and the representative part of a fabric too large to draw whole.
 
 Layouts: switched fabrics stacked by tier (GPUs at the bottom, then scale-up switches,
 leaves, spines, cores); a circle for rings, meshes and other switchless fabrics; a grid for
-tori (a 3D torus as its slices side by side); GPUs and OCS in two rows for the fibre cabling
+tori (a 3D torus as its slices offset behind one another); GPUs and OCS in two rows for the fibre cabling
 of an optical circuit-switched fabric; and for realized circuits (GPU-GPU edges with
 ``medium="ocs-circuit"`` and ``via``, :func:`topologies.optical.realize`) each group of GPUs
 joined by circuits (an instance) on a circle of its own, the OCS above. A fabric of more

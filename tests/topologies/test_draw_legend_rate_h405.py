@@ -29,3 +29,19 @@ def _rate_labels(spec: str) -> list[str]:
 ])
 def test_legend_bandwidth_is_the_links_own(spec, labels):
     assert _rate_labels(spec) == labels
+
+
+@pytest.mark.parametrize(("spec", "head"), [
+    # a 2-GPU ring on 4 ports: one pair joined by two circuits (one through each of 2 OCS)
+    ("ocs:gpus=2,logical=ring", "ocs-circuit (2 circuits on 1 GPU pair),"),
+    # one port each, one pair set by hand: one circuit
+    ("ocs:gpus=2,ports=1,logical=0-1", "ocs-circuit (1 circuit on 1 GPU pair),"),
+    # a 16-GPU ring: 16 pairs, one circuit each
+    ("ocs:gpus=16,logical=ring", "ocs-circuit (16 circuits on 16 GPU pairs),"),
+])
+def test_circuit_legend_counts_in_words(spec, head):
+    """Was '(2 circuits on 1 GPU pairs)' and '(1 circuits on 1 GPU pairs)'."""
+    ax = figure(build(spec)).axes[0]
+    (label,) = [h.get_label() for h in ax.get_legend().legend_handles
+                if h.get_label().startswith("ocs-circuit")]
+    assert label.split("\n")[0] == head
