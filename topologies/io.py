@@ -38,8 +38,9 @@ exhaust the stack); the GraphML pass refuses a DOCTYPE (entity expansion), eleme
 deeper than MAX_DEPTH and the GraphML parts no fabric has as it meets them; node and edge
 counts are checked against the size limits before a graph is made, a number past a
 float's range (``1e400``, which Python reads as inf) is named as typed
-(:func:`compute.config_files.finite_float`, as in every other file), and wrong types
-anywhere are named by :func:`~topologies.schema.validate` or the reader.
+(:func:`compute.config_files.finite_float`, as in every other file), a JSON document's
+key other than node-link's (``edge`` for ``edges``) and a ``units`` entry for a quantity
+netmodel has none for are refused, and wrong types anywhere are named by :func:`~topologies.schema.validate` or the reader.
 
 >>> import tempfile, os
 >>> from topologies import ring
@@ -509,9 +510,20 @@ def _at(items: list, item: object) -> int:
     return next(i for i, other in enumerate(items) if other is item)
 
 
+#: The keys of a node-link document (``links``: older networkx's name for ``edges``).
+_DOCUMENT_KEYS = ("directed", "multigraph", "graph", "nodes", "edges", "links")
+
+
 def _graph_from_json(data: object, where: str) -> nx.Graph:
     if not isinstance(data, dict) or "nodes" not in data:
         raise UserError(f"{where}: expected a node-link JSON object with 'nodes' and 'edges'")
+    unknown = [k for k in data if k not in _DOCUMENT_KEYS]
+    if unknown:   # 'edge' for 'edges' read as a fabric of no links ('cannot reach')
+        raise UserError(f"{where}: unknown key(s) {', '.join(map(describe, unknown[:5]))} in "
+                        f"the node-link document; allowed: {', '.join(_DOCUMENT_KEYS)}")
+    if "edges" in data and "links" in data:   # 'links' was dropped without a word
+        raise UserError(f"{where}: gives both 'edges' and 'links' (older networkx's name for "
+                        "them); give one")
     for key in ("directed", "multigraph"):
         if data.get(key, False) is not False:
             raise UserError(f"{where}: a fabric is an undirected simple graph ({key} must be "
@@ -602,8 +614,13 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
         if not isinstance(units, dict):
             raise UserError(f"{where}: 'units' must be a table of quantity: unit, got "
                             f"{describe(units)}")
+        unknown = [k for k in units if k not in UNITS]
+        if unknown:   # 'bandwith': 'Gbps' was passed over, the values read as bytes/s
+            raise UserError(f"{where}: 'units' names quantity(ies) "
+                            f"{', '.join(map(describe, unknown[:5]))} netmodel has no unit "
+                            f"for; allowed: {', '.join(UNITS)}")
         for key, unit in units.items():
-            if key in UNITS and unit != UNITS[key]:
+            if unit != UNITS[key]:
                 raise UserError(f"{where}: {key} is in {describe(unit)}; netmodel reads "
                                 f"{UNITS[key]!r} (convert the file)")
     own = attrs.get("gpu_types")

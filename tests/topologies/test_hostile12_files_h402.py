@@ -81,3 +81,55 @@ def test_valid_edge_values_still_load(tmp_path, suffix):
     g = read_graph(path)
     assert g.edges["gpu0", "gpu3"]["lanes"] == 10**6
     assert g.edges["gpu0", "gpu3"]["latency"] == 0.0
+
+
+def _json_document(tmp_path, edit):
+    import json
+
+    path = tmp_path / "ring.json"
+    write_graph(build("ring:n=4"), path)
+    document = json.loads(path.read_text())
+    edit(document)
+    path.write_text(json.dumps(document))
+    return path
+
+
+def test_a_misspelt_edges_key_is_refused_not_read_as_no_links(tmp_path):
+    """Before: 'edge' for 'edges' read a fabric of no links: "invalid fabric graph: GPU
+    'gpu1' cannot reach GPU 'gpu0' (3 GPU(s) disconnected)"; 'edgez' beside 'edges': exit 0."""
+    path = _json_document(tmp_path, lambda d: d.__setitem__("edge", d.pop("edges")))
+    assert _refusal(path) == (f"{path}: unknown key(s) 'edge' in the node-link document; "
+                              "allowed: directed, multigraph, graph, nodes, edges, links")
+
+
+def test_both_edges_and_links_are_refused(tmp_path):
+    """Before: 'links' beside 'edges' was dropped without a word (exit 0)."""
+    path = _json_document(tmp_path, lambda d: d.__setitem__("links", d["edges"][:1]))
+    assert _refusal(path) == (f"{path}: gives both 'edges' and 'links' (older networkx's name "
+                              "for them); give one")
+
+
+@pytest.mark.parametrize("suffix", [".json", ".graphml"])
+def test_a_unit_for_a_quantity_netmodel_does_not_know_is_refused(tmp_path, suffix):
+    """Before: units {"bandwith": "Gbps"} (the user's unit for bandwidth, misspelt) was passed
+    over and the bandwidths read as bytes/s (exit 0)."""
+    path = tmp_path / f"ring{suffix}"
+    write_graph(build("ring:n=4"), path)
+    text = path.read_text()
+    old = ('"bandwidth": "bytes/s per direction"' if suffix == ".json" else
+           '{"bandwidth": "bytes/s per direction"')
+    assert old in text
+    path.write_text(text.replace(old, old + ', "bandwith": "Gbps"', 1))
+    said = _refusal(path)
+    assert said == (f"{path}: 'units' names quantity(ies) 'bandwith' netmodel has no unit for; "
+                    "allowed: bandwidth, latency, reconfiguration_time, radix, ports, lanes, "
+                    "links, gpus, gpu_types"), said
+
+
+def test_a_links_document_and_extra_node_attributes_still_load(tmp_path):
+    # networkx before 3.4 wrote 'links'; attributes the schema does not know are kept
+    def edit(d):
+        d["links"] = d.pop("edges")
+        d["nodes"][0]["label"] = "first"
+    g = read_graph(_json_document(tmp_path, edit))
+    assert g.number_of_edges() == 4 and g.nodes["gpu0"]["label"] == "first"
