@@ -72,7 +72,15 @@ from compute.outputs import atomic_write
 from compute.validate import MAX_TEXT_LENGTH, describe
 from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
-from topologies.limits import ENV, MAX_DEPTH, check_size, max_edges, max_file_bytes, max_nodes
+from topologies.limits import (
+    ENV,
+    MAX_DEPTH,
+    check_size,
+    counted,
+    max_edges,
+    max_file_bytes,
+    max_nodes,
+)
 from topologies.schema import UNITS, validate
 from topologies.schema_gpu import gpu_spec_from_dict
 from topologies.schema_text import check_node_ids, text_problem
@@ -478,7 +486,8 @@ def _loads(raw: bytes | str, where: str) -> Any:
     most = max_nodes() + max_edges() + _GRAPH_CONTAINERS
     if opens > most:
         raise UserError(f"{where}: JSON holds {opens:,} arrays and objects; a fabric within "
-                        f"the limits of {max_nodes():,} nodes and {max_edges():,} edges holds "
+                        f"the limits of {counted(max_nodes(), 'node')} and "
+                        f"{counted(max_edges(), 'edge')} holds "
                         f"at most {most:,} (one a node and an edge, {_GRAPH_CONTAINERS:,} "
                         f"for the rest); raise {ENV['nodes']} / {ENV['edges']} if the "
                         f"machine has the memory")

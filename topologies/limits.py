@@ -38,7 +38,7 @@ from compute.errors import UserError
 from compute.limits import setting
 
 __all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "MAX_TIER", "PHYSICAL_MAX",
-           "PHYSICAL_MIN", "capped", "check_size", "max_edges", "max_file_bytes", "max_nodes"]
+           "PHYSICAL_MIN", "capped", "check_size", "counted", "max_edges", "max_file_bytes", "max_nodes"]
 
 #: Default limits (nodes, edges, file bytes).
 DEFAULTS = {"nodes": 2_000_000, "edges": 10_000_000, "file_bytes": 2**30}
@@ -94,10 +94,16 @@ def max_file_bytes() -> int:
     return _limit("file_bytes")
 
 
-def _count(n: int) -> str:
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural but for one; past 10**15 its power of ten (an
+    estimate that large is told by size).
+
+    >>> counted(1, "edge"), counted(2_000_000, "node"), counted(10**20, "edge")
+    ('1 edge', '2,000,000 nodes', '10^20 edges')
+    """
     if n < 10**15:
-        return f"{n:,}"
-    return f"10^{int(n.bit_length() * 0.30103)}"
+        return f"{n:,} {noun}{'' if n == 1 else 's'}"
+    return f"10^{int(n.bit_length() * 0.30103)} {noun}s"
 
 
 #: A tighter bound on the next builds than the limits (``(nodes, edges, why)``), set by
@@ -153,5 +159,6 @@ def check_size(what: str, nodes: int, edges: int) -> None:
                      f"the machine has the memory (about {BYTES_PER_ITEM} bytes per node or "
                      f"edge)")
     raise UserError(
-        f"{what}: the fabric would have about {_count(nodes)} nodes and {_count(edges)} edges, "
-        f"over the limit of {top_n:,} nodes and {top_e:,} edges; {advice}")
+        f"{what}: the fabric would have about {counted(nodes, 'node')} and "
+        f"{counted(edges, 'edge')}, over the limit of {counted(top_n, 'node')} and "
+        f"{counted(top_e, 'edge')}; {advice}")

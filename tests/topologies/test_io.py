@@ -266,7 +266,7 @@ def test_deep_nesting_huge_numbers_and_size_are_refused_before_parsing(tmp_path,
         read_graph(strings)
     monkeypatch.setenv("NETMODEL_MAX_FABRIC_FILE_BYTES", "1000000")
     monkeypatch.setenv("NETMODEL_MAX_FABRIC_NODES", "1")
-    with pytest.raises(UserError, match="the fabric would have about 2 nodes and 1 edges"):
+    with pytest.raises(UserError, match="the fabric would have about 2 nodes and 1 edge, over the limit of 1 node "):
         read_graph(strings)
     folder = tmp_path / "folder.json"
     folder.mkdir()
