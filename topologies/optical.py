@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence, Set
 from typing import TypeAlias
 
 import networkx as nx
@@ -135,6 +135,17 @@ def _members(value: object, what: str) -> list:
     if not isinstance(value, list | tuple | range):
         raise UserError(f"{what} must be a list of GPU nodes, got {describe(value)}")
     return list(value)
+
+
+def _id_set(value: object, what: str, items: str) -> frozenset:
+    """``value``, a set, list or tuple of node ids (or pairs), as a frozenset: not a string,
+    which matched ids by substring (``"ocs10"`` dropped the circuits of ``ocs1``)."""
+    if not isinstance(value, Set | list | tuple):
+        raise UserError(f"{what} must be a set of {items}, got {describe(value)}")
+    try:
+        return frozenset(value)
+    except TypeError:   # a list in it: unhashable
+        raise UserError(f"{what} must be a set of {items}, got {describe(value)}") from None
 
 
 def circuits_for(logical: Logical, members: Sequence[Hashable]) -> list[tuple[Hashable, Hashable]]:
@@ -451,6 +462,8 @@ def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
     >>> d["via"], d.get("links", 1), d["bandwidth"] == both / 2, g.graph["circuits"]
     ('ocs1', 1, True, 1)
     """
+    ocs = _id_set(ocs, "ocs", "OCS node ids")
+    fibres = _id_set(fibres, "fibres", "(gpu, ocs) pairs")
     if not ocs and not fibres:
         return
     graph.graph.pop("ocs_cabling", None)

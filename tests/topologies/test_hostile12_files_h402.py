@@ -133,3 +133,33 @@ def test_a_links_document_and_extra_node_attributes_still_load(tmp_path):
         d["nodes"][0]["label"] = "first"
     g = read_graph(_json_document(tmp_path, edit))
     assert g.number_of_edges() == 4 and g.nodes["gpu0"]["label"] == "first"
+
+
+def _realized():
+    from topologies.optical import ocs, realize
+
+    return realize(ocs(gpus=4, ports=2, ocs_ports=4), [("gpu0", "gpu1")] * 2)
+
+
+@pytest.mark.parametrize(("ocs", "fibres"), [("ocs10", ()), ("ocs", ()), ((), "gpu0"),
+                                             ((), [["gpu0", "ocs0"]]), (None, ())])
+def test_drop_circuits_takes_sets_of_ids_not_text(ocs, fibres):
+    """Before: drop_circuits(g, "ocs10") matched 'ocs1' by substring and took its circuit
+    (and "ocs" took both); fibres "gpu0" raised TypeError ('in <string>' requires string)."""
+    from topologies.optical import drop_circuits
+
+    g = _realized()
+    before = dict(g.edges["gpu0", "gpu1"])
+    with pytest.raises(UserError, match=r"^(ocs|fibres) must be a set of "):
+        drop_circuits(g, ocs, fibres)
+    assert dict(g.edges["gpu0", "gpu1"]) == before and "ocs_cabling" in g.graph   # untouched
+
+
+def test_drop_circuits_matches_ids_exactly():
+    from topologies.optical import drop_circuits
+
+    g = _realized()
+    both = g.edges["gpu0", "gpu1"]["bandwidth"]
+    drop_circuits(g, ["ocs1"])   # a list is a set of ids too; one circuit of two left
+    assert g.edges["gpu0", "gpu1"]["via"] == "ocs0"
+    assert g.edges["gpu0", "gpu1"]["bandwidth"] == both / 2
