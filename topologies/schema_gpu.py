@@ -33,14 +33,14 @@ from topologies.schema import as_real
 __all__ = ["gpu_spec_from_dict"]
 
 
-_INT_FIELDS = ("sms", "max_instance")
 #: True/false fields (optional: files saved before they existed lack them).
 _FLAGS = FLAG_FIELDS
 
 
 def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> GpuSpec:
     """A GpuSpec from its SI fields (the shape of :meth:`GpuSpec.to_dict`), each checked:
-    whole numbers >= 1 for ``sms`` and ``max_instance``, true or false for
+    whole numbers in their ranges for the fields ``compute/data/limits.toml`` says are whole
+    (``sms``, ``max_instance``, ``nvlinks``), true or false for
     ``scaleup_reduction``, finite numbers > 0 for the rest (``flops_fp8``, ``flops_int8``,
     ``flops_fp4`` and ``scaleout_bandwidth`` may be 0, "none": their ranges in
     ``compute/data/limits.toml`` allow it, :func:`_zero_ok`); every
@@ -91,12 +91,8 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
             if not isinstance(v, bool):
                 raise UserError(f"{where}: GPU type {describe(name)}: {key} must be true or "
                                 f"false, got {describe(v)}")
-        elif key in UNSET_FIELDS:
-            pass   # nvlinks: _in_limits below names its range
-        elif key in _INT_FIELDS:
-            if not (isinstance(v, int) and not isinstance(v, bool) and v >= 1):
-                raise UserError(f"{where}: GPU type {describe(name)}: {key} must be a whole "
-                                f"number >= 1, got {describe(v)}")
+        elif key in UNSET_FIELDS or spec_ranges()[key][2]:
+            pass   # a whole number (sms, max_instance, nvlinks): _in_limits names its range
         else:
             x = as_real(v)
             if x is None or not math.isfinite(x) or x < 0 or (x == 0 and not _zero_ok(key)):

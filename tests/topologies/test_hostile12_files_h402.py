@@ -163,3 +163,25 @@ def test_drop_circuits_matches_ids_exactly():
     drop_circuits(g, ["ocs1"])   # a list is a set of ids too; one circuit of two left
     assert g.edges["gpu0", "gpu1"]["via"] == "ocs0"
     assert g.edges["gpu0", "gpu1"]["bandwidth"] == both / 2
+
+
+@pytest.mark.parametrize(("field", "bad"), [("sms", 0), ("max_instance", 1.5),
+                                            ("sms", True), ("max_instance", 100_001)])
+def test_a_saved_gpu_types_whole_field_is_told_its_range_from_the_limits_file(tmp_path, field,
+                                                                              bad):
+    """Before: topologies/schema_gpu declared sms and max_instance whole itself (beside
+    compute/data/limits.toml, which says so too) and told 'must be a whole number >= 1, got
+    0' (100,001 then the limits file's range): one fact, now read from the limits file."""
+    import json
+
+    from compute.hardware import get_gpu, spec_ranges
+
+    lo, hi, whole, _, _ = spec_ranges()[field]
+    assert whole and (lo, hi) == (1, 100_000)
+    fields = dict(get_gpu("Lite").to_dict(), **{field: bad})
+    path = _json_document(tmp_path, lambda d: d["graph"].__setitem__("gpu_types",
+                                                                    {"Lite": fields}))
+    assert json.loads(path.read_text())["graph"]["gpu_types"]["Lite"][field] == bad
+    said = _refusal(path)
+    assert said.endswith(f"gpu_types: GPU type 'Lite': {field} must be a whole number from 1 "
+                         f"to 100,000, got {bad}"), said

@@ -217,7 +217,7 @@ def test_a_twice_listed_edge_and_gpu_types_with_bad_fields(tmp_path):
     with pytest.raises(UserError, match="edge 'b'-'a' is listed twice"):
         read_graph(file)
     fields = get_gpu("Lite").to_dict()
-    for key, bad, rule in (("sms", 1.5, "whole number >= 1"), ("tdp", -1, "finite number > 0"),
+    for key, bad, rule in (("sms", 1.5, "whole number from 1 to 100,000"), ("tdp", -1, "finite number > 0"),
                            ("hbm_bandwidth", "fast", "finite number > 0"),
                            ("name", "Other", "has the name 'Other'")):
         doc = _set(_doc(), ("graph", "gpu_types"), {"Lite": dict(fields, **{key: bad})})
