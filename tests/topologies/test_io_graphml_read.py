@@ -220,8 +220,8 @@ def test_random_documents_read_as_networkx_reads_them(text):
             assert "_" in grouped[1] and int(grouped[1]) == int(grouped[1].replace("_", ""))
             return
         # not zero, below the smallest normal float (networkx read it as 0.0 or a subnormal)
-        below = re.search(r"a value of key '\w' '(\S+)' is below the smallest number netmodel "
-                          r"reads", str(err))
+        below = re.search(r"key '\w' holds the number (\S+), below the smallest number "
+                          r"netmodel reads", str(err))
         if below:
             assert below[1] in text and abs(float(below[1])) < 2.2250738585072014e-308, str(err)
             return
