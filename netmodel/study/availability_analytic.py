@@ -90,7 +90,8 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
     (:attr:`Kind.pieces` > 1) the probability that a failure finds ``r`` of its instances
     no spares, ``r = 0 .. pieces`` (1 - its first: the waits for repair). A kind granted in part is solved by :func:`_sequential`'s
     chain (each instance one ask); past the chain's limit by Kaufman-Roberts with its
-    instances as independent asks (an approximation: they arrive together)."""
+    instances as independent asks (an approximation: they arrive together). Under
+    ``"fallback"`` the fallbacks taken past the chain's limit (:attr:`Analytic.fallback`)."""
     occupancy: dict = {}
     if not kinds:
         return np.ones(0), occupancy
@@ -103,9 +104,12 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
     acc = np.zeros(len(kinds))
     # pools that one failure asks together (a failure over several groups): one chain
     jointly: set = set()
+    notes: set = set()   # the fallbacks past the chain's limit taken (Analytic.fallback)
     for comp in _coupled(kinds, n_groups):
-        solved = _coupled_blocking(kinds, pools, comp, n_groups, over)
-        if solved is not None:
+        solved = _coupled_blocking(kinds, pools, comp, n_groups, over, notes)
+        if solved is None:
+            notes.add(FALLBACK_APART)
+        else:
             acc += solved[0]
             occupancy.setdefault("exact", {}).update(solved[1])
             occupancy.update(solved[2])
@@ -120,9 +124,11 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
         b = np.ones(len(kinds))
         dist: dict = {}   # kinds granted in part: P(r of its instances refused)
         asks = _asks(kinds, [k for k in elig if kinds[k].group == slot >= 0])
+        chained = any(len(a) > 1 for a in asks) or any(kinds[k].pieces > 1 for k in elig)
         seq = _sequential(int(cap), kinds, [k for k in elig if kinds[k].group < 0], asks,
-                          over) if any(len(a) > 1 for a in asks) \
-            or any(kinds[k].pieces > 1 for k in elig) else None
+                          over, notes) if chained else None
+        if chained and seq is None:
+            notes.add(FALLBACK_INDEPENDENT)
         if seq is not None:
             occupancy[(slot, cap)] = seq.pop("busy")
             dist.update(seq.pop("refused"))
@@ -158,6 +164,7 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
             out[k] = 0.0
     if "refused" in occupancy:
         occupancy["refused"] = {k: v / over[k] for k, v in occupancy["refused"].items()}
+    occupancy["fallback"] = tuple(sorted(notes))
     return out, occupancy
 
 
@@ -189,7 +196,8 @@ def _granted(caps, used, asks) -> list[bool]:
 
 
 def _coupled_blocking(kinds: Sequence[Kind], pools: SparePools, comp: tuple, n_groups: int,
-                      over: list) -> tuple[np.ndarray, dict, dict] | None:
+                      over: list, notes: set | None = None
+                      ) -> tuple[np.ndarray, dict, dict] | None:
     """:func:`_blocking` for the pools of slots ``comp`` of each cell, which failures over
     several groups ask together: one chain (:func:`_chain`) per cell's pool sizes, each
     failure's asks of each (each group's kinds of a failure and a spanning instance's
@@ -225,7 +233,7 @@ def _coupled_blocking(kinds: Sequence[Kind], pools: SparePools, comp: tuple, n_g
                                                                       strict=True)]
                        + [(kinds[k].rate * kinds[k].cells / over[k], kinds[k].hold,
                            [(j, kinds[k].units, vals[k])]) for k in spread
-                          for j in range(len(comp))])
+                          for j in range(len(comp))], notes)
         if chain is None:
             return None
         busy, prob = chain
@@ -360,10 +368,17 @@ def _asks(kinds: Sequence[Kind], ks: list[int]) -> list[list[int]]:
 #: one repair time (:func:`_chain`), and past that too the independent arrivals
 #: (Kaufman-Roberts; the pools apart), an approximation.
 MAX_SEQUENTIAL_STATES = 10_000
+#: The closed form's fallbacks past :data:`MAX_SEQUENTIAL_STATES` (each an approximation),
+#: as :attr:`Analytic.fallback` names them: the chain with every repair time taken as one;
+#: a pool's asks taken as independent arrivals (Kaufman-Roberts); pools that one failure
+#: asks together taken apart.
+FALLBACK_ONE_HOLD = "one repair time"
+FALLBACK_INDEPENDENT = "independent asks"
+FALLBACK_APART = "pools taken apart"
 
 
 def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[list[int]],
-                over: list) -> dict | None:
+                over: list, notes: set | None = None) -> dict | None:
     """Blocking of one pool's kinds where a failure asks it more than once (its own
     group's instances and a spanning instance's share, :attr:`Kind.joint`): each failure's
     asks (``asks``: lists of kind indices, in the kinds' order) granted as
@@ -399,7 +414,8 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     parts = [split(a) for a, _ in classes]
     chain = _chain((cap,), [(x.rate * x.cells / over[a[0]], x.hold,
                              [(0, u, v) for u, v in zip(us, vs, strict=True)])
-                            for (a, x), (_, us, vs) in zip(classes, parts, strict=True)])
+                            for (a, x), (_, us, vs) in zip(classes, parts, strict=True)],
+                   notes)
     if chain is None:
         return None
     busy, prob = chain
@@ -418,7 +434,8 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     return out
 
 
-def _chain(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
+def _chain(caps: tuple, classes: list,
+           notes: set | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """Pools of ``caps`` spares asked by ``classes``: ``(rate, hold, asks)`` each, its
     failures at ``rate`` a second asking ``(pool, spares, restores)`` (each pool's asks
     granted as :func:`~netmodel.study.availability_kinds.best_grant` picks) and holding what
@@ -432,7 +449,8 @@ def _chain(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
     in progress holds, far fewer (the same values where each failure's grant is one size,
     the loss system being insensitive; else another approximation of the fixed holds,
     where the independent arrivals of the fallback below it missed every refusal of one
-    failure's own asks); None past that limit too.
+    failure's own asks; ``notes``, where given, gets :data:`FALLBACK_ONE_HOLD`); None past
+    that limit too.
 
     Two kinds of one spare each, loads 1 and 0.5 x 3 Erlangs, on a pool of 2: Erlang
     B(2, 2.5) = 3.125 / 6.625 whatever the holds, so with one hold too:
@@ -450,6 +468,8 @@ def _chain(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
     if out is None and len({hold for _, hold, _ in classes}) > 1:
         one = max(hold for _, hold, _ in classes)
         out = _chain_of(caps, [(lam * hold / one, one, asks) for lam, hold, asks in classes])
+        if out is not None and notes is not None:
+            notes.add(FALLBACK_ONE_HOLD)
     return out
 
 
@@ -814,11 +834,16 @@ class Analytic:
     blocking: tuple
     exact_threshold: bool
     overlap: float = 0.0
+    #: the fallbacks the blocking took past the chain's limit (:data:`FALLBACK_ONE_HOLD`,
+    #: :data:`FALLBACK_INDEPENDENT`, :data:`FALLBACK_APART`; sorted), each an
+    #: approximation; () where every pool's chain was solved whole or none was needed
+    fallback: tuple = ()
 
     def to_dict(self) -> dict:
-        """JSON-ready: Python floats and lists (``blocking`` a list, per kind)."""
+        """JSON-ready: Python floats and lists (``blocking`` and ``fallback`` lists)."""
         d = asdict(self)
         d["blocking"] = list(self.blocking)
+        d["fallback"] = list(self.fallback)
         return d
 
 
@@ -868,4 +893,4 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
                     waits_for_repair_per_year=float(waits * YEAR),
                     lost_per_year=per_class, blocking=tuple(float(v) for v in b),
                     exact_threshold=pools.reachable_total == 0,
-                    overlap=overlap)
+                    overlap=overlap, fallback=occupancy.get("fallback", ()))
