@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import replace
+from functools import cache
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -180,7 +181,9 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     refused, each after a full search (a triangle of 1,024 ports: 512 down to 341). An
     odd ring of 5 or more is also listed plane by plane at the most copies ``ports``
     carry, first where that is above ports/3 (in ring order the colouring stops there:
-    :func:`_ring_by_planes`). Each option is made when the one before it has failed, not
+    :func:`_ring_by_planes`); a torus of odd sides (an odd number of GPUs) is listed plane
+    by plane first at every count (:func:`_torus_by_planes`: it reaches the bound, where
+    in order the colouring fell a copy short: a 3x3 on 64 ports set 13 of 14). Each option is made when the one before it has failed, not
     all at once (every copy count's pairs: ports x ports / 2 pairs a group, 4.3 GB for
     pairs of GPUs of 4,096 ports).
 
@@ -207,6 +210,10 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
         # plane) is refused by any colouring; its ring fits (9 circuits, 4 a plane)
         if planes is None or most_copies(tori[0], ports, planes):
             start = _bounded(ports // 4, tori[0], ports, planes)
+            if size % 2:   # both sides odd: listed plane by plane first, as an odd ring
+                return (option for r in range(start, 0, -1) for option in (
+                    [p for gr in groups for p in _torus_by_planes(list(gr), sides, r)],
+                    [p for torus in tori for p in torus * r]) if option)
             return ([p for torus in tori for p in torus * r] for r in range(start, 0, -1))
     rings = [circuits_for("ring", list(gr)) if size > 2 else [tuple(gr)] for gr in groups]
     start = _bounded(max(ports if size == 2 else ports // 2, 1), rings[0], ports, planes)
@@ -259,6 +266,183 @@ def _ring_by_planes(ring: Sequence[tuple], copies: int) -> list[tuple]:
     return out
 
 
+@cache
+def _torus_cycles(a: int, b: int, shift: int = 0) -> tuple[tuple[int, ...], ...] | None:
+    """Two Hamiltonian cycles (member indices in cycle order; member ``i x b + j`` at row
+    ``i``, column ``j``, as :func:`topologies.optical.circuits_for` numbers a torus) whose
+    edges are the ``a x b`` torus's, each once, for ``a, b >= 3``; None where the search
+    finds none. From the rows (``a`` cycles) and the columns (``b``), each square in
+    turn (from square ``shift``, row by row) whose two row edges are the first set's and
+    two column edges the second's swaps them where that leaves fewer cycles in all and more
+    in neither (two cycles a swap joins are one), until each set is one cycle (it is, for
+    every shape :func:`torus_sides` gives up to 129 GPUs and every ``shift``).
+
+    >>> first, second = _torus_cycles(3, 3)
+    >>> sorted(first) == sorted(second) == list(range(9))
+    True
+    """
+    n = a * b
+
+    def at(i: int, j: int) -> int:
+        return i % a * b + j % b
+
+    rows: list[set[int]] = [set() for _ in range(n)]
+    cols: list[set[int]] = [set() for _ in range(n)]
+    for i in range(a):
+        for j in range(b):
+            for adj, x, y in ((rows, at(i, j), at(i, j + 1)), (cols, at(i, j), at(i + 1, j))):
+                adj[x].add(y)
+                adj[y].add(x)
+
+    def count(adj: list[set[int]]) -> int:
+        seen, found = [False] * n, 0
+        for first in range(n):
+            if not seen[first]:
+                found += 1
+                stack = [first]
+                while stack:
+                    x = stack.pop()
+                    if not seen[x]:
+                        seen[x] = True
+                        stack.extend(adj[x])
+        return found
+
+    def swap(one: list[set[int]], other: list[set[int]], square: tuple) -> None:
+        p, q, r, s = square   # edges p-q, r-s of one to other, p-r, q-s of other to one
+        for x, y in ((p, q), (r, s)):
+            one[x].discard(y), one[y].discard(x), other[x].add(y), other[y].add(x)
+        for x, y in ((p, r), (q, s)):
+            other[x].discard(y), other[y].discard(x), one[x].add(y), one[y].add(x)
+
+    squares = [(at(i, j), at(i, j + 1), at(i + 1, j), at(i + 1, j + 1))
+               for i in range(a) for j in range(b)]
+    squares = squares[shift:] + squares[:shift]
+    cycles, moved = (a, b), True
+    while cycles != (1, 1) and moved:
+        moved = False
+        for p, q, r, s in squares:
+            if not (q in rows[p] and s in rows[r] and r in cols[p] and s in cols[q]):
+                continue
+            swap(rows, cols, (p, q, r, s))
+            now = (count(rows), count(cols))
+            if now[0] <= cycles[0] and now[1] <= cycles[1] and sum(now) < sum(cycles):
+                cycles, moved = now, True
+            else:
+                swap(cols, rows, (p, q, r, s))
+    if cycles != (1, 1):
+        return None
+
+    def order(adj: list[set[int]]) -> tuple[int, ...]:
+        out, prev = [0], -1
+        while len(out) < n:
+            nxt = min(x for x in adj[out[-1]] if x != prev)
+            prev = out[-1]
+            out.append(nxt)
+        return tuple(out)
+
+    return order(rows), order(cols)
+
+
+def _cycle_matching(cycle: Sequence[int], avoid: set[int], want: int) -> list[int] | None:
+    """``want`` edges of the ``cycle`` (vertex order; edge ``i`` joins places ``i`` and
+    ``i + 1``) sharing no vertex with each other nor with ``avoid``, by their first
+    places, taken in turn along the runs of vertices outside ``avoid``; None where the
+    runs hold fewer.
+
+    >>> _cycle_matching([0, 1, 2, 3, 4], {0}, 2), _cycle_matching([0, 1, 2, 3, 4], {0, 2}, 2)
+    ([1, 3], None)
+    """
+    n = len(cycle)
+    start = next((i for i, x in enumerate(cycle) if x in avoid), None)
+    if start is None:
+        return list(range(0, 2 * want, 2)) if 2 * want < n else None
+    out: list[int] = []
+    prev = None
+    for t in range(1, n + 1):
+        i = (start + t) % n
+        if cycle[i] in avoid:
+            prev = None
+        elif prev is None:
+            prev = i
+        else:
+            out.append(prev)
+            prev = None
+            if len(out) == want:
+                return out
+    return None if want else out
+
+
+def _torus_by_planes(members: Sequence[Hashable], sides: tuple[int, int],
+                     copies: int) -> list[tuple]:
+    """``copies`` of the circuits of the ``sides`` torus over ``members`` (both sides odd,
+    ``n`` members), listed plane by plane, each plane's circuits sharing no GPU, on
+    ``ceil(copies x 2n / m)`` planes, ``m = (n - 1) / 2`` the most a plane carries: the
+    bound :func:`most_copies` counts (the first free plane of both ends,
+    :func:`topologies.optical.realize`, then takes each circuit at most its own plane).
+
+    The torus is two Hamiltonian cycles (:func:`_torus_cycles`), each an odd ring of ``n``
+    whose ``n`` near-perfect matchings (``M_j`` leaves out its ``j``-th GPU: its edges
+    ``j + 1, j + 3, ..., j + n - 2``) hold each edge ``m`` times. With ``k = copies mod m``
+    and any ``k`` edges ``L`` of the ring sharing no GPU, ``M_j`` taken ``(copies - k) / m
+    + L[j - 1] + L[j]`` times holds each edge ``copies - L`` times (its ``m`` matchings'
+    counts sum to ``copies - k + k - L[e]``). The two rings' leftovers ``L`` (``2k``
+    edges) share one plane where ``2k <= m`` (no GPU twice), else two: the first ring's
+    ``k`` with ``m - k`` of the second's sharing no GPU with them, and the rest of the
+    second's. [] where no such leftovers are found (the circuits are then tried in order).
+
+    >>> nine = [f"g{i}" for i in range(9)]
+    >>> listed = _torus_by_planes(nine, (3, 3), 6)   # 108 circuits on 27 planes of 4
+    >>> len(listed), {len({g for p in listed[i:i + 4] for g in p}) for i in range(0, 108, 4)}
+    (108, {8})
+    """
+    n = len(members)
+    m = n // 2
+    k = copies % m
+    whole = (copies - k) // m
+
+    def planes(cycle: Sequence[int], left: Sequence[int]) -> list[tuple]:
+        pairs = [(members[cycle[i]], members[cycle[(i + 1) % n]]) for i in range(n)]
+        held = [0] * n
+        for i in left:
+            held[i] = 1
+        out: list[tuple] = []
+        for j in range(n):
+            out += [pairs[(j + 1 + 2 * t) % n] for t in range(m)] * (
+                whole + held[j - 1] + held[j])
+        return out
+
+    def pair(cycle: Sequence[int], i: int) -> tuple:
+        return members[cycle[i]], members[cycle[(i + 1) % n]]
+
+    found = None
+    for shift in range(n if k else 1):
+        found = _torus_cycles(*sides, shift) or found
+        for one, other in (found, found[::-1]) if found else ():
+            for at in range(n if k else 1):
+                first = [(at + 2 * i) % n for i in range(k)]
+                ends = {one[j] for i in first for j in (i, (i + 1) % n)}
+                if 2 * k <= m:
+                    second = _cycle_matching(other, ends, k)
+                    rest: list[int] = []
+                else:
+                    second = _cycle_matching(other, ends, m - k)
+                    rest = [] if second is None else _cycle_matching(
+                        other, {other[j] for i in second for j in (i, (i + 1) % n)},
+                        2 * k - m)
+                if second is None or rest is None:
+                    continue
+                return planes(one, first) + planes(other, second + rest) + \
+                    [pair(one, i) for i in first] + [pair(other, i) for i in second + rest]
+    if found is None:
+        return []
+    # no leftovers that share planes: each ring's on a plane of its own (one plane more
+    # than the bound's where the bound left no room for it)
+    one, other = found
+    left = list(range(0, 2 * k, 2))
+    return planes(one, left) + planes(other, left) + [pair(one, i) for i in left] + \
+        [pair(other, i) for i in left]
+
+
 def _bounded(start: int, copy: Sequence[tuple], ports: int, planes: int | None) -> int:
     """``start`` copies, or fewer where :func:`most_copies` of one group's ``copy`` says so
     (at least 1: one copy is tried, and refused with realize's reason, where none fits)."""
@@ -280,8 +464,8 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     ``circuits`` topology, as many parallel copies as the ports allow (``ring``: ports/2,
     ``torus``: ports/4; fewer where the OCS planes cannot carry them, :func:`most_copies`:
     an odd ring of ``n`` takes ``n`` circuits a copy on planes that carry ``(n - 1) / 2``
-    each, so ``ports x (n - 1) / 2 / n`` copies, ports/3 for a triangle; a torus with an
-    odd side may get fewer than its bound; a torus falls back to a ring for sizes with no
+    each, so ``ports x (n - 1) / 2 / n`` copies, ports/3 for a triangle, ``ports x (n -
+    1) / 4 / n`` for a torus of odd sides; a torus falls back to a ring for sizes with no
     2D factorisation, under 4 ports or where not one copy fits the planes, a 3x3 on 4). Other fabrics: ``graph`` itself.
 
     ``graph`` is checked against :mod:`topologies.schema` once, before the circuits are
