@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from compute import validate
-from compute.config_files import read_table
+from compute.config_files import check_keys, read_table
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, find_name, known
 from compute.rows import CONFIDENCE, Parameter, check_number
@@ -493,6 +493,8 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
     """The GPUs of a parsed ``{"gpu": {NAME: entry}}`` table; their die tables into
     ``dies``, derivations into ``derived``, ``host_power_W`` rows into ``hosts`` (None: the
     key is refused, as in the catalog, whose host power rows are economics.toml's)."""
+    if isinstance(data, dict) and isinstance(data.get("gpu"), dict):   # beside it, a stray key
+        check_keys(f"{where} (top level)", data, ("gpu",))   # (told 'expected a table gpu')
     if not isinstance(data, dict) or set(data) != {"gpu"} or not isinstance(data["gpu"], dict):
         raise UserError(f"{where}: expected a top-level table 'gpu' of GPU entries "
                         f"([gpu.NAME] in TOML, {{\"gpu\": {{NAME: {{...}}}}}} in JSON)")

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from compute import validate
-from compute.config_files import parse_table, read_table, read_text
+from compute.config_files import check_keys, parse_table, read_table, read_text
 from compute.errors import UserError, find_name, known
 from compute.hf_config import HF_ALIASES, HF_FAMILIES, hf_from_dict, load_hf_config
 from compute.model_spec import (
@@ -90,6 +90,8 @@ __all__ = [
 
 
 def _parse_model_table(data, where: str) -> dict[str, ModelSpec]:
+    if isinstance(data, dict) and isinstance(data.get("model"), dict):   # beside it, a stray key
+        check_keys(f"{where} (top level)", data, ("model",))   # (told 'expected a table model')
     if not isinstance(data, dict) or set(data) != {"model"} or not isinstance(data["model"], dict):
         raise UserError(f"{where}: expected a top-level table 'model' of model entries "
                         f"([model.NAME] in TOML, {{\"model\": {{NAME: {{...}}}}}} in JSON)")

@@ -1,0 +1,63 @@
+"""Round 12 of hostile inputs, GPU and model files: a key beside the file's one top-level
+table is named (each test failed on the code before it)."""
+
+import pytest
+
+from compute.errors import UserError
+from compute.hardware import load_gpu_file
+from compute.models import load_model_file
+
+MODEL = """[model."M"]
+layers = 32
+hidden = 4096
+heads = 32
+kv_heads = 8
+head_dim = 128
+ffn = 14336
+vocab = 128256
+gated_mlp = true
+max_context = 8192
+source = "a test model"
+"""
+
+GPU = """[gpu."X"]
+sms = 132
+bf16_dense_TFLOPs = 989
+fp8_dense_TFLOPs = 1979
+hbm_capacity_GB = 85.5
+hbm_bandwidth_TBps = 3.35
+scaleup_GBps_per_direction = 450
+scaleout_Gbps = 400
+tdp_W = 700
+max_instance = 8
+source = "a test GPU"
+"""
+
+
+@pytest.mark.parametrize(("load", "body", "table", "stray"), [
+    (load_model_file, MODEL, "model", 'source = "mine"\n'),
+    (load_gpu_file, GPU, "gpu", "gpus = 1\n"),
+], ids=["model", "gpu"])
+def test_a_key_beside_the_top_level_table_is_named(tmp_path, load, body, table, stray):
+    """Before: "expected a top-level table 'model' of model entries ([model.NAME] in TOML,
+    ...)", of a file that holds that table: the stray key (written above the first table
+    header, so TOML puts it at the top) went unnamed."""
+    path = tmp_path / "f.toml"
+    path.write_text(body)
+    assert load(path)   # the file reads without the stray key
+    path.write_text(stray + body)
+    with pytest.raises(UserError) as err:
+        load(path)
+    key = stray.split(" =")[0]
+    assert str(err.value) == f"{path} (top level): unknown key(s) {key}; allowed: {table}"
+
+
+@pytest.mark.parametrize(("load", "text", "table"), [
+    (load_model_file, "[models.M]\nlayers = 1\n", "model"),
+    (load_gpu_file, "[gpus.X]\nsms = 1\n", "gpu"),
+], ids=["model", "gpu"])
+def test_a_file_without_the_table_is_still_told_what_it_needs(tmp_path, load, text, table):
+    path = tmp_path / "f.toml"
+    path.write_text(text)
+    with pytest.raises(UserError, match=rf"expected a top-level table '{table}' of "):
+        load(path)
