@@ -210,6 +210,7 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
                  base={**field_defaults(InferenceResult), "model": model.name, "gpu": gpu.name,
                        "phase": workload.phase, "tp": tp, "prompt_tokens": workload.prompt,
                        "context_tokens": workload.context, "mode": options.mode,
+                       "overlap_collectives": options.overlap_collectives,
                        "sms": par.gpus * gpu.sms})
     if len(meta) != len(STAGES):   # _evaluate_plain adds the stages' times as 9 terms
         raise AssertionError("a plain-TP step has the stages of STAGES")

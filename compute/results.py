@@ -241,6 +241,10 @@ class InferenceResult:
     mtp_tokens: int = 0
     mtp_expected: float = 1.0
     mtp_time: float = 0.0
+    #: costed with each per-layer all-reduce hidden behind the GEMM producing its input
+    #: (:class:`~compute.roofline_options.RooflineOptions` ``overlap_collectives``); False:
+    #: each collective a stage of its own
+    overlap_collectives: bool = False
 
     def __getattr__(self, name: str):
         # Only for what normal lookup misses: a field of _LAZY_FIELDS that
@@ -350,6 +354,7 @@ class InferenceResult:
             "memory": self.memory.to_dict(),
             "stages": [s.to_dict() for s in self.stages],
             **({"profile": self.profile, "overhead_s": self.overhead} if self.profile else {}),
+            **({"overlap_collectives": True} if self.overlap_collectives else {}),
             **({"redundant_experts": self.redundant_experts} if self.redundant_experts else {}),
             **({} if self.two_batch_hidden is None else
                {"two_batch_overlap": self.two_batch_summary()}),

@@ -282,6 +282,7 @@ class Grid(GridRates):
                {"interval": float(self.interval[i, j])}),
             **({} if self.overhead is None else
                {"overhead": float(self.overhead[i, j]), "profile": self.options.profile.name}),
+            **({"overlap_collectives": True} if self.options.overlap_collectives else {}),
             **({"redundant_experts": copies} if copies else {}),
             **({} if self.two_batch_hidden is None else
                {"two_batch_hidden": float(self.two_batch_hidden[i, j])}),

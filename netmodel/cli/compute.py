@@ -34,8 +34,8 @@ from netmodel.cli.resolve import (
     check_phase_options,
     dense_mlp_tp,
     describe_collectives,
+    mode_lines,
     mtp_settings,
-    profile_line,
     resolve_collectives,
     resolve_gpu,
     resolve_model,
@@ -184,7 +184,7 @@ def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
                 ("source", gpu.source)]
         click.echo(gpu.name)
         for k, v in rows:
-            click.echo(f"  {k:<17} {v}")
+            click.echo(f"  {k:<17} {v}".rstrip())
         return
     gpus = {**catalog(), **(load_gpu_file(gpu_file) if gpu_file else {})}
     if as_json:
@@ -231,7 +231,7 @@ def models(name: str | None, model_file: str | None, hf_config: str | None, as_j
                        f"compute of image tokens is not modelled)")
         for k, v in m.to_dict().items():
             if k not in ("name", "parameters", "active_parameters"):
-                click.echo(f"  {k:<18} {v}")
+                click.echo(f"  {k:<18} {v}".rstrip())   # "" (unset): no padding after
         return
     table = {**model_catalog(), **(load_model_file(model_file) if model_file else {})}
     if as_json:
@@ -463,7 +463,7 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
     elif as_csv:
         click.echo(r.to_csv(), nl=False)
     else:
-        extra = [profile_line(options.profile, desc, [gpu.name])] if options.profile else []
+        extra = mode_lines(options, desc, [gpu.name])
         extra += _skew_note(model, ep, skew)
         extra += _two_batch_lines(r, tbo) if tbo is not None else []
         click.echo("\n".join(_summary(r) + (["reason: " + r.reason] if r.reason else [])
@@ -551,7 +551,7 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
                                **({"not_computed": notes} if notes else {})}, indent=2))
         exit_if_nothing_feasible([r])
         return
-    _print_search(r, show_front, desc, options.profile, gpu.name)
+    _print_search(r, show_front, desc, options, gpu.name)
     for k, v in notes.items():
         click.echo(f"note: {k}: {v}")
     if getattr(model, "experts", 0) > 1 and ep_text is None and adp_text is None:
@@ -571,7 +571,7 @@ def _schedule_notes(comm) -> dict[str, str]:
     return comm.schedule_notes() if isinstance(comm, ScenarioCollectives) else {}
 
 
-def _print_search(r, show_front: bool, desc: dict, profile, gpu_name: str = "") -> None:
+def _print_search(r, show_front: bool, desc: dict, options, gpu_name: str = "") -> None:
     from compute.units import format_time
 
     lat = "TTFT" if r.phase == "prefill" else "TBT"
@@ -588,8 +588,8 @@ def _print_search(r, show_front: bool, desc: dict, profile, gpu_name: str = "") 
     if mtp:
         lat = "step"
     click.echo("collectives: " + describe_collectives(desc))
-    if profile is not None:
-        click.echo(profile_line(profile, desc, [gpu_name]))
+    for line in mode_lines(options, desc, [gpu_name]):
+        click.echo(line)
     if r.best is None:
         click.echo(f"no feasible configuration: {r.reason}")
         return

@@ -256,6 +256,34 @@ def profile_line(profile, desc: dict | None = None, gpus=()) -> str:
     return line
 
 
+#: The line of a run costed with each collective hidden behind the GEMM feeding it
+#: (:class:`~compute.roofline_options.RooflineOptions` ``overlap_collectives``); by default
+#: each is a stage of its own, which no line says.
+OVERLAP_LINE = ("overlapped collectives: each per-layer all-reduce hidden behind the GEMM "
+                "producing its input, only the time it outlasts that GEMM counted "
+                "(--overlap-collectives)")
+
+
+def mode_lines(options, desc: dict | None = None, gpus=()) -> list[str]:
+    """The lines saying the modes ``options`` (a
+    :class:`~compute.roofline_options.RooflineOptions`) cost with that move the numbers but
+    no table shows: the calibrated mode (:func:`profile_line` of ``options.profile``, with
+    ``desc`` and ``gpus`` for its notes) and overlapped collectives (:data:`OVERLAP_LINE`);
+    none for the default roofline with each collective a stage of its own. infer and search
+    print them under their collectives line, compare, sweep and study lite-gpu above their
+    tables; with --json the options are in the document instead (a result's
+    ``overlap_collectives``, a comparison's ``settings.options``).
+
+    >>> from compute.roofline_options import RooflineOptions
+    >>> mode_lines(RooflineOptions())
+    []
+    >>> mode_lines(RooflineOptions(overlap_collectives=True)) == [OVERLAP_LINE]
+    True
+    """
+    lines = [] if options.profile is None else [profile_line(options.profile, desc, gpus)]
+    return lines + ([OVERLAP_LINE] if options.overlap_collectives else [])
+
+
 def dense_mlp_tp(text: str | None) -> int | None:
     """``--dense-mlp-tp``'s value: None unset, else a whole number (RooflineOptions checks
     the degree)."""

@@ -192,11 +192,11 @@ def _dask_summary(ex, quiet: bool) -> None:
 
 def _run_and_report(label: str, total: int, kw: dict, run: Callable[..., Any],
                     write: Callable[..., list], out_dir: str | None, as_json: bool,
-                    profile=None) -> None:
+                    options=None) -> None:
     """compare's and sweep's run and report: ``run(progress=, executor=)`` over ``total``
     cells (a progress bar named ``label``, the cells where ``kw``'s --workers and
     --scheduler say), ``write(result, out_dir, ...)`` with --out, the result printed (JSON or
-    its table, under :func:`_calibrated`'s line of ``profile``), what was written said, and
+    its table, under :func:`_modes`' lines of ``options``), what was written said, and
     exit status 3 when nothing is feasible."""
     quiet = kw["quiet"]
     with _executor(kw["workers"], kw["scheduler"]) as ex, \
@@ -205,7 +205,7 @@ def _run_and_report(label: str, total: int, kw: dict, run: Callable[..., Any],
     _dask_summary(ex, quiet)
     written = write(result, out_dir, plot=not kw["no_plot"], run=run_record()) \
         if out_dir is not None else []
-    _calibrated(profile, result, as_json)
+    _modes(options, result, as_json)
     click.echo(result.to_json() if as_json else result.table())
     say_written(written, as_json)
     _feasible_or_exit(result)
@@ -217,16 +217,18 @@ def _rows(result) -> list:
         [r for part in (result.ideal, result.fabric) if part is not None for r in part.rows]
 
 
-def _calibrated(profile, result, as_json: bool) -> None:
-    """Say the calibrated mode (``--profile``) above the text's tables as infer, search and
-    serve say it (:func:`~netmodel.cli.resolve.profile_line`, with its note when a row's GPU
-    is not the one the profile was fitted on); the JSON carries the profile as
-    ``settings.options.profile``. Without the note on collectives: a comparison runs many
-    fabrics' collectives by design, the fitted one among them at most."""
-    if profile is not None and not as_json:
-        from netmodel.cli.resolve import profile_line
+def _modes(options, result, as_json: bool) -> None:
+    """Say the modes of ``options`` above the text's tables as infer and search say them
+    (:func:`~netmodel.cli.resolve.mode_lines`: the calibrated mode, ``--profile``, with its
+    note when a row's GPU is not the one the profile was fitted on, and
+    ``--overlap-collectives``); the JSON carries them as ``settings.options``. Without the
+    profile's note on collectives: a comparison runs many fabrics' collectives by design,
+    the fitted one among them at most."""
+    if options is not None and not as_json:
+        from netmodel.cli.resolve import mode_lines
 
-        click.echo(profile_line(profile, gpus=[r.gpu for r in _rows(result)]))
+        for line in mode_lines(options, gpus=[r.gpu for r in _rows(result)]):
+            click.echo(line)
 
 
 def _feasible_or_exit(result) -> None:
@@ -378,7 +380,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
     if not quiet:
         click.echo("time per part: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()),
                    err=True)
-    _calibrated(options.profile, result, as_json)
+    _modes(options, result, as_json)
     click.echo(result.to_json() if as_json else result.table())
     say_written(written, as_json)
     # the study's caches live until the process ends: spare the collector walking them
@@ -460,7 +462,7 @@ def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None,
     total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
     _run_and_report("compare", total, kw, functools.partial(
         run_compare, models, scenarios, phases, gpus=gpus, reliability=reliability, **settings),
-        write_compare, out_dir, as_json, settings["options"].profile)
+        write_compare, out_dir, as_json, settings["options"])
 
 
 # ------------------------------------------------------------------ sweep
@@ -522,4 +524,4 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
                                                   else 1)
     _run_and_report("sweep", total, kw, functools.partial(
         run_sweep, scens, params, models, phases, **settings), write_sweep, out_dir, as_json,
-        settings["options"].profile)
+        settings["options"])

@@ -149,12 +149,12 @@ class StudyResult(RowsResult):
                         f"{r.compute_s / lat:>6.0%}{r.memory_s / lat:>6.0%}{r.network_s / lat:>6.0%}")
             else:
                 line = (f"{r.phase:<8}{r.model:<16}{r.gpu:<15}{'-':>3}{'-':>6}{'-':>8}"
-                        f"{'infeasible':>10}{'':>9}{'':>18}")
+                        f"{'infeasible':>12}{'':>25}")   # apart from the '-' before it
             for n in nets[1:]:
                 o = self.row(r.model, r.gpu, r.phase, n)
                 val = f"{o.tokens_per_s_per_sm:.3f}" if o.feasible else "infeasible"
                 line += f"{val:>18}{ratio_text(o.vs_baseline):>6}"
-            lines.append(line)
+            lines.append(line.rstrip())   # an infeasible row alone ends in blank cells
         reasons = [f"  {r.model} x {r.gpu} x {r.phase} ({r.network}): {r.reason}"
                    for r in self.rows if not r.feasible]
         if reasons:

@@ -470,7 +470,9 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                 "expert_skew": expert_skew, "max_batch": max_batch, "max_gpus": most}
     if options.profile is not None:     # the roofline's settings read as before profiles
         settings["profile"] = options.to_dict()["profile"]
-    if options.two_batch_overlap:      # (left out when off: the settings read as before)
+    if options.overlap_collectives:    # (left out when off: the settings read as before)
+        settings["overlap_collectives"] = True
+    if options.two_batch_overlap:      # likewise
         settings["two_batch_overlap"] = True
     if options.dense_mlp_tp is not None:   # likewise
         settings["dense_mlp_tp"] = options.dense_mlp_tp

@@ -379,11 +379,13 @@ class TopologyComparison:
         heads = [r.fabric for r in self.rows]
         first = max(len(name) for name, _ in body)
         widths = [max(len(h), *(len(v[i]) for _, v in body)) for i, h in enumerate(heads)]
+        # a heading row (blast radius, its classes below) has no values: no padding after it
         lines = ["  ".join([" " * first, *(h.rjust(w) for h, w in zip(heads, widths,
                                                                       strict=True))])]
         for name, values in body:
             lines.append("  ".join([name.ljust(first), *(v.rjust(w) for v, w in
-                                                          zip(values, widths, strict=True))]))
+                                                          zip(values, widths, strict=True))])
+                         .rstrip())
         lines.append("")
         for r in self.rows:
             spec = f" [{r.spec}]" if r.spec and r.spec != r.fabric else ""

@@ -1,0 +1,57 @@
+"""What the commands print, as text: no line ends in blanks (a table's empty last cell was
+padded: topology compare's "blast radius (GPUs): mean (worst)" heading row ended in 60
+spaces, study lite-gpu's infeasible rows in 27, models' unset dtypes in one), and counts
+agree with their nouns.
+
+The docs samples cannot show trailing blanks (make_docs compares lines with them removed),
+so these run the commands themselves. ``costs --format nccl-tests`` is left out on
+purpose: it reproduces nccl-tests' printf layout byte for byte, trailing blanks included
+(tests/netmodel/test_cli_collective.py checks it against a real log).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.netmodel.cli_helpers import run_cli
+
+# (arguments, exit status, a line the output must hold: the row that had the blanks)
+COMMANDS = [
+    (["topology", "compare", "h100-dgx", "lite-flat", "lite-ocs"], 0,
+     "blast radius (GPUs): mean (worst)"),
+    (["topology", "compare", "single-switch:n=8", "ring:n=8"], 0,
+     "blast radius (GPUs): mean (worst)"),
+    (["study", "lite-gpu", "--out", "{tmp}", "--models", "DeepSeek-V3", "--gpus", "Lite",
+      "--no-fabric", "--networks", "ring"], 3, "prefill DeepSeek-V3     Lite"),
+    (["study", "lite-gpu", "--out", "{tmp}", "--models", "DeepSeek-V3", "--gpus", "Lite",
+      "--no-fabric", "--networks", "ring,ideal"], 3, "prefill DeepSeek-V3     Lite"),
+    (["models", "Llama-3-8B"], 0, "  mlp_weight_dtype"),
+    (["hardware", "H100-SXM"], 0, "  scale-up"),
+    (["topology", "show", "single-switch"], 0, "paths:"),
+    (["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B"], 0, "  KV cache"),
+    (["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "8"], 0,
+     "collectives:"),
+]
+
+
+@pytest.mark.parametrize("args, status, holds", COMMANDS,
+                         ids=[" ".join(c[0][:3]) for c in COMMANDS])
+def test_no_line_ends_in_blanks(tmp_path, args, status, holds):
+    r = run_cli([str(tmp_path / "out") if a == "{tmp}" else a for a in args])
+    assert r.exit_code == status, r.output
+    lines = r.output.splitlines()
+    assert any(line.startswith(holds) for line in lines), (holds, r.output)
+    padded = [line for line in lines if line != line.rstrip()]
+    assert not padded, padded
+
+
+def test_infeasible_row_keeps_its_cells_apart(tmp_path):
+    """The '-' of the latency and the word 'infeasible' were written together
+    ('-infeasible'); the other networks' columns stay where the header puts them."""
+    r = run_cli(["study", "lite-gpu", "--out", tmp_path / "out", "--models", "DeepSeek-V3",
+                 "--gpus", "Lite", "--no-fabric", "--networks", "ring,ideal"])
+    lines = r.output.splitlines()
+    head = next(line for line in lines if line.startswith("phase "))
+    row = next(line for line in lines if line.startswith("decode  DeepSeek-V3     Lite"))
+    assert "-infeasible" not in row and " infeasible" in row
+    assert len(row) == len(head), (head, row)   # the ideal network's cells under its header
