@@ -19,7 +19,7 @@ import re
 from compute.errors import UserError, known, one_line
 from compute.hardware import GpuSpec, get_gpu
 from compute.units import format_bandwidth
-from compute.validate import describe, string
+from compute.validate import describe, read_number, string
 
 __all__ = ["MAX_FABRIC_NUMBER", "MAX_TEXT", "check_table", "copy_table", "format_value",
            "nvlinks_of", "param_paths", "parse_gpu_token", "set_param", "table_params",
@@ -114,12 +114,18 @@ def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
         return nvlinks_of(gpu)
     m = _GPU_TOKEN.match(value)
     if m:
-        factor = float(m.group(1)) if m.group(1) else 1.0
+        # K by the one number grammar: '1e-400' is refused as typed (float() read it as 0.0,
+        # then told 'bandwidth ... got 0.0')
+        factor = read_number(f"fabric value {value!r}: K", m.group(1)) if m.group(1) else 1.0
         base = gpu.scaleup_bandwidth if m.group(2) == "scaleup" else gpu.scaleout_bandwidth
         if not base > 0:   # scaleout_Gbps = 0: a GPU with no NIC
             raise UserError(f"fabric value {value!r}: GPU {gpu.name!r} has no scale-out "
                             f"bandwidth (scaleout_Gbps = 0); write the bandwidth in the "
                             f"[fabric] table")
+        if not math.isfinite(factor * base):   # '1e300*$scaleup': 'got inf', never typed
+            raise UserError(f"fabric value {value!r}: K {m.group(1)} times the GPU's "
+                            f"{m.group(2)} bandwidth is beyond the range of a float (at most "
+                            "about 1.8e308); give a smaller K")
         return factor * base
     if "$" in value:
         raise UserError(f"fabric value {value!r} is not one of the tokens '$gpu', '$scaleup', "
