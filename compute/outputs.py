@@ -125,9 +125,26 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
         raise UserError(f"{what} {_describe(text)} exists and is not a regular file (a device, "
                         f"FIFO or socket); give a file path")
     if suffixes is not None and p.suffix.lower() not in suffixes:
+        _only_a_suffix(p, what, suffixes)
         raise UserError(f"{what} {_describe(text)} must end in one of: {', '.join(suffixes)}")
     _writable_folder(p.parent, f"{what} {_describe(text)}", "folder")
     return p
+
+
+def _only_a_suffix(path: Path, what: str, suffixes: Collection[str]) -> None:
+    """Refuse a file name that is one of ``suffixes`` alone (``.csv``): a hidden file with no
+    suffix to the file system (``Path('.csv').suffix`` is ``''``), which 'must end in one of:
+    .csv' would refuse in words that contradict themselves.
+
+    >>> _only_a_suffix(Path("out/.PNG"), "figure", (".png", ".svg"))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: figure 'out/.PNG' is a suffix alone: give a name before it, e.g. 'out/figure.png'
+    """
+    if path.name.lower() in suffixes:
+        example = path.with_name(what.split()[-1] + path.name.lower())
+        raise UserError(f"{what} {_describe(path)} is a suffix alone: give a name before it, "
+                        f"e.g. {_describe(example)}")
 
 
 def _loops(path: Path) -> bool:
@@ -265,6 +282,7 @@ def figure_format(path: str | os.PathLike[str]) -> str:
     """
     suffix = Path(os.fspath(path)).suffix.lower().lstrip(".")
     if suffix not in FIGURE_FORMATS:
+        _only_a_suffix(Path(os.fspath(path)), "figure", ["." + f for f in FIGURE_FORMATS])
         raise UserError(f"figure {_describe(path)} must end in one of: "
                         f"{', '.join('.' + f for f in FIGURE_FORMATS)}")
     return suffix

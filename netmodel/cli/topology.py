@@ -210,6 +210,9 @@ def export(spec: str, output: str, fmt: str | None) -> None:
     if fmt is None:
         fmt = next((f for f, s in EXPORT_FORMATS.items() if suffix in s), None)
         if fmt is None:
+            every = [s for ss in EXPORT_FORMATS.values() for s in ss]
+            if Path(output).name.lower() in every:   # '.json': a suffix alone, said so
+                check_file_path(output, "output file", every)
             raise UserError(f"{output}: unknown fabric file type {suffix or '(none)'!r}; "
                             f"allowed: .json, .graphml, .yml (or give --format)")
     check_file_path(output, "output file", EXPORT_FORMATS[fmt])
