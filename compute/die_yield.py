@@ -306,7 +306,8 @@ class DieCost:
         return self.cost_per_good_die / self.sms_enabled if self.sms_enabled else None
 
     def to_dict(self) -> dict:
-        """JSON-ready dict with the units in the keys (``netmodel yield --json``)."""
+        """JSON-ready dict with the units in the keys (``netmodel yield --json``); a cost is
+        null where no die is good (the yield 0 to a float's precision: an infinite cost)."""
         # mm^2 and mm as given (826 mm^2 is stored as 826 x 1e-6 m^2, which x 1e6 prints as
         # 825.9999999999999): rounded to 1e-9 of the unit, far below any input's precision
         return {"area_mm2": round(self.area * 1e6, 9),
@@ -319,11 +320,17 @@ class DieCost:
                 "sms_physical": self.sms_physical, "sms_enabled": self.sms_enabled,
                 "critical_fraction": self.critical_fraction if self.sms_enabled else None,
                 "yield": self.yield_, "good_dies_per_wafer": self.good_dies,
-                "cost_per_good_die_usd": self.cost_per_good_die,
-                "cost_per_good_sm_usd": self.cost_per_good_sm,
+                "cost_per_good_die_usd": _finite_or_none(self.cost_per_good_die),
+                "cost_per_good_sm_usd": _finite_or_none(self.cost_per_good_sm),
                 "gpu": self.gpu, "process": self.process,
                 "dies_per_package": self.dies_per_package,
-                "good_dies_per_package_usd": self.good_dies_per_package_cost}
+                "good_dies_per_package_usd": _finite_or_none(self.good_dies_per_package_cost)}
+
+
+def _finite_or_none(x: float | None) -> float | None:
+    """A cost as JSON holds it: None where no die is good (an infinite cost, which
+    ``json.dumps`` writes as ``Infinity``, not JSON)."""
+    return None if x is None or not math.isfinite(x) else x
 
 
 def die_cost(area: float, *, defect_density: float | None = None, model: str | None = None,

@@ -9,6 +9,7 @@ one ``error:`` line with exit status 2.
 from __future__ import annotations
 
 import json
+import math
 
 import click
 
@@ -137,14 +138,21 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
         rows.append(("harvested yield", f"{c.yield_:.1%} ({c.sms_enabled} of {c.sms_physical} "
                                         f"SMs; {c.critical_fraction:g} of the area critical)"))
     rows += [("good dies", f"{c.good_dies:.1f} per wafer"),
-             ("cost per good die", f"${c.cost_per_good_die:,.2f}")]
+             ("cost per good die", _usd(c.cost_per_good_die))]
     if c.sms_enabled:
-        rows.append(("cost per good SM", f"${c.cost_per_good_sm:,.2f}"))
+        rows.append(("cost per good SM", _usd(c.cost_per_good_sm)))
     if c.gpu is not None and c.dies_per_package > 1:
-        rows.append(("good dies/package", f"${c.good_dies_per_package_cost:,.2f} "
-                                          f"({c.dies_per_package} known-good dies)"))
+        per_package = c.good_dies_per_package_cost
+        rows.append(("good dies/package", _usd(per_package) + (
+            f" ({c.dies_per_package} known-good dies)" if math.isfinite(per_package) else "")))
     for k, v in rows:
         click.echo(f"{k:<19} {v}")
+
+
+def _usd(x: float) -> str:
+    """A cost per good die (or SM) as the table writes it; where no die is good (the yield
+    0 to a float's precision) there is no cost to write: 'none (no good die)', not '$inf'."""
+    return f"${x:,.2f}" if math.isfinite(x) else "none (no good die)"
 
 
 @click.command("cost")
