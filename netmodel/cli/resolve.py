@@ -168,7 +168,7 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         raise UserError("give --scenario or --fabric, not both")
     if scenario_ref is not None:
         from netmodel.study.collective_setup import routing_description
-        from netmodel.study.fabric_search import ScenarioCollectives
+        from netmodel.study.scenario_collectives import ScenarioCollectives
         from netmodel.study.scenarios import get_scenario
 
         scen = get_scenario(scenario_ref)
@@ -204,7 +204,15 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
 
 
 def describe_collectives(desc: dict) -> str:
-    """The collective model in words (one line)."""
+    """The collective model in words (one line).
+
+    >>> from compute.comm import RingAlphaBeta
+    >>> ring = RingAlphaBeta(bandwidth=450e9)
+    >>> print(describe_collectives({"model": RING_NAME, "bandwidth_Bps": ring.bandwidth,
+    ...                             "step_latency_s": ring.step_latency,
+    ...                             "efficiency": ring.efficiency}))
+    ring alpha-beta over scale-up bandwidth (450 GB/s at 92% link efficiency, 1.9 us per step; --scenario or --fabric for a fabric)
+    """
     if desc["model"] == "scenario":
         from netmodel.collectives.tuner_plugin import NO_TUNER
 
@@ -215,7 +223,10 @@ def describe_collectives(desc: dict) -> str:
     if desc["model"] == "fabric":
         return (f"fabric {desc['fabric']} (placement {desc['placement']}, algorithm "
                 f"{desc['algorithm']})")
-    return (f"{RING_NAME} ({desc['bandwidth_Bps'] / 1e9:g} GB/s, "
+    # every number the ring's time takes, so that the line gives it: bytes over bandwidth x
+    # efficiency, plus a latency per step
+    return (f"{RING_NAME} ({desc['bandwidth_Bps'] / 1e9:g} GB/s at "
+            f"{100 * desc['efficiency']:.4g}% link efficiency, "
             f"{desc['step_latency_s'] * 1e6:g} us per step; --scenario or --fabric for a "
             f"fabric)")
 

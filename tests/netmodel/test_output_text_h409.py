@@ -11,6 +11,8 @@ purpose: it reproduces nccl-tests' printf layout byte for byte, trailing blanks 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.netmodel.cli_helpers import run_cli
@@ -55,3 +57,28 @@ def test_infeasible_row_keeps_its_cells_apart(tmp_path):
     row = next(line for line in lines if line.startswith("decode  DeepSeek-V3     Lite"))
     assert "-infeasible" not in row and " infeasible" in row
     assert len(row) == len(head), (head, row)   # the ideal network's cells under its header
+
+
+# ------------------------------------------------------------------ the ring's line
+RING_LINE = re.compile(r"collectives: ring alpha-beta over scale-up bandwidth \((\S+) GB/s at "
+                       r"(\S+)% link efficiency, (\S+) us per step;")
+
+
+def test_ring_line_gives_every_number_of_the_time():
+    """A reader derives a ring all-reduce from infer's collectives line: 2(n-1)/n x S over
+    (bandwidth x efficiency) plus 2(n-1) steps. 196.6 MB on 8 H100s: 344.05 MB / (450 GB/s x
+    0.92) = 831.04 us, + 14 x 1.9 us = 857.64 us, the model's own time; the line without the
+    efficiency gave 764.6 + 26.6 = 791.2 us."""
+    from compute.hardware import get_gpu
+    from compute.roofline import default_comm
+
+    r = run_cli(["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "8",
+                 "--batch", "8"])
+    m = RING_LINE.search(r.output)
+    assert m, r.output
+    bw, eff, step = float(m[1]) * 1e9, float(m[2]) / 100, float(m[3]) * 1e-6
+    n, size = 8, 196.6e6
+    derived = 2 * (n - 1) / n * size / (bw * eff) + 2 * (n - 1) * step
+    assert derived == pytest.approx(857.64e-6, abs=0.01e-6)
+    model = float(default_comm(get_gpu("H100-SXM")).collective_time("all-reduce", size, n))
+    assert derived == pytest.approx(model, rel=1e-9)
