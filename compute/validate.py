@@ -361,6 +361,19 @@ def _short_repr(value: object) -> str:
     return shown if len(shown) <= SHOWN_LENGTH and not shown.startswith("<") else ""
 
 
+def _digits(n: int) -> int:
+    """The decimal digits of ``n`` > 0 without ``str`` (which refuses past 4,300 digits):
+    from its bits, 10 ** d compared where a power of ten falls among its bit length's
+    numbers (bits x log10(2) + 1 said 4,301 of 10**4300 - 1).
+
+    >>> _digits(10**4300 - 1), _digits(10**4300), _digits(2**20000)
+    (4300, 4301, 6021)
+    """
+    bits = n.bit_length()
+    low, high = int((bits - 1) * math.log10(2)), int(bits * math.log10(2))
+    return low + 1 if low == high or n < 10**high else high + 1
+
+
 def _describe(value: object) -> str:
     if isinstance(value, bool) or value is None:
         return repr(value)
@@ -368,8 +381,7 @@ def _describe(value: object) -> str:
         if isinstance(value, numbers.Integral):
             v = int(value)
             if v.bit_length() > 64:
-                digits = len(str(abs(v))) if v.bit_length() < 13000 else \
-                    int(v.bit_length() * math.log10(2)) + 1
+                digits = len(str(abs(v))) if v.bit_length() < 13000 else _digits(abs(v))
                 return f"{'a negative' if v < 0 else 'an'} integer of {digits} digits"
             return str(v)
         if isinstance(value, numbers.Real):

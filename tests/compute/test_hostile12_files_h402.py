@@ -61,3 +61,18 @@ def test_a_file_without_the_table_is_still_told_what_it_needs(tmp_path, load, te
     path.write_text(text)
     with pytest.raises(UserError, match=rf"expected a top-level table '{table}' of "):
         load(path)
+
+
+@pytest.mark.parametrize(("value", "digits"), [(10**4300 - 1, 4300), (9 * 10**4299 + 1, 4300),
+                                               (10**4300, 4301), (10**5000 - 1, 5000),
+                                               (2**20000, 6021)],
+                         ids=["10^4300-1", "9x10^4299+1", "10^4300", "10^5000-1", "2^20000"])
+def test_describe_counts_the_digits_of_a_long_integer_exactly(value, digits):
+    """Before: past 13,000 bits the count was bits x log10(2) + 1, one too many just under a
+    power of ten: a GraphML lanes '9.99e4299' (4,300 digits) was told 'got an integer of
+    4301 digits'. Digits by hand: 10**k - 1 has k, 10**k has k + 1, 2**20000 has
+    floor(20000 log10 2) + 1 = 6021."""
+    from compute.validate import describe
+
+    assert describe(value) == f"an integer of {digits} digits"
+    assert describe(-value) == f"a negative integer of {digits} digits"
