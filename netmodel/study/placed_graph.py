@@ -13,6 +13,7 @@ are costed once (:class:`~netmodel.study.instance_cost.InstanceCosting`,
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -31,7 +32,9 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
                       members: Sequence[Hashable]) -> nx.Graph | None:
     """The circuit graph of one instance (or one slice of it) on a (possibly degraded) OCS
     fabric: its ring (or torus) re-set on the ports its members still have, as the study
-    sets an instance's circuits (:func:`~netmodel.study.scenario_fabric.circuit_options`).
+    sets an instance's circuits (:func:`~netmodel.study.scenario_fabric.circuit_options`),
+    a ring first for the planes each member still reaches (:func:`_cabled`: a plane a
+    member lost carries circuits among the others).
 
     Parameters
     ----------
@@ -66,12 +69,37 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
     # from the most copies the members' OCS planes can carry, as instance_graph: the counts
     # above it are refused, each after a full colouring (a triangle of 256 ports: 128 to 85)
     planes = ocs_planes(physical, members)
-    for pairs in circuit_options(scenario.circuits, [members], ports, planes):
+    for pairs in circuit_options(scenario.circuits, [members], ports, planes,
+                                 _cabled(physical, members)):
         try:
             return realize(physical, pairs, validated=True)   # checked above, unchanged
         except UserError:
             continue
     return None
+
+
+def _cabled(physical: nx.Graph, members: Sequence[Hashable]) -> list[frozenset] | None:
+    """Each OCS the ``members`` reach, in the one order every member's ports list them
+    (realize's first free plane reads them so), with the members cabled to it; None where
+    the members list them in orders no one order holds.
+
+    >>> g = nx.Graph([("a", "o0"), ("a", "o2"), ("b", "o0"), ("b", "o1"), ("b", "o2")])
+    >>> nx.set_node_attributes(g, {"a": "gpu", "b": "gpu", "o0": "ocs", "o1": "ocs",
+    ...                            "o2": "ocs"}, "kind")
+    >>> [sorted(on) for on in _cabled(g, ["a", "b"])]
+    [['a', 'b'], ['b'], ['a', 'b']]
+    """
+    data = physical.nodes
+    lists = [[o for o in physical.neighbors(m) if data[o]["kind"] == "ocs"] for m in members]
+    order = list(dict.fromkeys(o for own in sorted(lists, key=len, reverse=True) for o in own))
+    place = {o: i for i, o in enumerate(order)}
+    if any(place[a] > place[b] for own in lists for a, b in pairwise(own)):
+        return None
+    cabled: dict = {o: set() for o in order}
+    for m, own in zip(members, lists, strict=True):
+        for o in own:
+            cabled[o].add(m)
+    return [frozenset(on) for on in cabled.values()]
 
 
 def unlabelled(circuits: nx.Graph) -> nx.Graph:

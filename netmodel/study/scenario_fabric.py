@@ -5,7 +5,7 @@ a process; :func:`adjusted` applies its ``[adjust]``; on an optical circuit-swit
 :func:`instance_graph` sets the circuits of every instance of one size; :func:`scenario_model`
 is the cost model of instances of one size, with the collectives' parameters of
 :func:`scenario_calibration`; :func:`network_key` spells what its collective costs depend on
-(:class:`~netmodel.study.fabric_search.ScenarioCollectives` shares compiled costs by it).
+(:class:`~netmodel.study.scenario_collectives.ScenarioCollectives` shares compiled costs by it).
 
 >>> g = build_fabric("lite-flat")
 >>> adjusted(g, get_scenario("lite-flat").adjust) is g
@@ -169,7 +169,8 @@ def most_copies(pairs: Sequence[tuple], ports: int, planes: int | None = None) -
 
 
 def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
-                    ports: int, planes: int | None = None) -> Iterator[list[tuple]]:
+                    ports: int, planes: int | None = None,
+                    cabled: Sequence[frozenset] | None = None) -> Iterator[list[tuple]]:
     """The circuit pairs to try, most parallel copies first, for setting ``circuits``
     (``"torus"`` or a ring) among the GPUs of every group of ``groups`` (one size) with
     ``ports`` optical ports a GPU (:func:`instance_graph`): a torus of ports/4 copies where
@@ -185,7 +186,11 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     by plane first at every count (:func:`_torus_by_planes`: it reaches the bound, where
     in order the colouring fell a copy short: a 3x3 on 64 ports set 13 of 14). Each option is made when the one before it has failed, not
     all at once (every copy count's pairs: ports x ports / 2 pairs a group, 4.3 GB for
-    pairs of GPUs of 4,096 ports).
+    pairs of GPUs of 4,096 ports). Given ``cabled`` (for each OCS plane, in the order
+    every GPU's ports list them, the GPUs of the one group cabled to it: a degraded
+    cell), a ring of 3 or more that some plane does not reach whole is listed for its
+    planes first at every count (:func:`_ring_on_planes`: a 5-ring with a port down, 1
+    copy of 2 in ring order).
 
     >>> [len(o) for o in circuit_options("ring", [["a", "b", "c", "d"]], 4)]
     [8, 4]
@@ -222,8 +227,16 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     # tried first where that is more (a refused colouring is the slow part)
     by_planes = most_copies(rings[0], ports, ports) if size >= 5 and size % 2 else 0
 
+    whole = frozenset(groups[0])
+    short = size > 2 and len(groups) == 1 and cabled is not None and \
+        any(whole - on for on in cabled)
+
     def options() -> Iterator[list[tuple]]:
         for r in range(start, 0, -1):
+            if short:
+                on_planes = _ring_on_planes(rings[0], r, cabled)
+                if on_planes:
+                    yield on_planes
             in_order = [p for ring in rings for p in ring for _ in range(r)]
             if r != by_planes:
                 yield in_order
@@ -232,6 +245,92 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
             yield from (planed, in_order) if r > ports // 3 else (in_order, planed)
 
     return options()
+
+
+def _ring_on_planes(ring: Sequence[tuple], copies: int,
+                    cabled: Sequence[frozenset]) -> list[tuple]:
+    """``copies`` of each circuit of the ``ring`` (its ``n >= 3`` pairs in ring order, pair
+    ``i`` joining member ``i`` to ``i + 1``) on planes that do not reach every member:
+    ``cabled`` holds, for each OCS plane in the order every member's ports list them, the
+    members cabled to it (a degraded cell: a fibre or a port down). Each plane in turn,
+    those reaching fewest members first, takes a largest set of the circuits still short
+    that share no GPU and have both ends on it, the most urgent first (a heaviest matching
+    on the ring's paths among its members, :func:`_heaviest`: weight a large constant plus
+    what a circuit still needs over the planes left that can carry it); where a pass
+    leaves circuits short, it is made again (8 passes at most) with what each fell short
+    added to its urgency. Listed plane by plane in the planes' order, so the first free
+    plane of both ends (:func:`topologies.optical.realize`) takes each circuit at most its
+    own. [] where every pass leaves a circuit short (the copies may not fit: not a proof).
+
+    A 5-ring doubled on 5 planes, member a off the second: each plane leaves one member
+    out (a on the second), the planes' order kept:
+
+    >>> ring = [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a")]
+    >>> every = frozenset("abcde")
+    >>> listed = _ring_on_planes(ring, 2, [every, every - {"a"}, every, every, every])
+    >>> len(listed), listed[2:4]
+    (10, [('b', 'c'), ('d', 'e')])
+    """
+    n = len(ring)
+    boost = [0.0] * n
+    for _ in range(8):   # again, what fell short first, where a pass leaves some short
+        need, chosen = _ring_pass(ring, copies, cabled, boost)
+        if not any(need):
+            return [ring[i] for picks in chosen for i in picks]
+        boost = [b + x for b, x in zip(boost, need, strict=True)]
+    return []
+
+
+def _ring_pass(ring: Sequence[tuple], copies: int, cabled: Sequence[frozenset],
+               boost: Sequence[float]) -> tuple[list[int], list[list[int]]]:
+    """One pass of :func:`_ring_on_planes`: what each circuit still needs after it, and
+    each plane's circuits (by place in the ring); ``boost`` is added to an urgency."""
+    n = len(ring)
+    big = 2 * n + 2 + 2 * sum(boost)   # more than any sum of urgencies: most circuits first
+    need = [copies] * n
+    # the planes still to come that can carry each circuit (both ends cabled to it)
+    left = [sum(1 for on in cabled if u in on and v in on) for u, v in ring]
+    chosen: list[list[int]] = [[] for _ in cabled]
+    for j in sorted(range(len(cabled)), key=lambda j: (len(cabled[j]), j)):
+        on = cabled[j]
+        ok = [ring[i][0] in on and ring[i][1] in on for i in range(n)]
+        # a circuit's urgency: what it still needs over the planes left that carry it
+        weight = [big + need[i] / left[i] + boost[i] if ok[i] and need[i] else 0.0
+                  for i in range(n)]
+        for i in range(n):
+            left[i] -= ok[i]
+        if all(weight):   # the whole ring: without edge 0, or with it and not its neighbours
+            rest = _heaviest(range(2, n - 1), weight)
+            picks = max(_heaviest(range(1, n), weight), (rest[0] + weight[0], [0] + rest[1]),
+                        key=lambda x: x[0])[1]
+        else:
+            first = weight.index(0.0)
+            picks, run = [], []
+            for t in range(1, n + 1):
+                i = (first + t) % n
+                if weight[i]:
+                    run.append(i)
+                else:
+                    picks += _heaviest(run, weight)[1]
+                    run = []
+        for i in picks:
+            need[i] -= 1
+        chosen[j] = picks
+    return need, chosen
+
+
+def _heaviest(run: Iterable[int], weight: Sequence[float]) -> tuple[float, list[int]]:
+    """The heaviest set of the edges ``run`` (in path order: each shares a member with the
+    next) no two of them in a row, and its weight; an edge of weight 0 is not taken.
+
+    >>> _heaviest([0, 1, 2], [1.0, 3.0, 1.0]), _heaviest([0, 1, 2], [2.0, 3.0, 2.0])
+    ((3.0, [1]), (4.0, [0, 2]))
+    """
+    best: list[tuple[float, list[int]]] = [(0.0, []), (0.0, [])]
+    for i in run:
+        take = (best[-2][0] + weight[i], best[-2][1] + [i] if weight[i] else best[-2][1])
+        best.append(max(best[-1], take, key=lambda x: x[0]))
+    return best[-1]
 
 
 def _ring_by_planes(ring: Sequence[tuple], copies: int) -> list[tuple]:
