@@ -106,6 +106,7 @@ __all__ = [
     "check_finite_positive",
     "check_plausible",
     "check_message_bytes",
+    "counted",
     "format_bytes",
     "format_quantity",
     "format_time",
@@ -546,6 +547,19 @@ def parse_size_range(text: str, what: str = "sizes", *, max_sizes: int = MAX_SIZ
         raise UserError(f"{what} {text!r} makes {n:,} sizes, more than the limit of "
                         f"{max_sizes:,}; use a larger factor or a narrower range")
     return [lo * factor**i for i in range(n)]
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural but for one (every count in words is written by it: "1
+    stream", "1 edge", "2 hops"); thousands grouped; past 10**15 its power of ten (an
+    estimate that large is told by size).
+
+    >>> counted(1, "edge"), counted(2_000_000, "node"), counted(10**20, "edge")
+    ('1 edge', '2,000,000 nodes', '10^20 edges')
+    """
+    if n < 10**15:
+        return f"{n:,} {noun}{'' if n == 1 else 's'}"
+    return f"10^{int(n.bit_length() * 0.30103)} {noun}s"
 
 
 #: The binary prefixes a size is printed in, largest first (:func:`format_bytes`; each is a

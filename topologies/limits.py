@@ -36,6 +36,7 @@ from collections.abc import Iterator
 
 from compute.errors import UserError
 from compute.limits import setting
+from compute.units import counted  # the one count-and-noun rule; io imports it from here
 
 __all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "MAX_TIER", "PHYSICAL_MAX",
            "PHYSICAL_MIN", "capped", "check_size", "counted", "max_edges", "max_file_bytes", "max_nodes"]
@@ -92,18 +93,6 @@ def max_edges() -> int:
 def max_file_bytes() -> int:
     """Largest fabric file read (``NETMODEL_MAX_FABRIC_FILE_BYTES``, default 1 GiB)."""
     return _limit("file_bytes")
-
-
-def counted(n: int, noun: str) -> str:
-    """``n`` and ``noun``, plural but for one; past 10**15 its power of ten (an
-    estimate that large is told by size).
-
-    >>> counted(1, "edge"), counted(2_000_000, "node"), counted(10**20, "edge")
-    ('1 edge', '2,000,000 nodes', '10^20 edges')
-    """
-    if n < 10**15:
-        return f"{n:,} {noun}{'' if n == 1 else 's'}"
-    return f"10^{int(n.bit_length() * 0.30103)} {noun}s"
 
 
 #: A tighter bound on the next builds than the limits (``(nodes, edges, why)``), set by

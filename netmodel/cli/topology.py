@@ -82,6 +82,7 @@ def list_(as_json: bool) -> None:
               help="Two GPUs for path diversity (default: gpu0 and the farthest GPU).")
 def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
     """Analyse a fabric: counts, bill of materials, diameter, bandwidths, path diversity."""
+    from compute.units import counted
     from netmodel.study.fabric_ref import resolve_fabric
     from topologies.analysis import summary
 
@@ -94,22 +95,24 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
         click.echo(json.dumps({"scenario": scenario, **doc} if scenario else doc, indent=1))
         return
     b = s.bom
-    types = ", ".join(f"{n} x {t}" for t, n in s.gpu_types.items())
-    tiers = ", ".join(f"tier {t}: {n}" for t, n in s.switches_by_tier.items()) or "none"
+    # counts with thousands grouped, as topology compare writes them
+    types = ", ".join(f"{n:,} x {t}" for t, n in s.gpu_types.items())
+    tiers = ", ".join(f"tier {t}: {n:,}" for t, n in s.switches_by_tier.items()) or "none"
     lines = [f"scenario:    {scenario} (its fabric)"] if scenario else []
     lines += [
         f"fabric:      {s.name}" + (f"  [{s.spec}]" if s.spec else ""),
-        f"GPUs:        {s.gpus} ({types})",
-        f"switches:    {sum(s.switches_by_tier.values())} ({tiers}); OCS: {s.ocs}",
-        f"links:       {s.links} edges; cables: "
-        + (", ".join(f"{m} {n:g}" for m, n in b.cables.items()) or "none")
-        + "".join(f"; {m} traces: {n:g}" for m, n in b.traces.items())
+        f"GPUs:        {s.gpus:,} ({types})",
+        f"switches:    {sum(s.switches_by_tier.values()):,} ({tiers}); OCS: {s.ocs:,}",
+        f"links:       {counted(s.links, 'edge')}; cables: "
+        + (", ".join(f"{m} {_whole(n)}" for m, n in b.cables.items()) or "none")
+        + "".join(f"; {m} traces: {_whole(n)}" for m, n in b.traces.items())
         + (f"; circuits: {b.circuits}" if b.circuits else ""),
-        f"optics:      {b.pluggable_transceivers} pluggable transceivers, {b.cpo_ports} "
-        f"co-packaged ports, {b.lanes} lanes",
-        f"ports:       switches {b.switch_ports_used} of {b.switch_ports} used; "
-        f"OCS {b.ocs_ports_used} of {b.ocs_ports} used",
-        f"diameter:    {s.diameter if s.diameter is not None else 'n/a'} GPU-to-GPU hops "
+        f"optics:      {counted(b.pluggable_transceivers, 'pluggable transceiver')}, "
+        f"{counted(b.cpo_ports, 'co-packaged port')}, {counted(b.lanes, 'lane')}",
+        f"ports:       switches {b.switch_ports_used:,} of {b.switch_ports:,} used; "
+        f"OCS {b.ocs_ports_used:,} of {b.ocs_ports:,} used",
+        f"diameter:    "
+        f"{counted(s.diameter, 'GPU-to-GPU hop') if s.diameter is not None else 'n/a'} "
         f"({s.diameter_method})",
         f"injection:   {_bw(s.injection_bandwidth)} per GPU per direction ("
         + ", ".join(f"{k}: {_bw(v)}" for k, v in s.injection_by_peer.items()) + ")",
@@ -117,11 +120,21 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
     ]
     if s.path_diversity:
         p = s.path_diversity
-        lines.append(f"paths:       {p.paths} shortest path(s) of {p.hops} hops from "
-                     f"{p.source} to {p.target}")
+        lines.append(f"paths:       {counted(p.paths, 'shortest path')} of "
+                     f"{counted(p.hops, 'hop')} from {p.source} to {p.target}")
     if s.reconfiguration_time is not None:
         lines.append(f"reconfigure: {s.reconfiguration_time * 1e3:g} ms to change circuits")
     click.echo("\n".join(lines))
+
+
+def _whole(n: float) -> str:
+    """A count of cables (a float: a link may carry part of one) grouped as the other counts,
+    never in exponent form ('1.23457e+06' for 1,234,567 cables).
+
+    >>> _whole(1234567.0), _whole(0.5), _whole(4464)
+    ('1,234,567', '0.5', '4,464')
+    """
+    return f"{n:,.0f}" if float(n).is_integer() else f"{n:,.6g}"
 
 
 @topology.command(cls=FabricCommand, short_help="Fabrics side by side: counts, bandwidths, busbw, cost, blast radius.")

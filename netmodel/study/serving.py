@@ -85,6 +85,7 @@ from compute.phases import Slo, Workload, check_slo
 from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
+from compute.units import counted
 from netmodel.study.scenarios import get_scenario
 from netmodel.study.summary_words import sig3
 
@@ -299,7 +300,7 @@ class ServingResult:
                          f"requests/s per instance")
         lines += [
             f"  KV cache {self.kv_bytes_per_request / 1e6:.4g} MB per request, "
-            f"{self.transfer_streams} streams: {self.transfer_s * 1e3:.3g} ms per prefill "
+            f"{counted(self.transfer_streams, 'stream')}: {self.transfer_s * 1e3:.3g} ms per prefill "
             f"batch, {self.transfer_visible_s * 1e3:.3g} ms of it in the TTFT (layer by layer)",
             f"  TTFT {self.ttft_s * 1e3:.2f} ms (SLO {self.ttft_limit_s * 1e3:g} ms)"
             + (f", TBT {self.tbt_s * 1e3:.2f} ms (SLO {self.tbt_limit_s * 1e3:g} ms)"

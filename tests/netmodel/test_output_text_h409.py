@@ -82,3 +82,35 @@ def test_ring_line_gives_every_number_of_the_time():
     assert derived == pytest.approx(857.64e-6, abs=0.01e-6)
     model = float(default_comm(get_gpu("H100-SXM")).collective_time("all-reduce", size, n))
     assert derived == pytest.approx(model, rel=1e-9)
+
+
+# ------------------------------------------------------------------ counts and their nouns
+def test_topology_show_counts_one_in_the_singular():
+    """Two GPUs on one cable: one edge, one hop, one shortest path ('1 edges', '1 GPU-to-GPU
+    hops', '1 shortest path(s) of 1 hops' before); 36 lanes (18 NVLinks x 2 ends) stay
+    plural."""
+    r = run_cli(["topology", "show", "full-mesh:n=2"])
+    assert r.exit_code == 0, r.output
+    lines = {line.split(":")[0]: line for line in r.output.splitlines()}
+    assert lines["links"].startswith("links:       1 edge;")
+    assert lines["diameter"] == "diameter:    1 GPU-to-GPU hop (closed form)"
+    assert lines["paths"] == "paths:       1 shortest path of 1 hop from gpu0 to gpu1"
+    assert ", 36 lanes" in lines["optics"] and "0 pluggable transceivers" in lines["optics"]
+
+
+def test_serve_says_one_stream():
+    """TP 1 pools move each request's KV cache on one GPU pair: '1 stream' ('1 streams')."""
+    r = run_cli(["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--rate",
+                 "100000"])
+    kv = next(line for line in r.output.splitlines() if line.startswith("  KV cache"))
+    assert "(TP 1)" in r.output and ", 1 stream: " in kv, r.output
+
+
+def test_topology_show_groups_thousands():
+    """superpod: 31 DGX servers x 8 GPUs x 18 NVLinks = 4,464 board traces, written as the
+    other counts are ('board traces: 4464' beside '1,008 pluggable transceivers'; a count
+    past a million of cables was '1.57286e+06')."""
+    r = run_cli(["topology", "show", "superpod"])
+    assert r.exit_code == 0, r.output
+    assert "; board traces: 4,464" in r.output and "GPUs:        248 (248 x H100-SXM)" in r.output
+    assert not re.search(r"\d{4}", r.output.split("fabric:")[1].split("\n", 1)[1]), r.output
