@@ -511,6 +511,14 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
                                 f"catalog GPU's host power is a row of compute/data/"
                                 f"economics.toml [host_power_per_gpu]")
             host, entry = entry, {k: v for k, v in entry.items() if k != HOST_POWER_KEY}
+        base_name = entry.get("derive_from") if isinstance(entry, dict) else None
+        if isinstance(base_name, str) and base_name not in seen and base_name in data["gpu"]:
+            # itself or an entry after it: told 'unknown GPU', the known listed without it
+            raise UserError(f"{where}: GPU {name!r} derives from "
+                            + ("itself" if base_name == name else
+                               f"{base_name!r}, which the file gives after it; give {base_name!r} "
+                               "first")
+                            + " (a GPU derives from a catalog GPU or one given before it)")
         out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived)
         if host is not None:
             hosts[name] = host_power_entry(f"{where}: GPU {name!r}", host)

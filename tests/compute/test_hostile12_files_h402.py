@@ -76,3 +76,27 @@ def test_describe_counts_the_digits_of_a_long_integer_exactly(value, digits):
 
     assert describe(value) == f"an integer of {digits} digits"
     assert describe(-value) == f"a negative integer of {digits} digits"
+
+
+def _derived(name: str, base: str) -> str:
+    return f'[gpu."{name}"]\nderive_from = "{base}"\nfraction = 0.5\nsource = "a test"\n'
+
+
+def test_a_gpu_deriving_from_a_later_entry_or_itself_is_told_so(tmp_path):
+    """Before: "GPU 'A' derives from unknown GPU 'B'; known: 'A100-SXM-80GB', ..." of a file
+    that gives 'B' (after 'A'), and 'unknown GPU 'A'' of 'A' deriving from itself."""
+    path = tmp_path / "g.toml"
+    path.write_text(_derived("A", "B") + _derived("B", "H100-SXM"))
+    with pytest.raises(UserError) as err:
+        load_gpu_file(path)
+    assert str(err.value) == (f"{path}: GPU 'A' derives from 'B', which the file gives after "
+                              "it; give 'B' first (a GPU derives from a catalog GPU or one "
+                              "given before it)")
+    path.write_text(_derived("A", "A"))
+    with pytest.raises(UserError) as err:
+        load_gpu_file(path)
+    assert str(err.value) == (f"{path}: GPU 'A' derives from itself (a GPU derives from a "
+                              "catalog GPU or one given before it)")
+    # in order, it reads: B is half an H100, A half of B (H100-SXM's 132 SMs -> 33)
+    path.write_text(_derived("B", "H100-SXM") + _derived("A", "B"))
+    assert load_gpu_file(path)["A"].sms == 33
