@@ -205,7 +205,8 @@ def _coupled_blocking(kinds: Sequence[Kind], pools: SparePools, comp: tuple, n_g
     over the cells (to be divided by ``over``), the blocking of each spanning instance
     (back only if its ask and every share are granted: exact in the chain, where
     :func:`_all_or_nothing` takes the pools as independent) and the chains' spares busy
-    ``(per pool of comp, probability)``; None past the chain's limit."""
+    ``(per pool of comp, probability)``; None past the chain's limit (then ``notes`` gets
+    nothing from the cells' chains, all set aside: the pools are taken apart)."""
     pos = {g: j for j, g in enumerate(comp)}
     classes: list = []   # kind indices asking together, in the kinds' order
     for fam in _families(kinds):
@@ -225,6 +226,7 @@ def _coupled_blocking(kinds: Sequence[Kind], pools: SparePools, comp: tuple, n_g
     exact: dict = {}
     occ: dict = {}
     vals = ask_values(kinds)
+    taken: set = set()   # the cells' fallbacks, said only where every cell's chain is kept
     for caps, n in by_caps.items():
         asks = [[(pos[kinds[k].group], kinds[k].units, vals[k]) for k in ks]
                 for ks in classes]
@@ -233,7 +235,7 @@ def _coupled_blocking(kinds: Sequence[Kind], pools: SparePools, comp: tuple, n_g
                                                                       strict=True)]
                        + [(kinds[k].rate * kinds[k].cells / over[k], kinds[k].hold,
                            [(j, kinds[k].units, vals[k])]) for k in spread
-                          for j in range(len(comp))], notes)
+                          for j in range(len(comp))], taken)
         if chain is None:
             return None
         busy, prob = chain
@@ -257,6 +259,8 @@ def _coupled_blocking(kinds: Sequence[Kind], pools: SparePools, comp: tuple, n_g
                 ok = np.array([_granted(caps, u, [(j, kinds[k].units, vals[k])])[0]
                                for u in used.tolist()], dtype=bool)
                 acc[k] += float(p @ ~ok) * n
+    if notes is not None:
+        notes |= taken
     return acc, exact, occ
 
 
