@@ -62,8 +62,10 @@ def single_switch(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float 
         Bytes/s per direction per GPU; default the GPU's ``scaleup_bandwidth`` (450 GB/s for
         an H100: 18 NVLink4 links x 25 GB/s).
     links : int
-        Cables per GPU (18 NVLinks for an H100; the edge carries ``links`` and their summed
-        bandwidth).
+        Links per GPU; the edge carries ``links`` and their summed bandwidth. Default 1: one
+        logical link of the GPU's whole bandwidth (a generic one-switch fabric); 18 counts
+        an HGX H100 board's NVLinks, its traces and switch ports, as ``rail-optimized``
+        does.
     radix : int, optional
         Switch ports; default exactly ``n * links``. Four NVSwitch3 chips have 4 x 64 = 256.
     latency : float
@@ -72,9 +74,9 @@ def single_switch(n: int = 8, gpu: str | GpuSpec = "H100-SXM", bandwidth: float 
         Whether the switch reduces data itself; default the GPU's ``scaleup_reduction``
         (NVLS: yes from H100 on, no for A100's NVSwitch).
     medium, length
-        Link medium and length (m): by default ``board``, the traces of one HGX board (its
-        GPUs and NVSwitch chips on one baseboard: no cables); ``copper`` for a domain
-        cabled to switches in other trays (an NVL72 rack's spine).
+        Link medium and length (m): by default ``board``, traces of one baseboard (the GPUs
+        and switch chips on one board, as an HGX board's: no cables); ``copper`` for a
+        domain cabled to switches in other trays (an NVL72 rack's spine).
 
     Examples
     --------

@@ -114,3 +114,21 @@ def test_topology_show_groups_thousands():
     assert r.exit_code == 0, r.output
     assert "; board traces: 4,464" in r.output and "GPUs:        248 (248 x H100-SXM)" in r.output
     assert not re.search(r"\d{4}", r.output.split("fabric:")[1].split("\n", 1)[1]), r.output
+
+
+# ------------------------------------------------------------------ single-switch, docs vs tool
+def test_fabrics_page_says_what_single_switch_counts():
+    """docs/fabrics.md called single-switch 'one HGX board by default' while the tool counts
+    one link a GPU (8 traces, 8 of 8 ports); an HGX H100 board's 8 GPUs x 18 NVLinks are
+    144. The page now says it is a generic one-switch fabric and quotes both counts, which
+    must be what topology show prints."""
+    from tests.netmodel.cli_helpers import ROOT
+
+    page = " ".join((ROOT / "docs" / "fabrics.md").read_text().split())
+    assert "`single-switch` (one HGX board" not in page
+    default = run_cli(["topology", "show", "single-switch"]).output
+    board = run_cli(["topology", "show", "single-switch:links=18"]).output
+    for quoted, out in (("board traces: 8", default), ("switches 8 of 8 used", default),
+                        (f"board traces: {8 * 18}", board),
+                        (f"switches {8 * 18} of {8 * 18} used", board)):
+        assert f"`{quoted}`" in page and quoted in out, (quoted, out)
