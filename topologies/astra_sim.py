@@ -206,6 +206,11 @@ def _network(graph: nx.Graph, notes: list) -> list:
     if name in ("leaf-spine", "fat-tree"):
         return _tree(graph, args, name, notes)
     if name == "rail-optimized":
+        if args["nics_per_server"] not in (None, args["gpus_per_server"]):
+            raise UserError("rail-optimized with fewer NICs than GPUs a server "
+                            f"(nics_per_server {args['nics_per_server']}) cannot be expressed "
+                            "in ASTRA-sim's analytical network: every NPU of a dimension has "
+                            "the same links")
         return _rail(graph, args["domains"], args["domain_size"], notes)
     if name == "superpod":
         return _rail(graph, 32 * args["sus"] - 1, 8, notes)

@@ -97,14 +97,16 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
                    nic_bandwidth: float | None = None, nvlinks: int | None = None,
                    nvswitch_radix: int | None = None, in_network_reduction: bool | None = None,
                    sharp: bool = False, servers_per_rack: int | None = None,
-                   medium: str = "pluggable-optics") -> nx.Graph:
+                   medium: str = "pluggable-optics",
+                   nics_per_server: int | None = None) -> nx.Graph:
     """``domains`` scale-up domains of ``domain_size`` GPUs, under a rail-optimized two-tier
     scale-out fabric (omitted when there is one domain).
 
     GPUs are numbered domain by domain, server by server: ``gpu{d * domain_size + i}`` has
     labels ``group = d`` (its domain), ``server``, ``rail = i % gpus_per_server``,
     ``pod`` (its SU: ``server // servers_per_leaf``) and ``rack``. Switches: ``nvs{d}``
-    (tier 0), ``leaf{su * gpus_per_server + rail}`` (tier 1), ``spine{j}`` (tier 2).
+    (tier 0), ``leaf{su * gpus_per_server + rail}`` (tier 1), ``spine{j}`` (tier 2); with
+    fewer NICs than GPUs a server, ``leaf{su * nics_per_server + nic}``.
 
     Parameters
     ----------
@@ -144,6 +146,13 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     medium : str
         Medium of the scale-out cables (one of :data:`~topologies.common.CABLE_MEDIA`: they
         leave the server, so not a board or package trace).
+    nics_per_server : int, optional
+        Scale-out NICs per server, ``nic_bandwidth`` each (default ``gpus_per_server``: a
+        NIC a GPU, a rail each). Fewer must divide ``gpus_per_server``: every
+        ``gpus_per_server / nics_per_server``-th GPU of a server holds a NIC, on rail leaf
+        ``nic``, and the others reach the network through their scale-up domain, so NCCL
+        lays a channel on each NIC (as on a server with NICs down), 4 for 8 A100 with 4 x
+        200 Gb/s HDR.
 
     Examples
     --------
@@ -157,6 +166,9 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
     >>> a100 = rail_optimized(domains=1, gpu="A100-SXM-80GB")   # the A100's 12 NVLinks
     >>> a100.edges["gpu0", "nvs0"]["links"], a100.nodes["nvs0"]["radix"]
     (12, 96)
+    >>> four = rail_optimized(domains=2, nics_per_server=4)   # GPUs 0, 2, 4, 6 hold a NIC
+    >>> [n for n in four.neighbors("gpu10") if n.startswith("leaf")], list(four["gpu11"])
+    (['leaf1'], ['nvs1'])
     """
     # its parameters, by name: nvl72 builds through the same body, naming its own
     return _rail_fabric("rail-optimized", "domains", **locals())
@@ -167,7 +179,7 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
                  scaleup_bandwidth: float | None, nic_bandwidth: float | None,
                  nvlinks: int | None, nvswitch_radix: int | None,
                  in_network_reduction: bool | None, sharp: bool, servers_per_rack: int | None,
-                 medium: str) -> nx.Graph:
+                 medium: str, nics_per_server: int | None = None) -> nx.Graph:
     """:func:`rail_optimized`'s body, for builder ``name`` whose ``domains`` are its
     ``unit`` (its refusals name them: nvl72's racks)."""
     domains = check_int(unit, domains)
@@ -175,6 +187,10 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
     size = check_int("domain_size", domain_size)
     if size % gps:
         raise UserError(f"domain_size {size} must be a multiple of gpus_per_server {gps}")
+    nics = gps if nics_per_server is None else check_int("nics_per_server", nics_per_server)
+    if gps % nics:
+        raise UserError(f"nics_per_server {nics} must divide gpus_per_server {gps}")
+    stride = gps // nics   # GPUs a NIC: the first of every stride GPUs of a server has it
     per_leaf = check_int("servers_per_leaf", servers_per_leaf)
     leaf_radix = check_radix("leaf_radix", leaf_radix, 2)
     spine_radix = check_radix("spine_radix", spine_radix)
@@ -204,7 +220,7 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
         per_rack = min(per_rack, servers)
     sus = -(-servers // per_leaf)
     scaleout = domains > 1
-    leaves = sus * gps
+    leaves = sus * nics
     # spines <= uplinks: the estimate bounds the fabric before spine_count searches
     check_size(name, n + domains + (leaves + uplinks) * scaleout,
                n * (1 + scaleout) + leaves * uplinks * scaleout)
@@ -233,7 +249,8 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
                   Nodes("spine", spines, {**sw, "tier": 2, "radix": spine_radix})]
         parallel = uplinks // spines
         j, t = np.indices((leaves, spines)).reshape(2, -1)      # leaf j - spine t
-        links += [Links(gpu0 + gpu_ids, leaf0 + server // per_leaf * gps + gpu_ids % gps,
+        nic = gpu_ids[gpu_ids % stride == 0]   # GPUs holding a NIC (every GPU by default)
+        links += [Links(gpu0 + nic, leaf0 + nic // gps // per_leaf * nics + nic % gps // stride,
                         link(nic_bw, cable_latency(NIC_LENGTH, medium), medium)),
                   Links(leaf0 + j, leaf0 + leaves + t,
                         link(nic_bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium),

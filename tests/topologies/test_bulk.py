@@ -121,9 +121,12 @@ def ref_fat_tree(k, oversubscription, pods, gpu, bandwidth, latency, in_network_
 
 def ref_rail_optimized(domains, domain_size, gpus_per_server, gpu, servers_per_leaf, leaf_radix,
                        spine_radix, scaleup_bandwidth, nic_bandwidth, nvlinks, nvswitch_radix,
-                       in_network_reduction, sharp, servers_per_rack, medium):
+                       in_network_reduction, sharp, servers_per_rack, medium,
+                       nics_per_server=None):
     size, gps, per_leaf, per_rack = domain_size, gpus_per_server, servers_per_leaf, \
         servers_per_rack
+    nics = gps if nics_per_server is None else nics_per_server
+    stride = gps // nics   # the first GPU of every stride holds a NIC
     uplinks = leaf_radix // 2
     spec = get_gpu(gpu)
     if nvlinks is None:   # the GPU's NVLinks (its catalog entry), the shared rule otherwise
@@ -136,7 +139,7 @@ def ref_rail_optimized(domains, domain_size, gpus_per_server, gpu, servers_per_l
     n = domains * size
     sus = -(-(n // gps) // per_leaf)
     scaleout = domains > 1
-    leaves = sus * gps
+    leaves = sus * nics
     spines = spine_count(leaves, uplinks, spine_radix) if scaleout else 0
     graph = new_graph(f"{domains} x {size} {spec.name} (rail-optimized)" if scaleout
                       else f"{size} {spec.name} scale-up domain")
@@ -161,8 +164,8 @@ def ref_rail_optimized(domains, domain_size, gpus_per_server, gpu, servers_per_l
         graph.add_nodes_from((f"spine{j}", {**sw, "tier": 2, "radix": spine_radix})
                              for j in range(spines))
         nic = link(nic_bw, cable_latency(NIC_LENGTH, medium), medium)
-        graph.add_edges_from((f"gpu{i}", f"leaf{(i // gps) // per_leaf * gps + i % gps}",
-                              dict(nic)) for i in range(n))
+        graph.add_edges_from((f"gpu{i}", f"leaf{(i // gps) // per_leaf * nics + i % gps // stride}",
+                              dict(nic)) for i in range(n) if i % stride == 0)
         parallel = uplinks // spines
         trunk = link(nic_bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium), medium,
                      links=parallel)
@@ -294,6 +297,8 @@ SPECS = [
     "fat-tree:k=12,pods=5,oversubscription=3,gpu=Lite,medium=co-packaged-optics",
     "fat-tree:k=32,pods=7",
     "rail-optimized", "rail-optimized:domains=2,gpu=A100-SXM-80GB",
+    "rail-optimized:domains=3,servers_per_leaf=2,nics_per_server=4",
+    "rail-optimized:domains=2,domain_size=16,gpus_per_server=4,nics_per_server=1",
     "rail-optimized:domains=1", "rail-optimized:domains=1,domain_size=72,"
     "gpus_per_server=4", "rail-optimized:domains=9,servers_per_leaf=3,servers_per_rack=2,"
     "sharp=true,in_network_reduction=false,leaf_radix=8,spine_radix=48,gpu=Lite",
