@@ -38,7 +38,7 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.profiles import PARAMETERS, EngineProfile, Measurement, check_profile_text, neutral
-from compute.units import format_time
+from compute.units import counted, format_time
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -556,7 +556,7 @@ def _check_count(names, ms) -> None:
     """Refuse to fit more parameters than there are measurements."""
     if len(names) > len(ms):
         raise UserError(f"cannot fit {len(names)} parameters ({', '.join(names)}) to "
-                        f"{len(ms)} measurement{'s' if len(ms) != 1 else ''}: give at least "
+                        f"{counted(len(ms), 'measurement')}: give at least "
                         f"as many measurements as parameters, or fit fewer")
 
 

@@ -349,7 +349,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     import numpy as np
 
     from compute.comm import check_op
-    from compute.units import format_bytes, format_time, parse_bytes
+    from compute.units import counted, format_bytes, format_time, parse_bytes
 
     check_op(op)
     _check_plot(plot_path)
@@ -439,7 +439,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
             doc["plot"] = plot_path   # null where nothing was drawn
         click.echo(json.dumps(doc, indent=1))
         return
-    click.echo(f"{op} of {format_bytes(size)} on {len(group)} GPU{'' if len(group) == 1 else 's'}"
+    click.echo(f"{op} of {format_bytes(size)} on {counted(len(group), 'GPU')}"
                f" ({_short_group(group)})")
     click.echo(f"fabric: {_fabric_label(model)}; placement {shown}")
     if setup.note():
@@ -563,13 +563,13 @@ def _all_groups(model, size: int, op: str, nbytes: float) -> dict:
 
 def _echo_all_groups(conc: dict | None, size: int) -> None:
     """The ``--all-groups`` lines of :func:`_all_groups`'s ``conc`` (nothing for None)."""
-    from compute.units import format_time
+    from compute.units import counted, format_time
     from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET
 
     if conc is None:
         return
     cut = conc["cut"]
-    left = (f"{len(cut)} group{'' if len(cut) == 1 else 's'} of {size} cut apart, left out: "
+    left = (f"{counted(len(cut), 'group')} of {size} cut apart, left out: "
             + "; ".join(_short_group(g) for g in cut[:3])
             + ("; ..." if len(cut) > 3 else "")) if cut else ""
     if not conc["groups"]:
@@ -579,8 +579,8 @@ def _echo_all_groups(conc: dict | None, size: int) -> None:
     click.echo(f"all {conc['groups']} groups of {size} at once: {conc['algorithm']}/"
                f"{conc['protocol']}, slowest {format_time(conc['makespan'])}, slowdown "
                f"max {conc['slowdown_max']:.3g}x mean {conc['slowdown_mean']:.3g}x"
-               + (f"; hottest link {hot[0]} -> {hot[1]} ({hot[2]} group"
-                  f"{'' if hot[2] == 1 else 's'})" if hot else ""))
+               + (f"; hottest link {hot[0]} -> {hot[1]} ({counted(hot[2], 'group')})"
+                  if hot else ""))
     if left:
         click.echo(f"({left})")
     click.echo(f"schedule sharing the links: {conc['schedule']}"

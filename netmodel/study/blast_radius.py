@@ -21,6 +21,7 @@ from compute.errors import UserError
 from compute.phases import Slo
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
+from compute.units import counted
 from netmodel.study.reliability_catalog import HOUR, Catalog
 from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster, check_cluster
 from netmodel.study.reliability_timings import recovery_times
@@ -128,9 +129,9 @@ class BlastRadius:
 
     def table(self) -> str:
         c = self.cluster
-        lines = [f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPU{'' if c.gpus == 1 else 's'} "
+        lines = [f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {counted(c.gpus, 'GPU')} "
                  f"({c.cells} x {c.cell_gpus}), {c.parallelism.label} x batch {c.batch}, "
-                 f"{c.instances_total:,} instance{'' if c.instances_total == 1 else 's'}, {c.cluster_tokens_per_s:,.0f} tokens/s",
+                 f"{counted(c.instances_total, 'instance')}, {c.cluster_tokens_per_s:,.0f} tokens/s",
                  f"{'class':<12}{'count':>9}{'rate/h':>10}{'ev/yr':>9}{'GPUs':>8}{'SMs':>9}"
                  f"{'inst':>8}{'tok%':>8}  recovery (no spares | with spares)"]
         for r in self.rows:

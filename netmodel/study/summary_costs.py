@@ -5,6 +5,7 @@ the dies' yield).
 
 from __future__ import annotations
 
+from compute.units import counted
 from netmodel.study.summary_words import (
     TIE,
     and_list,
@@ -29,7 +30,7 @@ def _pool(s, sms: dict) -> str:
     """The reference pool of summary ``s``: its GPUs, their SMs (``sms``: per scenario
     label, SMs a GPU, where known) and its share of the cluster, and where it sits."""
     per = sms.get(s.scenario)
-    size = f"{s.spares} GPU{'' if s.spares == 1 else 's'}"
+    size = counted(s.spares, "GPU")
     if per:
         size += f" = {s.spares * per:,} SMs"
     return f"{size}, {_share(s.spares, s.gpus)} of the cluster; {s.spare_placement}"
@@ -111,8 +112,8 @@ def reliability_section(rel, fab) -> list[str]:
         # the pool's SMs and share are in the table and the part's opening: said once
         out.append("- **Hot spares**: the reference pool raises availability on "
                    + and_list(f"{s.scenario} ({s.availability:.5f} to "
-                           f"{s.availability_with_spares:.5f} with {s.spares} "
-                           f"GPU{'' if s.spares == 1 else 's'}, {s.spare_placement})"
+                           f"{s.availability_with_spares:.5f} with "
+                           f"{counted(s.spares, 'GPU')}, {s.spare_placement})"
                            for s in helped)
                    + (("; on " + and_list(s.scenario for s in flat) + " the fabric has no free "
                        "port to reach a spare, so only whole spare instances (global) help")

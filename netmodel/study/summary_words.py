@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+from compute.units import counted
+
 #: Ratios within this of 1 count as "matching".
 TIE = 0.005
 
@@ -104,7 +106,7 @@ def cases(n: int, what: str = "") -> str:
     >>> cases(1, "model x phase "), cases(30)
     ('1 model x phase case', '30 cases')
     """
-    return f"{n} {what}case{'' if n == 1 else 's'}"
+    return counted(n, f"{what}case")
 
 
 def and_list(items) -> str:
