@@ -16,7 +16,7 @@ than :data:`~topologies.limits.MAX_DEPTH`, a root that is not ``<graphml>`` in G
 namespace, a second or nested ``<graph>``, ``<port>``, ``<hyperedge>`` and ``<endpoint>``
 (GraphML features no fabric has), a ``<data>`` holding elements (yEd's graphics: networkx
 keeps parts of them and drops the rest), a ``<key>`` declared after the ``<graph>`` or of
-a type GraphML does not define, a value its key's type cannot hold, a directed graph or
+a type GraphML does not define, more than :data:`MAX_KEYS` keys, a value its key's type cannot hold, a directed graph or
 edge, a node or an edge listed twice (networkx merged a node's data; its lines named), and
 node and edge counts over the size limits
 (:func:`~topologies.limits.check_size`, before the graph is made).
@@ -31,9 +31,10 @@ below the smallest normal float (``1e-400``, read as 0.0) is refused as typed; a
 whatever its type; a key's ``for`` is not checked; a ``<default>`` is checked against its
 key's type but not applied to nodes or edges (networkx keeps defaults aside in
 ``graph['node_default']``, which netmodel drops); node ids are strings; an edge's ``id`` becomes its attribute ``id``; an edge to an
-undeclared node adds that node (a fabric read refuses it, naming the edge, as JSON's reader
-does: :func:`parse`'s ``add_undeclared``); elements of other namespaces and GraphML elements a fabric
-has no use for (``<desc>``) are skipped.
+undeclared node adds that node and a ``<key>`` id declared again replaces the first (a
+fabric read refuses both, naming the edge or the key: :func:`parse`'s ``fabric``);
+elements of other namespaces and GraphML elements a fabric has no use for (``<desc>``) are
+skipped.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from compute.validate import (
 )
 from topologies.limits import MAX_DEPTH, check_size
 
-__all__ = ["GRAPHML_NAMESPACE", "ONCE", "TYPES", "parse"]
+__all__ = ["GRAPHML_NAMESPACE", "MAX_KEYS", "ONCE", "TYPES", "parse"]
 
 #: The namespace a GraphML document declares on its root (http://graphml.graphdrawing.org/).
 GRAPHML_NAMESPACE = "http://graphml.graphdrawing.org/xmlns"
@@ -148,6 +149,10 @@ def _whole_of_too_many_digits(text: str) -> bool:
     return (d.is_finite() and d.adjusted() >= sys.get_int_max_str_digits()
             and d == d.to_integral_value())
 
+#: Most ``<key>`` elements a GraphML fabric may declare: a fabric's schema has about 25
+#: attributes, and a tool's own keys (yEd's graphics, Gephi's) a few more.
+MAX_KEYS = 10_000
+
 #: GraphML elements no fabric has: a node's ports, hyperedges and their endpoints.
 _NOT_FABRIC = frozenset({"port", "hyperedge", "endpoint"})
 
@@ -210,11 +215,12 @@ class _Values(dict):
         return value
 
 
-def parse(raw: bytes, where: str, *, add_undeclared: bool = True) -> nx.Graph:
+def parse(raw: bytes, where: str, *, fabric: bool = False) -> nx.Graph:
     """The graph in GraphML document ``raw`` (``where`` names it in errors), unvalidated:
     its graph attributes as the file holds them (tables still JSON text). An edge to a node
-    no ``<node>`` declares adds that node, as networkx does; with ``add_undeclared`` False
-    (a fabric: every node has a ``kind``) it is refused, naming the edge and the node."""
+    no ``<node>`` declares adds that node and a ``<key>`` id declared again replaces the
+    first, as networkx reads them; with ``fabric`` (every node of a fabric has a ``kind``,
+    every key one meaning) both are refused, naming the edge and node or the key."""
     ns = GRAPHML_NAMESPACE + "}"
     key_tag, graph_tag, node_tag, edge_tag, data_tag, default_tag, root_tag = (
         ns + t for t in ("key", "graph", "node", "edge", "data", "default", "graphml"))
@@ -398,6 +404,12 @@ def parse(raw: bytes, where: str, *, add_undeclared: bool = True) -> nx.Graph:
                            f"types are {', '.join(TYPES)}")
             if label is None:
                 unreadable(f"<key> {describe(attrs.get('id'))} has no attr.name")
+            if fabric and attrs.get("id") in keys:   # networkx keeps the last: data typed anew
+                unreadable(f"<key> id {describe(attrs.get('id'))} is declared twice; give each "
+                           "<key> its own id")
+            if len(keys) >= MAX_KEYS:   # each costs memory; 2,000,000 unused: 0.8 GB, 14 s
+                refuse(f"more than {MAX_KEYS:,} <key> elements; a fabric's attributes need "
+                       "about 25")
             key_values = keys[attrs.get("id")] = _Values(_CONVERT[TYPES[kind]], label, kind)
             role = _KEY
         elif parent is _KEY and name == default_tag and key_values is not None:
@@ -462,7 +474,7 @@ def parse(raw: bytes, where: str, *, add_undeclared: bool = True) -> nx.Graph:
     if not graphs:
         raise UserError(f"{where} is not a readable graphml fabric: no <graph> element in it")
     try:
-        return _graph(graph_data, nodes, edges, where, add_undeclared)
+        return _graph(graph_data, nodes, edges, where, fabric)
     except _Absent as exc:
         u, v, absent = exc.args
         raise UserError(f"{where}: edge {describe(u)}-{describe(v)} names node "
@@ -505,11 +517,11 @@ def _lines(raw: bytes, what: str, ends: tuple) -> list[int]:
 
 
 def _graph(attrs: dict, nodes: list, edges: list, where: str,
-           add_undeclared: bool = True) -> nx.Graph:
+           fabric: bool = False) -> nx.Graph:
     """The graph of these lists, as networkx's reader makes it: nodes in file order (a node
     listed twice is refused: :class:`_Twice`), then those only edges name, in the
-    order edges name them (without ``add_undeclared``: refused, :class:`_Absent`); each node's neighbours in the order ``nx.Graph(multigraph)``
-    leaves them (edges taken by their endpoint met first, then in file order). The dicts
+    order edges name them (for a ``fabric``: refused, :class:`_Absent`); each node's
+    neighbours in the order ``nx.Graph(multigraph)`` leaves them (edges taken by their endpoint met first, then in file order). The dicts
     go into the graph's own tables, as ``topologies.common`` fills a built fabric's:
     ``add_nodes_from`` and ``add_edges_from`` copy each of them (0.56 s for a 65,536-GPU
     fat tree, 0.11 s this way, and the copies' memory)."""
@@ -528,13 +540,13 @@ def _graph(attrs: dict, nodes: list, edges: list, where: str,
     for u, v, _ in edges:
         a = at.get(u)
         if a is None:   # networkx adds a node an edge names
-            if not add_undeclared:   # a fabric's node has a kind: told as in JSON
+            if fabric:   # a fabric's node has a kind: told as in JSON
                 raise _Absent(u, v, u)
             a = at[u] = len(at)
             node[u], adj[u] = {}, {}
         b = at.get(v)
         if b is None:
-            if not add_undeclared:
+            if fabric:
                 raise _Absent(u, v, v)
             b = at[v] = len(at)
             node[v], adj[v] = {}, {}

@@ -593,8 +593,9 @@ def _graph_from_json(data: object, where: str) -> nx.Graph:
 
 def _graph_from_graphml(raw: bytes, where: str) -> nx.Graph:
     # one streaming pass: checks, then the graph in bulk; an edge to a node no <node>
-    # declares refused, as in JSON (networkx added it, and the schema told it 'kind None')
-    graph = parse_graphml(raw, where, add_undeclared=False)
+    # declares refused, as in JSON (networkx added it, and the schema told it 'kind None'),
+    # and a <key> id declared twice (networkx kept the last)
+    graph = parse_graphml(raw, where, fabric=True)
     for key in _BOOKKEEPING:
         graph.graph.pop(key, None)
     for key in JSON_ATTRIBUTES:

@@ -185,3 +185,36 @@ def test_a_saved_gpu_types_whole_field_is_told_its_range_from_the_limits_file(tm
     said = _refusal(path)
     assert said.endswith(f"gpu_types: GPU type 'Lite': {field} must be a whole number from 1 "
                          f"to 100,000, got {bad}"), said
+
+
+def test_a_graphml_key_id_declared_twice_is_named(tmp_path):
+    """Before: the second <key id='d13'> replaced the first (networkx's way), and the
+    file was told of the first key's <data>: "data refers to key 'd12', which no <key>
+    declares"."""
+    path = tmp_path / "ring.graphml"
+    write_graph(build("ring:n=4"), path)
+    text = path.read_text()
+    first = re.search(r'<key id="(d\d+)"', text)[1]
+    second = re.findall(r'<key id="(d\d+)"', text)[1]
+    path.write_text(text.replace(f'<key id="{second}"', f'<key id="{first}"', 1))
+    assert _refusal(path) == (f"{path} is not a readable graphml fabric: <key> id '{first}' is "
+                              "declared twice; give each <key> its own id")
+
+
+def test_graphml_keys_are_counted_as_they_are_declared(tmp_path):
+    """Before: 2,000,000 unused <key> elements (a 140 MB file, under the 1 GiB limit) were
+    all kept: 0.82 GB and 14 s for a 4-GPU ring. Now the MAX_KEYS + 1st is refused."""
+    from topologies.graphml import MAX_KEYS
+
+    path = tmp_path / "ring.graphml"
+    write_graph(build("ring:n=4"), path)
+    text = path.read_text()
+    keys = "".join(f'<key id="k{i}" for="node" attr.name="a{i}" attr.type="string"/>'
+                   for i in range(MAX_KEYS))   # with the file's own: MAX_KEYS + its 14
+    path.write_text(text.replace("<graph ", keys + "<graph ", 1))
+    assert _refusal(path) == (f"{path}: more than {MAX_KEYS:,} <key> elements; a fabric's "
+                              "attributes need about 25")
+    few = "".join(f'<key id="k{i}" for="node" attr.name="a{i}" attr.type="string"/>'
+                  for i in range(MAX_KEYS - 14))   # exactly MAX_KEYS in all: read
+    path.write_text(text.replace("<graph ", few + "<graph ", 1))
+    assert read_graph(path).number_of_edges() == 4
