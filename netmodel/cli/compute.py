@@ -251,10 +251,12 @@ def models(name: str | None, model_file: str | None, hf_config: str | None, as_j
 
 def _weights(m) -> str:
     """``141 GB bf16``, or with the MLPs stored apart ``487 GB bf16, MLP fp8 (124 layers)``."""
+    from compute.units import counted
+
     kind = m.weight_dtype
     if m.mlp_weight_dtype:
         n = m.mlp_dtype_layers
-        kind += f", MLP {m.mlp_weight_dtype}" + (f" ({n} layer{'' if n == 1 else 's'})"
+        kind += f", MLP {m.mlp_weight_dtype}" + (f" ({counted(n, 'layer')})"
                                                   if n else "")
     gb = m.weight_storage_bytes / 1e9
     return f"{gb:.0f} GB {kind}" if gb >= 9.5 else f"{gb:.3g} GB {kind}"  # small: not '0 GB'

@@ -206,13 +206,14 @@ def _print_summary(s, limit: int | None = None, latency_limit: float | None = No
     """``s``'s block; its heading names the SLO searched under (``latency_limit``, seconds:
     ``TBT <= 50 ms``, :func:`compute.phases.slo_text`)."""
     from compute.phases import slo_text
+    from compute.units import counted
     from netmodel.study.summary_words import sig3
 
     def pct(x: float, total: float) -> str:
         return f"{x / total:.0%}" if total else "-"
 
     slo = "" if latency_limit is None else slo_text(s.phase, latency_limit)
-    cfg = (f"{s.config} x batch {s.batch}, {s.instances} instance{'' if s.instances == 1 else 's'}"
+    cfg = (f"{s.config} x batch {s.batch}, {counted(s.instances, 'instance')}"
            if s.tp else f"nothing feasible under {slo or 'the SLO'}")
     na = "-"
     rows = [
