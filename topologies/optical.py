@@ -338,7 +338,9 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
 
     Each circuit carries one port's bandwidth and lanes, the slower of its two ends' where
     they differ (parallel circuits between the same
-    pair are one edge with ``links`` = their count and the summed bandwidth and lanes) and ``via`` names the
+    pair are one edge with ``links`` = their count and the summed bandwidth and lanes;
+    where they differ from one another, ``via_bandwidth`` and ``via_lanes`` hold each
+    one's, comma-separated in ``via``'s order, for :func:`drop_circuits`) and ``via`` names the
     OCS (comma-separated when several) and ``optics`` the medium of the GPU ports. Latency = GPU-OCS fibre on both sides + OCS
     latency. OCS nodes are kept (with no edges) for the bill of materials; GPUs outside
     ``gpus`` are kept unconnected, and an explicit circuit list may leave separate islands
@@ -394,16 +396,20 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         merged.setdefault(key, []).append(o)
     for (u, v), via in merged.items():
         # a circuit carries what both ends' optics carry: the slower of its two ports
-        bw = sum(min(graph.edges[u, o]["bandwidth"], graph.edges[v, o]["bandwidth"])
-                 for o in via)
+        rates = [min(graph.edges[u, o]["bandwidth"], graph.edges[v, o]["bandwidth"])
+                 for o in via]
         lat = max(graph.edges[u, o]["latency"] + graph.edges[v, o]["latency"]
                   + graph.nodes[o]["latency"] for o in via)
-        attrs = link(bw, lat, "ocs-circuit", links=len(via))
+        attrs = link(sum(rates), lat, "ocs-circuit", links=len(via))
         # each circuit holds a whole port: its fibre's lanes, not the sum's rounded up
         # (2 circuits of 28.125 GB/s are 2 x 3 lanes of 12.5 GB/s, not 5)
-        attrs["lanes"] = sum(min(graph.edges[u, o]["lanes"], graph.edges[v, o]["lanes"])
-                             for o in via)
+        lanes = [min(graph.edges[u, o]["lanes"], graph.edges[v, o]["lanes"]) for o in via]
+        attrs["lanes"] = sum(lanes)
         attrs["via"] = ",".join(via)
+        if len(set(rates)) > 1 or len(set(lanes)) > 1:
+            # circuits of unequal ports: each one's, in via's order, for drop_circuits
+            attrs["via_bandwidth"] = ",".join(map(repr, rates))
+            attrs["via_lanes"] = ",".join(map(str, lanes))
         attrs["optics"] = graph.edges[u, via[0]]["medium"]  # the GPU ports' optics (for BOM)
         out.add_edge(u, v, **attrs)
     used = set(planes)
@@ -442,9 +448,10 @@ def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
     """Take out of ``graph`` (a realized fabric, changed in place) the circuits that pass a
     failed optical switch of ``ocs`` or a failed ``(gpu, ocs)`` fibre of ``fibres``: an
     ``ocs-circuit`` edge's parallel circuits each ride one OCS (its ``via``) on a fibre at
-    each end, one port's bandwidth each (:func:`realize`: the builder gives every port the
-    same), so the edge keeps the other circuits, its bandwidth in proportion, and goes
-    where none is left; the graph's ``circuits`` counts those left
+    each end, one port's bandwidth and lanes each, so the edge keeps the other circuits,
+    their bandwidth and lanes (each circuit's, ``via_bandwidth`` and ``via_lanes``, where
+    :func:`realize` wrote them for circuits of unequal ports; else equal shares), and
+    goes where none is left; the graph's ``circuits`` counts those left
     (:func:`~topologies.schema.circuit_count`). Each ``via`` is read by
     :func:`~topologies.schema.circuit_via`, against ``nodes`` (the fabric's ``graph.nodes``
     with the failed switches still in it) when given. The failed OCS nodes themselves are
@@ -478,11 +485,49 @@ def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
         if not kept:
             graph.remove_edge(u, v)
             continue
-        new = link(d["bandwidth"] * len(kept) / len(planes), d["latency"], d["medium"],
-                   links=len(kept))
-        # whole ports: each circuit holds its port's lanes (realize), not the bandwidth's
-        new["lanes"] = max(1, d["lanes"] * len(kept) // len(planes))
+        each = _each_circuit(u, v, d, len(planes))
+        if each is None:   # equal circuits: equal shares
+            bw = d["bandwidth"] * len(kept) / len(planes)
+            # whole ports: each circuit holds its port's lanes (realize), not the bandwidth's
+            lanes = max(1, d["lanes"] * len(kept) // len(planes))
+        else:
+            at = [planes.index(o) for o in kept]
+            bw = sum(each[0][i] for i in at)
+            lanes = sum(each[1][i] for i in at)
+            d["via_bandwidth"] = ",".join(repr(each[0][i]) for i in at)
+            d["via_lanes"] = ",".join(str(each[1][i]) for i in at)
+        new = link(bw, d["latency"], d["medium"], links=len(kept))
+        new["lanes"] = lanes
         d.pop("links", None)
         d.update(new, via=",".join(kept))
     if "circuits" in graph.graph:
         graph.graph["circuits"] = circuit_count(graph)
+
+
+def _each_circuit(u: Hashable, v: Hashable, data: Mapping,
+                  count: int) -> tuple[list[float], list[int]] | None:
+    """Each of the ``count`` circuits' bandwidth and lanes of the ``u``-``v`` edge, from
+    the ``via_bandwidth`` and ``via_lanes`` :func:`realize` writes for circuits of unequal
+    ports; None where it wrote none (equal circuits). Anything else raises UserError.
+
+    >>> _each_circuit("a", "b", {"via_bandwidth": "2.0,1.0", "via_lanes": "2,1"}, 2)
+    ([2.0, 1.0], [2, 1])
+    >>> _each_circuit("a", "b", {"via_bandwidth": "2.0", "via_lanes": "2,1"}, 2)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: circuit 'a'-'b' via_bandwidth '2.0' and via_lanes '2,1' must give each of its 2 circuits' bandwidth and lanes, comma-separated
+    """
+    rates, lanes = data.get("via_bandwidth"), data.get("via_lanes")
+    if rates is None and lanes is None:
+        return None
+    try:
+        each = ([float(x) for x in str(rates).split(",")],
+                [int(x) for x in str(lanes).split(",")])
+    except ValueError:
+        each = ([], [])
+    if not len(each[0]) == len(each[1]) == count or min(each[1]) < 1 or \
+            not all(0 <= x < float("inf") for x in each[0]):
+        raise UserError(f"circuit {describe(u)}-{describe(v)} via_bandwidth "
+                        f"{describe(rates)} and via_lanes {describe(lanes)} must give each "
+                        f"of its {count} circuits' bandwidth and lanes, comma-separated")
+    return each

@@ -106,7 +106,8 @@ def unlabelled(circuits: nx.Graph) -> nx.Graph:
     """``circuits`` (a graph :func:`instance_circuits` just made; changed in place and
     returned) without
     what :func:`topologies.optical.realize` writes that no collective cost reads: which
-    OCS carries each circuit (an edge's ``via``) and the circuit list in the GPUs' own
+    OCS carries each circuit (an edge's ``via``, and each circuit's bandwidth and lanes in
+    its order, ``via_bandwidth`` and ``via_lanes``, where they differ) and the circuit list in the GPUs' own
     names (the graph's ``logical``). Failures that re-set the same circuits through other
     OCS planes, or the same circuits of other instances, then leave one costing problem
     (:func:`problem_key`) instead of one each.
@@ -119,7 +120,8 @@ def unlabelled(circuits: nx.Graph) -> nx.Graph:
     """
     circuits.graph.pop("logical", None)
     for _, _, data in circuits.edges(data=True):
-        data.pop("via", None)
+        for key in ("via", "via_bandwidth", "via_lanes"):
+            data.pop(key, None)
     return circuits
 
 
