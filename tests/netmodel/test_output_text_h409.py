@@ -4,9 +4,11 @@ spaces, study lite-gpu's infeasible rows in 27, models' unset dtypes in one), an
 agree with their nouns.
 
 The docs samples cannot show trailing blanks (make_docs compares lines with them removed),
-so these run the commands themselves. ``costs --format nccl-tests`` is left out on
-purpose: it reproduces nccl-tests' printf layout byte for byte, trailing blanks included
-(tests/netmodel/test_cli_collective.py checks it against a real log).
+so these run the commands themselves (the table-printing commands but the long-running
+study parts, sweep and availability, whose docs samples were scanned raw). ``costs
+--format nccl-tests`` is left out on purpose: it reproduces nccl-tests' printf layout byte
+for byte, trailing blanks included (tests/netmodel/test_cli_collective.py checks it
+against a real log).
 """
 
 from __future__ import annotations
@@ -33,6 +35,10 @@ COMMANDS = [
     (["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B"], 0, "  KV cache"),
     (["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "8"], 0,
      "collectives:"),
+    (["compare", "--models", "Llama-3-8B", "--scenarios", "lite-flat", "--phases", "decode",
+      "-q", "--max-batch", "8"], 0, "  lite-flat@Lite"),
+    (["blast-radius", "--scenario", "h100-dgx", "--model", "Llama-3-8B"], 0, "class "),
+    (["cost", "--scenario", "lite-flat", "--model", "Llama-3-8B"], 0, "tokens/s "),
 ]
 
 
