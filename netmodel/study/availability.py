@@ -323,13 +323,16 @@ def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float 
 
 
 def spare_curve(cluster: Cluster, placement: str, counts: Iterable[int] | None = None, *,
-                threshold: float = THRESHOLD) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                threshold: float = THRESHOLD, fallback: bool = False) -> tuple:
     """Closed-form availability against the spare pool: ``(spares as % of the cluster's
     GPUs, mean capacity, share of time below threshold)`` for each count (default: 0 to
     the most the fabric holds, or 8% of the GPUs, in at most 16 steps of whole spares
     every pool can use: where failures take spares in whole instances' worth, ``global``
     placement, a multiple of that worth, so that no point holds spares that serve
-    nothing and the x axis reads the spares bought that count)."""
+    nothing and the x axis reads the spares bought that count); with ``fallback`` a
+    fourth array, true where the closed form took a fallback past the spare chain's
+    limit (:attr:`~netmodel.study.availability_analytic.Analytic.fallback`: an
+    approximation, which :func:`~netmodel.study.reliability_plots.plot_spares` marks)."""
     kinds = event_kinds(cluster, placement)
     comps = _components_per_kind(cluster, kinds)
     per = spare_pools(cluster, 0, placement).pools
@@ -341,14 +344,16 @@ def spare_curve(cluster: Cluster, placement: str, counts: Iterable[int] | None =
         top = min(top, max(quantum, math.ceil(0.08 * cluster.gpus), 4 * need))
         step = max(quantum, math.ceil(top / 16 / quantum) * quantum)
         counts = list(range(0, top + 1, step)) if top else [0]
-    pct, mean, below = [], [], []
+    pct, mean, below, past = [], [], [], []
     for n in counts:
         a = analytic(kinds, spare_pools(cluster, int(n), placement), cluster.instances_total,
                      threshold, comps)
         pct.append(100.0 * n / cluster.gpus)
         mean.append(a.mean)
         below.append(a.below_threshold)
-    return np.array(pct), np.array(mean), np.array(below)
+        past.append(bool(a.fallback))
+    out = np.array(pct), np.array(mean), np.array(below)
+    return (*out, np.array(past, dtype=bool)) if fallback else out
 
 
 def availability_files(avail: Availability, *, plot: bool = True,
@@ -368,7 +373,7 @@ def availability_files(avail: Availability, *, plot: bool = True,
             for p in ("pod", "global", "group"):
                 try:
                     curves[f"{c.scenario.label} {p}"] = spare_curve(
-                        c, p, threshold=avail.threshold)
+                        c, p, threshold=avail.threshold, fallback=True)
                 except UserError:  # no group labels
                     continue
         marks = [(c.scenario.label, 100.0 * avail.pools.spares / c.gpus, avail.mc.mean,

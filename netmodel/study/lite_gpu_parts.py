@@ -94,7 +94,8 @@ def reliability_part(fab: CompareResult, model: str | ModelSpec, phase: str = "d
                                           spares=REFERENCE_SPARES, method="analytic")
             sms[summary.scenario] = cluster.gpu.sms
             placement = summary.spares_needed_placement or summary.spare_placement
-            curves[f"{row.label} ({placement})"] = spare_curve(cluster, placement)
+            curves[f"{row.label} ({placement})"] = spare_curve(cluster, placement,
+                                                               fallback=True)
             out.append(summary)
         except UserError as exc:
             notes[row.label] = str(exc)

@@ -171,7 +171,10 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     capacity, share of time below threshold)`` (closed forms), the unavailability
     ``1 - mean`` (left) and the time below the threshold (right) against the spare pool,
     drawn as steps (a pool between two points serves as the smaller);
-    ``marks``: Monte Carlo points ``(label, spares %, mean, below)``. A curve whose spares
+    ``marks``: Monte Carlo points ``(label, spares %, mean, below)``. A curve's optional
+    fourth array (:func:`~netmodel.study.availability.spare_curve`'s ``fallback``) marks
+    the points where the closed form passed the spare chain's limit and took a fallback
+    (an approximation): drawn as open circles, the title saying so. A curve whose spares
     reach no GPU (a placement with no free port to wire a spare: ``pod`` on a direct
     mesh) is its one point at 0 spares, the no-spares point every curve starts at: it is
     not drawn (it would hide under the others' first point, its legend mark matching
@@ -192,12 +195,17 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     # spares are short of the next whole need, spare_curve)
     # a curve equal to an earlier one (lite-flat-inr's to lite-flat's) would hide under it:
     # named after it and dashed
+    # the points past the spare chain's limit (a curve's fourth array, where given)
+    past = {label: np.asarray(curve[3], dtype=bool) if len(curve) > 3
+            else np.zeros(len(curve[0]), dtype=bool) for label, curve in curves.items()}
+    curves = {label: tuple(curve[:3]) for label, curve in curves.items()}
     stuck = [label for label, (pct, _mean, _below) in curves.items()
              if np.max(pct, initial=0.0) <= 0]
     if len(stuck) == len(curves):   # nothing to hide under: each drawn as it is
         stuck = []
     twins = curve_labels({label: np.concatenate([np.ravel(v) for v in curve])
                           for label, curve in curves.items() if label not in stuck})
+    approx = False
     for i, (label, (pct, mean, below)) in enumerate(curves.items()):
         col = colours[i % 10]
         if label in stuck:
@@ -209,6 +217,12 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
                      lw=1.2, label=shown, drawstyle="steps-post", ls=ls)
         axes[1].plot(pct, np.maximum(below, floor), color=col, marker=".", lw=1.2,
                      label=shown, drawstyle="steps-post", ls=ls)
+        if past[label].any():   # the closed form's fallback: an approximation
+            approx = True
+            on = past[label]
+            for ax, y in ((axes[0], 1 - np.asarray(mean)), (axes[1], np.asarray(below))):
+                ax.plot(np.asarray(pct)[on], np.maximum(y[on], floor), ls="none",
+                        marker="o", ms=6, mfc="none", mec=col, mew=1.0)
     for label, pct, mean, below in marks:
         if label in stuck:   # its curve is not drawn: a mark would sit by another's
             continue
@@ -225,6 +239,9 @@ def plot_spares(curves: Mapping[str, tuple], path: str | PathLike[str], *, thres
     # label of hundreds of characters)
     note = title_lines(f"not drawn: {', '.join(stuck)}, whose spares reach no GPU (no free "
                        "port to wire one)", _title_width(fig.get_figwidth(), 10)) if stuck else []
+    if approx:
+        note += title_lines("o: past the spare chain's limit, the closed form an approximation "
+                            "(a fallback)", _title_width(fig.get_figwidth(), 10))
     fig.suptitle("\n".join(["Spares against availability (closed forms"
                             + ("; x: this run's Monte Carlo)" if marks else ")"), *note]),
                  fontsize=10)
