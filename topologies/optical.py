@@ -341,7 +341,9 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
     pair are one edge with ``links`` = their count and the summed bandwidth and lanes;
     where they differ from one another, ``via_bandwidth`` and ``via_lanes`` hold each
     one's, comma-separated in ``via``'s order, for :func:`drop_circuits`) and ``via`` names the
-    OCS (comma-separated when several) and ``optics`` the medium of the GPU ports. Latency = GPU-OCS fibre on both sides + OCS
+    OCS (comma-separated when several) and ``optics`` the medium of the GPU ports, one
+    at both ends and for every circuit of a pair (:func:`_one_optics`; else UserError).
+    Latency = GPU-OCS fibre on both sides + OCS
     latency. OCS nodes are kept (with no edges) for the bill of materials; GPUs outside
     ``gpus`` are kept unconnected, and an explicit circuit list may leave separate islands
     (several tensor-parallel groups): connectivity is checked only when ``check_connected``
@@ -395,22 +397,23 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         key = (u, v) if (u, v) in merged or (v, u) not in merged else (v, u)
         merged.setdefault(key, []).append(o)
     for (u, v), via in merged.items():
+        ends = [(graph.adj[u][o], graph.adj[v][o]) for o in via]   # each circuit's fibres
+        optics = _one_optics(u, v, via, ends)
         # a circuit carries what both ends' optics carry: the slower of its two ports
-        rates = [min(graph.edges[u, o]["bandwidth"], graph.edges[v, o]["bandwidth"])
-                 for o in via]
-        lat = max(graph.edges[u, o]["latency"] + graph.edges[v, o]["latency"]
-                  + graph.nodes[o]["latency"] for o in via)
+        rates = [min(a["bandwidth"], b["bandwidth"]) for a, b in ends]
+        lat = max(a["latency"] + b["latency"] + graph.nodes[o]["latency"]
+                  for o, (a, b) in zip(via, ends, strict=True))
         attrs = link(sum(rates), lat, "ocs-circuit", links=len(via))
         # each circuit holds a whole port: its fibre's lanes, not the sum's rounded up
         # (2 circuits of 28.125 GB/s are 2 x 3 lanes of 12.5 GB/s, not 5)
-        lanes = [min(graph.edges[u, o]["lanes"], graph.edges[v, o]["lanes"]) for o in via]
+        lanes = [min(a["lanes"], b["lanes"]) for a, b in ends]
         attrs["lanes"] = sum(lanes)
         attrs["via"] = ",".join(via)
         if len(set(rates)) > 1 or len(set(lanes)) > 1:
             # circuits of unequal ports: each one's, in via's order, for drop_circuits
             attrs["via_bandwidth"] = ",".join(map(repr, rates))
             attrs["via_lanes"] = ",".join(map(str, lanes))
-        attrs["optics"] = graph.edges[u, via[0]]["medium"]  # the GPU ports' optics (for BOM)
+        attrs["optics"] = optics   # the GPU ports' optics, both ends (for the BOM)
         out.add_edge(u, v, **attrs)
     used = set(planes)
     # the fibres stay in the ground whatever circuits the mirrors make: the bill of
@@ -441,6 +444,40 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         reconfiguration_time=max((graph.nodes[o]["reconfiguration_time"] for o in used),
                                  default=0.0))
     return validate(out, check_connected=check_connected)
+
+
+def _one_optics(u: Hashable, v: Hashable, via: Sequence[Hashable],
+                ends: Sequence[tuple[Mapping, Mapping]]) -> str:
+    """The one optical medium of the ports the circuits of the ``u``-``v`` pair hold at
+    both ends (``ends``: each circuit's fibre at ``u`` and at ``v``, through the OCS of
+    ``via``). An OCS passes light: a circuit is one optical link from a port of ``u`` to a
+    port of ``v``, and a link's two ends are one kind of optics here (the schema gives a
+    circuit edge one ``optics``, the bill of materials counts and prices it at both ends,
+    and no catalog figure says a co-packaged engine and a pluggable module, or bare fibre,
+    meet on one link); its rate is already the slower port's. Ends or circuits of a pair
+    on different media raise UserError naming them.
+
+    >>> a, b = {"medium": "co-packaged-optics"}, {"medium": "pluggable-optics"}
+    >>> _one_optics("g0", "g1", ["ocs0"], [(a, a)])
+    'co-packaged-optics'
+    >>> _one_optics("g0", "g1", ["ocs0"], [(a, b)])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: circuit 'g0'-'g1' through 'ocs0' joins a co-packaged-optics port of 'g0' to a pluggable-optics port of 'g1': an OCS circuit is one optical link, its two ends one kind of optics (the bill of materials counts and prices it so)
+    """
+    media = [(a["medium"], b["medium"]) for a, b in ends]
+    for o, (x, y) in zip(via, media, strict=True):
+        if x != y:
+            raise UserError(f"circuit {describe(u)}-{describe(v)} through {describe(o)} joins "
+                            f"a {x} port of {describe(u)} to a {y} port of {describe(v)}: an "
+                            f"OCS circuit is one optical link, its two ends one kind of "
+                            f"optics (the bill of materials counts and prices it so)")
+    kinds = sorted({x for x, _ in media})
+    if len(kinds) > 1:
+        raise UserError(f"circuits {describe(u)}-{describe(v)} hold ports of "
+                        f"{' and '.join(kinds)}: the parallel circuits of one GPU pair are "
+                        f"one edge of one optics (give the pair's ports one medium)")
+    return kinds[0]
 
 
 def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
