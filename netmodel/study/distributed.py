@@ -52,6 +52,9 @@ __all__ = ["CONNECT_TIMEOUT_S", "EXTRA", "TASKS_PER_SLOT", "Executor", "MapStats
 EXTRA = "pip install 'netmodel[distributed]'"
 #: Seconds to wait for a scheduler to answer and for its first worker.
 CONNECT_TIMEOUT_S = 10.0
+#: Most bytes a Dask scheduler's handshake announces (its first message: a few hundred
+#: bytes of versions and options); more, or nothing, is not a scheduler speaking.
+MAX_HANDSHAKE_BYTES = 1 << 20
 #: Tasks per worker thread that :meth:`Executor.chunks` aims at: enough for the load to
 #: balance and the progress bar to move, few enough that each task's scheduling round
 #: trip (milliseconds) stays small beside its work.
@@ -281,8 +284,12 @@ class Executor:
                 host, port = dd.comm.addressing.parse_host_port(loc)
                 if not 0 < port < 65536:
                     raise ValueError(f"port {port} is not 1 to 65535")
-                socket.create_connection((host, port), timeout=self.timeout).close()
+                with socket.create_connection((host, port), timeout=self.timeout) as probe:
+                    if scheme == "tcp":
+                        _check_handshake(probe, self.scheduler, self.timeout)
             client = dd.Client(self.scheduler, timeout=self.timeout, set_as_default=False)
+        except UserError:   # a ValueError, said as it is
+            raise
         except OSError as exc:
             raise UserError(f"{where}: {exc.strerror or _first_line(exc)}") from None
         except (TimeoutError, ValueError, TypeError) as exc:
@@ -412,6 +419,36 @@ class Executor:
         return (f"dask: {where} (ready in {self.start_s:.1f} s); {tasks} tasks in {wall:.1f} s,"
                 f" {busy:.1f} s of work in the cells; scheduling overhead "
                 f"{max(0.0, 1 - busy / held) if held else 0.0:.1%}")
+
+
+def _check_handshake(sock: socket.socket, address: str, timeout: float) -> None:
+    """Refuse a service at ``address`` that does not open as a Dask scheduler does: on a
+    connection a scheduler writes its handshake at once, 8 bytes (little-endian) giving the
+    length of what follows, then that. Another service (the dashboard's HTTP port 8787, a
+    proxy) writes nothing or other bytes, which dask's client read as a length: it waited
+    without end on an HTTP server, and where 8 bytes of text arrived it tried to allocate
+    exabytes (numpy's MemoryError, a traceback). Read with ``timeout``; an ``OSError`` from
+    the socket is the caller's to say."""
+    sock.settimeout(timeout)
+    head = b""
+    try:
+        while len(head) < 8:
+            chunk = sock.recv(8 - len(head))
+            if not chunk:
+                break
+            head += chunk
+    except TimeoutError:
+        pass
+    hint = ("is it the scheduler's address (tcp://HOST:8786 by default; 8787 is its "
+            "dashboard)?")
+    if len(head) < 8:
+        raise UserError(f"the service at {address!r} is not a Dask scheduler: it sent no "
+                        f"handshake ({len(head)} of 8 bytes in {timeout:g} s); {hint}")
+    n = int.from_bytes(head, "little")
+    if not 0 < n <= MAX_HANDSHAKE_BYTES:
+        raise UserError(f"the service at {address!r} is not a Dask scheduler: its first bytes "
+                        f"{head!r} announce a message of {n:,} bytes (a handshake is at most "
+                        f"{MAX_HANDSHAKE_BYTES:,}); {hint}")
 
 
 def _first_line(exc: BaseException) -> str:
