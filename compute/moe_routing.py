@@ -49,7 +49,7 @@ __all__ = ["MOE_ALL_TO_ALL", "expected_units_touched", "moe_comm", "node_dedup_t
 #: decode with the low-latency kernels (``"every copy"``, each of a token's ``k`` copies
 #: over RDMA; DeepEP README, "Low-latency kernels with pure RDMA"). Once a server needs a
 #: fabric that knows its servers: a collective model with ``moe_all_to_all_time``
-#: (``netmodel.study.fabric_search.ScenarioCollectives``); other models (the default ring
+#: (``netmodel.study.scenario_collectives.ScenarioCollectives``); other models (the default ring
 #: over the scale-up bandwidth, a function) cost every copy in both phases.
 MOE_ALL_TO_ALL = {"prefill": "once a server", "decode": "every copy"}
 

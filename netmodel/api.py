@@ -187,7 +187,7 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
 
     n = check_sizes(sizes, bounded=True, param="sizes")
     if isinstance(fabric, Scenario) or (isinstance(fabric, str) and is_scenario_ref(fabric)):
-        from netmodel.study.fabric_search import ScenarioCollectives
+        from netmodel.study.scenario_collectives import ScenarioCollectives
 
         if not is_whole(group) or isinstance(group, bool):
             raise UserError("on a scenario, group must be a size (instances are placed by "
@@ -219,7 +219,7 @@ def _comm_for(gpu: GpuSpec, scenario, comm):
     if scenario is not None and comm is not None:
         raise UserError("give scenario or comm, not both")
     if scenario is not None:
-        from netmodel.study.fabric_search import ScenarioCollectives
+        from netmodel.study.scenario_collectives import ScenarioCollectives
 
         return ScenarioCollectives(scenario)
     return as_comm(comm) if comm is not None else None

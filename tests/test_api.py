@@ -14,7 +14,7 @@ import netmodel
 from compute.errors import UserError
 from compute.hardware import derive_gpu, get_gpu
 from compute.models import get_model
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 
 ROOT = Path(__file__).resolve().parent.parent
 

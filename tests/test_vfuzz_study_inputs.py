@@ -142,7 +142,7 @@ def test_ocs_with_one_port_per_gpu_searches_instances_of_up_to_two(tmp_path):
 
 def test_ocs_with_one_port_refuses_a_larger_instance_in_one_line(tmp_path):
     from compute.errors import UserError
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
     from netmodel.study.scenario_fabric import build_fabric, instance_graph
 
     coll = ScenarioCollectives(str(_ocs_one_port(tmp_path)))

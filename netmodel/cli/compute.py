@@ -566,9 +566,9 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
 def _schedule_notes(comm) -> dict[str, str]:
     """compare's ``settings.not_computed`` note for a scenario whose ``instances = "all"``
     charge fell back to the lockstep past the schedule in time's budget
-    (:attr:`~netmodel.study.fabric_search.ScenarioCollectives.past_budget`), keyed as
+    (:attr:`~netmodel.study.scenario_collectives.ScenarioCollectives.past_budget`), keyed as
     compare keys it (``schedule of SCENARIO``); empty for anything else."""
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     return comm.schedule_notes() if isinstance(comm, ScenarioCollectives) else {}
 

@@ -597,7 +597,7 @@ class FabricCostModel:
         server (DeepEP's normal kernels, :mod:`netmodel.collectives.moe`; ``reach(units)``:
         the distinct units one token's experts sit on). compute asks it for its prefill
         dispatch and combine (:func:`compute.moe_routing.moe_comm`), as it asks a
-        scenario's (:meth:`netmodel.study.fabric_search.ScenarioCollectives.
+        scenario's (:meth:`netmodel.study.scenario_collectives.ScenarioCollectives.
         moe_all_to_all_time`): both are :func:`~netmodel.collectives.moe.
         once_a_server_time`, the faster of that way and every copy's
         :meth:`collective_time`, every copy's alone where the group's scale-up domains

@@ -97,7 +97,7 @@ def once_a_server_time(model, group: tuple[Hashable, ...], nbytes: np.ndarray, c
     them, raised again on every call.
 
     Both :meth:`~netmodel.collectives.model.FabricCostModel.moe_all_to_all_time` (``inf``
-    where cut) and :meth:`netmodel.study.fabric_search.ScenarioCollectives.
+    where cut) and :meth:`netmodel.study.scenario_collectives.ScenarioCollectives.
     moe_all_to_all_time` (an instance alone; one line of error where cut) are this."""
     sizes = domain_indices(model.graph, group)[1]
     if (sizes != sizes[0]).any() or sizes[0] == 1:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError
-from netmodel.study.fabric_search import ScenarioCollectives, once_a_server, size_ranges
+from netmodel.study.scenario_collectives import ScenarioCollectives, once_a_server, size_ranges
 
 if TYPE_CHECKING:
     from netmodel.study.placed_cost import PlacedInstance
@@ -81,7 +81,7 @@ class AdjustedComm:
         """The re-scored costs of an instance of ``gpus`` GPUs in pipeline stages of
         ``stage`` as placed (compute's
         optional ``for_instance``, :class:`~compute.comm.CollectiveCostModel`), as the
-        scenario's own (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.
+        scenario's own (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.
         for_instance`) costs it: a group of fewer GPUs on each slice of that many members
         placed unlike the earlier ones, each slice's candidate parts re-scored
         (:func:`adjusted_lines`, its per-hop slopes measured on the slice), the slowest
@@ -100,7 +100,7 @@ class AdjustedComm:
     def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
                             copies: int, reach) -> np.ndarray:
         """An MoE prefill all-to-all crossing the network once a server, as the
-        scenario's own (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.
+        scenario's own (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.
         moe_all_to_all_time`) costs it: :func:`netmodel.collectives.moe.once_a_server_time`
         on the instance's cost model with the links adjusted (its lines compiled on that
         graph, once per scale and per-hop latency), the faster of that way and every

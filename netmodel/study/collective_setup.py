@@ -2,7 +2,7 @@
 the command's own routing options, or a scenario's own collective model, the one `compare`,
 `infer --scenario`, `search --scenario` and :func:`netmodel.api.collective_time` charge.
 
-A scenario's model (:class:`~netmodel.study.fabric_search.ScenarioCollectives`) is its
+A scenario's model (:class:`~netmodel.study.scenario_collectives.ScenarioCollectives`) is its
 fabric with its ``[adjust]`` applied, on an OCS fabric the circuits its ``circuits`` and
 placement set for instances of each size, its calibration
 (:func:`~netmodel.study.scenario_fabric.scenario_calibration`: ``calibration`` and ``links``),
@@ -14,7 +14,7 @@ contiguous and algorithm auto unless told otherwise.
 >>> cal = s.describe()["calibration"]
 >>> s.placement, s.algorithm, cal["name"], cal["links"], cal["generation"], cal["nccl_release"]
 ('contiguous', 'auto', 'default', 'scale-up', 'hopper', '2.30')
->>> from netmodel.study.fabric_search import ScenarioCollectives
+>>> from netmodel.study.scenario_collectives import ScenarioCollectives
 >>> m = s.model(8)
 >>> m.cost("all-reduce", 2**26, m.group(8)).time == \\
 ...     float(ScenarioCollectives("lite-flat").collective_time("all-reduce", 2**26, 8))
@@ -151,7 +151,7 @@ class CollectiveSetup:
         """Seconds of ``op`` with every instance of ``size`` GPUs at once, each on its own
         (algorithm, protocol), the fastest for it alone or the tuner plugin's where it
         chooses, as compare charges a scenario whose ``instances = "all"``
-        (:class:`~netmodel.study.fabric_search.ScenarioCollectives`, the caller's
+        (:class:`~netmodel.study.scenario_collectives.ScenarioCollectives`, the caller's
         placement, algorithm and tuner in: an algorithm the caller names governs every op,
         as in :meth:`model`); None for a fabric or instances alone."""
         s = self.scenario
@@ -165,7 +165,7 @@ class CollectiveSetup:
                             f"instance at once (instances = all), costed as compare costs "
                             f"it, with every algorithm a candidate and seed 0; over it "
                             f"only {', '.join(taken[:-1])} and {taken[-1]} are taken")
-        from netmodel.study.fabric_search import ScenarioCollectives
+        from netmodel.study.scenario_collectives import ScenarioCollectives
 
         own = replace(s, placement=self.placement, algorithm=self.algorithm,
                       tuner=self.tuner)

@@ -50,8 +50,9 @@ if TYPE_CHECKING:
     from compute.hardware import GpuSpec
     from compute.models import ModelSpec
     from netmodel.study.distributed import Executor
-    from netmodel.study.fabric_search import FabricSearch, ScenarioCollectives
+    from netmodel.study.fabric_search import FabricSearch
     from netmodel.study.progress import ProgressLike
+    from netmodel.study.scenario_collectives import ScenarioCollectives
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow",
@@ -255,7 +256,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     With ``gpus``, the baseline scenario also runs with its own GPU (``h100-dgx`` stays on
     the H100 beside its copies on the other GPUs) and that row is the baseline.
     ``instances``: ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own
-    ``instances`` setting; see :mod:`netmodel.study.fabric_search`). ``collectives``: a dict
+    ``instances`` setting; see :mod:`netmodel.study.scenario_collectives`). ``collectives``: a dict
     ``{label: ScenarioCollectives}`` shared between calls, so a second comparison of the same
     scenarios (other options) routes nothing again. Every feasible row carries its power
     and cost (:func:`netmodel.study.cost.cost_summary`); with ``reliability`` also its
@@ -270,7 +271,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     the in-process run's. ``collectives`` is then filled only when given.
     """
     from netmodel.study.distributed import executor_for
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
     from netmodel.study.scenario_fabric import network_key, scenario_calibration
     from netmodel.study.search_options import check_fabric_options
 
@@ -364,7 +365,7 @@ class _CompareCell(NamedTuple):
     work: tuple
     settings: _CompareSettings
     ideal_cache: dict | None
-    #: :meth:`~netmodel.study.fabric_search.ScenarioCollectives.budget_mark` of
+    #: :meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.budget_mark` of
     #: ``collectives`` when the comparison began (None on Dask: fresh collectives)
     budget_mark: dict | None
 
@@ -372,7 +373,8 @@ class _CompareCell(NamedTuple):
 def _compare_cell(cell: _CompareCell) -> list[tuple]:
     """``[(FabricSearch, CompareRow without ratios, notes), ...]``, one per ``cell.work``
     item, in order (the body of :func:`run_compare`, a pure function of the cell)."""
-    from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+    from netmodel.study.fabric_search import fabric_search
+    from netmodel.study.scenario_collectives import ScenarioCollectives
     from netmodel.study.search_options import parallel_dimensions
 
     s, st = cell.scenario, cell.settings

@@ -287,7 +287,7 @@ def _best(scenario, model, phase, clock, parallelism="auto", slo=None, max_batch
     if clock == 1.0:
         return fabric_search(model, scenario, phase, **how).best
     from compute.power import gpu_at_clock
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     # the same search as at the nominal clock (compare's: expert and attention data
     # parallelism for a mixture of experts), the GPU's FLOP/s scaled; the fabric's

@@ -14,7 +14,7 @@ search itself (not read off a coarse sweep):
 Each evaluation is one SLO search with the fabric's collectives re-scored, not re-routed
 (:class:`~netmodel.study.adjusted_comm.AdjustedComm`): uniform link bandwidth scaling
 divides the link-bound parts of every candidate's line (its ``b`` and its pipeline fill,
-:meth:`~netmodel.study.fabric_search.ScenarioCollectives.parts`) by the factor exactly,
+:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.parts`) by the factor exactly,
 and a per-hop latency adds to each candidate's ``a`` a slope measured once per fabric (one
 more compilation; a test checks on every shipped fabric that the slope is constant, i.e.
 that re-scoring equals recompiling at other latencies). The search's batch range is capped
@@ -362,7 +362,7 @@ class _GridScorer:
     def ranges(self, scale: float) -> tuple[np.ndarray, np.ndarray] | None:
         """``(lo, hi)`` of every key's lines at ``scale``, padded as :attr:`parts` (lines
         that run at every size), or None where all run at every size (NCCL's send/recv
-        picks LL or Simple by size: :meth:`~netmodel.study.fabric_search.
+        picks LL or Simple by size: :meth:`~netmodel.study.scenario_collectives.
         ScenarioCollectives.part_ranges`)."""
         if scale not in self._ranges:
             got = [self.coll.part_ranges(op, size, scale) for op, size in self.keys]
@@ -481,7 +481,7 @@ def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float
     specs of the comparison's models that the catalog does not hold (from a model file or
     a HuggingFace config; rows name their model, and a name not given here is looked up
     in the catalog)."""
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     specs = {m.name: m for m in models}
 

@@ -1,66 +1,39 @@
 """Fabric-aware SLO search: compute's search with the collective costs of an instance placed
 on a scenario's fabric graph.
 
-For each (scenario, TP degree) the instance is placed once (the scenario's placement policy;
-on an optical circuit-switched fabric the circuits of every instance of that size are set
-first, see :func:`~netmodel.study.scenario_fabric.instance_graph`), and each collective's
-cost on it is compiled once into the linear candidates ``time = a + b * bytes`` of every
-valid (algorithm, protocol) (:class:`~netmodel.collectives.model.FabricCostModel`). Every
-later question, an array of message sizes over the whole batch grid of any model and
-phase, is then one numpy multiply-add and a minimum. :class:`ScenarioCollectives`
-implements compute's collective-cost protocol that way; :func:`fabric_search` runs the
-search with it. What the search accepts is checked in :mod:`netmodel.study.search_options`;
-the fabric and the graph an instance runs on are built in
-:mod:`netmodel.study.scenario_fabric`.
+:func:`fabric_search` runs compute's search for one model and phase with a scenario's
+collective costs (:class:`~netmodel.study.scenario_collectives.ScenarioCollectives`: the
+instance of each size placed once, each collective compiled once). What the search accepts
+is checked in :mod:`netmodel.study.search_options`; the fabric and the graph an instance
+runs on are built in :mod:`netmodel.study.scenario_fabric`.
 
 The best TP degree and batch therefore depend on the fabric: a TP-32 instance inside one
-switch costs less than one across leaves. By default instances are costed alone (each
-sits where the placement puts the first instance; other instances' traffic does not share
-its links). With the scenario's ``instances = "all"`` (or ``ScenarioCollectives(scenario,
-concurrent=True)``) every instance of the cluster runs the collective at the same time: for
-TP degree ``t`` the fabric is cut into ``floor(GPUs / t)`` instances by the placement
-policy, links are shared fairly, and the collective takes the slowest instance's time,
-each instance running its own (algorithm, protocol), the fastest for it alone (under the
-scenario's ``tuner`` plugin, the plugin's pair where it chooses one the instance can run),
-as NCCL's communicators tune apart and as ``collective --all-groups`` charges it
-(:func:`~netmodel.collectives.concurrent.concurrent_own`, compiled once per (op, t), its
-instances of one shape kept once; a size array then costs each choice's least line alone
-and together, and where instances choose different algorithms, their steps routed
-together by :func:`~netmodel.collectives.concurrent.concurrent_cost`).
+switch costs less than one across leaves. By default each instance is costed alone; with
+the scenario's ``instances = "all"`` every instance of the cluster runs its collectives at
+the same time (see :mod:`netmodel.study.scenario_collectives`), and the best is the
+configuration with the most tokens/s/SM over every SM of the cluster, stranded GPUs
+included (:meth:`FabricSearch.charged`).
 
 >>> r = fabric_search("Llama-3-70B", "lite-flat", "decode")
 >>> r.best.tp in (8, 16, 32) and r.best.feasible, r.reconfiguration_s
 (True, 0.0)
->>> c = ScenarioCollectives("lite-flat")
->>> float(c.collective_time("all-reduce", 1e6, 1))
-0.0
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compute.errors import UserError, known
 from compute.models import get_model
 from compute.phases import Slo
 from compute.roofline import check_skew, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
-from compute.validate import describe, is_whole
-from netmodel.collectives.tuner_plugin import NO_TUNER
-from netmodel.study.placed_cost import PlacedInstance
-from netmodel.study.scenario_fabric import (
-    build_fabric,
-    network_key,
-    ocs_ports,
-    scenario_calibration,
-    scenario_model,
-)
+from netmodel.study.scenario_collectives import ScenarioCollectives
+from netmodel.study.scenario_fabric import ocs_ports
 from netmodel.study.scenarios import Scenario, get_scenario
 from netmodel.study.search_options import parallel_dimensions
 
@@ -71,414 +44,10 @@ if TYPE_CHECKING:
     from compute.phases import Workload
     from compute.results import InferenceResult, SearchResult
     from compute.roofline_options import RooflineOptions
-    from netmodel.collectives.calibration import Calibration
-    from netmodel.collectives.model import FabricCostModel
 
-__all__ = ["FabricSearch", "ScenarioCollectives", "fabric_search", "instance_cap", "size_ranges"]
-
-
-#: Compiled collective costs by network (:func:`network_key`): a comparison of five Lite
-#: variants on one fabric routes it twice, not five times.
-_SHARED: dict = {}
-_SHARED_MAX = 256
-
-
-def schedule_note(past: Sequence[tuple[str, int]]) -> str:
-    """Words for :attr:`ScenarioCollectives.past_budget`."""
-    return ("instances = all: where the instances ran different algorithms ("
-            + ", ".join(f"{op} on {size} GPUs" for op, size in past)
-            + "), working out their schedule in time passed its budget: charged in lockstep "
-            "(collective --all-groups: 'lockstep (past the schedule's budget)'), no bound "
-            "of the schedule in time either way")
-
-
-def _shared(key: Hashable, make: Callable[[], dict]) -> dict:
-    """The process-wide cache of ``key`` (:data:`_SHARED`, oldest dropped past
-    :data:`_SHARED_MAX`), made by ``make`` on first use."""
-    hit = _SHARED.get(key)
-    if hit is None:
-        hit = _SHARED[key] = make()
-        while len(_SHARED) > _SHARED_MAX:
-            _SHARED.pop(next(iter(_SHARED)))
-    return hit
-
-
-class ScenarioCollectives:
-    """compute's collective-cost protocol for one scenario (see the module docstring).
-
-    ``collective_time(op, nbytes, group_size)``: seconds for an instance of ``group_size``
-    GPUs placed on the scenario's fabric, elementwise over ``nbytes``. An instance the fabric
-    cuts apart raises :class:`~compute.errors.UserError`. ``concurrent``: None follows the
-    scenario's ``instances``; True (``"all"``) or False (``"alone"``) overrides it, and
-    :attr:`scenario` then carries the override. ``scope``: what the scenario's algorithm
-    governs (:class:`~netmodel.collectives.model.FabricCostModel`'s): ``"collectives"``
-    (a scenario's own, as NCCL_ALGO: all-to-all and send-recv choose as auto where it has
-    none), or ``"every-op"`` for an algorithm a caller names
-    (:meth:`~netmodel.study.collective_setup.CollectiveSetup.at_once_time`).
-    ``calibration``: the collective model's parameters (None: the scenario's own,
-    :func:`~netmodel.study.scenario_fabric.scenario_calibration`; a caller's, such as
-    ``collective --scenario --nccl-release``'s, keys the shared caches by itself).
-    """
-
-    def __init__(self, scenario: str | Scenario, concurrent: bool | None = None, *,
-                 scope: str = "collectives", calibration: Calibration | None = None):
-        from netmodel.collectives.model import SCOPES
-
-        if not isinstance(scope, str) or scope not in SCOPES:
-            raise UserError(f"scope must be one of {known(SCOPES)}, got {describe(scope)}")
-        self.scope = scope
-        scenario = get_scenario(scenario)
-        if concurrent is not None:
-            scenario = scenario.with_instances("all" if concurrent else "alone")
-        self.scenario = scenario
-        self.concurrent = scenario.instances == "all"
-        #: how many charges of each (op, instance GPUs) fell back past the budget
-        self._past_budget: dict[tuple[str, int], int] = {}
-        self.graph = build_fabric(self.scenario)
-        self.gpus = int(self.graph.graph["gpus"])
-        if calibration is not None:   # a caller's (an int raised AttributeError later)
-            from compute.validate import of_type
-            from netmodel.collectives.calibration import Calibration
-
-            of_type("calibration", calibration, Calibration, "scenario_calibration(scenario)")
-        self.calibration = scenario_calibration(self.scenario) if calibration is None \
-            else calibration
-        # scenarios whose networks are the same (GPU types differing only off the network,
-        # as Lite and Lite+MemBW do) share their compiled costs
-        # (the scope is part of what the costs depend on where it is not the scenario's)
-        tail = "" if scope == "collectives" else f" scope {scope}"
-        key = network_key(self.scenario, self.calibration) + tail
-        # the cost models (routers, compiled steps) do not depend on ``instances``: the
-        # instances alone and all at once share them, and only their linear candidates
-        # differ
-        models = _shared(network_key(self.scenario.with_instances("alone"),
-                                     self.calibration) + tail
-                         if self.concurrent else key, dict)
-        self._models, self._linear = models, _shared(("linear", key), dict)
-        #: :meth:`for_instance`'s costings, by instance GPUs
-        self._placed: dict = {}
-        #: their instances' costings (``("comm", gpus)``) and the cost models of the slices
-        #: they re-set circuits for (OCS, by problem), shared as the compiled costs are
-        self._slices = _shared(("placed", key), dict)
-
-    def __repr__(self) -> str:
-        extra = (", concurrent=True" if self.concurrent else "") + (
-            "" if self.scope == "collectives" else f", scope={self.scope!r}")
-        return f"ScenarioCollectives({self.scenario.label!r}{extra})"
-
-    def model(self, size: int) -> FabricCostModel:
-        """The :class:`~netmodel.collectives.model.FabricCostModel` instances of ``size``
-        GPUs are costed with (one per size on a circuit-switched fabric, else shared)."""
-        key = size if self.scenario.is_ocs else 0
-        hit = self._models.get(key)
-        if hit is None:
-            if size > self.gpus:
-                raise UserError(f"an instance of {size} GPUs does not fit scenario "
-                                f"{self.scenario.label!r} ({self.gpus} GPUs)")
-            hit = scenario_model(self.scenario, self.graph, size, self.calibration,
-                                 scope=self.scope)
-            self._models[key] = hit
-        return hit
-
-    def seed_model(self, size: int, make: Callable[[], FabricCostModel]) -> bool:
-        """Give instances of ``size`` GPUs the cost model ``make()`` (a
-        :class:`~netmodel.collectives.model.FabricCostModel`) where none is kept yet;
-        returns whether it was given. For a caller holding the graph already built and
-        checked (:func:`~netmodel.study.adjusted_comm.hop_latency_slopes`: another
-        scenario's with a per-hop latency added), which :meth:`model` would build again."""
-        key = size if self.scenario.is_ocs else 0
-        if key in self._models:
-            return False
-        self._models[key] = make()
-        return True
-
-    def group(self, size: int) -> tuple:
-        """The GPU nodes of the instance of ``size`` GPUs."""
-        return self.model(size).group(int(size))
-
-    def reconfiguration_time(self, size: int) -> float:
-        """Seconds to set the circuits of an instance of ``size`` GPUs (0 without OCS);
-        paid once per re-provisioning, not per token."""
-        if not self.scenario.is_ocs or size < 2:
-            return 0.0
-        return float(self.model(size).graph.graph.get("reconfiguration_time", 0.0))
-
-    def instances(self, size: int) -> tuple:
-        """The instances of ``size`` GPUs whose collectives run together: all
-        ``floor(GPUs / size)`` of the placement with ``instances = "all"``, else the
-        first one only."""
-        m = self.model(size)
-        if not self.concurrent:
-            return (m.group(int(size)),)
-        key = ("instances", int(size))   # asked per configuration by _packed_best
-        hit = self._linear.get(key)
-        if hit is None:
-            from netmodel.collectives.placement import partition
-
-            hit = self._linear[key] = tuple(partition(m.graph, int(size), m.placement,
-                                                      seed=m.seed, gpus=m.router.gpu_list))
-        return hit
-
-    def linear(self, op: str, size: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(a, b)``: the candidates' ``time = a + b * bytes`` of an instance alone
-        (compiled once per op, size), shape ``(C,)``; the sizes each runs at (NCCL's
-        send/recv: LL or Simple by size) kept beside them for :meth:`collective_time`."""
-        key = (op, int(size))
-        hit = self._linear.get(key)
-        if hit is None:
-            from netmodel.collectives.model import candidate_lines
-
-            m = self.model(size)
-            with self.refusals(op, size):
-                a, b, lo, hi = candidate_lines(m, m.candidates(op, m.group(int(size))))
-            hit = self._linear[key] = (a, b)
-            self._linear[("ranges", op, int(size))] = (lo, hi)
-        return hit
-
-    def own(self, op: str, size: int):
-        """Every instance at once, each on its own (algorithm, protocol), the fastest for it
-        alone or its tuner plugin's where the plugin chooses
-        (:func:`~netmodel.collectives.concurrent.concurrent_own`, compiled once per
-        op, size, as ``collective --all-groups`` charges it), which :meth:`collective_time`
-        costs by :func:`~netmodel.collectives.concurrent.concurrent_own_makespan`."""
-        key = ("own", op, int(size))
-        hit = self._linear.get(key)
-        if hit is None:
-            from netmodel.collectives.concurrent import concurrent_own
-
-            with self.refusals(op, size):
-                hit = concurrent_own(self.model(size), self.instances(size), op)
-            self._linear[key] = hit
-        return hit
-
-    def refusals(self, op: str, size: int):
-        """A context in which ``op`` on an instance of ``size`` GPUs is costed: an instance
-        cut apart by the fabric is refused as one line naming the scenario, and an op the
-        scenario's own algorithm does not implement is refused at once, in one naming it
-        (the compare's own charges and :mod:`netmodel.study.topology_compare` use it)."""
-        from netmodel.collectives.algorithms import ALGORITHMS, SEND_RECV_OPS, algorithms_for
-
-        algorithm = self.scenario.algorithm
-        if algorithm != "auto" and op not in ALGORITHMS[algorithm] and \
-                op not in SEND_RECV_OPS:
-            raise UserError(f"scenario {self.scenario.label!r} runs every collective with "
-                            f"algorithm {algorithm!r}, which has no {op} (algorithms for "
-                            f"it: {known(algorithms_for(op))}); to cost it, give the "
-                            f"scenario's [collective] algorithm = \"auto\" (the fastest "
-                            f"valid one per op and size)")
-        return _whole(self.scenario.label, op, size)
-
-    def parts(self, op: str, size: int) -> tuple[np.ndarray, ...]:
-        """``(a_fixed, a_fill, b_link, b_reduce, b_least)`` of each candidate line
-        (instances alone; :meth:`~netmodel.collectives.model.FabricCostModel.
-        candidate_parts`): ``a = a_fixed + a_fill`` and ``b = max(b_link, b_least) +
-        b_reduce``; the pipeline fill ``a_fill`` and ``b_link`` are bound by link bandwidth
-        (they scale as 1/k when every link's bandwidth is multiplied by k), ``a_fixed`` by
-        latency, ``b_reduce`` by the GPUs' reduction rate, ``b_least`` by NCCL's tree
-        channel cap (0 where none). Compiled once per (op, size)."""
-        if self.concurrent:
-            raise UserError("parts() costs instances alone; this scenario runs all at once")
-        key = ("parts", op, int(size))
-        hit = self._linear.get(key)
-        if hit is None:
-            m = self.model(size)
-            with self.refusals(op, size):
-                hit = m.candidate_parts(op, m.group(int(size)))
-            self._linear[key] = hit
-        return hit
-
-    def part_ranges(self, op: str, size: int, scale: float = 1.0
-                    ) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
-        """``(lo, hi)``: each line of :meth:`parts` (same order) runs at the sizes ``lo <
-        n <= hi`` with every link's bandwidth times ``scale`` (NCCL's send/recv picks LL or
-        Simple by size, its channels from the links' rate:
-        :meth:`~netmodel.collectives.cost.CompiledCollective.size_range`); ``(None,
-        None)`` where every line runs at every size."""
-        self.parts(op, size)   # refuses what parts refuses
-        m = self.model(size)
-        return size_ranges(m, m.group(int(size)), op, scale)
-
-    def collective_time(self, op: str, nbytes: float | np.ndarray,
-                        group_size: int) -> np.ndarray:
-        from compute.comm import check_group_size, check_nbytes, check_op
-
-        check_op(op)
-        n = np.asarray(check_nbytes(nbytes), dtype=float)
-        p = check_group_size(group_size)
-        if p == 1:
-            return np.zeros_like(n)
-        if self.concurrent:   # every instance at once, each on its own choice
-            from netmodel.collectives.concurrent import concurrent_own_makespan
-            from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET
-
-            said: list = []
-            t = concurrent_own_makespan(self.model(p), op, self.own(op, p), n, said)
-            if LOCKSTEP_BUDGET in said:
-                key = (op, int(p))
-                self._past_budget[key] = self._past_budget.get(key, 0) + 1
-        elif self.scenario.tuner != NO_TUNER \
-                and self.scenario.algorithm == "auto":
-            # the tuner's choice, not the fastest line: the model's own costing (after the
-            # lines' refusals: an instance cut apart, an op the algorithm lacks)
-            self.linear(op, p)
-            t = self.model(p).collective_time(op, n, p)
-        else:
-            from netmodel.collectives.cost import lines_time
-
-            a, b = self.linear(op, p)
-            t = lines_time(a, b, *self._linear[("ranges", op, int(p))], n)
-        return np.where(n > 0, t, 0.0)
-
-    def for_instance(self, gpus: int, stage: int) -> PlacedInstance | ScenarioCollectives:
-        """The collective costs of an instance of ``gpus`` GPUs (``tp x pp``) in pipeline
-        stages of ``stage`` GPUs (``tp``) as placed (compute's optional ``for_instance``,
-        :class:`~compute.comm.CollectiveCostModel`):
-        a group of fewer GPUs (a pipeline stage's TP group, an attention group) runs on
-        each consecutive slice of that many of the instance's members (:meth:`group`),
-        the slowest slice setting the time, as the blast radius re-costs an instance
-        (:func:`~netmodel.study.placed_cost.placed_comm`), not on the first GPUs only:
-        the stages placed further along may straddle servers. Slices placed as an earlier
-        one (:func:`~netmodel.study.placed_alike.placed_alike`) are costed once, and
-        where every slice is placed as the first GPUs the time is
-        :meth:`collective_time`'s. A stage boundary's send-recv (a group of 2) runs on
-        the pairs across the boundary, member ``i`` of a stage to member ``i`` of the
-        next (``stage`` apart), the slowest pair's time (each pair costed alone: the
-        ``stage`` pairs of a boundary send at once, and links they share are not charged
-        for it); where the first pair is placed as the scenario's group of 2 (:meth:`group`,
-        :func:`~netmodel.study.placed_alike.placed_alike`) and no other pair unlike it,
-        :meth:`collective_time`'s. A group of the instance's size is
-        :meth:`collective_time`'s. With every instance at once (``instances = "all"``)
-        this is ``self`` (groups costed as every instance's). ``gpus`` a whole number >=
-        1 and ``stage`` one of its divisors, else :class:`~compute.errors.UserError`.
-        Returns a :class:`~netmodel.study.placed_cost.PlacedInstance`, made once per
-        ``(gpus, stage)``, or ``self``.
-
-        >>> coll = ScenarioCollectives("h100-dgx")
-        >>> coll.for_instance(16, 3)
-        Traceback (most recent call last):
-        ...
-        compute.errors.UserError: stage must be a whole number of GPUs that divides gpus (16), got 3
-        """
-        if not (is_whole(gpus) and gpus >= 1):
-            raise UserError(f"gpus must be a whole number of GPUs >= 1, got {describe(gpus)}")
-        if not (is_whole(stage) and 1 <= stage <= gpus and gpus % stage == 0):
-            raise UserError(f"stage must be a whole number of GPUs that divides gpus "
-                            f"({int(gpus):,}), got {describe(stage)}")
-        if self.concurrent:
-            return self
-        key = (int(gpus), int(stage))
-        hit = self._placed.get(key)
-        if hit is None:
-            hit = self._placed[key] = PlacedInstance(self, *key, memo=self._slices)
-        return hit
-
-    @property
-    def past_budget(self) -> list[tuple[str, int]]:
-        """``(op, instance GPUs)`` of every charge of :meth:`collective_time` so far
-        where the instances ran different algorithms and working out their schedule in
-        time passed its budget: charged in lockstep
-        (:data:`~netmodel.collectives.concurrent_time.LOCKSTEP_BUDGET`, as ``collective
-        --all-groups`` says), which is no bound of the schedule in time either way."""
-        return self.past_budget_since()
-
-    def budget_mark(self) -> dict[tuple[str, int], int]:
-        """Where :attr:`past_budget` stands now, for :meth:`past_budget_since`."""
-        return dict(self._past_budget)
-
-    def past_budget_since(self, mark: dict[tuple[str, int], int] | None = None
-                          ) -> list[tuple[str, int]]:
-        """:attr:`past_budget` of the charges made since :meth:`budget_mark` gave ``mark``
-        (None: since the start), so that a comparison given collectives an earlier one used
-        says only what its own searches were charged."""
-        mark = mark or {}
-        return sorted(k for k, c in self._past_budget.items() if c > mark.get(k, 0))
-
-    def schedule_notes(self, mark: dict[tuple[str, int], int] | None = None,
-                       at: str = "") -> dict[str, str]:
-        """The note every command gives (``settings.not_computed`` / a ``note:`` line) for
-        the charges since ``mark`` (:meth:`past_budget_since`) that fell back past the
-        schedule's budget: ``{"schedule of SCENARIO" + at: words}``, empty where none did
-        (or the instances run alone)."""
-        past = self.past_budget_since(mark) if self.concurrent else []
-        return {f"schedule of {self.scenario.label}{at}": schedule_note(past)} if past else {}
-
-    def moe_all_to_all_time(self, nbytes: float | np.ndarray, group_size: int,
-                            copies: int, reach) -> np.ndarray:
-        """Seconds for an MoE all-to-all of ``nbytes`` a GPU (``copies`` copies of each
-        token, the send buffer of one copy per expert) among ``group_size`` GPUs when it
-        crosses the network once a server (DeepEP's normal kernels:
-        :mod:`netmodel.collectives.moe`); ``reach(units)``: the expected distinct units
-        (servers, GPUs) one token's experts sit on. compute asks it where its prefill
-        dispatch and combine run that way (:func:`compute.moe_routing.moe_comm`).
-
-        The time is :func:`netmodel.collectives.moe.once_a_server_time` on the instance's
-        cost model, as a fabric's (:meth:`~netmodel.collectives.model.FabricCostModel.
-        moe_all_to_all_time`): the smaller of that way's and every copy's
-        (:meth:`collective_time` of ``"all-to-all"``), which is taken alone with every
-        instance at once (``instances = "all"``; the shared fabric is costed for plain
-        all-to-alls only), where the group's scale-up domains differ in size and where
-        each GPU is its own (the same traffic)."""
-        from compute.comm import check_group_size, check_nbytes
-
-        n = np.asarray(check_nbytes(nbytes), dtype=float)
-        p = check_group_size(group_size)
-        if p == 1:
-            return np.zeros_like(n)
-
-        if self.concurrent:
-            return self.collective_time("all-to-all", n, p)
-        return once_a_server(self, self.model(p), self.scenario.label, n, p, copies, reach)
-
-
-
-def size_ranges(model, members: Sequence[Hashable], op: str, scale: float = 1.0
-                ) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
-    """``(lo, hi)``: each candidate line of ``op`` on ``members`` on ``model`` (in
-    :meth:`~netmodel.collectives.model.FabricCostModel.candidates`' order) runs at the
-    sizes ``lo < n <= hi`` with every link's bandwidth times ``scale`` (NCCL's send/recv
-    picks LL or Simple by size, its channels from the links' rate:
-    :meth:`~netmodel.collectives.cost.CompiledCollective.size_range`); ``(None, None)``
-    where every line runs at every size: :meth:`ScenarioCollectives.part_ranges` of the
-    scenario's group, and the re-scoring of each slice
-    (:class:`~netmodel.study.adjusted_comm.AdjustedComm`)."""
-    from netmodel.collectives.cost import SEND_RECV
-
-    cal = model.calibration
-    if cal.p2p_ll_threshold <= 0 or not any(o == op for o, _ in SEND_RECV):
-        return None, None
-    r = [c[4].size_range(c[1], cal, scale) for c in model.candidates(op, members)]
-    lo = np.array([x[0] for x in r], dtype=float)
-    hi = np.array([x[1] for x in r], dtype=float)
-    return (lo, hi) if (lo > 0).any() or (hi < np.inf).any() else (None, None)
-
-
-def once_a_server(comm, model, label: str, n: np.ndarray, p: int, copies: int,
-                  reach) -> np.ndarray:
-    """:func:`netmodel.collectives.moe.once_a_server_time` on ``model`` (instances of ``p``
-    GPUs) against every copy's all-to-all by ``comm.collective_time``, one line naming the
-    scenario ``label`` where an instance is cut apart: the scenario's own comm
-    (:class:`ScenarioCollectives`) and the crossovers' re-scoring one
-    (:class:`~netmodel.study.adjusted_comm.AdjustedComm`) both cost it so."""
-    from netmodel.collectives.moe import once_a_server_time
-
-    def every() -> np.ndarray:
-        return comm.collective_time("all-to-all", n, p)
-
-    with _whole(label, "all-to-all", p):
-        return once_a_server_time(model, model.group(p), n, copies, reach, every)
-
-
-@contextmanager
-def _whole(label: str, op: str, size: int):
-    """An instance of ``size`` GPUs of scenario ``label`` cut apart by the fabric
-    (:class:`~netmodel.collectives.cost.GroupCut`), as one line naming the scenario."""
-    from netmodel.collectives.cost import GroupCut
-
-    try:
-        yield
-    except GroupCut as exc:
-        raise UserError(f"scenario {label!r}: an instance of {size} GPUs is cut apart "
-                        f"({exc}); no {op} can run on it") from None
+#: ``ScenarioCollectives`` stays importable from here, where docs/api.md named it before it
+#: had a module of its own (:mod:`netmodel.study.scenario_collectives`)
+__all__ = ["FabricSearch", "ScenarioCollectives", "fabric_search", "instance_cap"]
 
 
 @dataclass(frozen=True, eq=False)

@@ -8,7 +8,7 @@ boundary's send-recv on the pairs across the boundary; slices placed alike
 (:func:`~netmodel.study.placed_alike.placed_alike`) are costed once.
 
 The healthy search costs an instance so (:class:`PlacedInstance`, made by
-:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`), the blast radius
+:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.for_instance`), the blast radius
 re-costs one on a degraded fabric so (:func:`placed_comm`, asked by
 :class:`~netmodel.study.instance_cost.InstanceCosting`), and the crossovers re-score it
 with the links adjusted (:class:`~netmodel.study.adjusted_comm.PlacedAdjusted`, through
@@ -41,7 +41,7 @@ def stage_boundary(op: str, p: int, stage: int | None, gpus: int) -> bool:
     pipeline stages of ``stage`` (None: no stages) is a stage boundary's send-recv, costed
     on the boundaries' pairs (:meth:`GroupComm.pairs`): a send-recv of 2 where there is
     more than one stage. The rule of :class:`GroupComm` and of
-    :meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`.
+    :meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.for_instance`.
 
     >>> stage_boundary("send-recv", 2, 4, 8), stage_boundary("send-recv", 2, 8, 8)
     (True, False)
@@ -62,7 +62,7 @@ class GroupComm:
     attention group's all-reduce under attention data parallelism, a stage's under
     pipeline parallelism) runs on each consecutive slice of that many members at once, as
     the healthy search costs such a group
-    (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`): the slowest
+    (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.for_instance`): the slowest
     slice sets the time, each slice taking its own best algorithm. With ``stage`` (the
     GPUs of one pipeline stage, ``tp``; the members stage after stage) a ``send-recv``
     (group size 2, a stage boundary's) runs on the pairs that carry it, member ``i`` of a
@@ -130,7 +130,7 @@ class GroupComm:
         """Seconds of ``op`` on ``members`` (one communicator) on ``model`` at the sizes
         ``n``: the fastest candidate's, or the model's tuner plugin's choice where it
         chooses (as the healthy costing,
-        :meth:`~netmodel.study.fabric_search.ScenarioCollectives.collective_time`, takes
+        :meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.collective_time`, takes
         it); a group cut apart raises :class:`InstanceCut`."""
         from netmodel.collectives.cost import GroupCut, lines_time
         from netmodel.collectives.model import candidate_lines
@@ -215,7 +215,7 @@ class GroupComm:
                             copies: int, reach) -> np.ndarray:
         """An MoE all-to-all crossing the network once a server (DeepEP's normal kernels),
         as the healthy costing charges a prefill's dispatch and combine
-        (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.moe_all_to_all_time`,
+        (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.moe_all_to_all_time`,
         :func:`compute.moe_routing.moe_comm`): the faster of that way and every copy's
         (:meth:`collective_time`), per slice of ``group_size`` members, the slowest
         slice's."""
@@ -245,7 +245,7 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
     """The collective costs of the instance ``orig`` (costed as ``members`` on ``fm``) on
     ``graph`` (the physical fabric: a cell, maybe degraded), as the blast radius re-costs it
     and the healthy search costs a group smaller than its instance
-    (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`): a collective
+    (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.for_instance`): a collective
     of fewer GPUs than the instance runs on each consecutive slice of that many members,
     the slowest slice's time; on an OCS fabric on circuits re-set for each slice (as the
     healthy costing sets an instance's circuits for each group size,
@@ -320,7 +320,7 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
 class PlacedInstance:
     """compute's collective-cost protocol for one instance of ``gpus`` GPUs in pipeline
     stages of ``stage`` as placed on a scenario's fabric
-    (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance` makes it):
+    (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.for_instance` makes it):
     where a group of fewer GPUs than the instance is placed as the scenario's own group of
     that size, it costs what the scenario charges (:meth:`as_scenario`); elsewhere on each
     of the groups it runs on (:meth:`groups`: slices, or a stage boundary's pairs), the
@@ -363,7 +363,7 @@ class PlacedInstance:
 
     def as_scenario(self, op: str, p: int) -> bool:
         """Whether ``op`` on groups of ``p`` costs what the scenario's own
-        :meth:`~netmodel.study.fabric_search.ScenarioCollectives.collective_time`
+        :meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.collective_time`
         (``moe_all_to_all_time`` for an MoE all-to-all) charges: a group of 1 or of the
         whole instance, or every slice (every boundary pair, for a stage boundary's
         send-recv) placed as the scenario's group of that size (:meth:`as_first`,

@@ -372,7 +372,7 @@ class Cluster:
         batch; it then serves at the largest batch that meets it (None: at none, so it
         serves nothing). Instances of one shape (:meth:`_shape`) are costed once, the
         first one too, as a failure's re-costing costs it (the search costs it so as
-        well: :meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`), so
+        well: :meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.for_instance`), so
         that a failure is charged only what it takes."""
         by: dict = {}
         out = []
@@ -889,7 +889,8 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     the scenario's fabric (up to :data:`~netmodel.study.reliability_fabric.MAX_GPUS`), or
     the fabric alone is over that (refused once it is built, before the search).
     """
-    from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+    from netmodel.study.fabric_search import fabric_search
+    from netmodel.study.scenario_collectives import ScenarioCollectives
     from netmodel.study.scenario_fabric import build_fabric, scenario_calibration
 
     with fabric_cap():   # a scenario file's fabric file is read under it too

@@ -4,7 +4,7 @@ them for a workload.
 
 **The pools.** Each pool runs its own best configuration: compute's SLO search
 (:func:`compute.search.search`) of its phase, on the scenario's fabric
-(:class:`~netmodel.study.fabric_search.ScenarioCollectives`), optionally on its own GPU type
+(:class:`~netmodel.study.scenario_collectives.ScenarioCollectives`), optionally on its own GPU type
 (``prefill_gpu``, ``decode_gpu``: the scenario swapped to that GPU, as Splitwise's
 heterogeneous clusters). The search space is TP x PP x EP x attention DP by default
 (``dimensions="all"``; ``"tp"``: plain tensor parallelism), one instance of each pool fitting
@@ -94,7 +94,7 @@ if TYPE_CHECKING:
     from compute.hardware import GpuSpec
     from compute.models import ModelSpec
     from compute.results import InferenceResult
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["DIMENSIONS", "SPLITWISE", "WORKLOADS", "ServingResult", "ServingWorkload",
@@ -425,10 +425,11 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         The pools' search space (see :func:`_space`); ``tp``, ``pp``, ``ep``,
         ``attention_dp``, ``expert_skew`` and ``max_batch`` are passed to the search.
     collectives : dict, optional
-        A cache of :class:`~netmodel.study.fabric_search.ScenarioCollectives` by scenario
+        A cache of :class:`~netmodel.study.scenario_collectives.ScenarioCollectives` by scenario
         label, reused across calls.
     """
-    from netmodel.study.fabric_search import ScenarioCollectives, instance_cap
+    from netmodel.study.fabric_search import instance_cap
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     model = get_model(model)
     scen = get_scenario(scenario)

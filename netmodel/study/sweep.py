@@ -819,7 +819,7 @@ def _collectives(point, cache: dict):
     mixture of experts' prefill all-to-all once a server on the adjusted links, as
     ``compare`` and ``search --scenario`` do); else the point's own collectives and None."""
     from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     if point.instances != "alone":
         return ScenarioCollectives(point), None

@@ -22,7 +22,7 @@ format per row, the unit in the row's name.
   (:class:`~netmodel.collectives.model.FabricCostModel`, compiled once per fabric); busbw
   as nccl-tests defines it, ``algbw x 2(n-1)/n``. A scenario is costed with its own
   collective model, the one ``collective --scenario``, compare and the study charge
-  (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.model`: its calibration,
+  (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.model`: its calibration,
   placement, algorithm, ``[adjust]`` and circuits; the group alone where its instances
   run all at once), so the same group and size get the same seconds; any other fabric the
   shipped default calibration. An optical circuit-switched fabric without circuits gets,
@@ -148,7 +148,7 @@ def _collective_graph(fab: Fabric, size: int) -> tuple[nx.Graph, str]:
 def _cost_model(fab: Fabric, size: int):
     """``(model, note, guard)``: the cost model the group's all-reduce is costed with. A
     scenario's is its own collective model, the one compare, the study and ``collective
-    --scenario`` charge (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.model`:
+    --scenario`` charge (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.model`:
     its calibration, placement, algorithm, ``[adjust]`` and circuits), shared with them in
     the process, and ``guard`` refuses, as compare does, in a line naming the scenario, an
     algorithm of it without an all-reduce; any other fabric is costed with the shipped
@@ -159,7 +159,7 @@ def _cost_model(fab: Fabric, size: int):
 
     s = fab.scenario
     if s is not None:
-        from netmodel.study.fabric_search import ScenarioCollectives
+        from netmodel.study.scenario_collectives import ScenarioCollectives
 
         c = ScenarioCollectives(s)
         model = c.model(size)

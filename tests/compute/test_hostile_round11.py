@@ -155,7 +155,7 @@ def _comm(name):
     if name is None:
         return None
     if name not in _COMMS:
-        from netmodel.study.fabric_search import ScenarioCollectives
+        from netmodel.study.scenario_collectives import ScenarioCollectives
         _COMMS[name] = ScenarioCollectives(name)
     return _COMMS[name]
 

@@ -36,7 +36,7 @@ def rows():
 
 @pytest.fixture(scope="module")
 def dgx():
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     return ScenarioCollectives("h100-dgx")
 

@@ -12,7 +12,7 @@ from compute.profile_fit import fit_profile, leave_one_out, predict, roofline
 from compute.profiles import PARAMETERS, get_profile, read_measurements, read_profile
 from compute.roofline_options import RooflineOptions
 from netmodel.cli import main as cli_main
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from tests.netmodel.cli_helpers import one_line_error
 
 REFERENCE_FILE = "inference_vllm_llama2_70b_dgx_h100.csv"

@@ -298,7 +298,7 @@ def test_infer_search_and_compare_cost_collectives_alike(model, phase):
     """The same configuration (model, GPU, TP, batch, phase) gets the same collective times
     from compare, search --scenario (its best) and infer --scenario."""
     from netmodel import api
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     cmp = api.compare([model], ["h100-dgx"], [phase])
     row, best_cmp = cmp.rows[0], cmp.searches[0].best

@@ -113,7 +113,7 @@ def test_every_instance_at_once_takes_the_release_and_buffer(option, key, group,
     equals compare's cost of the scenario that sets the same key."""
     from dataclasses import replace
 
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     s = get_scenario("h100-dgx@B200-HGX").with_instances("all")
     setup = collective_setup(scenario=s, **option)

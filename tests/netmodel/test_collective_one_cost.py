@@ -6,7 +6,7 @@ busbw while compare, infer --scenario and topology compare charged lite-flat's a
 scenario's (links = "scale-up": NVLink's step latencies and efficiency on every link), and
 there was no way to ask `collective` for the scenario's own cost. `collective --scenario`
 and `costs --scenario` now cost through the scenario's own collective model, the one
-compare (netmodel.study.fabric_search.ScenarioCollectives), infer --scenario
+compare (netmodel.study.scenario_collectives.ScenarioCollectives), infer --scenario
 (netmodel.cli.resolve.resolve_collectives) and netmodel.api.collective_time use; every
 test here fails on the old code (no --scenario, no "collectives" in the JSON).
 """
@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from netmodel.api import collective_time
 from netmodel.cli.main import cli
 from netmodel.cli.resolve import resolve_collectives
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario, scenario_names
 from netmodel.study.topology_compare import SIZES, compare_topologies
 from topologies.specs import build

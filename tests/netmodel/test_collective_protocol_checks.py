@@ -17,7 +17,7 @@ from compute.comm import (
     check_nbytes,
 )
 from compute.errors import UserError
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario
 
 

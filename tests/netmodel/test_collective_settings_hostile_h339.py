@@ -14,7 +14,7 @@ import pytest
 
 from compute.errors import UserError
 from netmodel.study.collective_setup import collective_setup
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 
 
 @pytest.mark.parametrize("where", [{"scenario": "h100-dgx"}, {"fabric": "h100-dgx"}])

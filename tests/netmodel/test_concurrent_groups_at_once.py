@@ -12,7 +12,7 @@ from compute.errors import UserError
 from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.placement import partition
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from topologies import build
 
 

@@ -15,7 +15,8 @@ from compute.models import get_model
 from compute.sharding import valid_tp_degrees
 from netmodel.cli.main import cli
 from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
-from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+from netmodel.study.fabric_search import fabric_search
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario, load_scenario_text, scenario_names
 
 SIZES = np.array([1e3, 6.4e4, 1e6, 3.2e7, 1e9])

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from netmodel.study.adjusted_comm import AdjustedComm
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario
 
 SIZES = np.array([2.0 ** 10, 2.0 ** 20, 2.0 ** 26, 2.0 ** 29])

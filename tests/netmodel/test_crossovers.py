@@ -6,12 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from netmodel.study import fabric_search as fs
+from netmodel.study import scenario_collectives as fs
 from netmodel.study import scenario_fabric as sf
 from netmodel.study.adjusted_comm import SLOPE_AT, AdjustedComm, hop_latency_slopes
 from netmodel.study.compare import run_compare
 from netmodel.study.crossovers import find_crossovers
-from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+from netmodel.study.fabric_search import fabric_search
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario
 
 

@@ -12,7 +12,8 @@ from compute.moe_routing import expected_units_touched
 from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
 from netmodel.study.compare import run_compare
 from netmodel.study.crossovers import find_crossovers
-from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+from netmodel.study.fabric_search import fabric_search
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario
 
 

@@ -26,7 +26,7 @@ from netmodel.collectives.concurrent import (
     concurrent_own_makespan,
 )
 from netmodel.collectives.model import FabricCostModel
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from tests.netmodel.scenario_helpers import scenario_toml
 from topologies import build
 

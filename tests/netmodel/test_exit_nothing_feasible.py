@@ -21,7 +21,7 @@ def test_reliability_commands_exit_3_when_nothing_meets_the_slo(command):
     # the fastest is TP 8 at batch 1 under the scenario's collectives, above the 1 ms asked
     # (6.525 ms when written; h356: was that pin)
     from compute.evaluate_one import evaluate
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     best = evaluate("Llama-3-70B", "H100-SXM", 8, 1, "decode",
                     comm=ScenarioCollectives("h100-dgx")).latency

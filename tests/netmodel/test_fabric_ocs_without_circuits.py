@@ -49,7 +49,7 @@ def test_the_ways_out_run():
     # circuits set for each group size), as compare charges it (45.92 ms when written;
     # h356: was that pin)
     from compute.evaluate_one import evaluate
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     want = evaluate("Llama-3-70B", "Lite", 16, 165, "decode",
                     comm=ScenarioCollectives("lite-ocs")).latency

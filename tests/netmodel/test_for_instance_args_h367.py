@@ -1,6 +1,6 @@
 """The layout an instance is costed as placed in is checked where it is given (h367).
 
-:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance` takes the
+:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.for_instance` takes the
 instance's GPUs and a pipeline stage's (``tp``, which divides them); the stage boundary's
 pairs are GPU ``i`` of a stage and GPU ``i`` of the next. A stage that does not divide
 the instance has no such pairs: 16 GPUs in stages of 3 asked member 16 of 16 (IndexError),
@@ -14,7 +14,7 @@ import pytest
 
 from compute.errors import UserError
 from netmodel.study.adjusted_comm import AdjustedComm
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 
 BAD = [(16, 0, "stage"), (16, 3, "stage"), (16, -1, "stage"), (16, 2.5, "stage"),
        (16, 32, "stage"), (16, True, "stage"), (0, 1, "gpus"), (16.0, 8, "gpus")]

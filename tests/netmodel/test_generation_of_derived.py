@@ -10,7 +10,7 @@ import pytest
 
 from compute.hardware import get_gpu, load_gpu_file
 from netmodel.collectives.calibration import default_calibration
-from netmodel.study import fabric_search, scenario_fabric
+from netmodel.study import scenario_collectives, scenario_fabric
 from netmodel.study.scenarios import get_scenario
 
 
@@ -49,13 +49,13 @@ def test_compiled_costs_are_not_shared_across_generations():
     a100 = get_gpu("A100-SXM-80GB")
     twin = replace(a100, name="A100-twin-not-derived")
     nbytes = 16 * 512 * 8192 * 2
-    fabric_search._SHARED.clear()
-    alone = fabric_search.ScenarioCollectives(
+    scenario_collectives._SHARED.clear()
+    alone = scenario_collectives.ScenarioCollectives(
         get_scenario("h100-dgx").with_gpu(a100)).collective_time("all-reduce", nbytes, 8)
-    fabric_search._SHARED.clear()
-    twin_time = fabric_search.ScenarioCollectives(
+    scenario_collectives._SHARED.clear()
+    twin_time = scenario_collectives.ScenarioCollectives(
         get_scenario("h100-dgx").with_gpu(twin)).collective_time("all-reduce", nbytes, 8)
-    after = fabric_search.ScenarioCollectives(
+    after = scenario_collectives.ScenarioCollectives(
         get_scenario("h100-dgx").with_gpu(a100)).collective_time("all-reduce", nbytes, 8)
     assert after == alone
     # and the two generations do cost it differently (Ampere's NVLink efficiency 0.80,

@@ -25,8 +25,9 @@ import pytest
 from compute.comm import as_comm
 from compute.search import search
 from netmodel.study.blast_radius import blast_radius
-from netmodel.study.fabric_search import FabricSearch, ScenarioCollectives
+from netmodel.study.fabric_search import FabricSearch
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.scenario_collectives import ScenarioCollectives
 
 
 @pytest.fixture(scope="module")

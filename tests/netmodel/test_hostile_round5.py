@@ -33,7 +33,7 @@ def test_bad_sweep_link_limit_is_said_as_such(value):
 
 
 def test_bad_sweep_link_limit_builds_no_fabric(monkeypatch):
-    import netmodel.study.fabric_search as fs
+    import netmodel.study.scenario_collectives as fs
     import netmodel.study.scenario_fabric as sf
     from compute.errors import UserError
     from netmodel.study.sweep import run_sweep

@@ -2,7 +2,7 @@
 
 The search costs a group smaller than its instance (a pipeline stage's TP group, an
 attention group) on every slice of the instance as placed, the slowest slice's time
-(:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`). sweep and the
+(:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.for_instance`). sweep and the
 crossovers re-score the same fabric through :class:`~netmodel.study.adjusted_comm.
 AdjustedComm`, which now costs those slices too (:meth:`AdjustedComm.for_instance`: each
 slice's candidate parts and per-hop slopes): at bandwidth scale 1 and no added latency it
@@ -17,10 +17,11 @@ import pytest
 
 from compute.search import search
 from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
-from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+from netmodel.study.fabric_search import fabric_search
 from netmodel.study.placed_alike import placed_alike
 from netmodel.study.placed_cost import GroupComm
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.scenario_collectives import ScenarioCollectives
 
 #: scenario, model, phase under parallelism "all": the three e37e0a8 found the first GPUs
 #: charge less than the instance as placed, and an MoE prefill (all-to-all once a server)

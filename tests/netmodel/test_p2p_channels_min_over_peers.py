@@ -28,7 +28,7 @@ from __future__ import annotations
 import pytest
 
 from netmodel.collectives.model import FabricCostModel
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from topologies import build
 
 KIB, MIB = 2 ** 10, 2 ** 20

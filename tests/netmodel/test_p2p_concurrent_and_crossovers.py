@@ -96,7 +96,7 @@ def test_a_scenario_with_every_instance_at_once_runs_the_protocol_by_size(scenar
     # each, so no link is shared, and every all-to-all costs what one instance costs alone
     # (which the fabric model's choice already follows), at every size; the concurrent
     # costing's plain minimum of lines was below it where NCCL's rule picks the slower line
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
     from netmodel.study.scenarios import get_scenario
 
     s = get_scenario(scenario)
@@ -120,7 +120,7 @@ def test_crossover_rescoring_runs_the_protocol_by_size(scenario, p, scale):
     # Lite's 112.5 GB/s port: 4 NVLinks, 8 channels; x2: 9 NVLinks, 32 channels; x0.5: 2
     # NVLinks, 4 channels), not as the faster line
     from netmodel.study.adjusted_comm import AdjustedComm
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     c = ScenarioCollectives(scenario)
     adj = AdjustedComm(c, scale=scale)
@@ -139,7 +139,7 @@ def test_lite_channels_follow_a_scaled_port():
     # package partner's 37.5 GB/s mesh link, 1 NVLink4 of 25 GB/s, 2 channels (the port's
     # 112.5 GB/s: 8). x 2: mesh 75 GB/s, 3 links, 6, 8 as a power of 2 (port 225 GB/s: 32);
     # x 0.5: mesh 18.75 GB/s, at least 1 link, 2 (port 56.25 GB/s: 4)
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     c = ScenarioCollectives("lite-direct")
     m = c.model(8)

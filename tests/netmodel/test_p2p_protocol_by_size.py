@@ -277,7 +277,7 @@ def test_lite_mesh_two_channels_a_nvlink():
     # 37.5 GB/s mesh link, 1.5 NVLink4, 2 x 1 = 2. The group takes the smallest for every
     # peer (ncclTopoComputeP2pChannelsPerPeer; test_p2p_channels_min_over_peers.py), so LL
     # up to 2 x 16 KiB = 32 KiB a peer, 256 KiB among 8 (1 MiB before: the port's 8)
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     m = ScenarioCollectives("lite-direct").model(8)
     comp = m.compiled("all-to-all", "direct", m.group(8))
@@ -299,7 +299,7 @@ def test_a_scenario_costs_send_recv_as_the_fabric_model(scenario, op, p, differs
     # collective/sweep (the fabric model) take the same protocol at each size; the
     # scenario's plain minimum of every line (what it took before) differs at some size
     # where NCCL's rule picks the slower protocol
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     c = ScenarioCollectives(scenario)
     sizes = [2.0 ** k for k in range(10, 31)]

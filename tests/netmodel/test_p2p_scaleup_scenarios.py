@@ -31,7 +31,7 @@ import dataclasses
 
 import pytest
 
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario
 
 KIB, MIB = 2 ** 10, 2 ** 20

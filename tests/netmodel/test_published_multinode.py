@@ -174,7 +174,7 @@ def test_fabric_costs_a_prefill_all_to_all_once_a_server():
     (3.889 / 7.520 ms at 4096 tokens a GPU, EP 32 on 4 servers) while ``--scenario
     h100-dgx``, the same fabric, costed them once a server (1.685 / 3.112 ms)."""
     from compute.moe_routing import expected_units_touched
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     m = get_model("DeepSeek-V3")
     reach = expected_units_touched(m, 4)

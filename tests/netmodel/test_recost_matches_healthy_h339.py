@@ -7,7 +7,7 @@ model, one configuration, one batch). It did not where the healthy costing charg
 collective otherwise than the fastest line:
 
 - an MoE prefill's dispatch and combine cross the network once a server
-  (:meth:`~netmodel.study.fabric_search.ScenarioCollectives.moe_all_to_all_time`), which
+  (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.moe_all_to_all_time`), which
   the re-costing did not offer (every copy's all-to-all: DeepSeek-V3 prefill on h100-dgx,
   0.7605 s healthy, 1.5948 s re-costed on the same fabric);
 - a scenario's tuner plugin chooses per communicator (c2618d1/266a7d0), which the
@@ -20,8 +20,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from netmodel.study.fabric_search import ScenarioCollectives
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario
 
 

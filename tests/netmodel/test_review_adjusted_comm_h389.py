@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from netmodel.study.adjusted_comm import AdjustedComm, PlacedAdjusted, hop_latency_slopes
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario
 
 OWN, D = 1.5e-6, 2e-6

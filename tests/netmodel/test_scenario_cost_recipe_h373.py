@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from netmodel.study.fabric_search import ScenarioCollectives
 from netmodel.study.placed_cost import stage_boundary
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenario_fabric import build_fabric, scenario_calibration, scenario_cost_model
 from netmodel.study.scenarios import get_scenario
 
@@ -15,6 +15,7 @@ STUDY = Path(__file__).resolve().parents[2] / "netmodel" / "study"
 
 
 @pytest.mark.parametrize("module", ["crossovers", "instance_cost", "fabric_search",
+                                    "scenario_collectives",
                                     "reliability_cluster", "adjusted_comm", "placed_cost",
                                     "placed_graph"])
 def test_no_own_cost_model_recipe_h373(module):

@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from compute.errors import UserError
 from netmodel.cli.main import cli
 from netmodel.study.collective_setup import collective_setup
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenario_fabric import network_key, scenario_calibration
 from netmodel.study.scenarios import (
     get_scenario,

@@ -13,8 +13,8 @@ out 586.4 ms instead of the 613.9 ms of the same fabric without NVLS. Now the fi
 from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
 from netmodel.cli.resolve import resolve_collectives
-from netmodel.study.fabric_search import ScenarioCollectives
 from netmodel.study.fabric_table import parse_gpu_token
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenarios import get_scenario
 
 

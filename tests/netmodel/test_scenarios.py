@@ -4,7 +4,7 @@ import pytest
 
 from compute.errors import UserError
 from compute.hardware import get_gpu
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenario_fabric import build_fabric, instance_graph, scenario_calibration
 from netmodel.study.scenarios import (
     Adjust,

@@ -2,7 +2,7 @@
 
 compute's grid asks one collective time per (op, group size); a pipeline stage's TP group
 was costed on the first GPUs of the instance only
-(:meth:`~netmodel.study.fabric_search.ScenarioCollectives.group`), while the stages placed
+(:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.group`), while the stages placed
 further along may straddle servers. BLOOM-176B decode on lite-direct (servers of 32 Lite
 GPUs), TP 28 x PP 4 on GPUs 0-111: stage 1 (GPUs 0-27) sits in server 0, stages 2-4 (28-55,
 56-83, 84-111) straddle servers 0-1, 1-2 and 2-3, and their all-reduce of 2,064,384 bytes
@@ -11,7 +11,7 @@ charged 0.078 ms and chose batch 287 (6,197 tokens/s) where the instance as plac
 batch 128 (2,573 tokens/s). compute's pipeline timing takes one network time per (op,
 group size) for every stage (:func:`compute.roofline.evaluate_grid`), so the search now
 charges every stage the slowest stage's group as placed
-(:meth:`~netmodel.study.fabric_search.ScenarioCollectives.for_instance`), through the
+(:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.for_instance`), through the
 costing the blast radius re-costs an instance with
 (:func:`~netmodel.study.placed_cost.placed_comm`).
 """
@@ -20,8 +20,9 @@ import numpy as np
 import pytest
 
 from compute.search import search
-from netmodel.study.fabric_search import FabricSearch, ScenarioCollectives
+from netmodel.study.fabric_search import FabricSearch
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.scenario_collectives import ScenarioCollectives
 
 NBYTES = np.array([2064384.0])   # BLOOM-176B decode all-reduce at the example's batch
 

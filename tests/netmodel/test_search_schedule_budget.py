@@ -15,7 +15,7 @@ from netmodel.collectives import concurrent_time
 from netmodel.collectives.concurrent import concurrent_cost
 from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET, TIME
 from netmodel.study.compare import run_compare
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 
 
 def _scenario(tmp_path) -> str:
@@ -138,7 +138,7 @@ def test_a_comparison_notes_its_own_charges_only(tmp_path, monkeypatch):
     assert f"schedule of {label}" not in again.settings.get("not_computed", {})
     assert "note: schedule of" not in again.table()
     # the collectives still hold every charge since they were built: the first's
-    from netmodel.study.fabric_search import schedule_note
+    from netmodel.study.scenario_collectives import schedule_note
 
     assert first.settings["not_computed"][f"schedule of {label}"] == \
         schedule_note(colls[label].past_budget)

@@ -16,7 +16,7 @@ from compute.phases import Workload
 from compute.search import search
 from netmodel.cli.main import LazyGroup
 from netmodel.cli.serving import serve as serve_command
-from netmodel.study.fabric_search import ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.serving import (
     WORKLOADS,
     ServingWorkload,

@@ -42,7 +42,7 @@ DEEPEP_LOW_LATENCY_US = {16: (118, 195), 32: (155, 273), 64: (173, 314), 128: (1
 
 def _a2a_times(ep: int, scenario) -> tuple[float, float]:
     from compute.evaluate_one import evaluate
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     r = evaluate("DeepSeek-V3", "H100-SXM", ep, ep * 128, "decode", ep=ep, attention_dp=ep,
                  comm=ScenarioCollectives(scenario))
@@ -131,7 +131,7 @@ def _wide(ep, tmp_path):
 
 def _prefill_a2a(model, ep, scen) -> tuple[float, float]:
     from compute.evaluate_one import evaluate
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     r = evaluate(model, "H100-SXM", ep, ep, "prefill", prompt=4096, ep=ep, attention_dp=ep,
                  comm=ScenarioCollectives(scen))
@@ -205,7 +205,7 @@ def test_once_a_server_inside_one_server_and_where_every_copy_is_faster():
     # 0.106 ms against 0.135 ms, plus ~12 us of latency each.
     from compute.models import get_model
     from compute.moe_routing import expected_units_touched
-    from netmodel.study.fabric_search import ScenarioCollectives
+    from netmodel.study.scenario_collectives import ScenarioCollectives
 
     mixtral = get_model("Mixtral-8x7B")
 
