@@ -695,12 +695,15 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     # with sites for fewer members than the failure took, the instances whose members
     # they hold are substituted and the rest wait for the repair, as re-creation below
     # (Recovery.per: every instance replaces as many members; the same guard where the
-    # failure stops some of the pool's sites), where that brings back more instances
-    # than re-creating them whole on the same sites (a host taking 4 members of each of
-    # 8 spread instances, 16 sites: 4 substituted, where 1 is re-created)
+    # failure stops some of the pool's sites), where each takes fewer spares than
+    # re-creating it whole: as many instances back or more (a host taking 4 members of
+    # each of 8 spread instances, 16 sites: 4 substituted, where 1 is re-created), each
+    # holding fewer spares to the repair (9 members of 16 each: 1 back either way, on 9
+    # spares, not 16), so a failure finding fewer free gets more back. Where an instance
+    # replaces every member (per = size) the two take the same spares: re-creation
     k, size = effect.instances_down, cluster.instance_gpus
     fit = min(k, len(spares) // per) if per and len(spares) < need else 0
-    if placement == "pod" and fit > min(k, len(spares) // size) and fit >= min(
+    if placement == "pod" and fit and per < size and fit >= min(
             k, capacity(cluster, placement) // per):
         lost = substitute(items[:fit])
         if lost is not None:
