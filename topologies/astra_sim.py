@@ -206,7 +206,8 @@ def _network(graph: nx.Graph, notes: list) -> list:
     if name in ("leaf-spine", "fat-tree"):
         return _tree(graph, args, name, notes)
     if name == "rail-optimized":
-        if args["nics_per_server"] not in (None, args["gpus_per_server"]):
+        if args["domains"] > 1 and args["nics_per_server"] not in (None,
+                                                                   args["gpus_per_server"]):
             raise UserError("rail-optimized with fewer NICs than GPUs a server "
                             f"(nics_per_server {args['nics_per_server']}) cannot be expressed "
                             "in ASTRA-sim's analytical network: every NPU of a dimension has "

@@ -132,8 +132,9 @@ def _rail(g: nx.Graph, domains: int, size: int, gps: int, per_leaf: int) -> Clos
 
 
 def _rail_optimized(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm | None:
-    if a["nics_per_server"] not in (None, a["gpus_per_server"]):
+    if a["domains"] > 1 and a["nics_per_server"] not in (None, a["gpus_per_server"]):
         return None   # GPUs without a NIC: the paths and cuts below assume one a GPU
+    # (one domain has no scale-out network: its NICs are not built)
     return _rail(g, a["domains"], a["domain_size"], a["gpus_per_server"], a["servers_per_leaf"])
 
 

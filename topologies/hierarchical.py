@@ -189,7 +189,9 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
         raise UserError(f"domain_size {size} must be a multiple of gpus_per_server {gps}")
     nics = gps if nics_per_server is None else check_int("nics_per_server", nics_per_server)
     if gps % nics:
-        raise UserError(f"nics_per_server {nics} must divide gpus_per_server {gps}")
+        allowed = (": one of " + ", ".join(str(d) for d in range(1, gps + 1) if gps % d == 0)
+                   if gps <= 1024 else "")
+        raise UserError(f"nics_per_server {nics} must divide gpus_per_server {gps}{allowed}")
     stride = gps // nics   # GPUs a NIC: the first of every stride GPUs of a server has it
     per_leaf = check_int("servers_per_leaf", servers_per_leaf)
     leaf_radix = check_radix("leaf_radix", leaf_radix, 2)
