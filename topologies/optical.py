@@ -21,6 +21,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
+from compute.units import counted
 from compute.validate import MAX_TEXT_LENGTH, describe, number_text, read_number
 from topologies.common import (
     OCS_LATENCY,
@@ -386,8 +387,8 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
     degree = Counter(x for pair in pairs for x in pair)
     for m, count in degree.items():
         if count > len(free[m]):
-            raise UserError(f"logical topology {logical!r} needs {count} circuits at GPU {m!r} "
-                            f"but it has {len(free[m])} optical ports")
+            raise UserError(f"logical topology {logical!r} needs {counted(count, 'circuit')} at "
+                            f"GPU {m!r} but it has {counted(len(free[m]), 'optical port')}")
     planes = _assign(pairs, free)
     out = nx.Graph(**{k: v for k, v in graph.graph.items()
                       if k not in ("nodes_built", "edges_built", "builder", "args")})

@@ -141,3 +141,13 @@ def test_bad_input_is_one_line_exit_2(tmp_path, monkeypatch, args, needles):
     monkeypatch.chdir(tmp_path)
     one_line_error(run(*args), *needles)
     assert list(tmp_path.iterdir()) == []  # nothing half-written
+
+
+def test_one_optical_port_is_singular():
+    """A GPU of one optical port is told '1 optical port' (the count and its noun agree, as
+    compute.units.counted writes every count); it read '1 optical ports'."""
+    from compute.errors import UserError
+    from topologies import build
+    with pytest.raises(UserError) as err:
+        build("ocs", {"gpus": 2, "ports": 1, "logical": "ring"})
+    assert str(err.value).endswith("needs 2 circuits at GPU 'gpu0' but it has 1 optical port")
