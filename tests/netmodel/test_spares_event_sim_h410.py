@@ -32,7 +32,7 @@ from netmodel.study.reliability_spares import SparePools
 
 DAY = 86400.0
 YEAR = 365.25 * DAY
-N, TRIALS = 50, 1000
+N, TRIALS = 50, 500
 
 SUBSTITUTE = Kind("host", "x", rate=1.0 / DAY, down=8, slow=0.0, units=32, restored=0.4,
                   d_repair=DAY, d_swap=600.0, hold=1.2 * DAY, d_slow=DAY, per=4)
@@ -108,7 +108,8 @@ def test_closed_form_and_monte_carlo_match_an_event_simulation(kind, spares):
     assert abs((1 - a.mean) * hours - (1 - own) * hours) <= 4 * se * hours
     waits, wse = _stats([w for _, w in runs])
     assert abs(a.waits_for_repair_per_year - waits) <= 4 * max(wse, 0.1)
-    assert abs(mc.waits_for_repair_per_year - waits) <= 4 * max(wse, 0.1) * 1.5
+    # the Monte Carlo's waits a count of the same spread as the loop's: sigma x sqrt 2
+    assert abs(mc.waits_for_repair_per_year - waits) <= 4 * math.sqrt(2) * max(wse, 0.1)
 
 
 @pytest.mark.parametrize("spares", [20, 28])
