@@ -132,10 +132,35 @@ def _rail(g: nx.Graph, domains: int, size: int, gps: int, per_leaf: int) -> Clos
 
 
 def _rail_optimized(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm | None:
-    if a["domains"] > 1 and a["nics_per_server"] not in (None, a["gpus_per_server"]):
-        return None   # GPUs without a NIC: the paths and cuts below assume one a GPU
+    domains, gps = a["domains"], a["gpus_per_server"]
+    nics = a["nics_per_server"]
+    if domains > 1 and nics not in (None, gps):
+        return _fewer_nics(g, domains, a["domain_size"], gps, nics, a["servers_per_leaf"])
     # (one domain has no scale-out network: its NICs are not built)
-    return _rail(g, a["domains"], a["domain_size"], a["gpus_per_server"], a["servers_per_leaf"])
+    return _rail(g, domains, a["domain_size"], gps, a["servers_per_leaf"])
+
+
+def _fewer_nics(g: nx.Graph, domains: int, size: int, gps: int, nics: int,
+                per_leaf: int) -> ClosedForm:
+    """Rail-optimized with ``nics < gps`` NICs a server (every ``gps // nics``-th GPU
+    holds one; so every server has GPUs without). The farthest pair: two GPUs without a
+    NIC in different domains, each reaching a NIC of its domain over its NVSwitch (gpu -
+    nvs - gpu, 2 hops a side), the NICs on one rail meeting at their leaf (2 hops) where
+    the two domains have servers in one scalable unit (a domain of several servers may
+    reach into the next unit), else through a spine (4): 6, or 8 where the first domain's
+    units and the last's are apart (then no two domains closer apart share one). Bisection,
+    an even number of domains: the first half's servers send only through their NICs,
+    ``n / 2 / stride`` of them, into non-blocking leaves (as :func:`_rail`); an odd one
+    splits a domain across its NVSwitch, left to the max-flow."""
+    n = domains * size
+    per_domain = size // gps   # servers a domain; domains and units are runs of servers
+    apart = (per_domain - 1) // per_leaf < (domains - 1) * per_domain // per_leaf
+    diameter = 8 if apart else 6
+    if domains % 2:
+        return ClosedForm(diameter, None)
+    nic = next(d["bandwidth"] for _, v, d in g.edges("gpu0", data=True)
+               if v.startswith("leaf"))
+    return ClosedForm(diameter, (n // 2) // (gps // nics) * nic)
 
 
 def _superpod(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
