@@ -150,7 +150,9 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
         Scale-out NICs per server, ``nic_bandwidth`` each (default ``gpus_per_server``: a
         NIC a GPU, a rail each). Fewer must divide ``gpus_per_server``: every
         ``gpus_per_server / nics_per_server``-th GPU of a server holds a NIC, on rail leaf
-        ``nic``, and the others reach the network through their scale-up domain, so NCCL
+        ``nic``, and the others reach the network through their scale-up domain (the
+        collective model sends each through the NIC of the GPU before it holding one, as
+        GPUs of a PCIe switch share its NIC), so NCCL
         lays a channel on each NIC (as on a server with NICs down), 4 for 8 A100 with 4 x
         200 Gb/s HDR.
 
