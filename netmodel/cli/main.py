@@ -13,6 +13,8 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
+import io
+import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
@@ -600,6 +602,47 @@ def cli() -> None:
     """
 
 
+class _ReaderMayLeave(io.FileIO):
+    """The lowest layer of ``netmodel``'s stdout and stderr (:func:`_reader_may_leave`):
+    where the reader has closed the pipe (``netmodel hardware | head -1``: a write fails
+    with EPIPE), the descriptor is pointed at the null device and the bytes are taken as
+    written, so the rest of the output goes nowhere and nothing raises, now or in the
+    flush at exit."""
+
+    def write(self, b: Any) -> int:
+        try:
+            return super().write(b)
+        except BrokenPipeError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, self.fileno())
+            finally:
+                os.close(null)
+            return memoryview(b).nbytes
+
+
+def _reader_may_leave(stream: Any) -> Any:
+    """``stream`` (sys.stdout or sys.stderr) as a text stream over the same descriptor
+    whose writes survive the reader closing it (:class:`_ReaderMayLeave`): its encoding
+    and buffering as ``stream``'s, with ``errors='surrogateescape'`` (see :func:`main`).
+    A stream with no descriptor (captured in-process) only gets that error handler.
+
+    >>> _reader_may_leave(io.StringIO()).__class__.__name__
+    'StringIO'
+    """
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):   # None, or no descriptor (a test capture)
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="surrogateescape")
+        return stream
+    stream.flush()
+    raw = io.BufferedWriter(_ReaderMayLeave(fd, "w", closefd=False))
+    return io.TextIOWrapper(raw, encoding=stream.encoding, errors="surrogateescape",
+                            newline="\n", line_buffering=stream.line_buffering,
+                            write_through=getattr(stream, "write_through", False))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point.
 
@@ -608,18 +651,30 @@ def main(argv: Sequence[str] | None = None) -> None:
     rather than raise UnicodeEncodeError where stdout is strict ('wrote <path>' of such a
     name printed a traceback and exit 1 after the file was written).
 
+    A reader that closes the output early (``netmodel hardware | head -1``) changes
+    nothing but what it reads: the rest of the output is dropped, silently, and the
+    command ends as it would have (its files written, its own exit status). Where the
+    reader left mid-output, click exited 1, and 0 where it left after the last write, so
+    the status of one command line changed from run to run (:class:`_ReaderMayLeave`).
+
     Every figure is drawn with matplotlib's Agg backend into a file (its suffix picks the
     format), so the environment's ``MPLBACKEND`` is not read: it is set to ``agg`` for this
     process and the Dask workers it starts (an unknown name there made ``import matplotlib``
     raise a ValueError traceback after the work was done)."""
-    import os
     import sys
 
     os.environ["MPLBACKEND"] = "agg"
-    for stream in (sys.stdout, sys.stderr):
-        if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="surrogateescape")
-    cli.main(args=argv, prog_name="netmodel")
+    given = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _reader_may_leave(sys.stdout), _reader_may_leave(sys.stderr)
+    try:
+        cli.main(args=argv, prog_name="netmodel")
+    except SystemExit:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+        raise
+    finally:
+        sys.stdout, sys.stderr = given
 
 
 if __name__ == "__main__":  # pragma: no cover
