@@ -5,6 +5,7 @@ each subcommand's summary whole (:class:`SummaryGroup`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import click
 
@@ -89,6 +90,18 @@ class SummaryGroup(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        """As click resolves it, but an unknown subcommand's line lists the known ones (as
+        every unknown name's does): click's named the help alone ('No such command
+        \'infr\'')."""
+        name = args[0] if args else ""
+        if not name.startswith("-") and self.get_command(ctx, name) is None \
+                and not ctx.resilient_parsing:
+            from compute.errors import known
+
+            ctx.fail(f"unknown command {name!r}; known: {known(self.list_commands(ctx))}")
+        return super().resolve_command(ctx, args)
 
     def summary(self, ctx: click.Context, name: str) -> str:
         """The summary listed beside subcommand ``name``."""

@@ -44,7 +44,8 @@ def run(*args):
     (["search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--batch", "8"],
      ["No such option '--batch'", "Did you mean '--max-batch'?"]),
     (["serve", "--model", "Llama-3-8B"], ["Missing option '--scenario'"]),
-    (["no-such-command"], ["No such command 'no-such-command'", "(see 'netmodel --help')"]),
+    (["no-such-command"], ["unknown command 'no-such-command'; known: 'availability'",
+                           "(see 'netmodel --help')"]),
     (["--no-such-option"], ["No such option '--no-such-option'"]),
 ])
 def test_usage_errors_are_one_line(args, needles):
