@@ -438,6 +438,8 @@ class LazyGroup(SummaryGroup):
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         name, cmd, rest = super().resolve_command(ctx, args)
         ctx.meta[_INVOKED] = (cmd, list(rest))   # for flags_for_parameters
+        if cmd is not None:
+            refuse_repeated_options(cmd, name, list(rest), ctx)
         return name, cmd, rest
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -574,6 +576,76 @@ def flags_for_parameters(message: str, command: click.Command | None,
                 name = flag[2:].replace("-", "_")
                 head = re.sub(rf"(?<![\w.])(?<!: )(?:options\.)?{name}(?!\w)", flag, head)
     return head + tail
+
+
+def refuse_repeated_options(command: click.Command, name: str | None, args: list[str],
+                            parent: click.Context | None = None) -> None:
+    """Refuse an option that takes one value given more than once with different values
+    (``--tbt 1ms --tbt 2ms``, ``--models A --model B``): click keeps the last without a
+    word, so the run would answer a question the user did not ask. Options that take a
+    list by repetition (``multiple``), flags and arguments are not counted; the same value
+    twice is taken (it is one question). ``command`` (a group: the subcommand ``args``
+    name) is parsed as click parses it (nothing converted or run); a command line click's
+    own parse refuses (a missing value) or one asking for --help is left to that parse.
+
+    >>> cmd = click.Command("x", params=[click.Option(["--tbt"])])
+    >>> refuse_repeated_options(cmd, "x", ["--tbt", "1ms", "--tbt=1ms"])
+    >>> refuse_repeated_options(cmd, "x", ["--tbt", "1ms", "--tbt", "2ms"])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --tbt is given twice ('1ms' and '2ms'); it takes one value: give it once
+    """
+    from compute.errors import UserError
+    from compute.validate import describe
+
+    while isinstance(command, click.Group) and args and args[0] in command.commands:
+        name, command, args = args[0], command.commands[args[0]], args[1:]
+    cut = args.index("--") if "--" in args else len(args)
+    words = args[:cut]
+    if isinstance(command, click.Group) or any(
+            w in command.get_help_option_names(parent or click.Context(command)) for w in words):
+        return
+    ctx = click.Context(command, info_name=name, parent=parent, ignore_unknown_options=True,
+                        resilient_parsing=True)
+    try:
+        _, _, order = command.make_parser(ctx).parse_args(args=list(args))
+    except click.UsageError:
+        return
+    for param in dict.fromkeys(order):
+        if not isinstance(param, click.Option) or param.multiple or param.count \
+                or param.is_flag or order.count(param) < 2:
+            continue
+        given = _typed(param, words)
+        if len({v for _, v in given}) < 2:
+            continue   # the same value again (or not read back): one question
+        flags = {f for f, _ in given}
+        texts = [describe(v) if len(flags) == 1 else f"{f} {describe(v)}" for f, v in given]
+        times = "twice" if len(given) == 2 else f"{len(given)} times"
+        listed = " and ".join(texts) if len(texts) == 2 else ", ".join(texts)
+        raise UserError(f"{param.opts[0]} is given {times} ({listed}); it takes one value: "
+                        "give it once")
+
+
+def _typed(param: click.Option, words: Sequence[str]) -> list[tuple[str, str]]:
+    """Each ``(flag, value)`` of ``param`` in the command line's ``words`` as typed
+    (``--x V``, ``--x=V``, ``-o V``, ``-oV``; a value of several words joined by a space)."""
+    out: list[tuple[str, str]] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        for flag in param.opts:
+            if w == flag:
+                out.append((flag, " ".join(words[i + 1:i + 1 + param.nargs])))
+                i += param.nargs
+                break
+            if flag.startswith("--") and w.startswith(flag + "="):
+                out.append((flag, w[len(flag) + 1:]))
+                break
+            if not flag.startswith("--") and w.startswith(flag) and len(w) > len(flag):
+                out.append((flag, w[len(flag):]))
+                break
+        i += 1
+    return out
 
 
 def _one_line_usage(exc: click.UsageError) -> click.ClickException:

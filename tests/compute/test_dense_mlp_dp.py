@@ -163,8 +163,9 @@ def test_refusals(make, words):
     (["--dense-mlp-tp", "1", "--attention-dp", "1"], "has none"),
 ])
 def test_cli_refusals_one_line_exit_2(extra, words):
+    adp = [] if "--attention-dp" in extra else ["--attention-dp", "8"]   # given once
     args = ["infer", "--model", "DeepSeek-V3", "--gpu", "H100-SXM", "--tp", "8", "--ep", "8",
-            "--attention-dp", "8", "--batch", "8"]
+            *adp, "--batch", "8"]
     r = CliRunner().invoke(cli, args + extra)
     assert r.exit_code == 2
     lines = r.output.strip().splitlines()

@@ -368,8 +368,9 @@ def test_parsers():
 ])
 def test_cli_bad_input_one_line_exit_2_nothing_written(tmp_path, args, message):
     out = tmp_path / "never"
+    trials = [] if "--trials" in args else ["--trials", "10"]   # an option is given once
     r = CliRunner().invoke(cli, ["availability", "--scenario", "lite-flat", "--model",
-                                 "Llama-3-70B", "--trials", "10", "--out", str(out), *args])
+                                 "Llama-3-70B", *trials, "--out", str(out), *args])
     assert r.exit_code == 2, r.output
     assert message in r.output and r.output.count("\n") == 1
     assert not out.exists()

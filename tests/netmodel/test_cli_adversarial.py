@@ -90,7 +90,8 @@ def test_a_bare_group_still_shows_its_help():
     (["sweep", "--scenario", "lite-flat", "--param", "fabric.latency=100ns,,1us"],
      "sweep parameter fabric.latency values '100ns,,1us' have an empty item"),
     ([*STUDY, "--out", "{tmp}/out", "--scenarios", ""], "--scenarios '' is empty"),
-    ([*STUDY, "--out", "{tmp}/out", "--models", "Llama-3-8B,"], "has an empty item"),
+    ([*STUDY[:4], *STUDY[6:], "--out", "{tmp}/out", "--models", "Llama-3-8B,"],
+     "has an empty item"),   # STUDY less its --models: an option is given once
 ])
 def test_empty_items_are_refused_not_dropped(args, needle, tmp_path):
     one_line_error(run(*(a.replace("{tmp}", str(tmp_path)) for a in args)), needle)

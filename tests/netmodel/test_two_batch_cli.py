@@ -78,7 +78,8 @@ def test_search_text_says_the_hidden_share_in_words():
     (("--csv",), "--csv prints the serial step's stages only"),
 ])
 def test_refused_in_one_line(extra, says):
-    args = ["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", 8, "--batch", 4,
+    batch = () if "--batch" in extra else ("--batch", 4)   # an option is given once
+    args = ["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", 8, *batch,
             "--two-batch-overlap", *extra]
     r = _run(*args)
     assert r.exit_code == 2, r.output
