@@ -91,10 +91,20 @@ def _cabled(physical: nx.Graph, members: Sequence[Hashable]) -> list[frozenset] 
     """
     data = physical.nodes
     lists = [[o for o in physical.neighbors(m) if data[o]["kind"] == "ocs"] for m in members]
+    # one order every list follows (each a member's ports, some lost): the longest list's
+    # extended where that holds, else a merge of them all (gpu0 without ocs0 and gpu1
+    # without ocs5 list ocs1..ocs5 and ocs0..ocs4: ocs0 first), first seen first when free
     order = list(dict.fromkeys(o for own in sorted(lists, key=len, reverse=True) for o in own))
     place = {o: i for i, o in enumerate(order)}
-    if any(place[a] > place[b] for own in lists for a, b in pairwise(own)):
-        return None
+    if any(place[a] > place[b] for own in lists for a, b in pairwise(own)):   # merge them
+        first = {o: i for i, o in enumerate(dict.fromkeys(o for own in lists for o in own))}
+        after = nx.DiGraph()
+        after.add_nodes_from(first)
+        after.add_edges_from(e for own in lists for e in pairwise(own))
+        try:
+            order = list(nx.lexicographical_topological_sort(after, key=first.__getitem__))
+        except nx.NetworkXUnfeasible:   # a cycle: orders no one order holds
+            return None
     cabled: dict = {o: set() for o in order}
     for m, own in zip(members, lists, strict=True):
         for o in own:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import replace
 from functools import cache
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import networkx as nx
@@ -175,7 +176,8 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     (``"torus"`` or a ring) among the GPUs of every group of ``groups`` (one size) with
     ``ports`` optical ports a GPU (:func:`instance_graph`): a torus of ports/4 copies where
     the size has a 2D factorisation, ports >= 4 and (given ``planes``) one copy fits the
-    planes, else a ring of ports/2 (ports for a pair), down to one copy. Given ``planes``, the OCS the first group's GPUs reach
+    planes, else a ring of ports/2 (ports for a pair), down to one copy (a torus's
+    counts all refused, on a degraded cell, are followed by the ring's). Given ``planes``, the OCS the first group's GPUs reach
     together (:func:`ocs_planes`), the first option is the most copies that can be
     coloured onto them (:func:`most_copies`: an odd ring of ``n`` takes ``n`` circuits a
     copy on planes that carry ``(n - 1) / 2`` each), not more: the counts above it are
@@ -216,10 +218,16 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
         if planes is None or most_copies(tori[0], ports, planes):
             start = _bounded(ports // 4, tori[0], ports, planes)
             if size % 2:   # both sides odd: listed plane by plane first, as an odd ring
-                return (option for r in range(start, 0, -1) for option in (
+                torus_options = (option for r in range(start, 0, -1) for option in (
                     [p for gr in groups for p in _torus_by_planes(list(gr), sides, r)],
                     [p for torus in tori for p in torus * r]) if option)
-            return ([p for torus in tori for p in torus * r] for r in range(start, 0, -1))
+            else:
+                torus_options = ([p for torus in tori for p in torus * r]
+                                 for r in range(start, 0, -1))
+            # a degraded cell may refuse every torus count where a ring fits (a 2x3 on
+            # 5 ports with 3 fibres down: no torus, a ring of 2 copies): the ring's after
+            return chain(torus_options,
+                         circuit_options("ring", groups, ports, planes, cabled))
     rings = [circuits_for("ring", list(gr)) if size > 2 else [tuple(gr)] for gr in groups]
     start = _bounded(max(ports if size == 2 else ports // 2, 1), rings[0], ports, planes)
     # an odd ring of 5 or more: the colouring of the pairs in ring order stops at ports/3
@@ -272,21 +280,25 @@ def _ring_on_planes(ring: Sequence[tuple], copies: int,
     (10, [('b', 'c'), ('d', 'e')])
     """
     n = len(ring)
-    boost = [0.0] * n
-    for _ in range(8):   # again, what fell short first, where a pass leaves some short
-        need, chosen = _ring_pass(ring, copies, cabled, boost)
-        if not any(need):
-            return [ring[i] for picks in chosen for i in picks]
-        boost = [b + x for b, x in zip(boost, need, strict=True)]
+    for most in (True, False):
+        boost = [0.0] * n
+        for _ in range(8):   # again, what fell short first, where a pass leaves some short
+            need, chosen = _ring_pass(ring, copies, cabled, boost, most)
+            if not any(need):
+                return [ring[i] for picks in chosen for i in picks]
+            boost = [b + x for b, x in zip(boost, need, strict=True)]
     return []
 
 
 def _ring_pass(ring: Sequence[tuple], copies: int, cabled: Sequence[frozenset],
-               boost: Sequence[float]) -> tuple[list[int], list[list[int]]]:
+               boost: Sequence[float],
+               most: bool = True) -> tuple[list[int], list[list[int]]]:
     """One pass of :func:`_ring_on_planes`: what each circuit still needs after it, and
     each plane's circuits (by place in the ring); ``boost`` is added to an urgency."""
     n = len(ring)
-    big = 2 * n + 2 + 2 * sum(boost)   # more than any sum of urgencies: most circuits first
+    # more than any sum of urgencies: most circuits first; or (not ``most``) the most
+    # urgent, a plane leaving a circuit it can carry to planes that need it less
+    big = 2 * n + 2 + 2 * sum(boost) if most else 1e-9
     need = [copies] * n
     # the planes still to come that can carry each circuit (both ends cabled to it)
     left = [sum(1 for on in cabled if u in on and v in on) for u, v in ring]
