@@ -44,7 +44,14 @@ from topologies.common import (
 )
 from topologies.limits import check_size
 from topologies.registry import builder, format_value
-from topologies.schema import OPTICAL_MEDIA, circuit_count, circuit_via, gpu_nodes, validate
+from topologies.schema import (
+    OPTICAL_MEDIA,
+    circuit_count,
+    circuit_each,
+    circuit_via,
+    gpu_nodes,
+    validate,
+)
 
 __all__ = ["circuits_for", "drop_circuits", "ocs", "realize"]
 
@@ -487,7 +494,7 @@ def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
     failed optical switch of ``ocs`` or a failed ``(gpu, ocs)`` fibre of ``fibres``: an
     ``ocs-circuit`` edge's parallel circuits each ride one OCS (its ``via``) on a fibre at
     each end, one port's bandwidth and lanes each, so the edge keeps the other circuits,
-    their bandwidth and lanes (each circuit's, ``via_bandwidth`` and ``via_lanes``, where
+    their bandwidth and lanes (each circuit's, :func:`~topologies.schema.circuit_each`, where
     :func:`realize` wrote them for circuits of unequal ports; else equal shares), and
     goes where none is left; the graph's ``circuits`` counts those left
     (:func:`~topologies.schema.circuit_count`). Each ``via`` is read by
@@ -523,7 +530,7 @@ def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
         if not kept:
             graph.remove_edge(u, v)
             continue
-        each = _each_circuit(u, v, d, len(planes))
+        each = circuit_each(u, v, d)
         if each is None:   # equal circuits: equal shares
             bw = d["bandwidth"] * len(kept) / len(planes)
             # whole ports: each circuit holds its port's lanes (realize), not the bandwidth's
@@ -540,32 +547,3 @@ def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
         d.update(new, via=",".join(kept))
     if "circuits" in graph.graph:
         graph.graph["circuits"] = circuit_count(graph)
-
-
-def _each_circuit(u: Hashable, v: Hashable, data: Mapping,
-                  count: int) -> tuple[list[float], list[int]] | None:
-    """Each of the ``count`` circuits' bandwidth and lanes of the ``u``-``v`` edge, from
-    the ``via_bandwidth`` and ``via_lanes`` :func:`realize` writes for circuits of unequal
-    ports; None where it wrote none (equal circuits). Anything else raises UserError.
-
-    >>> _each_circuit("a", "b", {"via_bandwidth": "2.0,1.0", "via_lanes": "2,1"}, 2)
-    ([2.0, 1.0], [2, 1])
-    >>> _each_circuit("a", "b", {"via_bandwidth": "2.0", "via_lanes": "2,1"}, 2)
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: circuit 'a'-'b' via_bandwidth '2.0' and via_lanes '2,1' must give each of its 2 circuits' bandwidth and lanes, comma-separated
-    """
-    rates, lanes = data.get("via_bandwidth"), data.get("via_lanes")
-    if rates is None and lanes is None:
-        return None
-    try:
-        each = ([float(x) for x in str(rates).split(",")],
-                [int(x) for x in str(lanes).split(",")])
-    except ValueError:
-        each = ([], [])
-    if not len(each[0]) == len(each[1]) == count or min(each[1]) < 1 or \
-            not all(0 <= x < float("inf") for x in each[0]):
-        raise UserError(f"circuit {describe(u)}-{describe(v)} via_bandwidth "
-                        f"{describe(rates)} and via_lanes {describe(lanes)} must give each "
-                        f"of its {count} circuits' bandwidth and lanes, comma-separated")
-    return each

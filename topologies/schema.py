@@ -43,7 +43,12 @@ optical medium (:data:`OPTICAL_MEDIA`; a board trace or a copper cable cannot en
 mirrors). A circuit set up through an optical circuit switch is a GPU-GPU edge with
 ``medium="ocs-circuit"`` and ``via`` naming the OCS node (comma-separated when several;
 optional, but the graph has an OCS): one OCS a circuit (``links`` of them), each once, and
-no GPU with two circuits through one OCS (it has one port on each).
+no GPU with two circuits through one OCS (it has one port on each). Where a pair's circuits
+differ (its GPUs' ports unequal), ``via_bandwidth`` and ``via_lanes`` give each circuit's
+bandwidth (bytes/s) and lanes, comma-separated in ``via``'s order: both or neither, one of
+each a circuit, bandwidths finite and >= 0 summing to the edge's ``bandwidth``, lanes whole
+and >= 1 summing to its ``lanes`` (:func:`circuit_each`); a failed OCS or fibre then takes
+out that circuit's own share.
 
 Graph attributes: ``name`` (str), ``spec`` (the display string, for a built fabric the
 spec string that rebuilds it, or ``""``), ``gpus`` (int: the number of GPU nodes) and, when
@@ -94,7 +99,8 @@ from topologies.limits import MAX_RADIX, MAX_TIER
 from topologies.schema_text import INVALID, check_attribute_texts, check_graph_texts
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
-           "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS", "circuit_count", "circuit_via", "edge_count",
+           "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS", "circuit_count", "circuit_each", "circuit_via",
+           "edge_count",
            "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
@@ -519,6 +525,46 @@ def circuit_count(graph: nx.Graph) -> int:
                if d.get("medium") == "ocs-circuit")
 
 
+def circuit_each(u: Hashable, v: Hashable,
+                 data: Mapping) -> tuple[list[float], list[int]] | None:
+    """Each circuit's bandwidth (bytes/s) and lanes of the ``u``-``v`` ``ocs-circuit``
+    edge, in its ``via``'s order, from ``via_bandwidth`` and ``via_lanes``
+    (:func:`topologies.optical.realize` writes them, comma-separated, where a pair's
+    circuits differ); None where neither is given (equal circuits: equal shares). They
+    must come together, one of each a circuit (``links``), bandwidths finite and >= 0,
+    lanes whole and >= 1, summing to the edge's ``bandwidth`` (to 1e-9) and ``lanes``;
+    anything else raises UserError naming both.
+
+    >>> circuit_each("a", "b", {"bandwidth": 3.0, "lanes": 3, "links": 2,
+    ...                         "via_bandwidth": "2.0,1.0", "via_lanes": "2,1"})
+    ([2.0, 1.0], [2, 1])
+    >>> circuit_each("a", "b", {"bandwidth": 9.0, "lanes": 3, "links": 2,
+    ...                         "via_bandwidth": "2.0,1.0", "via_lanes": "2,1"})
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: invalid fabric graph: circuit 'a'-'b' via_bandwidth '2.0,1.0' and via_lanes '2,1' must give each of its 2 circuits' bandwidth and lanes (comma-separated, summing to its bandwidth 9.0 and lanes 3)
+    """
+    rates, lanes = data.get("via_bandwidth"), data.get("via_lanes")
+    if rates is None and lanes is None:
+        return None
+    count, bandwidth, total = data.get("links", 1), data.get("bandwidth"), data.get("lanes")
+    try:
+        each = ([float(x) for x in str(rates).split(",")],
+                [int(x) for x in str(lanes).split(",")])
+        fits = len(each[0]) == len(each[1]) == count and min(each[1]) >= 1 and \
+            all(0 <= x < math.inf for x in each[0]) and \
+            math.isclose(math.fsum(each[0]), float(bandwidth), rel_tol=1e-9) and \
+            sum(each[1]) == total
+    except (TypeError, ValueError):
+        fits = False
+    if not fits:
+        _bad(f"circuit {describe(u)}-{describe(v)} via_bandwidth {describe(rates)} and "
+             f"via_lanes {describe(lanes)} must give each of its {describe(count)} circuits' "
+             f"bandwidth and lanes (comma-separated, summing to its bandwidth "
+             f"{describe(bandwidth)} and lanes {describe(total)})")
+    return each
+
+
 def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> None:
     """An ``ocs-circuit`` edge: two GPUs, ``via`` the OCS node(s) it passes, ``optics`` (if
     given) an optical medium."""
@@ -532,6 +578,7 @@ def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> No
     if via and len(via) != links:   # circuit_count counts links, drop_circuits the names
         _bad(f"{name} 'via' {describe(data['via'])} names {len(via)} OCS for "
              f"{describe(links)} circuits ('links'): one OCS a circuit")
+    circuit_each(u, v, data)
     optics = data.get("optics")
     if optics is not None and optics not in OPTICAL_MEDIA:
         _bad(f"{name} optics {describe(optics)} must be the GPU ports' optical medium: "
