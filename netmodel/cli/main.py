@@ -676,15 +676,23 @@ def cli() -> None:
 
 class _ReaderMayLeave(io.FileIO):
     """The lowest layer of ``netmodel``'s stdout and stderr (:func:`_reader_may_leave`):
-    where the reader has closed the pipe (``netmodel hardware | head -1``: a write fails
-    with EPIPE), the descriptor is pointed at the null device and the bytes are taken as
-    written, so the rest of the output goes nowhere and nothing raises, now or in the
-    flush at exit."""
+    where a write fails, the descriptor is pointed at the null device and the bytes are
+    taken as written, so the rest of the output goes nowhere and nothing raises, now or in
+    the flush at exit, and the command runs to its end. The reader having closed the pipe
+    (``netmodel hardware | head -1``: EPIPE) is no failure of the command; any other
+    error (a full disk: ENOSPC, an I/O error: EIO, a file over its size limit: EFBIG) is
+    kept in :attr:`lost`, the first only, for :func:`main` to report once the command is
+    done."""
+
+    #: the first write error other than EPIPE, or None
+    lost: OSError | None = None
 
     def write(self, b: Any) -> int:
         try:
             return super().write(b)
-        except BrokenPipeError:
+        except OSError as exc:
+            if not isinstance(exc, BrokenPipeError) and self.lost is None:
+                self.lost = exc
             null = os.open(os.devnull, os.O_WRONLY)
             try:
                 os.dup2(null, self.fileno())
@@ -715,6 +723,13 @@ def _reader_may_leave(stream: Any) -> Any:
                             write_through=getattr(stream, "write_through", False))
 
 
+def _write_error(stream: Any) -> OSError | None:
+    """The write error kept by ``stream``'s :class:`_ReaderMayLeave` (None: none, or a
+    stream :func:`_reader_may_leave` did not wrap)."""
+    raw = getattr(getattr(stream, "buffer", None), "raw", None)
+    return raw.lost if isinstance(raw, _ReaderMayLeave) else None
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point.
 
@@ -728,6 +743,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     command ends as it would have (its files written, its own exit status). Where the
     reader left mid-output, click exited 1, and 0 where it left after the last write, so
     the status of one command line changed from run to run (:class:`_ReaderMayLeave`).
+    Any other failure to write stdout (``netmodel hardware > /dev/full``: ENOSPC; EIO) is
+    not the reader's choice but output lost: the command still runs to its end (its files
+    written whole, all or nothing as ever), then one line on stderr says what failed and
+    why (``error: cannot write the output to standard output: No space left on device``)
+    and the exit status is 1, where it would have been 0 or 3 (a user error keeps its 2).
+    A stderr that cannot be written gives the same status, without the line. Before, the
+    first failed write raised: a traceback, status 1, the command stopped there.
 
     Every figure is drawn with matplotlib's Agg backend into a file (its suffix picks the
     format), so the environment's ``MPLBACKEND`` is not read: it is set to ``agg`` for this
@@ -740,10 +762,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.stdout, sys.stderr = _reader_may_leave(sys.stdout), _reader_may_leave(sys.stderr)
     try:
         cli.main(args=argv, prog_name="netmodel")
-    except SystemExit:
+    except SystemExit as done:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
                 stream.flush()
+        lost = _write_error(sys.stdout)
+        if lost is not None and sys.stderr is not None:
+            reason = lost.strerror or type(lost).__name__
+            sys.stderr.write(f"error: cannot write the output to standard output: {reason}\n")
+            sys.stderr.flush()
+        if (lost is not None or _write_error(sys.stderr) is not None) \
+                and done.code in (None, 0, 3):
+            raise SystemExit(1) from None
         raise
     finally:
         sys.stdout, sys.stderr = given
