@@ -53,7 +53,7 @@ from topologies.schema import (
     validate,
 )
 
-__all__ = ["circuits_for", "drop_circuits", "ocs", "realize"]
+__all__ = ["circuits_for", "drop_circuits", "ocs", "ports_optics", "realize"]
 
 #: A logical topology: ``"ring"``, ``"full-mesh"``, ``"torus:AxB[xC]"``, a circuit list
 #: ``"0-1;1-2"`` or a sequence of GPU pairs (node ids or member indices).
@@ -452,6 +452,36 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         reconfiguration_time=max((graph.nodes[o]["reconfiguration_time"] for o in used),
                                  default=0.0))
     return validate(out, check_connected=check_connected)
+
+
+def ports_optics(graph: nx.Graph, gpus: Sequence[Hashable]) -> str | None:
+    """The one optical medium of the fibres from ``gpus`` to the OCS nodes of ``graph``
+    (None where they have none): the circuits :func:`realize` sets among them refuse
+    ports of two media (:func:`_one_optics`), so a caller trying copy count after copy
+    count checks this once first, not each count refused for it. Two media raise
+    UserError naming both, with a fibre of each.
+
+    >>> g = ocs(gpus=2, ports=2, ocs_ports=2)
+    >>> ports_optics(g, ["gpu0", "gpu1"])
+    'co-packaged-optics'
+    >>> g.edges["gpu1", "ocs0"]["medium"] = "pluggable-optics"
+    >>> ports_optics(g, ["gpu0", "gpu1"])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: the OCS ports of these GPUs are of two media, co-packaged-optics (gpu0-ocs0) and pluggable-optics (gpu1-ocs0): an OCS circuit is one optical link, its two ends one kind of optics (the bill of materials counts and prices it so)
+    """
+    data, seen = graph.nodes, {}
+    for g in gpus:
+        for o, d in graph.adj[g].items():
+            if data[o].get("kind") == "ocs":
+                seen.setdefault(d.get("medium"), (g, o))
+                if len(seen) > 1:
+                    (a, x), (b, y) = seen.items()
+                    raise UserError(f"the OCS ports of these GPUs are of two media, {a} "
+                                    f"({x[0]}-{x[1]}) and {b} ({y[0]}-{y[1]}): an OCS circuit "
+                                    f"is one optical link, its two ends one kind of optics "
+                                    f"(the bill of materials counts and prices it so)")
+    return next(iter(seen), None)
 
 
 def _one_optics(u: Hashable, v: Hashable, via: Sequence[Hashable],

@@ -53,9 +53,16 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
         members have no optical port left or no circuit shape can be set (``physical``
         failing :func:`~topologies.schema.validate` included: it is checked once, not
         again for each copy count tried).
+
+    Raises
+    ------
+    UserError
+        The members' OCS ports are of two optical media
+        (:func:`topologies.optical.ports_optics`): realize refuses their circuits at
+        every count, a fabric's error, not an instance lost.
     """
     from netmodel.study.scenario_fabric import circuit_options, ocs_planes, ocs_ports
-    from topologies.optical import realize
+    from topologies.optical import ports_optics, realize
     from topologies.schema import validate
 
     ports = ocs_ports(physical, members)
@@ -68,6 +75,8 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
         return None   # as realize refused every copy count on it
     # from the most copies the members' OCS planes can carry, as instance_graph: the counts
     # above it are refused, each after a full colouring (a triangle of 256 ports: 128 to 85)
+    # ports of two media are refused at every count (realize): say so, not a lost instance
+    ports_optics(physical, members)
     planes = ocs_planes(physical, members)
     for pairs in circuit_options(scenario.circuits, [members], ports, planes,
                                  _cabled(physical, members)):

@@ -585,11 +585,15 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     if not scenario.is_ocs or size < 2:
         return graph
     from netmodel.collectives.placement import partition
-    from topologies.optical import realize
+    from topologies.optical import ports_optics, realize
     from topologies.schema import gpu_nodes, validate
 
-    if not is_built(scenario, graph):
+    if not is_built(scenario, graph):   # a builder's ports are one medium
         validate(graph, check_connected=False)
+        try:   # refused by realize at every copy count: said once, not after each
+            ports_optics(graph, gpu_nodes(graph))
+        except UserError as exc:
+            raise UserError(f"scenario {scenario.name!r}: {exc}") from None
     groups = partition(graph, size, scenario.placement, gpus=gpu_nodes(graph))
     ports = ocs_ports(graph, groups[0])
     planes = ocs_planes(graph, groups[0])

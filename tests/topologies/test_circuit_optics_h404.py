@@ -46,3 +46,23 @@ def test_one_medium_is_the_circuits_optics(medium):
     g = ocs(gpus=4, ports=2, ocs_ports=4, medium=medium)
     out = realize(g, "ring")
     assert {d["optics"] for _, _, d in out.edges(data=True)} == {medium}
+
+
+def test_a_study_instance_on_mixed_ports_is_refused_not_lost(mixed):
+    """The study tried each copy count and took a refusal as 'none fits': a ring on a
+    cell with one pluggable port set no circuit (instance_circuits None: an instance
+    lost to a fibre failure) or fewer copies; it is the fabric's error, said once (h413)."""
+    from dataclasses import replace
+
+    from netmodel.study.placed_graph import instance_circuits
+    from netmodel.study.scenario_fabric import instance_graph
+    from netmodel.study.scenarios import get_scenario
+
+    s = get_scenario("lite-ocs")
+    s = replace(s, fabric={**s.fabric, "ports": 2})
+    with pytest.raises(UserError, match=r"two media, co-packaged-optics \(gpu0-ocs0\) and "
+                                        r"pluggable-optics \(gpu1-ocs0\)"):
+        instance_circuits(s, mixed, ["gpu0", "gpu1"])
+    with pytest.raises(UserError, match=r"^scenario 'lite-ocs': the OCS ports of these GPUs "
+                                        r"are of two media"):
+        instance_graph(s, mixed, 2)
