@@ -30,7 +30,7 @@ import operator
 import re
 import tomllib
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -39,7 +39,7 @@ from typing import Literal, overload
 from compute.errors import UserError, known, one_line
 
 __all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "BELOW_SMALLEST", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
-           "listed", "name", "number", "of_type", "string", "table"]
+           "listed", "name", "number", "of_type", "refuse_repeats", "string", "table"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
 #: or the API: far past any that fits a GPU cluster (Llama-4 Scout's context is 10M tokens),
@@ -642,11 +642,42 @@ def comma_list(what: str, text: object, give: str, *, unique: bool = True) -> li
     if not all(items):
         raise UserError(f"{what} {text!r} has an empty item; give {give}")
     if unique:
-        twice = sorted({t for t in items if items.count(t) > 1})
-        if twice:
-            raise UserError(f"{what} {text!r} names {', '.join(twice)} more than once; "
-                            f"give each once")
+        refuse_repeats(what, items, text=str(text))
     return items
+
+
+def refuse_repeats(what: str, items: Sequence[str], key: Callable[[str], object] | None = None,
+                   *, text: str | None = None) -> list[str]:
+    """``items`` (one list option's values, those of every repeat of it together), refused
+    where two name one thing: equal, or with equal ``key`` (what a catalog resolves a name
+    to: ``h100-dgx`` and ``H100-DGX`` are one scenario, names being matched regardless of
+    case, :func:`compute.errors.find_name`), as the run would merge them without a word.
+    ``text`` is the list as typed, for the message (default: the items comma-joined).
+
+    >>> refuse_repeats("--gpus", ["H100-SXM", "Lite"], str.casefold)
+    ['H100-SXM', 'Lite']
+    >>> refuse_repeats("--gpus", ["H100-SXM", "Lite", "h100-sxm"], str.casefold)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --gpus 'H100-SXM,Lite,h100-sxm' names one thing more than once ('H100-SXM' and 'h100-sxm'); give each once
+    >>> refuse_repeats("--groups", ["2", "4", "2"])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --groups '2,4,2' names 2 more than once; give each once
+    """
+    shown = ",".join(items) if text is None else text
+    groups: dict[object, list[str]] = {}
+    for item in items:
+        groups.setdefault(item if key is None else key(item), []).append(item)
+    twice = [g for g in groups.values() if len(g) > 1]
+    if not twice:
+        return list(items)
+    if all(len(set(g)) == 1 for g in twice):   # the same text again: name it
+        names = ", ".join(sorted(g[0] for g in twice))
+        raise UserError(f"{what} {shown!r} names {names} more than once; give each once")
+    spelled = "; ".join(" and ".join(repr(t) for t in g) for g in twice)
+    raise UserError(f"{what} {shown!r} names one thing more than once ({spelled}); "
+                    f"give each once")
 
 
 def table(where: str, value: object) -> dict:

@@ -696,7 +696,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     from compute.comm import check_op
     from compute.errors import UserError
     from compute.units import parse_size_range
-    from compute.validate import number_text, read_number
+    from compute.validate import number_text, read_number, refuse_repeats
     from netmodel.collectives.algorithms import ALGORITHMS
     from netmodel.collectives.cost_table import (
         cost_rows,
@@ -713,6 +713,8 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     groups = [read_number("--groups", g, whole=True) for g in group_items]   # one grammar
     if None in groups:
         raise UserError(f"--groups {groups_text!r} must be comma-separated integers")
+    one = dict(zip(group_items, groups, strict=True))   # 2 and 02 are one group
+    refuse_repeats("--groups", group_items, one.__getitem__, text=groups_text)
     _check_seed(seed)
     if max_rows < 1:
         raise UserError(f"--max-rows must be >= 1, got {max_rows}")

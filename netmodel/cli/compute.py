@@ -291,9 +291,12 @@ def _degrees(what: str, text, allow_all: bool = False):
         return None
     if allow_all and str(text).strip().lower() == "all":
         return True
-    from compute.validate import comma_list
+    from compute.validate import comma_list, refuse_repeats
 
-    return [whole_option(what, t) for t in comma_list(what, text, "e.g. 1,2,4")]
+    items = comma_list(what, text, "e.g. 1,2,4")
+    values = [whole_option(what, t) for t in items]   # 8 and 08 are one degree
+    refuse_repeats(what, items, dict(zip(items, values, strict=True)).__getitem__, text=str(text))
+    return values
 
 
 def _skew_note(model, ep: int, skew: float) -> list[str]:

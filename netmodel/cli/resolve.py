@@ -12,6 +12,7 @@ level, as in every command module, so ``netmodel --help`` stays fast.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -25,8 +26,8 @@ if TYPE_CHECKING:
     from compute.models import ModelSpec
     from compute.profiles import EngineProfile
 
-__all__ = ["RING_NAME", "describe_collectives", "keywords_as_flags", "resolve_collectives",
-           "resolve_profile"]
+__all__ = ["NAME_KEYS", "RING_NAME", "describe_collectives", "distinct_names",
+           "keywords_as_flags", "resolve_collectives", "resolve_profile"]
 
 
 def whole_option(what: str, text, most: int | None = None) -> int:
@@ -374,3 +375,61 @@ def check_phase_options(phases, kw, option: str = "--phase") -> None:
             flag = "--" + name.replace("_", "-")
             raise UserError(f"{flag} {describe(kw[name])} {sets}; with {option} "
                             f"{','.join(chosen)} {instead.format(option=option)}")
+
+
+def _catalog_name(names_of: Callable[[], Any]) -> Callable[[str], str]:
+    def key(text: str) -> str:
+        from compute.errors import find_name
+
+        return find_name(names_of(), text) or text   # a file (or no name): its own text
+    return key
+
+
+def _scenario_key(text: str) -> object:
+    import os
+
+    from netmodel.study.scenarios import get_scenario
+
+    if text.lower().endswith(".toml"):   # a file: itself, however the path is spelled
+        return ("file", os.path.realpath(text))
+    return get_scenario(text).label   # its name and GPU as the catalogs spell them
+
+
+def _model_names():
+    from compute.models import model_names
+
+    return model_names()
+
+
+def _gpu_names():
+    from compute.hardware import gpu_names
+
+    return gpu_names()
+
+
+#: What a name of each list option resolves to (a catalog matches names regardless of
+#: case: h100-dgx and H100-DGX are one scenario, H100-SXM and h100-sxm one GPU, and
+#: lite-flat one with lite-flat@Lite), so :func:`distinct_names` refuses a list naming one
+#: thing twice however it is spelled.
+NAME_KEYS: dict[str, Callable[[str], object]] = {
+    "--models": _catalog_name(_model_names), "--gpus": _catalog_name(_gpu_names),
+    "--scenarios": _scenario_key}
+
+
+def distinct_names(option: str, texts: Sequence[str]) -> list[str]:
+    """The comma-separated names of ``texts`` (``option``'s value, or each of its repeats:
+    sweep's --scenarios), refused where one is empty or two name one thing
+    (:func:`compute.validate.refuse_repeats` by :data:`NAME_KEYS`: the run would merge
+    them without a word). Every list option of names reads its value with this.
+
+    >>> distinct_names("--gpus", ["H100-SXM,Lite"])
+    ['H100-SXM', 'Lite']
+    >>> distinct_names("--gpus", ["H100-SXM,h100-sxm"])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --gpus 'H100-SXM,h100-sxm' names one thing more than once ('H100-SXM' and 'h100-sxm'); give each once
+    """
+    from compute.validate import comma_list, refuse_repeats
+
+    items = [n for text in texts for n in comma_list(option, text, "comma-separated names")]
+    return refuse_repeats(option, items, NAME_KEYS.get(option), text=",".join(texts))

@@ -56,11 +56,12 @@ def _check_out(out_dir: str | None) -> None:
         check_folder_path(out_dir)
 
 
-def _names(what: str, text: str) -> list[str]:
-    """The comma-separated names of ``text`` (:func:`compute.validate.comma_list`)."""
-    from compute.validate import comma_list
+def _names(what: str, *texts: str) -> list[str]:
+    """The comma-separated names of ``texts`` (an option's value, or each of its repeats),
+    none twice however spelled (:func:`netmodel.cli.resolve.distinct_names`)."""
+    from netmodel.cli.resolve import distinct_names
 
-    return comma_list(what, text, "comma-separated names")
+    return distinct_names(what, texts)
 
 
 def _phases(text: str, option: str = "--phases") -> list[str]:
@@ -505,7 +506,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     from netmodel.study.scenarios import expand_scenarios
     from netmodel.study.sweep import parse_param, run_sweep, write_sweep
 
-    refs = [n for text in scenario_texts for n in _names("--scenarios", text)]
+    refs = _names("--scenarios", *scenario_texts)
     gpus = _names("--gpus", gpus_text) if gpus_text is not None else None
     scens = expand_scenarios(refs, gpus)
     if len(param_texts) > 2:

@@ -38,13 +38,21 @@ _FILE_SUFFIXES = (".json", ".graphml")
 class Fabric:
     """A resolved fabric: ``label`` (its name, re-typed where ``gpu`` was given; a
     comparison's column), ``source`` (``"spec"``, ``"file"`` or
-    ``"scenario"``), the physical ``graph`` (shared and cached: do not modify it), and for a
-    scenario the :class:`~netmodel.study.scenarios.Scenario`."""
+    ``"scenario"``), the physical ``graph`` (shared and cached: do not modify it), for a
+    scenario the :class:`~netmodel.study.scenarios.Scenario`, and ``key``: what it is,
+    however it was spelled (names are matched regardless of case: ``lite-flat`` and
+    ``LITE-FLAT`` are one scenario, ``ring:n=8`` and ``RING: n=8`` one spec), so a list
+    naming one fabric twice is told from one naming two (default: ``label``)."""
 
     label: str
     source: str
     graph: nx.Graph
     scenario: Scenario | None = None
+    key: object = None
+
+    def __post_init__(self) -> None:
+        if self.key is None:
+            object.__setattr__(self, "key", (self.source, self.label))
 
 
 @lru_cache(maxsize=64)
@@ -74,9 +82,11 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
         if gpu is not None:
             raise UserError(f"gpu cannot re-type the saved fabric file {ref!r} (its GPUs are "
                             f"part of the file); give a spec string or a scenario instead")
+        import os
+
         from topologies.specs import build
 
-        return Fabric(ref, "file", build(ref))
+        return Fabric(ref, "file", build(ref), key=("file", os.path.realpath(ref)))
     from netmodel.study.scenarios import is_scenario_ref
 
     if is_scenario_ref(ref):
@@ -86,7 +96,8 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
         s = get_scenario(ref)
         if gpu is not None:
             s = s.with_gpu(gpu.strip())
-        return Fabric(s.label if gpu is not None else ref, "scenario", build_fabric(s), s)
+        return Fabric(s.label if gpu is not None else ref, "scenario", build_fabric(s), s,
+                      key=("scenario", s.label))
     from topologies.specs import builders, parse_spec
 
     infos = {b.name: b for b in builders()}
@@ -118,10 +129,11 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
             raise UserError(f"gpu cannot re-type fabric {ref!r}: builder {name!r} has no gpu "
                             f"or lite parameter")
         params = {**params, key: gpu.strip()}
-    graph = _build_spec(name, tuple(sorted(params.items())))
+    canonical = tuple(sorted(params.items()))
+    graph = _build_spec(name, canonical)
     if gpu is not None:
         label = graph.graph.get("spec") or ref
-    return Fabric(label, "spec", graph)
+    return Fabric(label, "spec", graph, key=("spec", name, canonical))
 
 
 @dataclass(frozen=True, eq=False)

@@ -58,7 +58,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.units import RATE_FLOOR, RATE_RUNGS, rung
-from compute.validate import describe, is_whole
+from compute.validate import describe, is_whole, refuse_repeats
 from netmodel.study.fabric_ref import Fabric, resolve_fabric
 
 if TYPE_CHECKING:
@@ -514,11 +514,9 @@ def compare_topologies(fabrics: Iterable[str], *, group: int | None = None,
     if len(refs) < 2:
         raise UserError(f"a comparison needs at least 2 fabrics, got {len(refs)}")
     resolved = _resolve_within_the_limit(refs, gpu)
-    seen: set = set()
-    for f in resolved:
-        if f.label in seen:
-            raise UserError(f"fabric {f.label!r} is given twice")
-        seen.add(f.label)
+    keys = {f.label: f.key for f in resolved}   # one fabric however spelled (Fabric.key)
+    refuse_repeats("fabrics", [f.label for f in resolved], keys.__getitem__,
+                   text=" ".join(f.label for f in resolved))
     size = _check_group(group, resolved)
     _check_links(resolved)
     return TopologyComparison(rows=tuple(_row_for(f, size) for f in resolved), group=size)

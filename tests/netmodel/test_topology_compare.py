@@ -222,7 +222,7 @@ def test_table_formats_each_row_one_way(shipped):
     (["ring:n=8", "ring:n=4"], {"group": 8}, "group of 8 GPUs does not fit fabric 'ring:n=4'"),
     (["ring:n=8", "ring:n=4"], {"group": 1}, "group must be a whole number of GPUs >= 2"),
     (["ring:n=8", "ring:n=4"], {"group": True}, "group must be a whole number"),
-    (["ring:n=8", "ring:n=8"], {}, "fabric 'ring:n=8' is given twice"),
+    (["ring:n=8", "ring:n=8"], {}, "fabrics 'ring:n=8 ring:n=8' names ring:n=8 more than once"),
     (["ring:n=8", "single-switch:n=1"], {}, "has 1 GPU; an all-reduce needs at least 2"),
     (["ring:n=8", "torus"], {"gpu": ""}, "gpu must be a GPU type name"),
     (["ring:n=8", "x.json"], {"gpu": "Lite"}, "cannot re-type the saved fabric file"),
