@@ -9,6 +9,7 @@ no partial output.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -393,42 +394,72 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
 
 # ------------------------------------------------------------------ compare
 
-def _list_scenarios(ctx, _param, value):
-    if not value or ctx.resilient_parsing:
-        return
+def _scenario_listing(list_: bool, show: str | None, as_json: bool) -> bool:
+    """compare's --list and --show: each prints and exits, taking no option but --json
+    (the listing, or the scenario, as JSON); with each other, or with an option that would
+    run a comparison (``--list --models nosuch`` listed and exited 0, ignoring the bad
+    name; ``--list --json`` printed the table), one line refuses them. True when one ran."""
+    if not list_ and show is None:
+        return False
+    from click.core import ParameterSource
+
+    from compute.errors import UserError
+
+    ctx = click.get_current_context()
+    asked = "--list and --show" if list_ and show is not None else \
+        "--list" if list_ else "--show"
+    given = [p.opts[0] for p in ctx.command.params
+             if p.name not in ("list_", "show", "as_json") and ctx.get_parameter_source(
+                 p.name) not in (None, ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)]
+    if list_ and show is not None:
+        raise UserError("--list and --show each print and exit: give one of them")
+    if given:
+        one = len(given) == 1
+        raise UserError(f"{asked} prints and exits, taking no option but --json; "
+                        f"{', '.join(given)} {'is an option' if one else 'are options'} of "
+                        f"a comparison: drop {'it' if one else 'them'} or {asked}")
+    if list_:
+        _list_scenarios(as_json)
+    else:
+        _show_scenario(show, as_json)
+    return True
+
+
+def _list_scenarios(as_json: bool) -> None:
     from netmodel.study.scenarios import shipped_scenarios
 
-    for name, s in shipped_scenarios().items():
-        click.echo(f"{name:<15}{s.gpu:<11}{s.description}")
-    ctx.exit()
-
-
-def _show_scenario(ctx, _param, value):
-    if value is None or ctx.resilient_parsing:
+    rows = [{"name": name, "gpu": s.gpu, "description": s.description}
+            for name, s in shipped_scenarios().items()]
+    if as_json:
+        click.echo(json.dumps(rows, indent=1))
         return
-    from compute.errors import UserError
-    from netmodel.cli.main import UserFacingError
+    for r in rows:
+        click.echo(f"{r['name']:<15}{r['gpu']:<11}{r['description']}")
+
+
+def _show_scenario(ref: str, as_json: bool) -> None:
+    import tomllib
+
     from netmodel.study.scenario_fabric import build_fabric
     from netmodel.study.scenarios import get_scenario
 
-    try:
-        scenario = get_scenario(value)
-        # the loader checks a [fabric] table's builder and keys, the builder its values:
-        # build it (milliseconds for the shipped ones), so a file --show prints is one that
-        # --scenarios runs (leaves = -1, bandwidth = "x" were printed back as if valid)
-        build_fabric(scenario)
-        click.echo(scenario.to_toml(), nl=False)
-    except UserError as exc:
-        raise UserFacingError(str(exc)) from None
-    ctx.exit()
+    scenario = get_scenario(ref)
+    # the loader checks a [fabric] table's builder and keys, the builder its values:
+    # build it (milliseconds for the shipped ones), so a file --show prints is one that
+    # --scenarios runs (leaves = -1, bandwidth = "x" were printed back as if valid)
+    build_fabric(scenario)
+    text = scenario.to_toml()
+    click.echo(json.dumps(tomllib.loads(text), indent=1) if as_json else text,
+               nl=as_json)
 
 
 @click.command("compare")
-@click.option("--list", "list_", is_flag=True, expose_value=False, is_eager=True,
-              callback=_list_scenarios, help="List the shipped scenarios and exit.")
-@click.option("--show", metavar="SCENARIO", expose_value=False, is_eager=True,
-              callback=_show_scenario,
-              help="Print a scenario as TOML (edit it, pass the file to --scenarios) and exit.")
+@click.option("--list", "list_", is_flag=True,
+              help="List the shipped scenarios and exit (with --json as JSON; no other "
+              "option).")
+@click.option("--show", metavar="SCENARIO",
+              help="Print a scenario as TOML (edit it, pass the file to --scenarios) and exit "
+              "(with --json as JSON; no other option).")
 @list_option("--models", "models_text", default=",".join(DEFAULT_MODELS),
              show_default=True, metavar="LIST",
              help_from=lambda: f"The models: {model_help(many=True)}.")
@@ -448,10 +479,13 @@ def _show_scenario(ctx, _param, value):
               help="Also the blast radius and availability of every row (closed forms, "
               "netmodel/data/failures.toml; 0.1-1 s per row).")
 @with_options(_search_options)
-def compare(models_text: str, scenarios_text: str | None, gpus_text: str | None, phase_text: str,
-            out_dir: str | None, as_json: bool, reliability: bool, **kw: Any) -> None:
+def compare(list_: bool, show: str | None, models_text: str, scenarios_text: str | None,
+            gpus_text: str | None, phase_text: str, out_dir: str | None, as_json: bool,
+            reliability: bool, **kw: Any) -> None:
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
     TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
+    if _scenario_listing(list_, show, as_json):
+        return
     from netmodel.study.compare import run_compare, write_compare
     from netmodel.study.scenarios import scenario_names
 
