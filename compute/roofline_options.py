@@ -137,7 +137,8 @@ class RooflineOptions:
     memory_efficiency: float = 1.0
     compute_dtype: str | None = None
     memory_reserve: float = DEFAULT_RESERVE
-    overlap_collectives: bool = False
+    overlap_collectives: bool = field(default=False, metadata={
+        "help": "Hide each all-reduce behind the GEMM producing its input."})
     profile: EngineProfile | None = None
     two_batch_overlap: bool = field(default=False, metadata={
         "help": "Let the engine run a step as two micro-batches, each one's collectives "

@@ -82,6 +82,16 @@ class _DtypeOption(click.Option):
         return super().get_help_record(ctx)
 
 
+#: ``--json`` of infer, search, hardware and models.
+_json_option = click.option("--json", "as_json", is_flag=True,
+                            help="Print JSON (shape in docs/output-formats.md).")
+
+#: ``--expert-skew X``, infer's and search's alike.
+_expert_skew_option = click.option(
+    "--expert-skew", "skew_text", default="1", show_default=True, metavar="X",
+    help="Busiest EP group's share of routed tokens over the mean (1: uniform).")
+
+
 def _model_gpu_options(f):
     for opt in reversed([
         click.option("--model", "model_name", metavar="NAME|FILE", cls=RegistryHelp,
@@ -104,8 +114,7 @@ def _model_gpu_options(f):
         click.option("--mode", default="overlap", show_default=True, cls=RegistryHelp,
                      metavar_from=registry_metavar("compute.roofline_options", "MODES"),
                      help="overlap: stage time = max(compute, memory, network); serial: sum."),
-        click.option("--overlap-collectives", is_flag=True,
-                     help="Hide each all-reduce behind the GEMM producing its input."),
+        roofline_flag("overlap_collectives"),
         roofline_flag("two_batch_overlap"),
         roofline_option("dense_mlp_tp", "D"),
         *mtp_options,
@@ -118,7 +127,7 @@ def _model_gpu_options(f):
                      help="Fraction of HBM left to the runtime."),
         slo_option("prefill"),
         slo_option("decode"),
-        click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/output-formats.md)."),
+        _json_option,
         *COLLECTIVE_OPTIONS,
         profile_option,
     ]):
@@ -159,7 +168,7 @@ def _setup(kw):
 @click.argument("name", required=False)
 @click.option("--gpu-file", type=InputPath(dir_okay=False), metavar="FILE",
               help="Also list GPUs from a TOML/JSON file.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/output-formats.md).")
+@_json_option
 def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
     """List GPU types, or show one (SI units in --json)."""
     from compute.hardware import catalog, load_gpu_file
@@ -205,7 +214,7 @@ def hardware(name: str | None, gpu_file: str | None, as_json: bool) -> None:
               help="Also list models from a TOML/JSON file.")
 @click.option("--hf-config", type=InputPath(), metavar="PATH",
               help="Show the model read from a HuggingFace config.json.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON (shape in docs/output-formats.md).")
+@_json_option
 def models(name: str | None, model_file: str | None, hf_config: str | None, as_json: bool) -> None:
     """List LLM models, or show one (with parameter counts)."""
     from compute.models import load_model_file, model_catalog
@@ -417,8 +426,7 @@ def _summary(r) -> list[str]:
                    "experts holds redundant copies).")
 @click.option("--attention-dp", "adp_text", default="1", show_default=True, metavar="N",
               help="Attention data-parallel groups per stage (divides --tp).")
-@click.option("--expert-skew", "skew_text", default="1", show_default=True, metavar="X",
-              help="Busiest EP group's share of routed tokens over the mean (1: uniform).")
+@_expert_skew_option
 @click.option("--csv", "as_csv", is_flag=True, help="Print the per-stage breakdown as CSV.")
 def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: str,
           skew_text: str, as_csv: bool, as_json: bool, **kw: Any) -> None:
@@ -514,8 +522,7 @@ def _fits_fabric(gpus: int, fabric_gpus, desc) -> None:
 @click.option("--attention-dp", "adp_text", default=None, metavar="LIST",
               help="Attention data-parallel degrees to try, comma-separated, or 'all' "
                    "(default 1).")
-@click.option("--expert-skew", "skew_text", default="1", show_default=True, metavar="X",
-              help="Busiest EP group's share of routed tokens over the mean (1: uniform).")
+@_expert_skew_option
 @click.option("--max-gpus", "max_gpus_text", default=None, metavar="N",
               help="Largest instance (TP x PP) tried; with EP, stages wider than the GPU's "
                    "largest instance up to N.")

@@ -15,8 +15,9 @@ import click
 
 from netmodel.cli.main import (
     RegistryHelp,
+    json_option,
     max_batch_option,
-    model_help,
+    model_option,
     parallelism_option,
     parse_slo,
     phase_option,
@@ -158,8 +159,7 @@ def _usd(x: float) -> str:
 @click.command("cost")
 @click.option("--scenario", "scenario", required=True, metavar="S", cls=RegistryHelp,
               help_from=lambda: f"The scenario: {scenario_help()}.")
-@click.option("--model", "model", required=True, metavar="NAME|FILE", cls=RegistryHelp,
-              help_from=lambda: f"The model: {model_help()}.")
+@model_option
 @phase_option(default="both", takes="both")
 @click.option("--clock", "clock_text", default="1", show_default=True, metavar="R",
               help="SM clock / nominal (FLOP/s scale with it, power by the clock-power law).")
@@ -171,7 +171,7 @@ def _usd(x: float) -> str:
 @max_batch_option()
 @slo_option("prefill")
 @slo_option("decode")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option
 def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, parallelism: str,
          max_batch: str, ttft: str, tbt: str, as_json: bool) -> None:
     """Capex and power split, tokens/s/W, tokens/J and $ per million tokens of a scenario

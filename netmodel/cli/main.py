@@ -101,6 +101,17 @@ profile_option = click.option(
     help="Calibrated mode: an engine profile (shipped name or .toml; netmodel calibrate "
     "fits one). Default: the roofline, a lower bound.")
 
+#: ``--no-plot`` and ``--quiet``: an output folder's figures and the progress bar on stderr,
+#: off (the commands that write figures or show progress: study, compare, sweep,
+#: blast-radius, availability; neither is part of the run a manifest records).
+no_plot_option = click.option("--no-plot", is_flag=True, help="Write no figures.")
+quiet_option = click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+#: ``--json``: cost's and serve's (``json_option``), and compare's, sweep's, blast-radius's
+#: and availability's, which print a table without it (``table_json_option``).
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+table_json_option = click.option("--json", "as_json", is_flag=True,
+                                 help="Print JSON instead of the table.")
+
 
 def parallelism_option(f: _F) -> _F:
     """The ``--parallelism tp|auto|all`` option (choices and what each searches from
@@ -323,6 +334,11 @@ def model_help(many: bool = False) -> str:
                 f"(.toml or .json, one model each) or HuggingFace config.json files")
     return (f"a catalog model ({names}; netmodel models), a model file (.toml or .json) "
             f"holding one model, or a HuggingFace config.json")
+
+
+#: ``--model NAME|FILE``, required, one model (cost, blast-radius, availability).
+model_option = click.option("--model", "model", required=True, metavar="NAME|FILE",
+                            cls=RegistryHelp, help_from=lambda: f"The model: {model_help()}.")
 
 
 def shipped_scenario_names() -> tuple[str, ...]:

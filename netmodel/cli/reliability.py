@@ -19,14 +19,17 @@ from netmodel.cli.main import (
     RegistryChoice,
     RegistryHelp,
     max_batch_option,
-    model_help,
+    model_option,
+    no_plot_option,
     parallelism_option,
     parse_slo,
     phase_option,
+    quiet_option,
     registry_metavar,
     registry_names,
     scenario_help,
     slo_option,
+    table_json_option,
     with_options,
 )
 
@@ -284,8 +287,7 @@ _common = [
                  "hosts and racks from its GPUs' server and rack labels (without server "
                  "labels a host is a block of consecutive GPUs, the failure catalog's host "
                  "size)."),
-    click.option("--model", "model", required=True, metavar="NAME|FILE", cls=RegistryHelp,
-                 help_from=lambda: f"The model: {model_help()}."),
+    model_option,
     phase_option(default="decode", takes="one"),
     click.option("--cluster-gpus", "cluster_gpus_text", default=None, metavar="N",
                  cls=RegistryHelp, aliases=("--gpus",),
@@ -316,10 +318,10 @@ _common = [
     slo_option("prefill"),
     slo_option("decode"),
     max_batch_option(),
-    click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table."),
+    table_json_option,
     click.option("--out", "out_dir", default=None, type=OutputFolder(),
                  metavar="DIR", help="Folder for the JSON, CSV and figures."),
-    click.option("--no-plot", is_flag=True, help="Write no figures."),
+    no_plot_option,
     parallelism_option,
 ]
 
@@ -382,7 +384,7 @@ def blast_radius(scenario: str, model: str, phase: str,
               help="Random seed (a whole number >= 0).")
 @click.option("--threshold", default="99%", show_default=True, metavar="SHARE",
               help="Capacity threshold for the time-below figure (99% or 0.99).")
-@click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr.")
+@quiet_option
 def availability(scenario: str, model: str, phase: str,
                  cluster_gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],

@@ -12,6 +12,7 @@ import click
 from netmodel.cli.main import (
     RegistryHelp,
     gpu_help,
+    json_option,
     max_batch_option,
     model_help,
     mtp_options,
@@ -69,7 +70,7 @@ def _rate(text) -> float | None:
 @roofline_flag("two_batch_overlap")
 @roofline_option("dense_mlp_tp", "D")
 @with_options(mtp_options)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@json_option
 def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
           prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: str,
           ttft: str, tbt: str, profile_ref: str | None, two_batch_overlap: bool,

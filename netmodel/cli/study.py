@@ -27,15 +27,18 @@ from netmodel.cli.main import (
     max_batch_option,
     model_help,
     mtp_options,
+    no_plot_option,
     parallelism_option,
     parse_slo,
     phase_option,
     profile_option,
+    quiet_option,
     registry_metavar,
     roofline_flag,
     roofline_option,
     scenario_help,
     slo_option,
+    table_json_option,
     with_options,
 )
 from netmodel.study.defaults import (  # light: constants only
@@ -123,11 +126,10 @@ def _progress(total: int, label: str, quiet: bool):
 _slo_options = [
     slo_option("prefill"),
     slo_option("decode"),
-    click.option("--overlap-collectives", is_flag=True,
-                 help="Hide each all-reduce behind the GEMM producing its input."),
+    roofline_flag("overlap_collectives"),
     profile_option,
-    click.option("--no-plot", is_flag=True, help="Write no figures."),
-    click.option("--quiet", "-q", is_flag=True, help="No progress bar on stderr."),
+    no_plot_option,
+    quiet_option,
 ]
 
 
@@ -474,7 +476,7 @@ def _show_scenario(ref: str, as_json: bool) -> None:
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write compare.csv, compare.json and the figures there "
               "(all or nothing).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
+@table_json_option
 @click.option("--reliability", is_flag=True,
               help="Also the blast radius and availability of every row (closed forms, "
               "netmodel/data/failures.toml; 0.1-1 s per row).")
@@ -528,7 +530,7 @@ def compare(list_: bool, show: str | None, models_text: str, scenarios_text: str
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write sweep.csv, sweep.json and sweep.png there (all or "
               "nothing).")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of the table.")
+@table_json_option
 @with_options(_search_options)
 def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points: str,
           models_text: str, phase_text: str, gpus_text: str | None, out_dir: str | None,
