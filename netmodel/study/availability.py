@@ -32,6 +32,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.search import DEFAULT_MAX_BATCH
+from compute.units import counted
 from compute.validate import (
     MAX_WHOLE,
     describe,
@@ -216,7 +217,8 @@ class Availability:
                          f"(give {c.instance_gpus:,} or more, or place them by pod)")
         if a.fallback:
             lines.append(f"note: the analytic column passed the spare chain's limit "
-                         f"({availability_analytic.MAX_SEQUENTIAL_STATES:,} states) and fell back to "
+                         f"({counted(availability_analytic.MAX_SEQUENTIAL_STATES, 'state')}) "
+                         f"and fell back to "
                          f"{', '.join(a.fallback)}: an approximation (the Monte Carlo grants "
                          f"as the model says)")
         if c.batch_at_limit:
