@@ -57,7 +57,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.units import RATE_FLOOR, RATE_RUNGS, rung
+from compute.units import RATE_FLOOR, RATE_RUNGS, counted, rung
 from compute.validate import describe, is_whole, refuse_repeats
 from netmodel.study.fabric_ref import Fabric, resolve_fabric
 
@@ -533,9 +533,9 @@ def _resolve_within_the_limit(refs: list, gpu: str | None) -> list[Fabric]:
 
     most, used, out = setting("NETMODEL_MAX_COMPARE_LINKS", MAX_LINKS), 0, []
     for ref in refs:
-        why = (f"topology compare holds at most {most:,} link{'' if most == 1 else 's'} "
-               f"together ({used:,} in the fabrics before it); compare smaller fabrics, or "
-               f"raise NETMODEL_MAX_COMPARE_LINKS")
+        why = (f"topology compare holds at most {counted(most, 'link')} together ({used:,} "
+               f"in the fabrics before it); compare smaller fabrics, or raise "
+               f"NETMODEL_MAX_COMPARE_LINKS")
         try:
             with capped(max_nodes(), max(most - used, 0), why=why):
                 fabric = resolve_fabric(ref, gpu)
