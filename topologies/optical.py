@@ -456,10 +456,11 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
 
 def ports_optics(graph: nx.Graph, gpus: Sequence[Hashable]) -> str | None:
     """The one optical medium of the fibres from ``gpus`` to the OCS nodes of ``graph``
-    (None where they have none): the circuits :func:`realize` sets among them refuse
-    ports of two media (:func:`_one_optics`), so a caller trying copy count after copy
-    count checks this once first, not each count refused for it. Two media raise
-    UserError naming both, with a fibre of each.
+    (None where they have none). Two media raise UserError naming both, with a fibre of
+    each: :func:`realize` refuses a circuit joining ports of two media (:func:`_one_optics`),
+    so a caller whose every copy count was refused checks this to say why (not first:
+    realize sets circuits on ports of two media where each circuit's ends are one, a
+    plane of each medium).
 
     >>> g = ocs(gpus=2, ports=2, ocs_ports=2)
     >>> ports_optics(g, ["gpu0", "gpu1"])

@@ -57,9 +57,10 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
     Raises
     ------
     UserError
-        The members' OCS ports are of two optical media
-        (:func:`topologies.optical.ports_optics`): realize refuses their circuits at
-        every count, a fabric's error, not an instance lost.
+        No copy count fits and the members' OCS ports are of two optical media
+        (:func:`topologies.optical.ports_optics`): a fabric's error, not an instance
+        lost. Ports of two media whose circuits realize can set, each joining ports of
+        one medium (a plane of each medium, every GPU on both), are set.
     """
     from netmodel.study.scenario_fabric import circuit_options, ocs_planes, ocs_ports
     from topologies.optical import ports_optics, realize
@@ -75,8 +76,6 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
         return None   # as realize refused every copy count on it
     # from the most copies the members' OCS planes can carry, as instance_graph: the counts
     # above it are refused, each after a full colouring (a triangle of 256 ports: 128 to 85)
-    # ports of two media are refused at every count (realize): say so, not a lost instance
-    ports_optics(physical, members)
     planes = ocs_planes(physical, members)
     for pairs in circuit_options(scenario.circuits, [members], ports, planes,
                                  _cabled(physical, members)):
@@ -84,6 +83,10 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
             return realize(physical, pairs, validated=True)   # checked above, unchanged
         except UserError:
             continue
+    # no count fits: ports of two media (realize refuses a circuit joining them) said so,
+    # not an instance lost; checked only here, as realize sets circuits on planes of two
+    # media where each circuit's ends are one
+    ports_optics(physical, members)
     return None
 
 

@@ -588,12 +588,8 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     from topologies.optical import ports_optics, realize
     from topologies.schema import gpu_nodes, validate
 
-    if not is_built(scenario, graph):   # a builder's ports are one medium
+    if not is_built(scenario, graph):
         validate(graph, check_connected=False)
-        try:   # refused by realize at every copy count: said once, not after each
-            ports_optics(graph, gpu_nodes(graph))
-        except UserError as exc:
-            raise UserError(f"scenario {scenario.name!r}: {exc}") from None
     groups = partition(graph, size, scenario.placement, gpus=gpu_nodes(graph))
     ports = ocs_ports(graph, groups[0])
     planes = ocs_planes(graph, groups[0])
@@ -607,6 +603,11 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
             return realize(graph, pairs, validated=True)   # checked above
         except UserError as exc:
             last = exc
+    try:   # ports of two media: the fabric's error, said as such (checked only here:
+        # realize sets circuits on planes of two media where each circuit's ends are one)
+        ports_optics(graph, gpu_nodes(graph))
+    except UserError as exc:
+        raise UserError(f"scenario {scenario.name!r}: {exc}") from None
     raise UserError(f"scenario {scenario.name!r}: cannot set circuits for instances of "
                     f"{size} GPUs: {last}")
 
