@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from compute.outputs import FIGURE_FORMATS, atomic_write, check_file_path, figure_format
+from compute.units import counted
 from topologies.draw_labels import (
     MARKERS,
     MAX_LABELS,
@@ -493,9 +494,8 @@ def _legend(part: nx.Graph, media: Counter, lines: Counter, span: tuple[float, f
             f"{medium} ({count} {unit} as {lines[medium]:,} lines)"
         if medium == "ocs-circuit":
             pairs = sum(1 for *_, m in part.edges(data="medium") if m == medium)
-            count = media[medium]
-            label = (f"ocs-circuit ({count} circuit{'s' * (count != 1)} on {pairs} GPU "
-                     f"pair{'s' * (pairs != 1)}),\n"
+            label = (f"ocs-circuit ({counted(media[medium], 'circuit')} on "
+                     f"{counted(pairs, 'GPU pair')}),\n"
                      "one curve per circuit, coloured by its OCS")
         handles.append(Line2D([], [], color=MEDIUM_COLOURS.get(medium, "#9e9e9e"), lw=2,
                               label=label))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
+from compute.units import counted
 from topologies.schema import circuit_via
 
 __all__ = ["MARKERS", "MAX_LABELS", "node_order", "place_labels", "size_nodes"]
@@ -310,7 +311,7 @@ def place_labels(fig: Figure, ax: Axes, renderer: RendererBase, part: nx.Graph,
 
     def text_of(node: Hashable) -> str:
         if how == "circuits" and node in planes:
-            return f"{node}: {circuits[node]} circuit{'s' * (circuits[node] != 1)}"
+            return f"{node}: {counted(circuits[node], 'circuit')}"
         return str(node)
 
     sides_of: dict[Hashable, list] = {}

@@ -69,18 +69,11 @@ from compute.errors import UserError
 from compute.gpu_facts import note_gpu_file_facts
 from compute.hardware import GpuSpec
 from compute.outputs import atomic_write
+from compute.units import counted
 from compute.validate import MAX_TEXT_LENGTH, describe
 from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
-from topologies.limits import (
-    ENV,
-    MAX_DEPTH,
-    check_size,
-    counted,
-    max_edges,
-    max_file_bytes,
-    max_nodes,
-)
+from topologies.limits import ENV, MAX_DEPTH, check_size, max_edges, max_file_bytes, max_nodes
 from topologies.schema import UNITS, validate
 from topologies.schema_gpu import gpu_spec_from_dict
 from topologies.schema_text import check_node_ids, text_problem

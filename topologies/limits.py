@@ -36,10 +36,10 @@ from collections.abc import Iterator
 
 from compute.errors import UserError
 from compute.limits import setting
-from compute.units import counted  # the one count-and-noun rule; io imports it from here
+from compute.units import counted  # the one count-and-noun rule
 
 __all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "MAX_TIER", "PHYSICAL_MAX",
-           "PHYSICAL_MIN", "capped", "check_size", "counted", "max_edges", "max_file_bytes", "max_nodes"]
+           "PHYSICAL_MIN", "capped", "check_size", "max_edges", "max_file_bytes", "max_nodes"]
 
 #: Default limits (nodes, edges, file bytes).
 DEFAULTS = {"nodes": 2_000_000, "edges": 10_000_000, "file_bytes": 2**30}
