@@ -454,7 +454,7 @@ class LazyGroup(SummaryGroup):
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         name, cmd, rest = super().resolve_command(ctx, args)
         ctx.meta[_INVOKED] = (cmd, list(rest))   # for flags_for_parameters
-        if cmd is not None:
+        if cmd is not None and not ctx.resilient_parsing:   # not a line being completed
             refuse_repeated_options(cmd, name, list(rest), ctx)
         return name, cmd, rest
 
