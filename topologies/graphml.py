@@ -72,7 +72,11 @@ ONCE = {"node": "give each node once",
         "edge": "a fabric is an undirected simple graph: merge parallel cables into one edge "
                 "with 'links'"}
 
-_BOOLEAN = {"true": True, "false": False, "0": False, "1": True}
+#: A boolean ``<key>``'s words (in any case), networkx's own (its GraphML reader's
+#: ``convert_bool``): no yes/no or on/off, which a spec string also reads.
+_BOOLEAN = {"true": True, "false": False, "1": True, "0": False}
+#: ``'true, false, 1 or 0'``: what a refusal says a boolean ``<key>`` holds.
+_BOOLEAN_WORDS = ", ".join(list(_BOOLEAN)[:-1]) + f" or {list(_BOOLEAN)[-1]}"
 
 
 def _boolean(text: str) -> bool:
@@ -203,8 +207,8 @@ class _Values(dict):
                            f"{sys.get_int_max_str_digits():,} digits); give a number within "
                            "it") from None
         except KeyError:   # a boolean key's value
-            raise _Unreadable(f"a value of a boolean <key> is {describe(text)}, not true, "
-                              f"false, 1 or 0 (key {describe(self.name)})") from None
+            raise _Unreadable(f"a value of a boolean <key> is {describe(text)}, not "
+                              f"{_BOOLEAN_WORDS} (key {describe(self.name)})") from None
         except ValueError:   # int('4.5e11'), float('x')
             raise _Unreadable(f"a value of key {describe(self.name)} (attr.type {self.kind!r}) "
                               f"is {describe(text)}, not "

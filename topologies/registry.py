@@ -14,11 +14,11 @@ and ``_`` may be written for ``-``)::
     value  := text without commas | "[" text, brackets balanced "]"
 
 KEYs are the builder's keyword names. Values are converted by the parameter's type: ints,
-floats, booleans (``true/false/yes/no/1/0``), ``none`` for an optional parameter; keys
-naming a bandwidth take units (``450GB/s``, ``400Gb/s``), keys naming a latency or time take
-``ns/us/ms/s``. A value holding commas (a nested spec) is bracketed:
-``lite-groups:base=[fat-tree:k=4,gpu=H100-SXM],lites=4``. A path ending in ``.json`` or
-``.graphml`` reads a saved fabric instead.
+floats, booleans (``true/yes/on/1``, ``false/no/off/0`` in any case: :data:`SPEC_BOOLEANS`),
+``none`` for an optional parameter; keys naming a bandwidth take units (``450GB/s``,
+``400Gb/s``), keys naming a latency or time take ``ns/us/ms/s``. A value holding commas (a
+nested spec) is bracketed: ``lite-groups:base=[fat-tree:k=4,gpu=H100-SXM],lites=4``. A path
+ending in ``.json`` or ``.graphml`` reads a saved fabric instead.
 
 **Structured specs.** ``build(name, params)``, ``build((name, params))`` or
 ``build({"builder": name, **params})``: the values may already be typed, in SI units
@@ -473,6 +473,15 @@ def get_builder(name: str) -> Callable[..., nx.Graph]:
     return REGISTRY[key]
 
 
+#: The words a spec string's boolean parameter is read from (in any case): the table
+#: :func:`_convert` reads and its refusal lists.
+SPEC_BOOLEANS = {"true": True, "yes": True, "on": True, "1": True,
+                 "false": False, "no": False, "off": False, "0": False}
+#: ``'true/yes/on/1 or false/no/off/0'``: what a refusal says is accepted.
+_BOOLEAN_WORDS = " or ".join("/".join(w for w, v in SPEC_BOOLEANS.items() if v is truth)
+                             for truth in (True, False))
+
+
 def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter) -> Any:
     """A parameter's value from its spec-string text."""
     base, optional = _types(param.annotation)
@@ -485,12 +494,10 @@ def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter)
     if unit == "s":
         return parse_time(text, what)
     if base is bool:
-        low = text.lower()
-        if low in ("true", "yes", "1", "on"):
-            return True
-        if low in ("false", "no", "0", "off"):
-            return False
-        raise UserError(f"{what} must be true or false, got {describe(text)}")
+        try:
+            return SPEC_BOOLEANS[text.lower()]
+        except KeyError:
+            raise UserError(f"{what} must be {_BOOLEAN_WORDS}, got {describe(text)}") from None
     if base is int:   # the one number grammar: '+16', '1e1' are whole; '1_6', '1.5' are not
         whole = read_number(what, text, whole=True)
         if whole is None:
