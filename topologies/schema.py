@@ -100,7 +100,7 @@ from topologies.schema_text import INVALID, check_attribute_texts, check_graph_t
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
            "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS", "circuit_count", "circuit_each", "circuit_via",
-           "edge_count",
+           "edge_count", "scale_bandwidth",
            "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
@@ -563,6 +563,25 @@ def circuit_each(u: Hashable, v: Hashable,
              f"bandwidth and lanes (comma-separated, summing to its bandwidth "
              f"{describe(bandwidth)} and lanes {describe(total)})")
     return each
+
+
+def scale_bandwidth(data: dict, factor: float) -> None:
+    """Scale the edge ``data``'s ``bandwidth`` by ``factor`` in place, and with it each
+    circuit's of an ``ocs-circuit`` edge whose circuits differ (``via_bandwidth``, which
+    :func:`circuit_each` holds to summing to the edge's): a fabric's links scaled as a
+    whole (a scenario's ``bandwidth_scale``) stay valid, and a failed OCS then takes its
+    circuit's scaled share.
+
+    >>> d = {"bandwidth": 3.0, "lanes": 3, "links": 2, "via_bandwidth": "2.0,1.0",
+    ...      "via_lanes": "2,1"}
+    >>> scale_bandwidth(d, 0.5)
+    >>> d["bandwidth"], d["via_bandwidth"], circuit_each("a", "b", d)
+    (1.5, '1.0,0.5', ([1.0, 0.5], [2, 1]))
+    """
+    data["bandwidth"] = data["bandwidth"] * factor
+    each = data.get("via_bandwidth")
+    if each is not None:
+        data["via_bandwidth"] = ",".join(repr(float(x) * factor) for x in str(each).split(","))
 
 
 def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> None:

@@ -110,6 +110,8 @@ def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
     (the graph itself when there is nothing to change)."""
     if adjust.is_identity:
         return graph
+    from topologies.schema import scale_bandwidth
+
     out = graph.copy()
     ls, hop, bs = adjust.latency_scale, adjust.hop_latency, adjust.bandwidth_scale
     for _, data in out.nodes(data=True):
@@ -117,7 +119,7 @@ def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
             data["latency"] = data["latency"] * ls
     for _, _, data in out.edges(data=True):
         data["latency"] = data["latency"] * ls + hop
-        data["bandwidth"] = data["bandwidth"] * bs
+        scale_bandwidth(data, bs)   # and each circuit's, where a pair's circuits differ
     return out
 
 
