@@ -421,14 +421,14 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     # a failure that downs some instances and swaps slowed ones, granted in part: the
     # spares go to the down first (Kind.backs); fd the down share back, fs the slowed
     fd = fs = f
-    dp = np.array([k.down_pieces for k in kinds], dtype=np.int64)
-    if partial and dp.any():
-        pieces = np.array([k.pieces for k in kinds], dtype=np.int64)[kind]
-        d = dp[kind]
-        mixed = in_part & (d > 0)
-        got = np.rint(f * pieces)
-        fd = np.where(mixed, np.minimum(got, d) / np.maximum(d, 1), f)
-        fs = np.where(mixed, np.maximum(got - d, 0) / np.maximum(pieces - d, 1), f)
+    if partial and any(k.down_pieces for k in kinds):
+        fd, fs = f.copy(), f.copy()
+        for j, x in enumerate(kinds):
+            mixed = in_part & (kind == j) if x.down_pieces else None
+            if mixed is not None and mixed.any():   # its shares by pieces granted
+                backs = np.array([x.backs(g) for g in range(x.pieces + 1)])
+                got = np.rint(f[mixed] * x.pieces).astype(np.int64)
+                fd[mixed], fs[mixed] = backs[got, 0], backs[got, 1]
 
     # intervals: (start, end, weight) per event
     down = np.array([k.down for k in kinds], dtype=float)[kind]
