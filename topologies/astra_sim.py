@@ -210,8 +210,10 @@ def _network(graph: nx.Graph, notes: list) -> list:
                                                                    args["gpus_per_server"]):
             raise UserError("rail-optimized with fewer NICs than GPUs a server "
                             f"(nics_per_server {args['nics_per_server']}) cannot be expressed "
-                            "in ASTRA-sim's analytical network: every NPU of a dimension has "
-                            "the same links")
+                            "in ASTRA-sim's analytical network (every NPU of a dimension has "
+                            "the same links); it exports nics_per_server "
+                            f"{args['gpus_per_server']} (gpus_per_server: a NIC a GPU) or "
+                            "domains 1")
         return _rail(graph, args["domains"], args["domain_size"], notes)
     if name == "superpod":
         return _rail(graph, 32 * args["sus"] - 1, 8, notes)
