@@ -129,12 +129,16 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
 
 def _whole(n: float) -> str:
     """A count of cables (a float: a link may carry part of one) grouped as the other counts,
-    never in exponent form ('1.23457e+06' for 1,234,567 cables).
+    never in exponent form ('1.23457e+06' for 1,234,567 cables), a part of a cable to six
+    decimals at most (a sliver below that as ``g`` writes it).
 
-    >>> _whole(1234567.0), _whole(0.5), _whole(4464)
-    ('1,234,567', '0.5', '4,464')
+    >>> _whole(1234567.0), _whole(0.5), _whole(4464), _whole(2100000.75), _whole(1e-9)
+    ('1,234,567', '0.5', '4,464', '2,100,000.75', '1e-09')
     """
-    return f"{n:,.0f}" if float(n).is_integer() else f"{n:,.6g}"
+    if float(n).is_integer():
+        return f"{n:,.0f}"
+    text = f"{n:,.6f}".rstrip("0").rstrip(".")
+    return text if text != "0" else f"{n:g}"
 
 
 @topology.command(cls=FabricCommand, short_help="Fabrics side by side: counts, bandwidths, busbw, cost, blast radius.")
