@@ -419,7 +419,7 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         attrs["via"] = ",".join(via)
         if len(set(rates)) > 1 or len(set(lanes)) > 1:
             # circuits of unequal ports: each one's, in via's order, for drop_circuits
-            attrs["via_bandwidth"] = ",".join(map(repr, rates))
+            attrs["via_bandwidth"] = ",".join(repr(float(r)) for r in rates)   # np: 'np.float64(x)'
             attrs["via_lanes"] = ",".join(map(str, lanes))
         attrs["optics"] = optics   # the GPU ports' optics, both ends (for the BOM)
         out.add_edge(u, v, **attrs)

@@ -581,7 +581,8 @@ def scale_bandwidth(data: dict, factor: float) -> None:
     data["bandwidth"] = data["bandwidth"] * factor
     each = data.get("via_bandwidth")
     if each is not None:
-        data["via_bandwidth"] = ",".join(repr(float(x) * factor) for x in str(each).split(","))
+        data["via_bandwidth"] = ",".join(repr(float(x) * float(factor))
+                                         for x in str(each).split(","))
 
 
 def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> None:

@@ -39,3 +39,20 @@ def test_a_scaled_fabric_stays_valid_and_drops_scaled_shares(unequal):
     drop_circuits(half, {"ocs1"})   # the slow circuit gone: two halved ports left
     assert math.isclose(half.edges["gpu0", "gpu1"]["bandwidth"], PORT)
     assert unequal.edges["gpu0", "gpu1"]["bandwidth"] == 2 * PORT + SLOW   # not changed
+
+
+def test_numpy_rates_are_written_as_numbers():
+    """A port rate or a scale given as a numpy float (a library caller's array element) is
+    written as its number: repr wrote 'np.float64(9375000000.0)', which validate refuses."""
+    import numpy as np
+
+    from netmodel.study.scenario_fabric import adjusted
+    from netmodel.study.scenarios import Adjust
+
+    g = ocs(gpus=2, ports=3, ocs_ports=4, gpu="Lite")
+    g.edges["gpu0", "ocs1"]["bandwidth"] = np.float64(SLOW)
+    r = realize(g, [("gpu0", "gpu1")] * 3)   # before: refused, its own via_bandwidth unread
+    assert r.edges["gpu0", "gpu1"]["via_bandwidth"] == f"{PORT!r},{SLOW!r},{PORT!r}"
+    half = adjusted(r, Adjust(bandwidth_scale=np.float64(0.5)))
+    assert circuit_each("gpu0", "gpu1", half.edges["gpu0", "gpu1"])[0] == [PORT / 2, SLOW / 2,
+                                                                          PORT / 2]
