@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError
+from compute.units import counted
 from compute.validate import describe, is_whole
 from netmodel.study.availability_kinds import THRESHOLD, Kind, ask_values, best_grant
 from netmodel.study.progress import NO_PROGRESS, check_progress
@@ -257,7 +258,7 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
                f"trials or shorter repair times") if warm > h else \
             ": give fewer trials or a shorter horizon"
         raise UserError(f"{per_trial * trials:.3g} failure events to simulate "
-                        f"({trials:,} trial{'' if trials == 1 else 's'}); at most {MAX_EVENTS:.0e}{why}")
+                        f"({counted(trials, 'trial')}); at most {MAX_EVENTS:.0e}{why}")
     if per_trial > MAX_TRIAL_EVENTS:   # fewer trials do not help: one is drawn whole
         why = ("shorter repair times (the draws start one repair time, "
                f"{duration_text(warm)}, before the horizon)") if warm > h else \
