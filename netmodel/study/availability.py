@@ -185,9 +185,10 @@ class Availability:
         c, m, a, z = self.cluster, self.mc, self.analytic, self.no_spares
         p = self.pools
         lines = [
-            f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {c.gpus:,} GPU{'' if c.gpus == 1 else 's'}, "
-            f"{c.parallelism.label}, {c.instances_total:,} instance{'' if c.instances_total == 1 else 's'}; spares {p.spares:,} "
-            f"({p.placement}, {p.reachable_total:,} reachable); {m.trials:,} trial{'' if m.trials == 1 else 's'} x "
+            f"{c.scenario.label}, {c.model.name} {c.workload.phase}: {counted(c.gpus, 'GPU')}, "
+            f"{c.parallelism.label}, {counted(c.instances_total, 'instance')}; spares "
+            f"{p.spares:,} ({p.placement}, {p.reachable_total:,} reachable); "
+            f"{counted(m.trials, 'trial')} x "
             f"{duration_text(m.horizon_s)}, seed {m.seed}",
             f"{'':<34}{'Monte Carlo':>16}{'analytic':>12}{'no spares':>12}",
             f"{'mean capacity':<34}{m.mean:>10.6f} ±{m.mean_ci:<5.1e}{a.mean:>12.6f}"
