@@ -474,15 +474,25 @@ class SearchResult:
 
 
 def rows_to_csv(rows: Iterable[Mapping[str, object]], columns: Collection[str]) -> str:
-    """CSV text with a header, from dicts (missing keys are empty; floats in full precision).
+    """CSV text with a header, from dicts (missing keys are empty; floats in full precision;
+    a list or tuple its items joined by ``; ``).
 
-    >>> print(rows_to_csv([{"a": 1, "b": 0.5}], ("a", "b")), end="")
-    a,b
-    1,0.5
+    >>> print(rows_to_csv([{"a": 1, "b": 0.5, "c": ["x", "y"]}], ("a", "b", "c")), end="")
+    a,b,c
+    1,0.5,x; y
     """
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(columns), extrasaction="ignore", lineterminator="\n")
     w.writeheader()
     for r in rows:
-        w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in columns})
+        w.writerow({k: _cell(r.get(k)) for k in columns})
     return buf.getvalue()
+
+
+def _cell(v: object) -> object:
+    """A CSV cell's value: None empty, a list or tuple its items joined by ``; ``."""
+    if v is None:
+        return ""
+    if isinstance(v, list | tuple):
+        return "; ".join(str(x) for x in v)
+    return v

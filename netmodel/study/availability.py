@@ -42,8 +42,7 @@ from compute.validate import (
     number_text,
     read_number,
 )
-from netmodel.study import availability_analytic
-from netmodel.study.availability_analytic import Analytic, analytic
+from netmodel.study.availability_analytic import Analytic, analytic, fallback_words
 from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
 from netmodel.study.availability_mc import MonteCarlo, check_run, simulate
 from netmodel.study.progress import NO_PROGRESS, check_progress
@@ -217,11 +216,8 @@ class Availability:
                          f"{c.instance_gpus:,} GPUs; {p.reachable_total:,} re-create none "
                          f"(give {c.instance_gpus:,} or more, or place them by pod)")
         if a.fallback:
-            lines.append(f"note: the analytic column passed the spare chain's limit "
-                         f"({counted(availability_analytic.MAX_SEQUENTIAL_STATES, 'state')}) "
-                         f"and fell back to "
-                         f"{', '.join(a.fallback)}: an approximation (the Monte Carlo grants "
-                         f"as the model says)")
+            lines.append(f"note: the analytic column {fallback_words(a.fallback)}: an "
+                         f"approximation (the Monte Carlo grants as the model says)")
         if c.batch_at_limit:
             lines.append(c.batch_limit_note)
         if z.overlap > 0.05:

@@ -40,6 +40,7 @@ from itertools import pairwise
 
 import numpy as np
 
+from compute.units import counted
 from netmodel.study.availability_kinds import THRESHOLD, Kind, ask_values, best_grant
 from netmodel.study.reliability_cluster import YEAR
 from netmodel.study.reliability_spares import SparePools
@@ -379,6 +380,18 @@ MAX_SEQUENTIAL_STATES = 10_000
 FALLBACK_ONE_HOLD = "one repair time"
 FALLBACK_INDEPENDENT = "independent asks"
 FALLBACK_APART = "pools taken apart"
+
+
+def fallback_words(fallback: Iterable[str]) -> str:
+    """What the closed form did past the spare chain's limit, named by ``fallback``
+    (:attr:`Analytic.fallback`'s names), as availability's and compare's notes say it
+    (the limit read from this module when called).
+
+    >>> fallback_words([FALLBACK_ONE_HOLD])
+    "passed the spare chain's limit (10,000 states) and fell back to one repair time"
+    """
+    return (f"passed the spare chain's limit ({counted(MAX_SEQUENTIAL_STATES, 'state')}) "
+            f"and fell back to {', '.join(fallback)}")
 
 
 def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[list[int]],

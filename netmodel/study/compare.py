@@ -195,11 +195,36 @@ class CompareResult(RowsResult):
         # every note: a fallback schedule, and why a row's cost (tok/s/W, $/Mtok) or
         # reliability columns are '-' (a GPU file without a die table)
         lines += [f"note: {k}: {v}" for k, v in self.settings.get("not_computed", {}).items()]
+        lines += fallback_lines(self.rows)
         bad = [f"  {r.model} x {r.label} x {r.phase}: {r.reason}" for r in self.rows
                if not r.feasible]
         if bad:
             lines += ["infeasible:"] + bad
         return "\n".join(lines)
+
+
+def fallback_lines(rows: Iterable[FabricRow]) -> list[str]:
+    """A note for each set of closed-form fallbacks past the spare chain's limit that
+    rows' reliability figures took (``analytic_fallback``), naming the rows; none where
+    no row took one.
+
+    >>> row = CompareRow(model="Llama-3-8B", gpu="Lite", phase="decode", feasible=True,
+    ...                  scenario="lite-flat", label="lite-flat@Lite", latency_name="tbt",
+    ...                  latency_limit_s=0.05, analytic_fallback=("one repair time",))
+    >>> print(fallback_lines([row])[0])
+    note: the reliability columns' closed form passed the spare chain's limit (10,000 states) and fell back to one repair time for lite-flat@Lite Llama-3-8B decode: an approximation
+    """
+    said: dict = {}
+    for r in rows:
+        if r.analytic_fallback:
+            said.setdefault(tuple(r.analytic_fallback), []).append(
+                f"{r.label} {r.model} {r.phase}")
+    if not said:
+        return []
+    from netmodel.study.availability_analytic import fallback_words
+
+    return [f"note: the reliability columns' closed form {fallback_words(fell)} for "
+            f"{', '.join(names)}: an approximation" for fell, names in said.items()]
 
 
 def two_batch_lines(searches: Iterable[FabricSearch]) -> list[str]:

@@ -73,9 +73,16 @@ class ReliabilitySummary:
     spares_needed_placement: str | None
     threshold: float
     quantile: float
+    #: the fallbacks the closed form took past the spare chain's limit for any figure of
+    #: the summary, the spares-needed search included (each an approximation:
+    #: :attr:`~netmodel.study.availability_analytic.Analytic.fallback`'s names, sorted);
+    #: () where it took none or the figures are Monte Carlo ones
+    analytic_fallback: tuple = ()
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        d["analytic_fallback"] = list(self.analytic_fallback)
+        return d
 
 
 def sensitivity(cluster: Cluster, *, spares: int | str = "1%", threshold: float = THRESHOLD
@@ -163,7 +170,7 @@ def reliability_summary(scenario: str | Scenario, model: str | ModelSpec,
         goodput_tokens_per_s_per_sm_with_spares=ref.goodput_per_sm,
         spares_needed=None if best is None else best[1],
         spares_needed_placement=None if best is None else best[0], threshold=threshold,
-        quantile=quantile)
+        quantile=quantile, analytic_fallback=())
 
 
 def _gpu_radius(c: Cluster) -> tuple[float, float, float]:
@@ -184,10 +191,13 @@ def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
     n = parse_spares(spares, c.gpus)
     hw, sw, rate = _gpu_radius(c)
     inst = c.instances_total
+    taken: set = set()   # every run's fallbacks: each figure, the search's steps too
 
     def run(placement: str, k: int) -> Analytic:
-        return analytic(event_kinds(c, placement), spare_pools(c, k, placement), inst,
-                        threshold)
+        a = analytic(event_kinds(c, placement), spare_pools(c, k, placement), inst,
+                     threshold)
+        taken.update(a.fallback)
+        return a
 
     base = run("global", 0)
     ref = max(("pod", "global"), key=lambda p: run(p, n).mean)
@@ -210,4 +220,4 @@ def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
         goodput_tokens_per_s_per_sm_with_spares=c.tokens_per_s_per_sm(with_s, n),
         spares_needed=None if best is None else best[1],
         spares_needed_placement=None if best is None else best[0], threshold=threshold,
-        quantile=quantile)
+        quantile=quantile, analytic_fallback=tuple(sorted(taken)))

@@ -228,6 +228,9 @@ class FabricRow(BestRow):
     goodput_tokens_per_s_per_sm_with_spares: float | None = group("reliability")
     #: the fewest spares for 99% of capacity 99.9% of the time
     spares_needed: int | None = group("reliability")
+    #: the fallbacks the closed form took past the spare chain's limit for this row's
+    #: reliability figures (an approximation; ``[]`` where none; in CSV joined by ``; ``)
+    analytic_fallback: tuple | None = group("reliability")
 
     @staticmethod
     def search_fields(result: SearchResult) -> dict:
