@@ -551,7 +551,8 @@ def parse_size_range(text: str, what: str = "sizes", *, max_sizes: int = MAX_SIZ
 
 def counted(n: int, noun: str) -> str:
     """``n`` and ``noun``, plural but for one (every count in words is written by it: "1
-    stream", "1 edge", "2 hops"); thousands grouped; past 10**15 its power of ten (an
+    stream", "1 edge", "2 hops"; but :mod:`compute.validate`'s descriptions of a value,
+    which this module imports); thousands grouped; past 10**15 its power of ten (an
     estimate that large is told by size).
 
     >>> counted(1, "edge"), counted(2_000_000, "node"), counted(10**20, "edge")

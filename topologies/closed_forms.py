@@ -131,7 +131,7 @@ def _rail(g: nx.Graph, domains: int, size: int, gps: int, per_leaf: int) -> Clos
     return ClosedForm(diameter, None)
 
 
-def _rail_optimized(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm | None:
+def _rail_optimized(g: nx.Graph, a: Mapping[str, Any]) -> ClosedForm:
     domains, gps = a["domains"], a["gpus_per_server"]
     nics = a["nics_per_server"]
     if domains > 1 and nics not in (None, gps):
