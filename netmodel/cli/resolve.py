@@ -246,12 +246,17 @@ def profile_line(profile, desc: dict | None = None, gpus=()) -> str:
     collectives than this run's (its fitted overheads absorbed those, so the run does not
     reproduce its fit; scenarios are compared without their ``@GPU``), and one when it was
     fitted on another GPU than the run's ``gpus`` (names): its overheads and efficiencies
-    are what an engine reached on that GPU, carried over, not measured on this one."""
+    are what an engine reached on that GPU, carried over, not measured on this one. The
+    profile's ``gpu`` names a run's GPU as the catalogs read a name, regardless of case
+    (:func:`~compute.errors.find_name`)."""
     import re
+
+    from compute.errors import find_name
 
     fitted = f", fitted on {profile.fitted_on}" if profile.fitted_on else ""
     line = f"calibrated mode: engine profile {profile.name}{fitted}"
-    other = sorted({g for g in gpus if g} - {profile.gpu}) if profile.gpu else []
+    run = {g for g in gpus if g}
+    other = sorted(run - {find_name(run, profile.gpu)}) if profile.gpu else []
     if other:
         on = " and ".join(other)
         line += (f"\nnote: profile {profile.name} was fitted on {profile.gpu} and is used here "
