@@ -229,6 +229,14 @@ class Slo:
         """The latency limit of ``phase``: TTFT for prefill, TBT for decode (seconds)."""
         return self.ttft if check_phase(phase) == PREFILL else self.tbt
 
+    def to_dict(self) -> dict:
+        """JSON-ready, as every report's ``settings.slo`` records it (seconds).
+
+        >>> Slo(ttft=2.0).to_dict()
+        {'ttft_s': 2.0, 'tbt_s': 0.05}
+        """
+        return {"ttft_s": self.ttft, "tbt_s": self.tbt}
+
 
 def slo_text(phase: str, limit: float, *, mtp: bool = False) -> str:
     """The SLO a phase's search meets, as tables and titles print it: ``'TBT <= 50 ms'``

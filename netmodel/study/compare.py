@@ -358,7 +358,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     rows = [row for _, row, _ in found]
     base = own[0].label if own else _baseline_label(scens, baseline)
     rows = _with_ratios(rows, base)
-    settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt},
+    settings = {"slo": slo.to_dict(),
                 "prompt_tokens": make_workload("prefill", prompt, context).prompt,
                 "context_tokens": make_workload("decode", prompt, context).context,
                 "options": options.to_dict(), "max_batch": max_batch,

@@ -47,6 +47,7 @@ import numpy as np
 from compute.errors import UserError
 from compute.hardware import GpuSpec, get_gpu
 from compute.moe_routing import moe_comm
+from compute.phases import check_slo
 from compute.roofline import check_options
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.adjusted_comm import AdjustedComm, adjusted_lines, hop_latency_slopes
@@ -481,12 +482,14 @@ def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float
     baseline. ``plain``: the GPU bandwidth multiples are relative to. ``models``: the
     specs of the comparison's models that the catalog does not hold (from a model file or
     a HuggingFace config; rows name their model, and a name not given here is looked up
-    in the catalog). The settings carry ``options`` as a comparison's do
-    (:meth:`~compute.roofline_options.RooflineOptions.to_dict`; the roofline's defaults
+    in the catalog). The settings carry ``slo`` and ``options`` as a comparison's do
+    (:meth:`~compute.phases.Slo.to_dict`, compute's defaults without one;
+    :meth:`~compute.roofline_options.RooflineOptions.to_dict`, the roofline's defaults
     without any)."""
     from netmodel.study.scenario_collectives import ScenarioCollectives
 
     options = check_options(options)
+    slo = check_slo(slo)
     specs = {m.name: m for m in models}
 
     plain_bw = get_gpu(plain).scaleup_bandwidth
@@ -533,7 +536,7 @@ def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float
             latency_bound=h_bound))
     settings = {"plain": plain, "bandwidth_range": BANDWIDTH_RANGE,
                 "latency_range_s": LATENCY_RANGE, "tolerance": tolerance,
-                "baseline": fab.baseline, "options": options.to_dict()}
+                "baseline": fab.baseline, "slo": slo.to_dict(), "options": options.to_dict()}
     return CrossoverResult(tuple(rows), settings)
 
 

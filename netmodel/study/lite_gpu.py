@@ -207,7 +207,7 @@ def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
                 searches.append(r)
                 rows.append(StudyRow.from_search(r, network=network))
     rows = _with_ratios(rows, baseline)
-    settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt},
+    settings = {"slo": slo.to_dict(),
                 "prompt_tokens": make_workload("prefill", prompt, context).prompt,
                 "context_tokens": make_workload("decode", prompt, context).context,
                 "options": options.to_dict(), "max_batch": max_batch, "networks": (network,)}

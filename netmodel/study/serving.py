@@ -464,22 +464,13 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     common = dict(options=options, slo=slo, tp=tp, expert_skew=expert_skew,
                   max_gpus=most, max_batch=max_batch, **space)
     kv = kv_bytes_per_request(model, wl.prompt)
-    settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "dimensions": dimensions,
+    settings = {"slo": slo.to_dict(), "dimensions": dimensions,
                 "prefill_gpu": pre_s.gpu, "decode_gpu": dec_s.gpu,
                 "network": "custom" if override is not None else "fabric",
                 "transfer": "custom" if transfer is not None else
                 ("custom" if override is not None else "fabric send-recv"),
-                "expert_skew": expert_skew, "max_batch": max_batch, "max_gpus": most}
-    if options.profile is not None:     # the roofline's settings read as before profiles
-        settings["profile"] = options.to_dict()["profile"]
-    if options.overlap_collectives:    # (left out when off: the settings read as before)
-        settings["overlap_collectives"] = True
-    if options.two_batch_overlap:      # likewise
-        settings["two_batch_overlap"] = True
-    if options.dense_mlp_tp is not None:   # likewise
-        settings["dense_mlp_tp"] = options.dense_mlp_tp
-    if options.mtp_tokens:                 # likewise
-        settings.update(mtp_tokens=options.mtp_tokens, mtp_acceptance=options.mtp_acceptance)
+                "expert_skew": expert_skew, "max_batch": max_batch, "max_gpus": most,
+                "options": options.to_dict()}
     base = dict(model=model.name, scenario=scen.label, workload=wl, kv_bytes_per_request=kv,
                 ttft_limit_s=slo.ttft, tbt_limit_s=slo.tbt, fabric_gpus=fabric,
                 settings=settings)

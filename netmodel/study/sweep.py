@@ -658,7 +658,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
             notes.setdefault(k, v)
     if refused and all(r.reason.startswith("fabric refused") for r in rows):
         raise UserError(f"no point of the sweep can be built: {refused[0]}")
-    settings = {"slo": {"ttft_s": slo.ttft, "tbt_s": slo.tbt}, "options": options.to_dict(),
+    settings = {"slo": slo.to_dict(), "options": options.to_dict(),
                 "max_batch": max_batch, "parallelism": parallelism}
     if notes:
         settings["not_computed"] = notes

@@ -256,7 +256,7 @@ def test_serve_counts_expected_tokens():
     on = serve("DeepSeek-V3", "h100-dgx", "coding", max_batch=256,
                options=RooflineOptions(mtp_tokens=1))
     d = on.decode
-    assert d.pp == 1 and d.mtp_tokens == 1 and on.settings["mtp_tokens"] == 1
+    assert d.pp == 1 and d.mtp_tokens == 1 and on.settings["options"]["mtp_tokens"] == 1
     assert on.tbt_s == pytest.approx(d.latency / 1.9, rel=1e-12)      # TPOT
     # requests a second of one decode instance: expected tokens a step over the step,
     # over the 12 tokens decode makes of the 13 (the first comes out of the prefill)

@@ -123,5 +123,5 @@ def test_serving_settings_say_it():
     on = serve("Llama-3-70B", "lite-flat", options=RooflineOptions(
         overlap_collectives=True), max_batch=8)
     off = serve("Llama-3-70B", "lite-flat", max_batch=8)
-    assert on.settings["overlap_collectives"] is True
-    assert "overlap_collectives" not in off.settings
+    assert on.settings["options"]["overlap_collectives"] is True
+    assert off.settings["options"]["overlap_collectives"] is False

@@ -354,10 +354,10 @@ def test_cli_profile_sets_both_pools_step_times_as_compare_does():
     assert row["overhead_s"] == pytest.approx(80 * LAYER_S + 46 * SEQUENCE_S
                                               + 46 * 80 * 8192 * TOKEN_S, rel=1e-12)
     assert row["overhead_s"] == pytest.approx(0.034947, abs=1e-6)
-    assert d["settings"]["profile"]["name"] == "vllm-dgx-h100"
+    assert d["settings"]["options"]["profile"]["name"] == "vllm-dgx-h100"
     # the roofline's (no --profile) is another answer, and its settings name no profile
     plain = json.loads(run("--scenario", "h100-dgx", "--model", "Llama-3-70B", "--json").output)
-    assert "profile" not in plain["settings"]
+    assert "profile" not in plain["settings"]["options"]
     assert plain["decode"]["batch"] != 46 or plain["decode"]["latency_s"] != dec["latency_s"]
 
 

@@ -95,7 +95,7 @@ def test_serve_flag():
     r = _run(*args, "--two-batch-overlap")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)
-    assert "two_batch_overlap" not in plain["settings"]
-    assert doc["settings"]["two_batch_overlap"] is True
+    assert "two_batch_overlap" not in plain["settings"]["options"]
+    assert doc["settings"]["options"]["two_batch_overlap"] is True
     assert doc["prefill"]["pp"] == 1 and doc["decode"]["pp"] == 1   # PP 1 searched
     assert doc["ttft_s"] < plain["ttft_s"]
