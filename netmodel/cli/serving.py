@@ -14,7 +14,7 @@ from netmodel.cli.main import (
     gpu_help,
     json_option,
     max_batch_option,
-    model_help,
+    model_option,
     mtp_options,
     parse_slo,
     profile_option,
@@ -47,8 +47,7 @@ def _rate(text) -> float | None:
 @click.command("serve")
 @click.option("--scenario", required=True, metavar="S", cls=RegistryHelp,
               help_from=lambda: f"The scenario: {scenario_help()}.")
-@click.option("--model", "model_name", required=True, metavar="NAME|FILE", cls=RegistryHelp,
-              help_from=lambda: f"The model: {model_help()}.")
+@model_option
 @click.option("--workload", default="coding", show_default=True, metavar="NAME|FILE",
               help="coding or conversation (Splitwise medians: prompt 1500 / output 13, "
                    "1020 / 129 tokens), or a TOML/JSON file with prompt, output and rate.")
@@ -71,7 +70,7 @@ def _rate(text) -> float | None:
 @roofline_option("dense_mlp_tp", "D")
 @with_options(mtp_options)
 @json_option
-def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
+def serve(scenario: str, model: str, workload: str, rate_text: str | None,
           prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: str,
           ttft: str, tbt: str, profile_ref: str | None, two_batch_overlap: bool,
           dense_mlp_tp: str | None, mtp_tokens: str | None, mtp_acceptance: str | None,
@@ -99,7 +98,7 @@ def serve(scenario: str, model_name: str, workload: str, rate_text: str | None,
     slo = parse_slo(ttft, tbt)
     profile = resolve_profile(profile_ref)
     scen = get_scenario(scenario)
-    r = run_serve(model_name, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
+    r = run_serve(model, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
                   slo=slo, options=RooflineOptions(profile=profile,
                                                    two_batch_overlap=two_batch_overlap,
                                                    dense_mlp_tp=dense_degree(dense_mlp_tp),
