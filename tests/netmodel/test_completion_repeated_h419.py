@@ -24,12 +24,15 @@ SHOW = ["topology", "show", "flat", "--pair", "gpu0", "gpu1"]
 
 @pytest.mark.parametrize("once, again, incomplete, offered", [
     (INFER, ["--model", "Llama-3-70B"], "--g", ["--gpu", "--gpu-file"]),
-    # a subcommand of a group, a value of two words
-    (SHOW, ["--pair", "gpu1", "gpu2"], "--j", ["--json"]),
+    # a subcommand of a group, a value of two words (click completes after one from 8.2.1
+    # on: ['--json']; 8.2.0 offered nothing there, with or without the repeat)
+    (SHOW, ["--pair", "gpu1", "gpu2"], "--j", None),
 ])
 def test_completion_of_a_line_with_an_option_twice(once, again, incomplete, offered):
-    assert _offered(once, incomplete) == offered
-    assert _offered(once + again, incomplete) == offered   # as the line without the repeat
+    # as the line without the repeat (before: UserError raised, nothing offered)
+    assert _offered(once + again, incomplete) == _offered(once, incomplete)
+    if offered is not None:
+        assert _offered(once + again, incomplete) == offered
 
 
 def test_the_command_itself_still_refuses_it():
