@@ -40,7 +40,7 @@ from topologies.inventory import (
 from topologies.schema import gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "FabricSummary", "PathDiversity", "bisection_maxflow", "diameter",
-           "injection_bandwidth", "path_diversity", "summary"]
+           "injection_bandwidth", "path_diversity", "scale_out_share", "summary"]
 
 #: Largest graph (nodes) for which the exact max-flow bisection is computed.
 MAXFLOW_NODES = 5000
@@ -78,10 +78,14 @@ class FabricSummary:
     bisection_method: str
     path_diversity: PathDiversity | None
     reconfiguration_time: float | None
+    scale_out_share: float | None = None
 
     def to_dict(self) -> dict:
-        """Plain JSON-ready dict (the shape of ``netmodel topology show --json``)."""
+        """Plain JSON-ready dict (the shape of ``netmodel topology show --json``;
+        ``scale_out_share`` only where GPUs of a server share NICs)."""
         out = asdict(self)
+        if self.scale_out_share is None:
+            del out["scale_out_share"]
         out["switches_by_tier"] = {str(k): v for k, v in self.switches_by_tier.items()}
         return out
 
@@ -111,6 +115,37 @@ def injection_bandwidth(graph: nx.Graph, edges: EdgeArrays | None = None
         key = f"switch tier {node['tier']}" if node["kind"] == "switch" else node["kind"]
         peers[key] += d["bandwidth"]
     return float(low), dict(sorted(peers.items()))
+
+
+def scale_out_share(graph: nx.Graph) -> float | None:
+    """Scale-out injection per GPU where GPUs of a server share NICs: the server's links
+    to the network (to a switch of tier >= 1 or an OCS) over its GPUs, the smallest over
+    servers (bytes/s per direction); None where no server (``server`` label) has both a
+    GPU with such links and one without (a NIC a GPU: :func:`injection_bandwidth`'s own
+    links already say it).
+
+    >>> from topologies import build
+    >>> scale_out_share(build("rail-optimized:domains=2,nics_per_server=4")) / 1e9
+    25.0
+    >>> scale_out_share(build("rail-optimized:domains=2")) is None   # a NIC a GPU
+    True
+    """
+    data = graph._node
+    out: dict = {}     # server -> [network bandwidth, GPUs, GPUs without a network link]
+    for g in gpu_nodes(graph):
+        server = data[g].get("server")
+        if server is None:
+            return None
+        bw = sum(d["bandwidth"] for v, d in graph._adj[g].items()
+                 if data[v]["kind"] == "ocs"
+                 or (data[v]["kind"] == "switch" and data[v]["tier"] >= 1))
+        acc = out.setdefault(server, [0.0, 0, 0])
+        acc[0] += bw
+        acc[1] += 1
+        acc[2] += bw == 0
+    if not any(0 < bare < n for _, n, bare in out.values()):
+        return None
+    return min(bw / n for bw, n, _ in out.values())
 
 
 def _bfs(graph: nx.Graph, source: Hashable,
@@ -328,6 +363,6 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None, validated: bool = Fal
         ocs=kinds.get("ocs", 0), links=graph.number_of_edges(), bom=bill_of_materials(graph, edges),
         diameter=dia, diameter_method=dia_how, injection_bandwidth=low,
         injection_by_peer=peers, bisection_bandwidth=bis, bisection_method=bis_how,
-        path_diversity=paths,
+        path_diversity=paths, scale_out_share=scale_out_share(graph),
         reconfiguration_time=graph.graph.get("reconfiguration_time",
                                              max(reconf) if reconf else None))

@@ -115,7 +115,9 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
         f"{counted(s.diameter, 'GPU-to-GPU hop') if s.diameter is not None else 'n/a'} "
         f"({s.diameter_method})",
         f"injection:   {_bw(s.injection_bandwidth)} per GPU per direction ("
-        + ", ".join(f"{k}: {_bw(v)}" for k, v in s.injection_by_peer.items()) + ")",
+        + ", ".join(f"{k}: {_bw(v)}" for k, v in s.injection_by_peer.items()) + ")"
+        + (f"; scale-out {_bw(s.scale_out_share)} per GPU (its server's NICs shared by its "
+           "GPUs)" if s.scale_out_share is not None else ""),
         f"bisection:   {_bw(s.bisection_bandwidth)} per direction ({s.bisection_method})",
     ]
     if s.path_diversity:

@@ -14,7 +14,9 @@ format per row, the unit in the row's name.
 * **Counts, optics, ports, diameter, path diversity**: :func:`topologies.analysis.summary`
   (optics from its bill of materials: pluggable transceivers and co-packaged (CPO) engines).
 * **Injection**: every GPU's links summed (``injection_total``) and the smallest GPU's
-  (``injection_per_gpu``). **Bisection**: the analysis' max-flow from the first half of the
+  (``injection_per_gpu``); where GPUs of a server share its NICs (a GPU without one has
+  only its scale-up links), a note gives the scale-out share, the server's NICs over its
+  GPUs (:func:`topologies.analysis.scale_out_share`). **Bisection**: the analysis' max-flow from the first half of the
   GPUs to the rest (a closed form where one holds); ``bisection_per_gpu`` divides it by the
   GPUs of that half, so a non-blocking fabric's equals its injection per GPU.
 * **All-reduce busbw** of a group of ``group`` GPUs placed contiguously, at 1 MiB, 64 MiB
@@ -57,7 +59,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.units import RATE_FLOOR, RATE_RUNGS, counted, rung
+from compute.units import RATE_FLOOR, RATE_RUNGS, counted, format_quantity, rung
 from compute.validate import describe, is_whole, refuse_repeats
 from netmodel.study.fabric_ref import Fabric, resolve_fabric
 
@@ -465,6 +467,9 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
     notes = []
     if s.bisection_method != "closed form":
         notes.append(f"bisection: {s.bisection_method}")
+    if s.scale_out_share is not None:
+        notes.append(f"injection per GPU: its own links; GPUs of a server share its NICs, "
+                     f"scale-out {format_quantity(s.scale_out_share, 'B/s')} per GPU")
     if note:
         notes.append(note)
     if fab.scenario is not None:
