@@ -1,5 +1,6 @@
 """The routes through the stand-ins of GPUs without a NIC of their own, worked out for
-many pairs at once (route_dags.DagRoutes._stand_in_many), equal the pair-by-pair ones
+many pairs at once (route_dags.DagRoutes._stand_in_many; _routes_many leaves their
+spread out), equal the pair-by-pair ones
 (route_search.SearchedRoutes._one_forwarder for each pair, which the many-pair form
 replaced): the same times to the last bit and the same bottleneck, on rail-optimized
 fabrics with 1, 2, 4 and 8 NICs for 8 GPUs a server, healthy or with a NIC link or a rail
