@@ -35,7 +35,7 @@ from compute.validate import describe, is_whole
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
            "FunctionComm", "NoCommunication", "RingAlphaBeta", "as_comm", "as_times",
            "check_group_size",
-           "check_nbytes", "check_op"]
+           "check_nbytes", "check_op", "collective_args"]
 
 #: The largest group check_group_size takes: 2**53, the largest whole number a float (the
 #: cost formulas' arithmetic) holds exactly; above it a size is not a count of GPUs.
@@ -138,6 +138,20 @@ def check_nbytes(nbytes: float | np.ndarray, positive: bool = False) -> float | 
     return n
 
 
+def collective_args(op: str | None, nbytes: float | np.ndarray,
+                    group_size: int) -> tuple[np.ndarray, int]:
+    """The arguments of a ``collective_time`` checked as every cost model checks them: ``op``
+    by :func:`check_op` (skipped where ``None``: a method of one operation), ``nbytes`` by
+    :func:`check_nbytes` as a float array, ``group_size`` by :func:`check_group_size`.
+
+    >>> collective_args("all-reduce", 1024, 8)
+    (array(1024.), 8)
+    """
+    if op is not None:
+        check_op(op)
+    return np.asarray(check_nbytes(nbytes), dtype=float), check_group_size(group_size)
+
+
 @runtime_checkable
 class CollectiveCostModel(Protocol):
     """Anything that can time a collective among ``group_size`` GPUs.
@@ -176,9 +190,7 @@ class FunctionComm:
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
-        check_op(op)
-        n = np.asarray(check_nbytes(nbytes), dtype=float)
-        p = check_group_size(group_size)
+        n, p = collective_args(op, nbytes, group_size)
         if p == 1:
             return np.zeros_like(n)
         t = as_times(self.function(op, n, p), op, "comm function")
@@ -215,9 +227,7 @@ class NoCommunication:
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
-        check_op(op)
-        check_group_size(group_size)
-        return np.zeros_like(np.asarray(check_nbytes(nbytes), dtype=float))
+        return np.zeros_like(collective_args(op, nbytes, group_size)[0])
 
 
 @dataclass(frozen=True)

@@ -485,11 +485,9 @@ class PlacedInstance:
         """Seconds of ``op`` of ``nbytes`` (elementwise) on groups of ``group_size`` of the
         instance: the scenario's charge where :meth:`as_scenario`, else the slowest of
         :meth:`groups`'s."""
-        from compute.comm import check_group_size, check_nbytes, check_op
+        from compute.comm import collective_args
 
-        check_op(op)
-        n = np.asarray(check_nbytes(nbytes), dtype=float)
-        p = check_group_size(group_size)
+        n, p = collective_args(op, nbytes, group_size)
         if self.as_scenario(op, p):
             return self.coll.collective_time(op, n, p)
         self.coll.linear(op, p)   # its refusals: an op the algorithm lacks, a group cut
@@ -505,10 +503,9 @@ class PlacedInstance:
         """An MoE all-to-all crossing the network once a server, as the scenario's own
         ``moe_all_to_all_time`` costs it, on each slice of ``group_size`` members placed
         unlike the earlier ones (:meth:`GroupComm.moe_all_to_all_time`), the slowest."""
-        from compute.comm import check_group_size, check_nbytes
+        from compute.comm import collective_args
 
-        n = np.asarray(check_nbytes(nbytes), dtype=float)
-        p = check_group_size(group_size)
+        n, p = collective_args(None, nbytes, group_size)
         if self.as_scenario("all-to-all", p):
             return self.coll.moe_all_to_all_time(n, p, copies, reach)
         self.coll.linear("all-to-all", p)

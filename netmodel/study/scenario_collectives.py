@@ -281,11 +281,9 @@ class ScenarioCollectives:
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:
-        from compute.comm import check_group_size, check_nbytes, check_op
+        from compute.comm import collective_args
 
-        check_op(op)
-        n = np.asarray(check_nbytes(nbytes), dtype=float)
-        p = check_group_size(group_size)
+        n, p = collective_args(op, nbytes, group_size)
         if p == 1:
             return np.zeros_like(n)
         if self.concurrent:   # every instance at once, each on its own choice
@@ -399,10 +397,9 @@ class ScenarioCollectives:
         instance at once (``instances = "all"``; the shared fabric is costed for plain
         all-to-alls only), where the group's scale-up domains differ in size and where
         each GPU is its own (the same traffic)."""
-        from compute.comm import check_group_size, check_nbytes
+        from compute.comm import collective_args
 
-        n = np.asarray(check_nbytes(nbytes), dtype=float)
-        p = check_group_size(group_size)
+        n, p = collective_args(None, nbytes, group_size)
         if p == 1:
             return np.zeros_like(n)
 
