@@ -32,7 +32,7 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
                       members: Sequence[Hashable]) -> nx.Graph | None:
     """The circuit graph of one instance (or one slice of it) on a (possibly degraded) OCS
     fabric: its ring (or torus) re-set on the ports its members still have, as the study
-    sets an instance's circuits (:func:`~netmodel.study.scenario_fabric.circuit_options`),
+    sets an instance's circuits (:func:`~netmodel.study.circuit_copies.circuit_options`),
     a ring first for the planes each member still reaches (:func:`_cabled`: a plane a
     member lost carries circuits among the others).
 
@@ -62,7 +62,7 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
         lost. Ports of two media whose circuits realize can set, each joining ports of
         one medium (a plane of each medium, every GPU on both), are set.
     """
-    from netmodel.study.scenario_fabric import circuit_options, ocs_planes, ocs_ports
+    from netmodel.study.circuit_copies import circuit_options, ocs_planes, ocs_ports
     from topologies.optical import ports_optics, realize
     from topologies.schema import validate
 

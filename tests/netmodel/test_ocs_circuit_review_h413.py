@@ -24,8 +24,8 @@ from functools import cache
 
 import pytest
 
+from netmodel.study.circuit_copies import most_copies, ocs_planes, ocs_ports, torus_sides
 from netmodel.study.placed_graph import instance_circuits
-from netmodel.study.scenario_fabric import most_copies, ocs_planes, ocs_ports, torus_sides
 from netmodel.study.scenarios import get_scenario
 from topologies.optical import circuits_for, ocs, realize
 

@@ -17,7 +17,7 @@ from collections import Counter
 import pytest
 
 from compute.errors import UserError
-from netmodel.study.scenario_fabric import (
+from netmodel.study.circuit_copies import (
     _torus_by_planes,
     _torus_cycles,
     circuit_options,
