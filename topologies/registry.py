@@ -15,7 +15,8 @@ and ``_`` may be written for ``-``)::
 
 KEYs are the builder's keyword names. Values are converted by the parameter's type: ints,
 floats, booleans (``true/yes/on/1``, ``false/no/off/0`` in any case: :data:`SPEC_BOOLEANS`),
-``none`` for an optional parameter; keys naming a bandwidth take units (``450GB/s``,
+``auto`` or ``none`` for an optional parameter (:data:`SPEC_UNSET`: left to the builder,
+as ``netmodel topology list`` shows its default); keys naming a bandwidth take units (``450GB/s``,
 ``400Gb/s``), keys naming a latency or time take ``ns/us/ms/s``. A value holding commas (a
 nested spec) is bracketed: ``lite-groups:base=[fat-tree:k=4,gpu=H100-SXM],lites=4``. A path
 ending in ``.json`` or ``.graphml`` reads a saved fabric instead.
@@ -473,6 +474,9 @@ def get_builder(name: str) -> Callable[..., nx.Graph]:
     return REGISTRY[key]
 
 
+#: The words that leave a spec string's optional parameter unset (None: the builder works
+#: it out), in any case; the first is how ``netmodel topology list`` shows such a default.
+SPEC_UNSET = ("auto", "none")
 #: The words a spec string's boolean parameter is read from (in any case): the table
 #: :func:`_convert` reads and its refusal lists.
 SPEC_BOOLEANS = {"true": True, "yes": True, "on": True, "1": True,
@@ -485,7 +489,7 @@ _BOOLEAN_WORDS = " or ".join("/".join(w for w, v in SPEC_BOOLEANS.items() if v i
 def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter) -> Any:
     """A parameter's value from its spec-string text."""
     base, optional = _types(param.annotation)
-    if optional and text.lower() == "none":
+    if optional and text.strip().lower() in SPEC_UNSET:
         return None
     what = f"{builder_name}: {pname}"
     unit = _unit(pname)

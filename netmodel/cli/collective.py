@@ -116,6 +116,13 @@ def _check_bytes(n, option, text):
     return n
 
 
+def _message_size(text) -> float:
+    """Bytes of ``--size`` (at least one)."""
+    from compute.units import parse_bytes
+
+    return _check_bytes(parse_bytes(text), "--size", text)
+
+
 def _buffsize(text):
     """``--nccl-buffsize`` in bytes (None where not given), refused unless NCCL could take
     it (:func:`netmodel.collectives.calibration.check_simple_buffer`)."""
@@ -296,7 +303,7 @@ _routing_options = [
                  show_default="none; with --scenario the scenario's",
                  metavar_from=_tuner_metavar, help_from=_tuner_help),
     click.option("--nccl-buffsize", "buffsize_text", default=None, metavar="SIZE",
-                 help="The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple "
+                 cls=RegistryHelp, reads=lambda t: _buffsize(t), help="The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple "
                  "protocol's buffer, whose eighth is its pipeline chunk (default NCCL's 4 "
                  "MiB, collective_defaults.toml [pipeline] simple_buffer; with --scenario, "
                  "the scenario's nccl_buffsize)."),
@@ -313,9 +320,9 @@ _routing_options = [
 @click.argument("op", metavar="OP")
 @with_options(_fabric_options)
 @click.option("--group", "group_text", default="8", show_default=True, metavar="N|NODES",
-              help="Group size (placed by --placement) or comma-separated GPU nodes.")
+              cls=RegistryHelp, reads=lambda t: _parse_group(t), help="Group size (placed by --placement) or comma-separated GPU nodes.")
 @click.option("--size", "size_text", default="64MiB", show_default=True, metavar="SIZE",
-              cls=RegistryHelp, help_from=_size_help)
+              cls=RegistryHelp, help_from=_size_help, reads=lambda t: _message_size(t))
 @click.option("--algorithm", default="auto", metavar="auto|NAME",
               show_default="auto; with --scenario the scenario's",
               cls=RegistryHelp, help_from=_algorithm_help)
@@ -349,11 +356,11 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
     import numpy as np
 
     from compute.comm import check_op
-    from compute.units import counted, format_bytes, format_time, parse_bytes
+    from compute.units import counted, format_bytes, format_time
 
     check_op(op)
     _check_plot(plot_path)
-    size = _check_bytes(parse_bytes(size_text), "--size", size_text)
+    size = _message_size(size_text)
     max_transfers = _max_transfers(max_transfers)
     setup = _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
                    plot=plot_path is not None, tuner=tuner,

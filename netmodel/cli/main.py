@@ -89,7 +89,18 @@ def max_batch_option(help_text: str = "Largest batch tried.") -> Callable[[_F], 
     """The ``--max-batch B`` option of the commands that search (a string, parsed by the
     command as a whole number)."""
     return click.option("--max-batch", default=str(DEFAULT_MAX_BATCH), show_default=True,
-                        metavar="B", help=help_text)
+                        metavar="B", help=help_text, cls=RegistryHelp,
+                        reads=lambda text: read_whole("--max-batch", text))
+
+
+def read_whole(flag: str, text: str) -> int:
+    """The whole number from 1 up of a command-line option (``--max-batch``, ``--trials``)
+    as every command reads one (:func:`netmodel.cli.resolve.whole_option`): what an option
+    declared with ``reads=`` compares when given twice (``--max-batch 64 --max-batch +64``
+    is one value)."""
+    from netmodel.cli.resolve import whole_option
+
+    return whole_option(flag, text)
 
 
 #: The calibrated mode's ``--profile NAME|FILE`` (a string: the command turns it into an
@@ -186,15 +197,21 @@ class RegistryHelp(click.Option):
 
     ``aliases``: other names it also answers to, not shown in the help (an option taking a
     list is named in the plural, :data:`LIST_ALIASES`; its singular, which other commands
-    use for one value, is taken too, so command lines of either spelling run)."""
+    use for one value, is taken too, so command lines of either spelling run).
+
+    ``reads``: the function the command reads the option's text with (``--tbt``: its time
+    in seconds), for :func:`refuse_repeated_options` to compare two spellings of one value
+    (``--tbt 50ms --tbt 0.05``) by what they mean; an option without it (a plain string)
+    is compared as typed, one with a click type by that type's value."""
 
     def __init__(self, param_decls: Sequence[str], *, help_from: Callable[[], str] | None = None,
                  metavar_from: Callable[[], str] | None = None, aliases: Sequence[str] = (),
-                 **kwargs: Any) -> None:
+                 reads: Callable[[str], Any] | None = None, **kwargs: Any) -> None:
         super().__init__([*param_decls, *aliases], **kwargs)
         self.help_from = help_from
         self.metavar_from = metavar_from
         self.aliases = tuple(aliases)
+        self.reads = reads
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
         if self.help_from is not None:
@@ -238,18 +255,29 @@ def slo_option(phase: str, note: str = "") -> Callable[[_F], _F]:
                            "decode": ("--tbt", "50ms", "Decode SLO: time between tokens")}[phase]
     return click.option(flag, default=default, show_default=True, metavar="TIME",
                         cls=RegistryHelp, help_from=lambda: f"{what}{note} (seconds, or a "
-                        f"number with a unit: {_time_units()}).")
+                        f"number with a unit: {_time_units()}).",
+                        reads=lambda text: read_slo_time(flag, text))
+
+
+def read_slo_time(flag: str, text: str) -> float:
+    """Seconds of ``--ttft`` or ``--tbt`` (``flag``): a time above 0 within its plausible
+    range (:func:`compute.units.parse_time`: the flag and the text as typed in a refusal,
+    ``--tbt 50 was read as 50 s; ...``).
+
+    >>> read_slo_time("--tbt", "50ms") == read_slo_time("--tbt", "0.05")
+    True
+    """
+    from compute.units import parse_time
+
+    return parse_time(text, flag, allow_zero=False, quantity=flag.removeprefix("--"))
 
 
 def parse_slo(ttft: str, tbt: str) -> Slo:
     """The :class:`compute.phases.Slo` of :func:`slo_option`'s ``--ttft`` and ``--tbt``
-    (each a time above 0 within its plausible range, :func:`compute.units.parse_time`: the
-    flag and the text as typed in a refusal, ``--tbt 50 was read as 50 s; ...``)."""
+    (:func:`read_slo_time`)."""
     from compute.phases import Slo
-    from compute.units import parse_time
 
-    return Slo(ttft=parse_time(ttft, "--ttft", allow_zero=False, quantity="ttft"),
-               tbt=parse_time(tbt, "--tbt", allow_zero=False, quantity="tbt"))
+    return Slo(ttft=read_slo_time("--ttft", ttft), tbt=read_slo_time("--tbt", tbt))
 
 
 def phase_option(*, default: str, takes: str, dest: str = "phase") -> Callable[[_F], _F]:
@@ -600,9 +628,14 @@ def refuse_repeated_options(command: click.Command, name: str | None, args: list
     (``--tbt 1ms --tbt 2ms``, ``--models A --model B``): click keeps the last without a
     word, so the run would answer a question the user did not ask. Options that take a
     list by repetition (``multiple``), flags and arguments are not counted; the same value
-    twice is taken (it is one question). ``command`` (a group: the subcommand ``args``
-    name) is parsed as click parses it (nothing converted or run); a command line click's
-    own parse refuses (a missing value) or one asking for --help is left to that parse.
+    twice is taken (it is one question), compared as the command reads it where the option
+    says how (:class:`RegistryHelp`'s ``reads``: ``--tbt 50ms --tbt 0.05``; a list read,
+    item by item) or has a click type (``--seed 8 --seed +8``), else as typed; a text the
+    reading refuses is compared as typed. The refusal names the option by the flag first
+    typed, the others beside their values. ``command`` (a group:
+    the subcommand ``args`` name) is parsed as click parses it (nothing run); a command
+    line click's own parse refuses (a missing value) or one asking for --help is left to
+    that parse.
 
     >>> cmd = click.Command("x", params=[click.Option(["--tbt"])])
     >>> refuse_repeated_options(cmd, "x", ["--tbt", "1ms", "--tbt=1ms"])
@@ -632,14 +665,34 @@ def refuse_repeated_options(command: click.Command, name: str | None, args: list
                 or param.is_flag or order.count(param) < 2:
             continue
         given = _typed(param, words)
-        if len({v for _, v in given}) < 2:
+        if len({_meaning(param, v, ctx) for _, v in given}) < 2:
             continue   # the same value again (or not read back): one question
         flags = {f for f, _ in given}
         texts = [describe(v) if len(flags) == 1 else f"{f} {describe(v)}" for f, v in given]
         times = "twice" if len(given) == 2 else f"{len(given)} times"
         listed = " and ".join(texts) if len(texts) == 2 else ", ".join(texts)
-        raise UserError(f"{param.opts[0]} is given {times} ({listed}); it takes one value: "
+        raise UserError(f"{given[0][0]} is given {times} ({listed}); it takes one value: "
                         "give it once")
+
+
+def _meaning(param: click.Option, text: str, ctx: click.Context) -> tuple[str, Any]:
+    """What ``text``, one value of ``param`` as typed, means, for telling two spellings of
+    one value from two values: ``("value", v)`` read by the option's ``reads`` or its click
+    type, ``("text", text)`` where it has neither (a plain string) or the reading refuses
+    it (a refused text is compared as typed, so it is never taken for another). A value
+    that does not equal itself (NaN) is kept as its text."""
+    from compute.errors import UserError
+
+    reads = getattr(param, "reads", None)
+    if reads is None and (param.type is click.STRING or param.nargs != 1):
+        return ("text", text)
+    try:
+        value = reads(text) if reads is not None else param.type.convert(text, param, ctx)
+        value = tuple(value) if isinstance(value, list) else value   # GPU nodes of --group
+        hash(value)
+    except (UserError, click.ClickException, ValueError, TypeError, ArithmeticError):
+        return ("text", text)
+    return ("value", value) if value == value else ("text", text)
 
 
 def _typed(param: click.Option, words: Sequence[str]) -> list[tuple[str, str]]:
@@ -673,7 +726,26 @@ def _one_line_usage(exc: click.UsageError) -> click.ClickException:
     from compute.errors import one_line
 
     where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-    return UserFacingError(one_line(exc.format_message().rstrip(".")) + where)
+    text = unknown_option_line(exc) if isinstance(exc, click.NoSuchOption) \
+        else exc.format_message()
+    return UserFacingError(one_line(text.rstrip(".")) + where)
+
+
+def unknown_option_line(exc: click.NoSuchOption) -> str:
+    """The line of an unknown option, written here from the option and click's near names
+    (its wording changed within the click releases netmodel takes: 8.2.0 wrote ``No such
+    option: --batch Did you mean --max-batch?``), so every click writes the same line.
+
+    >>> unknown_option_line(click.NoSuchOption("--batch", possibilities=["--max-batch"]))
+    "No such option '--batch'. Did you mean '--max-batch'?"
+    """
+    near = sorted(exc.possibilities or ())
+    line = f"No such option {exc.option_name!r}."
+    if len(near) == 1:
+        return f"{line} Did you mean {near[0]!r}?"
+    if near:
+        return f"{line} (Did you mean one of: {', '.join(map(repr, near))}?)"
+    return line
 
 
 def _available(module: str) -> bool:

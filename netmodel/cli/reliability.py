@@ -95,12 +95,9 @@ def _hours(text: str, what: str) -> float:
 def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
              load_bandwidth):
     from compute.errors import UserError
-    from compute.units import parse_bandwidth
-    from netmodel.study.reliability_catalog import catalog, parse_duration
+    from netmodel.study.reliability_catalog import catalog
 
-    storage = None if load_bandwidth is None else parse_bandwidth(load_bandwidth,
-                                                                  "--load-bandwidth")
-    _check_load_bandwidth(load_bandwidth, storage)
+    storage = None if load_bandwidth is None else _storage_bandwidth(load_bandwidth)
     per_class = _pairs("--rate", rates, _per_hour, extra=(GPU_RATE,))
     gpu = per_class.pop(GPU_RATE, None)
     for name in ("gpu-die", "gpu-package"):
@@ -111,11 +108,25 @@ def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_fr
     return catalog().with_(
         gpu_rate_per_hour=gpu, area_share=area_share, repair=repair, rates=per_class,
         repair_hours=_pairs("--repair-time", repair_times, _hours),
-        detection_s=None if detection is None else parse_duration(detection, "--detection",
-                                                                  allow_zero=True),
-        warmup_s=None if warmup is None else parse_duration(warmup, "--warmup",
-                                                           allow_zero=True),
+        detection_s=None if detection is None else _seconds(detection, "--detection"),
+        warmup_s=None if warmup is None else _seconds(warmup, "--warmup"),
         load_from=load_from, storage_bandwidth=storage)
+
+
+def _seconds(text: str, flag: str) -> float:
+    """Seconds of ``--detection`` or ``--warmup`` (``flag``; 0 allowed)."""
+    from netmodel.study.reliability_catalog import parse_duration
+
+    return parse_duration(text, flag, allow_zero=True)
+
+
+def _storage_bandwidth(text: str) -> float:
+    """Bytes/s of ``--load-bandwidth`` (:func:`_check_load_bandwidth`'s range)."""
+    from compute.units import parse_bandwidth
+
+    bw = parse_bandwidth(text, "--load-bandwidth")
+    _check_load_bandwidth(text, bw)
+    return bw
 
 
 def _check_load_bandwidth(text, bw) -> None:
@@ -290,7 +301,7 @@ _common = [
     model_option,
     phase_option(default="decode", takes="one"),
     click.option("--cluster-gpus", "cluster_gpus_text", default=None, metavar="N",
-                 cls=RegistryHelp, aliases=("--gpus",),
+                 cls=RegistryHelp, aliases=("--gpus",), reads=_gpus,
                  help="Cluster size in GPUs: a multiple of the scenario's fabric (copies of "
                  "it), up to 131,072 (default: one copy; also --gpus N). The GPU itself is "
                  "the scenario's: NAME@GPU."),
@@ -307,14 +318,16 @@ _common = [
     click.option("--repair-time", "repair_times", multiple=True, metavar="CLASS=T",
                  help="Repair time of CLASS, e.g. gpu-die=7d (repeat)."),
     click.option("--detection", default=None, metavar="T", help="Failure detection time "
-                 "(default 30s)."),
-    click.option("--warmup", default=None, metavar="T", help="Spare warm-up time (default 60s)."),
+                 "(default 30s).", cls=RegistryHelp, reads=lambda t: _seconds(t, "--detection")),
+    click.option("--warmup", default=None, metavar="T", help="Spare warm-up time (default 60s).",
+                 cls=RegistryHelp, reads=lambda t: _seconds(t, "--warmup")),
     click.option("--load-from", default=None,
                  type=RegistryChoice(registry_names(_CHOICES, "LOAD_SOURCES")),
                  help="Where a spare loads its weight shard (default fabric: a peer "
                  "instance at the GPU's scale-up bandwidth)."),
     click.option("--load-bandwidth", default=None, metavar="BW",
-                 help="Storage bandwidth per GPU for --load-from storage (default 12.5GB/s)."),
+                 help="Storage bandwidth per GPU for --load-from storage (default 12.5GB/s).",
+                 cls=RegistryHelp, reads=lambda t: _storage_bandwidth(t)),
     slo_option("prefill"),
     slo_option("decode"),
     max_batch_option(),
@@ -377,13 +390,16 @@ def blast_radius(scenario: str, model: str, phase: str,
               help="Where spares sit: in the failed GPU's group, "
               "in its pod (copy of the fabric), or anywhere (whole instances re-created).")
 @click.option("--horizon", default="1y", show_default=True, metavar="T",
-              help="Simulated time (s, min, h, d, w, y): 1 h to 100 y.")
+              help="Simulated time (s, min, h, d, w, y): 1 h to 100 y.", cls=RegistryHelp,
+              reads=lambda t: _horizon(t))
 @click.option("--trials", default="1000", show_default=True, metavar="N",
-              help="Monte Carlo trials.")
+              help="Monte Carlo trials.", cls=RegistryHelp, reads=lambda t: _trials(t))
 @click.option("--seed", default="0", show_default=True, metavar="N",
-              help="Random seed (a whole number >= 0).")
+              help="Random seed (a whole number >= 0).", cls=RegistryHelp,
+              reads=lambda t: _seed(t))
 @click.option("--threshold", default="99%", show_default=True, metavar="SHARE",
-              help="Capacity threshold for the time-below figure (99% or 0.99).")
+              help="Capacity threshold for the time-below figure (99% or 0.99).",
+              cls=RegistryHelp, reads=lambda t: _share(t))
 @quiet_option
 def availability(scenario: str, model: str, phase: str,
                  cluster_gpus_text: str | None,
@@ -400,13 +416,12 @@ def availability(scenario: str, model: str, phase: str,
     from netmodel.cli.resolve import whole_option
     from netmodel.study.availability import availability as run
     from netmodel.study.availability import availability_files
-    from netmodel.study.availability_mc import MAX_TRIALS
     from netmodel.study.progress import Progress
 
     cat = _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
                    load_bandwidth)
     placement = _placement(placement)
-    n_trials = whole_option("--trials", trials, most=MAX_TRIALS)
+    n_trials = _trials(trials)
     n_seed = _seed(seed)
     share = _share(threshold)
     if out_dir is not None:
@@ -434,6 +449,20 @@ def _report(result, files, out_dir: str | None, no_plot: bool, as_json: bool,
     click.echo(result.to_json() if as_json else "\n".join(
         [result.table(), *_absent(result.cluster, rates, repair_times)]))
     say_written(written, as_json)
+
+
+def _trials(text) -> int:
+    from netmodel.cli.resolve import whole_option
+    from netmodel.study.availability_mc import MAX_TRIALS
+
+    return whole_option("--trials", text, most=MAX_TRIALS)
+
+
+def _horizon(text) -> float:
+    """Seconds of ``--horizon`` as the run reads it (:func:`~netmodel.study.availability_mc.check_run`)."""
+    from netmodel.study.availability_mc import check_run
+
+    return check_run(1, text)[1]
 
 
 def _seed(text) -> int:

@@ -39,8 +39,10 @@ def _bw(value) -> str:
 
 
 def _default(value) -> str:
-    if value is None:
-        return "auto"
+    from topologies.registry import SPEC_UNSET
+
+    if value is None:   # left to the builder; the spec takes the word back
+        return SPEC_UNSET[0]
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
