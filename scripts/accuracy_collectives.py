@@ -6,10 +6,11 @@
 Compares all-reduce busbw, size by size, with every curve of ``../shared/reference`` (beside
 the project root: 8xH200 and 8xA100 sweeps, H100 by GPU count, small-message times) and the
 published results cited in ``tests/netmodel/data/nccl_allreduce_published.csv`` (8xH100,
-4xGB200, 4xGB300, 8xB200 and 8xB300 NVLink systems, 8 GB200 or GB300 of two trays over MNNVL,
-a 72-GPU NVL72 rack and 64 GPUs of a GB300 rack, and 16 to 1,440 GPUs across nodes
-over InfiniBand with and without SHARP, RoCE (40 H100; 128 and 192 GB200 or GB300 GPUs on 2-3
-racks), AWS EFA (16-256 H100) and GCP GPUDirect-TCPXO (16 H100)). The model: each system's fabric from
+8xH800, 4xGB200, 4xGB300, 8xB200 and 8xB300 NVLink systems, 8 GB200 or GB300 of two trays over
+MNNVL, a 72-GPU NVL72 rack and 64 GPUs of a GB300 rack, and 16 to 1,984 GPUs across nodes
+over InfiniBand with and without SHARP, RoCE (16-40 H100; 128 and 192 GB200 or GB300 GPUs on 2-3
+racks), Ethernet (16-128 B300), AWS EFA (16-256 H100) and GCP GPUDirect-TCPXO (16 H100)). The
+model: each system's fabric from
 :func:`topologies.build`, the shipped defaults (NCCL's constants, taken once, never fitted
 to these curves) and ``auto`` over NCCL's algorithms (``algorithms="nccl"``) unless the
 measurement forced one, or a tuner plugin chose (a row's nccl_algorithm 'auto (PLUGIN tuner
@@ -199,9 +200,12 @@ def tuner_of(nccl_algorithm: str):
 
 
 def cited_curves() -> list[Curve]:
-    """The curves of tests/netmodel/data/nccl_allreduce_published.csv, in file order."""
+    """The curves of tests/netmodel/data/nccl_allreduce_published.csv, in file order; a
+    source 'same' is the row above's (a case may start with it: a second run of one source)."""
     out: dict = {}
+    last = ""
     for r in _rows(PUBLISHED):
+        r["source"] = last = last if r["source"] == "same" else r["source"]
         c = out.get(r["case"])
         if c is None:
             c = out[r["case"]] = Curve(r["case"], r["system"], r["fabric"], int(r["gpus"]),

@@ -153,7 +153,7 @@ def test_small_message_latency_floor(reference_dir):
 
 def test_the_cited_data_names_its_sources():
     rows = _rows(PUBLISHED)
-    assert len({r["case"] for r in rows}) == 89
+    assert len({r["case"] for r in rows}) == 101
     for r in rows:
         assert r["source"] and float(r["busbw_GBps"]) > 0 and int(r["bytes"]) > 0
         assert r["target"] in ("yes", "no") and (r["target"] == "yes" or r["note"] or
@@ -264,7 +264,11 @@ def test_nvl72_rack_is_capped_by_the_in_switch_ceiling():
                                   "gb200-oci-2racks", "gb200-oci-3racks",
                                   "gb200-oke-2racks-nonvls", "gb300-oci-1rack",
                                   "b200-64x8-ring", "b200-64x8-collnetdirect",
-                                  "b200-4x8-collnetdirect", "b200-64x8-collnetchain"])
+                                  "b200-4x8-collnetdirect", "b200-64x8-collnetchain",
+                                  "h100-2x8-roce-nvls-on", "h100-2x8-roce-nvls-off",
+                                  "h100-4x8-roce-nvls-on", "h100-4x8-roce-nvls-off",
+                                  "b300-2x8-ring-roce", "b300-4x8-ring-roce", "b300-8x8-ring-roce",
+                                  "b300-16x8-ring-roce", "b300-2x8-nvlstree-roce", "h800-2x8-nvls"])
 def test_across_nodes_within_25_percent_at_64_mib_and_above(case):
     sizes, ratio = _ratio_cited(case)
     big = sizes >= 64 * MIB
