@@ -17,7 +17,9 @@ namespace, a second or nested ``<graph>``, ``<port>``, ``<hyperedge>`` and ``<en
 (GraphML features no fabric has), a ``<data>`` holding elements (yEd's graphics: networkx
 keeps parts of them and drops the rest), a ``<key>`` declared after the ``<graph>`` or of
 a type GraphML does not define, more than :data:`MAX_KEYS` keys, a value its key's type cannot hold, a directed graph or
-edge, a node or an edge listed twice (networkx merged a node's data; its lines named), and
+edge, a node or an edge listed twice (networkx merged a node's data; its lines named), a
+node's, an edge's or the graph's attribute given twice (two ``<data>`` of one key or of two
+keys of one ``attr.name``: networkx kept the last; refused for a fabric only), and
 node and edge counts over the size limits
 (:func:`~topologies.limits.check_size`, before the graph is made).
 
@@ -255,6 +257,14 @@ def parse(raw: bytes, where: str, *, fabric: bool = False) -> nx.Graph:
     def unreadable(message: str) -> NoReturn:
         raise _Unreadable(message)
 
+    def given(name: str) -> NoReturn:
+        """A second <data> for an attribute the item (or the graph) has: networkx kept the
+        last value without a word; a fabric file is refused, as JSON's key given twice is."""
+        what = ("the graph" if item is graph_data else f"node {describe(node)}"
+                if item_tag is node_tag else f"edge {describe(source)}-{describe(target)}")
+        refuse(f"{what} has two <data> for {describe(name)} (of one <key>, or of two keys of "
+               f"that attr.name); give each attribute once")
+
     # Directly in a <node> or <edge> (most of a file: its <data>), ``item_start`` handles the
     # start tags and ``record`` (chunks.append, no Python frame) the end tags: an end tag
     # is recorded in ``chunks`` as its name, among the text, and read at the next start tag
@@ -274,6 +284,8 @@ def parse(raw: bytes, where: str, *, fabric: bool = False) -> nx.Graph:
         for i, c in enumerate(chunks):
             if c is data_tag or c is item_tag or c is graph_tag or c is root_tag:
                 if values is not None:   # the open <data>'s end; no text: the empty string
+                    if values.name in item and fabric:
+                        given(values.name)
                     item[values.name] = values[join(chunks[since:i])] if i > since else ""
                     values = None
                 else:   # the item's, then its graph's and root's
@@ -288,12 +300,16 @@ def parse(raw: bytes, where: str, *, fabric: bool = False) -> nx.Graph:
         if values is not None:
             if n == 3 and chunks[1] is data_tag and chunks[2] is not item_tag:
                 # the common case: a <data>'s text, its end, blank text; the next begins
+                if values.name in item and fabric:
+                    given(values.name)
                 item[values.name] = values[chunks[0]]
                 values = None
                 chunks.clear()
             elif (n == 5 and chunks[1] is data_tag and chunks[3] is item_tag
                   and chunks[4] is not graph_tag and (name is node_tag or name is edge_tag)):
                 # the last <data>'s text and end, the item's end; the next item begins
+                if values.name in item and fabric:
+                    given(values.name)
                 item[values.name] = values[chunks[0]]
                 values = None
                 chunks.clear()
@@ -425,6 +441,8 @@ def parse(raw: bytes, where: str, *, fabric: bool = False) -> nx.Graph:
         nonlocal values
         role = pop()
         if role is _DATA:   # the graph's own
+            if values.name in item and fabric:
+                given(values.name)
             item[values.name] = values[join(chunks)] if chunks else ""
         elif role is _NODE or role is _EDGE:   # met by settle: the item's end
             close_item(role)
