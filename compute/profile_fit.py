@@ -39,6 +39,7 @@ import numpy as np
 from compute.errors import UserError, known
 from compute.profiles import PARAMETERS, EngineProfile, Measurement, check_profile_text, neutral
 from compute.units import counted, format_time
+from compute.validate import SMALLEST_NUMBER
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -382,6 +383,8 @@ def _encode(name: str, value: float) -> float:
 def _decode(name: str, u: float) -> float:
     p = PARAMETERS[name]
     v = math.exp(u) if p.unit == "" else u * p.scale
+    if v < SMALLEST_NUMBER:   # a time at its bound 0 but for a sliver no file holds: 0
+        return max(0.0, p.minimum)
     return min(max(v, p.minimum), p.maximum)
 
 

@@ -216,6 +216,9 @@ class EngineProfile:
         for p in PARAMETERS.values():
             v = validate.number(where, p.name, getattr(self, p.name), minimum=p.minimum,
                                 maximum=p.maximum, unit=p.unit)
+            if 0 < v < validate.SMALLEST_NUMBER:   # to_toml would write what no file reads
+                raise UserError(f"{where}: {p.name} {v!r}{' ' + p.unit if p.unit else ''} is "
+                                f"{validate.BELOW_SMALLEST}")
             object.__setattr__(self, p.name, v)
         if self.gemm_curve:
             xs = [x for x, _ in self.gemm_curve]
@@ -296,7 +299,8 @@ class EngineProfile:
                 lines.append(f"efficiency = {_toml([c[1] for c in self.gemm_curve])}")
             else:
                 lines.append(f"value = {_toml(getattr(self, n))}")
-            lines.append(f"source = {_toml(self.source(n) or 'not given')}")
+            said = self.source(n)   # a blank source reads back refused: written as none
+            lines.append(f"source = {_toml(said if said.strip() else 'not given')}")
         for m in self.measurements:
             lines += ["", "[[measurement]]"]
             lines += [f"{k} = {_toml(v)}" for k, v in m.to_dict().items()]
@@ -327,6 +331,9 @@ def _parameter(where: str, key: str, table) -> tuple[float | None, tuple, str]:
     curve_keys = ("intensity", "efficiency") if key == "gemm_efficiency" else ()
     check_keys(where, table, ("source",), ("value", *curve_keys))
     source = validate.string(where, "source", table["source"], max_length=2000)
+    if not source.strip():   # as a GPU, model or scenario file's: a source says where from
+        raise UserError(f"{where}: source is blank; say where the value comes from (a fit, a "
+                        f"measurement, a paper, or 'what-if: ...' for a value of your own)")
     if "value" in table:
         if any(k in table for k in curve_keys):
             raise UserError(f"{where}: give value or intensity and efficiency, not both")
@@ -410,7 +417,7 @@ def check_profile_text(where: str, head: Mapping[str, object]) -> dict[str, str]
 
 def read_profile(path: str | PathLike[str]) -> EngineProfile:
     """The profile in a TOML (or JSON) file; unknown keys, values out of range (negative
-    or NaN overheads, efficiencies outside (0, 1]) and missing sources are one-line
+    or NaN overheads, efficiencies outside (0, 1]) and missing or blank sources are one-line
     :class:`UserError` s."""
     where = str(path)
     doc = read_table(path, "profile")
