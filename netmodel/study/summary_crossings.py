@@ -9,7 +9,7 @@ import bisect
 import math
 
 from compute.errors import UserError
-from netmodel.study.summary_words import TIE, and_list
+from netmodel.study.summary_words import TIE, and_list, sig3
 
 # ------------------------------------------------------------------ part 2c
 
@@ -113,8 +113,11 @@ def crossovers_section(cross, ideal=None) -> list[str]:
 
 
 def _bw_text_short(r) -> str:
-    return f"<{r.bandwidth_to_match:.3g}x" if r.bandwidth_bound == "below range" else \
-        f"{r.bandwidth_to_match:.3g}x"
+    """A bandwidth multiple at three significant figures, trailing zeros kept (sig3:
+    "4.00x" and "5.10x" as crossovers.csv and crossovers.png give 4.00 and 5.10; .3g wrote
+    "4x" and "5.1x" beside "2.59x"), "<" where the match lies below the searched range."""
+    text = f"{sig3(r.bandwidth_to_match)}x"
+    return "<" + text if r.bandwidth_bound == "below range" else text
 
 
 # ------------------------------------------------------------------ part 3
