@@ -651,6 +651,10 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
     if missing:
         raise UserError(f"{where}: missing column(s) {', '.join(missing)}; columns: "
                         f"{', '.join(required)} (required), {', '.join(optional)} (optional)")
+    unnamed = [i for i, c in enumerate(header, 1) if not c]
+    if unnamed:   # ',,' or a trailing comma: listed as unknown, or twice, with no name
+        raise UserError(f"{where}: the header's column {unnamed[0]} (of {len(header)}) has no "
+                        f"name (a comma too many?); columns: {', '.join(required + optional)}")
     twice = sorted({c for c in header if header.count(c) > 1})
     if twice:
         raise UserError(f"{where}: column(s) {', '.join(twice)} given twice")
