@@ -6,7 +6,11 @@ ownership per year at the served load.
 (:func:`compute.yield_model.gpu_price`), hosts (server less GPUs and network: power per
 GPU from the published max power of the GPU's own system where ``economics.toml`` has it,
 :func:`host_power`, else scaled from a DGX H100 by TDP up to the most any published
-system leaves a GPU; cost scaled from a DGX H100 by TDP), the network; amortized over the lifetime plus maintenance; energy at the
+system leaves a GPU; cost scaled from a DGX H100 by TDP; both hold one scale-out NIC a
+GPU, and a GPU without one in the fabric graph, :func:`scale_out_nics`, takes its share of
+``nic_price`` and ``nic_power`` off), the network (its ports, optics and cables counted
+from the same graph, so a server with fewer NICs than GPUs saves those too); amortized
+over the lifetime plus maintenance; energy at the
 served load: GPUs of the ``floor(GPUs / instance GPUs)`` instances (``TP x PP`` GPUs
 each) draw the phase's power while
 serving (a ``utilization`` share of the time) and idle power otherwise, GPUs left over
@@ -63,7 +67,7 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["CostSummary", "cost_summary", "host_power", "host_power_ceiling", "host_power_row",
-           "host_powers", "parameter_rows", "parameters"]
+           "host_powers", "parameter_rows", "parameters", "scale_out_nics"]
 
 
 #: compute.yield_model's keywords renamed here: its ``model`` is ``yield_model``, so it
@@ -88,7 +92,7 @@ _POWER_ARGS = ("idle_fraction", "flop_utilization_at_tdp", "memory_power_share")
 #: Cost-of-ownership parameters (rows of compute/data/economics.toml).
 _TCO_ARGS = ("lifetime", "maintenance_fraction", "electricity_price", "pue", "utilization",
              "host_cost_per_h100", "host_power_per_h100", "host_load_fraction",
-             "colocation_rent")
+             "colocation_rent", "nic_price", "nic_power")
 
 
 #: Parameters that take a name, not a number (``yield_model``: compute.yield_model's
@@ -164,6 +168,10 @@ class CostSummary:
     #: share of power), its capex and cost figures are None in :meth:`to_dict` and the
     #: per-token ones, and ``gpu_price_basis`` says why
     priced: bool = True
+    #: the scale-out NICs counted from the fabric graph (:func:`scale_out_nics`); the hosts
+    #: are charged one a GPU less the NICs missing (``gpus - nics``: ``nic_price`` and
+    #: ``nic_power`` each); None: as many as GPUs
+    nics: int | None = None
 
     @property
     def feasible(self) -> bool:
@@ -244,8 +252,17 @@ class CostSummary:
             "network_share_capex": self.network_share_capex,
             "network_share_power": self.network_share_power,
             "network_share": self.network.share, "network_fill": self.network.fill,
-            "bill_of_materials": self.network.bill_of_materials(),
+            "bill_of_materials": self._bill_of_materials(),
         } if self.priced else self._unpriced_dict()
+
+    def _bill_of_materials(self) -> dict:
+        """The network's bill of materials, with ``nics`` (the scale-out NICs counted from
+        the graph) where fewer than the GPUs: a NIC a GPU, as every host price assumes,
+        adds no key."""
+        bom = self.network.bill_of_materials()
+        if self.nics is not None:
+            bom["nics"] = self.nics
+        return bom
 
     def unpriced_note(self) -> str | None:
         """Why this summary's price-fed figures are missing and what stands, in one line
@@ -417,6 +434,65 @@ def host_power_ceiling() -> float:
     return max(r.value for r in host_powers().values())
 
 
+@lru_cache(maxsize=128)
+def scale_out_nics(graph) -> int:
+    """The scale-out NICs of a fabric graph: its GPUs with a link to the network (a switch
+    of tier >= 1 or an OCS), one each however many such links it has, as a host's price
+    and power hold one a GPU (``nic_price``, ``nic_power`` in
+    ``compute/data/economics.toml``). A GPU that reaches the network only through its
+    scale-up domain (rail-optimized's ``nics_per_server`` below ``gpus_per_server``) or
+    only through other GPUs has none. Kept per graph object (built graphs are cached and
+    never modified).
+
+    >>> from topologies import build
+    >>> scale_out_nics(build("rail-optimized:domains=2"))
+    16
+    >>> scale_out_nics(build("rail-optimized:domains=2,nics_per_server=4"))
+    8
+    """
+    from topologies.analysis import gpu_nodes
+
+    data, adj = graph._node, graph._adj
+    return sum(any(data[v]["kind"] == "ocs"
+                   or (data[v]["kind"] == "switch" and data[v]["tier"] >= 1)
+                   for v in adj[g]) for g in gpu_nodes(graph))
+
+
+def _nic_shares(gpu: GpuSpec, host_power_per_h100: float) -> tuple[float, float]:
+    """``(capex share, power share)`` of one NIC in the host of one ``gpu``: the host's
+    price is a DGX H100 host's scaled by TDP, so its NIC is too (a Lite's host holds a
+    quarter of one); its power is its own system's row (one NIC a GPU, as every published
+    system has) or the DGX H100's scaled by :func:`host_power`'s TDP rule, its NIC alike."""
+    from compute.hardware import get_gpu
+    from compute.power import nominal_tdp
+
+    tdp_share = nominal_tdp(gpu) / get_gpu("H100-SXM").tdp
+    if host_power_row(gpu) is not None:
+        return tdp_share, 1.0
+    if not host_power_per_h100:   # no host power, no NIC's power to take off it
+        return tdp_share, 0.0
+    return tdp_share, host_power(gpu, host_power_per_h100) / host_power_per_h100
+
+
+def _missing_nics(gpu: GpuSpec, missing: int, tco: dict) -> tuple[float, float]:
+    """``(USD, W)`` that ``missing`` NICs take off the hosts of ``gpu``: USD at a DGX H100
+    host's scale (:func:`cost_summary` scales it by TDP with the host price), W at the
+    hosts' max (:func:`_nic_shares`); a NIC dearer or hungrier than the host it sits in is
+    refused (the host figures hold one a GPU)."""
+    w_share = _nic_shares(gpu, tco["host_power_per_h100"])[1]
+    if tco["nic_price"] > tco["host_cost_per_h100"]:
+        raise UserError(f"nic_price ({tco['nic_price']:g} USD) must be at most "
+                        f"host_cost_per_h100 ({tco['host_cost_per_h100']:g} USD), whose host "
+                        f"holds one NIC a GPU, where a GPU of the fabric has no NIC")
+    nic_w = tco["nic_power"] * w_share
+    per_gpu = host_power(gpu, tco["host_power_per_h100"])
+    if nic_w > per_gpu:
+        raise UserError(f"nic_power ({nic_w:g} W for a {gpu.name}'s host) must be at most "
+                        f"its host's power ({per_gpu:g} W a GPU), which holds one NIC a GPU, "
+                        f"where a GPU of the fabric has no NIC")
+    return missing * tco["nic_price"], missing * nic_w
+
+
 def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = "decode",
                  best: InferenceResult | None = None, *, clock: float = 1.0,
                  share: str = "ports-used", parallelism: str = "auto",
@@ -489,9 +565,16 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     tdp_share = nominal_tdp(spec) / get_gpu("H100-SXM").tdp
     bill = network_bill_cached(graph, share, NetworkPrices(**net))
     capex_gpu = n * price
-    capex_host = n * tco["host_cost_per_h100"] * tdp_share
+    # a host price and power hold one scale-out NIC a GPU; a GPU without one in the graph
+    # takes its share of one off (0.0 where every GPU has one: the figures as before)
+    missing = n - scale_out_nics(graph)
+    nic_usd = nic_w = 0.0
+    if missing:
+        nic_usd, nic_w = _missing_nics(base, missing, tco)
+    capex_host = (n * tco["host_cost_per_h100"] - nic_usd) * tdp_share
     capex = capex_gpu + capex_host + bill.capex
-    power_host = n * host_power(base, tco["host_power_per_h100"]) * tco["host_load_fraction"]
+    max_host = n * host_power(base, tco["host_power_per_h100"]) - nic_w
+    power_host = max_host * tco["host_load_fraction"]
     power_it = power_gpu + power_host + bill.power
     energy = power_it * tco["pue"] * SECONDS_PER_YEAR * tco["electricity_price"]
     # the facility is rented for the IT power the cluster may draw, not its average: GPUs
@@ -500,7 +583,8 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
 
     rated = base.tdp if clock == 1.0 else gpu_at_clock(
         base, clock, idle_fraction=pwr.get("idle_fraction")).tdp
-    provisioned = n * (rated + host_power(base, tco["host_power_per_h100"])) + bill.power
+    provisioned = n * (rated + host_power(base, tco["host_power_per_h100"])) - nic_w \
+        + bill.power
     colocation = provisioned * tco["colocation_rent"] * SECONDS_PER_YEAR
     years = tco["lifetime"] / SECONDS_PER_YEAR   # 0.0 for a lifetime of 1e-320 s: no
     per_year = (capex / years if years else math.inf) + capex * tco["maintenance_fraction"] \
@@ -523,4 +607,5 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
         capex_host=capex_host, capex_network=bill.capex, power_gpu=power_gpu,
         power_host=power_host, power_network=bill.power, pue=tco["pue"],
         capex_per_year=per_year, energy_per_year=energy, power_provisioned=provisioned,
-        colocation_per_year=colocation, network=bill, priced=priced)
+        colocation_per_year=colocation, network=bill, priced=priced,
+        nics=n - missing if missing else None)
