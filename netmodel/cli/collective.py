@@ -120,7 +120,7 @@ def _message_size(text) -> float:
     """Bytes of ``--size`` (at least one)."""
     from compute.units import parse_bytes
 
-    return _check_bytes(parse_bytes(text), "--size", text)
+    return _check_bytes(parse_bytes(text, "--size"), "--size", text)
 
 
 def _buffsize(text):
@@ -386,8 +386,11 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
                             algorithms=model.algorithms, seed=seed, scope=model.scope,
                             calibration=setup.calibration, max_transfers=max_transfers,
                             tuner=model.tuner)
-        extra["failures"] = {"failed": fail_text, "healthy_time": deg.healthy.time,
-                             "healthy_algorithm": deg.healthy.algorithm,
+        whole = deg.healthy.connected   # else the healthy fabric is cut apart too (an OCS
+        # fabric without circuits): no time (JSON has no inf: 'Infinity' broke parsers)
+        extra["failures"] = {"failed": fail_text,
+                             "healthy_time": deg.healthy.time if whole else None,
+                             "healthy_algorithm": deg.healthy.algorithm if whole else None,
                              # none where nothing is left to compare: cut apart, or one
                              # GPU survives (it communicates nothing: 0 s, not 'slowdown 0x')
                              "slowdown": None if deg.cut or len(deg.degraded.group) < 2
@@ -457,8 +460,9 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         gone = [x for x in fails["lost"] if x not in stopped]
         lost = (f"; lost {', '.join(gone)}" if gone else "") + (
             f"; stopped (on a failed tier-0 switch) {', '.join(stopped)}" if stopped else "")
-        click.echo(f"failed: {fails['failed']}{lost}; healthy: {fails['healthy_algorithm']} "
-                   f"{format_time(fails['healthy_time'])}"
+        healthy = "cut apart too" if fails["healthy_time"] is None else \
+            f"{fails['healthy_algorithm']} {format_time(fails['healthy_time'])}"
+        click.echo(f"failed: {fails['failed']}{lost}; healthy: {healthy}"
                    + ("" if fails["slowdown"] is None else
                       f", slowdown {fails['slowdown']:.3g}x"))
     if not result.connected:

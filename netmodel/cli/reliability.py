@@ -83,13 +83,18 @@ def _per_hour(text: str, what: str) -> float:
                         f"2e-5/h") from None
     if not math.isfinite(v) or v < 0:
         raise UserError(f"{what} must be a finite number >= 0 per hour, got {text!r}")
+    from netmodel.study.reliability_catalog import MAX_RATE_PER_HOUR as most
+
+    if v > most:   # the catalog's refusal said 'rate of nic ... got 1e+300', no flag
+        raise UserError(f"{what} {shown_text(text)} is above {most:g} per hour (a part "
+                        f"failing more often is never up); allowed: 0 to {most:g}/h")
     return v
 
 
 def _hours(text: str, what: str) -> float:
-    from netmodel.study.reliability_catalog import HOUR, parse_duration
+    from netmodel.study.reliability_catalog import HOUR
 
-    return parse_duration(text, what, allow_zero=True) / HOUR
+    return _seconds(text, what) / HOUR
 
 
 def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
@@ -114,10 +119,19 @@ def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_fr
 
 
 def _seconds(text: str, flag: str) -> float:
-    """Seconds of ``--detection`` or ``--warmup`` (``flag``; 0 allowed)."""
-    from netmodel.study.reliability_catalog import parse_duration
+    """Seconds of ``--detection``, ``--warmup`` or a ``--repair-time`` (``flag``): 0 to a
+    century (the catalog's :data:`~netmodel.study.reliability_catalog.MAX_TIME_S`, refused
+    here as typed: the catalog's refusal said 'detection time ... got 3.15576e+37' seconds
+    for ``--detection 1e30y``)."""
+    from compute.errors import UserError
+    from netmodel.study.reliability_catalog import MAX_TIME_S, SECONDS_PER_YEAR, parse_duration
 
-    return parse_duration(text, flag, allow_zero=True)
+    s = parse_duration(text, flag, allow_zero=True)
+    if s > MAX_TIME_S:
+        raise UserError(f"{flag} {shown_text(text)} is longer than "
+                        f"{MAX_TIME_S / SECONDS_PER_YEAR:g} years, the longest time taken; "
+                        f"allowed: 0 to {MAX_TIME_S / SECONDS_PER_YEAR:g}y")
+    return s
 
 
 def _storage_bandwidth(text: str) -> float:
@@ -210,17 +224,24 @@ def _gpus(text, scenario: str | Scenario = "NAME"):
     return int(digits)
 
 
+#: The parameters of the library's runs (blast_radius, availability) that a refusal of
+#: theirs starts with, -> the command line's flag that gave each.
+_FLAG_OF = {"gpus": "--cluster-gpus", "spares": "--spares", "horizon": "--horizon",
+            "trials": "--trials"}
+
+
 @contextmanager
-def _cluster_gpus_named():
-    """A library :class:`~compute.errors.UserError` raised inside that names the run's
-    cluster size by its parameter, ``gpus`` (:func:`~netmodel.study.reliability_fabric.cluster_cells`:
-    ``gpus 1,000 is not a multiple of ...``), said as the command line's flag,
-    ``--cluster-gpus``: the library names parameters, the command line its flags (as
+def _parameters_as_flags():
+    """A library :class:`~compute.errors.UserError` raised inside that starts with the
+    parameter a value was given as (``gpus 1,000 is not a multiple of ...``,
+    :func:`~netmodel.study.reliability_fabric.cluster_cells`; ``spares '-1' must be ...``,
+    ``horizon '1' is shorter than an hour``) said with the command line's flag
+    (:data:`_FLAG_OF`): the library names parameters, the command line its flags (as
     :func:`~netmodel.cli.resolve.keywords_as_flags` does for ``name=value``).
 
     >>> from compute.errors import UserError
     >>> try:
-    ...     with _cluster_gpus_named():
+    ...     with _parameters_as_flags():
     ...         raise UserError("gpus 1,000 is not a multiple of the scenario's fabric")
     ... except UserError as exc:
     ...     print(exc)
@@ -233,7 +254,7 @@ def _cluster_gpus_named():
     try:
         yield
     except UserError as exc:
-        text = re.sub(r"^gpus(?![\w-])", "--cluster-gpus", str(exc))
+        text = re.sub(rf"^({'|'.join(_FLAG_OF)})(?![\w-])", lambda m: _FLAG_OF[m[1]], str(exc))
         if text == str(exc):
             raise
         raise type(exc)(text) from None
@@ -374,7 +395,7 @@ def blast_radius(scenario: str, model: str, phase: str,
     from netmodel.cli.resolve import whole_option
 
     phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), whole_option("--max-batch", max_batch)
-    with _cluster_gpus_named():
+    with _parameters_as_flags():
         result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
                      catalog_=cat, placement=placement, parallelism=parallelism,
                      max_batch=limit)
@@ -429,7 +450,7 @@ def availability(scenario: str, model: str, phase: str,
     scenario = _where(scenario, fabric)
     phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), whole_option("--max-batch", max_batch)
     slo = _settings(ttft, tbt, phase)
-    with _cluster_gpus_named(), Progress(n_trials, "availability", quiet=quiet) as bar:
+    with _parameters_as_flags(), Progress(n_trials, "availability", quiet=quiet) as bar:
         result = run(scenario, model, phase, gpus=gpus, spares=spares,
                      placement=placement, horizon=horizon, trials=n_trials, seed=n_seed,
                      threshold=share, slo=slo, catalog_=cat, progress=bar,

@@ -35,7 +35,7 @@ def test_a_horizon_under_an_hour_is_refused_naming_the_range(tmp_path, horizon):
     out = tmp_path / "out"
     line = one_line_error(run_cli([*RUN, "--horizon", horizon, "--trials", "1",
                                    "--out", out]))
-    assert line == f"error: horizon {horizon!r} is shorter than an hour; allowed: 1 h to 100 y"
+    assert line == f"error: --horizon {horizon!r} is shorter than an hour; allowed: 1 h to 100 y"
     assert not out.exists()
 
 
@@ -48,7 +48,7 @@ def test_the_library_refuses_it_too():
 
 def test_the_ceiling_names_the_range_too():
     line = one_line_error(run_cli([*RUN, "--horizon", "101y"]))
-    assert line == "error: horizon '101y' is longer than 100 years; allowed: 1 h to 100 y"
+    assert line == "error: --horizon '101y' is longer than 100 years; allowed: 1 h to 100 y"
 
 
 def test_one_hour_and_one_trial_run_in_the_singular():

@@ -118,3 +118,77 @@ def test_topology_list_shows_what_a_spec_takes():
     r = run_cli(["topology", "show", "rail-optimized:domains=2,nics_per_server=auto", "--json"])
     assert r.exit_code == 0 and r.output == run_cli(
         ["topology", "show", "rail-optimized:domains=2", "--json"]).output
+
+
+# ------------------------------------------------------------ values refused by the flag typed
+
+AVAIL = ["availability", "--scenario", "lite-flat", "--model", "Llama-3-8B", "-q"]
+
+
+@pytest.mark.parametrize("args, line", [
+    # before: 'spares must be >= 0' / 'horizon ...': the library's parameter, not the flag
+    ([*AVAIL, "--spares", "-1"], "error: --spares must be >= 0, got '-1'"),
+    ([*AVAIL, "--spares", "nan%"],
+     "error: --spares 'nan%' must be a whole number or a percentage such as 2%"),
+    ([*AVAIL, "--horizon", "1"],
+     "error: --horizon '1' is shorter than an hour; allowed: 1 h to 100 y"),
+    # before: 'detection time must be a number of seconds from 0 to 3.156e+09 (a century),
+    # got 3.15576e+37': no flag, and seconds the user never typed
+    ([*AVAIL, "--detection", "1e30y"],
+     "error: --detection '1e30y' is longer than 100 years, the longest time taken; allowed: "
+     "0 to 100y"),
+    (["blast-radius", *AVAIL[1:5], "--warmup", "101y"],
+     "error: --warmup '101y' is longer than 100 years, the longest time taken; allowed: "
+     "0 to 100y"),
+    # before: 'repair time of gpu-die must be a number of seconds ... got 8.64e+34'
+    ([*AVAIL, "--repair-time", "gpu-die=1e30d"],
+     "error: --repair-time gpu-die '1e30d' is longer than 100 years, the longest time taken; "
+     "allowed: 0 to 100y"),
+    # before: 'rate of nic must be a number from 0 to 1 per hour, got 1e+300'
+    ([*AVAIL, "--rate", "nic=1e300"],
+     "error: --rate nic '1e300' is above 1 per hour (a part failing more often is never up); "
+     "allowed: 0 to 1/h"),
+    # before: 'size must be a finite number > 0' (parse_bytes' default name)
+    (["collective", "all-reduce", "--fabric", "ring:n=8", "--size", "nan"],
+     "error: --size must be a finite number > 0, got 'nan'"),
+    (["collective", "all-reduce", "--fabric", "ring:n=8", "--size", "64mb"],
+     "error: --size '64mb' has unknown unit 'mb' (allowed: B, kB, KB, MB, GB, TB, PB, KiB, "
+     "MiB, GiB, TiB, PiB, K, M, G, T)"),
+    # before: after the whole search, 'clock 2.0 is outside the modelled range ...'
+    (["cost", "--scenario", "lite-flat", "--model", "Llama-3-8B", "--clock", "2"],
+     "error: --clock '2' is outside the modelled range: allowed 0.05 to 1.5 (x nominal)"),
+])
+def test_a_refusal_names_the_flag_and_the_text_typed(tmp_path, args, line):
+    assert one_line_error(run_cli([*args, "--out", str(tmp_path / "o")]
+                                  if args[0] in ("availability", "blast-radius") else args,
+                                  tmp_path)) == line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_clock_range_is_the_power_laws():
+    from compute.power import ClockPowerLaw
+
+    law = ClockPowerLaw()
+    assert (law.ratio_min, law.ratio_max) == (0.05, 1.5)   # the line above states these
+
+
+def test_a_fabric_cut_apart_healthy_too_reports_no_infinite_time():
+    """An OCS fabric with no circuits set is cut apart before any failure: the failure's
+    comparison printed 'healthy: none inf s' and its JSON 'healthy_time': Infinity, which a
+    strict JSON parser refuses."""
+    import json
+
+    args = ["collective", "all-reduce", "--fabric", "ocs:gpus=8", "--fail", "ocs0"]
+    r = run_cli(args)
+    assert r.exit_code == 0 and "failed: ocs0; healthy: cut apart too" in r.output
+    assert " inf " not in r.output
+
+    def no_constants(word):
+        raise AssertionError(f"not JSON: {word}")
+
+    doc = json.loads(run_cli([*args, "--json"]).output, parse_constant=no_constants)
+    assert doc["failures"]["healthy_time"] is None and doc["failures"]["cut"] is True
+    # a healthy fabric that is whole keeps its time and algorithm
+    doc = json.loads(run_cli(["collective", "all-reduce", "--fabric", "ring:n=8", "--fail",
+                              "gpu1/gpu2", "--json"]).output, parse_constant=no_constants)
+    assert doc["failures"]["healthy_time"] > 0 and doc["failures"]["healthy_algorithm"]

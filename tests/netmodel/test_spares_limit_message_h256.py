@@ -17,7 +17,7 @@ AVAIL = ["availability", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "-q
 @pytest.mark.parametrize("text, n", [("64", "64"), ("101%", "33")])
 def test_too_many_spares_names_the_range(text, n):
     assert one_line_error(run_cli([*AVAIL, "--spares", text])) == (
-        f"error: spares {text!r} ({n}) exceed the cluster's 32 GPUs; allowed: 0 to 32 "
+        f"error: --spares {text!r} ({n}) exceed the cluster's 32 GPUs; allowed: 0 to 32 "
         f"(100%), a pool as large as the cluster")
 
 
