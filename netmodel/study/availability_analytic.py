@@ -8,7 +8,8 @@ d_swap + (restored_k + sr_k)(hold_k - d_swap)) + (slow_k - sw_k) d_slow]`` (``sw
 ``k``'s instances that find too few spares (the probability that it does where its ask is
 all or nothing; a failure short of spares brings back as many whole instances as they
 hold, :attr:`~netmodel.study.availability_kinds.Kind.per`, each instance one ask of
-:func:`_sequential`'s chain): 1 without spares, else the Kaufman-Roberts recursion of a
+:func:`_sequential`'s chain; where they take different numbers of spares, as far as they
+reach in the order of :attr:`~netmodel.study.availability_kinds.Kind.steps`): 1 without spares, else the Kaufman-Roberts recursion of a
 multi-rate loss system per pool (each pool an Erlang loss system of ``spares`` servers;
 insensitive to the repair-time distribution); where one failure asks one pool more than
 once (a group's own instances and a spanning instance's share of it), the set of its asks
@@ -34,6 +35,7 @@ The model and its event kinds: :mod:`netmodel.study.availability`,
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from itertools import pairwise
@@ -89,7 +91,9 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
     (:func:`_sequential`). Also, per ``(slot, spares)``, the share of failures that find
     each number of its spares busy, and under ``"refused"`` per kind granted in part
     (:attr:`Kind.pieces` > 1) the probability that a failure finds ``r`` of its instances
-    no spares, ``r = 0 .. pieces`` (1 - its first: the waits for repair). A kind granted in part is solved by :func:`_sequential`'s
+    no spares, ``r = 0 .. pieces`` (where they take different numbers, ``r`` steps of
+:attr:`Kind.steps` short of the whole grant: :func:`_short_of`; 1 - its first: the waits
+for repair). A kind granted in part is solved by :func:`_sequential`'s
     chain (each instance one ask); past the chain's limit by Kaufman-Roberts with its
     instances as independent asks (an approximation: they arrive together). Under
     ``"fallback"`` the fallbacks taken past the chain's limit (:attr:`Analytic.fallback`)."""
@@ -136,27 +140,34 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
             for k, v in seq.items():
                 b[k] = v
         elif elig:   # one size of grant each: Kaufman-Roberts (a kind granted in part
-            # past the chain's limit: its instances as independent asks, approximate)
-            loads = [kinds[k].rate * kinds[k].cells / over[k] * kinds[k].hold
-                     * kinds[k].pieces for k in elig]
-            us = [kinds[k].grain for k in elig]
+            # past the chain's limit: its instances as independent asks, approximate;
+            # instances taking different numbers of spares: an ask of each size)
+            loads, us = [], []
+            for k in elig:
+                x = kinds[k]
+                load = x.rate * x.cells / over[k] * x.hold
+                for u, many in (sorted(Counter(x.each).items()) if x.each
+                                else ((x.grain, x.pieces),)):
+                    loads.append(load * many)
+                    us.append(u)
             q = occupancy[(slot, cap)] = kaufman_roberts(int(cap), loads, us)
             tail = np.cumsum(q[::-1])[::-1]  # tail[j] = P(busy >= j)
-            for k, u in zip(elig, us, strict=True):
-                b[k] = float(tail[cap - u + 1]) if cap - u + 1 <= cap else 0.0
+            for k in elig:
                 x = kinds[k]
-                if x.pieces > 1:   # busy j: the instances the free spares do not hold
-                    r = x.pieces - np.minimum(x.pieces, (cap - np.arange(cap + 1)) // u)
-                    dist[k] = np.bincount(r, weights=q, minlength=x.pieces + 1)
+                u = x.grain
+                b[k] = float(tail[cap - u + 1]) if cap - u + 1 <= cap else 0.0
+                if x.pieces > 1:   # busy j: the steps the free spares do not reach
+                    r = _short_of(x, cap - np.arange(cap + 1))
+                    dist[k] = np.bincount(r, weights=q, minlength=_top(x) + 1)
                     # its blocking is the share of its instances refused (the chain's
                     # too), not the chance that none fits: a failure asking more than
                     # the pool holds is refused some of its instances every time
-                    b[k] = float(dist[k] @ np.arange(x.pieces + 1)) / x.pieces
+                    b[k] = float(dist[k] @ _refused_counts(x)) / x.pieces
         for k in here:
             acc[k] += b[k] * n
             x = kinds[k]
             if x.pieces > 1:   # none fits: every instance refused
-                d = dist.get(k, np.eye(x.pieces + 1)[x.pieces])
+                d = dist.get(k, np.eye(_top(x) + 1)[_top(x)])
                 occupancy.setdefault("refused", {})
                 occupancy["refused"][k] = occupancy["refused"].get(k, 0.0) + d * n
     out = acc / np.array(over)
@@ -277,6 +288,29 @@ def _families(kinds: Sequence[Kind]) -> list[list[int]]:
     return out
 
 
+def _top(x: Kind) -> int:
+    """The last step of a kind granted in part (:attr:`Kind.steps`; :attr:`Kind.pieces`
+    where every instance takes :attr:`Kind.per`)."""
+    return len(x.steps) - 1 if x.each else x.pieces
+
+
+def _short_of(x: Kind, free: np.ndarray) -> np.ndarray:
+    """The steps short of the whole grant (``r``, the index of the ``"refused"``
+    distributions: 0 all back, :func:`_top` none) of a failure of ``x`` finding each of
+    ``free`` spares free (:meth:`Kind.granted`)."""
+    if not x.each:
+        return x.pieces - np.minimum(x.pieces, free // x.grain)
+    return _top(x) - np.array([x.granted(int(f)) for f in free], dtype=np.int64)
+
+
+def _refused_counts(x: Kind) -> np.ndarray:
+    """Instances refused at each ``r`` of :func:`_short_of` (where every instance takes
+    :attr:`Kind.per`, ``r`` itself)."""
+    if not x.each:
+        return np.arange(x.pieces + 1)
+    return np.array([x.refused(_top(x) - r) for r in range(_top(x) + 1)])
+
+
 def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
                  occupancy: dict) -> tuple[float, float]:
     """Failures a second that take an instance down, and those of them where one waits
@@ -300,9 +334,14 @@ def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
         events += x.rate * x.cells
         if len(downs) == 1:   # granted in part: waits unless every instance is back
             d = occupancy.get("refused", {}).get(downs[0])
-            if d is not None and x.down_pieces:   # the down first: one waits only
-                # where more are refused than the slowed swapped
+            if d is not None and x.down_pieces and not x.each:   # the down first: one
+                # waits only where more are refused than the slowed swapped
                 waits += x.rate * x.cells * float(np.sum(d[x.pieces - x.down_pieces + 1:]))
+                continue
+            if d is not None and x.each:   # the steps where a down instance is refused
+                top = _top(x)
+                short = [r for r in range(top + 1) if x.steps[top - r][1] < x.down]
+                waits += x.rate * x.cells * float(np.sum(d[short]))
                 continue
             waits += x.rate * x.cells * (float(b[downs[0]]) if d is None else 1.0 - float(d[0]))
             continue
@@ -404,7 +443,9 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     of group -1 (one ask each). A lone kind granted in part (:attr:`Kind.pieces` > 1) is
     its instances' asks, one each, the most that fit granted (best_grant's pick of alike
     asks): its blocking is the share of them refused, under ``"refused"`` the probability
-    that ``r`` are, ``r = 0 .. pieces``. The pool is a Markov chain over the failures in progress
+    that ``r`` are, ``r = 0 .. pieces`` (instances taking different numbers of spares:
+    one ask of all of them, granted as :attr:`Kind.steps` say, ``r`` the steps short,
+    :func:`_short_of`). The pool is a Markov chain over the failures in progress
     and the spares each holds (exponential holds; exact where each failure's grant is one
     size, as in Kaufman-Roberts, else an approximation of the fixed holds), solved for its
     steady state; a kind's blocking is the share of arrivals (PASTA) whose ask finds too
@@ -425,11 +466,17 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     def split(a):   # each ask's spares; a lone kind granted in part: one per instance
         if len(a) == 1 and kinds[a[0]].pieces > 1:
             x = kinds[a[0]]
+            if x.each:   # as its steps say (Kind.granted), not a pick among its asks
+                return a, None, x
             return [a[0]] * x.pieces, [x.grain] * x.pieces, [vals[a[0]] / x.pieces] * x.pieces
         return list(a), [kinds[k].units for k in a], [vals[k] for k in a]
 
+    def rule(x):   # the spares a failure of x takes of ``free``
+        return lambda free: x.steps[x.granted(free)][0]
+
     parts = [split(a) for a, _ in classes]
     chain = _chain((cap,), [(x.rate * x.cells / over[a[0]], x.hold,
+                             rule(vs) if us is None else
                              [(0, u, v) for u, v in zip(us, vs, strict=True)])
                             for (a, x), (_, us, vs) in zip(classes, parts, strict=True)],
                    notes)
@@ -439,6 +486,12 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     p_busy = np.bincount(busy[:, 0], weights=prob, minlength=cap + 1)
     out: dict = {"busy": p_busy, "refused": {}}
     for owner, units, values in parts:
+        if units is None:   # instances taking different numbers: by its steps
+            (k,), x = owner, values
+            r = _short_of(x, cap - np.arange(cap + 1))
+            out[k] = float(p_busy @ (_refused_counts(x)[r] / x.pieces))
+            out["refused"][k] = np.bincount(r, weights=p_busy, minlength=_top(x) + 1)
+            continue
         refused = np.array([[not ok for ok in best_grant(tuple(units), tuple(values), cap - j)]
                             for j in range(cap + 1)], dtype=float)
         for k in dict.fromkeys(owner):   # the share of its instances refused
@@ -521,8 +574,9 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
         for c, (lam, _, asks) in enumerate(classes):
             key = (c, *used)   # the grant hangs on the spares busy only
             vec = grants.get(key)
-            if vec is None:
-                vec = grants[key] = _grants(caps, used, asks)
+            if vec is None:   # asks: a list, or one pool's rule (free -> spares taken)
+                vec = grants[key] = (asks(caps[0] - used[0]),) if callable(asks) \
+                    else _grants(caps, used, asks)
             if any(vec) and lam > 0:
                 d = dict(st)
                 d[(hold_of[c], vec)] = d.get((hold_of[c], vec), 0) + 1
@@ -623,7 +677,7 @@ def _refused_apart(kinds, b, refused: dict):
             continue
         if b_down is b:
             b_down, b_slow = np.array(b, dtype=float), np.array(b, dtype=float)
-        backs = [x.backs(x.pieces - r) for r in range(x.pieces + 1)]
+        backs = [x.backs(_top(x) - r) for r in range(_top(x) + 1)]
         p = np.asarray(dist, dtype=float)
         b_down[k] = 1.0 - float(p @ np.array([d for d, _ in backs]))
         b_slow[k] = 1.0 - float(p @ np.array([v for _, v in backs]))
@@ -651,7 +705,8 @@ def _streams(kinds, b, refused: dict | None = None) -> list[tuple[float, float]]
     with the same blocking are refused together, those with another apart from them. A
     failure granted in part (:attr:`Kind.per`, a failure of its own: no kind follows it;
     ``refused``: per such kind the probability that ``r`` of its instances find no spares,
-    ``r = 0 .. pieces``) is a stream per ``r``, ``pieces - r`` of them back on spares."""
+    ``r = 0 .. pieces``; the steps short, :func:`_short_of`, where they take different
+    numbers) is a stream per ``r``, what that step brings back on spares."""
     streams: list = []
     family: list = []
     refused = refused or {}
@@ -662,8 +717,7 @@ def _streams(kinds, b, refused: dict | None = None) -> list[tuple[float, float]]
         if k in refused:   # granted in part: its own failure, a stream per count refused
             for r, p in enumerate(np.asarray(refused[k], dtype=float).tolist()):
                 if p > 0:
-                    streams.extend(_bands(x.rate * p, _profile(
-                        x, r == 0, 1.0 - r / x.pieces)))
+                    streams.extend(_bands(x.rate * p, _profile(x, r == 0, r)))
             continue
         if not x.joint:   # a share of another kind's spares: it loses nothing itself
             family.append((x, float(b[k]), 0.0))
@@ -677,22 +731,25 @@ def _streams(kinds, b, refused: dict | None = None) -> list[tuple[float, float]]
 MAX_JOINT_BLOCKINGS = 8
 
 
-def _profile(x, granted: bool, keep: float = 0.0) -> list[tuple[float, float, float]]:
+def _profile(x, granted: bool, short: int = 0) -> list[tuple[float, float, float]]:
     """``x``'s loss over a failure's age, ``(from, to, loss)``, refused or granted a spare
-    (as the Monte Carlo's intervals; every cell it strikes); refused with ``keep`` > 0,
-    that share of its instances back on spares (a failure granted in part)."""
+    (as the Monte Carlo's intervals; every cell it strikes); refused with ``short`` > 0
+    steps short of the whole grant (a failure granted in part, :attr:`Kind.steps`: r of
+    the ``"refused"`` distributions), what that step brings back on spares."""
     down, sw = x.down_worth, x.slow_swapped
-    if not granted and keep <= 0.0:
+    top = _top(x) if short else 0
+    if not granted and short >= top:
         out = [(0.0, x.d_repair, down), (0.0, x.d_slow, x.slow)]
     elif granted:
         out = [(0.0, x.d_swap, down + sw), (x.d_swap, x.hold, x.restored + x.slow_restored),
                (0.0, x.d_slow, x.slow - sw)]
-    elif x.down_pieces:   # the down instances back first, then the slowed (Kind.backs)
-        kd, ks = x.backs(round(keep * x.pieces))
+    elif x.down_pieces or x.each:   # the down back first, then the slowed (Kind.backs)
+        kd, ks = x.backs(top - short)
         out = [(0.0, x.d_swap, kd * down + ks * sw), (0.0, x.d_repair, (1.0 - kd) * down),
                (x.d_swap, x.hold, kd * x.restored + ks * x.slow_restored),
                (0.0, x.d_slow, x.slow - ks * sw)]
     else:
+        keep = 1.0 - short / x.pieces
         out = [(0.0, x.d_swap, keep * (down + sw)), (0.0, x.d_repair, (1.0 - keep) * down),
                (x.d_swap, x.hold, keep * (x.restored + x.slow_restored)),
                (0.0, x.d_slow, x.slow - keep * sw)]

@@ -21,8 +21,9 @@ until the repair either way); the spares are held until the repair (detection +
 repair) returns the failed part to the pool. A failure that finds too few free spares in
 its pool (a loss system) brings back as many whole instances as they hold, the down ones
 before the slowed it would swap (:meth:`Kind.backs`), and the rest wait for its repair
-(:attr:`Kind.per`; all or nothing where its instances take different
-numbers of spares or it asks several pools). Failures are spread evenly
+(:attr:`Kind.per`; where its instances take different numbers of spares, the down
+fewest first as far as the spares reach, then the slowed: :attr:`Kind.steps`; all or
+nothing where it asks several pools). Failures are spread evenly
 over the pools; with ``group`` spares each group of a cell is its own pool and a failure
 asks its own group's (:func:`~netmodel.study.reliability_spares.by_group`). A failure that
 strikes several groups' instances is a kind per group, the later ones ``follows`` (struck
@@ -44,10 +45,11 @@ The model's closed forms are :mod:`netmodel.study.availability_analytic`'s, its 
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
-from itertools import product
+from itertools import accumulate, product
 
 from netmodel.study.reliability_cluster import YEAR, Cluster
 from netmodel.study.reliability_spares import by_group, check_placement, recovery, slow_recovery
@@ -108,35 +110,89 @@ class Kind:
     #: or swaps takes as many (``units`` of them in all): a failure finding fewer free
     #: than ``units`` brings ``floor(free / per)`` instances back on spares and the rest
     #: wait for the repair, as an operator would (:attr:`grain`); 0: all or nothing (one
-    #: instance, instances that take different numbers, or asks of several pools)
+    #: instance, or asks of several pools) or the instances take different numbers
+    #: (:attr:`each`)
     per: int = 0
+    #: where the instances take different numbers of spares (``per`` 0): the spares each
+    #: takes, the down instances first, then the slowed ones it swaps, each fewest first,
+    #: in the order the free spares go to them (:meth:`granted`); () otherwise
+    each: tuple = ()
 
     @property
     def grain(self) -> int:
         """The spares one grant of this kind's ask comes in: :attr:`per` where the ask
-        can be granted in part, else all of ``units``."""
+        can be granted in part, the fewest one instance takes where they differ
+        (:attr:`each`), else all of ``units``."""
+        if self.each:
+            return min(self.each)
         return self.per if 0 < self.per < self.units else self.units
 
     @property
     def pieces(self) -> int:
-        """Instances the ask brings back one by one (``units / grain``; 1: all or
-        nothing)."""
+        """Instances the ask brings back one by one (``units / grain``, or those of
+        :attr:`each`; 1: all or nothing)."""
+        if self.each:
+            return len(self.each)
         return self.units // self.grain if self.units > 0 else 1
 
     @property
     def down_pieces(self) -> int:
         """Of :attr:`pieces`, those of the down instances where the ask also swaps slowed
-        ones (a failure that downs some instances and slows others, every one taking
-        :attr:`per` spares); 0 where its pieces are all alike (all down, or all slowed)."""
+        ones (a failure that downs some instances and slows others); 0 where its pieces
+        are all alike (all down, or all slowed, every one taking :attr:`per`)."""
         if self.pieces <= 1 or self.slow_swapped <= 0 or not 0 < self.down < self.pieces:
             return 0
         return self.down
 
+    @property
+    def steps(self) -> tuple[tuple[int, int, int], ...]:
+        """What a failure short of spares gets back, as its free spares grow: ``(spares
+        taken, down instances back, slowed instances swapped)`` per step, from nothing
+        (step 0) to the whole ask (the last, :attr:`pieces` back), the spares taken rising
+        step by step; a failure finding ``free`` spares is at :meth:`granted`'s step. The
+        spares go to the down instances first (a slowed instance still serves), the
+        fewest spares first (most instances back), as far as they reach, then what is
+        left to the slowed likewise; where every instance takes :attr:`per`, step ``g``
+        is ``g`` of the pieces. The closed form and the Monte Carlo both read it.
+
+        >>> k = Kind("host", "x", 1.0, down=2, slow=1.0, units=21, restored=0.0,
+        ...          d_repair=1.0, d_swap=0.0, hold=1.0, d_slow=1.0, slow_swapped=1.0,
+        ...          each=(3, 16, 1, 1))
+        >>> k.steps   # 2 free: both slowed (the 3 does not fit); 3: the first down
+        ((0, 0, 0), (1, 0, 1), (2, 0, 2), (3, 1, 0), (4, 1, 1), (5, 1, 2), (19, 2, 0), (20, 2, 1), (21, 2, 2))
+        >>> k.granted(18), k.backs(5), k.refused(5)
+        (5, (0.5, 1.0), 1)
+        """
+        return _steps(self.each or (self.grain,) * self.pieces,
+                      self.down if self.each else self.down_pieces)
+
+    def granted(self, free: int) -> int:
+        """The step of :attr:`steps` a failure finding ``free`` spares free reaches (the
+        last whose spares fit)."""
+        if not self.each:
+            return min(self.pieces, max(free, 0) // self.grain)
+        return bisect_right([s for s, _, _ in self.steps], free) - 1
+
+    def take(self, free: int) -> int:
+        """The spares a failure finding ``free`` spares free takes (at :meth:`granted`'s
+        step; all of ``units`` where they fit, 0 where not even one instance's do)."""
+        if not self.each:
+            return self.granted(free) * self.grain
+        return self.steps[self.granted(free)][0]
+
+    def refused(self, step: int) -> int:
+        """Instances refused spares at ``step`` of :attr:`steps`."""
+        if not self.each:
+            return self.pieces - step
+        _, d, s = self.steps[step]
+        return self.pieces - d - s
+
     def backs(self, granted: int) -> tuple[float, float]:
         """The share of the down instances and of the swapped slowed ones back on spares
-        where ``granted`` of the :attr:`pieces` are: the spares go to the down instances
-        first (a slowed instance still serves), then to the slowed. Alike pieces: each
-        ``granted / pieces``.
+        at step ``granted`` of :attr:`steps` (where every instance takes :attr:`per`,
+        ``granted`` of the :attr:`pieces`): the spares go to the down instances first (a
+        slowed instance still serves), then to the slowed. Alike pieces (all down or all
+        slowed): each the share of the pieces back (``granted / pieces``).
 
         >>> k = Kind("host", "x", 1.0, down=2, slow=1.0, units=32, restored=0.0,
         ...          d_repair=1.0, d_swap=0.0, hold=1.0, d_slow=1.0, slow_swapped=1.0,
@@ -144,10 +200,21 @@ class Kind:
         >>> k.pieces, k.down_pieces, k.backs(1), k.backs(3)
         (4, 2, (0.5, 0.0), (1.0, 0.5))
         """
+        if self.each:
+            _, d, s = self.steps[granted]
+            nd = self.down if self.down < self.pieces and self.slow_swapped > 0 else 0
+            if not nd:
+                return ((d + s) / self.pieces,) * 2
+            return d / nd, s / (self.pieces - nd)
         d = self.down_pieces
         if not d:
             return (granted / self.pieces,) * 2
         return min(granted, d) / d, max(granted - d, 0) / (self.pieces - d)
+
+    @property
+    def whole(self) -> Kind:
+        """This kind with its ask all or nothing (no :attr:`per`, no :attr:`each`)."""
+        return replace(self, per=0, each=())
 
     @property
     def down_worth(self) -> float:
@@ -182,10 +249,27 @@ class Kind:
             del d["follows"]
         if not self.joint:
             del d["joint"]
-        if self.pieces <= 1:
+        if self.pieces <= 1 or self.each:
             del d["per"]
+        if self.each:
+            d["each"] = list(self.each)
+        else:
+            del d["each"]
         d["rate_per_year"] = self.rate * YEAR
         return d
+
+
+@lru_cache(maxsize=1024)
+def _steps(order: tuple, n_down: int) -> tuple:
+    """:attr:`Kind.steps` of instances taking ``order`` spares each (the first ``n_down``
+    down, the rest slowed; each fewest first): with ``free`` spares the down take theirs
+    as far as the spares reach (``d`` of them, their prefix sum at most ``free``), then
+    the slowed from what is left (``s``), so ``(d, s)`` holds from the spares it takes up
+    to, not including, where the next down instance fits."""
+    down = [0, *accumulate(order[:n_down])]
+    slow = [0, *accumulate(order[n_down:])]
+    return tuple((a + b, d, s) for d, a in enumerate(down) for s, b in enumerate(slow)
+                 if d == n_down or a + b < down[d + 1])
 
 
 def ask_values(kinds: Sequence[Kind]) -> list[float]:
@@ -278,7 +362,7 @@ def _event_kinds(cluster: Cluster, placement: str, classes) -> tuple[Kind, ...]:
                 family = []
             ks = _kinds(cluster, e, parts, placement, group)
             if group < 0 and placement == "group":   # spread over every group's pools:
-                ks = [replace(k, per=0) for k in ks]   # all or nothing, as the chains
+                ks = [k.whole for k in ks]   # all or nothing, as the chains
             family.append(_shared_out(ks, shares))
         out.extend(_together(family))
     return tuple(out)
@@ -294,8 +378,8 @@ def _shared_out(kinds: list[Kind], shares) -> list[list[Kind]]:
     (g0, u0), rest = shares[0], shares[1:]
     none = {"down": 0, "slow": 0.0, "restored": 0.0, "slow_swapped": 0.0,
             "slow_restored": 0.0}
-    return [[replace(k, group=g0, units=u0, per=0),
-             *(replace(k, group=g, units=u, follows=True, joint=True, per=0,
+    return [[replace(k.whole, group=g0, units=u0),
+             *(replace(k.whole, group=g, units=u, follows=True, joint=True,
                        worth=-1.0 if k.worth < 0 else 0.0, **none) for g, u in rest)]
             for k in kinds]
 
@@ -311,7 +395,7 @@ def _together(family: list) -> list[Kind]:
     # one failure asking several pools (or one pool several times): each ask all or
     # nothing (Kind.per), as best_grant and the chains of several asks take them
     return out if len(family) <= 1 and all(len(ks) <= 1 for f in family for ks in f) \
-        else [replace(k, per=0) for k in out]
+        else [k.whole for k in out]
 
 
 def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> list[Kind]:
@@ -331,17 +415,22 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
     units = -1 if rec.units is None else int(rec.units)
     units = units if e.instances_down else 0
     path, swapped, kept = rec.path, 0.0, 0.0
-    # what each instance's recovery takes (Kind.per): one size for all, else 0
-    each = [rec.per] * e.instances_down if units > 0 else []
+    # what each instance's recovery takes (Kind.per): one size for all, else (Kind.each)
+    # the down instances' then the swapped slowed ones', each fewest first
+    each = list(rec.each) if units > 0 else []
+    slowed: list = []
     if units >= 0:   # no swap for the slowed where the down wait (spares cannot help)
         sw = slow_recovery(cluster, e, placement)
         if sw.units:
             units += sw.units
             swapped, kept = sw.swapped, sw.restored
             path = f"{rec.path}; {sw.path}" if e.instances_down else sw.path
-            each += [sw.per] * sw.count
-    per = each[0] if len(each) > 1 and len(set(each)) == 1 and each[0] > 0 \
-        and each[0] * len(each) == units else 0
+            slowed = list(sw.each)
+    together = each + slowed
+    fits = len(together) > 1 and min(together) > 0 and sum(together) == units \
+        and len(each) in (0, e.instances_down)
+    per = together[0] if fits and len(set(together)) == 1 else 0
+    apart = (*sorted(each), *sorted(slowed)) if fits and not per else ()
     # capacity in instances' worth, each instance at its own healthy tokens/s (straddling
     # or randomly placed instances serve less); the counts themselves where all are alike
     alike = len(set(cluster.weights)) <= 1
@@ -357,5 +446,6 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
                         d_swap=rt.swap_s(), hold=rt.hold_s(e.cls),
                         d_slow=cat.detection_s + cat.repair_s(e.cls), path=path,
                         slow_swapped=swapped, slow_restored=kept, cells=cells,
-                        sets=sets, first=first, group=group, worth=worth, per=per))
+                        sets=sets, first=first, group=group, worth=worth, per=per,
+                        each=apart))
     return out

@@ -133,9 +133,10 @@ def _loss_system(t, units, hold, cap, order_counts, pick=None, grain=None):
     ``t``, ``units``, ``hold``: 2-D (lanes x rank, padded with inf/0); lanes sorted by
     event count, descending (``order_counts``); ``cap``: spares per lane. Returns the
     granted mask (same shape): :func:`_loss_lanes`'s, whose loop runs once per rank.
-    ``grain``: per event the spares one grant comes in (same shape; default its
-    ``units``: all or nothing): an event finding fewer than its ``units`` free is granted
-    as many whole grains as they hold, and the mask is then the spares granted.
+    ``grain``: ``(row, table)``, per event (same shape) a row of ``table`` (-1: all or
+    nothing): an event finding fewer than its ``units`` free takes ``table[row, free]``
+    of them (a failure granted in part, :meth:`~netmodel.study.availability_kinds.
+    Kind.take`; the last column for any more), and the mask is then the spares granted.
     ``pick``: ``(pattern, take)``, an event of pattern ``p >= 0`` (one failure's several
     asks of the lane's pool, its ``units`` their sum) granted ``take[p, free]`` spares
     (0: refused); then also the free spares each event found (``cap`` where its lane was
@@ -158,7 +159,7 @@ def _loss_system(t, units, hold, cap, order_counts, pick=None, grain=None):
         rest = np.array(rest)
         sub = None if pick is None else (pick[0][rest], pick[1])
         out = _loss_lanes(t[rest], units[rest], hold[rest], cap[rest], order_counts[rest],
-                          sub, None if grain is None else grain[rest])
+                          sub, None if grain is None else (grain[0][rest], grain[1]))
         if pick is None:
             granted[rest] = out
         else:
@@ -207,9 +208,11 @@ def _loss_lanes(t, units, hold, cap, order_counts, pick=None, grain=None):
         ur = units[:n, r]
         live = rel[:n] > tr[:, None]
         busy = np.where(live, held[:n], 0).sum(1)
-        if grain is not None:   # as many whole grains as the free spares hold
-            gr = np.maximum(grain[:n, r], 1)
-            ur = np.minimum(ur, np.maximum(cap[:n] - busy, 0) // gr * gr)
+        if grain is not None:   # what a failure granted in part takes (Kind.take)
+            row, tab = grain[0][:n, r], grain[1]
+            free_n = np.maximum(cap[:n] - busy, 0)
+            ur = np.where(row >= 0, tab[np.maximum(row, 0), np.minimum(free_n, tab.shape[1] - 1)],
+                          np.where(ur <= free_n, ur, 0))
             ok = ur > 0
         else:
             ok = busy + ur <= cap[:n]
@@ -350,9 +353,16 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     grains = np.array([k.grain for k in kinds], dtype=np.int64)
     partial = bool((grains < units).any())
     gr = grains[kind]
+    if partial:   # per kind granted in part a row: the spares it takes of each free count
+        rows = np.full(len(kinds), -1, dtype=np.int64)
+        split = [j for j, x in enumerate(kinds) if x.grain < x.units]
+        rows[split] = np.arange(len(split))
+        width = max(kinds[j].units for j in split) + 1
+        table = np.array([[kinds[j].take(f) for f in range(width)] for j in split],
+                         dtype=np.int64)
     cap = cap_pool[pool]
     granted = np.zeros(total, dtype=bool)
-    share = np.zeros(total) if partial else None   # share of the ask granted
+    got = np.zeros(total, dtype=np.int64) if partial else None   # spares granted
     in_part = np.zeros(total, dtype=bool)   # the events granted in part where short
     idx = np.flatnonzero((u > 0) & (gr <= cap))
     if len(idx):
@@ -384,25 +394,25 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
             hh[row, rank] = holds[kind[src]]
             gg = None
             if partial:
-                gg = np.zeros((hi - lo, kmax), dtype=np.int64)
-                gg[row, rank] = gr[src]
+                gg = np.full((hi - lo, kmax), -1, dtype=np.int64)
+                gg[row, rank] = rows[kind[src]]
             if several is None:
                 uu[row, rank] = u[src]
                 g = _loss_system(tt, uu, hh, cap_pool[uniq[lo:hi] % pools.pools], c,
-                                 grain=gg)
+                                 grain=None if gg is None else (gg, table))
             else:
                 pattern, usum, take = several[:3]
                 uu[row, rank] = np.where(pattern[src] >= 0, usum[src], u[src])
                 if partial:   # one failure's several asks: each all or nothing
-                    gg[row, rank] = np.where(pattern[src] >= 0, usum[src], gr[src])
+                    gg[row, rank] = np.where(pattern[src] >= 0, -1, rows[kind[src]])
                 pp = np.full((hi - lo, kmax), -1, dtype=np.int64)
                 pp[row, rank] = pattern[src]
                 g, seen = _loss_system(tt, uu, hh, cap_pool[uniq[lo:hi] % pools.pools], c,
-                                       (pp, take), gg)
+                                       (pp, take), None if gg is None else (gg, table))
                 seen_at[src] = seen[row, rank]
             granted[src] = g[row, rank] > 0
             if partial:
-                share[src] = g[row, rank] / np.maximum(uu[row, rank], 1)
+                got[src] = g[row, rank]
                 in_part[src] = (gr[src] < u[src]) if several is None else \
                     (several[0][src] < 0) & (gr[src] < u[src])
             lo = hi
@@ -413,23 +423,21 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     if joint.any() and fid is not None:   # an instance spanning groups (no failure drawn:
         # nothing to take back): back only if every pool had its share
         granted = _all_granted(joint, kind, fid, granted)
-    # the share of each event's instances back on spares: all or none, else (Kind.grain)
-    # the whole instances the spares granted hold; a failure's several asks of one pool
-    # (each all or nothing) and spanning instances (Kind.per 0) as granted
+    # the share of each event's instances back on spares, fd of the down and fs of the
+    # slowed it swaps: all or none, else (a failure granted in part) as the step its
+    # spares reached says (Kind.steps, Kind.backs: the down first, then the slowed); a
+    # failure's several asks of one pool (each all or nothing) and spanning instances
+    # (Kind.per 0) as granted
     f = granted.astype(float)
-    if partial:
-        f = np.where(in_part, share, f)
-    # a failure that downs some instances and swaps slowed ones, granted in part: the
-    # spares go to the down first (Kind.backs); fd the down share back, fs the slowed
     fd = fs = f
-    if partial and any(k.down_pieces for k in kinds):
+    if partial:
         fd, fs = f.copy(), f.copy()
-        for j, x in enumerate(kinds):
-            mixed = in_part & (kind == j) if x.down_pieces else None
-            if mixed is not None and mixed.any():   # its shares by pieces granted
-                backs = np.array([x.backs(g) for g in range(x.pieces + 1)])
-                got = np.rint(f[mixed] * x.pieces).astype(np.int64)
-                fd[mixed], fs[mixed] = backs[got, 0], backs[got, 1]
+        for j in split:
+            x, sel = kinds[j], in_part & (kind == j)
+            if sel.any():   # the step its spares reached: the spares taken rise by step
+                step = np.searchsorted([t for t, _, _ in x.steps], got[sel])
+                backs = np.array([x.backs(g) for g in range(len(x.steps))])
+                fd[sel], fs[sel] = backs[step, 0], backs[step, 1]
 
     # intervals: (start, end, weight) per event
     down = np.array([k.down for k in kinds], dtype=float)[kind]

@@ -83,10 +83,14 @@ class Recovery:
     #: of ``units`` free spares brings back as many whole instances as they allow); 0
     #: where they differ or none is needed
     per: int = 0
+    #: spares each down instance takes, in the order of the effect's ``down`` (where
+    #: they differ, the availability model gives them out fewest first: ``Kind.each``);
+    #: () where none is needed or spares cannot help
+    each: tuple = ()
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        del d["per"]   # the availability model's (Kind.per), not the path's
+        del d["per"], d["each"]   # the availability model's (Kind.per), not the path's
         return d
 
 
@@ -412,9 +416,12 @@ def _substituted(cluster, todo, plan, removed) -> tuple:
     """The shapes (sorted) of the instances of ``todo`` (members, the members to replace)
     with the spares :func:`_recovery` would pick from ``plan`` in, the nearest first;
     where the plan has too few sites, ``("short", shapes)`` of the instances substituted
-    before they ran out (those :func:`_recovery` substitutes in part, in order)."""
+    before they ran out (those :func:`_recovery` substitutes in part: fewest members to
+    replace first)."""
     wiring = _wiring(cluster)
     free = [name for name, _, _ in plan]
+    if sum(len(gone) for _, gone in todo) > len(free):   # short: fewest first, as _recovery
+        todo = sorted(todo, key=lambda item: len(item[1]))
     picks = cluster.__dict__.setdefault("_spare_picks", {})
     out = []
     for inst, gone in todo:
@@ -619,7 +626,8 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     recreate = cluster.instance_gpus * effect.instances_down
     if placement == "global":
         return Recovery(f"re-create on {recreate} spares", recreate, swap,
-                        per=cluster.instance_gpus)
+                        per=cluster.instance_gpus,
+                        each=(cluster.instance_gpus,) * effect.instances_down)
     comp = effect.component
     todo = _replace(cluster, comp, effect)
     need = sum(len(gone) for _, gone in todo)
@@ -685,13 +693,13 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
 
     items = list(zip(todo, own, weight, strict=True))
     extra = " (circuits re-set)" if cluster.scenario.is_ocs else ""
-    each = {len(gone) for _, gone in todo}
-    per = each.pop() if len(each) == 1 else 0
+    each = tuple(len(gone) for _, gone in todo)
+    per = each[0] if len(set(each)) == 1 else 0
     if need and len(spares) >= need:
         lost = substitute(items)
         if lost is not None:
             return Recovery(f"substitute {need} spare{'s' * (need > 1)}{extra}", need, swap,
-                            lost, per)
+                            lost, per, each)
     # with sites for fewer members than the failure took, the instances whose members
     # they hold are substituted and the rest wait for the repair, as re-creation below
     # (Recovery.per: every instance replaces as many members; the same guard where the
@@ -700,18 +708,23 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     # each of 8 spread instances, 16 sites: 4 substituted, where 1 is re-created), each
     # holding fewer spares to the repair (9 members of 16 each: 1 back either way, on 9
     # spares, not 16), so a failure finding fewer free gets more back. Where an instance
-    # replaces every member (per = size) the two take the same spares: re-creation
+    # replaces every member (per = size) the two take the same spares: re-creation.
+    # Instances replacing different numbers of members are substituted fewest first, as
+    # far as the sites reach (the availability model's order, Kind.steps: as many back as
+    # any order brings, and as many or more than re-creation)
     k, size = effect.instances_down, cluster.instance_gpus
-    fit = min(k, len(spares) // per) if per and len(spares) < need else 0
-    if placement == "pod" and fit and per < size and fit >= min(
-            k, capacity(cluster, placement) // per):
-        lost = substitute(items[:fit])
+    first = sorted(items, key=lambda item: len(item[0][1]))   # stable: fewest first
+    fit = _reach(sorted(each), len(spares)) if len(spares) < need else 0
+    if placement == "pod" and fit and (per or 0) < size and fit >= _reach(
+            sorted(each), capacity(cluster, placement)):
+        lost = substitute(first[:fit])
         if lost is not None:
             # the substituted instances' mean loss for each down one (the model scales
             # it by the share granted, as re-creation's)
-            return Recovery(f"substitute {fit * per} of {need} spares ({fit} of {k} "
+            taken = sum(len(gone) for (_, gone), _, _ in first[:fit])
+            return Recovery(f"substitute {taken} of {need} spares ({fit} of {k} "
                             f"instances; {len(spares)} free port(s); the rest repair)"
-                            f"{extra}", need, swap, lost * k / fit, per)
+                            f"{extra}", need, swap, lost * k / fit, per, each)
     # re-creating needs a site for every GPU of every instance the failure took down at
     # once (two instances of 16 on a host of 32 Lites: 32 sites, not 16); with sites for
     # fewer, as many whole instances as they hold come back and the rest wait for the
@@ -731,19 +744,33 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
             lost = sum(_loss(r.tokens_per_s, t) * n * w
                        for (t, w), n in Counter((x.tokens_per_s, w) for x, w
                                                 in zip(own, weight, strict=True)).items())
+            whole = (cluster.instance_gpus,) * effect.instances_down
             if fit == effect.instances_down:
                 return Recovery(f"re-create on {recreate} spares", recreate, swap, lost,
-                                cluster.instance_gpus)
+                                cluster.instance_gpus, whole)
             return Recovery(f"re-create {fit} of {effect.instances_down} on "
                             f"{fit * cluster.instance_gpus} spares ({len(spares)} free "
                             f"port(s); the rest repair)", recreate, swap, lost,
-                            cluster.instance_gpus)
+                            cluster.instance_gpus, whole)
     if len(spares) < need and len(spares) < recreate:
         return Recovery(f"only {len(spares)} free port(s) for {min(need, recreate)} spares",
                         None, None)
     if placement == "group":
         return Recovery("no spare in the group meets the SLO", None, None)
     return Recovery("no reachable spare meets the SLO", None, None)
+
+
+def _reach(needs: list, sites: int | None) -> int:
+    """How many of the instances needing ``needs`` spares (in order) the ``sites`` hold,
+    as far as they reach (None: all)."""
+    if sites is None:
+        return len(needs)
+    taken = n = 0
+    for u in needs:
+        if taken + u > sites:
+            break
+        taken, n = taken + u, n + 1
+    return n
 
 
 @dataclass(frozen=True)
@@ -767,10 +794,12 @@ class SlowSwap:
     #: or none is swapped); ``count``: the instances swapped
     per: int = 0
     count: int = 0
+    #: spares each swapped instance takes, in the order of the slowed (``count`` of them)
+    each: tuple = ()
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        del d["per"], d["count"]   # the availability model's (Kind.per)
+        del d["per"], d["count"], d["each"]   # the availability model's (Kind.per)
         return d
 
 
@@ -799,13 +828,13 @@ def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
         return SlowSwap("none slowed", 0, 0.0, 0.0)
     if recovery_times(cluster).swap_s() >= recovery_times(cluster).hold_s(effect.cls):
         return SlowSwap("stay slow (the swap outlasts the repair)", 0, 0.0, 0.0)
-    units, swapped, restored, paths, each = 0, 0.0, 0.0, [], set()
+    units, swapped, restored, paths, each = 0, 0.0, 0.0, [], []
     for i, loss in slowed:
         rec = _recovery(cluster, replace(effect, instances_down=1, down=(i,)), placement)
         if rec.units is None or rec.units <= 0 or rec.restored >= loss * cluster.weights[i]:
             continue
         units += rec.units
-        each.add(rec.units)
+        each.append(rec.units)
         swapped += loss * cluster.weights[i]   # instances' worth, as rec.restored
         restored += rec.restored
         paths.append(rec.path)
@@ -814,7 +843,7 @@ def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
                         0.0, 0.0)
     how = "; ".join(dict.fromkeys(paths))
     return SlowSwap(f"swap {len(paths)} of {len(slowed)} slowed ({how})", units, swapped,
-                    restored, each.pop() if len(each) == 1 else 0, len(paths))
+                    restored, each[0] if len(set(each)) == 1 else 0, len(paths), tuple(each))
 
 
 def _serves(cluster, graph, members, own):

@@ -44,7 +44,11 @@ def test_the_loss_system_grants_whole_instances_by_hand():
     t = np.array([[0.0, 1.0, 2.0, np.inf]])
     u = np.array([[32, 8, 8, 0]])
     h = np.array([[100.0, 100.0, 100.0, 0.0]])
-    grain = np.array([[8, 8, 1, 1]])
+    # what each takes of the free spares (Kind.take): 32 in grains of 8, 8 in grains
+    # of 1; the 8 in one grain all or nothing (row -1)
+    kinds = [replace(_host(1.0), units=32, per=8), replace(_host(1.0), units=8, per=1)]
+    table = np.array([[k.take(f) for f in range(33)] for k in kinds])
+    grain = (np.array([[0, -1, 1, -1]]), table)
     cap, counts = np.array([20]), np.array([3])
     for run in (_loss_lanes, _loss_system):
         assert run(t, u, h, cap, counts, grain=grain)[0, :3].tolist() == [16, 0, 4]

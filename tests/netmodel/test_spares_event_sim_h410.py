@@ -2,8 +2,9 @@
 
 A small loop, one failure at a time (Poisson arrivals of one hand-built kind, one pool of
 ``s`` spares): a failure takes ``floor(free / per)`` of its instances' spares
-(``Kind.per``), the down instances first, then the slowed ones it would swap
-(``Kind.backs``), and holds what it took until its repair returns it to the pool. A down
+(``Kind.per``; where they differ, :func:`_grant`), the down instances first, then the
+slowed ones it would swap (``Kind.backs``), and holds what it took until its repair
+returns it to the pool. A down
 instance back on spares is down for the swap and then loses its share of ``restored``
 until the repair; the rest are down for the repair; a slowed instance swapped loses its
 slow-down until the swap and then ``slow_restored``, the others until the repair. Its
@@ -11,11 +12,15 @@ mean capacity and waits for repair are checked against the closed form
 (:func:`~netmodel.study.availability_analytic.analytic`) and the Monte Carlo
 (:func:`~netmodel.study.availability_mc.simulate`) within the trials' statistical error.
 
-Two kinds, at a load (a failure a day, holds of 1.2 days) where a failure often finds the
+Three kinds, at a load (a failure a day, holds of 1.2 days) where a failure often finds the
 pool part-held: a substitution short of spares (8 instances down, 4 spares each, the way a
-host takes 4 members of each of 8 spread instances) and a failure that downs 2 instances
-and slows 2 (8 spares each). The same loop granting evenly over the down and the slowed (the
-rule before) lands many sigma off the closed form, so the agreement is not loose.
+host takes 4 members of each of 8 spread instances), a failure that downs 2 instances
+and slows 2 (8 spares each), and one whose instances take different numbers of spares
+(``Kind.each``: 3 down on 2, 4 and 6, 2 slowed on 3 each), where the loop gives the down
+their spares fewest first as far as they reach, then the slowed what is left. The same
+loop granting evenly over the down and the slowed (the rule before), and the closed form
+granting the mixed kind all or nothing (the rule before), land many sigma off, so the
+agreement is not loose.
 """
 
 from __future__ import annotations
@@ -39,13 +44,34 @@ SUBSTITUTE = Kind("host", "x", rate=1.0 / DAY, down=8, slow=0.0, units=32, resto
 DOWN_AND_SLOWED = Kind("host", "x", rate=1.0 / DAY, down=2, slow=1.2, units=32,
                        restored=0.1, d_repair=DAY, d_swap=600.0, hold=1.2 * DAY,
                        d_slow=0.8 * DAY, slow_swapped=1.0, slow_restored=0.1, per=8)
+# instances taking different numbers of spares (Kind.each): 3 down replacing 2, 4 and 6
+# members, 2 slowed it swaps on 3 spares each (18 in all)
+MIXED = Kind("host", "x", rate=1.0 / DAY, down=3, slow=1.0, units=18, restored=0.3,
+             d_repair=DAY, d_swap=600.0, hold=1.2 * DAY, d_slow=0.8 * DAY,
+             slow_swapped=1.0, slow_restored=0.1, each=(2, 4, 6, 3, 3))
+
+
+def _grant(down_sizes, slow_sizes, free):
+    """Down instances back and slowed swapped from ``free`` spares, and the spares taken:
+    the down first, fewest spares first, as far as the spares reach; then the slowed from
+    what is left, likewise."""
+    taken, got = 0, []
+    for sizes in (sorted(down_sizes), sorted(slow_sizes)):
+        n = 0
+        for u in sizes:
+            if taken + u > free:
+                break
+            taken, n = taken + u, n + 1
+        got.append(n)
+    return got[0], got[1], taken
 
 
 def _event_sim(k, spares, *, down_first=True, seed=7):
     """Per trial: (mean capacity over a year, waits for repair). ``down_first`` False: a
-    grant spread evenly over the down and the slowed."""
+    grant spread evenly over the down and the slowed (every instance taking ``per``)."""
     rng = random.Random(seed)
-    pieces = k.units // k.per
+    sizes = list(k.each) or [k.per] * (k.units // k.per)
+    pieces = len(sizes)
     down = k.down
     slowed = pieces - down if k.slow_swapped > 0 else 0
     warm = max(k.d_repair, k.hold, k.d_slow)   # start in the steady state
@@ -64,14 +90,16 @@ def _event_sim(k, spares, *, down_first=True, seed=7):
             if t >= YEAR:
                 break
             held = [(end, n) for end, n in held if end > t]   # repaired: back in the pool
-            got = min(pieces, (spares - sum(n for _, n in held)) // k.per)
-            if got:
-                held.append((t + k.hold, got * k.per))
+            free = spares - sum(n for _, n in held)
             if down_first:
-                fd = min(got, down) / down
-                fs = max(got - down, 0) / slowed if slowed else 0.0
+                nd, ns, taken = _grant(sizes[:down], sizes[down:], free)
+                fd, fs = nd / down, ns / slowed if slowed else 0.0
             else:
+                got = min(pieces, free // k.per)
                 fd = fs = got / pieces
+                taken = got * k.per
+            if taken:
+                held.append((t + k.hold, taken))
             add(t, t + k.d_swap, fd * down)
             add(t, t + k.d_repair, (1 - fd) * down)
             add(t + k.d_swap, t + k.hold, fd * k.restored)
@@ -92,7 +120,7 @@ def _stats(xs):
 
 @pytest.mark.parametrize(("kind", "spares"), [
     (SUBSTITUTE, 0), (SUBSTITUTE, 20), (SUBSTITUTE, 44),
-    (DOWN_AND_SLOWED, 20), (DOWN_AND_SLOWED, 28)])
+    (DOWN_AND_SLOWED, 20), (DOWN_AND_SLOWED, 28), (MIXED, 10), (MIXED, 14)])
 def test_closed_form_and_monte_carlo_match_an_event_simulation(kind, spares):
     pools = SparePools("global", spares, 1, (spares,))
     runs = _event_sim(kind, spares)
@@ -110,6 +138,16 @@ def test_closed_form_and_monte_carlo_match_an_event_simulation(kind, spares):
     assert abs(a.waits_for_repair_per_year - waits) <= 4 * max(wse, 0.1)
     # the Monte Carlo's waits a count of the same spread as the loop's: sigma x sqrt 2
     assert abs(mc.waits_for_repair_per_year - waits) <= 4 * math.sqrt(2) * max(wse, 0.1)
+
+
+@pytest.mark.parametrize("spares", [10, 14])
+def test_all_or_nothing_lands_far_off_for_instances_taking_different_numbers(spares):
+    # the rule before (a failure whose instances take different numbers of spares
+    # granted all or nothing) against the loop, at the pools above
+    runs = _event_sim(MIXED, spares)
+    own, se = _stats([m for m, _ in runs])
+    whole = analytic([MIXED.whole], SparePools("global", spares, 1, (spares,)), N)
+    assert own - whole.mean > 10 * se
 
 
 @pytest.mark.parametrize("spares", [20, 28])
