@@ -470,7 +470,7 @@ class LazyGroup(SummaryGroup):
             err.exit_code = getattr(exc, "exit_status", UserFacingError.exit_code)
             raise err from None
         except click.UsageError as exc:
-            raise _one_line_usage(exc) from None
+            raise _one_line_usage(exc, _invoked_path(ctx)) from None
 
     def make_context(self, info_name: str | None, args: list[str],
                      parent: click.Context | None = None, **extra: Any) -> click.Context:
@@ -482,6 +482,7 @@ class LazyGroup(SummaryGroup):
     def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
         name, cmd, rest = super().resolve_command(ctx, args)
         ctx.meta[_INVOKED] = (cmd, list(rest))   # for flags_for_parameters
+        ctx.meta[_INVOKED_NAME] = name           # for _invoked_path
         if cmd is not None and not ctx.resilient_parsing:   # not a line being completed
             refuse_repeated_options(cmd, name, list(rest), ctx)
         return name, cmd, rest
@@ -583,6 +584,24 @@ class OutputFolder(click.Path):
 
 #: ``ctx.meta`` key of the command :class:`LazyGroup` invoked and its arguments.
 _INVOKED = "netmodel.invoked"
+#: ``ctx.meta`` key of the name it was invoked by.
+_INVOKED_NAME = "netmodel.invoked_name"
+
+
+def _invoked_path(ctx: click.Context) -> str | None:
+    """The command path of the (sub)command :class:`LazyGroup` invoked (``netmodel
+    topology show``), walked from its arguments, for a usage error click raised without
+    a context (a missing value: ``Option '--tbt' requires an argument``); None before
+    one was resolved."""
+    command, args = ctx.meta.get(_INVOKED, (None, []))
+    name = ctx.meta.get(_INVOKED_NAME)
+    if command is None or not name:
+        return None
+    words = [ctx.command_path, name]
+    while isinstance(command, click.Group) and args and args[0] in command.commands:
+        words.append(args[0])
+        command, args = command.commands[args[0]], args[1:]
+    return " ".join(words)
 
 
 def flags_for_parameters(message: str, command: click.Command | None,
@@ -717,15 +736,17 @@ def _typed(param: click.Option, words: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
-def _one_line_usage(exc: click.UsageError) -> click.ClickException:
+def _one_line_usage(exc: click.UsageError, path: str | None = None) -> click.ClickException:
     """A usage error of click's (an unknown option, a value its type refuses, a missing
     option) as one ``error:`` line naming the command's help, exit status 2, as a
-    :class:`~compute.errors.UserError` is shown; a bare group's help stays help."""
+    :class:`~compute.errors.UserError` is shown; a bare group's help stays help. ``path``:
+    the command's path where click gave the error no context (a missing value)."""
     if isinstance(exc, click.exceptions.NoArgsIsHelpError):
         return exc
     from compute.errors import one_line
 
-    where = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+    path = exc.ctx.command_path if exc.ctx is not None else path
+    where = f" (see '{path} --help')" if path else ""
     text = unknown_option_line(exc) if isinstance(exc, click.NoSuchOption) \
         else exc.format_message()
     return UserFacingError(one_line(text.rstrip(".")) + where)

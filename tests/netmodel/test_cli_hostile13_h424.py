@@ -192,3 +192,18 @@ def test_a_fabric_cut_apart_healthy_too_reports_no_infinite_time():
     doc = json.loads(run_cli(["collective", "all-reduce", "--fabric", "ring:n=8", "--fail",
                               "gpu1/gpu2", "--json"]).output, parse_constant=no_constants)
     assert doc["failures"]["healthy_time"] > 0 and doc["failures"]["healthy_algorithm"]
+
+
+@pytest.mark.parametrize("args, line", [
+    # before: the same lines without the help pointer (click gives them no context)
+    ([*INFER, "--tbt"],
+     "error: Option '--tbt' requires an argument (see 'netmodel infer --help')"),
+    (["topology", "show", "ring:n=4", "--pair", "gpu0"],
+     "error: Option '--pair' requires 2 arguments (see 'netmodel topology show --help')"),
+    (["study", "lite-gpu", "--out"],
+     "error: Option '--out' requires an argument (see 'netmodel study lite-gpu --help')"),
+    ([*INFER, "--json=1"],
+     "error: Option '--json' does not take a value (see 'netmodel infer --help')"),
+])
+def test_a_missing_value_points_to_its_commands_help(args, line):
+    assert one_line_error(run_cli(args)) == line
