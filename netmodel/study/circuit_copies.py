@@ -2,7 +2,8 @@
 carries, and which OCS plane each circuit of each copy takes.
 
 :func:`most_copies` bounds the copies by arithmetic (each GPU's circuits a copy times the
-copies within its ports; a group's circuits on one OCS at most ``n // 2``);
+copies within its ports; a group's circuits on one OCS at most ``n // 2``, or on a
+degraded cell a largest matching of them among the GPUs cabled to it);
 :func:`circuit_options` lists the circuits of every instance for each copy count worth
 trying, most first, plane by plane where a plain listing would fall short (odd rings, odd
 tori, cells with fibres down), for :func:`netmodel.study.scenario_fabric.instance_graph` to
@@ -15,6 +16,7 @@ group's ports and shared planes; :func:`torus_sides` a torus's shape.
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import cache
 from itertools import chain
 from typing import TYPE_CHECKING
@@ -41,7 +43,8 @@ def ocs_planes(graph: nx.Graph, gpus: Iterable[Hashable]) -> int:
     return len({o for g in gpus for o in graph.neighbors(g) if data[o]["kind"] == "ocs"})
 
 
-def most_copies(pairs: Sequence[tuple], ports: int, planes: int | None = None) -> int:
+def most_copies(pairs: Sequence[tuple], ports: int, planes: int | None = None,
+                cabled: Sequence[frozenset] | None = None) -> int:
     """The most parallel copies of the circuit ``pairs`` (one group's, each pair once a
     copy) that the OCS planes can carry: a GPU with ``d`` circuits a copy holds ``r x d``
     ports, so ``r <= ports // d`` (``d`` the fewest circuits of any of its GPUs; a ring
@@ -50,6 +53,10 @@ def most_copies(pairs: Sequence[tuple], ports: int, planes: int | None = None) -
     carries at most ``n // 2`` of them among the group's ``n`` GPUs, and ``r x E``
     circuits (``E`` a copy) need ``r x E <= planes x (n // 2)``, ``planes`` the OCS the
     group's GPUs reach together (:func:`ocs_planes`; None: that bound is not applied).
+    Given ``cabled`` (each OCS plane's GPUs of the group cabled to it: a degraded cell), a
+    plane carries at most a largest matching of the circuits among its own: ``r x E`` is
+    at most their sum (a plane without one member of a 3x3 torus carries 4, without two
+    3; a 4-ring's plane of two members not neighbours carries none).
     Copy counts above this cannot be set (:func:`topologies.optical.realize` refuses
     them); it may still refuse this one, the colouring found being no proof of the best.
     0 where not even one copy fits.
@@ -62,6 +69,16 @@ def most_copies(pairs: Sequence[tuple], ports: int, planes: int | None = None) -
     (341, 512)
     >>> most_copies([("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")], 1024, 1024)
     512
+
+    A 4-ring on 4 planes, two members off the first: that plane carries 1 circuit, 7 in all,
+    so 1 copy, not 2; none where they are not neighbours:
+
+    >>> ring = [("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")]
+    >>> every = frozenset("abcd")
+    >>> [most_copies(ring, 4, 4, [on, every, every, every]) for on in (every, every - {"c", "d"})]
+    [2, 1]
+    >>> most_copies(ring, 5, 5, [frozenset("ac"), *[every] * 4])
+    2
     """
     ends: dict = {}
     for pair in pairs:
@@ -72,6 +89,14 @@ def most_copies(pairs: Sequence[tuple], ports: int, planes: int | None = None) -
     most = ports // min(ends.values())
     if planes is not None:
         most = min(most, planes * (len(ends) // 2) // len(pairs))
+    if cabled is not None:
+        circuits = nx.Graph(pairs)
+        carry: dict[frozenset, int] = {}
+        for on in cabled:
+            if on not in carry:
+                carry[on] = len(nx.max_weight_matching(circuits.subgraph(on),
+                                                       maxcardinality=True))
+        most = min(most, sum(carry[on] for on in cabled) // len(pairs))
     return most
 
 
@@ -98,7 +123,10 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     every GPU's ports list them, the GPUs of the one group cabled to it: a degraded
     cell), a ring of 3 or more that some plane does not reach whole is listed for its
     planes first at every count (:func:`_ring_on_planes`: a 5-ring with a port down, 1
-    copy of 2 in ring order).
+    copy of 2 in ring order), and so is a torus (:func:`_torus_on_planes`: a 3x3 on 18
+    ports with two fibres down, 3 copies of 4 as a whole cell lists them); the first
+    count is then also bounded by what each plane's GPUs can carry
+    (:func:`most_copies`).
 
     >>> [len(o) for o in circuit_options("ring", [["a", "b", "c", "d"]], 4)]
     [8, 4]
@@ -116,34 +144,40 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
 
     size = len(groups[0])
     sides = torus_sides(size)
+    whole = frozenset(groups[0])
+    short = size > 2 and len(groups) == 1 and cabled is not None and \
+        any(whole - on for on in cabled)
     if circuits == "torus" and sides and ports >= 4:
         shape = f"torus:{sides[0]}x{sides[1]}"
         tori = [circuits_for(shape, list(gr)) for gr in groups]
         # a torus not one copy of which fits the planes (3x3 on 4: 18 circuits, 4 a
         # plane) is refused by any colouring; its ring fits (9 circuits, 4 a plane)
-        if planes is None or most_copies(tori[0], ports, planes):
-            start = _bounded(ports // 4, tori[0], ports, planes)
-            if size % 2:   # both sides odd: listed plane by plane first, as an odd ring
-                torus_options = (option for r in range(start, 0, -1) for option in (
-                    [p for gr in groups for p in _torus_by_planes(list(gr), sides, r)],
-                    [p for torus in tori for p in torus * r]) if option)
-            else:
-                torus_options = ([p for torus in tori for p in torus * r]
-                                 for r in range(start, 0, -1))
+        if planes is None or most_copies(tori[0], ports, planes, cabled):
+            start = _bounded(ports // 4, tori[0], ports, planes, cabled)
+
+            def torus_options() -> Iterator[list[tuple]]:
+                for r in range(start, 0, -1):
+                    if short:   # a plane misses a member: the whole cell's planes given out
+                        on_planes = _torus_on_planes(list(groups[0]), sides, r, cabled)
+                        if on_planes:
+                            yield on_planes
+                    if size % 2:   # both sides odd: listed plane by plane first, as an odd ring
+                        planed = [p for gr in groups for p in _torus_by_planes(list(gr), sides, r)]
+                        if planed:
+                            yield planed
+                    yield [p for torus in tori for p in torus * r]
+
             # a degraded cell may refuse every torus count where a ring fits (a 2x3 on
             # 5 ports with 3 fibres down: no torus, a ring of 2 copies): the ring's after
-            return chain(torus_options,
+            return chain(torus_options(),
                          circuit_options("ring", groups, ports, planes, cabled))
     rings = [circuits_for("ring", list(gr)) if size > 2 else [tuple(gr)] for gr in groups]
-    start = _bounded(max(ports if size == 2 else ports // 2, 1), rings[0], ports, planes)
+    start = _bounded(max(ports if size == 2 else ports // 2, 1), rings[0], ports, planes,
+                     cabled)
     # an odd ring of 5 or more: the colouring of the pairs in ring order stops at ports/3
     # copies; listed plane by plane (_ring_by_planes) they take the most the ports carry,
     # tried first where that is more (a refused colouring is the slow part)
     by_planes = most_copies(rings[0], ports, ports) if size >= 5 and size % 2 else 0
-
-    whole = frozenset(groups[0])
-    short = size > 2 and len(groups) == 1 and cabled is not None and \
-        any(whole - on for on in cabled)
 
     def options() -> Iterator[list[tuple]]:
         for r in range(start, 0, -1):
@@ -412,19 +446,34 @@ def _torus_by_planes(members: Sequence[Hashable], sides: tuple[int, int],
     >>> len(listed), {len({g for p in listed[i:i + 4] for g in p}) for i in range(0, 108, 4)}
     (108, {8})
     """
+    return [p for plane in _torus_planes(members, sides, copies) for p in plane]
+
+
+def _torus_planes(members: Sequence[Hashable], sides: tuple[int, int],
+                  copies: int) -> list[list[tuple]]:
+    """:func:`_torus_by_planes`'s listing as its planes, each a list of circuits sharing no
+    GPU ([] where none is found).
+
+    A 3x3 doubled 5 times: each ring's 9 near-perfect matchings (4 circuits) once, and
+    one of them twice for the leftover, then the two leftovers' plane:
+
+    >>> planes = _torus_planes([f"g{i}" for i in range(9)], (3, 3), 5)
+    >>> len(planes), [len(plane) for plane in planes[-3:]]
+    (23, [4, 4, 2])
+    """
     n = len(members)
     m = n // 2
     k = copies % m
     whole = (copies - k) // m
 
-    def planes(cycle: Sequence[int], left: Sequence[int]) -> list[tuple]:
+    def planes(cycle: Sequence[int], left: Sequence[int]) -> list[list[tuple]]:
         pairs = [(members[cycle[i]], members[cycle[(i + 1) % n]]) for i in range(n)]
         held = [0] * n
         for i in left:
             held[i] = 1
-        out: list[tuple] = []
+        out: list[list[tuple]] = []
         for j in range(n):
-            out += [pairs[(j + 1 + 2 * t) % n] for t in range(m)] * (
+            out += [[pairs[(j + 1 + 2 * t) % n] for t in range(m)]] * (
                 whole + held[j - 1] + held[j])
         return out
 
@@ -448,22 +497,241 @@ def _torus_by_planes(members: Sequence[Hashable], sides: tuple[int, int],
                         2 * k - m)
                 if second is None or rest is None:
                     continue
+                # the leftovers: one plane, or m of them and the rest (2k - m)
+                left = [pair(one, i) for i in first] + [pair(other, i) for i in second + rest]
                 return planes(one, first) + planes(other, second + rest) + \
-                    [pair(one, i) for i in first] + [pair(other, i) for i in second + rest]
+                    [part for part in (left[:m], left[m:]) if part]
     if found is None:
         return []
     # no leftovers that share planes: each ring's on a plane of its own (one plane more
     # than the bound's where the bound left no room for it)
     one, other = found
     left = list(range(0, 2 * k, 2))
-    return planes(one, left) + planes(other, left) + [pair(one, i) for i in left] + \
-        [pair(other, i) for i in left]
+    return planes(one, left) + planes(other, left) + [part for part in (
+        [pair(one, i) for i in left], [pair(other, i) for i in left]) if part]
 
 
-def _bounded(start: int, copy: Sequence[tuple], ports: int, planes: int | None) -> int:
+def _torus_factors(a: int, b: int) -> list[list[tuple[int, int]]]:
+    """Four perfect matchings (member-index pairs, member ``i x b + j`` at row ``i``, column
+    ``j``, as :func:`topologies.optical.circuits_for` numbers a torus) holding the ``a x
+    b`` torus's circuits once each (a side of 2: its two circuits between a pair), for an
+    even number of members. A side of even length ``q`` alternates its edges between two
+    matchings (0 and 1 along the rows); a cycle of the other side, odd or even, alternates
+    2 and 3, and where it is odd its last edge (the wrap) takes 0, the row edges of rows 0
+    and ``p - 1`` between columns ``2t`` and ``2t + 1`` then 3 and 2 (each column pair's
+    square swaps colours, as in the colouring of a product with a class-1 factor).
+
+    A 2x3 (12 circuits as ``circuits_for`` lists them, each column's pair twice): 4
+    matchings of 3, each holding every member once, the pair 0-3 in two of them:
+
+    >>> factors = _torus_factors(2, 3)
+    >>> [sorted(g for pair in m for g in pair) for m in factors] == [list(range(6))] * 4
+    True
+    >>> sum(sorted(pair) == [0, 3] for m in factors for pair in m)
+    2
+    """
+    # rows of even length q (the side of even length), p rows; ``at`` maps back
+    if b % 2 == 0:
+        p, q = a, b
+
+        def at(i: int, j: int) -> int:
+            return i % a * b + j % b
+    else:
+        p, q = b, a
+
+        def at(i: int, j: int) -> int:
+            return j % a * b + i % b
+    out: list[list[tuple[int, int]]] = [[], [], [], []]
+    for i in range(p):
+        for j in range(q):
+            colour = j % 2
+            if p % 2 and j % 2 == 0 and i in (0, p - 1):
+                colour = 3 if i == 0 else 2
+            out[colour].append((at(i, j), at(i, j + 1)))
+            colour = i % 2 + 2 if i < p - 1 or p % 2 == 0 else 0
+            out[colour].append((at(i, j), at(i + 1, j)))
+    return out
+
+
+def _torus_on_planes(members: Sequence[Hashable], sides: tuple[int, int], copies: int,
+                     cabled: Sequence[frozenset]) -> list[tuple]:
+    """``copies`` of the circuits of the ``sides`` torus over ``members`` on planes that do
+    not each reach every member (``cabled``: as for :func:`_ring_on_planes`): the planes of
+    a whole cell's listing (:func:`_torus_planes` for an odd torus; for an even one its
+    four perfect matchings, :func:`_torus_factors`, ``copies`` times each) given to the
+    planes by :func:`_matchings_on_planes`. [] where that finds no way (not a proof).
+
+    A 3x3 on 18 planes doubled 4 times fills every plane (18 near-perfect matchings of 4):
+    with gpu0 off ``ocs0`` and gpu8 off ``ocs17``, the two planes take matchings leaving
+    out their GPU:
+
+    >>> nine = [f"gpu{i}" for i in range(9)]
+    >>> cabled = [frozenset(nine)] * 18
+    >>> cabled[0], cabled[17] = cabled[0] - {"gpu0"}, cabled[17] - {"gpu8"}
+    >>> listed = _torus_on_planes(nine, (3, 3), 4, cabled)
+    >>> len(listed), any("gpu0" in p for p in listed[:4]), any("gpu8" in p for p in listed[-4:])
+    (72, False, False)
+    """
+    a, b = sides
+    if len(members) % 2:
+        planes = _torus_planes(members, sides, copies)
+    else:
+        planes = [[(members[x], members[y]) for x, y in factor]
+                  for factor in _torus_factors(a, b)] * copies
+    return _matchings_on_planes(planes, cabled) if planes else []
+
+
+def _matchings_on_planes(planes: Sequence[Sequence[tuple]], cabled: Sequence[frozenset],
+                         budget: int = 20_000) -> list[tuple]:
+    """The circuits of ``planes`` (a whole cell's listing: each a set of circuits sharing no
+    GPU, one OCS plane's) set on the planes of a degraded cell (``cabled``: each OCS, in
+    the order every member's ports list them, with the members cabled to it), listed
+    plane by plane in that order, so that :func:`topologies.optical.realize`'s first free
+    plane of both ends takes each circuit at most its own plane. The planes missing a
+    member take first whole listed planes none of whose GPUs they miss (a bipartite
+    matching of those planes to the listed ones, each distinct listed plane as often as
+    it is listed); the rest go to the whole planes, and where those are too few, to the
+    planes left missing a member, each taking the listed plane it loses fewest circuits
+    of; each circuit lost then takes a plane both its ends reach and have free, moving
+    the circuits that hold its ends there to other such planes (two moves deep, at most
+    ``budget`` planes looked at). [] where a listed plane or a circuit is left without
+    one (not a proof that the copies do not fit).
+
+    Three listed planes on three OCS, the second without ``a``: it takes the plane
+    leaving ``a`` out.
+
+    >>> listed = [[("a", "b")], [("a", "b")], [("b", "c")]]
+    >>> _matchings_on_planes(listed, [frozenset("abc"), frozenset("bc"), frozenset("abc")])
+    [('a', 'b'), ('b', 'c'), ('a', 'b')]
+    """
+    count = len(cabled)
+    if len(planes) > count:
+        return []
+    members = frozenset().union(*cabled)
+    kinds = Counter(tuple(plane) for plane in planes)
+    keys = list(kinds)
+    ends = [frozenset(g for pair in key for g in pair) for key in keys]
+    short = sorted((j for j in range(count) if cabled[j] != members),
+                   key=lambda j: (len(cabled[j]), j))
+    given: dict[int, int] = {}                    # plane -> kind
+    holders: list[list[int]] = [[] for _ in keys]   # kind -> planes given it
+    fits = {j: [x for x in range(len(keys)) if ends[x] <= cabled[j]] for j in short}
+
+    def augment(j: int, seen: set[int]) -> bool:
+        for x in fits[j]:
+            if x in seen:
+                continue
+            seen.add(x)
+            if len(holders[x]) < kinds[keys[x]] or any(
+                    augment(other, seen) and not holders[x].remove(other)
+                    for other in list(holders[x])):
+                holders[x].append(j)
+                given[j] = x
+                return True
+        return False
+
+    for j in short:
+        augment(j, set())
+    left = {x: kinds[keys[x]] - len(holders[x]) for x in range(len(keys))}
+    on: list[list[tuple]] = [[] for _ in cabled]
+    for j, x in given.items():
+        on[j] = list(keys[x])
+    whole = [j for j in range(count) if cabled[j] == members]
+    spare = [j for j in short if j not in given]
+    lost: list[tuple] = []
+    over = sum(left.values()) - len(whole)
+    while over > 0:   # whole planes too few: a plane missing a member takes the least lost
+        if not spare:
+            return []
+        best = min((sum(1 for u, v in keys[x] if u not in cabled[j] or v not in cabled[j]),
+                     -len(cabled[j]), j, x) for j in spare for x in left if left[x])
+        _, _, j, x = best
+        spare.remove(j)
+        left[x] -= 1
+        over -= 1
+        on[j] = [(u, v) for u, v in keys[x] if u in cabled[j] and v in cabled[j]]
+        lost += [(u, v) for u, v in keys[x] if u not in cabled[j] or v not in cabled[j]]
+    free = iter(whole)
+    for x, times in left.items():
+        for _ in range(times):
+            on[next(free)] = list(keys[x])
+    if lost and not _place_lost(lost, on, cabled, budget):
+        return []
+    return [pair for plane in on for pair in plane]
+
+
+def _place_lost(lost: Sequence[tuple], on: list[list[tuple]], cabled: Sequence[frozenset],
+                budget: int) -> bool:
+    """Each circuit of ``lost`` put on a plane of ``on`` (each plane's circuits, changed in
+    place) that both its ends reach (``cabled``) and have free there, moving a circuit
+    that holds an end there to another such plane, two moves deep; False where one finds
+    none within ``budget`` planes looked at (``on`` then part done).
+
+    ``b-c`` where ``b`` is held on the first plane (``a-b``) and ``c`` on the second
+    (``c-d``): ``a-b`` moves to the second, ``b-c`` takes its place:
+
+    >>> on = [[("a", "b")], [("c", "d")]]
+    >>> _place_lost([("b", "c")], on, [frozenset("abcd"), frozenset("abcd")], 100), on
+    (True, [[('b', 'c')], [('c', 'd'), ('a', 'b')]])
+    """
+    held = [{g: pair for pair in plane for g in pair} for plane in on]
+    looked = [0]
+    done: list[tuple[bool, int, tuple]] = []   # each put (True) and take, to undo them
+
+    def put(j: int, pair: tuple, undo: bool = False) -> None:
+        on[j].append(pair)
+        for g in pair:
+            held[j][g] = pair
+        if not undo:
+            done.append((True, j, pair))
+
+    def take(j: int, pair: tuple, undo: bool = False) -> None:
+        on[j].remove(pair)
+        for g in pair:
+            del held[j][g]
+        if not undo:
+            done.append((False, j, pair))
+
+    def back(mark: int) -> None:
+        while len(done) > mark:
+            was_put, j, pair = done.pop()
+            (take if was_put else put)(j, pair, True)
+
+    def place(pair: tuple, depth: int, avoid: int) -> bool:
+        u, v = pair
+        reach = [j for j in range(len(on)) if j != avoid and u in cabled[j] and v in cabled[j]]
+        looked[0] += len(reach)
+        for j in reach:
+            if u not in held[j] and v not in held[j]:
+                put(j, pair)
+                return True
+        if depth == 0:
+            return False
+        for j in reach:
+            if looked[0] > budget:
+                return False
+            blocking = list(dict.fromkeys(held[j][g] for g in pair if g in held[j]))
+            if any(set(b) == set(pair) for b in blocking):
+                continue
+            mark = len(done)
+            for b in blocking:
+                take(j, b)
+            put(j, pair)
+            if all(place(b, depth - 1, j) for b in blocking):
+                return True
+            back(mark)
+        return False
+
+    return all(place(pair, 2, -1) for pair in lost)
+
+
+def _bounded(start: int, copy: Sequence[tuple], ports: int, planes: int | None,
+             cabled: Sequence[frozenset] | None = None) -> int:
     """``start`` copies, or fewer where :func:`most_copies` of one group's ``copy`` says so
     (at least 1: one copy is tried, and refused with realize's reason, where none fits)."""
-    return start if planes is None else min(start, max(most_copies(copy, ports, planes), 1))
+    if planes is None and cabled is None:
+        return start
+    return min(start, max(most_copies(copy, ports, planes, cabled), 1))
 
 
 def torus_sides(n: int) -> tuple[int, int] | None:

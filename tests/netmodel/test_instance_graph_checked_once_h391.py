@@ -136,18 +136,19 @@ def test_a_hostile_fabric_file_is_refused(ocs, tmp_path):
 
 # ---------------------------------------------------------------- placed_graph.instance_circuits
 
-def _five_ports_one_down():
-    """lite-ocs at 5 ports a Lite with gpu0's and gpu1's ports to ocs1 down (a degraded
-    cell, which is not known to pass until checked): a ring of gpu0..gpu4 is refused at
-    the first copy count realize tries (2: ocs1 carries 1 circuit, among gpu2..gpu4, the
-    other planes 2 each, 9 < 10) and set at the next. (With gpu0's port alone down, 2
-    copies fit and are set at the first count since h404: ocs1 leaves gpu0 out.)"""
+def _five_ports_fibres_down():
+    """lite-ocs at 5 ports a Lite with gpu1's and gpu3's ports to ocs0 and gpu2's to ocs2
+    down (a degraded cell, which is not known to pass until checked): a ring of
+    gpu0..gpu5 is refused at the first copy count realize tries (2: the planes carry 12
+    circuits, 2 x 6, but gpu2's 4 circuits to gpu1 and gpu3 have only ocs1, ocs3 and ocs4
+    to ride) and set at the next. (A 5-ring with gpu0's and gpu1's ports to ocs1 down
+    was refused at 2 before 2 was known not to fit: ocs1 carries 1 circuit, 9 < 10.)"""
     s = get_scenario("lite-ocs")
     s = replace(s, fabric={**s.fabric, "ports": 5})
     physical = build_fabric(s).copy()
-    physical.remove_edge("gpu0", "ocs1")
-    physical.remove_edge("gpu1", "ocs1")
-    return s, physical, [f"gpu{i}" for i in range(5)]
+    for gpu, plane in (("gpu1", "ocs0"), ("gpu3", "ocs0"), ("gpu2", "ocs2")):
+        physical.remove_edge(gpu, plane)
+    return s, physical, [f"gpu{i}" for i in range(6)]
 
 
 def test_instance_circuits_check_the_cell_once(checks, monkeypatch):
@@ -161,18 +162,18 @@ def test_instance_circuits_check_the_cell_once(checks, monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(optical, "realize", counted)
-    s, physical, members = _five_ports_one_down()
+    s, physical, members = _five_ports_fibres_down()
     out = instance_circuits(s, physical, members)
     assert len(tried) == 2                        # two copy counts realized
     assert checks == [physical, out]              # the cell once (was once a count: 2)
-    # one whole copy of the 5-ring: 2 do not fit (9 circuits the planes carry, 10 asked)
-    assert out.graph["circuits"] == 5
+    # one whole copy of the 6-ring: 2 do not fit
+    assert out.graph["circuits"] == 6
 
 
 def test_instance_circuits_refuse_a_hostile_cell(checks, monkeypatch):
     from netmodel.study.placed_graph import instance_circuits
 
-    s, physical, members = _five_ports_one_down()
+    s, physical, members = _five_ports_fibres_down()
     bad = _hostile(physical)
     monkeypatch.setattr(optical, "realize", lambda *a, **k: pytest.fail("realized"))
     assert instance_circuits(s, bad, members) is None    # no circuits set on it
