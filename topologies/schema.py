@@ -68,6 +68,10 @@ between neighbours of that torus), ``k`` and ``oversubscription`` (fat tree),
 ``reconfiguration_time`` (s) and ``ocs_cabling`` (``{"medium", "cables", "lanes"}``: the
 GPU-OCS fibres the circuits ride on, for the bill of materials). A circuit edge also carries ``optics`` (the medium of the GPU
 ports at its ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
+A node, an edge or the graph may carry attributes of other names (a file's own labels),
+kept unread, but not one that looks like a misspelling of one the schema reads
+(:func:`near_miss`: ``link`` for ``links`` was read as one cable, ``gpu_type`` for
+``gpu_types`` as no GPU types).
 
 This module holds the schema's vocabulary (the tables above, :data:`GRAPH_TYPES`,
 :data:`VALUE_RANGES`), :func:`validate` with the checks of one part each that the block
@@ -137,7 +141,8 @@ UNITS = {
     "gpus": "GPUs",
     "gpu_types": "SI (FLOP/s, bytes, bytes/s per direction, W)",
 }
-#: Types of the graph attributes the schema knows (others are kept unchecked).
+#: Types of the graph attributes the schema knows (others are kept unchecked, but not a
+#: near miss of one of these: :func:`near_miss`).
 GRAPH_TYPES = {
     "name": (str,), "spec": (str,), "builder": (str,), "args": (dict,), "gpu_types": (dict,),
     "dims": (str,), "logical": (str,), "gpus": (int,), "nodes_built": (int,),
@@ -171,6 +176,11 @@ VALUE_RANGES = {
 #: edge with any other is passed to :func:`~topologies.schema_text.check_attribute_texts`.
 _GPU_TYPED = frozenset(("kind", "gpu", "device", *LABELS))
 _EDGE_TYPED = frozenset((*EDGE_KEYS, "links"))
+#: Every node and edge attribute the schema reads (a circuit's own included): a file's
+#: attribute of another name is kept unread unless it is a near miss of one of these
+#: (:func:`_check_near_misses`).
+READ_ATTRIBUTES = frozenset((*_GPU_TYPED, *chain.from_iterable(NODE_KEYS.values()),
+                             *_EDGE_TYPED, "via", "via_bandwidth", "via_lanes", "optics"))
 _MIN_BW, _MAX_BW = VALUE_RANGES["bandwidth"][:2]
 _MAX_LATENCY = VALUE_RANGES["latency"][1]
 _MAX_LANES, _MAX_LINKS = VALUE_RANGES["lanes"][1], VALUE_RANGES["links"][1]
@@ -296,11 +306,59 @@ def _whole(value: object, minimum: int) -> bool:
     return is_whole(value) and value >= minimum  # type: ignore[operator]  # an integer compares
 
 
+def near_miss(name: object, names: frozenset | Mapping) -> str | None:
+    """The attribute of ``names`` that ``name``, not one of them, looks like a misspelling of
+    (the same but for case, ``-`` for ``_`` or a letter or two: difflib's ratio of at least
+    0.8), or None. A fabric file may carry attributes of its own, kept unread; one that is
+    a near miss was a typo read as nothing (``link`` for ``links``: one cable, not two).
+
+    >>> near_miss("link", READ_ATTRIBUTES), near_miss("Server", READ_ATTRIBUTES)
+    ('links', 'server')
+    >>> near_miss("label", READ_ATTRIBUTES) is None, near_miss("links", READ_ATTRIBUTES) is None
+    (True, True)
+    """
+    if not isinstance(name, str) or name in names:
+        return None
+    from difflib import get_close_matches
+
+    folded = name.casefold().replace("-", "_").strip()
+    if folded in names:
+        return folded
+    close = get_close_matches(folded, list(names), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def _near_miss_problem(what: str, key: str, match: str) -> NoReturn:
+    _bad(f"{what} has attribute {key!r}, which the schema does not read; did you mean "
+         f"{match!r}? (other attributes are kept unread: rename one of your own that looks "
+         f"like a misspelling)")
+
+
+def _check_near_misses(holders: list) -> None:
+    """Refuse a node or edge attribute among ``holders`` (``(node, None, data)`` and
+    ``(u, v, data)``, those with attributes the schema does not type) that is a
+    :func:`near_miss` of one the schema reads. The distinct names are looked at once; the
+    loop that names the holder runs on a find only."""
+    names = set().union(*(data.keys() for _, _, data in holders)) - READ_ATTRIBUTES
+    missed = {n: m for n in names if (m := near_miss(n, READ_ATTRIBUTES)) is not None}
+    if not missed:
+        return
+    for u, v, data in holders:
+        for key in data:
+            if key in missed:
+                what = f"node {describe(u)}" if v is None else f"edge {describe(u)}-{describe(v)}"
+                _near_miss_problem(what, key, missed[key])
+
+
 def check_graph_attributes(graph: nx.Graph) -> dict:
     """Check ``graph``'s own attributes (:data:`GRAPH_TYPES`, ``reconfiguration_time``,
     ``ocs_cabling``, ``gpu_types`` and ``gpu_file_facts``); UserError naming the first
     wrong one. Returns its ``gpu_types`` (``{}`` when none)."""
     attrs = graph.graph
+    if not attrs.keys() <= GRAPH_TYPES.keys():   # 'gpu_type' for 'gpu_types': read as none
+        for key in attrs:
+            if (match := near_miss(key, GRAPH_TYPES)) is not None:
+                _near_miss_problem("the graph", key, match)
     for key, allowed in GRAPH_TYPES.items():
         if key in attrs:
             v = attrs[key]
@@ -855,6 +913,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
                 _bad(f"ocs {describe(node)} uses {describe(used)} ports but it has {data['ports']}")
     if untyped:
         check_attribute_texts(untyped)
+        _check_near_misses(untyped)
     if devices:
         _check_devices(graph, gpu_list, devices)
     if "dims" in graph.graph:
