@@ -56,6 +56,8 @@ from __future__ import annotations
 
 import gc
 import json
+import os
+import stat
 import sys
 from contextlib import contextmanager
 from os import PathLike
@@ -433,14 +435,37 @@ def _check_size(path: Path, size: int) -> None:
 
 
 def _read_bytes(path: Path) -> bytes:
-    try:   # is_file raises, not False, for a name over the file system's limit
-        if not path.is_file():
-            raise UserError(f"fabric file {path} does not exist" if not path.exists()
-                            else f"fabric file {path} is not a file")
-        _check_size(path, path.stat().st_size)
-        return path.read_bytes()
-    except OSError as exc:
-        raise UserError(f"cannot read fabric file {path}: {exc.strerror}") from None
+    """The bytes of ``path``, opened once (so the file checked is the file read): refused
+    if missing, not a regular file (a folder; a FIFO, opened without blocking), over the
+    size limit (never more than the limit and a byte read), or unreadable, the OS's reason
+    named (a loop of symbolic links was 'does not exist': ``exists()`` is False for it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError:
+        raise UserError(f"fabric file {path} does not exist") from None
+    except IsADirectoryError:
+        raise UserError(f"fabric file {path} is not a file") from None
+    except OSError as exc:   # a name over the file system's limit, a loop of links, EACCES
+        raise UserError(f"cannot read fabric file {path}: {exc.strerror or exc}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):   # fdopen refuses a folder with IsADirectoryError
+        os.close(fd)
+        raise UserError(f"fabric file {path} is not a file")
+    with os.fdopen(fd, "rb") as fh:
+        _check_size(path, info.st_size)
+        limit = max_file_bytes()
+        try:
+            raw = fh.read(info.st_size + 1)   # a buffer of the file's size, not the limit's
+            if len(raw) > info.st_size:   # grown since its size was read: on to the limit
+                parts, total = [raw], len(raw)
+                while total <= limit and (more := fh.read(min(1 << 20, limit + 1 - total))):
+                    parts.append(more)
+                    total += len(more)
+                raw = b"".join(parts)
+        except OSError as exc:
+            raise UserError(f"cannot read fabric file {path}: {exc.strerror or exc}") from None
+    _check_size(path, len(raw))   # the bytes read, not the size said
+    return raw
 
 
 class _Floats(dict):
