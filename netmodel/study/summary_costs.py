@@ -118,9 +118,31 @@ def reliability_section(rel, fab) -> list[str]:
                    + (("; on " + and_list(s.scenario for s in flat) + " the fabric has no free "
                        "port to reach a spare, so only whole spare instances (global) help")
                       if flat else "") + ".")
+    out += _spares_per_sm(rel.summaries)
     for label, why in rel.notes.items():
         out.append(f"- {label}: not computed ({why}).")
     return out + [""]
+
+
+def _spares_per_sm(summaries) -> list[str]:
+    """The reference pool per SM bought: availability counts the instances' capacity, so a
+    pool raises it, while the pool's GPUs idle until a failure, so the goodput over every SM
+    bought (spares included) can fall; said beside the availability, one bullet."""
+    have = [s for s in summaries if s.spares and getattr(s, "goodput_tokens_per_s_per_sm", None)
+            and getattr(s, "goodput_tokens_per_s_per_sm_with_spares", None) is not None]
+    if not have:
+        return []
+    moves = [(s, s.goodput_tokens_per_s_per_sm_with_spares / s.goodput_tokens_per_s_per_sm - 1)
+             for s in have]
+    text = and_list(f"{s.scenario} {sig3(s.goodput_tokens_per_s_per_sm)} to "
+                    f"{sig3(s.goodput_tokens_per_s_per_sm_with_spares)} ({d:+.1%})"
+                    for s, d in moves)
+    fell = [s for s, d in moves if d < 0]
+    tail = (": on every scenario the pool's idle SMs cost more tokens/s per SM than the "
+            "availability it adds wins back" if len(fell) == len(moves) else
+            f": it falls on {and_list(s.scenario for s in fell)}" if fell else "")
+    return [f"- **Spares per SM bought**: goodput (tokens/s/SM over every SM, the "
+            f"reference pool's included) without and with the pool: {text}{tail}."]
 
 
 def cost_section(cost, fab) -> list[str]:

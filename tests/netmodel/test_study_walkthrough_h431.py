@@ -68,3 +68,41 @@ def test_part_one_says_the_rule_its_verdicts_follow():
             clause = [c for c in bullet.split("; ") if re.search(
                 rf"(^|: |, | and ){re.escape(gpu)}( |,)[^(]*({verdict})", c)]
             assert clause, (phase, gpu, rs, bullet)
+
+
+def _rel_summary(scenario, gpus, spares, healthy, avail, avail_spares):
+    # goodput over every SM bought: healthy x availability x (GPUs serving / GPUs bought),
+    # the closed form reliability.json's rows obey (checked on the shipped figures)
+    return SimpleNamespace(
+        scenario=scenario, model="m", phase="decode", gpus=gpus, tp=4,
+        sms_down_per_gpu_failure_hw=1.0, sms_down_per_gpu_failure_sw=4.0,
+        gpu_failures_per_year=1.0, availability=avail, healthy_tokens_per_s_per_sm=healthy,
+        goodput_tokens_per_s_per_sm=healthy * avail, spares=spares, spare_placement="pod",
+        availability_with_spares=avail_spares,
+        goodput_tokens_per_s_per_sm_with_spares=healthy * avail_spares * gpus / (gpus + spares),
+        spares_needed=8, spares_needed_placement="global", threshold=0.99, quantile=0.999)
+
+
+def test_spares_are_said_per_sm_bought():
+    # part 4 said only that the reference pool 'raises availability on lite-flat@Lite
+    # (0.99701 to 0.99956 with 2 GPUs, pod)'; per SM bought the two idle Lites lower the
+    # goodput, 7.957 x 0.99701 = 7.934 -> 7.957 x 0.99956 x 128 / 130 = 7.831 (-1.3%), and
+    # on h100-dgx, where no spare is reachable, 20.102 x 0.99829 x 32 / 33 (-3.0%)
+    from netmodel.study.summary_costs import reliability_section
+
+    rows = [_rel_summary("h100-dgx@H", 32, 1, 20.102, 0.99829, 0.99829),
+            _rel_summary("lite-flat@L", 128, 2, 7.957, 0.99701, 0.99956)]
+    rel = SimpleNamespace(summaries=rows, notes={}, sms_per_gpu={}, spares="1%")
+    fab = SimpleNamespace(scenarios=[], baseline="h100-dgx@H")
+    [line] = [x for x in reliability_section(rel, fab)
+              if x.startswith("- **Spares per SM bought**")]
+    assert "h100-dgx@H 20.1 to 19.5 (-3.0%)" in line, line
+    assert "lite-flat@L 7.93 to 7.83 (-1.3%)" in line, line
+    assert "on every scenario the pool's idle SMs cost more" in line, line
+    # a pool that pays for itself (availability 0.90 -> 0.99 with 1 spare of 32) is not
+    # said to cost: goodput 18.09 -> 19.30, +6.7%
+    rows = [_rel_summary("h100-dgx@H", 32, 1, 20.102, 0.90, 0.99)]
+    [line] = [x for x in reliability_section(SimpleNamespace(
+        summaries=rows, notes={}, sms_per_gpu={}, spares="1%"), fab)
+        if x.startswith("- **Spares per SM bought**")]
+    assert "18.1 to 19.3 (+6.7%)" in line and "cost" not in line.split("pool:")[1], line
