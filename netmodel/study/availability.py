@@ -218,6 +218,13 @@ class Availability:
         if a.fallback:
             lines.append(f"note: the analytic column {fallback_words(a.fallback)}: an "
                          f"approximation (the Monte Carlo grants as the model says)")
+        if a.threshold_low:
+            lines.append(f"note: the analytic time below {percent(self.threshold)} can read "
+                         f"low here: spares are refused some of the time and it takes "
+                         f"several failures at once to fall below, which it takes as "
+                         f"refused apart though a busy pool refuses the next ones too "
+                         f"(up to 18 times below the Monte Carlo in the cases measured); "
+                         f"read the Monte Carlo's")
         if c.batch_at_limit:
             lines.append(c.batch_limit_note)
         if z.overlap > 0.05:
