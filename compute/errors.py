@@ -22,9 +22,10 @@ It lives in ``compute`` because ``compute`` is the package every other one may i
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["KNOWN_LENGTH", "KNOWN_SHOWN", "MAX_WORD", "NothingFeasible", "UserError", "cut_long", "find_name", "known", "one_line"]
+__all__ = ["KNOWN_LENGTH", "KNOWN_SHOWN", "MAX_WORD", "NothingFeasible", "UserError", "cut_long", "find_name", "known", "lookalike", "one_line"]
 
 #: Longest word (a run of characters without a space) an error message shows whole: a path
 #: of a deep folder fits; a value of thousands of characters or digits quoted in the message
@@ -99,6 +100,38 @@ def known(names: Iterable[str]) -> str:
         length += len(text) + 2
     rest = len(names) - len(shown)
     return ", ".join(shown) + (f" and {rest:,} more" if rest else "")
+
+
+def _folded(text: str) -> str:
+    """``text`` as it looks: NFKC (fullwidth letters, ligatures), every dash ``-``, every
+    space ' ', in one case."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join("-" if unicodedata.category(c) == "Pd" else " " if c.isspace() else c
+                   for c in text).casefold()
+
+
+def lookalike(name: object, table: Iterable[str]) -> str:
+    """For the refusal of an unknown ``name``: ``"; did you mean 'H100-SXM'? (it has '‑',
+    U+2011 NON-BREAKING HYPHEN)"`` where ``name`` is a name of ``table`` but for characters
+    that look alike (a dash or space of another kind, a fullwidth letter: text copied from
+    a paper or a web page), which the refusal's 'known' list shows looking the same; else
+    "".
+
+    >>> lookalike("H100\u2011SXM", ["H100-SXM", "Lite"])
+    "; did you mean 'H100-SXM'? (it has '\u2011', U+2011 NON-BREAKING HYPHEN)"
+    >>> lookalike("H100-SMX", ["H100-SXM"]), lookalike(5, ["H100-SXM"])
+    ('', '')
+    """
+    if not isinstance(name, str) or name.isascii():
+        return ""
+    folded = _folded(name)
+    match = next((n for n in table if n != name and _folded(n) == folded), None)
+    if match is None:
+        return ""
+    odd = next((c for c in name if c not in match), None) or \
+        next(c for c in name if not c.isascii())   # name is not ASCII: one there is
+    return (f"; did you mean {match!r}? (it has {odd!r}, U+{ord(odd):04X} "
+            f"{unicodedata.name(odd, 'a character of no name')})")
 
 
 def find_name(table: Iterable[str], name: str) -> str | None:

@@ -35,7 +35,7 @@ from typing import NamedTuple
 from compute import validate
 from compute.config_files import check_keys, read_table
 from compute.dies import LogicDies, check_die_table
-from compute.errors import UserError, find_name, known
+from compute.errors import UserError, find_name, known, lookalike
 from compute.rows import CONFIDENCE, Parameter, check_number
 from compute.units import scaled
 
@@ -594,5 +594,5 @@ def unknown_gpu(name: object) -> UserError:
     >>> str(unknown_gpu("MI300X")).endswith("; or the path of a GPU file (.toml or .json)")
     True
     """
-    return UserError(f"unknown GPU {validate.describe(name)}; known: {known(catalog())}; "
-                     f"or the path of a GPU file (.toml or .json)")
+    return UserError(f"unknown GPU {validate.describe(name)}{lookalike(name, catalog())}; "
+                     f"known: {known(catalog())}; or the path of a GPU file (.toml or .json)")

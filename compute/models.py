@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING
 
 from compute import validate
 from compute.config_files import check_keys, parse_table, read_table, read_text
-from compute.errors import UserError, find_name, known
+from compute.errors import UserError, find_name, known, lookalike
 from compute.hf_config import HF_ALIASES, HF_FAMILIES, hf_from_dict, load_hf_config
 from compute.model_spec import (
     COMPUTE_DTYPES,
@@ -172,7 +172,8 @@ def get_model(name: str | ModelSpec) -> ModelSpec:
         if len(models) != 1:
             raise UserError(f"{name} holds {len(models)} models; give a file with one model")
         return next(iter(models.values()))
-    raise UserError(f"unknown model {validate.describe(name)}; known: {known(table)}; or the "
+    raise UserError(f"unknown model {validate.describe(name)}{lookalike(name, table)}; known: "
+                    f"{known(table)}; or the "
                     f"path of a model file (.toml or .json) or of a HuggingFace config (.json)")
 
 
