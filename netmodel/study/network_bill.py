@@ -289,9 +289,22 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     # a GPU end of a breakout share is one transceiver, a switch end its share of a port
     # (counted as topologies.analysis counts them); priced by bandwidth
     count = np.where(gpu[node], np.ceil(e.links[edge] - 1e-9), e.links[edge])
-    _add_groups(add, "optics", e.medium[edge], bits[edge] / count / 1e9,
-                lambda m, x: f"{e.media[m]} end {x:g} Gb/s", s[edge] * count, capex[edge],
-                power[edge])
+    ends = [e.medium[edge], bits[edge] / count / 1e9, s[edge] * count, capex[edge],
+            power[edge]]
+    each = _circuits_each(graph, e, circuit)
+    if each:   # circuits of unequal ports: each end of each at its own rate, in via's order
+        rates = [each.get(i) for i in edge.tolist()]
+        at = np.repeat(np.arange(len(edge)), [1 if r is None else len(r) for r in rates])
+        ends = [x[at] for x in ends]
+        mine = np.array([x for r in rates if r is not None for x in r]) * 8
+        split = np.array([r is not None for r in rates])[at]
+        k = edge[at][split]
+        ends[1][split] = mine / 1e9
+        ends[2][split] = s[k]
+        ends[3][split] = s[k] * price[k] * mine
+        ends[4][split] = s[k] * energy[k] * mine
+    _add_groups(add, "optics", ends[0], ends[1], lambda m, x: f"{e.media[m]} end {x:g} Gb/s",
+                *ends[2:])
     # a board's or a package's wiring has no cable (topologies.schema), nor a circuit; a
     # scale-up domain cabled across trays (an NVL72 rack's copper spine) has cables in the
     # bill of materials and the failure model, but priced with the tier-0 switch as a
@@ -314,6 +327,22 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     counted = s[at] * e.links[at]
     _add_groups(add, "cable", medium, length, lambda m, x: f"{e.media[m]} cable {x:g} m",
                 counted, counted * cable[inverse.reshape(-1)], np.zeros(len(at)))
+
+
+def _circuits_each(graph: nx.Graph, e, circuit: np.ndarray) -> dict[int, list[float]]:
+    """Each circuit's bandwidth (bytes/s, in its ``via``'s order) of the ``ocs-circuit``
+    edges of ``e`` (``circuit``: which) whose circuits differ
+    (:func:`topologies.schema.circuit_each`), by edge index; {} where none do (the
+    ``ocs`` builder's: every port alike)."""
+    from topologies.schema import circuit_each
+
+    adj, nodes, out = graph._adj, e.nodes, {}
+    for i in np.flatnonzero(circuit).tolist():
+        u, v = nodes[e.u[i]], nodes[e.v[i]]
+        data = adj[u][v]
+        if "via_bandwidth" in data:
+            out[i] = circuit_each(u, v, data)[0]
+    return out
 
 
 def _add_groups(add, category: str, medium: np.ndarray, value: np.ndarray, label, count,
