@@ -155,18 +155,22 @@ def test_even_tori_split_into_four_perfect_matchings(a, b):
 
 
 def test_matchings_on_planes_is_a_colouring_of_its_planes():
-    """The listing puts each circuit on a plane both its ends reach, plane by plane: the
-    first free plane of both ends then holds every circuit (checked by hand here)."""
+    """Four listed planes on five OCS, the second without a and the fifth without d: three
+    whole planes take three, the fourth goes to the second less a-b (each of the two
+    kinds loses a circuit there), and a-b to the fifth; the first free plane of both ends
+    then holds every circuit, each on the plane meant for it."""
     listed = [[("a", "b"), ("c", "d")], [("b", "c"), ("d", "a")]] * 2
     cabled = [frozenset("abcd"), frozenset("bcd"), frozenset("abcd"), frozenset("abcd"),
               frozenset("abc")]
     out = _matchings_on_planes(listed, cabled)
     assert Counter(out) == Counter(p for plane in listed for p in plane)
-    # the plane without a (second) takes b-c (its d-a lost to the spare plane without d)
     free = [set(on) for on in cabled]
+    planes: dict = {}
     for u, v in out:
         plane = next(j for j, f in enumerate(free) if u in f and v in f)
         free[plane] -= {u, v}
+        planes.setdefault(plane, []).append((u, v))
+    assert planes[1] == [("c", "d")] and planes[4] == [("a", "b")]
     assert _matchings_on_planes(listed * 2, cabled) == []   # 8 planes listed, 5 there
 
 
