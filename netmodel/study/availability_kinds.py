@@ -171,7 +171,7 @@ class Kind:
         last whose spares fit)."""
         if not self.each:
             return min(self.pieces, max(free, 0) // self.grain)
-        return bisect_right([s for s, _, _ in self.steps], free) - 1
+        return bisect_right(self.steps, free, key=lambda step: step[0]) - 1
 
     def take(self, free: int) -> int:
         """The spares a failure finding ``free`` spares free takes (at :meth:`granted`'s
