@@ -640,13 +640,20 @@ def _matchings_on_planes(planes: Sequence[Sequence[tuple]], cabled: Sequence[fro
     spare = [j for j in short if j not in given]
     lost: list[tuple] = []
     over = sum(left.values()) - len(whole)
-    while over > 0:   # whole planes too few: a plane missing a member takes the least lost
-        if not spare:
-            return []
-        best = min((sum(1 for u, v in keys[x] if u not in cabled[j] or v not in cabled[j]),
-                     -len(cabled[j]), j, x) for j in spare for x in left if left[x])
-        _, _, j, x = best
-        spare.remove(j)
+    if over > len(spare):
+        return []
+    # whole planes too few: a plane missing a member takes the listed plane it loses
+    # fewest circuits of, the least lost first (the table sorted once)
+    table = sorted((sum(1 for u, v in keys[x] if u not in cabled[j] or v not in cabled[j]),
+                    -len(cabled[j]), j, x) for j in spare for x in left if left[x]) \
+        if over > 0 else []
+    taken: set[int] = set()
+    for _, _, j, x in table:
+        if over == 0:
+            break
+        if j in taken or not left[x]:
+            continue
+        taken.add(j)
         left[x] -= 1
         over -= 1
         on[j] = [(u, v) for u, v in keys[x] if u in cabled[j] and v in cabled[j]]
