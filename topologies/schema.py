@@ -694,6 +694,20 @@ def _check_ports_held(circuits: list) -> None:
              f"{' and '.join(ends)}), but it has one port on each OCS")
 
 
+def _got(value: object) -> str:
+    """``got VALUE`` for a refusal of a number; for a text, that it is one (a GraphML
+    ``<key>`` of ``attr.type`` ``string``, as tools that export every attribute as text
+    write it, or a JSON string): ``got '225000000000.0'`` read as a number refused as one.
+
+    >>> _got(-1.0), _got("4.5e11")
+    ('got -1.0', "got the text '4.5e11', not a number (a GraphML <key> of attr.type 'string' or a quoted JSON value; give the number itself)")
+    """
+    if isinstance(value, str):
+        return (f"got the text {describe(value)}, not a number (a GraphML <key> of attr.type "
+                f"'string' or a quoted JSON value; give the number itself)")
+    return f"got {describe(value)}"
+
+
 def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
 
     if u == v:
@@ -703,20 +717,20 @@ def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
         _bad(f"edge {describe(u)}-{describe(v)} lacks attribute(s) {', '.join(missing)}")
     bw = data["bandwidth"]
     if not (_nonneg(bw) and bw > 0):
-        _bad(f"edge {describe(u)}-{describe(v)} bandwidth must be finite and > 0 bytes/s, got {describe(bw)}")
+        _bad(f"edge {describe(u)}-{describe(v)} bandwidth must be finite and > 0 bytes/s, {_got(bw)}")
     if not _nonneg(data["latency"]):
-        _bad(f"edge {describe(u)}-{describe(v)} latency must be finite and >= 0 s, got "
-             f"{describe(data['latency'])}")
+        _bad(f"edge {describe(u)}-{describe(v)} latency must be finite and >= 0 s, "
+             f"{_got(data['latency'])}")
     _physical(f"edge {describe(u)}-{describe(v)}", "bandwidth", bw)
     _physical(f"edge {describe(u)}-{describe(v)}", "latency", data["latency"])
     lanes = data["lanes"]
     if not _whole(lanes, 1):
         x = as_real(lanes)
         if x is None or not math.isfinite(x) or x < 1 or x != int(x):
-            _bad(f"edge {describe(u)}-{describe(v)} lanes must be a whole number >= 1, got {describe(lanes)}")
+            _bad(f"edge {describe(u)}-{describe(v)} lanes must be a whole number >= 1, {_got(lanes)}")
     links = data.get("links", 1)
     if not (_nonneg(links) and links > 0):
-        _bad(f"edge {describe(u)}-{describe(v)} links must be finite and > 0 cables, got {describe(links)}")
+        _bad(f"edge {describe(u)}-{describe(v)} links must be finite and > 0 cables, {_got(links)}")
     _physical(f"edge {describe(u)}-{describe(v)}", "lanes", lanes)
     _physical(f"edge {describe(u)}-{describe(v)}", "links", links)
     medium = data["medium"]

@@ -284,7 +284,7 @@ def test_graphml_with_wrong_types_is_named(tmp_path):
             ('attr.name="lanes" attr.type="long"', 'attr.name="lanes" attr.type="double"',
              None),  # whole floats are fine
             ('attr.name="lanes" attr.type="long"', 'attr.name="lanes" attr.type="string"',
-             "lanes must be a whole number >= 1, got '"),
+             "lanes must be a whole number >= 1, got the text '"),
             ('attr.name="lanes" attr.type="long"', 'attr.name="lanes" attr.type="int"', None),
             ('edgedefault="undirected"', 'edgedefault="directed"',
              "a fabric is an undirected simple graph"),

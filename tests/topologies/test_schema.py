@@ -30,10 +30,12 @@ CASES = [
     (_edit("edge", "lanes", math.nan), "edge 'leaf0'-'gpu0' lanes must be a whole number >= 1, "
                                        "got nan"),
     (_edit("edge", "lanes", True), "lanes must be a whole number >= 1, got True"),
-    (_edit("edge", "lanes", "4"), "lanes must be a whole number >= 1, got '4'"),
+    (_edit("edge", "lanes", "4"), "lanes must be a whole number >= 1, got the text '4', not a "
+                                  "number"),
     (_edit("edge", "lanes", 2.5), "lanes must be a whole number >= 1, got 2.5"),
     (_edit("edge", "lanes", 0), "lanes must be a whole number >= 1, got 0"),
-    (_edit("edge", "bandwidth", "fast"), "bandwidth must be finite and > 0 bytes/s, got 'fast'"),
+    (_edit("edge", "bandwidth", "fast"), "bandwidth must be finite and > 0 bytes/s, got the "
+                                         "text 'fast', not a number"),
     (_edit("edge", "bandwidth", 10**400), "bandwidth must be finite and > 0 bytes/s, got an integer of 401 digits"),
     (_edit("edge", "latency", [1]), "latency must be finite and >= 0 s, got [1]"),
     (_edit("edge", "links", False), "links must be finite and > 0 cables, got False"),
