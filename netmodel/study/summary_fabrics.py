@@ -279,10 +279,17 @@ def packed_section(alone, packed) -> list[str]:
                    if len(pairs) > 1 else "- The best configuration is the same in the one case.")
     stranded = [(a, p) for a, p in pairs if p.packed_fraction < 1]
     if stranded:
-        a, p = min(stranded, key=lambda ap: ap[1].packed_fraction)
+        least = min(p.packed_fraction for _, p in stranded)
+        # every case at the least use, not the first of a tie (TP 24 of 128 Lites strands
+        # 8 on lite-flat, lite-flat-inr, lite-hier and lite-ocs alike)
+        where: dict = {}
+        for _, p in stranded:
+            if p.packed_fraction <= least * (1 + 1e-9):
+                where.setdefault((p.model, p.phase), []).append(p.label)
+        named = "; ".join(f"{m} {ph} on {and_list(labels)}" for (m, ph), labels in where.items())
         out.append(f"- Stranded GPUs: {cases(len(stranded))} "
                    f"{'leaves' if len(stranded) == 1 else 'leave'} part of the cluster idle "
-                   f"(least used: {p.model} {p.phase} on {p.label}, {p.packed_fraction:.0%}).")
+                   f"(least used: {named}, {least:.0%}).")
     base = packed.baseline
     for phase in packed.phases:
         rows = [p for _, p in pairs if p.phase == phase and p.label != base

@@ -106,3 +106,24 @@ def test_spares_are_said_per_sm_bought():
         summaries=rows, notes={}, sms_per_gpu={}, spares="1%"), fab)
         if x.startswith("- **Spares per SM bought**")]
     assert "18.1 to 19.3 (+6.7%)" in line and "cost" not in line.split("pool:")[1], line
+
+
+def test_least_used_names_every_case_of_a_tie():
+    # part 2d said 'least used: GPT-3-175B prefill on lite-flat@Lite, 94%' where TP 24 on
+    # 128 Lites (5 instances, 120/128 = 93.75%) strands 8 GPUs on lite-flat, lite-flat-inr,
+    # lite-hier and lite-ocs alike: the first of a four-way tie, named as if alone
+    import csv
+    from pathlib import Path
+
+    figures = Path(__file__).resolve().parents[2] / "docs" / "figures"
+    rows = [r for r in csv.DictReader(open(figures / "compare_packed.csv"))
+            if r["feasible"] == "True" and float(r["packed_fraction"]) < 1]
+    least = min(float(r["packed_fraction"]) for r in rows)
+    [line] = [x for x in (figures / "summary.md").read_text().splitlines()
+              if x.startswith("- Stranded GPUs")]
+    named = line.split("least used: ")[1]
+    tied = [r for r in rows if float(r["packed_fraction"]) == least]
+    assert len(tied) == 4 and least == 120 / 128, (len(tied), least)
+    for r in tied:
+        assert r["label"] in named and f"{r['model']} {r['phase']}" in named, (r["label"], line)
+    assert named.endswith(f", {least:.0%}).")
