@@ -919,7 +919,8 @@ def _compound_poisson_tail(kinds, b, limit: float, refused: dict | None = None) 
 class Analytic:
     """Closed-form results (see the module doc). ``mean``: time-average delivered share of
     capacity; ``below_threshold``: share of time below the threshold (exact in the model
-    without spares; independent thinning with spares, an approximation);
+    without spares; independent thinning with spares, an approximation that reads low
+    where ``threshold_low`` says);
     ``instance_availability``: one instance's availability from independent components
     (no spares); ``blocking``: per kind; ``overlap``: instances' worth lost per instance
     summed over the outages in progress (1 - mean before the cap at the whole cluster):
