@@ -340,6 +340,15 @@ def _check_near_misses(holders: list) -> None:
     :func:`near_miss` of one the schema reads. The distinct names are looked at once; the
     loop that names the holder runs on a find only."""
     names = set().union(*(data.keys() for _, _, data in holders)) - READ_ATTRIBUTES
+    if not names.isdisjoint(("id", "source", "target")):
+        for u, v, data in holders:   # a file's JSON gives a node its id, an edge its ends
+            for key in ("id",) if v is None else ("source", "target"):
+                if key in data:
+                    what = f"node {describe(u)}" if v is None else \
+                        f"edge {describe(u)}-{describe(v)}"
+                    _bad(f"{what} has attribute {key!r}, the key a fabric file's JSON gives "
+                         f"{'a node its id' if v is None else 'an edge its ends'} (written to "
+                         f".json, it replaced {'the id' if v is None else 'that end'}); rename it")
     missed = {n: m for n in names if (m := near_miss(n, READ_ATTRIBUTES)) is not None}
     if not missed:
         return
