@@ -19,7 +19,8 @@ keeps parts of them and drops the rest), a ``<key>`` declared after the ``<graph
 a type GraphML does not define, more than :data:`MAX_KEYS` keys, a value its key's type cannot hold, a directed graph or
 edge, a node or an edge listed twice (networkx merged a node's data; its lines named), a
 node's, an edge's or the graph's attribute given twice (two ``<data>`` of one key or of two
-keys of one ``attr.name``: networkx kept the last; refused for a fabric only), and
+keys of one ``attr.name``: networkx kept the last; refused for a fabric only; a fabric's
+``<graph id>`` is its graph attribute ``id``, which networkx writes there and never read), and
 node and edge counts over the size limits
 (:func:`~topologies.limits.check_size`, before the graph is made).
 
@@ -398,6 +399,8 @@ def parse(raw: bytes, where: str, *, fabric: bool = False) -> nx.Graph:
                 refuse("a GraphML fabric holds one <graph>; this one holds another (nested in "
                        "a node or edge, or a second graph)")
             graphs = 1
+            if fabric and attrs.get("id") is not None:   # networkx writes a graph's 'id' here
+                graph_data["id"] = attrs["id"]   # and reads it nowhere: kept, as JSON keeps it
             if attrs.get("edgedefault") == "directed":
                 refuse("a fabric is an undirected simple graph (edgedefault='undirected'; "
                        "merge parallel cables into one edge with 'links')")

@@ -91,3 +91,17 @@ def test_parse_alone_still_reads_as_networkx_does(tmp_path):
     theirs = nx.read_graphml(io.BytesIO(raw))
     assert ours.edges["gpu0", "gpu3"]["bandwidth"] == theirs.edges["gpu0", "gpu3"]["bandwidth"] \
         == 1e9
+
+
+def test_a_graph_attribute_id_reads_back_from_graphml(tmp_path):
+    """networkx's writer puts a graph attribute 'id' on the <graph> element and its reader
+    reads it nowhere: written, then read back without it (JSON kept it). A fabric read keeps
+    it; parse alone reads as networkx does."""
+    g = build("ring:n=4")
+    g.graph["id"] = "lab-7"
+    path = tmp_path / "ring.graphml"
+    write_graph(g, path)
+    assert '<graph edgedefault="undirected" id="lab-7">' in path.read_text()
+    assert read_graph(path).graph["id"] == "lab-7"
+    assert "id" not in parse(path.read_bytes(), "x").graph
+    assert "id" not in nx.read_graphml(path).graph
