@@ -582,7 +582,7 @@ def _torus_on_planes(members: Sequence[Hashable], sides: tuple[int, int], copies
 
 
 def _matchings_on_planes(planes: Sequence[Sequence[tuple]], cabled: Sequence[frozenset],
-                         budget: int = 20_000) -> list[tuple]:
+                         budget: int = 200_000) -> list[tuple]:
     """The circuits of ``planes`` (a whole cell's listing: each a set of circuits sharing no
     GPU, one OCS plane's) set on the planes of a degraded cell (``cabled``: each OCS, in
     the order every member's ports list them, with the members cabled to it), listed
@@ -593,7 +593,7 @@ def _matchings_on_planes(planes: Sequence[Sequence[tuple]], cabled: Sequence[fro
     it is listed); the rest go to the whole planes, and where those are too few, to the
     planes left missing a member, each taking the listed plane it loses fewest circuits
     of; each circuit lost then takes a plane both its ends reach and have free, moving
-    the circuits that hold its ends there to other such planes (two moves deep, at most
+    the circuits that hold its ends there to other such planes (four moves deep, at most
     ``budget`` planes looked at). [] where a listed plane or a circuit is left without
     one (not a proof that the copies do not fit).
 
@@ -671,7 +671,7 @@ def _place_lost(lost: Sequence[tuple], on: list[list[tuple]], cabled: Sequence[f
                 budget: int) -> bool:
     """Each circuit of ``lost`` put on a plane of ``on`` (each plane's circuits, changed in
     place) that both its ends reach (``cabled``) and have free there, moving a circuit
-    that holds an end there to another such plane, two moves deep; False where one finds
+    that holds an end there to another such plane, four moves deep; False where one finds
     none within ``budget`` planes looked at (``on`` then part done).
 
     ``b-c`` where ``b`` is held on the first plane (``a-b``) and ``c`` on the second
@@ -729,7 +729,7 @@ def _place_lost(lost: Sequence[tuple], on: list[list[tuple]], cabled: Sequence[f
             back(mark)
         return False
 
-    return all(place(pair, 2, -1) for pair in lost)
+    return all(place(pair, 4, -1) for pair in lost)
 
 
 def _bounded(start: int, copy: Sequence[tuple], ports: int, planes: int | None,

@@ -122,6 +122,10 @@ def _cell(n, ports, down):
     (12, 38, [(7, 20), (7, 30), (11, 18)], 9),
     (25, 25, [(16, 7)], 6),             # a 5x5 (was 5)
     (15, 35, [(1, 11), (5, 18)], 8),    # a 3x5 (was 7)
+    # circuits lost on planes missing a GPU found a plane only 3 and 4 moves deep
+    (15, 13, [(5, 2), (9, 2), (12, 11)], 3),
+    (12, 26, [(1, 16), (3, 2), (5, 4), (5, 23), (6, 5), (7, 9), (7, 13), (8, 15), (9, 2),
+              (9, 9)], 6),
 ])
 def test_degraded_tori_take_the_most(n, ports, down, most):
     cell, members, torus, planes, out = _cell(n, ports, down)
