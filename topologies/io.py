@@ -228,6 +228,10 @@ def _write_graphml(graph: nx.Graph, tmp: str, path: Path) -> None:
     way (:func:`_write_graphml_tree`)."""
     attrs = _graphml_attributes(graph)
     if "id" in attrs:
+        if not isinstance(attrs["id"], str):   # ElementTree raised TypeError, a traceback
+            raise UserError(f"cannot write {path} as GraphML: graph attribute 'id' must be "
+                            f"text (GraphML writes it as the <graph> element's id), got "
+                            f"{describe(attrs['id'])}; write .json instead")
         _write_graphml_tree(graph, tmp, path)
         return
     # ElementTree's own file wrapper: UTF-8, characters it cannot encode as references

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -62,8 +63,8 @@ def test_a_fabric_reads_back_as_written(tmp_path, spec, suffix, data):
             g.nodes[data.draw(st.sampled_from(nodes))][name] = value
         elif where == "edge":
             g.edges[data.draw(st.sampled_from(edges))][name] = value
-        else:
-            g.graph[name] = value
+        else:   # 'id' too: networkx writes it on the <graph> element (read back since c1840a8)
+            g.graph["id" if data.draw(st.booleans()) else name] = value
     try:
         validate(g)
     except UserError:   # a text the schema refuses: not written either
@@ -71,5 +72,26 @@ def test_a_fabric_reads_back_as_written(tmp_path, spec, suffix, data):
         return
     event("written and read back")
     path = tmp_path / f"f{suffix}"
+    path.unlink(missing_ok=True)   # tmp_path is one for every example
+    if suffix == ".graphml" and not isinstance(g.graph.get("id", ""), str):
+        with pytest.raises(UserError, match="graph attribute 'id' must be text"):
+            write_graph(g, path)   # the <graph> element's id: text only
+        assert not path.exists()
+        return
     write_graph(g, path)
     _same(g, read_graph(path))
+
+
+@pytest.mark.parametrize("value", [False, 5, 1.5])
+def test_a_graph_id_that_is_not_text_is_refused_for_graphml(tmp_path, value):
+    """Before: ElementTree's 'TypeError: cannot serialize False (type bool)', a traceback."""
+    g = build("ring:n=3")
+    g.graph["id"] = value
+    path = tmp_path / "r.graphml"
+    with pytest.raises(UserError) as err:
+        write_graph(g, path)
+    assert str(err.value) == (f"cannot write {path} as GraphML: graph attribute 'id' must be "
+                              f"text (GraphML writes it as the <graph> element's id), got "
+                              f"{value!r}; write .json instead")
+    assert not path.exists()
+    assert read_graph(write_graph(g, tmp_path / "r.json")).graph["id"] == value
