@@ -1,5 +1,6 @@
 """Tree collective algorithms: NCCL's all-reduce tree (a chain inside each scale-up domain,
-a double binary tree across, one per rail) and pipelined binary-tree broadcast and reduce.
+a double binary tree across, one per rail; its reduce and broadcast at once) and pipelined
+binary-tree broadcast and reduce.
 
 Each generator takes the group and the fabric graph and returns a list of
 :class:`~netmodel.collectives.steps.Step` (the interface of
@@ -8,6 +9,7 @@ Each generator takes the group and the fabric graph and returns a list of
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
@@ -34,14 +36,47 @@ def tree_depth(count: int) -> int:
     return count.bit_length() - 1
 
 
+def _btree_parent(n: int, r: int) -> int:
+    """The parent of rank ``r`` of ``n`` in NCCL's binary tree (src/graph/trees.cc,
+    ncclGetBtree; -1 for the root, rank 0): with ``bit`` the lowest set bit of ``r``, the
+    rank with that bit cleared and the next one set, or, past ``n``, with it cleared."""
+    if r == 0:
+        return -1
+    bit = r & -r
+    up = (r ^ bit) | (bit << 1)
+    return up if up < n else r ^ bit
+
+
+@functools.lru_cache(maxsize=64)
+def nccl_tree_parents(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The parents of ranks ``0..n-1`` in NCCL's two trees (src/graph/trees.cc,
+    ncclGetDtree; -1 at a root): the binary tree, and for the second its mirror (rank ``r``
+    as ``n - 1 - r``) when ``n`` is even, else the same tree shifted by one rank.
+
+    >>> [p.tolist() for p in nccl_tree_parents(3)]   # two chains: 0 <- 2 <- 1, 1 <- 0 <- 2
+    [[-1, 2, 0], [1, -1, 0]]
+    >>> [p.tolist() for p in nccl_tree_parents(4)]   # 0 <- 2 <- {1, 3}, 3 <- 1 <- {0, 2}
+    [[-1, 2, 0, 2], [1, 3, 1, -1]]
+    """
+    first = np.array([_btree_parent(n, r) for r in range(n)], dtype=np.int64)
+    if n % 2:
+        up = first[(np.arange(n) - 1) % n]
+        second = np.where(up < 0, -1, (up + 1) % n)
+    else:
+        up = first[n - 1 - np.arange(n)]
+        second = np.where(up < 0, -1, n - 1 - up)
+    return first, second
+
+
 def double_tree(group, leaders: np.ndarray, frac: float):
-    """NCCL's double binary tree over ``leaders`` (positions in ``group``): child -> parent
-    edges of both trees, each tree on half of ``frac``."""
+    """NCCL's double binary tree over ``leaders`` (positions in ``group``; rank ``i`` is
+    ``leaders[i]``, :func:`nccl_tree_parents`): child -> parent edges of both trees, each
+    tree on half of ``frac``."""
     src, dst = [], []
-    for order in (leaders, leaders[::-1]):
-        a, b = _heap(order)
-        src.append(a)
-        dst.append(b)
+    for parent in nccl_tree_parents(len(leaders)):
+        child = np.flatnonzero(parent >= 0)
+        src.append(leaders[child])
+        dst.append(leaders[parent[child]])
     return np.concatenate(src), np.concatenate(dst), np.full(2 * (len(leaders) - 1),
                                                               frac / 2)
 
@@ -92,12 +127,20 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
         chain, depth = int(sizes.max()) - 1, tree_depth(len(leaders))
         cap = {}   # no rails: NCCL's channel count is not known here
     up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
-    # NCCL's latency: 2 ((m - 1) intraLat + log2(nodes) interLat)
-    lat = (chain, depth) if depth else None
-    return [Step("reduce (pipelined)", up, stages=chain + depth, reduce=up.incoming(),
-                 latencies=lat, **cap),
-            Step("broadcast (pipelined)", up.reversed(), stages=chain + depth, latencies=lat,
-                 **cap)]
+    # NCCL runs the reduce (child to parent) and the broadcast (parent to child) at once,
+    # chunk after chunk, each on its own threads (src/device/all_reduce.h, runTreeSplit), on
+    # opposite directions of each link: one step carrying both, whose links' loads are the
+    # two phases' together. Across domains that is 2 x the message through the busiest
+    # node on 4 and more (a node interior in one tree, with a parent and two children, a
+    # leaf in the other) and S on 2, as phase after phase, but 1.5 x on 3 (NCCL's two
+    # chains); inside a domain of 2 GPUs each sends S one way (a ring's bytes), not 2 S.
+    # NCCL's latency, 2 ((m - 1) intraLat + log2(nodes) interLat), and its cap (the two
+    # phases' share, tree_share 2) as before.
+    both = Pairs(group, np.concatenate([up.src, up.dst]), np.concatenate([up.dst, up.src]),
+                 np.concatenate([up.fractions(), up.fractions()]))
+    lat = (2 * chain, 2 * depth) if depth else (0, 2 * (chain + depth))
+    return [Step("reduce and broadcast (pipelined, at once)", both, stages=chain + depth,
+                 reduce=up.incoming(), latencies=lat, tree_share=2.0, **cap)]
 
 
 def tree_broadcast(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:

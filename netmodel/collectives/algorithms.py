@@ -31,9 +31,12 @@ beta = 1/B the costs are):
                        each GPU port carries the same bytes, but each link of a physical ring
                        or torus carries half, so it halves the transfer time there
 ``tree``               all-reduce: NCCL's shape, a chain inside each scale-up domain and a
-                       double binary tree across domains, pipelined, ``2 d alpha + 2 n beta``
-                       (``d`` = chain length + tree depth; ``floor(lg p)`` when every GPU is its
-                       own domain, ``p - 1`` inside one domain), one tree per rail across
+                       double binary tree across domains (NCCL's two trees), pipelined, its
+                       reduce and broadcast at once on opposite directions of each link (as
+                       NCCL runs them), ``2 d alpha + 2 n beta`` (``d`` = chain length + tree
+                       depth; ``floor(lg p)`` when every GPU is its own domain, ``p - 1``
+                       inside one domain; ``n beta`` on 2 GPUs, a ring's bytes, and ``1.5 n
+                       beta`` across 3 domains, NCCL's two chains), one tree per rail across
                        domains; broadcast, reduce: one pipelined binary tree
                        ``floor(lg p) alpha + 2 n beta``
 ``halving-doubling``   Rabenseifner all-reduce ``2 lg p alpha + 2(p-1)/p n beta`` (plus

@@ -713,6 +713,10 @@ class CompiledCollective:
         # the ceiling named only where it adds time at this size
         binds = ceiling > 0 and self._ceiling_costs(protocol, cal, nbytes)
         tops = self._ceilings(protocol, cal) if binds else {}
+        # the cap's share a phase of NCCL's two (reduce, broadcast), whether one step runs
+        # both (Tree) or each its own (NVLSTree): TreeCap.algbw
+        phase_share = sum(s.tree_share for s in self.steps
+                          if s.member and s.tree_channels > 0) / 2
         for s in self.steps:
             if not s.member:
                 continue
@@ -739,7 +743,7 @@ class CompiledCollective:
                 cap = TreeCap(s.tree_channels, float(table), s.tree_nodes, float(f),
                               least / links if links > 0 else math.inf,
                               "perChMaxTreeLL128Bws" if own else TREE_TABLES[s.tree_table],
-                              s.tree_share)
+                              phase_share)
             elif s.pipeline in tops and s.floor > 0:   # its pipeline's rate: the ceiling's
                 top = tops[s.pipeline]
             elif binds and s.pipeline == 0 and floor > wire:   # the ceiling binds it

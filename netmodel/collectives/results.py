@@ -49,8 +49,10 @@ class TreeCap:
     their product and its algbw half of it. NCCL's NVLSTree (``table``
     ``perChMaxNVLSTreeBws``, a channel per NVLS head) counts busbw as a ring does: its
     algbw is at most busbw / (2 ``share``), ``share`` = (n - 1) / n on n GPUs (1 for
-    Tree). ``slowdown``: the step's transfer time over what its links alone would take
-    (> 1).
+    Tree): the cap's share of each of NCCL's two phases, reduce and broadcast, whether
+    one step runs both at once (Tree: the step's
+    :attr:`~netmodel.collectives.steps.Step.tree_share` 2) or each is a step (NVLSTree).
+    ``slowdown``: the step's transfer time over what its links alone would take (> 1).
     """
 
     channels: int

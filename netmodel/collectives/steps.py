@@ -231,8 +231,9 @@ class Step(StepShape):
         Which of NCCL's per-channel caps: 0 its Tree's (``tree_channel_bandwidth``), 1 its
         NVLSTree's (``nvls_tree_channel_bandwidth``: a channel per NVLS head).
     tree_share : float
-        The step's part of the cap's seconds per byte: 1 for a phase of Tree (NCCL's algbw
-        half its busbw, over two phases); (n - 1) / n for each of NVLSTree's two phases
+        The step's part of the cap's seconds per byte: 2 for Tree's one step, its reduce
+        and broadcast at once (NCCL's algbw half its busbw); (n - 1) / n for each of
+        NVLSTree's two phases
         across domains on ``n`` GPUs (NCCL counts its busbw as a ring's, algbw = busbw x
         n / (2 (n - 1))).
     p2p_ranks : int

@@ -53,6 +53,31 @@ def _heap(m, f):
     return [(m[i], m[(i - 1) // 2], f) for i in range(1, len(m))]
 
 
+def _dtree(m, f):
+    """Child -> parent edges of NCCL's two trees over ``m`` (src/graph/trees.cc), ``f``
+    each: the binary tree (a rank's parent: its lowest set bit cleared and the next one
+    set, or past the end, only cleared) and its mirror (even count) or its shift by one."""
+    n = len(m)
+
+    def parent(r):
+        if r == 0:
+            return -1
+        bit = r & -r
+        return (r ^ bit) | (bit << 1) if (r ^ bit) | (bit << 1) < n else r ^ bit
+
+    edges = [(m[r], m[parent(r)], f) for r in range(1, n)]
+    for r in range(n):
+        if n % 2:
+            u = parent((r - 1) % n)
+            u = -1 if u < 0 else (u + 1) % n
+        else:
+            u = parent(n - 1 - r)
+            u = -1 if u < 0 else n - 1 - u
+        if u >= 0:
+            edges.append((m[r], m[u], f))
+    return edges
+
+
 def _incoming(t):
     acc: dict = {}
     for _, d, f in t:
@@ -147,22 +172,22 @@ def reference_steps(algorithm, op, g, graph):
                 up = [(d[i], d[(i + 1) % m], (m - 1) / m) for d in doms for i in range(m)]
                 for c in range(m):
                     lead = [d[c] for d in doms]
-                    up += _heap(lead, 0.5 / m) + _heap(lead[::-1], 0.5 / m)
+                    up += _dtree(lead, 0.5 / m)
                 chain, depth = m - 1, D.bit_length() - 1
                 cap = {"tree_channels": m, "tree_nodes": D}   # a channel per rail
             else:
                 up = [(d[i + 1], d[i], 1.0) for d in doms for i in range(len(d) - 1)]
                 lead = [d[0] for d in doms]
                 if len(lead) > 1:
-                    up += _heap(lead, 0.5) + _heap(lead[::-1], 0.5)
+                    up += _dtree(lead, 0.5)
                 chain, depth = max(len(d) for d in doms) - 1, len(lead).bit_length() - 1
                 cap = {}
             up = tuple(up)
-            lat = (chain, depth) if depth else None
-            return [Step("reduce (pipelined)", up, stages=chain + depth, reduce=_incoming(up),
-                         latencies=lat, **cap),
-                    Step("broadcast (pipelined)", _rev(up), stages=chain + depth, latencies=lat,
-                         **cap)]
+            # reduce and broadcast at once: one step carrying both directions
+            lat = (2 * chain, 2 * depth) if depth else (0, 2 * chain)
+            return [Step("reduce and broadcast (pipelined, at once)", up + _rev(up),
+                         stages=chain + depth, reduce=_incoming(up), latencies=lat,
+                         tree_share=2.0, **cap)]
         up = tuple(_heap(list(g), 1.0))
         if op == "broadcast":
             return [Step("broadcast (pipelined)", _rev(up), stages=p.bit_length() - 1)]

@@ -62,10 +62,14 @@ FORMULAS = {
     ("direct", "reduce"): lambda p, n, a: a + (p - 1) * n * beta,
     ("direct", "send-recv"): lambda p, n, a: a + n * beta,
     ("pairwise", "all-to-all"): lambda p, n, a: (p - 1) * a + (p - 1) / p * n * beta,
-    # every GPU its own domain: a double binary tree, pipelined reduce then broadcast
-    # (two GPUs: each tree carries its half one way, so n per link, not 2n)
+    # every GPU its own domain: NCCL's double binary tree, reduce and broadcast pipelined at
+    # once (each tree on n/2; a GPU's port carries, each way, n/2 per tree edge it has,
+    # parent or child, summed over both trees): two GPUs, one edge in each tree: n; three,
+    # NCCL's two chains 0 <- 2 <- 1 and 1 <- 0 <- 2, three edges at the busiest: 1.5 n;
+    # four and more, a GPU interior in one tree (a parent, two children) and a leaf in the
+    # other: 2 n
     ("tree", "all-reduce"): lambda p, n, a: 2 * math.floor(math.log2(p)) * a
-    + (2 if p > 2 else 1) * n * beta,
+    + {2: 1, 3: 1.5}.get(p, 2) * n * beta,
     # one pipelined binary tree: an interior GPU forwards to two children
     ("tree", "broadcast"): lambda p, n, a: math.floor(math.log2(p)) * a
     + (2 if p > 2 else 1) * n * beta,
@@ -114,10 +118,13 @@ def test_recursive_halving_and_doubling_powers_of_two(k, n, a):
 @settings(max_examples=20, deadline=None)
 @given(p=groups, n=sizes, a=alphas)
 def test_tree_inside_one_domain_is_a_chain(p, n, a):
-    # NCCL's tree inside a node is a chain: 2(p-1) pipeline stages, each link carrying n
+    # NCCL's tree inside a node is a chain: 2(p-1) pipeline stages; reduce (towards the
+    # head) and broadcast (away from it) run at once, so a GPU inside the chain sends n to
+    # each neighbour through its one port: 2 n; on two GPUs each sends n to the other: n,
+    # a ring's bytes
     g = star(p, tier=0)
     assert cost(g, "all-reduce", "tree", p, n, a) == pytest.approx(
-        2 * (p - 1) * a + 2 * n * beta, rel=1e-9)
+        2 * (p - 1) * a + (2 if p > 2 else 1) * n * beta, rel=1e-9)
 
 
 @settings(max_examples=30, deadline=None)

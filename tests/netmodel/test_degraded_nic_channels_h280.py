@@ -52,10 +52,10 @@ def test_tree_cap_takes_the_nics_that_are_up(fabric, links, nodes, k):
     r = degraded_cost(fabric, AR, N, 16, links=links, nodes=nodes, algorithm="tree")
     for res, ch in ((r.healthy, 8), (r.degraded, k)):
         assert res.tree_cap.channels == ch
-        # each phase (reduce, broadcast) at the cap: n / (channels x 41.4 GB/s)
-        for s in res.steps:
-            assert s.serialization == pytest.approx(N / (ch * TREE_2N), rel=1e-12)
-    # 8 -> 7 channels: 3.242 -> 3.705 ms a phase, the collective 6.849 -> 7.814 ms
+        # reduce and broadcast at once, one step at the cap: 2 n / (channels x 41.4 GB/s)
+        assert len(res.steps) == 1
+        assert res.steps[0].serialization == pytest.approx(2 * N / (ch * TREE_2N), rel=1e-12)
+    # 8 -> 7 channels: 6.484 -> 7.410 ms at the cap
     assert r.slowdown > 1.0 and r.slowdown < 8 / k
     # the large-message line, algbw = channels x rate / 2, on the degraded fabric
     m = FabricCostModel(degrade(fabric, links=links, nodes=nodes), algorithms="nccl")
@@ -67,11 +67,18 @@ def test_tree_cap_takes_the_nics_that_are_up(fabric, links, nodes, k):
 def test_one_nic_down_links_alone(fabric):
     # with rail 0's NIC down on a node, the 7 trees run on rails 1-7, each on 1/7: every
     # domain's chain edge 0 -> 1 is in all 7 (rail 0's tree, which skipped it, is gone),
-    # so it carries all of n over NVLink: links alone n / 370.8 GB/s, the cap's
-    # n / (7 x 41.4 GB/s) 1.2795x that
+    # so it carries all of n, the edges j -> j + 1 of the other lanes 6/7 of it. Reduce
+    # (along the edges) and broadcast (against them) run at once, so GPU j sends its edge
+    # j -> j + 1's share and edge j - 1 -> j's: GPU 0 (edge 7 -> 0, 6/7, and 0 -> 1, 1) and
+    # GPU 1 (1 -> 2, 6/7, and 0 -> 1 back, 1) 13/7 n over NVLink: links alone
+    # 13 n / (7 x 370.8 GB/s), the cap's 2 n / (7 x 41.4 GB/s) 2 x 370.8 / (13 x 41.4) =
+    # 1.3779x that
     r = degraded_cost(fabric, AR, N, 16, links=[("gpu0", "leaf0")], algorithm="tree")
-    assert r.degraded.tree_cap.slowdown == pytest.approx(NVLINK / (7 * TREE_2N), rel=1e-12)
-    assert all(s.transfers == 30 for s in r.degraded.steps)   # 2 x 7 chain + 2 x 7 tree + 2
+    assert r.degraded.tree_cap.slowdown == pytest.approx(2 * NVLINK / (13 * TREE_2N),
+                                                         rel=1e-12)
+    # each way: 2 x 8 chain edges (every edge j -> j + 1 of each domain is in some tree)
+    # and a double tree of 2 nodes on each of the 7 lanes (2 x 7): 30, both ways 60
+    assert [s.transfers for s in r.degraded.steps] == [60]
 
 
 def test_nvls_tree_heads_follow_the_nics(fabric):
@@ -123,10 +130,11 @@ def test_tree_channels_are_the_fewest_nics_up(down):
     assert {s.tree_channels for s in generate("tree", AR, group, g)} == {8}
     # the trees carry every byte: k = min(per_domain) channels (h286: the rails up
     # everywhere and, past them, channels crossing rails), each a double tree over 3
-    # leaders, 2 edges in each of its 2 trees, each tree on 1/(2k): 4 k / (2 k) = 2
+    # leaders, 2 edges in each of its 2 trees, each tree on 1/(2k), every edge used both
+    # ways at once (reduce up, broadcast down): 8 k edges, 8 k / (2 k) = 4
     k = min(per_domain)
     if k < 8:
         across = steps[0].transfers
         edges = [(a, b, f) for a, b, f in across if int(a[3:]) // 8 != int(b[3:]) // 8]
-        assert len(edges) == 4 * k
-        assert sum(f for *_, f in edges) == pytest.approx(2.0)
+        assert len(edges) == 8 * k
+        assert sum(f for *_, f in edges) == pytest.approx(4.0)

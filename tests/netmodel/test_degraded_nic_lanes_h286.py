@@ -10,7 +10,10 @@ H100, 1 GiB tree all-reduce: 24.18 ms with rail 7 the only whole rail, 15.15 ms 
 gone too). Now the channels are the rails up everywhere first, then each domain's other
 GPUs with a NIC up (algo_ring.nic_lanes): crossing rails through the spines.
 
-Monotone in the NICs lost where bandwidth counts (1 GiB below). Where latency counts it is
+Monotone in the NICs lost where bandwidth counts (1 GiB below): the steady rate; the tree's
+pipeline fill, bound by its links, may shrink where the lanes lie more evenly (reduce and
+broadcast run at once, so a GPU's NVLink carries the shares of the chain edges on both its
+sides), within the bound worked out below. Where latency counts it is
 not quite: k + 1 channels, one crossing rails, pay that channel's spine hops, which k
 rail-aligned ones do not (3 x 8 B200, 1 MiB in-network-tree, node 0's NICs 1, 2, 6 and node
 2's 0, 2, 6 down: 5 heads, 69.40 us; node 2's NIC 1 too: 4 heads, 69.31 us, -0.13%), as
@@ -58,11 +61,13 @@ def test_nics_lost_on_other_rails_keep_four_channels(fabric):
     assert lanes.tolist() == [[7, 4, 5, 6], [15, 8, 9, 10]]
     tree = degraded_cost(fabric, AR, N, 16, links=_links(SPLIT), algorithm="tree").degraded
     assert tree.tree_cap.channels == 4
-    for s in tree.steps:   # each phase at the cap: n / (4 x 41.4 GB/s) = 6.484 ms
-        assert s.serialization == pytest.approx(N / (4 * TREE_2N), rel=1e-12)
+    # reduce and broadcast at once, one step at the cap: 2 n / (4 x 41.4 GB/s) = 12.97 ms
+    assert len(tree.steps) == 1
+    for s in tree.steps:
+        assert s.serialization == pytest.approx(2 * N / (4 * TREE_2N), rel=1e-12)
         # chains: 2 x 8 edges (each domain's edges into its 4 lanes in 3 trees of 4, the
-        # others in all 4); a double tree of 2 nodes per channel: 2 x 4
-        assert s.transfers == 24
+        # others in all 4); a double tree of 2 nodes per channel: 2 x 4; 24 each way
+        assert s.transfers == 2 * 24
     nvls = degraded_cost(fabric, AR, N, 16, links=_links(SPLIT),
                          algorithm="in-network-tree").degraded
     assert nvls.tree_cap.channels == 4
@@ -103,4 +108,17 @@ def test_one_more_nic_down_is_never_faster(lost_at, whole, more_at):
         a = degraded_cost(f, AR, N, 16, links=_links(sorted(down)), algorithm=algorithm)
         b = degraded_cost(f, AR, N, 16, links=_links(sorted(down | {more})),
                           algorithm=algorithm)
-        assert b.degraded.time >= a.degraded.time * (1 - 1e-12), (algorithm, down, more)
+        slack = 0.0
+        if algorithm == "tree":
+            # k channels: the cap, 2 n / (k x 41.4 GB/s), binds (every GPU's NVLink carries
+            # at most 2 n / 370.8 GB/s, a lane's NIC n / (k x 47 GB/s) each way), so the
+            # steady time never falls; the fill, 7 stages over a slice of 16 channels x
+            # 512 KiB at the links' rate, is at most that slice at the cap's rate with k
+            # channels and at least at a lane's NIC's with one NIC fewer
+            ka, kb = a.degraded.tree_cap.channels, b.degraded.tree_cap.channels
+            assert kb <= ka
+            assert b.degraded.steps[0].serialization >= \
+                a.degraded.steps[0].serialization * (1 - 1e-12)
+            slack = 7 * 16 * 524288 * (2 / (ka * TREE_2N) - 1 / (kb * NIC))
+        assert b.degraded.time >= a.degraded.time * (1 - 1e-12) - slack, \
+            (algorithm, down, more)

@@ -2,11 +2,12 @@
 (h264).
 
 2 x 8 B200 on 8 rails of 400 Gb/s (50 GB/s a direction), a forced tree of 16 GPUs, 16 GiB:
-each phase (reduce, broadcast) sends ``n / 16`` a direction on a GPU's rail link (the two
-mirrored trees split the data), at 50 GB/s x the scale-out efficiency 0.94 (collective_defaults
-.toml): ``1 / (16 x 47e9)`` = 1.3298e-12 s/B of ``n``. NCCL's cap on 2 nodes is 8 channels x
-perChMaxTreeBws[Blackwell][2 nodes] 42.8 GB/s = 342.4 GB/s busbw, algbw half of it: per phase
-``1 / (8 x 42.8e9)`` = 2.9206e-12 s/B. The cap binds, by 752 / 342.4 = 2.1963x.
+reduce and broadcast run at once (one step); each sends ``n / 16`` a direction on a GPU's
+rail link (the two mirrored trees split the data), so the step ``n / 8``, at 50 GB/s x the
+scale-out efficiency 0.94 (collective_defaults.toml): ``1 / (8 x 47e9)`` = 2.6596e-12 s/B of
+``n``. NCCL's cap on 2 nodes is 8 channels x perChMaxTreeBws[Blackwell][2 nodes] 42.8 GB/s =
+342.4 GB/s busbw, algbw half of it: ``2 / (8 x 42.8e9)`` = 5.8411e-12 s/B. The cap binds, by
+752 / 342.4 = 2.1963x.
 """
 
 from __future__ import annotations
@@ -35,23 +36,25 @@ def test_a_capped_tree_names_the_cap_not_a_link():
     assert cap.slowdown == pytest.approx(752 / 342.4, rel=1e-12)   # 2.1963
     assert cap.busbw == pytest.approx(342.4e9, rel=1e-15)
     assert r.bottleneck == ()                          # no link bounds the costliest steps
+    assert len(r.steps) == 1
     for s in r.steps:
         assert s.tree_cap == r.tree_cap and s.bottleneck == () and s.bottleneck_bandwidth == 0
-        assert s.serialization == pytest.approx(N / (8 * 42.8e9), rel=1e-12)
+        assert s.serialization == pytest.approx(2 * N / (8 * 42.8e9), rel=1e-12)
     d = r.as_dict()
     assert d["bottleneck"] == [] and d["tree_cap"]["channels"] == 8
     assert d["steps"][0]["tree_cap"]["channel_bandwidth"] == 42.8e9
 
 
 def test_where_the_links_bind_a_tree_names_its_link():
-    # 100 Gb/s rails (12.5 GB/s): the links, 1 / (16 x 12.5e9 x 0.94) = 5.32e-12 s/B a
-    # phase, are slower than the cap's 2.92e-12: the rail link is the bottleneck
+    # 100 Gb/s rails (12.5 GB/s): the links, 1 / (8 x 12.5e9 x 0.94) = 1.064e-11 s/B
+    # (both phases at once), are slower than the cap's 5.84e-12: the rail link is the
+    # bottleneck
     m = FabricCostModel(rail_optimized(domains=2, gpu="B200-HGX", nic_bandwidth=12.5e9),
                         algorithms="nccl")
     r = m.cost(AR, N, 16, algorithm="tree")
     assert r.tree_cap is None and r.bottleneck == (("gpu0", "leaf0"),)
     assert all(s.tree_cap is None and s.bottleneck_bandwidth == 12.5e9 for s in r.steps)
-    assert r.steps[0].serialization == pytest.approx(N / (16 * 12.5e9 * 0.94), rel=1e-12)
+    assert r.steps[0].serialization == pytest.approx(N / (8 * 12.5e9 * 0.94), rel=1e-12)
     ring = FabricCostModel(rail_optimized(domains=2, gpu="B200-HGX"),
                            algorithms="nccl").cost(AR, N, 16, algorithm="ring")
     assert ring.tree_cap is None and ring.bottleneck
@@ -66,8 +69,8 @@ def test_the_cli_names_the_cap_with_its_figure():
     assert heads == ["bottleneck: NCCL's per-channel tree cap, 8 channels x 42.8 GB/s = 342.4 "
                      "GB/s busbw on 2 nodes (perChMaxTreeBws; algbw at most half, 171.2 GB/s); "
                      "the links alone: 2.2x as fast"]
-    steps = [x for x in lines if x.lstrip().startswith(("reduce (", "broadcast ("))]
-    assert len(steps) == 2 and all(x.endswith("tree cap 8 x 42.8 GB/s") for x in steps)
+    steps = [x for x in lines if x.lstrip().startswith("reduce and broadcast (")]
+    assert len(steps) == 1 and steps[0].endswith("tree cap 8 x 42.8 GB/s")
     js = CliRunner().invoke(cli, ["collective", AR, "--fabric", FABRIC, "--group", "16",
                                   "--size", "16GiB", "--algorithm", "tree", "--json"])
     d = json.loads(js.output)
