@@ -61,13 +61,18 @@ class ReliabilityPart:
     """Reliability summaries (one per scenario), the spare curves of the figure and what
     could not be computed; ``spares``: the reference pool as asked of every scenario
     (:data:`REFERENCE_SPARES`, a share of each cluster's GPUs rounded up to whole GPUs),
-    ``sms_per_gpu``: per scenario label, its GPU's SMs (what a spare GPU holds)."""
+    ``sms_per_gpu``: per scenario label, its GPU's SMs (what a spare GPU holds);
+    ``recovery``: per scenario label, the seconds a GPU failure's instance is down without
+    a spare (the shortest and longest over the GPU's failure classes: detection, repair,
+    reload, warm-up) and with a hot spare switched in (detection, circuits, reload,
+    warm-up), from :mod:`netmodel.study.reliability_timings`."""
 
     summaries: tuple = ()
     curves: dict = field(default_factory=dict)
     notes: dict = field(default_factory=dict)
     spares: str = REFERENCE_SPARES
     sms_per_gpu: dict = field(default_factory=dict)
+    recovery: dict = field(default_factory=dict)
 
     def to_dicts(self) -> list[dict]:
         return [s.to_dict() for s in self.summaries]
@@ -81,8 +86,9 @@ def reliability_part(fab: CompareResult, model: str | ModelSpec, phase: str = "d
     from netmodel.study.availability import spare_curve
     from netmodel.study.reliability_cluster import build_cluster
     from netmodel.study.reliability_summary import reliability_summary
+    from netmodel.study.reliability_timings import recovery_times
 
-    out, curves, notes, sms = [], {}, {}, {}
+    out, curves, notes, sms, recovery = [], {}, {}, {}, {}
     for row, found in own_gpu_rows(fab, model, phase):
         if not row.feasible:
             notes[row.label] = row.reason
@@ -93,13 +99,16 @@ def reliability_part(fab: CompareResult, model: str | ModelSpec, phase: str = "d
             summary = reliability_summary(found.scenario, model, phase, cluster=cluster,
                                           spares=REFERENCE_SPARES, method="analytic")
             sms[summary.scenario] = cluster.gpu.sms
+            times = recovery_times(cluster)
+            down = [times.repair_down_s(c) for c in ("gpu-die", "gpu-package")]
+            recovery[summary.scenario] = (min(down), max(down), times.swap_s())
             placement = summary.spares_needed_placement or summary.spare_placement
             curves[f"{row.label} ({placement})"] = spare_curve(cluster, placement,
                                                                fallback=True)
             out.append(summary)
         except UserError as exc:
             notes[row.label] = str(exc)
-    return ReliabilityPart(tuple(out), curves, notes, REFERENCE_SPARES, sms)
+    return ReliabilityPart(tuple(out), curves, notes, REFERENCE_SPARES, sms, recovery)
 
 
 @dataclass(frozen=True, eq=False)

@@ -118,10 +118,34 @@ def reliability_section(rel, fab) -> list[str]:
                    + (("; on " + and_list(s.scenario for s in flat) + " the fabric has no free "
                        "port to reach a spare, so only whole spare instances (global) help")
                       if flat else "") + ".")
+    out += _recovery(getattr(rel, "recovery", None) or {})
     out += _spares_per_sm(rel.summaries)
     for label, why in rel.notes.items():
         out.append(f"- {label}: not computed ({why}).")
     return out + [""]
+
+
+def _recovery(recovery: dict) -> list[str]:
+    """How long a GPU failure's instance is down, without a spare and with a hot spare
+    switched in (``recovery``: per scenario, seconds (shortest, longest) without and with),
+    said once where every scenario gives the same to three figures."""
+    if not recovery:
+        return []
+
+    def words(lo, hi, swap):
+        down = sig3(lo / 3600) if sig3(lo / 3600) == sig3(hi / 3600) else \
+            f"{sig3(lo / 3600)}-{sig3(hi / 3600)}"
+        return f"{down} h without a spare, {sig3(swap)} s with a hot spare"
+
+    said: dict = {}
+    for label, times in recovery.items():
+        said.setdefault(words(*times), []).append(label)
+    where = (f"on every scenario its instance is down {next(iter(said))}" if len(said) == 1
+             else "its instance is down " + "; ".join(f"{text} on {and_list(labels)}"
+                                                     for text, labels in said.items()))
+    return [f"- **Recovery from a GPU failure**: {where} (detection, the repair or the swap, "
+            f"reloading the weight shard, warm-up; netmodel/data/failures.toml); a hot spare "
+            f"only where the fabric reaches one."]
 
 
 def _spares_per_sm(summaries) -> list[str]:

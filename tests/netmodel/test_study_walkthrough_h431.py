@@ -127,3 +127,34 @@ def test_least_used_names_every_case_of_a_tie():
     for r in tied:
         assert r["label"] in named and f"{r['model']} {r['phase']}" in named, (r["label"], line)
     assert named.endswith(f", {least:.0%}).")
+
+
+def test_part_four_says_how_long_a_failure_keeps_an_instance_down():
+    # part 4 gave blast radii, failure rates and availabilities but not the recovery time
+    # a user weighs them by (netmodel blast-radius: 'repair (24 h) | substitute 1 spare
+    # (90.1 s)'): failures.toml's 24 h repair plus detection, reload and warm-up, and the
+    # swap, detection + reload + warm-up (+ circuits on OCS)
+    from netmodel.study.reliability_cluster import build_cluster
+    from netmodel.study.reliability_timings import recovery_times
+    from netmodel.study.summary_costs import reliability_section
+
+    t = recovery_times(build_cluster("lite-flat", "Llama-3-70B", "decode"))
+    c = t.catalog
+    assert c.repair_s("gpu-die") == c.repair_s("gpu-package") == 24 * 3600
+    down = c.detection_s + 24 * 3600 + t.reload_s + c.warmup_s
+    assert t.repair_down_s("gpu-die") == down
+    assert t.swap_s() == c.detection_s + t.reload_s + c.warmup_s   # no OCS on lite-flat
+    rows = [_rel_summary("h100-dgx@H", 32, 1, 20.102, 0.99829, 0.99829)]
+    fab = SimpleNamespace(scenarios=[], baseline="h100-dgx@H")
+    rel = SimpleNamespace(summaries=rows, notes={}, sms_per_gpu={}, spares="1%",
+                          recovery={"h100-dgx@H": (down, down, 90.1),
+                                    "lite-ocs@L": (down, down, 90.11)})
+    [line] = [x for x in reliability_section(rel, fab)
+              if x.startswith("- **Recovery from a GPU failure**")]
+    assert "on every scenario its instance is down 24.0 h without a spare, 90.1 s with a hot " \
+           "spare" in line, line
+    rel.recovery["lite-ocs@L"] = (down, 48 * 3600, 120.0)
+    [line] = [x for x in reliability_section(rel, fab)
+              if x.startswith("- **Recovery from a GPU failure**")]
+    assert ("24.0 h without a spare, 90.1 s with a hot spare on h100-dgx@H; 24.0-48.0 h "
+            "without a spare, 120 s with a hot spare on lite-ocs@L") in line, line
