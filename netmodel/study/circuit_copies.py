@@ -94,10 +94,27 @@ def most_copies(pairs: Sequence[tuple], ports: int, planes: int | None = None,
         carry: dict[frozenset, int] = {}
         for on in cabled:
             if on not in carry:
-                carry[on] = len(nx.max_weight_matching(circuits.subgraph(on),
-                                                       maxcardinality=True))
+                carry[on] = _largest_matching(circuits, pairs, on)
         most = min(most, sum(carry[on] for on in cabled) // len(pairs))
     return most
+
+
+def _largest_matching(circuits: nx.Graph, pairs: Sequence[tuple], on: frozenset) -> int:
+    """The most of ``pairs`` (the edges of ``circuits``) among the GPUs ``on`` that share
+    no GPU: taken in order where that reaches half of them (a ring's, a torus's on a
+    whole plane), else a largest matching of them (networkx's blossom).
+
+    >>> ring = [("a", "b"), ("b", "c"), ("c", "d"), ("d", "a")]
+    >>> [_largest_matching(nx.Graph(ring), ring, frozenset(on)) for on in ("abcd", "abc", "ac")]
+    [2, 1, 0]
+    """
+    used: set = set()
+    for u, v in pairs:
+        if u in on and v in on and u not in used and v not in used:
+            used.update((u, v))
+    if len(used) // 2 == len(on) // 2:
+        return len(used) // 2
+    return len(nx.max_weight_matching(circuits.subgraph(on), maxcardinality=True))
 
 
 def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
@@ -152,8 +169,10 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
         tori = [circuits_for(shape, list(gr)) for gr in groups]
         # a torus not one copy of which fits the planes (3x3 on 4: 18 circuits, 4 a
         # plane) is refused by any colouring; its ring fits (9 circuits, 4 a plane)
-        if planes is None or most_copies(tori[0], ports, planes, cabled):
-            start = _bounded(ports // 4, tori[0], ports, planes, cabled)
+        fit = None if planes is None and cabled is None else \
+            most_copies(tori[0], ports, planes, cabled)
+        if fit is None or fit:
+            start = ports // 4 if fit is None else min(ports // 4, fit)
 
             def torus_options() -> Iterator[list[tuple]]:
                 for r in range(start, 0, -1):
@@ -169,8 +188,10 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
 
             # a degraded cell may refuse every torus count where a ring fits (a 2x3 on
             # 5 ports with 3 fibres down: no torus, a ring of 2 copies): the ring's after
-            return chain(torus_options(),
-                         circuit_options("ring", groups, ports, planes, cabled))
+            def ring_after() -> Iterator[list[tuple]]:   # made only where reached
+                yield from circuit_options("ring", groups, ports, planes, cabled)
+
+            return chain(torus_options(), ring_after())
     rings = [circuits_for("ring", list(gr)) if size > 2 else [tuple(gr)] for gr in groups]
     start = _bounded(max(ports if size == 2 else ports // 2, 1), rings[0], ports, planes,
                      cabled)
