@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Hashable, Iterable
 from functools import cached_property
-from itertools import repeat
+from itertools import compress, repeat
 
 import networkx as nx
 import numpy as np
 
-__all__ = ["CellArrays", "attrs_key", "ball", "copy_graph", "edge_key", "frozen_attrs", "path_counts",
-           "shortest_path_part"]
+__all__ = ["CellArrays", "attrs_key", "ball", "copy_graph", "edge_key", "frozen_attrs",
+           "labels_to_parts", "path_counts", "shortest_path_part"]
 
 
 def copy_graph(graph: nx.Graph) -> nx.Graph:
@@ -148,6 +148,18 @@ def attrs_key(d: dict) -> tuple:
     return out
 
 
+def labels_to_parts(nodes: list, labels: np.ndarray) -> dict:
+    """``{node: label}`` of every node (in ``nodes`` order) whose label is not -1 (a
+    :meth:`CellArrays.part_labels`), made from the arrays (a pass in Python over the 19,000
+    nodes of a 16,384-GPU cell per failure took 12 s of a ``compare --reliability``).
+
+    >>> labels_to_parts(["a", "b", "c"], np.array([1, -1, 0]))
+    {'a': 1, 'c': 0}
+    """
+    keep = labels >= 0
+    return dict(zip(compress(nodes, keep.tolist()), labels[keep].tolist(), strict=True))
+
+
 class CellArrays:
     """A graph's nodes and links as arrays, read once, for the connected parts left when
     some nodes and links are gone (:meth:`partition`; :meth:`kept` and :meth:`labels` by
@@ -212,14 +224,24 @@ class CellArrays:
                        shape=(n, n))
         return connected_components(m, directed=False)
 
+    def part_labels(self, gone_nodes: Collection[Hashable],
+                    gone_edges: Iterable[tuple[Hashable, Hashable]]) -> np.ndarray:
+        """:meth:`partition` as an array by position: each node's label, -1 for a node of
+        ``gone_nodes``.
+
+        >>> from topologies.specs import build
+        >>> CellArrays(build("ring:n=4")).part_labels({"gpu1"}, [("gpu2", "gpu3")]).tolist()
+        [0, -1, 2, 0]
+        """
+        index = self.index
+        dead = np.zeros(len(self.nodes), dtype=bool)
+        dead[[index[x] for x in gone_nodes]] = True
+        _, labels = self.labels(self.kept(dead, {(index[u], index[v]) for u, v in gone_edges}))
+        labels[dead] = -1
+        return labels
+
     def partition(self, gone_nodes: Collection[Hashable],
                   gone_edges: Iterable[tuple[Hashable, Hashable]]) -> dict:
         """Connected part of every node not in ``gone_nodes`` once those nodes and the
         links ``gone_edges`` (either way round) are removed: ``{node: label}``."""
-        nodes, index = self.nodes, self.index
-        n = len(nodes)
-        gone_n = {index[x] for x in gone_nodes}
-        dead = np.zeros(n, dtype=bool)
-        dead[list(gone_n)] = True
-        _, labels = self.labels(self.kept(dead, {(index[u], index[v]) for u, v in gone_edges}))
-        return {nodes[i]: int(labels[i]) for i in range(n) if i not in gone_n}
+        return labels_to_parts(self.nodes, self.part_labels(gone_nodes, gone_edges))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from functools import cached_property
+from itertools import repeat
 
 import networkx as nx
 
@@ -61,6 +62,25 @@ class CellRoutes:
                 for u, v in self.route(a, b) or ():
                     out.update((u, v, edge_key(u, v)))
         return out
+
+    def learn(self, instances: Iterable[Iterable[Hashable]]) -> None:
+        """Learn at once the routes :meth:`footprint` of each of ``instances`` asks for, on
+        a cell with switches (:meth:`~netmodel.collectives.routing.Router.learn_routes`;
+        the footprints and routes are the same)."""
+        if self.ocs or self.gpus_only:
+            return
+        adj = self.graph._adj   # networkx's documented internals: read only
+        src, dst = [], []
+        for members in instances:
+            by: dict = {}
+            for m in members:
+                by.setdefault(frozenset(adj[m]), m)
+            reps = list(by.values())
+            for i, a in enumerate(reps):
+                src.extend(repeat(a, len(reps) - i - 1))
+                dst.extend(reps[i + 1:])
+        if src:
+            self.router.learn_routes(src, dst)
 
     def route(self, a, b) -> tuple | None:
         """The links (``(u, v)`` pairs) of the cell's route from GPU ``a`` to GPU ``b``
