@@ -93,14 +93,33 @@ def max_batch_option(help_text: str = "Largest batch tried.") -> Callable[[_F], 
                         reads=lambda text: read_whole("--max-batch", text))
 
 
-def read_whole(flag: str, text: str) -> int:
-    """The whole number from 1 up of a command-line option (``--max-batch``, ``--trials``)
-    as every command reads one (:func:`netmodel.cli.resolve.whole_option`): what an option
-    declared with ``reads=`` compares when given twice (``--max-batch 64 --max-batch +64``
-    is one value)."""
-    from netmodel.cli.resolve import whole_option
+def read_whole(what: str, text, most: int | None = None) -> int:
+    """A whole number from 1 to ``most`` (default :data:`compute.validate.MAX_WHOLE`) from
+    the command line (``--max-batch``, ``--trials``; also
+    ``netmodel.cli.resolve.whole_option``); the refusal states ``most``, the bound that
+    holds (--trials' 100,000, not the 1,000,000,000 any whole number may reach). An
+    option declared with ``reads=`` compares its repeats by it (``--max-batch 64
+    --max-batch +64`` is one value).
 
-    return whole_option(flag, text)
+    >>> read_whole("--max-batch", "+6.4e1")
+    64
+    """
+    from compute.errors import UserError
+    from compute.validate import MAX_WHOLE, read_number
+
+    top = MAX_WHOLE if most is None else most
+    shown = repr(text) if len(str(text)) <= 40 else \
+        f"{str(text)[:20]!r}... ({len(str(text))} characters)"
+    v = read_number(what, str(text), whole=True)   # the one number grammar ('1_0' refused)
+    try:
+        real = read_number(what, str(text)) if v is None else v
+    except UserError:   # below the smallest float ('1e-400'): below 1, refused as such below
+        real = None
+    if real is not None and real > top:   # digits past a float's range too
+        raise UserError(f"{what} must be a whole number from 1 to {top:,}, got {shown}")
+    if v is None or v < 1:
+        raise UserError(f"{what} must be a whole number >= 1, got {shown}")
+    return v
 
 
 #: The calibrated mode's ``--profile NAME|FILE`` (a string: the command turns it into an

@@ -83,9 +83,18 @@ def _per_hour(text: str, what: str) -> float:
                         f"2e-5/h") from None
     if not math.isfinite(v) or v < 0:
         raise UserError(f"{what} must be a finite number >= 0 per hour, got {text!r}")
+    return v
+
+
+def _rate(text: str, what: str) -> float:
+    """A ``--rate CLASS=R`` value (:func:`_per_hour`) up to the catalog's
+    :data:`~netmodel.study.reliability_catalog.MAX_RATE_PER_HOUR`, refused as typed (the
+    catalog's refusal said 'rate of nic ... got 1e+300', no flag)."""
+    from compute.errors import UserError
     from netmodel.study.reliability_catalog import MAX_RATE_PER_HOUR as most
 
-    if v > most:   # the catalog's refusal said 'rate of nic ... got 1e+300', no flag
+    v = _per_hour(text, what)
+    if v > most:
         raise UserError(f"{what} {shown_text(text)} is above {most:g} per hour (a part "
                         f"failing more often is never up); allowed: 0 to {most:g}/h")
     return v
@@ -103,7 +112,7 @@ def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_fr
     from netmodel.study.reliability_catalog import catalog
 
     storage = None if load_bandwidth is None else _storage_bandwidth(load_bandwidth)
-    per_class = _pairs("--rate", rates, _per_hour, extra=(GPU_RATE,))
+    per_class = _pairs("--rate", rates, _rate, extra=(GPU_RATE,))
     gpu = per_class.pop(GPU_RATE, None)
     for name in ("gpu-die", "gpu-package"):
         if name in per_class:

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from netmodel.cli.main import RegistryHelp, fabric_help, given_on_command_line, scenario_help
+from netmodel.cli.main import (
+    RegistryHelp,
+    fabric_help,
+    given_on_command_line,
+    read_whole,
+    scenario_help,
+)
 
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel
@@ -31,25 +37,9 @@ __all__ = ["NAME_KEYS", "RING_NAME", "describe_collectives", "distinct_names",
 
 
 def whole_option(what: str, text, most: int | None = None) -> int:
-    """A whole number from 1 to ``most`` (default :data:`compute.validate.MAX_WHOLE`) from
-    the command line; the refusal states ``most``, the bound that holds (--trials' 100,000,
-    not the 1,000,000,000 any whole number may reach)."""
-    from compute.errors import UserError
-    from compute.validate import MAX_WHOLE, read_number
-
-    top = MAX_WHOLE if most is None else most
-    shown = repr(text) if len(str(text)) <= 40 else \
-        f"{str(text)[:20]!r}... ({len(str(text))} characters)"
-    v = read_number(what, str(text), whole=True)   # the one number grammar ('1_0' refused)
-    try:
-        real = read_number(what, str(text)) if v is None else v
-    except UserError:   # below the smallest float ('1e-400'): below 1, refused as such below
-        real = None
-    if real is not None and real > top:   # digits past a float's range too
-        raise UserError(f"{what} must be a whole number from 1 to {top:,}, got {shown}")
-    if v is None or v < 1:
-        raise UserError(f"{what} must be a whole number >= 1, got {shown}")
-    return v
+    """A whole number from 1 to ``most`` from the command line:
+    :func:`netmodel.cli.main.read_whole` (kept here, where the commands import it from)."""
+    return read_whole(what, text, most)
 
 
 def _from_file(name: str | None, path: str, extra: dict, catalog: dict, what: str,
