@@ -40,7 +40,8 @@ from topologies.inventory import (
 from topologies.schema import gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "FabricSummary", "PathDiversity", "bisection_maxflow", "diameter",
-           "injection_bandwidth", "path_diversity", "scale_out_share", "summary"]
+           "injection_bandwidth", "network_bandwidth", "path_diversity", "scale_out_share",
+           "summary"]
 
 #: Largest graph (nodes) for which the exact max-flow bisection is computed.
 MAXFLOW_NODES = 5000
@@ -117,9 +118,30 @@ def injection_bandwidth(graph: nx.Graph, edges: EdgeArrays | None = None
     return float(low), dict(sorted(peers.items()))
 
 
+def network_bandwidth(graph: nx.Graph, gpu: Hashable) -> float:
+    """Bandwidth (bytes/s per direction) of GPU ``gpu``'s links to the network: to a switch
+    of tier >= 1 or an optical circuit switch, not to its scale-up domain's tier-0 switches
+    nor to other GPUs. 0 for a GPU with no such link, one that holds no scale-out NIC (or
+    optical port): rail-optimized's ``nics_per_server`` below ``gpus_per_server``, a fabric
+    of one scale-up domain, GPUs wired only to each other. Links of a fabric are checked
+    > 0, so a GPU holds a NIC exactly where this is > 0.
+
+    >>> from topologies import build
+    >>> g = build("rail-optimized:domains=2,nics_per_server=4")   # GPUs 0, 2, 4, 6 a NIC
+    >>> network_bandwidth(g, "gpu0") / 1e9, network_bandwidth(g, "gpu1")
+    (50.0, 0.0)
+    >>> network_bandwidth(build("ocs:gpus=4,ports=2,ocs_ports=4"), "gpu0") > 0
+    True
+    """
+    data = graph._node
+    return sum((d["bandwidth"] for v, d in graph._adj[gpu].items()
+                if data[v]["kind"] == "ocs"
+                or (data[v]["kind"] == "switch" and data[v]["tier"] >= 1)), 0.0)
+
+
 def scale_out_share(graph: nx.Graph) -> float | None:
     """Scale-out injection per GPU where GPUs of a server share NICs: the server's links
-    to the network (to a switch of tier >= 1 or an OCS) over its GPUs, the smallest over
+    to the network (:func:`network_bandwidth`) over its GPUs, the smallest over
     servers (bytes/s per direction); None where no server (``server`` label) has both a
     GPU with such links and one without (a NIC a GPU: :func:`injection_bandwidth`'s own
     links already say it).
@@ -136,9 +158,7 @@ def scale_out_share(graph: nx.Graph) -> float | None:
         server = data[g].get("server")
         if server is None:
             return None
-        bw = sum(d["bandwidth"] for v, d in graph._adj[g].items()
-                 if data[v]["kind"] == "ocs"
-                 or (data[v]["kind"] == "switch" and data[v]["tier"] >= 1))
+        bw = network_bandwidth(graph, g)
         acc = out.setdefault(server, [0.0, 0, 0])
         acc[0] += bw
         acc[1] += 1

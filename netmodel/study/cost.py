@@ -436,13 +436,13 @@ def host_power_ceiling() -> float:
 
 @lru_cache(maxsize=128)
 def scale_out_nics(graph) -> int:
-    """The scale-out NICs of a fabric graph: its GPUs with a link to the network (a switch
-    of tier >= 1 or an OCS), one each however many such links it has, as a host's price
-    and power hold one a GPU (``nic_price``, ``nic_power`` in
+    """The scale-out NICs of a fabric graph: its GPUs with a link to the network
+    (:func:`topologies.analysis.network_bandwidth` > 0), one each however many such links
+    it has, as a host's price and power hold one a GPU (``nic_price``, ``nic_power`` in
     ``compute/data/economics.toml``). A GPU that reaches the network only through its
-    scale-up domain (rail-optimized's ``nics_per_server`` below ``gpus_per_server``) or
-    only through other GPUs has none. Kept per graph object (built graphs are cached and
-    never modified).
+    scale-up domain (rail-optimized's ``nics_per_server`` below ``gpus_per_server``; a
+    fabric of one scale-up domain) or only through other GPUs has none. Kept per graph
+    object (built graphs are cached and never modified).
 
     >>> from topologies import build
     >>> scale_out_nics(build("rail-optimized:domains=2"))
@@ -450,12 +450,10 @@ def scale_out_nics(graph) -> int:
     >>> scale_out_nics(build("rail-optimized:domains=2,nics_per_server=4"))
     8
     """
-    from topologies.analysis import gpu_nodes
+    from topologies.analysis import network_bandwidth
+    from topologies.schema import gpu_nodes
 
-    data, adj = graph._node, graph._adj
-    return sum(any(data[v]["kind"] == "ocs"
-                   or (data[v]["kind"] == "switch" and data[v]["tier"] >= 1)
-                   for v in adj[g]) for g in gpu_nodes(graph))
+    return sum(network_bandwidth(graph, g) > 0 for g in gpu_nodes(graph))
 
 
 def _nic_shares(gpu: GpuSpec, host_power_per_h100: float) -> tuple[float, float]:

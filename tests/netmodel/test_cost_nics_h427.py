@@ -153,3 +153,49 @@ def test_a_nic_dearer_than_its_host_is_refused(tmp_path):
         cost_summary(s, MODEL, "decode", nic_power=600.0)
     # with a NIC a GPU nothing is taken off: the same price is no error
     cost_summary(_scenario(tmp_path, 8), MODEL, "decode", nic_price=5000.0)
+
+
+# -- review (h433): one link rule for NICs and shared injection; fabrics with no network --
+
+
+@pytest.mark.parametrize("nics", [8, 4, 2, 1])
+def test_nics_and_shared_injection_read_one_link_rule(nics):
+    # topologies.analysis.network_bandwidth is the rule both read: a GPU holds a NIC where
+    # its links to a switch of tier >= 1 or an OCS carry something. rail-optimized's NIC is
+    # 50 GB/s (400 Gb/s) on H100; nics of a server's 8 GPUs hold one (every 8/nics-th GPU)
+    from topologies.analysis import network_bandwidth, scale_out_share
+
+    g = build(f"rail-optimized:domains={SERVERS},nics_per_server={nics}")
+    per_gpu = [network_bandwidth(g, f"gpu{i}") for i in range(GPUS)]
+    stride = GPUS_PER_SERVER // nics
+    assert per_gpu == [50e9 if i % stride == 0 else 0.0 for i in range(GPUS)]
+    assert scale_out_nics(g) == sum(bw > 0 for bw in per_gpu) == SERVERS * nics
+    # the server's NICs over its GPUs: 25, 12.5, 6.25 GB/s; None with a NIC a GPU
+    share = scale_out_share(g)
+    if nics == GPUS_PER_SERVER:
+        assert share is None
+    else:
+        assert share == pytest.approx(nics * 50e9 / GPUS_PER_SERVER)
+
+
+@pytest.mark.parametrize("spec", ["rail-optimized:domains=1", "single-switch:n=8",
+                                  "torus:dims=2x4", "nvl72"])
+def test_a_fabric_without_a_network_has_no_nics(spec):
+    # one scale-up domain (the builders omit the scale-out tier) or GPUs wired to each
+    # other: no link to a switch of tier >= 1 or an OCS, so no scale-out NIC
+    assert scale_out_nics(build(spec)) == 0
+
+
+def test_one_server_is_charged_no_nics(tmp_path):
+    # h100-dgx on one server: its builder omits the rail leaves, so the 8 H100 hold no NIC
+    # and each host is a DGX H100 host less a NIC: 8 x ($4,001 - $1,599) = $19,216; power
+    # 8 x (534 - 16) W = 4,144 W at the max, 3,108 W at the 75% average
+    text = resources.files("netmodel").joinpath("data/scenarios/h100-dgx.toml").read_text()
+    path = tmp_path / "one.toml"
+    path.write_text(re.sub(r"(?m)^domains = 4$", "domains = 1", text)
+                    .replace('name = "h100-dgx"', 'name = "h100-one"'))
+    s = cost_summary(get_scenario(str(path)), MODEL, "decode")
+    assert s.gpus == 8 and s.nics == 0
+    assert s.capex_host == pytest.approx(8 * (4001 - 1599))
+    assert s.power_host == pytest.approx(8 * (534 - 16) * 0.75)
+    assert s.to_dict()["bill_of_materials"]["nics"] == 0
