@@ -154,7 +154,8 @@ def test_a_scheduler_address_without_a_port_is_refused_before_any_client(address
     """The probe took a missing port as Dask's 8786 and, where something answered there
     ('0x10' is the IPv4 0.0.0.16), dask.Client(address), which takes no default port,
     failed after half-starting: one error line, then a 20 s wait at exit and a traceback."""
-    import distributed
+    distributed = pytest.importorskip(
+        "distributed", reason="dask.distributed is not installed (pip install '.[distributed]')")
 
     from netmodel.study import distributed as nd
 
