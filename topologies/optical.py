@@ -61,7 +61,7 @@ Logical: TypeAlias = str | Sequence[Sequence[Hashable]]
 
 
 
-@builder("ocs")
+@builder("ocs", absent=("logical",))
 def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
         gpu: str | GpuSpec = "H100-SXM",
         bandwidth: float | None = None, reconfiguration_time: float = OCS_RECONFIGURATION,

@@ -15,8 +15,9 @@ and ``_`` may be written for ``-``)::
 
 KEYs are the builder's keyword names. Values are converted by the parameter's type: ints,
 floats, booleans (``true/yes/on/1``, ``false/no/off/0`` in any case: :data:`SPEC_BOOLEANS`),
-``auto`` or ``none`` for an optional parameter (:data:`SPEC_UNSET`: left to the builder,
-as ``netmodel topology list`` shows its default); keys naming a bandwidth take units (``450GB/s``,
+``auto`` for an optional parameter the builder works out, ``none`` for one whose absence
+is a choice of its own (ocs's ``logical``: no circuits), each as ``netmodel topology list``
+shows its default (:func:`unset_word`); keys naming a bandwidth take units (``450GB/s``,
 ``400Gb/s``), keys naming a latency or time take ``ns/us/ms/s``. A value holding commas (a
 nested spec) is bracketed: ``lite-groups:base=[fat-tree:k=4,gpu=H100-SXM],lites=4``. A path
 ending in ``.json`` or ``.graphml`` reads a saved fabric instead.
@@ -52,7 +53,7 @@ import numbers
 import os
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
 
@@ -91,6 +92,8 @@ class ParamInfo:
     type: str
     default: object
     unit: str = ""
+    #: The word a spec leaves it unset with (a default None): :func:`unset_word`.
+    unset: str = ""
 
 
 @dataclass(frozen=True)
@@ -306,8 +309,12 @@ def _same(a: object, b: object) -> bool:
 
 # ---------------------------------------------------------------- the decorator
 
-def builder(name: str) -> Callable[[_F], _F]:
+def builder(name: str, *, absent: Sequence[str] = ()) -> Callable[[_F], _F]:
     """Register a builder under its spec ``name``.
+
+    ``absent``: its optional parameters whose None means none of it (ocs's ``logical``: the
+    cabling, no circuits), not a value the builder works out (every other default None):
+    a spec leaves them unset with ``none``, the others with ``auto`` (:func:`unset_word`).
 
     The registered function accepts the builder's parameters typed or as names: a GPU
     parameter (annotated with :class:`~compute.hardware.GpuSpec`) a catalog name, a GPU
@@ -325,6 +332,11 @@ def builder(name: str) -> Callable[[_F], _F]:
 
     def register(fn: _F) -> _F:
         sig = _signature(fn)
+        for key in absent:
+            if key not in sig.parameters or sig.parameters[key].default is not None:
+                raise ValueError(f"builder {name!r}: absent names {key!r}, not a parameter "
+                                 "of default None")
+        _ABSENT[name] = frozenset(absent)
         kinds = {p: _members(par.annotation) for p, par in sig.parameters.items()}
         gpu_params = [p for p, ts in kinds.items() if GpuSpec in ts]
         fabric_params = [p for p, ts in kinds.items() if nx.Graph in ts]
@@ -474,9 +486,26 @@ def get_builder(name: str) -> Callable[..., nx.Graph]:
     return REGISTRY[key]
 
 
-#: The words that leave a spec string's optional parameter unset (None: the builder works
-#: it out), in any case; the first is how ``netmodel topology list`` shows such a default.
+#: The words that leave a spec string's optional parameter unset (None), in any case:
+#: ``auto`` where the builder works the value out, ``none`` where None means none of it
+#: (:func:`builder`'s ``absent``); each parameter takes its own word only (:func:`unset_word`).
 SPEC_UNSET = ("auto", "none")
+#: Per builder, the parameters whose None means none of it (:func:`builder`'s ``absent``).
+_ABSENT: dict[str, frozenset[str]] = {}
+
+
+def unset_word(builder_name: str, pname: str) -> str:
+    """The word a spec leaves an optional parameter unset with, as ``netmodel topology
+    list`` shows its default None: ``none`` where None means none of it, ``auto`` where
+    the builder works the value out (a user writing ``none`` there may mean zero or off:
+    ``in_network_reduction=none`` would have been the GPU's reduction, on for an H100).
+
+    >>> from topologies import specs  # the builders registered
+    >>> unset_word("ocs", "logical"), unset_word("rail-optimized", "nics_per_server")
+    ('none', 'auto')
+    """
+    return SPEC_UNSET[1] if pname in _ABSENT.get(canonical_name(builder_name), ()) \
+        else SPEC_UNSET[0]
 #: The words a spec string's boolean parameter is read from (in any case): the table
 #: :func:`_convert` reads and its refusal lists.
 SPEC_BOOLEANS = {"true": True, "yes": True, "on": True, "1": True,
@@ -489,9 +518,17 @@ _BOOLEAN_WORDS = " or ".join("/".join(w for w, v in SPEC_BOOLEANS.items() if v i
 def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter) -> Any:
     """A parameter's value from its spec-string text."""
     base, optional = _types(param.annotation)
-    if optional and text.strip().lower() in SPEC_UNSET:
-        return None
     what = f"{builder_name}: {pname}"
+    word = text.strip().lower()
+    if optional and word in SPEC_UNSET:
+        unset = unset_word(builder_name, pname)
+        if word == unset:
+            return None
+        if unset == "auto":
+            raise UserError(f"{what} takes auto (left to the builder, as if not given) or a "
+                            f"value, not {describe(text)}: 'none' could mean zero or off")
+        raise UserError(f"{what} takes none (none of it, as if not given) or a value, not "
+                        f"{describe(text)}: the builder works nothing out for it")
     unit = _unit(pname)
     if unit == "bytes/s":
         return parse_bandwidth(text, what)
@@ -660,7 +697,8 @@ def builders() -> list[BuilderInfo]:
         for p in sig.parameters.values():
             base, optional = _types(p.annotation)
             tname = getattr(base, "__name__", str(base)) + (" | None" if optional else "")
-            params.append(ParamInfo(p.name, tname, p.default, _unit(p.name)))
+            unset = unset_word(name, p.name) if optional and p.default is None else ""
+            params.append(ParamInfo(p.name, tname, p.default, _unit(p.name), unset))
         doc = " ".join((inspect.getdoc(fn) or "").split("\n\n")[0].split()).replace("``", "")
         summary = doc.split(". ")[0].rstrip(".") + "."
         out.append(BuilderInfo(name, fn, summary, tuple(params)))

@@ -38,11 +38,12 @@ def _bw(value) -> str:
     return "n/a" if value is None else format_quantity(value, "B/s")
 
 
-def _default(value) -> str:
-    from topologies.registry import SPEC_UNSET
-
-    if value is None:   # left to the builder; the spec takes the word back
-        return SPEC_UNSET[0]
+def _default(param) -> str:
+    """A builder parameter's default as a spec writes it (a None default by the word the
+    spec takes back: :func:`topologies.registry.unset_word`)."""
+    value = param.default
+    if value is None:
+        return param.unset or "none"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
@@ -71,7 +72,7 @@ def list_(as_json: bool) -> None:
         return
     for b in infos:
         click.echo(f"{b.name}: {b.summary}")
-        params = ", ".join(f"{p.name}={_default(p.default)}" + (f" [{p.unit}]" if p.unit else "")
+        params = ", ".join(f"{p.name}={_default(p)}" + (f" [{p.unit}]" if p.unit else "")
                            for p in b.params)
         click.echo(click.wrap_text(params, width=96, initial_indent="    ",
                                    subsequent_indent="    "))

@@ -9,6 +9,8 @@ refused."""
 
 from __future__ import annotations
 
+import re
+
 import click
 import pytest
 
@@ -92,29 +94,59 @@ def test_one_value_spelled_twice_runs_as_once():
 def _unset_parameters():
     from topologies import builders
 
-    return [(b.name, p.name) for b in builders() for p in b.params if p.default is None]
+    return [(b.name, p.name, p.unset) for b in builders() for p in b.params
+            if p.default is None]
 
 
-@pytest.mark.parametrize("builder, key", _unset_parameters())
-def test_auto_as_topology_list_shows_it_is_taken_back(builder, key):
-    """``topology list`` shows a parameter the builder works out as ``KEY=auto``; a spec
-    with that very text was refused ('nics_per_server must be an integer, got 'auto'').
-    Now ``auto`` (any case) is the parameter left out: the same fabric."""
+_SMALL = {"rail-optimized": "domains=2,", "ocs": "gpus=8,"}
+
+
+@pytest.mark.parametrize("builder, key, word", _unset_parameters())
+def test_auto_as_topology_list_shows_it_is_taken_back(builder, key, word):
+    """``topology list`` shows a parameter the builder works out as ``KEY=auto`` (ocs's
+    ``logical``, whose None is no circuits, as ``KEY=none``); a spec with that very text
+    was refused ('nics_per_server must be an integer, got 'auto''). Now that word (any
+    case) is the parameter left out: the same fabric, the same spec."""
     import networkx as nx
 
     from topologies import build
 
-    small = {"rail-optimized": "domains=2,", "ocs": "gpus=8,", "fat-tree": "",
-             "superpod": "", "nvl72": ""}.get(builder, "")
-    plain, auto = build(f"{builder}:{small}".rstrip(",:")), \
-        build(f"{builder}:{small}{key}=AUTO")
-    assert nx.utils.graphs_equal(plain, auto)
+    small = _SMALL.get(builder, "")
+    plain, unset = build(f"{builder}:{small}".rstrip(",:")), \
+        build(f"{builder}:{small}{key}={word.upper()}")
+    assert nx.utils.graphs_equal(plain, unset)
+    assert unset.graph["spec"] == plain.graph["spec"]
+
+
+def test_each_parameter_takes_its_own_word_only():
+    """'none' where the builder works a value out read as that value: single-switch's
+    in_network_reduction=none built an H100 switch that reduces (none read as on), and
+    ocs's logical=auto the bare cabling (no circuits worked out). Each is refused now,
+    naming the word it takes."""
+    from compute.errors import UserError
+    from topologies import build
+
+    assert [(b, k, w) for b, k, w in _unset_parameters() if w == "none"] == \
+        [("ocs", "logical", "none")]   # the one parameter whose None is none of it
+    with pytest.raises(UserError, match=r"^single-switch: in_network_reduction takes auto "
+                       r"\(left to the builder, as if not given\) or a value, not 'none'"):
+        build("single-switch:n=8,in_network_reduction=none")
+    with pytest.raises(UserError, match=r"^ocs: logical takes none \(none of it, as if not "
+                       r"given\) or a value, not 'Auto'"):
+        build("ocs:gpus=8,logical=Auto")
+    for builder, key, word in _unset_parameters():
+        other = "none" if word == "auto" else "auto"
+        small = _SMALL.get(builder, "")
+        with pytest.raises(UserError, match=rf"^{builder}: {key} takes {word} "):
+            build(f"{builder}:{small}{key}={other}")
 
 
 def test_topology_list_shows_what_a_spec_takes():
     r = run_cli(["topology", "list"])
     line = next(t for t in r.output.splitlines() if "nics_per_server" in t)
     assert "nics_per_server=auto" in line
+    ocs = re.search(r"^ocs:.*\n((?:    .*\n)+)", r.output, re.M)[1]   # its parameters
+    assert "logical=none" in ocs   # before: 'logical=auto', which built no circuits
     r = run_cli(["topology", "show", "rail-optimized:domains=2,nics_per_server=auto", "--json"])
     assert r.exit_code == 0 and r.output == run_cli(
         ["topology", "show", "rail-optimized:domains=2", "--json"]).output

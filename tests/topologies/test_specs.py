@@ -21,7 +21,7 @@ def test_units_and_types_are_converted():
     assert g.edges["gpu0", "nvs0"]["bandwidth"] == 50e9
     assert g.nodes["nvs0"]["latency"] == pytest.approx(1e-7)
     assert g.nodes["nvs0"]["in_network_reduction"] is False
-    assert build("leaf-spine:spines=none").graph["gpus"] == 16
+    assert build("leaf-spine:spines=auto").graph["gpus"] == 16
 
 
 def test_bracketed_nested_spec():
