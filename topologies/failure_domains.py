@@ -84,7 +84,8 @@ from topologies.schema import TRACE_MEDIA, check_graph, circuit_count, gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "ClassComponents",
            "Component", "class_counts", "component_arrays", "components", "degrade", "hosts",
-           "keep_devices", "label_devices", "stopped_by", "stops"]
+           "is_degraded", "keep_devices", "label_devices", "mark_degraded", "stopped_by",
+           "stops"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -541,7 +542,8 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
     changed and returned. On a realized OCS fabric a failed OCS takes the circuits through
     it (:func:`~topologies.optical.drop_circuits`: a pair's parallel circuits on other
     planes stay, its bandwidth in proportion) and ``circuits`` is recounted
-    (:func:`~topologies.schema.circuit_count`).
+    (:func:`~topologies.schema.circuit_count`). Given any component, the result is marked
+    degraded (:func:`mark_degraded`).
 
     Two GPUs with a circuit through each of 2 OCS and two with one through ``ocs0``: 3
     circuits; ``ocs0`` failed leaves the first pair's circuit through ``ocs1``:
@@ -555,7 +557,9 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
     (3, 1, [('gpu0', 'gpu1')])
     """
     out = graph.copy() if copy else graph
+    applied = False   # any component given (``failed`` may be a generator)
     for comp in failed:
+        applied = True
         for (u, v), factor in comp.scaled:
             if out.has_edge(u, v):
                 out.edges[u, v]["bandwidth"] = out.edges[u, v]["bandwidth"] * factor
@@ -575,4 +579,33 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
     if "circuits" in out.graph:   # a realized OCS fabric: the circuits left
         out.graph["circuits"] = circuit_count(out)
     not_as_built(out)
+    if applied:
+        mark_degraded(out)
     return out
+
+
+#: The graph attribute that marks a fabric some of whose parts failed (:func:`mark_degraded`).
+DEGRADED = "degraded"
+
+
+def mark_degraded(graph: nx.Graph) -> nx.Graph:
+    """Mark ``graph`` as a fabric with failed parts taken out (graph attribute
+    ``degraded``, True): what a failure removes was still bought, so a cost model that
+    counts parts from the graph cannot price it (:func:`is_degraded`). Every function that
+    applies failures calls it: :func:`degrade` and
+    :func:`netmodel.collectives.degraded.degrade`. Returns the graph."""
+    graph.graph[DEGRADED] = True
+    return graph
+
+
+def is_degraded(graph: nx.Graph) -> bool:
+    """Whether ``graph`` carries :func:`mark_degraded`'s mark (a copy or a saved file of
+    a degraded fabric keeps it).
+
+    >>> from topologies.specs import build
+    >>> g = build("rail-optimized:domains=2")
+    >>> link = next(c for c in components(g)["transceiver"])
+    >>> is_degraded(g), is_degraded(degrade(g, [link])), is_degraded(degrade(g, []))
+    (False, True, False)
+    """
+    return graph.graph.get(DEGRADED) is True

@@ -47,7 +47,7 @@ from compute.errors import UserError
 from compute.validate import describe
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.results import CollectiveResult
-from topologies.failure_domains import keep_devices, stopped_by, stops
+from topologies.failure_domains import keep_devices, mark_degraded, stopped_by, stops
 from topologies.optical import drop_circuits
 from topologies.schema import circuit_count, circuit_via
 
@@ -70,7 +70,9 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
     """A copy of ``graph`` without the failed ``links`` (``(u, v)`` pairs) and ``nodes``
     (switches, GPUs or optical switches, with their links and the circuits through them).
     On a realized OCS fabric a ``(gpu, ocs)`` pair is the GPU's fibre to that switch: the
-    circuit riding it goes. Unknown parts raise UserError."""
+    circuit riding it goes. Unknown parts raise UserError. Given any failed part, the copy
+    is marked degraded (:func:`topologies.failure_domains.mark_degraded`): the cost model
+    refuses it."""
     if not isinstance(graph, nx.Graph):   # None or a number raised AttributeError at copy()
         raise UserError(f"graph must be a networkx Graph (e.g. netmodel.build_fabric"
                         f"('fat-tree:k=4')), got {describe(graph)}")
@@ -121,6 +123,8 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
                             stops(graph, n) for n in nodes) else ""))
     out.graph["name"] = f"{graph.graph.get('name', 'fabric')} (degraded)"
     out.graph["spec"] = ""
+    if links or nodes:
+        mark_degraded(out)
     return out
 
 

@@ -50,6 +50,7 @@ from compute.validate import of_type
 from netmodel.study.network_bill import (
     NetworkBill,
     NetworkPrices,
+    check_not_degraded,
     check_share,
     network_bill_cached,
     network_costs,
@@ -510,6 +511,14 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     ``auto`` or ``all``, under ``slo`` (default TTFT <= 1 s, TBT <= 50 ms) with batches up
     to ``max_batch`` (default 1024), as compare's). ``params`` override defaults by name
     (:func:`parameters`; SI units).
+
+    The fabric is priced as built: a scenario on a degraded graph
+    (:func:`~netmodel.study.scenarios.fabric_scenario` of what
+    :func:`topologies.failure_domains.degrade` or
+    :func:`netmodel.collectives.degraded.degrade` returned, marked by them) is refused
+    (:func:`~netmodel.study.network_bill.check_not_degraded`), before any search: its
+    failed parts were bought, and counting the graph would charge one cut NIC link a NIC,
+    its optics and cable less.
     """
     from compute.hardware import get_gpu
     from compute.phases import check_phase
@@ -517,6 +526,8 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     from compute.yield_model import parameter
 
     scenario = get_scenario(scenario)
+    if scenario.graph is not None:   # before the search: a degraded graph is not priced
+        check_not_degraded(scenario.graph, f"the graph of scenario {scenario.name!r}")
     phase = check_phase(phase)
     from compute.results import InferenceResult
 

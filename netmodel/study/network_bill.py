@@ -26,6 +26,11 @@ links likewise. A shipped scenario is a few servers cut from a SuperPOD-shaped f
 (h100-dgx: 32 H100 on 8 rail leaves and 4 spines sized for 256), and as built its network
 would be charged eight times over.
 
+A fabric is priced as built: a degraded graph (failed parts taken out by
+:func:`topologies.failure_domains.degrade` or :func:`netmodel.collectives.degraded.degrade`,
+which mark it) is refused (:func:`check_not_degraded`), since what failed was bought all
+the same; price the healthy graph it was degraded from.
+
 >>> from netmodel.study.scenario_fabric import build_fabric
 >>> b = network_bill(build_fabric("lite-flat"))
 >>> b.counts["cpo_ports"], round(b.fill, 4)
@@ -54,8 +59,8 @@ if TYPE_CHECKING:
 
     from topologies.inventory import EdgeArrays
 
-__all__ = ["SHARES", "NetworkBill", "NetworkItem", "NetworkPrices", "network_bill",
-           "network_costs"]
+__all__ = ["SHARES", "NetworkBill", "NetworkItem", "NetworkPrices", "check_not_degraded",
+           "network_bill", "network_costs"]
 
 # SHARES: how the network of a scenario is charged (see the module docstring), in
 # :mod:`netmodel.study.choice_names`.
@@ -188,6 +193,29 @@ def network_bill_cached(graph, share: str, prices: NetworkPrices) -> NetworkBill
     return network_bill(graph, share=share, prices=prices)
 
 
+def check_not_degraded(graph: nx.Graph, subject: str = "graph") -> None:
+    """UserError where ``graph`` is marked degraded
+    (:func:`topologies.failure_domains.is_degraded`): its failed parts were bought, so
+    counting parts from it would charge a fabric with a failed link a NIC, optics and a
+    cable less than the healthy one. ``subject``: the parameter that gave the graph, as
+    the message names it (``"the graph of scenario 'x'"``).
+
+    >>> from topologies import build
+    >>> from topologies.failure_domains import mark_degraded
+    >>> check_not_degraded(mark_degraded(build("ring:n=4")))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: graph is a degraded fabric (graph attribute 'degraded': failed parts taken out), which cannot be priced: its failed parts were bought all the same; price the healthy fabric it was degraded from
+    """
+    from topologies.failure_domains import DEGRADED, is_degraded
+
+    if is_degraded(graph):
+        raise UserError(f"{subject} is a degraded fabric (graph attribute "
+                        f"{DEGRADED!r}: failed parts taken out), which cannot be priced: its "
+                        f"failed parts were bought all the same; price the healthy fabric it "
+                        f"was degraded from")
+
+
 def check_share(share: object) -> str:
     """``share`` if it is one of :data:`SHARES` (a string first: an array is unhashable)."""
     if not isinstance(share, str) or share not in SHARES:
@@ -211,6 +239,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
 
     check_share(share)
     check_graph(graph)
+    check_not_degraded(graph)
     prices = of_type("prices", prices, NetworkPrices, "NetworkPrices(switch_price=1e-9)") \
         or NetworkPrices()
     edges = edges_of(graph, edges)   # one pass over the links for all below
