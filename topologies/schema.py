@@ -88,7 +88,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from collections.abc import Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping
 from itertools import chain, repeat
 from typing import NoReturn
 
@@ -179,8 +179,12 @@ _EDGE_TYPED = frozenset((*EDGE_KEYS, "links"))
 #: Every node and edge attribute the schema reads (a circuit's own included): a file's
 #: attribute of another name is kept unread unless it is a near miss of one of these
 #: (:func:`_check_near_misses`).
-READ_ATTRIBUTES = frozenset((*_GPU_TYPED, *chain.from_iterable(NODE_KEYS.values()),
-                             *_EDGE_TYPED, "via", "via_bandwidth", "via_lanes", "optics"))
+_NODE_READ = frozenset((*_GPU_TYPED, *chain.from_iterable(NODE_KEYS.values())))
+_EDGE_READ = frozenset((*_EDGE_TYPED, "via", "via_bandwidth", "via_lanes", "optics"))
+READ_ATTRIBUTES = _NODE_READ | _EDGE_READ
+#: The attributes the schema reads on a node of each kind.
+_KIND_READ = {k: frozenset(("kind", *keys, *(_GPU_TYPED if k == "gpu" else ())))
+              for k, keys in NODE_KEYS.items()}
 _MIN_BW, _MAX_BW = VALUE_RANGES["bandwidth"][:2]
 _MAX_LATENCY = VALUE_RANGES["latency"][1]
 _MAX_LANES, _MAX_LINKS = VALUE_RANGES["lanes"][1], VALUE_RANGES["links"][1]
@@ -306,26 +310,43 @@ def _whole(value: object, minimum: int) -> bool:
     return is_whole(value) and value >= minimum  # type: ignore[operator]  # an integer compares
 
 
-def near_miss(name: object, names: frozenset | Mapping) -> str | None:
-    """The attribute of ``names`` that ``name``, not one of them, looks like a misspelling of
-    (the same but for case, ``-`` for ``_`` or a letter or two: difflib's ratio of at least
-    0.8), or None. A fabric file may carry attributes of its own, kept unread; one that is
-    a near miss was a typo read as nothing (``link`` for ``links``: one cable, not two).
+def near_miss(name: object, names: Collection) -> str | None:
+    """The attribute of ``names`` that ``name``, not one of them, looks like a misspelling of,
+    or None: the same but for case, ``-`` or a space for ``_`` and spaces at the ends; or,
+    both of 4 letters or more with the same first letter, one letter (not a digit or ``_``)
+    added or dropped, or two neighbouring letters swapped. A fabric file may carry
+    attributes of its own, kept unread; one that is a near miss was a typo read as nothing
+    (``link`` for ``links``: one cable, not two). Words of their own a schema name stands in
+    are not near misses (``server_id``, ``latency_ms``, ``tier2``, ``uplinks``, ``planes``,
+    ``rank`` for ``rack``): other tools' files carry such labels.
 
     >>> near_miss("link", READ_ATTRIBUTES), near_miss("Server", READ_ATTRIBUTES)
     ('links', 'server')
-    >>> near_miss("label", READ_ATTRIBUTES) is None, near_miss("links", READ_ATTRIBUTES) is None
-    (True, True)
+    >>> [near_miss(n, READ_ATTRIBUTES) for n in ("label", "links", "server_id", "rank")]
+    [None, None, None, None]
     """
     if not isinstance(name, str) or name in names:
         return None
-    from difflib import get_close_matches
-
-    folded = name.casefold().replace("-", "_").strip()
+    folded = name.strip().casefold().replace("-", "_").replace(" ", "_")
     if folded in names:
         return folded
-    close = get_close_matches(folded, list(names), n=1, cutoff=0.8)
-    return close[0] if close else None
+    return next((n for n in sorted(names) if _one_letter_apart(folded, n)), None)
+
+
+def _one_letter_apart(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` (4 letters or more, the same first) differ by one letter
+    added or dropped, or two neighbouring letters swapped (see :func:`near_miss`)."""
+    if min(len(a), len(b)) < 4 or a[0] != b[0] or a == b:
+        return False
+    if len(a) == len(b):
+        at = [i for i in range(len(a)) if a[i] != b[i]]
+        return (len(at) == 2 and at[1] == at[0] + 1 and a[at[0]] == b[at[1]]
+                and a[at[1]] == b[at[0]])
+    short, long = sorted((a, b), key=len)
+    if len(long) != len(short) + 1:
+        return False
+    i = next((i for i in range(len(short)) if short[i] != long[i]), len(short))
+    return long[i].isalpha() and long[:i] + long[i + 1:] == short
 
 
 def _near_miss_problem(what: str, key: str, match: str) -> NoReturn:
@@ -349,14 +370,18 @@ def _check_near_misses(holders: list) -> None:
                     _bad(f"{what} has attribute {key!r}, the key a fabric file's JSON gives "
                          f"{'a node its id' if v is None else 'an edge its ends'} (written to "
                          f".json, it replaced {'the id' if v is None else 'that end'}); rename it")
-    missed = {n: m for n in names if (m := near_miss(n, READ_ATTRIBUTES)) is not None}
+    # a node's attribute against those a node of its kind reads, an edge's against an
+    # edge's, and only those the holder lacks: a 'kinds' beside 'kind' or a GPU's 'port'
+    # (an OCS's 'ports') is a label of its own, not a typo read as nothing
+    missed = {n for n in names if near_miss(n, READ_ATTRIBUTES) is not None}
     if not missed:
         return
     for u, v, data in holders:
-        for key in data:
-            if key in missed:
+        for key in missed.intersection(data):
+            read = _EDGE_READ if v is not None else _KIND_READ.get(data.get("kind"), _NODE_READ)
+            if (match := near_miss(key, read - data.keys())) is not None:
                 what = f"node {describe(u)}" if v is None else f"edge {describe(u)}-{describe(v)}"
-                _near_miss_problem(what, key, missed[key])
+                _near_miss_problem(what, key, match)
 
 
 def check_graph_attributes(graph: nx.Graph) -> dict:
@@ -366,7 +391,8 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
     attrs = graph.graph
     if not attrs.keys() <= GRAPH_TYPES.keys():   # 'gpu_type' for 'gpu_types': read as none
         for key in attrs:
-            if (match := near_miss(key, GRAPH_TYPES)) is not None:
+            if key not in GRAPH_TYPES and (
+                    match := near_miss(key, GRAPH_TYPES.keys() - attrs.keys())) is not None:
                 _near_miss_problem("the graph", key, match)
     for key, allowed in GRAPH_TYPES.items():
         if key in attrs:
