@@ -19,6 +19,7 @@ from netmodel.cli.main import (
     given_on_command_line,
     list_option,
     scenario_help,
+    value_refused_as,
     with_options,
 )
 
@@ -375,17 +376,19 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
         shown = "as given"
     _check_seed_used(setup)   # after a named group's refusal, which names --seed too
     model = setup.model(wanted if isinstance(wanted, int) else len(wanted))
-    group = model.group(wanted)
+    with value_refused_as("--group", group_text, "group size", "group member"):
+        group = model.group(wanted)
     extra = {}
     if fail_text is not None:
         from netmodel.collectives.degraded import degraded_cost
 
         links, nodes = _failures(fail_text)
-        deg = degraded_cost(model.graph, op, size, group, links=links, nodes=nodes,
-                            algorithm=algorithm, placement=placement,
-                            algorithms=model.algorithms, seed=seed, scope=model.scope,
-                            calibration=setup.calibration, max_transfers=max_transfers,
-                            tuner=model.tuner)
+        with value_refused_as("--fail", fail_text, "failed node", "failed link"):
+            deg = degraded_cost(model.graph, op, size, group, links=links, nodes=nodes,
+                                algorithm=algorithm, placement=placement,
+                                algorithms=model.algorithms, seed=seed, scope=model.scope,
+                                calibration=setup.calibration, max_transfers=max_transfers,
+                                tuner=model.tuner)
         whole = deg.healthy.connected   # else the healthy fabric is cut apart too (an OCS
         # fabric without circuits): no time (JSON has no inf: 'Infinity' broke parsers)
         extra["failures"] = {"failed": fail_text,

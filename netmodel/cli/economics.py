@@ -24,6 +24,7 @@ from netmodel.cli.main import (
     registry_metavar,
     scenario_help,
     slo_option,
+    value_refused_as,
 )
 
 __all__ = ["cost", "yield_cmd"]
@@ -134,7 +135,8 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
     else:
         if sms_text is not None:
             kw["sms_physical"], kw["sms_enabled"] = _sms(sms_text)
-        c = die_cost(_qty(area_text, _AREA_UNITS, "--area"), **kw)
+        with value_refused_as("--area", area_text, "die area"):
+            c = die_cost(_qty(area_text, _AREA_UNITS, "--area"), **kw)
     if as_json:
         click.echo(json.dumps(c.to_dict(), indent=2))
         return

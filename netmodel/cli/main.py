@@ -15,7 +15,8 @@ import importlib.machinery
 import importlib.util
 import io
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -658,6 +659,32 @@ def flags_for_parameters(message: str, command: click.Command | None,
                 name = flag[2:].replace("-", "_")
                 head = re.sub(rf"(?<![\w.])(?<!: )(?:options\.)?{name}(?!\w)", flag, head)
     return head + tail
+
+
+@contextmanager
+def value_refused_as(flag: str, typed: str, *starts: str) -> Iterator[None]:
+    """A library :class:`~compute.errors.UserError` raised inside that refuses the value
+    ``flag`` gave (its message starts with one of ``starts``: the library's words for that
+    value, ``group size``, ``failed node``), said with the flag and the text as typed in
+    front. Library errors name parameters or values, the command line its flags; any other
+    error passes as it is. Wrap only the call that reads that value.
+
+    >>> from compute.errors import UserError
+    >>> try:
+    ...     with value_refused_as("--group", "9", "group size"):
+    ...         raise UserError("group size 9 is larger than the fabric's 8 GPUs")
+    ... except UserError as exc:
+    ...     print(exc)
+    --group '9': group size 9 is larger than the fabric's 8 GPUs
+    """
+    from compute.errors import UserError
+
+    try:
+        yield
+    except UserError as exc:
+        if not str(exc).startswith(starts):
+            raise
+        raise type(exc)(f"{flag} {typed!r}: {exc}") from None
 
 
 def refuse_repeated_options(command: click.Command, name: str | None, args: list[str],

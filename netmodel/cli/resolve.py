@@ -24,6 +24,7 @@ from netmodel.cli.main import (
     given_on_command_line,
     read_whole,
     scenario_help,
+    value_refused_as,
 )
 
 if TYPE_CHECKING:
@@ -228,7 +229,8 @@ def resolve_profile(ref: str | None) -> EngineProfile | None:
         return None
     from compute.profiles import get_profile
 
-    return get_profile(ref)
+    with value_refused_as("--profile", ref, "unknown profile"):
+        return get_profile(ref)
 
 
 def profile_line(profile, desc: dict | None = None, gpus=()) -> str:

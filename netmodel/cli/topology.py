@@ -25,6 +25,7 @@ from netmodel.cli.main import (
     RegistryChoice,
     RegistryHelp,
     gpu_help,
+    value_refused_as,
 )
 
 __all__ = ["topology"]
@@ -91,7 +92,9 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
 
     fab = resolve_fabric(spec)
     # a built, read or scenario fabric: validated as it was made (resolve_fabric)
-    s = summary(fab.graph, pair=tuple(pair) if pair else None, validated=True)
+    with value_refused_as("--pair", " ".join(pair or ()), "path diversity",
+                          *(f"{p!r} is not" for p in pair or ())):
+        s = summary(fab.graph, pair=tuple(pair) if pair else None, validated=True)
     scenario = fab.scenario.label if fab.scenario is not None else None
     if as_json:
         doc = s.to_dict()

@@ -216,9 +216,11 @@ def test_dask_options_are_named_by_their_flags(command, extra, line):
 @pytest.mark.parametrize("fail, line", [
     # the same link both ways round: it is one link, not 'not a link of the fabric'
     ("leaf0/spine0,spine0/leaf0",
-     "error: failed link 'spine0' - 'leaf0' is given more than once (a link joins its two "
-     "nodes either way round); give each once"),
-    ("leaf0/spine9", "error: failed link 'leaf0' - 'spine9' is not a link of the fabric"),
+     "error: --fail 'leaf0/spine0,spine0/leaf0': failed link 'spine0' - 'leaf0' is given "
+     "more than once (a link joins its two nodes either way round); give each once"),
+    ("leaf0/spine9",
+     "error: --fail 'leaf0/spine9': failed link 'leaf0' - 'spine9' is not a link of the "
+     "fabric"),
 ])
 def test_a_link_failed_twice_is_said_so(fail, line):
     r = run_cli(["collective", "all-reduce", "--fabric", "leaf-spine", "--group", "4",

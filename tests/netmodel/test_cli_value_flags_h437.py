@@ -1,0 +1,53 @@
+"""Refusals of a value the library reads name the flag that gave it (h437).
+
+The library names parameters or values, the command line its flags: these five said the
+value but not where it came from ('group size 9 is larger than the fabric's 8 GPUs' of
+which option?). Each line is one 'error:' line, exit status 2, with the flag and the text
+as typed in front (netmodel.cli.main.value_refused_as)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+RING = ["collective", "all-reduce", "--fabric", "ring:n=8"]
+INFER = ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1", "--batch", "1",
+         "--mode", "calibrated"]
+
+
+@pytest.mark.parametrize("args, line", [
+    (["topology", "show", "ring:n=4", "--pair", "gpu0", "gpu0"],
+     "error: --pair 'gpu0 gpu0': path diversity joins two different GPUs; got 'gpu0' twice"),
+    (["topology", "show", "ring:n=4", "--pair", "gpu0", "nope"],
+     "error: --pair 'gpu0 nope': 'nope' is not a GPU of the fabric"),
+    ([*RING, "--group", "9"],   # a ring of 8 GPUs
+     "error: --group '9': group size 9 is larger than the fabric's 8 GPUs"),
+    ([*RING, "--group", "gpu0,nope"],
+     "error: --group 'gpu0,nope': group member 'nope' is not a node of the fabric"),
+    ([*RING, "--fail", "nope"],
+     "error: --fail 'nope': failed node 'nope' is not a node of the fabric"),
+    ([*RING, "--fail", "gpu0/nope"],
+     "error: --fail 'gpu0/nope': failed link 'gpu0' - 'nope' is not a link of the fabric"),
+    # a 300 mm wafer's usable disc: pi x 150^2 = 70,686 mm^2
+    (["yield", "--area", "1e9"],
+     "error: --area '1e9': die area 1e+09 mm^2 is larger than the usable wafer (70686 mm^2 "
+     "on a 300 mm wafer)"),
+])
+def test_the_flag_is_named(args, line):
+    assert one_line_error(run_cli(args)) == line
+
+
+def test_a_folder_given_as_profile_names_the_flag(tmp_path):
+    line = one_line_error(run_cli([*INFER, "--profile", str(tmp_path)]))
+    assert line.startswith(f"error: --profile {str(tmp_path)!r}: unknown profile "
+                           f"{str(tmp_path)!r}; known: 'vllm-dgx-h100'")
+
+
+def test_other_refusals_pass_as_they_are():
+    from compute.errors import UserError
+    from netmodel.cli.main import value_refused_as
+
+    with pytest.raises(UserError, match=r"^size 0 must be > 0$"):
+        with value_refused_as("--group", "9", "group size"):
+            raise UserError("size 0 must be > 0")
