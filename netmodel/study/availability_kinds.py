@@ -265,9 +265,14 @@ def _steps(order: tuple, n_down: int) -> tuple:
     down, the rest slowed; each fewest first): with ``free`` spares the down take theirs
     as far as the spares reach (``d`` of them, their prefix sum at most ``free``), then
     the slowed from what is left (``s``), so ``(d, s)`` holds from the spares it takes up
-    to, not including, where the next down instance fits."""
-    down = [0, *accumulate(order[:n_down])]
-    slow = [0, *accumulate(order[n_down:])]
+    to, not including, where the next down instance fits. The order is made here, so a
+    kind's ``each`` in any order is granted alike (the rule in one place).
+
+    >>> _steps((5, 3, 2), 2) == _steps((3, 5, 2), 2)
+    True
+    """
+    down = [0, *accumulate(sorted(order[:n_down]))]
+    slow = [0, *accumulate(sorted(order[n_down:]))]
     return tuple((a + b, d, s) for d, a in enumerate(down) for s, b in enumerate(slow)
                  if d == n_down or a + b < down[d + 1])
 
