@@ -36,6 +36,19 @@ def tree_depth(count: int) -> int:
     return count.bit_length() - 1
 
 
+def nccl_tree_depth(count: int) -> int:
+    """``ceil(log2(count))``: the hops from the deepest rank to the root in NCCL's trees of
+    ``count >= 1`` ranks (:func:`nccl_tree_parents`; both trees alike). Its root has one
+    child, the highest power of 2 below ``count``, so it is a hop deeper than a balanced
+    tree (:func:`tree_depth`) unless ``count`` is a power of 2: on 3 ranks the chain
+    0 <- 2 <- 1.
+
+    >>> [nccl_tree_depth(n) for n in (1, 2, 3, 4, 5, 8, 9)]
+    [0, 1, 2, 2, 3, 3, 4]
+    """
+    return (count - 1).bit_length()
+
+
 def _btree_parent(n: int, r: int) -> int:
     """The parent of rank ``r`` of ``n`` in NCCL's binary tree (src/graph/trees.cc,
     ncclGetBtree; -1 for the root, rank 0): with ``bit`` the lowest set bit of ``r``, the
@@ -106,7 +119,7 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
             src.append(a)
             dst.append(b)
             frac.append(f)
-        chain, depth = m - 1, tree_depth(D)
+        chain, depth, hops = m - 1, tree_depth(D), nccl_tree_depth(D)
         # NCCL's tuner caps the tree's busbw at its channels (one per NIC: here a rail;
         # with NICs down, the fewest up at any domain, k: algo_ring.nic_channels) times
         # perChMaxTreeBws of its generation and node count (Step.tree_channels)
@@ -124,7 +137,8 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
             src.append(a)
             dst.append(b)
             frac.append(f)
-        chain, depth = int(sizes.max()) - 1, tree_depth(len(leaders))
+        chain = int(sizes.max()) - 1
+        depth, hops = tree_depth(len(leaders)), nccl_tree_depth(len(leaders))
         cap = {}   # no rails: NCCL's channel count is not known here
     up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
     # NCCL runs the reduce (child to parent) and the broadcast (parent to child) at once,
@@ -134,12 +148,15 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
     # node on 4 and more (a node interior in one tree, with a parent and two children, a
     # leaf in the other) and S on 2, as phase after phase, but 1.5 x on 3 (NCCL's two
     # chains); inside a domain of 2 GPUs each sends S one way (a ring's bytes), not 2 S.
-    # NCCL's latency, 2 ((m - 1) intraLat + log2(nodes) interLat), and its cap (the two
-    # phases' share, tree_share 2) as before.
+    # NCCL's latency, 2 ((m - 1) intraLat + log2i(nodes) interLat) (its tuner's count,
+    # src/graph/tuning.cc), and its cap (the two phases' share, tree_share 2) as before;
+    # the pipeline fills over the chain and the hops of NCCL's trees, ceil(log2 nodes)
+    # (nccl_tree_depth; their root has one child: 3 nodes, 0 <- 2 <- 1, two hops, not
+    # log2i's one)
     both = Pairs(group, np.concatenate([up.src, up.dst]), np.concatenate([up.dst, up.src]),
                  np.concatenate([up.fractions(), up.fractions()]))
     lat = (2 * chain, 2 * depth) if depth else (0, 2 * (chain + depth))
-    return [Step("reduce and broadcast (pipelined, at once)", both, stages=chain + depth,
+    return [Step("reduce and broadcast (pipelined, at once)", both, stages=chain + hops,
                  reduce=up.incoming(), latencies=lat, tree_share=2.0, **cap)]
 
 

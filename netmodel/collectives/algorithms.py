@@ -36,9 +36,10 @@ beta = 1/B the costs are):
                        NCCL runs them), ``2 d alpha + 2 n beta`` (``d`` = chain length + tree
                        depth; ``floor(lg p)`` when every GPU is its own domain, ``p - 1``
                        inside one domain; ``n beta`` on 2 GPUs, a ring's bytes, and ``1.5 n
-                       beta`` across 3 domains, NCCL's two chains), one tree per rail across
-                       domains; broadcast, reduce: one pipelined binary tree
-                       ``floor(lg p) alpha + 2 n beta``
+                       beta`` across 3 domains, NCCL's two chains; its fill over the chain
+                       and NCCL's trees' ``ceil(lg D)`` hops, their root having one child),
+                       one tree per rail across domains; broadcast, reduce: one pipelined
+                       binary tree ``floor(lg p) alpha + 2 n beta``
 ``halving-doubling``   Rabenseifner all-reduce ``2 lg p alpha + 2(p-1)/p n beta`` (plus
                        ``2(alpha + n beta)`` to fold in the ranks beyond a power of two);
                        recursive halving reduce-scatter / doubling all-gather

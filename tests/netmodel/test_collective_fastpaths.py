@@ -173,20 +173,23 @@ def reference_steps(algorithm, op, g, graph):
                 for c in range(m):
                     lead = [d[c] for d in doms]
                     up += _dtree(lead, 0.5 / m)
-                chain, depth = m - 1, D.bit_length() - 1
+                chain, depth, hops = m - 1, D.bit_length() - 1, (D - 1).bit_length()
                 cap = {"tree_channels": m, "tree_nodes": D}   # a channel per rail
             else:
                 up = [(d[i + 1], d[i], 1.0) for d in doms for i in range(len(d) - 1)]
                 lead = [d[0] for d in doms]
                 if len(lead) > 1:
                     up += _dtree(lead, 0.5)
-                chain, depth = max(len(d) for d in doms) - 1, len(lead).bit_length() - 1
+                chain = max(len(d) for d in doms) - 1
+                depth, hops = len(lead).bit_length() - 1, (len(lead) - 1).bit_length()
                 cap = {}
             up = tuple(up)
-            # reduce and broadcast at once: one step carrying both directions
+            # reduce and broadcast at once: one step carrying both directions; NCCL's
+            # latency count (log2i of the nodes), the fill over its trees' hops (their root
+            # has one child: ceil(log2) of the nodes)
             lat = (2 * chain, 2 * depth) if depth else (0, 2 * chain)
             return [Step("reduce and broadcast (pipelined, at once)", up + _rev(up),
-                         stages=chain + depth, reduce=_incoming(up), latencies=lat,
+                         stages=chain + hops, reduce=_incoming(up), latencies=lat,
                          tree_share=2.0, **cap)]
         up = tuple(_heap(list(g), 1.0))
         if op == "broadcast":
