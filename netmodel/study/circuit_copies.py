@@ -141,7 +141,10 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     cell), a ring of 3 or more that some plane does not reach whole is listed for its
     planes first at every count (:func:`_ring_on_planes`: a 5-ring with a port down, 1
     copy of 2 in ring order), and so is a torus (:func:`_torus_on_planes`: a 3x3 on 18
-    ports with two fibres down, 3 copies of 4 as a whole cell lists them); the first
+    ports with two fibres down, 3 copies of 4 as a whole cell lists them); an odd ring's
+    near-perfect matchings given out likewise follow its other listings at each count
+    (:func:`_odd_ring_on_planes`: a 13-ring on 11 ports with a fibre down, 4 copies of
+    5 without them); the first
     count is then also bounded by what each plane's GPUs can carry
     (:func:`most_copies`).
 
@@ -209,11 +212,48 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
             in_order = [p for ring in rings for p in ring for _ in range(r)]
             if r != by_planes:
                 yield in_order
-                continue
-            planed = [p for ring in rings for p in _ring_by_planes(ring, r)]
-            yield from (planed, in_order) if r > ports // 3 else (in_order, planed)
+            else:
+                planed = [p for ring in rings for p in _ring_by_planes(ring, r)]
+                yield from (planed, in_order) if r > ports // 3 else (in_order, planed)
+            if short and size >= 5 and size % 2:   # an odd ring's matchings given out
+                given = _odd_ring_on_planes(rings[0], r, cabled)
+                if given:
+                    yield given
 
     return options()
+
+
+def _odd_ring_on_planes(ring: Sequence[tuple], copies: int,
+                        cabled: Sequence[frozenset]) -> list[tuple]:
+    """``copies`` of each circuit of the odd ``ring`` (``n >= 5`` pairs in ring order, pair
+    ``i`` joining member ``i`` to ``i + 1``) on a degraded cell's planes (``cabled``: as
+    for :func:`_ring_on_planes`), as a degraded torus's are set: a whole cell's listing
+    of near-perfect matchings (``M_j`` leaves out member ``j``: pairs ``j + 1, j + 3,
+    ..., j + n - 2``; with ``m = (n - 1) / 2``, ``k = copies mod m`` and the leftover
+    pairs ``L = 0, 2, ..., 2k - 2``, ``M_j`` taken ``(copies - k) / m + L[j - 1] + L[j]``
+    times holds each pair ``copies - L`` times, and one plane more holds ``L``) given out
+    by :func:`_matchings_on_planes`. [] where that finds no way (not a proof).
+
+    A 5-ring tripled on 8 planes, member a off the first and e off the last: the two
+    planes take matchings leaving out their member:
+
+    >>> ring = [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a")]
+    >>> every = frozenset("abcde")
+    >>> listed = _odd_ring_on_planes(ring, 3, [every - {"a"}, *[every] * 6, every - {"e"}])
+    >>> len(listed), listed[:2], listed[-2:]
+    (15, [('b', 'c'), ('d', 'e')], [('a', 'b'), ('c', 'd')])
+    """
+    n = len(ring)
+    m = n // 2
+    k = copies % m
+    held = [0] * n
+    for i in range(0, 2 * k, 2):
+        held[i] = 1
+    planes = [[ring[(j + 1 + 2 * t) % n] for t in range(m)]
+              for j in range(n) for _ in range(copies // m + held[j - 1] + held[j])]
+    if k:
+        planes.append([ring[i] for i in range(0, 2 * k, 2)])
+    return _matchings_on_planes(planes, cabled)
 
 
 def _ring_on_planes(ring: Sequence[tuple], copies: int,

@@ -201,3 +201,51 @@ def test_random_degraded_tori_take_the_most():
                                    _cabled(cell, members))
         checked += 1
     assert checked >= 55
+
+
+@pytest.mark.parametrize(("n", "ports", "down", "most"), [
+    # an odd ring on a degraded cell takes its near-perfect matchings given to the planes
+    # (circuit_options' _odd_ring_on_planes) where the plane-by-plane passes fall short:
+    # 13 on 11 planes with gpu12 off ocs6 set 4 copies, 5 fit (66 circuits = 11 planes x
+    # 6: every plane full, ocs6 the leftover plane without gpu12); 11 on 16 set 6, 7 fit
+    (13, 11, [(12, 6)], 5),
+    (11, 16, [(0, 10), (2, 5), (3, 5), (5, 8), (9, 14), (10, 6)], 7),
+])
+def test_degraded_odd_rings_take_the_most(n, ports, down, most):
+    s = get_scenario("lite-ocs")
+    s = replace(s, circuits="ring", fabric={**s.fabric, "ports": ports})
+    cell = ocs(gpus=n, ports=ports, ocs_ports=n, gpu="Lite")
+    for g, o in down:
+        cell.remove_edge(f"gpu{g}", f"ocs{o}")
+    members = [f"gpu{i}" for i in range(n)]
+    ring = circuits_for("ring", members)
+    planes = [frozenset(m for m in members if cell.has_edge(m, f"ocs{p}"))
+              for p in range(ports)]
+    assert _most(ring, planes) == most
+    assert _copies(cell, ring, instance_circuits(s, cell, members)) == most
+
+
+def test_random_degraded_odd_rings_take_the_most():
+    """Odd rings of 5-13 on 5..20 ports with 1-8 fibres down at random: each circuit graph
+    a colouring of its cell with the integer programme's most copies."""
+    rng = random.Random(436)
+    s = get_scenario("lite-ocs")
+    checked = 0
+    for _ in range(60):
+        n = rng.choice([5, 7, 9, 11, 13])
+        ports = rng.randint(5, 20)
+        down = {(rng.randrange(n), rng.randrange(ports)) for _ in range(rng.randint(1, 8))}
+        cell = ocs(gpus=n, ports=ports, ocs_ports=n, gpu="Lite")
+        for g, o in down:
+            cell.remove_edge(f"gpu{g}", f"ocs{o}")
+        members = [f"gpu{i}" for i in range(n)]
+        ring = circuits_for("ring", members)
+        planes = [frozenset(m for m in members if cell.has_edge(m, f"ocs{p}"))
+                  for p in range(ports)]
+        most = _most(ring, planes)
+        if most is None:
+            continue
+        out = instance_circuits(replace(s, fabric={**s.fabric, "ports": ports}), cell, members)
+        assert _copies(cell, ring, out) == most, (n, ports, sorted(down))
+        checked += 1
+    assert checked >= 55
