@@ -233,24 +233,21 @@ def _gpus(text, scenario: str | Scenario = "NAME"):
     return int(digits)
 
 
-#: The parameters of the library's runs (blast_radius, availability) that a refusal of
-#: theirs starts with, -> the command line's flag that gave each.
-_FLAG_OF = {"gpus": "--cluster-gpus", "spares": "--spares", "horizon": "--horizon",
-            "trials": "--trials"}
-
-
 @contextmanager
 def _parameters_as_flags():
-    """A library :class:`~compute.errors.UserError` raised inside that starts with the
-    parameter a value was given as (``gpus 1,000 is not a multiple of ...``,
+    """A library :class:`~compute.errors.UserError` raised inside that starts with a
+    parameter of the run given by an option (``gpus 1,000 is not a multiple of ...``,
     :func:`~netmodel.study.reliability_fabric.cluster_cells`; ``spares '-1' must be ...``,
-    ``horizon '1' is shorter than an hour``) said with the command line's flag
-    (:data:`_FLAG_OF`): the library names parameters, the command line its flags (as
-    :func:`~netmodel.cli.resolve.keywords_as_flags` does for ``name=value``).
+    ``horizon '1' is shorter than an hour``) said with the flag of the running command
+    that gave it (``--gpus`` is an alias of ``--cluster-gpus``: said as its first flag),
+    read from the command's own options: the library names parameters, the command line
+    its flags (as :func:`~netmodel.cli.resolve.keywords_as_flags` does for
+    ``name=value``).
 
     >>> from compute.errors import UserError
+    >>> cmd = click.Command("x", params=[click.Option(["--cluster-gpus", "--gpus"])])
     >>> try:
-    ...     with _parameters_as_flags():
+    ...     with click.Context(cmd), _parameters_as_flags():
     ...         raise UserError("gpus 1,000 is not a multiple of the scenario's fabric")
     ... except UserError as exc:
     ...     print(exc)
@@ -263,10 +260,13 @@ def _parameters_as_flags():
     try:
         yield
     except UserError as exc:
-        text = re.sub(rf"^({'|'.join(_FLAG_OF)})(?![\w-])", lambda m: _FLAG_OF[m[1]], str(exc))
-        if text == str(exc):
+        ctx = click.get_current_context(silent=True)
+        flags = {f[2:].replace("-", "_"): p.opts[0] for p in (ctx.command.params if ctx else ())
+                 if isinstance(p, click.Option) for f in p.opts if f.startswith("--")}
+        given = re.match(r"([a-z][a-z_]*)(?![\w-])", str(exc))   # the parameter it names
+        if given is None or given[1] not in flags:
             raise
-        raise type(exc)(text) from None
+        raise type(exc)(flags[given[1]] + str(exc)[len(given[1]):]) from None
 
 
 def _gpu_name_hint(text: str, scenario: str | Scenario) -> str:

@@ -51,3 +51,28 @@ def test_other_refusals_pass_as_they_are():
     with pytest.raises(UserError, match=r"^size 0 must be > 0$"):
         with value_refused_as("--group", "9", "group size"):
             raise UserError("size 0 must be > 0")
+
+
+@pytest.mark.parametrize("message, line", [
+    ("gpus 1,000 is not a multiple", "--cluster-gpus 1,000 is not a multiple"),   # an alias
+    ("spares must be >= 0, got '-1'", "--spares must be >= 0, got '-1'"),
+    # before: only gpus, spares, horizon and trials, a table of its own beside the options
+    ("threshold 2 is not a share", "--threshold 2 is not a share"),
+    ("seed '-1' is negative", "--seed '-1' is negative"),
+    ("gpus_per_server 8 is odd", "gpus_per_server 8 is odd"),   # no such option: as it is
+    ("a spare is late", "a spare is late"),
+])
+def test_a_run_s_parameter_is_said_as_the_command_s_flag(message, line):
+    """availability's library refusals name the run's parameters; the flag is read from
+    the command's own options (its first flag: --gpus is an alias of --cluster-gpus)."""
+    import click
+
+    from compute.errors import UserError
+    from netmodel.cli.main import cli
+    from netmodel.cli.reliability import _parameters_as_flags
+
+    command = cli.get_command(click.Context(cli), "availability")
+    with pytest.raises(UserError) as refused:
+        with click.Context(command), _parameters_as_flags():
+            raise UserError(message)
+    assert str(refused.value) == line
