@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 
 __all__ = ["CellArrays", "attrs_key", "ball", "copy_graph", "edge_key", "frozen_attrs",
-           "labels_to_parts", "path_counts", "shortest_path_part"]
+           "labels_to_parts", "largest_part", "path_counts", "shortest_path_part"]
 
 
 def copy_graph(graph: nx.Graph) -> nx.Graph:
@@ -146,6 +146,22 @@ def attrs_key(d: dict) -> tuple:
     except TypeError:
         return tuple((k, repr(v)) for k, v in out)
     return out
+
+
+def largest_part(labels: np.ndarray, keep: np.ndarray) -> tuple[int | None, int]:
+    """The largest part among the positions ``keep`` marks whose label is not -1 (a
+    :meth:`CellArrays.part_labels`): ``(label, how many of them are off it)``; on a tie
+    the part of the first such position; ``(None, 0)`` where there is none.
+
+    >>> largest_part(np.array([0, 1, 1, -1, 0, 2]), np.array([1, 1, 1, 1, 1, 0], bool))
+    (0, 2)
+    """
+    lab = labels[keep & (labels >= 0)]
+    if not len(lab):
+        return None, 0
+    counts = np.bincount(lab)
+    main = int(lab[np.argmax((counts == counts.max())[lab])])
+    return main, int(np.count_nonzero(lab != main))
 
 
 def labels_to_parts(nodes: list, labels: np.ndarray) -> dict:

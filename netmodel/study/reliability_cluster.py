@@ -103,6 +103,7 @@ from topologies.graph_ops import (
     edge_key,
     frozen_attrs,
     labels_to_parts,
+    largest_part,
 )
 from topologies.schema import gpu_nodes
 
@@ -767,13 +768,7 @@ class Cluster:
         # position: a pass in Python over a 16,384-GPU cell per failure took 40 s of an
         # availability with spares per group)
         labels = self._part_labels([comp])[1]
-        lab = labels[self._gpu_at & (labels >= 0)]   # each surviving GPU's part
-        if len(lab):   # main_part: the largest, the first in the cell's order of those
-            counts = np.bincount(lab)
-            main = lab[np.argmax((counts == counts.max())[lab])]
-            cut = int(np.count_nonzero(lab != main))
-        else:
-            cut = 0
+        cut = largest_part(labels, self._gpu_at)[1]   # the GPUs off main_part's part
         at = self._csr.index
         down, slo_down, cut_down, slow, members, rebalanced = [], 0, 0, 0.0, [], 0
         slowed = []
