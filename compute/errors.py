@@ -102,11 +102,18 @@ def known(names: Iterable[str]) -> str:
     return ", ".join(shown) + (f" and {rest:,} more" if rest else "")
 
 
+#: Characters drawn as a hyphen that are not dashes (Unicode category Pd): the minus sign a
+#: typeset paper's PDF gives, the hyphen bullet, the modifier letter minus sign.
+_MINUSES = frozenset("\u2212\u2043\u02d7")
+
+
 def _folded(text: str) -> str:
-    """``text`` as it looks: NFKC (fullwidth letters, ligatures), every dash ``-``, every
-    space ' ', in one case."""
+    """``text`` as it looks: NFKC (fullwidth letters, ligatures), every dash or minus sign
+    ``-``, every space ' ', no invisible format character (a soft hyphen, a zero-width
+    space), in one case."""
     text = unicodedata.normalize("NFKC", text)
-    return "".join("-" if unicodedata.category(c) == "Pd" else " " if c.isspace() else c
+    return "".join("-" if c in _MINUSES or unicodedata.category(c) == "Pd" else " "
+                   if c.isspace() else "" if unicodedata.category(c) == "Cf" else c
                    for c in text).casefold()
 
 

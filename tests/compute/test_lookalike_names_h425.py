@@ -53,3 +53,16 @@ def test_a_measurements_row_names_it_too(tmp_path):
 def test_other_unknown_names_say_no_more(name):
     assert "did you mean" not in _said(get_gpu, name)
     assert lookalike(name, ["H100-SXM", "Lite"]) == ""
+
+
+@pytest.mark.parametrize(("name", "char", "what"), [
+    ("H100\u2212SXM", "\u2212", "U+2212 MINUS SIGN"),
+    ("H100\u02d7SXM", "\u02d7", "U+02D7 MODIFIER LETTER MINUS SIGN"),
+    ("H100-\u00adSXM", "\u00ad", "U+00AD SOFT HYPHEN"),
+    ("H100-SXM\u200b", "\u200b", "U+200B ZERO WIDTH SPACE"),
+])
+def test_a_minus_sign_or_an_invisible_character_is_told(name, char, what):
+    """A minus sign is no dash to Unicode (category Sm), a soft hyphen or a zero-width
+    space no character to see (Cf): each was refused with the known list alone."""
+    assert lookalike(name, ["H100-SXM"]) == \
+        f"; did you mean 'H100-SXM'? (it has {char!r}, {what})"
