@@ -720,7 +720,7 @@ def _streams(kinds, b, refused: dict | None = None) -> list[tuple[float, float]]
                     streams.extend(_bands(x.rate * p, _profile(x, r == 0, r)))
             continue
         if not x.joint:   # a share of another kind's spares: it loses nothing itself
-            family.append((x, float(b[k]), 0.0))
+            family.append((x, float(b[k])))
     if family:
         streams.extend(_family_streams(family))
     return streams
@@ -769,19 +769,20 @@ def _bands(rate: float, segments: list) -> list[tuple[float, float]]:
 
 
 def _family_streams(family: list) -> list[tuple[float, float]]:
-    """:func:`_streams` for the kinds of one failure, ``(kind, blocking, share back where
-    refused)`` each: every combination of refused and granted over its distinct blockings
-    (0 and 1 decide alone), at the failures' rate times that combination's probability."""
+    """:func:`_streams` for the kinds of one failure, ``(kind, blocking)`` each, each
+    refused or granted whole: every combination of refused and granted over its distinct
+    blockings (0 and 1 decide alone), at the failures' rate times that combination's
+    probability."""
     rate = family[0][0].rate
-    if any(x.rate != rate for x, _, _ in family):   # not struck together: each its own
+    if any(x.rate != rate for x, _ in family):   # not struck together: each its own
         return [s for one in family for s in _family_streams([one])]
     by_b: dict = {}
-    for x, bk, keep in family:
-        by_b.setdefault(bk, []).append((x, keep))
+    for x, bk in family:
+        by_b.setdefault(bk, []).append(x)
     open_ = [bk for bk in by_b if 0.0 < bk < 1.0]
     if len(open_) > MAX_JOINT_BLOCKINGS:   # each blocking's kinds a failure of their own
         return [s for bk, xs in by_b.items()
-                for s in _family_streams([(x, bk, keep) for x, keep in xs])]
+                for s in _family_streams([(x, bk) for x in xs])]
     out = []
     for pick in range(1 << len(open_)):
         p = 1.0
@@ -792,8 +793,8 @@ def _family_streams(family: list) -> list[tuple[float, float]]:
                 p *= bk if refused else 1.0 - bk
             else:
                 refused = bk >= 1.0
-            for x, keep in xs:
-                segments += _profile(x, not refused, keep)
+            for x in xs:
+                segments += _profile(x, not refused)
         if p > 0:
             out += _bands(rate * p, segments)
     return out
