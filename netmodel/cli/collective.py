@@ -304,7 +304,8 @@ _routing_options = [
                  show_default="none; with --scenario the scenario's",
                  metavar_from=_tuner_metavar, help_from=_tuner_help),
     click.option("--nccl-buffsize", "buffsize_text", default=None, metavar="SIZE",
-                 cls=RegistryHelp, reads=lambda t: _buffsize(t), help="The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple "
+                 cls=RegistryHelp, reads=_buffsize,
+                 help="The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple "
                  "protocol's buffer, whose eighth is its pipeline chunk (default NCCL's 4 "
                  "MiB, collective_defaults.toml [pipeline] simple_buffer; with --scenario, "
                  "the scenario's nccl_buffsize)."),
@@ -321,9 +322,10 @@ _routing_options = [
 @click.argument("op", metavar="OP")
 @with_options(_fabric_options)
 @click.option("--group", "group_text", default="8", show_default=True, metavar="N|NODES",
-              cls=RegistryHelp, reads=lambda t: _parse_group(t), help="Group size (placed by --placement) or comma-separated GPU nodes.")
+              cls=RegistryHelp, reads=_parse_group,
+              help="Group size (placed by --placement) or comma-separated GPU nodes.")
 @click.option("--size", "size_text", default="64MiB", show_default=True, metavar="SIZE",
-              cls=RegistryHelp, help_from=_size_help, reads=lambda t: _message_size(t))
+              cls=RegistryHelp, help_from=_size_help, reads=_message_size)
 @click.option("--algorithm", default="auto", metavar="auto|NAME",
               show_default="auto; with --scenario the scenario's",
               cls=RegistryHelp, help_from=_algorithm_help)

@@ -357,7 +357,7 @@ _common = [
                  "instance at the GPU's scale-up bandwidth)."),
     click.option("--load-bandwidth", default=None, metavar="BW",
                  help="Storage bandwidth per GPU for --load-from storage (default 12.5GB/s).",
-                 cls=RegistryHelp, reads=lambda t: _storage_bandwidth(t)),
+                 cls=RegistryHelp, reads=_storage_bandwidth),
     slo_option("prefill"),
     slo_option("decode"),
     max_batch_option(),
@@ -489,7 +489,8 @@ def _trials(text) -> int:
 
 
 def _horizon(text) -> float:
-    """Seconds of ``--horizon`` as the run reads it (:func:`~netmodel.study.availability_mc.check_run`)."""
+    """Seconds of ``--horizon`` as the run reads it
+    (:func:`~netmodel.study.availability_mc.check_run`)."""
     from netmodel.study.availability_mc import check_run
 
     return check_run(1, text)[1]
