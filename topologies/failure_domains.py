@@ -80,7 +80,7 @@ from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.inventory import EdgeArrays, cable_end_parts, edge_arrays, shared_part
 from topologies.optical import drop_circuits
 from topologies.registry import not_as_built
-from topologies.schema import TRACE_MEDIA, check_graph, circuit_count, gpu_nodes
+from topologies.schema import DEGRADED, TRACE_MEDIA, check_graph, circuit_count, gpu_nodes
 
 __all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "ClassComponents",
            "Component", "class_counts", "component_arrays", "components", "degrade", "hosts",
@@ -584,16 +584,12 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
     return out
 
 
-#: The graph attribute that marks a fabric some of whose parts failed (:func:`mark_degraded`).
-DEGRADED = "degraded"
-
-
 def mark_degraded(graph: nx.Graph) -> nx.Graph:
     """Mark ``graph`` as a fabric with failed parts taken out (graph attribute
-    ``degraded``, True): what a failure removes was still bought, so a cost model that
-    counts parts from the graph cannot price it (:func:`is_degraded`). Every function that
-    applies failures calls it: :func:`degrade` and
-    :func:`netmodel.collectives.degraded.degrade`. Returns the graph."""
+    ``degraded``, True: :data:`topologies.schema.DEGRADED`): what a failure removes was
+    still bought, so a cost model that counts parts from the graph cannot price it
+    (:func:`is_degraded`). Every function that applies failures calls it: :func:`degrade`
+    and :func:`netmodel.collectives.degraded.degrade`. Returns the graph."""
     graph.graph[DEGRADED] = True
     return graph
 

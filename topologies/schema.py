@@ -66,7 +66,9 @@ analysis trusts its closed forms only while they still match) and, where they ap
 between neighbours of that torus), ``k`` and ``oversubscription`` (fat tree),
 ``lites_per_group``, and for realized circuits ``logical``, ``circuits``,
 ``reconfiguration_time`` (s) and ``ocs_cabling`` (``{"medium", "cables", "lanes"}``: the
-GPU-OCS fibres the circuits ride on, for the bill of materials). A circuit edge also carries ``optics`` (the medium of the GPU
+GPU-OCS fibres the circuits ride on, for the bill of materials). A fabric some of whose
+parts failed carries ``degraded``, True (:func:`~topologies.failure_domains.mark_degraded`):
+its failed parts were bought, so the cost model refuses it. A circuit edge also carries ``optics`` (the medium of the GPU
 ports at its ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
 A node, an edge or the graph may carry attributes of other names (a file's own labels),
 kept unread, but not one that looks like a misspelling of one the schema reads
@@ -141,14 +143,17 @@ UNITS = {
     "gpus": "GPUs",
     "gpu_types": "SI (FLOP/s, bytes, bytes/s per direction, W)",
 }
+#: The graph attribute that marks a fabric some of whose parts failed, True
+#: (:func:`topologies.failure_domains.mark_degraded`; the cost model refuses such a graph).
+DEGRADED = "degraded"
 #: Types of the graph attributes the schema knows (others are kept unchecked, but not a
-#: near miss of one of these: :func:`near_miss`).
+#: near miss of one of these: :func:`near_miss`); a bool only where ``bool`` is named.
 GRAPH_TYPES = {
     "name": (str,), "spec": (str,), "builder": (str,), "args": (dict,), "gpu_types": (dict,),
     "dims": (str,), "logical": (str,), "gpus": (int,), "nodes_built": (int,),
     "edges_built": (int,), "k": (int,), "oversubscription": (int,), "lites_per_group": (int,),
     "circuits": (int,), "reconfiguration_time": (int, float), "ocs_cabling": (dict,),
-    "gpu_file_facts": (dict,),
+    "gpu_file_facts": (dict,), DEGRADED: (bool,),
 }
 #: :data:`MEDIA` and :data:`LABELS` as sets, for the per-edge and per-node checks.
 MEDIA_SET = frozenset(MEDIA)
@@ -397,7 +402,7 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
     for key, allowed in GRAPH_TYPES.items():
         if key in attrs:
             v = attrs[key]
-            if not isinstance(v, allowed) or isinstance(v, bool):
+            if not isinstance(v, allowed) or (isinstance(v, bool) and bool not in allowed):
                 names = " or ".join(t.__name__ for t in allowed)
                 _bad(f"graph attribute {key!r} must be {names}, got {describe(v)}")
             if isinstance(v, str) and len(v) > MAX_TEXT_LENGTH:   # a name of 20 MB was printed
