@@ -64,7 +64,8 @@ def _btree_parent(n: int, r: int) -> int:
 def nccl_tree_parents(n: int) -> tuple[np.ndarray, np.ndarray]:
     """The parents of ranks ``0..n-1`` in NCCL's two trees (src/graph/trees.cc,
     ncclGetDtree; -1 at a root): the binary tree, and for the second its mirror (rank ``r``
-    as ``n - 1 - r``) when ``n`` is even, else the same tree shifted by one rank.
+    as ``n - 1 - r``) when ``n`` is even, else the same tree shifted by one rank. The
+    arrays are cached, so read-only.
 
     >>> [p.tolist() for p in nccl_tree_parents(3)]   # two chains: 0 <- 2 <- 1, 1 <- 0 <- 2
     [[-1, 2, 0], [1, -1, 0]]
@@ -78,6 +79,7 @@ def nccl_tree_parents(n: int) -> tuple[np.ndarray, np.ndarray]:
     else:
         up = first[n - 1 - np.arange(n)]
         second = np.where(up < 0, -1, n - 1 - up)
+    first.flags.writeable = second.flags.writeable = False   # shared by every caller
     return first, second
 
 
