@@ -457,28 +457,24 @@ def scale_out_nics(graph) -> int:
     return sum(network_bandwidth(graph, g) > 0 for g in gpu_nodes(graph))
 
 
-def _nic_shares(gpu: GpuSpec, host_power_per_h100: float) -> tuple[float, float]:
-    """``(capex share, power share)`` of one NIC in the host of one ``gpu``: the host's
-    price is a DGX H100 host's scaled by TDP, so its NIC is too (a Lite's host holds a
-    quarter of one); its power is its own system's row (one NIC a GPU, as every published
-    system has) or the DGX H100's scaled by :func:`host_power`'s TDP rule, its NIC alike."""
-    from compute.hardware import get_gpu
-    from compute.power import nominal_tdp
-
-    tdp_share = nominal_tdp(gpu) / get_gpu("H100-SXM").tdp
+def _nic_power_share(gpu: GpuSpec, host_power_per_h100: float) -> float:
+    """The share of one NIC's power (``nic_power``) in the host of one ``gpu``: its own
+    system's row where it has one (one NIC a GPU, as every published system has: 1), else
+    the DGX H100's scaled by :func:`host_power`'s TDP rule, its NIC alike (a Lite's host a
+    quarter of one). Its price follows the host's, scaled by TDP in :func:`cost_summary`."""
     if host_power_row(gpu) is not None:
-        return tdp_share, 1.0
+        return 1.0
     if not host_power_per_h100:   # no host power, no NIC's power to take off it
-        return tdp_share, 0.0
-    return tdp_share, host_power(gpu, host_power_per_h100) / host_power_per_h100
+        return 0.0
+    return host_power(gpu, host_power_per_h100) / host_power_per_h100
 
 
 def _missing_nics(gpu: GpuSpec, missing: int, tco: dict) -> tuple[float, float]:
     """``(USD, W)`` that ``missing`` NICs take off the hosts of ``gpu``: USD at a DGX H100
     host's scale (:func:`cost_summary` scales it by TDP with the host price), W at the
-    hosts' max (:func:`_nic_shares`); a NIC dearer or hungrier than the host it sits in is
-    refused (the host figures hold one a GPU)."""
-    w_share = _nic_shares(gpu, tco["host_power_per_h100"])[1]
+    hosts' max (:func:`_nic_power_share`); a NIC dearer or hungrier than the host it sits
+    in is refused (the host figures hold one a GPU)."""
+    w_share = _nic_power_share(gpu, tco["host_power_per_h100"])
     if tco["nic_price"] > tco["host_cost_per_h100"]:
         raise UserError(f"nic_price ({tco['nic_price']:g} USD) must be at most "
                         f"host_cost_per_h100 ({tco['host_cost_per_h100']:g} USD), whose host "

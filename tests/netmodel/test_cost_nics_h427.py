@@ -23,7 +23,7 @@ import pytest
 from compute.errors import UserError
 from compute.hardware import get_gpu
 from compute.yield_model import parameter
-from netmodel.study.cost import _nic_shares, cost_summary, scale_out_nics
+from netmodel.study.cost import _nic_power_share, cost_summary, scale_out_nics
 from netmodel.study.network_bill import network_costs
 from netmodel.study.scenario_fabric import build_fabric
 from netmodel.study.scenarios import get_scenario
@@ -137,12 +137,14 @@ def test_shipped_scenarios_have_a_nic_a_gpu_and_cost_as_before():
 
 
 def test_a_nic_share_follows_its_host():
-    # a Lite (a quarter of an H100's TDP) has a quarter of a DGX H100 host, its NIC too;
-    # a B200's host is the DGX B200's own row (8 ConnectX-7 for 8 GPUs): one NIC a GPU
+    # a Lite (a quarter of an H100's TDP) has a quarter of a DGX H100 host's power, its
+    # NIC's too; a B200's host is the DGX B200's own row (8 ConnectX-7 for 8 GPUs): one
+    # NIC a GPU, its whole power (its price is scaled with the host's by TDP, cost_summary)
     per_h100 = parameter("host_power_per_h100")
-    assert _nic_shares(get_gpu("Lite"), per_h100) == pytest.approx((0.25, 0.25))
-    assert _nic_shares(get_gpu("H100-SXM"), per_h100) == pytest.approx((1.0, 1.0))
-    assert _nic_shares(get_gpu("B200-HGX"), per_h100) == pytest.approx((1000 / 700, 1.0))
+    assert _nic_power_share(get_gpu("Lite"), per_h100) == pytest.approx(0.25)
+    assert _nic_power_share(get_gpu("H100-SXM"), per_h100) == pytest.approx(1.0)
+    assert _nic_power_share(get_gpu("B200-HGX"), per_h100) == pytest.approx(1.0)
+    assert _nic_power_share(get_gpu("Lite"), 0.0) == 0.0
 
 
 def test_a_nic_dearer_than_its_host_is_refused(tmp_path):
