@@ -506,6 +506,8 @@ def unset_word(builder_name: str, pname: str) -> str:
     """
     return SPEC_UNSET[1] if pname in _ABSENT.get(canonical_name(builder_name), ()) \
         else SPEC_UNSET[0]
+
+
 #: The words a spec string's boolean parameter is read from (in any case): the table
 #: :func:`_convert` reads and its refusal lists.
 SPEC_BOOLEANS = {"true": True, "yes": True, "on": True, "1": True,

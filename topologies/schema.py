@@ -362,9 +362,11 @@ def _near_miss_problem(what: str, key: str, match: str) -> NoReturn:
 
 def _check_near_misses(holders: list) -> None:
     """Refuse a node or edge attribute among ``holders`` (``(node, None, data)`` and
-    ``(u, v, data)``, those with attributes the schema does not type) that is a
-    :func:`near_miss` of one the schema reads. The distinct names are looked at once; the
-    loop that names the holder runs on a find only."""
+    ``(u, v, data)``, those with attributes the schema does not type) that a fabric file's
+    JSON keeps for itself (a node's ``id``, an edge's ``source`` and ``target``: written,
+    it replaced the id or the end) or that is a :func:`near_miss` of one the schema reads.
+    The distinct names are looked at once; the loop that names the holder runs on a find
+    only."""
     names = set().union(*(data.keys() for _, _, data in holders)) - READ_ATTRIBUTES
     if not names.isdisjoint(("id", "source", "target")):
         for u, v, data in holders:   # a file's JSON gives a node its id, an edge its ends
