@@ -118,7 +118,7 @@ def reliability_section(rel, fab) -> list[str]:
                    + (("; on " + and_list(s.scenario for s in flat) + " the fabric has no free "
                        "port to reach a spare, so only whole spare instances (global) help")
                       if flat else "") + ".")
-    out += _recovery(getattr(rel, "recovery", None) or {})
+    out += _recovery(rel.recovery)
     out += _spares_per_sm(rel.summaries)
     for label, why in rel.notes.items():
         out.append(f"- {label}: not computed ({why}).")
@@ -152,8 +152,7 @@ def _spares_per_sm(summaries) -> list[str]:
     """The reference pool per SM bought: availability counts the instances' capacity, so a
     pool raises it, while the pool's GPUs idle until a failure, so the goodput over every SM
     bought (spares included) can fall; said beside the availability, one bullet."""
-    have = [s for s in summaries if s.spares and getattr(s, "goodput_tokens_per_s_per_sm", None)
-            and getattr(s, "goodput_tokens_per_s_per_sm_with_spares", None) is not None]
+    have = [s for s in summaries if s.spares and s.goodput_tokens_per_s_per_sm]
     if not have:
         return []
     moves = [(s, s.goodput_tokens_per_s_per_sm_with_spares / s.goodput_tokens_per_s_per_sm - 1)

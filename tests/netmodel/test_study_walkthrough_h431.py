@@ -92,7 +92,7 @@ def test_spares_are_said_per_sm_bought():
 
     rows = [_rel_summary("h100-dgx@H", 32, 1, 20.102, 0.99829, 0.99829),
             _rel_summary("lite-flat@L", 128, 2, 7.957, 0.99701, 0.99956)]
-    rel = SimpleNamespace(summaries=rows, notes={}, sms_per_gpu={}, spares="1%")
+    rel = SimpleNamespace(summaries=rows, notes={}, sms_per_gpu={}, spares="1%", recovery={})
     fab = SimpleNamespace(scenarios=[], baseline="h100-dgx@H")
     [line] = [x for x in reliability_section(rel, fab)
               if x.startswith("- **Spares per SM bought**")]
@@ -103,7 +103,7 @@ def test_spares_are_said_per_sm_bought():
     # said to cost: goodput 18.09 -> 19.30, +6.7%
     rows = [_rel_summary("h100-dgx@H", 32, 1, 20.102, 0.90, 0.99)]
     [line] = [x for x in reliability_section(SimpleNamespace(
-        summaries=rows, notes={}, sms_per_gpu={}, spares="1%"), fab)
+        summaries=rows, notes={}, sms_per_gpu={}, spares="1%", recovery={}), fab)
         if x.startswith("- **Spares per SM bought**")]
     assert "18.1 to 19.3 (+6.7%)" in line and "cost" not in line.split("pool:")[1], line
 

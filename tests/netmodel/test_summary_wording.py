@@ -13,7 +13,8 @@ def _summary(scenario, threshold, quantile):
         sms_down_per_gpu_failure_hw=132.0, sms_down_per_gpu_failure_sw=528.0,
         gpu_failures_per_year=3.5, availability=0.998, availability_with_spares=0.999,
         spares=1, spare_placement="pod", spares_needed=8, spares_needed_placement="global",
-        threshold=threshold, quantile=quantile)
+        threshold=threshold, quantile=quantile, goodput_tokens_per_s_per_sm=10.0,
+        goodput_tokens_per_s_per_sm_with_spares=9.9)
 
 
 def test_spares_column_names_the_capacity_and_the_share_of_time():
@@ -22,7 +23,8 @@ def test_spares_column_names_the_capacity_and_the_share_of_time():
     # >= threshold of the capacity at least quantile of the time
     for threshold, quantile, words in ((0.99, 0.999, ">= 99% of capacity 99.9% of the time"),
                                        (0.95, 0.99, ">= 95% of capacity 99% of the time")):
-        rel = SimpleNamespace(summaries=[_summary("base@H", threshold, quantile)], notes={})
+        rel = SimpleNamespace(summaries=[_summary("base@H", threshold, quantile)], notes={},
+                              recovery={})
         fab = SimpleNamespace(baseline="base@H", scenarios=[])
         header = next(line for line in reliability_section(rel, fab) if line.startswith("| scen"))
         assert header.endswith(f"| spares to keep {words} |"), header
@@ -35,7 +37,7 @@ def test_spare_pool_says_its_gpus_sms_share_and_rule():
     base = _summary("h100-dgx@H100-SXM", 0.99, 0.999)
     lite = SimpleNamespace(**{**vars(_summary("lite-flat@Lite", 0.99, 0.999)),
                               "gpus": 128, "tp": 16, "spares": 2})
-    rel = SimpleNamespace(summaries=[base, lite], notes={}, spares="1%",
+    rel = SimpleNamespace(summaries=[base, lite], notes={}, spares="1%", recovery={},
                           sms_per_gpu={"h100-dgx@H100-SXM": 132, "lite-flat@Lite": 33})
     fab = SimpleNamespace(baseline="h100-dgx@H100-SXM", scenarios=[])
     lines = reliability_section(rel, fab)
