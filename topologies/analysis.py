@@ -124,7 +124,8 @@ def network_bandwidth(graph: nx.Graph, gpu: Hashable) -> float:
     nor to other GPUs. 0 for a GPU with no such link, one that holds no scale-out NIC (or
     optical port): rail-optimized's ``nics_per_server`` below ``gpus_per_server``, a fabric
     of one scale-up domain, GPUs wired only to each other. Links of a fabric are checked
-    > 0, so a GPU holds a NIC exactly where this is > 0.
+    > 0, so a GPU holds a NIC exactly where this is > 0. A ``gpu`` that is not a GPU of
+    ``graph`` is a UserError.
 
     >>> from topologies import build
     >>> g = build("rail-optimized:domains=2,nics_per_server=4")   # GPUs 0, 2, 4, 6 a NIC
@@ -134,6 +135,9 @@ def network_bandwidth(graph: nx.Graph, gpu: Hashable) -> float:
     True
     """
     data = graph._node
+    if data.get(gpu, {}).get("kind") != "gpu":   # a switch gave its uplinks; a stray name
+        raise UserError(f"gpu must be a GPU of graph, got {describe(gpu)}"   # a KeyError
+                        + (f" (a {data[gpu].get('kind')})" if gpu in data else ""))
     return sum((d["bandwidth"] for v, d in graph._adj[gpu].items()
                 if data[v]["kind"] == "ocs"
                 or (data[v]["kind"] == "switch" and data[v]["tier"] >= 1)), 0.0)

@@ -589,7 +589,12 @@ def mark_degraded(graph: nx.Graph) -> nx.Graph:
     ``degraded``, True: :data:`topologies.schema.DEGRADED`): what a failure removes was
     still bought, so a cost model that counts parts from the graph cannot price it
     (:func:`is_degraded`). Every function that applies failures calls it: :func:`degrade`
-    and :func:`netmodel.collectives.degraded.degrade`. Returns the graph."""
+    and :func:`netmodel.collectives.degraded.degrade`. Returns the graph.
+
+    >>> from topologies.specs import build
+    >>> is_degraded(mark_degraded(build("ring:n=4"))), is_degraded(build("ring:n=4"))
+    (True, False)
+    """
     graph.graph[DEGRADED] = True
     return graph
 

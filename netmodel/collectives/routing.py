@@ -487,7 +487,8 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         """Learn at once what :meth:`route` of each pair ``src[i] -> dst[i]`` learns one
         pair at a time (the route fields of their GPUs' signature pairs, in one numpy pass:
         one pass per pair made the footprints of a 16,384-GPU rail-optimized cell's 24,576
-        pairs 50 s); each :meth:`route` after is a lookup. The routes are the same.
+        pairs 50 s); each :meth:`route` after is a lookup. The routes are the same. A node
+        not in the fabric, or ``src`` and ``dst`` of different lengths, is a UserError.
 
         >>> from topologies.specs import build
         >>> g = build("fat-tree:k=4")
