@@ -244,6 +244,7 @@ def parse(raw: bytes, where: str, *, fabric: bool = False) -> nx.Graph:
     chunks: list[str] = []          # text since the last start tag (a <data>'s: its value)
     join = "".join
     graph_data: dict = {}
+    graph_id = False   # the graph's 'id' read from its <graph> element (a fabric's)
     nodes: list = []
     edges: list = []
     graphs = 0
@@ -263,6 +264,9 @@ def parse(raw: bytes, where: str, *, fabric: bool = False) -> nx.Graph:
         last value without a word; a fabric file is refused, as JSON's key given twice is."""
         what = ("the graph" if item is graph_data else f"node {describe(node)}"
                 if item_tag is node_tag else f"edge {describe(source)}-{describe(target)}")
+        if item is graph_data and name == "id" and graph_id:
+            refuse("the graph has its 'id' twice: as the <graph> element's id and in a <data>; "
+                   "give it once")
         refuse(f"{what} has two <data> for {describe(name)} (of one <key>, or of two keys of "
                f"that attr.name); give each attribute once")
 
@@ -366,7 +370,7 @@ def parse(raw: bytes, where: str, *, fabric: bool = False) -> nx.Graph:
             edges.append((source, target, item))
 
     def start(name: str, attrs: dict) -> None:
-        nonlocal values, item, key_values, graphs
+        nonlocal values, item, key_values, graphs, graph_id
         chunks.clear()
         parent = stack[-1]
         if parent is _GRAPH and (name is edge_tag or name is node_tag):   # the next item
@@ -401,6 +405,7 @@ def parse(raw: bytes, where: str, *, fabric: bool = False) -> nx.Graph:
             graphs = 1
             if fabric and attrs.get("id") is not None:   # networkx writes a graph's 'id' here
                 graph_data["id"] = attrs["id"]   # and reads it nowhere: kept, as JSON keeps it
+                graph_id = True
             if attrs.get("edgedefault") == "directed":
                 refuse("a fabric is an undirected simple graph (edgedefault='undirected'; "
                        "merge parallel cables into one edge with 'links')")
