@@ -243,17 +243,40 @@ def _odd_ring_on_planes(ring: Sequence[tuple], copies: int,
     >>> len(listed), listed[:2], listed[-2:]
     (15, [('b', 'c'), ('d', 'e')], [('a', 'b'), ('c', 'd')])
     """
-    n = len(ring)
-    m = n // 2
-    k = copies % m
-    held = [0] * n
-    for i in range(0, 2 * k, 2):
-        held[i] = 1
-    planes = [[ring[(j + 1 + 2 * t) % n] for t in range(m)]
-              for j in range(n) for _ in range(copies // m + held[j - 1] + held[j])]
-    if k:
-        planes.append([ring[i] for i in range(0, 2 * k, 2)])
+    left = range(0, 2 * (copies % (len(ring) // 2)), 2)
+    planes = _cycle_matchings(ring, copies, left)
+    if left:
+        planes.append([ring[i] for i in left])
     return _matchings_on_planes(planes, cabled)
+
+
+def _cycle_matchings(pairs: Sequence[tuple], copies: int,
+                     left: Iterable[int]) -> list[list[tuple]]:
+    """The near-perfect matchings of an odd cycle (``pairs``: its ``n`` circuits in cycle
+    order, pair ``i`` joining member ``i`` to ``i + 1``) that hold each pair ``copies``
+    times but the ``left`` ones (indices, none two adjacent), which they hold one time
+    fewer: ``M_j``, which leaves out member ``j`` (pairs ``j + 1, j + 3, ..., j + n - 2``),
+    taken ``copies // m + L[j - 1] + L[j]`` times (``m = n // 2``, ``L[i]`` 1 where pair
+    ``i`` is left over), in ``j`` order; ``copies mod m`` pairs left over make the count
+    whole. A degraded odd ring's (:func:`_odd_ring_on_planes`) and an odd torus's rings'
+    (:func:`_torus_planes`) listings.
+
+    A 5-cycle 3 times (m = 2: 3 mod 2 = 1 pair left over, pair 0): M_0 and M_1 (the two
+    beside pair 0) twice, the others once; pair 0 twice (in M_2 and M_4), the rest 3
+    times:
+
+    >>> cycle = [("a", "b"), ("b", "c"), ("c", "d"), ("d", "e"), ("e", "a")]
+    >>> planes = _cycle_matchings(cycle, 3, [0])
+    >>> len(planes), [sum(p in plane for plane in planes) for p in cycle]
+    (7, [2, 3, 3, 3, 3])
+    """
+    n = len(pairs)
+    m = n // 2
+    held = [0] * n
+    for i in left:
+        held[i] = 1
+    return [[pairs[(j + 1 + 2 * t) % n] for t in range(m)]
+            for j in range(n) for _ in range(copies // m + held[j - 1] + held[j])]
 
 
 def _ring_on_planes(ring: Sequence[tuple], copies: int,
@@ -525,18 +548,9 @@ def _torus_planes(members: Sequence[Hashable], sides: tuple[int, int],
     n = len(members)
     m = n // 2
     k = copies % m
-    whole = (copies - k) // m
 
     def planes(cycle: Sequence[int], left: Sequence[int]) -> list[list[tuple]]:
-        pairs = [(members[cycle[i]], members[cycle[(i + 1) % n]]) for i in range(n)]
-        held = [0] * n
-        for i in left:
-            held[i] = 1
-        out: list[list[tuple]] = []
-        for j in range(n):
-            out += [[pairs[(j + 1 + 2 * t) % n] for t in range(m)]] * (
-                whole + held[j - 1] + held[j])
-        return out
+        return _cycle_matchings([pair(cycle, i) for i in range(n)], copies, left)
 
     def pair(cycle: Sequence[int], i: int) -> tuple:
         return members[cycle[i]], members[cycle[(i + 1) % n]]
