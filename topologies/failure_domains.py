@@ -82,8 +82,8 @@ from topologies.optical import drop_circuits
 from topologies.registry import not_as_built
 from topologies.schema import DEGRADED, TRACE_MEDIA, check_graph, circuit_count, gpu_nodes
 
-__all__ = ["CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES", "ClassComponents",
-           "Component", "class_counts", "component_arrays", "components", "degrade", "hosts",
+__all__ = ["CLASSES", "GPU_CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES",
+           "ClassComponents", "Component", "class_counts", "component_arrays", "components", "degrade", "hosts",
            "is_degraded", "keep_devices", "label_devices", "mark_degraded", "stopped_by",
            "stops"]
 
@@ -92,8 +92,11 @@ SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
 #: Link-end classes by cable medium.
 LINK_CLASSES = {"pluggable-optics": "transceiver", "fibre": "transceiver",
                 "co-packaged-optics": "cpo-engine", "copper": "copper-end"}
+#: The classes of a GPU itself: its logic die and the rest of its package (HBM, substrate),
+#: between which the GPU's failure rate is split by area.
+GPU_CLASSES = ("gpu-die", "gpu-package")
 #: Every component class, in the order tables list them.
-CLASSES = ("gpu-die", "gpu-package", "host", "rack", "nic", "transceiver", "cpo-engine",
+CLASSES = (*GPU_CLASSES, "host", "rack", "nic", "transceiver", "cpo-engine",
            "copper-end", "nvswitch", "leaf", "spine", "core", "ocs")
 _NIC_MEDIA = ("pluggable-optics", "fibre", "copper")
 
@@ -246,7 +249,7 @@ def _listed(graph: nx.Graph, e: EdgeArrays, c: ClassComponents) -> list[Componen
     cls = c.cls
     if c.node is not None and len(c.node):
         nodes = [e.nodes[i] for i in c.node.tolist()]
-        if cls in ("gpu-die", "gpu-package"):
+        if cls in GPU_CLASSES:
             out = [Component(cls, g, nodes=(g,)) for g in nodes]
         else:   # a switch of tier >= 1 or an OCS, one part
             out = [Component(cls, str(n), nodes=(n,), parts=p, shared=shared_part(graph, n))
@@ -342,7 +345,7 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
     out: dict[str, ClassComponents] = {}
     none = np.zeros(0, dtype=np.int64)
     gpus = np.flatnonzero(gpu)
-    for cls in ("gpu-die", "gpu-package"):
+    for cls in GPU_CLASSES:
         if cls in wanted:
             out[cls] = ClassComponents(cls, np.ones(len(gpus)), node=gpus)
     if "host" in wanted or "rack" in wanted:

@@ -110,11 +110,12 @@ def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_fr
              load_bandwidth):
     from compute.errors import UserError
     from netmodel.study.reliability_catalog import catalog
+    from topologies.failure_domains import GPU_CLASSES
 
     storage = None if load_bandwidth is None else _storage_bandwidth(load_bandwidth)
     per_class = _pairs("--rate", rates, _rate, extra=(GPU_RATE,))
     gpu = per_class.pop(GPU_RATE, None)
-    for name in ("gpu-die", "gpu-package"):
+    for name in GPU_CLASSES:
         if name in per_class:
             raise UserError(f"--rate {name}: its rate comes from the GPU's split; set the "
                             f"reference GPU's whole rate with --rate {GPU_RATE}=R (0 turns "

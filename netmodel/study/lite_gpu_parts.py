@@ -87,6 +87,7 @@ def reliability_part(fab: CompareResult, model: str | ModelSpec, phase: str = "d
     from netmodel.study.reliability_cluster import build_cluster
     from netmodel.study.reliability_summary import reliability_summary
     from netmodel.study.reliability_timings import recovery_times
+    from topologies.failure_domains import GPU_CLASSES
 
     out, curves, notes, sms, recovery = [], {}, {}, {}, {}
     for row, found in own_gpu_rows(fab, model, phase):
@@ -100,7 +101,7 @@ def reliability_part(fab: CompareResult, model: str | ModelSpec, phase: str = "d
                                           spares=REFERENCE_SPARES, method="analytic")
             sms[summary.scenario] = cluster.gpu.sms
             times = recovery_times(cluster)
-            down = [times.repair_down_s(c) for c in ("gpu-die", "gpu-package")]
+            down = [times.repair_down_s(c) for c in GPU_CLASSES]
             recovery[summary.scenario] = (min(down), max(down), times.swap_s())
             placement = summary.spares_needed_placement or summary.spare_placement
             curves[f"{row.label} ({placement})"] = spare_curve(cluster, placement,

@@ -32,7 +32,7 @@ from compute.hardware import get_gpu, spec_ranges
 from compute.units import SECONDS_PER_YEAR, scaled, split_number
 from compute.validate import describe, is_finite
 from netmodel.study.choice_names import LOAD_SOURCES, REPAIRS
-from topologies.failure_domains import CLASSES
+from topologies.failure_domains import CLASSES, GPU_CLASSES
 
 if TYPE_CHECKING:
     from compute.hardware import GpuSpec
@@ -210,7 +210,7 @@ class Catalog:
         classes = dict(out.classes)
         for name, value in (rates or {}).items():
             check_class(name)
-            if name in ("gpu-die", "gpu-package"):
+            if name in GPU_CLASSES:
                 raise UserError(f"the rate of {name!r} comes from the GPU split; set "
                                 f"gpu_rate_per_hour (the reference GPU's whole rate; 0 turns "
                                 f"GPU failures off) or area_share instead")

@@ -21,6 +21,7 @@ from netmodel.study.reliability_catalog import HOUR
 from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster
 from netmodel.study.reliability_spares import spare_pools
 from netmodel.study.reliability_timings import recovery_times
+from topologies.failure_domains import GPU_CLASSES
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -105,7 +106,7 @@ def sensitivity(cluster: Cluster, *, spares: int | str = "1%", threshold: float 
         c = cluster.with_catalog(cat2)
         rates = c.rates
         gpu_rate = sum(e.parts * rates[e.cls] for e in c.effects()
-                       if e.cls in ("gpu-die", "gpu-package")) * c.cells
+                       if e.cls in GPU_CLASSES) * c.cells
         # cell-failures: each part's copies (Cluster.copies) times the cells it touches
         sm_hours = sum(e.parts * rates[e.cls] * e.sms * recovery_times(c).repair_down_s(e.cls)
                        * c.copies(e) * c.cells_hit(e)[0] for e in c.effects()) * YEAR / HOUR
@@ -177,7 +178,7 @@ def _gpu_radius(c: Cluster) -> tuple[float, float, float]:
     """(hardware SMs, software SMs) per GPU failure, weighted by rate, and GPU failures
     per second in the cluster. Where no GPU can fail (a rate of 0), the radius is still
     that of a GPU failure were one to happen: weighted by parts."""
-    gpu_effects = list(c.effects(("gpu-die", "gpu-package")))
+    gpu_effects = list(c.effects(GPU_CLASSES))
     parts = np.array([e.parts for e in gpu_effects], dtype=float)
     rate = np.array([e.parts * c.rates[e.cls] for e in gpu_effects])
     w = rate if rate.sum() > 0 else parts
