@@ -54,9 +54,9 @@ from typing import Any
 from compute.errors import UserError
 from compute.validate import BELOW_SMALLEST, below_smallest, describe
 
-__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_VALUES", "DuplicateKeyError", "FloatOverflow",
-           "check_keys", "document_depth", "finite_float", "parse_table", "read_table",
-           "read_text", "unique_keys"]
+__all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_VALUES", "DuplicateKeyError",
+           "FileRefusal", "FloatOverflow", "check_keys", "document_depth", "finite_float",
+           "parse_table", "read_bytes", "read_table", "read_text", "unique_keys"]
 
 #: Largest document read (bytes).
 DEFAULT_MAX_BYTES = 16 * 2**20
@@ -80,38 +80,124 @@ _NOT_BRACKETS = re.compile(r"[^\[\]{},]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
+class FileRefusal(ValueError):
+    """Why :func:`read_bytes` did not read a path, for its caller to word: ``reason`` is
+    ``"missing"`` (nothing there, or a dangling link), ``"folder"``, ``"special"`` (a FIFO,
+    device or socket: not a regular file), ``"large"`` (``size``: the bytes the file says
+    it holds, or those read, over ``limit``) or ``"unreadable"`` (``strerror``: the OS's
+    reason, such as a loop of symbolic links or a name too long)."""
+
+    def __init__(self, reason: str, *, size: int = 0, limit: int = 0, strerror: str = ""
+                 ) -> None:
+        super().__init__(reason)
+        self.reason, self.size, self.limit, self.strerror = reason, size, limit, strerror
+
+
+# Opened without blocking (a FIFO with no writer would otherwise wait forever in open()) and
+# as bytes; a flag a platform lacks is 0 (O_NONBLOCK on Windows, O_BINARY on POSIX).
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def read_bytes(path: str | PathLike[str], max_bytes: int) -> bytes:
+    """The bytes of the user's file ``path``, read safely: opened once, so the file checked
+    is the file read; refused if it is not a regular file or holds more than ``max_bytes``.
+
+    The open does not block (a FIFO with no writer), ``fstat`` of the open file tells a
+    folder, FIFO, device or socket, and its size is checked before reading; the read takes
+    a buffer of the file's size and a byte, and reads on (up to the limit and a byte) only
+    if the file grew since its size was taken, so never more than ``max_bytes + 1`` bytes.
+    The readers of every user's file use it (:func:`read_text`;
+    :mod:`topologies.io` for fabric files), each wording the refusals its own way.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    max_bytes : int
+        Most bytes accepted.
+
+    Returns
+    -------
+    bytes
+        The file's content, at most ``max_bytes`` long.
+
+    Raises
+    ------
+    FileRefusal
+        With ``reason`` ``"missing"``, ``"folder"``, ``"special"``, ``"large"`` or
+        ``"unreadable"`` (the OS's ``strerror``).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "a.toml")
+    >>> with open(path, "wb") as f:
+    ...     _ = f.write(b"a = 1")
+    >>> read_bytes(path, 100)
+    b'a = 1'
+    >>> for where, limit in ((path, 4), (folder, 100), (path + "x", 100)):
+    ...     try:
+    ...         read_bytes(where, limit)
+    ...     except FileRefusal as refusal:
+    ...         print(refusal.reason, refusal.size, refusal.limit)
+    large 5 4
+    folder 0 0
+    missing 0 0
+    """
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except FileNotFoundError:
+        raise FileRefusal("missing") from None
+    except IsADirectoryError:
+        raise FileRefusal("folder") from None
+    except OSError as exc:   # a name over the file system's limit, a loop of links, EACCES
+        raise FileRefusal("unreadable", strerror=exc.strerror or str(exc)) from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise FileRefusal("folder" if stat.S_ISDIR(info.st_mode) else "special")
+    with os.fdopen(fd, "rb") as fh:
+        if info.st_size > max_bytes:
+            raise FileRefusal("large", size=info.st_size, limit=max_bytes)
+        try:
+            raw = fh.read(info.st_size + 1)   # a buffer of the file's size, not the limit's
+            if len(raw) > info.st_size:   # grown since its size was read: on to the limit
+                parts, total = [raw], len(raw)
+                while total <= max_bytes and (
+                        more := fh.read(min(1 << 20, max_bytes + 1 - total))):
+                    parts.append(more)
+                    total += len(more)
+                raw = b"".join(parts)
+        except OSError as exc:
+            raise FileRefusal("unreadable", strerror=exc.strerror or str(exc)) from None
+    if len(raw) > max_bytes:   # the bytes read, not the size said
+        raise FileRefusal("large", size=len(raw), limit=max_bytes)
+    return raw
+
+
 def read_text(path: str | PathLike[str], what: str = "file", *, max_bytes: int = DEFAULT_MAX_BYTES
              ) -> str:
     """The text of ``path`` (UTF-8); a missing, unreadable, binary, larger than ``max_bytes``
     or not regular file (a FIFO, which would block, or a device) is a UserError. Never reads
-    more than ``max_bytes + 1`` bytes."""
+    more than ``max_bytes + 1`` bytes (:func:`read_bytes`)."""
     path = Path(path)
+    name = f"{what} {str(path)!r}"
     try:
-        # non-blocking open: a FIFO with no writer would otherwise wait forever in open()
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise UserError(f"{what} {str(path)!r} does not exist") from None
-    except OSError as exc:
-        raise UserError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise UserError(f"cannot read {what} {str(path)!r}: it is a folder, not a file")
-        raise UserError(f"{what} {str(path)!r} is not a regular file (a FIFO, device or "
-                        f"socket); give a file")
-    with os.fdopen(fd, "rb") as f:
-        try:
-            data = f.read(max_bytes + 1)
-        except OSError as exc:
-            raise UserError(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
-    if len(data) > max_bytes:
-        raise UserError(f"{what} {str(path)!r} is larger than the {max_bytes:,}-byte limit "
-                        f"for such files; is it the right file?")
+        data = read_bytes(path, max_bytes)
+    except FileRefusal as refusal:
+        raise UserError({
+            "missing": f"{name} does not exist",
+            "folder": f"cannot read {name}: it is a folder, not a file",
+            "special": f"{name} is not a regular file (a FIFO, device or socket); give a file",
+            "large": f"{name} is larger than the {max_bytes:,}-byte limit for such files; "
+                     f"is it the right file?",
+            "unreadable": f"cannot read {name}: {refusal.strerror}",
+        }[refusal.reason]) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise UserError(f"{what} {str(path)!r} is not a UTF-8 text file") from None
+        raise UserError(f"{name} is not a UTF-8 text file") from None
 
 
 def _structure(text: str, fmt: str) -> tuple[int, int]:

@@ -56,8 +56,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
-import stat
 import sys
 from contextlib import contextmanager
 from os import PathLike
@@ -66,7 +64,14 @@ from typing import Any
 
 import networkx as nx
 
-from compute.config_files import DuplicateKeyError, FloatOverflow, finite_float, unique_keys
+from compute.config_files import (
+    DuplicateKeyError,
+    FileRefusal,
+    FloatOverflow,
+    finite_float,
+    read_bytes,
+    unique_keys,
+)
 from compute.errors import UserError
 from compute.gpu_facts import note_gpu_file_facts
 from compute.hardware import GpuSpec
@@ -434,42 +439,31 @@ _BLOCK = 1 << 16
 def _check_size(path: Path, size: int) -> None:
     limit = max_file_bytes()
     if size > limit:
-        raise UserError(f"fabric file {path} is {size:,} bytes, over the limit of "
-                        f"{limit:,}; raise NETMODEL_MAX_FABRIC_FILE_BYTES to read it")
+        raise UserError(_too_large(path, size, limit))
+
+
+def _too_large(path: Path, size: int, limit: int) -> str:
+    return (f"fabric file {path} is {size:,} bytes, over the limit of {limit:,}; raise "
+            f"NETMODEL_MAX_FABRIC_FILE_BYTES to read it")
 
 
 def _read_bytes(path: Path) -> bytes:
-    """The bytes of ``path``, opened once (so the file checked is the file read): refused
-    if missing, not a regular file (a folder; a FIFO, opened without blocking), over the
-    size limit (never more than the limit and a byte read), or unreadable, the OS's reason
-    named (a loop of symbolic links was 'does not exist': ``exists()`` is False for it)."""
+    """The bytes of ``path``, by :func:`compute.config_files.read_bytes` (opened once
+    without blocking, checked open, never more than the limit and a byte read), its
+    refusals worded for a fabric file: missing, not a regular file (a folder, FIFO or
+    device), over :func:`~topologies.limits.max_file_bytes` (the size named), or unreadable,
+    the OS's reason named (a loop of symbolic links was 'does not exist': ``exists()`` is
+    False for it)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except FileNotFoundError:
-        raise UserError(f"fabric file {path} does not exist") from None
-    except IsADirectoryError:
-        raise UserError(f"fabric file {path} is not a file") from None
-    except OSError as exc:   # a name over the file system's limit, a loop of links, EACCES
-        raise UserError(f"cannot read fabric file {path}: {exc.strerror or exc}") from None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode):   # fdopen refuses a folder with IsADirectoryError
-        os.close(fd)
-        raise UserError(f"fabric file {path} is not a file")
-    with os.fdopen(fd, "rb") as fh:
-        _check_size(path, info.st_size)
-        limit = max_file_bytes()
-        try:
-            raw = fh.read(info.st_size + 1)   # a buffer of the file's size, not the limit's
-            if len(raw) > info.st_size:   # grown since its size was read: on to the limit
-                parts, total = [raw], len(raw)
-                while total <= limit and (more := fh.read(min(1 << 20, limit + 1 - total))):
-                    parts.append(more)
-                    total += len(more)
-                raw = b"".join(parts)
-        except OSError as exc:
-            raise UserError(f"cannot read fabric file {path}: {exc.strerror or exc}") from None
-    _check_size(path, len(raw))   # the bytes read, not the size said
-    return raw
+        return read_bytes(path, max_file_bytes())
+    except FileRefusal as refusal:
+        raise UserError({
+            "large": _too_large(path, refusal.size, refusal.limit),
+            "missing": f"fabric file {path} does not exist",
+            "folder": f"fabric file {path} is not a file",
+            "special": f"fabric file {path} is not a file",
+            "unreadable": f"cannot read fabric file {path}: {refusal.strerror}",
+        }[refusal.reason]) from None
 
 
 class _Floats(dict):
