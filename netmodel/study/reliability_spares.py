@@ -594,13 +594,16 @@ def _replace(cluster, comp, effect):
     the members a failed leaf cuts off one by one); else those wired to the failed
     part)."""
     _, lost, wired, _ = cluster.local(comp)
-    parts = cluster.partition([comp])
-    main = None
+    # the cell's parts only where an instance lost no member (a GPU's failure, each
+    # recovery of its 8,192 on a 16,384-GPU cell with group spares: a dict of every node)
+    parts = main = None
     out = []
     for i in effect.down:
         inst = cluster.instances[i]
         gone = [m for m in inst if m in lost]
         if not gone:
+            if parts is None:
+                parts = cluster.partition([comp])
             sides: dict = {}
             for m in inst:
                 sides.setdefault(parts[m], []).append(m)

@@ -70,3 +70,23 @@ def test_a_gpu_failure_is_still_its_own_groups(monkeypatch):
     for _, e, *_ in out:   # TP 1: the failed GPU's own instance, down
         gpu = next(n for n in e.component.nodes)
         assert e.instances_down == 1 and e.down == (c.member_of[gpu],)
+
+
+def test_a_recovery_of_lost_members_asks_no_partition(monkeypatch):
+    # a GPU's failure takes its own instance down by the member it lost: the members to
+    # replace are that one (by hand), and the cell's connected parts (a dict of every node,
+    # once per recovery: 8,192 recoveries on a 16,384-GPU cell) are not asked for
+    c, _, _ = _cluster(monkeypatch)
+    effect = next(e for e in c.effects() if e.cls == "gpu-die")
+    original, asked = type(c).partition, []
+
+    def counted(self, comps):
+        asked.append(comps)
+        return original(self, comps)
+
+    monkeypatch.setattr(type(c), "partition", counted)
+    for _, e, *_ in rs.by_group(c, effect):
+        gpu = next(n for n in e.component.nodes)
+        inst = c.instances[c.member_of[gpu]]
+        assert rs._replace(c, e.component, e) == [(inst, [gpu])]
+    assert asked == []   # the old code: once per group
