@@ -110,6 +110,12 @@ for repair). A kind granted in part is solved by :func:`_sequential`'s
     # pools that one failure asks together (a failure over several groups): one chain
     jointly: set = set()
     notes: set = set()   # the fallbacks past the chain's limit taken (Analytic.fallback)
+    # each slot's kinds and the failure each kind follows, once (not per slot: a 16,384-GPU
+    # cell with group spares has 2,048 slots and 8,000 kinds)
+    family = _lead(kinds)
+    by_slot: dict = {}
+    for k, x in enumerate(kinds):
+        by_slot.setdefault(x.group, []).append(k)
     for comp in _coupled(kinds, n_groups):
         solved = _coupled_blocking(kinds, pools, comp, n_groups, over, notes)
         if solved is None:
@@ -123,12 +129,12 @@ for repair). A kind granted in part is solved by :func:`_sequential`'s
     for (slot, cap), n in sizes.items():
         if slot in jointly:
             continue
-        here = [k for k, x in enumerate(kinds) if x.group in (-1, slot)]
+        here = sorted([*by_slot.get(-1, ()), *by_slot.get(slot, ())])
         # a kind granted in part (Kind.grain) is served while one instance's spares fit
         elig = [k for k in here if 0 < kinds[k].grain <= cap]
         b = np.ones(len(kinds))
         dist: dict = {}   # kinds granted in part: P(r of its instances refused)
-        asks = _asks(kinds, [k for k in elig if kinds[k].group == slot >= 0])
+        asks = _asks(kinds, [k for k in elig if kinds[k].group == slot >= 0], family)
         chained = any(len(a) > 1 for a in asks) or any(kinds[k].pieces > 1 for k in elig)
         seq = _sequential(int(cap), kinds, [k for k in elig if kinds[k].group < 0], asks,
                           over, notes) if chained else None
@@ -386,14 +392,24 @@ def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
     return events, waits
 
 
-def _asks(kinds: Sequence[Kind], ks: list[int]) -> list[list[int]]:
-    """``ks`` (kinds of one pool's slot, ascending) by the failure that strikes them: a
-    kind and the kinds that follow it (:attr:`Kind.follows`), in the kinds' order, where
-    they fail alike (rate, cells and hold); any other kind alone."""
+def _lead(kinds: Sequence[Kind]) -> list[int]:
+    """Per kind, the index of the failure that strikes it: a kind and the kinds that
+    follow it (:attr:`Kind.follows`) one failure, counted in the kinds' order."""
     lead, family = -1, []
     for x in kinds:
         lead += 1 if not x.follows else 0
         family.append(lead)
+    return family
+
+
+def _asks(kinds: Sequence[Kind], ks: list[int], family: list[int] | None = None
+          ) -> list[list[int]]:
+    """``ks`` (kinds of one pool's slot, ascending) by the failure that strikes them: a
+    kind and the kinds that follow it (:attr:`Kind.follows`), in the kinds' order, where
+    they fail alike (rate, cells and hold); any other kind alone. ``family``:
+    :func:`_lead` of ``kinds`` where the caller has it."""
+    if family is None:
+        family = _lead(kinds)
     out: dict = {}
     for k in ks:
         groups = out.setdefault(family[k], [])
