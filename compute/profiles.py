@@ -509,6 +509,10 @@ def get_profile(ref: str | Path | EngineProfile) -> EngineProfile:
     Traceback (most recent call last):
     ...
     compute.errors.UserError: unknown profile 'no-such-engine'; known: 'vllm-dgx-h100' (or a path to a .toml profile)
+    >>> get_profile(".")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: profile '.' is a folder; give a shipped profile ('vllm-dgx-h100') or a path to a .toml profile file
     """
     if isinstance(ref, EngineProfile):
         return ref
@@ -519,6 +523,9 @@ def get_profile(ref: str | Path | EngineProfile) -> EngineProfile:
         return _shipped_profile(text)
     if text.lower().endswith((".toml", ".json")):
         return read_profile(text)
+    if text.strip() and Path(text).is_dir():
+        raise UserError(f"profile {text!r} is a folder; give a shipped profile "
+                        f"({known(profile_names())}) or a path to a .toml profile file")
     raise UserError(f"unknown profile {text!r}; known: {known(profile_names())} (or a path "
                     f"to a .toml profile)")
 

@@ -229,7 +229,7 @@ def resolve_profile(ref: str | None) -> EngineProfile | None:
         return None
     from compute.profiles import get_profile
 
-    with value_refused_as("--profile", ref, "unknown profile"):
+    with value_refused_as("--profile", ref, "unknown profile", "profile "):
         return get_profile(ref)
 
 

@@ -40,8 +40,9 @@ def test_the_flag_is_named(args, line):
 
 def test_a_folder_given_as_profile_names_the_flag(tmp_path):
     line = one_line_error(run_cli([*INFER, "--profile", str(tmp_path)]))
-    assert line.startswith(f"error: --profile {str(tmp_path)!r}: unknown profile "
-                           f"{str(tmp_path)!r}; known: 'vllm-dgx-h100'")
+    assert line == (f"error: --profile {str(tmp_path)!r}: profile {str(tmp_path)!r} is a "
+                    f"folder; give a shipped profile ('vllm-dgx-h100') or a path to a .toml "
+                    f"profile file")
 
 
 def test_other_refusals_pass_as_they_are():
