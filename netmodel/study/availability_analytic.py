@@ -393,13 +393,10 @@ def _down_events(kinds: Sequence[Kind], pools: SparePools, b: np.ndarray,
 
 
 def _lead(kinds: Sequence[Kind]) -> list[int]:
-    """Per kind, the index of the failure that strikes it: a kind and the kinds that
-    follow it (:attr:`Kind.follows`) one failure, counted in the kinds' order."""
-    lead, family = -1, []
-    for x in kinds:
-        lead += 1 if not x.follows else 0
-        family.append(lead)
-    return family
+    """Per kind, the index of the failure that strikes it: its family in
+    :func:`_families` (a kind and the kinds that follow it, :attr:`Kind.follows`, one
+    failure), counted in the kinds' order."""
+    return [f for f, family in enumerate(_families(kinds)) for _ in family]
 
 
 def _asks(kinds: Sequence[Kind], ks: list[int], family: list[int] | None = None
