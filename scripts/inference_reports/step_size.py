@@ -23,6 +23,13 @@ SHORT_PROMPT = 512
 ALIBI_SOURCE = ("vllm-project/vllm vllm/model_executor/layers/attention.py (v0.2): "
                 "PagedAttentionWithALiBi.set_attn_bias, xFormers "
                 "LowerTriangularMaskWithTensorBias")
+#: Which attention kernel 2023 vLLM's prompts ran: it hands them to xFormers'
+#: ``memory_efficient_attention_forward``, which runs FlashAttention-2 where it can and falls
+#: back to its own CUTLASS kernel with a custom (tensor) bias, as ALiBi's is (the xFormers
+#: maintainer in vllm-project/vllm pull request 877, 2023-08, which let xFormers choose); a
+#: tensor bias is read tile by tile beside Q and K (facebookresearch/xformers issue 700).
+KERNEL_SOURCE = ("vllm-project/vllm pull request 877: xFormers runs FlashAttention-2 and "
+                 "falls back to its CUTLASS kernel with a tensor bias")
 #: 2023 vLLM's sampler computes logits for the last token of each prompt only (its
 #: ``_prune_hidden_states``; vllm-project/vllm, vllm/model_executor/layers/sampler.py).
 LM_HEAD_SOURCE = "vllm-project/vllm vllm/model_executor/layers/sampler.py: _prune_hidden_states"
@@ -57,6 +64,28 @@ def alibi_bias_bytes(model, tp: int, batch: int, prompt: int, dtype_bytes: int =
     1879048192
     """
     return batch * (model.heads // tp) * prompt * (-(-prompt // 8) * 8) * dtype_bytes
+
+
+def long_prompt_excess(costs: dict, gpu: str, model, tp: int, tokens: int) -> tuple:
+    """What one prompt of ``tokens`` costs beyond ``tokens`` / :data:`SHORT_PROMPT` prompts
+    of :data:`SHORT_PROMPT` tokens in a step of the same tokens (``costs`` of
+    :func:`prefill_cost`), and the attention FLOPs a GPU does more for it (causal: 4 x the
+    (query, key) pairs x head dimension x heads / TP x layers): ``(seconds, FLOPs)``. The
+    GEMMs, collectives and per-token work are the same in both steps, so their ratio is the
+    rate the long prompt's extra attention ran at.
+
+    >>> from compute.models import get_model
+    >>> c = {("G", "Llama-2-70B", 8, False): {8192: 2e-4},
+    ...      ("G", "Llama-2-70B", 8, True): {8192: 1e-4}}
+    >>> s, f = long_prompt_excess(c, "G", get_model("Llama-2-70B"), 8, 8192)
+    >>> round(s, 4), f"{f:.4e}"  # 8192 x 1e-4 s; 4 x 31,457,280 pairs x 128 x 64/8 x 80
+    (0.8192, '1.0308e+13')
+    """
+    one = costs[(gpu, model.name, tp, False)][tokens]
+    short = costs[(gpu, model.name, tp, True)][tokens]
+    pairs = model.prefill_pairs(tokens) - tokens // SHORT_PROMPT * model.prefill_pairs(
+        SHORT_PROMPT)
+    return tokens * (one - short), 4 * pairs * model.head_dim * model.heads / tp * model.layers
 
 
 def step_size(markdown: bool) -> list[str]:
@@ -121,8 +150,8 @@ def step_size(markdown: bool) -> list[str]:
         f"{b8[0] / l8[0]:.2f} and {b8[1] / l8[1]:.2f}: nearer the activations' "
         f"{width:.2f}, though not far enough to rule it out.",
         f"Prompts of {SHORT_PROMPT} rise nearly as one long prompt does, though attention's "
-        "FLOPs per token grow with the prompt, not the step: not attention, so neither "
-        "ALiBi nor the attention kernel.",
+        "FLOPs per token grow with the prompt, not the step: the rise is not attention "
+        "(what one long prompt costs beyond the rise is: below).",
         "The rise grows with TP (Llama-2-70B on the H100, one prompt and prompts of "
         f"{SHORT_PROMPT}, us a token: "
         + "; ".join(f"TP {n} {a * 1e6:.1f} and {b * 1e6:.1f}" for n, (a, b) in by_tp.items())
@@ -156,18 +185,86 @@ def step_size(markdown: bool) -> list[str]:
               * bloom.layers / (peak * get_profile(PROFILE).attention_efficiency))
     head_s = (2 * m.prompt * bloom.hidden * bloom.vocab / m.tp
               / (peak * get_profile(PROFILE).gemm_efficiency))
+    # a clock that falls once a step runs long (a GPU's power limit averaged over a window)
+    # would show at every TP: step lengths and costs per token, one prompt
+    t2, t8 = costs[(gpu, "Llama-2-70B", 2, False)], costs[(gpu, "Llama-2-70B", 8, False)]
+    summary.append(
+        "Nor is it a GPU's clock falling once a step runs long (a power limit averaged over "
+        "a window): at TP 8 Llama-2-70B's steps of 2,048 and 4,096 tokens last "
+        f"{t8[2048] * 2048 * 1e3:.0f} and {t8[4096] * 4096 * 1e3:.0f} ms and cost "
+        f"{t8[2048] * 1e6:.1f} and {t8[4096] * 1e6:.1f} us a token, but at TP 2 its steps of "
+        f"1,024 and 4,096 tokens, {t2[1024] * 1024 * 1e3:.0f} and "
+        f"{t2[4096] * 4096 * 1e3:.0f} ms, cost {t2[1024] * 1e6:.1f} and "
+        f"{t2[4096] * 1e6:.1f} us a token: a step's length alone does not raise its cost "
+        "(a limit shared by the server's GPUs, 2 of 8 busy at TP 2, is not ruled out).")
+    # what one long prompt costs beyond prompts of 512 of the same tokens: its attention
+    rate = peak * get_profile(PROFILE).attention_efficiency
+    excess = {(mm.name, n): long_prompt_excess(costs, gpu, mm, tp, n)
+              for mm in (llama, bloom) for n in (4096, 8192)}
+
+    def beyond(key):   # seconds of the excess beyond attention at the profile's rate
+        return excess[key][0] - excess[key][1] / rate
+
+    lx, bx = excess[("Llama-2-70B", 8192)], excess[("BLOOM-176B", 8192)]
+    summary.append(
+        f"One prompt of 8,192 tokens against {8192 // SHORT_PROMPT} of {SHORT_PROMPT} at TP "
+        f"{tp} on the H100 (the same GEMMs, collectives and per-token work; only attention "
+        f"differs): Llama-2-70B {lx[0] * 1e3:.1f} ms more for {lx[1]:.3g} FLOP more of "
+        f"attention a GPU, {lx[1] / lx[0] / 1e12:.0f} TFLOP/s, near the "
+        f"{rate / 1e12:.0f} TFLOP/s (FlashAttention-2) {PROFILE} takes; BLOOM-176B "
+        f"{bx[0] * 1e3:.1f} ms more for {bx[1]:.3g} FLOP, {bx[1] / bx[0] / 1e12:.0f} "
+        f"TFLOP/s, {lx[1] / lx[0] / (bx[1] / bx[0]):.1f}x slower (at 4,096 tokens, where "
+        "the differences are smaller, "
+        + " and ".join(f"{excess[(n, 4096)][0] * 1e3:.1f} ms" for n in ("Llama-2-70B",
+                                                                         "BLOOM-176B"))
+        + ": " + " and ".join(f"{excess[(n, 4096)][1] / excess[(n, 4096)][0] / 1e12:.0f}"
+                              for n in ("Llama-2-70B", "BLOOM-176B"))
+        + " TFLOP/s). BLOOM's ALiBi is the cause the engine's code shows: its bias is a "
+        f"tensor, which sends the prompts from FlashAttention-2 to xFormers' CUTLASS "
+        f"kernel ({KERNEL_SOURCE}) and adds the bias's reads; Llama-2-70B's causal mask "
+        "is no tensor. Not built into the profile: no published rate of that kernel with "
+        "a tensor bias on the H100 was found, and setting one from these rows would fit "
+        "the held-out model.")
+    # BLOOM-176B's 8,192-token prompt: the profile's miss, and what is left of it without
+    # the attention beyond the profile's rate
+    m = next(m for m in h100 if m.model == "BLOOM-176B" and m.phase == "prefill"
+             and m.batch == 1 and m.prompt == 8192)
+    g = get_gpu(gpu)
+    bias = alibi_bias_bytes(bloom, m.tp, m.batch, m.prompt)
+    # built once a step (write, then read and write to scale it), read by every layer
+    bias_s = (3 + bloom.layers) * bias / g.hbm_bandwidth
+    predicted = predict(get_profile(PROFILE), m, scenario_comm()(m))
+    gap = m.latency_s - predicted
+    attn_s = (4 * bloom.prefill_pairs(m.prompt) * bloom.head_dim * bloom.heads / m.tp
+              * bloom.layers / rate)
+    head_s = (2 * m.prompt * bloom.hidden * bloom.vocab / m.tp
+              / (peak * get_profile(PROFILE).gemm_efficiency))
+    kept = m.latency_s - beyond(("BLOOM-176B", 8192))
+    batched = next(x for x in h100 if x.model == "BLOOM-176B" and x.phase == "prefill"
+                   and x.batch == 8192 // SHORT_PROMPT and x.prompt == SHORT_PROMPT)
     summary.append(
         f"BLOOM-176B's 8,192-token prompt, {m.latency_s * 1e3:,.0f} ms measured, "
-        f"{gap * 1e3:,.0f} ms more than {PROFILE} predicts. Its ALiBi bias "
-        f"({ALIBI_SOURCE}): {bias / 1e9:.2f} GB a GPU, built once and read by each of its "
-        f"{bloom.layers} layers, {bias_s * 1e3:.0f} ms at the HBM's peak; its attention, "
-        f"{attn_s * 1e3:.0f} ms at {PROFILE}'s FlashAttention-2 rate, would add as much "
-        "again were the kernel half as fast. Its LM head "
+        f"{gap * 1e3:,.0f} ms more than {PROFILE} predicts ({predicted / m.latency_s - 1:+.1%})."
+        f" Of that, {beyond(('BLOOM-176B', 8192)) * 1e3:.0f} ms is the long prompt's "
+        f"attention beyond the {rate / 1e12:.0f} TFLOP/s above (Llama-2-70B's: "
+        f"{beyond(('Llama-2-70B', 8192)) * 1e3:.0f} ms); without it the row would read "
+        f"{predicted / kept - 1:+.1%}, as its {batched.batch} prompts of {SHORT_PROMPT} read "
+        f"{predict(get_profile(PROFILE), batched, scenario_comm()(batched)) / batched.latency_s - 1:+.1%}"
+        ": the rest is the rise above 2,048 tokens a step that Llama-2-70B's own rows show. "
+        f"Its ALiBi bias ({ALIBI_SOURCE}): {bias / 1e9:.2f} GB a GPU, built once and read by "
+        f"each of its {bloom.layers} layers, {bias_s * 1e3:.0f} ms at the HBM's peak, part "
+        f"of that attention; its attention at {PROFILE}'s FlashAttention-2 rate "
+        f"{attn_s * 1e3:.0f} ms. Its LM head "
         f"(250,880 words) over every token of the prompt, not only the last ({LM_HEAD_SOURCE}"
         f" computes the last only), would take {head_s * 1e3:.1f} ms at {PROFILE}'s GEMM "
-        f"efficiency. None comes near the {gap * 1e3:,.0f} ms; nor do the norm after the "
-        "embeddings or the GELU (element-wise, part of the per-token cost both models "
-        "share).")
+        "efficiency. Nor do the norm after the embeddings or the GELU come near "
+        "(element-wise, part of the per-token cost both models share).")
+    # on the A100 prompts of 512 carry a cost of their own: the comparison does not hold there
+    a = long_prompt_excess(costs, "A100-SXM-80GB", llama, tp, 8192)[0]
+    summary.append(
+        f"On the A100 the comparison does not separate attention: there Llama-2-70B's "
+        f"{8192 // SHORT_PROMPT} prompts of {SHORT_PROMPT} take {-a * 1e3:.0f} ms more than "
+        "its one prompt of 8,192 tokens, a cost of batched prompts the H100 rows do not show.")
     return out + ([f"- {s}" for s in summary] if markdown else summary)
 
 
