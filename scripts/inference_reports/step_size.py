@@ -30,6 +30,14 @@ ALIBI_SOURCE = ("vllm-project/vllm vllm/model_executor/layers/attention.py (v0.2
 #: tensor bias is read tile by tile beside Q and K (facebookresearch/xformers issue 700).
 KERNEL_SOURCE = ("vllm-project/vllm pull request 877: xFormers runs FlashAttention-2 and "
                  "falls back to its CUTLASS kernel with a tensor bias")
+#: The one published H100 rate found for that kernel family: PyTorch's memory-efficient
+#: attention (xFormers' CUTLASS kernel, upstreamed into PyTorch) against its FlashAttention,
+#: FP16, batch 16, 256 tokens, 32 heads of 128, no mask or bias: 144.8 and 229.5 TFLOP/s
+#: (microsoft/onnxruntime pull request 21629, "[CUDA] cuDNN Flash Attention", its H100
+#: benchmark table, rows torch:efficient and torch:flash).
+CUTLASS_VS_FLASH = (144.8, 229.5, "microsoft/onnxruntime pull request 21629: H100, FP16, "
+                    "batch 16, 256 tokens, 32 heads of 128, no mask or bias, PyTorch's "
+                    "memory-efficient kernel 144.8 and its FlashAttention 229.5 TFLOP/s")
 #: 2023 vLLM's sampler computes logits for the last token of each prompt only (its
 #: ``_prune_hidden_states``; vllm-project/vllm, vllm/model_executor/layers/sampler.py).
 LM_HEAD_SOURCE = "vllm-project/vllm vllm/model_executor/layers/sampler.py: _prune_hidden_states"
@@ -259,6 +267,20 @@ def step_size(markdown: bool) -> list[str]:
         f" computes the last only), would take {head_s * 1e3:.1f} ms at {PROFILE}'s GEMM "
         "efficiency. Nor do the norm after the embeddings or the GELU come near "
         "(element-wise, part of the per-token cost both models share).")
+    # what a term built from the one published figure for the fallback kernel would give
+    slow = CUTLASS_VS_FLASH[0] / CUTLASS_VS_FLASH[1]
+    added = attn_s * (1 / slow - 1) + bias_s
+    summary.append(
+        f"Were {PROFILE} to charge an ALiBi model's prefill attention at the one published "
+        f"H100 rate found for the fallback kernel, {slow:.2f} of FlashAttention's "
+        f"({CUTLASS_VS_FLASH[2]}), and the bias's reads at the HBM's peak, BLOOM-176B's "
+        f"8,192-token prompt would gain {attn_s * (1 / slow - 1) * 1e3:.0f} + "
+        f"{bias_s * 1e3:.0f} ms and read {(predicted + added) / m.latency_s - 1:+.1%}: "
+        f"{added / beyond(('BLOOM-176B', 8192)):.0%} of the "
+        f"{beyond(('BLOOM-176B', 8192)) * 1e3:.0f} ms. Not built: that figure is a later "
+        "copy of the kernel at another shape, without a bias, and the model catalog does "
+        "not say which models use ALiBi; what would be built is a kernel rate measured at "
+        "these shapes with a tensor bias.")
     # on the A100 prompts of 512 carry a cost of their own: the comparison does not hold there
     a = long_prompt_excess(costs, "A100-SXM-80GB", llama, tp, 8192)[0]
     summary.append(

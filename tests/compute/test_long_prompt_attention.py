@@ -94,3 +94,23 @@ def test_a_long_step_alone_does_not_raise_the_cost(report):
     text = "\n".join(script.step_size(False))
     assert ("last 137 and 390 ms and cost 66.8 and 95.3 us a token, but at TP 2 its steps "
             "of 1,024 and 4,096 tokens, 158 and 643 ms, cost 154.3 and 156.9 us") in text
+
+
+def test_the_report_prices_the_published_fallback_rate(report):
+    """PyTorch's copy of xFormers' CUTLASS kernel on the H100 at 144.8 TFLOP/s against its
+    FlashAttention's 229.5 (0.631): BLOOM-176B's 8,192-token attention, 4 x 8192 x 8193 / 2
+    x 128 x 14 x 70 = 1.684e13 FLOP, 50.6 ms at 333.1 TFLOP/s, becomes 80.2 ms (+29.6); the
+    bias's 73 passes of 1.879 GB at 3.35 TB/s add 40.9 ms: 1,058 + 70.5 ms against 1,535.4
+    measured reads -26.5%, 40% of the 174.7 ms."""
+    script, _ = report
+    attn = 4 * 8192 * 8193 / 2 * 128 * 14 * 70 / (989.4e12 * 333 / 989)
+    more = attn * (229.5 / 144.8 - 1)
+    bias = 73 * 14 * 8192 * 8192 * 2 / 3.35e12
+    assert (attn, more, bias) == pytest.approx((0.0506, 0.0296, 0.0409), abs=1e-4)
+    predicted = 1.5354 * (1 - 0.3109)
+    assert (predicted + more + bias) / 1.5354 - 1 == pytest.approx(-0.265, abs=2e-3)
+    assert (more + bias) / 0.1747 == pytest.approx(0.40, abs=0.01)
+    text = "\n".join(script.step_size(False))
+    for piece in ("0.63 of FlashAttention's", "pull request 21629", "would gain 30 + 41 ms "
+                  "and read -26.5%: 40% of the 175 ms", "Not built"):
+        assert piece in text, piece
