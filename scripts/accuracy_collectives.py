@@ -15,7 +15,13 @@ model: each system's fabric from
 to these curves) and ``auto`` over NCCL's algorithms (``algorithms="nccl"``) unless the
 measurement forced one, or a tuner plugin chose (a row's nccl_algorithm 'auto (PLUGIN tuner
 plugin, PLATFORM)': AWS's p5 runs): then the plugin's published choice where it makes one
-(:mod:`netmodel.collectives.tuner_plugin`). Error is model / measured - 1.
+(:mod:`netmodel.collectives.tuner_plugin`). Where NCCL's own tuner chose (nccl_algorithm
+'auto...' naming no plugin) the model chooses as NCCL's tuner would, the tuner ``nccl``
+(:class:`~netmodel.collectives.tuner_plugin.NcclTuner`: Ring and Tree priced by NCCL's
+formula, the chosen pair costed by the model; elsewhere, where NVLS, CollNet or NVLSTree can
+run or a scale-up domain holds more than 8 GPUs, the model's auto): so the model reproduces
+NCCL's choice where a source states it (NVIDIA/nccl issue 1801's ring) rather than taking
+the fastest of its own costs. Error is model / measured - 1.
 
 Regions and targets (issue 11): on 8-GPU NVLink systems busbw within 10% at >= 256 MiB,
 within 25% from 1 MiB to 128 MiB, within 2x below 1 MiB; across nodes (>= 16 GPUs) within
@@ -96,7 +102,7 @@ class Curve:
 
     def __init__(self, key, system, fabric, gpus, algorithm, sizes, measured, source,
                  target=True, note="", op="all-reduce", gpus_per_thread=None, tuner=None,
-                 buffsize=None, release=""):
+                 buffsize=None, release="", nccl_chose=False):
         self.key, self.system, self.fabric, self.gpus = key, system, fabric, gpus
         self.tuner = tuner      # (plugin, platform) whose tuner chose, or None: NCCL's
         self.algorithm, self.sizes, self.measured = algorithm, sizes, measured
@@ -104,6 +110,7 @@ class Curve:
         self.gpus_per_thread = gpus_per_thread
         self.buffsize = buffsize    # the run's NCCL_BUFFSIZE (bytes), or None: NCCL's default
         self.release = release      # the run's NCCL release as its source prints it, or ""
+        self.nccl_chose = nccl_chose    # NCCL's own tuner chose the run's algorithms
         self.model = self.choice = self.time = self.harness = None
 
     def run(self) -> Curve:
@@ -111,14 +118,17 @@ class Curve:
 
         from netmodel.collectives.calibration import default_calibration
         from netmodel.collectives.model import FabricCostModel
-        from netmodel.collectives.tuner_plugin import TunerPlugin
+        from netmodel.collectives.tuner_plugin import NCCL_TUNER, TunerPlugin
         from topologies import build
 
         # auto, auto:A,B (auto over those of NCCL's algorithms the run left enabled) or one
         kind, _, names = self.algorithm.partition(":")
         alg = None if kind == "auto" else self.algorithm
-        # a plugin's tuner chooses under auto as the run's did (FabricCostModel's tuner)
-        tuner = None if self.tuner is None else TunerPlugin.load(*self.tuner)
+        # a plugin's tuner chooses under auto as the run's did (FabricCostModel's tuner);
+        # where NCCL's own tuner chose, its emulation chooses ('nccl': where Ring and Tree
+        # are the only candidates; elsewhere the model's auto)
+        tuner = (NCCL_TUNER if self.nccl_chose and kind == "auto" else None) \
+            if self.tuner is None else TunerPlugin.load(*self.tuner)
         cal = default_calibration().with_(nccl_release=emulated(self.release)[0])
         if self.buffsize is not None:
             cal = cal.with_(simple_buffer=self.buffsize)
@@ -216,10 +226,17 @@ def cited_curves() -> list[Curve]:
                                        tuner=tuner_of(r["nccl_algorithm"]),
                                        buffsize=float(r["nccl_buffsize"])
                                        if r["nccl_buffsize"] else None,
-                                       release=r["nccl"])
+                                       release=r["nccl"],
+                                       nccl_chose=nccl_chose(r["nccl_algorithm"]))
         c.sizes.append(float(r["bytes"]))
         c.measured.append(float(r["busbw_GBps"]))
     return list(out.values())
+
+
+def nccl_chose(nccl_algorithm: str) -> bool:
+    """Whether NCCL's own tuner chose the run's algorithm: its nccl_algorithm reads 'auto'
+    first (NCCL_ALGO unset; NVLS or CollNet on or off) and names no tuner plugin."""
+    return nccl_algorithm.startswith("auto") and tuner_of(nccl_algorithm) is None
 
 
 def _ops_rows():

@@ -184,10 +184,12 @@ class FabricCostModel:
         and send-recv (:data:`~netmodel.collectives.algorithms.SEND_RECV_OPS`, groups of
         sends and receives in NCCL) then choose as under ``auto`` unless the algorithm
         implements them. A scenario's ``[collective] algorithm`` has this scope.
-    tuner : str or TunerPlugin, optional
-        A tuner plugin that replaces NCCL's choice under ``auto``, by name (one of
+    tuner : str, TunerPlugin or NcclTuner, optional
+        A tuner that replaces the model's choice under ``auto``, by name (one of
         :func:`~netmodel.collectives.tuner_plugin.tuner_names`; ``"none"`` or None, the
-        default: NCCL's own tuner, the fastest candidate). Where the plugin chooses an
+        default: the fastest candidate, standing for NCCL's own tuner; ``"nccl"``: NCCL's
+        own tuner emulated, :class:`~netmodel.collectives.tuner_plugin.NcclTuner`, which
+        reads the group's :meth:`nccl_graph`). Where the tuner chooses an
         (algorithm, protocol) the model can run at a size, the time is that pair's (its
         fastest line); elsewhere ``auto``'s (:mod:`netmodel.collectives.tuner_plugin`). A
         tuner beside a named ``algorithm`` is refused (it would have nothing to choose:
@@ -676,22 +678,24 @@ class FabricCostModel:
         pairs = [(c[0], c[1]) for c in cands]
         nodes = self.tuner_nodes(group)
         for j, size in enumerate(np.asarray(n, dtype=float).ravel()):
-            i = self.tuner_row(op, float(size), len(group), nodes, pairs, times[:, j])
+            i = self.tuner_row(op, float(size), len(group), nodes, pairs, times[:, j], group)
             if i is not None:
                 yield j, i
 
     def tuner_row(self, op: str, nbytes: float, ranks: int, nodes: int, pairs,
-                  col: np.ndarray) -> int | None:
+                  col: np.ndarray, group: tuple[Hashable, ...] | None = None) -> int | None:
         """The line the tuner chooses for one communicator (``op`` of ``nbytes`` on
         ``ranks`` ranks over ``nodes`` nodes): the fastest line of its (algorithm, protocol)
         (:meth:`tuner_pair`), skipping pairs no line runs; None where it leaves the choice
         to auto. ``pairs``: each line's ``(algorithm, protocol)``; ``col``: each line's time
         (``inf`` where it does not run). Every costing of a communicator chooses so, alone
         (:meth:`chosen`) or beside the others (:func:`~netmodel.collectives.
-        concurrent_choice.own_times`)."""
+        concurrent_choice.own_times`). ``group``: the communicator's GPUs, for a tuner that
+        reads its topology (:meth:`nccl_graph`; None: the group the model places for
+        ``ranks`` GPUs, as concurrent costing asks)."""
         runs = np.isfinite(col).tolist()
         ok = frozenset(q for q, r in zip(pairs, runs, strict=True) if r)
-        pick = self.tuner_pair(op, float(nbytes), ranks, nodes, ok)
+        pick = self.tuner_pair(op, float(nbytes), ranks, nodes, ok, group)
         if pick is None:
             return None
         return min((i for i, q in enumerate(pairs) if q == pick), key=lambda i: col[i])
@@ -703,18 +707,71 @@ class FabricCostModel:
         return len(domains(self.graph, group))
 
     def tuner_pair(self, op: str, nbytes: float, ranks: int, nodes: int,
-                   ok: frozenset) -> tuple[str, str] | None:
+                   ok: frozenset, group: tuple[Hashable, ...] | None = None
+                   ) -> tuple[str, str] | None:
         """The tuner's ``(algorithm, protocol)`` for one communicator (``op`` of ``nbytes``
         on ``ranks`` ranks over ``nodes`` nodes) among the pairs ``ok`` that run there, as
         the plugin skips those NCCL marks unavailable; None where it leaves the choice to
         auto. Every costing of one instance asks it (one group alone, after failures, or
-        every group at once: each communicator is tuned apart)."""
-        key = (op, float(nbytes), int(ranks), int(nodes), ok)
+        every group at once: each communicator is tuned apart). NCCL's own tuner
+        (:class:`~netmodel.collectives.tuner_plugin.NcclTuner`) also reads the group's
+        :meth:`nccl_graph` (``group`` None: the group the model places for ``ranks``)."""
+        graph = None
+        if getattr(self.tuner, "needs_graph", False) and op == "all-reduce":
+            graph = self.nccl_graph(self.group(int(ranks)) if group is None else group)
+        key = (op, float(nbytes), int(ranks), int(nodes), ok, graph)
         seen = self._tuner_seen
         if key not in seen:
-            seen[key] = self.tuner.choose(op, float(nbytes), int(ranks), int(nodes),
-                                          lambda a, p: (a, p) in ok)
+            avail = (lambda a, p: (a, p) in ok)   # noqa: E731
+            seen[key] = self.tuner.choose(op, float(nbytes), int(ranks), int(nodes), avail) \
+                if graph is None else \
+                self.tuner.choose(op, float(nbytes), int(ranks), int(nodes), avail,
+                                  graph=graph, pairs=ok)
         return seen[key]
+
+    def nccl_graph(self, group: tuple[Hashable, ...]):
+        """What NCCL's tuner reads of ``group``'s topology
+        (:class:`~netmodel.collectives.tuner_plugin.NcclGraph`), as the model stands for
+        NCCL's graph search, or None where the ring cannot run: its ``busbw`` is the model's
+        own ring all-reduce busbw on ``group`` at large sizes under Simple (bytes/s:
+        ``2 (n - 1) / n`` over the steady seconds per byte; NCCL's ring and tree graphs
+        share their channels' speed, so the tree starts from the same), its channels the
+        calibration's, a tree's caps the model's tree channels (one per NIC rail; none
+        without rails, as the model's own tree) x the generation's per-channel caps for the
+        group's node count, and on one node LL's cap the generation's LL bandwidth factor
+        (NCCL's llMaxBw over its NVLink rate) x ``busbw``."""
+        from netmodel.collectives.tuner_plugin import NcclGraph
+
+        cache = self.__dict__.setdefault("_nccl_graphs", {})
+        if group in cache:
+            return cache[group]
+        cal = self.calibration
+        out = None
+        n = len(group)
+        try:
+            ring = self.compiled("all-reduce", "ring", group)
+            b = ring.line_parts(cal.protocol("Simple"), cal)[-1][1]
+        except (NotApplicable, GroupCut):
+            b = 0.0
+        if n > 1 and b > 0 and math.isfinite(b):
+            channels = 0
+            try:
+                tree = self.compiled("all-reduce", "tree", group)
+                channels = max((s.tree_channels for s in tree.steps if s.member), default=0)
+            except (NotApplicable, GroupCut):
+                pass
+            nodes = self.tuner_nodes(group)
+            idx = min(nodes, 3) - 1
+
+            def cap(table) -> float:
+                return channels * table[idx] if channels and table else 0.0
+
+            busbw = 2 * (n - 1) / n / b
+            out = NcclGraph(busbw, int(cal.channels), cap(cal.tree_channel_bandwidth),
+                            cap(cal.tree_ll128_channel_bandwidth),
+                            cal.protocol("LL").bandwidth_factor * busbw if nodes == 1 else 0.0)
+        cache[group] = out
+        return out
 
     def cost(self, op: str, nbytes: float, group: int | Iterable[Hashable],
              algorithm: str | None = None) -> CollectiveResult:

@@ -14,7 +14,7 @@ The library's ``auto`` is NCCL's and stays so unless a tuner is named: :func:`tu
 ``tuner`` take, ``"none"`` (NCCL's own tuner) the default; :func:`get_tuner` loads one.
 
 >>> tuner_names()
-('none', 'aws-ofi-nccl:p5')
+('none', 'nccl', 'aws-ofi-nccl:p5')
 >>> get_tuner("aws-ofi-nccl:p5").label
 'aws-ofi-nccl:p5'
 
@@ -23,6 +23,11 @@ The library's ``auto`` is NCCL's and stays so unless a tuner is named: :func:`tu
 ('ring', 'LL128')
 >>> t.choose("all-reduce", 2 ** 30, 16, 2) is None    # 2 nodes: NCCL's own tuner
 True
+
+``"nccl"`` (:class:`NcclTuner`) is NCCL's own tuner, emulated: the all-reduce's algorithm
+and protocol NCCL's cost model predicts fastest (NVIDIA/nccl src/graph/tuning.cc), which the
+model then costs with its own costing. Without it the model's ``auto`` takes the fastest of
+the model's own costs, which on 3 nodes picks a tree NCCL does not (NVIDIA/nccl issue 1801).
 """
 
 from __future__ import annotations
@@ -30,18 +35,24 @@ from __future__ import annotations
 import functools
 import math
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from pathlib import Path
 
 from compute.errors import UserError, known
 from compute.validate import describe
 
-__all__ = ["NO_TUNER", "PLUGINS_PATH", "TunerPlugin", "get_tuner", "tuner_names", "tuner_refusal"]
+__all__ = ["NCCL_TUNER", "NO_TUNER", "PLUGINS_PATH", "NcclGraph", "NcclTuner", "TunerPlugin",
+           "get_tuner", "tuner_names", "tuner_refusal"]
 
 PLUGINS_PATH = Path(__file__).resolve().parent.parent / "data" / "collective_tuner_plugins.toml"
 _EPS = 1e-10            # the plugin's edge tolerance, in log2 units
-#: The tuner name for NCCL's own tuner (no plugin): the default everywhere.
+#: The tuner name for no tuner: the model's auto, the fastest of its own costs, standing for
+#: NCCL's own tuner (no plugin): the default everywhere.
 NO_TUNER = "none"
+#: The tuner name of NCCL's own tuner emulated (:class:`NcclTuner`): the data file's
+#: table of that name, which is no plugin's.
+NCCL_TUNER = "nccl"
 
 
 @functools.lru_cache(maxsize=4)
@@ -51,24 +62,36 @@ def _data(path: str | Path = PLUGINS_PATH) -> dict:
 
 
 def tuner_names(path: str | Path = PLUGINS_PATH) -> tuple[str, ...]:
-    """The tuner names a model takes: ``"none"`` (NCCL's own), then ``PLUGIN:SET`` for each
-    region set of each plugin in the data file (``[aws-ofi-nccl.p5]``: ``aws-ofi-nccl:p5``)."""
-    return (NO_TUNER, *(f"{plugin}:{key}" for plugin, sets in _data(path).items()
-                        for key in sets))
+    """The tuner names a model takes: ``"none"`` (the model's own auto), ``"nccl"`` (NCCL's
+    tuner emulated, :class:`NcclTuner`, where the data file has its table), then
+    ``PLUGIN:SET`` for each region set of each plugin in the data file
+    (``[aws-ofi-nccl.p5]``: ``aws-ofi-nccl:p5``)."""
+    data = _data(path)
+    return (NO_TUNER, *((NCCL_TUNER,) if NCCL_TUNER in data else ()),
+            *(f"{plugin}:{key}" for plugin, sets in data.items() if plugin != NCCL_TUNER
+              for key in sets))
 
 
-def get_tuner(name: str | None, path: str | Path = PLUGINS_PATH) -> TunerPlugin | None:
-    """The plugin ``name`` (one of :func:`tuner_names`) names, None for ``"none"`` or None
-    (NCCL's own tuner); a :class:`TunerPlugin` is returned as given. Another name raises
-    :class:`~compute.errors.UserError` listing the known ones."""
-    if name is None or isinstance(name, TunerPlugin):
+def get_tuner(name: str | None, path: str | Path = PLUGINS_PATH
+              ) -> TunerPlugin | NcclTuner | None:
+    """The tuner ``name`` (one of :func:`tuner_names`) names, None for ``"none"`` or None
+    (the model's own auto); a :class:`TunerPlugin` or :class:`NcclTuner` is returned as
+    given. Another name raises :class:`~compute.errors.UserError` listing the known ones."""
+    if name is None or isinstance(name, TunerPlugin | NcclTuner):
         return name
     names = tuner_names(path)
     if not isinstance(name, str) or name not in names:
         raise UserError(f"unknown tuner {describe(name)}; known: {known(names)}")
     if name == NO_TUNER:
         return None
+    if name == NCCL_TUNER:
+        return _nccl(str(path))
     return _named(name, str(path))
+
+
+@functools.lru_cache(maxsize=4)
+def _nccl(path: str) -> NcclTuner:
+    return NcclTuner.from_spec(_data(path)[NCCL_TUNER])
 
 
 def tuner_refusal(tuner: str | None, algorithm: str = "auto") -> str | None:
@@ -213,3 +236,166 @@ class TunerPlugin:
             if _contains(poly, p):
                 return alg, proto
         return None
+
+
+# ------------------------------------------------------------------ NCCL's own tuner
+
+#: NCCL's all-reduce algorithms the emulation prices, in the order NCCL's tuner tries them
+#: (NCCL_ALGO_TREE 0, NCCL_ALGO_RING 1: on a tie the first wins, as its strict '<' keeps it),
+#: and its protocols in theirs (LL, LL128, Simple).
+NCCL_PRICED = ("tree", "ring")
+NCCL_PROTOCOLS = ("LL", "LL128", "Simple")
+
+
+@dataclass(frozen=True)
+class NcclGraph:
+    """What NCCL's tuner reads of one communicator's topology search, as the model stands
+    for it (:meth:`~netmodel.collectives.model.FabricCostModel.nccl_graph`).
+
+    Attributes
+    ----------
+    busbw : float
+        NCCL's ``nChannels x bw`` of its ring and tree graphs (bytes/s; NCCL searches both
+        with the same speeds): the bandwidth its tuner starts from for either algorithm.
+    channels : int
+        The communicator's channels (``comm->nChannels``), for the ring's plateau threshold.
+    tree_cap, tree_ll128_cap : float
+        A tree's busbw caps, ``nChannels x perChMaxTreeBw`` and ``x perChMaxTreeLL128Bw``
+        (bytes/s; 0: none).
+    ll_cap : float
+        LL's busbw cap, NCCL's ``llMaxBw`` (bytes/s; 0: none): on one node the GPU
+        generation's (across nodes NCCL reads it by host CPU, which fabrics do not carry).
+    """
+
+    busbw: float
+    channels: int
+    tree_cap: float = 0.0
+    tree_ll128_cap: float = 0.0
+    ll_cap: float = 0.0
+
+
+class NcclTuner:
+    """NCCL's own tuner for all-reduce, emulated: for each (algorithm, protocol) of Ring and
+    Tree, NCCL's predicted time ``latency + bytes / algbw`` (NVIDIA/nccl
+    src/graph/tuning.cc, ncclTopoTuneModel and ncclTopoGetAlgoTime; written from its
+    formulas, constants from the data file's ``[nccl]`` table), and the fastest one is its
+    choice. Each algorithm's bus bandwidth is the graph's, ``busbw`` (:class:`NcclGraph`),
+    refined: ring LL x 0.5 (at most ``ll_cap``), LL128 x 0.92 (0.7 at one rank a node),
+    Simple x 1; tree ``min(0.92 busbw, tree_cap)``, then LL / 3.8 (at most ``ll_cap``), LL128 ``min(x 7/9 on one node or x
+    120/128, tree_ll128_cap)``; algbw is a ring's busbw x ``n / (2 (n - 1))`` and a tree's x
+    0.5 on any node count. Latency: a ring's base + ``(2 (n - 1) - 2 (N - 1))`` NVLink
+    steps + ``2 (N - 1)`` network steps on ``n`` ranks over ``N`` nodes (x 1.4 for Simple
+    across nodes at 64 bytes a channel a rank or more); a tree's base + ``2 ((n/N - 1)
+    NVLink steps + log2i(N) network steps)``; a tree's algbw is multiplied by
+    ``treeCorrectionFactor`` from 64 B to 256 MiB.
+
+    It chooses only where NCCL's Ring and Tree are the only candidates the model can run
+    (NVLS, NVLSTree and CollNet are not priced: elsewhere it leaves the choice to the
+    model's auto), only for all-reduce (NCCL's other collectives run the ring) and only on
+    nodes of at most ``max_ranks_per_node`` ranks (8: a host's GPUs; the data file says why
+    an NVL72 rack's domain is left to auto).
+
+    >>> t = get_tuner("nccl")
+    >>> g = NcclGraph(busbw=400e9, channels=16, tree_cap=8 * 36.0e9)
+    >>> t.choose("all-reduce", 2 ** 34, 24, 3, graph=g)     # 16 GiB: the ring's 0.52 x busbw
+    ('ring', 'Simple')
+    >>> t.choose("all-reduce", 2 ** 20, 256, 32, graph=g)   # 1 MiB on 32 nodes: log2 steps
+    ('tree', 'LL')
+    """
+
+    label = name = NCCL_TUNER
+    #: the model gives :meth:`choose` the communicator's :class:`NcclGraph`
+    needs_graph = True
+
+    def __init__(self, spec: dict) -> None:
+        self.spec = spec
+
+    def __repr__(self) -> str:
+        return "NcclTuner()"
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> NcclTuner:
+        """The tuner of the data file's ``[nccl]`` table (``spec``)."""
+        return cls(spec)
+
+    def bandwidth(self, algorithm: str, protocol: str, ranks: int, nodes: int,
+                  graph: NcclGraph) -> float:
+        """NCCL's algbw (bytes/s) of ``algorithm`` and ``protocol`` for an all-reduce on
+        ``ranks`` ranks over ``nodes`` nodes, before the tree's size correction."""
+        sp, bus = self.spec, graph.busbw
+        if algorithm == "ring":
+            f = sp["ring_factor"][protocol]
+            if protocol == "LL128" and ranks / nodes < 2:
+                f = sp["ring_ll128_one_rank"]
+            bus *= f
+            if protocol == "LL" and graph.ll_cap > 0:
+                bus = min(bus, graph.ll_cap)
+            return bus * ranks / (2 * (ranks - 1))
+        bus *= sp["tree_factor"]
+        if graph.tree_cap > 0:
+            bus = min(bus, graph.tree_cap)
+        if protocol == "LL":
+            bus /= sp["tree_ll_divisor"]
+            if graph.ll_cap > 0:
+                bus = min(bus, graph.ll_cap)
+        elif protocol == "LL128":
+            bus *= sp["tree_ll128_factor"][0 if nodes == 1 else 1]
+            if graph.tree_ll128_cap > 0:
+                bus = min(bus, graph.tree_ll128_cap)
+        return bus * 0.5
+
+    def latency(self, algorithm: str, protocol: str, ranks: int, nodes: int) -> float:
+        """NCCL's latency (seconds) of ``algorithm`` and ``protocol`` for an all-reduce on
+        ``ranks`` ranks over ``nodes`` nodes (before the ring's plateau)."""
+        sp = self.spec
+        intra = sp["step_latency_nvlink"][algorithm][protocol]
+        inter = sp["step_latency_net"][algorithm][protocol]
+        lat = sp["base_latency"][algorithm][protocol]
+        if algorithm == "ring":
+            steps, net = 2 * (ranks - 1), 2 * (nodes - 1)
+            return lat + (steps - net) * intra + net * inter
+        per_node = ranks // nodes
+        return lat + 2 * ((per_node - 1) * intra + (int(nodes).bit_length() - 1) * inter)
+
+    def predicted_time(self, algorithm: str, protocol: str, nbytes: float, ranks: int,
+                       nodes: int, graph: NcclGraph) -> float:
+        """NCCL's predicted seconds for an all-reduce of ``nbytes`` on ``ranks`` ranks over
+        ``nodes`` nodes by ``algorithm`` (``"ring"`` or ``"tree"``) and ``protocol``."""
+        sp = self.spec
+        bw = self.bandwidth(algorithm, protocol, ranks, nodes, graph)
+        lat = self.latency(algorithm, protocol, ranks, nodes)
+        if algorithm == "tree":
+            # log2i(nBytes >> 6), NCCL's integer log (0 for 0 and 1)
+            log = max((int(nbytes) >> 6).bit_length() - 1, 0)
+            table = sp["tree_correction"][protocol]
+            if log < len(table):
+                bw *= table[log]
+        elif (protocol == "Simple" and nodes > 1
+              and nbytes / (graph.channels * ranks) >= sp["ring_plateau_bytes"]):
+            lat *= sp["ring_plateau"]
+        return lat + nbytes / bw if bw > 0 else math.inf
+
+    def choose(self, op: str, nbytes: float, ranks: int, nodes: int,
+               available: Callable[[str, str], bool] | None = None, *,
+               graph: NcclGraph | None = None, pairs: Collection | None = None
+               ) -> tuple[str, str] | None:
+        """NCCL's ``(algorithm, protocol)`` for ``op`` of ``nbytes`` on ``ranks`` ranks over
+        ``nodes`` nodes, among the pairs ``available`` takes (all of Ring's and Tree's if
+        None); None where it leaves the choice to the model's auto: another op than
+        all-reduce, no ``graph``, one rank, more than ``max_ranks_per_node`` ranks a node,
+        or a candidate it does not price in ``pairs``
+        (the ``(algorithm, protocol)`` pairs that run: NVLS, CollNet or the model's own)."""
+        if op != "all-reduce" or graph is None or ranks < 2 or graph.busbw <= 0 \
+                or ranks / nodes > self.spec["max_ranks_per_node"]:
+            return None
+        if pairs is not None and any(a not in NCCL_PRICED for a, _ in pairs):
+            return None
+        best, pick = math.inf, None
+        for alg in NCCL_PRICED:
+            for proto in NCCL_PROTOCOLS:
+                if available is not None and not available(alg, proto):
+                    continue
+                t = self.predicted_time(alg, proto, float(nbytes), ranks, nodes, graph)
+                if t < best:
+                    best, pick = t, (alg, proto)
+        return pick

@@ -142,9 +142,10 @@ def test_unknown_tuner_names_refused_in_one_line(tmp_path):
     r = run_cli(["collective", "all-reduce", "--fabric", SPEC, "--tuner", "aws"])
     one_line_error(r, "unknown tuner 'aws'", "none", TUNER)
     path = tmp_path / "bad.toml"
-    path.write_text(efa_tuned_toml("nccl"))
+    # ('nccl' itself is now a tuner: NCCL's own, emulated)
+    path.write_text(efa_tuned_toml("nccl:p5"))
     one_line_error(run_cli(["collective", "all-reduce", "--scenario", path]),
-                   "tuner", "'nccl'", TUNER)
+                   "tuner", "'nccl:p5'", TUNER)
     with pytest.raises(UserError, match=r"unknown tuner 'p5'; known: .*aws-ofi-nccl:p5"):
         FabricCostModel(build("single-switch:n=8"), tuner="p5")
     assert "aws-ofi-nccl:p5" in run_cli(["collective", "--help"]).output
