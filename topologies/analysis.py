@@ -81,6 +81,59 @@ class FabricSummary:
     reconfiguration_time: float | None
     scale_out_share: float | None = None
 
+    def table(self, scenario: str | None = None) -> str:
+        """The analysis as ``netmodel topology show`` prints it, one item a line (counts
+        with thousands grouped); ``scenario``: the label of the scenario whose fabric it is,
+        a first line. The bill of materials says its scale-out NICs
+        (:func:`topologies.inventory.nic_gpus`).
+
+        >>> from topologies import build
+        >>> print(summary(build("leaf-spine:leaves=2,radix=4")).table().splitlines()[5])
+        NICs:        4 (a GPU's link to the network on pluggable optics, fibre or copper holds one)
+        """
+        from compute.units import counted, format_quantity
+
+        def bw(value: float | None) -> str:
+            return "n/a" if value is None else format_quantity(value, "B/s")
+
+        b = self.bom
+        types = ", ".join(f"{n:,} x {t}" for t, n in self.gpu_types.items())
+        tiers = ", ".join(f"tier {t}: {n:,}" for t, n in self.switches_by_tier.items()) \
+            or "none"
+        lines = [f"scenario:    {scenario} (its fabric)"] if scenario else []
+        lines += [
+            f"fabric:      {self.name}" + (f"  [{self.spec}]" if self.spec else ""),
+            f"GPUs:        {self.gpus:,} ({types})",
+            f"switches:    {sum(self.switches_by_tier.values()):,} ({tiers}); OCS: {self.ocs:,}",
+            f"links:       {counted(self.links, 'edge')}; cables: "
+            + (", ".join(f"{m} {_whole(n)}" for m, n in b.cables.items()) or "none")
+            + "".join(f"; {m} traces: {_whole(n)}" for m, n in b.traces.items())
+            + (f"; circuits: {b.circuits}" if b.circuits else ""),
+            f"optics:      {counted(b.pluggable_transceivers, 'pluggable transceiver')}, "
+            f"{counted(b.cpo_ports, 'co-packaged port')}, {counted(b.lanes, 'lane')}",
+            f"NICs:        {b.nics:,} (a GPU's link to the network on pluggable optics, fibre "
+            f"or copper holds one)",
+            f"ports:       switches {b.switch_ports_used:,} of {b.switch_ports:,} used; "
+            f"OCS {b.ocs_ports_used:,} of {b.ocs_ports:,} used",
+            f"diameter:    "
+            f"{counted(self.diameter, 'GPU-to-GPU hop') if self.diameter is not None else 'n/a'}"
+            f" ({self.diameter_method})",
+            f"injection:   {bw(self.injection_bandwidth)} per GPU per direction ("
+            + ", ".join(f"{k}: {bw(v)}" for k, v in self.injection_by_peer.items()) + ")"
+            + (f"; scale-out {bw(self.scale_out_share)} per GPU (its server's NICs shared by "
+               "its GPUs)" if self.scale_out_share is not None else ""),
+            f"bisection:   {bw(self.bisection_bandwidth)} per direction "
+            f"({self.bisection_method})",
+        ]
+        if self.path_diversity:
+            p = self.path_diversity
+            lines.append(f"paths:       {counted(p.paths, 'shortest path')} of "
+                         f"{counted(p.hops, 'hop')} from {p.source} to {p.target}")
+        if self.reconfiguration_time is not None:
+            lines.append(f"reconfigure: {self.reconfiguration_time * 1e3:g} ms to change "
+                         f"circuits")
+        return "\n".join(lines)
+
     def to_dict(self) -> dict:
         """Plain JSON-ready dict (the shape of ``netmodel topology show --json``;
         ``scale_out_share`` only where GPUs of a server share NICs)."""
@@ -89,6 +142,20 @@ class FabricSummary:
             del out["scale_out_share"]
         out["switches_by_tier"] = {str(k): v for k, v in self.switches_by_tier.items()}
         return out
+
+
+def _whole(n: float) -> str:
+    """A count of cables (a float: a link may carry part of one) grouped as the other counts,
+    never in exponent form ('1.23457e+06' for 1,234,567 cables), a part of a cable to six
+    decimals at most (a sliver below that as ``g`` writes it).
+
+    >>> _whole(1234567.0), _whole(0.5), _whole(4464), _whole(2100000.75), _whole(1e-9)
+    ('1,234,567', '0.5', '4,464', '2,100,000.75', '1e-09')
+    """
+    if float(n).is_integer():
+        return f"{n:,.0f}"
+    text = f"{n:,.6f}".rstrip("0").rstrip(".")
+    return text if text != "0" else f"{n:g}"
 
 
 def injection_bandwidth(graph: nx.Graph, edges: EdgeArrays | None = None
@@ -121,10 +188,10 @@ def injection_bandwidth(graph: nx.Graph, edges: EdgeArrays | None = None
 def network_bandwidth(graph: nx.Graph, gpu: Hashable) -> float:
     """Bandwidth (bytes/s per direction) of GPU ``gpu``'s links to the network: to a switch
     of tier >= 1 or an optical circuit switch, not to its scale-up domain's tier-0 switches
-    nor to other GPUs. 0 for a GPU with no such link, one that holds no scale-out NIC (or
-    optical port): rail-optimized's ``nics_per_server`` below ``gpus_per_server``, a fabric
-    of one scale-up domain, GPUs wired only to each other. Links of a fabric are checked
-    > 0, so a GPU holds a NIC exactly where this is > 0. A ``gpu`` that is not a GPU of
+    nor to other GPUs. 0 for a GPU with no such link (rail-optimized's ``nics_per_server``
+    below ``gpus_per_server``, a fabric of one scale-up domain, GPUs wired only to each
+    other). Whether a NIC drives those links (not co-packaged optics on the GPU's own
+    package) is :func:`topologies.inventory.nic_gpus`'s. A ``gpu`` that is not a GPU of
     ``graph`` is a UserError.
 
     >>> from topologies import build

@@ -31,13 +31,22 @@ from compute.errors import UserError
 from compute.validate import describe, of_type
 from topologies.schema import TRACE_MEDIA
 
-__all__ = ["BillOfMaterials", "EdgeArrays", "bill_of_materials", "cable_end_parts",
-           "cells_per_shared_part", "edge_arrays", "edges_of", "port_fill", "port_use",
-           "OPTICAL_MEDIA", "shared_part"]
+__all__ = ["NIC_MEDIA", "OPTICAL_MEDIA", "BillOfMaterials", "EdgeArrays", "bill_of_materials",
+           "cable_end_parts", "cells_per_shared_part", "edge_arrays", "edges_of", "nic_gpus",
+           "port_fill", "port_use", "shared_part"]
 
 #: The media whose link ends are pluggable optics (a transceiver each end), for the bill of
 #: materials here and the network's prices (:mod:`netmodel.study.network_bill`).
 OPTICAL_MEDIA = ("pluggable-optics", "fibre")
+
+#: The media of a GPU's link to the network (a switch of tier >= 1 or an OCS) that a
+#: scale-out NIC drives (:func:`nic_gpus`): a pluggable module, plain fibre or a copper
+#: cable in a NIC's port. A co-packaged-optics end is an optical engine on the GPU's own
+#: package, driven by the GPU die's I/O as an H100's NVLinks are (Intel's OCI chiplet,
+#: co-packaged with a CPU, carries that processor's own PCIe lanes: 64 x 32 Gb/s, 4 Tb/s at
+#: 5 pJ/bit, Tom's Hardware 2024-06-27): no NIC, the engine priced and powered as optics
+#: (docs/economics.md, "Scale-out NICs").
+NIC_MEDIA = ("pluggable-optics", "fibre", "copper")
 
 
 @dataclass(frozen=True)
@@ -53,7 +62,8 @@ class BillOfMaterials:
     its share of a port.
     A realized OCS fabric (:func:`~topologies.optical.realize`, graph attribute
     ``ocs_cabling``) is made of the same fibres, ports and optics as its bare cabling,
-    whatever circuits are set up; ``circuits`` counts those.
+    whatever circuits are set up; ``circuits`` counts those. ``nics``: the GPUs that hold a
+    scale-out NIC (:func:`nic_gpus`), one each however many network links a GPU has.
     """
 
     cables: dict
@@ -66,6 +76,7 @@ class BillOfMaterials:
     ocs_ports: int
     circuits: int
     traces: dict
+    nics: int = 0
 
 
 def _kinds(graph: nx.Graph) -> dict[Hashable, str]:
@@ -400,6 +411,40 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
         cables=whole(cables), lanes=int(lanes), pluggable_transceivers=round(plug),
         cpo_ports=round(cpo), switch_ports_used=round(switch_used), switch_ports=switch_ports,
         ocs_ports_used=round(ocs_used), ocs_ports=ocs_ports, circuits=round(circuits),
-        traces=whole(traces))
+        traces=whole(traces), nics=len(nic_gpus(graph, e)))
+
+
+def nic_gpus(graph: nx.Graph, edges: EdgeArrays | None = None) -> list:
+    """The GPUs of ``graph`` that hold a scale-out NIC: those with a link of a medium of
+    :data:`NIC_MEDIA` to a switch of tier >= 1 or an OCS, or an OCS circuit whose optics are
+    of such a medium (a realized OCS fabric), in node order. Not a GPU that reaches the
+    network only through its scale-up domain's tier-0 switch (rail-optimized's
+    ``nics_per_server`` below ``gpus_per_server``, a fabric of one scale-up domain) or
+    only through other GPUs, nor one whose network links are co-packaged optics on its own
+    package (its die's I/O drives them: the Lite fabrics lite-flat, lite-hier and
+    lite-ocs). Host prices and power hold one NIC a GPU
+    (:func:`netmodel.study.cost.scale_out_nics` takes the missing ones off).
+
+    >>> from topologies import build
+    >>> len(nic_gpus(build("rail-optimized:domains=2,nics_per_server=4")))
+    8
+    >>> nic_gpus(build("leaf-spine:leaves=2,radix=4"))
+    ['gpu0', 'gpu1', 'gpu2', 'gpu3']
+    >>> nic_gpus(build("leaf-spine:leaves=2,radix=4,medium=co-packaged-optics"))
+    []
+    """
+    e = edges_of(graph, edges)
+    gpu = e.kind_is("gpu")
+    tier = np.fromiter((d.get("tier", -1) for d in graph._node.values()), dtype=float,
+                       count=len(e.nodes))
+    network = e.kind_is("ocs") | (e.kind_is("switch") & (tier >= 1))
+    by_nic = e.medium_in(NIC_MEDIA)
+    holds = np.zeros(len(e.nodes), dtype=bool)
+    for near, far in ((e.u, e.v), (e.v, e.u)):
+        holds[near[gpu[near] & network[far] & by_nic]] = True
+    circuit = e.medium_in(("ocs-circuit",)) & e.optics_in(NIC_MEDIA)
+    holds[e.u[circuit & gpu[e.u]]] = True
+    holds[e.v[circuit & gpu[e.v]]] = True
+    return [e.nodes[i] for i in np.flatnonzero(holds & gpu).tolist()]
 
 

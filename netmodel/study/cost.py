@@ -169,10 +169,19 @@ class CostSummary:
     #: share of power), its capex and cost figures are None in :meth:`to_dict` and the
     #: per-token ones, and ``gpu_price_basis`` says why
     priced: bool = True
-    #: the scale-out NICs counted from the fabric graph (:func:`scale_out_nics`); the hosts
-    #: are charged one a GPU less the NICs missing (``gpus - nics``: ``nic_price`` and
-    #: ``nic_power`` each); None: as many as GPUs
-    nics: int | None = None
+    #: the GPUs holding a scale-out NIC, counted from the fabric graph
+    #: (:func:`scale_out_nics`); the hosts are charged one a GPU less the NICs missing
+    #: (``gpus - nics``: ``nic_price`` and ``nic_power`` each, at the host's share)
+    nics: int = 0
+    #: the share of one NIC each GPU's host holds: its host's share of a DGX H100 host by
+    #: TDP (1 for an H100, 0.25 for a Lite: four Lites' hosts share one NIC)
+    nic_share: float = 1.0
+    #: USD of those NICs, inside ``capex_host``: ``nics`` x ``nic_price`` at the host's
+    #: share of a DGX H100 host (a Lite's a quarter: four Lites share one NIC)
+    capex_nics: float = 0.0
+    #: W of those NICs on average, inside ``power_host`` (``nic_power`` at the host's
+    #: share, x ``host_load_fraction`` as the host)
+    power_nics: float = 0.0
 
     @property
     def feasible(self) -> bool:
@@ -253,17 +262,65 @@ class CostSummary:
             "network_share_capex": self.network_share_capex,
             "network_share_power": self.network_share_power,
             "network_share": self.network.share, "network_fill": self.network.fill,
-            "bill_of_materials": self._bill_of_materials(),
+            "nics": {"count": self.nics, "capex_usd": self.capex_nics,
+                     "power_w": self.power_nics},
+            "bill_of_materials": self.network.bill_of_materials(),
         } if self.priced else self._unpriced_dict()
 
-    def _bill_of_materials(self) -> dict:
-        """The network's bill of materials, with ``nics`` (the scale-out NICs counted from
-        the graph) where fewer than the GPUs: a NIC a GPU, as every host price assumes,
-        adds no key."""
-        bom = self.network.bill_of_materials()
-        if self.nics is not None:
-            bom["nics"] = self.nics
-        return bom
+    def table(self, latency_limit: float | None = None) -> str:
+        """The summary as ``netmodel cost`` prints it, one row a line; the heading names
+        the SLO searched under (``latency_limit``, seconds: ``TBT <= 50 ms``,
+        :func:`compute.phases.slo_text`). The NICs' row says what of the hosts' figures
+        they are (``nics``, ``capex_nics``, ``power_nics``).
+
+        >>> s = cost_summary("h100-dgx", "Llama-3-70B", "decode")
+        >>> print(s.table(0.05).splitlines()[5])
+        NICs                  32 GPUs with a NIC port, 32 NICs' worth: $51.2k, 384 W (in the hosts' figures)
+        """
+        from compute.phases import slo_text
+        from compute.units import counted
+        from netmodel.study.summary_words import sig3
+
+        def pct(x: float, total: float) -> str:
+            return f"{x / total:.0%}" if total else "-"
+
+        slo = "" if latency_limit is None else slo_text(self.phase, latency_limit)
+        cfg = (f"{self.config} x batch {self.batch}, {counted(self.instances, 'instance')}"
+               if self.tp else f"nothing feasible under {slo or 'the SLO'}")
+        na = "-"
+        rows = [
+            (f"{self.scenario}, {self.model}, {self.phase}" + (f" ({slo})" if slo else ""),
+             f"{self.gpus} x {self.gpu}; {cfg}"),
+            ("tokens/s", f"{self.tokens_per_s:,.0f}"),
+            ("GPU price", f"{_money(self.gpu_price)} ({self.gpu_price_basis}; package "
+                          f"{_money(self.gpu_package_cost)})"),
+            ("capex", f"{_money(self.capex_total)}: GPUs "
+                      f"{pct(self.capex_gpu, self.capex_total)}, hosts "
+                      f"{pct(self.capex_host, self.capex_total)}, network "
+                      f"{pct(self.capex_network, self.capex_total)}"),
+            ("power (IT)", f"{self.power_it / 1e3:,.2f} kW: GPUs "
+                           f"{pct(self.power_gpu, self.power_it)}, hosts "
+                           f"{pct(self.power_host, self.power_it)}, network "
+                           f"{pct(self.power_network, self.power_it)} (x PUE {self.pue:g})"),
+            ("NICs", f"{self.nics:,} GPUs with a NIC port, {self.nics * self.nic_share:,.4g} "
+                     f"NICs' worth: {_money(self.capex_nics)}, {self.power_nics:,.0f} W (in "
+                     f"the hosts' figures)" if self.nics else
+                     "none (no GPU's network link is driven by a NIC)"),
+            ("cost per year", f"{_money(self.cost_per_year)} (capex "
+                              f"{_money(self.capex_per_year)}, energy "
+                              f"{_money(self.energy_per_year)}, colocation "
+                              f"{_money(self.colocation_per_year)})"),
+            ("colocation", f"{_money(self.colocation_per_year)} a year: "
+                           f"{self.power_provisioned / 1e3:,.2f} kW IT provisioned (GPUs at "
+                           f"rated power, hosts at max, network)"),
+            # the figures of merit as summary.md and cost_per_scenario.png print them (sig3)
+            ("tokens/s/W", na if self.tokens_per_s_per_w is None
+             else sig3(self.tokens_per_s_per_w)),
+            ("tokens/J (facility)", na if self.tokens_per_j is None else sig3(self.tokens_per_j)),
+            ("$ per M tokens", na if self.usd_per_mtoken is None
+             else f"${sig3(self.usd_per_mtoken)}"),
+        ]
+        return "\n".join(f"{k:<21} {v}" for k, v in rows)
 
     def unpriced_note(self) -> str | None:
         """Why this summary's price-fed figures are missing and what stands, in one line
@@ -281,6 +338,11 @@ class CostSummary:
                  cost_per_year_usd=None, usd_per_mtoken=None, network_share_capex=None)
         d["capex_usd"].update(gpu=None, total=None)
         return d
+
+
+def _money(x: float) -> str:
+    """USD as the cost table writes it: thousands above $10k ("$51.2k"), else whole."""
+    return f"${x / 1e3:,.1f}k" if x >= 1e4 else f"${x:,.0f}"
 
 
 def _split(params: dict) -> tuple[dict, dict, dict, dict]:
@@ -437,13 +499,16 @@ def host_power_ceiling() -> float:
 
 @lru_cache(maxsize=128)
 def scale_out_nics(graph) -> int:
-    """The scale-out NICs of a fabric graph: its GPUs with a link to the network
-    (:func:`topologies.analysis.network_bandwidth` > 0), one each however many such links
-    it has, as a host's price and power hold one a GPU (``nic_price``, ``nic_power`` in
+    """The scale-out NICs of a fabric graph: its GPUs with a link to the network that a NIC
+    drives (:func:`topologies.inventory.nic_gpus`: pluggable optics, fibre or copper to a
+    switch of tier >= 1 or an OCS), one each however many such links it has, as a host's
+    price and power hold one a GPU (``nic_price``, ``nic_power`` in
     ``compute/data/economics.toml``). A GPU that reaches the network only through its
     scale-up domain (rail-optimized's ``nics_per_server`` below ``gpus_per_server``; a
-    fabric of one scale-up domain) or only through other GPUs has none. Kept per graph
-    object (built graphs are cached and never modified).
+    fabric of one scale-up domain), only through other GPUs, or only through co-packaged
+    optics on its own package (lite-flat, lite-hier, lite-ocs: its die's I/O drives them,
+    the engines priced as optics) has none. Kept per graph object (built graphs are cached
+    and never modified).
 
     >>> from topologies import build
     >>> scale_out_nics(build("rail-optimized:domains=2"))
@@ -451,10 +516,9 @@ def scale_out_nics(graph) -> int:
     >>> scale_out_nics(build("rail-optimized:domains=2,nics_per_server=4"))
     8
     """
-    from topologies.analysis import network_bandwidth
-    from topologies.schema import gpu_nodes
+    from topologies.inventory import nic_gpus
 
-    return sum(network_bandwidth(graph, g) > 0 for g in gpu_nodes(graph))
+    return len(nic_gpus(graph))
 
 
 def _nic_power_share(gpu: GpuSpec, host_power_per_h100: float) -> float:
@@ -572,7 +636,8 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     capex_gpu = n * price
     # a host price and power hold one scale-out NIC a GPU; a GPU without one in the graph
     # takes its share of one off (0.0 where every GPU has one: the figures as before)
-    missing = n - scale_out_nics(graph)
+    nics = scale_out_nics(graph)
+    missing = n - nics
     nic_usd = nic_w = 0.0
     if missing:
         nic_usd, nic_w = _missing_nics(base, missing, tco)
@@ -612,5 +677,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
         capex_host=capex_host, capex_network=bill.capex, power_gpu=power_gpu,
         power_host=power_host, power_network=bill.power, pue=tco["pue"],
         capex_per_year=per_year, energy_per_year=energy, power_provisioned=provisioned,
-        colocation_per_year=colocation, network=bill, priced=priced,
-        nics=n - missing if missing else None)
+        colocation_per_year=colocation, network=bill, priced=priced, nics=nics,
+        nic_share=tdp_share, capex_nics=nics * tco["nic_price"] * tdp_share,
+        power_nics=nics * tco["nic_power"] * _nic_power_share(base, tco["host_power_per_h100"])
+        * tco["host_load_fraction"])

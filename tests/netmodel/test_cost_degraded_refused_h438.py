@@ -84,7 +84,7 @@ def test_nothing_failed_is_not_marked_and_prices_as_built(healthy):
     """Hand-derived: 16 H100 hosts at $4,001 each, all 16 NICs in the graph."""
     assert parameter("host_cost_per_h100") == 4001
     whole = cost_summary(fabric_scenario(healthy, "whole"), "Llama-3-8B", "decode")
-    assert whole.capex_host == 16 * 4001 == 64016 and whole.nics is None
+    assert whole.capex_host == 16 * 4001 == 64016 and whole.nics == 16
     for same in (degrade(healthy, []), degrade_links(healthy)):
         assert not is_degraded(same)
         s = cost_summary(fabric_scenario(same, "same"), "Llama-3-8B", "decode")

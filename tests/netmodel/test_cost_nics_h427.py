@@ -114,26 +114,22 @@ def test_bill_of_materials_counts_nics_transceivers_and_ports(summaries, nics):
     nic_count = SERVERS * nics
     assert bom["pluggable_transceivers"] == 2 * nic_count + 2 * 32 * nics
     assert bom["switch_ports_used"] == 16 * 18 + nic_count + 2 * 32 * nics
-    if nics == GPUS_PER_SERVER:      # a NIC a GPU, as every host price holds: no key
-        assert "nics" not in bom
-        assert summaries[nics].nics is None
-    else:
-        assert bom["nics"] == nic_count == summaries[nics].nics
+    # the bill says its NICs whatever their number (a NIC a GPU too)
+    assert bom["nics"] == nic_count == summaries[nics].nics
 
 
-def test_shipped_scenarios_have_a_nic_a_gpu_and_cost_as_before():
-    # every shipped scenario's GPUs each hold a NIC: hosts are n x host_cost_per_h100 x
-    # the TDP share, as before this change
-    for name in ("h100-dgx", "lite-direct", "lite-flat", "lite-flat-inr", "lite-hier",
-                 "lite-ocs"):
+def test_shipped_scenarios_with_a_nic_a_gpu_cost_as_before():
+    # h100-dgx and lite-direct (a Lite's quarter of its H100's NIC port) have a NIC a GPU:
+    # hosts are n x host_cost_per_h100 x the TDP share, as before this change. The Lites on
+    # co-packaged optics hold none (tests/netmodel/test_cost_nics_cpo_h452.py)
+    for name in ("h100-dgx", "lite-direct"):
         s = get_scenario(name)
         g = build_fabric(s)
         assert scale_out_nics(g) == g.graph["gpus"], name
-    for name in ("h100-dgx", "lite-flat"):
         s = cost_summary(name, MODEL, "decode")
         share = get_gpu(s.gpu).tdp / 700      # the host price scaled by TDP (H100: 700 W)
         assert s.capex_host == pytest.approx(s.gpus * parameter("host_cost_per_h100") * share)
-        assert s.nics is None and "nics" not in s.to_dict()["bill_of_materials"]
+        assert s.nics == s.gpus == s.to_dict()["bill_of_materials"]["nics"]
 
 
 def test_a_nic_share_follows_its_host():
@@ -162,8 +158,8 @@ def test_a_nic_dearer_than_its_host_is_refused(tmp_path):
 
 @pytest.mark.parametrize("nics", [8, 4, 2, 1])
 def test_nics_and_shared_injection_read_one_link_rule(nics):
-    # topologies.analysis.network_bandwidth is the rule both read: a GPU holds a NIC where
-    # its links to a switch of tier >= 1 or an OCS carry something. rail-optimized's NIC is
+    # a GPU's links to a switch of tier >= 1 or an OCS (topologies.analysis.network_bandwidth)
+    # on pluggable optics hold a NIC (topologies.inventory.nic_gpus). rail-optimized's NIC is
     # 50 GB/s (400 Gb/s) on H100; nics of a server's 8 GPUs hold one (every 8/nics-th GPU)
     from topologies.analysis import network_bandwidth, scale_out_share
 

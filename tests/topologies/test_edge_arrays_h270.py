@@ -104,7 +104,25 @@ def reference_bom(graph):
         cables=whole(cables), lanes=int(lanes), pluggable_transceivers=round(plug),
         cpo_ports=round(cpo), switch_ports_used=round(switch_used), switch_ports=ports,
         ocs_ports_used=round(ocs_used), ocs_ports=ocs_ports, circuits=round(circuits),
-        traces=whole(traces))
+        traces=whole(traces), nics=reference_nics(graph))
+
+
+def reference_nics(graph):
+    """GPUs holding a scale-out NIC, edge by edge (h452): a link of pluggable optics, fibre
+    or copper to a switch of tier >= 1 or an OCS, or an OCS circuit of such optics."""
+    nic_media = ("pluggable-optics", "fibre", "copper")
+    holds = set()
+    for u, v, d in graph.edges(data=True):
+        for g, far in ((u, v), (v, u)):
+            if graph.nodes[g]["kind"] != "gpu":
+                continue
+            f = graph.nodes[far]
+            network = f["kind"] == "ocs" or (f["kind"] == "switch" and f["tier"] >= 1)
+            if (network and d["medium"] in nic_media) or (
+                    d["medium"] == "ocs-circuit"
+                    and d.get("optics", "co-packaged-optics") in nic_media):
+                holds.add(g)
+    return len(holds)
 
 
 def _realized():
