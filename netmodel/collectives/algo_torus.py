@@ -1,6 +1,7 @@
 """Torus collective algorithms: bidirectional rings along every dimension of a
 ``k``-dimensional torus at once, the data in ``k`` weighted chunks (all-reduce and its
-reduce-scatter and all-gather halves).
+reduce-scatter and all-gather halves), on a torus fabric or an OCS cell whose circuits are
+set as a torus.
 
 Each generator takes the group and the fabric graph and returns a list of
 :class:`~netmodel.collectives.steps.Step` (the interface of
@@ -28,12 +29,23 @@ def _torus_grid(graph, group) -> tuple[list[int], np.ndarray]:
     positions of every member's ``-1`` and ``+1`` neighbours: ``(sides, nbr)`` with
     ``nbr[d, 0|1]`` arrays of length ``p``. The fabric must be a torus as the ``torus``
     builder makes it (graph attribute ``dims``, GPUs ``gpu0 ...`` numbered row-major, last
-    side fastest) and the group a sub-torus: in each dimension either one coordinate or all
-    of them, at least two dimensions whole. NotApplicable otherwise."""
+    side fastest), or an ``ocs`` fabric whose circuits were set as one over all its GPUs
+    (``logical=torus:AxB``), and the group a sub-torus: in each dimension either one
+    coordinate or all of them, at least two dimensions whole; or the group's own circuits
+    are a torus among its members (:func:`_circuit_torus`: an OCS cell's instance).
+    NotApplicable otherwise."""
     dims = None if graph is None else graph.graph.get("dims")
+    if not dims and graph is not None:
+        # an OCS cell: the group's own circuits a torus (a scenario's instance, a
+        # blast radius's), else a sub-torus of the circuits an ocs spec set over all
+        found = _circuit_torus(graph, group)
+        if found is not None:
+            return found
+        dims = _logical_dims(graph)
     if not dims:
         raise NotApplicable("torus needs a torus fabric (its dims, as the torus builder "
-                            "records them)")
+                            "records them) or the group's circuits set as a torus (an OCS "
+                            "cell)")
     try:
         sides = [int(x) for x in str(dims).split("x")]
     except ValueError:
@@ -73,6 +85,75 @@ def _torus_grid(graph, group) -> tuple[list[int], np.ndarray]:
             shift = ((coords[:, d] + step) % sides[d] - coords[:, d]) * strides[d]
             nbr[a, b] = pos[index + shift]
     return [sides[d] for d in active], nbr
+
+
+def _logical_dims(graph) -> str | None:
+    """The sides of the torus an ``ocs`` fabric's circuits were set as over all its GPUs
+    (``logical=torus:AxB[xC]`` in its spec, which :func:`topologies.optical.realize`
+    records in ``args``; GPUs ``gpu0 ...`` row-major, as the torus builder numbers them),
+    else None."""
+    args = graph.graph.get("args")
+    if graph.graph.get("builder") != "ocs" or not isinstance(args, dict):
+        return None
+    logical = args.get("logical")
+    if not isinstance(logical, str) or not logical.strip().lower().startswith("torus:"):
+        return None
+    return logical.strip().lower().partition(":")[2] or None
+
+
+def _circuit_torus(graph, group) -> tuple[list[int], np.ndarray] | None:
+    """The 2D torus the group's optical circuits form among its own members, in
+    :func:`_torus_grid`'s form, or None. The circuits an OCS cell sets for an instance
+    (:func:`topologies.optical.circuits_for`'s ``torus:AxB`` over its members in order:
+    member ``i b + j`` at row ``i``, column ``j``) are its members' only links: every link
+    of a member must be an ``ocs-circuit`` to another member, each a torus neighbour
+    (``A x B`` the group's size, the most square shape first, then the others, both ways
+    round), with circuits along both dimensions. A degraded cell may have lost some of
+    them (a neighbour left without its circuit is reached the way routing finds, as on a
+    torus with a cable down), and the copies each circuit has are its bandwidth
+    (:func:`_torus_rates`). A ring's circuits (``gpu3-gpu4`` of 16) are no torus's.
+
+    >>> from topologies.optical import ocs, realize
+    >>> g = realize(ocs(gpus=8, ports=4), "0-1;1-2;2-3;3-0;4-5;5-6;6-7;7-4;0-4;1-5;2-6;3-7")
+    >>> sides, nbr = _circuit_torus(g, tuple(f"gpu{i}" for i in range(8)))
+    >>> sides, nbr[0, 1].tolist(), nbr[1, 1].tolist()
+    ([2, 4], [4, 5, 6, 7, 0, 1, 2, 3], [1, 2, 3, 0, 5, 6, 7, 4])
+    >>> _circuit_torus(realize(ocs(gpus=8, ports=4), "ring"), tuple(f"gpu{i}" for i in range(8)))
+    """
+    p = len(group)
+    if p < 4:
+        return None
+    pos = {g: i for i, g in enumerate(group)}
+    if len(pos) != p:
+        return None
+    adj = graph.adj
+    found: set[tuple[int, int]] = set()
+    for i, g in enumerate(group):
+        if g not in adj:
+            return None
+        for e, data in adj[g].items():
+            j = pos.get(e)
+            if j is None or data.get("medium") != "ocs-circuit":
+                return None   # a switch, a cable or a circuit out of the group: no cell
+            if i < j:
+                found.add((i, j))
+    if not found:
+        return None
+    shapes = [(a, p // a) for a in range(int(p ** 0.5), 1, -1) if p % a == 0]
+    shapes += [(b, a) for a, b in shapes if a != b]
+    me = np.arange(p)
+    for a, b in shapes:
+        row, col = me // b, me % b
+        nbr = np.empty((2, 2, p), dtype=np.int64)
+        for d, (side, step) in enumerate(((a, b), (b, 1))):
+            at = row if d == 0 else col
+            for k, sign in enumerate((-1, 1)):
+                nbr[d, k] = me + ((at + sign) % side - at) * step
+        dims = [{(min(i, j), max(i, j)) for i, j in zip(me.tolist(), nbr[d, 1].tolist(),
+                                                         strict=True)} for d in (0, 1)]
+        if found <= dims[0] | dims[1] and found & dims[0] and found & dims[1]:
+            return [a, b], nbr
+    return None
 
 
 def _torus_rates(graph, group, sides, nbr) -> list[float]:
