@@ -274,7 +274,10 @@ def main(argv: list[str] | None = None) -> None:
             # (availability 404 s CPU). h445: by_group takes a symmetry class's effect for
             # each group where its failure downs and slows nothing, recovery builds the
             # cell's parts only where needed, the blocking finds each kind's lead once:
-            # availability 8.2 s CPU (the CLI run 369 -> 14.6 s CPU; JSON identical)
+            # availability 8.2 s CPU (the CLI run 369 -> 14.6 s CPU; JSON identical).
+            # h453: a failure that leaves the cell in one part is labelled without a pass
+            # over its links (Cluster._still_connected; ~10,000 per-group evaluations):
+            # the CLI run 16.3 -> 9.2 s CPU, JSON identical
             ("one 16,384-H100 rail-optimized cell", DGX_16K, "2%", "group", 10)):
         r = _run("availability", scenario, 16384, spares=spares, placement=placement,
                  trials=trials)
