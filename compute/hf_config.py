@@ -299,7 +299,8 @@ def _moe_layer_set(c: _Config, layers: int) -> set[int]:
                                 integer=True) for i in listed}
     first = c.count("first_dense", limit="dense_layers", default=0)
     every = c.count("moe_every", limit="layers", default=1)
-    only = c.raw("dense_only") or []
+    only = c.raw("dense_only")
+    only = [] if only is None else only   # null: none; 0, false, "" or {} are not a list
     if not isinstance(only, list) or len(only) > layers:
         raise UserError(f"{c.where}: mlp_only_layers must be a list of at most {layers} layer "
                         f"indices, got {validate.describe(only)}")

@@ -302,7 +302,8 @@ def vision_tower(cfg: dict, hidden: int, where: str) -> tuple[int, str]:
         at, source = (where, cfg) if top else (here, vc)
         if table:   # a table of the wrapper's (DeepSeek-VL2's projector_config)
             at = f"{where}: {table}"
-            source = validate.table(at, cfg.get(table) or {})
+            given = cfg.get(table)   # null: none; 0, false or "" are not a table
+            source = validate.table(at, {} if given is None else given)
         value = source.get(key)
         if value is None and key == "in_chans":   # the newer spelling
             value = vc.get("in_channels")

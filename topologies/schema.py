@@ -91,13 +91,14 @@ import math
 import numbers
 import operator
 from collections.abc import Collection, Hashable, Mapping
+from dataclasses import fields
 from itertools import chain, repeat
 from typing import NoReturn
 
 import networkx as nx
 import numpy as np
 
-from compute.errors import UserError, known
+from compute.errors import UserError, find_name, known
 from compute.gpu_facts import check_gpu_file_facts, derivation
 from compute.hardware import GpuSpec, catalog
 from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number_text, read_number
@@ -105,8 +106,8 @@ from topologies.limits import MAX_RADIX, MAX_TIER
 from topologies.schema_text import INVALID, check_attribute_texts, check_graph_texts
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
-           "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS", "circuit_count", "circuit_each", "circuit_via",
-           "edge_count", "scale_bandwidth",
+           "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS", "catalog_clash", "circuit_count",
+           "circuit_each", "circuit_via", "edge_count", "scale_bandwidth",
            "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
@@ -430,12 +431,40 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
         if not isinstance(spec, GpuSpec) or spec.name != name:
             _bad(f"gpu_types[{describe(name)}] must be the GpuSpec named {describe(name)}, got "
                  f"{describe(spec)}")
+        if (clash := catalog_clash(spec)) is not None:
+            _bad(f"gpu_types: {clash}")
     if "gpu_file_facts" in attrs:   # as a GPU file's entries are checked (compute's checks)
         try:
             check_gpu_file_facts(own, attrs["gpu_file_facts"], "gpu_file_facts")
         except UserError as exc:
             _bad(str(exc))
     return own
+
+
+def catalog_clash(spec: GpuSpec) -> str | None:
+    """Why a fabric's GPU type ``spec`` may not be one of its ``gpu_types``, or None: it
+    takes a catalog GPU's name (in any case, as a GPU file may not) with other figures
+    than the catalog's. The fabric would run it with its own figures while every look-up
+    by name (the catalog's price, die and collective generation, a scenario's gpu) got the
+    catalog's. One with the catalog's figures (its source aside) is the catalog's GPU.
+
+    >>> from dataclasses import replace
+    >>> from compute.hardware import get_gpu
+    >>> catalog_clash(get_gpu("Lite")) is None
+    True
+    >>> catalog_clash(replace(get_gpu("Lite"), name="lite", sms=40))
+    "GPU type 'lite' takes the name of the catalog's 'Lite' with other figures (sms); give yours another name"
+    """
+    table = catalog()
+    key = find_name(table, spec.name)
+    if key is None:
+        return None
+    differ = [f.name for f in fields(GpuSpec) if f.name not in ("name", "source")
+              and getattr(spec, f.name) != getattr(table[key], f.name)]
+    if not differ:
+        return None
+    return (f"GPU type {spec.name!r} takes the name of the catalog's {key!r} with other "
+            f"figures ({', '.join(differ)}); give yours another name")
 
 
 def _check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:

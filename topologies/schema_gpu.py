@@ -21,14 +21,16 @@ from compute.errors import UserError
 from compute.hardware import (
     CLOCK_MARK,
     FLAG_FIELDS,
+    NAME_MARKS,
     OPTIONAL_FIELDS,
     UNSET_FIELDS,
     GpuSpec,
     catalog,
+    check_gpu_name,
     spec_ranges,
 )
 from compute.validate import describe, number
-from topologies.schema import as_real
+from topologies.schema import as_real, catalog_clash
 
 __all__ = ["gpu_spec_from_dict"]
 
@@ -76,6 +78,8 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
         raise UserError(f"{where}: GPU type {describe(name)} has the name {describe(data['name'])}")
     if not isinstance(data.get("source", ""), str):
         raise UserError(f"{where}: GPU type {describe(name)}: source must be text")
+    if isinstance(name, str):   # '@' kept: a GPU at another clock, saved by netmodel
+        check_gpu_name(where, name, "".join(m for m in NAME_MARKS if m != CLOCK_MARK))
     values: dict[str, Any] = {}
     if "nvlinks" not in data:   # saved before GpuSpec held it: the catalog's count
         known_gpu = catalog().get(name.split(CLOCK_MARK)[0]) if isinstance(name, str) else None
@@ -103,7 +107,11 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
         if key not in _FLAGS:
             v = _in_limits(f"{where}: GPU type {describe(name)}", key, v)
         values[key] = v
-    return GpuSpec(name=name, source=data.get("source", ""), **values)
+    spec = GpuSpec(name=name, source=data.get("source", ""), **values)
+    clash = catalog_clash(spec)
+    if clash is not None:
+        raise UserError(f"{where}: {clash}")
+    return spec
 
 
 def _zero_ok(field: str) -> bool:
