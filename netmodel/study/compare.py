@@ -196,6 +196,7 @@ class CompareResult(RowsResult):
         # reliability columns are '-' (a GPU file without a die table)
         lines += [f"note: {k}: {v}" for k, v in self.settings.get("not_computed", {}).items()]
         lines += fallback_lines(self.rows)
+        lines += threshold_low_lines(self.rows)
         bad = [f"  {r.model} x {r.label} x {r.phase}: {r.reason}" for r in self.rows
                if not r.feasible]
         if bad:
@@ -225,6 +226,25 @@ def fallback_lines(rows: Iterable[FabricRow]) -> list[str]:
 
     return [f"note: the reliability columns' closed form {fallback_words(fell)} for "
             f"{', '.join(names)}: an approximation" for fell, names in said.items()]
+
+
+def threshold_low_lines(rows: Iterable[FabricRow]) -> list[str]:
+    """A note naming the rows whose ``spares_needed`` rests on a closed-form time below
+    the threshold in the regime where it reads low (``threshold_low``); none where no
+    row's does.
+
+    >>> row = CompareRow(model="Llama-3-8B", gpu="Lite", phase="decode", feasible=True,
+    ...                  scenario="lite-flat", label="lite-flat@Lite", latency_name="tbt",
+    ...                  latency_limit_s=0.05, threshold_low=True)
+    >>> print(threshold_low_lines([row])[0])
+    note: spares_needed of lite-flat@Lite Llama-3-8B decode rests on a closed-form time below the threshold that may read low (a busy pool refuses failures together): netmodel availability's Monte Carlo tells
+    """
+    names = [f"{r.label} {r.model} {r.phase}" for r in rows if r.threshold_low]
+    if not names:
+        return []
+    return [f"note: spares_needed of {', '.join(names)} rests on a closed-form time below "
+            f"the threshold that may read low (a busy pool refuses failures together): "
+            f"netmodel availability's Monte Carlo tells"]
 
 
 def two_batch_lines(searches: Iterable[FabricSearch]) -> list[str]:

@@ -79,6 +79,12 @@ class ReliabilitySummary:
     #: :attr:`~netmodel.study.availability_analytic.Analytic.fallback`'s names, sorted);
     #: () where it took none or the figures are Monte Carlo ones
     analytic_fallback: tuple = ()
+    #: whether the closed-form time below ``threshold`` that decided ``spares_needed``
+    #: (the run of the pool found, at its placement) is in the regime where it reads low
+    #: (:attr:`~netmodel.study.availability_analytic.Analytic.threshold_low`): the count
+    #: may then be low, and availability's Monte Carlo tells; False for Monte Carlo
+    #: figures, and where no pool was found (nothing was accepted on that reading)
+    threshold_low: bool = False
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -202,14 +208,16 @@ def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
 
     base = run("global", 0)
     ref = max(("pod", "global"), key=lambda p: run(p, n).mean)
-    best = None
+    best = None   # (placement, spares, whether that run's time below may read low)
     for p in ("pod", "global"):
         top = spare_pools(c, c.gpus, p).reachable_total
         per = spare_pools(c, 0, p).pools
-        k = next((k for k in range(0, top + 1, per)
-                  if run(p, k).below_threshold <= 1 - quantile), None)
-        if k is not None and (best is None or k < best[1]):
-            best = (p, k)
+        # a refused size whose time below reads low is refused the more: only the
+        # accepted run's reading can make the count low
+        k = next(((k, a.threshold_low) for k in range(0, top + 1, per)
+                  if (a := run(p, k)).below_threshold <= 1 - quantile), None)
+        if k is not None and (best is None or k[0] < best[1]):
+            best = (p, *k)
     with_s = run(ref, n).mean
     return ReliabilitySummary(
         scenario=c.scenario.label, model=c.model.name, phase=c.workload.phase, gpus=c.gpus,
@@ -221,4 +229,5 @@ def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
         goodput_tokens_per_s_per_sm_with_spares=c.tokens_per_s_per_sm(with_s, n),
         spares_needed=None if best is None else best[1],
         spares_needed_placement=None if best is None else best[0], threshold=threshold,
-        quantile=quantile, analytic_fallback=tuple(sorted(taken)))
+        quantile=quantile, analytic_fallback=tuple(sorted(taken)),
+        threshold_low=best is not None and best[2])

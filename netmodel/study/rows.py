@@ -231,6 +231,10 @@ class FabricRow(BestRow):
     #: the fallbacks the closed form took past the spare chain's limit for this row's
     #: reliability figures (an approximation; ``[]`` where none; in CSV joined by ``; ``)
     analytic_fallback: tuple | None = group("reliability")
+    #: whether the closed-form time below the threshold that decided ``spares_needed`` is
+    #: in the regime where it reads low (the count may be low: availability's Monte Carlo
+    #: tells; ``Analytic.threshold_low``)
+    threshold_low: bool | None = group("reliability")
 
     @staticmethod
     def search_fields(result: SearchResult) -> dict:
