@@ -677,16 +677,18 @@ def _lost_rate(kinds, b, b_slow=None) -> np.ndarray:
 
 
 def _refused_apart(kinds, b, refused: dict):
-    """The share refused of the down instances and of the swapped slowed ones, per kind:
-    ``b`` for both but where a failure granted in part downs some instances and swaps
-    slowed others (:attr:`Kind.down_pieces`): its spares go to the down first
-    (:meth:`Kind.backs`), so from the distribution of pieces refused (``refused``) the
-    down are refused ``E[max(r - slowed, 0)] / down``, the slowed ``E[min(r, slowed)] /
-    slowed``."""
+    """The share refused of the down capacity and of the swapped slowed one, per kind:
+    ``b`` (the share of instances refused) for both but where a failure granted in part
+    downs some instances and swaps slowed others (:attr:`Kind.down_pieces`): its spares
+    go to the down first (:meth:`Kind.backs`), so from the distribution of pieces refused
+    (``refused``) the down are refused ``E[max(r - slowed, 0)] / down``, the slowed
+    ``E[min(r, slowed)] / slowed``; and where its instances take different numbers of
+    spares (:attr:`Kind.each`): the capacity its steps bring back (:meth:`Kind.backs`,
+    each instance at its worth, not each counted as one)."""
     b_down, b_slow = b, b
     for k, dist in refused.items():
         x = kinds[k]
-        if not x.down_pieces:
+        if not x.down_pieces and not x.each:
             continue
         if b_down is b:
             b_down, b_slow = np.array(b, dtype=float), np.array(b, dtype=float)

@@ -21,9 +21,9 @@ until the repair either way); the spares are held until the repair (detection +
 repair) returns the failed part to the pool. A failure that finds too few free spares in
 its pool (a loss system) brings back as many whole instances as they hold, the down ones
 before the slowed it would swap (:meth:`Kind.backs`), and the rest wait for its repair
-(:attr:`Kind.per`; where its instances take different numbers of spares, the down
-fewest first as far as the spares reach, then the slowed: :attr:`Kind.steps`; all or
-nothing where it asks several pools). Failures are spread evenly
+(:attr:`Kind.per`; where its instances take different numbers of spares, the set that
+restores the most capacity: :attr:`Kind.steps`; all or nothing where it asks several
+pools). Failures are spread evenly
 over the pools; with ``group`` spares each group of a cell is its own pool and a failure
 asks its own group's (:func:`~netmodel.study.reliability_spares.by_group`). A failure that
 strikes several groups' instances is a kind per group, the later ones ``follows`` (struck
@@ -114,9 +114,15 @@ class Kind:
     #: (:attr:`each`)
     per: int = 0
     #: where the instances take different numbers of spares (``per`` 0): the spares each
-    #: takes, the down instances first, then the slowed ones it swaps, each fewest first,
-    #: in the order the free spares go to them (:meth:`granted`); () otherwise
+    #: takes, the down instances first, then the slowed ones it swaps, each fewest first
+    #: (the free spares go to them as :attr:`steps` says); () otherwise
     each: tuple = ()
+    #: with :attr:`each`: what each of those instances loses while it waits, in
+    #: instances' worth (a down one its weight, ``Cluster.weights``; a slowed one its loss
+    #: x its weight), in ``each``'s order: what a grant restores (:attr:`steps`) and the
+    #: share of the down and slowed capacity back (:meth:`backs`); (): the down alike
+    #: (``down_worth / down`` each), the slowed alike (``slow_swapped`` shared evenly)
+    worths: tuple = ()
 
     @property
     def grain(self) -> int:
@@ -149,11 +155,16 @@ class Kind:
         """What a failure short of spares gets back, as its free spares grow: ``(spares
         taken, down instances back, slowed instances swapped)`` per step, from nothing
         (step 0) to the whole ask (the last, :attr:`pieces` back), the spares taken rising
-        step by step; a failure finding ``free`` spares is at :meth:`granted`'s step. The
-        spares go to the down instances first (a slowed instance still serves), the
-        fewest spares first (most instances back), as far as they reach, then what is
-        left to the slowed likewise; where every instance takes :attr:`per`, step ``g``
-        is ``g`` of the pieces. The closed form and the Monte Carlo both read it.
+        step by step; a failure finding ``free`` spares is at :meth:`granted`'s step.
+        Where every instance takes :attr:`per`, the down instances first (a slowed one
+        still serves), then the slowed: step ``g`` is ``g`` of the pieces. Where they take
+        different numbers (:attr:`each`), the free spares go to the instances that restore
+        the most capacity (:func:`_grants`: each instance's :attr:`worths` over the time a
+        grant saves it, as :attr:`saved` counts it), as an operator short of spares brings
+        back the most serving capacity; where that ties, the more down instances back,
+        then the fewer spares taken. With every down instance alike, that is the fewest
+        spares first (the most instances back). The closed form and the Monte Carlo both
+        read it.
 
         >>> k = Kind("host", "x", 1.0, down=2, slow=1.0, units=21, restored=0.0,
         ...          d_repair=1.0, d_swap=0.0, hold=1.0, d_slow=1.0, slow_swapped=1.0,
@@ -162,9 +173,35 @@ class Kind:
         ((0, 0, 0), (1, 0, 1), (2, 0, 2), (3, 1, 0), (4, 1, 1), (5, 1, 2), (19, 2, 0), (20, 2, 1), (21, 2, 2))
         >>> k.granted(18), k.backs(5), k.refused(5)
         (5, (0.5, 1.0), 1)
+        >>> # a down instance on 5 spares against five slowed by half on 1 each: 5 free
+        >>> # swap the five (2.5 instances' worth back), not the down one (1)
+        >>> k = Kind("host", "x", 1.0, down=1, slow=2.5, units=10, restored=0.0,
+        ...          d_repair=1.0, d_swap=0.0, hold=1.0, d_slow=1.0, slow_swapped=2.5,
+        ...          each=(5, 1, 1, 1, 1, 1))
+        >>> k.steps[k.granted(5)], k.steps[k.granted(9)]
+        ((5, 0, 5), (9, 1, 4))
         """
-        return _steps(self.each or (self.grain,) * self.pieces,
-                      self.down if self.each else self.down_pieces)
+        if self.each:
+            return self._grants[0]
+        return _steps((self.grain,) * self.pieces, self.down_pieces)
+
+    @property
+    def _grants(self) -> tuple:
+        """:func:`_grants` of this kind (:attr:`each`): the steps and their shares back."""
+        held = max(self.hold - self.d_swap, 0.0)
+        n_down = min(self.down, len(self.each))
+        down_w = self.down_worth
+        c_down = max(self.d_repair - self.d_swap, 0.0) - (
+            self.restored / down_w * held if down_w > 0 else 0.0)
+        c_slow = max(self.d_slow - self.d_swap, 0.0) - (
+            self.slow_restored / self.slow_swapped * held if self.slow_swapped > 0 else 0.0)
+        worths = self.worths
+        if not worths:   # alike: the down share the down worth, the slowed the swapped
+            n_slow = len(self.each) - n_down
+            worths = (*((down_w / n_down,) * n_down if n_down else ()),
+                      *((self.slow_swapped / n_slow,) * n_slow if n_slow else ()))
+        return _grants(tuple(self.each), tuple(float(w) for w in worths), n_down,
+                       float(c_down), float(c_slow))
 
     def granted(self, free: int) -> int:
         """The step of :attr:`steps` a failure finding ``free`` spares free reaches (the
@@ -200,12 +237,12 @@ class Kind:
         >>> k.pieces, k.down_pieces, k.backs(1), k.backs(3)
         (4, 2, (0.5, 0.0), (1.0, 0.5))
         """
-        if self.each:
-            _, d, s = self.steps[granted]
+        if self.each:   # the capacity back, each instance at its worth (Kind.worths)
+            kd, ks = self._grants[1][granted]
             nd = self.down if self.down < self.pieces and self.slow_swapped > 0 else 0
             if not nd:
-                return ((d + s) / self.pieces,) * 2
-            return d / nd, s / (self.pieces - nd)
+                return (kd if self.down else ks,) * 2
+            return kd, ks
         d = self.down_pieces
         if not d:
             return (granted / self.pieces,) * 2
@@ -214,7 +251,7 @@ class Kind:
     @property
     def whole(self) -> Kind:
         """This kind with its ask all or nothing (no :attr:`per`, no :attr:`each`)."""
-        return replace(self, per=0, each=())
+        return replace(self, per=0, each=(), worths=())
 
     @property
     def down_worth(self) -> float:
@@ -253,8 +290,9 @@ class Kind:
             del d["per"]
         if self.each:
             d["each"] = list(self.each)
+            d["worths"] = list(self.worths)
         else:
-            del d["each"]
+            del d["each"], d["worths"]
         d["rate_per_year"] = self.rate * YEAR
         return d
 
@@ -275,6 +313,71 @@ def _steps(order: tuple, n_down: int) -> tuple:
     slow = [0, *accumulate(sorted(order[n_down:]))]
     return tuple((a + b, d, s) for d, a in enumerate(down) for s, b in enumerate(slow)
                  if d == n_down or a + b < down[d + 1])
+
+
+#: Most ways to grant one failure's instances :func:`_grants` weighs (the product over
+#: its kinds of instance of their counts + 1); past it, the down first, each fewest
+#: spares first, then the slowed likewise (:func:`_steps`, the most instances back).
+MAX_GRANTS = 1 << 14
+
+
+@lru_cache(maxsize=1024)
+def _grants(order: tuple, worths: tuple, n_down: int, c_down: float, c_slow: float
+            ) -> tuple:
+    """``(steps, shares)``: :attr:`Kind.steps` of instances taking ``order`` spares each
+    (the first ``n_down`` down, the rest slowed) and losing ``worths`` each while they
+    wait, and per step the share of the down instances' worth and of the slowed ones'
+    back. With ``free`` spares the grant is the set of instances that fits and restores
+    the most, an instance restoring its worth x ``c_down`` (down) or ``c_slow``
+    (slowed): the capacity-seconds a grant saves per instances' worth
+    (:attr:`Kind.saved`, what the spares cost shared in proportion to worth); on a tie
+    the more down instances, then the fewer spares. Instances alike (the same spares,
+    worth and state) are counted, not told apart. Steps are the grants as ``free``
+    rises, each restoring more than the one before and taking more spares (the best set
+    for ``free`` is the last step that fits it).
+
+    >>> steps, shares = _grants((4, 8), (0.5, 1.0), 2, 1.0, 1.0)
+    >>> steps, shares   # 8 free: the instance of 8 (worth 1), not the one of 4 (0.5)
+    (((0, 0, 0), (4, 1, 0), (8, 1, 0), (12, 2, 0)), ((0.0, 0.0), (0.3333333333333333, 0.0), (0.6666666666666666, 0.0), (1.0, 0.0)))
+    """
+    kinds: dict = {}
+    for i, (u, w) in enumerate(zip(order, worths, strict=True)):
+        key = (u, w, i < n_down)
+        kinds[key] = kinds.get(key, 0) + 1
+    types = list(kinds.items())
+    total_down = sum(w for w in worths[:n_down])
+    total_slow = sum(w for w in worths[n_down:])
+    combos = 1
+    for _, n in types:
+        combos *= n + 1
+    if combos > MAX_GRANTS:
+        steps = _steps(order, n_down)
+        down = sorted(zip(order[:n_down], worths[:n_down], strict=True))
+        slow = sorted(zip(order[n_down:], worths[n_down:], strict=True))
+        shares = tuple((sum(w for _, w in down[:d]) / total_down if total_down else 0.0,
+                        sum(w for _, w in slow[:s]) / total_slow if total_slow else 0.0)
+                       for _, d, s in steps)
+        return steps, shares
+    scale = sum(w * (c_down if dn else c_slow) * n for (_, w, dn), n in types) or 1.0
+    rows = []
+    for pick in product(*(range(n + 1) for _, n in types)):
+        cost = sum(k * u for k, ((u, _, _), _) in zip(pick, types, strict=True))
+        value = sum(k * w * (c_down if dn else c_slow)
+                    for k, ((_, w, dn), _) in zip(pick, types, strict=True))
+        d = sum(k for k, ((_, _, dn), _) in zip(pick, types, strict=True) if dn)
+        s = sum(k for k, ((_, _, dn), _) in zip(pick, types, strict=True) if not dn)
+        wd = sum(k * w for k, ((_, w, dn), _) in zip(pick, types, strict=True) if dn)
+        ws = sum(k * w for k, ((_, w, dn), _) in zip(pick, types, strict=True) if not dn)
+        rows.append((cost, round(value / scale, 9), d, s, wd, ws))
+    rows.sort(key=lambda r: (r[0], -r[1], -r[2]))   # stable: the enumeration's order
+    steps, shares, best = [], [], None
+    for cost, value, d, s, wd, ws in rows:
+        if best is None or (value, d) > best:
+            best = (value, d)
+            steps.append((cost, d, s))
+            shares.append((wd / total_down if total_down else 0.0,
+                           ws / total_slow if total_slow else 0.0))
+    return tuple(steps), tuple(shares)
 
 
 def ask_values(kinds: Sequence[Kind]) -> list[float]:
@@ -424,6 +527,7 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
     # the down instances' then the swapped slowed ones', each fewest first
     each = list(rec.each) if units > 0 else []
     slowed: list = []
+    slowed_worths: list = []
     if units >= 0:   # no swap for the slowed where the down wait (spares cannot help)
         sw = slow_recovery(cluster, e, placement)
         if sw.units:
@@ -431,11 +535,18 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
             swapped, kept = sw.swapped, sw.restored
             path = f"{rec.path}; {sw.path}" if e.instances_down else sw.path
             slowed = list(sw.each)
+            slowed_worths = list(sw.worths)
     together = each + slowed
     fits = len(together) > 1 and min(together) > 0 and sum(together) == units \
         and len(each) in (0, e.instances_down)
     per = together[0] if fits and len(set(together)) == 1 else 0
-    apart = (*sorted(each), *sorted(slowed)) if fits and not per else ()
+    # each instance with what it loses waiting (Kind.worths): a down one its weight, a
+    # slowed one its loss x weight; the down then the slowed, each fewest spares first
+    downs = sorted(zip(each, [cluster.weights[i] for i in e.down] if each else [],
+                       strict=True), key=lambda p: p[0])
+    slows = sorted(zip(slowed, slowed_worths, strict=True), key=lambda p: p[0])
+    apart = tuple(u for u, _ in (*downs, *slows)) if fits and not per else ()
+    worths = tuple(w for _, w in (*downs, *slows)) if apart else ()
     # capacity in instances' worth, each instance at its own healthy tokens/s (straddling
     # or randomly placed instances serve less); the counts themselves where all are alike
     alike = len(set(cluster.weights)) <= 1
@@ -452,5 +563,5 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
                         d_slow=cat.detection_s + cat.repair_s(e.cls), path=path,
                         slow_swapped=swapped, slow_restored=kept, cells=cells,
                         sets=sets, first=first, group=group, worth=worth, per=per,
-                        each=apart))
+                        each=apart, worths=worths))
     return out

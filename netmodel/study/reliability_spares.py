@@ -84,7 +84,8 @@ class Recovery:
     #: where they differ or none is needed
     per: int = 0
     #: spares each down instance takes, in the order of the effect's ``down`` (where
-    #: they differ, the availability model gives them out fewest first: ``Kind.each``);
+    #: they differ, the availability model gives them to the instances that restore the
+    #: most capacity: ``Kind.each``, ``Kind.steps``);
     #: () where none is needed or spares cannot help
     each: tuple = ()
 
@@ -726,8 +727,8 @@ def _recovery(cluster, effect, placement: str) -> Recovery:
     # spares, not 16), so a failure finding fewer free gets more back. Where an instance
     # replaces every member (per = size) the two take the same spares: re-creation.
     # Instances replacing different numbers of members are substituted fewest first, as
-    # far as the sites reach (the availability model's order, Kind.steps: as many back as
-    # any order brings, and as many or more than re-creation)
+    # far as the sites reach (as many back as any order brings, and as many or more than
+    # re-creation; the availability model's grant, Kind.steps, picks by capacity)
     k, size = effect.instances_down, cluster.instance_gpus
     first = sorted(items, key=lambda item: len(item[0][1]))   # stable: fewest first
     fit = _reach(sorted(each), len(spares)) if len(spares) < need else 0
@@ -812,10 +813,14 @@ class SlowSwap:
     count: int = 0
     #: spares each swapped instance takes, in the order of the slowed (``count`` of them)
     each: tuple = ()
+    #: what each swapped instance loses slowed (instances' worth: its loss x its weight),
+    #: as ``each``: what swapping it restores (the availability model's grant, Kind.worths)
+    worths: tuple = ()
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        del d["per"], d["count"], d["each"]   # the availability model's (Kind.per)
+        # the availability model's (Kind.per, Kind.each, Kind.worths)
+        del d["per"], d["count"], d["each"], d["worths"]
         return d
 
 
@@ -844,13 +849,14 @@ def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
         return SlowSwap("none slowed", 0, 0.0, 0.0)
     if recovery_times(cluster).swap_s() >= recovery_times(cluster).hold_s(effect.cls):
         return SlowSwap("stay slow (the swap outlasts the repair)", 0, 0.0, 0.0)
-    units, swapped, restored, paths, each = 0, 0.0, 0.0, [], []
+    units, swapped, restored, paths, each, worths = 0, 0.0, 0.0, [], [], []
     for i, loss in slowed:
         rec = _recovery(cluster, replace(effect, instances_down=1, down=(i,)), placement)
         if rec.units is None or rec.units <= 0 or rec.restored >= loss * cluster.weights[i]:
             continue
         units += rec.units
         each.append(rec.units)
+        worths.append(loss * cluster.weights[i])
         swapped += loss * cluster.weights[i]   # instances' worth, as rec.restored
         restored += rec.restored
         paths.append(rec.path)
@@ -859,7 +865,8 @@ def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
                         0.0, 0.0)
     how = "; ".join(dict.fromkeys(paths))
     return SlowSwap(f"swap {len(paths)} of {len(slowed)} slowed ({how})", units, swapped,
-                    restored, each[0] if len(set(each)) == 1 else 0, len(paths), tuple(each))
+                    restored, each[0] if len(set(each)) == 1 else 0, len(paths), tuple(each),
+                    tuple(worths))
 
 
 def _serves(cluster, graph, members, own):
