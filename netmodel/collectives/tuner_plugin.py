@@ -263,8 +263,9 @@ class NcclGraph:
         A tree's busbw caps, ``nChannels x perChMaxTreeBw`` and ``x perChMaxTreeLL128Bw``
         (bytes/s; 0: none).
     ll_cap : float
-        LL's busbw cap, NCCL's ``llMaxBw`` (bytes/s; 0: none): on one node the GPU
-        generation's (across nodes NCCL reads it by host CPU, which fabrics do not carry).
+        LL's busbw cap on one node, NCCL's ``llMaxBw`` (bytes/s; 0: none): the GPU
+        generation's. Across nodes NCCL reads it by host CPU, which fabrics do not carry:
+        the tuner takes the data file's ``ll_max_bw_net`` (:meth:`NcclTuner.ll_cap`).
     """
 
     busbw: float
@@ -280,14 +281,17 @@ class NcclTuner:
     src/graph/tuning.cc, ncclTopoTuneModel and ncclTopoGetAlgoTime; written from its
     formulas, constants from the data file's ``[nccl]`` table), and the fastest one is its
     choice. Each algorithm's bus bandwidth is the graph's, ``busbw`` (:class:`NcclGraph`),
-    refined: ring LL x 0.5 (at most ``ll_cap``), LL128 x 0.92 (0.7 at one rank a node),
-    Simple x 1; tree ``min(0.92 busbw, tree_cap)``, then LL / 3.8 (at most ``ll_cap``), LL128 ``min(x 7/9 on one node or x
-    120/128, tree_ll128_cap)``; algbw is a ring's busbw x ``n / (2 (n - 1))`` and a tree's x
-    0.5 on any node count. Latency: a ring's base + ``(2 (n - 1) - 2 (N - 1))`` NVLink
-    steps + ``2 (N - 1)`` network steps on ``n`` ranks over ``N`` nodes (x 1.4 for Simple
-    across nodes at 64 bytes a channel a rank or more); a tree's base + ``2 ((n/N - 1)
-    NVLink steps + log2i(N) network steps)``; a tree's algbw is multiplied by
-    ``treeCorrectionFactor`` from 64 B to 256 MiB.
+    refined: ring LL x 0.5, LL128 x 0.92, Simple x 1; tree ``min(0.92 busbw, tree_cap)``,
+    then LL / 3.8, LL128 ``min(x 7/9 on one node or x 120/128, tree_ll128_cap)``; LL's
+    busbw at most ``llMaxBw`` (:meth:`ll_cap`: the generation's on one node, 39 GB/s on 2
+    nodes and 20.4 on more across nodes); algbw is a ring's busbw x ``n / (2 (n - 1))`` and
+    a tree's x 0.5 on any node count. Latency: a ring's base + ``(2 (n - 1) - 2 (N - 1))``
+    NVLink steps + ``2 (N - 1)`` network steps on ``n`` ranks over ``N`` nodes (across
+    nodes an NVLink step at least the network's post overhead, 1 us, 3 us under Simple; at
+    one rank a node a network step the tree's; x 1.4 for Simple across nodes at 64 bytes a
+    channel a rank or more); a tree's base + ``2 ((n/N - 1) NVLink steps + log2i(N)
+    network steps)``; a tree's algbw is multiplied by ``treeCorrectionFactor`` from 64 B to
+    256 MiB.
 
     It chooses only where NCCL's Ring and Tree are the only candidates the model can run
     (NVLS, NVLSTree and CollNet are not priced: elsewhere it leaves the choice to the
@@ -300,7 +304,7 @@ class NcclTuner:
     >>> t.choose("all-reduce", 2 ** 34, 24, 3, graph=g)     # 16 GiB: the ring's 0.52 x busbw
     ('ring', 'Simple')
     >>> t.choose("all-reduce", 2 ** 20, 256, 32, graph=g)   # 1 MiB on 32 nodes: log2 steps
-    ('tree', 'LL')
+    ('tree', 'LL128')
     """
 
     label = name = NCCL_TUNER
@@ -323,26 +327,33 @@ class NcclTuner:
         """NCCL's algbw (bytes/s) of ``algorithm`` and ``protocol`` for an all-reduce on
         ``ranks`` ranks over ``nodes`` nodes, before the tree's size correction."""
         sp, bus = self.spec, graph.busbw
+        ll_cap = self.ll_cap(nodes, graph)
         if algorithm == "ring":
-            f = sp["ring_factor"][protocol]
-            if protocol == "LL128" and ranks / nodes < 2:
-                f = sp["ring_ll128_one_rank"]
-            bus *= f
-            if protocol == "LL" and graph.ll_cap > 0:
-                bus = min(bus, graph.ll_cap)
+            bus *= sp["ring_factor"][protocol]
+            if protocol == "LL" and ll_cap > 0:
+                bus = min(bus, ll_cap)
             return bus * ranks / (2 * (ranks - 1))
         bus *= sp["tree_factor"]
         if graph.tree_cap > 0:
             bus = min(bus, graph.tree_cap)
         if protocol == "LL":
             bus /= sp["tree_ll_divisor"]
-            if graph.ll_cap > 0:
-                bus = min(bus, graph.ll_cap)
+            if ll_cap > 0:
+                bus = min(bus, ll_cap)
         elif protocol == "LL128":
             bus *= sp["tree_ll128_factor"][0 if nodes == 1 else 1]
             if graph.tree_ll128_cap > 0:
                 bus = min(bus, graph.tree_ll128_cap)
         return bus * 0.5
+
+    def ll_cap(self, nodes: int, graph: NcclGraph) -> float:
+        """NCCL's ``llMaxBw`` (bytes/s; 0: none), the LL protocol's busbw cap of a ring or a
+        tree: on one node the graph's (the GPU generation's), across nodes the data file's
+        ``ll_max_bw_net`` for 2 and for 3 or more nodes (NCCL's row of hosts that are not
+        AMD's)."""
+        if nodes <= 1:
+            return graph.ll_cap
+        return self.spec["ll_max_bw_net"][min(int(nodes), 3) - 2]
 
     def latency(self, algorithm: str, protocol: str, ranks: int, nodes: int) -> float:
         """NCCL's latency (seconds) of ``algorithm`` and ``protocol`` for an all-reduce on
@@ -353,6 +364,14 @@ class NcclTuner:
         lat = sp["base_latency"][algorithm][protocol]
         if algorithm == "ring":
             steps, net = 2 * (ranks - 1), 2 * (nodes - 1)
+            if nodes > 1:
+                # each ring step across nodes pays the network's post overhead at least
+                # (x 3 under Simple); one rank a node exposes the tree's network latency
+                over = sp["net_overhead"] * (sp["net_overhead_simple"]
+                                             if protocol == "Simple" else 1.0)
+                intra = max(intra, over)
+                if ranks == nodes:
+                    inter = sp["step_latency_net"]["tree"][protocol]
             return lat + (steps - net) * intra + net * inter
         per_node = ranks // nodes
         return lat + 2 * ((per_node - 1) * intra + (int(nodes).bit_length() - 1) * inter)

@@ -55,21 +55,28 @@ def test_two_nodes_64_mib_ring_simple_beats_tree_simple_by_hand():
                     available=lambda a, p: p == "Simple") == ("ring", "Simple")
 
 
-def test_thirty_two_nodes_1_mib_tree_ll_beats_ring_ll_by_hand():
-    # 32 nodes x 8 ranks (256), busbw 400 GB/s, tree cap 8 x 36.0 GB/s (Hopper, 3+ nodes)
+def test_thirty_two_nodes_1_mib_tree_ll128_beats_tree_ll_and_ring_ll_by_hand():
+    # 32 nodes x 8 ranks (256), busbw 400 GB/s, tree cap 8 x 36.0 GB/s (Hopper, 3+ nodes);
+    # across 3 or more nodes LL's busbw is at most llMaxBw 20.4 GB/s (a host not AMD's)
     g = NcclGraph(busbw=400e9, channels=16, tree_cap=8 * 36.0e9)
     n = 2.0 ** 20
-    # ring LL: busbw 0.5 x 400 = 200, algbw x 256 / 510; latency 6.6 + (510 - 62) x 0.6 +
-    # 62 x 2.7 = 442.8 us (no plateau: LL)
-    ring = 442.8 * US + n / (200e9 * 256 / 510)
-    # tree LL: min(368, 288) / 3.8, half, x treeCorrectionFactor[LL][14] = 0.5; latency 6.8
-    # + 2 (7 x 0.6 + log2(32) x 5.0) = 65.2 us
-    tree = 65.2 * US + n / (288e9 / 3.8 * 0.5 * 0.5)
+    # ring LL: busbw min(0.5 x 400, 20.4) = 20.4, algbw x 256 / 510; latency 6.6 + (510 -
+    # 62) x max(0.6, 1.0 net overhead) + 62 x 2.7 = 622.0 us (no plateau: LL)
+    ring = 622.0 * US + n / (20.4e9 * 256 / 510)
+    # tree LL: min(min(368, 288) / 3.8, 20.4) = 20.4, half, x treeCorrectionFactor[LL][14]
+    # = 0.5; latency 6.8 + 2 (7 x 0.6 + log2(32) x 5.0) = 65.2 us
+    tree = 65.2 * US + n / (20.4e9 * 0.5 * 0.5)
+    # tree LL128: 288 x 120/128 = 270 (no LL128 cap here), half, x
+    # treeCorrectionFactor[LL128][14] = 0.6; latency 14.0 + 2 (7 x 1.25 + 5 x 8.5) = 116.5 us
+    tree128 = 116.5 * US + n / (270e9 * 0.5 * 0.6)
     t = _tuner()
     assert t.predicted_time("ring", "LL", n, 256, 32, g) == pytest.approx(ring, rel=1e-12)
     assert t.predicted_time("tree", "LL", n, 256, 32, g) == pytest.approx(tree, rel=1e-12)
-    assert (ring / US, tree / US) == pytest.approx((453.245, 120.542), abs=1e-3)
-    assert t.choose("all-reduce", n, 256, 32, graph=g) == ("tree", "LL")
+    assert t.predicted_time("tree", "LL128", n, 256, 32, g) == pytest.approx(tree128,
+                                                                               rel=1e-12)
+    assert (ring / US, tree / US, tree128 / US) == pytest.approx((724.4, 270.803, 129.445),
+                                                                 abs=1e-3)
+    assert t.choose("all-reduce", n, 256, 32, graph=g) == ("tree", "LL128")
 
 
 def test_large_messages_take_the_ring_on_any_node_count():
