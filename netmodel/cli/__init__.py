@@ -15,6 +15,8 @@ def run_record() -> dict:
     a repeated option a list), less those that change only where or how output goes."""
     import click
 
+    from netmodel.cli.main import ReadAs, as_typed
+
     ctx = click.get_current_context()
     names, c = [], ctx
     while c.parent is not None:
@@ -27,6 +29,8 @@ def run_record() -> dict:
         key = max(param.opts, key=len).lstrip("-") if isinstance(param, click.Option) \
             else param.name
         v = ctx.params[param.name]
+        if isinstance(param.type, ReadAs):   # the command gets the value read; the run, typed
+            v = as_typed(param.name)
         run[key] = [_text(x) for x in v] if isinstance(v, tuple) else _text(v)
     return run
 

@@ -12,8 +12,10 @@ import click
 from netmodel.cli import run_record
 from netmodel.cli.main import (
     WHOLE,
+    ReadAs,
     RegistryChoice,
     RegistryHelp,
+    as_typed,
     choice_metavar,
     fabric_help,
     given_on_command_line,
@@ -303,8 +305,8 @@ _routing_options = [
     click.option("--tuner", default=None, cls=RegistryHelp,
                  show_default="none; with --scenario the scenario's",
                  metavar_from=_tuner_metavar, help_from=_tuner_help),
-    click.option("--nccl-buffsize", "buffsize_text", default=None, metavar="SIZE",
-                 cls=RegistryHelp, reads=_buffsize,
+    click.option("--nccl-buffsize", "buffsize", default=None, metavar="SIZE",
+                 type=ReadAs(_buffsize),
                  help="The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple "
                  "protocol's buffer, whose eighth is its pipeline chunk (default NCCL's 4 "
                  "MiB, collective_defaults.toml [pipeline] simple_buffer; with --scenario, "
@@ -321,11 +323,11 @@ _routing_options = [
 @click.command("collective", cls=_FabricOrScenario)
 @click.argument("op", metavar="OP")
 @with_options(_fabric_options)
-@click.option("--group", "group_text", default="8", show_default=True, metavar="N|NODES",
-              cls=RegistryHelp, reads=_parse_group,
+@click.option("--group", "wanted", default="8", show_default=True, metavar="N|NODES",
+              type=ReadAs(_parse_group),
               help="Group size (placed by --placement) or comma-separated GPU nodes.")
-@click.option("--size", "size_text", default="64MiB", show_default=True, metavar="SIZE",
-              cls=RegistryHelp, help_from=_size_help, reads=_message_size)
+@click.option("--size", "size", default="64MiB", show_default=True, metavar="SIZE",
+              cls=RegistryHelp, help_from=_size_help, type=ReadAs(_message_size))
 @click.option("--algorithm", default="auto", metavar="auto|NAME",
               show_default="auto; with --scenario the scenario's",
               cls=RegistryHelp, help_from=_algorithm_help)
@@ -346,10 +348,10 @@ _routing_options = [
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
               help="Also draw busbw against size for every algorithm.")
-def collective(op: str, fabric: str | None, scenario: str | None, group_text: str,
-               size_text: str, algorithm: str, algorithms: str | None, placement: str,
+def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | list[str],
+               size: float, algorithm: str, algorithms: str | None, placement: str,
                seed: int, tuner: str, fail_text: str | None, all_groups: bool,
-               max_transfers: int | None, buffsize_text: str | None,
+               max_transfers: int | None, buffsize: float | None,
                release_text: str | None, as_json: bool, plot_path: str | None) -> None:
     """Cost of one collective OP (all-reduce, reduce-scatter, all-gather, broadcast,
     reduce, all-to-all, send-recv) on a group of GPUs of a fabric, or of a scenario as compare
@@ -363,15 +365,13 @@ def collective(op: str, fabric: str | None, scenario: str | None, group_text: st
 
     check_op(op)
     _check_plot(plot_path)
-    size = _message_size(size_text)
     max_transfers = _max_transfers(max_transfers)
     setup = _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
                    plot=plot_path is not None, tuner=tuner,
-                   simple_buffer=_buffsize(buffsize_text),
-                   nccl_release=release_text)
+                   simple_buffer=buffsize, nccl_release=release_text)
     algorithm, placement, seed = setup.algorithm, setup.placement, setup.seed
     was_plot = plot_path is not None
-    wanted = _parse_group(group_text)
+    group_text = as_typed("wanted")   # as typed, for the refusals below
     shown = placement  # the header and JSON name no placement that was not used
     if not isinstance(wanted, int):
         _check_named_group(group_text, all_groups, setup)
@@ -701,7 +701,7 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
               "(largest group).")
 def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: str,
           groups_text: str, algorithm: str, algorithms: str | None, placement: str, seed: int,
-          tuner: str, buffsize_text: str | None, release_text: str | None, fmt: str,
+          tuner: str, buffsize: float | None, release_text: str | None, fmt: str,
           output: str | None, max_transfers: int | None, max_rows: int,
           plot_path: str | None) -> None:
     """Lookup table of collective costs (op, algorithm, protocol, group size, bytes,
@@ -760,7 +760,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     every = algorithm == "all"
     setup = _setup(fabric, scenario, placement, "auto" if every else algorithm,
                    algorithms, seed, _max_transfers(max_transfers), plot=plot_path is not None,
-                   tuner=tuner, simple_buffer=_buffsize(buffsize_text),
+                   tuner=tuner, simple_buffer=buffsize,
                    nccl_release=release_text)
     _check_seed_used(setup)
     placement = setup.placement

@@ -21,12 +21,12 @@ from netmodel.cli.main import (
     max_batch_option,
     model_help,
     mtp_options,
-    parse_slo,
     phase_option,
     profile_option,
     registry_metavar,
     roofline_flag,
     roofline_option,
+    slo_of,
     slo_option,
 )
 from netmodel.cli.resolve import (
@@ -157,7 +157,7 @@ def _setup(kw):
         two_batch_overlap=kw.get("two_batch_overlap", False),
         dense_mlp_tp=dense_mlp_tp(kw.get("dense_mlp_tp")),
         **mtp_settings(kw.get("mtp_tokens"), kw.get("mtp_acceptance")))
-    slo = parse_slo(kw["ttft"], kw["tbt"])
+    slo = slo_of(kw["ttft"], kw["tbt"])
     check_phase_options(workload.phase, kw)   # after the values: a bad one is named first
     return model, gpu, workload, options, slo, (comm, desc, fabric_gpus)
 
@@ -529,7 +529,7 @@ def _fits_fabric(gpus: int, fabric_gpus, desc) -> None:
 @click.option("--front", "show_front", is_flag=True,
               help="Also print the latency / tokens-per-s-per-SM Pareto front (text output: "
                    "--json always carries it, as 'front').")
-def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: str | None,
+def search(max_batch: int, tp_text: str | None, pp_text: str | None, ep_text: str | None,
            adp_text: str | None, skew_text: str, max_gpus_text: str | None, show_front: bool,
            as_json: bool, **kw: Any) -> None:
     """Best TP degree and batch under the SLO (most tokens/s/SM)."""
@@ -553,7 +553,7 @@ def search(max_batch: str, tp_text: str | None, pp_text: str | None, ep_text: st
                    pp=_degrees("--pp", pp_text), ep=eps,
                    attention_dp=_degrees("--attention-dp", adp_text, True),
                    expert_skew=skew, max_gpus=max_gpus,
-                   max_batch=whole_option("--max-batch", max_batch))
+                   max_batch=max_batch)
     notes = _schedule_notes(comm)
     if as_json:
         out = r.to_dict()

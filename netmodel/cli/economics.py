@@ -19,10 +19,10 @@ from netmodel.cli.main import (
     max_batch_option,
     model_option,
     parallelism_option,
-    parse_slo,
     phase_option,
     registry_metavar,
     scenario_help,
+    slo_of,
     slo_option,
     value_refused_as,
 )
@@ -42,17 +42,14 @@ def _qty(text, units, what, *, allow_zero=False):
 
 
 def _clock(text) -> float:
-    """``--clock``: a ratio to the nominal clock within the range the clock-power law
-    covers (:class:`compute.power.ClockPowerLaw`), refused as typed, before any search
-    (the law's refusal came after the search and named ``clock 2.0``, not the flag)."""
-    from compute.errors import UserError
+    """``--clock``: a ratio to the nominal clock, checked by the clock-power law
+    (:meth:`compute.power.ClockPowerLaw.check`) before any search (the law is asked again
+    after it, by which time the flag was lost), its refusal said with the flag and the text
+    as typed."""
     from compute.power import ClockPowerLaw
 
-    ratio, law = _qty(text, _PLAIN, "--clock"), ClockPowerLaw()
-    if not law.ratio_min <= ratio <= law.ratio_max:
-        raise UserError(f"--clock {text!r} is outside the modelled range: allowed "
-                        f"{law.ratio_min:g} to {law.ratio_max:g} (x nominal)")
-    return ratio
+    with value_refused_as("--clock", text, "clock "):
+        return ClockPowerLaw().check(_qty(text, _PLAIN, "--clock"))
 
 
 def _sms(text):
@@ -189,17 +186,17 @@ def _usd(x: float) -> str:
 @slo_option("decode")
 @json_option
 def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, parallelism: str,
-         max_batch: str, ttft: str, tbt: str, as_json: bool) -> None:
+         max_batch: int, ttft: float, tbt: float, as_json: bool) -> None:
     """Capex and power split, tokens/s/W, tokens/J and $ per million tokens of a scenario
     serving a model at its best configuration under the SLO."""
     from compute.phases import BOTH, PHASES, check_phase
-    from netmodel.cli.resolve import check_phase_options, whole_option
+    from netmodel.cli.resolve import check_phase_options
     from netmodel.study.cost import cost_summary
 
     phases = list(PHASES) if phase.strip() == BOTH else [check_phase(phase.strip(), both=True)]
     clock = _clock(clock_text)
-    slo = parse_slo(ttft, tbt)
-    limit = whole_option("--max-batch", max_batch)
+    slo = slo_of(ttft, tbt)
+    limit = max_batch
     check_phase_options(phases, {"ttft": ttft, "tbt": tbt})   # after the values
     summaries = [cost_summary(scenario, model, p, clock=clock, share=share,
                               parallelism=parallelism, slo=slo, max_batch=limit)

@@ -87,11 +87,57 @@ DEFAULT_MAX_BATCH = 1024
 
 
 def max_batch_option(help_text: str = "Largest batch tried.") -> Callable[[_F], _F]:
-    """The ``--max-batch B`` option of the commands that search (a string, parsed by the
-    command as a whole number)."""
+    """The ``--max-batch B`` option of the commands that search: the command gets the whole
+    number (:func:`read_whole`, its parser named here only: :class:`ReadAs`)."""
     return click.option("--max-batch", default=str(DEFAULT_MAX_BATCH), show_default=True,
-                        metavar="B", help=help_text, cls=RegistryHelp,
-                        reads=lambda text: read_whole("--max-batch", text))
+                        metavar="B", help=help_text,
+                        type=ReadAs(lambda text: read_whole("--max-batch", text)))
+
+
+class ReadAs(click.ParamType):
+    """The type of an option whose text one function of the CLI reads (``--max-batch``:
+    :func:`read_whole`; availability's ``--trials``): the command gets the value read, so
+    the option's parser is named once, on its declaration, and two spellings of one value
+    given twice are one (:func:`refuse_repeated_options` compares values by the option's
+    type). The function's refusal is its own :class:`~compute.errors.UserError`, one line
+    naming the flag; the value is read as click reads its options, the typed ones in the
+    order typed, before the command runs. An option whose command needs the text as typed
+    too (to say it in a later refusal) is a string with :class:`RegistryHelp`'s ``reads``.
+
+    >>> opt = click.Option(["--n"], type=ReadAs(lambda t: read_whole("--n", t)))
+    >>> cmd = click.Command("x", params=[opt], callback=lambda n: print(repr(n)))
+    >>> cmd.main(["--n", "+6.4e1"], standalone_mode=False)
+    64
+    """
+
+    name = "text"
+
+    def __init__(self, reads: Callable[[str], Any]) -> None:
+        self.reads = reads
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        return self.reads(value) if isinstance(value, str) else value
+
+
+def as_typed(name: str) -> Any:
+    """The running command's option ``name`` (click's parameter name) as the user gave it:
+    the text of its value on the command line (the last, the one click keeps), or its
+    default where it was not typed. For a :class:`ReadAs` option, whose command gets the
+    value read, where the text is wanted: a refusal quoting it (``--ttft '2s' is the
+    prefill SLO``), the run an output folder's manifest records (options valued as
+    typed). Outside a command line :class:`LazyGroup` parsed, the value click holds."""
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    param = next(p for p in ctx.command.params if p.name == name)
+    source = ctx.get_parameter_source(name)
+    if source is ParameterSource.DEFAULT and isinstance(param.default, str):
+        return param.default
+    _, words = ctx.meta.get(_INVOKED, (None, []))
+    words = words[:words.index("--")] if "--" in words else words
+    given = _typed(param, words) if source is ParameterSource.COMMANDLINE else []
+    return given[-1][1] if given else ctx.params.get(name)
 
 
 def read_whole(what: str, text, most: int | None = None) -> int:
@@ -269,14 +315,15 @@ def _time_units() -> str:
 
 def slo_option(phase: str, note: str = "") -> Callable[[_F], _F]:
     """``--ttft TIME`` (``phase`` ``"prefill"``) or ``--tbt TIME`` (``"decode"``), one
-    declaration for every command with an SLO; its help names the time units
+    declaration for every command with an SLO: the command gets seconds
+    (:func:`read_slo_time`, a :class:`ReadAs`); its help names the time units
     :func:`compute.units.parse_time` takes (read when help is shown)."""
     flag, default, what = {"prefill": ("--ttft", "1s", "Prefill SLO: time to first token"),
                            "decode": ("--tbt", "50ms", "Decode SLO: time between tokens")}[phase]
     return click.option(flag, default=default, show_default=True, metavar="TIME",
                         cls=RegistryHelp, help_from=lambda: f"{what}{note} (seconds, or a "
                         f"number with a unit: {_time_units()}).",
-                        reads=lambda text: read_slo_time(flag, text))
+                        type=ReadAs(lambda text: read_slo_time(flag, text)))
 
 
 def read_slo_time(flag: str, text: str) -> float:
@@ -292,12 +339,12 @@ def read_slo_time(flag: str, text: str) -> float:
     return parse_time(text, flag, allow_zero=False, quantity=flag.removeprefix("--"))
 
 
-def parse_slo(ttft: str, tbt: str) -> Slo:
+def slo_of(ttft: float, tbt: float) -> Slo:
     """The :class:`compute.phases.Slo` of :func:`slo_option`'s ``--ttft`` and ``--tbt``
-    (:func:`read_slo_time`)."""
+    (seconds, as the command gets them)."""
     from compute.phases import Slo
 
-    return Slo(ttft=read_slo_time("--ttft", ttft), tbt=read_slo_time("--tbt", tbt))
+    return Slo(ttft=ttft, tbt=tbt)
 
 
 def phase_option(*, default: str, takes: str, dest: str = "phase") -> Callable[[_F], _F]:

@@ -16,20 +16,24 @@ from netmodel.cli import run_record, say_written
 from netmodel.cli.main import (
     REAL,
     OutputFolder,
+    ReadAs,
     RegistryChoice,
     RegistryHelp,
+    as_typed,
+    given_on_command_line,
     max_batch_option,
     model_option,
     no_plot_option,
     parallelism_option,
-    parse_slo,
     phase_option,
     quiet_option,
     registry_metavar,
     registry_names,
     scenario_help,
+    slo_of,
     slo_option,
     table_json_option,
+    value_refused_as,
     with_options,
 )
 
@@ -45,8 +49,8 @@ GPU_RATE = "gpu"
 
 
 def _pairs(option: str, texts, parse, extra: tuple[str, ...] = ()) -> dict:
-    """``CLASS=VALUE`` options into ``{class: parse(value)}`` (``extra``: names taken
-    besides the component classes)."""
+    """``CLASS=VALUE`` options into ``{class: (parse(value), text)}``, each value with the
+    text it was typed as (``extra``: names taken besides the component classes)."""
     from compute.errors import UserError
     from netmodel.study.reliability_catalog import check_class
 
@@ -66,11 +70,15 @@ def _pairs(option: str, texts, parse, extra: tuple[str, ...] = ()) -> dict:
             raise UserError(f"{option} gives class {cls} twice ({given[cls]!r} and {text!r}); "
                             f"give each class once")
         given[cls] = text
-        out[cls] = parse(value.strip(), f"{option} {name.strip()}")
+        out[cls] = parse(value.strip(), f"{option} {name.strip()}"), text
     return out
 
 
 def _per_hour(text: str, what: str) -> float:
+    """A ``--rate CLASS=R`` value: failures per part per hour (``2e-5`` or ``2e-5/h``), a
+    finite number >= 0 as a duration is (``parse_duration``); the most a rate may be is the
+    catalog's to check (:meth:`~netmodel.study.reliability_catalog.Catalog.with_`, said with
+    the flag by :func:`_catalog`)."""
     import math
 
     from compute.errors import UserError
@@ -86,20 +94,6 @@ def _per_hour(text: str, what: str) -> float:
     return v
 
 
-def _rate(text: str, what: str) -> float:
-    """A ``--rate CLASS=R`` value (:func:`_per_hour`) up to the catalog's
-    :data:`~netmodel.study.reliability_catalog.MAX_RATE_PER_HOUR`, refused as typed (the
-    catalog's refusal said 'rate of nic ... got 1e+300', no flag)."""
-    from compute.errors import UserError
-    from netmodel.study.reliability_catalog import MAX_RATE_PER_HOUR as most
-
-    v = _per_hour(text, what)
-    if v > most:
-        raise UserError(f"{what} {shown_text(text)} is above {most:g} per hour (a part "
-                        f"failing more often is never up); allowed: 0 to {most:g}/h")
-    return v
-
-
 def _hours(text: str, what: str) -> float:
     from netmodel.study.reliability_catalog import HOUR
 
@@ -107,41 +101,48 @@ def _hours(text: str, what: str) -> float:
 
 
 def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
-             load_bandwidth):
+             storage):
+    """The failure catalog with the options' overrides (``detection``, ``warmup``: seconds,
+    ``storage``: bytes/s, as the command gets them; None where not given). Each value is
+    checked once, by the catalog (:meth:`~netmodel.study.reliability_catalog.Catalog.with_`),
+    one override at a time, so that its refusal (``rate of nic must be a number from 0 to 1
+    per hour``, in the catalog's words) is said with the flag and the text that gave it
+    (:func:`~netmodel.cli.main.value_refused_as`)."""
     from compute.errors import UserError
     from netmodel.study.reliability_catalog import catalog
     from topologies.failure_domains import GPU_CLASSES
 
-    storage = None if load_bandwidth is None else _storage_bandwidth(load_bandwidth)
-    per_class = _pairs("--rate", rates, _rate, extra=(GPU_RATE,))
-    gpu = per_class.pop(GPU_RATE, None)
+    per_class = _pairs("--rate", rates, _per_hour, extra=(GPU_RATE,))
     for name in GPU_CLASSES:
         if name in per_class:
             raise UserError(f"--rate {name}: its rate comes from the GPU's split; set the "
                             f"reference GPU's whole rate with --rate {GPU_RATE}=R (0 turns "
                             f"GPU failures off) or the split with --area-share")
-    return catalog().with_(
-        gpu_rate_per_hour=gpu, area_share=area_share, repair=repair, rates=per_class,
-        repair_hours=_pairs("--repair-time", repair_times, _hours),
-        detection_s=None if detection is None else _seconds(detection, "--detection"),
-        warmup_s=None if warmup is None else _seconds(warmup, "--warmup"),
-        load_from=load_from, storage_bandwidth=storage)
+    repair_hours = _pairs("--repair-time", repair_times, _hours)
+    # repair before the repair times (they are the chosen repair's), load_from before the
+    # storage bandwidth (taken only with storage): as one call of with_ applies them
+    cat = catalog().with_(area_share=area_share, repair=repair, load_from=load_from)
+    for cls, (rate, text) in per_class.items():
+        with value_refused_as("--rate", text, "rate of ", "gpu_rate_per_hour "):
+            cat = cat.with_(gpu_rate_per_hour=rate) if cls == GPU_RATE else \
+                cat.with_(rates={cls: rate})
+    for cls, (hours, text) in repair_hours.items():
+        with value_refused_as("--repair-time", text, "repair time of "):
+            cat = cat.with_(repair_hours={cls: hours})
+    for name, seconds, words in (("detection", detection, "detection time"),
+                                 ("warmup", warmup, "warm-up time")):
+        if seconds is not None:
+            with value_refused_as(f"--{name}", as_typed(name), words):
+                cat = cat.with_(**{f"{name}_s": seconds})
+    return cat.with_(storage_bandwidth=storage)
 
 
 def _seconds(text: str, flag: str) -> float:
-    """Seconds of ``--detection``, ``--warmup`` or a ``--repair-time`` (``flag``): 0 to a
-    century (the catalog's :data:`~netmodel.study.reliability_catalog.MAX_TIME_S`, refused
-    here as typed: the catalog's refusal said 'detection time ... got 3.15576e+37' seconds
-    for ``--detection 1e30y``)."""
-    from compute.errors import UserError
-    from netmodel.study.reliability_catalog import MAX_TIME_S, SECONDS_PER_YEAR, parse_duration
+    """Seconds of ``--detection``, ``--warmup`` or a ``--repair-time`` (``flag``); their
+    range (0 to a century) is the catalog's to check (:func:`_catalog`)."""
+    from netmodel.study.reliability_catalog import parse_duration
 
-    s = parse_duration(text, flag, allow_zero=True)
-    if s > MAX_TIME_S:
-        raise UserError(f"{flag} {shown_text(text)} is longer than "
-                        f"{MAX_TIME_S / SECONDS_PER_YEAR:g} years, the longest time taken; "
-                        f"allowed: 0 to {MAX_TIME_S / SECONDS_PER_YEAR:g}y")
-    return s
+    return parse_duration(text, flag, allow_zero=True)
 
 
 def _storage_bandwidth(text: str) -> float:
@@ -188,12 +189,12 @@ def _absent(cluster, rates, repair_times) -> list[str]:
     return notes
 
 
-def _settings(ttft: str, tbt: str, phase: str):
+def _settings(ttft: float, tbt: float, phase: str):
     """The SLO of ``--ttft`` and ``--tbt``; the one ``phase`` never reads (TTFT limits a
     prefill, TBT a decode step: Slo.limit) refused when typed."""
     from netmodel.cli.resolve import check_phase_options
 
-    slo = parse_slo(ttft, tbt)
+    slo = slo_of(ttft, tbt)
     check_phase_options(phase, {"ttft": ttft, "tbt": tbt})   # after the values
     return slo
 
@@ -237,22 +238,28 @@ def _gpus(text, scenario: str | Scenario = "NAME"):
 @contextmanager
 def _parameters_as_flags():
     """A library :class:`~compute.errors.UserError` raised inside that starts with a
-    parameter of the run given by an option (``gpus 1,000 is not a multiple of ...``,
-    :func:`~netmodel.study.reliability_fabric.cluster_cells`; ``spares '-1' must be ...``,
-    ``horizon '1' is shorter than an hour``) said with the flag of the running command
-    that gave it (``--gpus`` is an alias of ``--cluster-gpus``: said as its first flag),
-    read from the command's own options: the library names parameters, the command line
-    its flags (as :func:`~netmodel.cli.resolve.keywords_as_flags` does for
-    ``name=value``).
+    parameter of the run given by an option typed on the command line (``gpus 1,000 is not
+    a multiple of ...``, :func:`~netmodel.study.reliability_fabric.cluster_cells`;
+    ``spares '-1' must be ...``, ``horizon '1' is shorter than an hour``) said with the flag
+    of the running command that gave it (``--gpus`` is an alias of ``--cluster-gpus``: said
+    as its first flag), read from the command's own options: the library names parameters,
+    the command line its flags (as :func:`~netmodel.cli.resolve.keywords_as_flags` does for
+    ``name=value``). An option left at its default is never named: the user did not type
+    it (a run of ``--fabric`` whose scenario the library names is not ``--scenario``).
 
     >>> from compute.errors import UserError
-    >>> cmd = click.Command("x", params=[click.Option(["--cluster-gpus", "--gpus"])])
-    >>> try:
-    ...     with click.Context(cmd), _parameters_as_flags():
-    ...         raise UserError("gpus 1,000 is not a multiple of the scenario's fabric")
-    ... except UserError as exc:
-    ...     print(exc)
-    --cluster-gpus 1,000 is not a multiple of the scenario's fabric
+    >>> cmd = click.Command("x", params=[click.Option(["--cluster-gpus", "--gpus"]),
+    ...                                  click.Option(["--seed"], default="0")])
+    >>> def said(message, *typed):
+    ...     try:
+    ...         with cmd.make_context("x", list(typed)), _parameters_as_flags():
+    ...             raise UserError(message)
+    ...     except UserError as exc:
+    ...         return str(exc)
+    >>> said("gpus 1,000 is not a multiple of the scenario's fabric", "--gpus", "1000")
+    "--cluster-gpus 1,000 is not a multiple of the scenario's fabric"
+    >>> said("seed 0 is not taken here", "--gpus", "1000")   # --seed not typed
+    'seed 0 is not taken here'
     """
     import re
 
@@ -262,8 +269,11 @@ def _parameters_as_flags():
         yield
     except UserError as exc:
         ctx = click.get_current_context(silent=True)
-        flags = {f[2:].replace("-", "_"): p.opts[0] for p in (ctx.command.params if ctx else ())
-                 if isinstance(p, click.Option) for f in p.opts if f.startswith("--")}
+        options = [p for p in (ctx.command.params if ctx else ())
+                   if isinstance(p, click.Option)]
+        typed = set(given_on_command_line(*(p.name for p in options))) if ctx else set()
+        flags = {f[2:].replace("-", "_"): p.opts[0] for p in options if p.name in typed
+                 for f in p.opts if f.startswith("--")}
         given = re.match(r"([a-z][a-z_]*)(?![\w-])", str(exc))   # the parameter it names
         if given is None or given[1] not in flags:
             raise
@@ -349,16 +359,16 @@ _common = [
     click.option("--repair-time", "repair_times", multiple=True, metavar="CLASS=T",
                  help="Repair time of CLASS, e.g. gpu-die=7d (repeat)."),
     click.option("--detection", default=None, metavar="T", help="Failure detection time "
-                 "(default 30s).", cls=RegistryHelp, reads=lambda t: _seconds(t, "--detection")),
+                 "(default 30s).", type=ReadAs(lambda t: _seconds(t, "--detection"))),
     click.option("--warmup", default=None, metavar="T", help="Spare warm-up time (default 60s).",
-                 cls=RegistryHelp, reads=lambda t: _seconds(t, "--warmup")),
+                 type=ReadAs(lambda t: _seconds(t, "--warmup"))),
     click.option("--load-from", default=None,
                  type=RegistryChoice(registry_names(_CHOICES, "LOAD_SOURCES")),
                  help="Where a spare loads its weight shard (default fabric: a peer "
                  "instance at the GPU's scale-up bandwidth)."),
     click.option("--load-bandwidth", default=None, metavar="BW",
                  help="Storage bandwidth per GPU for --load-from storage (default 12.5GB/s).",
-                 cls=RegistryHelp, reads=_storage_bandwidth),
+                 type=ReadAs(_storage_bandwidth)),
     slo_option("prefill"),
     slo_option("decode"),
     max_batch_option(),
@@ -385,9 +395,9 @@ def _placement(text: str) -> str:
 def blast_radius(scenario: str, model: str, phase: str,
                  cluster_gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
-                 repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
-                 load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
-                 max_batch: str, as_json: bool, out_dir: str | None, no_plot: bool,
+                 repair_times: tuple[str, ...], detection: float | None, warmup: float | None,
+                 load_from: str | None, load_bandwidth: float | None, ttft: float, tbt: float,
+                 max_batch: int, as_json: bool, out_dir: str | None, no_plot: bool,
                  parallelism: str, placement: str, fabric: str | None = None) -> None:
     """What one failure of each component class takes down: count, rate, hardware radius
     (GPUs, SMs lost or cut off), instances down, tokens/s lost, and the recovery path and
@@ -402,9 +412,7 @@ def blast_radius(scenario: str, model: str, phase: str,
     if out_dir is not None:
         check_folder_path(out_dir)
     scenario = _where(scenario, fabric)
-    from netmodel.cli.resolve import whole_option
-
-    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), whole_option("--max-batch", max_batch)
+    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), max_batch
     with _parameters_as_flags():
         result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
                      catalog_=cat, placement=placement, parallelism=parallelism,
@@ -424,27 +432,25 @@ def blast_radius(scenario: str, model: str, phase: str,
               help="Simulated time (s, min, h, d, w, y): 1 h to 100 y.", cls=RegistryHelp,
               reads=lambda t: _horizon(t))
 @click.option("--trials", default="1000", show_default=True, metavar="N",
-              help="Monte Carlo trials.", cls=RegistryHelp, reads=lambda t: _trials(t))
+              help="Monte Carlo trials.", type=ReadAs(lambda t: _trials(t)))
 @click.option("--seed", default="0", show_default=True, metavar="N",
-              help="Random seed (a whole number >= 0).", cls=RegistryHelp,
-              reads=lambda t: _seed(t))
+              help="Random seed (a whole number >= 0).", type=ReadAs(lambda t: _seed(t)))
 @click.option("--threshold", default="99%", show_default=True, metavar="SHARE",
               help="Capacity threshold for the time-below figure (99% or 0.99).",
-              cls=RegistryHelp, reads=lambda t: _share(t))
+              type=ReadAs(lambda t: _share(t)))
 @quiet_option
 def availability(scenario: str, model: str, phase: str,
                  cluster_gpus_text: str | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
-                 repair_times: tuple[str, ...], detection: str | None, warmup: str | None,
-                 load_from: str | None, load_bandwidth: str | None, ttft: str, tbt: str,
-                 max_batch: str, as_json: bool, out_dir: str | None, no_plot: bool,
-                 parallelism: str, spares: str, placement: str, horizon: str, trials: str, seed: str,
-                 threshold: str, quiet: bool, fabric: str | None = None) -> None:
+                 repair_times: tuple[str, ...], detection: float | None, warmup: float | None,
+                 load_from: str | None, load_bandwidth: float | None, ttft: float, tbt: float,
+                 max_batch: int, as_json: bool, out_dir: str | None, no_plot: bool,
+                 parallelism: str, spares: str, placement: str, horizon: str, trials: int,
+                 seed: int, threshold: float, quiet: bool, fabric: str | None = None) -> None:
     """Delivered capacity over time with failures, repairs and hot spares: a seeded Monte
     Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
     instance-down events, goodput per SM bought)."""
     from compute.outputs import check_folder_path
-    from netmodel.cli.resolve import whole_option
     from netmodel.study.availability import availability as run
     from netmodel.study.availability import availability_files
     from netmodel.study.progress import Progress
@@ -452,18 +458,15 @@ def availability(scenario: str, model: str, phase: str,
     cat = _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
                    load_bandwidth)
     placement = _placement(placement)
-    n_trials = _trials(trials)
-    n_seed = _seed(seed)
-    share = _share(threshold)
     if out_dir is not None:
         check_folder_path(out_dir)
     scenario = _where(scenario, fabric)
-    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), whole_option("--max-batch", max_batch)
+    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), max_batch
     slo = _settings(ttft, tbt, phase)
-    with _parameters_as_flags(), Progress(n_trials, "availability", quiet=quiet) as bar:
+    with _parameters_as_flags(), Progress(trials, "availability", quiet=quiet) as bar:
         result = run(scenario, model, phase, gpus=gpus, spares=spares,
-                     placement=placement, horizon=horizon, trials=n_trials, seed=n_seed,
-                     threshold=share, slo=slo, catalog_=cat, progress=bar,
+                     placement=placement, horizon=horizon, trials=trials, seed=seed,
+                     threshold=threshold, slo=slo, catalog_=cat, progress=bar,
                      parallelism=parallelism, max_batch=limit)
     _report(result, availability_files, out_dir, no_plot, as_json, rates, repair_times)
 

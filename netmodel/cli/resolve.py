@@ -20,6 +20,7 @@ import click
 
 from netmodel.cli.main import (
     RegistryHelp,
+    as_typed,
     fabric_help,
     given_on_command_line,
     read_whole,
@@ -362,7 +363,9 @@ def check_phase_options(phases, kw, option: str = "--phase") -> None:
     list: infer's and search's --phase, compare's and sweep's --phases, cost's list, blast-radius's
     and availability's) ever uses (it would be ignored, the run going ahead with the
     default), in one line. ``kw``: the command's parameters; options the command does not
-    take are never typed, so one table serves every command."""
+    take are never typed, so one table serves every command. The option is quoted as typed
+    (:func:`~netmodel.cli.main.as_typed`: ``--ttft '2s'``, which the command gets as 2.0
+    seconds)."""
     from compute.errors import UserError
     from compute.validate import describe
 
@@ -370,7 +373,7 @@ def check_phase_options(phases, kw, option: str = "--phase") -> None:
     for ignored_by, name, sets, instead in _OTHER_PHASE_OPTIONS:
         if chosen and all(p == ignored_by for p in chosen) and given_on_command_line(name):
             flag = "--" + name.replace("_", "-")
-            raise UserError(f"{flag} {describe(kw[name])} {sets}; with {option} "
+            raise UserError(f"{flag} {describe(as_typed(name))} {sets}; with {option} "
                             f"{','.join(chosen)} {instead.format(option=option)}")
 
 

@@ -16,11 +16,11 @@ from netmodel.cli.main import (
     max_batch_option,
     model_option,
     mtp_options,
-    parse_slo,
     profile_option,
     roofline_flag,
     roofline_option,
     scenario_help,
+    slo_of,
     slo_option,
     with_options,
 )
@@ -71,8 +71,8 @@ def _rate(text) -> float | None:
 @with_options(mtp_options)
 @json_option
 def serve(scenario: str, model: str, workload: str, rate_text: str | None,
-          prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: str,
-          ttft: str, tbt: str, profile_ref: str | None, two_batch_overlap: bool,
+          prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: int,
+          ttft: float, tbt: float, profile_ref: str | None, two_batch_overlap: bool,
           dense_mlp_tp: str | None, mtp_tokens: str | None, mtp_acceptance: str | None,
           as_json: bool) -> None:
     """Disaggregated serving: the prefill and decode pools' best configurations, the KV
@@ -85,7 +85,7 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     from compute.roofline_options import RooflineOptions
     from netmodel.cli.main import NOTHING_FEASIBLE
     from netmodel.cli.resolve import dense_mlp_tp as dense_degree
-    from netmodel.cli.resolve import mtp_settings, profile_line, resolve_profile, whole_option
+    from netmodel.cli.resolve import mtp_settings, profile_line, resolve_profile
     from netmodel.study.collective_setup import routing_description
     from netmodel.study.scenarios import get_scenario
     from netmodel.study.serving import get_workload, with_rate
@@ -95,7 +95,7 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     rate = _rate(rate_text)
     if rate is not None:
         wl = with_rate(wl, rate)
-    slo = parse_slo(ttft, tbt)
+    slo = slo_of(ttft, tbt)
     profile = resolve_profile(profile_ref)
     scen = get_scenario(scenario)
     r = run_serve(model, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
@@ -105,7 +105,7 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
                                                    **mtp_settings(mtp_tokens,
                                                                   mtp_acceptance)),
                   dimensions="tp" if tp_only else "all",
-                  max_batch=whole_option("--max-batch", max_batch))
+                  max_batch=max_batch)
     click.echo(r.to_json() if as_json else r.table())
     if profile is not None and not as_json:
         # the pools' collectives (and the transfer) are the scenario's, as compare's

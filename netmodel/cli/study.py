@@ -21,6 +21,7 @@ from netmodel.cli.main import (
     WHOLE,
     OutputFolder,
     RegistryHelp,
+    as_typed,
     given_on_command_line,
     gpu_help,
     list_option,
@@ -29,7 +30,6 @@ from netmodel.cli.main import (
     mtp_options,
     no_plot_option,
     parallelism_option,
-    parse_slo,
     phase_option,
     profile_option,
     quiet_option,
@@ -37,6 +37,7 @@ from netmodel.cli.main import (
     roofline_flag,
     roofline_option,
     scenario_help,
+    slo_of,
     slo_option,
     table_json_option,
     with_options,
@@ -77,14 +78,14 @@ def _phases(text: str, option: str = "--phases") -> list[str]:
     return [check_phase(p, both=len(names) == 1) for p in names]
 
 
-def _settings(ttft: str, tbt: str, overlap_collectives: bool, profile_ref=None, *,
+def _settings(ttft: float, tbt: float, overlap_collectives: bool, profile_ref=None, *,
               two_batch_overlap: bool = False, dense_mlp_tp: str | None = None,
               mtp_tokens: str | None = None, mtp_acceptance: str | None = None):
     from compute.roofline_options import RooflineOptions
     from netmodel.cli.resolve import dense_mlp_tp as dense_degree
     from netmodel.cli.resolve import mtp_settings, resolve_profile
 
-    slo = parse_slo(ttft, tbt)
+    slo = slo_of(ttft, tbt)
     return slo, RooflineOptions(overlap_collectives=overlap_collectives,
                                 profile=resolve_profile(profile_ref),
                                 two_batch_overlap=two_batch_overlap,
@@ -155,12 +156,12 @@ def _search_settings(models_text: str, phase_text: str,
     :data:`_search_options`): ``(models, phases, keywords)``, the keywords ``options``,
     ``slo``, ``instances``, ``parallelism`` and ``max_batch`` that ``run_compare`` and
     ``run_sweep`` both take."""
-    from netmodel.cli.resolve import check_phase_options, whole_option
+    from netmodel.cli.resolve import check_phase_options
 
     models = _names("--models", models_text)
     phases = _phases(phase_text)
     instances = _instances(kw["instances_text"])
-    batch_limit = whole_option("--max-batch", kw["max_batch"])
+    batch_limit = kw["max_batch"]
     slo, options = _settings(kw["ttft"], kw["tbt"], kw["overlap_collectives"], kw["profile_ref"],
                              two_batch_overlap=kw["two_batch_overlap"],
                              dense_mlp_tp=kw["dense_mlp_tp"], mtp_tokens=kw["mtp_tokens"],
@@ -248,7 +249,7 @@ def study() -> None:
     """Run a packaged study."""
 
 
-def _check_study_slos(phases: list[str], ttft: str, tbt: str, *, serving: bool) -> None:
+def _check_study_slos(phases: list[str], ttft: float, tbt: float, *, serving: bool) -> None:
     """Refuse an SLO typed on the command line that no part of the study reads (it would
     be ignored, the study going ahead with the default), as check_phase_options does for
     the other commands. The serving part reads both (its prefill pool the TTFT, its decode
@@ -258,11 +259,11 @@ def _check_study_slos(phases: list[str], ttft: str, tbt: str, *, serving: bool) 
     from compute.validate import describe
 
     if set(phases) == {"prefill"} and given_on_command_line("tbt"):
-        raise UserError(f"--tbt {describe(tbt)} is the decode SLO; with --phases prefill no "
+        raise UserError(f"--tbt {describe(as_typed('tbt'))} is the decode SLO; with --phases prefill no "
                         f"part reads it (serving serves the decode rows' scenarios): give "
                         f"--ttft or add decode to --phases")
     if set(phases) == {"decode"} and not serving and given_on_command_line("ttft"):
-        raise UserError(f"--ttft {describe(ttft)} is the prefill SLO; with --phases decode "
+        raise UserError(f"--ttft {describe(as_typed('ttft'))} is the prefill SLO; with --phases decode "
                         f"only the serving part reads it (its prefill pool), which "
                         f"--no-serving/--no-fabric skip: give --tbt or run the serving part")
 
@@ -315,7 +316,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
              networks_text: str, scenarios_text: str | None, no_fabric: bool, no_sweep: bool,
              no_paper: bool, no_reliability: bool, no_cost: bool, no_crossovers: bool,
              no_serving: bool, no_packed: bool, moe_text: str | None, parallelism: str,
-             as_json: bool, ttft: str, tbt: str, overlap_collectives: bool,
+             as_json: bool, ttft: float, tbt: float, overlap_collectives: bool,
              profile_ref: str | None, no_plot: bool, quiet: bool, workers: int | None,
              scheduler: str | None) -> None:
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every

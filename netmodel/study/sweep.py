@@ -289,6 +289,33 @@ def _kind(path: str, scenarios) -> tuple[str, bool]:
     return unit, integer
 
 
+def _unset_word(path: str, scenarios) -> str:
+    """The word (``auto``, ``none``: :data:`topologies.registry.SPEC_UNSET`) a spec leaves
+    the builder parameter ``path`` (``fabric.NAME``, or ``fabric.TABLE.NAME`` of a nested
+    builder's table) unset with, as the first scenario holding it builds it; ``""`` for
+    one that takes neither or a path that is no builder's.
+
+    >>> _unset_word("fabric.nics_per_server", ["h100-dgx"]), _unset_word("fabric.domains",
+    ...                                                                  ["h100-dgx"])
+    ('auto', '')
+    """
+    from topologies.specs import builders
+
+    *tables, name = path.split(".")
+    if tables[:1] != ["fabric"]:
+        return ""
+    infos = {b.name: b for b in builders()}
+    for s in scenarios:
+        table = get_scenario(s).fabric
+        for k in tables[1:]:
+            table = table.get(k) if isinstance(table, dict) else None
+        if isinstance(table, dict) and table.get("builder") in infos:
+            for p in infos[table["builder"]].params:
+                if p.name == name:
+                    return p.unset
+    return ""
+
+
 def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DEFAULT_POINTS
                ) -> SweepParam:
     """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
@@ -304,6 +331,15 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
                         f"PATH=V1,V2 (e.g. "
                         f"adjust.hop_latency=0.1us:10us)")
     unit, integer = _kind(path, scenarios)
+    word = _unset_word(path, scenarios)
+    typed = [x.strip() for x in spec.replace(":", ",").split(",")]
+    unset = next((x for x in typed if word and x.lower() == word), None)
+    if unset is not None:   # the builder takes it; an axis has no place for it
+        meaning = {"auto": "the builder works the value out"}.get(word, "none of it")
+        raise UserError(f"sweep parameter {path} value {unset!r} is {word} ({meaning}, as "
+                        f"if not given), not a number: a sweep puts its values on a numeric "
+                        f"axis and interpolates crossovers between them; give numbers, e.g. "
+                        f"{path}=V1,V2")
     if ":" in spec:
         parts = spec.split(":")
         if len(parts) not in (2, 3):

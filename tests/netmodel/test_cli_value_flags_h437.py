@@ -65,7 +65,8 @@ def test_other_refusals_pass_as_they_are():
 ])
 def test_a_run_s_parameter_is_said_as_the_command_s_flag(message, line):
     """availability's library refusals name the run's parameters; the flag is read from
-    the command's own options (its first flag: --gpus is an alias of --cluster-gpus)."""
+    the command's own options (its first flag: --gpus is an alias of --cluster-gpus), each
+    typed here (one left at its default is never named: test_cli_flags_typed_h451)."""
     import click
 
     from compute.errors import UserError
@@ -73,7 +74,9 @@ def test_a_run_s_parameter_is_said_as_the_command_s_flag(message, line):
     from netmodel.cli.reliability import _parameters_as_flags
 
     command = cli.get_command(click.Context(cli), "availability")
+    typed = ["--model", "M", "--gpus", "1000", "--spares", "-1", "--threshold", "50%",
+             "--seed", "1"]   # typed (the messages are the library's, made up here)
     with pytest.raises(UserError) as refused:
-        with click.Context(command), _parameters_as_flags():
+        with command.make_context("availability", typed), _parameters_as_flags():
             raise UserError(message)
     assert str(refused.value) == line
