@@ -82,7 +82,7 @@ from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
 from topologies.limits import ENV, MAX_DEPTH, check_size, max_edges, max_file_bytes, max_nodes
 from topologies.schema import UNITS, validate
-from topologies.schema_gpu import gpu_spec_from_dict
+from topologies.schema_gpu import check_gpu_type, gpu_spec_from_dict
 from topologies.schema_text import check_node_ids, text_problem
 
 __all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "json_depth", "read_fabric_bytes",
@@ -377,6 +377,8 @@ def write_graph(graph: nx.Graph, path: str | PathLike[str]) -> str:
         raise UserError(f"fabric file must be a path, got {describe(path)}")
     path = Path(path)
     kind = _format(path)
+    for spec in (graph.graph.get("gpu_types") or {}).values():   # what the file could not
+        check_gpu_type(f"{path}: gpu_types", spec)                # read back, unwritten
 
     def write(tmp: str) -> None:
         if kind == ".json":

@@ -431,8 +431,6 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
         if not isinstance(spec, GpuSpec) or spec.name != name:
             _bad(f"gpu_types[{describe(name)}] must be the GpuSpec named {describe(name)}, got "
                  f"{describe(spec)}")
-        if (clash := catalog_clash(spec)) is not None:
-            _bad(f"gpu_types: {clash}")
     if "gpu_file_facts" in attrs:   # as a GPU file's entries are checked (compute's checks)
         try:
             check_gpu_file_facts(own, attrs["gpu_file_facts"], "gpu_file_facts")

@@ -32,7 +32,7 @@ from compute.hardware import (
 from compute.validate import describe, number
 from topologies.schema import as_real, catalog_clash
 
-__all__ = ["gpu_spec_from_dict"]
+__all__ = ["check_gpu_type", "gpu_spec_from_dict"]
 
 
 #: True/false fields (optional: files saved before they existed lack them).
@@ -78,8 +78,6 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
         raise UserError(f"{where}: GPU type {describe(name)} has the name {describe(data['name'])}")
     if not isinstance(data.get("source", ""), str):
         raise UserError(f"{where}: GPU type {describe(name)}: source must be text")
-    if isinstance(name, str):   # '@' kept: a GPU at another clock, saved by netmodel
-        check_gpu_name(where, name, "".join(m for m in NAME_MARKS if m != CLOCK_MARK))
     values: dict[str, Any] = {}
     if "nvlinks" not in data:   # saved before GpuSpec held it: the catalog's count
         known_gpu = catalog().get(name.split(CLOCK_MARK)[0]) if isinstance(name, str) else None
@@ -107,7 +105,26 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
         if key not in _FLAGS:
             v = _in_limits(f"{where}: GPU type {describe(name)}", key, v)
         values[key] = v
-    spec = GpuSpec(name=name, source=data.get("source", ""), **values)
+    return check_gpu_type(where, GpuSpec(name=name, source=data.get("source", ""), **values))
+
+
+def check_gpu_type(where: str, spec: GpuSpec) -> GpuSpec:
+    """``spec``, a GPU type a fabric file holds (read or to be written), if a file may hold
+    it as its GPU files may: its name without ``,``, ``=`` or ``:``
+    (:data:`~compute.hardware.NAME_MARKS`; ``@`` kept: a GPU at another clock, as netmodel
+    saves it) and not a catalog GPU's name with other figures
+    (:func:`~topologies.schema.catalog_clash`); else UserError naming ``where``. A graph in
+    memory may hold such a GPU type (an object is its figures); a file names it.
+
+    >>> from compute.hardware import derive_gpu, get_gpu
+    >>> check_gpu_type("f.json", get_gpu("Lite")).name
+    'Lite'
+    >>> check_gpu_type("f.json", derive_gpu(get_gpu("Lite"), "Lite:2", fraction=0.5))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: f.json: GPU name 'Lite:2' must not contain ':' (it ends a fabric spec's builder, as in ring:n=4); a GPU's name holds none of ',', '=', ':'
+    """
+    check_gpu_name(where, spec.name, "".join(m for m in NAME_MARKS if m != CLOCK_MARK))
     clash = catalog_clash(spec)
     if clash is not None:
         raise UserError(f"{where}: {clash}")

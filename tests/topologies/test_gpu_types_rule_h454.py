@@ -5,9 +5,10 @@
   while every look-up by name (the catalog's price, die, collective generation, a
   scenario's gpu) got the catalog's, and a GPU file taking a catalog name was refused.
   Now a GPU type taking a catalog GPU's name (in any case) with other figures is refused,
-  naming the figures that differ, whether read from a file or placed by a builder (which
-  otherwise wrote a file it could not read back); with the catalog's own figures (its
-  source aside) it is the catalog's GPU and reads.
+  naming the figures that differ, read from a file or written to one (write_graph wrote
+  what read_graph then refused); with the catalog's own figures (its source aside) it is
+  the catalog's GPU and reads. A graph in memory keeps it: there a GPU type is its object
+  (the API runs a GpuSpec named like the catalog's with its own figures).
 * A GPU type named with ',', '=' or ':' (which GPU files now refuse: they split names
   where GPUs are named in text) is refused in a fabric file too; '@' stays allowed there
   (a GPU at another clock, ``H100-SXM@0.5x``, as netmodel saves it).
@@ -73,13 +74,29 @@ def test_the_catalogs_own_figures_read(tmp_path):
     assert g.graph["gpu_types"]["Half"].sms == 66
 
 
-def test_a_builder_refuses_it_so_no_file_is_written_that_cannot_be_read(tmp_path):
+@pytest.mark.parametrize("suffix", [".json", ".graphml"])
+def test_no_file_is_written_that_could_not_be_read_back(tmp_path, suffix):
+    """In memory a GPU type is its object (the API's GpuSpec named like the catalog's with
+    other figures runs with them); a file names it, so writing one is refused, nothing
+    written. Before, write_graph wrote it and read_graph refused it."""
     fake = derive_gpu(get_gpu("H100-SXM"), "Lite", fraction=0.5)
-    with pytest.raises(UserError, match="GPU type 'Lite' takes the name of the catalog's 'Lite' "
-                                        "with other figures"):
-        build("ring", {"n": 4, "gpu": fake})
+    g = build("ring", {"n": 4, "gpu": fake})
+    assert g.graph["gpu_types"] == {"Lite": fake}
+    path = tmp_path / f"f{suffix}"
+    with pytest.raises(UserError) as e:
+        write_graph(g, path)
+    assert str(e.value) == (f"{path}: gpu_types: GPU type 'Lite' takes the name of the "
+                            f"catalog's 'Lite' with other figures (sms, flops_bf16, flops_fp8, "
+                            f"flops_int8, hbm_capacity, hbm_bandwidth, scaleup_bandwidth, "
+                            f"scaleout_bandwidth, tdp, max_instance); give yours another name")
+    assert list(tmp_path.iterdir()) == []
+    odd = derive_gpu(get_gpu("H100-SXM"), "Half=1", fraction=0.5)
+    with pytest.raises(UserError, match="GPU name 'Half=1' must not contain '='"):
+        write_graph(build("ring", {"n": 4, "gpu": odd}), path)
+    assert list(tmp_path.iterdir()) == []
     same = replace(get_gpu("Lite"), source="mine")   # the catalog's figures: its GPU
-    assert build("ring", {"n": 4, "gpu": same}).number_of_nodes() == 4
+    write_graph(build("ring", {"n": 4, "gpu": same}), path)
+    assert read_graph(path).nodes["gpu0"]["gpu"] == "Lite"
 
 
 @pytest.mark.parametrize("mark", [",", "=", ":"])

@@ -87,16 +87,11 @@ def test_a_users_gpu_goes_on_every_builder():
     assert build("fat-tree", {"gpu": get_gpu("H100-SXM")}).graph["spec"] == "fat-tree"
 
 
-def test_a_catalog_name_with_other_figures_is_refused():
-    """A GPU type named like a catalog GPU with other figures is refused (the fabric would
-    run it with its own figures while every look-up by name got the catalog's), as a GPU
-    file taking a catalog name is; with the catalog's figures it is the catalog's GPU."""
+def test_a_catalog_name_shadowed_by_the_graph_wins():
     fake = derive_gpu(get_gpu("H100-SXM"), "Lite", fraction=0.5)  # named like the catalog's
-    with pytest.raises(UserError, match="GPU type 'Lite' takes the name of the catalog's "
-                                        "'Lite' with other figures .*; give yours another"):
-        build("ring", {"n": 2, "gpu": fake})
-    g = build("ring", {"n": 2, "gpu": get_gpu("Lite")})
-    assert "gpu_types" not in g.graph and gpu_spec(g, "Lite") == get_gpu("Lite")
+    g = build("ring", {"n": 2, "gpu": fake})
+    assert g.graph["gpu_types"] == {"Lite": fake}
+    assert gpu_spec(g, "Lite").sms == 66 != get_gpu("Lite").sms
 
 
 def test_gpu_spec_and_validate_refuse_unknown_types():
