@@ -318,7 +318,101 @@ class DagRoutes:
 
     def _build_dags(self, dst: np.ndarray) -> dict:
         """Add the arrays of :meth:`_dag_csrs` for destinations ``dst`` to the kept ones;
-        returns them (destination -> arrays)."""
+        returns them (destination -> arrays): on a torus of one bandwidth
+        (:meth:`_torus_shifts`) translated from one destination's
+        (:meth:`_translated_dags`), else by a breadth-first search of them all
+        (:meth:`_searched_dags`)."""
+        shifts = self._torus_shifts()
+        arrays = (self._searched_dags(dst) if shifts is None
+                  else self._translated_dags(dst, shifts))
+        keep = self._dag_np
+        built = {}
+        for d, a in zip(dst.tolist(), arrays, strict=True):
+            built[d] = a
+            size = sum(x.nbytes for x in a)
+            while keep and self._dag_bytes + size > _DAG_BYTES:
+                old = keep.pop(next(iter(keep)))
+                self._dag_bytes -= sum(x.nbytes for x in old)
+            keep[d] = a
+            self._dag_bytes += size
+        return built
+
+    def _torus_shifts(self) -> tuple | None:
+        """What :meth:`_translated_dags` needs where this fabric is a torus of one
+        bandwidth: every node a GPU or switch, node ``i`` at the row-major coordinates of
+        ``i`` over the sides of the graph's ``dims``, its neighbours exactly those one step
+        away along one side (checked), every link routed by the same bandwidth. Then each
+        translate of the coordinates is an automorphism keeping bandwidths, and the
+        shortest paths towards any node are those towards node 0 moved over. ``(sides,
+        coordinates (n, sides), neighbour (n, degree), link id (n, degree), bandwidth,
+        hops to node 0)``, worked out once; None for any other fabric."""
+        if self._torus is not None:
+            return self._torus or None
+        self._torus = ()
+        try:
+            sides = tuple(int(x) for x in str(self.graph.graph.get("dims", "")).split("x"))
+        except ValueError:
+            return None
+        n = self._n
+        if (min(sides) < 2 or int(np.prod(sides)) != n or len(self._nodes) != n
+                or (self._code > KIND_SWITCH).any()):
+            return None
+        ptr, nbr, link = self._nbr_csr()
+        deg = sum(1 if s == 2 else 2 for s in sides)
+        if len(nbr) != n * deg or (np.diff(ptr) != deg).any() or (link < 0).any():
+            return None
+        i = np.arange(n, dtype=np.int64)
+        stride = np.cumprod((1, *sides[:0:-1]))[::-1].astype(np.int64)
+        coord = (i[:, None] // stride) % np.array(sides)
+        want = [i + ((coord[:, k] + step) % s - coord[:, k]) * stride[k]
+                for k, s in enumerate(sides) for step in ((-1,) if s == 2 else (-1, 1))]
+        table, lids = nbr.reshape(n, deg), link.reshape(n, deg)
+        if not np.array_equal(np.sort(table, axis=1), np.sort(np.stack(want, axis=1), axis=1)):
+            return None
+        bw = self._route_bw[lids]
+        b = float(bw.flat[0])
+        if not (np.isfinite(b) and b > 0 and (bw == b).all()):
+            return None
+        dist0 = self._searched_dags(np.zeros(1, dtype=np.int64))[0][0]
+        self._torus = (sides, coord, table, lids, b, dist0)
+        return self._torus
+
+    def _translated_dags(self, dst: np.ndarray, shifts: tuple) -> list:
+        """:meth:`_searched_dags` on a torus of one bandwidth (``shifts``,
+        :meth:`_torus_shifts`), the same arrays to the bit: hops to ``d`` from ``u`` are
+        hops to node 0 from ``u - d`` (coordinates, modulo the sides); a node's next hops
+        are its neighbours one hop nearer, in its own adjacency order; every next hop's
+        share is the bandwidth (the least of it and what the next node passes on, a sum of
+        one or more of it) and a node's total the sum of that many, added in turn."""
+        sides, coord, table, lids, b, dist0 = shifts
+        n, m = self._n, len(dst)
+        side = np.array(sides)
+        stride = np.cumprod((1, *sides[:0:-1]))[::-1].astype(np.int64)
+        moved = ((coord[None, :, :] - coord[dst][:, None, :]) % side) @ stride
+        dist = dist0[moved]                                     # (m, n)
+        near = (dist[:, table] == (dist - 1)[:, :, None]) & (dist >= 1)[:, :, None]
+        counts = near.sum(axis=2)                               # next hops per node
+        R, U, J = np.nonzero(near)              # by destination, node number, adjacency
+        v, lid = table[U, J], lids[U, J]
+        sums = [0.0]
+        for _ in range(table.shape[1]):
+            sums.append(sums[-1] + b)
+        tot = np.array(sums)[counts[R, U]]
+        bw = np.full(len(v), b)
+        per_row = np.cumsum(counts.sum(axis=1))
+        out = []
+        lo = 0
+        for i in range(m):
+            hi = int(per_row[i])
+            p = np.zeros(n + 1, dtype=np.int64)
+            np.cumsum(counts[i], out=p[1:])
+            out.append((dist[i], p, v[lo:hi], lid[lo:hi], bw[lo:hi], tot[lo:hi]))
+            lo = hi
+        return out
+
+    def _searched_dags(self, dst: np.ndarray) -> list:
+        """The arrays of :meth:`_dag_csrs` for destinations ``dst``, in their order, from
+        one breadth-first search of them all (nothing kept)."""
         n, m = self._n, len(dst)
         ptr, nbr, link = self._nbr_csr()
         deg = np.diff(ptr)
@@ -374,22 +468,15 @@ class DagRoutes:
         tot = tot[gi]
         counts = np.bincount(g, minlength=m * n).reshape(m, n)
         per_row = np.cumsum(counts.sum(axis=1))
-        keep = self._dag_np
-        built = {}
+        out = []
         lo = 0
-        for i, d in enumerate(dst.tolist()):
+        for i in range(m):
             hi = int(per_row[i])
             p = np.zeros(n + 1, dtype=np.int64)
             np.cumsum(counts[i], out=p[1:])
-            built[d] = (dist[i], p, v[lo:hi], lid[lo:hi], bw[lo:hi], tot[lo:hi])
-            size = sum(a.nbytes for a in built[d])
-            while keep and self._dag_bytes + size > _DAG_BYTES:
-                old = keep.pop(next(iter(keep)))
-                self._dag_bytes -= sum(a.nbytes for a in old)
-            keep[d] = built[d]
-            self._dag_bytes += size
+            out.append((dist[i], p, v[lo:hi], lid[lo:hi], bw[lo:hi], tot[lo:hi]))
             lo = hi
-        return built
+        return out
 
     def _spread_many(self, src: np.ndarray, dst: np.ndarray) -> tuple:
         """:meth:`_from_dag` of every pair ``src[i] -> dst[i]`` (node numbers, distinct) at

@@ -238,6 +238,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._dag_bytes = 0   # route_dags: the bytes of _dag_np's arrays
         self._sw_lat_arr: np.ndarray | None = None
         self._nbrcsr: tuple | None = None
+        self._torus: tuple | None = None   # route_dags._torus_shifts (() where none)
         self._components: dict[Hashable, int] | None = None
         is_gpu = code == KIND_GPU
         gpu_n = np.flatnonzero(is_gpu)
