@@ -110,11 +110,11 @@ class Kind:
     #: or swaps takes as many (``units`` of them in all): a failure finding fewer free
     #: than ``units`` brings ``floor(free / per)`` instances back on spares and the rest
     #: wait for the repair, as an operator would (:attr:`grain`); 0: all or nothing (one
-    #: instance, or asks of several pools) or the instances take different numbers
-    #: (:attr:`each`)
+    #: instance, or asks of several pools) or the instances take different numbers, or
+    #: as many but differ in worth (:attr:`each`)
     per: int = 0
-    #: where the instances take different numbers of spares (``per`` 0): the spares each
-    #: takes, the down instances first, then the slowed ones it swaps, each fewest first
+    #: where the instances take different numbers of spares or differ in worth (``per``
+    #: 0): the spares each takes, the down instances first, then the slowed ones it swaps, each fewest first
     #: (the free spares go to them as :attr:`steps` says); () otherwise
     each: tuple = ()
     #: with :attr:`each`: what each of those instances loses while it waits, in
@@ -506,6 +506,11 @@ def _together(family: list) -> list[Kind]:
         else [k.whole for k in out]
 
 
+def _unlike(worths: list) -> bool:
+    """Whether instances' worths differ past rounding (a relative 1e-9)."""
+    return bool(worths) and max(worths) - min(worths) > 1e-9 * max(map(abs, worths))
+
+
 def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> list[Kind]:
     rates = cluster.rates
     per_set = cluster.cells_per_shared_part
@@ -545,6 +550,10 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
     downs = sorted(zip(each, [cluster.weights[i] for i in e.down] if each else [],
                        strict=True), key=lambda p: p[0])
     slows = sorted(zip(slowed, slowed_worths, strict=True), key=lambda p: p[0])
+    if per and (_unlike([w for _, w in downs]) or _unlike([w for _, w in slows])):
+        # as many spares each but unlike in worth: granted by capacity too (Kind.each),
+        # not the first down then the first slowed, counted as instances
+        per = 0
     apart = tuple(u for u, _ in (*downs, *slows)) if fits and not per else ()
     worths = tuple(w for _, w in (*downs, *slows)) if apart else ()
     # capacity in instances' worth, each instance at its own healthy tokens/s (straddling

@@ -111,3 +111,39 @@ def test_alike_instances_keep_the_fewest_first():
              d_repair=DAY, d_swap=SWAP, hold=DAY, d_slow=DAY, each=(3, 5))
     assert k.steps == ((0, 0, 0), (3, 1, 0), (8, 2, 0))
     assert [k.backs(g) for g in range(3)] == [(0.0, 0.0), (0.5, 0.5), (1.0, 1.0)]
+
+
+def test_alike_in_spares_unlike_in_worth(monkeypatch):
+    # a lite-flat plane leaf's failure slows 8 instances; made here to swap two of them
+    # on 1 spare each, one losing 0.5 instances' worth slowed, the other 0.125: as many
+    # spares each (Kind.per 1 before, the first swapped first and counted as half the
+    # slowed capacity back), now granted by capacity (Kind.each): 1 free swaps the 0.5,
+    # 0.5 / 0.625 = 0.8 of the swapped capacity back
+    from netmodel.study import availability_kinds as ak
+    from netmodel.study.reliability_cluster import build_cluster
+    from netmodel.study.reliability_spares import SlowSwap, spare_pools
+
+    c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    leaf = next(e for e in c.effects() if e.cls == "leaf")
+    assert leaf.instances_down == 0 and len(leaf.slowed) == 8
+    own = ak.slow_recovery
+
+    def two(cluster, effect, placement="pod"):
+        if effect is not leaf:
+            return own(cluster, effect, placement)
+        return SlowSwap("swap 2 of 8 slowed", 2, 0.625, 0.0, 1, 2, (1, 1), (0.125, 0.5))
+
+    monkeypatch.setattr(ak, "slow_recovery", two)
+    (k,) = ak.event_kinds(c, "pod", classes=["leaf"])
+    assert (k.units, k.per, k.each, k.worths, k.slow_swapped) == (2, 0, (1, 1), (0.125, 0.5),
+                                                                   0.625)
+    assert k.steps == ((0, 0, 0), (1, 0, 1), (2, 0, 2))
+    assert k.backs(1) == pytest.approx((0.8, 0.8), rel=1e-12)
+    # 1 free, taken whole (busy B = a / (1 + a)): 0.5 slowed for the swap, the rest of
+    # the slow-down for the day; busy, all of it for the day
+    a = k.rate * k.hold
+    busy = a / (1 + a)
+    free = 0.5 * k.d_swap + (k.slow - 0.5) * k.d_slow
+    hand = k.rate * ((1 - busy) * free + busy * k.slow * k.d_slow) / c.instances_total
+    got = analytic([k], spare_pools(c, 1, "pod"), c.instances_total)
+    assert got.overlap == pytest.approx(hand, rel=1e-12)
