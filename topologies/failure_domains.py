@@ -10,7 +10,11 @@ share that same effect (both transceivers of a cable, say), so a component fails
 Classes and what a failure removes:
 
 * ``gpu-die`` and ``gpu-package``: the GPU node (the two differ only in their rates: the
-  die's grows with silicon, the package's does not).
+  die's grows with silicon, the package's does not). A GPU that holds a NIC its server's
+  other GPUs share (``rail-optimized`` with fewer ``nics_per_server`` than GPUs) hands that
+  NIC's links to the first of them left (``handed``): the NIC sits on the host's PCIe
+  switch, where the others reach it (GPUDirect RDMA), so a failed GPU does not take it
+  down; a ``nic`` failure (or its host's) does.
 * ``host``: every GPU of a ``server`` label; where the fabric has none, every
   ``gpus_per_host`` consecutive GPUs (builders number GPUs server by server).
 * ``rack``: every GPU of a ``rack`` label (only where GPUs carry one).
@@ -84,8 +88,8 @@ from topologies.schema import DEGRADED, TRACE_MEDIA, check_graph, circuit_count,
 
 __all__ = ["CLASSES", "GPU_CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES",
            "ClassComponents", "Component", "class_counts", "component_arrays", "components", "degrade", "hosts",
-           "is_degraded", "keep_devices", "label_devices", "mark_degraded", "stopped_by",
-           "stops"]
+           "is_degraded", "keep_devices", "label_devices", "handed_labels", "join_parts", "mark_degraded",
+           "nic_heirs", "stopped_by", "stops"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -117,6 +121,9 @@ class Component:
     ``nodes``: nodes removed (with their links); ``edges``: edges ``(u, v)`` removed;
     ``scaled``: ``((u, v), factor)`` edges kept at ``factor`` of their bandwidth;
     ``parts``: physical parts of the class with this same effect (its rate multiplier);
+    ``handed``: ``((gpu, switch), heirs)`` per NIC link of a failed GPU whose NIC its
+    server's GPUs ``heirs`` share (the module doc): :func:`degrade` gives the link to the
+    first heir left, which it joins to the network in the GPU's place;
     ``shared``: a part that copies of the fabric would share in a full build (a switch of
     tier >= 1, an OCS, a link between two of them and its ends:
     :func:`~topologies.inventory.shared_part`), which a cluster of copies counts once per
@@ -134,12 +141,14 @@ class Component:
     parts: float = 1.0
     shared: bool = False
     disabled: tuple = ()
+    handed: tuple = ()
 
     @property
     def elements(self) -> frozenset:
-        """Every node and (sorted) edge the failure touches."""
+        """Every node and (sorted) edge the failure touches (a NIC link's heirs with it)."""
         out = set(self.nodes)
         out.update(self.disabled)
+        out.update(h for _, heirs in self.handed for h in heirs)
         out.update(edge_key(u, v) for u, v in self.edges)
         out.update(edge_key(u, v) for (u, v), _ in self.scaled)
         return frozenset(out)
@@ -249,7 +258,7 @@ def _listed(graph: nx.Graph, e: EdgeArrays, c: ClassComponents) -> list[Componen
     cls = c.cls
     if c.node is not None and len(c.node):
         nodes = [e.nodes[i] for i in c.node.tolist()]
-        if cls in GPU_CLASSES:
+        if cls in GPU_CLASSES:   # a GPU handing on a NIC is in ``rest``
             out = [Component(cls, g, nodes=(g,)) for g in nodes]
         else:   # a switch of tier >= 1 or an OCS, one part
             out = [Component(cls, str(n), nodes=(n,), parts=p, shared=shared_part(graph, n))
@@ -345,9 +354,16 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
     out: dict[str, ClassComponents] = {}
     none = np.zeros(0, dtype=np.int64)
     gpus = np.flatnonzero(gpu)
+    heirs = nic_heirs(graph) if any(c in wanted for c in GPU_CLASSES) else {}
+    plain = gpus
+    if heirs:   # a GPU handing on its NIC: a Component of its own (in ``rest``)
+        held = np.array([e.nodes[i] in heirs for i in gpus.tolist()], dtype=bool)
+        plain = gpus[~held]
     for cls in GPU_CLASSES:
         if cls in wanted:
-            out[cls] = ClassComponents(cls, np.ones(len(gpus)), node=gpus)
+            out[cls] = ClassComponents(cls, np.ones(len(plain)), node=plain)
+            rest[cls] += [Component(cls, str(g), nodes=(g,), handed=h)
+                          for g, h in heirs.items()]
     if "host" in wanted or "rack" in wanted:
         _hosts_and_racks(graph, [e.nodes[i] for i in gpus.tolist()], gpus_per_host, wanted,
                          rest)
@@ -401,6 +417,93 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
         out[cls] = ClassComponents(cls, block.parts, block.node, block.edge, block.removed,
                                    tuple(rest[cls]))
     return {c: out[c] for c in CLASSES}
+
+
+def nic_heirs(graph: nx.Graph) -> dict[Hashable, tuple]:
+    """Each GPU that holds a NIC its server's other GPUs share, with what a failure of it
+    hands on (:attr:`Component.handed`): ``((gpu, switch), heirs)`` per link of its NIC (a
+    cable of :data:`_NIC_MEDIA` to a switch of tier >= 1, not a breakout share), ``heirs``
+    the GPUs of its ``server`` after it, in node order, up to the next GPU holding a NIC
+    (those that reach the network through its NIC, as the builders wire them: see
+    :func:`~topologies.hierarchical.rail_optimized`'s ``nics_per_server``: through their
+    scale-up switch). GPUs without a ``server`` label, GPUs each with a NIC of their own,
+    and a gateway wired to the GPUs it serves (``lite-groups`` with ``split="gateway"``:
+    they reach its link through its own mesh links, which it forwards) hand nothing on.
+
+    >>> from topologies.specs import build
+    >>> nic_heirs(build("rail-optimized:domains=2,nics_per_server=4"))["gpu2"]
+    ((('gpu2', 'leaf1'), ('gpu3',)),)
+    >>> gateway = build("lite-groups:base=[rail-optimized:domains=2],split=gateway")
+    >>> nic_heirs(build("rail-optimized:domains=2")), nic_heirs(gateway)
+    ({}, {})
+    """
+    data, adj = graph._node, graph._adj
+    by: dict = defaultdict(list)
+    for n, d in data.items():
+        if d.get("kind") == "gpu" and "server" in d:
+            by[d["server"]].append(n)
+    out: dict = {}
+    for members in by.values():
+        holder: Hashable = None
+        links: list = []
+        after: list = []
+        for g in (*members, None):
+            nic = [] if g is None else [
+                (g, s) for s, a in adj[g].items()
+                if data[s].get("kind") == "switch" and int(data[s].get("tier", -1)) >= 1
+                and a.get("medium") in _NIC_MEDIA and float(a.get("links", 1)).is_integer()]
+            if g is not None and not nic:
+                after.append(g)
+                continue
+            if holder is not None and after and not any(h in adj[holder] for h in after):
+                out[holder] = tuple((link, tuple(after)) for link in links)
+            holder, links, after = g, nic, []
+    return out
+
+
+def join_parts(labels: np.ndarray, pairs: Iterable[tuple[int, int]]) -> np.ndarray:
+    """A copy of ``labels`` (a connected part's label per node position, as
+    :meth:`~topologies.graph_ops.CellArrays.labels` gives them) with the parts of each pair
+    of positions joined: a link added between them. A joined part takes the smaller label
+    (parts numbered by their first node stay so).
+
+    >>> join_parts(np.array([0, 1, 2, 2, 4]), [(4, 1), (1, 2)]).tolist()
+    [0, 1, 1, 1, 1]
+    """
+    out = np.array(labels, copy=True)
+    for u, v in pairs:
+        a, b = int(out[u]), int(out[v])
+        if a != b:
+            out[out == max(a, b)] = min(a, b)
+    return out
+
+
+def handed_labels(labels: np.ndarray, index: dict, comps: Iterable[Component]) -> np.ndarray:
+    """``labels`` of the parts left once ``comps`` failed (per node position in
+    ``index``'s order, -1 or a part of its own for a node gone) with each NIC link a failed
+    GPU hands on (:attr:`Component.handed`) joined in: its first heir left (not -1) to its
+    switch, as :func:`degrade` wires it. Unchanged where no component hands anything on.
+
+    >>> from topologies.graph_ops import CellArrays
+    >>> from topologies.specs import build
+    >>> g = build("rail-optimized:domains=2,nics_per_server=1")
+    >>> cells = CellArrays(g)
+    >>> gpu0 = next(c for c in components(g)["gpu-die"] if c.nodes == ("gpu0",))
+    >>> labels = cells.part_labels({"gpu0"}, [])
+    >>> at = cells.index
+    >>> labels[at["gpu1"]] == labels[at["leaf0"]]   # gpu0 gone: gpu1-gpu7 cut off
+    np.False_
+    >>> joined = handed_labels(labels, at, [gpu0])
+    >>> joined[at["gpu1"]] == joined[at["leaf0"]], int(joined[at["gpu0"]])
+    (np.True_, -1)
+    """
+    pairs = []
+    for c in comps:
+        for (_, s), heirs in c.handed:
+            heir = next((h for h in heirs if labels[index[h]] >= 0), None)
+            if heir is not None and labels[index[s]] >= 0:
+                pairs.append((index[heir], index[s]))
+    return join_parts(labels, pairs) if pairs else labels
 
 
 def _hosts_and_racks(graph: nx.Graph, gpus: list, gpus_per_host: int | None,
@@ -542,7 +645,10 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
     GPU wired to a tier-0 switch it removes, in ``graph``: a spare added since stops too,
     whether the switch failed alone or with its host or rack); ``gpus`` is
     recounted. Connectivity is not required. With ``copy=False`` the graph itself is
-    changed and returned. On a realized OCS fabric a failed OCS takes the circuits through
+    changed and returned. A failed GPU whose NIC its server's other GPUs share hands the
+    NIC's links to the first of them no component of ``failed`` takes
+    (:attr:`Component.handed`); a component that removes or thins such a link removes or
+    thins its copy too. On a realized OCS fabric a failed OCS takes the circuits through
     it (:func:`~topologies.optical.drop_circuits`: a pair's parallel circuits on other
     planes stay, its bandwidth in proportion) and ``circuits`` is recounted
     (:func:`~topologies.schema.circuit_count`). Given any component, the result is marked
@@ -560,15 +666,17 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
     (3, 1, [('gpu0', 'gpu1')])
     """
     out = graph.copy() if copy else graph
-    applied = False   # any component given (``failed`` may be a generator)
+    failed = tuple(failed)   # (may be a generator)
+    moved = _hand_on(out, failed)
     for comp in failed:
-        applied = True
         for (u, v), factor in comp.scaled:
-            if out.has_edge(u, v):
-                out.edges[u, v]["bandwidth"] = out.edges[u, v]["bandwidth"] * factor
+            for a, b in ((u, v), *moved.get(edge_key(u, v), ())):
+                if out.has_edge(a, b):
+                    out.edges[a, b]["bandwidth"] = out.edges[a, b]["bandwidth"] * factor
         for u, v in comp.edges:
-            if out.has_edge(u, v):
-                out.remove_edge(u, v)
+            for a, b in ((u, v), *moved.get(edge_key(u, v), ())):
+                if out.has_edge(a, b):
+                    out.remove_edge(a, b)
         gone = {n for n in comp.nodes if n in out}
         gone.update(n for n in comp.disabled if n in out)
         gone.update(x for n in comp.nodes if n in out for x in stopped_by(out, n))
@@ -582,9 +690,28 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
     if "circuits" in out.graph:   # a realized OCS fabric: the circuits left
         out.graph["circuits"] = circuit_count(out)
     not_as_built(out)
-    if applied:
+    if failed:
         mark_degraded(out)
     return out
+
+
+def _hand_on(graph: nx.Graph, failed: tuple[Component, ...]) -> dict:
+    """Wire each NIC link a component of ``failed`` hands on (:attr:`Component.handed`)
+    to its first heir that none of them takes (removes or stops), in ``graph``; returns
+    each moved link's :func:`~topologies.graph_ops.edge_key` to its copies, whose
+    removal or thinning by a component goes with them."""
+    if not any(c.handed for c in failed):
+        return {}
+    dead = {n for c in failed for n in (*c.nodes, *c.disabled)}
+    dead.update(x for c in failed for n in c.nodes if n in graph for x in stopped_by(graph, n))
+    moved: dict = {}
+    for c in failed:
+        for (g, s), heirs in c.handed:
+            heir = next((h for h in heirs if h in graph and h not in dead), None)
+            if heir is not None and graph.has_edge(g, s) and not graph.has_edge(heir, s):
+                graph.add_edge(heir, s, **graph.edges[g, s])
+                moved.setdefault(edge_key(g, s), []).append((heir, s))
+    return moved
 
 
 def mark_degraded(graph: nx.Graph) -> nx.Graph:

@@ -32,7 +32,7 @@ from itertools import accumulate, chain
 import networkx as nx
 import numpy as np
 
-from topologies.failure_domains import CLASSES, component_arrays
+from topologies.failure_domains import CLASSES, component_arrays, join_parts
 from topologies.graph_ops import CellArrays
 from topologies.inventory import EdgeArrays, edge_arrays
 
@@ -76,12 +76,15 @@ class _Cutter(CellArrays):
         return self.cut_at([index[x] for x in nodes],
                            [(index[u], index[v]) for u, v in edges])
 
-    def cut_at(self, nodes: list[int], edges: Collection[tuple[int, int]]) -> int:
-        """:meth:`cut` of nodes and edges given by position."""
+    def cut_at(self, nodes: list[int], edges: Collection[tuple[int, int]],
+               added: Collection[tuple[int, int]] = ()) -> int:
+        """:meth:`cut` of nodes and edges given by position, with the links ``added``
+        (positions) joined in (a failed GPU's NIC handed on to a GPU of its server)."""
         n = len(self.nodes)
         dead = np.zeros(n, dtype=bool)
         dead[nodes] = True
         _, labels = self.labels(self.kept(dead, edges))
+        labels = join_parts(labels, added)
         alive = self.gpu & ~dead
         counts = np.bincount(labels[alive], minlength=int(labels.max()) + 1 if n else 0)
         return int(alive.sum() - (counts.max() if counts.size else 0))
@@ -293,6 +296,14 @@ def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None,
             # GPUs a tier-0 switch stops go with it
             gone = [index[x] for x in ((*c.nodes, *c.disabled) if c.disabled else c.nodes)]
             edges = [(index[u], index[v]) for u, v in c.edges]
+            if c.handed:   # a GPU handing its NIC's links to the first GPU of its heirs
+                added = tuple((index[heirs[0]], index[s]) for (_, s), heirs in c.handed)
+                sig = ("handed", tuple(int(desc[i]) for i in gone),
+                       tuple((int(desc[h]), int(desc[s])) for h, s in added))
+                if sig not in cache:
+                    cache[sig] = cutter.cut_at(gone, edges, added)
+                radii.append(int(gpu[gone].sum()) + cache[sig])
+                continue
             # the two shapes of most components first: a node alone, a link alone; each
             # cuts nothing where it is no articulation point or bridge of a connected
             # fabric, else its signature is the general one below

@@ -154,7 +154,9 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
         collective model sends each through the NIC of the GPU before it holding one, as
         GPUs of a PCIe switch share its NIC), so NCCL
         lays a channel on each NIC (as on a server with NICs down), 4 for 8 A100 with 4 x
-        200 Gb/s HDR.
+        200 Gb/s HDR. A failed GPU holding a NIC leaves it up for the others (it sits on the
+        host's PCIe switch: :func:`topologies.failure_domains.nic_heirs`); the NIC failing
+        cuts them off with it.
 
     Examples
     --------

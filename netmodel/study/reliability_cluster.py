@@ -95,7 +95,7 @@ from netmodel.study.reliability_fabric import (
 )
 from netmodel.study.rows import batch_limit_note
 from netmodel.study.scenarios import get_scenario
-from topologies.failure_domains import CLASSES, Component, components, degrade
+from topologies.failure_domains import CLASSES, Component, components, degrade, handed_labels
 from topologies.graph_ops import (
     CellArrays,
     attrs_key,
@@ -613,8 +613,8 @@ class Cluster:
             alive[dead_at] = False
             labels = np.full(len(alive), int(np.argmax(alive)), dtype=np.int32)
             labels[dead_at] = -1
-        else:
-            labels = self._csr.part_labels(dead, gone)
+        else:   # a failed GPU's NIC that others share stays, for them (handed_labels)
+            labels = handed_labels(self._csr.part_labels(dead, gone), self._csr.index, comps)
         last = self.__dict__["_last_partition"] = [comps, labels, None]
         return last
 

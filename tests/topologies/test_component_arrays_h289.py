@@ -21,6 +21,7 @@ from topologies.failure_domains import (
     _switch_component,
     component_arrays,
     components,
+    nic_heirs,
 )
 from topologies.inventory import edge_arrays
 from topologies.schema import TRACE_MEDIA, gpu_nodes
@@ -32,9 +33,10 @@ def _loop(graph, gpus_per_host):
     bundle, a group's fractional shares to one switch one bundle, then the switches."""
     out = {c: [] for c in CLASSES}
     gpus = gpu_nodes(graph)
-    for g in gpus:
-        for cls in ("gpu-die", "gpu-package"):
-            out[cls].append(Component(cls, g, nodes=(g,)))
+    heirs = nic_heirs(graph)   # GPUs handing on a shared NIC last (h455)
+    for cls in ("gpu-die", "gpu-package"):
+        out[cls] += [Component(cls, g, nodes=(g,)) for g in gpus if g not in heirs]
+        out[cls] += [Component(cls, g, nodes=(g,), handed=h) for g, h in heirs.items()]
     _hosts_and_racks(graph, gpus, gpus_per_host, CLASSES, out)
     kinds = graph.nodes
     bundles, shared = [], defaultdict(list)
@@ -69,6 +71,7 @@ SPECS = [
     "nvl72:racks=2",
     "superpod:sus=1",
     "rail-optimized:domains=4",
+    "rail-optimized:domains=2,nics_per_server=4",
     "torus:dims=4x4x4",
     "ocs:gpus=64,ports=4,ocs_ports=64",
     "flat:n=64,planes=4,radix=64",
