@@ -63,6 +63,20 @@ def _build_spec(name: str, params: tuple) -> nx.Graph:
     return build(name, dict(params))
 
 
+def _clock_ratio(text: str) -> bool:
+    """Whether ``text`` is a clock ratio as a GPU at another clock is named with
+    (``H100-SXM@0.5x``: a number and ``x``).
+
+    >>> _clock_ratio("0.5x"), _clock_ratio(" 2x"), _clock_ratio("Lite"), _clock_ratio("x")
+    (True, True, False, False)
+    """
+    text = text.strip()
+    try:
+        return text.endswith("x") and float(text[:-1]) > 0
+    except ValueError:
+        return False
+
+
 def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
     """The :class:`Fabric` that ``ref`` names (see the module docstring); ``gpu`` re-types it.
 
@@ -102,6 +116,14 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
 
     infos = {b.name: b for b in builders()}
     base, at, at_gpu = ref.rpartition("@")
+    if base.count("[") > base.count("]"):   # inside a bracketed value: that value's text
+        at = ""
+    if at and base.partition(":")[0].strip() in infos and _clock_ratio(at_gpu):
+        # NAME@0.5x names a GPU at another clock (compute.power.gpu_at_clock), not a GPU
+        # to re-type with: advice 'gpu=0.5x' would be refused in turn
+        raise UserError(f"fabric {ref!r}: '@{at_gpu.strip()}' marks a GPU at another clock, "
+                        f"which a fabric spec does not take; give a catalog GPU or a GPU "
+                        f"file as its gpu (e.g. gpu=H100-SXM)")
     if at and base.partition(":")[0].strip() in infos:
         # NAME@GPU re-types a scenario only; a builder takes its GPU as a parameter
         key = next((k for k in ("gpu", "lite") if k in
