@@ -89,7 +89,9 @@ def test_tco_by_hand():
 
 def test_lite_hosts_and_price_scale_from_the_h100():
     s = cost_summary("lite-ocs", "Llama-3-70B", "prefill")
-    assert s.capex_host == pytest.approx(128 * 4001 / 4)
+    # a quarter of a DGX H100 host each, less its quarter of a NIC: a Lite's OCS ports are
+    # co-packaged optics, no NIC (tests/netmodel/test_cost_nics_cpo_h452.py)
+    assert s.capex_host == pytest.approx(128 * (4001 - 1599) / 4)
     assert s.gpu_price == pytest.approx(gpu_price("Lite"))
 
 
@@ -232,10 +234,12 @@ def test_h100_host_unchanged_bit_for_bit():
 
 
 def test_lite_host_keeps_the_tdp_rule():
-    # a Lite (175 W) has no system of its own: 534 W x 175/700 = 133.5 W, $4,001 / 4
+    # a Lite (175 W) has no system of its own: 534 W x 175/700 = 133.5 W, $4,001 / 4, each
+    # less its quarter of a NIC (16 W, $1,599): lite-flat's Lites hold none (co-packaged
+    # optics, tests/netmodel/test_cost_nics_cpo_h452.py)
     s = cost_summary("lite-flat", "Llama-3-70B", "decode")
-    assert s.power_host == pytest.approx(128 * 133.5 * 0.75)
-    assert s.capex_host == pytest.approx(128 * 4001 / 4)
+    assert s.power_host == pytest.approx(128 * (133.5 - 16 / 4) * 0.75)
+    assert s.capex_host == pytest.approx(128 * (4001 - 1599) / 4)
 
 
 def test_gb300_nvl72_host_from_the_rack_figure():

@@ -28,15 +28,20 @@ SIGN = {name: 1 for name in parameters(numeric=True)} | {
     # how the H100's published packaging and test costs split (fixed vs per area): a share
     # moves from large packages to small ones, the H100's total fixed
     "packaging_fixed": None, "test_fixed_fraction": None, "interposer_overhead": None,
+    # the hosts' figures hold a NIC a GPU: a GPU without one (lite-flat's, lite-ocs's
+    # co-packaged ports) takes it off, the more the dearer it is; with a NIC a GPU nothing
+    # moves
+    "nic_price": -1, "nic_power": -1,
 }
 #: Outputs per year that go the other way from per token.
 PER_YEAR_SIGN = {"utilization": 1}
 #: Largest and smallest values taken (shares; PUE; wafers from 150 mm, where an 826 mm^2 die
-#: still fits, to the 1 m the model takes).
+#: still fits, to the 1 m the model takes; a NIC no dearer than the host that holds it, as
+#: cost_summary requires where a GPU has none: $1,599 and $4,001 the defaults).
 HIGH = {"critical_fraction": 1.0, "idle_fraction": 1.0, "flop_utilization_at_tdp": 1.0,
         "memory_power_share": 1.0, "utilization": 1.0, "host_load_fraction": 1.0,
-        "wafer_diameter": 1.0}
-LOW = {"pue": 1.0, "utilization": 0.05, "wafer_diameter": 0.15}
+        "wafer_diameter": 1.0, "nic_price": 4001.0}
+LOW = {"pue": 1.0, "utilization": 0.05, "wafer_diameter": 0.15, "host_cost_per_h100": 1599.0}
 #: The package parameters (compute.yield_model's, passed on by cost_summary).
 PACKAGE = set(_PACKAGE_ARGS) - {"yield_model", "reference_price"}
 CASES = [("h100-dgx", "decode"), ("lite-flat", "decode"), ("lite-ocs", "decode"),
