@@ -317,7 +317,8 @@ def _steps(order: tuple, n_down: int) -> tuple:
 
 #: Most ways to grant one failure's instances :func:`_grants` weighs (the product over
 #: its kinds of instance of their counts + 1); past it, the down first, each fewest
-#: spares first, then the slowed likewise (:func:`_steps`, the most instances back).
+#: spares first, then the slowed likewise (:func:`_steps`, the most instances back), the
+#: worthiest first among instances taking as many.
 MAX_GRANTS = 1 << 14
 
 
@@ -352,8 +353,13 @@ def _grants(order: tuple, worths: tuple, n_down: int, c_down: float, c_slow: flo
         combos *= n + 1
     if combos > MAX_GRANTS:
         steps = _steps(order, n_down)
-        down = sorted(zip(order[:n_down], worths[:n_down], strict=True))
-        slow = sorted(zip(order[n_down:], worths[n_down:], strict=True))
+        # as many as _steps takes of each, fewest spares first; among instances taking
+        # as many, the worthiest first (as an operator would; where all take as many,
+        # never less back than the count's share, Kind.per's)
+        down = sorted(zip(order[:n_down], worths[:n_down], strict=True),
+                      key=lambda p: (p[0], -p[1]))
+        slow = sorted(zip(order[n_down:], worths[n_down:], strict=True),
+                      key=lambda p: (p[0], -p[1]))
         shares = tuple((sum(w for _, w in down[:d]) / total_down if total_down else 0.0,
                         sum(w for _, w in slow[:s]) / total_slow if total_slow else 0.0)
                        for _, d, s in steps)
