@@ -364,7 +364,9 @@ def _grants(order: tuple, worths: tuple, n_down: int, c_down: float, c_slow: flo
                         sum(w for _, w in slow[:s]) / total_slow if total_slow else 0.0)
                        for _, d, s in steps)
         return steps, shares
-    scale = sum(w * (c_down if dn else c_slow) * n for (_, w, dn), n in types) or 1.0
+    # what all would restore, as a magnitude: a value's sign kept (an instance whose
+    # grant costs more than it saves is not granted, not the most of them)
+    scale = sum(abs(w * (c_down if dn else c_slow)) * n for (_, w, dn), n in types) or 1.0
     rows = []
     for pick in product(*(range(n + 1) for _, n in types)):
         cost = sum(k * u for k, ((u, _, _), _) in zip(pick, types, strict=True))

@@ -103,3 +103,17 @@ def test_past_the_limit_the_worthiest_of_as_many_spares():
     assert shares[3][1] == pytest.approx(42 / 120, rel=1e-12)
     # never below the count's share (what Kind.per counted): g of 15
     assert all(s >= g / 15 - 1e-12 for g, (_, s) in enumerate(shares))
+
+
+def test_a_grant_that_costs_more_than_it_saves_is_not_preferred():
+    # one down instance whose grant loses 2 (c_down -2: the capacity lost on its spares
+    # past what waiting loses) beside one slowed whose swap saves 1, 1 spare each: 1 free
+    # swaps the slowed (+1), never the down (-2); 2 free still only the slowed (-1 < +1).
+    # The values were scaled by their sum (-1 here), which turned the choice round: the
+    # down one granted at 1 free, 2 free granting it alone (by hand)
+    steps, shares = ak._grants.__wrapped__((1, 1), (1.0, 1.0), 1, -2.0, 1.0)
+    assert steps == ((0, 0, 0), (1, 0, 1))
+    assert shares == ((0.0, 0.0), (0.0, 1.0))
+    for free in (0, 1, 2):
+        got, _ = _restored((1, 1), (1.0, 1.0), 1, free, -2.0, 1.0)
+        assert got == _best((1, 1), (1.0, 1.0), 1, free, -2.0, 1.0) == min(free, 1)
