@@ -123,18 +123,72 @@ def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_fr
     # storage bandwidth (taken only with storage): as one call of with_ applies them
     cat = catalog().with_(area_share=area_share, repair=repair, load_from=load_from)
     for cls, (rate, text) in per_class.items():
-        with value_refused_as("--rate", text, "rate of ", "gpu_rate_per_hour "):
-            cat = cat.with_(gpu_rate_per_hour=rate) if cls == GPU_RATE else \
-                cat.with_(rates={cls: rate})
+        with value_refused_as("--rate", text, "rate of "):
+            cat = _gpu_rate(cat, rate) if cls == GPU_RATE else cat.with_(rates={cls: rate})
     for cls, (hours, text) in repair_hours.items():
-        with value_refused_as("--repair-time", text, "repair time of "):
+        with _time_refused_as("--repair-time", text, f"repair time of {cls}"):
             cat = cat.with_(repair_hours={cls: hours})
     for name, seconds, words in (("detection", detection, "detection time"),
                                  ("warmup", warmup, "warm-up time")):
         if seconds is not None:
-            with value_refused_as(f"--{name}", as_typed(name), words):
+            with _time_refused_as(f"--{name}", as_typed(name), words):
                 cat = cat.with_(**{f"{name}_s": seconds})
     return cat.with_(storage_bandwidth=storage)
+
+
+def _gpu_rate(cat, rate: float):
+    """``cat`` with ``--rate gpu=R``, the reference GPU's whole rate, whose refusal the
+    catalog words with its parameter (``gpu_rate_per_hour must be a number from 0 to 1 per
+    hour``), said as the class typed is (``rate of gpu (the reference GPU's whole rate) must
+    be ...``): the command line has no ``gpu_rate_per_hour``."""
+    from compute.errors import UserError
+
+    try:
+        return cat.with_(gpu_rate_per_hour=rate)
+    except UserError as exc:
+        said, param = str(exc), "gpu_rate_per_hour "
+        if not said.startswith(param):
+            raise
+        raise UserError(f"rate of {GPU_RATE} (the reference GPU's whole rate) "
+                        f"{said[len(param):]}") from None
+
+
+@contextmanager
+def _time_refused_as(flag: str, typed: str, words: str):
+    """The catalog's refusal of a time (``words``: ``detection time``, ``repair time of
+    nic``) that ``flag`` gave as ``typed`` (``1e30y``, or ``CLASS=T`` of ``--repair-time``),
+    said with the flag and the longest time taken in the unit typed: the catalog speaks
+    seconds (``from 0 to 3.156e+09 (a century), got 3.15576e+37``) where the user typed
+    years. Any other error passes as it is (:func:`~netmodel.cli.main.value_refused_as`).
+
+    The value was read (:func:`_seconds`: a finite number >= 0), so the catalog refuses it
+    only past :data:`~netmodel.study.reliability_catalog.MAX_TIME_S`, whose value is read
+    here, not restated.
+
+    >>> from netmodel.study.reliability_catalog import catalog
+    >>> try:  # doctest: +NORMALIZE_WHITESPACE
+    ...     with _time_refused_as("--detection", "1e30y", "detection time"):
+    ...         catalog().with_(detection_s=_seconds("1e30y", "--detection"))
+    ... except Exception as exc:
+    ...     print(exc)
+    --detection '1e30y': detection time is longer than 100 y, the longest time taken;
+    allowed: 0 to 100y
+    """
+    from compute.errors import UserError
+    from compute.units import split_number
+    from netmodel.study.reliability_catalog import MAX_TIME_S, duration_text, parse_duration
+
+    try:
+        with value_refused_as(flag, typed, words):
+            yield
+    except UserError as exc:
+        if not str(exc).startswith(f"{flag} {typed!r}: {words} "):
+            raise
+        value = typed.partition("=")[2] if "=" in typed else typed
+        unit = (split_number(value.strip(), flag) or ("", ""))[1]
+        most = MAX_TIME_S / parse_duration(f"1{unit}", flag)
+        raise UserError(f"{flag} {typed!r}: {words} is longer than {duration_text(MAX_TIME_S)}, "
+                        f"the longest time taken; allowed: 0 to {most:.6g}{unit or 's'}") from None
 
 
 def _seconds(text: str, flag: str) -> float:
