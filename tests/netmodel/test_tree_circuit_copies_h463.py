@@ -121,6 +121,25 @@ def test_tree_is_built_from_ranks():
     assert list(t1) == list(t2)
 
 
+def test_routes_blind_to_copies_keep_the_time():
+    """The claim that the routing is the cause: route the 2-copy cell's tree as the
+    1-copy cell routes it (no route reading the copies) and every row circuit keeps its
+    load, every column circuit halves its per-byte time: the bottleneck stays gpu5 ->
+    gpu6 at 5/3 n / B, the 1-copy time, not 7/4."""
+    one, two = _cell(3, 4, 1, 1), _cell(3, 4, 2, 1)
+    step = generate("tree", "all-reduce", one.group(12), one.graph)[0]
+    load: dict[tuple, float] = {}
+    for s, d, f in step.transfers:
+        r = one.router.route(s, d)
+        for lk, w in zip(r.links, r.weights, strict=True):
+            name = one.router.link_name(lk)
+            load[name] = load.get(name, 0.0) + f * w
+    per_byte = {k: v / two.graph.edges[k]["bandwidth"] for k, v in load.items()}
+    worst = max(per_byte, key=per_byte.get)
+    assert per_byte[worst] == pytest.approx(5 / 3 / B, rel=1e-12)
+    assert per_byte[("gpu5", "gpu6")] == pytest.approx(5 / 3 / B, rel=1e-12)
+
+
 _SIDES = st.sampled_from([(2, 3), (2, 4), (3, 3), (3, 4), (4, 4)])
 
 
