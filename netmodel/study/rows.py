@@ -233,7 +233,8 @@ class FabricRow(BestRow):
     analytic_fallback: tuple | None = group("reliability")
     #: whether the closed-form time below the threshold that decided ``spares_needed`` is
     #: in the regime where it reads low (the count may be low: availability's Monte Carlo
-    #: tells; ``Analytic.threshold_low``)
+    #: tells; ``Analytic.threshold_low``); false where no count was found
+    #: (``spares_needed`` null)
     threshold_low: bool | None = group("reliability")
 
     @staticmethod
