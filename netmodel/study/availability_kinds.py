@@ -334,8 +334,10 @@ def _grants(order: tuple, worths: tuple, n_down: int, c_down: float, c_slow: flo
     (:attr:`Kind.saved`, what the spares cost shared in proportion to worth); on a tie
     the more down instances, then the fewer spares. Instances alike (the same spares,
     worth and state) are counted, not told apart. Steps are the grants as ``free``
-    rises, each restoring more than the one before and taking more spares (the best set
-    for ``free`` is the last step that fits it).
+    rises, each taking more spares and restoring more than the one before, or as much
+    with more down instances back (the best set for ``free`` is the last step that fits
+    it; one down on 5 spares and five slowed by half on 1 each: 5 free the five, 8 free
+    the down one and three slowed, 2.5 instances' worth either way).
 
     >>> steps, shares = _grants((4, 8), (0.5, 1.0), 2, 1.0, 1.0)
     >>> steps, shares   # 8 free: the instance of 8 (worth 1), not the one of 4 (0.5)
