@@ -120,9 +120,41 @@ def reliability_section(rel, fab) -> list[str]:
                       if flat else "") + ".")
     out += _recovery(rel.recovery)
     out += _spares_per_sm(rel.summaries)
+    out += _approximations(rel.summaries)
     for label, why in rel.notes.items():
         out.append(f"- {label}: not computed ({why}).")
     return out + [""]
+
+
+def _approximations(summaries) -> list[str]:
+    """Where a row's figures rest on an approximation, as ``compare --reliability``'s notes
+    say it: the closed form past the spare chain's limit (``analytic_fallback``), or a
+    spares count read off a time below the threshold in the regime where it reads low
+    (``threshold_low``); none where no row's does.
+
+    >>> from types import SimpleNamespace as S
+    >>> rows = [S(scenario="a@G", analytic_fallback=(), threshold_low=False),
+    ...         S(scenario="b@G", analytic_fallback=("one repair time",), threshold_low=True)]
+    >>> for line in _approximations(rows): print(line)
+    - **Approximations**: on b@G the closed form passed the spare chain's limit (10,000 states) and fell back to one repair time.
+    - **Spares needed may read low** on b@G: the closed-form time below the threshold that set the count is in the regime where it reads low (a busy pool refuses failures together); netmodel availability's Monte Carlo tells.
+    """
+    from netmodel.study.availability_analytic import fallback_words
+
+    said: dict = {}
+    for s in summaries:
+        fell = tuple(getattr(s, "analytic_fallback", ()) or ())
+        if fell:
+            said.setdefault(fell, []).append(s.scenario)
+    out = [f"- **Approximations**: on {and_list(names)} the closed form "
+           f"{fallback_words(fell)}." for fell, names in said.items()]
+    low = [s.scenario for s in summaries if getattr(s, "threshold_low", False)]
+    if low:
+        out.append(f"- **Spares needed may read low** on {and_list(low)}: the closed-form "
+                   "time below the threshold that set the count is in the regime where it "
+                   "reads low (a busy pool refuses failures together); netmodel "
+                   "availability's Monte Carlo tells.")
+    return out
 
 
 def _recovery(recovery: dict) -> list[str]:
