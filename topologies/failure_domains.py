@@ -72,7 +72,7 @@ baseboard (``board``) they are none.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -89,7 +89,7 @@ from topologies.schema import DEGRADED, TRACE_MEDIA, check_graph, circuit_count,
 __all__ = ["CLASSES", "GPU_CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES",
            "ClassComponents", "Component", "class_counts", "component_arrays", "components", "degrade", "hosts",
            "is_degraded", "keep_devices", "label_devices", "handed_labels", "join_parts", "mark_degraded",
-           "nic_heirs", "stopped_by", "stops"]
+           "hand_on", "nic_heirs", "stopped_by", "stops"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -423,12 +423,18 @@ def nic_heirs(graph: nx.Graph) -> dict[Hashable, tuple]:
     """Each GPU that holds a NIC its server's other GPUs share, with what a failure of it
     hands on (:attr:`Component.handed`): ``((gpu, switch), heirs)`` per link of its NIC (a
     cable of :data:`_NIC_MEDIA` to a switch of tier >= 1, not a breakout share), ``heirs``
-    the GPUs of its ``server`` after it, in node order, up to the next GPU holding a NIC
-    (those that reach the network through its NIC, as the builders wire them: see
-    :func:`~topologies.hierarchical.rail_optimized`'s ``nics_per_server``: through their
-    scale-up switch). GPUs without a ``server`` label, GPUs each with a NIC of their own,
-    and a gateway wired to the GPUs it serves (``lite-groups`` with ``split="gateway"``:
-    they reach its link through its own mesh links, which it forwards) hand nothing on.
+    the GPUs of its ``server`` that reach the network through its NIC (as the builders wire
+    them: see :func:`~topologies.hierarchical.rail_optimized`'s ``nics_per_server``:
+    through their scale-up switch), nearest first. A GPU without a NIC shares the NIC of
+    the nearest GPU of its server holding one at or below its ``rail`` label, else the
+    nearest above, as the collective model sends its traffic
+    (:meth:`~netmodel.collectives.route_search.SearchedRoutes._own_nic`); its heirs are in
+    ``rail`` order from it (those above it, then those below the server's first holder),
+    so the answer does not hang on the graph's node order. Where a GPU of the server has
+    no whole-number ``rail``, the node order stands in for it. GPUs without a ``server``
+    label, GPUs each with a NIC of their own, and a gateway wired to the GPUs it serves
+    (``lite-groups`` with ``split="gateway"``: they reach its link through its own mesh
+    links, which it forwards) hand nothing on.
 
     >>> from topologies.specs import build
     >>> nic_heirs(build("rail-optimized:domains=2,nics_per_server=4"))["gpu2"]
@@ -444,20 +450,25 @@ def nic_heirs(graph: nx.Graph) -> dict[Hashable, tuple]:
             by[d["server"]].append(n)
     out: dict = {}
     for members in by.values():
-        holder: Hashable = None
-        links: list = []
-        after: list = []
-        for g in (*members, None):
-            nic = [] if g is None else [
-                (g, s) for s, a in adj[g].items()
-                if data[s].get("kind") == "switch" and int(data[s].get("tier", -1)) >= 1
-                and a.get("medium") in _NIC_MEDIA and float(a.get("links", 1)).is_integer()]
-            if g is not None and not nic:
-                after.append(g)
-                continue
-            if holder is not None and after and not any(h in adj[holder] for h in after):
-                out[holder] = tuple((link, tuple(after)) for link in links)
-            holder, links, after = g, nic, []
+        rails = [data[g].get("rail") for g in members]
+        if all(isinstance(r, int | np.integer) and not isinstance(r, bool) for r in rails):
+            members = [g for _, _, g in sorted(
+                (int(r), i, g) for i, (r, g) in enumerate(zip(rails, members, strict=True)))]
+        links = {g: [(g, s) for s, a in adj[g].items()
+                     if data[s].get("kind") == "switch" and int(data[s].get("tier", -1)) >= 1
+                     and a.get("medium") in _NIC_MEDIA and float(a.get("links", 1)).is_integer()]
+                 for g in members}
+        holders = [i for i, g in enumerate(members) if links[g]]
+        if not holders:
+            continue
+        heirs: dict = {members[h]: [] for h in holders}
+        for i, g in enumerate(members):   # the GPUs after a holder up to the next one
+            if i > holders[0] and not links[g]:
+                heirs[members[max(h for h in holders if h <= i)]].append(g)
+        heirs[members[holders[0]]] += members[:holders[0]]   # those before the first
+        for holder, after in heirs.items():
+            if after and not any(h in adj[holder] for h in after):
+                out[holder] = tuple((link, tuple(after)) for link in links[holder])
     return out
 
 
@@ -497,11 +508,15 @@ def handed_labels(labels: np.ndarray, index: dict, comps: Iterable[Component]) -
     >>> joined[at["gpu1"]] == joined[at["leaf0"]], int(joined[at["gpu0"]])
     (np.True_, -1)
     """
+    comps = tuple(comps)
+    if not any(c.handed for c in comps):
+        return labels
+    cut = {edge_key(u, v) for c in comps for u, v in c.edges}   # a NIC link lost with it
     pairs = []
     for c in comps:
-        for (_, s), heirs in c.handed:
+        for (g, s), heirs in c.handed:
             heir = next((h for h in heirs if labels[index[h]] >= 0), None)
-            if heir is not None and labels[index[s]] >= 0:
+            if heir is not None and labels[index[s]] >= 0 and edge_key(g, s) not in cut:
                 pairs.append((index[heir], index[s]))
     return join_parts(labels, pairs) if pairs else labels
 
@@ -696,22 +711,59 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
 
 
 def _hand_on(graph: nx.Graph, failed: tuple[Component, ...]) -> dict:
-    """Wire each NIC link a component of ``failed`` hands on (:attr:`Component.handed`)
-    to its first heir that none of them takes (removes or stops), in ``graph``; returns
-    each moved link's :func:`~topologies.graph_ops.edge_key` to its copies, whose
-    removal or thinning by a component goes with them."""
+    """:func:`hand_on` of every NIC link a component of ``failed`` hands on
+    (:attr:`Component.handed`), no heir that any of them takes (removes or stops)."""
     if not any(c.handed for c in failed):
         return {}
     dead = {n for c in failed for n in (*c.nodes, *c.disabled)}
     dead.update(x for c in failed for n in c.nodes if n in graph for x in stopped_by(graph, n))
+    return hand_on(graph, [h for c in failed for h in c.handed], dead)
+
+
+def hand_on(graph: nx.Graph, handed: Iterable[tuple], dead: Collection) -> dict:
+    """Wire each NIC link of ``handed`` (``((gpu, switch), heirs)``, as
+    :func:`nic_heirs` gives them for a failed GPU) to its first heir in ``graph`` and not
+    in ``dead`` (the nodes failed or stopped with it), in ``graph``, where ``graph`` still
+    has the link (one failed with the GPU is not handed on); returns each moved link's
+    :func:`~topologies.graph_ops.edge_key` to its copies, whose removal or thinning by a
+    failure goes with them. One rule for every degraded fabric: :func:`degrade` (the
+    reliability study) and :func:`netmodel.collectives.degraded.degrade` (parts failed by
+    hand) both hand on through it.
+
+    >>> from topologies.specs import build
+    >>> g = build("rail-optimized:domains=2,nics_per_server=1")
+    >>> hand_on(g, nic_heirs(g)["gpu0"], {"gpu0", "gpu1"})
+    {('gpu0', 'leaf0'): [('gpu2', 'leaf0')]}
+    """
     moved: dict = {}
-    for c in failed:
-        for (g, s), heirs in c.handed:
-            heir = next((h for h in heirs if h in graph and h not in dead), None)
-            if heir is not None and graph.has_edge(g, s) and not graph.has_edge(heir, s):
-                graph.add_edge(heir, s, **graph.edges[g, s])
-                moved.setdefault(edge_key(g, s), []).append((heir, s))
+    for (g, s), heirs in handed:
+        heir = next((h for h in heirs if h in graph and h not in dead), None)
+        if heir is not None and graph.has_edge(g, s) and not graph.has_edge(heir, s):
+            data = dict(graph.edges[g, s])
+            if "latency" in data:   # the heir's way to the NIC as long as it was
+                data["latency"] = data["latency"] + _detour(graph, heir, g)
+            graph.add_edge(heir, s, **data)
+            moved.setdefault(edge_key(g, s), []).append((heir, s))
     return moved
+
+
+def _detour(graph: nx.Graph, heir: Hashable, holder: Hashable) -> float:
+    """The latency from ``heir`` to ``holder`` over a tier-0 switch both are wired to (its
+    two links and the switch), the least; 0 where none is. A handed NIC link carries it, so
+    that the heir, which reached the NIC through that switch and the holder, is not made
+    nearer the network by the holder's failure (a failure never speeds a collective up;
+    the GPUs after it, which now reach the NIC through the heir, take that way once more).
+
+    >>> from topologies.specs import build
+    >>> round(_detour(build("rail-optimized:domains=2,nics_per_server=1"), "gpu1", "gpu0"), 12)
+    1.7e-07
+    """
+    adj, node = graph._adj, graph._node
+    ways = [adj[heir][t].get("latency", 0.0) + node[t].get("latency", 0.0)
+            + adj[t][holder].get("latency", 0.0)
+            for t in adj[heir] if t in adj[holder] and node[t].get("kind") == "switch"
+            and int(node[t].get("tier", -1)) == 0]
+    return min(ways, default=0.0)
 
 
 def mark_degraded(graph: nx.Graph) -> nx.Graph:
