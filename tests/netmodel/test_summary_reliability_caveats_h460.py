@@ -51,3 +51,13 @@ def test_fallbacks_are_said_per_set_of_fallbacks():
 def test_nothing_added_where_no_row_is_approximate():
     lines = _section(_summary("base@H"), _summary("x@L"))
     assert not [x for x in lines if "Approximations" in x or "may read low" in x]
+
+
+def test_study_page_says_the_summary_names_them():
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "study.md"
+    text = " ".join(page.read_text().split())
+    part4 = text[text.index("4. **Blast radius and availability.**"):text.index("5. **Power")]
+    assert "`analytic_fallback` and `threshold_low`" in part4
+    assert "`summary.md` then says" in part4
