@@ -47,7 +47,14 @@ from compute.errors import UserError
 from compute.validate import describe
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.results import CollectiveResult
-from topologies.failure_domains import keep_devices, mark_degraded, stopped_by, stops
+from topologies.failure_domains import (
+    hand_on,
+    keep_devices,
+    mark_degraded,
+    nic_heirs,
+    stopped_by,
+    stops,
+)
 from topologies.optical import drop_circuits
 from topologies.schema import circuit_count, circuit_via
 
@@ -69,6 +76,11 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
             nodes: Iterable[Hashable] = ()) -> nx.Graph:
     """A copy of ``graph`` without the failed ``links`` (``(u, v)`` pairs) and ``nodes``
     (switches, GPUs or optical switches, with their links and the circuits through them).
+    A failed GPU holding a NIC its server's other GPUs share (``rail-optimized`` with
+    fewer ``nics_per_server`` than GPUs) hands the NIC's link to the first of them left
+    (:func:`topologies.failure_domains.hand_on`, the rule the reliability model degrades
+    by), unless that link failed too: the NIC sits on the host's PCIe switch, not on the
+    GPU.
     On a realized OCS fabric a ``(gpu, ocs)`` pair is the GPU's fibre to that switch: the
     circuit riding it goes. Unknown parts raise UserError. Given any failed part, the copy
     is marked degraded (:func:`topologies.failure_domains.mark_degraded`): the cost model
@@ -103,7 +115,13 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
         out.remove_edge(u, v)
     # the failed GPUs' servers keep their GPUs' device indices (PXN relays by them)
     known = [n for n in nodes if _has(graph, n)]
-    keep_devices(out, [*known, *stopped_gpus(graph, known)])
+    stopped = stopped_gpus(graph, known)
+    keep_devices(out, [*known, *stopped])
+    # a failed GPU holding a NIC its server's other GPUs share leaves the NIC up: its link
+    # goes to the first of them left, as the reliability model degrades (its failed link
+    # removed above is not handed on)
+    heirs = nic_heirs(graph)
+    hand_on(out, [h for n in known if n in heirs for h in heirs[n]], {*known, *stopped})
     for n in nodes:
         if not _has(graph, n):
             raise UserError(f"failed node {describe(n)} is not a node of the fabric")
