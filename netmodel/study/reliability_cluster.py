@@ -95,7 +95,14 @@ from netmodel.study.reliability_fabric import (
 )
 from netmodel.study.rows import batch_limit_note
 from netmodel.study.scenarios import get_scenario
-from topologies.failure_domains import CLASSES, Component, components, degrade, handed_labels
+from topologies.failure_domains import (
+    CLASSES,
+    Component,
+    components,
+    degrade,
+    handed_labels,
+    nic_heirs,
+)
 from topologies.graph_ops import (
     CellArrays,
     attrs_key,
@@ -539,9 +546,15 @@ class Cluster:
 
     @cached_property
     def _direct(self) -> bool:
-        """Whether GPUs are wired to GPUs (then they may forward traffic, and instances are
-        costed on the whole cell rather than on their members and the switches)."""
-        return wired_gpus(self.graph)
+        """Whether GPUs forward traffic (then instances are costed on the whole cell rather
+        than on their members and the switches): GPUs wired to GPUs, or a GPU holding a NIC
+        its server's other GPUs share (:func:`~topologies.failure_domains.nic_heirs`:
+        ``rail-optimized`` with fewer ``nics_per_server`` than GPUs), which forwards their
+        traffic to the network. Costed on its members and the switches, an instance of
+        such GPUs whose NIC holder is not a member had no way out of its server: spread
+        over 2 x 8 H100 with one NIC a server, 3 of 4 TP-4 instances served nothing
+        healthy."""
+        return wired_gpus(self.graph) or bool(nic_heirs(self.graph))
 
     @cached_property
     def _switches(self) -> nx.Graph:
@@ -811,6 +824,9 @@ class Cluster:
         wired -= lost
         member_of = self.member_of
         touched.update(member_of[n] for n in lost | wired if n in member_of)
+        # a failed GPU handing its NIC on (Component.handed): its heirs' routes change
+        heirs = [h for _, hs in comp.handed for h in hs]
+        touched.update(member_of[h] for h in heirs if h in member_of)
         # per instance touched: its members lost, stopped and wired to the failed parts
         # (counted from its members the failure takes or is wired to), and its shape, with
         # the place in it of each such member (:meth:`_place`): instances wired otherwise
@@ -833,9 +849,13 @@ class Cluster:
         # switches it removes are cut off (reliability_spares)
         from netmodel.study.reliability_spares import sites_lost
 
+        # a GPU handing a NIC on is never one class with one that does not: per link, its
+        # heirs in order, each an idle GPU (-1) or its place in its instance
+        handed = tuple(tuple(place(h) if h in member_of else -1 for h in hs)
+                       for _, hs in comp.handed)
         sig = (comp.cls, tuple(sorted(tiers)), idle_lost, idle_stopped, idle_wired,
                tuple(sorted(per)), len(comp.edges), factors, comp.shared,
-               sites_lost(self, comp))
+               sites_lost(self, comp), bool(comp.handed), handed)
         return sig, lost, wired, touched
 
     def _evaluate(self, comp: Component, lost, wired, touched) -> dict:
