@@ -161,3 +161,22 @@ def test_every_heir_failed_cuts_nothing_more():
     assert out.graph["gpus"] == 8
     assert _parts(out, lambda n: True) == {frozenset({"nvs0"}), frozenset(
         {*(f"gpu{i}" for i in range(8, 16)), "nvs1", "leaf0", "spine0"})}
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_holder_and_its_cable_both_failed_cut_the_server(order):
+    """The cable's end (a ``transceiver`` of gpu0's NIC link) failing with gpu0: the NIC
+    has no cable to hand on, so gpu1-gpu7 are cut off, in degrade and in the labels."""
+    g = build(_spec(2, 1))
+    comps = components(g)
+    gpu0 = next(c for c in comps["gpu-die"] if c.nodes == ("gpu0",))
+    ends = [c for c in comps["transceiver"]
+            if {n for e in c.edges for n in e} == {"gpu0", "leaf0"}]
+    assert ends
+    failed = [gpu0, ends[0]][::1 if order else -1]
+    out = degrade(g, failed)
+    assert not nx.has_path(out, "gpu1", "leaf0") and nx.has_path(out, "gpu9", "leaf0")
+    cells = CellArrays(g)
+    at = cells.index
+    labels = handed_labels(cells.part_labels({"gpu0"}, list(ends[0].edges)), at, failed)
+    assert labels[at["gpu1"]] != labels[at["leaf0"]]
