@@ -19,16 +19,19 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 import netmodel
 from netmodel.study.reliability_cluster import build_cluster
 from tests.netmodel.cli_helpers import run_cli
 
 
-def _scenario(placement: str) -> str:
-    """The shipped h100-dgx scenario cut to 2 servers, one NIC each, placed ``placement``."""
+def _scenario(placement: str, domains: int = 2) -> str:
+    """The shipped h100-dgx scenario cut to ``domains`` servers, one NIC each, placed
+    ``placement``."""
     text = (Path(netmodel.__file__).parent / "data" / "scenarios" / "h100-dgx.toml").read_text()
     for old, new in (('name = "h100-dgx"', f'name = "one-nic-{placement}"'),
-                     ("domains = 4", "domains = 2"),
+                     ("domains = 4", f"domains = {domains}"),
                      ("gpus_per_server = 8", "gpus_per_server = 8\nnics_per_server = 1"),
                      ('placement = "contiguous"', f'placement = "{placement}"')):
         assert text.count(old) == 1
@@ -89,3 +92,17 @@ def test_blast_radius_counts_every_instance(tmp_path):
     rows = {row["cls"]: row for row in out["rows"]}
     assert rows["host"]["instances_down_mean"] == 4.0   # was 1: 3 served nothing
     assert rows["gpu-die"]["instances_down_mean"] == 1.0   # was 0.25
+
+
+def test_no_instance_holding_a_nic_is_no_crash(tmp_path):
+    """3 servers spread (TP 4: gpu0, gpu6, gpu12, gpu18 and so on): no instance holds
+    every NIC its members go through, so none served healthy and blast-radius divided by
+    zero (ZeroDivisionError in _tokens_lost_pct); now all 6 serve alike."""
+    path = tmp_path / "s3.toml"
+    path.write_text(_scenario("spread", domains=3))
+    r = run_cli(["blast-radius", "--scenario", str(path), "--model", "Llama-3-70B",
+                 "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert out["instances"] == 6
+    assert out["tokens_per_s"] == pytest.approx(6 * out["instance_tokens_per_s"], rel=1e-9)
