@@ -211,49 +211,10 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
     exit_if_nothing_feasible(summaries)
 
 
-def _money(x: float) -> str:
-    return f"${x / 1e3:,.1f}k" if x >= 1e4 else f"${x:,.0f}"
-
-
 def _print_summary(s, limit: int | None = None, latency_limit: float | None = None) -> None:
-    """``s``'s block; its heading names the SLO searched under (``latency_limit``, seconds:
-    ``TBT <= 50 ms``, :func:`compute.phases.slo_text`)."""
-    from compute.phases import slo_text
-    from compute.units import counted
-    from netmodel.study.summary_words import sig3
-
-    def pct(x: float, total: float) -> str:
-        return f"{x / total:.0%}" if total else "-"
-
-    slo = "" if latency_limit is None else slo_text(s.phase, latency_limit)
-    cfg = (f"{s.config} x batch {s.batch}, {counted(s.instances, 'instance')}"
-           if s.tp else f"nothing feasible under {slo or 'the SLO'}")
-    na = "-"
-    rows = [
-        (f"{s.scenario}, {s.model}, {s.phase}" + (f" ({slo})" if slo else ""),
-         f"{s.gpus} x {s.gpu}; {cfg}"),
-        ("tokens/s", f"{s.tokens_per_s:,.0f}"),
-        ("GPU price", f"{_money(s.gpu_price)} ({s.gpu_price_basis}; package "
-                      f"{_money(s.gpu_package_cost)})"),
-        ("capex", f"{_money(s.capex_total)}: GPUs {pct(s.capex_gpu, s.capex_total)}, hosts "
-                  f"{pct(s.capex_host, s.capex_total)}, network "
-                  f"{pct(s.capex_network, s.capex_total)}"),
-        ("power (IT)", f"{s.power_it / 1e3:,.2f} kW: GPUs {pct(s.power_gpu, s.power_it)}, "
-                       f"hosts {pct(s.power_host, s.power_it)}, network "
-                       f"{pct(s.power_network, s.power_it)} (x PUE {s.pue:g})"),
-        ("cost per year", f"{_money(s.cost_per_year)} (capex {_money(s.capex_per_year)}, "
-                          f"energy {_money(s.energy_per_year)}, colocation "
-                          f"{_money(s.colocation_per_year)})"),
-        ("colocation", f"{_money(s.colocation_per_year)} a year: "
-                       f"{s.power_provisioned / 1e3:,.2f} kW IT provisioned (GPUs at rated "
-                       f"power, hosts at max, network)"),
-        # the figures of merit as summary.md and cost_per_scenario.png print them (sig3)
-        ("tokens/s/W", na if s.tokens_per_s_per_w is None else sig3(s.tokens_per_s_per_w)),
-        ("tokens/J (facility)", na if s.tokens_per_j is None else sig3(s.tokens_per_j)),
-        ("$ per M tokens", na if s.usd_per_mtoken is None else f"${sig3(s.usd_per_mtoken)}"),
-    ]
-    for k, v in rows:
-        click.echo(f"{k:<21} {v}")
+    """``s``'s block (:meth:`~netmodel.study.cost.CostSummary.table`); its heading names
+    the SLO searched under (``latency_limit``, seconds: ``TBT <= 50 ms``)."""
+    click.echo(s.table(latency_limit))
     if s.tp and s.batch == limit:   # as compare's and search's note
         from netmodel.study.rows import batch_limit_note
 

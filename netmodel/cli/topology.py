@@ -31,14 +31,6 @@ from netmodel.cli.main import (
 __all__ = ["topology"]
 
 
-def _bw(value) -> str:
-    """Bytes/s per direction as every table prints them
-    (:func:`compute.units.format_quantity`), ``n/a`` where there is none."""
-    from compute.units import format_quantity
-
-    return "n/a" if value is None else format_quantity(value, "B/s")
-
-
 def _default(param) -> str:
     """A builder parameter's default as a spec writes it (a None default by the word the
     spec takes back: :func:`topologies.registry.unset_word`)."""
@@ -86,7 +78,6 @@ def list_(as_json: bool) -> None:
               help="Two GPUs for path diversity (default: gpu0 and the farthest GPU).")
 def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
     """Analyse a fabric: counts, bill of materials, diameter, bandwidths, path diversity."""
-    from compute.units import counted
     from netmodel.study.fabric_ref import resolve_fabric
     from topologies.analysis import summary
 
@@ -100,53 +91,7 @@ def show(spec: str, as_json: bool, pair: tuple[str, str] | None) -> None:
         doc = s.to_dict()
         click.echo(json.dumps({"scenario": scenario, **doc} if scenario else doc, indent=1))
         return
-    b = s.bom
-    # counts with thousands grouped, as topology compare writes them
-    types = ", ".join(f"{n:,} x {t}" for t, n in s.gpu_types.items())
-    tiers = ", ".join(f"tier {t}: {n:,}" for t, n in s.switches_by_tier.items()) or "none"
-    lines = [f"scenario:    {scenario} (its fabric)"] if scenario else []
-    lines += [
-        f"fabric:      {s.name}" + (f"  [{s.spec}]" if s.spec else ""),
-        f"GPUs:        {s.gpus:,} ({types})",
-        f"switches:    {sum(s.switches_by_tier.values()):,} ({tiers}); OCS: {s.ocs:,}",
-        f"links:       {counted(s.links, 'edge')}; cables: "
-        + (", ".join(f"{m} {_whole(n)}" for m, n in b.cables.items()) or "none")
-        + "".join(f"; {m} traces: {_whole(n)}" for m, n in b.traces.items())
-        + (f"; circuits: {b.circuits}" if b.circuits else ""),
-        f"optics:      {counted(b.pluggable_transceivers, 'pluggable transceiver')}, "
-        f"{counted(b.cpo_ports, 'co-packaged port')}, {counted(b.lanes, 'lane')}",
-        f"ports:       switches {b.switch_ports_used:,} of {b.switch_ports:,} used; "
-        f"OCS {b.ocs_ports_used:,} of {b.ocs_ports:,} used",
-        f"diameter:    "
-        f"{counted(s.diameter, 'GPU-to-GPU hop') if s.diameter is not None else 'n/a'} "
-        f"({s.diameter_method})",
-        f"injection:   {_bw(s.injection_bandwidth)} per GPU per direction ("
-        + ", ".join(f"{k}: {_bw(v)}" for k, v in s.injection_by_peer.items()) + ")"
-        + (f"; scale-out {_bw(s.scale_out_share)} per GPU (its server's NICs shared by its "
-           "GPUs)" if s.scale_out_share is not None else ""),
-        f"bisection:   {_bw(s.bisection_bandwidth)} per direction ({s.bisection_method})",
-    ]
-    if s.path_diversity:
-        p = s.path_diversity
-        lines.append(f"paths:       {counted(p.paths, 'shortest path')} of "
-                     f"{counted(p.hops, 'hop')} from {p.source} to {p.target}")
-    if s.reconfiguration_time is not None:
-        lines.append(f"reconfigure: {s.reconfiguration_time * 1e3:g} ms to change circuits")
-    click.echo("\n".join(lines))
-
-
-def _whole(n: float) -> str:
-    """A count of cables (a float: a link may carry part of one) grouped as the other counts,
-    never in exponent form ('1.23457e+06' for 1,234,567 cables), a part of a cable to six
-    decimals at most (a sliver below that as ``g`` writes it).
-
-    >>> _whole(1234567.0), _whole(0.5), _whole(4464), _whole(2100000.75), _whole(1e-9)
-    ('1,234,567', '0.5', '4,464', '2,100,000.75', '1e-09')
-    """
-    if float(n).is_integer():
-        return f"{n:,.0f}"
-    text = f"{n:,.6f}".rstrip("0").rstrip(".")
-    return text if text != "0" else f"{n:g}"
+    click.echo(s.table(scenario))
 
 
 @topology.command(cls=FabricCommand, short_help="Fabrics side by side: counts, bandwidths, busbw, cost, blast radius.")
