@@ -81,7 +81,7 @@ import numpy as np
 from compute.errors import UserError, known
 from topologies.graph_ops import edge_key
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
-from topologies.inventory import EdgeArrays, cable_end_parts, edge_arrays, shared_part
+from topologies.inventory import NIC_MEDIA, EdgeArrays, cable_end_parts, edge_arrays, shared_part
 from topologies.optical import drop_circuits
 from topologies.registry import not_as_built
 from topologies.schema import DEGRADED, TRACE_MEDIA, check_graph, circuit_count, gpu_nodes
@@ -102,7 +102,10 @@ GPU_CLASSES = ("gpu-die", "gpu-package")
 #: Every component class, in the order tables list them.
 CLASSES = (*GPU_CLASSES, "host", "rack", "nic", "transceiver", "cpo-engine",
            "copper-end", "nvswitch", "leaf", "spine", "core", "ocs")
-_NIC_MEDIA = ("pluggable-optics", "fibre", "copper")
+#: The cable media whose GPU end is a NIC: the bill's rule (:data:`topologies.inventory.NIC_MEDIA`),
+#: said once. A GPU's port to an OCS on such optics is priced as a NIC but has no ``nic``
+#: failure class here (its ``transceiver`` is the part that fails).
+_NIC_MEDIA = NIC_MEDIA
 
 
 #: Physical switch boxes a builder's tier-0 switch node stands for, each a part at a
