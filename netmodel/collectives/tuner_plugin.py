@@ -7,11 +7,13 @@ make (ring/LL128 up to 1-2 GiB, tree/LL128 up to 288 MiB on 16-32 nodes). The po
 data (``netmodel/data/collective_tuner_plugins.toml``, with their source);
 :class:`TunerPlugin` reads one platform's, and a
 :class:`~netmodel.collectives.model.FabricCostModel` given it as ``tuner`` costs with the
-plugin's choice where it makes one and its ``auto`` where it leaves the choice to NCCL.
-The library's ``auto`` is NCCL's and stays so unless a tuner is named: :func:`tuner_names` lists the names
-(``PLUGIN:SET``, from the data file's tables) that a scenario's ``[collective] tuner``,
-``netmodel collective --tuner`` and :class:`~netmodel.collectives.model.FabricCostModel`'s
-``tuner`` take, ``"none"`` (NCCL's own tuner) the default; :func:`get_tuner` loads one.
+plugin's choice where it makes one and its own ``auto`` where it leaves the choice to NCCL.
+The model's ``auto`` is the fastest of the model's own costs, not NCCL's choice, unless a
+tuner is named: :func:`tuner_names` lists the names (``"nccl"``, NCCL's tuner emulated,
+below, and ``PLUGIN:SET``, from the data file's tables) that a scenario's
+``[collective] tuner``, ``netmodel collective --tuner`` and
+:class:`~netmodel.collectives.model.FabricCostModel`'s ``tuner`` take, ``"none"`` (no tuner:
+the model's own ``auto``) the default; :func:`get_tuner` loads one.
 
 >>> tuner_names()
 ('none', 'nccl', 'aws-ofi-nccl:p5')
@@ -21,7 +23,7 @@ The library's ``auto`` is NCCL's and stays so unless a tuner is named: :func:`tu
 >>> t = TunerPlugin.load("aws-ofi-nccl", "p5.48xlarge")
 >>> t.choose("all-reduce", 2 ** 30, 64, 8)     # 1 GiB on 8 nodes: LL128 where NCCL has Simple
 ('ring', 'LL128')
->>> t.choose("all-reduce", 2 ** 30, 16, 2) is None    # 2 nodes: NCCL's own tuner
+>>> t.choose("all-reduce", 2 ** 30, 16, 2) is None    # 2 nodes: left to NCCL (the model's auto)
 True
 
 ``"nccl"`` (:class:`NcclTuner`) is NCCL's own tuner, emulated: the all-reduce's algorithm
