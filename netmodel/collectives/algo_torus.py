@@ -157,19 +157,34 @@ def _circuit_torus(graph, group) -> tuple[list[int], np.ndarray] | None:
 
 
 def _torus_rates(graph, group, sides, nbr) -> list[float]:
-    """Bytes/s a GPU sends along each of the group's torus dimensions, half each way round:
-    twice its slower port there (a side of 2: the one edge to its one neighbour), the most
-    any member has (a lost cable leaves the schedule as the design set it)."""
+    """Bytes/s a GPU can send along each of the group's torus dimensions, half each way
+    round, that every ring of the dimension carries: twice its slowest link (a side of 2:
+    its one edge), the least over the dimension's rings.
+
+    Every GPU sends the same share of the data along a dimension (the chunk weights are
+    the group's, :func:`_torus_weights`), so a ring moves at its slowest link and a phase
+    lasts as long as the dimension's slowest ring: a faster cable elsewhere in the
+    dimension is left partly idle, not read as the dimension's rate (which would shift
+    every GPU's chunks towards it). A link the fabric lacks (a lost cable, a circuit gone
+    with its OCS) is left out: its ring's transfers are routed around, and the schedule
+    stays as the links left set it.
+
+    >>> from topologies import build
+    >>> g = build("torus:dims=2x4,bandwidth=100e9")
+    >>> group = tuple(f"gpu{i}" for i in range(8))
+    >>> sides, nbr = _torus_grid(g, group)
+    >>> [r / 1e9 for r in _torus_rates(g, group, sides, nbr)]
+    [50.0, 50.0]
+    >>> g.edges["gpu0", "gpu4"]["bandwidth"] *= 2   # one faster cable: the ring gpu1-gpu5 binds
+    >>> [r / 1e9 for r in _torus_rates(g, group, sides, nbr)]
+    [50.0, 50.0]
+    """
     rates = []
     for a, side in enumerate(sides):
-        best = 0.0
-        for i, g in enumerate(group):
-            ends = [group[nbr[a, 1, i]]] if side == 2 else \
-                [group[nbr[a, 0, i]], group[nbr[a, 1, i]]]
-            bws = [graph.edges[g, e]["bandwidth"] if graph.has_edge(g, e) else 0.0
-                   for e in ends]
-            best = max(best, bws[0] if side == 2 else 2 * min(bws))
-        rates.append(float(best))
+        links = [graph.edges[g, e]["bandwidth"]
+                 for g, e in zip(group, (group[j] for j in nbr[a, 1]), strict=True)
+                 if graph.has_edge(g, e)]   # each ring link once (a side of 2: twice)
+        rates.append(float((1 if side == 2 else 2) * min(links)) if links else 0.0)
     return rates
 
 
@@ -182,7 +197,8 @@ def _torus_weights(sides: Sequence[int], rates: Sequence[float]) -> list[float]:
     (s_a - 1)/s_a / (s_j ... s_{a-1}) / r_a`` (``r_a`` a GPU's rate along ``a``,
     :func:`_torus_rates`). The first phase, which moves most, ends on every dimension at
     once with ``w_j`` proportional to ``r_j s_j / (s_j - 1)``: it lasts
-    ``n / sum_j r_j s_j/(s_j - 1)``. Equal sides and rates keep ``1/k`` each. That is the
+    ``n / sum_j r_j s_j/(s_j - 1)``. Equal sides and rates keep ``1/k`` each (the total is
+    convex and the same for every order of the weights there). That is the
     least total wherever no side is 2 (checked against a linear program for every 2D and
     3D torus of sides 3 to 11); a side of 2 halves its chunk only, so the next phase carries
     that chunk's half: there the least total is found exactly among the vertices of the
@@ -191,8 +207,8 @@ def _torus_weights(sides: Sequence[int], rates: Sequence[float]) -> list[float]:
     faster (2x3x4: ``(27, 36, 32)/95`` against ``(12, 9, 8)/29``)."""
     k = len(sides)
     x = [r * s / (s - 1) for r, s in zip(rates, sides, strict=True)]
-    if all(v == x[0] for v in x) or min(x) <= 0:
-        return [1 / k] * k
+    if min(x) <= 0 or all(v == x[0] for v in x) and all(s == sides[0] for s in sides):
+        return [1 / k] * k   # equal sides and rates: every order alike, 1/k the least
     cost = np.array([[(sides[(j + t) % k] - 1) / sides[(j + t) % k]
                       / float(np.prod([sides[(j + u) % k] for u in range(t)]))
                       / rates[(j + t) % k] for t in range(k)] for j in range(k)])
@@ -200,7 +216,7 @@ def _torus_weights(sides: Sequence[int], rates: Sequence[float]) -> list[float]:
     def total(w):
         return float((np.asarray(w)[:, None] * cost).max(axis=0).sum())
 
-    best = [v / sum(x) for v in x]
+    best = [1 / k] * k if all(v == x[0] for v in x) else [v / sum(x) for v in x]
     least = total(best)
     if k > 4:
         return best

@@ -182,19 +182,31 @@ def test_faster_cable_never_slows_auto_static(dims, index, nbytes):
     assert t1 <= t0 * (1 + 1e-12)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="algo_torus._torus_rates takes a dimension's rate as "
-                   "the most any member has, so one faster cable reweights every member's "
-                   "chunks towards that dimension")
 def test_faster_cable_never_slows_torus():
     """The torus algorithm on the torus builder's 2x4 (100 GB/s a GPU: the side of 2 one
     doubled cable of 50 GB/s, the side of 4 cables of 25 GB/s) with gpu0-gpu4's cable
-    doubled: its design weights (0.6, 0.4) become (0.75, 0.25) for every GPU, though only
-    gpu0 and gpu4 send faster, and 16 MiB takes 0.364 -> 0.452 ms (ideal); ``auto`` picks
-    the torus at both."""
+    doubled. Rates r = 50 GB/s along both (twice a port, the side of 2 its one edge),
+    weights w proportional to r s/(s - 1) = 100, 200/3: (0.6, 0.4); per byte of n,
+    phase 1 max(0.6 (1/2)/50, 0.4 (3/4)/50) = 6e-3 /GB/s, phase 2 (the chunks cut by the
+    other side) max(0.6 (3/4)/2/50, 0.4 (1/2)/4/50) = 4.5e-3: all-reduce 12 alpha +
+    2 (10.5e-3) n / 1 GB/s = 0.364 ms at 16 MiB (ideal).
+
+    The doubled cable is one of the side-of-2 dimension's four rings; the other three
+    (gpu1-gpu5 ...) still move 50 GB/s and every GPU's chunk waits on them, so the rate
+    stays 50 and the time 0.364 ms (the faster cable's extra is left idle). Taking the
+    fastest member's rate (100) weighted every GPU's chunks (0.75, 0.25): phases
+    0.75/2/50 = 7.5e-3 and 0.75 (3/8)/50 = 5.625e-3, 12 alpha + 2 (13.125e-3) n =
+    0.452 ms, slower. ``auto`` picks the torus at both."""
     g0 = zero_latency(build("torus:dims=2x4,bandwidth=100e9"))
     g1 = g0.copy()
     g1.edges["gpu0", "gpu4"]["bandwidth"] *= 2
     cal = Calibration.ideal(ALPHA)
+    hand = 12 * ALPHA + 2 * (6e-3 + 4.5e-3) * MIB16 / 1e9
+    assert hand == pytest.approx(0.364e-3, rel=1e-3)
+    assert 12 * ALPHA + 2 * (7.5e-3 + 5.625e-3) * MIB16 / 1e9 == pytest.approx(0.452e-3,
+                                                                               rel=1e-3)
     t0 = FabricCostModel(g0, calibration=cal).cost("all-reduce", MIB16, 8)
     t1 = FabricCostModel(g1, calibration=cal).cost("all-reduce", MIB16, 8)
+    assert (t0.algorithm, t0.time) == ("torus", pytest.approx(hand, rel=1e-12))
+    assert (t1.algorithm, t1.time) == ("torus", pytest.approx(hand, rel=1e-12))
     assert t1.time <= t0.time * (1 + 1e-12)
