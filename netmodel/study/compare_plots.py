@@ -34,6 +34,8 @@ __all__ = ["gpu_colours", "plot_compare_split", "plot_compare_tokens", "plot_swe
 RESOURCE_COLOURS = {"compute": "#4c72b0", "memory": "#dd8452", "network": "#c44e52"}
 #: The MTP module's draft passes in a decode step with multi-token prediction.
 MTP_COLOUR = "#8172b3"
+#: Dash length (in line widths) of sweep lines that coincide, drawn in turns.
+_DASH = 3.0
 
 
 def gpu_colours(gpus: Iterable[str]) -> dict[str, tuple[float, ...]]:
@@ -264,6 +266,8 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     plt = pyplot()
     import numpy as np
 
+    from netmodel.study.sweep import COINCIDENT
+
     p0 = result.params[0]
     ys = result.params[1].values if len(result.params) > 1 else (None,)
     styles = ["-", "--", ":", "-."]
@@ -297,18 +301,33 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
         return _straight_in_x(*curve) if result.metric == "usd_per_mtoken" else (*curve, None)
 
     boxes = []  # (axes, corner box, curves) of the panels that name crossings
-    infeasible = False
+    infeasible = coincide = False
+    # curves within COINCIDENT of each other at every value: one line would hide the
+    # others, so a group's solid lines are drawn in turns (dashes of each colour, offset)
+    # and the panel names the group
+    groups = result.coinciding()
+    together = {(g["model"], g["phase"], g["y"], lab): (i, g)
+                for g in groups for i, lab in enumerate(g["labels"])}
+    width = {lab: 2.2 - 1.4 * n / max(len(result.labels) - 1, 1)
+             for n, lab in enumerate(result.labels)}
     for (model, phase), ax in zip(panels, axes.flat, strict=False):
         for n, lab in enumerate(result.labels):
             for k, y in enumerate(ys):
                 x, v, at = drawn(result.curve(lab, model, phase, y))
                 name = lab if y is None else f"{lab}, {result.params[1].show(y)}"
-                ax.plot(x * scale[0], v, marker=markers[n % len(markers)], ms=4.5,
-                        markevery=at,
-                        mfc="none", color=colours[lab], ls=styles[k % len(styles)],
-                        lw=2.2 - 1.4 * n / max(len(result.labels) - 1, 1),
-                        alpha=1.0 if k < len(styles) else 0.5,
-                        label=name if ax is axes.flat[0] else None)
+                style = dict(marker=markers[n % len(markers)], ms=4.5, mfc="none",
+                             color=colours[lab], ls=styles[k % len(styles)], lw=width[lab],
+                             alpha=1.0 if k < len(styles) else 0.5)
+                label = name if ax is axes.flat[0] else None
+                turn = together.get((model, phase, y, lab))
+                if turn is not None and style["ls"] == "-":
+                    i, g = turn
+                    if label is not None:   # the legend keeps the line's own style
+                        ax.plot([], [], **style, label=label)
+                    label, m = None, len(g["labels"])
+                    style.update(lw=width[g["labels"][0]],
+                                 ls=(_DASH * i, (_DASH, _DASH * (m - 1))))
+                ax.plot(x * scale[0], v, markevery=at, **style, label=label)
                 cx, cv = result.curve(lab, model, phase, y)
                 lone = _lone(cv)
                 if lone.any():
@@ -336,9 +355,18 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
                 notes.append(f"{line} {scale[1]}".rstrip()
                              + ("" if c["y"] is None
                                 else f" ({result.params[1].show(c['y'])})"))
-        if notes:
+        lines = [f"* {n}" for n in notes[:6]]
+        for g in groups:
+            if (g["model"], g["phase"]) == (model, phase):
+                sign, how = (" = ", "equal at every value") if g["spread"] <= 1e-9 else \
+                    (" \u2248 ", f"within {g['spread'] * 100:.2g}% at every value")
+                lines.append(sign.join(short(lab) for lab in g["labels"]) + f" ({how}"
+                             + ("" if g["y"] is None
+                                else f", {result.params[1].show(g['y'])}") + ")")
+                coincide = True
+        if lines:
             boxes.append((ax, ax.text(
-                0.02, 0.03, "\n".join(f"* {n}" for n in notes[:6]), transform=ax.transAxes,
+                0.02, 0.03, "\n".join(lines), transform=ax.transAxes,
                 fontsize=6.5, va="bottom", ha="left",
                 bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="0.7", alpha=0.9)),
                 [drawn(result.curve(lab, model, phase, y))[:2]
@@ -362,6 +390,10 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     if infeasible:
         axes.flat[0].plot([], [], marker="x", ms=6, mew=1.4, color="0.3", ls="none",
                           label="x on the axis: no feasible point at that value")
+    if coincide:
+        axes.flat[0].plot([], [], color="0.3", lw=1.6, ls=(0, (_DASH, _DASH)),
+                          label=f"dashed in turns: lines within {COINCIDENT:.0%} of each "
+                                "other at every value (named in the panel)")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     ncol = max(1, min(len(labels), int(fig.get_figwidth() // 3.2)))
     fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)

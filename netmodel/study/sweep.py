@@ -101,6 +101,11 @@ MAX_LINKS = 200_000
 COST = "cost."
 #: How each metric is named in tables and figures.
 _METRIC_NAMES = {"tokens_per_s_per_sm": "tokens/s/SM", "usd_per_mtoken": "USD per million tokens"}
+#: Curves of one panel within this share of each other at every swept value (feasible at
+#: the same values) coincide in the figure: a line 1-2.2 points wide on a panel some 180
+#: points tall from 0 covers about 1% of its height, so the later one hides the earlier
+#: (:meth:`SweepResult.coinciding`; sweep.png names them and draws them in turns).
+COINCIDENT = 0.01
 #: Units of the [adjust] parameters.
 _ADJUST_UNITS = {"latency_scale": "", "hop_latency": "s", "bandwidth_scale": ""}
 #: Units a length parameter (``fabric.length``, m) takes.
@@ -494,6 +499,124 @@ class SweepResult(RowsResult):
                                               self.higher_is_better)
         return out
 
+    def coinciding(self, rtol: float = COINCIDENT) -> list[dict]:
+        """Curves drawn one over the other: per model x phase (x second value), each group
+        of two or more scenarios feasible at the same values whose metric is within
+        ``rtol`` of the group's first (in :attr:`labels` order) at every one of them,
+        ``{model, phase, y, labels, spread}`` (``spread``: the largest relative difference,
+        ``|a - b| / max(|a|, |b|)``, from the first; 0 where they are equal).
+
+        >>> r = _example([("a", [2.0, 1.5, 1.0]), ("b", [2.0, 1.5, 1.0]),
+        ...               ("c", [2.0, 1.5, 1.005])])
+        >>> [(g["labels"], round(g["spread"], 6)) for g in r.coinciding()]
+        [(('a', 'b', 'c'), 0.004975)]
+        >>> r.coinciding(rtol=0.001)[0]["labels"]
+        ('a', 'b')
+        """
+        out = []
+        ys = self.params[1].values if len(self.params) > 1 else (None,)
+        for model in self.models:
+            for phase in self.phases:
+                for y in ys:
+                    curves = {lab: self.curve(lab, model, phase, y)[1] for lab in self.labels}
+                    taken: set[str] = set()
+                    for lab in self.labels:
+                        if lab in taken:
+                            continue
+                        a = curves[lab]
+                        ok = np.isfinite(a)
+                        group, spread = [lab], 0.0
+                        for other in self.labels:
+                            b = curves[other]
+                            if other == lab or other in taken or len(b) != len(a) \
+                                    or not ok.any() or (np.isfinite(b) != ok).any():
+                                continue
+                            top = np.maximum(np.abs(a[ok]), np.abs(b[ok]))
+                            rel = np.abs(a[ok] - b[ok]) / np.where(top > 0, top, 1.0)
+                            if rel.max() <= rtol:
+                                group.append(other)
+                                spread = max(spread, float(rel.max()))
+                        if len(group) > 1:
+                            taken.update(group)
+                            out.append({"model": model, "phase": phase, "y": y,
+                                        "labels": tuple(group), "spread": spread})
+        return out
+
+    def no_crossings(self) -> list[dict]:
+        """The scenarios whose curve never crosses the first scenario's (the baseline,
+        ``labels[0]``): per model x phase (x second value) and other scenario feasible
+        together with it at two or more values and on one side of it at every one of them,
+        ``{model, phase, y, above, below, lo, hi, points, closest}``: ``above`` has the
+        higher :attr:`metric` from ``lo`` to ``hi`` (the first and last of the ``points``
+        values where both are feasible); ``closest`` is ``(x, above's value, below's)``
+        where they are nearest, relatively. Crossings are :meth:`crossovers`; equal curves
+        are neither.
+
+        >>> r = _example([("a", [2.0, 1.5, 1.2]), ("b", [1.0, 1.1, 1.0]),
+        ...               ("c", [3.0, 1.0, 0.5])])
+        >>> [(n["above"], n["below"], n["closest"]) for n in r.no_crossings()]
+        [('a', 'b', (3.0, 1.2, 1.0))]
+        """
+        out = []
+        ys = self.params[1].values if len(self.params) > 1 else (None,)
+        base = self.labels[0]
+        for model in self.models:
+            for phase in self.phases:
+                for y in ys:
+                    x, a = self.curve(base, model, phase, y)
+                    for lab in self.labels[1:]:
+                        b = self.curve(lab, model, phase, y)[1]
+                        if len(b) != len(a):
+                            continue
+                        ok = np.isfinite(a) & np.isfinite(b)
+                        d = a[ok] - b[ok]
+                        if ok.sum() < 2 or not ((d > 0).all() or (d < 0).all()):
+                            continue
+                        hi_v, lo_v = (a, b) if d[0] > 0 else (b, a)
+                        above, below = (base, lab) if d[0] > 0 else (lab, base)
+                        xs, top, bottom = x[ok], hi_v[ok], lo_v[ok]
+                        k = int(np.argmin((top - bottom) / np.abs(top)))
+                        out.append({"model": model, "phase": phase, "y": y, "above": above,
+                                    "below": below, "lo": float(xs[0]), "hi": float(xs[-1]),
+                                    "points": int(ok.sum()),
+                                    "closest": (float(xs[k]), float(top[k]),
+                                                float(bottom[k]))})
+        return out
+
+    def no_crossing_lines(self) -> list[str]:
+        """The :meth:`no_crossings` in words, so that a sweep in which a scenario never
+        crosses the baseline says so: a note per model x phase (x second value) and side
+        of the baseline (pairs over the same values together), naming where the nearest
+        pair comes closest."""
+        from netmodel.study.summary_words import and_list
+
+        p0 = self.params[0]
+        k, unit = p0.display()
+        unit = f" {unit}" if unit else ""
+        base = self.labels[0]
+        groups: dict[tuple, list[dict]] = {}
+        for n in self.no_crossings():
+            groups.setdefault((n["model"], n["phase"], n["y"], n["above"] == base, n["lo"],
+                               n["hi"], n["points"]), []).append(n)
+        lines = []
+        for (model, phase, y, over, lo, hi, points), ns in groups.items():
+            extra = "" if y is None else f", {self.params[1].show(y)}"
+            others = and_list(n["below" if over else "above"] for n in ns)
+            who = f"{base} stays above {others}" if over else \
+                f"{others} {'stays' if len(ns) == 1 else 'stay'} above {base}"
+            total = len(self.curve(base, model, phase, y)[0])
+            where = "" if points == total else \
+                f" (at the {points} of {total} values where both are feasible)"
+            near = min(ns, key=lambda n: (n["closest"][1] - n["closest"][2])
+                       / abs(n["closest"][1]))
+            cx, va, vb = near["closest"]
+            which = "" if len(ns) == 1 else f", {near['below' if over else 'above']},"
+            lines.append(f"note: {model}, {phase}{extra}: no crossing in the swept range: "
+                         f"{who} from {p0.path} = {lo * k:.3g} to {hi * k:.3g}{unit}{where} "
+                         f"(closest{which} at {cx * k:.3g}{unit}: {va:.3f} vs {vb:.3f} "
+                         f"{_METRIC_NAMES[self.metric]})")
+        return lines
+
     def unchanged(self) -> list[dict]:
         """The curves the first parameter does not move: ``{label, model, phase, y, value}``
         for each scenario x model x phase (x second value) feasible at two or more values
@@ -587,6 +710,7 @@ class SweepResult(RowsResult):
             extra = "" if c["y"] is None else f", {result.params[1].show(c['y'])}"
             lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
                          f"{c['before']} at {p0.path} = {c['x'] * k:.3g} {unit}".rstrip())
+        lines += result.no_crossing_lines()
         lines += result.unchanged_lines()
         capped = result.batch_limit_line(" at some points")
         if capped:
@@ -826,6 +950,18 @@ def _crossings(ca, cb, la, lb, where, metric: str = "tokens_per_s_per_sm",
         out.append({**where, "x": float(xc), metric: float(value),
                     "before": before, "after": after})
     return out
+
+
+def _example(curves: list[tuple[str, list[float]]], xs: tuple[float, ...] = (1.0, 2.0, 3.0)
+             ) -> SweepResult:
+    """A :class:`SweepResult` of tokens/s/SM ``curves`` ``[(label, values), ...]`` along
+    ``adjust.latency_scale`` = ``xs`` (model ``M``, decode), for the examples."""
+    rows = [SweepRow(label=lab, scenario=lab, gpu="G", model="M", phase="decode", x=x,
+                     feasible=True, tp=1, batch=1, latency_name="tbt", latency_s=0.01,
+                     latency_limit_s=0.05, tokens_per_s_per_sm=v, network_share=0.5)
+            for lab, vals in curves for x, v in zip(xs, vals, strict=True)]
+    return SweepResult(rows=tuple(rows), params=(SweepParam("adjust.latency_scale", xs),),
+                       labels=tuple(lab for lab, _ in curves))
 
 
 def _typed(param: SweepParam, v: float):
