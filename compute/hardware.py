@@ -39,8 +39,8 @@ from compute.errors import UserError, find_name, known, lookalike
 from compute.rows import CONFIDENCE, Parameter, check_number
 from compute.units import scaled
 
-__all__ = ["DTYPES", "FLAG_FIELDS", "HOST_POWER_KEY", "MAX_HOST_POWER", "NAME_MARKS", "GpuSpec",
-           "OPTIONAL_FIELDS", "ReadGpu", "SPEC_KEYS", "UNSET_FIELDS", "catalog", "check_gpu_name",
+__all__ = ["DTYPES", "FLAG_FIELDS", "HOST_POWER_KEY", "MAX_HOST_POWER", "GpuSpec",
+           "OPTIONAL_FIELDS", "ReadGpu", "SPEC_KEYS", "UNSET_FIELDS", "catalog",
            "derive_gpu", "die_entry", "get_gpu", "gpu_names", "host_power_entry", "keep_read", "load_gpu_file",
            "read_gpu", "spec_ranges", "unknown_gpu"]
 
@@ -309,40 +309,9 @@ def _flags(here: str, entry: dict) -> dict:
 
 
 #: What joins a GPU's name to its clock ratio in a GPU at another clock (compute.power:
-#: ``H100-SXM@0.5x``); a GPU read from a file may not use it.
+#: ``H100-SXM@0.5x``); a GPU read from a file may not use it
+#: (:data:`compute.validate.NAME_MARKS`).
 CLOCK_MARK = "@"
-#: The characters a GPU read from a file may not hold in its name, each with what it does
-#: where GPUs are named in text: a name holding one could be read from the file but not
-#: named again (``--gpus A,B`` splits at the comma, a fabric spec
-#: ``ring:n=4,gpu=NAME`` at ``:``, ``,`` and ``=``). A saved fabric's ``gpu_types`` may
-#: hold ``@`` (a GPU at another clock, saved by netmodel) but not the others
-#: (:func:`check_gpu_name`).
-NAME_MARKS = {
-    CLOCK_MARK: "it marks a GPU at another clock, as in H100-SXM@0.5x",
-    ",": "it separates the names of a list, as in H100-SXM,Lite",
-    "=": "it joins a fabric spec's parameter to its value, as in gpu=Lite",
-    ":": "it ends a fabric spec's builder, as in ring:n=4",
-}
-
-
-def check_gpu_name(where: str, name: str, marks: str = "".join(NAME_MARKS)) -> str:
-    """``name``, a GPU's name read from ``where``, if it holds none of ``marks`` (by
-    default every one of :data:`NAME_MARKS`); else UserError naming the first it holds and
-    why it cannot be in a name.
-
-    >>> check_gpu_name("g.toml", "MI355X")
-    'MI355X'
-    >>> check_gpu_name("g.toml", "Lite,2")
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: g.toml: GPU name 'Lite,2' must not contain ',' (it separates the names of a list, as in H100-SXM,Lite); a GPU's name holds none of '@', ',', '=', ':'
-    """
-    mark = next((m for m in marks if m in name), None)
-    if mark is not None:
-        raise UserError(f"{where}: GPU name {name!r} must not contain {mark!r} "
-                        f"({NAME_MARKS[mark]}); a GPU's name holds none of "
-                        f"{', '.join(map(repr, marks))}")
-    return name
 
 
 def die_entry(here: str, entry: dict) -> tuple[dict, str] | None:
@@ -424,8 +393,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
                     dies: dict[str, tuple[dict, str]],
                     derived: dict[str, tuple[str, float]]) -> GpuSpec:
     """One ``[gpu.NAME]`` table, every value checked against ``compute/data/limits.toml``."""
-    validate.name(where, "GPU", name)
-    check_gpu_name(where, name)   # NAME@R is NAME at another clock; ',', '=', ':' split text
+    validate.typed_name(where, "GPU", name)   # no CLOCK_MARK, ',', '=', ':' (NAME_MARKS)
     here = f"{where}: GPU {name!r}"
     entry = dict(validate.table(here, entry))
     given = entry.pop("source", None)   # required: checked after the other keys (_source)

@@ -97,7 +97,9 @@ def _parse_model_table(data, where: str) -> dict[str, ModelSpec]:
                         f"([model.NAME] in TOML, {{\"model\": {{NAME: {{...}}}}}} in JSON)")
     if not data["model"]:
         raise UserError(f"{where}: the 'model' table is empty")
-    return {name: model_from_entry(name, entry, where) for name, entry in data["model"].items()}
+    # a name is typed back (--models A,B): it holds none of validate.NAME_MARKS
+    return {name: model_from_entry(validate.typed_name(where, "model", name), entry, where)
+            for name, entry in data["model"].items()}
 
 
 @cache

@@ -39,7 +39,7 @@ from typing import Literal, overload
 from compute.errors import UserError, known, one_line
 
 __all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "BELOW_SMALLEST", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
-           "listed", "name", "number", "of_type", "refuse_repeats", "string", "table"]
+           "listed", "name", "number", "of_type", "refuse_repeats", "string", "table", "NAME_MARKS", "typed_name"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
 #: or the API: far past any that fits a GPU cluster (Llama-4 Scout's context is 10M tokens),
@@ -568,6 +568,42 @@ def name(where: str, what: str, value: object) -> str:
                         f"characters (such as U+202E) or '$', and no blank at either end")
     _check_utf8(where, f"{what} name", value)
     return value
+
+
+#: The characters a catalog name read from a user's file (a GPU's, a model's, a
+#: scenario's) may not hold, each with what it does in the text names are typed in: a
+#: name holding one is read from its file but cannot be named again (``--models A,B``
+#: splits at the comma, ``lite-flat@Lite`` at the ``@``, a fabric spec
+#: ``ring:n=4,gpu=NAME`` at ``:``, ``,`` and ``=``; a scenario named ``a:b`` was taken for
+#: a fabric spec and lost the ``@GPU`` of its label). One rule, :func:`typed_name`; a
+#: saved fabric's ``gpu_types`` keep ``@`` (netmodel saves GPUs at another clock so).
+NAME_MARKS = {
+    "@": "it joins a name to a GPU or a clock, as in lite-flat@Lite and H100-SXM@0.5x",
+    ",": "it separates the names of a list, as in H100-SXM,Lite",
+    "=": "it joins a fabric spec's parameter to its value, as in gpu=Lite",
+    ":": "it ends a fabric spec's builder, as in ring:n=4",
+}
+
+
+def typed_name(where: str, what: str, value: object, marks: str = "".join(NAME_MARKS)) -> str:
+    """``value``, the name of a ``what`` (``"GPU"``, ``"model"``, ``"scenario"``) read from
+    ``where``, if :func:`name` takes it and it holds none of ``marks`` (by default every one
+    of :data:`NAME_MARKS`); else UserError naming the first it holds and what it does.
+
+    >>> typed_name("m.toml", "model", "Llama-3-8B-mine")
+    'Llama-3-8B-mine'
+    >>> typed_name("m.toml", "model", "a,b")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: m.toml: model name 'a,b' must not contain ',' (it separates the names of a list, as in H100-SXM,Lite); a model's name holds none of '@', ',', '=', ':'
+    """
+    name(where, what, value)
+    mark = next((m for m in marks if m in value), None)   # type: ignore[operator]  # a str
+    if mark is not None:
+        raise UserError(f"{_prefix(where)}{what} name {value!r} must not contain {mark!r} "
+                        f"({NAME_MARKS[mark]}); a {what}'s name holds none of "
+                        f"{', '.join(map(repr, marks))}")
+    return value  # type: ignore[return-value]  # name() checked it is a str
 
 
 def choice(where: str, key: str, value: object, allowed: Collection[str]) -> str:

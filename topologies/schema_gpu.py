@@ -21,15 +21,13 @@ from compute.errors import UserError
 from compute.hardware import (
     CLOCK_MARK,
     FLAG_FIELDS,
-    NAME_MARKS,
     OPTIONAL_FIELDS,
     UNSET_FIELDS,
     GpuSpec,
     catalog,
-    check_gpu_name,
     spec_ranges,
 )
-from compute.validate import describe, number
+from compute.validate import NAME_MARKS, describe, number, typed_name
 from topologies.schema import as_real, catalog_clash
 
 __all__ = ["check_gpu_type", "gpu_spec_from_dict"]
@@ -111,7 +109,7 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
 def check_gpu_type(where: str, spec: GpuSpec) -> GpuSpec:
     """``spec``, a GPU type a fabric file holds (read or to be written), if a file may hold
     it as its GPU files may: its name without ``,``, ``=`` or ``:``
-    (:data:`~compute.hardware.NAME_MARKS`; ``@`` kept: a GPU at another clock, as netmodel
+    (:data:`~compute.validate.NAME_MARKS`; ``@`` kept: a GPU at another clock, as netmodel
     saves it) and not a catalog GPU's name with other figures
     (:func:`~topologies.schema.catalog_clash`); else UserError naming ``where``. A graph in
     memory may hold such a GPU type (an object is its figures); a file names it.
@@ -124,7 +122,7 @@ def check_gpu_type(where: str, spec: GpuSpec) -> GpuSpec:
     ...
     compute.errors.UserError: f.json: GPU name 'Lite:2' must not contain ':' (it ends a fabric spec's builder, as in ring:n=4); a GPU's name holds none of ',', '=', ':'
     """
-    check_gpu_name(where, spec.name, "".join(m for m in NAME_MARKS if m != CLOCK_MARK))
+    typed_name(where, "GPU", spec.name, "".join(m for m in NAME_MARKS if m != CLOCK_MARK))
     clash = catalog_clash(spec)
     if clash is not None:
         raise UserError(f"{where}: {clash}")

@@ -5,7 +5,7 @@ The shipped scenarios live in ``netmodel/data/scenarios/*.toml``, one file each,
 bandwidth and latency with its source. A file has these keys (all required unless marked
 optional; unknown keys are refused)::
 
-    name = "lite-flat"              # no '@' (that separates a GPU override)
+    name = "lite-flat"              # none of '@', ',', '=', ':' (they split typed names)
     description = "..."
     gpu = "Lite"                    # GPU type (compute's catalog) or a GPU file
                                     #   (.toml/.json), relative to this file's folder
@@ -110,7 +110,16 @@ from typing import TYPE_CHECKING
 from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, get_gpu
-from compute.validate import choice, describe, limits, listed, number, read_number, string
+from compute.validate import (
+    choice,
+    describe,
+    limits,
+    listed,
+    number,
+    read_number,
+    string,
+    typed_name,
+)
 from compute.validate import name as validate_name
 from netmodel.collectives.tuner_plugin import NO_TUNER, get_tuner
 from netmodel.study.fabric_table import (
@@ -503,10 +512,8 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     from netmodel.collectives.tuner_plugin import tuner_names, tuner_refusal
 
     check_keys(where, data, _TOP_KEYS, ("adjust",))
-    name = validate_name(where, "scenario", data["name"])
-    if "@" in name:
-        raise UserError(f"{where}: name {name!r} must not contain '@' (it separates a GPU "
-                        f"override, as in lite-flat@Lite+BW)")
+    # typed back (--scenarios A,B; NAME@GPU; a name with ':' read as a fabric spec's)
+    name = typed_name(where, "scenario", data["name"])
     gpu_ref = validate_name(where, "gpu", data["gpu"])
     gpu_file = None
     if gpu_ref.lower().endswith((".toml", ".json")):

@@ -4,7 +4,7 @@
   again where GPUs are named in text (``--gpus A,B`` splits at the comma; a fabric spec
   ``ring:n=4,gpu=NAME`` at ':', ',' and '='), as '@' (the clock mark) already could not.
   Now all four are refused in one line naming the character and its use
-  (compute.hardware.check_gpu_name, NAME_MARKS).
+  (compute.validate.typed_name, NAME_MARKS).
 * An HF config's ``mlp_only_layers`` (Qwen-MoE's dense layers) given as 0, false, "" or
   {} was read as no dense layer (``or []``), where any other wrong type was refused;
   DeepSeek-VL2's ``projector_config`` given as 0, false or "" likewise read as an empty
@@ -28,7 +28,7 @@ _GPU = '[gpu."{name}"]\nderive_from = "H100-SXM"\nfraction = 0.5\nsource = "what
     (",", "it separates the names of a list, as in H100-SXM,Lite"),
     ("=", "it joins a fabric spec's parameter to its value, as in gpu=Lite"),
     (":", "it ends a fabric spec's builder, as in ring:n=4"),
-    ("@", "it marks a GPU at another clock, as in H100-SXM@0.5x"),
+    ("@", "it joins a name to a GPU or a clock, as in lite-flat@Lite and H100-SXM@0.5x"),
 ])
 def test_a_gpu_name_holding_a_mark_is_refused(tmp_path, mark, why):
     path = tmp_path / "g.toml"
