@@ -399,7 +399,9 @@ def _measurement(where: str, row: dict) -> Measurement:
                               maximum=10_000_000, integer=True),
         latency_s=validate.number(where, "latency_s", row.get("latency_s"), minimum=1e-9,
                                   maximum=1e6, unit="s"),
-        source=validate.string(where, "source", row.get("source") or "", max_length=2000),
+        # only text is a source (absent: none); 0, false, [] or {} were read as none
+        source="" if row.get("source") is None else validate.string(
+            where, "source", row["source"], max_length=2000),
         origin=where, **tokens, **parallel)
 
 
