@@ -266,8 +266,6 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     plt = pyplot()
     import numpy as np
 
-    from netmodel.study.sweep import COINCIDENT
-
     p0 = result.params[0]
     ys = result.params[1].values if len(result.params) > 1 else (None,)
     styles = ["-", "--", ":", "-."]
@@ -392,7 +390,7 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
                           label="x on the axis: no feasible point at that value")
     if coincide:
         axes.flat[0].plot([], [], color="0.3", lw=1.6, ls=(0, (_DASH, _DASH)),
-                          label=f"dashed in turns: lines within {COINCIDENT:.0%} of each "
+                          label=f"dashed in turns: lines within {groups[0]['rtol']:.0%} of each "
                                 "other at every value (named in the panel)")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     ncol = max(1, min(len(labels), int(fig.get_figwidth() // 3.2)))

@@ -503,8 +503,8 @@ class SweepResult(RowsResult):
         """Curves drawn one over the other: per model x phase (x second value), each group
         of two or more scenarios feasible at the same values whose metric is within
         ``rtol`` of the group's first (in :attr:`labels` order) at every one of them,
-        ``{model, phase, y, labels, spread}`` (``spread``: the largest relative difference,
-        ``|a - b| / max(|a|, |b|)``, from the first; 0 where they are equal).
+        ``{model, phase, y, labels, spread, rtol}`` (``spread``: the largest relative
+        difference, ``|a - b| / max(|a|, |b|)``, from the first; 0 where they are equal).
 
         >>> r = _example([("a", [2.0, 1.5, 1.0]), ("b", [2.0, 1.5, 1.0]),
         ...               ("c", [2.0, 1.5, 1.005])])
@@ -539,7 +539,8 @@ class SweepResult(RowsResult):
                         if len(group) > 1:
                             taken.update(group)
                             out.append({"model": model, "phase": phase, "y": y,
-                                        "labels": tuple(group), "spread": spread})
+                                        "labels": tuple(group), "spread": spread,
+                                        "rtol": rtol})
         return out
 
     def no_crossings(self) -> list[dict]:
