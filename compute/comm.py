@@ -91,7 +91,8 @@ def as_times(out, op: str, who: str = "collective model") -> np.ndarray:
         return out
     try:
         t = np.asarray(out)
-        if t.dtype.kind in "iuf":
+        # a list mixing True with numbers is an int or float array: True read as 1 s
+        if t.dtype.kind in "iuf" and (type(out) is np.ndarray or not _holds_bool(out)):
             return t.astype(float, copy=False)
         if t.dtype.kind == "O" and all(isinstance(x, numbers.Real)
                                        and not isinstance(x, bool | np.bool_) for x in t.flat):
@@ -100,6 +101,12 @@ def as_times(out, op: str, who: str = "collective model") -> np.ndarray:
         pass
     raise UserError(f"{who} returned {describe(out)} for {op}; it must return seconds, one "
                     f"number per message size")
+
+
+def _holds_bool(out) -> bool:
+    """Whether ``out`` (a list, a tuple, a scalar) holds a bool anywhere (numpy reads
+    ``[1, True]`` as integers)."""
+    return any(isinstance(x, bool | np.bool_) for x in np.asarray(out, dtype=object).flat)
 
 
 def check_nbytes(nbytes: float | np.ndarray, positive: bool = False) -> float | np.ndarray:
@@ -193,13 +200,25 @@ class FunctionComm:
         n, p = collective_args(op, nbytes, group_size)
         if p == 1:
             return np.zeros_like(n)
-        t = as_times(self.function(op, n, p), op, "comm function")
+        who = f"comm function {describe(self.name)}"
+        t = as_times(self.function(op, n, p), op, who)
         if t.shape not in (n.shape, ()):
-            raise UserError(f"comm function returned shape {t.shape} for message sizes of shape "
+            raise UserError(f"{who} returned shape {t.shape} for message sizes of shape "
                             f"{n.shape}; it must return one time per size")
-        if not np.all(np.isfinite(t) & (t >= 0)):
-            raise UserError("comm function returned a negative, NaN or infinite time")
+        ok = np.isfinite(t) & (t >= 0)
+        if not np.all(ok):
+            bad = float(t[~ok].flat[0])
+            kind = "not a number" if bad != bad else "an infinite time" if bad == np.inf \
+                else "a negative time"
+            raise UserError(f"{who} returned {bad!r} s for {op} among {p} GPUs, {kind}; it "
+                            f"must return finite seconds >= 0")
         return np.broadcast_to(t, n.shape).astype(float)
+
+    @property
+    def name(self) -> str:
+        """The function's name, as errors give it (a callable object's: its class's)."""
+        name = getattr(self.function, "__name__", None)
+        return name if isinstance(name, str) else type(self.function).__name__
 
 
 def as_comm(comm: CommLike) -> CollectiveCostModel:

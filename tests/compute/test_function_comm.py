@@ -13,7 +13,7 @@ from compute.errors import UserError
 def test_a_comm_function_returning_no_number_is_a_user_error(returned):
     # it raised numpy's bare "ValueError: could not convert string to float: 'fast'"
     comm = as_comm(lambda op, n, p: returned)
-    with pytest.raises(UserError, match=r"comm function returned .* for all-reduce; it "
+    with pytest.raises(UserError, match=r"comm function '<lambda>' returned .* for all-reduce; it "
                                         r"must return seconds, one number per message size"):
         comm.collective_time("all-reduce", np.array([1e6]), 8)
 
