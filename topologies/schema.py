@@ -7,10 +7,12 @@ Nodes (ids are short, readable and stable: ``gpu17``, ``nvs0``, ``leaf3``, ``spi
 
 * ``kind="gpu"``: ``gpu`` (str) names the GPU type: one of the graph's own ``gpu_types``
   or else compute's catalog (e.g. ``"H100-SXM"``, ``"Lite"``; see :func:`gpu_spec`);
-  optional placement labels used for failure domains and placement (ints >= 0):
-  ``server``, ``rack``, ``pod``, ``group`` (the Lite group / scale-up domain the GPU
-  belongs to), ``rail`` (its position in the server); and ``device`` (int >= 0, the GPU's
-  device index in its server, which NCCL's PXN relays by), which
+  optional placement labels used for failure domains and placement (whole numbers >= 0
+  below ``NETMODEL_MAX_FABRIC_NODES``, default 2,000,000, the most nodes a fabric has:
+  :func:`~topologies.limits.max_nodes`): ``server``, ``rack``, ``pod``, ``group`` (the
+  Lite group / scale-up domain the GPU belongs to), ``rail`` (its position in the
+  server); and ``device`` (likewise, the GPU's device index in its server, which NCCL's
+  PXN relays by), which
   :func:`topologies.failure_domains.degrade` sets before a GPU of the server is removed so
   that the others keep theirs; where absent, a GPU's index is its position among its
   server's GPUs in node order. The collective algorithms read the labels too: a GPU's
@@ -53,7 +55,10 @@ out that circuit's own share.
 Graph attributes: ``name`` (str), ``spec`` (the display string, for a built fabric the
 spec string that rebuilds it, or ``""``), ``gpus`` (int: the number of GPU nodes) and, when
 a GPU type is not the catalog's own entry, ``gpu_types`` (``{name: GpuSpec}``, with the
-GPUs they derive from, to a catalog GPU) and, for those of them a GPU file says more of,
+GPUs they derive from, to a catalog GPU; in a fabric file a name holds none of ``,``,
+``=``, ``:``, as a GPU file's, and is no catalog GPU's name, in any case, with other
+figures than the catalog's: :func:`~topologies.schema_gpu.check_gpu_type`, applied where
+a file is read and before one is written) and, for those of them a GPU file says more of,
 ``gpu_file_facts`` (``{name: {key: value}}``, the keys of
 :data:`compute.gpu_facts.GPU_FILE_FACTS`: ``derive_from`` and ``fraction``, the ``die``
 table, ``host_power_W``, as the GPU file gives them; checked as a GPU file's entry, and
@@ -102,7 +107,7 @@ from compute.errors import UserError, find_name, known
 from compute.gpu_facts import check_gpu_file_facts, derivation
 from compute.hardware import GpuSpec, catalog
 from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number_text, read_number
-from topologies.limits import MAX_RADIX, MAX_TIER
+from topologies.limits import MAX_RADIX, MAX_TIER, max_nodes
 from topologies.schema_text import INVALID, check_attribute_texts, check_graph_texts
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
@@ -497,11 +502,19 @@ def _gpu_problem(node: Hashable, data: dict, own: Mapping[str, GpuSpec]) -> None
              f"graph's gpu_types nor in the catalog; known: {known([*own, *catalog()])}")
 
 
-def _label_problem(node: Hashable, data: dict) -> None:
+def _label_problem(node: Hashable, data: dict, most: int) -> None:
+    """Refuse ``node``'s first placement label that is not a whole number from 0 to
+    ``most`` (:func:`~topologies.limits.max_nodes` - 1: a label numbers a server, rack,
+    pod, group or rail of the fabric, of which it has fewer than nodes; a GraphML long of
+    1e400 was read as a 401-digit number)."""
     for key in LABELS:
         if key in data and not _whole(data[key], 0):
             _bad(f"gpu node {describe(node)} label {key!r} must be a whole number >= 0, got "
                  f"{describe(data[key])}")
+        if key in data and data[key] > most:
+            _bad(f"gpu node {describe(node)} label {key!r} is {describe(data[key])}, above "
+                 f"{most:,}: it numbers a {key} of the fabric, and a fabric has at most "
+                 f"{most + 1:,} nodes (NETMODEL_MAX_FABRIC_NODES)")
 
 
 def _check_devices(graph: nx.Graph, gpu_list: list, devices: list) -> None:
@@ -955,6 +968,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     gpus = ocs_ports = 0
     gpu_list = []
     devices: list = []   # GPUs with a 'device' label
+    most_label = max_nodes() - 1   # a placement label's largest (_label_problem)
     nodes = graph._node.items() if plain else graph.nodes(data=True)
     for node, data in nodes:
         kind = data.get("kind")
@@ -966,8 +980,9 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
                 _gpu_problem(node, data, own)
             if len(data) > 2:
                 for key, value in data.items():
-                    if key in LABEL_SET and (value.__class__ is not int or value < 0):
-                        _label_problem(node, data)
+                    if key in LABEL_SET and (value.__class__ is not int or value < 0
+                                             or value > most_label):
+                        _label_problem(node, data, most_label)
                 if "device" in data:
                     devices.append(node)
                 if not data.keys() <= _GPU_TYPED:
