@@ -42,7 +42,7 @@ from netmodel.study.rows import (
     mtp_note,
     ratio_text,
 )
-from netmodel.study.scenarios import expand_scenarios, instances_note
+from netmodel.study.scenarios import BEST, expand_scenarios, instances_note
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -115,16 +115,30 @@ class CompareResult(RowsResult):
 
     def to_json(self, indent: int | None = 2) -> str:
         """``{"comparison", "baseline", "settings", "scenarios", "rows"}`` (see README)."""
+        set_as = self.circuits_set()
         scen = [{"label": s.label, "name": s.name, "gpu": s.gpu,
                  "description": s.description, "fabric": s.fabric_spec(),
                  "placement": s.placement, "algorithm": s.algorithm, "links": s.links,
                  "calibration": s.calibration, "circuits": s.circuits,
+                 **({"circuits_set": {str(k): v for k, v in set_as[s.label].items()}}
+                    if s.label in set_as else {}),
                  "adjust": asdict(s.adjust), "sources": s.sources,
                  **({"instances": s.instances} if s.instances != "alone" else {})}
                 for s in self.scenarios]
         return json.dumps({"comparison": "fabrics", "baseline": self.baseline,
                            "settings": self.settings, "scenarios": scen,
                            "rows": self.to_dicts()}, indent=indent)
+
+    def circuits_set(self) -> dict[str, dict[int, str]]:
+        """``{label: {instance GPUs: layout}}``: the layout the best instances of each
+        scenario with ``circuits = "best"`` (which chooses it per size) had their circuits
+        set as (:attr:`~netmodel.study.fabric_search.FabricSearch.circuits`); a scenario
+        of one layout says it in its ``circuits``."""
+        out: dict[str, dict[int, str]] = {}
+        for f in self.searches:
+            if f.circuits and f.best is not None and f.scenario.circuits == BEST:
+                out.setdefault(f.scenario.label, {})[int(f.best.gpus)] = f.circuits
+        return {lab: dict(sorted(d.items())) for lab, d in out.items()}
 
     def _slo_heading(self, phase: str) -> str:
         """`` (TBT <= 50 ms)``: the SLO the phase's searches met (:func:`slo_text`; TPOT with
@@ -185,8 +199,10 @@ class CompareResult(RowsResult):
         reconf = list(dict.fromkeys((r.label, r.reconfiguration_s) for r in self.rows
                                     if r.reconfiguration_s > 0))
         if reconf:
+            set_as = self.circuits_set()
             lines.append("circuit reconfiguration (once per re-provisioning, not per token): "
-                         + ", ".join(f"{lab} {t * 1e3:g} ms" for lab, t in reconf))
+                         + ", ".join(f"{lab} {t * 1e3:g} ms" + _layouts(set_as.get(lab))
+                                     for lab, t in reconf))
         capped = self.batch_limit_line()
         if capped:
             lines.append(capped)
@@ -245,6 +261,22 @@ def threshold_low_lines(rows: Iterable[FabricRow]) -> list[str]:
     return [f"note: spares_needed of {', '.join(names)} rests on a closed-form time below "
             f"the threshold that may read low (a busy pool refuses failures together): "
             f"netmodel availability's Monte Carlo tells"]
+
+
+def _layouts(set_as: dict[int, str] | None) -> str:
+    """`` (circuits: torus at 16, 32 GPUs, ring at 8)``: the layouts of
+    :meth:`CompareResult.circuits_set`'s entry, or nothing.
+
+    >>> _layouts({8: "ring", 16: "torus", 32: "torus"})
+    ' (circuits: ring at 8 GPUs, torus at 16, 32 GPUs)'
+    """
+    if not set_as:
+        return ""
+    by: dict[str, list[int]] = {}
+    for size, lay in set_as.items():
+        by.setdefault(lay, []).append(size)
+    return " (circuits: " + ", ".join(
+        f"{lay} at {', '.join(map(str, sizes))} GPUs" for lay, sizes in by.items()) + ")"
 
 
 def two_batch_lines(searches: Iterable[FabricSearch]) -> list[str]:

@@ -71,6 +71,10 @@ class FabricSearch:
     #: stranded; tokens/s/SM is then charged for every SM of the cluster). None alone.
     instances: int | None = None
     packed_fraction: float | None = None
+    #: The layout the best instance's circuits were set as (``"ring"`` or ``"torus"``,
+    #: :meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.layout`; with
+    #: ``circuits = "best"`` the one chosen for its size); None off an OCS fabric.
+    circuits: str | None = None
 
     def charged(self) -> dict:
         """The row fields packed accounting changes: the cluster's tokens/s (every
@@ -150,7 +154,8 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
     return FabricSearch(scenario=scenario, search=result,
                         group=coll.group(size) if size else (),
                         reconfiguration_s=coll.reconfiguration_time(size) if size else 0.0,
-                        batch_cap=cap, instances=count, packed_fraction=fraction)
+                        batch_cap=cap, instances=count, packed_fraction=fraction,
+                        circuits=coll.layout(size) if size else None)
 
 
 def instance_cap(coll: ScenarioCollectives) -> int | None:

@@ -17,8 +17,10 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import networkx as nx
+import numpy as np
 
 from compute.errors import UserError
+from netmodel.study.scenarios import BEST
 from topologies.graph_ops import frozen_attrs
 
 if TYPE_CHECKING:
@@ -77,8 +79,10 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
     # from the most copies the members' OCS planes can carry, as instance_graph: the counts
     # above it are refused, each after a full colouring (a triangle of 256 ports: 128 to 85)
     planes = ocs_planes(physical, members)
-    for pairs in circuit_options(scenario.circuits, [members], ports, planes,
-                                 _cabled(physical, members)):
+    cabled = _cabled(physical, members)
+    if scenario.circuits == BEST:   # each layout set, the faster kept (as layout_model)
+        return _best_circuits(scenario, physical, members, ports, planes, cabled)
+    for pairs in circuit_options(scenario.circuits, [members], ports, planes, cabled):
         try:
             return realize(physical, pairs, validated=True)   # checked above, unchanged
         except UserError:
@@ -88,6 +92,46 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
     # media where each circuit's ends are one
     ports_optics(physical, members)
     return None
+
+
+def _best_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[Hashable],
+                   ports: int, planes: int, cabled: list[frozenset] | None) -> nx.Graph | None:
+    """``circuits = "best"`` on a (perhaps degraded) cell: the circuits of each layout of
+    :data:`~netmodel.study.scenario_fabric.LAYOUTS` the members' ports can set, each
+    costed with the scenario's recipe (:func:`~netmodel.study.scenario_fabric.
+    scenario_cost_model`, its calibration and adjustments) and the one whose all-reduce
+    over :data:`~netmodel.study.scenario_fabric.BEST_SIZES` is least in logs kept
+    (:func:`~netmodel.study.scenario_fabric.faster_layout`), as the healthy cell's
+    instances are set; None where none can be set."""
+    from netmodel.study.circuit_copies import circuit_options
+    from netmodel.study.scenario_fabric import (
+        BEST_SIZES,
+        LAYOUTS,
+        adjusted,
+        faster_layout,
+        scenario_calibration,
+        scenario_cost_model,
+        set_layout,
+    )
+    from topologies.optical import realize
+
+    made: dict = {}
+    for lay in LAYOUTS:
+        for pairs in circuit_options(lay, [members], ports, planes, cabled):
+            try:
+                graph = realize(physical, pairs, validated=True)
+            except UserError:
+                continue
+            model = scenario_cost_model(scenario, adjusted(graph, scenario.adjust),
+                                        scenario_calibration(scenario))
+            if set_layout(model, tuple(members)) == lay:   # a torus not set as one: the ring
+                made[lay] = (graph, model)
+            break
+    if not made:
+        return None
+    times = {lay: m.collective_time("all-reduce", np.array(BEST_SIZES), tuple(members))
+             for lay, (_, m) in made.items()}
+    return made[faster_layout(times)][0]
 
 
 def _cabled(physical: nx.Graph, members: Sequence[Hashable]) -> list[frozenset] | None:

@@ -45,9 +45,9 @@ from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.placed_cost import PlacedInstance
 from netmodel.study.scenario_fabric import (
     build_fabric,
+    layout_model,
     network_key,
     scenario_calibration,
-    scenario_model,
 )
 from netmodel.study.scenarios import Scenario, get_scenario
 
@@ -156,10 +156,21 @@ class ScenarioCollectives:
             if size > self.gpus:
                 raise UserError(f"an instance of {size} GPUs does not fit scenario "
                                 f"{self.scenario.label!r} ({self.gpus} GPUs)")
-            hit = scenario_model(self.scenario, self.graph, size, self.calibration,
-                                 scope=self.scope)
+            layout, hit = layout_model(self.scenario, self.graph, size, self.calibration,
+                                       scope=self.scope)
             self._models[key] = hit
+            self._models[("layout", key)] = layout
         return hit
+
+    def layout(self, size: int) -> str | None:
+        """The layout the circuits of an instance of ``size`` GPUs are set as (``"ring"`` or
+        ``"torus"``; with ``circuits = "best"`` the one chosen for that size,
+        :func:`~netmodel.study.scenario_fabric.layout_model`), None off an OCS fabric
+        or for one GPU (or a model given by :meth:`seed_model`)."""
+        if not self.scenario.is_ocs or size < 2:
+            return None
+        self.model(size)
+        return self._models.get(("layout", size))
 
     def seed_model(self, size: int, make: Callable[[], FabricCostModel]) -> bool:
         """Give instances of ``size`` GPUs the cost model ``make()`` (a

@@ -19,12 +19,13 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import networkx as nx
+import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.circuit_copies import circuit_options, ocs_planes, ocs_ports
-from netmodel.study.scenarios import Scenario, fabric_error, get_scenario
+from netmodel.study.scenarios import BEST, CIRCUITS, Scenario, fabric_error, get_scenario
 
 if TYPE_CHECKING:
 
@@ -32,8 +33,9 @@ if TYPE_CHECKING:
     from netmodel.collectives.model import FabricCostModel
     from netmodel.study.scenarios import Adjust
 
-__all__ = ["adjusted", "build_fabric", "instance_graph", "is_built", "network_key",
-           "scenario_calibration", "scenario_cost_model", "scenario_model"]
+__all__ = ["BEST_SIZES", "LAYOUTS", "adjusted", "build_fabric", "faster_layout",
+           "instance_graph", "is_built", "layout_model", "network_key",
+           "scenario_calibration", "scenario_cost_model", "scenario_model", "set_layout"]
 
 
 #: Built fabrics by (spec string, GPU type): a fabric is built once per process.
@@ -135,6 +137,9 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     entered); each copy count tried is realized on it without checking it again."""
     if not scenario.is_ocs or size < 2:
         return graph
+    if scenario.circuits == BEST:   # the layout layout_model chooses for the size
+        chosen = layout_model(scenario, graph, size, scenario_calibration(scenario))[0]
+        scenario = replace(scenario, circuits=chosen)
     from netmodel.collectives.placement import partition
     from topologies.optical import ports_optics, realize
     from topologies.schema import gpu_nodes, validate
@@ -172,7 +177,53 @@ def scenario_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: 
     and send-recv: ``scope="collectives"``) unless ``routing`` gives them (and any other
     :class:`~netmodel.collectives.model.FabricCostModel` keyword: ``algorithms``, ``seed``,
     ``max_transfers``). ``compare`` and ``collective --scenario`` both build it here.
+    With ``circuits = "best"`` it is the model of the layout :func:`layout_model` chose.
     """
+    return layout_model(scenario, graph, size, calibration, **routing)[1]
+
+
+#: What ``circuits = "best"`` chooses among (:data:`~netmodel.study.scenarios.CIRCUITS`
+#: but itself), ties to the first.
+LAYOUTS = tuple(c for c in CIRCUITS if c != BEST)
+#: The all-reduce sizes ``circuits = "best"`` weighs the layouts at: 1 KiB to 1 GiB, every
+#: factor of 4 (a decode step's all-reduce of 132 tokens x 8,192 x 2 bytes is 2.2 MB; a
+#: prefill's of 2,048 tokens 34 MB a sequence).
+BEST_SIZES = tuple(float(4 ** k) for k in range(5, 16))
+
+
+def layout_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: Calibration,
+                 **routing) -> tuple[str | None, FabricCostModel]:
+    """``(layout, model)``: :func:`scenario_model`'s model and the layout its instance's
+    circuits were set as (``"ring"`` or ``"torus"``; a torus the size or the ports cannot
+    take is set as a ring, :func:`instance_graph`), None off an OCS fabric or for one GPU.
+
+    ``circuits = "best"``: each layout of :data:`LAYOUTS` the cell can realize for the
+    size is set and costed through this same recipe, and the one whose all-reduce on the
+    instance (the collective a tensor-parallel instance runs twice a layer) takes the least
+    time summed in logs over :data:`BEST_SIZES` (the least geometric mean: each size
+    weighs by the ratio of the layouts' times, not by its seconds) is kept
+    (:func:`faster_layout`); an OCS re-sets an instance's circuits anyway. The choice is
+    made once per instance size, and both phases share it.
+
+    >>> from dataclasses import replace
+    >>> s = replace(get_scenario("lite-ocs"), circuits="best")
+    >>> g, cal = build_fabric(s), scenario_calibration(s)
+    >>> [layout_model(s, g, p, cal)[0] for p in (9, 16)]
+    ['ring', 'torus']
+    """
+    if scenario.circuits == BEST and scenario.is_ocs and size >= 2:
+        from netmodel.study.circuit_copies import torus_sides
+
+        made = {lay: layout_model(replace(scenario, circuits=lay), graph, size, calibration,
+                                  **routing)
+                for lay in LAYOUTS if lay == "ring" or torus_sides(size)}
+        made = {lay: m for lay, (set_as, m) in made.items() if set_as == lay}
+        if len(made) == 1:
+            return next(iter(made.items()))
+        times = {lay: m.collective_time("all-reduce", np.array(BEST_SIZES), size)
+                 for lay, m in made.items()}
+        lay = faster_layout(times)
+        return lay, made[lay]
     # the circuits follow the placement in use (the caller's, if given)
     placement = routing.get("placement", scenario.placement)
     realized = instance_graph(replace(scenario, placement=placement), graph, size)
@@ -180,7 +231,40 @@ def scenario_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: 
     # checked once: the built fabric where it entered, the circuits as realize made them
     # (instance_graph checked any other graph it was given before realizing on it)
     checked = is_built(scenario, graph) if built is graph else built is realized
-    return scenario_cost_model(scenario, built, calibration, validated=checked, **routing)
+    model = scenario_cost_model(scenario, built, calibration, validated=checked, **routing)
+    if not scenario.is_ocs or size < 2:
+        return None, model
+    if scenario.circuits != "torus":   # a ring is set as one
+        return "ring", model
+    return set_layout(model, model.group(int(size))), model
+
+
+def set_layout(model: FabricCostModel, members: tuple) -> str:
+    """``"torus"`` where the circuits ``model``'s graph sets among ``members`` are a torus
+    the torus algorithm runs on, else ``"ring"``."""
+    from netmodel.collectives.algorithms import NotApplicable
+
+    if len(members) < 4:
+        return "ring"
+    try:
+        model.compiled("all-reduce", "torus", tuple(members))
+    except NotApplicable:
+        return "ring"
+    return "torus"
+
+
+def faster_layout(times: dict[str, np.ndarray]) -> str:
+    """The layout of ``times`` (each layout's all-reduce seconds at the same sizes) with the
+    least sum of their logs, the first of equals.
+
+    >>> faster_layout({"ring": np.array([2.0, 8.0]), "torus": np.array([1.0, 9.0])})
+    'torus'
+    >>> faster_layout({"ring": np.array([1.0, 8.0]), "torus": np.array([2.0, 4.0])})
+    'ring'
+    """
+    score = {lay: float(np.log(np.asarray(t, dtype=float)).sum()) for lay, t in times.items()}
+    least = min(score.values())
+    return next(lay for lay, v in score.items() if v <= least + 1e-12 * max(1.0, abs(least)))
 
 
 def scenario_cost_model(scenario: Scenario, graph: nx.Graph, calibration: Calibration,

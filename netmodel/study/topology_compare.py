@@ -165,7 +165,7 @@ def _cost_model(fab: Fabric, size: int):
 
         c = ScenarioCollectives(s)
         model = c.model(size)
-        return (model, _circuits_note(model.graph, s.circuits) if s.is_ocs else "",
+        return (model, _circuits_note(model.graph, c.layout(size)) if s.is_ocs else "",
                 c.refusals("all-reduce", size))
     graph, note = _collective_graph(fab, size)
     return FabricCostModel(graph, placement="contiguous",
