@@ -32,7 +32,8 @@ optional; unknown keys are refused)::
     nccl_buffsize = 4194304         # optional: NCCL_BUFFSIZE in bytes (NCCL's 4 MiB default)
     links = "scale-up"              # "as-built" or "scale-up" (see below)
     calibration = "default"         # "default" (NCCL-sourced) or "ideal" (alpha = 0)
-    circuits = "ring"               # optional, OCS fabrics only: "ring" or "torus"
+    circuits = "ring"               # optional, OCS fabrics only: "ring", "torus" or
+                                    #   "best" (the faster per instance size)
     instances = "alone"             # optional: "alone" (default) or "all" (see below)
 
     [adjust]                        # optional, defaults shown
@@ -137,14 +138,17 @@ from netmodel.study.fabric_table import (
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["ADJUST_KEYS", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "NCCL_KEYS",
+__all__ = ["ADJUST_KEYS", "BEST", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "NCCL_KEYS",
            "Adjust", "Scenario", "expand_scenarios", "fabric_scenario", "get_scenario", "graph_digest",
            "instances_note", "is_scenario_ref", "load_scenario", "load_scenario_text",
            "own_gpu_scenarios", "save_scenario", "scenario_names", "shipped_scenario", "shipped_scenarios"]
 
 LINKS = ("as-built", "scale-up")
 CALIBRATIONS = ("default", "ideal")
-CIRCUITS = ("ring", "torus")
+#: ``circuits = "best"``: per instance size the faster of the layouts before it that the
+#: cell can set (:func:`netmodel.study.scenario_fabric.layout_model`).
+BEST = "best"
+CIRCUITS = ("ring", "torus", BEST)
 #: The optional [collective] keys that set NCCL's own settings (None: the library's).
 NCCL_KEYS = ("nccl_release", "nccl_buffsize")
 #: How instances share the fabric: each costed by itself, or all at once.
