@@ -2,7 +2,8 @@
 
 :func:`build_fabric` builds the physical graph from the scenario's (builder, parameters) once
 a process; :func:`adjusted` applies its ``[adjust]``; on an optical circuit-switched fabric
-:func:`instance_graph` sets the circuits of every instance of one size; :func:`scenario_model`
+:func:`instance_graph` sets the circuits of every instance of one size (with ``circuits =
+"best"`` the layout :func:`layout_model` chooses for it); :func:`scenario_model`
 is the cost model of instances of one size, with the collectives' parameters of
 :func:`scenario_calibration`; :func:`network_key` spells what its collective costs depend on
 (:class:`~netmodel.study.scenario_collectives.ScenarioCollectives` shares compiled costs by it).
@@ -130,7 +131,9 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     an odd ring of ``n`` takes ``n`` circuits a copy on planes that carry ``(n - 1) / 2``
     each, so ``ports x (n - 1) / 2 / n`` copies, ports/3 for a triangle, ``ports x (n -
     1) / 4 / n`` for a torus of odd sides; a torus falls back to a ring for sizes with no
-    2D factorisation, under 4 ports or where not one copy fits the planes, a 3x3 on 4). Other fabrics: ``graph`` itself.
+    2D factorisation, under 4 ports or where not one copy fits the planes, a 3x3 on 4;
+    ``best``: the layout :func:`layout_model` chooses for the size). Other fabrics:
+    ``graph`` itself.
 
     ``graph`` is checked against :mod:`topologies.schema` once, before the circuits are
     tried, unless it is the scenario's built fabric (:func:`is_built`: checked where it
