@@ -15,7 +15,7 @@ def run_record() -> dict:
     a repeated option a list), less those that change only where or how output goes."""
     import click
 
-    from netmodel.cli.main import ReadAs, as_typed
+    from netmodel.cli.options import ReadAs, as_typed
 
     ctx = click.get_current_context()
     names, c = [], ctx

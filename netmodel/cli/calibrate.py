@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from netmodel.cli.main import InputPath
+from netmodel.cli.options import InputPath
 from netmodel.cli.resolve import COLLECTIVE_OPTIONS
 
 if TYPE_CHECKING:

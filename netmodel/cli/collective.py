@@ -10,7 +10,8 @@ from __future__ import annotations
 import click
 
 from netmodel.cli import run_record
-from netmodel.cli.main import (
+from netmodel.cli.main import value_refused_as
+from netmodel.cli.options import (
     WHOLE,
     ReadAs,
     RegistryChoice,
@@ -21,7 +22,6 @@ from netmodel.cli.main import (
     given_on_command_line,
     list_option,
     scenario_help,
-    value_refused_as,
     with_options,
 )
 

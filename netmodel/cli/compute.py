@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from netmodel.cli.main import (
+from netmodel.cli.options import (
     InputPath,
     RegistryHelp,
     choice_metavar,

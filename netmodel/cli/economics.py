@@ -13,7 +13,8 @@ import math
 
 import click
 
-from netmodel.cli.main import (
+from netmodel.cli.main import value_refused_as
+from netmodel.cli.options import (
     RegistryHelp,
     json_option,
     max_batch_option,
@@ -24,7 +25,6 @@ from netmodel.cli.main import (
     scenario_help,
     slo_of,
     slo_option,
-    value_refused_as,
 )
 
 __all__ = ["cost", "yield_cmd"]

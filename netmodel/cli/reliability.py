@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import click
 
 from netmodel.cli import run_record, say_written
-from netmodel.cli.main import (
+from netmodel.cli.main import value_refused_as
+from netmodel.cli.options import (
     REAL,
     OutputFolder,
     ReadAs,
@@ -33,7 +34,6 @@ from netmodel.cli.main import (
     slo_of,
     slo_option,
     table_json_option,
-    value_refused_as,
     with_options,
 )
 

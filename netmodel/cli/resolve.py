@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from netmodel.cli.main import (
+from netmodel.cli.main import value_refused_as
+from netmodel.cli.options import (
     RegistryHelp,
     as_typed,
     fabric_help,
     given_on_command_line,
     read_whole,
     scenario_help,
-    value_refused_as,
 )
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ __all__ = ["NAME_KEYS", "RING_NAME", "describe_collectives", "distinct_names",
 
 def whole_option(what: str, text, most: int | None = None) -> int:
     """A whole number from 1 to ``most`` from the command line:
-    :func:`netmodel.cli.main.read_whole` (kept here, where the commands import it from)."""
+    :func:`netmodel.cli.options.read_whole` (kept here, where the commands import it from)."""
     return read_whole(what, text, most)
 
 
@@ -364,7 +364,7 @@ def check_phase_options(phases, kw, option: str = "--phase") -> None:
     and availability's) ever uses (it would be ignored, the run going ahead with the
     default), in one line. ``kw``: the command's parameters; options the command does not
     take are never typed, so one table serves every command. The option is quoted as typed
-    (:func:`~netmodel.cli.main.as_typed`: ``--ttft '2s'``, which the command gets as 2.0
+    (:func:`~netmodel.cli.options.as_typed`: ``--ttft '2s'``, which the command gets as 2.0
     seconds)."""
     from compute.errors import UserError
     from compute.validate import describe

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from netmodel.cli.main import (
+from netmodel.cli.options import (
     RegistryHelp,
     gpu_help,
     json_option,

@@ -17,7 +17,7 @@ import click
 
 from netmodel.cli import run_record, say_written
 from netmodel.cli.help_format import SummaryGroup
-from netmodel.cli.main import (
+from netmodel.cli.options import (
     WHOLE,
     OutputFolder,
     RegistryHelp,
@@ -96,7 +96,7 @@ def _settings(ttft: float, tbt: float, overlap_collectives: bool, profile_ref=No
 #: The engine options compare and sweep cost as search does (the study does not take
 #: them: its crossovers, serving and reliability parts are not wired for them): two-batch
 #: overlap, data-parallel dense MLPs and multi-token prediction (the options infer, search
-#: and serve take, declared once in netmodel.cli.main).
+#: and serve take, declared once in netmodel.cli.options).
 _engine_options = [roofline_flag("two_batch_overlap"), roofline_option("dense_mlp_tp", "D"),
                    *mtp_options]
 

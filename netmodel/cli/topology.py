@@ -19,14 +19,8 @@ import json
 import click
 
 from netmodel.cli.help_format import SummaryGroup
-from netmodel.cli.main import (
-    WHOLE,
-    FabricCommand,
-    RegistryChoice,
-    RegistryHelp,
-    gpu_help,
-    value_refused_as,
-)
+from netmodel.cli.main import value_refused_as
+from netmodel.cli.options import WHOLE, FabricCommand, RegistryChoice, RegistryHelp, gpu_help
 
 __all__ = ["topology"]
 

@@ -1,5 +1,5 @@
 """The names some study settings choose among, said once here, with no imports: the
-command line lists them in its ``--help`` (``netmodel.cli.main.registry_metavar``) without
+command line lists them in its ``--help`` (``netmodel.cli.options.registry_metavar``) without
 loading numpy or networkx, which the modules that use them import."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ import json
 from click.testing import CliRunner
 
 from compute.search import DEFAULT_MAX_BATCH
-from netmodel.cli import main as cli_main
+from netmodel.cli import options as cli_options
 from netmodel.cli.main import cli
 
 
@@ -19,7 +19,7 @@ def run(*args):
 
 
 def test_cli_default_is_the_searches_default():
-    assert cli_main.DEFAULT_MAX_BATCH == DEFAULT_MAX_BATCH == 1024
+    assert cli_options.DEFAULT_MAX_BATCH == DEFAULT_MAX_BATCH == 1024
 
 
 def test_search_on_a_scenario_tries_wide_expert_parallel_stages():

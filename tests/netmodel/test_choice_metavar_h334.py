@@ -7,7 +7,8 @@ import importlib
 import click
 import pytest
 
-from netmodel.cli.main import RegistryChoice, choice_metavar, cli
+from netmodel.cli.main import cli
+from netmodel.cli.options import RegistryChoice, choice_metavar
 
 
 def _options():

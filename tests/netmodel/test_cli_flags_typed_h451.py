@@ -134,7 +134,7 @@ def _option(command: str, name: str):
     ("availability", "load_bandwidth", "12.5GB/s", 12.5e9),
 ])
 def test_the_command_gets_the_value_its_declaration_reads(command, name, text, value):
-    """The parser is named on the declaration (netmodel.cli.main.ReadAs) and the command
+    """The parser is named on the declaration (netmodel.cli.options.ReadAs) and the command
     gets its value: before, the option was a string the command read again with a parser
     of its own choosing (the declaration's ``reads=`` only compared repeats)."""
     import click

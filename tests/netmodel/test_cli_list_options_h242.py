@@ -2,7 +2,7 @@
 (h242, item 4). Before, compare took --scenarios and --phase (a list), sweep --scenario (a
 list) and --phase, study lite-gpu --phases, costs --sizes and --groups beside collective's
 --size and --group: 'compare --scenario X' or 'study lite-gpu --phase decode' was
-'No such option'. Now each list option (netmodel.cli.main.LIST_ALIASES) shows its plural in
+'No such option'. Now each list option (netmodel.cli.options.LIST_ALIASES) shows its plural in
 the help and takes either spelling; no command line that ran before changes."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ import json
 import click
 import pytest
 
-from netmodel.cli.main import LIST_ALIASES, cli
+from netmodel.cli.main import cli
+from netmodel.cli.options import LIST_ALIASES
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 COMPARE = ["compare", "--max-batch", "8", "-q", "--json"]

@@ -7,7 +7,8 @@ import sys
 
 import click
 
-from netmodel.cli.main import cli, shipped_scenario_names
+from netmodel.cli.main import cli
+from netmodel.cli.options import shipped_scenario_names
 from netmodel.study.scenarios import scenario_names
 
 
@@ -44,7 +45,7 @@ def test_every_scenario_option_lists_the_shipped_names():
 
 
 def test_scenario_help_loads_no_scenario_file():
-    code = ("import sys\nfrom netmodel.cli.main import scenario_help\nscenario_help()\n"
+    code = ("import sys\nfrom netmodel.cli.options import scenario_help\nscenario_help()\n"
             "scenario_help(many=True)\n"
             "print([m for m in ('networkx', 'numpy', 'netmodel.study.scenarios') "
             "if m in sys.modules])")

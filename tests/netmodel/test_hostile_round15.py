@@ -51,7 +51,7 @@ def test_gpu_file_of_many_gpus_refusal_is_bounded(tmp_path):
 def test_out_folder_with_a_nul_byte(command, tmp_path):
     """Every --out DIR was click.Path(file_okay=False), whose os.stat raised ValueError
     ('embedded null byte': a traceback, exit 1) before the command's own folder check; now
-    the type is that check (netmodel.cli.main.OutputFolder), nothing written."""
+    the type is that check (netmodel.cli.options.OutputFolder), nothing written."""
     out = tmp_path / "o\x00x"
     one_line_error(run_cli([*command, "--out", str(out)]),
                    "Invalid value for '--out': output folder", "holds a control character")

@@ -1,5 +1,5 @@
 """serve's --model is the one declaration cost, blast-radius and availability share
-(netmodel.cli.main.model_option), not a copy of it under another parameter name."""
+(netmodel.cli.options.model_option), not a copy of it under another parameter name."""
 
 from __future__ import annotations
 

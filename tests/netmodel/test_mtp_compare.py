@@ -204,7 +204,7 @@ def test_evaluate_many_still_refuses():
 @pytest.mark.parametrize("cmd", ["compare", "sweep"])
 def test_help_is_the_one_declaration(cmd):
     # compare and sweep show the options infer, search and serve show: one declaration
-    # (netmodel.cli.main.mtp_options), the help the RooflineOptions field's, which says
+    # (netmodel.cli.options.mtp_options), the help the RooflineOptions field's, which says
     # that prefill is untouched
     import click
 

@@ -62,7 +62,7 @@ def test_no_option_is_declared_twice():
 
 
 def test_overlap_collectives_is_not_written_out():
-    # netmodel.cli.main.roofline_flag makes it from the RooflineOptions field
+    # netmodel.cli.options.roofline_flag makes it from the RooflineOptions field
     assert not any("'--overlap-collectives'" in tree for tree in _click_options())
 
 

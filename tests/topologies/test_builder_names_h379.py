@@ -16,7 +16,7 @@ def test_the_names_read_without_loading_are_the_registrys_in_its_order():
 
 def test_the_command_line_reads_them_without_the_package():
     # fabric_help (every --help naming builders) imported topologies.specs: networkx, numpy
-    code = ("import sys\nfrom netmodel.cli.main import builder_names\n"
+    code = ("import sys\nfrom netmodel.cli.options import builder_names\n"
             "print(len(builder_names()), [m for m in ('topologies', 'numpy', 'networkx') "
             "if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -25,6 +25,6 @@ def test_the_command_line_reads_them_without_the_package():
 
 
 def test_the_command_line_reads_the_same_names_with_the_package_loaded():
-    from netmodel.cli.main import builder_names
+    from netmodel.cli.options import builder_names
 
     assert builder_names() == NAMES

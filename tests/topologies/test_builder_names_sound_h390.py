@@ -26,7 +26,7 @@ PACKAGES = ("compute", "topologies", "netmodel")
 #: what the help shows of the builders: a spec NAME[:KEY=VALUE,...] of a builder (...; ...)
 LISTED = "a spec NAME[:KEY=VALUE,...] of a builder (" + ", ".join(NAMES) + ";"
 
-_HELP = ("import sys\nfrom netmodel.cli.main import builder_names, fabric_help\n"
+_HELP = ("import sys\nfrom netmodel.cli.options import builder_names, fabric_help\n"
          "print(fabric_help().startswith({listed!r}), builder_names() == {names!r}, "
          "sorted(m for m in ('topologies', 'numpy', 'networkx') if m in sys.modules), "
          "sys.modules['netmodel'].__file__.startswith({where!r}))")
