@@ -133,6 +133,7 @@ def sweep_section(sw) -> list[str]:
            f"{p.path} from {lo * unit[0]:g} to {hi * unit[0]:g} {unit[1]} added to every link "
            f"of every fabric; decode tokens/s/SM of the best configuration.", ""]
     cross = sw.crossovers()
+    apart = None   # sw.no_crossings(), read where no crossing is said
     base = sw.labels[0]
     for model in sw.models:
         for phase in sw.phases:
@@ -160,12 +161,13 @@ def sweep_section(sw) -> list[str]:
                 line += "; ".join(lost) + ". "
             if mine:
                 line += " ".join(_crossing_text(c, x, unit) for c in mine)
-            else:
-                v0 = {lab: sw.curve(lab, model, phase)[1] for lab in sw.labels}
-                above = [lab for lab, v in v0.items() if lab != base
-                         and all(x > y for x, y in zip(v, v0[base], strict=True))]
+            else:   # those on the higher side at every value both are feasible at
+                apart = sw.no_crossings() if apart is None else apart
+                above = [n["above"] for n in apart
+                         if (n["model"], n["phase"], n["below"]) == (model, phase, base)]
                 line += (f"No scenario crosses {base} in this range"
-                         + (f" ({and_list(above)} stay above it)." if above else "."))
+                         + (f" ({and_list(above)} {'stays' if len(above) == 1 else 'stay'} above "
+                            f"it)." if above else "."))
             out.append(line)
     return out + [""]
 

@@ -933,7 +933,18 @@ def _crossings(ca, cb, la, lb, where, metric: str = "tokens_per_s_per_sm",
     lite-ocs's OCS-port crossing with lite-flat, between 100 and 1,000 USD, at 338 where
     the lines meet at 576). tokens/s/SM is taken as a straight line in the space its
     figure draws (:func:`~netmodel.study.figure_kit.log_axis`): log-linearly on a log
-    axis, linearly on a linear one, so a crossing is where the drawn lines meet."""
+    axis, linearly on a linear one, so a crossing is where the drawn lines meet. Curves
+    that meet at a swept value and part on the side they came from, or meet at the last
+    one, touch without crossing: no crossover (the next value where both are feasible and
+    differ decides).
+
+    >>> r = _example([("a", [2.0, 1.0, 2.0]), ("b", [1.0, 1.0, 1.0])])
+    >>> r.crossovers()
+    []
+    >>> [(c["before"], c["after"], c["x"]) for c in
+    ...  _example([("a", [2.0, 1.0, 0.5]), ("b", [1.0, 1.0, 1.0])]).crossovers()]
+    [('a', 'b', 2.0)]
+    """
     x, va = ca
     vb = cb[1]
     d = (va - vb) if higher_is_better else (vb - va)
@@ -943,6 +954,10 @@ def _crossings(ca, cb, la, lb, where, metric: str = "tokens_per_s_per_sm",
         d0, d1 = d[k - 1], d[k]
         if not (np.isfinite(d0) and np.isfinite(d1)) or d0 == 0 or d0 * d1 > 0:
             continue
+        if d1 == 0:   # they meet at x[k]: a crossing only if the next that differs is across
+            after = d[k + 1:][np.isfinite(d[k + 1:]) & (d[k + 1:] != 0)]
+            if not len(after) or after[0] * d0 > 0:
+                continue
         t = d0 / (d0 - d1)
         x0, x1 = x[k - 1], x[k]
         xc = x0 + t * (x1 - x0) if linear else x0 * (x1 / x0) ** t
