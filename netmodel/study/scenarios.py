@@ -212,9 +212,10 @@ class Scenario:
     calibration: str = "default"
     circuits: str | None = None
     instances: str = "alone"
-    #: The tuner plugin choosing under ``auto`` (:func:`~netmodel.collectives.tuner_plugin.
-    #: tuner_names`; :data:`~netmodel.collectives.tuner_plugin.NO_TUNER`: NCCL's own tuner,
-    #: which None is read as).
+    #: The tuner choosing under ``auto`` (:func:`~netmodel.collectives.tuner_plugin.
+    #: tuner_names`): :data:`~netmodel.collectives.tuner_plugin.NO_TUNER` (``"none"``, which
+    #: None is read as) is no tuner, the model's own ``auto`` (the fastest of its own costs);
+    #: ``"nccl"`` emulates NCCL's tuner; ``PLUGIN:SET`` a tuner plugin's choices.
     tuner: str = NO_TUNER
     #: The NCCL release whose constants apply (``MAJOR.MINOR``; None: the calibration's,
     #: the newest the generations file holds), checked by
@@ -245,8 +246,8 @@ class Scenario:
     fabric_file: str | None = field(default=None, compare=False)
 
     def __post_init__(self):
-        # None is NCCL's own tuner, as tuner_refusal and get_tuner read it; another name
-        # is refused by get_tuner's own check (one line listing the known ones)
+        # None is no tuner (the model's own auto), as tuner_refusal and get_tuner read it;
+        # another name is refused by get_tuner's own check (one line listing the known ones)
         if self.tuner is None:
             object.__setattr__(self, "tuner", NO_TUNER)
         get_tuner(self.tuner)
