@@ -31,9 +31,11 @@ Classes and what a failure removes:
   no cable and no end: it fails with its board (``host``, ``nvswitch``). Losing one cable
   of an edge that stands for ``C > 1`` cables keeps the edge at ``(C - 1) / C`` of its
   bandwidth; losing the only cable removes it.
-* ``nic``: the NIC behind a GPU's cable end to a switch of tier >= 1 over pluggable optics,
-  fibre or copper (a GPU whose optics are co-packaged has no separate NIC), one per GPU end
-  as its transceivers are counted; a NIC failure removes (or thins) that GPU's cable.
+* ``nic``: the NIC behind a GPU's cable end to a switch of tier >= 1 or an OCS over
+  pluggable optics, fibre or copper (the GPUs :func:`~topologies.inventory.nic_gpus` prices
+  a NIC for; a GPU whose optics are co-packaged has no separate NIC), one per GPU end
+  as its transceivers are counted (a GPU of several such cables: one a cable, a NIC port
+  each, where the bill prices one NIC a GPU); a NIC failure removes (or thins) that GPU's cable.
 * ``nvswitch``, ``leaf``, ``spine``, ``core``: a switch of tier 0, 1, 2, 3 (a plane of a
   flat fabric is a tier-1 switch); ``ocs``: an optical circuit switch. A tier-0 switch also
   stops every GPU wired to it (``disabled``): the GPUs do not fail, but they run nothing
@@ -103,8 +105,9 @@ GPU_CLASSES = ("gpu-die", "gpu-package")
 CLASSES = (*GPU_CLASSES, "host", "rack", "nic", "transceiver", "cpo-engine",
            "copper-end", "nvswitch", "leaf", "spine", "core", "ocs")
 #: The cable media whose GPU end is a NIC: the bill's rule (:data:`topologies.inventory.NIC_MEDIA`),
-#: said once. A GPU's port to an OCS on such optics is priced as a NIC but has no ``nic``
-#: failure class here (its ``transceiver`` is the part that fails).
+#: said once. A GPU's cable of such a medium to a switch of tier >= 1 or to an OCS has a
+#: ``nic`` component, as :func:`~topologies.inventory.nic_gpus` prices one (a pluggable
+#: module at an OCS port sits in a NIC's cage at the GPU's end as it does at a switch's).
 _NIC_MEDIA = NIC_MEDIA
 
 
@@ -238,7 +241,8 @@ def _link_parts(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
                         sum(cable_end_parts(data[n]["kind"], links) for n in ends)))
         if medium in _NIC_MEDIA and "gpu" in kinds:
             gpu, other = (u, v) if kinds[0] == "gpu" else (v, u)
-            if data[other]["kind"] == "switch" and data[other]["tier"] >= 1:
+            if data[other]["kind"] == "ocs" or (data[other]["kind"] == "switch"
+                                                and data[other]["tier"] >= 1):
                 out.append(("nic", f"{u}-{v}", removed, scaled,
                             cable_end_parts(data[gpu]["kind"], links)))
     return out
@@ -395,8 +399,8 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
         for cls in links_wanted:
             if cls == "nic":
                 far = np.where(gpu[e.u], e.v, e.u)
-                pick = single & one_gpu & e.medium_in(_NIC_MEDIA) & switch[far] \
-                    & (tier[far] >= 1)
+                network = (switch & (tier >= 1)) | e.kind_is("ocs")   # nic_gpus' rule
+                pick = single & one_gpu & e.medium_in(_NIC_MEDIA) & network[far]
                 parts = np.ceil(links - 1e-9)
             else:
                 pick = single & e.medium_in(m for m, c in LINK_CLASSES.items() if c == cls)
