@@ -203,8 +203,8 @@ def shared_curves() -> list[Curve]:
 
 def tuner_of(nccl_algorithm: str):
     """``(plugin, platform)`` for a run whose algorithms a tuner plugin chose (its
-    nccl_algorithm reads 'auto (PLUGIN tuner plugin, PLATFORM)'), else None: the model's
-    auto over NCCL's algorithms then stands for NCCL's own tuner."""
+    nccl_algorithm reads 'auto (PLUGIN tuner plugin, PLATFORM)'), else None (where NCCL's
+    own tuner chose, :class:`Curve` costs with the tuner ``nccl``, NCCL's emulated)."""
     m = re.fullmatch(r"auto \((\S+) tuner plugin, (\S+)\)", nccl_algorithm)
     return (m[1], m[2]) if m else None
 
@@ -282,9 +282,12 @@ def sweep_tables(curves, markdown) -> list[str]:
     """Size by size: measured, model, error and the model's choice, per system."""
     out = []
     for c in curves:
+        # who chooses under auto: the tuner nccl where NCCL's own tuner chose (Curve.compute)
+        chooser = "the tuner nccl, else auto," if c.nccl_chose and c.tuner is None else "auto"
         out.append(f"**{c.system}**, {c.gpus} GPUs (`{c.fabric}`"
-                   + ("" if c.algorithm == "auto" else
-                      f", model auto over {c.algorithm[5:].replace(',', ', ')}"
+                   + ((", model: the tuner nccl, else auto" if chooser != "auto" else "")
+                      if c.algorithm == "auto" else
+                      f", model{':' if chooser != 'auto' else ''} {chooser} over {c.algorithm[5:].replace(',', ', ')}"
                       if c.algorithm.startswith("auto:") else f", model algorithm {c.algorithm}")
                    + ("" if c.buffsize is None else
                       f", NCCL_BUFFSIZE {_fmt_size(c.buffsize)} as the run set it")

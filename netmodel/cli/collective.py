@@ -43,9 +43,10 @@ def _algorithms_help() -> str:
 def _tuner_help() -> str:
     from netmodel.collectives.tuner_plugin import NO_TUNER, tuner_names
 
-    return ("A tuner plugin choosing the algorithm and protocol under auto, where it makes a "
+    return ("A tuner choosing the algorithm and protocol under auto, where it makes a "
             "choice the fabric can run (elsewhere auto's): one of " + ", ".join(tuner_names())
-            + f" ({NO_TUNER}: NCCL's own tuner; their regions: netmodel's data file "
+            + f" ({NO_TUNER}: auto's own choice, the fastest of the model's costs; "
+            "nccl: NCCL's tuner emulated; the plugins' regions: netmodel's data file "
             "collective_tuner_plugins.toml).")
 
 
@@ -162,7 +163,7 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
            plot=False, tuner=None, simple_buffer=None, nccl_release=None):
     """The costing the options name (:func:`netmodel.study.collective_setup.collective_setup`):
     with --scenario the routing options count only where they were typed (they override
-    the scenario's), else their defaults (``tuner`` None: NCCL's own, or the scenario's)."""
+    the scenario's), else their defaults (``tuner`` None: auto's own choice, or the scenario's)."""
     from compute.errors import UserError
     from netmodel.cli.resolve import keywords_as_flags
     from netmodel.study.collective_setup import collective_setup
@@ -362,6 +363,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
 
     from compute.comm import check_op
     from compute.units import counted, format_bytes, format_time
+    from netmodel.collectives.tuner_plugin import NcclTuner
 
     check_op(op)
     _check_plot(plot_path)
@@ -408,13 +410,14 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
         group = result.group
     else:
         result = model.cost(op, size, group)
-    chooser = "auto"    # who chose the algorithm under auto: auto, or the tuner plugin
+    chooser = "auto"    # who chose the algorithm under auto: auto, or the tuner
     if model.tuned() and len(group) > 1 and result.connected:
         # the model's own answer, the text worded from it
         tuned = model.tuner_choice(op, size, group) is not None
         extra["chosen_by"] = "tuner" if tuned else "auto"
-        chooser = f"the {model.tuner.label} tuner plugin" if tuned else \
-            f"auto (the {model.tuner.label} tuner plugin leaves this size to NCCL)"
+        kind = "tuner" if isinstance(model.tuner, NcclTuner) else "tuner plugin"
+        chooser = f"the {model.tuner.label} {kind}" if tuned else \
+            f"auto (the {model.tuner.label} {kind} leaves this choice to auto)"
     # the healthy scenario's charge (compare's), beside the group alone
     at_once = None
     if len(group) > 1 and fail_text is None:

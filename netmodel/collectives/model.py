@@ -240,7 +240,7 @@ class FabricCostModel:
         self.algorithm = algorithm
         self.algorithms = algorithms
         self.scope = scope
-        #: the tuner plugin choosing under auto (None: NCCL's own)
+        #: the tuner choosing under auto (None: auto's own, the fastest of the model's costs)
         self.tuner = get_tuner(tuner)
         refusal = tuner_refusal(None if self.tuner is None else self.tuner.label, algorithm)
         if refusal is not None:
