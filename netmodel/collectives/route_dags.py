@@ -385,7 +385,6 @@ class DagRoutes:
         share is the bandwidth (the least of it and what the next node passes on, a sum of
         one or more of it) and a node's total the sum of that many, added in turn."""
         sides, coord, table, lids, b, dist0 = shifts
-        n, m = self._n, len(dst)
         side = np.array(sides)
         stride = np.cumprod((1, *sides[:0:-1]))[::-1].astype(np.int64)
         moved = ((coord[None, :, :] - coord[dst][:, None, :]) % side) @ stride
@@ -399,16 +398,7 @@ class DagRoutes:
             sums.append(sums[-1] + b)
         tot = np.array(sums)[counts[R, U]]
         bw = np.full(len(v), b)
-        per_row = np.cumsum(counts.sum(axis=1))
-        out = []
-        lo = 0
-        for i in range(m):
-            hi = int(per_row[i])
-            p = np.zeros(n + 1, dtype=np.int64)
-            np.cumsum(counts[i], out=p[1:])
-            out.append((dist[i], p, v[lo:hi], lid[lo:hi], bw[lo:hi], tot[lo:hi]))
-            lo = hi
-        return out
+        return _per_destination(dist, counts, v, lid, bw, tot)
 
     def _searched_dags(self, dst: np.ndarray) -> list:
         """The arrays of :meth:`_dag_csrs` for destinations ``dst``, in their order, from
@@ -467,16 +457,7 @@ class DagRoutes:
                 cap[r[first], u[first]] = tot[gi[first]]
         tot = tot[gi]
         counts = np.bincount(g, minlength=m * n).reshape(m, n)
-        per_row = np.cumsum(counts.sum(axis=1))
-        out = []
-        lo = 0
-        for i in range(m):
-            hi = int(per_row[i])
-            p = np.zeros(n + 1, dtype=np.int64)
-            np.cumsum(counts[i], out=p[1:])
-            out.append((dist[i], p, v[lo:hi], lid[lo:hi], bw[lo:hi], tot[lo:hi]))
-            lo = hi
-        return out
+        return _per_destination(dist, counts, v, lid, bw, tot)
 
     def _spread_many(self, src: np.ndarray, dst: np.ndarray) -> tuple:
         """:meth:`_from_dag` of every pair ``src[i] -> dst[i]`` (node numbers, distinct) at
@@ -601,3 +582,20 @@ class DagRoutes:
         return (np.bincount(R_, minlength=R), np.concatenate(em_l)[o],
                 np.concatenate(em_w)[o], arrive[row * n + dst], hops,
                 ET[PTR[j * n + src]])
+
+
+def _per_destination(dist, counts, v, lid, bw, tot) -> list:
+    """Split arrays laid out destination by destination (``counts[i, u]`` entries for node
+    ``u`` towards destination ``i``, in that order) into one
+    ``(dist, indptr, v, lid, bw, tot)`` tuple a destination, as :meth:`Router._dag_csrs`
+    keeps them."""
+    per_row = np.cumsum(counts.sum(axis=1))
+    out = []
+    lo = 0
+    for i in range(counts.shape[0]):
+        hi = int(per_row[i])
+        p = np.zeros(counts.shape[1] + 1, dtype=np.int64)
+        np.cumsum(counts[i], out=p[1:])
+        out.append((dist[i], p, v[lo:hi], lid[lo:hi], bw[lo:hi], tot[lo:hi]))
+        lo = hi
+    return out
