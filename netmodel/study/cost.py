@@ -536,20 +536,35 @@ def _nic_power_share(gpu: GpuSpec, host_power_per_h100: float) -> float:
 def _missing_nics(gpu: GpuSpec, missing: int, tco: dict) -> tuple[float, float]:
     """``(USD, W)`` that ``missing`` NICs take off the hosts of ``gpu``: USD at a DGX H100
     host's scale (:func:`cost_summary` scales it by TDP with the host price), W at the
-    hosts' max (:func:`_nic_power_share`); a NIC dearer or hungrier than the host it sits
-    in is refused (the host figures hold one a GPU)."""
-    w_share = _nic_power_share(gpu, tco["host_power_per_h100"])
-    if tco["nic_price"] > tco["host_cost_per_h100"]:
-        raise UserError(f"nic_price ({tco['nic_price']:g} USD) must be at most "
-                        f"host_cost_per_h100 ({tco['host_cost_per_h100']:g} USD), whose host "
-                        f"holds one NIC a GPU, where a GPU of the fabric has no NIC")
-    nic_w = tco["nic_power"] * w_share
-    per_gpu = host_power(gpu, tco["host_power_per_h100"])
-    if nic_w > per_gpu:
-        raise UserError(f"nic_power ({nic_w:g} W for a {gpu.name}'s host) must be at most "
-                        f"its host's power ({per_gpu:g} W a GPU), which holds one NIC a GPU, "
-                        f"where a GPU of the fabric has no NIC")
-    return missing * tco["nic_price"], missing * nic_w
+    hosts' max (:func:`_nic_power_share`); the NIC is no dearer or hungrier than its host
+    (:func:`_check_nic_in_host`)."""
+    return missing * tco["nic_price"], missing * tco["nic_power"] * _nic_power_share(
+        gpu, tco["host_power_per_h100"])
+
+
+def _check_nic_in_host(tco: dict) -> None:
+    """Refuse a NIC dearer or hungrier than the host that holds it, whatever the fabric:
+    ``host_cost_per_h100`` and ``host_power_per_h100`` hold one NIC a GPU, so below
+    ``nic_price`` or ``nic_power`` the inputs contradict each other, on a fabric whose GPUs
+    all hold one (nothing taken off) as on one whose GPUs hold none (a Lite on co-packaged
+    optics: a negative host). One rule for every scenario, so a sweep of several is refused
+    or run as a whole, not by which scenarios it holds.
+
+    >>> _check_nic_in_host({"nic_price": 1599, "host_cost_per_h100": 1000,
+    ...                     "nic_power": 16, "host_power_per_h100": 534})
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: nic_price (1,599 USD) must be at most host_cost_per_h100 (1,000 USD): a host's price holds one NIC a GPU, which a GPU without one takes off; to price hosts below 1,599 USD lower nic_price with it (nic_price = 0 charges every host its whole price)
+    """
+    for nic, host, unit in (("nic_price", "host_cost_per_h100", "USD"),
+                            ("nic_power", "host_power_per_h100", "W")):
+        if tco[nic] > tco[host] and (nic == "nic_price" or tco[host] > 0):
+            what = "price" if unit == "USD" else "power"
+            raise UserError(
+                f"{nic} ({tco[nic]:,.6g} {unit}) must be at most {host} ({tco[host]:,.6g} "
+                f"{unit}): a host's {what} holds one NIC a GPU, which a GPU without one takes "
+                f"off; to {what} hosts below {tco[nic]:,.6g} {unit} lower {nic} with it "
+                f"({nic} = 0 charges every host its whole {what})")
 
 
 def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = "decode",
@@ -604,6 +619,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
         raise UserError(f"pue must be >= 1, got {tco['pue']!r}")
     if tco["lifetime"] <= 0:
         raise UserError("lifetime must be > 0")
+    _check_nic_in_host(tco)
     if best is None:
         best = _best(scenario, model, phase, clock, parallelism, slo, max_batch)
     elif best.phase != phase:

@@ -149,8 +149,11 @@ def test_a_nic_dearer_than_its_host_is_refused(tmp_path):
         cost_summary(s, MODEL, "decode", nic_price=5000.0)
     with pytest.raises(UserError, match="nic_power .* must be at most"):
         cost_summary(s, MODEL, "decode", nic_power=600.0)
-    # with a NIC a GPU nothing is taken off: the same price is no error
-    cost_summary(_scenario(tmp_path, 8), MODEL, "decode", nic_price=5000.0)
+    # with a NIC a GPU nothing is taken off, but the host price still holds that NIC: the
+    # same contradiction, refused alike (h469: one rule whatever the fabric, so a sweep of
+    # several scenarios is not refused by which ones it holds)
+    with pytest.raises(UserError, match="nic_price .* must be at most host_cost_per_h100"):
+        cost_summary(_scenario(tmp_path, 8), MODEL, "decode", nic_price=5000.0)
 
 
 # -- review (h433): one link rule for NICs and shared injection; fabrics with no network --
