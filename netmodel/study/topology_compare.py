@@ -38,6 +38,17 @@ format per row, the unit in the row's name.
   GPUs one failure removes, stops or cuts off, mean over the class and worst case. Hosts
   are the fabric's ``server`` labels, else as many GPUs as the reliability catalog puts in
   one.
+* **Expected GPU time lost** (``gpu_time_lost``, a share): every class's rate per part
+  (:meth:`~netmodel.study.reliability_catalog.Catalog.rates`, the fabric's first GPU type)
+  x its parts x its mean blast radius x its repair time
+  (:meth:`~netmodel.study.reliability_catalog.Catalog.repair_s`), summed and divided by the
+  GPUs: the share of GPU time hardware failures take out, first order (failures do not
+  overlap; detection, warm-up, spares and placed instances are ``netmodel availability``'s).
+  ``network_capex_per_gpu_up`` divides the network capex by the GPUs up on average,
+  ``gpus x (1 - gpu_time_lost)``: the network's price per working GPU, the figure to set
+  against a fabric's blast radius. The GPUs' and hosts' prices (and the NICs, which
+  ``netmodel cost`` counts in the host) need a GPU and host price list the fabric does not
+  carry: ``netmodel cost`` adds them.
 
 >>> r = compare_topologies(["single-switch:n=8", "ring:n=8"])
 >>> [row.diameter for row in r.rows], [row.switches for row in r.rows]
@@ -93,6 +104,24 @@ BYTES_PER_LINK = 1_200
 
 
 # ---------------------------------------------------------------------- blast radius
+
+def _gpu_time_lost(graph: nx.Graph, radius: Iterable) -> float:
+    """The expected share of the fabric's GPU time its hardware failures take out: over the
+    component classes of ``radius`` (:class:`~topologies.hardware_radius.BlastClass`), the
+    catalog's rate per part (:meth:`~netmodel.study.reliability_catalog.Catalog.rates`, for
+    the fabric's first GPU type) x parts x mean GPUs lost x repair time
+    (:meth:`~netmodel.study.reliability_catalog.Catalog.repair_s`), over the GPUs. First
+    order: failures do not overlap, and detection and warm-up are not counted (netmodel
+    availability adds them)."""
+    from netmodel.study.reliability_catalog import catalog
+    from topologies.schema import gpu_nodes, gpu_spec
+
+    gpus = gpu_nodes(graph)
+    cat = catalog()
+    rates = cat.rates(gpu_spec(graph, graph.nodes[gpus[0]]["gpu"]))
+    lost = sum(rates[b.cls] * b.parts * b.gpus_mean * cat.repair_s(b.cls) for b in radius)
+    return lost / len(gpus)
+
 
 def _gpus_per_host(graph: nx.Graph) -> int:
     """GPUs per host where the fabric has no server labels (as the blast-radius study)."""
@@ -234,6 +263,8 @@ class TopologyRow:
     network_power: float = _row("network power", "watts")
     network_power_per_gpu: float = _row("network power per GPU", "watts")
     blast_radius: tuple = _row("blast radius", "gpus")
+    gpu_time_lost: float = _row("expected GPU time lost to failures", "share")
+    network_capex_per_gpu_up: float | None = _row("network capex per GPU up", "usd")
     notes: tuple = _row()
 
     def to_dict(self) -> dict:
@@ -369,6 +400,9 @@ class TopologyComparison:
                 out.append((name, count_texts(values)))
             elif fmt == "gpus":
                 out.append((name, _radii(values)))
+            elif fmt == "share":
+                out.append((f"{name} (%)", ["-" if v is None else f"{100 * v:.4g}"
+                                            for v in values]))
             else:
                 unit, text = _scaled(values, fmt)
                 out.append((f"{name} ({unit})", text))
@@ -401,7 +435,10 @@ class TopologyComparison:
             "protocol per size (a scenario: its own collective model); busbw = algbw x 2(n-1)/n (nccl-tests). Network: the "
             "ports-used share (netmodel cost). Blast radius: GPUs one failure removes, stops "
             "(a tier-0 switch's) or cuts off from the largest part left, mean over the class "
-            "weighted by parts.",
+            "weighted by parts. GPU time lost: each class's failures a second (the failure "
+            "catalog) x its parts x mean radius x repair time, over the GPUs (first order; "
+            "no detection or warm-up). Network capex per GPU up: over the GPUs x (1 - the "
+            "share lost).",
             width=96))
         return "\n".join(lines)
 
@@ -464,6 +501,8 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
     bis = s.bisection_bandwidth
     all_reduce, note = _all_reduce(fab, group)
     bill = network_bill(g, edges=edges)
+    radius = hardware_radius(g, gpus_per_host=_gpus_per_host(g), edges=edges)
+    lost = _gpu_time_lost(g, radius)
     notes = []
     if s.bisection_method != "closed form":
         notes.append(f"bisection: {s.bisection_method}")
@@ -474,6 +513,9 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
         notes.append(note)
     if fab.scenario is not None:
         notes.append(_scenario_note(fab.scenario))
+    if len(s.gpu_types) > 1:
+        notes.append(f"GPU time lost: every GPU at the failure rates of "
+                     f"{g.nodes[gpus[0]]['gpu']}")
     return TopologyRow(
         fabric=fab.label, source=fab.source, name=s.name, spec=s.spec,
         gpu_types=dict(s.gpu_types), gpus=n, switches=sum(s.switches_by_tier.values()),
@@ -488,7 +530,8 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
         paths=s.path_diversity.paths if s.path_diversity else None, group=group,
         all_reduce=all_reduce, network_capex=bill.capex, network_capex_per_gpu=bill.capex / n,
         network_power=bill.power, network_power_per_gpu=bill.power / n,
-        blast_radius=hardware_radius(g, gpus_per_host=_gpus_per_host(g), edges=edges),
+        blast_radius=radius, gpu_time_lost=lost,
+        network_capex_per_gpu_up=bill.capex / (n * (1 - lost)) if lost < 1 else None,
         notes=tuple(notes))
 
 

@@ -35,6 +35,7 @@ PANELS = (
     (("network_capex_per_gpu",), None),
     (("network_power_per_gpu",), None),
     (("blast:worst",), "worst failure of a network part (GPUs cut off)"),
+    (("gpu_time_lost",), None),
 )
 #: Component classes counted as network parts for the blast-radius panel.
 _NETWORK_CLASSES = ("nic", "transceiver", "cpo-engine", "copper-end", "nvswitch", "leaf",
@@ -76,6 +77,10 @@ def _panels(result) -> list[tuple[str, list[list], list[str]]]:
         totals = [sum(col) for col in zip(*stacks, strict=True)]
         if fmt == "count":
             out.append((title or name, stacks, count_texts(totals)))
+            continue
+        if fmt == "share":   # as the table shows it: per cent, four significant digits
+            out.append((f"{title or name} (%)", [[100 * v for v in st] for st in stacks],
+                        [f"{100 * v:.4g}" for v in totals]))
             continue
         unit, scale, digits = row_unit(totals, fmt)
         out.append((f"{title or name} ({unit})", [[v / scale for v in st] for st in stacks],
