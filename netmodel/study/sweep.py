@@ -153,6 +153,21 @@ class SweepParam:
             return f"{self.path}={_in_row_unit(v * k, unit or '1')}"
         return f"{self.path}={v * k:g}{unit}"
 
+    def digits(self) -> int:
+        """The significant digits a table and its notes write this parameter's values with
+        (in :meth:`display`'s unit): 3, or as many more as it takes to write every swept
+        value apart (1599, 1600 and 1601 USD all read 1.6e+03 at 3).
+
+        >>> SweepParam("cost.nic_price", (1599.0, 1600.0, 1601.0)).digits()
+        4
+        >>> SweepParam("adjust.hop_latency", (1e-7, 1e-6, 1e-5), "s").digits()
+        3
+        """
+        k, _ = self.display()
+        shown = sorted({float(v) * k for v in self.values if v == v})
+        return next((d for d in range(3, 18)
+                     if len({f"{x:.{d}g}" for x in shown}) == len(shown)), 17)
+
 
 #: Scale and unit a value of a parameter in SI ``unit`` is shown in.
 _SHOWN = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}
@@ -594,6 +609,7 @@ class SweepResult(RowsResult):
         p0 = self.params[0]
         k, unit = p0.display()
         unit = f" {unit}" if unit else ""
+        d = p0.digits()
         base = self.labels[0]
         groups: dict[tuple, list[dict]] = {}
         for n in self.no_crossings():
@@ -613,8 +629,9 @@ class SweepResult(RowsResult):
             cx, va, vb = near["closest"]
             which = "" if len(ns) == 1 else f", {near['below' if over else 'above']},"
             lines.append(f"note: {model}, {phase}{extra}: no crossing in the swept range: "
-                         f"{who} from {p0.path} = {lo * k:.3g} to {hi * k:.3g}{unit}{where} "
-                         f"(closest{which} at {cx * k:.3g}{unit}: {va:.3f} vs {vb:.3f} "
+                         f"{who} from {p0.path} = {lo * k:.{d}g} to {hi * k:.{d}g}{unit}"
+                         f"{where} (closest{which} at {cx * k:.{d}g}{unit}: {va:.3f} vs "
+                         f"{vb:.3f} "
                          f"{_METRIC_NAMES[self.metric]})")
         return lines
 
@@ -685,6 +702,7 @@ class SweepResult(RowsResult):
         result = self
         p0 = result.params[0]
         k, unit = p0.display()
+        d = p0.digits()
         name = f"{p0.path} ({unit})" if unit else p0.path
         lines = []
         ys = result.params[1].values if len(result.params) > 1 else (None,)
@@ -696,7 +714,7 @@ class SweepResult(RowsResult):
                                  f"by {name}")
                     xs = result.curve(result.labels[0], model, phase, y)[0]
                     width = max(len(lab) for lab in result.labels) + 2
-                    cells = [[f"{x * k:.3g}" for x in xs]] + [
+                    cells = [[f"{x * k:.{d}g}" for x in xs]] + [
                         ["-" if v_ != v_ else f"{v_:.3f}" if abs(v_) < 1e9 else f"{v_:.4g}"
                          for v_ in result.curve(lab, model, phase, y)[1]]
                         for lab in result.labels]
@@ -710,7 +728,7 @@ class SweepResult(RowsResult):
         for c in result.crossovers():
             extra = "" if c["y"] is None else f", {result.params[1].show(c['y'])}"
             lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
-                         f"{c['before']} at {p0.path} = {c['x'] * k:.3g} {unit}".rstrip())
+                         f"{c['before']} at {p0.path} = {c['x'] * k:.{d}g} {unit}".rstrip())
         lines += result.no_crossing_lines()
         lines += result.unchanged_lines()
         capped = result.batch_limit_line(" at some points")
