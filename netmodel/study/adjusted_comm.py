@@ -58,10 +58,48 @@ class AdjustedComm:
         self.hop = float(hop_latency)
         self.slopes = slopes
         self._models: list = []    # (the scenario's cost model, the adjusted one)
+        self._chosen: dict = {}    # circuits = "best": size -> the chosen layout's comm
+
+    def layout_comm(self, size: int) -> AdjustedComm | None:
+        """With ``circuits = "best"`` on an OCS fabric: the re-scoring of the layout chosen
+        for instances of ``size`` GPUs at these links, None elsewhere. An operator who
+        re-sets an instance's circuits per job sets them for the links it has, so the
+        layouts are chosen again here, as a compilation at the adjusted links chooses
+        (:func:`~netmodel.study.scenario_fabric.layout_model`): each layout the size can
+        take (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.
+        with_circuits`) re-scored at this scale and per-hop latency (its own slopes, kept
+        by it), the faster kept by :func:`~netmodel.study.scenario_fabric.best_layout`'s
+        criterion. Instances of a pipeline's slices placed unlike the first GPUs
+        (:class:`PlacedAdjusted`) keep the layouts chosen at the scenario's own links."""
+        from netmodel.study.scenarios import BEST
+
+        s = self.c.scenario
+        if s.circuits != BEST or not s.is_ocs or int(size) < 2:
+            return None
+        p = int(size)
+        hit = self._chosen.get(p)
+        if hit is None:
+            from netmodel.study.scenario_fabric import best_layout
+
+            def make(lay: str):
+                fixed = self.c.with_circuits(lay)
+                if fixed.layout(p) != lay:   # a torus the size or ports cannot set
+                    return None
+                slopes = hop_latency_slopes(fixed.scenario, fixed, fixed.slopes_cache) \
+                    if self.hop else None
+                comm = AdjustedComm(fixed, self.scale, self.hop, slopes)
+                return comm, comm
+
+            hit = self._chosen[p] = best_layout(p, make)[1]
+        return hit
 
     def lines(self, op: str, group_size: int) -> tuple[np.ndarray, np.ndarray]:
         """``(a, b)``: each candidate's ``time = a + b * bytes`` at this scale and
-        per-hop latency."""
+        per-hop latency (with ``circuits = "best"``, the chosen layout's:
+        :meth:`layout_comm`)."""
+        chosen = self.layout_comm(group_size)
+        if chosen is not None:
+            return chosen.lines(op, group_size)
         slope = self.slopes(op, int(group_size)) if self.hop else None
         return adjusted_lines(*self.c.parts(op, int(group_size)), slope, self.scale,
                                self.hop)
@@ -71,6 +109,9 @@ class AdjustedComm:
         n = np.asarray(nbytes, dtype=float)
         if int(group_size) <= 1:
             return np.zeros_like(n)
+        chosen = self.layout_comm(group_size)
+        if chosen is not None:
+            return chosen.collective_time(op, n, group_size)
         a, b = self.lines(op, group_size)
         lo, hi = self.c.part_ranges(op, int(group_size), self.scale)
         m = self.c.model(int(group_size))
@@ -110,6 +151,9 @@ class AdjustedComm:
         p = int(group_size)
         if p <= 1:
             return np.zeros_like(n)
+        chosen = self.layout_comm(p)
+        if chosen is not None:
+            return chosen.moe_all_to_all_time(n, p, copies, reach)
         return once_a_server(self, self._model(p), self.c.scenario.label, n, p, copies, reach)
 
     def _model(self, size: int):

@@ -52,6 +52,7 @@ from compute.roofline import check_options
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.adjusted_comm import AdjustedComm, adjusted_lines, hop_latency_slopes
 from netmodel.study.figure_kit import figure_style
+from netmodel.study.scenarios import BEST
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -233,8 +234,12 @@ class _Tokens:
         comm = AdjustedComm(coll)
         # nor where a tuner plugin chooses: the scorer takes each size's fastest line
         tuned = coll.scenario.tuner != NO_TUNER and coll.scenario.algorithm == "auto"
+        # nor with circuits = "best": the layout is chosen again at each scale and latency
+        # (AdjustedComm.layout_comm), the grid's lines are the one chosen at its own links
+        rechosen = coll.scenario.is_ocs and coll.scenario.circuits == BEST
         self.scorer: _GridScorer | None | bool = \
-            None if moe_comm(comm, self.model, self.phase) is comm and not tuned else False
+            None if moe_comm(comm, self.model, self.phase) is comm and not tuned \
+            and not rechosen else False
         self.grids = {} if grids is None else grids
         self.key = (self.model, self.phase, _network_twin(scenario.gpu_spec),
                     scenario.gpu_spec.max_instance, coll.gpus, cap, parallelism)

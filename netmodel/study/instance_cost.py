@@ -135,7 +135,7 @@ class InstanceCosting:
         s = self.scenario
         orig, physical = members, graph   # the cell the circuits are set on
         if s.is_ocs and len(members) > 1:
-            graph = instance_circuits(s, graph, members)
+            graph = instance_circuits(s, graph, members, self.calibration)
             if graph is None:
                 return None
             graph = unlabelled(graph)

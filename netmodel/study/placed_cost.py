@@ -303,7 +303,8 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
         return hit
 
     def new_slice(part: tuple):
-        circuits = instance_circuits(scenario, graph, part) if len(part) > 1 else None
+        circuits = instance_circuits(scenario, graph, part, calibration) if len(part) > 1 \
+            else None
         if circuits is None:
             raise InstanceCut()
         g = adjusted(unlabelled(circuits), scenario.adjust)

@@ -17,13 +17,13 @@ from itertools import pairwise
 from typing import TYPE_CHECKING
 
 import networkx as nx
-import numpy as np
 
 from compute.errors import UserError
 from netmodel.study.scenarios import BEST
 from topologies.graph_ops import frozen_attrs
 
 if TYPE_CHECKING:
+    from netmodel.collectives.calibration import Calibration
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["canonical", "instance_circuits", "ocs_ports_key", "problem_key", "unlabelled",
@@ -31,7 +31,8 @@ __all__ = ["canonical", "instance_circuits", "ocs_ports_key", "problem_key", "un
 
 
 def instance_circuits(scenario: Scenario, physical: nx.Graph,
-                      members: Sequence[Hashable]) -> nx.Graph | None:
+                      members: Sequence[Hashable],
+                      calibration: Calibration | None = None) -> nx.Graph | None:
     """The circuit graph of one instance (or one slice of it) on a (possibly degraded) OCS
     fabric: its ring (or torus) re-set on the ports its members still have, as the study
     sets an instance's circuits (:func:`~netmodel.study.circuit_copies.circuit_options`),
@@ -47,6 +48,11 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
         OCSes.
     members : sequence of hashable
         The GPUs the circuits join, in ring order.
+    calibration : Calibration, optional
+        With ``circuits = "best"``: the collective model's parameters the layouts are
+        costed with, as the caller's healthy instances were
+        (:func:`~netmodel.study.scenario_fabric.layout_model`); None: the scenario's own
+        (:func:`~netmodel.study.scenario_fabric.scenario_calibration`).
 
     Returns
     -------
@@ -81,7 +87,8 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
     planes = ocs_planes(physical, members)
     cabled = _cabled(physical, members)
     if scenario.circuits == BEST:   # each layout set, the faster kept (as layout_model)
-        return _best_circuits(scenario, physical, members, ports, planes, cabled)
+        return _best_circuits(scenario, physical, members, ports, planes, cabled,
+                              calibration)
     for pairs in circuit_options(scenario.circuits, [members], ports, planes, cabled):
         try:
             return realize(physical, pairs, validated=True)   # checked above, unchanged
@@ -95,43 +102,41 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
 
 
 def _best_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[Hashable],
-                   ports: int, planes: int, cabled: list[frozenset] | None) -> nx.Graph | None:
-    """``circuits = "best"`` on a (perhaps degraded) cell: the circuits of each layout of
-    :data:`~netmodel.study.scenario_fabric.LAYOUTS` the members' ports can set, each
-    costed with the scenario's recipe (:func:`~netmodel.study.scenario_fabric.
-    scenario_cost_model`, its calibration and adjustments) and the one whose all-reduce
-    over :data:`~netmodel.study.scenario_fabric.BEST_SIZES` is least in logs kept
-    (:func:`~netmodel.study.scenario_fabric.faster_layout`), as the healthy cell's
-    instances are set; None where none can be set."""
+                   ports: int, planes: int, cabled: list[frozenset] | None,
+                   calibration: Calibration | None) -> nx.Graph | None:
+    """``circuits = "best"`` on a (perhaps degraded) cell: the circuits of each layout the
+    members' ports can set, each costed with the scenario's recipe
+    (:func:`~netmodel.study.scenario_fabric.scenario_cost_model`, its adjustments) and
+    ``calibration`` (None: the scenario's own), the faster kept by
+    :func:`~netmodel.study.scenario_fabric.best_layout`, which sets the healthy cell's
+    instances too; None where none can be set."""
     from netmodel.study.circuit_copies import circuit_options
     from netmodel.study.scenario_fabric import (
-        BEST_SIZES,
-        LAYOUTS,
         adjusted,
-        faster_layout,
+        best_layout,
         scenario_calibration,
         scenario_cost_model,
         set_layout,
     )
     from topologies.optical import realize
 
-    made: dict = {}
-    for lay in LAYOUTS:
+    if calibration is None:
+        calibration = scenario_calibration(scenario)
+
+    def make(lay: str):
         for pairs in circuit_options(lay, [members], ports, planes, cabled):
             try:
                 graph = realize(physical, pairs, validated=True)
             except UserError:
                 continue
             model = scenario_cost_model(scenario, adjusted(graph, scenario.adjust),
-                                        scenario_calibration(scenario))
-            if set_layout(model, tuple(members)) == lay:   # a torus not set as one: the ring
-                made[lay] = (graph, model)
-            break
-    if not made:
+                                        calibration)
+            # a torus not set as one: the ring's
+            return (model, graph) if set_layout(model, tuple(members)) == lay else None
         return None
-    times = {lay: m.collective_time("all-reduce", np.array(BEST_SIZES), tuple(members))
-             for lay, (_, m) in made.items()}
-    return made[faster_layout(times)][0]
+
+    chosen = best_layout(tuple(members), make)
+    return None if chosen is None else chosen[1]
 
 
 def _cabled(physical: nx.Graph, members: Sequence[Hashable]) -> list[frozenset] | None:

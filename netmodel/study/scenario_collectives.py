@@ -141,6 +141,11 @@ class ScenarioCollectives:
         #: their instances' costings (``("comm", gpus)``) and the cost models of the slices
         #: they re-set circuits for (OCS, by problem), shared as the compiled costs are
         self._slices = _shared(("placed", key), dict)
+        #: :meth:`with_circuits`' costs, by layout
+        self._layouts: dict = {}
+        #: kept for :func:`~netmodel.study.adjusted_comm.hop_latency_slopes` by a caller
+        #: that holds no cache of its own (the re-scoring of each layout of ``best``)
+        self.slopes_cache: dict = {}
 
     def __repr__(self) -> str:
         extra = (", concurrent=True" if self.concurrent else "") + (
@@ -171,6 +176,20 @@ class ScenarioCollectives:
             return None
         self.model(size)
         return self._models.get(("layout", size))
+
+    def with_circuits(self, layout: str) -> ScenarioCollectives:
+        """This scenario's costs with its circuits set as ``layout`` (``"ring"`` or
+        ``"torus"``) at every size, with this one's calibration and scope, made once: the
+        layouts ``circuits = "best"`` chooses among, each re-scored apart where the links
+        are adjusted (:class:`~netmodel.study.adjusted_comm.AdjustedComm`)."""
+        from dataclasses import replace
+
+        hit = self._layouts.get(layout)
+        if hit is None:
+            hit = self._layouts[layout] = ScenarioCollectives(
+                replace(self.scenario, circuits=layout), scope=self.scope,
+                calibration=self.calibration)
+        return hit
 
     def seed_model(self, size: int, make: Callable[[], FabricCostModel]) -> bool:
         """Give instances of ``size`` GPUs the cost model ``make()`` (a

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from netmodel.collectives.model import FabricCostModel
     from netmodel.study.scenarios import Adjust
 
-__all__ = ["BEST_SIZES", "LAYOUTS", "adjusted", "build_fabric", "faster_layout",
+__all__ = ["BEST_SIZES", "LAYOUTS", "adjusted", "best_layout", "build_fabric", "faster_layout",
            "instance_graph", "is_built", "layout_model", "network_key",
            "scenario_calibration", "scenario_cost_model", "scenario_model", "set_layout"]
 
@@ -123,7 +123,8 @@ def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
     return out
 
 
-def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
+def instance_graph(scenario: Scenario, graph: nx.Graph, size: int,
+                   calibration: Calibration | None = None) -> nx.Graph:
     """The graph an instance of ``size`` GPUs is costed on. For an optical circuit-switched
     fabric: circuits among the GPUs of every instance (the scenario's placement) set to its
     ``circuits`` topology, as many parallel copies as the ports allow (``ring``: ports/2,
@@ -132,8 +133,9 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     each, so ``ports x (n - 1) / 2 / n`` copies, ports/3 for a triangle, ``ports x (n -
     1) / 4 / n`` for a torus of odd sides; a torus falls back to a ring for sizes with no
     2D factorisation, under 4 ports or where not one copy fits the planes, a 3x3 on 4;
-    ``best``: the layout :func:`layout_model` chooses for the size). Other fabrics:
-    ``graph`` itself.
+    ``best``: the layout :func:`layout_model` chooses for the size, costed with
+    ``calibration``, None: :func:`scenario_calibration`'s). Other fabrics: ``graph``
+    itself.
 
     ``graph`` is checked against :mod:`topologies.schema` once, before the circuits are
     tried, unless it is the scenario's built fabric (:func:`is_built`: checked where it
@@ -141,7 +143,9 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int) -> nx.Graph:
     if not scenario.is_ocs or size < 2:
         return graph
     if scenario.circuits == BEST:   # the layout layout_model chooses for the size
-        chosen = layout_model(scenario, graph, size, scenario_calibration(scenario))[0]
+        if calibration is None:
+            calibration = scenario_calibration(scenario)
+        chosen = layout_model(scenario, graph, size, calibration)[0]
         scenario = replace(scenario, circuits=chosen)
     from netmodel.collectives.placement import partition
     from topologies.optical import ports_optics, realize
@@ -204,8 +208,8 @@ def layout_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: Ca
     size is set and costed through this same recipe, and the one whose all-reduce on the
     instance (the collective a tensor-parallel instance runs twice a layer) takes the least
     time summed in logs over :data:`BEST_SIZES` (the least geometric mean: each size
-    weighs by the ratio of the layouts' times, not by its seconds) is kept
-    (:func:`faster_layout`); an OCS re-sets an instance's circuits anyway. The choice is
+    weighs by the ratio of the layouts' times, not by its seconds) is kept by
+    :func:`best_layout`; an OCS re-sets an instance's circuits anyway. The choice is
     made once per instance size, and both phases share it.
 
     >>> from dataclasses import replace
@@ -215,18 +219,12 @@ def layout_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: Ca
     ['ring', 'torus']
     """
     if scenario.circuits == BEST and scenario.is_ocs and size >= 2:
-        from netmodel.study.circuit_copies import torus_sides
+        def make(lay: str):
+            set_as, model = layout_model(replace(scenario, circuits=lay), graph, size,
+                                         calibration, **routing)
+            return (model, model) if set_as == lay else None
 
-        made = {lay: layout_model(replace(scenario, circuits=lay), graph, size, calibration,
-                                  **routing)
-                for lay in LAYOUTS if lay == "ring" or torus_sides(size)}
-        made = {lay: m for lay, (set_as, m) in made.items() if set_as == lay}
-        if len(made) == 1:
-            return next(iter(made.items()))
-        times = {lay: m.collective_time("all-reduce", np.array(BEST_SIZES), size)
-                 for lay, m in made.items()}
-        lay = faster_layout(times)
-        return lay, made[lay]
+        return best_layout(int(size), make)   # the ring is set or refused
     # the circuits follow the placement in use (the caller's, if given)
     placement = routing.get("placement", scenario.placement)
     realized = instance_graph(replace(scenario, placement=placement), graph, size)
@@ -240,6 +238,38 @@ def layout_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: Ca
     if scenario.circuits != "torus":   # a ring is set as one
         return "ring", model
     return set_layout(model, model.group(int(size))), model
+
+
+def best_layout(members: int | tuple, make) -> tuple[str, object] | None:
+    """``(layout, made)``: the layout ``circuits = "best"`` sets for an instance, and what
+    ``make`` made for it; None where no layout can be set. The one place the candidates
+    are set, for the healthy cell (:func:`layout_model`) and a degraded one
+    (:func:`~netmodel.study.placed_graph.instance_circuits`) alike: each layout of
+    :data:`LAYOUTS` the instance's size can take (a torus where it has a 2D
+    factorisation) is made by ``make(layout)``: ``(model, made)``, the cost model of the
+    instance with its circuits set as that layout (costed with the caller's calibration)
+    and what the caller keeps, or None where they cannot be set as it. Where several are
+    made, the one whose all-reduce on ``members`` (a size, or the GPUs) over
+    :data:`BEST_SIZES` has the least sum of logs is kept (:func:`faster_layout`).
+
+    One layout made (a 3x3 torus the ports cannot set) is kept without costing it:
+
+    >>> best_layout(9, lambda lay: (None, "the ring's") if lay == "ring" else None)
+    ('ring', "the ring's")
+    >>> best_layout(9, lambda lay: None) is None
+    True
+    """
+    from netmodel.study.circuit_copies import torus_sides
+
+    size = members if isinstance(members, int) else len(members)
+    made = {lay: make(lay) for lay in LAYOUTS if lay == "ring" or torus_sides(size)}
+    made = {lay: m for lay, m in made.items() if m is not None}
+    if len(made) <= 1:
+        return next(((lay, m[1]) for lay, m in made.items()), None)
+    times = {lay: m.collective_time("all-reduce", np.array(BEST_SIZES), members)
+             for lay, (m, _) in made.items()}
+    lay = faster_layout(times)
+    return lay, made[lay][1]
 
 
 def set_layout(model: FabricCostModel, members: tuple) -> str:

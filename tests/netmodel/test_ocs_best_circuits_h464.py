@@ -208,23 +208,84 @@ def test_reliability_runs_on_best(command, tmp_path):
     assert "lite-ocs-best@Lite, Llama-3-70B decode" in out.stdout
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="adjusted_comm re-scores the layout best chose at the scenario's "
-                          "own links; compiling at the added latency chooses again (a "
-                          "decision for adjusted_comm: keep the layout or re-choose)")
-def test_rescoring_a_best_scenario_equals_compiling():
+@pytest.mark.parametrize("scale", [1.0, 2.0])
+def test_rescoring_a_best_scenario_equals_compiling(scale):
     """The crossovers' and sweeps' re-scoring (AdjustedComm with hop_latency_slopes) of a
-    best scenario against the scenario compiled at that per-hop latency, as
-    tests/netmodel/test_review_adjusted_comm_h389.py asks of lite-ocs: a ring chosen for 8
-    Lites at 1.5 us a hop is a torus at 3.5 us, so the two differ (19% at 1 kB)."""
+    best scenario equals the scenario compiled at that per-hop latency (and bandwidth
+    scale), as tests/netmodel/test_review_adjusted_comm_h389.py asks of lite-ocs: the
+    layout is chosen again at the adjusted links, as an operator re-setting circuits per
+    job sets them. 8 Lites: the ring at 1.5 us a hop (2 x 7 = 14 steps against the 2x4
+    torus's 2 x (1 + 3) = 8, the ring's 2 copies against the torus's 1 each way: the
+    bandwidth wins), the torus at 3.5 us (the 6 steps saved win); re-scoring kept the
+    ring (19% apart at 1 kB)."""
     from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
     from netmodel.study.scenario_collectives import ScenarioCollectives
 
     own, d = 1.5e-6, 2e-6
     s = _best().with_param("adjust.hop_latency", own)
     coll = ScenarioCollectives(s)
-    comm = AdjustedComm(coll, 1.0, d, hop_latency_slopes(s, coll, {}))
-    compiled = ScenarioCollectives(_best().with_param("adjust.hop_latency", own + d))
+    comm = AdjustedComm(coll, scale, d, hop_latency_slopes(s, coll, {}))
+    at = _best().with_param("adjust.hop_latency", own + d) \
+        .with_param("adjust.bandwidth_scale", scale)
+    compiled = ScenarioCollectives(at)
+    assert (coll.layout(8), compiled.layout(8)) == ("ring", "torus")
     n = np.array([1e3, 1e5, 1e7, 1e9])
-    np.testing.assert_allclose(comm.collective_time("all-reduce", n, 8),
-                               compiled.collective_time("all-reduce", n, 8), rtol=1e-9)
+    for op in ("all-reduce", "all-gather", "reduce-scatter"):
+        np.testing.assert_allclose(comm.collective_time(op, n, 8),
+                                   compiled.collective_time(op, n, 8), rtol=1e-9)
+    # at the scenario's own links the re-scoring is the scenario's own costs
+    same = AdjustedComm(coll, 1.0, 0.0)
+    assert np.array_equal(same.collective_time("all-reduce", n, 8),
+                          coll.collective_time("all-reduce", n, 8))
+
+
+def test_crossovers_rescore_a_best_scenario_as_compiled():
+    """The crossovers' tokens of a best scenario at an added per-hop latency (after a first
+    search, which keeps its grid for re-scoring) are those of a search of the scenario
+    compiled at that latency: Llama-3-70B prefill at TP 8 on lite-ocs set to best, 5 us a
+    hop, where 8 Lites' circuits are a torus (a ring at the scenario's own links)."""
+    from types import SimpleNamespace
+
+    from compute.phases import check_slo
+    from compute.roofline import check_options
+    from netmodel.study.crossovers import _Tokens
+    from netmodel.study.fabric_search import fabric_search
+    from netmodel.study.scenario_collectives import ScenarioCollectives
+
+    s = replace(_best(), name="lite-ocs-best")
+    hop = 5e-6
+    row = SimpleNamespace(model="Llama-3-70B", phase="prefill")
+    tokens = _Tokens(row, s, ScenarioCollectives(s), 512, {}, check_options(None),
+                     check_slo(None), "auto", {})
+    tokens(1.0, 0.0)
+    at = s.with_param("adjust.hop_latency", hop)
+    fresh = fabric_search("Llama-3-70B", at, "prefill", max_batch=512).best
+    assert fresh.tp == 8 and ScenarioCollectives(at).layout(8) == "torus"
+    assert tokens(1.0, hop) == pytest.approx(fresh.tokens_per_s_per_sm, rel=1e-9)
+
+
+@pytest.mark.parametrize("copy", [False, True])
+def test_a_callers_calibration_sets_the_circuits_as_it_chooses(copy):
+    """A caller's calibration (compare's or collective --scenario --nccl-release's) chooses
+    the layout on the healthy cell (layout_model, instance_graph) and on a copy or a
+    degraded cell (instance_circuits, the reliability models' re-costing) alike. 6 Lites:
+    the shipped calibration sets the ring (3 x 2 torus: 2 x (1 + 2) = 6 steps against 2 x
+    5 = 10, one copy each way against two); the ideal one at 100 us a step sets the torus
+    (the 4 steps saved, 400 us, outweigh the bandwidth at every size to 1 GiB but the
+    last few)."""
+    s = _best()
+    g = build_fabric(s)
+    cell = g.copy() if copy else g
+    members = [f"gpu{i}" for i in range(6)]
+    cals = {"ring": scenario_calibration(s), "torus": Calibration.ideal(100e-6)}
+    for want, cal in cals.items():
+        assert layout_model(s, g, 6, cal)[0] == want
+        fixed = instance_circuits(replace(s, circuits=want), g, members)
+        got = instance_circuits(s, cell, members, cal)
+        assert sorted(map(sorted, got.edges())) == sorted(map(sorted, fixed.edges()))
+        healthy = instance_graph(s, cell, 6, cal)
+        assert sorted(map(sorted, healthy.edges())) == sorted(
+            map(sorted, instance_graph(replace(s, circuits=want), g, 6).edges()))
+    # the scenario's own calibration where none is given
+    assert sorted(map(sorted, instance_circuits(s, cell, members).edges())) == sorted(
+        map(sorted, instance_circuits(replace(s, circuits="ring"), g, members).edges()))
