@@ -169,6 +169,17 @@ class SweepParam:
                      if len({f"{x:.{d}g}" for x in shown}) == len(shown)), 17)
 
 
+def _written(x: float, digits: int) -> str:
+    """``x`` (a swept value in its shown unit) at ``digits`` significant digits, or as typed
+    where up to 6 write it exactly (1599 USD, not 1.6e+03).
+
+    >>> _written(1599.0, 3), _written(0.31622776601683794, 3), _written(0.1, 3)
+    ('1599', '0.316', '0.1')
+    """
+    return next((t for d in range(digits, 7) if float(t := f"{x:.{d}g}") == x),
+                f"{x:.{digits}g}")
+
+
 #: Scale and unit a value of a parameter in SI ``unit`` is shown in.
 _SHOWN = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}
 
@@ -629,8 +640,8 @@ class SweepResult(RowsResult):
             cx, va, vb = near["closest"]
             which = "" if len(ns) == 1 else f", {near['below' if over else 'above']},"
             lines.append(f"note: {model}, {phase}{extra}: no crossing in the swept range: "
-                         f"{who} from {p0.path} = {lo * k:.{d}g} to {hi * k:.{d}g}{unit}"
-                         f"{where} (closest{which} at {cx * k:.{d}g}{unit}: {va:.3f} vs "
+                         f"{who} from {p0.path} = {_written(lo * k, d)} to {_written(hi * k, d)}{unit}"
+                         f"{where} (closest{which} at {_written(cx * k, d)}{unit}: {va:.3f} vs "
                          f"{vb:.3f} "
                          f"{_METRIC_NAMES[self.metric]})")
         return lines
@@ -714,7 +725,7 @@ class SweepResult(RowsResult):
                                  f"by {name}")
                     xs = result.curve(result.labels[0], model, phase, y)[0]
                     width = max(len(lab) for lab in result.labels) + 2
-                    cells = [[f"{x * k:.{d}g}" for x in xs]] + [
+                    cells = [[_written(x * k, d) for x in xs]] + [
                         ["-" if v_ != v_ else f"{v_:.3f}" if abs(v_) < 1e9 else f"{v_:.4g}"
                          for v_ in result.curve(lab, model, phase, y)[1]]
                         for lab in result.labels]
@@ -728,7 +739,7 @@ class SweepResult(RowsResult):
         for c in result.crossovers():
             extra = "" if c["y"] is None else f", {result.params[1].show(c['y'])}"
             lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
-                         f"{c['before']} at {p0.path} = {c['x'] * k:.{d}g} {unit}".rstrip())
+                         f"{c['before']} at {p0.path} = {_written(c['x'] * k, d)} {unit}".rstrip())
         lines += result.no_crossing_lines()
         lines += result.unchanged_lines()
         capped = result.batch_limit_line(" at some points")

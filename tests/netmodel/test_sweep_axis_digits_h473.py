@@ -42,3 +42,10 @@ def test_three_digits_where_they_tell_values_apart():
     assert _header(r) == ["0.1", "0.316", "1"]
     assert SweepParam("cost.nic_price", (1599.0, 1600.0, 1601.0)).digits() == 4
     assert SweepParam("cost.nic_price", (0.0, 1599.0)).digits() == 3
+
+
+def test_a_typed_value_is_written_as_typed():
+    # 0 and 1599 are apart at 3 digits, but 1599 read 1.6e+03
+    r = _example([("b", [2.0, 1.5]), ("c", [1.0, 1.0])], (0.0, 1599.0))
+    assert _header(r) == ["0", "1599"]
+    assert "from adjust.latency_scale = 0 to 1599" in "\n".join(r.no_crossing_lines())
