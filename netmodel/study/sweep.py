@@ -647,9 +647,10 @@ class SweepResult(RowsResult):
         return lines
 
     def unchanged(self) -> list[dict]:
-        """The curves the first parameter does not move: ``{label, model, phase, y, value}``
-        for each scenario x model x phase (x second value) feasible at two or more values
-        of it with the same metric at all of them (a parameter its best configurations do
+        """The curves the first parameter does not move: ``{label, model, phase, y, value,
+        points, total}`` (feasible at ``points`` of the ``total`` values) for each scenario
+        x model x phase (x second value) feasible at two or more values of it with the same
+        metric at all of them (a parameter its best configurations do
         not depend on, e.g. ``fabric.nic_bandwidth`` where TP fits in a scale-up domain),
         with the range of USD per million tokens there when that moves instead."""
         out = []
@@ -658,12 +659,13 @@ class SweepResult(RowsResult):
             for phase in self.phases:
                 for y in ys:
                     for lab in self.labels:
-                        v = self.curve(lab, model, phase, y)[1]
-                        v = v[np.isfinite(v)]
+                        every = self.curve(lab, model, phase, y)[1]
+                        v = every[np.isfinite(every)]
                         if len(v) < 2 or v.max() - v.min() > 1e-12 * abs(v.max()):
                             continue
+                        # points: the values it is feasible at, of total swept
                         d = {"label": lab, "model": model, "phase": phase, "y": y,
-                             "value": float(v[0])}
+                             "value": float(v[0]), "points": len(v), "total": len(every)}
                         cost = [r.usd_per_mtoken for r in self.rows if r.feasible
                                 and (r.label, r.model, r.phase, r.y) == (lab, model, phase, y)
                                 and r.usd_per_mtoken is not None]
@@ -679,8 +681,12 @@ class SweepResult(RowsResult):
         for u in self.unchanged():
             extra = "" if u["y"] is None else f", {self.params[1].show(u['y'])}"
             what = _METRIC_NAMES[self.metric]
+            # where it is infeasible at some values the parameter does move it (1 OCS port:
+            # nothing fits): the note counts the values it holds at
+            at = "at every buildable value" if u["points"] == u["total"] else \
+                f"at the {u['points']} of {u['total']} values where it is feasible"
             line = (f"note: {u['model']}, {u['phase']}{extra}: {p0.path} moves no point of "
-                    f"{u['label']} ({u['value']:.3f} {what} at every buildable value): "
+                    f"{u['label']} ({u['value']:.3f} {what} {at}): "
                     + ("its cost per token does not depend on it"
                        if self.metric == "usd_per_mtoken"
                        else "its best configuration's step time does not depend on it"))

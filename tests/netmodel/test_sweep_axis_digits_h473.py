@@ -49,3 +49,20 @@ def test_a_typed_value_is_written_as_typed():
     r = _example([("b", [2.0, 1.5]), ("c", [1.0, 1.0])], (0.0, 1599.0))
     assert _header(r) == ["0", "1599"]
     assert "from adjust.latency_scale = 0 to 1599" in "\n".join(r.no_crossing_lines())
+
+
+def test_a_flat_curve_with_infeasible_values_says_where_it_holds():
+    """A curve flat where feasible but infeasible at another value is moved by the
+    parameter (netmodel sweep --scenarios lite-ocs --param fabric.ports=1,2,4: 1 port
+    leaves 2-GPU rings, where Llama-3-70B does not fit); the note said '6.805 tokens/s/SM
+    at every buildable value', though 1 port builds. It counts the values now."""
+    nan = float("nan")
+    r = _example([("a", [nan, 2.0, 2.0])])
+    (u,) = r.unchanged()
+    assert (u["points"], u["total"]) == (2, 3)
+    (line,) = r.unchanged_lines()
+    assert "(2.000 tokens/s/SM at the 2 of 3 values where it is feasible)" in line
+    assert "every buildable value" not in line
+    # feasible everywhere: the words as before
+    (line,) = _example([("a", [2.0, 2.0, 2.0])]).unchanged_lines()
+    assert "(2.000 tokens/s/SM at every buildable value)" in line
