@@ -379,8 +379,9 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
         _check_named_group(group_text, all_groups, setup)
         shown = "as given"
     _check_seed_used(setup)   # after a named group's refusal, which names --seed too
-    model = setup.model(wanted if isinstance(wanted, int) else len(wanted))
     with value_refused_as("--group", group_text, "group size", "group member"):
+        # a scenario's model places its instance of the size (too large: refused there)
+        model = setup.model(wanted if isinstance(wanted, int) else len(wanted))
         group = model.group(wanted)
     extra = {}
     if fail_text is not None:
