@@ -610,15 +610,17 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     check_share(share)   # before the search, not after it
     pkg, pwr, tco, net = _split(params)
     tco = {k: check_number(k, tco[k]) if k in tco else parameter(k) for k in _TCO_ARGS}
-    if tco["utilization"] > 1:
-        raise UserError(f"utilization must be <= 1, got {tco['utilization']!r}")
+    if tco["utilization"] > 1:   # 0: an idle cluster (its power; no cost per token)
+        raise UserError(f"utilization must be a share of the time serving, from 0 to at "
+                        f"most 1 (100%), got {tco['utilization']!r}")
     if tco["host_load_fraction"] > 1:   # a share of the host's max power draw
         raise UserError(f"host_load_fraction must be a fraction of the host's max power "
                         f"from 0 to 1, got {tco['host_load_fraction']!r}")
     if tco["pue"] < 1:
         raise UserError(f"pue must be >= 1, got {tco['pue']!r}")
     if tco["lifetime"] <= 0:
-        raise UserError("lifetime must be > 0")
+        raise UserError(f"lifetime must be a time above 0 (the capex is spread over it), "
+                        f"got {tco['lifetime']!r} s")
     _check_nic_in_host(tco)
     if best is None:
         best = _best(scenario, model, phase, clock, parallelism, slo, max_batch)

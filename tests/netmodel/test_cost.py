@@ -151,7 +151,7 @@ def test_clock_scales_gpu_power():
     ({"colour": 1}, "unknown cost parameter(s) colour"),
     ({"cpo_price": -1.0}, "cpo_price must be a finite number >= 0"),
     ({"pluggable_energy": math.nan}, "pluggable_energy must be a finite number"),
-    ({"utilization": 1.5}, "utilization must be <= 1"),
+    ({"utilization": 1.5}, "utilization must be a share of the time serving, from 0 to at most 1"),
     ({"pue": 0.9}, "pue must be >= 1"),
     ({"electricity_price": -0.1}, "electricity_price must be"),
     ({"wafer_price": -1.0}, "wafer_price must be"),
