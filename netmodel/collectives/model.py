@@ -56,7 +56,7 @@ from netmodel.collectives.names import NCCL_OPS, PLACEMENTS
 from netmodel.collectives.placement import check_group, check_seed, place
 from netmodel.collectives.results import CollectiveResult, SweepResult, bus_factor
 from netmodel.collectives.route_sharing import router_for
-from topologies.schema import validate
+from topologies.schema import check_graph, validate
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -198,7 +198,8 @@ class FabricCostModel:
     validated : bool
         Whether ``graph`` was already checked against :mod:`topologies.schema` (as
         :func:`topologies.build` and :func:`topologies.read_graph` do): skip checking it
-        again. Default False: check it.
+        again (a multigraph, which the schema refuses, is refused either way: the model
+        reads one edge between two nodes). Default False: check it.
     """
 
     def __init__(self, graph: nx.Graph, placement: str = "contiguous", algorithm: str = "auto",
@@ -210,6 +211,11 @@ class FabricCostModel:
 
         if not validated:
             validate(graph, check_connected=False)
+        elif check_graph(graph).is_multigraph():   # validate's refusal, with validated=True
+            # parallel edges: the model reads one edge's attributes per pair (KeyError before)
+            raise UserError(f"graph must be a simple networkx Graph or DiGraph (one edge "
+                            f"between two nodes, as topologies.build and read_graph make), got "
+                            f"{type(graph).__name__}")
         # a string first: an array compared with one raised numpy's ambiguous-truth ValueError
         if not isinstance(placement, str) or placement not in PLACEMENTS:
             raise UserError(f"unknown placement {describe(placement)}; known: {known(PLACEMENTS)}")
