@@ -28,20 +28,15 @@ from netmodel.cli.options import (
 __all__ = ["serve"]
 
 
-def _rate(text) -> float | None:
-    from compute.errors import UserError
+def _rate(text: str) -> float | str:
+    """The number ``--rate`` spells (the one number grammar), or the text itself where it
+    spells none, for the workload to refuse as typed: its range (``MIN_RATE`` to
+    ``MAX_RATE`` requests/s) is :class:`~netmodel.study.serving.ServingWorkload`'s to
+    check, its refusal said with the flag (:func:`serve`)."""
     from compute.validate import read_number
-    from netmodel.study.serving import MAX_RATE, MIN_RATE
 
-    if text is None:
-        return None
-    v = read_number("--rate", str(text))   # the one number grammar
-    if v is None:
-        v = float("nan")
-    if not (v == v and MIN_RATE <= v <= MAX_RATE):
-        raise UserError(f"--rate must be a number of requests/s from {MIN_RATE:g} to "
-                        f"{MAX_RATE:g}, got {text!r}")
-    return v
+    v = read_number("--rate", str(text))
+    return text if v is None else v
 
 
 @click.command("serve")
@@ -83,7 +78,7 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     printed). With --two-batch-overlap each pool's step is the lesser of the serial one and
     two micro-batches overlapped (roofline only; the pools then search PP 1)."""
     from compute.roofline_options import RooflineOptions
-    from netmodel.cli.main import NOTHING_FEASIBLE
+    from netmodel.cli.main import NOTHING_FEASIBLE, value_refused_as
     from netmodel.cli.resolve import dense_mlp_tp as dense_degree
     from netmodel.cli.resolve import mtp_settings, profile_line, resolve_profile
     from netmodel.study.collective_setup import routing_description
@@ -92,9 +87,9 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     from netmodel.study.serving import serve as run_serve
 
     wl = get_workload(workload)
-    rate = _rate(rate_text)
-    if rate is not None:
-        wl = with_rate(wl, rate)
+    if rate_text is not None:
+        with value_refused_as("--rate", rate_text, f"workload {wl.name!r}: rate "):
+            wl = with_rate(wl, _rate(rate_text))
     slo = slo_of(ttft, tbt)
     profile = resolve_profile(profile_ref)
     scen = get_scenario(scenario)

@@ -213,8 +213,8 @@ def test_cli_table_and_json():
 
 @pytest.mark.parametrize("args, needle", [
     (("--workload", "chatty"), "unknown workload 'chatty'"),
-    (("--rate", "nan"), "--rate must be a number"),
-    (("--rate", "-3"), "--rate must be a number"),
+    (("--rate", "nan"), "--rate 'nan': workload 'coding': rate must be a number"),
+    (("--rate", "-3"), "--rate '-3': workload 'coding': rate must be a number"),
     (("--decode-gpu", "Lite9"), "unknown GPU 'Lite9'"),
     (("--ttft", "0"), "--ttft"),
     (("--profile", "no-such-profile"), "no-such-profile"),
