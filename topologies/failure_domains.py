@@ -30,7 +30,11 @@ Classes and what a failure removes:
   (:data:`~topologies.schema.TRACE_MEDIA`; ``board``: the NVLinks of an HGX baseboard) has
   no cable and no end: it fails with its board (``host``, ``nvswitch``). Losing one cable
   of an edge that stands for ``C > 1`` cables keeps the edge at ``(C - 1) / C`` of its
-  bandwidth; losing the only cable removes it.
+  bandwidth; losing the only cable removes it. A realized OCS fabric's fibres are not its
+  edges (its circuits are; the fibres are its ``ocs_cabling``), yet they fail as its bare
+  cabling's do: the same parts, named as its edges (``gpu0-ocs0``), one a fibre at its GPU
+  end (and a NIC where the optics are pluggable), each taking the one circuit that rides
+  that fibre (a GPU has one port on each OCS); a fibre no circuit rides cuts nothing.
 * ``nic``: the NIC behind a GPU's cable end to a switch of tier >= 1 or an OCS over
   pluggable optics, fibre or copper (the GPUs :func:`~topologies.inventory.nic_gpus` prices
   a NIC for; a GPU whose optics are co-packaged has no separate NIC), one per GPU end
@@ -86,7 +90,15 @@ from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.inventory import NIC_MEDIA, EdgeArrays, cable_end_parts, edge_arrays, shared_part
 from topologies.optical import drop_circuits
 from topologies.registry import not_as_built
-from topologies.schema import DEGRADED, TRACE_MEDIA, check_graph, circuit_count, gpu_nodes
+from topologies.schema import (
+    DEGRADED,
+    TRACE_MEDIA,
+    check_graph,
+    circuit_count,
+    circuit_each,
+    circuit_via,
+    gpu_nodes,
+)
 
 __all__ = ["CLASSES", "GPU_CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES",
            "ClassComponents", "Component", "class_counts", "component_arrays", "components", "degrade", "hosts",
@@ -130,6 +142,9 @@ class Component:
     ``handed``: ``((gpu, switch), heirs)`` per NIC link of a failed GPU whose NIC its
     server's GPUs ``heirs`` share (the module doc): :func:`degrade` gives the link to the
     first heir left, which it joins to the network in the GPU's place;
+    ``fibres``: the ``(gpu, ocs)`` fibres of a realized OCS fabric the component is the end
+    of (:func:`_circuit_fibres`), whose circuits :func:`degrade` drops
+    (:func:`~topologies.optical.drop_circuits`; ``edges`` and ``scaled`` say the same);
     ``shared``: a part that copies of the fabric would share in a full build (a switch of
     tier >= 1, an OCS, a link between two of them and its ends:
     :func:`~topologies.inventory.shared_part`), which a cluster of copies counts once per
@@ -148,6 +163,7 @@ class Component:
     shared: bool = False
     disabled: tuple = ()
     handed: tuple = ()
+    fibres: tuple = ()
 
     @property
     def elements(self) -> frozenset:
@@ -409,6 +425,8 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
             out[cls] = ClassComponents(cls, parts[at], edge=at, removed=removed[at])
         for bundle in shared.values():
             _bundle_components(graph, bundle, _bundle_cables(graph, bundle), wanted, rest)
+        if e.medium_in(("ocs-circuit",)).any():
+            _circuit_fibres(graph, wanted, rest)
     by_cls: dict = defaultdict(list)
     for i in np.flatnonzero(~gpu).tolist():
         by_cls[_switch_class(data[e.nodes[i]])].append(i)
@@ -558,6 +576,81 @@ def _bundle_components(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable
                                           parts=float(parts), shared=shared))
 
 
+def _circuit_fibres(graph: nx.Graph, wanted: tuple[str, ...], out: dict[str, list]) -> None:
+    """Append the cable-end and NIC components of the GPU-OCS fibres of a realized OCS
+    fabric (:func:`~topologies.optical.realize`) to ``out``'s lists: its circuits are its
+    edges, the fibres they ride on are not, yet their ends fail as the bare cabling's do.
+
+    A fibre is named ``gpu-ocs`` as the cabling's edge, its parts are the cabling's
+    (:func:`~topologies.inventory.cable_end_parts`: one at the GPU, none at the OCS), of the
+    class of the medium of ``ocs_cabling`` (else of the circuits' ``optics``), with a ``nic``
+    where that medium is one a NIC drives. Failed, it takes the one circuit on it (a GPU has
+    one port on each OCS): its edge where that is the pair's only circuit, else that
+    circuit's share of its bandwidth (:func:`~topologies.schema.circuit_each`). The fibres
+    are those the circuits' ``via`` name and, where ``ocs_cabling`` counts a fibre from
+    every GPU to every OCS (the ``ocs`` builder's cabling), the unused ones, which cut
+    nothing; where it counts other unused fibres, whose ends are not known, they are one
+    component of that many parts that cuts nothing. A circuit without ``via`` has no fibre
+    named here.
+
+    >>> from topologies.specs import build
+    >>> out = {c: [] for c in CLASSES}
+    >>> _circuit_fibres(build("ocs:gpus=4,ports=2,logical=ring"), CLASSES, out)
+    >>> len(out["cpo-engine"]), out["cpo-engine"][0].name, out["cpo-engine"][0].edges
+    (8, 'gpu0-ocs0', (('gpu0', 'gpu1'),))
+    """
+    data = graph._node
+    cabling = graph.graph.get("ocs_cabling")
+    on: dict = {}   # (gpu, ocs) -> the circuit edge riding it and its share
+    optics = None
+    for u, v, d in graph.edges(data=True):
+        planes = circuit_via(u, v, d, data)
+        if not planes:
+            continue
+        optics = optics or d.get("optics")
+        each = circuit_each(u, v, d)
+        total = float(d["bandwidth"])
+        for i, o in enumerate(planes):
+            share = (each[0][i] / total if total > 0 else 1.0 / len(planes)) \
+                if each is not None else 1.0 / len(planes)
+            for g in (u, v):
+                on[(g, o)] = ((u, v), len(planes), share)
+    medium = cabling["medium"] if cabling is not None else optics
+    end_cls = LINK_CLASSES.get(medium)
+    gpus = [n for n, d in data.items() if d.get("kind") == "gpu"]
+    switches = [n for n, d in data.items() if d.get("kind") == "ocs"]
+    at = {n: i for i, n in enumerate(data)}   # the cabling's order: GPU, then OCS
+    used = sorted(on, key=lambda p: (at[p[0]], at[p[1]]))
+    fibres, unknown = used, 0
+    if cabling is not None:
+        cables = round(float(cabling["cables"]))
+        if cables == len(gpus) * len(switches):   # every GPU to every OCS
+            fibres = [(g, o) for g in gpus for o in switches]
+        else:
+            unknown = max(0, cables - len(used))
+    end_parts = cable_end_parts("gpu", 1) + cable_end_parts("ocs", 1)
+    classes = [(end_cls, end_parts), *((("nic", cable_end_parts("gpu", 1)),)
+                                       if medium in _NIC_MEDIA else ())]
+    for cls, parts in classes:
+        if cls not in wanted or parts <= 0:
+            continue
+        for g, o in fibres:
+            circuit = on.get((g, o))
+            removed: tuple = ()
+            scaled: tuple = ()
+            if circuit is not None:
+                edge, count, share = circuit
+                if count == 1:
+                    removed = (edge,)
+                else:
+                    scaled = ((edge, 1.0 - share),)
+            out[cls].append(Component(cls, f"{g}-{o}", edges=removed, scaled=scaled,
+                                      parts=float(parts), fibres=((g, o),)))
+        if unknown:
+            out[cls].append(Component(cls, f"{unknown} fibres no circuit rides",
+                                      parts=float(parts * unknown)))
+
+
 def _tier0_of(graph: nx.Graph) -> dict[Hashable, frozenset]:
     """Every tier-0 switch (:func:`stops`, read from the attribute dicts: no view a node),
     with the GPUs wired to it."""
@@ -691,6 +784,10 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
     failed = tuple(failed)   # (may be a generator)
     moved = _hand_on(out, failed)
     for comp in failed:
+        if comp.fibres:   # a realized OCS fabric's fibre: the circuit on it goes
+            if "circuits" in out.graph:
+                drop_circuits(out, set(), fibres=set(comp.fibres), nodes=out.nodes)
+            continue
         for (u, v), factor in comp.scaled:
             for a, b in ((u, v), *moved.get(edge_key(u, v), ())):
                 if out.has_edge(a, b):
