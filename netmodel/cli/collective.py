@@ -393,7 +393,8 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
                                 algorithm=algorithm, placement=placement,
                                 algorithms=model.algorithms, seed=seed, scope=model.scope,
                                 calibration=setup.calibration, max_transfers=max_transfers,
-                                tuner=model.tuner)
+                                tuner=model.tuner,
+                                circuits=setup.circuits_after(len(group), links, nodes))
         whole = deg.healthy.connected   # else the healthy fabric is cut apart too (an OCS
         # fabric without circuits): no time (JSON has no inf: 'Infinity' broke parsers)
         extra["failures"] = {"failed": fail_text,
@@ -648,7 +649,8 @@ def _model_on(deg, model, placement, algorithm, seed):
     from netmodel.collectives.degraded import degrade
     from netmodel.collectives.model import FabricCostModel
 
-    broken = degrade(model.graph, links=deg.failed_links, nodes=deg.failed_nodes)
+    broken = deg.graph if deg.graph is not None else \
+        degrade(model.graph, links=deg.failed_links, nodes=deg.failed_nodes)
     return FabricCostModel(broken, placement=placement, algorithm=algorithm,
                            algorithms=model.algorithms, seed=seed, scope=model.scope,
                            calibration=model.calibration, max_transfers=model.max_transfers,

@@ -37,7 +37,7 @@ sources are).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -202,6 +202,9 @@ class DegradedResult:
     failed_nodes: tuple[Hashable, ...]
     lost: tuple[Hashable, ...]
     stopped: tuple[Hashable, ...] = ()
+    #: the graph the survivors were costed on (the degraded fabric, or the circuits the
+    #: caller's ``circuits`` re-set on it)
+    graph: nx.Graph | None = None
 
     @property
     def cut(self) -> bool:
@@ -217,12 +220,18 @@ class DegradedResult:
 
 def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable[Hashable],
                   *, links: Iterable[Iterable[Hashable]] = (), nodes: Iterable[Hashable] = (),
-                  algorithm: str | None = None, **model_options: Any) -> DegradedResult:
+                  algorithm: str | None = None, circuits: Callable | None = None,
+                  **model_options: Any) -> DegradedResult:
     """Cost ``op`` on ``group`` (a size placed on the healthy fabric, or explicit GPUs)
     before and after removing ``links`` and ``nodes``; ``model_options`` go to
     :class:`~netmodel.collectives.model.FabricCostModel` (placement, algorithms,
     calibration...). With ``scope="collectives"`` (a scenario's), ``algorithm`` is the
-    models' own: all-to-all and send-recv choose as auto where it lacks them."""
+    models' own: all-to-all and send-recv choose as auto where it lacks them.
+    ``circuits``: on a fabric whose circuits are re-set after a failure (an OCS
+    scenario's instance, :meth:`~netmodel.study.collective_setup.CollectiveSetup.circuits_after`),
+    given the surviving members in the group's order, the graph they are costed on
+    instead of the failed circuits dropped, or None where none can be set (the group is
+    cut)."""
     links, nodes = _parts("links", links, "(u, v) pairs"), _parts("nodes", nodes, "nodes")
     broken = degrade(graph, links=links, nodes=nodes)   # names a bad part before any cost
     links = tuple(tuple(x) for x in links)
@@ -248,9 +257,15 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
         raise UserError("every GPU of the group failed" + (
             " or stopped with a failed tier-0 switch (a GPU wired to one runs nothing until "
             "it is repaired)" if stopped & set(group) else ""))
+    if circuits is not None:
+        reset = circuits(survivors)
+        if reset is None:   # no circuit can be set among them: each survivor alone
+            reset = broken.copy()
+            reset.remove_edges_from(list(reset.subgraph(survivors).edges()))
+        broken = reset
     results = [FabricCostModel(broken, ring_order=order, **options).cost(op, nbytes, survivors,
                                                                          algorithm)
                for order in ("given", "greedy")]
     degraded = min(results, key=lambda r: r.time)
     return DegradedResult(healthy, degraded, links, nodes, lost,
-                          tuple(g for g in lost if g in stopped))
+                          tuple(g for g in lost if g in stopped), broken)

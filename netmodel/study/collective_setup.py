@@ -147,6 +147,58 @@ class CollectiveSetup:
             self._models[key] = hit
         return hit
 
+    def circuits_after(self, size: int, links: Iterable = (), nodes: Iterable = ()):
+        """On a scenario's optical circuit-switched fabric, what the survivors of an
+        instance of ``size`` GPUs are costed on after ``links`` (``(u, v)`` pairs) and
+        ``nodes`` fail, for :func:`~netmodel.collectives.degraded.degraded_cost`'s
+        ``circuits``: a callable given the surviving members, returning the degraded cell
+        with their circuits, and every other instance's of the size (placed as on the
+        healthy cell, its own survivors), re-set as the reliability model re-sets them
+        (:func:`~netmodel.study.placed_graph.instance_circuits`: the scenario's ring or
+        torus on the planes each still has; ``best``, the faster layout that can be set,
+        :func:`~netmodel.study.scenario_fabric.best_layout`), its ``[adjust]`` applied; None
+        where the members' circuits cannot be set. None (the failed circuits are dropped,
+        nothing re-set) for a fabric, a scenario off an OCS, or where a failed link is a
+        circuit (two GPUs), not a part of the cell."""
+        s = self.scenario
+        if s is None or not s.is_ocs or size < 2:
+            return None
+        physical = self._graph
+        links = [tuple(x) for x in links]
+        if any(not physical.has_edge(u, v) for u, v in links):
+            return None
+        import networkx as nx
+
+        from netmodel.collectives.degraded import degrade
+        from netmodel.collectives.placement import partition
+        from netmodel.study.placed_graph import instance_circuits
+        from netmodel.study.scenario_fabric import adjusted
+        from topologies.failure_domains import mark_degraded
+        from topologies.schema import circuit_count, gpu_nodes
+
+        cell = degrade(physical, links=links, nodes=nodes)
+        calibration = self.calibration
+        groups = partition(physical, int(size), self.placement, gpus=gpu_nodes(physical))
+        # named as degrade names a failed fabric: the healthy one's name, degraded
+        name = f"{self.model(size).graph.graph.get('name', 'fabric')} (degraded)"
+
+        def circuits(members):
+            members = tuple(members)
+            own = instance_circuits(s, cell, members, calibration)
+            if own is None:
+                return None
+            others = [tuple(g for g in group if g in cell) for group in groups
+                      if not set(group) & set(members)]
+            sets = [own] + [c for m in others if len(m) > 1
+                            for c in [instance_circuits(s, cell, m, calibration)]
+                            if c is not None]
+            out = nx.compose_all(sets) if len(sets) > 1 else own
+            out.graph.update(own.graph, name=name, spec="")
+            out.graph["circuits"] = circuit_count(out)
+            return mark_degraded(adjusted(out, s.adjust))
+
+        return circuits
+
     def at_once_time(self, op: str, nbytes: float, size: int) -> float | None:
         """Seconds of ``op`` with every instance of ``size`` GPUs at once, each on its own
         (algorithm, protocol), the fastest for it alone or the tuner plugin's where it
