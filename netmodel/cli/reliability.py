@@ -133,7 +133,10 @@ def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_fr
         if seconds is not None:
             with _time_refused_as(f"--{name}", as_typed(name), words):
                 cat = cat.with_(**{f"{name}_s": seconds})
-    return cat.with_(storage_bandwidth=storage)
+    if storage is None:
+        return cat
+    with _bandwidth_refused_as(as_typed("load_bandwidth")):
+        return cat.with_(storage_bandwidth=storage)
 
 
 def _gpu_rate(cat, rate: float):
@@ -200,33 +203,57 @@ def _seconds(text: str, flag: str) -> float:
 
 
 def _storage_bandwidth(text: str) -> float:
-    """Bytes/s of ``--load-bandwidth`` (:func:`_check_load_bandwidth`'s range)."""
+    """Bytes/s of ``--load-bandwidth`` (a finite number > 0 with a bandwidth unit); its
+    range (a GPU's least bandwidth to :data:`~netmodel.study.reliability_catalog.
+    MAX_STORAGE_BANDWIDTH`) is the catalog's to check (:func:`_bandwidth_refused_as`)."""
     from compute.units import parse_bandwidth
 
-    bw = parse_bandwidth(text, "--load-bandwidth")
-    _check_load_bandwidth(text, bw)
-    return bw
+    return parse_bandwidth(text, "--load-bandwidth")
 
 
-def _check_load_bandwidth(text, bw) -> None:
-    """Refuse a storage bandwidth below the floor a GPU's scale-up bandwidth has (1 MB/s,
-    compute/data/limits.toml): a shard then loads within about 3 years even at the most
-    HBM a GPU file may declare (100,000 GB); below it the load time overflowed to inf (1e-300
-    B/s: NaN availability, 'inf failure events') or ran past the century the times are held
-    to (1 B/s: 1.6e10 s a swap, negative goodput)."""
+#: How the catalog's refusal of a storage bandwidth below its floor starts (the one past
+#: its ceiling starts ``storage bandwidth must be a number``).
+_BELOW_FLOOR = "storage_bandwidth must be >="
+
+
+@contextmanager
+def _bandwidth_refused_as(typed: str):
+    """The catalog's refusal of the storage bandwidth ``--load-bandwidth`` gave as
+    ``typed`` (:meth:`~netmodel.study.reliability_catalog.Catalog.with_`, which checks it
+    against the floor a GPU's bandwidth has, 1 MB/s in compute/data/limits.toml, and 1 PB/s)
+    said with the flag and the range in MB/s and PB/s, read from the catalog's limits: the
+    catalog speaks bytes/s (``must be a number from 0 to 1e+15 bytes/s``, the floor apart).
+    Below the floor the load time overflowed to inf (1e-300 B/s: NaN availability) or ran
+    past the century the times are held to (1 B/s: 1.6e10 s a swap). Any other error (the
+    bandwidth given without ``--load-from storage``) passes as it is.
+
+    >>> from netmodel.study.reliability_catalog import catalog
+    >>> try:  # doctest: +NORMALIZE_WHITESPACE
+    ...     with _bandwidth_refused_as("2PB/s"):
+    ...         catalog().with_(load_from="storage", storage_bandwidth=2e15)
+    ... except Exception as exc:
+    ...     print(exc)
+    --load-bandwidth '2PB/s' is above 1 PB/s, the most a storage bandwidth may be; allowed:
+    1 MB/s to 1 PB/s
+    """
     from compute.errors import UserError
     from compute.hardware import spec_ranges
     from netmodel.study.reliability_catalog import MAX_STORAGE_BANDWIDTH
 
-    floor = spec_ranges()["scaleup_bandwidth"][0]
-    if bw is not None and 0 < bw < floor:
-        raise UserError(f"--load-bandwidth {text!r} is below {floor / 1e6:g} MB/s, the least "
-                        f"a GPU's bandwidth may be (compute/data/limits.toml); give e.g. "
-                        f"12.5GB/s")
-    if bw is not None and bw > MAX_STORAGE_BANDWIDTH:
-        raise UserError(f"--load-bandwidth {text!r} is above {MAX_STORAGE_BANDWIDTH / 1e15:g} "
-                        f"PB/s, the most a storage bandwidth may be; allowed: "
-                        f"{floor / 1e6:g} MB/s to {MAX_STORAGE_BANDWIDTH / 1e15:g} PB/s")
+    try:
+        yield
+    except UserError as exc:
+        said = str(exc)
+        if not said.startswith((_BELOW_FLOOR, "storage bandwidth must be a number")):
+            raise
+        floor, flag = spec_ranges()["scaleup_bandwidth"][0], "--load-bandwidth"
+        if said.startswith(_BELOW_FLOOR):
+            raise UserError(f"{flag} {typed!r} is below {floor / 1e6:g} MB/s, the least a "
+                            f"GPU's bandwidth may be (compute/data/limits.toml); give e.g. "
+                            f"12.5GB/s") from None
+        raise UserError(f"{flag} {typed!r} is above {MAX_STORAGE_BANDWIDTH / 1e15:g} PB/s, the "
+                        f"most a storage bandwidth may be; allowed: {floor / 1e6:g} MB/s to "
+                        f"{MAX_STORAGE_BANDWIDTH / 1e15:g} PB/s") from None
 
 
 def _absent(cluster, rates, repair_times) -> list[str]:

@@ -371,11 +371,25 @@ def test_load_bandwidth_below_a_gpus_floor_is_refused(command, bandwidth, tmp_pa
 
 
 def test_load_bandwidth_floor_is_taken():
-    from netmodel.cli.reliability import _check_load_bandwidth
+    from netmodel.cli.reliability import _bandwidth_refused_as
+    from netmodel.study.reliability_catalog import catalog
 
-    _check_load_bandwidth("1MB/s", 1e6)   # the floor itself: 1e14 B (100,000 GB) in 1e8 s
-    with pytest.raises(UserError, match="'0.999999MB/s' is below 1 MB/s"):
-        _check_load_bandwidth("0.999999MB/s", 999_999.0)
+    storage = catalog().with_(load_from="storage")
+    with _bandwidth_refused_as("1MB/s"):   # the floor itself: 1e14 B (100,000 GB) in 1e8 s
+        assert storage.with_(storage_bandwidth=1e6).storage_bandwidth == 1e6
+    with pytest.raises(UserError, match="^--load-bandwidth '0.999999MB/s' is below 1 MB/s"), \
+            _bandwidth_refused_as("0.999999MB/s"):
+        storage.with_(storage_bandwidth=999_999.0)
+
+
+def test_load_bandwidth_range_checked_once_by_the_catalog():
+    # the option's parser reads the bandwidth only; the range is the catalog's (the CLI
+    # restated the floor and the ceiling in a check of its own), said with the flag
+    from netmodel.cli.reliability import _storage_bandwidth
+
+    assert (_storage_bandwidth("1B/s"), _storage_bandwidth("2PB/s")) == (1.0, 2e15)
+    with pytest.raises(UserError, match="^--load-bandwidth must be a finite number > 0"):
+        _storage_bandwidth("0")
 
 
 def test_load_bandwidth_needs_storage_loading():
