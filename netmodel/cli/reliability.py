@@ -510,8 +510,8 @@ def blast_radius(scenario: str, model: str, phase: str,
               help="Where spares sit: in the failed GPU's group, "
               "in its pod (copy of the fabric), or anywhere (whole instances re-created).")
 @click.option("--horizon", default="1y", show_default=True, metavar="T",
-              help="Simulated time (s, min, h, d, w, y): 1 h to 100 y.", cls=RegistryHelp,
-              reads=lambda t: _horizon(t))
+              help="Simulated time (s, min, h, d, w, y): 1 h to 100 y.",
+              type=ReadAs(lambda t: _horizon(t)))
 @click.option("--trials", default="1000", show_default=True, metavar="N",
               help="Monte Carlo trials.", type=ReadAs(lambda t: _trials(t)))
 @click.option("--seed", default="0", show_default=True, metavar="N",
@@ -526,7 +526,7 @@ def availability(scenario: str, model: str, phase: str,
                  repair_times: tuple[str, ...], detection: float | None, warmup: float | None,
                  load_from: str | None, load_bandwidth: float | None, ttft: float, tbt: float,
                  max_batch: int, as_json: bool, out_dir: str | None, no_plot: bool,
-                 parallelism: str, spares: str, placement: str, horizon: str, trials: int,
+                 parallelism: str, spares: str, placement: str, horizon: float, trials: int,
                  seed: int, threshold: float, quiet: bool, fabric: str | None = None) -> None:
     """Delivered capacity over time with failures, repairs and hot spares: a seeded Monte
     Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
@@ -574,11 +574,13 @@ def _trials(text) -> int:
 
 
 def _horizon(text) -> float:
-    """Seconds of ``--horizon`` as the run reads it
-    (:func:`~netmodel.study.availability_mc.check_run`)."""
+    """Seconds of ``--horizon``, read and range-checked by the run's own check
+    (:func:`~netmodel.study.availability_mc.check_run`), its refusal said with the flag
+    (``horizon '1' is shorter ...``: :func:`_parameters_as_flags`); the run gets seconds."""
     from netmodel.study.availability_mc import check_run
 
-    return check_run(1, text)[1]
+    with _parameters_as_flags():
+        return check_run(1, text)[1]
 
 
 def _seed(text) -> int:

@@ -132,6 +132,9 @@ def _option(command: str, name: str):
     ("blast-radius", "detection", "2min", 120.0),
     ("availability", "warmup", "1h", 3600.0),
     ("availability", "load_bandwidth", "12.5GB/s", 12.5e9),
+    # read by the run's own check (availability_mc.check_run); the command got the text
+    # and passed it on, the declaration's reads= comparing repeats only
+    ("availability", "horizon", "2d", 172800.0),
 ])
 def test_the_command_gets_the_value_its_declaration_reads(command, name, text, value):
     """The parser is named on the declaration (netmodel.cli.options.ReadAs) and the command
@@ -149,8 +152,8 @@ def test_a_value_read_at_the_declaration_is_recorded_as_typed(tmp_path):
     import json
 
     r = run_cli([*AVAIL, "--trials", "1e1", "--seed", "+3", "--detection", "2min",
-                 "--out", tmp_path / "o", "--no-plot"])
+                 "--horizon", "2d", "--out", tmp_path / "o", "--no-plot"])
     assert r.exit_code == 0, r.output
     run = json.loads((tmp_path / "o" / "netmodel-manifest.json").read_text())["run"]
-    assert (run["trials"], run["seed"], run["detection"], run["threshold"], run["tbt"]) == \
-        ("1e1", "+3", "2min", "99%", "50ms")
+    assert (run["trials"], run["seed"], run["detection"], run["threshold"], run["tbt"],
+            run["horizon"]) == ("1e1", "+3", "2min", "99%", "50ms", "2d")
