@@ -50,6 +50,7 @@ def _parsers(monkeypatch):
     from netmodel.cli.serving import _rate
     from netmodel.study.availability import parse_spares
     from netmodel.study.scenarios import get_scenario
+    from netmodel.study.serving import with_rate
     from netmodel.study.sweep import _value
     from topologies import build
     from topologies.direct import parse_dims
@@ -67,7 +68,8 @@ def _parsers(monkeypatch):
         ("click REAL", lambda t: REAL.convert(t, None, None), 16.0),
         ("--seed", _seed, 16),
         ("--sms", lambda t: _sms(f"{t}/8"), (16, 8)),
-        ("--rate", _rate, 16.0),
+        # --rate reads the number; the workload refuses what is not one (d9bc9a9)
+        ("--rate", lambda t: with_rate("coding", _rate(t)).rate, 16.0),
         ("--expert-skew", _skew, 16.0),
         ("--rate CLASS=R", lambda t: _per_hour(t, "--rate"), 16.0),
         ("spares", lambda t: parse_spares(t, 100), 16),
