@@ -494,6 +494,12 @@ class SweepResult(RowsResult):
     def higher_is_better(self) -> bool:
         return self.metric != "usd_per_mtoken"
 
+    def panels(self) -> list[tuple]:
+        """Every (model, phase, second parameter's value) whose curves the results hold, in
+        the order tables and figures take them (``y`` None with one parameter)."""
+        ys = self.params[1].values if len(self.params) > 1 else (None,)
+        return [(m, ph, y) for m in self.models for ph in self.phases for y in ys]
+
     def curve(self, label: str, model: str, phase: str,
               y: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(x, metric)`` of one scenario (NaN where infeasible or not priced)."""
@@ -512,17 +518,14 @@ class SweepResult(RowsResult):
         interpolated (a cost linearly in ``x``, exact where it is a price; tokens/s/SM
         in the space its figure draws, log-linearly on a log axis: :func:`_crossings`)."""
         out = []
-        ys = self.params[1].values if len(self.params) > 1 else (None,)
-        for model in self.models:
-            for phase in self.phases:
-                for y in ys:
-                    curves = [self.curve(lab, model, phase, y) for lab in self.labels]
-                    for a in range(len(curves)):
-                        for b in range(a + 1, len(curves)):
-                            out += _crossings(curves[a], curves[b], self.labels[a],
-                                              self.labels[b], dict(model=model, phase=phase,
-                                                                   y=y), self.metric,
-                                              self.higher_is_better)
+        for model, phase, y in self.panels():
+            curves = [self.curve(lab, model, phase, y) for lab in self.labels]
+            for a in range(len(curves)):
+                for b in range(a + 1, len(curves)):
+                    out += _crossings(curves[a], curves[b], self.labels[a],
+                                      self.labels[b], dict(model=model, phase=phase,
+                                                           y=y), self.metric,
+                                      self.higher_is_better)
         return out
 
     def coinciding(self, rtol: float = COINCIDENT) -> list[dict]:
@@ -540,33 +543,30 @@ class SweepResult(RowsResult):
         ('a', 'b')
         """
         out = []
-        ys = self.params[1].values if len(self.params) > 1 else (None,)
-        for model in self.models:
-            for phase in self.phases:
-                for y in ys:
-                    curves = {lab: self.curve(lab, model, phase, y)[1] for lab in self.labels}
-                    taken: set[str] = set()
-                    for lab in self.labels:
-                        if lab in taken:
-                            continue
-                        a = curves[lab]
-                        ok = np.isfinite(a)
-                        group, spread = [lab], 0.0
-                        for other in self.labels:
-                            b = curves[other]
-                            if other == lab or other in taken or len(b) != len(a) \
-                                    or not ok.any() or (np.isfinite(b) != ok).any():
-                                continue
-                            top = np.maximum(np.abs(a[ok]), np.abs(b[ok]))
-                            rel = np.abs(a[ok] - b[ok]) / np.where(top > 0, top, 1.0)
-                            if rel.max() <= rtol:
-                                group.append(other)
-                                spread = max(spread, float(rel.max()))
-                        if len(group) > 1:
-                            taken.update(group)
-                            out.append({"model": model, "phase": phase, "y": y,
-                                        "labels": tuple(group), "spread": spread,
-                                        "rtol": rtol})
+        for model, phase, y in self.panels():
+            curves = {lab: self.curve(lab, model, phase, y)[1] for lab in self.labels}
+            taken: set[str] = set()
+            for lab in self.labels:
+                if lab in taken:
+                    continue
+                a = curves[lab]
+                ok = np.isfinite(a)
+                group, spread = [lab], 0.0
+                for other in self.labels:
+                    b = curves[other]
+                    if other == lab or other in taken or len(b) != len(a) \
+                            or not ok.any() or (np.isfinite(b) != ok).any():
+                        continue
+                    top = np.maximum(np.abs(a[ok]), np.abs(b[ok]))
+                    rel = np.abs(a[ok] - b[ok]) / np.where(top > 0, top, 1.0)
+                    if rel.max() <= rtol:
+                        group.append(other)
+                        spread = max(spread, float(rel.max()))
+                if len(group) > 1:
+                    taken.update(group)
+                    out.append({"model": model, "phase": phase, "y": y,
+                                "labels": tuple(group), "spread": spread,
+                                "rtol": rtol})
         return out
 
     def no_crossings(self) -> list[dict]:
@@ -585,29 +585,26 @@ class SweepResult(RowsResult):
         [('a', 'b', (3.0, 1.2, 1.0))]
         """
         out = []
-        ys = self.params[1].values if len(self.params) > 1 else (None,)
         base = self.labels[0]
-        for model in self.models:
-            for phase in self.phases:
-                for y in ys:
-                    x, a = self.curve(base, model, phase, y)
-                    for lab in self.labels[1:]:
-                        b = self.curve(lab, model, phase, y)[1]
-                        if len(b) != len(a):
-                            continue
-                        ok = np.isfinite(a) & np.isfinite(b)
-                        d = a[ok] - b[ok]
-                        if ok.sum() < 2 or not ((d > 0).all() or (d < 0).all()):
-                            continue
-                        hi_v, lo_v = (a, b) if d[0] > 0 else (b, a)
-                        above, below = (base, lab) if d[0] > 0 else (lab, base)
-                        xs, top, bottom = x[ok], hi_v[ok], lo_v[ok]
-                        k = int(np.argmin((top - bottom) / np.abs(top)))
-                        out.append({"model": model, "phase": phase, "y": y, "above": above,
-                                    "below": below, "lo": float(xs[0]), "hi": float(xs[-1]),
-                                    "points": int(ok.sum()),
-                                    "closest": (float(xs[k]), float(top[k]),
-                                                float(bottom[k]))})
+        for model, phase, y in self.panels():
+            x, a = self.curve(base, model, phase, y)
+            for lab in self.labels[1:]:
+                b = self.curve(lab, model, phase, y)[1]
+                if len(b) != len(a):
+                    continue
+                ok = np.isfinite(a) & np.isfinite(b)
+                d = a[ok] - b[ok]
+                if ok.sum() < 2 or not ((d > 0).all() or (d < 0).all()):
+                    continue
+                hi_v, lo_v = (a, b) if d[0] > 0 else (b, a)
+                above, below = (base, lab) if d[0] > 0 else (lab, base)
+                xs, top, bottom = x[ok], hi_v[ok], lo_v[ok]
+                k = int(np.argmin((top - bottom) / np.abs(top)))
+                out.append({"model": model, "phase": phase, "y": y, "above": above,
+                            "below": below, "lo": float(xs[0]), "hi": float(xs[-1]),
+                            "points": int(ok.sum()),
+                            "closest": (float(xs[k]), float(top[k]),
+                                        float(bottom[k]))})
         return out
 
     def no_crossing_lines(self) -> list[str]:
@@ -654,25 +651,22 @@ class SweepResult(RowsResult):
         not depend on, e.g. ``fabric.nic_bandwidth`` where TP fits in a scale-up domain),
         with the range of USD per million tokens there when that moves instead."""
         out = []
-        ys = self.params[1].values if len(self.params) > 1 else (None,)
-        for model in self.models:
-            for phase in self.phases:
-                for y in ys:
-                    for lab in self.labels:
-                        every = self.curve(lab, model, phase, y)[1]
-                        v = every[np.isfinite(every)]
-                        if len(v) < 2 or v.max() - v.min() > 1e-12 * abs(v.max()):
-                            continue
-                        # points: the values it is feasible at, of total swept
-                        d = {"label": lab, "model": model, "phase": phase, "y": y,
-                             "value": float(v[0]), "points": len(v), "total": len(every)}
-                        cost = [r.usd_per_mtoken for r in self.rows if r.feasible
-                                and (r.label, r.model, r.phase, r.y) == (lab, model, phase, y)
-                                and r.usd_per_mtoken is not None]
-                        if self.metric != "usd_per_mtoken" and cost and \
-                                max(cost) - min(cost) > 1e-12 * max(cost):
-                            d["usd_per_mtoken"] = [min(cost), max(cost)]
-                        out.append(d)
+        for model, phase, y in self.panels():
+            for lab in self.labels:
+                every = self.curve(lab, model, phase, y)[1]
+                v = every[np.isfinite(every)]
+                if len(v) < 2 or v.max() - v.min() > 1e-12 * abs(v.max()):
+                    continue
+                # points: the values it is feasible at, of total swept
+                d = {"label": lab, "model": model, "phase": phase, "y": y,
+                     "value": float(v[0]), "points": len(v), "total": len(every)}
+                cost = [r.usd_per_mtoken for r in self.rows if r.feasible
+                        and (r.label, r.model, r.phase, r.y) == (lab, model, phase, y)
+                        and r.usd_per_mtoken is not None]
+                if self.metric != "usd_per_mtoken" and cost and \
+                        max(cost) - min(cost) > 1e-12 * max(cost):
+                    d["usd_per_mtoken"] = [min(cost), max(cost)]
+                out.append(d)
         return out
 
     def unchanged_lines(self) -> list[str]:
@@ -722,26 +716,23 @@ class SweepResult(RowsResult):
         d = p0.digits()
         name = f"{p0.path} ({unit})" if unit else p0.path
         lines = []
-        ys = result.params[1].values if len(result.params) > 1 else (None,)
-        for model in result.models:
-            for phase in result.phases:
-                for y in ys:
-                    extra = "" if y is None else f", {result.params[1].show(y)}"
-                    lines.append(f"{model}, {phase}{extra}: {_METRIC_NAMES[result.metric]} "
-                                 f"by {name}")
-                    xs = result.curve(result.labels[0], model, phase, y)[0]
-                    width = max(len(lab) for lab in result.labels) + 2
-                    cells = [[_written(x * k, d) for x in xs]] + [
-                        ["-" if v_ != v_ else f"{v_:.3f}" if abs(v_) < 1e9 else f"{v_:.4g}"
-                         for v_ in result.curve(lab, model, phase, y)[1]]
-                        for lab in result.labels]
-                    # 10 characters a column, wider where a value needs it (USD per
-                    # million tokens at a price swept over decades: 124144.292) so that
-                    # neighbouring values never run together
-                    col = max([10] + [len(c) + 2 for row in cells for c in row])
-                    lines.append(" " * width + "".join(f"{c:>{col}}" for c in cells[0]))
-                    for lab, row in zip(result.labels, cells[1:], strict=True):
-                        lines.append(f"{lab:<{width}}" + "".join(f"{c:>{col}}" for c in row))
+        for model, phase, y in result.panels():
+            extra = "" if y is None else f", {result.params[1].show(y)}"
+            lines.append(f"{model}, {phase}{extra}: {_METRIC_NAMES[result.metric]} "
+                         f"by {name}")
+            xs = result.curve(result.labels[0], model, phase, y)[0]
+            width = max(len(lab) for lab in result.labels) + 2
+            cells = [[_written(x * k, d) for x in xs]] + [
+                ["-" if v_ != v_ else f"{v_:.3f}" if abs(v_) < 1e9 else f"{v_:.4g}"
+                 for v_ in result.curve(lab, model, phase, y)[1]]
+                for lab in result.labels]
+            # 10 characters a column, wider where a value needs it (USD per
+            # million tokens at a price swept over decades: 124144.292) so that
+            # neighbouring values never run together
+            col = max([10] + [len(c) + 2 for row in cells for c in row])
+            lines.append(" " * width + "".join(f"{c:>{col}}" for c in cells[0]))
+            for lab, row in zip(result.labels, cells[1:], strict=True):
+                lines.append(f"{lab:<{width}}" + "".join(f"{c:>{col}}" for c in row))
         for c in result.crossovers():
             extra = "" if c["y"] is None else f", {result.params[1].show(c['y'])}"
             lines.append(f"{c['model']}, {c['phase']}{extra}: {c['after']} overtakes "
