@@ -317,7 +317,7 @@ def _gpus(text, scenario: str | Scenario = "NAME"):
 
 
 @contextmanager
-def _parameters_as_flags():
+def _parameters_as_flags(**reading: str):
     """A library :class:`~compute.errors.UserError` raised inside that starts with a
     parameter of the run given by an option typed on the command line (``gpus 1,000 is not
     a multiple of ...``, :func:`~netmodel.study.reliability_fabric.cluster_cells`;
@@ -327,6 +327,10 @@ def _parameters_as_flags():
     the command line its flags (as :func:`~netmodel.cli.resolve.keywords_as_flags` does for
     ``name=value``). An option left at its default is never named: the user did not type
     it (a run of ``--fabric`` whose scenario the library names is not ``--scenario``).
+    ``reading`` names the flag of a parameter whose text an option's own parser is reading
+    (``horizon="--horizon"``, :func:`_horizon`): while click converts a value, whether it
+    was typed is not yet recorded on every click release (8.4.0 records it after), and the
+    parser runs only on the text click hands it, so it names its flag itself.
 
     >>> from compute.errors import UserError
     >>> cmd = click.Command("x", params=[click.Option(["--cluster-gpus", "--gpus"]),
@@ -354,7 +358,7 @@ def _parameters_as_flags():
                    if isinstance(p, click.Option)]
         typed = set(given_on_command_line(*(p.name for p in options))) if ctx else set()
         flags = {f[2:].replace("-", "_"): p.opts[0] for p in options if p.name in typed
-                 for f in p.opts if f.startswith("--")}
+                 for f in p.opts if f.startswith("--")} | reading
         given = re.match(r"([a-z][a-z_]*)(?![\w-])", str(exc))   # the parameter it names
         if given is None or given[1] not in flags:
             raise
@@ -579,7 +583,7 @@ def _horizon(text) -> float:
     (``horizon '1' is shorter ...``: :func:`_parameters_as_flags`); the run gets seconds."""
     from netmodel.study.availability_mc import check_run
 
-    with _parameters_as_flags():
+    with _parameters_as_flags(horizon="--horizon"):
         return check_run(1, text)[1]
 
 

@@ -65,3 +65,16 @@ def test_the_event_limit_says_one_trial():
                                    "cpo-engine=1", "--trials", "1", "--horizon", "1d",
                                    "--repair-time", "host=100y"]))
     assert "failure events to simulate (1 trial); at most 2e+07" in line
+
+
+def test_the_parser_names_its_flag_without_clicks_record_of_what_was_typed():
+    # The project's CI of 9077651 failed here (8 tests: 'horizon '1s' is shorter ...', no
+    # flag) though a clean clone here passed on click 8.5.1; reproduced on click 8.4.0, which
+    # records whether an option was typed only after converting its value, so --horizon's
+    # parser (run during the conversion) found 'horizon' untyped. Called with no click
+    # context at all, the parser still names its flag.
+    from netmodel.cli.reliability import _horizon
+    with pytest.raises(UserError) as caught:
+        _horizon("1s")
+    assert str(caught.value) == "--horizon '1s' is shorter than an hour; allowed: 1 h to 100 y"
+    assert _horizon("1h") == HOUR
