@@ -69,8 +69,8 @@ class AdjustedComm:
         take (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.
         with_circuits`) re-scored at this scale and per-hop latency (its own slopes, kept
         by it), the faster kept by :func:`~netmodel.study.scenario_fabric.best_layout`'s
-        criterion. Instances of a pipeline's slices placed unlike the first GPUs
-        (:class:`PlacedAdjusted`) keep the layouts chosen at the scenario's own links."""
+        criterion. The slices of an instance as placed (:class:`PlacedAdjusted`) choose
+        theirs so, each on its own circuits."""
         from netmodel.study.scenarios import BEST
 
         s = self.c.scenario
@@ -217,6 +217,66 @@ class PlacedAdjusted:
         self.comm, self.placed = comm, placed
         self._parts: dict = {}     # (slice model id, members, op) -> its lines' parts
         self._models: dict = {}    # (slice model id, hop, scale) -> (model, adjusted one)
+        self._chosen: dict = {}    # circuits = "best": (boundary, p) -> the groups chosen
+
+    def groups(self, op: str, p: int) -> list:
+        """``(cost model, members)`` of each group ``op`` on groups of ``p`` runs on, one
+        of each placement (:meth:`~netmodel.study.placed_cost.PlacedInstance.groups`, its
+        refusals). With ``circuits = "best"`` on an OCS fabric each group's circuits are
+        set as the layout faster at these links (:func:`~netmodel.study.scenario_fabric.
+        best_layout`'s criterion, the group's all-reduce re-scored here), as
+        :meth:`AdjustedComm.layout_comm` chooses an instance's and a compilation at the
+        adjusted links chooses each slice's
+        (:func:`~netmodel.study.placed_graph.instance_circuits`); the scenario's own
+        choice, made at its own links, is not kept."""
+        from netmodel.study.circuit_copies import torus_sides
+        from netmodel.study.scenarios import BEST
+
+        own = self.placed.groups(op, p)   # its refusals; the groups at the own links
+        s = self.placed.coll.scenario
+        if s.circuits != BEST or not s.is_ocs or not torus_sides(int(p)):
+            return own   # one layout the size can take: the ring, set as at the own links
+        key = (self.placed.boundary(op, p), int(p))
+        hit = self._chosen.get(key)
+        if hit is None:
+            hit = self._chosen[key] = self._best_groups(op, int(p), len(own))
+        return hit
+
+    def _best_groups(self, op: str, p: int, count: int) -> list:
+        """:meth:`groups` of a ``circuits = "best"`` scenario: each layout's groups
+        (the scenario set as that layout, :meth:`~netmodel.study.scenario_collectives.
+        ScenarioCollectives.with_circuits`; placed alike as the scenario's, on the same
+        fabric: ``count`` of them, in the same order), a group's layout made where its
+        circuits are set as it (:func:`~netmodel.study.scenario_fabric.set_layout`), the
+        faster kept per group by :func:`~netmodel.study.scenario_fabric.best_layout`."""
+        from netmodel.study.scenario_fabric import LAYOUTS, best_layout, set_layout
+
+        c, pl = self.comm.c, self.placed
+        per = {}
+        for lay in LAYOUTS:
+            try:
+                per[lay] = pl.coll.with_circuits(lay).for_instance(pl.gpus, pl.stage) \
+                    .groups(op, p)
+            except UserError:   # cut apart as this layout: the other's
+                continue
+            if len(per[lay]) != count:   # not expected: the same fabric, the same placement
+                raise RuntimeError(f"scenario {c.scenario.label!r} set as {lay} costs "
+                                   f"{len(per[lay])} groups of {p}, not {count}")
+        chosen = []
+        for i in range(count):
+            def make(lay: str, i=i):
+                if lay not in per:
+                    return None
+                model, members = per[lay][i]
+                if set_layout(model, tuple(members)) != lay:   # a torus set as a ring
+                    return None
+                return _Rescored(self, model, tuple(members)), (model, members)
+
+            hit = best_layout(int(p), make)
+            if hit is None:
+                raise pl.cut(op, p)
+            chosen.append(hit[1])
+        return chosen
 
     def _adjusted_model(self, model, scale: float, hop: float):
         """``model`` (a slice's cost model) on its graph with every link's bandwidth times
@@ -260,7 +320,7 @@ class PlacedAdjusted:
         if self.placed.as_scenario(op, p):
             return self.comm.collective_time(op, n, p)
         t = None
-        for model, members in self.placed.groups(op, p):
+        for model, members in self.groups(op, p):
             ti = self._slice_time(op, model, tuple(members), n)
             t = ti if t is None else np.maximum(t, ti)
         return np.where(n > 0, t, 0.0)
@@ -278,7 +338,7 @@ class PlacedAdjusted:
             return self.comm.moe_all_to_all_time(n, p, copies, reach)
         c = self.comm
         t = None
-        for model, members in self.placed.groups("all-to-all", p):
+        for model, members in self.groups("all-to-all", p):
             members = tuple(members)
 
             def every(model=model, members=members) -> np.ndarray:
@@ -291,6 +351,19 @@ class PlacedAdjusted:
                 raise self.placed.cut("all-to-all", p) from None
             t = ti if t is None else np.maximum(t, ti)
         return np.where(n > 0, t, 0.0)
+
+
+class _Rescored:
+    """One group's costs re-scored by a :class:`PlacedAdjusted` (its scale and per-hop
+    latency), as :func:`~netmodel.study.scenario_fabric.best_layout` asks a layout's
+    (``collective_time(op, nbytes, members)``)."""
+
+    def __init__(self, placed: PlacedAdjusted, model, members: tuple):
+        self.placed, self.model, self.members = placed, model, members
+
+    def collective_time(self, op: str, nbytes, _members) -> np.ndarray:
+        return self.placed._slice_time(op, self.model, self.members,
+                                       np.asarray(nbytes, dtype=float))
 
 
 def adjusted_lines(a_fixed, a_fill, b_link, b_red, b_least, slope, scale: float,
