@@ -8,7 +8,6 @@ before the work starts; the files are written all or nothing.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 import click
 
@@ -36,9 +35,6 @@ from netmodel.cli.options import (
     table_json_option,
     with_options,
 )
-
-if TYPE_CHECKING:
-    from netmodel.study.scenarios import Scenario
 
 __all__ = ["availability", "blast_radius"]
 
@@ -286,10 +282,20 @@ def shown_text(text) -> str:
         f"{str(text)[:20]!r}... ({len(str(text)):,} characters)"
 
 
-def _gpus(text, scenario: str | Scenario = "NAME"):
+def _gpus(text) -> int | None:
     """The cluster size of ``--cluster-gpus N`` (its older spelling ``--gpus N`` is an alias
     of the one option: elsewhere in the CLI ``--gpus`` names GPUs, so the help shows the
-    new one)."""
+    new one), the option's own parser (:class:`~netmodel.cli.options.ReadAs`): the command
+    gets the whole number. GPU names given as the size are told how these commands take a
+    GPU (:func:`_gpu_name_hint`, from the ``--scenario`` or ``--fabric`` typed beside it).
+
+    >>> _gpus("131,072"), _gpus("64")
+    (131072, 64)
+    >>> _gpus("0")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --cluster-gpus '0' must be at least 1 GPU: a multiple of the scenario's fabric (leave it out for one copy)
+    """
     from compute.errors import UserError
     from compute.validate import GROUPED_RULE, read_grouped
 
@@ -302,7 +308,7 @@ def _gpus(text, scenario: str | Scenario = "NAME"):
     n = read_grouped(flag, t)
     if n is None or n < 0:
         raise UserError(f"{flag} {shown_text(text)} must be a whole number of GPUs "
-                        f"({GROUPED_RULE})" + _gpu_name_hint(t, scenario))
+                        f"({GROUPED_RULE})" + _gpu_name_hint(t))
     digits = str(n)
     from netmodel.study.reliability_fabric import MAX_GPUS
 
@@ -365,17 +371,28 @@ def _parameters_as_flags(**reading: str):
         raise type(exc)(flags[given[1]] + str(exc)[len(given[1]):]) from None
 
 
-def _gpu_name_hint(text: str, scenario: str | Scenario) -> str:
+def _gpu_name_hint(text: str) -> str:
     """Where a cluster size was given GPU names (compare's and sweep's ``--gpus`` take
-    them), how these commands take a GPU instead: in the scenario."""
+    them), how these commands take a GPU instead: in the scenario (``NAME@GPU``, the
+    ``--scenario`` typed on the command line, else ``NAME``) or, with ``--fabric``, in the
+    fabric (a spec's ``gpu=``). Read from the words typed (the option's parser runs while
+    click converts the values, before the others are known)."""
     from compute.hardware import catalog
+    from netmodel.cli.options import INVOKED, typed_values
 
     names = [n.strip() for n in text.split(",")]
     if not any(n in catalog() for n in names):
         return ""
-    if not isinstance(scenario, str):   # --fabric: its GPUs are the fabric's own
-        return (f"; it is the cluster size here: the GPU is the fabric's ({scenario.gpu}; "
-                f"a spec's gpu={names[0]} sets it)")
+    ctx = click.get_current_context(silent=True)
+    words = list(ctx.meta.get(INVOKED, (None, []))[1]) if ctx else []
+    words = words[:words.index("--")] if "--" in words else words
+    typed = {p.name: typed_values(p, words)[-1][1] for p in (ctx.command.params if ctx else ())
+             if isinstance(p, click.Option) and p.name in ("scenario", "fabric")
+             and typed_values(p, words)}
+    if "fabric" in typed and "scenario" not in typed:   # its GPUs are the fabric's own
+        return (f"; it is the cluster size here: the GPU is the fabric's (a spec's "
+                f"gpu={names[0]} sets it)")
+    scenario = typed.get("scenario", "NAME")
     base = scenario.split("@")[0] if "@" in scenario or \
         all(c.isalnum() or c in "-_" for c in scenario) else "NAME"
     return (f"; it is the cluster size here: run on {names[0]} with "
@@ -426,8 +443,8 @@ _common = [
                  "size)."),
     model_option,
     phase_option(default="decode", takes="one"),
-    click.option("--cluster-gpus", "cluster_gpus_text", default=None, metavar="N",
-                 cls=RegistryHelp, aliases=("--gpus",), reads=_gpus,
+    click.option("--cluster-gpus", "cluster_gpus", default=None, metavar="N",
+                 cls=RegistryHelp, aliases=("--gpus",), type=ReadAs(_gpus),
                  help="Cluster size in GPUs: a multiple of the scenario's fabric (copies of "
                  "it), up to 131,072 (default: one copy; also --gpus N). The GPU itself is "
                  "the scenario's: NAME@GPU."),
@@ -478,7 +495,7 @@ def _placement(text: str) -> str:
               help="Where the hot spare of the recovery "
               "column sits.")
 def blast_radius(scenario: str, model: str, phase: str,
-                 cluster_gpus_text: str | None,
+                 cluster_gpus: int | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
                  repair_times: tuple[str, ...], detection: float | None, warmup: float | None,
                  load_from: str | None, load_bandwidth: float | None, ttft: float, tbt: float,
@@ -497,7 +514,7 @@ def blast_radius(scenario: str, model: str, phase: str,
     if out_dir is not None:
         check_folder_path(out_dir)
     scenario = _where(scenario, fabric)
-    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), max_batch
+    phase, gpus, limit = _phase(phase), cluster_gpus, max_batch
     with _parameters_as_flags():
         result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
                      catalog_=cat, placement=placement, parallelism=parallelism,
@@ -525,7 +542,7 @@ def blast_radius(scenario: str, model: str, phase: str,
               type=ReadAs(lambda t: _share(t)))
 @quiet_option
 def availability(scenario: str, model: str, phase: str,
-                 cluster_gpus_text: str | None,
+                 cluster_gpus: int | None,
                  area_share: float | None, repair: str, rates: tuple[str, ...],
                  repair_times: tuple[str, ...], detection: float | None, warmup: float | None,
                  load_from: str | None, load_bandwidth: float | None, ttft: float, tbt: float,
@@ -546,7 +563,7 @@ def availability(scenario: str, model: str, phase: str,
     if out_dir is not None:
         check_folder_path(out_dir)
     scenario = _where(scenario, fabric)
-    phase, gpus, limit = _phase(phase), _gpus(cluster_gpus_text, scenario), max_batch
+    phase, gpus, limit = _phase(phase), cluster_gpus, max_batch
     slo = _settings(ttft, tbt, phase)
     with _parameters_as_flags(), Progress(trials, "availability", quiet=quiet) as bar:
         result = run(scenario, model, phase, gpus=gpus, spares=spares,
