@@ -170,6 +170,9 @@ class Generation:
     nvls_tree_channel_bandwidth : tuple of 3 floats or None
         NCCL's cap on one NVLSTree channel's busbw, as above (``perChMaxNVLSTreeBws``; 0:
         none for that many nodes).
+    ring_ll128_channel_bandwidth : tuple of 3 floats or None
+        NCCL's cap on one LL128 ring channel's busbw, as above (``perChMaxRingLL128Bws``),
+        read by the tuner ``nccl`` only.
     in_network_channels : int or None
         NCCL's NVLS channels inside one NVLink domain (``NVLS_NCHANNELS``).
     until : tuple of (release, values)
@@ -192,6 +195,7 @@ class Generation:
     tree_channel_bandwidth: tuple[float, float, float] | None = None
     tree_ll128_channel_bandwidth: tuple[float, float, float] | None = None
     nvls_tree_channel_bandwidth: tuple[float, float, float] | None = None
+    ring_ll128_channel_bandwidth: tuple[float, float, float] | None = None
     in_network_channels: int | None = None
     until: tuple = ()
     since: tuple[int, int] | None = None
@@ -376,6 +380,12 @@ class Calibration:
         (:attr:`~netmodel.collectives.steps.Step.tree_channels`) and counts its busbw as a
         ring's (algbw = busbw x n / (2 (n - 1)) on ``n`` GPUs), so its algbw is at most
         ``heads x cap x n / (2 (n - 1))``, a bound the links' bandwidth does not move.
+    ring_ll128_channel_bandwidth : tuple of float
+        NCCL's cap on one LL128 ring channel's busbw (``perChMaxRingLL128Bws``, bytes/s) on
+        1, 2 and 3 or more nodes, from the generation; empty: none. Read by the tuner
+        ``nccl`` alone (:meth:`~netmodel.collectives.model.FabricCostModel.nccl_graph`:
+        NCCL's ring LL128 busbw is at most its ring channels x this); the model's own ring
+        is not capped by it.
     generations : tuple of Generation
         Per-generation constants (empty: the calibration is used as it is).
     default_generation : str
@@ -424,6 +434,7 @@ class Calibration:
     tree_channel_bandwidth: tuple[float, ...] = ()
     tree_ll128_channel_bandwidth: tuple[float, ...] = ()
     nvls_tree_channel_bandwidth: tuple[float, ...] = ()
+    ring_ll128_channel_bandwidth: tuple[float, ...] = ()
     generations: tuple[Generation, ...] = ()
     default_generation: str = ""
     generation: str = ""
@@ -445,7 +456,7 @@ class Calibration:
         _finite("calibration", "p2p_nvlink_chunk", self.p2p_nvlink_chunk, "bytes")
         _finite("calibration", "p2p_net_channel_bandwidth", self.p2p_net_channel_bandwidth,
                 "bytes/s")
-        for key in TREE_CAP_KEYS:   # each a tuple of floats, checked
+        for key in CHANNEL_CAP_KEYS:   # each a tuple of floats, checked
             object.__setattr__(self, key, _tree_caps("calibration", key, getattr(self, key),
                                                      allow_empty=True))
         for key, least in (("channels", 1), ("in_network_channels", 0),
@@ -640,19 +651,20 @@ _GPU_TYPE = methodcaller("get", "gpu")
 _MOST_COMMON_GPU: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-#: Keys of NCCL's per-channel tree caps (a generation's and a calibration's): Tree's Simple
-#: and LL128 ones and NVLSTree's, each three rates (1, 2 and 3 or more nodes).
-TREE_CAP_KEYS = ("tree_channel_bandwidth", "tree_ll128_channel_bandwidth",
-                 "nvls_tree_channel_bandwidth")
+#: Keys of NCCL's per-channel caps (a generation's and a calibration's): Tree's Simple
+#: and LL128 ones, NVLSTree's and the LL128 ring's, each three rates (1, 2 and 3 or more
+#: nodes).
+CHANNEL_CAP_KEYS = ("tree_channel_bandwidth", "tree_ll128_channel_bandwidth",
+                    "nvls_tree_channel_bandwidth", "ring_ll128_channel_bandwidth")
 
-#: Of :data:`TREE_CAP_KEYS`, those whose rates may be 0 (no cap for that many nodes: NCCL's
+#: Of :data:`CHANNEL_CAP_KEYS`, those whose rates may be 0 (no cap for that many nodes: NCCL's
 #: tuner clamps a channel only where its constant is > 0).
 _ZERO_MEANS_NONE = ("nvls_tree_channel_bandwidth",)
 
 
 def _tree_caps(where: str, key: str, v: object, *, allow_empty: bool = False
                ) -> tuple[float, ...]:
-    """``v`` as NCCL's per-channel tree caps ``key`` on 1, 2 and 3+ nodes: three finite
+    """``v`` as NCCL's per-channel caps ``key`` on 1, 2 and 3+ nodes: three finite
     numbers >= a link's least bandwidth (bytes/s; or 0 for a key of
     :data:`_ZERO_MEANS_NONE`), or nothing where
     ``allow_empty``; else UserError naming ``where``."""
@@ -759,11 +771,11 @@ def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
 
 
 #: A generation table's scalar keys: the :class:`Generation` fields but its name, its GPUs,
-#: its releases (``until`` entries, ``since``) and the tree caps (:data:`TREE_CAP_KEYS`, read
-#: as three rates).
+#: its releases (``until`` entries, ``since``) and the per-channel caps
+#: (:data:`CHANNEL_CAP_KEYS`, read as three rates).
 _GENERATION_KEYS = tuple(f.name for f in fields(Generation)
                          if f.name not in ("name", "gpus", "until", "since",
-                                           *TREE_CAP_KEYS))
+                                           *CHANNEL_CAP_KEYS))
 
 #: The :class:`Generation` fields a :class:`Calibration` has by the same name, which
 #: :meth:`Calibration.for_gpu` takes as they are (the others set a protocol's factor).
@@ -786,14 +798,14 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
     out = []
     for name, t in table.items():
         where = f"{path}: [generation.{name}]"
-        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, *TREE_CAP_KEYS, "until",
+        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, *CHANNEL_CAP_KEYS, "until",
                                          "since"))
         gpus = t["gpus"]
         if not isinstance(gpus, list) or not all(isinstance(g, str) for g in gpus):
             raise UserError(f"{where}.gpus must be a list of GPU type names, got {gpus!r}")
         values = _generation_values(where, t)
         values["until"] = _until(where, t.get("until", []), (*_GENERATION_KEYS,
-                                                             *TREE_CAP_KEYS),
+                                                             *CHANNEL_CAP_KEYS),
                                  _generation_values)
         if "since" in t:
             values["since"] = parse_release(t["since"], f"{where}.since")
@@ -818,7 +830,7 @@ def _generation_values(where: str, t: Mapping[str, Any]) -> dict[str, Any]:
     for k in ("scaleup_efficiency", "in_network_factor", "ll_bandwidth_factor"):
         if k in values and values[k] > 1:
             raise UserError(f"{where}.{k} must be in (0, 1], got {values[k]!r}")
-    for key in TREE_CAP_KEYS:
+    for key in CHANNEL_CAP_KEYS:
         if key in t:
             values[key] = _tree_caps(where, key, t[key])
     return values

@@ -742,10 +742,11 @@ class FabricCostModel:
         own ring all-reduce busbw on ``group`` at large sizes under Simple (bytes/s:
         ``2 (n - 1) / n`` over the steady seconds per byte; NCCL's ring and tree graphs
         share their channels' speed, so the tree starts from the same), its channels the
-        calibration's, a tree's caps the model's tree channels (one per NIC rail; none
-        without rails, as the model's own tree) x the generation's per-channel caps for the
-        group's node count, and on one node LL's cap the generation's LL bandwidth factor
-        (NCCL's llMaxBw over its NVLink rate) x ``busbw``."""
+        calibration's, a tree's caps and the ring's LL128 cap the model's tree channels
+        (one per NIC rail, NCCL's ring and tree graph channels across nodes; none without
+        rails, as the model's own tree) x the generation's per-channel caps for the group's
+        node count, and on one node LL's cap the generation's LL bandwidth factor (NCCL's
+        llMaxBw over its NVLink rate) x ``busbw``."""
         from netmodel.collectives.tuner_plugin import NcclGraph
 
         cache = self.__dict__.setdefault("_nccl_graphs", {})
@@ -775,7 +776,8 @@ class FabricCostModel:
             busbw = 2 * (n - 1) / n / b
             out = NcclGraph(busbw, int(cal.channels), cap(cal.tree_channel_bandwidth),
                             cap(cal.tree_ll128_channel_bandwidth),
-                            cal.protocol("LL").bandwidth_factor * busbw if nodes == 1 else 0.0)
+                            cal.protocol("LL").bandwidth_factor * busbw if nodes == 1 else 0.0,
+                            cap(cal.ring_ll128_channel_bandwidth))
         cache[group] = out
         return out
 

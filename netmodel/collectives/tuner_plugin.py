@@ -268,6 +268,8 @@ class NcclGraph:
         LL's busbw cap on one node, NCCL's ``llMaxBw`` (bytes/s; 0: none): the GPU
         generation's. Across nodes NCCL reads it by host CPU, which fabrics do not carry:
         the tuner takes the data file's ``ll_max_bw_net`` (:meth:`NcclTuner.ll_cap`).
+    ring_ll128_cap : float
+        A ring's LL128 busbw cap, ``nChannels x perChMaxRingLL128Bw`` (bytes/s; 0: none).
     """
 
     busbw: float
@@ -275,6 +277,7 @@ class NcclGraph:
     tree_cap: float = 0.0
     tree_ll128_cap: float = 0.0
     ll_cap: float = 0.0
+    ring_ll128_cap: float = 0.0
 
 
 class NcclTuner:
@@ -283,7 +286,7 @@ class NcclTuner:
     src/graph/tuning.cc, ncclTopoTuneModel and ncclTopoGetAlgoTime; written from its
     formulas, constants from the data file's ``[nccl]`` table), and the fastest one is its
     choice. Each algorithm's bus bandwidth is the graph's, ``busbw`` (:class:`NcclGraph`),
-    refined: ring LL x 0.5, LL128 x 0.92, Simple x 1; tree ``min(0.92 busbw, tree_cap)``,
+    refined: ring LL x 0.5, LL128 ``min(x 0.92, ring_ll128_cap)``, Simple x 1; tree ``min(0.92 busbw, tree_cap)``,
     then LL / 3.8, LL128 ``min(x 7/9 on one node or x 120/128, tree_ll128_cap)``; LL's
     busbw at most ``llMaxBw`` (:meth:`ll_cap`: the generation's on one node, 39 GB/s on 2
     nodes and 20.4 on more across nodes); algbw is a ring's busbw x ``n / (2 (n - 1))`` and
@@ -334,6 +337,8 @@ class NcclTuner:
             bus *= sp["ring_factor"][protocol]
             if protocol == "LL" and ll_cap > 0:
                 bus = min(bus, ll_cap)
+            elif protocol == "LL128" and graph.ring_ll128_cap > 0:
+                bus = min(bus, graph.ring_ll128_cap)
             return bus * ranks / (2 * (ranks - 1))
         bus *= sp["tree_factor"]
         if graph.tree_cap > 0:
