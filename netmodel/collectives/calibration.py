@@ -173,6 +173,10 @@ class Generation:
     ring_ll128_channel_bandwidth : tuple of 3 floats or None
         NCCL's cap on one LL128 ring channel's busbw, as above (``perChMaxRingLL128Bws``),
         read by the tuner ``nccl`` only.
+    ll128_off_gpus : tuple of str or None
+        The generation's GPU types on which NCCL's tuner leaves LL128 off by default (their
+        compute capability not among those its release enables it on), read by the tuner
+        ``nccl`` only; None or empty: LL128 on for every GPU of the generation.
     in_network_channels : int or None
         NCCL's NVLS channels inside one NVLink domain (``NVLS_NCHANNELS``).
     until : tuple of (release, values)
@@ -196,6 +200,7 @@ class Generation:
     tree_ll128_channel_bandwidth: tuple[float, float, float] | None = None
     nvls_tree_channel_bandwidth: tuple[float, float, float] | None = None
     ring_ll128_channel_bandwidth: tuple[float, float, float] | None = None
+    ll128_off_gpus: tuple[str, ...] | None = None
     in_network_channels: int | None = None
     until: tuple = ()
     since: tuple[int, int] | None = None
@@ -386,6 +391,11 @@ class Calibration:
         ``nccl`` alone (:meth:`~netmodel.collectives.model.FabricCostModel.nccl_graph`:
         NCCL's ring LL128 busbw is at most its ring channels x this); the model's own ring
         is not capped by it.
+    ll128_enabled : bool
+        NCCL's tuner enables LL128 by default on the GPU this calibration was resolved for
+        (False where the generation's ``ll128_off_gpus`` lists it, or the GPU it derives
+        from, in :attr:`nccl_release`). Read by the tuner ``nccl`` alone: it then chooses
+        among LL and Simple; the model's own protocols are not changed.
     generations : tuple of Generation
         Per-generation constants (empty: the calibration is used as it is).
     default_generation : str
@@ -435,6 +445,7 @@ class Calibration:
     tree_ll128_channel_bandwidth: tuple[float, ...] = ()
     nvls_tree_channel_bandwidth: tuple[float, ...] = ()
     ring_ll128_channel_bandwidth: tuple[float, ...] = ()
+    ll128_enabled: bool = True
     generations: tuple[Generation, ...] = ()
     default_generation: str = ""
     generation: str = ""
@@ -466,6 +477,9 @@ class Calibration:
             _count(key, getattr(self, key), least)
         if not isinstance(self.pxn, bool):
             raise UserError(f"pxn must be true or false, got {describe(self.pxn)}")
+        if not isinstance(self.ll128_enabled, bool):
+            raise UserError(f"ll128_enabled must be true or false, got "
+                            f"{describe(self.ll128_enabled)}")
         if self.simple_buffer != 0:
             check_simple_buffer(self.simple_buffer)
             object.__setattr__(self, "simple_buffer", float(self.simple_buffer))
@@ -544,8 +558,15 @@ class Calibration:
         the same NVLink and NVSwitch; on a fabric ``graph``, as the graph records it,
         :func:`topologies.schema.gpu_derivation`), else the default one; None without
         generations."""
+        return self._generation_match(gpu, graph)[0]
+
+    def _generation_match(self, gpu: str, graph: nx.Graph | None = None
+                          ) -> tuple[Generation | None, str | None]:
+        """``(generation, listed GPU)``: :meth:`generation_of` and the GPU type of its
+        ``gpus`` that ``gpu`` is or derives from (None for the default generation, or
+        without generations)."""
         if not self.generations:
-            return None
+            return None, None
         if graph is not None:
             from topologies.schema import gpu_derivation
 
@@ -557,17 +578,17 @@ class Calibration:
             seen.add(gpu)
             for g in self.generations:
                 if gpu in g.gpus:
-                    return g
+                    return g, gpu
             derived = derivation(gpu)
             if derived is None:
                 break
             gpu = derived[0]
-        return next(g for g in self.generations if g.name == self.default_generation)
+        return next(g for g in self.generations if g.name == self.default_generation), None
 
     def for_gpu(self, gpu: str, graph: nx.Graph | None = None) -> Calibration:
         """This calibration with the constants of ``gpu``'s generation applied (itself when
         it has no generations); ``graph``: the fabric whose GPU it is (its derivations)."""
-        gen = self.generation_of(gpu, graph)
+        gen, listed = self._generation_match(gpu, graph)
         if gen is None:
             return self
         release = self.release
@@ -578,7 +599,8 @@ class Calibration:
                             f"holds no {gen.name} constants for an older release")
         gen = gen.at(release)
         changes: dict[str, Any] = {"generations": (), "default_generation": "",
-                                   "generation": gen.name}
+                                   "generation": gen.name,
+                                   "ll128_enabled": listed not in (gen.ll128_off_gpus or ())}
         if self.releases is not None:   # an older release's calibration-wide values
             changes.update(_values_at(self.releases.until, release))
         for key in _SHARED_KEYS:   # a field of both, taken as it is
@@ -770,12 +792,15 @@ def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
     )
 
 
+#: A generation table's keys that are lists of some of its GPU types.
+_GPU_LIST_KEYS = ("ll128_off_gpus",)
+
 #: A generation table's scalar keys: the :class:`Generation` fields but its name, its GPUs,
 #: its releases (``until`` entries, ``since``) and the per-channel caps
 #: (:data:`CHANNEL_CAP_KEYS`, read as three rates).
 _GENERATION_KEYS = tuple(f.name for f in fields(Generation)
                          if f.name not in ("name", "gpus", "until", "since",
-                                           *CHANNEL_CAP_KEYS))
+                                           *CHANNEL_CAP_KEYS, *_GPU_LIST_KEYS))
 
 #: The :class:`Generation` fields a :class:`Calibration` has by the same name, which
 #: :meth:`Calibration.for_gpu` takes as they are (the others set a protocol's factor).
@@ -798,15 +823,22 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
     out = []
     for name, t in table.items():
         where = f"{path}: [generation.{name}]"
-        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, *CHANNEL_CAP_KEYS, "until",
-                                         "since"))
+        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, *CHANNEL_CAP_KEYS,
+                                         *_GPU_LIST_KEYS, "until", "since"))
         gpus = t["gpus"]
         if not isinstance(gpus, list) or not all(isinstance(g, str) for g in gpus):
             raise UserError(f"{where}.gpus must be a list of GPU type names, got {gpus!r}")
         values = _generation_values(where, t)
         values["until"] = _until(where, t.get("until", []), (*_GENERATION_KEYS,
-                                                             *CHANNEL_CAP_KEYS),
+                                                             *CHANNEL_CAP_KEYS,
+                                                             *_GPU_LIST_KEYS),
                                  _generation_values)
+        for key in _GPU_LIST_KEYS:   # each names GPUs of this generation only
+            for v in (values.get(key), *(dict(e).get(key) for _, e in values["until"])):
+                stray = [g for g in v or () if g not in gpus]
+                if stray:
+                    raise UserError(f"{where}.{key} names {stray[0]!r}, not one of the "
+                                    f"generation's gpus ({known(gpus)})")
         if "since" in t:
             values["since"] = parse_release(t["since"], f"{where}.since")
         out.append(Generation(str(name), tuple(gpus), **values))
@@ -833,6 +865,13 @@ def _generation_values(where: str, t: Mapping[str, Any]) -> dict[str, Any]:
     for key in CHANNEL_CAP_KEYS:
         if key in t:
             values[key] = _tree_caps(where, key, t[key])
+    for key in _GPU_LIST_KEYS:
+        if key in t:
+            v = t[key]
+            if not isinstance(v, list) or not all(isinstance(g, str) for g in v):
+                raise UserError(f"{where}.{key} must be a list of GPU type names, got "
+                                f"{describe(v)}")
+            values[key] = tuple(v)
     return values
 
 

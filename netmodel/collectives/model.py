@@ -745,8 +745,9 @@ class FabricCostModel:
         calibration's, a tree's caps and the ring's LL128 cap the model's tree channels
         (one per NIC rail, NCCL's ring and tree graph channels across nodes; none without
         rails, as the model's own tree) x the generation's per-channel caps for the group's
-        node count, and on one node LL's cap the generation's LL bandwidth factor (NCCL's
-        llMaxBw over its NVLink rate) x ``busbw``."""
+        node count, on one node LL's cap the generation's LL bandwidth factor (NCCL's
+        llMaxBw over its NVLink rate) x ``busbw``, and whether NCCL enables LL128 on the
+        GPU in the calibration's release (:attr:`~netmodel.collectives.calibration.Calibration.ll128_enabled`)."""
         from netmodel.collectives.tuner_plugin import NcclGraph
 
         cache = self.__dict__.setdefault("_nccl_graphs", {})
@@ -777,7 +778,7 @@ class FabricCostModel:
             out = NcclGraph(busbw, int(cal.channels), cap(cal.tree_channel_bandwidth),
                             cap(cal.tree_ll128_channel_bandwidth),
                             cal.protocol("LL").bandwidth_factor * busbw if nodes == 1 else 0.0,
-                            cap(cal.ring_ll128_channel_bandwidth))
+                            cap(cal.ring_ll128_channel_bandwidth), cal.ll128_enabled)
         cache[group] = out
         return out
 

@@ -270,6 +270,9 @@ class NcclGraph:
         the tuner takes the data file's ``ll_max_bw_net`` (:meth:`NcclTuner.ll_cap`).
     ring_ll128_cap : float
         A ring's LL128 busbw cap, ``nChannels x perChMaxRingLL128Bw`` (bytes/s; 0: none).
+    ll128 : bool
+        NCCL enables LL128 by default on the communicator's GPUs (their compute capability
+        and NCCL's release); False: the tuner chooses among LL and Simple.
     """
 
     busbw: float
@@ -278,6 +281,7 @@ class NcclGraph:
     tree_ll128_cap: float = 0.0
     ll_cap: float = 0.0
     ring_ll128_cap: float = 0.0
+    ll128: bool = True
 
 
 class NcclTuner:
@@ -419,6 +423,8 @@ class NcclTuner:
         best, pick = math.inf, None
         for alg in NCCL_PRICED:
             for proto in NCCL_PROTOCOLS:
+                if proto == "LL128" and not graph.ll128:
+                    continue   # NCCL leaves LL128 off on these GPUs in this release
                 if available is not None and not available(alg, proto):
                     continue
                 t = self.predicted_time(alg, proto, float(nbytes), ranks, nodes, graph)

@@ -4,6 +4,8 @@
 generation's published rows (netmodel/data/collective_generations.toml). Every expected value
 below is NCCL's constant or its formula worked by hand, not the model's output."""
 
+from dataclasses import replace
+
 import pytest
 
 from netmodel.collectives.calibration import default_calibration
@@ -74,3 +76,62 @@ def test_model_graph_caps_one_channel_a_rail(gpu, per_channel):
     one = FabricCostModel(build(f"single-switch:n=8,gpu={gpu}"), validated=True,
                           tuner="nccl", algorithms=("ring", "tree"))
     assert one.nccl_graph(one.group(8)).ring_ll128_cap == 0.0
+
+
+# ---------------------------------------------------------------- LL128 by compute capability
+# NCCL enables LL128 by default per compute capability: sm_70/80/90 in 2.19/2.20, sm_100
+# and sm_120 added in a 2.25+ copy (not B300's sm_103), any from sm_70 in v2.28.3-1
+# (collective_generations.toml, ll128_off_gpus).
+
+@pytest.mark.parametrize("gpu, release, on", [
+    ("A100-SXM-80GB", "2.17", True), ("H100-SXM", "2.17", True),
+    ("B200-HGX", "2.25", True), ("GB200-NVL72", "2.27", True),
+    ("B300-HGX", "2.25", False), ("B300-HGX", "2.27", False),
+    ("GB300-NVL72", "2.27", False), ("B300-HGX", "2.28", True),
+    ("GB300-NVL72", "2.30", True), ("Lite", "2.17", True)])
+def test_ll128_enabled_by_compute_capability_and_release(gpu, release, on):
+    cal = default_calibration().with_(nccl_release=release).for_gpu(gpu)
+    assert cal.ll128_enabled is on
+
+
+def test_tuner_never_picks_ll128_where_nccl_leaves_it_off():
+    t, off = get_tuner("nccl"), replace(CAPPED, ll128=False)
+    # 16 MiB on 2 H100 nodes: tree/LL128 with it (the cheapest of the six pairs) ...
+    assert t.choose("all-reduce", 2 ** 24, 16, 2, graph=CAPPED) == ("tree", "LL128")
+    # ... and the cheapest of the four LL and Simple pairs without it
+    for e in range(10, 35):
+        pick = t.choose("all-reduce", 2 ** e, 16, 2, graph=off)
+        assert pick[1] != "LL128"
+        times = {(a, p): t.predicted_time(a, p, 2.0 ** e, 16, 2, off)
+                 for a in ("tree", "ring") for p in ("LL", "Simple")}
+        assert times[pick] == min(times.values())
+
+
+def test_b300_across_nodes_runs_no_ll128_before_nccl_2_28():
+    def model(release):
+        return FabricCostModel(build("rail-optimized:domains=2,gpu=B300-HGX"), validated=True,
+                               tuner="nccl", algorithms=("ring", "tree"),
+                               calibration=default_calibration().with_(nccl_release=release))
+    old, new = model("2.27"), model("2.28")
+    assert old.nccl_graph(old.group(16)).ll128 is False
+    assert new.nccl_graph(new.group(16)).ll128 is True
+    protocols = {e: (old.cost("all-reduce", 2 ** e, old.group(16)).protocol,
+                     new.cost("all-reduce", 2 ** e, new.group(16)).protocol)
+                 for e in range(16, 31, 2)}
+    assert all(p27 != "LL128" for p27, _ in protocols.values())
+    assert any(p28 == "LL128" for _, p28 in protocols.values())
+
+
+@pytest.mark.parametrize("entry, message", [
+    ('ll128_off_gpus = ["H100-SXM"]', "names 'H100-SXM', not one of the generation's gpus"),
+    ('ll128_off_gpus = "B300-HGX"', "ll128_off_gpus must be a list of GPU type names"),
+])
+def test_ll128_off_gpus_refused_when_wrong(tmp_path, entry, message):
+    from compute.errors import UserError
+    from netmodel.collectives.calibration import load_generations
+
+    path = tmp_path / "gens.toml"
+    path.write_text('default = "b"\n[generation.b]\ngpus = ["B300-HGX"]\n' + entry + "\n")
+    with pytest.raises(UserError, match=message) as err:
+        load_generations(path)
+    assert "\n" not in str(err.value)
