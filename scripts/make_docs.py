@@ -782,7 +782,13 @@ def _diff(b: Block, limit: int = 12) -> str:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["shape"]:
-        print(shape(json.load(sys.stdin)))
+        try:
+            document = json.load(sys.stdin)
+        except json.JSONDecodeError as exc:
+            print(f"error: shape reads one JSON document on stdin (a command's --json): {exc}",
+                  file=sys.stderr)
+            return 2
+        print(shape(document))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("pages", nargs="*", type=Path, help="pages (default README.md, docs/*.md)")
@@ -790,6 +796,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="time each block")
     args = ap.parse_args(argv)
     targets = [p.resolve() for p in args.pages] or pages()
+    for given in args.pages:
+        page = given.resolve()
+        if page.suffix != ".md" or not page.is_file():
+            print(f"error: page '{given}' is not a Markdown file here; give README.md or "
+                  "docs/NAME.md (or none for every page)", file=sys.stderr)
+            return 2
     say = (lambda s: print(s, file=sys.stderr)) if args.verbose else None
     t0 = time.perf_counter()
     n_blocks, bad, changed = 0, [], []
