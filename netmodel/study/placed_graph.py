@@ -87,13 +87,16 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
     planes = ocs_planes(physical, members)
     cabled = _cabled(physical, members)
     if scenario.circuits == BEST:   # each layout set, the faster kept (as layout_model)
-        return _best_circuits(scenario, physical, members, ports, planes, cabled,
-                              calibration)
-    for pairs in circuit_options(scenario.circuits, [members], ports, planes, cabled):
-        try:
-            return realize(physical, pairs, validated=True)   # checked above, unchanged
-        except UserError:
-            continue
+        chosen = _best_circuits(scenario, physical, members, ports, planes, cabled,
+                                calibration)
+        if chosen is not None:
+            return chosen
+    else:
+        for pairs in circuit_options(scenario.circuits, [members], ports, planes, cabled):
+            try:
+                return realize(physical, pairs, validated=True)   # checked above, unchanged
+            except UserError:
+                continue
     # no count fits: ports of two media (realize refuses a circuit joining them) said so,
     # not an instance lost; checked only here, as realize sets circuits on planes of two
     # media where each circuit's ends are one

@@ -72,3 +72,22 @@ def test_at_the_own_links_the_stages_keep_the_own_choice():
                                    own.collective_time(op, N, size), rtol=1e-12)
     groups = placed.groups("all-reduce", 8)
     assert [set_layout(m, tuple(g)) for m, g in groups] == ["ring"] * len(groups)
+
+
+@pytest.mark.parametrize("circuits", ["ring", "best"])
+def test_a_best_instance_on_ports_of_two_media_is_refused_not_lost(circuits):
+    """circuits = "best" on a cell whose ports mix two media: no layout can be set, and
+    that is the fabric's error, said in one line as for a fixed ring
+    (tests/topologies/test_circuit_optics_h404.py), not an instance lost to a failure
+    (instance_circuits None), which the blast radius would count as down."""
+    from compute.errors import UserError
+    from netmodel.study.placed_graph import instance_circuits
+    from topologies.optical import ocs
+
+    mixed = ocs(gpus=2, ports=2, ocs_ports=2)
+    mixed.edges["gpu1", "ocs0"]["medium"] = "pluggable-optics"
+    s = replace(get_scenario("lite-ocs"), circuits=circuits)
+    s = replace(s, fabric={**s.fabric, "ports": 2})
+    with pytest.raises(UserError, match=r"two media, co-packaged-optics \(gpu0-ocs0\) and "
+                                        r"pluggable-optics \(gpu1-ocs0\)"):
+        instance_circuits(s, mixed, ["gpu0", "gpu1"])
