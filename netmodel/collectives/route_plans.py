@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal, overload
 import numpy as np
 
 from netmodel.collectives.route_bulk import add_template
+from netmodel.collectives.route_joint import JOINT_TRANSFERS, joint_loads
 from netmodel.collectives.route_types import (
     DAG_NODES,
     KIND_GPU,
@@ -785,7 +786,8 @@ class PlannedRoutes:
                 hit = kept = None
             if hit is not None:
                 return hit
-        links, coef, latency, scaleout, latency_up = self.loads(transfers, split=True)
+        pl = self.plan(transfers)
+        links, coef, latency, scaleout, latency_up = self._plan_loads(pl, True)
         if len(links) > 4096:
             load = np.bincount(links, coef, minlength=self.n_links)
             uniq = np.flatnonzero(load)
@@ -795,6 +797,11 @@ class PlannedRoutes:
             load = np.bincount(inv, coef)
         else:
             uniq, load = links, coef
+        if len(pl.frac) <= JOINT_TRANSFERS and not self.pxn_applies(transfers):
+            src, dst, frac = self._node_ids(transfers)
+            joint = joint_loads(self, src, dst, frac, pl, uniq, load)
+            if joint is not None:
+                uniq, load = joint
         out = (uniq, load, latency, scaleout, latency_up)
         if kept is not None:
             uniq.flags.writeable = load.flags.writeable = False
@@ -825,7 +832,11 @@ class PlannedRoutes:
         routes share pieces (GPU pairs on the same switches, leaves of one pod) share them:
         each piece appears once, scaled by the traffic through it.
         """
-        pl = self.plan(transfers)
+        return self._plan_loads(self.plan(transfers), split)
+
+    def _plan_loads(self, pl: Plan, split: bool
+                    ) -> Loads | tuple[np.ndarray, np.ndarray, float, bool, float]:
+        """:meth:`loads` of a routed :class:`Plan`."""
         parts_l, parts_w = [], []
         if len(pl.routed):  # every route's weights times its fraction, in one product
             parts_l.append(pl.route_links)

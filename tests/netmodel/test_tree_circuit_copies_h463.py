@@ -28,17 +28,26 @@ crosses it:
   2 B down the column to gpu0, whose 2 B take the two row circuits into gpu2 through
   gpu1 and gpu3; gpu5's 1 B can only go on by gpu6): 1/4. 2 x 1/2 x 1/4 = 1/4.
 
-So ``L`` = 1 + 1/2 + 1/6 = 5/3 at 1 copy and 1 + 1/2 + 1/4 = 7/4 at 2: 6 us + 5/3 n/B =
-10.369 us at 64 KiB (1.12448 ms at 16 MiB) -> 6 us + 7/4 n/B = 10.588 us (1.18041 ms).
+So, each transfer routed on its own, ``L`` = 1 + 1/2 + 1/6 = 5/3 at 1 copy and
+1 + 1/2 + 1/4 = 7/4 at 2: 6 us + 5/3 n/B = 10.369 us at 64 KiB (1.12448 ms at 16 MiB) ->
+6 us + 7/4 n/B = 10.588 us (1.18041 ms).
 Each transfer routed alone as fast as it can be (its maximum flow) moves row hops of
 transfers into gpu7 and gpu2 from the column side to the row of gpu5 and gpu6, where the
 tree's inner ranks gpu4 and gpu6 sit. A routing that does not read bandwidths (ECMP by
 hops, dimension order) would keep 1 copy's loads at 2 copies, and the row circuits'
 loads with them: no slower (the extra copies could be left idle). So it is the model's
 routing (netmodel/collectives/route_dags.py and route_flows.py, the per-transfer
-maximum flow), not NCCL's tree: documented here as strict xfails until the routing
-spreads a step's transfers together. The same holds on the torus builder's static torus
+maximum flow), not NCCL's tree. The same held on the torus builder's static torus
 with one cable's bandwidth raised (3x4 and 4x4: tree at 64 KiB, ``auto`` picks it).
+
+The router now spreads a step's transfers together
+(netmodel/collectives/route_joint.py: the split over their shortest paths with the least
+busy link), and a step is costed with that split. At both copies ``L`` = 1: no split
+beats it, gpu5 -> gpu6 carrying the two transfers gpu5 -> gpu6 (n/2 each) whose one
+shortest path is that circuit; and a split reaches it (its flows checked below: every
+link on a shortest path of its transfers, each transfer's n/2 sent and received, no
+circuit busier than n/B). 6 us + n/B = 8.621 us at 64 KiB (0.67709 ms at 16 MiB), at
+1 and 2 copies: more copies no longer slow the tree.
 """
 
 from __future__ import annotations
@@ -50,6 +59,7 @@ from hypothesis import strategies as st
 from netmodel.collectives.algorithms import generate
 from netmodel.collectives.calibration import Calibration, default_calibration
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.route_joint import joint_flows
 from tests.netmodel.fabric_helpers import zero_latency
 from topologies import build
 from topologies.optical import ocs, realize
@@ -93,15 +103,39 @@ def _load(m: FabricCostModel, link: tuple[str, str]) -> float:
 
 @pytest.mark.parametrize("r0, load", [(1, 5 / 3), (2, 7 / 4)])
 def test_tree_on_3x4_cell_by_hand(r0, load):
-    """The derivation above: gpu5 -> gpu6's load, the tree's bottleneck, and the tree's
-    time 6 alpha + L n / B at 64 KiB and 16 MiB."""
+    """The derivation above, each transfer on its own route (Router.route): gpu5 ->
+    gpu6's load, the busiest link's."""
     m = _cell(3, 4, r0, 1)
     assert _load(m, ("gpu5", "gpu6")) == pytest.approx(load, rel=1e-12)
-    step = m.compiled("all-reduce", "tree", m.group(12)).steps[0]
-    assert step.bottleneck == ("gpu5", "gpu6")
+    step = generate("tree", "all-reduce", m.group(12), m.graph)[0]
+    per_byte: dict[tuple, float] = {}
+    for s, d, f in step.transfers:
+        r = m.router.route(s, d)
+        for lk, w in zip(r.links, r.weights, strict=True):
+            per_byte[lk] = per_byte.get(lk, 0.0) + f * w / m.router.bandwidth[lk]
+    assert max(per_byte.values()) * B == pytest.approx(load, rel=1e-12)
+
+
+@pytest.mark.parametrize("r0", [1, 2])
+def test_tree_on_3x4_cell_together(r0):
+    """The step spread together: ``L`` = 1 (the bound gpu5 -> gpu6's two neighbour
+    transfers set, met by the flows checked), the tree's time 6 alpha + n/B at 64 KiB and
+    16 MiB, at 1 and 2 copies alike."""
+    from tests.netmodel.test_joint_routing_h478 import _check_flows
+
+    m = _cell(3, 4, r0, 1)
+    step = generate("tree", "all-reduce", m.group(12), m.graph)[0]
+    transfers = list(step.transfers)
+    forced = sum(f for s, d, f in transfers if (s, d) == ("gpu5", "gpu6"))
+    assert forced == pytest.approx(1.0, rel=1e-12)  # the lower bound, n on a circuit of B
+    flows = joint_flows(m.router, transfers)
+    assert flows is not None
+    _check_flows(m.router, transfers, flows, 1 / B)
+    compiled = m.compiled("all-reduce", "tree", m.group(12)).steps[0]
+    assert compiled.beta * B == pytest.approx(1.0, rel=1e-9)
     for n in (KIB64, MIB16):
         assert m.cost("all-reduce", n, 12, "tree").time == pytest.approx(
-            6 * ALPHA + load * n / B, rel=1e-9)
+            6 * ALPHA + n / B, rel=1e-9)
 
 
 def test_hand_figures():
@@ -110,6 +144,8 @@ def test_hand_figures():
     assert 6 * ALPHA + 7 / 4 * KIB64 / B == pytest.approx(10.588e-6, rel=1e-4)
     assert 6 * ALPHA + 5 / 3 * MIB16 / B == pytest.approx(1.12448e-3, rel=1e-5)
     assert 6 * ALPHA + 7 / 4 * MIB16 / B == pytest.approx(1.18041e-3, rel=1e-5)
+    assert 6 * ALPHA + KIB64 / B == pytest.approx(8.621e-6, rel=1e-4)
+    assert 6 * ALPHA + MIB16 / B == pytest.approx(0.67709e-3, rel=1e-5)
 
 
 def test_tree_is_built_from_ranks():
@@ -143,9 +179,6 @@ def test_routes_blind_to_copies_keep_the_time():
 _SIDES = st.sampled_from([(2, 3), (2, 4), (3, 3), (3, 4), (4, 4)])
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="routing spreads each transfer to its own maximum "
-                   "flow, so a step's loads are not monotone in bandwidth (the module "
-                   "docstring's 3x4 cell: 5/3 -> 7/4 on gpu5 -> gpu6)")
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @example(sides=(3, 4), r0=1, r1=1, more=1, nbytes=KIB64, ideal=True)
 @given(sides=_SIDES, r0=st.integers(1, 2), r1=st.integers(1, 2), more=st.sampled_from([0, 1]),
@@ -160,8 +193,6 @@ def test_more_copies_never_slow_auto(sides, r0, r1, more, nbytes, ideal):
     assert bigger.cost("all-reduce", nbytes, a * b).time <= t * (1 + 1e-12)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="as above, on the torus builder's torus: the tree's "
-                   "non-neighbour transfers re-spread when one cable is faster")
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @example(dims="3x4", index=None, nbytes=KIB64)
 @given(dims=st.sampled_from(["3x4", "4x4", "3x3", "3x5"]), index=st.integers(0, 10**6),

@@ -1,0 +1,365 @@
+"""A step's transfers spread together: the split of a step's traffic over its transfers'
+shortest paths that makes its busiest link (load over bandwidth) least, where routing each
+transfer on its own leaves a busier one.
+
+Each transfer's own route (:mod:`netmodel.collectives.route_search`'s capacity split, or a
+maximum flow, :mod:`netmodel.collectives.route_flows`) is as fast as that transfer alone can
+be, but blind to the step's other transfers: on a torus whose circuits or cables are not all
+alike, a faster link draws some transfers' traffic onto links other transfers need, and more
+bandwidth can make a step slower (a 3 x 4 torus of circuits with each column circuit
+doubled: the tree all-reduce's busiest link 5/3 -> 7/4 n / B). The joint split is a
+linear programme (a multi-commodity flow): a flow per commodity over the links its
+transfers may use, every link's load at most ``z`` times its bandwidth, ``z`` least
+(:func:`joint_loads`, solved by HiGHS through :func:`scipy.optimize.linprog`).
+
+What a transfer may use: on a fabric without switches (rings, tori, meshes, circuits),
+every shortest path of its pair (the kept shortest paths towards its destination,
+:meth:`~netmodel.collectives.route_search.SearchedRoutes._dag`), the transfers towards one
+destination one commodity (every path along those links is a shortest path of its
+source); elsewhere, the links its own route crosses, a commodity per pair (ECMP over the
+shortest up/down paths). Each transfer's own route is one split of them, so the joint split
+is never busier than the routes it replaces; and neither depends on bandwidths (but a
+searched route of a switched fabric that a maximum flow trims), so on one side of the
+fabric (below) a faster link or one more parallel link (a bandwidth raised) never makes a
+step busier.
+
+A step is costed with its busiest link's load over bandwidth times an efficiency, one for
+the scale-up side and one for the scale-out side (a calibration's): so each side's links
+are weighed by the own routes' busiest of that side, and a split replaces the routes only
+where it is lighter on both sides, by more than :data:`JOINT_RTOL`. A step on one side
+(rings, tori, meshes, circuits: GPU-GPU links) gets the least busy split there is; one that
+crosses both (a switched fabric's) a split no slower under any calibration.
+
+It is asked only where it can change the answer: a step of at most
+:data:`JOINT_TRANSFERS` transfers and :data:`JOINT_VARIABLES` flow variables whose own
+routes' busiest link is busier than bounds no split can beat (what each source must send
+over the links out of it and each destination receive over the links into it; the load
+on the links some transfers must cross, alone at their distance from the destination;
+the step's bytes times links spread evenly over every link its transfers may use): steps
+of neighbours (rings), all-to-alls on full tori and fat trees, and the steps of the
+shipped scenarios but six tree steps meet a bound and keep their routes without a solve
+(of those six, ``netmodel study lite-gpu`` solves each once: five keep their routes, one
+splits better where no figure reads it).
+Larger steps keep their transfers' own routes (the 4,096-GPU torus's all-pairs steps),
+and so does a step of NCCL's send/recv that PXN routes through other GPUs' NICs. The
+routes' latencies are not changed (the joint split crosses links of the same shortest
+paths). Concurrent collectives (:mod:`netmodel.collectives.concurrent_loads`) route their
+transfers on their own.
+
+>>> import networkx as nx
+>>> from netmodel.collectives.routing import Router
+>>> g = nx.Graph(name="square", spec="", gpus=4)
+>>> for i in range(4):
+...     g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
+>>> for i in range(4):  # a ring of 4
+...     g.add_edge(f"gpu{i}", f"gpu{(i + 1) % 4}", bandwidth=1e9, latency=0.0,
+...                medium="copper", lanes=1)
+>>> r = Router(g)
+>>> step = (("gpu0", "gpu2", 1.0), ("gpu1", "gpu2", 1.0))
+>>> links, load = r.loads(step, split=True)[:2]  # each on its own: half of gpu0's by gpu1
+>>> float(np.bincount(links, load, minlength=r.n_links)[r.link_id("gpu1", "gpu2")])
+1.5
+>>> links, load, *_ = r.link_loads(step)  # together: all of gpu0's round by gpu3
+>>> {r.link_name(k): round(float(x), 6) for k, x in zip(links, load)}
+{('gpu0', 'gpu3'): 1.0, ('gpu1', 'gpu2'): 1.0, ('gpu3', 'gpu2'): 1.0}
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from netmodel.collectives.route_types import KIND_SWITCH, TRANSIT_KINDS
+
+if TYPE_CHECKING:
+    from netmodel.collectives.route_types import Plan
+    from netmodel.collectives.routing import Router
+
+__all__ = ["JOINT_VARIABLES", "joint_flows", "joint_loads"]
+
+#: The most flow variables (commodity x link) of a joint split; a larger step keeps its
+#: transfers' own routes. A 4x4 torus's tree all-reduce (60 transfers, 16 destinations):
+#: 16 x 64 links at most, solved in a few milliseconds.
+JOINT_VARIABLES = 20_000
+#: The most transfers of a step looked at (their links are gathered in Python loops).
+JOINT_TRANSFERS = 2_048
+#: The most destinations x nodes of a step whose shortest paths towards each destination
+#: are walked (one breadth-first search of the fabric per destination, in Python, about a
+#: microsecond a node); a larger step's transfers may use only their own routes' links.
+JOINT_DAG_WORK = 250_000
+#: A joint split replaces the own routes only where its busiest link is lighter by more
+#: than this (relative), and a bound within it of the own routes' busiest skips the solve:
+#: HiGHS's answer is exact to about 1e-10, and an equal answer keeps the routes (and the
+#: bottleneck link) the step had.
+JOINT_RTOL = 1e-7
+
+
+def _supports(router: Router, pl: Plan) -> tuple[np.ndarray, np.ndarray]:
+    """``(transfer, link)`` of every link each transfer's own route loads (weight > 0)."""
+    ts, ls = [], []
+    if len(pl.routed):
+        ts.append(np.repeat(pl.routed, np.diff(pl.route_ptr)))
+        ls.append(pl.route_links)
+        keep = pl.route_weights > 0
+        ts[-1], ls[-1] = ts[-1][keep], ls[-1][keep]
+    if len(pl.hop_index):
+        keep = pl.hop_weights > 0
+        ts.append(pl.hop_index[keep])
+        ls.append(pl.hop_links[keep])
+    if len(pl.piece_of):
+        which, lk, w = router.expand(pl.piece_of, np.ones(len(pl.piece_of)))
+        keep = w > 0
+        ts.append(pl.pieces[which[keep]])
+        ls.append(lk[keep])
+    if not ts:
+        z = np.zeros(0, dtype=np.int64)
+        return z, z
+    return (np.concatenate(ts).astype(np.int64, copy=False),
+            np.concatenate(ls).astype(np.int64, copy=False))
+
+
+def _dag_links(router: Router, src: np.ndarray, dst: np.ndarray) -> tuple | None:
+    """``(commodity, link, com, forced)``: every link of every shortest path of each pair
+    (:meth:`~netmodel.collectives.route_search.SearchedRoutes._dag`), a commodity per
+    destination (``com``, each transfer's), and ``forced``, ``(transfer, link)`` of the
+    links every shortest path of a transfer crosses (alone at their distance from its
+    destination); None where a pair's ends may not forward (not GPUs or switches)."""
+    nodes, kind = router._nodes, router.kind
+    dests, com = np.unique(dst, return_inverse=True)
+    n = router._n
+    upair, pix = np.unique(dst * n + src, return_inverse=True)
+    pairs = np.stack([upair // n, upair % n])
+    out_c, out_l, f_pair, f_link = [], [], [], []
+    last, dag, links = -1, None, set()
+    for k, (d, s) in enumerate(pairs.T.tolist()):   # pairs by destination
+        if d != last:
+            if last >= 0:
+                out_l.append(np.fromiter(links, np.int64, count=len(links)))
+                out_c.append(np.full(len(links), len(out_c), dtype=np.int64))
+            last, links = d, set()
+            dn = nodes[d]
+            if kind.get(dn) not in TRANSIT_KINDS:
+                return None
+            dag = router._dag(dn)
+        sn = nodes[s]
+        start = dag.get(sn)
+        if kind.get(sn) not in TRANSIT_KINDS or start is None:
+            return None
+        level, mine = [sn], []
+        for _ in range(start[0]):   # level by level towards d: one link alone is forced
+            ahead, here = {}, []
+            for u in level:
+                for v, lid, *_ in dag[u][1]:
+                    here.append(lid)
+                    ahead[v] = None
+            if len(here) == 1:
+                f_pair.append(k)
+                f_link.append(here[0])
+            mine += here
+            level = list(ahead)
+        links.update(mine)
+    if last < 0:
+        return None
+    out_l.append(np.fromiter(links, np.int64, count=len(links)))
+    out_c.append(np.full(len(links), len(out_c), dtype=np.int64))
+    f_pair = np.array(f_pair, dtype=np.int64)
+    f_link = np.array(f_link, dtype=np.int64)
+    # each transfer's forced links: its pair's
+    order = np.argsort(pix, kind="stable")
+    first = np.searchsorted(pix[order], np.arange(pairs.shape[1]))
+    counts = np.bincount(pix, minlength=pairs.shape[1])
+    reps = counts[f_pair]
+    f_t = order[np.repeat(first[f_pair], reps) + np.arange(int(reps.sum()))
+                - np.repeat(np.cumsum(reps) - reps, reps)]
+    return (np.concatenate(out_c), np.concatenate(out_l), com,
+            (f_t, np.repeat(f_link, reps)))
+
+
+def _scaled(router: Router, uniq: np.ndarray, load: np.ndarray) -> np.ndarray:
+    """Each link's bandwidth times the own routes' busiest load over bandwidth among the
+    links of its side (scale-up or scale-out, ``Router.scaleout``), so that the own routes'
+    busiest link of either side is at 1: a split whose every link is below 1 is faster on
+    both sides, whatever efficiency a calibration gives each (a step is costed with its
+    busiest link's load over bandwidth times efficiency). Links of a side the own routes do
+    not cross get 0 (the step keeps off them: its links are its routes')."""
+    bw = router._route_bw / float(router._route_bw.max())
+    per = load / bw[uniq]
+    so = router.scaleout
+    top = np.zeros(2)
+    np.maximum.at(top, so[uniq].astype(np.intp), per)
+    return bw * top[so.astype(np.intp)]
+
+
+def _bound(router: Router, src, dst, frac, t_of, l_of, bw, forced) -> float:
+    """A load over bandwidth no split over the links ``l_of`` (of transfers ``t_of``) can
+    beat: each source's traffic over the links out of it that its transfers may take, each
+    destination's over those into it, and the load on each link that some transfers must
+    cross (``forced``: ``(transfer, link)``)."""
+    ls, ld = router._src[l_of], router._dst[l_of]
+    best = 0.0
+    for end, at, at_all in ((src, ls, router._src), (dst, ld, router._dst)):
+        own = at == end[t_of]   # a link out of a transfer's source (into its destination)
+        # each link once (a link leaves one node): the bandwidth out of (into) each node
+        once = np.unique(l_of[own])
+        cap = np.bincount(at_all[once], bw[once], minlength=router._n)
+        need = np.bincount(end, frac, minlength=router._n)
+        has = cap > 0
+        if has.any():
+            best = max(best, float((need[has] / cap[has]).max()))
+    f_t, f_l = forced
+    if len(f_t):
+        load = np.bincount(f_l, frac[f_t], minlength=router.n_links)
+        best = max(best, float((load / np.where(bw > 0, bw, np.inf)).max()))
+    return best
+
+
+def joint_loads(router: Router, src: np.ndarray, dst: np.ndarray, frac: np.ndarray,
+                pl: Plan, uniq: np.ndarray, load: np.ndarray, flows: bool = False
+                ) -> tuple | None:
+    """The link loads of a step (transfers ``src[i] -> dst[i]``, ``frac[i]`` of ``n``,
+    node numbers; ``pl`` their :class:`~netmodel.collectives.route_types.Plan`) spread
+    together, where that makes its busiest link lighter than ``load`` on ``uniq`` (their
+    own routes'): ``(links ascending, load per byte of n)``, or None (the own routes stay).
+    With ``flows``, a third item: each commodity's flows, ``[(its transfers' indices,
+    {link id: flow})]`` (:func:`joint_flows`).
+    """
+    if len(src) < 2 or len(src) > JOINT_TRANSFERS or not len(uniq):
+        return None
+    keep = (src != dst) & (frac > 0)
+    if keep.sum() < 2:
+        return None
+    if not (len(pl.hop_index) or len(pl.piece_of)) and (np.diff(pl.route_ptr) == 1).all():
+        return None   # every transfer one link (neighbours): no other split
+    src, dst, frac = src[keep], dst[keep], frac[keep]
+    bw = _scaled(router, uniq, load)
+    # first, each end's traffic over all its links: no split beats it
+    out = np.bincount(router._src, bw, minlength=router._n)
+    into = np.bincount(router._dst, bw, minlength=router._n)
+    need_out = np.bincount(src, frac, minlength=router._n)
+    need_in = np.bincount(dst, frac, minlength=router._n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ends = max(float(np.nanmax(need_out / out)), float(np.nanmax(need_in / into)))
+    if 1.0 <= ends * (1 + JOINT_RTOL):
+        return None
+    index = np.cumsum(keep) - 1   # a kept transfer's new index
+    t_of, l_of = _supports(router, pl)
+    own = keep[t_of]
+    t_of, l_of = index[t_of[own]], l_of[own]
+    if len(l_of) > JOINT_VARIABLES:
+        return None   # more own route links than a solve takes: the split's would be more
+    got = None
+    if (not (router._code == KIND_SWITCH).any() and not len(pl.hop_index)
+            and len(np.unique(dst)) * router._n <= JOINT_DAG_WORK):
+        got = _dag_links(router, src, dst)
+        if got is not None:
+            # every own route's links among its pair's shortest paths (else: own links)
+            c_of, lk, com, forced = got
+            nl = router.n_links
+            if not np.isin(com[t_of] * nl + l_of, c_of * nl + lk).all():
+                got = None
+    if got is None:   # a commodity per pair, its links its own route's
+        com = np.unique(src * router._n + dst, return_inverse=True)[1]
+        cl = np.unique(com[t_of] * router.n_links + l_of)
+        c_of, lk = cl // router.n_links, cl % router.n_links
+        # a transfer's one link out of its source (into its destination) is forced
+        f_t, f_l = [], []
+        for end, at in ((src, router._src[l_of]), (dst, router._dst[l_of])):
+            mine = at == end[t_of]
+            alone = mine & (np.bincount(t_of[mine], minlength=len(src))[t_of] == 1)
+            f_t.append(t_of[alone])
+            f_l.append(l_of[alone])
+        forced = (np.concatenate(f_t), np.concatenate(f_l))
+    # every split over shortest paths loads the links with the same bytes in all (each
+    # byte crosses as many links): no split beats them spread evenly over every link usable
+    even = float(load.sum()) / float(bw[np.unique(lk)].sum())
+    if 1.0 <= max(even, _bound(router, src, dst, frac, *_per_transfer(com, c_of, lk), bw,
+                                forced)) * (1 + JOINT_RTOL):
+        return None
+    if len(lk) > JOINT_VARIABLES:
+        return None
+    got = _solve(router, src, dst, frac, com, c_of, lk, bw)
+    if got is None or not flows:
+        return None if got is None else got[:2]
+    x, kept = got[2], np.flatnonzero(keep)
+    per = []
+    for c in range(int(com.max()) + 1):
+        on = c_of == c
+        per.append((kept[com == c].tolist(),
+                    {int(k): float(f) for k, f in zip(lk[on], x[on], strict=True) if f > 0}))
+    return got[0], got[1], per
+
+
+def joint_flows(router: Router, transfers) -> list | None:
+    """The joint split of ``transfers`` (``(src, dst, fraction)`` triples) as flows, for
+    checking it: ``[(indices of a commodity's transfers, {(u, v): flow per byte of n})]``,
+    or None where the transfers keep their own routes (:meth:`~netmodel.collectives.
+    route_plans.PlannedRoutes.link_loads` loads the links with their sum)."""
+    pl = router.plan(transfers)
+    links, coef = router._plan_loads(pl, True)[:2]
+    uniq, inv = np.unique(links, return_inverse=True)
+    src, dst, frac = router._node_ids(transfers)
+    got = joint_loads(router, src, dst, frac, pl, uniq, np.bincount(inv, coef), flows=True)
+    if got is None:
+        return None
+    return [(ts, {router.link_name(k): f for k, f in fl.items()}) for ts, fl in got[2]]
+
+
+def _per_transfer(com: np.ndarray, c_of: np.ndarray, lk: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Each transfer's links, from its commodity's: ``(transfer, link)``."""
+    order = np.argsort(c_of, kind="stable")
+    c_sorted, l_sorted = c_of[order], lk[order]
+    start = np.searchsorted(c_sorted, com, side="left")
+    stop = np.searchsorted(c_sorted, com, side="right")
+    count = stop - start
+    t_of = np.repeat(np.arange(len(com)), count)
+    at = np.repeat(start, count) + np.arange(int(count.sum())) - np.repeat(
+        np.cumsum(count) - count, count)
+    return t_of, l_sorted[at]
+
+
+def _solve(router: Router, src, dst, frac, com, c_of, lk, bw):
+    """The linear programme: minimise ``z`` over flows ``x >= 0`` (one per commodity and
+    link) that keep each commodity's traffic (each node sends out what it takes in, plus
+    what its sources send, less what its destination receives) with every link's load at
+    most ``z`` times its bandwidth."""
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix, csr_matrix
+
+    V = len(lk)
+    n = router._n
+    u, v = router._src[lk], router._dst[lk]
+    # conservation rows: (commodity, node), numbered as they occur
+    rows_key = np.concatenate([c_of * n + u, c_of * n + v])
+    ukey, rix = np.unique(rows_key, return_inverse=True)
+    R = len(ukey)
+    a_eq = csr_matrix((np.concatenate([np.ones(V), -np.ones(V)]),
+                       (rix, np.tile(np.arange(V), 2))), shape=(R, V + 1))
+    b_eq = np.zeros(R)
+    for end, sign in ((src, 1.0), (dst, -1.0)):
+        at = np.searchsorted(ukey, com * n + end)
+        ok = (at < R) & (ukey[np.minimum(at, R - 1)] == com * n + end)
+        if not ok.all():
+            return None   # a transfer's end off its commodity's links: leave the routes
+        np.add.at(b_eq, at, sign * frac)
+    # capacity rows: each link used, its load less z times its bandwidth <= 0
+    links, lix = np.unique(lk, return_inverse=True)
+    L = len(links)
+    a_ub = coo_matrix((np.concatenate([np.ones(V), -bw[links]]),
+                       (np.concatenate([lix, np.arange(L)]),
+                        np.concatenate([np.arange(V), np.full(L, V)]))), shape=(L, V + 1))
+    cost = np.zeros(V + 1)
+    cost[V] = 1.0
+    res = linprog(cost, A_ub=a_ub.tocsr(), b_ub=np.zeros(L), A_eq=a_eq, b_eq=b_eq,
+                  bounds=(0, None), method="highs",
+                  options={"primal_feasibility_tolerance": 1e-10,
+                           "dual_feasibility_tolerance": 1e-10})
+    if res.status != 0:
+        return None
+    x = np.maximum(res.x[:V], 0.0)
+    per = np.bincount(lix, x, minlength=L)
+    if not float((per / bw[links]).max()) < 1 - JOINT_RTOL:
+        return None
+    tiny = per > 1e-12 * float(per.max())
+    return links[tiny], per[tiny], x
