@@ -16,8 +16,8 @@ What a transfer may use: on a fabric without switches (rings, tori, meshes, circ
 every shortest path of its pair (the kept shortest paths towards its destination,
 :meth:`~netmodel.collectives.route_search.SearchedRoutes._dag`), the transfers towards one
 destination one commodity (every path along those links is a shortest path of its
-source); elsewhere, the links its own route crosses, a commodity per pair (ECMP over the
-shortest up/down paths). Each transfer's own route is one split of them, so the joint split
+source), up to :data:`JOINT_DAG_WORK` destinations x nodes; elsewhere, the links its own
+route crosses, a commodity per pair (ECMP over the shortest up/down paths). Each transfer's own route is one split of them, so the joint split
 is never busier than the routes it replaces; and neither depends on bandwidths (but a
 searched route of a switched fabric that a maximum flow trims), so on one side of the
 fabric (below) a faster link or one more parallel link (a bandwidth raised) never makes a
