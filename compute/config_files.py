@@ -45,7 +45,7 @@ import re
 import stat
 import sys
 import tomllib
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
 from itertools import accumulate
 from os import PathLike
 from pathlib import Path
@@ -331,6 +331,43 @@ def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX
     if depth > max_depth:
         raise UserError(f"{where} nests deeper than {max_depth} levels; is it the right file?")
     return doc
+
+
+#: The suffixes that make a name a file's path where a catalog name is also taken (a model,
+#: a GPU; a scenario reads ``.toml`` only): :func:`missing_named_file`.
+FILE_SUFFIXES = (".toml", ".json")
+
+
+def missing_named_file(ref: str, what: str,
+                       names: Collection[str] | Callable[[], Collection[str]], entry: str,
+                       suffixes: Sequence[str] = FILE_SUFFIXES) -> UserError | None:
+    """The refusal of ``ref``, a name ending in one of ``suffixes`` where no such file
+    exists and the name less its suffix is one of ``names`` (any case; a callable giving
+    them is called only then): the rule is said (a name ending in one of ``suffixes`` is
+    read as a file's path, never as a catalog name,
+    so a file beside the catalog's name is not shadowed by it and a missing file is not
+    run as the catalog's entry without a word) with the ``entry`` it meant. None where the
+    rule needs no word: a file of that path exists (it is read), the name names no entry
+    (the reader's own refusal), or the suffix is another.
+
+    >>> str(missing_named_file("Llama-3-8B.TOML", "model file", ["Llama-3-8B"],
+    ...                        "the catalog's model"))
+    "model file 'Llama-3-8B.TOML' does not exist; a name ending in .toml or .json is read as a file's path: the catalog's model 'Llama-3-8B' is named without '.TOML'"
+    >>> missing_named_file("Llama-9.json", "model file", ["Llama-3-8B"], "model") is None
+    True
+    """
+    suffix = next((x for x in suffixes if ref.lower().endswith(x)), None)
+    if suffix is None or os.path.lexists(ref):
+        return None
+    stem = ref[:-len(suffix)]
+    names = names() if callable(names) else names
+    folded = [n for n in names if n.casefold() == stem.casefold()]   # a folder: no name
+    if len(folded) != 1:
+        return None
+    rule = " or ".join(suffixes)
+    return UserError(f"{what} {ref!r} does not exist; a name ending in {rule} is read as a "
+                     f"file's path: {entry} {folded[0]!r} is named without "
+                     f"{ref[-len(suffix):]!r}")
 
 
 def read_table(path: str | PathLike[str], what: str = "file",

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from compute import validate
-from compute.config_files import check_keys, read_table
+from compute.config_files import check_keys, missing_named_file, read_table
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, find_name, known, lookalike
 from compute.rows import CONFIDENCE, Parameter, check_number
@@ -574,6 +574,9 @@ def get_gpu(name: str | GpuSpec) -> GpuSpec:
     key = find_name(table, name)
     if key is not None:
         return table[key]
+    missing = missing_named_file(name, "GPU file", table, "the catalog's GPU")
+    if missing is not None:
+        raise missing
     if isinstance(name, str) and name.lower().endswith((".toml", ".json")):
         gpus = load_gpu_file(name)
         if len(gpus) != 1:

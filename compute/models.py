@@ -53,7 +53,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from compute import validate
-from compute.config_files import check_keys, parse_table, read_table, read_text
+from compute.config_files import (
+    check_keys,
+    missing_named_file,
+    parse_table,
+    read_table,
+    read_text,
+)
 from compute.errors import UserError, find_name, known, lookalike
 from compute.hf_config import HF_ALIASES, HF_FAMILIES, hf_from_dict, load_hf_config
 from compute.model_spec import (
@@ -167,6 +173,9 @@ def get_model(name: str | ModelSpec) -> ModelSpec:
     key = find_name(table, name)
     if key is not None:
         return table[key]
+    missing = missing_named_file(name, "model file", table, "the catalog's model")
+    if missing is not None:
+        raise missing
     if name.lower().endswith(".json"):
         return _model_from_json(Path(name))
     if name.lower().endswith(".toml"):

@@ -108,7 +108,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from compute.config_files import check_keys, parse_table, read_text
+from compute.config_files import check_keys, missing_named_file, parse_table, read_text
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec, get_gpu
 from compute.validate import (
@@ -828,6 +828,10 @@ def get_scenario(ref: str | Scenario) -> Scenario:
     base, at, gpu = split_ref(ref)
     if at and not gpu.strip():
         raise UserError(f"scenario {ref!r} names no GPU after '@'")
+    missing = missing_named_file(base, "scenario file", scenario_names,
+                                 "the shipped scenario", (".toml",))
+    if missing is not None:   # lite-flat.toml meant lite-flat
+        raise missing
     if base.lower().endswith(".toml"):
         scenario = load_scenario(base)
     else:
