@@ -483,9 +483,12 @@ _common = [
 
 
 def _placement(text: str) -> str:
+    """``--spare-placement``'s value, checked by the library, its refusal said with the
+    flag."""
     from netmodel.study.reliability_spares import check_placement
 
-    return check_placement(text)
+    with value_refused_as("--spare-placement", text, "unknown spare placement"):
+        return check_placement(text)
 
 
 @click.command("blast-radius")
@@ -515,7 +518,8 @@ def blast_radius(scenario: str, model: str, phase: str,
         check_folder_path(out_dir)
     scenario = _where(scenario, fabric)
     phase, gpus, limit = _phase(phase), cluster_gpus, max_batch
-    with _parameters_as_flags():
+    with _parameters_as_flags(), value_refused_as("--spare-placement", placement,
+                                                  "spare placement"):
         result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
                      catalog_=cat, placement=placement, parallelism=parallelism,
                      max_batch=limit)
@@ -565,7 +569,8 @@ def availability(scenario: str, model: str, phase: str,
     scenario = _where(scenario, fabric)
     phase, gpus, limit = _phase(phase), cluster_gpus, max_batch
     slo = _settings(ttft, tbt, phase)
-    with _parameters_as_flags(), Progress(trials, "availability", quiet=quiet) as bar:
+    with _parameters_as_flags(), Progress(trials, "availability", quiet=quiet) as bar, \
+            value_refused_as("--spare-placement", placement, "spare placement"):
         result = run(scenario, model, phase, gpus=gpus, spares=spares,
                      placement=placement, horizon=horizon, trials=trials, seed=seed,
                      threshold=threshold, slo=slo, catalog_=cat, progress=bar,

@@ -57,3 +57,25 @@ def test_a_gpu_name_names_the_scenario_typed_after_it():
     # words typed, wherever it stands
     r = run_cli([*BLAST, "--gpus", "Lite", "--scenario", "h100-dgx@H100-SXM"])
     assert one_line_error(r).endswith("run on Lite with --scenario h100-dgx@Lite")
+
+
+AVAIL = ["availability", "--scenario", "lite-flat", "--model", "Llama-3-8B", "-q", "--trials",
+         "5", "--no-plot", "--max-batch", "8"]
+
+
+@pytest.mark.parametrize("command", [AVAIL, BLAST[:1] + ["--scenario", "lite-flat"] + BLAST[1:]])
+def test_a_spare_placement_the_fabric_cannot_take_names_the_flag(command, tmp_path):
+    # the library said "spare placement 'group' needs GPUs labelled ..." with no flag
+    out = tmp_path / "out"
+    r = run_cli([*command, "--spare-placement", "group", "--out", out])
+    assert one_line_error(r) == (
+        "error: --spare-placement 'group': spare placement 'group' needs GPUs labelled with "
+        "their group; lite-flat@Lite's fabric has none (use pod or global)")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", [AVAIL, BLAST[:1] + ["--scenario", "lite-flat"] + BLAST[1:]])
+def test_an_unknown_spare_placement_names_the_flag(command):
+    assert one_line_error(run_cli([*command, "--spare-placement", "rack"])) == (
+        "error: --spare-placement 'rack': unknown spare placement 'rack'; known: 'global', "
+        "'group', 'pod'")
