@@ -883,48 +883,231 @@ def _saturation(streams, instances: int) -> float:
 
 #: A blocking within this of 0 or 1 decides alone (:func:`_threshold_low`).
 DECIDED = 1e-9
-#: :func:`_threshold_low`'s share of the time below the threshold that two refused
-#: failures in progress at once (their Poisson estimate) must reach. Not derived: set on
-#: one hand family, whose 14 flagged runs had the pairs at 0.14-2.4 times the time below
-#: and the one unflagged 0.015; a second family
-#: (tests/netmodel/test_threshold_low_second_family_h440.py) had 0.48-7.1 flagged and
-#: 0-0.010 not, so any value from about 0.016 to 0.13 flags the same 35 runs.
-PAIRS_SHARE = 0.1
 
 
-def _threshold_low(kinds, b, limit: float, tail: float) -> bool:
+def _outcomes(x: Kind, bk: float, limit: float) -> list[tuple[int, float]]:
+    """The refusals of kind ``x`` that :func:`_threshold_low` counts: ``(r, loss)`` for
+    each number ``r`` of its instances a failure can be refused (1 where its ask is all or
+    nothing, :func:`_refused_counts` where it is granted in part) whose loss, ``r`` of its
+    :attr:`Kind.pieces` of its down and slowed instances' worth over every cell it
+    strikes, is no more than ``limit``: a refusal crossing alone is a single event, which
+    the thinning counts at its rate. None where the kind asks no spares or its blocking
+    is within :data:`DECIDED` of 0 or 1 (refused always or never: nothing to bunch)."""
+    if x.units <= 0 or not DECIDED < bk < 1.0 - DECIDED:
+        return []
+    whole = (x.down_worth + x.slow) * x.cells
+    counts = sorted(set(_refused_counts(x).tolist()) - {0}) if x.pieces > 1 else [1]
+    return [(r, whole * r / max(x.pieces, 1)) for r in counts
+            if whole * r / max(x.pieces, 1) <= limit]
+
+
+#: Most refusals at once whose binomial moments :func:`_threshold_low` takes; past it
+#: the bound counts any more as crossing (looser, never below the truth in its model).
+MOST_MOMENTS = 8
+
+
+def _pool_moments(kinds, lam, q: np.ndarray, types: list, top: int) -> dict:
+    """``E[prod_t C(Y_t, c_t)]`` for every count vector ``c`` of at most ``top``, where
+    ``Y_t`` is the refusals of type ``t`` (``types``: ``(arrive, d)`` pairs, ``arrive[j,
+    j']`` the type's arrivals a second with ``j`` spares busy that leave ``j'`` busy, a
+    failure refused in part taking what it is granted; each in progress ``d`` s,
+    exponential) by one pool whose busy spares follow a birth-death chain with the
+    steady state ``q`` (the closed form's own, :func:`_blocking`): a failure of kind
+    ``k`` (``lam[k]`` a second at this pool) finding ``j`` busy takes :meth:`Kind.take`
+    of the free spares, and each grant is undone at the rate that keeps ``q`` (detailed
+    balance: the real chain's steady state, its dynamics approximated). Refusals of types
+    ``t_1 .. t_m`` (oldest first) with gaps ``w_i`` between them and the last ``v`` s ago
+    are all in progress with probability ``exp(-(s_1 w_1 + .. + s_(m-1) w_(m-1) + s_m
+    v))``, ``s_i`` the sum of ``1 / d`` of the first ``i``, so the moment is the sum over
+    the orders of ``q' A_t1 R(s_1) A_t2 R(s_2) .. A_tm 1 / s_m``, ``R(s) = (s I - Q)^-1``
+    (``Q`` the chain's generator, ``A_t`` the type's ``arrive``), which one pass over the
+    count vectors gives (``s_i`` hangs on the counts only). As a dict from count tuples.
+    Independent thinning has ``prod_t E[Y_t]^c_t / c_t!``.
+
+    One kind of one spare on a pool of 1 (Erlang, load 1): busy half the time, each
+    failure then refused:
+
+    >>> k = Kind("gpu", "x", 1.0, down=1, slow=0.0, units=1, restored=0.0,
+    ...          d_repair=1.0, d_swap=0.0, hold=1.0, d_slow=0.0)
+    >>> refused = np.array([[0.0, 0.0], [0.0, 1.0]])   # at 1 busy, stays 1 busy
+    >>> mo = _pool_moments([k], [1.0], np.array([0.5, 0.5]), [(refused, 1.0)], 2)
+    >>> # E[Y] = d lam B = 0.5; R(1) (0, 1) = (1/3, 2/3), so E[C(Y, 2)] = 0.5 x 2/3 / 2
+    >>> {c: round(v, 6) for c, v in mo.items()}
+    {(0,): 1.0, (1,): 0.5, (2,): 0.166667}
+    """
+    from scipy.linalg import lu_factor, lu_solve
+
+    cap = len(q) - 1
+    gen = np.zeros((cap + 1, cap + 1))
+    for k, x in enumerate(kinds):
+        if lam[k] <= 0 or x.units <= 0:
+            continue
+        for j in range(cap + 1):
+            t = x.take(cap - j)
+            if t > 0 and q[j] > 0 and q[j + t] > 0:
+                gen[j, j + t] += lam[k]
+                gen[j + t, j] += lam[k] * q[j] / q[j + t]
+    gen -= np.diag(gen.sum(axis=1))
+    zero = (0,) * len(types)
+    out = {zero: 1.0}
+    left = {zero: np.asarray(q, dtype=float)}   # the row vector before the next arrival
+    lus: dict = {}
+    for m in range(1, top + 1):
+        nxt: dict = {}
+        for c, row in left.items():
+            for t, (arrive, _) in enumerate(types):
+                cc = (*c[:t], c[t] + 1, *c[t + 1:])
+                v = row @ arrive
+                if not v.any():
+                    continue
+                nxt[cc] = nxt.get(cc, 0.0) + v
+        left = {}
+        for c, v in nxt.items():
+            s = sum(n / d for n, (_, d) in zip(c, types, strict=True))
+            out[c] = float(v.sum()) / s
+            if m < top:
+                key = round(s, 15)
+                if key not in lus:
+                    lus[key] = lu_factor((s * np.eye(cap + 1) - gen).T)
+                left[c] = lu_solve(lus[key], v)
+    return out
+
+
+def _threshold_low(kinds, b, limit: float, tail: float, pools: SparePools | None = None,
+                   occupancy: dict | None = None) -> bool:
     """Whether the time below the threshold (``tail``, :func:`_compound_poisson_tail`)
-    is in the regime where it reads low. The tail thins each failure's refusal apart
-    from the others', but a pool a failure found busy stays busy for the next ones:
-    refusals come together. That matters where it takes several refused failures at once
-    to fall below: kinds asking spares that are refused some of the time (a blocking
-    strictly between 0 and 1) and whose refused failure alone loses no more than
-    ``limit`` (its down and slowed instances' worth, every cell it strikes), ``R`` such
-    refused failures in progress on average, and two at once (``R^2 / 2``, the Poisson
-    estimate) at least :data:`PAIRS_SHARE` of ``tail``. In the cases measured
-    (docs/reliability.md) the Monte Carlo read 0.98 to 18 times the closed form where
-    this holds, 1.2 where it does not; where one refused failure crosses the limit alone
-    the thinning reads a little high instead (0-12% on the shipped fabrics). So the flag
-    says the closed form *may* read low: on a second family (400 instances, nodes downing
-    3 on 8 spares each, GPUs 1 on 8; x0.25-x4, 8-96 spares) it was set wherever the Monte
-    Carlo read over 1.5 times the closed form by more than its interval (up to 14x),
-    but also, as on the first family at x4 on 16, where the pool is busy for most
-    failures (the node kind's blocking 0.7-0.94) and the Monte Carlo read 0.99-1.1
-    times it: a refusal then tells little of the next one.
+    may read low by as much as it reads. The tail thins each failure's refusal apart from
+    the others', but a pool a failure found busy stays busy for the next ones: refusals
+    come together. That matters where it takes several refused failures at once to fall
+    below (:func:`_outcomes`: the refusals that do not cross ``limit`` alone, typed by
+    their loss and repair). Any moment below it with the refusals in progress ``Y_t`` of
+    each type meets some least count vector ``c`` whose losses pass ``limit``, so
+    ``P(cross) <= sum over those c of E[prod_t C(Y_t, c_t)]`` (Markov's inequality; past
+    :data:`MOST_MOMENTS` refusals at once, ``P(sum Y >= MOST_MOMENTS + 1)`` bounds the
+    rest), the moments as each pool's chain brings its refusals together
+    (:func:`_pool_moments`; pools apart independent, their generating functions
+    multiplied; refusals of pools solved together, :func:`_coupled_blocking`, or with
+    no ``occupancy``: Poisson). That bounds the time the thinning can miss; the flag is
+    set where the bound reaches ``tail`` itself, so that unflagged the time below is at
+    most about twice the reading (in the chain's model of the pool).
+
+    On 256 H100 at TP 1 (GPU failures 1e-3 an hour, one-day repairs, 17 global spares) a
+    refused GPU failure is one instance of 256 and 3 cross 99% (2.56): the former rule
+    (two at once, Poisson ``R^2 / 2``, at least a tenth of the tail) was unmet at 4.8e-5
+    against 6.0e-4, but a host holding 8 spares leaves 9 for the GPUs for a day, and their
+    refusals come in bursts; the Monte Carlo reads 1.9e-3
+    (tests/netmodel/test_threshold_low_bursts_h484.py).
 
     >>> k = Kind("host", "x", 0.1, down=2, slow=0.0, units=32, restored=0.0,
     ...          d_repair=1.0, d_swap=0.1, hold=1.0, d_slow=0.0, per=16)
-    >>> # R = 0.1 x 0.3 x 1 = 0.03 in progress, R^2 / 2 = 4.5e-4
-    >>> _threshold_low([k], [0.3], 2.0, 4e-3), _threshold_low([k], [0.3], 2.0, 5e-3)
+    >>> # a host refused 1 of its 2 instances loses 1, both 2; below 1.5, two refusals of
+    >>> # one cross; no pool's chain given: Poisson, R = 0.1 x 0.3 x 1, R^2 / 2 = 4.5e-4
+    >>> _threshold_low([k], [0.3], 1.5, 4.5e-4), _threshold_low([k], [0.3], 1.5, 4.6e-4)
     (True, False)
-    >>> _threshold_low([k], [0.3], 1.5, 1e-9), _threshold_low([k], [1.0], 2.0, 1e-9)
+    >>> _threshold_low([k], [0.3], 0.5, 1e-9), _threshold_low([k], [1.0], 1.5, 1e-9)
     (False, False)
     """
-    pairs = sum(x.rate * x.cells * bk * max(x.d_repair, x.d_slow)
-                for x, bk in zip(kinds, b, strict=True)
-                if x.units > 0 and DECIDED < bk < 1.0 - DECIDED
-                and (x.down_worth + x.slow) * x.cells <= limit)
-    return bool(pairs > 0 and pairs * pairs / 2 >= PAIRS_SHARE * tail)
+    bound = _missed(kinds, b, limit, pools, occupancy)
+    return bool(bound > 0 and bound >= tail)
+
+
+def _missed(kinds, b, limit: float, pools: SparePools | None = None,
+            occupancy: dict | None = None) -> float:
+    """:func:`_threshold_low`'s bound on the time below that two or more refusals at
+    once, none crossing ``limit`` alone, keep the cluster below (0 where no refusal
+    counts)."""
+    types: dict = {}   # (loss, d) -> [(kind, r)]
+    for k, (x, bk) in enumerate(zip(kinds, b, strict=True)):
+        for r, loss in _outcomes(x, bk, limit):
+            types.setdefault((loss, max(x.d_repair, x.d_slow)), []).append((k, r))
+    if not types:
+        return 0.0
+    keys = sorted(types)
+    top = MOST_MOMENTS
+    refused = {}   # (kind) -> P(r refused), r = 0 .. top: the closed form's own
+    if occupancy is not None:
+        refused = occupancy.get("refused", {})
+
+    def share(k, r):   # P(a failure of k is refused r of its instances), thinned
+        x = kinds[k]
+        if x.pieces <= 1:
+            return float(b[k])
+        dist = refused.get(k)
+        counts = _refused_counts(x)
+        return float(sum(p for p, c in zip(dist, counts, strict=False) if c == r)) \
+            if dist is not None else float(b[k])
+
+    gf = {(0,) * len(keys): 1.0}
+
+    def times(f, g):   # the product of two truncated generating functions
+        out: dict = {}
+        for c1, v1 in f.items():
+            for c2, v2 in g.items():
+                c = tuple(i + j for i, j in zip(c1, c2, strict=True))
+                if sum(c) <= top:
+                    out[c] = out.get(c, 0.0) + v1 * v2
+        return out
+
+    solved: set = set()
+    if pools is not None and occupancy is not None:
+        n_groups = pools.groups if any(x.group >= 0 for x in kinds) else 1
+        over = [pools.pools if x.group < 0 else pools.pools // n_groups for x in kinds]
+        joint = set(occupancy.get("comp", {}))
+        sizes: dict = {}
+        for p, c in enumerate(pools.reachable):
+            sizes[(p % n_groups, c)] = sizes.get((p % n_groups, c), 0) + 1
+        skipped = set()   # slots with a pool whose chain is not read here
+        for (slot, cap), n in sizes.items():
+            q = occupancy.get((slot, cap))
+            if slot in joint or q is None or len(q) != cap + 1:
+                skipped.add(slot)
+                continue
+            here = {k for k, x in enumerate(kinds) if x.group in (-1, slot)}
+            lam = [kinds[k].rate * kinds[k].cells / over[k] if k in here else 0.0
+                   for k in range(len(kinds))]
+            rates = []
+            for key in keys:
+                arrive = np.zeros((cap + 1, cap + 1))
+                for k, r in types[key]:
+                    if k in here:
+                        x = kinds[k]
+                        for j in range(cap + 1):
+                            if x.refused(x.granted(cap - j)) == r:
+                                arrive[j, j + x.take(cap - j)] += lam[k]
+                rates.append((arrive, key[1]))
+            mo = _pool_moments(kinds, lam, np.asarray(q, dtype=float), rates, top)
+            power, base = {(0,) * len(keys): 1.0}, mo   # mo ** n, by squaring
+            while n:
+                if n & 1:
+                    power = times(power, base)
+                base, n = times(base, base), n >> 1
+            gf = times(gf, power)
+        # a kind whose every pool was read (else all its refusals taken as Poisson; a
+        # kind read in some pools and not others is then counted twice: larger, safe)
+        solved = {k for k, x in enumerate(kinds)
+                  if not (skipped & ({s for s, _ in sizes} if x.group < 0 else {x.group}))}
+    # refusals no pool's chain accounts for: Poisson, E[C(Y_t, c)] = R_t^c / c!
+    for t, key in enumerate(keys):
+        rt = key[1] * sum(kinds[k].rate * kinds[k].cells * share(k, r)
+                          for k, r in types[key] if k not in solved)
+        if rt > 0:
+            one = (0,) * len(keys)
+            gf = times(gf, {(*one[:t], m, *one[t + 1:]): rt ** m / math.factorial(m)
+                            for m in range(top + 1)})
+    losses = [loss for loss, _ in keys]
+    bound = 0.0
+    longest = 0
+    for c, v in gf.items():
+        total = sum(n * loss for n, loss in zip(c, losses, strict=True))
+        least = total > limit and all(total - loss <= limit
+                                      for n, loss in zip(c, losses, strict=True) if n)
+        if least:
+            bound += v
+        if total <= limit:
+            longest = max(longest, sum(c))
+    if longest >= top:   # least vectors past the moments taken: Y >= top + 1 covers them
+        bound += sum(v for c, v in gf.items() if sum(c) == top) / (top + 1)
+    return bound
 
 
 def _compound_poisson_tail(kinds, b, limit: float, refused: dict | None = None) -> float:
@@ -975,10 +1158,10 @@ class Analytic:
     #: :data:`FALLBACK_INDEPENDENT`, :data:`FALLBACK_APART`; sorted), each an
     #: approximation; () where every pool's chain was solved whole or none was needed
     fallback: tuple = ()
-    #: whether ``below_threshold`` is in the regime where it reads low
+    #: whether ``below_threshold`` may read low by as much as it reads
     #: (:func:`_threshold_low`): failures are refused spares some of the time, it takes
-    #: more than one refused at once to fall below the threshold, and such pairs are not
-    #: rare next to the time below
+    #: more than one refused at once to fall below the threshold, and a bound on the time
+    #: such refusals together keep it below, as the pool bunches them, reaches the reading
     threshold_low: bool = False
 
     def to_dict(self) -> dict:
@@ -1037,4 +1220,4 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
                     exact_threshold=pools.reachable_total == 0,
                     overlap=overlap, fallback=occupancy.get("fallback", ()),
                     threshold_low=pools.reachable_total > 0 and limit >= 0
-                    and _threshold_low(kinds, b, limit, tail))
+                    and _threshold_low(kinds, b, limit, tail, pools, occupancy))
