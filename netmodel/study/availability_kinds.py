@@ -51,6 +51,8 @@ from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from itertools import accumulate, product
 
+import numpy as np
+
 from netmodel.study.reliability_cluster import YEAR, Cluster
 from netmodel.study.reliability_spares import by_group, check_placement, recovery, slow_recovery
 from netmodel.study.reliability_timings import recovery_times
@@ -315,10 +317,9 @@ def _steps(order: tuple, n_down: int) -> tuple:
                  if d == n_down or a + b < down[d + 1])
 
 
-#: Most ways to grant one failure's instances :func:`_grants` weighs (the product over
-#: its kinds of instance of their counts + 1); past it, the down first, each fewest
-#: spares first, then the slowed likewise (:func:`_steps`, the most instances back), the
-#: worthiest first among instances taking as many.
+#: Most ways to grant one failure's instances :func:`_grants` enumerates (the product
+#: over its kinds of instance of their counts + 1); past it, the same best grant at each
+#: count of spares by a knapsack over the spares (:func:`_knapsack`).
 MAX_GRANTS = 1 << 14
 
 
@@ -353,22 +354,11 @@ def _grants(order: tuple, worths: tuple, n_down: int, c_down: float, c_slow: flo
     combos = 1
     for _, n in types:
         combos *= n + 1
-    if combos > MAX_GRANTS:
-        steps = _steps(order, n_down)
-        # as many as _steps takes of each, fewest spares first; among instances taking
-        # as many, the worthiest first (as an operator would; where all take as many,
-        # never less back than the count's share, Kind.per's)
-        down = sorted(zip(order[:n_down], worths[:n_down], strict=True),
-                      key=lambda p: (p[0], -p[1]))
-        slow = sorted(zip(order[n_down:], worths[n_down:], strict=True),
-                      key=lambda p: (p[0], -p[1]))
-        shares = tuple((sum(w for _, w in down[:d]) / total_down if total_down else 0.0,
-                        sum(w for _, w in slow[:s]) / total_slow if total_slow else 0.0)
-                       for _, d, s in steps)
-        return steps, shares
     # what all would restore, as a magnitude: a value's sign kept (an instance whose
     # grant costs more than it saves is not granted, not the most of them)
     scale = sum(abs(w * (c_down if dn else c_slow)) * n for (_, w, dn), n in types) or 1.0
+    if combos > MAX_GRANTS:
+        return _knapsack(types, scale, c_down, c_slow, total_down, total_slow)
     rows = []
     for pick in product(*(range(n + 1) for _, n in types)):
         cost = sum(k * u for k, ((u, _, _), _) in zip(pick, types, strict=True))
@@ -387,6 +377,58 @@ def _grants(order: tuple, worths: tuple, n_down: int, c_down: float, c_slow: flo
             steps.append((cost, d, s))
             shares.append((wd / total_down if total_down else 0.0,
                            ws / total_slow if total_slow else 0.0))
+    return tuple(steps), tuple(shares)
+
+
+def _knapsack(types: list, scale: float, c_down: float, c_slow: float, total_down: float,
+              total_slow: float) -> tuple:
+    """:func:`_grants`' steps and shares past :data:`MAX_GRANTS` ways: the same best grant
+    at each count of spares (the most restored, then the more down instances), by a
+    bounded knapsack over the spares taken (numpy over the costs, a pass per instance:
+    ``O(spares x instances)``), the frontier read as the enumeration reads it. Where two
+    grants of one cost restore the same with as many down, the one kept may differ from
+    the enumeration's (the same value back).
+
+    >>> types = [((1, 1.0, False), 2), ((2, 3.0, False), 1)]
+    >>> _knapsack(types, 5.0, 1.0, 1.0, 0.0, 5.0)[0]   # 2 free: the one of 2 (3), not two of 1 (2)
+    ((0, 0, 0), (1, 0, 1), (2, 0, 1), (3, 0, 2), (4, 0, 3))
+    """
+    top = sum(u * n for (u, _, _), n in types)
+    val = np.full(top + 1, -np.inf)
+    val[0] = 0.0
+    d = np.zeros(top + 1, dtype=np.int64)
+    s = np.zeros(top + 1, dtype=np.int64)
+    wd = np.zeros(top + 1)
+    ws = np.zeros(top + 1)
+    for (u, w, dn), n in types:
+        gain = w * (c_down if dn else c_slow)
+        cur = (val.copy(), d.copy(), s.copy(), wd.copy(), ws.copy())
+        for k in range(1, n + 1):
+            shift = k * u
+            if shift > top:
+                break
+            cv = cur[0][:-shift] + k * gain
+            cd = cur[1][:-shift] + (k if dn else 0)
+            better = np.round(cv / scale, 9) > np.round(val[shift:] / scale, 9)
+            better |= ((np.round(cv / scale, 9) == np.round(val[shift:] / scale, 9))
+                       & (cd > d[shift:]))
+            better &= np.isfinite(cv)
+            idx = np.nonzero(better)[0]
+            val[shift + idx] = cv[idx]
+            d[shift + idx] = cd[idx]
+            s[shift + idx] = cur[2][idx] + (0 if dn else k)
+            wd[shift + idx] = cur[3][idx] + (k * w if dn else 0.0)
+            ws[shift + idx] = cur[4][idx] + (0.0 if dn else k * w)
+    steps, shares, best = [], [], None
+    for cost in range(top + 1):
+        if not np.isfinite(val[cost]):
+            continue
+        key = (round(float(val[cost]) / scale, 9), int(d[cost]))
+        if best is None or key > best:
+            best = key
+            steps.append((cost, int(d[cost]), int(s[cost])))
+            shares.append((float(wd[cost]) / total_down if total_down else 0.0,
+                           float(ws[cost]) / total_slow if total_slow else 0.0))
     return tuple(steps), tuple(shares)
 
 
