@@ -317,6 +317,10 @@ def _exact_diameter(graph: nx.Graph, sources: Sequence[Hashable],
 
     index = {n: i for i, n in enumerate(graph)}
     matrix = nx.to_scipy_sparse_array(graph, nodelist=list(graph), weight=None, format="csr")
+    # networkx builds 64-bit indices; scipy's shortest_path reads 32-bit ones only before
+    # scipy 1.15 (1.11-1.14: "Buffer dtype mismatch"). The graphs here fit 32 bits.
+    matrix.indices = matrix.indices.astype(np.int32)
+    matrix.indptr = matrix.indptr.astype(np.int32)
     cols = np.array([index[g] for g in gpus])
     best = 0
     for start in range(0, len(sources), 64):

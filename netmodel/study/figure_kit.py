@@ -190,7 +190,10 @@ def _quick_text(renderer) -> None:
 
     import numpy as np
     from matplotlib.backends import backend_agg
-    from matplotlib.ft2font import RenderMode
+    try:
+        from matplotlib.ft2font import RenderMode
+    except ImportError:   # matplotlib before 3.10: its own draw_text is kept
+        return
 
     agg = backend_agg.RendererAgg
     if not (hasattr(agg, "_draw_text_glyphs_and_boxes") and hasattr(agg, "_prepare_font")
