@@ -26,6 +26,10 @@ from inference_reports.tables import (
     verdict,
 )
 
+#: The relative distance from the shipped values within which the refit is said to bring
+#: them back (the drift is shown instead where it is larger).
+REFIT_BOUND = 1e-6
+
 
 def cross_check(markdown: bool) -> list[str]:
     """The shipped profile (fitted on Llama-2-70B TP 8) on the held-out measurements: per
@@ -58,7 +62,9 @@ def cross_check(markdown: bool) -> list[str]:
     # values come back from the reference rows alone
     ref_rows = measurements()
     refitted = fit(ref_rows).profile
-    drift = max(abs(getattr(refitted, k) / getattr(profile, k) - 1) for k in FIT)
+    # the refit's rounding noise (7e-9 on the floors, 1.04e-8 on the newest releases)
+    # moves with the numpy/scipy release: said as a bound, the noise itself only past it
+    drift = max(REFIT_BOUND, *(abs(getattr(refitted, k) / getattr(profile, k) - 1) for k in FIT))
     summary.append(
         f"What the fit saw: {PROFILE}'s {len(FIT)} fitted values come back from the "
         f"{len(ref_rows)} reference rows alone ("
