@@ -707,9 +707,33 @@ class SweepResult(RowsResult):
                         **({self.params[1].path: y} if len(self.params) > 1 else {})})
         return out
 
+    def refused_lines(self) -> list[str]:
+        """A note per scenario and reason a point could not be built at (its ``-`` in the
+        table; the reason is in the CSV and JSON rows), once whatever the models and
+        phases, with the values it was refused at.
+
+        >>> r = _example([("a", [1.0, 2.0, 3.0])])
+        >>> r = replace(r, rows=r.rows[:2] + (replace(r.rows[2], feasible=False,
+        ...     reason="fabric refused: ring: n must be an integer >= 2, got 1"),))
+        >>> r.refused_lines()
+        ['note: a: no point at adjust.latency_scale = 3: fabric refused: ring: n must be an integer >= 2, got 1']
+        """
+        refused: dict[tuple[str, str], list[str]] = {}
+        p0, k, d = self.params[0], self.params[0].display()[0], self.params[0].digits()
+        for r in self.rows:
+            if r.feasible or not r.reason.startswith("fabric refused"):
+                continue
+            at = _written(r.x * k, d) + ("" if r.y is None else
+                                         f" ({self.params[1].show(r.y)})")
+            at_list = refused.setdefault((r.label, r.reason), [])
+            if at not in at_list:
+                at_list.append(at)
+        return [f"note: {label}: no point at {p0.path} = {', '.join(at)}: {reason}"
+                for (label, reason), at in refused.items()]
+
     def table(self) -> str:
         """A plain-text table: tokens/s/SM per scenario along the first parameter, then
-        the crossovers."""
+        the crossovers, and why a point could not be built (:meth:`refused_lines`)."""
         result = self
         p0 = result.params[0]
         k, unit = p0.display()
@@ -739,6 +763,7 @@ class SweepResult(RowsResult):
                          f"{c['before']} at {p0.path} = {_written(c['x'] * k, d)} {unit}".rstrip())
         lines += result.no_crossing_lines()
         lines += result.unchanged_lines()
+        lines += result.refused_lines()
         capped = result.batch_limit_line(" at some points")
         if capped:
             lines.append(capped)
