@@ -33,7 +33,7 @@ from topologies.schema import TRACE_MEDIA
 
 __all__ = ["NIC_MEDIA", "OPTICAL_MEDIA", "BillOfMaterials", "EdgeArrays", "bill_of_materials",
            "cable_end_parts", "cells_per_shared_part", "edge_arrays", "edges_of", "nic_gpus",
-           "port_fill", "port_use", "shared_part"]
+           "nic_ports", "port_fill", "port_use", "shared_part"]
 
 #: The media whose link ends are pluggable optics (a transceiver each end), for the bill of
 #: materials here and the network's prices (:mod:`netmodel.study.network_bill`).
@@ -422,8 +422,8 @@ def nic_gpus(graph: nx.Graph, edges: EdgeArrays | None = None) -> list:
     ``nics_per_server`` below ``gpus_per_server``, a fabric of one scale-up domain) or
     only through other GPUs, nor one whose network links are co-packaged optics on its own
     package (its die's I/O drives them: the Lite fabrics lite-flat, lite-hier and
-    lite-ocs). Host prices and power hold one NIC a GPU
-    (:func:`netmodel.study.cost.scale_out_nics` takes the missing ones off).
+    lite-ocs). The cost model charges their NICs by :func:`nic_ports`, a NIC a cable
+    (:func:`netmodel.study.cost.nic_charge`).
 
     >>> from topologies import build
     >>> len(nic_gpus(build("rail-optimized:domains=2,nics_per_server=4")))
@@ -434,17 +434,50 @@ def nic_gpus(graph: nx.Graph, edges: EdgeArrays | None = None) -> list:
     []
     """
     e = edges_of(graph, edges)
+    holds = np.zeros(len(e.nodes), dtype=bool)
+    holds[_nic_ends(graph, e)[0]] = True
+    return [e.nodes[i] for i in np.flatnonzero(holds).tolist()]
+
+
+def _nic_ends(graph: nx.Graph, e: EdgeArrays) -> tuple[np.ndarray, np.ndarray]:
+    """``(gpu, edge)`` index arrays: each GPU end of a link a NIC drives (:func:`nic_gpus`'
+    rule), by node index and edge position."""
     gpu = e.kind_is("gpu")
     tier = np.fromiter((d.get("tier", -1) for d in graph._node.values()), dtype=float,
                        count=len(e.nodes))
     network = e.kind_is("ocs") | (e.kind_is("switch") & (tier >= 1))
     by_nic = e.medium_in(NIC_MEDIA)
-    holds = np.zeros(len(e.nodes), dtype=bool)
-    for near, far in ((e.u, e.v), (e.v, e.u)):
-        holds[near[gpu[near] & network[far] & by_nic]] = True
     circuit = e.medium_in(("ocs-circuit",)) & e.optics_in(NIC_MEDIA)
-    holds[e.u[circuit & gpu[e.u]]] = True
-    holds[e.v[circuit & gpu[e.v]]] = True
-    return [e.nodes[i] for i in np.flatnonzero(holds & gpu).tolist()]
+    nodes, where = [], []
+    for near, far in ((e.u, e.v), (e.v, e.u)):
+        on = (gpu[near] & network[far] & by_nic) | (circuit & gpu[near])
+        nodes.append(near[on])
+        where.append(np.flatnonzero(on))
+    return np.concatenate(nodes), np.concatenate(where)
+
+
+def nic_ports(graph: nx.Graph, edges: EdgeArrays | None = None) -> list[tuple]:
+    """The NIC ports of ``graph``: one ``(gpu, rate, cables)`` per GPU end of a link a NIC
+    drives (:func:`nic_gpus`' rule), in edge order: ``rate`` the link's cable rate (bytes/s
+    per direction: its bandwidth over its ``links``), ``cables`` its ``links`` (a breakout
+    share below 1: four Lites of lite-direct each ride a quarter of one 400G cable, so each
+    holds a quarter of its NIC). What the cost model charges NICs by
+    (:func:`netmodel.study.cost.nic_charge`: the NIC class of the rate, ``cables`` of it).
+
+    >>> from topologies import build
+    >>> nic_ports(build("leaf-spine:leaves=2,radix=4"))[:1]
+    [('gpu0', 50000000000.0, 1.0)]
+    >>> nic_ports(build("leaf-spine:leaves=2,radix=4,medium=co-packaged-optics"))
+    []
+    """
+    e = edges_of(graph, edges)
+    node, where = _nic_ends(graph, e)
+    order = np.argsort(where, kind="stable")
+    node, where = node[order], where[order]
+    links = e.links[where].astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(links > 0, e.bandwidth[where] / links, 0.0)
+    return [(e.nodes[n], r, c) for n, r, c in zip(node.tolist(), rate.tolist(),
+                                                   links.tolist(), strict=True)]
 
 

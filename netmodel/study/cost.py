@@ -7,9 +7,11 @@ ownership per year at the served load.
 GPU from the published max power of the GPU's own system where ``economics.toml`` has it,
 :func:`host_power`, else scaled from a DGX H100 by TDP up to the most any published
 system leaves a GPU; cost scaled from a DGX H100 by TDP; both hold one scale-out NIC a
-GPU, and a GPU without one in the fabric graph, :func:`scale_out_nics`, takes its share of
-``nic_price`` and ``nic_power`` off), the network (its ports, optics and cables counted
-from the same graph, so a server with fewer NICs than GPUs saves those too); amortized
+GPU, which every host is charged without, :func:`_host_nic`), the scale-out NICs of the
+fabric graph by their links' rate (:func:`nic_charge`: a ConnectX-7 400G, a ConnectX-8
+800G; none for a GPU without one, :func:`scale_out_nics`), the network (its ports, optics
+and cables counted from the same graph, so a server with fewer NICs than GPUs saves those
+too); amortized
 over the lifetime plus maintenance; energy at the
 served load: GPUs of the ``floor(GPUs / instance GPUs)`` instances (``TP x PP`` GPUs
 each) draw the phase's power while
@@ -68,7 +70,8 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["CostSummary", "cost_summary", "host_power", "host_power_ceiling", "host_power_row",
-           "host_powers", "parameter_rows", "parameters", "scale_out_nics"]
+           "host_powers", "NIC_CLASSES", "nic_charge", "nic_class", "parameter_rows",
+           "parameters", "scale_out_nics"]
 
 
 #: compute.yield_model's keywords renamed here: its ``model`` is ``yield_model``, so it
@@ -93,7 +96,18 @@ _POWER_ARGS = ("idle_fraction", "flop_utilization_at_tdp", "memory_power_share")
 #: Cost-of-ownership parameters (rows of compute/data/economics.toml).
 _TCO_ARGS = ("lifetime", "maintenance_fraction", "electricity_price", "pue", "utilization",
              "host_cost_per_h100", "host_power_per_h100", "host_load_fraction",
-             "colocation_rent", "nic_price", "nic_power")
+             "colocation_rent", "nic_price", "nic_power", "nic_price_200g", "nic_power_200g",
+             "nic_price_800g", "nic_power_800g")
+
+#: The NIC classes a GPU's link to the network is charged by, slowest first: ``(port rate
+#: in bit/s, price row, power row)`` of ``compute/data/economics.toml``, whose sources name
+#: the cards (ConnectX-7 200G and 400G, ConnectX-8 800G). A cable is charged the slowest
+#: class at least its rate, one a cable (a breakout share its share); a cable faster than the
+#: fastest class that class pro rata (:func:`nic_charge`). The 400G class (``nic_price``,
+#: ``nic_power``) is the DGX H100's ConnectX-7, the NIC ``host_cost_per_h100`` and
+#: ``host_power_per_h100`` hold.
+NIC_CLASSES = ((200e9, "nic_price_200g", "nic_power_200g"), (400e9, "nic_price", "nic_power"),
+               (800e9, "nic_price_800g", "nic_power_800g"))
 
 
 #: Parameters that take a name, not a number (``yield_model``: compute.yield_model's
@@ -169,18 +183,20 @@ class CostSummary:
     #: share of power), its capex and cost figures are None in :meth:`to_dict` and the
     #: per-token ones, and ``gpu_price_basis`` says why
     priced: bool = True
-    #: the GPUs holding a scale-out NIC, counted from the fabric graph
-    #: (:func:`scale_out_nics`); the hosts are charged one a GPU less the NICs missing
-    #: (``gpus - nics``: ``nic_price`` and ``nic_power`` each, at the host's share)
+    #: the GPUs holding a scale-out NIC port, counted from the fabric graph
+    #: (:func:`scale_out_nics`); the hosts are charged less the NIC they hold and these
+    #: GPUs their NICs by their links' rate (:func:`nic_charge`)
     nics: int = 0
-    #: the share of one NIC each GPU's host holds: its host's share of a DGX H100 host by
-    #: TDP (1 for an H100, 0.25 for a Lite: four Lites' hosts share one NIC)
+    #: NICs' worth a GPU of ``nics`` holds on average (1 for an H100 of h100-dgx, 0.25 for
+    #: a Lite of lite-direct: four Lites share one 400G cable and its NIC; 0 without NICs)
     nic_share: float = 1.0
-    #: USD of those NICs, inside ``capex_host``: ``nics`` x ``nic_price`` at the host's
-    #: share of a DGX H100 host (a Lite's a quarter: four Lites share one NIC)
+    #: ``(class rate in bit/s, NICs' worth)`` of the :data:`NIC_CLASSES` the links are
+    #: charged, slowest first
+    nic_classes: tuple = ()
+    #: USD of those NICs, inside ``capex_host`` (:func:`nic_charge`)
     capex_nics: float = 0.0
-    #: W of those NICs on average, inside ``power_host`` (``nic_power`` at the host's
-    #: share, x ``host_load_fraction`` as the host)
+    #: W of those NICs on average, inside ``power_host`` (their class's power, x
+    #: ``host_load_fraction`` as the host)
     power_nics: float = 0.0
 
     @property
@@ -275,7 +291,7 @@ class CostSummary:
 
         >>> s = cost_summary("h100-dgx", "Llama-3-70B", "decode")
         >>> print(s.table(0.05).splitlines()[5])
-        NICs                  32 GPUs with a NIC port, 32 NICs' worth: $51.2k, 384 W (in the hosts' figures)
+        NICs                  32 GPUs with a NIC port, 32 NICs' worth (32 x 400G): $51.2k, 598 W (in the hosts' figures)
         """
         from compute.phases import slo_text
         from compute.units import counted
@@ -303,7 +319,8 @@ class CostSummary:
                            f"{pct(self.power_host, self.power_it)}, network "
                            f"{pct(self.power_network, self.power_it)} (x PUE {self.pue:g})"),
             ("NICs", f"{self.nics:,} GPUs with a NIC port, {self.nics * self.nic_share:,.4g} "
-                     f"NICs' worth: {_money(self.capex_nics)}, {self.power_nics:,.0f} W (in "
+                     f"NICs' worth ({', '.join(f'{u:,.4g} x {r / 1e9:g}G' for r, u in self.nic_classes)}"
+                     f"): {_money(self.capex_nics)}, {self.power_nics:,.0f} W (in "
                      f"the hosts' figures)" if self.nics else
                      "none (no GPU's network link is driven by a NIC)"),
             ("cost per year", f"{_money(self.cost_per_year)} (capex "
@@ -533,12 +550,66 @@ def _nic_power_share(gpu: GpuSpec, host_power_per_h100: float) -> float:
     return host_power(gpu, host_power_per_h100) / host_power_per_h100
 
 
-def _missing_nics(gpu: GpuSpec, missing: int, tco: dict) -> tuple[float, float]:
-    """``(USD, W)`` that ``missing`` NICs take off the hosts of ``gpu``: USD at a DGX H100
-    host's scale (:func:`cost_summary` scales it by TDP with the host price), W at the
-    hosts' max (:func:`_nic_power_share`); the NIC is no dearer or hungrier than its host
-    (:func:`_check_nic_in_host`)."""
-    return missing * tco["nic_price"], missing * tco["nic_power"] * _nic_power_share(
+def nic_class(rate: float) -> tuple[float, str, str]:
+    """The :data:`NIC_CLASSES` row a cable of ``rate`` (bit/s) is charged: the slowest class
+    at least its rate, else the fastest.
+
+    >>> nic_class(100e9)[1], nic_class(400e9)[1], nic_class(800e9)[1], nic_class(1.6e12)[1]
+    ('nic_price_200g', 'nic_price', 'nic_price_800g', 'nic_price_800g')
+    """
+    for row in NIC_CLASSES:
+        if rate <= row[0] * (1 + 1e-9):
+            return row
+    return NIC_CLASSES[-1]
+
+
+@lru_cache(maxsize=128)
+def _nic_units(graph) -> tuple[tuple[float, float], ...]:
+    """``(class rate, NICs' worth)`` of a graph's NIC ports (:func:`nic_charge`), slowest
+    class first; kept per graph object (built graphs are cached and never modified)."""
+    from topologies.inventory import nic_ports
+
+    units: dict[float, float] = {}
+    for _, rate, cables in nic_ports(graph):
+        bits = rate * 8
+        cls = nic_class(bits)[0]
+        units[cls] = units.get(cls, 0.0) + cables * max(1.0, bits / cls)
+    return tuple(sorted(units.items()))
+
+
+def nic_charge(graph, tco: dict | None = None) -> tuple[float, float, tuple]:
+    """``(USD, W at the max, classes)`` of the scale-out NICs of a fabric graph: each GPU
+    end of a link a NIC drives (:func:`topologies.inventory.nic_ports`) is charged the
+    :func:`nic_class` of its cable rate, one a cable (a breakout share its share); a cable
+    faster than the fastest class that class pro rata. ``classes``: ``(class rate in bit/s,
+    NICs' worth)``. ``tco``: the prices and powers by row name (None: the shipped ones).
+
+    >>> from topologies import build
+    >>> usd, w, classes = nic_charge(build("rail-optimized:domains=2"))   # 16 x 400G
+    >>> round(usd), round(w, 1), classes
+    (25584, 398.4, ((400000000000.0, 16.0),))
+    """
+    from compute.yield_model import parameter
+
+    rows = {r[0]: r for r in NIC_CLASSES}
+    value = (lambda k: tco[k]) if tco is not None else parameter
+    units = _nic_units(graph)
+    usd = sum(u * value(rows[r][1]) for r, u in units)
+    watts = sum(u * value(rows[r][2]) for r, u in units)
+    return usd, watts, units
+
+
+def _host_nic(gpu: GpuSpec, tco: dict) -> tuple[float, float]:
+    """``(USD, W at the max)`` of the NIC the host figures of one ``gpu`` hold, which its
+    host is charged without (its GPUs' own NICs are charged by their links,
+    :func:`nic_charge`): USD a DGX H100 host's ConnectX-7 (``nic_price``; :func:`cost_summary`
+    scales it by TDP with the host price); W its own system's NIC where its host power is a
+    published system's (one a GPU, of the :func:`nic_class` of the GPU's own scale-out
+    rate: a DGX B300's ConnectX-8), else the DGX H100's at the host's share
+    (:func:`_nic_power_share`: a Lite's host a quarter of one)."""
+    if host_power_row(gpu) is not None:
+        return tco["nic_price"], tco[nic_class(gpu.scaleout_bandwidth * 8)[2]]
+    return tco["nic_price"], tco["nic_power"] * _nic_power_share(
         gpu, tco["host_power_per_h100"])
 
 
@@ -565,6 +636,17 @@ def _check_nic_in_host(tco: dict) -> None:
                 f"{unit}): a host's {what} holds one NIC a GPU, which a GPU without one takes "
                 f"off; to {what} hosts below {tco[nic]:,.6g} {unit} lower {nic} with it "
                 f"({nic} = 0 charges every host its whole {what})")
+
+
+def _check_own_nic(gpu: GpuSpec, own_w: float, host_w: float, tco: dict) -> None:
+    """Refuse a NIC hungrier than the host power that holds it (a published system's row:
+    its own class's power row, e.g. ``nic_power_800g`` above a GB300 NVL72 host's 186 W)."""
+    if own_w > host_w * (1 + 1e-12):
+        row = nic_class(gpu.scaleout_bandwidth * 8)[2] if host_power_row(gpu) is not None \
+            else "nic_power"
+        raise UserError(f"{row} ({tco[row]:,.6g} W) must be at most the host power of "
+                        f"{gpu.name} ({host_w:,.6g} W a GPU): a host's power holds its NIC, "
+                        f"which the host is charged without")
 
 
 def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = "decode",
@@ -652,16 +734,18 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     tdp_share = nominal_tdp(spec) / get_gpu("H100-SXM").tdp
     bill = network_bill_cached(graph, share, NetworkPrices(**net))
     capex_gpu = n * price
-    # a host price and power hold one scale-out NIC a GPU; a GPU without one in the graph
-    # takes its share of one off (0.0 where every GPU has one: the figures as before)
+    # a host price and power hold one scale-out NIC a GPU: every host is charged without
+    # it, and the GPUs' NICs by their links' rate (none for a GPU without one)
     nics = scale_out_nics(graph)
-    missing = n - nics
-    nic_usd = nic_w = 0.0
-    if missing:
-        nic_usd, nic_w = _missing_nics(base, missing, tco)
-    capex_host = (n * tco["host_cost_per_h100"] - nic_usd) * tdp_share
+    own_usd, own_w = _host_nic(base, tco)
+    per_host_w = host_power(base, tco["host_power_per_h100"])
+    _check_own_nic(base, own_w, per_host_w, tco)
+    nic_usd, nic_w, nic_units = nic_charge(graph, tco)
+    if not per_host_w:   # a host that draws nothing (host_power_per_h100 = 0): its NICs too
+        nic_w = 0.0
+    capex_host = n * (tco["host_cost_per_h100"] - own_usd) * tdp_share + nic_usd
     capex = capex_gpu + capex_host + bill.capex
-    max_host = n * host_power(base, tco["host_power_per_h100"]) - nic_w
+    max_host = n * (per_host_w - own_w) + nic_w
     power_host = max_host * tco["host_load_fraction"]
     power_it = power_gpu + power_host + bill.power
     energy = power_it * tco["pue"] * SECONDS_PER_YEAR * tco["electricity_price"]
@@ -671,8 +755,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
 
     rated = base.tdp if clock == 1.0 else gpu_at_clock(
         base, clock, idle_fraction=pwr.get("idle_fraction")).tdp
-    provisioned = n * (rated + host_power(base, tco["host_power_per_h100"])) - nic_w \
-        + bill.power
+    provisioned = n * (rated + per_host_w - own_w) + nic_w + bill.power
     colocation = provisioned * tco["colocation_rent"] * SECONDS_PER_YEAR
     years = tco["lifetime"] / SECONDS_PER_YEAR   # 0.0 for a lifetime of 1e-320 s: no
     per_year = (capex / years if years else math.inf) + capex * tco["maintenance_fraction"] \
@@ -696,6 +779,6 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
         power_host=power_host, power_network=bill.power, pue=tco["pue"],
         capex_per_year=per_year, energy_per_year=energy, power_provisioned=provisioned,
         colocation_per_year=colocation, network=bill, priced=priced, nics=nics,
-        nic_share=tdp_share, capex_nics=nics * tco["nic_price"] * tdp_share,
-        power_nics=nics * tco["nic_power"] * _nic_power_share(base, tco["host_power_per_h100"])
-        * tco["host_load_fraction"])
+        nic_share=sum(u for _, u in nic_units) / nics if nics else 0.0,
+        nic_classes=nic_units, capex_nics=nic_usd,
+        power_nics=nic_w * tco["host_load_fraction"])

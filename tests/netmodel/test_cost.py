@@ -235,10 +235,10 @@ def test_h100_host_unchanged_bit_for_bit():
 
 def test_lite_host_keeps_the_tdp_rule():
     # a Lite (175 W) has no system of its own: 534 W x 175/700 = 133.5 W, $4,001 / 4, each
-    # less its quarter of a NIC (16 W, $1,599): lite-flat's Lites hold none (co-packaged
+    # less its quarter of a NIC (24.9 W, $1,599): lite-flat's Lites hold none (co-packaged
     # optics, tests/netmodel/test_cost_nics_cpo_h452.py)
     s = cost_summary("lite-flat", "Llama-3-70B", "decode")
-    assert s.power_host == pytest.approx(128 * (133.5 - 16 / 4) * 0.75)
+    assert s.power_host == pytest.approx(128 * (133.5 - 24.9 / 4) * 0.75)
     assert s.capex_host == pytest.approx(128 * (4001 - 1599) / 4)
 
 
@@ -248,7 +248,9 @@ def test_gb300_nvl72_host_from_the_rack_figure():
     # the TDP rule gave 534 x 1,400 / 700 = 1,068 W (801 W under load: 115,344 W for 144)
     s = cost_summary(GB300_RACKS, "Llama-3-70B", "decode")
     assert s.power_host == 144 * 186 * 0.75 == 20_088.0
-    assert s.capex_host == pytest.approx(144 * 4001 * 2)   # cost: still the TDP rule
+    # cost: the TDP rule, the host less its ConnectX-7 ($1,599), plus each GPU's 800 Gb/s
+    # link's ConnectX-8 ($1,779; tests/netmodel/test_nic_classes_h486.py): 144 x $6,583
+    assert s.capex_host == pytest.approx(144 * ((4001 - 1599) * 2 + 1779))
 
 
 def test_b200_dgx_host_from_its_14_3_kw():

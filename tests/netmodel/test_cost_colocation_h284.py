@@ -35,12 +35,12 @@ def test_the_default_rent_is_cbres_rate_per_kw_month():
 
 def test_colocation_line_by_hand():
     # 128 Lites: 175 W rated + 133.5 W host at max (a quarter of the DGX H100's 534 W) less
-    # a quarter of a 16 W NIC (co-packaged optics, no NIC: test_cost_nics_cpo_h452.py) each,
+    # a quarter of a 24.9 W NIC (co-packaged optics, no NIC: test_cost_nics_cpo_h452.py) each,
     # plus the network as powered; at $100 per kW a month, 12 months
     s = cost_summary("lite-flat", "Llama-3-70B", "decode",
                      colocation_rent=parse_param("cost.colocation_rent=100USD/kW/month",
                                                  ["lite-flat"]).values[0])
-    assert s.power_provisioned == pytest.approx(128 * (175 + 133.5 - 4) + s.power_network)
+    assert s.power_provisioned == pytest.approx(128 * (175 + 133.5 - 24.9 / 4) + s.power_network)
     assert s.colocation_per_year == pytest.approx(s.power_provisioned / 1e3 * 100 * 12,
                                                   rel=1e-12)
     assert s.cost_per_year == pytest.approx(s.capex_per_year + s.energy_per_year

@@ -2,7 +2,8 @@
 
 The hosts' figures hold one scale-out NIC a GPU (a DGX H100's eight ConnectX-7; a Lite's
 host a quarter of one), and a GPU without one in the graph takes its share off
-(``nic_price`` $1,599, ``nic_power`` 16 W; tests/netmodel/test_cost_nics_h427.py). The NIC
+(``nic_price`` $1,599, ``nic_power`` 24.9 W, the ConnectX-7's datasheet figure since h486;
+tests/netmodel/test_cost_nics_h427.py). The NIC
 rule was a link to a switch of tier >= 1 or an OCS, so every Lite on lite-flat, lite-hier
 and lite-ocs kept a quarter of a ConnectX-7 in its host, though its one network port is a
 co-packaged optical engine driven by the Lite die's own (scale-up) I/O, already priced and
@@ -11,10 +12,10 @@ fibre or copper (``topologies.inventory.NIC_MEDIA``).
 
 Hand-derived, Llama-3-70B decode (the study's scenario), rows of economics.toml: a Lite's
 host is a quarter of a DGX H100 host by TDP (175 / 700 W), so 128 Lites held
-128 x 0.25 = 32 NICs: $51,168 and 128 x 0.25 x 16 W = 512 W at the hosts' max (384 W at
-the 75 % average). Off lite-flat's cost a year: capex x (1/5 + 0.05) = $12,792, energy
-384 W x PUE 1.1 x a year at $0.0826/kWh = $305.85, rent 512 W x $184.06/kW/month x 12 =
-$1,130.86. h100-dgx holds a NIC a GPU on pluggable optics: unchanged.
+128 x 0.25 = 32 NICs: $51,168 and 128 x 0.25 x 24.9 W = 796.8 W at the hosts' max (597.6 W
+at the 75 % average). Off lite-flat's cost a year: capex x (1/5 + 0.05) = $12,792, energy
+597.6 W x PUE 1.1 x a year at $0.0826/kWh = $475.98, rent 796.8 W x $184.06/kW/month x 12 =
+$1,759.91. h100-dgx holds a NIC a GPU on pluggable optics: unchanged.
 """
 
 from __future__ import annotations
@@ -68,12 +69,12 @@ def test_lite_flat_hosts_lose_their_quarter_nics():
     s = cost_summary("lite-flat", MODEL, "decode")
     host, host_w = parameter("host_cost_per_h100"), parameter("host_power_per_h100")
     nic, nic_w = parameter("nic_price"), parameter("nic_power")
-    assert (host, host_w, nic, nic_w) == (4001, 534, 1599, 16)
+    assert (host, host_w, nic, nic_w) == (4001, 534, 1599, 24.9)
     assert s.nics == 0 and s.capex_nics == 0 and s.power_nics == 0
     # 128 x (4001 - 1599) x 0.25 = $76,864 (was 128 x 4001 x 0.25 = $128,032)
     assert s.capex_host == pytest.approx(76_864)
-    # 128 x (534 - 16) x 0.25 x 0.75 = 12,432 W (was 12,816 W)
-    assert s.power_host == pytest.approx(12_432)
+    # 128 x (534 - 24.9) x 0.25 x 0.75 = 12,218.4 W (was 12,816 W with the NICs in)
+    assert s.power_host == pytest.approx(12_218.4)
 
 
 def test_lite_flat_cost_per_token_falls_by_the_nics_hand_derived():
@@ -83,15 +84,15 @@ def test_lite_flat_cost_per_token_falls_by_the_nics_hand_derived():
     kept = cost_summary("lite-flat", MODEL, "decode", nic_price=0.0, nic_power=0.0)
     assert s.tokens_per_s == kept.tokens_per_s > 0
     nics = LITES * QUARTER                                   # 32 NICs' worth
-    usd, w_max = nics * 1599, nics * 16                      # $51,168; 512 W
+    usd, w_max = nics * 1599, nics * 24.9                    # $51,168; 796.8 W
     assert kept.capex_total - s.capex_total == pytest.approx(usd)
     assert kept.power_provisioned - s.power_provisioned == pytest.approx(w_max)
     capex_year = usd * (1 / 5 + 0.05)                        # $12,792
-    energy_year = w_max * 0.75 * 1.1 * SECONDS_PER_YEAR * 0.0826 / 3.6e6   # $305.85
-    rent_year = w_max / 1e3 * 184.06 * 12                    # $1,130.86
+    energy_year = w_max * 0.75 * 1.1 * SECONDS_PER_YEAR * 0.0826 / 3.6e6   # $475.98
+    rent_year = w_max / 1e3 * 184.06 * 12                    # $1,759.91
     assert capex_year == pytest.approx(12_792)
-    assert energy_year == pytest.approx(305.85, abs=0.01)
-    assert rent_year == pytest.approx(1_130.86, abs=0.01)
+    assert energy_year == pytest.approx(475.98, abs=0.01)
+    assert rent_year == pytest.approx(1_759.91, abs=0.01)
     assert kept.cost_per_year - s.cost_per_year == pytest.approx(
         capex_year + energy_year + rent_year)
     per_mtok = (capex_year + energy_year + rent_year) / (s.tokens_per_s * SECONDS_PER_YEAR) * 1e6
@@ -103,23 +104,24 @@ def test_the_h100_baseline_is_unchanged():
     assert s.nics == 32 and s.nic_share == 1.0
     assert s.capex_host == pytest.approx(32 * 4001)          # nothing taken off
     assert s.capex_nics == pytest.approx(32 * 1599)          # $51,168 of it the NICs
-    assert s.power_nics == pytest.approx(32 * 16 * 0.75)     # 384 W of its average
+    assert s.power_nics == pytest.approx(32 * 24.9 * 0.75)   # 597.6 W of its average
     kept = cost_summary("h100-dgx", MODEL, "decode", nic_price=0.0, nic_power=0.0)
-    assert s.usd_per_mtoken == kept.usd_per_mtoken
+    assert s.usd_per_mtoken == pytest.approx(kept.usd_per_mtoken, rel=1e-12)
 
 
 def test_the_bill_and_the_table_say_the_nics():
     dgx = cost_summary("h100-dgx", MODEL, "decode")
     assert dgx.to_dict()["nics"] == {"count": 32, "capex_usd": pytest.approx(51_168),
-                                     "power_w": pytest.approx(384)}
+                                     "power_w": pytest.approx(597.6)}
     assert dgx.to_dict()["bill_of_materials"]["nics"] == 32
     row = [r for r in dgx.table().splitlines() if r.startswith("NICs")]
-    assert row == ["NICs                  32 GPUs with a NIC port, 32 NICs' worth: $51.2k, "
-                   "384 W (in the hosts' figures)"]
+    assert row == ["NICs                  32 GPUs with a NIC port, 32 NICs' worth (32 x 400G): "
+                   "$51.2k, 598 W (in the hosts' figures)"]
     # lite-direct: 128 Lites on their H100's NIC ports, a quarter of a NIC each in its host
     direct = cost_summary("lite-direct", MODEL, "decode")
     assert direct.nic_share == QUARTER
-    assert "128 GPUs with a NIC port, 32 NICs' worth: $51.2k, 384 W" in direct.table()
+    assert "128 GPUs with a NIC port, 32 NICs' worth (32 x 400G): $51.2k, 598 W" \
+        in direct.table()
     flat = cost_summary("lite-flat", MODEL, "decode")
     assert "NICs                  none" in flat.table()
     assert flat.to_dict()["nics"] == {"count": 0, "capex_usd": 0.0, "power_w": 0.0}

@@ -66,13 +66,13 @@ def test_host_capex_and_power_drop_by_the_missing_nics(summaries, nics):
     full, fewer = summaries[8], summaries[nics]
     missing = GPUS - SERVERS * nics                     # 8, 12, 14
     price, watts = parameter("nic_price"), parameter("nic_power")
-    assert (price, watts) == (1599, 16)                 # the rows' values (their sources there)
+    assert (price, watts) == (1599, 24.9)               # the rows' values (their sources there)
     # hosts: 16 x $4,001 less the missing NICs: $64,016 -> $51,224 / $44,828 / $41,630
     assert full.capex_host == pytest.approx(GPUS * parameter("host_cost_per_h100"))
     assert fewer.capex_host == pytest.approx(GPUS * parameter("host_cost_per_h100")
                                              - missing * price)
     assert full.capex_host - fewer.capex_host == pytest.approx(missing * price)
-    # power at the hosts' max: 16 W a NIC (128 / 192 / 224 W); the average at 75% of it
+    # power at the hosts' max: 24.9 W a NIC (199.2 / 298.8 / 348.6 W); the average at 75%
     load = parameter("host_load_fraction")
     assert full.power_host - fewer.power_host == pytest.approx(missing * watts * load)
     assert fewer.power_host == pytest.approx((GPUS * 534 - missing * watts) * load)
@@ -190,7 +190,7 @@ def test_a_fabric_without_a_network_has_no_nics(spec):
 def test_one_server_is_charged_no_nics(tmp_path):
     # h100-dgx on one server: its builder omits the rail leaves, so the 8 H100 hold no NIC
     # and each host is a DGX H100 host less a NIC: 8 x ($4,001 - $1,599) = $19,216; power
-    # 8 x (534 - 16) W = 4,144 W at the max, 3,108 W at the 75% average
+    # 8 x (534 - 24.9) W = 4,072.8 W at the max, 3,054.6 W at the 75% average
     text = resources.files("netmodel").joinpath("data/scenarios/h100-dgx.toml").read_text()
     path = tmp_path / "one.toml"
     path.write_text(re.sub(r"(?m)^domains = 4$", "domains = 1", text)
@@ -198,5 +198,5 @@ def test_one_server_is_charged_no_nics(tmp_path):
     s = cost_summary(get_scenario(str(path)), MODEL, "decode")
     assert s.gpus == 8 and s.nics == 0
     assert s.capex_host == pytest.approx(8 * (4001 - 1599))
-    assert s.power_host == pytest.approx(8 * (534 - 16) * 0.75)
+    assert s.power_host == pytest.approx(8 * (534 - 24.9) * 0.75)
     assert s.to_dict()["bill_of_materials"]["nics"] == 0

@@ -1,7 +1,7 @@
 """A NIC dearer or hungrier than the host that holds it is refused whatever the fabric (h469).
 
 ``host_cost_per_h100`` ($4,001) and ``host_power_per_h100`` (534 W) hold one NIC a GPU
-(``nic_price`` $1,599, ``nic_power`` 16 W; compute/data/economics.toml), so a host priced
+(``nic_price`` $1,599, ``nic_power`` 24.9 W; compute/data/economics.toml), so a host priced
 below its NIC contradicts the inputs. The check ran only where a GPU of the fabric had no
 NIC; since bd8e28b every Lite fabric on co-packaged optics has none, so
 ``netmodel sweep --scenarios h100-dgx,lite-flat --param cost.host_cost_per_h100=0,...``
@@ -27,7 +27,7 @@ def test_a_host_cheaper_than_its_nic_is_refused_on_every_fabric(scenario):
     with pytest.raises(UserError, match=r"^nic_price \(1,599 USD\) must be at most "
                        r"host_cost_per_h100 \(1,000 USD\): .* lower nic_price with it"):
         cost_summary(scenario, MODEL, "decode", host_cost_per_h100=1000.0)
-    with pytest.raises(UserError, match=r"^nic_power \(16 W\) must be at most "
+    with pytest.raises(UserError, match=r"^nic_power \(24.9 W\) must be at most "
                        r"host_power_per_h100 \(10 W\)"):
         cost_summary(scenario, MODEL, "decode", host_power_per_h100=10.0)
 
