@@ -167,3 +167,23 @@ def test_a_nic_is_charged_where_the_failure_model_has_one(spec):
     for gpu, _, c in nic_ports(g):
         cables[gpu] += math.ceil(c - 1e-9)
     assert cables == parts
+
+
+@pytest.mark.parametrize("spec", ["ocs:gpus=4,ports=2,ocs_ports=4,medium=pluggable-optics",
+                                  "ocs:gpus=16,ports=2,ocs_ports=16,medium=pluggable-optics"])
+def test_a_realized_ocs_fabric_is_charged_a_nic_a_fibre_as_it_fails(spec):
+    # realized as a ring, each GPU's two circuits ride one fibre each (one on each OCS):
+    # the failure model has a NIC a fibre at the GPU's end, the bill a NIC a circuit end.
+    # A port is the GPU's 900 GB/s scale-up over its 2 ports: 225 GB/s = 1,800 Gb/s, above
+    # the fastest class, so 1,800 / 800 = 2.25 ConnectX-8s' worth a port.
+    from topologies.optical import realize
+
+    g = realize(build(spec), "ring")
+    charged = Counter(gpu for gpu, _, _ in nic_ports(g))
+    failing = Counter(gpu for comp in components(g, classes=["nic"])["nic"]
+                      for gpu, _ in comp.fibres)
+    assert charged == failing and set(charged.values()) == {2}
+    gpus = len(charged)
+    usd, w, classes = nic_charge(g)
+    assert classes == ((800e9, 2 * gpus * 2.25),)
+    assert usd == pytest.approx(2 * gpus * 2.25 * 1779)
