@@ -427,6 +427,24 @@ def _split_top(text: str, sep: str) -> list[str]:
     return parts
 
 
+def _unbracketed(value: str) -> str:
+    """A spec value as meant: the text inside its brackets where one pair encloses all of
+    it (``[fat-tree:k=4,gpu=H100-SXM]``), else as written: ``[a]-[b]`` is two bracketed
+    parts, not ``a]-[b`` (its first ``[`` closes before its end).
+
+    >>> _unbracketed("[ring:n=4,gpu=Lite]"), _unbracketed("[a]-[b]"), _unbracketed("[[x]]")
+    ('ring:n=4,gpu=Lite', '[a]-[b]', '[x]')
+    """
+    if not (value.startswith("[") and value.endswith("]")):
+        return value
+    depth = 0
+    for i, ch in enumerate(value):
+        depth += (ch == "[") - (ch == "]")
+        if depth == 0:   # the first '[' closes here: around all of it only at the end
+            return value[1:-1] if i == len(value) - 1 else value
+    return value
+
+
 def canonical_name(name: str) -> str:
     """A registry name as the registry spells it, however given: case-insensitive, ``_``
     read as ``-`` (builder names here; shipped scenario names in
@@ -471,10 +489,7 @@ def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
                                 f"(in {describe(spec)})")
             if key in params:
                 raise UserError(f"spec parameter {key!r} is given twice (in {describe(spec)})")
-            value = value.strip()
-            if value.startswith("[") and value.endswith("]"):
-                value = value[1:-1]
-            params[key] = value
+            params[key] = _unbracketed(value.strip())
     return canonical_name(name), params
 
 
