@@ -79,3 +79,26 @@ def test_an_unknown_spare_placement_names_the_flag(command):
     assert one_line_error(run_cli([*command, "--spare-placement", "rack"])) == (
         "error: --spare-placement 'rack': unknown spare placement 'rack'; known: 'global', "
         "'group', 'pod'")
+
+
+def _script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "hostile_round15.py"
+    spec = importlib.util.spec_from_file_location("hostile_round15", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("prefix", ["tuner ", "nccl-", "fail ", "compare --group",
+                                    "spare-placement", "graphml kind", "csv "])
+def test_the_round_15_script_finds_these_refused_cleanly(prefix):
+    # scripts/hostile_round15.py: exit 2, one 'error:' line, no traceback, nothing written
+    script = _script()
+    cases = [c for c in (*script.cases(), *script.mutations()) if c[0].startswith(prefix)]
+    assert cases
+    failed = [(name, why) for name, argv, setup in cases
+              if (why := script.run_case(name, argv, setup)[0]) is not None]
+    assert not failed
