@@ -59,6 +59,9 @@ DIE_ROWS = {"area": "mm^2", "dies": "1", "sms_physical": "1", "sms_enabled": "1"
             "memory": "name"}
 #: Die table rows that may be left out (``memory``: HBM when not given).
 OPTIONAL_DIE_ROWS = ("list_price", "memory")
+#: The confidence tags (compute.rows.CONFIDENCE) under which a ``list_price`` row is an
+#: estimate rather than a price read from a seller or a published report.
+ESTIMATED = ("read-estimate", "derived", "assumption")
 #: The memory kind of a die table without a ``memory`` row: HBM stacks on the interposer,
 #: priced as a share of the H100's (compute.yield_model). Any other kind is a board memory
 #: priced per GB by economics.toml's ``memory_price_<kind>`` row (:func:`memory_price_of`).
@@ -88,6 +91,9 @@ class LogicDies:
     basis: str                 #: where the data comes from
     #: The memory kind (:data:`HBM`, or a board memory such as GDDR6 priced per GB)
     memory: str = HBM
+    #: Whether ``list_price`` is an estimate (its row's confidence is one of
+    #: :data:`ESTIMATED`: no price published, e.g. the B300), not a published price
+    price_estimated: bool = False
 
     @property
     def total_area(self) -> float:
@@ -227,12 +233,13 @@ def check_die_table(gpu: str, table: dict, where: str, sms: int) -> LogicDies:
     if whole["dies"] * whole["sms_enabled"] != sms:
         raise UserError(f"{where}: {whole['dies']} dies x {whole['sms_enabled']} enabled SMs = "
                         f"{whole['dies'] * whole['sms_enabled']}, but GPU {gpu!r} has {sms} SMs")
-    price = None
+    price, estimated = None, False
     if "list_price" in rows:
         price = check_number(f"{where}: list_price", rows["list_price"].value, low_open=True,
                              high=MAX_WAFER_PRICE)
+        estimated = rows["list_price"].confidence in ESTIMATED
     return LogicDies(gpu=gpu, area=area, dies=whole["dies"], sms_physical=whole["sms_physical"],
                      sms_enabled=whole["sms_enabled"], process=process,
                      wafer_price=wafer_price_of(process, where),
                      hbm_sites=float(whole["hbm_sites"]), packaging=rows["packaging"].value,
-                     list_price=price, basis=where, memory=memory)
+                     list_price=price, basis=where, memory=memory, price_estimated=estimated)

@@ -48,7 +48,8 @@ The model
   its GPU file) gives die area, dies per package, physical and enabled SMs per die,
   process (its wafer price: the row whose ``processes_of_<row>`` list names it,
   ``wafer_price`` for the N4/N5 family, else ``wafer_price_<process>``), HBM sites, package class and optionally a published
-  list price (A100, B200; B300 and GB300 an estimate); every row is checked when the catalog or the file is read
+  list price (published for the A100 and B200; the GB200, B300 and GB300 rows are
+  estimates, priced as ``estimated price``); every row is checked when the catalog or the file is read
   (``compute/dies.py``: a bad table is refused there, not when the GPU is first priced,
   save whether the die fits the wafer, which depends on the wafer asked for). The
   rows' reader and the economics defaults are ``compute/rows.py`` (names re-exported here).
@@ -381,13 +382,17 @@ def _finite(value: float, what: str, given: dict) -> float:
 
 def price_basis(gpu: str | GpuSpec) -> str:
     """How :func:`gpu_price` prices ``gpu``: ``"list price"`` (its die data gives a
-    published price), ``"reference price"`` (the H100 itself: ``reference_price`` at the
+    published price), ``"estimated price"`` (its die data gives a price its source calls an
+    estimate: :data:`compute.dies.ESTIMATED`; NVIDIA publishes none for the B300),
+    ``"reference price"`` (the H100 itself: ``reference_price`` at the
     shipped defaults, its own package cost times that margin under a sweep),
     ``"margin of NAME"`` (its package cost times the price / cost ratio of NAME: the
     nearest GPU it derives from with a list price, else the H100).
 
     >>> price_basis("B200-HGX"), price_basis("Lite"), price_basis("H100-SXM")
     ('list price', 'margin of H100-SXM', 'reference price')
+    >>> price_basis("B300-HGX")
+    'estimated price'
     """
     from compute.hardware import get_gpu
 
@@ -404,7 +409,7 @@ def _price_anchor(gpu: str | GpuSpec) -> tuple[str, LogicDies | None, GpuSpec | 
     spec = get_gpu(gpu)
     dies = gpu_dies(spec)
     if dies.list_price is not None:
-        return "list price", dies, None
+        return ("estimated price" if dies.price_estimated else "list price"), dies, None
     base = _base_of(spec)
     while base is not None:
         if gpu_dies(base).list_price is not None:

@@ -167,10 +167,12 @@ def test_collectives_take_blackwell_constants(gpu):
 
 
 def test_b300_and_gb300_prices_are_the_blackwell_ultra_estimate():
-    assert (gpu_price(B300), price_basis(B300)) == (45000, "list price")
+    # an estimate (gpus.toml: confidence read-estimate; NVIDIA publishes no B300 price):
+    # said so, not "list price" (the cost table printed "list price" before)
+    assert (gpu_price(B300), price_basis(B300)) == (45000, "estimated price")
     # GB300 is the same GPU, sold only in racks: B300's estimate, not the package-cost
     # rule, which would price it at the H100's margin over a larger package cost
-    assert (gpu_price(GB300), price_basis(GB300)) == (45000, "list price")
+    assert (gpu_price(GB300), price_basis(GB300)) == (45000, "estimated price")
     ratio = parameter("reference_price") / package_cost("H100-SXM").total
     assert package_cost(GB300).total * ratio > 60000   # the rule's $67.3k, not taken
     # HBM cost scales with capacity from the H100's $1,400 for 81559 MiB
@@ -200,3 +202,20 @@ def test_hosts_of_eight():
     from netmodel.study.reliability_catalog import catalog
 
     assert catalog().gpus_per_host(B300) == 8
+
+
+@pytest.mark.parametrize("confidence, basis", [
+    ("read-primary", "list price"), ("read-secondary", "list price"),
+    ("vendor-claim", "list price"), ("read-estimate", "estimated price"),
+    ("derived", "estimated price"), ("assumption", "estimated price")])
+def test_a_die_tables_price_is_said_an_estimate_by_its_rows_confidence(confidence, basis):
+    # compute.dies.ESTIMATED: the confidence tags under which a list_price row is no
+    # published price; the price itself is the row's value either way
+    from compute.dies import check_die_table
+    from compute.gpu_facts import die_table
+
+    table = {k: dict(v) for k, v in die_table(B300)[0].items()}
+    table["list_price"] = {**table["list_price"], "confidence": confidence}
+    dies = check_die_table(B300, table, "t", get_gpu(B300).sms)
+    assert dies.list_price == 45000
+    assert dies.price_estimated is (basis == "estimated price")

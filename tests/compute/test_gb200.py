@@ -118,7 +118,8 @@ def test_collective_command_runs_on_a_gb200_rack():
 
 
 def test_price_is_b200s_estimate_and_power_is_of_1200_w():
-    assert (gpu_price(GB200), price_basis(GB200)) == (35000, "list price")
+    # B200-HGX's figure taken for the GB200 (confidence read-estimate): an estimated price
+    assert (gpu_price(GB200), price_basis(GB200)) == (35000, "estimated price")
     assert gpu_price(GB200) == gpu_price(B200)
     assert gpu_power(GB200, "idle") == pytest.approx(0.115 * 1200)
     # memory-bound decode at batch 1: idle 11.5% of TDP plus, of the rest, 0.354 (HBM

@@ -78,9 +78,10 @@ def test_half_cost_json_spec_and_files_bit_identical(folder):
     runs = {ref: _run(folder, "-c", COST, ref) for ref in (spec, "half.json", "half.graphml")}
     assert set(runs.values()) == {runs[spec]}, runs
     cost = json.loads(runs[spec])
-    # the die table's list price, and 16 GPUs' hosts at the file's 300 W at the default
+    # the die table's list price (its row's confidence 'assumption': an estimated price),
+    # and 16 GPUs' hosts at the file's 300 W at the default
     # host load fraction 0.75 (the TDP rule would give 534 x 500 / 700 = 381.43 W each)
-    assert (cost["gpu_price_usd"], cost["gpu_price_basis"]) == (21000.0, "list price")
+    assert (cost["gpu_price_usd"], cost["gpu_price_basis"]) == (21000.0, "estimated price")
     assert cost["capex_usd"]["gpu"] == 16 * 21000.0
     assert cost["power_w"]["host"] == 16 * 300 * 0.75
 
