@@ -7,6 +7,8 @@ matplotlib load inside the commands.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import click
 
 from netmodel.cli import run_record
@@ -188,7 +190,9 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
             raise UserError(f"--algorithms {algorithms!r}: 'nccl' (NCCL's own set for the "
                             f"op) stands alone; otherwise give a comma list of algorithms")
         algorithms = "nccl" if names == ["nccl"] else tuple(names)
-    with keywords_as_flags():   # a tuner beside a named algorithm: tuner_refusal's rule
+    with keywords_as_flags(), _names_as_flags(algorithm, text, algorithms, tuner):
+        _check_algorithm_names(algorithm, algorithms)   # said now, with their flags
+        # a tuner beside a named algorithm: tuner_refusal's rule
         setup = collective_setup(fabric, scenario, placement=placement, algorithm=algorithm,
                                  algorithms=algorithms, seed=seed,
                                  max_transfers=max_transfers, tuner=tuner,
@@ -196,6 +200,53 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
     if text is not None and setup.algorithm != "auto" and not plot:
         _refuse_algorithms(text, setup.algorithm, " (the scenario's)")
     return setup
+
+
+def _check_algorithm_names(algorithm, algorithms) -> None:
+    """Refuse an unknown name of --algorithm or --algorithms as the model does when built
+    (:func:`~netmodel.collectives.algorithms.unknown_algorithm`), before it is: its
+    refusal then passes :func:`_names_as_flags`, which puts the flag in front."""
+    from netmodel.collectives.algorithms import ALGORITHMS, unknown_algorithm
+
+    if algorithm is not None and algorithm != "auto" and algorithm not in ALGORITHMS:
+        raise unknown_algorithm(algorithm, ("auto", *ALGORITHMS))
+    for a in algorithms if isinstance(algorithms, tuple) else ():
+        if a not in ALGORITHMS:
+            raise unknown_algorithm(a)
+
+
+@contextmanager
+def _names_as_flags(algorithm, algorithms_text, algorithms, tuner):
+    """The library's ``unknown algorithm 'X'; known: ...`` and ``unknown tuner 'X'; ...``
+    said with the flag that gave the name and its text as typed (``--algorithms
+    'ring,nope': unknown algorithm 'nope'; ...``): --algorithms where X is one of its
+    list, else --algorithm; --tuner where one was given (a scenario's own names its
+    file).
+
+    >>> from compute.errors import UserError
+    >>> try:
+    ...     with _names_as_flags("auto", "ring,nope", ("ring", "nope"), None):
+    ...         raise UserError("unknown algorithm 'nope'; known: 'ring', 'tree'")
+    ... except UserError as exc:
+    ...     print(exc)
+    --algorithms 'ring,nope': unknown algorithm 'nope'; known: 'ring', 'tree'
+    """
+    import re
+
+    from compute.errors import UserError
+
+    try:
+        yield
+    except UserError as exc:
+        m = re.match(r"unknown (algorithm|tuner) '((?:[^'\\]|\\.)*)'", str(exc))
+        if m is None:
+            raise
+        listed = isinstance(algorithms, tuple) and m[2] in algorithms
+        flag, typed = {"algorithm": ("--algorithms", algorithms_text) if listed
+                       else ("--algorithm", algorithm), "tuner": ("--tuner", tuner)}[m[1]]
+        if typed is None:
+            raise
+        raise type(exc)(f"{flag} {typed!r}: {exc}") from None
 
 
 #: The one placement a seed draws (:func:`netmodel.collectives.placement.partition`: a

@@ -102,3 +102,21 @@ def test_the_round_15_script_finds_these_refused_cleanly(prefix):
     failed = [(name, why) for name, argv, setup in cases
               if (why := script.run_case(name, argv, setup)[0]) is not None]
     assert not failed
+
+
+COLL = ["collective", "all-reduce", "--fabric", "ring:n=8", "--size", "1MiB"]
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--tuner", "nope"], "--tuner 'nope': unknown tuner 'nope'; known: 'aws-ofi-nccl:p5', "
+                          "'nccl', 'none'"),
+    (["--algorithm", "nope"], "--algorithm 'nope': unknown algorithm 'nope'; known: 'auto', "),
+    (["--algorithms", "ring,nope"], "--algorithms 'ring,nope': unknown algorithm 'nope'; "
+                                    "known: 'bidirectional-ring', "),
+    (["--algorithm", "nvls"], "--algorithm 'nvls': unknown algorithm 'nvls' ('nvls' is "
+                              "NCCL's name; netmodel calls it 'in-network')"),
+])
+@pytest.mark.parametrize("command", [COLL, ["costs", *COLL[2:4]]])
+def test_a_collective_name_refused_names_its_flag(command, args, line):
+    # the library's 'unknown tuner/algorithm ...' named no option (found by the script)
+    assert one_line_error(run_cli([*command, *args])).startswith("error: " + line)
