@@ -166,7 +166,8 @@ class Availability:
                 "serving_tokens_per_s_per_sm": self.serving_per_sm,
                 "monte_carlo": self.mc.to_dict(), "analytic": self.analytic.to_dict(),
                 "analytic_no_spares": self.no_spares.to_dict(),
-                "kinds": [k.to_dict() for k in self.kinds],
+                "kinds": [{**k.to_dict(), "path": pool_path(k, self.pools)}
+                          for k in self.kinds],
                 "catalog": c.catalog.to_dict()}
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -233,6 +234,40 @@ class Availability:
                          f"{z.overlap:.3g} times the cluster's, capped at all of it) that the "
                          f"additive model overstates the loss (it is first-order)")
         return "\n".join(lines)
+
+
+def pool_path(kind, pools) -> str:
+    """``kind``'s recovery path as the spare pool ``pools`` lets it run: the fabric's path
+    (:func:`~netmodel.study.reliability_spares.recovery`, which assumes enough free spares
+    and counts only the fabric's free ports) where the largest pool's reachable spares
+    (:attr:`~netmodel.study.reliability_spares.SparePools.reachable`: the pool's spares
+    the fabric has ports for) hold the whole ask, else, for a failure re-creating whole
+    instances of ``kind.per`` spares each, as many as they hold (lite-flat's host takes 2
+    instances of 16: a pool of 15 re-creates none, where the fabric's 16 ports would hold
+    one).
+
+    >>> from netmodel.study.availability_kinds import Kind
+    >>> from netmodel.study.reliability_spares import SparePools
+    >>> host = Kind("host", "host0", 1e-8, down=2, slow=0.0, units=32, restored=0.0,
+    ...             d_repair=1.0, d_swap=0.1, hold=1.0, d_slow=1.0, per=16,
+    ...             path="re-create 1 of 2 on 16 spares (16 free port(s); the rest repair)")
+    >>> pool_path(host, SparePools("pod", 15, 1, (15,)))
+    're-create 0 of 2 (16 spares an instance, 15 reachable; all repair)'
+    >>> pool_path(host, SparePools("pod", 16, 1, (16,)))
+    're-create 1 of 2 on 16 spares (16 reachable; the rest repair)'
+    >>> pool_path(host, SparePools("pod", 32, 1, (32,))) == host.path
+    True
+    """
+    top = max(pools.reachable, default=0)
+    if kind.units <= 0 or top >= kind.units or kind.per <= 0 \
+            or not kind.path.startswith("re-create"):
+        return kind.path
+    n = min(kind.down, top // kind.per)
+    if n == 0:
+        return (f"re-create 0 of {kind.down} ({kind.per} spares an instance, {top} "
+                f"reachable; all repair)")
+    return (f"re-create {n} of {kind.down} on {n * kind.per} spares ({top} reachable; "
+            f"the rest repair)")
 
 
 def _components_per_kind(cluster, kinds) -> dict:
