@@ -99,7 +99,8 @@ def plot_blast_radius(result: Any, path: str | PathLike[str]) -> None:
 
 def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
     """``availability_capacity.png``: the cluster's delivered share of its healthy
-    capacity over the horizon: median over trials and the p1-p99 band, the threshold."""
+    capacity over the horizon: median over trials and the p1-p99 band (where it has any
+    width), the threshold."""
     plt = pyplot()
     import numpy as np
 
@@ -107,8 +108,13 @@ def plot_capacity(avail: Any, path: str | PathLike[str]) -> None:
     days = m.grid_s / 86400
     p1, p50, p99 = m.band
     fig, ax = plt.subplots(figsize=(7.5, 3.8))
-    ax.fill_between(days, p1, p99, color="#4c72b0", alpha=0.25, lw=0,
-                    label="p1-p99 over trials")
+    # the band in the legend only where it has width somewhere: where p1 = p99 at every
+    # instant (every trial at full capacity at every sampled instant, as lite-flat's) it
+    # draws nothing, and a legend entry for it pointed at nothing
+    band = bool(np.any(np.asarray(p99) > np.asarray(p1)))
+    if band:
+        ax.fill_between(days, p1, p99, color="#4c72b0", alpha=0.25, lw=0,
+                        label="p1-p99 over trials")
     ax.plot(days, p50, color="#4c72b0", lw=1.2, label="median over trials")
     ax.axhline(avail.threshold, color="#c44e52", ls="--", lw=1,
                label=f"threshold {percent(avail.threshold)}")
