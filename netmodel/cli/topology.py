@@ -15,12 +15,20 @@ must exist and be writable; a figure's suffix names its format).
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 
 import click
 
 from netmodel.cli.help_format import SummaryGroup
 from netmodel.cli.main import value_refused_as
-from netmodel.cli.options import WHOLE, FabricCommand, RegistryChoice, RegistryHelp, gpu_help
+from netmodel.cli.options import (
+    WHOLE,
+    FabricCommand,
+    RegistryChoice,
+    RegistryHelp,
+    as_typed,
+    gpu_help,
+)
 
 __all__ = ["topology"]
 
@@ -112,11 +120,21 @@ def compare(specs: tuple[str, ...], group: int | None, gpu: str | None, as_json:
     if plot_path is not None:
         from compute.outputs import check_file_path, figure_format
 
-        check_file_path(plot_path, "figure")
-        figure_format(plot_path)
+        with value_refused_as("--plot", plot_path, "figure"):
+            check_file_path(plot_path, "figure")
+            figure_format(plot_path)
+    if gpu is not None:   # its refusal said with the flag, not as a fabric's own gpu=
+        from compute.hardware import get_gpu
+
+        with value_refused_as("--gpu", gpu, "unknown GPU", "GPU file", "a GPU", "gpu "):
+            get_gpu(gpu)
     from netmodel.study.topology_compare import compare_topologies
 
-    result = compare_topologies(specs, group=group, gpu=gpu)
+    # a group given is said with its flag; the default one (the largest power of two every
+    # fabric holds) by the library's words
+    with value_refused_as("--group", str(as_typed("group")), "group ") if group is not None \
+            else nullcontext():
+        result = compare_topologies(specs, group=group, gpu=gpu)
     if plot_path is not None:
         from compute.outputs import atomic_write
         from netmodel.study.topology_compare_plots import plot_topology_compare

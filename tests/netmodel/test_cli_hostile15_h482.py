@@ -120,3 +120,25 @@ COLL = ["collective", "all-reduce", "--fabric", "ring:n=8", "--size", "1MiB"]
 def test_a_collective_name_refused_names_its_flag(command, args, line):
     # the library's 'unknown tuner/algorithm ...' named no option (found by the script)
     assert one_line_error(run_cli([*command, *args])).startswith("error: " + line)
+
+
+TC = ["topology", "compare", "ring:n=8", "torus:dims=2x4"]
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--group", "-1"], "--group '-1': group must be a whole number of GPUs >= 2, got -1"),
+    (["--group", "+9"], "--group '+9': group of 9 GPUs does not fit fabric 'ring:n=8' (8 GPUs)"),
+    (["--gpu", "nope"], "--gpu 'nope': unknown GPU 'nope'; known: 'A100-SXM-80GB'"),
+    (["--plot", "x.txt"], "--plot 'x.txt': figure 'x.txt' must end in one of: .png, .svg, .pdf"),
+])
+def test_topology_compare_names_its_flags(args, line, tmp_path):
+    # the library's lines ('group must be ...', 'ring: gpu: unknown GPU ...', 'figure ...')
+    # named no option
+    r = run_cli([*TC, *args], cwd=tmp_path)
+    assert one_line_error(r).startswith("error: " + line)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_spec_of_its_own_gpu_is_not_said_as_gpu_flag():
+    r = run_cli(["topology", "compare", "ring:n=8,gpu=nope", "torus:dims=2x4"])
+    assert one_line_error(r).startswith("error: ring: gpu: unknown GPU 'nope'")
