@@ -198,9 +198,10 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
     slo = slo_of(ttft, tbt)
     limit = max_batch
     check_phase_options(phases, {"ttft": ttft, "tbt": tbt})   # after the values
-    summaries = [cost_summary(scenario, model, p, clock=clock, share=share,
-                              parallelism=parallelism, slo=slo, max_batch=limit)
-                 for p in phases]
+    with value_refused_as("--share", share, "unknown network share"):
+        summaries = [cost_summary(scenario, model, p, clock=clock, share=share,
+                                  parallelism=parallelism, slo=slo, max_batch=limit)
+                     for p in phases]
     from netmodel.cli.main import exit_if_nothing_feasible
 
     if as_json:

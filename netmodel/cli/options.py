@@ -529,6 +529,14 @@ class OutputFolder(click.Path):
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():   # said with the flag
+            from compute.errors import UserError
+            from compute.outputs import check_folder_path
+
+            try:
+                check_folder_path(value)
+            except UserError as refused:
+                self.fail(str(refused), param, ctx)
         try:
             return super().convert(value, param, ctx)
         except (TypeError, ValueError) as exc:
