@@ -258,7 +258,7 @@ def test_dense_mlp_layers_data_parallel_keep_the_bound():
     # 1.206 to 2.778 when written (2.772 before NCCL's PXN, 6ff745c: the decode all-to-all's
     # transfers between rails stay on the peer's rail, 0.70 us of route where the spines
     # took 1.69); h363: were pins of both. docs/compute.md quotes the range
-    lo, hi = _docs_range("at the bare bound of 2 tokens a step,")
+    lo, hi = _docs_range("at the bare bound of 2 tokens a step it would be")
     assert (round(min(out.values()), 2), round(max(out.values()), 2)) == (lo, hi)
 
 
