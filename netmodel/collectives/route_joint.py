@@ -10,7 +10,7 @@ bandwidth can make a step slower (a 3 x 4 torus of circuits with each column cir
 doubled: the tree all-reduce's busiest link 5/3 -> 7/4 n / B). The joint split is a
 linear programme (a multi-commodity flow): a flow per commodity over the links its
 transfers may use, every link's load at most ``z`` times its bandwidth, ``z`` least
-(:func:`joint_loads`, solved by HiGHS through :func:`scipy.optimize.linprog`).
+(:func:`joint_loads`, solved by HiGHS through SciPy's ``linprog``).
 
 What a transfer may use: on a fabric without switches (rings, tori, meshes, circuits),
 every shortest path of its pair (the kept shortest paths towards its destination,
@@ -74,7 +74,6 @@ from netmodel.collectives.route_types import KIND_SWITCH, TRANSIT_KINDS
 
 if TYPE_CHECKING:
     from netmodel.collectives.route_types import Plan
-    from netmodel.collectives.routing import Router
 
 __all__ = ["JOINT_VARIABLES", "joint_flows", "joint_loads"]
 
@@ -95,7 +94,7 @@ JOINT_DAG_WORK = 250_000
 JOINT_RTOL = 1e-7
 
 
-def _supports(router: Router, pl: Plan) -> tuple[np.ndarray, np.ndarray]:
+def _supports(router, pl: Plan) -> tuple[np.ndarray, np.ndarray]:
     """``(transfer, link)`` of every link each transfer's own route loads (weight > 0)."""
     ts, ls = [], []
     if len(pl.routed):
@@ -119,7 +118,7 @@ def _supports(router: Router, pl: Plan) -> tuple[np.ndarray, np.ndarray]:
             np.concatenate(ls).astype(np.int64, copy=False))
 
 
-def _dag_links(router: Router, src: np.ndarray, dst: np.ndarray) -> tuple | None:
+def _dag_links(router, src: np.ndarray, dst: np.ndarray) -> tuple | None:
     """``(commodity, link, com, forced)``: every link of every shortest path of each pair
     (:meth:`~netmodel.collectives.route_search.SearchedRoutes._dag`), a commodity per
     destination (``com``, each transfer's), and ``forced``, ``(transfer, link)`` of the
@@ -176,7 +175,7 @@ def _dag_links(router: Router, src: np.ndarray, dst: np.ndarray) -> tuple | None
             (f_t, np.repeat(f_link, reps)))
 
 
-def _scaled(router: Router, uniq: np.ndarray, load: np.ndarray) -> np.ndarray:
+def _scaled(router, uniq: np.ndarray, load: np.ndarray) -> np.ndarray:
     """Each link's bandwidth times the own routes' busiest load over bandwidth among the
     links of its side (scale-up or scale-out, ``Router.scaleout``), so that the own routes'
     busiest link of either side is at 1: a split whose every link is below 1 is faster on
@@ -191,7 +190,7 @@ def _scaled(router: Router, uniq: np.ndarray, load: np.ndarray) -> np.ndarray:
     return bw * top[so.astype(np.intp)]
 
 
-def _bound(router: Router, src, dst, frac, t_of, l_of, bw, forced) -> float:
+def _bound(router, src, dst, frac, t_of, l_of, bw, forced) -> float:
     """A load over bandwidth no split over the links ``l_of`` (of transfers ``t_of``) can
     beat: each source's traffic over the links out of it that its transfers may take, each
     destination's over those into it, and the load on each link that some transfers must
@@ -214,7 +213,7 @@ def _bound(router: Router, src, dst, frac, t_of, l_of, bw, forced) -> float:
     return best
 
 
-def joint_loads(router: Router, src: np.ndarray, dst: np.ndarray, frac: np.ndarray,
+def joint_loads(router, src: np.ndarray, dst: np.ndarray, frac: np.ndarray,
                 pl: Plan, uniq: np.ndarray, load: np.ndarray, flows: bool = False
                 ) -> tuple | None:
     """The link loads of a step (transfers ``src[i] -> dst[i]``, ``frac[i]`` of ``n``,
@@ -290,11 +289,13 @@ def joint_loads(router: Router, src: np.ndarray, dst: np.ndarray, frac: np.ndarr
     return got[0], got[1], per
 
 
-def joint_flows(router: Router, transfers) -> list | None:
+def joint_flows(router, transfers) -> list | None:
     """The joint split of ``transfers`` (``(src, dst, fraction)`` triples) as flows, for
     checking it: ``[(indices of a commodity's transfers, {(u, v): flow per byte of n})]``,
     or None where the transfers keep their own routes (:meth:`~netmodel.collectives.
     route_plans.PlannedRoutes.link_loads` loads the links with their sum)."""
+    if router.pxn_applies(transfers):
+        return None
     pl = router.plan(transfers)
     links, coef = router._plan_loads(pl, True)[:2]
     uniq, inv = np.unique(links, return_inverse=True)
@@ -319,7 +320,7 @@ def _per_transfer(com: np.ndarray, c_of: np.ndarray, lk: np.ndarray
     return t_of, l_sorted[at]
 
 
-def _solve(router: Router, src, dst, frac, com, c_of, lk, bw):
+def _solve(router, src, dst, frac, com, c_of, lk, bw):
     """The linear programme: minimise ``z`` over flows ``x >= 0`` (one per commodity and
     link) that keep each commodity's traffic (each node sends out what it takes in, plus
     what its sources send, less what its destination receives) with every link's load at

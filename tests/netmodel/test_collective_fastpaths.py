@@ -34,6 +34,7 @@ from netmodel.collectives.degraded import degrade
 from netmodel.collectives.group_domains import domains
 from netmodel.collectives.in_network import domain_planes
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.route_joint import joint_flows
 from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import Pairs, Step
 from topologies import build
@@ -378,6 +379,12 @@ def reference_candidates(model, op, group, cache):
         costs = []
         for s in steps:
             links, coef, lat, so, up = reference_loads(router, s.transfers, cache)
+            # a step whose transfers the router spreads together (the split over their
+            # shortest paths with the least busy link, route_joint.py, tested on its own
+            # in test_joint_routing_h478): its loads as the router spreads them
+            if not router.pxn_applies(s.transfers) and joint_flows(
+                    router, list(s.transfers)) is not None:
+                links, coef = router.link_loads(list(s.transfers))[:2]
             load = np.bincount(links, coef, minlength=router.n_links)
             beta = float(np.max(load / rate)) if len(links) else 0.0
             if s.route_latency is not None:

@@ -301,7 +301,9 @@ def test_library_refuses_bad_sizes(size):
 def test_shared_group_in_time_never_faster_than_alone():
     m = model("ring:n=8")
     r = concurrent_cost(m, [gpus(0, 2), gpus(2, 8)], "all-to-all", 2.0 ** 30)
-    assert r.alone[1, 0] == m.cost("all-to-all", 2.0 ** 30, list(gpus(2, 8))).time
+    # concurrent collectives route each transfer on its own; a lone collective's step is
+    # spread together (netmodel/collectives/route_joint.py), never slower
+    assert r.alone[1, 0] >= m.cost("all-to-all", 2.0 ** 30, list(gpus(2, 8))).time
     assert r.slowdown[0, 0] > 1.3          # the small group is held back: links are shared
     assert (r.time >= r.alone).all(), r.slowdown.tolist()
 
