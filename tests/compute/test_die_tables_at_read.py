@@ -111,7 +111,9 @@ BEFORE = {"A100-SXM-80GB": (3254.0944776139136, 162.43402323017645, 12500.0),
 @pytest.mark.parametrize("gpu", list(BEFORE))
 def test_catalog_die_tables_price_as_before(gpu):
     p = package_cost(gpu)
-    assert (p.total, p.logic, gpu_price(gpu)) == BEFORE[gpu]
+    # to an ulp or two: numpy's releases round differently (the A100's logic cost is
+    # ...648 on numpy 1.26.0, ...645 on 2.4)
+    assert (p.total, p.logic, gpu_price(gpu)) == pytest.approx(BEFORE[gpu], rel=1e-15, abs=0)
     assert price_basis(gpu) == "list price"
     assert gpu_dies(gpu) == logic_dies(gpu)   # the dies checked at catalog load, as priced
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scipy.integrate import trapezoid
 
 from compute.errors import UserError
 from compute.hardware import DTYPES, get_gpu, load_gpu_file
@@ -58,7 +59,7 @@ def test_n3_chiplet_cost_by_hand(gpus):
     density = x * np.exp(-x / (D / alpha)) / (D / alpha) ** 2
     p = np.exp(-x * 0.9 * A / 36)
     good = sum(math.comb(36, k) * p**k * (1 - p) ** (36 - k) for k in range(32, 37))
-    harvested = np.trapezoid(density * np.exp(-x * 0.1 * A) * good, x)
+    harvested = trapezoid(density * np.exp(-x * 0.1 * A) * good, x)
     assert c.yield_ == pytest.approx(harvested, rel=1e-6)
     assert c.wafer_price == 20_000 and c.process == "N3"
     assert c.cost_per_good_die == pytest.approx(20_000 / (gross * harvested), rel=1e-6)

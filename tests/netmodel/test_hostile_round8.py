@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 # ------------------------------------------------------------- protocol checks (API)
 
 RING = RingAlphaBeta(bandwidth=100e9, step_latency=1e-6, efficiency=1.0)
+#: numpy's own repr of its True, as the messages show it: np.True_ from numpy 2, True before
+NP_TRUE = repr(np.True_)
 FUNC = FunctionComm(lambda op, n, p: n / 1e9)
 
 # (value, words the one line must hold). Before: np.bool_(True) and bool arrays were 1 byte,
@@ -30,7 +32,7 @@ FUNC = FunctionComm(lambda op, n, p: n / 1e9)
 # int beyond a float raised OverflowError, np.timedelta64 as a group raised TypeError, a
 # group of 10**400 GPUs raised OverflowError in the formulas.
 BAD_NBYTES = [
-    (np.bool_(True), "got np.True_"),
+    (np.bool_(True), f"got {NP_TRUE}"),
     (np.array([True, False]), "must be a number of bytes"),
     (np.complex128(1), "must be a number of bytes"),
     (np.array([1 + 2j]), "must be a number of bytes"),
@@ -61,14 +63,14 @@ def test_bad_message_size_is_one_user_error(model, value, needle):
 
 
 BAD_GROUPS = [
-    (np.timedelta64(5, "s"), "got np.timedelta64(5,'s')"),
+    (np.timedelta64(5, "s"), f"got {np.timedelta64(5, 's')!r}"),
     (10**400, "from 1 to 9,007,199,254,740,992 (2**53, the largest a float counts exactly), "
               "got an integer of 401 digits"),
     (2**53 + 1, "got 9007199254740993"),
     (np.uint64(2**63), "from 1 to 9,007,199,254,740,992"),
     ([10**5000, None], "got a list of 2 items"),
     (-(10**400), ">= 1, got a negative integer of 401 digits"),
-    (np.bool_(True), "got np.True_"), (True, "got True"), (0, "got 0"), (-0.0, "got -0.0"),
+    (np.bool_(True), f"got {NP_TRUE}"), (True, "got True"), (0, "got 0"), (-0.0, "got -0.0"),
     (8.0, "got 8.0"), (np.float64(8), "got 8.0"), (float("nan"), "got nan"),
     (math.inf, "got inf"), ("16", "got '16'"), (None, "got None"), (np.int64(-3), "-3"),
 ]
@@ -476,7 +478,7 @@ def test_study_without_h100_dgx_and_both_phases_runs(tmp_path):
 
 @pytest.mark.parametrize("value,needle", [
     # before: np.bool_(True) costed as 1 byte, '1e6' as 1e6 bytes, 10**400 OverflowError
-    (np.bool_(True), "must be a number of bytes, got np.True_"),
+    (np.bool_(True), f"must be a number of bytes, got {NP_TRUE}"),
     ("1e6", "must be a number of bytes, got '1e6'"),
     (np.array(["1"]), "must be a number of bytes"), (1 + 0j, "got (1+0j)"),
     (10**400, "finite number of bytes > 0, got an integer of 401 digits"),

@@ -123,5 +123,5 @@ def test_numpys_timedelta_is_no_whole_number(where, key, said):
 
     g = _small()
     _edit(where, key, np.timedelta64(4, "s"))(g)
-    with pytest.raises(UserError, match=re.escape(f"{said}, got np.timedelta64(4,'s')")):
+    with pytest.raises(UserError, match=re.escape(f"{said}, got {np.timedelta64(4, 's')!r}")):
         validate(g)
