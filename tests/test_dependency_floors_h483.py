@@ -43,3 +43,20 @@ def test_quick_text_leaves_a_matplotlib_without_render_mode_alone(monkeypatch):
     _quick_text(renderer)
     assert "draw_text" not in vars(renderer)
     assert "_get_font_height_metrics" not in vars(renderer)
+
+
+def test_ruff_floor_has_no_removed_upgrade_rules():
+    # ruff 0.6-0.12 select UP038 (removed in 0.13) and 0.6-0.7 UP027 (removed in 0.8) with
+    # the UP set pyproject.toml selects; the code follows the rules of 0.13 on, and
+    # 'ruff check .' failed on the old floor (0.6).
+    import re
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    spec = next(d for d in project["project"]["optional-dependencies"]["test"]
+                if re.match(r"ruff\b", d))
+    floor = re.fullmatch(r"ruff>=(\d+)\.(\d+)(?:\.\d+)?", spec.replace(" ", ""))
+    assert floor, spec
+    assert (int(floor[1]), int(floor[2])) >= (0, 13), spec
+    assert "UP" in project["tool"]["ruff"]["lint"]["select"]   # why the floor is 0.13
