@@ -474,11 +474,14 @@ def test_lite_ocs_cpo_engine_slowdown_swapped_for_a_spare_by_hand():
     assert _lost_rate([k], [1.0])[0] == pytest.approx(rate * s * d_slow, rel=1e-12)
     assert _lost_rate([k], [0.0])[0] == pytest.approx(rate * s * d_swap, rel=1e-12)
     # the cluster: a pool that never blocks (16 spares against ~0.4 spares busy at most)
-    # leaves the CPO engines' share of the loss at s x d_swap per failure
+    # leaves the CPO engines' share of the loss at s x d_swap per failure; without spares
+    # at s x d_slow, less the second-order cap on losses in progress that overlap
+    # (analytic's share of the saturation, which scales every class alike: 1.05e-10 of it
+    # with the torus lite-ocs sets for 16 Lites, 0 with rings)
     a = availability(None, None, cluster=c, spares=8, trials=300, seed=3)
     z = a.no_spares.lost_per_year["cpo-engine"]
     w = a.analytic.lost_per_year["cpo-engine"]
-    assert z == pytest.approx(rate * YEAR * s * d_slow / 8, rel=1e-12)
+    assert z == pytest.approx(rate * YEAR * s * d_slow / 8, rel=1e-9)
     assert w == pytest.approx(rate * YEAR * s * d_swap / 8, rel=1e-6)
     assert abs(a.mc.mean - a.analytic.mean) <= 4 * a.mc.mean_ci + 1e-12
     # global spares: the instance re-created on TP spares, the same swap time

@@ -12,5 +12,13 @@ def test_reconfiguration_line_follows_the_table():
     gpus = ["Lite", "Lite+NetBW", "Lite+MemBW"]
     r = run_compare(["Llama-3-8B"], ["lite-ocs"], ["decode"], gpus=gpus, baseline=None)
     line = next(x for x in r.table().splitlines() if x.startswith("circuit reconfiguration"))
-    # the OCS's reconfiguration_time, 10 ms (netmodel/data/scenarios/lite-ocs.toml)
-    assert line.endswith(": " + ", ".join(f"lite-ocs@{g} 10 ms" for g in gpus))
+    # the OCS's reconfiguration_time, 10 ms (netmodel/data/scenarios/lite-ocs.toml), and
+    # the layout circuits = "best" set for each instance size: 2 Lites a ring (no 2D
+    # shape), 4 a 2x2 torus (2 x 2 x 1 = 4 steps an all-reduce where a ring of 4 takes 6,
+    # on the same 2 circuits to each of 2 neighbours)
+    hand = {2: "ring", 4: "torus"}
+    sizes = {row.label: row.instance_gpus for row in r.rows}
+    assert set(sizes.values()) <= set(hand)
+    assert line.endswith(": " + ", ".join(
+        f"lite-ocs@{g} 10 ms (circuits: {hand[sizes[f'lite-ocs@{g}']]} at "
+        f"{sizes[f'lite-ocs@{g}']} GPUs)" for g in gpus))

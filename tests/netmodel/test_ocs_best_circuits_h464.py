@@ -164,25 +164,26 @@ def test_degraded_cell_re_sets_the_best_layout():
 def test_compare_reports_the_layouts(tmp_path):
     """compare says the layout of each best instance: its JSON (circuits_set, by instance
     GPUs) and the reconfiguration line; each is layout_model's choice for the size. A
-    scenario of one layout says nothing more (its circuits say it)."""
+    scenario of one layout says nothing more (its circuits say it): lite-ocs (shipped with
+    circuits = "best") beside its copy with the circuits fixed as rings."""
     from netmodel.study.compare import run_compare
+    from tests.netmodel.lite_ocs_ring_h479 import ring_file
 
-    path = tmp_path / "lite-ocs-best.toml"
-    path.write_text(_lite_ocs_text("best").replace('name = "lite-ocs"',
-                                                   'name = "lite-ocs-best"'))
-    res = run_compare(["Llama-3-70B"], [str(path), "lite-ocs"], ["prefill", "decode"])
+    res = run_compare(["Llama-3-70B"], ["lite-ocs", ring_file(tmp_path)],
+                      ["prefill", "decode"])
     s = _best()
     g, cal = build_fabric(s), scenario_calibration(s)
-    set_as = res.circuits_set()["lite-ocs-best@Lite"]
-    assert set(set_as) == {r.instance_gpus for r in res.rows if r.scenario == "lite-ocs-best"}
+    set_as = res.circuits_set()["lite-ocs@Lite"]
+    assert set(set_as) == {r.instance_gpus for r in res.rows if r.scenario == "lite-ocs"}
     for size, lay in set_as.items():
         assert lay == layout_model(s, g, size, cal)[0]
-    assert "lite-ocs@Lite" not in res.circuits_set()
+    assert "lite-ocs-ring@Lite" not in res.circuits_set()
     scen = json.loads(res.to_json())["scenarios"]
     assert scen[0]["circuits"] == "best" and "circuits_set" not in scen[1]
+    assert scen[1]["circuits"] == "ring"
     assert scen[0]["circuits_set"] == {str(k): v for k, v in set_as.items()}
     line = next(ln for ln in res.table().splitlines() if ln.startswith("circuit reconf"))
-    assert line.endswith(", lite-ocs@Lite 10 ms")
+    assert line.endswith(", lite-ocs-ring@Lite 10 ms")
     for size, lay in set_as.items():
         assert lay in line and str(size) in line
 

@@ -50,7 +50,7 @@ def _exact(n, planes, missing):
 
 
 def _set(n, ports, down):
-    s = get_scenario("lite-ocs")
+    s = replace(get_scenario("lite-ocs"), circuits="ring")   # shipped: the faster layout
     s = replace(s, fabric={**s.fabric, "ports": ports})
     cell = ocs(gpus=n, ports=ports, ocs_ports=n, gpu="Lite")
     for g, o in down:

@@ -229,7 +229,7 @@ def test_random_degraded_odd_rings_take_the_most():
     """Odd rings of 5-13 on 5..20 ports with 1-8 fibres down at random: each circuit graph
     a colouring of its cell with the integer programme's most copies."""
     rng = random.Random(436)
-    s = get_scenario("lite-ocs")
+    s = replace(get_scenario("lite-ocs"), circuits="ring")   # shipped: the faster layout
     checked = 0
     for _ in range(60):
         n = rng.choice([5, 7, 9, 11, 13])

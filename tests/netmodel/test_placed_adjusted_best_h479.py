@@ -91,3 +91,20 @@ def test_a_best_instance_on_ports_of_two_media_is_refused_not_lost(circuits):
     with pytest.raises(UserError, match=r"two media, co-packaged-optics \(gpu0-ocs0\) and "
                                         r"pluggable-optics \(gpu1-ocs0\)"):
         instance_circuits(s, mixed, ["gpu0", "gpu1"])
+
+
+def test_shipped_lite_ocs_sets_the_faster_layout():
+    """The shipped lite-ocs sets each instance's circuits as the faster layout
+    (circuits = "best"), 10 ms to re-set either way. By shape: 2 and 3 Lites have no 2D
+    torus, 9 (3x3) and 10 (2x5) have odd sides that 4 ports cannot colour: rings. 16 Lites:
+    the 4x4 torus on one circuit a neighbour moves the same bytes a port as the ring's two
+    copies (15/32 n / B either way) in 12 steps instead of 30
+    (tests/netmodel/test_ocs_best_circuits_h464.py), so the torus."""
+    from netmodel.study.scenario_collectives import ScenarioCollectives
+
+    s = get_scenario("lite-ocs")
+    assert s.circuits == "best"
+    coll = ScenarioCollectives(s)
+    assert {p: coll.layout(p) for p in (2, 3, 9, 10, 16)} == {
+        2: "ring", 3: "ring", 9: "ring", 10: "ring", 16: "torus"}
+    assert coll.reconfiguration_time(16) == coll.reconfiguration_time(8) == 0.010

@@ -12,6 +12,7 @@ from compute.outputs import MANIFEST
 from netmodel.cli.main import cli
 from netmodel.study.cost import parameters
 from netmodel.study.sweep import SweepParam, SweepResult, SweepRow, parse_param, run_sweep
+from tests.netmodel.lite_ocs_ring_h479 import ring_scenario
 
 
 def test_ranges_are_log_spaced_with_units():
@@ -163,8 +164,11 @@ def test_points_the_fabric_refuses_are_infeasible_not_fatal():
 def test_cost_sweep_figure_with_a_crossover(tmp_path):
     # cost.ocs_price moves lite-ocs's USD per million tokens past lite-flat's; the figure
     # starred the crossing at c["tokens_per_s_per_sm"], a key cost crossovers lack
-    # (KeyError, a traceback), and labelled the y axis tokens/s per SM
-    r = run_sweep(["lite-flat", "lite-ocs"], ["cost.ocs_price=100:1000000:5"], ["Llama-3-70B"])
+    # (KeyError, a traceback), and labelled the y axis tokens/s per SM. lite-ocs with its
+    # circuits fixed as rings: the shipped one's torus at 16 Lites costs less a token, and
+    # its line meets lite-flat's past 1,000 USD/port, outside the decade these checks read
+    r = run_sweep(["lite-flat", ring_scenario()], ["cost.ocs_price=100:1000000:5"],
+                  ["Llama-3-70B"])
     assert r.metric == "usd_per_mtoken" and r.crossovers()
     seen = _plotted(r, tmp_path)
     assert seen["ylabel"] == "USD per million tokens"
@@ -200,9 +204,11 @@ def test_cost_sweep_figure_draws_the_straight_lines_the_star_is_on(tmp_path):
     # 1.411e-4 (p - 100) $/Mtok, lite-flat 0.606), so the lines meet at 576 USD/port, where
     # the star is; drawn as one straight segment from 100 to 1000 on the log axis, lite-ocs
     # met lite-flat at 338 and passed 576 at 0.539 + 0.127 log10(5.76) = 0.636, 5% high
+    # (lite-ocs with rings, as above)
     import numpy as np
 
-    r = run_sweep(["lite-flat", "lite-ocs"], ["cost.ocs_price=100:1000000:5"], ["Llama-3-70B"])
+    r = run_sweep(["lite-flat", ring_scenario()], ["cost.ocs_price=100:1000000:5"],
+                  ["Llama-3-70B"])
     lines = _plotted(r, tmp_path)["lines"]
     xy, every = lines["lite-ocs@Lite"]
     level = next(row.usd_per_mtoken for row in r.rows if row.label == "lite-flat@Lite")
@@ -245,8 +251,10 @@ def _plotted(r, tmp_path):
 
 def test_sweep_figure_names_lines_whole_when_gpus_share_a_scenario(tmp_path):
     # with --gpus Lite,Lite+BW two lines are lite-ocs; the corner box said 'lite-ocs falls
-    # below h100-dgx at 0.542 us' and '... at 6.7 us' without saying which
-    r = run_sweep(["h100-dgx", "lite-ocs"], ["adjust.hop_latency=0.1us:10us:5"],
+    # below h100-dgx at 0.542 us' and '... at 6.7 us' without saying which (lite-ocs with
+    # rings: set as the shipped one sets them, lite-ocs@Lite+BW stays above h100-dgx@Lite
+    # to 10 us, 7.32 against 4.40 tokens/s/SM there)
+    r = run_sweep(["h100-dgx", ring_scenario()], ["adjust.hop_latency=0.1us:10us:5"],
                   ["Llama-3-70B"], gpus=["Lite", "Lite+BW"])
     seen = _plotted(r, tmp_path)
     texts = seen["texts"]
