@@ -605,10 +605,13 @@ def _host_nic(gpu: GpuSpec, tco: dict) -> tuple[float, float]:
     :func:`nic_charge`): USD a DGX H100 host's ConnectX-7 (``nic_price``; :func:`cost_summary`
     scales it by TDP with the host price); W its own system's NIC where its host power is a
     published system's (one a GPU, of the :func:`nic_class` of the GPU's own scale-out
-    rate: a DGX B300's ConnectX-8), else the DGX H100's at the host's share
+    rate: a DGX B300's ConnectX-8; above the fastest class that class pro rata, as
+    :func:`nic_charge` charges the GPU's link), else the DGX H100's at the host's share
     (:func:`_nic_power_share`: a Lite's host a quarter of one)."""
     if host_power_row(gpu) is not None:
-        return tco["nic_price"], tco[nic_class(gpu.scaleout_bandwidth * 8)[2]]
+        bits = gpu.scaleout_bandwidth * 8
+        rate, _, power = nic_class(bits)
+        return tco["nic_price"], tco[power] * max(1.0, bits / rate)
     return tco["nic_price"], tco["nic_power"] * _nic_power_share(
         gpu, tco["host_power_per_h100"])
 
@@ -644,7 +647,9 @@ def _check_own_nic(gpu: GpuSpec, own_w: float, host_w: float, tco: dict) -> None
     if own_w > host_w * (1 + 1e-12):
         row = nic_class(gpu.scaleout_bandwidth * 8)[2] if host_power_row(gpu) is not None \
             else "nic_power"
-        raise UserError(f"{row} ({tco[row]:,.6g} W) must be at most the host power of "
+        worth = own_w / tco[row] if host_power_row(gpu) is not None and tco[row] else 1.0
+        times = f" x {worth:,.6g} NICs' worth, the GPU's scale-out rate" if worth > 1 else ""
+        raise UserError(f"{row} ({tco[row]:,.6g} W{times}) must be at most the host power of "
                         f"{gpu.name} ({host_w:,.6g} W a GPU): a host's power holds its NIC, "
                         f"which the host is charged without")
 
