@@ -246,6 +246,8 @@ def slo_text(phase: str, limit: float, *, mtp: bool = False) -> str:
     >>> slo_text("decode", 0.05), slo_text("prefill", 2.0), slo_text("decode", 0.05, mtp=True)
     ('TBT <= 50 ms', 'TTFT <= 2 s', 'TPOT <= 50 ms')
     """
+    if isinstance(limit, bool) or not (is_finite(limit) and limit > 0):
+        raise UserError(f"limit must be a finite number of seconds > 0, got {describe(limit)}")
     return f"{'TPOT' if mtp else latency_name(phase).upper()} <= {format_time(limit)}"
 
 

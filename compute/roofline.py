@@ -48,6 +48,7 @@ from compute.grid_parts import (
     static_parts,
 )
 from compute.hardware import GpuSpec, get_gpu
+from compute.limits import check as check_size
 from compute.memory import describe_fit
 from compute.micro_batches import grid_two_batch_time, halves_options
 from compute.models import ModelSpec, get_model
@@ -72,8 +73,14 @@ from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
-__all__ = ["EXTENDED_STAGES", "STAGES", "Grid", "MAX_BATCH", "check_batch", "check_options",
-           "check_skew", "default_comm", "evaluate_grid", "make_workload"]
+__all__ = ["EXTENDED_STAGES", "STAGES", "Grid", "MAX_BATCH", "MAX_CONFIGURATIONS", "check_batch",
+           "check_batches", "check_latency_limit", "check_options", "check_skew", "default_comm",
+           "evaluate_grid", "make_workload"]
+
+#: Most configurations x batches one grid (and so one SLO search) evaluates, about 1 kB
+#: each while it runs; ``NETMODEL_MAX_SEARCH_CONFIGURATIONS`` overrides. Counted before
+#: any array of the grid is made.
+MAX_CONFIGURATIONS = 2_000_000
 
 
 def default_comm(gpu: GpuSpec) -> RingAlphaBeta:
@@ -101,8 +108,25 @@ def check_batch(batch: object) -> int:
 
 def make_workload(phase: str | Workload, prompt: int | None = None,
                   context: int | None = None) -> Workload:
-    """A :class:`Workload` from a phase name (or a Workload, returned as is) and token counts."""
+    """A :class:`Workload` from a phase name (or a Workload, returned as is) and token counts.
+
+    A Workload already holds its token counts: ``prompt`` or ``context`` beside one is
+    refused rather than ignored.
+
+    >>> make_workload(Workload("decode", context=100), context=5)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: context=5 given beside a Workload, which holds its own token counts (context 100); give the phase name instead, or the Workload alone
+    """
     if isinstance(phase, Workload):
+        given = [f"{k}={describe(v)}" for k, v in (("prompt", prompt), ("context", context))
+                 if v is not None]
+        if given:
+            held = f"prompt {phase.prompt}" if phase.phase == "prefill" else \
+                f"context {phase.context}"
+            raise UserError(f"{', '.join(given)} given beside a Workload, which holds its own "
+                            f"token counts ({held}); give the phase name instead, or the "
+                            f"Workload alone")
         return phase
     try:
         return _workload(phase, prompt, context)
@@ -327,6 +351,8 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     called once per (operation, group size > 1) with an array of every message size of
     the grid that needs it. ``expert_skew`` (>= 1): under expert parallelism the busiest
     GPU receives ``expert_skew`` times the mean share of routed tokens (1: uniform).
+    ``latency_limit``: seconds > 0 (``math.inf``: no limit) a feasible cell meets. At most
+    :data:`MAX_CONFIGURATIONS` configurations x batches, refused before any work.
 
     Pipeline parallelism (``pp`` stages; see :mod:`compute.parallel`): the stage arrays
     describe one pass of a micro-batch through the layers, per GPU; the memory fit is that
@@ -373,6 +399,13 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     comm = as_comm(comm) if comm is not None else default_comm(gpu)
     comm = moe_comm(comm, model, workload.phase)
     check_context(model, workload)
+    latency_limit = check_latency_limit(latency_limit)
+    if isinstance(tps, (str, bytes)) or not isinstance(tps, Iterable):
+        raise UserError(f"tps must be a list of TP degrees or Parallelism configurations "
+                        f"(e.g. [1, 2, 4, 8]), got {describe(tps)}")
+    tps = list(tps)
+    if isinstance(batches, np.ndarray):   # the grid's size, before any of its arrays is made
+        _check_cells(len(tps), batches.size)
     configs = _as_configs(model, tps, None)
     plain = all(c.is_plain for c in configs)
     sh = shards(model, [c.tp for c in configs]) if plain else layout(model, configs)
@@ -380,6 +413,7 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
         sh = dense_data_parallel(model, configs, sh, options.dense_mlp_tp)
     tps = tuple(c.tp for c in configs)
     batches = check_batches(batches)
+    _check_cells(len(configs), batches.size)
     if options.mtp_tokens and workload.phase == "decode":   # prefill: as without MTP
         return mtp_grid(grid_body, model, gpu, configs, sh, plain, batches,
                         batches.astype(float).reshape(1, -1), workload, comm, options, skew,
@@ -517,9 +551,42 @@ def check_context(model, workload: Workload) -> None:
                         f"shorter {what}, or a model file with a larger max_context")
 
 
+def check_latency_limit(limit: object) -> float:
+    """``limit`` as a float if it is a number of seconds > 0 (``math.inf``: no limit), else
+    a :class:`UserError` (NaN, 0 or a negative limit made every cell infeasible, silently).
+
+    >>> check_latency_limit(0.05), check_latency_limit(math.inf)
+    (0.05, inf)
+    >>> check_latency_limit(float("nan"))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: latency_limit must be a number of seconds > 0 (inf: no limit), got nan
+    """
+    if isinstance(limit, bool) or not isinstance(limit, (int, float, np.integer, np.floating)) \
+            or not limit > 0:
+        raise UserError(f"latency_limit must be a number of seconds > 0 (inf: no limit), got "
+                        f"{describe(limit)}")
+    return float(limit)
+
+
+def _check_cells(configs: int, batches: int) -> None:
+    check_size("evaluate_grid", "configurations x batches", configs * batches,
+               MAX_CONFIGURATIONS, "NETMODEL_MAX_SEARCH_CONFIGURATIONS",
+               "give fewer configurations or batches")
+
+
 def check_batches(batches) -> np.ndarray:
-    """``batches`` as a 1-D int64 array if every entry is a whole number >= 1 (a batch of
-    2.9 sequences is refused, not truncated to 2), else raise :class:`UserError`."""
+    """``batches`` as a 1-D int64 array if every entry is a whole number from 1 to
+    :data:`MAX_BATCH` (a batch of 2.9 sequences is refused, not truncated to 2), else raise
+    :class:`UserError`.
+
+    >>> check_batches([1, 2.0, 8]).tolist()
+    [1, 2, 8]
+    >>> check_batches([1e300])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: batches must be whole numbers from 1 to 1,000,000,000, got 1e+300
+    """
     raw = np.asarray(batches).reshape(-1)
     if raw.size == 0:
         raise UserError("batches is empty; give whole numbers >= 1")
@@ -528,6 +595,10 @@ def check_batches(batches) -> np.ndarray:
     bad = ~np.isfinite(raw) | (raw < 1) | (raw != np.floor(raw))
     if bad.any():
         raise UserError(f"batches must be whole numbers >= 1, got {float(raw[bad][0]):g}")
+    over = raw > MAX_BATCH   # 1e300 cast to int64 wrapped to -9.2e18
+    if over.any():
+        raise UserError(f"batches must be whole numbers from 1 to {MAX_BATCH:,}, got "
+                        f"{float(raw[over][0]):g}")
     return raw.astype(np.int64)
 
 

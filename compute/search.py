@@ -37,6 +37,7 @@ from compute.models import get_model
 from compute.parallel import configurations
 from compute.phases import Slo, check_slo
 from compute.results import FrontPoint, SearchResult, unchecked
+from compute.roofline import MAX_CONFIGURATIONS as ROOFLINE_MAX_CONFIGURATIONS
 from compute.roofline import check_options, default_comm, evaluate_grid, make_workload
 from compute.validate import describe, is_whole
 
@@ -52,21 +53,32 @@ __all__ = ["DEFAULT_MAX_BATCH", "MAX_CONFIGURATIONS", "pareto_front", "search"]
 #: Largest batch the search tries.
 DEFAULT_MAX_BATCH = 1024
 #: Most configurations x batches one search evaluates (about 1 kB each while it runs;
-#: ``NETMODEL_MAX_SEARCH_CONFIGURATIONS`` overrides).
-MAX_CONFIGURATIONS = 2_000_000
+#: ``NETMODEL_MAX_SEARCH_CONFIGURATIONS`` overrides): the grid's limit,
+#: :data:`compute.roofline.MAX_CONFIGURATIONS`.
+MAX_CONFIGURATIONS = ROOFLINE_MAX_CONFIGURATIONS
 
 
 def pareto_front(latency: np.ndarray, score: np.ndarray) -> np.ndarray:
     """Indices of the points no other point beats on both lower latency and higher score,
-    by increasing latency (ties in latency keep the higher score).
+    by increasing latency (ties in latency keep the higher score). A point whose latency
+    or score is NaN (an untimed cell) is on no front and hides no other point.
 
     >>> pareto_front(np.array([1.0, 2.0, 3.0, 2.5]), np.array([1.0, 3.0, 2.0, 4.0])).tolist()
     [0, 1, 3]
+    >>> pareto_front(np.array([1.0, np.nan, 2.0]), np.array([np.nan, 5.0, 1.0])).tolist()
+    [2]
     """
     latency, score = np.asarray(latency), np.asarray(score)
     if latency.ndim != 1 or latency.shape != score.shape:   # the pre-filter would index past
         raise UserError(f"latency and score must be 1-D arrays of one length, got shapes "
                         f"{latency.shape} and {score.shape}")
+    if latency.dtype.kind not in "iuf" or score.dtype.kind not in "iuf":
+        raise UserError(f"latency and score must be arrays of numbers, got dtypes "
+                        f"{latency.dtype} and {score.dtype}")
+    timed = ~(np.isnan(latency) | np.isnan(score))
+    if not timed.all():   # a NaN score made every later point's 'best so far' NaN: none kept
+        keep = np.flatnonzero(timed)
+        return keep[pareto_front(latency[keep], score[keep])]
     if latency.size > 64 and not (np.isnan(latency).any() or np.isnan(score).any()):
         # A point can be on the front only if its score beats every point of lower
         # latency: one sort by latency finds those few (a search has 1e5 points, its
