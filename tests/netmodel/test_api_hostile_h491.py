@@ -52,3 +52,14 @@ def test_collective_on_circuited_ocs_is_finite():
     # (one port of two: 225 GB/s per direction); 1 MB send-recv >= 1e6 / 225e9 s
     t = float(netmodel.collective_time("ocs:gpus=4,ports=2,logical=ring", "send-recv", 1e6, 2))
     assert 1e6 / 225e9 <= t < 1e-3
+
+
+@pytest.mark.xfail(strict=True, reason="evaluate() reads expert_skew only under expert "
+                   "parallelism of a mixture of experts and ignores it otherwise "
+                   "(netmodel/api.py), where `netmodel infer` refuses it: 'Llama-3-70B is "
+                   "dense (no routed experts): drop --expert-skew', '... with --ep 1 there is "
+                   "one group'")
+@pytest.mark.parametrize("model", ["Llama-3-70B", "Mixtral-8x7B"])
+def test_evaluate_unread_expert_skew_is_refused(model):
+    with pytest.raises(UserError, match=r"expert_skew"):
+        netmodel.evaluate(model, "H100-SXM", "decode", tp=8, batch=8, expert_skew=2)
