@@ -239,9 +239,10 @@ class Availability:
 def pool_path(kind, pools) -> str:
     """``kind``'s recovery path as the spare pool ``pools`` lets it run: the fabric's path
     (:func:`~netmodel.study.reliability_spares.recovery`, which assumes enough free spares
-    and counts only the fabric's free ports) where the largest pool's reachable spares
-    (:attr:`~netmodel.study.reliability_spares.SparePools.reachable`: the pool's spares
-    the fabric has ports for) hold the whole ask, else, for a failure re-creating whole
+    and counts only the fabric's free ports) where the reachable spares of the largest
+    pool it draws on (:attr:`~netmodel.study.reliability_spares.SparePools.reachable`: a
+    pool's spares the fabric has ports for; with group spares its own group's) hold the
+    whole ask, else, for a failure re-creating whole
     instances of ``kind.per`` spares each, as many as they hold (lite-flat's host takes 2
     instances of 16: a pool of 15 re-creates none, where the fabric's 16 ports would hold
     one).
@@ -257,8 +258,15 @@ def pool_path(kind, pools) -> str:
     're-create 1 of 2 on 16 spares (16 reachable; the rest repair)'
     >>> pool_path(host, SparePools("pod", 32, 1, (32,))) == host.path
     True
+    >>> # group spares: the host's own group's pool (group 1: 8), not the largest (32)
+    >>> from dataclasses import replace
+    >>> pool_path(replace(host, group=1), SparePools("group", 40, 2, (32, 8), 2))
+    're-create 0 of 2 (16 spares an instance, 8 reachable; all repair)'
     """
-    top = max(pools.reachable, default=0)
+    # the pools its failures draw on: its group's in every cell (group placement), else all
+    mine = [r for i, r in enumerate(pools.reachable)
+            if kind.group < 0 or i % pools.groups == kind.group]
+    top = max(mine, default=0)
     if kind.units <= 0 or top >= kind.units or kind.per <= 0 \
             or not kind.path.startswith("re-create"):
         return kind.path
