@@ -23,19 +23,20 @@ True
 from __future__ import annotations
 
 import tomllib
+import unicodedata
 from collections import ChainMap
 from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from functools import cache
 from importlib import resources
-from os import PathLike
+from os import PathLike, fspath
 from pathlib import Path
 from typing import NamedTuple
 
 from compute import validate
 from compute.config_files import check_keys, missing_named_file, read_table
 from compute.dies import LogicDies, check_die_table
-from compute.errors import UserError, find_name, known, lookalike
+from compute.errors import UserError, find_name, known, lookalike, one_line
 from compute.rows import CONFIDENCE, Parameter, check_number
 from compute.units import scaled
 
@@ -245,9 +246,16 @@ def _check_peaks(here: str, flops: Mapping[str, float]) -> None:
 def _check_fields(spec: GpuSpec) -> None:
     """Check (and make plain ``int``/``float``) every field of ``spec`` (UserError, one
     line naming the GPU and the field)."""
-    if not isinstance(spec.name, str) or not spec.name or len(spec.name) > validate.MAX_TEXT_LENGTH:
+    # on one line and visible: a newline or a blank name broke every table and one-line
+    # error that prints it, as a GPU file's name check (validate.name) says
+    if not isinstance(spec.name, str) or not spec.name.strip() \
+            or len(spec.name) > validate.MAX_TEXT_LENGTH or one_line(spec.name) != spec.name \
+            or spec.name.strip() != spec.name \
+            or any(unicodedata.category(c) == "Cf" for c in spec.name):
         raise UserError(f"a GpuSpec's name must be non-empty text of at most "
-                        f"{validate.MAX_TEXT_LENGTH:,} characters, got {validate.describe(spec.name)}")
+                        f"{validate.MAX_TEXT_LENGTH:,} characters on one line, without control "
+                        f"or format characters (such as U+202E) and no blank at either end, "
+                        f"got {validate.describe(spec.name)}")
     here = f"GPU {validate.describe(spec.name)}"
     for name, (lo, hi, integer, or_zero, unit) in spec_ranges().items():
         v = getattr(spec, name)
@@ -567,6 +575,8 @@ def get_gpu(name: str | GpuSpec) -> GpuSpec:
     holding exactly one GPU also works."""
     if isinstance(name, GpuSpec):
         return name
+    if isinstance(name, PathLike):   # a GPU file as a Path, as the API's GpuLike says
+        name = fspath(name)
     if not isinstance(name, str):   # a list or table is unhashable: a TypeError in the look-up
         raise UserError(f"a GPU is a catalog name, a GPU file path or a GpuSpec, got "
                         f"{validate.describe(name)}")

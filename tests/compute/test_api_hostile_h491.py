@@ -128,3 +128,32 @@ def test_slo_text_limit_is_seconds(limit):
     # was: 'TBT <= nan ns', 'TBT <= -1 s', 'TBT <= 0 ns', 'TBT <= inf s'; 'x' a raw ValueError
     with pytest.raises(UserError, match=r"^limit must be a finite number of seconds > 0"):
         slo_text("decode", limit)
+
+
+@pytest.mark.parametrize("name", ["  ", "a\nb", " Lite", "Lite\t", "Lite\u202e"])
+def test_gpuspec_name_is_one_visible_line(name):
+    # was: accepted; a newline split every table row and one-line error that names the GPU,
+    # U+202E reversed the text printed after it (a GPU file's name is refused for both)
+    import dataclasses
+
+    from compute.hardware import get_gpu
+
+    with pytest.raises(UserError, match=r"^a GpuSpec's name must be non-empty text .* on "
+                                        r"one line") as e:
+        dataclasses.replace(get_gpu("Lite"), name=name)
+    one_line(e)
+
+
+def test_get_gpu_takes_a_path(tmp_path):
+    # was: "a GPU is a catalog name, a GPU file path or a GpuSpec, got PosixPath(...)":
+    # a pathlib.Path of a GPU file refused though the API's GpuLike names a GPU file
+    from compute.hardware import get_gpu
+
+    f = tmp_path / "g.toml"
+    f.write_text('[gpu."Lite-2xHBM"]\nderive_from = "Lite"\nhbm_capacity_multiplier = 2.0\n'
+                 'source = "test"\n')
+    got = get_gpu(f)
+    assert got.name == "Lite-2xHBM"
+    assert got.hbm_capacity == 2 * get_gpu("Lite").hbm_capacity
+    with pytest.raises(UserError, match=r"^GPU file 'nope.toml' does not exist"):
+        get_gpu(tmp_path.__class__("nope.toml"))
