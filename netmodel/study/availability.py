@@ -242,10 +242,11 @@ def pool_path(kind, pools) -> str:
     and counts only the fabric's free ports) where the reachable spares of the largest
     pool it draws on (:attr:`~netmodel.study.reliability_spares.SparePools.reachable`: a
     pool's spares the fabric has ports for; with group spares its own group's) hold the
-    whole ask, else, for a failure re-creating whole
-    instances of ``kind.per`` spares each, as many as they hold (lite-flat's host takes 2
-    instances of 16: a pool of 15 re-creates none, where the fabric's 16 ports would hold
-    one).
+    whole ask, else, for a failure re-creating whole instances of ``kind.per`` spares
+    each, as many as they hold (lite-flat's host takes 2 instances of 16: a pool of 15
+    re-creates none, where the fabric's 16 ports would hold one). A failure whose ask is all or nothing (:attr:`~netmodel.study.
+    availability_kinds.Kind.pieces` 1) and larger than the pool is never granted: global
+    spares re-create a GPU's whole instance, 16 spares, which 8 never hold.
 
     >>> from netmodel.study.availability_kinds import Kind
     >>> from netmodel.study.reliability_spares import SparePools
@@ -258,8 +259,12 @@ def pool_path(kind, pools) -> str:
     're-create 1 of 2 on 16 spares (16 reachable; the rest repair)'
     >>> pool_path(host, SparePools("pod", 32, 1, (32,))) == host.path
     True
-    >>> # group spares: the host's own group's pool (group 1: 8), not the largest (32)
     >>> from dataclasses import replace
+    >>> gpu = replace(host, cls="gpu-die", down=1, units=16, per=0,
+    ...               path="re-create on 16 spares")
+    >>> pool_path(gpu, SparePools("global", 8, 1, (8,)))
+    'none: 16 spares asked, 8 reachable; all repair (with enough: re-create on 16 spares)'
+    >>> # group spares: the host's own group's pool (group 1: 8), not the largest (32)
     >>> pool_path(replace(host, group=1), SparePools("group", 40, 2, (32, 8), 2))
     're-create 0 of 2 (16 spares an instance, 8 reachable; all repair)'
     """
@@ -267,8 +272,12 @@ def pool_path(kind, pools) -> str:
     mine = [r for i, r in enumerate(pools.reachable)
             if kind.group < 0 or i % pools.groups == kind.group]
     top = max(mine, default=0)
-    if kind.units <= 0 or top >= kind.units or kind.per <= 0 \
-            or not kind.path.startswith("re-create"):
+    if kind.units <= 0 or top >= kind.units:
+        return kind.path
+    if kind.pieces <= 1:   # all or nothing: never granted from this pool
+        return (f"none: {kind.units} spares asked, {top} reachable; all repair (with "
+                f"enough: {kind.path})")
+    if kind.per <= 0 or not kind.path.startswith("re-create"):
         return kind.path
     n = min(kind.down, top // kind.per)
     if n == 0:

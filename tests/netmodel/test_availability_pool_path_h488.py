@@ -34,3 +34,14 @@ def test_host_path_counts_the_instances_the_pool_brings_back(spares, back):
         assert "all repair" in host["path"]
     else:
         assert f"on {16 * back} spares" in host["path"]
+
+
+def test_an_all_or_nothing_ask_larger_than_the_pool_says_none():
+    # global spares re-create a failed GPU's whole TP-16 instance: 16 spares, which a pool
+    # of 8 never holds (the closed form refuses it every time)
+    a = availability("lite-flat", "Llama-3-70B", spares=8, placement="global", trials=10,
+                     seed=0)
+    rows = {k["cls"]: k for k in a.to_dict()["kinds"]}
+    b = dict(zip([k.cls for k in a.kinds], a.analytic.blocking, strict=True))
+    assert b["gpu-die"] == 1.0
+    assert rows["gpu-die"]["path"].startswith("none: 16 spares asked, 8 reachable")
