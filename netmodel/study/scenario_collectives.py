@@ -44,12 +44,13 @@ from compute.validate import describe, is_whole
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.placed_cost import PlacedInstance
 from netmodel.study.scenario_fabric import (
+    best_layout,
     build_fabric,
     layout_model,
     network_key,
     scenario_calibration,
 )
-from netmodel.study.scenarios import Scenario, get_scenario
+from netmodel.study.scenarios import BEST, Scenario, get_scenario
 
 if TYPE_CHECKING:
     from netmodel.collectives.calibration import Calibration
@@ -161,11 +162,29 @@ class ScenarioCollectives:
             if size > self.gpus:
                 raise UserError(f"an instance of {size} GPUs does not fit scenario "
                                 f"{self.scenario.label!r} ({self.gpus} GPUs)")
-            layout, hit = layout_model(self.scenario, self.graph, size, self.calibration,
-                                       scope=self.scope)
+            if self.scenario.circuits == BEST and self.scenario.is_ocs and size >= 2:
+                # each layout's model is :meth:`with_circuits`' own, built once: the
+                # re-scorings of the layouts (AdjustedComm.layout_comm) share it and its
+                # compiled steps instead of realizing and compiling them again
+                layout, hit = best_layout(int(size), self._layout_model(int(size)))
+            else:
+                layout, hit = layout_model(self.scenario, self.graph, size,
+                                           self.calibration, scope=self.scope)
             self._models[key] = hit
             self._models[("layout", key)] = layout
         return hit
+
+    def _layout_model(self, size: int) -> Callable:
+        """``make(layout)`` for :func:`~netmodel.study.scenario_fabric.best_layout`: the
+        model of :meth:`with_circuits` ``(layout)`` at ``size`` (the one
+        :func:`~netmodel.study.scenario_fabric.layout_model` makes for it), None where
+        the circuits are not set as that layout (a torus the size or ports refuse)."""
+        def make(lay: str):
+            fixed = self.with_circuits(lay)
+            model = fixed.model(size)
+            return (model, model) if fixed.layout(size) == lay else None
+
+        return make
 
     def layout(self, size: int) -> str | None:
         """The layout the circuits of an instance of ``size`` GPUs are set as (``"ring"`` or
