@@ -234,12 +234,12 @@ class _Tokens:
         comm = AdjustedComm(coll)
         # nor where a tuner plugin chooses: the scorer takes each size's fastest line
         tuned = coll.scenario.tuner != NO_TUNER and coll.scenario.algorithm == "auto"
-        # nor with circuits = "best": the layout is chosen again at each scale and latency
-        # (AdjustedComm.layout_comm), the grid's lines are the one chosen at its own links
-        rechosen = coll.scenario.is_ocs and coll.scenario.circuits == BEST
-        self.scorer: _GridScorer | None | bool = \
-            None if moe_comm(comm, self.model, self.phase) is comm and not tuned \
-            and not rechosen else False
+        # with circuits = "best" the layout is chosen again at each scale and latency
+        # (AdjustedComm.layout_comm): the grid is scored with the lines of the layouts
+        # chosen there (_BestScorer, keyed by them)
+        self.rechosen = coll.scenario.is_ocs and coll.scenario.circuits == BEST
+        self.scorer: _GridScorer | _BestScorer | None | bool = \
+            None if moe_comm(comm, self.model, self.phase) is comm and not tuned else False
         self.grids = {} if grids is None else grids
         self.key = (self.model, self.phase, _network_twin(scenario.gpu_spec),
                     scenario.gpu_spec.max_instance, coll.gpus, cap, parallelism)
@@ -258,17 +258,96 @@ class _Tokens:
 
     def __call__(self, scale: float, hop: float = 0.0) -> float | None:
         if self.scorer is None and self.key in self.grids:
-            self.scorer = _GridScorer(None, self.coll, self.slopes, self.grids[self.key])
+            self.scorer = _BestScorer(self.grids[self.key], self.coll) if self.rechosen \
+                else _GridScorer(None, self.coll, self.slopes, self.grids[self.key])
         if self.scorer:
             return self.scorer(scale, hop)
         r = self.search(scale, hop, keep_grid=self.scorer is None)
         best = r.best.tokens_per_s_per_sm if r.best else None
         if self.scorer is None:
-            self.scorer = _GridScorer.build(r.search.grid, self.coll, self.slopes,
-                                            scale, hop, best) or False
+            if self.rechosen:
+                self.scorer = _BestScorer.build(r.search.grid, self.coll, scale, hop,
+                                                best) or False
+            else:
+                self.scorer = _GridScorer.build(r.search.grid, self.coll, self.slopes,
+                                                scale, hop, best) or False
             if self.scorer:
                 self.grids[self.key] = self.scorer.layout
         return best
+
+
+class _ChosenLayouts:
+    """The costs of a ``circuits = "best"`` scenario's instances with each group size's
+    circuits set as the layout chosen for it at ``scale`` and ``hop``
+    (:meth:`~netmodel.study.adjusted_comm.AdjustedComm.layout_comm`), read as a
+    :class:`_GridScorer` reads its collectives: ``parts``, ``part_ranges`` and the
+    per-hop slopes of each size's layout (its
+    :meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.with_circuits`
+    costs). :attr:`chosen` says what was chosen for the sizes asked."""
+
+    def __init__(self, coll, scale: float, hop: float):
+        self._comm = AdjustedComm(coll, scale, hop)
+        self._by: dict[int, object] = {}
+
+    def of(self, size: int):
+        """The costs of the layout chosen for ``size``."""
+        p = int(size)
+        if p not in self._by:
+            self._by[p] = self._comm.layout_comm(p).c
+        return self._by[p]
+
+    def chosen(self, sizes) -> tuple:
+        """``((size, layout), ...)`` for ``sizes``."""
+        return tuple((int(p), self.of(p).scenario.circuits) for p in sizes)
+
+    def parts(self, op: str, size: int):
+        return self.of(size).parts(op, size)
+
+    def part_ranges(self, op: str, size: int, scale: float):
+        return self.of(size).part_ranges(op, size, scale)
+
+    def slopes(self):
+        def slope(op: str, size: int):
+            c = self.of(size)
+            return hop_latency_slopes(c.scenario, c, c.slopes_cache)(op, size)
+
+        return slope
+
+
+class _BestScorer:
+    """A search's grid re-scored on a ``circuits = "best"`` scenario: at each scale and
+    per-hop latency the layout of each of the grid's group sizes is chosen as
+    :meth:`~netmodel.study.adjusted_comm.AdjustedComm.layout_comm` chooses it (what the
+    choice depends on: the size, the scale and the latency), and the grid is scored by
+    the :class:`_GridScorer` of those layouts' lines (:class:`_ChosenLayouts`), one kept
+    per set of choices (the key: each size's layout)."""
+
+    def __init__(self, layout: _GridLayout, coll):
+        self.layout, self.coll = layout, coll
+        self.sizes = sorted({size for _, size in layout.keys})
+        self._scorers: dict[tuple, _GridScorer] = {}
+
+    @classmethod
+    def build(cls, grid, coll, scale: float, hop: float,
+              best: float | None) -> _BestScorer | None:
+        """As :meth:`_GridScorer.build`: None where the scorer of the layouts chosen at
+        ``scale`` and ``hop`` would not reproduce ``grid``'s times and ``best``."""
+        links = _ChosenLayouts(coll, scale, hop)
+        scorer = _GridScorer.build(grid, links, links.slopes, scale, hop, best)
+        if scorer is None:
+            return None
+        self = cls(scorer.layout, coll)   # its layout, shared by the scorers of every choice
+        self._scorers[links.chosen(self.sizes)] = scorer
+        return self
+
+    def __call__(self, scale: float, hop: float = 0.0) -> float | None:
+        links = _ChosenLayouts(self.coll, scale, hop)
+        key = links.chosen(self.sizes)
+        scorer = self._scorers.get(key)
+        if scorer is None:
+            scorer = self._scorers[key] = _GridScorer(None, links, links.slopes,
+                                                      self.layout)
+        return scorer(scale, hop)
 
 
 class _GridLayout:
