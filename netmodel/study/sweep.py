@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from os import PathLike
@@ -771,7 +772,7 @@ class SweepResult(RowsResult):
         if note is not None:
             lines.append(note)
         lines += [f"note: {k}: {v}" for k, v in result.settings.get("not_computed", {}).items()
-                  if k.startswith("schedule of ")]
+                  if k.startswith(("schedule of ", _COST_AT))]
         return "\n".join(lines)
 
     def to_json(self, indent: int | None = 2) -> str:
@@ -870,6 +871,9 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
             notes.setdefault(k, v)
     if refused and all(r.reason.startswith("fabric refused") for r in rows):
         raise UserError(f"no point of the sweep can be built: {refused[0]}")
+    cost_refused = [v for k, v in notes.items() if k.startswith(_COST_AT)]
+    if cost_refused and not any(r.feasible and r.usd_per_mtoken is not None for r in rows):
+        raise UserError(cost_refused[0])   # no point priced: the swept values' refusal
     settings = {"slo": slo.to_dict(), "options": options.to_dict(),
                 "max_batch": max_batch, "parallelism": parallelism}
     if notes:
@@ -1079,6 +1083,16 @@ def _refused_row(s, model, phase, x, y, reason, slo: Slo) -> SweepRow:
                     latency_limit_s=slo.limit(phase), reason=reason)
 
 
+#: The key of a sweep's note for a point whose cost values were refused (:func:`_row`).
+_COST_AT = "cost not computed at "
+#: The cost model's refusal of a NIC dearer or hungrier than the host that holds it
+#: (netmodel.study.cost's NIC-in-host check: ``nic_price (1,599 USD) must be at most
+#: host_cost_per_h100 (1,000 USD): ...``), the one refusal a sweep takes point by point:
+#: each value is allowed, the pair contradicts only at some points. Read off its words (the
+#: cost module names no kind of refusal); tests/netmodel/test_sweep_notes_h482.py holds them.
+_NIC_IN_HOST = re.compile(r"nic_\w+ \([^)]*\) must be at most ")
+
+
 def _row(s, x, y, found, costs: dict, notes: dict) -> SweepRow:
     """The row of one search at one point, priced with the point's cost parameters."""
     from netmodel.study.cost import cost_summary
@@ -1093,9 +1107,15 @@ def _row(s, x, y, found, costs: dict, notes: dict) -> SweepRow:
             if not cost.priced:
                 notes.setdefault(f"cost of {s.label}", cost.unpriced_note())
         except UserError as exc:
-            if costs:  # the swept value itself is refused: the user must hear it
-                raise
-            notes.setdefault(f"cost of {s.label}", str(exc))
+            if costs and not _NIC_IN_HOST.match(str(exc)):
+                raise   # a swept value refused on its own (lifetime 0): the user must hear it
+            if costs:   # values that contradict each other only here (a NIC dearer than
+                # the host at this host price): not priced there, said once a point; the
+                # sweep runs on (run_sweep refuses it whole where no point is priced)
+                at = ", ".join(f"{COST}{k}={v:g}" for k, v in costs.items())
+                notes.setdefault(f"{_COST_AT}{at}", str(exc))
+            else:
+                notes.setdefault(f"cost of {s.label}", str(exc))
     return row
 
 
