@@ -24,6 +24,8 @@ from netmodel.collectives.concurrent_time import (
     timed_steps,
 )
 from netmodel.collectives.cost import set_step, step_table
+from netmodel.collectives.route_joint import JOINT_TRANSFERS, joint_loads
+from netmodel.collectives.route_types import KIND_SWITCH
 from netmodel.collectives.steps import unique
 
 
@@ -205,8 +207,9 @@ def _step_parts(classes, i, router):
             return None
         members.append((t.src, t.dst, t.fractions(), rows, idx, router.pxn_applies(t)))
         total += len(t.src) * len(idx)
-    if total <= _IN_PARTS:
-        return None
+    if total <= _IN_PARTS or (_joint_fits(router, sum(len(m[4]) for m in members))
+                              and all(len(m[0]) <= JOINT_TRANSFERS for m in members)):
+        return None   # small, or spread together per group (_joint_groups): one plan
 
     # parts of whole groups, in order, each of at least _PART transfers (and more than 64:
     # a router works fewer out through its dict of pairs, learning apart), the last merged
@@ -238,6 +241,77 @@ def _step_parts(classes, i, router):
 
     key = tuple((s.tobytes(), d.tobytes(), m[-1]) for s, d, *m in members)
     return key, np.concatenate([m[2] for m in members]), parts
+
+
+#: :func:`_joint_groups` spreads each group's transfers together only in steps of at most
+#: this many groups (a route plan and bounds per group, in Python), on fabrics without
+#: switches (rings, tori, meshes, circuits: a switched fabric's concurrent steps keep
+#: their own routes, whose ECMP a per-pair split over the same links rarely betters).
+JOINT_GROUPS = 64
+
+
+def _joint_fits(router, G: int) -> bool:
+    """Whether :func:`_joint_groups` looks at a step of ``G`` groups on ``router``'s
+    fabric: at most :data:`JOINT_GROUPS`, and a fabric without switches."""
+    return G <= JOINT_GROUPS and not (router._code == KIND_SWITCH).any()
+
+
+def _joint_groups(router, rate, pl, src, dst, frac, gid, G, out, hot_too):
+    """``out`` (:func:`_loads`' answer for one step of every group) where each group's
+    transfers are spread together as a lone collective's are
+    (:func:`~netmodel.collectives.route_joint.joint_loads`, by
+    :meth:`~netmodel.collectives.routing.Router.link_loads`' rules): where that changes
+    some group's links, each group's loads are those it has alone (its own routes', or
+    its joint split), summed over groups for the loads together. So a group's step alone
+    is the lone collective's step, and a group sharing no link takes it together too. A
+    step of more than :data:`JOINT_GROUPS` groups, or whose groups' transfers each cross
+    one link (neighbours), keeps ``out``."""
+    if not _joint_fits(router, G) or len(src) < 2:
+        return out
+    if not (len(pl.hop_index) or len(pl.piece_of)) and (np.diff(pl.route_ptr) == 1).all():
+        return out   # every transfer one link: no other split (joint_loads' own test)
+    order = np.argsort(gid, kind="stable")
+    cut = np.flatnonzero(np.diff(gid[order])) + 1
+    per, changed = [], False
+    for m in np.split(order, cut):
+        if not len(m):
+            continue
+        s, d, f = src[m], dst[m], frac[m]
+        pg = router.plan_nodes(s, d, f)
+        links, coef = router._plan_loads(pg, True)[:2]
+        if len(links) > 4096:   # as link_loads sums them
+            load = np.bincount(links, coef, minlength=router.n_links)
+            uniq = np.flatnonzero(load)
+            load = load[uniq]
+        else:
+            uniq, inv = np.unique(links, return_inverse=True)
+            load = np.bincount(inv, coef)
+        if len(f) <= JOINT_TRANSFERS:
+            joint = joint_loads(router, s, d, f, pg, uniq, load)
+            if joint is not None:
+                uniq, load = joint
+                changed = True
+        per.append((int(gid[m[0]]), uniq, load))
+    if not changed:
+        return out
+    total = np.bincount(np.concatenate([u for _, u, _ in per]),
+                        np.concatenate([w for _, _, w in per]), minlength=router.n_links)
+    util = total / rate
+    together, alone = out[0].copy(), out[1].copy()
+    users = {}
+    for g, u, w in per:
+        together[g] = util[u].max() if len(u) else 0.0
+        alone[g] = (w / rate[u]).max() if len(u) else 0.0
+        for k in u.tolist():
+            users.setdefault(k, set()).add(g)
+    hot = out[5]
+    if hot_too:
+        k = min(5, len(util))
+        cand = np.argpartition(util, len(util) - k)[len(util) - k:]
+        top = cand[np.lexsort((cand, -util[cand]))]
+        hot = [(float(util[t]), int(t), len(users.get(t, ()))) for t in top.tolist()
+               if util[t] > 0]
+    return together, alone, out[2], out[3], out[4], hot
 
 
 def _loads_in_parts(router, rate, parts, G, disjoint: bool = False,
@@ -418,6 +492,9 @@ def evaluate_loads(model, op, algorithm, groups: PreparedGroups, alone_too: bool
                 pl = router.plan_nodes(src, dst, frac, plan_key, gid, pxn)
                 out = _loads(router, rate, pl, gid, G, groups.disjoint, alone_too,
                              groups.hot)
+                if not pxn:
+                    out = _joint_groups(router, rate, pl, src, dst, frac, gid, G, out,
+                                        alone_too and groups.hot)
                 del pl
             if key is not None:
                 done[key] = (frac, out)

@@ -43,8 +43,9 @@ splits better where no figure reads it).
 Larger steps keep their transfers' own routes (the 4,096-GPU torus's all-pairs steps),
 and so does a step of NCCL's send/recv that PXN routes through other GPUs' NICs. The
 routes' latencies are not changed (the joint split crosses links of the same shortest
-paths). Concurrent collectives (:mod:`netmodel.collectives.concurrent_loads`) route their
-transfers on their own.
+paths). Concurrent collectives (:mod:`netmodel.collectives.concurrent_loads`) spread each
+group's transfers together as the group alone would, on fabrics without switches, in steps
+of at most 64 groups; elsewhere they keep each transfer's own route.
 
 >>> import networkx as nx
 >>> from netmodel.collectives.routing import Router
