@@ -21,6 +21,7 @@ from compute.comm import OPERATIONS
 from compute.errors import UserError
 from netmodel.collectives.algorithms import ALGORITHMS, NotApplicable, generate
 from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
+from netmodel.collectives.concurrent_loads import JOINT_GROUPS
 from netmodel.collectives.cost import (
     SEND_RECV,
     CompiledCollective,
@@ -413,6 +414,14 @@ def reference_concurrent(model, groups, op, cache):
                     for s in reference_steps(name, op, g, model.graph)] for g in groups]
         except NotApplicable:
             continue
+        # on a fabric without switches each group's step is spread together as it is alone
+        # (concurrent_loads._joint_groups, at most JOINT_GROUPS groups): its lone loads
+        if len(groups) <= JOINT_GROUPS and "switch" not in router.kind.values():
+            for p in per:
+                for k, (*_, s) in enumerate(p):
+                    if not router.pxn_applies(s.transfers) and joint_flows(
+                            router, list(s.transfers)) is not None:
+                        p[k] = (*router.link_loads(list(s.transfers))[:2], *p[k][2:])
         G, S = len(groups), max(len(p) for p in per)
         beta, lat, up = np.zeros((G, S)), np.zeros((G, S)), np.zeros((G, S))
         so = np.zeros((G, S), dtype=bool)
