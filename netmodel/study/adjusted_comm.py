@@ -90,7 +90,16 @@ class AdjustedComm:
                 comm = AdjustedComm(fixed, self.scale, self.hop, slopes)
                 return comm, comm
 
-            hit = self._chosen[p] = best_layout(p, make)[1]
+            # the choice depends on the size and the links only: kept by the scenario's
+            # costs for every re-scoring at the same links (a sweep's rows share them)
+            key = (p, self.scale, self.hop)
+            lay = self.c.layout_choices.get(key)
+            if lay is None:
+                lay, hit = best_layout(p, make)
+                self.c.layout_choices[key] = lay
+            else:
+                hit = make(lay)[1]
+            self._chosen[p] = hit
         return hit
 
     def lines(self, op: str, group_size: int) -> tuple[np.ndarray, np.ndarray]:

@@ -147,6 +147,10 @@ class ScenarioCollectives:
         #: kept for :func:`~netmodel.study.adjusted_comm.hop_latency_slopes` by a caller
         #: that holds no cache of its own (the re-scoring of each layout of ``best``)
         self.slopes_cache: dict = {}
+        #: ``circuits = "best"``: the layout chosen for ``(size, scale, hop_latency)``
+        #: (:meth:`~netmodel.study.adjusted_comm.AdjustedComm.layout_comm`), shared as the
+        #: compiled costs are
+        self.layout_choices: dict = _shared(("layout choices", key), dict)
 
     def __repr__(self) -> str:
         extra = (", concurrent=True" if self.concurrent else "") + (
