@@ -256,9 +256,10 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     cost parameter is swept) against the first swept
     parameter, a panel per model and phase, a line per scenario (colour and marker); with
     a second parameter, one line style per value of it. A star marks each point where one
-    scenario overtakes another; those with the first scenario (the baseline) are named in
-    the panel's corner. Infeasible points are left out (the line stops) and marked by an
-    x on the x axis in the line's colour; a point with no drawn neighbour (a lone buildable
+    scenario overtakes another, named in the panel's corner (a line crossing lines drawn
+    as one names them together at one star; at most six stars a panel, the rest
+    counted). Infeasible points are left out (the line stops) and marked by an x on the x
+    axis in the line's colour; a point with no drawn neighbour (a lone buildable
     value) has a larger marker, so that another line's at the same place does not hide
     it (lines keep their thinning widths for the same reason). A cost is drawn
     as the straight line in the swept value it is between two points (curved on a log
@@ -281,7 +282,6 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     xs_all = np.array(p0.values, dtype=float)
     logx = figure_kit.log_axis(xs_all)
     scale = p0.display()
-    first = result.labels[0]
     if result.metric == "usd_per_mtoken":  # a cost parameter: lower is better
         ylabel, title = "USD per million tokens", "Sweep: USD per million tokens as costs change"
     else:
@@ -340,20 +340,17 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
                             transform=ax.get_xaxis_transform())
                     infeasible = True
         here = [c for c in cross if (c["model"], c["phase"]) == (model, phase)]
-        for c in here:
+        stars = _named_crossings(here, result.labels, short, result.higher_is_better,
+                                 scale, result.params[1].show if len(result.params) > 1
+                                 else None)
+        for c, _ in stars[:_NAMED]:
             ax.plot(c["x"] * scale[0], c[result.metric], marker="*", ms=10,
                     color="black", zorder=5, ls="none")
-        notes = []
-        for c in here:
-            if first in (c["before"], c["after"]):
-                other = c["after"] if c["before"] == first else c["before"]
-                verb = "overtakes" if c["before"] == first else \
-                    "falls below" if result.higher_is_better else "rises above"
-                line = f"{short(other)} {verb} {short(first)} at {c['x'] * scale[0]:.3g}"
-                notes.append(f"{line} {scale[1]}".rstrip()
-                             + ("" if c["y"] is None
-                                else f" ({result.params[1].show(c['y'])})"))
-        lines = [f"* {n}" for n in notes[:6]]
+        lines = [f"* {note}" for _, note in stars[:_NAMED]]
+        if len(stars) > _NAMED:
+            more = len(stars) - _NAMED
+            lines.append(f"{more} more crossing{'s' if more > 1 else ''}, not starred "
+                         "(crossovers in sweep.json)")
         for g in groups:
             if (g["model"], g["phase"]) == (model, phase):
                 sign, how = (" = ", "equal at every value") if g["spread"] <= 1e-9 else \
@@ -404,6 +401,44 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     for ax, box, curves in boxes:
         _clear_corner(fig, ax, box, curves)
     figure_kit.save_figure(fig, path)
+
+
+_NAMED = 6   # crossings a panel stars and names at most; the rest are counted
+
+
+def _named_crossings(here: list[dict], labels: tuple, short: Any, higher_is_better: bool,
+                     scale: tuple, show: Any) -> list[tuple[dict, str]]:
+    """A panel's crossings, one per star with its note: crossings of one line with lines
+    drawn as one (same place as shown, same mover) share a star, their names joined
+    (``lite-ocs overtakes lite-flat, lite-hier at 1.16 us``). The line later in
+    ``labels`` is the subject, so a crossing with the baseline (the first) names the
+    other line; those with the baseline come first, then the others in order of ``x``.
+
+    >>> c = [dict(x=2.0, y=None, before="b", after="c"),
+    ...      dict(x=2.0, y=None, before="a", after="c"),
+    ...      dict(x=3.0, y=None, before="b", after="d"),
+    ...      dict(x=5.0, y=None, before="c", after="a")]
+    >>> lab = ("a", "b", "c", "d")
+    >>> [n for _, n in _named_crossings(c, lab, str, True, (1.0, ""), None)]
+    ['c overtakes a, b at 2', 'c falls below a at 5', 'd overtakes b at 3']
+    """
+    order = {lab: k for k, lab in enumerate(labels)}
+    stars: dict[tuple, list] = {}
+    for c in here:
+        subject, other = sorted((c["before"], c["after"]), key=order.__getitem__,
+                                reverse=True)
+        verb = "overtakes" if c["after"] == subject else \
+            "falls below" if higher_is_better else "rises above"
+        at = f"{c['x'] * scale[0]:.3g} {scale[1]}".rstrip() + \
+            ("" if c["y"] is None else f" ({show(c['y'])})")
+        stars.setdefault((subject, verb, at, c["y"]), [c, []])[1].append(other)
+    first = labels[0]
+    out = [(c, f"{short(subject)} {verb} "
+            f"{', '.join(short(o) for o in sorted(others, key=order.__getitem__))} at {at}",
+            first not in others)
+           for (subject, verb, at, _), (c, others) in stars.items()]
+    out.sort(key=lambda t: (t[2], t[0]["x"] if t[2] else 0.0))
+    return [(c, note) for c, note, _ in out]
 
 
 def _lone(v: Any) -> Any:

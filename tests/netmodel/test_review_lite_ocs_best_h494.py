@@ -183,11 +183,6 @@ def test_a_circuit_crosses_two_chiplets():
     assert lat == {round(HOP_SOURCE, 15)}
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "netmodel/study/compare_plots.py plot_sweep stars every crossover but names only those "
-    "with the first (baseline) scenario: the study's Llama-3-70B decode panel has 2 stars "
-    "(lite-ocs@Lite+BW overtakes lite-flat/lite-hier at 1.16 us, they overtake it back at "
-    "3.27 us) and no note saying which lines cross"))
 def test_every_star_of_the_sweep_figure_is_named(tmp_path):
     from netmodel.study.sweep import run_sweep
     from tests.netmodel.test_sweep import _plotted
