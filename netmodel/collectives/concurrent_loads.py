@@ -262,7 +262,9 @@ def _joint_groups(router, rate, pl, src, dst, frac, gid, G, out, hot_too):
     (:func:`~netmodel.collectives.route_joint.joint_loads`, by
     :meth:`~netmodel.collectives.routing.Router.link_loads`' rules): where that changes
     some group's links, each group's loads are those it has alone (its own routes', or
-    its joint split), summed over groups for the loads together. So a group's step alone
+    its joint split), summed over groups for the loads together, unless that makes some
+    group's busiest link busier than the own routes together (each group's split is blind
+    to the others): then the loads together stay the own routes'. So a group's step alone
     is the lone collective's step, and a group sharing no link takes it together too. A
     step of more than :data:`JOINT_GROUPS` groups, or whose groups' transfers each cross
     one link (neighbours), keeps ``out``."""
@@ -304,6 +306,12 @@ def _joint_groups(router, rate, pl, src, dst, frac, gid, G, out, hot_too):
         alone[g] = (w / rate[u]).max() if len(u) else 0.0
         for k in u.tolist():
             users.setdefault(k, set()).add(g)
+    if (together > out[0] * (1 + 1e-12)).any():
+        # the groups' splits, each blind to the others, make some group's busiest link
+        # busier than their own routes do (beyond rounding): the step keeps its own routes
+        # together (a group's own routes' loads together are no lighter than its lone split
+        # alone)
+        return out[0], alone, out[2], out[3], out[4], out[5]
     hot = out[5]
     if hot_too:
         k = min(5, len(util))

@@ -415,9 +415,11 @@ def reference_concurrent(model, groups, op, cache):
         except NotApplicable:
             continue
         # on a fabric without switches each group's step is spread together as it is alone
-        # (concurrent_loads._joint_groups, at most JOINT_GROUPS groups): its lone loads
+        # (concurrent_loads._joint_groups, at most JOINT_GROUPS groups): its lone loads,
+        # where their sum leaves no group's busiest link busier than the own routes'
+        lone = [list(p) for p in per]
         if len(groups) <= JOINT_GROUPS and "switch" not in router.kind.values():
-            for p in per:
+            for p in lone:
                 for k, (*_, s) in enumerate(p):
                     if not router.pxn_applies(s.transfers) and joint_flows(
                             router, list(s.transfers)) is not None:
@@ -428,11 +430,16 @@ def reference_concurrent(model, groups, op, cache):
         table = {k: np.zeros((G, S), dtype=v.dtype) for k, v in step_table([], 1).items()}
         for i in range(S):
             mem = [g for g in range(G) if i < len(per[g])]
-            lk = np.concatenate([per[g][i][0] for g in mem])
-            cf = np.concatenate([per[g][i][1] for g in mem])
-            gid = np.repeat(mem, [len(per[g][i][0]) for g in mem])
-            total = np.bincount(lk, cf, minlength=router.n_links)
-            np.maximum.at(beta[:, i], gid, total[lk] / rate[lk])
+            cols = []
+            for loads in (per, lone):
+                lk = np.concatenate([loads[g][i][0] for g in mem])
+                cf = np.concatenate([loads[g][i][1] for g in mem])
+                gid = np.repeat(mem, [len(loads[g][i][0]) for g in mem])
+                total = np.bincount(lk, cf, minlength=router.n_links)
+                col = np.zeros(G)
+                np.maximum.at(col, gid, total[lk] / rate[lk])
+                cols.append(col)
+            beta[:, i] = cols[1] if (cols[1] <= cols[0] * (1 + 1e-12)).all() else cols[0]
             for g in mem:
                 _, _, la, s_o, u, st = per[g][i]
                 if st.route_latency is not None:

@@ -243,3 +243,32 @@ def test_concurrent_groups_sharing_no_link_take_their_lone_time():
     lone = [m.cost("all-to-all", 2.0 ** 30, list(g)).time for g in groups]
     r = concurrent_cost(m, groups, "all-to-all", 2.0 ** 30)
     assert r.alone[:, 0].tolist() == r.time[:, 0].tolist() == lone
+
+
+def test_concurrent_groups_never_busier_together_than_on_own_routes(monkeypatch):
+    # a 4x4 torus cut at random into groups of 4: each group's lone split is blind to the
+    # others, and summed they loaded groups' busiest links more than the transfers' own
+    # routes (bidirectional ring, LL: b 4.08e-11 -> 6.39e-11 s a byte): a step then keeps
+    # its own routes together, so no algorithm and protocol's line together is steeper
+    # than on the own routes, and each group's time alone stays its lone collective's
+    from netmodel.collectives import concurrent_loads
+    from netmodel.collectives.concurrent import concurrent_linear
+    from netmodel.collectives.placement import partition
+
+    g = build("torus:dims=4x4")
+    groups = partition(g, 4, "random", seed=1)
+
+    def lines():
+        m = FabricCostModel(g, placement="random", seed=1)
+        return m, concurrent_linear(m, groups, "all-reduce")
+
+    m, (choices, _, b) = lines()
+    with monkeypatch.context() as mp:
+        mp.setattr(concurrent_loads, "_joint_groups", lambda *a: a[-2])
+        _, (own_choices, _, own_b) = lines()
+    assert choices == own_choices
+    assert (b <= own_b * (1 + 1e-12)).all()
+    r = concurrent_cost(m, groups, "all-reduce", 2.0 ** 20, algorithm="bidirectional-ring")
+    lone = [m.cost("all-reduce", 2.0 ** 20, list(x), algorithm="bidirectional-ring").time
+            for x in groups]
+    assert r.alone[:, 0].tolist() == lone
