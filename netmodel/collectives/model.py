@@ -234,6 +234,9 @@ class FabricCostModel:
             else:
                 raise UserError(f"algorithms must be 'nccl', a comma list or a sequence of "
                                 f"algorithm names, got {describe(algorithms)}")
+            if not algorithms:   # not 'no algorithm can run ...' at the first cost
+                raise UserError(f"algorithms is empty; give 'nccl' or one or more of "
+                                f"{known(ALGORITHMS)} (or None for all)")
             for a in algorithms:
                 if not isinstance(a, str) or a not in ALGORITHMS:
                     raise unknown_algorithm(a)
@@ -265,6 +268,7 @@ class FabricCostModel:
         self.calibration = self._calibration.resolve(graph, self.router.gpu_list)
         self._lines: dict = {}
         self._groups: dict = {}
+        self._cabling: bool | None = None   # an OCS's physical cabling (_refuse_cabling)
         self._gpu_set: frozenset | None = None   # the GPU nodes, for groups()
         self._rate_out: np.ndarray | None = None
         self._compiled: dict = {}
@@ -312,6 +316,26 @@ class FabricCostModel:
             except TypeError:   # an unhashable member: group() names it
                 pass
         return tuple(self.group(g) for g in groups)
+
+    def _refuse_cabling(self) -> None:
+        """Refuse, where a group is cut apart, an optical switch's physical cabling (every
+        edge a GPU-OCS fibre, no circuit set: :func:`topologies.optical.ocs` without
+        ``logical``), over which nothing routes: :meth:`collective_time` and :meth:`sweep`
+        return bare seconds, where every operation's ``inf`` said nothing of why.
+        :meth:`cost` keeps its cut result (``connected`` False and the pair cut apart,
+        which ``netmodel collective`` prints with the same advice), and a fabric whose
+        circuits were set and then cut (failed circuits, GPUs or OCS:
+        :mod:`~netmodel.collectives.degraded`) keeps no fibre and stays ``inf`` where cut."""
+        if self._cabling is None:
+            node = self.graph.nodes
+            self._cabling = self.graph.number_of_edges() > 0 and all(
+                "ocs" in (node[u].get("kind"), node[v].get("kind")) for u, v in self.graph.edges)
+        if self._cabling:
+            name = self.graph.graph.get("spec") or self.graph.graph.get("name", "fabric")
+            raise UserError(f"fabric {name!r} is an OCS's physical cabling (GPU-OCS fibres, no "
+                            f"circuits), over which nothing routes: set its circuits with "
+                            f"logical= (e.g. 'ocs:gpus=8,ports=2,logical=ring', or "
+                            f"logical='torus:AxB', 'full-mesh', '0-1;1-2')")
 
     def _ordered(self, group: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
         if self.ring_order == "given" or len(group) <= 2:
@@ -555,6 +579,7 @@ class FabricCostModel:
         try:
             cands = self.choices(op, group, n)
         except GroupCut:
+            self._refuse_cabling()
             return np.full_like(n, np.inf)
         if self.tuned():
             flat = np.asarray(n, dtype=float).reshape(-1)
@@ -844,6 +869,7 @@ class FabricCostModel:
         try:
             cands = self.choices(op, group, n, algorithm)
         except GroupCut:
+            self._refuse_cabling()
             return SweepResult(op, group, n, np.full_like(n, np.inf), ("none",) * len(n),
                                ("none",) * len(n))
         idx, t = self._best_index(cands, n, op, group, algorithm)
