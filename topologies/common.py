@@ -67,9 +67,8 @@ import numpy as np
 from compute.errors import UserError, known
 from compute.gpu_facts import base_gpu, gpu_file_facts
 from compute.hardware import GpuSpec, catalog, get_gpu
-from compute.units import check_plausible
 from compute.validate import describe, is_whole
-from topologies.limits import MAX_RADIX, PHYSICAL_MAX, PHYSICAL_MIN
+from topologies.limits import MAX_RADIX
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
 from topologies.schema import (
     LABEL_SET,
@@ -80,6 +79,8 @@ from topologies.schema import (
     TRACE_MEDIA,
     as_real,
     check_graph_attributes,
+    check_length,  # noqa: F401  (the builders' cable-length rule, kept beside the graph's)
+    check_positive,
     ocs_problem,
     switch_problem,
     validate,
@@ -222,41 +223,6 @@ def check_int(what: str, value: object, minimum: int = 1, maximum: int | None = 
 def check_radix(what: str, value: object, minimum: int = 1) -> int:
     """A port count: an integer in ``minimum`` .. :data:`~topologies.limits.MAX_RADIX`."""
     return check_int(what, value, minimum, MAX_RADIX)
-
-
-def check_positive(what: str, value: object, *, allow_zero: bool = False) -> float:
-    """``value`` as a finite float > 0 (>= 0 with ``allow_zero``), and, for a physical
-    quantity whose name ends in one of :data:`~topologies.limits.PHYSICAL_MAX`'s (latency,
-    bandwidth, length, reconfiguration_time), at most its plausible maximum; a bandwidth
-    or latency within a link's range (:func:`compute.units.check_plausible`,
-    ``link_bandwidth``, ``link_latency``).
-
-    >>> check_positive("reconfiguration_time", 1e300)
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: reconfiguration_time must be at most 3600 s (MEMS circuit switches reconfigure in about 10 ms, patch panels by hand in minutes), got 1e+300
-    """
-    x = as_real(value)
-    if x is None or not math.isfinite(x) or not (x >= 0 if allow_zero else x > 0):
-        rule = ">= 0" if allow_zero else "> 0"
-        raise UserError(f"{what} must be a finite number {rule}, got {describe(value)}")
-    for name in ("bandwidth", "latency"):   # a link's plausible range (limits.toml)
-        if what.endswith(name) and x > 0:
-            check_plausible(f"link_{name}", x, what)
-    for name, (most, unit, why) in PHYSICAL_MAX.items():
-        if what.endswith(name) and x > most:
-            raise UserError(f"{what} must be at most {most:g} {unit} ({why}), got "
-                            f"{describe(value)}")
-    for name, (least, unit, why) in PHYSICAL_MIN.items():
-        if what.endswith(name) and 0 < x < least:
-            raise UserError(f"{what} must be at least {least:g} {unit} ({why}), got "
-                            f"{describe(value)}")
-    return x
-
-
-def check_length(value: object) -> float:
-    """A cable length in metres: finite, >= 0."""
-    return check_positive("length", value, allow_zero=True)
 
 
 #: The media a builder's cables or traces may be of: not ``ocs-circuit``, which only

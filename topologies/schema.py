@@ -32,7 +32,8 @@ direction; an edge standing for several parallel cables carries their sum), ``la
 (s: propagation plus port/serialization overhead), ``medium`` (one of :data:`MEDIA`),
 ``lanes`` (a whole number >= 1: electrical/optical lanes, summed over cables) and
 optionally ``links`` (default 1: physical cables the edge stands for; a breakout share of
-a port may be fractional).
+a port may be fractional) and ``length`` (m: no model reads it, but it obeys a builder's
+``length`` rule, finite, >= 0 and at most 100 km: :func:`check_length`).
 The media :data:`TRACE_MEDIA` are wiring, not cables: ``board`` the traces of one
 server's baseboard (the NVLinks between the GPUs and NVSwitch chips of an HGX H100 board),
 ``on-package`` the wiring inside a package. The bill of materials counts their links apart
@@ -106,8 +107,9 @@ import numpy as np
 from compute.errors import UserError, find_name, known
 from compute.gpu_facts import check_gpu_file_facts, derivation
 from compute.hardware import GpuSpec, catalog
+from compute.units import check_plausible
 from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number_text, read_number
-from topologies.limits import MAX_RADIX, MAX_TIER, max_nodes
+from topologies.limits import MAX_RADIX, MAX_TIER, PHYSICAL_MAX, PHYSICAL_MIN, max_nodes
 from topologies.schema_text import INVALID, check_attribute_texts, check_graph_texts
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
@@ -876,6 +878,52 @@ def _check_dims(graph: nx.Graph, gpus: list) -> None:
              f"that graph attribute 'dims' says it is")
 
 
+def check_positive(what: str, value: object, *, allow_zero: bool = False) -> float:
+    """``value`` as a finite float > 0 (>= 0 with ``allow_zero``), and, for a physical
+    quantity whose name ends in one of :data:`~topologies.limits.PHYSICAL_MAX`'s (latency,
+    bandwidth, length, reconfiguration_time), at most its plausible maximum; a bandwidth
+    or latency within a link's range (:func:`compute.units.check_plausible`,
+    ``link_bandwidth``, ``link_latency``).
+
+    >>> check_positive("reconfiguration_time", 1e300)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: reconfiguration_time must be at most 3600 s (MEMS circuit switches reconfigure in about 10 ms, patch panels by hand in minutes), got 1e+300
+    """
+    x = as_real(value)
+    if x is None or not math.isfinite(x) or not (x >= 0 if allow_zero else x > 0):
+        rule = ">= 0" if allow_zero else "> 0"
+        raise UserError(f"{what} must be a finite number {rule}, got {describe(value)}")
+    for name in ("bandwidth", "latency"):   # a link's plausible range (limits.toml)
+        if what.endswith(name) and x > 0:
+            check_plausible(f"link_{name}", x, what)
+    for name, (most, unit, why) in PHYSICAL_MAX.items():
+        if what.endswith(name) and x > most:
+            raise UserError(f"{what} must be at most {most:g} {unit} ({why}), got "
+                            f"{describe(value)}")
+    for name, (least, unit, why) in PHYSICAL_MIN.items():
+        if what.endswith(name) and 0 < x < least:
+            raise UserError(f"{what} must be at least {least:g} {unit} ({why}), got "
+                            f"{describe(value)}")
+    return x
+
+
+def check_length(value: object) -> float:
+    """A cable length in metres: finite, >= 0."""
+    return check_positive("length", value, allow_zero=True)
+
+
+def _length_problem(u: Hashable, v: Hashable, length: object) -> None:
+    """Refuse an edge's cable ``length`` (m) that a builder's ``length`` would refuse
+    (:func:`check_length`: finite, >= 0, at most 100 km): no model reads
+    it, but a hand-built graph's NaN, -1, inf or ``'2m'`` passed where every builder says
+    no."""
+    try:
+        check_length(length)
+    except UserError as exc:
+        _bad(f"edge {describe(u)}-{describe(v)} {exc}")
+
+
 _FOUR = operator.itemgetter("bandwidth", "latency", "lanes", "medium")
 
 
@@ -904,6 +952,8 @@ def _check_edges(adj: Mapping, untyped: list) -> tuple[bool, list]:
                     cables = True
                 if not data.keys() <= _EDGE_TYPED:
                     untyped.append((u, v, data))
+                    if "length" in data:
+                        _length_problem(u, v, data["length"])
             if not (bw.__class__ is float and _MIN_BW <= bw <= _MAX_BW and lat.__class__ is float
                     and 0 <= lat <= _MAX_LATENCY and lanes.__class__ is int
                     and 1 <= lanes <= _MAX_LANES

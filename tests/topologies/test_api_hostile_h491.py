@@ -16,9 +16,6 @@ def graph_with_length(value):
     return g
 
 
-@pytest.mark.xfail(strict=True, reason="check_graph reads no edge 'length': NaN and -1 m "
-                   "pass validation (topologies/schema.py), where every builder refuses "
-                   "them ('length must be a finite number >= 0')")
 @pytest.mark.parametrize("value", [math.nan, -1.0, math.inf, "2m"])
 def test_hand_graph_edge_length_is_checked(value):
     with pytest.raises(UserError, match=r"length"):
