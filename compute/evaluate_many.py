@@ -80,7 +80,8 @@ class Evaluations(GridRates):
         c = self.configs[i]
         return evaluate(self.model, self.gpu, c.tp, int(self.batch[i]), self.workload,
                         pp=c.pp, ep=c.ep, attention_dp=c.attention_dp,
-                        expert_skew=self.expert_skew, comm=self.comm, options=self.options,
+                        expert_skew=self.expert_skew if c.ep > 1 else 1.0, comm=self.comm,
+                        options=self.options,
                         slo=Slo(**{latency_name(self.workload.phase): self.latency_limit}))
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from compute.comm import CommLike, RingAlphaBeta, as_comm, as_times
+from compute.errors import UserError
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.memory import (
     activation_bytes_per_token,
@@ -55,7 +56,7 @@ from compute.sharding import Shards, check_tp, shards
 from compute.stages import PRODUCERS, STAGES, plain_step_work, stage_peaks, stage_work
 from compute.validate import is_whole
 
-__all__ = ["evaluate"]
+__all__ = ["check_skew_read", "evaluate"]
 
 
 def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
@@ -78,6 +79,20 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
     That path computes the stage times it needs for the latency and builds the per-stage
     breakdown (``stages``), and the memory fit of a batch that does not fit (with its
     reason), when the result's field is first read.
+
+    ``expert_skew`` other than 1 is refused where nothing reads it (:func:`check_skew_read`:
+    a dense model, or ``ep`` 1), as ``netmodel infer`` refuses ``--expert-skew`` there: one
+    configuration asked for by name should not return the uniform-routing numbers under
+    a skew the caller believes was costed. A grid or a search (:func:`evaluate_grid`,
+    :func:`~compute.search.search`) applies one skew to every configuration it holds,
+    costed where ``ep > 1`` and recorded as 1 elsewhere.
+
+    Examples
+    --------
+    >>> evaluate("Llama-3-70B", "H100-SXM", 8, 8, expert_skew=2.0)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: expert_skew 2 weighs the busiest expert-parallel group's routed tokens; Llama-3-70B is dense (no routed experts): leave expert_skew at 1
     """
     plan = None
     # plain TP: degrees equal to 1 that are not True (a bool is no degree: the check says so)
@@ -107,6 +122,8 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
             batch = check_batch(batch)
         if not (type(expert_skew) is float and 1.0 <= expert_skew <= 1e6):
             expert_skew = check_skew(expert_skew)
+        if expert_skew != 1.0:   # plain TP: EP 1
+            check_skew_read(expert_skew, plan.model, 1)
         limit = plan.limit if slo is None else float(check_slo(slo).limit(workload.phase))
         return _evaluate_plain(plan, batch, comm, limit)
     limit = check_slo(slo).limit(workload.phase)
@@ -114,9 +131,34 @@ def evaluate(model: str | ModelSpec, gpu: str | GpuSpec, tp: int, batch: int,
         tp = check_tp(model, tp, gpu.max_instance)
     par = check_parallelism(model, Parallelism(tp, pp, ep, attention_dp), gpu.max_instance)
     batch = check_batch(batch)
+    check_skew_read(check_skew(expert_skew), model, par.ep)
     grid = evaluate_grid(model, gpu, [par], [batch], workload, comm=comm, options=options,
                          latency_limit=limit, expert_skew=expert_skew)
     return grid.result(0, 0)
+
+
+def check_skew_read(skew: float, model: ModelSpec, ep: int) -> None:
+    """Refuse an expert skew ``skew`` (already :func:`~compute.roofline.check_skew`'d)
+    other than 1 that no stage would read: ``model`` dense (no routed experts) or ``ep`` 1
+    (one EP group takes every routed token, so the grid costs the skew at 1), as
+    ``netmodel infer`` refuses ``--expert-skew`` there.
+
+    >>> from compute.models import get_model
+    >>> check_skew_read(2.0, get_model("Mixtral-8x7B"), 1)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: expert_skew 2 weighs the busiest of the expert-parallel groups; with ep 1 there is one group, costed at 1: give ep > 1, or leave expert_skew at 1
+    """
+    if skew == 1:
+        return
+    if getattr(model, "experts", 0) <= 1:
+        raise UserError(f"expert_skew {skew:g} weighs the busiest expert-parallel group's "
+                        f"routed tokens; {model.name} is dense (no routed experts): leave "
+                        f"expert_skew at 1")
+    if ep == 1:
+        raise UserError(f"expert_skew {skew:g} weighs the busiest of the expert-parallel "
+                        f"groups; with ep 1 there is one group, costed at 1: give ep > 1, "
+                        f"or leave expert_skew at 1")
 
 
 @dataclass(frozen=True, eq=False)

@@ -22,9 +22,6 @@ def test_compare_empty_gpus_is_refused():
         netmodel.compare(["Llama-3-70B"], ["lite-flat"], ["decode"], gpus=[], max_batch=8)
 
 
-@pytest.mark.xfail(strict=True, reason="algorithms=[] says 'no algorithm can run all-reduce "
-                   "... (none implements it)' (netmodel/collectives/model.py), not that the "
-                   "list of candidates is empty")
 def test_collective_time_empty_algorithms_names_the_parameter():
     with pytest.raises(UserError, match=r"algorithms"):
         netmodel.collective_time("single-switch:n=8", "all-reduce", 1e6, 8, algorithms=[])
@@ -37,10 +34,6 @@ def test_run_study_unknown_keyword_names_run_study():
         netmodel.run_study(bogus=1)
 
 
-@pytest.mark.xfail(strict=True, reason="the ocs builder's physical cabling (no logical=) "
-                   "routes nothing, as topologies/optical.py says, and every collective on "
-                   "it costs inf seconds without a word (netmodel/collectives/model.py or "
-                   "netmodel/api.py would refuse it and name logical=)")
 @pytest.mark.parametrize("op", ["all-reduce", "send-recv"])
 def test_collective_on_uncircuited_ocs_is_refused(op):
     with pytest.raises(UserError, match=r"logical"):
@@ -54,11 +47,6 @@ def test_collective_on_circuited_ocs_is_finite():
     assert 1e6 / 225e9 <= t < 1e-3
 
 
-@pytest.mark.xfail(strict=True, reason="evaluate() reads expert_skew only under expert "
-                   "parallelism of a mixture of experts and ignores it otherwise "
-                   "(netmodel/api.py), where `netmodel infer` refuses it: 'Llama-3-70B is "
-                   "dense (no routed experts): drop --expert-skew', '... with --ep 1 there is "
-                   "one group'")
 @pytest.mark.parametrize("model", ["Llama-3-70B", "Mixtral-8x7B"])
 def test_evaluate_unread_expert_skew_is_refused(model):
     with pytest.raises(UserError, match=r"expert_skew"):
