@@ -102,16 +102,20 @@ OCS_PORTS = 136
 LANE_RATE = 12.5e9           # bytes/s per direction per lane
 
 
-def cable_latency(length: float, medium: str) -> float:
-    """Seconds for a cable of ``length`` metres: propagation, plus two optical chiplets for
-    co-packaged optics.
+def cable_latency(length: float, medium: str, chiplets: int = 2) -> float:
+    """Seconds for a cable of ``length`` metres: propagation, plus, for co-packaged optics,
+    the optical chiplets it crosses: ``chiplets`` 2 for a cable between two packages (or a
+    package and a packet switch) with co-packaged optics, 1 for a fibre from a package to
+    an optical circuit switch, whose end is mirrors with no chiplet.
 
     >>> round(cable_latency(20, "pluggable-optics") * 1e9, 3)
     100.0
     >>> round(cable_latency(1, "co-packaged-optics") * 1e9, 3)
     15.0
+    >>> round(cable_latency(10, "co-packaged-optics", chiplets=1) * 1e9, 3)
+    55.0
     """
-    extra = 2 * CPO_DELAY if medium == "co-packaged-optics" else 0.0
+    extra = chiplets * CPO_DELAY if medium == "co-packaged-optics" else 0.0
     return length * PROPAGATION_DELAY + extra
 
 

@@ -128,7 +128,8 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
     nodes = [Nodes("gpu", n, {"kind": "gpu", "gpu": spec.name}),
              Nodes("ocs", p, {"kind": "ocs", "ports": r, "reconfiguration_time": reconf,
                               "latency": lat})]
-    fibre = link(bw / p, cable_latency(length, medium), medium)
+    # one chiplet a fibre: the GPU's (the OCS end is mirrors), so a circuit crosses two
+    fibre = link(bw / p, cable_latency(length, medium, chiplets=1), medium)
     # GPU i's fibres to ocs0..ocs{p-1}, i in turn (node positions: the GPUs, then the OCS)
     cables = Links(np.repeat(np.arange(n), p), n + np.tile(np.arange(p), n), fibre)
     graph = finish_blocks(graph, n, nodes, [cables], spec)

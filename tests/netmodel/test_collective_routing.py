@@ -129,12 +129,13 @@ def test_loads_share_templates():
 
 def test_circuit_latency_counts_its_ocs_once():
     # A circuit edge's latency already includes the OCS insertion delay (topologies.optical):
-    # fibre to and from the OCS (2 x 10 m x 5 ns/m = 100 ns), 2 optical chiplets of 5 ns,
-    # and the OCS's own 1 us; routing must not add the OCS node's latency a second time.
+    # fibre to and from the OCS (2 x 10 m x 5 ns/m = 100 ns), 2 optical chiplets of 5 ns
+    # (one a fibre, the GPUs': the OCS end is mirrors; it charged 2 a fibre, 20 ns), and
+    # the OCS's own 1 us; routing must not add the OCS node's latency a second time.
     from topologies import build
 
     g = build("ocs:gpus=4,ports=2,logical=ring,latency=1us")
     assert g.nodes["ocs0"]["latency"] == pytest.approx(1e-6)
     edge = g.edges["gpu0", "gpu1"]["latency"]
-    assert edge == pytest.approx(1e-6 + 100e-9 + 10e-9 + 10e-9, rel=1e-6)
+    assert edge == pytest.approx(1e-6 + 100e-9 + 5e-9 + 5e-9, rel=1e-6)
     assert Router(g).route("gpu0", "gpu1").latency == pytest.approx(edge)
