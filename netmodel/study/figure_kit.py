@@ -394,20 +394,40 @@ def plain_power(text: str) -> str:
     return f"{factor}{m[2]}{m[3].translate(_SUPERSCRIPTS)}"
 
 
+#: The minor ticks of a log axis labelled where its view crosses at most one power of ten
+#: and spans more than :data:`ALL_MINOR_DECADES` decades (the leading digits labelled), and
+#: every minor tick where it spans less: matplotlib's own default choice, made here so
+#: that every matplotlib release the project admits labels alike (3.8-3.10 counted the
+#: decades otherwise and labelled a one-decade price axis '0.1' alone).
+MINOR_DIGITS = (2, 3, 4, 6)
+ALL_MINOR_DECADES = 0.4
+
+
 def plain_log_labels(axis) -> None:
     """Label the log ``axis`` (``ax.xaxis`` or ``ax.yaxis``) in plain numbers, ``0.05``,
-    ``0.1``, ``10``: its major ticks, and the minor ticks matplotlib labels within about a
-    decade, which its own minor formatter wrote ``2×10⁻¹`` beside a plain ``0.1``."""
-    from matplotlib.ticker import FuncFormatter, LogFormatterSciNotation
+    ``0.1``, ``10``: its major ticks, and its minor ticks within about a decade
+    (:data:`MINOR_DIGITS`), which matplotlib's own minor formatter wrote ``2×10⁻¹`` beside
+    a plain ``0.1``."""
+    import math
 
-    class PlainMinor(LogFormatterSciNotation):
-        """The minor ticks matplotlib labels, written as the major ones are."""
+    from matplotlib.ticker import FuncFormatter
 
-        def __call__(self, x, pos=None):
-            return f"{x:g}" if super().__call__(x, pos) else ""
+    def minor(x, _pos=None):
+        lo, hi = sorted(axis.get_view_interval())
+        if not (x > 0 and lo > 0):
+            return ""
+        crossed = math.floor(math.log10(hi)) - math.floor(math.nextafter(math.log10(lo),
+                                                                         -math.inf))
+        if crossed > 1:
+            return ""
+        power = math.floor(math.log10(x))
+        digit = round(x / 10.0 ** power)
+        if math.log10(hi / lo) <= ALL_MINOR_DECADES or digit in MINOR_DIGITS:
+            return f"{x:g}"
+        return ""
 
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    axis.set_minor_formatter(PlainMinor(labelOnlyBase=False))
+    axis.set_minor_formatter(FuncFormatter(minor))
 
 
 def _marks(ax, axis: str, where, *, kind: str, grid_alpha: float | None,
