@@ -93,6 +93,21 @@ def _each(x, name: str) -> list:
                     f"{describe(x)}")
 
 
+def _known_keywords(kwargs: Mapping[str, Any], public, inner) -> None:
+    """Refuse a keyword argument that neither ``public`` nor ``inner`` (the function its
+    ``**kwargs`` go to) takes, naming ``public`` and listing the keywords both signatures
+    allow: Python's TypeError blamed ``inner``, a name the caller never used."""
+    import inspect
+
+    allowed = list(dict.fromkeys(
+        name for f in (public, inner) for name, p in inspect.signature(f).parameters.items()
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)))
+    unknown = [k for k in kwargs if k not in allowed]
+    if unknown:
+        raise UserError(f"{public.__name__}() takes no keyword {', '.join(map(repr, unknown))}; "
+                        f"allowed: {', '.join(allowed)}")
+
+
 def get_scenario(scenario: ScenarioLike) -> Scenario:
     """The :class:`~netmodel.study.scenarios.Scenario` a name, ``NAME@GPU`` or file names
     (an object passes through)."""
@@ -409,6 +424,7 @@ def run_study(models: Iterable[ModelLike] | None = None,
     from netmodel.study.defaults import DEFAULT_GPUS, DEFAULT_MODELS
     from netmodel.study.lite_gpu import run_full_study
 
+    _known_keywords(kwargs, run_study, run_full_study)
     check_slo(kwargs.get("slo")), check_options(kwargs.get("options"))
     if "networks" in kwargs:   # None or a number raised TypeError from deep inside
         kwargs["networks"] = _each(kwargs["networks"], "networks")

@@ -32,6 +32,7 @@ from compute.phases import DECODE, PHASES, Slo, check_phase, check_slo, latency_
 from compute.roofline import check_options, make_workload
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, search
+from compute.validate import listed
 from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import (
@@ -354,6 +355,10 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
 
     models = distinct_models(get_model(m) for m in models)
     phases = [check_phase(p) for p in phases]
+    gpus = None if gpus is None else listed("gpus", gpus, "GPU names or GpuSpec objects")
+    if gpus is not None and not gpus:   # it ran each scenario's own GPU, as None does
+        raise UserError("gpus is empty: give at least one GPU name or GpuSpec, or gpus=None "
+                        "to run each scenario on its own GPU")
     scens = expand_scenarios(scenarios, gpus)
     own = [s for s in expand_scenarios(scenarios) if baseline in (s.name, s.label)] \
         if gpus else []

@@ -392,6 +392,9 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     timings = lap.times
 
     gpus = [get_gpu(g) for g in gpus]
+    if not gpus:   # it ran the baseline alone, where models=[] is refused
+        raise UserError(f"gpus is empty: give at least one GPU name or GpuSpec (the default "
+                        f"is {', '.join(DEFAULT_GPUS)})")
     if BASELINE not in [g.name for g in gpus]:  # every ratio of the study divides by it
         gpus.insert(0, get_gpu(BASELINE))
     # every input is checked before the first part runs, even one of a part skipped

@@ -8,15 +8,11 @@ import netmodel
 from compute.errors import UserError
 
 
-@pytest.mark.xfail(strict=True, reason="an empty gpus list runs the study's default GPUs "
-                   "(netmodel/api.py, netmodel/study/lite_gpu*.py), where models=[] is refused")
 def test_run_study_empty_gpus_is_refused():
     with pytest.raises(UserError, match=r"GPU"):
         netmodel.run_study(models=["Llama-3-70B"], gpus=[], phases=["decode"])
 
 
-@pytest.mark.xfail(strict=True, reason="compare(gpus=[]) runs each scenario's own GPU, as "
-                   "gpus=None does (netmodel/api.py), where models=[] is refused")
 def test_compare_empty_gpus_is_refused():
     with pytest.raises(UserError, match=r"gpus"):
         netmodel.compare(["Llama-3-70B"], ["lite-flat"], ["decode"], gpus=[], max_batch=8)
@@ -27,11 +23,13 @@ def test_collective_time_empty_algorithms_names_the_parameter():
         netmodel.collective_time("single-switch:n=8", "all-reduce", 1e6, 8, algorithms=[])
 
 
-@pytest.mark.xfail(strict=True, reason="an unknown keyword is reported against the internal "
-                   "run_full_study() (netmodel/study/lite_gpu_files.py), not run_study")
 def test_run_study_unknown_keyword_names_run_study():
-    with pytest.raises((TypeError, UserError), match=r"\brun_study\b"):
+    with pytest.raises((TypeError, UserError), match=r"\brun_study\b") as err:
         netmodel.run_study(bogus=1)
+    # the keyword and the allowed ones (run_study's own and run_full_study's) on one line
+    assert "'bogus'" in str(err.value) and "\n" not in str(err.value)
+    assert {"models", "gpus", "phases", "networks", "figures"} <= set(
+        str(err.value).split("allowed: ")[1].split(", "))
 
 
 @pytest.mark.parametrize("op", ["all-reduce", "send-recv"])
