@@ -36,10 +36,10 @@ routes' busiest link is busier than bounds no split can beat (what each source m
 over the links out of it and each destination receive over the links into it; the load
 on the links some transfers must cross, alone at their distance from the destination;
 the step's bytes times links spread evenly over every link its transfers may use): steps
-of neighbours (rings), all-to-alls on full tori and fat trees, and the steps of the
-shipped scenarios but six tree steps meet a bound and keep their routes without a solve
-(of those six, ``netmodel study lite-gpu`` solves each once: five keep their routes, one
-splits better where no figure reads it).
+of neighbours (rings), all-to-alls on full tori and fat trees, and most steps of the
+shipped scenarios meet a bound and keep their routes without a solve (``netmodel study
+lite-gpu`` solves 24 steps in its main process, most of them tree steps on ``lite-ocs``'s
+circuit tori; about half keep their routes).
 Larger steps keep their transfers' own routes (the 4,096-GPU torus's all-pairs steps),
 and so does a step of NCCL's send/recv that PXN routes through other GPUs' NICs. The
 routes' latencies are not changed (the joint split crosses links of the same shortest
