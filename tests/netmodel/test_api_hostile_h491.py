@@ -1,6 +1,5 @@
 """Hostile input through ``import netmodel`` (docs/api.md) found by a probe of about 1,300
-calls whose fix lies in files other helpers own this wave: strict xfails, so the fix
-turns them into failures to remove the mark."""
+calls: each was a strict xfail until its fix, and now guards that fix."""
 
 import pytest
 
@@ -39,7 +38,7 @@ def test_collective_on_uncircuited_ocs_is_refused(op):
 
 
 def test_collective_on_circuited_ocs_is_finite():
-    # the guard beside the xfail: with circuits, a pair of GPUs talks over one circuit
+    # the guard beside the refusal above: with circuits, a pair of GPUs talks over one circuit
     # (one port of two: 225 GB/s per direction); 1 MB send-recv >= 1e6 / 225e9 s
     t = float(netmodel.collective_time("ocs:gpus=4,ports=2,logical=ring", "send-recv", 1e6, 2))
     assert 1e6 / 225e9 <= t < 1e-3
