@@ -1,5 +1,5 @@
 """Hostile input through ``import netmodel`` (docs/api.md) found by a probe of about 1,300
-calls: each was a strict xfail until its fix, and now guards that fix."""
+calls, fixed since (each refusal was a strict xfail until its fix) and now guarded here."""
 
 import pytest
 
