@@ -402,6 +402,7 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
     :func:`compare`."""
     from netmodel.study.sweep import parse_param, run_sweep
 
+    _known_keywords(kwargs, sweep, run_sweep)
     check_slo(kwargs.get("slo")), check_options(kwargs.get("options"))
     phases = _each(phases, "phases")
     _phase_reads(phases, kwargs.get("prompt"), kwargs.get("context"), "phases")

@@ -48,3 +48,13 @@ def test_collective_on_circuited_ocs_is_finite():
 def test_evaluate_unread_expert_skew_is_refused(model):
     with pytest.raises(UserError, match=r"expert_skew"):
         netmodel.evaluate(model, "H100-SXM", "decode", tp=8, batch=8, expert_skew=2)
+
+
+def test_sweep_names_an_unknown_keyword_under_its_own_name():
+    # TypeError: run_sweep() got an unexpected keyword argument 'bogus' (an inner name)
+    import netmodel
+    with pytest.raises(UserError) as caught:
+        netmodel.sweep(["h100-dgx"], ["adjust.hop_latency=0.1us:1us"], bogus=1)
+    text = str(caught.value)
+    assert text.startswith("sweep() takes no keyword 'bogus'; allowed: ") and "\n" not in text
+    assert "gpus" in text and "points" in text
