@@ -560,6 +560,15 @@ class Calibration:
         generations."""
         return self._generation_match(gpu, graph)[0]
 
+    def ll128_off(self, gpu: str, graph: nx.Graph | None = None) -> bool:
+        """Whether NCCL's tuner leaves LL128 off on GPU type ``gpu`` at this calibration's
+        release: its generation's ``ll128_off_gpus`` lists it or the GPU it derives from
+        (:meth:`for_gpu` sets ``ll128_enabled`` from it). Two GPUs of one generation can
+        differ here (B200 and B300 through NCCL 2.27), so a cache of costs keyed by the
+        generation keys this too (:func:`netmodel.study.scenario_fabric.network_key`)."""
+        gen, listed = self._generation_match(gpu, graph)
+        return gen is not None and listed in (gen.at(self.release).ll128_off_gpus or ())
+
     def _generation_match(self, gpu: str, graph: nx.Graph | None = None
                           ) -> tuple[Generation | None, str | None]:
         """``(generation, listed GPU)``: :meth:`generation_of` and the GPU type of its

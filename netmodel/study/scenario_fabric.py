@@ -390,4 +390,6 @@ def network_key(scenario: Scenario, calibration: Calibration) -> str:
              calibration, generation and generation.name)
     if scenario.tuner != NO_TUNER:   # the shipped scenarios' keys as they were
         parts += (scenario.tuner,)
+    if calibration.ll128_off(scenario.gpu, scenario.graph):
+        parts += ("LL128 off",)   # a B300 beside a B200 of the same generation, <= 2.27
     return repr(parts)
