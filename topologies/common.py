@@ -14,7 +14,9 @@ Defaults (SI units; each number's source or the assumption behind it):
   row), 50 m leaf to spine (:data:`LEAF_SPINE_LENGTH`), 100 m spine to core
   (:data:`SPINE_CORE_LENGTH`), 10 m from a GPU to an OCS (:data:`OCS_LENGTH`).
 * :data:`CPO_DELAY` = 5 ns per co-packaged optical chiplet crossed ("about 5 ns per chiplet
-  plus time of flight", Ayar Labs TeraPHY, fabrics.md); a CPO link crosses two.
+  plus time of flight", Ayar Labs TeraPHY, fabrics.md); a CPO link crosses two, a fibre
+  from a GPU to an OCS one (the OCS end is mirrors), so a circuit through the OCS crosses
+  two as well.
 * :data:`SWITCH_LATENCY` = 330 ns port to port for a packet switch (third-party figure
   "~330 ns" for Quantum-2, fabrics.md; the other quoted figure is "<150 ns").
 * :data:`NVSWITCH_LATENCY` = 150 ns (assumption: no published NVSwitch port-to-port figure

@@ -45,7 +45,9 @@ and so does a step of NCCL's send/recv that PXN routes through other GPUs' NICs.
 routes' latencies are not changed (the joint split crosses links of the same shortest
 paths). Concurrent collectives (:mod:`netmodel.collectives.concurrent_loads`) spread each
 group's transfers together as the group alone would, on fabrics without switches, in steps
-of at most 64 groups; elsewhere they keep each transfer's own route.
+of at most :data:`~netmodel.collectives.concurrent_loads.JOINT_GROUPS` groups; elsewhere,
+and in the schedule that follows time between groups of different sizes, they keep each
+transfer's own route.
 
 >>> import networkx as nx
 >>> from netmodel.collectives.routing import Router
