@@ -16,7 +16,13 @@ optics end, OCS and cable (:func:`network_bill`) at the prices and power of
 * an OCS costs and draws per port; a cable costs a fixed part plus a part per metre (the
   length is read back from the link latency: 5 ns/m, less the CPO chiplets); a board's
   traces (medium ``board``: the NVLinks of an HGX baseboard) are no cable, and a copper
-  spine to a tier-0 switch (an NVL72 rack's) is priced with that switch.
+  spine to a tier-0 switch (an NVL72 rack's) is priced with that switch;
+* a realized OCS fabric (its circuits set, :func:`topologies.optical.realize`: GPU-GPU
+  ``ocs-circuit`` edges and the graph attribute ``ocs_cabling``) is priced as its
+  cabling, every fibre from a GPU port to an OCS with its optics, cable and OCS port, set
+  or not (:func:`ocs_cabling_ports`): the optics are bought with the port, and the
+  circuits are re-set per job on the same fibres, so an unset port still holds its
+  transceiver; the circuits themselves add no part.
 
 ``share="as-built"`` prices every part of the graph whole. ``share="ports-used"`` (the
 default) prices the scenario as a slice of a fabric built out to full size: a tier >= 1
@@ -52,7 +58,7 @@ from compute.rows import check_number
 from compute.validate import describe, of_type
 from netmodel.study.choice_names import SHARES
 from topologies.inventory import OPTICAL_MEDIA
-from topologies.schema import check_graph
+from topologies.schema import check_graph, circuit_via
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -60,7 +66,7 @@ if TYPE_CHECKING:
     from topologies.inventory import EdgeArrays
 
 __all__ = ["SHARES", "NetworkBill", "NetworkItem", "NetworkPrices", "check_not_degraded",
-           "network_bill", "network_costs"]
+           "network_bill", "network_costs", "ocs_cabling_ports"]
 
 # SHARES: how the network of a scenario is charged (see the module docstring), in
 # :mod:`netmodel.study.choice_names`.
@@ -249,6 +255,10 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     # on the tier >= 1 switches and OCSes GPUs attach to (the failure model counts the
     # parts shared between copies of the fabric by the same figure: topologies.analysis)
     fill = port_fill(graph, use=(gpu_ports, net_ports, port_rate))
+    cabling = ocs_cabling_ports(graph, edges)
+    ocs_ports = sum(_ports(graph, n) for n, k in graph.nodes(data="kind") if k == "ocs")
+    if cabling is not None and ocs_ports:   # its fibres are its OCSes' GPU-facing ports
+        fill = min(1.0, cabling[1] / ocs_ports)
     scale = fill if share == "ports-used" else 1.0
 
     groups: dict = {}
@@ -266,6 +276,10 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
         tier0 = tier0s[i] = d["kind"] == "switch" and d["tier"] == 0
         if share == "as-built" or tier0:
             charged = 1.0
+        elif cabling is not None and d["kind"] == "ocs":
+            # the fibres of a realized fabric, an OCS's share of them by its ports (each
+            # OCS its own where all are alike, as the ocs builder cables them)
+            charged = cabling[1] / ocs_ports
         else:
             charged = (gpu_ports.get(n, 0.0) + scale * net_ports.get(n, 0.0)) / ports
         if d["kind"] == "ocs":
@@ -287,23 +301,39 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
         overhead = prices.scaleup_switch_overhead if tier0 else prices.switch_overhead
         add("switch", what, charged,
             charged * price * bits, charged * prices.switch_energy * bits * overhead)
-    _links_bill(graph, edges, scale, prices, tier0s, add)
+    _links_bill(graph, edges, scale, prices, tier0s, add, cabling)
     items = tuple(NetworkItem(c, w, n, x, p) for (c, w), (n, x, p) in sorted(groups.items()))
     return NetworkBill(share=share, fill=fill, items=items, counts=counts)
 
 
 def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: np.ndarray,
-                add) -> None:
+                add, cabling: tuple | None = None) -> None:
     """:func:`network_bill`'s optics ends and cables, from the edge arrays ``e`` of
     ``graph`` (``tier0``: each of ``e.nodes`` a tier-0 switch?): ``add`` once a group, with
     its sums taken in the order a loop over the edges would take them (an edge's first end,
     its second, then the next edge), so every figure is the loop's to the last bit
-    (np.bincount adds its weights in input order)."""
+    (np.bincount adds its weights in input order). ``cabling``: a realized OCS fabric's
+    :func:`ocs_cabling_ports`, whose fibres are priced in place of its circuits."""
     from topologies.schema import TRACE_MEDIA
 
     gpu, ocs = e.kind_is("gpu"), e.kind_is("ocs")
     s = np.where(gpu[e.u] | gpu[e.v], 1.0, scale)   # shared links at the fill's share
     circuit = e.medium_in(("ocs-circuit",))
+    if cabling is not None:
+        # every GPU port cabled to an OCS holds its optics and its fibre, its circuit set
+        # or not (an OCS end needs none: it steers light); the circuits ride these fibres
+        medium, cables, rate, length = cabling
+        price, energy = prices.optics(medium)
+        bits = rate * 8
+        add("optics", f"{medium} end {bits / 1e9:g} Gb/s", float(cables),
+            cables * price * bits, cables * energy * bits)
+        add("cable", f"{medium} cable {length:g} m", float(cables),
+            cables * prices.cable(medium, length), 0.0)
+        keep = ~circuit   # any other link of the graph as below
+        if not keep.any():
+            return
+    else:
+        keep = np.ones(len(e.u), dtype=bool)
     # optics priced by the circuit's optics on an OCS circuit, else by the medium
     table = np.array([prices.optics(m) for m in e.media], dtype=float).reshape(-1, 2)
     priced = np.where(circuit, e.optics, e.medium)
@@ -313,14 +343,14 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     # every edge's two ends in turn, as the loop priced them
     node = np.stack([e.u, e.v], axis=1).ravel()
     edge = np.repeat(np.arange(len(e.u)), 2)
-    at = ~ocs[node] & ((price != 0) | (energy != 0))[edge]
+    at = ~ocs[node] & ((price != 0) | (energy != 0))[edge] & keep[edge]
     node, edge = node[at], edge[at]
     # a GPU end of a breakout share is one transceiver, a switch end its share of a port
     # (counted as topologies.analysis counts them); priced by bandwidth
     count = np.where(gpu[node], np.ceil(e.links[edge] - 1e-9), e.links[edge])
     ends = [e.medium[edge], bits[edge] / count / 1e9, s[edge] * count, capex[edge],
             power[edge]]
-    each = _circuits_each(graph, e, circuit)
+    each = _circuits_each(graph, e, circuit & keep)
     if each:   # circuits of unequal ports: each end of each at its own rate, in via's order
         rates = [each.get(i) for i in edge.tolist()]
         at = np.repeat(np.arange(len(edge)), [1 if r is None else len(r) for r in rates])
@@ -356,6 +386,57 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     counted = s[at] * e.links[at]
     _add_groups(add, "cable", medium, length, lambda m, x: f"{e.media[m]} cable {x:g} m",
                 counted, counted * cable[inverse.reshape(-1)], np.zeros(len(at)))
+
+
+def ocs_cabling_ports(graph: nx.Graph, edges: EdgeArrays | None = None
+                      ) -> tuple[str, int, float, float] | None:
+    """``(medium, cables, rate, length)`` of the fibres of a realized OCS fabric (one whose
+    circuits are set, :func:`topologies.optical.realize`, so its fibres are the graph
+    attribute ``ocs_cabling`` and not edges): their optics' medium, how many (one a GPU
+    port, set or not), each one's rate (bytes/s per direction: its lanes, the cabling's
+    over its cables, at the circuits' rate a lane) and length (m: the mean of the circuits'
+    fibres, each read back from its latency less the OCS's, half at each end, as
+    :func:`_lengths` reads a cable's). None for any other graph (its fibres are edges,
+    priced as edges). The network bill prices these fibres
+    (:func:`network_bill`) and the cost model their NICs
+    (:func:`netmodel.study.cost.nic_charge`): a deployment buys the optics of every port it
+    cables to an OCS, and re-sets circuits per job on them.
+
+    Refused (UserError) where no circuit is set: the cabling attribute holds no rate.
+
+    >>> from topologies import build
+    >>> g = build("ocs:gpus=8,ports=4,ocs_ports=8,medium=pluggable-optics,logical=ring")
+    >>> g.graph["circuits"], ocs_cabling_ports(g)   # 8 circuits; 32 fibres of 112.5 GB/s
+    (8, ('pluggable-optics', 32, 112500000000.0, 10.0))
+    >>> ocs_cabling_ports(build("ocs:gpus=8,ports=4,ocs_ports=8")) is None
+    True
+    """
+    from topologies.inventory import edges_of
+
+    cabling = graph.graph.get("ocs_cabling")
+    if cabling is None:
+        return None
+    e = edges_of(graph, edges)
+    circuit = np.flatnonzero(e.medium_in(("ocs-circuit",)))
+    if not len(circuit):
+        raise UserError("a realized OCS fabric with no circuit set cannot be priced: its "
+                        "cabling (graph attribute 'ocs_cabling') holds no port rate; price "
+                        "the cabling itself (the ocs spec without logical=)")
+    cables, lanes = int(cabling["cables"]), int(cabling["lanes"])
+    done = e.lanes[circuit].sum()
+    rate = float(e.bandwidth[circuit].sum() / done * lanes / cables) if done and cables \
+        else float(e.bandwidth[circuit].sum() / e.links[circuit].sum())
+    adj, nodes, fibres, counts = graph._adj, e.nodes, [], []
+    for i in circuit.tolist():
+        u, v = nodes[e.u[i]], nodes[e.v[i]]
+        d = adj[u][v]
+        via = circuit_via(u, v, d, graph.nodes) or ()
+        lost = max((graph.nodes[o].get("latency", 0.0) for o in via), default=0.0)
+        fibres.append({"latency": (float(d["latency"]) - lost) / 2})
+        counts.append(float(e.links[i]))
+    cpo = np.full(len(fibres), cabling["medium"] == "co-packaged-optics")
+    length = float(np.average(_lengths(fibres, cpo), weights=counts))
+    return cabling["medium"], cables, rate, length
 
 
 def _circuits_each(graph: nx.Graph, e, circuit: np.ndarray) -> dict[int, list[float]]:

@@ -27,13 +27,19 @@ def _uneven():
     return realize(g, [("gpu0", "gpu1")] * 3)
 
 
+def _no_cabling(g):
+    """``g`` without its ``ocs_cabling`` (as realize leaves fibres of several media)."""
+    g.graph.pop("ocs_cabling")
+    return g
+
+
 # 2 USD per Gb/s, 3 pJ a bit: hand figures for an end of r Gb/s: 2 r USD, 3e-12 r 1e9 W
 PRICES = NetworkPrices(cpo_price=2e-9, cpo_energy=3e-12)
 
 
 @pytest.mark.parametrize("share", ["as-built", "ports-used"])
 def test_each_circuit_end_at_its_own_rate(share):
-    out = _uneven()
+    out = _no_cabling(_uneven())
     assert out.edges["gpu0", "gpu1"]["optics"] == "co-packaged-optics"
     ends = {i.what: i for i in network_bill(out, share=share, prices=PRICES).items
             if i.category == "optics"}
@@ -50,9 +56,25 @@ def test_each_circuit_end_at_its_own_rate(share):
 
 def test_equal_circuits_keep_one_label():
     """The ocs builder's circuits are alike (no via_bandwidth): one label, as before."""
-    out = realize(ocs(gpus=2, ports=3, ocs_ports=2, gpu="Lite"), [("gpu0", "gpu1")] * 3)
+    out = _no_cabling(realize(ocs(gpus=2, ports=3, ocs_ports=2, gpu="Lite"),
+                              [("gpu0", "gpu1")] * 3))
     assert "via_bandwidth" not in out.edges["gpu0", "gpu1"]
     ends = [i for i in network_bill(out, share="as-built", prices=PRICES).items
             if i.category == "optics"]
     assert [(i.what, i.count) for i in ends] == [("ocs-circuit end 300 Gb/s", 6)]
     assert ends[0].capex == pytest.approx(6 * 2 * 300)
+
+
+def test_with_its_cabling_every_port_is_priced():
+    """The uneven fabric with its cabling: 6 fibres of 15 lanes (gpu0 3 + 1 + 2, gpu1 3 x 3;
+    lanes of 12.5 GB/s rounded up), priced at the circuits' rate a lane, 65.625 GB/s over
+    their 3 + 1 + 2 lanes: 15 x 65.625 / 6 GB/s = 1,312.5 Gb/s, 218.75 an end (the realized
+    graph keeps no port's rate, only the cabling's lanes: the ports' own 1,425 Gb/s is not
+    known to it)."""
+    out = _uneven()
+    assert out.graph["ocs_cabling"] == {"medium": "co-packaged-optics", "cables": 6,
+                                        "lanes": 15}
+    ends = [i for i in network_bill(out, share="as-built", prices=PRICES).items
+            if i.category == "optics"]
+    assert [(i.what, i.count) for i in ends] == [("co-packaged-optics end 218.75 Gb/s", 6)]
+    assert ends[0].capex == pytest.approx(2 * 1312.5)
