@@ -63,7 +63,7 @@ __all__ = ["BASELINE_SCENARIO", "COMPARE_COLUMNS", "CompareResult", "CompareRow"
 
 #: Most searches of one comparison: scenarios (x GPUs) x models x phases
 #: (``NETMODEL_MAX_COMPARE_SEARCHES`` overrides), as a sweep's
-#: (:data:`netmodel.study.sweep.MAX_SEARCHES`): each takes 5-100 ms on one core (about 12 ms
+#: (:data:`netmodel.study.sweep_params.MAX_SEARCHES`): each takes 5-100 ms on one core (about 12 ms
 #: for 5 copies of h100-dgx x 10 GPUs x 8 models x 2 phases, 800 searches in 10 s).
 MAX_SEARCHES = 20_000
 

@@ -460,7 +460,7 @@ def _lone(v: Any) -> Any:
 def _straight_in_x(x: Any, v: Any, per: int = 24) -> tuple[Any, Any, list[int]]:
     """``(x, v)`` with ``per`` points per segment, linear in ``x``, and the indices of the
     original points: a cost is a straight line in the swept value between two points
-    (:func:`netmodel.study.sweep._crossings` places its crossings so), which on a log axis
+    (:func:`netmodel.study.sweep_curves._crossings` places its crossings so), which on a log axis
     is no straight segment: drawn straight there, lite-ocs met lite-flat at 338 USD/port,
     off the star at 576 where the two lines meet. A segment with an infeasible end is left
     out, as before (NaN)."""

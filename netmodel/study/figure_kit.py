@@ -35,7 +35,7 @@ def pyplot():
 
 def log_axis(values: object) -> bool:
     """Whether swept values are drawn on a log axis: all positive, spanning 10x or more
-    (the sweep figure's x axis; :func:`netmodel.study.sweep._crossings` places tokens/s/SM
+    (the sweep figure's x axis; :func:`netmodel.study.sweep_curves._crossings` places tokens/s/SM
     crossings in the same space).
 
     >>> log_axis([0.1, 1, 10]), log_axis([0.4, 0.8]), log_axis([0, 10, 100])

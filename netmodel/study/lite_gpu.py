@@ -226,7 +226,7 @@ class FullStudy:
     """The parts of ``netmodel study lite-gpu``: the ideal-network comparison
     (:class:`StudyResult`), the fabric comparison
     (:class:`~netmodel.study.compare.CompareResult`), the per-hop latency sweep
-    (:class:`~netmodel.study.sweep.SweepResult`) and the parts below; each None when
+    (:class:`~netmodel.study.sweep_result.SweepResult`) and the parts below; each None when
     skipped."""
 
     ideal: StudyResult

@@ -1,0 +1,306 @@
+"""The parameters of a sweep: what a scenario may vary, one swept parameter's values read and
+checked, and the limits on a sweep's values and searches.
+
+:func:`parameters` lists what a scenario may vary; :class:`SweepParam` is one swept
+parameter and its values, read from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2`` and checked
+against every scenario of the sweep by :func:`parse_param`; :data:`MAX_POINTS` and
+:data:`MAX_SEARCHES` bound a sweep, said before any value is made.
+
+>>> p = parse_param("fabric.planes=2:32:3", ["lite-flat"])
+>>> p.values, p.integer
+((2.0, 8.0, 32.0), True)
+>>> parse_param("adjust.hop_latency=1us,0.1us", ["lite-flat"]).show(1e-07)
+'adjust.hop_latency=0.1us'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from compute.errors import UserError, known
+from compute.limits import check
+from compute.validate import describe, is_whole, number, read_number
+from netmodel.study.scenarios import ADJUST_KEYS, ADJUST_RANGES, get_scenario
+from netmodel.study.sweep_values import COST, _in_row_unit, _value
+from topologies.common import check_positive
+from topologies.limits import PHYSICAL_MAX
+
+if TYPE_CHECKING:
+    from netmodel.study.scenarios import Scenario
+
+#: Values of a ``LO:HI`` range.
+DEFAULT_POINTS = 7
+#: Most values of one parameter (``NETMODEL_MAX_SWEEP_POINTS`` overrides).
+MAX_POINTS = 1_000
+#: Most searches of one sweep: scenarios x points x models x phases
+#: (``NETMODEL_MAX_SWEEP_SEARCHES`` overrides; each takes 5-100 ms on one core).
+MAX_SEARCHES = 20_000
+#: Units of the [adjust] parameters.
+_ADJUST_UNITS = {"latency_scale": "", "hop_latency": "s", "bandwidth_scale": ""}
+
+
+@dataclass(frozen=True)
+class SweepParam:
+    """One swept parameter: its path, values (SI), unit and whether it is an integer."""
+
+    path: str
+    values: tuple[float, ...]
+    unit: str = ""
+    integer: bool = False
+
+    def display(self) -> tuple[float, str]:
+        """``(scale, unit)``: a value times ``scale`` is the number shown in ``unit`` in
+        tables, figures and the summary. Times in us, bandwidths in GB/s, a cost parameter in
+        its data row's unit (the unit it is typed in: ``0.1USD/kWh``, not 2.78e-08 USD/J).
+
+        >>> SweepParam("adjust.hop_latency", (1e-7,), "s").display()
+        (1000000.0, 'us')
+        >>> k, unit = SweepParam("cost.electricity_price", (2.5e-8,)).display()
+        >>> round(2.5e-8 * k, 6), unit
+        (0.09, 'USD/kWh')
+        """
+        if self.path.startswith(COST):
+            from compute.rows import UNITS
+            from netmodel.study.cost import parameter_rows
+
+            unit = parameter_rows()[self.path[len(COST):]].unit
+            return 1.0 / UNITS[unit], "" if unit == "1" else unit
+        return _SHOWN.get(self.unit, (1.0, self.unit))
+
+    def show(self, v: float) -> str:
+        """``PATH=V`` in the unit a table shows (``adjust.hop_latency=0.1us``, not 1e-07; a
+        cost parameter as a sweep reads it back, ``cost.maintenance_fraction=0.05/year``).
+
+        >>> SweepParam("cost.maintenance_fraction", (1.5844043907014474e-09,)).show(
+        ...     1.5844043907014474e-09)
+        'cost.maintenance_fraction=0.05/year'
+        """
+        k, unit = self.display()
+        if self.path.startswith(COST):
+            return f"{self.path}={_in_row_unit(v * k, unit or '1')}"
+        return f"{self.path}={v * k:g}{unit}"
+
+    def digits(self) -> int:
+        """The significant digits a table and its notes write this parameter's values with
+        (in :meth:`display`'s unit): 3, or as many more as it takes to write every swept
+        value apart (1599, 1600 and 1601 USD all read 1.6e+03 at 3).
+
+        >>> SweepParam("cost.nic_price", (1599.0, 1600.0, 1601.0)).digits()
+        4
+        >>> SweepParam("adjust.hop_latency", (1e-7, 1e-6, 1e-5), "s").digits()
+        3
+        """
+        k, _ = self.display()
+        shown = sorted({float(v) * k for v in self.values if v == v})
+        return next((d for d in range(3, 18)
+                     if len({f"{x:.{d}g}" for x in shown}) == len(shown)), 17)
+
+
+def _written(x: float, digits: int) -> str:
+    """``x`` (a swept value in its shown unit) at ``digits`` significant digits, or as typed
+    where up to 6 write it exactly (1599 USD, not 1.6e+03).
+
+    >>> _written(1599.0, 3), _written(0.31622776601683794, 3), _written(0.1, 3)
+    ('1599', '0.316', '0.1')
+    """
+    return next((t for d in range(digits, 7) if float(t := f"{x:.{d}g}") == x),
+                f"{x:.{digits}g}")
+
+
+#: Scale and unit a value of a parameter in SI ``unit`` is shown in.
+_SHOWN = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}
+
+
+def parameters(scenario: str | Scenario) -> dict[str, tuple[str, bool]]:
+    """The numeric parameters of ``scenario`` a sweep may vary: ``{path: (unit, integer)}``."""
+    from topologies.specs import builders
+
+    infos = {b.name: b for b in builders()}
+    out = {}
+
+    def walk(table: dict, prefix: str) -> None:
+        for p in infos[table["builder"]].params:
+            base = p.type.split(" ")[0]
+            if base in ("int", "float"):
+                out[f"{prefix}.{p.name}"] = (p.unit, base == "int")
+        for k, v in table.items():
+            if isinstance(v, dict):
+                walk(v, f"{prefix}.{k}")
+
+    fabric = get_scenario(scenario).fabric
+    if fabric:   # a fabric graph (a saved fabric file) has no builder arguments
+        walk(fabric, "fabric")
+    out.update({f"adjust.{k}": (_ADJUST_UNITS[k], False) for k in ADJUST_KEYS})
+    from compute.rows import SI_UNITS
+    from netmodel.study.cost import parameter_rows
+    from netmodel.study.cost import parameters as cost_parameters
+
+    rows = parameter_rows()   # a cost value is held in SI: its unit is its row's SI unit
+    out.update({f"{COST}{k}": (SI_UNITS[rows[k].unit], False)
+                for k in cost_parameters(numeric=True)})
+    return out
+
+
+def _kind(path: str, scenarios) -> tuple[str, bool]:
+    """(unit, integer) of ``path``, which every scenario must know."""
+    unit = integer = None
+    for s in scenarios:
+        known_params = parameters(s)
+        if path not in known_params:
+            # name the fabric's own parameters (and adjust.*) for a fabric or adjust path,
+            # the cost ones for a cost path: not all 60 (fabric.ports on lite-flat)
+            group = (COST,) if path.startswith(COST) else ("fabric.", "adjust.")
+            near = [k for k in known_params if k.startswith(group)]
+            raise UserError(f"unknown parameter {path!r} for scenario "
+                            f"{get_scenario(s).name!r}; known: {known(near)}"
+                            + ("" if group == (COST,) else
+                               f", and {sum(k.startswith(COST) for k in known_params)} "
+                               f"cost.* parameters"))
+        unit, integer = known_params[path]
+    return unit, integer
+
+
+def _unset_word(path: str, scenarios) -> str:
+    """The word (``auto``, ``none``: :data:`topologies.registry.SPEC_UNSET`) a spec leaves
+    the builder parameter ``path`` (``fabric.NAME``, or ``fabric.TABLE.NAME`` of a nested
+    builder's table) unset with, as the first scenario holding it builds it; ``""`` for
+    one that takes neither or a path that is no builder's.
+
+    >>> _unset_word("fabric.nics_per_server", ["h100-dgx"]), _unset_word("fabric.domains",
+    ...                                                                  ["h100-dgx"])
+    ('auto', '')
+    """
+    from topologies.specs import builders
+
+    *tables, name = path.split(".")
+    if tables[:1] != ["fabric"]:
+        return ""
+    infos = {b.name: b for b in builders()}
+    for s in scenarios:
+        table = get_scenario(s).fabric
+        for k in tables[1:]:
+            table = table.get(k) if isinstance(table, dict) else None
+        if isinstance(table, dict) and table.get("builder") in infos:
+            for p in infos[table["builder"]].params:
+                if p.name == name:
+                    return p.unset
+    return ""
+
+
+def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DEFAULT_POINTS
+               ) -> SweepParam:
+    """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
+    every scenario of the sweep. ``points``: the values of a ``LO:HI`` range, a whole
+    number >= 1 (1 only where LO is HI: one value of a wider range would drop its HI)."""
+    if not is_whole(points) or points < 1:
+        raise UserError(f"points must be a whole number >= 1 (the values of a LO:HI range), "
+                        f"got {describe(points)}")
+    path, eq, spec = (text if isinstance(text, str) else "").partition("=")
+    path, spec = path.strip(), spec.strip()
+    if not eq or not path or not spec:   # str() of an object ran its own __str__ (or raised)
+        raise UserError(f"sweep parameter {describe(text)} must be PATH=LO:HI or "
+                        f"PATH=V1,V2 (e.g. "
+                        f"adjust.hop_latency=0.1us:10us)")
+    unit, integer = _kind(path, scenarios)
+    word = _unset_word(path, scenarios)
+    typed = [x.strip() for x in spec.replace(":", ",").split(",")]
+    unset = next((x for x in typed if word and x.lower() == word), None)
+    if unset is not None:   # the builder takes it; an axis has no place for it
+        meaning = {"auto": "the builder works the value out"}.get(word, "none of it")
+        raise UserError(f"sweep parameter {path} value {unset!r} is {word} ({meaning}, as "
+                        f"if not given), not a number: a sweep puts its values on a numeric "
+                        f"axis and interpolates crossovers between them; give numbers, e.g. "
+                        f"{path}=V1,V2")
+    if ":" in spec:
+        parts = spec.split(":")
+        if len(parts) not in (2, 3):
+            raise UserError(f"sweep parameter {path} range {spec!r} must be LO:HI or LO:HI:N")
+        if any(x.strip().startswith("-") for x in parts[:2]):
+            raise UserError(f"sweep parameter {path} range {spec!r} must be positive (values are "
+                            f"log-spaced)")
+        lo, hi = (_value(x, unit, path) for x in parts[:2])
+        n = points
+        if len(parts) == 3:
+            n = read_number(f"sweep parameter {path}: N", parts[2], whole=True)
+            if n is None or n < 1:
+                raise UserError(f"sweep parameter {path}: N in {spec!r} must be a whole number "
+                                f">= 1")
+        check("sweep parameter " + path, "values", n, MAX_POINTS, "NETMODEL_MAX_SWEEP_POINTS",
+              "give fewer points")
+        _check_searches(n)   # each value is a search at least: said before any is made
+        if lo <= 0 or hi <= 0:
+            raise UserError(f"sweep parameter {path} range {spec!r} must be positive (values are "
+                            f"log-spaced); give a comma list to include 0")
+        if hi < lo:
+            raise UserError(f"sweep parameter {path} range {spec!r} is empty: HI is below LO")
+        if n == 1 and hi != lo:   # geomspace of 1 is LO alone: the HI typed was dropped
+            raise UserError(f"sweep parameter {path} range {spec!r} of 1 value would sweep "
+                            f"its LO alone; give 2 or more values (N, or --points), or the "
+                            f"one value")
+        values = [float(v) for v in np.geomspace(lo, hi, n)] if n > 1 else [lo]
+    else:
+        items = [x.strip() for x in spec.split(",")]
+        check("sweep parameter " + path, "values", len(items), MAX_POINTS,
+              "NETMODEL_MAX_SWEEP_POINTS", "give fewer values")
+        if not any(items):
+            raise UserError(f"sweep parameter {path} has no values")
+        if not all(items):
+            raise UserError(f"sweep parameter {path} values {spec!r} have an empty item")
+        values = [_value(x, unit, path) for x in items]
+        seen: dict[float, int] = {}
+        for i, v in enumerate(values):   # by value: 1us and 1000ns are one (exact units)
+            first = seen.setdefault(v, i)
+            if first != i:   # one column twice, as costs --sizes 1MiB,1048576 is refused
+                scale, shown = SweepParam(path, (v,), unit).display()
+                raise UserError(f"sweep parameter {path} values {spec!r} name {v * scale:g}"
+                                f"{' ' + shown if shown else ''} twice ({items[first]!r} and "
+                                f"{items[i]!r}); give each value once")
+        if integer:
+            fractional = [v for v in values if v != round(v)]
+            if fractional:
+                raise UserError(f"sweep parameter {path} takes whole numbers, got "
+                                f"{fractional[0]:g}")
+    if path.startswith("fabric.") and any(path.endswith(k) for k in PHYSICAL_MAX):
+        for v in (min(values), max(values)):  # past the builder's maximum: refused, not '-'
+            check_positive(path, v, allow_zero=True)
+    if path.startswith("fabric.") and integer:
+        for v in (min(values), max(values)):
+            _check_count(path, v)
+    if path.startswith("adjust.") and path[7:] in ADJUST_RANGES:
+        lo, hi, adjust_unit = ADJUST_RANGES[path[7:]]   # as a scenario's [adjust] takes it
+        for v in (min(values), max(values)):  # each point refused silently showed '-'
+            number("", path, v, minimum=lo, maximum=hi, unit=adjust_unit)
+    if integer:  # a log-spaced range of a whole-number parameter: its nearest whole numbers
+        values = [float(round(v)) for v in values]
+    # an axis is ordered: a list given out of order (10us,0.1us,1us) is swept in order, so
+    # that neighbouring points are neighbouring values (crossovers interpolate between them)
+    values = sorted(dict.fromkeys(values))
+    return SweepParam(path, tuple(values), unit, bool(integer))
+
+
+def _check_searches(searches: int) -> None:
+    """Refuse a sweep of more than :data:`MAX_SEARCHES` searches (``NETMODEL_MAX_SWEEP_SEARCHES``
+    sets it): the whole sweep's count in :func:`run_sweep`, and one parameter's values (each
+    a search at least) in :func:`parse_param`, before they are made. A range's values were
+    made first: with ``NETMODEL_MAX_SWEEP_POINTS`` raised, ``LO:HI:100000000000000`` raised
+    numpy's MemoryError (728 TiB) and ``--points 300000000`` took 3.2 GB for over a minute."""
+    check("sweep", "searches", searches, MAX_SEARCHES, "NETMODEL_MAX_SWEEP_SEARCHES",
+          "sweep fewer points, scenarios or models")
+
+
+def _check_count(path: str, value: float) -> None:
+    """Refuse a whole-number fabric parameter (a count: GPUs, ports, domains, ...) below 1
+    (every builder's least) or past what any fabric within the size limits holds (its
+    nodes, edges or a switch's ports, :mod:`topologies.limits`): every such point would be
+    refused by the builder, shown as '-' with exit 0 (fabric.n=1e308, fabric.n=0)."""
+    from topologies.limits import MAX_RADIX, max_edges, max_nodes
+
+    most = max(max_nodes(), max_edges(), MAX_RADIX)
+    if not 1 <= value <= most:
+        raise UserError(f"sweep parameter {path} value {value:g} is outside what can be built: "
+                        f"a count of a fabric is a whole number from 1 to {most:,} (its size "
+                        f"limits, NETMODEL_MAX_FABRIC_NODES / NETMODEL_MAX_FABRIC_EDGES)")

@@ -1,0 +1,120 @@
+"""Reading one value of a swept parameter: a time, bandwidth, length or number in SI, or a
+``cost.*`` value in its data row's unit.
+
+A ``cost.*`` value is typed in its data row's unit (``0.1USD/kWh``, ``5y``, ``75%``) or bare
+SI, and bounded by :data:`ABSURD_COST_FACTOR` times its shipped default.
+
+>>> round(_value("0.1us", "s", "adjust.hop_latency"), 12)
+1e-07
+>>> _value("100GB/s", "bytes/s", "fabric.bandwidth")
+100000000000.0
+>>> round(_value("0.1USD/kWh", "", "cost.electricity_price") * 3.6e6, 12)
+0.1
+"""
+
+from __future__ import annotations
+
+import math
+
+from compute.errors import UserError
+from compute.units import (
+    ROW_UNIT_INPUTS,
+    parse_bandwidth,
+    parse_in_unit,
+    parse_quantity,
+    parse_time,
+)
+from compute.validate import read_number
+
+#: Prefix of the power and cost parameters (:func:`netmodel.study.cost.parameters`, SI
+#: inside, typed in their data row's unit or bare SI): they change what a configuration costs, not which one is best, so a sweep of
+#: them searches once per scenario and scores every point by USD per million tokens.
+COST = "cost."
+#: Units a length parameter (``fabric.length``, m) takes.
+_LENGTH_UNITS = {"": 1.0, "mm": 1e-3, "cm": 1e-2, "m": 1.0, "km": 1e3}
+
+#: A cost parameter is swept up to this many times its shipped default: beyond it no system is
+#: meant (an absurdity bound, not a sourced limit; 1e300 USD per Gb/s drew a figure whose axes
+#: overflowed and printed USD 7e296 per million tokens).
+ABSURD_COST_FACTOR = 1e6
+
+
+def _in_row_unit(value: float, unit: str) -> str:
+    """``value`` written in a data row's ``unit`` as a sweep reads it back: ``0.05/year``,
+    not ``0.051/year`` (which reads as 0.051 a year).
+
+    >>> _in_row_unit(0.05, "1/year"), _in_row_unit(0.75, "1"), _in_row_unit(18000, "USD")
+    ('0.05/year', '0.75', '18000USD')
+    """
+    return f"{value:g}{unit[1:] if unit.startswith('1/') else '' if unit == '1' else unit}"
+
+
+def _value(text: str, unit: str, what: str) -> float:
+    text = text.strip()
+    if what.startswith(COST):  # in its data row's unit (0.1USD/kWh, 5y, 75%) or bare SI
+        return _cost_value(text, what)
+    if unit == "s":   # a builder's latency: a switch's or link's, within its plausible range
+        return parse_time(text, what, quantity="link_latency" if what.startswith("fabric.")
+                          and what.endswith("latency") else None)
+    if unit == "bytes/s":   # a builder's bandwidth: a link's, within its plausible range
+        return parse_bandwidth(text, what, quantity="link_bandwidth")
+    if unit == "m":  # a cable length (fabric.length): 20m, 50cm or a number of metres
+        return parse_quantity(text, _LENGTH_UNITS, what, allow_zero=True)
+    v = read_number(f"{what} value", text)   # the one number grammar ('٢', '1_0' refused)
+    if v is None:
+        raise UserError(f"{what} value {text!r} is not a number")
+    if not (math.isfinite(v) and v >= 0):
+        raise UserError(f"{what} value {text!r} must be a finite number >= 0")
+    return v + 0.0   # '-0' is 0 (the column printed '-0'), as compute.validate.number has it
+
+
+def _cost_value(text: str, what: str) -> float:
+    """A cost parameter's value, typed in its data row's unit or bare SI."""
+    from netmodel.study.cost import parameter_rows
+
+    rows = parameter_rows()
+    row = rows[what[len(COST):]]
+    shown = _in_row_unit(row.raw, row.unit)
+    v = parse_in_unit(text, row.unit, what, example=f"{what}={shown}")
+    if row.value > 0:
+        base, of = row, f"its shipped default {shown}"
+    else:   # a default of 0 (copper_energy): the largest default in the same unit
+        kin = [(r.value, n, r) for n, r in rows.items()
+               if r.unit == row.unit and r.unit != "1" and _real_number(r.value) > 0]
+        if not kin:
+            return v
+        _, name, base = max(kin)
+        of = (f"the largest shipped default in {row.unit} ({COST}{name} "
+              f"{_in_row_unit(base.raw, base.unit)}; this one's is 0)")
+    if v > ABSURD_COST_FACTOR * base.value:
+        most = _in_row_unit(ABSURD_COST_FACTOR * base.raw, base.unit)
+        read = typed = ""
+        si = ROW_UNIT_INPUTS[row.unit][0]
+        if _is_bare(text) and si != "a plain number":
+            # '0.1' is 0.1 USD/J, not 0.1 USD/kWh: say so, or 'over a million times 0.0826'
+            # reads as false to whoever meant the row's unit
+            meant = _in_row_unit(float(text), row.unit)
+            as_row = _in_row_unit(v * base.raw / base.value, base.unit)
+            read = f" (a bare number is SI, {si}: {as_row})"
+            typed = f"; for {meant} write {what}={meant}"
+        raise UserError(f"{what} value {text!r}{read} is over {ABSURD_COST_FACTOR:,.0f} times "
+                        f"{of}: no system is priced so; the most a sweep takes is {most}{typed}")
+    return v
+
+
+def _is_bare(text: str) -> bool:
+    """Whether ``text`` is a number with no unit (read in SI by :func:`_cost_value`).
+
+    >>> _is_bare("0.1"), _is_bare("0.1USD/kWh"), _is_bare("5y")
+    (True, False, False)
+    """
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _real_number(x: object) -> float:
+    """``x`` as a float where it is a number (a row's value), else 0."""
+    return float(x) if isinstance(x, int | float) and not isinstance(x, bool) else 0.0
