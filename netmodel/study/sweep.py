@@ -73,7 +73,7 @@ from netmodel.study.sweep_params import (  # noqa: F401
     parameters,
     parse_param,
 )
-from netmodel.study.sweep_pricing import _NIC_IN_HOST, _row  # noqa: F401
+from netmodel.study.sweep_pricing import _NIC_IN_HOST, _row, unpriced_refusal  # noqa: F401
 from netmodel.study.sweep_result import SweepResult, SweepRow, _example  # noqa: F401
 from netmodel.study.sweep_values import (  # noqa: F401
     ABSURD_COST_FACTOR,
@@ -185,9 +185,9 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
             notes.setdefault(k, v)
     if refused and all(r.reason.startswith("fabric refused") for r in rows):
         raise UserError(f"no point of the sweep can be built: {refused[0]}")
-    cost_refused = [v for k, v in notes.items() if k.startswith(_COST_AT)]
-    if cost_refused and not any(r.feasible and r.usd_per_mtoken is not None for r in rows):
-        raise UserError(cost_refused[0])   # no point priced: the swept values' refusal
+    unpriced = unpriced_refusal(rows, params, notes)
+    if unpriced is not None:   # no point priced: what left each unpriced, in one line
+        raise UserError(unpriced)
     settings = {"slo": slo.to_dict(), "options": options.to_dict(),
                 "max_batch": max_batch, "parallelism": parallelism}
     if notes:
