@@ -17,11 +17,11 @@ measurement forced one, or a tuner plugin chose (a row's nccl_algorithm 'auto (P
 plugin, PLATFORM)': AWS's p5 runs): then the plugin's published choice where it makes one
 (:mod:`netmodel.collectives.tuner_plugin`). Where NCCL's own tuner chose (nccl_algorithm
 'auto...' naming no plugin) the model chooses as NCCL's tuner would, the tuner ``nccl``
-(:class:`~netmodel.collectives.tuner_plugin.NcclTuner`: Ring and Tree priced by NCCL's
-formula, the chosen pair costed by the model; elsewhere, where NVLS, CollNet or NVLSTree can
-run or a scale-up domain holds more than 8 GPUs, the model's auto): so the model reproduces
-NCCL's choice where a source states it (NVIDIA/nccl issue 1801's ring) rather than taking
-the fastest of its own costs. Error is model / measured - 1.
+(:class:`~netmodel.collectives.tuner_plugin.NcclTuner`: Ring, Tree, NVLS and NVLSTree
+priced by NCCL's formulas, the chosen pair costed by the model; elsewhere, where CollNet or
+NVLS across nodes can run or a scale-up domain holds more than 8 GPUs, the model's auto): so
+the model reproduces NCCL's choice where a source states it (NVIDIA/nccl issue 1801's ring)
+rather than taking the fastest of its own costs. Error is model / measured - 1.
 
 Regions and targets (issue 11): on 8-GPU NVLink systems busbw within 10% at >= 256 MiB,
 within 25% from 1 MiB to 128 MiB, within 2x below 1 MiB; across nodes (>= 16 GPUs) within
@@ -125,8 +125,8 @@ class Curve:
         kind, _, names = self.algorithm.partition(":")
         alg = None if kind == "auto" else self.algorithm
         # a plugin's tuner chooses under auto as the run's did (FabricCostModel's tuner);
-        # where NCCL's own tuner chose, its emulation chooses ('nccl': where Ring and Tree
-        # are the only candidates; elsewhere the model's auto)
+        # where NCCL's own tuner chose, its emulation chooses ('nccl': where Ring, Tree,
+        # NVLS and NVLSTree are the only candidates; elsewhere the model's auto)
         tuner = (NCCL_TUNER if self.nccl_chose and kind == "auto" else None) \
             if self.tuner is None else TunerPlugin.load(*self.tuner)
         cal = default_calibration().with_(nccl_release=emulated(self.release)[0])

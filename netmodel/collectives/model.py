@@ -772,7 +772,8 @@ class FabricCostModel:
         rails, as the model's own tree) x the generation's per-channel caps for the group's
         node count, on one node LL's cap the generation's LL bandwidth factor (NCCL's
         llMaxBw over its NVLink rate) x ``busbw``, and whether NCCL enables LL128 on the
-        GPU in the calibration's release (:attr:`~netmodel.collectives.calibration.Calibration.ll128_enabled`)."""
+        GPU in the calibration's release (:attr:`~netmodel.collectives.calibration.Calibration.ll128_enabled`),
+        and its NVLS graph (:meth:`_nvls_graph`)."""
         from netmodel.collectives.tuner_plugin import NcclGraph
 
         cache = self.__dict__.setdefault("_nccl_graphs", {})
@@ -800,12 +801,76 @@ class FabricCostModel:
                 return channels * table[idx] if channels and table else 0.0
 
             busbw = 2 * (n - 1) / n / b
-            out = NcclGraph(busbw, int(cal.channels), cap(cal.tree_channel_bandwidth),
+            out = NcclGraph(self._ring_graph_busbw(busbw, nodes), int(cal.channels),
+                            cap(cal.tree_channel_bandwidth),
                             cap(cal.tree_ll128_channel_bandwidth),
                             cal.protocol("LL").bandwidth_factor * busbw if nodes == 1 else 0.0,
-                            cap(cal.ring_ll128_channel_bandwidth), cal.ll128_enabled)
+                            cap(cal.ring_ll128_channel_bandwidth), cal.ll128_enabled,
+                            **self._nvls_graph(group, nodes))
         cache[group] = out
         return out
+
+    def _ring_graph_busbw(self, busbw: float, nodes: int) -> float:
+        """NCCL's ring graph busbw on one node (``nChannels x bwIntra``) for the model's
+        ring busbw ``busbw``: NCCL's search (NVIDIA/nccl src/graph/search.cc) lays channels
+        of one speed of its array, as many as fit and at most ``ring_max_channels``, and
+        keeps the most ``channels x speed``, so the graph holds ``max(min(floor(busbw / s),
+        ring_max_channels) x s)`` over the intra speed array of the GPUs' generation (the
+        data file's ``nvls_speeds``: 360 GB/s on 8 H100 for the links' 370.8, 720 on 8 B200
+        for 721.8); ``busbw`` as it is across nodes or for a generation without an array
+        (A100's generic array gives its 240 unchanged)."""
+        from netmodel.collectives.tuner_plugin import get_tuner
+
+        spec = get_tuner("nccl").spec
+        speeds = spec.get("nvls_speeds", {}).get(self.calibration.generation)
+        if nodes != 1 or speeds is None:
+            return busbw
+        most = int(spec["ring_max_channels"])
+        return max(min(math.floor(busbw / s * (1 + 1e-9)), most) * s for s in speeds["intra"])
+
+    def _nvls_graph(self, group: tuple[Hashable, ...], nodes: int) -> dict:
+        """The NVLS graph NCCL's search finds for ``group`` over ``nodes`` scale-up domains
+        (:class:`~netmodel.collectives.tuner_plugin.NcclGraph`'s ``nvls_*`` fields; none
+        where NCCL has no NVLS there): ``min(ranks a domain, 32)`` heads, each GPU's NVLink
+        rate into its domain's reducing switches x the scale-up efficiency (NCCL's per-link
+        rate) and, across domains, the slowest GPU's fastest link out of its domain (its
+        NIC) for :func:`~netmodel.collectives.tuner_plugin.nvls_search`, over the data
+        file's speed arrays of the GPUs' generation (none: no NVLS, as on A100); the
+        generation's NVLS efficiency and NVLSTree cap; NVLSTree's size correction on the
+        data file's generations unless a GPU is hosted by an Arm CPU."""
+        from netmodel.collectives.group_domains import domains
+        from netmodel.collectives.in_network import domain_planes
+        from netmodel.collectives.tuner_plugin import get_tuner, nvls_search
+
+        spec = get_tuner("nccl").spec
+        cal = self.calibration
+        speeds = spec.get("nvls_speeds", {}).get(cal.generation)
+        doms = domains(self.graph, group)
+        planes = None if speeds is None else domain_planes(self.graph, doms)
+        if planes is None or len({len(d) for d in doms}) != 1:
+            return {}
+        adj = self.graph._adj
+        link = min(sum(adj[g][s]["bandwidth"] for s in pl)
+                   for d, pl in zip(doms, planes, strict=True) for g in d)
+        nic = None
+        if nodes > 1:
+            data = self.graph._node
+            nic = min(max((adj[g][s]["bandwidth"] for s in adj[g] if s not in pl
+                           and data[s].get("kind") == "switch"), default=0.0)
+                      for d, pl in zip(doms, planes, strict=True) for g in d)
+        heads = min(len(doms[0]), int(spec["nvls_max_heads"]))
+        intra, inter = nvls_search(link * cal.scaleup_efficiency, heads,
+                                   speeds["intra" if nodes == 1 else "inter"], nic)
+        if intra <= 0:
+            return {}
+        table = cal.nvls_tree_channel_bandwidth
+        gpus = {self.graph._node[g].get("gpu") for g in group}
+        return {"nvls_channels": heads, "nvls_bw_intra": intra, "nvls_bw_inter": inter,
+                "nvls_efficiency": cal.in_network.bandwidth_factor,
+                "nvls_tree_cap": table[min(nodes, 3) - 1] if table else 0.0,
+                "nvls_tree_correction": cal.generation in spec[
+                    "nvls_tree_correction_generations"] and not gpus & set(
+                    spec["nvls_tree_correction_arm_gpus"])}
 
     def cost(self, op: str, nbytes: float, group: int | Iterable[Hashable],
              algorithm: str | None = None) -> CollectiveResult:

@@ -27,8 +27,9 @@ the model's own ``auto``) the default; :func:`get_tuner` loads one.
 True
 
 ``"nccl"`` (:class:`NcclTuner`) is NCCL's own tuner, emulated: the all-reduce's algorithm
-and protocol NCCL's cost model predicts fastest (NVIDIA/nccl src/graph/tuning.cc), which the
-model then costs with its own costing. Without it the model's ``auto`` takes the fastest of
+and protocol NCCL's cost model predicts fastest among Ring, Tree, NVLS and NVLSTree
+(NVIDIA/nccl src/graph/tuning.cc, src/tuning/nvls.cc), which the model then costs with its
+own costing. Without it the model's ``auto`` takes the fastest of
 the model's own costs, which on 3 nodes picks a tree NCCL does not (NVIDIA/nccl issue 1801).
 """
 
@@ -45,7 +46,7 @@ from compute.errors import UserError, known
 from compute.validate import describe
 
 __all__ = ["NCCL_TUNER", "NO_TUNER", "PLUGINS_PATH", "NcclGraph", "NcclTuner", "TunerPlugin",
-           "get_tuner", "tuner_names", "tuner_refusal"]
+           "get_tuner", "nvls_search", "tuner_names", "tuner_refusal"]
 
 PLUGINS_PATH = Path(__file__).resolve().parent.parent / "data" / "collective_tuner_plugins.toml"
 _EPS = 1e-10            # the plugin's edge tolerance, in log2 units
@@ -243,10 +244,13 @@ class TunerPlugin:
 # ------------------------------------------------------------------ NCCL's own tuner
 
 #: NCCL's all-reduce algorithms the emulation prices, in the order NCCL's tuner tries them
-#: (NCCL_ALGO_TREE 0, NCCL_ALGO_RING 1: on a tie the first wins, as its strict '<' keeps it),
-#: and its protocols in theirs (LL, LL128, Simple).
-NCCL_PRICED = ("tree", "ring")
+#: (NCCL_ALGO_TREE 0, NCCL_ALGO_RING 1, NCCL_ALGO_NVLS 4, NCCL_ALGO_NVLS_TREE 5: on a tie
+#: the first wins, as its strict '<' keeps it), by the model's names, and its protocols in
+#: theirs (LL, LL128, Simple). NVLS and NVLSTree run Simple alone.
+NCCL_PRICED = ("tree", "ring", "in-network", "in-network-tree")
 NCCL_PROTOCOLS = ("LL", "LL128", "Simple")
+#: The priced algorithms that run Simple alone (NCCL's NVLS and NVLSTree).
+_SIMPLE_ONLY = ("in-network", "in-network-tree")
 
 
 @dataclass(frozen=True)
@@ -273,6 +277,18 @@ class NcclGraph:
     ll128 : bool
         NCCL enables LL128 by default on the communicator's GPUs (their compute capability
         and NCCL's release); False: the tuner chooses among LL and Simple.
+    nvls_channels : int
+        The NVLS graph's channels, one head GPU each (0: no NVLS graph: NCCL cannot run
+        NVLS or NVLSTree there; :func:`nvls_search`).
+    nvls_bw_intra, nvls_bw_inter : float
+        The NVLS graph's per-channel speeds, ``bwIntra`` and ``bwInter`` (bytes/s).
+    nvls_efficiency : float
+        NCCL's ``nvlsEfficiency`` of the GPUs' generation.
+    nvls_tree_cap : float
+        NCCL's ``perChMaxNVLSTreeBw`` for the node count (bytes/s a channel; 0: none).
+    nvls_tree_correction : bool
+        NCCL multiplies NVLSTree's algbw by ``treeCorrectionFactor`` (compute capability
+        10.0 or more on an x86 host).
     """
 
     busbw: float
@@ -282,14 +298,51 @@ class NcclGraph:
     ll_cap: float = 0.0
     ring_ll128_cap: float = 0.0
     ll128: bool = True
+    nvls_channels: int = 0
+    nvls_bw_intra: float = 0.0
+    nvls_bw_inter: float = 0.0
+    nvls_efficiency: float = 0.0
+    nvls_tree_cap: float = 0.0
+    nvls_tree_correction: bool = False
+
+
+def nvls_search(link: float, heads: int, speeds, nic: float | None = None
+                ) -> tuple[float, float]:
+    """NCCL's NVLS graph speeds ``(bwIntra, bwInter)`` (bytes/s a channel; ``(0, 0)`` where
+    no speed fits) for ``heads`` channels on nodes whose GPUs each have ``link`` bytes/s of
+    NVLink into their NVSwitch (NCCL's count: links x its per-link rate), as NVIDIA/nccl
+    src/graph/search.cc, ncclTopoCompute, finds them (the data file's ``[nccl]`` notes, [S]):
+    a head moves twice a channel's speed on its port and every other GPU once, so ``heads``
+    channels fit at speed ``s`` while ``(heads + 1) s <= link``; pass 1 takes the first such
+    ``s`` of ``speeds`` (descending) for both, at most ``nic`` (a head's NIC, across nodes;
+    None inside one node), and pass 2 raises ``bwInter`` alone up ``speeds`` while it is
+    below ``2 x bwIntra`` and at most ``nic``.
+
+    >>> [x / 1e9 for x in nvls_search(18 * 20.6e9, 8, [60e9, 50e9, 40e9, 30e9])]
+    [40.0, 60.0]
+    >>> [x / 1e9 for x in nvls_search(18 * 20.6e9, 8, [48e9, 45e9, 42e9, 40e9], nic=50e9)]
+    [40.0, 48.0]
+    """
+    speeds = list(speeds)
+    cap = math.inf if nic is None else nic
+    fit = [i for i, s in enumerate(speeds) if (heads + 1) * s <= link * (1 + 1e-9) and s <= cap]
+    if heads < 1 or not fit:
+        return 0.0, 0.0
+    i = fit[0]
+    intra = inter = speeds[i]
+    while i > 0 and inter < 2 * intra and speeds[i - 1] <= cap:
+        i -= 1
+        inter = speeds[i]
+    return intra, inter
 
 
 class NcclTuner:
-    """NCCL's own tuner for all-reduce, emulated: for each (algorithm, protocol) of Ring and
-    Tree, NCCL's predicted time ``latency + bytes / algbw`` (NVIDIA/nccl
-    src/graph/tuning.cc, ncclTopoTuneModel and ncclTopoGetAlgoTime; written from its
-    formulas, constants from the data file's ``[nccl]`` table), and the fastest one is its
-    choice. Each algorithm's bus bandwidth is the graph's, ``busbw`` (:class:`NcclGraph`),
+    """NCCL's own tuner for all-reduce, emulated: for each (algorithm, protocol) of Ring,
+    Tree, NVLS (the model's ``in-network`` on one node) and NVLSTree (``in-network-tree``),
+    NCCL's predicted time ``latency + bytes / algbw`` (NVIDIA/nccl src/graph/tuning.cc,
+    ncclTopoTuneModel and ncclTopoGetAlgoTime, and src/tuning/nvls.cc of 2026; written from
+    their formulas, constants from the data file's ``[nccl]`` table), and the fastest one
+    is its choice. Each algorithm's bus bandwidth is the graph's, ``busbw`` (:class:`NcclGraph`),
     refined: ring LL x 0.5, LL128 ``min(x 0.92, ring_ll128_cap)``, Simple x 1; tree ``min(0.92 busbw, tree_cap)``,
     then LL / 3.8, LL128 ``min(x 7/9 on one node or x 120/128, tree_ll128_cap)``; LL's
     busbw at most ``llMaxBw`` (:meth:`ll_cap`: the generation's on one node, 39 GB/s on 2
@@ -300,13 +353,21 @@ class NcclTuner:
     one rank a node a network step the tree's; x 1.4 for Simple across nodes at 64 bytes a
     channel a rank or more); a tree's base + ``2 ((n/N - 1) NVLink steps + log2i(N)
     network steps)``; a tree's algbw is multiplied by ``treeCorrectionFactor`` from 64 B to
-    256 MiB.
+    256 MiB. NVLS and NVLSTree (Simple only) read the NVLS graph (:func:`nvls_search`:
+    ``c`` heads at ``bwIntra`` and ``bwInter`` a channel): ``c x min(bwIntra x
+    nvlsEfficiency x (c - 1) / c x 2, bwInter)`` busbw, NVLSTree's ``bwInter`` doubled on 2
+    nodes and its channel capped at ``perChMaxNVLSTreeBw``, algbw a ring's ratio
+    (:meth:`nvls_bandwidth`); latency NVLS's NVLink hw latency alone (25 us), NVLSTree's
+    that + ``2 log2i(N)`` network steps of 20.9 us, its algbw multiplied by
+    ``treeCorrectionFactor`` on Blackwell (an x86 host taken) below 2^30 bytes. NVLS runs
+    on one node, NVLSTree across nodes, neither with fewer than 2 channels.
 
-    It chooses only where NCCL's Ring and Tree are the only candidates the model can run
-    (NVLS, NVLSTree and CollNet are not priced: elsewhere it leaves the choice to the
-    model's auto), only for all-reduce (NCCL's other collectives run the ring) and only on
-    nodes of at most ``max_ranks_per_node`` ranks (8: a host's GPUs; the data file says why
-    an NVL72 rack's domain is left to auto).
+    It chooses only where its algorithms are the only candidates the model can run (NVLS
+    across nodes, which NCCL runs only with CollNet, and CollNet Direct and Chain are not
+    priced: where they can run it leaves the choice to the model's auto), only for
+    all-reduce (NCCL's other collectives run the ring) and only on nodes of at most
+    ``max_ranks_per_node`` ranks (8: a host's GPUs; the data file says why an NVL72 rack's
+    domain is left to auto).
 
     >>> t = get_tuner("nccl")
     >>> g = NcclGraph(busbw=400e9, channels=16, tree_cap=8 * 36.0e9)
@@ -314,6 +375,12 @@ class NcclTuner:
     ('ring', 'Simple')
     >>> t.choose("all-reduce", 2 ** 20, 256, 32, graph=g)   # 1 MiB on 32 nodes: log2 steps
     ('tree', 'LL128')
+    >>> h100 = NcclGraph(busbw=360e9, channels=16, ll_cap=140.9e9, nvls_channels=8,
+    ...                  nvls_bw_intra=40e9, nvls_bw_inter=60e9, nvls_efficiency=0.85)
+    >>> t.choose("all-reduce", 2 ** 20, 8, 1, graph=h100)   # 8 H100, 1 MiB: ring LL's 15 us
+    ('ring', 'LL')
+    >>> t.choose("all-reduce", 2 ** 30, 8, 1, graph=h100)   # NVLS: 476 GB/s busbw
+    ('in-network', 'Simple')
     """
 
     label = name = NCCL_TUNER
@@ -334,7 +401,10 @@ class NcclTuner:
     def bandwidth(self, algorithm: str, protocol: str, ranks: int, nodes: int,
                   graph: NcclGraph) -> float:
         """NCCL's algbw (bytes/s) of ``algorithm`` and ``protocol`` for an all-reduce on
-        ``ranks`` ranks over ``nodes`` nodes, before the tree's size correction."""
+        ``ranks`` ranks over ``nodes`` nodes, before the tree's size correction (0: NCCL
+        cannot run it: NVLS or NVLSTree without an NVLS graph of 2 channels or more)."""
+        if algorithm in _SIMPLE_ONLY:
+            return self.nvls_bandwidth(algorithm, ranks, nodes, graph)
         sp, bus = self.spec, graph.busbw
         ll_cap = self.ll_cap(nodes, graph)
         if algorithm == "ring":
@@ -357,6 +427,24 @@ class NcclTuner:
                 bus = min(bus, graph.tree_ll128_cap)
         return bus * 0.5
 
+    def nvls_bandwidth(self, algorithm: str, ranks: int, nodes: int,
+                       graph: NcclGraph) -> float:
+        """NCCL's algbw (bytes/s) of NVLS (``"in-network"``) or NVLSTree
+        (``"in-network-tree"``) all-reduce, Simple, on ``ranks`` ranks over ``nodes`` nodes
+        (NVIDIA/nccl src/tuning/nvls.cc of 2026, ncclTuningNvlsModelInit): a channel's
+        ``min(bwIntra x nvlsEfficiency x (c - 1) / c x 2, bwInter (x 2 for NVLSTree on 2
+        nodes or fewer), NVLSTree's per-channel cap)`` on ``c`` channels, times ``c``, times
+        ``ranks / (2 (ranks - 1))``; 0 below 2 channels."""
+        c = graph.nvls_channels
+        if c < 2:
+            return 0.0
+        tree = algorithm == "in-network-tree"
+        bw = min(graph.nvls_bw_intra * graph.nvls_efficiency * (c - 1) / c * 2,
+                 graph.nvls_bw_inter * (2 if tree and nodes <= 2 else 1))
+        if tree and graph.nvls_tree_cap > 0:
+            bw = min(bw, graph.nvls_tree_cap)
+        return bw * c * ranks / (2 * (ranks - 1))
+
     def ll_cap(self, nodes: int, graph: NcclGraph) -> float:
         """NCCL's ``llMaxBw`` (bytes/s; 0: none), the LL protocol's busbw cap of a ring or a
         tree: on one node the graph's (the GPU generation's), across nodes the data file's
@@ -370,6 +458,11 @@ class NcclTuner:
         """NCCL's latency (seconds) of ``algorithm`` and ``protocol`` for an all-reduce on
         ``ranks`` ranks over ``nodes`` nodes (before the ring's plateau)."""
         sp = self.spec
+        if algorithm == "in-network":      # NVLS: its NVLink hw latency alone (one node)
+            return sp["nvls_step_latency_nvlink"]
+        if algorithm == "in-network-tree":
+            return (sp["nvls_base_latency"] + sp["nvls_step_latency_nvlink"]
+                    + 2 * (int(nodes).bit_length() - 1) * sp["nvls_tree_step_latency_net"])
         intra = sp["step_latency_nvlink"][algorithm][protocol]
         inter = sp["step_latency_net"][algorithm][protocol]
         lat = sp["base_latency"][algorithm][protocol]
@@ -390,7 +483,8 @@ class NcclTuner:
     def predicted_time(self, algorithm: str, protocol: str, nbytes: float, ranks: int,
                        nodes: int, graph: NcclGraph) -> float:
         """NCCL's predicted seconds for an all-reduce of ``nbytes`` on ``ranks`` ranks over
-        ``nodes`` nodes by ``algorithm`` (``"ring"`` or ``"tree"``) and ``protocol``."""
+        ``nodes`` nodes by ``algorithm`` (``"ring"``, ``"tree"``, ``"in-network"``: NVLS, or
+        ``"in-network-tree"``: NVLSTree) and ``protocol``."""
         sp = self.spec
         bw = self.bandwidth(algorithm, protocol, ranks, nodes, graph)
         lat = self.latency(algorithm, protocol, ranks, nodes)
@@ -400,7 +494,12 @@ class NcclTuner:
             table = sp["tree_correction"][protocol]
             if log < len(table):
                 bw *= table[log]
-        elif (protocol == "Simple" and nodes > 1
+        elif algorithm == "in-network-tree" and graph.nvls_tree_correction:
+            log = (int(nbytes) >> 6).bit_length() - 1     # nvls.cc: logSize >= 0 and < 24
+            table = sp["nvls_tree_correction"]
+            if 0 <= log < len(table):
+                bw *= table[log]
+        elif (algorithm == "ring" and protocol == "Simple" and nodes > 1
               and nbytes / (graph.channels * ranks) >= sp["ring_plateau_bytes"]):
             lat *= sp["ring_plateau"]
         return lat + nbytes / bw if bw > 0 else math.inf
@@ -413,18 +512,22 @@ class NcclTuner:
         ``nodes`` nodes, among the pairs ``available`` takes (all of Ring's and Tree's if
         None); None where it leaves the choice to the model's auto: another op than
         all-reduce, no ``graph``, one rank, more than ``max_ranks_per_node`` ranks a node,
-        or a candidate it does not price in ``pairs``
-        (the ``(algorithm, protocol)`` pairs that run: NVLS, CollNet or the model's own)."""
+        or a candidate it does not price in ``pairs`` (the ``(algorithm, protocol)`` pairs
+        that run: CollNet, NVLS across nodes or the model's own)."""
         if op != "all-reduce" or graph is None or ranks < 2 or graph.busbw <= 0 \
                 or ranks / nodes > self.spec["max_ranks_per_node"]:
             return None
-        if pairs is not None and any(a not in NCCL_PRICED for a, _ in pairs):
-            return None
+        if pairs is not None and any(a not in NCCL_PRICED or (a == "in-network" and nodes > 1)
+                                     for a, _ in pairs):
+            return None     # CollNet, NVLS with CollNet across nodes, the model's own
         best, pick = math.inf, None
         for alg in NCCL_PRICED:
             for proto in NCCL_PROTOCOLS:
                 if proto == "LL128" and not graph.ll128:
                     continue   # NCCL leaves LL128 off on these GPUs in this release
+                if alg in _SIMPLE_ONLY and (proto != "Simple" or (nodes > 1) != (
+                        alg == "in-network-tree")):
+                    continue   # Simple only; NVLS on one node, NVLSTree across nodes
                 if available is not None and not available(alg, proto):
                     continue
                 t = self.predicted_time(alg, proto, float(nbytes), ranks, nodes, graph)

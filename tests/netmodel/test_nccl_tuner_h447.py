@@ -121,22 +121,25 @@ def test_issue_1801_nccl_chose_ring_and_the_emulation_does(k):
     assert ratio == pytest.approx(gpus / (2 * (gpus - 1)) / 0.46, rel=1e-12)
 
 
-def test_leaves_the_choice_to_auto_where_nvls_can_run_and_on_big_domains():
+def test_leaves_the_choice_to_auto_where_collnet_can_run_and_on_big_domains():
+    # NVLS and NVLSTree are priced since issue 11 (test_nccl_nvls_h499.py); NVLS across
+    # nodes (NVLS with CollNet) and CollNet are not
     t = _tuner()
     g = NcclGraph(busbw=400e9, channels=16)
     pairs = {("ring", "Simple"), ("in-network", "Simple")}
     assert t.choose("all-reduce", 2.0 ** 30, 16, 2, graph=g, pairs=pairs) is None
+    assert t.choose("all-reduce", 2.0 ** 30, 16, 2, graph=g,
+                    pairs={("ring", "Simple"), ("collnet-chain", "Simple")}) is None
     assert t.choose("all-gather", 2.0 ** 30, 16, 2, graph=g) is None
     assert t.choose("all-reduce", 2.0 ** 30, 128, 2, graph=g) is None   # 64 a node
-    # on a fabric: 8 H100 on NVSwitch with NVLS: the model's auto, as without the tuner
-    m = FabricCostModel(build("single-switch:n=8,gpu=H100-SXM"), algorithms="nccl",
-                        tuner="nccl", validated=True)
-    assert m.tuner_choice("all-reduce", 2.0 ** 30, 8) is None
-    plain = FabricCostModel(build("single-switch:n=8,gpu=H100-SXM"), algorithms="nccl",
-                            validated=True)
+    # on a fabric: 2 x 8 H100 with SHARP (CollNet runs): the model's auto, as without it
+    spec = "rail-optimized:domains=2,sharp=true"
+    m = FabricCostModel(build(spec), algorithms="nccl", tuner="nccl", validated=True)
+    assert m.tuner_choice("all-reduce", 2.0 ** 30, 16) is None
+    plain = FabricCostModel(build(spec), algorithms="nccl", validated=True)
     sizes = 2.0 ** np.arange(10, 34, 3)
-    assert np.array_equal(m.sweep("all-reduce", sizes, 8).time,
-                          plain.sweep("all-reduce", sizes, 8).time)
+    assert np.array_equal(m.sweep("all-reduce", sizes, 16).time,
+                          plain.sweep("all-reduce", sizes, 16).time)
 
 
 def test_a_tuner_beside_a_named_algorithm_is_refused():
