@@ -265,11 +265,42 @@ class FloatOverflow(ValueError):
         super().__init__(text)
         self.text, self.below = text, below
 
-    def message(self, where: str) -> str:
+    def message(self, where: str, document: str | None = None) -> str:
+        """The refusal, naming ``where`` and, given the ``document``'s text, the line (and
+        the key, and a TOML table's section) the number is written on."""
+        at = "" if document is None else number_place(document, self.text)
         if self.below:
-            return f"{where} holds the number {self.text}, {BELOW_SMALLEST}"
-        return (f"{where} holds the number {self.text}, beyond the range of a float "
+            return f"{where} holds the number {self.text}{at}, {BELOW_SMALLEST}"
+        return (f"{where} holds the number {self.text}{at}, beyond the range of a float "
                 "(at most about 1.8e308); give a number within it")
+
+
+def number_place(document: str, literal: str) -> str:
+    r"""Where in ``document`` (TOML or JSON text) the number ``literal`` is first written as
+    a value: ``" at line N (KEY)"``, a TOML key with its table's header (``[fabric]
+    planes``), a JSON key quoted; ``""`` where it is not found (the parser's text differs).
+
+    >>> number_place('a = 1\n[fabric]\nplanes = 1e400  # x\n', "1e400")
+    ' at line 3 ([fabric] planes)'
+    >>> number_place('{"n": {\n "lat": 1e-400}}', "1e-400")
+    ' at line 2 ("lat")'
+    """
+    import re
+
+    found = re.search(rf"(?<![\w.+-]){re.escape(literal)}(?![\w.])", document)
+    if found is None:
+        return ""
+    start = document.rfind("\n", 0, found.start()) + 1
+    before = document[start:found.start()]
+    headers = re.findall(r"(?m)^[ \t]*(\[\[?[^\]\n]+\]\]?)[ \t]*(?:#.*)?$",
+                         document[:start]) if "[" in document[:start] else []
+    json_key = re.findall(r'"((?:[^"\\]|\\.)*)"\s*:', before)
+    toml_key = re.match(r"\s*([\w\"'.-][^=]*?)\s*=", before)
+    key = (f'"{json_key[-1]}"' if json_key else
+           " ".join(filter(None, (headers[-1] if headers else "", toml_key.group(1))))
+           if toml_key else "")
+    number = document.count("\n", 0, start) + 1
+    return f" at line {number}" + (f" ({key})" if key else "")
 
 
 def finite_float(text: str) -> float:
@@ -317,7 +348,7 @@ def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX
         doc = json.loads(text, object_pairs_hook=unique_keys, parse_float=finite_float) \
             if fmt == "json" else tomllib.loads(text, parse_float=finite_float)
     except FloatOverflow as exc:
-        raise UserError(exc.message(where)) from None
+        raise UserError(exc.message(where, text)) from None
     except (json.JSONDecodeError, tomllib.TOMLDecodeError, DuplicateKeyError) as exc:
         raise UserError(f"{where} is malformed {fmt.upper()}: {exc}") from None
     except RecursionError:

@@ -492,6 +492,10 @@ _FLOATS = 4096
 _GRAPH_CONTAINERS = 100_000
 
 
+#: Largest JSON fabric whose text a refusal of a number searches for the number's line.
+_PLACE_BYTES = 64 * 2**20
+
+
 def _loads(raw: bytes | str, where: str) -> Any:
     data = raw.encode() if isinstance(raw, str) else raw
     depth, opens = _json_structure(data)
@@ -512,7 +516,8 @@ def _loads(raw: bytes | str, where: str) -> Any:
     try:
         return json.loads(data, object_pairs_hook=unique_keys, parse_float=_Floats().__getitem__)
     except FloatOverflow as exc:   # json alone read 1e400 as inf: 'got inf', never typed
-        raise UserError(exc.message(where)) from None
+        text = data.decode("utf-8", "replace") if len(data) <= _PLACE_BYTES else None
+        raise UserError(exc.message(where, text)) from None
     except DuplicateKeyError as exc:   # json alone kept the last value without a word
         raise UserError(f"{where} is not a readable json fabric: {exc}") from None
     except ValueError as exc:  # JSONDecodeError, bad UTF-8, an integer of too many digits

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from netmodel.cli.main import value_refused_as
 from netmodel.cli.options import InputPath
 from netmodel.cli.resolve import COLLECTIVE_OPTIONS
 
@@ -110,7 +111,8 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
         if text is not None:   # one line of text, as the profile's reader takes it
             validate.string("", option, text, max_length=2000)
     engine, system = engine or "", system or ""
-    out = check_file_path(out_path, "profile file", suffixes=(".toml",))
+    with value_refused_as("--out", out_path, "profile file must not be empty"):
+        out = check_file_path(out_path, "profile file", suffixes=(".toml",))
     ms = read_measurements(measurements_path)
     fit = _fit_names(fit_text)
     base = get_profile(base_ref) if base_ref is not None else None
@@ -126,9 +128,12 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
         .split(" (")[0] for g in gpus))
     # a GPU file's GPUs by name (the catalog's stay names)
     specs = specs if gpu_file else None
-    result = fit_profile(ms, fit=fit, base=base, comm_for=comm_for, gpus=specs,
-                         name=Path(out).stem if name is None else name, engine=engine, system=system,
-                         gpu=", ".join(gpus), collectives=collectives)
+    # a fit the rows cannot carry is the measurements file's (or --fit's) to mend: said so
+    with value_refused_as("--measurements", measurements_path, "cannot fit",
+                          "the measurements cannot"):
+        result = fit_profile(ms, fit=fit, base=base, comm_for=comm_for, gpus=specs,
+                             name=Path(out).stem if name is None else name, engine=engine,
+                             system=system, gpu=", ".join(gpus), collectives=collectives)
     atomic_write(out, result.profile.to_toml().encode(), "profile file")
     if as_json:
         click.echo(json.dumps({

@@ -439,7 +439,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
         from netmodel.collectives.degraded import degraded_cost
 
         links, nodes = _failures(fail_text)
-        with value_refused_as("--fail", fail_text, "failed node", "failed link"):
+        with value_refused_as("--fail", fail_text, "failed node", "failed link", "every GPU"):
             deg = degraded_cost(model.graph, op, size, group, links=links, nodes=nodes,
                                 algorithm=algorithm, placement=placement,
                                 algorithms=model.algorithms, seed=seed, scope=model.scope,

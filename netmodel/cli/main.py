@@ -94,8 +94,11 @@ class LazyGroup(SummaryGroup):
         try:
             return super().invoke(ctx)
         except UserError as exc:
-            err = UserFacingError(flags_for_parameters(str(exc), *ctx.meta.get(INVOKED,
-                                                                               (None, []))))
+            invoked = ctx.meta.get(INVOKED, (None, []))
+            message = flags_for_parameters(str(exc), *invoked)
+            if not isinstance(exc, NothingFeasible):
+                message = named_by_value(message, typed_options(*invoked))
+            err = UserFacingError(message)
             err.exit_code = getattr(exc, "exit_status", UserFacingError.exit_code)
             raise err from None
         except click.UsageError as exc:
@@ -188,6 +191,62 @@ def flags_for_parameters(message: str, command: click.Command | None,
                 name = flag[2:].replace("-", "_")
                 head = re.sub(rf"(?<![\w.])(?<!: )(?:options\.)?{name}(?!\w)", flag, head)
     return head + tail
+
+
+def typed_options(command: click.Command | None,
+                  args: Sequence[str]) -> list[tuple[str, str]]:
+    """Each ``(flag, value)`` typed for an option of ``command`` (a group: the subcommand
+    ``args`` name) in ``args``, in the order typed, the flag as its longest spelling
+    (``-o x`` is ``('--out', 'x')``)."""
+    args = list(args)
+    while isinstance(command, click.Group) and args:
+        command = command.commands.get(args[0])
+        args = args[1:]
+    if command is None:
+        return []
+    args = args[:args.index("--")] if "--" in args else args
+    return [(max(p.opts, key=len), value) for p in command.params
+            if isinstance(p, click.Option) and not p.is_flag
+            for _, value in typed_values(p, args)]
+
+
+def named_by_value(message: str, typed: Sequence[tuple[str, str]]) -> str:
+    """A refusal that names no flag (``unknown GPU 'nope'``, ``ring: n must be an integer
+    >= 2, got 0``) said with the one flag (or argument) of ``typed`` (``(label, text)``
+    pairs) whose text it quotes, or whose spec or ``KEY=VALUE`` it starts with, as typed in
+    front: the user sees which of the values typed to mend. Unchanged where the message
+    names a flag (``--x``) or a typed text whole, or where no label or several match.
+
+    >>> named_by_value("unknown GPU 'nope'; known: ...", [("--scenario", "lite-flat@nope"),
+    ...                                                 ("--model", "Llama-3-8B")])
+    "--scenario 'lite-flat@nope': unknown GPU 'nope'; known: ..."
+    >>> named_by_value("ring: n must be an integer >= 2, got 0", [("spec", "ring:n=0")])
+    "spec 'ring:n=0': ring: n must be an integer >= 2, got 0"
+    >>> named_by_value("unknown model ''", [("--model", "x"), ("--scenario", "")])
+    "--scenario '': unknown model ''"
+    """
+    import re
+
+    if re.search(r"(?<![\w-])--[a-z]", message):
+        return message
+    head = re.split(r"\b(?:allowed|known): ", message)[0]   # not the lists of names
+    hits = []
+    for label, text in typed:
+        if len(text) > 2 and text in message:   # a typed text named whole: said already
+            return message
+        # its parts: a spec's builder and values, NAME@GPU's two, PATH=VALUES' two
+        pieces = {text, *re.split(r"[:@,=]", text), *text.split("=", 1), *text.split("@")}
+        lead = re.split(r"[:=]", text)[0]   # a spec's builder, PATH of PATH=VALUES
+        named = lead != text and (
+            len(lead) >= 2 and re.match(rf"{re.escape(lead)}[: ]", head) or
+            len(lead) >= 4 and re.search(rf"(?<![\w.]){re.escape(lead)}(?![\w.])", head) or
+            "." in lead and re.match(rf"{re.escape(lead.split('.')[-1])}[: ]", head))
+        if named or any(repr(p) in head for p in pieces):
+            hits.append((label, text))
+    if len(hits) != 1:
+        return message
+    label, text = hits[0]
+    return f"{label} {text!r}: {message}"
 
 
 @contextmanager

@@ -371,6 +371,42 @@ def _parameters_as_flags(**reading: str):
         raise type(exc)(flags[given[1]] + str(exc)[len(given[1]):]) from None
 
 
+#: The library's words for what sets a Monte Carlo's work (the event cap's advice,
+#: :func:`~netmodel.study.availability_mc.simulate`) and the same advice in flags.
+_WORK_WORDS = {"fewer trials": "fewer --trials", "a shorter horizon": "a shorter --horizon",
+               "shorter repair times": "shorter --repair-time",
+               "lower failure rates": "lower --rate"}
+
+
+@contextmanager
+def _work_as_flags():
+    """A refusal of the Monte Carlo's work (``4.26e+07 failure events to simulate ...: give
+    fewer trials or a shorter horizon``) said with the flags its advice means (``give fewer
+    --trials or a shorter --horizon``) and the cluster's flag too (the events grow with its
+    GPUs): the library names the run's parameters, the command line its flags.
+
+    >>> from compute.errors import UserError
+    >>> try:
+    ...     with _work_as_flags():
+    ...         raise UserError("9 failure events to simulate; give fewer trials")
+    ... except UserError as exc:
+    ...     print(exc)
+    9 failure events to simulate; give fewer --trials; a smaller --cluster-gpus lowers the \
+work too
+    """
+    from compute.errors import UserError
+
+    try:
+        yield
+    except UserError as exc:
+        text = str(exc)
+        if "failure events" not in text:
+            raise
+        for words, flags in _WORK_WORDS.items():
+            text = text.replace(words, flags)
+        raise type(exc)(f"{text}; a smaller --cluster-gpus lowers the work too") from None
+
+
 def _gpu_name_hint(text: str) -> str:
     """Where a cluster size was given GPU names (compare's and sweep's ``--gpus`` take
     them), how these commands take a GPU instead: in the scenario (``NAME@GPU``, the
@@ -570,7 +606,8 @@ def availability(scenario: str, model: str, phase: str,
     phase, gpus, limit = _phase(phase), cluster_gpus, max_batch
     slo = _settings(ttft, tbt, phase)
     with _parameters_as_flags(), Progress(trials, "availability", quiet=quiet) as bar, \
-            value_refused_as("--spare-placement", placement, "spare placement"):
+            value_refused_as("--spare-placement", placement, "spare placement"), \
+            _work_as_flags():
         result = run(scenario, model, phase, gpus=gpus, spares=spares,
                      placement=placement, horizon=horizon, trials=trials, seed=seed,
                      threshold=threshold, slo=slo, catalog_=cat, progress=bar,

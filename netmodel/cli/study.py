@@ -555,7 +555,12 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
         raise UserError(f"--points {points} sets the values of a LO:HI range, and no --param "
                         f"has one ({param_texts[0]} gives its own values): give LO:HI, or "
                         f"drop --points")
-    params = [parse_param(p, scens, n) for p in param_texts]
+    try:
+        params = [parse_param(p, scens, n) for p in param_texts]
+    except UserError as exc:   # too many points of a range: --points' count, said so
+        if "fewer points" not in str(exc) or not given_on_command_line("points"):
+            raise
+        raise UserError(f"--points {points!r}: {exc}") from None
     models, phases, settings = _search_settings(models_text, phase_text, kw)
     _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1

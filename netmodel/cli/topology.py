@@ -116,7 +116,8 @@ def compare(specs: tuple[str, ...], group: int | None, gpu: str | None, as_json:
     from compute.errors import UserError
 
     if len(specs) < 2:
-        raise UserError(f"topology compare needs at least 2 fabrics, got {len(specs)}")
+        raise UserError(f"topology compare needs at least 2 fabrics (SPEC arguments), got "
+                        f"{len(specs)}")
     if plot_path is not None:
         from compute.outputs import check_file_path, figure_format
 

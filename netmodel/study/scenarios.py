@@ -540,16 +540,17 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     col = data["collective"]
     check_keys(f"{where}: [collective]", col, _COLLECTIVE_KEYS,
                ("circuits", "instances", "tuner", *NCCL_KEYS))
+    at = f"{where}: [collective]"   # its keys' refusals name file, section and key
     circuits = col.get("circuits")
     is_ocs = graph is None and data["fabric"]["builder"] == "ocs"
     if circuits is not None:
         if not is_ocs:
             raise UserError(f"{where}: [collective] circuits applies only to an 'ocs' fabric")
-        _choice(where, "circuits", circuits, CIRCUITS)
+        _choice(at, "circuits", circuits, CIRCUITS)
     elif is_ocs:
         raise UserError(f"{where}: an 'ocs' fabric needs [collective] circuits "
                         f"(allowed: {known(CIRCUITS)})")
-    tuner = _choice(where, "tuner", col.get("tuner", NO_TUNER), tuner_names())
+    tuner = _choice(at, "tuner", col.get("tuner", NO_TUNER), tuner_names())
     refusal = tuner_refusal(tuner, col["algorithm"])
     if refusal is not None:
         raise UserError(f"{where}: [collective] {refusal}")
@@ -566,12 +567,12 @@ def scenario_from_dict(data: dict, where: str = "scenario",
         gpu=gpu_spec.name, gpu_spec=gpu_spec, gpu_file=gpu_file,
         fabric={} if graph is not None else copy_table(data["fabric"]),
         graph=graph, fabric_file=fabric_file,
-        placement=_choice(where, "placement", col["placement"], PLACEMENTS),
-        algorithm=_algorithm(where, col["algorithm"]),
-        links=_choice(where, "links", col["links"], LINKS),
-        calibration=_choice(where, "calibration", col["calibration"], CALIBRATIONS),
+        placement=_choice(at, "placement", col["placement"], PLACEMENTS),
+        algorithm=_algorithm(at, col["algorithm"]),
+        links=_choice(at, "links", col["links"], LINKS),
+        calibration=_choice(at, "calibration", col["calibration"], CALIBRATIONS),
         circuits=circuits,
-        instances=_choice(where, "instances", col.get("instances", "alone"), INSTANCES),
+        instances=_choice(at, "instances", col.get("instances", "alone"), INSTANCES),
         tuner=tuner, nccl_release=release, nccl_buffsize=buffsize,
         adjust=_adjust(where, adjust),
         sources=dict(src))

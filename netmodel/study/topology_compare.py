@@ -590,6 +590,8 @@ def _resolve_within_the_limit(refs: list, gpu: str | None) -> list[Fabric]:
         except UserError as exc:
             if str(exc).endswith(why):   # this cap's refusal: name the fabric it refused
                 raise UserError(f"topology compare: fabric {describe(ref)}: {exc}") from None
+            if str(ref) not in str(exc):   # which of the fabrics it refuses: said with it
+                raise UserError(f"fabric {describe(ref)}: {exc}") from None
             raise
         out.append(fabric)
         used += fabric.graph.number_of_edges()

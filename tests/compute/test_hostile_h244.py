@@ -79,15 +79,18 @@ def test_a_decreasing_gemm_curve_names_the_file(tmp_path):
 
 # -- a number past a float's range in a file is named as typed, not as the inf Python reads
 
-@pytest.mark.parametrize("fmt,text,typed", [
-    ("toml", "a = 1e400", "1e400"), ("toml", "a = -1.5e400", "-1.5e400"),
-    ("toml", "[t]\nb = [1, 2e999]", "2e999"), ("json", '{"a": 1e400}', "1e400"),
-    ("json", '{"a": [-1E+400]}', "-1E+400")])
-def test_a_number_past_a_float_is_refused_as_typed(fmt, text, typed):
+@pytest.mark.parametrize("fmt,text,typed,place", [
+    ("toml", "a = 1e400", "1e400", "line 1 (a)"),
+    ("toml", "a = -1.5e400", "-1.5e400", "line 1 (a)"),
+    ("toml", "[t]\nb = [1, 2e999]", "2e999", "line 2 ([t] b)"),
+    ("json", '{"a": 1e400}', "1e400", 'line 1 ("a")'),
+    ("json", '{"a": [-1E+400]}', "-1E+400", 'line 1 ("a")')])
+def test_a_number_past_a_float_is_refused_as_typed(fmt, text, typed, place):
+    # with its line and key since h502
     with pytest.raises(UserError) as e:
         parse_table(text, fmt, f"x.{fmt}")
-    assert str(e.value) == (f"x.{fmt} holds the number {typed}, beyond the range of a float "
-                            f"(at most about 1.8e308); give a number within it")
+    assert str(e.value) == (f"x.{fmt} holds the number {typed} at {place}, beyond the range "
+                            f"of a float (at most about 1.8e308); give a number within it")
 
 
 def test_inf_and_nan_written_as_such_stay_for_the_value_check():
@@ -109,7 +112,8 @@ def test_files_name_1e400_as_typed(tmp_path):
     line = one_line_error(run_cli(["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM",
                                    "--tp", "8", "--batch", "8", "--profile",
                                    tmp_path / "p.toml"]),
-                          "p.toml holds the number 1e400, beyond the range of a float")
+                          "p.toml holds the number 1e400 at line 17 ([parameters.gemm_"
+                          "efficiency] value), beyond the range of a float")
     assert "inf" not in line
     for column, cell, needle in (("latency_s", "0.03", "latency_s must be a number from "
                                   "1e-09 to 1,000,000 s, got '1e400'"),

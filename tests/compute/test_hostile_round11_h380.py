@@ -46,14 +46,15 @@ def test_the_rule_is_the_command_lines():
         assert below_smallest(text, float(text)) == (text in ("1e-400", "1e-310"))
 
 
-@pytest.mark.parametrize("fmt, text, number", [
-    ("toml", "x = 1e-400\n", "1e-400"), ("toml", "x = 1_0e-310\n", "1_0e-310"),
-    ("json", '{"x": 1e-400}', "1e-400"), ("json", '{"x": [1, 5e-324]}', "5e-324")])
-def test_a_data_file_names_the_number(fmt, text, number):
-    """Before: {'x': 0.0} or a subnormal, read without a word."""
+@pytest.mark.parametrize("fmt, text, number, key", [
+    ("toml", "x = 1e-400\n", "1e-400", "x"), ("toml", "x = 1_0e-310\n", "1_0e-310", "x"),
+    ("json", '{"x": 1e-400}', "1e-400", '"x"'), ("json", '{"x": [1, 5e-324]}', "5e-324", '"x"')])
+def test_a_data_file_names_the_number(fmt, text, number, key):
+    """Before: {'x': 0.0} or a subnormal, read without a word. With its line and key
+    since h502."""
     with pytest.raises(UserError) as err:
         parse_table(text, fmt, "f")
-    assert str(err.value) == f"f holds the number {number}, {BELOW}"
+    assert str(err.value) == f"f holds the number {number} at line 1 ({key}), {BELOW}"
 
 
 

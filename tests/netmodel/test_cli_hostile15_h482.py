@@ -143,7 +143,9 @@ def test_topology_compare_names_its_flags(args, line, tmp_path):
 
 def test_a_spec_of_its_own_gpu_is_not_said_as_gpu_flag():
     r = run_cli(["topology", "compare", "ring:n=8,gpu=nope", "torus:dims=2x4"])
-    assert one_line_error(r).startswith("error: ring: gpu: unknown GPU 'nope'")
+    # named as the fabric of the comparison it is (h502), not as --gpu
+    assert one_line_error(r).startswith("error: fabric 'ring:n=8,gpu=nope': ring: gpu: "
+                                        "unknown GPU 'nope'")
 
 
 def test_cost_share_names_its_flag():

@@ -475,8 +475,8 @@ def test_an_empty_choice_on_the_command_line_is_refused(option, word, where):
     # library refuses it (edge pass 198)
     r = run("collective", "all-reduce", *where, "--group", "4", "--size", "1MiB", option)
     assert r.exit_code == 2
-    # an unknown algorithm is said with its flag (h482)
-    flagged = f"--{word} '': " if word == "algorithm" else ""
+    # said with its flag (an algorithm's since h482, a placement's since h502)
+    flagged = f"--{word} '': "
     assert r.output.strip().splitlines()[-1].startswith(f"error: {flagged}unknown {word} ''")
 
 

@@ -22,7 +22,9 @@ def test_a_profile_value_below_the_smallest_is_one_line(tmp_path):
     path.write_text(text.replace(old, "value = 1e-400", 1))
     r = run_cli(["infer", "--model", "Llama-2-70B", "--gpu", "H100-SXM", "--tp", "8",
                  "--batch", "4", "--profile", path])
-    assert one_line_error(r) == f"error: {path} holds the number 1e-400, {BELOW}"
+    line = path.read_text().split("value = 1e-400")[0].count("\n") + 1   # named since h502
+    assert one_line_error(r) == (f"error: {path} holds the number 1e-400 at line {line} "
+                                 f"([parameters.layer_overhead_s] value), {BELOW}")
 
 
 # sweep: a range's values were made before the sweep's work was counted. With

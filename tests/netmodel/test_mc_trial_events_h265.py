@@ -29,7 +29,7 @@ def test_one_long_trial_is_refused_before_it_is_drawn(tmp_path):
     out = tmp_path / "out"
     one_line_error(run_cli([*RUN, "--horizon", "1e9s", "--rate", "gpu=1", "--out", out]),
                    "1.85e+07 failure events in one trial; at most 4e+06",
-                   "give a shorter horizon or lower failure rates")
+                   "give a shorter --horizon or lower --rate")   # flags (h502)
     assert not out.exists()
 
 
@@ -39,7 +39,7 @@ def test_a_long_warm_up_names_the_repair_time():
     one_line_error(run_cli([*RUN, "--horizon", "1h", "--rate", "host=1", "--rate", "gpu=0.1",
                             "--repair-time", "host=100y"]),
                    "9.36e+06 failure events in one trial",
-                   "give shorter repair times (the draws start one repair time, 100 y")
+                   "give shorter --repair-time (the draws start one repair time, 100 y")
 
 
 def test_a_trial_under_the_limit_runs():

@@ -19,10 +19,12 @@ def test_a_long_repair_is_named_not_the_horizon():
                                    "--repair-time", "host=100y"]))
     assert line == ("error: 4.8e+09 failure events to simulate (5 trials); at most 2e+07: "
                     "the draws start one repair time (100 y) before the horizon (1 d) to "
-                    "begin in the steady state; give fewer trials or shorter repair times")
+                    "begin in the steady state; give fewer --trials or shorter --repair-time; "
+                    "a smaller --cluster-gpus lowers the work too")   # flags (h502)
 
 
 def test_a_long_horizon_is_still_named():
     # 24 h host repairs, a 10-year horizon: the horizon is the longer span
     line = one_line_error(run_cli([*BASE, "--trials", "5", "--horizon", "10y"]))
-    assert line.endswith("; at most 2e+07: give fewer trials or a shorter horizon")
+    assert line.endswith("; at most 2e+07: give fewer --trials or a shorter --horizon; a "
+                         "smaller --cluster-gpus lowers the work too")   # flags (h502)

@@ -29,7 +29,9 @@ def test_the_word_is_the_builder_s():
                                            ("auto:8", "auto")])
 def test_auto_is_refused_with_why(values, typed):
     line = one_line_error(run_cli([*SWEEP, f"fabric.nics_per_server={values}"]))
-    assert line == (f"error: sweep parameter fabric.nics_per_server value {typed!r} is auto "
+    # said with --param since h502
+    assert line == (f"error: --param 'fabric.nics_per_server={values}': sweep parameter "
+                    f"fabric.nics_per_server value {typed!r} is auto "
                     "(the builder works the value out, as if not given), not a number: a "
                     "sweep puts its values on a numeric axis and interpolates crossovers "
                     "between them; give numbers, e.g. fabric.nics_per_server=V1,V2")
@@ -37,7 +39,8 @@ def test_auto_is_refused_with_why(values, typed):
 
 def test_a_parameter_without_the_word_is_refused_as_before():
     line = one_line_error(run_cli([*SWEEP, "fabric.domains=auto,4"]))
-    assert line == "error: fabric.domains value 'auto' is not a number"
+    assert line == ("error: --param 'fabric.domains=auto,4': fabric.domains value 'auto' is "
+                    "not a number")
 
 
 def test_numbers_still_sweep():

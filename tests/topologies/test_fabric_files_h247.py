@@ -94,7 +94,10 @@ def test_json_number_past_a_float_is_named_as_typed(tmp_path, typed):
     write_graph(ring(4), path)
     _typed(path, '"latency": 1e-08', f'"latency": {typed}')
     r = run_cli(["topology", "show", path])
-    assert one_line_error(r) == f"error: {path} {BEYOND.format(typed)}"
+    # with its line and key since h502
+    line = path.read_text().split(f'"latency": {typed}')[0].count("\n") + 1
+    assert one_line_error(r) == f"error: {path} " + BEYOND.format(
+        f'{typed} at line {line} ("latency")')
 
 
 def test_graphml_number_past_a_float_is_named_as_typed(tmp_path):
@@ -112,7 +115,9 @@ def test_graphml_table_attribute_number_past_a_float(tmp_path):
     _typed(path, '>{"n": 4}<', '>{"n": 4, "x": 1e400}<')
     with pytest.raises(UserError) as info:
         read_graph(path)
-    assert str(info.value) == f"{path}: graph attribute 'args' {BEYOND.format('1e400')}"
+    # the line and key of the attribute's JSON text (h502)
+    place = '1e400 at line 1 ("x")'
+    assert str(info.value) == f"{path}: graph attribute 'args' {BEYOND.format(place)}"
 
 
 @pytest.mark.parametrize("suffix, typed, shown", [
