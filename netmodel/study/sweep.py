@@ -40,7 +40,6 @@ builder refuses) (settable, :mod:`compute.limits`).
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import replace
 from os import PathLike
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -51,7 +50,7 @@ from compute.phases import Slo, check_phase, check_slo, latency_name
 from compute.roofline import check_options, make_workload
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
-from compute.validate import describe, is_whole
+from compute.validate import describe, is_whole, listed
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import distinct_models
@@ -70,6 +69,7 @@ from netmodel.study.sweep_params import (  # noqa: F401
     _kind,
     _unset_word,
     _written,
+    check_param,
     parameters,
     parse_param,
 )
@@ -115,7 +115,9 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
               executor: Executor | None = None) -> SweepResult:
     """Best tokens/s/SM of every scenario x model x phase at every point of the sweep.
 
-    ``params``: one or two :class:`SweepParam` (or ``PATH=RANGE`` strings). ``instances``:
+    ``params``: a list of one or two :class:`SweepParam` (checked as text is,
+    :func:`~netmodel.study.sweep_params.check_param`) or ``PATH=RANGE`` strings; ``models``
+    and ``phases`` lists too (a lone name is refused, not read letter by letter). ``instances``:
     ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own setting).
     ``workers`` (a local Dask cluster of that many processes), ``scheduler`` (a running
     one's address) or ``executor`` (an open :class:`~netmodel.study.distributed.Executor`)
@@ -129,16 +131,23 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     scens = expand_scenarios(scenarios, gpus)
     if instances is not None:
         scens = [s.with_instances(instances) for s in scens]
-    params = [replace(p, values=tuple(sorted(dict.fromkeys(p.values))))
-              if isinstance(p, SweepParam) else parse_param(p, scens) for p in params]
-    if not 1 <= len(params) <= 2:
+    # a lone text or SweepParam is no list: 'adjust.hop_latency=1us' was read letter by
+    # letter ('a' must be PATH=LO:HI), a model name 'Llama-3-8B' as model 'L'
+    what = "sweep parameters (SweepParam or 'PATH=LO:HI' text)"
+    if isinstance(params, SweepParam):
+        raise UserError(f"params must be a list of {what}, got the SweepParam of "
+                        f"{describe(params.path)} alone: give [param]")
+    params = listed("params", params, what)
+    if not 1 <= len(params) <= 2:   # before any is read
         raise UserError(f"sweep one or two parameters, got {len(params)}")
+    # one made in Python is checked as text is (NaN, no values, 1.5 planes ran before)
+    params = [check_param(p, scens) if isinstance(p, SweepParam) else parse_param(p, scens)
+              for p in params]
     if len(params) == 2 and params[0].path == params[1].path:
         raise UserError(f"parameter {params[0].path!r} is given twice")
-    for p in params:
-        _kind(p.path, scens)  # every scenario knows it
-    models = distinct_models(get_model(m) for m in models)
-    phases = [check_phase(p) for p in phases]
+    models = distinct_models(get_model(m) for m in listed(
+        "models", models, "model names, files or ModelSpec objects"))
+    phases = [check_phase(p) for p in listed("phases", phases, "phases (prefill, decode)")]
     if not (models and phases):
         raise UserError("the sweep needs at least one model and one phase")
     # said once here, not as every point refused ('no point of the sweep can be built: ...')

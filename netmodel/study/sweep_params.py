@@ -15,6 +15,7 @@ against every scenario of the sweep by :func:`parse_param`; :data:`MAX_POINTS` a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -23,7 +24,7 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.limits import check
-from compute.validate import describe, is_whole, number, read_number
+from compute.validate import describe, is_whole, listed, number, read_number
 from netmodel.study.scenarios import ADJUST_KEYS, ADJUST_RANGES, get_scenario
 from netmodel.study.sweep_values import COST, _in_row_unit, _value
 from topologies.common import check_positive
@@ -243,9 +244,10 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
                             f"one value")
         values = [float(v) for v in np.geomspace(lo, hi, n)] if n > 1 else [lo]
     else:
-        items = [x.strip() for x in spec.split(",")]
-        check("sweep parameter " + path, "values", len(items), MAX_POINTS,
+        # counted before it is split: 10^7 items are seconds and a gigabyte of strings
+        check("sweep parameter " + path, "values", spec.count(",") + 1, MAX_POINTS,
               "NETMODEL_MAX_SWEEP_POINTS", "give fewer values")
+        items = [x.strip() for x in spec.split(",")]
         if not any(items):
             raise UserError(f"sweep parameter {path} has no values")
         if not all(items):
@@ -264,6 +266,15 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
             if fractional:
                 raise UserError(f"sweep parameter {path} takes whole numbers, got "
                                 f"{fractional[0]:g}")
+    return _bounded(path, values, unit, integer)
+
+
+def _bounded(path: str, values: list[float], unit: str, integer: bool) -> SweepParam:
+    """The :class:`SweepParam` of ``values`` read for ``path``, refused where its least or
+    greatest is past what the parameter takes (a builder's physical maximum, a count from 1
+    to what a fabric holds, an ``[adjust]`` range): each such point was refused silently as
+    '-'. A whole-number parameter's values are rounded (a log-spaced range's), an axis is
+    ordered and each value taken once."""
     if path.startswith("fabric.") and any(path.endswith(k) for k in PHYSICAL_MAX):
         for v in (min(values), max(values)):  # past the builder's maximum: refused, not '-'
             check_positive(path, v, allow_zero=True)
@@ -280,6 +291,62 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
     # that neighbouring points are neighbouring values (crossovers interpolate between them)
     values = sorted(dict.fromkeys(values))
     return SweepParam(path, tuple(values), unit, bool(integer))
+
+
+def check_param(param: object, scenarios: Iterable[str | Scenario]) -> SweepParam:
+    """``param`` (a :class:`SweepParam` made in Python rather than read by
+    :func:`parse_param`) checked as :func:`parse_param` checks text: a known path of every
+    scenario, one to :data:`MAX_POINTS` values (counted before they are read), each a
+    finite number >= 0 in SI (taken as it is: a time in s, a ``cost.*`` value in its row's
+    SI unit, past the command line's plausible ranges too), whole for a whole-number one,
+    within the parameter's bounds (:func:`_bounded`); ``unit`` and
+    ``integer`` are the parameter's (filled in where left at their defaults). Before, NaN,
+    no values, a fractional count or a unit of another kind ran a sweep of them.
+
+    >>> check_param(SweepParam("fabric.planes", (16, 8)), ["lite-flat"])
+    SweepParam(path='fabric.planes', values=(8.0, 16.0), unit='', integer=True)
+    >>> check_param(SweepParam("adjust.hop_latency", (float("nan"),)), ["lite-flat"])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: sweep parameter adjust.hop_latency value nan must be a finite number >= 0 (in SI, s)
+    """
+    if not isinstance(param, SweepParam):
+        raise UserError(f"a sweep parameter must be a SweepParam or 'PATH=LO:HI' text, got "
+                        f"{describe(param)}")
+    path = param.path
+    if not isinstance(path, str) or not path:
+        raise UserError(f"sweep parameter path must be a name such as adjust.hop_latency, got "
+                        f"{describe(path)}")
+    unit, integer = _kind(path, scenarios)
+    if param.unit not in ("", unit):
+        raise UserError(f"sweep parameter {path} is in {unit or 'no unit'} (SI), not "
+                        f"{param.unit!r}: give its values in {unit or 'plain numbers'}")
+    n = len(param.values) if hasattr(param.values, "__len__") else None
+    if n is not None:   # counted before the values are read: 10^7 of them cost seconds
+        check("sweep parameter " + path, "values", n, MAX_POINTS, "NETMODEL_MAX_SWEEP_POINTS",
+              "give fewer values")
+        _check_searches(n)
+    given = listed(f"sweep parameter {path} values", param.values, "numbers")
+    check("sweep parameter " + path, "values", len(given), MAX_POINTS,
+          "NETMODEL_MAX_SWEEP_POINTS", "give fewer values")
+    if not given:
+        raise UserError(f"sweep parameter {path} has no values")
+    values = []
+    for v in given:   # SI as it is (a cost past the command line's bound too), if a number
+        try:
+            x = float(v) if not isinstance(v, bool | str | bytes) else math.nan
+        except (TypeError, ValueError, OverflowError):   # an object, 10**400
+            x = math.nan
+        if not (math.isfinite(x) and x >= 0):
+            raise UserError(f"sweep parameter {path} value {describe(v)} must be a finite "
+                            f"number >= 0 (in SI{', ' + unit if unit else ''})")
+        values.append(x + 0.0)   # -0.0 is 0, as a typed '-0'
+    if integer:
+        fractional = [v for v in values if v != round(v)]
+        if fractional:
+            raise UserError(f"sweep parameter {path} takes whole numbers, got "
+                            f"{fractional[0]:g}")
+    return _bounded(path, values, unit, integer)
 
 
 def _check_searches(searches: int) -> None:
