@@ -66,13 +66,11 @@ from netmodel.study.sweep_params import (  # noqa: F401
     SweepParam,
     _check_count,
     _check_searches,
-    _kind,
-    _unset_word,
     _written,
     check_param,
-    parameters,
     parse_param,
 )
+from netmodel.study.sweep_paths import _kind, _unset_word, parameters  # noqa: F401
 from netmodel.study.sweep_pricing import _NIC_IN_HOST, _row, unpriced_refusal  # noqa: F401
 from netmodel.study.sweep_result import SweepResult, SweepRow, _example  # noqa: F401
 from netmodel.study.sweep_values import (  # noqa: F401

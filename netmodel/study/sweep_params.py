@@ -1,10 +1,11 @@
-"""The parameters of a sweep: what a scenario may vary, one swept parameter's values read and
-checked, and the limits on a sweep's values and searches.
+"""The values of a sweep: one swept parameter's values read and checked, and the limits on a
+sweep's values and searches.
 
-:func:`parameters` lists what a scenario may vary; :class:`SweepParam` is one swept
-parameter and its values, read from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2`` and checked
-against every scenario of the sweep by :func:`parse_param`; :data:`MAX_POINTS` and
-:data:`MAX_SEARCHES` bound a sweep, said before any value is made.
+:class:`SweepParam` is one swept parameter and its values, read from ``PATH=LO:HI[:N]`` or
+``PATH=V1,V2`` (:func:`parse_param`), or made in Python and checked the same way
+(:func:`check_param`), against every scenario of the sweep (the paths each may sweep:
+:mod:`netmodel.study.sweep_paths`); :data:`MAX_POINTS` and :data:`MAX_SEARCHES` bound a
+sweep, said before any value is made.
 
 >>> p = parse_param("fabric.planes=2:32:3", ["lite-flat"])
 >>> p.values, p.integer
@@ -22,10 +23,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compute.errors import UserError, known
+from compute.errors import UserError
 from compute.limits import check
 from compute.validate import describe, is_whole, listed, number, read_number
-from netmodel.study.scenarios import ADJUST_KEYS, ADJUST_RANGES, get_scenario
+from netmodel.study.scenarios import ADJUST_RANGES
+from netmodel.study.sweep_paths import _kind, _unset_word
 from netmodel.study.sweep_values import COST, _in_row_unit, _value
 from topologies.common import check_positive
 from topologies.limits import PHYSICAL_MAX
@@ -40,8 +42,6 @@ MAX_POINTS = 1_000
 #: Most searches of one sweep: scenarios x points x models x phases
 #: (``NETMODEL_MAX_SWEEP_SEARCHES`` overrides; each takes 5-100 ms on one core).
 MAX_SEARCHES = 20_000
-#: Units of the [adjust] parameters.
-_ADJUST_UNITS = {"latency_scale": "", "hop_latency": "s", "bandwidth_scale": ""}
 
 
 @dataclass(frozen=True)
@@ -115,81 +115,6 @@ def _written(x: float, digits: int) -> str:
 #: Scale and unit a value of a parameter in SI ``unit`` is shown in.
 _SHOWN = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}
 
-
-def parameters(scenario: str | Scenario) -> dict[str, tuple[str, bool]]:
-    """The numeric parameters of ``scenario`` a sweep may vary: ``{path: (unit, integer)}``."""
-    from topologies.specs import builders
-
-    infos = {b.name: b for b in builders()}
-    out = {}
-
-    def walk(table: dict, prefix: str) -> None:
-        for p in infos[table["builder"]].params:
-            base = p.type.split(" ")[0]
-            if base in ("int", "float"):
-                out[f"{prefix}.{p.name}"] = (p.unit, base == "int")
-        for k, v in table.items():
-            if isinstance(v, dict):
-                walk(v, f"{prefix}.{k}")
-
-    fabric = get_scenario(scenario).fabric
-    if fabric:   # a fabric graph (a saved fabric file) has no builder arguments
-        walk(fabric, "fabric")
-    out.update({f"adjust.{k}": (_ADJUST_UNITS[k], False) for k in ADJUST_KEYS})
-    from compute.rows import SI_UNITS
-    from netmodel.study.cost import parameter_rows
-    from netmodel.study.cost import parameters as cost_parameters
-
-    rows = parameter_rows()   # a cost value is held in SI: its unit is its row's SI unit
-    out.update({f"{COST}{k}": (SI_UNITS[rows[k].unit], False)
-                for k in cost_parameters(numeric=True)})
-    return out
-
-
-def _kind(path: str, scenarios) -> tuple[str, bool]:
-    """(unit, integer) of ``path``, which every scenario must know."""
-    unit = integer = None
-    for s in scenarios:
-        known_params = parameters(s)
-        if path not in known_params:
-            # name the fabric's own parameters (and adjust.*) for a fabric or adjust path,
-            # the cost ones for a cost path: not all 60 (fabric.ports on lite-flat)
-            group = (COST,) if path.startswith(COST) else ("fabric.", "adjust.")
-            near = [k for k in known_params if k.startswith(group)]
-            raise UserError(f"unknown parameter {path!r} for scenario "
-                            f"{get_scenario(s).name!r}; known: {known(near)}"
-                            + ("" if group == (COST,) else
-                               f", and {sum(k.startswith(COST) for k in known_params)} "
-                               f"cost.* parameters"))
-        unit, integer = known_params[path]
-    return unit, integer
-
-
-def _unset_word(path: str, scenarios) -> str:
-    """The word (``auto``, ``none``: :data:`topologies.registry.SPEC_UNSET`) a spec leaves
-    the builder parameter ``path`` (``fabric.NAME``, or ``fabric.TABLE.NAME`` of a nested
-    builder's table) unset with, as the first scenario holding it builds it; ``""`` for
-    one that takes neither or a path that is no builder's.
-
-    >>> _unset_word("fabric.nics_per_server", ["h100-dgx"]), _unset_word("fabric.domains",
-    ...                                                                  ["h100-dgx"])
-    ('auto', '')
-    """
-    from topologies.specs import builders
-
-    *tables, name = path.split(".")
-    if tables[:1] != ["fabric"]:
-        return ""
-    infos = {b.name: b for b in builders()}
-    for s in scenarios:
-        table = get_scenario(s).fabric
-        for k in tables[1:]:
-            table = table.get(k) if isinstance(table, dict) else None
-        if isinstance(table, dict) and table.get("builder") in infos:
-            for p in infos[table["builder"]].params:
-                if p.name == name:
-                    return p.unset
-    return ""
 
 
 def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DEFAULT_POINTS
