@@ -176,6 +176,30 @@ def read_bytes(path: str | PathLike[str], max_bytes: int) -> bytes:
     return raw
 
 
+#: UTF-8's byte-order mark: one at the start of a file is read past (editors on Windows
+#: write it); a second is a character no reader takes.
+BOM = "\ufeff".encode()
+
+
+def check_one_bom(data: bytes, name: str) -> None:
+    """Refuse ``data`` (a file's bytes, ``name`` naming it) that starts with two UTF-8
+    byte-order marks: the parsers read past one and then stop at the other, saying only
+    'invalid statement at line 1, column 1', where nothing is seen.
+
+    >>> check_one_bom(BOM + b"a = 1", "x.toml")
+    >>> check_one_bom(BOM + BOM + b"a = 1", "x.toml")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: x.toml starts with 2 byte-order marks (U+FEFF, invisible in most editors); save it as UTF-8 with one or none
+    """
+    if data.startswith(BOM + BOM):
+        count = 2
+        while data.startswith(BOM, count * len(BOM)):
+            count += 1
+        raise UserError(f"{name} starts with {count} byte-order marks (U+FEFF, "
+                        f"invisible in most editors); save it as UTF-8 with one or none")
+
+
 def read_text(path: str | PathLike[str], what: str = "file", *, max_bytes: int = DEFAULT_MAX_BYTES
              ) -> str:
     """The text of ``path`` (UTF-8); a missing, unreadable, binary, larger than ``max_bytes``
@@ -194,6 +218,7 @@ def read_text(path: str | PathLike[str], what: str = "file", *, max_bytes: int =
                      f"is it the right file?",
             "unreadable": f"cannot read {name}: {refusal.strerror}",
         }[refusal.reason]) from None
+    check_one_bom(data, name)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

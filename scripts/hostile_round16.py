@@ -52,6 +52,16 @@ READABLE = {"bom", "crlf", "row twice"}
 #: value that does not match the graph only makes analysis search the graph instead of
 #: trusting the builder's closed forms (topologies.closed_forms), so a result is allowed.
 BOOKKEEPING = {"n", "nodes_built", "edges_built"}
+#: Words the refusal of a file broken as a whole must hold (one of them): it says why, not
+#: only where a parser stopped (two BOMs were 'invalid statement at line 1, column 1').
+WHY = {"two boms": ("byte-order",), "too large": ("limit",), "over the limit": ("limit",),
+       "utf-16": ("UTF-8", "encoding"), "latin-1": ("UTF-8", "utf-8", "not well-formed"),
+       "binary junk": ("UTF-8", "not well-formed", "readable"),
+       "symlink loop": ("symbolic links",), "a folder": ("folder", "directory", "not a file",
+                                                         "does not exist"),
+       "fifo": ("not a regular file", "not a file"), "/dev/zero": ("not a regular file",
+                                                                   "not a file"),
+       "missing": ("does not exist",), "dangling symlink": ("does not exist",)}
 #: Environment of the cases that lower a limit to reach it with a small file.
 SMALL_FABRIC_LIMIT = {"NETMODEL_MAX_FABRIC_FILE_BYTES": "100000"}
 
@@ -345,8 +355,11 @@ def output_cases() -> Iterator[Case]:
     """Every output target that cannot be written, for each command that writes one."""
     targets = ["{d}/no/such/folder/x", "/proc/netmodel-x", "{d}/loop", "{d}/file/x",
                *([] if os.geteuid() == 0 else ["{d}/ro/x"])]
+    folders = ["{d}/theirs", "{d}/file"]   # a folder of others' files; a file
 
     def setup(d: Path) -> None:
+        (d / "theirs").mkdir()
+        (d / "theirs" / "notes.txt").write_text("keep")
         (d / "file").write_text("keep")
         os.symlink(d / "loop", d / "loop")
         os.symlink(d / "loop.csv", d / "loop.csv")
@@ -356,7 +369,7 @@ def output_cases() -> Iterator[Case]:
         os.chmod(d / "ro", 0o500)
 
     for what, argv in OUTPUTS.items():
-        for t in targets:
+        for t in [*targets, *(folders if what.endswith("--out") else ())]:
             yield f"{what} {t!r}", [a.replace("{o}", t) for a in argv], setup, False, None
 
 
@@ -402,10 +415,11 @@ def names_what(args: list[str], line: str, folder: str) -> bool:
 
 
 def run_case(argv: list[str], setup, lenient: bool, env: dict | None = None,
-             key: str | None = None) -> tuple[str | None, float]:
+             key: str | None = None, words: tuple[str, ...] = ()) -> tuple[str | None, float]:
     """None where the case got what bad input gets (lenient: or a result), else why not
     (``NAMES NOTHING | ...``: refused well, but naming no file, flag or argument; ``NAMES
-    NO KEY | ...``: a value of the file's ``key`` refused without naming the key)."""
+    NO KEY | ...``: a value of the file's ``key`` refused without naming the key; ``NAMES NO
+    WHY | ...``: a file broken as a whole refused with none of ``words``)."""
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
         if setup is not None:
@@ -445,6 +459,8 @@ def run_case(argv: list[str], setup, lenient: bool, env: dict | None = None,
             return f"NAMES NOTHING | {shown}", dt
         if not why and r.exit_code == 2 and key is not None and key not in lines[0]:
             return f"NAMES NO KEY | {shown}", dt
+        if not why and r.exit_code == 2 and words and not any(w in lines[0] for w in words):
+            return f"NAMES NO WHY | {shown}", dt
         return ("; ".join(why) + f" | {shown}" if why else None), dt
 
 
@@ -460,8 +476,11 @@ def main() -> int:
             continue
         tried += 1
         valued = re.match(r"\S+ (\w+)=", name)   # a value of the file's key: name the key
+        attack = name.split(" | ")[0].split(" ", 1)[-1]
+        attack = next((w for w in WHY if attack.endswith(w)), None)
         why, dt = run_case(argv, setup, lenient, env,
-                           valued.group(1) if valued and not lenient else None)
+                           valued.group(1) if valued and not lenient else None,
+                           WHY.get(attack, ()))
         if dt > 10:
             slow.append((dt, name))
         if why is not None and why.startswith("NAMES N"):

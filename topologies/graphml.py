@@ -51,7 +51,7 @@ from typing import NoReturn
 
 import networkx as nx
 
-from compute.config_files import FloatOverflow, finite_float
+from compute.config_files import FloatOverflow, check_one_bom, finite_float
 from compute.errors import UserError
 from compute.validate import (
     NONFINITE_WORDS,
@@ -228,6 +228,7 @@ def parse(raw: bytes, where: str, *, fabric: bool = False) -> nx.Graph:
     no ``<node>`` declares adds that node and a ``<key>`` id declared again replaces the
     first, as networkx reads them; with ``fabric`` (every node of a fabric has a ``kind``,
     every key one meaning) both are refused, naming the edge and node or the key."""
+    check_one_bom(raw, where)
     ns = GRAPHML_NAMESPACE + "}"
     key_tag, graph_tag, node_tag, edge_tag, data_tag, default_tag, root_tag = (
         ns + t for t in ("key", "graph", "node", "edge", "data", "default", "graphml"))

@@ -68,6 +68,7 @@ from compute.config_files import (
     DuplicateKeyError,
     FileRefusal,
     FloatOverflow,
+    check_one_bom,
     finite_float,
     read_bytes,
     unique_keys,
@@ -498,6 +499,7 @@ _PLACE_BYTES = 64 * 2**20
 
 def _loads(raw: bytes | str, where: str) -> Any:
     data = raw.encode() if isinstance(raw, str) else raw
+    check_one_bom(data, where)
     depth, opens = _json_structure(data)
     if depth > MAX_DEPTH:
         raise UserError(f"{where}: JSON nested {depth} deep; at most {MAX_DEPTH} (a fabric "

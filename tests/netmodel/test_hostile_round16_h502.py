@@ -12,7 +12,9 @@ warnings, and round 16's files: scripts/hostile_round16.py).
   ``--measurements``;
 - availability's event cap says which flags lower the work;
 - a number no float holds (``1e400``) in a TOML or JSON file is said with its line, key and
-  table, not only the file.
+  table, not only the file;
+- a file that starts with two byte-order marks says so (its parser said 'invalid statement
+  (at line 1, column 1)', where an editor shows nothing).
 """
 
 from __future__ import annotations
@@ -215,3 +217,41 @@ def test_number_place_finds_no_place_for_a_number_not_written():
         from compute.config_files import parse_table
 
         parse_table("[t]\nb = 1e999\n", "toml", "x.toml")
+
+
+# -- two byte-order marks -------------------------------------------------------------------
+
+BOM = "\ufeff"
+
+
+@pytest.mark.parametrize("name, args", [
+    ("g.toml", ["infer", "--model", "Llama-3-8B", "--gpu", "{f}", "--tp", "1", "--batch", "1"]),
+    ("s.toml", ["cost", "--scenario", "{f}", "--model", "Llama-3-8B"]),
+    ("m.csv", ["calibrate", "--measurements", "{f}", "-o", "{d}/out.toml"]),
+    ("f.json", ["topology", "show", "{f}"]),
+    ("f.graphml", ["topology", "show", "{f}"]),
+])
+def test_two_byte_order_marks_are_said(tmp_path, name, args):
+    f = tmp_path / name
+    if name.startswith("f."):
+        assert run_cli(["topology", "export", "ring:n=4", "-o", f]).exit_code == 0
+        text = f.read_text()
+    else:   # the parsers stop at the second mark before anything else of the file
+        text = "x = 1\n"
+    f.write_text(BOM + BOM + text, encoding="utf-8")
+    argv = [a.replace("{f}", str(f)).replace("{d}", str(tmp_path)) for a in args]
+    # before: "... is malformed TOML: Invalid statement (at line 1, column 1)", "... not
+    # well-formed (invalid token): line 1, column 1", "Expecting value: line 1 column 1"
+    line = one_line_error(run_cli(argv), str(f))
+    assert line.endswith("starts with 2 byte-order marks (U+FEFF, invisible in most "
+                         "editors); save it as UTF-8 with one or none"), line
+    assert not (tmp_path / "out.toml").exists()
+
+
+def test_one_byte_order_mark_is_read_past(tmp_path):
+    f = tmp_path / "f.json"
+    assert run_cli(["topology", "export", "ring:n=4", "-o", f]).exit_code == 0
+    f.write_text(BOM + f.read_text(), encoding="utf-8")
+    r = run_cli(["topology", "show", f])
+    assert r.exit_code == 0, r.output
+    assert "ring of 4" in r.output
