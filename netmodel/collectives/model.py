@@ -840,7 +840,7 @@ class FabricCostModel:
         data file's generations unless a GPU is hosted by an Arm CPU."""
         from netmodel.collectives.group_domains import domains
         from netmodel.collectives.in_network import domain_planes
-        from netmodel.collectives.tuner_plugin import get_tuner, nvls_search
+        from netmodel.collectives.tuner_plugin import arm_hosted, get_tuner, nvls_search
 
         spec = get_tuner("nccl").spec
         cal = self.calibration
@@ -869,8 +869,8 @@ class FabricCostModel:
                 "nvls_efficiency": cal.in_network.bandwidth_factor,
                 "nvls_tree_cap": table[min(nodes, 3) - 1] if table else 0.0,
                 "nvls_tree_correction": cal.generation in spec[
-                    "nvls_tree_correction_generations"] and not gpus & set(
-                    spec["nvls_tree_correction_arm_gpus"])}
+                    "nvls_tree_correction_generations"] and not any(
+                    arm_hosted(g, self.graph) for g in gpus)}
 
     def cost(self, op: str, nbytes: float, group: int | Iterable[Hashable],
              algorithm: str | None = None) -> CollectiveResult:

@@ -41,12 +41,16 @@ import tomllib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
 from compute.validate import describe
 
+if TYPE_CHECKING:
+    import networkx as nx
+
 __all__ = ["NCCL_TUNER", "NO_TUNER", "PLUGINS_PATH", "NcclGraph", "NcclTuner", "TunerPlugin",
-           "get_tuner", "nvls_search", "tuner_names", "tuner_refusal"]
+           "arm_hosted", "get_tuner", "nvls_search", "tuner_names", "tuner_refusal"]
 
 PLUGINS_PATH = Path(__file__).resolve().parent.parent / "data" / "collective_tuner_plugins.toml"
 _EPS = 1e-10            # the plugin's edge tolerance, in log2 units
@@ -95,6 +99,35 @@ def get_tuner(name: str | None, path: str | Path = PLUGINS_PATH
 @functools.lru_cache(maxsize=4)
 def _nccl(path: str) -> NcclTuner:
     return NcclTuner.from_spec(_data(path)[NCCL_TUNER])
+
+
+def arm_hosted(gpu: str, graph: nx.Graph | None = None) -> bool:
+    """Whether NCCL's tuner takes GPU type ``gpu`` as hosted by an Arm CPU (Grace), where
+    the ``[nccl]`` table leaves NVLSTree's size correction off: its
+    ``nvls_tree_correction_arm_gpus`` lists ``gpu`` or a GPU it derives from (a GPU file's
+    ``derive_from``; on a fabric ``graph``, as the graph records it,
+    :func:`topologies.schema.gpu_derivation`). A cache of costs whose key leaves the GPU's
+    name out keys this (:func:`netmodel.study.scenario_fabric.network_key`): a GB200 and a
+    B200 of equal fabric parameters differ here.
+
+    >>> arm_hosted("GB200-NVL72"), arm_hosted("B200-HGX"), arm_hosted("H100-SXM")
+    (True, False, False)
+    """
+    from compute.gpu_facts import derivation
+
+    listed = set(_nccl(str(PLUGINS_PATH)).spec["nvls_tree_correction_arm_gpus"])
+    if graph is not None:
+        from topologies.schema import gpu_derivation
+
+        derivation = functools.partial(gpu_derivation, graph)
+    seen: set = set()
+    while gpu is not None and gpu not in seen:
+        if gpu in listed:
+            return True
+        seen.add(gpu)
+        derived = derivation(gpu)
+        gpu = derived[0] if derived is not None else None
+    return False
 
 
 def tuner_refusal(tuner: str | None, algorithm: str = "auto") -> str | None:

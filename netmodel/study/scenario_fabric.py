@@ -392,4 +392,9 @@ def network_key(scenario: Scenario, calibration: Calibration) -> str:
         parts += (scenario.tuner,)
     if calibration.ll128_off(scenario.gpu, scenario.graph):
         parts += ("LL128 off",)   # a B300 beside a B200 of the same generation, <= 2.27
+    if scenario.tuner != NO_TUNER:
+        from netmodel.collectives.tuner_plugin import arm_hosted
+
+        if arm_hosted(scenario.gpu, scenario.graph):
+            parts += ("Arm host",)   # NCCL's NVLSTree correction off: a GB200 beside a B200
     return repr(parts)
