@@ -24,6 +24,7 @@ compute.errors.UserError: m.toml: model 'x': layers must be a whole number from 
 
 from __future__ import annotations
 
+import datetime
 import math
 import numbers
 import operator
@@ -114,6 +115,9 @@ def describe(value: object) -> str:
     >>> import numpy as np   # a numpy scalar as numpy writes it: np.True_ from numpy 2, True before
     >>> [describe(v) == repr(v) for v in (np.timedelta64(5, "s"), np.True_, np.longdouble("1e4000"))]
     [True, True, True]
+    >>> import datetime   # TOML's dates and times as the file wrote them
+    >>> describe(datetime.date(1979, 5, 27)), describe(datetime.time(7, 32))
+    ('the date 1979-05-27', 'the time 07:32:00')
     >>> describe("\\u2028" * 100)
     "'\\\\u2028\\\\u2028\\\\u2028\\\\u2028\\\\u2028...'"
     """
@@ -393,6 +397,10 @@ def _describe(value: object) -> str:
                 return repr(f)
     except (TypeError, ValueError, OverflowError, ArithmeticError):
         pass
+    if isinstance(value, datetime.date | datetime.time):   # TOML's, as a file writes them
+        kind = ("date and time" if isinstance(value, datetime.datetime) else "date"
+                if isinstance(value, datetime.date) else "time")
+        return f"the {kind} {value.isoformat()}"
     if isinstance(value, str):
         for n in (SHOWN_LENGTH - 3, 28, 12, 5):   # escapes (\\u2028) make a repr longer
             shown = one_line(repr(value if len(value) <= n + 3 else value[:n] + "..."))

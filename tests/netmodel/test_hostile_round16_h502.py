@@ -255,3 +255,15 @@ def test_one_byte_order_mark_is_read_past(tmp_path):
     r = run_cli(["topology", "show", f])
     assert r.exit_code == 0, r.output
     assert "ring of 4" in r.output
+
+
+# -- a TOML date or time where a number belongs ---------------------------------------------
+
+def test_a_toml_date_is_said_as_the_file_wrote_it(tmp_path):
+    gpu = tmp_path / "g.toml"
+    gpu.write_text('[gpu."Mine"]\nderive_from = "H100-SXM"\nsource = "test"\n'
+                   "max_instance = 1979-05-27\n")
+    r = run_cli(["infer", "--model", "Llama-3-8B", "--gpu", gpu, "--tp", "1", "--batch", "1"])
+    # before: "..., got datetime.date(1979, 5, 27)": Python's repr, not the file's text
+    line = one_line_error(r, str(gpu), "max_instance")
+    assert line.endswith("got the date 1979-05-27"), line
