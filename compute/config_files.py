@@ -303,12 +303,15 @@ class FloatOverflow(ValueError):
 def number_place(document: str, literal: str) -> str:
     r"""Where in ``document`` (TOML or JSON text) the number ``literal`` is first written as
     a value: ``" at line N (KEY)"``, a TOML key with its table's header (``[fabric]
-    planes``), a JSON key quoted; ``""`` where it is not found (the parser's text differs).
+    planes``), a JSON key with the keys of the objects it is in (``"n" > "lat"``, lists
+    passed over); ``""`` where it is not found (the parser's text differs).
 
     >>> number_place('a = 1\n[fabric]\nplanes = 1e400  # x\n', "1e400")
     ' at line 3 ([fabric] planes)'
     >>> number_place('{"n": {\n "lat": 1e-400}}', "1e-400")
-    ' at line 2 ("lat")'
+    ' at line 2 ("n" > "lat")'
+    >>> number_place('{"edges": [{"a": 1}, {"b": 2,\n "lat": 1e-400}]}', "1e-400")
+    ' at line 2 ("edges" > "lat")'
     """
     import re
 
@@ -320,12 +323,40 @@ def number_place(document: str, literal: str) -> str:
     headers = re.findall(r"(?m)^[ \t]*(\[\[?[^\]\n]+\]\]?)[ \t]*(?:#.*)?$",
                          document[:start]) if "[" in document[:start] else []
     json_key = re.findall(r'"((?:[^"\\]|\\.)*)"\s*:', before)
+    if json_key and len(document) <= _PATH_CHARS:   # the objects it is in, too
+        json_key = _json_keys(document[:found.start()])
     toml_key = re.match(r"\s*([\w\"'.-][^=]*?)\s*=", before)
-    key = (f'"{json_key[-1]}"' if json_key else
+    key = (" > ".join(f'"{k}"' for k in json_key[-4:]) if json_key else
            " ".join(filter(None, (headers[-1] if headers else "", toml_key.group(1))))
            if toml_key else "")
     number = document.count("\n", 0, start) + 1
     return f" at line {number}" + (f" ({key})" if key else "")
+
+
+#: Largest document whose JSON keys :func:`number_place` walks from its start (beyond, the
+#: key of the number's own line alone).
+_PATH_CHARS = 4 * 2**20
+
+
+def _json_keys(prefix: str) -> list[str]:
+    """The keys of the objects a JSON value is in, outermost first, from the text before
+    it (``prefix``): each ``{``/``[`` opened keeps the key it is the value of."""
+    import re
+
+    stack: list[str | None] = []
+    last = None
+    for token in re.finditer(r'"((?:[^"\\]|\\.)*)"(\s*:)?|[{}\[\]]', prefix):
+        text = token.group(0)
+        if token.group(2) is not None:
+            last = token.group(1)
+        elif text in "{[":
+            stack.append(last)
+            last = None
+        elif text in "}]":
+            if stack:
+                stack.pop()
+            last = None
+    return [k for k in (*stack, last) if k is not None]
 
 
 def finite_float(text: str) -> float:

@@ -62,6 +62,8 @@ WHY = {"two boms": ("byte-order",), "too large": ("limit",), "over the limit": (
        "fifo": ("not a regular file", "not a file"), "/dev/zero": ("not a regular file",
                                                                    "not a file"),
        "missing": ("does not exist",), "dangling symlink": ("does not exist",)}
+#: The kinds of file written in JSON.
+JSON_KINDS = ("fabric-json", "hf-config", "gpu-json", "model-json")
 #: Environment of the cases that lower a limit to reach it with a small file.
 SMALL_FABRIC_LIMIT = {"NETMODEL_MAX_FABRIC_FILE_BYTES": "100000"}
 
@@ -100,6 +102,14 @@ def model_text() -> str:
     return t[at:end].replace('[model."Llama-3-8B"]', '[model."Mine"]') + "\n"
 
 
+def as_json(toml_text: str) -> str:
+    """A catalog file's TOML as the JSON form the same readers take, one key a line."""
+    import json
+    import tomllib
+
+    return json.dumps(tomllib.loads(toml_text), indent=1)
+
+
 HF_CONFIG = ('{"architectures": ["LlamaForCausalLM"], "model_type": "llama", '
              '"num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32, '
              '"num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256, '
@@ -133,6 +143,10 @@ def kinds() -> dict[str, tuple[str, str, list[list[str]]]]:
         "model": ("mo.toml", model_text(), [
             [*INFER, "--model", "{f}", "--gpu", "H100-SXM"],
             ["cost", "--scenario", "h100-dgx", "--model", "{f}", "--max-batch", "8"]]),
+        "gpu-json": ("g.json", as_json(gpu_text()), [
+            [*INFER, "--model", "Llama-3-8B", "--gpu", "{f}"]]),
+        "model-json": ("mo.json", as_json(model_text()), [
+            [*INFER, "--model", "{f}", "--gpu", "H100-SXM"]]),
         "hf-config": ("config.json", HF_CONFIG, [
             [*INFER, "--hf-config", "{f}", "--gpu", "H100-SXM"]]),
         "fabric-json": ("f.json", "", [
@@ -157,11 +171,14 @@ def _saved_fabric(fmt: str) -> str:
 def _number_sites(kind: str, text: str) -> list[tuple[str, Callable[[str], str]]]:
     """Each number of ``text`` as a (label, put(value)) that writes another value there."""
     sites = []
-    if kind.startswith("fabric-json") or kind == "hf-config":
+    if kind in JSON_KINDS:
         for m in re.finditer(r'"(\w+)": (-?[0-9][0-9.e+-]*)', text):
             if kind == "fabric-json" and m.group(1) in {k for k, _ in sites}:
                 continue    # one of each key: the first node's or edge's
-            sites.append((m.group(1), _splice(text, m.start(2), m.end(2))))
+            key = m.group(1)
+            if key == "value":   # a {value, unit, source} table: the key it is the value of
+                key = re.findall(r'"(\w+)": \{', text[:m.start()])[-1]
+            sites.append((key, _splice(text, m.start(2), m.end(2))))
     elif kind == "fabric-graphml":
         keys = dict(re.findall(r'<key id="(d\d+)" for="\w+" attr.name="(\w+)" '
                                r'attr.type="(?:double|int|long|float)"', text))
@@ -216,19 +233,22 @@ def _shape_attacks(kind: str, text: str) -> dict[str, str | bytes]:
         "utf-16": text.encode("utf-16"), "crlf": text.replace("\n", "\r\n"),
         "first line twice": text.replace(first_line, first_line + "\n" + first_line, 1),
         "too large": text + ("\n" if not kind.startswith("fabric-g") else "")
-        + ("#" if kind not in ("fabric-json", "hf-config", "fabric-graphml") else " ") * BIG,
-        "deep": ("[" * 5000 + "]" * 5000) if kind in ("fabric-json", "hf-config")
+        + ("#" if kind not in (*JSON_KINDS, "fabric-graphml") else " ") * BIG,
+        "deep": ("[" * 5000 + "]" * 5000) if kind in JSON_KINDS
         else "a = " + "[" * 5000 + "]" * 5000,
     }
-    if kind in ("fabric-json", "hf-config"):
+    if kind in JSON_KINDS:
         out |= {"a list": "[1, 2]", "null": "null", "a string": '"x"', "trailing": text + "{}"}
+        pair = re.search(r'"\w+": [^\n{\[,]+,', text)   # a key given twice in one object
+        if pair:
+            out["key twice"] = text[:pair.end()] + " " + pair.group(0) + text[pair.end():]
     if kind == "fabric-graphml":
         out |= {"billion laughs": "<?xml version='1.0'?><!DOCTYPE x [<!ENTITY a 'aaaaaaaaaa'>"
                 "<!ENTITY b '&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;'><!ENTITY c '&b;&b;&b;&b;&b;&b;"
                 "&b;&b;&b;&b;'>]><graphml>&c;</graphml>",
                 "external entity": "<?xml version='1.0'?><!DOCTYPE x [<!ENTITY e SYSTEM "
                 "'file:///etc/passwd'>]><graphml><graph>&e;</graph></graphml>"}
-    if kind not in ("fabric-json", "hf-config", "fabric-graphml", "measurements"):
+    if kind not in (*JSON_KINDS, "fabric-graphml", "measurements"):
         out |= {"section twice": text + "\n" + text,
                 "unknown top table": text + "\n[nope]\nx = 1\n",
                 "key of the wrong table": text + "\n[fabric.extra]\nx = 1\n"}
@@ -270,13 +290,13 @@ def cases() -> Iterator[Case]:
     for kind, (name, text, commands) in every.items():
         text = saved.get(kind, text)
         fabric = kind.startswith("fabric")
-        json = kind in ("fabric-json", "hf-config")
+        json = kind in JSON_KINDS
         broken: dict[str, tuple[str | bytes, bool]] = {
             # JSON may be UTF-16 (RFC 8259 readers detect it); a fabric file may be up to
             # 1 GiB (its own limit, lowered below to reach it)
             k: (v, k in READABLE or (json and k == "utf-16") or (fabric and k == "too large"))
             for k, v in _shape_attacks(kind, text).items()}
-        values = (JSON_VALUES if kind in ("fabric-json", "hf-config") else
+        values = (JSON_VALUES if kind in JSON_KINDS else
                   CSV_VALUES if kind == "measurements" else
                   [v for v in TOML_VALUES if v not in ("1979-05-27", "{}")]
                   if kind == "fabric-graphml" else TOML_VALUES)

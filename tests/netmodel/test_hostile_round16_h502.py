@@ -199,12 +199,12 @@ def test_json_fabric_number_out_of_range_names_line_and_key(tmp_path):
     f = tmp_path / "f.json"
     assert run_cli(["topology", "export", "ring:n=4", "-o", f]).exit_code == 0
     lines = f.read_text().splitlines()
-    at = next(i for i, ln in enumerate(lines) if '"latency": ' in ln)
+    at = next(i for i, ln in enumerate(lines) if '"latency": 1e-08' in ln)   # an edge's
     lines[at] = lines[at].split(":")[0] + ": 1e-400,"
     f.write_text("\n".join(lines) + "\n")
     line = one_line_error(run_cli(["topology", "show", f]))
-    assert line.startswith(f'error: {f} holds the number 1e-400 at line {at + 1} ("latency"), '
-                           f"below the smallest number"), line
+    assert line.startswith(f'error: {f} holds the number 1e-400 at line {at + 1} ("edges" > '
+                           f'"latency"), below the smallest number'), line
 
 
 def test_number_place_finds_no_place_for_a_number_not_written():

@@ -97,7 +97,7 @@ def test_json_number_past_a_float_is_named_as_typed(tmp_path, typed):
     # with its line and key since h502
     line = path.read_text().split(f'"latency": {typed}')[0].count("\n") + 1
     assert one_line_error(r) == f"error: {path} " + BEYOND.format(
-        f'{typed} at line {line} ("latency")')
+        f'{typed} at line {line} ("edges" > "latency")')
 
 
 def test_graphml_number_past_a_float_is_named_as_typed(tmp_path):

@@ -23,7 +23,7 @@ def test_a_latency_below_the_smallest_is_refused(tmp_path, suffix, number):
     with pytest.raises(UserError) as err:
         read_graph(path)
     line = path.read_text().split(number)[0].count("\n") + 1   # named since h502
-    said = (f'holds the number {number} at line {line} ("latency"), {BELOW}'
+    said = (f'holds the number {number} at line {line} ("edges" > "latency"), {BELOW}'
             if suffix == ".json" else
             f": key 'latency' holds the number {number}, {BELOW}")   # as a float past range
     assert str(err.value) == (f"{path}{' ' if suffix == '.json' else ''}{said}"), str(err.value)
