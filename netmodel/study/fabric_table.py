@@ -231,7 +231,12 @@ def check_table(table, where: str, path: str) -> None:
     if unknown:
         raise UserError(f"{where}: [{path}] has unknown key(s) {', '.join(unknown)} for "
                         f"builder {name!r}; known: {known(params)}")
+    types = {p.name: p.type for p in infos[name].params}
     for key, value in table.items():
+        if isinstance(value, dict) and key != "builder" and "str" not in types[key]:
+            # a table is a fabric (read as one) only where a spec's text is (lite-groups' base)
+            raise UserError(f"{where}: [{path}] {key} must be a value ({name}'s {key} takes "
+                            f"{types[key]}), got a table")
         if isinstance(value, dict):
             check_table(value, where, f"{path}.{key}")
         elif isinstance(value, bool):

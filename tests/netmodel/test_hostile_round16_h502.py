@@ -267,3 +267,16 @@ def test_a_toml_date_is_said_as_the_file_wrote_it(tmp_path):
     # before: "..., got datetime.date(1979, 5, 27)": Python's repr, not the file's text
     line = one_line_error(r, str(gpu), "max_instance")
     assert line.endswith("got the date 1979-05-27"), line
+
+
+# -- a table where a [fabric] number belongs --------------------------------------------------
+
+def test_a_table_for_a_number_of_fabric_is_said_as_such(tmp_path):
+    text = "\n".join("n = {}" if ln.startswith("n = ") else ln
+                     for ln in _lite_flat().splitlines())
+    (tmp_path / "s.toml").write_text(text + "\n")
+    r = run_cli(["cost", "--scenario", "s.toml", "--model", "Llama-3-8B"], tmp_path)
+    # before: "s.toml: [fabric.n] needs 'builder' naming a fabric builder; known: ..." (read
+    # as a fabric of its own)
+    assert one_line_error(r) == ("error: s.toml: [fabric] n must be a value (flat's n takes "
+                                 "int), got a table")
