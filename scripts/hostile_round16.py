@@ -55,6 +55,7 @@ BOOKKEEPING = {"n", "nodes_built", "edges_built"}
 #: Words the refusal of a file broken as a whole must hold (one of them): it says why, not
 #: only where a parser stopped (two BOMs were 'invalid statement at line 1, column 1').
 WHY = {"two boms": ("byte-order",), "too large": ("limit",), "over the limit": ("limit",),
+       "nodes over the limit": ("limit of 3 nodes",), "edges over the limit": ("3 edges",),
        "utf-16": ("UTF-8", "encoding"), "latin-1": ("UTF-8", "utf-8", "not well-formed"),
        "binary junk": ("UTF-8", "not well-formed", "readable"),
        "symlink loop": ("symbolic links",), "a folder": ("folder", "directory", "not a file",
@@ -311,10 +312,14 @@ def cases() -> Iterator[Case]:
             for cmd in commands:
                 argv = [a.replace("{f}", f"{{d}}/{name}") for a in cmd]
                 yield f"{kind} {what} | {cmd[0]}", argv, _write(name, data), lenient, None
-        if fabric:   # past the fabric file limit (lowered to 100 kB)
+        if fabric:   # past the fabric file limit (lowered to 100 kB), and past the node
+            # and edge limits (lowered to 3): refused from the file's counts, before a graph
             argv = [a.replace("{f}", f"{{d}}/{name}") for a in commands[0]]
             yield (f"{kind} over the limit | {commands[0][0]}", argv,
                    _write(name, text + " " * 200_000), False, SMALL_FABRIC_LIMIT)
+            for limit in ("NODES", "EDGES"):
+                yield (f"{kind} {limit.lower()} over the limit | {commands[0][0]}", argv,
+                       _write(name, text), False, {f"NETMODEL_MAX_FABRIC_{limit}": "3"})
         for what, place in _place_attacks().items():
             argv = [a.replace("{f}", f"{{d}}/{name}") for a in commands[0]]
             yield (f"{kind} {what} | {commands[0][0]}", argv,
@@ -497,7 +502,8 @@ def main() -> int:
         tried += 1
         valued = re.match(r"\S+ (\w+)=", name)   # a value of the file's key: name the key
         attack = name.split(" | ")[0].split(" ", 1)[-1]
-        attack = next((w for w in WHY if attack.endswith(w)), None)
+        attack = next((w for w in sorted(WHY, key=len, reverse=True) if attack.endswith(w)),
+                      None)
         why, dt = run_case(argv, setup, lenient, env,
                            valued.group(1) if valued and not lenient else None,
                            WHY.get(attack, ()))
