@@ -24,7 +24,9 @@ stays in [0, 1] (one instance, no spares, failures at rate ``r`` each down ``2 /
 ``e^-2``, the share of time no outage is in progress, where the additive mean was -1). Without spares the share of time below the
 threshold is the tail of a compound Poisson count of instances down (outages in progress:
 an M/G/infinity system, Panjer recursion; each failure's losses together, a stream per band
-of its age, :func:`_streams`), and the per-instance availability of
+of its age, :func:`_streams`; with spares each refusal thinned apart, those crossing the
+threshold alone overlapping as the pool's chain of holdings brings them together,
+:func:`_crossing_overlap`), and the per-instance availability of
 independent alternating-renewal components is given too.
 
 The model and its event kinds: :mod:`netmodel.study.availability`,
@@ -980,6 +982,152 @@ def _pool_moments(kinds, lam, q: np.ndarray, types: list, top: int) -> dict:
     return out
 
 
+#: Most states of :func:`_held_moments`'s chain (the spares each failure in progress
+#: holds, by the kind and the refusal it carries); past it :func:`_pool_moments`'s chain
+#: of the busy count, which can read the bound low (see :func:`_held_moments`).
+MAX_HELD_STATES = 4_000
+
+
+def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
+                  limit: int | None = None) -> dict | None:
+    """:func:`_pool_moments` on the pool's chain of holdings: a state is the failures in
+    progress that hold spares, each by its hold, what it took and the refusal type it
+    carries, so that a grant is undone by its own failure's release (exponential holds,
+    as :func:`_chain`'s), not at the busy count's average rate, and a failure granted in
+    part carries its refused instances for as long as it holds its grant (in the model
+    both last its repair; the pool's refusals bunch most in that case: a TP-1 DGX host
+    refused 2 of its 8 instances on a pool of 6 takes every free spare and keeps them,
+    and the GPU failures of that day are refused).
+
+    ``types``: per refusal type its ``(kind, r)`` outcomes, ``durations`` its repair;
+    ``lam[k]``: kind ``k``'s failures a second at this pool. A failure refused in whole
+    (it takes nothing) is a timer of its type (in progress ``d`` s, exponential, its
+    arrivals ``a_t`` a diagonal: the state stays); one that takes spares and is refused
+    some carries the refusal in the state. With ``L_a`` the row over states after the
+    timer arrivals ``a`` (:func:`_pool_moments`'s recursion: ``q' A_t1 R(s_1) .. A_tm
+    R(s_m)``) and ``f_b(state)`` the product of ``C(carried_t, b_t)``, the moment of ``c``
+    is ``sum over a + b = c of L_a f_b`` (Vandermonde: ``C(x + y, c) = sum C(x, a) C(y,
+    c - a)``). None past ``limit`` states (:data:`MAX_HELD_STATES` where None).
+
+    One kind of one spare on a pool of 2, as :func:`_pool_moments` by hand (1/22): the
+    busy count is then the whole state.
+
+    >>> k = Kind("gpu", "x", 1.0, down=1, slow=0.0, units=1, restored=0.0,
+    ...          d_repair=1.0, d_swap=0.0, hold=1.0, d_slow=0.0)
+    >>> mo = _held_moments([k], [1.0], 2, [[(0, 1)]], [1.0], 2)
+    >>> round(mo[(1,)], 12) == 0.2, round(mo[(2,)], 12) == round(1 / 22, 12)
+    (True, True)
+    """
+    from scipy.sparse import coo_matrix, identity
+    from scipy.sparse.linalg import splu
+
+    n_types = len(types)
+    mark = {(k, r): t for t, outs in enumerate(types) for k, r in outs}
+    alike: dict = {}   # kinds the pool tells apart by what they take and carry only
+    for k, x in enumerate(kinds):
+        if lam[k] <= 0 or x.units <= 0:
+            continue
+        frees = range(cap + 1)
+        sig = (tuple(x.take(f) for f in frees),
+               tuple(mark.get((k, x.refused(x.granted(f))), -1) for f in frees), x.hold)
+        alike[sig] = alike.get(sig, 0.0) + lam[k]
+    classes = [(rate, *sig) for sig, rate in alike.items()]
+    index = {(): 0}
+    states: list = [()]
+    rows, cols, vals, busy = [], [], [], []
+    timer = []   # per state: the timer arrivals a second of each type
+
+    def at(d: dict) -> int:
+        key = tuple(sorted(d.items()))
+        if key not in index:
+            index[key] = len(states)
+            states.append(key)
+        return index[key]
+
+    i = 0
+    while i < len(states):
+        st = states[i]
+        used = sum(t * n for (_, t, _), n in st)
+        busy.append(used)
+        here = [0.0] * n_types
+        for rate, takes, marks, hold in classes:
+            t, m = takes[cap - used], marks[cap - used]
+            if t > 0:   # a grant: its release hangs on its hold only
+                d = dict(st)
+                d[(hold, t, m)] = d.get((hold, t, m), 0) + 1
+                rows.append(i)
+                cols.append(at(d))
+                vals.append(rate)
+            elif m >= 0:
+                here[m] += rate
+        timer.append(here)
+        for (hold, t, m), n in st:
+            d = dict(st)
+            d[(hold, t, m)] -= 1
+            if not d[(hold, t, m)]:
+                del d[(hold, t, m)]
+            rows.append(i)
+            cols.append(at(d))
+            vals.append(n / hold)
+        i += 1
+        if len(states) > (MAX_HELD_STATES if limit is None else limit):
+            return None
+    n = len(states)
+    pi = _steady_state(n, rows, cols, vals)
+    gen = coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
+    gen = (gen - coo_matrix((np.asarray(gen.sum(axis=1)).ravel(), (range(n), range(n))),
+                            shape=(n, n))).T.tocsc()   # Q', for row vectors
+    arrive = np.array(timer).reshape(n, n_types).T
+    carried = np.zeros((n_types, n), dtype=np.int64)
+    for j, st in enumerate(states):
+        for (_, _, m), cnt in st:
+            if m >= 0:
+                carried[m, j] += cnt
+    # f_b: the carried refusals' binomials, for each b some state carries
+    most = int(carried.max(initial=0))
+    binom = np.array([[math.comb(x, j) for j in range(top + 1)] for x in range(most + 1)],
+                     dtype=float)   # C(x, j)
+    fb: dict = {}
+    for vec in {tuple(col) for col in carried.T.tolist()}:
+        for b in np.ndindex(*(v + 1 for v in vec)):
+            if sum(b) <= top and b not in fb:
+                fb[b] = np.prod([binom[carried[t], bt] for t, bt in enumerate(b)], axis=0)
+    zero = (0,) * n_types
+    out: dict = {}
+
+    def add(a, row):   # L_a f_b into the moment of a + b
+        for b, f in fb.items():
+            c = tuple(i + j for i, j in zip(a, b, strict=True))
+            if sum(c) <= top:
+                out[c] = out.get(c, 0.0) + float(row @ f)
+
+    add(zero, pi)
+    left = {zero: pi}
+    lus: dict = {}
+    for m in range(1, top + 1):
+        nxt: dict = {}
+        for c, row in left.items():
+            for t in range(n_types):
+                if not arrive[t].any():
+                    continue
+                v = row * arrive[t]
+                if v.any():
+                    cc = (*c[:t], c[t] + 1, *c[t + 1:])
+                    nxt[cc] = nxt.get(cc, 0.0) + v
+        left = {}
+        for c, v in nxt.items():
+            s = sum(k / d for k, d in zip(c, durations, strict=True))
+            if m == top:   # only f_0 = 1 follows: L_a 1 = v 1 / s, no solve
+                out[c] = out.get(c, 0.0) + float(v.sum()) / s
+                continue
+            key = round(s, 15)
+            if key not in lus:
+                lus[key] = splu((s * identity(n, format="csc") - gen).tocsc())
+            left[c] = lus[key].solve(v)
+            add(c, left[c])
+    return out
+
+
 def _threshold_low(kinds, b, limit: float, tail: float, pools: SparePools | None = None,
                    occupancy: dict | None = None) -> bool:
     """Whether the time below the threshold (``tail``, :func:`_compound_poisson_tail`)
@@ -992,9 +1140,10 @@ def _threshold_low(kinds, b, limit: float, tail: float, pools: SparePools | None
     ``P(cross) <= sum over those c of E[prod_t C(Y_t, c_t)]`` (Markov's inequality; past
     :data:`MOST_MOMENTS` refusals at once, ``P(sum Y >= MOST_MOMENTS + 1)`` bounds the
     rest), the moments as each pool's chain brings its refusals together
-    (:func:`_pool_moments`; pools apart independent, their generating functions
-    multiplied; refusals of pools solved together, :func:`_coupled_blocking`, or with
-    no ``occupancy``: Poisson). That bounds the time the thinning can miss; the flag is
+    (:func:`_held_moments`, the chain of its holdings; past its limit
+    :func:`_pool_moments`, the busy count's, which can read low; pools apart independent,
+    their generating functions multiplied; refusals of pools solved together,
+    :func:`_coupled_blocking`, or with no ``occupancy``: Poisson). That bounds the time the thinning can miss; the flag is
     set where the bound reaches ``tail`` itself, so that unflagged the time below is at
     most about twice the reading (in the chain's model of the pool).
 
@@ -1074,17 +1223,20 @@ def _missed(kinds, b, limit: float, pools: SparePools | None = None,
             here = {k for k, x in enumerate(kinds) if x.group in (-1, slot)}
             lam = [kinds[k].rate * kinds[k].cells / over[k] if k in here else 0.0
                    for k in range(len(kinds))]
-            rates = []
-            for key in keys:
-                arrive = np.zeros((cap + 1, cap + 1))
-                for k, r in types[key]:
-                    if k in here:
-                        x = kinds[k]
-                        for j in range(cap + 1):
-                            if x.refused(x.granted(cap - j)) == r:
-                                arrive[j, j + x.take(cap - j)] += lam[k]
-                rates.append((arrive, key[1]))
-            mo = _pool_moments(kinds, lam, np.asarray(q, dtype=float), rates, top)
+            mo = _held_moments(kinds, lam, cap, [types[key] for key in keys],
+                               [key[1] for key in keys], top)
+            if mo is None:   # past the holdings chain's limit: the busy count's chain
+                rates = []
+                for key in keys:
+                    arrive = np.zeros((cap + 1, cap + 1))
+                    for k, r in types[key]:
+                        if k in here:
+                            x = kinds[k]
+                            for j in range(cap + 1):
+                                if x.refused(x.granted(cap - j)) == r:
+                                    arrive[j, j + x.take(cap - j)] += lam[k]
+                    rates.append((arrive, key[1]))
+                mo = _pool_moments(kinds, lam, np.asarray(q, dtype=float), rates, top)
             power, base = {(0,) * len(keys): 1.0}, mo   # mo ** n, by squaring
             while n:
                 if n & 1:
@@ -1119,6 +1271,92 @@ def _missed(kinds, b, limit: float, pools: SparePools | None = None,
     return bound
 
 
+def _crossings(x: Kind, bk: float, limit: float) -> list[tuple[int, float]]:
+    """The refusals of kind ``x`` that cross ``limit`` alone: ``(r, d)`` for each number
+    ``r`` of its instances a failure can be refused (as :func:`_outcomes` counts them)
+    whose loss passes ``limit`` at once, ``d`` how long it stays past it (its down
+    instances to their repair, its slowed ones to theirs); none where the kind asks no
+    spares or its blocking is within :data:`DECIDED` of 0 or 1."""
+    if x.units <= 0 or not DECIDED < bk < 1.0 - DECIDED:
+        return []
+    counts = sorted(set(_refused_counts(x).tolist()) - {0}) if x.pieces > 1 else [1]
+    out = []
+    for r in counts:
+        share = x.cells * r / max(x.pieces, 1)
+        segs = [(x.d_repair, x.down_worth * share), (x.d_slow, x.slow * share)]
+        past = [end for end, _ in segs if end > 0
+                and sum(v for e, v in segs if e >= end) > limit]
+        if past:
+            out.append((r, max(past)))
+    return out
+
+
+#: Most states of :func:`_crossing_overlap`'s chain of a pool (:func:`_held_moments`);
+#: past it the pool's crossing refusals keep the thinning.
+MAX_OVERLAP_STATES = 300
+
+
+def _crossing_overlap(kinds, b, limit: float, pools: SparePools,
+                      occupancy: dict) -> float:
+    """The factor on the thinning's chance that no refusal crossing ``limit`` alone is
+    in progress (:func:`_crossings`), as each pool's chain of holdings brings them
+    together: ``P(Y = 0) / exp(-E[Y])`` over the pool's crossing refusals ``Y``, pools
+    apart independent (a product over them). The thinning takes them as Poisson, so the
+    time below counts each in full; but a refusal comes while the pool is held, and where
+    the failure holding it is itself below (a host granted one of its two instances on
+    all the spares, its other down), the refusal's outage overlaps that one's. In the
+    chain (:func:`_held_moments`; a failure granted in part carries its refusal while it
+    holds its grant, one refused in whole is a timer of its repair) ``P(Y = 0) = sum over
+    c of (-1)^|c| E[prod_t C(Y_t, c_t)]`` (inclusion-exclusion over the binomial moments,
+    to 2 at once, else to :data:`MOST_MOMENTS`); a pool whose chain passes
+    :data:`MAX_OVERLAP_STATES`, whose series has not settled (the last order's terms past
+    a hundredth of ``1 - P(Y = 0)``), or that is asked together with others
+    (:func:`_coupled_blocking`) keeps the thinning (factor 1); so do the kinds of a
+    failure of several kinds (:attr:`Kind.follows`). The time below is then ``1 - (1 -
+    tail) x factor``.
+
+    The holding failure's outage and the refusal's overlap by half where both last the
+    repair: a GPU failure refused at a uniform moment of a host's one-day hold
+    outlasts it by half a day on average, as an exponential refusal outlasts an
+    exponential hold of the same mean by half its own."""
+    types: dict = {}   # d -> [(kind, r)]
+    lone = [not x.follows and not (k + 1 < len(kinds) and kinds[k + 1].follows)
+            and not x.joint for k, x in enumerate(kinds)]
+    for k, (x, bk) in enumerate(zip(kinds, b, strict=True)):
+        if lone[k]:
+            for r, d in _crossings(x, bk, limit):
+                types.setdefault(d, []).append((k, r))
+    if not types:
+        return 1.0
+    keys = sorted(types)
+    n_groups = pools.groups if any(x.group >= 0 for x in kinds) else 1
+    over = [pools.pools if x.group < 0 else pools.pools // n_groups for x in kinds]
+    joint = set(occupancy.get("comp", {}))
+    sizes: dict = {}
+    for p, c in enumerate(pools.reachable):
+        sizes[(p % n_groups, c)] = sizes.get((p % n_groups, c), 0) + 1
+    log_factor = 0.0
+    for (slot, cap), n in sizes.items():
+        if slot in joint or cap <= 0:
+            continue
+        lam = [x.rate * x.cells / over[k] if x.group in (-1, slot) else 0.0
+               for k, x in enumerate(kinds)]
+        outs = [[(k, r) for k, r in types[d] if lam[k] > 0] for d in keys]
+        if not any(outs):
+            continue
+        for top in (2, MOST_MOMENTS):   # most crossing refusals are rare: 2 at once
+            mo = _held_moments(kinds, lam, int(cap), outs, keys, top, MAX_OVERLAP_STATES)
+            if mo is None:
+                break
+            none = sum((-1) ** sum(c) * v for c, v in mo.items())
+            last = sum(v for c, v in mo.items() if sum(c) == top)
+            if 0.0 < none <= 1.0 and last <= 0.01 * (1.0 - none):
+                mean = sum(v for c, v in mo.items() if sum(c) == 1)
+                log_factor += n * (math.log(none) + mean)
+                break
+    return math.exp(log_factor)
+
+
 def _compound_poisson_tail(kinds, b, limit: float, refused: dict | None = None) -> float:
     """P(capacity lost > ``limit`` instances) when the outages and slow-downs in progress
     are independent M/G/infinity streams: a compound Poisson sum (Panjer recursion on a
@@ -1137,8 +1375,9 @@ def _compound_poisson_tail(kinds, b, limit: float, refused: dict | None = None) 
 class Analytic:
     """Closed-form results (see the module doc). ``mean``: time-average delivered share of
     capacity; ``below_threshold``: share of time below the threshold (exact in the model
-    without spares; independent thinning with spares, an approximation that reads low
-    where ``threshold_low`` says);
+    without spares; independent thinning with spares, the refusals crossing alone
+    overlapping as each pool's chain of holdings says, :func:`_crossing_overlap`, an
+    approximation that reads low where ``threshold_low`` says);
     ``instance_availability``: one instance's availability from independent components
     (no spares); ``blocking``: per kind; ``overlap``: instances' worth lost per instance
     summed over the outages in progress (1 - mean before the cap at the whole cluster):
@@ -1203,6 +1442,9 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     mean = min(1.0, max(0.0, raw))
     limit = (1.0 - threshold) * instances
     tail = _compound_poisson_tail(kinds, b, limit, refused) if limit >= 0 else 1.0
+    if limit >= 0 and pools.reachable_total > 0:   # crossing refusals overlap
+        tail = min(1.0, max(0.0, 1.0 - (1.0 - tail)
+                            * _crossing_overlap(kinds, b, limit, pools, occupancy)))
     events, waits = _down_events(kinds, pools, b, occupancy)
     # one instance: the components that take it down, each an alternating renewal process
     log_a = 0.0

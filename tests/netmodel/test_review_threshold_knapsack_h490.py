@@ -211,16 +211,17 @@ def _closed(kinds, spares, instances, threshold):
     return a, bound
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "_missed is no upper bound on the time below that the thinning misses: 64 H100 at "
-    "TP 1, 95%, 6 global spares (GPU rate 1e-3/h, one-day repairs): reading 1.82e-3, "
-    "bound 3.1e-4, unflagged; events 2.59e-3 (900 years; availability_mc 2.61e-3 +- "
-    "2.1e-4) > reading + bound 2.13e-3"))
+# It was no bound here (a strict xfail: bound 3.1e-4, reading + bound 2.13e-3 < events
+# 2.59e-3): the moments ran on the chain of the busy count, whose releases are the
+# average over who holds the spares, and took a host's refused instances as a timer apart
+# from its hold. A DGX host refused 2 of its 8 instances takes every free spare and keeps
+# them for its repair; the GPU failures of that day are refused. The chain of holdings
+# (availability_analytic._held_moments) reads 1.17e-3 (tests/netmodel/
+# test_held_moments_h501.py checks it against this case's refusals in progress).
 def test_unflagged_time_below_is_within_reading_plus_bound_64_gpus(tp1_64):
     a, bound = _closed(tp1_64, 6, 64, 0.95)
     assert a.fallback == () and not a.threshold_low
     assert a.below_threshold == pytest.approx(1.82e-3, rel=0.02)
-    assert bound == pytest.approx(3.1e-4, rel=0.05)
     sim = np.mean([_sim_below(tp1_64, 6, 64, 0.95, 300, seed) for seed in (0, 1, 2)])
     assert sim <= a.below_threshold + bound
 
