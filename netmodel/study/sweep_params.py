@@ -27,7 +27,7 @@ from compute.errors import UserError
 from compute.limits import check
 from compute.validate import describe, is_whole, listed, number, read_number
 from netmodel.study.scenarios import ADJUST_RANGES
-from netmodel.study.sweep_paths import _kind, _unset_word
+from netmodel.study.sweep_paths import _kind, _unset_word, sweep_scenarios
 from netmodel.study.sweep_values import COST, _in_row_unit, _value
 from topologies.common import check_positive
 from topologies.limits import PHYSICAL_MAX
@@ -122,6 +122,7 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
     """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
     every scenario of the sweep. ``points``: the values of a ``LO:HI`` range, a whole
     number >= 1 (1 only where LO is HI: one value of a wider range would drop its HI)."""
+    scenarios = sweep_scenarios(scenarios)   # read twice below: a generator was spent
     if not is_whole(points) or points < 1:
         raise UserError(f"points must be a whole number >= 1 (the values of a LO:HI range), "
                         f"got {describe(points)}")

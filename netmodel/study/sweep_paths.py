@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
+from compute.validate import listed
 from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
 from netmodel.study.sweep_values import COST
 
@@ -58,10 +59,31 @@ def parameters(scenario: str | Scenario) -> dict[str, tuple[str, bool]]:
     return out
 
 
+def sweep_scenarios(scenarios: object) -> tuple:
+    """The scenarios a sweep parameter is checked against, as a tuple: one or more names,
+    paths or Scenario objects. A lone name was read letter by letter (``unknown scenario
+    'l'``), none left the parameter with no unit (a list of ``1us`` refused as 'not a
+    number', a range of ``fabric.planes`` taken as fractional values), a generator was
+    spent by the first check.
+
+    >>> sweep_scenarios(["lite-flat"])
+    ('lite-flat',)
+    >>> sweep_scenarios("lite-flat")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: scenarios must be a list of scenario names, paths or Scenario objects, got 'lite-flat'
+    """
+    out = listed("scenarios", scenarios, "scenario names, paths or Scenario objects")
+    if not out:
+        raise UserError("a sweep parameter is checked against the sweep's scenarios: give at "
+                        "least one")
+    return out
+
+
 def _kind(path: str, scenarios) -> tuple[str, bool]:
     """(unit, integer) of ``path``, which every scenario must know."""
     unit = integer = None
-    for s in scenarios:
+    for s in sweep_scenarios(scenarios):
         known_params = parameters(s)
         if path not in known_params:
             # name the fabric's own parameters (and adjust.*) for a fabric or adjust path,
