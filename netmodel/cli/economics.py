@@ -198,7 +198,9 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
     slo = slo_of(ttft, tbt)
     limit = max_batch
     check_phase_options(phases, {"ttft": ttft, "tbt": tbt})   # after the values
-    with value_refused_as("--share", share, "unknown network share"):
+    # a GPU's die comes with --scenario (NAME@GPU, a scenario file's gpu): said with it
+    with value_refused_as("--share", share, "unknown network share"), \
+            value_refused_as("--scenario", scenario, "no die data"):
         summaries = [cost_summary(scenario, model, p, clock=clock, share=share,
                                   parallelism=parallelism, slo=slo, max_batch=limit)
                      for p in phases]

@@ -280,3 +280,18 @@ def test_a_table_for_a_number_of_fabric_is_said_as_such(tmp_path):
     # as a fabric of its own)
     assert one_line_error(r) == ("error: s.toml: [fabric] n must be a value (flat's n takes "
                                  "int), got a table")
+
+
+def test_a_gpu_without_a_die_names_the_scenario_that_gave_it(tmp_path):
+    from tests.netmodel.cli_helpers import ROOT
+
+    catalog = (ROOT / "compute/data/gpus.toml").read_text()   # H100-SXM's table, renamed:
+    at = catalog.index('[gpu."H100-SXM"]')                    # a GPU of its own, no die
+    table = catalog[at:catalog.index("\n[", at + 1)]
+    (tmp_path / "g.toml").write_text(table.replace('"H100-SXM"', '"Mine"', 1) + "\n")
+    (tmp_path / "s.toml").write_text(_lite_flat().replace('gpu = "Lite"', 'gpu = "g.toml"'))
+    r = run_cli(["cost", "--scenario", "s.toml", "--model", "Llama-3-8B", "--max-batch", "8"],
+                tmp_path)
+    # before: "error: no die data for GPU 'Mine'; ..." (which option brought GPU 'Mine'?)
+    assert one_line_error(r).startswith("error: --scenario 's.toml': no die data for GPU "
+                                        "'Mine'; dies are known for: ")
