@@ -565,6 +565,10 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
                                                   else 1)
-    _run_and_report("sweep", total, kw, functools.partial(
-        run_sweep, scens, params, models, phases, **settings), write_sweep, out_dir, as_json,
-        settings["options"])
+    from netmodel.cli.main import value_refused_as
+
+    # a GPU's die comes with --scenarios (NAME@GPU, a scenario file's gpu): said with it
+    with value_refused_as("--scenarios", ",".join(scenario_texts), "no die data"):
+        _run_and_report("sweep", total, kw, functools.partial(
+            run_sweep, scens, params, models, phases, **settings), write_sweep, out_dir,
+            as_json, settings["options"])

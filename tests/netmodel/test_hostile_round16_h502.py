@@ -295,3 +295,8 @@ def test_a_gpu_without_a_die_names_the_scenario_that_gave_it(tmp_path):
     # before: "error: no die data for GPU 'Mine'; ..." (which option brought GPU 'Mine'?)
     assert one_line_error(r).startswith("error: --scenario 's.toml': no die data for GPU "
                                         "'Mine'; dies are known for: ")
+    r = run_cli(["sweep", "--scenarios", "s.toml", "--models", "Llama-3-8B", "--max-batch", "8",
+                 "-q", "--no-plot", "--param", "cost.pue=1.1,1.2", "--out", "out"], tmp_path)
+    assert one_line_error(r).startswith("error: --scenarios 's.toml': no die data for GPU "
+                                        "'Mine'; dies are known for: ")
+    assert not (tmp_path / "out").exists()
