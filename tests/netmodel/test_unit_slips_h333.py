@@ -49,23 +49,27 @@ def test_the_ranges_are_the_data_files():
      f"error: --tbt 0.5us is 500 ns, {TBT}"),
     (["search", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tbt", "10.5"],
      f"error: --tbt 10.5 was read as 10.5 s, {TBT}; write 10.5ms for milliseconds"),
+    # a value of --param or --fabric said with its flag and text too (h502)
     (SWEEP + ["--param", "fabric.bandwidth=100"],
-     f"error: fabric.bandwidth 100 was read as 100 B/s, {LINK}; write 100GB/s for gigabytes "
+     f"error: --param 'fabric.bandwidth=100': fabric.bandwidth 100 was read as 100 B/s, {LINK}; write 100GB/s for gigabytes "
      f"per second"),
     (SWEEP + ["--param", "fabric.bandwidth=100kB/s:10GB/s"],
-     f"error: fabric.bandwidth 100kB/s is 100 kB/s, {LINK}"),
+     f"error: --param 'fabric.bandwidth=100kB/s:10GB/s': fabric.bandwidth 100kB/s is 100 kB/s, "
+     f"{LINK}"),
     (SWEEP + ["--param", "fabric.bandwidth=2000TB/s"],
-     f"error: fabric.bandwidth 2000TB/s is 2 PB/s, {LINK}"),
+     f"error: --param 'fabric.bandwidth=2000TB/s': fabric.bandwidth 2000TB/s is 2 PB/s, {LINK}"),
     (["collective", "all-reduce", "--fabric", "single-switch:n=8,bandwidth=100", "--size", "8M"],
-     f"error: single-switch: bandwidth 100 B/s, {LINK}; a number is in B/s: for 100 GB/s give "
-     f"1e+11"),
+     f"error: --fabric 'single-switch:n=8,bandwidth=100': single-switch: bandwidth 100 B/s, "
+     f"{LINK}; a number is in B/s: for 100 GB/s give 1e+11"),
     (SWEEP + ["--param", "fabric.latency=330"],
-     f"error: fabric.latency 330 was read as 330 s, {LATENCY}; write 330ns for nanoseconds"),
+     f"error: --param 'fabric.latency=330': fabric.latency 330 was read as 330 s, {LATENCY}; "
+     f"write 330ns for nanoseconds"),
     (["collective", "all-reduce", "--fabric", "flat:n=8,latency=330", "--size", "8M"],
-     f"error: flat: latency 330 s, {LATENCY}; a number is in s: for 330 ns give 3.3e-07"),
+     f"error: --fabric 'flat:n=8,latency=330': flat: latency 330 s, {LATENCY}; a number is in "
+     f"s: for 330 ns give 3.3e-07"),
     # 2 ms: no hint ('0.002 ns' is no number anyone meant)
     (["collective", "all-reduce", "--fabric", "flat:n=8,latency=2ms", "--size", "8M"],
-     f"error: flat: latency 2 ms, {LATENCY}"),
+     f"error: --fabric 'flat:n=8,latency=2ms': flat: latency 2 ms, {LATENCY}"),
 ], ids=["compare-tbt", "cost-ttft", "cost-tbt-unit", "compare-tbt-low", "search-tbt",
         "sweep-bare", "sweep-low", "sweep-high", "fabric-spec", "sweep-latency",
         "spec-latency", "spec-latency-unit"])
