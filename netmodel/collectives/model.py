@@ -837,7 +837,10 @@ class FabricCostModel:
         NIC) for :func:`~netmodel.collectives.tuner_plugin.nvls_search`, over the data
         file's speed arrays of the GPUs' generation (none: no NVLS, as on A100); the
         generation's NVLS efficiency and NVLSTree cap; NVLSTree's size correction on the
-        data file's generations unless a GPU is hosted by an Arm CPU."""
+        data file's generations unless a GPU is hosted by an Arm CPU
+        (:func:`~netmodel.collectives.tuner_plugin.arm_hosted`); whether the calibration's
+        NCCL release prices them with the formula of 2.27 and older (``nvls_legacy``)."""
+        from netmodel.collectives.calibration import parse_release
         from netmodel.collectives.group_domains import domains
         from netmodel.collectives.in_network import domain_planes
         from netmodel.collectives.tuner_plugin import arm_hosted, get_tuner, nvls_search
@@ -870,7 +873,9 @@ class FabricCostModel:
                 "nvls_tree_cap": table[min(nodes, 3) - 1] if table else 0.0,
                 "nvls_tree_correction": cal.generation in spec[
                     "nvls_tree_correction_generations"] and not any(
-                    arm_hosted(g, self.graph) for g in gpus)}
+                    arm_hosted(g, self.graph) for g in gpus),
+                "nvls_legacy": cal.release is not None
+                and cal.release <= parse_release(spec["nvls_legacy_until"])}
 
     def cost(self, op: str, nbytes: float, group: int | Iterable[Hashable],
              algorithm: str | None = None) -> CollectiveResult:

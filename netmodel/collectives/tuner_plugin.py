@@ -322,6 +322,11 @@ class NcclGraph:
     nvls_tree_correction : bool
         NCCL multiplies NVLSTree's algbw by ``treeCorrectionFactor`` (compute capability
         10.0 or more on an x86 host).
+    nvls_legacy : bool
+        The communicator's NCCL release prices NVLS and NVLSTree as 2.27 and older do (the
+        data file's ``nvls_legacy_until``): ``c x min(bwIntra, bwInter)``, NVLSTree's
+        ``bwInter`` halved on 3 nodes or more, x 5/6 as algbw, no ``nvlsEfficiency``, no
+        NVLSTree cap or size correction, NVLSTree's network step 14 us.
     """
 
     busbw: float
@@ -337,6 +342,7 @@ class NcclGraph:
     nvls_efficiency: float = 0.0
     nvls_tree_cap: float = 0.0
     nvls_tree_correction: bool = False
+    nvls_legacy: bool = False
 
 
 def nvls_search(link: float, heads: int, speeds, nic: float | None = None
@@ -393,7 +399,8 @@ class NcclTuner:
     (:meth:`nvls_bandwidth`); latency NVLS's NVLink hw latency alone (25 us), NVLSTree's
     that + ``2 log2i(N)`` network steps of 20.9 us, its algbw multiplied by
     ``treeCorrectionFactor`` on Blackwell (an x86 host taken) below 2^30 bytes. NVLS runs
-    on one node, NVLSTree across nodes, neither with fewer than 2 channels.
+    on one node, NVLSTree across nodes, neither with fewer than 2 channels. Releases 2.27
+    and older price both as their source does (:attr:`NcclGraph.nvls_legacy`).
 
     It chooses only where its algorithms are the only candidates the model can run (NVLS
     across nodes, which NCCL runs only with CollNet, and CollNet Direct and Chain are not
@@ -472,6 +479,9 @@ class NcclTuner:
         if c < 2:
             return 0.0
         tree = algorithm == "in-network-tree"
+        if graph.nvls_legacy:     # 2.27 and older: no nvlsEfficiency, no cap, x 5/6
+            inter = graph.nvls_bw_inter / (2 if tree and nodes > 2 else 1)
+            return c * min(graph.nvls_bw_intra, inter) * self.spec["nvls_legacy_ratio"]
         bw = min(graph.nvls_bw_intra * graph.nvls_efficiency * (c - 1) / c * 2,
                  graph.nvls_bw_inter * (2 if tree and nodes <= 2 else 1))
         if tree and graph.nvls_tree_cap > 0:
@@ -487,15 +497,19 @@ class NcclTuner:
             return graph.ll_cap
         return self.spec["ll_max_bw_net"][min(int(nodes), 3) - 2]
 
-    def latency(self, algorithm: str, protocol: str, ranks: int, nodes: int) -> float:
+    def latency(self, algorithm: str, protocol: str, ranks: int, nodes: int,
+                legacy: bool = False) -> float:
         """NCCL's latency (seconds) of ``algorithm`` and ``protocol`` for an all-reduce on
-        ``ranks`` ranks over ``nodes`` nodes (before the ring's plateau)."""
+        ``ranks`` ranks over ``nodes`` nodes (before the ring's plateau); ``legacy``: NVLSTree
+        as NCCL 2.27 and older price it (:attr:`NcclGraph.nvls_legacy`)."""
         sp = self.spec
         if algorithm == "in-network":      # NVLS: its NVLink hw latency alone (one node)
             return sp["nvls_step_latency_nvlink"]
         if algorithm == "in-network-tree":
+            net = sp["nvls_tree_step_latency_net_legacy" if legacy
+                     else "nvls_tree_step_latency_net"]
             return (sp["nvls_base_latency"] + sp["nvls_step_latency_nvlink"]
-                    + 2 * (int(nodes).bit_length() - 1) * sp["nvls_tree_step_latency_net"])
+                    + 2 * (int(nodes).bit_length() - 1) * net)
         intra = sp["step_latency_nvlink"][algorithm][protocol]
         inter = sp["step_latency_net"][algorithm][protocol]
         lat = sp["base_latency"][algorithm][protocol]
@@ -520,14 +534,15 @@ class NcclTuner:
         ``"in-network-tree"``: NVLSTree) and ``protocol``."""
         sp = self.spec
         bw = self.bandwidth(algorithm, protocol, ranks, nodes, graph)
-        lat = self.latency(algorithm, protocol, ranks, nodes)
+        lat = self.latency(algorithm, protocol, ranks, nodes, graph.nvls_legacy)
         if algorithm == "tree":
             # log2i(nBytes >> 6), NCCL's integer log (0 for 0 and 1)
             log = max((int(nbytes) >> 6).bit_length() - 1, 0)
             table = sp["tree_correction"][protocol]
             if log < len(table):
                 bw *= table[log]
-        elif algorithm == "in-network-tree" and graph.nvls_tree_correction:
+        elif algorithm == "in-network-tree" and graph.nvls_tree_correction \
+                and not graph.nvls_legacy:
             log = (int(nbytes) >> 6).bit_length() - 1     # nvls.cc: logSize >= 0 and < 24
             table = sp["nvls_tree_correction"]
             if 0 <= log < len(table):
