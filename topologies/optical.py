@@ -53,7 +53,7 @@ from topologies.schema import (
     validate,
 )
 
-__all__ = ["circuits_for", "drop_circuits", "ocs", "ports_optics", "realize"]
+__all__ = ["circuits_for", "drop_circuits", "ocs", "ocs_cabling", "ports_optics", "realize"]
 
 #: A logical topology: ``"ring"``, ``"full-mesh"``, ``"torus:AxB[xC]"``, a circuit list
 #: ``"0-1;1-2"`` or a sequence of GPU pairs (node ids or member indices).
@@ -336,8 +336,34 @@ def _pairs_text(pairs: Sequence[tuple[Hashable, Hashable]]) -> str:
     >>> _pairs_text([("gpu0", "gpu1")]), _pairs_text([("gpu0", "gpu1")] * 5000)
     ('gpu0-gpu1', '5000 circuits')
     """
+    if 2 * len(pairs) - 1 > MAX_TEXT_LENGTH:   # over it, "-" and ";" alone: not joined
+        return f"{len(pairs)} circuits"
     text = ";".join(f"{a}-{b}" for a, b in pairs)
     return text if len(text) <= MAX_TEXT_LENGTH else f"{len(pairs)} circuits"
+
+
+def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> dict | None:
+    """The cabling of an OCS cell, which a realized fabric's bill of materials counts
+    (:func:`realize`: the fibres stay in the ground whatever circuits the mirrors make):
+    ``graph``'s own ``ocs_cabling``, else its GPU-OCS fibres' one medium, cables and
+    lanes (None where they have none or two media). ``kind``: each node's kind, if known.
+
+    >>> c = ocs_cabling(ocs(gpus=2, ports=2))   # 2 GPUs x 2 ports: 4 fibres
+    >>> c["medium"], c["cables"]
+    ('co-packaged-optics', 4)
+    """
+    cabling = graph.graph.get("ocs_cabling")
+    if cabling is not None:
+        return cabling
+    if kind is None:
+        kind = dict(graph.nodes(data="kind"))
+    ends = (("gpu", "ocs"), ("ocs", "gpu"))
+    fibres = [d for u, v, d in graph.edges(data=True) if (kind[u], kind[v]) in ends]
+    if fibres and len({d["medium"] for d in fibres}) == 1:
+        return {"medium": fibres[0]["medium"],
+                "cables": round(sum(d.get("links", 1) for d in fibres)),
+                "lanes": sum(d["lanes"] for d in fibres)}
+    return None
 
 
 def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None = None, *,
@@ -389,9 +415,9 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         if graph.nodes.get(m, {}).get("kind") != "gpu":
             raise UserError(f"{m!r} is not a GPU of the fabric")
     pairs = circuits_for(logical, members)
-    free = {}
-    for m in members:
-        free[m] = [o for o in graph.neighbors(m) if graph.nodes[o]["kind"] == "ocs"]
+    kind = dict(graph.nodes(data="kind"))   # looked up per fibre below: once, not per view
+    adj = graph.adj
+    free = {m: [o for o in adj[m] if kind[o] == "ocs"] for m in members}
     degree = Counter(x for pair in pairs for x in pair)
     for m, count in degree.items():
         if count > len(free[m]):
@@ -425,15 +451,7 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
         attrs["optics"] = optics   # the GPU ports' optics, both ends (for the BOM)
         out.add_edge(u, v, **attrs)
     used = set(planes)
-    # the fibres stay in the ground whatever circuits the mirrors make: the bill of
-    # materials of the realized fabric is that of its cabling (topologies.inventory)
-    fibres = [d for u, v, d in graph.edges(data=True)
-              if {graph.nodes[u]["kind"], graph.nodes[v]["kind"]} == {"gpu", "ocs"}]
-    cabling = graph.graph.get("ocs_cabling")
-    if cabling is None and fibres and len({d["medium"] for d in fibres}) == 1:
-        cabling = {"medium": fibres[0]["medium"],
-                   "cables": round(sum(d.get("links", 1) for d in fibres)),
-                   "lanes": sum(d["lanes"] for d in fibres)}
+    cabling = ocs_cabling(graph, kind)
     if cabling is not None:
         out.graph["ocs_cabling"] = dict(cabling)
     spec = graph.graph.get("spec", "")

@@ -25,7 +25,15 @@ import numpy as np
 from compute.errors import UserError
 from compute.hardware import GpuSpec
 from netmodel.collectives.tuner_plugin import NO_TUNER
-from netmodel.study.circuit_copies import circuit_options, ocs_planes, ocs_ports
+from netmodel.study.circuit_copies import (
+    alike_circuits,
+    alike_groups,
+    circuit_options,
+    members_cell,
+    ocs_planes,
+    ocs_ports,
+    worth_copying,
+)
 from netmodel.study.scenarios import BEST, CIRCUITS, Scenario, fabric_error, get_scenario
 
 if TYPE_CHECKING:
@@ -35,7 +43,7 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Adjust
 
 __all__ = ["BEST_SIZES", "LAYOUTS", "adjusted", "best_layout", "build_fabric", "faster_layout",
-           "instance_graph", "is_built", "layout_model", "network_key",
+           "first_instance_layout", "instance_graph", "is_built", "layout_model", "network_key",
            "scenario_calibration", "scenario_cost_model", "scenario_model", "set_layout"]
 
 
@@ -142,10 +150,14 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int,
     entered); each copy count tried is realized on it without checking it again."""
     if not scenario.is_ocs or size < 2:
         return graph
+    made: dict = {}   # the first instance's circuits, by layout, where set already
     if scenario.circuits == BEST:   # the layout layout_model chooses for the size
         if calibration is None:
             calibration = scenario_calibration(scenario)
-        chosen = layout_model(scenario, graph, size, calibration)[0]
+        # chosen on the first instance's circuits where the instances are alike, so
+        # that only the chosen layout is set on the whole cell, from them
+        chosen = first_instance_layout(scenario, graph, size, calibration, made=made) \
+            or layout_model(scenario, graph, size, calibration)[0]
         scenario = replace(scenario, circuits=chosen)
     from netmodel.collectives.placement import partition
     from topologies.optical import ports_optics, realize
@@ -160,6 +172,11 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int,
         raise UserError(f"scenario {scenario.name!r}: an instance of {size} GPUs needs 2 "
                         f"optical ports per GPU (a circuit to each ring neighbour); the "
                         f"fabric's GPUs have {ports}")
+    if worth_copying(ports, groups) and alike_groups(graph, groups):
+        # the first group's circuits, copied to the others
+        out = alike_circuits(graph, groups, scenario.circuits, ports, planes, made)
+        if out is not None:
+            return out
     last = None
     for pairs in circuit_options(scenario.circuits, groups, ports, planes):
         try:
@@ -187,6 +204,11 @@ def scenario_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: 
     With ``circuits = "best"`` it is the model of the layout :func:`layout_model` chose.
     """
     return layout_model(scenario, graph, size, calibration, **routing)[1]
+
+
+#: The placements whose first instance :func:`first_instance_layout` finds as the cost
+#: model's ``group(size)`` does (no seed read).
+_SEEDLESS = ("contiguous", "spread", "rail-aligned")
 
 
 #: What ``circuits = "best"`` chooses among (:data:`~netmodel.study.scenarios.CIRCUITS`
@@ -219,6 +241,15 @@ def layout_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: Ca
     ['ring', 'torus']
     """
     if scenario.circuits == BEST and scenario.is_ocs and size >= 2:
+        # chosen on the first instance's circuits where the instances are alike: only
+        # the chosen layout is set on the whole cell and modelled
+        lay = first_instance_layout(scenario, graph, int(size), calibration, **routing)
+        if lay is not None:
+            made = layout_model(replace(scenario, circuits=lay), graph, size, calibration,
+                                **routing)
+            if made[0] == lay:
+                return made
+
         def make(lay: str):
             set_as, model = layout_model(replace(scenario, circuits=lay), graph, size,
                                          calibration, **routing)
@@ -238,6 +269,96 @@ def layout_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: Ca
     if scenario.circuits != "torus":   # a ring is set as one
         return "ring", model
     return set_layout(model, model.group(int(size))), model
+
+
+def first_instance_layout(scenario: Scenario, graph: nx.Graph, size: int,
+                          calibration: Calibration, made: dict | None = None,
+                          **routing) -> str | None:
+    """The layout ``circuits = "best"`` sets for instances of ``size`` GPUs on the healthy
+    cell ``graph`` (the scenario's built fabric), chosen on the first instance's circuits
+    alone (:func:`~netmodel.study.circuit_copies.members_cell`) instead of every
+    instance's, as :func:`layout_model` would choose it: every instance of the placement
+    is wired alike (each member's ports, fibres and node as the first instance's member at
+    its place), so each sets its circuits as the first one does and the first one's
+    collective, costed on its own circuits, is costed alike on all of them. None where
+    that does not hold, where the circuits are few
+    (:data:`~netmodel.study.circuit_copies.ALIKE_PORTS`) or the first instance's cannot be
+    set (the caller then sets each layout on the whole cell, and says why it cannot); the
+    placement ``random`` (a seed) and graphs other than the built fabric are left to it.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        An optical circuit-switched scenario with ``circuits = "best"``.
+    graph : networkx.Graph
+        Its built fabric (:func:`build_fabric`).
+    size : int
+        GPUs an instance (2 or more).
+    calibration : Calibration
+        The collective model's parameters the layouts are costed with.
+    made : dict, optional
+        Given: each layout's first instance's circuit pairs and circuits as set here,
+        ``{layout: (pairs, graph)}``, for
+        :func:`~netmodel.study.circuit_copies.alike_circuits` to set the whole cell's
+        from.
+    **routing
+        :func:`scenario_cost_model`'s keywords (its placement among them).
+
+    Returns
+    -------
+    str or None
+        ``"ring"`` or ``"torus"``; None where this does not decide.
+
+    Examples
+    --------
+    >>> s = get_scenario("lite-ocs")
+    >>> s = replace(s, fabric={**s.fabric, "ports": 96})   # 12,288 ports placed
+    >>> g, cal = build_fabric(s), scenario_calibration(s)
+    >>> [first_instance_layout(s, g, p, cal) for p in (2, 16)]
+    ['ring', 'torus']
+    >>> s = get_scenario("lite-ocs")   # 4 ports: 512 placed, the whole cell's way
+    >>> first_instance_layout(s, build_fabric(s), 16, cal) is None
+    True
+    """
+    from netmodel.collectives.placement import partition
+    from topologies.optical import realize
+    from topologies.schema import gpu_nodes
+
+    placement = routing.get("placement", scenario.placement)
+    if placement not in _SEEDLESS or not is_built(scenario, graph):
+        return None
+    groups = partition(graph, size, placement, gpus=gpu_nodes(graph))
+    first = groups[0]
+    ports, planes = ocs_ports(graph, first), ocs_planes(graph, first)
+    if ports < 2 and size > 2:
+        return None   # refused: the caller says why
+    if not worth_copying(ports, groups) or not alike_groups(graph, groups):
+        return None
+    cell = members_cell(graph, first)
+
+    class _Unset(Exception):
+        pass
+
+    def make(lay: str):
+        for pairs in circuit_options(lay, [first], ports, planes):
+            try:
+                realized = realize(cell, pairs, validated=True)   # the cell's part of it
+            except UserError:
+                continue
+            if made is not None:
+                made[lay] = (pairs, realized)
+            built = adjusted(realized, scenario.adjust)
+            model = scenario_cost_model(scenario, built, calibration,
+                                        validated=built is realized, **routing)
+            set_as = "ring" if lay != "torus" else set_layout(model, first)
+            return (model, lay) if set_as == lay else None
+        raise _Unset
+
+    try:
+        chosen = best_layout(first, make)
+    except _Unset:
+        return None
+    return None if chosen is None else chosen[0]
 
 
 def best_layout(members: int | tuple, make) -> tuple[str, object] | None:
