@@ -22,7 +22,7 @@ from netmodel.collectives.steps import Pairs, Step
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["chain_paths", "tree_all_reduce", "tree_broadcast", "tree_reduce"]
+__all__ = ["tree_all_reduce", "tree_broadcast", "tree_reduce"]
 
 
 def _heap(members: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -96,65 +96,6 @@ def double_tree(group, leaders: np.ndarray, frac: float):
                                                               frac / 2)
 
 
-def chain_paths(table: np.ndarray, lanes: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The chains of NCCL's trees inside each domain when ``k`` channels leave it through
-    ``lanes`` (``(domains, k)`` positions in the group; ``table``: each domain's ``m``
-    GPUs in order): ``(src, dst, share)``, child -> parent edges and the share of the
-    message each carries (``1/k`` for each chain it is in). Chain ``c`` visits every GPU of
-    the domain and ends at its lane, the GPU whose NIC carries the channel; it starts at the
-    GPU after the lane in the domain's order (the ring's edges), unless the chains' ends
-    (heads and tails) are then uneven: while a GPU ends two chains fewer than some chain's
-    tail does, that tail moves to it (the first GPU ending the fewest, from the first chain
-    whose tail ends the most), and the chain runs from its tail through the others in the
-    domain's order, skipping its lane, to the lane. NCCL's search may end a chain on any
-    GPU of an NVSwitch node, and a GPU that is no chain's end carries both its chain edges
-    whole each way while the reduce and the broadcast run at once; with ``2k >= m`` every
-    GPU now ends a chain (before, every tail was the GPU after its lane, and with lanes
-    laid unevenly a GPU could end none: one more NIC down could run faster). Each domain's
-    ring edges come first, in its order, then the others as the chains meet them.
-
-    4 GPUs, channels through GPUs 0 and 1: tails 1 and 2 would leave GPU 1 two ends and GPU
-    3 none, so chain 0 starts at 3 (3 -> 1 -> 2 -> 0) and chain 1 keeps the ring's (2 -> 3
-    -> 0 -> 1): every GPU ends one chain.
-
-    >>> a, b, f = chain_paths(np.array([[0, 1, 2, 3]]), np.array([[0, 1]]))
-    >>> [(int(x), int(y), float(z)) for x, y, z in zip(a, b, f)]
-    [(0, 1, 0.5), (1, 2, 0.5), (2, 3, 0.5), (3, 0, 0.5), (3, 1, 0.5), (2, 0, 0.5)]
-    """
-    m, k = table.shape[1], lanes.shape[1]
-    src, dst, share = [], [], []
-    for row, heads in zip(table.tolist(), lanes.tolist(), strict=True):
-        at = {g: i for i, g in enumerate(row)}
-        tails = [row[(at[h] + 1) % m] for h in heads]
-        ends = dict.fromkeys(row, 0)
-        for g in (*heads, *tails):
-            ends[g] += 1
-        while True:
-            low = min(row, key=lambda g: ends[g])
-            movable = [c for c in range(k) if heads[c] != low and tails[c] != low]
-            c = max(movable, key=lambda c: ends[tails[c]], default=None)
-            if c is None or ends[low] >= ends[tails[c]] - 1:
-                break
-            ends[tails[c]] -= 1
-            ends[low] += 1
-            tails[c] = low
-        count: dict = {}
-        for h, t in zip(heads, tails, strict=True):
-            path = [t] + [row[(at[t] + i) % m] for i in range(1, m)
-                          if row[(at[t] + i) % m] != h] + [h]
-            for edge in zip(path[:-1], path[1:], strict=True):
-                count[edge] = count.get(edge, 0) + 1
-        ring = [(g, row[(i + 1) % m]) for i, g in enumerate(row)]
-        for edge in ring + [e for e in count if e not in set(ring)]:
-            if edge in count:
-                src.append(edge[0])
-                dst.append(edge[1])
-                share.append(count.pop(edge) / k)
-    return (np.array(src, dtype=table.dtype), np.array(dst, dtype=table.dtype),
-            np.array(share))
-
-
 def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     table = rail_table(graph, group)
     if table is not None:
@@ -169,16 +110,12 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
         degraded = lanes is not None
         lanes = lanes if degraded else table
         k = lanes.shape[1]
-        if degraded:
-            # k < m chains, each ending at its lane; their tails spread so that the GPUs
-            # end chains evenly (chain_paths)
-            a, b, f = chain_paths(table, lanes)
-            src, dst, frac = [a], [b], [f]
-        else:
-            # edge j -> j+1 of a domain's chain: in every tree but the one leaving through
-            # j (each GPU a chain's head once and a tail once)
-            src, dst, frac = [table.ravel()], [nxt.ravel()], [np.full(table.size,
-                                                                      (m - 1) / m)]
+        # edge j -> j+1 of a domain's chain: in every tree but the one leaving through j
+        on = (table[:, :, None] == lanes[:, None, :]).any(axis=2)
+        share = ((k - on) / k).ravel()
+        # (with one channel left, its own edge is in no tree)
+        keep = share > 0 if degraded else np.ones(share.shape, dtype=bool)
+        src, dst, frac = [table.ravel()[keep]], [nxt.ravel()[keep]], [share[keep]]
         for c in range(k):
             a, b, f = double_tree(group, lanes[:, c], 1 / k)
             src.append(a)

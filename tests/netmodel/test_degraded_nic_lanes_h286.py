@@ -66,13 +66,9 @@ def test_nics_lost_on_other_rails_keep_four_channels(fabric):
     assert len(tree.steps) == 1
     for s in tree.steps:
         assert s.serialization == pytest.approx(2 * N / (4 * TREE_2N), rel=1e-12)
-        # chains (algo_tree.chain_paths): tails after the lanes would leave 3 GPUs of each
-        # domain no chain's end, so 3 chains start at those GPUs instead and skip their
-        # lanes: node 0 (lanes 7, 4, 5, 6) 0-1-...-7, 1-2-3-5-6-7-0-4, 2-3-4-6-7-0-1-5 and
-        # 3-4-5-7-0-1-2-6, the ring's 8 edges and 6 others; node 1 (lanes at its 7, 0, 1, 2)
-        # as many: 2 x 14; a double tree of 2 nodes per channel: 2 x 4; 36 each way (24
-        # when every tail was the GPU after its lane)
-        assert s.transfers == 2 * 36
+        # chains: 2 x 8 edges (each domain's edges into its 4 lanes in 3 trees of 4, the
+        # others in all 4); a double tree of 2 nodes per channel: 2 x 4; 24 each way
+        assert s.transfers == 2 * 24
     nvls = degraded_cost(fabric, AR, N, 16, links=_links(SPLIT),
                          algorithm="in-network-tree").degraded
     assert nvls.tree_cap.channels == 4
