@@ -162,3 +162,23 @@ def test_legacy_nvls_on_one_node_and_no_blackwell_correction():
     assert t.predicted_time("in-network-tree", "Simple", n, 16, 2, b) == pytest.approx(
         53 * US + n / (b.nvls_channels * 48 * GB * 5 / 6), rel=1e-12)
     assert (b.nvls_channels, b.nvls_bw_intra, b.nvls_bw_inter) == (8, 48 * GB, 48 * GB)
+
+
+def test_4_x_8_h100_newest_release_switches_by_hand():
+    """The 2026 formula on 4 x 8 H100 (400G NICs): NVLSTree 8 x min(59.5, 48, 45.5) = 364
+    GB/s busbw, x 32/62 = 187.87 GB/s, 25 + 2 x 2 x 20.9 = 108.6 us; tree/LL128
+    min(min(0.92 x 370.8, 8 x 36) x 120/128, 8 x 29) = 232 GB/s busbw, x 0.5 = 116 GB/s,
+    14 + 2 (7 x 1.25 + 2 x 8.5) = 65.5 us, x treeCorrectionFactor[LL128] 0.8 at 4-8 MiB and
+    0.9 at 8-16 MiB. Equal at 43.1 us / (1/92.8 - 1/187.87) GB/s = 7.90e6 B (7.54 MiB) and
+    at 43.1 us / (1/104.4 - 1/187.87) GB/s = 10.13e6 B (9.66 MiB): NVLSTree from 7.54 to 8
+    MiB, tree/LL128 from 8 to 9.66 MiB, NVLSTree above (to 2.74 GiB)."""
+    m, _ = _graph("rail-optimized:domains=4", 32, "2.30")
+    lo = 43.1 * US / (1 / (92.8 * GB) - 1 / (364 * GB * 32 / 62))
+    hi = 43.1 * US / (1 / (104.4 * GB) - 1 / (364 * GB * 32 / 62))
+    assert lo == pytest.approx(7.90e6, rel=2e-3) and hi == pytest.approx(10.13e6, rel=2e-3)
+    mib = 2.0 ** 20
+    assert m.tuner_choice("all-reduce", lo * 0.99, 32) == ("tree", "LL128")
+    assert m.tuner_choice("all-reduce", lo * 1.01, 32) == ("in-network-tree", "Simple")
+    assert m.tuner_choice("all-reduce", 8.2 * mib, 32) == ("tree", "LL128")
+    assert m.tuner_choice("all-reduce", hi * 0.99, 32) == ("tree", "LL128")
+    assert m.tuner_choice("all-reduce", hi * 1.01, 32) == ("in-network-tree", "Simple")
