@@ -425,7 +425,8 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
             out[cls] = ClassComponents(cls, parts[at], edge=at, removed=removed[at])
         for bundle in shared.values():
             _bundle_components(graph, bundle, _bundle_cables(graph, bundle), wanted, rest)
-        if e.medium_in(("ocs-circuit",)).any():
+        if e.medium_in(("ocs-circuit",)).any() or "ocs_cabling" in graph.graph:
+            # a realized OCS fabric's fibres fail with no circuit set on them too
             _circuit_fibres(graph, wanted, rest)
     by_cls: dict = defaultdict(list)
     for i in np.flatnonzero(~gpu).tolist():

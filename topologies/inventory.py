@@ -29,11 +29,11 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.validate import describe, of_type
-from topologies.schema import TRACE_MEDIA
+from topologies.schema import TRACE_MEDIA, circuit_via
 
 __all__ = ["NIC_MEDIA", "OPTICAL_MEDIA", "BillOfMaterials", "EdgeArrays", "bill_of_materials",
            "cable_end_parts", "cells_per_shared_part", "edge_arrays", "edges_of", "nic_gpus",
-           "nic_ports", "port_fill", "port_use", "shared_part"]
+           "nic_ports", "ocs_fibre_rate", "ocs_fibres", "port_fill", "port_use", "shared_part"]
 
 #: The media whose link ends are pluggable optics (a transceiver each end), for the bill of
 #: materials here and the network's prices (:mod:`netmodel.study.network_bill`).
@@ -63,7 +63,8 @@ class BillOfMaterials:
     A realized OCS fabric (:func:`~topologies.optical.realize`, graph attribute
     ``ocs_cabling``) is made of the same fibres, ports and optics as its bare cabling,
     whatever circuits are set up; ``circuits`` counts those. ``nics``: the GPUs that hold a
-    scale-out NIC (:func:`nic_gpus`), one each however many network links a GPU has.
+    scale-out NIC (:func:`nic_gpus`), one each however many network links a GPU has (on a
+    realized OCS fabric, every GPU its fibres reach, a circuit set on its port or not).
     """
 
     cables: dict
@@ -416,8 +417,9 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
 
 def nic_gpus(graph: nx.Graph, edges: EdgeArrays | None = None) -> list:
     """The GPUs of ``graph`` that hold a scale-out NIC: those with a link of a medium of
-    :data:`NIC_MEDIA` to a switch of tier >= 1 or an OCS, or an OCS circuit whose optics are
-    of such a medium (a realized OCS fabric), in node order. Not a GPU that reaches the
+    :data:`NIC_MEDIA` to a switch of tier >= 1 or an OCS, or, on a realized OCS fabric, a
+    fibre of its cabling of such a medium (:func:`ocs_fibres`; a fabric file's fibres
+    whose ends are not known name no GPU), in node order. Not a GPU that reaches the
     network only through its scale-up domain's tier-0 switch (rail-optimized's
     ``nics_per_server`` below ``gpus_per_server``, a fabric of one scale-up domain) or
     only through other GPUs, nor one whose network links are co-packaged optics on its own
@@ -432,11 +434,90 @@ def nic_gpus(graph: nx.Graph, edges: EdgeArrays | None = None) -> list:
     ['gpu0', 'gpu1', 'gpu2', 'gpu3']
     >>> nic_gpus(build("leaf-spine:leaves=2,radix=4,medium=co-packaged-optics"))
     []
+
+    A realized OCS fabric (its circuits set) holds the NICs of its cabling, every GPU port
+    cabled to an OCS whether a circuit is set on it now or not (:func:`ocs_fibres`):
+
+    >>> from topologies.optical import realize
+    >>> g = build("ocs:gpus=4,ports=2,ocs_ports=4,medium=pluggable-optics")
+    >>> nic_gpus(realize(g, [("gpu0", "gpu1")]))   # one circuit; 4 GPUs cabled
+    ['gpu0', 'gpu1', 'gpu2', 'gpu3']
     """
     e = edges_of(graph, edges)
     holds = np.zeros(len(e.nodes), dtype=bool)
     holds[_nic_ends(graph, e)[0]] = True
+    fibres = ocs_fibres(graph, e)[0] if _cabling_medium(graph) in NIC_MEDIA else ()
+    if fibres:
+        at = {n: i for i, n in enumerate(e.nodes)}
+        holds[[at[g] for g, _ in fibres]] = True
     return [e.nodes[i] for i in np.flatnonzero(holds).tolist()]
+
+
+def _cabling_medium(graph: nx.Graph) -> str | None:
+    """The medium of a realized OCS fabric's cabling (None for any other graph)."""
+    cabling = graph.graph.get("ocs_cabling")
+    return None if cabling is None else cabling["medium"]
+
+
+def ocs_fibres(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple[list[tuple], int]:
+    """``(fibres, unknown)``: the GPU-OCS fibres of a realized OCS fabric (its circuits
+    set, :func:`~topologies.optical.realize`: its fibres are not edges but the graph
+    attribute ``ocs_cabling``), each a ``(gpu, ocs)`` pair in node order, and how many more
+    fibres ``ocs_cabling`` counts whose ends are not known. Where it counts a fibre from
+    every GPU to every OCS (the ``ocs`` builder's cabling: port ``p`` of each GPU to
+    ``ocs{p}``) they are all known, with a circuit set on them or not; else they are the
+    fibres the circuits' ``via`` name, the rest ``unknown``. ``([], 0)`` for any other graph
+    (its fibres are edges). The failure model reads the same fibres
+    (:mod:`topologies.failure_domains`: a NIC and an end a fibre).
+
+    >>> from topologies import build
+    >>> from topologies.optical import realize
+    >>> g = realize(build("ocs:gpus=4,ports=2,ocs_ports=4"), [("gpu0", "gpu1")])
+    >>> fibres, unknown = ocs_fibres(g)
+    >>> len(fibres), fibres[:3], unknown
+    (8, [('gpu0', 'ocs0'), ('gpu0', 'ocs1'), ('gpu1', 'ocs0')], 0)
+    """
+    cabling = graph.graph.get("ocs_cabling")
+    if cabling is None:
+        return [], 0
+    data = graph._node
+    gpus = [n for n, d in data.items() if d.get("kind") == "gpu"]
+    switches = [n for n, d in data.items() if d.get("kind") == "ocs"]
+    cables = round(float(cabling["cables"]))
+    if cables == len(gpus) * len(switches):   # every GPU to every OCS
+        return [(g, o) for g in gpus for o in switches], 0
+    e = edges_of(graph, edges)
+    used = set()
+    for i in np.flatnonzero(e.medium_in(("ocs-circuit",))).tolist():
+        u, v = e.nodes[e.u[i]], e.nodes[e.v[i]]
+        for o in circuit_via(u, v, graph._adj[u][v], data) or ():
+            used.update(((u, o), (v, o)))
+    at = {n: i for i, n in enumerate(data)}
+    return sorted(used, key=lambda p: (at[p[0]], at[p[1]])), max(0, cables - len(used))
+
+
+def ocs_fibre_rate(graph: nx.Graph, edges: EdgeArrays | None = None) -> float:
+    """The rate of each fibre of a realized OCS fabric's cabling (:func:`ocs_fibres`;
+    bytes/s per direction): the circuits' rate a lane times the cabling's lanes a fibre (a
+    circuit holds its fibres' lanes, :func:`~topologies.optical.realize`). The cabling keeps
+    no rate of its own, so a realized fabric with no circuit set is refused (UserError).
+
+    >>> from topologies import build
+    >>> ocs_fibre_rate(build("ocs:gpus=8,ports=4,ocs_ports=8,logical=ring")) / 1e9
+    112.5
+    """
+    cabling = graph.graph.get("ocs_cabling")
+    e = edges_of(graph, edges)
+    circuit = e.medium_in(("ocs-circuit",))
+    if cabling is None or not circuit.any():
+        raise UserError("a realized OCS fabric with no circuit set has no known port rate: "
+                        "its cabling (graph attribute 'ocs_cabling') holds none; use the "
+                        "cabling itself (the ocs spec without logical=)")
+    cables, lanes = int(cabling["cables"]), int(cabling["lanes"])
+    done = e.lanes[circuit].sum()
+    total = e.bandwidth[circuit].sum()
+    return float(total / done * lanes / cables) if done and cables \
+        else float(total / e.links[circuit].sum())
 
 
 def _nic_ends(graph: nx.Graph, e: EdgeArrays) -> tuple[np.ndarray, np.ndarray]:
@@ -447,7 +528,10 @@ def _nic_ends(graph: nx.Graph, e: EdgeArrays) -> tuple[np.ndarray, np.ndarray]:
                        count=len(e.nodes))
     network = e.kind_is("ocs") | (e.kind_is("switch") & (tier >= 1))
     by_nic = e.medium_in(NIC_MEDIA)
-    circuit = e.medium_in(("ocs-circuit",)) & e.optics_in(NIC_MEDIA)
+    # a circuit's NIC is its fibre's (ocs_fibres), held by the realized fabric's cabling;
+    # a circuit with no cabling recorded (a fabric file's) holds one at each end
+    circuit = e.medium_in(("ocs-circuit",)) & e.optics_in(NIC_MEDIA) \
+        & ("ocs_cabling" not in graph.graph)
     nodes, where = [], []
     for near, far in ((e.u, e.v), (e.v, e.u)):
         on = (gpu[near] & network[far] & by_nic) | (circuit & gpu[near])
@@ -469,6 +553,18 @@ def nic_ports(graph: nx.Graph, edges: EdgeArrays | None = None) -> list[tuple]:
     [('gpu0', 50000000000.0, 1.0)]
     >>> nic_ports(build("leaf-spine:leaves=2,radix=4,medium=co-packaged-optics"))
     []
+
+    A realized OCS fabric (its circuits set) has a NIC port on every fibre of its cabling
+    of pluggable optics, fibre or copper, a circuit set on it or not (:func:`ocs_fibres`),
+    each at :func:`ocs_fibre_rate`, after the ports of its other links; fibres whose ends
+    are not known are one ``(None, rate, count)``. A realized fabric with no circuit set
+    is refused (its fibres' rate is not known).
+
+    >>> from topologies.optical import realize
+    >>> g = build("ocs:gpus=4,ports=2,ocs_ports=4,medium=pluggable-optics")
+    >>> ports = nic_ports(realize(g, [("gpu0", "gpu1")]))   # one circuit, 8 fibres
+    >>> len(ports), ports[-1]
+    (8, ('gpu3', 225000000000.0, 1.0))
     """
     e = edges_of(graph, edges)
     node, where = _nic_ends(graph, e)
@@ -477,7 +573,14 @@ def nic_ports(graph: nx.Graph, edges: EdgeArrays | None = None) -> list[tuple]:
     links = e.links[where].astype(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = np.where(links > 0, e.bandwidth[where] / links, 0.0)
-    return [(e.nodes[n], r, c) for n, r, c in zip(node.tolist(), rate.tolist(),
-                                                   links.tolist(), strict=True)]
+    out = [(e.nodes[n], r, c) for n, r, c in zip(node.tolist(), rate.tolist(),
+                                                  links.tolist(), strict=True)]
+    fibres, unknown = ocs_fibres(graph, e) if _cabling_medium(graph) in NIC_MEDIA else ((), 0)
+    if fibres or unknown:
+        each = ocs_fibre_rate(graph, e)
+        out += [(g, each, 1.0) for g, _ in fibres]
+        if unknown:
+            out.append((None, each, float(unknown)))
+    return out
 
 

@@ -56,7 +56,6 @@ from netmodel.study.network_bill import (
     check_share,
     network_bill_cached,
     network_costs,
-    ocs_cabling_ports,
 )
 from netmodel.study.scenario_fabric import build_fabric
 from netmodel.study.scenarios import get_scenario
@@ -534,16 +533,8 @@ def scale_out_nics(graph) -> int:
     >>> scale_out_nics(build("rail-optimized:domains=2,nics_per_server=4"))
     8
     """
-    from topologies.inventory import NIC_MEDIA, nic_gpus
+    from topologies.inventory import nic_gpus
 
-    cabling = ocs_cabling_ports(graph)
-    if cabling is not None:
-        # a realized OCS fabric: its GPUs' ports are cabled whether their circuits are set
-        # or not (ocs_cabling_ports), each GPU's NIC with them; the fibres are not edges,
-        # so every GPU is taken as cabled, as the ocs builder cables it (at most a GPU a
-        # fibre)
-        gpus = sum(1 for _, k in graph.nodes(data="kind") if k == "gpu")
-        return min(gpus, cabling[1]) if cabling[0] in NIC_MEDIA else 0
     return len(nic_gpus(graph))
 
 
@@ -576,15 +567,10 @@ def nic_class(rate: float) -> tuple[float, str, str]:
 def _nic_units(graph) -> tuple[tuple[float, float], ...]:
     """``(class rate, NICs' worth)`` of a graph's NIC ports (:func:`nic_charge`), slowest
     class first; kept per graph object (built graphs are cached and never modified)."""
-    from topologies.inventory import NIC_MEDIA, nic_ports
+    from topologies.inventory import nic_ports
 
-    cabling = ocs_cabling_ports(graph)
-    if cabling is not None:   # a realized OCS fabric: a NIC port on each fibre, set or not
-        ports = [(None, cabling[2], float(cabling[1]))] if cabling[0] in NIC_MEDIA else []
-    else:
-        ports = nic_ports(graph)
     units: dict[float, float] = {}
-    for _, rate, cables in ports:
+    for _, rate, cables in nic_ports(graph):
         bits = rate * 8
         cls = nic_class(bits)[0]
         units[cls] = units.get(cls, 0.0) + cables * max(1.0, bits / cls)
@@ -597,9 +583,8 @@ def nic_charge(graph, tco: dict | None = None) -> tuple[float, float, tuple]:
     :func:`nic_class` of its cable rate, one a cable (a breakout share its share); a cable
     faster than the fastest class that class pro rata. A realized OCS fabric is charged a
     NIC port on every fibre of its cabling of pluggable optics, its circuit set or not
-    (:func:`~netmodel.study.network_bill.ocs_cabling_ports`). ``classes``: ``(class rate in
-    bit/s, NICs' worth)``. ``tco``: the prices and powers by row name (None: the shipped
-    ones).
+    (:func:`~topologies.inventory.ocs_fibres`). ``classes``: ``(class rate in bit/s, NICs'
+    worth)``. ``tco``: the prices and powers by row name (None: the shipped ones).
 
     >>> from topologies import build
     >>> usd, w, classes = nic_charge(build("rail-optimized:domains=2"))   # 16 x 400G

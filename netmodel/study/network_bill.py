@@ -411,21 +411,15 @@ def ocs_cabling_ports(graph: nx.Graph, edges: EdgeArrays | None = None
     >>> ocs_cabling_ports(build("ocs:gpus=8,ports=4,ocs_ports=8")) is None
     True
     """
-    from topologies.inventory import edges_of
+    from topologies.inventory import edges_of, ocs_fibre_rate
 
     cabling = graph.graph.get("ocs_cabling")
     if cabling is None:
         return None
     e = edges_of(graph, edges)
+    rate = ocs_fibre_rate(graph, e)   # UserError where no circuit is set
     circuit = np.flatnonzero(e.medium_in(("ocs-circuit",)))
-    if not len(circuit):
-        raise UserError("a realized OCS fabric with no circuit set cannot be priced: its "
-                        "cabling (graph attribute 'ocs_cabling') holds no port rate; price "
-                        "the cabling itself (the ocs spec without logical=)")
-    cables, lanes = int(cabling["cables"]), int(cabling["lanes"])
-    done = e.lanes[circuit].sum()
-    rate = float(e.bandwidth[circuit].sum() / done * lanes / cables) if done and cables \
-        else float(e.bandwidth[circuit].sum() / e.links[circuit].sum())
+    cables = int(cabling["cables"])
     adj, nodes, fibres, counts = graph._adj, e.nodes, [], []
     for i in circuit.tolist():
         u, v = nodes[e.u[i]], nodes[e.v[i]]

@@ -16,16 +16,18 @@ from collections import Counter
 from importlib import resources
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from compute.errors import UserError
 from compute.hardware import load_gpu_file
 from compute.yield_model import parameter
 from netmodel.study.cost import NIC_CLASSES, cost_summary, nic_charge, nic_class
 from netmodel.study.scenarios import get_scenario
 from topologies import build
 from topologies.failure_domains import components
-from topologies.inventory import nic_gpus, nic_ports
+from topologies.inventory import NIC_MEDIA, bill_of_materials, nic_gpus, nic_ports
+from topologies.optical import realize
 
 MODEL = "Llama-3-70B"
 
@@ -165,22 +167,59 @@ def _specs(draw):
 
 
 def _gpu_ends(g, comp):
+    if comp.fibres or "ocs_cabling" in g.graph:
+        # a realized OCS fabric's NIC is a fibre's, named by its GPU (None: a fibre whose
+        # ends are not known), the circuit it cuts or not (h506)
+        yield from (gpu for gpu, _ in comp.fibres) if comp.fibres else (None,)
+        return
     for u, v in (*comp.edges, *(e for e, _ in comp.scaled)):
         for n in (u, v):
             if g.nodes[n]["kind"] == "gpu":
                 yield n
 
 
+@st.composite
+def _realized_ocs(draw):
+    """An ocs fabric realized: as a ring, or as one to three random circuits between GPU
+    pairs (each GPU a port on every OCS), so most ports have no circuit set (h506)."""
+    gpus, ports = draw(st.sampled_from([4, 8])), draw(st.integers(1, 3))
+    medium = draw(st.sampled_from(["pluggable-optics", "fibre", "co-packaged-optics"]))
+    spec = f"ocs:gpus={gpus},ports={ports},ocs_ports={gpus},medium={medium}"
+    names = [f"gpu{i}" for i in range(gpus)]
+    pair = st.lists(st.sampled_from(names), min_size=2, max_size=2, unique=True).map(tuple)
+    logical = draw(st.one_of(st.just("ring"), st.lists(pair, min_size=1, max_size=3)))
+    try:
+        return f"{spec} as {logical}", realize(build(spec), logical)
+    except UserError:   # more circuits at a GPU than its ports
+        assume(False)
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_specs())
 def test_the_bill_has_a_nic_where_the_failure_model_has_one(spec):
-    g = build(spec)
+    _agree(spec, build(spec))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_realized_ocs())
+def test_a_realized_ocs_fabric_has_a_nic_where_the_failure_model_has_one(fabric):
+    # every fibre of the cabling holds its NIC in the bill and fails in the failure model,
+    # a circuit set on it or not (h506)
+    spec, g = fabric
+    _agree(spec, g)
+    cabling = g.graph["ocs_cabling"]
+    held = cabling["medium"] in NIC_MEDIA
+    assert len(nic_ports(g)) == cabling["cables"] * held, spec
+    assert bill_of_materials(g).nics == g.graph["gpus"] * held, spec
+
+
+def _agree(spec, g):
     ports = nic_ports(g)
     charged = Counter(gpu for gpu, _, _ in ports)
     failing = Counter(n for comp in components(g, classes=["nic"])["nic"]
                       for n in _gpu_ends(g, comp))
     assert charged == failing, spec
-    assert set(charged) == set(nic_gpus(g)), spec
+    assert set(charged) - {None} == set(nic_gpus(g)), spec
     # the charge is the sum over ports of the class's rows, a breakout share its share,
     # above the fastest class pro rata
     usd = watts = 0.0
