@@ -227,6 +227,14 @@ def main(argv: list[str] | None = None) -> None:
     # (the fabric validated again each call, its fibres listed each call, every pair
     # checked one by one). h391: the built fabric is not validated again (fabric checks
     # 7 -> 0 at 4,096 ports; CPU 9.0 / 9.2 -> 7.8 / 7.8 s, peak RSS 0.284 GB both).
+    # lite-ocs's circuits = "best" (add8774) set each size's ring and torus on the whole
+    # cell, then the chosen one again: 4,096 ports 7.43 -> 32.7 s. h500: the layout is
+    # chosen on the first instance's circuits and the others' copied from it
+    # (scenario_fabric.first_instance_layout, circuit_copies.alike_circuits), and the
+    # router takes the kept shortest paths up to DAG_NODES nodes that links join (the
+    # cell's 4,096 OCS, kept without links, sent every GPU pair to a search of its own).
+    # CPU, 2 shared cores at load 6-9: 1,024 / 2,048 / 4,096 ports 6.31 / 12.43 / 32.35 ->
+    # 2.80 / 4.67 / 8.34 s, peak RSS 0.26 / 0.32 / 0.45 -> 0.25 / 0.33 / 0.47 GB.
     for ports in (1024, 2048) if quick else (1024, 2048, 4096):
         r = run_child(IMPORT_LINE + _INSTANCE_CHILD.format(ports=ports, sizes=_POWERS),
                       cwd=ROOT)

@@ -656,7 +656,7 @@ class PlannedRoutes:
             self._rt_scaleout.extend(so)
             known.update(zip(key[quick].tolist(), range(base, base + len(quick)), strict=True))
             base += len(quick)
-        if len(slow) > (_SAMPLE_FROM if len(self._nodes) <= DAG_NODES
+        if len(slow) > (_SAMPLE_FROM if self._dag_sized
                         else _SAMPLE_FROM_ONE_BY_ONE):
             # a sample first (kept as the others), the rest estimated from it
             pick = np.unique(np.linspace(0, len(slow) - 1, _SAMPLE_PAIRS).astype(np.int64))
@@ -664,7 +664,7 @@ class PlannedRoutes:
             self._check_search_work(key[slow[pick]], len(slow))
             slow = np.delete(slow, pick)
             base = len(self._rt_hops.a)
-        if len(slow) >= _WALK_MANY and len(self._nodes) <= DAG_NODES:
+        if len(slow) >= _WALK_MANY and self._dag_sized:
             # switches and GPUs (GPUs may forward): from the kept shortest paths towards
             # each destination, every pair at once
             code = self._code
@@ -703,10 +703,10 @@ class PlannedRoutes:
             return
         ptr = self._rt_ptr.a
         links = pairs * float(np.mean(ptr[ids + 1] - ptr[ids]))
-        batch = len(self._nodes) <= DAG_NODES
+        batch = self._dag_sized
         limit = _SEARCH_LINKS if batch else _SEARCH_LINKS_ONE_BY_ONE
         if links > limit:
-            how = "" if batch else f", searched one pair at a time past {DAG_NODES:,} nodes"
+            how = "" if batch else f", searched one pair at a time past {DAG_NODES:,} linked nodes"
             raise TooManyRouteLinks(
                 f"routing {pairs:,} transfers over this fabric's shortest paths would hold "
                 f"about {links:,.0f} route links (from a sample of {len(sample)}{how}), more "

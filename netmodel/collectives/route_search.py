@@ -5,10 +5,10 @@ switch endpoints, and the switched routes that the templates work out once per p
 signatures.
 
 Its one job is searching: a bidirectional breadth-first search per pair
-(:meth:`SearchedRoutes._search`), or, up to ``DAG_NODES`` nodes, the shortest paths towards
-each destination kept (:meth:`SearchedRoutes._dag`), the traffic spread hop by hop over them
-in proportion to what each next hop can carry on to the destination, ``min(its bandwidth,
-the capacity behind it)`` (:meth:`SearchedRoutes._spread`). The same for many pairs at once,
+(:meth:`SearchedRoutes._search`), or, up to ``DAG_NODES`` nodes that links join, the shortest
+paths towards each destination kept (:meth:`SearchedRoutes._dag`), the traffic spread hop by
+hop over them in proportion to what each next hop can carry on to the destination,
+``min(its bandwidth, the capacity behind it)`` (:meth:`SearchedRoutes._spread`). The same for many pairs at once,
 as numpy arrays, is :mod:`netmodel.collectives.route_dags`'s
 (:class:`~netmodel.collectives.route_dags.DagRoutes`), and where a split carries less than
 a maximum flow over those paths (they split and merge again: tori), a maximum flow's shares
@@ -42,7 +42,7 @@ import numpy as np
 from compute.errors import UserError
 from netmodel.collectives.route_dags import DagRoutes
 from netmodel.collectives.route_flows import FlowRoutes
-from netmodel.collectives.route_types import DAG_NODES, KIND_GPU, KIND_SWITCH, TRANSIT_KINDS, Route
+from netmodel.collectives.route_types import KIND_GPU, KIND_SWITCH, TRANSIT_KINDS, Route
 
 __all__ = ["SearchedRoutes"]
 
@@ -92,7 +92,7 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
                 return self._as_route(legs)
         # two GPUs routed here have no switched route (else they would have a template): a
         # GPU may forward; any other pair may use any path
-        if (len(self._nodes) <= DAG_NODES and kind[src] in TRANSIT_KINDS
+        if (self._dag_sized and kind[src] in TRANSIT_KINDS
                 and kind[dst] in TRANSIT_KINDS):
             found = self._from_dag(src, dst)
         else:

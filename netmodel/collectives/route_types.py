@@ -35,8 +35,9 @@ TRANSFER_FIELDS = ("kind", "head", "tail", "l1", "l2", "latency", "hops", "scale
 KIND_CODE = {"gpu": KIND_GPU, "switch": KIND_SWITCH, "ocs": KIND_OCS}
 #: Node kinds a route without a template may cross (GPUs forward on direct-connect fabrics).
 TRANSIT_KINDS = frozenset(("gpu", "switch"))
-#: Up to this many nodes, such routes come from one search per destination, kept
-#: (:meth:`Router._dag`); beyond, from one bidirectional search per pair.
+#: Up to this many nodes that links join (``Router._dag_sized``), such routes come from one
+#: search per destination, kept (:meth:`Router._dag`); beyond, from one bidirectional
+#: search per pair.
 DAG_NODES = 4096
 
 

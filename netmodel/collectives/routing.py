@@ -76,6 +76,7 @@ from netmodel.collectives.route_plans import PlannedRoutes
 from netmodel.collectives.route_search import SearchedRoutes
 from netmodel.collectives.route_templates import TemplatedRoutes
 from netmodel.collectives.route_types import (
+    DAG_NODES,
     KIND_CODE,
     KIND_GPU,
     KIND_OCS,
@@ -206,6 +207,11 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         src[0::2], src[1::2] = u, v
         dst[0::2], dst[1::2] = v, u
         self._src, self._dst = src, dst
+        #: Whether routes come from the kept shortest paths towards each destination (up to
+        #: ``DAG_NODES`` nodes that links join: an OCS kept without circuits joins none, and
+        #: 4,096 of them made a 128-GPU cell's circuits searched pair by pair), else from a
+        #: search per pair (:mod:`~netmodel.collectives.route_search`).
+        self._dag_sized = int(np.count_nonzero(np.bincount(src, minlength=nn))) <= DAG_NODES
         #: Whether each node has a link to a GPU.
         self._gpu_linked = np.bincount(src[code[dst] == KIND_GPU], minlength=nn) > 0
         self.bandwidth = np.repeat(bw, 2)
