@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from netmodel.study import availability_analytic as aa
+from netmodel.study import availability_threshold
 from netmodel.study.availability_kinds import Kind
 
 
@@ -92,7 +93,7 @@ def test_past_the_holdings_limit_the_busy_count_chain(monkeypatch):
     pools = SparePools(placement="global", spares=6, pools=1, reachable=(6,), groups=1)
     b, occ = aa._blocking(kinds, pools)
     held = aa._missed(kinds, b, 3.2, pools, occ)
-    monkeypatch.setattr(aa, "MAX_HELD_STATES", 1)
+    monkeypatch.setattr(availability_threshold, "MAX_HELD_STATES", 1)
     busy = aa._missed(kinds, b, 3.2, pools, occ)
     # the hosts' bunching: the holdings chain reads more than twice the busy count's
     assert held > 2 * busy > 0
