@@ -111,3 +111,21 @@ def test_fibres_of_unknown_ends_are_ports_of_no_named_gpu():
     assert nic_charge(r)[2] == ((800e9, 9.0),)
     # only the GPUs whose fibres are known are named (the others' are not known)
     assert nic_gpus(r) == ["gpu0", "gpu1"]
+
+
+@pytest.mark.xfail(strict=True, reason="realize keeps no rate in ocs_cabling: a port faster "
+                   "than its circuit's other end is read back at the slower end's rate")
+def test_a_realized_fabric_of_unequal_ports_is_priced_as_its_cabling():
+    # 4 H100 x 2 pluggable ports of 225 GB/s (1,800 Gb/s), gpu0's two at twice the rate on
+    # as many lanes: its cabling's optics are (6 x 1,800 + 2 x 3,600) Gb/s x 1.5625 USD
+    # = 28,125 USD. Every circuit at gpu0 carries the slower end's 225 GB/s, so the ring
+    # read back prices all 8 ports at 1,800 Gb/s: 22,500 USD (edf0f07's review, h506)
+    from netmodel.study.network_bill import network_bill
+
+    g = build("ocs:gpus=4,ports=2,ocs_ports=4,medium=pluggable-optics")
+    for o in ("ocs0", "ocs1"):
+        g.edges["gpu0", o]["bandwidth"] *= 2
+    optics = network_bill(g, share="as-built").by_category()["optics"]["capex"]
+    assert optics == pytest.approx(28_125)
+    ring = network_bill(realize(g, "ring"), share="as-built").by_category()["optics"]["capex"]
+    assert ring == pytest.approx(28_125)
