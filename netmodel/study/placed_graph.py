@@ -70,7 +70,12 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
         lost. Ports of two media whose circuits realize can set, each joining ports of
         one medium (a plane of each medium, every GPU on both), are set.
     """
-    from netmodel.study.circuit_copies import circuit_options, ocs_planes, ocs_ports
+    from netmodel.study.circuit_copies import (
+        circuit_options,
+        members_cell,
+        ocs_planes,
+        ocs_ports,
+    )
     from topologies.optical import ports_optics, realize
     from topologies.schema import validate
 
@@ -86,17 +91,21 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
     # above it are refused, each after a full colouring (a triangle of 256 ports: 128 to 85)
     planes = ocs_planes(physical, members)
     cabled = _cabled(physical, members)
+    # realize reads the members' fibres, not every GPU's (524,288 at 4,096 ports, listed
+    # by each realize for the cabling): the whole cell's cabling is set on what it makes
+    cell = members_cell(physical, members)
     if scenario.circuits == BEST:   # each layout set, the faster kept (as layout_model)
-        chosen = _best_circuits(scenario, physical, members, ports, planes, cabled,
+        chosen = _best_circuits(scenario, cell, members, ports, planes, cabled,
                                 calibration)
         if chosen is not None:
-            return chosen
+            return _whole_cabling(chosen, physical, cell)
     else:
         for pairs in circuit_options(scenario.circuits, [members], ports, planes, cabled):
             try:
-                return realize(physical, pairs, validated=True)   # checked above, unchanged
+                out = realize(cell, pairs, validated=True)   # checked above, unchanged
             except UserError:
                 continue
+            return _whole_cabling(out, physical, cell)
     # no count fits: ports of two media (realize refuses a circuit joining them) said so,
     # not an instance lost; checked only here, as realize sets circuits on planes of two
     # media where each circuit's ends are one
@@ -140,6 +149,21 @@ def _best_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[Has
 
     chosen = best_layout(tuple(members), make)
     return None if chosen is None else chosen[1]
+
+
+def _whole_cabling(circuits: nx.Graph, physical: nx.Graph, cell: nx.Graph) -> nx.Graph:
+    """``circuits`` (changed in place and returned), set by realize on ``cell`` (the
+    members' part of ``physical``), with the cabling of the whole cell, as realize on
+    ``physical`` sets it (:func:`topologies.optical.ocs_cabling`)."""
+    from topologies.optical import ocs_cabling
+
+    if cell is not physical:
+        cabling = ocs_cabling(physical)
+        if cabling is None:
+            circuits.graph.pop("ocs_cabling", None)
+        else:
+            circuits.graph["ocs_cabling"] = dict(cabling)
+    return circuits
 
 
 def _cabled(physical: nx.Graph, members: Sequence[Hashable]) -> list[frozenset] | None:
