@@ -503,9 +503,9 @@ def _crossing_overlap(kinds, b, limit: float, pools: SparePools,
     chain (:func:`_held_moments`; a failure granted in part carries its refusal while it
     holds its grant, one refused in whole is a timer of its repair) ``P(Y = 0) = sum over
     c of (-1)^|c| E[prod_t C(Y_t, c_t)]`` (inclusion-exclusion over the binomial moments,
-    to 2 at once, else to :data:`MOST_MOMENTS`); a pool whose chain passes
-    :data:`MAX_OVERLAP_STATES`, whose series has not settled (the last order's terms past
-    a hundredth of ``1 - P(Y = 0)``), or that is asked together with others
+    to 2, 4 or :data:`MOST_MOMENTS` at once, the first that settles); a pool whose chain
+    passes :data:`MAX_OVERLAP_STATES`, whose series has not settled (the last order's
+    terms past a hundredth of ``1 - P(Y = 0)``), or that is asked together with others
     (:func:`_coupled_blocking`) keeps the thinning (factor 1); so do the kinds of a
     failure of several kinds (:attr:`Kind.follows`). The time below is then ``1 - (1 -
     tail) x factor``.
@@ -539,7 +539,7 @@ def _crossing_overlap(kinds, b, limit: float, pools: SparePools,
         outs = [[(k, r) for k, r in types[d] if lam[k] > 0] for d in keys]
         if not any(outs):
             continue
-        for top in (2, MOST_MOMENTS):   # most crossing refusals are rare: 2 at once
+        for top in (2, 4, MOST_MOMENTS):   # most crossing refusals are rare: few at once
             mo = _held_moments(kinds, lam, int(cap), outs, keys, top, MAX_OVERLAP_STATES)
             if mo is None:
                 break
