@@ -199,11 +199,16 @@ def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
     hw, sw, rate = _gpu_radius(c)
     inst = c.instances_total
     taken: set = set()   # every run's fallbacks: each figure, the search's steps too
+    # each (placement, spares) solved once: the base is the global search's first step,
+    # and the reference pool is asked for again once chosen (and may be a search step)
+    runs: dict = {}
 
     def run(placement: str, k: int) -> Analytic:
-        a = analytic(event_kinds(c, placement), spare_pools(c, k, placement), inst,
-                     threshold)
-        taken.update(a.fallback)
+        a = runs.get((placement, k))
+        if a is None:
+            a = runs[placement, k] = analytic(event_kinds(c, placement),
+                                              spare_pools(c, k, placement), inst, threshold)
+            taken.update(a.fallback)
         return a
 
     base = run("global", 0)
