@@ -87,7 +87,14 @@ import numpy as np
 from compute.errors import UserError, known
 from topologies.graph_ops import edge_key
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
-from topologies.inventory import NIC_MEDIA, EdgeArrays, cable_end_parts, edge_arrays, shared_part
+from topologies.inventory import (
+    NIC_MEDIA,
+    EdgeArrays,
+    cable_end_parts,
+    edge_arrays,
+    ocs_fibres,
+    shared_part,
+)
 from topologies.optical import drop_circuits
 from topologies.registry import not_as_built
 from topologies.schema import (
@@ -623,7 +630,9 @@ def _circuit_fibres(graph: nx.Graph, wanted: tuple[str, ...], out: dict[str, lis
     at = {n: i for i, n in enumerate(data)}   # the cabling's order: GPU, then OCS
     used = sorted(on, key=lambda p: (at[p[0]], at[p[1]]))
     fibres, unknown = used, 0
-    if cabling is not None:
+    if cabling is not None and "fibres" in cabling:   # the cabling's own (realize's record)
+        fibres, unknown = ocs_fibres(graph)
+    elif cabling is not None:
         cables = round(float(cabling["cables"]))
         if cables == len(gpus) * len(switches):   # every GPU to every OCS
             fibres = [(g, o) for g in gpus for o in switches]

@@ -29,11 +29,12 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.validate import describe, of_type
-from topologies.schema import TRACE_MEDIA, circuit_via
+from topologies.schema import CABLING_FIBRES, TRACE_MEDIA, circuit_via
 
 __all__ = ["NIC_MEDIA", "OPTICAL_MEDIA", "BillOfMaterials", "EdgeArrays", "bill_of_materials",
            "cable_end_parts", "cells_per_shared_part", "edge_arrays", "edges_of", "nic_gpus",
-           "nic_ports", "ocs_fibre_rate", "ocs_fibres", "port_fill", "port_use", "shared_part"]
+           "nic_ports", "ocs_fibre_rate", "ocs_fibre_rows", "ocs_fibres", "port_fill",
+           "port_use", "shared_part"]
 
 #: The media whose link ends are pluggable optics (a transceiver each end), for the bill of
 #: materials here and the network's prices (:mod:`netmodel.study.network_bill`).
@@ -481,6 +482,10 @@ def ocs_fibres(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple[list[t
     if cabling is None:
         return [], 0
     data = graph._node
+    if "fibres" in cabling:   # the cabling's own record (realize keeps it)
+        rows = ocs_fibre_rows(graph)
+        return ([(r[0], r[1]) for r in rows if r[0] in data],
+                round(sum(r[2] for r in rows if r[0] not in data)))
     gpus = [n for n, d in data.items() if d.get("kind") == "gpu"]
     switches = [n for n, d in data.items() if d.get("kind") == "ocs"]
     cables = round(float(cabling["cables"]))
@@ -494,6 +499,34 @@ def ocs_fibres(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple[list[t
             used.update(((u, o), (v, o)))
     at = {n: i for i, n in enumerate(data)}
     return sorted(used, key=lambda p: (at[p[0]], at[p[1]])), max(0, cables - len(used))
+
+
+def ocs_fibre_rows(graph: nx.Graph) -> list[tuple] | None:
+    """The fibres of a realized OCS fabric's cabling as it recorded them
+    (``ocs_cabling["fibres"]``, :func:`topologies.optical.ocs_cabling`), one ``(gpu, ocs,
+    cables, bandwidth, lanes, length)`` a GPU-OCS pair in node order (bandwidth in bytes/s
+    per direction over its cables, length in m; the fibres of GPUs that are not nodes of
+    ``graph`` last, where a part of a cell carries the whole cell's cabling); None for any
+    other graph, and for a
+    fabric file written before the record (its fibres' rate and length are read back from
+    its circuits: :func:`ocs_fibre_rate`).
+
+    >>> from topologies import build
+    >>> from topologies.optical import realize
+    >>> g = build("ocs:gpus=4,ports=2,ocs_ports=4,medium=pluggable-optics")
+    >>> g.edges["gpu0", "ocs1"]["bandwidth"] *= 2   # one faster port; no circuit on it
+    >>> ocs_fibre_rows(realize(g, [("gpu2", "gpu3")]))[:2]
+    [('gpu0', 'ocs0', 1, 225000000000.0, 18, 10.0), ('gpu0', 'ocs1', 1, 450000000000.0, 18, 10.0)]
+    """
+    cabling = graph.graph.get("ocs_cabling")
+    if cabling is None or "fibres" not in cabling:
+        return None
+    f = cabling["fibres"]
+    at = {n: i for i, n in enumerate(graph._node)}
+    rows = zip(*(f[k] for k in CABLING_FIBRES), strict=True)
+    # a GPU outside the graph (a part of a cell carrying the whole cell's cabling) last,
+    # in the record's order
+    return sorted(rows, key=lambda r: (at.get(r[0], len(at)), at[r[1]]))
 
 
 def ocs_fibre_rate(graph: nx.Graph, edges: EdgeArrays | None = None) -> float:
@@ -575,6 +608,11 @@ def nic_ports(graph: nx.Graph, edges: EdgeArrays | None = None) -> list[tuple]:
         rate = np.where(links > 0, e.bandwidth[where] / links, 0.0)
     out = [(e.nodes[n], r, c) for n, r, c in zip(node.tolist(), rate.tolist(),
                                                   links.tolist(), strict=True)]
+    if _cabling_medium(graph) in NIC_MEDIA and (rows := ocs_fibre_rows(graph)) is not None:
+        # the cabling's own fibres, each at its own rate (a cable a NIC port)
+        data = graph._node   # a GPU outside the graph (a part of a cell) names none
+        return out + [(g if g in data else None, bw / c, float(c))
+                      for g, _, c, bw, _, _ in rows]
     fibres, unknown = ocs_fibres(graph, e) if _cabling_medium(graph) in NIC_MEDIA else ((), 0)
     if fibres or unknown:
         each = ocs_fibre_rate(graph, e)

@@ -658,6 +658,12 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
             if unit != UNITS[key]:
                 raise UserError(f"{where}: {key} is in {describe(unit)}; netmodel reads "
                                 f"{UNITS[key]!r} (convert the file)")
+    cabling = attrs.get("ocs_cabling")
+    if isinstance(cabling, dict) and isinstance(cabling.get("fibres"), dict):
+        # the record's columns as realize keeps them (tuples, one object shared); the
+        # schema checks them
+        attrs["ocs_cabling"] = {**cabling, "fibres": {
+            k: tuple(v) if isinstance(v, list) else v for k, v in cabling["fibres"].items()}}
     own = attrs.get("gpu_types")
     if own is not None:
         if not isinstance(own, dict):

@@ -24,10 +24,12 @@ from compute.hardware import GpuSpec
 from compute.units import counted
 from compute.validate import MAX_TEXT_LENGTH, describe, number_text, read_number
 from topologies.common import (
+    CPO_DELAY,
     OCS_LATENCY,
     OCS_LENGTH,
     OCS_PORTS,
     OCS_RECONFIGURATION,
+    PROPAGATION_DELAY,
     Links,
     Nodes,
     bandwidth_or,
@@ -345,25 +347,46 @@ def _pairs_text(pairs: Sequence[tuple[Hashable, Hashable]]) -> str:
 def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> dict | None:
     """The cabling of an OCS cell, which a realized fabric's bill of materials counts
     (:func:`realize`: the fibres stay in the ground whatever circuits the mirrors make):
-    ``graph``'s own ``ocs_cabling``, else its GPU-OCS fibres' one medium, cables and
-    lanes (None where they have none or two media). ``kind``: each node's kind, if known.
+    ``graph``'s own ``ocs_cabling``, else its GPU-OCS fibres' one medium, cables, lanes
+    and ``fibres``, each fibre's own facts as columns, one entry a GPU-OCS edge in edge
+    order (:data:`~topologies.schema.CABLING_FIBRES`: its ``gpu`` and ``ocs`` ends, its
+    ``cables``, its ``bandwidth`` (bytes/s per direction, all its cables) and ``lanes``,
+    its ``length`` in m: the edge's own, else read back from its latency less a co-packaged
+    engine's delay at each end, as the network bill reads a cable's), so what is priced, counted and failed is the cabling itself, not
+    what the circuits set on it carry (the slower end's rate). None where it has no fibre
+    or two media. ``kind``: each node's kind, if known. The record is one object: every
+    graph realized from it shares its columns (tuples), none copies them.
 
     >>> c = ocs_cabling(ocs(gpus=2, ports=2))   # 2 GPUs x 2 ports: 4 fibres
-    >>> c["medium"], c["cables"]
-    ('co-packaged-optics', 4)
+    >>> c["medium"], c["cables"], c["fibres"]["ocs"], c["fibres"]["length"]
+    ('co-packaged-optics', 4, ('ocs0', 'ocs1', 'ocs0', 'ocs1'), (9.0, 9.0, 9.0, 9.0))
     """
     cabling = graph.graph.get("ocs_cabling")
     if cabling is not None:
         return cabling
     if kind is None:
         kind = dict(graph.nodes(data="kind"))
-    ends = (("gpu", "ocs"), ("ocs", "gpu"))
-    fibres = [d for u, v, d in graph.edges(data=True) if (kind[u], kind[v]) in ends]
-    if fibres and len({d["medium"] for d in fibres}) == 1:
-        return {"medium": fibres[0]["medium"],
-                "cables": round(sum(d.get("links", 1) for d in fibres)),
-                "lanes": sum(d["lanes"] for d in fibres)}
-    return None
+    ends = {("gpu", "ocs"): False, ("ocs", "gpu"): True}   # flipped?
+    found = [(v, u, d) if flip else (u, v, d) for u, v, d in graph.edges(data=True)
+             if (flip := ends.get((kind[u], kind[v]))) is not None]
+    gpu = tuple(g for g, _, _ in found)
+    ocs_ = tuple(o for _, o, _ in found)
+    data = [d for _, _, d in found]
+    if not data or len({d["medium"] for d in data}) != 1:
+        return None
+    medium = data[0]["medium"]
+    # read back as the network bill reads a cable's length (a co-packaged engine's delay
+    # at each end), so the realized fabric's bill is its cabling's to the metre
+    extra = 2 * CPO_DELAY if medium == "co-packaged-optics" else 0.0
+    cables = tuple(d.get("links", 1) for d in data)
+    lanes = tuple(int(d["lanes"]) for d in data)
+    fibres = {"gpu": gpu, "ocs": ocs_, "cables": cables,
+              "bandwidth": tuple(float(d["bandwidth"]) for d in data), "lanes": lanes,
+              "length": tuple(float(d["length"]) if "length" in d else
+                              round(max(0.0, (float(d["latency"]) - extra)
+                                        / PROPAGATION_DELAY), 9) for d in data)}
+    return {"medium": medium, "cables": round(sum(cables)), "lanes": sum(lanes),
+            "fibres": fibres}
 
 
 def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None = None, *,

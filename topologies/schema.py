@@ -72,7 +72,10 @@ analysis trusts its closed forms only while they still match) and, where they ap
 between neighbours of that torus), ``k`` and ``oversubscription`` (fat tree),
 ``lites_per_group``, and for realized circuits ``logical``, ``circuits``,
 ``reconfiguration_time`` (s) and ``ocs_cabling`` (``{"medium", "cables", "lanes"}``: the
-GPU-OCS fibres the circuits ride on, for the bill of materials). A fabric some of whose
+GPU-OCS fibres the circuits ride on, for the bill of materials, and, where the fabric was
+realized from its cabling, ``"fibres"``: each fibre's own facts as columns,
+:data:`CABLING_FIBRES`; a file written before them lacks them, and its bill reads rate
+and length back from the circuits). A fabric some of whose
 parts failed carries ``degraded``, True (:func:`~topologies.failure_domains.mark_degraded`):
 its failed parts were bought, so the cost model refuses it. A circuit edge also carries ``optics`` (the medium of the GPU
 ports at its ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
@@ -170,6 +173,10 @@ GRAPH_TYPES = {
     "circuits": (int,), "reconfiguration_time": (int, float), "ocs_cabling": (dict,),
     "gpu_file_facts": (dict,), DEGRADED: (bool,),
 }
+#: The columns of ``ocs_cabling["fibres"]`` (one entry a GPU-OCS edge of the cabling):
+#: its GPU and OCS nodes, its cables, bandwidth (bytes/s per direction, all its cables),
+#: lanes and length (m) (:func:`topologies.optical.ocs_cabling`).
+CABLING_FIBRES = ("gpu", "ocs", "cables", "bandwidth", "lanes", "length")
 #: :data:`MEDIA` and :data:`LABELS` as sets, for the per-edge and per-node checks.
 MEDIA_SET = frozenset(MEDIA)
 LABEL_SET = frozenset(LABELS)
@@ -326,6 +333,22 @@ def _nonneg(value: object) -> bool:
     return x is not None and 0 <= x < _INF
 
 
+def _hashable_kind(data: Mapping, node: object, kind: str) -> bool:
+    """Is ``node`` (from a file: any JSON value) a node of ``data`` of kind ``kind``?"""
+    try:
+        return data.get(node, {}).get("kind") == kind
+    except TypeError:   # a list is no node id
+        return False
+
+
+def _absent(data: Mapping, node: object) -> bool:
+    """Is ``node`` (from a file: any JSON value) a hashable id that is no node of ``data``?"""
+    try:
+        return node not in data
+    except TypeError:
+        return False
+
+
 def _whole(value: object, minimum: int) -> bool:
     return is_whole(value) and value >= minimum  # type: ignore[operator]  # an integer compares
 
@@ -432,7 +455,7 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
         # the OCS nodes' own bound: a file's 1e300 s printed 'reconfigure: 1e+303 ms'
         _physical("graph attribute", "reconfiguration_time", attrs["reconfiguration_time"])
     cabling = attrs.get("ocs_cabling")
-    if cabling is not None and (set(cabling) != {"medium", "cables", "lanes"}
+    if cabling is not None and (set(cabling) - {"fibres"} != {"medium", "cables", "lanes"}
                                 or not isinstance(cabling["medium"], str)
                                 or cabling["medium"] not in OPTICAL_MEDIA
                                 or not _whole(cabling["cables"], 0)
@@ -440,6 +463,8 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
         _bad("graph attribute 'ocs_cabling' must be {'medium': an optical medium ("
              f"{known(OPTICAL_MEDIA)}), 'cables': whole >= 0, 'lanes': whole >= 0}}, got "
              f"{describe(cabling)}")
+    if cabling is not None and "fibres" in cabling:
+        _check_cabling_columns(cabling["fibres"])
     own = attrs.get("gpu_types") or {}
     for name, spec in own.items():
         if not isinstance(spec, GpuSpec) or spec.name != name:
@@ -479,6 +504,30 @@ def catalog_clash(spec: GpuSpec) -> str | None:
             f"figures ({', '.join(differ)}); give yours another name")
 
 
+def _check_cabling_columns(fibres: object) -> None:
+    """``ocs_cabling["fibres"]``'s shape and values (:data:`CABLING_FIBRES`: columns of
+    one length, whole cables and lanes >= 1, bandwidth > 0, length >= 0, all finite)."""
+    what = ("graph attribute 'ocs_cabling' 'fibres' must be {"
+            + ", ".join(f"{c!r}: [...]" for c in CABLING_FIBRES) + "}, columns of one length")
+    if not isinstance(fibres, dict) or set(fibres) != set(CABLING_FIBRES) or any(
+            not isinstance(c, list | tuple) for c in fibres.values()) \
+            or len({len(c) for c in fibres.values()}) != 1:
+        _bad(f"{what}, got {describe(fibres)}")
+    for key, low, whole in (("cables", 1, True), ("lanes", 1, True), ("bandwidth", 0, False),
+                            ("length", 0, False)):
+        for x in fibres[key]:
+            fine = _whole(x, low) if whole else (
+                isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+                and (x > 0 if key == "bandwidth" else x >= 0))
+            if not fine:
+                _bad(f"graph attribute 'ocs_cabling' fibre {key} must be "
+                     f"{'whole >= 1' if whole else ('> 0' if key == 'bandwidth' else '>= 0')},"
+                     f" got {describe(x)}")
+        if key == "bandwidth" and fibres[key]:   # an edge's bounds
+            for x in (min(fibres[key]), max(fibres[key])):
+                _physical("graph attribute 'ocs_cabling' fibre", key, x)
+
+
 def _check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
     """``ocs_cabling`` (its types checked already) against the graph: every fibre ends on
     one OCS port, each circuit rides two fibres, and a cable has at least one lane."""
@@ -500,6 +549,24 @@ def _check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
     if lanes > cables * _MAX_LANES:   # an edge's own bound, a cable at a time (1e20 printed)
         _bad(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
              f"cables; at most {_MAX_LANES:g} a cable ({VALUE_RANGES['lanes'][3]})")
+    fibres = cabling.get("fibres")
+    if fibres is not None:   # the columns' sums are the record's, their ends the graph's
+        if sum(fibres["cables"]) != cables or sum(fibres["lanes"]) != lanes:
+            _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables and "
+                 f"{describe(lanes)} lanes but its fibres {sum(fibres['cables'])} and "
+                 f"{sum(fibres['lanes'])}")
+        # every OCS stays a node; a GPU end may be outside the graph, where a part of a
+        # cell (a placed instance's circuits) carries the whole cell's cabling, but not a
+        # node of another kind
+        data = graph._node
+        for g, o in zip(fibres["gpu"], fibres["ocs"], strict=True):
+            if not _hashable_kind(data, o, "ocs") or not (
+                    _hashable_kind(data, g, "gpu") or _absent(data, g)):
+                _bad(f"graph attribute 'ocs_cabling' has a fibre {describe(g)}-{describe(o)}; "
+                     f"a fibre joins a GPU (a node of the graph or outside it) to an OCS node "
+                     f"of the graph")
+        if len(set(zip(fibres["gpu"], fibres["ocs"], strict=True))) != len(fibres["gpu"]):
+            _bad("graph attribute 'ocs_cabling' names a GPU-OCS fibre twice; one entry a pair")
 
 
 def _gpu_problem(node: Hashable, data: dict, own: Mapping[str, GpuSpec]) -> None:

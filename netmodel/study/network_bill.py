@@ -157,6 +157,8 @@ class NetworkBill:
     fill: float                 #: share of the GPU-facing ports of tier >= 1 in use
     items: tuple[NetworkItem, ...]
     counts: dict                #: topologies.analysis bill of materials (as built)
+    #: what the bill had to infer (a fabric file's OCS cabling without its fibres' facts)
+    notes: tuple[str, ...] = ()
 
     @property
     def capex(self) -> float:
@@ -183,7 +185,8 @@ class NetworkBill:
                 "by_category": {k: {"capex_usd": v["capex"], "power_w": v["power"]}
                                 for k, v in self.by_category().items()},
                 "items": [i.to_dict() for i in self.items],
-                "bill_of_materials": self.bill_of_materials()}
+                "bill_of_materials": self.bill_of_materials(),
+                **({"notes": list(self.notes)} if self.notes else {})}
 
     def bill_of_materials(self) -> dict:
         """A copy of :attr:`counts` (the bill is cached per fabric: a caller's changes to
@@ -255,7 +258,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     # on the tier >= 1 switches and OCSes GPUs attach to (the failure model counts the
     # parts shared between copies of the fabric by the same figure: topologies.analysis)
     fill = port_fill(graph, use=(gpu_ports, net_ports, port_rate))
-    cabling = ocs_cabling_ports(graph, edges)
+    cabling = _cabling_fibres(graph, edges)
     ocs_ports = sum(_ports(graph, n) for n, k in graph.nodes(data="kind") if k == "ocs")
     if cabling is not None and ocs_ports:   # its fibres are its OCSes' GPU-facing ports
         fill = min(1.0, cabling[1] / ocs_ports)
@@ -303,7 +306,8 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
             charged * price * bits, charged * prices.switch_energy * bits * overhead)
     _links_bill(graph, edges, scale, prices, tier0s, add, cabling)
     items = tuple(NetworkItem(c, w, n, x, p) for (c, w), (n, x, p) in sorted(groups.items()))
-    return NetworkBill(share=share, fill=fill, items=items, counts=counts)
+    notes = () if cabling is None or cabling[3] else (INFERRED_CABLING,)
+    return NetworkBill(share=share, fill=fill, items=items, counts=counts, notes=notes)
 
 
 def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: np.ndarray,
@@ -313,7 +317,7 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     its sums taken in the order a loop over the edges would take them (an edge's first end,
     its second, then the next edge), so every figure is the loop's to the last bit
     (np.bincount adds its weights in input order). ``cabling``: a realized OCS fabric's
-    :func:`ocs_cabling_ports`, whose fibres are priced in place of its circuits."""
+    :func:`_cabling_fibres`, whose fibres are priced in place of its circuits."""
     from topologies.schema import TRACE_MEDIA
 
     gpu, ocs = e.kind_is("gpu"), e.kind_is("ocs")
@@ -322,13 +326,15 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     if cabling is not None:
         # every GPU port cabled to an OCS holds its optics and its fibre, its circuit set
         # or not (an OCS end needs none: it steers light); the circuits ride these fibres
-        medium, cables, rate, length = cabling
+        medium, fibres = cabling[0], cabling[2]
         price, energy = prices.optics(medium)
-        bits = rate * 8
-        add("optics", f"{medium} end {bits / 1e9:g} Gb/s", float(cables),
-            cables * price * bits, cables * energy * bits)
-        add("cable", f"{medium} cable {length:g} m", float(cables),
-            cables * prices.cable(medium, length), 0.0)
+        for rate, cables in _tally(fibres, 0):   # each rate's ports
+            bits = rate * 8
+            add("optics", f"{medium} end {bits / 1e9:g} Gb/s", float(cables),
+                cables * price * bits, cables * energy * bits)
+        for length, cables in _tally(fibres, 1):   # each length's fibres
+            add("cable", f"{medium} cable {length:g} m", float(cables),
+                cables * prices.cable(medium, length), 0.0)
         keep = ~circuit   # any other link of the graph as below
         if not keep.any():
             return
@@ -388,21 +394,29 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
                 counted, counted * cable[inverse.reshape(-1)], np.zeros(len(at)))
 
 
+#: The bill's note on a realized OCS fabric whose cabling kept no fibre facts (a fabric
+#: file written before ``ocs_cabling`` held them): what :func:`ocs_cabling_ports` inferred.
+INFERRED_CABLING = ("OCS cabling inferred from its circuits (a fabric file without the "
+                    "cabling's fibres): every fibre at the circuits' rate a lane (a port "
+                    "faster than its circuit's other end at the slower rate) and at the mean "
+                    "length of the fibres the circuits set ride on")
+
+
 def ocs_cabling_ports(graph: nx.Graph, edges: EdgeArrays | None = None
                       ) -> tuple[str, int, float, float] | None:
     """``(medium, cables, rate, length)`` of the fibres of a realized OCS fabric (one whose
     circuits are set, :func:`topologies.optical.realize`, so its fibres are the graph
     attribute ``ocs_cabling`` and not edges): their optics' medium, how many (one a GPU
-    port, set or not), each one's rate (bytes/s per direction: its lanes, the cabling's
-    over its cables, at the circuits' rate a lane) and length (m: the mean of the circuits'
-    fibres, each read back from its latency less the OCS's, half at each end, as
-    :func:`_lengths` reads a cable's). None for any other graph (its fibres are edges,
-    priced as edges). The network bill prices these fibres
-    (:func:`network_bill`) and the cost model their NICs
+    port, set or not), each one's rate (bytes/s per direction) and length (m), the means
+    over the cables where they differ (:func:`_cabling_fibres` has each one's). None for
+    any other graph (its fibres are edges, priced as edges). The network bill prices
+    these fibres (:func:`network_bill`) and the cost model their NICs
     (:func:`netmodel.study.cost.nic_charge`): a deployment buys the optics of every port it
     cables to an OCS, and re-sets circuits per job on them.
 
-    Refused (UserError) where no circuit is set: the cabling attribute holds no rate.
+    The cabling's own fibres are read where realize recorded them (``ocs_cabling``'s
+    ``fibres``); a fabric file written before that has none, so they are inferred as
+    before, and refused (UserError) where no circuit is set (see :func:`_cabling_fibres`).
 
     >>> from topologies import build
     >>> g = build("ocs:gpus=8,ports=4,ocs_ports=8,medium=pluggable-optics,logical=ring")
@@ -411,15 +425,42 @@ def ocs_cabling_ports(graph: nx.Graph, edges: EdgeArrays | None = None
     >>> ocs_cabling_ports(build("ocs:gpus=8,ports=4,ocs_ports=8")) is None
     True
     """
-    from topologies.inventory import edges_of, ocs_fibre_rate
+    found = _cabling_fibres(graph, edges)
+    if found is None:
+        return None
+    medium, cables, fibres, _ = found
+    rate, length, count = fibres
+    if len(set(rate.tolist())) == 1 and len(set(length.tolist())) == 1:
+        return medium, cables, float(rate[0]), float(length[0])
+    return (medium, cables, float(np.average(rate, weights=count)),
+            float(np.average(length, weights=count)))
+
+
+def _cabling_fibres(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple | None:
+    """``(medium, cables, (rate, length, count), recorded)`` of a realized OCS
+    fabric's cabling: ``rate`` (bytes/s per direction, a cable) and ``length`` (m) arrays
+    with ``count`` cables each, and whether they are the cabling's own (realize's record,
+    :func:`topologies.inventory.ocs_fibre_rows`) or inferred from the circuits (a fabric
+    file written before it: the circuits' rate a lane x the cabling's lanes a fibre,
+    :func:`topologies.inventory.ocs_fibre_rate`, refused where no circuit is set; the
+    length the mean of the circuits' fibres, each read back from its latency less the
+    OCS's, half at each end, as :func:`_lengths` reads a cable's). None for any other
+    graph."""
+    from topologies.inventory import edges_of, ocs_fibre_rate, ocs_fibre_rows
 
     cabling = graph.graph.get("ocs_cabling")
     if cabling is None:
         return None
+    cables = int(cabling["cables"])
+    rows = ocs_fibre_rows(graph)
+    if rows is not None:
+        count = np.array([r[2] for r in rows], dtype=float)
+        rate = np.array([r[3] for r in rows], dtype=float) / count
+        length = np.array([r[5] for r in rows], dtype=float)
+        return cabling["medium"], cables, (rate, length, count), True
     e = edges_of(graph, edges)
     rate = ocs_fibre_rate(graph, e)   # UserError where no circuit is set
     circuit = np.flatnonzero(e.medium_in(("ocs-circuit",)))
-    cables = int(cabling["cables"])
     adj, nodes, fibres, counts = graph._adj, e.nodes, [], []
     for i in circuit.tolist():
         u, v = nodes[e.u[i]], nodes[e.v[i]]
@@ -430,7 +471,17 @@ def ocs_cabling_ports(graph: nx.Graph, edges: EdgeArrays | None = None
         counts.append(float(e.links[i]))
     cpo = np.full(len(fibres), cabling["medium"] == "co-packaged-optics")
     length = float(np.average(_lengths(fibres, cpo), weights=counts))
-    return cabling["medium"], cables, rate, length
+    return (cabling["medium"], cables,
+            (np.array([rate]), np.array([length]), np.array([float(cables)])), False)
+
+
+def _tally(fibres: tuple, which: int) -> list[tuple[float, float]]:
+    """``(value, cables)`` for each distinct rate (``which`` 0) or length (1) of
+    :func:`_cabling_fibres`' ``fibres``, the cables summed in the fibres' order."""
+    out: dict = {}
+    for x, c in zip(fibres[which].tolist(), fibres[2].tolist(), strict=True):
+        out[x] = out.get(x, 0.0) + c
+    return list(out.items())
 
 
 def _circuits_each(graph: nx.Graph, e, circuit: np.ndarray) -> dict[int, list[float]]:

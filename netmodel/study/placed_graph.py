@@ -205,8 +205,9 @@ def unlabelled(circuits: nx.Graph) -> nx.Graph:
     returned) without
     what :func:`topologies.optical.realize` writes that no collective cost reads: which
     OCS carries each circuit (an edge's ``via``, and each circuit's bandwidth and lanes in
-    its order, ``via_bandwidth`` and ``via_lanes``, where they differ) and the circuit list in the GPUs' own
-    names (the graph's ``logical``). Failures that re-set the same circuits through other
+    its order, ``via_bandwidth`` and ``via_lanes``, where they differ), the circuit list in the GPUs' own
+    names (the graph's ``logical``) and the cabling's record of its fibres by name
+    (``ocs_cabling``: the bill's). Failures that re-set the same circuits through other
     OCS planes, or the same circuits of other instances, then leave one costing problem
     (:func:`problem_key`) instead of one each.
 
@@ -217,6 +218,7 @@ def unlabelled(circuits: nx.Graph) -> nx.Graph:
     (True, {}, {'bandwidth': 1.0})
     """
     circuits.graph.pop("logical", None)
+    circuits.graph.pop("ocs_cabling", None)   # its fibres by name: priced, not costed
     for _, _, data in circuits.edges(data=True):
         for key in ("via", "via_bandwidth", "via_lanes"):
             data.pop(key, None)

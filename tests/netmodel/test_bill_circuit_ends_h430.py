@@ -66,15 +66,26 @@ def test_equal_circuits_keep_one_label():
 
 
 def test_with_its_cabling_every_port_is_priced():
-    """The uneven fabric with its cabling: 6 fibres of 15 lanes (gpu0 3 + 1 + 2, gpu1 3 x 3;
-    lanes of 12.5 GB/s rounded up), priced at the circuits' rate a lane, 65.625 GB/s over
-    their 3 + 1 + 2 lanes: 15 x 65.625 / 6 GB/s = 1,312.5 Gb/s, 218.75 an end (the realized
-    graph keeps no port's rate, only the cabling's lanes: the ports' own 1,425 Gb/s is not
-    known to it)."""
+    """The uneven fabric with its cabling: 6 fibres, gpu0's of 300, 75 and 150 Gb/s, gpu1's 3
+    x 300 Gb/s: each priced at its own rate (realize keeps the cabling's fibres, h508), 1,425
+    Gb/s in all. A fabric file written before that record keeps 15 lanes (gpu0 3 + 1 + 2,
+    gpu1 3 x 3; lanes of 12.5 GB/s rounded up) and no port's rate: priced at the circuits'
+    rate a lane, 65.625 GB/s over their 3 + 1 + 2 lanes: 15 x 65.625 / 6 GB/s = 1,312.5
+    Gb/s, 218.75 an end, and the bill says it inferred them."""
     out = _uneven()
-    assert out.graph["ocs_cabling"] == {"medium": "co-packaged-optics", "cables": 6,
-                                        "lanes": 15}
-    ends = [i for i in network_bill(out, share="as-built", prices=PRICES).items
-            if i.category == "optics"]
+    assert {k: v for k, v in out.graph["ocs_cabling"].items() if k != "fibres"} == {
+        "medium": "co-packaged-optics", "cables": 6, "lanes": 15}
+    bill = network_bill(out, share="as-built", prices=PRICES)
+    ends = [i for i in bill.items if i.category == "optics"]
+    assert sorted((i.what, i.count) for i in ends) == [
+        ("co-packaged-optics end 150 Gb/s", 1), ("co-packaged-optics end 300 Gb/s", 4),
+        ("co-packaged-optics end 75 Gb/s", 1)]
+    assert sum(i.capex for i in ends) == pytest.approx(2 * 1425)
+    assert bill.notes == ()
+    out.graph["ocs_cabling"] = {k: v for k, v in out.graph["ocs_cabling"].items()
+                                if k != "fibres"}   # an older fabric file's
+    bill = network_bill(out, share="as-built", prices=PRICES)
+    ends = [i for i in bill.items if i.category == "optics"]
     assert [(i.what, i.count) for i in ends] == [("co-packaged-optics end 218.75 Gb/s", 6)]
     assert ends[0].capex == pytest.approx(2 * 1312.5)
+    assert len(bill.notes) == 1 and "inferred" in bill.notes[0]

@@ -77,7 +77,9 @@ def test_unused_fibres_fail_and_cut_nothing():
 
 def test_fibres_whose_ends_are_not_known_are_counted():
     g = build(f"{CELL},logical=ring")
-    g.graph["ocs_cabling"] = {**g.graph["ocs_cabling"], "cables": 40, "lanes": 120}
+    # a fabric file's counts alone (written before realize recorded each fibre, h508)
+    g.graph["ocs_cabling"] = {**{k: v for k, v in g.graph["ocs_cabling"].items()
+                                 if k != "fibres"}, "cables": 40, "lanes": 120}
     comps = components(g)["cpo-engine"]
     # the 32 fibres the 16 circuits ride, and 8 more of unknown ends as one component
     assert sum(c.parts for c in comps) == 40

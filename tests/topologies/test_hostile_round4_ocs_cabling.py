@@ -8,8 +8,10 @@ from topologies import fat_tree, ocs, realize, validate
 
 def _realized():
     g = realize(ocs(gpus=16, ports=4), "ring")  # 64 fibres, 4 OCS x 136 = 544 ports
-    assert g.graph["ocs_cabling"] == {"medium": "co-packaged-optics", "cables": 64,
-                                      "lanes": 576}
+    cabling = g.graph["ocs_cabling"]
+    assert {k: v for k, v in cabling.items() if k != "fibres"} == {
+        "medium": "co-packaged-optics", "cables": 64, "lanes": 576}
+    assert len(cabling["fibres"]["gpu"]) == 64   # each fibre's own facts (h508)
     assert sum(d["ports"] for _, d in g.nodes(data=True) if d["kind"] == "ocs") == 544
     return g
 

@@ -112,7 +112,8 @@ def test_cabling_lanes_bounded_per_cable():
     from topologies.schema import validate
 
     g = realize(ocs(gpus=16, ports=4, ocs_ports=16), "ring")
-    cabling = g.graph["ocs_cabling"]
+    # the counts alone, as a fabric file written before the fibres' record (h508)
+    cabling = {k: v for k, v in g.graph["ocs_cabling"].items() if k != "fibres"}
     assert cabling["cables"] == 64   # 16 GPUs x 4 fibres
     g.graph["ocs_cabling"] = {**cabling, "lanes": 64 * 10**6}
     validate(g, check_connected=False)
