@@ -23,7 +23,7 @@ from netmodel.study.sweep_params import _written
 
 #: How each metric is named in tables and figures.
 _METRIC_NAMES = {"tokens_per_s_per_sm": "tokens/s/SM", "usd_per_mtoken": "USD per million tokens"}
-#: The key of a sweep's note for a point whose cost values were refused (:func:`_row`).
+#: The key of a sweep's note for a point whose cost values were refused (:func:`~netmodel.study.sweep_pricing._row`).
 _COST_AT = "cost not computed at "
 
 

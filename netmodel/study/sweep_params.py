@@ -277,8 +277,9 @@ def check_param(param: object, scenarios: Iterable[str | Scenario]) -> SweepPara
 
 def _check_searches(searches: int) -> None:
     """Refuse a sweep of more than :data:`MAX_SEARCHES` searches (``NETMODEL_MAX_SWEEP_SEARCHES``
-    sets it): the whole sweep's count in :func:`run_sweep`, and one parameter's values (each
-    a search at least) in :func:`parse_param`, before they are made. A range's values were
+    sets it): the whole sweep's count in :func:`~netmodel.study.sweep.run_sweep`, and one
+    parameter's values (each a search at least) in :func:`parse_param`, before they are
+    made. A range's values were
     made first: with ``NETMODEL_MAX_SWEEP_POINTS`` raised, ``LO:HI:100000000000000`` raised
     numpy's MemoryError (728 TiB) and ``--points 300000000`` took 3.2 GB for over a minute."""
     check("sweep", "searches", searches, MAX_SEARCHES, "NETMODEL_MAX_SWEEP_SEARCHES",
