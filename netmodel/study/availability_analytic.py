@@ -38,6 +38,7 @@ availability_threshold` (its names importable from here too).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -855,16 +856,27 @@ def _saturation(streams, instances: int) -> float:
     """
     if not streams:
         return 0.0
+    # the spare search asks for the same losses at many pool sizes (a pool no failure
+    # waits on leaves them as they were): study lite-gpu's 277 calls hold 69 distinct
+    return _saturation_of(tuple((float(m), float(x)) for m, x in streams), instances,
+                          SATURATION_STEPS, SATURATION_NEGLIGIBLE)
+
+
+@functools.lru_cache(maxsize=4096)
+def _saturation_of(streams: tuple, instances: float, steps: int, negligible: float
+                   ) -> float:
+    """:func:`_saturation` of ``streams`` (a tuple of ``(rate, loss)`` floats, the cache's
+    key with the lattice's ``steps`` and the ``negligible`` share)."""
     top = max(x for _, x in streams)
     bound = math.inf   # log of the bound, over t = top^-1 x 2^-10 .. 2^9
     for e in range(-10, 10):
         t = 2.0 ** e / top
         bound = min(bound, sum(m * math.expm1(t * x) for m, x in streams) - t * instances
                     - 1.0 - math.log(t))
-    if bound < math.log(SATURATION_NEGLIGIBLE * instances):
+    if bound < math.log(negligible * instances):
         return 0.0
-    step = instances / SATURATION_STEPS
-    p = _panjer(streams, step, SATURATION_STEPS, split=True)   # E[X] kept on the lattice
+    step = instances / steps
+    p = _panjer(streams, step, steps, split=True)   # E[X] kept on the lattice
     below = sum(n * step * q for n, q in enumerate(p[:-1]))
     capped = below + instances * max(0.0, 1.0 - sum(p[:-1]))   # E[min(X, I)] on the lattice
     return max(0.0, sum(m * x for m, x in streams) - capped) / instances
@@ -927,6 +939,11 @@ class Analytic:
     #: bunch refusals, so the bound cannot see them (512 H100 at TP 1 on 28 spares read
     #: 5.0e-5 against a Monte Carlo 4.2e-4)
     threshold_low: bool = False
+    #: whether some pool's crossing refusals kept the thinning (Poisson, each outage
+    #: counted whole) rather than its chain of holdings (:func:`_crossing_overlap`: past
+    #: :data:`MAX_OVERLAP_STATES` or its series unsettled): ``below_threshold`` may then
+    #: read high, by up to about a tenth where refusals bunch
+    overlap_thinned: bool = False
 
     def to_dict(self) -> dict:
         """JSON-ready: Python floats and lists (``blocking`` and ``fallback`` lists)."""
@@ -955,9 +972,11 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     mean = min(1.0, max(0.0, raw))
     limit = (1.0 - threshold) * instances
     tail = _compound_poisson_tail(kinds, b, limit, refused) if limit >= 0 else 1.0
+    thinned: list = []   # pools whose crossing refusals kept the thinning
     if limit >= 0 and pools.reachable_total > 0:   # crossing refusals overlap
         tail = min(1.0, max(0.0, 1.0 - (1.0 - tail)
-                            * _crossing_overlap(kinds, b, limit, pools, occupancy)))
+                            * _crossing_overlap(kinds, b, limit, pools, occupancy,
+                                                thinned)))
     events, waits = _down_events(kinds, pools, b, occupancy)
     # one instance: the components that take it down, each an alternating renewal process
     log_a = 0.0
@@ -988,4 +1007,5 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
                     overlap=overlap, fallback=occupancy.get("fallback", ()),
                     threshold_low=pools.reachable_total > 0 and limit >= 0
                     and (FALLBACK_INDEPENDENT in occupancy.get("fallback", ())
-                         or _threshold_low(kinds, b, limit, tail, pools, occupancy)))
+                         or _threshold_low(kinds, b, limit, tail, pools, occupancy)),
+                    overlap_thinned=bool(thinned))
