@@ -595,7 +595,9 @@ def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float
         own = gpu.scaleup_bandwidth / plain_bw
         key = (s.name, _network_twin(gpu), row.model, row.phase)
         if key not in done:
-            coll = colls.setdefault(s.label, ScenarioCollectives(s))
+            coll = colls.get(s.label)   # one a scenario (setdefault built one a row)
+            if coll is None:
+                coll = colls[s.label] = ScenarioCollectives(s)
             cap = found.batch_cap or int(found.search.max_batch)
             tokens = _Tokens(row, s, coll, cap, slopes_cache, options, slo,
                              fab.settings.get("parallelism", "auto"), grids,
