@@ -705,8 +705,20 @@ def bound_arguments(name: str, args: Mapping) -> dict:
     return dict(bound.arguments)
 
 
+#: :func:`builders`' last answer, keyed by the registry's (name, function) pairs it read
+_BUILDERS_SEEN: tuple[tuple, tuple[BuilderInfo, ...]] | None = None
+
+
 def builders() -> list[BuilderInfo]:
-    """Every registered builder with its parameters, defaults and first sentence."""
+    """Every registered builder with its parameters, defaults and first sentence.
+
+    Read once per state of :data:`REGISTRY` (a builder registered later is seen): the
+    study asks about 300 times, 1.6 ms each to inspect the signatures and docstrings.
+    """
+    global _BUILDERS_SEEN
+    key = tuple(REGISTRY.items())
+    if _BUILDERS_SEEN is not None and _BUILDERS_SEEN[0] == key:
+        return list(_BUILDERS_SEEN[1])
     out = []
     for name, fn in REGISTRY.items():
         sig = _signature(fn)
@@ -720,5 +732,7 @@ def builders() -> list[BuilderInfo]:
         summary = doc.split(". ")[0].rstrip(".") + "."
         out.append(BuilderInfo(name, fn, summary, tuple(params)))
     rank = {n: i for i, n in enumerate(NAMES)}
-    return sorted(out, key=lambda b: rank[b.name])
+    infos = tuple(sorted(out, key=lambda b: rank[b.name]))
+    _BUILDERS_SEEN = (key, infos)
+    return list(infos)
 
