@@ -939,6 +939,11 @@ class Analytic:
     #: bunch refusals, so the bound cannot see them (512 H100 at TP 1 on 28 spares read
     #: 5.0e-5 against a Monte Carlo 4.2e-4)
     threshold_low: bool = False
+    #: whether some pool's crossing refusals kept the thinning (Poisson, each outage
+    #: counted whole) rather than its chain of holdings (:func:`_crossing_overlap`: past
+    #: :data:`MAX_OVERLAP_STATES` or its series unsettled): ``below_threshold`` may then
+    #: read high, by up to about a tenth where refusals bunch
+    overlap_thinned: bool = False
 
     def to_dict(self) -> dict:
         """JSON-ready: Python floats and lists (``blocking`` and ``fallback`` lists)."""
@@ -967,9 +972,11 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     mean = min(1.0, max(0.0, raw))
     limit = (1.0 - threshold) * instances
     tail = _compound_poisson_tail(kinds, b, limit, refused) if limit >= 0 else 1.0
+    thinned: list = []   # pools whose crossing refusals kept the thinning
     if limit >= 0 and pools.reachable_total > 0:   # crossing refusals overlap
         tail = min(1.0, max(0.0, 1.0 - (1.0 - tail)
-                            * _crossing_overlap(kinds, b, limit, pools, occupancy)))
+                            * _crossing_overlap(kinds, b, limit, pools, occupancy,
+                                                thinned)))
     events, waits = _down_events(kinds, pools, b, occupancy)
     # one instance: the components that take it down, each an alternating renewal process
     log_a = 0.0
@@ -1000,4 +1007,5 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
                     overlap=overlap, fallback=occupancy.get("fallback", ()),
                     threshold_low=pools.reachable_total > 0 and limit >= 0
                     and (FALLBACK_INDEPENDENT in occupancy.get("fallback", ())
-                         or _threshold_low(kinds, b, limit, tail, pools, occupancy)))
+                         or _threshold_low(kinds, b, limit, tail, pools, occupancy)),
+                    overlap_thinned=bool(thinned))

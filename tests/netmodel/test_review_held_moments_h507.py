@@ -177,10 +177,6 @@ def test_uncapped_the_overlap_reads_better_with_the_tenth_spare(monkeypatch):
     assert nine - ten == pytest.approx(6.603e-2 - 6.375e-2, abs=3 * 6.8e-4)
 
 
-@pytest.mark.xfail(strict=True, reason="at MAX_OVERLAP_STATES (300) the 10-spare pool's "
-                   "holdings chain is dropped for the Poisson thinning: 6.797e-2 -> "
-                   "7.063e-2 with one more spare, where the Monte Carlo reads 6.603e-2 -> "
-                   "6.375e-2 (availability_threshold._crossing_overlap)")
 def test_one_more_spare_past_the_overlap_limit_does_not_read_worse():
     kinds = _dgx(0.3, 0.1)
     nine, ten = _below(kinds, 9), _below(kinds, 10)
