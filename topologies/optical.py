@@ -351,15 +351,17 @@ def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> 
     and ``fibres``, each fibre's own facts as columns, one entry a GPU-OCS edge in edge
     order (:data:`~topologies.schema.CABLING_FIBRES`: its ``gpu`` and ``ocs`` ends, its
     ``cables``, its ``bandwidth`` (bytes/s per direction, all its cables) and ``lanes``,
-    its ``length`` in m: the edge's own, else read back from its latency less a co-packaged
-    engine's delay at each end, as the network bill reads a cable's), so what is priced, counted and failed is the cabling itself, not
-    what the circuits set on it carry (the slower end's rate). None where it has no fibre
-    or two media. ``kind``: each node's kind, if known. The record is one object: every
-    graph realized from it shares its columns (tuples), none copies them.
+    its ``length`` in m: the edge's own, else read back from its latency less the one
+    co-packaged engine's delay a fibre crosses, the GPU's (the OCS end is mirrors:
+    :func:`ocs`), as the network bill reads a fibre to an OCS), so what is priced, counted
+    and failed is the cabling itself, not what the circuits set on it carry (the slower
+    end's rate). None where it has no fibre or two media. ``kind``: each node's kind, if
+    known. The record is one object: every graph realized from it shares its columns
+    (tuples), none copies them.
 
     >>> c = ocs_cabling(ocs(gpus=2, ports=2))   # 2 GPUs x 2 ports: 4 fibres
     >>> c["medium"], c["cables"], c["fibres"]["ocs"], c["fibres"]["length"]
-    ('co-packaged-optics', 4, ('ocs0', 'ocs1', 'ocs0', 'ocs1'), (9.0, 9.0, 9.0, 9.0))
+    ('co-packaged-optics', 4, ('ocs0', 'ocs1', 'ocs0', 'ocs1'), (10.0, 10.0, 10.0, 10.0))
     """
     cabling = graph.graph.get("ocs_cabling")
     if cabling is not None:
@@ -375,9 +377,10 @@ def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> 
     if not data or len({d["medium"] for d in data}) != 1:
         return None
     medium = data[0]["medium"]
-    # read back as the network bill reads a cable's length (a co-packaged engine's delay
-    # at each end), so the realized fabric's bill is its cabling's to the metre
-    extra = 2 * CPO_DELAY if medium == "co-packaged-optics" else 0.0
+    # read back as the network bill reads a fibre to an OCS (one co-packaged engine's
+    # delay, the GPU's, as ocs charged it), so the realized fabric's bill is its
+    # cabling's to the metre
+    extra = CPO_DELAY if medium == "co-packaged-optics" else 0.0
     cables = tuple(d.get("links", 1) for d in data)
     lanes = tuple(int(d["lanes"]) for d in data)
     fibres = {"gpu": gpu, "ocs": ocs_, "cables": cables,

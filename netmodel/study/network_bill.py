@@ -14,7 +14,8 @@ optics end, OCS and cable (:func:`network_bill`) at the prices and power of
   none (the OCS steers light); copper ends add no power (their SerDes is in the GPU's TDP
   and the switch ASIC's figure);
 * an OCS costs and draws per port; a cable costs a fixed part plus a part per metre (the
-  length is read back from the link latency: 5 ns/m, less the CPO chiplets); a board's
+  length is its ``length``, else read back from the link latency: 5 ns/m, less a CPO
+  engine's 5 ns at each end but an OCS's, whose end is mirrors); a board's
   traces (medium ``board``: the NVLinks of an HGX baseboard) are no cable, and a copper
   spine to a tier-0 switch (an NVL72 rack's) is priced with that switch;
 * a realized OCS fabric (its circuits set, :func:`topologies.optical.realize`: GPU-GPU
@@ -383,10 +384,13 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
         return
     medium = e.medium[at]
     adj, nodes = graph._adj, e.nodes   # the edges' attribute dicts, in edge-array order
+    # a co-packaged engine at each end but an OCS's (mirrors: topologies.optical.ocs)
+    cpo = medium == e.media.index("co-packaged-optics") if "co-packaged-optics" in e.media \
+        else np.zeros(len(at), dtype=bool)
+    engines = np.where(cpo, 2 - ocs[e.u[at]].astype(int) - ocs[e.v[at]].astype(int), 0)
     length = _lengths([adj[nodes[u]][nodes[v]] for u, v in zip(e.u[at].tolist(),
                                                                 e.v[at].tolist(), strict=True)],
-                      medium == e.media.index("co-packaged-optics")
-                      if "co-packaged-optics" in e.media else np.zeros(len(at), dtype=bool))
+                      engines)
     pairs, inverse = _pairs(medium, length)
     cable = np.array([prices.cable(e.media[m], x) for m, x in pairs])
     counted = s[at] * e.links[at]
@@ -443,9 +447,10 @@ def _cabling_fibres(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple |
     :func:`topologies.inventory.ocs_fibre_rows`) or inferred from the circuits (a fabric
     file written before it: the circuits' rate a lane x the cabling's lanes a fibre,
     :func:`topologies.inventory.ocs_fibre_rate`, refused where no circuit is set; the
-    length the mean of the circuits' fibres, each read back from its latency less the
-    OCS's, half at each end, as :func:`_lengths` reads a cable's). None for any other
-    graph."""
+    length the mean of the circuits' fibres, each half of its latency less the OCS's,
+    read back as :func:`_lengths` reads a fibre to an OCS: less one co-packaged engine,
+    the GPU's; a file saved while a fibre's latency still counted two, before 33de305,
+    reads its co-packaged fibres 1 m long). None for any other graph."""
     from topologies.inventory import edges_of, ocs_fibre_rate, ocs_fibre_rows
 
     cabling = graph.graph.get("ocs_cabling")
@@ -469,8 +474,9 @@ def _cabling_fibres(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple |
         lost = max((graph.nodes[o].get("latency", 0.0) for o in via), default=0.0)
         fibres.append({"latency": (float(d["latency"]) - lost) / 2})
         counts.append(float(e.links[i]))
-    cpo = np.full(len(fibres), cabling["medium"] == "co-packaged-optics")
-    length = float(np.average(_lengths(fibres, cpo), weights=counts))
+    # a fibre's co-packaged engine is the GPU's alone (the OCS end is mirrors)
+    engines = np.full(len(fibres), int(cabling["medium"] == "co-packaged-optics"))
+    length = float(np.average(_lengths(fibres, engines), weights=counts))
     return (cabling["medium"], cables,
             (np.array([rate]), np.array([length]), np.array([float(cables)])), False)
 
@@ -525,13 +531,21 @@ def _pairs(codes: np.ndarray, values: np.ndarray) -> tuple[list, np.ndarray]:
             inverse.reshape(-1))
 
 
-def _lengths(data: list[dict], cpo: np.ndarray) -> np.ndarray:
-    """Metres of each link, by its attributes ``data`` (``cpo``: its medium co-packaged
-    optics?): its ``length`` attribute, else read back from its latency (less a
-    co-packaged engine's delay at each end), at least 0."""
+def _lengths(data: list[dict], engines: np.ndarray) -> np.ndarray:
+    """Metres of each link, by its attributes ``data`` (``engines``: the co-packaged
+    optical engines it crosses, as :func:`topologies.common.cable_latency` charged them:
+    2 a co-packaged cable, 1 a co-packaged fibre to an OCS, whose end is mirrors, 0 any
+    other medium): its ``length`` attribute, else read back from its latency less those
+    engines' delay, at least 0.
+
+    >>> round(float(_lengths([{"latency": 55e-9}], np.array([1]))[0]), 9)   # 10 m + 1
+    10.0
+    >>> round(float(_lengths([{"latency": 55e-9}], np.array([2]))[0]), 9)   # 9 m + 2
+    9.0
+    """
     from topologies.common import CPO_DELAY, PROPAGATION_DELAY
 
-    extra = np.where(cpo, 2 * CPO_DELAY, 0.0)
+    extra = np.asarray(engines, dtype=float) * CPO_DELAY
     given = [d.get("length") for d in data]
     if given.count(None) == len(given):   # none has a length: every one from its latency
         latency = np.array([float(x) for x in map(itemgetter("latency"), data)], dtype=float)

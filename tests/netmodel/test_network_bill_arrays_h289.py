@@ -28,11 +28,12 @@ SPECS = [
 ]
 
 
-def _length(data):
-    """Metres of a link as the loop read them: its length, else from its latency."""
+def _length(data, engines):
+    """Metres of a link as the loop read them: its length, else from its latency less a
+    co-packaged engine at each of its ``engines`` ends (an OCS end has none: mirrors)."""
     if "length" in data:
         return float(data["length"])
-    extra = 2 * CPO_DELAY if data["medium"] == "co-packaged-optics" else 0.0
+    extra = engines * CPO_DELAY if data["medium"] == "co-packaged-optics" else 0.0
     return max(0.0, (float(data["latency"]) - extra) / PROPAGATION_DELAY)
 
 
@@ -62,7 +63,7 @@ def _loop(graph, scale, prices):
         if medium == "copper" and any(kind[e] == "switch" and graph.nodes[e]["tier"] == 0
                                       for e in (u, v)):
             continue
-        length = _length(d)
+        length = _length(d, sum(kind[e] != "ocs" for e in (u, v)))
         add(("cable", f"{medium} cable {length:g} m"), s * links,
             s * links * prices.cable(medium, length), 0.0)
     return groups
