@@ -44,7 +44,8 @@ def _top(x: Kind) -> int:
 
 
 def _refused_counts(x: Kind) -> np.ndarray:
-    """Instances refused at each ``r`` of :func:`_short_of` (where every instance takes
+    """Instances refused at each ``r`` of
+    :func:`~netmodel.study.availability_analytic._short_of` (where every instance takes
     :attr:`Kind.per`, ``r`` itself)."""
     if not x.each:
         return np.arange(x.pieces + 1)
@@ -158,8 +159,9 @@ def _pool_moments(kinds, lam, q: np.ndarray, types: list, top: int) -> dict:
     j']`` the type's arrivals a second with ``j`` spares busy that leave ``j'`` busy, a
     failure refused in part taking what it is granted; each in progress ``d`` s,
     exponential) by one pool whose busy spares follow a birth-death chain with the
-    steady state ``q`` (the closed form's own, :func:`_blocking`): a failure of kind
-    ``k`` (``lam[k]`` a second at this pool) finding ``j`` busy takes :meth:`Kind.take`
+    steady state ``q`` (the closed form's own,
+    :func:`~netmodel.study.availability_analytic._blocking`): a failure of kind ``k``
+    (``lam[k]`` a second at this pool) finding ``j`` busy takes :meth:`Kind.take`
     of the free spares, and each grant is undone at the rate that keeps ``q`` (detailed
     balance: the real chain's steady state, its dynamics approximated). Refusals of types
     ``t_1 .. t_m`` (oldest first) with gaps ``w_i`` between them and the last ``v`` s ago
@@ -252,8 +254,9 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
     """:func:`_pool_moments` on the pool's chain of holdings: a state is the failures in
     progress that hold spares, each by its hold, what it took and the refusal type it
     carries, so that a grant is undone by its own failure's release (exponential holds,
-    as :func:`_chain`'s), not at the busy count's average rate, and a failure granted in
-    part carries its refused instances for as long as it holds its grant (in the model
+    as :func:`~netmodel.study.availability_analytic._chain`'s), not at the busy count's average
+    rate, and a failure granted in part carries its refused instances for as long as it holds
+    its grant (in the model
     both last its repair; the pool's refusals bunch most in that case: a TP-1 DGX host
     refused 2 of its 8 instances on a pool of 6 takes every free spare and keeps them,
     and the GPU failures of that day are refused).
@@ -404,8 +407,9 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
 
 def _threshold_low(kinds, b, limit: float, tail: float, pools: SparePools | None = None,
                    occupancy: dict | None = None) -> bool:
-    """Whether the time below the threshold (``tail``, :func:`_compound_poisson_tail`)
-    may read low by as much as it reads. The tail thins each failure's refusal apart from
+    """Whether the time below the threshold (``tail``,
+    :func:`~netmodel.study.availability_analytic._compound_poisson_tail`) may read low by as
+    much as it reads. The tail thins each failure's refusal apart from
     the others', but a pool a failure found busy stays busy for the next ones: refusals
     come together. That matters where it takes several refused failures at once to fall
     below (:func:`_outcomes`: the refusals that do not cross ``limit`` alone, typed by
@@ -417,8 +421,9 @@ def _threshold_low(kinds, b, limit: float, tail: float, pools: SparePools | None
     (:func:`_held_moments`, the chain of its holdings; past its limit
     :func:`_pool_moments`, the busy count's, which can read low; pools apart independent,
     their generating functions multiplied; refusals of pools solved together,
-    :func:`_coupled_blocking`, or with no ``occupancy``: Poisson). That bounds the time the thinning can miss; the flag is
-    set where the bound reaches ``tail`` itself, so that unflagged the time below is at
+    :func:`~netmodel.study.availability_analytic._coupled_blocking`, or with no ``occupancy``:
+    Poisson). That bounds the time the thinning can miss; the flag is set where the bound
+    reaches ``tail`` itself, so that unflagged the time below is at
     most about twice the reading (in the chain's model of the pool).
 
     On 256 H100 at TP 1 (GPU failures 1e-3 an hour, one-day repairs, 17 global spares) a
@@ -589,8 +594,9 @@ def _crossing_overlap(kinds, b, limit: float, pools: SparePools,
     to 2, 4 or :data:`MOST_MOMENTS` at once, the first that settles); a pool whose chain
     passes :data:`MAX_OVERLAP_STATES`, whose series has not settled (the last order's
     terms past a hundredth of ``1 - P(Y = 0)``), or that is asked together with others
-    (:func:`_coupled_blocking`) keeps the thinning (factor 1); so do the kinds of a
-    failure of several kinds (:attr:`Kind.follows`). The time below is then ``1 - (1 -
+    (:func:`~netmodel.study.availability_analytic._coupled_blocking`) keeps the thinning (factor
+    1); so do the kinds of a failure of several kinds (:attr:`Kind.follows`). The time below is
+    then ``1 - (1 -
     tail) x factor``. A pool past the limit or unsettled appends why to ``thinned``.
 
     The holding failure's outage and the refusal's overlap by half where both last the
