@@ -625,19 +625,11 @@ def _circuit_fibres(graph: nx.Graph, wanted: tuple[str, ...], out: dict[str, lis
                 on[(g, o)] = ((u, v), len(planes), share)
     medium = cabling["medium"] if cabling is not None else optics
     end_cls = LINK_CLASSES.get(medium)
-    gpus = [n for n, d in data.items() if d.get("kind") == "gpu"]
-    switches = [n for n, d in data.items() if d.get("kind") == "ocs"]
     at = {n: i for i, n in enumerate(data)}   # the cabling's order: GPU, then OCS
     used = sorted(on, key=lambda p: (at[p[0]], at[p[1]]))
     fibres, unknown = used, 0
-    if cabling is not None and "fibres" in cabling:   # the cabling's own (realize's record)
+    if cabling is not None:   # the inventory's fibres: one rule for the bill and failures
         fibres, unknown = ocs_fibres(graph)
-    elif cabling is not None:
-        cables = round(float(cabling["cables"]))
-        if cables == len(gpus) * len(switches):   # every GPU to every OCS
-            fibres = [(g, o) for g in gpus for o in switches]
-        else:
-            unknown = max(0, cables - len(used))
     end_parts = cable_end_parts("gpu", 1) + cable_end_parts("ocs", 1)
     classes = [(end_cls, end_parts), *((("nic", cable_end_parts("gpu", 1)),)
                                        if medium in _NIC_MEDIA else ())]

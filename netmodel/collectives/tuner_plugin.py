@@ -283,7 +283,7 @@ class TunerPlugin:
 NCCL_PRICED = ("tree", "ring", "in-network", "in-network-tree")
 NCCL_PROTOCOLS = ("LL", "LL128", "Simple")
 #: The priced algorithms that run Simple alone (NCCL's NVLS and NVLSTree).
-_SIMPLE_ONLY = ("in-network", "in-network-tree")
+_SIMPLE_ONLY = NCCL_PRICED[2:]
 
 
 @dataclass(frozen=True)

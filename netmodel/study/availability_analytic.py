@@ -942,7 +942,8 @@ class Analytic:
     #: whether some pool's crossing refusals kept the thinning (Poisson, each outage
     #: counted whole) rather than its chain of holdings (:func:`_crossing_overlap`: past
     #: :data:`MAX_OVERLAP_STATES` or its series unsettled): ``below_threshold`` may then
-    #: read high, by up to about a tenth where refusals bunch
+    #: read high, by up to about a tenth where refusals bunch; pools asked together with
+    #: others and the kinds of a failure of several kinds keep the thinning unflagged
     overlap_thinned: bool = False
 
     def to_dict(self) -> dict:
