@@ -405,6 +405,18 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
     return out
 
 
+def _pool_slots(kinds, pools: SparePools, occupancy: dict) -> tuple[list, set, dict]:
+    """``(over, joint, sizes)``: the pools each kind's failures spread over, the group
+    slots solved together with others (``occupancy``'s ``comp``), and how many pools of
+    each ``(slot, reachable spares)`` there are."""
+    n_groups = pools.groups if any(x.group >= 0 for x in kinds) else 1
+    over = [pools.pools if x.group < 0 else pools.pools // n_groups for x in kinds]
+    sizes: dict = {}
+    for p, c in enumerate(pools.reachable):
+        sizes[(p % n_groups, c)] = sizes.get((p % n_groups, c), 0) + 1
+    return over, set(occupancy.get("comp", {})), sizes
+
+
 def _threshold_low(kinds, b, limit: float, tail: float, pools: SparePools | None = None,
                    occupancy: dict | None = None) -> bool:
     """Whether the time below the threshold (``tail``,
@@ -487,12 +499,7 @@ def _missed(kinds, b, limit: float, pools: SparePools | None = None,
 
     solved: set = set()
     if pools is not None and occupancy is not None:
-        n_groups = pools.groups if any(x.group >= 0 for x in kinds) else 1
-        over = [pools.pools if x.group < 0 else pools.pools // n_groups for x in kinds]
-        joint = set(occupancy.get("comp", {}))
-        sizes: dict = {}
-        for p, c in enumerate(pools.reachable):
-            sizes[(p % n_groups, c)] = sizes.get((p % n_groups, c), 0) + 1
+        over, joint, sizes = _pool_slots(kinds, pools, occupancy)
         skipped = set()   # slots with a pool whose chain is not read here
         for (slot, cap), n in sizes.items():
             q = occupancy.get((slot, cap))
@@ -613,12 +620,7 @@ def _crossing_overlap(kinds, b, limit: float, pools: SparePools,
     if not types:
         return 1.0
     keys = sorted(types)
-    n_groups = pools.groups if any(x.group >= 0 for x in kinds) else 1
-    over = [pools.pools if x.group < 0 else pools.pools // n_groups for x in kinds]
-    joint = set(occupancy.get("comp", {}))
-    sizes: dict = {}
-    for p, c in enumerate(pools.reachable):
-        sizes[(p % n_groups, c)] = sizes.get((p % n_groups, c), 0) + 1
+    over, joint, sizes = _pool_slots(kinds, pools, occupancy)
     log_factor = 0.0
     for (slot, cap), n in sizes.items():
         if slot in joint or cap <= 0:

@@ -188,11 +188,16 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
                                 f"{' ' + shown if shown else ''} twice ({items[first]!r} and "
                                 f"{items[i]!r}); give each value once")
         if integer:
-            fractional = [v for v in values if v != round(v)]
-            if fractional:
-                raise UserError(f"sweep parameter {path} takes whole numbers, got "
-                                f"{fractional[0]:g}")
+            _whole_values(path, values)
     return _bounded(path, values, unit, integer)
+
+
+def _whole_values(path: str, values: list[float]) -> None:
+    """Refuse the first value of a whole-number parameter that is not whole (typed or
+    given in Python; a range's log-spaced values are rounded instead, :func:`_bounded`)."""
+    fractional = [v for v in values if v != round(v)]
+    if fractional:
+        raise UserError(f"sweep parameter {path} takes whole numbers, got {fractional[0]:g}")
 
 
 def _bounded(path: str, values: list[float], unit: str, integer: bool) -> SweepParam:
@@ -268,10 +273,7 @@ def check_param(param: object, scenarios: Iterable[str | Scenario]) -> SweepPara
                             f"number >= 0 (in SI{', ' + unit if unit else ''})")
         values.append(x + 0.0)   # -0.0 is 0, as a typed '-0'
     if integer:
-        fractional = [v for v in values if v != round(v)]
-        if fractional:
-            raise UserError(f"sweep parameter {path} takes whole numbers, got "
-                            f"{fractional[0]:g}")
+        _whole_values(path, values)
     return _bounded(path, values, unit, integer)
 
 
