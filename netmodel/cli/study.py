@@ -557,10 +557,13 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
                         f"drop --points")
     try:
         params = [parse_param(p, scens, n) for p in param_texts]
-    except UserError as exc:   # too many points of a range: --points' count, said so
-        if "fewer points" not in str(exc) or not given_on_command_line("points"):
+    except UserError as exc:   # the library names its parameter points; here it is --points
+        said = str(exc).replace("(N, or points)", "(N, or --points)")
+        if "fewer points" in said and given_on_command_line("points"):   # --points' count
+            said = f"--points {points!r}: {said}"
+        if said == str(exc):
             raise
-        raise UserError(f"--points {points!r}: {exc}") from None
+        raise type(exc)(said) from None
     models, phases, settings = _search_settings(models_text, phase_text, kw)
     _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1

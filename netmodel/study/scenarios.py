@@ -708,8 +708,8 @@ def _fabric_gpu(graph: nx.Graph, name: str) -> GpuSpec:
     if ocs is not None:
         raise UserError(f"fabric {name!r} has an optical circuit switch ({ocs!r}), whose "
                         f"circuits a scenario sets per instance; give a scenario with "
-                        f"[fabric] builder = \"ocs\" and [collective] circuits (netmodel "
-                        f"compare --show lite-ocs)")
+                        f"[fabric] builder = \"ocs\" and [collective] circuits (as the "
+                        f"shipped scenario lite-ocs does)")
     return gpu_spec(graph, types[0])
 
 

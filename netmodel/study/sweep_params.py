@@ -166,7 +166,7 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
             raise UserError(f"sweep parameter {path} range {spec!r} is empty: HI is below LO")
         if n == 1 and hi != lo:   # geomspace of 1 is LO alone: the HI typed was dropped
             raise UserError(f"sweep parameter {path} range {spec!r} of 1 value would sweep "
-                            f"its LO alone; give 2 or more values (N, or --points), or the "
+                            f"its LO alone; give 2 or more values (N, or points), or the "
                             f"one value")
         values = [float(v) for v in np.geomspace(lo, hi, n)] if n > 1 else [lo]
     else:

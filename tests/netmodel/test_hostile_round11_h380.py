@@ -48,7 +48,7 @@ def test_a_range_of_more_values_than_searches_is_refused_before_it_is_made(monke
 
 def test_a_range_of_one_value_is_refused_unless_lo_is_hi():
     said = ("sweep parameter adjust.hop_latency range '0.1us:10us{}' of 1 value would sweep its "
-            "LO alone; give 2 or more values (N, or --points), or the one value")
+            "LO alone; give 2 or more values (N, or points), or the one value")
     with pytest.raises(UserError) as err:
         parse_param("adjust.hop_latency=0.1us:10us:1", ["lite-flat"])
     assert str(err.value) == said.format(":1")
