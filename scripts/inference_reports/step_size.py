@@ -38,6 +38,14 @@ KERNEL_SOURCE = ("vllm-project/vllm pull request 877: xFormers runs FlashAttenti
 CUTLASS_VS_FLASH = (144.8, 229.5, "microsoft/onnxruntime pull request 21629: H100, FP16, "
                     "batch 16, 256 tokens, 32 heads of 128, no mask or bias, PyTorch's "
                     "memory-efficient kernel 144.8 and its FlashAttention 229.5 TFLOP/s")
+#: xFormers runs that bias as a causal mask: ``LowerTriangularMaskWithTensorBias`` is a
+#: ``LowerTriangularMask``, which its CUTLASS op launches with ``CausalFromTopLeft``, so the
+#: kernel stops each block of queries at the diagonal and reads only the bias's tiles on and
+#: below it (facebookresearch/xformers, xformers/ops/fmha/attn_bias.py and cutlass.py,
+#: ``_custom_mask_type``).
+CAUSAL_SOURCE = ("facebookresearch/xformers xformers/ops/fmha/cutlass.py: _custom_mask_type "
+                 "runs a LowerTriangularMask (ALiBi's tensor-bias mask is one) causal from "
+                 "the top left")
 #: 2023 vLLM's sampler computes logits for the last token of each prompt only (its
 #: ``_prune_hidden_states``; vllm-project/vllm, vllm/model_executor/layers/sampler.py).
 LM_HEAD_SOURCE = "vllm-project/vllm vllm/model_executor/layers/sampler.py: _prune_hidden_states"
@@ -72,6 +80,21 @@ def alibi_bias_bytes(model, tp: int, batch: int, prompt: int, dtype_bytes: int =
     1879048192
     """
     return batch * (model.heads // tp) * prompt * (-(-prompt // 8) * 8) * dtype_bytes
+
+
+def alibi_bias_seconds(model, tp: int, batch: int, prompt: int, hbm_bandwidth: float) -> float:
+    """Seconds one GPU's HBM spends on the ALiBi bias of a prefill step at its peak
+    ``hbm_bandwidth`` (bytes/s): built once (written, then read and written to scale it by
+    the slopes: 3 passes of :func:`alibi_bias_bytes`) and read by every layer's attention on
+    and below its diagonal only, ``(prompt + 1) / (2 prompt)`` of it (:data:`CAUSAL_SOURCE`;
+    the kernel's tiles of 64 keys add under 1% at 8,192 tokens, not counted).
+
+    >>> from compute.models import get_model
+    >>> round(alibi_bias_seconds(get_model("BLOOM-176B"), 8, 1, 8192, 3.35e12) * 1e3, 2)
+    21.32
+    """
+    passes = 3 + model.layers * (prompt + 1) / (2 * prompt)
+    return passes * alibi_bias_bytes(model, tp, batch, prompt) / hbm_bandwidth
 
 
 def long_prompt_excess(costs: dict, gpu: str, model, tp: int, tokens: int) -> tuple:
@@ -179,20 +202,8 @@ def step_size(markdown: bool) -> list[str]:
         + " and ".join(f"{1 / (1 / bw0 + ps * 1e-12) / 1e9:.0f}" for ps in sent)
         + " GB/s. Nothing published shows such a fall, so nothing supports a model of it.",
     ]
-    # ALiBi's bias and the LM head, the two parts BLOOM has that Llama does not, at their
-    # largest: the 8,192-token prompt
-    m = next(m for m in h100 if m.model == "BLOOM-176B" and m.phase == "prefill"
-             and m.batch == 1 and m.prompt == 8192)
-    g = get_gpu(gpu)
-    bias = alibi_bias_bytes(bloom, m.tp, m.batch, m.prompt)
-    # built once a step (write, then read and write to scale it), read by every layer
-    bias_s = (3 + bloom.layers) * bias / g.hbm_bandwidth
-    gap = m.latency_s - predict(get_profile(PROFILE), m, scenario_comm()(m))
-    peak = g.peak_flops("bf16")
-    attn_s = (4 * bloom.prefill_pairs(m.prompt) * bloom.head_dim * bloom.heads / m.tp
-              * bloom.layers / (peak * get_profile(PROFILE).attention_efficiency))
-    head_s = (2 * m.prompt * bloom.hidden * bloom.vocab / m.tp
-              / (peak * get_profile(PROFILE).gemm_efficiency))
+    summary.insert(1, _left_per_unit(h100, (llama, bloom), tp))
+    peak = get_gpu(gpu).peak_flops("bf16")
     # a clock that falls once a step runs long (a GPU's power limit averaged over a window)
     # would show at every TP: step lengths and costs per token, one prompt
     t2, t8 = costs[(gpu, "Llama-2-70B", 2, False)], costs[(gpu, "Llama-2-70B", 8, False)]
@@ -239,8 +250,7 @@ def step_size(markdown: bool) -> list[str]:
              and m.batch == 1 and m.prompt == 8192)
     g = get_gpu(gpu)
     bias = alibi_bias_bytes(bloom, m.tp, m.batch, m.prompt)
-    # built once a step (write, then read and write to scale it), read by every layer
-    bias_s = (3 + bloom.layers) * bias / g.hbm_bandwidth
+    bias_s = alibi_bias_seconds(bloom, m.tp, m.batch, m.prompt, g.hbm_bandwidth)
     predicted = predict(get_profile(PROFILE), m, scenario_comm()(m))
     gap = m.latency_s - predicted
     attn_s = (4 * bloom.prefill_pairs(m.prompt) * bloom.head_dim * bloom.heads / m.tp
@@ -259,9 +269,12 @@ def step_size(markdown: bool) -> list[str]:
         f"{predicted / kept - 1:+.1%}, as its {batched.batch} prompts of {SHORT_PROMPT} read "
         f"{predict(get_profile(PROFILE), batched, scenario_comm()(batched)) / batched.latency_s - 1:+.1%}"
         ": the rest is the rise above 2,048 tokens a step that Llama-2-70B's own rows show. "
-        f"Its ALiBi bias ({ALIBI_SOURCE}): {bias / 1e9:.2f} GB a GPU, built once and read by "
-        f"each of its {bloom.layers} layers, {bias_s * 1e3:.0f} ms at the HBM's peak, part "
-        f"of that attention; its attention at {PROFILE}'s FlashAttention-2 rate "
+        f"Its ALiBi bias ({ALIBI_SOURCE}): {bias / 1e9:.2f} GB a GPU, built once a step "
+        f"and read on and below its diagonal by each of its {bloom.layers} layers (the kernel "
+        f"runs it as a causal mask: {CAUSAL_SOURCE}), {bias_s * 1e3:.0f} ms at the HBM's "
+        f"peak, part of that attention (vLLM builds the {m.prompt:,} x {m.prompt:,} "
+        "differences on the host and copies them to the GPU each step, a cost neither mode "
+        f"counts); its attention at {PROFILE}'s FlashAttention-2 rate "
         f"{attn_s * 1e3:.0f} ms. Its LM head "
         f"(250,880 words) over every token of the prompt, not only the last ({LM_HEAD_SOURCE}"
         f" computes the last only), would take {head_s * 1e3:.1f} ms at {PROFILE}'s GEMM "
@@ -288,6 +301,49 @@ def step_size(markdown: bool) -> list[str]:
         f"{8192 // SHORT_PROMPT} prompts of {SHORT_PROMPT} take {-a * 1e3:.0f} ms more than "
         "its one prompt of 8,192 tokens, a cost of batched prompts the H100 rows do not show.")
     return out + ([f"- {s}" for s in summary] if markdown else summary)
+
+
+def _left_per_unit(rows, models, tp: int) -> str:
+    """The prefill steps of prompts of :data:`SHORT_PROMPT` at ``tp`` on the H100 in the
+    profile's own form: seconds a token costs a layer and a unit of hidden size beyond what
+    the shipped profile charges for its GEMMs, attention, collectives and fixed overheads
+    (the measured step less the profile's prediction, over tokens x layers x hidden, plus
+    its ``token_overhead_s``), for each model and step size."""
+    from compute.profile_fit import predict
+    from compute.profiles import get_profile
+
+    prof, comm = get_profile(PROFILE), scenario_comm()
+    left: dict = {}
+    for m in rows:
+        model = next((x for x in models if x.name == m.model), None)
+        if model is None or m.tp != tp or m.phase != "prefill" or m.prompt != SHORT_PROMPT:
+            continue
+        n = m.batch * m.prompt
+        left.setdefault(model.name, {})[n] = (
+            (m.latency_s - predict(prof, m, comm(m))) / (n * model.layers * model.hidden)
+            + prof.token_overhead_s, predict(prof, m, comm(m)) / m.latency_s - 1)
+    (a, la), (b, lb) = ((x.name, left[x.name]) for x in models)
+    steps = sorted(set(la) & set(lb))
+    ratio = [lb[n][0] / la[n][0] for n in steps]
+    low = [v[0] for d in (la, lb) for n, v in d.items() if n <= 2048]
+    high = [v[0] for d in (la, lb) for n, v in d.items() if n > 2048]
+
+    def says(d):
+        return ", ".join(f"{d[n][0] * 1e11:.1f}" for n in sorted(d))
+
+    return (f"The same steps in the profile's own form, what a token costs a layer and a "
+            "unit of hidden size beyond the GEMMs, attention, collectives and fixed "
+            f"overheads {PROFILE} charges (prompts of {SHORT_PROMPT} at TP {tp} on the H100, "
+            f"steps of {min(steps):,} to {max(steps):,} tokens, 1e-11 s): {a} {says(la)}; "
+            f"{b} {says(lb)}; {PROFILE}'s one value {prof.token_overhead_s * 1e11:.1f}. The "
+            f"held-out model costs what the fitted one does at every step size ({b} over {a} "
+            f"{min(ratio):.2f} to {max(ratio):.2f}): the form carries from one model to the "
+            f"other. What it lacks is the step: {min(low) * 1e11:.1f} to "
+            f"{max(low) * 1e11:.1f} up to 2,048 tokens a step, {min(high) * 1e11:.1f} to "
+            f"{max(high) * 1e11:.1f} above, and one value fitted on steps of 2,048 and 8,192 "
+            f"tokens falls between. So {b}'s prefill misses are the fitted model's own: its "
+            f"{8192 // SHORT_PROMPT} prompts of {SHORT_PROMPT} read {lb[8192][1]:+.1%}, "
+            f"{a}'s {la[8192][1]:+.1%}.")
 
 
 #: Published all-reduce bus bandwidth on the two systems, 8 GPUs: (label, file, which rows).
