@@ -669,12 +669,18 @@ def test_launch_floor_moves_every_one_thread_run_and_no_other():
             continue
         for _, lo, hi, _bound, kind in (small, mid):
             plain, adj = c.worst(lo, hi, kind), c.worst(lo, hi, kind, c.harness)
-            if plain is not None:
+            if plain is not None and (c.key, lo) != ("h200-8", mid[1]):
                 assert adj <= plain + 1e-12, (c.key, plain, adj)
         adj_small = c.worst(small[1], small[2], "factor", c.harness)
         assert adj_small is None or adj_small < 2.0, (c.key, adj_small)  # all within 2x
     by_key = {c.key: c for c in curves}
-    # Azure's H100 (NVLS) and Together's H100 (ring, NVLS): 1-128 MiB 38% / 39% / 37% -> 12%
+    # Azure's H200 (NCCL 2.20.5, whose ring LL runs at 87.7 GB/s): 1-128 MiB 9% plain, 13%
+    # with the floor: its 1 MiB point (34.6 us measured) lies under 8 launches x 5 us, so the
+    # floor takes the model's 31.8 us (+9%) to 40 us (-13%)
+    h200 = by_key["h200-8"]
+    assert 0.08 < h200.worst(mid[1], mid[2], "rel") < 0.10
+    assert 0.13 < h200.worst(mid[1], mid[2], "rel", h200.harness) < 0.14
+    # Azure's H100 (NVLS) and Together's H100 (ring, NVLS): 1-128 MiB 32% / 39% / 37% -> 12%
     # / 17% / 10%, the 1 MiB point on the launch floor; A100's mid-range gap stays (53%)
     for key, hi in (("h100-8", 0.13), ("h100-8-ring", 0.18), ("h100-8-nvls", 0.11)):
         assert by_key[key].worst(mid[1], mid[2], "rel", by_key[key].harness) < hi, key
