@@ -84,6 +84,15 @@ def test_nccl_2_18_tuner_on_a100_takes_ll128_from_2_mib():
         assert t.choose("all-reduce", 2 * MIB, 8, 1, graph=g) == ("ring", at_2mib)
         assert t.predicted_time("ring", "LL", MIB, 8, 1, g) == pytest.approx(
             15.0e-6 + 2 * 7 / 8 * MIB / ll, rel=1e-6)
+    # the graph the model hands NCCL's tuner holds that cap: 0.25 x 240 = 60 GB/s under
+    # 2.18.5, 0.365 x 240 = 87.6 under 2.30; on 8 H200 0.2365 x 370.8 = 87.69 and 0.380 x
+    # 370.8 = 140.9 (the graph's busbw 360: NCCL's 12 x 30 GB/s)
+    for gpu, release, cap in (("A100-SXM-80GB", "2.18.5", 60.0e9),
+                              ("A100-SXM-80GB", "2.30", 87.6e9),
+                              ("H200-SXM", "2.20.5", 87.6942e9), ("H200-SXM", "2.30", 140.904e9)):
+        m = FabricCostModel(single_switch(8, gpu=gpu, in_network_reduction=False),
+                            calibration=default_calibration().with_(nccl_release=release))
+        assert m.nccl_graph(m.group(8)).ll_cap == pytest.approx(cap, rel=1e-9), (gpu, release)
     # the model's own auto under 2.18.5 runs the same protocols at 1 and 2 MiB
     cal = default_calibration().with_(nccl_release="2.18.5")
     model = FabricCostModel(single_switch(8, gpu="A100-SXM-80GB", in_network_reduction=False),
