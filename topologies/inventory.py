@@ -587,17 +587,24 @@ def nic_ports(graph: nx.Graph, edges: EdgeArrays | None = None) -> list[tuple]:
     >>> nic_ports(build("leaf-spine:leaves=2,radix=4,medium=co-packaged-optics"))
     []
 
-    A realized OCS fabric (its circuits set) has a NIC port on every fibre of its cabling
-    of pluggable optics, fibre or copper, a circuit set on it or not (:func:`ocs_fibres`),
-    each at :func:`ocs_fibre_rate`, after the ports of its other links; fibres whose ends
-    are not known are one ``(None, rate, count)``. A realized fabric with no circuit set
-    is refused (its fibres' rate is not known).
+    A realized OCS fabric whose cabling is of pluggable optics, fibre or copper has NIC
+    ports on its cabling too, a circuit set on a fibre or not, after the ports of its other
+    links: one ``(gpu, rate, cables)`` per GPU-OCS pair of the cabling's record
+    (:func:`ocs_fibre_rows`), ``rate`` the pair's recorded bandwidth over its cables, ``gpu``
+    None where the GPU is not a node of ``graph`` (a part of a cell carries the whole cell's
+    cabling). So a realized fabric with no circuit set has them too, at the rates its
+    cabling recorded. A fabric file written before that record has one per fibre
+    (:func:`ocs_fibres`), each at :func:`ocs_fibre_rate`, read back from its circuits
+    (fibres whose ends are not known are one ``(None, rate, count)``), and is refused when
+    no circuit is set (its fibres' rate is not known).
 
     >>> from topologies.optical import realize
     >>> g = build("ocs:gpus=4,ports=2,ocs_ports=4,medium=pluggable-optics")
     >>> ports = nic_ports(realize(g, [("gpu0", "gpu1")]))   # one circuit, 8 fibres
     >>> len(ports), ports[-1]
     (8, ('gpu3', 225000000000.0, 1.0))
+    >>> nic_ports(realize(g, [])) == ports   # no circuit set: the recorded rates
+    True
     """
     e = edges_of(graph, edges)
     node, where = _nic_ends(graph, e)
