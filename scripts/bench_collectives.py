@@ -193,7 +193,7 @@ SCALE_CASES = [
      "note = f'{r.time * 1e3:.4f} ms, bottleneck {r.bottleneck[0]}'", None, None),
     ("every algorithm's curve (as 'collective' lists them) of an all-reduce on 1,024 GPUs "
      "of a 4,096-GPU 3D torus 16x16x16 (direct's routes over the torus, about 120 M links "
-     "estimated from a sample, left out; h257: before, 185 s and 13.1 GB; then 27.0 s and "
+     "estimated from a sample, left out; before, 185 s and 13.1 GB; then 27.0 s and "
      "1.27 GB while a cap of 512 destinations' shortest paths rebuilt them step after step)",
      "g = build('torus:dims=16x16x16')",
      "m = FabricCostModel(g, validated=True)\nc = m.curves('all-reduce', [64 * 2 ** 20], 1024)"

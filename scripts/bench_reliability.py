@@ -190,11 +190,11 @@ def main(argv: list[str] | None = None) -> None:
           f"{r['components']:,} components of a copy in {r['symmetry']} symmetry classes, "
           f"TP {r['tp']}; peak RSS {r['rss_gb']:.2f} GB")
     # one cell of GPUs alone (a torus: GPUs forward traffic, every instance's footprint
-    # routed, every touched instance costed on the whole degraded cell); h271: 16x16x16
+    # routed, every touched instance costed on the whole degraded cell): 16x16x16
     # took 76.6 s and 64x64x32 over 300 s and 6.5 GB before the local routes and keys;
-    # h274: a copy made by removing failed parts from the validated cell is not validated
+    # then a copy made by removing failed parts from the validated cell is not validated
     # again (CLI, 2 shared cores): 32x32x16 8.1 / 8.4 -> 7.7 / 7.4 s, 64x64x32 68.7 ->
-    # 61.8 s, peak RSS 0.27 and 1.57 GB both; h281: one degraded cell per failure for
+    # 61.8 s, peak RSS 0.27 and 1.57 GB both; then one degraded cell per failure for
     # every instance it touches (was one copy per instance), each pair routed once for
     # footprint and shape, one search per shortest-path part (this case, 2 shared cores):
     # 32x32x16 6.35 -> 3.72 s, 64x64x32 70.4 -> 35.8 s (CPU 52.2 -> 31.9 s), peak RSS
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
               f"{r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); {r['components']:,} components "
               f"in {r['symmetry']} symmetry classes, TP {r['tp']}; peak RSS "
               f"{r['rss_gb']:.2f} GB")
-    # one OCS cell whose GPUs (and spare sites) are each wired to every OCS; h336: a
+    # one OCS cell whose GPUs (and spare sites) are each wired to every OCS. Before, a
     # failure's spare sites lost walked every site's OCS (set operations now), its
     # signature held each member's 4,096-entry place (a number now) and a spare shape the
     # hops of every two of its 4,096 OCS (runs now). This case, 2 shared cores: 2,048
@@ -219,16 +219,16 @@ def main(argv: list[str] | None = None) -> None:
               f"Llama-3-8B): {r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); "
               f"{r['components']:,} components in {r['symmetry']} symmetry classes, TP "
               f"{r['tp']}; fabric search {r['build']:.2f} s; peak RSS {r['rss_gb']:.2f} GB")
-    # h362: every copy count's circuit pairs were made before the first was tried (ports
+    # Every copy count's circuit pairs were made before the first was tried (ports
     # x ports / 2 pairs an instance of 2). This case, 1,024 / 2,048 / 4,096 ports, 2
     # shared cores (load ~5): 13.1 / 33.4 / 128.2 s (CPU 4.5 / 13.6 / 54.8 s), peak RSS
     # 0.38 / 1.28 / 4.68 GB -> 4.8 / 11.6 / 23.5 s (CPU 2.4 / 5.0 / 10.1 s), 0.11 / 0.18
     # / 0.29 GB. What is left is topologies.optical.realize, ~1.5 s a call at 4,096 ports
     # (the fabric validated again each call, its fibres listed each call, every pair
-    # checked one by one). h391: the built fabric is not validated again (fabric checks
+    # checked one by one). Since then the built fabric is not validated again (fabric checks
     # 7 -> 0 at 4,096 ports; CPU 9.0 / 9.2 -> 7.8 / 7.8 s, peak RSS 0.284 GB both).
     # lite-ocs's circuits = "best" (add8774) set each size's ring and torus on the whole
-    # cell, then the chosen one again: 4,096 ports 7.43 -> 32.7 s. h500: the layout is
+    # cell, then the chosen one again: 4,096 ports 7.43 -> 32.7 s. Now the layout is
     # chosen on the first instance's circuits and the others' copied from it
     # (scenario_fabric.first_instance_layout, circuit_copies.alike_circuits), and the
     # router takes the kept shortest paths up to DAG_NODES nodes that links join (the
@@ -242,7 +242,7 @@ def main(argv: list[str] | None = None) -> None:
               f"{r['seconds']:.2f} s (CPU {r['cpu']:.2f} s with the build of "
               f"{r['build']:.2f} s); {r['edges']:,} circuit edges; peak RSS "
               f"{r['rss_gb']:.2f} GB")
-    # h378: instances of 3 (a triangle; 42 of lite-ocs's 128 Lites) cannot take ports/2
+    # Instances of 3 (a triangle; 42 of lite-ocs's 128 Lites) cannot take ports/2
     # copies of their ring: each copy takes 3 OCS planes, so ports/3 fit, and every count
     # from ports/2 down was coloured and refused first (1,024 ports: 512 down to 341).
     # circuit_copies.most_copies starts at ports/3. 1,024 ports, 2 shared cores (load
@@ -268,7 +268,7 @@ def main(argv: list[str] | None = None) -> None:
               f"RSS {r['rss_gb']:.2f} GB ({_verdict(r['rss_gb'], 1, 'GB')}); "
               f"{r['events']:,.0f} failures/y; mean {r['mean']:.6f} +- {r['ci']:.1e} "
               f"(analytic {r['analytic']:.6f}); blast radius first {r['effects']:.2f} s")
-    # h428: one cell of 16,384 GPUs with spares. Every instance a failure slows had its
+    # One cell of 16,384 GPUs with spares. Every instance a failure slows had its
     # spare swap worked out with the failure's local effect and the cell's parts made
     # again (a plane of the flat fabric: 1,024 passes over all its GPUs); each effect
     # went over the whole cell's parts in Python (the rail-optimized cell's 1,083); the
@@ -277,13 +277,13 @@ def main(argv: list[str] | None = None) -> None:
     for label, scenario, spares, placement, trials in (
             ("one 16,384-Lite flat fabric (4 planes)", FLAT_16K, "2%", "pod", 100),
             ("one 16,384-H100 rail-optimized cell", DGX_16K, "2%", "pod", 10),
-            # h440: with group spares each failure's recovery, by_group and the pools
+            # With group spares each failure's recovery, by_group and the pools
             # walked every GPU of the cell for its group labels (~885 times): now once
-            # (availability 404 s CPU). h445: by_group takes a symmetry class's effect for
+            # (availability 404 s CPU). Then by_group takes a symmetry class's effect for
             # each group where its failure downs and slows nothing, recovery builds the
             # cell's parts only where needed, the blocking finds each kind's lead once:
             # availability 8.2 s CPU (the CLI run 369 -> 14.6 s CPU; JSON identical).
-            # h453: a failure that leaves the cell in one part is labelled without a pass
+            # Then a failure that leaves the cell in one part is labelled without a pass
             # over its links (Cluster._still_connected; ~10,000 per-group evaluations):
             # the CLI run 16.3 -> 9.2 s CPU, JSON identical
             ("one 16,384-H100 rail-optimized cell", DGX_16K, "2%", "group", 10)):

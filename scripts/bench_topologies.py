@@ -43,22 +43,22 @@ CASES = [
      "lite-groups:base=[superpod:sus=4],lites=4", True, None, None),
     ("131,072-GPU fat tree (k=128, 32 pods): build+validate", "fat-tree:k=128,pods=32", False,
      60, None),
-    # direct fabrics built in blocks since h257 (edge by edge before: CPU 2.1 s and 0.94 s
+    # direct fabrics built in blocks (edge by edge before: CPU 2.1 s and 0.94 s
     # for the 131,072-GPU torus and ring, 6.9 s for the 2,048-GPU mesh's 2.1 M links)
     ("131,072-GPU 3D torus (64x64x32): build+validate", "torus:dims=64x64x32", False, None,
      None),
     ("131,072-GPU ring: build+validate", "ring:n=131072", False, None, None),
     ("2,048-GPU full mesh: build+validate", "full-mesh:n=2048", False, None, None),
-    # OCS cabling in blocks since h257 (CPU 0.87 s before)
+    # OCS cabling built in blocks (CPU 0.87 s edge by edge before)
     ("32,768 GPUs x 8 ports on 8 OCS of 32,768 ports: build+validate",
      "ocs:gpus=32768,ports=8,ocs_ports=32768", False, None, None),
-    # Lite groups in blocks since h257 (edge by edge before)
+    # Lite groups built in blocks (edge by edge before)
     ("131,072 Lites in pairs on a k=64 fat tree: build+validate",
      "lite-groups:base=[fat-tree:k=64],lites=2", False, None, None),
-    # the bill of materials from one pass of arrays since h270 (summary CPU 1.66 -> 1.25 s:
-    # PART_CASES); h274: summary(validated=True) for the built fabric, as topology show:
+    # the bill of materials from one pass of arrays (summary CPU 1.66 -> 1.25 s:
+    # PART_CASES); then summary(validated=True) for the built fabric, as topology show:
     # this case 1.09 / 0.97 -> 0.73 / 0.74 s, CLI topology show 1.90 / 2.11 -> 1.70 / 1.65 s,
-    # peak RSS 0.29 / 0.28 GB both (2 shared cores); h282: summary's connectivity from
+    # peak RSS 0.29 / 0.28 GB both (2 shared cores); then summary's connectivity from
     # the first GPU's path-diversity search (it ran a second search of its own): summary
     # CPU best of 5 in one process 0.83 -> 0.73 s; this case (loaded) 2.94 / 2.45 ->
     # 1.96 / 1.81 s wall, peak RSS 0.28-0.29 GB both; CLI topology show user CPU
@@ -109,7 +109,7 @@ c2 = time.process_time()
 validate(g)
 c3 = time.process_time()
 tv = time.perf_counter() - t2
-# a built fabric not checked again (summary's validated=, as topology show since h274);
+# a built fabric not checked again (summary's validated=, as topology show does);
 # a checkout before it: its summary, which validates the fabric again
 import inspect
 told = "validated" in inspect.signature(summary).parameters
@@ -250,9 +250,9 @@ print(json.dumps({{"links": sum(row.links for row in r.rows), "wall": wall, "cpu
 def _compare(label, spec, root=ROOT):
     """``netmodel topology compare`` of a large fat tree and a ring (netmodel/study/
     topology_compare.py): its per-link time and memory, which MAX_LINKS's estimate uses
-    (SECONDS_PER_LINK, BYTES_PER_LINK; h237: k=128 took 65 s and 2.95 GB before, 53 s and
-    2.5 GB after; h270, k=64: CPU 8.57 -> 7.32 s, peak RSS 0.36 -> 0.37 GB, the bill of
-    materials and network bill's port use from arrays; h282, loaded 2-core machine, CPU
+    (SECONDS_PER_LINK, BYTES_PER_LINK; at first k=128 took 65 s and 2.95 GB before, 53 s and
+    2.5 GB after; then, k=64: CPU 8.57 -> 7.32 s, peak RSS 0.36 -> 0.37 GB, the bill of
+    materials and network bill's port use from arrays; then, loaded 2-core machine, CPU
     seconds of two runs each: k=64 6.15 / 5.63 -> 4.36 / 4.55 s, k=128 51.9 / 43.7 ->
     37.6 / 39.5 s, peak RSS 0.37 -> 0.36 GB and 2.59 -> 2.45 GB: hardware_radius's
     articulation points and bridges from one low-point pass over integer positions, a
@@ -260,11 +260,11 @@ def _compare(label, spec, root=ROOT):
     cutter's edges read in one pass, the GPUs' die and package components apart from the
     rest, and the summary not validating the built fabric again; what is left is
     failure_domains.components (a Component a link end) and network_bill's loops).
-    h289 (hardware_radius from failure_domains.component_arrays, network_bill's optics and
+    Then (hardware_radius from failure_domains.component_arrays, network_bill's optics and
     cables from the edge arrays, one edge_arrays for both), loaded 2-core machine, HEAD
-    export against HEAD + h289 run back to back: k=64 4.46 -> 2.37 s wall, CPU 4.43 -> 1.85
+    export against HEAD + that change run back to back: k=64 4.46 -> 2.37 s wall, CPU 4.43 -> 1.85
     s, peak RSS 0.36 -> 0.26 GB; k=128 49.8 -> 24.6 s wall (15.5 s when quieter), CPU 37.1
-    -> 14.8 s, peak RSS 2.45 -> 1.65 GB. h307 (the summary reads the same edge arrays),
+    -> 14.8 s, peak RSS 2.45 -> 1.65 GB. Then (the summary reads the same edge arrays),
     netmodel topology compare fat-tree:k=128 ring:n=8 by the CLI, loaded 2-core machine, back
     to back: 16.1 -> 15.2 s wall, user + sys 16.8 -> 15.5 s, peak RSS 1.307 -> 1.302 GB."""
     r = _run(_COMPARE_CHILD, root, spec=spec)
@@ -304,13 +304,13 @@ print(json.dumps(out))
 
 
 def _parts(label, spec, root=ROOT):
-    """CPU of each analysis of one fabric. h270 (536efab: the links read once into arrays,
+    """CPU of each analysis of one fabric. 536efab (the links read once into arrays,
     shared by the bill of materials and port use), loaded 2-core machine, torus:dims=64x64x32
     after its build, best of 3 in one process, before -> after: bill_of_materials 0.49 ->
     0.24 s, port_use 0.30 -> 0.22 s, summary 1.66 -> 1.25 s, network_bill 2.22 -> 1.43 s;
     hardware_radius unchanged (7-9 s here: failure_domains.components makes a Component
     a link, _cut_points a biconnected-components pass in Python); peak RSS 0.56 GB both.
-    h289, torus, back to back on a loaded 2-core machine: hardware_radius 4.34 -> 1.13 s
+    Then, torus, back to back on a loaded 2-core machine: hardware_radius 4.34 -> 1.13 s
     (its classes as arrays: failure_domains.component_arrays), network_bill 1.32 -> 0.47 s
     (optics and cables from the edge arrays), peak RSS 0.51 -> 0.33 GB."""
     r = _run(_PART_CHILD, root, spec=spec)

@@ -1,4 +1,4 @@
-"""Does the fabric-aware search cost each instance as the blast radius re-costs it? (h344)
+"""Does the fabric-aware search cost each instance as the blast radius re-costs it?
 
 For every shipped scenario x catalog model x phase, with parallelism ``auto`` and ``all``:
 the cluster's searched configuration (:func:`~netmodel.study.reliability_cluster.

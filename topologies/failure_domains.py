@@ -677,7 +677,7 @@ def _holds(held: dict, members: Iterable[Hashable], index: tuple | None = None) 
     fail with it and stop any GPU wired to them since (a spare on a free port). ``index``
     (:func:`_held_index` of ``held``): look only at the switches wired to ``members``, in
     ``held``'s order, not every one of them for every host (fat-tree:k=128: 65,536 hosts x
-    8,192 leaves, 537 million subset tests; h237).
+    8,192 leaves, 537 million subset tests).
 
     >>> held = {"sw0": frozenset({"g0", "g1"}), "sw1": frozenset({"g1", "g2"}), "x": frozenset()}
     >>> _holds(held, ["g0", "g1"]), _holds(held, ["g2", "g1"], _held_index(held))

@@ -96,9 +96,9 @@ def _cut_points(graph: nx.Graph) -> tuple[set, set]:
     integer positions: ``w`` a DFS child of ``u``, ``u`` is an articulation point when
     ``low[w] >= disc[u]`` (the root when it has two or more children) and ``u``-``w`` a
     bridge when ``low[w] > disc[u]``. networkx's ``bridges`` builds a directed copy of the
-    graph for its chain decomposition (3.6 s of fat-tree:k=64's 24 s, h237); its
+    graph for its chain decomposition (3.6 s of fat-tree:k=64's 24 s); its
     biconnected components keep an edge stack and the components this needs none of
-    (0.33 s of CPU for fat-tree:k=64, against 0.16 s for this pass, h282).
+    (0.33 s of CPU for fat-tree:k=64, against 0.16 s for this pass).
 
     >>> art, bridges = _cut_points(nx.path_graph(3))
     >>> art, sorted(sorted(b) for b in bridges)

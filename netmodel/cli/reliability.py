@@ -58,7 +58,7 @@ def _pairs(option: str, texts, parse, extra: tuple[str, ...] = ()) -> dict:
         try:
             cls = check_class(name.strip(), also=extra)
         except UserError as e:
-            # --rate takes the GPU's whole rate; a repair time is a part's (h265)
+            # --rate takes the GPU's whole rate; a repair time is a part's
             hint = (f" (a GPU is repaired as its die or its package: {option} gpu-die=T, "
                     f"{option} gpu-package=T)") if name.strip() == GPU_RATE else ""
             raise UserError(f"{option}: {e}{hint}") from None
