@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import tempfile
 import time
@@ -21,6 +22,7 @@ from collections.abc import Callable, Iterator
 from importlib import resources
 from pathlib import Path
 
+import click
 from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -217,8 +219,9 @@ def cases() -> Iterator[Case]:
     csvs = {"m.csv": "a,b\n1,2\n", "m2.csv": "", "m3.csv": b"\xff\xfe\x00",
             "m4.csv": "model,gpu\n" + "x," * 100000 + "\n"}
     for name, text in csvs.items():
-        yield f"calibrate {name}", ["calibrate", "--measurements", f"{{d}}/{name}"], \
-            _write(name, text)
+        # -o given: without it the refusal is its absence, before the file is read
+        yield f"calibrate {name}", ["calibrate", "--measurements", f"{{d}}/{name}", "-o",
+                                    "{d}/out.toml"], _write(name, text)
 
 
 CSV_HEAD = "model,gpu,tp,batch,phase,prompt,context,latency_s\n"
@@ -467,13 +470,38 @@ def run_case(name: str, argv: list[str], setup, strict: bool = True
         return ("; ".join(why) + f" | {shown}" if why else None), dt
 
 
+def _command_names(args: list[str]) -> tuple[set[str], set[str]]:
+    """The long flags (``--out``) of the command ``args`` invoke, every one it declares,
+    typed or not (a short one typed, ``-o``, is named by its long form; an option missing
+    is named by its flag), and its arguments' metavars (``SPEC``)."""
+    ctx = click.Context(cli)
+    command, rest = cli, list(args)
+    while isinstance(command, click.Group) and rest:
+        sub = command.get_command(ctx, rest[0])
+        if sub is None:
+            break
+        command, rest = sub, rest[1:]
+    flags, metavars = set(), set()
+    for p in command.params:
+        if isinstance(p, click.Option):
+            flags.update(o for o in (*p.opts, *p.secondary_opts) if o.startswith("--"))
+        elif isinstance(p, click.Argument):
+            metavars.update(re.findall(r"[A-Z][A-Z_]+", p.metavar or "")
+                            or [(p.name or "").upper()])
+    return flags, metavars
+
+
 def _names_a_flag(args: list[str], line: str, folder: str) -> bool:
-    """Whether a refusal names what gave the value: a flag typed (``--x``), a file of the
-    case's folder, or an argument typed without a flag (a fabric SPEC)."""
-    flags = [a.split("=")[0] for a in args if a.startswith("--")]
+    """Whether a refusal names what gave the value: a flag of the command (``--x``, typed
+    as it or as its short form, or missing), an argument by its metavar (``SPEC
+    arguments``), a file of the case's folder, or an argument typed without a flag (a
+    fabric SPEC; an empty one quoted as ``''``)."""
+    flags, metavars = _command_names(args)
+    flags.update(a.split("=")[0] for a in args if a.startswith("--"))
     positional = [a for a in args[2:] if not a.startswith("-")]
-    return any(f in line for f in flags) or folder in line or \
-        any(a and f"'{a[:20]}" in line for a in positional)
+    return any(re.search(rf"(?<![\w-]){re.escape(f)}(?![\w-])", line) for f in flags) \
+        or any(re.search(rf"\b{m}\b", line) for m in metavars) or folder in line or \
+        any(f"'{a[:20]}" in line if a else "''" in line for a in positional)
 
 
 def main() -> int:
