@@ -258,7 +258,10 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
     a second parameter, one line style per value of it. A star marks each point where one
     scenario overtakes another, named in the panel's corner (a line crossing lines drawn
     as one names them together at one star; at most six stars a panel, the rest
-    counted). Infeasible points are left out (the line stops) and marked by an x on the x
+    counted). A key names what the lines are (colour, marker and style), except what is one
+    for every line, said in the title instead: one line a panel (one scenario, one value of
+    any second parameter) has no key entry, a second parameter of one value no style.
+    Infeasible points are left out (the line stops) and marked by an x on the x
     axis in the line's colour; a point with no drawn neighbour (a lone buildable
     value) has a larger marker, so that another line's at the same place does not hide
     it (lines keep their thinning widths for the same reason). A cost is drawn
@@ -269,6 +272,8 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
 
     p0 = result.params[0]
     ys = result.params[1].values if len(result.params) > 1 else (None,)
+    one_y = len(ys) == 1 and ys[0] is not None   # a second parameter of one value
+    alone = len(result.labels) * len(ys) == 1    # one line a panel: nothing for a key
     styles = ["-", "--", ":", "-."]
     markers = ["o", "s", "^", "D", "v", "P", "X", "<", ">", "h"]
     palette = plt.get_cmap("tab10").colors
@@ -286,6 +291,11 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
         ylabel, title = "USD per million tokens", "Sweep: USD per million tokens as costs change"
     else:
         ylabel, title = "tokens/s per SM", "Sweep: best tokens/s per SM as the fabric changes"
+    said = [result.labels[0]] if alone else []   # what every line is: in the title
+    if one_y:
+        said.append(result.params[1].show(ys[0]))
+    if said:
+        title += f" ({', '.join(said)})"
     # a scenario's name alone where no two lines share it (with --gpus several GPUs, the
     # whole label: "lite-ocs" would name two lines)
     names = [lab.split("@")[0] for lab in result.labels]
@@ -312,11 +322,11 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
         for n, lab in enumerate(result.labels):
             for k, y in enumerate(ys):
                 x, v, at = drawn(result.curve(lab, model, phase, y))
-                name = lab if y is None else f"{lab}, {result.params[1].show(y)}"
+                name = lab if y is None or one_y else f"{lab}, {result.params[1].show(y)}"
                 style = dict(marker=markers[n % len(markers)], ms=4.5, mfc="none",
                              color=colours[lab], ls=styles[k % len(styles)], lw=width[lab],
                              alpha=1.0 if k < len(styles) else 0.5)
-                label = name if ax is axes.flat[0] else None
+                label = name if ax is axes.flat[0] and not alone else None
                 turn = together.get((model, phase, y, lab))
                 if turn is not None and style["ls"] == "-":
                     i, g = turn
@@ -390,11 +400,18 @@ def plot_sweep(result: Any, path: str | PathLike[str]) -> None:
                           label=f"dashed in turns: lines within {groups[0]['rtol']:.0%} of each "
                                 "other at every value (named in the panel)")
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    ncol = max(1, min(len(labels), int(fig.get_figwidth() // 3.2)))
-    fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7.5, frameon=False)
-    rows = -(-len(labels) // ncol)
-    fig.suptitle(title, fontsize=10)
-    set_margins(fig, bottom=0.17 * rows + 0.65, top=0.55, left=0.6, hspace=0.5, wspace=0.22)
+    rows = 0   # a key's rows: none where there is nothing to tell apart
+    if labels:
+        ncol = max(1, min(len(labels), int(fig.get_figwidth() // 3.2)))
+        fig.legend(handles, labels, loc="lower center", ncol=ncol, fontsize=7.5,
+                   frameon=False)
+        rows = -(-len(labels) // ncol)
+    from netmodel.collectives.plot import title_lines
+
+    heading = title_lines(title, int(fig.get_figwidth() * 11))   # ~11 characters an inch
+    fig.suptitle("\n".join(heading), fontsize=10)
+    set_margins(fig, bottom=0.17 * rows + 0.65, top=0.55 + 0.18 * (len(heading) - 1),
+                left=0.6, hspace=0.5, wspace=0.22)
     for ax in axes.flat[:len(panels)]:
         for axis in "xy":
             static_ticks(ax, axis, labelsize=7, grid_alpha=0.3)
