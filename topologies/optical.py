@@ -12,6 +12,8 @@ insertion latency) and cannot be changed without a reconfiguration, whose time
 from __future__ import annotations
 
 import itertools
+import operator
+import weakref
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping, Sequence, Set
 from typing import TypeAlias
@@ -357,7 +359,10 @@ def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> 
     and failed is the cabling itself, not what the circuits set on it carry (the slower
     end's rate). None where it has no fibre or two media. ``kind``: each node's kind, if
     known. The record is one object: every graph realized from it shares its columns
-    (tuples), none copies them.
+    (tuples), none copies them; a frozen graph's (a built fabric's,
+    :func:`networkx.freeze`: its fibres cannot be added or removed) is read once and kept
+    while the graph lives, so every graph realized from that fabric shares one record
+    (read it; a caller that changes it copies it first, as :func:`realize` does).
 
     >>> c = ocs_cabling(ocs(gpus=2, ports=2))   # 2 GPUs x 2 ports: 4 fibres
     >>> c["medium"], c["cables"], c["fibres"]["ocs"], c["fibres"]["length"]
@@ -366,15 +371,30 @@ def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> 
     cabling = graph.graph.get("ocs_cabling")
     if cabling is not None:
         return cabling
+    # a frozen graph (a built fabric, shared by every caller: networkx.freeze) keeps its
+    # fibres: its record is read once, and every graph realized from it shares it
+    frozen = nx.is_frozen(graph)
+    if frozen and graph in _FROZEN_CABLING:
+        return _FROZEN_CABLING[graph]
+    cabling = _read_cabling(graph, kind)
+    if frozen:
+        _FROZEN_CABLING[graph] = cabling
+    return cabling
+
+
+#: :func:`ocs_cabling`'s record of each frozen graph still alive (None: no cabling).
+_FROZEN_CABLING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _read_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None) -> dict | None:
+    """:func:`ocs_cabling` read from ``graph``'s GPU-OCS edges."""
     if kind is None:
         kind = dict(graph.nodes(data="kind"))
-    ends = {("gpu", "ocs"): False, ("ocs", "gpu"): True}   # flipped?
-    found = [(v, u, d) if flip else (u, v, d) for u, v, d in graph.edges(data=True)
-             if (flip := ends.get((kind[u], kind[v]))) is not None]
-    gpu = tuple(g for g, _, _ in found)
-    ocs_ = tuple(o for _, o, _ in found)
-    data = [d for _, _, d in found]
-    if not data or len({d["medium"] for d in data}) != 1:
+    found = _fibre_edges(graph, kind)
+    if not found:
+        return None
+    gpu, ocs_, data = map(tuple, zip(*found, strict=True))
+    if len(set(map(_MEDIUM, data))) != 1:
         return None
     medium = data[0]["medium"]
     # read back as the network bill reads a fibre to an OCS (one co-packaged engine's
@@ -382,14 +402,40 @@ def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> 
     # cabling's to the metre
     extra = CPO_DELAY if medium == "co-packaged-optics" else 0.0
     cables = tuple(d.get("links", 1) for d in data)
-    lanes = tuple(int(d["lanes"]) for d in data)
+    lanes = tuple(map(int, map(_LANES, data)))
     fibres = {"gpu": gpu, "ocs": ocs_, "cables": cables,
-              "bandwidth": tuple(float(d["bandwidth"]) for d in data), "lanes": lanes,
+              "bandwidth": tuple(map(float, map(_BANDWIDTH, data))), "lanes": lanes,
               "length": tuple(float(d["length"]) if "length" in d else
                               round(max(0.0, (float(d["latency"]) - extra)
                                         / PROPAGATION_DELAY), 9) for d in data)}
     return {"medium": medium, "cables": round(sum(cables)), "lanes": sum(lanes),
             "fibres": fibres}
+
+
+_MEDIUM, _LANES, _BANDWIDTH = map(operator.itemgetter, ("medium", "lanes", "bandwidth"))
+
+
+def _fibre_edges(graph: nx.Graph, kind: Mapping[Hashable, str]) -> list[tuple]:
+    """``graph``'s GPU-OCS edges as ``(gpu, ocs, data)``, in edge order
+    (``graph.edges(data=True)``'s: each edge at the first of its ends in node order),
+    read from the adjacency itself for a plain graph (524,288 fibres at 4,096 ports a
+    Lite, no view's step per edge)."""
+    if type(graph) is not nx.Graph:
+        ends = {("gpu", "ocs"): False, ("ocs", "gpu"): True}   # flipped?
+        return [(v, u, d) if flip else (u, v, d) for u, v, d in graph.edges(data=True)
+                if (flip := ends.get((kind[u], kind[v]))) is not None]
+    found: list[tuple] = []
+    seen: set = set()
+    for u, nbrs in graph._adj.items():
+        ku = kind[u]
+        if ku == "gpu":
+            found.extend((u, v, d) for v, d in nbrs.items()
+                         if kind[v] == "ocs" and v not in seen)
+        elif ku == "ocs":
+            found.extend((v, u, d) for v, d in nbrs.items()
+                         if kind[v] == "gpu" and v not in seen)
+        seen.add(u)
+    return found
 
 
 def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None = None, *,

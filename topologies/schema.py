@@ -99,6 +99,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+from collections import OrderedDict
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import fields
 from itertools import chain, repeat
@@ -504,6 +505,66 @@ def catalog_clash(spec: GpuSpec) -> str | None:
             f"figures ({', '.join(differ)}); give yours another name")
 
 
+class _CheckedFibres:
+    """A fibres record's columns that passed :func:`_check_cabling_columns`, with their
+    sums, their distinct ends (None where one is no hashable id) and whether no
+    ``(gpu, ocs)`` pair is listed twice: what :func:`_check_cabling_fits` reads."""
+
+    __slots__ = ("columns", "cables", "lanes", "gpus", "ocs", "unique")
+
+    def __init__(self, fibres: Mapping) -> None:
+        self.columns = tuple(fibres[c] for c in CABLING_FIBRES)
+        self.cables, self.lanes = sum(fibres["cables"]), sum(fibres["lanes"])
+        try:
+            self.gpus, self.ocs = frozenset(fibres["gpu"]), frozenset(fibres["ocs"])
+            self.unique = len(set(zip(fibres["gpu"], fibres["ocs"], strict=True))) \
+                == len(fibres["gpu"])
+        except TypeError:   # a list (from a file) is no node id: named fibre by fibre
+            self.gpus = self.ocs = None
+            self.unique = False
+
+
+#: The fibres records that passed :func:`_check_cabling_columns`, by their columns' ids,
+#: most recent last: each holds its columns (tuples: unchanged while held, their ids not
+#: reused). Every graph realized from one cabling shares its record
+#: (:func:`topologies.optical.ocs_cabling`): 524,288 fibres at 4,096 ports a Lite, checked
+#: once, not once a graph.
+_CHECKED_FIBRES: OrderedDict[tuple[int, ...], _CheckedFibres] = OrderedDict()
+_CHECKED_MAX = 4
+
+
+def _checked_fibres(fibres: Mapping) -> _CheckedFibres | None:
+    """The entry of :data:`_CHECKED_FIBRES` whose columns are ``fibres``' own objects
+    (tuples), or None."""
+    columns = tuple(fibres[c] for c in CABLING_FIBRES)
+    if not all(c.__class__ is tuple for c in columns):
+        return None
+    hit = _CHECKED_FIBRES.get(tuple(map(id, columns)))
+    if hit is None or not all(map(operator.is_, hit.columns, columns)):
+        return None
+    _CHECKED_FIBRES.move_to_end(tuple(map(id, columns)))
+    return hit
+
+
+def _fine_column(column: Collection, whole: bool, positive: bool) -> bool:
+    """Whether every value of ``column`` passes, told at C speed: Python ints >= 1
+    (``whole``), else finite Python ints or floats, > 0 (``positive``) or >= 0. False
+    where it cannot be told so (another type, a huge int, a wrong value): the caller goes
+    value by value and names the first wrong one."""
+    if not column:
+        return True
+    types = set(map(type, column))
+    if whole:
+        return types == {int} and min(column) >= 1
+    if not types <= {int, float}:
+        return False
+    try:
+        a = np.fromiter(column, dtype=float, count=len(column))
+    except OverflowError:
+        return False
+    return bool(np.isfinite(a).all() and ((a > 0).all() if positive else (a >= 0).all()))
+
+
 def _check_cabling_columns(fibres: object) -> None:
     """``ocs_cabling["fibres"]``'s shape and values (:data:`CABLING_FIBRES`: columns of
     one length, whole cables and lanes >= 1, bandwidth > 0, length >= 0, all finite)."""
@@ -513,8 +574,12 @@ def _check_cabling_columns(fibres: object) -> None:
             not isinstance(c, list | tuple) for c in fibres.values()) \
             or len({len(c) for c in fibres.values()}) != 1:
         _bad(f"{what}, got {describe(fibres)}")
+    if _checked_fibres(fibres) is not None:
+        return   # these very columns (tuples) passed already
     for key, low, whole in (("cables", 1, True), ("lanes", 1, True), ("bandwidth", 0, False),
                             ("length", 0, False)):
+        if _fine_column(fibres[key], whole, key == "bandwidth"):
+            continue   # all of them at once (else value by value: the first wrong named)
         for x in fibres[key]:
             fine = _whole(x, low) if whole else (
                 isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
@@ -526,6 +591,11 @@ def _check_cabling_columns(fibres: object) -> None:
         if key == "bandwidth" and fibres[key]:   # an edge's bounds
             for x in (min(fibres[key]), max(fibres[key])):
                 _physical("graph attribute 'ocs_cabling' fibre", key, x)
+    if all(c.__class__ is tuple for c in fibres.values()):   # kept: unchanged while held
+        checked = _CheckedFibres(fibres)
+        _CHECKED_FIBRES[tuple(map(id, checked.columns))] = checked
+        while len(_CHECKED_FIBRES) > _CHECKED_MAX:
+            _CHECKED_FIBRES.popitem(last=False)
 
 
 def _check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
@@ -551,14 +621,23 @@ def _check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
              f"cables; at most {_MAX_LANES:g} a cable ({VALUE_RANGES['lanes'][3]})")
     fibres = cabling.get("fibres")
     if fibres is not None:   # the columns' sums are the record's, their ends the graph's
-        if sum(fibres["cables"]) != cables or sum(fibres["lanes"]) != lanes:
+        # what the columns' check kept of them (every graph realized from one cabling
+        # shares its columns), else read here
+        checked = _checked_fibres(fibres) or _CheckedFibres(fibres)
+        if checked.cables != cables or checked.lanes != lanes:
             _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables and "
-                 f"{describe(lanes)} lanes but its fibres {sum(fibres['cables'])} and "
-                 f"{sum(fibres['lanes'])}")
+                 f"{describe(lanes)} lanes but its fibres {checked.cables} and "
+                 f"{checked.lanes}")
         # every OCS stays a node; a GPU end may be outside the graph, where a part of a
         # cell (a placed instance's circuits) carries the whole cell's cabling, but not a
-        # node of another kind
+        # node of another kind: each distinct end looked up once, else fibre by fibre (the
+        # first wrong one named)
         data = graph._node
+        if checked.ocs is not None and checked.unique \
+                and all(_hashable_kind(data, o, "ocs") for o in checked.ocs) \
+                and all(_hashable_kind(data, g, "gpu") or _absent(data, g)
+                        for g in checked.gpus):
+            return
         for g, o in zip(fibres["gpu"], fibres["ocs"], strict=True):
             if not _hashable_kind(data, o, "ocs") or not (
                     _hashable_kind(data, g, "gpu") or _absent(data, g)):

@@ -832,7 +832,9 @@ def members_cell(physical: nx.Graph, members: Sequence[Hashable]) -> nx.Graph:
     """``physical`` (an OCS cell) with every node and only the links of ``members``: what
     :func:`topologies.optical.realize` reads to set circuits among the members (each
     member's OCS ports in their order, with their fibres' and the OCSes' attributes), and
-    no other GPU's fibres (4,096 ports a GPU: 524,288 fibres a cell, read by each realize);
+    no other GPU's fibres (4,096 ports a GPU: 524,288 fibres a cell, read by each realize),
+    with the whole cell's cabling (:func:`topologies.optical.ocs_cabling`: its record, one
+    object, read once for a built fabric), which realize gives what it sets on it;
     ``physical`` itself where the members are all its GPUs.
 
     >>> g = nx.Graph([("a", "o"), ("b", "o"), ("c", "o")])
@@ -841,8 +843,13 @@ def members_cell(physical: nx.Graph, members: Sequence[Hashable]) -> nx.Graph:
     """
     if len(members) == physical.graph.get("gpus"):
         return physical   # every GPU: the whole cell
+    from topologies.optical import ocs_cabling
+
     out = type(physical)()
     out.graph.update(physical.graph)
+    cabling = ocs_cabling(physical)
+    if cabling is not None:   # the whole cell's (its record shared, not read again)
+        out.graph["ocs_cabling"] = dict(cabling)
     out.add_nodes_from(physical.nodes(data=True))
     adj = physical.adj
     out.add_edges_from((m, n, d) for m in members for n, d in adj[m].items())
