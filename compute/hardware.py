@@ -404,7 +404,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
     validate.typed_name(where, "GPU", name)   # no CLOCK_MARK, ',', '=', ':' (NAME_MARKS)
     here = f"{where}: GPU {name!r}"
     entry = dict(validate.table(here, entry))
-    given = entry.pop("source", None)   # required: checked after the other keys (_source)
+    given = entry.pop("source", _NO_SOURCE)   # required: checked after the other keys
     flags = _flags(here, entry)
     die = die_entry(here, entry)
     if die is not None:
@@ -453,12 +453,16 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
     return GpuSpec(name=name, source=_source(here, given), **values, **flags)
 
 
+#: A GPU entry without a ``source`` key (:func:`_source`; a JSON ``null`` is a value).
+_NO_SOURCE = object()
+
+
 def _source(here: str, value) -> str:
     """A GPU entry's ``source``: required, non-blank text on one line. Every figure read
     from a file carries where it comes from (as a scenario file's ``[sources]`` and an
     engine profile's per-parameter ``source``); a what-if GPU says so
     (``source = "what-if: ..."``)."""
-    if value is None:
+    if value is _NO_SOURCE:
         raise UserError(f"{here} lacks key source (where its figures come from: a "
                         f"datasheet, a paper, or 'what-if: ...' for a GPU of your own)")
     source = validate.string(here, "source", value)
@@ -502,8 +506,10 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
     if isinstance(data, dict) and isinstance(data.get("gpu"), dict):   # beside it, a stray key
         check_keys(f"{where} (top level)", data, ("gpu",))   # (told 'expected a table gpu')
     if not isinstance(data, dict) or set(data) != {"gpu"} or not isinstance(data["gpu"], dict):
+        got = f", got gpu {validate.describe(data['gpu'])}" if isinstance(data, dict) \
+            and "gpu" in data else ""
         raise UserError(f"{where}: expected a top-level table 'gpu' of GPU entries "
-                        f"([gpu.NAME] in TOML, {{\"gpu\": {{NAME: {{...}}}}}} in JSON)")
+                        f"([gpu.NAME] in TOML, {{\"gpu\": {{NAME: {{...}}}}}} in JSON){got}")
     if not data["gpu"]:
         raise UserError(f"{where}: the 'gpu' table is empty")
     out: dict[str, GpuSpec] = {}
@@ -558,8 +564,9 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
     hosts: dict[str, Parameter] = {}
-    gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies, derived,
-                            hosts)
+    with validate.file_values(path):   # a JSON file's null said as null
+        gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies,
+                                derived, hosts)
     taken = [n for n in gpus if find_name(table, n) is not None]   # case too
     if taken:  # its figures would be reported under the catalog's name
         raise UserError(f"{path}: {', '.join(repr(n) for n in taken)} already name(s) a "

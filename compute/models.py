@@ -99,8 +99,11 @@ def _parse_model_table(data, where: str) -> dict[str, ModelSpec]:
     if isinstance(data, dict) and isinstance(data.get("model"), dict):   # beside it, a stray key
         check_keys(f"{where} (top level)", data, ("model",))   # (told 'expected a table model')
     if not isinstance(data, dict) or set(data) != {"model"} or not isinstance(data["model"], dict):
+        got = f", got model {validate.describe(data['model'])}" if isinstance(data, dict) \
+            and "model" in data else ""
         raise UserError(f"{where}: expected a top-level table 'model' of model entries "
-                        f"([model.NAME] in TOML, {{\"model\": {{NAME: {{...}}}}}} in JSON)")
+                        f"([model.NAME] in TOML, {{\"model\": {{NAME: {{...}}}}}} in JSON)"
+                        f"{got}")
     if not data["model"]:
         raise UserError(f"{where}: the 'model' table is empty")
     # a name is typed back (--models A,B): it holds none of validate.NAME_MARKS
@@ -123,8 +126,9 @@ def model_names() -> tuple[str, ...]:
 def load_model_file(path: str | PathLike[str]) -> dict[str, ModelSpec]:
     """Models from a TOML or JSON file with the catalog's keys (``[model.NAME]`` tables)."""
     path = Path(path)
-    return _user_models(_parse_model_table(read_table(path, "model file"), str(path)),
-                        str(path))
+    with validate.file_values(path):   # a JSON file's null said as null
+        return _user_models(_parse_model_table(read_table(path, "model file"), str(path)),
+                            str(path))
 
 
 def _user_models(models: dict[str, ModelSpec], where: str) -> dict[str, ModelSpec]:
@@ -198,7 +202,8 @@ def _model_from_json(path: Path) -> ModelSpec:
     ``num_hidden_layers``, ``n_layer``, ...) a config.json (:func:`load_hf_config`)."""
     doc = parse_table(read_text(path, "model file"), "json", str(path))
     if isinstance(doc, dict) and "model" in doc:
-        models = _user_models(_parse_model_table(doc, str(path)), str(path))
+        with validate.file_values(path):   # its null said as null
+            models = _user_models(_parse_model_table(doc, str(path)), str(path))
         if len(models) != 1:
             raise UserError(f"{path} holds {len(models)} models; give a file with one model")
         return next(iter(models.values()))

@@ -421,6 +421,12 @@ def read_profile(path: str | PathLike[str]) -> EngineProfile:
     """The profile in a TOML (or JSON) file; unknown keys, values out of range (negative
     or NaN overheads, efficiencies outside (0, 1]) and missing or blank sources are one-line
     :class:`UserError` s."""
+    with validate.file_values(path):   # a JSON file's null said as null
+        return _read_profile(path)
+
+
+def _read_profile(path: str | PathLike[str]) -> EngineProfile:
+    """:func:`read_profile`'s reading and checks."""
     where = str(path)
     doc = read_table(path, "profile")
     check_keys(where, doc, ("profile", "parameters"), ("fit", "measurement"))
@@ -438,7 +444,8 @@ def read_profile(path: str | PathLike[str]) -> EngineProfile:
         sources[key] = s
     rows = doc.get("measurement", [])
     if not isinstance(rows, list):
-        raise UserError(f"{where}: measurement must be a list of tables ([[measurement]])")
+        raise UserError(f"{where}: measurement must be a list of tables ([[measurement]]), "
+                        f"got {validate.describe(rows)}")
     if len(rows) > MAX_MEASUREMENTS:   # each is checked against its model and GPU: ~0.1 ms
         raise _too_many_measurements(where)
     measurements = []

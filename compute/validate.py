@@ -31,7 +31,9 @@ import operator
 import re
 import tomllib
 import unicodedata
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -39,7 +41,7 @@ from typing import Literal, overload
 
 from compute.errors import UserError, known, one_line
 
-__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "BELOW_SMALLEST", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "flag", "in_range", "is_finite", "is_whole", "limits",
+__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "BELOW_SMALLEST", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "refuse_repeats", "string", "table", "NAME_MARKS", "typed_name"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -99,6 +101,32 @@ def is_finite(value: object) -> bool:
 SHOWN_LENGTH = 60
 
 
+#: True while a JSON document's values are checked (:func:`file_values`): :func:`describe`
+#: then says None as the file wrote it, ``null``.
+_JSON_NULL: ContextVar[bool] = ContextVar("compute.validate.json_null", default=False)
+
+
+@contextmanager
+def file_values(path: object) -> Iterator[None]:
+    """A block that checks the values of the document ``path`` names: where it is JSON
+    (``.json``), :func:`describe` says None as ``null``, the file's own spelling (a value
+    of None read from JSON can only be a ``null`` the file holds; TOML and GraphML have no
+    null). A refusal then reads ``hbm_capacity_GB must be a number ..., got null``, not
+    ``got None``, which names nothing in the file.
+
+    >>> with file_values("gpus.json"):
+    ...     describe(None), describe([None])
+    ('null', '[None]')
+    >>> describe(None)
+    'None'
+    """
+    token = _JSON_NULL.set(str(path).lower().endswith(".json"))
+    try:
+        yield
+    finally:
+        _JSON_NULL.reset(token)
+
+
 def describe(value: object) -> str:
     """A short, one-line description of ``value`` for an error message: the value itself
     when it is short, its kind and size otherwise (never more than a line of about
@@ -120,7 +148,11 @@ def describe(value: object) -> str:
     ('the date 1979-05-27', 'the time 07:32:00')
     >>> describe("\\u2028" * 100)
     "'\\\\u2028\\\\u2028\\\\u2028\\\\u2028\\\\u2028...'"
+
+    Inside :func:`file_values` of a JSON file, None is ``null``.
     """
+    if value is None and _JSON_NULL.get():
+        return "null"
     try:
         shown = _describe(value)
     except Exception:   # noqa: BLE001  (a hostile __len__, __float__, shape: say its kind)

@@ -78,7 +78,7 @@ from compute.gpu_facts import note_gpu_file_facts
 from compute.hardware import GpuSpec
 from compute.outputs import atomic_write
 from compute.units import counted
-from compute.validate import MAX_TEXT_LENGTH, describe
+from compute.validate import MAX_TEXT_LENGTH, describe, file_values
 from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
 from topologies.limits import ENV, MAX_DEPTH, check_size, max_edges, max_file_bytes, max_nodes
@@ -714,7 +714,7 @@ def read_graph(path: str | Path, raw: bytes | None = None) -> nx.Graph:
     path = Path(path)
     kind = _format(path)
     where = str(path)
-    with _collector_paused():
+    with _collector_paused(), file_values(path):   # a JSON file's null said as null
         if raw is None:
             raw = _read_bytes(path)
         elif isinstance(raw, bytes | bytearray):   # read by the caller: the same limit

@@ -156,8 +156,9 @@ def load_workload(path: str | PathLike[str]) -> ServingWorkload:
     check_keys(str(path), doc, ("prompt", "output"), ("name", "rate", "source"))
     name = doc.get("name", path.stem)
     try:
-        return ServingWorkload(name=name, prompt=doc["prompt"], output=doc["output"],
-                               rate=doc.get("rate"), source=doc.get("source", str(path)))
+        with validate.file_values(path):   # a JSON file's null said as null
+            return ServingWorkload(name=name, prompt=doc["prompt"], output=doc["output"],
+                                   rate=doc.get("rate"), source=doc.get("source", str(path)))
     except UserError as exc:
         raise UserError(f"{path}: {exc}") from None
 

@@ -55,7 +55,7 @@ TYPE = "gpu node 'gpu3' label 'device' must be a whole number >= 0 (its device i
 
 
 @pytest.mark.parametrize("value, shown", [(-1, "-1"), (2.5, "2.5"), (3.0, "3.0"), (True, "True"),
-                                          ("3", "'3'"), (None, "None"), ([3], "[3]")])
+                                          ("3", "'3'"), (None, "null"), ([3], "[3]")])
 def test_a_device_that_is_no_whole_number_is_refused(tmp_path, value, shown):
     with pytest.raises(UserError) as info:
         read_graph(path := _saved(tmp_path, _gpu3(value)))

@@ -198,7 +198,7 @@ def _set(doc, path, value):
     (("graph", "gpu_types"), [], "'gpu_types' must be a table of GPU name: fields"),
     (("graph", "units"), "SI", "'units' must be a table of quantity: unit"),
     (("nodes", 0, "gpu"), "MyLite", "names GPU type 'MyLite', which is neither"),
-    (("edges", 0, "lanes"), None, "lanes must be a whole number >= 1, got None"),
+    (("edges", 0, "lanes"), None, "lanes must be a whole number >= 1, got null"),
 ])
 def test_wrong_types_inside_valid_json_are_named(tmp_path, path, value, message):
     doc = _set(_doc(), path, value)
