@@ -174,6 +174,10 @@ GRAPH_TYPES = {
     "circuits": (int,), "reconfiguration_time": (int, float), "ocs_cabling": (dict,),
     "gpu_file_facts": (dict,), DEGRADED: (bool,),
 }
+#: The graph attributes that count what its builder made (:mod:`topologies.registry`), the
+#: least each may be and what it counts: a fabric holds a GPU at least; a count of links is
+#: a count (a value that no longer matches the graph only marks it edited, not as built).
+BUILT_COUNTS = {"nodes_built": (1, "nodes"), "edges_built": (0, "links")}
 #: The columns of ``ocs_cabling["fibres"]`` (one entry a GPU-OCS edge of the cabling):
 #: its GPU and OCS nodes, its cables, bandwidth (bytes/s per direction, all its cables),
 #: lanes and length (m) (:func:`topologies.optical.ocs_cabling`).
@@ -449,6 +453,10 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
             if isinstance(v, str) and len(v) > MAX_TEXT_LENGTH:   # a name of 20 MB was printed
                 _bad(f"graph attribute {key!r} must be text of at most {MAX_TEXT_LENGTH:,} "
                      f"characters, got {describe(v)}")
+    for key, (least, what) in BUILT_COUNTS.items():   # int by now (GRAPH_TYPES)
+        if key in attrs and attrs[key] < least:
+            _bad(f"graph attribute {key!r} is {describe(attrs[key])}; it counts the {what} "
+                 f"its builder made: a whole number >= {least}")
     if "reconfiguration_time" in attrs:
         if not _nonneg(attrs["reconfiguration_time"]):
             _bad(f"graph attribute 'reconfiguration_time' must be finite and >= 0 s, got "
