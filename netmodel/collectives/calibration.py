@@ -179,6 +179,10 @@ class Generation:
         ``nccl`` only; None or empty: LL128 on for every GPU of the generation.
     in_network_channels : int or None
         NCCL's NVLS channels inside one NVLink domain (``NVLS_NCHANNELS``).
+    ring_channels : int or None
+        NCCL's ring channels on one node of the generation's GPUs (its ring graph's
+        channels, duplicated: the "coll channels" of its log), which run an LL ring
+        collective at the generation's LL rate (``ll_bandwidth_factor``).
     until : tuple of (release, values)
         The generation's values in older NCCL releases: each ``((major, minor), ((key,
         value), ...))`` holds through that release; :meth:`at` picks them.
@@ -202,6 +206,7 @@ class Generation:
     ring_ll128_channel_bandwidth: tuple[float, float, float] | None = None
     ll128_off_gpus: tuple[str, ...] | None = None
     in_network_channels: int | None = None
+    ring_channels: int | None = None
     until: tuple = ()
     since: tuple[int, int] | None = None
 
@@ -355,6 +360,16 @@ class Calibration:
         peer's buffer, the peer copies it out, so a channel's first chunk is copied twice in
         turn (:func:`~netmodel.collectives.cost.combine`, the fill of a step with
         ``p2p_ranks``); 0: no such fill.
+    p2p_threads, ll_ring_threads : int
+        Threads of a channel of NCCL's send/recv kernel (``NCCL_MAX_NTHREADS``; a send
+        gets half its warps beside a receive) and of an LL ring channel
+        (``NCCL_LL_MAX_NTHREADS``): send/recv under LL inside one NVLink domain moves its
+        lines at the generation's LL rate times the send warps it runs over the warps of
+        the ``ring_channels`` LL ring channels that rate is NCCL's for
+        (:func:`~netmodel.collectives.pipeline_fill.p2p_ll_share`); 0 (either, or
+        ``ring_channels``): at the LL rate itself.
+    ring_channels : int
+        NCCL's ring channels on one node, from the generation (0: unknown).
     pxn : bool
         NCCL's PXN for send/recv (on by default: ``NCCL_PXN_DISABLE=0``,
         ``NCCL_P2P_PXN_LEVEL=2``): a GPU sending to a peer in another server sends through
@@ -439,6 +454,9 @@ class Calibration:
     p2p_net_channels: int = 0
     p2p_peers_per_batch: int = 8
     p2p_nvlink_chunk: float = 0.0
+    p2p_threads: int = 0
+    ll_ring_threads: int = 0
+    ring_channels: int = 0
     pxn: bool = True
     nvlink_bandwidth: float = 0.0
     tree_channel_bandwidth: tuple[float, ...] = ()
@@ -473,7 +491,8 @@ class Calibration:
         for key, least in (("channels", 1), ("in_network_channels", 0),
                            ("p2p_channels_per_peer", 1),
                            ("p2p_channels_per_net_peer", 1), ("p2p_net_channels", 0),
-                           ("p2p_peers_per_batch", 1)):
+                           ("p2p_peers_per_batch", 1), ("p2p_threads", 0),
+                           ("ll_ring_threads", 0), ("ring_channels", 0)):
             _count(key, getattr(self, key), least)
         if not isinstance(self.pxn, bool):
             raise UserError(f"pxn must be true or false, got {describe(self.pxn)}")
@@ -751,7 +770,7 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
     check_keys(f"{path}: [p2p]", p2p, (), ("ll_threshold", "channels_per_peer",
                                            "channels_per_net_peer", "net_channel_bandwidth",
                                            "net_channels", "peers_per_batch", "pxn",
-                                           "nvlink_chunk"))
+                                           "nvlink_chunk", "threads", "ll_ring_threads"))
     for key in ("ll_threshold", "net_channel_bandwidth", "nvlink_chunk"):
         if key in p2p and (not isinstance(p2p[key], int | float) or isinstance(p2p[key], bool)):
             raise UserError(f"{path}: [p2p].{key} must be a number, got {p2p[key]!r}")
@@ -796,6 +815,8 @@ def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
                                  if p2p else 0),
         p2p_peers_per_batch=p2p.get("peers_per_batch", 8),
         p2p_nvlink_chunk=float(p2p.get("nvlink_chunk", 0.0)),
+        p2p_threads=p2p.get("threads", 0),
+        ll_ring_threads=p2p.get("ll_ring_threads", 0),
         pxn=p2p.get("pxn", True),
         generations=gens, default_generation=default,
     )
@@ -818,7 +839,7 @@ _SHARED_KEYS = tuple(f.name for f in fields(Generation)
 
 
 #: A generation table's keys that are counts (:func:`_count`, from 1), not rates.
-_GENERATION_COUNTS = ("in_network_channels",)
+_GENERATION_COUNTS = ("in_network_channels", "ring_channels")
 
 
 def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generation, ...], str]:

@@ -42,6 +42,7 @@ from netmodel.collectives.pipeline_fill import (
     group_channels,
     has_tree_caps,
     p2p_fills,
+    p2p_ll_share,
     tree_least,
 )
 from netmodel.collectives.results import InSwitchCeiling, StepTiming, TreeCap
@@ -331,6 +332,10 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     ``(G, S)``; ``protocol`` the point-to-point protocol (in-network steps use
     ``cal.in_network``).
 
+    Under LL, a step of NCCL's send/recv all-to-all (``p2p_ranks``) inside one NVLink
+    domain runs at LL's factor times :func:`~netmodel.collectives.pipeline_fill.p2p_ll_share`
+    (the warps that send its lines).
+
     Time = start-up + latency payments + ``n`` x (steady seconds per byte) + the fill of
     every pipeline, ``f x min(n, slice)``: a pipeline of phases whose steady time per byte
     is ``b_p`` (its slowest bound) and whose phases one after another take ``sum b_i``
@@ -370,6 +375,10 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
         fac, up = protocol.bandwidth_factor, protocol.step_latency_scaleup
         slow = np.where(scaleout, protocol.step_latency_scaleout, protocol.step_latency_scaleup)
         base = protocol.base_latency
+    if protocol.name == "LL":   # send/recv's LL inside one NVLink domain: its send warps
+        ranks = np.where(np.asarray(scaleout, dtype=bool), 0.0, t["p2p_ranks"])
+        if np.any(ranks > 1):
+            fac = fac * p2p_ll_share(ranks, cal)
     ceiling = cal.in_network_ceiling
     floor = t["floor"] / ceiling if ceiling > 0 else 0.0
     with np.errstate(invalid="ignore"):
@@ -735,6 +744,8 @@ class CompiledCollective:
                 if caps and s.tree_channels > 0 else (0.0, 0.0, 0.0, False)
             least = s.tree_share / (s.tree_channels * float(rate)) if rate else 0.0
             wire = s.beta / pr.bandwidth_factor
+            if pr.name == "LL" and s.p2p_ranks > 1 and not s.scaleout:
+                wire /= float(p2p_ll_share(s.p2p_ranks, cal))   # as combine takes it
             links = max(wire, floor)
             ser = nbytes * max(links, least)
             red = nbytes * s.reduce / gamma if gamma > 0 else 0.0

@@ -4,7 +4,8 @@
 pipelines cost beyond their steady rate, and raises ``b`` to what its channels allow:
 
 * the fill of NCCL's Simple send/recv inside one NVLink domain (:func:`p2p_fills`: each
-  channel's first chunk copied twice in turn);
+  channel's first chunk copied twice in turn), and its LL rate there (:func:`p2p_ll_share`:
+  the warps that send its lines);
 * the channels of a pipeline group's slice (:func:`group_channels`: NVLS's own channel count
   inside one NVLink domain, else the calibration's);
 * NCCL's per-channel busbw caps of its Tree and NVLSTree (:func:`tree_channel_rate`,
@@ -24,8 +25,8 @@ import numpy as np
 from netmodel.collectives.calibration import Calibration, Protocol
 from netmodel.collectives.steps import unique
 
-__all__ = ["TREE_TABLES", "channel_cap_rate", "group_channels", "has_tree_caps", "p2p_fills",
-           "tree_channel_rate", "tree_least"]
+__all__ = ["TREE_TABLES", "WARP_SIZE", "channel_cap_rate", "group_channels", "has_tree_caps",
+           "p2p_fills", "p2p_ll_share", "tree_channel_rate", "tree_least"]
 
 
 def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
@@ -69,6 +70,51 @@ def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
         out.append((np.where(ranks == p, bl, 0.0).sum(axis=1),
                     np.full(len(bl), run * chunk * p / (p - 1))))
     return out
+
+
+#: Threads of a warp (NVIDIA/nccl src/include/device.h, ``WARP_SIZE 32``).
+WARP_SIZE = 32
+
+
+def p2p_ll_share(p: Any, cal: Calibration) -> Any:
+    """The fraction of the generation's LL rate at which NCCL's send/recv all-to-all of
+    ``p`` GPUs (array or scalar) inside one NVLink domain moves its LL lines: the warps
+    that send them over the warps of an LL ring collective, whose rate the LL factor is
+    (NCCL's ``llMaxBws``, a ring's LL busbw), at most 1; 1 where the calibration lacks a
+    count (``p2p_threads``, ``ll_ring_threads``, ``ring_channels``) or ``p`` < 2.
+
+    A ring channel runs ``ll_ring_threads`` threads (NCCL_LL_MAX_NTHREADS 512), each taking a
+    line in, storing it to the next GPU and to the output. A send/recv channel runs
+    ``p2p_threads`` (NCCL_MAX_NTHREADS 640; src/enqueue.cc, scheduleP2pTasksToPlan:
+    ``threadPerBlock = max(threadPerBlock, NCCL_MAX_NTHREADS)``) split between the send and
+    the receive of its work (src/device/sendrecv.h: ``nRecvWarpPerWork = nWarpPerWork/2;
+    nSendWarpPerWork = nWarpPerWork - nRecvWarpPerWork``): a line is stored remotely by a
+    send thread and taken in by a receive thread, so the channel moves lines at its send
+    warps' rate. A peer's bytes go through ``c`` channels (``p2p_channels_per_peer``
+    halved while ``c x p`` exceeds it, as :func:`p2p_fills`), one work a channel at a time
+    (rounds of a batch land on distinct channels; rounds of different batches of
+    ``p2p_peers_per_batch`` run one after another), so ``min(C, (p - 1) c)`` channels send.
+    8 GPUs of 32 p2p channels on Blackwell (32 ring channels): 28 x 10 warps / (32 x 16) =
+    0.547.
+
+    >>> from netmodel.collectives.calibration import default_calibration
+    >>> cal = default_calibration().with_(p2p_threads=640, ll_ring_threads=512,
+    ...                                   ring_channels=32)
+    >>> [round(float(p2p_ll_share(p, cal)), 4) for p in (2, 4, 8, 64)]
+    [0.3125, 0.4688, 0.5469, 0.625]
+    """
+    p = np.asarray(p, dtype=float)
+    if not (cal.p2p_threads and cal.ll_ring_threads and cal.ring_channels):
+        return np.ones_like(p)
+    total = cal.p2p_channels_per_peer
+    per = np.full(p.shape, float(total))
+    while np.any(big := (per * p > total) & (per > 1)):
+        per = np.where(big, per // 2, per)
+    sending = np.minimum(total, (p - 1) * per)
+    warps = cal.p2p_threads // WARP_SIZE
+    send = warps - warps // 2
+    ring = cal.ring_channels * (cal.ll_ring_threads // WARP_SIZE)
+    return np.where(p >= 2, np.minimum(1.0, sending * send / ring), 1.0)
 
 
 def group_channels(mem_g: np.ndarray, innet: Any, scaleout: np.ndarray,

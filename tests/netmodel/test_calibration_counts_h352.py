@@ -23,7 +23,8 @@ from netmodel.collectives.calibration import (
 
 #: Calibration's counts and the least each takes (0: none of them, e.g. no NVLS channels)
 COUNTS = {"channels": 1, "in_network_channels": 0, "p2p_channels_per_peer": 1,
-          "p2p_channels_per_net_peer": 1, "p2p_net_channels": 0, "p2p_peers_per_batch": 1}
+          "p2p_channels_per_net_peer": 1, "p2p_net_channels": 0, "p2p_peers_per_batch": 1,
+          "p2p_threads": 0, "ll_ring_threads": 0, "ring_channels": 0}
 
 #: values no count takes, each as the message shows it
 BAD = [(float("nan"), "nan"), (-1, "-1"), (-(10 ** 50), "a negative integer of 51 digits"),
@@ -84,6 +85,17 @@ def test_the_shipped_generations_take_their_in_network_channels():
                if g.in_network_channels is not None)
 
 
+@pytest.mark.parametrize(("value", "shown"), [("0", "0"), ("24.0", "24.0"), ("true", "True")])
+def test_a_generations_files_ring_channels(tmp_path, value, shown):
+    path = tmp_path / "gens.toml"
+    path.write_text(f'default = "x"\n[generation.x]\ngpus = ["H100-SXM"]\n'
+                    f"ring_channels = {value}\n")
+    with pytest.raises(UserError) as err:
+        load_generations(path)
+    assert str(err.value) == (f"{path}: [generation.x].ring_channels must be a whole "
+                              f"number in 1..1024, got {shown}")
+
+
 @pytest.mark.parametrize(("old", "new", "key", "least", "shown"), [
     # channels also sets p2p_net_channels (its power of two up), which passes a bad one on
     ("channels = 16", "channels = 16.0", "channels", 1, "16.0"),
@@ -97,6 +109,8 @@ def test_the_shipped_generations_take_their_in_network_channels():
     ("peers_per_batch = 8", "peers_per_batch = 2048", "p2p_peers_per_batch", 1, "2048"),
     ("peers_per_batch = 8", "peers_per_batch = 8\nnet_channels = -1", "p2p_net_channels", 0,
      "-1"),
+    ("threads = 640", "threads = 640.0", "p2p_threads", 0, "640.0"),
+    ("ll_ring_threads = 512", "ll_ring_threads = 2048", "ll_ring_threads", 0, "2048"),
 ])
 def test_a_calibration_files_counts_are_named_with_the_file(tmp_path, old, new, key, least,
                                                              shown):

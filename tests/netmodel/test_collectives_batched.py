@@ -192,6 +192,20 @@ def _reference_combine(t, beta, lat_all, lat_up, scaleout, protocol, cal):
     net = cal.in_network
     on, mem, innet = t["on"], t["member"] & t["on"], t["in_network"]
     fac = np.where(innet, net.bandwidth_factor, protocol.bandwidth_factor)
+    # NCCL's LL send/recv all-to-all in one NVLink domain: LL's factor x its send warps
+    # (min(C, (p - 1) c) channels x the send half of a channel's warps) over the LL ring's
+    # (ring channels x LL warps), at most 1; c: C halved while c p > C
+    if protocol.name == "LL" and cal.p2p_threads and cal.ll_ring_threads and cal.ring_channels:
+        share = np.ones(np.shape(t["p2p_ranks"]))
+        for (i, j), p in np.ndenumerate(t["p2p_ranks"]):
+            if p > 1 and not scaleout[i, j]:
+                c, total = cal.p2p_channels_per_peer, cal.p2p_channels_per_peer
+                while c * p > total and c > 1:
+                    c //= 2
+                warps = cal.p2p_threads // 32
+                share[i, j] = min(1.0, min(total, (p - 1) * c) * (warps - warps // 2)
+                                  / (cal.ring_channels * (cal.ll_ring_threads // 32)))
+        fac = fac * share
     ceiling = cal.in_network_ceiling
     floor = t["floor"] / ceiling if ceiling > 0 else 0.0
     with np.errstate(invalid="ignore"):
