@@ -13,11 +13,6 @@ from tests.test_docs_no_session_ids_h371 import _ids
 ROOT = Path(__file__).resolve().parents[1]
 #: 'helper' and its number, the other spelling of an ID.
 HELPER = re.compile(r"\bhelper \d{2,3}\b", re.IGNORECASE)
-#: Files that still name IDs, under another worker's edits when this test was written:
-#: each must still hold one (drop it here once it is clean, and the test guards it).
-PENDING = {"netmodel/collectives/model.py", "netmodel/collectives/route_bulk.py",
-           "netmodel/collectives/route_templates.py", "netmodel/collectives/route_types.py",
-           "netmodel/collectives/routing.py"}
 TEXT = (".py", ".toml", ".md", ".txt", ".cfg", ".csv", ".yaml", ".yml", ".json")
 
 
@@ -39,16 +34,11 @@ def test_the_patterns_find_ids_and_not_gpus():
 def test_no_code_outside_tests_names_a_session_id():
     files = _tracked()
     assert "scripts/bench_reliability.py" in files and len(files) > 100
-    found, pending = [], set()
+    found = []
     for rel in files:
         path = ROOT / rel
         if not path.is_file():
             continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            hits = _found(line)
-            if hits and rel in PENDING:
-                pending.add(rel)
-            elif hits:
-                found += [f"{rel}:{number}: {i}" for i in hits]
+            found += [f"{rel}:{number}: {i}" for i in _found(line)]
     assert found == []
-    assert pending == PENDING, f"clean now, drop from PENDING: {sorted(PENDING - pending)}"

@@ -83,7 +83,7 @@ COSTLY_TRANSFERS = 1 << 16
 #: 24-33 bytes a size (all-reduce, all-to-all, all-gather, send-recv), ``sweep`` at 8
 #: bytes a size per candidate (algorithm x protocol) and a size's names: 48-352 (an
 #: all-reduce's candidates), so at most about 1.4 GB at this limit; 10**8 sizes raised
-#: MemoryError (helper 233). A search's grid asks at most
+#: MemoryError. A search's grid asks at most
 #: ``NETMODEL_MAX_SEARCH_CONFIGURATIONS`` (2,000,000) sizes a call.
 MAX_SIZES = 4_000_000
 

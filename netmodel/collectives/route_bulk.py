@@ -308,7 +308,7 @@ class BulkRoutes:
         links = self._port_links
         for flip, g, spec in ((0, gs, pick(d["head"])), (1, gd, pick(d["tail"]))):
             # each transfer's pattern's entries in turn (flat: a pattern spread over 2,000
-            # ports padded every transfer's row to 2,000; h246)
+            # ports padded every transfer's row to 2,000)
             first, count = ptr[spec], ptr[spec + 1] - ptr[spec]
             at = np.repeat(first - (np.cumsum(count) - count), count) + np.arange(count.sum())
             hop_i.append(np.repeat(on, count))

@@ -193,7 +193,7 @@ class TemplatedRoutes:
     def _add_spec(self, positions, weights) -> int:
         """A first- or last-hop pattern: positions in a signature and traffic shares; its
         id, the same for the same pattern (every GPU of its own signature, one GPU on 4,000
-        NVSwitches: a 256-GPU all-to-all's 130,306 patterns were 257 distinct ones; h251)."""
+        NVSwitches: a 256-GPU all-to-all's 130,306 patterns were 257 distinct ones)."""
         pos, w = list(positions), [float(x) for x in weights]
         key = (tuple(pos), tuple(w))
         sid = self._spec_ids.get(key)
@@ -299,7 +299,7 @@ class TemplatedRoutes:
         number), with each one's position in the signature, cable bandwidth and latency
         alongside: ``(ptr, keys, position, bandwidth, latency)``. Flat arrays, one entry a
         switch, not a dict per signature (every GPU of its own signature doubled what the
-        signatures took; h251)."""
+        signatures took)."""
         ptr, keys = self._si_sw.arrays
         if self._sp_done < len(self._sigs):
             nid = self._nid
@@ -325,7 +325,7 @@ class TemplatedRoutes:
         ``first[j]:first[j] + count[j]`` of the flat positions and weights, ``first`` the
         counts' cumulative sum less the count; latency and scaleout one a pair. With numpy over all pairs at once: each switch of the
         shorter signature looked up among the longer's (one GPU on 4,000 NVSwitches: a
-        256-GPU all-to-all's 65,153 pairs took 1.1 s pair by pair; h246, h251).
+        256-GPU all-to-all's 65,153 pairs took 1.1 s pair by pair).
 
         Where the two share a tier-0 switch, over their tier-0 switches only, never through a
         scale-out switch both are wired to as well (NVL72: GPUs at one position of two

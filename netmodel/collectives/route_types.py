@@ -208,7 +208,7 @@ class Ragged:
     one go when they are read. Padded to the widest row (a :class:`Rows`), one GPU wired to
     2,000 NVSwitches, its route to a GPU of its own signature spread over all of them, made
     the 8,024 first- and last-hop patterns of a 64-GPU all-to-all 8,024 x 2,000 cells (529 MB
-    traced; h246).
+    traced).
 
     >>> rows = Ragged(float)
     >>> rows.add([0.5, 0.5]), rows.add([]), rows.add([1.0])
@@ -249,7 +249,7 @@ class SetRows(Ragged):
     rows are one sorted array (:func:`rows_meet` looks numbers up in it). Rows are appended
     to a list and written into the arrays in one go when they are read. One number a cell:
     padded to the widest row, one GPU wired to 4,000 NVSwitches made a 256-GPU all-to-all's
-    rows 256 x 4,001 cells (h246).
+    rows 256 x 4,001 cells.
 
     >>> rows = SetRows(10)
     >>> rows.add([7, 2]), rows.add([]), rows.add([3])
@@ -290,8 +290,8 @@ def rows_meet(rows: SetRows, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
     the sorted keys of all rows), at most :data:`MEET_CHUNK` numbers at a time, so the
     work and memory follow the shorter rows. A padded table compared every pair's widest
     rows: one GPU wired to 4,000 NVSwitches made a 256-GPU all-to-all's 65,153 pairs of
-    rows sort 65,153 x 8,002 cells (2.5 s; h246), and by broadcasting a 64-GPU one's
-    4,001 x 4,001 x 4,001 cells (59.6 GiB; h236).
+    rows sort 65,153 x 8,002 cells (2.5 s), and by broadcasting a 64-GPU one's
+    4,001 x 4,001 x 4,001 cells (59.6 GiB).
 
     >>> rows = SetRows(10)
     >>> for r in ([1, 5, 9, 2, 3], [7, 9], [4], [5, 6, 8, 0, 1], []):

@@ -104,7 +104,7 @@ _SHAPE_NODES = 8192
 #: signatures' switches, 8), so 2.4 GB at the limit; the shipped fabrics use 1-8 ports a
 #: GPU (2,000,000 GPUs x 8 planes: 16,000,000). The tables were GPUs x the most ports of one
 #: GPU, padded: one GPU wired to 20,000 NVSwitches among 20,000 GPUs asked 400,000,000
-#: cells (9.6 GB); one cell a port since h241 (``_port_links``) and h246 (``_si_sw``, a
+#: cells (9.6 GB); one cell a port since ``_port_links`` and ``_si_sw`` (a
 #: :class:`~netmodel.collectives.route_types.SetRows`), it asks 59,999.
 MAX_PORT_CELLS = 100_000_000
 
@@ -284,7 +284,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         #: GPU g's at ``_gport_ptr[g]:_gport_ptr[g + 1]``, filled with its signature (-1
         #: before; :meth:`_port_index`, :meth:`_port_rows`); a link down from the switch is
         #: its up link ``^ 1``. Flat, not GPUs x the most ports of one GPU: one GPU wired to
-        #: 4,000 NVSwitches among 4,000 GPUs made two such tables of 128 MB each (h241).
+        #: 4,000 NVSwitches among 4,000 GPUs made two such tables of 128 MB each.
         self._port_links = np.full(len(gl), -1, dtype=np.int64)
         #: Every GPU's port count where all GPUs have the same (the table is then a
         #: ``GPUs x width`` array, :meth:`_port_table`), else 0.
