@@ -132,6 +132,16 @@ _RAIL4K_LEAF0 = ("from netmodel.collectives.degraded import degrade\n"
                  "nodes=['leaf0'])\n"
                  "gpus = [x for x, k in g.nodes(data='kind') if k == 'gpu'][:2048]")
 
+# lite-ocs with 1,024 optical ports a Lite (its 128 Lites: 131,072 fibres), its healthy
+# 16-GPU model set (collective_setup, as 'collective --scenario' sets it)
+_OCS1K_SETUP = ("from dataclasses import replace\n"
+                "from netmodel.study.collective_setup import collective_setup\n"
+                "from netmodel.study.scenarios import get_scenario\n"
+                "s = get_scenario('lite-ocs')\n"
+                "setup = collective_setup(scenario=replace(s, fabric={**s.fabric, "
+                "'ports': 1024}))\n"
+                "group = setup.model(16).group(16)")
+
 # direct all-to-all of 1,024 GPUs (8 a server) with 4 NICs a server (the NIC-less GPUs'
 # routes through their group's NIC, routed at once: route_dags._stand_in_many) and with one
 # NIC a GPU beside it
@@ -191,6 +201,11 @@ SCALE_CASES = [
      "rail-optimized fabric with rail leaf0 failed", _RAIL4K_LEAF0,
      "m = FabricCostModel(g)\nr = m.cost('all-to-all', 64 * 2 ** 20, gpus, 'direct')\n"
      "note = f'{r.time * 1e3:.4f} ms, bottleneck {r.bottleneck[0]}'", None, None),
+    ("degraded OCS: the circuits of every 16-GPU instance of lite-ocs at 1,024 ports a "
+     "Lite re-set with ocs0 failed (collective --scenario --fail; before, each instance "
+     "read the degraded cell's 130,944 fibres twice: CPU 7.3 s, peak RSS 0.39 GB)",
+     _OCS1K_SETUP, "c = setup.circuits_after(16, (), ['ocs0'])(group)\n"
+     "note = f\"{c.graph['circuits']:,} circuits\"", None, None),
     ("every algorithm's curve (as 'collective' lists them) of an all-reduce on 1,024 GPUs "
      "of a 4,096-GPU 3D torus 16x16x16 (direct's routes over the torus, about 120 M links "
      "estimated from a sample, left out; before, 185 s and 13.1 GB; then 27.0 s and "

@@ -916,6 +916,7 @@ def alike_circuits(graph: nx.Graph, groups: Sequence[Sequence[Hashable]], layout
 
     first = groups[0]
     hit = None if made is None else made.get(layout)
+    cell = graph
     if hit is None:
         cell = members_cell(graph, first)
         for pairs in circuit_options(layout, [first], ports, planes):
@@ -934,7 +935,9 @@ def alike_circuits(graph: nx.Graph, groups: Sequence[Sequence[Hashable]], layout
             ends[u, v] = None
     out = nx.Graph()
     out.graph.update(one.graph)   # the cell's attributes; what the circuits count below
-    cabling = ocs_cabling(graph)
+    # the whole cell's record: the one members_cell gave the first group's part, where
+    # made here (not read again: a graph not frozen lists every fibre a read)
+    cabling = cell.graph.get("ocs_cabling") if cell is not graph else ocs_cabling(graph)
     if cabling is None:
         out.graph.pop("ocs_cabling", None)
     else:

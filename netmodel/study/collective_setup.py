@@ -177,6 +177,9 @@ class CollectiveSetup:
         from topologies.schema import circuit_count, gpu_nodes
 
         cell = degrade(physical, links=links, nodes=nodes)
+        # frozen (read, never changed here): its fibres' record (optical.ocs_cabling) is
+        # read once for every instance's circuits, not once an instance
+        nx.freeze(cell)
         calibration = self.calibration
         groups = partition(physical, int(size), self.placement, gpus=gpu_nodes(physical))
         # named as degrade names a failed fabric: the healthy one's name, degraded

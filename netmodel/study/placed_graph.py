@@ -153,12 +153,23 @@ def _best_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[Has
 
 def _whole_cabling(circuits: nx.Graph, physical: nx.Graph, cell: nx.Graph) -> nx.Graph:
     """``circuits`` (changed in place and returned), set by realize on ``cell`` (the
-    members' part of ``physical``), with the cabling of the whole cell, as realize on
-    ``physical`` sets it (:func:`topologies.optical.ocs_cabling`)."""
-    from topologies.optical import ocs_cabling
+    members' part of ``physical``, :func:`~netmodel.study.circuit_copies.members_cell`),
+    with the cabling of the whole cell, as realize on ``physical`` sets it: the record
+    members_cell gave ``cell`` (:func:`topologies.optical.ocs_cabling` of ``physical``,
+    shared, not read again: a degraded cell is not frozen, so each read lists its every
+    fibre); none where it gave none (realize on ``cell`` read the members' fibres alone).
 
+    >>> from topologies.optical import ocs, realize
+    >>> from netmodel.study.circuit_copies import members_cell
+    >>> g = ocs(gpus=4, ports=2)   # not frozen: its fibres read from its links
+    >>> cell = members_cell(g, ["gpu0", "gpu1"])
+    >>> pairs = [("gpu0", "gpu1")] * 2
+    >>> out = _whole_cabling(realize(cell, pairs), g, cell)
+    >>> out.graph["ocs_cabling"]["cables"], out.graph == realize(g, pairs).graph
+    (8, True)
+    """
     if cell is not physical:
-        cabling = ocs_cabling(physical)
+        cabling = cell.graph.get("ocs_cabling")
         if cabling is None:
             circuits.graph.pop("ocs_cabling", None)
         else:
