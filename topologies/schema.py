@@ -120,12 +120,13 @@ from topologies.schema_circuits import (
     circuit_each,
     circuit_via,
     scale_bandwidth,
+    scale_cabling,
 )
 from topologies.schema_text import INVALID, check_attribute_texts, check_graph_texts
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
            "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS", "catalog_clash", "circuit_count",
-           "circuit_each", "circuit_via", "edge_count", "scale_bandwidth",
+           "circuit_each", "circuit_via", "edge_count", "scale_bandwidth", "scale_cabling",
            "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")

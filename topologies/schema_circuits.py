@@ -3,7 +3,8 @@
 Which OCS an ``ocs-circuit`` edge's circuits pass (:func:`circuit_via`), how many circuits
 a graph holds (:func:`circuit_count`), each circuit's bandwidth and lanes where a pair's
 circuits differ (:func:`circuit_each`), an edge's bandwidth scaled with its circuits'
-(:func:`scale_bandwidth`), and the rule that a GPU holds one circuit through each OCS
+(:func:`scale_bandwidth`; a realized fabric's fibres with them, :func:`scale_cabling`),
+and the rule that a GPU holds one circuit through each OCS
 (:func:`check_ports_held`), for :mod:`topologies.schema`.
 
 Each reads one edge's attributes (or a graph's edges) and refuses what it cannot read with
@@ -20,13 +21,14 @@ from collections.abc import Hashable, Mapping
 from typing import NoReturn
 
 import networkx as nx
+import numpy as np
 
 from compute.errors import UserError
 from compute.validate import describe
 from topologies.schema_text import INVALID
 
 __all__ = ["check_ports_held", "circuit_count", "circuit_each", "circuit_via",
-           "scale_bandwidth"]
+           "scale_bandwidth", "scale_cabling"]
 
 
 def _bad(msg: str) -> NoReturn:
@@ -154,6 +156,35 @@ def scale_bandwidth(data: dict, factor: float) -> None:
     if each is not None:
         data["via_bandwidth"] = ",".join(repr(float(x) * float(factor))
                                          for x in str(each).split(","))
+
+
+
+def scale_cabling(attrs: dict, factor: float) -> None:
+    """Scale the fibres of a realized OCS fabric's cabling (the graph attributes
+    ``attrs``' ``ocs_cabling``, :func:`topologies.optical.ocs_cabling`) with its links
+    (:func:`scale_bandwidth`): each fibre's ``bandwidth`` times ``factor``, its cables,
+    lanes and length as they are (a faster lane, the same cable in the ground). The
+    record is replaced, not changed: the fabric it came from shares it (its other columns
+    are shared still). Nothing to scale where there is no record, or no fibres in it (a
+    fabric file saved before them: their rate is read back from the circuits, which are
+    scaled), or ``factor`` is 1.
+
+    >>> attrs = {"ocs_cabling": {"medium": "co-packaged-optics", "cables": 2, "lanes": 4,
+    ...          "fibres": {"gpu": ("g0", "g1"), "ocs": ("o0", "o0"), "cables": (1, 1),
+    ...                     "bandwidth": (2.0, 3.0), "lanes": (2, 2), "length": (10.0, 5.0)}}}
+    >>> before = attrs["ocs_cabling"]
+    >>> scale_cabling(attrs, 0.5)
+    >>> attrs["ocs_cabling"]["fibres"]["bandwidth"], before["fibres"]["bandwidth"]
+    ((1.0, 1.5), (2.0, 3.0))
+    >>> attrs["ocs_cabling"]["fibres"]["length"] is before["fibres"]["length"]
+    True
+    """
+    cabling = attrs.get("ocs_cabling")
+    if cabling is None or "fibres" not in cabling or factor == 1:
+        return
+    fibres = cabling["fibres"]
+    rates = np.asarray(fibres["bandwidth"], dtype=float) * float(factor)
+    attrs["ocs_cabling"] = {**cabling, "fibres": {**fibres, "bandwidth": tuple(rates.tolist())}}
 
 
 def check_ports_held(circuits: list) -> None:

@@ -115,10 +115,14 @@ def is_built(scenario: object, graph: nx.Graph) -> bool:
 
 def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
     """A copy of ``graph`` with the scenario's :class:`~netmodel.study.scenarios.Adjust` applied
-    (the graph itself when there is nothing to change)."""
+    (the graph itself when there is nothing to change): every switch's, OCS's and link's
+    latency scaled, a hop's added to every link, every link's bandwidth scaled
+    (:func:`~topologies.schema.scale_bandwidth`), and with them a realized OCS fabric's
+    fibres' (:func:`~topologies.schema.scale_cabling`: the record its circuits ride on,
+    their lengths and lanes kept; a copy, the fabric's own record unchanged)."""
     if adjust.is_identity:
         return graph
-    from topologies.schema import scale_bandwidth
+    from topologies.schema import scale_bandwidth, scale_cabling
 
     out = graph.copy()
     ls, hop, bs = adjust.latency_scale, adjust.hop_latency, adjust.bandwidth_scale
@@ -128,6 +132,9 @@ def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
     for _, _, data in out.edges(data=True):
         data["latency"] = data["latency"] * ls + hop
         scale_bandwidth(data, bs)   # and each circuit's, where a pair's circuits differ
+    # a realized OCS fabric's fibres (not edges: its cabling's record) with its links, as
+    # they are scaled where they are edges; their lengths and lanes as they are
+    scale_cabling(out.graph, bs)
     return out
 
 
