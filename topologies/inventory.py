@@ -508,8 +508,9 @@ def ocs_fibre_rows(graph: nx.Graph) -> list[tuple] | None:
     per direction over its cables, length in m; the fibres of GPUs that are not nodes of
     ``graph`` last, where a part of a cell carries the whole cell's cabling); None for any
     other graph, and for a
-    fabric file written before the record (its fibres' rate and length are read back from
-    its circuits: :func:`ocs_fibre_rate`).
+    fabric file written before the record (its fibres' rate is read back from its
+    circuits, :func:`ocs_fibre_rate`; the network bill takes their length from the
+    builder's parameters the file records, else from its circuits).
 
     >>> from topologies import build
     >>> from topologies.optical import realize

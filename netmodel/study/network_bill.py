@@ -307,7 +307,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
             charged * price * bits, charged * prices.switch_energy * bits * overhead)
     _links_bill(graph, edges, scale, prices, tier0s, add, cabling)
     items = tuple(NetworkItem(c, w, n, x, p) for (c, w), (n, x, p) in sorted(groups.items()))
-    notes = () if cabling is None or cabling[3] else (INFERRED_CABLING,)
+    notes = () if cabling is None or cabling[3] is None else (cabling[3],)
     return NetworkBill(share=share, fill=fill, items=items, counts=counts, notes=notes)
 
 
@@ -398,12 +398,28 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
                 counted, counted * cable[inverse.reshape(-1)], np.zeros(len(at)))
 
 
-#: The bill's note on a realized OCS fabric whose cabling kept no fibre facts (a fabric
-#: file written before ``ocs_cabling`` held them): what :func:`ocs_cabling_ports` inferred.
-INFERRED_CABLING = ("OCS cabling inferred from its circuits (a fabric file without the "
-                    "cabling's fibres): every fibre at the circuits' rate a lane (a port "
-                    "faster than its circuit's other end at the slower rate) and at the mean "
-                    "length of the fibres the circuits set ride on")
+#: The bill's notes on a realized OCS fabric whose cabling kept no fibre facts (a fabric
+#: file written before ``ocs_cabling`` held them): what :func:`ocs_cabling_ports` inferred,
+#: the rate and the length by where the length came from (:func:`_legacy_length`): the
+#: ``ocs`` builder's ``length`` the file records (its ``args``), else its circuits'
+#: latency, else nothing.
+INFERRED_CABLING = ("OCS cabling inferred (a fabric file without the cabling's fibres): "
+                    "every fibre at the circuits' rate a lane (a port faster than its "
+                    "circuit's other end at the slower rate) and at the length its ocs "
+                    "builder's parameters give (the file's args: length, else the builder's "
+                    "default)")
+INFERRED_FROM_CIRCUITS = ("OCS cabling inferred from its circuits (a fabric file without "
+                          "the cabling's fibres or its builder's parameters): every fibre at "
+                          "the circuits' rate a lane (a port faster than its circuit's other "
+                          "end at the slower rate) and at the mean length of the fibres the "
+                          "circuits set ride on, read back from their latency (a file saved "
+                          "while a co-packaged fibre's latency counted two optical engines "
+                          "reads 1 m long)")
+LENGTH_NOT_KNOWN = ("OCS cabling inferred from its circuits (a fabric file without the "
+                    "cabling's fibres or its builder's parameters): every fibre at the "
+                    "circuits' rate a lane; their length is not known (no circuit's latency "
+                    "exceeds what its OCS and optics take): priced at 0 m, their price a "
+                    "metre left out")
 
 
 def ocs_cabling_ports(graph: nx.Graph, edges: EdgeArrays | None = None
@@ -441,16 +457,14 @@ def ocs_cabling_ports(graph: nx.Graph, edges: EdgeArrays | None = None
 
 
 def _cabling_fibres(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple | None:
-    """``(medium, cables, (rate, length, count), recorded)`` of a realized OCS
+    """``(medium, cables, (rate, length, count), note)`` of a realized OCS
     fabric's cabling: ``rate`` (bytes/s per direction, a cable) and ``length`` (m) arrays
-    with ``count`` cables each, and whether they are the cabling's own (realize's record,
-    :func:`topologies.inventory.ocs_fibre_rows`) or inferred from the circuits (a fabric
-    file written before it: the circuits' rate a lane x the cabling's lanes a fibre,
-    :func:`topologies.inventory.ocs_fibre_rate`, refused where no circuit is set; the
-    length the mean of the circuits' fibres, each half of its latency less the OCS's,
-    read back as :func:`_lengths` reads a fibre to an OCS: less one co-packaged engine,
-    the GPU's; a file saved while a fibre's latency still counted two, before 33de305,
-    reads its co-packaged fibres 1 m long). None for any other graph."""
+    with ``count`` cables each, and ``note`` None where they are the cabling's own
+    (realize's record, :func:`topologies.inventory.ocs_fibre_rows`), else the bill's note
+    on how they were inferred (a fabric file written before it: the circuits' rate a lane
+    x the cabling's lanes a fibre, :func:`topologies.inventory.ocs_fibre_rate`, refused
+    where no circuit is set; the length :func:`_legacy_length`'s). None for any other
+    graph."""
     from topologies.inventory import edges_of, ocs_fibre_rate, ocs_fibre_rows
 
     cabling = graph.graph.get("ocs_cabling")
@@ -462,9 +476,34 @@ def _cabling_fibres(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple |
         count = np.array([r[2] for r in rows], dtype=float)
         rate = np.array([r[3] for r in rows], dtype=float) / count
         length = np.array([r[5] for r in rows], dtype=float)
-        return cabling["medium"], cables, (rate, length, count), True
+        return cabling["medium"], cables, (rate, length, count), None
     e = edges_of(graph, edges)
     rate = ocs_fibre_rate(graph, e)   # UserError where no circuit is set
+    length, note = _legacy_length(graph, e, cabling["medium"])
+    return (cabling["medium"], cables,
+            (np.array([rate]), np.array([length]), np.array([float(cables)])), note)
+
+
+def _legacy_length(graph: nx.Graph, e, medium: str) -> tuple[float, str]:
+    """``(length, note)``: the length (m) of every fibre of a realized OCS fabric from a
+    file saved without its cabling's fibres, and the bill's note saying where it came
+    from. The file's own record first: the ``ocs`` builder's ``length`` in its ``args``
+    (the builder's default where they give none; every fibre that long,
+    :data:`INFERRED_CABLING`); else the mean length of the fibres its circuits ride on,
+    each half of its latency less the OCS's, read back as :func:`_lengths` reads a fibre
+    to an OCS (less one co-packaged engine, the GPU's; a file saved while a fibre's
+    latency counted two, before 33de305, reads 1 m long: no way to tell it apart,
+    :data:`INFERRED_FROM_CIRCUITS`); 0 m where no circuit's latency exceeds what its OCS
+    and optics take, said as not known (:data:`LENGTH_NOT_KNOWN`)."""
+    from topologies.common import OCS_LENGTH
+    from topologies.schema import check_length
+
+    args = graph.graph.get("args")
+    if graph.graph.get("builder") == "ocs" and isinstance(args, dict):
+        try:
+            return check_length(args.get("length", OCS_LENGTH)), INFERRED_CABLING
+        except UserError:
+            pass   # not a length: read back from the circuits
     circuit = np.flatnonzero(e.medium_in(("ocs-circuit",)))
     adj, nodes, fibres, counts = graph._adj, e.nodes, [], []
     for i in circuit.tolist():
@@ -475,10 +514,11 @@ def _cabling_fibres(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple |
         fibres.append({"latency": (float(d["latency"]) - lost) / 2})
         counts.append(float(e.links[i]))
     # a fibre's co-packaged engine is the GPU's alone (the OCS end is mirrors)
-    engines = np.full(len(fibres), int(cabling["medium"] == "co-packaged-optics"))
-    length = float(np.average(_lengths(fibres, engines), weights=counts))
-    return (cabling["medium"], cables,
-            (np.array([rate]), np.array([length]), np.array([float(cables)])), False)
+    engines = np.full(len(fibres), int(medium == "co-packaged-optics"))
+    each = _lengths(fibres, engines)
+    if not (each > 0).any():
+        return 0.0, LENGTH_NOT_KNOWN
+    return float(np.average(each, weights=counts)), INFERRED_FROM_CIRCUITS
 
 
 def _tally(fibres: tuple, which: int) -> list[tuple[float, float]]:
