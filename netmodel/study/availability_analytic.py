@@ -58,9 +58,11 @@ from netmodel.study.availability_threshold import (  # noqa: F401 (re-exported n
     _crossing_overlap,
     _crossings,
     _held_moments,
+    _lone,
     _missed,
     _outcomes,
     _pool_moments,
+    _pool_slots,
     _refused_counts,
     _steady_state,
     _threshold_low,
@@ -896,6 +898,59 @@ def _compound_poisson_tail(kinds, b, limit: float, refused: dict | None = None) 
     return float(min(1.0, max(0.0, 1.0 - np.array(p).sum())))
 
 
+def _unread_crossings(kinds: Sequence[Kind], b, limit: float, pools: SparePools,
+                      occupancy: dict) -> list[str]:
+    """Why some refusals that cross ``limit`` keep :func:`_crossing_overlap`'s thinning
+    where no pool's chain reads them: ``"pools asked together"`` where a kind of its own
+    failures (:func:`~netmodel.study.availability_threshold._lone`) drawing on a slot
+    solved together with others (:func:`_coupled_blocking`; its own, or any where it
+    spreads over every pool) has crossing refusals (:func:`_crossings`), ``"a failure of
+    several kinds"`` where some failure of several kinds crosses for longer refused than
+    granted:
+    its kinds with a blocking strictly between :data:`DECIDED` and 1 minus it all refused
+    against all granted, the others as their blocking decides, its losses added over its
+    age as the thinning's streams add them
+    (:func:`_profile`; a ``joint`` kind loses nothing itself, its refusal is its lead's).
+
+    >>> from dataclasses import replace
+    >>> k = Kind("host", "x", 1.0, down=2, slow=0.0, units=2, restored=0.0,
+    ...          d_repair=10.0, d_swap=1.0, hold=10.0, d_slow=0.0)
+    >>> two, pool = [k, replace(k, follows=True)], SparePools("global", 2, 1, (2,))
+    >>> # refused, 4 instances down for 10 s, granted for 1: past 3.5 longer refused
+    >>> _unread_crossings(two, [0.5, 0.5], 3.5, pool, {})
+    ['a failure of several kinds']
+    >>> _unread_crossings(two, [0.5, 0.5], 4.5, pool, {})   # never past
+    []
+    >>> # a lone kind whose slot 0 is solved with slot 1: its pools asked together
+    >>> _unread_crossings([k], [0.5], 1.5, pool, {"comp": {0: (0, 1), 1: (0, 1)}})
+    ['pools asked together']
+    """
+    lone = _lone(kinds)
+    joint = _pool_slots(kinds, pools, occupancy)[1]
+    why = []
+    if joint and any(lone[k] and (x.group < 0 or x.group in joint)
+                     and _crossings(x, b[k], limit) for k, x in enumerate(kinds)):
+        why.append("pools asked together")
+
+    def past(family, refuse: bool) -> float:   # seconds of its age past the limit
+        segs = [seg for x, bk, free in family
+                for seg in _profile(x, not ((free and refuse) or bk >= 1.0 - DECIDED))]
+        steps = sorted({t for lo, hi, _ in segs for t in (lo, hi)})
+        return sum(hi - lo for lo, hi in pairwise(steps)
+                   if sum(v for a, z, v in segs if a <= lo and z >= hi) > limit)
+
+    for fam in _families(kinds):
+        if len(fam) < 2:
+            continue
+        family = [(kinds[k], float(b[k]), kinds[k].units > 0
+                   and DECIDED < float(b[k]) < 1.0 - DECIDED)
+                  for k in fam if not kinds[k].joint]
+        if any(free for *_, free in family) and past(family, True) > past(family, False):
+            why.append("a failure of several kinds")
+            break
+    return why
+
+
 @dataclass(frozen=True)
 class Analytic:
     """Closed-form results (see the module doc). ``mean``: time-average delivered share of
@@ -939,11 +994,13 @@ class Analytic:
     #: bunch refusals, so the bound cannot see them (512 H100 at TP 1 on 28 spares read
     #: 5.0e-5 against a Monte Carlo 4.2e-4)
     threshold_low: bool = False
-    #: whether some pool's crossing refusals kept the thinning (Poisson, each outage
-    #: counted whole) rather than its chain of holdings (:func:`_crossing_overlap`: past
-    #: :data:`MAX_OVERLAP_STATES` or its series unsettled): ``below_threshold`` may then
-    #: read high, by up to about a tenth where refusals bunch; pools asked together with
-    #: others and the kinds of a failure of several kinds keep the thinning unflagged
+    #: whether some refusals crossing the threshold alone kept the thinning (Poisson,
+    #: each outage counted whole) rather than a pool's chain of holdings
+    #: (:func:`_crossing_overlap`): a pool past :data:`MAX_OVERLAP_STATES`, its solve or
+    #: its series unsettled, pools asked together with others, or a failure of several
+    #: kinds whose refusal crosses: ``below_threshold`` may then read high, by up to
+    #: about a third where refusals bunch (hand-made clusters against the Monte Carlo:
+    #: 4-30%)
     overlap_thinned: bool = False
 
     def to_dict(self) -> dict:
@@ -975,6 +1032,7 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     tail = _compound_poisson_tail(kinds, b, limit, refused) if limit >= 0 else 1.0
     thinned: list = []   # pools whose crossing refusals kept the thinning
     if limit >= 0 and pools.reachable_total > 0:   # crossing refusals overlap
+        thinned += _unread_crossings(kinds, b, limit, pools, occupancy)
         tail = min(1.0, max(0.0, 1.0 - (1.0 - tail)
                             * _crossing_overlap(kinds, b, limit, pools, occupancy,
                                                 thinned)))

@@ -17,11 +17,14 @@ is in progress at once, so that time is at most the sum over those sets of their
 **The overlap** (:func:`_crossing_overlap`): the refusals that cross alone
 (:func:`_crossings`) come while the pool is held, often by a failure that is itself below;
 the chance that none is in progress from the same chain, by inclusion-exclusion over the
-moments, in place of the thinning's Poisson one.
+moments, in place of the thinning's Poisson one; where no pool's chain holds them (pools
+asked together, a failure of several kinds, a chain past its limit or unsettled) the
+thinning stays, and the result says so (``overlap_thinned``).
 
-Also the steady state of a sparse chain (:func:`_steady_state`) and the refusal counts of a
-kind granted in part (:func:`_top`, :func:`_refused_counts`), which the blocking's chains
-read too.
+Also the steady state of a sparse chain (:func:`_steady_state`; past
+:data:`DIRECT_STATES` :func:`_solve`, GMRES bounded in iterations, then an incomplete LU
+bounded in memory), and the refusal counts of a kind granted in part (:func:`_top`,
+:func:`_refused_counts`), which the blocking's chains read too.
 """
 
 from __future__ import annotations
@@ -78,36 +81,72 @@ def _steady_state(n: int, rows, cols, vals) -> np.ndarray:
 DIRECT_STATES = 1_000
 
 
-def _solve(a, rhs: np.ndarray) -> np.ndarray:
+#: Most GMRES iterations of :func:`_solve` (restarted every 100), then as many again
+#: preconditioned by an incomplete LU: the chains of :func:`_held_moments` settle in
+#: 30-45 plain ones (64 H100 at TP 1, 419 to 9,181 states).
+GMRES_ITERATIONS = 2_000
+#: The incomplete LU of :func:`_solve`'s fallback keeps at most this many times the
+#: matrix's entries (SuperLU's ``fill_factor``): its memory is known before it is made,
+#: where a complete LU's fill-in is not (5,417 states: 0.3 s a factorization, and it grows
+#: fast with the holdings).
+ILU_FILL = 10
+#: Most bytes of that incomplete LU (12 a kept entry: value and index), checked before
+#: it is made; past it :func:`_solve` gives up (None).
+ILU_BYTES = 256 * 2 ** 20
+
+
+class _Unsettled(ArithmeticError):
+    """:func:`_solve` did not settle within its iterations (a chain's moments unread)."""
+
+
+def _solve(a, rhs: np.ndarray, iterations: int = GMRES_ITERATIONS,
+           fill: float = ILU_FILL) -> np.ndarray | None:
     """``a^-1 rhs`` for a sparse ``a`` that is an M-matrix dominant on its diagonal by
     columns (``s I - Q'`` of a chain's generator ``Q``, ``s > 0``; or the balance
-    equations with a recurrent state's taken out): restarted GMRES to a residual of 1e-13
-    of ``rhs``'s (the chains of :func:`_held_moments` settle in tens of iterations: 9 ms
-    at 5,417 states where SuperLU's fill-in took 0.3 s), a sparse LU where it does not
-    settle (a chain far slower than ``s``).
+    equations with a recurrent state's taken out): GMRES to a residual of 1e-13 of
+    ``rhs``'s within ``iterations`` (restarted every 100; the chains of
+    :func:`_held_moments` settle in tens: 9 ms at 5,417 states where SuperLU's fill-in
+    took 0.3 s); where it does not settle (a chain far slower than ``s``), as many again
+    preconditioned by an incomplete LU of at most ``fill`` times ``a``'s entries (none
+    where ``fill`` is 0 or its :data:`ILU_BYTES` would be passed: both bounded before
+    anything is allocated); None where neither settles.
 
     >>> from scipy.sparse import csc_matrix
     >>> _solve(csc_matrix([[2.0, -1.0], [-1.0, 2.0]]), np.array([1.0, 1.0])).round(12)
     array([1., 1.])
     """
-    from scipy.sparse.linalg import gmres, spsolve
+    from scipy.sparse.linalg import LinearOperator, gmres, spilu
 
     if not rhs.any():
         return np.zeros_like(rhs)
     n = rhs.shape[0]
-    kw = {"atol": 0.0, "restart": min(n, 100), "maxiter": 20}
-    try:
-        x, info = gmres(a, rhs, rtol=1e-13, **kw)
-    except TypeError:   # scipy < 1.12 names the relative tolerance tol
-        x, info = gmres(a, rhs, tol=1e-13, **kw)
-    if info == 0 and np.isfinite(x).all():
+    # two restart cycles at least: GMRES checks the true residual (not the preconditioned
+    # one it iterates on) only at a cycle's end
+    restart = max(1, min(n, 100, int(iterations) // 2))
+    kw = {"atol": 0.0, "restart": restart, "maxiter": max(2, int(iterations) // restart)}
+
+    def run(**more):
+        try:
+            x, info = gmres(a, rhs, rtol=1e-13, **kw, **more)
+        except TypeError:   # scipy < 1.12 names the relative tolerance tol
+            x, info = gmres(a, rhs, tol=1e-13, **kw, **more)
+        return x if info == 0 and np.isfinite(x).all() else None
+
+    x = run()
+    if x is not None or fill <= 0 or 12 * fill * a.nnz > ILU_BYTES:
         return x
-    return np.atleast_1d(spsolve(a.tocsc(), rhs))
+    try:
+        ilu = spilu(a.tocsc(), drop_tol=1e-4, fill_factor=fill)
+    except RuntimeError:   # exactly singular to the incomplete LU
+        return None
+    return run(M=LinearOperator(a.shape, ilu.solve))
 
 
-def _held_steady(n: int, rows, cols, vals) -> np.ndarray:
+def _held_steady(n: int, rows, cols, vals, iterations: int = GMRES_ITERATIONS
+                 ) -> np.ndarray:
     """:func:`_steady_state` by :func:`_solve` (the balance equations of the states
-    other than 0, with state 0's weight 1)."""
+    other than 0, with state 0's weight 1); :class:`_Unsettled` where it does not
+    settle in ``iterations``."""
     from scipy.sparse import coo_matrix
 
     if n == 1:
@@ -116,7 +155,9 @@ def _held_steady(n: int, rows, cols, vals) -> np.ndarray:
     out = np.bincount(rows, weights=v, minlength=n)
     qt = (coo_matrix((v, (cols, rows)), shape=(n, n))
           - coo_matrix((out, (range(n), range(n))), shape=(n, n))).tocsc()
-    x = _solve(-qt[1:, 1:], qt[1:, 0].toarray().ravel())
+    x = _solve(-qt[1:, 1:], qt[1:, 0].toarray().ravel(), iterations)
+    if x is None:
+        raise _Unsettled(f"the steady state of {n} states")
     pi = np.clip(np.r_[1.0, np.atleast_1d(x)], 0.0, None)
     return pi / pi.sum()
 
@@ -250,7 +291,8 @@ def _held_states(classes, cap: int) -> int:
 
 
 def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
-                  limit: int | None = None) -> dict | None:
+                  limit: int | None = None, iterations: int = GMRES_ITERATIONS
+                  ) -> dict | None:
     """:func:`_pool_moments` on the pool's chain of holdings: a state is the failures in
     progress that hold spares, each by its hold, what it took and the refusal type it
     carries, so that a grant is undone by its own failure's release (exponential holds,
@@ -269,7 +311,11 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
     timer arrivals ``a`` (:func:`_pool_moments`'s recursion: ``q' A_t1 R(s_1) .. A_tm
     R(s_m)``) and ``f_b(state)`` the product of ``C(carried_t, b_t)``, the moment of ``c``
     is ``sum over a + b = c of L_a f_b`` (Vandermonde: ``C(x + y, c) = sum C(x, a) C(y,
-    c - a)``). None past ``limit`` states (:data:`MAX_HELD_STATES` where None).
+    c - a)``). None past ``limit`` states (:data:`MAX_HELD_STATES` where None, counted
+    before the chain is built: :func:`_held_states`); :class:`_Unsettled` where a solve
+    past :data:`DIRECT_STATES` does not settle in ``iterations`` (:func:`_solve`). The
+    chain and its moments are kept for the same inputs asked again
+    (:func:`_held_chain`, :func:`_moments_of`).
 
     One kind of one spare on a pool of 2, as :func:`_pool_moments` by hand (1/22): the
     busy count is then the whole state.
@@ -280,9 +326,6 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
     >>> round(mo[(1,)], 12) == 0.2, round(mo[(2,)], 12) == round(1 / 22, 12)
     (True, True)
     """
-    from scipy.sparse import coo_matrix, identity
-    from scipy.sparse.linalg import splu
-
     n_types = len(types)
     mark = {(k, r): t for t, outs in enumerate(types) for k, r in outs}
     alike: dict = {}   # kinds the pool tells apart by what they take and carry only
@@ -293,71 +336,156 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
         sig = (tuple(x.take(f) for f in frees),
                tuple(mark.get((k, x.refused(x.granted(f))), -1) for f in frees), x.hold)
         alike[sig] = alike.get(sig, 0.0) + lam[k]
-    classes = [(rate, *sig) for sig, rate in alike.items()]
+    classes = tuple((rate, *sig) for sig, rate in alike.items())
     allowed = MAX_HELD_STATES if limit is None else limit
     if _held_states(classes, cap) > allowed:   # estimated before the chain is built
         return None
-    index = {(): 0}
-    states: list = [()]
-    rows, cols, vals, busy = [], [], [], []
-    timer = []   # per state: the timer arrivals a second of each type
+    out = _moments_of(classes, int(cap), n_types, tuple(float(d) for d in durations),
+                      int(top), int(allowed), int(iterations))
+    return None if out is None else dict(out)
 
-    def at(d: dict) -> int:
-        key = tuple(sorted(d.items()))
-        if key not in index:
-            index[key] = len(states)
-            states.append(key)
-        return index[key]
 
-    i = 0
-    while i < len(states):
-        st = states[i]
-        used = sum(t * n for (_, t, _), n in st)
-        busy.append(used)
-        here = [0.0] * n_types
-        for rate, takes, marks, hold in classes:
-            t, m = takes[cap - used], marks[cap - used]
-            if t > 0:   # a grant: its release hangs on its hold only
+class _HeldChain:
+    """The chain of holdings of :func:`_held_moments` (its states, steady state ``pi``,
+    ``-Q'`` with every diagonal entry stored, the timer arrivals ``arrive`` and the
+    carried refusals' binomials ``fb``) and, where it is solved by a sparse LU
+    (:data:`DIRECT_STATES`), the factorization of each ``s I - Q'`` met, kept for the
+    next series order and the next call alike."""
+
+    def __init__(self, classes: tuple, cap: int, n_types: int, allowed: int,
+                 iterations: int):
+        from scipy.sparse import coo_matrix, identity
+
+        index = {(): 0}
+        states: list = [()]
+        rows, cols, vals = [], [], []
+        timer = []   # per state: the timer arrivals a second of each type
+
+        def at(d: dict) -> int:
+            key = tuple(sorted(d.items()))
+            if key not in index:
+                index[key] = len(states)
+                states.append(key)
+            return index[key]
+
+        i = 0
+        while i < len(states):
+            st = states[i]
+            used = sum(t * n for (_, t, _), n in st)
+            here = [0.0] * n_types
+            for rate, takes, marks, hold in classes:
+                t, m = takes[cap - used], marks[cap - used]
+                if t > 0:   # a grant: its release hangs on its hold only
+                    d = dict(st)
+                    d[(hold, t, m)] = d.get((hold, t, m), 0) + 1
+                    rows.append(i)
+                    cols.append(at(d))
+                    vals.append(rate)
+                elif m >= 0:
+                    here[m] += rate
+            timer.append(here)
+            for (hold, t, m), n in st:
                 d = dict(st)
-                d[(hold, t, m)] = d.get((hold, t, m), 0) + 1
+                d[(hold, t, m)] -= 1
+                if not d[(hold, t, m)]:
+                    del d[(hold, t, m)]
                 rows.append(i)
                 cols.append(at(d))
-                vals.append(rate)
-            elif m >= 0:
-                here[m] += rate
-        timer.append(here)
-        for (hold, t, m), n in st:
-            d = dict(st)
-            d[(hold, t, m)] -= 1
-            if not d[(hold, t, m)]:
-                del d[(hold, t, m)]
-            rows.append(i)
-            cols.append(at(d))
-            vals.append(n / hold)
-        i += 1
-        if len(states) > allowed:
-            return None
-    n = len(states)
-    direct = n <= DIRECT_STATES
-    pi = (_steady_state if direct else _held_steady)(n, rows, cols, vals)
-    gen = coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
-    gen = (gen - coo_matrix((np.asarray(gen.sum(axis=1)).ravel(), (range(n), range(n))),
-                            shape=(n, n))).T.tocsc()   # Q', for row vectors
-    arrive = np.array(timer).reshape(n, n_types).T
-    carried = np.zeros((n_types, n), dtype=np.int64)
-    for j, st in enumerate(states):
-        for (_, _, m), cnt in st:
-            if m >= 0:
-                carried[m, j] += cnt
-    # f_b: the carried refusals' binomials, for each b some state carries
-    most = int(carried.max(initial=0))
-    binom = np.array([[math.comb(x, j) for j in range(top + 1)] for x in range(most + 1)],
-                     dtype=float)   # C(x, j)
-    fb: dict = {}
-    for vec in {tuple(col) for col in carried.T.tolist()}:
-        for b in np.ndindex(*(v + 1 for v in vec)):
-            if sum(b) <= top and b not in fb:
-                fb[b] = np.prod([binom[carried[t], bt] for t, bt in enumerate(b)], axis=0)
+                vals.append(n / hold)
+            i += 1
+            if len(states) > allowed:
+                raise _PastLimit
+        n = self.n = len(states)
+        self.iterations = iterations
+        self.direct = n <= DIRECT_STATES
+        self.pi = (_steady_state(n, rows, cols, vals) if self.direct
+                   else _held_steady(n, rows, cols, vals, iterations))
+        gen = coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
+        gen = (gen - coo_matrix((np.asarray(gen.sum(axis=1)).ravel(), (range(n), range(n))),
+                                shape=(n, n))).T.tocsc()   # Q', for row vectors
+        self.arrive = np.array(timer).reshape(n, n_types).T
+        carried = np.zeros((n_types, n), dtype=np.int64)
+        for j, st in enumerate(states):
+            for (_, _, m), cnt in st:
+                if m >= 0:
+                    carried[m, j] += cnt
+        self.carried = carried
+        # -Q' with every diagonal entry stored (1 added, found, and taken off in place),
+        # so that each s I - Q' is a copy with s added there
+        minus = (identity(n, format="csc") - gen).tocsc()
+        minus.sort_indices()
+        self.diagonal = np.array([minus.indptr[j] + np.searchsorted(
+            minus.indices[minus.indptr[j]:minus.indptr[j + 1]], j) for j in range(n)],
+            dtype=np.int64)
+        minus.data[self.diagonal] -= 1.0
+        self.minus = minus
+        self.lus: dict = {}   # s -> splu(s I - Q').solve, direct chains only
+
+    def fb(self, top: int) -> dict:
+        """``f_b``: the carried refusals' binomials ``prod_t C(carried_t, b_t)`` per state,
+        for each ``b`` of at most ``top`` that some state carries."""
+        carried = self.carried
+        most = int(carried.max(initial=0))
+        binom = np.array([[math.comb(x, j) for j in range(top + 1)]
+                          for x in range(most + 1)], dtype=float)   # C(x, j)
+        out: dict = {}
+        for vec in {tuple(col) for col in carried.T.tolist()}:
+            for b in np.ndindex(*(v + 1 for v in vec)):
+                if sum(b) <= top and b not in out:
+                    out[b] = np.prod([binom[carried[t], bt] for t, bt in enumerate(b)],
+                                     axis=0)
+        return out
+
+    def solver(self, s: float, lus: dict):
+        """``v -> (s I - Q')^-1 v``: a sparse LU kept in the chain where it is direct, else
+        :func:`_solve` (GMRES) kept in ``lus`` for this call only (a copy of the matrix
+        each: not held across calls past :data:`DIRECT_STATES`)."""
+        from scipy.sparse.linalg import splu
+
+        key = round(s, 15)
+        kept = self.lus if self.direct else lus
+        if key not in kept:   # s I - Q': s added on the stored diagonal
+            shifted = self.minus.copy()
+            shifted.data[self.diagonal] += s
+            kept[key] = splu(shifted).solve if self.direct else functools.partial(
+                self._gmres, shifted)
+        return kept[key]
+
+    def _gmres(self, a, v: np.ndarray) -> np.ndarray:
+        x = _solve(a, v, self.iterations)
+        if x is None:
+            raise _Unsettled(f"a resolvent of {self.n} states")
+        return x
+
+
+class _PastLimit(Exception):
+    """A chain of holdings grew past its limit of states while it was built."""
+
+
+@functools.lru_cache(maxsize=8)
+def _held_chain(classes: tuple, cap: int, n_types: int, allowed: int, iterations: int
+                ) -> _HeldChain | None:
+    """:class:`_HeldChain` of ``classes`` (``(rate, takes, marks, hold)`` each) on a pool
+    of ``cap`` spares, the last few kept (the series orders of one pool, and a study that
+    asks the same pool again, read it once); None past ``allowed`` states. A chain whose
+    steady state does not settle raises :class:`_Unsettled` (not kept)."""
+    try:
+        return _HeldChain(classes, cap, n_types, allowed, iterations)
+    except _PastLimit:
+        return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _moments_of(classes: tuple, cap: int, n_types: int, durations: tuple, top: int,
+                allowed: int, iterations: int) -> dict | None:
+    """:func:`_held_moments`'s moments of its chain (:func:`_held_chain`), kept for the
+    same pool, types and order asked again (the spare search asks one pool's chain at
+    many thresholds and sizes; the caller gets a copy)."""
+    chain = _held_chain(classes, cap, n_types, allowed, iterations)
+    if chain is None:
+        return None
+    pi, arrive = chain.pi, chain.arrive
+    fb = chain.fb(top)
     zero = (0,) * n_types
     out: dict = {}
 
@@ -368,14 +496,6 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
                 out[c] = out.get(c, 0.0) + float(row @ f)
 
     add(zero, pi)
-    # -Q' with every diagonal entry stored (1 added, found, and taken off in place), so
-    # that each s I - Q' is a copy with s added there
-    minus = (identity(n, format="csc") - gen).tocsc()
-    minus.sort_indices()
-    diagonal = np.array([minus.indptr[j] + np.searchsorted(
-        minus.indices[minus.indptr[j]:minus.indptr[j + 1]], j) for j in range(n)],
-        dtype=np.int64)
-    minus.data[diagonal] -= 1.0
     left = {zero: pi}
     lus: dict = {}
     for m in range(1, top + 1):
@@ -394,13 +514,7 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
             if m == top:   # only f_0 = 1 follows: L_a 1 = v 1 / s, no solve
                 out[c] = out.get(c, 0.0) + float(v.sum()) / s
                 continue
-            key = round(s, 15)
-            if key not in lus:   # s I - Q': s added on the stored diagonal
-                shifted = minus.copy()
-                shifted.data[diagonal] += s
-                lus[key] = splu(shifted).solve if direct else functools.partial(
-                    _solve, shifted)
-            left[c] = lus[key](v)
+            left[c] = chain.solver(s, lus)(v)
             add(c, left[c])
     return out
 
@@ -509,8 +623,11 @@ def _missed(kinds, b, limit: float, pools: SparePools | None = None,
             here = {k for k, x in enumerate(kinds) if x.group in (-1, slot)}
             lam = [kinds[k].rate * kinds[k].cells / over[k] if k in here else 0.0
                    for k in range(len(kinds))]
-            mo = _held_moments(kinds, lam, cap, [types[key] for key in keys],
-                               [key[1] for key in keys], top)
+            try:
+                mo = _held_moments(kinds, lam, cap, [types[key] for key in keys],
+                                   [key[1] for key in keys], top)
+            except _Unsettled:   # as past its limit
+                mo = None
             if mo is None:   # past the holdings chain's limit: the busy count's chain
                 rates = []
                 for key in keys:
@@ -577,17 +694,26 @@ def _crossings(x: Kind, bk: float, limit: float) -> list[tuple[int, float]]:
     return out
 
 
+def _lone(kinds) -> list[bool]:
+    """Per kind, whether its failures are of that kind alone: it follows no other kind,
+    none follows it (:attr:`Kind.follows`) and it is no ``joint`` share."""
+    return [not x.follows and not (k + 1 < len(kinds) and kinds[k + 1].follows)
+            and not x.joint for k, x in enumerate(kinds)]
+
+
 #: Most states of :func:`_crossing_overlap`'s chain of a pool (:func:`_held_moments`,
 #: solved by :func:`_solve`; 64 H100 at TP 1 with host and GPU failures: 10 global spares
 #: 446 states, 15 2,284, 18 5,417, 20 ~8,600, the two series orders 0.03, 0.08, 0.2,
 #: 0.3 s); past it the pool's crossing refusals keep the thinning, which reads the time
-#: below high (the overlap's factor is at most about 1), and the result says so
+#: below high (the overlap's factor is at least about 1: refusals that come together are
+#: in progress together), and the result says so
 #: (:attr:`~netmodel.study.availability_analytic.Analytic.overlap_thinned`).
 MAX_OVERLAP_STATES = 20_000
 
 
 def _crossing_overlap(kinds, b, limit: float, pools: SparePools,
-                      occupancy: dict, thinned: list | None = None) -> float:
+                      occupancy: dict, thinned: list | None = None,
+                      iterations: int = GMRES_ITERATIONS) -> float:
     """The factor on the thinning's chance that no refusal crossing ``limit`` alone is
     in progress (:func:`_crossings`), as each pool's chain of holdings brings them
     together: ``P(Y = 0) / exp(-E[Y])`` over the pool's crossing refusals ``Y``, pools
@@ -598,21 +724,31 @@ def _crossing_overlap(kinds, b, limit: float, pools: SparePools,
     chain (:func:`_held_moments`; a failure granted in part carries its refusal while it
     holds its grant, one refused in whole is a timer of its repair) ``P(Y = 0) = sum over
     c of (-1)^|c| E[prod_t C(Y_t, c_t)]`` (inclusion-exclusion over the binomial moments,
-    to 2, 4 or :data:`MOST_MOMENTS` at once, the first that settles); a pool whose chain
-    passes :data:`MAX_OVERLAP_STATES`, whose series has not settled (the last order's
-    terms past a hundredth of ``1 - P(Y = 0)``), or that is asked together with others
-    (:func:`~netmodel.study.availability_analytic._coupled_blocking`) keeps the thinning (factor
-    1); so do the kinds of a failure of several kinds (:attr:`Kind.follows`). The time below is
-    then ``1 - (1 -
-    tail) x factor``. A pool past the limit or unsettled appends why to ``thinned``.
+    to 2, 4 or :data:`MOST_MOMENTS` at once, the first that settles). The time below is
+    then ``1 - (1 - tail) x factor``.
+
+    Some crossing refusals keep the thinning (factor 1), each case said
+    (:attr:`~netmodel.study.availability_analytic.Analytic.overlap_thinned`): a pool whose
+    chain passes :data:`MAX_OVERLAP_STATES` (``"chain past MAX_OVERLAP_STATES"``), whose
+    solve does not settle in ``iterations`` (:func:`_solve`, ``"solve unsettled"``) or
+    whose series does not (the last order's terms past a hundredth of ``1 - P(Y = 0)``,
+    ``"series unsettled"``) appends why to ``thinned``; the crossing refusals of pools
+    asked together with others
+    (:func:`~netmodel.study.availability_analytic._coupled_blocking`: one chain over
+    several pools) and those of a failure of several kinds (:attr:`Kind.follows`: its
+    kinds arrive together, its refusal crossing where their losses add), which the chain
+    of one pool's holdings does not hold, are skipped here and said by
+    :func:`~netmodel.study.availability_analytic._unread_crossings`. The thinning reads
+    high there: on hand-made clusters of both, against the Monte Carlo, by 4-30%
+    (tests/netmodel/test_overlap_unread_h517.py).
 
     The holding failure's outage and the refusal's overlap by half where both last the
     repair: a GPU failure refused at a uniform moment of a host's one-day hold
     outlasts it by half a day on average, as an exponential refusal outlasts an
     exponential hold of the same mean by half its own."""
     types: dict = {}   # d -> [(kind, r)]
-    lone = [not x.follows and not (k + 1 < len(kinds) and kinds[k + 1].follows)
-            and not x.joint for k, x in enumerate(kinds)]
+    lone = _lone(kinds)
+    over, joint, sizes = _pool_slots(kinds, pools, occupancy)
     for k, (x, bk) in enumerate(zip(kinds, b, strict=True)):
         if lone[k]:
             for r, d in _crossings(x, bk, limit):
@@ -620,7 +756,6 @@ def _crossing_overlap(kinds, b, limit: float, pools: SparePools,
     if not types:
         return 1.0
     keys = sorted(types)
-    over, joint, sizes = _pool_slots(kinds, pools, occupancy)
     log_factor = 0.0
     for (slot, cap), n in sizes.items():
         if slot in joint or cap <= 0:
@@ -632,7 +767,12 @@ def _crossing_overlap(kinds, b, limit: float, pools: SparePools,
             continue
         why = "series unsettled"
         for top in (2, 4, MOST_MOMENTS):   # most crossing refusals are rare: few at once
-            mo = _held_moments(kinds, lam, int(cap), outs, keys, top, MAX_OVERLAP_STATES)
+            try:
+                mo = _held_moments(kinds, lam, int(cap), outs, keys, top,
+                                   MAX_OVERLAP_STATES, iterations)
+            except _Unsettled:
+                why = "solve unsettled"
+                break
             if mo is None:
                 why = "chain past MAX_OVERLAP_STATES"
                 break
