@@ -587,9 +587,8 @@ def _check_cabling_columns(fibres: object) -> None:
         return   # these very columns (tuples) passed already
     for key, low, whole in (("cables", 1, True), ("lanes", 1, True), ("bandwidth", 0, False),
                             ("length", 0, False)):
-        if _fine_column(fibres[key], whole, key == "bandwidth"):
-            continue   # all of them at once (else value by value: the first wrong named)
-        for x in fibres[key]:
+        # all of them at once, else value by value (the first wrong named)
+        for x in () if _fine_column(fibres[key], whole, key == "bandwidth") else fibres[key]:
             fine = _whole(x, low) if whole else (
                 isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
                 and (x > 0 if key == "bandwidth" else x >= 0))
