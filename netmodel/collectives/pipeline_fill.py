@@ -26,7 +26,7 @@ from netmodel.collectives.calibration import Calibration, Protocol
 from netmodel.collectives.steps import unique
 
 __all__ = ["TREE_TABLES", "WARP_SIZE", "channel_cap_rate", "group_channels", "has_tree_caps",
-           "p2p_fills", "p2p_ll_share", "tree_channel_rate", "tree_least"]
+           "p2p_fills", "p2p_ll_share", "p2p_sending_channels", "tree_channel_rate", "tree_least"]
 
 
 def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
@@ -38,11 +38,8 @@ def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
     src/enqueue.cc, addP2pToPlan: Simple's stepSize = comm->p2pChunkSize, one step a
     slice), so a channel's first chunk is copied twice in turn: the step's own seconds
     per byte again, over ``min(n, slice)``, each copy at the channel's share of the
-    step's links. A peer's bytes go through ``c`` channels, NCCL's p2pnChannelsPerPeer
-    halved while ``c x p`` exceeds its p2p channels (scheduleP2pTasksToPlan: ``while
-    (nChannelsMin*nRanks > comm->p2pnChannels && nChannelsMin > 1) nChannelsMin /= 2``;
-    both counts ``p2p_channels_per_peer``, 32 in NCCL's logs of an NVSwitch node), so
-    ``C = min(p2p_channels_per_peer, (p - 1) c)`` channels run and each has moved a chunk
+    step's links. ``C`` channels run (:func:`p2p_sending_channels`: a peer's ``c``
+    channels, 32 p2p channels in NCCL's logs of an NVSwitch node), each has moved a chunk
     once the GPU has sent ``C x chunk`` bytes: ``slice = C x chunk x p / (p - 1)`` of
     ``n``. 8 GPUs: c = 4, C = 28, slice 32 chunks (16 MiB); 64 GPUs: c = 1, C = 32.
 
@@ -61,15 +58,31 @@ def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
         return []
     ranks = np.where(plain & ~np.asarray(scaleout, dtype=bool), t["p2p_ranks"], 0.0)
     out = []
-    total = cal.p2p_channels_per_peer
     for p in unique(ranks[ranks > 1]).tolist():
-        per = total
-        while per * p > total and per > 1:
-            per //= 2
-        run = min(total, (p - 1) * per)
+        run = float(p2p_sending_channels(p, cal))
         out.append((np.where(ranks == p, bl, 0.0).sum(axis=1),
                     np.full(len(bl), run * chunk * p / (p - 1))))
     return out
+
+
+def p2p_sending_channels(p: Any, cal: Calibration) -> Any:
+    """How many channels carry NCCL's send/recv all-to-all of ``p`` GPUs (array or scalar)
+    inside one NVLink domain: a peer's bytes go through ``c`` channels, NCCL's
+    p2pnChannelsPerPeer halved while ``c x p`` exceeds its p2p channels (both
+    ``p2p_channels_per_peer``; src/enqueue.cc, scheduleP2pTasksToPlan: ``while
+    (nChannelsMin*nRanks > comm->p2pnChannels && nChannelsMin > 1) nChannelsMin /= 2``),
+    so ``min(C, (p - 1) c)`` channels run (:func:`p2p_fills`, :func:`p2p_ll_share`).
+
+    >>> from netmodel.collectives.calibration import default_calibration
+    >>> p2p_sending_channels(np.array([2, 4, 8, 64]), default_calibration()).tolist()
+    [16.0, 24.0, 28.0, 32.0]
+    """
+    p = np.asarray(p, dtype=float)
+    total = cal.p2p_channels_per_peer
+    per = np.full(p.shape, float(total))
+    while np.any(big := (per * p > total) & (per > 1)):
+        per = np.where(big, per // 2, per)
+    return np.minimum(total, (p - 1) * per)
 
 
 #: Threads of a warp (NVIDIA/nccl src/include/device.h, ``WARP_SIZE 32``).
@@ -91,9 +104,10 @@ def p2p_ll_share(p: Any, cal: Calibration) -> Any:
     nSendWarpPerWork = nWarpPerWork - nRecvWarpPerWork``): a line is stored remotely by a
     send thread and taken in by a receive thread, so the channel moves lines at its send
     warps' rate. A peer's bytes go through ``c`` channels (``p2p_channels_per_peer``
-    halved while ``c x p`` exceeds it, as :func:`p2p_fills`), one work a channel at a time
+    halved while ``c x p`` exceeds it), one work a channel at a time
     (rounds of a batch land on distinct channels; rounds of different batches of
-    ``p2p_peers_per_batch`` run one after another), so ``min(C, (p - 1) c)`` channels send.
+    ``p2p_peers_per_batch`` run one after another), so ``min(C, (p - 1) c)`` channels send
+    (:func:`p2p_sending_channels`).
     8 GPUs of 32 p2p channels on Blackwell (32 ring channels): 28 x 10 warps / (32 x 16) =
     0.547.
 
@@ -106,11 +120,7 @@ def p2p_ll_share(p: Any, cal: Calibration) -> Any:
     p = np.asarray(p, dtype=float)
     if not (cal.p2p_threads and cal.ll_ring_threads and cal.ring_channels):
         return np.ones_like(p)
-    total = cal.p2p_channels_per_peer
-    per = np.full(p.shape, float(total))
-    while np.any(big := (per * p > total) & (per > 1)):
-        per = np.where(big, per // 2, per)
-    sending = np.minimum(total, (p - 1) * per)
+    sending = p2p_sending_channels(p, cal)
     warps = cal.p2p_threads // WARP_SIZE
     send = warps - warps // 2
     ring = cal.ring_channels * (cal.ll_ring_threads // WARP_SIZE)
