@@ -58,7 +58,7 @@ from topologies.limits import PHYSICAL_MIN
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["DEFAULTS_PATH", "GENERATIONS_PATH", "NCCL_STEPS", "Calibration", "Generation", "Protocol",
+__all__ = ["DEFAULTS_PATH", "GENERATIONS_PATH", "NCCL_STEPS", "WARP_SIZE", "Calibration", "Generation", "Protocol",
            "Releases", "check_simple_buffer", "default_calibration", "load_calibration",
            "load_generations", "load_releases", "parse_release", "release_text"]
 
@@ -83,6 +83,10 @@ def _finite(where: str, key: str, v: object, unit: str, *, positive: bool = Fals
 #: The largest channel or peer count a calibration takes: a bound on what is given (an
 #: assumption that keeps counts sane), not an NCCL constant.
 MAX_COUNT = 1024
+#: Threads of a warp (NVIDIA/nccl src/include/device.h, ``WARP_SIZE 32``): a channel's
+#: threads (:attr:`Calibration.p2p_threads`, :attr:`Calibration.ll_ring_threads`) come in
+#: whole warps.
+WARP_SIZE = 32
 
 
 def _count(name: str, v: object, least: int = 1) -> int:
@@ -494,6 +498,10 @@ class Calibration:
                            ("p2p_peers_per_batch", 1), ("p2p_threads", 0),
                            ("ll_ring_threads", 0), ("ring_channels", 0)):
             _count(key, getattr(self, key), least)
+        for key in ("p2p_threads", "ll_ring_threads"):   # 0: not modelled
+            if getattr(self, key) % WARP_SIZE:
+                raise UserError(f"{key} must be 0 or a whole number of warps (a multiple of "
+                                f"{WARP_SIZE}) in 0..{MAX_COUNT}, got {getattr(self, key)}")
         if not isinstance(self.pxn, bool):
             raise UserError(f"pxn must be true or false, got {describe(self.pxn)}")
         if not isinstance(self.ll128_enabled, bool):

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from netmodel.collectives.calibration import Calibration, Protocol
+from netmodel.collectives.calibration import WARP_SIZE, Calibration, Protocol
 from netmodel.collectives.steps import unique
 
-__all__ = ["TREE_TABLES", "WARP_SIZE", "channel_cap_rate", "group_channels", "has_tree_caps",
+__all__ = ["TREE_TABLES", "channel_cap_rate", "group_channels", "has_tree_caps",
            "p2p_fills", "p2p_ll_share", "p2p_sending_channels", "tree_channel_rate", "tree_least"]
 
 
@@ -83,10 +83,6 @@ def p2p_sending_channels(p: Any, cal: Calibration) -> Any:
     while np.any(big := (per * p > total) & (per > 1)):
         per = np.where(big, per // 2, per)
     return np.minimum(total, (p - 1) * per)
-
-
-#: Threads of a warp (NVIDIA/nccl src/include/device.h, ``WARP_SIZE 32``).
-WARP_SIZE = 32
 
 
 def p2p_ll_share(p: Any, cal: Calibration) -> Any:
