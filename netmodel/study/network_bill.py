@@ -398,28 +398,27 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
                 counted, counted * cable[inverse.reshape(-1)], np.zeros(len(at)))
 
 
+# the notes' shared clauses
+_NO_FIBRES = "a fabric file without the cabling's fibres"
+_AT_RATE = "every fibre at the circuits' rate a lane"
+_SLOWER = " (a port faster than its circuit's other end at the slower rate)"
+_FROM_CIRCUITS = (f"OCS cabling inferred from its circuits ({_NO_FIBRES} or its builder's "
+                  "parameters): ")
 #: The bill's notes on a realized OCS fabric whose cabling kept no fibre facts (a fabric
 #: file written before ``ocs_cabling`` held them): what :func:`ocs_cabling_ports` inferred,
 #: the rate and the length by where the length came from (:func:`_legacy_length`): the
 #: ``ocs`` builder's ``length`` the file records (its ``args``), else its circuits'
 #: latency, else nothing.
-INFERRED_CABLING = ("OCS cabling inferred (a fabric file without the cabling's fibres): "
-                    "every fibre at the circuits' rate a lane (a port faster than its "
-                    "circuit's other end at the slower rate) and at the length its ocs "
-                    "builder's parameters give (the file's args: length, else the builder's "
-                    "default)")
-INFERRED_FROM_CIRCUITS = ("OCS cabling inferred from its circuits (a fabric file without "
-                          "the cabling's fibres or its builder's parameters): every fibre at "
-                          "the circuits' rate a lane (a port faster than its circuit's other "
-                          "end at the slower rate) and at the mean length of the fibres the "
-                          "circuits set ride on, read back from their latency (a file saved "
-                          "while a co-packaged fibre's latency counted two optical engines "
-                          "reads 1 m long)")
-LENGTH_NOT_KNOWN = ("OCS cabling inferred from its circuits (a fabric file without the "
-                    "cabling's fibres or its builder's parameters): every fibre at the "
-                    "circuits' rate a lane; their length is not known (no circuit's latency "
-                    "exceeds what its OCS and optics take): priced at 0 m, their price a "
-                    "metre left out")
+INFERRED_CABLING = (f"OCS cabling inferred ({_NO_FIBRES}): {_AT_RATE}{_SLOWER} and at the "
+                    "length its ocs builder's parameters give (the file's args: length, else "
+                    "the builder's default)")
+INFERRED_FROM_CIRCUITS = (f"{_FROM_CIRCUITS}{_AT_RATE}{_SLOWER} and at the mean length of "
+                          "the fibres the circuits set ride on, read back from their latency "
+                          "(a file saved while a co-packaged fibre's latency counted two "
+                          "optical engines reads 1 m long)")
+LENGTH_NOT_KNOWN = (f"{_FROM_CIRCUITS}{_AT_RATE}; their length is not known (no circuit's "
+                    "latency exceeds what its OCS and optics take): priced at 0 m, their "
+                    "price a metre left out")
 
 
 def ocs_cabling_ports(graph: nx.Graph, edges: EdgeArrays | None = None
