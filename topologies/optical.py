@@ -98,7 +98,8 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
     medium : str
         Optics at the GPU end (default co-packaged).
     length : float
-        Fibre from a GPU to an OCS, m (5 ns/m).
+        Fibre from a GPU to an OCS, m (5 ns/m): each fibre edge's ``length``, a fact of
+        the cabling that a latency scaled afterwards leaves as it is.
     logical : str, optional
         ``"ring"``, ``"full-mesh"``, ``"torus:AxB[xC]"`` or a circuit list ``"0-1;1-2"``.
 
@@ -134,6 +135,7 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
                               "latency": lat})]
     # one chiplet a fibre: the GPU's (the OCS end is mirrors), so a circuit crosses two
     fibre = link(bw / p, cable_latency(length, medium, chiplets=1), medium)
+    fibre["length"] = length   # read by ocs_cabling and the bill, not back from the latency
     # GPU i's fibres to ocs0..ocs{p-1}, i in turn (node positions: the GPUs, then the OCS)
     cables = Links(np.repeat(np.arange(n), p), n + np.tile(np.arange(p), n), fibre)
     graph = finish_blocks(graph, n, nodes, [cables], spec)

@@ -208,7 +208,7 @@ VALUE_RANGES = {
 #: Attributes whose values the schema types (numbers, bools, one of a list): a node or an
 #: edge with any other is passed to :func:`~topologies.schema_text.check_attribute_texts`.
 _GPU_TYPED = frozenset(("kind", "gpu", "device", *LABELS))
-_EDGE_TYPED = frozenset((*EDGE_KEYS, "links"))
+_EDGE_TYPED = frozenset((*EDGE_KEYS, "links", "length"))
 #: Every node and edge attribute the schema reads (a circuit's own included): a file's
 #: attribute of another name is kept unread unless it is a near miss of one of these
 #: (:func:`_check_near_misses`).
@@ -221,6 +221,7 @@ _KIND_READ = {k: frozenset(("kind", *keys, *(_GPU_TYPED if k == "gpu" else ())))
 _MIN_BW, _MAX_BW = VALUE_RANGES["bandwidth"][:2]
 _MAX_LATENCY = VALUE_RANGES["latency"][1]
 _MAX_LANES, _MAX_LINKS = VALUE_RANGES["lanes"][1], VALUE_RANGES["links"][1]
+_MAX_LENGTH = PHYSICAL_MAX["length"][0]   # check_length's, tested per edge at C speed
 
 
 def _physical(what: str, key: str, value: float) -> None:
@@ -922,8 +923,9 @@ def check_length(value: object) -> float:
 
 def _length_problem(u: Hashable, v: Hashable, length: object) -> None:
     """Refuse an edge's cable ``length`` (m) that a builder's ``length`` would refuse
-    (:func:`check_length`: finite, >= 0, at most 100 km): no model reads
-    it, but a hand-built graph's NaN, -1, inf or ``'2m'`` passed where every builder says
+    (:func:`check_length`: finite, >= 0, at most 100 km): the network bill and
+    :func:`topologies.optical.ocs_cabling` read it (the ``ocs`` builder's fibres carry
+    it), and a hand-built graph's NaN, -1, inf or ``'2m'`` passed where every builder says
     no."""
     try:
         check_length(length)
@@ -957,10 +959,12 @@ def _check_edges(adj: Mapping, untyped: list) -> tuple[bool, list]:
                 if "links" in data:
                     links = data["links"]
                     cables = True
+                if "length" in data:
+                    x = data["length"]
+                    if not (x.__class__ is float and 0 <= x <= _MAX_LENGTH):
+                        _length_problem(u, v, x)   # an int passes; names what is wrong
                 if not data.keys() <= _EDGE_TYPED:
                     untyped.append((u, v, data))
-                    if "length" in data:
-                        _length_problem(u, v, data["length"])
             if not (bw.__class__ is float and _MIN_BW <= bw <= _MAX_BW and lat.__class__ is float
                     and 0 <= lat <= _MAX_LATENCY and lanes.__class__ is int
                     and 1 <= lanes <= _MAX_LANES

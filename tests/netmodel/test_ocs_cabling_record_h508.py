@@ -43,7 +43,7 @@ def _long_gpu0():
     # gpu0's two fibres 30 m, the other six 10 m: 2 x 80 + 6 x 60 = 520 USD of cable
     g = build(CABLING)
     for o in ("ocs0", "ocs1"):
-        g.edges["gpu0", o]["latency"] = cable_latency(30, "pluggable-optics")
+        g.edges["gpu0", o].update(latency=cable_latency(30, "pluggable-optics"), length=30.0)
     return g
 
 

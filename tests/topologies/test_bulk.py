@@ -228,7 +228,8 @@ def ref_torus(dims, gpu, bandwidth, medium, length):
 def ref_ocs(gpus, ports, ocs_ports, gpu, bandwidth, reconfiguration_time, latency, medium,
             length, logical):
     # topologies.optical.ocs's physical cabling as of a62200f (logical=None), a fibre's
-    # latency one co-packaged chiplet (the GPU's; the OCS end is mirrors), not two
+    # latency one co-packaged chiplet (the GPU's; the OCS end is mirrors), not two, and
+    # each fibre carrying its length (m)
     assert logical is None
     spec = get_gpu(gpu)
     bw = spec.scaleup_bandwidth if bandwidth is None else bandwidth
@@ -238,6 +239,7 @@ def ref_ocs(gpus, ports, ocs_ports, gpu, bandwidth, reconfiguration_time, latenc
                                       "reconfiguration_time": reconfiguration_time,
                                       "latency": latency}) for q in range(ports))
     fibre = link(bw / ports, cable_latency(length, medium, chiplets=1), medium)
+    fibre["length"] = float(length)
     graph.add_edges_from((f"gpu{i}", f"ocs{q}", dict(fibre)) for i in range(gpus)
                          for q in range(ports))
     return finish(graph, gpus, spec)
