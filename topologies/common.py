@@ -73,7 +73,9 @@ from compute.validate import describe, is_whole
 from topologies.limits import MAX_RADIX
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
 from topologies.schema import (
+    HOP_LATENCY,
     LABEL_SET,
+    LATENCY_SCALE,
     MEDIA,
     MEDIA_SET,
     NODE_KEYS,
@@ -119,6 +121,62 @@ def cable_latency(length: float, medium: str, chiplets: int = 2) -> float:
     """
     extra = chiplets * CPO_DELAY if medium == "co-packaged-optics" else 0.0
     return length * PROPAGATION_DELAY + extra
+
+
+def latency_adjustment(attrs: Mapping) -> tuple[float, float]:
+    """``(latency_scale, hop_latency)``: what a scenario's adjustment did to the latencies
+    of the graph whose attributes are ``attrs`` (each link's is its as-built one times the
+    scale plus the hop: :func:`note_latency_adjustment`); ``(1.0, 0.0)`` for a graph as
+    built.
+
+    >>> latency_adjustment({}), latency_adjustment({"latency_scale": 2, "hop_latency": 1e-7})
+    ((1.0, 0.0), (2.0, 1e-07))
+    """
+    return float(attrs.get(LATENCY_SCALE, 1.0)), float(attrs.get(HOP_LATENCY, 0.0))
+
+
+def note_latency_adjustment(attrs: dict, scale: float, hop: float) -> None:
+    """Record on graph attributes ``attrs`` that every link's latency was scaled by
+    ``scale`` and ``hop`` (s) added to it, after what they record already (adjusting twice
+    composes: ``(l s0 + h0) s + h = l (s0 s) + (h0 s + h)``), so :func:`cable_length`
+    reads a cable's as-built length back whatever was done to its latency. A scale of 0
+    (an ideal fabric's) leaves no length in any latency: the record is dropped, and a
+    length read back is the hop's, as for a graph that records nothing.
+
+    >>> a = {}
+    >>> note_latency_adjustment(a, 2.0, 1e-7); note_latency_adjustment(a, 3.0, 5e-8)
+    >>> a["latency_scale"], round(a["hop_latency"] * 1e9, 6)
+    (6.0, 350.0)
+    >>> note_latency_adjustment(a, 0.0, 1e-7); a
+    {}
+    """
+    if scale == 0:
+        attrs.pop(LATENCY_SCALE, None)
+        attrs.pop(HOP_LATENCY, None)
+        return
+    s0, h0 = latency_adjustment(attrs)
+    attrs[LATENCY_SCALE], attrs[HOP_LATENCY] = s0 * scale, h0 * scale + hop
+
+
+def cable_length(latency: float | np.ndarray, chiplets: float | np.ndarray = 0,
+                 adjustment: tuple[float, float] = (1.0, 0.0)) -> np.ndarray:
+    """Metres of cable a link's ``latency`` (s) reads back as, the inverse of
+    :func:`cable_latency`: the as-built latency (``adjustment``, the graph's
+    :func:`latency_adjustment`, undone: ``(latency - hop) / scale``) less ``chiplets``
+    co-packaged chiplets' delay (2 a co-packaged cable, 1 a co-packaged fibre to an OCS,
+    0 any other medium), over :data:`PROPAGATION_DELAY`, at least 0. For links that carry
+    no ``length`` of their own (the network bill, :func:`topologies.optical.ocs_cabling`).
+
+    >>> float(cable_length(cable_latency(20, "pluggable-optics")))
+    20.0
+    >>> lat = cable_latency(10, "co-packaged-optics", chiplets=1) * 2 + 1e-7   # adjusted
+    >>> round(float(cable_length(lat, 1, (2.0, 1e-7))), 9)
+    10.0
+    """
+    scale, hop = adjustment
+    built = (np.asarray(latency, dtype=float) - hop) / scale
+    return np.maximum(0.0, (built - np.asarray(chiplets, dtype=float) * CPO_DELAY)
+                      / PROPAGATION_DELAY)
 
 
 def lanes_for(bandwidth: float) -> int:

@@ -26,16 +26,15 @@ from compute.hardware import GpuSpec
 from compute.units import counted
 from compute.validate import MAX_TEXT_LENGTH, describe, number_text, read_number
 from topologies.common import (
-    CPO_DELAY,
     OCS_LATENCY,
     OCS_LENGTH,
     OCS_PORTS,
     OCS_RECONFIGURATION,
-    PROPAGATION_DELAY,
     Links,
     Nodes,
     bandwidth_or,
     cable_latency,
+    cable_length,
     check_int,
     check_length,
     check_medium,
@@ -43,6 +42,7 @@ from topologies.common import (
     check_radix,
     finish_blocks,
     gpu_type,
+    latency_adjustment,
     link,
     new_graph,
 )
@@ -357,7 +357,8 @@ def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> 
     ``cables``, its ``bandwidth`` (bytes/s per direction, all its cables) and ``lanes``,
     its ``length`` in m: the edge's own, else read back from its latency less the one
     co-packaged engine's delay a fibre crosses, the GPU's (the OCS end is mirrors:
-    :func:`ocs`), as the network bill reads a fibre to an OCS), so what is priced, counted
+    :func:`ocs`), a scenario's adjustment undone (:func:`~topologies.common.cable_length`),
+    as the network bill reads a fibre to an OCS), so what is priced, counted
     and failed is the cabling itself, not what the circuits set on it carry (the slower
     end's rate). None where it has no fibre or two media. ``kind``: each node's kind, if
     known. The record is one object: every graph realized from it shares its columns
@@ -400,16 +401,17 @@ def _read_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None) -> dict 
         return None
     medium = data[0]["medium"]
     # read back as the network bill reads a fibre to an OCS (one co-packaged engine's
-    # delay, the GPU's, as ocs charged it), so the realized fabric's bill is its
-    # cabling's to the metre
-    extra = CPO_DELAY if medium == "co-packaged-optics" else 0.0
+    # delay, the GPU's, as ocs charged it; a scenario's adjustment undone), so the
+    # realized fabric's bill is its cabling's to the metre
+    chiplets = int(medium == "co-packaged-optics")
+    read = iter(cable_length([float(d["latency"]) for d in data if "length" not in d],
+                             chiplets, latency_adjustment(graph.graph)).tolist())
     cables = tuple(d.get("links", 1) for d in data)
     lanes = tuple(map(int, map(_LANES, data)))
     fibres = {"gpu": gpu, "ocs": ocs_, "cables": cables,
               "bandwidth": tuple(map(float, map(_BANDWIDTH, data))), "lanes": lanes,
-              "length": tuple(float(d["length"]) if "length" in d else
-                              round(max(0.0, (float(d["latency"]) - extra)
-                                        / PROPAGATION_DELAY), 9) for d in data)}
+              "length": tuple(float(d["length"]) if "length" in d else round(next(read), 9)
+                              for d in data)}
     return {"medium": medium, "cables": round(sum(cables)), "lanes": sum(lanes),
             "fibres": fibres}
 

@@ -77,8 +77,14 @@ realized from its cabling, ``"fibres"``: each fibre's own facts as columns,
 :data:`CABLING_FIBRES`; a file written before them lacks them, and its bill reads rate
 and length back from the circuits). A fabric some of whose
 parts failed carries ``degraded``, True (:func:`~topologies.failure_domains.mark_degraded`):
-its failed parts were bought, so the cost model refuses it. A circuit edge also carries ``optics`` (the medium of the GPU
-ports at its ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
+its failed parts were bought, so the cost model refuses it. A fabric whose latencies a
+scenario's ``[adjust]`` changed (:func:`netmodel.study.scenario_fabric.adjusted`) carries
+``latency_scale`` (finite, > 0) and ``hop_latency`` (s, finite, >= 0): every link's
+latency is its as-built one times the scale plus the hop (every switch's and OCS's times
+the scale), so a cable's length read back from its latency undoes them
+(:func:`~topologies.common.cable_length`; none after a scale of 0, which leaves no length
+in a latency). A circuit edge also carries ``optics`` (the medium of the GPU ports at its
+ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
 A node, an edge or the graph may carry attributes of other names (a file's own labels),
 kept unread, but not one that looks like a misspelling of one the schema reads
 (:func:`near_miss`: ``link`` for ``links`` was read as one cable, ``gpu_type`` for
@@ -124,7 +130,7 @@ from topologies.schema_circuits import (
 )
 from topologies.schema_text import INVALID, check_attribute_texts, check_graph_texts
 
-__all__ = ["EDGE_KEYS", "GRAPH_TYPES", "LABELS", "MEDIA", "NODE_KEYS", "NODE_KINDS",
+__all__ = ["EDGE_KEYS", "GRAPH_TYPES", "HOP_LATENCY", "LABELS", "LATENCY_SCALE", "MEDIA", "NODE_KEYS", "NODE_KINDS",
            "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS", "catalog_clash", "circuit_count",
            "circuit_each", "circuit_via", "edge_count", "scale_bandwidth", "scale_cabling",
            "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate"]
@@ -166,6 +172,10 @@ UNITS = {
 #: The graph attribute that marks a fabric some of whose parts failed, True
 #: (:func:`topologies.failure_domains.mark_degraded`; the cost model refuses such a graph).
 DEGRADED = "degraded"
+#: The graph attributes that record the latency change a scenario's ``[adjust]`` made to a
+#: built fabric (:func:`topologies.common.note_latency_adjustment`): each link's latency
+#: is its as-built one times ``latency_scale`` plus ``hop_latency`` (s).
+LATENCY_SCALE, HOP_LATENCY = "latency_scale", "hop_latency"
 #: Types of the graph attributes the schema knows (others are kept unchecked, but not a
 #: near miss of one of these: :func:`near_miss`); a bool only where ``bool`` is named.
 GRAPH_TYPES = {
@@ -173,7 +183,8 @@ GRAPH_TYPES = {
     "dims": (str,), "logical": (str,), "gpus": (int,), "nodes_built": (int,),
     "edges_built": (int,), "k": (int,), "oversubscription": (int,), "lites_per_group": (int,),
     "circuits": (int,), "reconfiguration_time": (int, float), "ocs_cabling": (dict,),
-    "gpu_file_facts": (dict,), DEGRADED: (bool,),
+    "gpu_file_facts": (dict,), DEGRADED: (bool,), LATENCY_SCALE: (int, float),
+    HOP_LATENCY: (int, float),
 }
 #: The graph attributes that count what its builder made (:mod:`topologies.registry`), the
 #: least each may be and what it counts: a fabric holds a GPU at least; a count of links is
@@ -465,6 +476,12 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
                  f"{describe(attrs['reconfiguration_time'])}")
         # the OCS nodes' own bound: a file's 1e300 s printed 'reconfigure: 1e+303 ms'
         _physical("graph attribute", "reconfiguration_time", attrs["reconfiguration_time"])
+    if LATENCY_SCALE in attrs and not (_nonneg(attrs[LATENCY_SCALE]) and attrs[LATENCY_SCALE] > 0):
+        _bad(f"graph attribute {LATENCY_SCALE!r} must be finite and > 0 (the scale its "
+             f"links' latencies were adjusted by), got {describe(attrs[LATENCY_SCALE])}")
+    if HOP_LATENCY in attrs and not _nonneg(attrs[HOP_LATENCY]):
+        _bad(f"graph attribute {HOP_LATENCY!r} must be finite and >= 0 s (the latency added "
+             f"to each of its links), got {describe(attrs[HOP_LATENCY])}")
     cabling = attrs.get("ocs_cabling")
     if cabling is not None and (set(cabling) - {"fibres"} != {"medium", "cables", "lanes"}
                                 or not isinstance(cabling["medium"], str)

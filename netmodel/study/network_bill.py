@@ -15,7 +15,8 @@ optics end, OCS and cable (:func:`network_bill`) at the prices and power of
   and the switch ASIC's figure);
 * an OCS costs and draws per port; a cable costs a fixed part plus a part per metre (the
   length is its ``length``, else read back from the link latency: 5 ns/m, less a CPO
-  engine's 5 ns at each end but an OCS's, whose end is mirrors); a board's
+  engine's 5 ns at each end but an OCS's, whose end is mirrors, and a scenario's
+  adjustment of the latency undone, so an adjusted fabric's cables are as long); a board's
   traces (medium ``board``: the NVLinks of an HGX baseboard) are no cable, and a copper
   spine to a tier-0 switch (an NVL72 rack's) is priced with that switch;
 * a realized OCS fabric (its circuits set, :func:`topologies.optical.realize`: GPU-GPU
@@ -58,6 +59,7 @@ from compute.errors import UserError, known
 from compute.rows import check_number
 from compute.validate import describe, of_type
 from netmodel.study.choice_names import SHARES
+from topologies.common import latency_adjustment
 from topologies.inventory import OPTICAL_MEDIA
 from topologies.schema import check_graph, circuit_via
 
@@ -390,7 +392,7 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     engines = np.where(cpo, 2 - ocs[e.u[at]].astype(int) - ocs[e.v[at]].astype(int), 0)
     length = _lengths([adj[nodes[u]][nodes[v]] for u, v in zip(e.u[at].tolist(),
                                                                 e.v[at].tolist(), strict=True)],
-                      engines)
+                      engines, latency_adjustment(graph.graph))
     pairs, inverse = _pairs(medium, length)
     cable = np.array([prices.cable(e.media[m], x) for m, x in pairs])
     counted = s[at] * e.links[at]
@@ -514,7 +516,10 @@ def _legacy_length(graph: nx.Graph, e, medium: str) -> tuple[float, str]:
         counts.append(float(e.links[i]))
     # a fibre's co-packaged engine is the GPU's alone (the OCS end is mirrors)
     engines = np.full(len(fibres), int(medium == "co-packaged-optics"))
-    each = _lengths(fibres, engines)
+    # a circuit adjusted after it was set (a file's): its latency and its OCS's scaled, one
+    # hop added, so half of it less the OCS's carries half a hop
+    scale, hop = latency_adjustment(graph.graph)
+    each = _lengths(fibres, engines, (scale, hop / 2))
     if not (each > 0).any():
         return 0.0, LENGTH_NOT_KNOWN
     return float(np.average(each, weights=counts)), INFERRED_FROM_CIRCUITS
@@ -570,30 +575,32 @@ def _pairs(codes: np.ndarray, values: np.ndarray) -> tuple[list, np.ndarray]:
             inverse.reshape(-1))
 
 
-def _lengths(data: list[dict], engines: np.ndarray) -> np.ndarray:
+def _lengths(data: list[dict], engines: np.ndarray,
+             adjustment: tuple[float, float] = (1.0, 0.0)) -> np.ndarray:
     """Metres of each link, by its attributes ``data`` (``engines``: the co-packaged
     optical engines it crosses, as :func:`topologies.common.cable_latency` charged them:
     2 a co-packaged cable, 1 a co-packaged fibre to an OCS, whose end is mirrors, 0 any
-    other medium): its ``length`` attribute, else read back from its latency less those
-    engines' delay, at least 0.
+    other medium): its ``length`` attribute, else read back from its latency
+    (:func:`topologies.common.cable_length`: the graph's ``adjustment`` undone, less those
+    engines' delay, at least 0).
 
     >>> round(float(_lengths([{"latency": 55e-9}], np.array([1]))[0]), 9)   # 10 m + 1
     10.0
     >>> round(float(_lengths([{"latency": 55e-9}], np.array([2]))[0]), 9)   # 9 m + 2
     9.0
+    >>> round(float(_lengths([{"latency": 210e-9}], np.array([2]), (2.0, 1e-7))[0]), 9)
+    9.0
     """
-    from topologies.common import CPO_DELAY, PROPAGATION_DELAY
+    from topologies.common import cable_length
 
-    extra = np.asarray(engines, dtype=float) * CPO_DELAY
     given = [d.get("length") for d in data]
     if given.count(None) == len(given):   # none has a length: every one from its latency
         latency = np.array([float(x) for x in map(itemgetter("latency"), data)], dtype=float)
-        return np.maximum(0.0, (latency - extra) / PROPAGATION_DELAY)
+        return cable_length(latency, engines, adjustment)
     length = np.array([np.nan if x is None else float(x) for x in given], dtype=float)
     latency = np.array([float(d["latency"]) if x is None else np.nan
                         for d, x in zip(data, given, strict=True)], dtype=float)
-    return np.where(np.isnan(length), np.maximum(0.0, (latency - extra) / PROPAGATION_DELAY),
-                    length)
+    return np.where(np.isnan(length), cable_length(latency, engines, adjustment), length)
 
 
 def _ports(graph, node) -> int:

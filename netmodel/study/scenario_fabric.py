@@ -119,9 +119,20 @@ def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
     latency scaled, a hop's added to every link, every link's bandwidth scaled
     (:func:`~topologies.schema.scale_bandwidth`), and with them a realized OCS fabric's
     fibres' (:func:`~topologies.schema.scale_cabling`: the record its circuits ride on,
-    their lengths and lanes kept; a copy, the fabric's own record unchanged)."""
+    their lengths and lanes kept; a copy, the fabric's own record unchanged). The latency
+    change is recorded on the graph (:func:`~topologies.common.note_latency_adjustment`,
+    composed with one made before), so a cable's length read back from its latency is
+    its as-built one (the network bill's).
+
+    >>> from netmodel.study.scenarios import Adjust
+    >>> g = adjusted(adjusted(build_fabric("lite-flat"), Adjust(latency_scale=2)),
+    ...              Adjust(latency_scale=3, hop_latency=1e-7))
+    >>> g.graph["latency_scale"], round(g.graph["hop_latency"] * 1e9, 6)
+    (6.0, 100.0)
+    """
     if adjust.is_identity:
         return graph
+    from topologies.common import note_latency_adjustment
     from topologies.schema import scale_bandwidth, scale_cabling
 
     out = graph.copy()
@@ -132,6 +143,8 @@ def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
     for _, _, data in out.edges(data=True):
         data["latency"] = data["latency"] * ls + hop
         scale_bandwidth(data, bs)   # and each circuit's, where a pair's circuits differ
+    if ls != 1 or hop:   # what was done to the latencies, for a length read back from one
+        note_latency_adjustment(out.graph, ls, hop)
     # a realized OCS fabric's fibres (not edges: its cabling's record) with its links, as
     # they are scaled where they are edges; their lengths and lanes as they are
     scale_cabling(out.graph, bs)
