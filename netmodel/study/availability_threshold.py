@@ -85,6 +85,12 @@ DIRECT_STATES = 1_000
 #: preconditioned by an incomplete LU: the chains of :func:`_held_moments` settle in
 #: 30-45 plain ones (64 H100 at TP 1, 419 to 9,181 states).
 GMRES_ITERATIONS = 2_000
+#: GMRES's residual, relative to the right-hand side's, at which :func:`_solve` stops. At
+#: 1e-13 the largest chain of 512 H100 at TP 1 with 23 global spares (19,092 states) never
+#: settled: its residual stalls near 1e-12 (rounding), so 2,000 plain iterations and as
+#: many preconditioned ran 12.5 s to give up and the overlap fell back to the thinning,
+#: where a direct solve (SuperLU, 22.7 s) and GMRES at 1e-11 (0.1 s) agree to 5e-11.
+GMRES_RTOL = 1e-11
 #: The incomplete LU of :func:`_solve`'s fallback keeps at most this many times the
 #: matrix's entries (SuperLU's ``fill_factor``): its memory is known before it is made,
 #: where a complete LU's fill-in is not (5,417 states: 0.3 s a factorization, and it grows
@@ -103,7 +109,7 @@ def _solve(a, rhs: np.ndarray, iterations: int = GMRES_ITERATIONS,
            fill: float = ILU_FILL) -> np.ndarray | None:
     """``a^-1 rhs`` for a sparse ``a`` that is an M-matrix dominant on its diagonal by
     columns (``s I - Q'`` of a chain's generator ``Q``, ``s > 0``; or the balance
-    equations with a recurrent state's taken out): GMRES to a residual of 1e-13 of
+    equations with a recurrent state's taken out): GMRES to a residual of :data:`GMRES_RTOL` of
     ``rhs``'s within ``iterations`` (restarted every 100; the chains of
     :func:`_held_moments` settle in tens: 9 ms at 5,417 states where SuperLU's fill-in
     took 0.3 s); where it does not settle (a chain far slower than ``s``), as many again
@@ -127,9 +133,9 @@ def _solve(a, rhs: np.ndarray, iterations: int = GMRES_ITERATIONS,
 
     def run(**more):
         try:
-            x, info = gmres(a, rhs, rtol=1e-13, **kw, **more)
+            x, info = gmres(a, rhs, rtol=GMRES_RTOL, **kw, **more)
         except TypeError:   # scipy < 1.12 names the relative tolerance tol
-            x, info = gmres(a, rhs, tol=1e-13, **kw, **more)
+            x, info = gmres(a, rhs, tol=GMRES_RTOL, **kw, **more)
         return x if info == 0 and np.isfinite(x).all() else None
 
     x = run()
