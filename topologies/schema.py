@@ -105,6 +105,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import threading
 from collections import OrderedDict
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import fields
@@ -558,6 +559,9 @@ class _CheckedFibres:
 #: once, not once a graph.
 _CHECKED_FIBRES: OrderedDict[tuple[int, ...], _CheckedFibres] = OrderedDict()
 _CHECKED_MAX = 4
+#: Guards :data:`_CHECKED_FIBRES` (fabrics validated on threads: a look-up's
+#: ``move_to_end`` after another thread's eviction raised KeyError).
+_CHECKED_LOCK = threading.Lock()
 
 
 def _checked_fibres(fibres: Mapping) -> _CheckedFibres | None:
@@ -566,10 +570,12 @@ def _checked_fibres(fibres: Mapping) -> _CheckedFibres | None:
     columns = tuple(fibres[c] for c in CABLING_FIBRES)
     if not all(c.__class__ is tuple for c in columns):
         return None
-    hit = _CHECKED_FIBRES.get(tuple(map(id, columns)))
-    if hit is None or not all(map(operator.is_, hit.columns, columns)):
-        return None
-    _CHECKED_FIBRES.move_to_end(tuple(map(id, columns)))
+    key = tuple(map(id, columns))
+    with _CHECKED_LOCK:
+        hit = _CHECKED_FIBRES.get(key)
+        if hit is None or not all(map(operator.is_, hit.columns, columns)):
+            return None
+        _CHECKED_FIBRES.move_to_end(key)
     return hit
 
 
@@ -619,9 +625,10 @@ def _check_cabling_columns(fibres: object) -> None:
                 _physical("graph attribute 'ocs_cabling' fibre", key, x)
     if all(c.__class__ is tuple for c in fibres.values()):   # kept: unchanged while held
         checked = _CheckedFibres(fibres)
-        _CHECKED_FIBRES[tuple(map(id, checked.columns))] = checked
-        while len(_CHECKED_FIBRES) > _CHECKED_MAX:
-            _CHECKED_FIBRES.popitem(last=False)
+        with _CHECKED_LOCK:
+            _CHECKED_FIBRES[tuple(map(id, checked.columns))] = checked
+            while len(_CHECKED_FIBRES) > _CHECKED_MAX:
+                _CHECKED_FIBRES.popitem(last=False)
 
 
 def _check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
