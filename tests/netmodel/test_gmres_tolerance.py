@@ -40,3 +40,24 @@ def test_the_19092_state_chain_settles_and_its_overlap_is_read():
     # the overlap read, not the thinning's 8.1216e-4 (the thinning reads high here)
     assert run.below_threshold == pytest.approx(8.0864e-4, rel=1e-4)
     assert run.threshold_low
+
+
+@pytest.mark.parametrize("n", [50, 3_000])   # SuperLU below DIRECT_STATES, GMRES past it
+def test_steady_state_of_a_birth_death_chain_is_its_closed_form(n):
+    # an M/M/1/n-1 queue's chain: up at rate lam, down at mu; pi_k = (1 - r) r^k / (1 - r^n)
+    from netmodel.study.availability_threshold import DIRECT_STATES, _steady_state
+    assert (n > DIRECT_STATES) == (n == 3_000)
+    lam, mu = 0.9, 1.0
+    k = np.arange(n - 1)
+    rows = np.r_[k, k + 1]
+    cols = np.r_[k + 1, k]
+    vals = np.r_[np.full(n - 1, lam), np.full(n - 1, mu)]
+    r = lam / mu
+    exact = (1 - r) * r ** np.arange(n) / (1 - r ** n)
+    pi = _steady_state(n, rows, cols, vals)
+    # SuperLU exact to rounding; GMRES to its relative residual (GMRES_RTOL): states of
+    # probability 1e-137 read to 1e-11 absolute, every tail sum to 1e-9
+    np.testing.assert_allclose(pi, exact, rtol=1e-8, atol=1e-300 if n < 1_000 else 1e-10)
+    tail = np.cumsum(pi[::-1])[::-1]
+    np.testing.assert_allclose(tail, np.cumsum(exact[::-1])[::-1], rtol=1e-8, atol=1e-9)
+    assert pi.sum() == pytest.approx(1.0, abs=1e-12)
