@@ -55,13 +55,17 @@ def _refused_counts(x: Kind) -> np.ndarray:
     return np.array([x.refused(_top(x) - r) for r in range(_top(x) + 1)])
 
 
-def _steady_state(n: int, rows, cols, vals) -> np.ndarray:
+def _steady_state(n: int, rows, cols, vals, iterations: int | None = None,
+                  unsettled_raises: bool = False) -> np.ndarray:
     """The steady state of the Markov chain of ``n`` states (state 0 recurrent) with
     transition rates ``vals`` from ``rows`` to ``cols``: the balance equations of the
-    other states with state 0's weight set to 1, then normalized. Past
-    :data:`DIRECT_STATES` states solved by :func:`_solve` (GMRES) first, by SuperLU where
-    it does not settle: 512 H100 at TP 1 built chains of 7,000 states that SuperLU took
-    1.3 s each to factor (study lite-gpu --models Llama-3-8B: 15.2 s in 485 solves)."""
+    other states with state 0's weight set to 1, then normalized. Up to
+    :data:`DIRECT_STATES` states by SuperLU; past it by :func:`_solve` (GMRES in
+    ``iterations``, :data:`GMRES_ITERATIONS` where None), then, where it does not settle, by SuperLU, or :class:`_Unsettled`
+    where ``unsettled_raises`` (the chain of holdings, whose SuperLU fill-in is not
+    bounded; there :func:`_solve` retries with its incomplete LU first). 512 H100 at TP 1
+    built chains of the busy count of 7,000 states that SuperLU took 1.3 s each to factor
+    (study lite-gpu --models Llama-3-8B: 15.2 s in 485 solves, GMRES 0.7 s)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.linalg import spsolve
 
@@ -71,8 +75,13 @@ def _steady_state(n: int, rows, cols, vals) -> np.ndarray:
     out = np.bincount(rows, weights=v, minlength=n)   # each state's rate out
     qt = (coo_matrix((v, (cols, rows)), shape=(n, n))
           - coo_matrix((out, (range(n), range(n))), shape=(n, n))).tocsc()
-    a, rhs = qt[1:, 1:], -qt[1:, 0].toarray().ravel()
-    x = _solve(a, rhs, fill=0) if n > DIRECT_STATES else None
+    a, rhs = -qt[1:, 1:], qt[1:, 0].toarray().ravel()   # an M-matrix, as _solve takes
+    x = None
+    if n > DIRECT_STATES:
+        x = _solve(a, rhs, GMRES_ITERATIONS if iterations is None else iterations,
+                   fill=ILU_FILL if unsettled_raises else 0)
+        if x is None and unsettled_raises:
+            raise _Unsettled(f"the steady state of {n} states")
     if x is None:
         x = spsolve(a, rhs)
     pi = np.clip(np.r_[1.0, np.atleast_1d(x)], 0.0, None)
@@ -152,26 +161,6 @@ def _solve(a, rhs: np.ndarray, iterations: int = GMRES_ITERATIONS,
     except RuntimeError:   # exactly singular to the incomplete LU
         return None
     return run(M=LinearOperator(a.shape, ilu.solve))
-
-
-def _held_steady(n: int, rows, cols, vals, iterations: int = GMRES_ITERATIONS
-                 ) -> np.ndarray:
-    """:func:`_steady_state` by :func:`_solve` (the balance equations of the states
-    other than 0, with state 0's weight 1); :class:`_Unsettled` where it does not
-    settle in ``iterations``."""
-    from scipy.sparse import coo_matrix
-
-    if n == 1:
-        return np.ones(1)
-    v = np.asarray(vals) / max(vals)
-    out = np.bincount(rows, weights=v, minlength=n)
-    qt = (coo_matrix((v, (cols, rows)), shape=(n, n))
-          - coo_matrix((out, (range(n), range(n))), shape=(n, n))).tocsc()
-    x = _solve(-qt[1:, 1:], qt[1:, 0].toarray().ravel(), iterations)
-    if x is None:
-        raise _Unsettled(f"the steady state of {n} states")
-    pi = np.clip(np.r_[1.0, np.atleast_1d(x)], 0.0, None)
-    return pi / pi.sum()
 
 
 #: A blocking within this of 0 or 1 decides alone (:func:`_threshold_low`).
@@ -410,8 +399,7 @@ class _HeldChain:
         n = self.n = len(states)
         self.iterations = iterations
         self.direct = n <= DIRECT_STATES
-        self.pi = (_steady_state(n, rows, cols, vals) if self.direct
-                   else _held_steady(n, rows, cols, vals, iterations))
+        self.pi = _steady_state(n, rows, cols, vals, iterations, unsettled_raises=True)
         gen = coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
         gen = (gen - coo_matrix((np.asarray(gen.sum(axis=1)).ravel(), (range(n), range(n))),
                                 shape=(n, n))).T.tocsc()   # Q', for row vectors
