@@ -318,10 +318,10 @@ def _left_per_unit(rows, models, tp: int) -> str:
         model = next((x for x in models if x.name == m.model), None)
         if model is None or m.tp != tp or m.phase != "prefill" or m.prompt != SHORT_PROMPT:
             continue
-        n = m.batch * m.prompt
+        n, predicted = m.batch * m.prompt, predict(prof, m, comm(m))
         left.setdefault(model.name, {})[n] = (
-            (m.latency_s - predict(prof, m, comm(m))) / (n * model.layers * model.hidden)
-            + prof.token_overhead_s, predict(prof, m, comm(m)) / m.latency_s - 1)
+            (m.latency_s - predicted) / (n * model.layers * model.hidden)
+            + prof.token_overhead_s, predicted / m.latency_s - 1)
     (a, la), (b, lb) = ((x.name, left[x.name]) for x in models)
     steps = sorted(set(la) & set(lb))
     ratio = [lb[n][0] / la[n][0] for n in steps]
