@@ -556,14 +556,11 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
                         f"has one ({param_texts[0]} gives its own values): give LO:HI, or "
                         f"drop --points")
     try:
-        params = [parse_param(p, scens, n) for p in param_texts]
-    except UserError as exc:   # the library names its parameter points; here it is --points
-        said = str(exc).replace("(N, or points)", "(N, or --points)")
-        if "fewer points" in said and given_on_command_line("points"):   # --points' count
-            said = f"--points {points!r}: {said}"
-        if said == str(exc):
+        params = [parse_param(p, scens, n, points_name="--points") for p in param_texts]
+    except UserError as exc:
+        if not ("fewer points" in str(exc) and given_on_command_line("points")):
             raise
-        raise type(exc)(said) from None
+        raise type(exc)(f"--points {points!r}: {exc}") from None   # --points' count
     models, phases, settings = _search_settings(models_text, phase_text, kw)
     _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1

@@ -117,15 +117,17 @@ _SHOWN = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}
 
 
 
-def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DEFAULT_POINTS
-               ) -> SweepParam:
+def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DEFAULT_POINTS,
+                *, points_name: str = "points") -> SweepParam:
     """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
     every scenario of the sweep. ``points``: the values of a ``LO:HI`` range, a whole
-    number >= 1 (1 only where LO is HI: one value of a wider range would drop its HI)."""
+    number >= 1 (1 only where LO is HI: one value of a wider range would drop its HI).
+    ``points_name``: what a refusal calls ``points`` (a caller that took it under another
+    name, a command line's flag, says it so)."""
     scenarios = sweep_scenarios(scenarios)   # read twice below: a generator was spent
     if not is_whole(points) or points < 1:
-        raise UserError(f"points must be a whole number >= 1 (the values of a LO:HI range), "
-                        f"got {describe(points)}")
+        raise UserError(f"{points_name} must be a whole number >= 1 (the values of a LO:HI "
+                        f"range), got {describe(points)}")
     path, eq, spec = (text if isinstance(text, str) else "").partition("=")
     path, spec = path.strip(), spec.strip()
     if not eq or not path or not spec:   # str() of an object ran its own __str__ (or raised)
@@ -166,7 +168,7 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
             raise UserError(f"sweep parameter {path} range {spec!r} is empty: HI is below LO")
         if n == 1 and hi != lo:   # geomspace of 1 is LO alone: the HI typed was dropped
             raise UserError(f"sweep parameter {path} range {spec!r} of 1 value would sweep "
-                            f"its LO alone; give 2 or more values (N, or points), or the "
+                            f"its LO alone; give 2 or more values (N, or {points_name}), or the "
                             f"one value")
         values = [float(v) for v in np.geomspace(lo, hi, n)] if n > 1 else [lo]
     else:
