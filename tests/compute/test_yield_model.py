@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -58,9 +59,11 @@ def test_gross_dies_814mm2_on_300mm_by_hand():
 
 
 def test_gross_dies_matches_reference_note():
-    row = _reference_rows()["P06"]
-    assert "63.5" in row["note"]  # "for d=300 mm, A=814 mm^2 => ~63.5 gross dies"
-    assert round(gross_dies_per_wafer(814 * MM2, 0.3), 1) == 63.5
+    # P06's note: "for d=300 mm, A=814 mm^2 => ~63.5 gross dies": the wafer, die and count
+    # read from it, the model's count of that die on that wafer to the note's digits
+    note = _reference_rows()["P06"]["note"]
+    d, a, gross = re.search(r"d=([\d.]+) mm, A=([\d.]+) mm\^2 => ~([\d.]+) gross", note).groups()
+    assert round(gross_dies_per_wafer(float(a) * MM2, float(d) * 1e-3), 1) == float(gross)
 
 
 def test_edge_exclusion_shrinks_the_wafer():
@@ -72,8 +75,15 @@ def test_edge_exclusion_shrinks_the_wafer():
 def test_poisson_yield_at_0p1_per_cm2():
     assert die_yield(814 * MM2, 0.1 * PER_CM2, "poisson") == pytest.approx(math.exp(-0.814))
     assert die_yield(814 * MM2, 0.1 * PER_CM2, "poisson") == pytest.approx(0.44308, abs=1e-5)
-    # reference P08: "Poisson exp(-0.1*8.14)=44% (derived) is consistent"
-    assert "44%" in _reference_rows()["P08"]["note"]
+    # reference P08's note, "Poisson exp(-0.1*8.14)=44% (derived) is consistent": its density
+    # (/cm^2), area (cm^2) and yield read from it; the model's Poisson yield of that die at
+    # that density to the note's whole percent, inside P08's published band (30-50%)
+    row = _reference_rows()["P08"]
+    density, area, pct = re.search(r"exp\(-([\d.]+)\*([\d.]+)\)=(\d+)%", row["note"]).groups()
+    y = die_yield(float(area) * 1e-4, float(density) * PER_CM2, "poisson")
+    assert round(100 * y) == int(pct)
+    low, high = (float(v) for v in row["value"].split("-"))
+    assert low <= 100 * y <= high
 
 
 def test_negative_binomial_alpha_2_is_the_textbook_formula():
@@ -232,8 +242,9 @@ def test_defaults_refer_to_reference_rows():
     for p in economics().values():
         if p.ref:
             assert p.ref in rows, f"{p.name}: reference row {p.ref} not in {CSV.name}"
-    assert parameter("defect_density") == pytest.approx(0.1 * PER_CM2)
-    assert rows["P01"]["value"].startswith("0.10")
+    # the shipped density is P01's published band's low end (TSMC N5, 0.10-0.11 /cm^2)
+    low = float(rows["P01"]["value"].split("-")[0])
+    assert parameter("defect_density") == pytest.approx(low * PER_CM2)
     assert parameter("reference_die_area") == pytest.approx(float(rows["P03"]["value"]) * MM2)
 
 
