@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> None:
     # realize on a members' cell and checked value by value by each validate (20 times
     # 524,288 fibres at 4,096 ports): 4,096 ports 10.1 s CPU at d78a965, 29.4 s after it.
     # A built fabric's record is read once and shared (optical.ocs_cabling, members_cell),
-    # its columns checked once (schema._CHECKED_FIBRES); CPU at load 8, 2 runs each:
+    # its columns checked once (schema_circuits._CHECKED_FIBRES); CPU at load 8, 2 runs each:
     # 1,024 / 2,048 / 4,096 ports 7.86 / 14.84 / 29.1-29.7 -> 3.44 / 5.30 / 9.51-9.56 s,
     # peak RSS 0.31 / 0.43 / 0.68 -> 0.27 / 0.33 / 0.47 GB; sizes 3 and 5 at 1,024 ports
     # 1.15 -> 0.58 s.

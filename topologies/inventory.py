@@ -29,7 +29,8 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.validate import describe, of_type
-from topologies.schema import CABLING_FIBRES, TRACE_MEDIA, circuit_via
+from topologies.schema import TRACE_MEDIA, circuit_via
+from topologies.schema_circuits import CABLING_FIBRES
 
 __all__ = ["NIC_MEDIA", "OPTICAL_MEDIA", "BillOfMaterials", "EdgeArrays", "bill_of_materials",
            "cable_end_parts", "cells_per_shared_part", "edge_arrays", "edges_of", "nic_gpus",

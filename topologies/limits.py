@@ -37,9 +37,11 @@ from collections.abc import Iterator
 from compute.errors import UserError
 from compute.limits import setting
 from compute.units import counted  # the one count-and-noun rule
+from compute.validate import describe
 
 __all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "MAX_TIER", "PHYSICAL_MAX",
-           "PHYSICAL_MIN", "capped", "check_size", "max_edges", "max_file_bytes", "max_nodes"]
+           "PHYSICAL_MIN", "VALUE_RANGES", "capped", "check_size", "max_edges", "max_file_bytes",
+           "max_nodes", "range_problem"]
 
 #: Default limits (nodes, edges, file bytes).
 DEFAULTS = {"nodes": 2_000_000, "edges": 10_000_000, "file_bytes": 2**30}
@@ -67,6 +69,24 @@ PHYSICAL_MIN = {
                                   "costs: 1 MB would take 12 days; 1e-308 overflows every "
                                   "transfer time to infinity"),
 }
+#: The range a graph's bandwidths and times may take. Wider than a builder's
+#: (:data:`~topologies.limits.PHYSICAL_MAX`, ``PHYSICAL_MIN``): a scenario's adjustments
+#: scale a built fabric (bandwidth_scale 1e-9 to 1e15, latency_scale up to 1e6) and the
+#: ideal calibration multiplies bandwidth by 1e12; beyond these a value is hostile and
+#: overflows transfer times to inf. ``(least, most, unit, why)``.
+VALUE_RANGES = {
+    "bandwidth": (1e-9, 1e30, "bytes/s", "a scenario's bandwidth_scale 1e-9 to 1e15 of a "
+                                         "builder's 1 byte/s to 1 PB/s"),
+    "latency": (0.0, 1e7, "s", "a scenario's latency_scale 1e6 of a builder's 1 s, and "
+                               "more: 1e7 s is 116 days a hop"),
+    "reconfiguration_time": (0.0, 1e7, "s", "a patch panel rewired by hand takes minutes; "
+                                            "1e7 s is 116 days"),
+    # an edge sums the cables between two nodes: two 144-port switches share at most 144
+    # cables of 8 lanes; past a million a file's count is hostile (1e308 lanes printed a
+    # bill of materials of 309 digits)
+    "lanes": (1, 1e6, "lanes", "two 144-port switches share at most 144 cables of 8 lanes"),
+    "links": (0.0, 1e6, "cables", "two 144-port switches share at most 144 cables"),
+}
 #: Highest switch tier (0 scale-up, 1 leaf, 2 spine, 3 core: shipped fabrics use 0-3; 64
 #: tiers of 4-port switches would hold 2^64 GPUs). Routing sizes tables by tier.
 MAX_TIER = 64
@@ -74,6 +94,22 @@ MAX_TIER = 64
 #: JSON needs 4, GraphML 4 (a nested graph is not a fabric).
 MAX_DEPTH = 32
 BYTES_PER_ITEM = 400  # memory per node or edge, measured (see the module docstring)
+
+
+def range_problem(what: str, key: str, value: float) -> str | None:
+    """Why a finite ``value`` of quantity ``key`` that ``what`` holds is outside
+    :data:`VALUE_RANGES`, or None (the schema prefixes its own words).
+
+    >>> range_problem("edge 'a'-'b'", "latency", 2e7)
+    "edge 'a'-'b' latency must be at most 1e+07 s (a scenario's latency_scale 1e6 of a builder's 1 s, and more: 1e7 s is 116 days a hop), got 20000000.0"
+    >>> range_problem("edge 'a'-'b'", "latency", 0.0) is None
+    True
+    """
+    least, most, unit, why = VALUE_RANGES[key]
+    if value > most or 0 < value < least:
+        bound = f"at most {most:g}" if value > most else f"at least {least:g}"
+        return f"{what} {key} must be {bound} {unit} ({why}), got {describe(value)}"
+    return None
 
 
 def _limit(key: str) -> int:

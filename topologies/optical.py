@@ -353,7 +353,7 @@ def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> 
     (:func:`realize`: the fibres stay in the ground whatever circuits the mirrors make):
     ``graph``'s own ``ocs_cabling``, else its GPU-OCS fibres' one medium, cables, lanes
     and ``fibres``, each fibre's own facts as columns, one entry a GPU-OCS edge in edge
-    order (:data:`~topologies.schema.CABLING_FIBRES`: its ``gpu`` and ``ocs`` ends, its
+    order (:data:`~topologies.schema_circuits.CABLING_FIBRES`: its ``gpu`` and ``ocs`` ends, its
     ``cables``, its ``bandwidth`` (bytes/s per direction, all its cables) and ``lanes``,
     its ``length`` in m: the edge's own, else read back from its latency less the one
     co-packaged engine's delay a fibre crosses, the GPU's (the OCS end is mirrors:

@@ -74,8 +74,8 @@ between neighbours of that torus), ``k`` and ``oversubscription`` (fat tree),
 ``reconfiguration_time`` (s) and ``ocs_cabling`` (``{"medium", "cables", "lanes"}``: the
 GPU-OCS fibres the circuits ride on, for the bill of materials, and, where the fabric was
 realized from its cabling, ``"fibres"``: each fibre's own facts as columns,
-:data:`CABLING_FIBRES`; a file written before them lacks them, and its bill reads rate
-and length back from the circuits). A fabric some of whose
+:data:`~topologies.schema_circuits.CABLING_FIBRES`; a file written before them lacks
+them, and its bill reads rate and length back from the circuits). A fabric some of whose
 parts failed carries ``degraded``, True (:func:`~topologies.failure_domains.mark_degraded`):
 its failed parts were bought, so the cost model refuses it. A fabric whose latencies a
 scenario's ``[adjust]`` changed (:func:`netmodel.study.scenario_fabric.adjusted`) carries
@@ -87,16 +87,18 @@ in a latency). A circuit edge also carries ``optics`` (the medium of the GPU por
 ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
 A node, an edge or the graph may carry attributes of other names (a file's own labels),
 kept unread, but not one that looks like a misspelling of one the schema reads
-(:func:`near_miss`: ``link`` for ``links`` was read as one cable, ``gpu_type`` for
+(:func:`~topologies.schema_text.near_miss`: ``link`` for ``links`` was read as one cable, ``gpu_type`` for
 ``gpu_types`` as no GPU types).
 
-This module holds the schema's vocabulary (the tables above, :data:`GRAPH_TYPES`,
-:data:`VALUE_RANGES`), :func:`validate` with the checks of one part each that the block
-builders reuse (:func:`check_graph_attributes`, :func:`switch_problem`,
-:func:`ocs_problem`), and the readers of a fabric (:func:`check_graph`, :func:`gpu_nodes`,
-:func:`gpu_spec`, :func:`gpu_types`, :func:`gpu_derivation`, :func:`edge_count`,
-:func:`circuit_count`, :func:`circuit_via`). The rule its texts obey is
-:mod:`topologies.schema_text`'s; a fabric file's GPU types are read by
+This module holds the schema's vocabulary (the tables above, :data:`GRAPH_TYPES`; the
+ranges of its values are :data:`~topologies.limits.VALUE_RANGES`), :func:`validate` with
+the checks of one part each that the block builders reuse (:func:`check_graph_attributes`,
+:func:`switch_problem`, :func:`ocs_problem`), and the readers of a fabric
+(:func:`check_graph`, :func:`gpu_nodes`, :func:`gpu_spec`, :func:`gpu_types`,
+:func:`gpu_derivation`, :func:`edge_count`, :func:`circuit_count`, :func:`circuit_via`).
+The rule its texts obey, and the near misses of a name, are
+:mod:`topologies.schema_text`'s; a circuit's readers and the OCS cabling's checks are
+:mod:`topologies.schema_circuits`'; a fabric file's GPU types are read by
 :mod:`topologies.schema_gpu`.
 """
 
@@ -105,9 +107,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-import threading
-from collections import OrderedDict
-from collections.abc import Collection, Hashable, Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import fields
 from itertools import chain, repeat
 from typing import NoReturn
@@ -120,8 +120,18 @@ from compute.gpu_facts import check_gpu_file_facts, derivation
 from compute.hardware import GpuSpec, catalog
 from compute.units import check_plausible
 from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number_text, read_number
-from topologies.limits import MAX_RADIX, MAX_TIER, PHYSICAL_MAX, PHYSICAL_MIN, max_nodes
+from topologies.limits import (
+    MAX_RADIX,
+    MAX_TIER,
+    PHYSICAL_MAX,
+    PHYSICAL_MIN,
+    VALUE_RANGES,
+    max_nodes,
+    range_problem,
+)
 from topologies.schema_circuits import (
+    check_cabling_columns,
+    check_cabling_fits,
     check_ports_held,
     circuit_count,
     circuit_each,
@@ -129,7 +139,7 @@ from topologies.schema_circuits import (
     scale_bandwidth,
     scale_cabling,
 )
-from topologies.schema_text import INVALID, check_attribute_texts, check_graph_texts
+from topologies.schema_text import INVALID, check_attribute_texts, check_graph_texts, near_miss
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "HOP_LATENCY", "LABELS", "LATENCY_SCALE", "MEDIA", "NODE_KEYS", "NODE_KINDS",
            "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS", "catalog_clash", "circuit_count",
@@ -191,32 +201,10 @@ GRAPH_TYPES = {
 #: least each may be and what it counts: a fabric holds a GPU at least; a count of links is
 #: a count (a value that no longer matches the graph only marks it edited, not as built).
 BUILT_COUNTS = {"nodes_built": (1, "nodes"), "edges_built": (0, "links")}
-#: The columns of ``ocs_cabling["fibres"]`` (one entry a GPU-OCS edge of the cabling):
-#: its GPU and OCS nodes, its cables, bandwidth (bytes/s per direction, all its cables),
-#: lanes and length (m) (:func:`topologies.optical.ocs_cabling`).
-CABLING_FIBRES = ("gpu", "ocs", "cables", "bandwidth", "lanes", "length")
 #: :data:`MEDIA` and :data:`LABELS` as sets, for the per-edge and per-node checks.
 MEDIA_SET = frozenset(MEDIA)
 LABEL_SET = frozenset(LABELS)
 _INF = math.inf
-#: The range a graph's bandwidths and times may take. Wider than a builder's
-#: (:data:`~topologies.limits.PHYSICAL_MAX`, ``PHYSICAL_MIN``): a scenario's adjustments
-#: scale a built fabric (bandwidth_scale 1e-9 to 1e15, latency_scale up to 1e6) and the
-#: ideal calibration multiplies bandwidth by 1e12; beyond these a value is hostile and
-#: overflows transfer times to inf. ``(least, most, unit, why)``.
-VALUE_RANGES = {
-    "bandwidth": (1e-9, 1e30, "bytes/s", "a scenario's bandwidth_scale 1e-9 to 1e15 of a "
-                                         "builder's 1 byte/s to 1 PB/s"),
-    "latency": (0.0, 1e7, "s", "a scenario's latency_scale 1e6 of a builder's 1 s, and "
-                               "more: 1e7 s is 116 days a hop"),
-    "reconfiguration_time": (0.0, 1e7, "s", "a patch panel rewired by hand takes minutes; "
-                                            "1e7 s is 116 days"),
-    # an edge sums the cables between two nodes: two 144-port switches share at most 144
-    # cables of 8 lanes; past a million a file's count is hostile (1e308 lanes printed a
-    # bill of materials of 309 digits)
-    "lanes": (1, 1e6, "lanes", "two 144-port switches share at most 144 cables of 8 lanes"),
-    "links": (0.0, 1e6, "cables", "two 144-port switches share at most 144 cables"),
-}
 #: Attributes whose values the schema types (numbers, bools, one of a list): a node or an
 #: edge with any other is passed to :func:`~topologies.schema_text.check_attribute_texts`.
 _GPU_TYPED = frozenset(("kind", "gpu", "device", *LABELS))
@@ -238,10 +226,8 @@ _MAX_LENGTH = PHYSICAL_MAX["length"][0]   # check_length's, tested per edge at C
 
 def _physical(what: str, key: str, value: float) -> None:
     """Refuse a finite ``value`` of quantity ``key`` outside :data:`VALUE_RANGES`."""
-    least, most, unit, why = VALUE_RANGES[key]
-    if value > most or 0 < value < least:
-        bound = f"at most {most:g}" if value > most else f"at least {least:g}"
-        _bad(f"{what} {key} must be {bound} {unit} ({why}), got {describe(value)}")
+    if (problem := range_problem(what, key, value)) is not None:
+        _bad(problem)
 
 
 def edge_count(graph: nx.Graph) -> int:
@@ -352,63 +338,8 @@ def _nonneg(value: object) -> bool:
     return x is not None and 0 <= x < _INF
 
 
-def _hashable_kind(data: Mapping, node: object, kind: str) -> bool:
-    """Is ``node`` (from a file: any JSON value) a node of ``data`` of kind ``kind``?"""
-    try:
-        return data.get(node, {}).get("kind") == kind
-    except TypeError:   # a list is no node id
-        return False
-
-
-def _absent(data: Mapping, node: object) -> bool:
-    """Is ``node`` (from a file: any JSON value) a hashable id that is no node of ``data``?"""
-    try:
-        return node not in data
-    except TypeError:
-        return False
-
-
 def _whole(value: object, minimum: int) -> bool:
     return is_whole(value) and value >= minimum  # type: ignore[operator]  # an integer compares
-
-
-def near_miss(name: object, names: Collection) -> str | None:
-    """The attribute of ``names`` that ``name``, not one of them, looks like a misspelling of,
-    or None: the same but for case, ``-`` or a space for ``_`` and spaces at the ends; or,
-    both of 4 letters or more with the same first letter, one letter (not a digit or ``_``)
-    added or dropped, or two neighbouring letters swapped. A fabric file may carry
-    attributes of its own, kept unread; one that is a near miss was a typo read as nothing
-    (``link`` for ``links``: one cable, not two). Words of their own a schema name stands in
-    are not near misses (``server_id``, ``latency_ms``, ``tier2``, ``uplinks``, ``planes``,
-    ``rank`` for ``rack``): other tools' files carry such labels.
-
-    >>> near_miss("link", READ_ATTRIBUTES), near_miss("Server", READ_ATTRIBUTES)
-    ('links', 'server')
-    >>> [near_miss(n, READ_ATTRIBUTES) for n in ("label", "links", "server_id", "rank")]
-    [None, None, None, None]
-    """
-    if not isinstance(name, str) or name in names:
-        return None
-    folded = name.strip().casefold().replace("-", "_").replace(" ", "_")
-    if folded in names:
-        return folded
-    return next((n for n in sorted(names) if _one_letter_apart(folded, n)), None)
-
-
-def _one_letter_apart(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` (4 letters or more, the same first) differ by one letter
-    added or dropped, or two neighbouring letters swapped (see :func:`near_miss`)."""
-    if min(len(a), len(b)) < 4 or a[0] != b[0] or a == b:
-        return False
-    if len(a) == len(b):
-        at = [i for i in range(len(a)) if a[i] != b[i]]
-        return (len(at) == 2 and at[1] == at[0] + 1 and a[at[0]] == b[at[1]]
-                and a[at[1]] == b[at[0]])
-    short, long = sorted((a, b), key=len)
-    if len(long) != len(short) + 1:
-        return False
-    i = next((i for i in range(len(short)) if short[i] != long[i]), len(short))
-    return long[i].isalpha() and long[:i] + long[i + 1:] == short
 
 
 def _near_miss_problem(what: str, key: str, match: str) -> NoReturn:
@@ -493,7 +424,7 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
              f"{known(OPTICAL_MEDIA)}), 'cables': whole >= 0, 'lanes': whole >= 0}}, got "
              f"{describe(cabling)}")
     if cabling is not None and "fibres" in cabling:
-        _check_cabling_columns(cabling["fibres"])
+        check_cabling_columns(cabling["fibres"])
     own = attrs.get("gpu_types") or {}
     for name, spec in own.items():
         if not isinstance(spec, GpuSpec) or spec.name != name:
@@ -531,154 +462,6 @@ def catalog_clash(spec: GpuSpec) -> str | None:
         return None
     return (f"GPU type {spec.name!r} takes the name of the catalog's {key!r} with other "
             f"figures ({', '.join(differ)}); give yours another name")
-
-
-class _CheckedFibres:
-    """A fibres record's columns that passed :func:`_check_cabling_columns`, with their
-    sums, their distinct ends (None where one is no hashable id) and whether no
-    ``(gpu, ocs)`` pair is listed twice: what :func:`_check_cabling_fits` reads."""
-
-    __slots__ = ("columns", "cables", "lanes", "gpus", "ocs", "unique")
-
-    def __init__(self, fibres: Mapping) -> None:
-        self.columns = tuple(fibres[c] for c in CABLING_FIBRES)
-        self.cables, self.lanes = sum(fibres["cables"]), sum(fibres["lanes"])
-        try:
-            self.gpus, self.ocs = frozenset(fibres["gpu"]), frozenset(fibres["ocs"])
-            self.unique = len(set(zip(fibres["gpu"], fibres["ocs"], strict=True))) \
-                == len(fibres["gpu"])
-        except TypeError:   # a list (from a file) is no node id: named fibre by fibre
-            self.gpus = self.ocs = None
-            self.unique = False
-
-
-#: The fibres records that passed :func:`_check_cabling_columns`, by their columns' ids,
-#: most recent last: each holds its columns (tuples: unchanged while held, their ids not
-#: reused). Every graph realized from one cabling shares its record
-#: (:func:`topologies.optical.ocs_cabling`): 524,288 fibres at 4,096 ports a Lite, checked
-#: once, not once a graph.
-_CHECKED_FIBRES: OrderedDict[tuple[int, ...], _CheckedFibres] = OrderedDict()
-_CHECKED_MAX = 4
-#: Guards :data:`_CHECKED_FIBRES` (fabrics validated on threads: a look-up's
-#: ``move_to_end`` after another thread's eviction raised KeyError).
-_CHECKED_LOCK = threading.Lock()
-
-
-def _checked_fibres(fibres: Mapping) -> _CheckedFibres | None:
-    """The entry of :data:`_CHECKED_FIBRES` whose columns are ``fibres``' own objects
-    (tuples), or None."""
-    columns = tuple(fibres[c] for c in CABLING_FIBRES)
-    if not all(c.__class__ is tuple for c in columns):
-        return None
-    key = tuple(map(id, columns))
-    with _CHECKED_LOCK:
-        hit = _CHECKED_FIBRES.get(key)
-        if hit is None or not all(map(operator.is_, hit.columns, columns)):
-            return None
-        _CHECKED_FIBRES.move_to_end(key)
-    return hit
-
-
-def _fine_column(column: Collection, whole: bool, positive: bool) -> bool:
-    """Whether every value of ``column`` passes, told at C speed: Python ints >= 1
-    (``whole``), else finite Python ints or floats, > 0 (``positive``) or >= 0. False
-    where it cannot be told so (another type, a huge int, a wrong value): the caller goes
-    value by value and names the first wrong one."""
-    if not column:
-        return True
-    types = set(map(type, column))
-    if whole:
-        return types == {int} and min(column) >= 1
-    if not types <= {int, float}:
-        return False
-    try:
-        a = np.fromiter(column, dtype=float, count=len(column))
-    except OverflowError:
-        return False
-    return bool(np.isfinite(a).all() and ((a > 0).all() if positive else (a >= 0).all()))
-
-
-def _check_cabling_columns(fibres: object) -> None:
-    """``ocs_cabling["fibres"]``'s shape and values (:data:`CABLING_FIBRES`: columns of
-    one length, whole cables and lanes >= 1, bandwidth > 0, length >= 0, all finite)."""
-    what = ("graph attribute 'ocs_cabling' 'fibres' must be {"
-            + ", ".join(f"{c!r}: [...]" for c in CABLING_FIBRES) + "}, columns of one length")
-    if not isinstance(fibres, dict) or set(fibres) != set(CABLING_FIBRES) or any(
-            not isinstance(c, list | tuple) for c in fibres.values()) \
-            or len({len(c) for c in fibres.values()}) != 1:
-        _bad(f"{what}, got {describe(fibres)}")
-    if _checked_fibres(fibres) is not None:
-        return   # these very columns (tuples) passed already
-    for key, low, whole in (("cables", 1, True), ("lanes", 1, True), ("bandwidth", 0, False),
-                            ("length", 0, False)):
-        # all of them at once, else value by value (the first wrong named)
-        for x in () if _fine_column(fibres[key], whole, key == "bandwidth") else fibres[key]:
-            fine = _whole(x, low) if whole else (
-                isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-                and (x > 0 if key == "bandwidth" else x >= 0))
-            if not fine:
-                _bad(f"graph attribute 'ocs_cabling' fibre {key} must be "
-                     f"{'whole >= 1' if whole else ('> 0' if key == 'bandwidth' else '>= 0')},"
-                     f" got {describe(x)}")
-        if key == "bandwidth" and fibres[key]:   # an edge's bounds
-            for x in (min(fibres[key]), max(fibres[key])):
-                _physical("graph attribute 'ocs_cabling' fibre", key, x)
-    if all(c.__class__ is tuple for c in fibres.values()):   # kept: unchanged while held
-        checked = _CheckedFibres(fibres)
-        with _CHECKED_LOCK:
-            _CHECKED_FIBRES[tuple(map(id, checked.columns))] = checked
-            while len(_CHECKED_FIBRES) > _CHECKED_MAX:
-                _CHECKED_FIBRES.popitem(last=False)
-
-
-def _check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
-    """``ocs_cabling`` (its types checked already) against the graph: every fibre ends on
-    one OCS port, each circuit rides two fibres, and a cable has at least one lane."""
-    cabling = graph.graph.get("ocs_cabling")
-    if cabling is None:
-        return
-    cables, lanes = cabling["cables"], cabling["lanes"]
-    circuits = sum(d.get("links", 1) for _, _, d in graph.edges(data=True)
-                   if d["medium"] == "ocs-circuit")
-    if cables > ocs_ports:
-        _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables but the graph's OCS "
-             f"have {ocs_ports} ports (one fibre a port)")
-    if cables < 2 * circuits - 1e-6:
-        _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables, fewer than the "
-             f"2 x {circuits:g} its circuits ride on")
-    if not cables <= lanes or (cables == 0) != (lanes == 0):
-        _bad(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
-             f"cables; each cable has at least one lane")
-    if lanes > cables * _MAX_LANES:   # an edge's own bound, a cable at a time (1e20 printed)
-        _bad(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
-             f"cables; at most {_MAX_LANES:g} a cable ({VALUE_RANGES['lanes'][3]})")
-    fibres = cabling.get("fibres")
-    if fibres is not None:   # the columns' sums are the record's, their ends the graph's
-        # what the columns' check kept of them (every graph realized from one cabling
-        # shares its columns), else read here
-        checked = _checked_fibres(fibres) or _CheckedFibres(fibres)
-        if checked.cables != cables or checked.lanes != lanes:
-            _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables and "
-                 f"{describe(lanes)} lanes but its fibres {checked.cables} and "
-                 f"{checked.lanes}")
-        # every OCS stays a node; a GPU end may be outside the graph, where a part of a
-        # cell (a placed instance's circuits) carries the whole cell's cabling, but not a
-        # node of another kind: each distinct end looked up once, else fibre by fibre (the
-        # first wrong one named)
-        data = graph._node
-        if checked.ocs is not None and checked.unique \
-                and all(_hashable_kind(data, o, "ocs") for o in checked.ocs) \
-                and all(_hashable_kind(data, g, "gpu") or _absent(data, g)
-                        for g in checked.gpus):
-            return
-        for g, o in zip(fibres["gpu"], fibres["ocs"], strict=True):
-            if not _hashable_kind(data, o, "ocs") or not (
-                    _hashable_kind(data, g, "gpu") or _absent(data, g)):
-                _bad(f"graph attribute 'ocs_cabling' has a fibre {describe(g)}-{describe(o)}; "
-                     f"a fibre joins a GPU (a node of the graph or outside it) to an OCS node "
-                     f"of the graph")
-        if len(set(zip(fibres["gpu"], fibres["ocs"], strict=True))) != len(fibres["gpu"]):
-            _bad("graph attribute 'ocs_cabling' names a GPU-OCS fibre twice; one entry a pair")
 
 
 def _gpu_problem(node: Hashable, data: dict, own: Mapping[str, GpuSpec]) -> None:
@@ -1110,7 +893,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
         u, v, _ = circuits[0]
         _bad(f"circuit {describe(u)}-{describe(v)} is an ocs-circuit but the graph has no OCS node "
              f"to set it through")
-    _check_cabling_fits(graph, ocs_ports)
+    check_cabling_fits(graph, ocs_ports)
     if gpus == 0:   # before the count's checks: "set it to 0" would ask for a fabric of none
         _bad("it holds no GPU nodes (nodes of kind 'gpu'); a fabric needs at least one")
     declared = graph.graph.get("gpus")

@@ -12,23 +12,40 @@ Each reads one edge's attributes (or a graph's edges) and refuses what it cannot
 value; :func:`topologies.schema.validate` calls them on every circuit, and the degraded
 fabric, the drawing and the collective model call the same readers. Importable from
 :mod:`topologies.schema` as well, where they were first defined.
+
+The OCS cabling a realized fabric carries (its graph attribute ``ocs_cabling``) is
+checked here too: its per-fibre columns (:data:`CABLING_FIBRES`) by
+:func:`check_cabling_columns`, once for columns (tuples) already checked (every graph
+realized from one cabling shares them: :data:`_CHECKED_FIBRES`, under a lock), and the
+record against the graph's OCS ports, circuits and nodes by :func:`check_cabling_fits`;
+:func:`topologies.schema.validate` calls both.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+import operator
+import threading
+from collections import OrderedDict
+from collections.abc import Collection, Hashable, Mapping
 from typing import NoReturn
 
 import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.validate import describe
+from compute.validate import describe, is_whole
+from topologies.limits import VALUE_RANGES, range_problem
 from topologies.schema_text import INVALID
 
-__all__ = ["check_ports_held", "circuit_count", "circuit_each", "circuit_via",
-           "scale_bandwidth", "scale_cabling"]
+__all__ = ["CABLING_FIBRES", "check_cabling_columns", "check_cabling_fits", "check_ports_held",
+           "circuit_count", "circuit_each", "circuit_via", "scale_bandwidth", "scale_cabling"]
+
+#: The columns of ``ocs_cabling["fibres"]`` (one entry a GPU-OCS edge of the cabling):
+#: its GPU and OCS nodes, its cables, bandwidth (bytes/s per direction, all its cables),
+#: lanes and length (m) (:func:`topologies.optical.ocs_cabling`).
+CABLING_FIBRES = ("gpu", "ocs", "cables", "bandwidth", "lanes", "length")
+_MAX_LANES, _LANES_WHY = VALUE_RANGES["lanes"][1], VALUE_RANGES["lanes"][3]
 
 
 def _bad(msg: str) -> NoReturn:
@@ -216,3 +233,169 @@ def check_ports_held(circuits: list) -> None:
                 and o in str(d.get("via")).split(",")][:2]
         _bad(f"GPU {describe(gpu)} holds 2 circuits through OCS {describe(o)} (circuits "
              f"{' and '.join(ends)}), but it has one port on each OCS")
+
+
+def _hashable_kind(data: Mapping, node: object, kind: str) -> bool:
+    """Is ``node`` (from a file: any JSON value) a node of ``data`` of kind ``kind``?"""
+    try:
+        return data.get(node, {}).get("kind") == kind
+    except TypeError:   # a list is no node id
+        return False
+
+
+def _absent(data: Mapping, node: object) -> bool:
+    """Is ``node`` (from a file: any JSON value) a hashable id that is no node of ``data``?"""
+    try:
+        return node not in data
+    except TypeError:
+        return False
+
+
+class _CheckedFibres:
+    """A fibres record's columns that passed :func:`check_cabling_columns`, with their
+    sums, their distinct ends (None where one is no hashable id) and whether no
+    ``(gpu, ocs)`` pair is listed twice: what :func:`check_cabling_fits` reads."""
+
+    __slots__ = ("columns", "cables", "lanes", "gpus", "ocs", "unique")
+
+    def __init__(self, fibres: Mapping) -> None:
+        self.columns = tuple(fibres[c] for c in CABLING_FIBRES)
+        self.cables, self.lanes = sum(fibres["cables"]), sum(fibres["lanes"])
+        try:
+            self.gpus, self.ocs = frozenset(fibres["gpu"]), frozenset(fibres["ocs"])
+            self.unique = len(set(zip(fibres["gpu"], fibres["ocs"], strict=True))) \
+                == len(fibres["gpu"])
+        except TypeError:   # a list (from a file) is no node id: named fibre by fibre
+            self.gpus = self.ocs = None
+            self.unique = False
+
+
+#: The fibres records that passed :func:`check_cabling_columns`, by their columns' ids,
+#: most recent last: each holds its columns (tuples: unchanged while held, their ids not
+#: reused). Every graph realized from one cabling shares its record
+#: (:func:`topologies.optical.ocs_cabling`): 524,288 fibres at 4,096 ports a Lite, checked
+#: once, not once a graph.
+_CHECKED_FIBRES: OrderedDict[tuple[int, ...], _CheckedFibres] = OrderedDict()
+_CHECKED_MAX = 4
+#: Guards :data:`_CHECKED_FIBRES` (fabrics validated on threads: a look-up's
+#: ``move_to_end`` after another thread's eviction raised KeyError).
+_CHECKED_LOCK = threading.Lock()
+
+
+def _checked_fibres(fibres: Mapping) -> _CheckedFibres | None:
+    """The entry of :data:`_CHECKED_FIBRES` whose columns are ``fibres``' own objects
+    (tuples), or None."""
+    columns = tuple(fibres[c] for c in CABLING_FIBRES)
+    if not all(c.__class__ is tuple for c in columns):
+        return None
+    key = tuple(map(id, columns))
+    with _CHECKED_LOCK:
+        hit = _CHECKED_FIBRES.get(key)
+        if hit is None or not all(map(operator.is_, hit.columns, columns)):
+            return None
+        _CHECKED_FIBRES.move_to_end(key)
+    return hit
+
+
+def _fine_column(column: Collection, whole: bool, positive: bool) -> bool:
+    """Whether every value of ``column`` passes, told at C speed: Python ints >= 1
+    (``whole``), else finite Python ints or floats, > 0 (``positive``) or >= 0. False
+    where it cannot be told so (another type, a huge int, a wrong value): the caller goes
+    value by value and names the first wrong one."""
+    if not column:
+        return True
+    types = set(map(type, column))
+    if whole:
+        return types == {int} and min(column) >= 1
+    if not types <= {int, float}:
+        return False
+    try:
+        a = np.fromiter(column, dtype=float, count=len(column))
+    except OverflowError:
+        return False
+    return bool(np.isfinite(a).all() and ((a > 0).all() if positive else (a >= 0).all()))
+
+
+def check_cabling_columns(fibres: object) -> None:
+    """``ocs_cabling["fibres"]``'s shape and values (:data:`CABLING_FIBRES`: columns of
+    one length, whole cables and lanes >= 1, bandwidth > 0, length >= 0, all finite)."""
+    what = ("graph attribute 'ocs_cabling' 'fibres' must be {"
+            + ", ".join(f"{c!r}: [...]" for c in CABLING_FIBRES) + "}, columns of one length")
+    if not isinstance(fibres, dict) or set(fibres) != set(CABLING_FIBRES) or any(
+            not isinstance(c, list | tuple) for c in fibres.values()) \
+            or len({len(c) for c in fibres.values()}) != 1:
+        _bad(f"{what}, got {describe(fibres)}")
+    if _checked_fibres(fibres) is not None:
+        return   # these very columns (tuples) passed already
+    for key, low, whole in (("cables", 1, True), ("lanes", 1, True), ("bandwidth", 0, False),
+                            ("length", 0, False)):
+        # all of them at once, else value by value (the first wrong named)
+        for x in () if _fine_column(fibres[key], whole, key == "bandwidth") else fibres[key]:
+            fine = is_whole(x) and x >= low if whole else (
+                isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+                and (x > 0 if key == "bandwidth" else x >= 0))
+            if not fine:
+                _bad(f"graph attribute 'ocs_cabling' fibre {key} must be "
+                     f"{'whole >= 1' if whole else ('> 0' if key == 'bandwidth' else '>= 0')},"
+                     f" got {describe(x)}")
+        if key == "bandwidth" and fibres[key]:   # an edge's bounds
+            for x in (min(fibres[key]), max(fibres[key])):
+                if (problem := range_problem("graph attribute 'ocs_cabling' fibre", key,
+                                             x)) is not None:
+                    _bad(problem)
+    if all(c.__class__ is tuple for c in fibres.values()):   # kept: unchanged while held
+        checked = _CheckedFibres(fibres)
+        with _CHECKED_LOCK:
+            _CHECKED_FIBRES[tuple(map(id, checked.columns))] = checked
+            while len(_CHECKED_FIBRES) > _CHECKED_MAX:
+                _CHECKED_FIBRES.popitem(last=False)
+
+
+def check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
+    """``ocs_cabling`` (its types checked already) against the graph: every fibre ends on
+    one OCS port, each circuit rides two fibres, and a cable has at least one lane."""
+    cabling = graph.graph.get("ocs_cabling")
+    if cabling is None:
+        return
+    cables, lanes = cabling["cables"], cabling["lanes"]
+    circuits = sum(d.get("links", 1) for _, _, d in graph.edges(data=True)
+                   if d["medium"] == "ocs-circuit")
+    if cables > ocs_ports:
+        _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables but the graph's OCS "
+             f"have {ocs_ports} ports (one fibre a port)")
+    if cables < 2 * circuits - 1e-6:
+        _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables, fewer than the "
+             f"2 x {circuits:g} its circuits ride on")
+    if not cables <= lanes or (cables == 0) != (lanes == 0):
+        _bad(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
+             f"cables; each cable has at least one lane")
+    if lanes > cables * _MAX_LANES:   # an edge's own bound, a cable at a time (1e20 printed)
+        _bad(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
+             f"cables; at most {_MAX_LANES:g} a cable ({_LANES_WHY})")
+    fibres = cabling.get("fibres")
+    if fibres is not None:   # the columns' sums are the record's, their ends the graph's
+        # what the columns' check kept of them (every graph realized from one cabling
+        # shares its columns), else read here
+        checked = _checked_fibres(fibres) or _CheckedFibres(fibres)
+        if checked.cables != cables or checked.lanes != lanes:
+            _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables and "
+                 f"{describe(lanes)} lanes but its fibres {checked.cables} and "
+                 f"{checked.lanes}")
+        # every OCS stays a node; a GPU end may be outside the graph, where a part of a
+        # cell (a placed instance's circuits) carries the whole cell's cabling, but not a
+        # node of another kind: each distinct end looked up once, else fibre by fibre (the
+        # first wrong one named)
+        data = graph._node
+        if checked.ocs is not None and checked.unique \
+                and all(_hashable_kind(data, o, "ocs") for o in checked.ocs) \
+                and all(_hashable_kind(data, g, "gpu") or _absent(data, g)
+                        for g in checked.gpus):
+            return
+        for g, o in zip(fibres["gpu"], fibres["ocs"], strict=True):
+            if not _hashable_kind(data, o, "ocs") or not (
+                    _hashable_kind(data, g, "gpu") or _absent(data, g)):
+                _bad(f"graph attribute 'ocs_cabling' has a fibre {describe(g)}-{describe(o)}; "
+                     f"a fibre joins a GPU (a node of the graph or outside it) to an OCS node "
+                     f"of the graph")
+        if len(set(zip(fibres["gpu"], fibres["ocs"], strict=True))) != len(fibres["gpu"]):
+            _bad("graph attribute 'ocs_cabling' names a GPU-OCS fibre twice; one entry a pair")

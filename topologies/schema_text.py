@@ -10,7 +10,9 @@ characters.
 Interface: :func:`text_problem` (why one text breaks the rule, or None);
 :func:`check_node_ids`, :func:`check_graph_texts` and :func:`check_attribute_texts` (raise
 UserError naming the first text at fault, its message opening with ``where``, by default
-:data:`INVALID`); :data:`UNPRINTABLE` and :data:`FORMULA` (the two wordings of why).
+:data:`INVALID`); :data:`UNPRINTABLE` and :data:`FORMULA` (the two wordings of why);
+:func:`near_miss` (the name a misspelt one looks like, for the schema's refusal of an
+attribute it does not read).
 :func:`topologies.schema.validate` calls the three checks; the fabric-file readers
 (:mod:`topologies.io`) call :func:`check_node_ids` and :func:`text_problem` first, to name
 the file.
@@ -18,6 +20,7 @@ the file.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from itertools import chain
 
 import networkx as nx
@@ -26,7 +29,7 @@ from compute.errors import UserError
 from compute.validate import describe
 
 __all__ = ["FORMULA", "INVALID", "MAX_NODE_ID", "UNPRINTABLE", "check_attribute_texts",
-           "check_graph_texts", "check_node_ids", "text_problem"]
+           "check_graph_texts", "check_node_ids", "near_miss", "text_problem"]
 
 #: How the refusal of a fabric graph opens: this module's checks' and
 #: :func:`topologies.schema.validate`'s.
@@ -131,3 +134,42 @@ def check_attribute_texts(holders: list, where: str = INVALID) -> None:
                     f"edge {describe(u)}-{describe(v)}"
                 raise UserError(f"{where}: {what} attribute {key!r} {describe(value)} {problem}")
 
+
+def near_miss(name: object, names: Collection) -> str | None:
+    """The attribute of ``names`` that ``name``, not one of them, looks like a misspelling of,
+    or None: the same but for case, ``-`` or a space for ``_`` and spaces at the ends; or,
+    both of 4 letters or more with the same first letter, one letter (not a digit or ``_``)
+    added or dropped, or two neighbouring letters swapped. A fabric file may carry
+    attributes of its own, kept unread; one that is a near miss was a typo read as nothing
+    (``link`` for ``links``: one cable, not two). Words of their own a schema name stands in
+    are not near misses (``server_id``, ``latency_ms``, ``tier2``, ``uplinks``, ``planes``,
+    ``rank`` for ``rack``): other tools' files carry such labels.
+
+    >>> names = ("lanes", "latency", "links", "rack", "server")
+    >>> near_miss("link", names), near_miss("Server", names)
+    ('links', 'server')
+    >>> [near_miss(n, names) for n in ("label", "links", "server_id", "rank")]
+    [None, None, None, None]
+    """
+    if not isinstance(name, str) or name in names:
+        return None
+    folded = name.strip().casefold().replace("-", "_").replace(" ", "_")
+    if folded in names:
+        return folded
+    return next((n for n in sorted(names) if _one_letter_apart(folded, n)), None)
+
+
+def _one_letter_apart(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` (4 letters or more, the same first) differ by one letter
+    added or dropped, or two neighbouring letters swapped (see :func:`near_miss`)."""
+    if min(len(a), len(b)) < 4 or a[0] != b[0] or a == b:
+        return False
+    if len(a) == len(b):
+        at = [i for i in range(len(a)) if a[i] != b[i]]
+        return (len(at) == 2 and at[1] == at[0] + 1 and a[at[0]] == b[at[1]]
+                and a[at[1]] == b[at[0]])
+    short, long = sorted((a, b), key=len)
+    if len(long) != len(short) + 1:
+        return False
+    i = next((i for i in range(len(short)) if short[i] != long[i]), len(short))
+    return long[i].isalpha() and long[:i] + long[i + 1:] == short

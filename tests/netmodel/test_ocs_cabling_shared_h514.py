@@ -26,9 +26,10 @@ from compute.errors import UserError
 from netmodel.study.circuit_copies import members_cell
 from netmodel.study.scenario_fabric import build_fabric, instance_graph
 from netmodel.study.scenarios import get_scenario
-from topologies import build, schema
+from topologies import build, schema, schema_circuits
 from topologies.optical import _fibre_edges, ocs_cabling, realize
-from topologies.schema import _fine_column, validate
+from topologies.schema import validate
+from topologies.schema_circuits import _fine_column
 
 FIBRES = 128 * 64
 
@@ -75,8 +76,8 @@ def test_a_shared_record_is_checked_once_a_changed_one_again(monkeypatch):
     g = build("ocs:gpus=4,ports=2,ocs_ports=16,medium=pluggable-optics")
     r = realize(g, [("gpu0", "gpu1")])
     calls = []
-    real = schema._fine_column
-    monkeypatch.setattr(schema, "_fine_column", lambda *a: calls.append(a) or real(*a))
+    real = schema_circuits._fine_column
+    monkeypatch.setattr(schema_circuits, "_fine_column", lambda *a: calls.append(a) or real(*a))
     fibres = r.graph["ocs_cabling"]["fibres"]
     validate(r, check_connected=False)
     validate(r.copy(), check_connected=False)

@@ -12,7 +12,8 @@ import pytest
 from compute.errors import UserError
 from topologies import build
 from topologies.io import read_graph, write_graph
-from topologies.schema import GRAPH_TYPES, READ_ATTRIBUTES, near_miss, validate
+from topologies.schema import GRAPH_TYPES, READ_ATTRIBUTES, validate
+from topologies.schema_text import near_miss
 
 
 def _ring_json(tmp_path, edit):

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 from compute.errors import UserError
 from topologies import build
 from topologies.io import read_graph, write_graph
-from topologies.schema import GRAPH_TYPES, READ_ATTRIBUTES, near_miss, validate
+from topologies.schema import GRAPH_TYPES, READ_ATTRIBUTES, validate
+from topologies.schema_text import near_miss
 
 SPECS = ["ring:n=3", "single-switch:n=4", "ocs:gpus=4", "torus:dims=2x2",
          "rail-optimized:domains=2,gpus_per_server=2,domain_size=2", "lite-groups"]
