@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> None:
     # Instances of 3 (a triangle; 42 of lite-ocs's 128 Lites) cannot take ports/2
     # copies of their ring: each copy takes 3 OCS planes, so ports/3 fit, and every count
     # from ports/2 down was coloured and refused first (1,024 ports: 512 down to 341).
-    # circuit_copies.most_copies starts at ports/3. 1,024 ports, 2 shared cores (load
+    # circuit_planes.most_copies starts at ports/3. 1,024 ports, 2 shared cores (load
     # 7-11 from other work): 757.9 s wall, CPU 215.7 s, 172 colourings, peak RSS 0.110 GB
     # -> 2.4-4.7 s wall, CPU 0.68 s, 1 colouring, 0.101 GB; the same 42 triangles of 341
     # copies (42,966 circuits). Instances of 5 took ports/3 copies too (the colouring in

@@ -238,7 +238,7 @@ class PlacedAdjusted:
         adjusted links chooses each slice's
         (:func:`~netmodel.study.placed_graph.instance_circuits`); the scenario's own
         choice, made at its own links, is not kept."""
-        from netmodel.study.circuit_copies import torus_sides
+        from netmodel.study.circuit_planes import torus_sides
         from netmodel.study.scenarios import BEST
 
         own = self.placed.groups(op, p)   # its refusals; the groups at the own links

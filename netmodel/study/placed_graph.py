@@ -35,7 +35,7 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
                       calibration: Calibration | None = None) -> nx.Graph | None:
     """The circuit graph of one instance (or one slice of it) on a (possibly degraded) OCS
     fabric: its ring (or torus) re-set on the ports its members still have, as the study
-    sets an instance's circuits (:func:`~netmodel.study.circuit_copies.circuit_options`),
+    sets an instance's circuits (:func:`~netmodel.study.circuit_planes.circuit_options`),
     a ring first for the planes each member still reaches (:func:`_cabled`: a plane a
     member lost carries circuits among the others).
 
@@ -70,12 +70,8 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
         lost. Ports of two media whose circuits realize can set, each joining ports of
         one medium (a plane of each medium, every GPU on both), are set.
     """
-    from netmodel.study.circuit_copies import (
-        circuit_options,
-        members_cell,
-        ocs_planes,
-        ocs_ports,
-    )
+    from netmodel.study.circuit_copies import members_cell, ocs_planes, ocs_ports
+    from netmodel.study.circuit_planes import circuit_options
     from topologies.optical import ports_optics, realize
     from topologies.schema import validate
 
@@ -122,7 +118,7 @@ def _best_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[Has
     ``calibration`` (None: the scenario's own), the faster kept by
     :func:`~netmodel.study.scenario_fabric.best_layout`, which sets the healthy cell's
     instances too; None where none can be set."""
-    from netmodel.study.circuit_copies import circuit_options
+    from netmodel.study.circuit_planes import circuit_options
     from netmodel.study.scenario_fabric import (
         adjusted,
         best_layout,

@@ -28,12 +28,12 @@ from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.circuit_copies import (
     alike_circuits,
     alike_groups,
-    circuit_options,
     members_cell,
     ocs_planes,
     ocs_ports,
     worth_copying,
 )
+from netmodel.study.circuit_planes import circuit_options
 from netmodel.study.scenarios import BEST, CIRCUITS, Scenario, fabric_error, get_scenario
 
 if TYPE_CHECKING:
@@ -156,7 +156,7 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int,
     """The graph an instance of ``size`` GPUs is costed on. For an optical circuit-switched
     fabric: circuits among the GPUs of every instance (the scenario's placement) set to its
     ``circuits`` topology, as many parallel copies as the ports allow (``ring``: ports/2,
-    ``torus``: ports/4; fewer where the OCS planes cannot carry them, :func:`~netmodel.study.circuit_copies.most_copies`:
+    ``torus``: ports/4; fewer where the OCS planes cannot carry them, :func:`~netmodel.study.circuit_planes.most_copies`:
     an odd ring of ``n`` takes ``n`` circuits a copy on planes that carry ``(n - 1) / 2``
     each, so ``ports x (n - 1) / 2 / n`` copies, ports/3 for a triangle, ``ports x (n -
     1) / 4 / n`` for a torus of odd sides; a torus falls back to a ring for sizes with no
@@ -400,7 +400,7 @@ def best_layout(members: int | tuple, make) -> tuple[str, object] | None:
     >>> best_layout(9, lambda lay: None) is None
     True
     """
-    from netmodel.study.circuit_copies import torus_sides
+    from netmodel.study.circuit_planes import torus_sides
 
     size = members if isinstance(members, int) else len(members)
     made = {lay: make(lay) for lay in LAYOUTS if lay == "ring" or torus_sides(size)}

@@ -22,11 +22,11 @@ from netmodel.collectives.placement import partition
 from netmodel.study.circuit_copies import (
     alike_circuits,
     alike_groups,
-    circuit_options,
     ocs_planes,
     ocs_ports,
     worth_copying,
 )
+from netmodel.study.circuit_planes import circuit_options
 from netmodel.study.scenario_fabric import (
     BEST_SIZES,
     adjusted,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import tracemalloc
 
-from netmodel.study.circuit_copies import circuit_options
+from netmodel.study.circuit_planes import circuit_options
 
 
 def test_options_are_every_copy_count_most_first():

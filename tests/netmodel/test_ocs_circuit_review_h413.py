@@ -13,7 +13,7 @@ plane's maximal matchings, independent of the code. Three cells the review found
   first leaves a circuit no plane can still carry: no circuit set, 1 copy fits;
 - a 2x3 torus on 5 ports with 3 fibres down: every torus count refused and no ring tried:
   no circuit set, a ring of 2 copies fits. The torus's colouring on degraded planes
-  (``circuit_copies._torus_on_planes``) since sets the torus once, the most that fits
+  (``circuit_planes._torus_on_planes``) since sets the torus once, the most that fits
   (a torus is set before a ring at every count, as on a whole cell of 5 ports).
 """
 
@@ -26,7 +26,8 @@ from functools import cache
 
 import pytest
 
-from netmodel.study.circuit_copies import most_copies, ocs_planes, ocs_ports, torus_sides
+from netmodel.study.circuit_copies import ocs_planes, ocs_ports
+from netmodel.study.circuit_planes import most_copies, torus_sides
 from netmodel.study.placed_graph import instance_circuits
 from netmodel.study.scenarios import get_scenario
 from topologies.optical import circuits_for, ocs, realize

@@ -21,12 +21,11 @@ import pytest
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
-from netmodel.study.circuit_copies import (
+from netmodel.study.circuit_copies import ocs_planes, ocs_ports
+from netmodel.study.circuit_planes import (
     _matchings_on_planes,
     _torus_factors,
     most_copies,
-    ocs_planes,
-    ocs_ports,
     torus_sides,
 )
 from netmodel.study.placed_graph import _cabled, instance_circuits
