@@ -92,8 +92,12 @@ def direct_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[S
 
 
 def direct_send_recv(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
+    # nccl-tests' sendrecv_perf: each rank sends n to the next, grouped ncclSend/ncclRecv
+    # among the group's ranks, one peer each (p2p_peers 1: its LL rate on a peer's channels,
+    # pipeline_fill.p2p_ll_share)
     ring = ring_pairs(group, 1.0)
-    return [Step("send-recv", Pairs(ring.nodes, ring.src, ring.dst, ring.frac, p2p=True))]
+    return [Step("send-recv", Pairs(ring.nodes, ring.src, ring.dst, ring.frac, p2p=True),
+                 p2p_ranks=len(group), p2p_peers=1)]
 
 
 def pairwise_all_to_all(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:

@@ -332,9 +332,10 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     ``(G, S)``; ``protocol`` the point-to-point protocol (in-network steps use
     ``cal.in_network``).
 
-    Under LL, a step of NCCL's send/recv all-to-all (``p2p_ranks``) inside one NVLink
-    domain runs at LL's factor times :func:`~netmodel.collectives.pipeline_fill.p2p_ll_share`
-    (the warps that send its lines).
+    Under LL, a step of NCCL's grouped send/recv (``p2p_ranks``: the all-to-all, the
+    send-recv) inside one NVLink domain runs at LL's factor times
+    :func:`~netmodel.collectives.pipeline_fill.p2p_ll_share` (the warps that send its
+    lines, on the channels its ``p2p_peers`` get).
 
     Time = start-up + latency payments + ``n`` x (steady seconds per byte) + the fill of
     every pipeline, ``f x min(n, slice)``: a pipeline of phases whose steady time per byte
@@ -378,7 +379,7 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     if protocol.name == "LL":   # send/recv's LL inside one NVLink domain: its send warps
         ranks = np.where(np.asarray(scaleout, dtype=bool), 0.0, t["p2p_ranks"])
         if np.any(ranks > 1):
-            fac = fac * p2p_ll_share(ranks, cal)
+            fac = fac * p2p_ll_share(ranks, cal, t["p2p_peers"])
     ceiling = cal.in_network_ceiling
     floor = t["floor"] / ceiling if ceiling > 0 else 0.0
     with np.errstate(invalid="ignore"):
@@ -745,7 +746,7 @@ class CompiledCollective:
             least = s.tree_share / (s.tree_channels * float(rate)) if rate else 0.0
             wire = s.beta / pr.bandwidth_factor
             if pr.name == "LL" and s.p2p_ranks > 1 and not s.scaleout:
-                wire /= float(p2p_ll_share(s.p2p_ranks, cal))   # as combine takes it
+                wire /= float(p2p_ll_share(s.p2p_ranks, cal, s.p2p_peers))   # as combine
             links = max(wire, floor)
             ser = nbytes * max(links, least)
             red = nbytes * s.reduce / gamma if gamma > 0 else 0.0

@@ -47,7 +47,7 @@ def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
     >>> from netmodel.collectives.calibration import default_calibration
     >>> cal = default_calibration()
     >>> simple = next(p for p in cal.protocols if p.name == "Simple")
-    >>> t = {"p2p_ranks": np.array([[8.0]])}
+    >>> t = {"p2p_ranks": np.array([[8.0]]), "p2p_peers": np.array([[0.0]])}
     >>> on, bl = np.array([[True]]), np.array([[2e-12]])
     >>> [(float(f[0]), float(s[0]) / 2**20) for f, s in p2p_fills(
     ...     t, on, ~on, bl, simple, cal)]
@@ -56,7 +56,9 @@ def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
     chunk = cal.p2p_chunk
     if chunk <= 0 or protocol.name != "Simple":
         return []
-    ranks = np.where(plain & ~np.asarray(scaleout, dtype=bool), t["p2p_ranks"], 0.0)
+    # the all-to-all's steps (p2p_peers 0): the slice above is its bytes a GPU sends
+    ranks = np.where(plain & ~np.asarray(scaleout, dtype=bool) & (t["p2p_peers"] == 0),
+                     t["p2p_ranks"], 0.0)
     out = []
     for p in unique(ranks[ranks > 1]).tolist():
         run = float(p2p_sending_channels(p, cal))
@@ -65,32 +67,44 @@ def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
     return out
 
 
-def p2p_sending_channels(p: Any, cal: Calibration) -> Any:
-    """How many channels carry NCCL's send/recv all-to-all of ``p`` GPUs (array or scalar)
-    inside one NVLink domain: a peer's bytes go through ``c`` channels, NCCL's
-    p2pnChannelsPerPeer halved while ``c x p`` exceeds its p2p channels (both
-    ``p2p_channels_per_peer``; src/enqueue.cc, scheduleP2pTasksToPlan: ``while
+def p2p_sending_channels(p: Any, cal: Calibration, peers: Any = 0) -> Any:
+    """How many channels carry NCCL's grouped send/recv of ``p`` GPUs (array or scalar)
+    inside one NVLink domain, each GPU sending to ``peers`` of them (0: every other GPU,
+    the all-to-all's ``p - 1``; 1: send-recv's next GPU): a peer's bytes go through ``c``
+    channels, NCCL's p2pnChannelsPerPeer halved while ``c x p`` exceeds its p2p channels
+    (both ``p2p_channels_per_peer``; src/enqueue.cc, scheduleP2pTasksToPlan: ``while
     (nChannelsMin*nRanks > comm->p2pnChannels && nChannelsMin > 1) nChannelsMin /= 2``),
-    so ``min(C, (p - 1) c)`` channels run (:func:`p2p_fills`, :func:`p2p_ll_share`).
+    so ``min(C, peers x c)`` channels run (:func:`p2p_fills`, :func:`p2p_ll_share`).
+    Under LL a peer's bytes stay on those ``c`` (addP2pToPlan: ``nChannels[dir] =
+    std::min<int>(nChannelsMin, divUp(bytes[dir], minPartSize))``, doubled only while a
+    part exceeds ``maxPartSize``, 32 LL steps of 64 KiB on one node, above any LL size);
+    below ``c`` parts of ``minPartSize`` (an eighth of a step, 8 KiB) fewer run, each
+    with one part: not modelled.
 
     >>> from netmodel.collectives.calibration import default_calibration
     >>> p2p_sending_channels(np.array([2, 4, 8, 64]), default_calibration()).tolist()
     [16.0, 24.0, 28.0, 32.0]
+    >>> p2p_sending_channels(np.array([2, 4, 8, 64]), default_calibration(), 1).tolist()
+    [16.0, 8.0, 4.0, 1.0]
     """
     p = np.asarray(p, dtype=float)
     total = cal.p2p_channels_per_peer
     per = np.full(p.shape, float(total))
     while np.any(big := (per * p > total) & (per > 1)):
         per = np.where(big, per // 2, per)
-    return np.minimum(total, (p - 1) * per)
+    peers = np.asarray(peers, dtype=float)
+    return np.minimum(total, np.where(peers > 0, peers, p - 1) * per)
 
 
-def p2p_ll_share(p: Any, cal: Calibration) -> Any:
-    """The fraction of the generation's LL rate at which NCCL's send/recv all-to-all of
-    ``p`` GPUs (array or scalar) inside one NVLink domain moves its LL lines: the warps
-    that send them over the warps of an LL ring collective, whose rate the LL factor is
-    (NCCL's ``llMaxBws``, a ring's LL busbw), at most 1; 1 where the calibration lacks a
-    count (``p2p_threads``, ``ll_ring_threads``, ``ring_channels``) or ``p`` < 2.
+def p2p_ll_share(p: Any, cal: Calibration, peers: Any = 0) -> Any:
+    """The fraction of the generation's LL rate at which NCCL's grouped send/recv of ``p``
+    GPUs (array or scalar) inside one NVLink domain moves its LL lines, each GPU sending
+    to ``peers`` of them (0: the all-to-all's every other GPU; 1: send-recv's next one):
+    the warps that send them over the warps of an LL ring collective, whose rate the LL
+    factor is (NCCL's ``llMaxBws``, a ring's LL busbw), at most 1; 1 where the calibration
+    lacks a count (``p2p_threads``, ``ll_ring_threads``, ``ring_channels``) or ``p`` < 2.
+    The all-to-all and the send-recv run the same kernel (RunWorkBatch<ncclFuncSendRecv>,
+    a work a peer pair, its warps split alike); only their sending channels differ.
 
     A ring channel runs ``ll_ring_threads`` threads (NCCL_LL_MAX_NTHREADS 512), each taking a
     line in, storing it to the next GPU and to the output. A send/recv channel runs
@@ -102,21 +116,24 @@ def p2p_ll_share(p: Any, cal: Calibration) -> Any:
     warps' rate. A peer's bytes go through ``c`` channels (``p2p_channels_per_peer``
     halved while ``c x p`` exceeds it), one work a channel at a time
     (rounds of a batch land on distinct channels; rounds of different batches of
-    ``p2p_peers_per_batch`` run one after another), so ``min(C, (p - 1) c)`` channels send
+    ``p2p_peers_per_batch`` run one after another), so ``min(C, peers x c)`` channels send
     (:func:`p2p_sending_channels`).
-    8 GPUs of 32 p2p channels on Blackwell (32 ring channels): 28 x 10 warps / (32 x 16) =
-    0.547.
+    8 GPUs of 32 p2p channels on Blackwell (32 ring channels): the all-to-all 28 x 10 warps
+    / (32 x 16) = 0.547; the send-recv 4 x 10 / (32 x 16) = 0.078 (of 282 GB/s: 22 GB/s,
+    where nccl-tests' sendrecv_perf on 8 B200 moves 20.5 GB/s between 128 and 512 KiB).
 
     >>> from netmodel.collectives.calibration import default_calibration
     >>> cal = default_calibration().with_(p2p_threads=640, ll_ring_threads=512,
     ...                                   ring_channels=32)
     >>> [round(float(p2p_ll_share(p, cal)), 4) for p in (2, 4, 8, 64)]
     [0.3125, 0.4688, 0.5469, 0.625]
+    >>> [round(float(p2p_ll_share(p, cal, 1)), 4) for p in (2, 4, 8, 64)]
+    [0.3125, 0.1562, 0.0781, 0.0195]
     """
     p = np.asarray(p, dtype=float)
     if not (cal.p2p_threads and cal.ll_ring_threads and cal.ring_channels):
-        return np.ones_like(p)
-    sending = p2p_sending_channels(p, cal)
+        return np.ones(np.broadcast_shapes(p.shape, np.shape(peers)))
+    sending = p2p_sending_channels(p, cal, peers)
     warps = cal.p2p_threads // WARP_SIZE
     send = warps - warps // 2
     ring = cal.ring_channels * (cal.ll_ring_threads // WARP_SIZE)

@@ -164,6 +164,7 @@ class StepShape:
     tree_table: int = 0
     tree_share: float = 1.0
     p2p_ranks: int = 0
+    p2p_peers: int = 0
 
 
 @dataclass(frozen=True)
@@ -241,6 +242,13 @@ class Step(StepShape):
         gets ``n / p2p_ranks``), which moves each chunk twice in turn inside one NVLink
         domain under Simple (into the peer's buffer, then out of it): the step fills over
         one chunk a channel (:func:`~netmodel.collectives.cost.combine`); 0: no such fill.
+    p2p_peers : int
+        The peers each of the ``p2p_ranks`` ranks sends to: 0 for the all-to-all (every
+        other rank), 1 for NCCL's send-recv (``n`` to the next rank). NCCL runs a peer's
+        bytes on a few channels, so the peers set how many send
+        (:func:`~netmodel.collectives.pipeline_fill.p2p_sending_channels`: its LL rate,
+        :func:`~netmodel.collectives.pipeline_fill.p2p_ll_share`); the Simple fill above
+        is the all-to-all's only.
     """
 
     name: str

@@ -244,7 +244,8 @@ def reference_steps(algorithm, op, g, graph):
                 "broadcast": [Step("root sends", tuple((g[0], b, 1.0) for b in g[1:]))],
                 "reduce": [Step("all send to root", tuple((b, g[0], 1.0) for b in g[1:]),
                                 reduce=p - 1.0)],
-                "send-recv": [Step("send-recv", _SendRecv(_ring(g, 1.0)))]}[op]
+                "send-recv": [Step("send-recv", _SendRecv(_ring(g, 1.0)), p2p_ranks=p,
+                                   p2p_peers=1)]}[op]
     if algorithm == "pairwise":
         return [Step(f"shift {k}", _SendRecv((g[i], g[(i + k) % p], 1 / p) for i in range(p)))
                 for k in range(1, p)]

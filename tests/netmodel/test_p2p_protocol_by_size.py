@@ -15,7 +15,8 @@ GB/s), LL moves 0.391 of it (282.2 GB/s); LL pays 6.6 us once and 0.6 us a step,
 and 3.4 us. A direct all-to-all is one step in which each GPU sends ``n/8`` to each of its 7
 peers: ``7n/8`` out of its port; under LL at the share of that rate its send warps have (28
 channels x 10 send warps over Blackwell's 32 LL ring channels x 16 warps: 154.3 GB/s,
-netmodel/collectives/pipeline_fill.py p2p_ll_share); a send-recv at LL's own.
+netmodel/collectives/pipeline_fill.py p2p_ll_share); a send-recv at the share of a peer's
+channels (test_sendrecv_ll_share_h528.py).
 """
 
 from __future__ import annotations
