@@ -510,6 +510,16 @@ def _shipped_profile(name: str) -> EngineProfile:
     return read_profile(_shipped() / f"{name}.toml")
 
 
+def _is_folder(text: str) -> bool:
+    """Whether ``text`` names a folder; a name over the file system's limits names none
+    (``Path.is_dir`` raised OSError for it: a profile name of 300 characters was a
+    traceback)."""
+    try:
+        return Path(text).is_dir()
+    except OSError:
+        return False
+
+
 def get_profile(ref: str | Path | EngineProfile) -> EngineProfile:
     """A profile by shipped name (:func:`profile_names`), a path to a ``.toml`` file, or the
     profile itself.
@@ -532,7 +542,7 @@ def get_profile(ref: str | Path | EngineProfile) -> EngineProfile:
         return _shipped_profile(text)
     if text.lower().endswith((".toml", ".json")):
         return read_profile(text)
-    if text.strip() and Path(text).is_dir():
+    if text.strip() and _is_folder(text):
         raise UserError(f"profile {text!r} is a folder; give a shipped profile "
                         f"({known(profile_names())}) or a path to a .toml profile file")
     raise UserError(f"unknown profile {text!r}; known: {known(profile_names())} (or a path "

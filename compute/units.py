@@ -84,6 +84,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from fractions import Fraction
 from functools import lru_cache
 
@@ -290,6 +291,9 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
         allowed = f"allowed: {named}" if named else "it takes a plain number"
         raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} ({allowed})")
     value = not_below_smallest(what, text, number, scaled(number, units[unit]))
+    if math.isinf(value) and math.isfinite(float(number)):   # finite as typed, not in SI
+        raise UserError(f"{what} {describe(text)} is too large: {number} x {float(units[unit]):g}"
+                        f" (in SI units) passes the largest number, {sys.float_info.max:.1e}")
     ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
     if not ok:
         raise UserError(f"{what} must be a finite number {'>= 0' if allow_zero else '> 0'}, "

@@ -100,8 +100,13 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     from compute.hardware import load_gpu_file
     from compute.outputs import atomic_write, check_file_path
     from compute.profile_fit import fit_profile, gpu_of
-    from compute.profiles import PARAMETERS, get_profile, read_measurements
-    from netmodel.cli.resolve import describe_collectives, resolve_collectives, resolve_gpu
+    from compute.profiles import PARAMETERS, read_measurements
+    from netmodel.cli.resolve import (
+        describe_collectives,
+        resolve_collectives,
+        resolve_gpu,
+        resolve_profile,
+    )
 
     for option, text, example in (("--engine", engine, "vLLM 0.6.3"),
                                   ("--system", system, "DGX H100, 8 GPUs")):
@@ -115,7 +120,7 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
         out = check_file_path(out_path, "profile file", suffixes=(".toml",))
     ms = read_measurements(measurements_path)
     fit = _fit_names(fit_text)
-    base = get_profile(base_ref) if base_ref is not None else None
+    base = resolve_profile(base_ref, "--base")
     comm_for = _comm_for(scenario_ref, fabric_ref, gpu_file)
     gpus = sorted({m.gpu for m in ms})
     if gpu_file:   # the file's own errors first, not as a row's
@@ -130,7 +135,9 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     specs = specs if gpu_file else None
     # a fit the rows cannot carry is the measurements file's (or --fit's) to mend: said so
     with value_refused_as("--measurements", measurements_path, "cannot fit",
-                          "the measurements cannot"):
+                          "the measurements cannot"), \
+            value_refused_as("--fit", fit_text or "", "unknown profile parameter",
+                             "give each parameter to fit once"):
         result = fit_profile(ms, fit=fit, base=base, comm_for=comm_for, gpus=specs,
                              name=Path(out).stem if name is None else name, engine=engine,
                              system=system, gpu=", ".join(gpus), collectives=collectives)

@@ -89,7 +89,8 @@ def _check_plot(plot_path):
     if plot_path is not None:
         from compute.outputs import check_file_path, figure_format
 
-        check_file_path(plot_path, "figure")
+        with value_refused_as("--plot", plot_path, "figure must not be empty"):
+            check_file_path(plot_path, "figure")
         figure_format(plot_path)
 
 
@@ -241,7 +242,8 @@ def _names_as_flags(algorithm, algorithms_text, algorithms, tuner):
         m = re.match(r"unknown (algorithm|tuner) '((?:[^'\\]|\\.)*)'", str(exc))
         if m is None:
             raise
-        listed = isinstance(algorithms, tuple) and m[2] in algorithms
+        # the name as its repr quoted it (a name of other scripts' characters is escaped)
+        listed = isinstance(algorithms, tuple) and m[2] in {repr(a)[1:-1] for a in algorithms}
         flag, typed = {"algorithm": ("--algorithms", algorithms_text) if listed
                        else ("--algorithm", algorithm), "tuner": ("--tuner", tuner)}[m[1]]
         if typed is None:
@@ -750,7 +752,7 @@ FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", 
               help="Most point-to-point transfers one algorithm may route for one group "
               "(everyone-to-everyone algorithms route p(p-1); default 20,000,000); counted "
               "before anything is built.")
-@click.option("--max-rows", default=MAX_ROWS, show_default=True, metavar="N",
+@click.option("--max-rows", default=MAX_ROWS, show_default=True, type=WHOLE, metavar="N",
               help="Refuse tables of more rows than this (ops x groups x sizes, x algorithms "
               "for --algorithm all), counted before anything is computed.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png",
@@ -788,6 +790,10 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
         raise UserError(f"--groups {groups_text!r} must be comma-separated integers")
     one = dict(zip(group_items, groups, strict=True))   # 2 and 02 are one group
     refuse_repeats("--groups", group_items, one.__getitem__, text=groups_text)
+    small = next((g for g in groups if g < 2), None)   # the table's rule, said with its flag
+    if small is not None:
+        raise UserError(f"--groups {groups_text!r}: group sizes must be whole numbers of GPUs "
+                        f">= 2, got {small}")
     _check_seed(seed)
     if max_rows < 1:
         raise UserError(f"--max-rows must be >= 1, got {max_rows}")
@@ -800,10 +806,12 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     if output is not None:
         from compute.outputs import check_file_path, check_folder_path
 
-        if fmt == "vidur":
-            check_folder_path(output)
-        else:
-            check_file_path(output, "output file", FORMAT_SUFFIXES[fmt])
+        with value_refused_as("--output", output, "output file must not be empty",
+                              "output folder must not be empty"):
+            if fmt == "vidur":
+                check_folder_path(output)
+            else:
+                check_file_path(output, "output file", FORMAT_SUFFIXES[fmt])
     _check_plot(plot_path)
     per_size = len(ops) * len(groups) * (len(ALGORITHMS) if algorithm == "all" else 1)
     estimate = _size_count(sizes_text) * per_size
@@ -824,8 +832,9 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     algorithm = "all" if every else setup.algorithm
     # one model per group size (a scenario's OCS circuits are set for each size), the rows
     # op by op, then group by group
-    rows = [row for op in ops for p in groups
-            for row in cost_rows(setup.model(p), [op], sizes, [p], algorithm)]
+    with value_refused_as("--groups", groups_text, "group size "):   # over the fabric's
+        rows = [row for op in ops for p in groups
+                for row in cost_rows(setup.model(p), [op], sizes, [p], algorithm)]
     model = setup.model(max(groups))
     meta = {"fabric": _fabric_label(model), "placement": placement, "algorithm": algorithm,
             "collectives": setup.describe()}

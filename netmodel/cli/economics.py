@@ -8,6 +8,7 @@ one ``error:`` line with exit status 2.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 
@@ -127,12 +128,16 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
             raise UserError("--critical-fraction applies only with --sms or --gpu")
         kw["critical_fraction"] = _qty(critical_text, _PLAIN, "--critical-fraction",
                                        allow_zero=True)
+    # the library's range of alpha (a plain word: no flag is read from it) said with --alpha
+    alpha_refused = value_refused_as("--alpha", alpha_text, "alpha ") \
+        if alpha_text is not None else contextlib.nullcontext()
     if gpu_name is not None:
-        c = gpu_die_cost(get_gpu(gpu_name), **kw)
+        with alpha_refused:
+            c = gpu_die_cost(get_gpu(gpu_name), **kw)
     else:
         if sms_text is not None:
             kw["sms_physical"], kw["sms_enabled"] = _sms(sms_text)
-        with value_refused_as("--area", area_text, "die area"):
+        with value_refused_as("--area", area_text, "die area"), alpha_refused:
             c = die_cost(_qty(area_text, _AREA_UNITS, "--area"), **kw)
     if as_json:
         click.echo(json.dumps(c.to_dict(), indent=2))
@@ -193,7 +198,9 @@ def cost(scenario: str, model: str, phase: str, clock_text: str, share: str, par
     from netmodel.cli.resolve import check_phase_options
     from netmodel.study.cost import cost_summary
 
-    phases = list(PHASES) if phase.strip() == BOTH else [check_phase(phase.strip(), both=True)]
+    with value_refused_as("--phase", phase, "unknown phase"):   # a blank one quotes ''
+        phases = list(PHASES) if phase.strip() == BOTH else [check_phase(phase.strip(),
+                                                                         both=True)]
     clock = _clock(clock_text)
     slo = slo_of(ttft, tbt)
     limit = max_batch

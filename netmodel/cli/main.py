@@ -361,7 +361,26 @@ def _one_line_usage(exc: click.UsageError, path: str | None = None) -> click.Cli
     where = f" (see '{path} --help')" if path else ""
     text = unknown_option_line(exc) if isinstance(exc, click.NoSuchOption) \
         else exc.format_message()
+    if isinstance(exc, click.NoSuchOption) and exc.ctx is not None:
+        text = _read_as_options(text, exc.option_name, exc.ctx.meta.get(INVOKED, (None, []))[1])
     return UserFacingError(one_line(text.rstrip(".")) + where)
+
+
+def _read_as_options(line: str, option: str, typed: Sequence[str]) -> str:
+    """The line of an unknown short option said with the word typed that click read as a
+    cluster of short options (an argument ``-inf`` is ``-i -n -f``: 'No such option
+    '-i'' named nothing typed), and how to give it as a value.
+
+    >>> _read_as_options("No such option '-i'.", "-i", ["show", "-inf"])
+    "No such option '-i' (of '-inf', read as options: give a value that starts with '-' \
+after '--', e.g. -- -inf)"
+    """
+    word = next((a for a in typed if not a.startswith("--") and a.startswith(option)
+                 and len(a) > len(option)), None)
+    if word is None:
+        return line
+    return (f"{line.rstrip('.')} (of {word!r}, read as options: give a value that starts "
+            f"with '-' after '--', e.g. -- {word})")
 
 
 def unknown_option_line(exc: click.NoSuchOption) -> str:

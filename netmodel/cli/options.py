@@ -495,9 +495,9 @@ WHOLE, REAL = AsciiNumber(click.INT), AsciiNumber(click.FLOAT)
 class InputPath(click.Path):
     """A file (or folder) to read, as :class:`click.Path` takes it, but an empty path is no
     longer 'not given' (``--model-file ''`` ran the catalog's model) and a name over the
-    file system's limits is one line (``--hf-config`` of 5,000 characters raised OSError).
-    The type of every option that reads a file (``--model-file``, ``--gpu-file``,
-    ``--hf-config``, ``--measurements``)."""
+    file system's limits is one line (``--hf-config`` of 5,000 characters raised OSError),
+    as is a name holding a NUL byte (ValueError). The type of every option that reads a
+    file (``--model-file``, ``--gpu-file``, ``--hf-config``, ``--measurements``)."""
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
@@ -514,7 +514,10 @@ class InputPath(click.Path):
             if exc.errno == errno.ENAMETOOLONG:
                 self.fail(f"{describe(value)}: file name too long (at most 255 bytes a name "
                           "and 4,096 a path on most file systems)", param, ctx)
-        except (TypeError, ValueError):   # a NUL byte: the reader says so
+        except ValueError:   # a NUL byte: click's own stat raised it as a traceback
+            self.fail(f"{describe(value)} holds a NUL byte, which no file name holds",
+                      param, ctx)
+        except TypeError:   # not text: click's Path says so
             pass
         return super().convert(value, param, ctx)
 

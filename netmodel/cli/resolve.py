@@ -224,13 +224,14 @@ def describe_collectives(desc: dict) -> str:
             f"fabric)")
 
 
-def resolve_profile(ref: str | None) -> EngineProfile | None:
-    """The engine profile ``--profile`` names (None: the roofline)."""
+def resolve_profile(ref: str | None, option: str = "--profile") -> EngineProfile | None:
+    """The engine profile ``option`` (``--profile``, calibrate's ``--base``) names (None:
+    the roofline)."""
     if ref is None:
         return None
     from compute.profiles import get_profile
 
-    with value_refused_as("--profile", ref, "unknown profile", "profile "):
+    with value_refused_as(option, ref, "unknown profile", "profile "):
         return get_profile(ref)
 
 

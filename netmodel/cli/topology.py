@@ -163,7 +163,8 @@ def plot(spec: str, output: str, title: str | None) -> None:
     from netmodel.study.fabric_ref import resolve_fabric
     from topologies.draw import plot as draw
 
-    check_file_path(output, "figure")
+    with value_refused_as("--output", output, "figure must not be empty"):
+        check_file_path(output, "figure")
     figure_format(output)
     click.echo(f"wrote {draw(resolve_fabric(spec).graph, output, title=title)}")
 
@@ -188,7 +189,8 @@ def export(spec: str, output: str, fmt: str | None) -> None:
     from compute.errors import UserError
     from compute.outputs import check_file_path
 
-    check_file_path(output, "output file")
+    with value_refused_as("--output", output, "output file must not be empty"):
+        check_file_path(output, "output file")
     suffix = Path(output).suffix.lower()
     if fmt is None:
         fmt = next((f for f, s in EXPORT_FORMATS.items() if suffix in s), None)
@@ -196,8 +198,9 @@ def export(spec: str, output: str, fmt: str | None) -> None:
             every = [s for ss in EXPORT_FORMATS.values() for s in ss]
             if Path(output).name.lower() in every:   # '.json': a suffix alone, said so
                 check_file_path(output, "output file", every)
-            raise UserError(f"{output}: unknown fabric file type {suffix or '(none)'!r}; "
-                            f"allowed: .json, .graphml, .yml (or give --format)")
+            raise UserError(f"--output {output!r}: unknown fabric file type "
+                            f"{suffix or '(none)'!r}; allowed: .json, .graphml, .yml (or give "
+                            f"--format)")
     check_file_path(output, "output file", EXPORT_FORMATS[fmt])
     from netmodel.study.fabric_ref import resolve_fabric
 
