@@ -365,7 +365,14 @@ def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> 
     (tuples), none copies them; a frozen graph's (a built fabric's,
     :func:`networkx.freeze`: its fibres cannot be added or removed) is read once and kept
     while the graph lives, so every graph realized from that fabric shares one record
-    (read it; a caller that changes it copies it first, as :func:`realize` does).
+    (read it; a caller that changes it copies it first, as :func:`realize` does). Kept,
+    it is read again where the graph's attributes it reads
+    (:func:`~topologies.common.latency_adjustment`: a length read back from a latency
+    undoes it) have changed since; the fibres' own attributes are taken as they were at
+    the first read: freezing does not stop editing them in place, but a built fabric is
+    shared by every caller and not edited (:func:`netmodel.study.scenario_fabric.adjusted`
+    edits a copy, which is read afresh): checking every fibre's attributes again at each
+    read would cost a good part of what keeping the record saves.
 
     >>> c = ocs_cabling(ocs(gpus=2, ports=2))   # 2 GPUs x 2 ports: 4 fibres
     >>> c["medium"], c["cables"], c["fibres"]["ocs"], c["fibres"]["length"]
@@ -377,15 +384,19 @@ def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> 
     # a frozen graph (a built fabric, shared by every caller: networkx.freeze) keeps its
     # fibres: its record is read once, and every graph realized from it shares it
     frozen = nx.is_frozen(graph)
-    if frozen and graph in _FROZEN_CABLING:
-        return _FROZEN_CABLING[graph]
+    if frozen:
+        adjustment = latency_adjustment(graph.graph)   # writable on a frozen graph
+        kept = _FROZEN_CABLING.get(graph)
+        if kept is not None and kept[0] == adjustment:
+            return kept[1]
     cabling = _read_cabling(graph, kind)
     if frozen:
-        _FROZEN_CABLING[graph] = cabling
+        _FROZEN_CABLING[graph] = (adjustment, cabling)
     return cabling
 
 
-#: :func:`ocs_cabling`'s record of each frozen graph still alive (None: no cabling).
+#: :func:`ocs_cabling`'s record of each frozen graph still alive (None: no cabling), with
+#: the latency adjustment it was read under.
 _FROZEN_CABLING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
