@@ -5,7 +5,8 @@ spreads it, to the last bit.
 Its one job is the many-pair form of :mod:`netmodel.collectives.route_search`:
 :meth:`DagRoutes._dag_csrs` (one breadth-first search of many destinations,
 :meth:`DagRoutes._build_dags`), :meth:`DagRoutes._spread_many` (every pair a row, walked
-level by level, :meth:`DagRoutes._spread_rows`), :meth:`DagRoutes._one_forwarder_many`
+level by level, :meth:`DagRoutes._spread_rows`; on a torus of one bandwidth each row's next
+hops read from node 0's as it walks, no arrays kept, :meth:`DagRoutes._spread_rows_torus`), :meth:`DagRoutes._one_forwarder_many`
 (the routes through a NIC-less GPU's stand-in for many pairs at once,
 :meth:`DagRoutes._stand_in_many`), and :meth:`DagRoutes._learn_from_dags`, which adds the
 routes to the router's table of routes not made from templates. Splits that carry less than a maximum flow are
@@ -377,6 +378,39 @@ class DagRoutes:
         self._torus = (sides, coord, table, lids, b, dist0)
         return self._torus
 
+    def _torus_steps(self) -> tuple | None:
+        """What :meth:`_spread_rows_torus` reads on a torus of one bandwidth
+        (:meth:`_torus_shifts`), worked out once; None for any other fabric. ``(coordinates
+        (n, sides), sides, row-major strides, neighbour (n, degree), link id (n, degree),
+        bandwidth, hops to node 0, the directions one hop nearer to node 0 (bits, per
+        node), each adjacency slot's direction (n, degree), the totals of 0, 1, 2, ...
+        bandwidths added in turn, the count of directions nearer per node)``: a direction
+        is a side and a step of -1 or +1 along it (one step on a side of 2)."""
+        if self._torus_walk is not None:
+            return self._torus_walk or None
+        self._torus_walk = ()
+        shifts = self._torus_shifts()
+        if shifts is None:
+            return None
+        sides, coord, table, lids, b, dist0 = shifts
+        n = self._n
+        i = np.arange(n, dtype=np.int64)
+        stride = np.cumprod((1, *sides[:0:-1]))[::-1].astype(np.int64)
+        # the node one step along each direction, in the order _torus_shifts checks them
+        want = np.stack([i + ((coord[:, k] + step) % s - coord[:, k]) * stride[k]
+                         for k, s in enumerate(sides)
+                         for step in ((-1,) if s == 2 else (-1, 1))], axis=1)
+        slot = np.argmax(table[:, :, None] == want[:, None, :], axis=2).astype(np.int64)
+        nearer = (dist0[want] == (dist0 - 1)[:, None]) & (dist0 >= 1)[:, None]
+        bits = (nearer.astype(np.int64) << np.arange(want.shape[1], dtype=np.int64)).sum(
+            axis=1)
+        sums = [0.0]
+        for _ in range(table.shape[1]):
+            sums.append(sums[-1] + b)
+        self._torus_walk = (coord, np.array(sides), stride, table, lids, b, dist0, bits,
+                            slot, np.array(sums), nearer.sum(axis=1))
+        return self._torus_walk
+
     def _translated_dags(self, dst: np.ndarray, shifts: tuple) -> list:
         """:meth:`_searched_dags` on a torus of one bandwidth (``shifts``,
         :meth:`_torus_shifts`), the same arrays to the bit: hops to ``d`` from ``u`` are
@@ -473,8 +507,13 @@ class DagRoutes:
         n = self._n
         uniq, jd = np.unique(dst, return_inverse=True)
         jd = jd.ravel()
-        csr = self._dag_csrs(uniq)
-        ok = np.stack([c[0] for c in csr])[jd, src] > 0
+        walk = self._torus_steps()
+        if walk is None:
+            csr = self._dag_csrs(uniq)
+            ok = np.stack([c[0] for c in csr])[jd, src] > 0
+        else:   # a torus: each row's next hops worked out as it walks, nothing kept
+            csr = None
+            ok = walk[6][_moved(walk, src, dst)] > 0
         out = []
         # rows in chunks: state per (row, node), and each chunk's dags stacked
         rows = np.flatnonzero(ok)
@@ -482,7 +521,8 @@ class DagRoutes:
         per = max(1, (1 << 21) // n)
         for c0 in range(0, len(rows), per):
             r = rows[c0:c0 + per]
-            out.append((r, *self._spread_rows(src[r], dst[r], jd[r], csr)))
+            out.append((r, *(self._spread_rows(src[r], dst[r], jd[r], csr) if walk is None
+                             else self._spread_rows_torus(src[r], dst[r], walk))))
         if not out:
             z = np.zeros(0, dtype=np.int64)
             return ok, z, z, np.zeros(0), np.zeros(0), z
@@ -507,7 +547,7 @@ class DagRoutes:
     def _spread_rows(self, src, dst, jd, csr) -> tuple:
         """:meth:`_spread_many` of rows ``src -> dst`` (all with a path), ``jd`` naming
         each row's destination's arrays in ``csr``."""
-        n, R = self._n, len(src)
+        n = self._n
         used, j = np.unique(jd, return_inverse=True)
         j = j.ravel()
         parts = [csr[x] for x in used.tolist()]
@@ -521,6 +561,47 @@ class DagRoutes:
         EB = np.concatenate([c[4] for c in parts])
         ET = np.concatenate([c[5] for c in parts])
         hops = np.stack([c[0] for c in parts])[j, src]
+
+        def nexts(fr, fu):
+            at = j[fr] * n + fu
+            cnt = CNT[at]
+            first = np.cumsum(cnt) - cnt
+            pos = np.arange(int(cnt.sum())) - np.repeat(first, cnt)
+            e = np.repeat(PTR[at], cnt) + pos
+            return cnt, pos, EV[e], EL[e], EB[e], ET[e]
+
+        return self._walk_rows(src, dst, nexts, hops, ET[PTR[j * n + src]])
+
+    def _spread_rows_torus(self, src, dst, walk) -> tuple:
+        """:meth:`_spread_rows` on a torus of one bandwidth (``walk``,
+        :meth:`_torus_steps`), the arrays of :meth:`_translated_dags` read where the walk
+        is and never built: towards ``d``, node ``u``'s next hops are those of ``u - d``
+        towards node 0, in the directions of ``u``'s own adjacency order; each one's share
+        the bandwidth, their total that many of it added in turn (the same numbers)."""
+        table, lids, b, near, slot, sums = walk[3], walk[4], walk[5], walk[7], walk[8], \
+            walk[9]
+        x = _moved(walk, src, dst)
+        hops = walk[6][x]
+        bound = sums[walk[10][x]]
+
+        def nexts(fr, fu):
+            bits = ((near[_moved(walk, fu, dst[fr])][:, None] >> slot[fu]) & 1).astype(bool)
+            cnt = bits.sum(axis=1)
+            f, k = np.nonzero(bits)   # by frontier entry, then adjacency order
+            first = np.cumsum(cnt) - cnt
+            pos = np.arange(len(f)) - np.repeat(first, cnt)
+            u = fu[f]
+            return (cnt, pos, table[u, k], lids[u, k], np.full(len(f), b),
+                    sums[cnt][f])
+
+        return self._walk_rows(src, dst, nexts, hops, bound)
+
+    def _walk_rows(self, src, dst, nexts, hops, bound) -> tuple:
+        """The level-by-level walk of :meth:`_spread_rows`: ``nexts(rows, nodes)`` gives the
+        frontier's next hops ``(count per entry, place among its entry's, next node, link,
+        bandwidth share, node's total)`` entry by entry; ``hops`` and ``bound`` (the
+        source's total) per row, returned with the routes."""
+        n, R = self._n, len(src)
         swl = self._sw_lat_arr
         if swl is None:
             swl = self._sw_lat_arr = np.zeros(n)
@@ -538,17 +619,12 @@ class DagRoutes:
         em_r, em_k, em_rank, em_pos, em_l, em_w = [], [], [], [], [], []
         level = 0
         while len(fr):
-            at = j[fr] * n + fu
-            cnt = CNT[at]
-            e_n = int(cnt.sum())
+            cnt, pos, v, lid, eb, et = nexts(fr, fu)
+            e_n = len(v)
             if not e_n:
                 break
-            first = np.cumsum(cnt) - cnt
-            pos = np.arange(e_n) - np.repeat(first, cnt)
-            e = np.repeat(PTR[at], cnt) + pos
             er, eu, ru = np.repeat(fr, cnt), np.repeat(fu, cnt), np.repeat(frank, cnt)
-            v, lid = EV[e], EL[e]
-            share = flow[er * n + eu] * EB[e] / ET[e]
+            share = flow[er * n + eu] * eb / et
             em_r.append(er)
             em_k.append(np.full(e_n, level))
             em_rank.append(ru)
@@ -580,8 +656,14 @@ class DagRoutes:
         o = np.lexsort((np.concatenate(em_pos), np.concatenate(em_rank),
                         np.concatenate(em_k), R_))
         return (np.bincount(R_, minlength=R), np.concatenate(em_l)[o],
-                np.concatenate(em_w)[o], arrive[row * n + dst], hops,
-                ET[PTR[j * n + src]])
+                np.concatenate(em_w)[o], arrive[row * n + dst], hops, bound)
+
+
+def _moved(walk: tuple, u: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Node ``u - d`` (coordinates, modulo the sides) of a torus's :meth:`DagRoutes._torus_steps`:
+    where ``u`` is seen from node 0 when ``d`` is moved there."""
+    coord, side, stride = walk[0], walk[1], walk[2]
+    return ((coord[u] - coord[d]) % side) @ stride
 
 
 def _per_destination(dist, counts, v, lid, bw, tot) -> list:

@@ -245,6 +245,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._sw_lat_arr: np.ndarray | None = None
         self._nbrcsr: tuple | None = None
         self._torus: tuple | None = None   # route_dags._torus_shifts (() where none)
+        self._torus_walk: tuple | None = None   # route_dags._torus_steps
         self._components: dict[Hashable, int] | None = None
         is_gpu = code == KIND_GPU
         gpu_n = np.flatnonzero(is_gpu)
