@@ -4,7 +4,8 @@
 from ``Path.is_dir`` (a traceback through every ``--profile``); now it is an unknown
 profile. ``parse_quantity`` of a number finite as typed but past the largest float in SI
 units (``1e308`` defects per cm^2 is 1e312 per m^2) said 'must be a finite number >= 0,
-got '1e308'', which 1e308 is; now it says the value is too large and why.
+got '1e308'', which 1e308 is; now it says the value is too large and why. A die area
+finite in m^2 but past the largest float in mm^2 was said as 'inf mm^2'; now in m^2.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 
 import pytest
 
+from compute.die_yield import gross_dies_per_wafer
 from compute.errors import UserError
 from compute.profiles import get_profile
 from compute.units import parse_quantity
@@ -51,3 +53,13 @@ def test_the_largest_that_fits_is_taken_and_nan_is_not_finite():
         parse_quantity("nan", {"": 1e4}, "d", allow_zero=True)
     with pytest.raises(UserError, match=r"must be a finite number > 0, got 'inf'"):
         parse_quantity("inf", {"": 1.0}, "d")
+
+
+def test_a_die_area_past_the_largest_float_in_mm2_is_said_in_m2():
+    # yield --area 1e308cm2 is 1e304 m^2, finite, but 1e310 mm^2: it said 'inf mm^2'
+    with pytest.raises(UserError) as err:
+        gross_dies_per_wafer(1e304)
+    assert str(err.value) == ("die area 1e+304 m^2 is larger than the usable wafer (70686 "
+                              "mm^2 on a 300 mm wafer)")
+    with pytest.raises(UserError, match=r"^die area 80000 mm\^2 is larger"):
+        gross_dies_per_wafer(0.08)
