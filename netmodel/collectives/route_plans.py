@@ -196,6 +196,10 @@ class PlannedRoutes:
     table of routes not made from templates (``_rt_*``).
     """
 
+    #: Whether the batch being planned had its sample routed and its estimate checked
+    #: before it was described (:meth:`_sample_before_describing`).
+    _sampled = False
+
     def _node_ids(self, transfers: Transfers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Source and destination node numbers and fractions of ``transfers``."""
         if isinstance(transfers, Pairs):
@@ -553,9 +557,13 @@ class PlannedRoutes:
             if key is not None:
                 self._keep_plan(key, plan)
             return plan
-        d = self._describe(src, dst)
-        latency, scaleout = d["latency"], d["scaleout"]
-        own = self._routed(src, dst, np.flatnonzero(d["kind"] < 0), latency, scaleout)
+        self._sampled = self._sample_before_describing(src, dst)
+        try:
+            d = self._describe(src, dst)
+            latency, scaleout = d["latency"], d["scaleout"]
+            own = self._routed(src, dst, np.flatnonzero(d["kind"] < 0), latency, scaleout)
+        finally:
+            self._sampled = False
         on = np.flatnonzero(d["kind"] >= 0)
         hi, hl, hw, pi, po = self._hops_and_pieces(src, dst, d, on)
         plan = Plan(frac, d["kind"], *own, hi, hl, hw, pi, po, latency, scaleout)
@@ -656,13 +664,8 @@ class PlannedRoutes:
             self._rt_scaleout.extend(so)
             known.update(zip(key[quick].tolist(), range(base, base + len(quick)), strict=True))
             base += len(quick)
-        if len(slow) > (_SAMPLE_FROM if self._dag_sized
-                        else _SAMPLE_FROM_ONE_BY_ONE):
-            # a sample first (kept as the others), the rest estimated from it
-            pick = np.unique(np.linspace(0, len(slow) - 1, _SAMPLE_PAIRS).astype(np.int64))
-            self._learn_routes(src[slow[pick]], dst[slow[pick]])
-            self._check_search_work(key[slow[pick]], len(slow))
-            slow = np.delete(slow, pick)
+        if len(slow) > self._sample_from() and not self._sampled:
+            slow = self._sample_first(key, slow)
             base = len(self._rt_hops.a)
         if len(slow) >= _WALK_MANY and self._dag_sized:
             # switches and GPUs (GPUs may forward): from the kept shortest paths towards
@@ -690,6 +693,66 @@ class PlannedRoutes:
                 self._rt_latency.extend(np.array([r.latency for r in ok], dtype=float))
                 self._rt_hops.extend(np.array([r.hops for r in ok], dtype=np.int64))
                 self._rt_scaleout.extend(np.array([r.scaleout for r in ok], dtype=bool))
+
+    def _sample_from(self) -> int:
+        """From how many pairs to search :meth:`_learn_routes` routes a sample first."""
+        return _SAMPLE_FROM if self._dag_sized else _SAMPLE_FROM_ONE_BY_ONE
+
+    def _sample_first(self, key: np.ndarray, slow: np.ndarray) -> np.ndarray:
+        """Route a sample of the pairs ``slow`` (indices into ``key``, ``src * n + dst``:
+        distinct pairs to search, in order of first appearance) into the table, kept as
+        the others, and estimate the rest from it (:meth:`_check_search_work`, which
+        raises past the limit); returns the pairs left."""
+        pick = np.unique(np.linspace(0, len(slow) - 1, _SAMPLE_PAIRS).astype(np.int64))
+        sample = key[slow[pick]]
+        self._learn_routes(sample // self._n, sample % self._n)
+        self._check_search_work(sample, len(slow))
+        return np.delete(slow, pick)
+
+    def _sample_before_describing(self, src: np.ndarray, dst: np.ndarray) -> bool:
+        """:meth:`_learn_routes`'s sample and estimate of the transfers ``src[i] ->
+        dst[i]`` (node numbers), done before they are described (:meth:`_describe`) and
+        their route ids looked up, where every transfer is routed on its own (a fabric of
+        GPUs only: no switched templates) and they are many: the same pairs, sample and
+        figures, from numpy arrays alone, so that a batch past the limit is refused first
+        (a direct all-reduce over the 4,096 GPUs of a 16x16x16 torus, 16.8 million
+        transfers, held 6.0 GB to be refused). True where the sample was routed (then
+        :meth:`_learn_routes` routes the rest without another); raises
+        :class:`TooManyRouteLinks` past the limit."""
+        if len(src) <= self._sample_from() or not (self._code == KIND_GPU).all():
+            return False
+        n = self._n
+        key = src * n + dst   # the pairs as keys alone: no other array as long
+        if self._rt_id:   # the pairs routed before are not routed again
+            kept = np.fromiter(self._rt_id, np.int64, count=len(self._rt_id))
+            kept.sort()
+            at = np.searchsorted(kept, key)
+            np.minimum(at, len(kept) - 1, out=at)
+            hit = kept[at] == key
+            del at, kept
+            if hit.any():
+                key = key[~hit]
+            del hit
+        ordered = np.sort(key)
+        twice = bool((ordered[1:] == ordered[:-1]).any())
+        del ordered
+        if twice:   # each pair once, where first seen
+            _, first = np.unique(key, return_index=True)
+            first.sort()
+            key = key[first]
+            del first
+        # not a node to itself (s * n + s = s * (n + 1)), nor a link's ends
+        slow = key % (n + 1) != 0
+        if len(self._keys):
+            at = np.searchsorted(self._keys, key)
+            np.minimum(at, len(self._keys) - 1, out=at)
+            slow &= self._keys[at] != key
+            del at
+        slow = np.flatnonzero(slow)
+        if len(slow) <= self._sample_from():
+            return False
+        self._sample_first(key, slow)
+        return True
 
     def _check_search_work(self, sample: np.ndarray, pairs: int) -> None:
         """:class:`TooManyRouteLinks` when ``pairs`` routes found by search, estimated from

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from netmodel.collectives import route_plans
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.routing import Router
 from topologies import build
@@ -83,3 +84,42 @@ def test_whole_torus_curves_equal_with_the_searched_arrays(monkeypatch):
     assert "direct" in fast and sorted(fast) == sorted(slow)
     for k in fast:
         assert np.array_equal(fast[k], slow[k]), k
+
+
+def _refusal(graph, transfers, early: bool, monkeypatch) -> str:
+    """The refusal of ``transfers`` by a fresh router that routed ``transfers[:300]``
+    first, with the sample taken before the batch is described (``early``) or where
+    ``_learn_routes`` takes it."""
+    r = Router(graph)
+    r.loads(transfers[:300])
+    if not early:
+        monkeypatch.setattr(Router, "_sample_before_describing", lambda self, s, d: False)
+    else:
+        def no_describe(self, src, dst):
+            raise AssertionError("described before the estimate")
+        monkeypatch.setattr(Router, "_describe", no_describe)
+    with pytest.raises(route_plans.TooManyRouteLinks) as err:
+        r.loads(transfers)
+    monkeypatch.undo()
+    return str(err.value)
+
+
+@pytest.mark.parametrize("repeat", [False, True])
+def test_a_refused_batch_is_refused_before_it_is_described(monkeypatch, repeat):
+    """A batch past the limit on a fabric of GPUs only is refused from its keys alone, with
+    the same figures (pairs not routed before, each once; the same sample) as when the
+    table's lookups find the sample."""
+    graph = build("torus:dims=6x6x6")
+    gpus = [f"gpu{i}" for i in range(0, 200, 2)]
+    transfers = [(a, b, 1.0) for a in gpus for b in gpus if a != b]
+    if repeat:   # a pair twice, and the batch's first pairs again at its end
+        transfers = transfers + transfers[:2000]
+    monkeypatch.setattr(route_plans, "_SAMPLE_FROM", 1000)
+    monkeypatch.setattr(route_plans, "_SEARCH_LINKS", 1)
+    early = _refusal(graph, transfers, True, monkeypatch)
+    monkeypatch.setattr(route_plans, "_SAMPLE_FROM", 1000)
+    monkeypatch.setattr(route_plans, "_SEARCH_LINKS", 1)
+    late = _refusal(graph, transfers, False, monkeypatch)
+    assert early == late
+    linked = sum(1 for a, b, _ in transfers[300:9900] if graph.has_edge(a, b))
+    assert f"routing {9900 - 300 - linked:,} transfers" in early   # 100 x 99 pairs
