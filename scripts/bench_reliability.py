@@ -157,6 +157,53 @@ print(json.dumps({{"build": t1 - t0, "seconds": t2 - t1, "cpu": c2 - c0, "edges"
 """
 
 
+#: study lite-gpu's reliability part for Llama-3-8B (closed forms: reliability_summary and
+#: the spare curve) on two of its scenarios, each at its own GPU count and TP: the spare
+#: pools' Markov chains (availability_analytic._chain_of), their build (the time in
+#: _chain_of but its steady-state solves) and solves timed apart (CPU).
+_CHAIN_CHILD = """
+import json, time
+import netmodel.study.availability_analytic as aa
+from netmodel.study.availability import spare_curve
+from netmodel.study.lite_gpu_parts import REFERENCE_SPARES
+from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.reliability_summary import reliability_summary
+
+out = {{"chains": 0, "given_up": 0, "chain_cpu": 0.0, "solve_cpu": 0.0}}
+chain_of, steady = aa._chain_of, aa._steady_state
+
+def timed_chain(caps, classes):
+    c0 = time.process_time()
+    got = chain_of(caps, classes)
+    out["chain_cpu"] += time.process_time() - c0
+    out["chains"] += 1
+    out["given_up"] += got is None
+    return got
+
+def timed_steady(*args, **kw):
+    c0 = time.process_time()
+    got = steady(*args, **kw)
+    out["solve_cpu"] += time.process_time() - c0
+    return got
+
+aa._chain_of, aa._steady_state = timed_chain, timed_steady
+clusters = [build_cluster(s, "Llama-3-8B", "decode") for s in {scenarios!r}]
+t0, c0 = time.perf_counter(), time.process_time()
+for s, c in zip({scenarios!r}, clusters):
+    r = reliability_summary(s, "Llama-3-8B", "decode", cluster=c, spares=REFERENCE_SPARES,
+                            method="analytic")
+    spare_curve(c, r.spares_needed_placement or r.spare_placement, fallback=True)
+out.update(seconds=time.perf_counter() - t0, cpu=time.process_time() - c0,
+           build_cpu=out["chain_cpu"] - out["solve_cpu"],
+           clusters=[f"{{c.gpus}} x {{c.gpu.name}} TP {{c.tp}}" for c in clusters],
+           rss_gb=peak_rss_gb())
+print(json.dumps(out))
+"""
+
+#: The scenarios of :data:`_CHAIN_CHILD`: study lite-gpu's H100 one and a Lite one.
+_CHAIN_SCENARIOS = ("h100-dgx", "lite-flat")
+
+
 #: The instance sizes of the lite-ocs case: the powers of 2 of its 128 Lites.
 _POWERS = (2, 4, 8, 16, 32, 64, 128)
 
@@ -301,6 +348,16 @@ def main(argv: list[str] | None = None) -> None:
               f"effects {r['effects']:.2f} s (CPU {r['effects_cpu']:.2f} s), then "
               f"{r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); peak RSS {r['rss_gb']:.2f} GB; "
               f"TP {r['tp']}; mean {r['mean']:.6f} (analytic {r['analytic']:.6f})")
+    # The spare pools' chains were built one state at a time over dictionaries (4.7
+    # million lookups in study lite-gpu --models Llama-3-8B --gpus H100-SXM,Lite); now a
+    # level at a time over integer keys (availability_analytic._chain_states). See the
+    # commit for this line's figures before and after.
+    r = run_child(IMPORT_LINE + _CHAIN_CHILD.format(scenarios=_CHAIN_SCENARIOS), cwd=ROOT)
+    print(f"spare chains of study lite-gpu's reliability part, Llama-3-8B on "
+          f"{' and '.join(r['clusters'])}: {r['chains']} chains ({r['given_up']} past "
+          f"the limit) built in {r['build_cpu']:.2f} s CPU, solved in {r['solve_cpu']:.2f} s; "
+          f"the part {r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); peak RSS "
+          f"{r['rss_gb']:.2f} GB")
     if quick:
         print("availability 131,072 GPUs: skipped (--quick)")
         return

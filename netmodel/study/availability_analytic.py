@@ -44,6 +44,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from itertools import pairwise
+from typing import NamedTuple
 
 import numpy as np
 
@@ -431,9 +432,11 @@ def _asks(kinds: Sequence[Kind], ks: list[int], family: list[int] | None = None
 #: Most states of one chain (:func:`_chain`: one pool's in :func:`_sequential`, the pools
 #: asked together in :func:`_coupled_blocking`): a pool of 24 spares asked by 4 failure
 #: kinds of 3 repair times, one asking twice, is 5,915 states, 0.3 s; two pools of 9
-#: asked together and by kinds of 3 repair times 7,942, 1.5-2 s. Past it the chain with
-#: one repair time (:func:`_chain`), and past that too the independent arrivals
-#: (Kaufman-Roberts; the pools apart), an approximation.
+#: asked together and by kinds of 3 repair times 7,942, 1.5-2 s (built one state at a
+#: time and solved by SuperLU; a level at a time, :func:`_chain_states`, study lite-gpu's
+#: largest, 9,181 states of 68,210 transitions, is built in 18 ms and solved in 20 ms).
+#: Past it the chain with one repair time (:func:`_chain`), and past that too the
+#: independent arrivals (Kaufman-Roberts; the pools apart), an approximation.
 MAX_SEQUENTIAL_STATES = 10_000
 #: The closed form's fallbacks past :data:`MAX_SEQUENTIAL_STATES` (each an approximation),
 #: as :attr:`Analytic.fallback` names them: the chain with every repair time taken as one;
@@ -567,58 +570,157 @@ def _chain(caps: tuple, classes: list,
 
 
 def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_chain`'s Markov chain as the classes give it; None past
-    :data:`MAX_SEQUENTIAL_STATES` states."""
+    """:func:`_chain`'s Markov chain as the classes give it (:func:`_chain_states`), in
+    its steady state; None past :data:`MAX_SEQUENTIAL_STATES` states."""
+    chain = _chain_states(caps, classes)
+    if chain is None:
+        return None
+    return chain.busy, _steady_state(len(chain.busy), chain.rows, chain.cols, chain.vals)
+
+
+class _States(NamedTuple):
+    """A chain's states in the order met (breadth first from no failure in progress) and
+    its transitions (:func:`_chain_states`)."""
+
+    types: list          #: a failure in progress: (hold index, spares held of each pool)
+    counts: np.ndarray   #: states x types: the failures in progress of each type
+    busy: np.ndarray     #: states x pools: the spares busy
+    rows: np.ndarray     #: each transition's state from, ...
+    cols: np.ndarray     #: ... to, ...
+    vals: np.ndarray     #: ... and rate (1/s); each state's arrivals by class, then its
+    #: departures by type in the types' sorted order
+
+
+#: A chain's state keys (:func:`_chain_states`) are machine integers while their mixed
+#: radix stays below this; past it Python's (an object array: slower, as exact).
+_INT_KEYS = 2 ** 62
+
+
+def _chain_states(caps: tuple, classes: list) -> _States | None:
+    """:func:`_chain`'s Markov chain as the classes give it: a failure in progress is its
+    hold and the spares it holds (its type: those alike leave alike), a state the count
+    of each type in progress, met breadth first from the empty state, each state's
+    transitions its classes' arrivals (where granted any spare), then one departure of
+    each type it holds, by type; None past :data:`MAX_SEQUENTIAL_STATES` states.
+
+    A state is one integer, each type's count a digit of a mixed radix (a type's count is
+    at most the spares of a pool over its grant there: a grant never takes more than is
+    free), so a level of the search is a few array operations: the spares busy of its
+    states, each distinct count's grants worked out once (:func:`_grants`), arrivals add a
+    type's place, departures take it off, and the states not met before are numbered in
+    the order they are first reached (their counts: the state first reaching each, one
+    failure more or less). A level's arrays hold at most its states (fewer than
+    :data:`MAX_SEQUENTIAL_STATES`, checked after each level) times the classes and types.
+
+    >>> chain = _chain_states((2,), [(1.0, 1.0, [(0, 1, 1.0)]), (0.5, 3.0, [(0, 1, 1.0)])])
+    >>> chain.types, chain.counts.tolist(), chain.busy[:, 0].tolist()
+    ([(0, (1,)), (1, (1,))], [[0, 0], [1, 0], [0, 1], [2, 0], [1, 1], [0, 2]], [0, 1, 1, 2, 2, 2])
+    >>> [(int(i), int(j), float(v)) for i, j, v in zip(chain.rows[:4], chain.cols[:4],
+    ...                                                 chain.vals[:4], strict=True)]
+    [(0, 1, 1.0), (0, 2, 0.5), (1, 3, 1.0), (1, 4, 0.5)]
+    """
     m = len(caps)
-    # a failure in progress is its hold and the spares it holds: those alike leave alike
     holds = sorted({hold for _, hold, _ in classes})
     hold_of = [holds.index(hold) for _, hold, _ in classes]
-    start: tuple = ()
-    index = {start: 0}
-    states = [start]
-    rows, cols, vals, busy = [], [], [], []
+    types: list = []          # (hold index, spares of each pool), in the order met
+    seen: dict = {}           # type -> its index
+    place: list = []          # each type's place in a key (its count's digit)
+    span = [1]                # the next type's place: every key so far is below it
 
-    def at(d: dict) -> int:   # the state's index, a new one where it is new
-        key = tuple(sorted(d.items()))
-        if key not in index:
-            index[key] = len(states)
-            states.append(key)
-        return index[key]
-
-    grants: dict = {}
-    i = 0
-    while i < len(states):
-        st = states[i]
-        used = [0] * m
-        for (_, vec), n in st:
-            for j, v in enumerate(vec):
-                used[j] += v * n
-        busy.append(used)
+    def arrivals(used: tuple) -> list[int]:
+        out = []
         for c, (lam, _, asks) in enumerate(classes):
-            key = (c, *used)   # the grant hangs on the spares busy only
-            vec = grants.get(key)
-            if vec is None:   # asks: a list, or one pool's rule (free -> spares taken)
-                vec = grants[key] = (asks(caps[0] - used[0]),) if callable(asks) \
-                    else _grants(caps, used, asks)
-            if any(vec) and lam > 0:
-                d = dict(st)
-                d[(hold_of[c], vec)] = d.get((hold_of[c], vec), 0) + 1
-                rows.append(i)
-                cols.append(at(d))
-                vals.append(lam)
-        for (h, vec), n in st:
-            d = dict(st)
-            d[(h, vec)] -= 1
-            if not d[(h, vec)]:
-                del d[(h, vec)]
-            rows.append(i)
-            cols.append(at(d))
-            vals.append(n / holds[h])
-        i += 1
-        if len(states) > MAX_SEQUENTIAL_STATES:
+            # asks: a list, or one pool's rule (free -> spares taken)
+            vec = (int(asks(caps[0] - used[0])),) if callable(asks) \
+                else _grants(caps, used, asks)
+            if not (any(vec) and lam > 0):
+                out.append(-1)
+                continue
+            if any(v > cap - u for v, cap, u in zip(vec, caps, used, strict=True)):
+                raise ValueError(f"classes: a grant of {vec} spares where {used} of caps "
+                                 f"{caps} are busy takes more than are free")
+            key = (hold_of[c], vec)
+            if key not in seen:
+                seen[key] = len(types)
+                types.append(key)
+                place.append(span[0])   # its count: at most a pool's spares over its grant
+                span[0] *= 1 + min(cap // v for cap, v in zip(caps, vec, strict=True) if v > 0)
+            out.append(seen[key])
+        return out
+
+    lams = np.array([lam for lam, _, _ in classes], dtype=float)
+    # the spares busy as one number (a code per pool, each below its spares + 1)
+    stride = np.cumprod([1, *(c + 1 for c in caps[:-1])], dtype=object)
+    stride = stride.astype(np.int64) if math.prod(c + 1 for c in caps) < _INT_KEYS else stride
+    met = np.zeros(0, dtype=stride.dtype)   # the spares busy met (as codes), sorted, and
+    grants = np.zeros((0, len(classes)), dtype=np.int64)   # the type each class's arrival
+    # adds with them (-1: none)
+    keys = np.zeros(1, dtype=np.int64)   # each state's, in the order met
+    ordered, index = keys.copy(), np.zeros(1, dtype=np.int64)   # keys sorted, their states
+    busy, rows, cols, vals = [np.zeros((0, m), dtype=np.int64)], [], [], []
+    counts = [np.zeros((1, 0), dtype=np.int64)]   # each level's states' count of each type
+    lo = 0
+    while lo < len(keys):
+        front, hi, held, count = keys[lo:], len(keys), len(types), counts[-1]
+        used = count @ np.array([vec for _, vec in types], dtype=np.int64).reshape(-1, m)
+        code = used @ stride
+        where = np.searchsorted(met, code)
+        if len(met) == 0 or (met[np.minimum(where, len(met) - 1)] != code).any():
+            new, first = np.unique(code, return_index=True)
+            fresh = ~np.isin(new, met)
+            grants = np.insert(grants, np.searchsorted(met, new[fresh]),
+                               [arrivals(tuple(u)) for u in used[first[fresh]].tolist()],
+                               axis=0)
+            met = np.union1d(met, new)
+            where = np.searchsorted(met, code)
+        if span[0] > _INT_KEYS and keys.dtype != object:
+            keys, ordered, front = (a.astype(object) for a in (keys, ordered, front))
+        at = np.array([*place, 0], dtype=keys.dtype)   # -1, no arrival: 0
+        arrive = grants[where]
+        by = sorted(range(held), key=types.__getitem__)   # a state's departures' order
+        go = np.concatenate([arrive >= 0, count[:, by] > 0], axis=1)
+        state, slot = np.nonzero(go)
+        to = np.concatenate([front[:, None] + at[arrive], front[:, None] - at[by][None, :]],
+                            axis=1)[go]
+        rate = np.concatenate([np.broadcast_to(lams, arrive.shape),
+                               count[:, by] / np.array(holds)[[types[t][0] for t in by]]],
+                              axis=1)[go]
+        # the states reached, each once (sorted), the first transition reaching each
+        sort = np.argsort(to)
+        head = np.ones(len(to), dtype=bool)
+        head[1:] = to[sort[1:]] != to[sort[:-1]]
+        reached = to[sort[head]]
+        first = np.minimum.reduceat(sort, np.flatnonzero(head)) if len(to) else sort
+        where = np.searchsorted(ordered, reached)
+        known = ordered[np.minimum(where, len(ordered) - 1)] == reached
+        number = np.empty(len(reached), dtype=np.int64)
+        number[known] = index[where[known]]
+        new = np.flatnonzero(~known)
+        if len(new):   # numbered in the order first reached
+            seq = new[np.argsort(first[new])]
+            number[seq] = len(keys) + np.arange(len(new))
+            keys = np.concatenate([keys, reached[seq]])
+            ordered = np.insert(ordered, where[new], reached[new])
+            index = np.insert(index, where[new], number[new])
+            # their counts: the state each is first reached from, one more or less
+            i, j = state[first[seq]], slot[first[seq]] - arrive.shape[1]   # < 0: arrival
+            kind = np.where(j < 0, arrive[i, np.minimum(j, -1)],
+                            np.array([*by, 0])[np.maximum(j, 0)])
+            counts.append(np.zeros((len(seq), len(types)), dtype=np.int64))
+            counts[-1][:, :held] = count[i]
+            counts[-1][np.arange(len(seq)), kind] += np.where(j < 0, 1, -1)
+        col = np.empty(len(to), dtype=np.int64)
+        col[sort] = number[np.cumsum(head) - 1]
+        busy.append(used)
+        rows.append(lo + state)
+        cols.append(col)
+        vals.append(rate)
+        if len(keys) > MAX_SEQUENTIAL_STATES:
             return None
-    return np.array(busy, dtype=np.int64).reshape(-1, m), _steady_state(len(states), rows,
-                                                                      cols, vals)
+        lo = hi
+    return _States(types, np.concatenate([np.pad(c, ((0, 0), (0, len(types) - c.shape[1])))
+                                          for c in counts]),
+                   np.concatenate(busy), *(np.concatenate(a) for a in (rows, cols, vals)))
 
 
 def _grants(caps, used, asks) -> tuple[int, ...]:

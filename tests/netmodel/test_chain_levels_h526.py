@@ -1,0 +1,158 @@
+"""The spare pools' Markov chain built level by level (availability_analytic._chain_states).
+
+The chain of the failures in progress (each its hold and the spares it holds) was built by
+a breadth-first search over dictionaries, one state at a time; it is now built a level at a
+time with each state one integer (a mixed radix of the count of each failure type). The
+reference below is the search as it was, written out plainly: the states must come in the
+same order (the steady state's floats depend on it), with the same spares busy and the same
+transitions in the same order, on random pools and classes (one and two pools, asks
+granted in part, one pool's rules, repeated holds, zero rates), with the keys as machine
+integers and as Python's; past the state limit both give up."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from netmodel.study import availability_analytic as aa
+
+
+def reference(caps: tuple, classes: list, limit: int | None = None):
+    """The chain as a plain breadth-first search over dictionaries: states (sorted tuples
+    of ((hold index, spares of each pool), count)), spares busy, rows, cols, rates."""
+    m = len(caps)
+    holds = sorted({hold for _, hold, _ in classes})
+    index, states = {(): 0}, [()]
+    rows, cols, vals, busy = [], [], [], []
+
+    def at(d):
+        key = tuple(sorted(d.items()))
+        if key not in index:
+            index[key] = len(states)
+            states.append(key)
+        return index[key]
+
+    i = 0
+    while i < len(states):
+        st_ = states[i]
+        used = [sum(vec[j] * n for (_, vec), n in st_) for j in range(m)]
+        busy.append(used)
+        for lam, hold, asks in classes:
+            if callable(asks):
+                vec = (int(asks(caps[0] - used[0])),)
+            else:
+                got = [0] * m
+                for (pool, u, _), ok in zip(asks, aa._granted(caps, used, asks), strict=True):
+                    got[pool] += u if ok else 0
+                vec = tuple(got)
+            if any(vec) and lam > 0:
+                d = dict(st_)
+                key = (holds.index(hold), vec)
+                d[key] = d.get(key, 0) + 1
+                rows.append(i)
+                cols.append(at(d))
+                vals.append(lam)
+        for (h, vec), n in st_:
+            d = dict(st_)
+            d[(h, vec)] -= 1
+            if not d[(h, vec)]:
+                del d[(h, vec)]
+            rows.append(i)
+            cols.append(at(d))
+            vals.append(n / holds[h])
+        i += 1
+        if limit is not None and len(states) > limit:
+            return None
+    return states, np.array(busy, dtype=np.int64).reshape(-1, m), rows, cols, vals
+
+
+def _rule(cap: int, sizes: tuple):
+    """One pool's rule: the largest of ``sizes`` that fits the free spares, else 0."""
+    return lambda free: max([s for s in sizes if s <= free], default=0)
+
+
+@st.composite
+def chains(draw):
+    m = draw(st.integers(1, 2))
+    caps = tuple(draw(st.lists(st.integers(0, 6), min_size=m, max_size=m)))
+    holds = draw(st.lists(st.sampled_from([0.5, 1.0, 3.0, 7.0]), min_size=1, max_size=2))
+    classes = []
+    for _ in range(draw(st.integers(1, 4))):
+        lam = draw(st.sampled_from([0.0, 0.3, 1.0, 2.5]))
+        hold = draw(st.sampled_from(holds))
+        if m == 1 and draw(st.booleans()):
+            asks = _rule(caps[0], tuple(draw(st.lists(st.integers(1, 4), min_size=1,
+                                                      max_size=3))))
+        else:
+            asks = [(draw(st.integers(0, m - 1)), draw(st.integers(1, 3)),
+                     draw(st.sampled_from([0.5, 1.0, 2.0])))
+                    for _ in range(draw(st.integers(1, 3)))]
+        classes.append((lam, hold, asks))
+    return caps, classes
+
+
+def _check(caps, classes):
+    ref = reference(caps, classes)
+    got = aa._chain_states(caps, classes)
+    states, busy, rows, cols, vals = ref
+    # the same states in the same order
+    mine = [tuple(sorted((got.types[t], int(n)) for t, n in enumerate(row) if n))
+            for row in got.counts.tolist()]
+    assert mine == states
+    np.testing.assert_array_equal(got.busy, busy)
+    # the same transitions in the same order: the generator's rows alike
+    assert got.rows.tolist() == rows
+    assert got.cols.tolist() == cols
+    assert got.vals.tolist() == vals
+    # each state's spares busy are its failures' holdings, within the pools
+    held = got.counts @ np.array([vec for _, vec in got.types], dtype=np.int64
+                                 ).reshape(-1, len(caps))
+    np.testing.assert_array_equal(held, got.busy)
+    assert (got.busy <= np.array(caps)).all()
+    # the steady state the same floats
+    if len(states) > 1:
+        pi = aa._chain_of(caps, classes)[1]
+        assert pi.tobytes() == aa._steady_state(len(states), rows, cols, vals).tobytes()
+
+
+@settings(max_examples=150, deadline=None)
+@given(chains())
+def test_the_levels_build_the_searchs_chain(case):
+    _check(*case)
+
+
+@settings(max_examples=60, deadline=None)
+@given(chains())
+def test_python_integer_keys_build_the_same_chain(case):
+    # keys past the machine integers' limit (forced low here) are Python's
+    with mock.patch.object(aa, "_INT_KEYS", 4):
+        _check(*case)
+
+
+@settings(max_examples=60, deadline=None)
+@given(chains(), st.integers(1, 30))
+def test_past_the_state_limit_both_give_up(case, limit):
+    caps, classes = case
+    with mock.patch.object(aa, "MAX_SEQUENTIAL_STATES", limit):
+        got = aa._chain_states(caps, classes)
+    ref = reference(caps, classes, limit)
+    assert (got is None) == (ref is None)
+    if ref is not None:
+        assert len(got.busy) == len(ref[0]) <= limit
+
+
+def test_two_pools_by_hand():
+    # two pools of 1 spare; one class asks 1 of each (both granted or each alone as it
+    # fits), at rate 1, hold 1: states {}, {(1,1)}; then nothing fits
+    caps, classes = (1, 1), [(1.0, 1.0, [(0, 1, 1.0), (1, 1, 1.0)])]
+    got = aa._chain_states(caps, classes)
+    assert got.types == [(0, (1, 1))]
+    assert got.counts.tolist() == [[0], [1]]
+    assert got.busy.tolist() == [[0, 0], [1, 1]]
+    assert (got.rows.tolist(), got.cols.tolist(), got.vals.tolist()) == (
+        [0, 1], [1, 0], [1.0, 1.0])
+    # half the time busy: rate 1 in, 1 out
+    np.testing.assert_allclose(aa._chain_of(caps, classes)[1], [0.5, 0.5], rtol=1e-15)
