@@ -41,8 +41,12 @@ from netmodel.collectives.pipeline_fill import (
     channel_cap_rate,
     group_channels,
     has_tree_caps,
+    net_ring_rules,
     p2p_fills,
     p2p_ll_share,
+    ring_ll_least,
+    ring_net_mask,
+    ring_net_overhead,
     tree_least,
 )
 from netmodel.collectives.results import InSwitchCeiling, StepTiming, TreeCap
@@ -348,6 +352,13 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     ``b`` less its reduction part is). ``shape``: :func:`step_shape` of ``t``, if already
     worked out (it depends on the steps only, not on the protocol or the loads).
 
+    A pass of NCCL's ring across nodes (``ring_nodes``,
+    :func:`~netmodel.collectives.pipeline_fill.ring_net_mask`) pays each scale-up latency
+    payment at least the network's post overhead
+    (:func:`~netmodel.collectives.pipeline_fill.ring_net_overhead`) and, under LL, its
+    line's ``b`` is at least NCCL's LL busbw cap across nodes allows
+    (:func:`~netmodel.collectives.pipeline_fill.ring_ll_least`), as ``b_least`` below.
+
     NCCL's tree channel cap (steps with ``tree_channels``, under a calibration with
     ``tree_channel_bandwidth`` or, under LL128, ``tree_ll128_channel_bandwidth``, or for
     NVLSTree's, ``tree_table`` 1, ``nvls_tree_channel_bandwidth``): every line's ``b`` is
@@ -376,6 +387,9 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
         fac, up = protocol.bandwidth_factor, protocol.step_latency_scaleup
         slow = np.where(scaleout, protocol.step_latency_scaleout, protocol.step_latency_scaleup)
         base = protocol.base_latency
+    ringnet = ring_net_mask(t)
+    if ringnet is not None:   # NCCL's ring across nodes: each NVLink step at least the post
+        up = np.where(ringnet, np.maximum(up, ring_net_overhead(protocol)), up)
     if protocol.name == "LL":   # send/recv's LL inside one NVLink domain: its send warps
         ranks = np.where(np.asarray(scaleout, dtype=bool), 0.0, t["p2p_ranks"])
         if np.any(ranks > 1):
@@ -389,6 +403,9 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     gamma = cal.reduction_rate
     red = (red_sum / gamma) if gamma > 0 else 0.0
     least = tree_least(t, mem, fac, cal, protocol)
+    ll_least = ring_ll_least(t, mem, ringnet, protocol)
+    if ll_least is not None:   # NCCL's LL busbw cap across nodes
+        least = ll_least if least is None else np.maximum(least, ll_least)
     chunk = np.where(innet, net.chunk, protocol.chunk)
     b = np.where(plain, bl, 0.0).sum(axis=1)
     fills = []  # (coefficient (G,), slice (G,))
@@ -727,7 +744,14 @@ class CompiledCollective:
         # both (Tree) or each its own (NVLSTree): TreeCap.algbw
         phase_share = sum(s.tree_share for s in self.steps
                           if s.member and s.tree_channels > 0) / 2
-        for s in self.steps:
+        t = self._arrays()[0]
+        ringnet = ring_net_mask(t)
+        ll = ring_ll_least(t, t["on"], ringnet, protocol)   # as combine takes them
+        caps_net = net_ring_rules()[2]
+
+        def _ll_cap_rate(s) -> float:
+            return caps_net[min(s.ring_nodes, 1 + len(caps_net)) - 2]
+        for i, s in enumerate(self.steps):
             if not s.member:
                 continue
             pr = net if s.in_network else protocol
@@ -736,7 +760,10 @@ class CompiledCollective:
             else:
                 intra, inter = s.latencies
             lat_up = s.latency if s.latency_up is None else s.latency_up
-            total = intra * (pr.step_latency_scaleup + lat_up) \
+            up = pr.step_latency_scaleup
+            if ringnet is not None and ringnet[0, i]:
+                up = max(up, ring_net_overhead(protocol))
+            total = intra * (up + lat_up) \
                 + inter * (pr.step_latency(s.scaleout) + s.latency)
             lat = total / s.repeat
             floor = s.floor / ceiling if ceiling > 0 else 0.0
@@ -744,14 +771,17 @@ class CompiledCollective:
                                                    pr.bandwidth_factor) \
                 if caps and s.tree_channels > 0 else (0.0, 0.0, 0.0, False)
             least = s.tree_share / (s.tree_channels * float(rate)) if rate else 0.0
+            # NCCL's LL cap across nodes, a repeat's share (its link stays named)
+            ll_cap = 1 / ((s.repeat + 1) * _ll_cap_rate(s)) \
+                if ll is not None and ringnet[0, i] else 0.0
             wire = s.beta / pr.bandwidth_factor
             if pr.name == "LL" and s.p2p_ranks > 1 and not s.scaleout:
                 wire /= float(p2p_ll_share(s.p2p_ranks, cal, s.p2p_peers))   # as combine
             links = max(wire, floor)
-            ser = nbytes * max(links, least)
+            ser = nbytes * max(links, least, ll_cap)
             red = nbytes * s.reduce / gamma if gamma > 0 else 0.0
             cap = top = None
-            if least > links:   # the cap binds: it, not a link, is the step's bottleneck
+            if least > links and least >= ll_cap:   # the tree cap, not a link, binds
                 cap = TreeCap(s.tree_channels, float(table), s.tree_nodes, float(f),
                               least / links if links > 0 else math.inf,
                               "perChMaxTreeLL128Bws" if own else TREE_TABLES[s.tree_table],

@@ -521,8 +521,10 @@ class FabricCostModel:
         bandwidth is multiplied by ``k``), ``a_fixed`` by latency, ``b_reduce`` by the GPUs'
         reduction rate (0 unless the calibration sets one), ``b_least`` by NCCL's tree
         channel cap (0 but on a tree across domains:
-        :attr:`~netmodel.collectives.calibration.Calibration.tree_channel_bandwidth`),
-        which faster or slower links leave as it is."""
+        :attr:`~netmodel.collectives.calibration.Calibration.tree_channel_bandwidth`) or,
+        under LL, its LL cap of a ring across nodes
+        (:func:`~netmodel.collectives.pipeline_fill.ring_ll_least`), which faster or slower
+        links leave as it is."""
         names = algorithm if isinstance(algorithm, list) else \
             self.algorithm_names(op, algorithm)
         cal = self.calibration

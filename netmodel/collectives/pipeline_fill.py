@@ -10,14 +10,19 @@ pipelines cost beyond their steady rate, and raises ``b`` to what its channels a
   inside one NVLink domain, else the calibration's);
 * NCCL's per-channel busbw caps of its Tree and NVLSTree (:func:`tree_channel_rate`,
   :func:`channel_cap_rate`, :data:`TREE_TABLES`), summed per collective by
-  :func:`tree_least`.
+  :func:`tree_least`;
+* what NCCL's tuner charges a ring across nodes (:func:`ring_net_mask`): its NVLink steps
+  at least the network's post overhead (:func:`ring_net_overhead`), its LL busbw at most
+  ``llMaxBw`` across nodes (:func:`ring_ll_least`).
 
 Each rule names the NCCL source it follows; the constants are the calibration's
-(``netmodel/data/collective_defaults.toml``).
+(``netmodel/data/collective_defaults.toml``), those of a ring across nodes the emulated
+tuner's (``netmodel/data/collective_tuner_plugins.toml`` ``[nccl]``, :func:`net_ring_rules`).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -25,8 +30,10 @@ import numpy as np
 from netmodel.collectives.calibration import WARP_SIZE, Calibration, Protocol
 from netmodel.collectives.steps import unique
 
-__all__ = ["TREE_TABLES", "channel_cap_rate", "group_channels", "has_tree_caps",
-           "p2p_fills", "p2p_ll_share", "p2p_sending_channels", "tree_channel_rate", "tree_least"]
+__all__ = ["NCCL_PROTOCOLS", "TREE_TABLES", "channel_cap_rate", "group_channels", "has_tree_caps",
+           "net_ring_rules", "p2p_fills", "p2p_ll_share", "p2p_sending_channels",
+           "ring_ll_least", "ring_net_mask", "ring_net_overhead", "tree_channel_rate",
+           "tree_least"]
 
 
 def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
@@ -239,3 +246,85 @@ def tree_least(t: dict[str, np.ndarray], mem: np.ndarray, fac: float | np.ndarra
         return None
     rate = np.where(tree, rate * ch, 1.0)
     return np.where(tree, t["repeat"] * t["tree_share"] / rate, 0.0).sum(axis=1)
+
+
+#: NCCL's protocols, whose tuner rules across nodes apply (:func:`ring_net_overhead`).
+NCCL_PROTOCOLS = ("LL", "LL128", "Simple")
+
+
+@functools.lru_cache(maxsize=1)
+def net_ring_rules() -> tuple[float, float, tuple[float, ...], int]:
+    """NCCL's tuner constants of a ring across nodes, from the ``[nccl]`` table of
+    ``netmodel/data/collective_tuner_plugins.toml`` (the emulated tuner's,
+    :class:`~netmodel.collectives.tuner_plugin.NcclTuner`, each sourced there):
+    ``(net_overhead, net_overhead_simple, ll_max_bw_net, max_ranks_per_node)``: the
+    network post overhead (s) a ring's NVLink step costs at least (src/graph/tuning.cc at
+    b6475625, 2.20.3, and src/tuning/ring.cc at 1fc949c5, 2026: "Inter-node rings still
+    have to launch nsteps * net overhead", ``intraLat = std::max(intraLat, netOverhead)``,
+    ``getNetOverhead``: 1.0 us on Intel's x86 and any CPU but AMD's, 2.0 on AMD's; x 3
+    under Simple), LL's busbw cap on 2 and on 3 or more nodes (``llMaxBws`` by host CPU:
+    39.0 and 20.4 GB/s but on AMD's hosts, 22.5 and 19.0 there), and the most ranks a node
+    the tuner's formulas are taken for (a larger scale-up domain, an NVL72 rack, is an
+    MNNVL clique whose node count NCCL's tuner takes otherwise: left as the one-node
+    constants). Fabrics carry no host CPU and no published log of the reference rows
+    names an AMD host: the values of every other CPU."""
+    from netmodel.collectives.tuner_plugin import NCCL_TUNER, get_tuner
+
+    sp = get_tuner(NCCL_TUNER).spec
+    return (float(sp["net_overhead"]), float(sp["net_overhead_simple"]),
+            tuple(float(x) for x in sp["ll_max_bw_net"]), int(sp["max_ranks_per_node"]))
+
+
+def ring_net_mask(t: dict[str, np.ndarray]) -> np.ndarray | None:
+    """Which steps of ``t`` (``(G, S)``) are passes of NCCL's ring across nodes that NCCL's
+    tuner prices as such: ``ring_nodes`` > 1 and at most ``max_ranks_per_node`` ranks a
+    node (``(repeat + 1) / ring_nodes``: a ring pass is ``p - 1`` steps); None where
+    none is."""
+    nodes = t["ring_nodes"]
+    if not np.any(nodes > 1):
+        return None
+    per_node = net_ring_rules()[3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mask = (nodes > 1) & ((t["repeat"] + 1) <= per_node * nodes)
+    return mask if mask.any() else None
+
+
+def ring_net_overhead(protocol: Protocol) -> float:
+    """The seconds a step of NCCL's ring across nodes costs at least under ``protocol``
+    inside a node (:func:`net_ring_rules`: 1 us, 3 us under Simple); 0 under a protocol
+    that is none of NCCL's (a textbook calibration's, :meth:`Calibration.ideal`).
+
+    >>> [ring_net_overhead(Protocol(n, 1.0, 0.0, 0.0, 0.0)) * 1e6
+    ...  for n in ("LL", "LL128", "Simple", "ideal")]
+    [1.0, 1.0, 3.0, 0.0]
+    """
+    if protocol.name not in NCCL_PROTOCOLS:
+        return 0.0
+    over, simple, _, _ = net_ring_rules()
+    return over * (simple if protocol.name == "Simple" else 1.0)
+
+
+def ring_ll_least(t: dict[str, np.ndarray], mem: np.ndarray, mask: np.ndarray | None,
+                  protocol: Protocol) -> np.ndarray | None:
+    """Per row of ``t``: the seconds per byte of ``n`` NCCL's LL busbw cap across nodes
+    allows a ring at least (``llMaxBw`` of :func:`net_ring_rules`: 39.0 GB/s on 2 nodes,
+    20.4 on 3 or more; NCCL: ``busBw = std::min(llMaxBw, busBw * .5)``, algbw = busbw x
+    nRanks / nsteps): each member pass of ``p - 1`` steps moves ``(p - 1) / p`` of ``n``
+    through every GPU, ``repeat / (repeat + 1) / cap``; None under another protocol or
+    where ``mask`` (:func:`ring_net_mask`) holds no member step.
+
+    >>> t = {"repeat": np.array([[15.0, 15.0]]), "ring_nodes": np.array([[2.0, 2.0]])}
+    >>> on = np.array([[True, True]])
+    >>> b = ring_ll_least(t, on, on, Protocol("LL", 0.5, 0.0, 0.0, 0.0))
+    >>> round(float(b[0]) * 39.0e9, 6)   # an all-reduce of 16: 2 x 15/16
+    1.875
+    """
+    if protocol.name != "LL" or mask is None:
+        return None
+    sel = mask & mem
+    if not sel.any():
+        return None
+    caps = np.asarray(net_ring_rules()[2], dtype=float)
+    cap = caps[np.clip(t["ring_nodes"], 2, 1 + len(caps)).astype(np.intp) - 2]
+    rep = t["repeat"]
+    return np.where(sel, rep / (rep + 1) / cap, 0.0).sum(axis=1)

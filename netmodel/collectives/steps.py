@@ -165,6 +165,7 @@ class StepShape:
     tree_share: float = 1.0
     p2p_ranks: int = 0
     p2p_peers: int = 0
+    ring_nodes: int = 0
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,12 @@ class Step(StepShape):
         (:func:`~netmodel.collectives.pipeline_fill.p2p_sending_channels`: its LL rate,
         :func:`~netmodel.collectives.pipeline_fill.p2p_ll_share`); the Simple fill above
         is the all-to-all's only.
+    ring_nodes : int
+        The step is a pass of NCCL's ring (all-reduce, reduce-scatter, all-gather: ``repeat``
+        = ``p - 1`` steps) across this many scale-up domains, NCCL's nodes; 0: not. Across
+        nodes NCCL's tuner charges each of the ring's NVLink steps at least the network's
+        post overhead and caps its LL busbw
+        (:func:`~netmodel.collectives.pipeline_fill.ring_net_mask`).
     """
 
     name: str

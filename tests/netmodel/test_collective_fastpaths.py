@@ -136,8 +136,13 @@ def reference_steps(algorithm, op, g, graph):
             fwd = _ring(g, 1 / (2 * p))
             t = _ring(g, 1 / p) if p == 2 else fwd + _rev(fwd)
             tag = " (both ways)"
-        rs = Step("reduce-scatter" + tag, t, p - 1, reduce=1 / p, latencies=lat)
-        ag = Step("all-gather" + tag, t, p - 1, latencies=lat)
+        # NCCL's ring across D >= 2 domains of >= 2 GPUs each (its nodes): the tuner's rules
+        sizes = [len(d) for d in domains(graph, g)]
+        nodes = len(sizes) if algorithm == "ring" and len(sizes) >= 2 and min(sizes) >= 2 \
+            else 0
+        rs = Step("reduce-scatter" + tag, t, p - 1, reduce=1 / p, latencies=lat,
+                  ring_nodes=nodes)
+        ag = Step("all-gather" + tag, t, p - 1, latencies=lat, ring_nodes=nodes)
         return {"all-reduce": [rs, ag], "reduce-scatter": [rs], "all-gather": [ag]}[op]
     if algorithm == "ring":
         chain = tuple((g[i], g[i + 1], 1.0) for i in range(p - 1))

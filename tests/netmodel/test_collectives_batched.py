@@ -215,6 +215,13 @@ def _reference_combine(t, beta, lat_all, lat_up, scaleout, protocol, cal):
                                     net.step_latency_scaleup),
                     np.where(scaleout, protocol.step_latency_scaleout,
                              protocol.step_latency_scaleup))
+    # NCCL's tuner on a ring across nodes (ring_nodes >= 2 domains, at most 8 ranks a node:
+    # p = repeat + 1): each NVLink step at least the network's post overhead, 1 us (3 us
+    # under Simple) on hosts but AMD's (src/tuning/ring.cc), under NCCL's protocols
+    ring = (t["ring_nodes"] > 1) & ((t["repeat"] + 1) <= 8 * t["ring_nodes"])
+    if ring.any() and protocol.name in ("LL", "LL128", "Simple"):
+        up = np.where(ring, np.maximum(up, 1.0e-6 * (3.0 if protocol.name == "Simple" else 1.0)),
+                      up)
     lat = t["intra"] * (up + lat_up) + t["inter"] * (slow + lat_all)
     any_net = (on & innet).any(axis=1)
     a = np.where(any_net, net.base_latency, protocol.base_latency)         + np.where(mem, lat, 0.0).sum(axis=1)
@@ -283,6 +290,17 @@ def _reference_combine(t, beta, lat_all, lat_up, scaleout, protocol, cal):
                 rate = 0.0
             if rate > 0:
                 least[g] += t["repeat"][g, i] * t["tree_share"][g, i] / (rate * chans)
+    # NCCL's LL busbw cap of that ring across nodes (llMaxBws, hosts but AMD's): 39.0 GB/s
+    # on 2 nodes, 20.4 on more; a pass of p - 1 steps moves (p - 1)/p of n through a GPU
+    if protocol.name == "LL" and (ring & mem).any():
+        ll = np.zeros(len(a))
+        for g in range(len(a)):
+            for i in range(on.shape[1]):
+                if ring[g, i] and mem[g, i]:
+                    rep = t["repeat"][g, i]
+                    cap = 39.0e9 if t["ring_nodes"][g, i] == 2 else 20.4e9
+                    ll[g] += rep / (rep + 1) / cap
+        least = np.maximum(least, ll)
     b_link = b
     b = b + red
     sizes = sorted({float(x) for f, s in fills for x in np.unique(s) if x > 0})
