@@ -104,13 +104,15 @@ def _refusal(graph, transfers, early: bool, monkeypatch) -> str:
     return str(err.value)
 
 
+# 100 GPUs: 9,900 pairs, a mark per possible pair (216 x 216); 60: 3,540, sorted keys
+@pytest.mark.parametrize("p", [100, 60])
 @pytest.mark.parametrize("repeat", [False, True])
-def test_a_refused_batch_is_refused_before_it_is_described(monkeypatch, repeat):
+def test_a_refused_batch_is_refused_before_it_is_described(monkeypatch, repeat, p):
     """A batch past the limit on a fabric of GPUs only is refused from its keys alone, with
     the same figures (pairs not routed before, each once; the same sample) as when the
     table's lookups find the sample."""
     graph = build("torus:dims=6x6x6")
-    gpus = [f"gpu{i}" for i in range(0, 200, 2)]
+    gpus = [f"gpu{i}" for i in range(0, 2 * p, 2)]
     transfers = [(a, b, 1.0) for a in gpus for b in gpus if a != b]
     if repeat:   # a pair twice, and the batch's first pairs again at its end
         transfers = transfers + transfers[:2000]
@@ -121,5 +123,6 @@ def test_a_refused_batch_is_refused_before_it_is_described(monkeypatch, repeat):
     monkeypatch.setattr(route_plans, "_SEARCH_LINKS", 1)
     late = _refusal(graph, transfers, False, monkeypatch)
     assert early == late
-    linked = sum(1 for a, b, _ in transfers[300:9900] if graph.has_edge(a, b))
-    assert f"routing {9900 - 300 - linked:,} transfers" in early   # 100 x 99 pairs
+    pairs = p * (p - 1)
+    linked = sum(1 for a, b, _ in transfers[300:pairs] if graph.has_edge(a, b))
+    assert f"routing {pairs - 300 - linked:,} transfers" in early
