@@ -111,7 +111,7 @@ def _known_keywords(kwargs: Mapping[str, Any], public, inner) -> None:
 def get_scenario(scenario: ScenarioLike) -> Scenario:
     """The :class:`~netmodel.study.scenarios.Scenario` a name, ``NAME@GPU`` or file names
     (an object passes through)."""
-    from netmodel.study.scenarios import get_scenario as _get
+    from netmodel.study.scenario_catalog import get_scenario as _get
 
     return _get(_ref(scenario))
 
@@ -140,7 +140,8 @@ def build_fabric(spec: FabricLike, params: Mapping[str, Any] | None = None) -> n
     >>> build_fabric("fat-tree", {"k": 4}).graph["gpus"]
     16
     """
-    from netmodel.study.scenarios import Scenario, is_scenario_ref
+    from netmodel.study.scenario_catalog import is_scenario_ref
+    from netmodel.study.scenarios import Scenario
     from topologies.specs import build
 
     if isinstance(spec, os.PathLike):
@@ -198,7 +199,8 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
     366
     """
     from netmodel.collectives.model import FabricCostModel, check_sizes
-    from netmodel.study.scenarios import Scenario, is_scenario_ref
+    from netmodel.study.scenario_catalog import is_scenario_ref
+    from netmodel.study.scenarios import Scenario
 
     n = check_sizes(sizes, bounded=True, param="sizes")
     if isinstance(fabric, Scenario) or (isinstance(fabric, str) and is_scenario_ref(fabric)):
@@ -379,7 +381,7 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
     cells on Dask (the ``distributed`` extra), with identical results."""
     from compute.validate import flag
     from netmodel.study.compare import run_compare
-    from netmodel.study.scenarios import scenario_names
+    from netmodel.study.scenario_catalog import scenario_names
 
     flag("compare", "reliability", reliability)   # 'no' or 0.0 was taken as its truth
     check_slo(slo), check_options(options)

@@ -136,7 +136,7 @@ _RAIL4K_LEAF0 = ("from netmodel.collectives.degraded import degrade\n"
 # 16-GPU model set (collective_setup, as 'collective --scenario' sets it)
 _OCS1K_SETUP = ("from dataclasses import replace\n"
                 "from netmodel.study.collective_setup import collective_setup\n"
-                "from netmodel.study.scenarios import get_scenario\n"
+                "from netmodel.study.scenario_catalog import get_scenario\n"
                 "s = get_scenario('lite-ocs')\n"
                 "setup = collective_setup(scenario=replace(s, fabric={**s.fabric, "
                 "'ports': 1024}))\n"

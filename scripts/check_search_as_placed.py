@@ -19,7 +19,7 @@ import time
 from compute.errors import NothingFeasible
 from compute.models import model_names
 from netmodel.study.reliability_cluster import build_cluster
-from netmodel.study.scenarios import scenario_names
+from netmodel.study.scenario_catalog import scenario_names
 
 
 def main(argv=None) -> int:

@@ -228,7 +228,7 @@ def test_collective_time_on_a_scenario_refuses_options_it_would_ignore():
     """On a scenario, algorithm/placement/algorithms were dropped without a word:
     collective_time('h100-dgx', 'all-reduce', 1 GiB, 8, algorithm='ring') returned the NVLS
     time, 3.98 ms, not the ring's (helper 86)."""
-    from netmodel.study.scenarios import get_scenario
+    from netmodel.study.scenario_catalog import get_scenario
 
     size = 2.0 ** 30
     for kw in ({"algorithm": "ring"}, {"placement": "spread"}, {"algorithms": ["ring"]}):

@@ -9,7 +9,7 @@ import pytest
 
 import netmodel
 from compute.errors import UserError
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 
 
 def test_the_refusal_names_where_the_spec_comes_from():

@@ -400,7 +400,7 @@ def shipped_scenario_names() -> tuple[str, ...]:
     """Names of the shipped scenarios, the baseline first, read from the file names of
     ``netmodel/data/scenarios`` (a file ``NAME.toml`` holds ``name = "NAME"``, which a test
     checks), so help lists them without reading every file (that loads networkx and
-    numpy); :func:`netmodel.study.scenarios.scenario_names` gives the same, read from the
+    numpy); :func:`netmodel.study.scenario_catalog.scenario_names` gives the same, read from the
     files."""
     from importlib import resources
 
@@ -414,7 +414,7 @@ def shipped_scenario_names() -> tuple[str, ...]:
 
 def scenario_help(many: bool = False) -> str:
     """What a ``--scenario`` option (``many``: ``--scenarios``, a comma list) takes, for its
-    help (read by :func:`netmodel.study.scenarios.get_scenario`): a shipped scenario
+    help (read by :func:`netmodel.study.scenario_catalog.get_scenario`): a shipped scenario
     (named from :func:`shipped_scenario_names`), NAME@GPU or a scenario file. Every
     --scenario option's help is written with it."""
     names = ", ".join(shipped_scenario_names())

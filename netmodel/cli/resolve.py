@@ -161,8 +161,8 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         raise UserError("give --scenario or --fabric, not both")
     if scenario_ref is not None:
         from netmodel.study.collective_setup import routing_description
+        from netmodel.study.scenario_catalog import get_scenario
         from netmodel.study.scenario_collectives import ScenarioCollectives
-        from netmodel.study.scenarios import get_scenario
 
         scen = get_scenario(scenario_ref)
         if gpu_name is not None or gpu_file:
@@ -389,7 +389,7 @@ def _catalog_name(names_of: Callable[[], Any]) -> Callable[[str], str]:
 def _scenario_key(text: str) -> object:
     import os
 
-    from netmodel.study.scenarios import get_scenario
+    from netmodel.study.scenario_catalog import get_scenario
 
     if text.lower().endswith(".toml"):   # a file: itself, however the path is spelled
         return ("file", os.path.realpath(text))

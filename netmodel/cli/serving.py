@@ -82,7 +82,7 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     from netmodel.cli.resolve import dense_mlp_tp as dense_degree
     from netmodel.cli.resolve import mtp_settings, profile_line, resolve_profile
     from netmodel.study.collective_setup import routing_description
-    from netmodel.study.scenarios import get_scenario
+    from netmodel.study.scenario_catalog import get_scenario
     from netmodel.study.serving import get_workload, with_rate
     from netmodel.study.serving import serve as run_serve
 

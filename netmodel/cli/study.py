@@ -429,7 +429,7 @@ def _scenario_listing(list_: bool, show: str | None, as_json: bool) -> bool:
 
 
 def _list_scenarios(as_json: bool) -> None:
-    from netmodel.study.scenarios import shipped_scenarios
+    from netmodel.study.scenario_catalog import shipped_scenarios
 
     rows = [{"name": name, "gpu": s.gpu, "description": s.description}
             for name, s in shipped_scenarios().items()]
@@ -443,8 +443,8 @@ def _list_scenarios(as_json: bool) -> None:
 def _show_scenario(ref: str, as_json: bool) -> None:
     import tomllib
 
+    from netmodel.study.scenario_catalog import get_scenario
     from netmodel.study.scenario_fabric import build_fabric
-    from netmodel.study.scenarios import get_scenario
 
     scenario = get_scenario(ref)
     # the loader checks a [fabric] table's builder and keys, the builder its values:
@@ -490,7 +490,7 @@ def compare(list_: bool, show: str | None, models_text: str, scenarios_text: str
     if _scenario_listing(list_, show, as_json):
         return
     from netmodel.study.compare import run_compare, write_compare
-    from netmodel.study.scenarios import scenario_names
+    from netmodel.study.scenario_catalog import scenario_names
 
     scenarios = _names("--scenarios", scenarios_text) if scenarios_text is not None else \
         list(scenario_names())
@@ -540,7 +540,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
     from compute.errors import UserError
     from netmodel.cli.resolve import whole_option
-    from netmodel.study.scenarios import expand_scenarios
+    from netmodel.study.scenario_catalog import expand_scenarios
     from netmodel.study.sweep import parse_param, run_sweep, write_sweep
 
     refs = _names("--scenarios", *scenario_texts)

@@ -333,8 +333,8 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
                                tuner=NO_TUNER if tuner is None else tuner,
                                simple_buffer=simple_buffer, nccl_release=nccl_release,
                                _graph=fab.graph)
+    from netmodel.study.scenario_catalog import get_scenario
     from netmodel.study.scenario_fabric import build_fabric, scenario_calibration
-    from netmodel.study.scenarios import get_scenario
 
     s = get_scenario(scenario)
     # (the buffer checked above: whole bytes)

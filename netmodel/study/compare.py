@@ -43,7 +43,8 @@ from netmodel.study.rows import (
     mtp_note,
     ratio_text,
 )
-from netmodel.study.scenarios import BEST, expand_scenarios, instances_note
+from netmodel.study.scenario_catalog import expand_scenarios, instances_note
+from netmodel.study.scenarios import BEST
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -57,8 +57,8 @@ from netmodel.study.network_bill import (
     network_bill_cached,
     network_costs,
 )
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import get_scenario
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -101,11 +101,11 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
         from topologies.specs import build
 
         return Fabric(ref, "file", build(ref), key=("file", os.path.realpath(ref)))
-    from netmodel.study.scenarios import is_scenario_ref
+    from netmodel.study.scenario_catalog import is_scenario_ref
 
     if is_scenario_ref(ref):
+        from netmodel.study.scenario_catalog import get_scenario
         from netmodel.study.scenario_fabric import build_fabric
-        from netmodel.study.scenarios import get_scenario
 
         s = get_scenario(ref)
         if gpu is not None:
@@ -138,7 +138,7 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
                         f"as its parameter ({spec})")
     name, params = parse_spec(ref)
     if name not in infos:
-        from netmodel.study.scenarios import scenario_names
+        from netmodel.study.scenario_catalog import scenario_names
 
         raise UserError(f"unknown fabric {ref!r}: neither a fabric builder (known: "
                         f"{known(infos)}) nor a scenario (known: {known(scenario_names())}) "
@@ -202,7 +202,7 @@ def fabric_collectives(ref: str, gpu: str | None = None) -> FabricCollectives:
     built_for = names.pop()
     if gpu is not None and gpu != built_for:
         if fabric.source == "scenario":   # a spec's 'gpu=' key means nothing after a name
-            from netmodel.study.scenarios import split_ref
+            from netmodel.study.scenario_catalog import split_ref
 
             base = split_ref(ref)[0]   # a .toml path may hold an '@'
             how = f"give the scenario with that GPU ({base}@{gpu})"

@@ -33,8 +33,9 @@ from compute.roofline import check_skew, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
 from netmodel.study.circuit_copies import ocs_ports
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import Scenario, get_scenario
+from netmodel.study.scenarios import Scenario
 from netmodel.study.search_options import parallel_dimensions
 
 if TYPE_CHECKING:

@@ -314,7 +314,7 @@ def fabric_scenarios(gpus: Iterable[str | GpuSpec],
     ['h100-dgx@H100-SXM', 'ring:n=8,gpu=Lite']
     """
     from netmodel.study.defaults import BASELINE_SCENARIO
-    from netmodel.study.scenarios import get_scenario, scenario_names
+    from netmodel.study.scenario_catalog import get_scenario, scenario_names
 
     others = [g for g in map(get_gpu, gpus) if g.name != baseline]
     refs = [get_scenario(ref) for ref in scenarios or scenario_names()]

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from compute.errors import UserError
 from netmodel.study.figure_kit import figure_style
-from netmodel.study.scenarios import own_gpu_scenarios
+from netmodel.study.scenario_catalog import own_gpu_scenarios
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec

@@ -94,7 +94,7 @@ from netmodel.study.reliability_fabric import (
     with_devices,
 )
 from netmodel.study.rows import batch_limit_note
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 from topologies.failure_domains import (
     CLASSES,
     Component,

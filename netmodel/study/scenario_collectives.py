@@ -43,6 +43,7 @@ from compute.errors import UserError, known
 from compute.validate import describe, is_whole
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.placed_cost import PlacedInstance
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import (
     best_layout,
     build_fabric,
@@ -50,7 +51,7 @@ from netmodel.study.scenario_fabric import (
     network_key,
     scenario_calibration,
 )
-from netmodel.study.scenarios import BEST, Scenario, get_scenario
+from netmodel.study.scenarios import BEST, Scenario
 
 if TYPE_CHECKING:
     from netmodel.collectives.calibration import Calibration

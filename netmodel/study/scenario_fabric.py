@@ -34,7 +34,8 @@ from netmodel.study.circuit_copies import (
     worth_copying,
 )
 from netmodel.study.circuit_planes import circuit_options
-from netmodel.study.scenarios import BEST, CIRCUITS, Scenario, fabric_error, get_scenario
+from netmodel.study.scenario_catalog import get_scenario
+from netmodel.study.scenarios import BEST, CIRCUITS, Scenario, fabric_error
 
 if TYPE_CHECKING:
 
@@ -453,7 +454,7 @@ def scenario_cost_model(scenario: Scenario, graph: nx.Graph, calibration: Calibr
     (:mod:`netmodel.study.instance_cost`) and the re-scoring with adjusted links
     (:mod:`netmodel.study.adjusted_comm`).
 
-    >>> from netmodel.study.scenarios import get_scenario
+    >>> from netmodel.study.scenario_catalog import get_scenario
     >>> s = get_scenario("h100-dgx")
     >>> g = build_fabric(s)
     >>> m = scenario_cost_model(s, g, scenario_calibration(s), validated=True)
@@ -474,7 +475,7 @@ def scenario_calibration(scenario: Scenario) -> Calibration:
     by NVLink's rule on every path (``scaleup_everywhere``: two per NVLink of a GPU's links
     into the switches, all planes together, at most 32; not the network's 2 a peer).
 
-    >>> from netmodel.study.scenarios import get_scenario
+    >>> from netmodel.study.scenario_catalog import get_scenario
     >>> cal = scenario_calibration(get_scenario("lite-flat"))
     >>> cal.scaleup_everywhere, cal.scaleout_efficiency == cal.scaleup_efficiency
     (True, True)

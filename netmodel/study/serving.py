@@ -86,7 +86,7 @@ from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from compute.units import counted
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.summary_words import sig3
 
 if TYPE_CHECKING:

@@ -71,8 +71,8 @@ def other_gpu_words(gpus, baseline: str = "H100-SXM") -> dict:
 
 def own_gpu_words(scenarios, lead: str = "each scenario with its own GPU") -> str:
     """``lead``, and which scenarios ran on another GPU because the run lacks their own
-    (:func:`~netmodel.study.scenarios.own_gpu_scenarios`)."""
-    from netmodel.study.scenarios import own_gpu_scenarios
+    (:func:`~netmodel.study.scenario_catalog.own_gpu_scenarios`)."""
+    from netmodel.study.scenario_catalog import own_gpu_scenarios
 
     swapped = [s.label for s in own_gpu_scenarios(scenarios)
                if s.home_gpu is not None and s.gpu != s.home_gpu]

@@ -123,7 +123,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     to the in-process run's.
     """
     from netmodel.study.distributed import executor_for
-    from netmodel.study.scenarios import expand_scenarios, instances_note
+    from netmodel.study.scenario_catalog import expand_scenarios, instances_note
     from netmodel.study.search_options import check_fabric_options
 
     scens = expand_scenarios(scenarios, gpus)

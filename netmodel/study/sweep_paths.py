@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known
 from compute.validate import listed
-from netmodel.study.scenarios import ADJUST_KEYS, get_scenario
+from netmodel.study.scenario_catalog import get_scenario
+from netmodel.study.scenarios import ADJUST_KEYS
 from netmodel.study.sweep_values import COST
 
 if TYPE_CHECKING:

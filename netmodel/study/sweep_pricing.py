@@ -82,7 +82,7 @@ def _check_gpu_priced(scenario) -> None:
     than its host): else a sweep whose every point was such named the NIC alone, and the
     GPU's refusal came only once the NIC was fixed.
 
-    >>> from netmodel.study.scenarios import get_scenario
+    >>> from netmodel.study.scenario_catalog import get_scenario
     >>> _check_gpu_priced(get_scenario("lite-flat"))
     """
     from compute.yield_model import gpu_dies

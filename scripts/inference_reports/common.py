@@ -62,8 +62,8 @@ def scenario_comm():
     """Each measurement's collectives: :data:`SCENARIO` with the measurement's GPU (its
     ``@GPU`` swap, as ``netmodel calibrate --scenario`` costs a row; ``None``: the
     scenario's own GPU)."""
+    from netmodel.study.scenario_catalog import get_scenario
     from netmodel.study.scenario_collectives import ScenarioCollectives
-    from netmodel.study.scenarios import get_scenario
 
     cache: dict = {}
 

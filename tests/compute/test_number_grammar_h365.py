@@ -49,7 +49,7 @@ def _parsers(monkeypatch):
     from netmodel.cli.resolve import whole_option
     from netmodel.cli.serving import _rate
     from netmodel.study.availability import parse_spares
-    from netmodel.study.scenarios import get_scenario
+    from netmodel.study.scenario_catalog import get_scenario
     from netmodel.study.serving import with_rate
     from netmodel.study.sweep import _value
     from topologies import build

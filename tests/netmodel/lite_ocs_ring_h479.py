@@ -12,7 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import netmodel
-from netmodel.study.scenarios import Scenario, get_scenario
+from netmodel.study.scenario_catalog import get_scenario
+from netmodel.study.scenarios import Scenario
 
 #: The shipped scenario file.
 SHIPPED = Path(netmodel.__file__).parent / "data/scenarios/lite-ocs.toml"

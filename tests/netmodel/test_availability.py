@@ -24,7 +24,8 @@ from netmodel.study.reliability_cluster import YEAR, build_cluster
 from netmodel.study.reliability_spares import SparePools, recovery, spare_pools
 from netmodel.study.reliability_summary import SUMMARY_COLUMNS, reliability_summary
 from netmodel.study.reliability_timings import recovery_times
-from netmodel.study.scenarios import load_scenario_text, scenario_names
+from netmodel.study.scenario_catalog import scenario_names
+from netmodel.study.scenarios import load_scenario_text
 from topologies.failure_domains import CLASSES
 
 TEMPLATE = """name = "{name}"

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from netmodel.study.placed_graph import instance_circuits
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric, layout_model, scenario_calibration
-from netmodel.study.scenarios import CIRCUITS, get_scenario
+from netmodel.study.scenarios import CIRCUITS
 
 
 def _edges(graph) -> list:

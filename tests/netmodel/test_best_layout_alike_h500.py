@@ -27,6 +27,7 @@ from netmodel.study.circuit_copies import (
     worth_copying,
 )
 from netmodel.study.circuit_planes import circuit_options
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import (
     BEST_SIZES,
     adjusted,
@@ -39,7 +40,7 @@ from netmodel.study.scenario_fabric import (
     scenario_cost_model,
     set_layout,
 )
-from netmodel.study.scenarios import Adjust, get_scenario
+from netmodel.study.scenarios import Adjust
 from topologies.optical import realize
 from topologies.schema import gpu_nodes
 

@@ -6,6 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenario_fabric import (
     BEST_SIZES,
@@ -13,7 +14,6 @@ from netmodel.study.scenario_fabric import (
     layout_model,
     scenario_calibration,
 )
-from netmodel.study.scenarios import get_scenario
 
 SIZES = np.array(BEST_SIZES)
 

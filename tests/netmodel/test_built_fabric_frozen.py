@@ -7,8 +7,8 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric, instance_graph
-from netmodel.study.scenarios import get_scenario
 
 
 @pytest.mark.parametrize("name", ["lite-flat", "lite-ocs", "h100-dgx"])

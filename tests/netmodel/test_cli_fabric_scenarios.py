@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from netmodel.cli.main import cli
-from netmodel.study.scenarios import get_scenario, scenario_names
+from netmodel.study.scenario_catalog import get_scenario, scenario_names
 from topologies.specs import build, builders
 
 

@@ -9,7 +9,7 @@ import click
 
 from netmodel.cli.main import cli
 from netmodel.cli.options import shipped_scenario_names
-from netmodel.study.scenarios import scenario_names
+from netmodel.study.scenario_catalog import scenario_names
 
 
 def _commands(group: click.Group, path: list[str]):

@@ -26,8 +26,8 @@ from compute.errors import UserError
 from netmodel.cli.main import cli
 from netmodel.collectives.calibration import default_calibration, load_generations
 from netmodel.study.collective_setup import collective_setup
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import network_key
-from netmodel.study.scenarios import get_scenario
 
 B200_8 = "single-switch:n=8,gpu=B200-HGX"
 

@@ -22,8 +22,8 @@ from click.testing import CliRunner
 from netmodel.api import collective_time
 from netmodel.cli.main import cli
 from netmodel.cli.resolve import resolve_collectives
+from netmodel.study.scenario_catalog import get_scenario, scenario_names
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario, scenario_names
 from netmodel.study.topology_compare import SIZES, compare_topologies
 from topologies.specs import build
 

@@ -17,8 +17,8 @@ from compute.comm import (
     check_nbytes,
 )
 from compute.errors import UserError
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 
 
 @pytest.fixture(scope="module")

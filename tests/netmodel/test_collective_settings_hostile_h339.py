@@ -47,7 +47,7 @@ def test_nccl_settings_on_an_ideal_scenario_are_refused_as_its_keys_are(given):
     # recorded as an override) or refused without naming the scenario (the release)
     from dataclasses import replace
 
-    from netmodel.study.scenarios import get_scenario
+    from netmodel.study.scenario_catalog import get_scenario
 
     ideal = replace(get_scenario("h100-dgx"), calibration="ideal")
     with pytest.raises(UserError, match="scenario h100-dgx@H100-SXM's calibration 'ideal' "
@@ -68,7 +68,7 @@ def test_the_at_once_refusal_names_parameters_and_every_choice_it_takes(tmp_path
     from click.testing import CliRunner
 
     from netmodel.cli.main import cli
-    from netmodel.study.scenarios import get_scenario
+    from netmodel.study.scenario_catalog import get_scenario
 
     s = replace(get_scenario("h100-dgx"), instances="all")
     setup = collective_setup(scenario=s, seed=3, algorithms="ring,tree")

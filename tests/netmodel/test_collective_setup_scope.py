@@ -18,8 +18,8 @@ import pytest
 
 from compute.errors import UserError
 from netmodel.study.collective_setup import collective_setup
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 
 MiB = 2.0**20
 

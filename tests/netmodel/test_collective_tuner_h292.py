@@ -108,8 +108,8 @@ def test_every_command_charges_a_tuned_scenario_the_same(tmp_path):
     (ScenarioCollectives) give one time for a decode all-reduce of Llama-3-70B at TP 32,
     batch 64: 64 x 8192 x 2 B = 1 MiB on 32 ranks (4 nodes): (20, 5), inside tree/LL128
     (its left edge at 1e-6 B, its right at (36 MiB, 32) = 2^25.17)."""
+    from netmodel.study.scenario_catalog import get_scenario
     from netmodel.study.scenario_collectives import ScenarioCollectives
-    from netmodel.study.scenarios import get_scenario
 
     path = tmp_path / "efa.toml"
     path.write_text(efa_tuned_toml(TUNER))

@@ -19,8 +19,8 @@ from compute.sharding import valid_tp_degrees
 from netmodel.cli.main import cli
 from netmodel.study.compare import COMPARE_COLUMNS, run_compare, write_compare
 from netmodel.study.fabric_search import fabric_search
+from netmodel.study.scenario_catalog import get_scenario, scenario_names
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario, scenario_names
 
 
 def ideal(name):

@@ -16,8 +16,9 @@ from compute.sharding import valid_tp_degrees
 from netmodel.cli.main import cli
 from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
 from netmodel.study.fabric_search import fabric_search
+from netmodel.study.scenario_catalog import get_scenario, scenario_names
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario, load_scenario_text, scenario_names
+from netmodel.study.scenarios import load_scenario_text
 
 SIZES = np.array([1e3, 6.4e4, 1e6, 3.2e7, 1e9])
 

@@ -11,8 +11,8 @@ import pytest
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
 from netmodel.collectives.model import FabricCostModel
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric, scenario_calibration
-from netmodel.study.scenarios import get_scenario
 from tests.netmodel.fabric_helpers import two_leaves
 
 

@@ -22,8 +22,8 @@ from netmodel.study.cost import (
 )
 from netmodel.study.fabric_search import fabric_search
 from netmodel.study.network_bill import network_bill, network_costs
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import get_scenario
 from topologies import build
 
 GBPS = 1e9  # bits/s

@@ -25,8 +25,8 @@ from compute.hardware import get_gpu
 from compute.yield_model import parameter
 from netmodel.study.cost import _nic_power_share, cost_summary, scale_out_nics
 from netmodel.study.network_bill import network_costs
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import get_scenario
 from topologies import build
 
 SERVERS, GPUS_PER_SERVER = 2, 8

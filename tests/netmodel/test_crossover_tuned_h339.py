@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from netmodel.study.adjusted_comm import AdjustedComm
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 
 SIZES = np.array([2.0 ** 10, 2.0 ** 20, 2.0 ** 26, 2.0 ** 29])
 

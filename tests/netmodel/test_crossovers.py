@@ -12,8 +12,8 @@ from netmodel.study.adjusted_comm import SLOPE_AT, AdjustedComm, hop_latency_slo
 from netmodel.study.compare import run_compare
 from netmodel.study.crossovers import find_crossovers
 from netmodel.study.fabric_search import fabric_search
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 
 
 @pytest.mark.parametrize("name", ["h100-dgx", "lite-flat@Lite", "lite-ocs@Lite+BW",

@@ -9,8 +9,8 @@ from compute.search import DEFAULT_MAX_BATCH
 from netmodel.study.adjusted_comm import AdjustedComm
 from netmodel.study.crossovers import _BestScorer, _ChosenLayouts, _Tokens
 from netmodel.study.fabric_search import fabric_search
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 
 SCENARIO = "lite-ocs@Lite+BW"   # ships circuits = "best"
 

@@ -26,8 +26,8 @@ from netmodel.collectives.degraded import degrade
 from netmodel.study.circuit_copies import alike_circuits, members_cell
 from netmodel.study.collective_setup import collective_setup
 from netmodel.study.placed_graph import instance_circuits
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import get_scenario
 from topologies.optical import ocs, ocs_cabling, realize
 
 GPUS = [f"gpu{i}" for i in range(16)]

@@ -11,7 +11,7 @@ import pytest
 from compute.errors import UserError
 from compute.hardware import get_gpu
 from compute.models import get_model
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 

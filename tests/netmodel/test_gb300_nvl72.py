@@ -9,8 +9,8 @@ import pytest
 from compute.hardware import get_gpu
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import get_scenario
 from topologies.failure_domains import TIER0_BOXES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "gb300-nvl72.toml"

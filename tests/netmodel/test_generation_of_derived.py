@@ -11,7 +11,7 @@ import pytest
 from compute.hardware import get_gpu, load_gpu_file
 from netmodel.collectives.calibration import default_calibration
 from netmodel.study import scenario_collectives, scenario_fabric
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 
 
 def _gpu_file(tmp_path, entries):

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 
 CASES = (("all-reduce", 8), ("all-gather", 16), ("send-recv", 2))
 

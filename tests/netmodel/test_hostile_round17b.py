@@ -185,7 +185,7 @@ def test_host_power_gpu_must_be_a_gpu_spec(bad):
 
 
 def test_expand_scenarios_refuses_text_and_numbers_for_its_lists():
-    from netmodel.study.scenarios import expand_scenarios
+    from netmodel.study.scenario_catalog import expand_scenarios
 
     for kwargs, pattern in (({"scenarios": "lite-flat"}, r"^scenarios must be a list of scenario"),
                             ({"scenarios": None}, r"^scenarios must be a list of scenario"),

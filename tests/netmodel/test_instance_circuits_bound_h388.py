@@ -13,8 +13,8 @@ from dataclasses import replace
 
 import topologies.optical as optical
 from netmodel.study.placed_graph import instance_circuits
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import get_scenario
 
 
 def _counted(monkeypatch):

@@ -12,8 +12,8 @@ import pytest
 
 import netmodel.study.circuit_copies as circuit_copies
 from netmodel.study.placed_graph import instance_circuits
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import get_scenario
 
 
 def _dump(g):

@@ -8,9 +8,9 @@ import pytest
 
 from netmodel.study import scenario_collectives
 from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenario_fabric import BEST_SIZES
-from netmodel.study.scenarios import get_scenario
 
 SCENARIO = "lite-ocs@Lite+BW"
 # (size, scale, hop) -> the layout chosen: at 1e-4 of the bandwidth the all-reduce is

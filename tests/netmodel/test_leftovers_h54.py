@@ -179,8 +179,8 @@ def test_a_sweep_of_only_too_large_fabrics_exits_2_in_one_line(monkeypatch):
 
 
 def test_the_default_link_limit_leaves_the_shipped_fabrics_far_below_it():
+    from netmodel.study.scenario_catalog import scenario_names
     from netmodel.study.scenario_fabric import build_fabric
-    from netmodel.study.scenarios import scenario_names
     from netmodel.study.sweep import MAX_LINKS
 
     assert MAX_LINKS == 200_000

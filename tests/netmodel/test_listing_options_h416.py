@@ -13,7 +13,7 @@ import tomllib
 
 import pytest
 
-from netmodel.study.scenarios import get_scenario, scenario_names
+from netmodel.study.scenario_catalog import get_scenario, scenario_names
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 

@@ -31,7 +31,7 @@ from netmodel.study.availability_kinds import Kind, event_kinds
 from netmodel.study.availability_mc import simulate
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_spares import SparePools
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 
 DAY, SWAP, N = 86400.0, 600.0, 50
 YEAR = 365.25 * DAY

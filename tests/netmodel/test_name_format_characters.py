@@ -16,7 +16,7 @@ from compute.hardware import catalog, load_gpu_file
 from compute.models import model_catalog
 from compute.profiles import get_profile, profile_names
 from compute.validate import name
-from netmodel.study.scenarios import shipped_scenarios
+from netmodel.study.scenario_catalog import shipped_scenarios
 from netmodel.study.serving import WORKLOADS
 from tests.netmodel.cli_helpers import ROOT, measured_csv, one_line_error, run_cli
 

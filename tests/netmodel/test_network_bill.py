@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from netmodel.study.network_bill import SHARES, NetworkPrices, network_bill, network_costs
+from netmodel.study.scenario_catalog import scenario_names
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import scenario_names
 from topologies import build
 
 GBPS = 1e9  # bits/s

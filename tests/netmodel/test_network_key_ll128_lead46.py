@@ -13,8 +13,8 @@ from dataclasses import replace
 import pytest
 
 from netmodel.collectives.calibration import default_calibration
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import network_key, scenario_calibration
-from netmodel.study.scenarios import get_scenario
 
 
 @pytest.mark.parametrize("release, b300_off", [("2.26", True), ("2.27", True),

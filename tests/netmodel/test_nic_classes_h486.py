@@ -29,8 +29,8 @@ from compute.errors import UserError
 from compute.rows import economics
 from compute.yield_model import parameter
 from netmodel.study.cost import NIC_CLASSES, cost_summary, nic_charge, nic_class
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import get_scenario
 from topologies import build
 from topologies.failure_domains import components
 from topologies.inventory import nic_gpus, nic_ports

@@ -17,8 +17,8 @@ import pytest
 
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.tuner_plugin import arm_hosted, get_tuner
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import network_key, scenario_calibration
-from netmodel.study.scenarios import get_scenario
 from topologies import build
 
 

@@ -18,8 +18,8 @@ from compute.errors import UserError
 from netmodel.collectives.calibration import load_generations
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.adjusted_comm import AdjustedComm
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 from tests.netmodel.test_collective_accuracy import _ratio_cited
 from topologies import build
 

@@ -32,6 +32,7 @@ from compute.errors import UserError
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.placed_graph import instance_circuits
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import (
     BEST_SIZES,
     LAYOUTS,
@@ -42,7 +43,7 @@ from netmodel.study.scenario_fabric import (
     scenario_calibration,
     scenario_model,
 )
-from netmodel.study.scenarios import CIRCUITS, get_scenario, load_scenario_text
+from netmodel.study.scenarios import CIRCUITS, load_scenario_text
 from tests.netmodel.fabric_helpers import zero_latency
 
 ALPHA = 1e-6

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 
 from compute.errors import UserError
 from netmodel.study.circuit_copies import members_cell
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric, instance_graph
-from netmodel.study.scenarios import get_scenario
 from topologies import build, schema, schema_circuits
 from topologies.optical import _fibre_edges, ocs_cabling, realize
 from topologies.schema import validate

@@ -29,7 +29,7 @@ import pytest
 from netmodel.study.circuit_copies import ocs_planes, ocs_ports
 from netmodel.study.circuit_planes import most_copies, torus_sides
 from netmodel.study.placed_graph import instance_circuits
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 from topologies.optical import circuits_for, ocs, realize
 
 

@@ -17,7 +17,7 @@ from functools import cache
 import pytest
 
 from netmodel.study.placed_graph import instance_circuits
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 from topologies.optical import ocs
 
 

@@ -29,7 +29,7 @@ from netmodel.study.circuit_planes import (
     torus_sides,
 )
 from netmodel.study.placed_graph import _cabled, instance_circuits
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 from topologies.optical import circuits_for, ocs
 
 

@@ -74,8 +74,8 @@ def test_a_saved_file_and_the_scenario_fabric_give_the_spec_figures(tmp_path):
 
 def test_the_scenario_takes_the_spec_arguments_and_its_circuits():
     from netmodel.study.reliability_fabric import fabric_cluster_scenario
+    from netmodel.study.scenario_catalog import shipped_scenario
     from netmodel.study.scenario_fabric import build_fabric
-    from netmodel.study.scenarios import shipped_scenario
 
     s = fabric_cluster_scenario(LITE_OCS)
     ref = shipped_scenario("lite-ocs")

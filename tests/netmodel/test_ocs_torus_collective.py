@@ -150,8 +150,8 @@ def test_lite_ocs_torus_instances():
     """lite-ocs with circuits = "torus": its instances of 16 (4x4, one copy on 4 ports)
     take the torus, as fast as the ring scenario's ring of 2 copies (the same 4 circuits
     a Lite) or faster; instances of 9 (3x3 fits no copy on 4 planes: a ring) keep the ring."""
+    from netmodel.study.scenario_catalog import get_scenario
     from netmodel.study.scenario_fabric import build_fabric, scenario_calibration, scenario_model
-    from netmodel.study.scenarios import get_scenario
 
     ring = replace(get_scenario("lite-ocs"), circuits="ring")   # shipped: the faster
     torus = replace(ring, circuits="torus")

@@ -99,8 +99,8 @@ def test_a_scenario_with_every_instance_at_once_runs_the_protocol_by_size(scenar
     # each, so no link is shared, and every all-to-all costs what one instance costs alone
     # (which the fabric model's choice already follows), at every size; the concurrent
     # costing's plain minimum of lines was below it where NCCL's rule picks the slower line
+    from netmodel.study.scenario_catalog import get_scenario
     from netmodel.study.scenario_collectives import ScenarioCollectives
-    from netmodel.study.scenarios import get_scenario
 
     s = get_scenario(scenario)
     alone = ScenarioCollectives(s)

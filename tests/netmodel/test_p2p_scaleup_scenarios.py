@@ -31,8 +31,8 @@ import dataclasses
 
 import pytest
 
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 
 KIB, MIB = 2 ** 10, 2 ** 20
 LITE = 112.5e9                          # a Lite's scale-up bandwidth a direction

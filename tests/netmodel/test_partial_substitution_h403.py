@@ -21,7 +21,7 @@ from netmodel.study.availability_kinds import event_kinds
 from netmodel.study.availability_mc import simulate
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_spares import capacity, recovery, spare_pools
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 
 
 def _spread(name):

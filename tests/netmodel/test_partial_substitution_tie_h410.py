@@ -25,7 +25,7 @@ import pytest
 
 from netmodel.study import reliability_spares as rs
 from netmodel.study.reliability_cluster import build_cluster
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 
 
 def _host_cluster(placement):

@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 from netmodel.study.adjusted_comm import AdjustedComm, PlacedAdjusted, hop_latency_slopes
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenario_fabric import set_layout
-from netmodel.study.scenarios import get_scenario
 
 OWN, D = 1.5e-6, 2e-6
 N = np.array([1e3, 1e5, 1e7, 1e9])

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 
 
 def _same(c):

@@ -11,7 +11,7 @@ import pytest
 
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_timings import recovery_times
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 
 
 def test_lite_reload_at_nvlink_payload_rate():

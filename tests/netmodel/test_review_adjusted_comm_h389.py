@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 from netmodel.study.adjusted_comm import AdjustedComm, PlacedAdjusted, hop_latency_slopes
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 
 OWN, D = 1.5e-6, 2e-6
 OPS = (("all-reduce", 8), ("all-gather", 16), ("send-recv", 2), ("all-reduce", 32))

@@ -22,13 +22,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import (
     build_fabric,
     instance_graph,
     layout_model,
     scenario_calibration,
 )
-from netmodel.study.scenarios import get_scenario
 
 # collective_defaults.toml: [protocols.LL128], [protocols.Simple], [links]
 LL128_BASE, LL128_STEP, LL128_FACTOR = 14.0e-6, 1.9e-6, 0.92

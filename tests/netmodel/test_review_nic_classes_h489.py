@@ -23,7 +23,7 @@ from compute.errors import UserError
 from compute.hardware import load_gpu_file
 from compute.yield_model import parameter
 from netmodel.study.cost import NIC_CLASSES, cost_summary, nic_charge, nic_class
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 from topologies import build
 from topologies.failure_domains import components
 from topologies.inventory import NIC_MEDIA, bill_of_materials, nic_gpus, nic_ports

@@ -20,8 +20,8 @@ import pytest
 from compute.errors import UserError
 from netmodel.study.circuit_copies import ocs_planes
 from netmodel.study.circuit_planes import circuit_options, most_copies, torus_sides
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric, instance_graph
-from netmodel.study.scenarios import get_scenario
 from topologies.optical import circuits_for, ocs, realize
 
 

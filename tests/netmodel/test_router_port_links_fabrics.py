@@ -48,8 +48,8 @@ def _fabric(name: str) -> nx.Graph:
         if name == "hub40":
             g = _hub(40)
         elif name.startswith("scenario:"):
+            from netmodel.study.scenario_catalog import get_scenario
             from netmodel.study.scenario_fabric import build_fabric
-            from netmodel.study.scenarios import get_scenario
 
             g = build_fabric(get_scenario(name.split(":", 1)[1]))
         elif " without " in name:
@@ -64,7 +64,7 @@ def _fabric(name: str) -> nx.Graph:
 
 
 def _scenarios() -> list[str]:
-    from netmodel.study.scenarios import scenario_names
+    from netmodel.study.scenario_catalog import scenario_names
 
     return [f"scenario:{s}" for s in scenario_names()]
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from compute.errors import UserError
-from netmodel.study.scenarios import get_scenario, load_scenario, save_scenario
+from netmodel.study.scenario_catalog import get_scenario
+from netmodel.study.scenarios import load_scenario, save_scenario
 
 
 def test_two_scenarios_saved_into_one_folder_both_stay(tmp_path):

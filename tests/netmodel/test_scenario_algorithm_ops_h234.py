@@ -14,8 +14,9 @@ import netmodel
 from compute.errors import UserError
 from netmodel.collectives.algorithms import SEND_RECV_OPS
 from netmodel.collectives.model import FabricCostModel
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario, load_scenario_text
+from netmodel.study.scenarios import load_scenario_text
 from topologies import build
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from netmodel.study.placed_cost import stage_boundary
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenario_fabric import build_fabric, scenario_calibration, scenario_cost_model
-from netmodel.study.scenarios import get_scenario
 
 STUDY = Path(__file__).resolve().parents[2] / "netmodel" / "study"
 

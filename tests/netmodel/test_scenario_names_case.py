@@ -8,7 +8,7 @@ import pytest
 
 from compute.errors import UserError
 from netmodel.study.fabric_ref import resolve_fabric
-from netmodel.study.scenarios import (
+from netmodel.study.scenario_catalog import (
     get_scenario,
     is_scenario_ref,
     scenario_names,

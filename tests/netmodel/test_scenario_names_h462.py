@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from compute.errors import UserError
-from netmodel.study.scenarios import load_scenario, load_scenario_text, shipped_scenarios
+from netmodel.study.scenario_catalog import shipped_scenarios
+from netmodel.study.scenarios import load_scenario, load_scenario_text
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 GOOD = shipped_scenarios()["lite-flat"].to_toml()

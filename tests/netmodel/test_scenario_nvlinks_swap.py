@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from compute.errors import UserError
 from netmodel.cli.main import cli
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import get_scenario
 
 # NVLinks a GPU, as the GPUs' sources give them (gpus.toml comments: "NVLink3: 12 links x
 # 25 GB/s", "NVLink4: 18 links x 25 GB/s", "NVLink5: 18 links x 50 GB/s")

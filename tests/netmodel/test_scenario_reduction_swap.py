@@ -14,8 +14,8 @@ from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
 from netmodel.cli.resolve import resolve_collectives
 from netmodel.study.fabric_table import parse_gpu_token
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 
 
 def _reduces(scenario) -> set[bool]:

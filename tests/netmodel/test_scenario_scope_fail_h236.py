@@ -14,7 +14,7 @@ import json
 from click.testing import CliRunner
 
 from netmodel.cli.main import cli
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 
 
 def _scenario(tmp_path, algorithm: str) -> str:

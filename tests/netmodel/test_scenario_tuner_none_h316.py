@@ -13,7 +13,7 @@ import pytest
 
 from compute.errors import UserError
 from netmodel.collectives.tuner_plugin import NO_TUNER, tuner_names
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 
 
 def test_an_unknown_tuner_is_refused_in_one_line_listing_the_known_ones():

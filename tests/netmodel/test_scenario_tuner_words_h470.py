@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 
 from netmodel.collectives.tuner_plugin import NCCL_TUNER, NO_TUNER, get_tuner
-from netmodel.study import scenarios
+from netmodel.study import scenario_catalog, scenarios
 
 
 def _doc_comment(source: str, attribute: str) -> str:
@@ -35,6 +35,6 @@ def test_the_default_tuner_is_not_called_nccls_own():
 
 def test_what_the_words_say_holds():
     """None is read as 'none', and 'none' and 'nccl' are different tuners."""
-    s = scenarios.shipped_scenarios()["lite-flat"]
+    s = scenario_catalog.shipped_scenarios()["lite-flat"]
     assert s.tuner == NO_TUNER == "none"
     assert type(get_tuner(NO_TUNER)) is not type(get_tuner(NCCL_TUNER))

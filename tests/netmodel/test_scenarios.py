@@ -6,17 +6,10 @@ import pytest
 
 from compute.errors import UserError
 from compute.hardware import get_gpu
+from netmodel.study.scenario_catalog import get_scenario, scenario_names, shipped_scenarios
 from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenario_fabric import build_fabric, instance_graph, scenario_calibration
-from netmodel.study.scenarios import (
-    Adjust,
-    get_scenario,
-    load_scenario,
-    load_scenario_text,
-    save_scenario,
-    scenario_names,
-    shipped_scenarios,
-)
+from netmodel.study.scenarios import Adjust, load_scenario, load_scenario_text, save_scenario
 from topologies.schema import gpu_nodes
 
 LITE = get_gpu("Lite")
@@ -173,7 +166,7 @@ def test_two_different_scenarios_of_one_label_are_refused(tmp_path):
     from click.testing import CliRunner
 
     from netmodel.cli.main import cli
-    from netmodel.study.scenarios import expand_scenarios, get_scenario
+    from netmodel.study.scenario_catalog import expand_scenarios, get_scenario
     from tests.netmodel.cli_helpers import one_line_error
 
     shipped = get_scenario("h100-dgx")

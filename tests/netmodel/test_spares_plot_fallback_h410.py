@@ -19,7 +19,7 @@ import netmodel.study.figure_kit as kit
 from netmodel.study import reliability_plots as rp
 from netmodel.study.availability import availability, availability_files, spare_curve
 from netmodel.study.reliability_cluster import build_cluster
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ file (h234): its path ends in ``.toml`` as a scenario file's does, and ``collect
 from __future__ import annotations
 
 import netmodel
-from netmodel.study.scenarios import is_scenario_ref
+from netmodel.study.scenario_catalog import is_scenario_ref
 from tests.netmodel.cli_helpers import run_cli
 from tests.netmodel.scenario_helpers import gpu_file_text
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from compute.errors import UserError
 from netmodel.study.availability import parse_spares
 from netmodel.study.reliability_catalog import HOUR, parse_duration
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 #: Every decimal digit (Unicode category Nd) but ASCII's: what int() and float() read.

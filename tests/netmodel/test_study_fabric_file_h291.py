@@ -36,7 +36,7 @@ def mine(tmp_path):
 def test_a_file_fabric_scenario_runs_with_its_own_gpu_alone(mine):
     from netmodel.study.defaults import DEFAULT_GPUS
     from netmodel.study.lite_gpu import fabric_scenarios
-    from netmodel.study.scenarios import get_scenario
+    from netmodel.study.scenario_catalog import get_scenario
 
     lites = [g for g in DEFAULT_GPUS if g.startswith("Lite")]
     assert len(lites) >= 2   # a swap onto each would have been tried

@@ -29,7 +29,7 @@ def test_study_subcommands_are_summarised_whole():
 def test_serve_scenario_help_points_at_a_listing_that_lists():
     """``serve --scenario``'s help said 'netmodel compare lists them', but ``netmodel
     compare`` compares; ``compare --list`` is what lists the shipped scenarios."""
-    from netmodel.study.scenarios import scenario_names
+    from netmodel.study.scenario_catalog import scenario_names
 
     runner = CliRunner()
     help_text = " ".join(runner.invoke(cli, ["serve", "--help"], terminal_width=200)

@@ -53,7 +53,7 @@ def test_a_scenario_with_no_tuner_plugin_is_packed():
     from dataclasses import replace
 
     from netmodel.study.lite_gpu import run_full_study
-    from netmodel.study.scenarios import get_scenario
+    from netmodel.study.scenario_catalog import get_scenario
 
     own = replace(get_scenario("h100-dgx"), tuner=None)
     r = run_full_study(["Llama-3-70B"], ["H100-SXM"], ["decode"], networks=["ring"],

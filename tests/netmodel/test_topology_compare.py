@@ -14,7 +14,7 @@ from compute.hardware import get_gpu
 from netmodel.collectives.calibration import default_calibration
 from netmodel.study.fabric_ref import resolve_fabric
 from netmodel.study.network_bill import network_costs
-from netmodel.study.scenarios import scenario_names
+from netmodel.study.scenario_catalog import scenario_names
 from netmodel.study.topology_compare import COLUMNS, SIZES, compare_topologies
 from topologies import build
 from topologies.hardware_radius import hardware_radius

@@ -19,8 +19,8 @@ from netmodel.collectives.calibration import load_generations
 from netmodel.collectives.concurrent import concurrent_linear
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.adjusted_comm import AdjustedComm
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import get_scenario
 from topologies import build, rail_optimized
 
 AR = "all-reduce"

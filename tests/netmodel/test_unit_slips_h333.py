@@ -143,8 +143,8 @@ def test_a_fabric_on_any_gpu_a_file_may_describe_builds(tmp_path):
     # of an H100 (NIC 50 GB/s / 64 = 781.25 MB/s) was refused on a fabric whose bandwidths
     # the user never typed: 'rail-optimized: nic_bandwidth 781.2 MB/s, outside the 1 GB/s ...'
     from compute.hardware import get_gpu
+    from netmodel.study.scenario_catalog import get_scenario
     from netmodel.study.scenario_fabric import build_fabric
-    from netmodel.study.scenarios import get_scenario
 
     g, q = limits("gpu"), limits("quantity")["link_bandwidth"]
     assert q.minimum == g["scaleout_Gbps"].minimum * 1e9 / 8

@@ -60,7 +60,7 @@ def test_moe_all_to_all_on_h100_servers_against_deepep_low_latency_kernels(ep, t
     # 8 / EP of the copies that stay in a server over NVLink (DeepEP's low-latency kernels
     # send every copy over RDMA) and runs the NIC at ~94% of its 50 GB/s, where DeepEP's
     # per-token messages (7 KB) reach 39-48 GB/s at EP 32-128.
-    from netmodel.study.scenarios import get_scenario
+    from netmodel.study.scenario_catalog import get_scenario
 
     scen = get_scenario("h100-dgx")
     if ep > 32:
@@ -118,7 +118,7 @@ DEEPEP_NORMAL_MS = {16: (1.403, 2.722), 32: (1.887, 3.723), 64: (2.375, 4.698)}
 
 
 def _wide(ep, tmp_path):
-    from netmodel.study.scenarios import get_scenario
+    from netmodel.study.scenario_catalog import get_scenario
 
     scen = get_scenario("h100-dgx")
     if ep > 32:

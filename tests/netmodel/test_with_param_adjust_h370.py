@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 
 
 @pytest.mark.parametrize("value", [True, False, None, [1], 10 ** 400],

@@ -55,8 +55,8 @@ def test_a_study_instance_on_mixed_ports_is_refused_not_lost(mixed):
     from dataclasses import replace
 
     from netmodel.study.placed_graph import instance_circuits
+    from netmodel.study.scenario_catalog import get_scenario
     from netmodel.study.scenario_fabric import instance_graph
-    from netmodel.study.scenarios import get_scenario
 
     s = get_scenario("lite-ocs")
     s = replace(s, fabric={**s.fabric, "ports": 2})

@@ -41,8 +41,8 @@ def test_realize_sets_a_plane_of_each_medium(planes):
 
 def test_the_study_sets_what_realize_sets(planes):
     from netmodel.study.placed_graph import instance_circuits
+    from netmodel.study.scenario_catalog import get_scenario
     from netmodel.study.scenario_fabric import instance_graph
-    from netmodel.study.scenarios import get_scenario
 
     s = get_scenario("lite-ocs")
     s = replace(s, fabric={**s.fabric, "ports": 2})

@@ -14,8 +14,8 @@ from compute.errors import UserError
 from compute.gpu_facts import nvlink_count
 from compute.hardware import load_gpu_file
 from netmodel.study.fabric_table import nvlinks_of
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import get_scenario
 from topologies.hierarchical import nvl72, rail_optimized, superpod
 
 GPU = """[gpu."{name}"]
