@@ -143,7 +143,7 @@ _INSTANCE_CHILD = """
 import json, time
 from dataclasses import replace
 from netmodel.study.scenario_fabric import build_fabric, instance_graph
-from netmodel.study.scenarios import get_scenario
+from netmodel.study.scenario_catalog import get_scenario
 
 s = get_scenario("lite-ocs")
 s = replace(s, fabric={{**s.fabric, "ports": {ports}}})
