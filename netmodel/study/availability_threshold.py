@@ -535,7 +535,7 @@ def _pool_slots(kinds, pools: SparePools, occupancy: dict) -> tuple[list, set, d
 def _threshold_low(kinds, b, limit: float, tail: float, pools: SparePools | None = None,
                    occupancy: dict | None = None) -> bool:
     """Whether the time below the threshold (``tail``,
-    :func:`~netmodel.study.availability_analytic._compound_poisson_tail`) may read low by as
+    :func:`~netmodel.study.availability_loss._compound_poisson_tail`) may read low by as
     much as it reads. The tail thins each failure's refusal apart from
     the others', but a pool a failure found busy stays busy for the next ones: refusals
     come together. That matters where it takes several refused failures at once to fall

@@ -71,7 +71,7 @@ def test_a_tail_past_double_precision_reads_zero_and_one_within_it_reads_by_hand
     # 9.5e-17, below the 1.1e-16 that 1 - P(not past) can tell from 0. Here 6 streams of
     # 0.00106 in progress, each 2 instances: the thinning's tail is that Poisson's
     # P(N >= 6) (reads 0), and past a limit of 1.5 its P(N >= 1) by hand
-    from netmodel.study.availability_analytic import _panjer
+    from netmodel.study.availability_loss import _panjer
     streams = [(0.0064 / 6, 2.0)] * 6
     step = 10.24 / 256
     p = _panjer(streams, step, 256)
