@@ -51,7 +51,7 @@ regular, so components with the same local effect have the same global effect; o
 representative per group is evaluated on the degraded fabric and stands for the group.
 Where it takes an instance down or slows one and the cell has pod spare sites, the group
 is split by what decides the recovery on them
-(:func:`~netmodel.study.reliability_spares.recovery_key`: the sites fill the first
+(:func:`~netmodel.study.reliability_recovery_key.recovery_key`: the sites fill the first
 switches, so one GPU's instance may find a spare on its own NVSwitch and another's only
 on another one), and each part's representative is evaluated.
 
@@ -972,10 +972,10 @@ class Cluster:
         """``items`` (one local effect: ``(component, lost, wired, touched)``, or
         ``(component,)`` where the cell has no spare site; the first evaluated as ``r``)
         split where their recovery on the cell's pod spares differs
-        (:func:`~netmodel.study.reliability_spares.recovery_key`: the spare sites each
+        (:func:`~netmodel.study.reliability_recovery_key.recovery_key`: the spare sites each
         member to replace draws on), the first's part first; whole where the failure takes
         no instance down and slows none, or the cell has no spare site."""
-        from netmodel.study.reliability_spares import recovery_key
+        from netmodel.study.reliability_recovery_key import recovery_key
 
         if len(items) < 2 or not (r["down"] or r["slowed"]) or len(items[0]) < 4:
             return [items]

@@ -7,7 +7,7 @@ server does not. The classes used to group GPUs by their local effect alone and 
 all of them by ``gpu0`` ("substitute 1 spare"), so a failure of any GPU held one spare
 where most hold four (their instance re-created), and availability with pod spares came
 out high. Now the class key carries what decides the recovery
-(``reliability_spares.recovery_key``) and every class's recovery is every member's own.
+(``reliability_recovery_key.recovery_key``) and every class's recovery is every member's own.
 """
 
 import math
