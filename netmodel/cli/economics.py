@@ -162,7 +162,8 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
         rows.append(("cost per good SM", _usd(c.cost_per_good_sm)))
     if c.gpu is not None and c.dies_per_package > 1:
         per_package = c.good_dies_per_package_cost
-        rows.append(("good dies/package", _usd(per_package) + (
+        # what a package's known-good dies cost (dollars, not a count of dies)
+        rows.append(("die cost/package", _usd(per_package) + (
             f" ({c.dies_per_package} known-good dies)" if math.isfinite(per_package) else "")))
     for k, v in rows:
         click.echo(f"{k:<19} {v}")

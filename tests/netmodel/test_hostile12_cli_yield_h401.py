@@ -30,7 +30,7 @@ def test_yield_where_no_die_is_good_writes_json_and_no_inf():
     assert "cost per good SM    none (no good die)" in r.output
     r = run_cli(["yield", "--gpu", "GB200-NVL72", "--defect-density", "99", "--model",
                  "poisson"])
-    assert r.exit_code == 0 and r.output.rstrip().endswith("good dies/package   none (no good die)")
+    assert r.exit_code == 0 and r.output.rstrip().endswith("die cost/package    none (no good die)")
     # a good die still costs its wafer share: 18,000 USD over 64.8 x exp(-0.1 x 8.14) good dies
     # (Poisson, 814 mm^2, 0.1/cm^2; gross dies by Hennessy & Patterson on 300 mm)
     r = run_cli(["yield", "--area", "814", "--model", "poisson", "--json"])
