@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from netmodel.collectives.group_domains import domain_crossings, domain_indices, rail_table
+from netmodel.collectives.group_domains import (
+    domain_crossings,
+    domain_indices,
+    nccl_nodes,
+    rail_table,
+)
 from netmodel.collectives.steps import Pairs, Step
 
 if TYPE_CHECKING:
@@ -170,38 +175,27 @@ def _ring_latencies(p: int, inter: int) -> tuple[int, int]:
     return (p - 1 - inter, inter)
 
 
-def _ring_nodes(graph, group) -> int:
-    """NCCL's nodes of the group's ring (the step's ``ring_nodes``): its ``D >= 2`` scale-up
-    domains where each holds at least 2 of its GPUs (servers whose GPUs NVLink joins, the
-    rings :func:`_multi_ring` lays a rail at a time); 0 inside one domain, and across
-    domains of one GPU each (a torus, GPUs on circuits: no node of NCCL's)."""
-    if graph is None or len(group) < 4:
-        return 0
-    _, sizes = domain_indices(graph, group)
-    return len(sizes) if len(sizes) >= 2 and sizes.min() >= 2 else 0
-
-
 def ring_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     t, inter = _multi_ring(group, graph)
     lat = _ring_latencies(p, inter)
     return [Step("reduce-scatter", t, p - 1, reduce=1 / p, latencies=lat,
-                 ring_nodes=_ring_nodes(graph, group)),
-            Step("all-gather", t, p - 1, latencies=lat, ring_nodes=_ring_nodes(graph, group))]
+                 ring_nodes=nccl_nodes(graph, group)),
+            Step("all-gather", t, p - 1, latencies=lat, ring_nodes=nccl_nodes(graph, group))]
 
 
 def ring_reduce_scatter(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     t, inter = _multi_ring(group, graph)
     return [Step("reduce-scatter", t, p - 1, reduce=1 / p,
-                 latencies=_ring_latencies(p, inter), ring_nodes=_ring_nodes(graph, group))]
+                 latencies=_ring_latencies(p, inter), ring_nodes=nccl_nodes(graph, group))]
 
 
 def ring_all_gather(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
     p = len(group)
     t, inter = _multi_ring(group, graph)
     return [Step("all-gather", t, p - 1, latencies=_ring_latencies(p, inter),
-                 ring_nodes=_ring_nodes(graph, group))]
+                 ring_nodes=nccl_nodes(graph, group))]
 
 
 def _bidirectional_pairs(group, frac) -> Pairs:

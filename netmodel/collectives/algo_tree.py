@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from netmodel.collectives.algo_ring import nic_lanes
-from netmodel.collectives.group_domains import domain_indices, rail_table
+from netmodel.collectives.group_domains import domain_indices, nccl_nodes, rail_table
 from netmodel.collectives.steps import Pairs, Step
 
 if TYPE_CHECKING:
@@ -142,6 +142,9 @@ def tree_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list
         chain = int(sizes.max()) - 1
         depth, hops = tree_depth(len(leaders)), nccl_tree_depth(len(leaders))
         cap = {}   # no rails: NCCL's channel count is not known here
+    nodes = nccl_nodes(graph, group)
+    if nodes:   # across NCCL's nodes: its tuner's LL cap (Step.tree_ranks)
+        cap |= {"tree_nodes": nodes, "tree_ranks": len(group)}
     up = Pairs(group, np.concatenate(src), np.concatenate(dst), np.concatenate(frac))
     # NCCL runs the reduce (child to parent) and the broadcast (parent to child) at once,
     # chunk after chunk, each on its own threads (src/device/all_reduce.h, runTreeSplit), on

@@ -41,13 +41,15 @@ from netmodel.collectives.pipeline_fill import (
     channel_cap_rate,
     group_channels,
     has_tree_caps,
-    net_ring_rules,
+    ll_cap_rate,
     p2p_fills,
     p2p_ll_share,
     ring_ll_least,
     ring_net_mask,
     ring_net_overhead,
     tree_least,
+    tree_ll_least,
+    tree_net_mask,
 )
 from netmodel.collectives.results import InSwitchCeiling, StepTiming, TreeCap
 from netmodel.collectives.route_types import KIND_GPU, KIND_SWITCH
@@ -357,7 +359,9 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     payment at least the network's post overhead
     (:func:`~netmodel.collectives.pipeline_fill.ring_net_overhead`) and, under LL, its
     line's ``b`` is at least NCCL's LL busbw cap across nodes allows
-    (:func:`~netmodel.collectives.pipeline_fill.ring_ll_least`), as ``b_least`` below.
+    (:func:`~netmodel.collectives.pipeline_fill.ring_ll_least`), as ``b_least`` below; NCCL's
+    tree across nodes (``tree_ranks``, :func:`~netmodel.collectives.pipeline_fill.tree_net_mask`)
+    has that LL cap too (:func:`~netmodel.collectives.pipeline_fill.tree_ll_least`).
 
     NCCL's tree channel cap (steps with ``tree_channels``, under a calibration with
     ``tree_channel_bandwidth`` or, under LL128, ``tree_ll128_channel_bandwidth``, or for
@@ -403,9 +407,10 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     gamma = cal.reduction_rate
     red = (red_sum / gamma) if gamma > 0 else 0.0
     least = tree_least(t, mem, fac, cal, protocol)
-    ll_least = ring_ll_least(t, mem, ringnet, protocol)
-    if ll_least is not None:   # NCCL's LL busbw cap across nodes
-        least = ll_least if least is None else np.maximum(least, ll_least)
+    for ll_least in (ring_ll_least(t, mem, ringnet, protocol),
+                     tree_ll_least(t, mem, tree_net_mask(t), protocol)):
+        if ll_least is not None:   # NCCL's LL busbw cap across nodes
+            least = ll_least if least is None else np.maximum(least, ll_least)
     chunk = np.where(innet, net.chunk, protocol.chunk)
     b = np.where(plain, bl, 0.0).sum(axis=1)
     fills = []  # (coefficient (G,), slice (G,))
@@ -745,12 +750,8 @@ class CompiledCollective:
         phase_share = sum(s.tree_share for s in self.steps
                           if s.member and s.tree_channels > 0) / 2
         t = self._arrays()[0]
-        ringnet = ring_net_mask(t)
-        ll = ring_ll_least(t, t["on"], ringnet, protocol)   # as combine takes them
-        caps_net = net_ring_rules()[2]
-
-        def _ll_cap_rate(s) -> float:
-            return caps_net[min(s.ring_nodes, 1 + len(caps_net)) - 2]
+        ringnet, treenet = ring_net_mask(t), tree_net_mask(t)
+        ll = protocol.name == "LL"   # NCCL's LL cap across nodes, as combine takes it
         for i, s in enumerate(self.steps):
             if not s.member:
                 continue
@@ -772,8 +773,11 @@ class CompiledCollective:
                 if caps and s.tree_channels > 0 else (0.0, 0.0, 0.0, False)
             least = s.tree_share / (s.tree_channels * float(rate)) if rate else 0.0
             # NCCL's LL cap across nodes, a repeat's share (its link stays named)
-            ll_cap = 1 / ((s.repeat + 1) * _ll_cap_rate(s)) \
-                if ll is not None and ringnet[0, i] else 0.0
+            ll_cap = 0.0
+            if ll and ringnet is not None and ringnet[0, i]:
+                ll_cap = 1 / ((s.repeat + 1) * float(ll_cap_rate(s.ring_nodes)))
+            elif ll and treenet is not None and treenet[0, i]:
+                ll_cap = s.tree_share / float(ll_cap_rate(s.tree_nodes))
             wire = s.beta / pr.bandwidth_factor
             if pr.name == "LL" and s.p2p_ranks > 1 and not s.scaleout:
                 wire /= float(p2p_ll_share(s.p2p_ranks, cal, s.p2p_peers))   # as combine

@@ -20,7 +20,7 @@ import numpy as np
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["domain_key", "domain_labels", "domains", "rail_table"]
+__all__ = ["domain_key", "domain_labels", "domains", "nccl_nodes", "rail_table"]
 
 
 def domain_key(graph: nx.Graph, node: Hashable) -> tuple[str, Hashable]:
@@ -207,3 +207,15 @@ def domain_crossings(graph, group) -> int:
         return len(group)
     labels = domain_labels(graph, group)
     return int(np.count_nonzero(labels != np.roll(labels, -1)))
+
+
+def nccl_nodes(graph, group) -> int:
+    """NCCL's nodes of the group (a step's ``ring_nodes``, a tree's ``tree_nodes`` with
+    ``tree_ranks``): its ``D >= 2`` scale-up domains where each holds at least 2 of its GPUs
+    (servers whose GPUs NVLink joins, which NCCL's rings and trees cross a rail at a time);
+    0 inside one domain, and across domains of one GPU each (a torus, GPUs on circuits: no
+    node of NCCL's)."""
+    if graph is None or len(group) < 4:
+        return 0
+    _, sizes = domain_indices(graph, group)
+    return len(sizes) if len(sizes) >= 2 and sizes.min() >= 2 else 0

@@ -522,8 +522,8 @@ class FabricCostModel:
         reduction rate (0 unless the calibration sets one), ``b_least`` by NCCL's tree
         channel cap (0 but on a tree across domains:
         :attr:`~netmodel.collectives.calibration.Calibration.tree_channel_bandwidth`) or,
-        under LL, its LL cap of a ring across nodes
-        (:func:`~netmodel.collectives.pipeline_fill.ring_ll_least`), which faster or slower
+        under LL, its LL cap of a ring or tree across nodes
+        (:func:`~netmodel.collectives.pipeline_fill.ll_cap_rate`), which faster or slower
         links leave as it is."""
         names = algorithm if isinstance(algorithm, list) else \
             self.algorithm_names(op, algorithm)

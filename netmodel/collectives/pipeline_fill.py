@@ -13,11 +13,12 @@ pipelines cost beyond their steady rate, and raises ``b`` to what its channels a
   :func:`tree_least`;
 * what NCCL's tuner charges a ring across nodes (:func:`ring_net_mask`): its NVLink steps
   at least the network's post overhead (:func:`ring_net_overhead`), its LL busbw at most
-  ``llMaxBw`` across nodes (:func:`ring_ll_least`).
+  ``llMaxBw`` across nodes (:func:`ll_cap_rate`, :func:`ring_ll_least`); and a tree across
+  nodes (:func:`tree_net_mask`): the same LL cap (:func:`tree_ll_least`), no post overhead.
 
 Each rule names the NCCL source it follows; the constants are the calibration's
 (``netmodel/data/collective_defaults.toml``), those of a ring across nodes the emulated
-tuner's (``netmodel/data/collective_tuner_plugins.toml`` ``[nccl]``, :func:`net_ring_rules`).
+tuner's (``netmodel/data/collective_tuner_plugins.toml`` ``[nccl]``, :func:`net_rules`).
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ from netmodel.collectives.calibration import WARP_SIZE, Calibration, Protocol
 from netmodel.collectives.steps import unique
 
 __all__ = ["NCCL_PROTOCOLS", "TREE_TABLES", "channel_cap_rate", "group_channels", "has_tree_caps",
-           "net_ring_rules", "p2p_fills", "p2p_ll_share", "p2p_sending_channels",
+           "ll_cap_rate", "net_rules", "p2p_fills", "p2p_ll_share", "p2p_sending_channels",
            "ring_ll_least", "ring_net_mask", "ring_net_overhead", "tree_channel_rate",
-           "tree_least"]
+           "tree_least", "tree_ll_least", "tree_net_mask"]
 
 
 def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
@@ -253,8 +254,8 @@ NCCL_PROTOCOLS = ("LL", "LL128", "Simple")
 
 
 @functools.lru_cache(maxsize=1)
-def net_ring_rules() -> tuple[float, float, tuple[float, ...], int]:
-    """NCCL's tuner constants of a ring across nodes, from the ``[nccl]`` table of
+def net_rules() -> tuple[float, float, tuple[float, ...], int]:
+    """NCCL's tuner constants of a ring or tree across nodes, from the ``[nccl]`` table of
     ``netmodel/data/collective_tuner_plugins.toml`` (the emulated tuner's,
     :class:`~netmodel.collectives.tuner_plugin.NcclTuner`, each sourced there):
     ``(net_overhead, net_overhead_simple, ll_max_bw_net, max_ranks_per_node)``: the
@@ -262,8 +263,10 @@ def net_ring_rules() -> tuple[float, float, tuple[float, ...], int]:
     b6475625, 2.20.3, and src/tuning/ring.cc at 1fc949c5, 2026: "Inter-node rings still
     have to launch nsteps * net overhead", ``intraLat = std::max(intraLat, netOverhead)``,
     ``getNetOverhead``: 1.0 us on Intel's x86 and any CPU but AMD's, 2.0 on AMD's; x 3
-    under Simple), LL's busbw cap on 2 and on 3 or more nodes (``llMaxBws`` by host CPU:
-    39.0 and 20.4 GB/s but on AMD's hosts, 22.5 and 19.0 there), and the most ranks a node
+    under Simple; a ring's only), LL's busbw cap on 2 and on 3 or more nodes (``llMaxBws``
+    by host CPU: 39.0 and 20.4 GB/s but on AMD's hosts, 22.5 and 19.0 there; a ring's and a
+    tree's: src/tuning/tree.cc at 1fc949c5, ``busBw = std::min(busBw * 1.0 / 3.8,
+    llMaxBw)``, as tuning.cc at b6475625), and the most ranks a node
     the tuner's formulas are taken for (a larger scale-up domain, an NVL72 rack, is an
     MNNVL clique whose node count NCCL's tuner takes otherwise: left as the one-node
     constants). Fabrics carry no host CPU and no published log of the reference rows
@@ -275,23 +278,56 @@ def net_ring_rules() -> tuple[float, float, tuple[float, ...], int]:
             tuple(float(x) for x in sp["ll_max_bw_net"]), int(sp["max_ranks_per_node"]))
 
 
+def _across_nodes(nodes: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """Where ``ranks`` GPUs on ``nodes`` of NCCL's nodes are priced by NCCL's tuner across
+    nodes: ``nodes`` > 1 and at most ``max_ranks_per_node`` ranks a node
+    (:func:`net_rules`)."""
+    per_node = net_rules()[3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (nodes > 1) & (ranks <= per_node * nodes)
+
+
 def ring_net_mask(t: dict[str, np.ndarray]) -> np.ndarray | None:
     """Which steps of ``t`` (``(G, S)``) are passes of NCCL's ring across nodes that NCCL's
-    tuner prices as such: ``ring_nodes`` > 1 and at most ``max_ranks_per_node`` ranks a
-    node (``(repeat + 1) / ring_nodes``: a ring pass is ``p - 1`` steps); None where
-    none is."""
+    tuner prices as such (:func:`_across_nodes` of ``ring_nodes`` and ``repeat + 1``
+    ranks: a ring pass is ``p - 1`` steps); None where none is."""
     nodes = t["ring_nodes"]
     if not np.any(nodes > 1):
         return None
-    per_node = net_ring_rules()[3]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mask = (nodes > 1) & ((t["repeat"] + 1) <= per_node * nodes)
+    mask = _across_nodes(nodes, t["repeat"] + 1)
     return mask if mask.any() else None
+
+
+def tree_net_mask(t: dict[str, np.ndarray]) -> np.ndarray | None:
+    """Which steps of ``t`` (``(G, S)``) are NCCL's tree all-reduce across nodes that NCCL's
+    tuner prices as such (:func:`_across_nodes` of ``tree_nodes`` and ``tree_ranks``);
+    None where none is.
+
+    >>> t = {"tree_ranks": np.array([[16, 144, 0]]), "tree_nodes": np.array([[2, 2, 2]])}
+    >>> tree_net_mask(t).tolist()   # 8 a node; an NVL72 rack's 72; no tree
+    [[True, False, False]]
+    """
+    ranks = t["tree_ranks"]
+    if not np.any(ranks > 0):
+        return None
+    mask = (ranks > 0) & _across_nodes(t["tree_nodes"], ranks)
+    return mask if mask.any() else None
+
+
+def ll_cap_rate(nodes: Any) -> np.ndarray:
+    """NCCL's LL busbw cap (bytes/s) across ``nodes`` >= 2 of its nodes: ``llMaxBw`` of
+    :func:`net_rules`, 39.0 GB/s on 2 nodes, 20.4 on 3 or more.
+
+    >>> (ll_cap_rate(np.array([2, 3, 40])) / 1e9).tolist()
+    [39.0, 20.4, 20.4]
+    """
+    caps = np.asarray(net_rules()[2], dtype=float)
+    return caps[np.clip(nodes, 2, 1 + len(caps)).astype(np.intp) - 2]
 
 
 def ring_net_overhead(protocol: Protocol) -> float:
     """The seconds a step of NCCL's ring across nodes costs at least under ``protocol``
-    inside a node (:func:`net_ring_rules`: 1 us, 3 us under Simple); 0 under a protocol
+    inside a node (:func:`net_rules`: 1 us, 3 us under Simple); 0 under a protocol
     that is none of NCCL's (a textbook calibration's, :meth:`Calibration.ideal`).
 
     >>> [ring_net_overhead(Protocol(n, 1.0, 0.0, 0.0, 0.0)) * 1e6
@@ -300,16 +336,15 @@ def ring_net_overhead(protocol: Protocol) -> float:
     """
     if protocol.name not in NCCL_PROTOCOLS:
         return 0.0
-    over, simple, _, _ = net_ring_rules()
+    over, simple, _, _ = net_rules()
     return over * (simple if protocol.name == "Simple" else 1.0)
 
 
 def ring_ll_least(t: dict[str, np.ndarray], mem: np.ndarray, mask: np.ndarray | None,
                   protocol: Protocol) -> np.ndarray | None:
     """Per row of ``t``: the seconds per byte of ``n`` NCCL's LL busbw cap across nodes
-    allows a ring at least (``llMaxBw`` of :func:`net_ring_rules`: 39.0 GB/s on 2 nodes,
-    20.4 on 3 or more; NCCL: ``busBw = std::min(llMaxBw, busBw * .5)``, algbw = busbw x
-    nRanks / nsteps): each member pass of ``p - 1`` steps moves ``(p - 1) / p`` of ``n``
+    allows a ring at least (:func:`ll_cap_rate`; NCCL: ``busBw = std::min(llMaxBw, busBw *
+    .5)``, algbw = busbw x nRanks / nsteps): each member pass of ``p - 1`` steps moves ``(p - 1) / p`` of ``n``
     through every GPU, ``repeat / (repeat + 1) / cap``; None under another protocol or
     where ``mask`` (:func:`ring_net_mask`) holds no member step.
 
@@ -324,7 +359,30 @@ def ring_ll_least(t: dict[str, np.ndarray], mem: np.ndarray, mask: np.ndarray | 
     sel = mask & mem
     if not sel.any():
         return None
-    caps = np.asarray(net_ring_rules()[2], dtype=float)
-    cap = caps[np.clip(t["ring_nodes"], 2, 1 + len(caps)).astype(np.intp) - 2]
     rep = t["repeat"]
-    return np.where(sel, rep / (rep + 1) / cap, 0.0).sum(axis=1)
+    return np.where(sel, rep / (rep + 1) / ll_cap_rate(t["ring_nodes"]), 0.0).sum(axis=1)
+
+
+def tree_ll_least(t: dict[str, np.ndarray], mem: np.ndarray, mask: np.ndarray | None,
+                  protocol: Protocol) -> np.ndarray | None:
+    """Per row of ``t``: the seconds per byte of ``n`` NCCL's LL busbw cap across nodes
+    allows its tree all-reduce at least (:func:`ll_cap_rate`; NCCL: ``busBw =
+    std::min(busBw * 1.0 / 3.8, llMaxBw)``, algbw = busbw x .5): the sum, over member steps
+    in ``mask`` (:func:`tree_net_mask`), of ``repeat x tree_share / cap`` (the tree's one
+    step: ``tree_share`` 2); None under another protocol or where ``mask`` holds no member
+    step.
+
+    >>> t = {"repeat": np.array([[1.0]]), "tree_share": np.array([[2.0]]),
+    ...      "tree_nodes": np.array([[4.0]])}
+    >>> on = np.array([[True]])
+    >>> b = tree_ll_least(t, on, on, Protocol("LL", 0.5, 0.0, 0.0, 0.0))
+    >>> round(float(b[0]) * 20.4e9, 6)   # 4 nodes: algbw 20.4 / 2 GB/s
+    2.0
+    """
+    if protocol.name != "LL" or mask is None:
+        return None
+    sel = mask & mem
+    if not sel.any():
+        return None
+    return np.where(sel, t["repeat"] * t["tree_share"] / ll_cap_rate(t["tree_nodes"]),
+                    0.0).sum(axis=1)

@@ -166,6 +166,7 @@ class StepShape:
     p2p_ranks: int = 0
     p2p_peers: int = 0
     ring_nodes: int = 0
+    tree_ranks: int = 0
 
 
 @dataclass(frozen=True)
@@ -256,6 +257,11 @@ class Step(StepShape):
         nodes NCCL's tuner charges each of the ring's NVLink steps at least the network's
         post overhead and caps its LL busbw
         (:func:`~netmodel.collectives.pipeline_fill.ring_net_mask`).
+    tree_ranks : int
+        The step is NCCL's tree all-reduce on this many GPUs (its ``nRanks``) across
+        ``tree_nodes`` scale-up domains, NCCL's nodes; 0: not. Across nodes NCCL's tuner
+        caps the tree's LL busbw as the ring's
+        (:func:`~netmodel.collectives.pipeline_fill.tree_net_mask`).
     """
 
     name: str

@@ -190,6 +190,8 @@ def reference_steps(algorithm, op, g, graph):
                 chain = max(len(d) for d in doms) - 1
                 depth, hops = len(lead).bit_length() - 1, (len(lead) - 1).bit_length()
                 cap = {}
+            if D >= 2 and min(len(d) for d in doms) >= 2:   # NCCL's nodes: its LL cap
+                cap |= {"tree_nodes": D, "tree_ranks": p}
             up = tuple(up)
             # reduce and broadcast at once: one step carrying both directions; NCCL's
             # latency count (log2i of the nodes), the fill over its trees' hops (their root

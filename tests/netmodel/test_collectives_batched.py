@@ -301,6 +301,18 @@ def _reference_combine(t, beta, lat_all, lat_up, scaleout, protocol, cal):
                     cap = 39.0e9 if t["ring_nodes"][g, i] == 2 else 20.4e9
                     ll[g] += rep / (rep + 1) / cap
         least = np.maximum(least, ll)
+    # and of NCCL's tree all-reduce across nodes (tree_ranks GPUs on tree_nodes >= 2, at
+    # most 8 a node): repeat x share / cap (algbw half the busbw)
+    tree = (t["tree_ranks"] > 0) & (t["tree_nodes"] > 1) \
+        & (t["tree_ranks"] <= 8 * t["tree_nodes"])
+    if protocol.name == "LL" and (tree & mem).any():
+        ll = np.zeros(len(a))
+        for g in range(len(a)):
+            for i in range(on.shape[1]):
+                if tree[g, i] and mem[g, i]:
+                    cap = 39.0e9 if t["tree_nodes"][g, i] == 2 else 20.4e9
+                    ll[g] += t["repeat"][g, i] * t["tree_share"][g, i] / cap
+        least = np.maximum(least, ll)
     b_link = b
     b = b + red
     sizes = sorted({float(x) for f, s in fills for x in np.unique(s) if x > 0})

@@ -4,9 +4,10 @@ NCCL 2.2x (src/graph/tuning.cc; src/tuning/ring.cc in 2026) caps ring and tree L
 ``llMaxBws[row][nodes]``: on one node the row is the GPU generation (Hopper 141 GB/s, what
 the model's LL factor is derived from), across nodes the host CPU vendor (Intel or other:
 39.0 GB/s on 2 nodes, 20.4 GB/s on 3 or more; AMD: 22.5, 19.0). The model applies the
-non-AMD row to its rings across scale-up domains of at most 8 GPUs
-(netmodel/collectives/pipeline_fill.py ring_ll_least; test_ring_net_rules_h528.py), not to
-trees nor across NVL72 racks (MNNVL cliques, whose node count NCCL's tuner takes otherwise).
+non-AMD row to its rings and NCCL trees across scale-up domains of at most 8 GPUs
+(netmodel/collectives/pipeline_fill.py ll_cap_rate; test_ring_net_rules_h528.py,
+test_tree_net_rules_h534.py), not across NVL72 racks (MNNVL cliques, whose node count NCCL's
+tuner takes otherwise).
 These tests pin what that rests on: on 2-4 DGX H100 the ring's LL line is held to the cap
 (1.5x above it at 4 MiB before); of the cited multi-node measurements only one point is LL
 in the model (64 MiB on 32 GB200 trays with NVLS off, where 254 ring steps favour LL's
