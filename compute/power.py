@@ -44,11 +44,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from compute.errors import UserError, known
-from compute.hardware import GpuSpec, get_gpu
+from compute.hardware import ClockPowerLaw, GpuSpec, get_gpu, idle_frac, rated_at_clock
 from compute.rows import check_number
 from compute.validate import describe, listed, of_type
 from compute.yield_model import parameter
@@ -60,6 +60,10 @@ if TYPE_CHECKING:
 __all__ = ["LOAD_PARAMETERS", "POWER_STATES", "ClockPoint", "ClockPowerLaw", "activity",
            "clock_of", "clock_sweep", "gpu_at_clock", "gpu_power", "idle_frac",
            "nominal_spec", "nominal_tdp", "overclocked_lite"]
+
+# the law lives in compute.hardware (a derived GPU's clock is rated by it there); this
+# module, which says it, is where callers take it from and where errors name it
+ClockPowerLaw.__module__ = __name__
 
 #: The power states a GPU is in.
 POWER_STATES = ("idle", "prefill", "decode")
@@ -73,63 +77,10 @@ def _fraction(name: str, value: object) -> float:
     return check_number(name, value)
 
 
-@dataclass(frozen=True)
-class ClockPowerLaw:
-    """How power follows the SM clock (see the module docstring). ``None`` fields take the
-    shipped defaults."""
-
-    core_share: float | None = None
-    voltage_floor: float | None = None
-    ratio_min: float | None = None
-    ratio_max: float | None = None
-
-    def __post_init__(self):
-        for field, row in (("core_share", "clock_core_share"),
-                           ("voltage_floor", "clock_voltage_floor"),
-                           ("ratio_min", "clock_ratio_min"), ("ratio_max", "clock_ratio_max")):
-            v = getattr(self, field)
-            object.__setattr__(self, field, _fraction(field, parameter(row) if v is None else v))
-        if self.core_share > 1:
-            raise UserError(f"core_share must be <= 1, got {self.core_share!r}")
-        if not 0 < self.ratio_min <= 1 <= self.ratio_max:
-            raise UserError(f"clock ratios need 0 < ratio_min <= 1 <= ratio_max, got "
-                            f"{self.ratio_min!r} and {self.ratio_max!r}")
-
-    def check(self, ratio: float) -> float:
-        """``ratio`` if it is a clock ratio the law covers, else a UserError."""
-        r = _fraction("clock", ratio)
-        if not self.ratio_min <= r <= self.ratio_max:
-            raise UserError(f"clock {describe(ratio)} is outside the modelled range "
-                            f"[{self.ratio_min:g}, {self.ratio_max:g}] x nominal")
-        return r
-
-    def scale(self, ratio: float) -> float:
-        """The above-idle draw at ``ratio`` x nominal clock over the draw at nominal.
-
-        >>> law = ClockPowerLaw(core_share=1.0, voltage_floor=0.5)
-        >>> [round(law.scale(r), 4) for r in (1.0, 0.8, 0.25)]  # r^3 down to the floor, then r
-        [1.0, 0.512, 0.0625]
-        """
-        r = self.check(ratio)
-        v = max(self.voltage_floor, r)
-        return self.core_share * r * v * v + (1 - self.core_share)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
 def _law(law: object) -> ClockPowerLaw:
     """``law``, or the shipped :class:`ClockPowerLaw` for None; anything else refused by
     name (a float raised AttributeError inside)."""
     return of_type("law", law, ClockPowerLaw, "ClockPowerLaw(core_share=0.8)") or ClockPowerLaw()
-
-
-def idle_frac(value: float | None = None) -> float:
-    """The share of TDP drawn idle (``value`` overrides the shipped default)."""
-    v = _fraction("idle_fraction", parameter("idle_fraction") if value is None else value)
-    if v > 1:
-        raise UserError(f"idle_fraction must be <= 1, got {describe(value)}")
-    return v
 
 
 def activity(step: InferenceResult, *, flop_utilization_at_tdp: float | None = None,
@@ -276,19 +227,18 @@ def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = N
                         f"nominal one")
     if r == 1.0:
         return spec
-    i = idle_frac(idle_fraction)
     clocked = replace(spec, name=f"{spec.name}@{r!r}x", flops_bf16=spec.flops_bf16 * r,
                       flops_fp8=spec.flops_fp8 * r, flops_int8=spec.flops_int8 * r,
                       flops_fp4=spec.flops_fp4 * r,
-                      tdp=spec.tdp * (i + (1 - i) * law.scale(r)),
+                      tdp=rated_at_clock(spec.tdp, r, law, idle_fraction),
                       source=f"{spec.name} at {r!r} x nominal clock (compute/power.py)")
     _NOMINAL.setdefault(clocked, spec)
     return clocked
 
 
 def overclocked_lite(ratio: float = 1.2, base: str = "Lite") -> GpuSpec:
-    """A Lite run above its nominal clock (a small die is easier to cool): the variant the
-    catalog's Lite+BW+FLOPS assumes free of power cost, here with the clock-power law's."""
+    """A Lite run above its nominal clock (a small die is easier to cool), rated by the
+    clock-power law as the catalog's Lite+BW+FLOPS (Lite+BW at 1.2x) is."""
     r = _fraction("clock", ratio)
     if not r > 1:
         raise UserError(f"an overclocked Lite needs a clock ratio > 1, got {describe(ratio)}")

@@ -1,21 +1,20 @@
-"""The customized Lites are rated at the plain Lite's 175 W, and the docs say so, with the
-figures the clock-power law gives the 1.2x clock (docs/economics.md, docs/compute.md).
+"""A derived GPU's TDP follows from the clock-power law: Lite+BW+FLOPS's 1.2x clock is rated,
+and the docs say so with the figures it gives (docs/economics.md, docs/compute.md, README).
 
-The README's per-watt sentence named `lite-ocs@Lite+BW+FLOPS` leading the H100 cluster
-per watt in Llama-3-70B prefill without saying that the catalog's Lite+BW+FLOPS takes its
-1.2x clock (FLOP/s x 1.2) at the Lite's 175 W, while `netmodel cost --clock 1.2` on the
-same Lite+BW charges the clock-power law's rated power. Hand-derived from the rows of
+The catalog rated every Lite variant at the plain Lite's 175 W, so Lite+BW+FLOPS took its
+1.2x clock (FLOP/s x 1.2) at no power and led the H100 cluster per watt in Llama-3-70B
+prefill by 4%. Its SMs are the Lite's, so its flops_multiplier is a clock ratio, rated by
+the law `netmodel cost --clock` uses. Hand-derived from the rows of
 compute/data/economics.toml (idle_fraction 0.115, clock_core_share 0.75, voltage with the
 clock above the 0.7 floor): 175 x (0.115 + 0.885 x (0.75 x 1.2^3 + 0.25)) = 259.56 W.
 """
 
-import math
 import re
 from pathlib import Path
 
 import pytest
 
-from compute.hardware import get_gpu
+from compute.hardware import derive_gpu, get_gpu
 from compute.power import gpu_at_clock
 from netmodel.study.cost import cost_summary
 
@@ -30,43 +29,60 @@ def _text(path: Path) -> str:
     return " ".join(path.read_text().split())
 
 
-def test_catalog_takes_the_clock_at_no_power():
-    flops, bw = get_gpu("Lite+BW+FLOPS"), get_gpu("Lite+BW")
-    clocked = gpu_at_clock("Lite+BW", 1.2)
-    assert flops.tdp == bw.tdp == get_gpu("Lite").tdp == pytest.approx(175.0)
-    assert clocked.flops_bf16 == pytest.approx(flops.flops_bf16)   # the same GPU ...
-    assert clocked.hbm_bandwidth == flops.hbm_bandwidth
-    assert clocked.tdp == pytest.approx(HAND_TDP, abs=1e-9)           # ... but rated 259.56 W
+def test_the_clock_is_rated_by_the_law():
+    flops, bw, lite = get_gpu("Lite+BW+FLOPS"), get_gpu("Lite+BW"), get_gpu("Lite")
     assert HAND_TDP == pytest.approx(259.56, abs=0.005)
+    assert flops.tdp == pytest.approx(HAND_TDP, abs=1e-9)
+    # the bandwidth multipliers add no TDP: a quarter of the H100's 700 W
+    assert bw.tdp == lite.tdp == get_gpu("Lite+NetBW").tdp == get_gpu("Lite+MemBW").tdp == 175.0
+    # the same rating as the clock knob on Lite+BW: one law
+    clocked = gpu_at_clock("Lite+BW", 1.2)
+    assert clocked.flops_bf16 == pytest.approx(flops.flops_bf16)
+    assert clocked.tdp == pytest.approx(flops.tdp, rel=1e-12)
 
 
-def test_docs_state_the_caveat():
+def test_a_slower_clock_is_rated_below_its_fraction():
+    # 0.8x, V at 0.8 (above the 0.7 floor): 350 x (0.115 + 0.885 x (0.75 x 0.512 + 0.25))
+    slow = derive_gpu(get_gpu("H100-SXM"), "Slow", fraction=0.5, flops_multiplier=0.8)
+    assert slow.tdp == pytest.approx(350 * (0.115 + 0.885 * (0.75 * 0.8 ** 3 + 0.25)),
+                                     rel=1e-12)
+    assert round(slow.tdp, 1) == 236.6
+
+
+def test_docs_give_the_rating():
     for path in (ECONOMICS, COMPUTE):
         text = _text(path)
         assert "175 W" in text and f"{HAND_TDP:.1f} W" in text, path
-    # the README's per-watt sentence says the lead it names takes its clock at no power
     readme = _text(README)
-    assert "`lite-ocs@Lite+BW+FLOPS` in Llama-3-70B prefill, by 4%, its circuits drawing " \
-           "little and its 1.2x clock nothing)" in readme
+    assert "its 1.2x clock nothing" not in readme
+    assert "the 1.2x clock costs power" in readme
     assert "[economics](docs/economics.md#gpu-power)" in readme
 
 
-def test_economics_figures_of_the_clocked_cluster():
+def test_economics_figures_of_the_rated_cluster():
     text = _text(ECONOMICS)
-    said = re.search(r"on GPUs rated ([\d.]+) W, and its cluster draws ([\d.]+) kW of IT power, "
-                     r"not ([\d.]+): ([\d.]+)x the `h100-dgx` cluster's tokens/s/W where the "
-                     r"catalog's variant leads it by (\d+)%", text)
-    assert said, "docs/economics.md no longer gives the clocked cluster's figures"
-    tdp, clocked_kw, catalog_kw, ratio, lead = map(float, said.groups())
-    assert tdp == round(HAND_TDP, 1)
+    said = re.search(r"lite-ocs@Lite\+BW\+FLOPS --model Llama-3-70B --phase prefill` draws "
+                     r"([\d.]+) kW of IT power, not the ([\d.]+) kW of a 175 W rating: "
+                     r"([\d.]+)x the `h100-dgx` cluster's tokens/s/W, where at 175 W it led it "
+                     r"by (\d+)%\. `--clock 1\.2` on `lite-ocs@Lite\+BW` serves the same "
+                     r"configuration \(same tokens/s\) with the same GPU power but hosts sized "
+                     r"for the nominal 175 W: ([\d.]+) kW, ([\d.]+)x", text)
+    assert said, "docs/economics.md no longer gives the rated cluster's figures"
+    rated_kw, flat_kw, ratio, lead, clocked_kw, clocked_ratio = map(float, said.groups())
+    rated = cost_summary("lite-ocs@Lite+BW+FLOPS", "Llama-3-70B", "prefill")
     clocked = cost_summary("lite-ocs@Lite+BW", "Llama-3-70B", "prefill", clock=1.2)
-    catalog = cost_summary("lite-ocs@Lite+BW+FLOPS", "Llama-3-70B", "prefill")
     base = cost_summary("h100-dgx", "Llama-3-70B", "prefill")
-    # the same configuration and tokens/s: only the power differs
-    assert clocked.tokens_per_s == pytest.approx(catalog.tokens_per_s, rel=1e-9)
+    assert clocked.tokens_per_s == pytest.approx(rated.tokens_per_s, rel=1e-9)
+    assert clocked.power_gpu == pytest.approx(rated.power_gpu, rel=0.02)
+    assert round(rated.power_it / 1e3, 1) == rated_kw
     assert round(clocked.power_it / 1e3, 1) == clocked_kw
-    assert round(catalog.power_it / 1e3, 1) == catalog_kw
-    assert round(clocked.tokens_per_s_per_w / base.tokens_per_s_per_w, 2) == ratio
-    assert catalog.tokens_per_s_per_w > base.tokens_per_s_per_w > clocked.tokens_per_s_per_w
-    assert math.floor(100 * (catalog.tokens_per_s_per_w / base.tokens_per_s_per_w - 1) + 0.5) \
-        == lead
+    assert round(rated.tokens_per_s_per_w / base.tokens_per_s_per_w, 2) == ratio
+    assert round(clocked.tokens_per_s_per_w / base.tokens_per_s_per_w, 2) == clocked_ratio
+    # the hosts are what differ: scaled by the rated TDP, not the nominal one
+    assert rated.power_host / clocked.power_host == pytest.approx(HAND_TDP / 175, rel=0.01)
+    # at 175 W: the GPUs' and hosts' draws (both linear in the TDP) scaled back to it
+    at_175 = rated.power_it - (rated.power_gpu + rated.power_host) * (1 - 175 / HAND_TDP)
+    assert round(at_175 / 1e3, 1) == flat_kw
+    led = rated.tokens_per_s / at_175 / base.tokens_per_s_per_w
+    assert round(100 * (led - 1)) == lead > 0
+    assert rated.tokens_per_s_per_w < clocked.tokens_per_s_per_w < base.tokens_per_s_per_w

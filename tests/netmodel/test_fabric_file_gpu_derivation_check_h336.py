@@ -71,9 +71,12 @@ EDITS = [
      "GPU 'H336Half' has sms 74, but derive_from 'B200-HGX' at fraction 1 gives 148"),
     ("half-h100", "gpu_file_facts", "H336Half", {"derive_from": "H100-SXM"},
      "GPU 'H336Half' has sms 74, but derive_from 'H100-SXM' at fraction 0.5 gives 66"),
-    # the same SMs (round(148 x 0.501) = 74): the TDP tells, 1,000 W x 0.501
+    # the same SMs (round(148 x 0.501) = 74): the TDP tells, 1,000 W x 0.501 at the clock
+    # its FLOP/s read back give, 0.5 / 0.501 (compute.hardware.rated_at_clock):
+    # 501 x (0.115 + 0.885 x (0.75 r^3 + 0.25)) = 499.0127...
     ("half-near", "gpu_file_facts", "H336Half", {"fraction": 0.501},
-     "GPU 'H336Half' has tdp 500.0, but derive_from 'B200-HGX' at fraction 0.501 gives 501.0"),
+     "GPU 'H336Half' has tdp 500.0, but derive_from 'B200-HGX' at fraction 0.501 gives "
+     f"{501 * (0.115 + 0.885 * (0.75 * (0.5 / 0.501) ** 3 + 0.25))!r}"),
     # the spec edited instead: scale-out is the network multiplier's (2, from scale-up),
     # 2 x 0.5 x 400 Gb/s = 50 GB/s
     ("own-scaleout", "gpu_types", "H336Own", {"scaleout_bandwidth": 25e9},
