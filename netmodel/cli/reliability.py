@@ -132,7 +132,7 @@ def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_fr
     if storage is None:
         return cat
     with _bandwidth_refused_as(as_typed("load_bandwidth")):
-        return cat.with_(storage_bandwidth=storage)
+        return cat.with_(host_storage_bandwidth=storage)
 
 
 def _gpu_rate(cat, rate: float):
@@ -209,7 +209,7 @@ def _storage_bandwidth(text: str) -> float:
 
 #: How the catalog's refusal of a storage bandwidth below its floor starts (the one past
 #: its ceiling starts ``storage bandwidth must be a number``).
-_BELOW_FLOOR = "storage_bandwidth must be >="
+_BELOW_FLOOR = "host_storage_bandwidth must be >="
 
 
 @contextmanager
@@ -226,7 +226,7 @@ def _bandwidth_refused_as(typed: str):
     >>> from netmodel.study.reliability_catalog import catalog
     >>> try:  # doctest: +NORMALIZE_WHITESPACE
     ...     with _bandwidth_refused_as("2PB/s"):
-    ...         catalog().with_(load_from="storage", storage_bandwidth=2e15)
+    ...         catalog().with_(load_from="storage", host_storage_bandwidth=2e15)
     ... except Exception as exc:
     ...     print(exc)
     --load-bandwidth '2PB/s' is above 1 PB/s, the most a storage bandwidth may be; allowed:
@@ -246,7 +246,7 @@ def _bandwidth_refused_as(typed: str):
         if said.startswith(_BELOW_FLOOR):
             raise UserError(f"{flag} {typed!r} is below {floor / 1e6:g} MB/s, the least a "
                             f"GPU's bandwidth may be (compute/data/limits.toml); give e.g. "
-                            f"12.5GB/s") from None
+                            f"100GB/s") from None
         raise UserError(f"{flag} {typed!r} is above {MAX_STORAGE_BANDWIDTH / 1e15:g} PB/s, the "
                         f"most a storage bandwidth may be; allowed: {floor / 1e6:g} MB/s to "
                         f"{MAX_STORAGE_BANDWIDTH / 1e15:g} PB/s") from None
@@ -505,7 +505,8 @@ _common = [
                  help="Where a spare loads its weight shard (default fabric: a peer "
                  "instance at the GPU's scale-up bandwidth)."),
     click.option("--load-bandwidth", default=None, metavar="BW",
-                 help="Storage bandwidth per GPU for --load-from storage (default 12.5GB/s).",
+                 help="Storage bandwidth of a host for --load-from storage, shared by its "
+                 "GPUs (default 100GB/s).",
                  type=ReadAs(_storage_bandwidth)),
     slo_option("prefill"),
     slo_option("decode"),

@@ -32,9 +32,11 @@ from compute.hardware import get_gpu, spec_ranges
 from compute.units import SECONDS_PER_YEAR, scaled, split_number
 from compute.validate import describe, is_finite
 from netmodel.study.choice_names import LOAD_SOURCES, REPAIRS
-from topologies.failure_domains import CLASSES, GPU_CLASSES
+from topologies.failure_domains import CLASSES, GPU_CLASSES, hosts
 
 if TYPE_CHECKING:
+    import networkx as nx
+
     from compute.hardware import GpuSpec
 
 __all__ = ["LOAD_SOURCES", "REPAIRS", "Catalog", "ClassData", "catalog", "check_class",
@@ -114,7 +116,7 @@ MAX_RATE_PER_HOUR = 1.0
 #: Longest repair, detection or warm-up time taken (s): a century, the longest horizon
 #: the availability model simulates.
 MAX_TIME_S = 100 * SECONDS_PER_YEAR
-#: Highest storage bandwidth a spare may load its shard at (bytes/s): 1 PB/s, a bound on
+#: Highest storage bandwidth of a host its spares load their shards from (bytes/s): 1 PB/s, a bound on
 #: input (an absurd value is refused), not a published figure; the CLI states it with the
 #: 1 MB/s floor.
 MAX_STORAGE_BANDWIDTH = 1e15
@@ -179,7 +181,7 @@ class Catalog:
     detection_s: float
     warmup_s: float
     load_from: str
-    storage_bandwidth: float        #: bytes/s per GPU
+    host_storage_bandwidth: float   #: bytes/s of a host's storage ports, shared by its GPUs
     host_sms: int
     host_gpus: int = 8
     repair: str = "local"
@@ -189,7 +191,7 @@ class Catalog:
               area_share: float | None = None, repair: str | None = None,
               rates: dict | None = None, repair_hours: dict | None = None,
               detection_s: float | None = None, warmup_s: float | None = None,
-              load_from: str | None = None, storage_bandwidth: float | None = None
+              load_from: str | None = None, host_storage_bandwidth: float | None = None
               ) -> Catalog:
         """A copy with overrides: ``gpu_rate_per_hour`` is the reference GPU's whole rate
         (before the die/package split); ``rates`` and ``repair_hours`` map a class to a
@@ -232,18 +234,19 @@ class Catalog:
                 raise UserError(f"load_from {load_from!r} is not allowed; allowed: "
                                 f"{known(LOAD_SOURCES)}")
             out = replace(out, load_from=load_from)
-        if storage_bandwidth is not None:
-            bw = _rate("storage bandwidth", storage_bandwidth, high=MAX_STORAGE_BANDWIDTH,
+        if host_storage_bandwidth is not None:
+            bw = _rate("storage bandwidth", host_storage_bandwidth, high=MAX_STORAGE_BANDWIDTH,
                        unit=" bytes/s")
             floor = spec_ranges()["scaleup_bandwidth"][0]   # the CLI's floor too
             if bw < floor:
-                raise UserError(f"storage_bandwidth must be >= {floor:g} bytes/s "
+                raise UserError(f"host_storage_bandwidth must be >= {floor:g} bytes/s "
                                 f"({floor / 1e6:g} MB/s, the least a GPU's bandwidth may be: "
-                                f"compute/data/limits.toml), got {describe(storage_bandwidth)}")
+                                f"compute/data/limits.toml), got "
+                                f"{describe(host_storage_bandwidth)}")
             if out.load_from != "storage":
                 raise UserError(f"storage bandwidth applies only with load_from 'storage', not "
                                 f"{out.load_from!r} (spares load from a peer over the fabric)")
-            out = replace(out, storage_bandwidth=bw)
+            out = replace(out, host_storage_bandwidth=bw)
         return out
 
     def rates(self, gpu: str | GpuSpec) -> dict[str, float]:
@@ -267,13 +270,20 @@ class Catalog:
         c = self.classes[check_class(name)]
         return c.repair_local_s if self.repair == "local" else c.repair_vendor_s
 
-    def load_bandwidth(self, gpu: str | GpuSpec) -> float:
+    def load_bandwidth(self, gpu: str | GpuSpec, host_gpus: int) -> float:
         """Line rate a spare loads its weight shard at: the GPU's scale-up bandwidth
         (``load_from = "fabric"``, from a peer; :attr:`RecoveryTimes.load_bandwidth
         <netmodel.study.reliability_timings.RecoveryTimes.load_bandwidth>` takes the payload share
-        of it the collective model applies) or the storage bandwidth a GPU."""
-        return get_gpu(gpu).scaleup_bandwidth if self.load_from == "fabric" \
-            else self.storage_bandwidth
+        of it the collective model applies) or its share of the host's storage bandwidth,
+        shared by the ``host_gpus`` GPUs of its host (:meth:`host_size`).
+
+        >>> c = catalog().with_(load_from="storage")
+        >>> c.load_bandwidth("H100-SXM", 8) / 1e9, c.load_bandwidth("Lite", 32) / 1e9
+        (12.5, 3.125)
+        """
+        if self.load_from == "fabric":
+            return get_gpu(gpu).scaleup_bandwidth
+        return self.host_storage_bandwidth / _whole("host_gpus", host_gpus)
 
     def gpus_per_host(self, gpu: str | GpuSpec) -> int:
         """GPUs per host where the fabric has no server labels: ``host_gpus`` (8, as on
@@ -290,6 +300,21 @@ class Catalog:
             return self.host_gpus
         return max(1, round(self.host_sms / spec.sms))
 
+    def host_size(self, graph: nx.Graph, gpu: str | GpuSpec) -> int:
+        """GPUs of a host of fabric ``graph`` of GPU ``gpu``: the largest ``server`` label's
+        GPUs where every GPU carries one (:func:`topologies.failure_domains.hosts`), else
+        :meth:`gpus_per_host`. The most GPUs a spare's host shares its storage with.
+
+        >>> from topologies.specs import build
+        >>> c = catalog()
+        >>> c.host_size(build("rail-optimized:domains=2"), "H100-SXM")
+        8
+        >>> c.host_size(build("flat:n=6,planes=2,radix=8"), "Lite")
+        32
+        """
+        labelled = hosts(graph)
+        return max(map(len, labelled)) if labelled else self.gpus_per_host(gpu)
+
     def to_dict(self) -> dict:
         """The catalog as a JSON-ready dict (rates per hour, times in seconds)."""
         return {
@@ -297,7 +322,8 @@ class Catalog:
             "area_share": self.area_share, "area_share_range": list(self.area_share_range),
             "hbm_share": self.hbm_share, "gpu_source": self.gpu_source, "repair": self.repair,
             "detection_s": self.detection_s, "warmup_s": self.warmup_s,
-            "load_from": self.load_from, "storage_bandwidth": self.storage_bandwidth,
+            "load_from": self.load_from,
+            "host_storage_bandwidth": self.host_storage_bandwidth,
             "host_sms": self.host_sms, "host_gpus": self.host_gpus,
             "sources": dict(self.sources),
             "classes": {n: {"description": c.description, "per": c.per,
@@ -372,7 +398,7 @@ def _parse(data: dict, where: str) -> Catalog:
         hbm_share=float(gpu["hbm_share"]), gpu_source=gpu["source"],
         detection_s=_time("detection_s", rec["detection_s"]),
         warmup_s=_time("warmup_s", rec["warmup_s"]), load_from=rec["load_from"],
-        storage_bandwidth=float(rec["storage_GBps_per_gpu"]) * 1e9,
+        host_storage_bandwidth=float(_need(where, rec, "storage_GBps_per_host")) * 1e9,
         host_sms=int(rec["host_sms"]), host_gpus=_whole(f"{where} host_gpus",
                                                         _need(where, rec, "host_gpus")),
         sources={"reference": ref["source"], "gpu_split": gpu["reasoning"],

@@ -72,7 +72,9 @@ def recovery_times(cluster: Any) -> RecoveryTimes:
     collective model gives payload on that link, read where the collective model reads it
     (the scenario's calibration resolved for this fabric's GPUs: ``scaleup_efficiency``,
     20.6 of NVLink4's 25 GB/s in NCCL's tuning); from storage, the catalog's storage
-    bandwidth.
+    bandwidth of a host over the GPUs of the cell's largest host
+    (:meth:`~netmodel.study.reliability_catalog.Catalog.host_size`: a spare shares its
+    host's storage ports with the host's other GPUs).
 
     >>> from netmodel.study.reliability_cluster import build_cluster
     >>> c = build_cluster("lite-flat", "Llama-3-70B", "decode")
@@ -85,7 +87,7 @@ def recovery_times(cluster: Any) -> RecoveryTimes:
     out = cluster.__dict__.get("_recovery_times")
     if out is None:
         cat = cluster.catalog
-        bw = cat.load_bandwidth(cluster.gpu)
+        bw = cat.load_bandwidth(cluster.gpu, cat.host_size(cluster.graph, cluster.gpu))
         if cat.load_from == "fabric":
             bw *= cluster.calibration.resolve(cluster.graph).scaleup_efficiency
         out = RecoveryTimes(

@@ -376,10 +376,10 @@ def test_load_bandwidth_floor_is_taken():
 
     storage = catalog().with_(load_from="storage")
     with _bandwidth_refused_as("1MB/s"):   # the floor itself: 1e14 B (100,000 GB) in 1e8 s
-        assert storage.with_(storage_bandwidth=1e6).storage_bandwidth == 1e6
+        assert storage.with_(host_storage_bandwidth=1e6).host_storage_bandwidth == 1e6
     with pytest.raises(UserError, match="^--load-bandwidth '0.999999MB/s' is below 1 MB/s"), \
             _bandwidth_refused_as("0.999999MB/s"):
-        storage.with_(storage_bandwidth=999_999.0)
+        storage.with_(host_storage_bandwidth=999_999.0)
 
 
 def test_load_bandwidth_range_checked_once_by_the_catalog():
@@ -398,8 +398,8 @@ def test_load_bandwidth_needs_storage_loading():
 
     one_line_error(run("blast-radius", *SCEN, "--load-bandwidth", "1GB/s"),
                    "storage bandwidth applies only with --load-from 'storage', not 'fabric'")
-    cat = catalog().with_(load_from="storage", storage_bandwidth=2e9)
-    assert (cat.load_from, cat.storage_bandwidth) == ("storage", 2e9)
+    cat = catalog().with_(load_from="storage", host_storage_bandwidth=2e9)
+    assert (cat.load_from, cat.host_storage_bandwidth) == ("storage", 2e9)
 
 
 @pytest.mark.parametrize("text, needle", [

@@ -69,14 +69,15 @@ def test_a_fabric_over_the_limit_is_refused_in_one_line(tmp_path, command):
 def test_the_catalog_holds_storage_bandwidth_to_the_clis_floor(bw):
     from netmodel.study.reliability_catalog import catalog
 
-    with pytest.raises(UserError, match=r"^storage_bandwidth must be >= 1e\+06 bytes/s \(1 MB/s"):
-        catalog().with_(load_from="storage", storage_bandwidth=bw)
+    with pytest.raises(UserError, match=r"^host_storage_bandwidth must be >= 1e\+06 bytes/s \(1 MB/s"):
+        catalog().with_(load_from="storage", host_storage_bandwidth=bw)
 
 
 def test_the_floor_itself_is_taken():
     from netmodel.study.reliability_catalog import catalog
 
-    assert catalog().with_(load_from="storage", storage_bandwidth=1e6).storage_bandwidth == 1e6
+    assert catalog().with_(load_from="storage",
+                           host_storage_bandwidth=1e6).host_storage_bandwidth == 1e6
 
 
 # ------------------------------------------------------------------ (c) concurrent groups

@@ -43,21 +43,58 @@ def test_ideal_calibration_and_storage_load_at_their_own_rates():
     ideal = replace(get_scenario("lite-flat"), calibration="ideal")
     c = build_cluster(ideal, "Llama-3-70B", "decode")
     assert recovery_times(c).reload_s == pytest.approx(8_989_458_432 / 112.5e9, rel=1e-12)
-    # from storage, the catalog's 12.5 GB/s a GPU, no link efficiency
+    # from storage, a Lite's share of its host's storage ports, no link efficiency
+    # (test_storage_shared_by_the_hosts_gpus)
     s = build_cluster("lite-flat", "Llama-3-70B", "decode")
     s = s.with_catalog(s.catalog.with_(load_from="storage"))
-    assert recovery_times(s).reload_s == pytest.approx(8_989_458_432 / 12.5e9, rel=1e-12)
+    assert recovery_times(s).reload_s == pytest.approx(8_989_458_432 / 3.125e9, rel=1e-12)
+
+
+@pytest.mark.parametrize("scenario, shard, host, share", [
+    # Llama-3-70B decode: 8,989,458,432 B a Lite at TP 16, 35,278,831,616 B an H100 at TP 4
+    ("lite-flat", 8_989_458_432, 32, 3.125e9),     # 1,056 SMs of an 8-H100 host / 33
+    ("h100-dgx", 35_278_831_616, 8, 12.5e9),       # the DGX H100's 8 GPUs (server labels)
+])
+def test_storage_shared_by_the_hosts_gpus(scenario, shard, host, share):
+    # a host's two 400 Gb/s storage ports = 100 GB/s, shared by its GPUs: 12.5 GB/s an
+    # H100 of 8, 3.125 GB/s a Lite of 32; by hand a Lite's shard loads in
+    # 8.989458432 GB / 3.125 GB/s = 2.8766 s (it took 0.7192 s at 12.5 GB/s a GPU, the
+    # whole server's storage for each of its 32 Lites), an H100's in 35.2788 / 12.5 = 2.8223 s
+    assert 2 * 400e9 / 8 / host == share
+    c = build_cluster(scenario, "Llama-3-70B", "decode")
+    s = c.with_catalog(c.catalog.with_(load_from="storage"))
+    rt = recovery_times(s)
+    assert s.catalog.host_size(s.graph, s.gpu) == host
+    assert (rt.shard_bytes, rt.load_bandwidth) == (shard, share)
+    assert rt.reload_s == pytest.approx(shard / share, rel=1e-12)
+    assert round(rt.reload_s, 4) == {"lite-flat": 2.8766, "h100-dgx": 2.8223}[scenario]
+    assert rt.swap_s() == pytest.approx(30 + shard / share + 60, rel=1e-14)
+    # a host's bandwidth given (--load-bandwidth) is shared the same way
+    half = c.with_catalog(c.catalog.with_(load_from="storage", host_storage_bandwidth=50e9))
+    assert recovery_times(half).load_bandwidth == 50e9 / host
+
+
+def test_labelled_servers_set_the_share():
+    # an NVL72 compute tray (a server label) holds 4 GPUs: 100 GB/s / 4 = 25 GB/s each;
+    # unlabelled, the catalog's rule (8 full-size GPUs a host)
+    from netmodel.study.reliability_catalog import catalog
+    from topologies.specs import build
+
+    cat = catalog().with_(load_from="storage")
+    size = cat.host_size(build("nvl72"), "B200-HGX")
+    assert size == 4 and cat.load_bandwidth("B200-HGX", size) == 25e9
+    assert cat.host_size(build("flat:n=16,planes=2,radix=16"), "H100-SXM") == 8
 
 
 def test_timings_follow_the_catalog_not_the_first_cluster():
     # worked out once per cluster: a cluster under other figures (with_catalog) has its
-    # own, even after the first cluster's were read (storage: 12.5 GB/s, no efficiency;
-    # detection 30 -> 10 s)
+    # own, even after the first cluster's were read (storage: 3.125 GB/s a Lite of a
+    # 32-Lite host, no efficiency; detection 30 -> 10 s)
     c = build_cluster("lite-flat", "Llama-3-70B", "decode")
     fabric = recovery_times(c)
     s = c.with_catalog(c.catalog.with_(load_from="storage", detection_s=10.0))
     assert recovery_times(c) is fabric and recovery_times(s) is not fabric
-    assert recovery_times(s).reload_s == pytest.approx(8_989_458_432 / 12.5e9, rel=1e-12)
+    assert recovery_times(s).reload_s == pytest.approx(8_989_458_432 / 3.125e9, rel=1e-12)
     assert recovery_times(s).hold_s("gpu-die") == 10 + 24 * 3600
     assert fabric.reload_s == pytest.approx(8_989_458_432 / 92.7e9, rel=1e-12)
 
