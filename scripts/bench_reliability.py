@@ -159,18 +159,21 @@ print(json.dumps({{"build": t1 - t0, "seconds": t2 - t1, "cpu": c2 - c0, "edges"
 
 #: study lite-gpu's reliability part for Llama-3-8B (closed forms: reliability_summary and
 #: the spare curve) on two of its scenarios, each at its own GPU count and TP: the spare
-#: pools' Markov chains (availability_analytic._chain_of), their build (the time in
-#: _chain_of but its steady-state solves) and solves timed apart (CPU).
+#: pools' Markov chains of the busy count (availability_analytic._chain_of), their build
+#: (the time in _chain_of but its steady-state solves) and solves timed apart, and the
+#: chains of holdings (availability_threshold._HeldChain, built and solved; CPU).
 _CHAIN_CHILD = """
 import json, time
 import netmodel.study.availability_analytic as aa
+import netmodel.study.availability_threshold as at
 from netmodel.study.availability import spare_curve
 from netmodel.study.lite_gpu_parts import REFERENCE_SPARES
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_summary import reliability_summary
 
-out = {{"chains": 0, "given_up": 0, "chain_cpu": 0.0, "solve_cpu": 0.0}}
-chain_of, steady = aa._chain_of, aa._steady_state
+out = {{"chains": 0, "given_up": 0, "chain_cpu": 0.0, "solve_cpu": 0.0, "held": 0,
+        "held_cpu": 0.0}}
+chain_of, steady, held = aa._chain_of, aa._steady_state, at._HeldChain
 
 def timed_chain(caps, classes):
     c0 = time.process_time()
@@ -186,7 +189,15 @@ def timed_steady(*args, **kw):
     out["solve_cpu"] += time.process_time() - c0
     return got
 
-aa._chain_of, aa._steady_state = timed_chain, timed_steady
+def timed_held(*args):
+    c0 = time.process_time()
+    try:
+        return held(*args)
+    finally:
+        out["held"] += 1
+        out["held_cpu"] += time.process_time() - c0
+
+aa._chain_of, aa._steady_state, at._HeldChain = timed_chain, timed_steady, timed_held
 clusters = [build_cluster(s, "Llama-3-8B", "decode") for s in {scenarios!r}]
 t0, c0 = time.perf_counter(), time.process_time()
 for s, c in zip({scenarios!r}, clusters):
@@ -350,12 +361,13 @@ def main(argv: list[str] | None = None) -> None:
               f"TP {r['tp']}; mean {r['mean']:.6f} (analytic {r['analytic']:.6f})")
     # The spare pools' chains were built one state at a time over dictionaries (4.7
     # million lookups in study lite-gpu --models Llama-3-8B --gpus H100-SXM,Lite); now a
-    # level at a time over integer keys (availability_analytic._chain_states). See the
-    # commit for this line's figures before and after.
+    # level at a time over integer keys (availability_chain._breadth_first), the chains
+    # of holdings too. See the commits for this line's figures before and after.
     r = run_child(IMPORT_LINE + _CHAIN_CHILD.format(scenarios=_CHAIN_SCENARIOS), cwd=ROOT)
     print(f"spare chains of study lite-gpu's reliability part, Llama-3-8B on "
           f"{' and '.join(r['clusters'])}: {r['chains']} chains ({r['given_up']} past "
           f"the limit) built in {r['build_cpu']:.2f} s CPU, solved in {r['solve_cpu']:.2f} s; "
+          f"{r['held']} chains of holdings built and solved in {r['held_cpu']:.2f} s; "
           f"the part {r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); peak RSS "
           f"{r['rss_gb']:.2f} GB")
     if quick:

@@ -45,11 +45,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from itertools import pairwise
-from typing import NamedTuple
 
 import numpy as np
 
 from compute.units import counted
+from netmodel.study.availability_chain import _breadth_first, _States
 from netmodel.study.availability_kinds import THRESHOLD, Kind, ask_values, best_grant
 from netmodel.study.availability_loss import (
     _all_or_nothing,
@@ -566,39 +566,12 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
     return chain.busy, _steady_state(len(chain.busy), chain.rows, chain.cols, chain.vals)
 
 
-class _States(NamedTuple):
-    """A chain's states in the order met (breadth first from no failure in progress) and
-    its transitions (:func:`_chain_states`)."""
-
-    types: list          #: a failure in progress: (hold index, spares held of each pool)
-    counts: np.ndarray   #: states x types: the failures in progress of each type
-    busy: np.ndarray     #: states x pools: the spares busy
-    rows: np.ndarray     #: each transition's state from, ...
-    cols: np.ndarray     #: ... to, ...
-    vals: np.ndarray     #: ... and rate (1/s); each state's arrivals by class, then its
-    #: departures by type in the types' sorted order
-
-
-#: A chain's state keys (:func:`_chain_states`) are machine integers while their mixed
-#: radix stays below this; past it Python's (an object array: slower, as exact).
-_INT_KEYS = 2 ** 62
-
-
 def _chain_states(caps: tuple, classes: list) -> _States | None:
-    """:func:`_chain`'s Markov chain as the classes give it: a failure in progress is its
-    hold and the spares it holds (its type: those alike leave alike), a state the count
-    of each type in progress, met breadth first from the empty state, each state's
-    transitions its classes' arrivals (where granted any spare), then one departure of
-    each type it holds, by type; None past :data:`MAX_SEQUENTIAL_STATES` states.
-
-    A state is one integer, each type's count a digit of a mixed radix (a type's count is
-    at most the spares of a pool over its grant there: a grant never takes more than is
-    free), so a level of the search is a few array operations: the spares busy of its
-    states, each distinct count's grants worked out once (:func:`_grants`), arrivals add a
-    type's place, departures take it off, and the states not met before are numbered in
-    the order they are first reached (their counts: the state first reaching each, one
-    failure more or less). A level's arrays hold at most its states (fewer than
-    :data:`MAX_SEQUENTIAL_STATES`, checked after each level) times the classes and types.
+    """:func:`_chain`'s Markov chain as the classes give it (:func:`_breadth_first`): a
+    failure in progress is its hold and the spares it holds of each pool (its type: those
+    alike leave alike; types ordered by hold, then spares), each class's arrival adding
+    the type its grant makes (:func:`_grants`, or one pool's rule) where it takes any
+    spare; None past :data:`MAX_SEQUENTIAL_STATES` states.
 
     >>> chain = _chain_states((2,), [(1.0, 1.0, [(0, 1, 1.0)]), (0.5, 3.0, [(0, 1, 1.0)])])
     >>> chain.types, chain.counts.tolist(), chain.busy[:, 0].tolist()
@@ -607,108 +580,20 @@ def _chain_states(caps: tuple, classes: list) -> _States | None:
     ...                                                 chain.vals[:4], strict=True)]
     [(0, 1, 1.0), (0, 2, 0.5), (1, 3, 1.0), (1, 4, 0.5)]
     """
-    m = len(caps)
     holds = sorted({hold for _, hold, _ in classes})
-    hold_of = [holds.index(hold) for _, hold, _ in classes]
-    types: list = []          # (hold index, spares of each pool), in the order met
-    seen: dict = {}           # type -> its index
-    place: list = []          # each type's place in a key (its count's digit)
-    span = [1]                # the next type's place: every key so far is below it
 
-    def arrivals(used: tuple) -> list[int]:
+    def arrivals(used: tuple) -> list:
         out = []
-        for c, (lam, _, asks) in enumerate(classes):
+        for lam, hold, asks in classes:
             # asks: a list, or one pool's rule (free -> spares taken)
             vec = (int(asks(caps[0] - used[0])),) if callable(asks) \
                 else _grants(caps, used, asks)
-            if not (any(vec) and lam > 0):
-                out.append(-1)
-                continue
-            if any(v > cap - u for v, cap, u in zip(vec, caps, used, strict=True)):
-                raise ValueError(f"classes: a grant of {vec} spares where {used} of caps "
-                                 f"{caps} are busy takes more than are free")
-            key = (hold_of[c], vec)
-            if key not in seen:
-                seen[key] = len(types)
-                types.append(key)
-                place.append(span[0])   # its count: at most a pool's spares over its grant
-                span[0] *= 1 + min(cap // v for cap, v in zip(caps, vec, strict=True) if v > 0)
-            out.append(seen[key])
+            out.append(((holds.index(hold), vec), vec, hold) if any(vec) and lam > 0
+                       else None)
         return out
 
-    lams = np.array([lam for lam, _, _ in classes], dtype=float)
-    # the spares busy as one number (a code per pool, each below its spares + 1)
-    stride = np.cumprod([1, *(c + 1 for c in caps[:-1])], dtype=object)
-    stride = stride.astype(np.int64) if math.prod(c + 1 for c in caps) < _INT_KEYS else stride
-    met = np.zeros(0, dtype=stride.dtype)   # the spares busy met (as codes), sorted, and
-    grants = np.zeros((0, len(classes)), dtype=np.int64)   # the type each class's arrival
-    # adds with them (-1: none)
-    keys = np.zeros(1, dtype=np.int64)   # each state's, in the order met
-    ordered, index = keys.copy(), np.zeros(1, dtype=np.int64)   # keys sorted, their states
-    busy, rows, cols, vals = [np.zeros((0, m), dtype=np.int64)], [], [], []
-    counts = [np.zeros((1, 0), dtype=np.int64)]   # each level's states' count of each type
-    lo = 0
-    while lo < len(keys):
-        front, hi, held, count = keys[lo:], len(keys), len(types), counts[-1]
-        used = count @ np.array([vec for _, vec in types], dtype=np.int64).reshape(-1, m)
-        code = used @ stride
-        where = np.searchsorted(met, code)
-        if len(met) == 0 or (met[np.minimum(where, len(met) - 1)] != code).any():
-            new, first = np.unique(code, return_index=True)
-            fresh = ~np.isin(new, met)
-            grants = np.insert(grants, np.searchsorted(met, new[fresh]),
-                               [arrivals(tuple(u)) for u in used[first[fresh]].tolist()],
-                               axis=0)
-            met = np.union1d(met, new)
-            where = np.searchsorted(met, code)
-        if span[0] > _INT_KEYS and keys.dtype != object:
-            keys, ordered, front = (a.astype(object) for a in (keys, ordered, front))
-        at = np.array([*place, 0], dtype=keys.dtype)   # -1, no arrival: 0
-        arrive = grants[where]
-        by = sorted(range(held), key=types.__getitem__)   # a state's departures' order
-        go = np.concatenate([arrive >= 0, count[:, by] > 0], axis=1)
-        state, slot = np.nonzero(go)
-        to = np.concatenate([front[:, None] + at[arrive], front[:, None] - at[by][None, :]],
-                            axis=1)[go]
-        rate = np.concatenate([np.broadcast_to(lams, arrive.shape),
-                               count[:, by] / np.array(holds)[[types[t][0] for t in by]]],
-                              axis=1)[go]
-        # the states reached, each once (sorted), the first transition reaching each
-        sort = np.argsort(to)
-        head = np.ones(len(to), dtype=bool)
-        head[1:] = to[sort[1:]] != to[sort[:-1]]
-        reached = to[sort[head]]
-        first = np.minimum.reduceat(sort, np.flatnonzero(head)) if len(to) else sort
-        where = np.searchsorted(ordered, reached)
-        known = ordered[np.minimum(where, len(ordered) - 1)] == reached
-        number = np.empty(len(reached), dtype=np.int64)
-        number[known] = index[where[known]]
-        new = np.flatnonzero(~known)
-        if len(new):   # numbered in the order first reached
-            seq = new[np.argsort(first[new])]
-            number[seq] = len(keys) + np.arange(len(new))
-            keys = np.concatenate([keys, reached[seq]])
-            ordered = np.insert(ordered, where[new], reached[new])
-            index = np.insert(index, where[new], number[new])
-            # their counts: the state each is first reached from, one more or less
-            i, j = state[first[seq]], slot[first[seq]] - arrive.shape[1]   # < 0: arrival
-            kind = np.where(j < 0, arrive[i, np.minimum(j, -1)],
-                            np.array([*by, 0])[np.maximum(j, 0)])
-            counts.append(np.zeros((len(seq), len(types)), dtype=np.int64))
-            counts[-1][:, :held] = count[i]
-            counts[-1][np.arange(len(seq)), kind] += np.where(j < 0, 1, -1)
-        col = np.empty(len(to), dtype=np.int64)
-        col[sort] = number[np.cumsum(head) - 1]
-        busy.append(used)
-        rows.append(lo + state)
-        cols.append(col)
-        vals.append(rate)
-        if len(keys) > MAX_SEQUENTIAL_STATES:
-            return None
-        lo = hi
-    return _States(types, np.concatenate([np.pad(c, ((0, 0), (0, len(types) - c.shape[1])))
-                                          for c in counts]),
-                   np.concatenate(busy), *(np.concatenate(a) for a in (rows, cols, vals)))
+    return _breadth_first(caps, [lam for lam, _, _ in classes], arrivals,
+                          MAX_SEQUENTIAL_STATES)
 
 
 def _grants(caps, used, asks) -> tuple[int, ...]:

@@ -34,6 +34,7 @@ import math
 
 import numpy as np
 
+from netmodel.study.availability_chain import _breadth_first
 from netmodel.study.availability_kinds import Kind
 from netmodel.study.reliability_spares import SparePools
 
@@ -347,9 +348,11 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
 
 
 class _HeldChain:
-    """The chain of holdings of :func:`_held_moments` (its states, steady state ``pi``,
-    ``-Q'`` with every diagonal entry stored, the timer arrivals ``arrive`` and the
-    carried refusals' binomials ``fb``) and, where it is solved by a sparse LU
+    """The chain of holdings of :func:`_held_moments` (built by :func:`_breadth_first`: a
+    failure in progress is its hold, the spares it took and the refusal type it carries;
+    its states, steady state ``pi``, ``-Q'`` with every diagonal entry stored, the timer
+    arrivals ``arrive`` and the carried refusals' binomials ``fb``) and, where it is
+    solved by a sparse LU
     (:data:`DIRECT_STATES`), the factorization of each ``s I - Q'`` met, kept for the
     next series order and the next call alike."""
 
@@ -357,58 +360,36 @@ class _HeldChain:
                  iterations: int):
         from scipy.sparse import coo_matrix, identity
 
-        index = {(): 0}
-        states: list = [()]
-        rows, cols, vals = [], [], []
-        timer = []   # per state: the timer arrivals a second of each type
+        def arrivals(used: tuple) -> list:   # a grant: its release hangs on its hold only
+            free = cap - used[0]
+            return [((hold, takes[free], marks[free]), (takes[free],), hold)
+                    if takes[free] > 0 else None for _, takes, marks, hold in classes]
 
-        def at(d: dict) -> int:
-            key = tuple(sorted(d.items()))
-            if key not in index:
-                index[key] = len(states)
-                states.append(key)
-            return index[key]
-
-        i = 0
-        while i < len(states):
-            st = states[i]
-            used = sum(t * n for (_, t, _), n in st)
+        chain = _breadth_first((cap,), [c[0] for c in classes], arrivals, allowed)
+        if chain is None:
+            raise _PastLimit
+        rows, cols, vals = chain.rows, chain.cols, chain.vals
+        # the timer arrivals a second of each type (refused in whole: the state stays),
+        # per spares busy
+        timer = np.zeros((cap + 1, n_types))
+        for used in np.unique(chain.busy[:, 0]).tolist():
             here = [0.0] * n_types
-            for rate, takes, marks, hold in classes:
-                t, m = takes[cap - used], marks[cap - used]
-                if t > 0:   # a grant: its release hangs on its hold only
-                    d = dict(st)
-                    d[(hold, t, m)] = d.get((hold, t, m), 0) + 1
-                    rows.append(i)
-                    cols.append(at(d))
-                    vals.append(rate)
-                elif m >= 0:
-                    here[m] += rate
-            timer.append(here)
-            for (hold, t, m), n in st:
-                d = dict(st)
-                d[(hold, t, m)] -= 1
-                if not d[(hold, t, m)]:
-                    del d[(hold, t, m)]
-                rows.append(i)
-                cols.append(at(d))
-                vals.append(n / hold)
-            i += 1
-            if len(states) > allowed:
-                raise _PastLimit
-        n = self.n = len(states)
+            for rate, takes, marks, _ in classes:
+                if takes[cap - used] <= 0 and marks[cap - used] >= 0:
+                    here[marks[cap - used]] += rate
+            timer[used] = here
+        n = self.n = len(chain.busy)
         self.iterations = iterations
         self.direct = n <= DIRECT_STATES
         self.pi = _steady_state(n, rows, cols, vals, iterations, unsettled_raises=True)
         gen = coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
         gen = (gen - coo_matrix((np.asarray(gen.sum(axis=1)).ravel(), (range(n), range(n))),
                                 shape=(n, n))).T.tocsc()   # Q', for row vectors
-        self.arrive = np.array(timer).reshape(n, n_types).T
-        carried = np.zeros((n_types, n), dtype=np.int64)
-        for j, st in enumerate(states):
-            for (_, _, m), cnt in st:
-                if m >= 0:
-                    carried[m, j] += cnt
+        self.arrive = timer[chain.busy[:, 0]].T
+        carried = np.zeros((n_types, n), dtype=np.int64)   # each state's refusals carried
+        for j, (_, _, m) in enumerate(chain.types):
+            if m >= 0:
+                carried[m] += chain.counts[:, j]
         self.carried = carried
         # -Q' with every diagonal entry stored (1 added, found, and taken off in place),
         # so that each s I - Q' is a copy with s added there

@@ -1,13 +1,15 @@
-"""The spare pools' Markov chain built level by level (availability_analytic._chain_states).
+"""The spare pools' Markov chains built level by level (availability_chain._breadth_first):
+the chain of the busy count (availability_analytic._chain_states) and the chain of holdings
+(availability_threshold._HeldChain).
 
-The chain of the failures in progress (each its hold and the spares it holds) was built by
-a breadth-first search over dictionaries, one state at a time; it is now built a level at a
-time with each state one integer (a mixed radix of the count of each failure type). The
-reference below is the search as it was, written out plainly: the states must come in the
-same order (the steady state's floats depend on it), with the same spares busy and the same
-transitions in the same order, on random pools and classes (one and two pools, asks
-granted in part, one pool's rules, repeated holds, zero rates), with the keys as machine
-integers and as Python's; past the state limit both give up."""
+Both were built by a breadth-first search over dictionaries, one state at a time; they are
+now built a level at a time with each state one integer (a mixed radix of the count of each
+failure type). The references below are the searches as they were, written out plainly: the
+states must come in the same order (the steady state's floats depend on it), with the same
+spares busy and the same transitions in the same order, on random pools and classes (one
+and two pools, asks granted in part, one pool's rules, repeated holds, zero rates; for the
+holdings, random grants and refusal marks), with the keys as machine integers and as
+Python's; past the state limit both give up."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from netmodel.study import availability_analytic as aa
+from netmodel.study import availability_chain as ac
+from netmodel.study import availability_threshold as at
 
 
 def reference(caps: tuple, classes: list, limit: int | None = None):
@@ -128,7 +132,7 @@ def test_the_levels_build_the_searchs_chain(case):
 @given(chains())
 def test_python_integer_keys_build_the_same_chain(case):
     # keys past the machine integers' limit (forced low here) are Python's
-    with mock.patch.object(aa, "_INT_KEYS", 4):
+    with mock.patch.object(ac, "_INT_KEYS", 4):
         _check(*case)
 
 
@@ -156,3 +160,89 @@ def test_two_pools_by_hand():
         [0, 1], [1, 0], [1.0, 1.0])
     # half the time busy: rate 1 in, 1 out
     np.testing.assert_allclose(aa._chain_of(caps, classes)[1], [0.5, 0.5], rtol=1e-15)
+
+
+def held_reference(classes: tuple, cap: int, n_types: int):
+    """The chain of holdings as a plain breadth-first search over dictionaries: states
+    (sorted tuples of ((hold, spares, refusal mark), count)), rows, cols, rates, each
+    state's timer arrivals of each mark and refusals carried of each mark."""
+    index, states = {(): 0}, [()]
+    rows, cols, vals, timer = [], [], [], []
+
+    def at_(d):
+        key = tuple(sorted(d.items()))
+        if key not in index:
+            index[key] = len(states)
+            states.append(key)
+        return index[key]
+
+    i = 0
+    while i < len(states):
+        st_ = states[i]
+        used = sum(t * n for (_, t, _), n in st_)
+        here = [0.0] * n_types
+        for rate, takes, marks, hold in classes:
+            t, m = takes[cap - used], marks[cap - used]
+            if t > 0:
+                d = dict(st_)
+                d[(hold, t, m)] = d.get((hold, t, m), 0) + 1
+                rows.append(i)
+                cols.append(at_(d))
+                vals.append(rate)
+            elif m >= 0:
+                here[m] += rate
+        timer.append(here)
+        for key, n in st_:
+            d = dict(st_)
+            d[key] -= 1
+            if not d[key]:
+                del d[key]
+            rows.append(i)
+            cols.append(at_(d))
+            vals.append(n / key[0])
+        i += 1
+    carried = np.zeros((n_types, len(states)), dtype=np.int64)
+    for j, st_ in enumerate(states):
+        for (_, _, m), n in st_:
+            if m >= 0:
+                carried[m, j] += n
+    return states, rows, cols, vals, np.array(timer).reshape(len(states), n_types), carried
+
+
+@st.composite
+def holdings(draw):
+    cap = draw(st.integers(1, 7))
+    n_types = draw(st.integers(1, 3))
+    classes = []
+    for _ in range(draw(st.integers(1, 3))):
+        takes = tuple(draw(st.integers(0, f)) for f in range(cap + 1))
+        marks = tuple(draw(st.integers(-1, n_types - 1)) for _ in range(cap + 1))
+        classes.append((draw(st.sampled_from([0.2, 1.0, 3.0])), takes, marks,
+                        draw(st.sampled_from([0.5, 1.0, 4.0]))))
+    return tuple(classes), cap, n_types
+
+
+@settings(max_examples=120, deadline=None)
+@given(holdings())
+def test_the_levels_build_the_searchs_chain_of_holdings(case):
+    from scipy.sparse import coo_matrix
+
+    classes, cap, n_types = case
+    states, rows, cols, vals, timer, carried = held_reference(classes, cap, n_types)
+    chain = at._HeldChain(classes, cap, n_types, 10 ** 6, at.GMRES_ITERATIONS)
+    assert chain.n == len(states)
+    np.testing.assert_array_equal(chain.arrive, timer.T)
+    np.testing.assert_array_equal(chain.carried, carried)
+    n = len(states)
+    if n > 1:
+        pi = at._steady_state(n, rows, cols, vals, at.GMRES_ITERATIONS,
+                              unsettled_raises=True)
+        assert chain.pi.tobytes() == pi.tobytes()
+    # -Q' as the search's transitions give it (stored as (I - Q') - I: to rounding)
+    gen = coo_matrix((vals, (rows, cols)), shape=(n, n)).toarray()
+    np.testing.assert_allclose(chain.minus.toarray(), -(gen - np.diag(gen.sum(axis=1))).T,
+                               rtol=1e-14, atol=1e-14)
+    # past a limit below its states, none
+    if n > 1:
+        assert at._held_chain.__wrapped__(classes, cap, n_types, n - 1,
+                                          at.GMRES_ITERATIONS) is None
