@@ -14,7 +14,9 @@ at 80 W of 700). A collective's time counts in ``u_m``: its kernels stream the m
 with the tensor cores idle, the state batch-1 decode measures (an assumption: no published
 draw of a GPU in an all-reduce; the links' own 1.3 pJ/bit at 450 GB/s is 5 W).
 So decode draws more as its batch grows (more FLOPs per weight byte), prefill near TDP,
-never more than TDP nor less than idle.
+never more than TDP nor less than idle. A derived GPU (the Lite family) moves an HBM byte at
+its base's energy: its HBM's share of the stream draws :func:`hbm_share` in place of ``m``
+(a doubled HBM twice its fraction's watts while streaming).
 
 The clock knob (the Lite-GPU paper's per-die power management): at ``r`` times the nominal
 SM clock, FLOP/s scale by ``r`` (HBM and network bandwidth do not: they have clocks of their
@@ -58,7 +60,7 @@ if TYPE_CHECKING:
     from compute.results import InferenceResult
 
 __all__ = ["LOAD_PARAMETERS", "POWER_STATES", "ClockPoint", "ClockPowerLaw", "activity",
-           "clock_of", "clock_sweep", "gpu_at_clock", "gpu_power", "idle_frac",
+           "clock_of", "clock_sweep", "gpu_at_clock", "gpu_power", "hbm_share", "idle_frac",
            "nominal_spec", "nominal_tdp", "overclocked_lite"]
 
 # the law lives in compute.hardware (a derived GPU's clock is rated by it there); this
@@ -84,7 +86,8 @@ def _law(law: object) -> ClockPowerLaw:
 
 
 def activity(step: InferenceResult, *, flop_utilization_at_tdp: float | None = None,
-             memory_power_share: float | None = None) -> float:
+             memory_power_share: float | None = None,
+             hbm_power_share: float | None = None) -> float:
     """The share of the above-idle range (TDP - idle) a GPU draws serving ``step``: the
     time average over its stages of ``min(1, u_c / flop_utilization_at_tdp +
     memory_power_share x u_m)``, ``u_c`` and ``u_m`` the shares of the stage's time the
@@ -105,6 +108,7 @@ def activity(step: InferenceResult, *, flop_utilization_at_tdp: float | None = N
                         f"{flop_utilization_at_tdp!r}")
     if m > 1:
         raise UserError(f"memory_power_share must be <= 1, got {memory_power_share!r}")
+    h = m if hbm_power_share is None else _fraction("hbm_power_share", hbm_power_share)
     step_time = step.latency
     if not (math.isfinite(step_time) and step_time > 0):
         raise UserError(f"step time must be a finite number > 0, got {step_time!r}")
@@ -115,7 +119,12 @@ def activity(step: InferenceResult, *, flop_utilization_at_tdp: float | None = N
     for s in step.stages:
         if s.time > 0:
             stream = min(1.0, (s.memory_time + s.network_time) / s.time)
-            busy += s.count * s.time * min(1.0, s.compute_time / s.time / f + m * stream)
+            if h == m:
+                draw = m * stream
+            else:   # the HBM's share of the stream at its own draw, the links' at m
+                hbm = stream * s.memory_time / (s.memory_time + s.network_time)
+                draw = h * hbm + m * (stream - hbm)
+            busy += s.count * s.time * min(1.0, s.compute_time / s.time / f + draw)
     return min(1.0, busy / step_time)
 
 
@@ -174,6 +183,30 @@ def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
     return spec.tdp / (i + (1 - i) * law.scale(r))
 
 
+def hbm_share(gpu: str | GpuSpec, memory_power_share: float) -> float:
+    """The share of ``gpu``'s above-idle range a stream at its peak HBM bandwidth draws:
+    ``memory_power_share`` for a GPU derived from none; for a derived GPU (the Lite family,
+    a GPU file's ``derive_from``) its base's share x (its HBM bandwidth / its base's) x (its
+    base's nominal TDP / its own), so that it moves each HBM byte at its base's energy (a
+    doubled HBM draws twice its fraction's watts while streaming); at most 1 (the draw is
+    capped at TDP).
+
+    >>> round(hbm_share("Lite", 0.354), 3), round(hbm_share("Lite+MemBW", 0.354), 3)
+    (0.354, 0.708)
+    >>> round(hbm_share("Lite+BW+FLOPS", 0.354), 3)   # 0.354 x 2 x 175 / 259.56
+    0.477
+    """
+    from compute.gpu_facts import base_gpu
+
+    spec = nominal_spec(gpu)
+    share, seen = memory_power_share, {spec.name}
+    while (base := base_gpu(spec.name)) is not None and base.name not in seen:
+        share *= (spec.hbm_bandwidth / base.hbm_bandwidth) * (nominal_tdp(base) / spec.tdp)
+        seen.add(base.name)
+        spec = base
+    return min(1.0, share)
+
+
 def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = None, *,
               clock: float = 1.0, law: ClockPowerLaw | None = None,
               idle_fraction: float | None = None,
@@ -204,8 +237,11 @@ def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = Non
                         f"configuration served)")
     if step.phase != state:
         raise UserError(f"step is a {step.phase} configuration, not {state}")
+    m = _fraction("memory_power_share", parameter("memory_power_share")
+                  if memory_power_share is None else memory_power_share)
     a = activity(step, flop_utilization_at_tdp=flop_utilization_at_tdp,
-                 memory_power_share=memory_power_share)
+                 memory_power_share=memory_power_share,
+                 hbm_power_share=hbm_share(spec, m))
     return i * tdp + (1 - i) * tdp * a * law.scale(r)
 
 

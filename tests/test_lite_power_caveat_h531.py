@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from compute.evaluate_one import evaluate
 from compute.hardware import derive_gpu, get_gpu
-from compute.power import gpu_at_clock
+from compute.power import activity, gpu_at_clock, gpu_power, hbm_share
 from netmodel.study.cost import cost_summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,13 +50,41 @@ def test_a_slower_clock_is_rated_below_its_fraction():
     assert round(slow.tdp, 1) == 236.6
 
 
+def test_every_lite_moves_an_hbm_byte_at_the_h100s_energy():
+    # the draw of a stream at peak HBM rate over the bytes/s: m x (1 - i) x TDP / bandwidth
+    m, i = 0.354, 0.115
+    h100 = get_gpu("H100-SXM")
+    joules = m * (1 - i) * h100.tdp / h100.hbm_bandwidth
+    assert joules == pytest.approx(65.5e-12, rel=1e-3)   # 219.3 W / 3.35 TB/s
+    for name in ("Lite", "Lite+NetBW", "Lite+MemBW", "Lite+BW", "Lite+BW+FLOPS"):
+        g = get_gpu(name)
+        assert hbm_share(g, m) * (1 - i) * g.tdp / g.hbm_bandwidth \
+            == pytest.approx(joules, rel=1e-12), name
+    assert hbm_share("Lite+MemBW", m) == pytest.approx(2 * m, rel=1e-12)
+    assert hbm_share("Lite+BW+FLOPS", m) == pytest.approx(2 * m * 175 / HAND_TDP, rel=1e-12)
+    assert hbm_share("H100-SXM", m) == m
+
+
+def test_a_memory_bound_step_draws_its_hbm_bytes():
+    # batch-1 decode: the HBM stream is the step; Lite+MemBW streams twice the bytes a
+    # second as the Lite, at the same energy a byte: above idle, twice the Lite's draw
+    step = evaluate("Llama-3-8B", "Lite+MemBW", 1, 1)
+    lite = evaluate("Llama-3-8B", "Lite", 1, 1)
+    above = gpu_power("Lite+MemBW", "decode", step) - 0.115 * 175
+    plain = activity(step) * 0.885 * 175   # the draw with the Lite's 0.354
+    assert above == pytest.approx(activity(step, hbm_power_share=0.708) * 0.885 * 175,
+                                  rel=1e-12)
+    assert 1.8 < above / plain < 2.0   # the compute and collectives share keep theirs
+    assert step.latency < lite.latency
+
+
 def test_docs_give_the_rating():
     for path in (ECONOMICS, COMPUTE):
         text = _text(path)
         assert "175 W" in text and f"{HAND_TDP:.1f} W" in text, path
     readme = _text(README)
     assert "its 1.2x clock nothing" not in readme
-    assert "the 1.2x clock costs power" in readme
+    assert "`Lite+BW+FLOPS`'s 1.2x clock by the clock-power law" in readme
     assert "[economics](docs/economics.md#gpu-power)" in readme
 
 

@@ -10,6 +10,7 @@ reruns the comparison (``netmodel compare --gpus`` the Lite variants: the rows o
 ``docs/figures/compare.csv``) and checks each part of the sentence.
 """
 
+import re
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,13 @@ def test_per_watt_leads_in_gpt3_decode(rows):
     leads = {r.label for r in lites if r.tokens_per_s_per_w > base.tokens_per_s_per_w}
     # only those two: Lite+BW+FLOPS's 1.2x clock is rated by the clock-power law
     assert {label.split("@")[1] for label in leads} == {"Lite+MemBW", "Lite+BW"}
+    # "(by 4-15%, ...)": the smallest and largest lead, rounded to whole percents
+    said = re.search(r"and nowhere else \(by (\d+)-(\d+)%", _paragraph())
+    assert said, "the README no longer gives the leads' range"
+    ratios = [rows[("GPT-3-175B", "decode", label)].tokens_per_s_per_w
+              / base.tokens_per_s_per_w for label in leads]
+    assert [round(100 * (r - 1)) for r in (min(ratios), max(ratios))] \
+        == [int(x) for x in said.groups()]
     fabrics = {r.label.split("@")[0] for r in lites}
     for fabric in fabrics - {"lite-hier"}:
         # each such fabric has a customized Lite leading per watt, and no plain Lite does
