@@ -163,6 +163,10 @@ def _breadth_first(caps: tuple, rates: list, arrivals, limit: int) -> _States | 
         if len(keys) > limit:
             return None
         lo = hi
-    return _States(types, np.concatenate([np.pad(c, ((0, 0), (0, len(types) - c.shape[1])))
-                                          for c in counts]),
-                   np.concatenate(busy), *(np.concatenate(a) for a in (rows, cols, vals)))
+    every = np.zeros((len(keys), len(types)), dtype=np.int64)   # the levels' counts
+    at = 0
+    for count in counts:
+        every[at:at + len(count), :count.shape[1]] = count
+        at += len(count)
+    return _States(types, every, np.concatenate(busy),
+                   *(np.concatenate(a) for a in (rows, cols, vals)))
