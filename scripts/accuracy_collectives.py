@@ -116,7 +116,7 @@ class Curve:
     def run(self) -> Curve:
         import numpy as np
 
-        from netmodel.collectives.calibration import default_calibration
+        from netmodel.collectives.calibration_files import default_calibration
         from netmodel.collectives.model import FabricCostModel
         from netmodel.collectives.tuner_plugin import NCCL_TUNER, TunerPlugin
         from topologies import build
@@ -167,7 +167,8 @@ def emulated(release: str) -> tuple[str, str]:
     """``(the release the model emulates for a run of NCCL release, how the heading says
     it)``: the run's own where the data file covers it, else the nearest release it covers;
     its newest where the source names none."""
-    from netmodel.collectives.calibration import default_calibration, parse_release, release_text
+    from netmodel.collectives.calibration import parse_release, release_text
+    from netmodel.collectives.calibration_files import default_calibration
 
     covered = default_calibration().releases
     newest = release_text(covered.newest)
@@ -408,7 +409,7 @@ def ops_table(markdown: bool) -> list[str]:
     """The single large-message points of other ops (``nccl_ops_published.csv``, all but
     its measured sweeps), against the large-message targets: 10% on one NVLink system, 25%
     across nodes."""
-    from netmodel.collectives.calibration import default_calibration
+    from netmodel.collectives.calibration_files import default_calibration
     from netmodel.collectives.model import FabricCostModel
     from topologies import build
 

@@ -21,8 +21,9 @@ sets the fill and drain of the pipeline.
 A calibration with ``generations`` (the shipped defaults) is *resolved* against a fabric
 before use (:meth:`Calibration.resolve`): the generation of the fabric's GPUs supplies the
 scale-up link efficiency, the in-switch reduction factor and ceiling and the LL protocol's
-bandwidth factor.
+bandwidth factor. The files are read by :mod:`netmodel.collectives.calibration_files`.
 
+>>> from netmodel.collectives.calibration_files import default_calibration
 >>> cal = default_calibration()
 >>> [p.name for p in cal.protocols], cal.scaleup_efficiency
 (['LL', 'LL128', 'Simple'], 0.824)
@@ -43,13 +44,13 @@ import re
 import sys
 import weakref
 from collections import Counter
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, fields, replace
 from operator import methodcaller
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compute.config_files import check_keys, read_table
+from compute.config_files import read_table
 from compute.errors import UserError, known
 from compute.gpu_facts import derivation as _derivation
 from compute.validate import describe, is_finite, is_whole
@@ -59,8 +60,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = ["DEFAULTS_PATH", "GENERATIONS_PATH", "NCCL_STEPS", "WARP_SIZE", "Calibration", "Generation", "Protocol",
-           "Releases", "check_simple_buffer", "default_calibration", "load_calibration",
-           "load_generations", "load_releases", "parse_release", "release_text"]
+           "Releases", "check_simple_buffer", "parse_release", "release_text"]
 
 DEFAULTS_PATH = Path(__file__).resolve().parent.parent / "data" / "collective_defaults.toml"
 GENERATIONS_PATH = Path(__file__).resolve().parent.parent / "data" / \
@@ -68,7 +68,6 @@ GENERATIONS_PATH = Path(__file__).resolve().parent.parent / "data" / \
 
 _PROTOCOL_KEYS = ("bandwidth_factor", "base_latency", "step_latency_scaleup",
                   "step_latency_scaleout")
-_PROTOCOL_OPTIONAL = ("chunk",)
 
 
 def _finite(where: str, key: str, v: object, unit: str, *, positive: bool = False) -> None:
@@ -737,229 +736,7 @@ def _tree_caps(where: str, key: str, v: object, *, allow_empty: bool = False
                     f"bytes/s (1, 2 and 3+ nodes), got {describe(v)}")
 
 
-def _protocol(where: str, name: str, table: Mapping[str, Any]) -> Protocol:
-    check_keys(where, table, _PROTOCOL_KEYS, _PROTOCOL_OPTIONAL)
-    for k in (*_PROTOCOL_KEYS, *_PROTOCOL_OPTIONAL):
-        if k in table and (not isinstance(table[k], int | float) or isinstance(table[k], bool)):
-            raise UserError(f"{where}.{k} must be a number, got {table[k]!r}")
-    return Protocol(name, *(float(table[k]) for k in _PROTOCOL_KEYS),
-                    **{k: float(table[k]) for k in _PROTOCOL_OPTIONAL if k in table})
-
-
-def _pow2_up(c: object) -> object:
-    """NCCL's p2pnChannels from its channel count (src/graph/paths.cc,
-    ncclTopoComputeP2pChannels: pow2Up); anything but a count (:func:`_count`) is passed
-    on for :class:`Calibration` to refuse as ``channels``, in its order of checks."""
-    try:
-        n = _count("channels", c)
-    except UserError:
-        return c
-    return 1 << (n - 1).bit_length()
-
-
-def load_calibration(path: str | Path = DEFAULTS_PATH,
-                     generations: str | Path | None = None) -> Calibration:
-    """Read a calibration TOML file (same layout as the shipped defaults) and, if given, a
-    generations file (same layout as ``collective_generations.toml``).
-
-    Unknown or missing keys raise :class:`~compute.errors.UserError` naming them.
-    """
-    path = Path(path)
-    data = read_table(path, "calibration file", suffixes=(".toml",))
-    check_keys(str(path), data, ("links", "protocols", "in_network", "reduction"),
-               ("pipeline", "p2p"))
-    check_keys(f"{path}: [links]", data["links"], ("scaleup_efficiency", "scaleout_efficiency"))
-    check_keys(f"{path}: [reduction]", data["reduction"], ("rate",))
-    pipeline = data.get("pipeline", {})
-    check_keys(f"{path}: [pipeline]", pipeline, (), ("channels", "simple_buffer"))
-    if "simple_buffer" in pipeline:   # 0 is no buffer to the library, never a file's value
-        check_simple_buffer(pipeline["simple_buffer"], f"{path}: [pipeline].simple_buffer")
-    p2p = data.get("p2p", {})
-    check_keys(f"{path}: [p2p]", p2p, (), ("ll_threshold", "channels_per_peer",
-                                           "channels_per_net_peer", "net_channel_bandwidth",
-                                           "net_channels", "peers_per_batch", "pxn",
-                                           "nvlink_chunk", "threads", "ll_ring_threads"))
-    for key in ("ll_threshold", "net_channel_bandwidth", "nvlink_chunk"):
-        if key in p2p and (not isinstance(p2p[key], int | float) or isinstance(p2p[key], bool)):
-            raise UserError(f"{path}: [p2p].{key} must be a number, got {p2p[key]!r}")
-    protos = data["protocols"]
-    if not isinstance(protos, dict) or not protos:
-        raise UserError(f"{path}: [protocols] must hold at least one [protocols.NAME] table")
-    gens, default = load_generations(generations) if generations is not None else ((), "")
-    releases = load_releases(generations) if generations is not None else None
-    protocols = tuple(_protocol(f"{path}: [protocols.{n}]", n, t) for n, t in protos.items())
-    in_network = _protocol(f"{path}: [in_network]", "Simple", data["in_network"])
-    try:   # the values' own checks, named with the file (a bare 'pxn must be ...' was not)
-        return _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
-                               default).with_(releases=releases, nccl_release=""
-                                              if releases is None else
-                                              release_text(releases.newest))
-    except UserError as exc:
-        raise UserError(f"{path}: {exc}") from None
-
-
-def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
-                    default) -> Calibration:
-    for key in ("scaleup_efficiency", "scaleout_efficiency"):
-        if not isinstance(data["links"][key], int | float) or isinstance(data["links"][key], bool):
-            raise UserError(f"[links].{key} must be a number, got {describe(data['links'][key])}")
-    if not isinstance(data["reduction"]["rate"], int | float) or \
-            isinstance(data["reduction"]["rate"], bool):
-        raise UserError(f"[reduction].rate must be a number, got "
-                        f"{describe(data['reduction']['rate'])}")
-    return Calibration(
-        protocols=protocols,
-        in_network=in_network,
-        scaleup_efficiency=float(data["links"]["scaleup_efficiency"]),
-        scaleout_efficiency=float(data["links"]["scaleout_efficiency"]),
-        reduction_rate=float(data["reduction"]["rate"]),
-        channels=pipeline.get("channels", 1),
-        simple_buffer=pipeline.get("simple_buffer", 0),
-        p2p_ll_threshold=float(p2p.get("ll_threshold", 0.0)),
-        p2p_channels_per_peer=p2p.get("channels_per_peer", 1),
-        p2p_channels_per_net_peer=p2p.get("channels_per_net_peer", 1),
-        p2p_net_channel_bandwidth=float(p2p.get("net_channel_bandwidth", 0.0)),
-        p2p_net_channels=p2p.get("net_channels", _pow2_up(pipeline.get("channels", 1))
-                                 if p2p else 0),
-        p2p_peers_per_batch=p2p.get("peers_per_batch", 8),
-        p2p_nvlink_chunk=float(p2p.get("nvlink_chunk", 0.0)),
-        p2p_threads=p2p.get("threads", 0),
-        ll_ring_threads=p2p.get("ll_ring_threads", 0),
-        pxn=p2p.get("pxn", True),
-        generations=gens, default_generation=default,
-    )
-
-
-#: A generation table's keys that are lists of some of its GPU types.
-_GPU_LIST_KEYS = ("ll128_off_gpus",)
-
-#: A generation table's scalar keys: the :class:`Generation` fields but its name, its GPUs,
-#: its releases (``until`` entries, ``since``) and the per-channel caps
-#: (:data:`CHANNEL_CAP_KEYS`, read as three rates).
-_GENERATION_KEYS = tuple(f.name for f in fields(Generation)
-                         if f.name not in ("name", "gpus", "until", "since",
-                                           *CHANNEL_CAP_KEYS, *_GPU_LIST_KEYS))
-
 #: The :class:`Generation` fields a :class:`Calibration` has by the same name, which
 #: :meth:`Calibration.for_gpu` takes as they are (the others set a protocol's factor).
 _SHARED_KEYS = tuple(f.name for f in fields(Generation)
                      if f.name in {g.name for g in fields(Calibration)})
-
-
-#: A generation table's keys that are counts (:func:`_count`, from 1), not rates.
-_GENERATION_COUNTS = ("in_network_channels", "ring_channels")
-
-
-def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generation, ...], str]:
-    """Read a generations file: ``(generations, default generation name)``."""
-    path = Path(path)
-    data = read_table(path, "generations file", suffixes=(".toml",))
-    check_keys(str(path), data, ("default", "generation"), ("release",))
-    table = data["generation"]
-    if not isinstance(table, dict) or not table:
-        raise UserError(f"{path}: [generation] must hold at least one [generation.NAME] table")
-    out = []
-    for name, t in table.items():
-        where = f"{path}: [generation.{name}]"
-        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, *CHANNEL_CAP_KEYS,
-                                         *_GPU_LIST_KEYS, "until", "since"))
-        gpus = t["gpus"]
-        if not isinstance(gpus, list) or not all(isinstance(g, str) for g in gpus):
-            raise UserError(f"{where}.gpus must be a list of GPU type names, got {gpus!r}")
-        values = _generation_values(where, t)
-        values["until"] = _until(where, t.get("until", []), (*_GENERATION_KEYS,
-                                                             *CHANNEL_CAP_KEYS,
-                                                             *_GPU_LIST_KEYS),
-                                 _generation_values)
-        for key in _GPU_LIST_KEYS:   # each names GPUs of this generation only
-            for v in (values.get(key), *(dict(e).get(key) for _, e in values["until"])):
-                stray = [g for g in v or () if g not in gpus]
-                if stray:
-                    raise UserError(f"{where}.{key} names {stray[0]!r}, not one of the "
-                                    f"generation's gpus ({known(gpus)})")
-        if "since" in t:
-            values["since"] = parse_release(t["since"], f"{where}.since")
-        out.append(Generation(str(name), tuple(gpus), **values))
-    default = data["default"]
-    if not isinstance(default, str) or default not in table:   # a list raised TypeError
-        raise UserError(f"{path}: default generation {default!r} is not one of "
-                        f"{known(table)}")
-    return tuple(out), str(default)
-
-
-def _generation_values(where: str, t: Mapping[str, Any]) -> dict[str, Any]:
-    """A generation table's (or one of its ``until`` entries') values, checked."""
-    values: dict[str, Any] = {}
-    for k in _GENERATION_KEYS:
-        if k in _GENERATION_COUNTS:
-            if k in t:
-                values[k] = _count(f"{where}.{k}", t[k])
-        elif k in t:
-            _finite(where, k, t[k], "", positive=True)
-            values[k] = float(t[k])
-    for k in ("scaleup_efficiency", "in_network_factor", "ll_bandwidth_factor"):
-        if k in values and values[k] > 1:
-            raise UserError(f"{where}.{k} must be in (0, 1], got {values[k]!r}")
-    for key in CHANNEL_CAP_KEYS:
-        if key in t:
-            values[key] = _tree_caps(where, key, t[key])
-    for key in _GPU_LIST_KEYS:
-        if key in t:
-            v = t[key]
-            if not isinstance(v, list) or not all(isinstance(g, str) for g in v):
-                raise UserError(f"{where}.{key} must be a list of GPU type names, got "
-                                f"{describe(v)}")
-            values[key] = tuple(v)
-    return values
-
-
-def _until(where: str, entries: object, keys: tuple[str, ...], read) -> tuple:
-    """``[[...until]]`` entries (``release`` and some of ``keys``) as ``((major, minor),
-    ((key, value), ...))``, each read by ``read(where, table)``."""
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise UserError(f"{where}.until must be an array of tables ([[...until]]), got "
-                        f"{describe(entries)}")
-    out = []
-    for i, e in enumerate(entries):
-        here = f"{where}.until[{i}]"
-        check_keys(here, e, ("release",), keys)
-        r = parse_release(e["release"], f"{here}.release")
-        out.append((r, tuple(read(here, {k: v for k, v in e.items() if k != "release"})
-                             .items())))
-    return tuple(out)
-
-
-def _release_values(where: str, t: Mapping[str, Any]) -> dict[str, Any]:
-    """A ``[[release.until]]`` entry's values (:data:`RELEASE_KEYS`), checked."""
-    out: dict[str, Any] = {}
-    for k, v in t.items():
-        if isinstance(v, bool) or not isinstance(v, int | float):
-            raise UserError(f"{where}.{k} must be a number, got {describe(v)}")
-        out[k] = v if k == "p2p_net_channels" else float(v)
-    return out
-
-
-def load_releases(path: str | Path = GENERATIONS_PATH) -> Releases | None:
-    """The NCCL releases a generations file covers (its ``[release]`` table: ``oldest``,
-    ``newest`` and calibration-wide ``[[release.until]]`` entries); None without one."""
-    path = Path(path)
-    data = read_table(path, "generations file", suffixes=(".toml",))
-    t = data.get("release")
-    if t is None:
-        return None
-    where = f"{path}: [release]"
-    if not isinstance(t, dict):
-        raise UserError(f"{where} must be a table, got {describe(t)}")
-    check_keys(where, t, ("oldest", "newest"), ("until",))
-    oldest = parse_release(t["oldest"], f"{where}.oldest")
-    newest = parse_release(t["newest"], f"{where}.newest")
-    if oldest > newest:
-        raise UserError(f"{where}: oldest {t['oldest']!r} is after newest {t['newest']!r}")
-    return Releases(oldest, newest, _until(where, t.get("until", []), RELEASE_KEYS,
-                                           _release_values))
-
-
-@functools.cache
-def default_calibration() -> Calibration:
-    """The shipped defaults (read once), with the per-generation constants."""
-    return load_calibration(DEFAULTS_PATH, GENERATIONS_PATH)

@@ -494,7 +494,7 @@ def net_peer_channels(p: int, cal: Calibration, nic: tuple[float, int] | None = 
     their bandwidth covers the GPU's own PCIe link (``ncclTopoGetLocalNetCountByBw``), which
     the model does not hold.
 
-    >>> from netmodel.collectives.calibration import default_calibration
+    >>> from netmodel.collectives.calibration_files import default_calibration
     >>> cal = default_calibration()                 # NCCL 2.29: one 400G NIC
     >>> [net_peer_channels(p, cal, (50e9, 1)) for p in (16, 32, 64, 72)]
     [4, 4, 2, 1]
@@ -540,7 +540,7 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     unless the calibration makes every link scale-up (``scaleup_everywhere``: a scenario's
     ``links = "scale-up"``), when it gets NVLink's as on the scale-up network.
 
-    >>> from netmodel.collectives.calibration import default_calibration
+    >>> from netmodel.collectives.calibration_files import default_calibration
     >>> cal = default_calibration().for_gpu("H100-SXM")
     >>> p2p_size_range("LL", "all-to-all", 8, False, [450e9], cal)   # 8 x 32 x 16 KiB
     (0.0, 4194304.0)

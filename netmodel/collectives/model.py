@@ -53,7 +53,8 @@ from netmodel.collectives.algorithms import (
     transfer_count,
     unknown_algorithm,
 )
-from netmodel.collectives.calibration import Calibration, default_calibration
+from netmodel.collectives.calibration import Calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.cost import CompiledCollective, GroupCut, compile_steps
 from netmodel.collectives.model_tuner import TunedChoices
 from netmodel.collectives.names import NCCL_OPS, PLACEMENTS

@@ -52,7 +52,7 @@ def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
     ``n``. 8 GPUs: c = 4, C = 28, slice 32 chunks (16 MiB); 64 GPUs: c = 1, C = 32.
 
     >>> import numpy as np
-    >>> from netmodel.collectives.calibration import default_calibration
+    >>> from netmodel.collectives.calibration_files import default_calibration
     >>> cal = default_calibration()
     >>> simple = next(p for p in cal.protocols if p.name == "Simple")
     >>> t = {"p2p_ranks": np.array([[8.0]]), "p2p_peers": np.array([[0.0]])}
@@ -89,7 +89,7 @@ def p2p_sending_channels(p: Any, cal: Calibration, peers: Any = 0) -> Any:
     below ``c`` parts of ``minPartSize`` (an eighth of a step, 8 KiB) fewer run, each
     with one part: not modelled.
 
-    >>> from netmodel.collectives.calibration import default_calibration
+    >>> from netmodel.collectives.calibration_files import default_calibration
     >>> p2p_sending_channels(np.array([2, 4, 8, 64]), default_calibration()).tolist()
     [16.0, 24.0, 28.0, 32.0]
     >>> p2p_sending_channels(np.array([2, 4, 8, 64]), default_calibration(), 1).tolist()
@@ -130,7 +130,7 @@ def p2p_ll_share(p: Any, cal: Calibration, peers: Any = 0) -> Any:
     / (32 x 16) = 0.547; the send-recv 4 x 10 / (32 x 16) = 0.078 (of 282 GB/s: 22 GB/s,
     where nccl-tests' sendrecv_perf on 8 B200 moves 20.5 GB/s between 128 and 512 KiB).
 
-    >>> from netmodel.collectives.calibration import default_calibration
+    >>> from netmodel.collectives.calibration_files import default_calibration
     >>> cal = default_calibration().with_(p2p_threads=640, ll_ring_threads=512,
     ...                                   ring_channels=32)
     >>> [round(float(p2p_ll_share(p, cal)), 4) for p in (2, 4, 8, 64)]

@@ -114,11 +114,11 @@ class CollectiveSetup:
 
             cal = scenario_calibration(self.scenario)
         if self.simple_buffer is not None:
-            from netmodel.collectives.calibration import default_calibration
+            from netmodel.collectives.calibration_files import default_calibration
 
             cal = (cal or default_calibration()).with_(simple_buffer=self.simple_buffer)
         if self.nccl_release is not None:
-            from netmodel.collectives.calibration import default_calibration
+            from netmodel.collectives.calibration_files import default_calibration
 
             cal = (cal or default_calibration()).with_(nccl_release=self.nccl_release)
         return cal
@@ -233,7 +233,7 @@ class CollectiveSetup:
         """What the costs were made with, for JSON: the scenario (None for a fabric), the
         calibration (its name, which links get the scale-up figures, the GPU generation
         whose constants apply), the routing choices and the caller's overrides."""
-        from netmodel.collectives.calibration import default_calibration
+        from netmodel.collectives.calibration_files import default_calibration
 
         s = self.scenario
         cal = (self.calibration or default_calibration()).resolve(self._graph)
@@ -308,7 +308,7 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
     from netmodel.collectives.calibration import parse_release, release_text
 
     if nccl_release is not None:   # so is a release the data file does not cover
-        from netmodel.collectives.calibration import default_calibration
+        from netmodel.collectives.calibration_files import default_calibration
 
         default_calibration().releases.check(nccl_release)
     if simple_buffer is not None:   # and a buffer NCCL could not take ('abc': ValueError)

@@ -492,7 +492,8 @@ def scenario_calibration(scenario: Scenario) -> Calibration:
     >>> cal.nccl_release, cal.simple_buffer
     ('2.26', 1048576.0)
     """
-    from netmodel.collectives.calibration import Calibration, default_calibration
+    from netmodel.collectives.calibration import Calibration
+    from netmodel.collectives.calibration_files import default_calibration
 
     cal = Calibration.ideal(0.0) if scenario.calibration == "ideal" else default_calibration()
     if scenario.links == "scale-up":

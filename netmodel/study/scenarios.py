@@ -256,7 +256,7 @@ class Scenario:
         object.__setattr__(self, "gpu_spec", spec)
         object.__setattr__(self, "gpu", spec.name)
         if release is not None:   # a release before NCCL supported the GPU: refused now
-            from netmodel.collectives.calibration import default_calibration
+            from netmodel.collectives.calibration_files import default_calibration
 
             try:
                 default_calibration().with_(nccl_release=release).for_gpu(spec.name,
@@ -470,11 +470,8 @@ def _nccl_keys(where: str, release: object, buffsize: object,
     kept: the release as ``MAJOR.MINOR``, the buffer as whole bytes; refused in one line
     naming ``where``, the key and the value unless the library's own checks take them, and
     on the ideal calibration (which holds no NCCL constants)."""
-    from netmodel.collectives.calibration import (
-        check_simple_buffer,
-        default_calibration,
-        release_text,
-    )
+    from netmodel.collectives.calibration import check_simple_buffer, release_text
+    from netmodel.collectives.calibration_files import default_calibration
 
     # "[collective].KEY": a file's key, which the command line does not spell as its flag
     # (netmodel.cli.main.flags_for_parameters)

@@ -148,7 +148,7 @@ def test_no_fp64_or_unknown_dtype_is_refused_in_one_line():
 
 @pytest.mark.parametrize("gpu", [B300, GB300])
 def test_collectives_take_blackwell_constants(gpu):
-    from netmodel.collectives.calibration import default_calibration
+    from netmodel.collectives.calibration_files import default_calibration
     from netmodel.collectives.model import FabricCostModel
     from topologies import build
 

@@ -88,7 +88,7 @@ def test_tp_16_fits_the_nvl72_domain_not_an_hgx_board():
 
 
 def test_collectives_take_blackwell_constants():
-    from netmodel.collectives.calibration import default_calibration
+    from netmodel.collectives.calibration_files import default_calibration
 
     cal = default_calibration().for_gpu(GB200)
     assert cal.generation == "blackwell" and cal.scaleup_efficiency == 0.802

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.tuner_plugin import NcclGraph, get_tuner
 from tests.netmodel.test_collective_accuracy import MIB, _cited

@@ -92,7 +92,7 @@ def test_alltoall_ll_rate_is_its_send_warps_share_of_the_ll_rate():
 def test_ll_share_counts_nccl_send_warps(p, share):
     # c channels a peer: 32 halved while c x p > 32 (16, 8, 4, 1), min(32, (p - 1) c)
     # channels send with 10 warps each; Blackwell's 32 ring channels x 16 LL warps
-    from netmodel.collectives.calibration import default_calibration
+    from netmodel.collectives.calibration_files import default_calibration
     from netmodel.collectives.pipeline_fill import p2p_ll_share
 
     cal = default_calibration().for_gpu("B200-HGX")
@@ -108,7 +108,7 @@ def test_ll_share_counts_nccl_send_warps(p, share):
 def test_ll_share_leaves_send_recv_across_the_network_alone():
     # a step across the scale-out network keeps LL's own factor: the share is of NVLink
     # send/recv (2 x 8 B200 over InfiniBand: the same time with and without ring_channels)
-    from netmodel.collectives.calibration import default_calibration
+    from netmodel.collectives.calibration_files import default_calibration
 
     fabric = build("rail-optimized:domains=2,gpu=B200-HGX")
     sizes = np.array([64 * 1024.0, 256 * 1024.0])

@@ -13,14 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compute.errors import UserError
-from netmodel.collectives.calibration import (
-    DEFAULTS_PATH,
-    GENERATIONS_PATH,
-    WARP_SIZE,
-    Calibration,
-    load_calibration,
-    load_generations,
-)
+from netmodel.collectives.calibration import DEFAULTS_PATH, GENERATIONS_PATH, WARP_SIZE, Calibration
+from netmodel.collectives.calibration_files import load_calibration, load_generations
 
 #: Calibration's counts and the least each takes (0: none of them, e.g. no NVLS channels)
 COUNTS = {"channels": 1, "in_network_channels": 0, "p2p_channels_per_peer": 1,

@@ -8,12 +8,8 @@ from __future__ import annotations
 import pytest
 
 from compute.errors import UserError
-from netmodel.collectives.calibration import (
-    DEFAULTS_PATH,
-    WARP_SIZE,
-    default_calibration,
-    load_calibration,
-)
+from netmodel.collectives.calibration import DEFAULTS_PATH, WARP_SIZE
+from netmodel.collectives.calibration_files import default_calibration, load_calibration
 from netmodel.collectives.pipeline_fill import p2p_ll_share
 
 

@@ -102,7 +102,8 @@ def test_the_h100_maintainer_point_stays():
 
 def test_a_calibration_file_refuses_a_negative_chunk(tmp_path):
     from compute.errors import UserError
-    from netmodel.collectives.calibration import DEFAULTS_PATH, load_calibration
+    from netmodel.collectives.calibration import DEFAULTS_PATH
+    from netmodel.collectives.calibration_files import load_calibration
 
     text = DEFAULTS_PATH.read_text().replace("nvlink_chunk = 524288", "nvlink_chunk = -1")
     assert "nvlink_chunk = -1" in text

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from compute.errors import UserError
 from netmodel.cli.main import cli
-from netmodel.collectives.calibration import default_calibration, load_calibration
+from netmodel.collectives.calibration_files import default_calibration, load_calibration
 from netmodel.collectives.model import FabricCostModel
 from topologies import build
 

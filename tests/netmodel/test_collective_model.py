@@ -9,12 +9,8 @@ import pytest
 
 from compute.comm import OPERATIONS, CollectiveCostModel, RingAlphaBeta
 from compute.errors import UserError
-from netmodel.collectives.calibration import (
-    DEFAULTS_PATH,
-    Calibration,
-    default_calibration,
-    load_calibration,
-)
+from netmodel.collectives.calibration import DEFAULTS_PATH, Calibration
+from netmodel.collectives.calibration_files import default_calibration, load_calibration
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.placement import partition, place
 from topologies import fat_tree, rail_optimized, ring, single_switch
@@ -250,7 +246,8 @@ def test_a_calibration_files_values_are_named_with_the_file(tmp_path, old, new, 
 def test_a_generations_files_default_that_is_no_name_is_named(tmp_path, value):
     """Hostile pass 219: default = [] (or a table) in a generations file raised TypeError
     ('unhashable type: 'list'') looking it up among the generations."""
-    from netmodel.collectives.calibration import GENERATIONS_PATH, load_generations
+    from netmodel.collectives.calibration import GENERATIONS_PATH
+    from netmodel.collectives.calibration_files import load_generations
 
     text = GENERATIONS_PATH.read_text()
     assert 'default = "hopper"' in text

@@ -24,7 +24,7 @@ from click.testing import CliRunner
 
 from compute.errors import UserError
 from netmodel.cli.main import cli
-from netmodel.collectives.calibration import default_calibration, load_generations
+from netmodel.collectives.calibration_files import default_calibration, load_generations
 from netmodel.study.collective_setup import collective_setup
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import network_key

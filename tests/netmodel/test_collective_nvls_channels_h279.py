@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
-from netmodel.collectives.calibration import default_calibration, load_generations
+from netmodel.collectives.calibration_files import default_calibration, load_generations
 from netmodel.collectives.model import FabricCostModel
 from topologies import build
 

@@ -12,7 +12,8 @@ import pytest
 
 from compute.errors import UserError
 from netmodel.collectives.algorithms import generate
-from netmodel.collectives.calibration import Calibration, Protocol, default_calibration
+from netmodel.collectives.calibration import Calibration, Protocol
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.concurrent import concurrent_linear
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.results import bus_factor

@@ -94,13 +94,14 @@ def test_the_buffer_refusal_states_the_default_the_data_file_holds(tmp_path, mon
     # the message typed NCCL's default as 4194304 beside the data file's [pipeline]
     # simple_buffer (a fact said twice); it is read from the file now
     from netmodel.collectives import calibration as c
+    from netmodel.collectives.calibration_files import default_calibration
 
     def said(v):
         with pytest.raises(UserError) as e:
             c.check_simple_buffer(v)
         return str(e.value)
 
-    assert f"NCCL's default {int(c.default_calibration().simple_buffer)})" in said(7)
+    assert f"NCCL's default {int(default_calibration().simple_buffer)})" in said(7)
     text = c.DEFAULTS_PATH.read_text().replace("simple_buffer = 4194304",
                                                "simple_buffer = 8388608", 1)
     assert "simple_buffer = 8388608" in text

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from netmodel.collectives import group_domains
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.group_domains import domain_key, domain_labels
 from topologies import build
 

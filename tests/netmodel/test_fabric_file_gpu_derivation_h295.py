@@ -15,7 +15,7 @@ import os
 
 import pytest
 
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.fabric_ref import resolve_fabric
 from tests.netmodel.scenario_helpers import run_python

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from compute.hardware import get_gpu, load_gpu_file
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.study import scenario_collectives, scenario_fabric
 from netmodel.study.scenario_catalog import get_scenario
 

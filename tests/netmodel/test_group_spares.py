@@ -337,6 +337,6 @@ def _efficiency(cluster) -> float:
     """The scale-up payload share the collective model reads for the cluster's GPU
     (netmodel/data/collective_defaults.toml: 0.824 on NVLink4), at which a spare loads its
     shard from a peer."""
-    from netmodel.collectives.calibration import default_calibration
+    from netmodel.collectives.calibration_files import default_calibration
 
     return default_calibration().for_gpu(cluster.gpu.name).scaleup_efficiency

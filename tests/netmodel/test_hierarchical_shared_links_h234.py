@@ -13,7 +13,7 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from topologies import validate
 

@@ -5,7 +5,7 @@ LL128's rate, so the miss is bandwidth, not latency.
 
 Each fit is least squares of time against bytes through nccl-tests' points (time = n /
 algbw, algbw = busbw x p / (2 (p - 1))). NCCL's constants are read from the model's data
-files through :func:`netmodel.collectives.calibration.default_calibration`; the link rate is
+files through :func:`netmodel.collectives.calibration_files.default_calibration`; the link rate is
 the fabric's GPU link times the generation's payload fraction, as the model takes it.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from tests.netmodel.test_collective_accuracy import MIB, _cited, _curve
 from topologies import single_switch

@@ -155,7 +155,7 @@ def test_one_more_nic_down_can_run_faster_as_nccls_chains_do():
     once: 2 n / 370.8 GB/s = 5.791 ms. Node 1's NIC 5 down too: lanes 0, 2, 4, 6, every GPU
     a chain's end, 1.75 n over NVLink, the NICs' n / (4 x 47 GB/s) = 5.711 ms binds: 6.198
     -> 6.113 ms (-1.4%): NCCL's own chains make one more NIC down faster here."""
-    from netmodel.collectives.calibration import default_calibration
+    from netmodel.collectives.calibration_files import default_calibration
     from netmodel.collectives.degraded import degraded_cost
     from topologies import rail_optimized
 

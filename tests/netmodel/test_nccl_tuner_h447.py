@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.tuner_plugin import NcclGraph, get_tuner, tuner_names
 from topologies import build

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import network_key, scenario_calibration
 

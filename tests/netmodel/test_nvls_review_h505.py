@@ -106,7 +106,7 @@ US = 1e-6
 
 
 def _graph(spec: str, n: int, release: str):
-    from netmodel.collectives.calibration import default_calibration
+    from netmodel.collectives.calibration_files import default_calibration
 
     cal = default_calibration().with_(nccl_release=release)
     m = FabricCostModel(build(spec), calibration=cal, algorithms="nccl", tuner="nccl",

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
-from netmodel.collectives.calibration import load_generations
+from netmodel.collectives.calibration_files import load_generations
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.adjusted_comm import AdjustedComm
 from netmodel.study.scenario_catalog import get_scenario

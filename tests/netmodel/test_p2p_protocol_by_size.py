@@ -26,7 +26,8 @@ import math
 import pytest
 
 from compute.errors import UserError
-from netmodel.collectives.calibration import Calibration, default_calibration, load_calibration
+from netmodel.collectives.calibration import Calibration
+from netmodel.collectives.calibration_files import default_calibration, load_calibration
 from netmodel.collectives.cost import p2p_size_range
 from netmodel.collectives.cost_table import cost_rows
 from netmodel.collectives.model import FabricCostModel

@@ -21,7 +21,8 @@ import pytest
 
 from compute.errors import UserError
 from netmodel.collectives.algorithms import generate
-from netmodel.collectives.calibration import DEFAULTS_PATH, Calibration, load_calibration
+from netmodel.collectives.calibration import DEFAULTS_PATH, Calibration
+from netmodel.collectives.calibration_files import load_calibration
 from netmodel.collectives.degraded import degrade
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.routing import Router

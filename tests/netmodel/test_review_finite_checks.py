@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.study.availability import availability
 
 

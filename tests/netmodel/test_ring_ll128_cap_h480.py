@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.tuner_plugin import NcclGraph, get_tuner
 from topologies.registry import build
@@ -128,7 +128,7 @@ def test_b300_across_nodes_runs_no_ll128_before_nccl_2_28():
 ])
 def test_ll128_off_gpus_refused_when_wrong(tmp_path, entry, message):
     from compute.errors import UserError
-    from netmodel.collectives.calibration import load_generations
+    from netmodel.collectives.calibration_files import load_generations
 
     path = tmp_path / "gens.toml"
     path.write_text('default = "b"\n[generation.b]\ngpus = ["B300-HGX"]\n' + entry + "\n")

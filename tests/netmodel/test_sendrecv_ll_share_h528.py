@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.pipeline_fill import p2p_ll_share, p2p_sending_channels
 from tests.netmodel.test_p2p_protocol_by_size import KIB, LL_RATE, MIB, ROUTE

@@ -124,7 +124,7 @@ def test_the_fabric_prices_the_transfer_h100_servers_apart_lites_one_hop():
     # per stream: H100 pools two servers apart cross the 50 GB/s NICs (scale-out link
     # efficiency); Lites one switch hop apart at their 112.5 GB/s (scale-up efficiency: the
     # CPO fabric is their scale-up domain)
-    from netmodel.collectives.calibration import default_calibration
+    from netmodel.collectives.calibration_files import default_calibration
 
     cal = default_calibration()
     per_stream = lambda r: r.prefill.batch * r.kv_bytes_per_request / r.transfer_streams  # noqa: E731

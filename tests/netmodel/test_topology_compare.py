@@ -11,7 +11,7 @@ import pytest
 
 from compute.errors import UserError
 from compute.hardware import get_gpu
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.study.fabric_ref import resolve_fabric
 from netmodel.study.network_bill import network_costs
 from netmodel.study.scenario_catalog import scenario_names

@@ -21,7 +21,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from netmodel.collectives.algo_torus import _torus_grid, _torus_rates, _torus_weights
-from netmodel.collectives.calibration import Calibration, default_calibration
+from netmodel.collectives.calibration import Calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from tests.netmodel.fabric_helpers import zero_latency
 from topologies import build

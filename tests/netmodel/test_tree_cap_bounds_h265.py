@@ -19,7 +19,7 @@ from dataclasses import replace
 import pytest
 
 from compute.errors import UserError
-from netmodel.collectives.calibration import default_calibration, load_generations
+from netmodel.collectives.calibration_files import default_calibration, load_generations
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.fabric_ref import resolve_fabric
 

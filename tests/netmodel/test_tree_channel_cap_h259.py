@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
-from netmodel.collectives.calibration import load_generations
+from netmodel.collectives.calibration_files import load_generations
 from netmodel.collectives.concurrent import concurrent_linear
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.adjusted_comm import AdjustedComm

@@ -57,7 +57,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from netmodel.collectives.algorithms import generate
-from netmodel.collectives.calibration import Calibration, default_calibration
+from netmodel.collectives.calibration import Calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.route_joint import joint_flows
 from tests.netmodel.fabric_helpers import zero_latency

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from netmodel.collectives.calibration import default_calibration
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from topologies import build
 

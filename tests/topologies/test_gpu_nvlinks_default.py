@@ -39,7 +39,7 @@ def test_catalog_agrees_with_the_bandwidth_rule():
     # generation (collective_generations.toml nvlink_bandwidth: 25 GB/s Ampere and Hopper,
     # 50 GB/s Blackwell), computed here, not through nvlinks_of (which returns the count)
     from compute.gpu_facts import root_gpu
-    from netmodel.collectives.calibration import default_calibration
+    from netmodel.collectives.calibration_files import default_calibration
 
     for name in gpu_names():
         root = root_gpu(get_gpu(name))
