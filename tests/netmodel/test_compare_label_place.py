@@ -37,11 +37,12 @@ def test_short_bars_carry_their_own_ratio(tmp_path, monkeypatch):
     top = max(max(x.tokens_per_s_per_sm, x.ideal_tokens_per_s_per_sm) for x in r.rows)
     # the panel's top is h100-dgx's ideal tick (6.502 when written; h356: was that pin)
     assert top == rows["h100-dgx@H100-SXM"].ideal_tokens_per_s_per_sm
-    got = dict(placed)
-    assert len(got) == len(placed) == 5   # 1.00, and four distinct Lite ratios
+    # labels matched to rows by (text, height): two rows may print one ratio (0.16 for
+    # both fabrics' Lite since a ring across nodes pays NCCL's per-step overhead)
+    assert len(placed) == 5   # 1.00, and the four Lite rows' ratios
 
     base = rows["h100-dgx@H100-SXM"]
-    assert got[f"{base.vs_baseline:.2f}"] == 0               # tall: at its foot
+    want = [(f"{base.vs_baseline:.2f}", 0.0)]              # tall: at its foot
     for lab, where in (("lite-ocs@Lite+MemBW", "bar"), ("h100-dgx@Lite+MemBW", "bar"),
                        ("lite-ocs@Lite", "tick"), ("h100-dgx@Lite", "tick")):
         x = rows[lab]
@@ -50,4 +51,8 @@ def test_short_bars_carry_their_own_ratio(tmp_path, monkeypatch):
         # the tick 2.59 is 1.8 above a MemBW bar (> 0.2 x 6.5 = 1.3): the label sits on
         # the bar; the plain Lite's tick 1.30 is 0.7 above its bar: above the tick
         assert (tick - bar > 0.2 * top) == (where == "bar")
-        assert got[f"{x.vs_baseline:.2f}"] == pytest.approx(bar if where == "bar" else tick)
+        want.append((f"{x.vs_baseline:.2f}", bar if where == "bar" else tick))
+    got = sorted((text, float(y)) for text, y in placed)
+    want.sort()
+    assert [t for t, _ in got] == [t for t, _ in want]
+    assert [y for _, y in got] == pytest.approx([y for _, y in want])
