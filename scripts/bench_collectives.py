@@ -231,6 +231,13 @@ SCALE_CASES = [
      "60.8 s (CPU 43.8 s), 6.29 GB)", "g = build('torus:dims=16x16x16')",
      "m = FabricCostModel(g, validated=True)\nc = m.curves('all-reduce', [64 * 2 ** 20], 4096)"
      "\nnote = ', '.join(sorted(c))", None, None),
+    ("every algorithm's curve of an all-reduce on 4,096 GPUs of a 131,072-GPU 3D torus "
+     "32x64x64 (past DAG_NODES: the steps' pairs walked many at once from one GPU's "
+     "shortest paths, none kept per destination; direct's 16.7 million pairs refused from "
+     "a sample; before, each of the steps' pairs searched on its own, breadth first in "
+     "Python: 236 s (CPU 121 s), 1.57 GB)", "g = build('torus:dims=32x64x64')",
+     "m = FabricCostModel(g, validated=True)\nc = m.curves('all-reduce', [64 * 2 ** 20], 4096)"
+     "\nnote = ', '.join(sorted(c))", None, None),
     ("131,072-GPU fat tree (k=128, 32 pods): build + first 64-GPU all-reduce", "pass",
      "tb = time.perf_counter()\ng = build('fat-tree:k=128,pods=32')\n"
      "tb = time.perf_counter() - tb\ntm = time.perf_counter()\n" + _sweep(64)

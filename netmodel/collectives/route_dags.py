@@ -5,8 +5,9 @@ spreads it, to the last bit.
 Its one job is the many-pair form of :mod:`netmodel.collectives.route_search`:
 :meth:`DagRoutes._dag_csrs` (one breadth-first search of many destinations,
 :meth:`DagRoutes._build_dags`), :meth:`DagRoutes._spread_many` (every pair a row, walked
-level by level, :meth:`DagRoutes._spread_rows`; on a torus of one bandwidth each row's next
-hops read from node 0's as it walks, no arrays kept, :meth:`DagRoutes._spread_rows_torus`), :meth:`DagRoutes._one_forwarder_many`
+level by level, :meth:`DagRoutes._spread_rows`; on a torus of one bandwidth, of any size (past
+``DAG_NODES`` too), each row's next hops read from node 0's as it walks, no arrays kept,
+:meth:`DagRoutes._spread_rows_torus`), :meth:`DagRoutes._one_forwarder_many`
 (the routes through a NIC-less GPU's stand-in for many pairs at once,
 :meth:`DagRoutes._stand_in_many`), and :meth:`DagRoutes._learn_from_dags`, which adds the
 routes to the router's table of routes not made from templates. Splits that carry less than a maximum flow are
@@ -32,6 +33,10 @@ __all__ = ["DagRoutes"]
 #: (a 16x16x16 torus, 1,024 GPUs: halving-doubling all-reduce built 3,552 of them, 13.8 s
 #: CPU; each about 0.4 MB there).
 _DAG_BYTES = 1 << 29
+#: The most links a chunk of rows walked together on a torus holds (:meth:`DagRoutes._spread_many`,
+#: counted before the walk by :func:`_torus_links`): 89 bytes each at the walk's peak (1.03
+#: million links of 102 random pairs of a 64x64x32 torus, traced).
+_WALK_LINKS = 1 << 20
 
 
 class DagRoutes:
@@ -515,12 +520,17 @@ class DagRoutes:
             csr = None
             ok = walk[6][_moved(walk, src, dst)] > 0
         out = []
-        # rows in chunks: state per (row, node), and each chunk's dags stacked
         rows = np.flatnonzero(ok)
         rows = rows[np.argsort(jd[rows], kind="stable")]
-        per = max(1, (1 << 21) // n)
-        for c0 in range(0, len(rows), per):
-            r = rows[c0:c0 + per]
+        if walk is None:   # rows in chunks: each chunk's dags stacked, rows x nodes
+            per = max(1, (1 << 21) // n)
+            cuts = np.arange(per, len(rows), per)
+        else:   # by the links each row's walk will hold, counted before it is walked
+            held = np.cumsum(_torus_links(walk, _moved(walk, src[rows], dst[rows])))
+            cuts = np.flatnonzero(np.diff(held // _WALK_LINKS)) + 1
+        for r in np.split(rows, cuts):
+            if not len(r):
+                continue
             out.append((r, *(self._spread_rows(src[r], dst[r], jd[r], csr) if walk is None
                              else self._spread_rows_torus(src[r], dst[r], walk))))
         if not out:
@@ -600,7 +610,11 @@ class DagRoutes:
         """The level-by-level walk of :meth:`_spread_rows`: ``nexts(rows, nodes)`` gives the
         frontier's next hops ``(count per entry, place among its entry's, next node, link,
         bandwidth share, node's total)`` entry by entry; ``hops`` and ``bound`` (the
-        source's total) per row, returned with the routes."""
+        source's total) per row, returned with the routes.
+
+        A node's traffic and arrival come only from the level before it (every next hop is
+        one hop nearer the destination), so they are carried with the frontier, nothing
+        held per (row, node): work and memory go with the routes' links, not rows x nodes."""
         n, R = self._n, len(src)
         swl = self._sw_lat_arr
         if swl is None:
@@ -610,12 +624,10 @@ class DagRoutes:
                                 count=len(self._switch_latency))] = np.fromiter(
                     self._switch_latency.values(), float, count=len(self._switch_latency))
         lat = self.latency
-        flow = np.zeros(R * n)
-        arrive = np.full(R * n, -1.0)
-        row = np.arange(R)
-        fr, fu, frank = row, src, np.zeros(R, dtype=np.int64)  # the frontier
-        flow[row * n + src] = 1.0
-        arrive[row * n + src] = 0.0
+        # the frontier: row, node, rank among the row's frontier, traffic, arrival
+        fr, fu, frank = np.arange(R), src, np.zeros(R, dtype=np.int64)
+        ff, fa = np.ones(R), np.zeros(R)
+        arrive = np.full(R, -1.0)   # at each row's destination
         em_r, em_k, em_rank, em_pos, em_l, em_w = [], [], [], [], [], []
         level = 0
         while len(fr):
@@ -623,31 +635,38 @@ class DagRoutes:
             e_n = len(v)
             if not e_n:
                 break
-            er, eu, ru = np.repeat(fr, cnt), np.repeat(fu, cnt), np.repeat(frank, cnt)
-            share = flow[er * n + eu] * eb / et
+            fi = np.repeat(np.arange(len(fr)), cnt)
+            er, eu, ru = fr[fi], fu[fi], frank[fi]
+            share = ff[fi] * eb / et
             em_r.append(er)
             em_k.append(np.full(e_n, level))
             em_rank.append(ru)
             em_pos.append(pos)
             em_l.append(lid)
             em_w.append(share)
+            t = (fa[fi] + swl[eu]) + lat[lid]
+            # traffic into each node, added in the order the walk adds it (from 0.0, each
+            # node's k-th share in the k-th pass); the next level in the order the walk
+            # finds it
             cell = er * n + v
-            np.maximum.at(arrive, cell, (arrive[er * n + eu] + swl[eu]) + lat[lid])
-            # traffic into each node, added in the order the walk adds it; the next level
-            # in the order the walk finds it
             o = np.lexsort((pos, ru, cell))
             c2, s2 = cell[o], share[o]
             new = np.ones(e_n, dtype=bool)
             new[1:] = c2[1:] != c2[:-1]
-            idx = np.arange(e_n)
-            k = idx - np.maximum.accumulate(np.where(new, idx, 0))
+            heads_at = np.flatnonzero(new)
+            gi = np.cumsum(new) - 1
+            k = np.arange(e_n) - heads_at[gi]
+            gflow = np.zeros(len(heads_at))
             for kk in range(int(k.max()) + 1):
                 m = k == kk
-                flow[c2[m]] += s2[m]
+                gflow[gi[m]] += s2[m]
+            garr = np.maximum(np.maximum.reduceat(t[o], heads_at), -1.0)
             heads = o[new]  # each next node's first (rank, place) among its reachers
             nr, nv = er[heads], v[heads]
             o2 = np.lexsort((pos[heads], ru[heads], nr))
-            nr, nv = nr[o2], nv[o2]
+            nr, nv, ff, fa = nr[o2], nv[o2], gflow[o2], garr[o2]
+            there = nv == dst[nr]
+            arrive[nr[there]] = fa[there]
             starts = np.flatnonzero(np.r_[True, nr[1:] != nr[:-1]])
             frank = np.arange(len(nr)) - np.repeat(starts, np.diff(np.r_[starts, len(nr)]))
             fr, fu = nr, nv
@@ -656,7 +675,28 @@ class DagRoutes:
         o = np.lexsort((np.concatenate(em_pos), np.concatenate(em_rank),
                         np.concatenate(em_k), R_))
         return (np.bincount(R_, minlength=R), np.concatenate(em_l)[o],
-                np.concatenate(em_w)[o], arrive[row * n + dst], hops, bound)
+                np.concatenate(em_w)[o], arrive, hops, bound)
+
+
+def _torus_links(walk: tuple, x: np.ndarray) -> np.ndarray:
+    """The links of the shortest paths from each node ``x`` to node 0 of a torus
+    (:meth:`DagRoutes._torus_steps`): the paths along a side span ``m + 1`` places over
+    ``m`` links, ``m`` the nearer way round, or the whole ring of ``s`` (both ways, ``s``
+    links) where ``x`` sits half way round a side ``s > 2``; the box of places is their
+    product, and its links along a side that side's links times the other sides' places.
+
+    >>> side, stride = np.array([4, 6]), np.array([6, 1])
+    >>> coord = np.array([[i // 6, i % 6] for i in range(24)])
+    >>> _torus_links((coord, side, stride), np.array([0, 1, 2, 3, 7, 12 + 3])).tolist()
+    [0, 1, 2, 6, 4, 48]
+    """
+    c, side = walk[0][x], walk[1]
+    near = np.minimum(c, side - c)
+    whole = (2 * c == side) & (side > 2)
+    places = np.where(whole, side, near + 1)
+    links = np.where(whole, side, near)
+    box = places.prod(axis=1)
+    return (links * (box[:, None] // places)).sum(axis=1)
 
 
 def _moved(walk: tuple, u: np.ndarray, d: np.ndarray) -> np.ndarray:

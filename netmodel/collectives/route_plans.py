@@ -53,7 +53,9 @@ _WALK_MANY = 64
 _SAMPLE_FROM = 1 << 16
 _SAMPLE_PAIRS = 512
 #: ... and past ``DAG_NODES`` nodes, where each pair is searched on its own (about a
-#: millisecond each on a 131,072-GPU torus), from this many.
+#: millisecond each on a 131,072-GPU torus), from this many; also on a torus of one
+#: bandwidth there, whose pairs are walked many at once (``_spread_rows_torus``) under the
+#: limits set for the search, so that the same batches are refused.
 _SAMPLE_FROM_ONE_BY_ONE = 4 * _SAMPLE_PAIRS
 #: The most route links such a batch may hold (estimated): with the shortest paths towards
 #: each destination kept as arrays (fabrics of up to ``DAG_NODES`` nodes), each link
@@ -675,9 +677,10 @@ class PlannedRoutes:
         if len(slow) > self._sample_from() and not self._sampled:
             slow = self._sample_first(key, slow)
             base = len(self._rt_hops.a)
-        if len(slow) >= _WALK_MANY and self._dag_sized:
+        if len(slow) >= _WALK_MANY and (self._dag_sized or self._torus_steps() is not None):
             # switches and GPUs (GPUs may forward): from the kept shortest paths towards
-            # each destination, every pair at once
+            # each destination, or on a torus of one bandwidth of any size walked from node
+            # 0's (DagRoutes._spread_rows_torus), every pair at once
             code = self._code
             transit = (code[src[slow]] <= KIND_SWITCH) & (code[dst[slow]] <= KIND_SWITCH)
             base = self._learn_from_dags(src[slow[transit]], dst[slow[transit]],

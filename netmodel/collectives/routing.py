@@ -210,7 +210,9 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         #: Whether routes come from the kept shortest paths towards each destination (up to
         #: ``DAG_NODES`` nodes that links join: an OCS kept without circuits joins none, and
         #: 4,096 of them made a 128-GPU cell's circuits searched pair by pair), else from a
-        #: search per pair (:mod:`~netmodel.collectives.route_search`).
+        #: search per pair (:mod:`~netmodel.collectives.route_search`) but on a torus of one
+        #: bandwidth, whose pairs are walked many at once whatever its size
+        #: (:meth:`~netmodel.collectives.route_dags.DagRoutes._spread_rows_torus`).
         self._dag_sized = int(np.count_nonzero(np.bincount(src, minlength=nn))) <= DAG_NODES
         #: Whether each node has a link to a GPU.
         self._gpu_linked = np.bincount(src[code[dst] == KIND_GPU], minlength=nn) > 0
