@@ -21,6 +21,8 @@ resident set, VmHWM):
   and the fabric search set them (``scenario_fabric.instance_graph``);
 * availability of one 16,384-GPU cell with 2% spares (a flat fabric of Lites and a
   rail-optimized cell, pod spares; the rail-optimized cell with group spares).
+* study lite-gpu's reliability part for Llama-3-8B on h100-dgx and lite-flat: its spare
+  chains built and solved, and their GMRES solves (alone: ``--chains``).
 
 Wall times count while other processes share the cores; the CPU time of the case is
 printed beside them.
@@ -161,7 +163,8 @@ print(json.dumps({{"build": t1 - t0, "seconds": t2 - t1, "cpu": c2 - c0, "edges"
 #: the spare curve) on two of its scenarios, each at its own GPU count and TP: the spare
 #: pools' Markov chains of the busy count (availability_analytic._chain_of), their build
 #: (the time in _chain_of but its steady-state solves) and solves timed apart, and the
-#: chains of holdings (availability_threshold._HeldChain, built and solved; CPU).
+#: chains of holdings (availability_threshold._HeldChain, built and solved; CPU), and the
+#: GMRES solves of the chains past DIRECT_STATES (availability_threshold._solve; CPU).
 _CHAIN_CHILD = """
 import json, time
 import netmodel.study.availability_analytic as aa
@@ -172,8 +175,8 @@ from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_summary import reliability_summary
 
 out = {{"chains": 0, "given_up": 0, "chain_cpu": 0.0, "solve_cpu": 0.0, "held": 0,
-        "held_cpu": 0.0}}
-chain_of, steady, held = aa._chain_of, aa._steady_state, at._HeldChain
+        "held_cpu": 0.0, "gmres": 0, "gmres_cpu": 0.0, "gmres_states": 0}}
+chain_of, steady, held, solve = aa._chain_of, aa._steady_state, at._HeldChain, at._solve
 
 def timed_chain(caps, classes):
     c0 = time.process_time()
@@ -197,7 +200,17 @@ def timed_held(*args):
         out["held"] += 1
         out["held_cpu"] += time.process_time() - c0
 
+def timed_solve(a, *args, **kw):
+    c0 = time.process_time()
+    try:
+        return solve(a, *args, **kw)
+    finally:
+        out["gmres"] += 1
+        out["gmres_cpu"] += time.process_time() - c0
+        out["gmres_states"] = max(out["gmres_states"], a.shape[0])
+
 aa._chain_of, aa._steady_state, at._HeldChain = timed_chain, timed_steady, timed_held
+at._solve = timed_solve
 clusters = [build_cluster(s, "Llama-3-8B", "decode") for s in {scenarios!r}]
 t0, c0 = time.perf_counter(), time.process_time()
 for s, c in zip({scenarios!r}, clusters):
@@ -230,8 +243,24 @@ def _verdict(value: float, target: float, unit: str) -> str:
     return f"target < {target:g} {unit}: {'ok' if value < target else 'MISSED'}"
 
 
+def _chains() -> None:
+    """:data:`_CHAIN_CHILD`'s case (alone: ``--chains``)."""
+    r = run_child(IMPORT_LINE + _CHAIN_CHILD.format(scenarios=_CHAIN_SCENARIOS), cwd=ROOT)
+    print(f"spare chains of study lite-gpu's reliability part, Llama-3-8B on "
+          f"{' and '.join(r['clusters'])}: {r['chains']} chains ({r['given_up']} past "
+          f"the limit) built in {r['build_cpu']:.2f} s CPU, solved in {r['solve_cpu']:.2f} s; "
+          f"{r['held']} chains of holdings built and solved in {r['held_cpu']:.2f} s; "
+          f"{r['gmres']} GMRES solves (up to {r['gmres_states']:,} states) in "
+          f"{r['gmres_cpu']:.2f} s CPU; the part {r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); "
+          f"peak RSS {r['rss_gb']:.2f} GB")
+
+
 def main(argv: list[str] | None = None) -> None:
-    quick = "--quick" in (argv if argv is not None else sys.argv[1:])
+    argv = sys.argv[1:] if argv is None else argv
+    quick = "--quick" in argv
+    if "--chains" in argv:   # the spare chains' case alone
+        _chains()
+        return
     for label, scenario in (("lite-flat", "lite-flat"), ("h100-dgx", "h100-dgx"),
                             ("one 16,384-Lite leaf-spine", BIG_LEAF_SPINE)):
         r = _run("blast", scenario, 16384)
@@ -363,13 +392,7 @@ def main(argv: list[str] | None = None) -> None:
     # million lookups in study lite-gpu --models Llama-3-8B --gpus H100-SXM,Lite); now a
     # level at a time over integer keys (availability_chain._breadth_first), the chains
     # of holdings too. See the commits for this line's figures before and after.
-    r = run_child(IMPORT_LINE + _CHAIN_CHILD.format(scenarios=_CHAIN_SCENARIOS), cwd=ROOT)
-    print(f"spare chains of study lite-gpu's reliability part, Llama-3-8B on "
-          f"{' and '.join(r['clusters'])}: {r['chains']} chains ({r['given_up']} past "
-          f"the limit) built in {r['build_cpu']:.2f} s CPU, solved in {r['solve_cpu']:.2f} s; "
-          f"{r['held']} chains of holdings built and solved in {r['held_cpu']:.2f} s; "
-          f"the part {r['seconds']:.2f} s (CPU {r['cpu']:.2f} s); peak RSS "
-          f"{r['rss_gb']:.2f} GB")
+    _chains()
     if quick:
         print("availability 131,072 GPUs: skipped (--quick)")
         return

@@ -137,7 +137,7 @@ def _solve(a, rhs: np.ndarray, iterations: int = GMRES_ITERATIONS,
     >>> _solve(csc_matrix([[2.0, -1.0], [-1.0, 2.0]]), np.array([1.0, 1.0])).round(12)
     array([1., 1.])
     """
-    from scipy.sparse.linalg import LinearOperator, gmres, spilu
+    from scipy.sparse.linalg import spilu
 
     if not rhs.any():
         return np.zeros_like(rhs)
@@ -145,14 +145,11 @@ def _solve(a, rhs: np.ndarray, iterations: int = GMRES_ITERATIONS,
     # two restart cycles at least: GMRES checks the true residual (not the preconditioned
     # one it iterates on) only at a cycle's end
     restart = max(1, min(n, 100, int(iterations) // 2))
-    kw = {"atol": 0.0, "restart": restart, "maxiter": max(2, int(iterations) // restart)}
+    cycles = max(2, int(iterations) // restart)
 
-    def run(**more):
-        try:
-            x, info = gmres(a, rhs, rtol=GMRES_RTOL, **kw, **more)
-        except TypeError:   # scipy < 1.12 names the relative tolerance tol
-            x, info = gmres(a, rhs, tol=GMRES_RTOL, **kw, **more)
-        return x if info == 0 and np.isfinite(x).all() else None
+    def run(psolve=None):
+        x, settled = _gmres(a, rhs, GMRES_RTOL, restart, cycles, psolve)
+        return x if settled and np.isfinite(x).all() else None
 
     x = run()
     if x is not None or fill <= 0 or 12 * fill * a.nnz > ILU_BYTES:
@@ -161,7 +158,117 @@ def _solve(a, rhs: np.ndarray, iterations: int = GMRES_ITERATIONS,
         ilu = spilu(a.tocsc(), drop_tol=1e-4, fill_factor=fill)
     except RuntimeError:   # exactly singular to the incomplete LU
         return None
-    return run(M=LinearOperator(a.shape, ilu.solve))
+    return run(ilu.solve)
+
+
+def _dot(x: np.ndarray, y: np.ndarray) -> float:
+    """``x . y`` in numpy's own loop (einsum), not BLAS: see :func:`_gmres`."""
+    return float(np.einsum("i,i", x, y))
+
+
+def _gmres(a, b: np.ndarray, rtol: float, restart: int, maxiter: int, psolve=None
+           ) -> tuple[np.ndarray, bool]:
+    """``(x, settled)``: restarted GMRES on ``a x = b`` from ``x = 0`` to a residual of
+    ``rtol`` of ``b``'s, at most ``maxiter`` cycles of ``restart`` iterations, left
+    preconditioned by ``psolve`` (``v -> M^-1 v``; none where None): the iteration of
+    ``scipy.sparse.linalg.gmres`` (1.12-1.17: modified Gram-Schmidt, Givens rotations, the
+    true residual checked at a cycle's end, its tolerance on the preconditioned residual
+    moved as scipy's), with its inner products, norms and the cycle's update in numpy's
+    own loops (:func:`_dot`, einsum) where scipy's go to BLAS. OpenBLAS hands a dot of
+    more than 10,000 entries to its threads, and GMRES takes thousands of them a solve:
+    on 2 cores shared with other work the threads wait on one another, and the chains of
+    holdings of ``study lite-gpu --models Llama-3-8B --gpus H100-SXM,Lite`` (10,901 to
+    19,465 states) took 1.5-6 s CPU a solve, 40 s of the 41 s its 258 solves took (with
+    one BLAS thread 1.3 s: what this takes). The same steps in the same order; the sums
+    are rounded otherwise (``tests/netmodel/test_gmres_loops_h538.py`` checks it against
+    scipy's).
+
+    >>> from scipy.sparse import csc_matrix
+    >>> x, settled = _gmres(csc_matrix([[2.0, -1.0], [-1.0, 2.0]]), np.ones(2), 1e-11, 2, 2)
+    >>> x.round(12), settled
+    (array([1., 1.]), True)
+    """
+    from scipy.linalg import get_lapack_funcs
+
+    def norm(x: np.ndarray) -> float:
+        return math.sqrt(_dot(x, x))
+
+    if psolve is None:
+        def psolve(v):
+            return v
+    n = len(b)
+    bnrm2 = norm(b)
+    x = np.zeros(n)
+    if bnrm2 == 0:
+        return x, True
+    atol = rtol * bnrm2
+    eps = np.finfo(float).eps
+    restart = min(restart, n)
+    ptol_max_factor = 1.0
+    ptol = norm(psolve(b)) * min(ptol_max_factor, atol / bnrm2)
+    lartg = get_lapack_funcs("lartg", dtype=float)
+    v = np.empty((restart + 1, n))
+    h = np.zeros((restart, restart + 1))
+    givens = np.zeros((restart, 2))
+    r = b.copy()
+    rnorm = norm(r)
+    if rnorm < atol:
+        return x, True
+    for _ in range(maxiter):
+        v[0, :] = psolve(r)
+        tmp = norm(v[0, :])
+        v[0, :] *= 1 / tmp
+        big_s = np.zeros(restart + 1)
+        big_s[0] = tmp
+        breakdown = False
+        for col in range(restart):
+            w = psolve(a @ v[col, :])
+            h0 = norm(w)
+            for k in range(col + 1):   # modified Gram-Schmidt
+                tmp = _dot(v[k, :], w)
+                h[col, k] = tmp
+                w -= tmp * v[k, :]
+            h1 = norm(w)
+            h[col, col + 1] = h1
+            v[col + 1, :] = w[:]
+            if h1 <= eps * h0:
+                h[col, col + 1] = 0
+                breakdown = True
+            else:
+                v[col + 1, :] *= 1 / h1
+            for k in range(col):   # the rotations so far, on the new column
+                c, s = givens[k, 0], givens[k, 1]
+                n0, n1 = h[col, [k, k + 1]]
+                h[col, [k, k + 1]] = [c * n0 + s * n1, -s * n0 + c * n1]
+            c, s, mag = lartg(h[col, col], h[col, col + 1])
+            givens[col, :] = [c, s]
+            h[col, [col, col + 1]] = mag, 0
+            tmp = -s * big_s[col]
+            big_s[[col, col + 1]] = [c * big_s[col], tmp]
+            presid = abs(tmp)
+            if presid <= ptol or breakdown:
+                break
+        if h[col, col] == 0:
+            big_s[col] = 0
+        y = np.zeros(col + 1)   # back substitution on the rotated Hessenberg
+        y[:] = big_s[:col + 1]
+        for k in range(col, 0, -1):
+            if y[k] != 0:
+                y[k] /= h[k, k]
+                y[:k] -= y[k] * h[k, :k]
+        if y[0] != 0:
+            y[0] /= h[0, 0]
+        x += np.einsum("i,ij->j", y, v[:col + 1, :])
+        r = b - a @ x
+        rnorm = norm(r)
+        if rnorm <= atol or breakdown:
+            break
+        if presid <= ptol:
+            ptol_max_factor = max(eps, 0.25 * ptol_max_factor)
+        else:
+            ptol_max_factor = min(1.0, 1.5 * ptol_max_factor)
+        ptol = presid * min(ptol_max_factor, atol / rnorm)
+    return x, rnorm <= atol
 
 
 #: A blocking within this of 0 or 1 decides alone (:func:`_threshold_low`).
@@ -395,9 +502,10 @@ class _HeldChain:
         # so that each s I - Q' is a copy with s added there
         minus = (identity(n, format="csc") - gen).tocsc()
         minus.sort_indices()
-        self.diagonal = np.array([minus.indptr[j] + np.searchsorted(
-            minus.indices[minus.indptr[j]:minus.indptr[j + 1]], j) for j in range(n)],
-            dtype=np.int64)
+        # each column's one stored diagonal entry, in column order (1 + its rate out: never
+        # 0, so never dropped)
+        column = np.repeat(np.arange(n), np.diff(minus.indptr))
+        self.diagonal = np.flatnonzero(minus.indices == column).astype(np.int64)
         minus.data[self.diagonal] -= 1.0
         self.minus = minus
         self.lus: dict = {}   # s -> splu(s I - Q').solve, direct chains only
@@ -475,7 +583,7 @@ def _moments_of(classes: tuple, cap: int, n_types: int, durations: tuple, top: i
         for b, f in fb.items():
             c = tuple(i + j for i, j in zip(a, b, strict=True))
             if sum(c) <= top:
-                out[c] = out.get(c, 0.0) + float(row @ f)
+                out[c] = out.get(c, 0.0) + _dot(row, f)
 
     add(zero, pi)
     left = {zero: pi}

@@ -1,0 +1,143 @@
+"""availability_threshold._gmres (scipy's restarted GMRES with its inner products in
+numpy's own loops, not threaded BLAS) against scipy.sparse.linalg.gmres, and the chain of
+holdings' stored diagonal found at once against a search column by column."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.sparse import csc_matrix, diags
+from scipy.sparse.linalg import gmres, spilu
+
+import netmodel.study.availability_threshold as at
+
+
+def _m_matrix(n: int, seed: int, slow: float = 0.1):
+    # s I - Q' of a random chain, s a fraction of the mean rate out (test_overlap_unread_h517)
+    rng = np.random.default_rng(seed)
+    q = rng.random((n, n)) * (rng.random((n, n)) < min(1.0, 8.0 / n))
+    np.fill_diagonal(q, 0.0)
+    q -= np.diag(q.sum(axis=1))
+    return csc_matrix(slow * np.mean(-np.diag(q)) * np.eye(n) - q.T), rng.random(n)
+
+
+def _birth_death(n: int):
+    # s I - Q' of a birth-death chain of n states (birth 1, death 2, s = 0.05): past the
+    # 10,000 entries where OpenBLAS threads a dot
+    up, down = np.ones(n - 1), 2.0 * np.ones(n - 1)
+    out = np.r_[up, 0.0] + np.r_[0.0, down]
+    q_t = diags([up, -out, down], [-1, 0, 1], format="csc")   # Q' (columns: from)
+    return csc_matrix(0.05 * diags(np.ones(n)) - q_t), np.linspace(1.0, 2.0, n)
+
+
+def _scipy(a, b, restart, cycles, m=None):
+    try:
+        x, info = gmres(a, b, rtol=at.GMRES_RTOL, atol=0.0, restart=restart,
+                        maxiter=cycles, M=m)
+    except TypeError:   # scipy < 1.12
+        x, info = gmres(a, b, tol=at.GMRES_RTOL, atol=0.0, restart=restart,
+                        maxiter=cycles, M=m)
+    return x, info == 0
+
+
+@pytest.mark.parametrize("n,seed,restart", [(30, 1, 100), (120, 2, 10), (400, 5, 100),
+                                            (400, 6, 7), (250, 3, 4)])
+def test_the_loops_give_scipys_solution(n, seed, restart):
+    a, b = _m_matrix(n, seed)
+    exact = np.linalg.solve(a.toarray(), b)
+    x, settled = at._gmres(a, b, at.GMRES_RTOL, restart, 200)
+    ref, ref_settled = _scipy(a, b, restart, 200)
+    assert settled and ref_settled
+    assert np.linalg.norm(b - a @ x) <= at.GMRES_RTOL * np.linalg.norm(b)
+    np.testing.assert_allclose(x, ref, rtol=1e-9, atol=0.0)
+    np.testing.assert_allclose(x, exact, rtol=1e-9, atol=0.0)
+
+
+def test_unsettled_where_scipy_is():
+    # a slow chain (s a thousandth of the rate out): 3 cycles of 5 iterations settle
+    # neither; 60 of 100 do both
+    a, b = _m_matrix(400, 5, slow=1e-3)
+    assert not at._gmres(a, b, at.GMRES_RTOL, 5, 3)[1]
+    assert not _scipy(a, b, 5, 3)[1]
+    x, settled = at._gmres(a, b, at.GMRES_RTOL, 100, 60)
+    ref, ref_settled = _scipy(a, b, 100, 60)
+    assert settled and ref_settled
+    np.testing.assert_allclose(x, ref, rtol=1e-8, atol=0.0)
+
+
+def test_preconditioned_as_scipy():
+    from scipy.sparse.linalg import LinearOperator
+
+    a, b = _m_matrix(400, 7, slow=1e-2)
+    ilu = spilu(a, drop_tol=1e-4, fill_factor=at.ILU_FILL)
+    x, settled = at._gmres(a, b, at.GMRES_RTOL, 20, 20, ilu.solve)
+    ref, ref_settled = _scipy(a, b, 20, 20, LinearOperator(a.shape, ilu.solve))
+    assert settled and ref_settled
+    np.testing.assert_allclose(x, ref, rtol=1e-9, atol=0.0)
+
+
+def test_past_ten_thousand_states():
+    a, b = _birth_death(12_000)
+    x, settled = at._gmres(a, b, at.GMRES_RTOL, 100, 20)
+    ref, ref_settled = _scipy(a, b, 100, 20)
+    assert settled and ref_settled
+    assert np.linalg.norm(b - a @ x) <= at.GMRES_RTOL * np.linalg.norm(b)
+    np.testing.assert_allclose(x, ref, rtol=1e-9, atol=1e-300)
+    # _solve, as the chains of holdings call it, settles it too
+    np.testing.assert_allclose(at._solve(a, b), x, rtol=1e-9)
+
+
+def test_zero_right_hand_side():
+    a, _ = _m_matrix(30, 1)
+    x, settled = at._gmres(a, np.zeros(30), at.GMRES_RTOL, 10, 2)
+    assert settled and not x.any()
+
+
+@pytest.mark.parametrize("classes,cap,n_types", [
+    (((1.0, (0, 1, 1, 1), (-1, -1, 0, 0), 1.0),), 3, 1),
+    (((1.0, (0, 1, 2, 2, 2, 2), (0, 0, -1, 1, 1, 1), 1.0),
+      (0.2, (0, 0, 1, 1, 3, 4), (1, 1, 0, -1, -1, -1), 4.0)), 5, 2),
+    (((3.0, (0, 1, 1, 1, 1, 1, 1, 1), (-1,) * 8, 0.5),
+      (1.0, (0, 0, 2, 2, 2, 2, 2, 2), (0,) * 8, 1.0),
+      (0.2, (0, 1, 2, 3, 4, 5, 6, 7), (-1, 1, 1, 1, 1, 1, 1, 1), 4.0)), 7, 2),
+])
+def test_the_stored_diagonal_is_the_searchs(classes, cap, n_types):
+    chain = at._HeldChain(classes, cap, n_types, 10 ** 6, at.GMRES_ITERATIONS)
+    m = chain.minus
+    search = [m.indptr[j] + np.searchsorted(m.indices[m.indptr[j]:m.indptr[j + 1]], j)
+              for j in range(chain.n)]
+    assert chain.n > 3
+    np.testing.assert_array_equal(chain.diagonal, search)
+    np.testing.assert_array_equal(m.indices[chain.diagonal], np.arange(chain.n))
+    # -Q' columns sum to 0: the diagonal holds each state's rate out
+    np.testing.assert_allclose(np.asarray(m.sum(axis=0)).ravel(), 0.0, atol=1e-12)
+
+
+class _Counted:
+    """``a`` whose products are counted (``a @ v`` and scipy's ``matvec``)."""
+
+    def __init__(self, a):
+        self.a, self.shape, self.dtype, self.products = a, a.shape, a.dtype, 0
+
+    def __matmul__(self, v):
+        self.products += 1
+        return self.a @ v
+
+    matvec = __matmul__
+
+
+@pytest.mark.parametrize("n,seed,restart,slow", [(400, 5, 100, 0.1), (400, 5, 10, 1e-2),
+                                                 (250, 3, 4, 0.1), (120, 2, 7, 1e-3)])
+def test_the_same_iterations_as_scipy(n, seed, restart, slow):
+    # the same steps: as many products with a, cycle for cycle (scipy 1.12's iteration)
+    from scipy.sparse.linalg import LinearOperator
+
+    if tuple(int(p) for p in __import__("scipy").__version__.split(".")[:2]) < (1, 12):
+        pytest.skip("scipy < 1.12 iterates otherwise")
+    a, b = _m_matrix(n, seed, slow)
+    ours, theirs = _Counted(a), _Counted(a)
+    x, settled = at._gmres(ours, b, at.GMRES_RTOL, restart, 50)
+    ref, ref_settled = _scipy(LinearOperator(a.shape, theirs.matvec, dtype=float), b, restart, 50)
+    assert settled == ref_settled
+    assert ours.products == theirs.products > 10
+    np.testing.assert_allclose(x, ref, rtol=1e-8, atol=0.0)
