@@ -774,6 +774,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     from compute.validate import number_text, read_number, refuse_repeats
     from netmodel.collectives.algorithms import ALGORITHMS
     from netmodel.collectives.cost_table import (
+        check_groups,
         cost_rows,
         to_csv,
         to_json,
@@ -790,10 +791,8 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
         raise UserError(f"--groups {groups_text!r} must be comma-separated integers")
     one = dict(zip(group_items, groups, strict=True))   # 2 and 02 are one group
     refuse_repeats("--groups", group_items, one.__getitem__, text=groups_text)
-    small = next((g for g in groups if g < 2), None)   # the table's rule, said with its flag
-    if small is not None:
-        raise UserError(f"--groups {groups_text!r}: group sizes must be whole numbers of GPUs "
-                        f">= 2, got {small}")
+    with value_refused_as("--groups", groups_text, "group sizes"):
+        check_groups(groups)   # the table's rule, before the fabric is built
     _check_seed(seed)
     if max_rows < 1:
         raise UserError(f"--max-rows must be >= 1, got {max_rows}")

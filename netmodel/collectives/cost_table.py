@@ -54,11 +54,29 @@ if TYPE_CHECKING:
     #: A row of :data:`COLUMNS`: ``{"op": ..., "algorithm": ..., ...}``.
     Row = Mapping[str, Any]
 
-__all__ = ["COLUMNS", "NCCL_TESTS", "VIDUR_COLUMNS", "cost_rows", "to_csv", "to_json",
-           "to_nccl", "to_nccl_short", "to_nccl_tests", "vidur_files"]
+__all__ = ["COLUMNS", "NCCL_TESTS", "VIDUR_COLUMNS", "check_groups", "cost_rows", "to_csv",
+           "to_json", "to_nccl", "to_nccl_short", "to_nccl_tests", "vidur_files"]
 
 COLUMNS = ("op", "algorithm", "protocol", "group_size", "bytes", "seconds", "algbw_GBps",
            "busbw_GBps")
+
+
+def check_groups(groups: Iterable[int]) -> tuple:
+    """``groups`` as a tuple of group sizes, each a whole number of GPUs >= 2 (the table's
+    rule, which the command line checks before it builds a fabric).
+
+    >>> check_groups([2, 8])
+    (2, 8)
+    >>> check_groups([4, 1])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: group sizes must be whole numbers of GPUs >= 2, got 1
+    """
+    groups = tuple(listed("groups", groups, "group sizes (whole numbers of GPUs >= 2)"))
+    for p in groups:
+        if not (is_whole(p) and p >= 2):
+            raise UserError(f"group sizes must be whole numbers of GPUs >= 2, got {describe(p)}")
+    return groups
 
 
 def cost_rows(model: FabricCostModel, ops: Iterable[str], sizes: ArrayLike,
@@ -77,10 +95,7 @@ def cost_rows(model: FabricCostModel, ops: Iterable[str], sizes: ArrayLike,
     ops = tuple(check_op(op) for op in listed("ops", ops, "collective operations"))
     sizes = check_sizes(listed("sizes", sizes, "message sizes in bytes"), bounded=True,
                         param="sizes")
-    groups = listed("groups", groups, "group sizes (whole numbers of GPUs >= 2)")
-    for p in groups:
-        if not (is_whole(p) and p >= 2):
-            raise UserError(f"group sizes must be whole numbers of GPUs >= 2, got {describe(p)}")
+    groups = check_groups(groups)
     if not (algorithm is None or isinstance(algorithm, str)):
         raise UserError(f"algorithm must be a name, 'auto', 'all' or None, got {describe(algorithm)}")
     rows = []
