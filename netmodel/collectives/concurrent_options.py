@@ -21,6 +21,7 @@ from netmodel.collectives.concurrent_loads import evaluate_loads
 from netmodel.collectives.cost import (
     SEND_RECV,
     GroupCut,
+    channel_lines,
     combine,
     group_nic,
     p2p_size_range,
@@ -201,13 +202,18 @@ def _name_options(model: FabricCostModel, op: str, name: str, prepared: Prepared
     shape = step_shape(table)
     crosses = scaleout.any(axis=1)   # per group: a step crosses the scale-out network
     for proto in protos:
-        lt = combine(table, together, latency, lat_up, scaleout, proto, cal, shape)
-        if not alone_too:
-            options.extend((name, proto.name, at, bt, crosses) for at, bt, _ in lt)
-            continue
-        la = combine(table, alone, latency, lat_up, scaleout, proto, cal, shape)
-        for (at, bt, _), (aa, ba, _) in zip(lt, la, strict=True):
-            options.append((name, proto.name, at, bt, aa, ba, hot, crosses))
+        # Simple send-recv: a line per share of its rate (option_ranges: their sizes)
+        for share, _, _ in channel_lines(op, name, proto.name, prepared.sizes, crosses, cal) \
+                or [(None, None, None)]:
+            lt = combine(table, together, latency, lat_up, scaleout, proto, cal, shape,
+                         share=share)
+            if not alone_too:
+                options.extend((name, proto.name, at, bt, crosses) for at, bt, _ in lt)
+                continue
+            la = combine(table, alone, latency, lat_up, scaleout, proto, cal, shape,
+                         share=share)
+            for (at, bt, _), (aa, ba, _) in zip(lt, la, strict=True):
+                options.append((name, proto.name, at, bt, aa, ba, hot, crosses))
     return options
 
 
@@ -225,12 +231,34 @@ def option_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ..
     size share their steps (:data:`SEND_RECV`'s algorithms do), and compiling each alone
     would route every group's transfers twice (64 all-to-alls of 256 GPUs: 4.2 million).
     Groups of one size whose scale-up links differ in rate (a placement mixing a Lite
-    package's mesh and its NVSwitch ports) then take the first one's channels."""
+    package's mesh and its NVSwitch ports) then take the first one's channels. Simple
+    send-recv's lines by its channels (:func:`~netmodel.collectives.cost.channel_lines`,
+    one option each, in order) run at their own sizes within those."""
     cal = model.calibration
-    if cal.p2p_ll_threshold <= 0 or not any((op, o[0]) in SEND_RECV for o in options):
+    if not any((op, o[0]) in SEND_RECV for o in options):
         return None
     lo = np.zeros((len(options), len(groups)))
     hi = np.full((len(options), len(groups)), math.inf)
+    if cal.p2p_ll_threshold > 0:
+        _protocol_ranges(model, groups, op, options, lo, hi)
+    # Simple send-recv's lines by its channels, in the order _name_options made them
+    sizes = [len(g) for g in groups]
+    lines: dict[tuple[str, str], tuple[list, int]] = {}
+    for i, o in enumerate(options):
+        own, k = lines.get((o[0], o[1])) or (channel_lines(op, o[0], o[1], sizes, o[-1],
+                                                           cal), 0)
+        if own:
+            lo[i], hi[i] = np.maximum(lo[i], own[k][1]), np.minimum(hi[i], own[k][2])
+            lines[(o[0], o[1])] = (own, k + 1)
+    if not (lo > 0).any() and not (hi < math.inf).any():
+        return None
+    return lo, hi
+
+
+def _protocol_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],
+                     op: str, options: list[tuple], lo: np.ndarray, hi: np.ndarray) -> None:
+    """:func:`option_ranges`' sizes of each option's protocol, set in ``lo`` and ``hi``."""
+    cal = model.calibration
     first: dict[tuple, tuple[float, float]] = {}
     nics: dict[int, tuple[float, int] | None] = {}   # a crossing group's NICs, read once
     # the groups of each (size, crosses, NICs), in order of their first group: worked out
@@ -261,9 +289,6 @@ def option_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ..
                     hit = model.compiled(op, o[0], members).size_range(o[1], cal)
                 first[key] = hit
             lo[i, gs], hi[i, gs] = hit
-    if not (lo > 0).any() and not (hi < math.inf).any():
-        return None
-    return lo, hi
 
 
 def one_class(lo: np.ndarray | None, hi: np.ndarray | None) -> bool:

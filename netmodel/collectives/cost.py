@@ -44,6 +44,7 @@ from netmodel.collectives.pipeline_fill import (
     ll_cap_rate,
     p2p_fills,
     p2p_ll_share,
+    p2p_simple_channels,
     ring_ll_least,
     ring_net_mask,
     ring_net_overhead,
@@ -58,7 +59,7 @@ from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import StepShape, unique
 
 __all__ = ["FROM_STEP", "STEP_FIELDS", "CompiledCollective", "GroupCut", "StepCost",
-           "SEND_RECV", "combine", "compile_steps", "cost_step",
+           "SEND_RECV", "channel_lines", "combine", "compile_steps", "cost_step",
            "lines_time", "link_path_rates", "net_peer_channels", "p2p_size_range",
            "set_step", "step_protocols", "step_shape", "step_table"]
 
@@ -306,6 +307,26 @@ SEND_RECV = frozenset({("all-to-all", "direct"), ("all-to-all", "pairwise"),
                        ("send-recv", "direct")})
 
 
+def channel_lines(op: str, algorithm: str, protocol: str, sizes: Sequence[int],
+                  crosses: Any, cal: Calibration) -> list[tuple[np.ndarray, ...]]:
+    """``[(share, lo, hi)]``, arrays over collectives of ``sizes`` GPUs each: the lines of
+    NCCL's Simple send-recv (``direct``) by its channels, the ``k``-th at ``share`` of the
+    protocol's rate at a peer's bytes ``lo < n <= hi``
+    (:func:`~netmodel.collectives.pipeline_fill.p2p_simple_channels`); a collective whose
+    steps cross the scale-out network (``crosses``) keeps one line at every size, one with
+    fewer lines repeats its last. ``[]`` for every other op, algorithm and protocol, or
+    where no collective has lines by channel."""
+    if (op, algorithm) != ("send-recv", "direct") or protocol != "Simple":
+        return []
+    per = [[] if bool(c) else p2p_simple_channels(int(p), cal)
+           for p, c in zip(sizes, np.broadcast_to(crosses, (len(sizes),)), strict=True)]
+    if not any(per):
+        return []
+    per = [x or [(1.0, 0.0, math.inf)] for x in per]
+    return [tuple(np.array([x[min(k, len(x) - 1)][j] for x in per]) for j in range(3))
+            for k in range(max(len(x) for x in per))]
+
+
 def step_protocols(in_network: bool, p2p: bool, cal: Calibration,
                    send_recv: bool = False) -> tuple[Protocol, ...]:
     """The protocols an algorithm with in-network and/or point-to-point steps runs with:
@@ -327,8 +348,8 @@ def step_protocols(in_network: bool, p2p: bool, cal: Calibration,
 
 def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
             lat_up: np.ndarray, scaleout: np.ndarray, protocol: Protocol,
-            cal: Calibration, shape: tuple | None = None, *, split: bool = False
-            ) -> list[tuple[np.ndarray, ...]]:
+            cal: Calibration, shape: tuple | None = None, *, split: bool = False,
+            share: np.ndarray | None = None) -> list[tuple[np.ndarray, ...]]:
     """The time of steps as lines ``a + b n``: their minimum at each ``n`` is the time.
 
     ``t``: the :data:`STEP_FIELDS` of the steps (arrays ``(G, S)``: ``G`` groups or
@@ -341,7 +362,9 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     Under LL, a step of NCCL's grouped send/recv (``p2p_ranks``: the all-to-all, the
     send-recv) inside one NVLink domain runs at LL's factor times
     :func:`~netmodel.collectives.pipeline_fill.p2p_ll_share` (the warps that send its
-    lines, on the channels its ``p2p_peers`` get).
+    lines, on the channels its ``p2p_peers`` get). ``share``: each collective's fraction
+    of its point-to-point protocol's rate, shape ``(G,)`` (Simple send-recv's channels by
+    size, :func:`channel_lines`; None: 1).
 
     Time = start-up + latency payments + ``n`` x (steady seconds per byte) + the fill of
     every pipeline, ``f x min(n, slice)``: a pipeline of phases whose steady time per byte
@@ -391,6 +414,8 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
         fac, up = protocol.bandwidth_factor, protocol.step_latency_scaleup
         slow = np.where(scaleout, protocol.step_latency_scaleout, protocol.step_latency_scaleup)
         base = protocol.base_latency
+    if share is not None:
+        fac = np.where(innet, fac, fac * np.asarray(share, dtype=float)[:, None])
     ringnet = ring_net_mask(t)
     if ringnet is not None:   # NCCL's ring across nodes: each NVLink step at least the post
         up = np.where(ringnet, np.maximum(up, ring_net_overhead(protocol)), up)
@@ -618,8 +643,8 @@ class CompiledCollective:
                               any(not s.in_network for s in self.steps if s.member), cal,
                               (self.op, self.algorithm) in SEND_RECV)
 
-    def size_range(self, protocol: Protocol | str, cal: Calibration, scale: float = 1.0
-                   ) -> tuple[float, float]:
+    def size_range(self, protocol: Protocol | str, cal: Calibration, scale: float = 1.0,
+                   b: float | None = None) -> tuple[float, float]:
         """``(lo, hi)``: the sizes ``lo < n <= hi`` at which this algorithm runs ``protocol``
         (a :class:`Protocol` or its name): every size, ``(0, inf)``, except for NCCL's
         send/recv (:data:`SEND_RECV`) under a calibration with ``p2p_ll_threshold`` and both
@@ -633,10 +658,21 @@ class CompiledCollective:
         p`` in an all-to-all of ``p`` GPUs, ``n`` in a send-recv. ``scale``: every link's
         bandwidth multiplied by it (as ``adjust.bandwidth_scale`` builds the fabric), so
         that a re-scored collective (:mod:`netmodel.study.adjusted_comm`) runs its protocols
-        at the sizes the rebuilt fabric would."""
+        at the sizes the rebuilt fabric would. ``b``: one of :meth:`lines`' slopes under
+        ``protocol``, whose own sizes are then kept too: Simple send-recv inside one NVLink
+        domain has a line per channel count, each over its own sizes
+        (:meth:`channel_shares`), which the links' scale does not move."""
         name = protocol if isinstance(protocol, str) else protocol.name
         if (self.op, self.algorithm) not in SEND_RECV:
             return 0.0, math.inf
+        if b is not None and self.channel_shares(name, cal):
+            lo, hi = self.size_range(name, cal, scale)
+            parts = self.line_parts(cal.protocol(name), cal)
+            own = self.__dict__["_own_ranges"][id(cal)]
+            i = next((i for i, x in enumerate(parts) if x[1] == b), None)
+            if i is not None:   # else no line of this slope: the protocol's sizes
+                return max(lo, own[i][0]), min(hi, own[i][1])
+            return lo, hi
         cache = self.__dict__.setdefault("_range_cache", {})
         hit = cache.get((name, id(cal), scale))
         if hit is not None and hit[0] is cal:
@@ -681,11 +717,27 @@ class CompiledCollective:
         if hit is not None and hit[0] is protocol and hit[1] is cal:
             return list(hit[2])
         t, beta, lat_all, lat_up, so, shape = self._arrays()
-        out = [tuple(float(x[0]) for x in line)
-               for line in combine(t, beta, lat_all, lat_up, so, protocol, cal, shape,
-                                   split=True)]
+        shares = self.channel_shares(protocol.name, cal)
+        out, own = [], []
+        for share, lo, hi in shares or [(None, 0.0, math.inf)]:
+            lines = [tuple(float(x[0]) for x in line)
+                     for line in combine(t, beta, lat_all, lat_up, so, protocol, cal, shape,
+                                         split=True, share=share)]
+            out += lines
+            own += [(float(lo[0]), float(hi[0])) if shares else (lo, hi)] * len(lines)
+        if shares:
+            self.__dict__.setdefault("_own_ranges", {})[id(cal)] = own
         cache[(id(protocol), id(cal))] = (protocol, cal, tuple(out))  # both kept: ids stay
         return out
+
+    def channel_shares(self, protocol: str, cal: Calibration) -> list[tuple[np.ndarray, ...]]:
+        """:func:`channel_lines` of this collective alone (arrays of one value): a
+        send-recv whose steps stay inside one NVLink domain has under Simple a line per
+        share of the links' rate, on the channels NCCL gives a peer's bytes by size;
+        :meth:`line_parts` holds them, each at its own sizes (:meth:`size_range` with its
+        ``b``)."""
+        return channel_lines(self.op, self.algorithm, protocol, [len(self.group)],
+                             any(s.scaleout for s in self.steps), cal)
 
     def linear(self, protocol: Protocol, cal: Calibration) -> tuple[float, float]:
         """``(a, b)`` of the large-message line: ``time = a + b * n`` once every pipeline
@@ -738,6 +790,11 @@ class CompiledCollective:
         its pipeline's steady rate (:meth:`_ceilings`), that, not a link, is its
         bottleneck."""
         out = []
+        for share, lo, hi in self.channel_shares(protocol.name, cal):  # as line_parts
+            if lo[0] < nbytes <= hi[0]:
+                protocol = replace(protocol,
+                                   bandwidth_factor=protocol.bandwidth_factor * share[0])
+                break
         caps = has_tree_caps(cal)
         gamma = cal.reduction_rate
         net = cal.in_network

@@ -611,7 +611,7 @@ class FabricCostModel(TunedChoices):
         <netmodel.collectives.cost.CompiledCollective.size_range>`), arrays in the order of
         ``cands``, for :func:`~netmodel.collectives.cost.lines_time`."""
         cal = self.calibration
-        ranges = [c[4].size_range(c[1], cal) for c in cands]
+        ranges = [c[4].size_range(c[1], cal, b=c[3]) for c in cands]
         return (np.array([r[0] for r in ranges], dtype=float),
                 np.array([r[1] for r in ranges], dtype=float))
 
@@ -625,7 +625,7 @@ class FabricCostModel(TunedChoices):
         cal = self.calibration
         for _, proto, a, b, comp in cands:
             t = a + b * n
-            lo, hi = comp.size_range(proto, cal)
+            lo, hi = comp.size_range(proto, cal, b=b)
             if lo > 0 or hi < math.inf:
                 t = np.where((n > lo) & (n <= hi), t, np.inf)
             yield t

@@ -24,6 +24,7 @@ tuner's (``netmodel/data/collective_tuner_plugins.toml`` ``[nccl]``, :func:`net_
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -33,6 +34,7 @@ from netmodel.collectives.steps import unique
 
 __all__ = ["NCCL_PROTOCOLS", "TREE_TABLES", "channel_cap_rate", "group_channels", "has_tree_caps",
            "ll_cap_rate", "net_rules", "p2p_fills", "p2p_ll_share", "p2p_sending_channels",
+           "p2p_simple_channels",
            "ring_ll_least", "ring_net_mask", "ring_net_overhead", "tree_channel_rate",
            "tree_least", "tree_ll_least", "tree_net_mask"]
 
@@ -102,6 +104,49 @@ def p2p_sending_channels(p: Any, cal: Calibration, peers: Any = 0) -> Any:
         per = np.where(big, per // 2, per)
     peers = np.asarray(peers, dtype=float)
     return np.minimum(total, np.where(peers > 0, peers, p - 1) * per)
+
+
+def p2p_simple_channels(p: int, cal: Calibration) -> list[tuple[float, float, float]]:
+    """``[(share, lo, hi)]``: NCCL's Simple send-recv among ``p`` GPUs inside one NVLink
+    domain moves a peer's ``n`` bytes, ``lo < n <= hi``, at ``share`` of its links' rate
+    (the ring's Simple bus rate): on ``c`` channels, each at NCCL's tuner's per-channel
+    rate (busBw = nChannels x bwIntra: the ring's rate over its ``ring_channels``), so
+    ``share = min(1, c / ring_channels)``; ranges of one share merged, in increasing size.
+    NCCL's rule (src/enqueue.cc, addP2pToPlan, one node: parts of ``minPartSize =
+    stepSize/8`` to ``maxPartSize = stepSize*32``, Simple's ``stepSize = p2pChunkSize``,
+    ``p2p_chunk``): ``nChannels = min(nChannelsMin, divUp(bytes, minPartSize))``, doubled
+    while a part exceeds ``maxPartSize`` and ``nChannels <= nChannelsMax/2``
+    (scheduleP2pTasksToPlan: ``nChannelsMax`` = p2pnChannelsPerPeer,
+    ``p2p_channels_per_peer``; ``nChannelsMin`` a peer's channels,
+    :func:`p2p_sending_channels` with one peer). ``[]`` where the calibration lacks
+    ``p2p_chunk``, ``p2p_channels_per_peer`` or ``ring_channels``, or ``p`` < 2.
+    8 B200 (4 to 32 channels, 32 ring channels, chunks of 512 KiB): 4 channels to 64 MiB,
+    8 to 128 MiB, 16 to 256 MiB, 32 above.
+
+    >>> from netmodel.collectives.calibration_files import default_calibration
+    >>> cal = default_calibration().for_gpu("B200-HGX")   # 512 KiB chunks, 4 to 32 channels
+    >>> [(s, lo / 2**20, hi / 2**20) for s, lo, hi in p2p_simple_channels(8, cal)]
+    [(0.03125, 0.0, 0.0625), (0.0625, 0.0625, 0.125), (0.09375, 0.125, 0.1875), (0.125, 0.1875, 64.0), (0.25, 64.0, 128.0), (0.5, 128.0, 256.0), (1.0, 256.0, inf)]
+    """
+    chunk, most, ring = cal.p2p_chunk, int(cal.p2p_channels_per_peer), cal.ring_channels
+    if chunk <= 0 or most < 1 or ring <= 0 or p < 2:
+        return []
+    least = int(p2p_sending_channels(p, cal, 1))
+    small, large = chunk / 8, chunk * 32
+    rows = [(c, (c - 1) * small, c * small) for c in range(1, least)]
+    c, lo = least, (least - 1) * small
+    while c * 2 <= most:          # doubled while c <= nChannelsMax/2
+        rows.append((c, lo, c * large))
+        c, lo = c * 2, c * large
+    rows.append((c, lo, math.inf))
+    out: list[tuple[float, float, float]] = []
+    for c, lo, hi in rows:
+        share = min(1.0, c / ring)
+        if out and out[-1][0] == share:
+            out[-1] = (share, out[-1][1], hi)
+        else:
+            out.append((share, lo, hi))
+    return out
 
 
 def p2p_ll_share(p: Any, cal: Calibration, peers: Any = 0) -> Any:

@@ -468,7 +468,8 @@ def size_ranges(model, members: Sequence[Hashable], op: str, scale: float = 1.0
     """``(lo, hi)``: each candidate line of ``op`` on ``members`` on ``model`` (in
     :meth:`~netmodel.collectives.model.FabricCostModel.candidates`' order) runs at the
     sizes ``lo < n <= hi`` with every link's bandwidth times ``scale`` (NCCL's send/recv
-    picks LL or Simple by size, its channels from the links' rate:
+    picks LL or Simple by size, its channels from the links' rate, and Simple send-recv's
+    lines by its channels run at their own sizes:
     :meth:`~netmodel.collectives.cost.CompiledCollective.size_range`); ``(None, None)``
     where every line runs at every size: :meth:`ScenarioCollectives.part_ranges` of the
     scenario's group, and the re-scoring of each slice
@@ -476,9 +477,9 @@ def size_ranges(model, members: Sequence[Hashable], op: str, scale: float = 1.0
     from netmodel.collectives.cost import SEND_RECV
 
     cal = model.calibration
-    if cal.p2p_ll_threshold <= 0 or not any(o == op for o, _ in SEND_RECV):
+    if not any(o == op for o, _ in SEND_RECV):
         return None, None
-    r = [c[4].size_range(c[1], cal, scale) for c in model.candidates(op, members)]
+    r = [c[4].size_range(c[1], cal, scale, c[3]) for c in model.candidates(op, members)]
     lo = np.array([x[0] for x in r], dtype=float)
     hi = np.array([x[1] for x in r], dtype=float)
     return (lo, hi) if (lo > 0).any() or (hi < np.inf).any() else (None, None)

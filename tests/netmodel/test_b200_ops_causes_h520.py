@@ -138,8 +138,8 @@ def test_ll_share_leaves_send_recv_across_the_network_alone():
     "= 22.56 GB/s) on 28 channels gives 611.9 GB/s at 256 MiB, 621.6 at 512 MiB (+14%, "
     "+11%; test_sendrecv_simple_channels_h539.py), but from 1 GiB it puts 56-224 parts on "
     "32 channels, two or more works a channel, a rate the source does not give. Not "
-    "applied: the model's send/recv is bound by its links, and a channel count by size "
-    "needs a size range per count, which its candidates do not hold"))
+    "applied: the model's all-to-all is bound by its links (its send-recv holds the rule, "
+    "a Simple line per channel count, netmodel.collectives.cost.channel_lines)"))
 def test_alltoall_simple_busbw_at_512mib():
     sw = _model("all-to-all", [512 * MIB])
     assert sw.busbw[0] == pytest.approx(_measured("b200-8-sweep", "all-to-all")[512 * MIB],

@@ -166,7 +166,8 @@ def test_stage_send_across_servers_on_every_path():
     TP 8 x PP 2 on GPUs 0-15: stage 1 is server 0, stage 2 server 1, so GPU k of server 0
     sends to GPU k of server 1 over the network. The search's send-recv is netmodel's
     send-recv between gpu0 and gpu8, never faster than one NIC's 50 GB/s (the old charge,
-    a pair inside the NVSwitch, ran past 300 GB/s); the re-scoring (sweep, crossovers) and
+    a pair inside the NVSwitch, ran past 200 GB/s: 100 MB on a peer's 16 channels of the
+    24 ring channels' rate, 247 GB/s); the re-scoring (sweep, crossovers) and
     the blast radius's re-cost give the same figure."""
     coll = ScenarioCollectives("h100-dgx")
     model, members = coll.model(16), coll.group(16)
@@ -180,7 +181,7 @@ def test_stage_send_across_servers_on_every_path():
         assert np.array_equal(got, pair)
     assert (got[2] - got[1]) / 99e6 >= 1 / 50e9                  # at most one NIC's rate
     first = coll.collective_time("send-recv", n, 2)              # gpu0 -> gpu1 (NVLink)
-    assert 99e6 / (first[2] - first[1]) > 300e9 and np.all(got > first)
+    assert 99e6 / (first[2] - first[1]) > 200e9 and np.all(got > first)
     assert np.array_equal(AdjustedComm(coll).for_instance(16, 8).collective_time(
         "send-recv", n, 2), got)
     # TP 4 x PP 4: stage 2 -> 3 sends GPU 4-7 of server 0 to GPU 0-3 of server 1, rail k

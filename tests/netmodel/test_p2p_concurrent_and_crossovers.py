@@ -40,14 +40,15 @@ def test_concurrent_all_to_all_at_512_kib_a_peer_runs_ll_by_hand(b200_nccl):
 
 
 def test_concurrent_send_recv_above_512_kib_runs_simple_by_hand(b200_nccl):
-    # four pairs, each on its own two ports: 1 MiB runs Simple (13.42 us) though LL's line
-    # at the ring's LL rate (11.09 us, what the concurrent costing took) was lower; 512 KiB
+    # four pairs, each on its own two ports: 1 MiB runs Simple (14.88 us: 16 channels of
+    # the 32 ring channels' rate, as alone) though LL's line at the ring's LL rate (11.09
+    # us, what the concurrent costing took) was lower; 512 KiB
     # runs LL at its send warps' share: a peer's 32 channels halved once for 2 ranks (16 x
     # 2 <= 32 p2p channels), 10 send warps each, of 32 ring channels x 16 LL warps
     r = concurrent_cost(b200_nccl, 2, "send-recv", [MIB, 512 * KIB])
     assert len(r.groups) == 4 and r.protocol == ("Simple", "LL")
-    simple = 8.4e-6 + 3.4e-6 + ROUTE + MIB / PORT
-    assert simple * 1e6 == pytest.approx(13.42, abs=0.01)
+    simple = 8.4e-6 + 3.4e-6 + ROUTE + MIB / (PORT * 16 / 32)
+    assert simple * 1e6 == pytest.approx(14.88, abs=0.01)
     ll = 6.6e-6 + 0.6e-6 + ROUTE + 512 * KIB / (LL_RATE * 16 * 10 / (32 * 16))
     np.testing.assert_allclose(r.time, [[simple, ll]] * 4, rtol=1e-9)
     assert r.time.tolist() == r.alone.tolist()

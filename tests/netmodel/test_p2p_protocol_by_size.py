@@ -71,13 +71,14 @@ def test_all_to_all_at_64_kib_a_peer_runs_ll_by_hand(b200_nccl):
 
 
 def test_send_recv_above_512_kib_runs_simple_by_hand(b200_nccl):
-    # 1 MiB from one GPU to the other: above 512 KiB, so Simple, 13.42 us; the old model
-    # chose LL's line, 6.6 + 0.77 + 1 MiB / 282.2 GB/s = 11.09 us
+    # 1 MiB from one GPU to the other: above 512 KiB, so Simple, on min(16, 1 MiB / 64 KiB)
+    # = 16 channels of NCCL's 32 ring channels' rate (2 ranks: a peer's 32 halved once),
+    # 14.88 us; the old model chose LL's line, 6.6 + 0.77 + 1 MiB / 282.2 GB/s = 11.09 us
     n = MIB
     r = b200_nccl.cost("send-recv", n, 2)
     assert r.protocol == "Simple"
-    assert r.time == pytest.approx(8.4e-6 + 3.4e-6 + ROUTE + n / PORT, rel=1e-9)
-    assert r.time * 1e6 == pytest.approx(13.42, abs=0.01)
+    assert r.time == pytest.approx(8.4e-6 + 3.4e-6 + ROUTE + n / (PORT * 16 / 32), rel=1e-9)
+    assert r.time * 1e6 == pytest.approx(14.88, abs=0.01)
     assert b200_nccl.cost("send-recv", 512 * KIB, 2).protocol == "LL"
 
 
