@@ -285,7 +285,11 @@ def main(argv: list[str] | None = None) -> None:
     # every instance it touches (was one copy per instance), each pair routed once for
     # footprint and shape, one search per shortest-path part (this case, 2 shared cores):
     # 32x32x16 6.35 -> 3.72 s, 64x64x32 70.4 -> 35.8 s (CPU 52.2 -> 31.9 s), peak RSS
-    # 0.27 / 0.28 and 1.61 / 1.63 GB
+    # 0.27 / 0.28 and 1.61 / 1.63 GB. Later 64x64x32 took 33.5-34.1 s CPU, 1.52 GB; of it
+    # 14.7 s the 671,744 components' local effects (Cluster._local: the members of every
+    # instance a link's routes touch looked at; now only the GPUs a failure takes or is
+    # wired to, 12.9 s) and 4-5 s young collections of the collector walking the cell's
+    # graph and footprints (Cluster.effects now under collector.few_collections)
     for dims in ("32x32x16",) if quick else ("32x32x16", "64x64x32"):
         r = _run("blast", f"fabric torus:dims={dims}", None)
         print(f"blast radius, every class, one {dims} torus of {r['gpus']:,} GPUs: "
