@@ -134,6 +134,11 @@ def _dag_links(router, src: np.ndarray, dst: np.ndarray) -> tuple | None:
     pairs = np.stack([upair // n, upair % n])
     out_c, out_l, f_pair, f_link = [], [], [], []
     last, dag, links = -1, None, set()
+    # each destination's sources (pairs sorted by destination): its search stops there
+    firsts = np.searchsorted(pairs[0], dests)
+    lasts = np.r_[firsts[1:], pairs.shape[1]]
+    sources = {int(d): [nodes[x] for x in pairs[1, a:b].tolist()]
+               for d, a, b in zip(dests.tolist(), firsts.tolist(), lasts.tolist(), strict=True)}
     for k, (d, s) in enumerate(pairs.T.tolist()):   # pairs by destination
         if d != last:
             if last >= 0:
@@ -143,7 +148,7 @@ def _dag_links(router, src: np.ndarray, dst: np.ndarray) -> tuple | None:
             dn = nodes[d]
             if kind.get(dn) not in TRANSIT_KINDS:
                 return None
-            dag = router._dag(dn)
+            dag = router._dag(dn, sources[d])
         sn = nodes[s]
         start = dag.get(sn)
         if kind.get(sn) not in TRANSIT_KINDS or start is None:

@@ -366,14 +366,23 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
 
         return self._spread(src, dst, total, next_hops)
 
-    def _dag(self, dst) -> dict:
+    def _dag(self, dst, reach=None) -> dict:
         """The shortest paths towards ``dst`` through switches and GPUs, kept per
         destination: ``{node: (hops to dst, next hops)}``, each next hop ``(neighbour, link
         id, bandwidth, sum of the next hops' bandwidths)``. One breadth-first search serves
-        every source routed to ``dst`` (a GPU forwarding ring routes all pairs)."""
+        every source routed to ``dst`` (a GPU forwarding ring routes all pairs).
+
+        ``reach``: where given, the nodes asked (a step's sources): the search stops at the
+        depth where the last of them is found, and the answer holds the nodes up to that
+        depth only, each entry as the whole search gives it (a node's next hops and their
+        bandwidths lie nearer ``dst``). Such a part is not kept (the whole one is, where
+        the search ran to the end): on a degraded torus cell of 16,384 GPUs a group's few
+        sources lie a few hops from their destination, where the whole search walked
+        every node for each destination."""
         hit = self._dags.get(dst)
         if hit is not None:
             return hit
+        left = None if reach is None else set(reach) - {dst}
         rows = self._nbr_rows
         if rows is None:
             rows = self._nbr_rows = {}
@@ -384,7 +393,7 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
                 u: [v for v in nb if kind.get(v) in TRANSIT_KINDS] for u, nb in self._adj.items()}
         dist = {dst: 0}
         frontier, depth = [dst], 0
-        while frontier:
+        while frontier and (left is None or left):
             depth += 1
             nxt = []
             for u in frontier:
@@ -393,6 +402,8 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
                         dist[v] = depth
                         nxt.append(v)
             frontier = nxt
+            if left is not None:
+                left.difference_update(nxt)
         dag = {}
         dist_get = dist.get
         cap = {dst: math.inf}  # what each node can pass on towards dst
@@ -409,6 +420,8 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
             ahead = [(v, lid, min(b, cap[v])) for v, lid, b in row if dist_get(v) == want]
             tot = cap[u] = sum(x[2] for x in ahead)
             dag[u] = (du, tuple((v, lid, w, tot) for v, lid, w in ahead))
+        if frontier and left is not None:
+            return dag   # a part: the nodes beyond its depth not searched
         if len(self._dags) >= 512:
             self._dags.pop(next(iter(self._dags)))
         self._dags[dst] = dag
