@@ -3,17 +3,13 @@ the rule and its constants checked against Vultr's sendrecv_perf curve, and the 
 send-recv held to it (netmodel.collectives.pipeline_fill.p2p_simple_channels: a Simple line
 per channel count, each at its own sizes).
 
-The rule, NVIDIA/nccl src/enqueue.cc, addP2pToPlan (the same lines at commit 01e6dd91 and at
-ebd1e929, makefiles/version.mk 2.29.2; 2.29 only moves the LL pick after it), with
-``stepSize = comm->p2pChunkSize`` (NCCL_P2P_NVL_CHUNKSIZE, 512 KiB, inside one NVLink
-domain)::
-
-    ssize_t minPartSize = comm->nNodes > 1 ? stepSize/2 : stepSize/8;
-    ssize_t maxPartSize = comm->nNodes > 1 ? stepSize   : stepSize*32;
-    nChannels = std::min<int>(nChannelsMin, divUp(bytes, minPartSize));
-    size_t partSize = std::max(minPartSize, divUp(bytes, nChannels));
-    while (partSize > maxPartSize && nChannels <= nChannelsMax/2) {
-      nChannels *= 2; partSize = divUp(bytes, nChannels); }
+The rule, read in NVIDIA/nccl src/enqueue.cc, addP2pToPlan (the same at commit 01e6dd91
+and at ebd1e929, makefiles/version.mk 2.29.2; 2.29 only moves the LL pick after it), said
+here in words: with the step ``comm->p2pChunkSize`` (NCCL_P2P_NVL_CHUNKSIZE, 512 KiB, inside
+one NVLink domain), a part is at least an eighth of a step and at most 32 steps on one node
+(half a step to one step across nodes); a peer's bytes start on as many channels as parts
+of the least size fill, at most nChannelsMin, and the channels double, up to nChannelsMax,
+while a part would be larger than the most.
 
 scheduleP2pTasksToPlan: ``nChannelsMax = comm->p2pnChannelsPerPeer`` (32 on an NVSwitch
 node), ``nChannelsMin`` that halved while it times the ranks exceeds ``p2pnChannels`` (32):
