@@ -481,9 +481,10 @@ class AsciiNumber(click.ParamType):
 
             whole = self.base is click.INT
             v = read_number(param.opts[0] if param is not None else "value", value, whole=whole)
-            if v is None:
-                self.fail(f"{value!r} is not a valid {'integer' if whole else 'number'} "
-                          f"({NUMBER_RULE})", param, ctx)
+            if v is None:   # a whole number: the grammar's, with a whole value (2.0, 1e3)
+                self.fail(f"{value!r} is not a whole number ({NUMBER_RULE}; its value "
+                          f"whole: 2, 2.0 and 1e3 are, 1.5 is not)" if whole else
+                          f"{value!r} is not a valid number ({NUMBER_RULE})", param, ctx)
             return v
         return self.base.convert(value, param, ctx)
 

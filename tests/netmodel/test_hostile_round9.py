@@ -118,9 +118,10 @@ def test_reliability_options_refused(cmd, opt, value, needle):
 
 
 @pytest.mark.parametrize("value, needle", [("0", ">= 1"), ("-1", ">= 1"),
-                                           ("nan", "not a valid integer"),
-                                           ("1e30.5", "not a valid integer"),
-                                           ("1_0", "groups its digits with '_'")])
+                                           ("nan", "not a whole number"),
+                                           ("1e30.5", "not a whole number"),
+                                           ("1_0", "groups its digits with '_'"),
+                                           ("1.5", "'1.5' is not a whole number")])
 def test_all_groups_max_transfers_refused(value, needle):
     one_line_error(run_cli(["collective", "all-reduce", "--fabric", "fat-tree:k=8", "--group",
                           "16", "--all-groups", "--size", "1M", "--max-transfers", value]),
