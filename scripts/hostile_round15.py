@@ -26,6 +26,9 @@ import click
 from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from hostile_tally import Tally  # noqa: E402
 
 from netmodel.cli.main import cli  # noqa: E402
 
@@ -509,30 +512,15 @@ def main() -> int:
     ap.add_argument("-k", default="")
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
-    tried = failed = unnamed = 0
-    slow = []
+    tally = Tally("NAMES NO FLAG", args.v)
     every = [(*c, True) for c in (*cases(), *mutations())] + \
         [(*c, False) for c in extremes()]
     for name, argv, setup, strict in every:
         if args.k not in name:
             continue
-        tried += 1
         why, dt = run_case(name, argv, setup, strict)
-        if dt > 10:
-            slow.append((dt, name))
-        if why is not None and why.startswith("NAMES NO FLAG"):
-            unnamed += 1
-            print(f"WARN {name}: {why}", flush=True)
-        elif why is not None:
-            failed += 1
-            print(f"FAIL {name}: {why}", flush=True)
-        elif args.v:
-            print(f"ok   {name} ({dt:.2f} s)", flush=True)
-    for dt, name in sorted(slow, reverse=True):
-        print(f"slow {dt:.1f} s: {name}")
-    print(f"{tried} invocations, {failed} failed, {unnamed} refused naming no flag, file or "
-          f"argument (WARN)")
-    return 1 if failed else 0
+        tally.record(name, why, dt)
+    return tally.report("refused naming no flag, file or argument")
 
 
 if __name__ == "__main__":

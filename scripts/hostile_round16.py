@@ -36,6 +36,9 @@ import click
 from click.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from hostile_tally import Tally  # noqa: E402
 
 from netmodel.cli.main import cli  # noqa: E402
 
@@ -494,12 +497,10 @@ def main() -> int:
     ap.add_argument("-k", default="")
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
-    tried = failed = unnamed = 0
-    slow = []
+    tally = Tally("NAMES N", args.v)
     for name, argv, setup, lenient, env in (*cases(), *output_cases()):
         if args.k not in name:
             continue
-        tried += 1
         valued = re.match(r"\S+ (\w+)=", name)   # a value of the file's key: name the key
         attack = name.split(" | ")[0].split(" ", 1)[-1]
         attack = next((w for w in sorted(WHY, key=len, reverse=True) if attack.endswith(w)),
@@ -507,21 +508,8 @@ def main() -> int:
         why, dt = run_case(argv, setup, lenient, env,
                            valued.group(1) if valued and not lenient else None,
                            WHY.get(attack, ()))
-        if dt > 10:
-            slow.append((dt, name))
-        if why is not None and why.startswith("NAMES N"):
-            unnamed += 1
-            print(f"WARN {name}: {why}", flush=True)
-        elif why is not None:
-            failed += 1
-            print(f"FAIL {name}: {why}", flush=True)
-        elif args.v:
-            print(f"ok   {name} ({dt:.2f} s)", flush=True)
-    for dt, name in sorted(slow, reverse=True):
-        print(f"slow {dt:.1f} s: {name}")
-    print(f"{tried} invocations, {failed} failed, {unnamed} refused naming no file, flag, "
-          f"argument or key (WARN)")
-    return 1 if failed else 0
+        tally.record(name, why, dt)
+    return tally.report("refused naming no file, flag, argument or key")
 
 
 if __name__ == "__main__":

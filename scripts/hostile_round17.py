@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hostile_round16  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 from hostile_round16 import CSV, run_case  # noqa: E402
+from hostile_tally import Tally  # noqa: E402
 
 from netmodel.cli.main import cli  # noqa: E402
 
@@ -270,12 +271,10 @@ def main() -> int:
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
     signal.signal(signal.SIGALRM, _alarm)
-    tried = failed = warned = 0
-    slow = []
+    tally = Tally("NAMES N", args.v)
     for name, argv, setup, lenient, value in cases():
         if args.k not in name:
             continue
-        tried += 1
         signal.alarm(60)
         try:
             why, dt = run_case(argv, setup, lenient)
@@ -289,21 +288,8 @@ def main() -> int:
         if why is None and said is not None and said.exit_code == 2 and \
                 not ALLOWED.search(said.output):
             why = f"NAMES NOT WHAT IS ALLOWED | {said.output.strip()[:300]}"
-        if dt > 10:
-            slow.append((dt, name))
-        if why is not None and why.startswith("NAMES N"):
-            warned += 1
-            print(f"WARN {name}: {why}", flush=True)
-        elif why is not None:
-            failed += 1
-            print(f"FAIL {name}: {why}", flush=True)
-        elif args.v:
-            print(f"ok   {name} ({dt:.2f} s)", flush=True)
-    for dt, name in sorted(slow, reverse=True):
-        print(f"slow {dt:.1f} s: {name}")
-    print(f"{tried} invocations, {failed} failed, {warned} refused naming no flag, file or "
-          f"argument, or not what is allowed (WARN)")
-    return 1 if failed else 0
+        tally.record(name, why, dt)
+    return tally.report("refused naming no flag, file or argument, or not what is allowed")
 
 
 if __name__ == "__main__":
