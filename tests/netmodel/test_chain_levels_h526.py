@@ -24,13 +24,10 @@ from netmodel.study import availability_chain as ac
 from netmodel.study import availability_threshold as at
 
 
-def reference(caps: tuple, classes: list, limit: int | None = None):
-    """The chain as a plain breadth-first search over dictionaries: states (sorted tuples
-    of ((hold index, spares of each pool), count)), spares busy, rows, cols, rates."""
-    m = len(caps)
-    holds = sorted({hold for _, hold, _ in classes})
+def _states_met():
+    """The references' list of states met, in order (each a sorted tuple of a dict's
+    items, the empty one first), and ``at(d)``: ``d``'s index, a new one where it is new."""
     index, states = {(): 0}, [()]
-    rows, cols, vals, busy = [], [], [], []
 
     def at(d):
         key = tuple(sorted(d.items()))
@@ -38,6 +35,17 @@ def reference(caps: tuple, classes: list, limit: int | None = None):
             index[key] = len(states)
             states.append(key)
         return index[key]
+
+    return states, at
+
+
+def reference(caps: tuple, classes: list, limit: int | None = None):
+    """The chain as a plain breadth-first search over dictionaries: states (sorted tuples
+    of ((hold index, spares of each pool), count)), spares busy, rows, cols, rates."""
+    m = len(caps)
+    holds = sorted({hold for _, hold, _ in classes})
+    states, at = _states_met()
+    rows, cols, vals, busy = [], [], [], []
 
     i = 0
     while i < len(states):
@@ -166,15 +174,8 @@ def held_reference(classes: tuple, cap: int, n_types: int):
     """The chain of holdings as a plain breadth-first search over dictionaries: states
     (sorted tuples of ((hold, spares, refusal mark), count)), rows, cols, rates, each
     state's timer arrivals of each mark and refusals carried of each mark."""
-    index, states = {(): 0}, [()]
+    states, at_ = _states_met()
     rows, cols, vals, timer = [], [], [], []
-
-    def at_(d):
-        key = tuple(sorted(d.items()))
-        if key not in index:
-            index[key] = len(states)
-            states.append(key)
-        return index[key]
 
     i = 0
     while i < len(states):
