@@ -9,7 +9,9 @@ pair by pair (:meth:`PlannedRoutes._route_ids`: a node to itself and direct neig
 numpy, the rest from :class:`~netmodel.collectives.route_search.SearchedRoutes`); and
 :meth:`PlannedRoutes.loads` and :meth:`PlannedRoutes.link_loads`, the bytes per byte of
 ``n`` each directed link carries. :class:`PlannedRoutes` is a mixin of
-:class:`~netmodel.collectives.routing.Router`.
+:class:`~netmodel.collectives.routing.Router`; a large batch of searched routes is sampled
+and its work estimated before it is routed by
+:class:`~netmodel.collectives.route_sampling.SampledRoutes`, mixed in here.
 """
 
 from __future__ import annotations
@@ -23,14 +25,13 @@ import numpy as np
 
 from netmodel.collectives.route_bulk import add_template
 from netmodel.collectives.route_joint import JOINT_TRANSFERS, joint_loads
+from netmodel.collectives.route_sampling import SampledRoutes
 from netmodel.collectives.route_types import (
-    DAG_NODES,
     KIND_GPU,
     KIND_SWITCH,
     PLAN_FIELDS,
     NoPath,
     Plan,
-    TooManyRouteLinks,
 )
 from netmodel.collectives.steps import Pairs
 
@@ -46,25 +47,6 @@ __all__ = ["PlannedRoutes"]
 #: are done together with numpy (:meth:`Router._spread_many`); fewer, one by one (each
 #: level of the numpy walk costs a few tens of numpy calls, whatever the pairs).
 _WALK_MANY = 64
-#: From this many pairs to route by search at once (not from templates: a direct-connect
-#: fabric's, GPUs forwarding), a sample of :data:`_SAMPLE_PAIRS` of them is routed first and
-#: the links of all of them estimated from it, before the rest are routed
-#: (:meth:`PlannedRoutes._check_search_work`).
-_SAMPLE_FROM = 1 << 16
-_SAMPLE_PAIRS = 512
-#: ... and past ``DAG_NODES`` nodes, where each pair is searched on its own (about a
-#: millisecond each on a 131,072-GPU torus), from this many; also on a torus of one
-#: bandwidth there, whose pairs are walked many at once (``_spread_rows_torus``) under the
-#: limits set for the search, so that the same batches are refused.
-_SAMPLE_FROM_ONE_BY_ONE = 4 * _SAMPLE_PAIRS
-#: The most route links such a batch may hold (estimated): with the shortest paths towards
-#: each destination kept as arrays (fabrics of up to ``DAG_NODES`` nodes), each link
-#: costs about 110 bytes at the peak and 1.6 us (a 16x16x16 torus, direct all-reduce over
-#: 1,024 GPUs: 1,047,552 pairs, 116 M links estimated, 13.1 GB peak RSS, 185 s; 512 GPUs:
-#: 261,632 pairs, 2.4 GB, 38 s); beyond, searched pair by pair in Python, about 35 us each
-#: (a 64x64x32 torus, 64 GPUs: 58,176 links in 2.1 s; 1,024 GPUs ran past 300 s).
-_SEARCH_LINKS = 40_000_000
-_SEARCH_LINKS_ONE_BY_ONE = 2_000_000
 #: The most bytes of routed plans a router keeps (:meth:`Router._keep_plan`), 64 MiB: 256
 #: plans of every instance's pairwise all-to-all step on 16,384 GPUs at once (1.6 MB each)
 #: plus a direct step's (389 MB) held 0.8 GB that ``compare --instances all`` on a 16k
@@ -193,7 +175,7 @@ _LEGS_ONCE = 4096
 
 
 
-class PlannedRoutes:
+class PlannedRoutes(SampledRoutes):
     """Many transfers of :class:`~netmodel.collectives.routing.Router` routed at once into
     plans and link loads (a mixin: the methods stay on ``Router``).
 
@@ -205,10 +187,6 @@ class PlannedRoutes:
     (``_plans``, ``_plan_bytes``), the link loads (``_loads_kept``, ``_loads_size``) and the
     table of routes not made from templates (``_rt_*``).
     """
-
-    #: Whether the batch being planned had its sample routed and its estimate checked
-    #: before it was described (:meth:`_sample_before_describing`).
-    _sampled = False
 
     def _node_ids(self, transfers: Transfers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Source and destination node numbers and fractions of ``transfers``."""
@@ -704,99 +682,6 @@ class PlannedRoutes:
                 self._rt_latency.extend(np.array([r.latency for r in ok], dtype=float))
                 self._rt_hops.extend(np.array([r.hops for r in ok], dtype=np.int64))
                 self._rt_scaleout.extend(np.array([r.scaleout for r in ok], dtype=bool))
-
-    def _sample_from(self) -> int:
-        """From how many pairs to search :meth:`_learn_routes` routes a sample first."""
-        return _SAMPLE_FROM if self._dag_sized else _SAMPLE_FROM_ONE_BY_ONE
-
-    def _sample_first(self, key: np.ndarray, slow: np.ndarray) -> np.ndarray:
-        """Route a sample of the pairs ``slow`` (indices into ``key``, ``src * n + dst``:
-        distinct pairs to search, in order of first appearance) into the table, kept as
-        the others, and estimate the rest from it (:meth:`_check_search_work`, which
-        raises past the limit); returns the pairs left."""
-        pick = np.unique(np.linspace(0, len(slow) - 1, _SAMPLE_PAIRS).astype(np.int64))
-        sample = key[slow[pick]]
-        self._learn_routes(sample // self._n, sample % self._n)
-        self._check_search_work(sample, len(slow))
-        return np.delete(slow, pick)
-
-    def _sample_before_describing(self, src: np.ndarray, dst: np.ndarray) -> bool:
-        """:meth:`_learn_routes`'s sample and estimate of the transfers ``src[i] ->
-        dst[i]`` (node numbers), done before they are described (:meth:`_describe`) and
-        their route ids looked up, where every transfer is routed on its own (a fabric of
-        GPUs only: no switched templates) and they are many: the same pairs, sample and
-        figures, from numpy arrays alone, so that a batch past the limit is refused first
-        (a direct all-reduce over the 4,096 GPUs of a 16x16x16 torus, 16.8 million
-        transfers, held 6.0 GB to be refused). True where the sample was routed (then
-        :meth:`_learn_routes` routes the rest without another); raises
-        :class:`TooManyRouteLinks` past the limit."""
-        if len(src) <= self._sample_from() or not (self._code == KIND_GPU).all():
-            return False
-        n = self._n
-        key = src * n + dst   # the pairs as keys alone: no other array as long
-        # which keys are among some set: a mark per possible key where those are no more
-        # than the bytes of the keys (an all-pairs step), else a search of the set sorted
-        marks = np.zeros(n * n, dtype=bool) if n * n <= 8 * len(key) else None
-
-        def among(keys: np.ndarray, of: np.ndarray) -> np.ndarray:
-            if marks is not None:
-                marks[:] = False
-                marks[of] = True
-                return marks[keys]
-            of = np.sort(of)
-            at = np.searchsorted(of, keys)
-            np.minimum(at, len(of) - 1, out=at)
-            return of[at] == keys
-
-        if self._rt_id:   # the pairs routed before are not routed again
-            hit = among(key, np.fromiter(self._rt_id, np.int64, count=len(self._rt_id)))
-            if hit.any():
-                key = key[~hit]
-            del hit
-        if marks is not None:
-            marks[:] = False
-            marks[key] = True
-            twice = int(np.count_nonzero(marks)) < len(key)
-        else:
-            ordered = np.sort(key)
-            twice = bool((ordered[1:] == ordered[:-1]).any())
-            del ordered
-        if twice:   # each pair once, where first seen
-            _, first = np.unique(key, return_index=True)
-            first.sort()
-            key = key[first]
-            del first
-        # not a node to itself (s * n + s = s * (n + 1)), nor a link's ends
-        slow = key % (n + 1) != 0
-        if len(self._keys):
-            slow &= ~among(key, self._keys)
-        slow = np.flatnonzero(slow)
-        if len(slow) <= self._sample_from():
-            return False
-        self._sample_first(key, slow)
-        return True
-
-    def _check_search_work(self, sample: np.ndarray, pairs: int) -> None:
-        """:class:`TooManyRouteLinks` when ``pairs`` routes found by search, estimated from
-        the routes already learnt of the ``sample`` keys (``src * n + dst``), would hold
-        more links than :data:`_SEARCH_LINKS` (:data:`_SEARCH_LINKS_ONE_BY_ONE` past
-        ``DAG_NODES`` nodes, where each pair is searched on its own)."""
-        ids = np.fromiter(map(self._rt_id.__getitem__, sample.tolist()), np.int64,
-                          count=len(sample))
-        ids = ids[ids >= 0]
-        if not len(ids):
-            return
-        ptr = self._rt_ptr.a
-        links = pairs * float(np.mean(ptr[ids + 1] - ptr[ids]))
-        batch = self._dag_sized
-        limit = _SEARCH_LINKS if batch else _SEARCH_LINKS_ONE_BY_ONE
-        if links > limit:
-            how = "" if batch else f", searched one pair at a time past {DAG_NODES:,} linked nodes"
-            raise TooManyRouteLinks(
-                f"routing {pairs:,} transfers over this fabric's shortest paths would hold "
-                f"about {links:,.0f} route links (from a sample of {len(sample)}{how}), more "
-                f"than the router's limit of {limit:,}: use a smaller group or another "
-                f"algorithm")
 
     def _plan_small(self, src: np.ndarray, dst: np.ndarray, frac: np.ndarray) -> Plan:
         """:meth:`plan_nodes` of a few transfers with plain loops (numpy calls cost more

@@ -1,5 +1,5 @@
 """Routes found by search (a direct-connect fabric's, GPUs forwarding) are estimated from a
-sample before a large batch is routed (route_plans._SAMPLE_FROM pairs and more): past the
+sample before a large batch is routed (route_sampling._SAMPLE_FROM pairs and more): past the
 router's limit of route links the batch is refused in one line (TooManyRouteLinks), and an
 algorithm that needs it is left out of the fastest-of choice instead of holding gigabytes
 (h257: 'collective all-reduce --fabric torus:dims=16x16x16 --group 1024' held 13.1 GB for
@@ -13,7 +13,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from netmodel.collectives import route_plans
+from netmodel.collectives import route_sampling
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import NotApplicable
@@ -41,13 +41,13 @@ def test_a_sample_first_routes_the_same_bits(monkeypatch, spec, p, one_by_one):
     graph = build(spec)
     transfers = _all_pairs(p)
     if one_by_one:
-        monkeypatch.setattr(route_plans, "DAG_NODES", 100)
-    monkeypatch.setattr(route_plans, "_SAMPLE_FROM", 10**9)
-    monkeypatch.setattr(route_plans, "_SAMPLE_FROM_ONE_BY_ONE", 10**9)
+        monkeypatch.setattr(route_sampling, "DAG_NODES", 100)
+    monkeypatch.setattr(route_sampling, "_SAMPLE_FROM", 10**9)
+    monkeypatch.setattr(route_sampling, "_SAMPLE_FROM_ONE_BY_ONE", 10**9)
     plain = Router(graph)
     want = _digest(plain.loads(transfers))
-    monkeypatch.setattr(route_plans, "_SAMPLE_FROM", 1000)
-    monkeypatch.setattr(route_plans, "_SAMPLE_FROM_ONE_BY_ONE", 1000)
+    monkeypatch.setattr(route_sampling, "_SAMPLE_FROM", 1000)
+    monkeypatch.setattr(route_sampling, "_SAMPLE_FROM_ONE_BY_ONE", 1000)
     sampled = Router(graph)
     assert _digest(sampled.loads(transfers)) == want
     # every pair routed once: the sample is not routed twice
@@ -64,9 +64,9 @@ def test_the_estimate_is_the_mean_of_the_sample(monkeypatch):
     r.loads(transfers)
     nbr = sum(1 for a, b, _ in transfers if graph.has_edge(a, b))
     searched = len(r._rt_links.a) - nbr
-    monkeypatch.setattr(route_plans, "_SAMPLE_FROM", 1000)
-    monkeypatch.setattr(route_plans, "_SEARCH_LINKS", 1)
-    with pytest.raises(route_plans.TooManyRouteLinks) as err:
+    monkeypatch.setattr(route_sampling, "_SAMPLE_FROM", 1000)
+    monkeypatch.setattr(route_sampling, "_SEARCH_LINKS", 1)
+    with pytest.raises(route_sampling.TooManyRouteLinks) as err:
         Router(graph).loads(transfers)
     text = str(err.value)
     assert f"routing {len(transfers) - nbr:,} transfers" in text
@@ -76,8 +76,8 @@ def test_the_estimate_is_the_mean_of_the_sample(monkeypatch):
 
 
 def test_past_the_limit_direct_is_left_out_and_named(monkeypatch):
-    monkeypatch.setattr(route_plans, "_SAMPLE_FROM", 1000)
-    monkeypatch.setattr(route_plans, "_SEARCH_LINKS", 50_000)
+    monkeypatch.setattr(route_sampling, "_SAMPLE_FROM", 1000)
+    monkeypatch.setattr(route_sampling, "_SEARCH_LINKS", 50_000)
     model = FabricCostModel(build("torus:dims=6x6x6"))
     group = model.group(120)
     with pytest.raises(NotApplicable, match="route links"):
@@ -87,8 +87,8 @@ def test_past_the_limit_direct_is_left_out_and_named(monkeypatch):
 
 
 def test_the_command_line_says_it_in_one_line(monkeypatch):
-    monkeypatch.setattr(route_plans, "_SAMPLE_FROM", 1000)
-    monkeypatch.setattr(route_plans, "_SEARCH_LINKS", 50_000)
+    monkeypatch.setattr(route_sampling, "_SAMPLE_FROM", 1000)
+    monkeypatch.setattr(route_sampling, "_SEARCH_LINKS", 50_000)
     r = run_cli(["collective", "all-reduce", "--fabric", "torus:dims=6x6x6", "--group", "120",
                  "--algorithm", "direct"])
     one_line_error(r, "direct: routing", "route links", "limit of 50,000",

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from netmodel.collectives import route_plans
+from netmodel.collectives import route_sampling
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.route_sharing import clear_shared_routes
 from netmodel.collectives.routing import Router
@@ -104,7 +104,7 @@ def _refusal(graph, transfers, early: bool, monkeypatch) -> str:
         def no_describe(self, src, dst):
             raise AssertionError("described before the estimate")
         monkeypatch.setattr(Router, "_describe", no_describe)
-    with pytest.raises(route_plans.TooManyRouteLinks) as err:
+    with pytest.raises(route_sampling.TooManyRouteLinks) as err:
         r.loads(transfers)
     monkeypatch.undo()
     return str(err.value)
@@ -122,11 +122,11 @@ def test_a_refused_batch_is_refused_before_it_is_described(monkeypatch, repeat, 
     transfers = [(a, b, 1.0) for a in gpus for b in gpus if a != b]
     if repeat:   # a pair twice, and the batch's first pairs again at its end
         transfers = transfers + transfers[:2000]
-    monkeypatch.setattr(route_plans, "_SAMPLE_FROM", 1000)
-    monkeypatch.setattr(route_plans, "_SEARCH_LINKS", 1)
+    monkeypatch.setattr(route_sampling, "_SAMPLE_FROM", 1000)
+    monkeypatch.setattr(route_sampling, "_SEARCH_LINKS", 1)
     early = _refusal(graph, transfers, True, monkeypatch)
-    monkeypatch.setattr(route_plans, "_SAMPLE_FROM", 1000)
-    monkeypatch.setattr(route_plans, "_SEARCH_LINKS", 1)
+    monkeypatch.setattr(route_sampling, "_SAMPLE_FROM", 1000)
+    monkeypatch.setattr(route_sampling, "_SEARCH_LINKS", 1)
     late = _refusal(graph, transfers, False, monkeypatch)
     assert early == late
     pairs = p * (p - 1)
