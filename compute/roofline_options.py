@@ -159,9 +159,9 @@ class RooflineOptions:
                 "is costed as without it (the roofline only, PP 1)."})
     mtp_acceptance: float = field(default=DEFAULT_ACCEPTANCE, metadata={
         "help": "Probability that each MTP draft token is accepted, in order (expected "
-                "tokens a step 1 + a + ... + a^K); default 0.9, the top of the DeepSeek-V3 "
-                "Technical Report's 85%-90% (arXiv 2412.19437, Section 5.4.3; "
-                "compute/data/mtp.toml)."})
+                f"tokens a step 1 + a + ... + a^K); default {DEFAULT_ACCEPTANCE:g}, the top "
+                f"of the DeepSeek-V3 Technical Report's {_DATA['low']:.0%}-{_DATA['high']:.0%} "
+                "(arXiv 2412.19437, Section 5.4.3; compute/data/mtp.toml)."})
 
     def to_dict(self) -> dict:
         """JSON-ready settings: the fields, ``profile`` left out without one (so the

@@ -52,6 +52,22 @@ def _tuner_help() -> str:
             "collective_tuner_plugins.toml).")
 
 
+def _buffsize_help() -> str:
+    """``--nccl-buffsize``'s help, its default the Simple buffer the collective model's data
+    file holds (read here as plain TOML: the calibration loader imports numpy)."""
+    import tomllib
+    from importlib import resources
+
+    from compute.units import format_bytes
+
+    text = resources.files("netmodel").joinpath("data/collective_defaults.toml").read_text()
+    default = format_bytes(tomllib.loads(text)["pipeline"]["simple_buffer"])
+    return ("The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple protocol's "
+            f"buffer, whose eighth is its pipeline chunk (default NCCL's {default}, "
+            "collective_defaults.toml [pipeline] simple_buffer; with --scenario, the "
+            "scenario's nccl_buffsize).")
+
+
 def _tuner_metavar() -> str:
     from netmodel.collectives.tuner_plugin import tuner_names
 
@@ -360,11 +376,7 @@ _routing_options = [
                  show_default="none; with --scenario the scenario's",
                  metavar_from=_tuner_metavar, help_from=_tuner_help),
     click.option("--nccl-buffsize", "buffsize", default=None, metavar="SIZE",
-                 type=ReadAs(_buffsize),
-                 help="The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple "
-                 "protocol's buffer, whose eighth is its pipeline chunk (default NCCL's 4 "
-                 "MiB, collective_defaults.toml [pipeline] simple_buffer; with --scenario, "
-                 "the scenario's nccl_buffsize)."),
+                 type=ReadAs(_buffsize), cls=RegistryHelp, help_from=_buffsize_help),
     click.option("--nccl-release", "release_text", default=None, metavar="RELEASE",
                  help="The NCCL release to emulate (MAJOR.MINOR[.PATCH], e.g. 2.26 or "
                  "2.28.9): the constants that differ by release (Blackwell's NVLS channels "

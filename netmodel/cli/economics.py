@@ -71,27 +71,49 @@ def _sms(text):
     return n, k
 
 
+def _economics_help(text: str):
+    """A help writer: ``text`` with its ``{name}`` fields filled by the rows of
+    compute/data/economics.toml as the file writes them (:func:`compute.rows.economics`'
+    ``raw``: 300 for the wafer diameter in mm), read when help is shown."""
+    def write() -> str:
+        from compute.rows import economics
+
+        return text.format_map({name: row.raw for name, row in economics().items()})
+
+    return write
+
+
 @click.command("yield")
-@click.option("--area", "area_text", default=None, metavar="MM2",
-              help="Die area in mm^2 (814 for an H100; suffix cm2 also taken).")
+@click.option("--area", "area_text", default=None, metavar="MM2", cls=RegistryHelp,
+              help_from=_economics_help("Die area in mm^2 ({reference_die_area:g} for an "
+                                        "H100; suffix cm2 also taken)."))
 @click.option("--gpu", "gpu_name", default=None, metavar="NAME|FILE",
               help="A GPU's logic die instead of --area and --sms: its area, SMs and "
                    "process's wafer price (catalog name or GPU file).")
-@click.option("--defect-density", "density_text", default=None, metavar="D",
-              help="Defects per cm^2 (default 0.1: TSMC N5).")
+@click.option("--defect-density", "density_text", default=None, metavar="D", cls=RegistryHelp,
+              help_from=_economics_help("Defects per cm^2 (default {defect_density:g}: "
+                                        "TSMC N5)."))
 @click.option("--model", "model", default=None, cls=RegistryHelp,
               metavar_from=registry_metavar("compute.dies", "YIELD_MODELS"),
-              help="Yield model (default negative-binomial, Patterson & Hennessy).")
-@click.option("--alpha", "alpha_text", default=None, metavar="A",
-              help="Clustering of the negative binomial (default 2).")
-@click.option("--wafer-diameter", "diameter_text", default=None, metavar="300mm",
-              help="Wafer diameter (default 300mm).")
-@click.option("--wafer-price", "price_text", default=None, metavar="USD",
-              help="Price of one processed wafer (default 18000: TSMC N4/N5, an estimate).")
-@click.option("--sms", "sms_text", default=None, metavar="N/K",
-              help="Harvest: N physical SMs, good when K work (144/132 for an H100).")
+              help_from=_economics_help("Yield model (default {yield_model}, Patterson & "
+                                        "Hennessy)."))
+@click.option("--alpha", "alpha_text", default=None, metavar="A", cls=RegistryHelp,
+              help_from=_economics_help("Clustering of the negative binomial (default "
+                                        "{clustering_alpha:g})."))
+@click.option("--wafer-diameter", "diameter_text", default=None, cls=RegistryHelp,
+              metavar_from=_economics_help("{wafer_diameter:g}mm"),
+              help_from=_economics_help("Wafer diameter (default {wafer_diameter:g}mm)."))
+@click.option("--wafer-price", "price_text", default=None, metavar="USD", cls=RegistryHelp,
+              help_from=_economics_help("Price of one processed wafer (default "
+                                        "{wafer_price:g}: TSMC N4/N5, an estimate)."))
+@click.option("--sms", "sms_text", default=None, metavar="N/K", cls=RegistryHelp,
+              help_from=_economics_help("Harvest: N physical SMs, good when K work "
+                                        "({reference_sms_physical:g}/"
+                                        "{reference_sms_enabled:g} for an H100)."))
 @click.option("--critical-fraction", "critical_text", default=None, metavar="F",
-              help="With --sms: share of the die no spare covers (default 0.1).")
+              cls=RegistryHelp,
+              help_from=_economics_help("With --sms: share of the die no spare covers "
+                                        "(default {critical_fraction:g})."))
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (units in the keys).")
 def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | None,
               model: str | None, alpha_text: str | None, diameter_text: str | None,

@@ -463,6 +463,15 @@ def _phase(text: str) -> str:
 _CHOICES = "netmodel.study.choice_names"   # light: --help loads no numpy
 _SPARE_PLACEMENTS = registry_metavar(_CHOICES, "SPARE_PLACEMENTS")
 
+
+def _data(table: str) -> dict:
+    """The failure catalog's ``table`` as its data file holds it
+    (:func:`netmodel.study.choice_names.failure_data`, no numpy): the defaults the help
+    states, read when help is shown."""
+    from netmodel.study.choice_names import failure_data
+
+    return failure_data()[table]
+
 _common = [
     click.option("--scenario", "scenario", default=None, metavar="S", cls=RegistryHelp,
                  help_from=lambda: f"The scenario: {scenario_help()} (or --fabric)."),
@@ -484,9 +493,10 @@ _common = [
                  help="Cluster size in GPUs: a multiple of the scenario's fabric (copies of "
                  "it), up to 131,072 (default: one copy; also --gpus N). The GPU itself is "
                  "the scenario's: NAME@GPU."),
-    click.option("--area-share", type=REAL, default=None, metavar="X",
-                 help="Share of the GPU failure rate that grows with silicon area "
-                 "(default 0.638; plausible 0.362-0.914)."),
+    click.option("--area-share", type=REAL, default=None, metavar="X", cls=RegistryHelp,
+                 help_from=lambda: "Share of the GPU failure rate that grows with silicon "
+                 "area (default {area_share:g}; plausible {area_share_low:g}-"
+                 "{area_share_high:g}).".format_map(_data("gpu"))),
     click.option("--repair", type=RegistryChoice(registry_names(_CHOICES, "REPAIRS")),
                  default="local",
                  show_default=True, help="Repair from a local pool of parts, or the vendor's "
@@ -496,17 +506,23 @@ _common = [
                  "reference GPU's whole rate, split into gpu-die and gpu-package."),
     click.option("--repair-time", "repair_times", multiple=True, metavar="CLASS=T",
                  help="Repair time of CLASS, e.g. gpu-die=7d (repeat)."),
-    click.option("--detection", default=None, metavar="T", help="Failure detection time "
-                 "(default 30s).", type=ReadAs(lambda t: _seconds(t, "--detection"))),
-    click.option("--warmup", default=None, metavar="T", help="Spare warm-up time (default 60s).",
+    click.option("--detection", default=None, metavar="T", cls=RegistryHelp,
+                 help_from=lambda: "Failure detection time (default "
+                 "{detection_s:g}s).".format_map(_data("recovery")),
+                 type=ReadAs(lambda t: _seconds(t, "--detection"))),
+    click.option("--warmup", default=None, metavar="T", cls=RegistryHelp,
+                 help_from=lambda: "Spare warm-up time (default "
+                 "{warmup_s:g}s).".format_map(_data("recovery")),
                  type=ReadAs(lambda t: _seconds(t, "--warmup"))),
-    click.option("--load-from", default=None,
+    click.option("--load-from", default=None, cls=RegistryHelp,
                  type=RegistryChoice(registry_names(_CHOICES, "LOAD_SOURCES")),
-                 help="Where a spare loads its weight shard (default fabric: a peer "
-                 "instance at the GPU's scale-up bandwidth)."),
-    click.option("--load-bandwidth", default=None, metavar="BW",
-                 help="Storage bandwidth of a host for --load-from storage, shared by its "
-                 "GPUs (default 100GB/s).",
+                 help_from=lambda: "Where a spare loads its weight shard (fabric: a peer "
+                 "instance at the GPU's scale-up bandwidth; default "
+                 "{load_from}).".format_map(_data("recovery"))),
+    click.option("--load-bandwidth", default=None, metavar="BW", cls=RegistryHelp,
+                 help_from=lambda: "Storage bandwidth of a host for --load-from storage, "
+                 "shared by its GPUs (default "
+                 "{storage_GBps_per_host:g}GB/s).".format_map(_data("recovery")),
                  type=ReadAs(_storage_bandwidth)),
     slo_option("prefill"),
     slo_option("decode"),
