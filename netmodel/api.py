@@ -376,7 +376,9 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
             scheduler: str | None = None) -> CompareResult:
     """The best configuration of every model on every scenario's fabric, per phase
     (default: every shipped scenario, both phases); ``gpus`` runs each scenario with each
-    of those GPU types instead of its own. ``parallelism``: ``auto``, ``tp`` or ``all``;
+    of those GPU types instead of its own, the baseline ``h100-dgx`` also on its own H100
+    (:func:`~netmodel.study.scenario_catalog.expand_scenarios`; :func:`sweep` alike).
+    ``parallelism``: ``auto``, ``tp`` or ``all``;
     ``reliability`` adds the blast-radius columns; ``workers`` / ``scheduler`` run the
     cells on Dask (the ``distributed`` extra), with identical results."""
     from compute.validate import flag

@@ -61,6 +61,14 @@ def _check_out(out_dir: str | None) -> None:
         check_folder_path(out_dir)
 
 
+def _gpus_help() -> str:
+    """``--gpus``'s help, one rule for ``compare`` and ``sweep``
+    (:func:`~netmodel.study.scenario_catalog.expand_scenarios`)."""
+    return (f"Run every scenario with each of these GPUs instead of its own (the baseline "
+            f"{BASELINE_SCENARIO}, when named, also runs on its own GPU, just before its "
+            f"copies, so the reference stays today's cluster): {gpu_help(many=True)}.")
+
+
 def _names(what: str, *texts: str) -> list[str]:
     """The comma-separated names of ``texts`` (an option's value, or each of its repeats),
     none twice however spelled (:func:`netmodel.cli.resolve.distinct_names`)."""
@@ -469,10 +477,7 @@ def _show_scenario(ref: str, as_json: bool) -> None:
 @list_option("--scenarios", "scenarios_text", default=None, metavar="LIST",
              help_from=lambda: f"The scenarios (default every shipped one): "
              f"{scenario_help(many=True)}.")
-@list_option("--gpus", "gpus_text", default=None, metavar="LIST",
-             help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
-             f"own ({BASELINE_SCENARIO}, the baseline, when named, also runs on its own GPU "
-             f"beside them): {gpu_help(many=True)}.")
+@list_option("--gpus", "gpus_text", default=None, metavar="LIST", help_from=_gpus_help)
 @phase_option(default="both", takes="list", dest="phase_text")
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write compare.csv, compare.json and the figures there "
@@ -490,14 +495,15 @@ def compare(list_: bool, show: str | None, models_text: str, scenarios_text: str
     if _scenario_listing(list_, show, as_json):
         return
     from netmodel.study.compare import run_compare, write_compare
-    from netmodel.study.scenario_catalog import scenario_names
+    from netmodel.study.scenario_catalog import expand_scenarios, scenario_names
 
     scenarios = _names("--scenarios", scenarios_text) if scenarios_text is not None else \
         list(scenario_names())
     gpus = _names("--gpus", gpus_text) if gpus_text is not None else None
     models, phases, settings = _search_settings(models_text, phase_text, kw)
     _check_out(out_dir)
-    total = len(models) * len(phases) * len(scenarios) * (len(gpus) if gpus else 1)
+    # the searches run_compare makes: the scenarios as --gpus expands them, the baseline too
+    total = len(models) * len(phases) * len(expand_scenarios(scenarios, gpus))
     _run_and_report("compare", total, kw, functools.partial(
         run_compare, models, scenarios, phases, gpus=gpus, reliability=reliability, **settings),
         write_compare, out_dir, as_json, settings["options"])
@@ -525,9 +531,7 @@ def compare(list_: bool, show: str | None, models_text: str, scenarios_text: str
              metavar="LIST",
              help_from=lambda: f"The models: {model_help(many=True)}.")
 @phase_option(default="decode", takes="list", dest="phase_text")
-@list_option("--gpus", "gpus_text", default=None, metavar="LIST",
-             help_from=lambda: f"Run every scenario with each of these GPUs instead of its "
-             f"own: {gpu_help(many=True)}.")
+@list_option("--gpus", "gpus_text", default=None, metavar="LIST", help_from=_gpus_help)
 @click.option("--out", "out_dir", default=None, type=OutputFolder(),
               metavar="DIR", help="Also write sweep.csv, sweep.json and sweep.png there (all or "
               "nothing).")

@@ -332,8 +332,10 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
 
     ``baseline`` names the scenario (by name or label) whose tokens/s/SM the others are
     divided by; when it is not among ``scenarios`` the first scenario is the baseline.
-    With ``gpus``, the baseline scenario also runs with its own GPU (``h100-dgx`` stays on
-    the H100 beside its copies on the other GPUs) and that row is the baseline.
+    With ``gpus``, the baseline scenario also runs as given (``h100-dgx`` on its H100, just
+    before its copies on the other GPUs: the rule of
+    :func:`~netmodel.study.scenario_catalog.expand_scenarios`, which ``run_sweep`` follows
+    too) and that row is the baseline.
     ``instances``: ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own
     ``instances`` setting; see :mod:`netmodel.study.scenario_collectives`). ``collectives``: a dict
     ``{label: ScenarioCollectives}`` shared between calls, so a second comparison of the same
@@ -360,11 +362,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     if gpus is not None and not gpus:   # it ran each scenario's own GPU, as None does
         raise UserError("gpus is empty: give at least one GPU name or GpuSpec, or gpus=None "
                         "to run each scenario on its own GPU")
-    scens = expand_scenarios(scenarios, gpus)
-    own = [s for s in expand_scenarios(scenarios) if baseline in (s.name, s.label)] \
-        if gpus else []
-    if own and own[0].label not in {s.label for s in scens}:
-        scens.insert(0, own[0])   # keep the true baseline beside the swapped copies
+    scens = expand_scenarios(scenarios, gpus, baseline)
     if instances is not None:
         scens = [s.with_instances(instances) for s in scens]
     if not (models and phases):
@@ -414,7 +412,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
                 notes.setdefault(k, v)
     searches = [r for r, _, _ in found]
     rows = [row for _, row, _ in found]
-    base = own[0].label if own else _baseline_label(scens, baseline)
+    base = _baseline_label(scens, baseline)
     rows = _with_ratios(rows, base)
     settings = {"slo": slo.to_dict(),
                 "prompt_tokens": make_workload("prefill", prompt, context).prompt,

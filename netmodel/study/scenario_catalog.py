@@ -21,6 +21,7 @@ from compute.config_files import missing_named_file
 from compute.errors import UserError, known
 from compute.hardware import GpuSpec
 from compute.validate import describe, listed
+from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.scenarios import Scenario, load_scenario, load_scenario_text
 
 __all__ = ["expand_scenarios", "get_scenario", "instances_note", "is_scenario_ref",
@@ -137,18 +138,30 @@ def get_scenario(ref: str | Scenario) -> Scenario:
 
 
 def expand_scenarios(scenarios: Iterable[str | Scenario],
-                     gpus: Collection[str | GpuSpec] | None = None) -> list[Scenario]:
+                     gpus: Collection[str | GpuSpec] | None = None,
+                     baseline: str | None = BASELINE_SCENARIO) -> list[Scenario]:
     """Scenario objects from names/paths (``NAME@GPU`` allowed); with ``gpus`` every
-    scenario is run with each of those GPUs instead of its own. Duplicates are dropped; two
-    different scenarios of one label (a file named as a shipped scenario, on its GPU) are
-    refused, as the results, keyed by label, would keep one of them."""
+    scenario is run with each of those GPUs instead of its own, but the baseline (the
+    scenario ``baseline`` names, by name or label: ``h100-dgx``, today's cluster, which the
+    others are measured against) also runs as given, just before its copies: ``compare``
+    and ``sweep`` read ``--gpus`` by this one rule.
+    Duplicates are dropped; two different scenarios of one label (a file named as a shipped
+    scenario, on its GPU) are refused, as the results, keyed by label, would keep one of
+    them.
+
+    >>> [s.label for s in expand_scenarios(["lite-flat", "h100-dgx"], ["Lite+BW"])]
+    ['lite-flat@Lite+BW', 'h100-dgx@H100-SXM', 'h100-dgx@Lite+BW']
+    >>> [s.label for s in expand_scenarios(["h100-dgx"], ["H100-SXM", "Lite"])]
+    ['h100-dgx@H100-SXM', 'h100-dgx@Lite']
+    """
     scenarios = listed("scenarios", scenarios, "scenario names, paths or Scenario objects")
     gpus = None if gpus is None else listed("gpus", gpus, "GPU names or GpuSpec objects")
     out: dict[str, Scenario] = {}
     given: dict[str, object] = {}
     for ref in scenarios:
         s = get_scenario(ref)
-        for variant in ([s.with_gpu(g) for g in gpus] if gpus else [s]):
+        kept = [s] if not gpus or baseline in (s.name, s.label) else []
+        for variant in kept + [s.with_gpu(g) for g in gpus or ()]:
             if variant.label in out and out[variant.label] != variant:
                 raise UserError(f"scenarios {describe(_ref_text(given[variant.label]))} and "
                                 f"{describe(_ref_text(ref))} differ but are both "

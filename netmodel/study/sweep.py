@@ -115,7 +115,11 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
 
     ``params``: a list of one or two :class:`SweepParam` (checked as text is,
     :func:`~netmodel.study.sweep_params.check_param`) or ``PATH=RANGE`` strings; ``models``
-    and ``phases`` lists too (a lone name is refused, not read letter by letter). ``instances``:
+    and ``phases`` lists too (a lone name is refused, not read letter by letter). ``gpus``:
+    every scenario with each of those GPUs instead of its own, ``h100-dgx`` also on its
+    H100, just before its copies (:func:`~netmodel.study.scenario_catalog.expand_scenarios`,
+    as :func:`~netmodel.study.compare.run_compare` reads it); the first scenario is the
+    baseline (a scenario that never crosses it gets a note). ``instances``:
     ``"alone"`` or ``"all"`` for every scenario (None: each scenario's own setting).
     ``workers`` (a local Dask cluster of that many processes), ``scheduler`` (a running
     one's address) or ``executor`` (an open :class:`~netmodel.study.distributed.Executor`)

@@ -256,6 +256,15 @@ def test_sweep_figure_names_lines_whole_when_gpus_share_a_scenario(tmp_path):
     # to 10 us, 7.32 against 4.40 tokens/s/SM there)
     r = run_sweep(["h100-dgx", ring_scenario()], ["adjust.hop_latency=0.1us:10us:5"],
                   ["Llama-3-70B"], gpus=["Lite", "Lite+BW"])
+    # the baseline stays on its H100, first, beside its copies on the swept GPUs; no Lite
+    # line reaches it here, and the note under the table says so against the H100
+    assert r.labels == ("h100-dgx@H100-SXM", "h100-dgx@Lite", "h100-dgx@Lite+BW",
+                        "lite-ocs@Lite", "lite-ocs@Lite+BW")
+    base = r.curve("h100-dgx@H100-SXM", "Llama-3-70B", "decode", None)[1]
+    for lab in r.labels[1:]:
+        assert (r.curve(lab, "Llama-3-70B", "decode", None)[1] < base).all(), lab
+    assert "h100-dgx@H100-SXM stays above h100-dgx@Lite, h100-dgx@Lite+BW, lite-ocs@Lite " \
+        "and lite-ocs@Lite+BW" in "".join(r.no_crossing_lines())
     seen = _plotted(r, tmp_path)
     texts = seen["texts"]
     assert seen["corners"] == [(0.02, 0.03)]  # lower left is clear: it stays there
