@@ -79,7 +79,6 @@ from topologies.schema import (
     MEDIA,
     MEDIA_SET,
     NODE_KEYS,
-    OPTICAL_MEDIA,
     TRACE_MEDIA,
     as_real,
     check_graph_attributes,
@@ -89,6 +88,7 @@ from topologies.schema import (
     switch_problem,
     validate,
 )
+from topologies.schema_circuits import OPTICAL_MEDIA
 
 PROPAGATION_DELAY = 5e-9     # s per metre
 SCALEUP_LENGTH = 2.0         # m

@@ -49,13 +49,13 @@ from topologies.common import (
 from topologies.limits import check_size
 from topologies.registry import builder, format_value
 from topologies.schema import (
-    OPTICAL_MEDIA,
     circuit_count,
     circuit_each,
     circuit_via,
     gpu_nodes,
     validate,
 )
+from topologies.schema_circuits import OPTICAL_MEDIA
 
 __all__ = ["circuits_for", "drop_circuits", "ocs", "ocs_cabling", "ports_optics", "realize"]
 

@@ -97,9 +97,10 @@ the checks of one part each that the block builders reuse (:func:`check_graph_at
 (:func:`check_graph`, :func:`gpu_nodes`, :func:`gpu_spec`, :func:`gpu_types`,
 :func:`gpu_derivation`, :func:`edge_count`, :func:`circuit_count`, :func:`circuit_via`).
 The rule its texts obey, and the near misses of a name, are
-:mod:`topologies.schema_text`'s; a circuit's readers and the OCS cabling's checks are
-:mod:`topologies.schema_circuits`'; a fabric file's GPU types are read by
-:mod:`topologies.schema_gpu`.
+:mod:`topologies.schema_text`'s; a circuit's readers, the circuit edges' checks, the
+optical media and the OCS cabling's checks are :mod:`topologies.schema_circuits`'; a
+torus's ``dims`` is checked against its graph by :mod:`topologies.schema_torus`; a fabric
+file's GPU types are read by :mod:`topologies.schema_gpu`.
 """
 
 from __future__ import annotations
@@ -109,17 +110,16 @@ import numbers
 import operator
 from collections.abc import Hashable, Mapping
 from dataclasses import fields
-from itertools import chain, repeat
+from itertools import chain
 from typing import NoReturn
 
 import networkx as nx
-import numpy as np
 
 from compute.errors import UserError, find_name, known
 from compute.gpu_facts import check_gpu_file_facts, derivation
 from compute.hardware import GpuSpec, catalog
 from compute.units import check_plausible
-from compute.validate import MAX_TEXT_LENGTH, describe, is_whole, number_text, read_number
+from compute.validate import MAX_TEXT_LENGTH, describe, is_whole
 from topologies.limits import (
     MAX_RADIX,
     MAX_TIER,
@@ -130,9 +130,10 @@ from topologies.limits import (
     range_problem,
 )
 from topologies.schema_circuits import (
+    OPTICAL_MEDIA,
     check_cabling_columns,
     check_cabling_fits,
-    check_ports_held,
+    check_circuits,
     circuit_count,
     circuit_each,
     circuit_via,
@@ -140,9 +141,10 @@ from topologies.schema_circuits import (
     scale_cabling,
 )
 from topologies.schema_text import INVALID, check_attribute_texts, check_graph_texts, near_miss
+from topologies.schema_torus import check_dims
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "HOP_LATENCY", "LABELS", "LATENCY_SCALE", "MEDIA", "NODE_KEYS", "NODE_KINDS",
-           "OPTICAL_MEDIA", "TRACE_MEDIA", "UNITS", "catalog_clash", "circuit_count",
+           "TRACE_MEDIA", "UNITS", "catalog_clash", "circuit_count",
            "circuit_each", "circuit_via", "edge_count", "scale_bandwidth", "scale_cabling",
            "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate"]
 
@@ -154,9 +156,6 @@ MEDIA = ("on-package", "board", "copper", "pluggable-optics", "co-packaged-optic
 #: all four (NVIDIA, "Introducing NVIDIA HGX H100", developer blog, 2022; Fabric Manager
 #: user guide, "GPU Baseboard Topologies").
 TRACE_MEDIA = ("on-package", "board")
-#: Media that carry light, the only ones an OCS port takes (its mirrors steer light from
-#: fibre to fibre; Google's Palomar OCS, Jouppi et al., ISCA 2023).
-OPTICAL_MEDIA = ("pluggable-optics", "co-packaged-optics", "fibre")
 #: Required node attributes by kind.
 NODE_KEYS = {
     "gpu": ("gpu",),
@@ -573,26 +572,6 @@ def ocs_problem(node: Hashable, data: dict,
                  f"OCS, which switches light: allowed {known(OPTICAL_MEDIA)}")
 
 
-def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> None:
-    """An ``ocs-circuit`` edge: two GPUs, ``via`` the OCS node(s) it passes, ``optics`` (if
-    given) an optical medium."""
-    name = f"circuit {describe(u)}-{describe(v)}"
-    ends = [n for n in (u, v) if nodes[n].get("kind") != "gpu"]
-    if ends:
-        _bad(f"{name} ends on {nodes[ends[0]].get('kind')} {describe(ends[0])}: an ocs-circuit "
-             f"joins two GPUs through an OCS (an edge to the OCS is a fibre)")
-    via = circuit_via(u, v, data, nodes)
-    links = data.get("links", 1)
-    if via and len(via) != links:   # circuit_count counts links, drop_circuits the names
-        _bad(f"{name} 'via' {describe(data['via'])} names {len(via)} OCS for "
-             f"{describe(links)} circuits ('links'): one OCS a circuit")
-    circuit_each(u, v, data)
-    optics = data.get("optics")
-    if optics is not None and optics not in OPTICAL_MEDIA:
-        _bad(f"{name} optics {describe(optics)} must be the GPU ports' optical medium: "
-             f"{known(OPTICAL_MEDIA)}")
-
-
 def _got(value: object) -> str:
     """``got VALUE`` for a refusal of a number; for a text, that it is one (a GraphML
     ``<key>`` of ``attr.type`` ``string``, as tools that export every attribute as text
@@ -635,62 +614,6 @@ def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
     medium = data["medium"]
     if not isinstance(medium, str) or medium not in MEDIA_SET:
         _bad(f"edge {describe(u)}-{describe(v)} medium {describe(medium)} is not one of {known(MEDIA)}")
-
-
-def _check_dims(graph: nx.Graph, gpus: list) -> None:
-    """A torus's ``dims`` (its type checked already) against the graph: 1 to 3 sides >= 2
-    joined by ``x``, GPUs ``gpu0`` ... numbered row-major below their product (a degraded
-    torus may lack some), and every GPU-GPU edge joining neighbours of that torus (the
-    torus algorithm reads the shape from ``dims``; a ring labelled ``2x2`` would be
-    costed as a torus it is not)."""
-    dims = graph.graph["dims"]
-    sides = [read_number("invalid fabric graph: graph attribute 'dims'", x, whole=True)
-             for x in number_text("invalid fabric graph: graph attribute 'dims'", dims)
-             .lower().split("x")]   # the one number grammar ('٢x٢', '1_0x2')
-    if None in sides:
-        sides = []
-    if not 1 <= len(sides) <= 3 or min(sides) < 2:
-        _bad(f"graph attribute 'dims' must be 1 to 3 torus sides >= 2 joined by 'x' (e.g. "
-             f"'4x4'), got {describe(dims)}")
-    total = math.prod(sides)
-    if total >= 2**62:   # '1e400x2' is no float: its power of ten ({:.3g} raised OverflowError)
-        shown = f"{total:.3g}" if total.bit_length() < 1000 else \
-            f"about 10^{int(total.bit_length() * 0.30103)}"
-        _bad(f"graph attribute 'dims' {describe(dims)} is a torus of {shown} GPUs; its sides' "
-             f"product must be below 2^62")
-    index = np.empty(len(gpus), dtype=np.int64)
-    for k, g in enumerate(gpus):
-        name = g if isinstance(g, str) else ""
-        tail = name[3:]   # ASCII digits: isdigit() takes '²' (int() refuses) and '٣' (3)
-        i = int(tail) if name.startswith("gpu") and tail.isascii() and tail.isdigit() else -1
-        if not 0 <= i < total:
-            _bad(f"graph attribute 'dims' {describe(dims)} numbers the torus's GPUs gpu0 to "
-                 f"gpu{total - 1} row-major, but it has GPU {describe(g)}")
-        index[k] = i
-    pos = {g: k for k, g in enumerate(gpus)}
-    rows = list(map(graph._adj.__getitem__, gpus))
-    degree = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    other = np.fromiter(map(pos.get, chain.from_iterable(rows), repeat(-1)), dtype=np.int64,
-                        count=int(degree.sum()))
-    mine = np.repeat(np.arange(len(gpus)), degree)
-    keep = other > mine   # GPU-GPU edges, each once
-    ends = np.stack([mine[keep], other[keep]], axis=1)
-    if not len(ends):
-        return
-    a, b = index[ends[:, 0]], index[ends[:, 1]]
-    moved = np.zeros(len(a), dtype=np.int64)   # dimensions in which the ends differ
-    near = np.ones(len(a), dtype=bool)         # ... each by one step round its ring
-    stride = 1
-    for side in reversed(sides):
-        off = (b // stride % side - a // stride % side) % side
-        moved += off != 0
-        near &= (off == 0) | (off == 1) | (off == side - 1)
-        stride *= side
-    bad = np.flatnonzero((moved != 1) | ~near)
-    if len(bad):
-        u, v = gpus[ends[bad[0], 0]], gpus[ends[bad[0], 1]]
-        _bad(f"edge {describe(u)}-{describe(v)} does not join neighbours of the {dims} torus "
-             f"that graph attribute 'dims' says it is")
 
 
 def check_positive(what: str, value: object, *, allow_zero: bool = False) -> float:
@@ -883,16 +806,9 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     if devices:
         _check_devices(graph, gpu_list, devices)
     if "dims" in graph.graph:
-        _check_dims(graph, gpu_list)
+        check_dims(graph, gpu_list)
     node_data = graph._node if plain else graph.nodes   # a dict: each via name at C speed
-    for u, v, data in circuits:
-        _circuit_problem(u, v, data, node_data)
-    if circuits:
-        check_ports_held(circuits)
-    if circuits and not ocs_ports:
-        u, v, _ = circuits[0]
-        _bad(f"circuit {describe(u)}-{describe(v)} is an ocs-circuit but the graph has no OCS node "
-             f"to set it through")
+    check_circuits(circuits, node_data, ocs_ports)
     check_cabling_fits(graph, ocs_ports)
     if gpus == 0:   # before the count's checks: "set it to 0" would ask for a fabric of none
         _bad("it holds no GPU nodes (nodes of kind 'gpu'); a fabric needs at least one")

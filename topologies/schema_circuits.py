@@ -4,8 +4,10 @@ Which OCS an ``ocs-circuit`` edge's circuits pass (:func:`circuit_via`), how man
 a graph holds (:func:`circuit_count`), each circuit's bandwidth and lanes where a pair's
 circuits differ (:func:`circuit_each`), an edge's bandwidth scaled with its circuits'
 (:func:`scale_bandwidth`; a realized fabric's fibres with them, :func:`scale_cabling`),
-and the rule that a GPU holds one circuit through each OCS
-(:func:`check_ports_held`), for :mod:`topologies.schema`.
+the media that carry light, the only ones an OCS port takes (:data:`OPTICAL_MEDIA`), and
+the checks of a graph's circuit edges (:func:`check_circuits`: each joins two GPUs through
+OCS nodes of the graph, a GPU holds one circuit through each OCS, :func:`check_ports_held`,
+and the graph has an OCS), for :mod:`topologies.schema`.
 
 Each reads one edge's attributes (or a graph's edges) and refuses what it cannot read with
 :class:`~compute.errors.UserError` ``invalid fabric graph: ...`` naming the edge and the
@@ -33,18 +35,22 @@ from typing import NoReturn
 import networkx as nx
 import numpy as np
 
-from compute.errors import UserError
+from compute.errors import UserError, known
 from compute.validate import describe, is_whole
 from topologies.limits import VALUE_RANGES, range_problem
 from topologies.schema_text import INVALID
 
-__all__ = ["CABLING_FIBRES", "check_cabling_columns", "check_cabling_fits", "check_ports_held",
-           "circuit_count", "circuit_each", "circuit_via", "scale_bandwidth", "scale_cabling"]
+__all__ = ["CABLING_FIBRES", "OPTICAL_MEDIA", "check_cabling_columns", "check_cabling_fits",
+           "check_circuits", "check_ports_held", "circuit_count", "circuit_each", "circuit_via",
+           "scale_bandwidth", "scale_cabling"]
 
 #: The columns of ``ocs_cabling["fibres"]`` (one entry a GPU-OCS edge of the cabling):
 #: its GPU and OCS nodes, its cables, bandwidth (bytes/s per direction, all its cables),
 #: lanes and length (m) (:func:`topologies.optical.ocs_cabling`).
 CABLING_FIBRES = ("gpu", "ocs", "cables", "bandwidth", "lanes", "length")
+#: Media that carry light, the only ones an OCS port takes (its mirrors steer light from
+#: fibre to fibre; Google's Palomar OCS, Jouppi et al., ISCA 2023).
+OPTICAL_MEDIA = ("pluggable-optics", "co-packaged-optics", "fibre")
 _MAX_LANES, _LANES_WHY = VALUE_RANGES["lanes"][1], VALUE_RANGES["lanes"][3]
 
 
@@ -204,11 +210,48 @@ def scale_cabling(attrs: dict, factor: float) -> None:
     attrs["ocs_cabling"] = {**cabling, "fibres": {**fibres, "bandwidth": tuple(rates.tolist())}}
 
 
+def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> None:
+    """An ``ocs-circuit`` edge: two GPUs, ``via`` the OCS node(s) it passes, ``optics`` (if
+    given) an optical medium."""
+    name = f"circuit {describe(u)}-{describe(v)}"
+    ends = [n for n in (u, v) if nodes[n].get("kind") != "gpu"]
+    if ends:
+        _bad(f"{name} ends on {nodes[ends[0]].get('kind')} {describe(ends[0])}: an ocs-circuit "
+             f"joins two GPUs through an OCS (an edge to the OCS is a fibre)")
+    via = circuit_via(u, v, data, nodes)
+    links = data.get("links", 1)
+    if via and len(via) != links:   # circuit_count counts links, drop_circuits the names
+        _bad(f"{name} 'via' {describe(data['via'])} names {len(via)} OCS for "
+             f"{describe(links)} circuits ('links'): one OCS a circuit")
+    circuit_each(u, v, data)
+    optics = data.get("optics")
+    if optics is not None and optics not in OPTICAL_MEDIA:
+        _bad(f"{name} optics {describe(optics)} must be the GPU ports' optical medium: "
+             f"{known(OPTICAL_MEDIA)}")
+
+
+def check_circuits(circuits: list, nodes: Mapping, ocs_ports: int) -> None:
+    """Check the ``ocs-circuit`` edges ``circuits`` (``(u, v, data)``, in the graph's edge
+    order) against the graph's nodes ``nodes`` (node -> attributes) and its OCS ports in
+    all, ``ocs_ports``: each joins two GPUs through OCS nodes of the graph
+    (:func:`_circuit_problem`), no GPU holds two circuits through one OCS
+    (:func:`check_ports_held`), and the graph has an OCS to set them through; UserError
+    naming the first circuit at fault."""
+    for u, v, data in circuits:
+        _circuit_problem(u, v, data, nodes)
+    if circuits:
+        check_ports_held(circuits)
+    if circuits and not ocs_ports:
+        u, v, _ = circuits[0]
+        _bad(f"circuit {describe(u)}-{describe(v)} is an ocs-circuit but the graph has no OCS node "
+             f"to set it through")
+
+
 def check_ports_held(circuits: list) -> None:
     """Refuse two circuits through one OCS at one GPU: each GPU has one port on each OCS
     (its fibre to it), and a circuit holds that port, so the circuits through an OCS share
     no GPU (a matching; :func:`topologies.optical.realize` sets them so). The ``via`` of
-    each of ``circuits`` (``(u, v, data)``, checked by :func:`topologies.schema._circuit_problem`) is read
+    each of ``circuits`` (``(u, v, data)``, checked by :func:`_circuit_problem`) is read
     per GPU, its names joined and split once.
 
     >>> check_ports_held([("a", "b", {"medium": "ocs-circuit", "via": "o0"}),

@@ -1,6 +1,6 @@
 """A torus ``dims`` whose sides' product is past a float's range is refused in one line.
 
-topologies.schema._check_dims printed the product with ``{total:.3g}``, which raises
+topologies.schema_torus.check_dims printed the product with ``{total:.3g}``, which raises
 OverflowError for an int past ~1.8e308: a graph (or a fabric file) with dims '1e400x2',
 a spelling the one number grammar reads as 10**400, or a 400-digit side, ended in a
 traceback instead of the schema's refusal.
