@@ -544,6 +544,22 @@ def _placement(text: str) -> str:
         return check_placement(text)
 
 
+def _checked_inputs(catalog_options: tuple, placement: str, out_dir: str | None,
+                    scenario: str | None, fabric: str | None, phase: str):
+    """``(catalog, placement, scenario, phase)``: the inputs blast-radius and availability
+    share, each checked before any work and in this order (the first refused is the one
+    said): the failure catalog with its options' overrides (``catalog_options``, as
+    :func:`_catalog` takes them), ``--spare-placement``, the ``--out`` folder, the scenario
+    or fabric (:func:`_where`) and the phase."""
+    from compute.outputs import check_folder_path
+
+    cat = _catalog(*catalog_options)
+    placement = _placement(placement)
+    if out_dir is not None:
+        check_folder_path(out_dir)
+    return cat, placement, _where(scenario, fabric), _phase(phase)
+
+
 @click.command("blast-radius")
 @with_options(_common)
 @click.option("--spare-placement", "placement", default="pod", show_default=True,
@@ -560,17 +576,13 @@ def blast_radius(scenario: str, model: str, phase: str,
     """What one failure of each component class takes down: count, rate, hardware radius
     (GPUs, SMs lost or cut off), instances down, tokens/s lost, and the recovery path and
     time without and with a hot spare."""
-    from compute.outputs import check_folder_path
     from netmodel.study.blast_radius import blast_files
     from netmodel.study.blast_radius import blast_radius as run
 
-    cat = _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
-                   load_bandwidth)
-    placement = _placement(placement)
-    if out_dir is not None:
-        check_folder_path(out_dir)
-    scenario = _where(scenario, fabric)
-    phase, gpus, limit = _phase(phase), cluster_gpus, max_batch
+    cat, placement, scenario, phase = _checked_inputs(
+        (area_share, repair, rates, repair_times, detection, warmup, load_from,
+         load_bandwidth), placement, out_dir, scenario, fabric, phase)
+    gpus, limit = cluster_gpus, max_batch
     with _parameters_as_flags(), value_refused_as("--spare-placement", placement,
                                                   "spare placement"):
         result = run(scenario, model, phase, gpus=gpus, slo=_settings(ttft, tbt, phase),
@@ -609,18 +621,14 @@ def availability(scenario: str, model: str, phase: str,
     """Delivered capacity over time with failures, repairs and hot spares: a seeded Monte
     Carlo and the closed forms side by side (mean, p1/p50/p99, time below a threshold,
     instance-down events, goodput per SM bought)."""
-    from compute.outputs import check_folder_path
     from netmodel.study.availability import availability as run
     from netmodel.study.availability import availability_files
     from netmodel.study.progress import Progress
 
-    cat = _catalog(area_share, repair, rates, repair_times, detection, warmup, load_from,
-                   load_bandwidth)
-    placement = _placement(placement)
-    if out_dir is not None:
-        check_folder_path(out_dir)
-    scenario = _where(scenario, fabric)
-    phase, gpus, limit = _phase(phase), cluster_gpus, max_batch
+    cat, placement, scenario, phase = _checked_inputs(
+        (area_share, repair, rates, repair_times, detection, warmup, load_from,
+         load_bandwidth), placement, out_dir, scenario, fabric, phase)
+    gpus, limit = cluster_gpus, max_batch
     slo = _settings(ttft, tbt, phase)
     with _parameters_as_flags(), Progress(trials, "availability", quiet=quiet) as bar, \
             value_refused_as("--spare-placement", placement, "spare placement"), \
