@@ -10,6 +10,7 @@ clock above the 0.7 floor): 175 x (0.115 + 0.885 x (0.75 x 1.2^3 + 0.25)) = 259.
 """
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -17,12 +18,14 @@ import pytest
 from compute.evaluate_one import evaluate
 from compute.hardware import derive_gpu, get_gpu
 from compute.power import activity, gpu_at_clock, gpu_power, hbm_share
+from compute.yield_model import parameter
 from netmodel.study.cost import cost_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 COMPUTE = ROOT / "docs" / "compute.md"
 ECONOMICS = ROOT / "docs" / "economics.md"
+GPUS = ROOT / "compute" / "data" / "gpus.toml"
 HAND_TDP = 175 * (0.115 + 0.885 * (0.75 * 1.2 ** 3 + 0.25))   # 259.56 W
 
 
@@ -32,7 +35,14 @@ def _text(path: Path) -> str:
 
 def test_the_clock_is_rated_by_the_law():
     flops, bw, lite = get_gpu("Lite+BW+FLOPS"), get_gpu("Lite+BW"), get_gpu("Lite")
-    assert HAND_TDP == pytest.approx(259.56, abs=0.005)
+    # the hand figure's inputs are the data files' rows: Lite+BW+FLOPS's fraction of the
+    # H100 (700 W) and clock (gpus.toml), idle_fraction and clock_core_share, the clock above
+    # the voltage floor (V follows it) (economics.toml)
+    entry = tomllib.loads(GPUS.read_text())["gpu"]["Lite+BW+FLOPS"]
+    r, i, c = entry["flops_multiplier"], parameter("idle_fraction"), parameter("clock_core_share")
+    assert r > parameter("clock_voltage_floor")
+    assert HAND_TDP == pytest.approx(get_gpu(entry["derive_from"]).tdp * entry["fraction"]
+                                     * (i + (1 - i) * (c * r ** 3 + 1 - c)), rel=1e-12)
     assert flops.tdp == pytest.approx(HAND_TDP, abs=1e-9)
     # the bandwidth multipliers add no TDP: a quarter of the H100's 700 W
     assert bw.tdp == lite.tdp == get_gpu("Lite+NetBW").tdp == get_gpu("Lite+MemBW").tdp == 175.0

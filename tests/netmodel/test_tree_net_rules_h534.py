@@ -49,10 +49,18 @@ def _lines(model, p):
 @pytest.mark.parametrize(("domains", "cap"), [(2, 39.0e9), (4, 20.4e9)])
 def test_tree_ll_held_to_nccls_cap_across_nodes(domains, cap):
     # algbw = busbw x .5: at least 2 / llMaxBw seconds a byte at large sizes; the channel
-    # cap under LL (8 x 42.8 GB/s x 0.391 on 2 nodes: 2 / 133.9 GB/s) is below it
-    lines = _lines(_model(domains), 8 * domains)
+    # cap under LL (8 rails x perChMaxTreeBw of the node count x LL's bandwidth factor, the
+    # generation's rows: 8 x 42.8 GB/s x 0.391 on 2 nodes, 2 / 133.9 GB/s) is below it, so
+    # llMaxBw is the one that binds
+    model = _model(domains)
+    cal = model.calibration
+    channels = 8 * cal.tree_channel_bandwidth[min(domains, 3) - 1] \
+        * cal.protocol("LL").bandwidth_factor
+    if domains == 2:   # the figures above are the calibration's
+        assert channels == pytest.approx(8 * 42.8e9 * 0.391, rel=1e-12)
+    assert 2 / channels < 2 / cap
+    lines = _lines(model, 8 * domains)
     assert lines["LL"][-1][1] == pytest.approx(2 / cap, rel=1e-12)
-    assert 2 / (8 * 42.8e9 * 0.391) < 2 / cap
     # the line's start-up takes no post overhead (the ring's alone): on 2 servers 6.6 us
     # + 14 x (0.6 + 0.17) + 2 x (2.7 + 0.53) us
     if domains == 2:
