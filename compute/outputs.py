@@ -6,7 +6,8 @@ Every command that writes goes through this module, so the rules are the same ev
   newline, DEL, a C1 control or a Unicode line separator) and must not be ``.``, ``..`` or end in a separator when a file is meant. The folder a file goes into must exist (netmodel never
   creates a chain of folders); an output *folder* (``--out DIR``) may be created, but its
   parent must exist. A file path that is an existing folder, or a folder path that is an
-  existing file, is refused, and so is a symbolic link that loops. An unwritable place is
+  existing file, is refused, and so is a symbolic link that loops; a file path that is a
+  symbolic link is refused (its file would replace the link). An unwritable place is
   refused with the reason.
 * **One file** (:func:`atomic_write`) is written to a temporary file beside it and moved
   into place with :func:`os.replace`: readers see the old file or the new one, never half.
@@ -124,6 +125,14 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
         # the file is replaced whole: a device (/dev/null), FIFO or socket would be destroyed
         raise UserError(f"{what} {_describe(text)} exists and is not a regular file (a device, "
                         f"FIFO or socket); give a file path")
+    if p.is_symlink():
+        # os.replace puts the new file in the link's place: the link was lost and its target
+        # left as it was, under a 'wrote' naming the link; following it instead would let a
+        # link planted in a shared folder (-> /etc/passwd) aim a write past the suffix check
+        raise UserError(f"{what} {_describe(text)} is a symbolic link (to "
+                        f"{_describe(os.readlink(p))}); netmodel writes a new file in its "
+                        f"place, which would replace the link, not write where it points: "
+                        f"give the target's own path, or remove the link")
     if suffixes is not None and p.suffix.lower() not in suffixes:
         _only_a_suffix(p, what, suffixes)
         raise UserError(f"{what} {_describe(text)} must end in one of: {', '.join(suffixes)}")

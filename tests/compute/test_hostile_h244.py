@@ -155,12 +155,14 @@ def test_an_output_file_that_is_a_looping_link_is_refused(tmp_path, chain):
     assert png.is_symlink()
 
 
-def test_a_dangling_link_is_still_replaced(tmp_path):
-    # a link to nothing (not a loop) is a path to write, as before
+def test_a_dangling_link_is_refused_and_kept(tmp_path):
+    # a link to nothing (not a loop) was replaced by the file, the link lost and nothing
+    # written where it pointed; now refused as every link is (test_output_symlink_h550)
     a = tmp_path / "a.toml"
     a.symlink_to(tmp_path / "nowhere.toml")
-    atomic_write(a, b"x", "profile file")
-    assert not a.is_symlink() and a.read_bytes() == b"x"
+    with pytest.raises(UserError, match=r"a.toml' is a symbolic link \(to .*nowhere.toml'\)"):
+        atomic_write(a, b"x", "profile file")
+    assert a.is_symlink() and not (tmp_path / "nowhere.toml").exists()
 
 
 # -- a measurement's errors after reading name its file and row ----------------------------
