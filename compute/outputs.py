@@ -7,8 +7,8 @@ Every command that writes goes through this module, so the rules are the same ev
   creates a chain of folders); an output *folder* (``--out DIR``) may be created, but its
   parent must exist. A file path that is an existing folder, or a folder path that is an
   existing file, is refused, and so is a symbolic link that loops; a file path that is a
-  symbolic link is refused (its file would replace the link). An unwritable place is
-  refused with the reason.
+  symbolic link is refused (its file would replace the link), and so is an existing file
+  its user may not write (read-only). An unwritable place is refused with the reason.
 * **One file** (:func:`atomic_write`) is written to a temporary file beside it and moved
   into place with :func:`os.replace`: readers see the old file or the new one, never half.
 * **A set of files** (:func:`write_outputs`) is written into a staging folder beside the
@@ -133,6 +133,11 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
                         f"{_describe(os.readlink(p))}); netmodel writes a new file in its "
                         f"place, which would replace the link, not write where it points: "
                         f"give the target's own path, or remove the link")
+    if p.is_file() and not os.access(p, os.W_OK):
+        # os.replace needs only the folder writable: a file its owner made read-only was
+        # replaced without a word (root may write any file, as open() lets it)
+        raise UserError(f"{what} {_describe(text)} is read-only; netmodel would replace it: "
+                        f"make it writable (chmod u+w) or give another path")
     if suffixes is not None and p.suffix.lower() not in suffixes:
         _only_a_suffix(p, what, suffixes)
         raise UserError(f"{what} {_describe(text)} must end in one of: {', '.join(suffixes)}")
