@@ -34,17 +34,17 @@ from pathlib import Path
 from typing import NamedTuple
 
 from compute import validate
+from compute.clock_power import rated_at_clock
 from compute.config_files import check_keys, missing_named_file, read_table
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, find_name, known, lookalike, one_line
-from compute.rows import CONFIDENCE, Parameter, check_number, parameter
+from compute.rows import CONFIDENCE, Parameter, check_number
 from compute.units import scaled
 
-__all__ = ["DTYPES", "FLAG_FIELDS", "HOST_POWER_KEY", "MAX_HOST_POWER", "ClockPowerLaw", "GpuSpec",
+__all__ = ["DTYPES", "FLAG_FIELDS", "HOST_POWER_KEY", "MAX_HOST_POWER", "GpuSpec",
            "OPTIONAL_FIELDS", "ReadGpu", "SPEC_KEYS", "UNSET_FIELDS", "catalog",
-           "derive_gpu", "die_entry", "get_gpu", "gpu_names", "host_power_entry", "idle_frac",
-           "keep_read", "load_gpu_file", "rated_at_clock", "read_gpu", "spec_ranges",
-           "unknown_gpu"]
+           "derive_gpu", "die_entry", "get_gpu", "gpu_names", "host_power_entry",
+           "keep_read", "load_gpu_file", "read_gpu", "spec_ranges", "unknown_gpu"]
 
 
 @dataclass(frozen=True)
@@ -125,81 +125,6 @@ OPTIONAL_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is not MISS
 UNSET_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is None)
 
 
-@dataclass(frozen=True)
-class ClockPowerLaw:
-    """How a GPU's power follows its SM clock (:mod:`compute.power` says the law; ``None``
-    fields take the shipped defaults, ``compute/data/economics.toml``): at ``r`` x the
-    nominal clock the draw above idle is ``c x r V(r)^2 + (1 - c)`` times the nominal one,
-    ``V(r) = max(voltage_floor, r)``, ``c`` the ``core_share``. It rates a GPU run at
-    another clock (:func:`compute.power.gpu_at_clock`) and a derived GPU whose
-    ``flops_multiplier`` raises its clock (:func:`derive_gpu`), by :func:`rated_at_clock`."""
-
-    core_share: float | None = None
-    voltage_floor: float | None = None
-    ratio_min: float | None = None
-    ratio_max: float | None = None
-
-    def __post_init__(self):
-        for field_, row in (("core_share", "clock_core_share"),
-                            ("voltage_floor", "clock_voltage_floor"),
-                            ("ratio_min", "clock_ratio_min"), ("ratio_max", "clock_ratio_max")):
-            v = getattr(self, field_)
-            object.__setattr__(self, field_, check_number(field_, parameter(row) if v is None
-                                                          else v))
-        if self.core_share > 1:
-            raise UserError(f"core_share must be <= 1, got {self.core_share!r}")
-        if not 0 < self.ratio_min <= 1 <= self.ratio_max:
-            raise UserError(f"clock ratios need 0 < ratio_min <= 1 <= ratio_max, got "
-                            f"{self.ratio_min!r} and {self.ratio_max!r}")
-
-    def check(self, ratio: float) -> float:
-        """``ratio`` if it is a clock ratio the law covers, else a UserError."""
-        r = check_number("clock", ratio)
-        if not self.ratio_min <= r <= self.ratio_max:
-            raise UserError(f"clock {validate.describe(ratio)} is outside the modelled range "
-                            f"[{self.ratio_min:g}, {self.ratio_max:g}] x nominal")
-        return r
-
-    def scale(self, ratio: float, *, checked: bool = True) -> float:
-        """The above-idle draw at ``ratio`` x nominal clock over the draw at nominal
-        (``checked=False``: past the accepted range too, the same formula).
-
-        >>> law = ClockPowerLaw(core_share=1.0, voltage_floor=0.5)
-        >>> [round(law.scale(r), 4) for r in (1.0, 0.8, 0.25)]  # r^3 down to the floor, then r
-        [1.0, 0.512, 0.0625]
-        """
-        r = self.check(ratio) if checked else check_number("clock", ratio)
-        v = max(self.voltage_floor, r)
-        return self.core_share * r * v * v + (1 - self.core_share)
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-def idle_frac(value: float | None = None) -> float:
-    """The share of TDP drawn idle (``value`` overrides the shipped default)."""
-    v = check_number("idle_fraction", parameter("idle_fraction") if value is None else value)
-    if v > 1:
-        raise UserError(f"idle_fraction must be <= 1, got {validate.describe(value)}")
-    return v
-
-
-def rated_at_clock(tdp: float, ratio: float, law: ClockPowerLaw | None = None,
-                   idle_fraction: float | None = None, *, checked: bool = True) -> float:
-    """The rated power (W) of a GPU rated ``tdp`` at its nominal clock, run at ``ratio`` x
-    that clock: its idle share (``idle_fraction`` of ``tdp``) as it is, the rest scaled by
-    the clock-power law (:class:`ClockPowerLaw`; ``checked=False`` takes a ratio past the
-    law's accepted range by the same formula).
-
-    >>> round(rated_at_clock(175.0, 1.2), 2)   # a Lite at 1.2x: 175 x (0.115 + 0.885 x 1.546)
-    259.56
-    """
-    law = validate.of_type("law", law, ClockPowerLaw, "ClockPowerLaw(core_share=0.8)") \
-        or ClockPowerLaw()
-    i = idle_frac(idle_fraction)
-    return tdp * (i + (1 - i) * law.scale(ratio, checked=checked))
-
-
 def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multiplier: float = 1.0,
                hbm_bandwidth_multiplier: float = 1.0, network_bandwidth_multiplier: float = 1.0,
                hbm_capacity_multiplier: float = 1.0, max_instance: int | None = None,
@@ -210,9 +135,9 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
     scale-up bandwidth.
 
     Its SMs are the fraction's, so ``flops_multiplier`` is a clock ratio: its TDP is the
-    fraction's rated at that clock by the clock-power law (:func:`rated_at_clock`, the
-    law ``netmodel cost --clock`` uses; past the law's accepted clock range by the same
-    formula). The bandwidth and capacity multipliers add no TDP: the TDP is drawn in
+    fraction's rated at that clock by the clock-power law
+    (:func:`~compute.clock_power.rated_at_clock`, the law ``netmodel cost --clock`` uses;
+    past the law's accepted clock range by the same formula). The bandwidth and capacity multipliers add no TDP: the TDP is drawn in
     compute-bound steps, which move the same bytes at any peak bandwidth
     (``compute/data/gpus.toml`` says what this leaves out).
 

@@ -49,8 +49,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from compute.clock_power import ClockPowerLaw, idle_frac, rated_at_clock
 from compute.errors import UserError, known
-from compute.hardware import ClockPowerLaw, GpuSpec, get_gpu, idle_frac, rated_at_clock
+from compute.hardware import GpuSpec, get_gpu
 from compute.rows import check_number
 from compute.validate import describe, listed, of_type
 from compute.yield_model import parameter
@@ -62,10 +63,6 @@ if TYPE_CHECKING:
 __all__ = ["LOAD_PARAMETERS", "POWER_STATES", "ClockPoint", "ClockPowerLaw", "activity",
            "clock_of", "clock_sweep", "gpu_at_clock", "gpu_power", "hbm_share", "idle_frac",
            "nominal_spec", "nominal_tdp", "overclocked_lite"]
-
-# the law lives in compute.hardware (a derived GPU's clock is rated by it there); this
-# module, which says it, is where callers take it from and where errors name it
-ClockPowerLaw.__module__ = __name__
 
 #: The power states a GPU is in.
 POWER_STATES = ("idle", "prefill", "decode")

@@ -24,7 +24,8 @@ def test_a_clock_power_law_of_the_wrong_type_is_refused_by_name(law):
              lambda: gpu_power("Lite", "idle", law=law),
              lambda: clock_sweep("Llama-3-70B", "Lite", "decode", clocks=(1.0,), law=law))
     for call in calls:
-        with pytest.raises(UserError, match=r"^law must be a compute\.power\.ClockPowerLaw "
+        # named where it lives (compute.power, which says the law, re-exports it)
+        with pytest.raises(UserError, match=r"^law must be a compute\.clock_power\.ClockPowerLaw "
                                              r"\(e\.g\. .*\) or None for the defaults, got "):
             call()
 
