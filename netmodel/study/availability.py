@@ -264,6 +264,11 @@ def pool_path(kind, pools) -> str:
     ...               path="re-create on 16 spares")
     >>> pool_path(gpu, SparePools("global", 8, 1, (8,)))
     'none: 16 spares asked, 8 reachable; all repair (with enough: re-create on 16 spares)'
+    >>> # an OCS of lite-ocs slows all 8 instances; global spares re-create each on 16
+    >>> ocs = replace(host, cls="ocs", down=0, slow=2.72, slow_swapped=2.72, units=128,
+    ...               path="swap 8 of 8 slowed: re-create on 16 spares")
+    >>> pool_path(ocs, SparePools("global", 40, 1, (40,)))
+    'swap 2 of 8 slowed on 32 spares (16 an instance, 40 reachable; the rest stay slow)'
     >>> # group spares: the host's own group's pool (group 1: 8), not the largest (32)
     >>> pool_path(replace(host, group=1), SparePools("group", 40, 2, (32, 8), 2))
     're-create 0 of 2 (16 spares an instance, 8 reachable; all repair)'
@@ -277,6 +282,11 @@ def pool_path(kind, pools) -> str:
     if kind.pieces <= 1:   # all or nothing: never granted from this pool
         return (f"none: {kind.units} spares asked, {top} reachable; all repair (with "
                 f"enough: {kind.path})")
+    if kind.per > 0 and kind.down == 0 and kind.slow_swapped > 0:
+        # slowed instances only, each swapped on per spares: floor(top / per) of them
+        n = min(kind.pieces, top // kind.per)
+        return (f"swap {n} of {kind.pieces} slowed on {n * kind.per} spares ({kind.per} an "
+                f"instance, {top} reachable; {'the rest' if n else 'all'} stay slow)")
     if kind.per <= 0 or not kind.path.startswith("re-create"):
         return kind.path
     n = min(kind.down, top // kind.per)

@@ -15,7 +15,8 @@ warm-up; the slow-down lasts detection + repair. With a spare (placement and
 path from :mod:`netmodel.study.reliability_spares`) the instances are down only for the
 swap (detection + reconfiguration + reload + warm-up), then lose ``restored`` instances'
 worth while the spares stand in; the slowed instances that spares serve faster
-(:func:`~netmodel.study.reliability_spares.slow_recovery`: the operator's better choice)
+(:func:`~netmodel.study.reliability_spares.failure_recovery`: the operator's better choice,
+which the blast-radius table's recovery column says too)
 lose ``slow_swapped`` until the swap, then ``slow_restored`` (the rest of ``slow`` lasts
 until the repair either way); the spares are held until the repair (detection +
 repair) returns the failed part to the pool. A failure that finds too few free spares in
@@ -54,7 +55,7 @@ from itertools import accumulate, product
 import numpy as np
 
 from netmodel.study.reliability_cluster import YEAR, Cluster
-from netmodel.study.reliability_spares import by_group, check_placement, recovery, slow_recovery
+from netmodel.study.reliability_spares import by_group, check_placement, failure_recovery
 from netmodel.study.reliability_timings import recovery_times
 
 __all__ = ["QUANTILE", "THRESHOLD", "Kind", "ask_values", "best_grant", "event_kinds"]
@@ -576,23 +577,18 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
     shared = per_set > 1 and bool(getattr(e.component, "shared", False))
     groups = ([(per_set, full, 0)] if full else []) + (
         [(rest, 1, full * per_set)] if rest else []) if shared else [(1, 0, 0)]
-    rec = recovery(cluster, e, placement)
-    units = -1 if rec.units is None else int(rec.units)
-    units = units if e.instances_down else 0
-    path, swapped, kept = rec.path, 0.0, 0.0
+    # the down instances' recovery and the operator's choice for the slowed ones (no
+    # swap for the slowed where the down wait: spares cannot help), as the blast-radius
+    # table says it
+    fr = failure_recovery(cluster, e, placement)
+    rec, sw = fr.down, fr.slow
+    units = -1 if fr.units is None else int(fr.units)
+    swapped, kept = sw.swapped, sw.restored
     # what each instance's recovery takes (Kind.per): one size for all, else (Kind.each)
     # the down instances' then the swapped slowed ones', each fewest first
-    each = list(rec.each) if units > 0 else []
-    slowed: list = []
-    slowed_worths: list = []
-    if units >= 0:   # no swap for the slowed where the down wait (spares cannot help)
-        sw = slow_recovery(cluster, e, placement)
-        if sw.units:
-            units += sw.units
-            swapped, kept = sw.swapped, sw.restored
-            path = f"{rec.path}; {sw.path}" if e.instances_down else sw.path
-            slowed = list(sw.each)
-            slowed_worths = list(sw.worths)
+    each = list(rec.each) if units > 0 and e.instances_down else []
+    slowed = list(sw.each)
+    slowed_worths = list(sw.worths)
     together = each + slowed
     fits = len(together) > 1 and min(together) > 0 and sum(together) == units \
         and len(each) in (0, e.instances_down)
@@ -613,7 +609,7 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
     alike = len(set(cluster.weights)) <= 1
     worth = -1.0 if alike else cluster.worth(e.down)
     slow = e.slow if alike else cluster.worth(slowed=e.slowed)
-    cat, rt = cluster.catalog, recovery_times(cluster)
+    rt = recovery_times(cluster)
     for cells, sets, first in groups:
         out.append(Kind(cls=e.cls, example=e.example,
                         rate=parts * rates[e.cls] * cluster.copies(e, cells * sets)
@@ -621,7 +617,7 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
                         down=e.instances_down, slow=slow, units=units,
                         restored=rec.restored, d_repair=rt.repair_down_s(e.cls),
                         d_swap=rt.swap_s(), hold=rt.hold_s(e.cls),
-                        d_slow=cat.detection_s + cat.repair_s(e.cls), path=path,
+                        d_slow=fr.slowed_s, path=fr.path,
                         slow_swapped=swapped, slow_restored=kept, cells=cells,
                         sets=sets, first=first, group=group, worth=worth, per=per,
                         each=apart, worths=worths))

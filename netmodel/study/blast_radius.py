@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from compute.phases import Workload
     from netmodel.study.scenarios import Scenario
 
-__all__ = ["BLAST_COLUMNS", "BlastRadius", "BlastRow", "blast_files", "blast_radius"]
+__all__ = ["BLAST_COLUMNS", "BlastRadius", "BlastRow", "blast_files", "blast_radius",
+           "recovery_words"]
 
 
 # ---------------------------------------------------------------------- the table
@@ -44,7 +45,8 @@ class BlastRow:
     """One component class in a cluster (radii are per failure; ``mean`` weighted by rate).
 
     ``count``: parts in the cluster; ``rate_per_hour``: per part; ``events_per_year``: in
-    the cluster; ``recovery_*``: the path and time of the instances it takes down.
+    the cluster; ``recovery_*``: the path and time of the instances it takes down, then of
+    those it slows (:func:`recovery_words`; the longest of the class's).
     """
 
     cls: str
@@ -200,6 +202,49 @@ def _fmt_s(s: float | None) -> str:
     return f"{s:.3g} s"
 
 
+def recovery_words(c: Cluster, cls: str, frs: list) -> tuple[tuple, tuple]:
+    """The recovery column of class ``cls``, ``((without spares, seconds), (with spares,
+    seconds))``, from its failures' recoveries ``frs`` (:func:`~netmodel.study.
+    reliability_spares.failure_recovery`, the availability model's own): the down
+    instances' path and time (the class's longest), then ``;`` and the slowed ones'. Without
+    spares the down instances wait for detection, the repair, the reload and warm-up, and
+    the slowed stay slow for detection and the repair; with them, the down come back as
+    the recovery says and each slowed one is swapped onto spares where that loses less
+    than staying slow (its time the swap's), else stays slow until the repair. The time is
+    the longest of the two; None where the class takes no instance down and slows none.
+
+    >>> from netmodel.study.reliability_cluster import build_cluster
+    >>> from netmodel.study.reliability_spares import failure_recovery
+    >>> c = build_cluster("lite-ocs", "Llama-3-70B", "decode")
+    >>> e = next(x for x in c.effects() if x.cls == "cpo-engine")
+    >>> (a, ta), (b, tb) = recovery_words(c, "cpo-engine", [failure_recovery(c, e, "pod")])
+    >>> a, round(ta / 3600, 4)
+    ('slowed until repair (4.01 h)', 4.0083)
+    >>> b, round(tb, 2)
+    ('swap 1 of 1 slowed: substitute 1 spare (circuits re-set) (90.1 s)', 90.11)
+    """
+    rt = recovery_times(c)
+    down = [fr for fr in frs if fr.instances_down]
+    slow = [fr for fr in frs if fr.slowed]
+    if not down and not slow:
+        return ("no instance down", None), ("no instance down", None)
+    without, with_ = [], []
+    if down:
+        t = rt.repair_down_s(cls)
+        without.append((f"repair ({_fmt_s(t)})", t))
+        worst = max((fr.down for fr in down),
+                    key=lambda r: (r.units is None, r.time_s or 0.0, r.units or 0))
+        with_.append((f"{worst.path}: repair", t) if worst.units is None
+                     else (f"{worst.path} ({_fmt_s(worst.time_s)})", worst.time_s))
+    if slow:
+        t = rt.slowed_s(cls)
+        without.append((f"slowed until repair ({_fmt_s(t)})", t))
+        worst = max(slow, key=lambda fr: (fr.slow_time_s, -fr.slow.units))
+        with_.append((f"{worst.slow.path} ({_fmt_s(worst.slow_time_s)})", worst.slow_time_s))
+    return tuple(("; ".join(p for p, _ in xs), max(t for _, t in xs))
+                 for xs in (without, with_))
+
+
 def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
                  phase: str | Workload = "decode", *, gpus: int | None = None,
                  slo: Slo | None = None, options: RooflineOptions | None = None,
@@ -211,7 +256,7 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
     """The blast-radius table (see the module doc): per class, the count, rate, hardware
     and software radius, tokens/s lost, and the recovery path and time without spares
     (repair) and with a hot spare of ``placement`` (group, pod or global) at hand."""
-    from netmodel.study.reliability_spares import recovery
+    from netmodel.study.reliability_spares import failure_recovery
 
     c = check_cluster(cluster) or build_cluster(
         scenario, model, phase, gpus=gpus, slo=slo, options=options, prompt=prompt,
@@ -235,20 +280,13 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
         def mean(xs: ArrayLike, w: np.ndarray = w, wsum: float = wsum) -> float:
             return float(np.dot(w, xs) / wsum) if wsum > 0 else 0.0
 
-        down = [e for e in es if e.instances_down]
-        path0 = path1 = "no instance down"
-        t0 = t1 = None
-        if down:
-            path0 = f"repair ({_fmt_s(recovery_times(c).repair_down_s(cls))})"
-            t0 = recovery_times(c).repair_down_s(cls)
-            recs_cls = [recovery(c, e, placement) for e in down]
-            for e, rec in zip(down, recs_cls, strict=True):
-                recs[id(e)] = rec.to_dict()
-            worst = max(recs_cls, key=lambda r: (r.units is None, r.time_s or 0.0, r.units or 0))
-            if worst.units is None:
-                path1, t1 = f"{worst.path}: repair", t0
-            else:
-                path1, t1 = f"{worst.path} ({_fmt_s(worst.time_s)})", worst.time_s
+        hurt = [e for e in es if e.instances_down or e.slowed]
+        frs = [failure_recovery(c, e, placement) for e in hurt]
+        for e, fr in zip(hurt, frs, strict=True):
+            recs[id(e)] = {**(fr.down.to_dict() if e.instances_down else {}),
+                           **({"slow": {**fr.slow.to_dict(), "time_s": fr.slow_time_s}}
+                              if e.slowed else {})}
+        (path0, t0), (path1, t1) = recovery_words(c, cls, frs)
         lost = np.array([_tokens_lost_pct(c, e) for e in es])
         rows.append(BlastRow(
             cls=cls, description=c.catalog.classes[cls].description,

@@ -48,8 +48,9 @@ from topologies.failure_domains import stops
 from topologies.schema import gpu_nodes
 from topologies.spares import free_ports, place_spare, plan_spares
 
-__all__ = ["PLACEMENTS", "Recovery", "SlowSwap", "SparePools", "by_group", "capacity",
-           "group_capacities", "recovery", "slow_recovery", "spare_pools"]
+__all__ = ["PLACEMENTS", "FailureRecovery", "Recovery", "SlowSwap", "SparePools", "by_group",
+           "capacity", "failure_recovery", "group_capacities", "recovery", "slow_recovery",
+           "spare_pools"]
 
 #: Where spares sit (see the module doc): :data:`netmodel.study.choice_names.SPARE_PLACEMENTS`.
 PLACEMENTS = SPARE_PLACEMENTS
@@ -644,6 +645,8 @@ def slow_recovery(cluster: Any, effect: Any, placement: str = "pod") -> SlowSwap
     >>> s = slow_recovery(c, e, "pod")
     >>> s.units, round(s.swapped, 4) == round(e.slow, 4), s.restored
     (1, True, 0.0)
+    >>> s.path
+    'swap 1 of 1 slowed: substitute 1 spare (circuits re-set)'
     """
     return _memoized(cluster, "_slow_recoveries", _slow_recovery, effect, placement)
 
@@ -653,7 +656,7 @@ def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
     if not slowed:
         return SlowSwap("none slowed", 0, 0.0, 0.0)
     if recovery_times(cluster).swap_s() >= recovery_times(cluster).hold_s(effect.cls):
-        return SlowSwap("stay slow (the swap outlasts the repair)", 0, 0.0, 0.0)
+        return SlowSwap("stay slow: the swap outlasts the repair", 0, 0.0, 0.0)
     units, swapped, restored, paths, each, worths = 0, 0.0, 0.0, [], [], []
     for i, loss in slowed:
         rec = _recovery(cluster, replace(effect, instances_down=1, down=(i,)), placement)
@@ -666,12 +669,85 @@ def _slow_recovery(cluster, effect, placement: str) -> SlowSwap:
         restored += rec.restored
         paths.append(rec.path)
     if not units:
-        return SlowSwap(f"stay slow ({len(slowed)} slowed; no spare serves faster)", 0,
-                        0.0, 0.0)
+        return SlowSwap("stay slow: no spare serves faster", 0, 0.0, 0.0)
     how = "; ".join(dict.fromkeys(paths))
-    return SlowSwap(f"swap {len(paths)} of {len(slowed)} slowed ({how})", units, swapped,
+    rest = "; the rest stay slow" if len(paths) < len(slowed) else ""
+    return SlowSwap(f"swap {len(paths)} of {len(slowed)} slowed: {how}{rest}", units, swapped,
                     restored, each[0] if len(set(each)) == 1 else 0, len(paths), tuple(each),
                     tuple(worths))
+
+
+@dataclass(frozen=True)
+class FailureRecovery:
+    """What the operator does after one failure with spares of one placement at hand: the
+    instances it takes down come back as :func:`recovery` says, and each one it slows is
+    swapped onto spares where :func:`slow_recovery` finds that loses less than staying slow
+    until the repair; where the down instances wait for their repair (spares cannot help
+    them) the failure asks no spare, and its slowed instances stay slow too. The
+    availability model's event kinds (:mod:`~netmodel.study.availability_kinds`) and the
+    blast-radius table's recovery column (:mod:`~netmodel.study.blast_radius`) both read
+    it (:func:`failure_recovery`).
+
+    ``instances_down``, ``slowed``: instances the failure takes down and slows;
+    ``swap_s``: seconds from the failure to a swapped instance serving on its spares;
+    ``slowed_s``: seconds a slowed instance not swapped stays slow (detection and
+    repair)."""
+
+    down: Recovery
+    slow: SlowSwap
+    instances_down: int
+    slowed: int
+    swap_s: float
+    slowed_s: float
+
+    @property
+    def units(self) -> int | None:
+        """Spare GPUs the failure holds until its repair, the down instances' and the
+        swapped slowed ones'; None where spares cannot help the down instances."""
+        return None if self.down.units is None else self.down.units + self.slow.units
+
+    @property
+    def slow_time_s(self) -> float | None:
+        """Seconds the slowed instances lose their share: until the swap where they are
+        swapped (the rest of ``slow``'s choice), else until the repair; None where none is
+        slowed."""
+        if not self.slowed:
+            return None
+        return self.swap_s if self.slow.units else self.slowed_s
+
+    @property
+    def path(self) -> str:
+        """The recovery in words: the down instances' path, then the slowed ones'."""
+        if not self.slowed:
+            return self.down.path
+        return f"{self.down.path}; {self.slow.path}" if self.instances_down \
+            else self.slow.path
+
+
+def failure_recovery(cluster: Any, effect: Any, placement: str = "pod") -> FailureRecovery:
+    """The recovery from one failure of ``effect`` with spares of ``placement`` (see
+    :class:`FailureRecovery`; the pool assumed to hold enough free spares).
+
+    >>> from netmodel.study.reliability_cluster import build_cluster
+    >>> c = build_cluster("lite-ocs", "Llama-3-70B", "decode")
+    >>> ocs = next(x for x in c.effects() if x.cls == "ocs")
+    >>> r = failure_recovery(c, ocs, "pod")
+    >>> r.path, r.units, r.slowed, round(r.slow_time_s / 3600, 4)
+    ('stay slow: no spare serves faster', 0, 8, 24.0083)
+    >>> failure_recovery(c, ocs, "global").path
+    'swap 8 of 8 slowed: re-create on 16 spares'
+    """
+    rec = recovery(cluster, effect, placement)
+    slowed = len(getattr(effect, "slowed", ()))
+    if not slowed:
+        sw = SlowSwap("none slowed", 0, 0.0, 0.0)
+    elif effect.instances_down and rec.units is None:
+        sw = SlowSwap("stay slow: the down instances wait for their repair", 0, 0.0, 0.0)
+    else:
+        sw = slow_recovery(cluster, effect, placement)
+    rt = recovery_times(cluster)
+    return FailureRecovery(rec, sw, effect.instances_down, slowed, rt.swap_s(),
+                           rt.slowed_s(effect.cls))
 
 
 def _serves(cluster, graph, members, own):

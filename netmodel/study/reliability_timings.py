@@ -60,6 +60,13 @@ class RecoveryTimes:
         """Seconds a spare stands in before the repaired part returns to the pool."""
         return self.catalog.detection_s + self.catalog.repair_s(cls)
 
+    def slowed_s(self, cls: str) -> float:
+        """Seconds an instance a failure of ``cls`` slows stays slow where no spare is
+        swapped in: detection and the part's repair (it keeps serving, so there is no
+        shard to reload and no warm-up); the same span as :meth:`hold_s`, both ending
+        with the repair."""
+        return self.hold_s(cls)
+
 
 def recovery_times(cluster: Any) -> RecoveryTimes:
     """The recovery timings of ``cluster`` (a

@@ -56,7 +56,7 @@ def test_table_columns_never_run_together_small_token_loss():
     fields = line.split()
     assert fields[6] == "0"                                   # inst
     assert float(fields[7]) == pytest.approx(row.tokens_lost_pct_mean, rel=5e-3)   # tok%
-    assert fields[8] == "no"
+    assert fields[8] == "slowed"                              # recovery: slowed until repair
 
 
 def test_summary_with_no_gpu_failures_is_finite():
