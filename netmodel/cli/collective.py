@@ -450,7 +450,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
         group = model.group(wanted)
     extra = {}
     if fail_text is not None:
-        from netmodel.collectives.degraded import degraded_cost
+        from netmodel.collectives.degraded import degraded_cost, degraded_model
 
         links, nodes = _failures(fail_text)
         with value_refused_as("--fail", fail_text, "failed node", "failed link", "every GPU"):
@@ -460,20 +460,9 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
                                 calibration=setup.calibration, max_transfers=max_transfers,
                                 tuner=model.tuner,
                                 circuits=setup.circuits_after(len(group), links, nodes))
-        whole = deg.healthy.connected   # else the healthy fabric is cut apart too (an OCS
-        # fabric without circuits): no time (JSON has no inf: 'Infinity' broke parsers)
-        extra["failures"] = {"failed": fail_text,
-                             "healthy_time": deg.healthy.time if whole else None,
-                             "healthy_algorithm": deg.healthy.algorithm if whole else None,
-                             # none where nothing is left to compare: cut apart, or one
-                             # GPU survives (it communicates nothing: 0 s, not 'slowdown 0x')
-                             "slowdown": None if deg.cut or len(deg.degraded.group) < 2
-                             else deg.slowdown,
-                             "lost": [str(x) for x in deg.lost], "cut": deg.cut}
-        if deg.stopped:   # members wired to a failed tier-0 switch (also in lost)
-            extra["failures"]["stopped"] = [str(x) for x in deg.stopped]
+        extra["failures"] = {"failed": fail_text, **deg.as_dict()}
         result = deg.degraded
-        model = _model_on(deg, model, placement, algorithm, seed)
+        model = degraded_model(deg, model, placement, algorithm, seed)
         group = result.group
     else:
         result = model.cost(op, size, group)
@@ -495,7 +484,9 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
     if at_once is not None:
         extra["instances_all"] = {"time": at_once}
     if all_groups and len(group) > 1:
-        extra["all_groups"] = _all_groups(model, len(group), op, size)
+        from netmodel.collectives.concurrent import all_groups_cost
+
+        extra["all_groups"] = all_groups_cost(model, len(group), op, size)
     alternatives = {name: float(t[0]) for name, t in
                     sorted(model.curves(op, [size], group).items())} \
         if algorithm == "auto" else {}
@@ -611,44 +602,9 @@ def _tree_cap(cap, channels: str = "") -> str:
     return f"{cap.channels}{channels} x {cap.channel_bandwidth / 1e9:g} GB/s{f}"
 
 
-def _all_groups(model, size: int, op: str, nbytes: float) -> dict:
-    """``--all-groups``: every group of ``size`` GPUs the placement cuts from ``model``'s
-    fabric, run at once (:func:`~netmodel.collectives.concurrent.concurrent_cost`) on the
-    model's algorithm and its scope (a scenario's own governs its collectives only, as the
-    group alone), as the JSON's ``all_groups``. A group that failures (or an OCS without
-    circuits) cut apart is reported as the costed group is (CUT, not an error): listed in
-    ``cut`` and left out; the others run together (none: ``groups`` 0, the times null)."""
-    from netmodel.collectives.concurrent import concurrent_cost
-    from netmodel.collectives.placement import partition
-
-    groups = partition(model.graph, size, model.placement, seed=model.seed,
-                       gpus=model.router.gpu_list)
-    route = model.router.route
-    # routes join GPUs within one part of the fabric: the first member reaching every
-    # other is the whole group joined
-    apart = [any(route(g[0], x) is None for x in g[1:]) for g in groups]
-    cut = [g for g, a in zip(groups, apart, strict=True) if a]
-    whole = [g for g, a in zip(groups, apart, strict=True) if not a]
-    doc = {"groups": len(whole), "algorithm": None, "protocol": None, "makespan": None,
-           "slowdown_max": None, "slowdown_mean": None, "slowest_group": [],
-           "hot_links": [], "schedule": None, "cut": [[str(x) for x in g] for g in cut]}
-    if not whole:
-        return doc
-    conc = concurrent_cost(model, whole, op, nbytes)
-    worst = int(conc.time[:, 0].argmax())   # the group whose time is the makespan
-    doc.update({
-        "algorithm": conc.algorithm[0],
-        "protocol": conc.protocol[0], "makespan": float(conc.makespan[0]),
-        "slowdown_max": float(conc.slowdown[:, 0].max()),
-        "slowdown_mean": float(conc.slowdown[:, 0].mean()),
-        "slowest_group": [str(x) for x in conc.groups[worst]],
-        "hot_links": [[str(u), str(v), k] for (u, v), k in conc.hotspots],
-        "schedule": conc.schedule[0]})
-    return doc
-
-
 def _echo_all_groups(conc: dict | None, size: int) -> None:
-    """The ``--all-groups`` lines of :func:`_all_groups`'s ``conc`` (nothing for None)."""
+    """The ``--all-groups`` lines of ``conc``,
+    :func:`~netmodel.collectives.concurrent.all_groups_cost`'s dict (nothing for None)."""
     from compute.units import counted, format_time
     from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET
 
@@ -707,19 +663,6 @@ def _failures(text):
         else:
             nodes.append(item)
     return links, nodes
-
-
-def _model_on(deg, model, placement, algorithm, seed):
-    """A model of the degraded fabric (for the plot and --all-groups)."""
-    from netmodel.collectives.degraded import degrade
-    from netmodel.collectives.model import FabricCostModel
-
-    broken = deg.graph if deg.graph is not None else \
-        degrade(model.graph, links=deg.failed_links, nodes=deg.failed_nodes)
-    return FabricCostModel(broken, placement=placement, algorithm=algorithm,
-                           algorithms=model.algorithms, seed=seed, scope=model.scope,
-                           calibration=model.calibration, max_transfers=model.max_transfers,
-                           tuner=model.tuner)
 
 
 #: ``costs --format`` choices: name -> what it writes.

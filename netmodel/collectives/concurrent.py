@@ -12,9 +12,10 @@ runs a pipeline (its phases overlap: lockstep then) or the schedule in time woul
 budget (lockstep too); :attr:`ConcurrentResult.schedule` says which, per size. Each group's
 slowdown is its time together over its time alone.
 
-:func:`concurrent_cost` (``netmodel collective --all-groups``) lets each group choose its
-own (algorithm, protocol) per size, the fastest for it alone over every candidate that runs
-on it, as NCCL's communicators tune apart (each by its own topology and size, knowing
+:func:`concurrent_cost` (``netmodel collective --all-groups``, through
+:func:`all_groups_cost`, which cuts the groups and leaves out those cut apart) lets each
+group choose its own (algorithm, protocol) per size, the fastest for it alone over every
+candidate that runs on it, as NCCL's communicators tune apart (each by its own topology and size, knowing
 nothing of the others' traffic): groups of different shapes may run different algorithms
 (in-network inside a scale-up domain beside ring across two), their steps then routed
 together, step ``i`` of each group's own algorithm beside step ``i`` of every other's.
@@ -82,14 +83,15 @@ from netmodel.collectives.concurrent_options import (
 )
 from netmodel.collectives.cost import GroupCut
 from netmodel.collectives.model import FabricCostModel, check_sizes
+from netmodel.collectives.placement import partition
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from netmodel.collectives.concurrent_groups import Groups
 
-__all__ = ["ConcurrentResult", "concurrent_cost", "concurrent_linear", "concurrent_makespan",
-           "concurrent_own", "concurrent_own_makespan"]
+__all__ = ["ConcurrentResult", "all_groups_cost", "concurrent_cost", "concurrent_linear",
+           "concurrent_makespan", "concurrent_own", "concurrent_own_makespan"]
 
 
 @dataclass(frozen=True)
@@ -324,6 +326,39 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     """
     check_op(op)
     return _concurrent_cost(model, groups, op, check_sizes(nbytes, bounded=True), algorithm)
+
+
+def all_groups_cost(model: FabricCostModel, size: int, op: str, nbytes: float) -> dict:
+    """Every group of ``size`` GPUs the placement cuts from ``model``'s fabric, run at once
+    (:func:`concurrent_cost`) on the model's algorithm and its scope (a scenario's own
+    governs its collectives only, as the group alone), as a JSON-ready dict (``netmodel
+    collective --all-groups``' ``all_groups``). A group that failures (or an OCS without
+    circuits) cut apart is reported as the costed group is (cut, not an error): listed in
+    ``cut`` and left out; the others run together (none: ``groups`` 0, the times None)."""
+    groups = partition(model.graph, size, model.placement, seed=model.seed,
+                       gpus=model.router.gpu_list)
+    route = model.router.route
+    # routes join GPUs within one part of the fabric: the first member reaching every
+    # other is the whole group joined
+    apart = [any(route(g[0], x) is None for x in g[1:]) for g in groups]
+    cut = [g for g, a in zip(groups, apart, strict=True) if a]
+    whole = [g for g, a in zip(groups, apart, strict=True) if not a]
+    doc = {"groups": len(whole), "algorithm": None, "protocol": None, "makespan": None,
+           "slowdown_max": None, "slowdown_mean": None, "slowest_group": [],
+           "hot_links": [], "schedule": None, "cut": [[str(x) for x in g] for g in cut]}
+    if not whole:
+        return doc
+    conc = concurrent_cost(model, whole, op, nbytes)
+    worst = int(conc.time[:, 0].argmax())   # the group whose time is the makespan
+    doc.update({
+        "algorithm": conc.algorithm[0],
+        "protocol": conc.protocol[0], "makespan": float(conc.makespan[0]),
+        "slowdown_max": float(conc.slowdown[:, 0].max()),
+        "slowdown_mean": float(conc.slowdown[:, 0].mean()),
+        "slowest_group": [str(x) for x in conc.groups[worst]],
+        "hot_links": [[str(u), str(v), k] for (u, v), k in conc.hotspots],
+        "schedule": conc.schedule[0]})
+    return doc
 
 
 def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: ArrayLike,

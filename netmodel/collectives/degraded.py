@@ -58,7 +58,7 @@ from topologies.failure_domains import (
 from topologies.optical import drop_circuits
 from topologies.schema import circuit_count, circuit_via
 
-__all__ = ["DegradedResult", "degrade", "degraded_cost", "stopped_gpus"]
+__all__ = ["DegradedResult", "degrade", "degraded_cost", "degraded_model", "stopped_gpus"]
 
 
 def _parts(what: str, value: object, items: str) -> tuple:
@@ -217,6 +217,23 @@ class DegradedResult:
             return math.inf
         return self.degraded.time / self.healthy.time if self.healthy.time > 0 else 1.0
 
+    def as_dict(self) -> dict:
+        """The failures' effect, JSON-ready (``netmodel collective --fail``'s ``failures``,
+        after the failures as typed): ``healthy_time`` and ``healthy_algorithm`` (None where
+        the healthy fabric is cut apart too, an OCS fabric without circuits: JSON has no
+        inf), ``slowdown`` (None where nothing is left to compare: cut apart, or one GPU
+        survives, which communicates nothing), ``lost``, ``cut`` and, where any,
+        ``stopped`` (members wired to a failed tier-0 switch, in ``lost`` too)."""
+        whole = self.healthy.connected
+        doc = {"healthy_time": self.healthy.time if whole else None,
+               "healthy_algorithm": self.healthy.algorithm if whole else None,
+               "slowdown": None if self.cut or len(self.degraded.group) < 2
+               else self.slowdown,
+               "lost": [str(x) for x in self.lost], "cut": self.cut}
+        if self.stopped:
+            doc["stopped"] = [str(x) for x in self.stopped]
+        return doc
+
 
 def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable[Hashable],
                   *, links: Iterable[Iterable[Hashable]] = (), nodes: Iterable[Hashable] = (),
@@ -269,3 +286,17 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
     degraded = min(results, key=lambda r: r.time)
     return DegradedResult(healthy, degraded, links, nodes, lost,
                           tuple(g for g in lost if g in stopped), broken)
+
+
+def degraded_model(result: DegradedResult, model: FabricCostModel, placement: str,
+                   algorithm: str, seed: int) -> FabricCostModel:
+    """A model of the fabric ``result``'s survivors were costed on (its ``graph``, else
+    ``model``'s fabric without the failed parts), with ``model``'s options and the given
+    ``placement``, ``algorithm`` and ``seed``: what a figure or every group at once reads
+    after the failures."""
+    broken = result.graph if result.graph is not None else \
+        degrade(model.graph, links=result.failed_links, nodes=result.failed_nodes)
+    return FabricCostModel(broken, placement=placement, algorithm=algorithm,
+                           algorithms=model.algorithms, seed=seed, scope=model.scope,
+                           calibration=model.calibration, max_transfers=model.max_transfers,
+                           tuner=model.tuner)

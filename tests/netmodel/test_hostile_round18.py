@@ -180,13 +180,13 @@ def test_no_failure_no_group_left_out():
     ("rail-optimized:domains=2", ["nvs0"], [], 8),
 ])
 def test_the_groups_left_out_are_those_the_costing_finds_cut(spec, nodes, links, size):
-    # the CLI's test (every member routed from the first) against the costing's own: a
-    # group is listed cut exactly where cost() says it is not connected
+    # all_groups_cost's test (every member routed from the first) against the costing's
+    # own: a group is listed cut exactly where cost() says it is not connected
     broken = degrade(build_fabric(spec), links=links, nodes=nodes)
     m = FabricCostModel(broken)
-    from netmodel.cli.collective import _all_groups as all_groups
+    from netmodel.collectives.concurrent import all_groups_cost
 
-    doc = all_groups(m, size, "all-reduce", 2.0**20)
+    doc = all_groups_cost(m, size, "all-reduce", 2.0**20)
     groups = partition(m.graph, size, m.placement, gpus=m.router.gpu_list)
     costed = [[str(x) for x in g] for g in groups
               if not m.cost("all-reduce", 2.0**20, g).connected]
