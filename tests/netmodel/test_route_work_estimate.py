@@ -13,7 +13,7 @@ import hashlib
 import numpy as np
 import pytest
 
-from netmodel.collectives import route_sampling
+from netmodel.collectives import route_sampling, routing
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import NotApplicable
@@ -40,11 +40,12 @@ def _digest(loads) -> str:
 def test_a_sample_first_routes_the_same_bits(monkeypatch, spec, p, one_by_one):
     graph = build(spec)
     transfers = _all_pairs(p)
-    if one_by_one:
-        monkeypatch.setattr(route_sampling, "DAG_NODES", 100)
+    if one_by_one:   # read where a router is built (Router._dag_sized)
+        monkeypatch.setattr(routing, "DAG_NODES", 100)
     monkeypatch.setattr(route_sampling, "_SAMPLE_FROM", 10**9)
     monkeypatch.setattr(route_sampling, "_SAMPLE_FROM_ONE_BY_ONE", 10**9)
     plain = Router(graph)
+    assert plain._dag_sized is not one_by_one
     want = _digest(plain.loads(transfers))
     monkeypatch.setattr(route_sampling, "_SAMPLE_FROM", 1000)
     monkeypatch.setattr(route_sampling, "_SAMPLE_FROM_ONE_BY_ONE", 1000)
