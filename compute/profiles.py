@@ -683,7 +683,8 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
                         f"name (a comma too many?); columns: {', '.join(required + optional)}")
     twice = sorted({c for c in header if header.count(c) > 1})
     if twice:
-        raise UserError(f"{where}: column(s) {', '.join(twice)} given twice")
+        raise UserError(f"{where}: column(s) {', '.join(twice)} given twice; give each "
+                        f"column once")
     unknown = [c for c in header if c not in required + optional]
     if unknown:
         raise UserError(f"{where}: unknown column(s) {', '.join(unknown[:5])}; columns: "
@@ -698,7 +699,9 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
         if len(out) >= MAX_MEASUREMENTS:
             raise _too_many_measurements(where)
         if None in raw:
-            raise UserError(f"{where}: {at} has more cells than the header has columns")
+            raise UserError(f"{where}: {at} has more cells than the header has columns "
+                            f"({len(header) + len(raw[None])}, not {len(header)}); quote a "
+                            f"cell that holds a comma (\"a,b\")")
         if None in raw.values():
             raise UserError(f"{where}: {at} has fewer cells than the header has columns "
                             f"({len(header)}); leave a cell empty with nothing between commas")
