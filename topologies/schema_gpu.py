@@ -74,8 +74,8 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
         raise UserError(f"{where}: GPU type {describe(name)} lacks field(s) {', '.join(missing)}")
     if data.get("name", name) != name:
         raise UserError(f"{where}: GPU type {describe(name)} has the name "
-                        f"{describe(data['name'])}; a GPU type's 'name' is the one it is "
-                        f"listed under ({describe(name)}) or left out")
+                        f"{describe(data['name'])}; a GPU type's 'name' must be the one it is "
+                        f"listed under ({describe(name)}), or be left out")
     if not isinstance(data.get("source", ""), str):
         raise UserError(f"{where}: GPU type {describe(name)}: source must be text")
     values: dict[str, Any] = {}

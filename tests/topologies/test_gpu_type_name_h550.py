@@ -16,8 +16,8 @@ def test_a_name_apart_from_its_key_says_the_rule():
     with pytest.raises(UserError) as err:
         gpu_spec_from_dict("Other", fields, "f.json: gpu_types")
     assert str(err.value) == ("f.json: gpu_types: GPU type 'Other' has the name 'H100-SXM'; a "
-                              "GPU type's 'name' is the one it is listed under ('Other') or "
-                              "left out")
+                              "GPU type's 'name' must be the one it is listed under ('Other'), "
+                              "or be left out")
 
 
 @pytest.mark.parametrize("fields", [{"name": "H100-SXM"}, {}])
