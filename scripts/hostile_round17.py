@@ -232,7 +232,8 @@ ALLOWED = re.compile(r"must|allowed|known|expected|takes|give |needs|one of|choo
                      r"only|not a|between|at least|at most|>=|<=|> |< |is not|no such|"
                      r"does not|cannot|invalid|should|instead|limit|unknown|missing|"
                      r"requires|refused|written with|exceeds|outside|too large|too long|"
-                     r"malformed|declares|holds|range|empty|loops|drop|larger than|above|below",
+                     r"malformed|declares|holds|range|empty|loops|drop|larger than|above|below|"
+                     r"deeper than|merge|lacks",
                      re.I)
 
 
