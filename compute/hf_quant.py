@@ -370,4 +370,7 @@ def with_sidecar(cfg: dict, path: Path) -> dict:
     doc = parse_table(read_text(side, "hf_quant_config.json"), "json", str(side))
     quant = validate.table(f"{side}: quantization", (doc if isinstance(doc, dict) else {})
                            .get("quantization"))
+    # its values checked here, where they are said as this file's (read later as the
+    # config.json's quantization_config, a bad quant_algo was blamed on config.json)
+    _modelopt(quant, f"{side}: quantization")
     return {**cfg, "quantization_config": {**quant, "quant_method": "modelopt"}}
