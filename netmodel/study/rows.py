@@ -355,8 +355,12 @@ def distinct_models(models: Iterable[ModelSpec]) -> list[ModelSpec]:
     """
     out: dict[str, ModelSpec] = {}
     for m in models:
-        if out.setdefault(m.name, m) != m:
-            raise UserError(f"two different models are named {m.name!r} (a HuggingFace "
+        first = out.setdefault(m.name, m)
+        if first != m:   # the first field they differ in: which two files were meant
+            key = next((f.name for f in fields(m)
+                        if getattr(first, f.name) != getattr(m, f.name)), "source")
+            raise UserError(f"two different models are named {m.name!r} ({key} "
+                            f"{getattr(first, key)!r} and {getattr(m, key)!r}; a HuggingFace "
                             f"config.json takes its folder's name, another .json file its "
                             f"own, unless it names itself); give each its own name")
     return list(out.values())
