@@ -10,6 +10,7 @@ shared choices they make (:func:`choice_keys`, :func:`by_choice`, :func:`masked_
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Hashable, Iterable
 
 import numpy as np
@@ -241,14 +242,18 @@ def option_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ..
     hi = np.full((len(options), len(groups)), math.inf)
     if cal.p2p_ll_threshold > 0:
         _protocol_ranges(model, groups, op, options, lo, hi)
-    # Simple send-recv's lines by its channels, in the order _name_options made them
+    # Simple send-recv's and all-to-all's lines by their channels, in the order
+    # _name_options made them: each share's lines (as many a share: combine's, one per
+    # pipeline fill plus one) one after another
     sizes = [len(g) for g in groups]
+    count = Counter((o[0], o[1]) for o in options)
     lines: dict[tuple[str, str], tuple[list, int]] = {}
     for i, o in enumerate(options):
         own, k = lines.get((o[0], o[1])) or (channel_lines(op, o[0], o[1], sizes, o[-1],
                                                            cal), 0)
         if own:
-            lo[i], hi[i] = np.maximum(lo[i], own[k][1]), np.minimum(hi[i], own[k][2])
+            j = k // max(1, count[(o[0], o[1])] // len(own))
+            lo[i], hi[i] = np.maximum(lo[i], own[j][1]), np.minimum(hi[i], own[j][2])
             lines[(o[0], o[1])] = (own, k + 1)
     if not (lo > 0).any() and not (hi < math.inf).any():
         return None

@@ -106,27 +106,49 @@ def p2p_sending_channels(p: Any, cal: Calibration, peers: Any = 0) -> Any:
     return np.minimum(total, np.where(peers > 0, peers, p - 1) * per)
 
 
-def p2p_simple_channels(p: int, cal: Calibration) -> list[tuple[float, float, float]]:
-    """``[(share, lo, hi)]``: NCCL's Simple send-recv among ``p`` GPUs inside one NVLink
-    domain moves a peer's ``n`` bytes, ``lo < n <= hi``, at ``share`` of its links' rate
-    (the ring's Simple bus rate): on ``c`` channels, each at NCCL's tuner's per-channel
-    rate (busBw = nChannels x bwIntra: the ring's rate over its ``ring_channels``), so
-    ``share = min(1, c / ring_channels)``; ranges of one share merged, in increasing size.
+def p2p_simple_channels(p: int, cal: Calibration, peers: int = 1
+                        ) -> list[tuple[float, float, float]]:
+    """``[(share, lo, hi)]``: NCCL's Simple grouped send/recv among ``p`` GPUs inside one
+    NVLink domain, each GPU sending to ``peers`` of them (1: send-recv's next GPU; 0: the
+    all-to-all's every GPU, itself included), moves ``n`` bytes, ``lo < n <= hi`` (``n``
+    the collective's size: a peer's bytes for the send-recv, ``p`` of them for the
+    all-to-all), at ``share`` of its links' rate (the ring's Simple bus rate): on ``C``
+    channels that send to another GPU, each at NCCL's tuner's per-channel rate (busBw =
+    nChannels x bwIntra: the ring's rate over its ``ring_channels``), so ``share = min(1, C
+    / ring_channels)``; ranges of one share merged, in increasing size.
     NCCL's rule (src/enqueue.cc, addP2pToPlan, one node: parts of ``minPartSize =
     stepSize/8`` to ``maxPartSize = stepSize*32``, Simple's ``stepSize = p2pChunkSize``,
-    ``p2p_chunk``): ``nChannels = min(nChannelsMin, divUp(bytes, minPartSize))``, doubled
-    while a part exceeds ``maxPartSize`` and ``nChannels <= nChannelsMax/2``
+    ``p2p_chunk``): a peer's ``nChannels = min(nChannelsMin, divUp(bytes, minPartSize))``,
+    doubled while a part exceeds ``maxPartSize`` and ``nChannels <= nChannelsMax/2``
     (scheduleP2pTasksToPlan: ``nChannelsMax`` = p2pnChannelsPerPeer,
     ``p2p_channels_per_peer``; ``nChannelsMin`` a peer's channels,
-    :func:`p2p_sending_channels` with one peer). ``[]`` where the calibration lacks
-    ``p2p_chunk``, ``p2p_channels_per_peer`` or ``ring_channels``, or ``p`` < 2.
-    8 B200 (4 to 32 channels, 32 ring channels, chunks of 512 KiB): 4 channels to 64 MiB,
-    8 to 128 MiB, 16 to 256 MiB, 32 above.
+    :func:`p2p_sending_channels` with one peer). The send-recv's one peer: ``C`` its
+    channels. The all-to-all's ``p`` peers (one a round of the schedule, the GPU itself
+    one of them) take ``p x nChannels`` of the ``p2pnChannels`` (``p2p_channels_per_peer``)
+    and, while ``p x nChannels`` fits in them, no two share a channel (src/include/device.h
+    and channel.h: a peer's part ``k`` on channel ``(base + k) mod p2pnChannels``, the
+    round's ``base`` bit-reversed, or ``k`` bit-reversed in older sources; either way
+    disjoint sets): each channel then runs one peer's work with all its warps, as the
+    send-recv's do, and ``C = (p - 1) x nChannels``, the channels not copying to the GPU
+    itself. Once the channels double past ``nChannelsMin`` (or where ``p x nChannelsMin``
+    exceeds the p2p channels: more than 32 GPUs), a channel runs several peers' works,
+    its warps split among them (src/device/sendrecv.h, ``nWarpPerWork = nWarps/nWorks``),
+    at a rate the source does not give: the links' rate there (``share`` 1, the bound). A
+    peer's bytes below ``nChannelsMin`` parts of ``minPartSize`` (LL's sizes, 192 KiB a
+    peer on 8 GPUs) take fewer channels: not modelled for the all-to-all, as under LL
+    (:func:`p2p_sending_channels`). ``[]`` where the calibration lacks ``p2p_chunk``,
+    ``p2p_channels_per_peer`` or ``ring_channels``, or ``p`` < 2; for the all-to-all also
+    where every size has share 1 (28 channels or more than the ring's: Hopper, Ampere).
+    8 B200 (4 to 32 channels, 32 ring channels, chunks of 512 KiB), send-recv: 4 channels
+    to 64 MiB, 8 to 128 MiB, 16 to 256 MiB, 32 above; all-to-all: 28 channels up to 512
+    MiB (64 MiB a peer), the links' rate above.
 
     >>> from netmodel.collectives.calibration_files import default_calibration
     >>> cal = default_calibration().for_gpu("B200-HGX")   # 512 KiB chunks, 4 to 32 channels
     >>> [(s, lo / 2**20, hi / 2**20) for s, lo, hi in p2p_simple_channels(8, cal)]
     [(0.03125, 0.0, 0.0625), (0.0625, 0.0625, 0.125), (0.09375, 0.125, 0.1875), (0.125, 0.1875, 64.0), (0.25, 64.0, 128.0), (0.5, 128.0, 256.0), (1.0, 256.0, inf)]
+    >>> [(s, lo / 2**20, hi / 2**20) for s, lo, hi in p2p_simple_channels(8, cal, 0)]
+    [(0.875, 0.0, 512.0), (1.0, 512.0, inf)]
     """
     chunk, most, ring = cal.p2p_chunk, int(cal.p2p_channels_per_peer), cal.ring_channels
     if chunk <= 0 or most < 1 or ring <= 0 or p < 2:
@@ -139,6 +161,11 @@ def p2p_simple_channels(p: int, cal: Calibration) -> list[tuple[float, float, fl
         rows.append((c, lo, c * large))
         c, lo = c * 2, c * large
     rows.append((c, lo, math.inf))
+    if peers <= 0:   # the all-to-all: p peers' channels, disjoint only up to nChannelsMin
+        if p * least > most:
+            return []
+        rows = [(least * (p - 1), 0.0, least * large * p), (math.inf, least * large * p,
+                                                             math.inf)]
     out: list[tuple[float, float, float]] = []
     for c, lo, hi in rows:
         share = min(1.0, c / ring)
@@ -146,7 +173,7 @@ def p2p_simple_channels(p: int, cal: Calibration) -> list[tuple[float, float, fl
             out[-1] = (share, out[-1][1], hi)
         else:
             out.append((share, lo, hi))
-    return out
+    return [] if peers <= 0 and len(out) == 1 else out
 
 
 def p2p_ll_share(p: Any, cal: Calibration, peers: Any = 0) -> Any:

@@ -122,25 +122,15 @@ def test_ll_share_leaves_send_recv_across_the_network_alone():
     assert times[0] == pytest.approx(times[1], rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known miss: all-to-all at 512 MiB, model 687.7 GB/s against 559.0 measured (+23%). Two "
-    "causes: (1) Blackwell's Simple asymptote on these nodes is 672-677 GB/s for the ring "
-    "all-gather too (Vultr 16 GiB, Together 32 GiB) against NCCL's 18 x 40.1 = 721.8 "
-    "(scaleup_efficiency 0.802), 7%; (2) up to 64 MiB a peer (512 MiB on 8 GPUs) NCCL splits "
-    "a peer's bytes over 4 channels (src/enqueue.cc, addP2pToPlan: nChannelsMin 32 halved "
-    "while x 8 ranks > 32; maxPartSize 32 x 512 KiB = 16 MiB a part before doubling), so 28 "
-    "of the 32 p2p channels carry NVLink traffic (4 copy to self): 28/32 x 672 = 588 GB/s "
-    "(measured 535-559: the share explains most, not all, of it); the measured all-to-all / "
-    "all-gather ratio is 0.90-0.91 at 256 and 512 MiB, 0.96 at 1-2 GiB (8 and 16 channels a "
-    "peer, two or more works a channel) and 1.00 from 4 GiB (32 a peer). 4 GB300s of a tray: "
-    "24 of 32 channels (0.75), measured 491-512 at 256-512 MiB = 0.78-0.81 of its own 628 "
-    "at 16 GiB. The same rule at NCCL's tuner's per-channel rate (721.8 / 32 ring channels "
-    "= 22.56 GB/s) on 28 channels gives 611.9 GB/s at 256 MiB, 621.6 at 512 MiB (+14%, "
-    "+11%; test_sendrecv_simple_channels_h539.py), but from 1 GiB it puts 56-224 parts on "
-    "32 channels, two or more works a channel, a rate the source does not give. Not "
-    "applied: the model's all-to-all is bound by its links (its send-recv holds the rule, "
-    "a Simple line per channel count, netmodel.collectives.cost.channel_lines)"))
 def test_alltoall_simple_busbw_at_512mib():
+    """All-to-all at 512 MiB: up to 64 MiB a peer (512 MiB on 8 GPUs) NCCL splits a peer's
+    bytes over 4 channels (src/enqueue.cc, addP2pToPlan: nChannelsMin 32 halved while x 8
+    ranks > 32; 32 x 512 KiB = 16 MiB a part before doubling), one peer a channel, so 28 of
+    the 32 p2p channels carry NVLink traffic (4 copy to self), each at NCCL's tuner's
+    per-channel rate (721.8 / 32 = 22.56 GB/s): 603.0 GB/s with Simple's fill against 559.0
+    measured (+8%; 687.7 at the links' rate, +23%;
+    netmodel.collectives.pipeline_fill.p2p_simple_channels,
+    test_alltoall_simple_channels_h547.py)."""
     sw = _model("all-to-all", [512 * MIB])
     assert sw.busbw[0] == pytest.approx(_measured("b200-8-sweep", "all-to-all")[512 * MIB],
                                         rel=0.10)

@@ -26,6 +26,7 @@ from netmodel.collectives.cost import (
     SEND_RECV,
     CompiledCollective,
     StepCost,
+    channel_lines,
     combine,
     set_step,
     step_protocols,
@@ -458,9 +459,11 @@ def reference_concurrent(model, groups, op, cache):
         protos = step_protocols(bool((on & innet).any()),
                                 bool((on & table["member"] & ~innet).any()), cal,
                                 (op, name) in SEND_RECV)
-        for proto in protos:
-            out += [(name, proto.name, a, b)
-                    for a, b, _ in combine(table, beta, lat, up, so, proto, cal)]
+        for proto in protos:   # Simple send/recv: a line per share of its rate by channels
+            for share, _, _ in channel_lines(op, name, proto.name, [len(g) for g in groups],
+                                             so.any(axis=1), cal) or [(None, None, None)]:
+                out += [(name, proto.name, a, b) for a, b, _ in
+                        combine(table, beta, lat, up, so, proto, cal, share=share)]
     return out
 
 
