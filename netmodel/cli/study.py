@@ -158,6 +158,11 @@ _search_options = [_instances_option, parallelism_option, *_engine_options, max_
                    *_slo_options, *_dask_options]
 
 
+#: How :func:`netmodel.study.rows.distinct_models` starts its refusal of two different
+#: models of one name (two files of --models defining one), said with --models.
+_TWO_MODELS = "two different models are named"
+
+
 def _search_settings(models_text: str, phase_text: str,
                      kw: dict) -> tuple[list[str], list[str], dict]:
     """What compare and sweep search with, from their command line (``kw``: the options of
@@ -504,9 +509,12 @@ def compare(list_: bool, show: str | None, models_text: str, scenarios_text: str
     _check_out(out_dir)
     # the searches run_compare makes: the scenarios as --gpus expands them, the baseline too
     total = len(models) * len(phases) * len(expand_scenarios(scenarios, gpus))
-    _run_and_report("compare", total, kw, functools.partial(
-        run_compare, models, scenarios, phases, gpus=gpus, reliability=reliability, **settings),
-        write_compare, out_dir, as_json, settings["options"])
+    from netmodel.cli.main import value_refused_as
+
+    with value_refused_as("--models", models_text, _TWO_MODELS):
+        _run_and_report("compare", total, kw, functools.partial(
+            run_compare, models, scenarios, phases, gpus=gpus, reliability=reliability,
+            **settings), write_compare, out_dir, as_json, settings["options"])
 
 
 # ------------------------------------------------------------------ sweep
@@ -572,7 +580,8 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     from netmodel.cli.main import value_refused_as
 
     # a GPU's die comes with --scenarios (NAME@GPU, a scenario file's gpu): said with it
-    with value_refused_as("--scenarios", ",".join(scenario_texts), "no die data"):
+    with value_refused_as("--scenarios", ",".join(scenario_texts), "no die data"), \
+            value_refused_as("--models", models_text, _TWO_MODELS):
         _run_and_report("sweep", total, kw, functools.partial(
             run_sweep, scens, params, models, phases, **settings), write_sweep, out_dir,
             as_json, settings["options"])
