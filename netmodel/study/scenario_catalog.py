@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import NoReturn
 
 from compute.config_files import missing_named_file
 from compute.errors import UserError, known
@@ -163,6 +164,8 @@ def expand_scenarios(scenarios: Iterable[str | Scenario],
         kept = [s] if not gpus or baseline in (s.name, s.label) else []
         for variant in kept + [s.with_gpu(g) for g in gpus or ()]:
             if variant.label in out and out[variant.label] != variant:
+                if given[variant.label] is ref:   # one scenario, two GPUs of one name
+                    _two_gpus(out[variant.label], variant)
                 raise UserError(f"scenarios {describe(_ref_text(given[variant.label]))} and "
                                 f"{describe(_ref_text(ref))} differ but are both "
                                 f"{variant.label}; give each scenario its own name")
@@ -172,6 +175,18 @@ def expand_scenarios(scenarios: Iterable[str | Scenario],
         raise UserError("give at least one scenario")
     return list(out.values())
 
+
+
+def _two_gpus(first: Scenario, other: Scenario) -> NoReturn:
+    """Refuse two different GPUs of one name among ``gpus`` (two GPU files defining it),
+    swapped into one scenario (``first`` and ``other``), naming their files where they came
+    from files and the first field they differ in."""
+    a, b = first.gpu_spec.to_dict(), other.gpu_spec.to_dict()
+    key = next((k for k in a if a[k] != b.get(k)), "source")
+    files = f"{describe(first.gpu_file)} and {describe(other.gpu_file)} both define" \
+        if first.gpu_file and other.gpu_file else "two different GPUs are"
+    raise UserError(f"gpus: {files} a GPU named {first.gpu!r}, differently ({key} "
+                    f"{a[key]!r} and {b.get(key)!r}); give each its own name")
 
 
 def _ref_text(ref: object) -> str:
