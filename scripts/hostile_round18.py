@@ -112,6 +112,14 @@ def _json_attacks(text: str) -> dict[str, tuple[str | bytes, bool]]:
     d = doc()
     d["edges"].append({**edge, "source": "gpu3", "target": "gpu0"})
     out["edge twice reversed"] = (dump(d), False)
+    for key in ("multigraph", "directed"):
+        d = doc()
+        d[key] = True
+        out[f"{key} true"] = (dump(d), False)
+    d = doc()
+    d["multigraph"] = True
+    d["edges"].append({**edge, "key": 1})
+    out["multi-edge with a key"] = (dump(d), False)
     d = doc()
     d["nodes"] += [{"id": f"gpu{i}", "kind": "gpu", "gpu": "H100-SXM"} for i in (4, 5)]
     d["edges"].append({**edge, "source": "gpu4", "target": "gpu5"})
@@ -577,6 +585,24 @@ def hf_cases() -> Iterator[Case]:
     for what, (data, lenient) in attacks.items():
         yield f"hf-config {what} | models", MODELS_HF, _write("config.json", data), lenient, \
             None
+    # the hf_quant_config.json beside it (modelopt's own file), broken
+    sides: dict[str, str | bytes | None] = {
+        "quant_algo NaN": '{"quantization": {"quant_algo": NaN}}',
+        "quant_algo unknown": '{"quantization": {"quant_algo": "MAGIC"}}',
+        "kv algo unknown": '{"quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": 4}}',
+        "a list": '{"quantization": [1, 2]}', "deep 10000": "[" * 10_000 + "]" * 10_000,
+        "binary garbage": os.urandom(4096), "empty": "", "a fifo": None,
+        "900,000 modules kept": '{"quantization": {"quant_algo": "FP8", "exclude_modules": ['
+        + ",".join(['"a"'] * 900_000) + "]}}"}
+    for what, side in sides.items():
+        def setup(d: Path, side=side) -> None:
+            _write("config.json", hostile_round16.HF_CONFIG)(d)
+            if side is None:
+                os.mkfifo(d / "hf_quant_config.json")
+            else:
+                _write("hf_quant_config.json", side)(d)
+        yield f"hf-config's hf_quant_config.json {what} | models", MODELS_HF, setup, False, \
+            None
     # a folder given for the config: it holds none, or a link that loops
 
     def loop(d: Path) -> None:
@@ -586,6 +612,24 @@ def hf_cases() -> Iterator[Case]:
         lambda d: None, False, None
     yield "hf-config folder whose config.json loops | models", \
         ["models", "--hf-config", "{d}/m"], loop, False, None
+
+
+def list_cases() -> Iterator[Case]:
+    """Files given in a list (compare's --models, --gpus): two that define one name
+    differently, one file twice."""
+    def setup(d: Path) -> None:
+        _write("m1.toml", model_text())(d)
+        _write("m2.toml", model_text().replace("layers = 32", "layers = 16"))(d)
+        _write("g1.toml", gpu_text())(d)
+        _write("g2.toml", gpu_text().replace("sms = 132", "sms = 66"))(d)
+    base = ["compare", "--scenarios", "h100-dgx", "--max-batch", "8", "--no-plot", "-q"]
+    yield "compare --models two files of one name", \
+        [*base, "--models", "{d}/m1.toml,{d}/m2.toml"], setup, False, None
+    yield "compare --models one file twice", \
+        [*base, "--models", "{d}/m1.toml,{d}/m1.toml"], setup, False, None
+    yield "compare --gpus two files of one name", \
+        [*base, "--models", "Llama-3-8B", "--gpus", "{d}/g1.toml,{d}/g2.toml"], setup, False, \
+        None
 
 
 def output_cases() -> Iterator[Case]:
@@ -653,6 +697,7 @@ def cases() -> Iterator[Case]:
     yield from toml_cases()
     yield from workload_cases()
     yield from hf_cases()
+    yield from list_cases()
     yield from output_cases()
 
 

@@ -9,7 +9,11 @@ Found by the round and fixed (their own tests beside): an output file path that 
 symbolic link was replaced by the file (test_output_symlink_h550), a read-only output file
 of a user not root was replaced (test_output_read_only_h550), a saved fabric's GPU type
 whose name differs from its key said no rule (test_gpu_type_name_h550), a measurements CSV
-with a column twice or a row too long said no fix (test_measurements_shape_h550).
+with a column twice or a row too long said no fix (test_measurements_shape_h550), a bad
+value in an hf_quant_config.json was blamed on the config.json beside it
+(test_hf_quant_sidecar_where_h550), two files of --models or --gpus defining one name
+differently named no flag and no field (or blamed one scenario: test_distinct_models_h550,
+test_two_gpus_one_name_h550).
 """
 
 from __future__ import annotations
@@ -66,6 +70,10 @@ FAST = [
     "scenario deep array 10000 | cost",
     "workload rate=-0.0 | serve",
     "hf-config num_key_value_heads=null | models",
+    "hf-config's hf_quant_config.json quant_algo NaN | models",
+    "compare --models two files of one name",
+    "compare --gpus two files of one name",
+    "fabric-json multi-edge with a key | show",
     "export -o symlink to a file of others",
     "plot -o dangling symlink",
     "calibrate -o read-only file",
@@ -83,7 +91,8 @@ def test_the_round_reaches_every_kind_and_shape(every):
     names = list(every)
     for kind in ("fabric-json", "fabric-graphml", "scenario's", "measurements", "profile",
                  "scenario", "gpu", "model", "gpu-json", "calibrate base", "workload",
-                 "hf-config", "calibrate -o", "export -o", "costs -o", "plot -o"):
+                 "hf-config", "hf-config's", "compare", "calibrate -o", "export -o",
+                 "costs -o", "plot -o"):
         assert any(n.startswith(kind + " ") for n in names), kind
     for shape in ("self-loop", "edge twice", "two parts", "isolated gpu",
                   "edge to a node not listed", "node named nul", "node named long",
