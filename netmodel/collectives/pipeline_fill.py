@@ -388,13 +388,15 @@ def tree_net_mask(t: dict[str, np.ndarray]) -> np.ndarray | None:
 
 def ll_cap_rate(nodes: Any) -> np.ndarray:
     """NCCL's LL busbw cap (bytes/s) across ``nodes`` >= 2 of its nodes: ``llMaxBw`` of
-    :func:`net_rules`, 39.0 GB/s on 2 nodes, 20.4 on 3 or more.
+    :func:`net_rules`, 39.0 GB/s on 2 nodes, 20.4 on 3 or more, looked up where the emulated
+    tuner looks it up (:meth:`~netmodel.collectives.tuner_plugin.NcclTuner.net_ll_cap`).
 
     >>> (ll_cap_rate(np.array([2, 3, 40])) / 1e9).tolist()
     [39.0, 20.4, 20.4]
     """
-    caps = np.asarray(net_rules()[2], dtype=float)
-    return caps[np.clip(nodes, 2, 1 + len(caps)).astype(np.intp) - 2]
+    from netmodel.collectives.tuner_plugin import NCCL_TUNER, get_tuner
+
+    return get_tuner(NCCL_TUNER).net_ll_cap(nodes)
 
 
 def ring_net_overhead(protocol: Protocol) -> float:

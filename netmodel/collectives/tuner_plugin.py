@@ -41,7 +41,7 @@ import tomllib
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from compute.errors import UserError, known
 from compute.validate import describe
@@ -490,12 +490,26 @@ class NcclTuner:
 
     def ll_cap(self, nodes: int, graph: NcclGraph) -> float:
         """NCCL's ``llMaxBw`` (bytes/s; 0: none), the LL protocol's busbw cap of a ring or a
-        tree: on one node the graph's (the GPU generation's), across nodes the data file's
-        ``ll_max_bw_net`` for 2 and for 3 or more nodes (NCCL's row of hosts that are not
-        AMD's)."""
+        tree: on one node the graph's (the GPU generation's), across nodes
+        :meth:`net_ll_cap`'s."""
         if nodes <= 1:
             return graph.ll_cap
-        return self.spec["ll_max_bw_net"][min(int(nodes), 3) - 2]
+        return float(self.net_ll_cap(nodes))
+
+    def net_ll_cap(self, nodes: Any) -> Any:
+        """NCCL's ``llMaxBw`` (bytes/s) across ``nodes`` >= 2 of its nodes, a count or an
+        array of counts (the model's steps:
+        :func:`~netmodel.collectives.pipeline_fill.ll_cap_rate`): the data file's
+        ``ll_max_bw_net``, its first entry on 2 nodes, its last on 3 or more (NCCL's row of
+        hosts that are not AMD's).
+
+        >>> (get_tuner(NCCL_TUNER).net_ll_cap([2, 3, 40]) / 1e9).tolist()
+        [39.0, 20.4, 20.4]
+        """
+        import numpy as np
+
+        caps = np.asarray(self.spec["ll_max_bw_net"], dtype=float)
+        return caps[np.clip(nodes, 2, 1 + len(caps)).astype(np.intp) - 2]
 
     def latency(self, algorithm: str, protocol: str, ranks: int, nodes: int,
                 legacy: bool = False) -> float:
