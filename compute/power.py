@@ -10,8 +10,10 @@ roofline keeps the tensor cores (at peak FLOP/s) and HBM (at peak bandwidth) bus
 which a GPU draws its TDP (Epoch measured an H100 at 700 W at 70%) and ``m``
 (``memory_power_share``, 0.354) the share of the above-idle range a step streaming HBM the
 whole time draws (batch-1 decode: 300 W on an H100). Idle is 0.115 of TDP (an H200 idles
-at 80 W of 700). A collective's time counts in ``u_m``: its kernels stream the message
-with the tensor cores idle, the state batch-1 decode measures (an assumption: no published
+at 80 W of 700), the TDP at the GPU's own clock (:func:`unclocked_tdp`: a clock it runs at
+only under load, a derived GPU's raised one included, moves no idle draw). A collective's
+time counts in ``u_m``: its kernels stream the message with the tensor cores idle, the
+state batch-1 decode measures (an assumption: no published
 draw of a GPU in an all-reduce; the links' own 1.3 pJ/bit at 450 GB/s is 5 W).
 So decode draws more as its batch grows (more FLOPs per weight byte), prefill near TDP,
 never more than TDP nor less than idle. A derived GPU (the Lite family) moves an HBM byte at
@@ -62,7 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LOAD_PARAMETERS", "POWER_STATES", "ClockPoint", "ClockPowerLaw", "activity",
            "clock_of", "clock_sweep", "gpu_at_clock", "gpu_power", "hbm_share", "idle_frac",
-           "nominal_spec", "nominal_tdp", "overclocked_lite"]
+           "nominal_spec", "nominal_tdp", "overclocked_lite", "unclocked_tdp"]
 
 #: The power states a GPU is in.
 POWER_STATES = ("idle", "prefill", "decode")
@@ -180,25 +182,78 @@ def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
     return spec.tdp / (i + (1 - i) * law.scale(r))
 
 
-def hbm_share(gpu: str | GpuSpec, memory_power_share: float) -> float:
+def unclocked_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
+                  idle_fraction: float | None = None) -> float:
+    """The TDP (W) of ``gpu`` at its SMs' own nominal clock, what its idle share
+    (``idle_fraction``) is of: idle is leakage and the fixed draw at the idle clock, which
+    a clock raised or lowered under load does not move. A GPU derived from another (the
+    Lite family, a GPU file's ``derive_from``: :func:`compute.hardware.derive_gpu`) is its
+    fraction of its base's, whatever clock its ``flops_multiplier`` rates it at; a spec from
+    :func:`gpu_at_clock` that of the GPU it was made from (made in another process: its
+    :func:`nominal_tdp` at ``law`` and ``idle_fraction``); any other GPU its TDP.
+
+    >>> unclocked_tdp("Lite+BW+FLOPS"), round(get_gpu("Lite+BW+FLOPS").tdp, 2)  # rated at 1.2x
+    (175.0, 259.56)
+    >>> unclocked_tdp(gpu_at_clock("H100-SXM", 0.8)), unclocked_tdp("H100-SXM")
+    (700.0, 700.0)
+    """
+    from compute.gpu_facts import base_gpu, derivation
+
+    spec = nominal_spec(gpu)
+    if clock_of(spec) != 1.0:   # clocked elsewhere: its rating undone
+        return nominal_tdp(spec, law, idle_fraction)
+    seen = {spec.name}
+    fraction = 1.0
+    while (step := derivation(spec.name)) is not None \
+            and (base := base_gpu(spec.name)) is not None and base.name not in seen:
+        # a spec that only bears a derived GPU's name (built in code, its TDP its own) is
+        # not that GPU: its TDP stands, as a GPU derived from none
+        clock = spec.flops_bf16 / (base.flops_bf16 * step[1]) if base.flops_bf16 else 1.0
+        if not math.isclose(spec.tdp, rated_at_clock(base.tdp * step[1], clock,
+                                                     checked=False), rel_tol=1e-9):
+            break
+        fraction *= step[1]
+        seen.add(base.name)
+        spec = base
+    return fraction * spec.tdp
+
+
+def _idle_w(spec: GpuSpec, idle_fraction: float | None = None,
+            law: ClockPowerLaw | None = None) -> float:
+    """Watts ``spec`` draws idle: its idle share of its :func:`unclocked_tdp`."""
+    return idle_frac(idle_fraction) * unclocked_tdp(spec, law, idle_fraction)
+
+
+def hbm_share(gpu: str | GpuSpec, memory_power_share: float,
+              idle_fraction: float | None = None) -> float:
     """The share of ``gpu``'s above-idle range a stream at its peak HBM bandwidth draws:
     ``memory_power_share`` for a GPU derived from none; for a derived GPU (the Lite family,
     a GPU file's ``derive_from``) its base's share x (its HBM bandwidth / its base's) x (its
-    base's nominal TDP / its own), so that it moves each HBM byte at its base's energy (a
-    doubled HBM draws twice its fraction's watts while streaming); at most 1 (the draw is
-    capped at TDP).
+    base's above-idle range / its own), so that it moves each HBM byte at its base's energy
+    (a doubled HBM draws twice its fraction's watts while streaming; a raised clock, which
+    rates its TDP above its fraction's but not its idle, moves no byte dearer); at most 1
+    (the draw is capped at TDP). The ranges are at nominal clock (:func:`nominal_tdp` less
+    the idle draw, :func:`unclocked_tdp` x ``idle_fraction``).
 
     >>> round(hbm_share("Lite", 0.354), 3), round(hbm_share("Lite+MemBW", 0.354), 3)
     (0.354, 0.708)
-    >>> round(hbm_share("Lite+BW+FLOPS", 0.354), 3)   # 0.354 x 2 x 175 / 259.56
-    0.477
+    >>> round(hbm_share("Lite+BW+FLOPS", 0.354), 3)   # 0.354 x 2 x 154.875 / (259.56 - 20.125)
+    0.458
     """
     from compute.gpu_facts import base_gpu
 
+    i = idle_frac(idle_fraction)
     spec = nominal_spec(gpu)
     share, seen = memory_power_share, {spec.name}
     while (base := base_gpu(spec.name)) is not None and base.name not in seen:
-        share *= (spec.hbm_bandwidth / base.hbm_bandwidth) * (nominal_tdp(base) / spec.tdp)
+        # the ranges' ratio as the TDPs' times each range's share of its TDP (1 - i where
+        # idle is i x TDP, so the ratio is the TDPs' to the bit)
+        base_tdp = nominal_tdp(base, idle_fraction=idle_fraction)
+        own, theirs = 1 - i * unclocked_tdp(spec) / spec.tdp, \
+            1 - i * unclocked_tdp(base) / base_tdp
+        share *= (spec.hbm_bandwidth / base.hbm_bandwidth) * (base_tdp / spec.tdp)
+        if own > 0:   # idle_fraction 1: no range to share (the draw is idle)
+            share *= theirs / own
         seen.add(base.name)
         spec = base
     return min(1.0, share)
@@ -226,9 +281,9 @@ def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = Non
     law = _law(law)
     r = law.check(clock) * clock_of(spec)
     tdp = nominal_tdp(spec, law, idle_fraction)
-    i = idle_frac(idle_fraction)
+    idle = _idle_w(spec, idle_fraction, law)
     if state == "idle":
-        return i * tdp
+        return idle
     if step is None:
         raise UserError(f"the {state} draw follows the step's load: give step (the "
                         f"configuration served)")
@@ -238,8 +293,11 @@ def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = Non
                   if memory_power_share is None else memory_power_share)
     a = activity(step, flop_utilization_at_tdp=flop_utilization_at_tdp,
                  memory_power_share=memory_power_share,
-                 hbm_power_share=hbm_share(spec, m))
-    return i * tdp + (1 - i) * tdp * a * law.scale(r)
+                 hbm_power_share=hbm_share(spec, m, idle_fraction))
+    if idle == idle_frac(idle_fraction) * tdp:   # idle a share of this TDP: the law's form
+        i = idle_frac(idle_fraction)
+        return i * tdp + (1 - i) * tdp * a * law.scale(r)
+    return idle + (tdp - idle) * a * law.scale(r)
 
 
 def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = None,
@@ -263,10 +321,21 @@ def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = N
     clocked = replace(spec, name=f"{spec.name}@{r!r}x", flops_bf16=spec.flops_bf16 * r,
                       flops_fp8=spec.flops_fp8 * r, flops_int8=spec.flops_int8 * r,
                       flops_fp4=spec.flops_fp4 * r,
-                      tdp=rated_at_clock(spec.tdp, r, law, idle_fraction),
+                      tdp=_rated(spec, r, law, idle_fraction),
                       source=f"{spec.name} at {r!r} x nominal clock (compute/power.py)")
     _NOMINAL.setdefault(clocked, spec)
     return clocked
+
+
+def _rated(spec: GpuSpec, ratio: float, law: ClockPowerLaw,
+           idle_fraction: float | None) -> float:
+    """``spec``'s rated power (W) at ``ratio`` x its clock: its idle draw (:func:`_idle_w`)
+    as it is, the rest of its TDP scaled by the clock-power law (for a GPU whose idle is its
+    share of its TDP, :func:`~compute.clock_power.rated_at_clock`)."""
+    idle = _idle_w(spec, idle_fraction, law)
+    if idle == idle_frac(idle_fraction) * spec.tdp:
+        return rated_at_clock(spec.tdp, ratio, law, idle_fraction)
+    return idle + (spec.tdp - idle) * law.scale(ratio)
 
 
 def overclocked_lite(ratio: float = 1.2, base: str = "Lite") -> GpuSpec:
