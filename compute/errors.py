@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["KNOWN_LENGTH", "KNOWN_SHOWN", "MAX_WORD", "NothingFeasible", "UserError", "cut_long", "find_name", "known", "lookalike", "one_line"]
+__all__ = ["BIDI_CONTROLS", "KNOWN_LENGTH", "KNOWN_SHOWN", "MAX_WORD", "NothingFeasible", "UserError", "cut_long", "find_name", "known", "lookalike", "one_line", "shown"]
 
 #: Longest word (a run of characters without a space) an error message shows whole: a path
 #: of a deep folder fits; a value of thousands of characters or digits quoted in the message
@@ -39,6 +39,12 @@ _ESCAPES.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t",
                  0x2028: "\\u2028", 0x2029: "\\u2029"})
 
 
+#: The bidirectional embedding, override and isolate controls (U+202A-U+202E,
+#: U+2066-U+2069): printed, each reorders the rest of the line a terminal shows.
+BIDI_CONTROLS = frozenset(map(chr, (*range(0x202A, 0x202F), *range(0x2066, 0x206A))))
+_SHOWN = {**_ESCAPES, **{ord(c): f"\\u{ord(c):04x}" for c in BIDI_CONTROLS}}
+
+
 def one_line(text: object) -> str:
     """``text`` with newlines and other control characters written as escapes.
 
@@ -46,6 +52,17 @@ def one_line(text: object) -> str:
     'a\\\\nb\\\\tc'
     """
     return str(text).translate(_ESCAPES)
+
+
+def shown(text: object) -> str:
+    """``text`` as an error line shows it: :func:`one_line`'s escapes, and the
+    bidirectional controls (:data:`BIDI_CONTROLS`) escaped too, so that a key or name a
+    file holds cannot turn the rest of the line around.
+
+    >>> shown("unknown key(s) x\\u202eyz")
+    'unknown key(s) x\\\\u202eyz'
+    """
+    return str(text).translate(_SHOWN)
 
 
 def cut_long(text: str) -> str:
@@ -60,10 +77,11 @@ def cut_long(text: str) -> str:
 
 class UserError(ValueError):
     """A mistake in what the user asked for; the message is shown to them as is (on one
-    line: control characters in it are escaped; a word of thousands of characters cut)."""
+    line: control characters and bidirectional controls in it are escaped, :func:`shown`;
+    a word of thousands of characters cut)."""
 
     def __init__(self, message: object = "", *args):
-        super().__init__(cut_long(one_line(message)), *args)
+        super().__init__(cut_long(shown(message)), *args)
 
 
 class NothingFeasible(UserError):

@@ -39,7 +39,7 @@ from functools import cache
 from importlib import resources
 from typing import Literal, overload
 
-from compute.errors import UserError, known, one_line
+from compute.errors import BIDI_CONTROLS, UserError, known, one_line
 
 __all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "BELOW_SMALLEST", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "refuse_repeats", "string", "table", "NAME_MARKS", "typed_name"]
@@ -546,9 +546,9 @@ def _check_utf8(where: str, key: str, value: str) -> None:
                         "UTF-8; give UTF-8 text")
 
 
-#: The bidirectional controls (U+202A-U+202E, U+2066-U+2069): printed, they reorder the rest
-#: of the line, so a text could show as another.
-_BIDI = frozenset(map(chr, (*range(0x202A, 0x202F), *range(0x2066, 0x206A))))
+#: The bidirectional controls (:data:`compute.errors.BIDI_CONTROLS`): printed, they reorder
+#: the rest of the line, so a text could show as another.
+_BIDI = BIDI_CONTROLS
 
 
 def string(where: str, key: str, value: object, *, max_length: int = MAX_TEXT_LENGTH) -> str:

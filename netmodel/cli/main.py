@@ -73,9 +73,9 @@ class UserFacingError(click.ClickException):
     exit_code = 2
 
     def __init__(self, message: str) -> None:
-        from compute.errors import cut_long, one_line
+        from compute.errors import cut_long, shown
 
-        super().__init__(cut_long(one_line(message)))
+        super().__init__(cut_long(shown(message)))
 
     def show(self, file: IO[Any] | None = None) -> None:
         click.echo(f"error: {self.format_message()}", err=True, file=file)
