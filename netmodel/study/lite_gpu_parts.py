@@ -160,6 +160,9 @@ class ServingPart:
 
     results: tuple = ()
     baseline: str = ""
+    #: The pools' search space (:func:`netmodel.study.serving.serve`'s ``dimensions``):
+    #: ``"tp"`` plain tensor parallelism, ``"all"`` TP x PP x EP x attention DP.
+    dimensions: str = "tp"
 
     def rows(self) -> list[dict]:
         """Flat rows for serving.csv (one per scenario and workload), with the ratio of
@@ -211,7 +214,7 @@ def serving_part(fab: CompareResult, model: str | ModelSpec, *, slo: Slo | None 
         for label in labels:
             out.append(serve(m, scen[label], w, slo=slo, options=options, dimensions=dims,
                              collectives=collectives))
-    return ServingPart(tuple(out), fab.baseline)
+    return ServingPart(tuple(out), fab.baseline, dims)
 
 
 @figure_style

@@ -23,9 +23,14 @@ def serving_section(part) -> list[str]:
     rows = part.rows()
     if not rows:
         return []
+    spread = {"tp": " of tensor parallelism alone (the study's --parallelism for a dense "
+                    "model; `netmodel serve` without --tp-only also searches pipeline stages and "
+                    "attention data parallelism)",
+              "all": " of TP x PP x EP x attention DP"}.get(getattr(part, "dimensions", None), "")
     out = ["## 6. Disaggregated serving (serving.csv, serving.png)", "",
            f"{rows[0]['model']}: a prefill pool and a decode pool, each at its own best "
-           "configuration, each request's KV cache sent over the fabric from one to the other "
+           f"configuration{spread}, each request's KV cache sent over the fabric from one to "
+           "the other "
            "(layer by layer, overlapped with the prefill where it can be); the pools in the "
            "ratio that balances them (Splitwise's coding and conversation medians).", ""]
     for w in dict.fromkeys(r["workload"] for r in rows):

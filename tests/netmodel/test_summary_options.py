@@ -130,6 +130,38 @@ def test_a_tiny_kv_share_is_not_at_most_zero():
     assert "under 0.05% of a TTFT" in text and "0.0%" not in text
 
 
+def test_serving_says_how_its_pools_were_spread():
+    # the study serves a dense model by TP alone, `netmodel serve` searches TP x PP x EP x
+    # attention DP by default: Llama-3-70B coding on lite-flat@Lite gets 30.7 tokens/s/SM
+    # (0.63x of h100-dgx) from the one, 47.4 (0.89x) from the other; section 6 said only
+    # 'each at its own best configuration'
+    row = {"model": "m", "workload": "coding", "scenario": "base@H", "feasible": True,
+           "transfer_visible_s": 1e-5, "ttft_s": 0.9, "prompt": 1500, "output": 13,
+           "vs_baseline": 1.0, "decode_gpus_per_prefill_gpu": 0.1}
+    said = {}
+    for dims in ("tp", "all"):
+        part = SimpleNamespace(rows=lambda: [row], baseline="base@H", dimensions=dims)
+        said[dims] = "\n".join(serving_section(part))
+    assert ("each at its own best configuration of tensor parallelism alone (the study's "
+            "--parallelism for a dense model; `netmodel serve` without --tp-only also "
+            "searches pipeline stages and attention data parallelism), each request's KV "
+            "cache") in said["tp"]
+    assert ("each at its own best configuration of TP x PP x EP x attention DP, each "
+            "request's KV cache") in said["all"]
+
+
+def test_serving_part_records_its_search_space():
+    from netmodel.study.lite_gpu_parts import serving_part
+
+    fab = SimpleNamespace(settings={"parallelism": "auto"}, rows=[], searches=[], scenarios=[],
+                          baseline="base@H")
+    dense = serving_part(fab, "Llama-3-70B", workloads=())
+    moe = serving_part(fab, "Mixtral-8x7B", workloads=())
+    assert (dense.dimensions, moe.dimensions) == ("tp", "all")
+    fab.settings["parallelism"] = "all"
+    assert serving_part(fab, "Llama-3-70B", workloads=()).dimensions == "all"
+
+
 def test_crossovers_say_when_a_variant_already_ties():
     # --models Llama-3-8B: the plain Lite reaches 521.33 of h100-dgx's 521.91 tokens/s/SM
     # (0.9989x, a match within 0.5% in part 2) and never above it; part 2c said 'do not
