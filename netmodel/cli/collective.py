@@ -101,13 +101,12 @@ def _items(text, option, example):
 
 
 def _check_plot(plot_path):
-    """``--plot`` checked before anything is computed: a writable file with a figure suffix."""
+    """``--plot`` checked before anything is computed: a writable file with a figure suffix
+    (:func:`~netmodel.cli.resolve.check_figure_path`)."""
     if plot_path is not None:
-        from compute.outputs import check_file_path, figure_format
+        from netmodel.cli.resolve import check_figure_path
 
-        with value_refused_as("--plot", plot_path, "figure must not be empty"):
-            check_file_path(plot_path, "figure")
-        figure_format(plot_path)
+        check_figure_path("--plot", plot_path)
 
 
 def _check_seed(seed):

@@ -34,8 +34,29 @@ if TYPE_CHECKING:
     from compute.models import ModelSpec
     from compute.profiles import EngineProfile
 
-__all__ = ["NAME_KEYS", "RING_NAME", "describe_collectives", "distinct_names",
-           "keywords_as_flags", "resolve_collectives", "resolve_profile"]
+__all__ = ["NAME_KEYS", "RING_NAME", "check_figure_path", "describe_collectives",
+           "distinct_names", "keywords_as_flags", "resolve_collectives", "resolve_profile"]
+
+
+def check_figure_path(flag: str, path: str) -> None:
+    """The figure file ``flag`` names (``--plot``, ``topology plot --output``), checked
+    before any work: a path a file can be written to
+    (:func:`compute.outputs.check_file_path`) whose suffix names a figure format
+    (:func:`compute.outputs.figure_format`); a refusal in the library's words (``figure
+    ...``) is said with the flag and the path as typed.
+
+    >>> from compute.errors import UserError
+    >>> try:
+    ...     check_figure_path("--plot", "x.txt")
+    ... except UserError as exc:
+    ...     print(exc)
+    --plot 'x.txt': figure 'x.txt' must end in one of: .png, .svg, .pdf
+    """
+    from compute.outputs import check_file_path, figure_format
+
+    with value_refused_as(flag, path, "figure"):
+        check_file_path(path, "figure")
+        figure_format(path)
 
 
 def whole_option(what: str, text, most: int | None = None) -> int:

@@ -119,11 +119,9 @@ def compare(specs: tuple[str, ...], group: int | None, gpu: str | None, as_json:
         raise UserError(f"topology compare needs at least 2 fabrics (SPEC arguments), got "
                         f"{len(specs)}")
     if plot_path is not None:
-        from compute.outputs import check_file_path, figure_format
+        from netmodel.cli.resolve import check_figure_path
 
-        with value_refused_as("--plot", plot_path, "figure"):
-            check_file_path(plot_path, "figure")
-            figure_format(plot_path)
+        check_figure_path("--plot", plot_path)
     if gpu is not None:   # its refusal said with the flag, not as a fabric's own gpu=
         from compute.hardware import get_gpu
 
@@ -159,13 +157,11 @@ def compare(specs: tuple[str, ...], group: int | None, gpu: str | None, as_json:
 @click.option("--title", default=None, metavar="TITLE", help="Title (default: the fabric's name).")
 def plot(spec: str, output: str, title: str | None) -> None:
     """Draw a fabric (more than 512 GPUs: a representative part plus counts)."""
-    from compute.outputs import check_file_path, figure_format
+    from netmodel.cli.resolve import check_figure_path
     from netmodel.study.fabric_ref import resolve_fabric
     from topologies.draw import plot as draw
 
-    with value_refused_as("--output", output, "figure must not be empty"):
-        check_file_path(output, "figure")
-    figure_format(output)
+    check_figure_path("--output", output)
     click.echo(f"wrote {draw(resolve_fabric(spec).graph, output, title=title)}")
 
 

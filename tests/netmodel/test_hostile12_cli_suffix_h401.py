@@ -20,9 +20,11 @@ from tests.netmodel.cli_helpers import one_line_error, run_cli
      "'sub/file.json'"),
     # before: "figure '.png' must end in one of: .png, .svg, .pdf"
     (["collective", "all-reduce", "--fabric", "flat", "--plot", ".png"],
-     "error: figure '.png' is a suffix alone: give a name before it, e.g. 'figure.png'"),
+     "error: --plot '.png': figure '.png' is a suffix alone: give a name before it, e.g. "
+     "'figure.png'"),
     (["topology", "plot", "flat", "-o", ".svg"],
-     "error: figure '.svg' is a suffix alone: give a name before it, e.g. 'figure.svg'"),
+     "error: --output '.svg': figure '.svg' is a suffix alone: give a name before it, "
+     "e.g. 'figure.svg'"),
     # before: ".json: unknown fabric file type '(none)'; allowed: .json, ..."
     (["topology", "export", "flat", "-o", ".json"],
      "error: output file '.json' is a suffix alone: give a name before it, e.g. 'file.json'"),
