@@ -13,7 +13,8 @@ file, a FIFO, a name too long, the input file itself).
 What bad input gets (the project's promise): exit status 2, one line ``error: ...`` that
 names the file, flag or argument and what is allowed, no traceback, nothing written, within
 seconds and bounded memory. The checks are round 16's (:func:`hostile_round16.run_case`),
-and three more (:func:`judge`): nothing of /etc/passwd in the output, no case over 10 s of
+and more (:func:`judge`): nothing of /etc/passwd in the output, no bidirectional control
+printed raw (it turns a terminal's line around), no case over 10 s of
 CPU, no case growing the process's peak memory by more than 1 GB; and round 17's warning
 where the line has no word of what is allowed (``NAMES NOT WHAT IS ALLOWED``). A case marked lenient may give a result (exit
 0, or 3 for an unmet target): a file a reader takes as it is.
@@ -43,6 +44,7 @@ from hostile_round16 import CSV, gpu_text, model_text, run_case  # noqa: E402
 from hostile_round17 import ALLOWED  # noqa: E402
 from hostile_tally import Tally  # noqa: E402
 
+from compute.errors import BIDI_CONTROLS  # noqa: E402
 from netmodel.cli.main import cli  # noqa: E402
 
 #: One case: (name, argv, setup, lenient, env); ``{d}`` in argv is the case's folder.
@@ -614,6 +616,32 @@ def hf_cases() -> Iterator[Case]:
         ["models", "--hf-config", "{d}/m"], loop, False, None
 
 
+#: A right-to-left override: printed raw, a terminal shows the rest of the line reversed.
+RLO = "\u202e"
+
+
+def bidi_cases() -> Iterator[Case]:
+    """Keys, columns and names that hold a bidirectional control: refused, the control
+    escaped in the line."""
+    texts = {
+        "gpu key": ("g.toml", gpu_text() + f'"x{RLO}yz" = 1\n',
+                    [*INFER, "--model", "Llama-3-8B", "--gpu", "{d}/g.toml"]),
+        "model name": ("mo.toml", model_text().replace('"Mine"', f'"Mi{RLO}ne"'),
+                       [*INFER, "--model", "{d}/mo.toml", "--gpu", "H100-SXM"]),
+        "measurements column": ("m.csv", CSV.replace("latency_s", f"latency_s,x{RLO}y", 1),
+                                ["calibrate", "--measurements", "{d}/m.csv", "-o",
+                                 "{d}/out.toml"]),
+        "fabric node id": ("f.json", _saved("json").replace('"gpu0"', f'"gpu{RLO}0"'),
+                           ["topology", "show", "{d}/f.json"]),
+        "fabric document key": ("f.json", _saved("json").replace('"directed"',
+                                                                 f'"dir{RLO}ected"'),
+                                ["topology", "show", "{d}/f.json"]),
+        "workload key": ("w.toml", WORKLOAD + f'"p{RLO}q" = 1\n', SERVE),
+    }
+    for what, (name, text, argv) in texts.items():
+        yield f"{what} with a right-to-left override", argv, _write(name, text), False, None
+
+
 def list_cases() -> Iterator[Case]:
     """Files given in a list (compare's --models, --gpus): two that define one name
     differently, one file twice."""
@@ -698,6 +726,7 @@ def cases() -> Iterator[Case]:
     yield from workload_cases()
     yield from hf_cases()
     yield from list_cases()
+    yield from bidi_cases()
     yield from output_cases()
 
 
@@ -745,6 +774,8 @@ def judge(case: Case) -> tuple[str | None, float]:
     grew = _peak() - peak
     if said is not None and "root:" in said.output:
         why = f"read /etc/passwd | {said.output.strip()[:200]}"
+    elif said is not None and BIDI_CONTROLS.intersection(said.output):
+        why = f"printed a bidirectional control raw | {ascii(said.output.strip()[:200])}"
     elif why is None and cpu > 10:
         why = f"took {cpu:.1f} s of CPU"
     elif why is None and grew > 2**30:

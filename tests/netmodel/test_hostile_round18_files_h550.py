@@ -1,9 +1,9 @@
 """scripts/hostile_round18.py, on the files netmodel reads and writes, run in part: the
 cases of each kind that once failed or that guard a door (an XML entity, an external DTD,
 a link to a file of others), each judged as the script judges it (round 16's checks, and
-nothing of /etc/passwd said, at most 10 s of CPU, at most 1 GB more peak memory); and the
-script's reach: each kind of file and each hostile shape the round promises is among its
-cases.
+nothing of /etc/passwd said, no bidirectional control printed raw, at most 10 s of CPU, at
+most 1 GB more peak memory); and the script's reach: each kind of file and each hostile
+shape the round promises is among its cases.
 
 Found by the round and fixed (their own tests beside): an output file path that is a
 symbolic link was replaced by the file (test_output_symlink_h550), a read-only output file
@@ -13,7 +13,8 @@ with a column twice or a row too long said no fix (test_measurements_shape_h550)
 value in an hf_quant_config.json was blamed on the config.json beside it
 (test_hf_quant_sidecar_where_h550), two files of --models or --gpus defining one name
 differently named no flag and no field (or blamed one scenario: test_distinct_models_h550,
-test_two_gpus_one_name_h550).
+test_two_gpus_one_name_h550), a key or column holding a right-to-left override was printed
+raw in the error line (test_error_bidi_h550).
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ FAST = [
     "compare --models two files of one name",
     "compare --gpus two files of one name",
     "fabric-json multi-edge with a key | show",
+    "gpu key with a right-to-left override",
+    "measurements column with a right-to-left override",
     "export -o symlink to a file of others",
     "plot -o dangling symlink",
     "calibrate -o read-only file",
@@ -91,8 +94,8 @@ def test_the_round_reaches_every_kind_and_shape(every):
     names = list(every)
     for kind in ("fabric-json", "fabric-graphml", "scenario's", "measurements", "profile",
                  "scenario", "gpu", "model", "gpu-json", "calibrate base", "workload",
-                 "hf-config", "hf-config's", "compare", "calibrate -o", "export -o",
-                 "costs -o", "plot -o"):
+                 "hf-config", "hf-config's", "compare", "gpu key", "calibrate -o",
+                 "export -o", "costs -o", "plot -o"):
         assert any(n.startswith(kind + " ") for n in names), kind
     for shape in ("self-loop", "edge twice", "two parts", "isolated gpu",
                   "edge to a node not listed", "node named nul", "node named long",
