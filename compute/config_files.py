@@ -45,7 +45,9 @@ import re
 import stat
 import sys
 import tomllib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import accumulate
 from os import PathLike
 from pathlib import Path
@@ -56,7 +58,8 @@ from compute.validate import BELOW_SMALLEST, below_smallest, describe
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_VALUES", "DuplicateKeyError",
            "FileRefusal", "FloatOverflow", "check_keys", "document_depth", "finite_float",
-           "parse_table", "read_bytes", "read_table", "read_text", "unique_keys"]
+           "noting_reads", "parse_table", "read_as_input", "read_bytes", "read_table",
+           "read_text", "unique_keys"]
 
 #: Largest document read (bytes).
 DEFAULT_MAX_BYTES = 16 * 2**20
@@ -96,6 +99,55 @@ class FileRefusal(ValueError):
 # Opened without blocking (a FIFO with no writer would otherwise wait forever in open()) and
 # as bytes; a flag a platform lacks is 0 (O_NONBLOCK on Windows, O_BINARY on POSIX).
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+#: The files :func:`read_bytes` read inside :func:`noting_reads` ((device, inode) -> the
+#: path as given); None outside one.
+_READ: ContextVar[dict[tuple[int, int], str] | None] = ContextVar("netmodel_files_read",
+                                                                   default=None)
+
+
+@contextmanager
+def noting_reads() -> Iterator[dict[tuple[int, int], str]]:
+    """Within the block, each file :func:`read_bytes` reads is noted, so that an output of
+    the same run can be told from its inputs (:func:`read_as_input`): the command line runs
+    each command in one, and :func:`compute.outputs.check_file_path` refuses to replace an
+    input with an output. A block inside another notes into the outer one.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.toml")
+    >>> with open(path, "wb") as f:
+    ...     _ = f.write(b"a = 1")
+    >>> with noting_reads():
+    ...     _ = read_bytes(path, 100)
+    ...     read_as_input(path) == path
+    True
+    >>> read_as_input(path) is None   # outside the block nothing is noted
+    True
+    """
+    notes = _READ.get()
+    if notes is not None:
+        yield notes
+        return
+    token = _READ.set({})
+    try:
+        yield _READ.get()
+    finally:
+        _READ.reset(token)
+
+
+def read_as_input(path: str | PathLike[str]) -> str | None:
+    """The path (as given to :func:`read_bytes`) by which the enclosing
+    :func:`noting_reads` block read the file ``path`` names (the same file under another
+    name too), or None."""
+    notes = _READ.get()
+    if not notes:
+        return None
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return notes.get((info.st_dev, info.st_ino))
 
 
 def read_bytes(path: str | PathLike[str], max_bytes: int) -> bytes:
@@ -157,6 +209,8 @@ def read_bytes(path: str | PathLike[str], max_bytes: int) -> bytes:
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
         raise FileRefusal("folder" if stat.S_ISDIR(info.st_mode) else "special")
+    if (notes := _READ.get()) is not None:
+        notes.setdefault((info.st_dev, info.st_ino), os.fspath(path))
     with os.fdopen(fd, "rb") as fh:
         if info.st_size > max_bytes:
             raise FileRefusal("large", size=info.st_size, limit=max_bytes)

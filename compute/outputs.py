@@ -8,7 +8,8 @@ Every command that writes goes through this module, so the rules are the same ev
   parent must exist. A file path that is an existing folder, or a folder path that is an
   existing file, is refused, and so is a symbolic link that loops; a file path that is a
   symbolic link is refused (its file would replace the link), and so is an existing file
-  its user may not write (read-only). An unwritable place is refused with the reason.
+  its user may not write (read-only) or one the command reads as input (its output would
+  replace it). An unwritable place is refused with the reason.
 * **One file** (:func:`atomic_write`) is written to a temporary file beside it and moved
   into place with :func:`os.replace`: readers see the old file or the new one, never half.
 * **A set of files** (:func:`write_outputs`) is written into a staging folder beside the
@@ -48,6 +49,7 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
+from compute.config_files import read_as_input
 from compute.errors import UserError, one_line
 from compute.workers import die_with as _die_with
 from compute.workers import jobs as _jobs
@@ -133,6 +135,12 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
                         f"{_describe(os.readlink(p))}); netmodel writes a new file in its "
                         f"place, which would replace the link, not write where it points: "
                         f"give the target's own path, or remove the link")
+    if (read := read_as_input(p)) is not None:
+        # read whole before this write, but gone after it: a cost table over the fabric it
+        # was computed on (costs --fabric f.json --format json -o f.json)
+        raise UserError(f"{what} {_describe(text)} is "
+                        f"{'' if read == text else _describe(read) + ', '}a file this "
+                        f"command reads; its output would replace it: give another path")
     if p.is_file() and not os.access(p, os.W_OK):
         # os.replace needs only the folder writable: a file its owner made read-only was
         # replaced without a word (root may write any file, as open() lets it)

@@ -89,10 +89,12 @@ class LazyGroup(SummaryGroup):
     context_class = Context
 
     def invoke(self, ctx: click.Context) -> Any:
+        from compute.config_files import noting_reads
         from compute.errors import UserError
 
         try:
-            return super().invoke(ctx)
+            with noting_reads():   # an output never replaces one of the command's inputs
+                return super().invoke(ctx)
         except UserError as exc:
             invoked = ctx.meta.get(INVOKED, (None, []))
             message = flags_for_parameters(str(exc), *invoked)
