@@ -703,16 +703,22 @@ def output_cases() -> Iterator[Case]:
         }
         for t, (target, lenient) in targets.items():
             yield f"{what} {t}", [*argv, target], setup, lenient, None
-    # the output is the input file (or a link to it): written over only after it was read
-    # whole, or refused; never cut short
+    # the output is an input of the command (or a link to it, or the input read through a
+    # link): refused, the input kept
     yield "export -o the input file", ["topology", "export", "{d}/f.json", "-o",
-                                       "{d}/f.json"], setup, True, None
+                                       "{d}/f.json"], setup, False, None
     yield "export -o a link to the input", ["topology", "export", "{d}/f.json", "-o",
                                             "{d}/link-to-input.json"], setup, False, None
+    yield "costs -o the fabric it reads", ["costs", "--fabric", "{d}/f.json", "--sizes", "1MiB",
+                                           "--groups", "4", "--format", "json", "-o",
+                                           "{d}/f.json"], setup, False, None
+    yield "costs -o the fabric it reads through a link", [
+        "costs", "--fabric", "{d}/link-to-input.json", "--sizes", "1MiB", "--groups", "4",
+        "--format", "json", "-o", "{d}/f.json"], setup, False, None
     yield "calibrate -o the measurements", ["calibrate", "--measurements", "{d}/m.csv",
                                             "-o", "{d}/m.csv"], setup, False, None
     yield "calibrate -o its --base", ["calibrate", "--measurements", "{d}/m.csv", "-o",
-                                      "{d}/p.toml", "--base", "{d}/p.toml"], setup, True, None
+                                      "{d}/p.toml", "--base", "{d}/p.toml"], setup, False, None
     yield "compare --out the folder of its scenario", [
         "compare", "--scenarios", "{d}/out/s.toml", "--models", "Llama-3-8B", "--max-batch",
         "8", "--no-plot", "-q", "--out", "{d}/out"], setup, False, None

@@ -14,7 +14,8 @@ value in an hf_quant_config.json was blamed on the config.json beside it
 (test_hf_quant_sidecar_where_h550), two files of --models or --gpus defining one name
 differently named no flag and no field (or blamed one scenario: test_distinct_models_h550,
 test_two_gpus_one_name_h550), a key or column holding a right-to-left override was printed
-raw in the error line (test_error_bidi_h550).
+raw in the error line (test_error_bidi_h550), an output onto one of the command's own
+inputs replaced it (test_output_is_an_input_h550).
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ FAST = [
     "plot -o dangling symlink",
     "calibrate -o read-only file",
     "export -o the input file",
+    "costs -o the fabric it reads through a link",
+    "calibrate -o its --base",
 ]
 
 
