@@ -3,7 +3,8 @@
 Every command that writes goes through this module, so the rules are the same everywhere:
 
 * **Paths.** An output path must be non-empty, hold no control character (a NUL byte, a
-  newline, DEL, a C1 control or a Unicode line separator) and must not be ``.``, ``..`` or end in a separator when a file is meant. The folder a file goes into must exist (netmodel never
+  newline, DEL, a C1 control or a Unicode line separator) nor a bidirectional control
+  (U+202A-U+202E, U+2066-U+2069) and must not be ``.``, ``..`` or end in a separator when a file is meant. The folder a file goes into must exist (netmodel never
   creates a chain of folders); an output *folder* (``--out DIR``) may be created, but its
   parent must exist. A file path that is an existing folder, or a folder path that is an
   existing file, is refused, and so is a symbolic link that loops; a file path that is a
@@ -50,7 +51,7 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 from compute.config_files import read_as_input
-from compute.errors import UserError, one_line
+from compute.errors import BIDI_CONTROLS, UserError, one_line
 from compute.workers import die_with as _die_with
 from compute.workers import jobs as _jobs
 from compute.workers import libc as _libc
@@ -91,9 +92,13 @@ def _check_text(path, what: str) -> Path:
     if not text.strip():
         raise UserError(f"{what} must not be empty")
     # the rule of names (compute.validate.name): C0 and C1 controls, DEL and the Unicode
-    # line separators, each of which breaks the one-line 'wrote PATH' a command prints
+    # line separators, each of which breaks the one-line 'wrote PATH' a command prints, and
+    # the bidirectional controls, which turn the rest of that line around
     if isinstance(text, str) and one_line(text) != text:
         raise UserError(f"{what} {text!r} holds a control character")
+    if isinstance(text, str) and not BIDI_CONTROLS.isdisjoint(text):
+        raise UserError(f"{what} {text!r} holds a bidirectional control (U+202A-U+202E, "
+                        f"U+2066-U+2069), which would turn the line 'wrote ...' around")
     try:   # a name over the file system's limit raises here, not False, in every later check
         Path(text).exists()
     except OSError as exc:

@@ -38,3 +38,21 @@ def test_a_gpu_file_key_with_an_override_is_said_escaped(tmp_path):
                                    "1", "--batch", "1"], cwd=tmp_path))
     assert line.startswith("error: g.toml: GPU 'Mine' has unknown key(s) x\\u202eyz; allowed: ")
     assert not BIDI_CONTROLS.intersection(line)
+
+
+@pytest.mark.parametrize("args", [
+    ["topology", "export", "ring:n=4", "-o", "a\u202enosj.json"],
+    ["costs", "--fabric", "ring:n=8", "--sizes", "1MiB", "--groups", "8", "-o",
+     "c\u2067.csv"],
+    ["compare", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch", "8",
+     "--no-plot", "-q", "--out", "o\u202eut"],
+])
+def test_an_output_path_with_a_control_is_refused(tmp_path, args):
+    # before: written, and 'wrote a<U+202E>nosj.json' printed showed as another name
+    line = one_line_error(run_cli(args, cwd=tmp_path))
+    mark = next(c for c in args[-1] if c in BIDI_CONTROLS)
+    assert f"{args[-1][:1]}\\u{ord(mark):04x}" in line
+    assert line.endswith("holds a bidirectional control (U+202A-U+202E, U+2066-U+2069), "
+                         "which would turn the line 'wrote ...' around")
+    assert not BIDI_CONTROLS.intersection(line)
+    assert list(tmp_path.iterdir()) == []
