@@ -697,6 +697,7 @@ def output_cases() -> Iterator[Case]:
             "path too long": ("{d}/" + "/".join(["d" * 200] * 30) + suffix, False),
             "parent is a file": ("{d}/file/x" + suffix, False),
             "newline in name": ("{d}/a\nb" + suffix, False),
+            "right-to-left override in name": ("{d}/a" + RLO + "b" + suffix, False),
             "/dev/full": ("/dev/full", False),
             "symlink to a file of others": ("{d}/passwd" + suffix, False),
             "dangling symlink": ("{d}/dangling" + suffix, False),
