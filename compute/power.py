@@ -18,7 +18,9 @@ draw of a GPU in an all-reduce; the links' own 1.3 pJ/bit at 450 GB/s is 5 W).
 So decode draws more as its batch grows (more FLOPs per weight byte), prefill near TDP,
 never more than TDP nor less than idle. A derived GPU (the Lite family) moves an HBM byte at
 its base's energy: its HBM's share of the stream draws :func:`hbm_share` in place of ``m``
-(a doubled HBM twice its fraction's watts while streaming).
+(a doubled HBM twice its fraction's watts while streaming). One whose ``flops_multiplier``
+raises its clock is the same die run at that clock and is costed so (:func:`unclocked`:
+Lite+BW+FLOPS is Lite+BW at 1.2x, the clock knob's law below on both).
 
 The clock knob (the Lite-GPU paper's per-die power management): at ``r`` times the nominal
 SM clock, FLOP/s scale by ``r`` (HBM and network bandwidth do not: they have clocks of their
@@ -64,7 +66,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LOAD_PARAMETERS", "POWER_STATES", "ClockPoint", "ClockPowerLaw", "activity",
            "clock_of", "clock_sweep", "gpu_at_clock", "gpu_power", "hbm_share", "idle_frac",
-           "nominal_spec", "nominal_tdp", "overclocked_lite", "unclocked_tdp"]
+           "nominal_spec", "nominal_tdp", "overclocked_lite", "unclocked", "unclocked_tdp"]
 
 #: The power states a GPU is in.
 POWER_STATES = ("idle", "prefill", "decode")
@@ -159,6 +161,29 @@ def nominal_spec(gpu: str | GpuSpec) -> GpuSpec:
     return _NOMINAL.get(spec, spec)
 
 
+def _made_from(spec: GpuSpec, law: ClockPowerLaw | None = None,
+               idle_fraction: float | None = None) -> GpuSpec:
+    """The spec :func:`gpu_at_clock` made ``spec`` from (``spec`` itself where it runs at
+    its own clock). One made in another process: the GPU its name gives, where that GPU at
+    its ratio is it, else ``spec`` with its FLOP/s and its rated power (at ``law`` and
+    ``idle_fraction``) undone."""
+    r = clock_of(spec)
+    if r == 1.0 or spec in _NOMINAL:
+        return _NOMINAL.get(spec, spec)
+    law = _law(law)
+    name = spec.name.rsplit("@", 1)[0]
+    try:
+        if gpu_at_clock(name, r, law, idle_fraction) == spec:
+            return _NOMINAL[spec]
+    except UserError:
+        pass
+    i = idle_frac(idle_fraction)
+    return replace(spec, name=name, flops_bf16=spec.flops_bf16 / r,
+                   flops_fp8=spec.flops_fp8 / r, flops_int8=spec.flops_int8 / r,
+                   flops_fp4=spec.flops_fp4 / r,
+                   tdp=spec.tdp / (i + (1 - i) * law.scale(r, checked=False)))
+
+
 def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
                 idle_fraction: float | None = None) -> float:
     """The TDP (W) at nominal clock of a spec that may run at another clock: the TDP of the
@@ -171,92 +196,96 @@ def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
     >>> nominal_tdp(lite, idle_fraction=0.5) == get_gpu("Lite").tdp
     True
     """
+    return _made_from(get_gpu(gpu), law, idle_fraction).tdp
+
+
+def _lineage(spec: GpuSpec) -> tuple[GpuSpec, float, float]:
+    """``(root, fraction, clock)``: the GPU derived from none that ``spec`` derives from
+    (:func:`compute.gpu_facts.derivation`, a chain followed to its end), the fraction of it
+    ``spec`` is and the clock its ``flops_multiplier`` (each step's, multiplied) runs its
+    SMs at; ``(spec, 1, 1)`` for a GPU derived from none. A spec that only bears a derived
+    GPU's name (built in code, its TDP not the derivation's rating) is not that GPU: the
+    chain stops there."""
+    from compute.gpu_facts import base_gpu, derivation
+
+    seen, fraction, clock = {spec.name}, 1.0, 1.0
+    while (step := derivation(spec.name)) is not None \
+            and (base := base_gpu(spec.name)) is not None and base.name not in seen:
+        c = spec.flops_bf16 / (base.flops_bf16 * step[1]) if base.flops_bf16 else 1.0
+        if not math.isclose(spec.tdp, rated_at_clock(base.tdp * step[1], c, checked=False),
+                            rel_tol=1e-9):
+            break
+        fraction, clock = fraction * step[1], clock * c
+        seen.add(base.name)
+        spec = base
+    return spec, fraction, clock
+
+
+def unclocked(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
+              idle_fraction: float | None = None) -> tuple[GpuSpec, float]:
+    """``(twin, ratio)``: ``gpu`` as the same die at its SMs' own nominal clock (``twin``)
+    run at ``ratio`` x that clock, the one form every draw is costed in
+    (:func:`gpu_power`, :func:`gpu_at_clock`'s rating), so that the same hardware
+    described two ways draws the same. A derived GPU whose ``flops_multiplier`` raises its
+    clock (:func:`compute.hardware.derive_gpu`) is its derivation without it (its
+    fraction's FLOP/s and TDP, its own bandwidths) at that clock: ``Lite+BW+FLOPS`` is
+    ``Lite+BW`` at 1.2x. A spec from :func:`gpu_at_clock` is the twin of the spec it was
+    made from at that spec's clock times its ratio; any other GPU itself at 1.
+
+    >>> twin, r = unclocked("Lite+BW+FLOPS")
+    >>> twin.tdp, twin.flops_bf16 == get_gpu("Lite+BW").flops_bf16, round(r, 12)
+    (175.0, True, 1.2)
+    >>> [round(x, 12) for x in unclocked(gpu_at_clock("Lite+BW+FLOPS", 0.5))[1:]]
+    [0.6]
+    """
     spec = get_gpu(gpu)
-    r = clock_of(spec)
-    if r == 1.0:
-        return spec.tdp
-    if spec in _NOMINAL:
-        return _NOMINAL[spec].tdp
-    law = _law(law)
-    i = idle_frac(idle_fraction)
-    return spec.tdp / (i + (1 - i) * law.scale(r))
+    ratio = clock_of(spec)
+    spec = _made_from(spec, law, idle_fraction)
+    root, fraction, clock = _lineage(spec)
+    if clock == 1.0:
+        return spec, ratio
+    twin = replace(spec, flops_bf16=spec.flops_bf16 / clock, flops_fp8=spec.flops_fp8 / clock,
+                   flops_int8=spec.flops_int8 / clock, flops_fp4=spec.flops_fp4 / clock,
+                   tdp=fraction * root.tdp,
+                   source=f"{spec.name} at its fraction's clock (compute/power.py)")
+    return twin, ratio * clock
 
 
 def unclocked_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
                   idle_fraction: float | None = None) -> float:
-    """The TDP (W) of ``gpu`` at its SMs' own nominal clock, what its idle share
-    (``idle_fraction``) is of: idle is leakage and the fixed draw at the idle clock, which
-    a clock raised or lowered under load does not move. A GPU derived from another (the
-    Lite family, a GPU file's ``derive_from``: :func:`compute.hardware.derive_gpu`) is its
-    fraction of its base's, whatever clock its ``flops_multiplier`` rates it at; a spec from
-    :func:`gpu_at_clock` that of the GPU it was made from (made in another process: its
-    :func:`nominal_tdp` at ``law`` and ``idle_fraction``); any other GPU its TDP.
+    """The TDP (W) of ``gpu`` at its SMs' own nominal clock (its :func:`unclocked` twin's),
+    what its idle share (``idle_fraction``) is of: idle is leakage and the fixed draw at
+    the idle clock, which a clock raised or lowered under load does not move. A derived
+    GPU's is its fraction of its base's, whatever clock its ``flops_multiplier`` rates it
+    at; a spec from :func:`gpu_at_clock` that of the GPU it was made from; any other GPU
+    its TDP.
 
     >>> unclocked_tdp("Lite+BW+FLOPS"), round(get_gpu("Lite+BW+FLOPS").tdp, 2)  # rated at 1.2x
     (175.0, 259.56)
     >>> unclocked_tdp(gpu_at_clock("H100-SXM", 0.8)), unclocked_tdp("H100-SXM")
     (700.0, 700.0)
     """
-    from compute.gpu_facts import base_gpu, derivation
-
-    spec = nominal_spec(gpu)
-    if clock_of(spec) != 1.0:   # clocked elsewhere: its rating undone
-        return nominal_tdp(spec, law, idle_fraction)
-    seen = {spec.name}
-    fraction = 1.0
-    while (step := derivation(spec.name)) is not None \
-            and (base := base_gpu(spec.name)) is not None and base.name not in seen:
-        # a spec that only bears a derived GPU's name (built in code, its TDP its own) is
-        # not that GPU: its TDP stands, as a GPU derived from none
-        clock = spec.flops_bf16 / (base.flops_bf16 * step[1]) if base.flops_bf16 else 1.0
-        if not math.isclose(spec.tdp, rated_at_clock(base.tdp * step[1], clock,
-                                                     checked=False), rel_tol=1e-9):
-            break
-        fraction *= step[1]
-        seen.add(base.name)
-        spec = base
-    return fraction * spec.tdp
+    return unclocked(gpu, law, idle_fraction)[0].tdp
 
 
-def _idle_w(spec: GpuSpec, idle_fraction: float | None = None,
-            law: ClockPowerLaw | None = None) -> float:
-    """Watts ``spec`` draws idle: its idle share of its :func:`unclocked_tdp`."""
-    return idle_frac(idle_fraction) * unclocked_tdp(spec, law, idle_fraction)
-
-
-def hbm_share(gpu: str | GpuSpec, memory_power_share: float,
-              idle_fraction: float | None = None) -> float:
-    """The share of ``gpu``'s above-idle range a stream at its peak HBM bandwidth draws:
+def hbm_share(gpu: str | GpuSpec, memory_power_share: float) -> float:
+    """The share of ``gpu``'s above-idle range a stream at its peak HBM bandwidth draws, at
+    any clock (the law scales the stream's draw as it scales the range):
     ``memory_power_share`` for a GPU derived from none; for a derived GPU (the Lite family,
-    a GPU file's ``derive_from``) its base's share x (its HBM bandwidth / its base's) x (its
-    base's above-idle range / its own), so that it moves each HBM byte at its base's energy
-    (a doubled HBM draws twice its fraction's watts while streaming; a raised clock, which
-    rates its TDP above its fraction's but not its idle, moves no byte dearer); at most 1
-    (the draw is capped at TDP). The ranges are at nominal clock (:func:`nominal_tdp` less
-    the idle draw, :func:`unclocked_tdp` x ``idle_fraction``).
+    a GPU file's ``derive_from``) that times its HBM bandwidth over its fraction's of its
+    root's (its ``hbm_bandwidth_multiplier``), so that at its own SMs' clock it moves each
+    HBM byte at its root's energy (a doubled HBM draws twice its fraction's watts while
+    streaming); at most 1 (the draw is capped at TDP).
 
     >>> round(hbm_share("Lite", 0.354), 3), round(hbm_share("Lite+MemBW", 0.354), 3)
     (0.354, 0.708)
-    >>> round(hbm_share("Lite+BW+FLOPS", 0.354), 3)   # 0.354 x 2 x 154.875 / (259.56 - 20.125)
-    0.458
+    >>> round(hbm_share("Lite+BW+FLOPS", 0.354), 3)   # Lite+BW's, at 1.2x its clock
+    0.708
     """
-    from compute.gpu_facts import base_gpu
-
-    i = idle_frac(idle_fraction)
-    spec = nominal_spec(gpu)
-    share, seen = memory_power_share, {spec.name}
-    while (base := base_gpu(spec.name)) is not None and base.name not in seen:
-        # the ranges' ratio as the TDPs' times each range's share of its TDP (1 - i where
-        # idle is i x TDP, so the ratio is the TDPs' to the bit)
-        base_tdp = nominal_tdp(base, idle_fraction=idle_fraction)
-        own, theirs = 1 - i * unclocked_tdp(spec) / spec.tdp, \
-            1 - i * unclocked_tdp(base) / base_tdp
-        share *= (spec.hbm_bandwidth / base.hbm_bandwidth) * (base_tdp / spec.tdp)
-        if own > 0:   # idle_fraction 1: no range to share (the draw is idle)
-            share *= theirs / own
-        seen.add(base.name)
-        spec = base
-    return min(1.0, share)
+    spec = _made_from(get_gpu(gpu))
+    root, fraction, _ = _lineage(spec)
+    return min(1.0, memory_power_share * spec.hbm_bandwidth
+               / (fraction * root.hbm_bandwidth))
 
 
 def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = None, *,
@@ -277,13 +306,13 @@ def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = Non
     """
     if not isinstance(state, str) or state not in POWER_STATES:   # an array: no truth
         raise UserError(f"unknown power state {describe(state)}; known: {known(POWER_STATES)}")
-    spec = get_gpu(gpu)
     law = _law(law)
-    r = law.check(clock) * clock_of(spec)
-    tdp = nominal_tdp(spec, law, idle_fraction)
-    idle = _idle_w(spec, idle_fraction, law)
+    twin, ratio = unclocked(gpu, law, idle_fraction)
+    r = law.check(clock) * ratio
+    i = idle_frac(idle_fraction)
+    tdp = twin.tdp
     if state == "idle":
-        return idle
+        return i * tdp
     if step is None:
         raise UserError(f"the {state} draw follows the step's load: give step (the "
                         f"configuration served)")
@@ -293,11 +322,8 @@ def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = Non
                   if memory_power_share is None else memory_power_share)
     a = activity(step, flop_utilization_at_tdp=flop_utilization_at_tdp,
                  memory_power_share=memory_power_share,
-                 hbm_power_share=hbm_share(spec, m, idle_fraction))
-    if idle == idle_frac(idle_fraction) * tdp:   # idle a share of this TDP: the law's form
-        i = idle_frac(idle_fraction)
-        return i * tdp + (1 - i) * tdp * a * law.scale(r)
-    return idle + (tdp - idle) * a * law.scale(r)
+                 hbm_power_share=hbm_share(gpu, m))
+    return i * tdp + (1 - i) * tdp * a * law.scale(r, checked=False)
 
 
 def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = None,
@@ -329,13 +355,11 @@ def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = N
 
 def _rated(spec: GpuSpec, ratio: float, law: ClockPowerLaw,
            idle_fraction: float | None) -> float:
-    """``spec``'s rated power (W) at ``ratio`` x its clock: its idle draw (:func:`_idle_w`)
-    as it is, the rest of its TDP scaled by the clock-power law (for a GPU whose idle is its
-    share of its TDP, :func:`~compute.clock_power.rated_at_clock`)."""
-    idle = _idle_w(spec, idle_fraction, law)
-    if idle == idle_frac(idle_fraction) * spec.tdp:
-        return rated_at_clock(spec.tdp, ratio, law, idle_fraction)
-    return idle + (spec.tdp - idle) * law.scale(ratio)
+    """``spec``'s rated power (W) at ``ratio`` x its clock: its :func:`unclocked` twin's
+    TDP rated by the clock-power law at the clock that twin then runs at
+    (:func:`~compute.clock_power.rated_at_clock`)."""
+    twin, r = unclocked(spec, law, idle_fraction)
+    return rated_at_clock(twin.tdp, r * ratio, law, idle_fraction, checked=False)
 
 
 def overclocked_lite(ratio: float = 1.2, base: str = "Lite") -> GpuSpec:

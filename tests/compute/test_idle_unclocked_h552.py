@@ -75,10 +75,11 @@ def test_a_raised_clock_does_not_raise_idle():
 def test_the_draw_spans_idle_to_the_rated_tdp():
     fast = get_gpu("Lite+BW+FLOPS")
     step = evaluate("Llama-3-8B", fast, 1, 8)
-    # its HBM stream at the Lite's energy a byte over the range above the 20.125 W idle:
-    # 0.354 x 2 x (175 - 20.125) / (259.56 - 20.125)
-    share = M * 2 * (NOMINAL - IDLE) / (RATED - IDLE)
+    # Lite+BW at 1.2x: its HBM stream the share Lite+BW's draws (0.354 x 2) of a range the
+    # law scales as it scales the stream, 175 - 20.125 = 154.875 W x 1.546 = 239.435 W
+    share = M * 2
     assert hbm_share(fast, M) == pytest.approx(share, rel=1e-12)
+    assert RATED - IDLE == pytest.approx((NOMINAL - IDLE) * _scale(R), rel=1e-12)
     a = activity(step, hbm_power_share=share)
     assert 0 < a < 1
     assert gpu_power(fast, "decode", step) == pytest.approx(IDLE + (RATED - IDLE) * a,
@@ -90,11 +91,13 @@ def test_the_draw_spans_idle_to_the_rated_tdp():
 
 
 def test_a_raised_gpu_run_at_another_clock():
-    # Lite+BW+FLOPS at 0.8x: its idle as it is, the rest of its TDP by the law
+    # Lite+BW+FLOPS at 0.8x is the Lite+BW die at 1.2 x 0.8 = 0.96x its clock: the law at
+    # 0.96x, its idle as it is (f x V^2 follow the die's own clock, not each ratio alone)
     slow = gpu_at_clock("Lite+BW+FLOPS", 0.8)
-    want = IDLE + (RATED - IDLE) * _scale(0.8)    # 20.125 + 239.435 x 0.634 = 171.93 W
+    want = IDLE + (NOMINAL - IDLE) * _scale(R * 0.8)   # 20.125 + 154.875 x 0.9136 = 161.61 W
     assert slow.tdp == pytest.approx(want, rel=1e-12)
-    assert round(slow.tdp, 2) == 171.93
+    assert round(slow.tdp, 2) == 161.61
+    assert slow.tdp == pytest.approx(gpu_at_clock("Lite+BW", R * 0.8).tdp, rel=1e-12)
     assert gpu_power(slow, "idle") == pytest.approx(IDLE, rel=1e-12)
 
 
@@ -164,12 +167,18 @@ def test_the_docs_give_the_models_clock_locking_saving():
     # costs 1.5%)
     bytes_only = ClockPowerLaw(core_share=0.0)
     assert -0.02 < saving(0.5, bytes_only) <= 0
-    # the two ways to 1.2x: the same idle, compute and collectives; the HBM stream by
-    # bytes (the catalog's GPU) or by the law (--clock), 131.8 W against 191.7 W
-    text_w = re.search(r"Llama-3-8B batch-1 decode: ([\d.]+) W against ([\d.]+) W", text)
+    # the two ways to 1.2x are one: the catalog's GPU is costed as Lite+BW at 1.2x, its
+    # stream by the law as --clock's; charged by its bytes alone (its SM share held) it
+    # drew 131.8 W
+    text_w = re.search(r"Llama-3-8B batch-1 decode draws ([\d.]+) W, where a stream "
+                       r"charged by its bytes alone drew ([\d.]+) W", text)
     assert text_w
     fast, clocked = get_gpu("Lite+BW+FLOPS"), gpu_at_clock("Lite+BW", R)
-    drawn = [gpu_power(g, "decode", evaluate("Llama-3-8B", g, 1, 1)) for g in (fast, clocked)]
-    assert [round(w, 1) for w in drawn] == [float(x) for x in text_w.groups()]
-    hbm_w = (drawn[1] - IDLE) / (drawn[0] - IDLE)
-    assert hbm_w == pytest.approx(_scale(R), rel=0.02)   # "1.55x"
+    steps = [evaluate("Llama-3-8B", g, 1, 1) for g in (fast, clocked)]
+    drawn = [gpu_power(g, "decode", s) for g, s in zip((fast, clocked), steps, strict=True)]
+    assert drawn[0] == pytest.approx(drawn[1], rel=1e-12)
+    by_bytes = IDLE + (RATED - IDLE) * activity(
+        steps[0], hbm_power_share=M * 2 * (NOMINAL - IDLE) / (RATED - IDLE))
+    said_w = [float(x) for x in text_w.groups()]
+    assert [round(drawn[0], 1), round(by_bytes, 1)] == said_w == [191.7, 131.8]
+    assert (drawn[0] - IDLE) / (by_bytes - IDLE) == pytest.approx(_scale(R), rel=0.02)
