@@ -9,6 +9,7 @@ from a module that merely uses it works only while that module keeps using it
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import compute.parallel_rules as parallel_rules
@@ -16,6 +17,9 @@ import compute.roofline_options as roofline_options
 
 ROOT = Path(__file__).resolve().parents[2]
 HOMES = (roofline_options, parallel_rules)
+#: Text every ``from compute.x import ...`` statement holds (a backslash may continue the
+#: line between the words); only files holding it are parsed.
+FROM_COMPUTE = re.compile(r"\bfrom[\s\\]+compute\s*\.")
 
 
 def _declared() -> dict[str, str]:
@@ -46,7 +50,10 @@ def test_no_module_imports_them_from_elsewhere():
         rel = path.relative_to(ROOT)
         if rel.parts[0] in {".git", "build", "venv", ".venv"}:
             continue
-        tree = ast.parse(path.read_text(), filename=str(rel))
+        text = path.read_text()
+        if not FROM_COMPUTE.search(text):   # no 'from compute.' import to parse for
+            continue
+        tree = ast.parse(text, filename=str(rel))
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and \
                     node.module.startswith("compute."):
