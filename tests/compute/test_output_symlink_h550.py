@@ -51,7 +51,8 @@ def test_a_file_in_a_linked_folder_is_still_written(tmp_path):
 
 @pytest.mark.parametrize("args, what", [
     (["topology", "export", "ring:n=4", "-o", "passwd.json"], "output file"),
-    (["topology", "plot", "ring:n=4", "-o", "passwd.png"], "figure"),
+    (["topology", "plot", "ring:n=4", "-o", "passwd.png"],   # a figure's said with its flag
+     "--output 'passwd.png': figure"),
     (["calibrate", "--measurements", "m.csv", "-o", "passwd.toml"], "profile file"),
     (["costs", "--fabric", "ring:n=8", "--sizes", "1MiB", "--groups", "8", "-o", "passwd.csv"],
      "output file"),
