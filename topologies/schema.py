@@ -196,6 +196,10 @@ GRAPH_TYPES = {
     "gpu_file_facts": (dict,), DEGRADED: (bool,), LATENCY_SCALE: (int, float),
     HOP_LATENCY: (int, float),
 }
+#: Each type of :data:`GRAPH_TYPES` in the words a file's writer reads (Python's names,
+#: 'must be dict', were the refusal's).
+_TYPE_WORDS = {(str,): "text", (dict,): "a table (a JSON object)", (int,): "a whole number",
+               (int, float): "a number", (bool,): "true or false"}
 #: The graph attributes that count what its builder made (:mod:`topologies.registry`), the
 #: least each may be and what it counts: a fabric holds a GPU at least; a count of links is
 #: a count (a value that no longer matches the graph only marks it edited, not as built).
@@ -392,8 +396,8 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
         if key in attrs:
             v = attrs[key]
             if not isinstance(v, allowed) or (isinstance(v, bool) and bool not in allowed):
-                names = " or ".join(t.__name__ for t in allowed)
-                _bad(f"graph attribute {key!r} must be {names}, got {describe(v)}")
+                _bad(f"graph attribute {key!r} must be {_TYPE_WORDS[allowed]}, got "
+                     f"{describe(v)}")
             if isinstance(v, str) and len(v) > MAX_TEXT_LENGTH:   # a name of 20 MB was printed
                 _bad(f"graph attribute {key!r} must be text of at most {MAX_TEXT_LENGTH:,} "
                      f"characters, got {describe(v)}")

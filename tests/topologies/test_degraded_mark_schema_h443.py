@@ -51,7 +51,7 @@ def test_one_name_for_the_mark():
 @pytest.mark.parametrize("value", ["true", "yes", 1, 1.0, None, [True]])
 def test_a_mark_that_is_not_a_bool_is_refused(degraded_file, tmp_path, value):
     # read before: loaded, is_degraded False, priced as built
-    with pytest.raises(UserError, match=r"graph attribute 'degraded' must be bool, got "):
+    with pytest.raises(UserError, match=r"graph attribute 'degraded' must be true or false, got "):
         read_graph(_edited(degraded_file, tmp_path, degraded=value))
 
 
@@ -76,10 +76,10 @@ def test_a_degraded_fabric_saved_reads_back_marked(degraded_file, tmp_path, ext)
 def test_bools_stay_refused_for_the_other_attributes():
     g = build("ring:n=4")
     g.graph["gpus"] = True   # True == 1 as an int: not a count
-    with pytest.raises(UserError, match=r"graph attribute 'gpus' must be int, got True"):
+    with pytest.raises(UserError, match=r"graph attribute 'gpus' must be a whole number, got True"):
         validate(g)
 
 
 def test_cli_one_line(degraded_file, tmp_path):
     r = run_cli(["topology", "show", _edited(degraded_file, tmp_path, degraded="true")])
-    one_line_error(r, "graph attribute 'degraded' must be bool, got 'true'")
+    one_line_error(r, "graph attribute 'degraded' must be true or false, got 'true'")

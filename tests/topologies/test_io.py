@@ -193,7 +193,7 @@ def _set(doc, path, value):
     (("directed",), True, "directed must be false, got True"),
     (("multigraph",), "no", "multigraph must be false, got 'no'"),
     (("graph", "gpus"), 10**300, "graph attribute 'gpus' is an integer of 301 digits"),
-    (("graph", "gpus"), 2.0, "graph attribute 'gpus' must be int, got 2.0"),
+    (("graph", "gpus"), 2.0, "graph attribute 'gpus' must be a whole number, got 2.0"),
     (("graph", "gpu_types"), {"X": {"sms": 1}}, "gpu_types: GPU type 'X' lacks field(s)"),
     (("graph", "gpu_types"), [], "'gpu_types' must be a table of GPU name: fields"),
     (("graph", "units"), "SI", "'units' must be a table of quantity: unit"),

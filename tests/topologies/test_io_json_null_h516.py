@@ -28,7 +28,7 @@ def doc(tmp_path_factory) -> dict:
     (("edges", 0, "bandwidth"), "edge 'leaf0'-'gpu0' bandwidth must be finite and > 0 "
                                 "bytes/s, got null"),
     (("nodes", 0, "kind"), "node 'leaf0' has kind null; allowed: 'gpu', 'ocs', 'switch'"),
-    (("graph", "gpus"), "graph attribute 'gpus' must be int, got null"),
+    (("graph", "gpus"), "graph attribute 'gpus' must be a whole number, got null"),
     (("nodes", 0), "every node must be an object with an 'id', got null"),
 ])
 def test_a_null_is_said_as_null(tmp_path, doc, where, said):
