@@ -60,6 +60,9 @@ class ReliabilitySummary:
     phase: str
     gpus: int
     tp: int
+    pp: int             #: pipeline stages of the instance (its GPUs: ``tp x pp``)
+    ep: int             #: expert-parallel groups per stage
+    attention_dp: int   #: attention data-parallel groups per stage
     sms_down_per_gpu_failure_hw: float
     sms_down_per_gpu_failure_sw: float
     gpu_failures_per_year: float
@@ -169,7 +172,7 @@ def reliability_summary(scenario: str | Scenario, model: str | ModelSpec,
             best = (p, k)
     return ReliabilitySummary(
         scenario=c.scenario.label, model=c.model.name, phase=c.workload.phase, gpus=c.gpus,
-        tp=c.tp, sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
+        **c.parallelism.to_dict(), sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
         gpu_failures_per_year=rate * YEAR, availability=base.mc.mean,
         goodput_tokens_per_s_per_sm=base.goodput_per_sm,
         healthy_tokens_per_s_per_sm=base.healthy_per_sm, spares=n,
@@ -226,7 +229,7 @@ def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
     with_s = run(ref, n).mean
     return ReliabilitySummary(
         scenario=c.scenario.label, model=c.model.name, phase=c.workload.phase, gpus=c.gpus,
-        tp=c.tp, sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
+        **c.parallelism.to_dict(), sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
         gpu_failures_per_year=rate * YEAR, availability=base.mean,
         goodput_tokens_per_s_per_sm=c.tokens_per_s_per_sm(base.mean),
         healthy_tokens_per_s_per_sm=c.tokens_per_s_per_sm(), spares=n,

@@ -5,6 +5,7 @@ the dies' yield).
 
 from __future__ import annotations
 
+from compute.parallel import Parallelism
 from compute.units import counted
 from netmodel.study.summary_words import (
     TIE,
@@ -69,14 +70,14 @@ def reliability_section(rel, fab) -> list[str]:
            "failure and repair rates from netmodel/data/failures.toml (a source per number); "
            "closed forms. SMs down per GPU failure: hardware (the GPU) and software (every "
            "GPU of its instance)." + _pool_rule(rel, sms), "",
-           "| scenario | GPUs | TP | SMs down (hw) | SMs down (sw) | GPU failures/yr | "
+           "| scenario | GPUs | instance | SMs down (hw) | SMs down (sw) | GPU failures/yr | "
            f"availability | with spares | spares to keep >= {100 * s0.threshold:.4g}% of "
            f"capacity {100 * s0.quantile:.4g}% of the time |",
            "|---|---|---|---|---|---|---|---|---|"]
     for s in rel.summaries:
         need = "none reaches it" if s.spares_needed is None else \
             f"{s.spares_needed} ({s.spares_needed_placement})"
-        out.append(f"| {s.scenario} | {s.gpus} | {s.tp} | {s.sms_down_per_gpu_failure_hw:.0f} "
+        out.append(f"| {s.scenario} | {s.gpus} | {Parallelism.of(s).label} | {s.sms_down_per_gpu_failure_hw:.0f} "
                    f"| {s.sms_down_per_gpu_failure_sw:.0f} | {s.gpu_failures_per_year:.2f} | "
                    f"{s.availability:.5f} | {s.availability_with_spares:.5f} "
                    f"({_pool(s, sms)}) | {need} |")

@@ -18,6 +18,7 @@ from netmodel.study.summary_costs import reliability_section
 def _summary(scenario, **kw):
     return SimpleNamespace(**{
         "model": "m", "phase": "decode", "scenario": scenario, "gpus": 32, "tp": 4,
+        "pp": 1, "ep": 1, "attention_dp": 1,
         "sms_down_per_gpu_failure_hw": 132.0, "sms_down_per_gpu_failure_sw": 528.0,
         "gpu_failures_per_year": 3.5, "availability": 0.998, "availability_with_spares": 0.999,
         "spares": 1, "spare_placement": "pod", "spares_needed": 8,
@@ -61,3 +62,13 @@ def test_study_page_says_the_summary_names_them():
     part4 = text[text.index("4. **Blast radius and availability.**"):text.index("5. **Power")]
     assert "`analytic_fallback` and `threshold_low`" in part4
     assert "`summary.md` then says" in part4
+
+
+def test_instance_column_names_every_dimension():
+    """The table's instance column is the instance's layout, not its TP degree alone: a
+    TP 4 x PP 2 instance spans 8 GPUs, the 1,056 SMs its failure takes (8 x 132), which a
+    'TP 4' column would hide (--parallelism all)."""
+    rows = [line for line in _section(_summary("base@H", pp=2, sms_down_per_gpu_failure_sw=1056.0))
+            if line.startswith("| base@H")]
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    assert cells[2] == "TP 4 x PP 2" and float(cells[4]) == 8 * 132
