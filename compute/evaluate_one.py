@@ -394,11 +394,15 @@ def _stage_results(plan: _Plan, flops_: list, hbm_: list, coll: list, net: list,
                    times: list) -> tuple:
     """The :class:`StageResult` of each stage of :func:`_evaluate_plain`'s step: FLOPs,
     HBM and collective bytes from :attr:`_Plan.work`, ``net`` the collective times and
-    ``times`` the stage times it formed, the other figures formed again as it formed them."""
+    ``times`` the stage times it formed, the other figures formed again as it formed them;
+    a stage that does not run (a collective among one GPU) is not listed, as
+    :meth:`~compute.roofline.Grid.result` lists only the stages that occur."""
     bandwidth = plan.bandwidth
     stages = []
     for (name, count, _, kind), op, f, m, c, nt, st, peak in zip(
             plan.meta, plan.ops, flops_, hbm_, coll, net, times, plan.peaks, strict=True):
+        if not count:
+            continue
         if kind < 2:
             flops, hbm = float(f), float(m)
             ct, mt = flops / peak, hbm / bandwidth
@@ -407,7 +411,8 @@ def _stage_results(plan: _Plan, flops_: list, hbm_: list, coll: list, net: list,
         busiest = mt if mt > ct else ct
         stages.append(unchecked(StageResult, {
             "name": name, "count": count, "flops": flops, "hbm_bytes": hbm,
-            "collective": op, "collective_bytes": float(c) if kind else 0.0,
+            "collective": op if plan.par.tp > 1 else "",   # none among one GPU
+            "collective_bytes": float(c) if kind else 0.0,
             "compute_time": ct, "memory_time": mt, "network_time": nt, "time": st,
             "bound": _NETWORK if kind == 2 or nt > busiest else
             _MEMORY if mt > ct else _COMPUTE}))

@@ -279,7 +279,9 @@ class Grid(GridRates):
         stages = tuple(
             StageResult(name=name, count=int(self.counts[k, i]),
                         flops=float(self.flops[k, i, j]),
-                        hbm_bytes=float(self.hbm_bytes[k, i, j]), collective=self.ops[k],
+                        hbm_bytes=float(self.hbm_bytes[k, i, j]),
+                        collective=self.ops[k] if self.groups is None
+                        or self.groups[k, i] > 1 else "",   # none among one GPU
                         collective_bytes=float(self.net_bytes[k, i, j]),
                         compute_time=float(self.compute_time[k, i, j]),
                         memory_time=float(self.memory_time[k, i, j]),

@@ -497,7 +497,7 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
          "all-gather", s_head * vs * attn_tp * ab, attn_tp),
     ]
     if plain:
-        return work
+        return _within_one_gpu(work)
     # ---- pipeline, attention DP and expert parallelism: counts per row ---------------------
     pp = sh.pp.ravel()
     counts = layer_counts(model, sh, L, model.moe_layers)
@@ -526,10 +526,35 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
             x = by_name[name]
         else:
             x = (name, *extra[name])
-        if x[4] and name not in ("embedding", "lm_head", *counts):  # no collective within
-            alone = np.broadcast_to(np.asarray(x[6]).reshape(-1), pp.shape) <= 1  # one GPU
-            plain_row = (pp == 1) & (sh.ep.ravel() == 1) & (sh.attention_dp.ravel() == 1)
-            x = (name, x[1] * ~(alone & ~plain_row), *x[2:])
+        if x[4] and name not in (*_WITH_WORK, *counts):  # no collective within one GPU
+            alone = np.broadcast_to(np.asarray(x[6]).reshape(-1), pp.shape) <= 1
+            x = (name, x[1] * ~alone, *x[2:])
+        out.append(x)
+    return _within_one_gpu(out, counted=True)
+
+
+#: The stages with work of their own and a collective after it.
+_WITH_WORK = ("embedding", "lm_head")
+
+
+def _within_one_gpu(work: list, counted: bool = False) -> list:
+    """``work`` (:func:`stage_work`'s entries) with the rule that a collective among one
+    GPU does not run: it moves no bytes, and a stage that is that collective alone runs 0
+    times (``counted``: its counts already say so), so a GPU of TP 1 lists no all-reduce
+    and no network-bound stage; the embedding and the LM head keep their work."""
+    out = []
+    for x in work:
+        if x[4]:
+            count = x[1]
+            if isinstance(x[6], float):   # one configuration (evaluate's scalar path)
+                runs = x[6] > 1
+                if not counted and x[0] not in _WITH_WORK:
+                    count = count * runs
+            else:                          # a group size per row: (rows, 1) against bytes
+                runs = (np.asarray(x[6]) > 1).reshape(-1, 1)
+                if not counted and x[0] not in _WITH_WORK:
+                    count = count * runs[:, 0]
+            x = (x[0], count, x[2], x[3], x[4], x[5] * runs, x[6])
         out.append(x)
     return out
 
@@ -561,7 +586,6 @@ def layer_counts(model, sh, layers, moe_layers) -> dict:
         l_dd = np.asarray(sh.dense_dp, dtype=float).ravel() * float(layers - moe_layers)
         l_tp, l_sc = l_tp - l_dd, l_ep + l_dd
     regather = (attn_tp > 1) * (l_tp * dp + l_sc)
-    plain_row = (pp == 1) & (ep == 1) & (adp == 1)
     groups = {"allreduce_attn": attn_tp, "attn_scatter": attn_tp, "dp_gather": adp,
               "moe_dispatch": tp, "allreduce_mlp": tp, "dp_scatter": tp, "moe_combine": tp,
               "dp_regather": attn_tp}
@@ -570,7 +594,7 @@ def layer_counts(model, sh, layers, moe_layers) -> dict:
            "mlp_up": layers, "mlp_down": layers, "allreduce_mlp": l_tp * (1 - dp),
            "dp_scatter": l_tp * dp, "moe_combine": l_ep, "dp_regather": regather}
     for name, g in groups.items():       # no collective within one GPU
-        out[name] = out[name] * ~((g <= 1) & ~plain_row)
+        out[name] = out[name] * (g > 1)
     return out
 
 
@@ -650,8 +674,11 @@ def plain_step_work(model, sh, w: Workload):
                touched * up_w * mb + router_weights + nhab + nfk_ab,
                touched * down_w * mb + nfk_ab + nhab, 0.0,
                lm_weights + b * h * ab + svs * ab]
+        if alone:   # a collective among one GPU moves nothing (_within_one_gpu)
+            return flops, hbm, [0.0] * 9
         return flops, hbm, [nhab, 0.0, 0.0, 0.0, nhab, 0.0, 0.0, nhab, svs * tp * ab]
 
+    alone = not tp > 1
     return work
 
 

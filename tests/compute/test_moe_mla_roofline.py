@@ -103,7 +103,9 @@ def test_every_catalog_model_evaluates_at_every_tp(name, phase):
     for tp in valid_tp_degrees(m, 8):
         r = evaluate(name, "H200-SXM", tp=tp, batch=4, phase=phase)
         assert math.isfinite(r.latency) and r.latency > 0
-        assert [s.name for s in r.stages] == list(STAGES)
+        # a collective among one GPU does not run: TP 1 lists no all-reduce
+        assert [s.name for s in r.stages] == [x for x in STAGES
+                                             if tp > 1 or not x.startswith("allreduce")]
         assert all(s.flops >= 0 and s.hbm_bytes >= 0 for s in r.stages)
 
 

@@ -200,7 +200,7 @@ def test_grid_cells_equal_single_evaluations():
 
 
 def test_stages_are_the_documented_ones_in_order():
-    r = evaluate("Llama-3-8B", "H100-SXM", tp=1, batch=1, phase="decode")
+    r = evaluate("Llama-3-8B", "H100-SXM", tp=2, batch=1, phase="decode")
     assert tuple(s.name for s in r.stages) == STAGES
     assert [s.count for s in r.stages] == [1] + [32] * 7 + [1]
 
