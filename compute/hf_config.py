@@ -79,11 +79,13 @@ class _Config:
         """An integer from the config, checked against the range of ``limit`` (default
         ``field``) in limits.toml; ``default`` when absent (required when it is None)."""
         k = self.key(field)
-        if k is None:
-            if default is None:
+        if k is None and default is not None:
+            return default
+        if k is None:   # a required key written null: its range refuses it ('got null')
+            k = next((k for k in HF_ALIASES[field] if k in self.cfg), None)
+            if k is None:
                 keys = " or ".join(map(repr, HF_ALIASES[field]))
                 raise UserError(f"{self.where}: config.json lacks {keys}")
-            return default
         r = validate.limits("model")[limit or field]
         lo = r.minimum if minimum is None else minimum
         return validate.number(self.where, k, self.cfg[k], minimum=lo, maximum=r.maximum,
@@ -674,7 +676,13 @@ def _gpt_neo_windows(cfg: dict, where: str) -> dict:
 
 
 def hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
-    """:func:`load_hf_config` on a parsed config.json read from ``path``."""
+    """:func:`load_hf_config` on a parsed config.json read from ``path``; a value refused
+    is said as the file spells it (``got null``: a config.json is JSON whatever its name)."""
+    with validate.file_values("config.json"):
+        return _hf_from_dict(cfg, path, name)
+
+
+def _hf_from_dict(cfg, path: Path, name: str | None) -> ModelSpec:
     if not isinstance(cfg, dict):
         raise UserError(f"{path}: a HuggingFace config.json must hold a JSON object, got "
                         f"{validate.describe(cfg)}")
