@@ -351,6 +351,22 @@ def _near_miss_problem(what: str, key: str, match: str) -> NoReturn:
          f"like a misspelling)")
 
 
+def _kind_problem(node: object, data: dict) -> NoReturn:
+    """Refuse ``node`` (attributes ``data``) whose ``kind`` is not one of
+    :data:`NODE_KINDS`: a kind of another value, none at all (not 'kind None'), or none
+    beside an attribute ``id``, a GraphML ``<key>`` given the name of a node's own id (a
+    kind written under it, read as no kind)."""
+    what, allowed = f"node {describe(node)}", f"allowed: {known(NODE_KINDS)}"
+    if "kind" in data:
+        _bad(f"{what} has kind {describe(data['kind'])}; {allowed}")
+    if "id" in data:
+        _bad(f"{what} has no attribute 'kind' but one named 'id' ({describe(data['id'])}): "
+             f"'id' is the name of a node itself (GraphML's node id, the key of a node in a "
+             f"fabric's JSON), no attribute; name the key 'kind' if it holds the node's kind "
+             f"({allowed})")
+    _bad(f"{what} has no attribute 'kind'; every node names its kind ({allowed})")
+
+
 def _check_near_misses(holders: list) -> None:
     """Refuse a node or edge attribute among ``holders`` (``(node, None, data)`` and
     ``(u, v, data)``, those with attributes the schema does not type) that a fabric file's
@@ -784,7 +800,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
                     untyped.append((node, None, data))
             continue
         if kind.__class__ is not str or kind not in NODE_KEYS:
-            _bad(f"node {describe(node)} has kind {describe(kind)}; allowed: {known(NODE_KINDS)}")
+            _kind_problem(node, data)
         missing = [k for k in NODE_KEYS[kind] if k not in data]
         if missing:
             _bad(f"{kind} node {describe(node)} lacks attribute(s) {', '.join(missing)}")
