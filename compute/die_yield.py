@@ -284,13 +284,13 @@ class DieCost:
     model: str
     alpha: float
     gross_dies: float          #: Hennessy & Patterson, not rounded
-    dies_per_wafer: int        #: whole gross dies
+    dies_per_wafer: int        #: whole gross dies (the floor): the dies a wafer yields
     defect_free_yield: float   #: the plain yield of the whole die
     sms_physical: int | None
     sms_enabled: int | None
     critical_fraction: float
     yield_: float              #: harvested yield (= defect-free without SM counts)
-    good_dies: float           #: gross_dies x yield_ (expected good dies per wafer)
+    good_dies: float           #: dies_per_wafer x yield_ (expected good dies per wafer)
     cost_per_good_die: float
     gpu: str | None = None     #: the GPU whose die this is (:func:`compute.yield_model.gpu_die_cost`), else None
     process: str | None = None           #: its process node (with ``gpu``)
@@ -342,11 +342,13 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
              critical_fraction: float | None = None) -> DieCost:
     """Dies per wafer, yield and cost per good die of one die design (SI inputs; the
     defaults are :func:`compute.rows.economics`). With ``sms_physical`` and ``sms_enabled`` the yield is
-    harvested (:func:`harvested_yield`), else defect-free.
+    harvested (:func:`harvested_yield`), else defect-free. A wafer yields whole dies: the
+    good dies are the whole gross dies (:func:`dies_per_wafer`, the floor) times the yield,
+    and the cost per good die is the wafer price over them.
 
     >>> c = die_cost(814e-6, defect_density=1000.0, model="poisson", wafer_price=18000.0)
     >>> c.dies_per_wafer, round(c.yield_, 4), round(c.cost_per_good_die, 2)
-    (63, 0.4431, 639.97)
+    (63, 0.4431, 644.83)
     """
     area = _number("die area", area, low_open=True)
     model = check_yield_model(or_default(model, "yield_model"))
@@ -363,7 +365,7 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
     y = plain if sms_physical is None else _harvested(
         area, _whole("sms_physical", sms_physical), _whole("sms_enabled", sms_enabled), d,
         model, alpha, c)
-    good = gross * y
+    good = whole * y
     cost = price / good if good > 0 else math.inf
     return DieCost(area=area, wafer_diameter=float(diameter), wafer_price=price,
                    defect_density=d, model=model, alpha=alpha, gross_dies=gross,
@@ -381,7 +383,8 @@ def yield_curve(areas: ArrayLike | None = None, *, defect_density: float | None 
     """Yield and cost per good SM against die area (m^2, array) for dies cut from the
     reference design: ``round(A / A_ref x 144)`` physical SMs, ``floor`` of the same share
     (132/144) enabled. The default areas are those of 12, 24, ..., 144 physical SMs, where
-    that share is exact (between them the rounded spare count makes a saw-tooth). Returns
+    that share is exact (between them the rounded spare count makes a saw-tooth). The cost
+    divides the wafer price over the whole dies (:func:`die_cost`'s rule). Returns
     arrays ``area``, ``sms_physical``, ``sms_enabled``,
     ``gross_dies``, ``defect_free_yield``, ``yield`` and ``cost_per_good_sm``.
 
@@ -398,13 +401,13 @@ def yield_curve(areas: ArrayLike | None = None, *, defect_density: float | None 
     n = np.maximum(1, np.round(areas / ref_area * ref_n)).astype(int)
     k = np.maximum(1, np.floor(n * ref_k / ref_n + 1e-9)).astype(int)
     price = _number("wafer_price", or_default(wafer_price, "wafer_price"), high=MAX_WAFER_PRICE)
-    dies_per_wafer(areas, wafer_diameter, edge_exclusion)  # refuses dies that do not fit
+    whole = np.atleast_1d(dies_per_wafer(areas, wafer_diameter, edge_exclusion))
     dies = np.atleast_1d(gross_dies_per_wafer(areas, wafer_diameter, edge_exclusion))
     plain = np.atleast_1d(die_yield(areas, defect_density, model, alpha))
     y = np.array([harvested_yield(a, int(ni), int(ki), defect_density, model, alpha,
                                   critical_fraction) for a, ni, ki in zip(areas, n, k,
                                                                           strict=True)])
     with np.errstate(divide="ignore"):
-        per_sm = price / (dies * y) / k
+        per_sm = price / (whole * y) / k
     return {"area": areas, "sms_physical": n, "sms_enabled": k, "gross_dies": dies,
             "defect_free_yield": plain, "yield": y, "cost_per_good_sm": per_sm}

@@ -13,9 +13,10 @@ The model
 ---------
 * **Gross dies per wafer** (Hennessy & Patterson): ``pi (d/2)^2 / A - pi d / sqrt(2 A)``
   with ``d`` the usable diameter (wafer less twice the edge exclusion) and ``A`` the die
-  area; the second term is the edge loss. Whole dies: the floor. The cost per good die
-  divides the wafer price by the formula's own value times the yield (an average over die
-  placements, so that cost is smooth in area rather than a staircase).
+  area; the second term is the edge loss. A wafer yields whole dies: the floor of that. The
+  good dies per wafer are the whole dies times the yield, and the cost per good die (and
+  per good SM, and a package's logic) divides the wafer price by them: a staircase in
+  area, as real dies come.
 * **Defect yield** of an area ``A`` at mean defect density ``D``, as the chance that a
   Poisson count of defects is zero when the local density itself varies from die to die:
   ``poisson`` (no variation) ``exp(-D A)``; ``murphy`` (triangular density on [0, 2D])
@@ -288,7 +289,7 @@ def gpu_die_cost(gpu: str | GpuSpec, *, defect_density: float | None = None,
     >>> round(c.area * 1e6), c.sms_physical, c.sms_enabled, c.wafer_price, c.dies_per_wafer
     (800, 80, 74, 18000.0, 64)
     >>> c.gpu, c.dies_per_package, round(c.good_dies_per_package_cost, 2)
-    ('B200-HGX', 2, 601.16)
+    ('B200-HGX', 2, 608.63)
     """
     logic = gpu_dies(gpu)
     price = logic.wafer_price if wafer_price is None else wafer_price
@@ -428,7 +429,7 @@ def margin(gpu: str | GpuSpec, *, reference_price: float | None = None) -> float
     over its own cost (informative: its price does not use it).
 
     >>> round(margin("Lite"), 4), round(27500 / package_cost("H100-SXM").total, 4)
-    (8.1431, 8.1431)
+    (8.1374, 8.1374)
     """
     ref = _number("reference_price", or_default(reference_price, "reference_price"))
     _, dies, anchor = _price_anchor(gpu)
@@ -455,9 +456,9 @@ def gpu_price(gpu: str | GpuSpec, *, reference_price: float | None = None,
 
     >>> round(gpu_price("H100-SXM")), round(gpu_price("B200-HGX"))
     (27500, 35000)
-    >>> # twice the wafer price: the H100's good die, $307 of its $3,377, costs $614
-    >>> round(gpu_price("H100-SXM", wafer_price=36000.0))  # 27,500 x 3,684 / 3,377
-    30001
+    >>> # twice the wafer price: the H100's good die, $309 of its $3,379, costs $619
+    >>> round(gpu_price("H100-SXM", wafer_price=36000.0))  # 27,500 x 3,689 / 3,379
+    30018
     """
     from compute.hardware import get_gpu
 

@@ -62,7 +62,8 @@ def test_n3_chiplet_cost_by_hand(gpus):
     harvested = trapezoid(density * np.exp(-x * 0.1 * A) * good, x)
     assert c.yield_ == pytest.approx(harvested, rel=1e-6)
     assert c.wafer_price == 20_000 and c.process == "N3"
-    assert c.cost_per_good_die == pytest.approx(20_000 / (gross * harvested), rel=1e-6)
+    # a wafer yields whole dies: the wafer price over 579 of them x the yield
+    assert c.cost_per_good_die == pytest.approx(20_000 / (579 * harvested), rel=1e-6)
     assert c.cost_per_good_die == pytest.approx(34.92, abs=0.01)
 
 

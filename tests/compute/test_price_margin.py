@@ -16,9 +16,11 @@ from compute.yield_model import gpu_price, package_cost, parameter, price_basis
 MM2 = 1e-6
 
 
-def _gross(area: float, diameter: float = 0.3) -> float:
-    """Hennessy & Patterson gross dies per wafer (economics.toml: 300 mm, no edge exclusion)."""
-    return math.pi * diameter ** 2 / 4 / area - math.pi * diameter / math.sqrt(2 * area)
+def _gross(area: float, diameter: float = 0.3) -> int:
+    """Whole dies per wafer: the floor of Hennessy & Patterson's gross dies (economics.toml:
+    300 mm, no edge exclusion); a wafer yields whole dies (H100 63, Lite 300)."""
+    return math.floor(math.pi * diameter ** 2 / 4 / area
+                      - math.pi * diameter / math.sqrt(2 * area))
 
 
 def _harvested(area: float, n: int, k: int, d: float = 0.1e4, alpha: float = 2.0,
@@ -50,30 +52,30 @@ def _lite_package(wafer: float) -> float:
 
 
 def test_lite_price_at_twice_the_wafer_price_by_hand():
-    """At a $36,000 wafer the Lite's package costs $1,137.22 (its good die $61.11 -> $122.22)
-    and it sells at that times the H100's published margin, $27,500 / $3,377.11 (the H100's
-    cost at the published $18,000 wafer): $9,260.45. The old code took the margin at the
+    """At a $36,000 wafer the Lite's package costs $1,137.48 (its good die $61.24 -> $122.48)
+    and it sells at that times the H100's published margin, $27,500 / $3,379.44 (the H100's
+    cost at the published $18,000 wafer): $9,256.15. The old code took the margin at the
     swept wafer, $27,500 / $3,684.22, and priced it at $8,488.52, below its $8,762.83 at the
     published wafer: a dearer wafer made the Lite cheaper."""
     assert parameter("wafer_price") == 18000 and parameter("reference_price") == 27500
     h100 = _h100_package(18000.0)
     lite2 = _lite_package(36000.0)
-    assert h100 == pytest.approx(3377.11, abs=0.005)
-    assert lite2 == pytest.approx(1137.22, abs=0.005)
+    assert h100 == pytest.approx(3379.44, abs=0.005)
+    assert lite2 == pytest.approx(1137.48, abs=0.005)
     want = lite2 * 27500 / h100
-    assert want == pytest.approx(9260.45, abs=0.005)
+    assert want == pytest.approx(9256.15, abs=0.005)
     assert gpu_price("Lite", wafer_price=36000.0) == pytest.approx(want, rel=1e-12)
     assert gpu_price("Lite", wafer_price=36000.0) > gpu_price("Lite")
 
 
 def test_the_h100_moves_with_its_own_cost_by_the_same_rule():
     """The reference itself: $27,500 at the published inputs; at twice the wafer price its
-    own package, $3,377.11 + $307.11 for the dearer die, times the same margin: $30,000.81
+    own package, $3,379.44 + $309.44 for the dearer die, times the same margin: $30,018.09
     (the old code kept it at $27,500 whatever its cost)."""
     assert gpu_price("H100-SXM") == pytest.approx(27500, rel=1e-12)
     assert price_basis("H100-SXM") == "reference price"
     want = _h100_package(36000.0) * 27500 / _h100_package(18000.0)
-    assert want == pytest.approx(30000.81, abs=0.005)
+    assert want == pytest.approx(30018.09, abs=0.005)
     assert gpu_price("H100-SXM", wafer_price=36000.0) == pytest.approx(want, rel=1e-12)
     # the ratio of a Lite's price to the H100's is the ratio of their package costs: like
     # with like, at any input
@@ -84,7 +86,7 @@ def test_the_h100_moves_with_its_own_cost_by_the_same_rule():
 
 def test_the_margin_is_the_published_price_over_the_cost_at_the_defaults():
     m = 27500 / _h100_package(18000.0)
-    assert m == pytest.approx(8.1431, abs=5e-5)
+    assert m == pytest.approx(8.1374, abs=5e-5)
     for name in ("H100-SXM", "H200-SXM", "Lite", "Lite+BW"):
         assert yield_model.margin(name) == pytest.approx(m, rel=1e-12)
     # reference_price is the H100's price at the published inputs: it sets the margin
@@ -121,7 +123,7 @@ def test_the_h100s_packaging_and_test_costs_are_parameters():
     """packaging_cost and test_cost (the H100's $750 and $920, read-estimates) are swept as
     hbm_cost is: at $1,500 and $1,840 a Lite pays $100 + $1,400 x 368.5 / 1,474 = $450 of
     packaging and $1,840 x (0.25 + 0.75 / 4) = $805 of test; its price is its package times
-    the H100's margin at the published inputs, the H100's own price its $5,047.11 package
+    the H100's margin at the published inputs, the H100's own price its $5,049.44 package
     times the same margin."""
     kw = dict(packaging_cost=1500.0, test_cost=1840.0)
     lite = package_cost("Lite", **kw)

@@ -434,7 +434,7 @@ def test_yield_refuses_an_astronomical_wafer_price():
                    "--wafer-price must be a finite number >= 0 and <= 1e+07, got 1e+308")
     # at the bound: 63 whole dies x 50.5% yield (D A = 0.814, (1 + 0.407)^-2) -> ~$312k
     c = die_cost(814e-6, wafer_price=1e7)
-    assert c.cost_per_good_die == pytest.approx(1e7 / (63.48 * 1.407**-2), rel=1e-3)
+    assert c.cost_per_good_die == pytest.approx(1e7 / (63 * 1.407**-2), rel=1e-3)
 
 
 @pytest.mark.parametrize("args, needle", [

@@ -22,8 +22,9 @@ def test_yield_text_for_an_h100_sized_die():
     assert r.exit_code == 0, r.output
     assert "63.48 per wafer (63 whole)" in r.output
     assert "defect-free yield   44.3%" in r.output
-    assert 18000 / (63.4792 * math.exp(-0.814)) == pytest.approx(639.97, abs=0.005)
-    assert "cost per good die   $639.97" in r.output
+    # a wafer yields whole dies: 63, not 63.48
+    assert 18000 / (63 * math.exp(-0.814)) == pytest.approx(644.83, abs=0.005)
+    assert "cost per good die   $644.83" in r.output
 
 
 def test_yield_json_and_units_at_the_boundary():
@@ -36,7 +37,8 @@ def test_yield_json_and_units_at_the_boundary():
     assert d["defect_density_per_cm2"] == pytest.approx(0.1)
     assert d["defect_free_yield"] == pytest.approx(1 / (1 + 0.1 * 8.14 / 2) ** 2)
     assert d["sms_enabled"] == 132 and d["yield"] > d["defect_free_yield"]
-    assert d["cost_per_good_die_usd"] == pytest.approx(20000 / (d["gross_dies"] * d["yield"]))
+    assert d["dies_per_wafer"] == 63
+    assert d["cost_per_good_die_usd"] == pytest.approx(20000 / (63 * d["yield"]))
     assert d["cost_per_good_sm_usd"] == pytest.approx(d["cost_per_good_die_usd"] / 132)
 
 

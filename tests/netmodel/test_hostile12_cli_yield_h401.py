@@ -31,9 +31,10 @@ def test_yield_where_no_die_is_good_writes_json_and_no_inf():
     r = run_cli(["yield", "--gpu", "GB200-NVL72", "--defect-density", "99", "--model",
                  "poisson"])
     assert r.exit_code == 0 and r.output.rstrip().endswith("die cost/package    none (no good die)")
-    # a good die still costs its wafer share: 18,000 USD over 64.8 x exp(-0.1 x 8.14) good dies
-    # (Poisson, 814 mm^2, 0.1/cm^2; gross dies by Hennessy & Patterson on 300 mm)
+    # a good die still costs its wafer share: 18,000 USD over 63 x exp(-0.1 x 8.14) good dies
+    # (Poisson, 814 mm^2, 0.1/cm^2; the whole of Hennessy & Patterson's 63.48 on 300 mm)
     r = run_cli(["yield", "--area", "814", "--model", "poisson", "--json"])
     doc = json.loads(r.output)
     assert doc["cost_per_good_die_usd"] == pytest.approx(
-        18000 / (doc["gross_dies"] * math.exp(-0.1 * 8.14)), rel=1e-12)
+        18000 / (doc["dies_per_wafer"] * math.exp(-0.1 * 8.14)), rel=1e-12)
+    assert doc["dies_per_wafer"] == 63
