@@ -139,7 +139,7 @@ def _json_attacks(text: str) -> dict[str, tuple[str | bytes, bool]]:
     d = doc()
     d["nodes"].append({"id": "sw0", "kind": "switch", "radix": 64, "tier": 1,
                        "latency": 3e-7, "in_network_reduction": False})
-    out["isolated switch"] = (dump(d), True)   # a spare: only GPUs must reach each other
+    out["isolated switch"] = (dump(d), False)   # no links: no port rate to price it by
     d = doc()
     d["edges"].append({**edge, "source": "gpu0", "target": "ghost"})
     out["edge to a node not listed"] = (dump(d), False)

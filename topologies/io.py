@@ -82,7 +82,7 @@ from compute.validate import MAX_TEXT_LENGTH, describe, file_values
 from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
 from topologies.limits import ENV, MAX_DEPTH, check_size, max_edges, max_file_bytes, max_nodes
-from topologies.schema import UNITS, validate
+from topologies.schema import UNITS, check_switches_linked, validate
 from topologies.schema_gpu import check_gpu_type, gpu_spec_from_dict
 from topologies.schema_text import check_node_ids, text_problem
 
@@ -678,6 +678,7 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
     _check_title(graph, where, "" if named else " (the file's stem: it gives none)")
     try:
         validate(graph)
+        check_switches_linked(graph)
     except UserError as exc:   # the file named once, here, for every command that reads it
         raise UserError(f"{where}: {exc}") from None
     # what GPU files say of its GPU types (derivation, die table, host power), known from

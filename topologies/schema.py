@@ -27,6 +27,11 @@ Nodes (ids are short, readable and stable: ``gpu17``, ``nvs0``, ``leaf3``, ``spi
 * ``kind="ocs"``: ``ports`` (int), ``reconfiguration_time`` (s) and ``latency`` (s,
   insertion delay of a circuit through it).
 
+A switch has a port rate from its links alone (its fastest cable), by which it is priced
+(radix x port rate) and its ports counted: a fabric read from a file or priced has every
+switch linked (:func:`check_switches_linked`; an OCS of a realized fabric has none, its
+circuits being GPU-GPU edges, and is priced by its ports).
+
 Edges join two different nodes (no self-loops) and carry ``bandwidth`` (bytes/s per
 direction; an edge standing for several parallel cables carries their sum), ``latency``
 (s: propagation plus port/serialization overhead), ``medium`` (one of :data:`MEDIA`),
@@ -145,7 +150,7 @@ from topologies.schema_torus import check_dims
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "HOP_LATENCY", "LABELS", "LATENCY_SCALE", "MEDIA", "NODE_KEYS", "NODE_KINDS",
            "TRACE_MEDIA", "UNITS", "catalog_clash", "circuit_count",
-           "circuit_each", "circuit_via", "edge_count", "scale_bandwidth", "scale_cabling",
+           "check_switches_linked", "circuit_each", "circuit_via", "edge_count", "scale_bandwidth", "scale_cabling",
            "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
@@ -349,6 +354,33 @@ def _near_miss_problem(what: str, key: str, match: str) -> NoReturn:
     _bad(f"{what} has attribute {key!r}, which the schema does not read; did you mean "
          f"{match!r}? (other attributes are kept unread: rename one of your own that looks "
          f"like a misspelling)")
+
+
+def check_switches_linked(graph: nx.Graph) -> None:
+    """UserError naming a switch of ``graph`` with no link (and how many more there are): a
+    switch's port rate is its links', so one with none has no price (radix x port rate: it
+    was priced at $0, its ports counted all the same) and carries no route; a spare switch
+    is not a part of the fabric. An OCS with no link is a realized fabric's (its circuits
+    are GPU-GPU edges), priced by its ports; a degraded fabric (graph attribute
+    :data:`DEGRADED`) may hold a switch whose links failed, and is not priced.
+
+    >>> from topologies import build
+    >>> g = build("ring:n=4")
+    >>> g.add_node("sw0", kind="switch", tier=1, radix=64, latency=0.0, in_network_reduction=False)
+    >>> check_switches_linked(g)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: invalid fabric graph: switch 'sw0' has no links; a switch is priced by its radix x port rate and its port rate is its links' (a spare switch is no part of a fabric): link it or take it out
+    """
+    if graph.graph.get(DEGRADED):
+        return
+    adj = graph._adj
+    lone = [n for n, k in graph.nodes(data="kind") if k == "switch" and not adj[n]]
+    if lone:
+        more = f" (nor have {len(lone) - 1:,} more)" if len(lone) > 1 else ""
+        _bad(f"switch {describe(lone[0])} has no links{more}; a switch is priced by its radix "
+             f"x port rate and its port rate is its links' (a spare switch is no part of a "
+             f"fabric): link {'them' if more else 'it'} or take {'them' if more else 'it'} out")
 
 
 def _kind_problem(node: object, data: dict) -> NoReturn:

@@ -61,7 +61,7 @@ from compute.validate import describe, of_type
 from netmodel.study.choice_names import SHARES
 from topologies.common import latency_adjustment
 from topologies.inventory import OPTICAL_MEDIA
-from topologies.schema import check_graph, circuit_via
+from topologies.schema import check_graph, check_switches_linked, circuit_via
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -252,6 +252,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     check_share(share)
     check_graph(graph)
     check_not_degraded(graph)
+    check_switches_linked(graph)   # a switch's price is by its links' port rate
     prices = of_type("prices", prices, NetworkPrices, "NetworkPrices(switch_price=1e-9)") \
         or NetworkPrices()
     edges = edges_of(graph, edges)   # one pass over the links for all below
