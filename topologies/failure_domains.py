@@ -54,9 +54,12 @@ NVLinks). Those edges are one cable bundle of ``C = sum(links)`` cables. Its swi
 (``C`` parts: the port-side transceivers every share rides through) thins every share by
 ``(C - 1) / C`` when one fails, or removes them all when ``C <= 1``. Each share's far end
 (``ceil(links)`` parts at its GPU, the GPU's own, as a 400G-DR4 port breaks out to four
-100G-DR transceivers, one in each far host) and the NIC behind it thin or remove only
-that share: ``(links - 1) / links``, or the share when ``links <= 1``. So one 4-way
-breakout NIC cable is 5 transceivers and 4 NICs (one per Lite), and a group's 18 NVLink
+100G-DR transceivers, one in each far host) thins or removes only that share: ``(links -
+1) / links``, or the share when ``links <= 1``. The NIC behind the shares is one NIC
+a cable, shared (:func:`~topologies.inventory.nic_share`, as the bill charges it: a
+ConnectX-7 serves up to four hosts, NVIDIA Multi-Host), so it fails as the switch end
+does, taking every share. So one 4-way breakout NIC cable is 5 transceivers and 1 NIC
+(lite-direct: 32 NICs for 128 Lites, as the cost charges 32 NICs' worth), and a group's 18 NVLink
 cables at 4.5 a Lite (a domain cabled across servers) are 18 + 4 x 5 copper ends; on a
 baseboard (``board``) they are none.
 
@@ -92,6 +95,7 @@ from topologies.inventory import (
     EdgeArrays,
     cable_end_parts,
     edge_arrays,
+    nic_share,
     ocs_fibres,
     shared_part,
 )
@@ -240,13 +244,20 @@ def _link_parts(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
     Parts at each end as :func:`~topologies.inventory.cable_end_parts` counts them (the bill
     of materials' rule). One edge: both ends share its effect. A breakout bundle (shares of
     one group's cables to one switch): the switch end's parts (``cables`` of them) carry
-    every share, so one failing thins or removes the whole bundle; each share's far end
-    (``ceil(links)`` parts at its GPU) and its NIC carry that share only."""
+    every share, so one failing thins or removes the whole bundle, and so does its NIC (the
+    shares' NICs' worth, :func:`~topologies.inventory.nic_share`: the shares of one cable
+    share one NIC); each share's far end (``ceil(links)`` parts at its GPU) carries that
+    share only."""
     data = graph._node
     adj = graph._adj   # edge data without a view per lookup (2.4M lookups at k=64)
     medium = adj[edges[0][0]][edges[0][1]]["medium"]
     end_cls = LINK_CLASSES.get(medium)
     out = []
+
+    def network(node) -> bool:   # nic_gpus' rule: a switch of tier >= 1 or an OCS
+        return data[node]["kind"] == "ocs" or (data[node]["kind"] == "switch"
+                                               and data[node]["tier"] >= 1)
+
     if len(edges) > 1:
         u, v = edges[0]
         other = v if data[u]["kind"] == "gpu" else u
@@ -254,6 +265,9 @@ def _link_parts(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
         if end_cls is not None:
             out.append((end_cls, f"{u}-{v} bundle of {len(edges)}", removed, scaled,
                         cable_end_parts(data[other]["kind"], cables)))
+        if medium in _NIC_MEDIA and network(other):   # the shares' one NIC: all of them
+            out.append(("nic", f"{u}-{v} bundle of {len(edges)}", removed, scaled,
+                        sum(nic_share(float(adj[a][b].get("links", 1))) for a, b in edges)))
     for u, v in edges:
         links = float(adj[u][v].get("links", 1))
         removed, scaled = _cable_effect(graph, [(u, v)], links)
@@ -262,10 +276,9 @@ def _link_parts(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
             ends = [n for n in (u, v) if len(edges) == 1 or data[n]["kind"] == "gpu"]
             out.append((end_cls, f"{u}-{v}", removed, scaled,
                         sum(cable_end_parts(data[n]["kind"], links) for n in ends)))
-        if medium in _NIC_MEDIA and "gpu" in kinds:
+        if len(edges) == 1 and medium in _NIC_MEDIA and "gpu" in kinds:
             gpu, other = (u, v) if kinds[0] == "gpu" else (v, u)
-            if data[other]["kind"] == "ocs" or (data[other]["kind"] == "switch"
-                                                and data[other]["tier"] >= 1):
+            if network(other):
                 out.append(("nic", f"{u}-{v}", removed, scaled,
                             cable_end_parts(data[gpu]["kind"], links)))
     return out

@@ -34,7 +34,7 @@ from topologies.schema_circuits import CABLING_FIBRES
 
 __all__ = ["NIC_MEDIA", "OPTICAL_MEDIA", "BillOfMaterials", "EdgeArrays", "bill_of_materials",
            "cable_end_parts", "cells_per_shared_part", "edge_arrays", "edges_of", "nic_gpus",
-           "nic_ports", "ocs_fibre_rate", "ocs_fibre_rows", "ocs_fibres", "port_fill",
+           "nic_ports", "nic_share", "ocs_fibre_rate", "ocs_fibre_rows", "ocs_fibres", "port_fill",
            "port_use", "shared_part"]
 
 #: The media whose link ends are pluggable optics (a transceiver each end), for the bill of
@@ -575,6 +575,19 @@ def _nic_ends(graph: nx.Graph, e: EdgeArrays) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(nodes), np.concatenate(where)
 
 
+def nic_share(links: float | np.ndarray) -> float | np.ndarray:
+    """NICs' worth behind a GPU end of ``links`` cables a NIC drives: one NIC a cable, a
+    breakout share its share, so the shares of one cable share one NIC (lite-direct's four
+    Lites share their H100's NIC: a ConnectX-7 serves up to four hosts from one x16
+    interface, NVIDIA Multi-Host; compute/data/economics.toml). The one rule the bill
+    (:func:`nic_ports`' ``cables``) and the failure domains' ``nic`` parts count by.
+
+    >>> nic_share(0.25) * 4, nic_share(1.0)
+    (1.0, 1.0)
+    """
+    return links
+
+
 def nic_ports(graph: nx.Graph, edges: EdgeArrays | None = None) -> list[tuple]:
     """The NIC ports of ``graph``: one ``(gpu, rate, cables)`` per GPU end of a link a NIC
     drives (:func:`nic_gpus`' rule), in edge order: ``rate`` the link's cable rate (bytes/s
@@ -612,7 +625,7 @@ def nic_ports(graph: nx.Graph, edges: EdgeArrays | None = None) -> list[tuple]:
     node, where = _nic_ends(graph, e)
     order = np.argsort(where, kind="stable")
     node, where = node[order], where[order]
-    links = e.links[where].astype(float)
+    links = nic_share(e.links[where].astype(float))
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = np.where(links > 0, e.bandwidth[where] / links, 0.0)
     out = [(e.nodes[n], r, c) for n, r, c in zip(node.tolist(), rate.tolist(),

@@ -274,7 +274,8 @@ def test_cli_json_table_and_files(tmp_path):
 # Link-end parts by hand, the same in the bill of materials (topology show) and in the
 # failure domains (blast-radius). lite-direct: 32 groups of 4 Lites on rail-optimized
 # H100s; each group's NIC cable a 4-way breakout (a transceiver at the leaf port and one at
-# each Lite: 5), 8 leaves x 4 spines x 8 optical cables (2 ends), one NIC per Lite; the
+# each Lite: 5), 8 leaves x 4 spines x 8 optical cables (2 ends), one NIC a group (its
+# H100's, shared by its 4 Lites, as the cost charges a quarter each); the
 # group's 18 NVLinks are its H100's baseboard traces (the Lites on the same board): no
 # copper end (were 18 switch ends + 4 x 5 Lite ends a group, 1,216); the mesh 6 CPO
 # cables a group (2 ends). h100-dgx: 32 NIC cables + 8 x 4 x 8 leaf-spine cables (2 ends),
@@ -284,7 +285,7 @@ def test_cli_json_table_and_files(tmp_path):
 LINK_PARTS = {
     "h100-dgx": {"transceiver": 2 * 32 + 2 * 8 * 4 * 8, "copper-end": 0, "nic": 32},
     "lite-direct": {"transceiver": 32 * 5 + 2 * 8 * 4 * 8, "cpo-engine": 2 * 6 * 32,
-                    "copper-end": 0, "nic": 128},
+                    "copper-end": 0, "nic": 32},   # 4 Lites share their H100's NIC
     "lite-flat": {"cpo-engine": 2 * 128 * 4},
     "lite-hier": {"cpo-engine": 2 * (128 + 8 * 16)},
     "lite-ocs": {"cpo-engine": 128 * 4},

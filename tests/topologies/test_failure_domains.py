@@ -53,10 +53,11 @@ def test_lite_direct_breakout_bundles():
     # each group's NIC cable is a 4-way breakout: 1 transceiver at the leaf port and one at
     # each Lite (4), so 32 x 5, plus 8 leaves x 4 spines x 8 cables x 2 ends
     assert c["transceiver"] == 32 * (1 + 4) + 2 * 8 * 4 * 8 == 672
-    # one NIC behind each Lite's far end, 128 (not one per group of 4)
-    assert c["nic"] == 128
+    # the 4 Lites share their H100's NIC (as the bill charges a quarter of one each): 32
+    # NICs, one per group of 4, each taking every share of its cable
+    assert c["nic"] == 32
     nic = comps["nic"][0]
-    assert len(nic.edges) == 1 and nic.parts == 1 and not nic.scaled   # its own share only
+    assert len(nic.edges) == 4 and nic.parts == 1 and not nic.scaled
     bundle = [x for x in comps["transceiver"] if "bundle" in x.name]
     far = [x for x in comps["transceiver"]
            if "bundle" not in x.name and any(g.nodes[n]["kind"] == "gpu" for n in x.name.split("-"))]
