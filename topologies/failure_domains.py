@@ -17,7 +17,9 @@ Classes and what a failure removes:
   down; a ``nic`` failure (or its host's) does.
 * ``host``: every GPU of a ``server`` label; where the fabric has none, every
   ``gpus_per_host`` consecutive GPUs (builders number GPUs server by server).
-* ``rack``: every GPU of a ``rack`` label (only where GPUs carry one).
+* ``rack``: every GPU of a ``rack`` label (only where GPUs carry one); a rack holds whole
+  hosts, so the racks one host spans are one (a leaf-spine's rack label is its leaf:
+  lite-hier's leaves of 16 Lites under hosts of 32 make racks of 32).
 * A host or rack also removes every tier-0 switch whose GPUs are all its own (an HGX
   baseboard's NVSwitch in a DGX server, an NVL72 rack's switch trays): a spare on a free
   port of that switch stops with it. A switch that also serves GPUs of other hosts (a
@@ -573,17 +575,49 @@ def _hosts_and_racks(graph: nx.Graph, gpus: list, gpus_per_host: int | None,
     data = graph._node
     held = _tier0_of(graph) if "host" in wanted or "rack" in wanted else {}
     index = _held_index(held)
+    host_list = hosts(graph, gpus_per_host)
     if "host" in wanted:
-        for i, members in enumerate(hosts(graph, gpus_per_host)):
+        for i, members in enumerate(host_list):
             out["host"].append(Component("host", f"host{i}",
                                          nodes=(*members, *_holds(held, members, index))))
     if "rack" in wanted and gpus and all("rack" in data[g] for g in gpus):
         by: dict = defaultdict(list)
-        for g in gpus:
-            by[data[g]["rack"]].append(g)
+        rack_of = _whole_host_racks([data[g]["rack"] for g in gpus],
+                                    {g: i for i, g in enumerate(gpus)}, host_list)
+        for g, label in zip(gpus, rack_of, strict=True):
+            by[label].append(g)
         for label, members in by.items():
             out["rack"].append(Component("rack", f"rack{label}",
                                          nodes=(*members, *_holds(held, members, index))))
+
+
+def _whole_host_racks(labels: list, at: dict, host_list: list) -> list:
+    """Each GPU's rack (``labels`` in GPU order, ``at`` a GPU's position) with the racks
+    that one host spans joined, named by the first of them: a rack holds whole hosts (a
+    leaf-spine's rack label is its leaf, which splits a host of more GPUs than the leaf
+    holds: lite-hier's 16-Lite leaves and 32-Lite hosts make racks of 32).
+
+    >>> _whole_host_racks([0, 0, 1, 1, 2, 2], {g: g for g in range(6)}, [(0, 1, 2, 3), (4, 5)])
+    [0, 0, 0, 0, 2, 2]
+    """
+    first = {}
+    for label in labels:
+        first.setdefault(label, label)
+    root = dict(first)
+
+    def find(x):
+        while root[x] != x:
+            x = root[x]
+        return x
+
+    order = {label: i for i, label in enumerate(first)}
+    for members in host_list:
+        spans = {find(labels[at[g]]) for g in members if g in at}
+        if len(spans) > 1:
+            keep = min(spans, key=order.__getitem__)
+            for r in spans:
+                root[r] = keep
+    return [find(label) for label in labels]
 
 
 def _bundle_components(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
