@@ -339,6 +339,9 @@ def main() -> None:
     if not args:
         _run([c for c in CASES if only in c[0]])
     scale(only)
+    if not args and not only:   # the joint split's cases (lite-ocs), their own script
+        import bench_joint
+        bench_joint.main()
 
 
 if __name__ == "__main__":
