@@ -292,7 +292,14 @@ def main(argv: list[str] | None = None) -> None:
     # graph and footprints (Cluster.effects now under collector.few_collections)
     # 32x32x16 had gone 3.6 -> 17.5 s CPU with the joint routing (14d52239): each
     # destination's shortest-path search walked the whole 16,384-GPU degraded cell; it now
-    # stops at the step's farthest source (SearchedRoutes._dag's reach): 13.3 -> 3.7 s
+    # stops at the step's farthest source (SearchedRoutes._dag's reach): 13.3 -> 3.7 s.
+    # Then one cost model (one router) per degraded cell for every instance a failure
+    # touches, the gpu-package class grouped and answered as its gpu-die twin, degraded
+    # copies that share the cell's attribute dicts where a failure only removes parts, two
+    # wired GPUs routed by their link and a shortest-path part searched from both ends
+    # (this case, HEAD vs HEAD + that, back to back, 2 shared cores at load 3-5):
+    # 64x64x32 CPU 31.1 -> 17.3 s (wall 46.4 -> 18.4 s), peak RSS 1.52 -> 1.19 GB;
+    # 32x32x16 CPU 3.70 -> 2.38 s, 0.29 -> 0.25 GB
     for dims in ("32x32x16",) if quick else ("32x32x16", "64x64x32"):
         r = _run("blast", f"fabric torus:dims={dims}", None)
         print(f"blast radius, every class, one {dims} torus of {r['gpus']:,} GPUs: "

@@ -38,29 +38,31 @@ class CellRoutes:
         #: equal for equal attributes (:func:`~topologies.graph_ops.frozen_attrs`)
         self._codes: dict = {}
         self._frozen_codes: dict = {}
+        self._raw_codes: dict = {}   # (items, their values' types) -> code (_code)
 
     def footprint(self, members: Iterable[Hashable]) -> set:
         """The members, every link of theirs (by :func:`~topologies.graph_ops.edge_key`)
         with what it leads to, and every link and switch on a shortest path between two of
         them. Members wired to the same switches share the middle of their routes, so one
         route per pair of distinct attachments does."""
-        g = self.graph
+        adj = self.graph._adj   # networkx's documented internals: read only
         members = tuple(members)
         out = set(members)
         by: dict = {}
         for m in members:
-            nbrs = frozenset(g.neighbors(m))
-            by.setdefault(nbrs, m)
-            for n in nbrs:
-                out.add(n)
-                out.add(edge_key(m, n))
+            nbrs = adj[m]
+            by.setdefault(frozenset(nbrs), m)
+            out.update(nbrs)
+            out.update([edge_key(m, n) for n in nbrs])
         if self.ocs:
             return out
         reps = list(by.values())
         for i, a in enumerate(reps):
             for b in reps[i + 1:]:
                 for u, v in self.route(a, b) or ():
-                    out.update((u, v, edge_key(u, v)))
+                    out.add(u)
+                    out.add(v)
+                    out.add(edge_key(u, v))
         return out
 
     def learn(self, instances: Iterable[Iterable[Hashable]]) -> None:
@@ -123,8 +125,12 @@ class CellRoutes:
         lies on a shortest path between them (every node ``v`` with ``d(a, v) + d(v, b) =
         d(a, b)``, their links in the cell's order), which is all the route's search looks
         at. Parts alike (the same links and attributes in the cell's order: a torus's
-        translates) are routed once, on a copy renamed by place."""
+        translates) are routed once, on a copy renamed by place. Two GPUs wired to each
+        other: their link, the part's only one (half of a TP-4 instance's pairs in a row
+        of a torus)."""
         adj = self.graph._adj   # networkx's documented internals: read only
+        if b in adj[a] and a != b:
+            return ((a, b),)
         on = shortest_path_part(adj, a, b)
         if on is None:
             return None
@@ -132,11 +138,18 @@ class CellRoutes:
         nodes = sorted(on, key=order.__getitem__)
         pos = {v: i for i, v in enumerate(nodes)}
         node = self.graph._node
-        code = self._code
-        key = (pos[a], pos[b],
-               tuple((code(node[v]),
-                      tuple((pos[w], code(e)) for w, e in adj[v].items() if w in pos))
-                     for v in nodes))
+        codes, code = self._codes, self._code
+        rows = []
+        for v in nodes:   # each node's code and its links within the part (pos, code)
+            c = codes.get(id(node[v]))
+            row = []
+            for w, e in adj[v].items():
+                p = pos.get(w)
+                if p is not None:
+                    x = codes.get(id(e))
+                    row.append((p, code(e) if x is None else x))
+            rows.append((code(node[v]) if c is None else c, tuple(row)))
+        key = (pos[a], pos[b], tuple(rows))
         memo = self.local_routes
         hit = memo.get(key)
         if hit is None:
@@ -151,7 +164,7 @@ class CellRoutes:
             router = Router(h)
             r = router.route(pos[a], pos[b])
             hit = memo[key] = tuple(router.link_name(link) for link in r.links)
-        return tuple((nodes[u], nodes[v]) for u, v in hit)
+        return tuple([(nodes[u], nodes[v]) for u, v in hit])
 
     def _code(self, attrs: dict) -> int:
         """A small number for the cell's attribute dict ``attrs``, equal for equal
@@ -159,8 +172,20 @@ class CellRoutes:
         codes = self._codes
         c = codes.get(id(attrs))
         if c is None:
-            frozen = self._frozen_codes
-            c = codes[id(attrs)] = frozen.setdefault(frozen_attrs(attrs), len(frozen))
+            # by its items and their values' types as they stand first (equal ones are
+            # equal frozen_attrs; a cell's dicts are mostly alike, and frozen_attrs was
+            # most of the first routing of a 131,072-GPU torus's parts), else frozen
+            try:
+                raw = (tuple(attrs.items()), tuple(map(type, attrs.values())))
+                c = self._raw_codes.get(raw)
+            except TypeError:   # a value not hashable
+                raw = None
+            if c is None:
+                frozen = self._frozen_codes
+                c = frozen.setdefault(frozen_attrs(attrs), len(frozen))
+                if raw is not None:
+                    self._raw_codes[raw] = c
+            codes[id(attrs)] = c
         return c
 
     @cached_property

@@ -88,6 +88,7 @@ class InstanceCosting:
         self._rebalanced: dict = {}
         self._models: dict = {}
         self._slice_models: dict = {}
+        self._graph_model = None   # (graph, its cost model): the last one made (_cost_model)
 
     def made_from_switches(self, graph: nx.Graph, comps: tuple, members: tuple,
                            spares: bool) -> None:
@@ -105,6 +106,31 @@ class InstanceCosting:
         instead of every node and link (:meth:`_new_problem`). ``graph`` is not to be
         changed before it is costed; it is kept, so its id is not reused."""
         self._last_direct = (graph, members, made)
+
+    def known_made(self, made: tuple, members: tuple) -> tuple | None:
+        """Where GPUs forward traffic (not on an OCS fabric), what :meth:`rebalanced` and
+        :meth:`instance_result` gave ``members`` on a graph made from the cell named
+        ``made`` (:meth:`made_from_cell`), if both are known: ``(rebalanced, whether
+        instance_result was None)``; None where not (the graph is then made and costed)."""
+        if not self.direct or self.scenario.is_ocs:
+            return None
+        key = ("made", made, tuple(members))
+        memo = self._costed
+        if key not in memo:
+            return None
+        r = memo[key]
+        if r is None or r.feasible:
+            return r, r is None
+        if key not in self._rebalanced:
+            return None
+        return self._rebalanced[key], False
+
+    def release(self) -> None:
+        """Drop every graph it holds but in its memos' keys (the graph last made and
+        costed, its cost model): the cluster is about to make another, and a copy of a
+        131,072-GPU torus with its router held beside the next one raised the peak."""
+        self.forget_made()
+        self._last_problem = self._graph_model = None
 
     def forget_made(self) -> None:
         """Forget the graph last made (:meth:`made_from_cell`,
@@ -265,13 +291,23 @@ class InstanceCosting:
 
     def _cost_model(self, g: nx.Graph, key: tuple):
         """The collective cost model of problem ``key`` (its graph ``g``): the one the
-        healthy-batch costing kept for re-balancing (taken back), else a new one."""
+        healthy-batch costing kept for re-balancing (taken back), else the last one made
+        where it is of the same graph object (the instances one failure touches, each a
+        problem of its own, are costed on one degraded cell where GPUs forward traffic:
+        one router of it, not one per instance; a 131,072-GPU torus's took 0.2 s to make,
+        and more to learn its routes again), else a new one. Costing changes no graph, and
+        a graph the cluster makes is not changed once costed, so one graph object has one
+        model's routes."""
         from netmodel.study.scenario_fabric import scenario_cost_model
 
         fm = self._models.pop(key, None)
         if fm is None:
+            last = self._graph_model
+            if last is not None and last[0] is g:
+                return last[1]
             fm = scenario_cost_model(self.scenario, g, self.calibration,
                                      validated=self._known_valid(key))
+            self._graph_model = (g, fm)
         return fm
 
     def _known_valid(self, key: tuple) -> bool:

@@ -65,7 +65,7 @@ on another one), and each part's representative is evaluated.
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Collection, Hashable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -417,23 +417,33 @@ class Cluster:
         """:meth:`_shape` of every instance of a cell (:meth:`_routed`)."""
         return self._routed[1]
 
-    def _shape(self, members) -> tuple:
+    def _shape(self, members, keys: dict | None = None) -> tuple:
         """What an instance's healthy cost depends on, up to the builders' regularity (as
         the symmetry classes assume): per member in order, what it is wired to (named by
         first appearance in the instance) and the links' attributes, and the hops between
-        each two distinct attachments."""
+        each two distinct attachments. ``keys``: a memo of each link's
+        :func:`~topologies.graph_ops.attrs_key` by its attribute dict's id, shared by the
+        instances of one pass (the dicts alive meanwhile), and each key by itself (one
+        object per value)."""
         g = self.graph
         adj, node = g._adj, g._node   # networkx's documented internals: read only
         names: dict = {}
         wiring, reps = [], {}
+        if keys is None:
+            keys = {}
         for m in members:
             row = []
             nbrs = adj[m]
             for v, d in nbrs.items():
                 k = names.setdefault(v, len(names))
                 data = node[v]
-                row.append((k, data.get("kind"), data.get("tier"), attrs_key(d)))
-            wiring.append(tuple(sorted(row)))
+                a = keys.get(id(d))
+                if a is None:   # one object per value (a cell's links are mostly alike)
+                    a = attrs_key(d)
+                    a = keys[id(d)] = keys.setdefault(a, a)
+                row.append((k, data.get("kind"), data.get("tier"), a))
+            row.sort()
+            wiring.append(tuple(row))
             reps.setdefault(frozenset(nbrs), m)
         hops = []
         if len(reps) > 1 and not self.scenario.is_ocs:
@@ -517,15 +527,17 @@ class Cluster:
         together, so that each pair of its members is routed once for both (the routes
         forgotten after each instance: kept for every pair of a 131,072-GPU torus they took
         70 MB)."""
-        inv: dict = {}
+        inv: defaultdict = defaultdict(list)   # no empty list made per element seen again
         shapes = []
+        keys: dict = {}   # link attribute dicts' ids (the cell's, alive) -> attrs_key
         routes = self._routes
         routes.learn(self.instances)   # every pair's route fields at once, then lookups
         for i, inst in enumerate(self.instances):
             for e in self._footprint(inst):
-                inv.setdefault(e, []).append(i)
-            shapes.append(self._shape(inst))
+                inv[e].append(i)
+            shapes.append(self._shape(inst, keys))
             routes.forget()
+        inv.default_factory = None   # a plain mapping from here: a missing element is none
         return inv, tuple(shapes)
 
     @cached_property
@@ -732,6 +744,21 @@ class Cluster:
         self.costing.made_from_switches(out, comps, members, bool(spares))
         return out
 
+    def _recost(self, comps: tuple, members: tuple) -> tuple:
+        """(:meth:`rebalanced`, whether :meth:`instance_result` is None: its members cut
+        apart) of ``members`` on the :meth:`recost_graph` of ``comps``. Where GPUs forward
+        traffic, answers the costing already holds for the graph the same failures make
+        (:meth:`~netmodel.study.instance_cost.InstanceCosting.known_made`: a gpu-package
+        failure's graph is its gpu-die's) are taken without making the graph (a copy of a
+        131,072-GPU torus took 0.3-0.6 s)."""
+        if self._direct:
+            known = self.costing.known_made(_made(comps, ()), members)
+            if known is not None:
+                return known
+        g = self.recost_graph(comps, members)
+        r = self.rebalanced(g, members)
+        return r, r is None and self.instance_result(g, members) is None   # memoized
+
     def _direct_graph(self, comps: tuple, members: tuple, spares: tuple) -> nx.Graph:
         """:meth:`recost_graph` where GPUs forward traffic: the whole cell with ``spares``
         added and ``comps`` failed, whatever the members. The cell, the spares and the
@@ -745,19 +772,41 @@ class Cluster:
         cone tables hold no router (:meth:`~netmodel.collectives.updown.UpDown.bind`), so
         no reference cycle waits for the cyclic collector (that cycle grew the peak
         1.6 -> 2.2 GB until a gc.collect(1) here collected it by hand)."""
-        made = (tuple((c.nodes, c.edges, c.scaled, c.disabled) for c in comps),
-                tuple((name, frozen_attrs(attrs), tuple((n, frozen_attrs(d)) for n, d in edges))
-                      for name, attrs, edges in spares))
+        made = _made(comps, spares)
         last = self.__dict__.get("_last_direct")
         if last is not None and last[2] == made:
             out = last[0]
-        else:
-            out = copy_graph(self.graph)
+        else:   # the last graph (and the costing's router of it) freed before the copy
+            self.__dict__.pop("_last_direct", None)
+            last = None
+            self.costing.release()
+            # where the failures only remove parts (no link thinned, no NIC handed on, no
+            # circuit or fibre dropped, no device labelled, no spare added: degrade then
+            # changes no attribute dict), the copy shares the cell's attribute dicts
+            # (copy_graph's attrs=False; costing changes no graph)
+            out = copy_graph(self.graph, attrs=bool(spares) or not self._removal_only(comps))
             _add_spares(out, spares)
             out = degrade(out, comps, copy=False)
         self.__dict__["_last_direct"] = (out, members, made)
         self.costing.made_from_cell(out, members, made)
         return out
+
+    def _removal_only(self, comps: tuple) -> bool:
+        """Whether :func:`~topologies.failure_domains.degrade` of the cell by ``comps``
+        only removes nodes and links and sets graph attributes: no link thinned, no NIC
+        handed on, no fibre, a plain ``nx.Graph`` without circuits, and every GPU of a
+        ``server`` label with its ``device`` already
+        (:func:`~topologies.failure_domains.keep_devices` labels none)."""
+        if any(c.scaled or c.handed or c.fibres for c in comps):
+            return False
+        ok = self.__dict__.get("_plain_cell")
+        if ok is None:
+            g = self.graph
+            ok = self.__dict__["_plain_cell"] = type(g) is nx.Graph \
+                and "circuits" not in g.graph and all(
+                    "device" in d for d in g._node.values()
+                    if d.get("kind") == "gpu" and "server" in d)
+        return ok
 
     # ------------------------------------------------------------------ effects
     @cached_property
@@ -802,26 +851,32 @@ class Cluster:
         """(signature, GPUs out (lost or stopped), GPUs wired to the failed parts, touched
         instances)."""
         kind = self._kinds
-        adj, node = self.graph._adj, self.graph._node   # networkx's documented internals
         failed = {n for n in comp.nodes if kind[n] == "gpu"}
-        stopped = set(comp.disabled) - failed
+        stopped = set(comp.disabled) - failed if comp.disabled else set()
         lost = failed | stopped
         wired = set()
         index = self._index
         touched = set()
-        for e in (*comp.edges, *(e for e, _ in comp.scaled)):
-            u, v = e
+        edges = comp.edges
+        if comp.scaled:
+            edges = (*edges, *(e for e, _ in comp.scaled))
+        for u, v in edges:
             if kind[u] == "gpu":
                 wired.add(u)
             if kind[v] == "gpu":
                 wired.add(v)
-            touched.update(index.get(edge_key(u, v), ()))
+            hit = index.get(edge_key(u, v))
+            if hit:
+                touched.update(hit)
         tiers = []
         for n in comp.nodes:
-            touched.update(index.get(n, ()))
+            hit = index.get(n)
+            if hit:
+                touched.update(hit)
             if kind[n] != "gpu":
-                tiers.append((kind[n], node[n].get("tier", -1)))
-                wired.update(x for x in adj[n] if kind[x] == "gpu")
+                tiers.append((kind[n], self.graph._node[n].get("tier", -1)))
+                # networkx's documented internals (read only)
+                wired.update(x for x in self.graph._adj[n] if kind[x] == "gpu")
         wired -= lost
         member_of = self.member_of
         # per instance touched: its members lost, stopped and wired to the failed parts
@@ -834,17 +889,31 @@ class Cluster:
         # touched instance: most instances a failure touches are touched by their routes
         # alone (a torus link lies on the routes of tens of instances: 27 s of a 131,072-GPU
         # torus's blast radius went to those members)
-        place = self._place
+        places = self.__dict__.get("_places") or {}   # _place's memo, read here first
         hits: dict = {}
-        for m in lost | wired:
+        n_lost, n_stopped = {}, {}   # instance -> its members failed, stopped
+        for m in (lost | wired) if lost else wired:
             i = member_of.get(m)
             if i is not None:
-                hits.setdefault(i, []).append((m in failed, m in stopped, place(m)))
+                p = places.get(m)
+                if p is None:
+                    p = self._place(m)
+                f, st = m in failed, m in stopped
+                hits.setdefault(i, []).append((f, st, p))
+                if f:
+                    n_lost[i] = n_lost.get(i, 0) + 1
+                if st:
+                    n_stopped[i] = n_stopped.get(i, 0) + 1
         touched.update(hits)
-        # a failed GPU handing its NIC on (Component.handed): its heirs' routes change
-        heirs = [h for _, hs in comp.handed for h in hs]
-        touched.update(member_of[h] for h in heirs if h in member_of)
-        n_lost, n_stopped = _count_by(failed, member_of), _count_by(stopped, member_of)
+        handed = ()
+        if comp.handed:
+            # a failed GPU handing its NIC on (Component.handed): its heirs' routes change
+            touched.update(member_of[h] for _, hs in comp.handed for h in hs
+                           if h in member_of)
+            # a GPU handing a NIC on is never one class with one that does not: per link,
+            # its heirs in order, each an idle GPU (-1) or its place in its instance
+            handed = tuple(tuple(self._place(h) if h in member_of else -1 for h in hs)
+                           for _, hs in comp.handed)
         shapes = self.shape_ids
         per, routed = [], []   # routed: the shapes of those touched by routes alone
         for i in touched:
@@ -852,23 +921,20 @@ class Cluster:
             if hit is None:
                 routed.append(shapes[i])
                 continue
-            f, s = n_lost.get(i, 0), n_stopped.get(i, 0)
-            per.append((f, s, len(hit) - f - s, shapes[i], tuple(sorted(hit))))
+            f, st = n_lost.get(i, 0), n_stopped.get(i, 0)
+            per.append((f, st, len(hit) - f - st, shapes[i], tuple(sorted(hit))))
         idle_lost = len(failed) - sum(n_lost.values())
         idle_stopped = len(stopped) - sum(n_stopped.values())
         idle_wired = sum(1 for n in wired if n not in member_of)
-        factors = tuple(sorted(round(f, 9) for _, f in comp.scaled))
+        factors = tuple(sorted(round(f, 9) for _, f in comp.scaled)) if comp.scaled else ()
+        tiers.sort()
+        per.sort()
+        routed.sort()
         # spare sites on a tier-0 switch it removes stop with it, those on nothing but
         # switches it removes are cut off (reliability_spares)
-        from netmodel.study.reliability_spares import sites_lost
-
-        # a GPU handing a NIC on is never one class with one that does not: per link, its
-        # heirs in order, each an idle GPU (-1) or its place in its instance
-        handed = tuple(tuple(place(h) if h in member_of else -1 for h in hs)
-                       for _, hs in comp.handed)
-        sig = (comp.cls, tuple(sorted(tiers)), idle_lost, idle_stopped, idle_wired,
-               tuple(sorted(per)), tuple(sorted(routed)), len(comp.edges), factors,
-               comp.shared, sites_lost(self, comp), bool(comp.handed), handed)
+        sig = (comp.cls, tuple(tiers), idle_lost, idle_stopped, idle_wired,
+               tuple(per), tuple(routed), len(comp.edges), factors,
+               comp.shared, _sites_lost(self, comp), bool(comp.handed), handed)
         return sig, lost, wired, touched
 
     def _evaluate(self, comp: Component, lost, wired, touched) -> dict:
@@ -895,11 +961,10 @@ class Cluster:
                 cut_down += 1
                 members.append(sum(1 for m in inst if m in wired) or 1)
                 continue
-            g = self.recost_graph([comp], inst)
-            r = self.rebalanced(g, inst)
+            r, apart = self._recost((comp,), inst)
             if r is None:
                 down.append(i)
-                if self.instance_result(g, inst) is None:   # memoized
+                if apart:
                     cut_down += 1
                 else:
                     slo_down += 1
@@ -945,6 +1010,7 @@ class Cluster:
             if cls not in cache:
                 cache[cls] = self._class_effects(cls)
             out.extend(cache[cls])
+        self.__dict__.pop("_last_grouping", None)
         return out
 
     def _class_effects(self, cls: str) -> list[Effect]:
@@ -958,14 +1024,26 @@ class Cluster:
         # with pod spare sites, each component's local effect is kept for the split by
         # recovery (_by_recovery), not worked out again
         keep = bool(capacity(self, "pod"))
-        for comp in self.components[cls]:
-            sig, lost, wired, touched = self._local(comp)
-            item = (comp, lost, wired, touched) if keep else (comp,)
-            hit = groups.get(sig)
-            if hit is None:
-                groups[sig] = [item]
-            else:
-                hit.append(item)
+        comps = self.components[cls]
+        # what _local reads of a component but its class: where the class before had the
+        # very same components but for their class (gpu-package's are gpu-die's), their
+        # signatures differ by the class alone, so the grouping is that class's
+        last = self.__dict__.get("_last_grouping")
+        if last is not None and _alike(last[0], comps):
+            for sig, rows in last[1].items():
+                groups[sig] = [(comps[j], *local) for j, *local in rows]
+        else:
+            for j, comp in enumerate(comps):
+                sig, lost, wired, touched = self._local(comp)
+                item = (j, lost, wired, touched) if keep else (j,)
+                hit = groups.get(sig)
+                if hit is None:
+                    groups[sig] = [item]
+                else:
+                    hit.append(item)
+            self.__dict__["_last_grouping"] = (comps, groups)
+            groups = {sig: [(comps[j], *local) for j, *local in rows]
+                      for sig, rows in groups.items()}
         for items in groups.values():
             comp = items[0][0]
             local = items[0][1:] or self._local(comp)[1:]
@@ -1002,6 +1080,33 @@ class Cluster:
         for item in items:
             parts.setdefault(recovery_key(self, *item), []).append(item)
         return list(parts.values())
+
+
+def _sites_lost(cluster: Cluster, comp: Component) -> int:
+    """:func:`~netmodel.study.reliability_spares.sites_lost` (imported on first use:
+    reliability_spares reads this module), none where ``comp`` removes no node."""
+    if not comp.nodes:
+        return 0
+    from netmodel.study.reliability_spares import sites_lost
+
+    return sites_lost(cluster, comp)
+
+
+def _alike(a: list, b: list) -> bool:
+    """Whether the components ``a`` and ``b`` are the same, one by one, in all that
+    :meth:`Cluster._local` reads of them but their class."""
+    return len(a) == len(b) and all(
+        x.nodes == y.nodes and x.edges == y.edges and x.scaled == y.scaled
+        and x.disabled == y.disabled and x.handed == y.handed and x.shared == y.shared
+        for x, y in zip(a, b, strict=True))
+
+
+def _made(comps: tuple, spares: tuple) -> tuple:
+    """What :meth:`Cluster._direct_graph` makes a graph from, as its name: the failures'
+    parts and the spares (equal names, equal graphs)."""
+    return (tuple((c.nodes, c.edges, c.scaled, c.disabled) for c in comps),
+            tuple((name, frozen_attrs(attrs), tuple((n, frozen_attrs(d)) for n, d in edges))
+                  for name, attrs, edges in spares))
 
 
 def _count_by(nodes, member_of: dict) -> dict:
