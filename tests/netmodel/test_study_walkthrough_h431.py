@@ -74,7 +74,7 @@ def _rel_summary(scenario, gpus, spares, healthy, avail, avail_spares):
     # goodput over every SM bought: healthy x availability x (GPUs serving / GPUs bought),
     # the closed form reliability.json's rows obey (checked on the shipped figures)
     return SimpleNamespace(
-        scenario=scenario, model="m", phase="decode", gpus=gpus, tp=4,
+        scenario=scenario, model="m", phase="decode", gpus=gpus, tp=4, pp=1, ep=1, attention_dp=1,
         sms_down_per_gpu_failure_hw=1.0, sms_down_per_gpu_failure_sw=4.0,
         gpu_failures_per_year=1.0, availability=avail, healthy_tokens_per_s_per_sm=healthy,
         goodput_tokens_per_s_per_sm=healthy * avail, spares=spares, spare_placement="pod",

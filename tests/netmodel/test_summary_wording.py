@@ -9,7 +9,7 @@ from netmodel.study.summary_costs import reliability_section
 
 def _summary(scenario, threshold, quantile):
     return SimpleNamespace(
-        model="m", phase="decode", scenario=scenario, gpus=32, tp=4,
+        model="m", phase="decode", scenario=scenario, gpus=32, tp=4, pp=1, ep=1, attention_dp=1,
         sms_down_per_gpu_failure_hw=132.0, sms_down_per_gpu_failure_sw=528.0,
         gpu_failures_per_year=3.5, availability=0.998, availability_with_spares=0.999,
         spares=1, spare_placement="pod", spares_needed=8, spares_needed_placement="global",
