@@ -54,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from compute.errors import UserError
-from compute.validate import BELOW_SMALLEST, below_smallest, describe
+from compute.validate import below_smallest, below_smallest_words, describe
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_VALUES", "DuplicateKeyError",
            "FileRefusal", "FloatOverflow", "check_keys", "document_depth", "finite_float",
@@ -344,12 +344,20 @@ class FloatOverflow(ValueError):
         super().__init__(text)
         self.text, self.below = text, below
 
-    def message(self, where: str, document: str | None = None) -> str:
+    def message(self, where: str, document: str | None = None,
+                allowed: Callable[[str], str | None] | None = None,
+                key: str | None = None) -> str:
         """The refusal, naming ``where`` and, given the ``document``'s text, the line (and
-        the key, and a TOML table's section) the number is written on."""
+        the key, and a TOML table's section) the number is written on. ``allowed``: the
+        range of a key whose value may not be 0 (None where it may), in the words of the
+        reader that knows it, given the key (``key``, else :func:`number_key`'s), for a
+        number below the smallest (:func:`~compute.validate.below_smallest_words`)."""
         at = "" if document is None else number_place(document, self.text)
         if self.below:
-            return f"{where} holds the number {self.text}{at}, {BELOW_SMALLEST}"
+            if key is None and allowed is not None and document is not None:
+                key = number_key(document, self.text)
+            words = below_smallest_words(key or "it", allowed(key) if allowed and key else None)
+            return f"{where} holds the number {self.text}{at}, {words}"
         return (f"{where} holds the number {self.text}{at}, beyond the range of a float "
                 "(at most about 1.8e308); give a number within it")
 
@@ -385,6 +393,23 @@ def number_place(document: str, literal: str) -> str:
            if toml_key else "")
     number = document.count("\n", 0, start) + 1
     return f" at line {number}" + (f" ({key})" if key else "")
+
+
+def number_key(document: str, literal: str) -> str | None:
+    r"""The key whose value the number ``literal`` first written in ``document`` (TOML or
+    JSON text) is (:func:`number_place`'s, its table or the objects it is in left out), or
+    None where it is found under no key.
+
+    >>> number_key('a = 1\n[fabric]\nplanes = 1e400\n', "1e400")
+    'planes'
+    >>> number_key('{"edges": [{"a": 1}, {"b": 2,\n "lat": 1e-400}]}', "1e-400")
+    'lat'
+    """
+    import re
+
+    place = number_place(document, literal)
+    found = re.search(r'\((?:.* > )?(?:\[[^\]]*\] )?"?([^"()]*?)"?\)$', place)
+    return found.group(1) if found else None
 
 
 #: Largest document whose JSON keys :func:`number_place` walks from its start (beyond, the
@@ -437,9 +462,10 @@ def finite_float(text: str) -> float:
 
 
 def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX_BYTES,
-                max_depth: int = DEFAULT_MAX_DEPTH, max_values: int = DEFAULT_MAX_VALUES) -> Any:
+                max_depth: int = DEFAULT_MAX_DEPTH, max_values: int = DEFAULT_MAX_VALUES,
+                allowed: Callable[[str], str | None] | None = None) -> Any:
     """Parse TOML or JSON ``text`` (``fmt`` is ``"toml"`` or ``"json"``) within the size,
-    depth and value-count limits."""
+    depth and value-count limits (``allowed``: :meth:`FloatOverflow.message`'s)."""
     if fmt not in ("json", "toml"):
         raise ValueError(f"unknown format {fmt!r}")  # a programming error, not a user's
     if not isinstance(text, str):
@@ -458,7 +484,7 @@ def parse_table(text: str, fmt: str, where: str, *, max_bytes: int = DEFAULT_MAX
         doc = json.loads(text, object_pairs_hook=unique_keys, parse_float=finite_float) \
             if fmt == "json" else tomllib.loads(text, parse_float=finite_float)
     except FloatOverflow as exc:
-        raise UserError(exc.message(where, text)) from None
+        raise UserError(exc.message(where, text, allowed)) from None
     except (json.JSONDecodeError, tomllib.TOMLDecodeError, DuplicateKeyError) as exc:
         raise UserError(f"{where} is malformed {fmt.upper()}: {exc}") from None
     except RecursionError:
@@ -513,9 +539,10 @@ def missing_named_file(ref: str, what: str,
 
 def read_table(path: str | PathLike[str], what: str = "file",
                suffixes: Collection[str] = (".toml", ".json"), *,
-               max_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+               max_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH,
+               allowed: Callable[[str], str | None] | None = None) -> Any:
     """Read and parse a TOML or JSON file, chosen by its suffix, within the size and depth
-    limits."""
+    limits (``allowed``: :meth:`FloatOverflow.message`'s)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in suffixes:
@@ -523,7 +550,7 @@ def read_table(path: str | PathLike[str], what: str = "file",
                         f"{', '.join(suffixes)}")
     text = read_text(path, what, max_bytes=max_bytes)
     return parse_table(text, _FORMATS[suffix], str(path), max_bytes=max_bytes,
-                       max_depth=max_depth)
+                       max_depth=max_depth, allowed=allowed)
 
 
 def check_keys(where: str, table: object, required: Collection[str],

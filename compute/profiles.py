@@ -217,8 +217,9 @@ class EngineProfile:
             v = validate.number(where, p.name, getattr(self, p.name), minimum=p.minimum,
                                 maximum=p.maximum, unit=p.unit)
             if 0 < v < validate.SMALLEST_NUMBER:   # to_toml would write what no file reads
+                # (a minimum of 0 only: 0 is allowed)
                 raise UserError(f"{where}: {p.name} {v!r}{' ' + p.unit if p.unit else ''} is "
-                                f"{validate.BELOW_SMALLEST}")
+                                f"{validate.below_smallest_words(p.name)}")
             object.__setattr__(self, p.name, v)
         if self.gemm_curve:
             xs = [x for x, _ in self.gemm_curve]
@@ -578,7 +579,12 @@ def _cell(where: str, key: str, text: str):
         return None
     if key in ("model", "gpu", "phase", "source", "note"):
         return text
-    v = validate.read_number(f"{where}: {key}", text)   # the one number grammar
+    try:
+        v = validate.read_number(f"{where}: {key}", text)   # the one number grammar
+    except UserError:
+        if _below_smallest(text):   # '1e-320', not zero: as typed, for the measurement's
+            return text             # range (above 0 for every number) to name
+        raise
     if v is None:
         kind = "a number" if key in ("latency_s", "expert_skew") else "a number (a whole " \
             "number >= 1)"
@@ -587,6 +593,15 @@ def _cell(where: str, key: str, text: str):
     if math.isinf(v) and "inf" not in text.lower():
         return text   # past a float's range (1e400): its check names it as typed, not inf
     return int(v) if v.is_integer() and key != "latency_s" else v
+
+
+def _below_smallest(text: str) -> bool:
+    """Whether ``text`` is a number below :data:`~compute.validate.SMALLEST_NUMBER` that
+    does not spell zero (:func:`~compute.validate.below_smallest`)."""
+    try:
+        return validate.below_smallest(text, float(text))
+    except ValueError:
+        return False
 
 
 #: CSV's line breaks (``str.splitlines`` also breaks at form feeds, U+2028 and others,

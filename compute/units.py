@@ -290,14 +290,15 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
     if unit not in units:
         allowed = f"allowed: {named}" if named else "it takes a plain number"
         raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} ({allowed})")
-    value = not_below_smallest(what, text, number, scaled(number, units[unit]))
+    rule = "a finite number >= 0" if allow_zero else "a finite number > 0"
+    value = not_below_smallest(what, text, number, scaled(number, units[unit]),
+                               allowed=None if allow_zero else rule)
     if math.isinf(value) and math.isfinite(float(number)):   # finite as typed, not in SI
         raise UserError(f"{what} {describe(text)} is too large: {number} x {float(units[unit]):g}"
                         f" (in SI units) passes the largest number, {sys.float_info.max:.1e}")
     ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
     if not ok:
-        raise UserError(f"{what} must be a finite number {'>= 0' if allow_zero else '> 0'}, "
-                        f"got {describe(text)}")
+        raise UserError(f"{what} must be {rule}, got {describe(text)}")
     return value + 0.0   # '-0us' allowed is 0 (printed '-0'), as compute.validate.number has it
 
 

@@ -41,7 +41,7 @@ from typing import Literal, overload
 
 from compute.errors import BIDI_CONTROLS, UserError, known, one_line
 
-__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "BELOW_SMALLEST", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "is_finite", "is_whole", "limits",
+__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "range_words", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "refuse_repeats", "string", "table", "NAME_MARKS", "typed_name"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -252,11 +252,14 @@ def spells_zero(text: str) -> bool:
     return not text.strip().lower().partition("e")[0].strip("+-.0")
 
 
-def not_below_smallest(what: str, typed: object, number: str, value: float) -> float:
+def not_below_smallest(what: str, typed: object, number: str, value: float, *,
+                       allowed: str | None = None) -> float:
     """``value`` (read from the text ``number``, the number of ``typed``) unless it is below
     :data:`SMALLEST_NUMBER` though ``number`` does not spell zero (``'1e-400'`` reads as 0.0,
     ``'1e-310'`` as a float that has lost its digits): then a :class:`UserError` naming
-    ``what`` and ``typed``. Zero spelt (``'0'``, ``'0e0'``, ``'-0'``) stays zero.
+    ``what`` and ``typed``, said by :func:`below_smallest_words` (``allowed``: the range of
+    a value that may not be 0, in its parser's words). Zero spelt (``'0'``, ``'0e0'``,
+    ``'-0'``) stays zero.
 
     >>> not_below_smallest("x", "0e0", "0e0", 0.0)
     0.0
@@ -264,15 +267,29 @@ def not_below_smallest(what: str, typed: object, number: str, value: float) -> f
     Traceback (most recent call last):
     ...
     compute.errors.UserError: x '1e-400s' is below the smallest number netmodel reads (2.225e-308); write 0 for zero
+    >>> not_below_smallest("--tp", "1e-320", "1e-320", 1e-320, allowed="a whole number >= 1")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --tp '1e-320' is below the smallest number netmodel reads (2.225e-308), and --tp may not be 0: it must be a whole number >= 1
     """
     if below_smallest(number, value):
-        raise UserError(f"{what} {describe(typed)} is {BELOW_SMALLEST}")
+        raise UserError(f"{what} {describe(typed)} is {below_smallest_words(what, allowed)}")
     return value
 
 
-#: What a number below :data:`SMALLEST_NUMBER` is told, after its name and text.
-BELOW_SMALLEST = (f"below the smallest number netmodel reads ({SMALLEST_NUMBER:.4g}); write 0 "
-                  "for zero")
+def below_smallest_words(what: str, allowed: str | None = None) -> str:
+    """What a number below :data:`SMALLEST_NUMBER` is told, after its name and text: where
+    the value ``what`` may be 0 (``allowed`` None), to write 0 for zero; where 0 is refused,
+    what it must be (``allowed``: the range in the words of the parser that knows it, as its
+    own refusal says it).
+
+    >>> below_smallest_words("rate", "a number >= 1e-09 requests/s")
+    'below the smallest number netmodel reads (2.225e-308), and rate may not be 0: it must be a number >= 1e-09 requests/s'
+    """
+    head = f"below the smallest number netmodel reads ({SMALLEST_NUMBER:.4g})"
+    if allowed is None:
+        return f"{head}; write 0 for zero"
+    return f"{head}, and {what} may not be 0: it must be {allowed}"
 
 
 def below_smallest(number: str, value: float) -> bool:
@@ -288,18 +305,23 @@ def below_smallest(number: str, value: float) -> bool:
 
 
 @overload
-def read_number(what: str, text: str, *, whole: Literal[True]) -> int | None: ...
+def read_number(what: str, text: str, *, whole: Literal[True],
+                allowed: str | None = ...) -> int | None: ...
 @overload
-def read_number(what: str, text: str, *, whole: Literal[False] = ...) -> float | None: ...
-def read_number(what: str, text: str, *, whole: bool = False) -> int | float | None:
+def read_number(what: str, text: str, *, whole: Literal[False] = ...,
+                allowed: str | None = ...) -> float | None: ...
+def read_number(what: str, text: str, *, whole: bool = False,
+                allowed: str | None = None) -> int | float | None:
     """The number ``text`` spells by :data:`NUMBER_PATTERN` (spaces around it taken), a
     float, or with ``whole`` an int (``'1e3'`` and ``'16.0'`` are whole, ``'1.5'`` and
     ``'1e-3'`` are not); None where ``text`` is not such a number (the caller refuses it
     with its own range: ``'abc'``, ``'1 000'``, a whole parser's ``'1.5'``, ``'inf'`` or
     one of more than 4,300 digits, int()'s limit). The words ``nan`` and ``inf`` are floats
     (as :func:`compute.units.split_number` reads them), for the caller's range to refuse. A digit other than ASCII 0-9 and digits grouped by ``'_'`` are refused here
-    (:func:`number_text`). The one reader of numbers typed without a unit: the CLI's
-    options, spec values, environment variables, CSV cells, sweep values.
+    (:func:`number_text`). A float below :data:`SMALLEST_NUMBER` that does not spell zero
+    is refused (:func:`not_below_smallest`; ``allowed``: the caller's range, where 0 is not
+    in it). The one reader of numbers typed without a unit: the CLI's options, spec values,
+    environment variables, CSV cells, sweep values.
 
     >>> read_number("n", "+16", whole=True), read_number("n", "1e1", whole=True), read_number("n", "1.5", whole=True)
     (16, 10, None)
@@ -314,7 +336,7 @@ def read_number(what: str, text: str, *, whole: bool = False) -> int | float | N
     if not _NUMBER_TEXT.fullmatch(s):
         return None
     if not whole:
-        return not_below_smallest(what, text, s, float(s))
+        return not_below_smallest(what, text, s, float(s), allowed=allowed)
     try:
         d = Decimal(s)
     except InvalidOperation:   # an exponent past Decimal's (10**18): 0, or not a whole number
@@ -496,15 +518,12 @@ def number(where: str, key: str, value: object, *, minimum: float, maximum: floa
     >>> number("f.json", "fp8", -0.0, minimum=1, maximum=10, or_zero=True)
     0.0
     """
-    kind = "a whole number" if integer else "a number"
-    allowed = f"from {_fmt(minimum)} to {_fmt(maximum)}" + (f" {unit}" if unit else "")
-    if or_zero:
-        allowed = f"0 or {allowed}"
+    allowed = range_words(minimum, maximum, integer=integer, or_zero=or_zero, unit=unit)
     whole = is_whole(value)   # not numpy's timedelta64 (registered Integral, no int())
     ok_type = whole or not integer and isinstance(value, numbers.Real) \
         and not isinstance(value, numbers.Integral)
     if isinstance(value, bool) or not ok_type:
-        raise UserError(f"{_prefix(where)}{key} must be {kind} {allowed}, got {describe(value)}")
+        raise UserError(f"{_prefix(where)}{key} must be {allowed}, got {describe(value)}")
     if whole:
         value = int(value)
         inside = value == 0 and or_zero or minimum <= value <= maximum
@@ -512,9 +531,21 @@ def number(where: str, key: str, value: object, *, minimum: float, maximum: floa
         value = float(value)
         inside = math.isfinite(value) and (value == 0 and or_zero or minimum <= value <= maximum)
     if not inside:
-        raise UserError(f"{_prefix(where)}{key} must be {kind} {allowed}, got {describe(value)}")
+        raise UserError(f"{_prefix(where)}{key} must be {allowed}, got {describe(value)}")
     # 0, however written: -0.0 (a file's '-0.0', a '-0' on the command line) printed '-0'
     return int(value) if integer else float(value) + 0.0
+
+
+def range_words(minimum: float, maximum: float, *, integer: bool = False,
+                or_zero: bool = False, unit: str = "") -> str:
+    """The range :func:`number` checks, in its refusal's words.
+
+    >>> range_words(1, 10**8, integer=True), range_words(1, 10, or_zero=True, unit="s")
+    ('a whole number from 1 to 100,000,000', 'a number 0 or from 1 to 10 s')
+    """
+    kind = "a whole number" if integer else "a number"
+    allowed = f"from {_fmt(minimum)} to {_fmt(maximum)}" + (f" {unit}" if unit else "")
+    return f"{kind} {'0 or ' if or_zero else ''}{allowed}"
 
 
 def flag(where: str, key: str, value: object) -> bool:

@@ -63,7 +63,7 @@ from compute.validate import (
     read_number,
     spells_zero,
 )
-from topologies.limits import MAX_DEPTH, check_size
+from topologies.limits import MAX_DEPTH, check_size, nonzero_range
 
 __all__ = ["GRAPHML_NAMESPACE", "MAX_KEYS", "ONCE", "TYPES", "parse"]
 
@@ -203,7 +203,8 @@ class _Values(dict):
         except UserError as exc:   # '1_000': the grammar's own line
             raise _Refused(str(exc)) from None
         except FloatOverflow as exc:   # float('1e400') is inf, float('1e-400') 0.0
-            raise _Refused(exc.message(f"key {describe(self.name)}")) from None
+            raise _Refused(exc.message(f"key {describe(self.name)}", allowed=nonzero_range,
+                                       key=self.name)) from None
         except _WholeOutOfRange:   # not Python's advice (sys.set_int_max_str_digits)
             raise _Refused(f"key {describe(self.name)} holds the number {text.strip()}, beyond "
                            f"the range of a whole number (at most "

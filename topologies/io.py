@@ -81,7 +81,15 @@ from compute.units import counted
 from compute.validate import MAX_TEXT_LENGTH, describe, file_values
 from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
-from topologies.limits import ENV, MAX_DEPTH, check_size, max_edges, max_file_bytes, max_nodes
+from topologies.limits import (
+    ENV,
+    MAX_DEPTH,
+    check_size,
+    max_edges,
+    max_file_bytes,
+    max_nodes,
+    nonzero_range,
+)
 from topologies.schema import UNITS, check_switches_linked, validate
 from topologies.schema_gpu import check_gpu_type, gpu_spec_from_dict
 from topologies.schema_text import check_node_ids, text_problem
@@ -519,7 +527,7 @@ def _loads(raw: bytes | str, where: str) -> Any:
         return json.loads(data, object_pairs_hook=unique_keys, parse_float=_Floats().__getitem__)
     except FloatOverflow as exc:   # json alone read 1e400 as inf: 'got inf', never typed
         text = data.decode("utf-8", "replace") if len(data) <= _PLACE_BYTES else None
-        raise UserError(exc.message(where, text)) from None
+        raise UserError(exc.message(where, text, nonzero_range)) from None
     except DuplicateKeyError as exc:   # json alone kept the last value without a word
         raise UserError(f"{where} is not a readable json fabric: {exc}") from None
     except ValueError as exc:  # JSONDecodeError, bad UTF-8, an integer of too many digits

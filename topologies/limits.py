@@ -41,7 +41,7 @@ from compute.validate import describe
 
 __all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "MAX_TIER", "PHYSICAL_MAX",
            "PHYSICAL_MIN", "VALUE_RANGES", "capped", "check_size", "max_edges", "max_file_bytes",
-           "max_nodes", "range_problem"]
+           "max_nodes", "nonzero_range", "range_problem"]
 
 #: Default limits (nodes, edges, file bytes).
 DEFAULTS = {"nodes": 2_000_000, "edges": 10_000_000, "file_bytes": 2**30}
@@ -94,6 +94,20 @@ MAX_TIER = 64
 #: JSON needs 4, GraphML 4 (a nested graph is not a fabric).
 MAX_DEPTH = 32
 BYTES_PER_ITEM = 400  # memory per node or edge, measured (see the module docstring)
+
+
+def nonzero_range(key: str) -> str | None:
+    """What a fabric's quantity ``key`` must be where its :data:`VALUE_RANGES` leaves out 0
+    (a bandwidth, lanes), for a number below the smallest a file holds; None where 0 is in
+    its range (a latency) or ``key`` has none there.
+
+    >>> nonzero_range("bandwidth"), nonzero_range("latency")
+    ('a number from 1e-09 to 1e+30 bytes/s', None)
+    """
+    if key not in VALUE_RANGES:
+        return None
+    least, most, unit, _ = VALUE_RANGES[key]
+    return None if least <= 0 else f"a number from {least:g} to {most:g} {unit}"
 
 
 def range_problem(what: str, key: str, value: float) -> str | None:

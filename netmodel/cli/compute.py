@@ -60,13 +60,14 @@ def _fraction(what: str, text, *, upper_open: bool = False) -> float:
     from compute.errors import UserError
     from compute.validate import read_number
 
-    v = read_number(what, str(text))   # the one number grammar ('0_5e-1' refused)
+    rule = "a fraction in " + ("[0, 1)" if upper_open else "(0, 1]")
+    v = read_number(what, str(text),   # the one number grammar ('0_5e-1' refused)
+                    allowed=None if upper_open else rule)
     if v is None:
         v = float("nan")
     ok = (0 <= v < 1) if upper_open else (0 < v <= 1)
     if not ok:
-        rule = "[0, 1)" if upper_open else "(0, 1]"
-        raise UserError(f"{what} must be a fraction in {rule}, got {text!r}")
+        raise UserError(f"{what} must be {rule}, got {text!r}")
     return v
 
 
@@ -344,12 +345,12 @@ def _skew(text) -> float:
     from compute.roofline import check_skew
     from compute.validate import read_number
 
-    v = read_number("--expert-skew", str(text))   # the one number grammar
+    rule = f"a number from 1 (uniform routing) to {MAX_EXPERT_SKEW:,.0f}"
+    v = read_number("--expert-skew", str(text), allowed=rule)   # the one number grammar
     try:
         return check_skew(float("nan") if v is None else v)
     except (ValueError, UserError):
-        raise UserError(f"--expert-skew must be a number from 1 (uniform routing) to "
-                        f"{MAX_EXPERT_SKEW:,.0f}, got {text!r}") from None
+        raise UserError(f"--expert-skew must be {rule}, got {text!r}") from None
 
 
 def _stage_table(result) -> list[str]:

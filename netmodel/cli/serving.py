@@ -34,8 +34,9 @@ def _rate(text: str) -> float | str:
     ``MAX_RATE`` requests/s) is :class:`~netmodel.study.serving.ServingWorkload`'s to
     check, its refusal said with the flag (:func:`serve`)."""
     from compute.validate import read_number
+    from netmodel.study.serving import number_allowed
 
-    v = read_number("--rate", str(text))
+    v = read_number("--rate", str(text), allowed=number_allowed("rate"))
     return text if v is None else v
 
 

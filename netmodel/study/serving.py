@@ -98,7 +98,8 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["DIMENSIONS", "SPLITWISE", "WORKLOADS", "ServingResult", "ServingWorkload",
-           "get_workload", "kv_bytes_per_request", "load_workload", "serve", "with_rate"]
+           "get_workload", "kv_bytes_per_request", "load_workload", "number_allowed", "serve",
+           "with_rate"]
 
 #: Where the default workloads come from.
 SPLITWISE = ("Patel et al., 'Splitwise: Efficient generative LLM inference using phase "
@@ -112,6 +113,17 @@ DEFAULT_PP = SEARCH_PP
 MAX_RATE, MAX_TOKENS = 1e9, 100_000_000
 #: Smallest request rate accepted (requests/s): one request in ~32 years.
 MIN_RATE = 1e-9
+#: The range of each number of a workload (:func:`compute.validate.number`'s keywords).
+_RANGES = {"prompt": {"minimum": 1, "maximum": MAX_TOKENS, "integer": True},
+           "output": {"minimum": 1, "maximum": MAX_TOKENS, "integer": True},
+           "rate": {"minimum": MIN_RATE, "maximum": MAX_RATE, "unit": "requests/s"}}
+
+
+def number_allowed(key: str) -> str | None:
+    """What a workload's ``key`` must be where 0 is refused (every number: none may be 0),
+    for a number below the smallest a file holds; None for another key."""
+    r = _RANGES.get(key)
+    return None if r is None else validate.range_words(**r)
 
 
 @dataclass(frozen=True)
@@ -129,11 +141,11 @@ class ServingWorkload:
         where = f"workload {self.name!r}"
         validate.name("", "workload", self.name)
         for key in ("prompt", "output"):
-            object.__setattr__(self, key, validate.number(
-                where, key, getattr(self, key), minimum=1, maximum=MAX_TOKENS, integer=True))
+            object.__setattr__(self, key, validate.number(where, key, getattr(self, key),
+                                                          **_RANGES[key]))
         if self.rate is not None:
-            object.__setattr__(self, "rate", validate.number(
-                where, "rate", self.rate, minimum=MIN_RATE, maximum=MAX_RATE, unit="requests/s"))
+            object.__setattr__(self, "rate", validate.number(where, "rate", self.rate,
+                                                             **_RANGES["rate"]))
         validate.string(where, "source", self.source)
 
     def to_dict(self) -> dict:
@@ -152,7 +164,7 @@ def load_workload(path: str | PathLike[str]) -> ServingWorkload:
     """A workload from a TOML or JSON file: ``prompt`` and ``output`` (tokens per request),
     optional ``rate`` (requests/s), ``name`` (default the file's stem) and ``source``."""
     path = Path(path)
-    doc = read_table(path, "workload file")
+    doc = read_table(path, "workload file", allowed=number_allowed)
     check_keys(str(path), doc, ("prompt", "output"), ("name", "rate", "source"))
     name = doc.get("name", path.stem)
     try:

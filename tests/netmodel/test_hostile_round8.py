@@ -301,7 +301,7 @@ CAL_BASE = "Mixtral-8x7B,H100-SXM,8,64,decode,0.006,,1000"
     ("1,8,1,0.5", "expert_skew must be a number from 1 to 1,000,000, got 0.5"),
     ("1,8,1,nan", "got nan"), ("1,8,1,inf", "got inf"), ("1,8,1,1e7", "got 10000000"),
     ("1,8,1,True", "expert_skew must be a number, got 'True'"),
-    ("1,8,1,1e-400", "expert_skew '1e-400' is below the smallest number netmodel reads"),
+    ("1,8,1,1e-400", "expert_skew must be a number from 1 to 1,000,000, got '1e-400'"),
     ("1,8,1,1,9", "more cells than the header"),
     ("1,8,1", "fewer cells than the header"),
 ])
