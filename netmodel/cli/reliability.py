@@ -689,12 +689,14 @@ def _share(text) -> float:
     from compute.errors import UserError
     from compute.validate import number_text, read_number
 
+    rule = "a share in (0, 100%]"
     s = number_text("--threshold", str(text)).strip()   # a refusal names all of it
-    v = read_number("--threshold", s[:-1] if s.endswith("%") else s)   # the one grammar
+    v = read_number("--threshold", s[:-1] if s.endswith("%") else s,   # the one grammar
+                    allowed=rule)
     if v is not None and s.endswith("%"):
         v /= 100
     if v is None:
         raise UserError(f"--threshold {text!r} must be a share such as 99% or 0.99") from None
     if not math.isfinite(v) or not 0 < v <= 1:
-        raise UserError(f"--threshold {text!r} must be a share in (0, 100%]")
+        raise UserError(f"--threshold {text!r} must be {rule}")
     return v

@@ -113,3 +113,11 @@ def test_zero_allowed_is_the_default():
     with pytest.raises(UserError) as err:
         read_number("x", "1e-320")
     assert str(err.value) == f"x '1e-320' is {ZERO}"
+
+
+def test_threshold_says_its_share():
+    r = run_cli(["availability", "--scenario", "lite-flat", "--model", "Llama-3-8B",
+                 "--threshold", "1e-320"])
+    assert r.exit_code == 2
+    assert one_line_error(r) == (f"error: --threshold '1e-320' is {HEAD}, and --threshold may "
+                                 "not be 0: it must be a share in (0, 100%]")
