@@ -116,8 +116,9 @@ class CellRoutes:
         g = self.graph
         if len(g) <= 1 or any(k != "gpu" for _, k in g.nodes(data="kind")):
             return False
+        # each link's dict read from the adjacency (twice), not through an edge view
         return all(not d.get("scaleout", False) and float(d.get("bandwidth", 0.0)) > 0
-                   for _, _, d in g.edges(data=True))
+                   for nbrs in g._adj.values() for d in nbrs.values())
 
     def local_route(self, a, b) -> tuple | None:
         """The links (``(u, v)`` pairs) of the route from ``a`` to ``b`` on a cell of

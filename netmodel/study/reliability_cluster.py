@@ -850,6 +850,8 @@ class Cluster:
     def _local(self, comp: Component) -> tuple:
         """(signature, GPUs out (lost or stopped), GPUs wired to the failed parts, touched
         instances)."""
+        if not (comp.nodes or comp.disabled or comp.scaled or comp.handed):
+            return self._links_local(comp)
         kind = self._kinds
         failed = {n for n in comp.nodes if kind[n] == "gpu"}
         stopped = set(comp.disabled) - failed if comp.disabled else set()
@@ -936,6 +938,45 @@ class Cluster:
                tuple(per), tuple(routed), len(comp.edges), factors,
                comp.shared, _sites_lost(self, comp), bool(comp.handed), handed)
         return sig, lost, wired, touched
+
+    def _links_local(self, comp: Component) -> tuple:
+        """:meth:`_local` of a component that only removes links (a cable's end: most of a
+        torus's components): no GPU lost or stopped, no switch tier, no factor, no spare
+        site, no NIC handed on; the same signature."""
+        kind, index, member_of = self._kinds, self._index, self.member_of
+        wired, touched = set(), set()
+        for u, v in comp.edges:
+            if kind[u] == "gpu":
+                wired.add(u)
+            if kind[v] == "gpu":
+                wired.add(v)
+            hit = index.get(edge_key(u, v))
+            if hit:
+                touched.update(hit)
+        places = self.__dict__.get("_places") or {}   # _place's memo, read here first
+        hits: dict = {}
+        idle_wired = 0
+        for m in wired:
+            i = member_of.get(m)
+            if i is None:
+                idle_wired += 1
+                continue
+            p = places.get(m)
+            hits.setdefault(i, []).append((False, False, self._place(m) if p is None else p))
+        touched.update(hits)
+        shapes = self.shape_ids
+        per, routed = [], []
+        for i in touched:
+            hit = hits.get(i)
+            if hit is None:
+                routed.append(shapes[i])
+            else:
+                per.append((0, 0, len(hit), shapes[i], tuple(sorted(hit))))
+        per.sort()
+        routed.sort()
+        sig = (comp.cls, (), 0, 0, idle_wired, tuple(per), tuple(routed), len(comp.edges), (),
+               comp.shared, 0, False, ())
+        return sig, set(), wired, touched
 
     def _evaluate(self, comp: Component, lost, wired, touched) -> dict:
         # the cell's connected parts as an array (main_part and the GPUs off it, by
