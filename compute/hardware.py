@@ -27,7 +27,7 @@ import unicodedata
 from collections import ChainMap
 from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
-from functools import cache
+from functools import cache, partial
 from importlib import resources
 from os import PathLike, fspath
 from pathlib import Path
@@ -577,7 +577,8 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     derived: dict[str, tuple[str, float]] = {}
     hosts: dict[str, Parameter] = {}
     with validate.file_values(path):   # a JSON file's null said as null
-        gpus = _parse_gpu_table(read_table(path, "GPU file"), str(path), table, dies,
+        gpus = _parse_gpu_table(read_table(path, "GPU file", allowed=partial(
+            validate.limit_allowed, "gpu")), str(path), table, dies,
                                 derived, hosts)
     taken = [n for n in gpus if find_name(table, n) is not None]   # case too
     if taken:  # its figures would be reported under the catalog's name

@@ -46,7 +46,7 @@ module, which its published 671B also excludes; MTP decode costs it, ``mtp_modul
 from __future__ import annotations
 
 import tomllib
-from functools import cache
+from functools import cache, partial
 from importlib import resources
 from os import PathLike
 from pathlib import Path
@@ -95,6 +95,11 @@ __all__ = [
 ]
 
 
+#: What a model file's key must be where its range leaves out 0 (a number below the
+#: smallest a file holds is told so): limits.toml's [model] ranges.
+_ALLOWED = partial(validate.limit_allowed, "model")
+
+
 def _parse_model_table(data, where: str) -> dict[str, ModelSpec]:
     if isinstance(data, dict) and isinstance(data.get("model"), dict):   # beside it, a stray key
         check_keys(f"{where} (top level)", data, ("model",))   # (told 'expected a table model')
@@ -127,7 +132,8 @@ def load_model_file(path: str | PathLike[str]) -> dict[str, ModelSpec]:
     """Models from a TOML or JSON file with the catalog's keys (``[model.NAME]`` tables)."""
     path = Path(path)
     with validate.file_values(path):   # a JSON file's null said as null
-        return _user_models(_parse_model_table(read_table(path, "model file"), str(path)),
+        return _user_models(_parse_model_table(read_table(path, "model file",
+                                                          allowed=_ALLOWED), str(path)),
                             str(path))
 
 
@@ -200,7 +206,7 @@ def _model_from_json(path: Path) -> ModelSpec:
     """The one model of a JSON file, whatever its name: a top-level ``model`` table is the
     catalog format (:func:`load_model_file`), HuggingFace keys (``model_type``,
     ``num_hidden_layers``, ``n_layer``, ...) a config.json (:func:`load_hf_config`)."""
-    doc = parse_table(read_text(path, "model file"), "json", str(path))
+    doc = parse_table(read_text(path, "model file"), "json", str(path), allowed=_ALLOWED)
     if isinstance(doc, dict) and "model" in doc:
         with validate.file_values(path):   # its null said as null
             models = _user_models(_parse_model_table(doc, str(path)), str(path))

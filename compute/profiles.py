@@ -115,6 +115,9 @@ PARAMETERS = {p.name: p for p in (
               "the GEMMs' FLOPs, not divided by TP)", scale=1e-10),
 )}
 
+#: The range of a GEMM efficiency curve's arithmetic intensities (FLOP/B).
+_MIN_INTENSITY, _MAX_INTENSITY = 1e-6, 1e9
+
 #: The configuration's columns after ``tp`` (a :class:`Measurement`'s, default 1 each).
 _PARALLEL_COLUMNS = ("pp", "ep", "attention_dp", "expert_skew")
 
@@ -324,6 +327,19 @@ def neutral(name: str = "roofline") -> EngineProfile:
 
 # ---- reading ---------------------------------------------------------------------------
 
+def _nonzero_range(key: str) -> str | None:
+    """What a profile's number ``key`` must be where 0 is refused (an efficiency or
+    fraction, an intensity or efficiency of a curve), in :func:`_parameter`'s words, for a
+    number below the smallest a file holds; None where 0 is allowed (an overhead) or the key
+    names no one range (a ``value``, which a parameter's table names only above it)."""
+    gemm = PARAMETERS["gemm_efficiency"]
+    ranges = {p.name: (p.minimum, p.maximum, p.unit) for p in PARAMETERS.values()} | {
+        "intensity": (_MIN_INTENSITY, _MAX_INTENSITY, "FLOP/B"),
+        "efficiency": (gemm.minimum, gemm.maximum, "")}
+    least, most, unit = ranges.get(key, (0, 0, ""))
+    return validate.range_words(least, most, unit=unit) if least > 0 else None
+
+
 def _parameter(where: str, key: str, table) -> tuple[float | None, tuple, str]:
     """(value, curve, source) of one ``[parameters.KEY]`` table."""
     p = PARAMETERS[key]
@@ -348,7 +364,8 @@ def _parameter(where: str, key: str, table) -> tuple[float | None, tuple, str]:
         raise UserError(f"{where}: intensity and efficiency must be lists of the same length "
                         f"(2 to 64 points), got {validate.describe(xs)} and "
                         f"{validate.describe(ys)}")
-    curve = tuple((validate.number(where, "intensity", x, minimum=1e-6, maximum=1e9,
+    curve = tuple((validate.number(where, "intensity", x, minimum=_MIN_INTENSITY,
+                                   maximum=_MAX_INTENSITY,
                                    unit="FLOP/B"),
                    validate.number(where, "efficiency", y, minimum=p.minimum,
                                    maximum=p.maximum)) for x, y in zip(xs, ys, strict=True))
@@ -429,7 +446,7 @@ def read_profile(path: str | PathLike[str]) -> EngineProfile:
 def _read_profile(path: str | PathLike[str]) -> EngineProfile:
     """:func:`read_profile`'s reading and checks."""
     where = str(path)
-    doc = read_table(path, "profile")
+    doc = read_table(path, "profile", allowed=_nonzero_range)
     check_keys(where, doc, ("profile", "parameters"), ("fit", "measurement"))
     head = validate.table(f"{where}: [profile]", doc["profile"])
     check_keys(f"{where}: [profile]", head, ("name",), _PROFILE_KEYS[1:])

@@ -41,7 +41,7 @@ from typing import Literal, overload
 
 from compute.errors import BIDI_CONTROLS, UserError, known, one_line
 
-__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "range_words", "is_finite", "is_whole", "limits",
+__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "limit_allowed", "range_words", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "refuse_repeats", "string", "table", "NAME_MARKS", "typed_name"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -835,6 +835,21 @@ def limits(section: str) -> dict[str, Range]:
                        why=e.get("why", ""), label=e.get("label", ""),
                        hints=tuple(e.get("hints", ())))
             for key, e in data[section].items()}
+
+
+def limit_allowed(section: str, key: str) -> str | None:
+    """What ``key`` of ``section`` of ``compute/data/limits.toml`` must be where its range
+    leaves out 0, in :func:`in_range`'s words, for a number below the smallest a file holds
+    (:meth:`compute.config_files.FloatOverflow.message`'s ``allowed``); None where 0 is in
+    its range or ``key`` has none there.
+
+    >>> limit_allowed("model", "layers"), limit_allowed("model", "dense_layers")
+    ('a whole number from 1 to 10,000', None)
+    """
+    r = limits(section).get(key)
+    if r is None or r.or_zero or r.minimum <= 0:
+        return None
+    return range_words(r.minimum, r.maximum, integer=r.integer, unit=r.unit)
 
 
 def in_range(where: str, section: str, field: str, value: object, *,

@@ -1,0 +1,87 @@
+"""A number below the smallest float (``1e-320``: it underflows) in a profile, a GPU file or
+a model file, where the key's range leaves out 0, is told what the key must be (its
+reader's range), not to write 0 for zero; where 0 is in the range (a profile's overheads, a
+model's dense_layers) it is still told to write 0 for zero. Every case runs through the
+command line: exit status 2 and one line."""
+
+from __future__ import annotations
+
+import pytest
+
+from compute.profiles import PARAMETERS
+from compute.validate import limits, range_words
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+HEAD = "below the smallest number netmodel reads (2.225e-308)"
+ZERO = f"{HEAD}; write 0 for zero"
+INFER = ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1", "--batch", "1"]
+
+
+def _range(section: str, key: str) -> str:
+    r = limits(section)[key]
+    return range_words(r.minimum, r.maximum, integer=r.integer, unit=r.unit)
+
+
+def _says(key: str, allowed: str | None) -> str:
+    return ZERO if allowed is None else f"{HEAD}, and {key} may not be 0: it must be {allowed}"
+
+
+def _run(tmp_path, name: str, text: str, argv: list[str]) -> tuple[str, str]:
+    path = tmp_path / name
+    path.write_text(text)
+    r = run_cli([*(str(path) if a == "FILE" else a for a in argv)])
+    assert r.exit_code == 2, r.output
+    return one_line_error(r), str(path)
+
+
+@pytest.mark.parametrize("key, allowed", [
+    ("gemm_efficiency", "a number from 0.0001 to 1"),
+    ("attention_efficiency", "a number from 0.0001 to 1"),
+    ("hbm_fraction", "a number from 0.0001 to 1"),
+    ("step_overhead_s", None),   # an overhead may be 0
+])
+def test_profile_parameter_says_its_range(tmp_path, key, allowed):
+    assert allowed is None or PARAMETERS[key].minimum == 1e-4   # the range the reader checks
+    text = (f'[profile]\nname = "p"\n[parameters]\n'
+            f'{key} = {{ value = 1e-320, source = "s" }}\n')
+    line, path = _run(tmp_path, "p.toml", text, [*INFER, "--profile", "FILE"])
+    assert line == (f"error: {path} holds the number 1e-320 at line 4 ([parameters] {key}), "
+                    f"{_says(key, allowed)}")
+
+
+def test_profile_curve_efficiency_says_its_range(tmp_path):
+    text = ('[profile]\nname = "p"\n[parameters.gemm_efficiency]\nsource = "s"\n'
+            'intensity = [1.0, 2.0]\nefficiency = [1e-320, 0.5]\n')
+    line, path = _run(tmp_path, "p.toml", text, [*INFER, "--profile", "FILE"])
+    assert line.endswith(f"{HEAD}, and efficiency may not be 0: it must be a number from "
+                         "0.0001 to 1"), line
+
+
+@pytest.mark.parametrize("key, allowed", [
+    ("layers", "a whole number from 1 to 10,000"),
+    ("hidden", _range("model", "hidden")),
+    ("dense_layers", None),   # 0 dense layers: every layer a MoE layer
+])
+@pytest.mark.parametrize("suffix", [".toml", ".json"])
+def test_model_file_says_its_range(tmp_path, key, allowed, suffix):
+    assert _range("model", "layers") == "a whole number from 1 to 10,000"
+    if suffix == ".toml":
+        text = f"[model.X]\n{key} = 1e-320\n"
+    else:
+        text = f'{{"model": {{"X": {{"{key}": 1e-320}}}}}}'
+    line, path = _run(tmp_path, f"m{suffix}", text,
+                      ["infer", "--model-file", "FILE", "--model", "X", "--gpu", "H100-SXM",
+                       "--tp", "1", "--batch", "1"])
+    at = f"line 2 ([model.X] {key})" if suffix == ".toml" else \
+        f'line 1 ("model" > "X" > "{key}")'
+    assert line == f"error: {path} holds the number 1e-320 at {at}, {_says(key, allowed)}"
+
+
+@pytest.mark.parametrize("key", ["hbm_bandwidth_TBps", "sms", "tdp_W"])
+def test_gpu_file_says_its_range(tmp_path, key):
+    allowed = _range("gpu", key)
+    line, path = _run(tmp_path, "g.toml", f"[gpu.X]\n{key} = 1e-320\n",
+                      ["infer", "--gpu-file", "FILE", "--gpu", "X", "--model", "Llama-3-8B",
+                       "--tp", "1", "--batch", "1"])
+    assert line == (f"error: {path} holds the number 1e-320 at line 2 ([gpu.X] {key}), "
+                    f"{HEAD}, and {key} may not be 0: it must be {allowed}")
