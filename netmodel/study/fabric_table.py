@@ -116,7 +116,9 @@ def parse_gpu_token(value: object, gpu: GpuSpec) -> object:
     if m:
         # K by the one number grammar: '1e-400' is refused as typed (float() read it as 0.0,
         # then told 'bandwidth ... got 0.0')
-        factor = read_number(f"fabric value {value!r}: K", m.group(1)) if m.group(1) else 1.0
+        # (K scales a bandwidth, which may not be 0: nor may K)
+        factor = read_number(f"fabric value {value!r}: K", m.group(1),
+                             allowed="a finite number > 0") if m.group(1) else 1.0
         base = gpu.scaleup_bandwidth if m.group(2) == "scaleup" else gpu.scaleout_bandwidth
         if not base > 0:   # scaleout_Gbps = 0: a GPU with no NIC
             raise UserError(f"fabric value {value!r}: GPU {gpu.name!r} has no scale-out "

@@ -115,6 +115,7 @@ from compute.validate import (
     describe,
     limits,
     number,
+    range_words,
     read_number,
     string,
     typed_name,
@@ -338,7 +339,7 @@ class Scenario:
                 raise UserError(f"unknown parameter {path!r}; known adjust parameters: "
                                 f"{known('adjust.' + k for k in ADJUST_KEYS)}")
             if isinstance(value, str):   # a number as typed, by the one number grammar
-                number = read_number(path, value)
+                number = read_number(path, value, allowed=_nonzero_range(parts[1]))
                 if number is None:
                     raise UserError(f"{path} value {describe(value)} is not a number")
                 value = number
@@ -627,10 +628,26 @@ def _read_fabric_file(where: str, value: object, base_dir, gpu: GpuSpec) -> nx.G
     return graph
 
 
+def _nonzero_range(key: str) -> str | None:
+    """What a scenario's number ``key`` must be where 0 is refused, for a number below the
+    smallest a file holds: an ``[adjust]`` key's :data:`ADJUST_RANGES` whose least is above
+    0 (bandwidth_scale), a builder's bandwidth (as a quantity refusing 0 says it); None
+    where 0 may be meant (a latency, a length) or the range is the builder's to check."""
+    if key in ADJUST_RANGES:
+        least, most, unit = ADJUST_RANGES[key]
+        return range_words(least, most, unit=unit) if least > 0 else None
+    from topologies.registry import builders
+
+    if any(p.name == key and p.unit == "bytes/s" for b in builders() for p in b.params):
+        return "a finite number > 0"
+    return None
+
+
 def load_scenario_text(text: str, where: str = "scenario",
                        base_dir: str | PathLike[str] | None = None) -> Scenario:
     """A scenario from TOML text (a GPU file it names is read relative to ``base_dir``)."""
-    return scenario_from_dict(parse_table(text, "toml", where), where, base_dir)
+    return scenario_from_dict(parse_table(text, "toml", where, allowed=_nonzero_range), where,
+                              base_dir)
 
 
 def load_scenario(path: str | PathLike[str]) -> Scenario:

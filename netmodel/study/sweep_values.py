@@ -60,12 +60,29 @@ def _value(text: str, unit: str, what: str) -> float:
         return parse_bandwidth(text, what, quantity="link_bandwidth")
     if unit == "m":  # a cable length (fabric.length): 20m, 50cm or a number of metres
         return parse_quantity(text, _LENGTH_UNITS, what, allow_zero=True)
-    v = read_number(f"{what} value", text)   # the one number grammar ('٢', '1_0' refused)
+    v = read_number(f"{what} value", text,   # the one number grammar ('٢', '1_0' refused)
+                    allowed=_nonzero_range(what))
     if v is None:
         raise UserError(f"{what} value {text!r} is not a number")
     if not (math.isfinite(v) and v >= 0):
         raise UserError(f"{what} value {text!r} must be a finite number >= 0")
     return v + 0.0   # '-0' is 0 (the column printed '-0'), as compute.validate.number has it
+
+
+def _nonzero_range(what: str) -> str | None:
+    """What the swept parameter ``what`` must be where its range leaves out 0 (an adjust
+    key whose least :data:`~netmodel.study.scenarios.ADJUST_RANGES` is above 0), for a value
+    below the smallest number; None where 0 may be meant or the range is its builder's.
+
+    >>> _nonzero_range("adjust.bandwidth_scale"), _nonzero_range("adjust.latency_scale")
+    ('a number from 1e-09 to 1,000,000,000,000,000', None)
+    """
+    from compute.validate import range_words
+    from netmodel.study.scenarios import ADJUST_RANGES
+
+    least, most, unit = ADJUST_RANGES.get(what.removeprefix("adjust."), (0.0, 0.0, ""))
+    return range_words(least, most, unit=unit) if what.startswith("adjust.") and least > 0 \
+        else None
 
 
 def _cost_value(text: str, what: str) -> float:

@@ -85,3 +85,82 @@ def test_gpu_file_says_its_range(tmp_path, key):
                        "--tp", "1", "--batch", "1"])
     assert line == (f"error: {path} holds the number 1e-320 at line 2 ([gpu.X] {key}), "
                     f"{HEAD}, and {key} may not be 0: it must be {allowed}")
+
+
+SCENARIO = "netmodel/data/scenarios/lite-ocs.toml"
+COLLECTIVE = ["collective", "all-reduce", "--size", "1MiB", "--scenario", "FILE"]
+
+
+def _scenario(change) -> str:
+    from pathlib import Path
+
+    return change(Path(__file__).parents[2].joinpath(SCENARIO).read_text())
+
+
+@pytest.mark.parametrize("change, at, says", [
+    (lambda t: t + "\n[adjust]\nbandwidth_scale = 1e-320\n", "[adjust] bandwidth_scale",
+     _says("bandwidth_scale", "a number from 1e-09 to 1,000,000,000,000,000")),
+    (lambda t: t.replace('bandwidth = "$scaleup"', "bandwidth = 1e-320", 1),
+     "[fabric] bandwidth", _says("bandwidth", "a finite number > 0")),
+    (lambda t: t + "\n[adjust]\nlatency_scale = 1e-320\n", "[adjust] latency_scale",
+     ZERO),   # a latency scaled to 0: the bandwidth term alone
+    (lambda t: t.replace("length = 10.0", "length = 1e-320"), "[fabric] length", ZERO),
+])
+def test_scenario_file_says_its_range(tmp_path, change, at, says):
+    from netmodel.study.scenarios import ADJUST_RANGES
+
+    assert ADJUST_RANGES["bandwidth_scale"][:2] == (1e-9, 1e15)   # the range named above
+    text = _scenario(change)
+    line_no = next(i for i, s in enumerate(text.splitlines(), 1) if "1e-320" in s)
+    line, path = _run(tmp_path, "s.toml", text, COLLECTIVE)
+    assert line == f"error: {path} holds the number 1e-320 at line {line_no} ({at}), {says}"
+
+
+def test_scenario_scale_factor_k_says_its_range(tmp_path):
+    text = _scenario(lambda t: t.replace('bandwidth = "$scaleup"',
+                                         'bandwidth = "1e-320*$scaleup"', 1))
+    line, path = _run(tmp_path, "s.toml", text, COLLECTIVE)
+    what = "fabric value '1e-320*$scaleup': K"
+    assert line == (f"error: {path}: [fabric] bandwidth: {what} '1e-320' is "
+                    f"{_says(what, 'a finite number > 0')}")
+
+
+@pytest.mark.parametrize("path, says", [
+    ("adjust.bandwidth_scale",
+     _says("adjust.bandwidth_scale value", "a number from 1e-09 to 1,000,000,000,000,000")),
+    ("adjust.latency_scale", ZERO),
+])
+def test_sweep_value_says_its_range(path, says):
+    r = run_cli(["sweep", "--scenarios", "lite-flat", "--model", "Llama-3-8B", "--param",
+                 f"{path}=1e-320,1"])
+    assert r.exit_code == 2
+    assert one_line_error(r) == f"error: --param '{path}=1e-320,1': {path} value '1e-320' " \
+                                f"is {says}"
+
+
+@pytest.mark.parametrize("key, says", [
+    ("bandwidth_scale",
+     _says("adjust.bandwidth_scale", "a number from 1e-09 to 1,000,000,000,000,000")),
+    ("latency_scale", ZERO),
+])
+def test_scenario_param_says_its_range(key, says):
+    from compute.errors import UserError
+    from netmodel.study.scenario_catalog import get_scenario
+
+    with pytest.raises(UserError) as err:
+        get_scenario("lite-flat").with_param(f"adjust.{key}", "1e-320")
+    assert str(err.value) == f"adjust.{key} '1e-320' is {says}"
+
+
+@pytest.mark.parametrize("argv, says", [
+    # an acceptance of 0 is a probability (every draft refused): 0 is allowed
+    ([*INFER, "--mtp-tokens", "1", "--mtp-acceptance", "1e-320"],
+     f"--mtp-acceptance '1e-320' is {ZERO}"),
+    # 0% spares is the default
+    (["availability", "--scenario", "lite-flat", "--model", "Llama-3-70B", "--spares",
+      "1e-320%"], f"--spares '1e-320' is {ZERO}"),
+])
+def test_zero_allowed_option_says_write_zero(argv, says):
+    r = run_cli(argv)
+    assert r.exit_code == 2
+    assert one_line_error(r) == f"error: {says}"
