@@ -880,16 +880,6 @@ def _made(comps: tuple, spares: tuple) -> tuple:
                   for name, attrs, edges in spares))
 
 
-def _count_by(nodes, member_of: dict) -> dict:
-    """Instance index -> how many of ``nodes`` are its members."""
-    out: dict = {}
-    for n in nodes:
-        i = member_of.get(n)
-        if i is not None:
-            out[i] = out.get(i, 0) + 1
-    return out
-
-
 def _add_spares(graph: nx.Graph, spares) -> None:
     """Add a :func:`~topologies.spares.plan_spares` plan's spares to ``graph``,
     wired to the nodes of theirs it holds."""
