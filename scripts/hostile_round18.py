@@ -43,10 +43,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# round 17 puts its _Recording runner in round 16's place at import: its .last is the
+# last case's result
 import hostile_round16  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 from hostile_round16 import CSV, gpu_text, model_text, run_case  # noqa: E402
-from hostile_round17 import ALLOWED  # noqa: E402
+from hostile_round16 import _saved_fabric as _saved  # noqa: E402
+from hostile_round17 import ALLOWED, _Recording  # noqa: E402
 from hostile_tally import Tally  # noqa: E402
 
 from compute.errors import BIDI_CONTROLS  # noqa: E402
@@ -71,14 +74,6 @@ FABRIC_WRITERS = {
     "costs": ["costs", "--fabric", "{f}", "--sizes", "1MiB", "--groups", "4", "-o",
               "{d}/c.csv"],
 }
-
-
-def _saved(fmt: str) -> str:
-    with tempfile.TemporaryDirectory() as t:
-        p = Path(t) / f"f.{fmt}"
-        r = CliRunner().invoke(cli, ["topology", "export", "ring:n=4", "-o", str(p)])
-        assert r.exit_code == 0, r.output
-        return p.read_text()
 
 
 def _saved_own_gpu() -> str:
@@ -738,19 +733,6 @@ def cases() -> Iterator[Case]:
     yield from list_cases()
     yield from bidi_cases()
     yield from output_cases()
-
-
-class _Recording(CliRunner):
-    """round 16's runner, keeping the last result (its output is searched for a leak)."""
-    last = None
-
-    def invoke(self, *args, **kwargs):
-        _Recording.last = None
-        _Recording.last = result = super().invoke(*args, **kwargs)
-        return result
-
-
-hostile_round16.CliRunner = _Recording
 
 
 class Slow(Exception):
