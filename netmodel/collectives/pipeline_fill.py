@@ -18,7 +18,8 @@ pipelines cost beyond their steady rate, and raises ``b`` to what its channels a
 
 Each rule names the NCCL source it follows; the constants are the calibration's
 (``netmodel/data/collective_defaults.toml``), those of a ring across nodes the emulated
-tuner's (``netmodel/data/collective_tuner_plugins.toml`` ``[nccl]``, :func:`net_rules`).
+tuner's (``netmodel/data/collective_tuner_plugins.toml`` ``[nccl]``, :func:`net_rules`,
+:func:`ll_cap_rate`).
 """
 
 from __future__ import annotations
@@ -326,35 +327,33 @@ NCCL_PROTOCOLS = ("LL", "LL128", "Simple")
 
 
 @functools.lru_cache(maxsize=1)
-def net_rules() -> tuple[float, float, tuple[float, ...], int]:
+def net_rules() -> tuple[float, float, int]:
     """NCCL's tuner constants of a ring or tree across nodes, from the ``[nccl]`` table of
     ``netmodel/data/collective_tuner_plugins.toml`` (the emulated tuner's,
     :class:`~netmodel.collectives.tuner_plugin.NcclTuner`, each sourced there):
-    ``(net_overhead, net_overhead_simple, ll_max_bw_net, max_ranks_per_node)``: the
+    ``(net_overhead, net_overhead_simple, max_ranks_per_node)``: the
     network post overhead (s) a ring's NVLink step costs at least (src/graph/tuning.cc at
-    b6475625, 2.20.3, and src/tuning/ring.cc at 1fc949c5, 2026: "Inter-node rings still
-    have to launch nsteps * net overhead", ``intraLat = std::max(intraLat, netOverhead)``,
-    ``getNetOverhead``: 1.0 us on Intel's x86 and any CPU but AMD's, 2.0 on AMD's; x 3
-    under Simple; a ring's only), LL's busbw cap on 2 and on 3 or more nodes (``llMaxBws``
-    by host CPU: 39.0 and 20.4 GB/s but on AMD's hosts, 22.5 and 19.0 there; a ring's and a
-    tree's: src/tuning/tree.cc at 1fc949c5, ``busBw = std::min(busBw * 1.0 / 3.8,
-    llMaxBw)``, as tuning.cc at b6475625), and the most ranks a node
-    the tuner's formulas are taken for (a larger scale-up domain, an NVL72 rack, is an
-    MNNVL clique whose node count NCCL's tuner takes otherwise: left as the one-node
-    constants). Fabrics carry no host CPU and no published log of the reference rows
-    names an AMD host: the values of every other CPU."""
+    b6475625, 2.20.3, and src/tuning/ring.cc at 1fc949c5, 2026: inter-node rings launch
+    each step with the network's overhead at the least, ``getNetOverhead``: 1.0 us on
+    Intel's x86 and any CPU but AMD's, 2.0 on AMD's; x 3 under Simple; a ring's only), and
+    the most ranks a node the tuner's formulas are taken for (a larger scale-up domain, an
+    NVL72 rack, is an MNNVL clique whose node count NCCL's tuner takes otherwise: left as
+    the one-node constants). LL's busbw cap across nodes (``llMaxBw``, a ring's and a
+    tree's) is the tuner's own lookup (:func:`ll_cap_rate`). Fabrics carry no host CPU and
+    no published log of the reference rows names an AMD host: the values of every other
+    CPU."""
     from netmodel.collectives.tuner_plugin import NCCL_TUNER, get_tuner
 
     sp = get_tuner(NCCL_TUNER).spec
     return (float(sp["net_overhead"]), float(sp["net_overhead_simple"]),
-            tuple(float(x) for x in sp["ll_max_bw_net"]), int(sp["max_ranks_per_node"]))
+            int(sp["max_ranks_per_node"]))
 
 
 def _across_nodes(nodes: np.ndarray, ranks: np.ndarray) -> np.ndarray:
     """Where ``ranks`` GPUs on ``nodes`` of NCCL's nodes are priced by NCCL's tuner across
     nodes: ``nodes`` > 1 and at most ``max_ranks_per_node`` ranks a node
     (:func:`net_rules`)."""
-    per_node = net_rules()[3]
+    per_node = net_rules()[2]
     with np.errstate(divide="ignore", invalid="ignore"):
         return (nodes > 1) & (ranks <= per_node * nodes)
 
@@ -387,9 +386,9 @@ def tree_net_mask(t: dict[str, np.ndarray]) -> np.ndarray | None:
 
 
 def ll_cap_rate(nodes: Any) -> np.ndarray:
-    """NCCL's LL busbw cap (bytes/s) across ``nodes`` >= 2 of its nodes: ``llMaxBw`` of
-    :func:`net_rules`, 39.0 GB/s on 2 nodes, 20.4 on 3 or more, looked up where the emulated
-    tuner looks it up (:meth:`~netmodel.collectives.tuner_plugin.NcclTuner.net_ll_cap`).
+    """NCCL's LL busbw cap (bytes/s) across ``nodes`` >= 2 of its nodes: ``llMaxBw``
+    (``ll_max_bw_net`` of the ``[nccl]`` table), 39.0 GB/s on 2 nodes, 20.4 on 3 or more,
+    looked up where the emulated tuner looks it up (:meth:`~netmodel.collectives.tuner_plugin.NcclTuner.net_ll_cap`).
 
     >>> (ll_cap_rate(np.array([2, 3, 40])) / 1e9).tolist()
     [39.0, 20.4, 20.4]
@@ -410,7 +409,7 @@ def ring_net_overhead(protocol: Protocol) -> float:
     """
     if protocol.name not in NCCL_PROTOCOLS:
         return 0.0
-    over, simple, _, _ = net_rules()
+    over, simple, _ = net_rules()
     return over * (simple if protocol.name == "Simple" else 1.0)
 
 
