@@ -171,20 +171,11 @@ class Footprints:
         failed = {n for n in comp.nodes if kind[n] == "gpu"}
         stopped = set(comp.disabled) - failed if comp.disabled else set()
         lost = failed | stopped
-        wired = set()
         index = self._index
-        touched = set()
         edges = comp.edges
         if comp.scaled:
             edges = (*edges, *(e for e, _ in comp.scaled))
-        for u, v in edges:
-            if kind[u] == "gpu":
-                wired.add(u)
-            if kind[v] == "gpu":
-                wired.add(v)
-            hit = index.get(edge_key(u, v))
-            if hit:
-                touched.update(hit)
+        wired, touched = self._edge_hits(edges)
         tiers = []
         for n in comp.nodes:
             hit = index.get(n)
@@ -254,13 +245,12 @@ class Footprints:
                comp.shared, _sites_lost(self, comp), bool(comp.handed), handed)
         return sig, lost, wired, touched
 
-    def _links_local(self, comp: Component) -> tuple:
-        """:meth:`_local` of a component that only removes links (a cable's end: most of a
-        torus's components): no GPU lost or stopped, no switch tier, no factor, no spare
-        site, no NIC handed on; the same signature."""
-        kind, index, member_of = self._kinds, self._index, self.member_of
+    def _edge_hits(self, edges) -> tuple[set, set]:
+        """``(wired, touched)`` of the links ``edges`` a failure removes or thins: the GPUs
+        at their ends and the instances whose routes use them."""
+        kind, index = self._kinds, self._index
         wired, touched = set(), set()
-        for u, v in comp.edges:
+        for u, v in edges:
             if kind[u] == "gpu":
                 wired.add(u)
             if kind[v] == "gpu":
@@ -268,6 +258,14 @@ class Footprints:
             hit = index.get(edge_key(u, v))
             if hit:
                 touched.update(hit)
+        return wired, touched
+
+    def _links_local(self, comp: Component) -> tuple:
+        """:meth:`_local` of a component that only removes links (a cable's end: most of a
+        torus's components): no GPU lost or stopped, no switch tier, no factor, no spare
+        site, no NIC handed on; the same signature."""
+        member_of = self.member_of
+        wired, touched = self._edge_hits(comp.edges)
         places = self.__dict__.get("_places") or {}   # _place's memo, read here first
         hits: dict = {}
         idle_wired = 0
