@@ -146,8 +146,12 @@ def test_by_hand():
     assert c["nic"].parts.tolist() == [1.0] * 4
     assert len(c["leaf"]) == len(c["spine"]) == 2 and c["leaf"].node is not None
     # 4 Lites a group share one NIC cable (links 1/4): one bundle of 1 cable (the switch
-    # end's part, removing all four shares) and each share's far end and NIC (1 part each)
+    # end's part, removing all four shares) and each share's far end (1 part each)
     lite = component_arrays(build("lite-groups:base=[fat-tree:k=8],lites=4,split=even"))
     bundles = [x for x in lite["transceiver"].rest if "bundle" in x.name]
     assert bundles and all(x.parts == 1.0 and len(x.edges) == 4 for x in bundles)
-    assert len(lite["nic"].rest) == 512 and len(lite["nic"].parts) == 0
+    # the four shares of a bundle share its NIC (topologies.inventory.nic_share): 512 Lites,
+    # 128 NICs, each one part whose failure takes its four shares' cables
+    nics = lite["nic"].rest
+    assert len(nics) == 512 // 4 and len(lite["nic"].parts) == 0
+    assert all(x.parts == 1.0 and len(x.edges) == 4 for x in nics)
