@@ -405,8 +405,6 @@ def number_key(document: str, literal: str) -> str | None:
     >>> number_key('{"edges": [{"a": 1}, {"b": 2,\n "lat": 1e-400}]}', "1e-400")
     'lat'
     """
-    import re
-
     place = number_place(document, literal)
     found = re.search(r'\((?:.* > )?(?:\[[^\]]*\] )?"?([^"()]*?)"?\)$', place)
     return found.group(1) if found else None
