@@ -138,7 +138,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = ["ADJUST_KEYS", "BEST", "CALIBRATIONS", "CIRCUITS", "INSTANCES", "LINKS", "NCCL_KEYS",
-           "Adjust", "Scenario", "fabric_scenario", "graph_digest", "load_scenario",
+           "Adjust", "Scenario", "adjust_allowed", "fabric_scenario", "graph_digest", "load_scenario",
            "load_scenario_text", "save_scenario"]
 
 LINKS = ("as-built", "scale-up")
@@ -628,14 +628,25 @@ def _read_fabric_file(where: str, value: object, base_dir, gpu: GpuSpec) -> nx.G
     return graph
 
 
+def adjust_allowed(key: str) -> str | None:
+    """What the ``[adjust]`` key ``key`` must be where its :data:`ADJUST_RANGES` leaves out
+    0 (bandwidth_scale), for a number below the smallest a file or a sweep value holds;
+    None where 0 is in its range or ``key`` is no adjust key.
+
+    >>> adjust_allowed("bandwidth_scale"), adjust_allowed("latency_scale")
+    ('a number from 1e-09 to 1,000,000,000,000,000', None)
+    """
+    least, most, unit = ADJUST_RANGES.get(key, (0.0, 0.0, ""))
+    return range_words(least, most, unit=unit) if least > 0 else None
+
+
 def _nonzero_range(key: str) -> str | None:
     """What a scenario's number ``key`` must be where 0 is refused, for a number below the
-    smallest a file holds: an ``[adjust]`` key's :data:`ADJUST_RANGES` whose least is above
-    0 (bandwidth_scale), a builder's bandwidth (as a quantity refusing 0 says it); None
-    where 0 may be meant (a latency, a length) or the range is the builder's to check."""
+    smallest a file holds: an ``[adjust]`` key's (:func:`adjust_allowed`), a builder's
+    bandwidth (as a quantity refusing 0 says it); None where 0 may be meant (a latency, a
+    length) or the range is the builder's to check."""
     if key in ADJUST_RANGES:
-        least, most, unit = ADJUST_RANGES[key]
-        return range_words(least, most, unit=unit) if least > 0 else None
+        return adjust_allowed(key)
     from topologies.registry import builders
 
     if any(p.name == key and p.unit == "bytes/s" for b in builders() for p in b.params):

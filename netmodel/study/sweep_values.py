@@ -71,17 +71,15 @@ def _value(text: str, unit: str, what: str) -> float:
 
 def _nonzero_range(what: str) -> str | None:
     """What the swept parameter ``what`` must be where its range leaves out 0 (an adjust
-    key whose least :data:`~netmodel.study.scenarios.ADJUST_RANGES` is above 0), for a value
-    below the smallest number; None where 0 may be meant or the range is its builder's.
+    key's, :func:`~netmodel.study.scenarios.adjust_allowed`), for a value below the smallest
+    number; None where 0 may be meant or the range is its builder's.
 
     >>> _nonzero_range("adjust.bandwidth_scale"), _nonzero_range("adjust.latency_scale")
     ('a number from 1e-09 to 1,000,000,000,000,000', None)
     """
-    from compute.validate import range_words
-    from netmodel.study.scenarios import ADJUST_RANGES
+    from netmodel.study.scenarios import adjust_allowed
 
-    least, most, unit = ADJUST_RANGES.get(what.removeprefix("adjust."), (0.0, 0.0, ""))
-    return range_words(least, most, unit=unit) if what.startswith("adjust.") and least > 0 \
+    return adjust_allowed(what.removeprefix("adjust.")) if what.startswith("adjust.") \
         else None
 
 
