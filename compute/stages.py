@@ -646,6 +646,7 @@ def plain_step_work(model, sh, w: Workload):
     lm_weights = lm_head_weights(model, vs)
     e = model.experts
     dense = e == 1
+    alone = not tp > 1   # TP 1: no collective runs (_within_one_gpu)
     if not dense:   # expected_experts_touched's operations, its constants formed once
         power, keep = np.power, 1.0 - k / e
         every = k >= e
@@ -678,7 +679,6 @@ def plain_step_work(model, sh, w: Workload):
             return flops, hbm, [0.0] * 9
         return flops, hbm, [nhab, 0.0, 0.0, 0.0, nhab, 0.0, 0.0, nhab, svs * tp * ab]
 
-    alone = not tp > 1
     return work
 
 
