@@ -11,8 +11,9 @@ steadier figure):
 * ``netmodel compare --models DeepSeek-V3 --scenarios lite-ocs --phases prefill`` (< 15 s):
   its MoE all-to-alls over 64 and 128 GPUs, 167 programmes in all. Before the programmes
   of a symmetric step (a shift on the whole torus) were decided on the programme folded by
-  its symmetry, and a small fabric's shortest paths kept across steps: 66 s of CPU (94-131 s
-  wall on 2 shared cores), 115 s of it in the solves; after: about 9 s of CPU.
+  its symmetry, and a small fabric's shortest paths kept across steps: 66-70 s of CPU
+  (94-158 s wall on 2 shared cores), most of it in the solves (a pairwise shift's whole
+  programme 17-19 s, folded 0.07 s); after: 9.3-10.4 s of CPU.
 
 ``python scripts/bench_joint.py``.
 """
