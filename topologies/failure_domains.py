@@ -72,18 +72,17 @@ baseboard (``board``) they are none.
 {'gpu-die': 4, 'gpu-package': 4, 'rack': 2, 'nic': 4, 'transceiver': 8, 'leaf': 2, 'spine': 2}
 >>> comps["leaf"][0].nodes, comps["transceiver"][0].parts
 (('leaf0',), 2.0)
->>> degraded = degrade(g, [comps["leaf"][0]])
->>> degraded.graph["gpus"], "leaf0" in degraded
-(4, False)
 >>> nvs = components(build("single-switch:n=4"))["nvswitch"][0]
->>> nvs.nodes, nvs.disabled, degrade(build("single-switch:n=4"), [nvs]).graph["gpus"]
-(('nvs0',), ('gpu0', 'gpu1', 'gpu2', 'gpu3'), 0)
+>>> nvs.nodes, nvs.disabled
+(('nvs0',), ('gpu0', 'gpu1', 'gpu2', 'gpu3'))
+
+What a failure does to the graph (a copy with it applied) is :mod:`topologies.degrade`'s.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 import networkx as nx
@@ -101,22 +100,17 @@ from topologies.inventory import (
     ocs_fibres,
     shared_part,
 )
-from topologies.optical import drop_circuits
-from topologies.registry import not_as_built
 from topologies.schema import (
-    DEGRADED,
     TRACE_MEDIA,
     check_graph,
-    circuit_count,
     circuit_each,
     circuit_via,
     gpu_nodes,
 )
 
 __all__ = ["CLASSES", "GPU_CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES",
-           "ClassComponents", "Component", "class_counts", "component_arrays", "components", "degrade", "hosts",
-           "is_degraded", "keep_devices", "label_devices", "handed_labels", "join_parts", "mark_degraded",
-           "hand_on", "nic_heirs", "stopped_by", "stops"]
+           "ClassComponents", "Component", "class_counts", "component_arrays", "components",
+           "hosts", "handed_labels", "join_parts", "nic_heirs", "stopped_by", "stops"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -153,18 +147,19 @@ class Component:
     ``scaled``: ``((u, v), factor)`` edges kept at ``factor`` of their bandwidth;
     ``parts``: physical parts of the class with this same effect (its rate multiplier);
     ``handed``: ``((gpu, switch), heirs)`` per NIC link of a failed GPU whose NIC its
-    server's GPUs ``heirs`` share (the module doc): :func:`degrade` gives the link to the
-    first heir left, which it joins to the network in the GPU's place;
+    server's GPUs ``heirs`` share (the module doc): :func:`~topologies.degrade.degrade`
+    gives the link to the first heir left, which it joins to the network in the GPU's
+    place;
     ``fibres``: the ``(gpu, ocs)`` fibres of a realized OCS fabric the component is the end
-    of (:func:`_circuit_fibres`), whose circuits :func:`degrade` drops
+    of (:func:`_circuit_fibres`), whose circuits :func:`~topologies.degrade.degrade` drops
     (:func:`~topologies.optical.drop_circuits`; ``edges`` and ``scaled`` say the same);
     ``shared``: a part that copies of the fabric would share in a full build (a switch of
     tier >= 1, an OCS, a link between two of them and its ends:
     :func:`~topologies.inventory.shared_part`), which a cluster of copies counts once per
     :func:`~topologies.inventory.cells_per_shared_part` of them; ``disabled``: GPUs that do
     not fail but run nothing until the component is repaired (those wired to a failed
-    tier-0 switch, see the module doc; :func:`degrade` removes them, and any GPU wired to
-    the switch since, a spare say, with it).
+    tier-0 switch, see the module doc; :func:`~topologies.degrade.degrade` removes them,
+    and any GPU wired to the switch since, a spare say, with it).
     """
 
     cls: str
@@ -541,7 +536,8 @@ def handed_labels(labels: np.ndarray, index: dict, comps: Iterable[Component]) -
     """``labels`` of the parts left once ``comps`` failed (per node position in
     ``index``'s order, -1 or a part of its own for a node gone) with each NIC link a failed
     GPU hands on (:attr:`Component.handed`) joined in: its first heir left (not -1) to its
-    switch, as :func:`degrade` wires it. Unchanged where no component hands anything on.
+    switch, as :func:`~topologies.degrade.degrade` wires it. Unchanged where no component
+    hands anything on.
 
     >>> from topologies.graph_ops import CellArrays
     >>> from topologies.specs import build
@@ -757,191 +753,6 @@ def stopped_by(graph: nx.Graph, node: Hashable) -> tuple:
     return tuple(x for x in graph.neighbors(node) if data[x].get("kind") == "gpu")
 
 
-def keep_devices(graph: nx.Graph, gone: Iterable[Hashable]) -> None:
-    """Before the GPUs ``gone`` (and any other nodes) are removed from ``graph``: give each
-    GPU with a ``server`` label its device index, ``device``, its position among its
-    server's GPUs in ``graph``'s node order (where none has one yet, and a GPU of ``gone``
-    has a ``server`` label), so that the GPUs left keep it.
-
-    NCCL's PXN relays to the GPU of the sender's server at the peer's device index (CUDA's
-    device number, ``peerInfo.nvmlDev``), which a failed GPU elsewhere in the server does
-    not change (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_proxies` reads
-    ``device`` where every GPU with a ``server`` label has one, else the position)."""
-    data = graph.nodes
-    if any(n in graph and data[n].get("kind") == "gpu" and "server" in data[n]
-           for n in gone):
-        label_devices(graph)
-
-
-def label_devices(graph: nx.Graph) -> None:
-    """Give each GPU of ``graph`` with a ``server`` label its device index, ``device``:
-    its position among its server's GPUs in node order, where not every such GPU has one
-    yet (labels a file gave are kept). A graph made from part of ``graph`` (one
-    instance's GPUs and the switches, as the reliability models cost an instance on) keeps
-    the device indices of the whole server, not positions among the GPUs it holds
-    (:func:`keep_devices` does this before GPUs are removed).
-
-    >>> g = nx.Graph()
-    >>> g.add_nodes_from((f"g{i}", {"kind": "gpu", "server": i // 2}) for i in range(4))
-    >>> label_devices(g); [d for _, d in g.nodes(data="device")]
-    [0, 1, 0, 1]
-    """
-    data = graph.nodes
-    labelled = [n for n, d in data.items() if d.get("kind") == "gpu" and "server" in d]
-    if all("device" in data[n] for n in labelled):
-        return
-    count: dict = {}
-    for n in labelled:
-        d = data[n]
-        s = d["server"]
-        d["device"] = count.get(s, 0)
-        count[s] = d["device"] + 1
-
-
 def class_counts(comps: dict[str, list[Component]]) -> dict[str, float]:
     """Physical parts per class (components weighted by ``parts``)."""
     return {c: float(sum(x.parts for x in v)) for c, v in comps.items()}
-
-
-def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) -> nx.Graph:
-    """A copy of ``graph`` with every component of ``failed`` applied (edges removed or
-    thinned, nodes removed, and a component's ``disabled`` GPUs removed with every other
-    GPU wired to a tier-0 switch it removes, in ``graph``: a spare added since stops too,
-    whether the switch failed alone or with its host or rack); ``gpus`` is
-    recounted. Connectivity is not required. With ``copy=False`` the graph itself is
-    changed and returned. A failed GPU whose NIC its server's other GPUs share hands the
-    NIC's links to the first of them no component of ``failed`` takes
-    (:attr:`Component.handed`); a component that removes or thins such a link removes or
-    thins its copy too. On a realized OCS fabric a failed OCS takes the circuits through
-    it (:func:`~topologies.optical.drop_circuits`: a pair's parallel circuits on other
-    planes stay, its bandwidth in proportion) and ``circuits`` is recounted
-    (:func:`~topologies.schema.circuit_count`). Given any component, the result is marked
-    degraded (:func:`mark_degraded`).
-
-    Two GPUs with a circuit through each of 2 OCS and two with one through ``ocs0``: 3
-    circuits; ``ocs0`` failed leaves the first pair's circuit through ``ocs1``:
-
-    >>> from topologies.optical import ocs, realize
-    >>> g = realize(ocs(gpus=4, ports=2, ocs_ports=4),
-    ...             [("gpu0", "gpu1")] * 2 + [("gpu2", "gpu3")])
-    >>> failed = [c for c in components(g)["ocs"] if c.nodes == ("ocs0",)]
-    >>> out = degrade(g, failed)
-    >>> g.graph["circuits"], out.graph["circuits"], list(out.edges)
-    (3, 1, [('gpu0', 'gpu1')])
-    """
-    out = graph.copy() if copy else graph
-    failed = tuple(failed)   # (may be a generator)
-    moved = _hand_on(out, failed)
-    for comp in failed:
-        if comp.fibres:   # a realized OCS fabric's fibre: the circuit on it goes
-            if "circuits" in out.graph:
-                drop_circuits(out, set(), fibres=set(comp.fibres), nodes=out.nodes)
-            continue
-        for (u, v), factor in comp.scaled:
-            for a, b in ((u, v), *moved.get(edge_key(u, v), ())):
-                if out.has_edge(a, b):
-                    out.edges[a, b]["bandwidth"] = out.edges[a, b]["bandwidth"] * factor
-        for u, v in comp.edges:
-            for a, b in ((u, v), *moved.get(edge_key(u, v), ())):
-                if out.has_edge(a, b):
-                    out.remove_edge(a, b)
-        gone = {n for n in comp.nodes if n in out}
-        gone.update(n for n in comp.disabled if n in out)
-        gone.update(x for n in comp.nodes if n in out for x in stopped_by(out, n))
-        if "circuits" in out.graph:   # a realized OCS fabric (a cabled one has none set):
-            # a failed OCS takes the circuits through it (a GPU gone takes its own)
-            drop_circuits(out, {n for n in gone if out.nodes[n].get("kind") == "ocs"},
-                          nodes=out.nodes)
-        keep_devices(out, gone)
-        out.remove_nodes_from(list(gone))
-    out.graph["gpus"] = sum(1 for _, k in out.nodes(data="kind") if k == "gpu")
-    if "circuits" in out.graph:   # a realized OCS fabric: the circuits left
-        out.graph["circuits"] = circuit_count(out)
-    not_as_built(out)
-    if failed:
-        mark_degraded(out)
-    return out
-
-
-def _hand_on(graph: nx.Graph, failed: tuple[Component, ...]) -> dict:
-    """:func:`hand_on` of every NIC link a component of ``failed`` hands on
-    (:attr:`Component.handed`), no heir that any of them takes (removes or stops)."""
-    if not any(c.handed for c in failed):
-        return {}
-    dead = {n for c in failed for n in (*c.nodes, *c.disabled)}
-    dead.update(x for c in failed for n in c.nodes if n in graph for x in stopped_by(graph, n))
-    return hand_on(graph, [h for c in failed for h in c.handed], dead)
-
-
-def hand_on(graph: nx.Graph, handed: Iterable[tuple], dead: Collection) -> dict:
-    """Wire each NIC link of ``handed`` (``((gpu, switch), heirs)``, as
-    :func:`nic_heirs` gives them for a failed GPU) to its first heir in ``graph`` and not
-    in ``dead`` (the nodes failed or stopped with it), in ``graph``, where ``graph`` still
-    has the link (one failed with the GPU is not handed on); returns each moved link's
-    :func:`~topologies.graph_ops.edge_key` to its copies, whose removal or thinning by a
-    failure goes with them. One rule for every degraded fabric: :func:`degrade` (the
-    reliability study) and :func:`netmodel.collectives.degraded.degrade` (parts failed by
-    hand) both hand on through it.
-
-    >>> from topologies.specs import build
-    >>> g = build("rail-optimized:domains=2,nics_per_server=1")
-    >>> hand_on(g, nic_heirs(g)["gpu0"], {"gpu0", "gpu1"})
-    {('gpu0', 'leaf0'): [('gpu2', 'leaf0')]}
-    """
-    moved: dict = {}
-    for (g, s), heirs in handed:
-        heir = next((h for h in heirs if h in graph and h not in dead), None)
-        if heir is not None and graph.has_edge(g, s) and not graph.has_edge(heir, s):
-            data = dict(graph.edges[g, s])
-            if "latency" in data:   # the heir's way to the NIC as long as it was
-                data["latency"] = data["latency"] + _detour(graph, heir, g)
-            graph.add_edge(heir, s, **data)
-            moved.setdefault(edge_key(g, s), []).append((heir, s))
-    return moved
-
-
-def _detour(graph: nx.Graph, heir: Hashable, holder: Hashable) -> float:
-    """The latency from ``heir`` to ``holder`` over a tier-0 switch both are wired to (its
-    two links and the switch), the least; 0 where none is. A handed NIC link carries it, so
-    that the heir, which reached the NIC through that switch and the holder, is not made
-    nearer the network by the holder's failure (a failure never speeds a collective up;
-    the GPUs after it, which now reach the NIC through the heir, take that way once more).
-
-    >>> from topologies.specs import build
-    >>> round(_detour(build("rail-optimized:domains=2,nics_per_server=1"), "gpu1", "gpu0"), 12)
-    1.7e-07
-    """
-    adj, node = graph._adj, graph._node
-    ways = [adj[heir][t].get("latency", 0.0) + node[t].get("latency", 0.0)
-            + adj[t][holder].get("latency", 0.0)
-            for t in adj[heir] if t in adj[holder] and node[t].get("kind") == "switch"
-            and int(node[t].get("tier", -1)) == 0]
-    return min(ways, default=0.0)
-
-
-def mark_degraded(graph: nx.Graph) -> nx.Graph:
-    """Mark ``graph`` as a fabric with failed parts taken out (graph attribute
-    ``degraded``, True: :data:`topologies.schema.DEGRADED`): what a failure removes was
-    still bought, so a cost model that counts parts from the graph cannot price it
-    (:func:`is_degraded`). Every function that applies failures calls it: :func:`degrade`
-    and :func:`netmodel.collectives.degraded.degrade`. Returns the graph.
-
-    >>> from topologies.specs import build
-    >>> is_degraded(mark_degraded(build("ring:n=4"))), is_degraded(build("ring:n=4"))
-    (True, False)
-    """
-    graph.graph[DEGRADED] = True
-    return graph
-
-
-def is_degraded(graph: nx.Graph) -> bool:
-    """Whether ``graph`` carries :func:`mark_degraded`'s mark (a copy or a saved file of
-    a degraded fabric keeps it).
-
-    >>> from topologies.specs import build
-    >>> g = build("rail-optimized:domains=2")
-    >>> link = next(c for c in components(g)["transceiver"])
-    >>> is_degraded(g), is_degraded(degrade(g, [link])), is_degraded(degrade(g, []))
-    (False, True, False)
-    """
-    return graph.graph.get(DEGRADED) is True

@@ -637,7 +637,7 @@ def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
     (:func:`~topologies.schema.circuit_count`). Each ``via`` is read by
     :func:`~topologies.schema.circuit_via`, against ``nodes`` (the fabric's ``graph.nodes``
     with the failed switches still in it) when given. The failed OCS nodes themselves are
-    the caller's to remove (:func:`topologies.failure_domains.degrade`,
+    the caller's to remove (:func:`topologies.degrade.degrade`,
     :func:`netmodel.collectives.degraded.degrade`).
 
     The fibres of a realized fabric are not its edges (its cabling is the graph attribute

@@ -13,7 +13,7 @@ Nodes (ids are short, readable and stable: ``gpu17``, ``nvs0``, ``leaf3``, ``spi
   Lite group / scale-up domain the GPU belongs to), ``rail`` (its position in the
   server); and ``device`` (likewise, the GPU's device index in its server, which NCCL's
   PXN relays by), which
-  :func:`topologies.failure_domains.degrade` sets before a GPU of the server is removed so
+  :func:`topologies.degrade.degrade` sets before a GPU of the server is removed so
   that the others keep theirs; where absent, a GPU's index is its position among its
   server's GPUs in node order. The collective algorithms read the labels too: a GPU's
   scale-up domain is its ``group``, else the tier-0 switches it is wired to, else its
@@ -81,7 +81,7 @@ GPU-OCS fibres the circuits ride on, for the bill of materials, and, where the f
 realized from its cabling, ``"fibres"``: each fibre's own facts as columns,
 :data:`~topologies.schema_circuits.CABLING_FIBRES`; a file written before them lacks
 them, and its bill reads rate and length back from the circuits). A fabric some of whose
-parts failed carries ``degraded``, True (:func:`~topologies.failure_domains.mark_degraded`):
+parts failed carries ``degraded``, True (:func:`~topologies.degrade.mark_degraded`):
 its failed parts were bought, so the cost model refuses it. A fabric whose latencies a
 scenario's ``[adjust]`` changed (:func:`netmodel.study.scenario_fabric.adjusted`) carries
 ``latency_scale`` (finite, > 0) and ``hop_latency`` (s, finite, >= 0): every link's
@@ -185,7 +185,7 @@ UNITS = {
     "gpu_types": "SI (FLOP/s, bytes, bytes/s per direction, W)",
 }
 #: The graph attribute that marks a fabric some of whose parts failed, True
-#: (:func:`topologies.failure_domains.mark_degraded`; the cost model refuses such a graph).
+#: (:func:`topologies.degrade.mark_degraded`; the cost model refuses such a graph).
 DEGRADED = "degraded"
 #: The graph attributes that record the latency change a scenario's ``[adjust]`` made to a
 #: built fabric (:func:`topologies.common.note_latency_adjustment`): each link's latency
@@ -543,7 +543,7 @@ def _check_devices(graph: nx.Graph, gpu_list: list, devices: list) -> None:
     """Check the ``device`` labels of the GPUs ``devices`` (of ``gpu_list``, every GPU):
     each a whole number >= 0 below :func:`~topologies.limits.max_nodes`, on a GPU with a
     ``server`` label, one per (server, device), and on every GPU with a ``server`` label or
-    on none, as :func:`~topologies.failure_domains.keep_devices` sets them. Routing reads
+    on none, as :func:`~topologies.degrade.keep_devices` sets them. Routing reads
     them only then: a partial or broken set was ignored without a word (PXN relaying by
     position instead), and an index of 10**12 sized PXN's (server, device) table at 14 TiB.
     A degraded server keeps its indices, so one may reach its count of GPUs."""

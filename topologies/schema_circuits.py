@@ -107,7 +107,7 @@ def circuit_count(graph: nx.Graph) -> int:
     """The circuits of ``graph``: its ``ocs-circuit`` edges, each counted ``links`` times
     (parallel circuits of one pair are one edge). The graph attribute ``circuits`` is this
     count: :func:`topologies.optical.realize` writes it, and a degraded fabric
-    (:func:`topologies.failure_domains.degrade`,
+    (:func:`topologies.degrade.degrade`,
     :func:`netmodel.collectives.degraded.degrade`) recounts it.
 
     >>> g = nx.Graph()

@@ -47,14 +47,8 @@ from compute.errors import UserError
 from compute.validate import describe
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.results import CollectiveResult
-from topologies.failure_domains import (
-    hand_on,
-    keep_devices,
-    mark_degraded,
-    nic_heirs,
-    stopped_by,
-    stops,
-)
+from topologies.degrade import hand_on, keep_devices, mark_degraded
+from topologies.failure_domains import nic_heirs, stopped_by, stops
 from topologies.optical import drop_circuits
 from topologies.schema import circuit_count, circuit_via
 
@@ -78,12 +72,12 @@ def degrade(graph: nx.Graph, *, links: Iterable[Iterable[Hashable]] = (),
     (switches, GPUs or optical switches, with their links and the circuits through them).
     A failed GPU holding a NIC its server's other GPUs share (``rail-optimized`` with
     fewer ``nics_per_server`` than GPUs) hands the NIC's link to the first of them left
-    (:func:`topologies.failure_domains.hand_on`, the rule the reliability model degrades
+    (:func:`topologies.degrade.hand_on`, the rule the reliability model degrades
     by), unless that link failed too: the NIC sits on the host's PCIe switch, not on the
     GPU.
     On a realized OCS fabric a ``(gpu, ocs)`` pair is the GPU's fibre to that switch: the
     circuit riding it goes. Unknown parts raise UserError. Given any failed part, the copy
-    is marked degraded (:func:`topologies.failure_domains.mark_degraded`): the cost model
+    is marked degraded (:func:`topologies.degrade.mark_degraded`): the cost model
     refuses it."""
     if not isinstance(graph, nx.Graph):   # None or a number raised AttributeError at copy()
         raise UserError(f"graph must be a networkx Graph (e.g. netmodel.build_fabric"

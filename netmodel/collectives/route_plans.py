@@ -299,7 +299,7 @@ class PlannedRoutes(SampledRoutes):
 
     def _pxn_devices(self, has: np.ndarray) -> np.ndarray | None:
         """Each GPU's ``device`` label (its device index in its server, kept from the
-        healthy fabric by :func:`~topologies.failure_domains.keep_devices` when GPUs
+        healthy fabric by :func:`~topologies.degrade.keep_devices` when GPUs
         failed), where every GPU with a ``server`` label (``has``) has a whole one >= 0,
         one per (server, device); None otherwise (then the position among the server's
         GPUs, the same on the fabric it was kept from)."""

@@ -253,7 +253,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         gpu_n = np.flatnonzero(is_gpu)
         self.gpu_list = list(compress(nodes, is_gpu.tolist()))
         # PXN (route_plans.PlannedRoutes.pxn_proxies): the GPUs' server labels and device
-        # indices (failure_domains.keep_devices), read here (routes depend on them: PXN's
+        # indices (topologies.degrade.keep_devices), read here (routes depend on them: PXN's
         # lenders, and route_search._stand_in's choice of a server's own GPU, PXN on or
         # off), the rest worked out on first use
         self._pxn_on = bool(pxn)

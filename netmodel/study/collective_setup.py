@@ -173,7 +173,7 @@ class CollectiveSetup:
         from netmodel.collectives.placement import partition
         from netmodel.study.placed_graph import instance_circuits
         from netmodel.study.scenario_fabric import adjusted
-        from topologies.failure_domains import mark_degraded
+        from topologies.degrade import mark_degraded
         from topologies.schema import circuit_count, gpu_nodes
 
         cell = degrade(physical, links=links, nodes=nodes)

@@ -678,7 +678,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
 
     The fabric is priced as built: a scenario on a degraded graph
     (:func:`~netmodel.study.scenarios.fabric_scenario` of what
-    :func:`topologies.failure_domains.degrade` or
+    :func:`topologies.degrade.degrade` or
     :func:`netmodel.collectives.degraded.degrade` returned, marked by them) is refused
     (:func:`~netmodel.study.network_bill.check_not_degraded`), before any search: its
     failed parts were bought, and counting the graph would charge one cut NIC link a NIC,

@@ -35,7 +35,7 @@ links likewise. A shipped scenario is a few servers cut from a SuperPOD-shaped f
 would be charged eight times over.
 
 A fabric is priced as built: a degraded graph (failed parts taken out by
-:func:`topologies.failure_domains.degrade` or :func:`netmodel.collectives.degraded.degrade`,
+:func:`topologies.degrade.degrade` or :func:`netmodel.collectives.degraded.degrade`,
 which mark it) is refused (:func:`check_not_degraded`), since what failed was bought all
 the same; price the healthy graph it was degraded from.
 
@@ -207,19 +207,20 @@ def network_bill_cached(graph, share: str, prices: NetworkPrices) -> NetworkBill
 
 def check_not_degraded(graph: nx.Graph, subject: str = "graph") -> None:
     """UserError where ``graph`` is marked degraded
-    (:func:`topologies.failure_domains.is_degraded`): its failed parts were bought, so
+    (:func:`topologies.degrade.is_degraded`): its failed parts were bought, so
     counting parts from it would charge a fabric with a failed link a NIC, optics and a
     cable less than the healthy one. ``subject``: the parameter that gave the graph, as
     the message names it (``"the graph of scenario 'x'"``).
 
     >>> from topologies import build
-    >>> from topologies.failure_domains import mark_degraded
+    >>> from topologies.degrade import mark_degraded
     >>> check_not_degraded(mark_degraded(build("ring:n=4")))
     Traceback (most recent call last):
     ...
     compute.errors.UserError: graph is a degraded fabric (graph attribute 'degraded': failed parts taken out), which cannot be priced: its failed parts were bought all the same; price the healthy fabric it was degraded from
     """
-    from topologies.failure_domains import DEGRADED, is_degraded
+    from topologies.degrade import is_degraded
+    from topologies.schema import DEGRADED
 
     if is_degraded(graph):
         raise UserError(f"{subject} is a degraded fabric (graph attribute "

@@ -98,14 +98,8 @@ from netmodel.study.reliability_fabric import (
 from netmodel.study.reliability_footprint import Footprints
 from netmodel.study.rows import batch_limit_note
 from netmodel.study.scenario_catalog import get_scenario
-from topologies.failure_domains import (
-    CLASSES,
-    Component,
-    components,
-    degrade,
-    handed_labels,
-    nic_heirs,
-)
+from topologies.degrade import degrade
+from topologies.failure_domains import CLASSES, Component, components, handed_labels, nic_heirs
 from topologies.graph_ops import (
     CellArrays,
     copy_graph,
@@ -676,11 +670,11 @@ class Cluster(Footprints):
         return out
 
     def _removal_only(self, comps: tuple) -> bool:
-        """Whether :func:`~topologies.failure_domains.degrade` of the cell by ``comps``
+        """Whether :func:`~topologies.degrade.degrade` of the cell by ``comps``
         only removes nodes and links and sets graph attributes: no link thinned, no NIC
         handed on, no fibre, a plain ``nx.Graph`` without circuits, and every GPU of a
         ``server`` label with its ``device`` already
-        (:func:`~topologies.failure_domains.keep_devices` labels none)."""
+        (:func:`~topologies.degrade.keep_devices` labels none)."""
         if any(c.scaled or c.handed or c.fibres for c in comps):
             return False
         ok = self.__dict__.get("_plain_cell")

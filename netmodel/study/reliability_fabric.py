@@ -12,7 +12,7 @@ import networkx as nx
 
 from compute.errors import UserError
 from compute.validate import describe, is_whole, of_type
-from topologies.failure_domains import label_devices
+from topologies.degrade import label_devices
 from topologies.schema import gpu_nodes
 
 if TYPE_CHECKING:
@@ -189,7 +189,7 @@ def check_labels(graph: nx.Graph, where: str, gpus_per_host: int) -> None:
 
 def with_devices(graph: nx.Graph) -> nx.Graph:
     """The cell's fabric with each GPU of a ``server`` label given its device index in the
-    whole server (:func:`~topologies.failure_domains.label_devices`; a copy, the built
+    whole server (:func:`~topologies.degrade.label_devices`; a copy, the built
     fabric being shared; ``graph`` itself where there is nothing to label). An instance is
     costed on its members and the switches alone (:meth:`~netmodel.study.reliability_cluster.Cluster.recost_graph`), where the
     position among the server's GPUs left is the position among the instance's: NCCL's PXN

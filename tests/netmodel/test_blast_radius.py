@@ -20,7 +20,8 @@ from netmodel.study.reliability_spares import recovery
 from netmodel.study.scenario_catalog import scenario_names
 from netmodel.study.scenarios import load_scenario_text
 from tests.netmodel.lite_ocs_ring_h479 import ring_scenario
-from topologies.failure_domains import CLASSES, degrade
+from topologies.degrade import degrade
+from topologies.failure_domains import CLASSES
 
 #: ../shared/reference beside the project root, wherever pytest runs from (a path relative
 #: to the working directory skipped the reference test from any other folder)

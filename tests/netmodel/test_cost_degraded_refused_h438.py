@@ -2,7 +2,7 @@
 never been bought (h438).
 
 A graph from :func:`netmodel.collectives.degraded.degrade` or
-:func:`topologies.failure_domains.degrade`, given to ``cost_summary`` (a scenario on the
+:func:`topologies.degrade.degrade`, given to ``cost_summary`` (a scenario on the
 graph) or to ``network_bill``, was priced from what was left: on 2 x 8 H100
 (rail-optimized, one 400 Gb/s ConnectX-7 a GPU) one cut GPU-leaf link took a NIC off the
 hosts (``nic_price``, $1,599) and that link's optics ends and cable off the network, as if
@@ -30,7 +30,8 @@ from netmodel.study.network_bill import network_bill
 from netmodel.study.scenarios import fabric_scenario
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 from topologies import build
-from topologies.failure_domains import components, degrade, is_degraded
+from topologies.degrade import degrade, is_degraded
+from topologies.failure_domains import components
 from topologies.io import read_graph, write_graph
 
 SPEC = "rail-optimized:domains=2"

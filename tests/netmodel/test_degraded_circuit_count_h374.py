@@ -9,8 +9,8 @@ the pair's 2 (2 left); failing both the edge and gpu3 leaves none.
 import pytest
 
 from netmodel.collectives.degraded import degrade
+from topologies.degrade import degrade as degrade_components
 from topologies.failure_domains import Component
-from topologies.failure_domains import degrade as degrade_components
 from topologies.optical import ocs, realize
 from topologies.schema import circuit_count
 

@@ -1,6 +1,6 @@
 """Parts failed by hand (``netmodel collective --fail``,
 :func:`netmodel.collectives.degraded.degrade`) follow the reliability model's rule for a
-NIC that GPUs share (:func:`topologies.failure_domains.hand_on`): a failed GPU holding it
+NIC that GPUs share (:func:`topologies.degrade.hand_on`): a failed GPU holding it
 hands its link to the first of its server's other GPUs left; the NIC's own link failing
 takes it down.
 
@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.degraded import degrade, degraded_cost
 from tests.netmodel.cli_helpers import run_cli
+from topologies import degrade as fd_degrade
 from topologies import failure_domains as fd
 from topologies.graph_ops import edge_key
 from topologies.specs import build
@@ -64,7 +65,7 @@ def test_the_nic_link_failing_too_cuts_the_server(one_nic):
 @given(nics=st.sampled_from([1, 2, 4]), data=st.data())
 def test_one_rule_with_the_reliability_model(nics, data):
     """Any GPUs and NIC links failed by hand leave the fabric the reliability model's
-    :func:`topologies.failure_domains.degrade` leaves for those components."""
+    :func:`topologies.degrade.degrade` leaves for those components."""
     g = build(f"rail-optimized:domains=2,nics_per_server={nics}")
     comps = fd.components(g)
     gpus = sorted((c for c in comps["gpu-die"]), key=lambda c: int(c.name[3:]))
@@ -72,7 +73,7 @@ def test_one_rule_with_the_reliability_model(nics, data):
     nic = data.draw(st.lists(st.sampled_from(comps["nic"]), unique=True, max_size=3))
     mine = degrade(g, nodes=[c.nodes[0] for c in failed],
                    links=[c.edges[0] for c in nic])
-    theirs = fd.degrade(g, [*nic, *failed])
+    theirs = fd_degrade.degrade(g, [*nic, *failed])
     assert set(mine.nodes) == set(theirs.nodes)
     assert {edge_key(u, v): d for u, v, d in mine.edges(data=True)} == {
         edge_key(u, v): d for u, v, d in theirs.edges(data=True)}

@@ -158,7 +158,8 @@ def test_a_fabric_file_s_torus_dims_must_be_its_shape(dims, message):
 
 
 def test_a_ring_labelled_a_torus_is_refused_and_degraded_tori_pass():
-    from topologies.failure_domains import components, degrade
+    from topologies.degrade import degrade
+    from topologies.failure_domains import components
     from topologies.schema import validate
     from topologies.specs import build
 

@@ -23,7 +23,8 @@ from compute.errors import UserError
 from netmodel.study.cost import nic_charge, scale_out_nics
 from topologies import build
 from topologies.analysis import summary
-from topologies.failure_domains import components, degrade
+from topologies.degrade import degrade
+from topologies.failure_domains import components
 from topologies.inventory import bill_of_materials, nic_gpus, nic_ports, ocs_fibres
 from topologies.optical import realize
 

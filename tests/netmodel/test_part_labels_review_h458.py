@@ -23,7 +23,8 @@ from netmodel.study import reliability_cluster as rc
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_fabric import fabric_cluster_scenario
 from netmodel.study.scenarios import fabric_scenario
-from topologies.failure_domains import components, degrade
+from topologies.degrade import degrade
+from topologies.failure_domains import components
 from topologies.specs import build
 
 REFS = ["rail-optimized:domains=8", "rail-optimized:domains=4,nics_per_server=1",

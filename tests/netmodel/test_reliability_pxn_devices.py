@@ -9,7 +9,7 @@ graph held only its members, and a GPU's index was its position among the member
 server in that graph: an instance holding devices 4-7 of one server (TP 12 on 8-GPU
 servers: the second instance is gpu12-gpu15 of server 1 and gpu16-gpu23, all of server 2)
 relayed as if they were devices 0-3. Now the cell carries each GPU's device index
-(topologies.failure_domains.label_devices) before the instance's graph is taken from it.
+(topologies.degrade.label_devices) before the instance's graph is taken from it.
 
 Hand derivation (h100-dgx: 4 x 8 H100 rail-optimized, ideal calibration: time = bytes over
 the bottleneck bandwidth + the slowest path's latency): NIC 50 GB/s (ConnectX-7), cable

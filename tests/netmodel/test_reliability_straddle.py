@@ -25,7 +25,7 @@ from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.scenario_fabric import build_fabric, scenario_calibration
 from netmodel.study.scenarios import load_scenario_text
 from tests.netmodel.scenario_helpers import scenario_toml
-from topologies.failure_domains import degrade
+from topologies.degrade import degrade
 
 LS6 = {"builder": "leaf-spine", "leaves": 4, "radix": 12, "gpu": "$gpu"}
 TEXT = scenario_toml("ls6", "H100-SXM", LS6, links="as-built",

@@ -161,7 +161,7 @@ def test_large_fabrics_are_not_kept(monkeypatch):
 def test_server_and_device_labels_are_part_of_the_shape():
     """Routes read the GPUs' ``server`` labels (PXN's lenders, and the stand-in of a GPU
     without a NIC, one of its own server first, PXN on or off) and their ``device`` labels
-    (PXN's device index, kept by failure_domains.keep_devices): a fabric differing only in
+    (PXN's device index, kept by topologies.degrade.keep_devices): a fabric differing only in
     them has a router of its own. A plain copy shares."""
     clear_shared_routes()
     a = build("rail-optimized:domains=2,gpu=B200-HGX")

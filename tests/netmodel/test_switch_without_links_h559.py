@@ -17,7 +17,7 @@ from compute.errors import UserError
 from netmodel.study.network_bill import network_bill
 from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
 from topologies import build
-from topologies.failure_domains import mark_degraded
+from topologies.degrade import mark_degraded
 from topologies.io import read_graph, write_graph
 from topologies.schema import check_switches_linked
 

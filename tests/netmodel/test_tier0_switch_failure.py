@@ -20,7 +20,8 @@ from netmodel.study.availability import availability
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_catalog import HOUR, catalog
 from tests.netmodel.scenario_helpers import write_scenario
-from topologies.failure_domains import components, degrade
+from topologies.degrade import degrade
+from topologies.failure_domains import components
 from topologies.spares import add_spares
 from topologies.specs import build
 

@@ -1,4 +1,4 @@
-"""A failed OCS takes the circuits through it (topologies.failure_domains.degrade).
+"""A failed OCS takes the circuits through it (topologies.degrade.degrade).
 
 Fabric: 4 GPUs x 2 ports on 2 OCS (ocs0, ocs1). Circuits: gpu0-gpu1 twice and gpu2-gpu3
 once, 3 in all. The pair's two circuits leave the same two GPUs, so they ride different
@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from topologies.failure_domains import components, degrade
+from topologies.degrade import degrade
+from topologies.failure_domains import components
 from topologies.optical import ocs, realize
 from topologies.schema import circuit_via, validate
 

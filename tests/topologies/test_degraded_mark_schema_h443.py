@@ -19,8 +19,10 @@ import pytest
 
 from compute.errors import UserError
 from tests.netmodel.cli_helpers import one_line_error, run_cli
-from topologies import build, failure_domains
-from topologies.failure_domains import components, degrade, is_degraded
+from topologies import build
+from topologies import degrade as degrade_module
+from topologies.degrade import degrade, is_degraded
+from topologies.failure_domains import components
 from topologies.io import read_graph, write_graph
 from topologies.schema import DEGRADED, GRAPH_TYPES, validate
 
@@ -44,7 +46,7 @@ def _edited(src, tmp_path, **graph_attrs):
 
 
 def test_one_name_for_the_mark():
-    assert failure_domains.DEGRADED is DEGRADED == "degraded"
+    assert degrade_module.DEGRADED is DEGRADED == "degraded"
     assert GRAPH_TYPES[DEGRADED] == (bool,)
 
 

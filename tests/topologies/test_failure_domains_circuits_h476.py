@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from topologies.failure_domains import class_counts, components, degrade
+from topologies.degrade import degrade
+from topologies.failure_domains import class_counts, components
 from topologies.hardware_radius import hardware_radius
 from topologies.optical import ocs, realize
 from topologies.specs import build

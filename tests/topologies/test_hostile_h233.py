@@ -21,7 +21,7 @@ import pytest
 
 from compute.errors import UserError
 from tests.netmodel.cli_helpers import one_line_error, run_cli
-from topologies.failure_domains import keep_devices
+from topologies.degrade import keep_devices
 from topologies.io import read_graph, write_graph
 from topologies.registry import build
 from topologies.schema import validate

@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from topologies import build
-from topologies.failure_domains import component_arrays, components, degrade
+from topologies.degrade import degrade
+from topologies.failure_domains import component_arrays, components
 from topologies.inventory import nic_gpus
 
 

@@ -21,13 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from topologies.failure_domains import (
-    GPU_CLASSES,
-    components,
-    degrade,
-    handed_labels,
-    nic_heirs,
-)
+from topologies.degrade import degrade
+from topologies.failure_domains import GPU_CLASSES, components, handed_labels, nic_heirs
 from topologies.graph_ops import CellArrays
 from topologies.hardware_radius import hardware_radius
 from topologies.specs import build

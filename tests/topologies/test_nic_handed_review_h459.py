@@ -1,5 +1,5 @@
 """Review of the shared-NIC hand-on (:func:`topologies.failure_domains.nic_heirs`,
-:func:`~topologies.failure_domains.degrade`, :func:`~topologies.failure_domains.handed_labels`)
+:func:`~topologies.degrade.degrade`, :func:`~topologies.failure_domains.handed_labels`)
 against an independent construction of the same physics.
 
 ``rail-optimized`` with ``nics_per_server`` below ``gpus_per_server`` gives GPU ``r`` of a
@@ -21,7 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from topologies.failure_domains import components, degrade, handed_labels, nic_heirs
+from topologies.degrade import degrade
+from topologies.failure_domains import components, handed_labels, nic_heirs
 from topologies.graph_ops import CellArrays
 from topologies.specs import build
 
