@@ -12,7 +12,6 @@ notes, ``--out``/``--plot`` targets, and the file readers (TOML, JSON, GraphML, 
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
@@ -28,7 +27,7 @@ from click.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_tally import Tally  # noqa: E402
+from hostile_tally import Tally, round_options  # noqa: E402
 
 from netmodel.cli.main import cli  # noqa: E402
 
@@ -508,10 +507,7 @@ def _names_a_flag(args: list[str], line: str, folder: str) -> bool:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("-k", default="")
-    ap.add_argument("-v", action="store_true")
-    args = ap.parse_args()
+    args = round_options()
     tally = Tally("NAMES NO FLAG", args.v)
     every = [(*c, True) for c in (*cases(), *mutations())] + \
         [(*c, False) for c in extremes()]

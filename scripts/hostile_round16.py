@@ -21,7 +21,6 @@ if any failed.
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import stat
@@ -38,7 +37,7 @@ from click.testing import CliRunner
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from hostile_tally import Tally  # noqa: E402
+from hostile_tally import Tally, round_options  # noqa: E402
 
 from netmodel.cli.main import cli  # noqa: E402
 
@@ -493,10 +492,7 @@ def run_case(argv: list[str], setup, lenient: bool, env: dict | None = None,
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("-k", default="")
-    ap.add_argument("-v", action="store_true")
-    args = ap.parse_args()
+    args = round_options()
     tally = Tally("NAMES N", args.v)
     for name, argv, setup, lenient, env in (*cases(), *output_cases()):
         if args.k not in name:

@@ -22,7 +22,6 @@ Usage: ``python scripts/hostile_round17.py [-k SUBSTRING] [-v]``; prints each fa
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import signal
@@ -37,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hostile_round16  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 from hostile_round16 import CSV, run_case  # noqa: E402
-from hostile_tally import Tally  # noqa: E402
+from hostile_tally import Tally, round_options  # noqa: E402
 
 from netmodel.cli.main import cli  # noqa: E402
 
@@ -267,10 +266,7 @@ def _alarm(signum, frame):
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("-k", default="")
-    ap.add_argument("-v", action="store_true")
-    args = ap.parse_args()
+    args = round_options()
     signal.signal(signal.SIGALRM, _alarm)
     tally = Tally("NAMES N", args.v)
     for name, argv, setup, lenient, value in cases():

@@ -30,7 +30,6 @@ Usage: ``python scripts/hostile_round18.py [-k SUBSTRING] [-v]``; prints each fa
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import resource
@@ -50,7 +49,7 @@ from click.testing import CliRunner  # noqa: E402
 from hostile_round16 import CSV, gpu_text, model_text, run_case  # noqa: E402
 from hostile_round16 import _saved_fabric as _saved  # noqa: E402
 from hostile_round17 import ALLOWED, _Recording  # noqa: E402
-from hostile_tally import Tally  # noqa: E402
+from hostile_tally import Tally, round_options  # noqa: E402
 
 from compute.errors import BIDI_CONTROLS  # noqa: E402
 from netmodel.cli.main import cli  # noqa: E402
@@ -779,10 +778,7 @@ def judge(case: Case) -> tuple[str | None, float]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("-k", default="")
-    ap.add_argument("-v", action="store_true")
-    args = ap.parse_args()
+    args = round_options()
     tally = Tally("NAMES N", args.v)
     for case in cases():
         if args.k in case[0]:

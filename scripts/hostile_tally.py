@@ -1,8 +1,20 @@
-"""The tally the hostile rounds (scripts/hostile_round15.py, 16, 17) keep and print: each
+"""The tally the hostile rounds (scripts/hostile_round15.py to 18) keep and print: each
 case's verdict (FAIL, WARN for a refusal that names too little, ok with ``-v``), the slow
-cases past 10 s, the counts, and the exit status (1 where any failed)."""
+cases past 10 s, the counts, and the exit status (1 where any failed); and the options
+every round takes (:func:`round_options`)."""
 
 from __future__ import annotations
+
+import argparse
+
+
+def round_options(argv: list[str] | None = None) -> argparse.Namespace:
+    """A round's options: ``-k SUBSTRING`` runs the cases whose name holds it, ``-v``
+    prints every case's verdict, ok ones too."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("-k", default="")
+    ap.add_argument("-v", action="store_true")
+    return ap.parse_args(argv)
 
 
 class Tally:
