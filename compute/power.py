@@ -161,6 +161,14 @@ def nominal_spec(gpu: str | GpuSpec) -> GpuSpec:
     return _NOMINAL.get(spec, spec)
 
 
+def _at_flops(spec: GpuSpec, times: float = 1.0, over: float = 1.0, **changes: Any
+              ) -> GpuSpec:
+    """``spec`` with every FLOP/s rate times ``times`` over ``over`` (a clock that ratio of
+    its own; a multiplication or a division, each exact as before) and ``changes``."""
+    return replace(spec, **{f: getattr(spec, f) * times / over for f in
+                            ("flops_bf16", "flops_fp8", "flops_int8", "flops_fp4")}, **changes)
+
+
 def _made_from(spec: GpuSpec, law: ClockPowerLaw | None = None,
                idle_fraction: float | None = None) -> GpuSpec:
     """The spec :func:`gpu_at_clock` made ``spec`` from (``spec`` itself where it runs at
@@ -178,10 +186,8 @@ def _made_from(spec: GpuSpec, law: ClockPowerLaw | None = None,
     except UserError:
         pass
     i = idle_frac(idle_fraction)
-    return replace(spec, name=name, flops_bf16=spec.flops_bf16 / r,
-                   flops_fp8=spec.flops_fp8 / r, flops_int8=spec.flops_int8 / r,
-                   flops_fp4=spec.flops_fp4 / r,
-                   tdp=spec.tdp / (i + (1 - i) * law.scale(r, checked=False)))
+    return _at_flops(spec, over=r, name=name,
+                     tdp=spec.tdp / (i + (1 - i) * law.scale(r, checked=False)))
 
 
 def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
@@ -244,9 +250,7 @@ def unclocked(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
     root, fraction, clock = _lineage(spec)
     if clock == 1.0:
         return spec, ratio
-    twin = replace(spec, flops_bf16=spec.flops_bf16 / clock, flops_fp8=spec.flops_fp8 / clock,
-                   flops_int8=spec.flops_int8 / clock, flops_fp4=spec.flops_fp4 / clock,
-                   tdp=fraction * root.tdp,
+    twin = _at_flops(spec, over=clock, tdp=fraction * root.tdp,
                    source=f"{spec.name} at its fraction's clock (compute/power.py)")
     return twin, ratio * clock
 
@@ -344,10 +348,8 @@ def gpu_at_clock(gpu: str | GpuSpec, ratio: float, law: ClockPowerLaw | None = N
                         f"nominal one")
     if r == 1.0:
         return spec
-    clocked = replace(spec, name=f"{spec.name}@{r!r}x", flops_bf16=spec.flops_bf16 * r,
-                      flops_fp8=spec.flops_fp8 * r, flops_int8=spec.flops_int8 * r,
-                      flops_fp4=spec.flops_fp4 * r,
-                      tdp=_rated(spec, r, law, idle_fraction),
+    clocked = _at_flops(spec, r, name=f"{spec.name}@{r!r}x",
+                        tdp=_rated(spec, r, law, idle_fraction),
                       source=f"{spec.name} at {r!r} x nominal clock (compute/power.py)")
     _NOMINAL.setdefault(clocked, spec)
     return clocked
