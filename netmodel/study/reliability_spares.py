@@ -739,11 +739,9 @@ def failure_recovery(cluster: Any, effect: Any, placement: str = "pod") -> Failu
     """
     rec = recovery(cluster, effect, placement)
     slowed = len(getattr(effect, "slowed", ()))
-    if not slowed:
-        sw = SlowSwap("none slowed", 0, 0.0, 0.0)
-    elif effect.instances_down and rec.units is None:
+    if slowed and effect.instances_down and rec.units is None:
         sw = SlowSwap("stay slow: the down instances wait for their repair", 0, 0.0, 0.0)
-    else:
+    else:   # 'none slowed' where nothing is slowed: slow_recovery says it
         sw = slow_recovery(cluster, effect, placement)
     rt = recovery_times(cluster)
     return FailureRecovery(rec, sw, effect.instances_down, slowed, rt.swap_s(),
