@@ -35,6 +35,7 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cache
 from importlib import resources
 from typing import Literal, overload
@@ -478,9 +479,16 @@ def _describe(value: object) -> str:
 
 
 def _fmt(x: float) -> str:
-    """A bound for a message: ``100,000``, ``0.001``, ``1e+06``-free."""
-    if float(x).is_integer():
+    """A bound for a message: ``100,000``, ``0.001``, ``1e+06``-free; a whole float past
+    2**53 by its shortest decimal (``1e30``'s own int is 1,000,000,000,000,000,019,884,...).
+
+    >>> _fmt(1e30) == f"{10**30:,}", _fmt(10**30 + 1), _fmt(1e-9)
+    (True, '1,000,000,000,000,000,000,000,000,000,001', '1e-09')
+    """
+    if isinstance(x, numbers.Integral):
         return f"{int(x):,}"
+    if float(x).is_integer():
+        return f"{int(Decimal(repr(float(x)))):,}"
     return f"{x:g}"
 
 

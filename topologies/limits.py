@@ -37,7 +37,7 @@ from collections.abc import Iterator
 from compute.errors import UserError
 from compute.limits import setting
 from compute.units import counted  # the one count-and-noun rule
-from compute.validate import describe
+from compute.validate import describe, range_words
 
 __all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "MAX_TIER", "PHYSICAL_MAX",
            "PHYSICAL_MIN", "VALUE_RANGES", "capped", "check_size", "max_edges", "max_file_bytes",
@@ -98,16 +98,17 @@ BYTES_PER_ITEM = 400  # memory per node or edge, measured (see the module docstr
 
 def nonzero_range(key: str) -> str | None:
     """What a fabric's quantity ``key`` must be where its :data:`VALUE_RANGES` leaves out 0
-    (a bandwidth, lanes), for a number below the smallest a file holds; None where 0 is in
-    its range (a latency) or ``key`` has none there.
+    (a bandwidth, lanes), for a number below the smallest a file holds, in the words every
+    reader's range takes (:func:`compute.validate.range_words`); None where 0 is in its
+    range (a latency) or ``key`` has none there.
 
-    >>> nonzero_range("bandwidth"), nonzero_range("latency")
-    ('a number from 1e-09 to 1e+30 bytes/s', None)
+    >>> nonzero_range("lanes"), nonzero_range("latency")
+    ('a number from 1 to 1,000,000 lanes', None)
     """
     if key not in VALUE_RANGES:
         return None
     least, most, unit, _ = VALUE_RANGES[key]
-    return None if least <= 0 else f"a number from {least:g} to {most:g} {unit}"
+    return None if least <= 0 else range_words(least, most, unit=unit)
 
 
 def range_problem(what: str, key: str, value: float) -> str | None:

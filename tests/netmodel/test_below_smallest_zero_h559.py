@@ -83,9 +83,12 @@ def test_rate_option_says_the_workload_range():
 
 
 @pytest.mark.parametrize("key, said", [
+    # in compute.validate.range_words' words, as every other reader's range (1e30 by its
+    # shortest decimal, not the float's own int 1,000,000,000,000,000,019,884,624,838,656)
     ("bandwidth", f"{HEAD}, and bandwidth may not be 0: it must be a number from 1e-09 to "
-                  "1e+30 bytes/s"),
-    ("lanes", f"{HEAD}, and lanes may not be 0: it must be a number from 1 to 1e+06 lanes"),
+                  "1,000,000,000,000,000,000,000,000,000,000 bytes/s"),
+    ("lanes", f"{HEAD}, and lanes may not be 0: it must be a number from 1 to 1,000,000 "
+              "lanes"),
     ("latency", ZERO),   # a latency may be 0
 ])
 @pytest.mark.parametrize("suffix", [".json", ".graphml"])
