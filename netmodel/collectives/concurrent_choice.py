@@ -18,9 +18,10 @@ from compute.errors import UserError
 from netmodel.collectives.algorithms import PRECHECKS, NotApplicable, generate, precheck
 from netmodel.collectives.concurrent_groups import PreparedGroups, prepared_groups
 from netmodel.collectives.concurrent_options import masked_times, option_ranges, valid_options
-from netmodel.collectives.cost import SEND_RECV, combine, step_protocols, step_shape
+from netmodel.collectives.cost import SEND_RECV, combine, step_shape
 from netmodel.collectives.in_network import has_in_network
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.protocol_lines import step_protocols
 
 #: Algorithms that reduce in switches: none runs where no switch of the fabric reduces.
 _NEEDS_REDUCTION = ("in-network", "in-network-tree", "collnet-direct", "collnet-chain")

@@ -22,14 +22,13 @@ from netmodel.collectives.concurrent_loads import evaluate_loads
 from netmodel.collectives.cost import (
     SEND_RECV,
     GroupCut,
-    channel_lines,
     combine,
     group_nic,
     p2p_size_range,
-    step_protocols,
     step_shape,
 )
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.protocol_lines import channel_lines, step_protocols
 from netmodel.collectives.steps import unique
 
 
@@ -233,7 +232,7 @@ def option_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ..
     would route every group's transfers twice (64 all-to-alls of 256 GPUs: 4.2 million).
     Groups of one size whose scale-up links differ in rate (a placement mixing a Lite
     package's mesh and its NVSwitch ports) then take the first one's channels. Simple
-    send-recv's lines by its channels (:func:`~netmodel.collectives.cost.channel_lines`,
+    send-recv's lines by its channels (:func:`~netmodel.collectives.protocol_lines.channel_lines`,
     one option each, in order) run at their own sizes within those."""
     cal = model.calibration
     if not any((op, o[0]) in SEND_RECV for o in options):

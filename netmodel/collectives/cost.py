@@ -17,7 +17,8 @@ fills over its first slice: ``f * min(n, slice)``. The time is concave and piece
 in ``n``: the smallest of a few lines ``a + b * n``, one per size range (one line when
 nothing fills), so any array of message sizes costs a few multiply-adds. NCCL's own fills
 and per-channel caps (send/recv's double copy, NVLS's channels, the tree caps) are
-:mod:`netmodel.collectives.pipeline_fill`'s.
+:mod:`netmodel.collectives.pipeline_fill`'s; which protocols a collective runs, and Simple
+send/recv's lines by channel, :mod:`netmodel.collectives.protocol_lines`'.
 
 What a costed collective reports (its steps' timings, its time and bandwidths) is
 :mod:`netmodel.collectives.results`.
@@ -44,7 +45,6 @@ from netmodel.collectives.pipeline_fill import (
     ll_cap_rate,
     p2p_fills,
     p2p_ll_share,
-    p2p_simple_channels,
     ring_ll_least,
     ring_net_mask,
     ring_net_overhead,
@@ -52,6 +52,7 @@ from netmodel.collectives.pipeline_fill import (
     tree_ll_least,
     tree_net_mask,
 )
+from netmodel.collectives.protocol_lines import channel_lines, lines_within, step_protocols
 from netmodel.collectives.results import InSwitchCeiling, StepTiming, TreeCap
 from netmodel.collectives.route_types import KIND_GPU, KIND_SWITCH
 from netmodel.collectives.routing import NoPath as GroupCut
@@ -59,9 +60,9 @@ from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import StepShape, unique
 
 __all__ = ["FROM_STEP", "STEP_FIELDS", "CompiledCollective", "GroupCut", "StepCost",
-           "SEND_RECV", "channel_lines", "combine", "compile_steps", "cost_step",
-           "lines_time", "link_path_rates", "net_peer_channels", "p2p_size_range",
-           "set_step", "step_protocols", "step_shape", "step_table"]
+           "SEND_RECV", "combine", "compile_steps", "cost_step", "lines_time",
+           "link_path_rates", "net_peer_channels", "p2p_size_range", "set_step",
+           "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
 
@@ -307,88 +308,6 @@ SEND_RECV = frozenset({("all-to-all", "direct"), ("all-to-all", "pairwise"),
                        ("send-recv", "direct")})
 
 
-#: The (op, algorithm) pairs whose Simple lines go by NCCL's channels, with the peers each
-#: GPU sends to (:func:`~netmodel.collectives.pipeline_fill.p2p_simple_channels`: 1 the
-#: send-recv's next GPU, 0 the all-to-all's every GPU).
-_CHANNEL_PEERS = {("send-recv", "direct"): 1, ("all-to-all", "direct"): 0}
-
-
-def channel_lines(op: str, algorithm: str, protocol: str, sizes: Sequence[int],
-                  crosses: Any, cal: Calibration) -> list[tuple[np.ndarray, ...]]:
-    """``[(share, lo, hi)]``, arrays over collectives of ``sizes`` GPUs each: the lines of
-    NCCL's Simple send-recv and direct all-to-all by their channels, the ``k``-th at
-    ``share`` of the protocol's rate at sizes ``lo < n <= hi``
-    (:func:`~netmodel.collectives.pipeline_fill.p2p_simple_channels`: the send-recv's one
-    peer, the all-to-all's every GPU); a collective whose steps cross the scale-out network
-    (``crosses``) keeps one line at every size, one with fewer lines repeats its last.
-    ``[]`` for every other op, algorithm and protocol, or where no collective has lines by
-    channel."""
-    peers = _CHANNEL_PEERS.get((op, algorithm))
-    if peers is None or protocol != "Simple":
-        return []
-    per = [[] if bool(c) else p2p_simple_channels(int(p), cal, peers)
-           for p, c in zip(sizes, np.broadcast_to(crosses, (len(sizes),)), strict=True)]
-    if not any(per):
-        return []
-    per = [x or [(1.0, 0.0, math.inf)] for x in per]
-    return [tuple(np.array([x[min(k, len(x) - 1)][j] for x in per]) for j in range(3))
-            for k in range(max(len(x) for x in per))]
-
-
-def _lines_within(lines: list[tuple[float, ...]], lo: float, hi: float
-                  ) -> list[tuple[float, ...]]:
-    """Of ``lines`` (``(a, b, ...)``, :func:`combine`'s: concave, from the smallest sizes'
-    line to the largest's), those that are the least at some size ``lo < n <= hi``: one
-    share's lines by channel keep only the lines that set its time at its own sizes, so
-    that a line's slope names it among every share's (:meth:`CompiledCollective.size_range`
-    with ``b``; a fill line of one share may have the slope of another share's steady
-    line).
-
-    >>> _lines_within([(1.0, 3.0), (5.0, 1.0)], 0.0, 1.0)     # they cross at n = 2
-    [(1.0, 3.0)]
-    >>> _lines_within([(1.0, 3.0), (5.0, 1.0)], 1.0, 4.0)
-    [(1.0, 3.0), (5.0, 1.0)]
-    >>> _lines_within([(1.0, 3.0), (5.0, 1.0)], 2.0, math.inf)
-    [(5.0, 1.0)]
-    """
-    if len(lines) < 2:
-        return lines
-
-    def meet(x: tuple[float, ...], y: tuple[float, ...]) -> float:
-        """The size from which ``y`` (the flatter) is below ``x``."""
-        if x[1] > y[1]:
-            return (y[0] - x[0]) / (x[1] - y[1])
-        return 0.0 if y[0] <= x[0] else math.inf
-
-    keep = []
-    for i, line in enumerate(lines):
-        # line i is the least from where it meets line i-1 to where it meets line i+1
-        start = 0.0 if i == 0 else meet(lines[i - 1], line)
-        end = math.inf if i == len(lines) - 1 else meet(line, lines[i + 1])
-        if max(start, lo) < min(end, hi):
-            keep.append(line)
-    return keep or lines[-1:]
-
-
-def step_protocols(in_network: bool, p2p: bool, cal: Calibration,
-                   send_recv: bool = False) -> tuple[Protocol, ...]:
-    """The protocols an algorithm with in-network and/or point-to-point steps runs with:
-    every point-to-point protocol for a point-to-point algorithm, the in-network constants
-    alone for an in-network one, and for one mixing both the point-to-point protocol of
-    highest bandwidth (NCCL runs its NVLS family with Simple only). ``send_recv``: the
-    algorithm is NCCL's send/recv (:data:`SEND_RECV`), which runs LL or Simple and never
-    LL128 (NVIDIA/nccl src/enqueue.cc, addP2pToPlan: ``protocol = protoLL ? LL : SIMPLE``),
-    so LL128 is left out."""
-    if not in_network:
-        if send_recv:
-            kept = tuple(p for p in cal.protocols if p.name != "LL128")
-            return kept or cal.protocols
-        return cal.protocols
-    if not p2p:
-        return (cal.in_network,)
-    return (max(cal.protocols, key=lambda p: p.bandwidth_factor),)
-
-
 def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
             lat_up: np.ndarray, scaleout: np.ndarray, protocol: Protocol,
             cal: Calibration, shape: tuple | None = None, *, split: bool = False,
@@ -407,7 +326,7 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     :func:`~netmodel.collectives.pipeline_fill.p2p_ll_share` (the warps that send its
     lines, on the channels its ``p2p_peers`` get). ``share``: each collective's fraction
     of its point-to-point protocol's rate, shape ``(G,)`` (Simple send-recv's channels by
-    size, :func:`channel_lines`; None: 1).
+    size, :func:`~netmodel.collectives.protocol_lines.channel_lines`; None: 1).
 
     Time = start-up + latency payments + ``n`` x (steady seconds per byte) + the fill of
     every pipeline, ``f x min(n, slice)``: a pipeline of phases whose steady time per byte
@@ -767,7 +686,7 @@ class CompiledCollective:
                      for line in combine(t, beta, lat_all, lat_up, so, protocol, cal, shape,
                                          split=True, share=share)]
             if shares:   # each share's lines that are the least somewhere in its sizes
-                lines = _lines_within(lines, float(lo[0]), float(hi[0]))
+                lines = lines_within(lines, float(lo[0]), float(hi[0]))
             out += lines
             own += [(float(lo[0]), float(hi[0])) if shares else (lo, hi)] * len(lines)
         if shares:
@@ -776,7 +695,8 @@ class CompiledCollective:
         return out
 
     def channel_shares(self, protocol: str, cal: Calibration) -> list[tuple[np.ndarray, ...]]:
-        """:func:`channel_lines` of this collective alone (arrays of one value): a
+        """:func:`~netmodel.collectives.protocol_lines.channel_lines` of this collective
+        alone (arrays of one value): a
         send-recv whose steps stay inside one NVLink domain has under Simple a line per
         share of the links' rate, on the channels NCCL gives a peer's bytes by size;
         :meth:`line_parts` holds them, each at its own sizes (:meth:`size_range` with its

@@ -26,16 +26,15 @@ from netmodel.collectives.cost import (
     SEND_RECV,
     CompiledCollective,
     StepCost,
-    channel_lines,
     combine,
     set_step,
-    step_protocols,
     step_table,
 )
 from netmodel.collectives.degraded import degrade
 from netmodel.collectives.group_domains import domains
 from netmodel.collectives.in_network import domain_planes
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.protocol_lines import channel_lines, step_protocols
 from netmodel.collectives.route_joint import joint_flows
 from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import Pairs, Step

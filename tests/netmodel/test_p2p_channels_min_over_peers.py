@@ -62,7 +62,7 @@ def test_lite_direct_all_to_all_simple_above_32_kib_a_peer(lite):
     n = 384 * KIB
     times: dict = {}   # a protocol's time: the smallest of its lines (Simple fills, h285)
     for c in lite.candidates("all-to-all", lite.group(8), "direct"):
-        # Simple's lines by channel each at its own sizes (cost.channel_lines)
+        # Simple's lines by channel each at its own sizes (protocol_lines.channel_lines)
         lo, hi = c[4].size_range(c[1], lite.calibration, b=c[3]) if c[1] == "Simple" \
             else (0.0, float("inf"))
         if lo < n <= hi:
