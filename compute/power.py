@@ -385,15 +385,18 @@ class ClockPoint:
 
     @property
     def tokens_per_joule(self) -> float | None:
-        """Tokens per joule of GPU energy (None when infeasible)."""
+        """Tokens per joule of GPU energy: an instance's tokens/s over the draw of its
+        GPUs, all of them (``tp x pp``: a pipeline's stages draw too); None when
+        infeasible."""
         if self.best is None or not self.watts_per_gpu:
             return None
-        return self.best.tokens_per_s / (self.best.tp * self.watts_per_gpu)
+        return self.best.tokens_per_s / (self.best.gpus * self.watts_per_gpu)
 
     def to_dict(self) -> dict:
         b = self.best
         return {"clock": self.clock, "gpu": self.gpu.name, "watts_per_gpu": self.watts_per_gpu,
-                "tp": b.tp if b else None, "batch": b.batch if b else None,
+                "tp": b.tp if b else None, "gpus": b.gpus if b else None,
+                "batch": b.batch if b else None,
                 "latency_s": b.latency if b else None,
                 "tokens_per_s": b.tokens_per_s if b else None,
                 "tokens_per_joule": self.tokens_per_joule}

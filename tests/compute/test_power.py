@@ -166,6 +166,15 @@ def test_clock_sweep_on_memory_bound_decode_prefers_a_lower_clock():
     assert d["tokens_per_joule"] == pytest.approx(d["tokens_per_s"] / (d["tp"] * w))
 
 
+def test_clock_sweep_tokens_per_joule_counts_every_gpu_of_a_pipeline():
+    # TP 2 x PP 2: four GPUs draw, not the two of one stage (the figure was doubled)
+    p = clock_sweep("Llama-3-70B", "H100-SXM", "decode", clocks=(1.0,), tp=2, pp=2)[0]
+    assert (p.best.tp, p.best.pp) == (2, 2)
+    w = gpu_power("H100-SXM", "decode", p.best)
+    assert p.tokens_per_joule == pytest.approx(p.best.tokens_per_s / (4 * w))
+    assert p.to_dict()["gpus"] == 4
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.floats(min_value=0.05, max_value=1.5), st.floats(min_value=0.05, max_value=1.5),
        st.sampled_from(["prefill", "decode"]), st.sampled_from(["H100-SXM", "Lite", "B200-HGX"]),
