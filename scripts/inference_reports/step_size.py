@@ -5,6 +5,7 @@ tokens, on both systems, and the candidates for why it rises, each with its numb
 from __future__ import annotations
 
 import csv
+from itertools import pairwise
 
 from inference_reports.common import PROFILE, REFERENCE, ROOT, held_out, scenario_comm
 from inference_reports.second_system import a100_rows
@@ -49,6 +50,63 @@ CAUSAL_SOURCE = ("facebookresearch/xformers xformers/ops/fmha/cutlass.py: _custo
 #: 2023 vLLM's sampler computes logits for the last token of each prompt only (its
 #: ``_prune_hidden_states``; vllm-project/vllm, vllm/model_executor/layers/sampler.py).
 LM_HEAD_SOURCE = "vllm-project/vllm vllm/model_executor/layers/sampler.py: _prune_hidden_states"
+#: L2 cache of the two GPUs, bytes: H100 SXM5 50 MB (NVIDIA, "NVIDIA H100 Tensor Core GPU
+#: Architecture" whitepaper, 2022, its A100/H100 comparison table), A100 40 MB (NVIDIA,
+#: "NVIDIA A100 Tensor Core GPU Architecture" whitepaper, 2020). Read as 10^6 bytes; read as
+#: MiB every crossing :func:`l2_crossings` gives moves by 5% and stays between the same two
+#: of :data:`STEP_TOKENS` (or 512 and 1,024).
+L2_BYTES = {"H100-SXM": 50e6, "A100-SXM-80GB": 40e6}
+L2_SOURCE = ("NVIDIA's H100 and A100 architecture whitepapers: 50 MB and 40 MB")
+
+
+def l2_crossings(model, tp: int, l2_bytes: float) -> tuple[float, float]:
+    """Tokens a prefill step holds when one GPU's copy of an activation outgrows an L2 cache
+    of ``l2_bytes``: the residual stream (hidden x 2 bytes a token, the same at every TP) and
+    the MLP's intermediate (up, and gate, output: ffn / TP x 2 bytes each, a token).
+
+    >>> from compute.models import get_model
+    >>> [round(x) for x in l2_crossings(get_model("Llama-2-70B"), 8, 50e6)]  # 8192 x 2; 2 x 3584 x 2
+    [3052, 3488]
+    >>> [round(x) for x in l2_crossings(get_model("BLOOM-176B"), 8, 50e6)]   # 14336 x 2; 7168 x 2
+    [1744, 3488]
+    """
+    mlp = (2 if model.gated_mlp else 1) * model.ffn / tp * 2
+    return l2_bytes / (model.hidden * 2), l2_bytes / mlp
+
+
+def activation_vectors(model, tp: int) -> float:
+    """Hidden-sized vectors (hidden x 2 bytes) one token's activations move through one GPU's
+    HBM in one layer as 2023 vLLM runs it, kernel by kernel, outside the GEMMs' weights: each
+    of the two norms reads and writes one, each of the two residual additions reads two and
+    writes one; the GEMMs read their inputs and write their outputs (QKV, output projection,
+    up (and gate), down); attention reads Q, K, V and writes its output; the activation
+    function reads the up (and gate) output and writes the intermediate; each of the two
+    all-reduces reads its input, writes its output, and writes and reads the 2 (TP - 1) / TP
+    its ring receives. Every such byte missing the L2 at the HBM's peak is the most an L2
+    that stops holding them can add.
+
+    >>> from compute.models import get_model
+    >>> activation_vectors(get_model("Llama-2-70B"), 8)  # 10 + 5.59375 + 0.28125 + 1.3125 + 11
+    28.1875
+    """
+    h, gate = model.hidden, 2 if model.gated_mlp else 1
+    qkv = (model.heads + 2 * model.kv_heads) * model.head_dim / tp / h
+    out = model.heads * model.head_dim / tp / h
+    ffn = model.ffn / tp / h
+    norms_adds = 2 * 2 + 2 * 3
+    gemms = (1 + qkv) + (out + 1) + (1 + gate * ffn) + (ffn + 1)
+    return (norms_adds + gemms + (qkv + out) + (gate * ffn + ffn)
+            + 2 * (2 + 2 * 2 * (tp - 1) / tp))
+
+
+def wave_efficiency(tiles: int, sms: int) -> float:
+    """Fraction of a GEMM's waves of ``sms`` tiles that its ``tiles`` fill. Doubling a step's
+    tokens doubles the tiles along M, and ceil(2 n / s) <= 2 ceil(n / s): it never falls.
+
+    >>> wave_efficiency(80, 132), wave_efficiency(160, 132), wave_efficiency(320, 132)
+    (0.6060606060606061, 0.6060606060606061, 0.8080808080808081)
+    """
+    return tiles / (-(-tiles // sms) * sms)
 
 
 def prefill_cost(rows) -> dict:
@@ -216,6 +274,7 @@ def step_size(markdown: bool) -> list[str]:
         f"{t2[4096] * 4096 * 1e3:.0f} ms, cost {t2[1024] * 1e6:.1f} and "
         f"{t2[4096] * 1e6:.1f} us a token: a step's length alone does not raise its cost "
         "(a limit shared by the server's GPUs, 2 of 8 busy at TP 2, is not ruled out).")
+    summary += _not_l2_gemms_or_ring(h100 + a100, costs, (llama, bloom), by_tp)
     # what one long prompt costs beyond prompts of 512 of the same tokens: its attention
     rate = peak * get_profile(PROFILE).attention_efficiency
     excess = {(mm.name, n): long_prompt_excess(costs, gpu, mm, tp, n)
@@ -301,6 +360,113 @@ def step_size(markdown: bool) -> list[str]:
         f"{8192 // SHORT_PROMPT} prompts of {SHORT_PROMPT} take {-a * 1e3:.0f} ms more than "
         "its one prompt of 8,192 tokens, a cost of batched prompts the H100 rows do not show.")
     return out + ([f"- {s}" for s in summary] if markdown else summary)
+
+
+def _not_l2_gemms_or_ring(rows, costs: dict, models, by_tp: dict) -> list[str]:
+    """Three candidates for the rise above 2,048 tokens a step, each against the rows: the
+    activations outgrowing the L2 cache (:func:`l2_crossings`, :func:`activation_vectors`),
+    the GEMMs (:func:`wave_efficiency`; the efficiency the rise would need) and a ring
+    all-reduce that slows above some size (the rise per byte a GPU sends, by TP)."""
+    from compute.hardware import get_gpu
+    from compute.profiles import get_profile
+
+    llama, bloom = models
+    h, a = "H100-SXM", "A100-SXM-80GB"
+
+    def marginal(gpu, model, tp, lo, hi, short):   # us a token more, from lo to hi tokens
+        def at(n):
+            return next(m.latency_s for m in rows if m.gpu == gpu and m.model == model.name
+                        and m.tp == tp and m.phase == "prefill" and m.batch * m.prompt == n
+                        and (m.batch == 1 if not short else m.prompt == SHORT_PROMPT))
+        return (at(hi) - at(lo)) / (hi - lo) * 1e6
+
+    def steps(gpu, model, tp, bounds):
+        return ", ".join(" and ".join(f"{marginal(gpu, model, tp, lo, hi, s):.0f}"
+                                      for s in (False, True))
+                         + f" from {lo:,} to {hi:,}" for lo, hi in pairwise(bounds))
+
+    cross = {(g, m.name, tp): l2_crossings(m, tp, L2_BYTES[g])
+             for g in (h, a) for m in models for tp in (2, 4, 8)}
+    need = {(g, m.name): rise(costs[(g, m.name, 8, False)]) * get_gpu(g).hbm_bandwidth
+            / (m.layers * m.hidden * 2) for g in (h, a) for m in models}
+    moved = {tp: activation_vectors(llama, tp) for tp in (2, 8)}
+    share = {g: max(activation_vectors(m, 8) / need[(g, m.name)] for m in models)
+             for g in (h, a)}
+    # of those vectors, the MLP intermediate's: written by up (and gate), read and written
+    # by the activation function, read by down
+    mlp_share = {g: max((2 * (2 if m.gated_mlp else 1) + 2) * m.ffn / 8 / m.hidden
+                        / need[(g, m.name)] for m in models) for g in (h, a)}
+    mlp_bytes = {(2 if m.gated_mlp else 1) * m.ffn // 8 * 2 for m in models}
+    (mlp8,) = mlp_bytes   # the same for both models at TP 8
+    bounds = (512, 1024, 2048, 4096)
+    l2 = [
+        f"Nor is it the activations outgrowing the L2 cache ({L2_SOURCE}), so that norms and "
+        "element-wise kernels read them from HBM. A GPU's residual stream (the same at "
+        f"every TP) outgrows it at {cross[(h, llama.name, 8)][0]:,.0f} tokens for "
+        f"Llama-2-70B but {cross[(h, bloom.name, 8)][0]:,.0f} for BLOOM-176B on the H100 "
+        f"({cross[(a, llama.name, 8)][0]:,.0f} and {cross[(a, bloom.name, 8)][0]:,.0f} on "
+        "the A100), so BLOOM-176B's cost would rise a doubling earlier; but what a token "
+        "more costs it (the marginal cost, in which fixed costs cancel; one prompt and "
+        f"prompts of {SHORT_PROMPT}, us) is {steps(h, bloom, 8, bounds)} tokens on the H100 "
+        f"({steps(a, bloom, 8, bounds)} on the A100): it rises where Llama-2-70B's does. "
+        f"The MLP's intermediate ({mlp8:,} bytes a token for both models at TP 8) outgrows "
+        f"it within the step ({cross[(h, llama.name, 8)][1]:,.0f} and "
+        f"{cross[(a, llama.name, 8)][1]:,.0f} tokens), but its reads and writes are at most "
+        f"{mlp_share[h]:.0%} of the rise on the H100 ({mlp_share[a]:.0%} on the A100; "
+        "counted below), and at TP 4, twice as large, it outgrows the H100's at "
+        f"{cross[(h, llama.name, 4)][1]:,.0f} tokens, where Llama-2-70B's marginal cost does "
+        f"not rise ({steps(h, llama, 4, bounds)}). And the L2 holds too "
+        "little of what rises: at the HBM's peak the rise is "
+        f"{need[(h, llama.name)]:.0f} and {need[(h, bloom.name)]:.0f} hidden-sized vectors a "
+        f"token and layer on the H100 ({need[(a, llama.name)]:.0f} and "
+        f"{need[(a, bloom.name)]:.0f} on the A100; Llama-2-70B and BLOOM-176B at TP 8, one "
+        f"prompt), where a token's activations move {moved[8]:.1f} through a layer "
+        f"(Llama-2-70B; BLOOM-176B {activation_vectors(bloom, 8):.1f}; 2023 "
+        "vLLM's kernels: every norm, residual addition, GEMM input and output, attention, "
+        "activation function and all-reduce buffer): were all of them read from the L2 "
+        f"below 2,048 tokens and from HBM above, {share[h]:.0%} of the rise at most on the "
+        f"H100, {share[a]:.0%} on the A100; and at "
+        f"TP 2, where nothing rises, they are more ({moved[2]:.1f})."]
+    gpu, prof = get_gpu(h), get_profile(PROFILE)
+    gemm = {m.name: 2 * m.dense_layer_parameters * m.layers / 8
+            / (gpu.peak_flops("bf16") * prof.gemm_efficiency) for m in models}
+    needed = {n: prof.gemm_efficiency * t / (t + rise(costs[(h, n, 8, False)]))
+              for n, t in gemm.items()}
+    l2.append(
+        "Nor is it the GEMMs: doubling a step's tokens doubles a GEMM's tiles along M and "
+        "never lowers the fraction of its last wave they fill (ceil(2 n / s) <= "
+        "2 ceil(n / s) for n tiles on s SMs), so wave quantization cannot make a token cost "
+        f"more at 4,096 tokens than at 2,048; and at {PROFILE}'s GEMM efficiency "
+        f"({prof.gemm_efficiency:.3f}) a token's GEMMs take "
+        + " and ".join(f"{t * 1e6:.1f}" for t in gemm.values())
+        + " us at TP 8 on the H100 (Llama-2-70B and BLOOM-176B), so the rise (one prompt) "
+        "would have them at " + " and ".join(f"{e:.2f}" for e in needed.values())
+        + " of peak above 2,048 tokens.")
+    comm = scenario_comm()(None)
+    busbw = {tp: 2 ** 26 * 2 * (tp - 1) / tp
+             / float(comm.collective_time("all-reduce", float(2 ** 26), tp)) / 1e9
+             for tp in by_tp}
+    per_byte = {tp: [r / (llama.layers * 2 * 2 * (tp - 1) / tp * llama.hidden * 2) * 1e12
+                     for r in pair] for tp, pair in by_tp.items()}
+    growth = [per_byte[8][i] / per_byte[2][i] for i in (0, 1)]
+    l2.append(
+        "Nor a ring all-reduce that slows above some size: over a switch each GPU's ring "
+        "bytes cross its own links at a rate that barely depends on TP (the h100-dgx "
+        "scenario at 64 MiB: " + ", ".join(f"{b:.0f}" for b in busbw.values())
+        + " GB/s at TP " + ", ".join(str(t) for t in busbw) + "), so its slowing would "
+        "cost the same per byte at every TP, but per byte a GPU sends in its rings the rise "
+        "is " + "; ".join(f"{a_:.2f} and {b_:.2f} ps at TP {tp}"
+                         for tp, (a_, b_) in per_byte.items())
+        + f" (Llama-2-70B on the H100, one prompt and prompts of {SHORT_PROMPT}), "
+        f"{min(growth):.0f} to {max(growth):.0f} times more at TP 8 than at TP 2, growing "
+        "nearer in proportion to TP - 1 (the rise per token over TP - 1: "
+        + "; ".join(f"{a_ / (tp - 1) * 1e6:.2f} and {b_ / (tp - 1) * 1e6:.2f} us at TP {tp}"
+                    for tp, (a_, b_) in by_tp.items())
+        + "). And a size above which it slowed would lie between BLOOM-176B's 2,048-token "
+        f"message ({2048 * bloom.hidden * 2 / 1e6:.1f} MB, before the rise) and "
+        f"Llama-2-70B's 4,096-token one ({4096 * llama.hidden * 2 / 1e6:.1f} MB, after), "
+        "where nccl-tests' bus bandwidth grows (32 and 64 MiB above).")
+    return l2
 
 
 def _left_per_unit(rows, models, tp: int) -> str:
