@@ -2,7 +2,9 @@
 Grace-hosted GB200 host (docs/accuracy.md, 'Blackwell's other rules, per op and across 2
 nodes'): each check pins why the rule moves no row, by hand or from the published data.
 
-Measured: tests/netmodel/data/nccl_ops_published.csv, case b200-8-sweep (Vultr, one node).
+Measured: tests/netmodel/data/nccl_ops_published.csv, case b200-8-sweep (Vultr, one node),
+and nccl_allreduce_published.csv, cases b200-8-vultr (the same node's all-reduce), gb200-4
+and gb300-4 (Azure's 4-GPU hosts).
 """
 
 from __future__ import annotations
@@ -79,3 +81,54 @@ def test_all_gather_below_reduce_scatter_at_16gib_where_the_model_has_one_rate()
     assert got[0] == pytest.approx(got[1], rel=1e-12)
     assert got[0] / ag - 1 == pytest.approx(0.072, abs=0.002)
     assert got[1] / rs - 1 == pytest.approx(0.037, abs=0.002)
+
+
+KIB = 1024.0
+SMALL = (KIB, 2 * KIB, 4 * KIB, 8 * KIB)     # sizes whose time is the latency alone
+
+
+def _floor(busbw: dict[float, float], bus: float) -> float:
+    """Mean time (s) over 1-8 KiB of a sweep's busbw, time = bytes x ``bus`` / busbw."""
+    return float(np.mean([n * bus / busbw[n] for n in SMALL]))
+
+
+def test_small_message_floors_of_four_ops_share_one_per_step_latency():
+    # Vultr's 8xB200, one system: the ring all-reduce runs 14 LL steps on 8 GPUs, the ring
+    # all-gather and reduce-scatter 7, send-recv one. From the 1-8 KiB floors (by hand from
+    # the CSVs: all-reduce 25.6/25.6/26.5/26.5 us, all-gather 17.9/16.3/17.1/17.1) a step
+    # costs (26.05 - 17.10) / 7 = 1.28 us over a base of 8.1 us
+    from tests.netmodel.test_collective_accuracy import _cited
+
+    sizes, busbw = _cited("b200-8-vultr")[3:]
+    ar = _floor(dict(zip(sizes.tolist(), busbw.tolist(), strict=True)), 14 / 8)
+    ag = _floor(_measured("b200-8-sweep", "all-gather"), 7 / 8)
+    rs = _floor(_measured("b200-8-sweep", "reduce-scatter"), 7 / 8)
+    sr = _floor(_measured("b200-8-sweep", "send-recv"), 1.0)
+    step = (ar - ag) / 7
+    base = ag - 7 * step
+    assert step == pytest.approx(1.28e-6, abs=0.03e-6)
+    assert base == pytest.approx(8.1e-6, abs=0.1e-6)
+    assert rs == pytest.approx(ag, rel=0.02)
+    # the same form predicts send-recv's one step, which it was not read from: 9.4 us
+    # against the measured 9.9 (9.3-10.8)
+    assert base + step == pytest.approx(sr, rel=0.06)
+    # NCCL's ring/LL constants, the same for every generation (src/tuning/cost_model.cc:
+    # baseLat 6.6 us, hwLat NVLink 0.6 us a step), and the model on this fabric (6.6 us +
+    # 0.77 a step: NCCL's plus the switch's crossing): the excess is per step, 1.7-2.1x
+    model = _model("single-switch:n=8,gpu=B200-HGX")
+    m_ar, m_ag = (model.cost(op, KIB, 8).time for op in ("all-reduce", "all-gather"))
+    m_step = (m_ar - m_ag) / 7
+    assert m_step == pytest.approx(0.77e-6, abs=0.01e-6)
+    assert m_ag - 7 * m_step == pytest.approx(6.6e-6, abs=0.05e-6)
+    assert 1.6 < step / m_step < 1.8 and 2.0 < step / 0.6e-6 < 2.2
+
+
+def test_four_gpu_blackwell_floor_fits_the_same_form():
+    # the 4-GPU GB200 and GB300 hosts (Azure, NCCL 2.25.1): a ring all-reduce of 6 LL
+    # steps, 1-8 KiB floors 15.4-16.2 us; Vultr's form gives 8.1 + 6 x 1.28 = 15.8 us
+    from tests.netmodel.test_collective_accuracy import _cited
+
+    for case in ("gb200-4", "gb300-4"):
+        sizes, busbw = _cited(case)[3:]
+        got = _floor(dict(zip(sizes.tolist(), busbw.tolist(), strict=True)), 6 / 4)
+        assert got == pytest.approx(8.1e-6 + 6 * 1.28e-6, rel=0.03), case
