@@ -60,10 +60,10 @@ def test_arm_simple_buffer_moves_no_one_node_ring(fabric, op, n):
 def test_tuners_ring_across_two_nodes_is_already_nic_bound():
     # NCCL's 2026 ring cost takes a 2-node Blackwell ring at its inter-node graph speed; the
     # tuner emulation's ring across nodes is the model's own, bound by the 8 NICs as built:
-    # 8 x 43.1e9 x scaleout_efficiency 0.94 = 324.112 GB/s (by hand), not the NVLink side
-    model = _model("rail-optimized:domains=2,gpu=B200-HGX,nic_bandwidth=43.1e9")
+    # 8 x 43.87e9 x scaleout_efficiency 0.94 = 329.90 GB/s (by hand), not the NVLink side
+    model = _model("rail-optimized:domains=2,gpu=B200-HGX,nic_bandwidth=43.87e9")
     graph = model.nccl_graph(tuple(model.group(16)))
-    assert graph.busbw == pytest.approx(8 * 43.1e9 * 0.94, rel=1e-9)
+    assert graph.busbw == pytest.approx(8 * 43.87e9 * 0.94, rel=1e-9)
     # on one node of 8 B200 it is the NVLink graph's 16 x 45 GB/s
     one = _model("single-switch:n=8,gpu=B200-HGX")
     assert one.nccl_graph(tuple(one.group(8))).busbw == pytest.approx(720e9, rel=1e-9)
