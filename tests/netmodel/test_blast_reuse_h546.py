@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 import netmodel.study.reliability_cluster as rc
+import netmodel.study.reliability_recost as rr
 import netmodel.study.scenario_fabric as sf
 from netmodel.study.cell_routes import CellRoutes
 from netmodel.study.reliability_cluster import build_cluster
@@ -57,10 +58,10 @@ def test_one_cost_model_per_degraded_cell(monkeypatch):
 def test_package_class_is_its_die_twin(monkeypatch):
     c = _cluster()
     seen = []
-    local, copy = rc.Cluster._local, rc.copy_graph
+    local, copy = rc.Cluster._local, rr.copy_graph
     monkeypatch.setattr(rc.Cluster, "_local",
                         lambda self, x: seen.append(("local", x.cls)) or local(self, x))
-    monkeypatch.setattr(rc, "copy_graph",
+    monkeypatch.setattr(rr, "copy_graph",
                         lambda g, **k: seen.append(("copy", None)) or copy(g, **k))
     die, package = (c.effects([cls]) for cls in ("gpu-die", "gpu-package"))
     assert len(die) > 1

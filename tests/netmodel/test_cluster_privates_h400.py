@@ -1,7 +1,7 @@
 """Other modules of netmodel.study read a Cluster through its public names: no module but
-reliability_cluster (and reliability_footprint, the Footprints mixin Cluster inherits) names
-one of the Cluster's private attributes on anything but its own ``self`` (a class of its own
-may have a private of the same name)."""
+reliability_cluster (and reliability_footprint and reliability_recost, the Footprints and
+Recosting mixins Cluster inherits) names one of the Cluster's private attributes on anything
+but its own ``self`` (a class of its own may have a private of the same name)."""
 import ast
 from pathlib import Path
 
@@ -10,8 +10,9 @@ import netmodel.study
 STUDY = Path(netmodel.study.__file__).parent
 
 
-#: The modules of the Cluster and of its mixin, and the classes in them.
-OWN = {"reliability_cluster.py": "Cluster", "reliability_footprint.py": "Footprints"}
+#: The modules of the Cluster and of its mixins, and the classes in them.
+OWN = {"reliability_cluster.py": "Cluster", "reliability_footprint.py": "Footprints",
+       "reliability_recost.py": "Recosting"}
 
 
 def _cluster_privates() -> set:
