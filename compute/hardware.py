@@ -555,7 +555,7 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
 @cache
 def catalog() -> dict[str, GpuSpec]:
     """The shipped GPU catalog, by name (read once)."""
-    text = resources.files("compute").joinpath("data/gpus.toml").read_text()
+    text = resources.files("compute").joinpath("data/gpus.toml").read_text(encoding="utf-8")
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
     gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived)

@@ -119,7 +119,7 @@ def _parse_model_table(data, where: str) -> dict[str, ModelSpec]:
 @cache
 def model_catalog() -> dict[str, ModelSpec]:
     """The shipped model catalog, by name (read once)."""
-    text = resources.files("compute").joinpath("data/models.toml").read_text()
+    text = resources.files("compute").joinpath("data/models.toml").read_text(encoding="utf-8")
     return _parse_model_table(tomllib.loads(text), "compute/data/models.toml")
 
 

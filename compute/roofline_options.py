@@ -61,7 +61,7 @@ def check_reserve(reserve: float) -> float:
 
 
 def _acceptance() -> dict:
-    text = resources.files("compute").joinpath("data/mtp.toml").read_text()
+    text = resources.files("compute").joinpath("data/mtp.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)["acceptance"]
 
 

@@ -131,7 +131,7 @@ _ECONOMICS = "compute/data/economics.toml"
 
 @cache
 def _economics_data() -> dict:
-    text = resources.files("compute").joinpath("data/economics.toml").read_text()
+    text = resources.files("compute").joinpath("data/economics.toml").read_text(encoding="utf-8")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

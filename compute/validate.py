@@ -835,7 +835,8 @@ def limits(section: str) -> dict[str, Range]:
     >>> limits("model")["layers"].maximum
     10000
     """
-    data = tomllib.loads(resources.files("compute").joinpath("data/limits.toml").read_text())
+    data = tomllib.loads(resources.files("compute").joinpath("data/limits.toml")
+                         .read_text(encoding="utf-8"))
     if section not in data:
         raise KeyError(f"no section {section!r} in compute/data/limits.toml")
     return {key: Range(minimum=e["min"], maximum=e["max"], integer=e.get("integer", False),

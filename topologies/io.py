@@ -391,7 +391,7 @@ def write_graph(graph: nx.Graph, path: str | PathLike[str]) -> str:
 
     def write(tmp: str) -> None:
         if kind == ".json":
-            with open(tmp, "w") as fh:
+            with open(tmp, "w", encoding="utf-8") as fh:
                 fh.writelines(_json_lines(graph))
         else:
             _write_graphml(graph, tmp, path)

@@ -60,7 +60,8 @@ def _buffsize_help() -> str:
 
     from compute.units import format_bytes
 
-    text = resources.files("netmodel").joinpath("data/collective_defaults.toml").read_text()
+    text = resources.files("netmodel").joinpath("data/collective_defaults.toml") \
+        .read_text(encoding="utf-8")
     default = format_bytes(tomllib.loads(text)["pipeline"]["simple_buffer"])
     return ("The run's NCCL_BUFFSIZE (bytes, or with a unit: 8MiB): the Simple protocol's "
             f"buffer, whose eighth is its pipeline chunk (default NCCL's {default}, "

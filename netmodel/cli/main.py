@@ -12,6 +12,7 @@ a value an option's type refuses), becomes one line on stderr and exit status 2.
 
 from __future__ import annotations
 
+import errno
 import importlib
 import importlib.util
 import io
@@ -443,15 +444,39 @@ class _ReaderMayLeave(io.FileIO):
             return memoryview(b).nbytes
 
 
-def _reader_may_leave(stream: Any) -> Any:
+class _Closed(io.RawIOBase):
+    """Where ``netmodel``'s stdout goes when it was started with descriptor 1 closed
+    (``netmodel hardware >&-``; Python then sets ``sys.stdout`` to None and click's echo
+    drops every line, exit 0 as if all was written): each write is taken as written and
+    the output lost as :class:`_ReaderMayLeave` keeps it (:attr:`lost`: EBADF), so the
+    command runs to its end and :func:`main` says so. Nothing writes to descriptor 1,
+    which a file the command opens may now hold."""
+
+    lost: OSError | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: Any) -> int:
+        if self.lost is None:
+            self.lost = OSError(errno.EBADF, os.strerror(errno.EBADF))
+        return memoryview(b).nbytes
+
+
+def _reader_may_leave(stream: Any, fd: int | None = None) -> Any:
     """``stream`` (sys.stdout or sys.stderr) as a text stream over the same descriptor
     whose writes survive the reader closing it (:class:`_ReaderMayLeave`): its encoding
     and buffering as ``stream``'s, with ``errors='surrogateescape'`` (see :func:`main`).
-    A stream with no descriptor (captured in-process) only gets that error handler.
+    A stream with no descriptor (captured in-process) only gets that error handler. None
+    where descriptor ``fd`` is closed (Python's stream for it is None): a stream whose
+    output is lost (:class:`_Closed`).
 
     >>> _reader_may_leave(io.StringIO()).__class__.__name__
     'StringIO'
     """
+    if stream is None and fd is not None and _closed(fd):
+        return io.TextIOWrapper(io.BufferedWriter(_Closed()), encoding="utf-8",
+                                errors="surrogateescape", newline="\n")
     try:
         fd = stream.fileno()
     except (AttributeError, OSError, ValueError):   # None, or no descriptor (a test capture)
@@ -465,11 +490,68 @@ def _reader_may_leave(stream: Any) -> Any:
                             write_through=getattr(stream, "write_through", False))
 
 
+def _closed(fd: int) -> bool:
+    """Whether descriptor ``fd`` is closed."""
+    try:
+        os.fstat(fd)
+    except OSError as exc:
+        return exc.errno == errno.EBADF
+    return False
+
+
 def _write_error(stream: Any) -> OSError | None:
-    """The write error kept by ``stream``'s :class:`_ReaderMayLeave` (None: none, or a
-    stream :func:`_reader_may_leave` did not wrap)."""
+    """The write error kept by ``stream``'s :class:`_ReaderMayLeave` or :class:`_Closed`
+    (None: none, or a stream :func:`_reader_may_leave` did not wrap)."""
     raw = getattr(getattr(stream, "buffer", None), "raw", None)
-    return raw.lost if isinstance(raw, _ReaderMayLeave) else None
+    return raw.lost if isinstance(raw, (_ReaderMayLeave, _Closed)) else None
+
+
+def _may_make(folder: str) -> bool:
+    """Whether ``folder`` is a folder this process may write, or one it could make: its
+    nearest existing parent a folder it may write (nothing is made)."""
+    path = os.path.abspath(folder)
+    while not os.path.lexists(path):
+        path = os.path.dirname(path)
+    return os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK)
+
+
+def _matplotlib_folder() -> None:
+    """Where matplotlib keeps its settings and font cache, where the user's are out of
+    reach: with no ``MPLCONFIGDIR`` and a HOME (or ``XDG_CONFIG_HOME``,
+    ``XDG_CACHE_HOME``) that cannot hold its folders (HOME=/dev/null, a read-only home),
+    ``MPLCONFIGDIR`` is set to this user's own folder under the temporary folder (made
+    mode 0700; one that is not a folder of this user's alone is not used: a new one is
+    made). matplotlib would make a new folder at each start, rebuild its font cache
+    there (seconds) and say so in two warnings on stderr after the command's output.
+    Nothing is made where the user's folders will do."""
+    import sys
+
+    if os.environ.get("MPLCONFIGDIR") or not sys.platform.startswith(("linux", "freebsd")):
+        return
+    home = os.path.expanduser("~")
+    wanted = [os.path.join(os.environ.get(var) or os.path.join(home, default), "matplotlib")
+              for var, default in (("XDG_CONFIG_HOME", ".config"),
+                                   ("XDG_CACHE_HOME", ".cache"))]
+    if home != "~" and all(map(_may_make, wanted)):
+        return
+    import stat
+    import tempfile
+
+    folder = os.path.join(tempfile.gettempdir(), f"netmodel-matplotlib-{os.getuid()}")
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return   # no temporary folder either: matplotlib's own refusal says so
+    st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        import atexit
+        import shutil
+
+        folder = tempfile.mkdtemp(prefix="netmodel-matplotlib-")
+        atexit.register(shutil.rmtree, folder, True)
+    os.environ["MPLCONFIGDIR"] = folder
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -485,7 +567,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     command ends as it would have (its files written, its own exit status). Where the
     reader left mid-output, click exited 1, and 0 where it left after the last write, so
     the status of one command line changed from run to run (:class:`_ReaderMayLeave`).
-    Any other failure to write stdout (``netmodel hardware > /dev/full``: ENOSPC; EIO) is
+    Any other failure to write stdout (``netmodel hardware > /dev/full``: ENOSPC; EIO; a
+    stdout closed before the start, ``>&-``: EBADF, where click dropped it all, exit 0) is
     not the reader's choice but output lost: the command still runs to its end (its files
     written whole, all or nothing as ever), then one line on stderr says what failed and
     why (``error: cannot write the output to standard output: No space left on device``)
@@ -496,12 +579,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     Every figure is drawn with matplotlib's Agg backend into a file (its suffix picks the
     format), so the environment's ``MPLBACKEND`` is not read: it is set to ``agg`` for this
     process and the Dask workers it starts (an unknown name there made ``import matplotlib``
-    raise a ValueError traceback after the work was done)."""
+    raise a ValueError traceback after the work was done); where the user's folders cannot
+    hold matplotlib's settings and font cache, it gets one (:func:`_matplotlib_folder`)."""
     import sys
 
     os.environ["MPLBACKEND"] = "agg"
+    _matplotlib_folder()
     given = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _reader_may_leave(sys.stdout), _reader_may_leave(sys.stderr)
+    sys.stdout, sys.stderr = _reader_may_leave(sys.stdout, 1), _reader_may_leave(sys.stderr)
     try:
         cli.main(args=argv, prog_name="netmodel")
     except SystemExit as done:

@@ -33,4 +33,5 @@ def failure_data() -> dict[str, Any]:
     ``--help`` says of its defaults (``[gpu]`` area_share and its range, ``[recovery]``).
     :func:`netmodel.study.reliability_catalog.catalog` reads the same file into the checked
     catalog the commands run on."""
-    return tomllib.loads(resources.files("netmodel").joinpath("data/failures.toml").read_text())
+    return tomllib.loads(resources.files("netmodel").joinpath("data/failures.toml")
+                         .read_text(encoding="utf-8"))

@@ -81,7 +81,8 @@ def network_costs() -> dict:
     :class:`compute.yield_model.Parameter` rows by name (read once)."""
     from compute.yield_model import read_parameters
 
-    text = resources.files("netmodel").joinpath("data/network_costs.toml").read_text()
+    text = resources.files("netmodel").joinpath("data/network_costs.toml") \
+        .read_text(encoding="utf-8")
     return read_parameters(text, "netmodel/data/network_costs.toml")
 
 

@@ -410,5 +410,5 @@ def _parse(data: dict, where: str) -> Catalog:
 @cache
 def catalog() -> Catalog:
     """The shipped catalog (``netmodel/data/failures.toml``), read once."""
-    text = resources.files("netmodel").joinpath("data/failures.toml").read_text()
+    text = resources.files("netmodel").joinpath("data/failures.toml").read_text(encoding="utf-8")
     return _parse(tomllib.loads(text), "netmodel/data/failures.toml")

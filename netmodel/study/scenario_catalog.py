@@ -37,7 +37,8 @@ def shipped_scenarios() -> dict[str, Scenario]:
     out = {}
     for entry in sorted(folder.iterdir(), key=lambda p: p.name):
         if entry.name.endswith(".toml"):
-            s = load_scenario_text(entry.read_text(), f"netmodel/data/scenarios/{entry.name}")
+            s = load_scenario_text(entry.read_text(encoding="utf-8"),
+                                   f"netmodel/data/scenarios/{entry.name}")
             out[s.name] = s
     order = ("h100-dgx", "lite-direct", "lite-flat", "lite-flat-inr", "lite-hier", "lite-ocs")
     return {n: out[n] for n in sorted(out, key=lambda n: (order.index(n) if n in order
