@@ -1,0 +1,210 @@
+"""Invariants of collective costs on every registered fabric builder, for every op and
+algorithm: busbw within what a GPU can inject, more bandwidth never slower, the three ways
+of asking for one cost agree, a fabric's symmetries leave a cost alone, and the torus and
+ring algorithms' times are the alpha-beta closed forms derived by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from compute.comm import OPERATIONS
+from compute.errors import UserError
+from netmodel.collectives.algorithms import SEND_RECV_OPS, algorithms_for
+from netmodel.collectives.calibration import Calibration
+from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.results import bus_factor
+from tests.netmodel.fabric_helpers import zero_latency
+from topologies import build
+from topologies.registry import REGISTRY
+
+#: A small fabric of every registered builder (test_every_builder_has_a_fabric keeps the
+#: list whole as builders are added).
+FABRICS = {
+    "single-switch": "single-switch:n=8",
+    "flat": "flat:n=12,planes=4",
+    "leaf-spine": "leaf-spine:leaves=3,radix=6",
+    "fat-tree": "fat-tree:k=4",
+    "rail-optimized": "rail-optimized:domains=3,domain_size=4,gpus_per_server=4",
+    "superpod": "superpod",
+    "nvl72": "nvl72:racks=2",
+    "ring": "ring:n=7",
+    "full-mesh": "full-mesh:n=5",
+    "torus": "torus:dims=3x5",
+    "lite-groups": "lite-groups:base=[single-switch:n=4],lites=3",
+    "ocs": "ocs:gpus=12,ports=4,logical=torus:3x4",
+}
+SIZES = np.array([1.0, 7.0, 4096.0, 2.0**20, 2.0**27, 2.0**34])
+RUN = settings(max_examples=25, deadline=None,
+               suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+_GRAPHS: dict = {}
+
+
+def _graph(spec: str, factor: float = 1.0):
+    key = (spec, factor)
+    if key not in _GRAPHS:
+        g = build(spec) if factor == 1.0 else _graph(spec).copy()
+        if factor != 1.0:
+            for _, _, d in g.edges(data=True):
+                d["bandwidth"] *= factor
+        _GRAPHS[key] = g
+    return _GRAPHS[key]
+
+
+def test_every_builder_has_a_fabric():
+    assert set(FABRICS) == set(REGISTRY)
+
+
+@st.composite
+def cases(draw):
+    """(spec, placement, group size, op, algorithm)."""
+    spec = draw(st.sampled_from(sorted(FABRICS.values())))
+    p = draw(st.integers(2, min(12, _graph(spec).graph["gpus"])))
+    op = draw(st.sampled_from(OPERATIONS))
+    return (spec, draw(st.sampled_from(["contiguous", "spread", "random"])), p, op,
+            draw(st.sampled_from(algorithms_for(op))))
+
+
+def _sweep(spec, placement, p, op, algorithm, factor=1.0):
+    """The model and its sweep over SIZES, or None where the algorithm cannot run."""
+    m = FabricCostModel(_graph(spec, factor), placement=placement, seed=3, validated=True)
+    group = m.group(p)
+    try:
+        return m, group, m.sweep(op, SIZES, group, algorithm)
+    except UserError:
+        return None
+
+
+@RUN
+@given(case=cases())
+def test_busbw_within_what_a_gpu_injects(case):
+    """nccl-tests' bus factors count the bytes each GPU must send (or receive), so without
+    reduction in a switch busbw is at most the smallest GPU's own link rate; with it
+    (NVLS, SHARP, a hierarchical all-reduce with NVLS inside), each GPU still sends its
+    buffer once and receives the result once: algbw at most that rate."""
+    spec, placement, p, op, algorithm = case
+    got = _sweep(spec, placement, p, op, algorithm)
+    if got is None:
+        return
+    m, group, sw = got
+    g = m.graph
+    inject = min(sum(d["bandwidth"] for _, _, d in g.edges(x, data=True)) for x in group)
+    in_switch = any(s.in_network for s in m.compiled(op, algorithm, group).steps)
+    rate = SIZES / sw.time * (1.0 if in_switch else bus_factor(op, p))
+    assert np.all(rate <= inject * (1 + 1e-9)), (rate / inject).max()
+
+
+@RUN
+@given(case=cases())
+def test_twice_the_bandwidth_is_never_slower(case):
+    """Every link's bandwidth doubled, one algorithm: no size slower. NCCL's send/recv ops
+    are left out: NCCL picks their protocol by size against a threshold that grows with
+    the channels it counts on a faster path (cost.p2p_size_range), so LL may run where
+    Simple was faster (lite-groups, send-recv on 32 GPUs at 128 KiB: 1.82x)."""
+    spec, placement, p, op, algorithm = case
+    if op in SEND_RECV_OPS:
+        return
+    slow, fast = (_sweep(spec, placement, p, op, algorithm, f) for f in (1.0, 2.0))
+    if slow is None:
+        return
+    assert fast is not None
+    assert np.all(fast[2].time <= slow[2].time * (1 + 1e-12))
+
+
+@RUN
+@given(case=cases())
+def test_cost_sweep_and_collective_time_agree(case):
+    """One size costed alone (cost), among others (sweep) and under auto by the placed
+    group's size (collective_time): the same seconds and the same choice."""
+    spec, placement, p, op, algorithm = case
+    got = _sweep(spec, placement, p, op, algorithm)
+    if got is None:
+        return
+    m, group, sw = got
+    for i in (0, 3, 5):
+        r = m.cost(op, SIZES[i], group, algorithm)
+        assert r.time == pytest.approx(sw.time[i], rel=1e-12)
+        assert (r.algorithm, r.protocol) == (sw.algorithm[i], sw.protocol[i])
+    auto = m.sweep(op, SIZES, group)
+    assert np.allclose(m.collective_time(op, SIZES, p), auto.time, rtol=1e-12, atol=0)
+    assert np.all(auto.time <= sw.time * (1 + 1e-12))
+
+
+#: (fabric, a group, its image under a symmetry of the fabric), GPUs by number
+SYMMETRIC = [
+    ("ring:n=8", [0, 2, 5], [3, 5, 0]),                        # rotation
+    ("ring:n=7", [0, 1, 2, 3, 4], [2, 3, 4, 5, 6]),
+    ("torus:dims=4x4", [0, 5, 10], [3, 4, 9]),                  # translation by (0, 3)
+    ("torus:dims=3x5", [0, 1, 2, 5, 6, 7], [8, 9, 5, 13, 14, 10]),  # by (1, 3)
+    ("fat-tree:k=4", [0, 1, 2, 3, 4, 5], [8, 9, 10, 11, 12, 13]),  # pod 0 -> pod 2
+    ("leaf-spine:leaves=4,radix=8", [0, 1, 2, 3, 4, 5], [8, 9, 10, 11, 12, 13]),
+    ("rail-optimized:domains=4", [0, 1, 2, 8, 9, 10], [16, 17, 18, 24, 25, 26]),
+    ("nvl72:racks=2", [0, 1, 2, 3, 4, 5, 6, 7], [72, 73, 74, 75, 76, 77, 78, 79]),
+    ("lite-groups", [0, 1, 2, 3, 4, 5], [5, 4, 7, 6, 0, 1]),    # Lite groups 0, 1 swapped
+    ("ocs:logical=ring", [0, 1, 2, 3, 4], [5, 6, 7, 8, 9]),
+    ("superpod", list(range(16)), list(range(32, 48))),
+    ("flat:n=16", [0, 1, 2], [13, 14, 15]),
+]
+
+
+@pytest.mark.parametrize(("spec", "a", "b"), SYMMETRIC)
+def test_a_symmetry_of_the_fabric_leaves_every_cost_alone(spec, a, b):
+    m = FabricCostModel(_graph(spec), validated=True)
+    ga, gb = (tuple(f"gpu{i}" for i in x) for x in (a, b))
+    ran = 0
+    for op in OPERATIONS:
+        for algorithm in (*algorithms_for(op), None):
+            try:
+                ta = m.sweep(op, SIZES, ga, algorithm)
+            except UserError:
+                with pytest.raises(UserError):
+                    m.sweep(op, SIZES, gb, algorithm)
+                continue
+            tb = m.sweep(op, SIZES, gb, algorithm)
+            np.testing.assert_allclose(tb.time, ta.time, rtol=1e-12)
+            ran += 1
+    assert ran >= len(OPERATIONS) + 1
+
+
+def _ideal(spec: str, alpha: float = 0.0) -> FabricCostModel:
+    return FabricCostModel(zero_latency(build(spec)), calibration=Calibration.ideal(alpha))
+
+
+@pytest.mark.parametrize(("dims", "busbw"), [
+    # sides a x b, each GPU's rate B over 2 ports a side (one doubled cable on a side of 2),
+    # the data in two chunks w and 1 - w, each reduce-scattered along one side then the
+    # other, both sides at once: per byte of n, in units of n / B, phase 1 takes
+    # max(2 w (a-1)/a, 2 (1-w) (b-1)/b), phase 2 max(2 w (b-1)/(a b), 2 (1-w) (a-1)/(a b))
+    # (a side of 2: its half-time, the doubled cable); all-gather mirrors it. Least over w:
+    ("4x4", 1.0),          # w = 1/2: 3/4 + 3/16 = 15/16 = (p-1)/p: the bound
+    ("3x5", 11 / 12),      # w = 6/11: 8/11 + 16/55 = 56/55; (14/15) / (56/55) = 11/12
+    ("2x4", 5 / 6),        # w = 3/5: 3/5 + 9/20 = 21/20; (7/8) / (21/20) = 5/6
+])
+def test_torus_all_reduce_busbw_by_hand(dims, busbw):
+    m = _ideal(f"torus:dims={dims}")
+    p = m.gpus
+    rate = sum(d["bandwidth"] for _, _, d in m.graph.edges("gpu0", data=True))
+    n = 2.0**30
+    for op in ("all-reduce", "reduce-scatter", "all-gather"):
+        r = m.cost(op, n, p, "torus")
+        assert r.busbw == pytest.approx(busbw * rate, rel=1e-9), op
+
+
+@settings(max_examples=20, deadline=None)
+@given(p=st.integers(3, 8), n=st.floats(1.0, 2.0**34), alpha=st.floats(0.0, 1e-5))
+def test_ring_all_reduce_on_a_full_mesh_is_the_closed_form(p, n, alpha):
+    """A full mesh of p GPUs splits a GPU's rate B over p - 1 cables: the ring uses one
+    each way, B / (p-1), for 2(p-1) steps of n/p each: 2(p-1)/p n (p-1)/B + 2(p-1) alpha;
+    the bidirectional ring halves the bytes on each cable."""
+    n = float(round(n))
+    m = _ideal(f"full-mesh:n={p}", alpha)
+    cable = m.graph.edges["gpu0", "gpu1"]["bandwidth"]
+    rate = sum(d["bandwidth"] for _, _, d in m.graph.edges("gpu0", data=True))
+    assert cable * (p - 1) == pytest.approx(rate)
+    steps = 2 * (p - 1)
+    ring = m.cost("all-reduce", n, p, "ring").time
+    assert ring == pytest.approx(steps * n / p / cable + steps * alpha, rel=1e-9)
+    both = m.cost("all-reduce", n, p, "bidirectional-ring").time
+    assert both == pytest.approx(steps * n / p / (2 * cable) + steps * alpha, rel=1e-9)
