@@ -20,8 +20,11 @@ Every command that writes goes through this module, so the rules are the same ev
   holds the output of an earlier run is therefore replaced whole: old or new, never mixed,
   even if the process is killed at any instant. To protect a user's own files, an output
   folder must be new, empty, or an earlier netmodel output that holds only :data:`MANIFEST`
-  and the files it lists: any other file in it (an input such as the scenario file being
-  read, or notes of one's own) is named and the run refused, the folder untouched. A new
+  and the files it lists, each as netmodel wrote it (a regular file of the size and SHA-256
+  the manifest records): any other file in it (an input such as the scenario file being
+  read, or notes of one's own) and a listed one changed since (edited by hand, another
+  tool's, or a manifest entry recording no size and hash) is named and the run refused,
+  the folder untouched. A new
   output folder named like a file (ending in one of :data:`FILE_SUFFIXES`) is refused: a
   file was meant, and so is the folder the command runs in (replaced whole, it would leave
   the shell in the deleted old folder). Staging and retired folders left by a killed run
@@ -44,6 +47,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import sys
 import tempfile
 import time
@@ -210,8 +214,9 @@ def check_folder_path(path: str | os.PathLike[str], what: str = "output folder")
     """``path`` checked as an output folder: not empty, not an existing file, not a new
     name ending in a file's suffix (:data:`FILE_SUFFIXES`: a file was meant), its parent
     existing and writable, and (when it exists) empty or an earlier netmodel output that
-    holds only the files its manifest lists: an input put there (a scenario file, a
-    user's notes) would be lost with the old output.
+    holds only the files its manifest lists, each the size and SHA-256 it records: an
+    input put there (a scenario file, a user's notes) or a listed file edited since would
+    be lost with the old output.
 
     >>> check_folder_path("cmpout.csv")
     Traceback (most recent call last):
@@ -253,7 +258,8 @@ netmodel writes a folder of files (tables, JSON, figures) there: give a folder n
             raise UserError(f"{what} {_describe(path)} holds files netmodel did not write "
                             f"(no {MANIFEST}); netmodel replaces its output folder whole, so "
                             f"give a new or empty folder")
-        others = sorted(set(entries) - _listed(p / MANIFEST) - {MANIFEST})
+        listed = _listed(p / MANIFEST)
+        others = sorted(set(entries) - set(listed) - {MANIFEST})
         if others:
             shown = ", ".join(repr(name) for name in others[:3])
             more = f" and {len(others) - 3:,} more" if len(others) > 3 else ""
@@ -261,6 +267,13 @@ netmodel writes a folder of files (tables, JSON, figures) there: give a folder n
                             f"{MANIFEST} does not list (a file netmodel did not write: an "
                             f"input, or your own); netmodel replaces its output folder whole, "
                             f"so move it out or give another folder")
+        for name in sorted(set(entries) & set(listed)):
+            changed = _not_as_written(p / name, listed[name])
+            if changed:
+                raise UserError(f"{what} {_describe(path)} holds {name!r}, which is not the "
+                                f"file netmodel wrote there: {changed} (edited since, or "
+                                f"another tool's); netmodel replaces its output folder whole, "
+                                f"so move it out or give another folder")
     return p
 
 
@@ -285,20 +298,54 @@ def _cwd_gone() -> bool:
 _MANIFEST_BYTES = 1 << 24
 
 
-def _listed(manifest: Path) -> set[str]:
-    """The file names ``manifest`` lists (its ``files`` table); none when it is not a
-    manifest netmodel wrote (not a regular file, unreadable, too large, not JSON, no such
-    table)."""
+def _listed(manifest: Path) -> dict[str, object]:
+    """The files ``manifest`` lists (its ``files`` table), each name with its entry (what
+    :func:`_manifest` wrote: ``{"bytes", "sha256"}``); none when it is not a manifest
+    netmodel wrote (not a regular file, unreadable, too large, not JSON, no such table)."""
     try:
         if not manifest.is_file():   # a FIFO would block the read, /dev/zero never end
-            return set()
+            return {}
         with open(manifest, "rb") as fh:
             raw = fh.read(_MANIFEST_BYTES + 1)
         doc = json.loads(raw) if len(raw) <= _MANIFEST_BYTES else None
     except (OSError, ValueError, RecursionError):
-        return set()
+        return {}
     files = doc.get("files") if isinstance(doc, dict) else None
-    return {name for name in files if isinstance(name, str)} if isinstance(files, dict) else set()
+    return {name: entry for name, entry in files.items() if isinstance(name, str)} \
+        if isinstance(files, dict) else {}
+
+
+#: Bytes hashed at a time when a listed file is checked against its manifest entry.
+_CHUNK = 1 << 20
+
+
+def _not_as_written(path: Path, entry: object) -> str:
+    """Why the file at ``path`` is not the one its manifest ``entry`` records (its words
+    after 'is not the file netmodel wrote there: '), or ``""`` where it is: a regular file
+    (not a link, not a folder) of the ``bytes`` and ``sha256`` the entry records. An entry
+    that records neither (a manifest netmodel did not write) vouches for no file."""
+    size = entry.get("bytes") if isinstance(entry, dict) else None
+    digest = entry.get("sha256") if isinstance(entry, dict) else None
+    if not (isinstance(size, int) and not isinstance(size, bool) and isinstance(digest, str)):
+        return f"its {MANIFEST} records no size and SHA-256 for it, so nothing says it is"
+    try:
+        st = path.lstat()
+        if not stat.S_ISREG(st.st_mode):
+            return "it is now a symbolic link" if stat.S_ISLNK(st.st_mode) else \
+                "it is now a folder" if stat.S_ISDIR(st.st_mode) else \
+                "it is not a regular file"
+        if st.st_size != size:
+            return f"it holds {st.st_size:,} bytes, its {MANIFEST} records {size:,}"
+        h = hashlib.sha256()
+        with open(path, "rb") as fh:
+            while chunk := fh.read(_CHUNK):
+                h.update(chunk)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})"
+    if h.hexdigest() != digest.lower():
+        return f"its SHA-256 is {h.hexdigest()[:12]}..., its {MANIFEST} records " \
+               f"{digest[:12]}..."
+    return ""
 
 
 def figure_format(path: str | os.PathLike[str]) -> str:
