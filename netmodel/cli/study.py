@@ -201,6 +201,19 @@ def _executor(workers: int | None, scheduler: str | None):
             from None
 
 
+def _cpu_seconds() -> float:
+    """CPU seconds, user and system, of this process and of the children it has waited for
+    (the study's forked parts, each reaped before its result is taken)."""
+    try:
+        import resource
+    except ImportError:   # no fork there either: this process did all the work
+        import time
+
+        return time.process_time()
+    return sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
+                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
+
+
 def _dask_summary(ex, quiet: bool) -> None:
     """Print where the cells ran and the scheduling overhead (stderr; not with --quiet)."""
     line = ex.summary()
@@ -344,6 +357,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
     from compute.errors import UserError, known
     from compute.validate import describe
 
+    start = time.perf_counter(), _cpu_seconds()
     if no_fabric and (workers is not None or scheduler is not None):
         # only the fabric parts run on Dask: the option was taken, never used, exit 0
         given = f"--workers {describe(workers)}" if workers is not None else \
@@ -395,9 +409,12 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
     t0 = time.perf_counter()
     written = write_full_study(result, out_dir, plot=not no_plot, run=run_record())
     timings = {**result.timings, "writing files": time.perf_counter() - t0}
-    if not quiet:
-        click.echo("time per part: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()),
-                   err=True)
+    if not quiet:   # the parts beside ran at the same time as those here: the total says
+        # what the run took (the parts add up to more)
+        wall, cpu = time.perf_counter() - start[0], _cpu_seconds() - start[1]
+        click.echo("time per part: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+                   + f"; in all {wall:.1f} s wall, {cpu:.1f} s CPU (forked parts included"
+                   + ("; not Dask's workers)" if ex.distributed else ")"), err=True)
     _modes(options, result, as_json)
     click.echo(result.to_json() if as_json else result.table())
     say_written(written, as_json)
