@@ -60,7 +60,7 @@ import sys
 from contextlib import contextmanager
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import networkx as nx
 
@@ -401,7 +401,7 @@ def write_graph(graph: nx.Graph, path: str | PathLike[str]) -> str:
 
 # ---------------------------------------------------------------- reading: guards
 
-_STRUCTURE = bytes(c for c in range(256) if c not in b'"[]{}')
+_STRUCTURE = bytes(c for c in range(256) if c not in b'"[]{}:')
 
 
 def json_depth(raw: bytes) -> int:
@@ -415,11 +415,12 @@ def json_depth(raw: bytes) -> int:
     return _json_structure(raw)[0]
 
 
-def _json_structure(raw: bytes) -> tuple[int, int]:
-    """:func:`json_depth` of ``raw``, and the arrays and objects it opens (outside strings).
+def _json_structure(raw: bytes) -> tuple[int, int, int, int]:
+    """:func:`json_depth` of ``raw``, the arrays and objects it opens, the objects alone and
+    the colons (outside strings: in JSON text that parses, one a key of an object).
 
-    >>> _json_structure(b'{"a": [[], {}], "b": "[{"}')
-    (3, 4)
+    >>> _json_structure(b'{"a": [[], {}], "b": "[{:"}')
+    (3, 4, 2, 2)
     """
     import numpy as np
 
@@ -427,6 +428,7 @@ def _json_structure(raw: bytes) -> tuple[int, int]:
         raw = raw.replace(b"\\\\", b"").replace(b'\\"', b"")
     kept = raw.translate(None, _STRUCTURE)
     inside, depth, deepest, opens = 0, 0, 0, 0   # in a string at the block's start; depth
+    objects = colons = 0
     for at in range(0, len(kept), _BLOCK):   # blocks: small arrays (the same peak memory)
         b = np.frombuffer(kept, dtype=np.uint8, count=min(_BLOCK, len(kept) - at), offset=at)
         quote = b == 0x22
@@ -434,13 +436,20 @@ def _json_structure(raw: bytes) -> tuple[int, int]:
         if inside:
             odd ^= 1
         inside = int(odd[-1])
-        steps = np.where(b[(odd == 0) & ~quote] & 0x02, 1, -1)  # '[' '{' have bit 1 set
+        out = b[(odd == 0) & ~quote]
+        colon = out == 0x3A
+        n = int(np.count_nonzero(colon))
+        if n:
+            colons += n
+            out = out[~colon]
+        objects += int(np.count_nonzero(out == 0x7B))   # '{'
+        steps = np.where(out & 0x02, 1, -1)  # '[' '{' have bit 1 set
         if steps.size:
             run = np.cumsum(steps, dtype=np.int64)
             deepest = max(deepest, depth + int(run.max()))
             depth += int(run[-1])
             opens += (steps.size + int(run[-1])) // 2   # +1s: (size + sum) / 2
-    return deepest, opens
+    return deepest, opens, objects, colons
 
 
 #: Bytes of brackets and quotes :func:`json_depth` reads at a time.
@@ -505,10 +514,25 @@ _GRAPH_CONTAINERS = 100_000
 _PLACE_BYTES = 64 * 2**20
 
 
-def _loads(raw: bytes | str, where: str) -> Any:
+def _loads(raw: bytes | str | list, where: str) -> Any:
+    """The JSON document ``raw`` (bytes or text, or a list holding them alone, emptied here:
+    the bytes let go once decoded, before the parse, where no one else holds them), as
+    ``json.loads`` reads it with every object's keys checked (:func:`unique_keys`) and every
+    number by :class:`_Floats`; refused in one line naming ``where``.
+
+    Parsed without the per-object check first (a Python call per object: 5.2 -> 4.2 s CPU
+    of the 1,024,000-GPU fat tree's 600 MB), which stands where every object's keys are
+    counted: the text's colons outside strings, one a key, against the parsed objects' keys
+    (:func:`_keys_once`); a key given twice loses one, so the counts differ. Where they
+    differ, or the first parse fails, it is parsed again with the check, which raises what
+    it always raised (a key given twice before a bad number named first)."""
+    box = raw if isinstance(raw, list) else None
+    if box is not None:
+        raw = box.pop()
     data = raw.encode() if isinstance(raw, str) else raw
+    del raw
     check_one_bom(data, where)
-    depth, opens = _json_structure(data)
+    depth, opens, objects, keys = _json_structure(data)
     if depth > MAX_DEPTH:
         raise UserError(f"{where}: JSON nested {depth} deep; at most {MAX_DEPTH} (a fabric "
                         "needs 4)")
@@ -523,19 +547,79 @@ def _loads(raw: bytes | str, where: str) -> Any:
                         f"at most {most:,} (one a node and an edge, {_GRAPH_CONTAINERS:,} "
                         f"for the rest); raise {ENV['nodes']} / {ENV['edges']} if the "
                         f"machine has the memory")
+    floats = _Floats()
+    encoding = json.detect_encoding(data)
+    try:   # as json.loads decodes bytes
+        text = data.decode(encoding, "surrogatepass")
+    except ValueError as exc:
+        _refuse(exc, where, data)
+    if box is not None and encoding in ("utf-8", "utf-8-sig"):
+        data = None   # let go: the text holds the same, encoded back where needed
     try:
-        return json.loads(data, object_pairs_hook=unique_keys, parse_float=_Floats().__getitem__)
-    except FloatOverflow as exc:   # json alone read 1e400 as inf: 'got inf', never typed
-        text = data.decode("utf-8", "replace") if len(data) <= _PLACE_BYTES else None
+        doc = json.JSONDecoder(parse_float=floats.__getitem__).decode(text)
+    except ValueError:
+        doc = None
+    if doc is not None and _keys_once(doc, objects, keys):
+        return doc
+    del doc
+    try:   # json.loads of the bytes, their decoding done: the same document or error
+        return json.JSONDecoder(object_pairs_hook=unique_keys,
+                                parse_float=floats.__getitem__).decode(text)
+    except ValueError as exc:
+        if data is None and isinstance(exc, FloatOverflow) and len(text) <= _PLACE_BYTES:
+            data = text.encode(encoding, "surrogatepass")
+        _refuse(exc, where, data)
+
+
+def _refuse(exc: ValueError, where: str, data: bytes | None) -> NoReturn:
+    """The one line for ``exc``, raised parsing the JSON ``data`` (its bytes; None: not
+    needed, a text too long to search for a number's place)."""
+    if isinstance(exc, FloatOverflow):   # json alone read 1e400 as inf: 'got inf', never typed
+        text = data.decode("utf-8", "replace") if data is not None and \
+            len(data) <= _PLACE_BYTES else None
         raise UserError(exc.message(where, text, nonzero_range)) from None
-    except DuplicateKeyError as exc:   # json alone kept the last value without a word
+    if isinstance(exc, DuplicateKeyError):   # json alone kept the last value without a word
         raise UserError(f"{where} is not a readable json fabric: {exc}") from None
-    except ValueError as exc:  # JSONDecodeError, bad UTF-8, an integer of too many digits
-        if not isinstance(exc, json.JSONDecodeError) and "digits" in str(exc):
-            # Python's advice (sys.set_int_max_str_digits) is no user's: the file's number
-            raise UserError(f"{where} holds a number of more than "
-                            f"{sys.get_int_max_str_digits():,} digits") from None
-        raise UserError(f"{where} is not a readable json fabric: {exc}") from None
+    # JSONDecodeError, bad UTF-8, an integer of too many digits
+    if not isinstance(exc, json.JSONDecodeError) and "digits" in str(exc):
+        # Python's advice (sys.set_int_max_str_digits) is no user's: the file's number
+        raise UserError(f"{where} holds a number of more than "
+                        f"{sys.get_int_max_str_digits():,} digits") from None
+    raise UserError(f"{where} is not a readable json fabric: {exc}") from None
+
+
+#: A list of at least this many items, all of them objects, is counted whole by
+#: :func:`_keys_once` (its objects and their keys, in C), not walked.
+_COUNTED_WHOLE = 64
+
+
+def _keys_once(doc: Any, objects: int, keys: int) -> bool:
+    """Whether the document ``doc``, parsed from text of ``objects`` objects and ``keys``
+    colons outside strings (:func:`_json_structure`), keeps every key its text gives: its
+    objects are as many as the text's and their keys as many as the colons. The lists of
+    nodes and edges (long lists of objects only) are counted whole, the objects in them not
+    looked into: where those hold objects of their own, the objects found are fewer than the
+    text's, and the answer is False (then :func:`_loads` checks every object).
+
+    >>> _keys_once(json.loads('{"a": [{"b": 1}, {"c": {"d": 2}}]}'), 4, 4)
+    True
+    >>> _keys_once(json.loads('{"a": 1, "a": 2}'), 1, 2)
+    False
+    """
+    found = pairs = 0
+    stack = [doc]
+    while stack:
+        x = stack.pop()
+        if x.__class__ is dict:
+            found += 1
+            pairs += len(x)
+            stack.extend(v for v in x.values() if v.__class__ is dict or v.__class__ is list)
+        elif len(x) >= _COUNTED_WHOLE and set(map(type, x)) == {dict}:
+            found += len(x)
+            pairs += sum(map(len, x))
+        else:
+            stack.extend(v for v in x if v.__class__ is dict or v.__class__ is list)
+    return found == objects and pairs == keys
 
 
 # ---------------------------------------------------------------- reading: documents
@@ -731,8 +815,9 @@ def read_graph(path: str | Path, raw: bytes | None = None) -> nx.Graph:
         else:
             raise UserError(f"raw: the bytes of fabric file {path} must be bytes, "
                             f"got {describe(raw)}")
-        if kind == ".json":
-            graph = _graph_from_json(_loads(raw, where), where)
+        if kind == ".json":   # in a list, so that _loads lets the bytes go once decoded
+            box, raw = [raw], None
+            graph = _graph_from_json(_loads(box, where), where)
         else:
             graph = _graph_from_graphml(raw, where)
         return _finish(graph, path, where)
