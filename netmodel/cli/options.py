@@ -159,17 +159,21 @@ table_json_option = click.option("--json", "as_json", is_flag=True,
                                  help="Print JSON instead of the table.")
 
 
-def parallelism_option(f: _F) -> _F:
+def parallelism_option(f: _F | None = None, *, note: str = "") -> Any:
     """The ``--parallelism tp|auto|all`` option (choices and what each searches from
     :data:`netmodel.study.defaults.PARALLELISM_MEANING`), shared by the commands that
-    search."""
+    search; ``@parallelism_option(note=...)`` adds a sentence to its help (what of the
+    command reads it)."""
+    if f is None:
+        return lambda g: parallelism_option(g, note=note)
     from netmodel.study.defaults import PARALLELISM, PARALLELISM_MEANING  # light: no numpy
 
     return click.option(
         "--parallelism", type=RegistryChoice(lambda: PARALLELISM), default=PARALLELISM[0],
         show_default=True,
         help="How a model is spread: " + "; ".join(
-            f"{name}: {PARALLELISM_MEANING[name]}" for name in PARALLELISM) + ".")(f)
+            f"{name}: {PARALLELISM_MEANING[name]}" for name in PARALLELISM) + "."
+        + (f" {note}" if note else ""))(f)
 
 
 def choice_metavar(names: Iterable[str]) -> str:

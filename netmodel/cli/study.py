@@ -201,6 +201,30 @@ def _executor(workers: int | None, scheduler: str | None):
             from None
 
 
+def _refuse_fabric_inputs(parallelism: str, moe: str | None,
+                          scenarios: list[str] | None) -> None:
+    """With --no-fabric, refuse --parallelism, --moe-model and --scenarios where typed: only
+    the fabric parts read them (the GPUs alone search the TP degree only), so each was
+    taken, never used, exit 0. Each is checked first (a bad name says so); --moe-model
+    none, which skips the part --no-fabric skips, stays."""
+    from compute.errors import UserError
+    from netmodel.study.scenario_catalog import get_scenario
+    from netmodel.study.summary_words import and_list
+
+    for ref in scenarios or ():
+        get_scenario(ref)
+    spread = bool(given_on_command_line("parallelism"))
+    typed = [text for text, given in (
+        (f"--parallelism {parallelism}", spread),
+        (f"--moe-model {moe}", moe is not None and bool(given_on_command_line("moe_text"))),
+        (f"--scenarios {','.join(scenarios or ())}", scenarios is not None)) if given]
+    if typed:
+        it = "it" if len(typed) == 1 else "them"
+        raise UserError(f"{and_list(typed)} with --no-fabric: only the fabric parts read {it}"
+                        + (" (the GPUs alone search the TP degree only)" if spread else "")
+                        + f"; drop {it} or --no-fabric")
+
+
 def _cpu_seconds() -> float:
     """CPU seconds, user and system, of this process and of the children it has waited for
     (the study's forked parts, each reaped before its result is taken)."""
@@ -331,7 +355,8 @@ def _check_study_slos(phases: list[str], ttft: float, tbt: float, *, serving: bo
 @click.option("--moe-model", "moe_text", default=None, metavar="MODEL",
               help=f"The mixture-of-experts model of the MoE part (default {MOE_MODEL}; "
               "'none' skips the part).")
-@parallelism_option
+@parallelism_option(note="The fabric parts read it; the first part (the GPUs alone) searches "
+                    "the TP degree only.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print the study as JSON instead of the tables: one key per part (study, "
                    "fabric, paper, sweep, reliability, cost, crossovers, serving, moe, "
@@ -394,6 +419,8 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
             raise UserError(f"--moe-model {moe_text!r} is not a mixture of experts (one MLP "
                             f"per layer); give one with experts, e.g. {MOE_MODEL!r}, or "
                             f"'none' to skip the part")
+    if no_fabric:
+        _refuse_fabric_inputs(parallelism, moe, scenarios)
     with _executor(workers, scheduler) as ex:
         # run_full_study hands the executor to its comparisons and sweep
         result = run_full_study(models, gpus, phases, networks=networks, scenarios=scenarios,
