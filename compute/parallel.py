@@ -421,8 +421,10 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
                         continue
                     out.append(c)
     if not out:
+        adp = "" if attention_dp is None or every_adp else \
+            f", attention DP {', '.join(map(str, adps))}"   # the degrees asked for
         raise UserError(f"no configuration to search: TP {', '.join(map(str, tps))}, PP "
-                        f"{', '.join(map(str, pps))}, EP {', '.join(map(str, eps))}"
+                        f"{', '.join(map(str, pps))}, EP {', '.join(map(str, eps))}{adp}"
                         f" (EP and attention DP must divide TP)" + (f"; {why}" if why else ""))
     return tuple(out)
 

@@ -124,7 +124,7 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
     from compute.dies import check_yield_model
     from compute.errors import UserError
     from compute.hardware import get_gpu
-    from compute.yield_model import gpu_die_cost
+    from compute.yield_model import gpu_die_cost, gpu_dies
 
     if (area_text is None) == (gpu_name is None):
         raise UserError("give --area (a die's area) or --gpu (a GPU's die), one of them")
@@ -154,8 +154,14 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
     alpha_refused = value_refused_as("--alpha", alpha_text, "alpha ") \
         if alpha_text is not None else contextlib.nullcontext()
     if gpu_name is not None:
-        with alpha_refused:
-            c = gpu_die_cost(get_gpu(gpu_name), **kw)
+        spec = get_gpu(gpu_name)
+        # its die not fitting the wafer typed: said with --wafer-diameter (the die is the
+        # GPU's, where its area was read: compute.yield_model.gpu_die_cost)
+        wafer_refused = value_refused_as("--wafer-diameter", diameter_text,
+                                         f"{gpu_dies(spec).basis}: die area ") \
+            if diameter_text is not None else contextlib.nullcontext()
+        with alpha_refused, wafer_refused:
+            c = gpu_die_cost(spec, **kw)
     else:
         if sms_text is not None:
             kw["sms_physical"], kw["sms_enabled"] = _sms(sms_text)
