@@ -3,7 +3,9 @@
 It stays silent when asked to (``--quiet``), when the stream is not a terminal (pipes, CI
 logs, click's test runner) and for the first ``delay`` seconds, so quick commands print
 nothing. It redraws at most ten times a second, fits the terminal's width (an 80-column
-terminal gets 79 characters) and erases itself when done.
+terminal gets 79 characters; one whose line would hold fewer than :data:`NARROWEST` gets
+no bar, where a line cut to fit would say nothing and one that does not fit would wrap, each
+redraw a new line) and erases itself when done.
 
 >>> import io
 >>> with Progress(3, "searching", stream=io.StringIO()) as p:   # not a terminal: silent
@@ -19,7 +21,11 @@ import sys
 import time
 from typing import Protocol
 
-__all__ = ["NO_PROGRESS", "Progress", "ProgressLike", "check_progress"]
+__all__ = ["NARROWEST", "NO_PROGRESS", "Progress", "ProgressLike", "check_progress"]
+
+#: Fewest characters a line may take for the bar to be drawn (a terminal of 21 columns;
+#: the label, the bar's 28 and the counts do not fit fewer: ``COLUMNS=5`` draws nothing).
+NARROWEST = 20
 
 
 class ProgressLike(Protocol):
@@ -87,11 +93,13 @@ class Progress:
         now = time.monotonic()
         if now - self.start < self.delay or now - self._drawn < 0.1:
             return
+        cols = self._columns()
+        if cols < NARROWEST:
+            return
         self._drawn = now
         frac = min(self.done / self.total, 1.0)
         full = int(round(frac * self.width))
         bar = "#" * full + "." * (self.width - full)
-        cols = self._columns()
         text = (f"{self.label} [{bar}] {self.done}/{self.total} {now - self.start:5.1f}s "
                 f"{what}")[:cols]
         self.stream.write("\r" + text.ljust(cols))
@@ -102,12 +110,12 @@ class Progress:
     def _columns() -> int:
         """Characters a line may take: one less than the terminal's width (a full line
         would wrap on some terminals), at most 110."""
-        return max(20, min(110, shutil.get_terminal_size((80, 24)).columns - 1))
+        return min(110, shutil.get_terminal_size((80, 24)).columns - 1)
 
     def close(self) -> None:
         """Erase the bar (if it was drawn)."""
         if self._shown:
-            self.stream.write("\r" + " " * self._columns() + "\r")
+            self.stream.write("\r" + " " * max(self._columns(), 0) + "\r")
             self.stream.flush()
             self._shown = False
 
