@@ -25,6 +25,7 @@ from compute.hardware import (
     FLAG_FIELDS,
     HOST_POWER_KEY,
     GpuSpec,
+    Step,
     catalog,
     derive_gpu,
     die_entry,
@@ -32,6 +33,7 @@ from compute.hardware import (
     host_power_entry,
     keep_read,
     read_gpu,
+    read_step,
 )
 from compute.rows import Parameter
 
@@ -262,9 +264,16 @@ def check_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str
                                 f"({' -> '.join(c[:60] for c in [*chain, step[0]][:8])})")
             chain[last := step[0]] = None
         ends.update(chain)
+    def lineage(spec: GpuSpec) -> tuple[GpuSpec, float] | None:
+        """These facts' derivations, then those read before (the catalog's)."""
+        step = derived.get(spec.name)
+        if step is None:   # one of these GPUs derived from none, or the catalog's
+            return None if spec.name in specs and spec.name not in table else read_step(spec)
+        return specs[step[0]] if step[0] in specs else table[step[0]], step[1]
+
     for name, (base, fraction) in derived.items():   # each spec is what its derivation gives
         check_derivation(specs[name], specs[base] if base in specs else table[base], fraction,
-                         where)
+                         where, lineage)
     return dies, derived, hosts
 
 
@@ -279,13 +288,16 @@ _MULTIPLIED = {"flops_multiplier": "flops_bf16", "hbm_capacity_multiplier": "hbm
 _OWN_FIELDS = ("name", "source", "max_instance", "nvlinks", *FLAG_FIELDS)
 
 
-def check_derivation(spec: GpuSpec, base: GpuSpec, fraction: float, where: str) -> None:
+def check_derivation(spec: GpuSpec, base: GpuSpec, fraction: float, where: str,
+                     lineage: Step | None = None) -> None:
     """Refuse (one line at ``where``, naming the GPU, the field, ``spec``'s value and the
     re-derived one) a ``spec`` that is not :func:`compute.hardware.derive_gpu` of ``base``
     at ``fraction``: re-derived with the multipliers its own fields give (each held to its
     range, ``limits.toml [gpu.multiplier]``) and the fields its entry may set itself
     (:data:`_OWN_FIELDS`), every other field must be the derivation's (SMs, TDP, each
-    dtype's peak, the scale-out bandwidth: what the fraction and multipliers set).
+    dtype's peak, the scale-out bandwidth: what the fraction and multipliers set), the TDP
+    rated as ``base``'s lineage gives (``lineage``, default the GPUs read:
+    :func:`compute.hardware.clock_lineage`).
 
     >>> half = derive_gpu(get_gpu("B200-HGX"), "Half", fraction=0.5, flops_multiplier=2)
     >>> check_derivation(half, get_gpu("B200-HGX"), 0.5, "f.json")
@@ -305,7 +317,8 @@ def check_derivation(spec: GpuSpec, base: GpuSpec, fraction: float, where: str) 
     own = {f: getattr(spec, f) for f in _OWN_FIELDS}
     try:
         again = replace(derive_gpu(base, spec.name, fraction=fraction, **multipliers,
-                                   max_instance=spec.max_instance, source=spec.source), **own)
+                                   max_instance=spec.max_instance, source=spec.source,
+                                   lineage=lineage), **own)
     except UserError as exc:
         raise UserError(f"{where}: {exc}") from None
     for f in fields(GpuSpec):

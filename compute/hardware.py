@@ -22,10 +22,11 @@ True
 
 from __future__ import annotations
 
+import math
 import tomllib
 import unicodedata
 from collections import ChainMap
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from functools import cache, partial
 from importlib import resources
@@ -43,8 +44,9 @@ from compute.units import scaled
 
 __all__ = ["DTYPES", "FLAG_FIELDS", "HOST_POWER_KEY", "MAX_HOST_POWER", "GpuSpec",
            "OPTIONAL_FIELDS", "ReadGpu", "SPEC_KEYS", "UNSET_FIELDS", "catalog",
-           "derive_gpu", "die_entry", "get_gpu", "gpu_names", "host_power_entry",
-           "keep_read", "load_gpu_file", "read_gpu", "spec_ranges", "unknown_gpu"]
+           "Step", "clock_lineage", "derive_gpu", "die_entry", "get_gpu", "gpu_names",
+           "host_power_entry", "keep_read", "load_gpu_file", "read_gpu", "read_step",
+           "spec_ranges", "unknown_gpu"]
 
 
 @dataclass(frozen=True)
@@ -125,10 +127,63 @@ OPTIONAL_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is not MISS
 UNSET_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is None)
 
 
+#: How a GPU derives from another: ``step(spec)`` is ``(base, fraction)`` where ``spec`` is
+#: ``fraction`` of ``base`` (:func:`derive_gpu`), None where it derives from none.
+Step = Callable[[GpuSpec], "tuple[GpuSpec, float] | None"]
+
+
+def read_step(spec: GpuSpec) -> tuple[GpuSpec, float] | None:
+    """The :data:`Step` the GPUs read so far give (:func:`read_gpu`: the catalog's, a GPU
+    file's, a saved fabric's): ``(base as read, fraction)`` of the GPU read under
+    ``spec``'s name, None where it derives from none or was not read.
+
+    >>> base, fraction = read_step(get_gpu("Lite+BW+FLOPS"))
+    >>> base.name, fraction, read_step(get_gpu("H100-SXM"))
+    ('H100-SXM', 0.25, None)
+    """
+    catalog()   # a catalog GPU unpickled in a worker: its lineage is the catalog's
+    found = _READ.get(spec.name)
+    if found is None or found.derived is None:
+        return None
+    base = _READ.get(found.derived[0])
+    return None if base is None else (base.spec, found.derived[1])
+
+
+def clock_lineage(spec: GpuSpec, step: Step | None = None) -> tuple[GpuSpec, float, float]:
+    """``(root, fraction, clock)``: the GPU derived from none that ``spec`` derives from
+    (``step``, default :func:`read_step`, followed to its end), the fraction of its
+    silicon ``spec`` is (each step's, multiplied) and the clock its SMs run at, over the
+    root's (each step's ``flops_multiplier``, multiplied): ``(spec, 1, 1)`` for a GPU
+    derived from none. Each step is taken only where its TDP is the one
+    :func:`derive_gpu` rates it at, the root's fraction at that clock: a spec that only
+    bears a derived GPU's name (built in code) is not that GPU, and the lineage starts
+    there.
+
+    >>> root, fraction, clock = clock_lineage(get_gpu("Lite+BW+FLOPS"))
+    >>> root.name, fraction, round(clock, 12)
+    ('H100-SXM', 0.25, 1.2)
+    """
+    step = step or read_step
+    chain, seen = [], {spec.name}
+    while (found := step(spec)) is not None and found[0].name not in seen:
+        chain.append((spec, *found))
+        seen.add(found[0].name)
+        spec = found[0]
+    root, fraction, clock = spec, 1.0, 1.0
+    for derived, base, part in reversed(chain):   # from the root up
+        c = derived.flops_bf16 / (base.flops_bf16 * part) if base.flops_bf16 else 1.0
+        if math.isclose(derived.tdp, rated_at_clock(root.tdp * fraction * part, clock * c,
+                                                    checked=False), rel_tol=1e-9):
+            fraction, clock = fraction * part, clock * c
+        else:
+            root, fraction, clock = derived, 1.0, 1.0
+    return root, fraction, clock
+
+
 def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multiplier: float = 1.0,
                hbm_bandwidth_multiplier: float = 1.0, network_bandwidth_multiplier: float = 1.0,
                hbm_capacity_multiplier: float = 1.0, max_instance: int | None = None,
-               source: str = "") -> GpuSpec:
+               source: str = "", lineage: Step | None = None) -> GpuSpec:
     """A GPU that is ``fraction`` of ``base`` in everything (SMs, FLOP/s, HBM capacity and
     bandwidth, network bandwidth, TDP), then scaled by the multipliers. It keeps the
     base's NVLinks (:attr:`GpuSpec.nvlinks`), each carrying its share of the scaled
@@ -137,7 +192,11 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
     Its SMs are the fraction's, so ``flops_multiplier`` is a clock ratio: its TDP is the
     fraction's rated at that clock by the clock-power law
     (:func:`~compute.clock_power.rated_at_clock`, the law ``netmodel cost --clock`` uses;
-    past the law's accepted clock range by the same formula). The bandwidth and capacity multipliers add no TDP: the TDP is drawn in
+    past the law's accepted clock range by the same formula). A ``base`` that is itself
+    derived with a raised clock (``lineage``: how it derives, default :func:`read_step`;
+    :func:`clock_lineage`) is that die run faster still: the TDP is its root's fraction
+    rated at the product of the clocks, what one derivation at that product is rated, not
+    the base's rated power rated again. The bandwidth and capacity multipliers add no TDP: the TDP is drawn in
     compute-bound steps, which move the same bytes at any peak bandwidth
     (``compute/data/gpus.toml`` says what this leaves out).
 
@@ -151,6 +210,10 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
     >>> a = derive_gpu(get_gpu("A100-SXM-80GB"), "HalfA100", fraction=0.5)
     >>> a.nvlinks, a.scaleup_bandwidth / a.nvlinks / 1e9   # 12 links of 12.5 GB/s
     (12, 12.5)
+    >>> twice = derive_gpu(fast, "Faster", flops_multiplier=1.2)   # Lite+BW at 1.44x
+    >>> once = derive_gpu(get_gpu("H100-SXM"), "Once", fraction=0.25, flops_multiplier=1.44)
+    >>> round(twice.tdp, 2), round(once.tdp, 2)
+    (405.68, 405.68)
     """
     # the ranges a GPU file's derive_from entry is held to (compute/data/limits.toml): a
     # multiplier of 10**400 passed 'finite and > 0' and overflowed the multiplications
@@ -167,6 +230,7 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
                                        ("hbm_capacity_multiplier", hbm_capacity_multiplier)))
     largest = base.max_instance if max_instance is None else _pos_int(name, "max_instance",
                                                                       max_instance)
+    root, parts, clock = clock_lineage(base, lineage)
     try:
         return replace(
             base,
@@ -180,7 +244,7 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
             hbm_bandwidth=base.hbm_bandwidth * f * hbm_bandwidth_multiplier,
             scaleup_bandwidth=base.scaleup_bandwidth * f * network_bandwidth_multiplier,
             scaleout_bandwidth=base.scaleout_bandwidth * f * network_bandwidth_multiplier,
-            tdp=rated_at_clock(base.tdp * f, flops_multiplier, checked=False),
+            tdp=rated_at_clock(root.tdp * parts * f, clock * flops_multiplier, checked=False),
             max_instance=largest,
             source=source or f"derived from {base.name}",
         )
@@ -411,7 +475,7 @@ def _pos_int(name, key, v):
 
 def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: str,
                     dies: dict[str, tuple[dict, str]],
-                    derived: dict[str, tuple[str, float]]) -> GpuSpec:
+                    derived: dict[str, tuple[str, float]], lineage: Step) -> GpuSpec:
     """One ``[gpu.NAME]`` table, every value checked against ``compute/data/limits.toml``."""
     validate.typed_name(where, "GPU", name)   # no CLOCK_MARK, ',', '=', ':' (NAME_MARKS)
     here = f"{where}: GPU {name!r}"
@@ -440,7 +504,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
                                      v, key=key)
               for key, v in entry.items()}
         derived[name] = (base_name, float(kw.get("fraction", 1.0)))
-        spec = derive_gpu(known_gpus[base_name], name, **kw)
+        spec = derive_gpu(known_gpus[base_name], name, **kw, lineage=lineage)
         return replace(spec, source=_source(here, given), **own)
     unknown = sorted(set(entry) - set(SPEC_KEYS))
     missing = sorted(set(SPEC_KEYS) - set(entry) - set(_OPTIONAL_KEYS))
@@ -526,6 +590,14 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
         raise UserError(f"{where}: the 'gpu' table is empty")
     out: dict[str, GpuSpec] = {}
     raw: dict[str, tuple[dict, str]] = {}
+
+    def lineage(spec: GpuSpec) -> tuple[GpuSpec, float] | None:
+        """This table's derivations, then those read before (the catalog's)."""
+        if spec.name not in out:
+            return read_step(spec)
+        step = derived.get(spec.name)
+        return None if step is None else (seen[step[0]], step[1])
+
     seen = ChainMap(out, base)   # live: each entry may derive from one before it (a dict
     for name, entry in data["gpu"].items():   # copied per entry made n entries O(n^2))
         host = None
@@ -543,7 +615,7 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
                                f"{base_name!r}, which the file gives after it; give {base_name!r} "
                                "first")
                             + " (a GPU derives from a catalog GPU or one given before it)")
-        out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived)
+        out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived, lineage)
         if host is not None:
             hosts[name] = host_power_entry(f"{where}: GPU {name!r}", host)
         if name in raw:  # its die table checked where it is read, against the GPU's SMs

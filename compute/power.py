@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from compute.clock_power import ClockPowerLaw, idle_frac, rated_at_clock
 from compute.errors import UserError, known
-from compute.hardware import GpuSpec, get_gpu
+from compute.hardware import GpuSpec, clock_lineage, get_gpu
 from compute.rows import check_number
 from compute.validate import describe, listed, of_type
 from compute.yield_model import parameter
@@ -205,28 +205,6 @@ def nominal_tdp(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
     return _made_from(get_gpu(gpu), law, idle_fraction).tdp
 
 
-def _lineage(spec: GpuSpec) -> tuple[GpuSpec, float, float]:
-    """``(root, fraction, clock)``: the GPU derived from none that ``spec`` derives from
-    (:func:`compute.gpu_facts.derivation`, a chain followed to its end), the fraction of it
-    ``spec`` is and the clock its ``flops_multiplier`` (each step's, multiplied) runs its
-    SMs at; ``(spec, 1, 1)`` for a GPU derived from none. A spec that only bears a derived
-    GPU's name (built in code, its TDP not the derivation's rating) is not that GPU: the
-    chain stops there."""
-    from compute.gpu_facts import base_gpu, derivation
-
-    seen, fraction, clock = {spec.name}, 1.0, 1.0
-    while (step := derivation(spec.name)) is not None \
-            and (base := base_gpu(spec.name)) is not None and base.name not in seen:
-        c = spec.flops_bf16 / (base.flops_bf16 * step[1]) if base.flops_bf16 else 1.0
-        if not math.isclose(spec.tdp, rated_at_clock(base.tdp * step[1], c, checked=False),
-                            rel_tol=1e-9):
-            break
-        fraction, clock = fraction * step[1], clock * c
-        seen.add(base.name)
-        spec = base
-    return spec, fraction, clock
-
-
 def unclocked(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
               idle_fraction: float | None = None) -> tuple[GpuSpec, float]:
     """``(twin, ratio)``: ``gpu`` as the same die at its SMs' own nominal clock (``twin``)
@@ -247,7 +225,7 @@ def unclocked(gpu: str | GpuSpec, law: ClockPowerLaw | None = None,
     spec = get_gpu(gpu)
     ratio = clock_of(spec)
     spec = _made_from(spec, law, idle_fraction)
-    root, fraction, clock = _lineage(spec)
+    root, fraction, clock = clock_lineage(spec)
     if clock == 1.0:
         return spec, ratio
     twin = _at_flops(spec, over=clock, tdp=fraction * root.tdp,
@@ -287,7 +265,7 @@ def hbm_share(gpu: str | GpuSpec, memory_power_share: float) -> float:
     0.708
     """
     spec = _made_from(get_gpu(gpu))
-    root, fraction, _ = _lineage(spec)
+    root, fraction, _ = clock_lineage(spec)
     return min(1.0, memory_power_share * spec.hbm_bandwidth
                / (fraction * root.hbm_bandwidth))
 
