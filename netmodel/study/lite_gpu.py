@@ -256,16 +256,17 @@ class FullStudy:
     figures: dict = field(default_factory=dict, repr=False)
 
     def table(self) -> str:
-        """The parts' tables, one after the other."""
+        """The parts' tables, one after the other, in summary.md's order (1, 2, 2b the
+        paper's assumption, 2c the crossovers, 3 the sweep)."""
         parts = [self.ideal.table()]
         if self.fabric is not None:
             parts.append("fabric comparison (tokens/s/SM of the best configuration per "
                          "scenario)\n" + self.fabric.table())
-        if self.crossovers is not None:
-            parts.append("co-design crossovers\n" + self.crossovers.table())
         if self.paper is not None:
             parts.append("fabric comparison under the paper's assumption (collectives "
                          "overlapped with the GEMM that feeds them)\n" + self.paper.table())
+        if self.crossovers is not None:
+            parts.append("co-design crossovers\n" + self.crossovers.table())
         if self.sweep is not None:
             parts.append("per-hop latency sweep\n" + self.sweep.table())
         return "\n\n".join(parts)
