@@ -45,6 +45,7 @@ from netmodel.study.rows import (
 )
 from netmodel.study.scenario_catalog import expand_scenarios, instances_note
 from netmodel.study.scenarios import BEST
+from netmodel.study.summary_words import and_list
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -202,9 +203,15 @@ class CompareResult(RowsResult):
                                     if r.reconfiguration_s > 0))
         if reconf:
             set_as = self.circuits_set()
+            # the same time and circuits said once for every label that has them (five
+            # Lites on lite-ocs repeated one text five times)
+            said: dict[str, list[str]] = {}
+            for lab, t in reconf:
+                said.setdefault(f"{t * 1e3:g} ms" + _layouts(set_as.get(lab)), []).append(lab)
             lines.append("circuit reconfiguration (once per re-provisioning, not per token): "
-                         + ", ".join(f"{lab} {t * 1e3:g} ms" + _layouts(set_as.get(lab))
-                                     for lab, t in reconf))
+                         + "; ".join(f"{and_list(labs)} {text}" if len(labs) == 1 else
+                                     f"{and_list(labs)} {text.replace(' ms', ' ms each', 1)}"
+                                     for text, labs in said.items()))
         capped = self.batch_limit_line()
         if capped:
             lines.append(capped)
