@@ -184,7 +184,7 @@ def test_compare_reports_the_layouts(tmp_path):
     assert scen[1]["circuits"] == "ring"
     assert scen[0]["circuits_set"] == {str(k): v for k, v in set_as.items()}
     line = next(ln for ln in res.table().splitlines() if ln.startswith("circuit reconf"))
-    assert line.endswith(", lite-ocs-ring@Lite 10 ms")
+    assert line.endswith("; lite-ocs-ring@Lite 10 ms")   # groups joined by "; "
     for size, lay in set_as.items():
         assert lay in line and str(size) in line
 
