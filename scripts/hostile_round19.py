@@ -16,10 +16,12 @@ hostile: in process with COLUMNS=0, COLUMNS=5 and TERM=dumb NO_COLOR=1 (its --he
 in a working folder nobody may write (/proc) and in one deleted under it; as a user runs it
 (``python -m netmodel``, a child process) under LC_ALL=C without Python's UTF-8 mode (files,
 stdout and stderr ASCII; LANG=C alone Python coerces to C.UTF-8) and a Latin-1 stdout,
-with stdout closed (``>&-``), to a
-reader that left (a pipe closed before the first write; and ``| head -1`` itself for the
-longest outputs), onto /dev/full, and drawing with HOME=/dev/null. The progress bar on a
-narrow terminal is tests/netmodel/test_progress.py's (it shows after 2 s of work).
+with stdout closed (``>&-``), to a reader that left (a pipe closed before the first write;
+and ``| head -1`` itself for the longest outputs), onto /dev/full, and drawing with
+HOME=/dev/null. And every ``NETMODEL_*`` setting each command reads (found by running it,
+:func:`settings_read`) given every value above (a value taken in process is tried in a new
+process: a fabric built once is not checked against the limits again). The progress bar
+on a narrow terminal is tests/netmodel/test_progress.py's (it shows after 2 s of work).
 
 What each gets (the project's promise): exit 0 (or 3, an unmet target) and sane output (no
 traceback, nothing on stderr, no nan, no control character or bidirectional control printed
@@ -46,7 +48,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+import types
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -430,6 +433,119 @@ def output_cases() -> Iterator[tuple[str, list[str], bool, str]]:
                     _argv(path, command, param, place), False, place
 
 
+class _Environ(Mapping):
+    """``os.environ`` as a module sees it, each variable it asks for kept in ``seen``."""
+
+    def __init__(self, seen: set[str]) -> None:
+        self.seen = seen
+
+    def __getitem__(self, key: str) -> str:
+        self.seen.add(key)
+        return os.environ[key]
+
+    def get(self, key: str, default=None):
+        self.seen.add(key)
+        return os.environ.get(key, default)
+
+    def __iter__(self):
+        return iter(os.environ)
+
+    def __len__(self) -> int:
+        return len(os.environ)
+
+
+class _WatchedOs(types.ModuleType):
+    """The ``os`` module, but its ``environ`` is an :class:`_Environ`."""
+
+    def __init__(self, seen: set[str]) -> None:
+        super().__init__("os")
+        self.__dict__["environ"] = _Environ(seen)
+
+    def __getattr__(self, name: str):
+        return getattr(os, name)
+
+
+def settings_read() -> dict[str, set[str]]:
+    """The ``NETMODEL_*`` variables each command's base command line reads (every module
+    of netmodel's packages imported so far made to see a watched ``os.environ``): the
+    settings (compute.limits.setting's), found by running, not listed."""
+    seen: set[str] = set()
+    watched = _WatchedOs(seen)
+    mods: list[types.ModuleType] = []
+
+    def watch() -> int:
+        """Watch the modules imported since; how many that was."""
+        new = [m for name, m in list(sys.modules.items())
+               if name.split(".")[0] in ("compute", "topologies", "netmodel")
+               and getattr(m, "os", None) is os]
+        for m in new:
+            m.os = watched
+        mods.extend(new)
+        return len(new)
+
+    out = {}
+    try:
+        watch()
+        for path, _, argv in _runnable():
+            seen.clear()
+            run_case(argv, _setup, True)
+            while watch():   # modules the run imported, unwatched while it ran: again
+                seen.clear()
+                run_case(argv, _setup, True)
+            out[path] = {v for v in seen if v.startswith("NETMODEL_")}
+    finally:
+        for m in mods:
+            m.os = os
+    return out
+
+
+def setting_cases(read: dict[str, set[str]]) -> Iterator[tuple[str, list[str], str, str,
+                                                              bool]]:
+    """(name, argv, variable, value, must refuse) of every setting each command reads,
+    given every value of :data:`VALUES`."""
+    for path, _, argv in _runnable():
+        for var in sorted(read.get(path, ())):
+            for what, value in VALUES.items():
+                if "\x00" not in value:   # no environment holds a NUL (execve ends there)
+                    yield f"{path} | {var}={what}", argv, var, value, what in NEVER
+
+
+def _took_in_child(argv: list[str], var: str, value: str) -> str | None:
+    """Why a setting's value taken in process is taken by a new process too (None: there
+    it is refused in one line naming ``var``): a process keeps what it built (a fabric
+    built once is not checked against the limits again), so a value read only on a build
+    is tried where nothing was built before."""
+    with tempfile.TemporaryDirectory() as t:
+        d = Path(t)
+        _setup(d)
+        rc, out, err = child(argv, d, _child_env({var: value}))
+    said = _said(err)
+    if rc == 2 and len(said) == 1 and var in said[0] and not out:
+        return None
+    return f"took {var}={value!r} (exit {rc}) | {' / '.join(said)[:200]}"
+
+
+def judge_setting(argv: list[str], var: str, value: str, refuse: bool
+                  ) -> tuple[str | None, float]:
+    """As :func:`judge_value`, the value in environment variable ``var``: a refusal names
+    the variable."""
+    why, dt = run_case(argv, _setup, True, {var: value})
+    said = _Recording.last
+    if said is None:
+        return why, dt
+    if why is not None and why.startswith("NAMES NOTHING") and var in said.output:
+        why = None
+    if why is None and said.exit_code == 2 and var not in said.output:
+        why = f"NAMES NOTHING | {said.output.strip()[:300]}"
+    if why is None and said.exit_code == 2 and not SAYS_ALLOWED.search(said.output):
+        why = f"NAMES NOT WHAT IS ALLOWED | {said.output.strip()[:300]}"
+    if why is None and said.exit_code in (0, 3) and refuse and value.strip():
+        why = _took_in_child(argv, var, value)
+    elif why is None and said.exit_code in (0, 3) and RAW.search(said.output):
+        why = f"printed a control character raw | {ascii(said.output[:200])}"
+    return why, dt
+
+
 def run_child_case(run: Callable[[Path], str | None]) -> tuple[str | None, float]:
     with tempfile.TemporaryDirectory() as t:
         d = Path(t)
@@ -474,6 +590,10 @@ def main() -> int:
         tally.record(name, why, dt)
     for name, run, _ in here:
         tally.record(name, *run_child_case(run))
+    read = settings_read() if "=" in args.k or not args.k or "NETMODEL" in args.k else {}
+    for name, argv, var, value, refuse in setting_cases(read):
+        if args.k in name:
+            tally.record(name, *judge_setting(argv, var, value, refuse))
     return tally.report("refused naming no flag or value, or not what is allowed")
 
 
