@@ -564,10 +564,16 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
         # the ceiling holds the rate the bytes stream at, not the start-up latency or the
         # pipeline's fill: said with the two times, so the busbw above reconciles with it
         streamed = top.per_byte * result.nbytes
+        # phases in domains of fewer GPUs than the group (across domains): the ceiling is
+        # theirs, counted over a domain; said over this group too, as busbw above counts it
+        p = len(result.group)
+        ours = top.group_busbw(p)
+        over = "" if ours == top.busbw else \
+            f" over a domain's {top.heads} GPUs, {ours / 1e9:.4g} GB/s over these {p}"
         click.echo(f"bottleneck: the in-switch reduction ceiling, busbw at most {top.ceiling:g} x "
                    f"{top.link_rate / 1e9:.4g} GB/s (a GPU's NVLink rate) = "
                    f"{top.busbw / 1e9:.4g} GB/s (the highest published NVLS busbw of the "
-                   f"generation) while the in-switch phases stream, {format_time(streamed)} "
+                   f"generation){over} while the in-switch phases stream, {format_time(streamed)} "
                    f"of the {format_time(result.time)} (the links alone: {top.slowdown:.3g}x "
                    f"as fast); the other {format_time(result.time - streamed)} (start-up "
                    f"latency, pipeline fill and any step run apart from those phases) it does "

@@ -81,7 +81,8 @@ class InSwitchCeiling:
     published NVLS busbw of the generation over a GPU's NVLink rate).
 
     The phase's busbw is at most ``ceiling`` x ``link_rate`` (a GPU's line rate into its
-    domain's reducing switches, bytes/s a direction; :attr:`busbw`) while its bytes stream:
+    domain's reducing switches, bytes/s a direction; :attr:`busbw`) while its bytes stream,
+    counted over the ``heads`` GPUs of a domain the phase runs on (0: not known);
     ``per_byte`` is the seconds per byte of the message it holds the phase (or its full
     pipeline) to, the time each byte more takes, not the start-up latency or the pipeline's
     fill. ``slowdown``: that time over what its links alone would take (> 1).
@@ -91,6 +92,7 @@ class InSwitchCeiling:
     link_rate: float
     slowdown: float
     per_byte: float = 0.0
+    heads: int = 0
 
     @classmethod
     def of(cls, heads: int, floor: float, ceiling: float, slowdown: float,
@@ -98,12 +100,28 @@ class InSwitchCeiling:
         """The ceiling of an in-switch step of ``heads`` heads whose ``floor`` (seconds per
         byte at a ceiling of 1, :attr:`~netmodel.collectives.cost.StepCost.floor`) is
         (heads - 1) / heads over a GPU's link rate."""
-        return cls(ceiling, (heads - 1) / heads / floor, slowdown, per_byte)
+        return cls(ceiling, (heads - 1) / heads / floor, slowdown, per_byte, heads)
 
     @property
     def busbw(self) -> float:
         """The phase's busbw ceiling (bytes/s): ceiling x a GPU's link rate."""
         return self.ceiling * self.link_rate
+
+    def group_busbw(self, p: int) -> float:
+        """The ceiling as the busbw of a collective of ``p`` GPUs whose in-switch phases run
+        on domains of :attr:`heads` GPUs each (an all-reduce across scale-up domains):
+        :attr:`busbw` x ((p-1)/p) / ((heads-1)/heads), the two bus factors' ratio (the
+        phases move ``(heads-1)/heads`` of the message each, the collective's busbw counts
+        ``(p-1)/p``); :attr:`busbw` where the phases run on the whole group.
+
+        >>> round(InSwitchCeiling(1.0, 400e9, 1.1, heads=8).group_busbw(16) / 1e9, 2)
+        428.57
+        >>> InSwitchCeiling(1.0, 400e9, 1.1, heads=8).group_busbw(8) / 1e9
+        400.0
+        """
+        if self.heads < 2 or self.heads == p:
+            return self.busbw
+        return self.busbw * ((p - 1) / p) / ((self.heads - 1) / self.heads)
 
 
 @dataclass(frozen=True)
