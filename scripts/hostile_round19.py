@@ -378,6 +378,16 @@ def environment_cases() -> Iterator[tuple[str, Callable[[Path], str | None], boo
             def run(d: Path, argv=argv, put=put, drop=drop, enc=enc) -> str | None:
                 return _sane(*child(argv, d, _child_env(put, drop)), encoding=enc)
             yield f"{path} | {what}", run, True
+        # a refusal quoting a character the encoding cannot hold: one line, escaped
+        param = next((p for p in command.params if _kind(path, p) == "value"), None)
+        if param is not None:
+            wrong = _argv(path, command, param, "\u0663\u2192")
+            for what, (put, drop, _enc) in CHILD_ENVIRONMENTS.items():
+                def refused(d: Path, wrong=wrong, put=put, drop=drop) -> str | None:
+                    rc, out, err = child(wrong, d, _child_env(put, drop))
+                    return _sane(rc, out, err, refusal=True) or (
+                        None if rc == 2 else f"took it, exit {rc}")
+                yield f"{path} refusing U+0663 U+2192 | {what}", refused, True
         for what, (status, line) in STDOUTS.items():
             def run(d: Path, argv=argv, what=what, status=status, line=line) -> str | None:
                 rc, _, err = child(argv, d, _child_env({}), stdout=what)

@@ -12,6 +12,7 @@ a value an option's type refuses), becomes one line on stderr and exit status 2.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import importlib
 import importlib.util
@@ -463,10 +464,37 @@ class _Closed(io.RawIOBase):
         return memoryview(b).nbytes
 
 
+#: The error handler of ``netmodel``'s stdout and stderr (:func:`_escape_unencodable`).
+ESCAPE = "netmodel.escape"
+
+
+def _escape_unencodable(exc: UnicodeError) -> tuple[str | bytes, int]:
+    r"""A character the stream's encoding cannot hold: a lone surrogate of an argument's
+    byte that was not UTF-8 (U+DC80-U+DCFF) is that byte again, as ``surrogateescape``
+    writes it; any other is written as its escape (``\u0663``), as ``backslashreplace``
+    writes it, so that a Latin-1 or ASCII terminal (``PYTHONIOENCODING=latin-1``) gets a
+    line, not a ``UnicodeEncodeError`` traceback (``netmodel models 'Llama→'``'s refusal
+    quoting the name was one).
+
+    >>> "error: 'x\u2192' \udce9".encode("latin-1", ESCAPE)
+    b"error: 'x\\u2192' \xe9"
+    """
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    c = exc.object[exc.start]
+    if 0xDC80 <= ord(c) <= 0xDCFF:
+        return bytes([ord(c) - 0xDC00]), exc.start + 1
+    return codecs.backslashreplace_errors(
+        UnicodeEncodeError(exc.encoding, c, 0, 1, exc.reason))[0], exc.start + 1
+
+
+codecs.register_error(ESCAPE, _escape_unencodable)
+
+
 def _reader_may_leave(stream: Any, fd: int | None = None) -> Any:
     """``stream`` (sys.stdout or sys.stderr) as a text stream over the same descriptor
     whose writes survive the reader closing it (:class:`_ReaderMayLeave`): its encoding
-    and buffering as ``stream``'s, with ``errors='surrogateescape'`` (see :func:`main`).
+    and buffering as ``stream``'s, with the error handler :data:`ESCAPE` (see :func:`main`).
     A stream with no descriptor (captured in-process) only gets that error handler. None
     where descriptor ``fd`` is closed (Python's stream for it is None): a stream whose
     output is lost (:class:`_Closed`).
@@ -476,16 +504,16 @@ def _reader_may_leave(stream: Any, fd: int | None = None) -> Any:
     """
     if stream is None and fd is not None and _closed(fd):
         return io.TextIOWrapper(io.BufferedWriter(_Closed()), encoding="utf-8",
-                                errors="surrogateescape", newline="\n")
+                                errors=ESCAPE, newline="\n")
     try:
         fd = stream.fileno()
     except (AttributeError, OSError, ValueError):   # None, or no descriptor (a test capture)
         if hasattr(stream, "reconfigure"):
-            stream.reconfigure(errors="surrogateescape")
+            stream.reconfigure(errors=ESCAPE)
         return stream
     stream.flush()
     raw = io.BufferedWriter(_ReaderMayLeave(fd, "w", closefd=False))
-    return io.TextIOWrapper(raw, encoding=stream.encoding, errors="surrogateescape",
+    return io.TextIOWrapper(raw, encoding=stream.encoding, errors=ESCAPE,
                             newline="\n", line_buffering=stream.line_buffering,
                             write_through=getattr(stream, "write_through", False))
 

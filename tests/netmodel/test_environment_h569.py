@@ -150,3 +150,26 @@ def test_drawing_with_home_dev_null_says_nothing_on_stderr(tmp_path):
                        env=_env(HOME="/dev/null"), cwd=tmp_path, timeout=120, check=False)
     assert (r.returncode, r.stderr) == (0, b"")
     assert (tmp_path / "f.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_refusal_quoting_what_latin1_cannot_hold_is_one_escaped_line(tmp_path):
+    """``PYTHONIOENCODING=latin-1 netmodel models 'Llama→'`` was a UnicodeEncodeError
+    traceback, exit 1, where the refusal quoted the name; now its escape, exit 2."""
+    r = subprocess.run([sys.executable, "-m", "netmodel", "models", "Llama\u2192"],
+                       capture_output=True, env=_env(PYTHONIOENCODING="latin-1"),
+                       cwd=tmp_path, timeout=60, check=False)
+    assert r.returncode == 2 and r.stdout == b""
+    assert r.stderr.startswith(b"error: unknown model 'Llama\\u2192'; known: ")
+    assert r.stderr.count(b"\n") == 1
+
+
+@pytest.mark.parametrize("encoding, text, written", [
+    ("latin-1", "caf\u00e9 \u2192 \u0663", b"caf\xe9 \\u2192 \\u0663"),
+    ("ascii", "caf\u00e9", b"caf\\xe9"),
+    # an argument's byte that was not UTF-8 (a file name): the byte again
+    ("utf-8", "f\udce9.json", b"f\xe9.json"),
+    ("ascii", "\udcff\u00e9\udc80", b"\xff\\xe9\x80"),
+])
+def test_the_streams_write_what_the_encoding_cannot_hold_as_an_escape(encoding, text,
+                                                                      written):
+    assert text.encode(encoding, cli_main.ESCAPE) == written
