@@ -247,3 +247,32 @@ def test_a_failure_never_speeds_a_collective_up(spec, data):
     if r.lost or r.cut:
         return
     assert r.degraded.time >= r.healthy.time * (1 - 1e-12)
+
+
+@settings(RUN, max_examples=8)
+@given(case=cases(), size=st.sampled_from(["1", "3000", "1MiB", "256MiB"]))
+def test_costs_and_collective_give_one_cost(case, size):
+    """netmodel costs' row and netmodel collective's answer for one op, group size,
+    algorithm and size on a builder's fabric: the same seconds, algorithm and protocol."""
+    import json
+
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    spec, placement, p, op, algorithm = case
+    common = ["--fabric", spec, "--placement", placement, "--seed", "3"] \
+        if placement == "random" else ["--fabric", spec, "--placement", placement]
+    run = CliRunner().invoke
+    row = run(cli, ["costs", "--ops", op, "--groups", str(p), "--sizes", size,
+                    "--algorithm", algorithm, "--format", "json", *common])
+    one = run(cli, ["collective", op, "--group", str(p), "--size", size,
+                    "--algorithm", algorithm, "--json", *common])
+    assert (row.exit_code == 0) == (one.exit_code == 0), (row.output, one.output)
+    if row.exit_code:
+        assert row.exit_code == one.exit_code == 2
+        return
+    got, want = json.loads(row.output)["rows"], json.loads(one.output)
+    assert len(got) == 1
+    assert got[0]["seconds"] == pytest.approx(want["time"], rel=1e-12)
+    assert (got[0]["algorithm"], got[0]["protocol"]) == (want["algorithm"], want["protocol"])
