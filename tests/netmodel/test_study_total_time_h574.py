@@ -25,7 +25,7 @@ def test_time_per_part_ends_with_the_whole_run(tmp_path):
     # so they sum to at most its wall time (each rounded to 0.1 s: 0.05 s a part)
     wall = float(m.group(2))
     assert sum(map(float, parts.values())) <= wall + 0.05 * (len(parts) + 1)
-    assert float(m.group(3)) > 0
+    # (the CPU total can read 0.0 s here: after other tests the searches are cached)
 
 
 def test_quiet_prints_no_times(tmp_path):
