@@ -8,7 +8,9 @@ same caches, :meth:`PlannedRoutes._plan_small`), the others from a table of rout
 pair by pair (:meth:`PlannedRoutes._route_ids`: a node to itself and direct neighbours with
 numpy, the rest from :class:`~netmodel.collectives.route_search.SearchedRoutes`); and
 :meth:`PlannedRoutes.loads` and :meth:`PlannedRoutes.link_loads`, the bytes per byte of
-``n`` each directed link carries. :class:`PlannedRoutes` is a mixin of
+``n`` each directed link carries (a step of more than 2^19 transfers in parts,
+:meth:`~netmodel.collectives.route_bulk.BulkRoutes._link_loads_in_parts`, the same to the
+last bit). :class:`PlannedRoutes` is a mixin of
 :class:`~netmodel.collectives.routing.Router`; a large batch of searched routes is sampled
 and its work estimated before it is routed by
 :class:`~netmodel.collectives.route_sampling.SampledRoutes`, mixed in here.
@@ -52,10 +54,6 @@ _WALK_MANY = 64
 #: plus a direct step's (389 MB) held 0.8 GB that ``compare --instances all`` on a 16k
 #: fabric never read again.
 _PLAN_BYTES = 1 << 26
-#: :meth:`PlannedRoutes.link_loads` routes a step of more transfers than this in parts of
-#: :data:`_PART` (the last of up to twice that), summing the same loads bit for bit.
-_IN_PARTS = 1 << 19
-_PART = 1 << 16
 #: :meth:`PlannedRoutes._pxn_index`'s (server, device) -> GPU table is a dense array where
 #: servers x (largest device index + 1) is at most this many cells per GPU (8 bytes each;
 #: 8 GPUs a server with devices 0-7: one cell per GPU), else sorted keys looked up by
@@ -736,7 +734,9 @@ class PlannedRoutes(SampledRoutes):
         latency_up)``, links ascending and the bytes per byte of ``n`` each carries
         (nonzero). Kept per pattern of transfers for fabrics whose routes
         :func:`~netmodel.collectives.route_sharing.router_for` shares (at most ``_KEPT_LOADS`` link entries in all, the oldest
-        dropped first), so that fabrics of one shape route a step once.
+        dropped first), so that fabrics of one shape route a step once. A large step of
+        :class:`Pairs` is routed in parts where that gives the same loads
+        (:meth:`~netmodel.collectives.route_bulk.BulkRoutes._link_loads_in_parts`).
 
         >>> import networkx as nx
         >>> from netmodel.collectives.routing import Router
@@ -763,10 +763,7 @@ class PlannedRoutes(SampledRoutes):
                 hit = kept = None
             if hit is not None:
                 return hit
-        out = None
-        if isinstance(transfers, Pairs) and len(transfers) > _IN_PARTS and \
-                not self.pxn_applies(transfers):
-            out = self._link_loads_in_parts(transfers)
+        out = self._link_loads_in_parts(transfers) if isinstance(transfers, Pairs) else None
         if out is None:
             out = self._link_loads_whole(transfers)
         if kept is not None:
@@ -798,65 +795,6 @@ class PlannedRoutes(SampledRoutes):
             if joint is not None:
                 uniq, load = joint
         return uniq, load, latency, scaleout, latency_up
-
-    def _link_loads_in_parts(self, transfers: Pairs
-                             ) -> tuple[np.ndarray, np.ndarray, float, bool, float] | None:
-        """:meth:`link_loads` of a step of more than :data:`_IN_PARTS` transfers, bit for
-        bit, routed :data:`_PART` transfers at a time in their order (a direct all-reduce
-        over 4,096 GPUs, 16.8 million transfers, allocated arrays of 134 MB each, 4 GB at
-        its peak, whose fresh pages cost more than the arithmetic); None where it would not
-        be the same (then one plan): a transfer routed on its own (whose links come after
-        every hop in one plan), pairs not learned as one plan learns them
-        (:meth:`~netmodel.collectives.routing.Router.learn_in_parts`), or a link both a hop
-        and on a shared piece.
-
-        Why it is the same: the pairs are learned first as one plan learns them (the same
-        signatures, patterns and piece ids); one plan sums each link's bytes in order, its
-        pieces' then its hops' (:func:`numpy.bincount`), and a link is a first hop (out of
-        a GPU) or a last hop (into one), never both, nor on a piece (checked): its hops are
-        summed here in the same order (:func:`numpy.add.at` adds in order, parts keep the
-        transfers' order), and its pieces' bytes (each piece's summed in order) as one
-        plan spreads them; the rest is maxima, order-free."""
-        g = self._member_ids(transfers.nodes)
-        ts, td, tf = transfers.src, transfers.dst, transfers.frac
-        T = len(ts)
-        cuts = list(range(0, T, _PART))
-        if len(cuts) > 1 and T - cuts[-1] < _PART:   # the last merged into the one before
-            cuts.pop()
-        cuts.append(T)
-
-        def parts():
-            for a, b in zip(cuts[:-1], cuts[1:], strict=True):
-                f = np.full(b - a, tf) if isinstance(tf, float) else tf[a:b]
-                yield g[ts[a:b]], g[td[a:b]], f
-        if not self.learn_in_parts(lambda: ((s, d) for s, d, _ in parts())):
-            return None
-        NP, L = len(self._piece_links), self.n_links
-        hops = np.zeros(L)
-        per_piece = np.zeros(NP)
-        latency, latency_up, scaleout = 0.0, -1.0, False
-        for src, dst, frac in parts():
-            pl = self.plan_nodes(src, dst, frac)
-            if len(pl.routed) or len(self._piece_links) != NP:
-                return None
-            np.add.at(hops, pl.hop_links, pl.hop_weights * frac[pl.hop_index])
-            if len(pl.piece_of):
-                np.add.at(per_piece, pl.piece_of, frac[pl.pieces])
-            if len(pl.latency):
-                latency = max(latency, float(pl.latency.max()))
-                up = pl.latency[~pl.scaleout]
-                if len(up):
-                    latency_up = max(latency_up, float(up.max()))
-                scaleout = scaleout or bool(pl.scaleout.any())
-            del pl
-        used = np.flatnonzero(per_piece)
-        if len(used):
-            _, lk, w = self.expand(used, per_piece[used])
-            if (hops[lk] != 0).any():
-                return None   # a link both a hop and on a piece: one plan's order
-            hops += np.bincount(lk, w, minlength=L)
-        uniq = np.flatnonzero(hops)
-        return uniq, hops[uniq], latency, scaleout, latency if latency_up < 0 else latency_up
 
     @overload
     def loads(self, transfers: Transfers, split: Literal[False] = False) -> Loads: ...

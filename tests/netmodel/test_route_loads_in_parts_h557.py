@@ -3,7 +3,7 @@ bit (a direct all-reduce over 4,096 GPUs, 16.8 million transfers, is costed 65,5
 time; no number of ``netmodel collective`` changes).
 
 :meth:`Router.link_loads` routes a :class:`Pairs` step of more than
-``route_plans._IN_PARTS`` transfers in parts of ``_PART``: its signature pairs learned
+``route_bulk._IN_PARTS`` transfers in parts of ``_PART``: its signature pairs learned
 first as one plan learns them (:meth:`Router.learn_in_parts`, which starts the table of
 known pairs afresh where one plan would), its links' bytes summed in the same order. The
 reference is the same costing with parts switched off, on fresh routers; links, loads,
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from netmodel.collectives import route_bulk, route_plans
+from netmodel.collectives import route_bulk
 from netmodel.collectives.algo_direct import _all_pairs
 from netmodel.collectives.algo_ring import ring_pairs
 from netmodel.collectives.model import FabricCostModel
@@ -38,19 +38,19 @@ def _gpus(g):
 def _loads(g, pairs, parts: bool, monkeypatch, known=None):
     """link_loads of ``pairs`` on a fresh router (after two ring steps), with or without
     parts; whether parts answered, and the router."""
-    monkeypatch.setattr(route_plans, "_IN_PARTS", 0 if parts else 1 << 62)
-    monkeypatch.setattr(route_plans, "_PART", 97)   # parts of 97 transfers, the last more
+    monkeypatch.setattr(route_bulk, "_IN_PARTS", 0 if parts else 1 << 62)
+    monkeypatch.setattr(route_bulk, "_PART", 97)   # parts of 97 transfers, the last more
     if known is not None:   # a table of known pairs that the step overflows: afresh
         monkeypatch.setattr(route_bulk, "_KNOWN_PAIRS", known)
     used = []
-    real = route_plans.PlannedRoutes._link_loads_in_parts
+    real = route_bulk.BulkRoutes._link_loads_in_parts
 
     def counted(self, t):
         out = real(self, t)
         used.append(out is not None)
         return out
 
-    monkeypatch.setattr(route_plans.PlannedRoutes, "_link_loads_in_parts", counted)
+    monkeypatch.setattr(route_bulk.BulkRoutes, "_link_loads_in_parts", counted)
     r = Router(g)
     group = pairs.nodes
     r.link_loads(ring_pairs(group, 1.0))
@@ -111,8 +111,8 @@ def test_direct_cost_in_parts_unchanged(op, monkeypatch):
     out = []
     for parts in (False, True):
         clear_shared_routes()
-        monkeypatch.setattr(route_plans, "_IN_PARTS", 0 if parts else 1 << 62)
-        monkeypatch.setattr(route_plans, "_PART", 1000)
+        monkeypatch.setattr(route_bulk, "_IN_PARTS", 0 if parts else 1 << 62)
+        monkeypatch.setattr(route_bulk, "_PART", 1000)
         m = FabricCostModel(build("fat-tree:k=8,gpu=Lite"), validated=True)
         r = m.cost(op, 64 * 2 ** 20, 100, "direct")
         c = m.curves(op, [2.0 ** 10, 2.0 ** 26], 128)
