@@ -1,0 +1,30 @@
+"""A failure time below the smallest float (``1e-320``: it underflows) is refused, told to
+write 0 for zero, as every reader whose value may be 0 says it: --detection, --warmup
+and --repair-time took it silently as no time (blast-radius printed a swap of 60.1 s)."""
+
+from __future__ import annotations
+
+import pytest
+
+from netmodel.study.reliability_catalog import parse_duration
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+HEAD = "below the smallest number netmodel reads (2.225e-308); write 0 for zero"
+
+
+@pytest.mark.parametrize("flag, value, shown", [
+    ("--detection", "1e-320", "--detection '1e-320'"),
+    ("--warmup", "1e-400min", "--warmup '1e-400min'"),
+    ("--repair-time", "gpu-die=1e-320", "--repair-time gpu-die '1e-320'"),
+])
+def test_a_time_below_the_smallest_number_is_refused(flag, value, shown):
+    r = run_cli(["blast-radius", "--scenario", "lite-flat", "--model", "Llama-3-70B",
+                 "--no-plot", flag, value])
+    assert r.exit_code == 2
+    assert one_line_error(r) == f"error: {shown} is {HEAD}"
+
+
+def test_zero_spelt_any_way_is_still_zero():
+    assert [parse_duration(t, "--detection", allow_zero=True)
+            for t in ("0", "0s", "0e5min", "-0")] == [0.0] * 4
+    assert parse_duration("1e-300s", "--detection", allow_zero=True) == 1e-300
