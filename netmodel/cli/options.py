@@ -473,10 +473,13 @@ class AsciiNumber(click.ParamType):
     (``'８'``, ``'١٠٠'``, which click's types read as Python does) is refused by the rule of
     every number parser, :func:`compute.validate.ascii_digits`. The type of every option
     that is a plain number (``--group N``, ``--max-transfers``, ``--workers``,
-    ``--area-share``): ``WHOLE`` and ``REAL``."""
+    ``--area-share``): ``WHOLE`` and ``REAL``. ``allowed``: where 0 is outside the
+    option's range, what gives that range in its parser's words (read when a value is,
+    not when help is shown), for a number below the smallest float."""
 
-    def __init__(self, base: click.ParamType) -> None:
-        self.base, self.name = base, base.name
+    def __init__(self, base: click.ParamType,
+                 allowed: Callable[[], str] | None = None) -> None:
+        self.base, self.name, self.allowed = base, base.name, allowed
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
@@ -484,7 +487,8 @@ class AsciiNumber(click.ParamType):
             from compute.validate import NUMBER_RULE, read_number
 
             whole = self.base is click.INT
-            v = read_number(param.opts[0] if param is not None else "value", value, whole=whole)
+            v = read_number(param.opts[0] if param is not None else "value", value, whole=whole,
+                            allowed=self.allowed() if self.allowed is not None else None)
             if v is None:   # a whole number: the grammar's, with a whole value (2.0, 1e3)
                 self.fail(f"{value!r} is not a whole number ({NUMBER_RULE}; its value "
                           f"whole: 2, 2.0 and 1e3 are, 1.5 is not)" if whole else

@@ -14,7 +14,7 @@ import click
 from netmodel.cli import run_record, say_written
 from netmodel.cli.main import value_refused_as
 from netmodel.cli.options import (
-    REAL,
+    AsciiNumber,
     OutputFolder,
     ReadAs,
     RegistryChoice,
@@ -464,6 +464,14 @@ _CHOICES = "netmodel.study.choice_names"   # light: --help loads no numpy
 _SPARE_PLACEMENTS = registry_metavar(_CHOICES, "SPARE_PLACEMENTS")
 
 
+def _area_share_allowed() -> str:
+    """The range ``--area-share`` takes (:meth:`~netmodel.study.reliability_catalog.
+    Catalog.area_share_allowed`), said where a value below the smallest float is refused."""
+    from netmodel.study.reliability_catalog import catalog
+
+    return catalog().area_share_allowed()
+
+
 def _data(table: str) -> dict:
     """The failure catalog's ``table`` as its data file holds it
     (:func:`netmodel.study.choice_names.failure_data`, no numpy): the defaults the help
@@ -493,7 +501,8 @@ _common = [
                  help="Cluster size in GPUs: a multiple of the scenario's fabric (copies of "
                  "it), up to 131,072 (default: one copy; also --gpus N). The GPU itself is "
                  "the scenario's: NAME@GPU."),
-    click.option("--area-share", type=REAL, default=None, metavar="X", cls=RegistryHelp,
+    click.option("--area-share", type=AsciiNumber(click.FLOAT, allowed=_area_share_allowed),
+                 default=None, metavar="X", cls=RegistryHelp,
                  help_from=lambda: "Share of the GPU failure rate that grows with silicon "
                  "area (default {area_share:g}; plausible {area_share_low:g}-"
                  "{area_share_high:g}).".format_map(_data("gpu"))),

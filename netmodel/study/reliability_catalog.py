@@ -208,8 +208,8 @@ class Catalog:
         if area_share is not None:
             a = _finite(area_share)
             if a is None or not self.hbm_share <= a <= 1:
-                raise UserError(f"area_share must be in [{self.hbm_share:g}, 1] (at least the "
-                                f"HBM share of the GPU rate), got {area_share!r}")
+                raise UserError(f"area_share must be {self.area_share_allowed()}, got "
+                                f"{area_share!r}")
             out = replace(out, area_share=a)
         if repair is not None:
             if repair not in REPAIRS:
@@ -254,6 +254,14 @@ class Catalog:
                                 f"{out.load_from!r} (spares load from a peer over the fabric)")
             out = replace(out, host_storage_bandwidth=bw)
         return out
+
+    def area_share_allowed(self) -> str:
+        """The ``area_share`` :meth:`with_` takes, in its refusal's words (0 is outside it).
+
+        >>> catalog().area_share_allowed()
+        'in [0.269, 1] (at least the HBM share of the GPU rate)'
+        """
+        return f"in [{self.hbm_share:g}, 1] (at least the HBM share of the GPU rate)"
 
     def rates(self, gpu: str | GpuSpec) -> dict[str, float]:
         """Rate per part per second of every class for GPU type ``gpu``."""

@@ -1,6 +1,7 @@
 """A failure time below the smallest float (``1e-320``: it underflows) is refused, told to
 write 0 for zero, as every reader whose value may be 0 says it: --detection, --warmup
-and --repair-time took it silently as no time (blast-radius printed a swap of 60.1 s)."""
+and --repair-time took it silently as no time (blast-radius printed a swap of 60.1 s).
+An --area-share below it is told the range the catalog takes, 0 being outside it."""
 
 from __future__ import annotations
 
@@ -28,3 +29,23 @@ def test_zero_spelt_any_way_is_still_zero():
     assert [parse_duration(t, "--detection", allow_zero=True)
             for t in ("0", "0s", "0e5min", "-0")] == [0.0] * 4
     assert parse_duration("1e-300s", "--detection", allow_zero=True) == 1e-300
+
+
+def test_an_area_share_below_the_smallest_number_is_told_its_range():
+    # 0 is outside --area-share's range (at least the HBM share): it was told to write 0
+    # for zero, which the catalog then refused
+    from netmodel.study.reliability_catalog import catalog
+
+    argv = ["blast-radius", "--scenario", "lite-flat", "--model", "Llama-3-70B", "--no-plot",
+            "--area-share"]
+    hbm = catalog().hbm_share
+    r = run_cli([*argv, "1e-320"])
+    assert r.exit_code == 2
+    assert one_line_error(r) == (
+        "error: --area-share '1e-320' is below the smallest number netmodel reads "
+        f"(2.225e-308), and --area-share may not be 0: it must be in [{hbm:g}, 1] (at least "
+        "the HBM share of the GPU rate)")
+    zero = run_cli([*argv, "0"])   # what 0 itself is told: the same range
+    assert zero.exit_code == 2
+    assert one_line_error(zero).endswith(f"must be in [{hbm:g}, 1] (at least the HBM share "
+                                         "of the GPU rate), got 0.0")
