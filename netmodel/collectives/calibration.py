@@ -340,8 +340,8 @@ class Calibration:
         2) and, with ``nvlink_bandwidth``, two per NVLink of the path (its line rate over
         ``nvlink_bandwidth``) rounded up to a power of 2; when some peer is across the
         scale-out network (unless ``scaleup_everywhere``) NCCL's network rule of the
-        version below (:func:`netmodel.collectives.cost.net_peer_channels`), which starts
-        from ``p2p_channels_per_net_peer`` (NCCL's 2).
+        version below (:func:`netmodel.collectives.protocol_lines.net_peer_channels`),
+        which starts from ``p2p_channels_per_net_peer`` (NCCL's 2).
     p2p_net_channel_bandwidth : float
         NCCL 2.29 and later (``NCCL_P2P_PER_CHANNEL_NET_BW``, bytes/s): a peer across the
         network gets ``max(NICs, ceil(NIC bandwidth / this))`` channels (the GPU's NICs to

@@ -24,11 +24,10 @@ from netmodel.collectives.cost import (
     GroupCut,
     combine,
     group_nic,
-    p2p_size_range,
     step_shape,
 )
 from netmodel.collectives.model import FabricCostModel
-from netmodel.collectives.protocol_lines import channel_lines, step_protocols
+from netmodel.collectives.protocol_lines import channel_lines, p2p_size_range, step_protocols
 from netmodel.collectives.steps import unique
 
 
@@ -222,7 +221,7 @@ def option_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ..
     """``(lo, hi)`` of shape ``(O, G)``: option ``o`` runs for group ``g`` at the sizes
     ``lo < n <= hi``, those of the group's own collective costed alone (NCCL's send/recv
     picks LL or Simple by size, whatever else runs beside it:
-    :func:`~netmodel.collectives.cost.p2p_size_range`); None where every option runs at
+    :func:`~netmodel.collectives.protocol_lines.p2p_size_range`); None where every option runs at
     every size. A group whose steps cross the scale-out network needs only its size for
     that (unless the calibration is ``scaleup_everywhere``); one that stays on the scale-up
     network needs its links' rate too, read off the

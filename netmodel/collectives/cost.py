@@ -17,8 +17,9 @@ fills over its first slice: ``f * min(n, slice)``. The time is concave and piece
 in ``n``: the smallest of a few lines ``a + b * n``, one per size range (one line when
 nothing fills), so any array of message sizes costs a few multiply-adds. NCCL's own fills
 and per-channel caps (send/recv's double copy, NVLS's channels, the tree caps) are
-:mod:`netmodel.collectives.pipeline_fill`'s; which protocols a collective runs, and Simple
-send/recv's lines by channel, :mod:`netmodel.collectives.protocol_lines`'.
+:mod:`netmodel.collectives.pipeline_fill`'s; which protocols a collective runs, at which
+sizes NCCL's send/recv runs LL or Simple, and Simple send/recv's lines by channel,
+:mod:`netmodel.collectives.protocol_lines`'.
 
 What a costed collective reports (its steps' timings, its time and bandwidths) is
 :mod:`netmodel.collectives.results`.
@@ -52,7 +53,12 @@ from netmodel.collectives.pipeline_fill import (
     tree_ll_least,
     tree_net_mask,
 )
-from netmodel.collectives.protocol_lines import channel_lines, lines_within, step_protocols
+from netmodel.collectives.protocol_lines import (
+    channel_lines,
+    lines_within,
+    p2p_size_range,
+    step_protocols,
+)
 from netmodel.collectives.results import InSwitchCeiling, StepTiming, TreeCap
 from netmodel.collectives.route_types import KIND_GPU, KIND_SWITCH
 from netmodel.collectives.routing import NoPath as GroupCut
@@ -61,8 +67,7 @@ from netmodel.collectives.steps import StepShape, unique
 
 __all__ = ["FROM_STEP", "STEP_FIELDS", "CompiledCollective", "GroupCut", "StepCost",
            "SEND_RECV", "combine", "compile_steps", "cost_step", "lines_time",
-           "link_path_rates", "net_peer_channels", "p2p_size_range", "set_step",
-           "step_shape", "step_table"]
+           "link_path_rates", "set_step", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
 
@@ -138,7 +143,7 @@ def link_path_rates(router: Router) -> np.ndarray:
     NVIDIA/nccl src/graph/topo.cc, ncclTopoAddNvLinks and ncclTopoConnectNodes, "Aggregate
     links into higher bw for NVLink"; so a Lite on ``lite-flat``'s 4 planes of 28.125 GB/s
     has one path of 112.5 GB/s); any other link its own rate. Send/recv's channels a peer
-    follow it (:func:`p2p_size_range`).
+    follow it (:func:`~netmodel.collectives.protocol_lines.p2p_size_range`).
 
     >>> from topologies import build
     >>> from netmodel.collectives.routing import Router
@@ -209,7 +214,8 @@ def _per_bandwidth(router: Router, name: str, work: Callable[[Router, np.ndarray
 def group_nic(router: Router, group: Iterable[Hashable]) -> tuple[float, int] | None:
     """``(rate, count)`` of the NICs (:func:`gpu_nics`) of the member of ``group`` with the
     slowest, among those that have any (None: none has): NCCL gives every peer one channel
-    count, the smallest (ncclTopoComputeP2pChannelsPerPeer), :func:`p2p_size_range`."""
+    count, the smallest (ncclTopoComputeP2pChannelsPerPeer),
+    :func:`~netmodel.collectives.protocol_lines.p2p_size_range`."""
     rate, count = gpu_nics(router)
     idx = np.fromiter((router._nid[g] for g in group), np.intp)
     idx = idx[count[idx] > 0]
@@ -459,107 +465,6 @@ def lines_time(a: np.ndarray, b: np.ndarray, lo: np.ndarray | None, hi: np.ndarr
     return t.min(0)
 
 
-def net_peer_channels(p: int, cal: Calibration, nic: tuple[float, int] | None = None,
-                      scale: float = 1.0) -> int:
-    """NCCL's send/recv channels a peer (``p2pnChannelsPerPeer``) when a peer of a group of
-    ``p`` GPUs is across the scale-out network: ``nic`` is the slowest member's NICs (their
-    line rate together and their number, :func:`group_nic`; None: none), ``scale`` scales
-    their rate. NVIDIA/nccl src/graph/paths.cc, ``ncclTopoGetNchannels`` (network branch)
-    and ``ncclTopoComputeP2pChannels``, by the calibration's version:
-
-    * NCCL 2.29 and later (``p2p_net_channel_bandwidth`` > 0): ``max(NICs, ceil(NIC GB/s /
-      NCCL_P2P_PER_CHANNEL_NET_BW))`` (``p2p_channels_per_net_peer`` with no NIC), pow2Up,
-      halved while that times ``ceil(p / p2p_peers_per_batch)`` exceeds the communicator's
-      ``p2p_net_channels``;
-    * NCCL 2.20 to 2.28 (``p2p_net_channel_bandwidth`` = 0, ``p2p_net_channels`` > 0):
-      ``nChannelsMax`` = ``p2p_channels_per_net_peer`` (2) halved while it times ``p``
-      exceeds 4 x ``p2p_net_channels``, then ``max(NICs, nChannelsMax)``, pow2Up, at most
-      ``p2p_net_channels``;
-    * else (NCCL 2.19 and older): ``p2p_channels_per_net_peer``.
-
-    The NICs are all the GPU's links to the scale-out network; NCCL counts them only until
-    their bandwidth covers the GPU's own PCIe link (``ncclTopoGetLocalNetCountByBw``), which
-    the model does not hold.
-
-    >>> from netmodel.collectives.calibration_files import default_calibration
-    >>> cal = default_calibration()                 # NCCL 2.29: one 400G NIC
-    >>> [net_peer_channels(p, cal, (50e9, 1)) for p in (16, 32, 64, 72)]
-    [4, 4, 2, 1]
-    >>> old = cal.with_(p2p_net_channel_bandwidth=0.0)   # NCCL 2.20-2.28: 2 x p > 4 x 16
-    >>> [net_peer_channels(p, old, (50e9, 1)) for p in (16, 32, 33, 144)]
-    [2, 2, 1, 1]
-    """
-    channels = cal.p2p_channels_per_net_peer
-    total = cal.p2p_net_channels
-    nics = nic[1] if nic is not None and nic[1] > 0 else 0
-    per = cal.p2p_net_channel_bandwidth
-    if per > 0:
-        if nics:
-            # GB/s as whole numbers, as NCCL's divUp((int)netBw, (int)14) takes them
-            gbps, per_gbps = int(nic[0] * scale / 1e9 + 1e-9), max(1, int(per / 1e9 + 1e-9))
-            channels = max(nics, -(-gbps // per_gbps))
-        channels = 1 << (channels - 1).bit_length()             # pow2Up
-        if total > 0:
-            batches = -(-p // cal.p2p_peers_per_batch)
-            while channels * batches > total and channels > 1:
-                channels //= 2
-    elif total > 0:
-        # "Avoid overloading channels with 8+ operations as we loose the sync warp"
-        most = channels
-        while most * p > total * 4 and most > 1:
-            most //= 2
-        channels = 1 << (max(nics, most) - 1).bit_length()      # pow2Up
-        channels = min(channels, 1 << (total - 1).bit_length())  # at most p2pnChannels
-    return channels
-
-
-def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterable[float],
-                   cal: Calibration, scale: float = 1.0,
-                   nic: tuple[float, int] | None = None) -> tuple[float, float]:
-    """``(lo, hi)``: the sizes ``lo < n <= hi`` at which NCCL's send/recv (an algorithm of
-    :data:`SEND_RECV`) of ``op`` among ``p`` GPUs runs ``protocol`` (the rule of
-    :meth:`CompiledCollective.size_range`, which reads ``scaleout``, whether a step
-    crosses the scale-out network, and ``rates``, its steps' bottleneck rates as NCCL sees
-    their paths (:func:`link_path_rates`), off its steps; :func:`netmodel.collectives.concurrent_options.option_ranges`
-    reads them off every group's). A peer across the scale-out network gets
-    :func:`net_peer_channels` (NCCL's rule of the calibration's version, by ``nic``, the
-    slowest member's NICs: their line rate together and their number, :func:`group_nic`),
-    unless the calibration makes every link scale-up (``scaleup_everywhere``: a scenario's
-    ``links = "scale-up"``), when it gets NVLink's as on the scale-up network.
-
-    >>> from netmodel.collectives.calibration_files import default_calibration
-    >>> cal = default_calibration().for_gpu("H100-SXM")
-    >>> p2p_size_range("LL", "all-to-all", 8, False, [450e9], cal)   # 8 x 32 x 16 KiB
-    (0.0, 4194304.0)
-    >>> p2p_size_range("Simple", "all-to-all", 8, True, [50e9], cal)  # 8 x 2 x 16 KiB
-    (262144.0, inf)
-    >>> # one 400 Gb/s NIC: ceil(50 / 14) = 4 channels; 16 GPUs: 4 x ceil(16 / 8) <= 16
-    >>> p2p_size_range("LL", "all-to-all", 16, True, [], cal, nic=(50e9, 1))  # 16 x 4 x 16 KiB
-    (0.0, 1048576.0)
-    >>> p2p_size_range("LL", "all-to-all", 64, True, [], cal, nic=(50e9, 1))  # halved: 2
-    (0.0, 2097152.0)
-    >>> up = cal.with_(scaleup_everywhere=True)   # 112.5 GB/s: 4 NVLink4, 8 channels
-    >>> p2p_size_range("LL", "all-to-all", 8, True, [112.5e9], up)   # 8 x 8 x 16 KiB
-    (0.0, 1048576.0)
-    """
-    thr = cal.p2p_ll_threshold
-    if thr <= 0 or protocol not in ("LL", "Simple") \
-            or not {"LL", "Simple"} <= {x.name for x in cal.protocols}:
-        return 0.0, math.inf
-    if scaleout and not cal.scaleup_everywhere:
-        channels = net_peer_channels(p, cal, nic, scale)
-    else:
-        channels = cal.p2p_channels_per_peer
-        rates = [r for r in rates if r > 0]
-        if cal.nvlink_bandwidth > 0 and rates:
-            # NCCL (src/graph/paths.cc, ncclTopoGetNchannels): 2 x (path bandwidth /
-            # one NVLink's), at least 2, then rounded up to a power of 2 (src/init.cc)
-            links = max(1, int(min(rates) * scale / cal.nvlink_bandwidth + 1e-9))
-            channels = min(channels, 1 << (2 * links - 1).bit_length())
-    limit = thr * channels * (p if op == "all-to-all" else 1)
-    return (0.0, limit) if protocol == "LL" else (limit, math.inf)
-
-
 def step_shape(t: dict[str, np.ndarray]) -> tuple:
     """What :func:`combine` reads of the steps ``t`` alone (not of the protocol, the
     calibration or the loads), worked out once for every protocol: masks of the steps that
@@ -610,14 +515,16 @@ class CompiledCollective:
         """``(lo, hi)``: the sizes ``lo < n <= hi`` at which this algorithm runs ``protocol``
         (a :class:`Protocol` or its name): every size, ``(0, inf)``, except for NCCL's
         send/recv (:data:`SEND_RECV`) under a calibration with ``p2p_ll_threshold`` and both
-        an LL and a Simple protocol: NCCL picks its protocol by size there (src/enqueue.cc, addP2pToPlan),
-        LL while one peer's bytes are at most ``p2p_ll_threshold`` times the channels a
-        peer may use (:func:`net_peer_channels` when a step crosses the scale-out
-        network and the calibration is not ``scaleup_everywhere``, else
-        ``p2p_channels_per_peer``, at most two per NVLink of the slowest link the group's
-        transfers cross, at its rate as NCCL sees its path, :func:`link_path_rates`: one count
-        for every peer, rounded up to a power of 2), Simple above. A peer's bytes are ``n /
-        p`` in an all-to-all of ``p`` GPUs, ``n`` in a send-recv. ``scale``: every link's
+        an LL and a Simple protocol: NCCL picks its protocol by size there (src/enqueue.cc,
+        addP2pToPlan; :func:`~netmodel.collectives.protocol_lines.p2p_size_range`), LL
+        while one peer's bytes are at most ``p2p_ll_threshold`` times the channels a peer
+        may use (:func:`~netmodel.collectives.protocol_lines.net_peer_channels` when a step
+        crosses the scale-out network and the calibration is not ``scaleup_everywhere``,
+        else ``p2p_channels_per_peer``, at most two per NVLink of the slowest link the
+        group's transfers cross, at its rate as NCCL sees its path,
+        :func:`link_path_rates`: one count for every peer, rounded up to a power of 2),
+        Simple above. A peer's bytes are ``n / p`` in an all-to-all of ``p`` GPUs, ``n`` in
+        a send-recv. ``scale``: every link's
         bandwidth multiplied by it (as ``adjust.bandwidth_scale`` builds the fabric), so
         that a re-scored collective (:mod:`netmodel.study.adjusted_comm`) runs its protocols
         at the sizes the rebuilt fabric would. ``b``: one of :meth:`lines`' slopes under

@@ -1,20 +1,25 @@
-"""Which protocols a collective runs, and NCCL's Simple send/recv lines by channel.
+"""Which protocols a collective runs and at which sizes, and NCCL's Simple send/recv lines by
+channel.
 
 An algorithm's steps run with the protocols :func:`step_protocols` names: every
 point-to-point protocol for a point-to-point algorithm (but LL128 for NCCL's send/recv),
 the in-network constants alone for an in-network one, the point-to-point protocol of
-highest bandwidth for one mixing both. NCCL's Simple send-recv and direct all-to-all
-inside one NVLink domain go on more channels as a peer's bytes grow, so their time under
-Simple is not one minimum of lines but a line per channel count, each at its own sizes
-(:func:`channel_lines`); :func:`lines_within` keeps of one share's lines those that set
-its time at its sizes. :class:`~netmodel.collectives.cost.CompiledCollective` and the
-concurrent options (:mod:`netmodel.collectives.concurrent_options`) cost them.
+highest bandwidth for one mixing both. Each runs at every size but under NCCL's send/recv,
+which runs LL while a peer's bytes are at most a threshold times the channels a peer gets
+and Simple above (:func:`p2p_size_range`; a peer across the scale-out network gets the
+channels of NCCL's rule of the calibration's version, :func:`net_peer_channels`). NCCL's
+Simple send-recv and direct all-to-all inside one NVLink domain go on more channels as a
+peer's bytes grow, so their time under Simple is not one minimum of lines but a line per
+channel count, each at its own sizes (:func:`channel_lines`); :func:`lines_within` keeps
+of one share's lines those that set its time at its sizes.
+:class:`~netmodel.collectives.cost.CompiledCollective` and the concurrent options
+(:mod:`netmodel.collectives.concurrent_options`) cost them.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,7 +27,8 @@ import numpy as np
 from netmodel.collectives.calibration import Calibration, Protocol
 from netmodel.collectives.pipeline_fill import p2p_simple_channels
 
-__all__ = ["channel_lines", "lines_within", "step_protocols"]
+__all__ = ["channel_lines", "lines_within", "net_peer_channels", "p2p_size_range",
+           "step_protocols"]
 
 
 #: The (op, algorithm) pairs whose Simple lines go by NCCL's channels, with the peers each
@@ -105,3 +111,107 @@ def step_protocols(in_network: bool, p2p: bool, cal: Calibration,
     if not p2p:
         return (cal.in_network,)
     return (max(cal.protocols, key=lambda p: p.bandwidth_factor),)
+
+
+def net_peer_channels(p: int, cal: Calibration, nic: tuple[float, int] | None = None,
+                      scale: float = 1.0) -> int:
+    """NCCL's send/recv channels a peer (``p2pnChannelsPerPeer``) when a peer of a group of
+    ``p`` GPUs is across the scale-out network: ``nic`` is the slowest member's NICs (their
+    line rate together and their number, :func:`~netmodel.collectives.cost.group_nic`;
+    None: none), ``scale`` scales their rate. NVIDIA/nccl src/graph/paths.cc, ``ncclTopoGetNchannels`` (network branch)
+    and ``ncclTopoComputeP2pChannels``, by the calibration's version:
+
+    * NCCL 2.29 and later (``p2p_net_channel_bandwidth`` > 0): ``max(NICs, ceil(NIC GB/s /
+      NCCL_P2P_PER_CHANNEL_NET_BW))`` (``p2p_channels_per_net_peer`` with no NIC), pow2Up,
+      halved while that times ``ceil(p / p2p_peers_per_batch)`` exceeds the communicator's
+      ``p2p_net_channels``;
+    * NCCL 2.20 to 2.28 (``p2p_net_channel_bandwidth`` = 0, ``p2p_net_channels`` > 0):
+      ``nChannelsMax`` = ``p2p_channels_per_net_peer`` (2) halved while it times ``p``
+      exceeds 4 x ``p2p_net_channels``, then ``max(NICs, nChannelsMax)``, pow2Up, at most
+      ``p2p_net_channels``;
+    * else (NCCL 2.19 and older): ``p2p_channels_per_net_peer``.
+
+    The NICs are all the GPU's links to the scale-out network; NCCL counts them only until
+    their bandwidth covers the GPU's own PCIe link (``ncclTopoGetLocalNetCountByBw``), which
+    the model does not hold.
+
+    >>> from netmodel.collectives.calibration_files import default_calibration
+    >>> cal = default_calibration()                 # NCCL 2.29: one 400G NIC
+    >>> [net_peer_channels(p, cal, (50e9, 1)) for p in (16, 32, 64, 72)]
+    [4, 4, 2, 1]
+    >>> old = cal.with_(p2p_net_channel_bandwidth=0.0)   # NCCL 2.20-2.28: 2 x p > 4 x 16
+    >>> [net_peer_channels(p, old, (50e9, 1)) for p in (16, 32, 33, 144)]
+    [2, 2, 1, 1]
+    """
+    channels = cal.p2p_channels_per_net_peer
+    total = cal.p2p_net_channels
+    nics = nic[1] if nic is not None and nic[1] > 0 else 0
+    per = cal.p2p_net_channel_bandwidth
+    if per > 0:
+        if nics:
+            # GB/s as whole numbers, as NCCL's divUp((int)netBw, (int)14) takes them
+            gbps, per_gbps = int(nic[0] * scale / 1e9 + 1e-9), max(1, int(per / 1e9 + 1e-9))
+            channels = max(nics, -(-gbps // per_gbps))
+        channels = 1 << (channels - 1).bit_length()             # pow2Up
+        if total > 0:
+            batches = -(-p // cal.p2p_peers_per_batch)
+            while channels * batches > total and channels > 1:
+                channels //= 2
+    elif total > 0:
+        # "Avoid overloading channels with 8+ operations as we loose the sync warp"
+        most = channels
+        while most * p > total * 4 and most > 1:
+            most //= 2
+        channels = 1 << (max(nics, most) - 1).bit_length()      # pow2Up
+        channels = min(channels, 1 << (total - 1).bit_length())  # at most p2pnChannels
+    return channels
+
+
+def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterable[float],
+                   cal: Calibration, scale: float = 1.0,
+                   nic: tuple[float, int] | None = None) -> tuple[float, float]:
+    """``(lo, hi)``: the sizes ``lo < n <= hi`` at which NCCL's send/recv (an algorithm of
+    :data:`~netmodel.collectives.cost.SEND_RECV`) of ``op`` among ``p`` GPUs runs
+    ``protocol`` (the rule of :meth:`~netmodel.collectives.cost.CompiledCollective.size_range`,
+    which reads
+    ``scaleout``, whether a step crosses the scale-out network, and ``rates``, its steps'
+    bottleneck rates as NCCL sees their paths
+    (:func:`~netmodel.collectives.cost.link_path_rates`), off its steps;
+    :func:`netmodel.collectives.concurrent_options.option_ranges` reads them off every
+    group's). A peer across the scale-out network gets :func:`net_peer_channels` (NCCL's
+    rule of the calibration's version, by ``nic``, the slowest member's NICs: their line
+    rate together and their number, :func:`~netmodel.collectives.cost.group_nic`),
+    unless the calibration makes every link scale-up (``scaleup_everywhere``: a scenario's
+    ``links = "scale-up"``), when it gets NVLink's as on the scale-up network.
+
+    >>> from netmodel.collectives.calibration_files import default_calibration
+    >>> cal = default_calibration().for_gpu("H100-SXM")
+    >>> p2p_size_range("LL", "all-to-all", 8, False, [450e9], cal)   # 8 x 32 x 16 KiB
+    (0.0, 4194304.0)
+    >>> p2p_size_range("Simple", "all-to-all", 8, True, [50e9], cal)  # 8 x 2 x 16 KiB
+    (262144.0, inf)
+    >>> # one 400 Gb/s NIC: ceil(50 / 14) = 4 channels; 16 GPUs: 4 x ceil(16 / 8) <= 16
+    >>> p2p_size_range("LL", "all-to-all", 16, True, [], cal, nic=(50e9, 1))  # 16 x 4 x 16 KiB
+    (0.0, 1048576.0)
+    >>> p2p_size_range("LL", "all-to-all", 64, True, [], cal, nic=(50e9, 1))  # halved: 2
+    (0.0, 2097152.0)
+    >>> up = cal.with_(scaleup_everywhere=True)   # 112.5 GB/s: 4 NVLink4, 8 channels
+    >>> p2p_size_range("LL", "all-to-all", 8, True, [112.5e9], up)   # 8 x 8 x 16 KiB
+    (0.0, 1048576.0)
+    """
+    thr = cal.p2p_ll_threshold
+    if thr <= 0 or protocol not in ("LL", "Simple") \
+            or not {"LL", "Simple"} <= {x.name for x in cal.protocols}:
+        return 0.0, math.inf
+    if scaleout and not cal.scaleup_everywhere:
+        channels = net_peer_channels(p, cal, nic, scale)
+    else:
+        channels = cal.p2p_channels_per_peer
+        rates = [r for r in rates if r > 0]
+        if cal.nvlink_bandwidth > 0 and rates:
+            # NCCL (src/graph/paths.cc, ncclTopoGetNchannels): 2 x (path bandwidth /
+            # one NVLink's), at least 2, then rounded up to a power of 2 (src/init.cc)
+            links = max(1, int(min(rates) * scale / cal.nvlink_bandwidth + 1e-9))
+            channels = min(channels, 1 << (2 * links - 1).bit_length())
+    limit = thr * channels * (p if op == "all-to-all" else 1)
+    return (0.0, limit) if protocol == "LL" else (limit, math.inf)

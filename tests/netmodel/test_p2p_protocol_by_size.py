@@ -28,9 +28,9 @@ import pytest
 from compute.errors import UserError
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.calibration_files import default_calibration, load_calibration
-from netmodel.collectives.cost import p2p_size_range
 from netmodel.collectives.cost_table import cost_rows
 from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.protocol_lines import p2p_size_range
 from topologies import build
 
 ROUTE = 2 * 10e-9 + 150e-9
@@ -205,7 +205,7 @@ def test_net_channels_follow_the_ring_channels(tmp_path):
     # [pipeline] has 24 channels and whose [p2p] names no net_channels gets 32, so 40 GPUs
     # keep 2 a peer under NCCL 2.20-2.28 (2 x 40 <= 4 x 32) where 16 would halve them to 1.
     from netmodel.collectives.calibration import DEFAULTS_PATH
-    from netmodel.collectives.cost import net_peer_channels
+    from netmodel.collectives.protocol_lines import net_peer_channels
 
     cal = default_calibration()
     assert cal.channels == 16 and cal.p2p_net_channels == 16
