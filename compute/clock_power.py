@@ -49,12 +49,20 @@ class ClockPowerLaw:
             raise UserError(f"clock ratios need 0 < ratio_min <= 1 <= ratio_max, got "
                             f"{self.ratio_min!r} and {self.ratio_max!r}")
 
+    def allowed(self) -> str:
+        """The clock ratios the law covers, in :meth:`check`'s words.
+
+        >>> ClockPowerLaw().allowed()
+        'in the modelled range [0.05, 1.5] x nominal'
+        """
+        return f"in the modelled range [{self.ratio_min:g}, {self.ratio_max:g}] x nominal"
+
     def check(self, ratio: float) -> float:
         """``ratio`` if it is a clock ratio the law covers, else a UserError."""
         r = check_number("clock", ratio)
         if not self.ratio_min <= r <= self.ratio_max:
-            raise UserError(f"clock {validate.describe(ratio)} is outside the modelled range "
-                            f"[{self.ratio_min:g}, {self.ratio_max:g}] x nominal")
+            raise UserError(f"clock {validate.describe(ratio)} is outside "
+                            f"{self.allowed().removeprefix('in ')}")
         return r
 
     def scale(self, ratio: float, *, checked: bool = True) -> float:

@@ -48,9 +48,14 @@ def _clock(text) -> float:
     after it, by which time the flag was lost), its refusal said with the flag and the text
     as typed."""
     from compute.power import ClockPowerLaw
+    from compute.validate import read_number
 
+    law = ClockPowerLaw()
+    # a ratio below the smallest float is told the law's range (0 is outside it); any
+    # other text is the quantity reader's to refuse
+    read_number("--clock", text, allowed=law.allowed())
     with value_refused_as("--clock", text, "clock "):
-        return ClockPowerLaw().check(_qty(text, _PLAIN, "--clock"))
+        return law.check(_qty(text, _PLAIN, "--clock"))
 
 
 def _sms(text):

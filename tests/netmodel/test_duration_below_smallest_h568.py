@@ -1,7 +1,7 @@
 """A failure time below the smallest float (``1e-320``: it underflows) is refused, told to
 write 0 for zero, as every reader whose value may be 0 says it: --detection, --warmup
 and --repair-time took it silently as no time (blast-radius printed a swap of 60.1 s).
-An --area-share below it is told the range the catalog takes, 0 being outside it."""
+An --area-share or --clock below it is told the range its reader takes, 0 being outside it."""
 
 from __future__ import annotations
 
@@ -49,3 +49,21 @@ def test_an_area_share_below_the_smallest_number_is_told_its_range():
     assert zero.exit_code == 2
     assert one_line_error(zero).endswith(f"must be in [{hbm:g}, 1] (at least the HBM share "
                                          "of the GPU rate), got 0.0")
+
+
+def test_a_clock_below_the_smallest_number_is_told_the_law_s_range():
+    # 0 is outside the clock-power law's range: the line said 'a finite number > 0'
+    from compute.clock_power import ClockPowerLaw
+
+    law = ClockPowerLaw()
+    r = run_cli(["cost", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--clock",
+                 "1e-320"])
+    assert r.exit_code == 2
+    assert one_line_error(r) == (
+        "error: --clock '1e-320' is below the smallest number netmodel reads (2.225e-308), "
+        f"and --clock may not be 0: it must be in the modelled range [{law.ratio_min:g}, "
+        f"{law.ratio_max:g}] x nominal")
+    past = run_cli(["cost", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--clock",
+                    "2"])   # the same words the law refuses a ratio past it with
+    assert one_line_error(past) == (f"error: --clock '2': clock 2.0 is outside the modelled "
+                                    f"range [{law.ratio_min:g}, {law.ratio_max:g}] x nominal")
