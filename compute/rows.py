@@ -28,8 +28,8 @@ from compute.validate import describe
 
 __all__ = ["CONFIDENCE", "HOST_TABLE", "ROW_KEYS", "SI_UNITS", "UNITS", "Parameter",
            "check_number",
-           "economics", "host_power_table", "parameter", "read_host_powers", "read_parameters",
-           "read_rows"]
+           "economics", "host_power_table", "number_words", "parameter", "read_host_powers",
+           "read_parameters", "read_rows"]
 
 #: Confidence tags of a default (../shared/reference/README.md) plus ``assumption``.
 CONFIDENCE = ("read-primary", "read-secondary", "read-estimate", "vendor-claim", "derived",
@@ -208,6 +208,18 @@ def _as_float(value: object) -> float | None:
         return None
 
 
+def number_words(low: float = 0.0, high: float = math.inf, *, low_open: bool = False) -> str:
+    """The range :func:`check_number` takes, in its refusal's words (a caller reading the
+    text itself says it for a number below the smallest float).
+
+    >>> number_words(0.01, 100), number_words(0.0, low_open=True)
+    ('a finite number >= 0.01 and <= 100', 'a finite number > 0')
+    """
+    lo = f"> {low:g}" if low_open else f">= {low:g}"
+    hi = "" if high == math.inf else f" and <= {high:g}"
+    return f"a finite number {lo}{hi}"
+
+
 def check_number(name: str, value: object, *, low: float = 0.0, high: float = math.inf,
                  low_open: bool = False) -> float:
     """``value`` as a float if it is a finite number in ``[low, high]`` (``(low, high]``
@@ -225,7 +237,6 @@ def check_number(name: str, value: object, *, low: float = 0.0, high: float = ma
         raise UserError(f"{name} must be a number, got {describe(value)}")
     bad = not math.isfinite(v) or v < low or v > high or (low_open and v == low)
     if bad:
-        lo = f"> {low:g}" if low_open else f">= {low:g}"
-        hi = "" if high == math.inf else f" and <= {high:g}"
-        raise UserError(f"{name} must be a finite number {lo}{hi}, got {describe(value)}")
+        raise UserError(f"{name} must be {number_words(low, high, low_open=low_open)}, got "
+                        f"{describe(value)}")
     return v + 0.0   # a -0.0 allowed is 0 (printed '-0'), as compute.validate.number has it

@@ -145,6 +145,13 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
         if kw.get("model", "negative-binomial") != "negative-binomial":
             raise UserError(f"--alpha applies only with --model negative-binomial, not "
                             f"{kw['model']}")
+        from compute.die_yield import MAX_ALPHA, MIN_ALPHA
+        from compute.rows import number_words
+        from compute.validate import read_number
+
+        # below the smallest float: told alpha's range (0 is outside it), as the library
+        # refuses a value past it
+        read_number("--alpha", alpha_text, allowed=number_words(MIN_ALPHA, MAX_ALPHA))
         kw["alpha"] = _qty(alpha_text, _PLAIN, "--alpha")
     if diameter_text is not None:
         kw["wafer_diameter"] = _qty(diameter_text, _LENGTH_UNITS, "--wafer-diameter")

@@ -1,7 +1,8 @@
 """A failure time below the smallest float (``1e-320``: it underflows) is refused, told to
 write 0 for zero, as every reader whose value may be 0 says it: --detection, --warmup
 and --repair-time took it silently as no time (blast-radius printed a swap of 60.1 s).
-An --area-share or --clock below it is told the range its reader takes, 0 being outside it."""
+An --area-share, --clock or --alpha below it is told the range its reader takes, 0 being
+outside it."""
 
 from __future__ import annotations
 
@@ -67,3 +68,18 @@ def test_a_clock_below_the_smallest_number_is_told_the_law_s_range():
                     "2"])   # the same words the law refuses a ratio past it with
     assert one_line_error(past) == (f"error: --clock '2': clock 2.0 is outside the modelled "
                                     f"range [{law.ratio_min:g}, {law.ratio_max:g}] x nominal")
+
+
+def test_an_alpha_below_the_smallest_number_is_told_its_range():
+    # the negative binomial's clustering takes MIN_ALPHA to MAX_ALPHA: 0 is outside it
+    from compute.die_yield import MAX_ALPHA, MIN_ALPHA
+
+    r = run_cli(["yield", "--area", "814", "--alpha", "1e-320"])
+    assert r.exit_code == 2
+    assert one_line_error(r) == (
+        "error: --alpha '1e-320' is below the smallest number netmodel reads (2.225e-308), "
+        f"and --alpha may not be 0: it must be a finite number >= {MIN_ALPHA:g} and <= "
+        f"{MAX_ALPHA:g}")
+    past = run_cli(["yield", "--area", "814", "--alpha", "1000"])   # the library's words
+    assert one_line_error(past) == (f"error: --alpha '1000': alpha must be a finite number "
+                                    f">= {MIN_ALPHA:g} and <= {MAX_ALPHA:g}, got 1000.0")
