@@ -356,6 +356,8 @@ class FloatOverflow(ValueError):
         if self.below:
             if key is None and allowed is not None and document is not None:
                 key = number_key(document, self.text)
+                if key == "value":   # a row's value: the row's table names its range
+                    key = _row_name(at) or key
             words = below_smallest_words(key or "it", allowed(key) if allowed and key else None)
             return f"{where} holds the number {self.text}{at}, {words}"
         return (f"{where} holds the number {self.text}{at}, beyond the range of a float "
@@ -393,6 +395,20 @@ def number_place(document: str, literal: str) -> str:
            if toml_key else "")
     number = document.count("\n", 0, start) + 1
     return f" at line {number}" + (f" ({key})" if key else "")
+
+
+def _row_name(place: str) -> str | None:
+    r"""The name of the table whose ``value`` a :func:`number_place` names (a sourced row,
+    ``[parameters.gemm_efficiency]`` with ``value = ...``), or None.
+
+    >>> _row_name(" at line 4 ([parameters.gemm_efficiency] value)")
+    'gemm_efficiency'
+    >>> _row_name(' at line 1 ("parameters" > "step_overhead_s" > "value")')
+    'step_overhead_s'
+    """
+    found = re.search(r'\(\[(?:[^\]]*\.)?"?([^\]".]+)"?\] value\)$', place) \
+        or re.search(r'"([^"]*)" > "value"\)$', place)
+    return found.group(1) if found else None
 
 
 def number_key(document: str, literal: str) -> str | None:

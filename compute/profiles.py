@@ -221,8 +221,10 @@ class EngineProfile:
                                 maximum=p.maximum, unit=p.unit)
             if 0 < v < validate.SMALLEST_NUMBER:   # to_toml would write what no file reads
                 # (a minimum of 0 only: 0 is allowed)
+                words = validate.below_smallest_words(p.name, validate.range_words(
+                    p.minimum, p.maximum, unit=p.unit))
                 raise UserError(f"{where}: {p.name} {v!r}{' ' + p.unit if p.unit else ''} is "
-                                f"{validate.below_smallest_words(p.name)}")
+                                f"{words}")
             object.__setattr__(self, p.name, v)
         if self.gemm_curve:
             xs = [x for x, _ in self.gemm_curve]
@@ -328,16 +330,19 @@ def neutral(name: str = "roofline") -> EngineProfile:
 # ---- reading ---------------------------------------------------------------------------
 
 def _nonzero_range(key: str) -> str | None:
-    """What a profile's number ``key`` must be where 0 is refused (an efficiency or
-    fraction, an intensity or efficiency of a curve), in :func:`_parameter`'s words, for a
-    number below the smallest a file holds; None where 0 is allowed (an overhead) or the key
-    names no one range (a ``value``, which a parameter's table names only above it)."""
+    """What a profile's number ``key`` must be (an efficiency or fraction, an intensity or
+    efficiency of a curve, an overhead, whose range holds 0), in :func:`_parameter`'s words,
+    for a number below the smallest a file holds; None where the key names no range (a
+    parameter table's ``value`` is asked for by the table's name:
+    :meth:`compute.config_files.FloatOverflow.message`)."""
     gemm = PARAMETERS["gemm_efficiency"]
     ranges = {p.name: (p.minimum, p.maximum, p.unit) for p in PARAMETERS.values()} | {
         "intensity": (_MIN_INTENSITY, _MAX_INTENSITY, "FLOP/B"),
         "efficiency": (gemm.minimum, gemm.maximum, "")}
-    least, most, unit = ranges.get(key, (0, 0, ""))
-    return validate.range_words(least, most, unit=unit) if least > 0 else None
+    if key not in ranges:
+        return None
+    least, most, unit = ranges[key]
+    return validate.range_words(least, most, unit=unit)
 
 
 def _parameter(where: str, key: str, table) -> tuple[float | None, tuple, str]:

@@ -93,6 +93,7 @@ from compute.validate import (
     NONFINITE_WORDS,
     NUMBER_PATTERN,
     NUMBER_RULE,
+    ZeroAllowed,
     describe,
     limits,
     not_below_smallest,
@@ -292,7 +293,7 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
         raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} ({allowed})")
     rule = "a finite number >= 0" if allow_zero else "a finite number > 0"
     value = not_below_smallest(what, text, number, scaled(number, units[unit]),
-                               allowed=None if allow_zero else rule)
+                               allowed=ZeroAllowed(rule) if allow_zero else rule)
     if math.isinf(value) and math.isfinite(float(number)):   # finite as typed, not in SI
         raise UserError(f"{what} {describe(text)} is too large: {number} x {float(units[unit]):g}"
                         f" (in SI units) passes the largest number, {sys.float_info.max:.1e}")

@@ -42,7 +42,7 @@ from typing import Literal, overload
 
 from compute.errors import BIDI_CONTROLS, UserError, known, one_line
 
-__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "limit_allowed", "range_words", "is_finite", "is_whole", "limits",
+__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "ZeroAllowed", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "limit_allowed", "range_words", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "refuse_repeats", "string", "table", "NAME_MARKS", "typed_name"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -278,18 +278,30 @@ def not_below_smallest(what: str, typed: object, number: str, value: float, *,
     return value
 
 
+class ZeroAllowed(str):
+    """Words of a range that holds 0 (:func:`range_words` gives them so): a number below
+    :data:`SMALLEST_NUMBER` is told the range (:func:`below_smallest_words`), not that it
+    may not be 0."""
+
+    __slots__ = ()
+
+
 def below_smallest_words(what: str, allowed: str | None = None) -> str:
-    """What a number below :data:`SMALLEST_NUMBER` is told, after its name and text: where
-    the value ``what`` may be 0 (``allowed`` None), to write 0 for zero; where 0 is refused,
-    what it must be (``allowed``: the range in the words of the parser that knows it, as its
-    own refusal says it).
+    """What a number below :data:`SMALLEST_NUMBER` is told, after its name and text: what
+    the value ``what`` must be (``allowed``: its range in the words of the parser that
+    knows it, as its own refusal says it), that it may not be 0 where the range leaves 0
+    out; where no range is given, to write 0 for zero.
 
     >>> below_smallest_words("rate", "a number >= 1e-09 requests/s")
     'below the smallest number netmodel reads (2.225e-308), and rate may not be 0: it must be a number >= 1e-09 requests/s'
+    >>> below_smallest_words("step_overhead_s", range_words(0, 1, unit="s"))
+    'below the smallest number netmodel reads (2.225e-308); step_overhead_s must be a number from 0 to 1 s'
     """
     head = f"below the smallest number netmodel reads ({SMALLEST_NUMBER:.4g})"
     if allowed is None:
         return f"{head}; write 0 for zero"
+    if isinstance(allowed, ZeroAllowed):
+        return f"{head}; {what} must be {allowed}"
     return f"{head}, and {what} may not be 0: it must be {allowed}"
 
 
@@ -546,14 +558,16 @@ def number(where: str, key: str, value: object, *, minimum: float, maximum: floa
 
 def range_words(minimum: float, maximum: float, *, integer: bool = False,
                 or_zero: bool = False, unit: str = "") -> str:
-    """The range :func:`number` checks, in its refusal's words.
+    """The range :func:`number` checks, in its refusal's words (a :class:`ZeroAllowed`
+    where it holds 0).
 
     >>> range_words(1, 10**8, integer=True), range_words(1, 10, or_zero=True, unit="s")
     ('a whole number from 1 to 100,000,000', 'a number 0 or from 1 to 10 s')
     """
     kind = "a whole number" if integer else "a number"
     allowed = f"from {_fmt(minimum)} to {_fmt(maximum)}" + (f" {unit}" if unit else "")
-    return f"{kind} {'0 or ' if or_zero else ''}{allowed}"
+    words = f"{kind} {'0 or ' if or_zero else ''}{allowed}"
+    return ZeroAllowed(words) if or_zero or minimum <= 0 <= maximum else words
 
 
 def flag(where: str, key: str, value: object) -> bool:
@@ -847,18 +861,19 @@ def limits(section: str) -> dict[str, Range]:
 
 
 def limit_allowed(section: str, key: str) -> str | None:
-    """What ``key`` of ``section`` of ``compute/data/limits.toml`` must be where its range
-    leaves out 0, in :func:`in_range`'s words, for a number below the smallest a file holds
-    (:meth:`compute.config_files.FloatOverflow.message`'s ``allowed``); None where 0 is in
-    its range or ``key`` has none there.
+    """What ``key`` of ``section`` of ``compute/data/limits.toml`` must be, in
+    :func:`in_range`'s words (a :class:`ZeroAllowed` where its range holds 0), for a number
+    below the smallest a file holds (:meth:`compute.config_files.FloatOverflow.message`'s
+    ``allowed``); None where ``key`` has no range there.
 
     >>> limit_allowed("model", "layers"), limit_allowed("model", "dense_layers")
-    ('a whole number from 1 to 10,000', None)
+    ('a whole number from 1 to 10,000', 'a whole number from 0 to 10,000')
     """
     r = limits(section).get(key)
-    if r is None or r.or_zero or r.minimum <= 0:
+    if r is None:
         return None
-    return range_words(r.minimum, r.maximum, integer=r.integer, unit=r.unit)
+    return range_words(r.minimum, r.maximum, integer=r.integer, or_zero=r.or_zero,
+                       unit=r.unit)
 
 
 def in_range(where: str, section: str, field: str, value: object, *,

@@ -97,18 +97,18 @@ BYTES_PER_ITEM = 400  # memory per node or edge, measured (see the module docstr
 
 
 def nonzero_range(key: str) -> str | None:
-    """What a fabric's quantity ``key`` must be where its :data:`VALUE_RANGES` leaves out 0
-    (a bandwidth, lanes), for a number below the smallest a file holds, in the words every
-    reader's range takes (:func:`compute.validate.range_words`); None where 0 is in its
-    range (a latency) or ``key`` has none there.
+    """What a fabric's quantity ``key`` must be (its :data:`VALUE_RANGES`: a bandwidth and
+    lanes leave out 0, a latency holds it), for a number below the smallest a file holds,
+    in the words every reader's range takes (:func:`compute.validate.range_words`); None
+    where ``key`` has none there.
 
     >>> nonzero_range("lanes"), nonzero_range("latency")
-    ('a number from 1 to 1,000,000 lanes', None)
+    ('a number from 1 to 1,000,000 lanes', 'a number from 0 to 10,000,000 s')
     """
     if key not in VALUE_RANGES:
         return None
     least, most, unit, _ = VALUE_RANGES[key]
-    return None if least <= 0 else range_words(least, most, unit=unit)
+    return range_words(least, most, unit=unit)
 
 
 def range_problem(what: str, key: str, value: float) -> str | None:

@@ -629,28 +629,39 @@ def _read_fabric_file(where: str, value: object, base_dir, gpu: GpuSpec) -> nx.G
 
 
 def adjust_allowed(key: str) -> str | None:
-    """What the ``[adjust]`` key ``key`` must be where its :data:`ADJUST_RANGES` leaves out
-    0 (bandwidth_scale), for a number below the smallest a file or a sweep value holds;
-    None where 0 is in its range or ``key`` is no adjust key.
+    """What the ``[adjust]`` key ``key`` must be (its :data:`ADJUST_RANGES`, in
+    :func:`~compute.validate.range_words`' words), for a number below the smallest a file
+    or a sweep value holds; None where ``key`` is no adjust key.
 
     >>> adjust_allowed("bandwidth_scale"), adjust_allowed("latency_scale")
-    ('a number from 1e-09 to 1,000,000,000,000,000', None)
+    ('a number from 1e-09 to 1,000,000,000,000,000', 'a number from 0 to 1,000,000')
     """
-    least, most, unit = ADJUST_RANGES.get(key, (0.0, 0.0, ""))
-    return range_words(least, most, unit=unit) if least > 0 else None
+    if key not in ADJUST_RANGES:
+        return None
+    least, most, unit = ADJUST_RANGES[key]
+    return range_words(least, most, unit=unit)
 
 
 def _nonzero_range(key: str) -> str | None:
-    """What a scenario's number ``key`` must be where 0 is refused, for a number below the
-    smallest a file holds: an ``[adjust]`` key's (:func:`adjust_allowed`), a builder's
-    bandwidth (as a quantity refusing 0 says it); None where 0 may be meant (a latency, a
-    length) or the range is the builder's to check."""
+    """What a scenario's number ``key`` must be, for a number below the smallest a file
+    holds: an ``[adjust]`` key's (:func:`adjust_allowed`); a builder's bandwidth (as a
+    quantity refusing 0 says it); a builder's whole number (each builder refuses 0 for
+    every one, its least 1 or 2: :func:`topologies.common.check_int`); a builder's time or
+    length, 0 up to its :data:`topologies.limits.PHYSICAL_MAX`; None for a key of none of
+    these."""
     if key in ADJUST_RANGES:
         return adjust_allowed(key)
+    from topologies.limits import PHYSICAL_MAX
     from topologies.registry import builders
 
-    if any(p.name == key and p.unit == "bytes/s" for b in builders() for p in b.params):
+    kinds = {(p.type, p.unit) for b in builders() for p in b.params if p.name == key}
+    if any(unit == "bytes/s" for _, unit in kinds):
         return "a finite number > 0"
+    if any(kind == "int" for kind, _ in kinds):
+        return "a whole number >= 1"
+    if key in PHYSICAL_MAX:
+        most, unit, _ = PHYSICAL_MAX[key]
+        return range_words(0, most, unit=unit)
     return None
 
 

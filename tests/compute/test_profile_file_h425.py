@@ -49,7 +49,8 @@ def test_an_overhead_below_the_smallest_number_read_is_refused_where_made(value)
     with pytest.raises(UserError) as err:
         EngineProfile("t", layer_overhead_s=value)
     assert str(err.value) == (f"profile 't': layer_overhead_s {value!r} s is below the "
-                              "smallest number netmodel reads (2.225e-308); write 0 for zero")
+                              "smallest number netmodel reads (2.225e-308); layer_overhead_s "
+                              "must be a number from 0 to 1 s")   # its range (PARAMETERS)
 
 
 def test_a_fitted_time_of_a_sliver_above_zero_is_zero():

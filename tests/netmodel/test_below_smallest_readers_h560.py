@@ -1,8 +1,8 @@
 """A number below the smallest float (``1e-320``: it underflows) in a profile, a GPU file or
 a model file, where the key's range leaves out 0, is told what the key must be (its
 reader's range), not to write 0 for zero; where 0 is in the range (a profile's overheads, a
-model's dense_layers) it is still told to write 0 for zero. Every case runs through the
-command line: exit status 2 and one line."""
+model's dense_layers, a latency) it is told that range too (once 'write 0 for zero'). Every
+case runs through the command line: exit status 2 and one line."""
 
 from __future__ import annotations
 
@@ -23,7 +23,12 @@ def _range(section: str, key: str) -> str:
 
 
 def _says(key: str, allowed: str | None) -> str:
-    return ZERO if allowed is None else f"{HEAD}, and {key} may not be 0: it must be {allowed}"
+    """The words for ``key``: its range, 0 in it or not (``ZERO`` where none is given)."""
+    if allowed is None:
+        return ZERO
+    if " from 0 " in allowed or " 0 or " in allowed:
+        return f"{HEAD}; {key} must be {allowed}"
+    return f"{HEAD}, and {key} may not be 0: it must be {allowed}"
 
 
 def _run(tmp_path, name: str, text: str, argv: list[str]) -> tuple[str, str]:
@@ -38,10 +43,11 @@ def _run(tmp_path, name: str, text: str, argv: list[str]) -> tuple[str, str]:
     ("gemm_efficiency", "a number from 0.0001 to 1"),
     ("attention_efficiency", "a number from 0.0001 to 1"),
     ("hbm_fraction", "a number from 0.0001 to 1"),
-    ("step_overhead_s", None),   # an overhead may be 0
+    ("step_overhead_s", "a number from 0 to 10 s"),   # an overhead may be 0
 ])
 def test_profile_parameter_says_its_range(tmp_path, key, allowed):
-    assert allowed is None or PARAMETERS[key].minimum == 1e-4   # the range the reader checks
+    p = PARAMETERS[key]   # the range the reader checks
+    assert allowed == range_words(p.minimum, p.maximum, unit=p.unit)
     text = (f'[profile]\nname = "p"\n[parameters]\n'
             f'{key} = {{ value = 1e-320, source = "s" }}\n')
     line, path = _run(tmp_path, "p.toml", text, [*INFER, "--profile", "FILE"])
@@ -60,7 +66,7 @@ def test_profile_curve_efficiency_says_its_range(tmp_path):
 @pytest.mark.parametrize("key, allowed", [
     ("layers", "a whole number from 1 to 10,000"),
     ("hidden", _range("model", "hidden")),
-    ("dense_layers", None),   # 0 dense layers: every layer a MoE layer
+    ("dense_layers", _range("model", "dense_layers")),   # 0: every layer a MoE layer
 ])
 @pytest.mark.parametrize("suffix", [".toml", ".json"])
 def test_model_file_says_its_range(tmp_path, key, allowed, suffix):
@@ -103,8 +109,10 @@ def _scenario(change) -> str:
     (lambda t: t.replace('bandwidth = "$scaleup"', "bandwidth = 1e-320", 1),
      "[fabric] bandwidth", _says("bandwidth", "a finite number > 0")),
     (lambda t: t + "\n[adjust]\nlatency_scale = 1e-320\n", "[adjust] latency_scale",
-     ZERO),   # a latency scaled to 0: the bandwidth term alone
-    (lambda t: t.replace("length = 10.0", "length = 1e-320"), "[fabric] length", ZERO),
+     # a latency scaled to 0: the bandwidth term alone
+     _says("latency_scale", "a number from 0 to 1,000,000")),
+    (lambda t: t.replace("length = 10.0", "length = 1e-320"), "[fabric] length",
+     _says("length", "a number from 0 to 100,000 m")),   # limits.PHYSICAL_MAX
 ])
 def test_scenario_file_says_its_range(tmp_path, change, at, says):
     from netmodel.study.scenarios import ADJUST_RANGES
@@ -128,7 +136,7 @@ def test_scenario_scale_factor_k_says_its_range(tmp_path):
 @pytest.mark.parametrize("path, says", [
     ("adjust.bandwidth_scale",
      _says("adjust.bandwidth_scale value", "a number from 1e-09 to 1,000,000,000,000,000")),
-    ("adjust.latency_scale", ZERO),
+    ("adjust.latency_scale", _says("adjust.latency_scale value", "a number from 0 to 1,000,000")),
 ])
 def test_sweep_value_says_its_range(path, says):
     r = run_cli(["sweep", "--scenarios", "lite-flat", "--model", "Llama-3-8B", "--param",
@@ -141,7 +149,7 @@ def test_sweep_value_says_its_range(path, says):
 @pytest.mark.parametrize("key, says", [
     ("bandwidth_scale",
      _says("adjust.bandwidth_scale", "a number from 1e-09 to 1,000,000,000,000,000")),
-    ("latency_scale", ZERO),
+    ("latency_scale", _says("adjust.latency_scale", "a number from 0 to 1,000,000")),
 ])
 def test_scenario_param_says_its_range(key, says):
     from compute.errors import UserError

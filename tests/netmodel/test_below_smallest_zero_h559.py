@@ -89,7 +89,7 @@ def test_rate_option_says_the_workload_range():
                   "1,000,000,000,000,000,000,000,000,000,000 bytes/s"),
     ("lanes", f"{HEAD}, and lanes may not be 0: it must be a number from 1 to 1,000,000 "
               "lanes"),
-    ("latency", ZERO),   # a latency may be 0
+    ("latency", f"{HEAD}; latency must be a number from 0 to 10,000,000 s"),   # 0 allowed
 ])
 @pytest.mark.parametrize("suffix", [".json", ".graphml"])
 def test_fabric_value_says_its_range(tmp_path, key, said, suffix):

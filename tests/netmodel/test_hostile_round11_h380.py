@@ -10,7 +10,9 @@ from compute.profiles import _shipped
 from netmodel.study.sweep import parse_param
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
-BELOW = "below the smallest number netmodel reads (2.225e-308); write 0 for zero"
+# a [parameters.NAME] table's value: NAME's range (said before as 'write 0 for zero')
+BELOW = ("below the smallest number netmodel reads (2.225e-308); layer_overhead_s must be "
+         "a number from 0 to 1 s")
 
 
 def test_a_profile_value_below_the_smallest_is_one_line(tmp_path):

@@ -9,7 +9,9 @@ from compute.errors import UserError
 from topologies import build
 from topologies.io import read_graph, write_graph
 
-BELOW = "below the smallest number netmodel reads (2.225e-308); write 0 for zero"
+# a latency may be 0: its range, VALUE_RANGES's (said before as 'write 0 for zero')
+BELOW = ("below the smallest number netmodel reads (2.225e-308); latency must be a number "
+         "from 0 to 10,000,000 s")
 
 
 @pytest.mark.parametrize("suffix", [".graphml", ".json"])
