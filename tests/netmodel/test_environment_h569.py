@@ -63,7 +63,10 @@ def test_every_text_read_and_written_names_its_encoding():
     found = {}
     for package in PACKAGES:
         for path in (ROOT / package).rglob("*.py"):
-            lines = _texts_without_encoding(ast.parse(path.read_text(encoding="utf-8")))
+            text = path.read_text(encoding="utf-8")
+            if "read_text(" not in text and "open(" not in text:
+                continue   # nothing to check: not parsed
+            lines = _texts_without_encoding(ast.parse(text))
             if lines:
                 found[str(path.relative_to(ROOT))] = lines
     assert found == {}
