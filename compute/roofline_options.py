@@ -73,6 +73,11 @@ DEFAULT_ACCEPTANCE: float = float(_DATA["default"])
 ACCEPTANCE_SOURCE: str = _DATA["source"]
 
 
+#: What an MTP acceptance must be, in :func:`check_acceptance`'s words (0 allowed: every
+#: draft refused).
+ACCEPTANCE_RANGE = "a probability from 0 to 1"
+
+
 def check_acceptance(a: object) -> float:
     """``a`` as a float if it is a probability (a finite number from 0 to 1), else a
     :class:`UserError`."""
@@ -83,7 +88,7 @@ def check_acceptance(a: object) -> float:
         except (TypeError, ValueError, OverflowError, ArithmeticError):
             v = math.nan   # an integer past a float's range; numpy's timedelta64
     if not 0 <= v <= 1:
-        raise UserError(f"MTP acceptance (mtp_acceptance) must be a probability from 0 to 1, "
+        raise UserError(f"MTP acceptance (mtp_acceptance) must be {ACCEPTANCE_RANGE}, "
                         f"got {describe(a)}")
     return v
 

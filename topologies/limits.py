@@ -41,7 +41,7 @@ from compute.validate import describe, range_words
 
 __all__ = ["DEFAULTS", "ENV", "MAX_DEPTH", "MAX_RADIX", "MAX_TIER", "PHYSICAL_MAX",
            "PHYSICAL_MIN", "VALUE_RANGES", "capped", "check_size", "max_edges", "max_file_bytes",
-           "max_nodes", "nonzero_range", "range_problem"]
+           "max_nodes", "nonzero_range", "physical_range", "range_problem"]
 
 #: Default limits (nodes, edges, file bytes).
 DEFAULTS = {"nodes": 2_000_000, "edges": 10_000_000, "file_bytes": 2**30}
@@ -109,6 +109,21 @@ def nonzero_range(key: str) -> str | None:
         return None
     least, most, unit, _ = VALUE_RANGES[key]
     return range_words(least, most, unit=unit)
+
+
+def physical_range(key: str) -> str | None:
+    """What a builder's physical parameter ``key`` must be, 0 (or its
+    :data:`PHYSICAL_MIN`) up to its :data:`PHYSICAL_MAX`, in
+    :func:`compute.validate.range_words`' words, for a number below the smallest; None
+    where ``key`` has no such range.
+
+    >>> physical_range("length"), physical_range("n")
+    ('a number from 0 to 100,000 m', None)
+    """
+    if key not in PHYSICAL_MAX:
+        return None
+    most, unit, _ = PHYSICAL_MAX[key]
+    return range_words(PHYSICAL_MIN.get(key, (0,))[0], most, unit=unit)
 
 
 def range_problem(what: str, key: str, value: float) -> str | None:

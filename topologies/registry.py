@@ -64,7 +64,7 @@ from compute.hardware import GpuSpec, catalog, get_gpu, unknown_gpu
 from compute.units import format_bandwidth, parse_bandwidth, parse_time
 from compute.validate import describe, read_number
 from topologies.builder_names import NAMES
-from topologies.limits import MAX_DEPTH
+from topologies.limits import MAX_DEPTH, physical_range
 from topologies.schema import check_graph, edge_count, validate
 
 __all__ = ["REGISTRY", "BuilderInfo", "ParamInfo", "bound_arguments", "build",
@@ -562,7 +562,7 @@ def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter)
             raise UserError(f"{what} must be an integer, got {describe(text)}")
         return whole
     if base is float:
-        value = read_number(what, text)
+        value = read_number(what, text, allowed=physical_range(pname))   # a length: 0 up
         if value is None:
             raise UserError(f"{what} must be a number, got {describe(text)}")
         return 0.0 if value == 0 else value   # a typed -0 is zero, as every number read

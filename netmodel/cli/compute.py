@@ -58,11 +58,11 @@ def _pp_rule() -> str:
 
 def _fraction(what: str, text, *, upper_open: bool = False) -> float:
     from compute.errors import UserError
-    from compute.validate import read_number
+    from compute.validate import ZeroAllowed, read_number
 
     rule = "a fraction in " + ("[0, 1)" if upper_open else "(0, 1]")
     v = read_number(what, str(text),   # the one number grammar ('0_5e-1' refused)
-                    allowed=None if upper_open else rule)
+                    allowed=ZeroAllowed(rule) if upper_open else rule)
     if v is None:
         v = float("nan")
     ok = (0 <= v < 1) if upper_open else (0 < v <= 1)

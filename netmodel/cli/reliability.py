@@ -78,10 +78,11 @@ def _per_hour(text: str, what: str) -> float:
     import math
 
     from compute.errors import UserError
-    from compute.validate import number_text, read_number
+    from compute.validate import ZeroAllowed, number_text, read_number
 
     number_text(what, text)   # a refusal names all of it
-    v = read_number(what, text[:-2] if text.endswith("/h") else text)   # the one grammar
+    v = read_number(what, text[:-2] if text.endswith("/h") else text,   # the one grammar
+                    allowed=ZeroAllowed("a finite number >= 0 per hour"))
     if v is None:
         raise UserError(f"{what} {text!r} must be failures per part per hour, e.g. 2e-5 or "
                         f"2e-5/h") from None

@@ -342,13 +342,16 @@ def mtp_settings(tokens: str | None, acceptance: str | None) -> dict:
     """``--mtp-tokens`` and ``--mtp-acceptance``'s values as RooflineOptions fields (unset:
     the fields' defaults; RooflineOptions checks the values' ranges)."""
     from compute.errors import UserError
-    from compute.validate import read_number
+    from compute.roofline_options import ACCEPTANCE_RANGE
+    from compute.validate import ZeroAllowed, read_number
 
     out: dict = {}
     for field, text in (("mtp_tokens", tokens), ("mtp_acceptance", acceptance)):
         if text is None:
             continue
-        v = read_number(f"--{field.replace('_', '-')}", str(text))   # the one grammar
+        v = read_number(f"--{field.replace('_', '-')}", str(text),   # the one grammar
+                        allowed=ZeroAllowed(ACCEPTANCE_RANGE) if field == "mtp_acceptance"
+                        else None)
         if v is None:
             v = str(text)   # not a number: the field's check names it (describe cuts it)
         if isinstance(v, float) and math.isinf(v) and "inf" not in str(text).lower():

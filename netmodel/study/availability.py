@@ -35,6 +35,7 @@ from compute.search import DEFAULT_MAX_BATCH
 from compute.units import counted
 from compute.validate import (
     MAX_WHOLE,
+    ZeroAllowed,
     describe,
     is_finite,
     is_whole,
@@ -85,7 +86,8 @@ def parse_spares(text: int | str, gpus: int) -> int:
         s = number_text("spares", str(text)).strip()   # a refusal names all of it
         try:   # the one number grammar ('٨', '1_0' refused; '+8', '1e1' read)
             if s.endswith("%"):
-                pct = read_number("spares", s[:-1])
+                pct = read_number("spares", s[:-1],   # 0% the default
+                                  allowed=ZeroAllowed("a percentage >= 0"))
                 if pct is None or not math.isfinite(pct) or pct < 0:
                     raise ValueError
                 n = math.ceil(pct / 100 * gpus - 1e-9)

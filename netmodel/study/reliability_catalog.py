@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from compute.errors import UserError, known
 from compute.hardware import get_gpu, spec_ranges
 from compute.units import SECONDS_PER_YEAR, scaled, split_number
-from compute.validate import describe, is_finite, not_below_smallest
+from compute.validate import ZeroAllowed, describe, is_finite, not_below_smallest
 from netmodel.study.choice_names import LOAD_SOURCES, REPAIRS
 from topologies.failure_domains import CLASSES, GPU_CLASSES, hosts
 
@@ -61,7 +61,7 @@ def parse_duration(text: str | float, what: str = "duration", *, allow_zero: boo
     >>> parse_duration("1e-320s", "--detection", allow_zero=True)
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: --detection '1e-320s' is below the smallest number netmodel reads (2.225e-308); write 0 for zero
+    compute.errors.UserError: --detection '1e-320s' is below the smallest number netmodel reads (2.225e-308); --detection must be a finite number >= 0
     """
     if isinstance(text, bool):
         raise UserError(f"{what} must be a number with a unit, got {text!r}")
@@ -75,7 +75,8 @@ def parse_duration(text: str | float, what: str = "duration", *, allow_zero: boo
                             f"the units {', '.join(u for u in _DURATION_UNITS if u)})")
         value = scaled(split[0], _DURATION_UNITS[split[1].lower()])  # 1.1h == 66min
         if allow_zero:   # '1e-320s' is no time netmodel reads: 0 is written 0
-            not_below_smallest(what, text, split[0], value)
+            not_below_smallest(what, text, split[0], value,
+                               allowed=ZeroAllowed("a finite number >= 0"))
     if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
         rule = ">= 0" if allow_zero else "> 0"
         raise UserError(f"{what} must be a finite number {rule}, got {describe(text)}")

@@ -651,7 +651,7 @@ def _nonzero_range(key: str) -> str | None:
     these."""
     if key in ADJUST_RANGES:
         return adjust_allowed(key)
-    from topologies.limits import PHYSICAL_MAX
+    from topologies.limits import physical_range
     from topologies.registry import builders
 
     kinds = {(p.type, p.unit) for b in builders() for p in b.params if p.name == key}
@@ -659,10 +659,7 @@ def _nonzero_range(key: str) -> str | None:
         return "a finite number > 0"
     if any(kind == "int" for kind, _ in kinds):
         return "a whole number >= 1"
-    if key in PHYSICAL_MAX:
-        most, unit, _ = PHYSICAL_MAX[key]
-        return range_words(0, most, unit=unit)
-    return None
+    return physical_range(key)
 
 
 def load_scenario_text(text: str, where: str = "scenario",

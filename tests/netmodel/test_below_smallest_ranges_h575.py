@@ -107,3 +107,19 @@ def test_a_zero_allowed_quantity_in_a_spec_says_its_range():
     assert one_line_error(r) == ("error: --fabric 'single-switch:n=2,latency=1e-320s': "
                                  "single-switch: latency '1e-320s' is "
                                  f"{HEAD}; single-switch: latency must be a finite number >= 0")
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["topology", "show", "lite-groups:length=1e-320"],   # limits.PHYSICAL_MAX's length
+     f"lite-groups: length '1e-320' is {HEAD}; lite-groups: length must be a number from 0 "
+     "to 100,000 m"),
+    (["availability", "--scenario", "lite-flat", "--model", "Llama-3-70B", "--detection",
+      "1e-320s"], f"--detection '1e-320s' is {HEAD}; --detection must be a finite number >= 0"),
+    (["availability", "--scenario", "lite-flat", "--model", "Llama-3-70B", "--rate",
+      "gpu=1e-320"],
+     f"--rate gpu '1e-320' is {HEAD}; --rate gpu must be a finite number >= 0 per hour"),
+])
+def test_a_zero_allowed_option_or_spec_value_says_its_range(argv, says):
+    r = run_cli(argv)
+    assert r.exit_code == 2
+    assert one_line_error(r) == f"error: {says}"

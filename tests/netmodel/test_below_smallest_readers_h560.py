@@ -163,12 +163,15 @@ def test_scenario_param_says_its_range(key, says):
 @pytest.mark.parametrize("argv, says", [
     # an acceptance of 0 is a probability (every draft refused): 0 is allowed
     ([*INFER, "--mtp-tokens", "1", "--mtp-acceptance", "1e-320"],
-     f"--mtp-acceptance '1e-320' is {ZERO}"),
+     f"--mtp-acceptance '1e-320' is {HEAD}; --mtp-acceptance must be a probability from 0 "
+     "to 1"),
+    ([*INFER, "--reserve", "1e-320"],   # a share of memory held back: 0 holds none
+     f"--reserve '1e-320' is {HEAD}; --reserve must be a fraction in [0, 1)"),
     # 0% spares is the default
     (["availability", "--scenario", "lite-flat", "--model", "Llama-3-70B", "--spares",
-      "1e-320%"], f"--spares '1e-320' is {ZERO}"),
+      "1e-320%"], f"--spares '1e-320' is {HEAD}; spares must be a percentage >= 0"),
 ])
-def test_zero_allowed_option_says_write_zero(argv, says):
+def test_zero_allowed_option_says_its_range(argv, says):
     r = run_cli(argv)
     assert r.exit_code == 2
     assert one_line_error(r) == f"error: {says}"

@@ -64,7 +64,8 @@ def test_workload_number_says_its_range(tmp_path, key, allowed):
     (["infer", "--flops-efficiency", "1e-320"],
      "--flops-efficiency '1e-320' is " + HEAD + ", and --flops-efficiency may not be 0: it "
      "must be a fraction in (0, 1]"),
-    (["infer", "--reserve", "1e-320"], "--reserve '1e-320' is " + ZERO),   # [0, 1): 0 is
+    (["infer", "--reserve", "1e-320"],   # [0, 1): 0 is allowed, its range said
+     "--reserve '1e-320' is " + HEAD + "; --reserve must be a fraction in [0, 1)"),
 ])
 def test_option_says_its_range(argv, says):
     r = run_cli([*argv, "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1",

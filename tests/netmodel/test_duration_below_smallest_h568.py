@@ -1,5 +1,5 @@
-"""A failure time below the smallest float (``1e-320``: it underflows) is refused, told to
-write 0 for zero, as every reader whose value may be 0 says it: --detection, --warmup
+"""A failure time below the smallest float (``1e-320``: it underflows) is refused, told its
+range (0 in it; once 'write 0 for zero'), as every reader whose value may be 0 says it: --detection, --warmup
 and --repair-time took it silently as no time (blast-radius printed a swap of 60.1 s).
 An --area-share, --clock or --alpha below it is told the range its reader takes, 0 being
 outside it."""
@@ -11,7 +11,7 @@ import pytest
 from netmodel.study.reliability_catalog import parse_duration
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
-HEAD = "below the smallest number netmodel reads (2.225e-308); write 0 for zero"
+HEAD = "below the smallest number netmodel reads (2.225e-308)"
 
 
 @pytest.mark.parametrize("flag, value, shown", [
@@ -23,7 +23,8 @@ def test_a_time_below_the_smallest_number_is_refused(flag, value, shown):
     r = run_cli(["blast-radius", "--scenario", "lite-flat", "--model", "Llama-3-70B",
                  "--no-plot", flag, value])
     assert r.exit_code == 2
-    assert one_line_error(r) == f"error: {shown} is {HEAD}"
+    name = shown.rsplit(" '", 1)[0]   # the flag, and a --repair-time's part
+    assert one_line_error(r) == f"error: {shown} is {HEAD}; {name} must be a finite number >= 0"
 
 
 def test_zero_spelt_any_way_is_still_zero():
