@@ -53,6 +53,8 @@ from typing import TYPE_CHECKING, Any
 from compute.config_files import read_table
 from compute.errors import UserError, known
 from compute.gpu_facts import derivation as _derivation
+from compute.gpu_facts import nvlink_count
+from compute.hardware import get_gpu
 from compute.validate import describe, is_finite, is_whole
 from topologies.limits import PHYSICAL_MIN
 
@@ -381,6 +383,13 @@ class Calibration:
         its own NIC (``NCCL_PXN_DISABLE=1``).
     nvlink_bandwidth : float
         Line rate of one NVLink (bytes/s a direction), from the generation; 0: unknown.
+    flagship_bandwidth : float
+        The generation's first GPU's NVLinks together (bytes/s a direction, line rate: its
+        NVLink count, :func:`compute.gpu_facts.nvlink_count`, times ``nvlink_bandwidth``;
+        H100 18 x 25 GB/s, B200 18 x 50, A100 12 x 25), set by :meth:`for_gpu`, never
+        read from a file: the path NCCL's ring of that GPU runs its ``ring_channels`` on, so
+        that path's rate over them is what one channel copies
+        (:func:`~netmodel.collectives.pipeline_fill.p2p_simple_channels`); 0: unknown.
     tree_channel_bandwidth : tuple of float
         NCCL's cap on one tree channel's busbw (``perChMaxTreeBws``, bytes/s) on 1, 2 and 3
         or more nodes (scale-up domains), from the generation; empty: none (under LL128,
@@ -462,6 +471,7 @@ class Calibration:
     ring_channels: int = 0
     pxn: bool = True
     nvlink_bandwidth: float = 0.0
+    flagship_bandwidth: float = 0.0
     tree_channel_bandwidth: tuple[float, ...] = ()
     tree_ll128_channel_bandwidth: tuple[float, ...] = ()
     nvls_tree_channel_bandwidth: tuple[float, ...] = ()
@@ -641,6 +651,9 @@ class Calibration:
         for key in _SHARED_KEYS:   # a field of both, taken as it is
             if getattr(gen, key) is not None:
                 changes[key] = getattr(gen, key)
+        changes["flagship_bandwidth"] = _flagship_bandwidth(
+            gen.gpus[0] if gen.gpus else "", changes.get("nvlink_bandwidth",
+                                                         self.nvlink_bandwidth))
         if gen.in_network_factor is not None:
             changes["in_network"] = replace(self.in_network,
                                             bandwidth_factor=gen.in_network_factor)
@@ -734,6 +747,22 @@ def _tree_caps(where: str, key: str, v: object, *, allow_empty: bool = False
     least = f">= {floor:g} or 0 (0: none)" if zero else f">= {floor:g}"
     raise UserError(f"{where}: {key} must be three finite numbers {least} "
                     f"bytes/s (1, 2 and 3+ nodes), got {describe(v)}")
+
+
+@functools.lru_cache(maxsize=64)
+def _flagship_bandwidth(gpu: str, nvlink: float) -> float:
+    """:attr:`Calibration.flagship_bandwidth`: catalog GPU ``gpu``'s NVLinks times
+    ``nvlink`` (one NVLink's line rate); 0 where either is unknown.
+
+    >>> _flagship_bandwidth("H100-SXM", 25e9) / 1e9, _flagship_bandwidth("A100-SXM-80GB", 25e9) / 1e9
+    (450.0, 300.0)
+    """
+    if not gpu or nvlink <= 0:
+        return 0.0
+    try:
+        return nvlink_count(get_gpu(gpu)) * nvlink
+    except UserError:   # a generations file's GPU the catalog lacks
+        return 0.0
 
 
 #: The :class:`Generation` fields a :class:`Calibration` has by the same name, which

@@ -157,7 +157,8 @@ def valid_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ..
     def routed(name):
         if nbytes is not None:
             _check_total_work(model, groups, op, name)
-        return _name_options(model, op, name, prepared, alone_too, why[name], schedules)
+        return _name_options(model, op, name, groups, prepared, alone_too, why[name],
+                             schedules)
 
     by_name = {name: routed(name) for name in names if name not in costly}
     cheap = [o for name in names if name not in costly for o in by_name[name]]
@@ -176,7 +177,8 @@ def valid_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ..
     return options
 
 
-def _name_options(model: FabricCostModel, op: str, name: str, prepared: PreparedGroups,
+def _name_options(model: FabricCostModel, op: str, name: str,
+                  groups: tuple[tuple[Hashable, ...], ...], prepared: PreparedGroups,
                   alone_too: bool, why: list[str],
                   schedules: dict[str, str] | None = None) -> list[tuple]:
     """The options of :func:`valid_options` of one algorithm (none, its reason added to
@@ -202,7 +204,7 @@ def _name_options(model: FabricCostModel, op: str, name: str, prepared: Prepared
     crosses = scaleout.any(axis=1)   # per group: a step crosses the scale-out network
     for proto in protos:
         # Simple send-recv: a line per share of its rate (option_ranges: their sizes)
-        for share, _, _ in channel_lines(op, name, proto.name, prepared.sizes, crosses, cal) \
+        for share, _, _ in _channel_lines(model, op, name, proto.name, groups, crosses) \
                 or [(None, None, None)]:
             lt = combine(table, together, latency, lat_up, scaleout, proto, cal, shape,
                          share=share)
@@ -243,12 +245,11 @@ def option_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ..
     # Simple send-recv's and all-to-all's lines by their channels, in the order
     # _name_options made them: each share's lines (as many a share: combine's, one per
     # pipeline fill plus one) one after another
-    sizes = [len(g) for g in groups]
     count = Counter((o[0], o[1]) for o in options)
     lines: dict[tuple[str, str], tuple[list, int]] = {}
     for i, o in enumerate(options):
-        own, k = lines.get((o[0], o[1])) or (channel_lines(op, o[0], o[1], sizes, o[-1],
-                                                           cal), 0)
+        own, k = lines.get((o[0], o[1])) or (_channel_lines(model, op, o[0], o[1], groups,
+                                                            o[-1]), 0)
         if own:
             j = k // max(1, count[(o[0], o[1])] // len(own))
             lo[i], hi[i] = np.maximum(lo[i], own[j][1]), np.minimum(hi[i], own[j][2])
@@ -256,6 +257,30 @@ def option_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ..
     if not (lo > 0).any() and not (hi < math.inf).any():
         return None
     return lo, hi
+
+
+def _channel_lines(model: FabricCostModel, op: str, name: str, protocol: str,
+                   groups: tuple[tuple[Hashable, ...], ...], crosses: np.ndarray
+                   ) -> list[tuple[np.ndarray, ...]]:
+    """:func:`~netmodel.collectives.protocol_lines.channel_lines` of ``groups`` (``crosses``:
+    whether each group's steps cross the scale-out network), each on its slowest path as
+    NCCL sees it, read off the first group of its size that stays on the scale-up network
+    compiled alone (:meth:`~netmodel.collectives.cost.CompiledCollective.path_rate`), as
+    :func:`option_ranges` reads its channels: the groups of one size share their steps.
+    Nothing is compiled for an op, algorithm or protocol without lines by channel."""
+    cal = model.calibration
+    sizes = [len(g) for g in groups]
+    if not channel_lines(op, name, protocol, sizes, crosses, cal):
+        return []
+    crosses = np.broadcast_to(crosses, (len(groups),))
+    first: dict[int, float] = {}
+    rates = np.zeros(len(groups))
+    for g, members in enumerate(groups):
+        if not crosses[g]:
+            if len(members) not in first:
+                first[len(members)] = model.compiled(op, name, members).path_rate()
+            rates[g] = first[len(members)]
+    return channel_lines(op, name, protocol, sizes, crosses, cal, rates)
 
 
 def _protocol_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],

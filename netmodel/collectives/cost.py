@@ -607,9 +607,18 @@ class CompiledCollective:
         send-recv whose steps stay inside one NVLink domain has under Simple a line per
         share of the links' rate, on the channels NCCL gives a peer's bytes by size;
         :meth:`line_parts` holds them, each at its own sizes (:meth:`size_range` with its
-        ``b``)."""
+        ``b``), on its slowest path (:meth:`path_rate`)."""
         return channel_lines(self.op, self.algorithm, protocol, [len(self.group)],
-                             any(s.scaleout for s in self.steps), cal)
+                             any(s.scaleout for s in self.steps), cal, self.path_rate())
+
+    def path_rate(self) -> float:
+        """The slowest rate, as NCCL's topology sees its path, of any link its steps'
+        transfers cross (:attr:`StepCost.path_bandwidth`, else the bottleneck's line rate;
+        :func:`link_path_rates`): the path NCCL gives a send/recv peer its channels by and
+        whose rate a channel's share is of; 0 where no step moves bytes."""
+        rates = [r for r in (s.path_bandwidth or s.bottleneck_bandwidth for s in self.steps)
+                 if r > 0]
+        return min(rates) if rates else 0.0
 
     def linear(self, protocol: Protocol, cal: Calibration) -> tuple[float, float]:
         """``(a, b)`` of the large-message line: ``time = a + b * n`` once every pipeline

@@ -4,8 +4,10 @@
 pipelines cost beyond their steady rate, and raises ``b`` to what its channels allow:
 
 * the fill of NCCL's Simple send/recv inside one NVLink domain (:func:`p2p_fills`: each
-  channel's first chunk copied twice in turn), and its LL rate there (:func:`p2p_ll_share`:
-  the warps that send its lines);
+  channel's first chunk copied twice in turn), its Simple rate there by its channels
+  (:func:`p2p_simple_channels`: a peer's channels, :func:`p2p_path_channels`, each copying
+  at the generation's per-channel rate, :func:`p2p_channel_ratio`), and its LL rate there
+  (:func:`p2p_ll_share`: the warps that send its lines);
 * the channels of a pipeline group's slice (:func:`group_channels`: NVLS's own channel count
   inside one NVLink domain, else the calibration's);
 * NCCL's per-channel busbw caps of its Tree and NVLSTree (:func:`tree_channel_rate`,
@@ -34,8 +36,8 @@ from netmodel.collectives.calibration import WARP_SIZE, Calibration, Protocol
 from netmodel.collectives.steps import unique
 
 __all__ = ["NCCL_PROTOCOLS", "TREE_TABLES", "channel_cap_rate", "group_channels", "has_tree_caps",
-           "ll_cap_rate", "net_rules", "p2p_fills", "p2p_ll_share", "p2p_sending_channels",
-           "p2p_simple_channels",
+           "ll_cap_rate", "net_rules", "p2p_channel_ratio", "p2p_fills", "p2p_ll_share",
+           "p2p_path_channels", "p2p_sending_channels", "p2p_simple_channels",
            "ring_ll_least", "ring_net_mask", "ring_net_overhead", "tree_channel_rate",
            "tree_least", "tree_ll_least", "tree_net_mask"]
 
@@ -107,16 +109,76 @@ def p2p_sending_channels(p: Any, cal: Calibration, peers: Any = 0) -> Any:
     return np.minimum(total, np.where(peers > 0, peers, p - 1) * per)
 
 
-def p2p_simple_channels(p: int, cal: Calibration, peers: int = 1
+def p2p_path_channels(cal: Calibration, path_rate: float = 0.0) -> int:
+    """NCCL's send/recv channels a peer (``p2pnChannelsPerPeer``) inside one NVLink domain
+    whose slowest path, as NCCL's topology sees it, runs at ``path_rate`` (bytes/s, line
+    rate; 0: unknown): ``p2p_channels_per_peer`` (NCCL's p2p channels) and, with
+    ``nvlink_bandwidth``, at most two per whole NVLink of the path, rounded up to a power
+    of 2 (NVIDIA/nccl src/graph/paths.cc, ``ncclTopoGetNchannels``: ``2 * max(1, (int)(bw /
+    ncclTopoNVLinkBw))``; ``ncclTopoComputeP2pChannels``: the least over every peer,
+    pow2Up). An H100's 450 GB/s (18 NVLinks) keeps the 32; a Lite's 37.5 GB/s mesh link is
+    one NVLink of 25 GB/s to NCCL (1.5, its whole part): 2.
+
+    >>> from netmodel.collectives.calibration_files import default_calibration
+    >>> cal = default_calibration().for_gpu("Lite")
+    >>> [p2p_path_channels(cal, r) for r in (0.0, 450e9, 112.5e9, 37.5e9, 10e9)]
+    [32, 32, 8, 2, 2]
+    """
+    most = int(cal.p2p_channels_per_peer)
+    if path_rate > 0 and cal.nvlink_bandwidth > 0:
+        links = max(1, int(path_rate / cal.nvlink_bandwidth + 1e-9))
+        most = min(most, 1 << (2 * links - 1).bit_length())
+    return most
+
+
+def p2p_channel_ratio(cal: Calibration, path_rate: float = 0.0) -> float:
+    """How many times the share of a path's rate that NCCL's tuner gives a send/recv
+    channel (the path's rate over ``ring_channels``) one channel moves on a path of
+    ``path_rate`` (bytes/s, line rate): ``flagship_bandwidth / path_rate`` where the path
+    is slower than the generation's flagship GPU's NVLinks (``flagship_bandwidth``), else
+    exactly 1. A channel is a CTA copying at a rate set by the GPU's SMs and clock, not by
+    the link: on the flagship's NVLinks NCCL's ring runs ``ring_channels`` of them at the
+    links' rate, so one copies ``flagship_bandwidth x scaleup_efficiency / ring_channels``
+    (H100: 18 x 20.6 GB/s / 24 = 15.45 GB/s), and a GPU derived from it (a Lite: its SMs
+    and clock, its generation) copies as fast over a slower path. A path at least the
+    flagship's keeps NCCL's own rule (the ratio 1, ``1 + 1e-9`` of slack for rates summed
+    over planes): every flagship GPU in its own NVLink domain costs as before. 1 where
+    either rate is unknown (``Calibration.ideal``: no generation).
+
+    >>> from netmodel.collectives.calibration_files import default_calibration
+    >>> cal = default_calibration().for_gpu("Lite")          # Hopper: the H100's 450 GB/s
+    >>> [p2p_channel_ratio(cal, r) for r in (0.0, 900e9, 450e9, 112.5e9, 37.5e9)]
+    [1.0, 1.0, 1.0, 4.0, 12.0]
+    """
+    flagship = cal.flagship_bandwidth
+    if path_rate > 0 and flagship > path_rate * (1 + 1e-9):
+        return flagship / path_rate
+    return 1.0
+
+
+def p2p_simple_channels(p: int, cal: Calibration, peers: int = 1, path_rate: float = 0.0
                         ) -> list[tuple[float, float, float]]:
     """``[(share, lo, hi)]``: NCCL's Simple grouped send/recv among ``p`` GPUs inside one
     NVLink domain, each GPU sending to ``peers`` of them (1: send-recv's next GPU; 0: the
-    all-to-all's every GPU, itself included), moves ``n`` bytes, ``lo < n <= hi`` (``n``
-    the collective's size: a peer's bytes for the send-recv, ``p`` of them for the
+    all-to-all's every GPU, itself included), its slowest path at ``path_rate`` (bytes/s,
+    line rate, as NCCL's topology sees it; 0: unknown), moves ``n`` bytes, ``lo < n <= hi``
+    (``n`` the collective's size: a peer's bytes for the send-recv, ``p`` of them for the
     all-to-all), at ``share`` of its links' rate (the ring's Simple bus rate): on ``C``
     channels that send to another GPU, each at NCCL's tuner's per-channel rate (busBw =
-    nChannels x bwIntra: the ring's rate over its ``ring_channels``), so ``share = min(1, C
-    / ring_channels)``; ranges of one share merged, in increasing size.
+    nChannels x bwIntra: the ring's rate over its ``ring_channels``) times
+    :func:`p2p_channel_ratio` (a channel copies at the generation's flagship's
+    per-channel rate, however slow the path), so ``share = min(1, C / ring_channels x
+    ratio)``: ``C / ring_channels`` on every path at least the flagship's; ranges of one
+    share merged, in increasing size. What rests on what: the channel's copy rate on the
+    generation's ``ring_channels`` and ``flagship_bandwidth`` (its first GPU's NVLink
+    count times ``nvlink_bandwidth``) with ``scaleup_efficiency``, which cancels (the path's
+    rate carries it too); ``C`` on ``p2p_channels_per_peer`` alone, not on the path: NCCL
+    gives a peer at most two channels a whole NVLink of it (:func:`p2p_path_channels`, which
+    sets the LL limit, :func:`~netmodel.collectives.protocol_lines.p2p_size_range`), 2 on
+    a Lite's 37.5 GB/s mesh link and 8 behind its 112.5 GB/s port, which at 15.45 GB/s a
+    channel fill the link (30.9 and 92.7 GB/s: the lines are the same with that limit);
+    only a path of just under two NVLinks (Hopper: 37.5 to 50 GB/s; none shipped) would
+    run slower under it.
     NCCL's rule (src/enqueue.cc, addP2pToPlan, one node: parts of ``minPartSize =
     stepSize/8`` to ``maxPartSize = stepSize*32``, Simple's ``stepSize = p2pChunkSize``,
     ``p2p_chunk``): a peer's ``nChannels = min(nChannelsMin, divUp(bytes, minPartSize))``,
@@ -142,7 +204,9 @@ def p2p_simple_channels(p: int, cal: Calibration, peers: int = 1
     where every size has share 1 (28 channels or more than the ring's: Hopper, Ampere).
     8 B200 (4 to 32 channels, 32 ring channels, chunks of 512 KiB), send-recv: 4 channels
     to 64 MiB, 8 to 128 MiB, 16 to 256 MiB, 32 above; all-to-all: 28 channels up to 512
-    MiB (64 MiB a peer), the links' rate above.
+    MiB (64 MiB a peer), the links' rate above. 2 Lites on a 37.5 GB/s mesh link (Hopper:
+    chunks of 512 KiB, 24 ring channels, the H100's 450 GB/s, ratio 12): one channel to
+    64 KiB at 12 / 24 = half the link, two or more above: all of it.
 
     >>> from netmodel.collectives.calibration_files import default_calibration
     >>> cal = default_calibration().for_gpu("B200-HGX")   # 512 KiB chunks, 4 to 32 channels
@@ -150,10 +214,14 @@ def p2p_simple_channels(p: int, cal: Calibration, peers: int = 1
     [(0.03125, 0.0, 0.0625), (0.0625, 0.0625, 0.125), (0.09375, 0.125, 0.1875), (0.125, 0.1875, 64.0), (0.25, 64.0, 128.0), (0.5, 128.0, 256.0), (1.0, 256.0, inf)]
     >>> [(s, lo / 2**20, hi / 2**20) for s, lo, hi in p2p_simple_channels(8, cal, 0)]
     [(0.875, 0.0, 512.0), (1.0, 512.0, inf)]
+    >>> lite = default_calibration().for_gpu("Lite")
+    >>> [(s, lo / 2**10, hi / 2**10) for s, lo, hi in p2p_simple_channels(2, lite, 1, 37.5e9)]
+    [(0.5, 0.0, 64.0), (1.0, 64.0, inf)]
     """
     chunk, most, ring = cal.p2p_chunk, int(cal.p2p_channels_per_peer), cal.ring_channels
     if chunk <= 0 or most < 1 or ring <= 0 or p < 2:
         return []
+    ratio = p2p_channel_ratio(cal, path_rate)
     least = int(p2p_sending_channels(p, cal, 1))
     small, large = chunk / 8, chunk * 32
     rows = [(c, (c - 1) * small, c * small) for c in range(1, least)]
@@ -169,7 +237,7 @@ def p2p_simple_channels(p: int, cal: Calibration, peers: int = 1
                                                              math.inf)]
     out: list[tuple[float, float, float]] = []
     for c, lo, hi in rows:
-        share = min(1.0, c / ring)
+        share = min(1.0, c / ring * ratio)
         if out and out[-1][0] == share:
             out[-1] = (share, out[-1][1], hi)
         else:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from netmodel.collectives.calibration import Calibration, Protocol
-from netmodel.collectives.pipeline_fill import p2p_simple_channels
+from netmodel.collectives.pipeline_fill import p2p_path_channels, p2p_simple_channels
 
 __all__ = ["channel_lines", "lines_within", "net_peer_channels", "p2p_size_range",
            "step_protocols"]
@@ -38,20 +38,25 @@ _CHANNEL_PEERS = {("send-recv", "direct"): 1, ("all-to-all", "direct"): 0}
 
 
 def channel_lines(op: str, algorithm: str, protocol: str, sizes: Sequence[int],
-                  crosses: Any, cal: Calibration) -> list[tuple[np.ndarray, ...]]:
+                  crosses: Any, cal: Calibration, rates: Any = 0.0
+                  ) -> list[tuple[np.ndarray, ...]]:
     """``[(share, lo, hi)]``, arrays over collectives of ``sizes`` GPUs each: the lines of
     NCCL's Simple send-recv and direct all-to-all by their channels, the ``k``-th at
     ``share`` of the protocol's rate at sizes ``lo < n <= hi``
     (:func:`~netmodel.collectives.pipeline_fill.p2p_simple_channels`: the send-recv's one
-    peer, the all-to-all's every GPU); a collective whose steps cross the scale-out network
+    peer, the all-to-all's every GPU, on each collective's slowest path at ``rates``, as
+    NCCL's topology sees it, :meth:`~netmodel.collectives.cost.CompiledCollective.path_rate`;
+    a scalar for all, 0: unknown); a collective whose steps cross the scale-out network
     (``crosses``) keeps one line at every size, one with fewer lines repeats its last.
     ``[]`` for every other op, algorithm and protocol, or where no collective has lines by
     channel."""
     peers = _CHANNEL_PEERS.get((op, algorithm))
     if peers is None or protocol != "Simple":
         return []
-    per = [[] if bool(c) else p2p_simple_channels(int(p), cal, peers)
-           for p, c in zip(sizes, np.broadcast_to(crosses, (len(sizes),)), strict=True)]
+    n = len(sizes)
+    per = [[] if bool(c) else p2p_simple_channels(int(p), cal, peers, float(r))
+           for p, c, r in zip(sizes, np.broadcast_to(crosses, (n,)),
+                              np.broadcast_to(rates, (n,)), strict=True)]
     if not any(per):
         return []
     per = [x or [(1.0, 0.0, math.inf)] for x in per]
@@ -206,12 +211,7 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     if scaleout and not cal.scaleup_everywhere:
         channels = net_peer_channels(p, cal, nic, scale)
     else:
-        channels = cal.p2p_channels_per_peer
         rates = [r for r in rates if r > 0]
-        if cal.nvlink_bandwidth > 0 and rates:
-            # NCCL (src/graph/paths.cc, ncclTopoGetNchannels): 2 x (path bandwidth /
-            # one NVLink's), at least 2, then rounded up to a power of 2 (src/init.cc)
-            links = max(1, int(min(rates) * scale / cal.nvlink_bandwidth + 1e-9))
-            channels = min(channels, 1 << (2 * links - 1).bit_length())
+        channels = p2p_path_channels(cal, min(rates) * scale if rates else 0.0)
     limit = thr * channels * (p if op == "all-to-all" else 1)
     return (0.0, limit) if protocol == "LL" else (limit, math.inf)
