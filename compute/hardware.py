@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import tomllib
 import unicodedata
+import weakref
 from collections import ChainMap
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, asdict, dataclass, field, fields, replace
@@ -149,6 +150,12 @@ def read_step(spec: GpuSpec) -> tuple[GpuSpec, float] | None:
     return None if base is None else (base.spec, found.derived[1])
 
 
+#: The lineages :func:`clock_lineage` has walked under a step a caller gave, by the step
+#: (gone with it) and then by the derived spec's id (the spec kept beside it, so an id
+#: reused by another object is not taken for it).
+_LINEAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def clock_lineage(spec: GpuSpec, step: Step | None = None) -> tuple[GpuSpec, float, float]:
     """``(root, fraction, clock)``: the GPU derived from none that ``spec`` derives from
     (``step``, default :func:`read_step`, followed to its end), the fraction of its
@@ -163,13 +170,21 @@ def clock_lineage(spec: GpuSpec, step: Step | None = None) -> tuple[GpuSpec, flo
     >>> root.name, fraction, round(clock, 12)
     ('H100-SXM', 0.25, 1.2)
     """
+    # A step given by the caller (a GPU file's own table) keeps the lineages it has walked,
+    # by object, so that a file's chain of n derivations is read in O(n), not O(n^2).
+    memo = _LINEAGES.setdefault(step, {}) if step is not None else {}
     step = step or read_step
-    chain, seen = [], {spec.name}
-    while (found := step(spec)) is not None and found[0].name not in seen:
+    chain, seen, known = [], {spec.name}, None
+    while (hit := memo.get(id(spec))) is None or hit[0] is not spec:
+        found = step(spec)
+        if found is None or found[0].name in seen:
+            break
         chain.append((spec, *found))
         seen.add(found[0].name)
         spec = found[0]
-    root, fraction, clock = spec, 1.0, 1.0
+    else:
+        known = hit[1]
+    root, fraction, clock = known or (spec, 1.0, 1.0)
     for derived, base, part in reversed(chain):   # from the root up
         c = derived.flops_bf16 / (base.flops_bf16 * part) if base.flops_bf16 else 1.0
         if math.isclose(derived.tdp, rated_at_clock(root.tdp * fraction * part, clock * c,
@@ -177,6 +192,7 @@ def clock_lineage(spec: GpuSpec, step: Step | None = None) -> tuple[GpuSpec, flo
             fraction, clock = fraction * part, clock * c
         else:
             root, fraction, clock = derived, 1.0, 1.0
+        memo[id(derived)] = (derived, (root, fraction, clock))
     return root, fraction, clock
 
 
