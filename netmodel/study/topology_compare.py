@@ -88,7 +88,7 @@ DEFAULT_GROUP = 8
 #: overrides), checked once they are built (a build is a few per cent of the work) and before
 #: any row: each link costs about :data:`SECONDS_PER_LINK` and :data:`BYTES_PER_LINK` (its
 #: failure domains, blast radius, bill of materials and cost). fat-tree:k=128 (1,572,864
-#: links) takes about 15-25 s and 1.65 GB; the next fat tree, k=160 (3,072,000), is
+#: links) takes about 15-25 s and 1.34 GB; the next fat tree, k=160 (3,072,000), is
 #: refused.
 MAX_LINKS = 2_000_000
 #: Seconds and peak bytes per link of a comparison, measured on fat-tree:k=64 and k=128
@@ -96,9 +96,11 @@ MAX_LINKS = 2_000_000
 #: compare_topologies in a fresh process, peak RSS by VmHWM). With failure domains and
 #: the network bill from arrays, on a shared 2-core machine: k=128 15.5-24.6 s wall,
 #: 14.8-14.9 s CPU, 1.65 GB (9.8-16.8 us and 1,047 B a link); k=64 1.9-4.1 s wall, 1.9-2.0 s
-#: CPU, 0.26 GB (1,328 B a link: the interpreter's own ~0.2 GB weighs more). Kept at the
-#: loaded wall time and ~15% over k=128's bytes, estimates that refuse before building
-#: should not understate (the first estimate's 35 us and 1,600 B stood over 25-36 us and 1,559 B then).
+#: CPU, 0.26 GB (1,328 B a link: the interpreter's own ~0.2 GB weighs more). Since, k=128
+#: 20.7 s wall, 18.2 s CPU, 1.34 GB (13.1 us and 852 B a link). Kept at the loaded wall
+#: time and over k=128's bytes (~15% over the 1,047 B they were set on, ~40% over 852 B),
+#: estimates that refuse before building should not understate (the first estimate's 35 us
+#: and 1,600 B stood over 25-36 us and 1,559 B then).
 SECONDS_PER_LINK = 17e-6
 BYTES_PER_LINK = 1_200
 
