@@ -253,7 +253,7 @@ def _add_shared_experts(model, up: list, down: list, sfs, tokens) -> None:
     bias = 1.0 if model.mlp_biased else 0.0
     s_cols = (2 if model.gated_mlp else 1) * sfs
     gate = h if model.shared_expert_gate else 0.0
-    up[0] = up[0] + 2 * tokens * h * s_cols
+    up[0] = up[0] + 2 * tokens * h * s_cols + 2 * tokens * gate
     up[1] = up[1] + (h * s_cols + bias * s_cols) * mb + gate * wb + tokens * sfs * ab
     down[0] = down[0] + 2 * tokens * sfs * h
     down[1] = down[1] + (sfs * h + bias * h) * mb + tokens * sfs * ab
@@ -297,7 +297,9 @@ def _mlp_work(model, sh, n, touched, average: bool = True):
     up_cols = (2 if model.gated_mlp else 1) * fs
     k = model.experts_per_token
     router = h * model.experts if model.is_moe else 0.0
-    up = [2 * n * h * up_cols * k,
+    # the router: a GEMM of every token against the experts' logits, replicated on each GPU
+    routing = 2 * n * h * float(model.experts) if model.is_moe else 0.0
+    up = [2 * n * h * up_cols * k + routing,
           touched * (h * up_cols + bias * up_cols) * mb + router * wb + n * h * ab
           + n * fs * k * ab]
     down = [2 * n * fs * h * k, touched * (fs * h + bias * h) * mb + n * fs * k * ab + n * h * ab]
@@ -354,7 +356,8 @@ def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True):
     local = touched / (model.experts / sh.expert_slots)   # exactly touched / ep when ep divides
     own = n / sh.tp
     router = h * model.experts
-    up = [2 * copies * h * up_cols,
+    # the router runs on the GPU's own tokens, before they are dispatched
+    up = [2 * copies * h * up_cols + 2 * own * h * float(model.experts),
           local * (h * up_cols + bias * up_cols) * mb + router * wb + copies * h * ab
           + copies * fs * ab]
     down = [2 * copies * fs * h, local * (fs * h + bias * h) * mb + copies * fs * ab
@@ -667,7 +670,8 @@ def plain_step_work(model, sh, w: Workload):
         nfk_ab = n * fs * k * ab
         svs = b * vs
         flops = [0.0, nh2 * qkv_cols, attn_head * b * pairs, 2 * n * a * dv * h, 0.0,
-                 nh2 * up_cols * k, 2 * n * fs * h * k, 0.0, 2 * b * h * vs]
+                 nh2 * up_cols * k + (0.0 if dense else nh2 * fe), 2 * n * fs * h * k, 0.0,
+                 2 * b * h * vs]
         hbm = [nh * eb / tp + (nh * eb if learned else 0.0) + nhab,
                qkv_weights + nhab + n * qkv_cols * ab,
                nad_ab + b * kv_read * 2 * g * d * kvb + n * 2 * g * d * kvb + nad_ab,

@@ -82,14 +82,20 @@ def test_moe_mlp_averages_dense_and_moe_layers_by_hand():
            + h * 2 + 256 * 8 * 2 + 256 * 2)         # activations in (bf16) and out
     dense = h * 2 * 2304 + h * 2 + 2304 * 2
     assert stage(r, "mlp_up").hbm_bytes == pytest.approx((58 * moe + 3 * dense) / 61, rel=1e-12)
-    # FLOPs: 8 routed experts + the shared one = the dense layer's 18432 columns (9 x 2048)
-    assert stage(r, "mlp_up").flops == 2 * h * 512 * 8 + 2 * h * 512 == 2 * h * 4608
+    # FLOPs: 8 routed experts + the shared one = the dense layer's 18432 columns (9 x 2048),
+    # and in the 58 MoE layers the router's GEMM of hidden x 256 experts (replicated)
+    assert 2 * h * 512 * 8 + 2 * h * 512 == 2 * h * 4608
+    assert stage(r, "mlp_up").flops == pytest.approx(2 * h * 4608 + 58 * 2 * h * 256 / 61,
+                                                     rel=1e-12)
 
 
 def test_qwen_moe_shared_expert_and_gate_by_hand():
     r = evaluate("Qwen1.5-MoE-A2.7B", "H100-SXM", tp=1, batch=1, phase="decode")
     h = 2048
-    assert stage(r, "mlp_up").flops == 2 * h * 2 * 1408 * 4 + 2 * h * 2 * 5632
+    # 4 experts' up+gate, the shared expert's up+gate, the router (60 experts) and the
+    # shared expert's sigmoid gate (hidden -> 1)
+    assert stage(r, "mlp_up").flops == (2 * h * 2 * 1408 * 4 + 2 * h * 2 * 5632 + 2 * h * 60
+                                        + 2 * h)
     assert stage(r, "mlp_down").flops == 2 * 1408 * h * 4 + 2 * 5632 * h
     # weights read: 4 experts' up+gate, router (60 x 2048), shared up+gate and its gate
     up = (4 * h * 2 * 1408 + 60 * h + h * 2 * 5632 + h) * 2 + h * 2 + 1408 * 4 * 2 + 5632 * 2

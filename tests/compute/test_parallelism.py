@@ -82,10 +82,12 @@ def test_all_to_all_bytes_per_gpu_for_one_moe_layer_by_hand():
 def test_expert_parallel_mlp_work_by_hand():
     # EP 8: each GPU holds 1 of Mixtral's 8 experts whole (14336 columns) and processes the
     # 64 x 2 / 8 = 16 token copies routed to it; with 64 tokens every expert is touched.
+    # Before dispatching, it routes its own 64 / 8 = 8 tokens: the router's GEMM of hidden
+    # x 8 experts.
     r = evaluate("Mixtral-8x7B", "Lite", 8, 64, "decode", ep=8, comm=FREE)
     h, f = 4096, 14336
     up = stage(r, "mlp_up")
-    assert up.flops == 2 * 16 * h * 2 * f
+    assert up.flops == 2 * 16 * h * 2 * f + 2 * 8 * h * 8
     touched = 8 * (1 - (1 - 2 / 8) ** 64)                 # expected distinct experts, / 8 each
     assert up.hbm_bytes == pytest.approx(touched / 8 * h * 2 * f * 2 + h * 8 * 2
                                          + 16 * h * 2 + 16 * f * 2, rel=1e-12)
