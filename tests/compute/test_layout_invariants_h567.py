@@ -1,0 +1,92 @@
+"""Invariants of one configuration beyond plain tensor parallelism (pipeline stages, expert
+and attention data parallelism), under each way of forming a step (hypothesis):
+
+* a step never gets faster with more sequences, or with a longer context (decode) or
+  prompt (prefill), with the default ring's collectives;
+* serial mode (sum of each stage's times) is never faster than overlap (their max), and
+  hiding collectives (``overlap_collectives``, ``two_batch_overlap``) never slower;
+* the calibrated mode (an engine profile) and efficiency factors below 1 never beat the
+  roofline, and change neither the work each stage does (FLOPs, HBM bytes, collective
+  bytes) nor the memory a GPU needs.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from compute.errors import UserError
+from compute.evaluate_one import evaluate
+from compute.models import model_names
+from compute.profiles import get_profile
+from compute.roofline_options import RooflineOptions
+
+FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+#: (tp, pp, ep, attention_dp): plain TP, pipelines, expert and attention DP, and mixes
+LAYOUTS = ((1, 1, 1, 1), (8, 1, 1, 1), (8, 2, 1, 1), (2, 5, 1, 1), (8, 1, 8, 1),
+           (8, 1, 8, 8), (8, 1, 2, 4), (8, 1, 1, 8), (4, 3, 4, 2), (32, 1, 32, 8),
+           (16, 1, 16, 16), (72, 1, 72, 72))
+GPUS = ("H100-SXM", "GB200-NVL72", "Lite", "A100-SXM-80GB")
+
+
+def _run(model, gpu, layout, batch, phase, options=None, **kw):
+    tp, pp, ep, adp = layout
+    try:
+        return evaluate(model, gpu, tp, batch, phase, pp=pp, ep=ep, attention_dp=adp,
+                        options=options, **kw)
+    except UserError:   # a layout the model or GPU refuses (a dense model's EP, TP 72 ...)
+        assume(False)
+
+
+cells = dict(model=st.sampled_from(model_names()), gpu=st.sampled_from(GPUS),
+             layout=st.sampled_from(LAYOUTS), batch=st.integers(1, 300),
+             phase=st.sampled_from(["prefill", "decode"]))
+
+
+@FAST
+@given(**cells, more=st.integers(1, 64))
+def test_more_sequences_never_make_a_step_faster(model, gpu, layout, batch, phase, more):
+    a = _run(model, gpu, layout, batch, phase)
+    b = _run(model, gpu, layout, batch + more, phase)
+    assert b.latency >= a.latency * (1 - 1e-12)
+
+
+@FAST
+@given(**cells, tokens=st.integers(1, 2000), more=st.integers(1, 2000))
+def test_a_longer_context_never_makes_a_step_faster(model, gpu, layout, batch, phase,
+                                                   tokens, more):
+    key = "context" if phase == "decode" else "prompt"
+    a = _run(model, gpu, layout, batch, phase, **{key: tokens})
+    b = _run(model, gpu, layout, batch, phase, **{key: tokens + more})
+    assert b.latency >= a.latency * (1 - 1e-12)
+
+
+@FAST
+@given(**cells)
+def test_serial_is_slowest_and_hiding_collectives_never_slower(model, gpu, layout, batch,
+                                                               phase):
+    base = _run(model, gpu, layout, batch, phase)
+    serial = _run(model, gpu, layout, batch, phase, RooflineOptions(mode="serial"))
+    hidden = _run(model, gpu, layout, batch, phase,
+                  RooflineOptions(overlap_collectives=True))
+    assert serial.latency >= base.latency * (1 - 1e-12)
+    assert hidden.latency <= base.latency * (1 + 1e-12)
+    if layout[1] == 1:   # two-batch overlap runs one pipeline stage
+        two = _run(model, gpu, layout, batch, phase, RooflineOptions(two_batch_overlap=True))
+        assert two.latency <= base.latency * (1 + 1e-12)
+
+
+@FAST
+@given(**cells, slower=st.sampled_from(["profile", "efficiency"]))
+def test_a_profile_or_efficiency_never_beats_the_roofline_nor_changes_the_work(
+        model, gpu, layout, batch, phase, slower):
+    base = _run(model, gpu, layout, batch, phase)
+    options = (RooflineOptions(profile=get_profile("vllm-dgx-h100")) if slower == "profile"
+               else RooflineOptions(flops_efficiency=0.5, memory_efficiency=0.7))
+    r = _run(model, gpu, layout, batch, phase, options)
+    assert r.latency >= base.latency * (1 - 1e-12)
+    work = {s.name: (s.count, s.flops, s.hbm_bytes, s.collective_bytes) for s in r.stages}
+    assert work == {s.name: (s.count, s.flops, s.hbm_bytes, s.collective_bytes)
+                    for s in base.stages}
+    assert r.memory == base.memory
