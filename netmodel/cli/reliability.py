@@ -330,10 +330,13 @@ def _parameters_as_flags(**reading: str):
     a multiple of ...``, :func:`~netmodel.study.reliability_fabric.cluster_cells`;
     ``spares '-1' must be ...``, ``horizon '1' is shorter than an hour``) said with the flag
     of the running command that gave it (``--gpus`` is an alias of ``--cluster-gpus``: said
-    as its first flag), read from the command's own options: the library names parameters,
-    the command line its flags (as :func:`~netmodel.cli.resolve.keywords_as_flags` does for
-    ``name=value``). An option left at its default is never named: the user did not type
-    it (a run of ``--fabric`` whose scenario the library names is not ``--scenario``).
+    as its first flag), there and where a later clause starts with it again (``...; spares
+    must be a percentage >= 0``, a number below the smallest read: one name for the option,
+    as ``--detection``'s refusal says it), read from the command's own options: the library
+    names parameters, the command line its flags (as
+    :func:`~netmodel.cli.resolve.keywords_as_flags` does for ``name=value``). An option left
+    at its default is never named: the user did not type it (a run of ``--fabric`` whose
+    scenario the library names is not ``--scenario``).
     ``reading`` names the flag of a parameter whose text an option's own parser is reading
     (``horizon="--horizon"``, :func:`_horizon`): while click converts a value, whether it
     was typed is not yet recorded on every click release (8.4.0 records it after), and the
@@ -352,6 +355,8 @@ def _parameters_as_flags(**reading: str):
     "--cluster-gpus 1,000 is not a multiple of the scenario's fabric"
     >>> said("seed 0 is not taken here", "--gpus", "1000")   # --seed not typed
     'seed 0 is not taken here'
+    >>> said("gpus '1e-320' is tiny; gpus must be >= 1 (gpus_per_server 8)", "--gpus", "1")
+    "--cluster-gpus '1e-320' is tiny; --cluster-gpus must be >= 1 (gpus_per_server 8)"
     """
     import re
 
@@ -369,7 +374,9 @@ def _parameters_as_flags(**reading: str):
         given = re.match(r"([a-z][a-z_]*)(?![\w-])", str(exc))   # the parameter it names
         if given is None or given[1] not in flags:
             raise
-        raise type(exc)(flags[given[1]] + str(exc)[len(given[1]):]) from None
+        # the name where it starts the line and where a clause after starts with it again
+        raise type(exc)(re.sub(rf"(^|; |, and ){given[1]}(?![\w-])",
+                               lambda m: m[1] + flags[given[1]], str(exc))) from None
 
 
 #: The library's words for what sets a Monte Carlo's work (the event cap's advice,

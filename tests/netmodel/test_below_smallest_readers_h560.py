@@ -169,7 +169,7 @@ def test_scenario_param_says_its_range(key, says):
      f"--reserve '1e-320' is {HEAD}; --reserve must be a fraction in [0, 1)"),
     # 0% spares is the default
     (["availability", "--scenario", "lite-flat", "--model", "Llama-3-70B", "--spares",
-      "1e-320%"], f"--spares '1e-320' is {HEAD}; spares must be a percentage >= 0"),
+      "1e-320%"], f"--spares '1e-320' is {HEAD}; --spares must be a percentage >= 0"),
 ])
 def test_zero_allowed_option_says_its_range(argv, says):
     r = run_cli(argv)
