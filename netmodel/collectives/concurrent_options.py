@@ -203,16 +203,19 @@ def _name_options(model: FabricCostModel, op: str, name: str,
     shape = step_shape(table)
     crosses = scaleout.any(axis=1)   # per group: a step crosses the scale-out network
     for proto in protos:
+        # LL send/recv inside one NVLink domain: its channels on each group's path
+        path = _path_rates(model, op, name, groups, crosses) \
+            if proto.name == "LL" and (op, name) in SEND_RECV else None
         # Simple send-recv: a line per share of its rate (option_ranges: their sizes)
         for share, _, _ in _channel_lines(model, op, name, proto.name, groups, crosses) \
                 or [(None, None, None)]:
             lt = combine(table, together, latency, lat_up, scaleout, proto, cal, shape,
-                         share=share)
+                         share=share, path=path)
             if not alone_too:
                 options.extend((name, proto.name, at, bt, crosses) for at, bt, _ in lt)
                 continue
             la = combine(table, alone, latency, lat_up, scaleout, proto, cal, shape,
-                         share=share)
+                         share=share, path=path)
             for (at, bt, _), (aa, ba, _) in zip(lt, la, strict=True):
                 options.append((name, proto.name, at, bt, aa, ba, hot, crosses))
     return options
@@ -272,6 +275,17 @@ def _channel_lines(model: FabricCostModel, op: str, name: str, protocol: str,
     sizes = [len(g) for g in groups]
     if not channel_lines(op, name, protocol, sizes, crosses, cal):
         return []
+    return channel_lines(op, name, protocol, sizes, crosses, cal,
+                         _path_rates(model, op, name, groups, crosses))
+
+
+def _path_rates(model: FabricCostModel, op: str, name: str,
+                groups: tuple[tuple[Hashable, ...], ...], crosses: np.ndarray) -> np.ndarray:
+    """Each group's slowest path as NCCL sees it (bytes/s; 0 for a group whose steps cross
+    the scale-out network), read off the first group of its size that stays on the
+    scale-up network compiled alone
+    (:meth:`~netmodel.collectives.cost.CompiledCollective.path_rate`): the groups of one
+    size share their steps."""
     crosses = np.broadcast_to(crosses, (len(groups),))
     first: dict[int, float] = {}
     rates = np.zeros(len(groups))
@@ -280,7 +294,7 @@ def _channel_lines(model: FabricCostModel, op: str, name: str, protocol: str,
             if len(members) not in first:
                 first[len(members)] = model.compiled(op, name, members).path_rate()
             rates[g] = first[len(members)]
-    return channel_lines(op, name, protocol, sizes, crosses, cal, rates)
+    return rates
 
 
 def _protocol_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...],

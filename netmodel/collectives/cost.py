@@ -317,7 +317,8 @@ SEND_RECV = frozenset({("all-to-all", "direct"), ("all-to-all", "pairwise"),
 def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
             lat_up: np.ndarray, scaleout: np.ndarray, protocol: Protocol,
             cal: Calibration, shape: tuple | None = None, *, split: bool = False,
-            share: np.ndarray | None = None) -> list[tuple[np.ndarray, ...]]:
+            share: np.ndarray | None = None, path: Any = None
+            ) -> list[tuple[np.ndarray, ...]]:
     """The time of steps as lines ``a + b n``: their minimum at each ``n`` is the time.
 
     ``t``: the :data:`STEP_FIELDS` of the steps (arrays ``(G, S)``: ``G`` groups or
@@ -330,7 +331,9 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     Under LL, a step of NCCL's grouped send/recv (``p2p_ranks``: the all-to-all, the
     send-recv) inside one NVLink domain runs at LL's factor times
     :func:`~netmodel.collectives.pipeline_fill.p2p_ll_share` (the warps that send its
-    lines, on the channels its ``p2p_peers`` get). ``share``: each collective's fraction
+    lines, on the channels its ``p2p_peers`` get, on each collective's slowest path at
+    ``path``: bytes/s as NCCL's topology sees it, shape ``(G,)`` or a scalar; None: unknown,
+    :meth:`CompiledCollective.path_rate`). ``share``: each collective's fraction
     of its point-to-point protocol's rate, shape ``(G,)`` (Simple send-recv's channels by
     size, :func:`~netmodel.collectives.protocol_lines.channel_lines`; None: 1).
 
@@ -390,7 +393,8 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     if protocol.name == "LL":   # send/recv's LL inside one NVLink domain: its send warps
         ranks = np.where(np.asarray(scaleout, dtype=bool), 0.0, t["p2p_ranks"])
         if np.any(ranks > 1):
-            fac = fac * p2p_ll_share(ranks, cal, t["p2p_peers"])
+            rates = 0.0 if path is None else np.asarray(path, dtype=float).reshape(-1, 1)
+            fac = fac * p2p_ll_share(ranks, cal, t["p2p_peers"], rates)
     ceiling = cal.in_network_ceiling
     floor = t["floor"] / ceiling if ceiling > 0 else 0.0
     with np.errstate(invalid="ignore"):
@@ -591,7 +595,7 @@ class CompiledCollective:
         for share, lo, hi in shares or [(None, 0.0, math.inf)]:
             lines = [tuple(float(x[0]) for x in line)
                      for line in combine(t, beta, lat_all, lat_up, so, protocol, cal, shape,
-                                         split=True, share=share)]
+                                         split=True, share=share, path=self.path_rate())]
             if shares:   # each share's lines that are the least somewhere in its sizes
                 lines = lines_within(lines, float(lo[0]), float(hi[0]))
             out += lines
@@ -718,7 +722,8 @@ class CompiledCollective:
                 ll_cap = s.tree_share / float(ll_cap_rate(s.tree_nodes))
             wire = s.beta / pr.bandwidth_factor
             if pr.name == "LL" and s.p2p_ranks > 1 and not s.scaleout:
-                wire /= float(p2p_ll_share(s.p2p_ranks, cal, s.p2p_peers))   # as combine
+                wire /= float(p2p_ll_share(s.p2p_ranks, cal, s.p2p_peers,   # as combine
+                                           self.path_rate()))
             links = max(wire, floor)
             ser = nbytes * max(links, least, ll_cap)
             red = nbytes * s.reduce / gamma if gamma > 0 else 0.0

@@ -7,7 +7,8 @@ pipelines cost beyond their steady rate, and raises ``b`` to what its channels a
   channel's first chunk copied twice in turn), its Simple rate there by its channels
   (:func:`p2p_simple_channels`: a peer's channels, :func:`p2p_path_channels`, each copying
   at the generation's per-channel rate, :func:`p2p_channel_ratio`), and its LL rate there
-  (:func:`p2p_ll_share`: the warps that send its lines);
+  (:func:`p2p_ll_share`: the warps that send its lines, on the path's channels, each at
+  the generation's per-channel rate);
 * the channels of a pipeline group's slice (:func:`group_channels`: NVLS's own channel count
   inside one NVLink domain, else the calibration's);
 * NCCL's per-channel busbw caps of its Tree and NVLSTree (:func:`tree_channel_rate`,
@@ -80,7 +81,8 @@ def p2p_fills(t: dict[str, np.ndarray], plain: np.ndarray, scaleout: np.ndarray,
     return out
 
 
-def p2p_sending_channels(p: Any, cal: Calibration, peers: Any = 0) -> Any:
+def p2p_sending_channels(p: Any, cal: Calibration, peers: Any = 0, per_peer: Any = None
+                         ) -> Any:
     """How many channels carry NCCL's grouped send/recv of ``p`` GPUs (array or scalar)
     inside one NVLink domain, each GPU sending to ``peers`` of them (0: every other GPU,
     the all-to-all's ``p - 1``; 1: send-recv's next GPU): a peer's bytes go through ``c``
@@ -88,6 +90,8 @@ def p2p_sending_channels(p: Any, cal: Calibration, peers: Any = 0) -> Any:
     (both ``p2p_channels_per_peer``; src/enqueue.cc, scheduleP2pTasksToPlan: ``while
     (nChannelsMin*nRanks > comm->p2pnChannels && nChannelsMin > 1) nChannelsMin /= 2``),
     so ``min(C, peers x c)`` channels run (:func:`p2p_fills`, :func:`p2p_ll_share`).
+    ``per_peer``: a peer's channels before halving where the path sets them
+    (:func:`p2p_path_channels`, array or scalar); None: ``p2p_channels_per_peer``.
     Under LL a peer's bytes stay on those ``c`` (addP2pToPlan: ``nChannels[dir] =
     std::min<int>(nChannelsMin, divUp(bytes[dir], minPartSize))``, doubled only while a
     part exceeds ``maxPartSize``, 32 LL steps of 64 KiB on one node, above any LL size);
@@ -102,7 +106,11 @@ def p2p_sending_channels(p: Any, cal: Calibration, peers: Any = 0) -> Any:
     """
     p = np.asarray(p, dtype=float)
     total = cal.p2p_channels_per_peer
-    per = np.full(p.shape, float(total))
+    if per_peer is None:
+        per = np.full(p.shape, float(total))
+    else:
+        per = np.broadcast_to(np.asarray(per_peer, dtype=float),
+                              np.broadcast_shapes(p.shape, np.shape(per_peer))).copy()
     while np.any(big := (per * p > total) & (per > 1)):
         per = np.where(big, per // 2, per)
     peers = np.asarray(peers, dtype=float)
@@ -245,7 +253,7 @@ def p2p_simple_channels(p: int, cal: Calibration, peers: int = 1, path_rate: flo
     return [] if peers <= 0 and len(out) == 1 else out
 
 
-def p2p_ll_share(p: Any, cal: Calibration, peers: Any = 0) -> Any:
+def p2p_ll_share(p: Any, cal: Calibration, peers: Any = 0, path_rate: Any = 0.0) -> Any:
     """The fraction of the generation's LL rate at which NCCL's grouped send/recv of ``p``
     GPUs (array or scalar) inside one NVLink domain moves its LL lines, each GPU sending
     to ``peers`` of them (0: the all-to-all's every other GPU; 1: send-recv's next one):
@@ -267,6 +275,16 @@ def p2p_ll_share(p: Any, cal: Calibration, peers: Any = 0) -> Any:
     (rounds of a batch land on distinct channels; rounds of different batches of
     ``p2p_peers_per_batch`` run one after another), so ``min(C, peers x c)`` channels send
     (:func:`p2p_sending_channels`).
+    On a path of ``path_rate`` (bytes/s, line rate, as NCCL's topology sees it; array
+    broadcast with ``p``, or scalar; 0: unknown) a peer gets the channels NCCL gives that
+    path (:func:`p2p_path_channels`: two a whole NVLink) before the halving, and each
+    channel sends its lines at its own rate, set by its warps and the GPU, not the link:
+    the share is times :func:`p2p_channel_ratio` (1 on every path at least the
+    generation's flagship's, so there a flagship GPU's share is as without a path), at
+    most 1 (the path's LL rate). 2 Lites on a 37.5 GB/s mesh link (Hopper, the H100's 450
+    GB/s): 2 channels, not 16, at ratio 12: 2 x 10 / (24 x 16) x 12 = 0.625 of its LL rate,
+    where 16 x 10 / (24 x 16) = 0.417 counted NCCL's 32 channels of the H100's NVLinks at
+    a channel's rate shrunk with the link.
     8 GPUs of 32 p2p channels on Blackwell (32 ring channels): the all-to-all 28 x 10 warps
     / (32 x 16) = 0.547; the send-recv 4 x 10 / (32 x 16) = 0.078 (of 282 GB/s: 22 GB/s,
     where nccl-tests' sendrecv_perf on 8 B200 moves 20.5 GB/s between 128 and 512 KiB).
@@ -278,15 +296,21 @@ def p2p_ll_share(p: Any, cal: Calibration, peers: Any = 0) -> Any:
     [0.3125, 0.4688, 0.5469, 0.625]
     >>> [round(float(p2p_ll_share(p, cal, 1)), 4) for p in (2, 4, 8, 64)]
     [0.3125, 0.1562, 0.0781, 0.0195]
+    >>> lite = default_calibration().for_gpu("Lite")
+    >>> [float(p2p_ll_share(2, lite, 1, r)) for r in (0.0, 450e9, 37.5e9)]
+    [0.4166666666666667, 0.4166666666666667, 0.625]
     """
     p = np.asarray(p, dtype=float)
     if not (cal.p2p_threads and cal.ll_ring_threads and cal.ring_channels):
         return np.ones(np.broadcast_shapes(p.shape, np.shape(peers)))
-    sending = p2p_sending_channels(p, cal, peers)
+    rate = np.asarray(path_rate, dtype=float)
+    per_path = np.vectorize(lambda r: float(p2p_path_channels(cal, float(r))), otypes=[float])
+    ratio = np.vectorize(lambda r: p2p_channel_ratio(cal, float(r)), otypes=[float])(rate)
+    sending = p2p_sending_channels(p, cal, peers, per_path(rate))
     warps = cal.p2p_threads // WARP_SIZE
     send = warps - warps // 2
     ring = cal.ring_channels * (cal.ll_ring_threads // WARP_SIZE)
-    return np.where(p >= 2, np.minimum(1.0, sending * send / ring), 1.0)
+    return np.where(p >= 2, np.minimum(1.0, sending * send / ring * ratio), 1.0)
 
 
 def group_channels(mem_g: np.ndarray, innet: Any, scaleout: np.ndarray,

@@ -27,6 +27,7 @@ from netmodel.collectives.cost import (
     CompiledCollective,
     StepCost,
     combine,
+    link_path_rates,
     set_step,
     step_table,
 )
@@ -400,9 +401,11 @@ def reference_candidates(model, op, group, cache):
                 lat = up = s.route_latency
             # the step's structure copied as the model copies it (StepCost.of: a mirror, not
             # under test here); the loads and latencies are this reference's own
+            # its slowest path as NCCL sees it (send/recv's channels: structure, the router's)
+            path = float(link_path_rates(router)[links].min()) if len(links) else 0.0
             costs.append(StepCost.of(s, transfers=len(s.transfers), latency=lat, scaleout=so,
                                      beta=beta, bottleneck=(), bottleneck_bandwidth=0.0,
-                                     latency_up=up))
+                                     latency_up=up, path_bandwidth=path))
         comp = CompiledCollective(op, name, group, tuple(costs))
         for proto in comp.protocols(cal):
             out += [(name, proto.name, a, b) for a, b in comp.lines(proto, cal)]
@@ -458,11 +461,16 @@ def reference_concurrent(model, groups, op, cache):
         protos = step_protocols(bool((on & innet).any()),
                                 bool((on & table["member"] & ~innet).any()), cal,
                                 (op, name) in SEND_RECV)
+        # each group's slowest path as NCCL sees it (0 where its steps cross the network)
+        paths = link_path_rates(router)
+        path = np.array([0.0 if so[g].any() else min(
+            (float(paths[x[0]].min()) for x in per[g] if len(x[0])), default=0.0)
+            for g in range(G)])
         for proto in protos:   # Simple send/recv: a line per share of its rate by channels
             for share, _, _ in channel_lines(op, name, proto.name, [len(g) for g in groups],
-                                             so.any(axis=1), cal) or [(None, None, None)]:
+                                             so.any(axis=1), cal, path) or [(None, None, None)]:
                 out += [(name, proto.name, a, b) for a, b, _ in
-                        combine(table, beta, lat, up, so, proto, cal, share=share)]
+                        combine(table, beta, lat, up, so, proto, cal, share=share, path=path)]
     return out
 
 
