@@ -339,7 +339,7 @@ class Scenario:
                 raise UserError(f"unknown parameter {path!r}; known adjust parameters: "
                                 f"{known('adjust.' + k for k in ADJUST_KEYS)}")
             if isinstance(value, str):   # a number as typed, by the one number grammar
-                number = read_number(path, value, allowed=_nonzero_range(parts[1]))
+                number = read_number(path, value, allowed=_allowed_range(parts[1]))
                 if number is None:
                     raise UserError(f"{path} value {describe(value)} is not a number")
                 value = number
@@ -642,7 +642,7 @@ def adjust_allowed(key: str) -> str | None:
     return range_words(least, most, unit=unit)
 
 
-def _nonzero_range(key: str) -> str | None:
+def _allowed_range(key: str) -> str | None:
     """What a scenario's number ``key`` must be, for a number below the smallest a file
     holds: an ``[adjust]`` key's (:func:`adjust_allowed`); a builder's bandwidth (as a
     quantity refusing 0 says it); a builder's whole number (each builder refuses 0 for
@@ -665,7 +665,7 @@ def _nonzero_range(key: str) -> str | None:
 def load_scenario_text(text: str, where: str = "scenario",
                        base_dir: str | PathLike[str] | None = None) -> Scenario:
     """A scenario from TOML text (a GPU file it names is read relative to ``base_dir``)."""
-    return scenario_from_dict(parse_table(text, "toml", where, allowed=_nonzero_range), where,
+    return scenario_from_dict(parse_table(text, "toml", where, allowed=_allowed_range), where,
                               base_dir)
 
 

@@ -61,7 +61,7 @@ def _value(text: str, unit: str, what: str) -> float:
     if unit == "m":  # a cable length (fabric.length): 20m, 50cm or a number of metres
         return parse_quantity(text, _LENGTH_UNITS, what, allow_zero=True)
     v = read_number(f"{what} value", text,   # the one number grammar ('٢', '1_0' refused)
-                    allowed=_nonzero_range(what))
+                    allowed=_adjust_range(what))
     if v is None:
         raise UserError(f"{what} value {text!r} is not a number")
     if not (math.isfinite(v) and v >= 0):
@@ -69,13 +69,15 @@ def _value(text: str, unit: str, what: str) -> float:
     return v + 0.0   # '-0' is 0 (the column printed '-0'), as compute.validate.number has it
 
 
-def _nonzero_range(what: str) -> str | None:
-    """What the swept parameter ``what`` must be where its range leaves out 0 (an adjust
-    key's, :func:`~netmodel.study.scenarios.adjust_allowed`), for a value below the smallest
-    number; None where 0 may be meant or the range is its builder's.
+def _adjust_range(what: str) -> str | None:
+    """What the swept parameter ``what`` must be, for a value below the smallest number: an
+    adjust key's range (:func:`~netmodel.study.scenarios.adjust_allowed`), 0 in it or not;
+    None where the range is its builder's.
 
-    >>> _nonzero_range("adjust.bandwidth_scale"), _nonzero_range("adjust.latency_scale")
-    ('a number from 1e-09 to 1,000,000,000,000,000', None)
+    >>> _adjust_range("adjust.bandwidth_scale"), _adjust_range("adjust.latency_scale")
+    ('a number from 1e-09 to 1,000,000,000,000,000', 'a number from 0 to 1,000,000')
+    >>> _adjust_range("fabric.k") is None
+    True
     """
     from netmodel.study.scenarios import adjust_allowed
 
