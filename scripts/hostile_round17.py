@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hostile_round16  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 from hostile_round16 import CSV, run_case  # noqa: E402
-from hostile_tally import Tally, round_options  # noqa: E402
+from hostile_tally import Slow, Tally, _alarm, round_options  # noqa: E402
 
 from netmodel.cli.main import cli  # noqa: E402
 
@@ -255,14 +255,6 @@ def _quotes(line: str, value: str) -> bool:
     if "{d}" in value:
         return False
     return (len(value.strip()) > 2 and value in line) or repr(value)[:30] in line
-
-
-class Slow(Exception):
-    """A case that ran past its time."""
-
-
-def _alarm(signum, frame):
-    raise Slow("over 60 s")
 
 
 def main() -> int:

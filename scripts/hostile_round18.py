@@ -49,7 +49,7 @@ from click.testing import CliRunner  # noqa: E402
 from hostile_round16 import CSV, gpu_text, model_text, run_case  # noqa: E402
 from hostile_round16 import _saved_fabric as _saved  # noqa: E402
 from hostile_round17 import ALLOWED, _Recording  # noqa: E402
-from hostile_tally import Tally, round_options  # noqa: E402
+from hostile_tally import Slow, Tally, _alarm, round_options  # noqa: E402
 
 from compute.errors import BIDI_CONTROLS  # noqa: E402
 from netmodel.cli.main import cli  # noqa: E402
@@ -732,14 +732,6 @@ def cases() -> Iterator[Case]:
     yield from list_cases()
     yield from bidi_cases()
     yield from output_cases()
-
-
-class Slow(Exception):
-    """A case that ran past its time."""
-
-
-def _alarm(signum, frame):
-    raise Slow("over 60 s")
 
 
 def _peak() -> int:

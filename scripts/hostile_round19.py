@@ -63,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # case's result
 from hostile_round16 import run_case  # noqa: E402
 from hostile_round17 import ALLOWED, BASE, TAKES, _argv, _quotes, _Recording, _setup, commands  # noqa: E402
-from hostile_tally import Tally, round_options  # noqa: E402
+from hostile_tally import Slow, Tally, _alarm, round_options  # noqa: E402
 
 from compute.errors import BIDI_CONTROLS  # noqa: E402
 from netmodel.cli.main import cli  # noqa: E402
@@ -573,14 +573,6 @@ def run_child_case(run: Callable[[Path], str | None]) -> tuple[str | None, float
         except subprocess.TimeoutExpired:
             why = "over 60 s"
         return why, time.perf_counter() - t0
-
-
-class Slow(Exception):
-    """A case that ran past its time."""
-
-
-def _alarm(signum, frame):
-    raise Slow("over 60 s")
 
 
 def main() -> int:

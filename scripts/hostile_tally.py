@@ -1,7 +1,8 @@
-"""The tally the hostile rounds (scripts/hostile_round15.py to 18) keep and print: each
+"""The tally the hostile rounds (scripts/hostile_round15.py to 19) keep and print: each
 case's verdict (FAIL, WARN for a refusal that names too little, ok with ``-v``), the slow
-cases past 10 s, the counts, and the exit status (1 where any failed); and the options
-every round takes (:func:`round_options`)."""
+cases past 10 s, the counts, and the exit status (1 where any failed); the options
+every round takes (:func:`round_options`); and the alarm that stops a case past 60 s
+(:class:`Slow`, raised by :func:`_alarm`)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,14 @@ def round_options(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("-k", default="")
     ap.add_argument("-v", action="store_true")
     return ap.parse_args(argv)
+
+
+class Slow(Exception):
+    """A case that ran past its time."""
+
+
+def _alarm(signum, frame):
+    raise Slow("over 60 s")
 
 
 class Tally:
