@@ -122,9 +122,9 @@ def p2p_path_channels(cal: Calibration, path_rate: float = 0.0) -> int:
     whose slowest path, as NCCL's topology sees it, runs at ``path_rate`` (bytes/s, line
     rate; 0: unknown): ``p2p_channels_per_peer`` (NCCL's p2p channels) and, with
     ``nvlink_bandwidth``, at most two per whole NVLink of the path, rounded up to a power
-    of 2 (NVIDIA/nccl src/graph/paths.cc, ``ncclTopoGetNchannels``: ``2 * max(1, (int)(bw /
-    ncclTopoNVLinkBw))``; ``ncclTopoComputeP2pChannels``: the least over every peer,
-    pow2Up). An H100's 450 GB/s (18 NVLinks) keeps the 32; a Lite's 37.5 GB/s mesh link is
+    of 2 (NVIDIA/nccl src/graph/paths.cc, ``ncclTopoGetNchannels``: twice the path's rate
+    over one NVLink's, its whole part, at least 1; ``ncclTopoComputeP2pChannels``: the
+    least over every peer, rounded up to a power of 2). An H100's 450 GB/s (18 NVLinks) keeps the 32; a Lite's 37.5 GB/s mesh link is
     one NVLink of 25 GB/s to NCCL (1.5, its whole part): 2.
 
     >>> from netmodel.collectives.calibration_files import default_calibration

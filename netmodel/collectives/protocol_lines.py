@@ -106,8 +106,8 @@ def step_protocols(in_network: bool, p2p: bool, cal: Calibration,
     alone for an in-network one, and for one mixing both the point-to-point protocol of
     highest bandwidth (NCCL runs its NVLS family with Simple only). ``send_recv``: the
     algorithm is NCCL's send/recv (:data:`~netmodel.collectives.cost.SEND_RECV`), which
-    runs LL or Simple and never LL128 (NVIDIA/nccl src/enqueue.cc, addP2pToPlan:
-    ``protocol = protoLL ? LL : SIMPLE``), so LL128 is left out."""
+    runs LL or Simple and never LL128 (NVIDIA/nccl src/enqueue.cc, addP2pToPlan: LL
+    where the size allows it, else Simple), so LL128 is left out."""
     if not in_network:
         if send_recv:
             kept = tuple(p for p in cal.protocols if p.name != "LL128")
@@ -123,8 +123,9 @@ def net_peer_channels(p: int, cal: Calibration, nic: tuple[float, int] | None = 
     """NCCL's send/recv channels a peer (``p2pnChannelsPerPeer``) when a peer of a group of
     ``p`` GPUs is across the scale-out network: ``nic`` is the slowest member's NICs (their
     line rate together and their number, :func:`~netmodel.collectives.cost.group_nic`;
-    None: none), ``scale`` scales their rate. NVIDIA/nccl src/graph/paths.cc, ``ncclTopoGetNchannels`` (network branch)
-    and ``ncclTopoComputeP2pChannels``, by the calibration's version:
+    None: none), ``scale`` scales their rate. NVIDIA/nccl src/graph/paths.cc,
+    ``ncclTopoGetNchannels`` (network branch) and ``ncclTopoComputeP2pChannels``, by the
+    calibration's version:
 
     * NCCL 2.29 and later (``p2p_net_channel_bandwidth`` > 0): ``max(NICs, ceil(NIC GB/s /
       NCCL_P2P_PER_CHANNEL_NET_BW))`` (``p2p_channels_per_net_peer`` with no NIC), pow2Up,
@@ -154,7 +155,7 @@ def net_peer_channels(p: int, cal: Calibration, nic: tuple[float, int] | None = 
     per = cal.p2p_net_channel_bandwidth
     if per > 0:
         if nics:
-            # GB/s as whole numbers, as NCCL's divUp((int)netBw, (int)14) takes them
+            # NCCL divides whole GB/s by whole GB/s, rounding the quotient up
             gbps, per_gbps = int(nic[0] * scale / 1e9 + 1e-9), max(1, int(per / 1e9 + 1e-9))
             channels = max(nics, -(-gbps // per_gbps))
         channels = 1 << (channels - 1).bit_length()             # pow2Up
@@ -163,7 +164,8 @@ def net_peer_channels(p: int, cal: Calibration, nic: tuple[float, int] | None = 
             while channels * batches > total and channels > 1:
                 channels //= 2
     elif total > 0:
-        # "Avoid overloading channels with 8+ operations as we loose the sync warp"
+        # NCCL halves a peer's channels while they, times the group's GPUs, exceed four
+        # times its p2p channels: more operations on a channel would take its sync warp
         most = channels
         while most * p > total * 4 and most > 1:
             most //= 2
