@@ -58,10 +58,10 @@ def parse_duration(text: str | float, what: str = "duration", *, allow_zero: boo
     Traceback (most recent call last):
     ...
     compute.errors.UserError: duration must be a finite number > 0, got '0'
-    >>> parse_duration("1e-320s", "--detection", allow_zero=True)
+    >>> parse_duration("1e-320s", "detection", allow_zero=True)
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: --detection '1e-320s' is below the smallest number netmodel reads (2.225e-308); --detection must be a finite number >= 0
+    compute.errors.UserError: detection '1e-320s' is below the smallest number netmodel reads (2.225e-308); detection must be a finite number >= 0
     """
     if isinstance(text, bool):
         raise UserError(f"{what} must be a number with a unit, got {text!r}")
