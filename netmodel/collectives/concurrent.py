@@ -422,8 +422,10 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
             lk = (assignment, k, rows.tobytes())
             hit = lines.get(lk)
             if hit is None:
-                hit = lines[lk] = mixed_lines(model, op, ev, rows, *pair_list[k])
-            time[rows, s] = (hit[0] + hit[1] * n[s]).min(axis=0)
+                hit = lines[lk] = mixed_lines(model, op, groups, ev, rows, *pair_list[k])
+            a, b, lo, hi = hit   # each line at its own sizes (send/recv's by channel)
+            time[rows, s] = np.where((n[s] > lo) & (n[s] <= hi), a + b * n[s],
+                                     np.inf).min(axis=0)
         schedule[s] = ev[7]
         if s == S - 1:
             mixed_hot = ev[6]

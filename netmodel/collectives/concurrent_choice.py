@@ -17,7 +17,12 @@ import numpy as np
 from compute.errors import UserError
 from netmodel.collectives.algorithms import PRECHECKS, NotApplicable, generate, precheck
 from netmodel.collectives.concurrent_groups import PreparedGroups, prepared_groups
-from netmodel.collectives.concurrent_options import masked_times, option_ranges, valid_options
+from netmodel.collectives.concurrent_options import (
+    masked_times,
+    option_ranges,
+    p2p_channels,
+    valid_options,
+)
 from netmodel.collectives.cost import SEND_RECV, combine, step_shape
 from netmodel.collectives.in_network import has_in_network
 from netmodel.collectives.model import FabricCostModel
@@ -134,12 +139,15 @@ def mixed_classes(groups: PreparedGroups, op: str, assignment: np.ndarray) -> li
     return out
 
 
-def mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.ndarray,
-                name: str, proto: str) -> tuple[np.ndarray, np.ndarray]:
-    """``(a, b)`` of shape ``(lines, len(rows))``: the lines together of the groups
-    ``rows``, all running ``name`` with protocol ``proto``, from the loads of every group's
-    steps (:func:`~netmodel.collectives.concurrent_loads.evaluate_loads` of
-    :func:`mixed_classes`)."""
+def mixed_lines(model: FabricCostModel, op: str, groups: tuple[tuple[Hashable, ...], ...],
+                evaluated: tuple, rows: np.ndarray, name: str, proto: str
+                ) -> tuple[np.ndarray, ...]:
+    """``(a, b, lo, hi)`` of shape ``(lines, len(rows))``: the lines together of the groups
+    ``rows`` (of ``groups``), all running ``name`` with protocol ``proto``, from the loads
+    of every group's steps (:func:`~netmodel.collectives.concurrent_loads.evaluate_loads`
+    of :func:`mixed_classes`), each line a group's at the sizes ``lo < n <= hi``: send/recv's
+    channels on each group's own path, as beside groups on one algorithm
+    (:func:`~netmodel.collectives.concurrent_options.p2p_channels`)."""
     table, _, together, latency, lat_up, scaleout = evaluated[:6]
     cal = model.calibration
     sub = {k: v[rows] for k, v in table.items()}
@@ -148,9 +156,15 @@ def mixed_lines(model: FabricCostModel, op: str, evaluated: tuple, rows: np.ndar
                             bool((on & sub["member"] & ~innet).any()), cal,
                             (op, name) in SEND_RECV)
     protocol = next(p for p in (*protos, *cal.protocols, cal.in_network) if p.name == proto)
-    lines = combine(sub, together[rows], latency[rows], lat_up[rows], scaleout[rows],
-                    protocol, cal, step_shape(sub))
-    return np.stack([x[0] for x in lines]), np.stack([x[1] for x in lines])
+    so = scaleout[rows]
+    shares, path = p2p_channels(model, op, name, proto,
+                                tuple(groups[g] for g in rows.tolist()), so.any(axis=1))
+    out = []
+    for share, lo, hi in shares:
+        for a, b, _ in combine(sub, together[rows], latency[rows], lat_up[rows], so,
+                               protocol, cal, step_shape(sub), share=share, path=path):
+            out.append((a, b, np.broadcast_to(lo, a.shape), np.broadcast_to(hi, a.shape)))
+    return tuple(np.stack(x) for x in zip(*out, strict=True))
 
 
 def own_times(options: list[tuple], lo, hi, n: np.ndarray, tuned=None) -> tuple:

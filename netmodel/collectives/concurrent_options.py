@@ -203,12 +203,10 @@ def _name_options(model: FabricCostModel, op: str, name: str,
     shape = step_shape(table)
     crosses = scaleout.any(axis=1)   # per group: a step crosses the scale-out network
     for proto in protos:
-        # LL send/recv inside one NVLink domain: its channels on each group's path
-        path = _path_rates(model, op, name, groups, crosses) \
-            if proto.name == "LL" and (op, name) in SEND_RECV else None
-        # Simple send-recv: a line per share of its rate (option_ranges: their sizes)
-        for share, _, _ in _channel_lines(model, op, name, proto.name, groups, crosses) \
-                or [(None, None, None)]:
+        # send/recv's channels on each group's path: LL's rate, Simple's line per share of
+        # its rate (option_ranges: their sizes)
+        shares, path = p2p_channels(model, op, name, proto.name, groups, crosses)
+        for share, _, _ in shares:
             lt = combine(table, together, latency, lat_up, scaleout, proto, cal, shape,
                          share=share, path=path)
             if not alone_too:
@@ -260,6 +258,22 @@ def option_ranges(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ..
     if not (lo > 0).any() and not (hi < math.inf).any():
         return None
     return lo, hi
+
+
+def p2p_channels(model: FabricCostModel, op: str, name: str, protocol: str,
+                 groups: tuple[tuple[Hashable, ...], ...], crosses: np.ndarray
+                 ) -> tuple[list[tuple], np.ndarray | None]:
+    """``(shares, path)``: what :func:`~netmodel.collectives.cost.combine` takes for
+    ``groups`` running ``name`` under ``protocol`` (``crosses``: whether each group's steps
+    cross the scale-out network), the groups' own channels of NCCL's send/recv. ``shares``:
+    ``[(share, lo, hi)]``, Simple's lines by channel (:func:`_channel_lines`), else one
+    ``(None, 0, inf)``: combine's ``share`` at the sizes ``lo < n <= hi``; ``path``: under LL
+    each group's slowest path (:func:`_path_rates`), else None. A concurrent costing takes
+    them from here whether its groups run one algorithm or several."""
+    path = _path_rates(model, op, name, groups, crosses) \
+        if protocol == "LL" and (op, name) in SEND_RECV else None
+    return (_channel_lines(model, op, name, protocol, groups, crosses)
+            or [(None, 0.0, math.inf)]), path
 
 
 def _channel_lines(model: FabricCostModel, op: str, name: str, protocol: str,
