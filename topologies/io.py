@@ -605,9 +605,11 @@ def _keys_once(doc: Any, objects: int, keys: int) -> bool:
     True
     >>> _keys_once(json.loads('{"a": 1, "a": 2}'), 1, 2)
     False
+    >>> _keys_once(json.loads('0'), 0, 0)     # a bare number: no object to lose
+    True
     """
     found = pairs = 0
-    stack = [doc]
+    stack = [doc] if doc.__class__ is dict or doc.__class__ is list else []   # a bare scalar
     while stack:
         x = stack.pop()
         if x.__class__ is dict:
