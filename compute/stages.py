@@ -69,8 +69,7 @@ per layer (the embedding and the LM head once)::
                     every token)
     moe_dispatch    all-to-all of n/tp x top-k x tp/e x hidden x skew per GPU among tp
                     (each owned token to its experts' GPUs; EP layers), in fp8 with 1 x 128
-                    tile scales when the experts are stored in fp8 (:func:`dispatch_bytes`);
-                    at least the busiest sender's n/a / (tp/a) x top-k x tp/e x hidden
+                    tile scales when the experts are stored in fp8 (:func:`dispatch_bytes`)
     allreduce_mlp   all-reduce of n x hidden among tp (plain TP)
     dp_scatter      reduce-scatter of n x hidden among tp (DP attention, TP MLP)
     moe_combine     all-to-all, the dispatch reversed (EP layers)
@@ -505,10 +504,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     # ---- pipeline, attention DP and expert parallelism: counts per row ---------------------
     pp = sh.pp.ravel()
     counts = layer_counts(model, sh, L, model.moe_layers)
-    # elements per GPU (x bytes below): the busiest receiver's, or the busiest sender's
-    # copies where an uneven attention split gives one GPU more than n/tp tokens
-    a2a = np.maximum(n * model.experts_per_token * h * busiest_share(model, sh, skew) / sh.ep,
-                     n_att * sh.attention_dp * model.experts_per_token * h / sh.ep)
+    a2a = (n * model.experts_per_token * h * busiest_share(model, sh, skew)
+           / sh.ep)   # elements per GPU, x bytes below
     extra = {
         "allreduce_attn": None, "allreduce_mlp": None,
         "attn_scatter": (None, zero, zero, "reduce-scatter", attn_bytes, attn_tp),
