@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import hostile_round16  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 from hostile_round16 import CSV, run_case  # noqa: E402
-from hostile_tally import Slow, Tally, _alarm, round_options  # noqa: E402
+from hostile_tally import Tally, _alarm, round_options, within_a_minute  # noqa: E402
 
 from netmodel.cli.main import cli  # noqa: E402
 
@@ -264,13 +264,7 @@ def main() -> int:
     for name, argv, setup, lenient, value in cases():
         if args.k not in name:
             continue
-        signal.alarm(60)
-        try:
-            why, dt = run_case(argv, setup, lenient)
-        except Slow:
-            why, dt = "over 60 s", 60.0
-        finally:
-            signal.alarm(0)
+        why, dt = within_a_minute(run_case, argv, setup, lenient)
         said = _Recording.last
         if why is not None and why.startswith("NAMES NOTHING") and _quotes(said.output, value):
             why = None   # an argument's value, quoted: round 16 looks at a subcommand's only

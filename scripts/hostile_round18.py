@@ -49,7 +49,7 @@ from click.testing import CliRunner  # noqa: E402
 from hostile_round16 import CSV, gpu_text, model_text, run_case  # noqa: E402
 from hostile_round16 import _saved_fabric as _saved  # noqa: E402
 from hostile_round17 import ALLOWED, _Recording  # noqa: E402
-from hostile_tally import Slow, Tally, _alarm, round_options  # noqa: E402
+from hostile_tally import Tally, _alarm, round_options, within_a_minute  # noqa: E402
 
 from compute.errors import BIDI_CONTROLS  # noqa: E402
 from netmodel.cli.main import cli  # noqa: E402
@@ -745,13 +745,7 @@ def judge(case: Case) -> tuple[str | None, float]:
     name, argv, setup, lenient, env = case
     peak, cpu = _peak(), time.process_time()
     signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(60)
-    try:
-        why, dt = run_case(argv, setup, lenient, env)
-    except Slow:
-        why, dt = "over 60 s", 60.0
-    finally:
-        signal.alarm(0)
+    why, dt = within_a_minute(run_case, argv, setup, lenient, env)
     cpu = time.process_time() - cpu
     said = _Recording.last
     grew = _peak() - peak

@@ -63,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 # case's result
 from hostile_round16 import run_case  # noqa: E402
 from hostile_round17 import ALLOWED, BASE, TAKES, _argv, _quotes, _Recording, _setup, commands  # noqa: E402
-from hostile_tally import Slow, Tally, _alarm, round_options  # noqa: E402
+from hostile_tally import Tally, _alarm, round_options, within_a_minute  # noqa: E402
 
 from compute.errors import BIDI_CONTROLS  # noqa: E402
 from netmodel.cli.main import cli  # noqa: E402
@@ -587,13 +587,7 @@ def main() -> int:
     for name, argv, refuse, value in (*value_cases(), *output_cases()):
         if args.k not in name:
             continue
-        signal.alarm(60)
-        try:
-            why, dt = judge_value(argv, refuse, value)
-        except Slow:
-            why, dt = "over 60 s", 60.0
-        finally:
-            signal.alarm(0)
+        why, dt = within_a_minute(judge_value, argv, refuse, value)
         tally.record(name, why, dt)
     for name, (why, dt) in zip(names, (f.result() for f in futures), strict=True):
         tally.record(name, why, dt)

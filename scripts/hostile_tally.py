@@ -2,11 +2,13 @@
 case's verdict (FAIL, WARN for a refusal that names too little, ok with ``-v``), the slow
 cases past 10 s, the counts, and the exit status (1 where any failed); the options
 every round takes (:func:`round_options`); and the alarm that stops a case past 60 s
-(:class:`Slow`, raised by :func:`_alarm`)."""
+(:class:`Slow`, raised by :func:`_alarm`; :func:`within_a_minute`)."""
 
 from __future__ import annotations
 
 import argparse
+import signal
+from collections.abc import Callable
 
 
 def round_options(argv: list[str] | None = None) -> argparse.Namespace:
@@ -24,6 +26,19 @@ class Slow(Exception):
 
 def _alarm(signum, frame):
     raise Slow("over 60 s")
+
+
+def within_a_minute(run: Callable[..., tuple[str | None, float]], *args
+                    ) -> tuple[str | None, float]:
+    """``run(*args)``'s ``(why, seconds)``, or ``("over 60 s", 60.0)`` where it runs past
+    60 s (the SIGALRM handler :func:`_alarm` installed, as each round does first)."""
+    signal.alarm(60)
+    try:
+        return run(*args)
+    except Slow:
+        return "over 60 s", 60.0
+    finally:
+        signal.alarm(0)
 
 
 class Tally:
