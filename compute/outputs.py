@@ -315,10 +315,6 @@ def _listed(manifest: Path) -> dict[str, object]:
         if isinstance(files, dict) else {}
 
 
-#: Bytes hashed at a time when a listed file is checked against its manifest entry.
-_CHUNK = 1 << 20
-
-
 def _not_as_written(path: Path, entry: object) -> str:
     """Why the file at ``path`` is not the one its manifest ``entry`` records (its words
     after 'is not the file netmodel wrote there: '), or ``""`` where it is: a regular file
@@ -336,15 +332,12 @@ def _not_as_written(path: Path, entry: object) -> str:
                 "it is not a regular file"
         if st.st_size != size:
             return f"it holds {st.st_size:,} bytes, its {MANIFEST} records {size:,}"
-        h = hashlib.sha256()
         with open(path, "rb") as fh:
-            while chunk := fh.read(_CHUNK):
-                h.update(chunk)
+            found = hashlib.file_digest(fh, "sha256").hexdigest()
     except OSError as exc:
         return f"it cannot be read ({exc.strerror or exc})"
-    if h.hexdigest() != digest.lower():
-        return f"its SHA-256 is {h.hexdigest()[:12]}..., its {MANIFEST} records " \
-               f"{digest[:12]}..."
+    if found != digest.lower():
+        return f"its SHA-256 is {found[:12]}..., its {MANIFEST} records {digest[:12]}..."
     return ""
 
 
