@@ -10,6 +10,10 @@ allowed, never a ``TypeError``, an ``OverflowError`` or nonsense downstream.
 The plausible ranges of GPU and model numbers are written down, with the reasoning for each,
 in one place: ``compute/data/limits.toml`` (:func:`limits`, :func:`in_range`).
 
+Two concerns these checks build on have their own modules, and their names are importable
+from here too: describing a value in a message (:func:`describe`, :mod:`compute.describe`)
+and reading a number typed as text (:func:`read_number`, :mod:`compute.typed_numbers`).
+
 >>> number("gpu.toml: GPU 'X'", "tdp_W", 700, minimum=1, maximum=1e6)
 700.0
 >>> number("gpu.toml: GPU 'X'", "sms", [132], minimum=1, maximum=1e5, integer=True)
@@ -24,23 +28,37 @@ compute.errors.UserError: m.toml: model 'x': layers must be a whole number from 
 
 from __future__ import annotations
 
-import datetime
 import math
 import numbers
 import operator
-import re
 import tomllib
 import unicodedata
-from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 from importlib import resources
 from typing import Literal, overload
 
+from compute.describe import describe, file_values
 from compute.errors import BIDI_CONTROLS, UserError, known, one_line
+from compute.typed_numbers import (
+    GROUPED_PATTERN,
+    GROUPED_RULE,
+    NONFINITE_WORDS,
+    NUMBER_PATTERN,
+    NUMBER_RULE,
+    SMALLEST_NUMBER,
+    ZeroAllowed,
+    ascii_digits,
+    below_smallest,
+    below_smallest_words,
+    not_below_smallest,
+    number_text,
+    read_grouped,
+    read_number,
+    spells_zero,
+)
 
 __all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "ZeroAllowed", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "limit_allowed", "range_words", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "refuse_repeats", "string", "table", "NAME_MARKS", "typed_name"]
@@ -96,398 +114,6 @@ def is_finite(value: object) -> bool:
         return math.isfinite(float(value))
     except (TypeError, ValueError, OverflowError, ArithmeticError):
         return False
-
-
-#: Longest value :func:`describe` shows itself (a longer one is told by its kind and size).
-SHOWN_LENGTH = 60
-
-
-#: True while a JSON document's values are checked (:func:`file_values`): :func:`describe`
-#: then says None as the file wrote it, ``null``.
-_JSON_NULL: ContextVar[bool] = ContextVar("compute.validate.json_null", default=False)
-
-
-@contextmanager
-def file_values(path: object) -> Iterator[None]:
-    """A block that checks the values of the document ``path`` names: where it is JSON
-    (``.json``), :func:`describe` says None as ``null``, the file's own spelling (a value
-    of None read from JSON can only be a ``null`` the file holds; TOML and GraphML have no
-    null). A refusal then reads ``hbm_capacity_GB must be a number ..., got null``, not
-    ``got None``, which names nothing in the file.
-
-    >>> with file_values("gpus.json"):
-    ...     describe(None), describe([None])
-    ('null', '[None]')
-    >>> describe(None)
-    'None'
-    """
-    token = _JSON_NULL.set(str(path).lower().endswith(".json"))
-    try:
-        yield
-    finally:
-        _JSON_NULL.reset(token)
-
-
-def describe(value: object) -> str:
-    """A short, one-line description of ``value`` for an error message: the value itself
-    when it is short, its kind and size otherwise (never more than a line of about
-    :data:`SHOWN_LENGTH` characters, never a conversion that fails: a ``__repr__`` or
-    ``__len__`` that raises or returns megabytes gives the value's kind). The one describer
-    of values for every package's errors.
-
-    >>> describe(3.5), describe(float("nan")), describe(True), describe("ab\\ncd")
-    ('3.5', 'nan', 'True', "'ab\\\\ncd'")
-    >>> describe(10**50), describe(-10**50), describe(None), describe(object())
-    ('an integer of 51 digits', 'a negative integer of 51 digits', 'None', 'an object')
-    >>> describe({"a": 1}), describe([1, 2]), describe(list(range(100))), describe({"k": [10**5000]})
-    ("{'a': 1}", '[1, 2]', 'a list of 100 items', 'a table of 1 key')
-    >>> import numpy as np   # a numpy scalar as numpy writes it: np.True_ from numpy 2, True before
-    >>> [describe(v) == repr(v) for v in (np.timedelta64(5, "s"), np.True_, np.longdouble("1e4000"))]
-    [True, True, True]
-    >>> import datetime   # TOML's dates and times as the file wrote them
-    >>> describe(datetime.date(1979, 5, 27)), describe(datetime.time(7, 32))
-    ('the date 1979-05-27', 'the time 07:32:00')
-    >>> describe("\\u2028" * 100)
-    "'\\\\u2028\\\\u2028\\\\u2028\\\\u2028\\\\u2028...'"
-
-    Inside :func:`file_values` of a JSON file, None is ``null``.
-    """
-    if value is None and _JSON_NULL.get():
-        return "null"
-    try:
-        shown = _describe(value)
-    except Exception:   # noqa: BLE001  (a hostile __len__, __float__, shape: say its kind)
-        shown = ""
-    if not shown or len(shown) > SHOWN_LENGTH + 10:
-        shown = _kind(value)
-    return shown
-
-
-def ascii_digits(what: str, text: str) -> str:
-    """``text`` (a number as a person or a file typed it) if every decimal digit in it is an
-    ASCII ``0``-``9``; else a :class:`UserError` naming ``what``, the value and the first
-    other digit. The one rule of every parser of numbers from text (units, fabric specs,
-    options, CSV cells, environment variables): Python's ``int``, ``float`` and ``\\d``
-    read any script's decimal digits (Unicode category Nd), so ``'١٠٠GB/s'`` and a
-    fullwidth ``'１００'`` were read as 100, a number that reads back as something else
-    passed unseen. Characters they do not read as digits (a superscript ``'²'``, the
-    ``µ`` of ``µs``) are left to the parser, which refuses or reads them as before.
-
-    >>> ascii_digits("size", "64MiB")
-    '64MiB'
-    >>> ascii_digits("--group", "\uff11\uff16")
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: --group '１６' has the digit '１' (FULLWIDTH DIGIT ONE); a number is written with the ASCII digits 0-9
-    """
-    if text.isascii():
-        return text
-    for c in text:
-        if c.isdecimal() and not c.isascii():
-            raise UserError(f"{what} {describe(text)} has the digit {c!r} "
-                            f"({unicodedata.name(c, f'U+{ord(c):04X}')}); a number is written "
-                            f"with the ASCII digits 0-9")
-    return text
-
-
-#: The grammar of a number typed by a person (an option, a spec's ``key=value``, a scenario's
-#: or a sweep's string, an environment variable, a CSV cell, a fabric file's string value):
-#: ASCII digits with an optional sign, an optional fraction (``.5``, ``5.``) and an optional
-#: exponent (``1e3``). The one grammar: :func:`read_number` reads it, and
-#: :func:`compute.units.split_number` reads it before a unit.
-NUMBER_PATTERN = r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?"
-_NUMBER_TEXT = re.compile(NUMBER_PATTERN)
-
-#: The words for a number that is not finite, read (any case, an optional sign) by
-#: :func:`read_number` and :func:`compute.units.split_number` alike, for the caller's range to
-#: refuse by name.
-NONFINITE_WORDS = ("nan", "inf", "infinity")
-
-#: The grammar in words, for refusals.
-NUMBER_RULE = ("a number is ASCII digits 0-9 with an optional sign, fraction and exponent "
-               "(16, +16, -0.5, .5, 1e3), no '_' and no spaces inside")
-
-_UNDERSCORE = re.compile(r"[0-9.]_|_[0-9.]")
-#: A text that starts with a number (once its '_' are dropped): the underscore refusal is
-#: for one that groups a number's digits ('1_000MiB'), not for a name ('gpu_8').
-_LEADING_NUMBER = re.compile(rf"\s*{NUMBER_PATTERN}")
-
-
-def number_text(what: str, text: str) -> str:
-    """``text`` if its digits are ASCII (:func:`ascii_digits`) and no ``_`` groups them;
-    else a :class:`UserError` naming ``what`` and the value. Python's ``int`` and ``float``
-    read ``'1_000'`` as 1000 and the number-then-unit reader stopped at the ``_`` (``'1_000MiB'``
-    had an unknown unit ``'_000MiB'``): a number is written without separators everywhere.
-
-    >>> number_text("size", "64MiB")
-    '64MiB'
-    >>> number_text("--batch", "1_000")
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: --batch '1_000' groups its digits with '_'; write 1000, not 1_000 (a number is ASCII digits 0-9 with an optional sign, fraction and exponent (16, +16, -0.5, .5, 1e3), no '_' and no spaces inside)
-    """
-    ascii_digits(what, text)
-    if "_" in text and _UNDERSCORE.search(text) \
-            and _LEADING_NUMBER.match(text.replace("_", "")):
-        raise UserError(f"{what} {describe(text)} groups its digits with '_'; write "
-                        f"{one_line(text.replace('_', ''))[:40]}, not {one_line(text)[:40]} "
-                        f"({NUMBER_RULE})")
-    return text
-
-
-#: Most digits a whole number typed may have (Python's int() refuses past 4,300).
-_MOST_DIGITS = 4300
-
-#: The smallest magnitude a number other than zero may read as: the smallest normal float
-#: (2.2e-308). A float below it has lost digits (a subnormal) or is 0.
-SMALLEST_NUMBER = 2.2250738585072014e-308
-
-
-def spells_zero(text: str) -> bool:
-    """Whether a number's text (:data:`NUMBER_PATTERN`) spells zero: no digit other than 0
-    before its exponent (``'0'``, ``'-0.0'``, ``'0e5'``; not ``'1e-400'``).
-
-    >>> spells_zero("-0.0e7"), spells_zero("1e-400"), spells_zero(".10")
-    (True, False, False)
-    """
-    return not text.strip().lower().partition("e")[0].strip("+-.0")
-
-
-def not_below_smallest(what: str, typed: object, number: str, value: float, *,
-                       allowed: str | None = None) -> float:
-    """``value`` (read from the text ``number``, the number of ``typed``) unless it is below
-    :data:`SMALLEST_NUMBER` though ``number`` does not spell zero (``'1e-400'`` reads as 0.0,
-    ``'1e-310'`` as a float that has lost its digits): then a :class:`UserError` naming
-    ``what`` and ``typed``, said by :func:`below_smallest_words` (``allowed``: the range of
-    a value that may not be 0, in its parser's words). Zero spelt (``'0'``, ``'0e0'``,
-    ``'-0'``) stays zero.
-
-    >>> not_below_smallest("x", "0e0", "0e0", 0.0)
-    0.0
-    >>> not_below_smallest("x", "1e-400s", "1e-400", 0.0)
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: x '1e-400s' is below the smallest number netmodel reads (2.225e-308); write 0 for zero
-    >>> not_below_smallest("--tp", "1e-320", "1e-320", 1e-320, allowed="a whole number >= 1")
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: --tp '1e-320' is below the smallest number netmodel reads (2.225e-308), and --tp may not be 0: it must be a whole number >= 1
-    """
-    if below_smallest(number, value):
-        raise UserError(f"{what} {describe(typed)} is {below_smallest_words(what, allowed)}")
-    return value
-
-
-class ZeroAllowed(str):
-    """Words of a range that holds 0 (:func:`range_words` gives them so): a number below
-    :data:`SMALLEST_NUMBER` is told the range (:func:`below_smallest_words`), not that it
-    may not be 0."""
-
-    __slots__ = ()
-
-
-def below_smallest_words(what: str, allowed: str | None = None) -> str:
-    """What a number below :data:`SMALLEST_NUMBER` is told, after its name and text: what
-    the value ``what`` must be (``allowed``: its range in the words of the parser that
-    knows it, as its own refusal says it), that it may not be 0 where the range leaves 0
-    out; where no range is given, to write 0 for zero.
-
-    >>> below_smallest_words("rate", "a number >= 1e-09 requests/s")
-    'below the smallest number netmodel reads (2.225e-308), and rate may not be 0: it must be a number >= 1e-09 requests/s'
-    >>> below_smallest_words("step_overhead_s", range_words(0, 1, unit="s"))
-    'below the smallest number netmodel reads (2.225e-308); step_overhead_s must be a number from 0 to 1 s'
-    """
-    head = f"below the smallest number netmodel reads ({SMALLEST_NUMBER:.4g})"
-    if allowed is None:
-        return f"{head}; write 0 for zero"
-    if isinstance(allowed, ZeroAllowed):
-        return f"{head}; {what} must be {allowed}"
-    return f"{head}, and {what} may not be 0: it must be {allowed}"
-
-
-def below_smallest(number: str, value: float) -> bool:
-    """Whether ``value``, read from the text ``number``, is below :data:`SMALLEST_NUMBER`
-    though ``number`` does not spell zero (:func:`spells_zero`): the one test of
-    :func:`not_below_smallest` and of the data files' float reader
-    (:func:`compute.config_files.finite_float`).
-
-    >>> below_smallest("1e-400", 0.0), below_smallest("0.0e-400", 0.0), below_smallest("1e-300", 1e-300)
-    (True, False, False)
-    """
-    return abs(value) < SMALLEST_NUMBER and not spells_zero(number)
-
-
-@overload
-def read_number(what: str, text: str, *, whole: Literal[True],
-                allowed: str | None = ...) -> int | None: ...
-@overload
-def read_number(what: str, text: str, *, whole: Literal[False] = ...,
-                allowed: str | None = ...) -> float | None: ...
-def read_number(what: str, text: str, *, whole: bool = False,
-                allowed: str | None = None) -> int | float | None:
-    """The number ``text`` spells by :data:`NUMBER_PATTERN` (spaces around it taken), a
-    float, or with ``whole`` an int (``'1e3'`` and ``'16.0'`` are whole, ``'1.5'`` and
-    ``'1e-3'`` are not); None where ``text`` is not such a number (the caller refuses it
-    with its own range: ``'abc'``, ``'1 000'``, a whole parser's ``'1.5'``, ``'inf'`` or
-    one of more than 4,300 digits, int()'s limit). The words ``nan`` and ``inf`` are floats
-    (as :func:`compute.units.split_number` reads them), for the caller's range to refuse. A digit other than ASCII 0-9 and digits grouped by ``'_'`` are refused here
-    (:func:`number_text`). A float below :data:`SMALLEST_NUMBER` that does not spell zero
-    is refused (:func:`not_below_smallest`; ``allowed``: the caller's range, where 0 is not
-    in it). The one reader of numbers typed without a unit: the CLI's options, spec values,
-    environment variables, CSV cells, sweep values.
-
-    >>> read_number("n", "+16", whole=True), read_number("n", "1e1", whole=True), read_number("n", "1.5", whole=True)
-    (16, 10, None)
-    >>> read_number("x", ".5"), read_number("x", "5."), read_number("x", " -2e-1 "), read_number("x", "1e")
-    (0.5, 5.0, -0.2, None)
-    """
-    from decimal import Decimal, InvalidOperation
-
-    s = number_text(what, text).strip()
-    if not whole and s.lower().lstrip("+-") in NONFINITE_WORDS:
-        return float(s)   # not a number to any range: the caller's check names it
-    if not _NUMBER_TEXT.fullmatch(s):
-        return None
-    if not whole:
-        return not_below_smallest(what, text, s, float(s), allowed=allowed)
-    try:
-        d = Decimal(s)
-    except InvalidOperation:   # an exponent past Decimal's (10**18): 0, or not a whole number
-        return 0 if spells_zero(s) else None   # of <= 4,300 digits
-    if (d and d.adjusted() >= _MOST_DIGITS) or d != d.to_integral_value():
-        return None
-    return int(d)
-
-
-#: A whole number with its thousands grouped by commas (``131,072``, ``1,000,000``): a
-#: first group of 1-3 digits not starting with 0, then groups of three. The one grouped
-#: spelling, read by :func:`read_grouped` (``--cluster-gpus``); any other reader takes
-#: :data:`NUMBER_PATTERN` only. ``3,2`` and ``32,64`` (a list) are no such number, nor is
-#: ``0,128`` or ``007,000`` (a first group of zeros: ``0,128`` read as 128 before).
-GROUPED_PATTERN = r"[1-9][0-9]{0,2}(?:,[0-9]{3})+"
-_GROUPED = re.compile(GROUPED_PATTERN)
-#: Groups of three digits after a first of one to three: grouped but for a first 0.
-_GROUPED_LOOSE = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
-
-#: The grouped spelling in words, for refusals.
-GROUPED_RULE = "digits, thousands grouped by commas: 131,072"
-
-
-def read_grouped(what: str, text: str) -> int | None:
-    """The whole number ``text`` spells by :data:`NUMBER_PATTERN` (:func:`read_number`) or
-    with its thousands grouped by commas (:data:`GROUPED_PATTERN`); None where neither (the
-    caller refuses it with its own range). Groups of three after a first group starting
-    with 0 (``0,128``, ``007,000``) are refused here, naming ``what``, the value and its
-    spelling without the zeros.
-
-    >>> read_grouped("n", "131,072"), read_grouped("n", "1e3"), read_grouped("n", "3,2")
-    (131072, 1000, None)
-    >>> read_grouped("--cluster-gpus", "0,128")
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: --cluster-gpus '0,128' has a first group starting with 0; write 128 (digits, thousands grouped by commas: 131,072; a first group of 1-3 digits not starting with 0)
-    """
-    s = number_text(what, text).strip()
-    if _GROUPED.fullmatch(s):
-        return int(s.replace(",", ""))
-    if _GROUPED_LOOSE.fullmatch(s):
-        raise UserError(f"{what} {describe(text)} has a first group starting with 0; "
-                        f"write {int(s.replace(',', '')):,} ({GROUPED_RULE}; a first group "
-                        f"of 1-3 digits not starting with 0)")
-    return read_number(what, text, whole=True)
-
-
-def _kind(value: object) -> str:
-    """``a NAME`` of ``value``'s type (``an object`` when the name is not a short word)."""
-    kind = type(value).__name__
-    if not (isinstance(kind, str) and kind.isidentifier() and len(kind) <= 40):
-        kind = "object"
-    return f"{'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}"
-
-
-def _few(value: object) -> bool:
-    """Whether ``value`` (a container) holds few enough items, strings short enough and
-    nesting shallow enough that its repr may be short (and is cheap to make)."""
-    stack, seen = [value], 0
-    while stack:
-        v = stack.pop()
-        seen += 1
-        if seen > SHOWN_LENGTH // 2:
-            return False
-        if isinstance(v, str | bytes | bytearray) and len(v) > SHOWN_LENGTH:
-            return False
-        if isinstance(v, dict | list | tuple | set | frozenset):
-            if len(v) > SHOWN_LENGTH // 2:
-                return False
-            stack.extend(v.items() if isinstance(v, dict) else v)
-    return True
-
-
-def _short_repr(value: object) -> str:
-    """``value``'s repr on one line if it is at most :data:`SHOWN_LENGTH` characters and
-    shows the value (not ``<object at 0x...>``), else ``""``."""
-    try:
-        shown = one_line(repr(value))
-    except Exception:   # noqa: BLE001  (a hostile __repr__ must not hide the real error)
-        return ""
-    return shown if len(shown) <= SHOWN_LENGTH and not shown.startswith("<") else ""
-
-
-def _digits(n: int) -> int:
-    """The decimal digits of ``n`` > 0 without ``str`` (which refuses past 4,300 digits):
-    from its bits, 10 ** d compared where a power of ten falls among its bit length's
-    numbers (bits x log10(2) + 1 said 4,301 of 10**4300 - 1).
-
-    >>> _digits(10**4300 - 1), _digits(10**4300), _digits(2**20000)
-    (4300, 4301, 6021)
-    """
-    bits = n.bit_length()
-    low, high = int((bits - 1) * math.log10(2)), int(bits * math.log10(2))
-    return low + 1 if low == high or n < 10**high else high + 1
-
-
-def _describe(value: object) -> str:
-    if isinstance(value, bool) or value is None:
-        return repr(value)
-    try:   # numpy's timedelta64 claims to be Integral and refuses int(); shown by repr below
-        if isinstance(value, numbers.Integral):
-            v = int(value)
-            if v.bit_length() > 64:
-                digits = len(str(abs(v))) if v.bit_length() < 13000 else _digits(abs(v))
-                return f"{'a negative' if v < 0 else 'an'} integer of {digits} digits"
-            return str(v)
-        if isinstance(value, numbers.Real):
-            f = float(value)
-            # a float that is not the value (a long double of 1e4000 is no inf, a tiny
-            # fraction no 0): shown by repr below
-            if math.isnan(f) or value == f or math.isfinite(f) and f != 0:
-                return repr(f)
-    except (TypeError, ValueError, OverflowError, ArithmeticError):
-        pass
-    if isinstance(value, datetime.date | datetime.time):   # TOML's, as a file writes them
-        kind = ("date and time" if isinstance(value, datetime.datetime) else "date"
-                if isinstance(value, datetime.date) else "time")
-        return f"the {kind} {value.isoformat()}"
-    if isinstance(value, str):
-        for n in (SHOWN_LENGTH - 3, 28, 12, 5):   # escapes (\\u2028) make a repr longer
-            shown = one_line(repr(value if len(value) <= n + 3 else value[:n] + "..."))
-            if len(shown) <= SHOWN_LENGTH + 2:
-                return shown
-        return f"a text of {len(value):,} characters"
-    if isinstance(value, dict | list | tuple | set | frozenset):
-        shown = _short_repr(value) if _few(value) else ""
-        if shown:
-            return shown
-        n = len(value)
-        if isinstance(value, dict):
-            return f"a table of {n:,} key{'' if n == 1 else 's'}"
-        return f"a list of {n:,} item{'' if n == 1 else 's'}"
-    shape = getattr(value, "shape", None)
-    if isinstance(shape, tuple) and shape and hasattr(value, "dtype"):   # numpy, not importing it
-        shown = one_line(shape)
-        return f"an array of shape {shown}" if len(shown) <= 40 else \
-            f"an array of {len(shape)} dimension{'' if len(shape) == 1 else 's'}"
-    return _short_repr(value)
 
 
 def _fmt(x: float) -> str:
@@ -651,8 +277,6 @@ def name(where: str, what: str, value: object) -> str:
     ...
     compute.errors.UserError: g.toml: GPU name 'H100\\u202e' must be non-empty text of at most 200 characters without control or format characters (such as U+202E) or '$', and no blank at either end
     """
-    import unicodedata
-
     ok = (isinstance(value, str) and 0 < len(value) <= MAX_NAME_LENGTH
           and one_line(value) == value and value.strip() == value and "$" not in value
           and not any(unicodedata.category(c) == "Cf" for c in value))

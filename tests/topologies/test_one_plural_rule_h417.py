@@ -16,9 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 HAND_PLURAL = re.compile(r"""(''|"") if [^{}]+ == 1 else ('s'|"s")"""
                          r"""|('s'|"s") if [^{}]+ != 1 else (''|"")"""
                          r"""|('s'|"s") \* \([^{}]+ != 1\)""")
-#: compute.units imports compute.validate, so validate's descriptions ('a list of 1 item')
-#: cannot call counted: the one module left its own.
-OWN = {"compute/validate.py"}
+#: compute.units imports compute.validate, which imports compute.describe, so the
+#: descriptions of values ('a list of 1 item') cannot call counted: the one module left its own.
+OWN = {"compute/describe.py"}
 
 
 def _modules():
