@@ -95,24 +95,24 @@ kept unread, but not one that looks like a misspelling of one the schema reads
 (:func:`~topologies.schema_text.near_miss`: ``link`` for ``links`` was read as one cable, ``gpu_type`` for
 ``gpu_types`` as no GPU types).
 
-This module holds the schema's vocabulary (the tables above, :data:`GRAPH_TYPES`; the
-ranges of its values are :data:`~topologies.limits.VALUE_RANGES`), :func:`validate` with
-the checks of one part each that the block builders reuse (:func:`check_graph_attributes`,
-:func:`switch_problem`, :func:`ocs_problem`), and the readers of a fabric
-(:func:`check_graph`, :func:`gpu_nodes`, :func:`gpu_spec`, :func:`gpu_types`,
-:func:`gpu_derivation`, :func:`edge_count`, :func:`circuit_count`, :func:`circuit_via`).
-The rule its texts obey, and the near misses of a name, are
-:mod:`topologies.schema_text`'s; a circuit's readers, the circuit edges' checks, the
-optical media and the OCS cabling's checks are :mod:`topologies.schema_circuits`'; a
-torus's ``dims`` is checked against its graph by :mod:`topologies.schema_torus`; a fabric
-file's GPU types are read by :mod:`topologies.schema_gpu`.
+This module holds the schema's vocabulary of nodes and the graph (the tables above,
+:data:`GRAPH_TYPES`; the ranges of its values are :data:`~topologies.limits.VALUE_RANGES`)
+and :func:`validate` with the checks of one part each that the block builders reuse
+(:func:`check_graph_attributes`, :func:`switch_problem`, :func:`ocs_problem`). The link
+rule (the media, an edge's attributes and their checks, :func:`check_length`) is
+:mod:`topologies.schema_links`'; the readers of a fabric (:func:`check_graph`,
+:func:`gpu_nodes`, :func:`gpu_spec`, :func:`gpu_types`, :func:`gpu_derivation`,
+:func:`edge_count`) are :mod:`topologies.schema_reads`'. The rule its texts obey, and the
+near misses of a name, are :mod:`topologies.schema_text`'s; a circuit's readers
+(:func:`circuit_count`, :func:`circuit_via`), the circuit edges' checks, the optical media
+and the OCS cabling's checks are :mod:`topologies.schema_circuits`'; a torus's ``dims`` is
+checked against its graph by :mod:`topologies.schema_torus`; a fabric file's GPU types are
+read by :mod:`topologies.schema_gpu`. The names other modules import from here (the media,
+the readers, :func:`check_length`...) stay importable here.
 """
 
 from __future__ import annotations
 
-import math
-import numbers
-import operator
 from collections.abc import Hashable, Mapping
 from dataclasses import fields
 from itertools import chain
@@ -121,19 +121,10 @@ from typing import NoReturn
 import networkx as nx
 
 from compute.errors import UserError, find_name, known
-from compute.gpu_facts import check_gpu_file_facts, derivation
+from compute.gpu_facts import check_gpu_file_facts
 from compute.hardware import GpuSpec, catalog
-from compute.units import check_plausible
-from compute.validate import MAX_TEXT_LENGTH, describe, is_whole
-from topologies.limits import (
-    MAX_RADIX,
-    MAX_TIER,
-    PHYSICAL_MAX,
-    PHYSICAL_MIN,
-    VALUE_RANGES,
-    max_nodes,
-    range_problem,
-)
+from compute.validate import MAX_TEXT_LENGTH, describe
+from topologies.limits import MAX_RADIX, MAX_TIER, max_nodes
 from topologies.schema_circuits import (
     OPTICAL_MEDIA,
     check_cabling_columns,
@@ -145,30 +136,44 @@ from topologies.schema_circuits import (
     scale_bandwidth,
     scale_cabling,
 )
-from topologies.schema_text import INVALID, check_attribute_texts, check_graph_texts, near_miss
+from topologies.schema_links import (
+    EDGE_KEYS,
+    EDGE_TYPED,
+    MEDIA,
+    MEDIA_SET,
+    TRACE_MEDIA,
+    as_real,
+    check_edges,
+    check_length,
+    check_positive,
+    check_value_range,
+    finite_nonneg,
+    whole_from,
+)
+from topologies.schema_reads import (
+    check_graph,
+    edge_count,
+    gpu_derivation,
+    gpu_nodes,
+    gpu_spec,
+    gpu_types,
+)
+from topologies.schema_text import check_attribute_texts, check_graph_texts, invalid, near_miss
 from topologies.schema_torus import check_dims
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "HOP_LATENCY", "LABELS", "LATENCY_SCALE", "MEDIA", "NODE_KEYS", "NODE_KINDS",
            "TRACE_MEDIA", "UNITS", "catalog_clash", "circuit_count",
            "check_switches_linked", "circuit_each", "circuit_via", "edge_count", "scale_bandwidth", "scale_cabling",
-           "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate"]
+           "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate",
+           "MEDIA_SET", "check_graph", "check_length", "check_positive"]
 
 NODE_KINDS = ("gpu", "switch", "ocs")
-MEDIA = ("on-package", "board", "copper", "pluggable-optics", "co-packaged-optics", "fibre",
-         "ocs-circuit")
-#: Media that are wiring of a package or a board, not cables (see the module doc): HGX H100
-#: 8-GPU baseboard, eight H100 and four NVSwitch chips on one board, each GPU connected to
-#: all four (NVIDIA, "Introducing NVIDIA HGX H100", developer blog, 2022; Fabric Manager
-#: user guide, "GPU Baseboard Topologies").
-TRACE_MEDIA = ("on-package", "board")
 #: Required node attributes by kind.
 NODE_KEYS = {
     "gpu": ("gpu",),
     "switch": ("tier", "radix", "latency", "in_network_reduction"),
     "ocs": ("ports", "reconfiguration_time", "latency"),
 }
-#: Required edge attributes.
-EDGE_KEYS = ("bandwidth", "latency", "medium", "lanes")
 #: Optional placement labels of a GPU node (ints >= 0).
 LABELS = ("server", "rack", "pod", "group", "rail")
 #: The unit of every quantity in a fabric (node, edge and graph attributes; GPU types are
@@ -209,149 +214,25 @@ _TYPE_WORDS = {(str,): "text", (dict,): "a table (a JSON object)", (int,): "a wh
 #: least each may be and what it counts: a fabric holds a GPU at least; a count of links is
 #: a count (a value that no longer matches the graph only marks it edited, not as built).
 BUILT_COUNTS = {"nodes_built": (1, "nodes"), "edges_built": (0, "links")}
-#: :data:`MEDIA` and :data:`LABELS` as sets, for the per-edge and per-node checks.
-MEDIA_SET = frozenset(MEDIA)
+#: :data:`LABELS` as a set, for the per-node checks.
 LABEL_SET = frozenset(LABELS)
-_INF = math.inf
-#: Attributes whose values the schema types (numbers, bools, one of a list): a node or an
-#: edge with any other is passed to :func:`~topologies.schema_text.check_attribute_texts`.
+#: The GPU node attributes whose values the schema types (numbers, text, one of a list): a
+#: GPU node with any other is passed to :func:`~topologies.schema_text.check_attribute_texts`
+#: (an edge's: :data:`~topologies.schema_links.EDGE_TYPED`).
 _GPU_TYPED = frozenset(("kind", "gpu", "device", *LABELS))
-_EDGE_TYPED = frozenset((*EDGE_KEYS, "links", "length"))
 #: Every node and edge attribute the schema reads (a circuit's own included): a file's
 #: attribute of another name is kept unread unless it is a near miss of one of these
 #: (:func:`_check_near_misses`).
 _NODE_READ = frozenset((*_GPU_TYPED, *chain.from_iterable(NODE_KEYS.values())))
-_EDGE_READ = frozenset((*_EDGE_TYPED, "via", "via_bandwidth", "via_lanes", "optics"))
+_EDGE_READ = frozenset((*EDGE_TYPED, "via", "via_bandwidth", "via_lanes", "optics"))
 READ_ATTRIBUTES = _NODE_READ | _EDGE_READ
 #: The attributes the schema reads on a node of each kind.
 _KIND_READ = {k: frozenset(("kind", *keys, *(_GPU_TYPED if k == "gpu" else ())))
               for k, keys in NODE_KEYS.items()}
-_MIN_BW, _MAX_BW = VALUE_RANGES["bandwidth"][:2]
-_MAX_LATENCY = VALUE_RANGES["latency"][1]
-_MAX_LANES, _MAX_LINKS = VALUE_RANGES["lanes"][1], VALUE_RANGES["links"][1]
-_MAX_LENGTH = PHYSICAL_MAX["length"][0]   # check_length's, tested per edge at C speed
-
-
-def _physical(what: str, key: str, value: float) -> None:
-    """Refuse a finite ``value`` of quantity ``key`` outside :data:`VALUE_RANGES`."""
-    if (problem := range_problem(what, key, value)) is not None:
-        _bad(problem)
-
-
-def edge_count(graph: nx.Graph) -> int:
-    """``graph.number_of_edges()`` for an undirected simple graph, counted from the
-    neighbour lists' lengths in C rather than node by node through the degree view (a
-    quarter of a second at 131,072 GPUs); other graphs ask networkx.
-
-    >>> edge_count(nx.Graph([(0, 1), (1, 2), (2, 2)])), nx.Graph([(0, 1), (1, 2), (2, 2)]).size()
-    (3, 3)
-    """
-    if type(graph) is not nx.Graph:
-        return graph.number_of_edges()
-    adj = graph._adj
-    loops = sum(map(operator.contains, adj.values(), adj))  # a self-loop is listed once
-    return (sum(map(len, adj.values())) + loops) // 2
-
-
-def check_graph(graph: object, what: str = "graph") -> nx.Graph:
-    """``graph`` if it is a networkx Graph; otherwise a UserError naming ``what`` (a name, a
-    list or None raised AttributeError from deep inside the function given it).
-
-    >>> check_graph("ring:n=4")
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: graph must be a networkx Graph (a fabric from build or read_graph), got 'ring:n=4'
-    """
-    if not isinstance(graph, nx.Graph):
-        raise UserError(f"{what} must be a networkx Graph (a fabric from build or read_graph), "
-                        f"got {describe(graph)}")
-    return graph
-
-
-def gpu_nodes(graph: nx.Graph) -> list:
-    """The GPU nodes of ``graph`` in insertion order (the order builders number them)."""
-    check_graph(graph)
-    return [n for n, k in graph.nodes(data="kind") if k == "gpu"]
-
-
-def gpu_spec(graph: nx.Graph, name: str) -> GpuSpec:
-    """The :class:`~compute.hardware.GpuSpec` of GPU type ``name`` on ``graph``: the graph's
-    own ``gpu_types`` first (a user's GPU placed by a builder or read from a fabric file),
-    then compute's catalog. For a node: ``gpu_spec(graph, graph.nodes[node]["gpu"])``.
-
-    >>> from compute.hardware import derive_gpu, get_gpu
-    >>> from topologies import build
-    >>> mine = derive_gpu(get_gpu("H100-SXM"), "Half", fraction=0.5)
-    >>> g = build("ring", {"n": 4, "gpu": mine})
-    >>> gpu_spec(g, g.nodes["gpu0"]["gpu"]).sms, gpu_spec(g, "Lite").sms
-    (66, 33)
-    """
-    own = check_graph(graph).graph.get("gpu_types")
-    if isinstance(own, dict) and name in own:
-        return own[name]
-    table = catalog()
-    if isinstance(name, str) and name in table:
-        return table[name]
-    names = list(own or {}) + list(table)
-    raise UserError(f"GPU type {describe(name)} is neither one of the fabric's gpu_types nor in "
-                    f"the catalog; known: {known(names)}")
-
-
-def gpu_derivation(graph: nx.Graph, name: str) -> tuple[str, float] | None:
-    """``(base GPU, fraction)`` where GPU type ``name`` on ``graph`` derives from another
-    GPU (a GPU file's ``derive_from``): the graph's own ``gpu_file_facts`` first (recorded
-    by the builder, carried by a fabric file), then compute's (the catalog's Lite family, a
-    GPU file read in this process); None where it derives from none.
-
-    >>> from topologies import build
-    >>> g = build("ring:n=2,gpu=Lite")
-    >>> gpu_derivation(g, "Lite"), gpu_derivation(g, "H100-SXM")
-    (('H100-SXM', 0.25), None)
-    """
-    facts = (graph.graph.get("gpu_file_facts") or {}).get(name)
-    if facts is not None:
-        return (facts["derive_from"], facts.get("fraction", 1.0)) if "derive_from" in facts \
-            else None
-    return derivation(name)
-
-
-def gpu_types(graph: nx.Graph) -> dict[str, GpuSpec]:
-    """``{name: GpuSpec}`` of every GPU type the GPU nodes of ``graph`` name, in node order
-    (resolved by :func:`gpu_spec`).
-
-    >>> from topologies import build
-    >>> list(gpu_types(build("lite-groups:base=[ring:n=2],lites=2")))
-    ['Lite']
-    """
-    names = dict.fromkeys(t for _, t in check_graph(graph).nodes(data="gpu") if t is not None)
-    return {t: gpu_spec(graph, t) for t in names}
-
-
-def _bad(msg: str) -> NoReturn:
-    raise UserError(f"{INVALID}: {msg}")
-
-
-def as_real(value: object) -> float | None:
-    """``value`` as a float if it is a real number (not a bool, not too large), else None."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        return None
-    try:
-        return float(value)
-    except (OverflowError, ValueError, TypeError):
-        return None
-
-
-def _nonneg(value: object) -> bool:
-    x = as_real(value)
-    return x is not None and 0 <= x < _INF
-
-
-def _whole(value: object, minimum: int) -> bool:
-    return is_whole(value) and value >= minimum  # type: ignore[operator]  # an integer compares
 
 
 def _near_miss_problem(what: str, key: str, match: str) -> NoReturn:
-    _bad(f"{what} has attribute {key!r}, which the schema does not read; did you mean "
+    invalid(f"{what} has attribute {key!r}, which the schema does not read; did you mean "
          f"{match!r}? (other attributes are kept unread: rename one of your own that looks "
          f"like a misspelling)")
 
@@ -378,7 +259,7 @@ def check_switches_linked(graph: nx.Graph) -> None:
     lone = [n for n, k in graph.nodes(data="kind") if k == "switch" and not adj[n]]
     if lone:
         more = f" (nor have {len(lone) - 1:,} more)" if len(lone) > 1 else ""
-        _bad(f"switch {describe(lone[0])} has no links{more}; a switch is priced by its radix "
+        invalid(f"switch {describe(lone[0])} has no links{more}; a switch is priced by its radix "
              f"x port rate and its port rate is its links' (a spare switch is no part of a "
              f"fabric): link {'them' if more else 'it'} or take {'them' if more else 'it'} out")
 
@@ -390,13 +271,13 @@ def _kind_problem(node: object, data: dict) -> NoReturn:
     kind written under it, read as no kind)."""
     what, allowed = f"node {describe(node)}", f"allowed: {known(NODE_KINDS)}"
     if "kind" in data:
-        _bad(f"{what} has kind {describe(data['kind'])}; {allowed}")
+        invalid(f"{what} has kind {describe(data['kind'])}; {allowed}")
     if "id" in data:
-        _bad(f"{what} has no attribute 'kind' but one named 'id' ({describe(data['id'])}): "
+        invalid(f"{what} has no attribute 'kind' but one named 'id' ({describe(data['id'])}): "
              f"'id' is the name of a node itself (GraphML's node id, the key of a node in a "
              f"fabric's JSON), no attribute; name the key 'kind' if it holds the node's kind "
              f"({allowed})")
-    _bad(f"{what} has no attribute 'kind'; every node names its kind ({allowed})")
+    invalid(f"{what} has no attribute 'kind'; every node names its kind ({allowed})")
 
 
 def _check_near_misses(holders: list) -> None:
@@ -413,7 +294,7 @@ def _check_near_misses(holders: list) -> None:
                 if key in data:
                     what = f"node {describe(u)}" if v is None else \
                         f"edge {describe(u)}-{describe(v)}"
-                    _bad(f"{what} has attribute {key!r}, the key a fabric file's JSON gives "
+                    invalid(f"{what} has attribute {key!r}, the key a fabric file's JSON gives "
                          f"{'a node its id' if v is None else 'an edge its ends'} (written to "
                          f".json, it replaced {'the id' if v is None else 'that end'}); rename it")
     # a node's attribute against those a node of its kind reads, an edge's against an
@@ -444,34 +325,34 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
         if key in attrs:
             v = attrs[key]
             if not isinstance(v, allowed) or (isinstance(v, bool) and bool not in allowed):
-                _bad(f"graph attribute {key!r} must be {_TYPE_WORDS[allowed]}, got "
+                invalid(f"graph attribute {key!r} must be {_TYPE_WORDS[allowed]}, got "
                      f"{describe(v)}")
             if isinstance(v, str) and len(v) > MAX_TEXT_LENGTH:   # a name of 20 MB was printed
-                _bad(f"graph attribute {key!r} must be text of at most {MAX_TEXT_LENGTH:,} "
+                invalid(f"graph attribute {key!r} must be text of at most {MAX_TEXT_LENGTH:,} "
                      f"characters, got {describe(v)}")
     for key, (least, what) in BUILT_COUNTS.items():   # int by now (GRAPH_TYPES)
         if key in attrs and attrs[key] < least:
-            _bad(f"graph attribute {key!r} is {describe(attrs[key])}; it counts the {what} "
+            invalid(f"graph attribute {key!r} is {describe(attrs[key])}; it counts the {what} "
                  f"its builder made: a whole number >= {least}")
     if "reconfiguration_time" in attrs:
-        if not _nonneg(attrs["reconfiguration_time"]):
-            _bad(f"graph attribute 'reconfiguration_time' must be finite and >= 0 s, got "
+        if not finite_nonneg(attrs["reconfiguration_time"]):
+            invalid(f"graph attribute 'reconfiguration_time' must be finite and >= 0 s, got "
                  f"{describe(attrs['reconfiguration_time'])}")
         # the OCS nodes' own bound: a file's 1e300 s printed 'reconfigure: 1e+303 ms'
-        _physical("graph attribute", "reconfiguration_time", attrs["reconfiguration_time"])
-    if LATENCY_SCALE in attrs and not (_nonneg(attrs[LATENCY_SCALE]) and attrs[LATENCY_SCALE] > 0):
-        _bad(f"graph attribute {LATENCY_SCALE!r} must be finite and > 0 (the scale its "
+        check_value_range("graph attribute", "reconfiguration_time", attrs["reconfiguration_time"])
+    if LATENCY_SCALE in attrs and not (finite_nonneg(attrs[LATENCY_SCALE]) and attrs[LATENCY_SCALE] > 0):
+        invalid(f"graph attribute {LATENCY_SCALE!r} must be finite and > 0 (the scale its "
              f"links' latencies were adjusted by), got {describe(attrs[LATENCY_SCALE])}")
-    if HOP_LATENCY in attrs and not _nonneg(attrs[HOP_LATENCY]):
-        _bad(f"graph attribute {HOP_LATENCY!r} must be finite and >= 0 s (the latency added "
+    if HOP_LATENCY in attrs and not finite_nonneg(attrs[HOP_LATENCY]):
+        invalid(f"graph attribute {HOP_LATENCY!r} must be finite and >= 0 s (the latency added "
              f"to each of its links), got {describe(attrs[HOP_LATENCY])}")
     cabling = attrs.get("ocs_cabling")
     if cabling is not None and (set(cabling) - {"fibres"} != {"medium", "cables", "lanes"}
                                 or not isinstance(cabling["medium"], str)
                                 or cabling["medium"] not in OPTICAL_MEDIA
-                                or not _whole(cabling["cables"], 0)
-                                or not _whole(cabling["lanes"], 0)):
-        _bad("graph attribute 'ocs_cabling' must be {'medium': an optical medium ("
+                                or not whole_from(cabling["cables"], 0)
+                                or not whole_from(cabling["lanes"], 0)):
+        invalid("graph attribute 'ocs_cabling' must be {'medium': an optical medium ("
              f"{known(OPTICAL_MEDIA)}), 'cables': whole >= 0, 'lanes': whole >= 0}}, got "
              f"{describe(cabling)}")
     if cabling is not None and "fibres" in cabling:
@@ -479,13 +360,13 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
     own = attrs.get("gpu_types") or {}
     for name, spec in own.items():
         if not isinstance(spec, GpuSpec) or spec.name != name:
-            _bad(f"gpu_types[{describe(name)}] must be the GpuSpec named {describe(name)}, got "
+            invalid(f"gpu_types[{describe(name)}] must be the GpuSpec named {describe(name)}, got "
                  f"{describe(spec)}")
     if "gpu_file_facts" in attrs:   # as a GPU file's entries are checked (compute's checks)
         try:
             check_gpu_file_facts(own, attrs["gpu_file_facts"], "gpu_file_facts")
         except UserError as exc:
-            _bad(str(exc))
+            invalid(str(exc))
     return own
 
 
@@ -518,9 +399,9 @@ def catalog_clash(spec: GpuSpec) -> str | None:
 def _gpu_problem(node: Hashable, data: dict, own: Mapping[str, GpuSpec]) -> None:
     t = data.get("gpu")
     if not isinstance(t, str) or not t:
-        _bad(f"gpu node {describe(node)} must name its GPU type in 'gpu', got {describe(t)}")
+        invalid(f"gpu node {describe(node)} must name its GPU type in 'gpu', got {describe(t)}")
     if t not in own and t not in catalog():
-        _bad(f"gpu node {describe(node)} names GPU type {describe(t)}, which is neither one of the "
+        invalid(f"gpu node {describe(node)} names GPU type {describe(t)}, which is neither one of the "
              f"graph's gpu_types nor in the catalog; known: {known([*own, *catalog()])}")
 
 
@@ -530,11 +411,11 @@ def _label_problem(node: Hashable, data: dict, most: int) -> None:
     pod, group or rail of the fabric, of which it has fewer than nodes; a GraphML long of
     1e400 was read as a 401-digit number)."""
     for key in LABELS:
-        if key in data and not _whole(data[key], 0):
-            _bad(f"gpu node {describe(node)} label {key!r} must be a whole number >= 0, got "
+        if key in data and not whole_from(data[key], 0):
+            invalid(f"gpu node {describe(node)} label {key!r} must be a whole number >= 0, got "
                  f"{describe(data[key])}")
         if key in data and data[key] > most:
-            _bad(f"gpu node {describe(node)} label {key!r} is {describe(data[key])}, above "
+            invalid(f"gpu node {describe(node)} label {key!r} is {describe(data[key])}, above "
                  f"{most:,}: it numbers a {key} of the fabric, and a fabric has at most "
                  f"{most + 1:,} nodes (NETMODEL_MAX_FABRIC_NODES)")
 
@@ -556,24 +437,24 @@ def _check_devices(graph: nx.Graph, gpu_list: list, devices: list) -> None:
         d = data[node]
         value = d["device"]
         if value.__class__ is not int or value < 0:
-            _bad(f"gpu node {describe(node)} label 'device' must be a whole number >= 0 (its "
+            invalid(f"gpu node {describe(node)} label 'device' must be a whole number >= 0 (its "
                  f"device index in its server), got {describe(value)}")
         if value > most:
-            _bad(f"gpu node {describe(node)} label 'device' is {describe(value)}, above "
+            invalid(f"gpu node {describe(node)} label 'device' is {describe(value)}, above "
                  f"{most:,}: a device index numbers a GPU of its server, and a fabric has at "
                  f"most {most + 1:,} nodes (NETMODEL_MAX_FABRIC_NODES)")
         if "server" not in d:
-            _bad(f"gpu node {describe(node)} has label 'device' ({value}) but no 'server' label; "
+            invalid(f"gpu node {describe(node)} has label 'device' ({value}) but no 'server' label; "
                  f"a device index numbers a GPU of its server")
         other = seen.setdefault((d["server"], value), node)
         if other != node:
-            _bad(f"gpu nodes {describe(other)} and {describe(node)} of server {d['server']} both "
+            invalid(f"gpu nodes {describe(other)} and {describe(node)} of server {d['server']} both "
                  f"have device {value}; each GPU of a server has its own device index")
     if len(devices) < len(gpu_list):
         have = set(devices)
         missing = next((n for n in gpu_list if n not in have and "server" in data[n]), None)
         if missing is not None:
-            _bad(f"gpu node {describe(missing)} has a 'server' label but no 'device' label, "
+            invalid(f"gpu node {describe(missing)} has a 'server' label but no 'device' label, "
                  f"while gpu node {describe(devices[0])} has one; give every GPU with a "
                  f"'server' label its device index, or none (then it is the GPU's position "
                  f"among its server's GPUs)")
@@ -587,21 +468,21 @@ def switch_problem(node: Hashable, data: dict,
                    adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
     """Check switch ``node``'s attributes ``data`` (tier, radix, latency,
     in_network_reduction); UserError naming the first wrong one."""
-    if not _whole(data["tier"], 0):
-        _bad(f"switch {describe(node)} tier must be a whole number >= 0, got {describe(data['tier'])}")
+    if not whole_from(data["tier"], 0):
+        invalid(f"switch {describe(node)} tier must be a whole number >= 0, got {describe(data['tier'])}")
     if data["tier"] > MAX_TIER:
-        _bad(f"switch {describe(node)} tier must be at most {MAX_TIER} (0 scale-up, 1 leaf, "
+        invalid(f"switch {describe(node)} tier must be at most {MAX_TIER} (0 scale-up, 1 leaf, "
              f"2 spine, 3 core), got {describe(data['tier'])}")
-    if not _whole(data["radix"], 1):
-        _bad(f"switch {describe(node)} radix must be a positive integer, got {describe(data['radix'])}")
+    if not whole_from(data["radix"], 1):
+        invalid(f"switch {describe(node)} radix must be a positive integer, got {describe(data['radix'])}")
     if data["radix"] > MAX_RADIX:
-        _bad(f"switch {describe(node)} radix must be at most {MAX_RADIX:,} ports, got "
+        invalid(f"switch {describe(node)} radix must be at most {MAX_RADIX:,} ports, got "
              f"{describe(data['radix'])}")
-    if not _nonneg(data["latency"]):
-        _bad(f"switch {describe(node)} latency must be finite and >= 0 s, got {describe(data['latency'])}")
-    _physical(f"switch {describe(node)}", "latency", data["latency"])
+    if not finite_nonneg(data["latency"]):
+        invalid(f"switch {describe(node)} latency must be finite and >= 0 s, got {describe(data['latency'])}")
+    check_value_range(f"switch {describe(node)}", "latency", data["latency"])
     if not isinstance(data["in_network_reduction"], bool):
-        _bad(f"switch {describe(node)} in_network_reduction must be true or false, got "
+        invalid(f"switch {describe(node)} in_network_reduction must be true or false, got "
              f"{describe(data['in_network_reduction'])}")
 
 
@@ -609,155 +490,19 @@ def ocs_problem(node: Hashable, data: dict,
                 adj: Mapping[Hashable, Mapping[Hashable, dict]]) -> None:
     """Check OCS ``node``'s attributes ``data`` (ports, reconfiguration_time, latency) and
     that its edges in ``adj`` are optical; UserError naming the first wrong one."""
-    if not _whole(data["ports"], 1):
-        _bad(f"ocs {describe(node)} ports must be a positive integer, got {describe(data['ports'])}")
+    if not whole_from(data["ports"], 1):
+        invalid(f"ocs {describe(node)} ports must be a positive integer, got {describe(data['ports'])}")
     if data["ports"] > MAX_RADIX:
-        _bad(f"ocs {describe(node)} ports must be at most {MAX_RADIX:,}, got "
+        invalid(f"ocs {describe(node)} ports must be at most {MAX_RADIX:,}, got "
              f"{describe(data['ports'])}")
     for key in ("reconfiguration_time", "latency"):
-        if not _nonneg(data[key]):
-            _bad(f"ocs {describe(node)} {key} must be finite and >= 0 s, got {describe(data[key])}")
-        _physical(f"ocs {describe(node)}", key, data[key])
+        if not finite_nonneg(data[key]):
+            invalid(f"ocs {describe(node)} {key} must be finite and >= 0 s, got {describe(data[key])}")
+        check_value_range(f"ocs {describe(node)}", key, data[key])
     for other, d in adj[node].items():
         if d["medium"] not in OPTICAL_MEDIA:
-            _bad(f"edge {describe(node)}-{describe(other)} medium {describe(d['medium'])} ends on an "
+            invalid(f"edge {describe(node)}-{describe(other)} medium {describe(d['medium'])} ends on an "
                  f"OCS, which switches light: allowed {known(OPTICAL_MEDIA)}")
-
-
-def _got(value: object) -> str:
-    """``got VALUE`` for a refusal of a number; for a text, that it is one (a GraphML
-    ``<key>`` of ``attr.type`` ``string``, as tools that export every attribute as text
-    write it, or a JSON string): ``got '225000000000.0'`` read as a number refused as one.
-
-    >>> _got(-1.0), _got("4.5e11")
-    ('got -1.0', "got the text '4.5e11', not a number (a GraphML <key> of attr.type 'string' or a quoted JSON value; give the number itself)")
-    """
-    if isinstance(value, str):
-        return (f"got the text {describe(value)}, not a number (a GraphML <key> of attr.type "
-                f"'string' or a quoted JSON value; give the number itself)")
-    return f"got {describe(value)}"
-
-
-def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
-
-    if u == v:
-        _bad(f"edge {describe(u)}-{describe(v)} joins a node to itself (self-loops are not links)")
-    missing = [k for k in EDGE_KEYS if k not in data]
-    if missing:
-        _bad(f"edge {describe(u)}-{describe(v)} lacks attribute(s) {', '.join(missing)}")
-    bw = data["bandwidth"]
-    if not (_nonneg(bw) and bw > 0):
-        _bad(f"edge {describe(u)}-{describe(v)} bandwidth must be finite and > 0 bytes/s, {_got(bw)}")
-    if not _nonneg(data["latency"]):
-        _bad(f"edge {describe(u)}-{describe(v)} latency must be finite and >= 0 s, "
-             f"{_got(data['latency'])}")
-    _physical(f"edge {describe(u)}-{describe(v)}", "bandwidth", bw)
-    _physical(f"edge {describe(u)}-{describe(v)}", "latency", data["latency"])
-    lanes = data["lanes"]
-    if not _whole(lanes, 1):
-        x = as_real(lanes)
-        if x is None or not math.isfinite(x) or x < 1 or x != int(x):
-            _bad(f"edge {describe(u)}-{describe(v)} lanes must be a whole number >= 1, {_got(lanes)}")
-    links = data.get("links", 1)
-    if not (_nonneg(links) and links > 0):
-        _bad(f"edge {describe(u)}-{describe(v)} links must be finite and > 0 cables, {_got(links)}")
-    _physical(f"edge {describe(u)}-{describe(v)}", "lanes", lanes)
-    _physical(f"edge {describe(u)}-{describe(v)}", "links", links)
-    medium = data["medium"]
-    if not isinstance(medium, str) or medium not in MEDIA_SET:
-        _bad(f"edge {describe(u)}-{describe(v)} medium {describe(medium)} is not one of {known(MEDIA)}")
-
-
-def check_positive(what: str, value: object, *, allow_zero: bool = False) -> float:
-    """``value`` as a finite float > 0 (>= 0 with ``allow_zero``), and, for a physical
-    quantity whose name ends in one of :data:`~topologies.limits.PHYSICAL_MAX`'s (latency,
-    bandwidth, length, reconfiguration_time), at most its plausible maximum; a bandwidth
-    or latency within a link's range (:func:`compute.units.check_plausible`,
-    ``link_bandwidth``, ``link_latency``).
-
-    >>> check_positive("reconfiguration_time", 1e300)
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: reconfiguration_time must be at most 3600 s (MEMS circuit switches reconfigure in about 10 ms, patch panels by hand in minutes), got 1e+300
-    """
-    x = as_real(value)
-    if x is None or not math.isfinite(x) or not (x >= 0 if allow_zero else x > 0):
-        rule = ">= 0" if allow_zero else "> 0"
-        raise UserError(f"{what} must be a finite number {rule}, got {describe(value)}")
-    for name in ("bandwidth", "latency"):   # a link's plausible range (limits.toml)
-        if what.endswith(name) and x > 0:
-            check_plausible(f"link_{name}", x, what)
-    for name, (most, unit, why) in PHYSICAL_MAX.items():
-        if what.endswith(name) and x > most:
-            raise UserError(f"{what} must be at most {most:g} {unit} ({why}), got "
-                            f"{describe(value)}")
-    for name, (least, unit, why) in PHYSICAL_MIN.items():
-        if what.endswith(name) and 0 < x < least:
-            raise UserError(f"{what} must be at least {least:g} {unit} ({why}), got "
-                            f"{describe(value)}")
-    return x
-
-
-def check_length(value: object) -> float:
-    """A cable length in metres: finite, >= 0."""
-    return check_positive("length", value, allow_zero=True)
-
-
-def _length_problem(u: Hashable, v: Hashable, length: object) -> None:
-    """Refuse an edge's cable ``length`` (m) that a builder's ``length`` would refuse
-    (:func:`check_length`: finite, >= 0, at most 100 km): the network bill and
-    :func:`topologies.optical.ocs_cabling` read it (the ``ocs`` builder's fibres carry
-    it), and a hand-built graph's NaN, -1, inf or ``'2m'`` passed where every builder says
-    no."""
-    try:
-        check_length(length)
-    except UserError as exc:
-        _bad(f"edge {describe(u)}-{describe(v)} {exc}")
-
-
-_FOUR = operator.itemgetter("bandwidth", "latency", "lanes", "medium")
-
-
-def _check_edges(adj: Mapping, untyped: list) -> tuple[bool, list]:
-    """Check every edge of the adjacency ``adj``, walked in ``graph.edges`` order (each
-    node's neighbours in turn, an edge met again from its other end skipped) so that the
-    first bad edge is the one named; whether any edge has a ``links`` count, and the
-    circuit edges ``(u, v, data)`` (checked against the nodes later); appends to ``untyped``
-    the edges with attributes the schema does not type."""
-    cables = False
-    circuits = []
-    seen: set = set()
-    add = seen.add
-    for u, nbrs in adj.items():
-        for v, data in nbrs.items():
-            if v in seen:
-                continue
-            try:
-                bw, lat, lanes, medium = _FOUR(data)
-            except KeyError:
-                _edge_problem(u, v, data)  # names what it lacks
-            links = 1
-            if len(data) > 4:
-                if "links" in data:
-                    links = data["links"]
-                    cables = True
-                if "length" in data:
-                    x = data["length"]
-                    if not (x.__class__ is float and 0 <= x <= _MAX_LENGTH):
-                        _length_problem(u, v, x)   # an int passes; names what is wrong
-                if not data.keys() <= _EDGE_TYPED:
-                    untyped.append((u, v, data))
-            if not (bw.__class__ is float and _MIN_BW <= bw <= _MAX_BW and lat.__class__ is float
-                    and 0 <= lat <= _MAX_LATENCY and lanes.__class__ is int
-                    and 1 <= lanes <= _MAX_LANES
-                    and (links.__class__ is int and 1 <= links <= _MAX_LINKS
-                         or links.__class__ is float and 0 < links <= _MAX_LINKS)
-                    and medium.__class__ is str and medium in MEDIA_SET and u != v):
-                _edge_problem(u, v, data)
-            if medium == "ocs-circuit":
-                circuits.append((u, v, data))
-        add(u)  # after its neighbours, as the edge view does (a self-loop is listed)
-    return cables, circuits
 
 
 def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
@@ -772,7 +517,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     a bool; an OCS's ports likewise, its edges optical); every edge (no self-loop; bandwidth
     finite and > 0, latency finite and >= 0, lanes a whole number >= 1, links finite and > 0, a
     known medium; bandwidth, latency, reconfiguration times, lanes and links within
-    :data:`VALUE_RANGES`,
+    :data:`~topologies.limits.VALUE_RANGES`,
     which an adjusted scenario reaches and overflow does not; a
     circuit between two GPUs, ``via`` OCS nodes of the graph); a torus's ``dims`` against
     its GPUs and edges; the ``gpus`` count; every text (graph attributes, node ids, a
@@ -800,14 +545,14 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     if not isinstance(check_connected, bool):   # an array's truth raised numpy's ValueError
         raise UserError(f"check_connected must be True or False, got {describe(check_connected)}")
     if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
-        _bad(f"expected an undirected simple networkx Graph, got {type(graph).__name__}")
+        invalid(f"expected an undirected simple networkx Graph, got {type(graph).__name__}")
     own = check_graph_attributes(graph)
     check_graph_texts(graph)   # printed and drawn: one line, no formula
     types = frozenset(own) | frozenset(catalog())
     adj = graph._adj
     plain = type(graph) is nx.Graph  # its dicts are dicts: read them directly
     untyped: list = []   # nodes and edges with attributes the schema does not type
-    cables, circuits = _check_edges(adj if plain else graph.adj, untyped)
+    cables, circuits = check_edges(adj if plain else graph.adj, untyped)
     gpus = ocs_ports = 0
     gpu_list = []
     devices: list = []   # GPUs with a 'device' label
@@ -835,7 +580,7 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
             _kind_problem(node, data)
         missing = [k for k in NODE_KEYS[kind] if k not in data]
         if missing:
-            _bad(f"{kind} node {describe(node)} lacks attribute(s) {', '.join(missing)}")
+            invalid(f"{kind} node {describe(node)} lacks attribute(s) {', '.join(missing)}")
         if len(data) > len(NODE_KEYS[kind]) + 1:   # beyond its kind and required ones
             untyped.append((node, None, data))
         # an edge may stand for several cables: count cables, not edges (a breakout share
@@ -844,14 +589,14 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
             switch_problem(node, data, adj)
             used = _ports_used(adj, node) if cables else len(adj[node])
             if as_real(used) is None or used > data["radix"] + 1e-6:
-                _bad(f"switch {describe(node)} uses {describe(used)} ports but its radix is "
+                invalid(f"switch {describe(node)} uses {describe(used)} ports but its radix is "
                      f"{data['radix']}")
         else:
             ocs_problem(node, data, adj)
             ocs_ports += data["ports"]
             used = _ports_used(adj, node) if cables else len(adj[node])
             if as_real(used) is None or used > data["ports"] + 1e-6:
-                _bad(f"ocs {describe(node)} uses {describe(used)} ports but it has {data['ports']}")
+                invalid(f"ocs {describe(node)} uses {describe(used)} ports but it has {data['ports']}")
     if untyped:
         check_attribute_texts(untyped)
         _check_near_misses(untyped)
@@ -863,18 +608,18 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     check_circuits(circuits, node_data, ocs_ports)
     check_cabling_fits(graph, ocs_ports)
     if gpus == 0:   # before the count's checks: "set it to 0" would ask for a fabric of none
-        _bad("it holds no GPU nodes (nodes of kind 'gpu'); a fabric needs at least one")
+        invalid("it holds no GPU nodes (nodes of kind 'gpu'); a fabric needs at least one")
     declared = graph.graph.get("gpus")
     if declared is None:
-        _bad(f"graph attribute 'gpus' is missing; set it to the number of GPU nodes, {gpus} "
+        invalid(f"graph attribute 'gpus' is missing; set it to the number of GPU nodes, {gpus} "
              f"(graph.graph['gpus'] = {gpus}, or \"gpus\": {gpus} in a file's graph table)")
     if declared != gpus:
-        _bad(f"graph attribute 'gpus' is {describe(declared)} but it has {gpus} GPU nodes; "
+        invalid(f"graph attribute 'gpus' is {describe(declared)} but it has {gpus} GPU nodes; "
              f"set it to {gpus}")
     if check_connected and gpus > 1:
         first = gpu_list[0]
         reached = nx.node_connected_component(graph, first)
         cut = [n for n in gpu_list if n not in reached]
         if cut:
-            _bad(f"GPU {describe(cut[0])} cannot reach GPU {describe(first)} ({len(cut)} GPU(s) disconnected)")
+            invalid(f"GPU {describe(cut[0])} cannot reach GPU {describe(first)} ({len(cut)} GPU(s) disconnected)")
     return graph

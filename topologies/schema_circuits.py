@@ -30,15 +30,14 @@ import operator
 import threading
 from collections import OrderedDict
 from collections.abc import Collection, Hashable, Mapping
-from typing import NoReturn
 
 import networkx as nx
 import numpy as np
 
-from compute.errors import UserError, known
+from compute.errors import known
 from compute.validate import describe, is_whole
 from topologies.limits import VALUE_RANGES, range_problem
-from topologies.schema_text import INVALID
+from topologies.schema_text import invalid
 
 __all__ = ["CABLING_FIBRES", "OPTICAL_MEDIA", "check_cabling_columns", "check_cabling_fits",
            "check_circuits", "check_ports_held", "circuit_count", "circuit_each", "circuit_via",
@@ -52,10 +51,6 @@ CABLING_FIBRES = ("gpu", "ocs", "cables", "bandwidth", "lanes", "length")
 #: fibre to fibre; Google's Palomar OCS, Jouppi et al., ISCA 2023).
 OPTICAL_MEDIA = ("pluggable-optics", "co-packaged-optics", "fibre")
 _MAX_LANES, _LANES_WHY = VALUE_RANGES["lanes"][1], VALUE_RANGES["lanes"][3]
-
-
-def _bad(msg: str) -> NoReturn:
-    raise UserError(f"{INVALID}: {msg}")
 
 
 def circuit_via(u: Hashable, v: Hashable, data: Mapping,
@@ -92,13 +87,13 @@ def circuit_via(u: Hashable, v: Hashable, data: Mapping,
                    None)
     if bad is None and len(set(names)) != len(names):
         twice = next(o for o in names if names.count(o) > 1)
-        _bad(f"circuit {describe(u)}-{describe(v)} 'via' must name the OCS node(s) it passes "
+        invalid(f"circuit {describe(u)}-{describe(v)} 'via' must name the OCS node(s) it passes "
              f"(comma-separated), got {describe(via)}: {describe(twice)} twice (a GPU has one "
              f"port on an OCS)")
     if not names or bad is not None:
         why = "" if bad is None else (": an empty name" if not bad else
                                        f": {describe(bad)} is not an OCS of the graph")
-        _bad(f"circuit {describe(u)}-{describe(v)} 'via' must name the OCS node(s) it passes "
+        invalid(f"circuit {describe(u)}-{describe(v)} 'via' must name the OCS node(s) it passes "
              f"(comma-separated), got {describe(via)}{why}")
     return names
 
@@ -154,7 +149,7 @@ def circuit_each(u: Hashable, v: Hashable,
     except (TypeError, ValueError):
         fits = False
     if not fits:
-        _bad(f"circuit {describe(u)}-{describe(v)} via_bandwidth {describe(rates)} and "
+        invalid(f"circuit {describe(u)}-{describe(v)} via_bandwidth {describe(rates)} and "
              f"via_lanes {describe(lanes)} must give each of its {describe(count)} circuits' "
              f"bandwidth and lanes (comma-separated, summing to its bandwidth "
              f"{describe(bandwidth)} and lanes {describe(total)})")
@@ -216,17 +211,17 @@ def _circuit_problem(u: Hashable, v: Hashable, data: dict, nodes: Mapping) -> No
     name = f"circuit {describe(u)}-{describe(v)}"
     ends = [n for n in (u, v) if nodes[n].get("kind") != "gpu"]
     if ends:
-        _bad(f"{name} ends on {nodes[ends[0]].get('kind')} {describe(ends[0])}: an ocs-circuit "
+        invalid(f"{name} ends on {nodes[ends[0]].get('kind')} {describe(ends[0])}: an ocs-circuit "
              f"joins two GPUs through an OCS (an edge to the OCS is a fibre)")
     via = circuit_via(u, v, data, nodes)
     links = data.get("links", 1)
     if via and len(via) != links:   # circuit_count counts links, drop_circuits the names
-        _bad(f"{name} 'via' {describe(data['via'])} names {len(via)} OCS for "
+        invalid(f"{name} 'via' {describe(data['via'])} names {len(via)} OCS for "
              f"{describe(links)} circuits ('links'): one OCS a circuit")
     circuit_each(u, v, data)
     optics = data.get("optics")
     if optics is not None and optics not in OPTICAL_MEDIA:
-        _bad(f"{name} optics {describe(optics)} must be the GPU ports' optical medium: "
+        invalid(f"{name} optics {describe(optics)} must be the GPU ports' optical medium: "
              f"{known(OPTICAL_MEDIA)}")
 
 
@@ -243,7 +238,7 @@ def check_circuits(circuits: list, nodes: Mapping, ocs_ports: int) -> None:
         check_ports_held(circuits)
     if circuits and not ocs_ports:
         u, v, _ = circuits[0]
-        _bad(f"circuit {describe(u)}-{describe(v)} is an ocs-circuit but the graph has no OCS node "
+        invalid(f"circuit {describe(u)}-{describe(v)} is an ocs-circuit but the graph has no OCS node "
              f"to set it through")
 
 
@@ -274,7 +269,7 @@ def check_ports_held(circuits: list) -> None:
         o = next(o for o in names if o in seen or seen.add(o))
         ends = [f"{describe(a)}-{describe(b)}" for a, b, d in circuits if gpu in (a, b)
                 and o in str(d.get("via")).split(",")][:2]
-        _bad(f"GPU {describe(gpu)} holds 2 circuits through OCS {describe(o)} (circuits "
+        invalid(f"GPU {describe(gpu)} holds 2 circuits through OCS {describe(o)} (circuits "
              f"{' and '.join(ends)}), but it has one port on each OCS")
 
 
@@ -367,7 +362,7 @@ def check_cabling_columns(fibres: object) -> None:
     if not isinstance(fibres, dict) or set(fibres) != set(CABLING_FIBRES) or any(
             not isinstance(c, list | tuple) for c in fibres.values()) \
             or len({len(c) for c in fibres.values()}) != 1:
-        _bad(f"{what}, got {describe(fibres)}")
+        invalid(f"{what}, got {describe(fibres)}")
     if _checked_fibres(fibres) is not None:
         return   # these very columns (tuples) passed already
     for key, low, whole in (("cables", 1, True), ("lanes", 1, True), ("bandwidth", 0, False),
@@ -378,14 +373,14 @@ def check_cabling_columns(fibres: object) -> None:
                 isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
                 and (x > 0 if key == "bandwidth" else x >= 0))
             if not fine:
-                _bad(f"graph attribute 'ocs_cabling' fibre {key} must be "
+                invalid(f"graph attribute 'ocs_cabling' fibre {key} must be "
                      f"{'whole >= 1' if whole else ('> 0' if key == 'bandwidth' else '>= 0')},"
                      f" got {describe(x)}")
         if key == "bandwidth" and fibres[key]:   # an edge's bounds
             for x in (min(fibres[key]), max(fibres[key])):
                 if (problem := range_problem("graph attribute 'ocs_cabling' fibre", key,
                                              x)) is not None:
-                    _bad(problem)
+                    invalid(problem)
     if all(c.__class__ is tuple for c in fibres.values()):   # kept: unchanged while held
         checked = _CheckedFibres(fibres)
         with _CHECKED_LOCK:
@@ -404,16 +399,16 @@ def check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
     circuits = sum(d.get("links", 1) for _, _, d in graph.edges(data=True)
                    if d["medium"] == "ocs-circuit")
     if cables > ocs_ports:
-        _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables but the graph's OCS "
+        invalid(f"graph attribute 'ocs_cabling' has {describe(cables)} cables but the graph's OCS "
              f"have {ocs_ports} ports (one fibre a port)")
     if cables < 2 * circuits - 1e-6:
-        _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables, fewer than the "
+        invalid(f"graph attribute 'ocs_cabling' has {describe(cables)} cables, fewer than the "
              f"2 x {circuits:g} its circuits ride on")
     if not cables <= lanes or (cables == 0) != (lanes == 0):
-        _bad(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
+        invalid(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
              f"cables; each cable has at least one lane")
     if lanes > cables * _MAX_LANES:   # an edge's own bound, a cable at a time (1e20 printed)
-        _bad(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
+        invalid(f"graph attribute 'ocs_cabling' has {describe(lanes)} lanes on {describe(cables)} "
              f"cables; at most {_MAX_LANES:g} a cable ({_LANES_WHY})")
     fibres = cabling.get("fibres")
     if fibres is not None:   # the columns' sums are the record's, their ends the graph's
@@ -421,7 +416,7 @@ def check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
         # shares its columns), else read here
         checked = _checked_fibres(fibres) or _CheckedFibres(fibres)
         if checked.cables != cables or checked.lanes != lanes:
-            _bad(f"graph attribute 'ocs_cabling' has {describe(cables)} cables and "
+            invalid(f"graph attribute 'ocs_cabling' has {describe(cables)} cables and "
                  f"{describe(lanes)} lanes but its fibres {checked.cables} and "
                  f"{checked.lanes}")
         # every OCS stays a node; a GPU end may be outside the graph, where a part of a
@@ -437,8 +432,8 @@ def check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
         for g, o in zip(fibres["gpu"], fibres["ocs"], strict=True):
             if not _hashable_kind(data, o, "ocs") or not (
                     _hashable_kind(data, g, "gpu") or _absent(data, g)):
-                _bad(f"graph attribute 'ocs_cabling' has a fibre {describe(g)}-{describe(o)}; "
+                invalid(f"graph attribute 'ocs_cabling' has a fibre {describe(g)}-{describe(o)}; "
                      f"a fibre joins a GPU (a node of the graph or outside it) to an OCS node "
                      f"of the graph")
         if len(set(zip(fibres["gpu"], fibres["ocs"], strict=True))) != len(fibres["gpu"]):
-            _bad("graph attribute 'ocs_cabling' names a GPU-OCS fibre twice; one entry a pair")
+            invalid("graph attribute 'ocs_cabling' names a GPU-OCS fibre twice; one entry a pair")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from itertools import chain
+from typing import NoReturn
 
 import networkx as nx
 
@@ -29,11 +30,24 @@ from compute.errors import UserError
 from compute.validate import describe
 
 __all__ = ["FORMULA", "INVALID", "MAX_NODE_ID", "UNPRINTABLE", "check_attribute_texts",
-           "check_graph_texts", "check_node_ids", "near_miss", "text_problem"]
+           "check_graph_texts", "check_node_ids", "invalid", "near_miss", "text_problem"]
 
 #: How the refusal of a fabric graph opens: this module's checks' and
 #: :func:`topologies.schema.validate`'s.
 INVALID = "invalid fabric graph"
+
+
+def invalid(msg: str) -> NoReturn:
+    """Refuse a fabric graph: UserError of ``msg`` after :data:`INVALID` (every schema
+    module's checks refuse so).
+
+    >>> invalid("edge 'a'-'b' lacks attribute(s) lanes")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: invalid fabric graph: edge 'a'-'b' lacks attribute(s) lanes
+    """
+    raise UserError(f"{INVALID}: {msg}")
+
 
 #: The longest node id a fabric may hold, in characters: builders name nodes in under 40; a
 #: longer id is data in the wrong place, and drawing or printing it costs its length at

@@ -11,20 +11,14 @@ from __future__ import annotations
 
 import math
 from itertools import chain, repeat
-from typing import NoReturn
 
 import networkx as nx
 import numpy as np
 
-from compute.errors import UserError
 from compute.validate import describe, number_text, read_number
-from topologies.schema_text import INVALID
+from topologies.schema_text import invalid
 
 __all__ = ["check_dims"]
-
-
-def _bad(msg: str) -> NoReturn:
-    raise UserError(f"{INVALID}: {msg}")
 
 
 def check_dims(graph: nx.Graph, gpus: list) -> None:
@@ -40,13 +34,13 @@ def check_dims(graph: nx.Graph, gpus: list) -> None:
     if None in sides:
         sides = []
     if not 1 <= len(sides) <= 3 or min(sides) < 2:
-        _bad(f"graph attribute 'dims' must be 1 to 3 torus sides >= 2 joined by 'x' (e.g. "
+        invalid(f"graph attribute 'dims' must be 1 to 3 torus sides >= 2 joined by 'x' (e.g. "
              f"'4x4'), got {describe(dims)}")
     total = math.prod(sides)
     if total >= 2**62:   # '1e400x2' is no float: its power of ten ({:.3g} raised OverflowError)
         shown = f"{total:.3g}" if total.bit_length() < 1000 else \
             f"about 10^{int(total.bit_length() * 0.30103)}"
-        _bad(f"graph attribute 'dims' {describe(dims)} is a torus of {shown} GPUs; its sides' "
+        invalid(f"graph attribute 'dims' {describe(dims)} is a torus of {shown} GPUs; its sides' "
              f"product must be below 2^62")
     index = np.empty(len(gpus), dtype=np.int64)
     for k, g in enumerate(gpus):
@@ -54,7 +48,7 @@ def check_dims(graph: nx.Graph, gpus: list) -> None:
         tail = name[3:]   # ASCII digits: isdigit() takes '²' (int() refuses) and '٣' (3)
         i = int(tail) if name.startswith("gpu") and tail.isascii() and tail.isdigit() else -1
         if not 0 <= i < total:
-            _bad(f"graph attribute 'dims' {describe(dims)} numbers the torus's GPUs gpu0 to "
+            invalid(f"graph attribute 'dims' {describe(dims)} numbers the torus's GPUs gpu0 to "
                  f"gpu{total - 1} row-major, but it has GPU {describe(g)}")
         index[k] = i
     pos = {g: k for k, g in enumerate(gpus)}
@@ -79,5 +73,5 @@ def check_dims(graph: nx.Graph, gpus: list) -> None:
     bad = np.flatnonzero((moved != 1) | ~near)
     if len(bad):
         u, v = gpus[ends[bad[0], 0]], gpus[ends[bad[0], 1]]
-        _bad(f"edge {describe(u)}-{describe(v)} does not join neighbours of the {dims} torus "
+        invalid(f"edge {describe(u)}-{describe(v)} does not join neighbours of the {dims} torus "
              f"that graph attribute 'dims' says it is")

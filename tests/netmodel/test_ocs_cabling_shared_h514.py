@@ -26,7 +26,7 @@ from compute.errors import UserError
 from netmodel.study.circuit_copies import members_cell
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric, instance_graph
-from topologies import build, schema, schema_circuits
+from topologies import build, schema_circuits, schema_links
 from topologies.optical import _fibre_edges, ocs_cabling, realize
 from topologies.schema import validate
 from topologies.schema_circuits import _fine_column
@@ -117,7 +117,7 @@ def test_a_checked_record_still_needs_its_ends_in_each_graph():
 def _value_fine(x: object, whole: bool, positive: bool) -> bool:
     """The schema's rule for one value (its value-by-value check)."""
     if whole:
-        return schema._whole(x, 1)
+        return schema_links.whole_from(x, 1)
     return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) \
         and (x > 0 if positive else x >= 0)
 

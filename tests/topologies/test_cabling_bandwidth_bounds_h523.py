@@ -7,8 +7,9 @@ import re
 import pytest
 
 from compute.errors import UserError
+from topologies.limits import VALUE_RANGES
 from topologies.optical import ocs, realize
-from topologies.schema import VALUE_RANGES, validate
+from topologies.schema import validate
 
 RING = [("gpu0", "gpu1"), ("gpu1", "gpu2"), ("gpu2", "gpu3"), ("gpu3", "gpu0")]
 LEAST, MOST = VALUE_RANGES["bandwidth"][:2]
