@@ -1,5 +1,6 @@
-"""``netmodel collective`` and ``netmodel costs``: collective costs on a fabric, or on a
-scenario with its own collective model (:mod:`netmodel.study.collective_setup`).
+"""``netmodel collective`` and ``netmodel costs``: thin click commands over
+:mod:`netmodel.study.collective_report` (one collective's cost, a lookup table of costs) on a
+fabric, or on a scenario with its own collective model (:mod:`netmodel.study.collective_setup`).
 
 Only click and the standard library are imported at module level; numpy, networkx and
 matplotlib load inside the commands.
@@ -7,7 +8,8 @@ matplotlib load inside the commands.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from typing import NoReturn
 
 import click
 
@@ -320,17 +322,6 @@ def _parse_group(text):
     return _items(text, "--group", "a size (8) or GPU nodes (gpu0,gpu1)")
 
 
-def _fabric_label(model) -> str:
-    g = model.graph.graph
-    spec = g.get("spec") or ""
-    return f"{g.get('name', 'fabric')}" + (f" [{spec}]" if spec else "")
-
-
-def _short_group(group) -> str:
-    return ", ".join(map(str, group)) if len(group) <= 8 else \
-        f"{group[0]}, {group[1]}, ..., {group[-1]}"
-
-
 def _scenario_help() -> str:
     return ("Or a scenario, costed with its own collective model (its calibration, "
             "placement and algorithm, with its [adjust] and OCS circuits), as compare, "
@@ -424,11 +415,9 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
     costs it."""
     import json
 
-    import numpy as np
-
     from compute.comm import check_op
-    from compute.units import counted, format_bytes, format_time
-    from netmodel.collectives.tuner_plugin import NcclTuner
+    from compute.errors import UserError
+    from netmodel.study.collective_report import collective_report
 
     check_op(op)
     _check_plot(plot_path)
@@ -436,204 +425,38 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
     setup = _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
                    plot=plot_path is not None, tuner=tuner,
                    simple_buffer=buffsize, nccl_release=release_text)
-    algorithm, placement, seed = setup.algorithm, setup.placement, setup.seed
-    was_plot = plot_path is not None
     group_text = as_typed("wanted")   # as typed, for the refusals below
-    shown = placement  # the header and JSON name no placement that was not used
     if not isinstance(wanted, int):
         _check_named_group(group_text, all_groups, setup)
-        shown = "as given"
     _check_seed_used(setup)   # after a named group's refusal, which names --seed too
-    with value_refused_as("--group", group_text, "group size", "group member"):
-        # a scenario's model places its instance of the size (too large: refused there)
-        model = setup.model(wanted if isinstance(wanted, int) else len(wanted))
-        group = model.group(wanted)
-    extra = {}
-    if fail_text is not None:
-        from netmodel.collectives.degraded import degraded_cost, degraded_model
-
-        links, nodes = _failures(fail_text)
-        with value_refused_as("--fail", fail_text, "failed node", "failed link", "every GPU"):
-            deg = degraded_cost(model.graph, op, size, group, links=links, nodes=nodes,
-                                algorithm=algorithm, placement=placement,
-                                algorithms=model.algorithms, seed=seed, scope=model.scope,
-                                calibration=setup.calibration, max_transfers=max_transfers,
-                                tuner=model.tuner,
-                                circuits=setup.circuits_after(len(group), links, nodes))
-        extra["failures"] = {"failed": fail_text, **deg.as_dict()}
-        result = deg.degraded
-        model = degraded_model(deg, model, placement, algorithm, seed)
-        group = result.group
-    else:
-        result = model.cost(op, size, group)
-    chooser = "auto"    # who chose the algorithm under auto: auto, or the tuner
-    if model.tuned() and len(group) > 1 and result.connected:
-        # the model's own answer, the text worded from it
-        tuned = model.tuner_choice(op, size, group) is not None
-        extra["chosen_by"] = "tuner" if tuned else "auto"
-        kind = "tuner" if isinstance(model.tuner, NcclTuner) else "tuner plugin"
-        chooser = f"the {model.tuner.label} {kind}" if tuned else \
-            f"auto (the {model.tuner.label} {kind} leaves this choice to auto)"
-    # the healthy scenario's charge (compare's), beside the group alone
-    at_once = None
-    if len(group) > 1 and fail_text is None:
+    links, nodes = _failures(fail_text) if fail_text is not None else ((), ())
+    try:
+        report = collective_report(setup, op, size, wanted, failed_links=links,
+                                   failed_nodes=nodes, failed=fail_text,
+                                   all_groups=all_groups, plot=plot_path)
+    except UserError as exc:
         from netmodel.cli.resolve import keywords_as_flags
 
-        with keywords_as_flags():   # algorithms/seed a scenario's at-once cost does not take
-            at_once = setup.at_once_time(op, size, len(group))
-    if at_once is not None:
-        extra["instances_all"] = {"time": at_once}
-    if all_groups and len(group) > 1:
-        from netmodel.collectives.concurrent import all_groups_cost
-
-        extra["all_groups"] = all_groups_cost(model, len(group), op, size)
-    alternatives = {name: float(t[0]) for name, t in
-                    sorted(model.curves(op, [size], group).items())} \
-        if algorithm == "auto" else {}
-    if plot_path and (len(group) < 2 or not result.connected):
-        # no line to draw: say so, and write no empty figure
-        why = "a group of one GPU has no bus bandwidth" if len(group) < 2 else \
-            "the group is cut apart"
-        click.echo(f"note: {plot_path} not written: {why}", err=True)
-        plot_path = None
-    if plot_path:
-        from netmodel.collectives.plot import plot_busbw
-        from netmodel.collectives.results import bus_factor
-
-        lo = min(1024.0, size)
-        sizes = 2.0 ** np.arange(np.log2(lo), max(np.log2(size), 33) + 0.5)
-        curves = model.curves(op, sizes, group)
-        factor = bus_factor(op, len(group))
-        marks = [(size, result.busbw, f"{result.algorithm}/{result.protocol}")]
-        plot_busbw([(f"{op}, {len(group)} GPUs, {shown}", sizes,
-                     {k: sizes / t * factor for k, t in curves.items()}, marks)],
-                   plot_path, title=_fabric_label(model))
-    if as_json:
-        doc = {"fabric": _fabric_label(model), "placement": shown, **result.as_dict(),
-               "alternatives": alternatives, "collectives": setup.describe(), **extra}
-        if was_plot:
-            doc["plot"] = plot_path   # null where nothing was drawn
-        click.echo(json.dumps(doc, indent=1))
-        return
-    click.echo(f"{op} of {format_bytes(size)} on {counted(len(group), 'GPU')}"
-               f" ({_short_group(group)})")
-    click.echo(f"fabric: {_fabric_label(model)}; placement {shown}")
-    if setup.note():
-        click.echo(setup.note())
-    fails = extra.get("failures")
-    if fails:
-        stopped = fails.get("stopped", [])
-        gone = [x for x in fails["lost"] if x not in stopped]
-        lost = (f"; lost {', '.join(gone)}" if gone else "") + (
-            f"; stopped (on a failed tier-0 switch) {', '.join(stopped)}" if stopped else "")
-        healthy = "cut apart too" if fails["healthy_time"] is None else \
-            f"{fails['healthy_algorithm']} {format_time(fails['healthy_time'])}"
-        click.echo(f"failed: {fails['failed']}{lost}; healthy: {healthy}"
-                   + ("" if fails["slowdown"] is None else
-                      f", slowdown {fails['slowdown']:.3g}x"))
-    if not result.connected:
-        a, b = result.cut
-        click.echo(f"CUT: the group is cut apart, no path joins {a} and {b}")
-        info = model.graph.graph
-        if info.get("builder") == "ocs" and not info.get("logical"):
-            click.echo(f"(an OCS fabric carries traffic only over the circuits it has set, and "
-                       f"this one has none: set them with logical=, e.g. --fabric "
-                       f"{info.get('spec', 'ocs')},logical=ring; also logical=torus:AxB or "
-                       f"a circuit list)")
-        _echo_all_groups(extra.get("all_groups"), len(group))
-        return
-    if len(group) == 1:
-        click.echo("a group of one GPU communicates nothing: 0 s")
-        return
-    click.echo(f"algorithm: {result.algorithm} ({result.protocol} protocol)"
-               + (f", chosen by {chooser}" if algorithm == "auto" else ""))
-    click.echo(f"time {format_time(result.time)}   algbw {result.algbw / 1e9:.2f} GB/s   "
-               f"busbw {result.busbw / 1e9:.2f} GB/s")
-    for u, v in result.bottleneck:
-        bw = model.router.bandwidth[model.router.link_id(u, v)]
-        click.echo(f"bottleneck: {u} -> {v} ({bw / 1e9:g} GB/s per direction)")
-    cap = result.tree_cap
-    if cap is not None:
-        click.echo(f"bottleneck: NCCL's per-channel tree cap, {_tree_cap(cap, ' channels')} "
-                   f"= {cap.busbw / 1e9:.4g} GB/s busbw on {cap.nodes} "
-                   f"node{'s' if cap.nodes > 1 else ''} ({cap.table}; algbw at most "
-                   f"{'half' if cap.share == 1 else 'busbw x n/(2(n-1))'}, "
-                   f"{cap.algbw / 1e9:.4g} GB/s); the links alone: {cap.slowdown:.3g}x as fast")
-    top = result.in_switch_ceiling
-    if top is not None:
-        # the ceiling holds the rate the bytes stream at, not the start-up latency or the
-        # pipeline's fill: said with the two times, so the busbw above reconciles with it
-        streamed = top.per_byte * result.nbytes
-        # phases in domains of fewer GPUs than the group (across domains): the ceiling is
-        # theirs, counted over a domain; said over this group too, as busbw above counts it
-        p = len(result.group)
-        ours = top.group_busbw(p)
-        over = "" if ours == top.busbw else \
-            f" over a domain's {top.heads} GPUs, {ours / 1e9:.4g} GB/s over these {p}"
-        click.echo(f"bottleneck: the in-switch reduction ceiling, busbw at most {top.ceiling:g} x "
-                   f"{top.link_rate / 1e9:.4g} GB/s (a GPU's NVLink rate) = "
-                   f"{top.busbw / 1e9:.4g} GB/s (the highest published NVLS busbw of the "
-                   f"generation){over} while the in-switch phases stream, {format_time(streamed)} "
-                   f"of the {format_time(result.time)} (the links alone: {top.slowdown:.3g}x "
-                   f"as fast); the other {format_time(result.time - streamed)} (start-up "
-                   f"latency, pipeline fill and any step run apart from those phases) it does "
-                   f"not set: busbw above is over the whole time")
-    click.echo(f"start-up latency {format_time(result.base_latency)}; steps:")
-    click.echo(f"  {'step':<26} {'x':>4} {'stages':>6} {'xfers':>6} {'latency':>10} "
-               f"{'transfer':>10} {'total':>10}  bottleneck")
-    for s in result.steps:
-        link = f"{s.bottleneck[0]}->{s.bottleneck[1]}" if s.bottleneck else \
-            f"tree cap {_tree_cap(s.tree_cap)}" if s.tree_cap else \
-            f"in-switch ceiling {s.in_switch_ceiling.busbw / 1e9:.4g} GB/s" \
-            if s.in_switch_ceiling else "-"
-        click.echo(f"  {s.name:<26} {s.repeat:>4} {s.stages:>6} {s.transfers:>6} "
-                   f"{format_time(s.latency):>10} {format_time(s.serialization):>10} "
-                   f"{format_time(s.time):>10}  {link}")
-    if alternatives:
-        click.echo("alternatives (best protocol each): " + ", ".join(
-            f"{k} {format_time(t)}" for k, t in sorted(alternatives.items(), key=lambda x: x[1])))
-    if at_once is not None:
-        click.echo(f"every instance of {len(group)} at once (the scenario's instances = all), "
-                   f"each on its own algorithm, as compare charges it: "
-                   f"{format_time(at_once)}")
-    _echo_all_groups(extra.get("all_groups"), len(group))
-    if plot_path:
-        click.echo(f"wrote {plot_path}")
+        _said_with_flags(exc, {
+            "group": value_refused_as("--group", group_text, "group size", "group member"),
+            "failed": value_refused_as("--fail", str(fail_text), "failed node",
+                                       "failed link", "every GPU"),
+            # algorithms/seed a scenario's at-once cost does not take
+            "at_once": keywords_as_flags()})
+    if report.plot_skipped:
+        click.echo(f"note: {plot_path} not written: {report.plot_skipped}", err=True)
+    click.echo(json.dumps(report.to_dict(), indent=1) if as_json else report.table())
+    if report.plot and not as_json:
+        click.echo(f"wrote {report.plot}")
 
 
-def _tree_cap(cap, channels: str = "") -> str:
-    """NCCL's tree cap as its figure: ``8 x 42.8 GB/s`` (channels x GB/s a channel), with
-    the protocol's factor where it is not 1."""
-    f = "" if cap.protocol_factor == 1 else f" x {cap.protocol_factor:g}"
-    return f"{cap.channels}{channels} x {cap.channel_bandwidth / 1e9:g} GB/s{f}"
-
-
-def _echo_all_groups(conc: dict | None, size: int) -> None:
-    """The ``--all-groups`` lines of ``conc``,
-    :func:`~netmodel.collectives.concurrent.all_groups_cost`'s dict (nothing for None)."""
-    from compute.units import counted, format_time
-    from netmodel.collectives.concurrent_time import LOCKSTEP_BUDGET
-
-    if conc is None:
-        return
-    cut = conc["cut"]
-    left = (f"{counted(len(cut), 'group')} of {size} cut apart, left out: "
-            + "; ".join(_short_group(g) for g in cut[:3])
-            + ("; ..." if len(cut) > 3 else "")) if cut else ""
-    if not conc["groups"]:
-        click.echo(f"all groups of {size} at once: none runs, {left}")
-        return
-    hot = conc["hot_links"][0] if conc["hot_links"] else None
-    click.echo(f"all {conc['groups']} groups of {size} at once: {conc['algorithm']}/"
-               f"{conc['protocol']}, slowest {format_time(conc['makespan'])}, slowdown "
-               f"max {conc['slowdown_max']:.3g}x mean {conc['slowdown_mean']:.3g}x"
-               + (f"; hottest link {hot[0]} -> {hot[1]} ({counted(hot[2], 'group')})"
-                  if hot else ""))
-    if left:
-        click.echo(f"({left})")
-    click.echo(f"schedule sharing the links: {conc['schedule']}"
-               + (", a charge that is no bound of the schedule in time either way"
-                  if conc["schedule"] == LOCKSTEP_BUDGET else ""))
+def _said_with_flags(exc, flags: dict) -> NoReturn:
+    """Raise the library's refusal ``exc`` said with the flag of the parameter it refuses
+    (its ``parameter``, :func:`~netmodel.study.collective_report.collective_report`):
+    ``flags`` maps a parameter to the context that says its refusals with the flag
+    (:func:`~netmodel.cli.main.value_refused_as`); any other passes as it is."""
+    with flags.get(getattr(exc, "parameter", None), nullcontext()):
+        raise exc
 
 
 def _check_named_group(group_text: str, all_groups: bool, setup) -> None:
@@ -727,22 +550,13 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     """Lookup table of collective costs (op, algorithm, protocol, group size, bytes,
     seconds, algbw, busbw) that other programs can read: CSV, JSON, nccl-tests logs or
     Vidur's network profiles."""
-    import numpy as np
-
     from compute.comm import check_op
     from compute.errors import UserError
     from compute.units import parse_size_range
     from compute.validate import number_text, read_number, refuse_repeats
     from netmodel.collectives.algorithms import ALGORITHMS
-    from netmodel.collectives.cost_table import (
-        check_groups,
-        cost_rows,
-        to_csv,
-        to_json,
-        to_nccl_short,
-        to_nccl_tests,
-        vidur_files,
-    )
+    from netmodel.collectives.cost_table import check_groups
+    from netmodel.study.collective_report import cost_table
 
     ops = [check_op(o) for o in _items(ops_text, "--ops", "all-reduce,all-gather")]
     group_items = _items(groups_text, "--groups", "2,4,8")
@@ -788,60 +602,29 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
                    tuner=tuner, simple_buffer=buffsize,
                    nccl_release=release_text)
     _check_seed_used(setup)
-    placement = setup.placement
-    algorithm = "all" if every else setup.algorithm
-    # one model per group size (a scenario's OCS circuits are set for each size), the rows
-    # op by op, then group by group
-    with value_refused_as("--groups", groups_text, "group size "):   # over the fabric's
-        rows = [row for op in ops for p in groups
-                for row in cost_rows(setup.model(p), [op], sizes, [p], algorithm)]
-    model = setup.model(max(groups))
-    meta = {"fabric": _fabric_label(model), "placement": placement, "algorithm": algorithm,
-            "collectives": setup.describe()}
-    title = f"netmodel costs: {meta['fabric']}, placement {placement}" + \
-        (f"; {setup.note()}" if setup.note() else "")
-    files = None
-    if fmt == "csv":
-        text = to_csv(rows)
-    elif fmt == "json":
-        text = to_json(rows, meta)
-    elif fmt == "nccl-tests":
-        text = to_nccl_tests(rows, title, per_algorithm=algorithm == "all")
-    elif fmt == "vidur":
-        files = vidur_files(model, rows)
-    else:
-        text = to_nccl_short(rows, title)
-    if plot_path is not None:
-        from netmodel.collectives.plot import plot_busbw
-        from netmodel.collectives.results import bus_factor
-
-        p = max(groups)
-        group = model.group(p)
-        arr = np.asarray(sizes)
-        panels = []
-        for op in ops:
-            curves = model.curves(op, arr, group)
-            f = bus_factor(op, p)
-            panels.append((f"{op}, {p} GPUs", arr, {k: arr / t * f for k, t in curves.items()},
-                           []))
-        plot_busbw(panels, plot_path, title=_fabric_label(model))
+    try:
+        table = cost_table(setup, ops, sizes, groups, all_algorithms=every, plot=plot_path)
+    except UserError as exc:   # a group size over the fabric's
+        _said_with_flags(exc, {"groups": value_refused_as("--groups", groups_text,
+                                                          "group size ")})
     also = f" and {plot_path}" if plot_path else ""
-    if files is not None:
+    if fmt == "vidur":
         import os
         from pathlib import Path
 
         from compute.outputs import write_outputs
 
+        files = table.vidur_files()
         write_outputs(output, files, run=run_record())
         # the folder with one separator after it, however many -o gave (vidur/, not vidur//)
         folder = os.path.join(Path(output), "")
-        click.echo(f"wrote {len(rows)} rows to {folder} ({', '.join(files)}){also}")
+        click.echo(f"wrote {len(table.rows)} rows to {folder} ({', '.join(files)}){also}")
     elif output is not None:
         from compute.outputs import atomic_write
 
-        atomic_write(output, text.encode())
-        click.echo(f"wrote {len(rows)} rows to {output}{also}")
+        atomic_write(output, table.table(fmt).encode())
+        click.echo(f"wrote {len(table.rows)} rows to {output}{also}")
     else:
-        click.echo(text, nl=False)
+        click.echo(table.table(fmt), nl=False)
         if plot_path:
             click.echo(f"wrote {plot_path}", err=True)

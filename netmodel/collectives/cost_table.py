@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     #: A row of :data:`COLUMNS`: ``{"op": ..., "algorithm": ..., ...}``.
     Row = Mapping[str, Any]
 
-__all__ = ["COLUMNS", "NCCL_TESTS", "VIDUR_COLUMNS", "check_groups", "cost_rows", "to_csv",
-           "to_json", "to_nccl", "to_nccl_short", "to_nccl_tests", "vidur_files"]
+__all__ = ["COLUMNS", "NCCL_TESTS", "VIDUR_COLUMNS", "check_groups", "cost_rows", "table_doc",
+           "to_csv", "to_json", "to_nccl", "to_nccl_short", "to_nccl_tests", "vidur_files"]
 
 COLUMNS = ("op", "algorithm", "protocol", "group_size", "bytes", "seconds", "algbw_GBps",
            "busbw_GBps")
@@ -158,13 +158,18 @@ def to_csv(rows: Iterable[Row]) -> str:
     return buf.getvalue()
 
 
+def table_doc(rows: Sequence[Row], meta: Mapping[str, Any]) -> dict:
+    """The table as a JSON-ready document: ``{"schema": [...columns], "units": {...},
+    **meta, "rows": [...]}``."""
+    return {"schema": list(COLUMNS),
+            "units": {"bytes": "bytes", "seconds": "s", "algbw_GBps": "1e9 bytes/s",
+                      "busbw_GBps": "1e9 bytes/s"},
+            **meta, "rows": rows}
+
+
 def to_json(rows: Sequence[Row], meta: Mapping[str, Any]) -> str:
-    """JSON text: ``{"schema": [...columns], "units": {...}, **meta, "rows": [...]}``."""
-    doc = {"schema": list(COLUMNS),
-           "units": {"bytes": "bytes", "seconds": "s", "algbw_GBps": "1e9 bytes/s",
-                     "busbw_GBps": "1e9 bytes/s"},
-           **meta, "rows": rows}
-    return json.dumps(doc, indent=1) + "\n"
+    """JSON text of :func:`table_doc`."""
+    return json.dumps(table_doc(rows, meta), indent=1) + "\n"
 
 
 def to_nccl_short(rows: Sequence[Row], title: str = "") -> str:
