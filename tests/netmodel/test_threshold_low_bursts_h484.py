@@ -49,19 +49,28 @@ def _below(kinds, spares: int, instances: int, years: float, seed: int) -> float
     n = rng.poisson(rates.sum() * (span + warm))
     times = np.sort(rng.uniform(-warm, span, n))
     which = rng.choice(len(kinds), n, p=rates / rates.sum())
+    down = np.array([x.down for x in kinds])[which]
+    swap = times + np.array([x.d_swap for x in kinds])[which]
+    repair = times + np.array([x.d_repair for x in kinds])[which]
+    hold = [x.hold for x in kinds]
     held: list = []
     free = spares
-    starts, ends = [], []
-    for t, k in zip(times, which, strict=True):
+    granted = np.zeros(n, dtype=np.int64)
+    # the one sequential step: the spares each failure gets from those free at its time
+    for i, (t, k, d) in enumerate(zip(times.tolist(), which.tolist(), down.tolist(),
+                                      strict=True)):
         while held and held[0][0] <= t:
             free += heapq.heappop(held)[1]
-        x = kinds[k]
-        got = min(free, x.down)
+        got = min(free, d)
         if got:
             free -= got
-            heapq.heappush(held, (t + x.hold, got))
-        starts += [t] * x.down
-        ends += [t + x.d_swap] * got + [t + x.d_repair] * (x.down - got)
+            granted[i] = got
+            heapq.heappush(held, (t + hold[k], got))
+    # per failure, in its order: its instances' downs, then the granted ones back at
+    # the swap and the rest at the repair
+    starts = np.repeat(times, down)
+    ends = np.repeat(np.column_stack([swap, repair]).ravel(),
+                     np.column_stack([granted, down - granted]).ravel())
     at = np.concatenate([starts, ends])
     step = np.concatenate([np.ones(len(starts)), -np.ones(len(ends))])
     order = np.argsort(at, kind="stable")
