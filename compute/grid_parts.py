@@ -37,7 +37,7 @@ _STATIC_SIZE = [0]  # the elements kept
 
 
 def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
-                 paired: bool, lazy: bool = False) -> tuple:
+                 paired: bool, lazy: bool = False, busiest=None) -> tuple:
     """What :func:`compute.roofline.grid_body` computes before the collectives, which does not depend on them:
     ``(micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
     memory_t, memory_fit, fill)``. A search evaluates the same model, GPU, configurations
@@ -49,20 +49,24 @@ def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, ske
     ``lazy``: a grid too large to keep (or not keepable) comes with its stage arrays
     ``flops, hbm, compute_t, memory_t`` empty and ``fill(k)`` filling stage ``k`` of them,
     so that the caller forms each stage's times while that stage is in cache; else (and
-    always for a kept grid) ``fill`` is None."""
+    always for a kept grid) ``fill`` is None. ``busiest``: the busiest attention group's
+    sequences of each cell where not ``ceil(b / a)`` (:func:`compute.stages.stage_work`'s;
+    two-batch overlap's micro-batches)."""
     key = None
     if not paired:
         try:
             key = (model, gpu, tuple(configs), plain, b.tobytes(), b.shape, workload, skew,
                    options.compute_dtype, options.flops_efficiency, options.memory_efficiency,
                    options.memory_reserve, options.profile,
-                   options.dense_mlp_tp)  # the options the parts use
+                   options.dense_mlp_tp,  # the options the parts use
+                   None if busiest is None else (busiest.tobytes(), busiest.shape))
             hash(key)
         except TypeError:  # an unhashable field: not kept
             key = None
     hit = _STATIC.get(key) if key is not None else None
     if hit is None:
-        frame = _static_frame(model, gpu, configs, sh, plain, b, workload, options, skew)
+        frame = _static_frame(model, gpu, configs, sh, plain, b, workload, options, skew,
+                              busiest)
         kept = key is not None and frame[7].size <= _STATIC_ELEMENTS // 8  # not the largest
         if lazy and not kept:
             return frame
@@ -91,7 +95,8 @@ def _filled(frame: tuple) -> tuple:
     return frame[:-1]
 
 
-def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, skew) -> tuple:
+def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
+                  busiest=None) -> tuple:
     """:func:`static_parts` but for the stage arrays ``flops, hbm, compute_t, memory_t``,
     allocated and not filled, and ``fill(k)``, which fills stage ``k`` of them (each
     stage's slice written once, while it is in cache: a pass over whole ``(stages, nc,
@@ -102,7 +107,7 @@ def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, sk
         micro = np.ceil(b / sh.pp)
     else:                                 # prefill: one prompt per micro-batch
         micro = np.where(sh.pp > 1, 1.0, b)
-    work = stage_work(model, sh, micro, workload, skew)
+    work = stage_work(model, sh, micro, workload, skew, busiest)
     nc = len(configs)
     shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
     assert tuple(x[0] for x in work) == (STAGES if plain else EXTENDED_STAGES)

@@ -21,8 +21,86 @@ import numpy as np
 from compute.parallel import dense_data_parallel, layout
 from compute.stages import layer_counts
 
-__all__ = ["AFTER_MLP", "ATTENTION", "BEFORE_MLP", "MLP", "grid_two_batch_time",
-           "halves_options", "two_batch_time"]
+__all__ = ["AFTER_MLP", "ATTENTION", "BEFORE_MLP", "MLP", "TOKEN_DISTRIBUTION_THRESHOLD",
+           "grid_two_batch_time", "halves_options", "rank_halves", "splits", "two_batch_time"]
+
+#: SGLang's ``--tbo-token-distribution-threshold`` default (python/sglang/srt/server_args.py;
+#: used by python/sglang/srt/batch_overlap/two_batch_overlap.py, ``_is_two_chunk_split_enabled``):
+#: a prefill split by whole sequences that leaves either micro-batch under this share of
+#: the rank's tokens is replaced by a split at half its tokens, cutting one sequence.
+TOKEN_DISTRIBUTION_THRESHOLD = 0.48
+
+
+def _larger_half(phase: str, x, tokens: int):
+    """The sequences of the larger of the two micro-batches a rank holding ``x`` sequences
+    (of ``tokens`` tokens each) splits its own into (see :func:`rank_halves`)."""
+    whole = np.ceil(x / 2.0)
+    if phase == "decode":
+        return whole
+    # the balanced split by sequences, unless one side is below the threshold's share
+    cut = whole * tokens > (x * tokens) * (1.0 - TOKEN_DISTRIBUTION_THRESHOLD)
+    return np.where(cut, x / 2.0, whole)
+
+
+def rank_halves(phase: str, batch, attention_dp, tokens: int = 1):
+    """The two micro-batches of two-batch overlap as each attention data-parallel rank cuts
+    its own sequences in two (SGLang's ``two_batch_overlap.py``: every DP rank splits its
+    own batch; DeepSeek's serving likewise): ``((sequences, busiest), (sequences,
+    busiest))``, the larger micro-batch first, ``sequences`` over every rank and
+    ``busiest`` on the busiest rank (arrays broadcast over ``batch`` x ``attention_dp``).
+
+    ``batch`` sequences of ``tokens`` tokens each spread over ``a`` ranks: ``batch mod a``
+    ranks hold ``ceil(batch / a)``, the others ``floor``. A rank holding ``x`` sequences
+    splits them:
+
+    * decode: by sequences, ``floor(x / 2)`` and ``ceil(x / 2)`` (SGLang:
+      ``(num_tokens // token_num_per_seq) // 2``);
+    * prefill: by sequences balancing the two sides' tokens (``ceil(x / 2)`` and
+      ``floor(x / 2)`` for prompts of one length), unless the larger side holds more than
+      ``1 -`` :data:`TOKEN_DISTRIBUTION_THRESHOLD` of the rank's tokens (an odd ``x``
+      below 25, one prompt among them): then at half its tokens, one prompt cut in two
+      (SGLang's two-chunk split), ``x / 2`` sequences' tokens on each side.
+
+    With ``a`` 1 (or a batch every rank holds as many of) decode's micro-batches are
+    ``ceil(batch / 2)`` and ``floor(batch / 2)`` sequences as before.
+
+    >>> rank_halves("prefill", 32, 32)    # DeepSeek-V3 wide EP: a prompt a rank, cut in two
+    ((16.0, 0.5), (16.0, 0.5))
+    >>> rank_halves("decode", 33, 32)     # one rank holds 2, the 31 others 1
+    ((32.0, 1.0), (1.0, 1.0))
+    >>> rank_halves("prefill", 64, 32), rank_halves("decode", 7, 1)
+    (((32.0, 1.0), (32.0, 1.0)), ((4.0, 4.0), (3.0, 3.0)))
+    """
+    s = np.asarray(batch, dtype=float)
+    a = np.asarray(attention_dp, dtype=float)
+    q = np.floor(s / a)                    # every rank's floor(s / a) ...
+    rem = s - q * a                        # ... and one more on rem of them
+    r = q + (rem > 0)                      # the busiest rank's, ceil(s / a)
+    big_r, big_q = _larger_half(phase, r, tokens), _larger_half(phase, q, tokens)
+    big = rem * big_r + (a - rem) * big_q
+    small = s - big
+    if np.ndim(big) == 0:
+        return (float(big), float(big_r)), (float(small), float(r - big_r))
+    return (big, big_r), (small, r - big_r)
+
+
+def splits(phase: str, batch, attention_dp):
+    """Whether a batch of ``batch`` sequences over ``attention_dp`` ranks runs as two
+    micro-batches (arrays broadcast): at least 2 sequences, and in decode every rank that
+    holds any holding at least 2 (``batch >= 2 attention_dp``): a decode rank of one
+    sequence has nothing to put in its first micro-batch, its split is none, and SGLang
+    then runs no rank's step as two (``TboDPAttentionPreparer``: each rank's
+    ``local_can_run_tbo``, the minimum over the ranks). A prefill rank cuts a prompt.
+
+    >>> splits("decode", 64, 32), splits("decode", 63, 32), splits("prefill", 2, 32)
+    (True, False, True)
+    """
+    s = np.asarray(batch)
+    ok = s >= 2
+    if phase == "decode":
+        ok = ok & (s >= 2 * np.asarray(attention_dp))
+    return bool(ok) if np.ndim(ok) == 0 else ok
+
 
 #: A layer's compute stages before the MLP's collectives, and the MLP's.
 ATTENTION = ("qkv", "attention", "out_proj")

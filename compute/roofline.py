@@ -50,7 +50,7 @@ from compute.grid_parts import (
 from compute.hardware import GpuSpec, get_gpu
 from compute.limits import check as check_size
 from compute.memory import describe_fit
-from compute.micro_batches import grid_two_batch_time, halves_options
+from compute.micro_batches import grid_two_batch_time, halves_options, rank_halves, splits
 from compute.models import ModelSpec, get_model
 from compute.moe_routing import moe_comm
 from compute.mtp import mtp_grid
@@ -223,11 +223,16 @@ class Grid(GridRates):
     #: makes it differ from ``latency`` (None: the latency)
     interval: np.ndarray | None = None
     #: with ``options.two_batch_overlap``: the step run as two micro-batches, seconds,
-    #: shape (nc, nb) (NaN at batch 1), and what it hides of the serial step where it is
+    #: shape (nc, nb) (NaN where the batch does not split: batch 1, a decode rank of one
+    #: sequence), and what it hides of the serial step where it is
     #: the faster (``latency`` is then the overlapped step; 0 where the serial step is
     #: taken); None without the option
     two_batch_latency: np.ndarray | None = None
     two_batch_hidden: np.ndarray | None = None
+    #: with ``options.two_batch_overlap``: the two micro-batches' grid, each cell's column
+    #: of its larger and of its smaller micro-batch there, and their sequences over every
+    #: attention DP rank ``(larger, smaller)``, (nc, nb) each (:func:`_two_batch`)
+    two_batch_halves: tuple | None = None
     #: with ``options.mtp_tokens`` (decode): seconds of the step's draft passes of the MTP
     #: module (in ``latency``), shape (nc, nb), and the tokens a sequence emits a step on
     #: average (:func:`compute.mtp.expected_tokens`); None without the option
@@ -426,11 +431,15 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
 
 
 def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, options,
-              skew, latency_limit, paired: bool = False, time_unfit: bool = True) -> Grid:
+              skew, latency_limit, paired: bool = False, time_unfit: bool = True,
+              busiest=None) -> Grid:
     """The body of :func:`evaluate_grid`: ``b`` is a row of batches (every configuration x
     every batch) or, ``paired``, a column (row ``i``: configuration ``i`` at batch ``b[i]``;
     a plain row's stages then add up in the order of a one-cell grid's, so each row equals
-    :func:`~compute.evaluate_one.evaluate` of its configuration to the last bit)."""
+    :func:`~compute.evaluate_one.evaluate` of its configuration to the last bit).
+    ``busiest``: the busiest attention group's sequences where not ``ceil(b / a)``
+    (two-batch overlap's micro-batches, :func:`_two_batch`; ``b`` then one row per
+    configuration, fractional where a rank's sequence is cut in two)."""
     tps = tuple(sh.tp.ravel().astype(int).tolist()) if paired else tuple(c.tp for c in configs)
     if options.two_batch_overlap:
         _check_two_batch(configs, paired)
@@ -442,7 +451,7 @@ def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, 
                         "or evaluate_grid")
     (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
      fit, fill) = static_parts(model, gpu, configs, sh, plain, b, workload, options, skew,
-                               paired, lazy=True)
+                               paired, lazy=True, busiest=busiest)
     # an ideal network (the search's memory probe) costs nothing: not asked
     fits = None if time_unfit else np.broadcast_to(fit[4], net.shape[1:])
     if type(comm) is NoCommunication:
@@ -473,10 +482,10 @@ def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, 
                                              names, options, workload,
                                              (compute_t, memory_t, network_t),
                                              busy=busy, slowest=slowest)
-    tbo = hidden = None
+    tbo = hidden = halves = None
     if options.two_batch_overlap:
-        tbo = _two_batch(model, gpu, configs, sh, plain, batches, workload, comm, options,
-                         skew, latency_limit, time_unfit, latency)
+        tbo, halves = _two_batch(model, gpu, configs, sh, plain, batches, workload, comm,
+                                 options, skew, latency_limit, time_unfit, latency)
         faster = tbo < latency          # NaN (batch 1, an untimed cell): the serial step
         hidden = np.where(faster, latency - tbo, 0.0)
         latency = np.where(faster, tbo, latency)
@@ -498,7 +507,7 @@ def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, 
                 latency_limit=float(latency_limit), configs=configs, stages=names,
                 groups=groups, micro_batches=np.broadcast_to(micro, shape).astype(np.int64),
                 expert_skew=skew, overhead=overhead, interval=interval,
-                two_batch_latency=tbo, two_batch_hidden=hidden)
+                two_batch_latency=tbo, two_batch_hidden=hidden, two_batch_halves=halves)
 
 
 def _check_two_batch(configs, paired: bool) -> None:
@@ -514,34 +523,53 @@ def _check_two_batch(configs, paired: bool) -> None:
 
 
 def _two_batch(model, gpu, configs, sh, plain, batches, workload, comm, options, skew,
-               latency_limit, time_unfit, serial) -> np.ndarray:
-    """Every cell's step run as two micro-batches of ``ceil(b / 2)`` and ``floor(b / 2)``
-    sequences (:mod:`compute.two_batch`; NaN at batch 1 and where the ``serial`` step is
-    untimed): the grid of every half batch those cells need (one grid, each half once),
-    then the two-stream schedule of those cells at once
-    (:func:`compute.micro_batches.grid_two_batch_time`)."""
+               latency_limit, time_unfit, serial) -> tuple:
+    """Every cell's step run as two micro-batches, each attention data-parallel rank's
+    sequences cut in two (:func:`compute.micro_batches.rank_halves`, :mod:`compute.two_batch`),
+    timed by the two-stream schedule of every cell at once
+    (:func:`compute.micro_batches.grid_two_batch_time`): NaN where the batch does not
+    split (:func:`compute.micro_batches.splits`: batch 1, a decode rank of one sequence) and
+    where the ``serial`` step is untimed. Returned with ``(grid, larger, smaller,
+    sequences)`` (None where no cell splits): the grid of the micro-batches those cells need
+    (a column per distinct micro-batch, a row per configuration, as what a micro-batch
+    holds depends on its attention DP), each batch's column of its larger and of its
+    smaller micro-batch there (0 where unused), and their sequences over every rank,
+    ``(larger, smaller)``, arrays (nc, nb)."""
     batches = np.asarray(batches, dtype=np.int64)
     out = np.full(serial.shape, np.nan)
-    cells = (batches >= 2)[None, :] & np.isfinite(serial)
+    adp = np.array([float(c.attention_dp) for c in configs]).reshape(-1, 1)
+    cells = splits(workload.phase, batches[None, :], adp) & np.isfinite(serial)
     if not cells.any():
-        return out
+        return out, None
     rows, cols = np.nonzero(cells)
     used = np.flatnonzero(cells.any(axis=0))
-    big, small = (batches[used] + 1) // 2, batches[used] // 2
-    half = np.unique(np.concatenate([big, small]))
+    (big, big_busy), (small, small_busy) = rank_halves(
+        workload.phase, batches[used].astype(float).reshape(1, -1), adp,
+        workload.tokens_per_sequence)
+    b = np.concatenate([big, small], axis=1)
+    busiest = np.concatenate([big_busy, small_busy], axis=1)
+    if (b == b[:1]).all() and (busiest == busiest[:1]).all():   # one attention DP
+        b, busiest = b[:1], busiest[:1]
+    # each micro-batch once (batch 2k's halves are batch 2k + 1's smaller one, ...)
+    both, which = np.unique(np.concatenate([b, busiest]), axis=1, return_inverse=True)
+    b, busiest, which = both[:len(b)], both[len(b):], np.ravel(which)
     # the halves' collectives in full (halves_options): the other micro-batch's
     # compute hides them, not their own producer GEMM
-    g = grid_body(model, gpu, configs, sh, plain, half, half.astype(float).reshape(1, -1),
+    g = grid_body(model, gpu, configs, sh, plain, np.ceil(b.max(axis=0)).astype(np.int64), b,
                   workload, comm, halves_options(options), skew, latency_limit,
-                  time_unfit=time_unfit)
-    halves = []
-    for h in (big, small):
+                  time_unfit=time_unfit, busiest=None if plain else busiest)
+    halves, columns, seqs = [], [], []
+    for k, h in enumerate((big, small)):
         column = np.zeros(batches.size, dtype=np.int64)
-        column[used] = np.searchsorted(half, h)
+        column[used] = which[k * used.size:(k + 1) * used.size]
         halves.append((g.stage_time, g.counts, g.stages, column))
+        columns.append(column)
+        full = np.zeros((len(configs), batches.size))
+        full[:, used] = h
+        seqs.append(full)
     out[rows, cols] = grid_two_batch_time(model, configs, halves, rows, cols,
                                           options.dense_mlp_tp)
-    return out
+    return out, (g, columns[0], columns[1], tuple(seqs))
 
 
 def check_context(model, workload: Workload) -> None:

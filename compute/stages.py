@@ -69,7 +69,9 @@ per layer (the embedding and the LM head once)::
                     every token)
     moe_dispatch    all-to-all of n/tp x top-k x tp/e x hidden x skew per GPU among tp
                     (each owned token to its experts' GPUs; EP layers), in fp8 with 1 x 128
-                    tile scales when the experts are stored in fp8 (:func:`dispatch_bytes`)
+                    tile scales when the experts are stored in fp8 (:func:`dispatch_bytes`);
+                    at least the busiest sender's n_a / (tp/a) x top-k x tp/e x hidden,
+                    n_a the busiest group's tokens (above n/a where a does not divide s)
     allreduce_mlp   all-reduce of n x hidden among tp (plain TP)
     dp_scatter      reduce-scatter of n x hidden among tp (DP attention, TP MLP)
     moe_combine     all-to-all, the dispatch reversed (EP layers)
@@ -85,10 +87,11 @@ heads per GPU; under EP the busiest GPU runs ``skew x n top-k / e`` token copies
 at most ``e x min(top-k, slots) / top-k``, every copy one group can take:
 :func:`busiest_share`) through its ``slots = ceil(experts / e)`` expert slots (``ffn / (tp / e)`` columns each; redundant copies
 where ``e`` does not divide the experts, :func:`compute.parallel.expert_slots`), reads the
-weights of its share of the distinct experts touched, and runs the shared experts (replicated) on its own
-``n / tp`` tokens. Degree 1 in every dimension is plain TP, bit for bit. With
+weights of its share of the distinct experts touched, and runs the router and the shared experts (replicated) on its own
+tokens, the busiest group's ``n_a`` over its ``tp / a`` GPUs (the mean ``n / tp`` where
+``a`` divides ``s``: :func:`own_tokens`; a step waits on its slowest GPU). Degree 1 in every dimension is plain TP, bit for bit. With
 ``Shards.dense_dp`` (``RooflineOptions.dense_mlp_tp = 1``, SGLang's ``--moe-dense-tp-size
-1``) an MoE model's dense layers run their whole MLP on each GPU's own ``n / tp`` tokens,
+1``) an MoE model's dense layers run their whole MLP on each GPU's own tokens (as above),
 scattered and regathered within the attention group as the EP layers (no ``dp_gather`` or
 ``dp_scatter``).
 
@@ -232,17 +235,25 @@ def attention_work_by_kind(model, sh, batch, w: Workload) -> dict | None:
     kinds = attention_kinds(model)
     if kinds is None:
         return None
-    s = batch
-    if sh.plain or np.all(sh.attention_dp == 1):
-        s_att, n_att = s, batch * w.tokens_per_sequence
-    else:
-        s_att = np.ceil(s / sh.attention_dp)
-        n_att = s_att * w.tokens_per_sequence
+    s_att, n_att = busiest_group(sh, batch, w)
     if model.is_mla:
         work = [_mla_work(k, sh, s_att, n_att, w)[1] for k in kinds]
     else:
         work = [_attention_work(k, sh, s_att, n_att, w) for k in kinds]
     return {"attention": (tuple(work[0]), tuple(work[1]))}
+
+
+def busiest_group(sh, batch, w: Workload, busiest=None):
+    """``(sequences, tokens)`` of the busiest attention group's share of a (micro-)batch of
+    ``batch`` sequences: ``ceil(batch / a)`` sequences (every sequence where ``a`` is 1 or
+    the layout plain TP), or ``busiest`` where given (two-batch overlap's micro-batch, split
+    rank by rank: :func:`compute.micro_batches.rank_halves`; fractional where a rank's
+    sequence is cut in two). ``tokens`` is ``batch x tokens_per_sequence`` itself where the
+    group holds every sequence."""
+    if sh.plain or np.all(sh.attention_dp == 1):
+        return batch, batch * w.tokens_per_sequence
+    s_att = np.ceil(batch / sh.attention_dp) if busiest is None else busiest
+    return s_att, s_att * w.tokens_per_sequence
 
 
 def _add_shared_experts(model, up: list, down: list, sfs, tokens) -> None:
@@ -259,13 +270,23 @@ def _add_shared_experts(model, up: list, down: list, sfs, tokens) -> None:
     down[1] = down[1] + (sfs * h + bias * h) * mb + tokens * sfs * ab
 
 
-def _dense_mlp(model, sh, n) -> tuple[list, list]:
+def own_tokens(sh, n, n_att):
+    """The tokens the busiest GPU owns once its attention group's tokens are scattered over
+    the group's ``tp / a`` GPUs (the router, the shared experts and a data-parallel dense
+    MLP run on them): the busiest group's ``n_att`` over ``tp / a``, at least the mean
+    ``n / tp`` (equal to it where ``a`` divides the batch, bit for bit)."""
+    if n_att is n:
+        return n / sh.tp
+    return np.maximum(n, n_att * sh.attention_dp) / sh.tp
+
+
+def _dense_mlp(model, sh, n, own=None) -> tuple[list, list]:
     """``(up, down)`` ([flops, hbm bytes]) per GPU of one of an MoE model's dense layers:
     a tensor-parallel MLP of ``sh.dense_ffn`` columns per GPU on ``n`` tokens, or with
-    ``sh.dense_dp`` the whole MLP on the GPU's own ``n / tp`` tokens (SGLang's
-    ``--moe-dense-tp-size 1``)."""
+    ``sh.dense_dp`` the whole MLP on the GPU's own tokens (``own``, default ``n / tp``:
+    :func:`own_tokens`; SGLang's ``--moe-dense-tp-size 1``)."""
     if np.any(sh.dense_dp):
-        n = np.where(sh.dense_dp > 0, n / sh.tp, n)
+        n = np.where(sh.dense_dp > 0, n / sh.tp if own is None else own, n)
     h = float(model.hidden)
     mb, ab = model.mlp_weight_bytes, model.act_bytes
     bias = 1.0 if model.mlp_biased else 0.0
@@ -276,20 +297,21 @@ def _dense_mlp(model, sh, n) -> tuple[list, list]:
     return d_up, d_down
 
 
-def _with_dense_layers(model, sh, n, up: list, down: list) -> tuple[list, list]:
+def _with_dense_layers(model, sh, n, up: list, down: list, own=None) -> tuple[list, list]:
     """``(up, down)`` per layer on average over the MoE layers (given) and the dense ones
-    of an MoE model (tensor-parallel MLPs of ``sh.dense_ffn`` columns per GPU)."""
+    of an MoE model (tensor-parallel MLPs of ``sh.dense_ffn`` columns per GPU; ``own``:
+    :func:`_dense_mlp`'s)."""
     if not model.dense_layers:
         return up, down
-    d_up, d_down = _dense_mlp(model, sh, n)
+    d_up, d_down = _dense_mlp(model, sh, n, own)
     fm, fd = model.moe_layers / model.layers, model.dense_layers / model.layers
     return ([fm * x + fd * y for x, y in zip(up, d_up, strict=True)],
             [fm * x + fd * y for x, y in zip(down, d_down, strict=True)])
 
 
-def _mlp_work(model, sh, n, touched, average: bool = True):
+def _mlp_work(model, sh, n, touched, average: bool = True, own=None):
     """(flops, hbm bytes) of mlp_up and mlp_down per GPU, per layer on average over the MoE
-    and dense layers (``average=False``: of an MoE layer)."""
+    and dense layers (``average=False``: of an MoE layer; ``own``: :func:`_dense_mlp`'s)."""
     h = float(model.hidden)
     wb, mb, ab = model.weight_bytes, model.mlp_weight_bytes, model.act_bytes
     bias = 1.0 if model.mlp_biased else 0.0
@@ -305,7 +327,7 @@ def _mlp_work(model, sh, n, touched, average: bool = True):
     down = [2 * n * fs * h * k, touched * (fs * h + bias * h) * mb + n * fs * k * ab + n * h * ab]
     if model.shared_ffn:  # always active, split by TP like the experts
         _add_shared_experts(model, up, down, sh.shared_ffn, n)
-    return _with_dense_layers(model, sh, n, up, down) if average else (up, down)
+    return _with_dense_layers(model, sh, n, up, down, own) if average else (up, down)
 
 
 def busiest_share(model, sh, skew: float):
@@ -337,16 +359,16 @@ def skew_ceiling(model, ep: int) -> float:
                                expert_slots(model.experts, ep)[0]))
 
 
-def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True):
+def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True, own=None):
     """(flops, hbm bytes) of mlp_up and mlp_down per GPU under expert parallelism: the
     busiest GPU processes ``skew x n k / ep`` token copies (``skew`` at most
     :func:`busiest_share`'s bound) with its ``slots = ceil(experts /
     ep)`` expert slots (``expert_ffn`` columns of each; redundant copies spread the load, so
     the copies per group do not change), reads the weights of its share ``touched x slots /
     experts`` of the distinct experts touched (``touched / ep`` when ``ep`` divides the
-    experts), and runs the replicated shared experts on its own ``n / tp``
-    tokens; dense layers of an MoE model stay tensor-parallel (averaged as in
-    :func:`_mlp_work`)."""
+    experts), and runs the router and the replicated shared experts on its own tokens
+    (``own``, default ``n / tp``: :func:`own_tokens`); dense layers of an MoE model stay
+    tensor-parallel (averaged as in :func:`_mlp_work`)."""
     h = float(model.hidden)
     wb, mb, ab = model.weight_bytes, model.mlp_weight_bytes, model.act_bytes
     bias = 1.0 if model.mlp_biased else 0.0
@@ -354,7 +376,7 @@ def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True):
     up_cols = (2 if model.gated_mlp else 1) * fs
     copies = n * model.experts_per_token * busiest_share(model, sh, skew) / sh.ep
     local = touched / (model.experts / sh.expert_slots)   # exactly touched / ep when ep divides
-    own = n / sh.tp
+    own = n / sh.tp if own is None else own
     router = h * model.experts
     # the router runs on the GPU's own tokens, before they are dispatched
     up = [2 * copies * h * up_cols + 2 * own * h * float(model.experts),
@@ -364,7 +386,7 @@ def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True):
             + copies * h * ab]
     if model.shared_ffn:  # replicated on every GPU, run on the GPU's own tokens
         _add_shared_experts(model, up, down, float(model.shared_ffn), own)
-    return _with_dense_layers(model, sh, n, up, down) if average else (up, down)
+    return _with_dense_layers(model, sh, n, up, down, own) if average else (up, down)
 
 
 def mlp_work_by_kind(model, sh, batch, w: Workload, skew: float = 1.0) -> dict:
@@ -373,14 +395,15 @@ def mlp_work_by_kind(model, sh, batch, w: Workload, skew: float = 1.0) -> dict:
     :func:`stage_work` gives those stages weigh them by the layers of each kind): what a
     pipeline stage's own mix of layers runs (:func:`compute.pipeline_time.slowest_stage`)."""
     n = batch * w.tokens_per_sequence
+    own = own_tokens(sh, n, busiest_group(sh, batch, w)[1])
     touched = expected_experts_touched(model, n)
     up, down = _mlp_work(model, sh, n, touched, average=False)
     if not sh.plain and np.any(sh.ep > 1):
-        eu, ed = _mlp_work_ep(model, sh, n, touched, skew, average=False)
+        eu, ed = _mlp_work_ep(model, sh, n, touched, skew, average=False, own=own)
         is_ep = sh.ep > 1
         up = [np.where(is_ep, a, b) for a, b in zip(eu, up, strict=True)]
         down = [np.where(is_ep, a, b) for a, b in zip(ed, down, strict=True)]
-    d_up, d_down = _dense_mlp(model, sh, n)
+    d_up, d_down = _dense_mlp(model, sh, n, own)
     return {"mlp_up": (tuple(up), tuple(d_up)), "mlp_down": (tuple(down), tuple(d_down))}
 
 
@@ -435,11 +458,13 @@ def lm_head_weights(model, vs):
     return w + vs * model.embedding_bytes if model.lm_head_bias else w
 
 
-def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
+def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
     """(name, count, flops, hbm_bytes, collective op, collective bytes, group size) per
     stage, per GPU, as arrays broadcast over configurations (rows) x batches (columns).
-    ``batch`` is the (micro-)batch one pass through the layers carries. Counts are per pass
-    (a scalar, or one per row for the extended stages); group sizes one per row."""
+    ``batch`` is the (micro-)batch one pass through the layers carries; ``busiest`` the
+    busiest attention group's sequences of it where not ``ceil(batch / a)``
+    (:func:`busiest_group`). Counts are per pass (a scalar, or one per row for the
+    extended stages); group sizes one per row."""
     h, d, L = float(model.hidden), float(model.head_dim), model.layers
     dv = float(model.v_dim)
     wb, ab = model.weight_bytes, model.act_bytes
@@ -450,8 +475,7 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     if plain or np.all(sh.attention_dp == 1):
         s_att, n_att = s, n                   # every attention group sees every sequence
     else:                                     # DP attention: the busiest group's share
-        s_att = np.ceil(s / sh.attention_dp)
-        n_att = s_att * w.tokens_per_sequence
+        s_att, n_att = busiest_group(sh, batch, w, busiest)
     # logits: the last token of each prompt, each decode sequence's token, and with draft
     # tokens (multi-token prediction) every one of the 1 + draft a sequence verifies
     s_head = s_att if not w.draft else s_att * w.tokens_per_sequence
@@ -472,11 +496,12 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
         qkv_hbm = (h * qkv_cols + qkv_bias * qkv_cols) * wb + n_att * h * ab \
             + n_att * qkv_cols * ab
         attn_flops, attn_hbm = _attention_work(model, sh, s_att, n_att, w)
-    (up_flops, up_hbm), (down_flops, down_hbm) = _mlp_work(model, sh, n, touched)
+    own = own_tokens(sh, n, n_att)           # the busiest GPU's own tokens (router, shared)
+    (up_flops, up_hbm), (down_flops, down_hbm) = _mlp_work(model, sh, n, touched, own=own)
     attn_tp = sh.tp if plain else sh.tp / sh.attention_dp
     attn_bytes = ar_bytes if n_att is n else n_att * h * ab
     if not plain and model.is_moe and np.any(sh.ep > 1):
-        (eu_f, eu_h), (ed_f, ed_h) = _mlp_work_ep(model, sh, n, touched, skew)
+        (eu_f, eu_h), (ed_f, ed_h) = _mlp_work_ep(model, sh, n, touched, skew, own=own)
         is_ep = sh.ep > 1
         up_flops, up_hbm = np.where(is_ep, eu_f, up_flops), np.where(is_ep, eu_h, up_hbm)
         down_flops, down_hbm = np.where(is_ep, ed_f, down_flops), np.where(is_ep, ed_h, down_hbm)
@@ -504,8 +529,11 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0):
     # ---- pipeline, attention DP and expert parallelism: counts per row ---------------------
     pp = sh.pp.ravel()
     counts = layer_counts(model, sh, L, model.moe_layers)
-    a2a = (n * model.experts_per_token * h * busiest_share(model, sh, skew)
-           / sh.ep)   # elements per GPU, x bytes below
+    # elements per GPU (x bytes below): the busiest receiver's, or the busiest sender's
+    # copies where an uneven attention split gives one GPU more than n/tp tokens
+    a2a = n * model.experts_per_token * h * busiest_share(model, sh, skew) / sh.ep
+    if n_att is not n:
+        a2a = np.maximum(a2a, n_att * sh.attention_dp * model.experts_per_token * h / sh.ep)
     extra = {
         "allreduce_attn": None, "allreduce_mlp": None,
         "attn_scatter": (None, zero, zero, "reduce-scatter", attn_bytes, attn_tp),

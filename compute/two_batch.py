@@ -10,13 +10,26 @@ step's batch in two. The roofline (:func:`compute.evaluate_one.evaluate`) runs o
 whose collectives add to its compute; this module times the same step as those engines
 schedule it, from the roofline's own stage times (:func:`evaluate_two_batch`):
 
-* the batch is cut into two micro-batches of ``ceil(batch / 2)`` and ``floor(batch / 2)``
-  sequences (prompts in prefill), each evaluated by the roofline at its own size, so
-  what a half batch loses (GEMMs that read the same weights for half the tokens, an
-  all-to-all's fixed latency paid twice) is the roofline's at that size, with no
-  efficiency constant of its own; without ``overlap_collectives`` (each collective a
-  segment in full: the other micro-batch's compute is what hides it, not its own
-  producer GEMM; :func:`compute.micro_batches.halves_options`);
+* each attention data-parallel rank cuts its own sequences in two, as the engines do
+  (SGLang's ``python/sglang/srt/batch_overlap/two_batch_overlap.py``, run on each DP
+  rank's own batch: decode by sequences, prefill by sequences balancing the tokens, or
+  at half the rank's tokens, one prompt cut in two, where a side would hold less than
+  ``--tbo-token-distribution-threshold`` 0.48 of them;
+  :func:`compute.micro_batches.rank_halves`): a micro-batch is the ranks' halves (a cut
+  prompt counts half, its two chunks' attention each taken at their mean), its busiest
+  rank's half what attention, the router, the shared experts and the all-to-all's
+  busiest sender run (without attention DP: ``ceil(batch / 2)`` and ``floor(batch / 2)``
+  sequences, but an odd prefill batch below 25 cut at half its tokens; a decode rank of
+  one sequence does not split, and then no rank does: :func:`~compute.micro_batches.splits`).
+  Halving the
+  whole batch instead left one prompt on a rank holding one (DeepSeek-V3 at TP = EP =
+  DP-attention 32, batch 32) a whole prompt in each micro-batch. Each micro-batch is
+  evaluated by the roofline at its own size (:func:`compute.roofline.evaluate_grid`'s
+  grid of micro-batches), so what a half batch loses (GEMMs that read the same weights
+  for half the tokens, an all-to-all's fixed latency paid twice) is the roofline's at
+  that size, with no efficiency constant of its own; without ``overlap_collectives``
+  (each collective a segment in full: the other micro-batch's compute is what hides it,
+  not its own producer GEMM; :func:`compute.micro_batches.halves_options`);
 * each micro-batch is a chain of *segments*, a compute part then a communication part:
   the embedding; each layer's attention (``qkv``, ``attention``, ``out_proj``) then the
   collectives before the MLP (the MoE dispatch, or the gathers and all-reduce of a layer
@@ -54,12 +67,13 @@ from compute.micro_batches import AFTER_MLP as _AFTER_MLP
 from compute.micro_batches import ATTENTION as _ATTENTION
 from compute.micro_batches import BEFORE_MLP as _BEFORE_MLP
 from compute.micro_batches import MLP as _MLP
-from compute.micro_batches import halves_options, two_batch_time
+from compute.micro_batches import splits, two_batch_time
 from compute.models import get_model
 from compute.parallel import Parallelism, dense_data_parallel, layout
+from compute.phases import Workload
 from compute.results import InferenceResult
-from compute.roofline import check_options
-from compute.roofline_options import MTP_TWO_BATCH_REFUSED
+from compute.roofline import check_options, evaluate_grid
+from compute.roofline_options import MTP_TWO_BATCH_REFUSED, RooflineOptions
 from compute.stages import layer_counts
 
 __all__ = ["TwoBatchResult", "evaluate_two_batch", "step_segments", "two_batch_time"]
@@ -97,8 +111,8 @@ def step_segments(result: InferenceResult, model=None) -> list[tuple[float, floa
 @dataclass(frozen=True)
 class TwoBatchResult:
     """A step run as two micro-batches (:func:`evaluate_two_batch`): ``serial`` the whole
-    batch's roofline result, ``halves`` the two micro-batches' (``ceil`` and ``floor`` of
-    half the batch), ``latency`` the overlapped step's seconds; ``compute`` and ``network``
+    batch's roofline result, ``halves`` the two micro-batches' (the larger first, each
+    rank's sequences cut in two: :func:`~compute.micro_batches.rank_halves`), ``latency`` the overlapped step's seconds; ``compute`` and ``network``
     the two streams' busy seconds (both micro-batches), ``fill`` what neither hides (the
     latency less the busier stream's time)."""
 
@@ -107,6 +121,10 @@ class TwoBatchResult:
     latency: float
     compute: float
     network: float
+    #: the sequences each micro-batch holds over every attention DP rank, the larger
+    #: first (:func:`~compute.micro_batches.rank_halves`): fractional where a rank's
+    #: prompt is cut in two (a half's ``batch`` counts such a prompt whole)
+    micro_batches: tuple = ()
 
     @property
     def fill(self) -> float:
@@ -141,7 +159,7 @@ class TwoBatchResult:
         """JSON-ready: the overlapped step's schedule (``two_batch_schedule`` in ``netmodel
         infer --json``): its seconds, the two micro-batches' sequences, each stream's busy
         seconds, the seconds neither hides and its tokens a second."""
-        return {"latency_s": self.latency, "micro_batches": [h.batch for h in self.halves],
+        return {"latency_s": self.latency, "micro_batches": list(self.micro_batches),
                 "compute_stream_s": self.compute, "network_stream_s": self.network,
                 "fill_s": self.fill, "tokens_per_s": self.tokens_per_s}
 
@@ -150,7 +168,8 @@ def evaluate_two_batch(model, gpu, tp: int, batch: int, phase="decode", **kwargs
                        ) -> TwoBatchResult:
     """The step of :func:`~compute.evaluate_one.evaluate` (same arguments) run as two
     micro-batches whose collectives overlap the other's compute (see the module docstring).
-    Needs a batch of at least 2, one pipeline stage and the roofline (no profile)."""
+    Needs a batch of at least 2 (in decode 2 a rank: :func:`~compute.micro_batches.splits`),
+    one pipeline stage and the roofline (no profile)."""
     model = get_model(model)
     options = kwargs.get("options")
     check_options(options)   # a float raised AttributeError ('no attribute profile')
@@ -167,11 +186,30 @@ def evaluate_two_batch(model, gpu, tp: int, batch: int, phase="decode", **kwargs
     if serial.batch < 2:
         raise UserError(f"two-batch overlap needs a batch of at least 2 (two micro-batches); "
                         f"got {serial.batch}")
-    # each collective in full on the communication stream (halves_options)
-    half_kwargs = {**kwargs, "options": halves_options(options)}
-    halves = tuple(evaluate(model, gpu, tp, b, phase, **half_kwargs)
-                   for b in ((serial.batch + 1) // 2, serial.batch // 2))
+    if not splits(serial.phase, serial.batch, serial.attention_dp):
+        raise UserError(f"two-batch overlap needs every attention DP rank's decode batch "
+                        f"split in two, at least 2 sequences a rank; got batch "
+                        f"{serial.batch} over attention_dp {serial.attention_dp}; allowed: "
+                        f"a batch of at least {2 * serial.attention_dp}")
+    # the micro-batches as the grid cuts them, each rank's own sequences in two
+    # (rank_halves), each collective in full on the communication stream (halves_options)
+    grid = evaluate_grid(model, gpu, [Parallelism(serial.tp, 1, serial.ep, serial.attention_dp)],
+                         [serial.batch], Workload(serial.phase, serial.prompt_tokens,
+                                                  serial.context_tokens),
+                         comm=kwargs.get("comm"), options=replace(
+                             options if options is not None else RooflineOptions(),
+                             two_batch_overlap=True),
+                         latency_limit=serial.latency_limit,
+                         expert_skew=kwargs.get("expert_skew", 1.0))
+    g, big, small, seqs = grid.two_batch_halves
+    halves = (g.result(0, int(big[0])), g.result(0, int(small[0])))
     chains = [step_segments(h, model) for h in halves]
     return TwoBatchResult(serial=serial, halves=halves, latency=two_batch_time(chains),
                           compute=sum(c for ch in chains for c, _ in ch),
-                          network=sum(a for ch in chains for _, a in ch))
+                          network=sum(a for ch in chains for _, a in ch),
+                          micro_batches=(_whole(seqs[0][0, 0]), _whole(seqs[1][0, 0])))
+
+
+def _whole(x: float) -> int | float:
+    """``x`` as an int where it is whole (sequences), else the float."""
+    return int(x) if float(x).is_integer() else float(x)

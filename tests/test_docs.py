@@ -306,7 +306,7 @@ def test_paths_and_python_names_the_prose_gives_exist():
 #: Options the pages quote from other tools, each with the tool.
 OTHER_TOOLS_OPTIONS = {
     "--enable-two-batch-overlap", "--moe-dense-tp-size", "--enable-dp-lm-head",
-    "--enable-dp-attention",                                            # SGLang
+    "--enable-dp-attention", "--tbo-token-distribution-threshold",     # SGLang
     "--tensor-parallel-size",                                           # vLLM
     "--nworkers", "--nthreads",                                         # dask worker
     "--flags",                                                          # architecture.md's prose

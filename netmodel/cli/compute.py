@@ -490,7 +490,7 @@ def _two_batch_lines(r, tbo) -> list[str]:
     """What ``--two-batch-overlap`` adds to ``infer``'s text."""
     from compute.units import format_time
 
-    a, b = (h.batch for h in tbo.halves)
+    a, b = tbo.micro_batches   # sequences; a prompt cut in two counts half in each
     return [f"two-batch overlap: {r.latency_name.upper()} {format_time(tbo.latency)} "
             f"({tbo.latency / r.latency:.1%} of the serial step); {tbo.tokens_per_s:.5g} "
             f"tokens/s; micro-batches of {a} + {b}: compute {format_time(tbo.compute)}, "

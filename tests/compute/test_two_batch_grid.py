@@ -35,7 +35,8 @@ def test_every_cell_is_evaluate_two_batch(model, configs, phase):
     assert np.array_equal(g.stage_time, serial.stage_time)      # the stages: the serial step's
     for i, c in enumerate(configs):
         for j, b in enumerate(BATCHES):
-            if b == 1:   # nothing to split: the serial step
+            # nothing to split (batch 1, a decode rank of one sequence): the serial step
+            if b == 1 or (phase == "decode" and b < 2 * c.attention_dp):
                 assert math.isnan(g.two_batch_latency[i, j])
                 assert g.latency[i, j] == serial.latency[i, j] and g.two_batch_hidden[i, j] == 0
                 continue
