@@ -307,16 +307,19 @@ def test_dag_arrays_past_the_cache_of_512(monkeypatch):
     """More destinations at once than the cache keeps: each still gets its own arrays,
     equal to those read from :meth:`Router._dag` one at a time (raised KeyError at a62200f:
     the arrays built first were dropped from the cache before being returned, as
-    ``netmodel collective all-reduce --fabric torus:dims=16x16x16 --group 1024`` did)."""
+    ``netmodel collective all-reduce --fabric torus:dims=16x16x16 --group 1024`` did).
+    The cache keeps by bytes now, set here to about 100 destinations' arrays, so the 216
+    destinations of a 6x6x6 are past it as 576 were past the 512 it kept then (a group of
+    more than 512: test_a_group_of_more_than_512_gpus_builds_its_dags_once)."""
     from netmodel.collectives import route_dags
 
-    graph = build("torus:dims=8x8x9")   # 576 GPUs, all transit nodes
+    graph = build("torus:dims=6x6x6")   # 216 GPUs, all transit nodes
     r = Router(graph)
     one = sum(a.nbytes for a in Router(graph)._dag_csrs(np.array([0]))[0])
     monkeypatch.setattr(route_dags, "_DAG_BYTES", 100 * one)  # about 100 kept
     want = list(r._nodes)
     got = r._dag_csrs(np.array([r._nid[x] for x in want], dtype=np.int64))
-    assert len(got) == 576 and 50 < len(r._dag_np) < 576
+    assert len(got) == 216 and 50 < len(r._dag_np) < 216
     held = sum(a.nbytes for entry in r._dag_np.values() for a in entry)
     assert r._dag_bytes == held <= route_dags._DAG_BYTES
     fresh = Router(graph)
