@@ -247,13 +247,17 @@ def test_cli_lite_gpu_bad_input(tmp_path, args, needle):
     assert not out.exists()
 
 
-def test_the_papers_assumption_never_reports_less_throughput():
-    from netmodel.study.lite_gpu import run_full_study
-    from netmodel.study.summary import summary_markdown
+@pytest.fixture(scope="module")
+def ideal_parts():
+    """One run of every part but the sweep on the ideal network: the paper's assumption,
+    the blast radius and the cost parts are read off it."""
+    return run_full_study(["Llama-3-70B"], ["H100-SXM", "Lite", "Lite+BW"],
+                          ["prefill", "decode"], networks=("ideal",),
+                          scenarios=["h100-dgx", "lite-flat", "lite-direct"], sweep=False)
 
-    r = run_full_study(["Llama-3-70B"], ["H100-SXM", "Lite", "Lite+BW"], ["prefill", "decode"],
-                       networks=("ideal",), scenarios=["h100-dgx", "lite-flat", "lite-direct"],
-                       sweep=False)
+
+def test_the_papers_assumption_never_reports_less_throughput(ideal_parts):
+    r = ideal_parts
     assert r.paper is not None and len(r.paper.rows) == len(r.fabric.rows)
     for d, p in zip(r.fabric.rows, r.paper.rows, strict=True):
         assert (d.label, d.model, d.phase) == (p.label, p.model, p.phase)
@@ -263,12 +267,8 @@ def test_the_papers_assumption_never_reports_less_throughput():
     assert "## 2b. The paper's claims" in text and "Under the paper's" in text
 
 
-def test_blast_radius_and_cost_parts_are_written_and_summarized(tmp_path):
-    from netmodel.study.lite_gpu import run_full_study, write_full_study
-
-    r = run_full_study(["Llama-3-70B"], ["H100-SXM", "Lite"], ["decode"],
-                       networks=("ideal",), scenarios=["h100-dgx", "lite-flat", "lite-direct"],
-                       sweep=False, paper=False)
+def test_blast_radius_and_cost_parts_are_written_and_summarized(tmp_path, ideal_parts):
+    r = ideal_parts
     rel = {s.scenario: s for s in r.reliability.summaries}
     assert set(rel) == {"h100-dgx@H100-SXM", "lite-flat@Lite", "lite-direct@Lite"}
     # a GPU failure takes the GPU's SMs in hardware, its whole instance's in software
@@ -278,7 +278,8 @@ def test_blast_radius_and_cost_parts_are_written_and_summarized(tmp_path):
     assert rel["h100-dgx@H100-SXM"].sms_down_per_gpu_failure_hw == 132
     # the cost part prices each scenario's own-GPU row as compare did
     row = r.fabric.row("Llama-3-70B", "lite-flat@Lite", "decode")
-    cost = next(s for s in r.cost.summaries if s.scenario == "lite-flat@Lite")
+    cost = next(s for s in r.cost.summaries
+                if (s.scenario, s.phase) == ("lite-flat@Lite", "decode"))
     assert cost.usd_per_mtoken == pytest.approx(row.usd_per_mtoken, rel=1e-12)
     written = {p.name for p in write_full_study(r, tmp_path / "o")}
     assert {"reliability.csv", "reliability_spares.png", "cost.json",
