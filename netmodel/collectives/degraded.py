@@ -7,7 +7,10 @@ re-routed around a failed NVSwitch over the GPUs' NICs). :func:`degraded_cost`
 costs one collective on the healthy fabric and on the degraded one: traffic is rerouted
 over the surviving shortest paths, the ring is re-embedded (the faster of the group's own
 order and a greedy nearest-neighbour order, on the healthy fabric as on the degraded one,
-so that a failure counts only what it removes), GPUs that failed leave
+so that a failure counts only what it removes; where the whole group is left, the healthy
+side also runs the degraded side's greedy order, and on a fabric whose collectives lay
+their own routes, :func:`lays_own_routes`, its plans, whose detours are paths of the
+healthy fabric too), GPUs that failed leave
 the group (``lost``), and a group that the failures cut apart is reported as such
 (``cut``, infinite time) rather than costed. A GPU whose NIC is down (its NIC link or rail
 leaf failed) costs as NCCL started again on the survivors runs: its rings and trees on
@@ -38,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import networkx as nx
@@ -52,7 +55,8 @@ from topologies.failure_domains import nic_heirs, stopped_by, stops
 from topologies.optical import drop_circuits
 from topologies.schema import circuit_count, circuit_via
 
-__all__ = ["DegradedResult", "degrade", "degraded_cost", "degraded_model", "stopped_gpus"]
+__all__ = ["DegradedResult", "degrade", "degraded_cost", "degraded_model", "lays_own_routes",
+           "stopped_gpus"]
 
 
 def _parts(what: str, value: object, items: str) -> tuple:
@@ -202,6 +206,11 @@ class DegradedResult:
     #: the ring order (a :class:`~netmodel.collectives.model.FabricCostModel`'s
     #: ``ring_order``) that gave ``degraded``: the faster of the group's and a greedy one
     ring_order: str = "given"
+    #: the routes that gave ``healthy``: ``"own"``, the healthy fabric's shortest paths, or
+    #: ``"degraded"``, the degraded fabric's, paths of the healthy fabric too, where they
+    #: were faster on a fabric whose collectives lay their own routes
+    #: (:func:`lays_own_routes`) with the whole group left
+    healthy_routes: str = "own"
 
     @property
     def cut(self) -> bool:
@@ -220,7 +229,9 @@ class DegradedResult:
         the healthy fabric is cut apart too, an OCS fabric without circuits: JSON has no
         inf), ``slowdown`` (None where nothing is left to compare: cut apart, or one GPU
         survives, which communicates nothing), ``lost``, ``cut`` and, where any,
-        ``stopped`` (members wired to a failed tier-0 switch, in ``lost`` too)."""
+        ``stopped`` (members wired to a failed tier-0 switch, in ``lost`` too) and, where
+        the healthy time came from the degraded fabric's routes, ``healthy_routes``
+        (``"degraded"``: :attr:`healthy_routes`)."""
         whole = self.healthy.connected
         doc = {"healthy_time": self.healthy.time if whole else None,
                "healthy_algorithm": self.healthy.algorithm if whole else None,
@@ -229,6 +240,8 @@ class DegradedResult:
                "lost": [str(x) for x in self.lost], "cut": self.cut}
         if self.stopped:
             doc["stopped"] = [str(x) for x in self.stopped]
+        if self.healthy_routes != "own":
+            doc["healthy_routes"] = self.healthy_routes
         return doc
 
 
@@ -278,12 +291,49 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
             reset.remove_edges_from(list(reset.subgraph(survivors).edges()))
         broken = reset
     orders = ("given", "greedy")
-    results = [FabricCostModel(broken, ring_order=order, **options).cost(op, nbytes, survivors,
-                                                                         algorithm)
-               for order in orders]
+    models = [FabricCostModel(broken, ring_order=order, **options) for order in orders]
+    results = [m.cost(op, nbytes, survivors, algorithm) for m in models]
     best = min(range(len(orders)), key=lambda i: results[i].time)
+    routes = "own"
+    if not lost and healthy.connected:
+        # the healthy side runs every plan of the degraded side's that the healthy fabric
+        # can. Its ring order, on any fabric: the order is the communicator's, and the greedy
+        # one a heuristic that a failure's longer distances may steer to a better ring
+        # (rail-optimized 3 x 4, bidirectional ring of 8 placed at random, 64 KiB, gpu6's
+        # NVLink failed: 71.27 -> 58.24 us, 0.82x)
+        ring = models[1]._ordered(survivors)
+        ringed = healthy_model.cost(op, nbytes, ring, algorithm) if ring != group else None
+        if ringed is not None and ringed.time < healthy.time:
+            healthy = replace(ringed, group=group)
+        # and its routes where the collective lays its own (:func:`lays_own_routes`): they
+        # are paths of the healthy fabric, over the same links, so its shortest paths alone
+        # let a failure 'speed up' what their contention slowed (ring:n=7, halving-doubling
+        # on all 7, gpu1-gpu2 failed: the fold-in's gpu6 -> gpu2 goes the long way round,
+        # off gpu6 -> gpu0, which carried three flows, 0.77x; full-mesh:n=5, a pair whose
+        # cable failed spreads over 3 two-hop detours, 0.33x)
+        if results[best].time < healthy.time and lays_own_routes(graph):
+            healthy, routes = results[best], "degraded"
     return DegradedResult(healthy, results[best], links, nodes, lost,
-                          tuple(g for g in lost if g in stopped), broken, orders[best])
+                          tuple(g for g in lost if g in stopped), broken, orders[best], routes)
+
+
+def lays_own_routes(graph: nx.Graph) -> bool:
+    """Whether a collective on ``graph`` lays its own routes: no switch of a scale-out tier
+    (tier >= 1), so every route is a scale-up path between GPUs (direct cables, circuits,
+    GPUs forwarding, tier-0 switches) that the communicator picks, as NCCL's topology
+    search picks among NVLink paths, and any path of the fabric is one it may take. Where
+    a scale-out network routes (ECMP in its switches, NCCL's rails and PXN relays through
+    a rank of the peer's rail), a failure's detour may be one the healthy fabric never
+    takes (a leaf cut off from the spines borrows a NIC no rank lends: 0.9993x,
+    tests/netmodel/test_degraded_never_faster.py).
+
+    >>> from topologies import build
+    >>> [lays_own_routes(build(s)) for s in ("ring:n=4", "torus:dims=2x3",
+    ...  "ocs:gpus=4,ports=2,logical=ring", "single-switch:n=4", "fat-tree:k=4")]
+    [True, True, True, True, False]
+    """
+    return not any(d.get("kind") == "switch" and d.get("tier") != 0
+                   for _, d in graph.nodes(data=True))
 
 
 def degraded_model(result: DegradedResult, model: FabricCostModel, placement: str,

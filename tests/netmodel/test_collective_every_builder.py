@@ -211,11 +211,14 @@ def test_ring_all_reduce_on_a_full_mesh_is_the_closed_form(p, n, alpha):
 
 
 #: switched fabrics, where every route is a shortest one through switches: removing a part
-#: can only take paths away. On direct-connect fabrics (ring, torus) a failure can force a
-#: longer route that shares fewer links (ring:n=8, reduce on gpu5-gpu7 by tree, gpu6-gpu7
-#: failed: 1.46 ms -> 736 us), and the greedy ring order may find a shorter ring on the
-#: failed fabric than on the healthy one (a few ns of latency): the model routes shortest
-#: paths only, as the fabrics' routing does.
+#: can only take paths away. On fabrics whose collectives lay their own routes (ring,
+#: torus, full mesh, OCS circuits, Lites on a tier-0 switch) a failure can force a longer
+#: route that shares fewer links (ring:n=8, reduce on gpu5-gpu7 by tree, gpu6-gpu7 failed:
+#: 1.46 ms -> 736 us), and the greedy ring order may find a better ring on the failed
+#: fabric than on the healthy one (torus 3x5, all-reduce of 4 GiB on 7 GPUs under auto,
+#: gpu0-gpu1 failed: 59.6 -> 39.8 ms); the model routes shortest paths only, so the healthy
+#: side runs the degraded side's plans there too (degraded.lays_own_routes;
+#: test_a_failed_link_never_speeds_a_collective_up).
 SWITCHED = ["fat-tree:k=4", "leaf-spine:leaves=3,radix=8,oversubscription=2",
             "rail-optimized:domains=3,domain_size=4,gpus_per_server=4", "flat:n=12,planes=4",
             "lite-groups:base=[leaf-spine:leaves=2,radix=4],lites=2", "nvl72:racks=2"]
@@ -247,6 +250,49 @@ def test_a_failure_never_speeds_a_collective_up(spec, data):
     if r.lost or r.cut:
         return
     assert r.degraded.time >= r.healthy.time * (1 - 1e-12)
+
+
+#: every link of a fabric with at most this many is failed in turn; of a larger one, a few
+EVERY_LINK = 48
+
+
+@settings(RUN, max_examples=10)
+@given(spec=st.sampled_from(sorted(FABRICS.values())), data=st.data())
+def test_a_failed_link_never_speeds_a_collective_up(spec, data):
+    """Every builder's small fabric, each of its links failed in turn (a few drawn where it
+    has more than EVERY_LINK): the group, all of it left, is never faster than before, for
+    one algorithm or under auto. The healthy side runs the degraded side's ring order, and
+    on the fabrics whose collectives lay their own routes its routes too; elsewhere routes
+    are the switches', and removing a link takes paths away, but for NCCL's send/recv
+    ops, whose PXN relays a GPU cut off from NVLink may unload
+    (test_degraded_direct_connect_h585.test_a_gpu_off_nvlink_unloads_a_pxn_relay_left)."""
+    from netmodel.collectives.degraded import degraded_cost, lays_own_routes
+
+    g = _graph(spec)
+    own = lays_own_routes(g)
+    p = data.draw(st.integers(2, min(12, g.graph["gpus"])))
+    op = data.draw(st.sampled_from([o for o in OPERATIONS if own or o not in SEND_RECV_OPS]))
+    algorithm = data.draw(st.sampled_from([None, *algorithms_for(op)]))
+    placement = data.draw(st.sampled_from(["contiguous", "random"]))
+    n = data.draw(st.sampled_from([1.0, 65536.0, 2.0**26, 2.0**32]))
+    try:
+        FabricCostModel(g, placement=placement, seed=3).cost(op, n, p, algorithm)
+    except UserError:   # the algorithm does not run on this group
+        return
+    links = sorted(g.edges())
+    if len(links) > EVERY_LINK:
+        links = data.draw(st.lists(st.sampled_from(links), min_size=1, max_size=4,
+                                   unique=True))
+    for link in links:
+        try:
+            r = degraded_cost(g, op, n, p, algorithm=algorithm, placement=placement, seed=3,
+                              links=[link])
+        except UserError:   # the algorithm does not run on the degraded fabric
+            continue
+        if r.lost or r.cut:
+            continue
+        assert r.degraded.time >= r.healthy.time * (1 - 1e-12), (link, r.slowdown)
+        assert r.healthy_routes == "own" or own
 
 
 @settings(RUN, max_examples=8)
