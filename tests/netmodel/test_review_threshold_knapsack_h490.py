@@ -169,8 +169,13 @@ def _sim_below(kinds, spares, instances, threshold, years, seed):
     n = rng.poisson(rates.sum() * (span + warm))
     times = np.sort(rng.uniform(-warm, span, n))
     which = rng.choice(len(kinds), n, p=rates / rates.sum())
-    free, held, starts, ends = spares, [], [], []
-    for t, k in zip(times, which, strict=True):
+    down = np.array([x.down for x in kinds])[which]
+    swap = times + np.array([x.d_swap for x in kinds])[which]
+    repair = times + np.array([x.d_repair for x in kinds])[which]
+    free, held = spares, []
+    backs = np.zeros(n, dtype=np.int64)
+    # the one sequential step: how many of each failure's instances come back on spares
+    for i, (t, k) in enumerate(zip(times.tolist(), which.tolist(), strict=True)):
         while held and held[0][0] <= t:
             free += heapq.heappop(held)[1]
         x = kinds[k]
@@ -179,8 +184,12 @@ def _sim_below(kinds, spares, instances, threshold, years, seed):
         if got:
             free -= got
             heapq.heappush(held, (t + x.hold, got))
-        starts += [t] * x.down
-        ends += [t + x.d_swap] * back + [t + x.d_repair] * (x.down - back)
+        backs[i] = back
+    # per failure, in its order: its instances' downs, then those back at the swap and
+    # the rest at the repair
+    starts = np.repeat(times, down)
+    ends = np.repeat(np.column_stack([swap, repair]).ravel(),
+                     np.column_stack([backs, down - backs]).ravel())
     at = np.concatenate([starts, ends])
     step = np.concatenate([np.ones(len(starts)), -np.ones(len(ends))])
     order = np.argsort(at, kind="stable")
