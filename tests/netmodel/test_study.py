@@ -157,8 +157,12 @@ def test_cli_lite_gpu_ideal_part_only(tmp_path):
 
 @pytest.fixture(scope="module")
 def full():
+    # the parts its tests read (GPUs alone, fabrics, sweep, summary, figures); the blast
+    # radius, packed and MoE parts (two thirds of its time) are read by none of them, and
+    # the CLI run above writes and summarizes every part
     return run_full_study(["Llama-3-70B"], ["H100-SXM", "Lite", "Lite+BW"],
-                          scenarios=["h100-dgx", "lite-flat", "lite-ocs"])
+                          scenarios=["h100-dgx", "lite-flat", "lite-ocs"],
+                          reliability=False, packed=False, moe=None)
 
 
 def test_full_study_parts(full):
