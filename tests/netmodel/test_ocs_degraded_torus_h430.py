@@ -52,6 +52,15 @@ def _most(pairs, planes_on):
         cols += ks
         lo.append(-np.inf)
         hi.append(1)
+    for p, on in enumerate(planes_on):
+        # so a plane holds at most half its GPUs' circuits, rounded down: implied by the
+        # rows above for whole choices, stated for the solver's relaxation (an odd plane's
+        # half-circuits otherwise fill it), which then proves a count infeasible at once
+        ks = [k for k, (_, q) in enumerate(var) if q == p]
+        rows += [len(lo)] * len(ks)
+        cols += ks
+        lo.append(-np.inf)
+        hi.append(len(on) // 2)
     vals = [1.0] * len(rows)
     for e, pair in enumerate(edges):   # each pair on times x r planes
         ks = [k for k, (f, _) in enumerate(var) if f == e]
