@@ -27,6 +27,14 @@ from netmodel.cli.options import (
     read_whole,
     scenario_help,
 )
+from netmodel.study.run_words import (  # re-exported: the commands read them here
+    OVERLAP_LINE,
+    RING_NAME,
+    describe_collectives,
+    mode_lines,
+    profile_line,
+    ring_description,
+)
 
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel
@@ -34,7 +42,8 @@ if TYPE_CHECKING:
     from compute.models import ModelSpec
     from compute.profiles import EngineProfile
 
-__all__ = ["NAME_KEYS", "RING_NAME", "check_figure_path", "describe_collectives",
+__all__ = ["NAME_KEYS", "OVERLAP_LINE", "RING_NAME", "check_figure_path",
+           "describe_collectives", "mode_lines", "profile_line",
            "distinct_names", "keywords_as_flags", "resolve_collectives", "resolve_profile"]
 
 
@@ -165,10 +174,6 @@ COLLECTIVE_OPTIONS = [
 ]
 
 
-#: How the default collective model is named wherever it is used.
-RING_NAME = "ring alpha-beta over scale-up bandwidth"
-
-
 def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_name: str | None,
                         gpu_file: str | None,
                         ) -> tuple[GpuSpec, CollectiveCostModel | None, dict, int | None]:
@@ -208,41 +213,8 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
                 **routing_description(comm.placement, comm.algorithm),
                 "fabric_gpus": comm.gpus}
         return gpu, comm, desc, comm.gpus
-    from compute.roofline import default_comm
-
     gpu = resolve_gpu(gpu_name, gpu_file)
-    ring = default_comm(gpu)
-    desc = {"model": RING_NAME, "bandwidth_Bps": ring.bandwidth,
-            "step_latency_s": ring.step_latency, "efficiency": ring.efficiency}
-    return gpu, None, desc, None
-
-
-def describe_collectives(desc: dict) -> str:
-    """The collective model in words (one line).
-
-    >>> from compute.comm import RingAlphaBeta
-    >>> ring = RingAlphaBeta(bandwidth=450e9)
-    >>> print(describe_collectives({"model": RING_NAME, "bandwidth_Bps": ring.bandwidth,
-    ...                             "step_latency_s": ring.step_latency,
-    ...                             "efficiency": ring.efficiency}))
-    ring alpha-beta over scale-up bandwidth (450 GB/s at 92% link efficiency, 1.9 us per step; --scenario or --fabric for a fabric)
-    """
-    if desc["model"] == "scenario":
-        from netmodel.collectives.tuner_plugin import NO_TUNER
-
-        tuner = f", tuner {desc['tuner']}" if desc["tuner"] != NO_TUNER else ""
-        return (f"scenario {desc['scenario']} (placement {desc['placement']}, algorithm "
-                f"{desc['algorithm']}{tuner}, instances {desc['instances']}), as compare "
-                f"costs them")
-    if desc["model"] == "fabric":
-        return (f"fabric {desc['fabric']} (placement {desc['placement']}, algorithm "
-                f"{desc['algorithm']})")
-    # every number the ring's time takes, so that the line gives it: bytes over bandwidth x
-    # efficiency, plus a latency per step
-    return (f"{RING_NAME} ({desc['bandwidth_Bps'] / 1e9:g} GB/s at "
-            f"{100 * desc['efficiency']:.4g}% link efficiency, "
-            f"{desc['step_latency_s'] * 1e6:g} us per step; --scenario or --fabric for a "
-            f"fabric)")
+    return gpu, None, ring_description(gpu), None
 
 
 def resolve_profile(ref: str | None, option: str = "--profile") -> EngineProfile | None:
@@ -254,66 +226,6 @@ def resolve_profile(ref: str | None, option: str = "--profile") -> EngineProfile
 
     with value_refused_as(option, ref, "unknown profile", "profile "):
         return get_profile(ref)
-
-
-def profile_line(profile, desc: dict | None = None, gpus=()) -> str:
-    """The calibrated mode's line; a note when the profile was fitted with other
-    collectives than this run's (its fitted overheads absorbed those, so the run does not
-    reproduce its fit; scenarios are compared without their ``@GPU``), and one when it was
-    fitted on another GPU than the run's ``gpus`` (names): its overheads and efficiencies
-    are what an engine reached on that GPU, carried over, not measured on this one. The
-    profile's ``gpu`` names a run's GPU as the catalogs read a name, regardless of case
-    (:func:`~compute.errors.find_name`)."""
-    import re
-
-    from compute.errors import find_name
-
-    fitted = f", fitted on {profile.fitted_on}" if profile.fitted_on else ""
-    line = f"calibrated mode: engine profile {profile.name}{fitted}"
-    run = {g for g in gpus if g}
-    other = sorted(run - {find_name(run, profile.gpu)}) if profile.gpu else []
-    if other:
-        on = " and ".join(other)
-        line += (f"\nnote: profile {profile.name} was fitted on {profile.gpu} and is used here "
-                 f"on {on}: its efficiencies and fixed overheads are {profile.gpu}'s, carried "
-                 f"over, not measured (netmodel calibrate fits a profile from measurements "
-                 f"on {on})")
-    if desc is not None and profile.collectives:
-        now = describe_collectives(desc).split(" (")[0]
-        bare = lambda s: re.sub(r"@[^,\s]+", "", s)  # noqa: E731
-        if bare(now) not in bare(profile.collectives):
-            line += (f"\nnote: profile {profile.name} was fitted with collectives "
-                     f"{profile.collectives}, not this run's {now}; give the same "
-                     f"--scenario or --fabric to reproduce its fit")
-    return line
-
-
-#: The line of a run costed with each collective hidden behind the GEMM feeding it
-#: (:class:`~compute.roofline_options.RooflineOptions` ``overlap_collectives``); by default
-#: each is a stage of its own, which no line says.
-OVERLAP_LINE = ("overlapped collectives: each per-layer all-reduce hidden behind the GEMM "
-                "producing its input, only the time it outlasts that GEMM counted "
-                "(--overlap-collectives)")
-
-
-def mode_lines(options, desc: dict | None = None, gpus=()) -> list[str]:
-    """The lines saying the modes ``options`` (a
-    :class:`~compute.roofline_options.RooflineOptions`) cost with that move the numbers but
-    no table shows: the calibrated mode (:func:`profile_line` of ``options.profile``, with
-    ``desc`` and ``gpus`` for its notes) and overlapped collectives (:data:`OVERLAP_LINE`);
-    none for the default roofline with each collective a stage of its own. infer and search
-    print them under their collectives line, compare, sweep and study lite-gpu above their
-    tables; with --json the options are in the document instead (a result's
-    ``overlap_collectives``, a comparison's ``settings.options``).
-
-    >>> from compute.roofline_options import RooflineOptions
-    >>> mode_lines(RooflineOptions())
-    []
-    >>> mode_lines(RooflineOptions(overlap_collectives=True)) == [OVERLAP_LINE]
-    True
-    """
-    lines = [] if options.profile is None else [profile_line(options.profile, desc, gpus)]
-    return lines + ([OVERLAP_LINE] if options.overlap_collectives else [])
 
 
 def dense_mlp_tp(text: str | None) -> int | None:
