@@ -28,6 +28,7 @@ from netmodel.cli.options import (
     scenario_help,
     with_options,
 )
+from netmodel.study.collective_report import TABLE_FORMATS, TABLE_SUFFIXES, VIDUR_FORMAT
 
 __all__ = ["collective", "costs"]
 
@@ -494,20 +495,9 @@ def _failures(text):
     return links, nodes
 
 
-#: ``costs --format`` choices: name -> what it writes.
-FORMATS = {
-    "csv": "CSV table (one row per op x group x size)",
-    "json": "JSON document with the rows, their schema and units",
-    "nccl-tests": "text laid out exactly as nccl-tests' *_perf binaries print it",
-    "nccl-short": "short nccl-tests-like table with the algorithm chosen",
-    "nccl": "same as nccl-short",
-    "vidur": "Vidur network profiles (all_reduce.csv, send_recv.csv...) into the -o folder",
-}
-
-#: File suffixes ``costs -o`` takes for each file format (vidur writes a folder): a run of
-#: '-o ../../etc/passwd' replaced that file with a cost table.
-FORMAT_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", ".log"),
-                   "nccl-short": (".txt", ".log"), "nccl": (".txt", ".log")}
+#: ``costs --format`` choices: name -> what it writes (the library's table formats and
+#: Vidur's folder).
+FORMATS = {**TABLE_FORMATS, **VIDUR_FORMAT}
 
 
 @click.command("costs", cls=_FabricOrScenario)
@@ -585,7 +575,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
             if fmt == "vidur":
                 check_folder_path(output)
             else:
-                check_file_path(output, "output file", FORMAT_SUFFIXES[fmt])
+                check_file_path(output, "output file", TABLE_SUFFIXES[fmt])
     _check_plot(plot_path)
     per_size = len(ops) * len(groups) * (len(ALGORITHMS) if algorithm == "all" else 1)
     estimate = _size_count(sizes_text) * per_size

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from netmodel.collectives.results import CollectiveResult, TreeCap
     from netmodel.study.collective_setup import CollectiveSetup
 
-__all__ = ["TABLE_FORMATS", "CollectiveReport", "CostTable", "collective_report", "cost_table",
+__all__ = ["TABLE_FORMATS", "TABLE_SUFFIXES", "VIDUR_FORMAT", "CollectiveReport", "CostTable", "collective_report", "cost_table",
            "fabric_label", "short_group"]
 
 #: The placement a report names for a group given as its GPU nodes (none placed it).
@@ -414,8 +414,21 @@ class CostTable:
         return vidur_files(self.model, self.rows)
 
 
-#: The text formats :meth:`CostTable.table` writes (``nccl`` is ``nccl-short``).
-TABLE_FORMATS = ("csv", "json", "nccl-tests", "nccl-short", "nccl")
+#: The text formats :meth:`CostTable.table` writes (``nccl`` is ``nccl-short``): name ->
+#: what it writes; and the file suffixes a table in it is written to (a run of
+#: '-o ../../etc/passwd' once replaced that file with a cost table).
+TABLE_FORMATS = {
+    "csv": "CSV table (one row per op x group x size)",
+    "json": "JSON document with the rows, their schema and units",
+    "nccl-tests": "text laid out exactly as nccl-tests' *_perf binaries print it",
+    "nccl-short": "short nccl-tests-like table with the algorithm chosen",
+    "nccl": "same as nccl-short",
+}
+TABLE_SUFFIXES = {"csv": (".csv",), "json": (".json",), "nccl-tests": (".txt", ".log"),
+                  "nccl-short": (".txt", ".log"), "nccl": (".txt", ".log")}
+#: What :meth:`CostTable.vidur_files` writes, a folder (``netmodel costs --format vidur``).
+VIDUR_FORMAT = {"vidur": "Vidur network profiles (all_reduce.csv, send_recv.csv...) into the "
+                         "output folder"}
 
 
 def cost_table(setup: CollectiveSetup, ops: Iterable[str], sizes: Iterable[float],
