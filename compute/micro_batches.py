@@ -59,7 +59,12 @@ def rank_halves(phase: str, batch, attention_dp, tokens: int = 1):
       ``floor(x / 2)`` for prompts of one length), unless the larger side holds more than
       ``1 -`` :data:`TOKEN_DISTRIBUTION_THRESHOLD` of the rank's tokens (an odd ``x``
       below 25, one prompt among them): then at half its tokens, one prompt cut in two
-      (SGLang's two-chunk split), ``x / 2`` sequences' tokens on each side.
+      (SGLang's two-chunk split), ``x / 2`` sequences' tokens on each side. The cut
+      prompt's two chunks' attention is taken at their mean (the second reads the first's
+      KV cache: ``P^2/8`` pairs a head and layer more than the mean, the first as many
+      fewer); the attention stage takes no prefix, so the overlapped step may be low by
+      up to the layers times those pairs' time (docs/compute.md: +4.3% at most in its
+      cases).
 
     With ``a`` 1 (or a batch every rank holds as many of) decode's micro-batches are
     ``ceil(batch / 2)`` and ``floor(batch / 2)`` sequences as before.

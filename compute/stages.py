@@ -65,15 +65,17 @@ per layer (the embedding and the LM head once)::
     allreduce_attn  all-reduce of n/a x hidden among tp/a (TP-MLP layers)
     attn_scatter    reduce-scatter of n/a x hidden among tp/a (EP layers: each GPU then owns
                     n/tp tokens)
-    dp_gather       all-gather of n x hidden among a (DP attention, TP MLP: every GPU needs
-                    every token)
+    dp_gather       all-gather of n_g x hidden among a (DP attention, TP MLP: every GPU needs
+                    every token); n_g the tokens the engine moves (:func:`gathered_tokens`:
+                    n, or in decode every group padded to the busiest's n_a, a x n_a, at
+                    most the 2 n of the all-reduce SGLang switches to)
     moe_dispatch    all-to-all of n/tp x top-k x tp/e x hidden x skew per GPU among tp
                     (each owned token to its experts' GPUs; EP layers), in fp8 with 1 x 128
                     tile scales when the experts are stored in fp8 (:func:`dispatch_bytes`);
                     at least the busiest sender's n_a / (tp/a) x top-k x tp/e x hidden,
                     n_a the busiest group's tokens (above n/a where a does not divide s)
     allreduce_mlp   all-reduce of n x hidden among tp (plain TP)
-    dp_scatter      reduce-scatter of n x hidden among tp (DP attention, TP MLP)
+    dp_scatter      reduce-scatter of n_g x hidden among tp (DP attention, TP MLP)
     moe_combine     all-to-all, the dispatch reversed (EP layers)
     dp_regather     all-gather of n/a x hidden among tp/a (back to the attention groups)
     lm_head         GEMM  s/a x hidden . hidden x vocab/(tp/a), then an all-gather of the
@@ -278,6 +280,34 @@ def own_tokens(sh, n, n_att):
     if n_att is n:
         return n / sh.tp
     return np.maximum(n, n_att * sh.attention_dp) / sh.tp
+
+
+def gathered_tokens(sh, n, n_att, phase: str):
+    """The tokens ``dp_gather`` and ``dp_scatter`` move per ``n`` tokens of a (micro-)batch
+    whose busiest attention group holds ``n_att``, in all-gather (reduce-scatter) bytes: as
+    SGLang's DP attention moves them (python/sglang/srt/layers/dp_attention.py,
+    ``DpPaddingMode.get_dp_padding_mode``, ``_dp_gather``, ``dp_reduce_scatter_tensor``).
+    A decode step pads every group's rows to the busiest group's and all-gathers them
+    (``MAX_LEN``: ``all_gather_into_tensor`` of ``a x n_att`` rows, reduce-scattered back
+    after the MLP) where that moves no more than an all-reduce would (``2 sum >= a max``),
+    else writes each group's rows into a zeroed buffer of the ``n`` rows and all-reduces it
+    (``SUM_LEN``; the MLP's own all-reduce then returns them), an all-reduce of ``n`` rows
+    moving on a ring what an all-gather of ``2 n`` moves: ``min(a x n_att, 2 n)``. A prefill
+    step (``is_extend_in_batch``) always takes ``SUM_LEN``, unpadded: ``n`` here (the
+    all-gather of ``n`` rows the stage charges, where SGLang's all-reduce of them moves
+    twice that on a ring: a lower bound, as the roofline is). Never below ``n``; ``n``
+    itself, bit for bit, where ``a`` divides the batch.
+
+    >>> from types import SimpleNamespace
+    >>> sh = SimpleNamespace(attention_dp=np.array([8.0]))    # 8 groups, a token a sequence
+    >>> [float(gathered_tokens(sh, n, np.ceil(n / 8), "decode")[0]) for n in (3.0, 9.0, 64.0)]
+    [6.0, 16.0, 64.0]
+    >>> float(gathered_tokens(sh, 3.0, 1.0, "prefill"))
+    3.0
+    """
+    if n_att is n or phase != "decode":
+        return n
+    return np.maximum(n, np.minimum(n_att * sh.attention_dp, 2 * n))
 
 
 def _dense_mlp(model, sh, n, own=None) -> tuple[list, list]:
@@ -534,12 +564,14 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
     a2a = n * model.experts_per_token * h * busiest_share(model, sh, skew) / sh.ep
     if n_att is not n:
         a2a = np.maximum(a2a, n_att * sh.attention_dp * model.experts_per_token * h / sh.ep)
+    gathered = gathered_tokens(sh, n, n_att, w.phase)
+    dp_bytes = ar_bytes if gathered is n else gathered * h * ab
     extra = {
         "allreduce_attn": None, "allreduce_mlp": None,
         "attn_scatter": (None, zero, zero, "reduce-scatter", attn_bytes, attn_tp),
-        "dp_gather": (None, zero, zero, "all-gather", ar_bytes, sh.attention_dp),
+        "dp_gather": (None, zero, zero, "all-gather", dp_bytes, sh.attention_dp),
         "moe_dispatch": (None, zero, zero, "all-to-all", a2a * dispatch_bytes(model), sh.tp),
-        "dp_scatter": (None, zero, zero, "reduce-scatter", ar_bytes, sh.tp),
+        "dp_scatter": (None, zero, zero, "reduce-scatter", dp_bytes, sh.tp),
         "moe_combine": (None, zero, zero, "all-to-all", a2a * ab, sh.tp),
         "dp_regather": (None, zero, zero, "all-gather", attn_bytes, attn_tp),
         "pp_send": (pp - 1, zero, zero, "send-recv", n_att * h * ab,

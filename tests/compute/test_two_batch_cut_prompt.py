@@ -1,0 +1,54 @@
+"""A prompt cut in two by two-batch overlap: its second chunk attends to the first (reads its
+KV cache), so the chunks' attention differs; each micro-batch takes their mean. The bound
+documented in docs/compute.md (the layers times the time of the ``P^2/8`` pairs a head the
+mean moves per chunk) and its figures, from the chain with each chunk's own attention.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from compute.models import get_model
+from compute.two_batch import evaluate_two_batch, step_segments, two_batch_time
+
+M = get_model("DeepSeek-V3")
+
+
+def _chunk_pairs(p):
+    """(query, key) pairs a head of a prompt of ``p`` tokens cut at half: the first
+    chunk's, causal among its own, and the second's, which also attends to the first."""
+    half = p // 2
+    first = half * (half + 1) / 2
+    return first, first + half * half
+
+
+def test_chunk_pairs_by_hand():
+    # 4096 cut in 2048 + 2048: 2,098,176 and 2,098,176 + 2048^2 = 6,292,480; their mean
+    # 4,195,328 is half the whole prompt's 4096 x 4097 / 2, P^2/8 = 2,097,152 off each
+    first, second = _chunk_pairs(4096)
+    assert (first, second) == (2_098_176, 6_292_480)
+    assert (first + second) / 2 == 4096 * 4097 / 4 == first + 4096 ** 2 / 8
+
+
+@pytest.mark.parametrize("prompt, batch, a, mean_ms, exact_ms", [
+    (4096, 32, 32, 213.12, 213.85),
+    (4096, 3, 8, 57.50, 59.97),
+])
+def test_each_chunk_its_own_attention(prompt, batch, a, mean_ms, exact_ms):
+    r = evaluate_two_batch(M, "H100-SXM", 32, batch, phase="prefill", prompt=prompt, ep=32,
+                           attention_dp=a)
+    assert r.micro_batches == (batch / 2, batch / 2)       # every rank's prompt cut
+    att = {s.name: s for s in r.halves[0].stages}["attention"]
+    assert att.bound == "compute"
+    heads = M.heads // (32 // a)                      # the attention group's, a GPU's
+    first, second = _chunk_pairs(prompt)
+    moved = (second - first) / 2 * heads * 2 * (M.head_dim + M.v_dim)   # FLOPs a layer
+    t = att.compute_time * moved / att.flops
+    chains = [[list(x) for x in step_segments(h, M)] for h in r.halves]
+    for k in range(1, 1 + 2 * M.layers, 2):           # each layer's attention segment
+        chains[0][k][0] -= t                          # the first chunk: fewer pairs
+        chains[1][k][0] += t                          # the second: its prefix's too
+    exact = two_batch_time([[tuple(x) for x in c] for c in chains])
+    assert r.latency * 1e3 == pytest.approx(mean_ms, abs=0.01)
+    assert exact * 1e3 == pytest.approx(exact_ms, abs=0.01)
+    assert r.latency < exact <= r.latency + M.layers * t    # low, within the bound
