@@ -19,7 +19,7 @@ import importlib.util
 import io
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import IO, Any
 
 import click
@@ -582,6 +582,76 @@ def _matplotlib_folder() -> None:
     os.environ["MPLCONFIGDIR"] = folder
 
 
+#: Exit status of a command stopped by a signal, as a shell reports one (128 + the signal's
+#: number): 130 for SIGINT (Ctrl-C), 143 for SIGTERM (a scheduler, ``kill``).
+INTERRUPTED = {"SIGINT": 130, "SIGTERM": 143}
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived (:func:`_stop_on_signals`): raised where the process is, so
+    that every ``finally`` and ``except BaseException`` on the way out runs (a temporary
+    file or staging folder of :mod:`compute.outputs` removed), then :func:`main` says so
+    in one line and exits :data:`INTERRUPTED`. Not a KeyboardInterrupt, which click turns
+    into ``Aborted!`` and exit 1."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """While the command runs, SIGINT and SIGTERM raise :class:`Interrupted` (SIGTERM's
+    default killed the process where it stood: a temporary file or staging folder was left
+    beside the output, removed only by the next run into the same folder). The first one
+    only: from then on both are the system's default again, so a second Ctrl-C stops a
+    process whose cleanup hangs. The handlers are put back after. Only in the main thread
+    (where Python runs signal handlers): elsewhere nothing changes."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_DFL)
+        raise Interrupted(signal.Signals(signum).name)
+
+    given = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in given.items():
+            signal.signal(s, handler)
+
+
+def _interruption(exc: BaseException) -> Interrupted | None:
+    """The :class:`Interrupted` that ``exc`` is or arose from (its ``__cause__`` or
+    ``__context__``, at any depth), or None. A signal that comes while a C extension
+    initialises (numpy, matplotlib imported on first use) reaches the command as
+    ``ImportError: initialization failed``, the interruption its context: a traceback and
+    exit status 1 where the user pressed Ctrl-C.
+
+    >>> try:
+    ...     try:
+    ...         raise Interrupted("SIGINT")
+    ...     except Interrupted:
+    ...         raise ImportError("initialization failed")
+    ... except ImportError as exc:
+    ...     _interruption(exc).name
+    'SIGINT'
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, Interrupted):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point.
 
@@ -608,7 +678,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     format), so the environment's ``MPLBACKEND`` is not read: it is set to ``agg`` for this
     process and the Dask workers it starts (an unknown name there made ``import matplotlib``
     raise a ValueError traceback after the work was done); where the user's folders cannot
-    hold matplotlib's settings and font cache, it gets one (:func:`_matplotlib_folder`)."""
+    hold matplotlib's settings and font cache, it gets one (:func:`_matplotlib_folder`).
+
+    Ctrl-C (SIGINT) or SIGTERM stops the command where it is (:class:`Interrupted`): what
+    it was writing is removed (every file is written whole or not at all, an output folder
+    replaced whole or left as it was), one line on stderr says which signal, and the exit
+    status is :data:`INTERRUPTED`'s (130 or 143), as a shell reports a process the signal
+    killed. Before, Ctrl-C printed ``Aborted!`` with exit status 1 (as a bug), and SIGTERM
+    killed the process with a temporary file or staging folder left beside the output."""
     import sys
 
     os.environ["MPLBACKEND"] = "agg"
@@ -616,7 +693,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     given = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _reader_may_leave(sys.stdout, 1), _reader_may_leave(sys.stderr)
     try:
-        cli.main(args=argv, prog_name="netmodel")
+        with _stop_on_signals():
+            cli.main(args=argv, prog_name="netmodel")
     except SystemExit as done:
         for stream in (sys.stdout, sys.stderr):
             if stream is not None:
@@ -630,6 +708,18 @@ def main(argv: Sequence[str] | None = None) -> None:
                 and done.code in (None, 0, 3):
             raise SystemExit(1) from None
         raise
+    except BaseException as exc:
+        stop = _interruption(exc)
+        if stop is None:
+            raise
+        for stream in (sys.stdout, sys.stderr):
+            with suppress(Exception):
+                stream.flush()
+        with suppress(Exception):
+            sys.stderr.write(f"interrupted by {stop.name}: stopped, nothing half-written "
+                             f"(exit status {INTERRUPTED[stop.name]})\n")
+            sys.stderr.flush()
+        raise SystemExit(INTERRUPTED[stop.name]) from None
     finally:
         sys.stdout, sys.stderr = given
 
