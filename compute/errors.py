@@ -92,6 +92,16 @@ class NothingFeasible(UserError):
     exit_status = 3
 
 
+class OutputLost(UserError):
+    """An output file or folder the checks let through that could not be written after all
+    (a full disk: ENOSPC, a quota: EDQUOT, an I/O error: EIO, a file over RLIMIT_FSIZE:
+    EFBIG): one line, exit status 1, as for a standard output that cannot be written
+    (netmodel.cli.main.main). Not 2: nothing in the command line was wrong, and the same
+    command with room to write runs."""
+
+    exit_status = 1
+
+
 #: Most names :func:`known` lists, and the most characters it writes: a user's file may
 #: hold 50,000 GPUs or models, whose names all listed made a refusal of 900,000 characters.
 KNOWN_SHOWN, KNOWN_LENGTH = 40, 1000

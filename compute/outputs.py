@@ -55,7 +55,7 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 from compute.config_files import read_as_input
-from compute.errors import BIDI_CONTROLS, UserError, one_line
+from compute.errors import BIDI_CONTROLS, OutputLost, UserError, one_line
 from compute.workers import die_with as _die_with
 from compute.workers import jobs as _jobs
 from compute.workers import libc as _libc
@@ -205,7 +205,8 @@ def _probe(folder: Path, where: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=".netmodel-probe.", dir=folder)
     except OSError as exc:
-        raise UserError(f"cannot write {where}: {exc.strerror or exc}") from None
+        kind = OutputLost if exc.errno in _LOST else UserError
+        raise kind(f"cannot write {where}: {exc.strerror or exc}") from None
     os.close(fd)
     os.unlink(tmp)
 
@@ -368,7 +369,7 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object] | 
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp" + p.suffix,
                                    dir=p.parent)
     except OSError as exc:
-        raise UserError(f"cannot write {what} {_describe(path)}: {exc.strerror}") from None
+        raise _cannot_write(what, path, exc) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             if isinstance(write, bytes | bytearray):
@@ -379,11 +380,28 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object] | 
         os.replace(tmp, p)
     except OSError as exc:
         _unlink(tmp)
-        raise UserError(f"cannot write {what} {_describe(path)}: {exc.strerror}") from None
+        raise _cannot_write(what, path, exc) from None
     except BaseException:
         _unlink(tmp)
         raise
     return str(p)
+
+
+#: errno values of a write that failed for want of room or of a working device, not for
+#: the path given (:class:`~compute.errors.OutputLost`, exit status 1).
+_LOST = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG})
+
+
+def _cannot_write(what: str, path, exc: OSError) -> UserError:
+    """The refusal of an output whose write failed with ``exc``: an
+    :class:`~compute.errors.OutputLost` (exit status 1) for a full disk, a quota, an I/O
+    error or a file over its size limit (:data:`_LOST`), else a :class:`UserError`.
+
+    >>> type(_cannot_write("figure", "a.png", OSError(errno.ENOSPC, "No space left"))).__name__
+    'OutputLost'
+    """
+    kind = OutputLost if exc.errno in _LOST else UserError
+    return kind(f"cannot write {what} {_describe(path)}: {exc.strerror or exc}")
 
 
 def _unlink(path: str) -> None:
@@ -466,6 +484,10 @@ def _version() -> str:
         return "unknown"
 
 
+#: A writer process's exit status for an OSError: this plus its errno.
+_ERRNO_STATUS = 64
+
+
 def _run_writers(writers, jobs: int | None) -> None:
     """Call each ``(name, writer, path)``; with more than one job, in forked processes that
     take the writers one at a time from a shared pipe (figures: independent, CPU-bound,
@@ -505,6 +527,9 @@ def _run_writers(writers, jobs: int | None) -> None:
             try:
                 _die_with(parent)
                 work()
+            except OSError as exc:   # the parent raises it again: a full disk is said so
+                status = _ERRNO_STATUS + exc.errno \
+                    if exc.errno and 0 < exc.errno < 256 - _ERRNO_STATUS else 1
             except BaseException:  # noqa: BLE001 - reported through the exit status
                 status = 1
             finally:
@@ -517,12 +542,31 @@ def _run_writers(writers, jobs: int | None) -> None:
         error = exc
     finally:
         os.close(read_end)
-    failed = sum(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0 for pid in children)
+    codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in children]
+    failed = sum(code != 0 for code in codes)
     if error is not None:
         raise error
+    lost = [code - _ERRNO_STATUS for code in codes if code > _ERRNO_STATUS]
+    if lost:   # an OSError in a worker (ENOSPC): the reason, as the writer here gives it
+        raise OSError(lost[0], os.strerror(lost[0]))
     if failed:
         raise UserError("could not write every figure (one failed in a worker process; "
                         "NETMODEL_JOBS=1 shows why)")
+
+
+def _put_in_place(stage: Path, final: Path) -> None:
+    """Rename ``stage`` to ``final``, which did not exist a moment ago. Where another run
+    of netmodel put its output there since (two runs into one new ``--out`` folder at once:
+    the later rename failed with ENOTEMPTY, one line and exit status 2 for a command line
+    that was right), exchange the two instead, as a run into that folder would: the
+    outcome is one run's whole output, the other's removed."""
+    try:
+        os.rename(stage, final)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST) \
+                or not (final / MANIFEST).is_file() or not _exchange(stage, final):
+            raise
+        shutil.rmtree(stage, ignore_errors=True)   # now the other run's output
 
 
 def write_outputs(out_dir: str | os.PathLike[str], files: Mapping[str, Content], *,
@@ -563,7 +607,7 @@ def write_outputs(out_dir: str | os.PathLike[str], files: Mapping[str, Content],
     try:
         stage = Path(tempfile.mkdtemp(prefix=f".{base}{_STAGING}{os.getpid()}-", dir=parent))
     except OSError as exc:
-        raise UserError(f"cannot write {what} {_describe(out_dir)}: {exc.strerror}") from None
+        raise _cannot_write(what, out_dir, exc) from None
     try:
         os.chmod(stage, 0o777 & ~_umask())
         written: dict[str, Path] = {}
@@ -592,10 +636,10 @@ def write_outputs(out_dir: str | os.PathLike[str], files: Mapping[str, Content],
                 stage = retired
             shutil.rmtree(stage, ignore_errors=True)  # now the old output
         else:
-            os.rename(stage, final)
+            _put_in_place(stage, final)
     except OSError as exc:
         shutil.rmtree(stage, ignore_errors=True)
-        raise UserError(f"cannot write {what} {_describe(out_dir)}: {exc.strerror}") from None
+        raise _cannot_write(what, out_dir, exc) from None
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True)
         raise
