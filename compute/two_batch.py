@@ -128,7 +128,9 @@ class TwoBatchResult:
 
     @property
     def fill(self) -> float:
-        return self.latency - max(self.compute, self.network)
+        # at least 0: the schedule is never shorter than a stream's work; the two sums add
+        # the same segments in other orders, so a step of one stream could leave -1e-17
+        return max(0.0, self.latency - max(self.compute, self.network))
 
     @property
     def tokens_per_s(self) -> float:

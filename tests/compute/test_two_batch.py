@@ -137,3 +137,16 @@ def test_chains_follow_the_layer_kinds():
     assert chain[7] == (attn, st["moe_dispatch"]) and chain[8] == (mlp, st["moe_combine"])
     assert chain[0] == (st["embedding"], 0.0) and chain[-1] == (st["lm_head"], 0.0)
     assert list(itertools.chain(*chain)).count(st["moe_dispatch"]) == 58
+
+
+def test_a_step_without_network_hides_nothing_and_leaves_no_negative_fill():
+    """Llama-3-8B at TP 1 has no collective: both micro-batches' chains are compute alone,
+    so the overlapped step is the compute stream's work and what neither stream hides is
+    exactly 0 (the schedule's sum and the streams' sum add the same segments in another
+    order, which left -1.4e-17 s, printed as 'neither hidden -1.388e-08 ns')."""
+    tb = evaluate_two_batch("Llama-3-8B", "H100-SXM", 1, 3, "prefill")
+    assert tb.network == 0.0
+    assert tb.micro_batches == (1.5, 1.5)     # 3 prompts on one rank: one cut in two
+    assert tb.latency == pytest.approx(tb.compute, rel=1e-12)
+    assert tb.fill == 0.0
+    assert tb.schedule_dict()["fill_s"] == 0.0          # infer --json's two_batch_schedule
