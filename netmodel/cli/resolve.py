@@ -29,7 +29,6 @@ from netmodel.cli.options import (
 )
 from netmodel.study.run_words import (  # re-exported: the commands read them here
     OVERLAP_LINE,
-    RING_NAME,
     describe_collectives,
     mode_lines,
     profile_line,
@@ -42,7 +41,7 @@ if TYPE_CHECKING:
     from compute.models import ModelSpec
     from compute.profiles import EngineProfile
 
-__all__ = ["NAME_KEYS", "OVERLAP_LINE", "RING_NAME", "check_figure_path",
+__all__ = ["NAME_KEYS", "OVERLAP_LINE", "check_figure_path",
            "describe_collectives", "mode_lines", "profile_line",
            "distinct_names", "keywords_as_flags", "resolve_collectives", "resolve_profile"]
 
