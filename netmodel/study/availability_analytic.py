@@ -107,8 +107,9 @@ def _blocking(kinds: Sequence[Kind], pools: SparePools) -> tuple[np.ndarray, dic
     no spares, ``r = 0 .. pieces`` (where they take different numbers, ``r`` steps of
 :attr:`Kind.steps` short of the whole grant: :func:`_short_of`; 1 - its first: the waits
 for repair). A kind granted in part is solved by :func:`_sequential`'s
-    chain (each instance one ask); past the chain's limit by Kaufman-Roberts with its
-    instances as independent asks (an approximation: they arrive together). Under
+    chain (each instance one ask); past the chain's limit by Kaufman-Roberts' recursion
+    over the spares busy with each failure's grant one ask of its size
+    (:func:`_busy_recursion`, an approximation). Under
     ``"fallback"`` the fallbacks taken past the chain's limit (:attr:`Analytic.fallback`)."""
     occupancy: dict = {}
     if not kinds:
@@ -151,16 +152,14 @@ for repair). A kind granted in part is solved by :func:`_sequential`'s
         chained = any(len(a) > 1 for a in asks) or any(kinds[k].pieces > 1 for k in elig)
         seq = _sequential(int(cap), kinds, [k for k in elig if kinds[k].group < 0], asks,
                           over, notes) if chained else None
-        if chained and seq is None:
-            notes.add(FALLBACK_INDEPENDENT)
         if seq is not None:
             occupancy[(slot, cap)] = seq.pop("busy")
             dist.update(seq.pop("refused"))
             for k, v in seq.items():
                 b[k] = v
         elif elig:   # one size of grant each: Kaufman-Roberts (a kind granted in part
-            # past the chain's limit: its instances as independent asks, approximate;
-            # instances taking different numbers of spares: an ask of each size)
+            # or a failure asking more than once is chained: _sequential, past its limit
+            # _busy_recursion)
             loads, us = [], []
             for k in elig:
                 x = kinds[k]
@@ -418,20 +417,25 @@ def _asks(kinds: Sequence[Kind], ks: list[int], family: list[int] | None = None
 
 
 #: Most states of one chain (:func:`_chain`: one pool's in :func:`_sequential`, the pools
-#: asked together in :func:`_coupled_blocking`): a pool of 24 spares asked by 4 failure
-#: kinds of 3 repair times, one asking twice, is 5,915 states, 0.3 s; two pools of 9
-#: asked together and by kinds of 3 repair times 7,942, 1.5-2 s (built one state at a
-#: time and solved by SuperLU; a level at a time, :func:`_chain_states`, study lite-gpu's
-#: largest, 9,181 states of 68,210 transitions, is built in 18 ms and solved in 20 ms).
-#: Past it the chain with one repair time (:func:`_chain`), and past that too the
-#: independent arrivals (Kaufman-Roberts; the pools apart), an approximation.
-MAX_SEQUENTIAL_STATES = 10_000
+#: asked together in :func:`_coupled_blocking`), both built a level at a time
+#: (:func:`_chain_states`) and solved by :func:`_steady_state` (GMRES past its direct
+#: limit), the solve most of the time and its memory growing about in proportion: one
+#: global pool of Llama-3-8B prefill on 2,048 lite-flat GPUs (vendor repair; a host's
+#: failure takes the free spares up to 32, a Lite failure one) at 25 spares is 9,296
+#: states of 54,109 transitions, 0.18 s built and 0.38 s solved (13 MB at the peak); 26,
+#: 11,732, 0.17 + 0.56 s (17 MB); 28, 18,460, 0.20 + 1.03 s (27 MB); 30, 28,629, 0.32 +
+#: 1.23 s (42 MB); 33, 53,962, 0.33 + 2.36 s (81 MB) (two busy cores). Past it the chain
+#: with one repair time (:func:`_chain`), and past that too Kaufman-Roberts' recursion
+#: over the spares busy with each failure's grant whole (:func:`_busy_recursion`; the
+#: pools apart), an approximation.
+MAX_SEQUENTIAL_STATES = 30_000
 #: The closed form's fallbacks past :data:`MAX_SEQUENTIAL_STATES` (each an approximation),
 #: as :attr:`Analytic.fallback` names them: the chain with every repair time taken as one;
-#: a pool's asks taken as independent arrivals (Kaufman-Roberts); pools that one failure
+#: a pool's failures each granted one ask of the size its grant takes, over the spares busy
+#: alone (Kaufman-Roberts' recursion, :func:`_busy_recursion`); pools that one failure
 #: asks together taken apart.
 FALLBACK_ONE_HOLD = "one repair time"
-FALLBACK_INDEPENDENT = "independent asks"
+FALLBACK_INDEPENDENT = "the spares busy alone"
 FALLBACK_APART = "pools taken apart"
 
 
@@ -441,7 +445,7 @@ def fallback_words(fallback: Iterable[str]) -> str:
     (the limit read from this module when called).
 
     >>> fallback_words([FALLBACK_ONE_HOLD])
-    "passed the spare chain's limit (10,000 states) and fell back to one repair time"
+    "passed the spare chain's limit (30,000 states) and fell back to one repair time"
     """
     return (f"passed the spare chain's limit ({counted(MAX_SEQUENTIAL_STATES, 'state')}) "
             f"and fell back to {', '.join(fallback)}")
@@ -494,10 +498,23 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
                              [(0, u, v) for u, v in zip(us, vs, strict=True)])
                             for (a, x), (_, us, vs) in zip(classes, parts, strict=True)],
                    notes)
-    if chain is None:
-        return None
-    busy, prob = chain
-    p_busy = np.bincount(busy[:, 0], weights=prob, minlength=cap + 1)
+    if chain is not None:
+        busy, prob = chain
+        p_busy = np.bincount(busy[:, 0], weights=prob, minlength=cap + 1)
+    else:   # past the chain's limit: each failure's grant one ask of its size
+        if notes is not None:
+            notes.add(FALLBACK_INDEPENDENT)
+
+        def taken(us, vs, free):   # the spares its asks are granted of ``free``
+            if us is None:
+                return int(rule(vs)(free))
+            return sum(u for u, ok in zip(us, best_grant(tuple(us), tuple(vs), free),
+                                          strict=True) if ok)
+
+        p_busy = _busy_recursion(cap, [
+            (x.rate * x.cells / over[a[0]] * x.hold,
+             [taken(us, vs, cap - j) for j in range(cap + 1)])
+            for (a, x), (_, us, vs) in zip(classes, parts, strict=True)])
     out: dict = {"busy": p_busy, "refused": {}}
     for owner, units, values in parts:
         if units is None:   # instances taking different numbers: by its steps
@@ -518,6 +535,43 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     return out
 
 
+def _busy_recursion(cap: int, classes: list) -> np.ndarray:
+    """The share of time (and of arrivals, PASTA) that each number of a pool's ``cap``
+    spares is busy, where ``classes`` ``(load, grants)`` offer ``load`` Erlangs (rate x
+    mean hold) of failures that take ``grants[j]`` spares with ``j`` busy (at most the
+    ``cap - j`` free; 0: refused all): Kaufman-Roberts' recursion with each failure's grant
+    one ask of its size, ``n q(n) = sum_k load_k sum_{j + g = n} g q(j)``, ``g =
+    grants_k[j] > 0``. Exact where each grant is one size whatever is free (all or
+    nothing: Kaufman-Roberts itself); a grant of what is free up to some size (a failure
+    re-creating as many instances as the free spares hold) takes it as Kaufman's retries,
+    asking each smaller size where the larger does not fit (an approximation: it keeps a
+    failure's spares together, taken and given back at once, where independent asks of
+    one spare each spread them over single holds).
+
+    Erlang B(2, 1) = 0.2: one spare each, 1 Erlang; a failure taking the 2 free or, where
+    1 is, that one, at 0.5 Erlangs, fills the pool (as exact: 2 busy 0.5 / 1.5 of the time):
+
+    >>> [round(float(v), 6) for v in _busy_recursion(2, [(1.0, [1, 1, 0])])]
+    [0.4, 0.4, 0.2]
+    >>> [round(float(v), 6) for v in _busy_recursion(2, [(0.5, [2, 1, 0])])]
+    [0.666667, 0.0, 0.333333]
+    """
+    q = np.zeros(cap + 1)
+    q[0] = 1.0
+    ahead = np.zeros(cap + 1)   # each level's sum of load x spares x q(from), so far
+    for j in range(cap + 1):
+        if j:
+            q[j] = ahead[j] / j
+        if q[j] > 1e250:   # keep the floats in range: the shares are what count
+            ahead /= q[j]
+            q /= q[j]
+        for load, grants in classes:
+            g = int(grants[j])
+            if g > 0 and load > 0:
+                ahead[j + g] += load * g * q[j]
+    return q / q.sum()
+
+
 def _chain(caps: tuple, classes: list,
            notes: set | None = None) -> tuple[np.ndarray, np.ndarray] | None:
     """Pools of ``caps`` spares asked by ``classes``: ``(rate, hold, asks)`` each, its
@@ -532,8 +586,7 @@ def _chain(caps: tuple, classes: list,
     each class's offered load (rate x hold) kept: a state is then the spares each failure
     in progress holds, far fewer (the same values where each failure's grant is one size,
     the loss system being insensitive; else another approximation of the fixed holds,
-    where the independent arrivals of the fallback below it missed every refusal of one
-    failure's own asks; ``notes``, where given, gets :data:`FALLBACK_ONE_HOLD`); None past
+    where the recursion over the spares busy below it keeps only their count; ``notes``, where given, gets :data:`FALLBACK_ONE_HOLD`); None past
     that limit too.
 
     Two kinds of one spare each, loads 1 and 0.5 x 3 Erlangs, on a pool of 2: Erlang
@@ -697,9 +750,10 @@ class Analytic:
     #: (:func:`_threshold_low`): failures are refused spares some of the time, it takes
     #: more than one refused at once to fall below the threshold, and a bound on the time
     #: such refusals together keep it below, as the pool bunches them, reaches the reading;
-    #: or the blocking took :data:`FALLBACK_INDEPENDENT`, whose independent asks never
-    #: bunch refusals, so the bound cannot see them (512 H100 at TP 1 on 28 spares read
-    #: 5.0e-5 against a Monte Carlo 4.2e-4)
+    #: or the blocking took :data:`FALLBACK_INDEPENDENT`, whose recursion keeps the spares
+    #: busy but not who holds them, so the bound cannot see how refusals bunch (512 H100 at
+    #: TP 1 on 28 spares, when independent asks of one spare were the fallback, read 5.0e-5
+    #: against a Monte Carlo 4.2e-4)
     threshold_low: bool = False
     #: whether some refusals crossing the threshold alone kept the thinning (Poisson,
     #: each outage counted whole) rather than a pool's chain of holdings

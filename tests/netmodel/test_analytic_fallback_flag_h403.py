@@ -80,8 +80,8 @@ def test_the_table_and_json_say_so(monkeypatch):
     r = _run()
     assert r.exit_code == 0, r.output
     note = [line for line in r.output.splitlines() if "fell back" in line]
-    assert len(note) == 1 and "independent asks" in note[0] and "10,000" not in note[0]
+    assert len(note) == 1 and "the spares busy alone" in note[0] and "30,000" not in note[0]
     assert "(1 state)" in note[0]   # the limit, counted in words as every count
     d = json.loads(_run("--json").output)
-    assert d["analytic"]["fallback"] == ["independent asks"]
+    assert d["analytic"]["fallback"] == ["the spares busy alone"]
     assert d["analytic_no_spares"]["fallback"] == []

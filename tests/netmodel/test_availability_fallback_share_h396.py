@@ -2,8 +2,9 @@
 the free spares do not hold, not only the chance that none fits.
 
 The closed form solves a pool asked by a kind granted in part (``Kind.per``) with
-``_sequential``'s chain; past ``MAX_SEQUENTIAL_STATES`` it falls back to Kaufman-Roberts
-with the kind's instances as independent asks. That fallback computed the distribution
+``_sequential``'s chain; past ``MAX_SEQUENTIAL_STATES`` it fell back to Kaufman-Roberts
+with the kind's instances as independent asks (now each failure's grant one ask of its
+size, over the spares busy). That fallback computed the distribution
 of instances refused right (it feeds the time below the threshold and the waits) but set
 the kind's blocking, which the mean capacity reads, to the chance that not even one
 instance fits. A failure asking more than the pool holds (a leaf's 32 instances of 4 on
@@ -42,7 +43,9 @@ def test_the_fallback_refuses_the_instances_the_pool_cannot_hold(monkeypatch):
     hand_lost = rate * (6 * SWAP + 2 * DAY) / n
     chain = aa.analytic([_leaf(rate)], pool, n)
     monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)   # past the chain's limit
-    assert aa._sequential(100, [_leaf(rate)], [0], [], [1]) is None
+    notes: set = set()
+    aa._sequential(100, [_leaf(rate)], [0], [], [1], notes)
+    assert notes == {aa.FALLBACK_INDEPENDENT}
     fallback = aa.analytic([_leaf(rate)], pool, n)
     for a in (chain, fallback):
         assert a.blocking[0] == pytest.approx(hand_b, rel=1e-3)

@@ -175,7 +175,7 @@ def test_past_the_chain_limit_too(monkeypatch):
     # rare failures (0.01 a year): the pool of 5 is free at almost every one, so the 3
     # comes back and the slowed is swapped, the 5 waits: a third of the instances
     # refused, (W + 1 + 0.5 W) instance-days a failure, every failure a wait; the same
-    # from the chain and, past its limit, from the independent asks (an ask of each size)
+    # from the chain and, past its limit, from the recursion over the spares busy
     from netmodel.study import availability_analytic as aa
 
     k = replace(_kind(), rate=0.01 / YEAR)
@@ -183,7 +183,7 @@ def test_past_the_chain_limit_too(monkeypatch):
     chain = analytic([k], _pool(5), N)
     monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)
     fallback = analytic([k], _pool(5), N)
-    assert (chain.fallback, fallback.fallback) == ((), ("independent asks",))
+    assert (chain.fallback, fallback.fallback) == ((), ("the spares busy alone",))
     for a in (chain, fallback):
         assert a.blocking[0] == pytest.approx(1 / 3, rel=1e-3)
         assert a.overlap == pytest.approx(hand, rel=1e-3)

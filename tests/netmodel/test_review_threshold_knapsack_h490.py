@@ -248,17 +248,17 @@ def _states(cap: int, takes) -> int:
 def test_where_the_chain_limit_falls_for_instances_smaller_than_a_host():
     # a TP-1 host failure is granted 1..8 spares, a GPU's 1: the chain's states are the
     # partitions of at most cap into parts of at most 8; past MAX_SEQUENTIAL_STATES
-    # (10,000) from 28 spares in one pool. TP 2 (parts 2, 4, 6, 8): from 88; TP 4: 796;
+    # (30,000) from 35 spares in one pool. TP 2 (parts 2, 4, 6, 8): from 120; TP 4: 1,380;
     # TP 8 (a host one instance, all or nothing) takes no chain
     limit = aa.MAX_SEQUENTIAL_STATES
     first = {tp: next(c for c in range(1, 2000)
                       if _states(c, range(tp, 9, tp)) > limit) for tp in (1, 2, 4)}
-    assert first == {1: 28, 2: 88, 4: 796}
-    # so at 1% - 5% global spares, TP 1 falls back from 1,024 GPUs at 2.8% (28), 2,048
-    # at 1.4%, and at every share from 4,096 GPUs (1% = 41)
+    assert first == {1: 35, 2: 120, 4: 1380}
+    # so at 1% - 5% global spares, TP 1 falls back from 1,024 GPUs at 4% (40), 2,048
+    # at 2%, and at every share from 4,096 GPUs (1% = 40)
     share = {g: min(p for p in (1, 2, 3, 4, 5) if g * p // 100 >= first[1]) for g in
              (1024, 2048, 4096, 8192, 16384)}
-    assert share == {1024: 3, 2048: 2, 4096: 1, 8192: 1, 16384: 1}
+    assert share == {1024: 4, 2048: 2, 4096: 1, 8192: 1, 16384: 1}
 
 
 @pytest.fixture(scope="module")
@@ -269,20 +269,25 @@ def tp1_512():
     return event_kinds(c, "global")
 
 
-def test_the_fallback_starts_at_28_spares(tp1_512):
-    # as counted above: 28 spares of one global pool take 'independent asks'
-    for spares in (28, 30):
+def test_the_fallback_starts_at_35_spares(tp1_512):
+    # as counted above: 35 spares of one global pool take the fallback, 34 the chain
+    pools = SparePools(placement="global", spares=34, pools=1, reachable=(34,), groups=1)
+    assert aa._blocking(tp1_512, pools)[1]["fallback"] == ()
+    for spares in (35, 37):
         pools = SparePools(placement="global", spares=spares, pools=1,
                            reachable=(spares,), groups=1)
         assert aa._blocking(tp1_512, pools)[1]["fallback"] == (aa.FALLBACK_INDEPENDENT,)
 
 
-# Past the chain's limit the closed form reads the time below far low: 512 H100 at TP 1
-# (1e-3/h, one-day repairs), 28 global spares, 99%: 'independent asks' fallback, reading
-# 5.0e-5; events here 2.9e-4 (120 y, 5.8x), availability_mc 4.2e-4 +- 1.3e-4 (8x), waits
-# 0.51/y against 3.27/y; at 27 spares (chain solved) it reads 1.7e-4 flagged (mc 6.1e-4).
-# It was unflagged (a strict xfail here); a run that took independent asks is now flagged.
-def test_fallback_reading_is_flagged_or_within_twice(tp1_512):
+# Past the chain's limit the closed form read the time below far low: 512 H100 at TP 1
+# (1e-3/h, one-day repairs), 28 global spares, 99%, past a limit of 10,000 states: a
+# fallback of independent one-spare asks read 5.0e-5; events here 2.9e-4 (120 y, 5.8x),
+# availability_mc 4.2e-4 +- 1.3e-4 (8x), waits 0.51/y against 3.27/y; at 27 spares (chain
+# solved) it reads 1.7e-4 flagged (mc 6.1e-4). It was unflagged (a strict xfail here); a
+# run that took the fallback is now flagged. The fallback keeping each failure's grant
+# whole reads 1.16e-4 and 3.17 waits a year (the chain, now under its limit: 1.18e-4, 2.83).
+def test_fallback_reading_is_flagged_or_within_twice(tp1_512, monkeypatch):
+    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 10_000)
     pools = SparePools(placement="global", spares=28, pools=1, reachable=(28,), groups=1)
     a = aa.analytic(tp1_512, pools, 512, 0.99)
     assert a.fallback == (aa.FALLBACK_INDEPENDENT,)
