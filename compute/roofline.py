@@ -229,9 +229,11 @@ class Grid(GridRates):
     #: taken); None without the option
     two_batch_latency: np.ndarray | None = None
     two_batch_hidden: np.ndarray | None = None
-    #: with ``options.two_batch_overlap``: the two micro-batches' grid, each cell's column
-    #: of its larger and of its smaller micro-batch there, and their sequences over every
-    #: attention DP rank ``(larger, smaller)``, (nc, nb) each (:func:`_two_batch`)
+    #: with ``options.two_batch_overlap``, ``(grid, larger, smaller, sequences)``: the two
+    #: micro-batches' grid, each batch's column there of its larger and of its smaller
+    #: micro-batch, shape (nb,), and their sequences over every attention DP rank
+    #: ``(larger, smaller)``, (nc, nb) each (:func:`_two_batch`); None without the option
+    #: or where no cell splits
     two_batch_halves: tuple | None = None
     #: with ``options.mtp_tokens`` (decode): seconds of the step's draft passes of the MTP
     #: module (in ``latency``), shape (nc, nb), and the tokens a sequence emits a step on
