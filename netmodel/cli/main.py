@@ -599,6 +599,14 @@ class Interrupted(BaseException):
         self.name = name
 
 
+def _send_later(signum: int) -> None:
+    """Send ``signum`` to this process in 10 ms (from a thread of its own)."""
+    import time
+
+    time.sleep(0.01)
+    os.kill(os.getpid(), signum)
+
+
 @contextmanager
 def _stop_on_signals() -> Iterator[None]:
     """While the command runs, SIGINT and SIGTERM raise :class:`Interrupted` (SIGTERM's
@@ -606,25 +614,46 @@ def _stop_on_signals() -> Iterator[None]:
     beside the output, removed only by the next run into the same folder). The first one
     only: from then on both are the system's default again, so a second Ctrl-C stops a
     process whose cleanup hangs. The handlers are put back after. Only in the main thread
-    (where Python runs signal handlers): elsewhere nothing changes."""
+    (where Python runs signal handlers): elsewhere nothing changes.
+
+    A signal may come where Python drops what is raised (a weakref callback, such as
+    importlib's module locks', or a ``__del__``): Python printed ``Exception ignored in
+    ...`` with a traceback, and the command ran on, the signal spent. There
+    (``sys.unraisablehook``) the handlers are put back and the signal sent again from
+    another thread, to come where it stops the command."""
+    import _thread
     import signal
+    import sys
     import threading
 
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    signals = (signal.SIGINT, signal.SIGTERM)
 
     def stop(signum: int, frame: object) -> None:
-        for s in (signal.SIGINT, signal.SIGTERM):
+        for s in signals:
             signal.signal(s, signal.SIG_DFL)
         raise Interrupted(signal.Signals(signum).name)
 
-    given = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    def dropped(info: Any) -> None:
+        if not isinstance(info.exc_value, Interrupted):
+            return hook(info)
+        for s in signals:
+            signal.signal(s, stop)
+        # from a bare thread, a moment later: threading.Thread.start waits for its thread,
+        # and the signal came there, in this hook, dropped again
+        _thread.start_new_thread(_send_later, (signal.Signals[info.exc_value.name],))
+        return None
+
+    given = {s: signal.signal(s, stop) for s in signals}
+    hook, sys.unraisablehook = sys.unraisablehook, dropped
     try:
         yield
     finally:
         for s, handler in given.items():
             signal.signal(s, handler)
+        sys.unraisablehook = hook
 
 
 def _interruption(exc: BaseException) -> Interrupted | None:
