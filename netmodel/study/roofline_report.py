@@ -286,10 +286,11 @@ class SearchReport:
         modes, the best configuration's summary (or why none), the best per TP degree (per
         configuration beyond plain TP), with ``front`` the latency / tokens-per-s-per-SM
         Pareto front, and the notes (no trailing newline)."""
+        from compute.phases import latency_name
         from compute.units import format_time
 
         r = self.result
-        lat = "TTFT" if r.phase == "prefill" else "TBT"
+        lat = latency_name(r.phase).upper()
         mtp = bool(getattr(r.best, "mtp_tokens", 0))   # tables: the step; the SLO: TPOT
         out = [f"searched {r.evaluated} configurations ({self.space()} x batch "
                f"1..{r.max_batch}): {r.fitting} fit in memory, {r.feasible} also meet "
