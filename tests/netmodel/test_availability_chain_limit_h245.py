@@ -82,6 +82,7 @@ def test_two_pools_asked_together_across_the_limit(monkeypatch):
     # against the whole chain with the limit raised (12,298 states, some 5 s): 0.980815667,
     # spanning blocking 0.2008340 when written (h363: were pins of those figures)
     monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 10**6)
+    monkeypatch.setattr(aa, "MAX_COUPLED_STATES", 10**6)
     exact = analytic(kinds, SparePools("group", 20, 2, (10, 10), 2), 100)
     assert ten.mean == pytest.approx(exact.mean, abs=1e-3)
     assert ten.blocking[0] == pytest.approx(exact.blocking[0], abs=0.01)
