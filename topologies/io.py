@@ -576,7 +576,7 @@ def read_graph(path: str | Path, raw: bytes | None = None) -> nx.Graph:
         else:
             raise UserError(f"raw: the bytes of fabric file {path} must be bytes, "
                             f"got {describe(raw)}")
-        if kind == ".json":   # in a list, so that _loads lets the bytes go once decoded
+        if kind == ".json":   # in a list, so that load_json lets the bytes go once decoded
             box, raw = [raw], None
             graph = _graph_from_json(load_json(box, where), where)
         else:
