@@ -238,7 +238,7 @@ def fallback_lines(rows: Iterable[FabricRow]) -> list[str]:
     ...                  scenario="lite-flat", label="lite-flat@Lite", latency_name="tbt",
     ...                  latency_limit_s=0.05, analytic_fallback=("one repair time",))
     >>> print(fallback_lines([row])[0])
-    note: the reliability columns' closed form passed the spare chain's limit (10,000 states) and fell back to one repair time for lite-flat@Lite Llama-3-8B decode: an approximation
+    note: the reliability columns' closed form passed the spare chain's limit (30,000 states) and fell back to one repair time for lite-flat@Lite Llama-3-8B decode: an approximation
     """
     said: dict = {}
     for r in rows:

@@ -137,7 +137,7 @@ def _approximations(summaries) -> list[str]:
     >>> rows = [S(scenario="a@G", analytic_fallback=(), threshold_low=False),
     ...         S(scenario="b@G", analytic_fallback=("one repair time",), threshold_low=True)]
     >>> for line in _approximations(rows): print(line)
-    - **Approximations**: on b@G the closed form passed the spare chain's limit (10,000 states) and fell back to one repair time.
+    - **Approximations**: on b@G the closed form passed the spare chain's limit (30,000 states) and fell back to one repair time.
     - **Spares needed may read low** on b@G: the closed-form time below the threshold that set the count is in the regime where it reads low (a busy pool refuses failures together); netmodel availability's Monte Carlo tells.
     """
     from netmodel.study.availability_analytic import fallback_words
