@@ -352,6 +352,14 @@ BIG = {
 }
 
 
+def font_cache() -> None:
+    """Build matplotlib's font cache where a child will look for it (the environment's
+    MPLCONFIGDIR, which a test run in process may have set): a child under RLIMIT_FSIZE
+    that builds it cannot save it, and matplotlib says so twice on stderr."""
+    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"],
+                   env=_child_env({}), capture_output=True, check=False, timeout=120)
+
+
 def room_case(path: str, how: str) -> Case:
     """``path``'s output larger than the room: onto a 16 KiB tmpfs, or under an
     RLIMIT_FSIZE of 16 KiB (a file past it: EFBIG; Python ignores SIGXFSZ)."""
@@ -365,6 +373,7 @@ def room_case(path: str, how: str) -> Case:
                 print(f"skip {path} onto a full tmpfs: {why_not}")
                 return None
             limits = {resource.RLIMIT_FSIZE: 16 << 10} if how == "fsize" else None
+            font_cache()
             rc, err = finish(child([a.replace("{d}", "{d}/full") for a in argv], d,
                                    limits=limits))
             lines = _said(err)

@@ -146,6 +146,7 @@ def test_an_output_past_the_file_size_limit_is_exit_1_naming_why(h20, tmp_path, 
     """RLIMIT_FSIZE 16 KiB (the fabric file and the figures are larger): before, exit 2 (and
     for figures 'could not write every figure ... NETMODEL_JOBS=1 shows why'); now exit 1,
     one line with the reason, nothing written."""
+    h20.font_cache()
     p = h20.child(argv, tmp_path, {"NETMODEL_JOBS": "2"},
                   limits={resource.RLIMIT_FSIZE: 16 << 10})
     rc, err = h20.finish(p)
