@@ -197,11 +197,13 @@ class Reference:
 
     def __init__(self) -> None:
         self.runs: dict[tuple[str, ...], tuple[dict[str, bytes] | bytes, float]] = {}
-        self.tmp = Path(tempfile.mkdtemp(prefix="hostile20-ref-"))
+        self.tmp: Path | None = None   # made on the first run (not on import)
 
     def __call__(self, argv: list[str], target: str) -> tuple[dict[str, bytes] | bytes, float]:
         key = tuple(argv)
         if key not in self.runs:
+            if self.tmp is None:
+                self.tmp = Path(tempfile.mkdtemp(prefix="hostile20-ref-"))
             d = Path(tempfile.mkdtemp(dir=self.tmp))
             _setup(d)
             t0 = time.perf_counter()
@@ -488,7 +490,8 @@ def main() -> int:
             if args.k in name:
                 tally.record(name, *within_a_minute(judge, run))
     finally:
-        shutil.rmtree(REF.tmp, ignore_errors=True)
+        if REF.tmp is not None:
+            shutil.rmtree(REF.tmp, ignore_errors=True)
     return tally.report("warned")
 
 
