@@ -292,21 +292,22 @@ def gathered_tokens(sh, n, n_att, phase: str):
     after the MLP) where that moves no more than an all-reduce would (``2 sum >= a max``),
     else writes each group's rows into a zeroed buffer of the ``n`` rows and all-reduces it
     (``SUM_LEN``; the MLP's own all-reduce then returns them), an all-reduce of ``n`` rows
-    moving on a ring what an all-gather of ``2 n`` moves: ``min(a x n_att, 2 n)``. A prefill
-    step (``is_extend_in_batch``) always takes ``SUM_LEN``, unpadded: ``n`` here (the
-    all-gather of ``n`` rows the stage charges, where SGLang's all-reduce of them moves
-    twice that on a ring: a lower bound, as the roofline is). Never below ``n``; ``n``
-    itself, bit for bit, where ``a`` divides the batch.
+    moving on a ring what an all-gather of ``2 n`` moves: ``min(a x n_att, 2 n)``. A step
+    with a prefill in it (``is_extend_in_batch``) always takes ``SUM_LEN``, unpadded but an
+    all-reduce: ``2 n``, whatever the split. Never below ``n``; ``n`` itself, bit for bit,
+    in decode where ``a`` divides the batch, and without attention DP.
 
     >>> from types import SimpleNamespace
     >>> sh = SimpleNamespace(attention_dp=np.array([8.0]))    # 8 groups, a token a sequence
     >>> [float(gathered_tokens(sh, n, np.ceil(n / 8), "decode")[0]) for n in (3.0, 9.0, 64.0)]
     [6.0, 16.0, 64.0]
-    >>> float(gathered_tokens(sh, 3.0, 1.0, "prefill"))
-    3.0
+    >>> float(gathered_tokens(sh, 3.0, 1.0, "prefill")[0])
+    6.0
     """
-    if n_att is n or phase != "decode":
+    if n_att is n:
         return n
+    if phase != "decode":
+        return np.where(sh.attention_dp > 1, 2 * n, n)
     return np.maximum(n, np.minimum(n_att * sh.attention_dp, 2 * n))
 
 

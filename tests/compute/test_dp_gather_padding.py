@@ -6,9 +6,10 @@ its scatter back (``dp_scatter``), sized as SGLang's DP attention moves them
   ``a x max`` rows, reduce-scattered back) where ``2 sum >= a max``, else an all-reduce of
   the ``sum`` rows (``SUM_LEN``), which moves on a ring what an all-gather of ``2 sum`` does:
   ``min(a max, 2 sum)`` rows in all-gather bytes;
-* prefill (``is_extend_in_batch``): always ``SUM_LEN``, the ``sum`` rows, unpadded.
+* prefill (``is_extend_in_batch``): always ``SUM_LEN``, an all-reduce of the ``sum`` rows,
+  unpadded: ``2 sum`` rows in all-gather bytes, whatever the split.
 
-Where ``a`` divides the batch, ``a max = sum``: the unpadded figure, bit for bit.
+Where ``a`` divides a decode batch, ``a max = sum``: the unpadded figure, bit for bit.
 """
 
 from __future__ import annotations
@@ -59,11 +60,14 @@ def test_gb300_decode_1024_at_144():
     assert g == pytest.approx(16.52e6, rel=1e-3)
 
 
-def test_prefill_unpadded():
-    # a prefill step takes SUM_LEN whatever the split: the 3 prompts' 4500 rows
+@pytest.mark.parametrize("batch", [3, 32, 64])
+def test_prefill_all_reduces_unpadded(batch):
+    # a prefill step takes SUM_LEN whatever the split, even or not: an all-reduce of the
+    # prompts' 1500 x batch rows, as an all-gather of twice them
     w = Workload("prefill", prompt=1500)
-    g, s, unpadded = _gather(32, 32, 32, 3, w)
-    assert g == s == unpadded == 4500 * ROW
+    g, s, unpadded = _gather(32, 32, 32, batch, w)
+    assert unpadded == 1500 * batch * ROW
+    assert g == s == 2 * unpadded
 
 
 def test_step_reads_the_padded_bytes():
@@ -86,7 +90,9 @@ def test_never_below_unpadded_equal_where_a_divides(a, batch, phase):
     g, s, unpadded = _gather(32, 32, a, batch, w)
     assert g == s
     assert unpadded <= g <= 2 * unpadded
-    if batch % a == 0 or phase == "prefill":
+    if phase == "prefill":
+        assert g == 2 * unpadded
+    elif batch % a == 0:
         assert g == unpadded
     else:
         per = -(-batch // a) * w.tokens_per_sequence
