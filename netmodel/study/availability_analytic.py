@@ -453,8 +453,15 @@ def fallback_words(fallback: Iterable[str]) -> str:
 
     >>> fallback_words([FALLBACK_ONE_HOLD])
     "passed the spare chain's limit (30,000 states) and fell back to one repair time"
+    >>> fallback_words([FALLBACK_APART])
+    "passed the spare chain's limit (10,000 states of pools asked together) and fell back to pools taken apart"
     """
-    return (f"passed the spare chain's limit ({counted(MAX_SEQUENTIAL_STATES, 'state')}) "
+    fallback = list(fallback)
+    limits = [counted(MAX_SEQUENTIAL_STATES, "state")] if set(fallback) - {FALLBACK_APART} \
+        else []
+    if FALLBACK_APART in fallback:
+        limits.append(f"{counted(MAX_COUPLED_STATES, 'state')} of pools asked together")
+    return (f"passed the spare chain's limit ({'; '.join(limits)}) "
             f"and fell back to {', '.join(fallback)}")
 
 
