@@ -93,7 +93,7 @@ def other(path: str) -> list[str]:
     return argv
 
 SIGNALS = {"SIGINT": signal.SIGINT, "SIGTERM": signal.SIGTERM}
-#: Exit status of a command a signal stopped (netmodel.cli.main.INTERRUPTED).
+#: Exit status of a command a signal stopped (netmodel.cli.interrupt.INTERRUPTED).
 STOPPED = {"SIGINT": 130, "SIGTERM": 143}
 #: Shares of a complete run's time at which a timed signal is sent.
 SHARES = (0.1, 0.3, 0.5, 0.7, 0.85, 0.95)

@@ -26,6 +26,7 @@ import click
 
 from compute.errors import NothingFeasible
 from netmodel.cli.help_format import Context, SummaryGroup, with_context
+from netmodel.cli.interrupt import INTERRUPTED, interruption, stop_on_signals
 from netmodel.cli.options import INVOKED, typed_values
 
 # name -> (module, attribute, one-line help); modules are imported only when the command runs
@@ -582,105 +583,6 @@ def _matplotlib_folder() -> None:
     os.environ["MPLCONFIGDIR"] = folder
 
 
-#: Exit status of a command stopped by a signal, as a shell reports one (128 + the signal's
-#: number): 130 for SIGINT (Ctrl-C), 143 for SIGTERM (a scheduler, ``kill``).
-INTERRUPTED = {"SIGINT": 130, "SIGTERM": 143}
-
-
-class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived (:func:`_stop_on_signals`): raised where the process is, so
-    that every ``finally`` and ``except BaseException`` on the way out runs (a temporary
-    file or staging folder of :mod:`compute.outputs` removed), then :func:`main` says so
-    in one line and exits :data:`INTERRUPTED`. Not a KeyboardInterrupt, which click turns
-    into ``Aborted!`` and exit 1."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.name = name
-
-
-def _send_later(signum: int) -> None:
-    """Send ``signum`` to this process in 10 ms (from a thread of its own)."""
-    import time
-
-    time.sleep(0.01)
-    os.kill(os.getpid(), signum)
-
-
-@contextmanager
-def _stop_on_signals() -> Iterator[None]:
-    """While the command runs, SIGINT and SIGTERM raise :class:`Interrupted` (SIGTERM's
-    default killed the process where it stood: a temporary file or staging folder was left
-    beside the output, removed only by the next run into the same folder). The first one
-    only: from then on both are the system's default again, so a second Ctrl-C stops a
-    process whose cleanup hangs. The handlers are put back after. Only in the main thread
-    (where Python runs signal handlers): elsewhere nothing changes.
-
-    A signal may come where Python drops what is raised (a weakref callback, such as
-    importlib's module locks', or a ``__del__``): Python printed ``Exception ignored in
-    ...`` with a traceback, and the command ran on, the signal spent. There
-    (``sys.unraisablehook``) the handlers are put back and the signal sent again from
-    another thread, to come where it stops the command."""
-    import _thread
-    import signal
-    import sys
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    signals = (signal.SIGINT, signal.SIGTERM)
-
-    def stop(signum: int, frame: object) -> None:
-        for s in signals:
-            signal.signal(s, signal.SIG_DFL)
-        raise Interrupted(signal.Signals(signum).name)
-
-    def dropped(info: Any) -> None:
-        if not isinstance(info.exc_value, Interrupted):
-            return hook(info)
-        for s in signals:
-            signal.signal(s, stop)
-        # from a bare thread, a moment later: threading.Thread.start waits for its thread,
-        # and the signal came there, in this hook, dropped again
-        _thread.start_new_thread(_send_later, (signal.Signals[info.exc_value.name],))
-        return None
-
-    given = {s: signal.signal(s, stop) for s in signals}
-    hook, sys.unraisablehook = sys.unraisablehook, dropped
-    try:
-        yield
-    finally:
-        for s, handler in given.items():
-            signal.signal(s, handler)
-        sys.unraisablehook = hook
-
-
-def _interruption(exc: BaseException) -> Interrupted | None:
-    """The :class:`Interrupted` that ``exc`` is or arose from (its ``__cause__`` or
-    ``__context__``, at any depth), or None. A signal that comes while a C extension
-    initialises (numpy, matplotlib imported on first use) reaches the command as
-    ``ImportError: initialization failed``, the interruption its context: a traceback and
-    exit status 1 where the user pressed Ctrl-C.
-
-    >>> try:
-    ...     try:
-    ...         raise Interrupted("SIGINT")
-    ...     except Interrupted:
-    ...         raise ImportError("initialization failed")
-    ... except ImportError as exc:
-    ...     _interruption(exc).name
-    'SIGINT'
-    """
-    seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, Interrupted):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return None
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point.
 
@@ -709,10 +611,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     raise a ValueError traceback after the work was done); where the user's folders cannot
     hold matplotlib's settings and font cache, it gets one (:func:`_matplotlib_folder`).
 
-    Ctrl-C (SIGINT) or SIGTERM stops the command where it is (:class:`Interrupted`): what
+    Ctrl-C (SIGINT) or SIGTERM stops the command where it is (:class:`~netmodel.cli.interrupt.Interrupted`): what
     it was writing is removed (every file is written whole or not at all, an output folder
     replaced whole or left as it was), one line on stderr says which signal, and the exit
-    status is :data:`INTERRUPTED`'s (130 or 143), as a shell reports a process the signal
+    status is :data:`~netmodel.cli.interrupt.INTERRUPTED`'s (130 or 143), as a shell reports a process the signal
     killed. Before, Ctrl-C printed ``Aborted!`` with exit status 1 (as a bug), and SIGTERM
     killed the process with a temporary file or staging folder left beside the output."""
     import sys
@@ -722,7 +624,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     given = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _reader_may_leave(sys.stdout, 1), _reader_may_leave(sys.stderr)
     try:
-        with _stop_on_signals():
+        with stop_on_signals():
             cli.main(args=argv, prog_name="netmodel")
     except SystemExit as done:
         for stream in (sys.stdout, sys.stderr):
@@ -738,7 +640,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             raise SystemExit(1) from None
         raise
     except BaseException as exc:
-        stop = _interruption(exc)
+        stop = interruption(exc)
         if stop is None:
             raise
         for stream in (sys.stdout, sys.stderr):

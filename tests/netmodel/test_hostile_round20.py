@@ -6,7 +6,7 @@ Found wrong, each checked here:
 (a) Ctrl-C printed ``Aborted!`` with exit status 1, the status of a bug; SIGTERM killed the
 process where it stood (status -15), a temporary file or staging folder left beside the
 output until the next run into it. Now both raise in the process
-(netmodel.cli.main.Interrupted): every clean-up on the way out runs, one line says which
+(netmodel.cli.interrupt.Interrupted): every clean-up on the way out runs, one line says which
 signal, exit status 130 (SIGINT) or 143 (SIGTERM).
 
 (b) Two runs into one new ``--out`` folder at once: the one that renamed its staging
@@ -170,14 +170,14 @@ def test_two_batch_overlap_under_attention_dp_refusal_names_the_flag():
 
 
 def test_the_exit_statuses_are_the_shells():
-    from netmodel.cli.main import INTERRUPTED
+    from netmodel.cli.interrupt import INTERRUPTED
 
     assert INTERRUPTED == {"SIGINT": 128 + signal.SIGINT, "SIGTERM": 128 + signal.SIGTERM}
 
 
 DROPPED = r"""
 import os, signal, sys, time, weakref
-from netmodel.cli.main import _stop_on_signals
+from netmodel.cli.interrupt import stop_on_signals
 class A: pass
 a = A()
 def callback(ref):   # Python drops what a weakref callback raises
@@ -186,7 +186,7 @@ def callback(ref):   # Python drops what a weakref callback raises
 w = weakref.ref(a, callback)
 t0 = time.monotonic()
 try:
-    with _stop_on_signals():
+    with stop_on_signals():
         del a
         time.sleep(5)
     print("ran on")

@@ -1,0 +1,112 @@
+"""Ctrl-C (SIGINT) and SIGTERM while a command runs: raised as :class:`Interrupted` where
+the process is, so that every clean-up on the way out runs and nothing is left
+half-written; :func:`netmodel.cli.main.main` then says so in one line and exits with the
+shell's status for the signal (:data:`INTERRUPTED`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = ["INTERRUPTED", "Interrupted", "interruption", "stop_on_signals"]
+
+
+#: Exit status of a command stopped by a signal, as a shell reports one (128 + the signal's
+#: number): 130 for SIGINT (Ctrl-C), 143 for SIGTERM (a scheduler, ``kill``).
+INTERRUPTED = {"SIGINT": 130, "SIGTERM": 143}
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived (:func:`stop_on_signals`): raised where the process is, so
+    that every ``finally`` and ``except BaseException`` on the way out runs (a temporary
+    file or staging folder of :mod:`compute.outputs` removed), then
+    :func:`netmodel.cli.main.main` says so in one line and exits :data:`INTERRUPTED`. Not a KeyboardInterrupt, which click turns
+    into ``Aborted!`` and exit 1."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def _send_later(signum: int) -> None:
+    """Send ``signum`` to this process in 10 ms (from a thread of its own)."""
+    import time
+
+    time.sleep(0.01)
+    os.kill(os.getpid(), signum)
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """While the command runs, SIGINT and SIGTERM raise :class:`Interrupted` (SIGTERM's
+    default killed the process where it stood: a temporary file or staging folder was left
+    beside the output, removed only by the next run into the same folder). The first one
+    only: from then on both are the system's default again, so a second Ctrl-C stops a
+    process whose cleanup hangs. The handlers are put back after. Only in the main thread
+    (where Python runs signal handlers): elsewhere nothing changes.
+
+    A signal may come where Python drops what is raised (a weakref callback, such as
+    importlib's module locks', or a ``__del__``): Python printed ``Exception ignored in
+    ...`` with a traceback, and the command ran on, the signal spent. There
+    (``sys.unraisablehook``) the handlers are put back and the signal sent again from
+    another thread, to come where it stops the command."""
+    import _thread
+    import signal
+    import sys
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signals = (signal.SIGINT, signal.SIGTERM)
+
+    def stop(signum: int, frame: object) -> None:
+        for s in signals:
+            signal.signal(s, signal.SIG_DFL)
+        raise Interrupted(signal.Signals(signum).name)
+
+    def dropped(info: Any) -> None:
+        if not isinstance(info.exc_value, Interrupted):
+            return hook(info)
+        for s in signals:
+            signal.signal(s, stop)
+        # from a bare thread, a moment later: threading.Thread.start waits for its thread,
+        # and the signal came there, in this hook, dropped again
+        _thread.start_new_thread(_send_later, (signal.Signals[info.exc_value.name],))
+        return None
+
+    given = {s: signal.signal(s, stop) for s in signals}
+    hook, sys.unraisablehook = sys.unraisablehook, dropped
+    try:
+        yield
+    finally:
+        for s, handler in given.items():
+            signal.signal(s, handler)
+        sys.unraisablehook = hook
+
+
+def interruption(exc: BaseException) -> Interrupted | None:
+    """The :class:`Interrupted` that ``exc`` is or arose from (its ``__cause__`` or
+    ``__context__``, at any depth), or None. A signal that comes while a C extension
+    initialises (numpy, matplotlib imported on first use) reaches the command as
+    ``ImportError: initialization failed``, the interruption its context: a traceback and
+    exit status 1 where the user pressed Ctrl-C.
+
+    >>> try:
+    ...     try:
+    ...         raise Interrupted("SIGINT")
+    ...     except Interrupted:
+    ...         raise ImportError("initialization failed")
+    ... except ImportError as exc:
+    ...     interruption(exc).name
+    'SIGINT'
+    """
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, Interrupted):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
