@@ -47,3 +47,13 @@ def measured_csv(tmp_path: Path) -> Path:
     path = tmp_path / "measured.csv"
     path.write_text(csv)
     return path
+
+
+def refused_file(tmp_path: Path, name: str, text: str, argv: Sequence[str]) -> tuple[str, str]:
+    """``netmodel ARGV`` with ``text`` written to ``tmp_path/name`` in place of the argument
+    ``FILE``: its one-line refusal (exit status 2 asserted) and the file's path."""
+    path = tmp_path / name
+    path.write_text(text)
+    r = run_cli([*(str(path) if a == "FILE" else a for a in argv)])
+    assert r.exit_code == 2, r.output
+    return one_line_error(r), str(path)

@@ -30,3 +30,13 @@ def b200_nccl():
 
     return FabricCostModel(build("single-switch:n=8,gpu=B200-HGX"), algorithms="nccl",
                            validated=True)
+
+
+@pytest.fixture(scope="module")
+def lite_pair():
+    """``(model, group)`` of two Lites of one lite-direct package (their 37.5 GB/s mesh link;
+    the send/recv tests' hand figures, tests.netmodel.lite_direct)."""
+    from netmodel.study.scenario_collectives import ScenarioCollectives
+
+    m = ScenarioCollectives("lite-direct").model(2)
+    return m, m.group(2)

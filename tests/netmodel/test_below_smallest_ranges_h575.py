@@ -13,7 +13,7 @@ import pytest
 
 from compute.profiles import PARAMETERS
 from compute.validate import limits, range_words
-from tests.netmodel.cli_helpers import one_line_error, run_cli
+from tests.netmodel.cli_helpers import one_line_error, refused_file, run_cli
 from topologies import build
 from topologies.limits import PHYSICAL_MAX
 from topologies.registry import builders
@@ -23,12 +23,6 @@ INFER = ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1", "--
 COLLECTIVE = ["collective", "all-reduce", "--size", "1MiB", "--scenario", "FILE"]
 
 
-def _run(tmp_path, name: str, text: str, argv: list[str]) -> tuple[str, str]:
-    path = tmp_path / name
-    path.write_text(text)
-    r = run_cli([*(str(path) if a == "FILE" else a for a in argv)])
-    assert r.exit_code == 2, r.output
-    return one_line_error(r), str(path)
 
 
 def _scenario() -> str:
@@ -53,7 +47,7 @@ def test_scenario_whole_number_builder_parameter_says_its_range(tmp_path, key, o
     assert old in text
     text = text.replace(old, f"{key} = 1e-320", 1)
     line_no = next(i for i, s in enumerate(text.splitlines(), 1) if "1e-320" in s)
-    line, path = _run(tmp_path, "s.toml", text, COLLECTIVE)
+    line, path = refused_file(tmp_path, "s.toml", text, COLLECTIVE)
     assert line == (f"error: {path} holds the number 1e-320 at line {line_no} ([fabric] {key}), "
                     f"{HEAD}, and {key} may not be 0: it must be a whole number >= 1")
 
@@ -63,7 +57,7 @@ def test_scenario_latency_says_its_range(tmp_path):
     assert 'latency = "330ns"' in text
     text = text.replace('latency = "330ns"', "latency = 1e-320", 1)
     line_no = next(i for i, s in enumerate(text.splitlines(), 1) if "1e-320" in s)
-    line, path = _run(tmp_path, "s.toml", text, COLLECTIVE)
+    line, path = refused_file(tmp_path, "s.toml", text, COLLECTIVE)
     assert PHYSICAL_MAX["latency"][:2] == (1.0, "s")
     assert line == (f"error: {path} holds the number 1e-320 at line {line_no} ([fabric] "
                     f"latency), {HEAD}; latency must be a number from 0 to 1 s")
@@ -82,7 +76,7 @@ def test_profile_value_row_says_its_parameters_range(tmp_path, key, suffix):
         text = ('{"profile": {"name": "p"}, "parameters": {"' + key
                 + '": {"value": 1e-320, "source": "s"}}}')
         at = f'line 1 ("parameters" > "{key}" > "value")'
-    line, path = _run(tmp_path, f"p{suffix}", text, [*INFER, "--profile", "FILE"])
+    line, path = refused_file(tmp_path, f"p{suffix}", text, [*INFER, "--profile", "FILE"])
     said = f"{HEAD}; {key} must be {words}" if p.minimum == 0 else \
         f"{HEAD}, and {key} may not be 0: it must be {words}"
     assert line == f"error: {path} holds the number 1e-320 at {at}, {said}"
@@ -94,7 +88,7 @@ def test_gpu_file_zero_allowed_key_says_its_range(tmp_path, key):
     assert r.or_zero or r.minimum == 0
     words = range_words(r.minimum, r.maximum, integer=r.integer, or_zero=r.or_zero,
                         unit=r.unit)
-    line, path = _run(tmp_path, "g.toml", f"[gpu.X]\n{key} = 1e-320\n",
+    line, path = refused_file(tmp_path, "g.toml", f"[gpu.X]\n{key} = 1e-320\n",
                       ["infer", "--gpu-file", "FILE", "--gpu", "X", "--model", "Llama-3-8B",
                        "--tp", "1", "--batch", "1"])
     assert line == (f"error: {path} holds the number 1e-320 at line 2 ([gpu.X] {key}), "

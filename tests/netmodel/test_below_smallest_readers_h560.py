@@ -10,7 +10,7 @@ import pytest
 
 from compute.profiles import PARAMETERS
 from compute.validate import limits, range_words
-from tests.netmodel.cli_helpers import one_line_error, run_cli
+from tests.netmodel.cli_helpers import one_line_error, refused_file, run_cli
 
 HEAD = "below the smallest number netmodel reads (2.225e-308)"
 ZERO = f"{HEAD}; write 0 for zero"
@@ -31,12 +31,6 @@ def _says(key: str, allowed: str | None) -> str:
     return f"{HEAD}, and {key} may not be 0: it must be {allowed}"
 
 
-def _run(tmp_path, name: str, text: str, argv: list[str]) -> tuple[str, str]:
-    path = tmp_path / name
-    path.write_text(text)
-    r = run_cli([*(str(path) if a == "FILE" else a for a in argv)])
-    assert r.exit_code == 2, r.output
-    return one_line_error(r), str(path)
 
 
 @pytest.mark.parametrize("key, allowed", [
@@ -50,7 +44,7 @@ def test_profile_parameter_says_its_range(tmp_path, key, allowed):
     assert allowed == range_words(p.minimum, p.maximum, unit=p.unit)
     text = (f'[profile]\nname = "p"\n[parameters]\n'
             f'{key} = {{ value = 1e-320, source = "s" }}\n')
-    line, path = _run(tmp_path, "p.toml", text, [*INFER, "--profile", "FILE"])
+    line, path = refused_file(tmp_path, "p.toml", text, [*INFER, "--profile", "FILE"])
     assert line == (f"error: {path} holds the number 1e-320 at line 4 ([parameters] {key}), "
                     f"{_says(key, allowed)}")
 
@@ -58,7 +52,7 @@ def test_profile_parameter_says_its_range(tmp_path, key, allowed):
 def test_profile_curve_efficiency_says_its_range(tmp_path):
     text = ('[profile]\nname = "p"\n[parameters.gemm_efficiency]\nsource = "s"\n'
             'intensity = [1.0, 2.0]\nefficiency = [1e-320, 0.5]\n')
-    line, path = _run(tmp_path, "p.toml", text, [*INFER, "--profile", "FILE"])
+    line, path = refused_file(tmp_path, "p.toml", text, [*INFER, "--profile", "FILE"])
     assert line.endswith(f"{HEAD}, and efficiency may not be 0: it must be a number from "
                          "0.0001 to 1"), line
 
@@ -75,7 +69,7 @@ def test_model_file_says_its_range(tmp_path, key, allowed, suffix):
         text = f"[model.X]\n{key} = 1e-320\n"
     else:
         text = f'{{"model": {{"X": {{"{key}": 1e-320}}}}}}'
-    line, path = _run(tmp_path, f"m{suffix}", text,
+    line, path = refused_file(tmp_path, f"m{suffix}", text,
                       ["infer", "--model-file", "FILE", "--model", "X", "--gpu", "H100-SXM",
                        "--tp", "1", "--batch", "1"])
     at = f"line 2 ([model.X] {key})" if suffix == ".toml" else \
@@ -86,7 +80,7 @@ def test_model_file_says_its_range(tmp_path, key, allowed, suffix):
 @pytest.mark.parametrize("key", ["hbm_bandwidth_TBps", "sms", "tdp_W"])
 def test_gpu_file_says_its_range(tmp_path, key):
     allowed = _range("gpu", key)
-    line, path = _run(tmp_path, "g.toml", f"[gpu.X]\n{key} = 1e-320\n",
+    line, path = refused_file(tmp_path, "g.toml", f"[gpu.X]\n{key} = 1e-320\n",
                       ["infer", "--gpu-file", "FILE", "--gpu", "X", "--model", "Llama-3-8B",
                        "--tp", "1", "--batch", "1"])
     assert line == (f"error: {path} holds the number 1e-320 at line 2 ([gpu.X] {key}), "
@@ -120,14 +114,14 @@ def test_scenario_file_says_its_range(tmp_path, change, at, says):
     assert ADJUST_RANGES["bandwidth_scale"][:2] == (1e-9, 1e15)   # the range named above
     text = _scenario(change)
     line_no = next(i for i, s in enumerate(text.splitlines(), 1) if "1e-320" in s)
-    line, path = _run(tmp_path, "s.toml", text, COLLECTIVE)
+    line, path = refused_file(tmp_path, "s.toml", text, COLLECTIVE)
     assert line == f"error: {path} holds the number 1e-320 at line {line_no} ({at}), {says}"
 
 
 def test_scenario_scale_factor_k_says_its_range(tmp_path):
     text = _scenario(lambda t: t.replace('bandwidth = "$scaleup"',
                                          'bandwidth = "1e-320*$scaleup"', 1))
-    line, path = _run(tmp_path, "s.toml", text, COLLECTIVE)
+    line, path = refused_file(tmp_path, "s.toml", text, COLLECTIVE)
     what = "fabric value '1e-320*$scaleup': K"
     assert line == (f"error: {path}: [fabric] bandwidth: {what} '1e-320' is "
                     f"{_says(what, 'a finite number > 0')}")

@@ -23,21 +23,12 @@ from hypothesis import strategies as st
 
 from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.pipeline_fill import p2p_simple_channels
+from tests.netmodel.lite_direct import FLAGSHIPS, ROUTE
 
 KIB, MIB = 2 ** 10, 2 ** 20
 LINK = 37.5e9 * 0.824                 # the mesh link's Simple rate
 CHANNEL = 18 * 25e9 * 0.824 / 24      # an H100's NVLinks at Hopper's efficiency over 24 channels
-ROUTE = 5e-9 + 2 * 5e-9               # lite-direct's mesh: 1 m of fibre, 2 optical chiplets
-FLAGSHIPS = ("H100-SXM", "H200-SXM", "A100-SXM-80GB", "B200-HGX", "GB200-NVL72", "B300-HGX",
-             "GB300-NVL72")
 
-
-@pytest.fixture(scope="module")
-def lite_pair():
-    from netmodel.study.scenario_collectives import ScenarioCollectives
-
-    m = ScenarioCollectives("lite-direct").model(2)
-    return m, m.group(2)
 
 
 @pytest.mark.parametrize("n, rate", [(64 * KIB, CHANNEL), (1 * MIB, LINK)])

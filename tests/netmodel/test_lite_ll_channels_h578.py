@@ -25,22 +25,13 @@ from hypothesis import strategies as st
 
 from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.pipeline_fill import p2p_ll_share, p2p_path_channels
+from tests.netmodel.lite_direct import FLAGSHIPS, ROUTE
 
 KIB = 2 ** 10
 LL = 0.824 * 0.38                                # Hopper's scale-up efficiency x LL factor
 LL_CHANNEL = 18 * 25e9 * LL * 10 / (24 * 16)     # one send/recv channel's LL rate (H100's)
 LINK_LL = 37.5e9 * LL                            # the mesh link's LL rate
-ROUTE = 5e-9 + 2 * 5e-9                          # lite-direct's mesh: fibre, 2 chiplets
-FLAGSHIPS = ("H100-SXM", "H200-SXM", "A100-SXM-80GB", "B200-HGX", "GB200-NVL72", "B300-HGX",
-             "GB300-NVL72")
 
-
-@pytest.fixture(scope="module")
-def lite_pair():
-    from netmodel.study.scenario_collectives import ScenarioCollectives
-
-    m = ScenarioCollectives("lite-direct").model(2)
-    return m, m.group(2)
 
 
 @pytest.mark.parametrize("n", [4 * KIB, 8 * KIB, 16 * KIB])
