@@ -205,8 +205,7 @@ def _probe(folder: Path, where: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=".netmodel-probe.", dir=folder)
     except OSError as exc:
-        kind = OutputLost if exc.errno in _LOST else UserError
-        raise kind(f"cannot write {where}: {exc.strerror or exc}") from None
+        raise _refusal_kind(exc)(f"cannot write {where}: {exc.strerror or exc}") from None
     os.close(fd)
     os.unlink(tmp)
 
@@ -392,16 +391,25 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object] | 
 _LOST = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG})
 
 
+def _refusal_kind(exc: OSError) -> type[UserError]:
+    """:class:`~compute.errors.OutputLost` (exit status 1) for a write that failed for want
+    of room or of a working device (:data:`_LOST`), else :class:`UserError` (exit status 2).
+
+    >>> _refusal_kind(OSError(errno.ENOSPC, "No space left")).__name__
+    'OutputLost'
+    """
+    return OutputLost if exc.errno in _LOST else UserError
+
+
 def _cannot_write(what: str, path, exc: OSError) -> UserError:
     """The refusal of an output whose write failed with ``exc``: an
-    :class:`~compute.errors.OutputLost` (exit status 1) for a full disk, a quota, an I/O
-    error or a file over its size limit (:data:`_LOST`), else a :class:`UserError`.
+    :class:`~compute.errors.OutputLost` for a full disk, a quota, an I/O error or a file
+    over its size limit (:func:`_refusal_kind`), else a :class:`UserError`.
 
     >>> type(_cannot_write("figure", "a.png", OSError(errno.ENOSPC, "No space left"))).__name__
     'OutputLost'
     """
-    kind = OutputLost if exc.errno in _LOST else UserError
-    return kind(f"cannot write {what} {_describe(path)}: {exc.strerror or exc}")
+    return _refusal_kind(exc)(f"cannot write {what} {_describe(path)}: {exc.strerror or exc}")
 
 
 def _unlink(path: str) -> None:
