@@ -61,6 +61,7 @@ from netmodel.study.availability_loss import (
     _streams,
     kaufman_roberts,
 )
+from netmodel.study.availability_solve import _steady_state
 from netmodel.study.availability_threshold import (  # noqa: F401 (re-exported names)
     DECIDED,
     MAX_HELD_STATES,
@@ -76,7 +77,6 @@ from netmodel.study.availability_threshold import (  # noqa: F401 (re-exported n
     _pool_moments,
     _pool_slots,
     _refused_counts,
-    _steady_state,
     _threshold_low,
     _top,
 )

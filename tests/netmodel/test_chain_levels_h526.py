@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from netmodel.study import availability_analytic as aa
 from netmodel.study import availability_chain as ac
+from netmodel.study import availability_solve as solve
 from netmodel.study import availability_threshold as at
 
 
@@ -230,13 +231,13 @@ def test_the_levels_build_the_searchs_chain_of_holdings(case):
 
     classes, cap, n_types = case
     states, rows, cols, vals, timer, carried = held_reference(classes, cap, n_types)
-    chain = at._HeldChain(classes, cap, n_types, 10 ** 6, at.GMRES_ITERATIONS)
+    chain = at._HeldChain(classes, cap, n_types, 10 ** 6, solve.GMRES_ITERATIONS)
     assert chain.n == len(states)
     np.testing.assert_array_equal(chain.arrive, timer.T)
     np.testing.assert_array_equal(chain.carried, carried)
     n = len(states)
     if n > 1:
-        pi = at._steady_state(n, rows, cols, vals, at.GMRES_ITERATIONS,
+        pi = solve._steady_state(n, rows, cols, vals, solve.GMRES_ITERATIONS,
                               unsettled_raises=True)
         assert chain.pi.tobytes() == pi.tobytes()
     # -Q' as the search's transitions give it (stored as (I - Q') - I: to rounding)
@@ -246,4 +247,4 @@ def test_the_levels_build_the_searchs_chain_of_holdings(case):
     # past a limit below its states, none
     if n > 1:
         assert at._held_chain.__wrapped__(classes, cap, n_types, n - 1,
-                                          at.GMRES_ITERATIONS) is None
+                                          solve.GMRES_ITERATIONS) is None

@@ -1,4 +1,4 @@
-"""availability_threshold._gmres (restarted GMRES with its inner products in numpy's own
+"""availability_solve._gmres (restarted GMRES with its inner products in numpy's own
 loops, not threaded BLAS) against direct solves and scipy.sparse.linalg.gmres's answers,
 and the chain of holdings' stored diagonal found at once against a search column by
 column."""
@@ -10,6 +10,7 @@ import pytest
 from scipy.sparse import csc_matrix, diags
 from scipy.sparse.linalg import gmres, spilu, spsolve
 
+import netmodel.study.availability_solve as solve
 import netmodel.study.availability_threshold as at
 
 
@@ -33,17 +34,17 @@ def _birth_death(n: int):
 
 def _scipy(a, b, restart, cycles, m=None):
     try:
-        x, info = gmres(a, b, rtol=at.GMRES_RTOL, atol=0.0, restart=restart,
+        x, info = gmres(a, b, rtol=solve.GMRES_RTOL, atol=0.0, restart=restart,
                         maxiter=cycles, M=m)
     except TypeError:   # scipy < 1.12
-        x, info = gmres(a, b, tol=at.GMRES_RTOL, atol=0.0, restart=restart,
+        x, info = gmres(a, b, tol=solve.GMRES_RTOL, atol=0.0, restart=restart,
                         maxiter=cycles, M=m)
     return x, info == 0
 
 
 def _settles(a, b, x, settled):
     assert settled
-    assert np.linalg.norm(b - a @ x) <= at.GMRES_RTOL * np.linalg.norm(b)
+    assert np.linalg.norm(b - a @ x) <= solve.GMRES_RTOL * np.linalg.norm(b)
 
 
 @pytest.mark.parametrize("n,seed,restart", [(30, 1, 100), (120, 2, 10), (400, 5, 100),
@@ -51,7 +52,7 @@ def _settles(a, b, x, settled):
 def test_the_loops_give_the_solution(n, seed, restart):
     a, b = _m_matrix(n, seed)
     exact = np.linalg.solve(a.toarray(), b)
-    x, settled = at._gmres(a, b, at.GMRES_RTOL, restart, 200)
+    x, settled = solve._gmres(a, b, solve.GMRES_RTOL, restart, 200)
     ref, ref_settled = _scipy(a, b, restart, 200)
     _settles(a, b, x, settled)
     assert ref_settled
@@ -63,19 +64,19 @@ def test_unsettled_where_scipy_is():
     # a slow chain (s a thousandth of the rate out): 3 cycles of 5 iterations settle
     # neither; 60 of 100 do both
     a, b = _m_matrix(400, 5, slow=1e-3)
-    x, settled = at._gmres(a, b, at.GMRES_RTOL, 5, 3)
+    x, settled = solve._gmres(a, b, solve.GMRES_RTOL, 5, 3)
     assert not settled
-    assert np.linalg.norm(b - a @ x) > at.GMRES_RTOL * np.linalg.norm(b)
+    assert np.linalg.norm(b - a @ x) > solve.GMRES_RTOL * np.linalg.norm(b)
     assert not _scipy(a, b, 5, 3)[1]
-    x, settled = at._gmres(a, b, at.GMRES_RTOL, 100, 60)
+    x, settled = solve._gmres(a, b, solve.GMRES_RTOL, 100, 60)
     _settles(a, b, x, settled)
     np.testing.assert_allclose(x, np.linalg.solve(a.toarray(), b), rtol=1e-8, atol=0.0)
 
 
 def test_preconditioned():
     a, b = _m_matrix(400, 7, slow=1e-2)
-    ilu = spilu(a, drop_tol=1e-4, fill_factor=at.ILU_FILL)
-    x, settled = at._gmres(a, b, at.GMRES_RTOL, 20, 20, ilu.solve)
+    ilu = spilu(a, drop_tol=1e-4, fill_factor=solve.ILU_FILL)
+    x, settled = solve._gmres(a, b, solve.GMRES_RTOL, 20, 20, ilu.solve)
     _settles(a, b, x, settled)
     np.testing.assert_allclose(x, np.linalg.solve(a.toarray(), b), rtol=1e-9, atol=0.0)
 
@@ -88,26 +89,26 @@ def test_an_exact_preconditioner_takes_one_product():
     a, b = _m_matrix(200, 4)
     lu = splu(a)
     counted = _Counted(a)
-    x, settled = at._gmres(counted, b, at.GMRES_RTOL, 50, 5, lu.solve)
+    x, settled = solve._gmres(counted, b, solve.GMRES_RTOL, 50, 5, lu.solve)
     _settles(a, b, x, settled)
     assert counted.products == 2   # the Arnoldi step and the cycle's true residual
 
 
 def test_past_ten_thousand_states():
     a, b = _birth_death(12_000)
-    x, settled = at._gmres(a, b, at.GMRES_RTOL, 100, 20)
+    x, settled = solve._gmres(a, b, solve.GMRES_RTOL, 100, 20)
     _settles(a, b, x, settled)
     # against the exact answer (a direct sparse solve, 0.02 s), not scipy's gmres: its dots
     # past 10,000 entries are the threaded BLAS ones this module avoids, 5-28 s of the
     # suite on 2 shared cores; measured here within 1.1e-10 of the exact solve
     np.testing.assert_allclose(x, spsolve(a, b), rtol=1e-9, atol=1e-300)
     # _solve, as the chains of holdings call it, settles it too
-    np.testing.assert_allclose(at._solve(a, b), x, rtol=1e-9)
+    np.testing.assert_allclose(solve._solve(a, b), x, rtol=1e-9)
 
 
 def test_zero_right_hand_side():
     a, _ = _m_matrix(30, 1)
-    x, settled = at._gmres(a, np.zeros(30), at.GMRES_RTOL, 10, 2)
+    x, settled = solve._gmres(a, np.zeros(30), solve.GMRES_RTOL, 10, 2)
     assert settled and not x.any()
 
 
@@ -120,7 +121,7 @@ def test_zero_right_hand_side():
       (0.2, (0, 1, 2, 3, 4, 5, 6, 7), (-1, 1, 1, 1, 1, 1, 1, 1), 4.0)), 7, 2),
 ])
 def test_the_stored_diagonal_is_the_searchs(classes, cap, n_types):
-    chain = at._HeldChain(classes, cap, n_types, 10 ** 6, at.GMRES_ITERATIONS)
+    chain = at._HeldChain(classes, cap, n_types, 10 ** 6, solve.GMRES_ITERATIONS)
     m = chain.minus
     search = [m.indptr[j] + np.searchsorted(m.indices[m.indptr[j]:m.indptr[j + 1]], j)
               for j in range(chain.n)]

@@ -1,4 +1,4 @@
-"""The overlap's chains settle at GMRES's reachable residual (availability_threshold.GMRES_RTOL).
+"""The overlap's chains settle at GMRES's reachable residual (availability_solve.GMRES_RTOL).
 
 512 H100 (h100-dgx) serving Llama-3-8B at TP 1, the GPU rate 1e-3 an hour, one-day GPU
 repairs, 23 global spares (the case of test_compare_threshold_low_h453): the pool's chain of
@@ -15,7 +15,7 @@ import pytest
 
 from netmodel.study.availability_analytic import analytic
 from netmodel.study.availability_kinds import event_kinds
-from netmodel.study.availability_threshold import GMRES_RTOL, _solve
+from netmodel.study.availability_solve import GMRES_RTOL, _solve
 from netmodel.study.reliability_catalog import catalog
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_spares import spare_pools
@@ -45,7 +45,7 @@ def test_the_19092_state_chain_settles_and_its_overlap_is_read():
 @pytest.mark.parametrize("n", [50, 3_000])   # SuperLU below DIRECT_STATES, GMRES past it
 def test_steady_state_of_a_birth_death_chain_is_its_closed_form(n):
     # an M/M/1/n-1 queue's chain: up at rate lam, down at mu; pi_k = (1 - r) r^k / (1 - r^n)
-    from netmodel.study.availability_threshold import DIRECT_STATES, _steady_state
+    from netmodel.study.availability_solve import DIRECT_STATES, _steady_state
     assert (n > DIRECT_STATES) == (n == 3_000)
     lam, mu = 0.9, 1.0
     k = np.arange(n - 1)

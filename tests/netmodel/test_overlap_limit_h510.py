@@ -4,7 +4,7 @@
 10-spare pool's chain is 419 states; at a limit of 300 it fell back to the thinning and
 read 7.063e-2 against 9 spares' 6.797e-2, where the Monte Carlo reads 6.603e-2 -> 6.375e-2
 (tests/netmodel/test_review_held_moments_h507.py). The chain is now solved by GMRES
-(:func:`availability_threshold._solve`) and the limit raised; a pool past it says so
+(:func:`availability_solve._solve`) and the limit raised; a pool past it says so
 (``Analytic.overlap_thinned``) rather than switching silently.
 """
 
@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from netmodel.study import availability_solve as solve
 from netmodel.study import availability_threshold as at
 from netmodel.study.availability_analytic import analytic
 from netmodel.study.reliability_spares import SparePools
@@ -59,9 +60,9 @@ def test_solve_equals_a_dense_solve_on_a_random_m_matrix():
     q -= np.diag(q.sum(axis=1))
     a = 0.1 * np.mean(-np.diag(q)) * np.eye(n) - q.T
     rhs = rng.random(n)
-    assert at._solve(csc_matrix(a), rhs) == pytest.approx(np.linalg.solve(a, rhs),
-                                                          rel=1e-9, abs=1e-12)
-    assert not at._solve(csc_matrix(a), np.zeros(n)).any()
+    assert solve._solve(csc_matrix(a), rhs) == pytest.approx(np.linalg.solve(a, rhs),
+                                                             rel=1e-9, abs=1e-12)
+    assert not solve._solve(csc_matrix(a), np.zeros(n)).any()
 
 
 def test_a_tail_past_double_precision_reads_zero_and_one_within_it_reads_by_hand():

@@ -29,6 +29,7 @@ import numpy as np
 import pytest
 from scipy.sparse import csc_matrix
 
+from netmodel.study import availability_solve as solve
 from netmodel.study import availability_threshold as at
 from netmodel.study.availability_analytic import (
     _all_or_nothing,
@@ -123,15 +124,15 @@ def test_gmres_unsettled_falls_back_to_the_incomplete_lu_then_to_none():
     exact = np.linalg.solve(a, rhs)
     # plain GMRES settles this one in 48 iterations: 30 do not, and without the
     # preconditioner (fill 0) the solve gives up
-    assert at._solve(csc_matrix(a), rhs, iterations=30, fill=0) is None
+    assert solve._solve(csc_matrix(a), rhs, iterations=30, fill=0) is None
     # the incomplete LU (at most 10 x the 3,625 entries) settles it in 30
-    got = at._solve(csc_matrix(a), rhs, iterations=30)
+    got = solve._solve(csc_matrix(a), rhs, iterations=30)
     assert got == pytest.approx(exact, rel=1e-10)
-    assert at._solve(csc_matrix(a), rhs, iterations=1) is None
+    assert solve._solve(csc_matrix(a), rhs, iterations=1) is None
     # an incomplete LU past ILU_BYTES is not made: None at once, nothing allocated
-    assert at._solve(csc_matrix(a), rhs, iterations=30,
-                     fill=at.ILU_BYTES / (12 * 3625) + 1) is None
-    assert at._solve(csc_matrix(a), rhs) == pytest.approx(exact, rel=1e-10)
+    assert solve._solve(csc_matrix(a), rhs, iterations=30,
+                     fill=solve.ILU_BYTES / (12 * 3625) + 1) is None
+    assert solve._solve(csc_matrix(a), rhs) == pytest.approx(exact, rel=1e-10)
 
 
 def test_an_unsettled_pool_keeps_the_thinning_and_says_so():
