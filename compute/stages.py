@@ -68,14 +68,16 @@ per layer (the embedding and the LM head once)::
     dp_gather       all-gather of n_g x hidden among a (DP attention, TP MLP: every GPU needs
                     every token); n_g the tokens the engine moves (:func:`gathered_tokens`:
                     n, or in decode every group padded to the busiest's n_a, a x n_a, at
-                    most the 2 n of the all-reduce SGLang switches to)
+                    most the 2 n of the all-reduce SGLang switches to); in prefill an
+                    all-reduce of n x hidden among a (:func:`dp_ops`)
     moe_dispatch    all-to-all of n/tp x top-k x tp/e x hidden x skew per GPU among tp
                     (each owned token to its experts' GPUs; EP layers), in fp8 with 1 x 128
                     tile scales when the experts are stored in fp8 (:func:`dispatch_bytes`);
                     at least the busiest sender's n_a / (tp/a) x top-k x tp/e x hidden,
                     n_a the busiest group's tokens (above n/a where a does not divide s)
     allreduce_mlp   all-reduce of n x hidden among tp (plain TP)
-    dp_scatter      reduce-scatter of n_g x hidden among tp (DP attention, TP MLP)
+    dp_scatter      reduce-scatter of n_g x hidden among tp (DP attention, TP MLP); in
+                    prefill the MLP's all-reduce of n x hidden among tp
     moe_combine     all-to-all, the dispatch reversed (EP layers)
     dp_regather     all-gather of n/a x hidden among tp/a (back to the attention groups)
     lm_head         GEMM  s/a x hidden . hidden x vocab/(tp/a), then an all-gather of the
@@ -292,23 +294,35 @@ def gathered_tokens(sh, n, n_att, phase: str):
     after the MLP) where that moves no more than an all-reduce would (``2 sum >= a max``),
     else writes each group's rows into a zeroed buffer of the ``n`` rows and all-reduces it
     (``SUM_LEN``; the MLP's own all-reduce then returns them), an all-reduce of ``n`` rows
-    moving on a ring what an all-gather of ``2 n`` moves: ``min(a x n_att, 2 n)``. A step
-    with a prefill in it (``is_extend_in_batch``) always takes ``SUM_LEN``, unpadded but an
-    all-reduce: ``2 n``, whatever the split. Never below ``n``; ``n`` itself, bit for bit,
-    in decode where ``a`` divides the batch, and without attention DP.
+    moving on a ring what an all-gather of ``2 n`` moves: ``min(a x n_att, 2 n)`` (the
+    all-reduce's ``2 (a - 1)`` ring steps counted as an all-gather's ``a - 1``). A step with
+    a prefill in it (``is_extend_in_batch``) always takes ``SUM_LEN``, unpadded: ``n``
+    rows, whatever the split, which :func:`stage_work` costs as the all-reduces they are
+    (:func:`dp_ops`). Never below ``n``; ``n`` itself, bit for bit, in decode where ``a``
+    divides the batch, and without attention DP.
 
     >>> from types import SimpleNamespace
     >>> sh = SimpleNamespace(attention_dp=np.array([8.0]))    # 8 groups, a token a sequence
     >>> [float(gathered_tokens(sh, n, np.ceil(n / 8), "decode")[0]) for n in (3.0, 9.0, 64.0)]
     [6.0, 16.0, 64.0]
-    >>> float(gathered_tokens(sh, 3.0, 1.0, "prefill")[0])
-    6.0
+    >>> float(gathered_tokens(sh, 3.0, 1.0, "prefill"))
+    3.0
     """
-    if n_att is n:
+    if n_att is n or phase != "decode":
         return n
-    if phase != "decode":
-        return np.where(sh.attention_dp > 1, 2 * n, n)
     return np.maximum(n, np.minimum(n_att * sh.attention_dp, 2 * n))
+
+
+def dp_ops(phase: str) -> tuple[str, str]:
+    """The collectives ``dp_gather`` and ``dp_scatter`` run in ``phase``, in the bytes of
+    :func:`gathered_tokens`: in decode an all-gather among the ``a`` groups and a
+    reduce-scatter among ``tp``; in prefill (``SUM_LEN``) an all-reduce of the rows among
+    the groups, and the MLP's own all-reduce of them among ``tp``.
+
+    >>> dp_ops("prefill"), dp_ops("decode")
+    (('all-reduce', 'all-reduce'), ('all-gather', 'reduce-scatter'))
+    """
+    return ("all-gather", "reduce-scatter") if phase == "decode" else ("all-reduce",) * 2
 
 
 def _dense_mlp(model, sh, n, own=None) -> tuple[list, list]:
@@ -567,12 +581,13 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
         a2a = np.maximum(a2a, n_att * sh.attention_dp * model.experts_per_token * h / sh.ep)
     gathered = gathered_tokens(sh, n, n_att, w.phase)
     dp_bytes = ar_bytes if gathered is n else gathered * h * ab
+    gather_op, scatter_op = dp_ops(w.phase)
     extra = {
         "allreduce_attn": None, "allreduce_mlp": None,
         "attn_scatter": (None, zero, zero, "reduce-scatter", attn_bytes, attn_tp),
-        "dp_gather": (None, zero, zero, "all-gather", dp_bytes, sh.attention_dp),
+        "dp_gather": (None, zero, zero, gather_op, dp_bytes, sh.attention_dp),
         "moe_dispatch": (None, zero, zero, "all-to-all", a2a * dispatch_bytes(model), sh.tp),
-        "dp_scatter": (None, zero, zero, "reduce-scatter", dp_bytes, sh.tp),
+        "dp_scatter": (None, zero, zero, scatter_op, dp_bytes, sh.tp),
         "moe_combine": (None, zero, zero, "all-to-all", a2a * ab, sh.tp),
         "dp_regather": (None, zero, zero, "all-gather", attn_bytes, attn_tp),
         "pp_send": (pp - 1, zero, zero, "send-recv", n_att * h * ab,
