@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -240,6 +240,10 @@ class Grid(GridRates):
     #: average (:func:`compute.mtp.expected_tokens`); None without the option
     mtp_time: np.ndarray | None = None
     mtp_expected: float | None = None
+    #: the sequences each cell holds where not its ``batches`` column: two-batch overlap's
+    #: micro-batches (:func:`_two_batch`), shape (1 or nc, nb), fractional where a rank's
+    #: prompt is cut in two (each half counts it half: ``batches`` is its ceiling)
+    sequences: np.ndarray | None = None
 
     @property
     def gpus(self) -> np.ndarray:
@@ -252,6 +256,8 @@ class Grid(GridRates):
         tokens emitted, ``batch x`` :attr:`mtp_expected`)."""
         if self.mtp_expected is not None:
             return (self.batches * self.mtp_expected).reshape(1, -1).astype(float)
+        if self.sequences is not None:   # a micro-batch's, a cut prompt counted half
+            return self.sequences * float(self.workload.tokens_per_sequence)
         return (self.batches * self.workload.tokens_per_sequence).reshape(1, -1).astype(float)
 
     @property
@@ -306,7 +312,9 @@ class Grid(GridRates):
             batch=batch, prompt_tokens=self.workload.prompt,
             context_tokens=self.workload.context, mode=self.options.mode,
             latency=float(self.latency[i, j]),
-            tokens_per_step=float(self.tokens_per_step[0, j]), sms=par.gpus * self.gpu.sms,
+            tokens_per_step=float(self.tokens_per_step[
+                i if self.sequences is not None and len(self.sequences) > 1 else 0, j]),
+            sms=par.gpus * self.gpu.sms,
             stages=stages, memory=fit, latency_limit=self.latency_limit, pp=par.pp,
             ep=par.ep, attention_dp=par.attention_dp,
             micro_batch=int(self.micro_batches[i, j]) if self.micro_batches is not None
@@ -507,7 +515,8 @@ def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, 
                 weights=np.broadcast_to(w, shape), kv_cache=np.broadcast_to(kv, shape),
                 activations=np.broadcast_to(act, shape), usable=usable, fits=fits,
                 latency_limit=float(latency_limit), configs=configs, stages=names,
-                groups=groups, micro_batches=np.broadcast_to(micro, shape).astype(np.int64),
+                groups=groups,   # a micro-batch of a cut prompt: its batch, the ceiling
+                micro_batches=np.ceil(np.broadcast_to(micro, shape)).astype(np.int64),
                 expert_skew=skew, overhead=overhead, interval=interval,
                 two_batch_latency=tbo, two_batch_hidden=hidden, two_batch_halves=halves)
 
@@ -560,6 +569,7 @@ def _two_batch(model, gpu, configs, sh, plain, batches, workload, comm, options,
     g = grid_body(model, gpu, configs, sh, plain, np.ceil(b.max(axis=0)).astype(np.int64), b,
                   workload, comm, halves_options(options), skew, latency_limit,
                   time_unfit=time_unfit, busiest=None if plain else busiest)
+    g = replace(g, sequences=b)   # a half counts a cut prompt half, not whole
     halves, columns, seqs = [], [], []
     for k, h in enumerate((big, small)):
         column = np.zeros(batches.size, dtype=np.int64)

@@ -123,7 +123,8 @@ class TwoBatchResult:
     network: float
     #: the sequences each micro-batch holds over every attention DP rank, the larger
     #: first (:func:`~compute.micro_batches.rank_halves`): fractional where a rank's
-    #: prompt is cut in two (a half's ``batch`` counts such a prompt whole)
+    #: prompt is cut in two (a half's ``tokens_per_step`` counts such a prompt half, its
+    #: ``batch`` is the ceiling of its sequences)
     micro_batches: tuple = ()
 
     @property

@@ -52,3 +52,26 @@ def test_each_chunk_its_own_attention(prompt, batch, a, mean_ms, exact_ms):
     assert r.latency * 1e3 == pytest.approx(mean_ms, abs=0.01)
     assert exact * 1e3 == pytest.approx(exact_ms, abs=0.01)
     assert r.latency < exact <= r.latency + M.layers * t    # low, within the bound
+
+
+@pytest.mark.parametrize("model, tp, batch, a, seqs", [
+    # 3 ranks of one prompt, 5 empty: each prompt cut in two, 3 x 0.5 a micro-batch
+    ("DeepSeek-V3", 32, 3, 8, 1.5),
+    # one rank of 2 prompts split 1 + 1, three of 1 each cut: 1 + 3 x 0.5 a micro-batch
+    ("DeepSeek-V3", 32, 5, 4, 2.5),
+    # plain TP, an odd batch below 25: the middle prompt cut, 1.5 a side
+    ("Llama-3-8B", 1, 3, 1, 1.5),
+    # a prompt a rank at DP-attention 32: every prompt cut, 16 a side (whole)
+    ("DeepSeek-V3", 32, 32, 32, 16),
+])
+def test_a_cut_prompt_counts_half_in_each_micro_batch(model, tp, batch, a, seqs):
+    # each micro-batch's result counts the prompt cut in two as half of its 4096 tokens,
+    # not whole: the two halves' tokens add up to the step's, and its batch is the
+    # ceiling of its sequences (a whole number), as is its micro-batch at PP 1
+    kw = dict(ep=tp, attention_dp=a) if a > 1 else {}
+    r = evaluate_two_batch(model, "H100-SXM", tp, batch, phase="prefill", prompt=4096, **kw)
+    assert r.micro_batches == (seqs, seqs)
+    for h in r.halves:
+        assert h.tokens_per_step == seqs * 4096
+        assert h.batch == h.micro_batch == -(-seqs // 1)
+    assert sum(h.tokens_per_step for h in r.halves) == r.serial.tokens_per_step == batch * 4096
