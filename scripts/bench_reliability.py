@@ -161,13 +161,13 @@ print(json.dumps({{"build": t1 - t0, "seconds": t2 - t1, "cpu": c2 - c0, "edges"
 
 #: study lite-gpu's reliability part for Llama-3-8B (closed forms: reliability_summary and
 #: the spare curve) on two of its scenarios, each at its own GPU count and TP: the spare
-#: pools' Markov chains of the busy count (availability_analytic._chain_of), their build
+#: pools' Markov chains of the busy count (availability_busy._chain_of), their build
 #: (the time in _chain_of but its steady-state solves) and solves timed apart, and the
 #: chains of holdings (availability_threshold._HeldChain, built and solved; CPU), and the
 #: GMRES solves of the chains past DIRECT_STATES (availability_solve._solve; CPU).
 _CHAIN_CHILD = """
 import json, time
-import netmodel.study.availability_analytic as aa
+import netmodel.study.availability_busy as ab
 import netmodel.study.availability_solve as asv
 import netmodel.study.availability_threshold as at
 from netmodel.study.availability import spare_curve
@@ -177,7 +177,7 @@ from netmodel.study.reliability_summary import reliability_summary
 
 out = {{"chains": 0, "given_up": 0, "chain_cpu": 0.0, "solve_cpu": 0.0, "held": 0,
         "held_cpu": 0.0, "gmres": 0, "gmres_cpu": 0.0, "gmres_states": 0}}
-chain_of, steady, held, solve = aa._chain_of, aa._steady_state, at._HeldChain, asv._solve
+chain_of, steady, held, solve = ab._chain_of, ab._steady_state, at._HeldChain, asv._solve
 
 def timed_chain(caps, classes):
     c0 = time.process_time()
@@ -210,7 +210,7 @@ def timed_solve(a, *args, **kw):
         out["gmres_cpu"] += time.process_time() - c0
         out["gmres_states"] = max(out["gmres_states"], a.shape[0])
 
-aa._chain_of, aa._steady_state, at._HeldChain = timed_chain, timed_steady, timed_held
+ab._chain_of, ab._steady_state, at._HeldChain = timed_chain, timed_steady, timed_held
 at._solve = asv._solve = timed_solve
 clusters = [build_cluster(s, "Llama-3-8B", "decode") for s in {scenarios!r}]
 t0, c0 = time.perf_counter(), time.process_time()

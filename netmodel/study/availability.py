@@ -43,7 +43,8 @@ from compute.validate import (
     number_text,
     read_number,
 )
-from netmodel.study.availability_analytic import Analytic, analytic, fallback_words
+from netmodel.study.availability_analytic import Analytic, analytic
+from netmodel.study.availability_busy import fallback_words
 from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
 from netmodel.study.availability_mc import MonteCarlo, check_run, simulate
 from netmodel.study.progress import NO_PROGRESS, check_progress

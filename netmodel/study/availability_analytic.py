@@ -35,21 +35,28 @@ The model and its event kinds: :mod:`netmodel.study.availability`,
 refusals' overlap and the pool moments they read: :mod:`netmodel.study.
 availability_threshold` (its names importable from here too); the loss formulas apart from
 the pools' chains (Kaufman-Roberts, the capacity lost per second, the streams in progress,
-Panjer's recursion, the saturation): :mod:`netmodel.study.availability_loss`.
+Panjer's recursion, the saturation): :mod:`netmodel.study.availability_loss`; the pools'
+chains of the spares busy, their limits and fallbacks (Kaufman-Roberts' recursion over the
+spares busy past them): :mod:`netmodel.study.availability_busy`.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from itertools import pairwise
 
 import numpy as np
 
-from compute.units import counted
-from netmodel.study.availability_chain import _breadth_first, _States
+from netmodel.study.availability_busy import (
+    FALLBACK_APART,
+    FALLBACK_INDEPENDENT,
+    _busy_recursion,
+    _chain,
+    _granted,
+)
 from netmodel.study.availability_kinds import THRESHOLD, Kind, ask_values, best_grant
 from netmodel.study.availability_loss import (
     _all_or_nothing,
@@ -61,7 +68,6 @@ from netmodel.study.availability_loss import (
     _streams,
     kaufman_roberts,
 )
-from netmodel.study.availability_solve import _steady_state
 from netmodel.study.availability_threshold import (  # noqa: F401 (re-exported names)
     DECIDED,
     MAX_HELD_STATES,
@@ -209,20 +215,6 @@ def _coupled(kinds: Sequence[Kind], n_groups: int) -> list[tuple[int, ...]]:
         joined.union(*{kinds[k].group for k in fam if kinds[k].group >= 0
                        and kinds[k].units > 0})
     return sorted(tuple(sorted(c)) for c in joined.to_sets() if len(c) > 1)
-
-
-def _granted(caps, used, asks) -> list[bool]:
-    """Whether each of one failure's ``asks`` ``(pool, spares, restores)`` is granted
-    with ``used`` busy: each pool's asks as :func:`~netmodel.study.availability_kinds.
-    best_grant` picks from its free spares."""
-    out = [False] * len(asks)
-    for pool in sorted({a[0] for a in asks}):
-        ix = [i for i, a in enumerate(asks) if a[0] == pool]
-        picks = best_grant(tuple(asks[i][1] for i in ix), tuple(asks[i][2] for i in ix),
-                           caps[pool] - used[pool])
-        for i, ok in zip(ix, picks, strict=True):
-            out[i] = ok
-    return out
 
 
 def _coupled_blocking(kinds: Sequence[Kind], pools: SparePools, comp: tuple, n_groups: int,
@@ -416,55 +408,6 @@ def _asks(kinds: Sequence[Kind], ks: list[int], family: list[int] | None = None
     return [a for groups in out.values() for a in groups]
 
 
-#: Most states of one chain (:func:`_chain`: one pool's in :func:`_sequential`, the pools
-#: asked together in :func:`_coupled_blocking`), both built a level at a time
-#: (:func:`_chain_states`) and solved by :func:`_steady_state` (GMRES past its direct
-#: limit), the solve most of the time and its memory growing about in proportion: one
-#: global pool of Llama-3-8B prefill on 2,048 lite-flat GPUs (vendor repair; a host's
-#: failure takes the free spares up to 32, a Lite failure one) at 25 spares is 9,296
-#: states of 54,109 transitions, 0.18 s built and 0.38 s solved (13 MB at the peak); 26,
-#: 11,732, 0.17 + 0.56 s (17 MB); 28, 18,460, 0.20 + 1.03 s (27 MB); 30, 28,629, 0.32 +
-#: 1.23 s (42 MB); 33, 53,962, 0.33 + 2.36 s (81 MB) (two busy cores). Past it the chain
-#: with one repair time (:func:`_chain`), and past that too Kaufman-Roberts' recursion
-#: over the spares busy with each failure's grant whole (:func:`_busy_recursion`; the
-#: pools apart), an approximation. Pools asked together stop at
-#: :data:`MAX_COUPLED_STATES` too.
-MAX_SEQUENTIAL_STATES = 30_000
-#: Most states of the chain of pools asked together (:func:`_coupled_blocking`), whose
-#: solve is the slow part: two pools asked by an instance spanning both (9 Erlangs) and
-#: each by its own kind of another repair time (0.3 Erlangs) solved 7,942 states (9 spares
-#: each) in 2.0 s, 12,298 (10) in 3.0 s, 26,663 (12) in 5.1 s, the build 0.3-0.5 s, 11-35
-#: MB (two busy cores): kept where it was.
-MAX_COUPLED_STATES = 10_000
-#: The closed form's fallbacks past :data:`MAX_SEQUENTIAL_STATES` (each an approximation),
-#: as :attr:`Analytic.fallback` names them: the chain with every repair time taken as one;
-#: a pool's failures each granted one ask of the size its grant takes, over the spares busy
-#: alone (Kaufman-Roberts' recursion, :func:`_busy_recursion`); pools that one failure
-#: asks together taken apart.
-FALLBACK_ONE_HOLD = "one repair time"
-FALLBACK_INDEPENDENT = "the spares busy alone"
-FALLBACK_APART = "pools taken apart"
-
-
-def fallback_words(fallback: Iterable[str]) -> str:
-    """What the closed form did past the spare chain's limit, named by ``fallback``
-    (:attr:`Analytic.fallback`'s names), as availability's and compare's notes say it
-    (the limit read from this module when called).
-
-    >>> fallback_words([FALLBACK_ONE_HOLD])
-    "passed the spare chain's limit (30,000 states) and fell back to one repair time"
-    >>> fallback_words([FALLBACK_APART])
-    "passed the spare chain's limit (10,000 states of pools asked together) and fell back to pools taken apart"
-    """
-    fallback = list(fallback)
-    limits = [counted(MAX_SEQUENTIAL_STATES, "state")] if set(fallback) - {FALLBACK_APART} \
-        else []
-    if FALLBACK_APART in fallback:
-        limits.append(f"{counted(MAX_COUPLED_STATES, 'state')} of pools asked together")
-    return (f"passed the spare chain's limit ({'; '.join(limits)}) "
-            f"and fell back to {', '.join(fallback)}")
-
-
 def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[list[int]],
                 over: list, notes: set | None = None) -> dict | None:
     """Blocking of one pool's kinds where a failure asks it more than once (its own
@@ -482,7 +425,8 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
     size, as in Kaufman-Roberts, else an approximation of the fixed holds), solved for its
     steady state; a kind's blocking is the share of arrivals (PASTA) whose ask finds too
     few spares: ``{kind index: blocking}``, and under ``"busy"`` the share of arrivals
-    finding each number of spares busy; None past :data:`MAX_SEQUENTIAL_STATES` states.
+    finding each number of spares busy; None past
+    :data:`~netmodel.study.availability_busy.MAX_SEQUENTIAL_STATES` states.
 
     >>> k = Kind("host", "x", rate=1.0, down=2, slow=0.0, units=2, restored=0.0,
     ...          d_repair=1.0, d_swap=0.1, hold=1.0, d_slow=0.0, group=0)
@@ -547,131 +491,6 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
                 out["refused"][k] = np.bincount(count, weights=p_busy,
                                                 minlength=len(cols) + 1)
     return out
-
-
-def _busy_recursion(cap: int, classes: list) -> np.ndarray:
-    """The share of time (and of arrivals, PASTA) that each number of a pool's ``cap``
-    spares is busy, where ``classes`` ``(load, grants)`` offer ``load`` Erlangs (rate x
-    mean hold) of failures that take ``grants[j]`` spares with ``j`` busy (at most the
-    ``cap - j`` free; 0: refused all): Kaufman-Roberts' recursion with each failure's grant
-    one ask of its size, ``n q(n) = sum_k load_k sum_{j + g = n} g q(j)``, ``g =
-    grants_k[j] > 0``. Exact where each grant is one size whatever is free (all or
-    nothing: Kaufman-Roberts itself); a grant of what is free up to some size (a failure
-    re-creating as many instances as the free spares hold) takes it as Kaufman's retries,
-    asking each smaller size where the larger does not fit (an approximation: it keeps a
-    failure's spares together, taken and given back at once, where independent asks of
-    one spare each spread them over single holds).
-
-    Erlang B(2, 1) = 0.2: one spare each, 1 Erlang; a failure taking the 2 free or, where
-    1 is, that one, at 0.5 Erlangs, fills the pool (as exact: 2 busy 0.5 / 1.5 of the time):
-
-    >>> [round(float(v), 6) for v in _busy_recursion(2, [(1.0, [1, 1, 0])])]
-    [0.4, 0.4, 0.2]
-    >>> [round(float(v), 6) for v in _busy_recursion(2, [(0.5, [2, 1, 0])])]
-    [0.666667, 0.0, 0.333333]
-    """
-    q = np.zeros(cap + 1)
-    q[0] = 1.0
-    ahead = np.zeros(cap + 1)   # each level's sum of load x spares x q(from), so far
-    for j in range(cap + 1):
-        if j:
-            q[j] = ahead[j] / j
-        if q[j] > 1e250:   # keep the floats in range: the shares are what count
-            ahead /= q[j]
-            q /= q[j]
-        for load, grants in classes:
-            g = int(grants[j])
-            if g > 0 and load > 0:
-                ahead[j + g] += load * g * q[j]
-    return q / q.sum()
-
-
-def _chain(caps: tuple, classes: list,
-           notes: set | None = None) -> tuple[np.ndarray, np.ndarray] | None:
-    """Pools of ``caps`` spares asked by ``classes``: ``(rate, hold, asks)`` each, its
-    failures at ``rate`` a second asking ``(pool, spares, restores)`` (each pool's asks
-    granted as :func:`~netmodel.study.availability_kinds.best_grant` picks) and holding what
-    they were granted for ``hold`` s (exponential). The Markov chain of the failures in
-    progress by hold and the spares each holds, in its steady state: the spares busy in
-    each pool (states x pools) and each state's probability, which an arrival sees
-    (PASTA); None where a hold is 0.
-
-    Past :data:`MAX_SEQUENTIAL_STATES` states, the chain with every hold taken as one,
-    each class's offered load (rate x hold) kept: a state is then the spares each failure
-    in progress holds, far fewer (the same values where each failure's grant is one size,
-    the loss system being insensitive; else another approximation of the fixed holds,
-    where the recursion over the spares busy below it keeps only their count; ``notes``, where given, gets :data:`FALLBACK_ONE_HOLD`); None past
-    that limit too.
-
-    Two kinds of one spare each, loads 1 and 0.5 x 3 Erlangs, on a pool of 2: Erlang
-    B(2, 2.5) = 3.125 / 6.625 whatever the holds, so with one hold too:
-
-    >>> busy, p = _chain_of((2,), [(1.0, 1.0, [(0, 1, 1.0)]), (0.5, 3.0, [(0, 1, 1.0)])])
-    >>> len(p), round(float(p @ (busy[:, 0] == 2)), 12) == round(3.125 / 6.625, 12)
-    (6, True)
-    >>> busy, p = _chain_of((2,), [(1 / 3, 3.0, [(0, 1, 1.0)]), (0.5, 3.0, [(0, 1, 1.0)])])
-    >>> len(p), round(float(p @ (busy[:, 0] == 2)), 12) == round(3.125 / 6.625, 12)
-    (3, True)
-    """
-    if any(hold <= 0 for _, hold, _ in classes):
-        return None
-    out = _chain_of(caps, classes)
-    if out is None and len({hold for _, hold, _ in classes}) > 1:
-        one = max(hold for _, hold, _ in classes)
-        out = _chain_of(caps, [(lam * hold / one, one, asks) for lam, hold, asks in classes])
-        if out is not None and notes is not None:
-            notes.add(FALLBACK_ONE_HOLD)
-    return out
-
-
-def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_chain`'s Markov chain as the classes give it (:func:`_chain_states`), in
-    its steady state; None past :data:`MAX_SEQUENTIAL_STATES` states."""
-    chain = _chain_states(caps, classes)
-    if chain is None:
-        return None
-    return chain.busy, _steady_state(len(chain.busy), chain.rows, chain.cols, chain.vals)
-
-
-def _chain_states(caps: tuple, classes: list) -> _States | None:
-    """:func:`_chain`'s Markov chain as the classes give it (:func:`_breadth_first`): a
-    failure in progress is its hold and the spares it holds of each pool (its type: those
-    alike leave alike; types ordered by hold, then spares), each class's arrival adding
-    the type its grant makes (:func:`_grants`, or one pool's rule) where it takes any
-    spare; None past :data:`MAX_SEQUENTIAL_STATES` states (several pools: past
-    :data:`MAX_COUPLED_STATES` too).
-
-    >>> chain = _chain_states((2,), [(1.0, 1.0, [(0, 1, 1.0)]), (0.5, 3.0, [(0, 1, 1.0)])])
-    >>> chain.types, chain.counts.tolist(), chain.busy[:, 0].tolist()
-    ([(0, (1,)), (1, (1,))], [[0, 0], [1, 0], [0, 1], [2, 0], [1, 1], [0, 2]], [0, 1, 1, 2, 2, 2])
-    >>> [(int(i), int(j), float(v)) for i, j, v in zip(chain.rows[:4], chain.cols[:4],
-    ...                                                 chain.vals[:4], strict=True)]
-    [(0, 1, 1.0), (0, 2, 0.5), (1, 3, 1.0), (1, 4, 0.5)]
-    """
-    holds = sorted({hold for _, hold, _ in classes})
-
-    def arrivals(used: tuple) -> list:
-        out = []
-        for lam, hold, asks in classes:
-            # asks: a list, or one pool's rule (free -> spares taken)
-            vec = (int(asks(caps[0] - used[0])),) if callable(asks) \
-                else _grants(caps, used, asks)
-            out.append(((holds.index(hold), vec), vec, hold) if any(vec) and lam > 0
-                       else None)
-        return out
-
-    return _breadth_first(caps, [lam for lam, _, _ in classes], arrivals,
-                          MAX_SEQUENTIAL_STATES if len(caps) == 1
-                          else min(MAX_SEQUENTIAL_STATES, MAX_COUPLED_STATES))
-
-
-def _grants(caps, used, asks) -> tuple[int, ...]:
-    """The spares one failure's ``asks`` ``(pool, spares, restores)`` are granted of each
-    pool with ``used`` busy (:func:`_granted`)."""
-    got = [0] * len(caps)
-    for (pool, u, _), ok in zip(asks, _granted(caps, used, asks), strict=True):
-        got[pool] += u if ok else 0
-    return tuple(got)
 
 
 def _unread_crossings(kinds: Sequence[Kind], b, limit: float, pools: SparePools,
@@ -758,8 +577,8 @@ class Analytic:
     blocking: tuple
     exact_threshold: bool
     overlap: float = 0.0
-    #: the fallbacks the blocking took past the chain's limit (:data:`FALLBACK_ONE_HOLD`,
-    #: :data:`FALLBACK_INDEPENDENT`, :data:`FALLBACK_APART`; sorted), each an
+    #: the fallbacks the blocking took past the chain's limit
+    #: (:data:`~netmodel.study.availability_busy.FALLBACK_ONE_HOLD`, :data:`FALLBACK_INDEPENDENT`, :data:`FALLBACK_APART`; sorted), each an
     #: approximation; () where every pool's chain was solved whole or none was needed
     fallback: tuple = ()
     #: whether ``below_threshold`` may read low by as much as it reads

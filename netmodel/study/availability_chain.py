@@ -2,7 +2,7 @@
 at a time: each failure in progress a type (what it holds, how long), a state the count of
 each type (one integer key), each level's arrivals, departures and new states found by
 array operations. The chains of the busy count
-(:func:`~netmodel.study.availability_analytic._chain_states`) and of holdings
+(:func:`~netmodel.study.availability_busy._chain_states`) and of holdings
 (:class:`~netmodel.study.availability_threshold._HeldChain`) are built by it.
 """
 
@@ -42,7 +42,7 @@ def _breadth_first(caps: tuple, rates: list, arrivals, limit: int) -> _States | 
     transitions its classes' arrivals, then one departure of each type it holds, the
     types in their keys' order (the state's index by breadth first search, so that its
     steady state's floats do not hang on how it was built); None past ``limit`` states
-    (:func:`~netmodel.study.availability_analytic._chain_states`,
+    (:func:`~netmodel.study.availability_busy._chain_states`,
     :class:`~netmodel.study.availability_threshold._HeldChain`).
 
     A state is one integer, each type's count a digit of a mixed radix (a type's count is

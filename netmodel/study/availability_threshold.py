@@ -197,7 +197,7 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
     """:func:`_pool_moments` on the pool's chain of holdings: a state is the failures in
     progress that hold spares, each by its hold, what it took and the refusal type it
     carries, so that a grant is undone by its own failure's release (exponential holds,
-    as :func:`~netmodel.study.availability_analytic._chain`'s), not at the busy count's average
+    as :func:`~netmodel.study.availability_busy._chain`'s), not at the busy count's average
     rate, and a failure granted in part carries its refused instances for as long as it holds
     its grant (in the model
     both last its repair; the pool's refusals bunch most in that case: a TP-1 DGX host

@@ -247,7 +247,7 @@ def fallback_lines(rows: Iterable[FabricRow]) -> list[str]:
                 f"{r.label} {r.model} {r.phase}")
     if not said:
         return []
-    from netmodel.study.availability_analytic import fallback_words
+    from netmodel.study.availability_busy import fallback_words
 
     return [f"note: the reliability columns' closed form {fallback_words(fell)} for "
             f"{', '.join(names)}: an approximation" for fell, names in said.items()]

@@ -140,7 +140,7 @@ def _approximations(summaries) -> list[str]:
     - **Approximations**: on b@G the closed form passed the spare chain's limit (30,000 states) and fell back to one repair time.
     - **Spares needed may read low** on b@G: the closed-form time below the threshold that set the count is in the regime where it reads low (a busy pool refuses failures together); netmodel availability's Monte Carlo tells.
     """
-    from netmodel.study.availability_analytic import fallback_words
+    from netmodel.study.availability_busy import fallback_words
 
     said: dict = {}
     for s in summaries:

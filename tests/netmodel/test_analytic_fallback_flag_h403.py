@@ -16,8 +16,8 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
-import netmodel.study.availability_analytic as aa
 from netmodel.cli.main import cli
+from netmodel.study import availability_busy as ab
 from netmodel.study.availability_analytic import analytic
 from netmodel.study.availability_kinds import Kind
 from netmodel.study.reliability_spares import SparePools
@@ -40,9 +40,9 @@ def _asked_twice():
 
 
 @pytest.mark.parametrize(("limit", "said"), [
-    (10_000, ()), (2, (aa.FALLBACK_ONE_HOLD,)), (1, (aa.FALLBACK_INDEPENDENT,))])
+    (10_000, ()), (2, (ab.FALLBACK_ONE_HOLD,)), (1, (ab.FALLBACK_INDEPENDENT,))])
 def test_a_pool_asked_twice_says_which_fallback(monkeypatch, limit, said):
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", limit)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", limit)
     a = analytic(_asked_twice(), SparePools("group", 2, 1, (2,), 1), 100)
     assert a.fallback == said
     assert a.to_dict()["fallback"] == list(said)
@@ -54,8 +54,8 @@ def test_pools_asked_together_say_they_were_taken_apart(monkeypatch):
              _kind(0.3, 1, hold=2 * H), _kind(0.3, 1, group=1, hold=3 * H)]
     pools = SparePools("group", 4, 2, (2, 2), 2)
     assert analytic(kinds, pools, 100).fallback == ()
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)
-    assert analytic(kinds, pools, 100).fallback == (aa.FALLBACK_APART,)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)
+    assert analytic(kinds, pools, 100).fallback == (ab.FALLBACK_APART,)
 
 
 def test_no_spares_needs_no_chain():
@@ -76,7 +76,7 @@ def test_the_table_and_json_say_so(monkeypatch):
     assert plain.exit_code == 0, plain.output
     assert "fell back" not in plain.output
     assert json.loads(_run("--json").output)["analytic"]["fallback"] == []
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)
     r = _run()
     assert r.exit_code == 0, r.output
     note = [line for line in r.output.splitlines() if "fell back" in line]

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import pytest
 
-import netmodel.study.availability_analytic as aa
+from netmodel.study import availability_busy as ab
 from netmodel.study.availability_analytic import analytic
 from netmodel.study.availability_kinds import Kind
 from netmodel.study.reliability_spares import SparePools
@@ -38,7 +38,7 @@ def test_one_size_grants_past_the_limit_are_erlang_b(monkeypatch):
     kinds = [_kind(x1, 1), _kind(x1, 1, follows=True),
              _kind(x2, 1, hold=3 * H), _kind(x2, 1, hold=3 * H, follows=True)]
     pools = SparePools("group", 2, 1, (2,), 1)
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 2)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 2)
     b = (x1 + x2) / (1 + x1 + x2)
     # old: independent arrivals of 1 spare each, Erlang B(2, 1.5) = 0.3103 for all 4
     assert analytic(kinds, pools, 100).blocking == pytest.approx((b,) * 4, rel=1e-12)
@@ -60,7 +60,7 @@ def test_more_spares_never_read_worse_across_the_limit(monkeypatch):
     assert waits[0] > waits[1] > waits[2]
     assert means[0] < means[1] < means[2]
     # against the whole chain (the limit raised: 10,200 states)
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 10**6)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 10**6)
     exact = analytic(kinds, SparePools("group", 28, 1, (28,), 1), 100)
     # old: the second ask's blocking 0.373 where the chain says 0.539, waits 10.6% high
     assert runs[28].blocking == pytest.approx(exact.blocking, abs=0.02)
@@ -81,8 +81,8 @@ def test_two_pools_asked_together_across_the_limit(monkeypatch):
     assert nine.mean < ten.mean
     # against the whole chain with the limit raised (12,298 states, some 5 s): 0.980815667,
     # spanning blocking 0.2008340 when written (h363: were pins of those figures)
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 10**6)
-    monkeypatch.setattr(aa, "MAX_COUPLED_STATES", 10**6)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 10**6)
+    monkeypatch.setattr(ab, "MAX_COUPLED_STATES", 10**6)
     exact = analytic(kinds, SparePools("group", 20, 2, (10, 10), 2), 100)
     assert ten.mean == pytest.approx(exact.mean, abs=1e-3)
     assert ten.blocking[0] == pytest.approx(exact.blocking[0], abs=0.01)

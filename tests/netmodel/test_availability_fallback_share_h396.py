@@ -18,6 +18,7 @@ from __future__ import annotations
 import pytest
 
 from netmodel.study import availability_analytic as aa
+from netmodel.study import availability_busy as ab
 from netmodel.study.availability_kinds import Kind, event_kinds
 from netmodel.study.availability_mc import simulate
 from netmodel.study.reliability_cluster import YEAR, build_cluster
@@ -42,10 +43,10 @@ def test_the_fallback_refuses_the_instances_the_pool_cannot_hold(monkeypatch):
     hand_b = 2 / 8
     hand_lost = rate * (6 * SWAP + 2 * DAY) / n
     chain = aa.analytic([_leaf(rate)], pool, n)
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)   # past the chain's limit
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)   # past the chain's limit
     notes: set = set()
     aa._sequential(100, [_leaf(rate)], [0], [], [1], notes)
-    assert notes == {aa.FALLBACK_INDEPENDENT}
+    assert notes == {ab.FALLBACK_INDEPENDENT}
     fallback = aa.analytic([_leaf(rate)], pool, n)
     for a in (chain, fallback):
         assert a.blocking[0] == pytest.approx(hand_b, rel=1e-3)

@@ -1,5 +1,5 @@
 """The spare pools' Markov chains built level by level (availability_chain._breadth_first):
-the chain of the busy count (availability_analytic._chain_states) and the chain of holdings
+the chain of the busy count (availability_busy._chain_states) and the chain of holdings
 (availability_threshold._HeldChain).
 
 Both were built by a breadth-first search over dictionaries, one state at a time; they are
@@ -19,7 +19,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from netmodel.study import availability_analytic as aa
+from netmodel.study import availability_busy as ab
 from netmodel.study import availability_chain as ac
 from netmodel.study import availability_solve as solve
 from netmodel.study import availability_threshold as at
@@ -58,7 +58,7 @@ def reference(caps: tuple, classes: list, limit: int | None = None):
                 vec = (int(asks(caps[0] - used[0])),)
             else:
                 got = [0] * m
-                for (pool, u, _), ok in zip(asks, aa._granted(caps, used, asks), strict=True):
+                for (pool, u, _), ok in zip(asks, ab._granted(caps, used, asks), strict=True):
                     got[pool] += u if ok else 0
                 vec = tuple(got)
             if any(vec) and lam > 0:
@@ -109,7 +109,7 @@ def chains(draw):
 
 def _check(caps, classes):
     ref = reference(caps, classes)
-    got = aa._chain_states(caps, classes)
+    got = ab._chain_states(caps, classes)
     states, busy, rows, cols, vals = ref
     # the same states in the same order
     mine = [tuple(sorted((got.types[t], int(n)) for t, n in enumerate(row) if n))
@@ -127,8 +127,8 @@ def _check(caps, classes):
     assert (got.busy <= np.array(caps)).all()
     # the steady state the same floats
     if len(states) > 1:
-        pi = aa._chain_of(caps, classes)[1]
-        assert pi.tobytes() == aa._steady_state(len(states), rows, cols, vals).tobytes()
+        pi = ab._chain_of(caps, classes)[1]
+        assert pi.tobytes() == solve._steady_state(len(states), rows, cols, vals).tobytes()
 
 
 @settings(max_examples=150, deadline=None)
@@ -149,8 +149,8 @@ def test_python_integer_keys_build_the_same_chain(case):
 @given(chains(), st.integers(1, 30))
 def test_past_the_state_limit_both_give_up(case, limit):
     caps, classes = case
-    with mock.patch.object(aa, "MAX_SEQUENTIAL_STATES", limit):
-        got = aa._chain_states(caps, classes)
+    with mock.patch.object(ab, "MAX_SEQUENTIAL_STATES", limit):
+        got = ab._chain_states(caps, classes)
     ref = reference(caps, classes, limit)
     assert (got is None) == (ref is None)
     if ref is not None:
@@ -161,14 +161,14 @@ def test_two_pools_by_hand():
     # two pools of 1 spare; one class asks 1 of each (both granted or each alone as it
     # fits), at rate 1, hold 1: states {}, {(1,1)}; then nothing fits
     caps, classes = (1, 1), [(1.0, 1.0, [(0, 1, 1.0), (1, 1, 1.0)])]
-    got = aa._chain_states(caps, classes)
+    got = ab._chain_states(caps, classes)
     assert got.types == [(0, (1, 1))]
     assert got.counts.tolist() == [[0], [1]]
     assert got.busy.tolist() == [[0, 0], [1, 1]]
     assert (got.rows.tolist(), got.cols.tolist(), got.vals.tolist()) == (
         [0, 1], [1, 0], [1.0, 1.0])
     # half the time busy: rate 1 in, 1 out
-    np.testing.assert_allclose(aa._chain_of(caps, classes)[1], [0.5, 0.5], rtol=1e-15)
+    np.testing.assert_allclose(ab._chain_of(caps, classes)[1], [0.5, 0.5], rtol=1e-15)
 
 
 def held_reference(classes: tuple, cap: int, n_types: int):

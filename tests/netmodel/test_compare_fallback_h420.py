@@ -11,10 +11,10 @@ import json
 from click.testing import CliRunner
 
 from netmodel.cli.main import cli
-from netmodel.study import availability_analytic as aa
+from netmodel.study import availability_busy as ab
 from netmodel.study.reliability_summary import reliability_summary
 
-FALLBACKS = {aa.FALLBACK_ONE_HOLD, aa.FALLBACK_INDEPENDENT, aa.FALLBACK_APART}
+FALLBACKS = {ab.FALLBACK_ONE_HOLD, ab.FALLBACK_INDEPENDENT, ab.FALLBACK_APART}
 
 
 def _compare(tmp_path, *extra):
@@ -34,7 +34,7 @@ def test_within_the_limit_nothing_is_said(tmp_path):
 def test_past_the_limit_rows_and_table_say_so(tmp_path, monkeypatch):
     # lite-flat's hosts ask their pod pools for instances of 16 GPUs, granted in part: a
     # chain of more than 1 state, so at a limit of 1 the closed form falls back
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)
     r = _compare(tmp_path, "--out", str(tmp_path / "o"))
     assert r.exit_code == 0, r.output
     notes = [line for line in r.output.splitlines() if "fell back" in line]
@@ -52,13 +52,13 @@ def test_past_the_limit_rows_and_table_say_so(tmp_path, monkeypatch):
 def test_the_summary_takes_the_spares_search_fallbacks_too(monkeypatch):
     # every closed-form run of the summary counts: with no reference spares (spares=0)
     # only the spares-needed search runs pools with spares, which at a limit of 1 fall back
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)
     s = reliability_summary("lite-flat", "Llama-3-70B", "decode", spares=0,
                             method="analytic")
     assert s.spares_needed and s.spares_needed > 0
     assert s.analytic_fallback and set(s.analytic_fallback) <= FALLBACKS
     assert s.to_dict()["analytic_fallback"] == list(s.analytic_fallback)
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 10_000)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 10_000)
     s0 = reliability_summary("lite-flat", "Llama-3-70B", "decode", spares=0,
                              method="analytic")
     assert s0.analytic_fallback == ()

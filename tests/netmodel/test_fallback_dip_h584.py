@@ -6,14 +6,14 @@ days), global spares: a host takes 32 instances down and re-creates as many as t
 spares hold (one each, :attr:`Kind.pieces` 32), a Lite failure takes one. The pool's chain
 (every split of the busy spares among the failures in progress) is 9,296 states at 25
 spares, 11,732 at 26: under
-:data:`~netmodel.study.availability_analytic.MAX_SEQUENTIAL_STATES`, so exact, and the
+:data:`~netmodel.study.availability_busy.MAX_SEQUENTIAL_STATES`, so exact, and the
 closed form gains 1.18e-4 from the 26th spare where the Monte Carlo, on the same failures,
 gains 1.19e-4. With 10,000 states the limit, 26 spares fell back to Kaufman-Roberts with
 the host's 32 instances as 32 independent one-spare asks: a host's hold of the whole pool
 spread over phantom single holds, the mean dropped 0.997353 -> 0.996917, and at 55 spares
 it read 0.999996 / 2.8e-5 below 99% / 0.09 waits a year against the Monte Carlo's
 0.999383 / 1.07e-2 / 4.87 (1,000 years). The fallback now is the recursion over the spares busy with the
-host's grant one ask (:func:`~netmodel.study.availability_analytic._busy_recursion`): at
+host's grant one ask (:func:`~netmodel.study.availability_busy._busy_recursion`): at
 55 it reads 0.999359 / 1.07e-2 / 5.56.
 """
 
@@ -28,9 +28,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from netmodel.study import availability_analytic as aa
+from netmodel.study import availability_busy as ab
 from netmodel.study.availability import _components_per_kind
-from netmodel.study.availability_analytic import FALLBACK_INDEPENDENT, analytic
+from netmodel.study.availability_analytic import analytic
+from netmodel.study.availability_busy import FALLBACK_INDEPENDENT
 from netmodel.study.availability_kinds import event_kinds
 from netmodel.study.availability_mc import simulate
 from netmodel.study.reliability_catalog import catalog
@@ -99,7 +100,7 @@ def test_the_fallback_never_loses_by_a_spare(monkeypatch):
     # every spare count past the limit: 20-60 spares, the mean never lower for one more
     r = _run()
     c, kinds = r["c"], r["kinds"]
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)
     means = [analytic(kinds, spare_pools(c, n, "global"), c.instances_total).mean
              for n in range(20, 61)]
     assert np.all(np.diff(means) >= 0)
@@ -129,11 +130,11 @@ def test_the_recursion_against_the_chain_on_small_pools(kinds, whole):
 
     lost = []
     for cap in range(1, 13):
-        chain = aa._chain_of((cap,), [(lam, 1.0, partial(take, n=n, g=g))
+        chain = ab._chain_of((cap,), [(lam, 1.0, partial(take, n=n, g=g))
                                       for lam, n, g in kinds])
         busy, prob = chain
         exact = np.bincount(busy[:, 0], weights=prob, minlength=cap + 1)
-        rec = aa._busy_recursion(cap, [(lam, [take(cap - j, n, g) for j in range(cap + 1)])
+        rec = ab._busy_recursion(cap, [(lam, [take(cap - j, n, g) for j in range(cap + 1)])
                                        for lam, n, g in kinds])
         if whole:
             assert rec == pytest.approx(exact, abs=1e-9)

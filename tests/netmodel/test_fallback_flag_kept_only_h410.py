@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import netmodel.study.availability_analytic as aa
+from netmodel.study import availability_busy as ab
 from netmodel.study.availability_analytic import analytic
 from netmodel.study.availability_kinds import Kind
 from netmodel.study.reliability_spares import SparePools
@@ -36,19 +36,19 @@ POOLS = SparePools("group", 14, 4, (2, 2, 5, 5), 2)
 
 
 def test_a_chain_set_aside_is_not_named(monkeypatch):
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)
     apart = analytic(KINDS, POOLS, 100)
-    assert apart.fallback == (aa.FALLBACK_APART,)
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 20)
+    assert apart.fallback == (ab.FALLBACK_APART,)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 20)
     got = analytic(KINDS, POOLS, 100)
     assert got.mean == apart.mean   # the first cell's chain was set aside
-    assert got.fallback == (aa.FALLBACK_APART,)
+    assert got.fallback == (ab.FALLBACK_APART,)
 
 
 def test_a_chain_kept_is_named(monkeypatch):
     # with room for both cells' chains of one repair time, they are kept and named
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 100)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 100)
     got = analytic(KINDS, POOLS, 100)
-    assert got.fallback == (aa.FALLBACK_ONE_HOLD,)
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 10_000)
+    assert got.fallback == (ab.FALLBACK_ONE_HOLD,)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 10_000)
     assert analytic(KINDS, POOLS, 100).fallback == ()

@@ -176,12 +176,12 @@ def test_past_the_chain_limit_too(monkeypatch):
     # comes back and the slowed is swapped, the 5 waits: a third of the instances
     # refused, (W + 1 + 0.5 W) instance-days a failure, every failure a wait; the same
     # from the chain and, past its limit, from the recursion over the spares busy
-    from netmodel.study import availability_analytic as aa
+    from netmodel.study import availability_busy as ab
 
     k = replace(_kind(), rate=0.01 / YEAR)
     hand = k.rate * (W + 1 + 0.5 * W) * DAY / N
     chain = analytic([k], _pool(5), N)
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)
     fallback = analytic([k], _pool(5), N)
     assert (chain.fallback, fallback.fallback) == ((), ("the spares busy alone",))
     for a in (chain, fallback):

@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from netmodel.study import availability_analytic as aa
+from netmodel.study import availability_busy as ab
 from netmodel.study import availability_kinds as ak
 from netmodel.study.availability_kinds import Kind, event_kinds
 from netmodel.study.reliability_catalog import catalog
@@ -237,7 +238,7 @@ def test_unflagged_time_below_is_within_reading_plus_bound_64_gpus(tp1_64):
 
 def _states(cap: int, takes) -> int:
     """Multisets of holds (each of ``takes`` spares) within ``cap`` spares: the states of
-    one pool's chain where every hold lasts as long (availability_analytic._chain_of)."""
+    one pool's chain where every hold lasts as long (availability_busy._chain_of)."""
     ways = [1] + [0] * cap
     for t in takes:
         for s in range(t, cap + 1):
@@ -250,7 +251,7 @@ def test_where_the_chain_limit_falls_for_instances_smaller_than_a_host():
     # partitions of at most cap into parts of at most 8; past MAX_SEQUENTIAL_STATES
     # (30,000) from 35 spares in one pool. TP 2 (parts 2, 4, 6, 8): from 120; TP 4: 1,380;
     # TP 8 (a host one instance, all or nothing) takes no chain
-    limit = aa.MAX_SEQUENTIAL_STATES
+    limit = ab.MAX_SEQUENTIAL_STATES
     first = {tp: next(c for c in range(1, 2000)
                       if _states(c, range(tp, 9, tp)) > limit) for tp in (1, 2, 4)}
     assert first == {1: 35, 2: 120, 4: 1380}
@@ -276,7 +277,7 @@ def test_the_fallback_starts_at_35_spares(tp1_512):
     for spares in (35, 37):
         pools = SparePools(placement="global", spares=spares, pools=1,
                            reachable=(spares,), groups=1)
-        assert aa._blocking(tp1_512, pools)[1]["fallback"] == (aa.FALLBACK_INDEPENDENT,)
+        assert aa._blocking(tp1_512, pools)[1]["fallback"] == (ab.FALLBACK_INDEPENDENT,)
 
 
 # Past the chain's limit the closed form read the time below far low: 512 H100 at TP 1
@@ -287,10 +288,10 @@ def test_the_fallback_starts_at_35_spares(tp1_512):
 # run that took the fallback is now flagged. The fallback keeping each failure's grant
 # whole reads 1.16e-4 and 3.17 waits a year (the chain, now under its limit: 1.18e-4, 2.83).
 def test_fallback_reading_is_flagged_or_within_twice(tp1_512, monkeypatch):
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 10_000)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 10_000)
     pools = SparePools(placement="global", spares=28, pools=1, reachable=(28,), groups=1)
     a = aa.analytic(tp1_512, pools, 512, 0.99)
-    assert a.fallback == (aa.FALLBACK_INDEPENDENT,)
+    assert a.fallback == (ab.FALLBACK_INDEPENDENT,)
     sim = np.mean([_sim_below(tp1_512, 28, 512, 0.99, 60, seed) for seed in (0, 1)])
     assert sim > 0
     assert a.threshold_low or sim < 2 * a.below_threshold

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import netmodel.study.availability_analytic as aa
 import netmodel.study.figure_kit as kit
+from netmodel.study import availability_busy as ab
 from netmodel.study import reliability_plots as rp
 from netmodel.study.availability import availability, availability_files, spare_curve
 from netmodel.study.reliability_cluster import build_cluster
@@ -34,7 +34,7 @@ def test_the_curve_marks_the_counts_past_the_limit(flat, monkeypatch):
     pct, mean, below, past = spare_curve(flat, "pod", counts, fallback=True)
     assert past.tolist() == [False, False, False]
     assert len(spare_curve(flat, "pod", counts)) == 3   # the three arrays, as before
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)   # every chain past it
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)   # every chain past it
     *_, past = spare_curve(flat, "pod", counts, fallback=True)
     assert past.tolist() == [False, True, True]
 
@@ -77,7 +77,7 @@ def test_the_plot_circles_them_and_says_so(figure):
 
 
 def test_the_availability_run_hands_the_plot_its_fallbacks(flat, monkeypatch):
-    monkeypatch.setattr(aa, "MAX_SEQUENTIAL_STATES", 1)
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)
     a = availability(None, None, cluster=flat, spares=16, placement="pod", trials=5)
     seen = {}
     monkeypatch.setattr(rp, "plot_spares",

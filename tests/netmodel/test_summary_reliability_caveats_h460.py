@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from netmodel.study.availability_analytic import FALLBACK_ONE_HOLD, fallback_words
+from netmodel.study.availability_busy import FALLBACK_ONE_HOLD, fallback_words
 from netmodel.study.summary_costs import reliability_section
 
 
