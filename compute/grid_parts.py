@@ -34,6 +34,17 @@ _STATIC: OrderedDict = OrderedDict()
 _STATIC_MAX = 64
 _STATIC_ELEMENTS = 1_000_000
 _STATIC_SIZE = [0]  # the elements kept
+#: Under an engine profile, the parts of recent grids that no profile changes (each
+#: stage's work, the collective bytes, the memory fit: :func:`_work_frame`), by the key of
+#: :func:`static_parts` less the efficiencies and the profile, most recent last: a fit's
+#: trial profiles evaluate the same grids again and again under other efficiencies.
+_WORK: OrderedDict = OrderedDict()
+#: At most this many grids' work, and this many array elements of it, are kept (more
+#: grids than :data:`_STATIC_MAX`: a fit's pipelined groups, each a grid, are asked in
+#: turn, and a turn longer than the cache would never hit).
+_WORK_MAX = 1024
+_WORK_ELEMENTS = 1_000_000
+_WORK_SIZE = [0]  # the elements kept
 
 
 def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
@@ -44,7 +55,10 @@ def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, ske
     and batches again and again under other networks (the scenarios of one GPU, a
     crossover's root finding), so the parts of recent grids are kept (by value: model, GPU,
     configurations, batches, workload, options, skew) and handed out as copies: a grid may
-    be changed by its user.
+    be changed by its user. Under an engine profile what no profile changes (each stage's
+    work, the collective bytes, the memory fit) is kept apart, also for ``paired`` grids
+    (:func:`_kept_work`): a fit's trial profiles ask for the same grids under other
+    efficiencies.
 
     ``lazy``: a grid too large to keep (or not keepable) comes with its stage arrays
     ``flops, hbm, compute_t, memory_t`` empty and ``fill(k)`` filling stage ``k`` of them,
@@ -65,8 +79,10 @@ def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, ske
             key = None
     hit = _STATIC.get(key) if key is not None else None
     if hit is None:
+        work = _kept_work(model, gpu, configs, sh, plain, b, workload, options, skew,
+                          paired, busiest) if options.profile is not None else None
         frame = _static_frame(model, gpu, configs, sh, plain, b, workload, options, skew,
-                              busiest)
+                              busiest, work)
         kept = key is not None and frame[7].size <= _STATIC_ELEMENTS // 8  # not the largest
         if lazy and not kept:
             return frame
@@ -95,12 +111,75 @@ def _filled(frame: tuple) -> tuple:
     return frame[:-1]
 
 
+def _kept_work(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
+               paired: bool, busiest=None) -> tuple:
+    """:func:`_work_frame`, kept (:data:`_WORK`) by value and handed out with copies of
+    the arrays a grid's user may change; made afresh where the key cannot be hashed."""
+    try:
+        key = (model, gpu, tuple(configs), plain, paired, b.tobytes(), b.shape, workload,
+               skew, options.compute_dtype, options.memory_reserve, options.dense_mlp_tp,
+               None if busiest is None else (busiest.tobytes(), busiest.shape))
+        hash(key)
+    except TypeError:  # an unhashable field: not kept
+        return _work_frame(model, gpu, configs, sh, plain, b, workload, options, skew,
+                           busiest)
+    hit = _WORK.get(key)
+    if hit is None:
+        hit = _work_frame(model, gpu, configs, sh, plain, b, workload, options, skew,
+                          busiest)
+        size = hit[8].size * 3   # the collective bytes, and the work's FLOPs and HBM bytes
+        if size > _WORK_ELEMENTS // 8:   # not the largest
+            return hit
+        _WORK[key] = hit = _copied(hit)
+        _WORK_SIZE[0] += size
+        while len(_WORK) > 1 and (len(_WORK) > _WORK_MAX or _WORK_SIZE[0] > _WORK_ELEMENTS):
+            _WORK_SIZE[0] -= _WORK.popitem(last=False)[1][8].size * 3
+    else:
+        _WORK.move_to_end(key)
+    return _copied(hit)
+
+
+def _copied(work: tuple) -> tuple:
+    """``work`` (:func:`_work_frame`) with copies of the arrays a grid hands its user."""
+    micro, shape, counts, names, groups, ops, works, stages, net, fit = work
+    return (micro, shape, counts.copy(), names, groups.copy(), ops, works, stages, net.copy(),
+            tuple(x.copy() if isinstance(x, np.ndarray) else x for x in fit))
+
+
 def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
-                  busiest=None) -> tuple:
+                  busiest=None, work=None) -> tuple:
     """:func:`static_parts` but for the stage arrays ``flops, hbm, compute_t, memory_t``,
     allocated and not filled, and ``fill(k)``, which fills stage ``k`` of them (each
     stage's slice written once, while it is in cache: a pass over whole ``(stages, nc,
-    nb)`` arrays costs more than the arithmetic)."""
+    nb)`` arrays costs more than the arithmetic). ``work``: the grid's
+    :func:`_work_frame`, where already made."""
+    (micro, shape, counts, names, groups, ops, works, work, net, fit) = work or _work_frame(
+        model, gpu, configs, sh, plain, b, workload, options, skew, busiest)
+    # large ones made from kept buffers (compute.buffers: no fresh pages to fault and zero)
+    flops, hbm, compute_t, memory_t = (buffers.empty((len(work),) + shape) for _ in range(4))
+    peaks = stage_peaks(model, gpu, names, options.compute_dtype)
+    bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
+    profile = options.profile
+
+    def fill(k: int) -> None:
+        if not works[k]:
+            flops[k] = hbm[k] = compute_t[k] = memory_t[k] = 0.0
+            return
+        flops[k], hbm[k] = work[k][2], work[k][3]
+        np.divide(flops[k], peaks[k] * options.flops_efficiency, out=compute_t[k])
+        np.divide(hbm[k], bandwidth, out=memory_t[k])
+        if profile is not None:  # the calibrated mode: what the engine reaches
+            _apply_profile(profile, names[k], flops[k], hbm[k], compute_t[k], memory_t[k])
+
+    return (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
+            memory_t, fit, fill)
+
+
+def _work_frame(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
+                busiest=None) -> tuple:
+    """What no efficiency or profile changes of :func:`_static_frame`: ``(micro, shape,
+    counts, names, groups, ops, works, work, net, fit)``, ``work`` each stage's
+    :func:`~compute.stages.stage_work` and ``net`` its collective bytes."""
     if plain:
         micro = b
     elif workload.phase == "decode":     # as many micro-batches in flight as stages
@@ -123,9 +202,7 @@ def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, sk
     # stage arrays: a collective stage has no FLOPs or HBM bytes (but the embedding and the
     # LM head, which do both), a compute stage no collective bytes
     works = [not x[4] or x[0] in ("embedding", "lm_head") for x in work]
-    # large ones made from kept buffers (compute.buffers: no fresh pages to fault and zero)
-    flops, hbm, net, compute_t, memory_t = (buffers.empty((len(work),) + shape)
-                                            for _ in range(5))
+    net = buffers.empty((len(work),) + shape)
     occurs = None if plain else (counts > 0)[:, :, None]
     for k, x in enumerate(work):
         if x[4]:
@@ -134,23 +211,8 @@ def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, sk
                 net[k] *= occurs[k]
         else:
             net[k] = 0.0
-    peaks = stage_peaks(model, gpu, names, options.compute_dtype)
-    bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
-    profile = options.profile
-
-    def fill(k: int) -> None:
-        if not works[k]:
-            flops[k] = hbm[k] = compute_t[k] = memory_t[k] = 0.0
-            return
-        flops[k], hbm[k] = work[k][2], work[k][3]
-        np.divide(flops[k], peaks[k] * options.flops_efficiency, out=compute_t[k])
-        np.divide(hbm[k], bandwidth, out=memory_t[k])
-        if profile is not None:  # the calibrated mode: what the engine reaches
-            _apply_profile(profile, names[k], flops[k], hbm[k], compute_t[k], memory_t[k])
-
     fit = memory_fit(model, gpu, sh, b, workload, options.memory_reserve, micro_batch=micro)
-    return (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
-            memory_t, fit, fill)
+    return (micro, shape, counts, names, groups, ops, works, work, net, fit)
 
 
 #: Stages that are GEMMs (the profile's gemm_efficiency applies to their FLOPs).
