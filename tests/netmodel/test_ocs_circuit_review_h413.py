@@ -13,7 +13,7 @@ plane's maximal matchings, independent of the code. Three cells the review found
   first leaves a circuit no plane can still carry: no circuit set, 1 copy fits;
 - a 2x3 torus on 5 ports with 3 fibres down: every torus count refused and no ring tried:
   no circuit set, a ring of 2 copies fits. The torus's colouring on degraded planes
-  (``circuit_planes._torus_on_planes``) since sets the torus once, the most that fits
+  (``circuit_colouring._torus_on_planes``) since sets the torus once, the most that fits
   (a torus is set before a ring at every count, as on a whole cell of 5 ports).
 """
 

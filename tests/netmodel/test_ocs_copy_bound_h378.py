@@ -17,7 +17,8 @@ import pytest
 
 import topologies.optical as optical
 from compute.errors import UserError
-from netmodel.study.circuit_planes import _ring_by_planes, circuit_options, most_copies
+from netmodel.study.circuit_colouring import _ring_by_planes
+from netmodel.study.circuit_planes import circuit_options, most_copies
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric, instance_graph
 from topologies.optical import circuits_for, ocs, realize

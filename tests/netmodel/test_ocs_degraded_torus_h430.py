@@ -21,13 +21,9 @@ import pytest
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_matrix
 
+from netmodel.study.circuit_colouring import _matchings_on_planes, _torus_factors
 from netmodel.study.circuit_copies import ocs_planes, ocs_ports
-from netmodel.study.circuit_planes import (
-    _matchings_on_planes,
-    _torus_factors,
-    most_copies,
-    torus_sides,
-)
+from netmodel.study.circuit_planes import most_copies, torus_sides
 from netmodel.study.placed_graph import _cabled, instance_circuits
 from netmodel.study.scenario_catalog import get_scenario
 from topologies.optical import circuits_for, ocs

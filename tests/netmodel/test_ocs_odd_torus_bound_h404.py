@@ -17,14 +17,9 @@ from collections import Counter
 import pytest
 
 from compute.errors import UserError
+from netmodel.study.circuit_colouring import _torus_by_planes, _torus_cycles
 from netmodel.study.circuit_copies import ocs_planes
-from netmodel.study.circuit_planes import (
-    _torus_by_planes,
-    _torus_cycles,
-    circuit_options,
-    most_copies,
-    torus_sides,
-)
+from netmodel.study.circuit_planes import circuit_options, most_copies, torus_sides
 from topologies.optical import circuits_for, ocs, realize
 
 
