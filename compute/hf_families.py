@@ -408,19 +408,31 @@ HF_UNMODELLED: dict[str, str] = {
     **dict.fromkeys(("gemma3n", "gemma3n_text"),
                     "Gemma-3n, with per-layer embeddings, AltUp, LAuReL and a KV cache shared "
                     "between layers"),
+    # Gemma 4 (HF Gemma4TextConfig): its global layers have KV heads and a head width of
+    # their own (num_global_key_value_heads, global_head_dim; 4 x 512 beside the local
+    # layers' 8 x 256 in a 36-layer config) and may keep one tensor for K and V
+    # (attention_k_eq_v): two KV shapes, where netmodel's layers have one
+    **dict.fromkeys(("gemma4", "gemma4_text"),
+                    "Gemma 4, whose global layers have KV heads and a head width of their own "
+                    "(num_global_key_value_heads, global_head_dim) and may share K with V "
+                    "(attention_k_eq_v)"),
 }
 #: Config keys (exact, or prefixes ending in "_") of structures the reader does not model:
 #: state-space, linear-attention and hybrid-layout settings; MiniCPM4's sparse_config (InfLLM
 #: v2 sparse attention: past dense_len tokens each query attends to topk blocks of block_size
 #: keys chosen by a block score, plus init_blocks and a window_size window; the card's
-#: config.json enables it by adding the key).
+#: config.json enables it by adding the key); KV shapes that differ between the global and
+#: the windowed layers (Gemma 4's num_global_key_value_heads, global_head_dim and
+#: attention_k_eq_v; Xiaomi MiMo-V2's swa_num_key_value_heads, swa_head_dim, ... and its
+#: hybrid_layer_pattern), which a config of another or no model_type would otherwise lose.
 UNMODELLED_KEYS = ("ssm_", "mamba_", "linear_", "attn_type_list", "hybrid_override_pattern",
                    "layers_block_type", "attn_layer_period", "block_types", "ffn_config",
                    "attn_config", "index_topk", "num_kv_shared_layers", "altup_num_inputs",
                    "use_cla", "blocksparse_", "dense_attention_every_n_layers",
                    "cross_attention_layers", "sliding_window_layers", "conv_window",
                    "share_q_dim", "moe_layers_enum", "block_configs", "zero_expert_num",
-                   "sparse_config")
+                   "sparse_config", "num_global_key_value_heads", "global_head_dim",
+                   "attention_k_eq_v", "swa_", "hybrid_layer_pattern")
 FAMILY_ALIASES = {"refinedweb": "falcon", "refinedwebmodel": "falcon", "rw": "falcon"}
 #: The family of a config whose model_type is not one, by its first ``architectures`` entry:
 #: Grok-2 (xai-org/grok-2) says model_type "git" and Grok1ForCausalLM (SGLang's grok.py,
