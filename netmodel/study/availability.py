@@ -50,12 +50,8 @@ from netmodel.study.availability_mc import MonteCarlo, check_run, simulate
 from netmodel.study.progress import NO_PROGRESS, check_progress
 from netmodel.study.reliability_catalog import HOUR, duration_text, percent
 from netmodel.study.reliability_cluster import Cluster, build_cluster, check_cluster
-from netmodel.study.reliability_spares import (
-    SparePools,
-    by_group,
-    check_placement,
-    spare_pools,
-)
+from netmodel.study.reliability_recovery import by_group
+from netmodel.study.reliability_spares import SparePools, check_placement, spare_pools
 from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.summary_words import sig3
 
@@ -241,7 +237,7 @@ class Availability:
 
 def pool_path(kind, pools) -> str:
     """``kind``'s recovery path as the spare pool ``pools`` lets it run: the fabric's path
-    (:func:`~netmodel.study.reliability_spares.recovery`, which assumes enough free spares
+    (:func:`~netmodel.study.reliability_recovery.recovery`, which assumes enough free spares
     and counts only the fabric's free ports) where the reachable spares of the largest
     pool it draws on (:attr:`~netmodel.study.reliability_spares.SparePools.reachable`: a
     pool's spares the fabric has ports for; with group spares its own group's) hold the
@@ -305,7 +301,7 @@ def _components_per_kind(cluster, kinds) -> dict:
     cells hold (:meth:`~netmodel.study.reliability_cluster.Cluster.copies`: one per cell,
     one per set of a shared switch, a shared link's share; a shared part's kind covers
     ``sets`` sets of ``cells`` cells); a ``group`` kind's, its group's part of its class
-    (:func:`~netmodel.study.reliability_spares.by_group`)."""
+    (:func:`~netmodel.study.reliability_recovery.by_group`)."""
     effects = cluster.effects()
     if any(x.group >= 0 for x in kinds):
         effects = [e for e0 in effects for _, e, *_ in by_group(cluster, e0)]

@@ -15,7 +15,7 @@ warm-up; the slow-down lasts detection + repair. With a spare (placement and
 path from :mod:`netmodel.study.reliability_spares`) the instances are down only for the
 swap (detection + reconfiguration + reload + warm-up), then lose ``restored`` instances'
 worth while the spares stand in; the slowed instances that spares serve faster
-(:func:`~netmodel.study.reliability_spares.failure_recovery`: the operator's better choice,
+(:func:`~netmodel.study.reliability_recovery.failure_recovery`: the operator's better choice,
 which the blast-radius table's recovery column says too)
 lose ``slow_swapped`` until the swap, then ``slow_restored`` (the rest of ``slow`` lasts
 until the repair either way); the spares are held until the repair (detection +
@@ -26,7 +26,7 @@ before the slowed it would swap (:meth:`Kind.backs`), and the rest wait for its 
 restores the most capacity: :attr:`Kind.steps`; all or nothing where it asks several
 pools). Failures are spread evenly
 over the pools; with ``group`` spares each group of a cell is its own pool and a failure
-asks its own group's (:func:`~netmodel.study.reliability_spares.by_group`). A failure that
+asks its own group's (:func:`~netmodel.study.reliability_recovery.by_group`). A failure that
 strikes several groups' instances is a kind per group, the later ones ``follows`` (struck
 by the same failures, each asking its own group's pool and waiting for its repair where
 that is empty); an instance spanning groups asks each group's pool for that group's share
@@ -55,7 +55,8 @@ from itertools import accumulate, product
 import numpy as np
 
 from netmodel.study.reliability_cluster import YEAR, Cluster
-from netmodel.study.reliability_spares import by_group, check_placement, failure_recovery
+from netmodel.study.reliability_recovery import by_group, failure_recovery
+from netmodel.study.reliability_spares import check_placement
 from netmodel.study.reliability_timings import recovery_times
 
 __all__ = ["QUANTILE", "THRESHOLD", "Kind", "ask_values", "best_grant", "event_kinds"]

@@ -205,7 +205,7 @@ def _fmt_s(s: float | None) -> str:
 def recovery_words(c: Cluster, cls: str, frs: list) -> tuple[tuple, tuple]:
     """The recovery column of class ``cls``, ``((without spares, seconds), (with spares,
     seconds))``, from its failures' recoveries ``frs`` (:func:`~netmodel.study.
-    reliability_spares.failure_recovery`, the availability model's own): the down
+    reliability_recovery.failure_recovery`, the availability model's own): the down
     instances' path and time (the class's longest), then ``;`` and the slowed ones'. Without
     spares the down instances wait for detection, the repair, the reload and warm-up, and
     the slowed stay slow for detection and the repair; with them, the down come back as
@@ -214,7 +214,7 @@ def recovery_words(c: Cluster, cls: str, frs: list) -> tuple[tuple, tuple]:
     the longest of the two; None where the class takes no instance down and slows none.
 
     >>> from netmodel.study.reliability_cluster import build_cluster
-    >>> from netmodel.study.reliability_spares import failure_recovery
+    >>> from netmodel.study.reliability_recovery import failure_recovery
     >>> c = build_cluster("lite-ocs", "Llama-3-70B", "decode")
     >>> e = next(x for x in c.effects() if x.cls == "cpo-engine")
     >>> (a, ta), (b, tb) = recovery_words(c, "cpo-engine", [failure_recovery(c, e, "pod")])
@@ -256,7 +256,7 @@ def blast_radius(scenario: str | Scenario, model: str | ModelSpec,
     """The blast-radius table (see the module doc): per class, the count, rate, hardware
     and software radius, tokens/s lost, and the recovery path and time without spares
     (repair) and with a hot spare of ``placement`` (group, pod or global) at hand."""
-    from netmodel.study.reliability_spares import failure_recovery
+    from netmodel.study.reliability_recovery import failure_recovery
 
     c = check_cluster(cluster) or build_cluster(
         scenario, model, phase, gpus=gpus, slo=slo, options=options, prompt=prompt,

@@ -603,7 +603,7 @@ class Cluster(Footprints, Recosting):
                                   sms=(s["gpus_lost"] + s["gpus_disabled"] + s["gpus_cut"])
                                   * sms, component=x, **s))
                 # the class's components, for what is judged per component's group
-                # (reliability_spares.by_group): by the effect's id, as it lives on
+                # (reliability_recovery.by_group): by the effect's id, as it lives on
                 members[id(out[-1])] = tuple(i[0] for i in sub)
         return out
 

@@ -4,7 +4,7 @@ on pod spares, worked out from the cell's spare sites without costing anything.
 Components whose keys (:func:`recovery_key`) differ are evaluated apart (the symmetry classes
 of :mod:`netmodel.study.reliability_cluster`): the sites fill the first switches' free ports,
 so the same failure of two GPUs may find a spare on its own switches or only on other ones.
-The key follows :func:`~netmodel.study.reliability_spares.recovery` step by step, each
+The key follows :func:`~netmodel.study.reliability_recovery.recovery` step by step, each
 instance with its spares in described by its shape (:func:`_shape`): what its members are
 wired to, in order, which of those the failure removes, and the hops between those switches,
 the switch names left out, so that equal shapes cost alike on a regular fabric. The sites
@@ -31,14 +31,14 @@ def recovery_key(cluster: Any, comp: Any, lost: set, wired: set, touched: set) -
     The sites fill the first switches' free ports, so the same failure of two GPUs may
     find a spare on its own switches or only on other ones (a DGX SuperPOD SU: a GPU of
     nvs0 substitutes one spare of its NVSwitch, one of nvs5 re-creates its instance on
-    four). The key follows :func:`~netmodel.study.reliability_spares.recovery` step by
+    four). The key follows :func:`~netmodel.study.reliability_recovery.recovery` step by
     step: the sites left (those on a tier-0 switch ``comp`` removes stop with it), the
     first ``max(need, re-created)`` of them, the spare each member to replace picks, and
     the shape of every instance with its spares in (:func:`_shape`: what it is wired to,
     in order, which of that ``comp`` removes, and the hops between those switches) and of
     the block it would be re-created on. The instances with a lost or stopped member go
     down together; every other instance ``comp`` touches is taken alone with its wired
-    members to replace, as :func:`~netmodel.study.reliability_spares.slow_recovery` swaps
+    members to replace, as :func:`~netmodel.study.reliability_recovery.slow_recovery` swaps
     a slowed one (and a down one: the key is exact where only the instances with a lost
     member go down, a sufficient split otherwise). () where the cell has no site.
     """
@@ -67,10 +67,10 @@ def recovery_key(cluster: Any, comp: Any, lost: set, wired: set, touched: set) -
 
 def _substituted(cluster, todo, plan, removed) -> tuple:
     """The shapes (sorted) of the instances of ``todo`` (members, the members to replace)
-    with the spares :func:`~netmodel.study.reliability_spares._recovery` would pick from
+    with the spares :func:`~netmodel.study.reliability_recovery._recovery` would pick from
     ``plan`` in, the nearest first; where the plan has too few sites, ``("short",
     shapes)`` of the instances substituted before they ran out (those
-    :func:`~netmodel.study.reliability_spares._recovery` substitutes in part: fewest
+    :func:`~netmodel.study.reliability_recovery._recovery` substitutes in part: fewest
     members to replace first)."""
     wiring = _wiring(cluster)
     free = [name for name, _, _ in plan]

@@ -21,7 +21,8 @@ from netmodel.study.availability_kinds import Kind, event_kinds
 from netmodel.study.availability_mc import simulate
 from netmodel.study.reliability_catalog import HOUR, catalog, parse_duration
 from netmodel.study.reliability_cluster import YEAR, build_cluster
-from netmodel.study.reliability_spares import SparePools, recovery, spare_pools
+from netmodel.study.reliability_recovery import recovery
+from netmodel.study.reliability_spares import SparePools, spare_pools
 from netmodel.study.reliability_summary import SUMMARY_COLUMNS, reliability_summary
 from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.scenario_catalog import scenario_names
@@ -450,7 +451,7 @@ def test_event_kinds_are_kept_per_cluster_and_follow_its_catalog():
 
 def test_lite_ocs_cpo_engine_slowdown_swapped_for_a_spare_by_hand():
     from netmodel.study.availability_analytic import _lost_rate
-    from netmodel.study.reliability_spares import slow_recovery
+    from netmodel.study.reliability_recovery import slow_recovery
 
     c = build_cluster("lite-ocs", "Llama-3-70B", "decode")
     e = next(x for x in c.effects() if x.cls == "cpo-engine")
@@ -491,7 +492,7 @@ def test_lite_ocs_cpo_engine_slowdown_swapped_for_a_spare_by_hand():
 
 
 def test_slowed_instances_swap_only_when_it_loses_less():
-    from netmodel.study.reliability_spares import slow_recovery
+    from netmodel.study.reliability_recovery import slow_recovery
 
     for name in ("lite-ocs", "lite-flat", "h100-dgx"):
         c = build_cluster(name, "Llama-3-70B", "decode")

@@ -1,7 +1,7 @@
 """The availability JSON's recovery path of a kind speaks of the spares the pool holds.
 
 lite-flat's host takes down 2 TP-16 instances (32 GPUs) and the fabric has 16 free ports,
-so the fabric's path (:func:`~netmodel.study.reliability_spares.recovery`, which assumes
+so the fabric's path (:func:`~netmodel.study.reliability_recovery.recovery`, which assumes
 the pool has the spares) re-creates 1 of the 2 on 16 spares. A pool of 15 spares re-creates
 none (the closed form's blocking of the host is 1), yet the JSON said "re-create 1 of 2 on
 16 spares" whatever the pool. Hand counts: floor(15 / 16) = 0 instances back, floor(16 / 16)

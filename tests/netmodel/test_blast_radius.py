@@ -16,7 +16,7 @@ from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_catalog import HOUR, catalog
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_fabric import MAX_GPUS
-from netmodel.study.reliability_spares import recovery
+from netmodel.study.reliability_recovery import recovery
 from netmodel.study.scenario_catalog import scenario_names
 from netmodel.study.scenarios import load_scenario_text
 from tests.netmodel.lite_ocs_ring_h479 import ring_scenario

@@ -1,6 +1,6 @@
 """A failure that only slows instances: the blast-radius table's recovery column and the
 availability model say the same thing, from one function
-(:func:`netmodel.study.reliability_spares.failure_recovery`).
+(:func:`netmodel.study.reliability_recovery.failure_recovery`).
 
 The operator takes, for each slowed instance, the better of staying slow until the repair
 and swapping spares in as for a down instance. The table said "no instance down | no
@@ -28,7 +28,7 @@ from netmodel.study.availability import availability
 from netmodel.study.availability_kinds import event_kinds
 from netmodel.study.blast_radius import blast_radius, recovery_words
 from netmodel.study.reliability_cluster import build_cluster
-from netmodel.study.reliability_spares import (
+from netmodel.study.reliability_recovery import (
     FailureRecovery,
     Recovery,
     SlowSwap,

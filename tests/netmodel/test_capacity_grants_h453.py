@@ -120,21 +120,22 @@ def test_alike_in_spares_unlike_in_worth(monkeypatch):
     # slowed capacity back), now granted by capacity (Kind.each): 1 free swaps the 0.5,
     # 0.5 / 0.625 = 0.8 of the swapped capacity back
     from netmodel.study import availability_kinds as ak
-    from netmodel.study import reliability_spares as rs
+    from netmodel.study import reliability_recovery as rr
     from netmodel.study.reliability_cluster import build_cluster
-    from netmodel.study.reliability_spares import SlowSwap, spare_pools
+    from netmodel.study.reliability_recovery import SlowSwap
+    from netmodel.study.reliability_spares import spare_pools
 
     c = build_cluster("lite-flat", "Llama-3-70B", "decode")
     leaf = next(e for e in c.effects() if e.cls == "leaf")
     assert leaf.instances_down == 0 and len(leaf.slowed) == 8
-    own = rs.slow_recovery   # failure_recovery's choice for the slowed, as the kinds read it
+    own = rr.slow_recovery   # failure_recovery's choice for the slowed, as the kinds read it
 
     def two(cluster, effect, placement="pod"):
         if effect is not leaf:
             return own(cluster, effect, placement)
         return SlowSwap("swap 2 of 8 slowed", 2, 0.625, 0.0, 1, 2, (1, 1), (0.125, 0.5))
 
-    monkeypatch.setattr(rs, "slow_recovery", two)
+    monkeypatch.setattr(rr, "slow_recovery", two)
     (k,) = ak.event_kinds(c, "pod", classes=["leaf"])
     assert (k.units, k.per, k.each, k.worths, k.slow_swapped) == (2, 0, (1, 1), (0.125, 0.5),
                                                                    0.625)

@@ -15,6 +15,7 @@ down in its own group: evaluated per group, its own instance.
 
 from __future__ import annotations
 
+from netmodel.study import reliability_recovery as rr
 from netmodel.study import reliability_spares as rs
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_fabric import fabric_cluster_scenario
@@ -46,7 +47,7 @@ def test_harmless_classes_are_evaluated_once(monkeypatch):
     for effect in effects:
         assert not effect.down and not effect.slowed and effect.gpus_lost == 0
         calls.clear()
-        out = rs.by_group(c, effect)
+        out = rr.by_group(c, effect)
         assert calls == []   # the old code: 7, one per group past the first
         assert sorted(g for g, *_ in out) == list(range(8))
         assert sum(e.components for _, e, *_ in out) == 64
@@ -64,7 +65,7 @@ def test_harmless_classes_are_evaluated_once(monkeypatch):
 def test_a_gpu_failure_is_still_its_own_groups(monkeypatch):
     c, _, calls = _cluster(monkeypatch)
     effect = next(e for e in c.effects() if e.cls == "gpu-die")
-    out = rs.by_group(c, effect)
+    out = rr.by_group(c, effect)
     assert len(calls) == 7   # every group but the class's own example's
     assert sorted(g for g, *_ in out) == list(range(8))
     for _, e, *_ in out:   # TP 1: the failed GPU's own instance, down
@@ -85,10 +86,10 @@ def test_a_recovery_of_lost_members_asks_no_partition(monkeypatch):
         return original(self, comps)
 
     monkeypatch.setattr(type(c), "partition", counted)
-    for _, e, *_ in rs.by_group(c, effect):
+    for _, e, *_ in rr.by_group(c, effect):
         gpu = next(n for n in e.component.nodes)
         inst = c.instances[c.member_of[gpu]]
-        assert rs._replace(c, e.component, e) == [(inst, [gpu])]
+        assert rr._replace(c, e.component, e) == [(inst, [gpu])]
     assert asked == []   # the old code: once per group
 
 

@@ -18,7 +18,8 @@ from netmodel.study.availability import availability
 from netmodel.study.availability_kinds import event_kinds
 from netmodel.study.reliability_catalog import HOUR
 from netmodel.study.reliability_cluster import YEAR, build_cluster
-from netmodel.study.reliability_spares import group_capacities, recovery, spare_pools
+from netmodel.study.reliability_recovery import recovery
+from netmodel.study.reliability_spares import group_capacities, spare_pools
 from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.scenarios import load_scenario_text
 from tests.netmodel.scenario_helpers import scenario_toml

@@ -25,6 +25,7 @@ from dataclasses import replace
 
 import pytest
 
+from netmodel.study import reliability_recovery as rr
 from netmodel.study import reliability_spares as rs
 from netmodel.study.availability_analytic import analytic
 from netmodel.study.availability_kinds import Kind, event_kinds
@@ -130,20 +131,20 @@ def spread_mixed(monkeypatch):
     c = build_cluster(replace(get_scenario("lite-flat"), placement="spread"),
                       "Llama-3-70B", "decode")
     e = next(x for x in c.effects() if x.cls == "host")
-    own = rs._replace
+    own = rr._replace
 
     def more(cluster, comp, effect):
         return [(inst, gone + ([m for m in inst if m not in gone][:4] if j % 2 == 0
                                else []))
                 for j, (inst, gone) in enumerate(own(cluster, comp, effect))]
-    monkeypatch.setattr(rs, "_replace", more)
+    monkeypatch.setattr(rr, "_replace", more)
     return c, e
 
 
 def test_substitution_short_of_sites_takes_the_fewest_first(spread_mixed):
     c, e = spread_mixed
     assert (rs.capacity(c, "pod"), c.instance_gpus, e.instances_down) == (16, 16, 8)
-    rec = rs.recovery(c, e, "pod")
+    rec = rr.recovery(c, e, "pod")
     # fewest first: the four instances of 4 fill the 16 sites (in the instances' order
     # 8 + 4 = 12 and the next 8 does not fit: 2); before, all or nothing, it fell to
     # re-creating 16 // 16 = 1 instance ('re-create 1 of 8 on 16 spares', 128 units)

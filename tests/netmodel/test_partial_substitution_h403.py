@@ -20,7 +20,8 @@ from netmodel.study.availability_analytic import analytic
 from netmodel.study.availability_kinds import event_kinds
 from netmodel.study.availability_mc import simulate
 from netmodel.study.reliability_cluster import build_cluster
-from netmodel.study.reliability_spares import capacity, recovery, spare_pools
+from netmodel.study.reliability_recovery import recovery
+from netmodel.study.reliability_spares import capacity, spare_pools
 from netmodel.study.scenario_catalog import get_scenario
 
 

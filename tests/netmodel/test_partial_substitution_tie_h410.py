@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import pytest
 
+from netmodel.study import reliability_recovery as rr
 from netmodel.study import reliability_spares as rs
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.scenario_catalog import get_scenario
@@ -37,19 +38,19 @@ def _host_cluster(placement):
 @pytest.fixture
 def nine_of_sixteen(monkeypatch):
     c, e = _host_cluster("spread")
-    own = rs._replace
+    own = rr._replace
 
     def more(cluster, comp, effect):   # 5 more members of each instance to replace
         return [(inst, gone + [m for m in inst if m not in gone][:5])
                 for inst, gone in own(cluster, comp, effect)]
-    monkeypatch.setattr(rs, "_replace", more)
+    monkeypatch.setattr(rr, "_replace", more)
     return c, e
 
 
 def test_a_tie_substitutes_on_fewer_spares(nine_of_sixteen):
     c, e = nine_of_sixteen
     assert (rs.capacity(c, "pod"), c.instance_gpus, e.instances_down) == (16, 16, 8)
-    rec = rs._recovery(c, e, "pod")
+    rec = rr._recovery(c, e, "pod")
     # 8 instances x 9 members: 72 to substitute; 16 sites hold one instance's 9 (one
     # instance's 16 to re-create); each instance a grain of 9 (was 16)
     assert (rec.units, rec.per) == (72, 9)
@@ -60,6 +61,6 @@ def test_a_tie_substitutes_on_fewer_spares(nine_of_sixteen):
 
 def test_every_member_replaced_keeps_recreation():
     c, e = _host_cluster("contiguous")   # a host takes 2 whole instances of 16
-    rec = rs._recovery(c, e, "pod")
+    rec = rr._recovery(c, e, "pod")
     assert (rec.units, rec.per) == (32, 16)
     assert rec.path.startswith("re-create 1 of 2 on 16 spares")

@@ -106,7 +106,7 @@ def test_a_spare_keeps_a_straddling_instance_serving_its_own_batch():
     on leaf0 and two on leaf1, so it serves its own healthy batch again and loses nothing.
     The recovery asked it to meet the SLO at the searched batch, which no instance across
     two leaves does, so it waited for the repair ('no reachable spare meets the SLO')."""
-    from netmodel.study.reliability_spares import recovery
+    from netmodel.study.reliability_recovery import recovery
 
     s = load_scenario_text(scenario_toml(
         "ls6-2to1", "H100-SXM", {**LS6, "oversubscription": 2}, links="as-built",

@@ -20,7 +20,8 @@ from netmodel.study.availability_analytic import analytic
 from netmodel.study.availability_kinds import Kind, event_kinds
 from netmodel.study.availability_mc import simulate
 from netmodel.study.reliability_cluster import build_cluster
-from netmodel.study.reliability_spares import SparePools, capacity, recovery, spare_pools
+from netmodel.study.reliability_recovery import recovery
+from netmodel.study.reliability_spares import SparePools, capacity, spare_pools
 
 DAY = 86400.0
 REPAIR, SWAP = DAY, 600.0

@@ -19,7 +19,8 @@ from netmodel.study.availability import availability
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_catalog import HOUR, catalog
 from netmodel.study.reliability_cluster import Effect, build_cluster
-from netmodel.study.reliability_spares import _plan, recovery
+from netmodel.study.reliability_recovery import recovery
+from netmodel.study.reliability_spares import _plan
 from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.scenarios import load_scenario_text
 from tests.netmodel.scenario_helpers import scenario_toml

@@ -199,7 +199,7 @@ def test_spare_sites_on_the_failed_switch_split_its_class(tmp_path):
     # failure waited for its repair
     path = _scenario(tmp_path, "su", {"builder": "superpod", "sus": 1, "gpu": "$gpu"})
     c = blast_radius(path, "Llama-3-70B").cluster
-    from netmodel.study.reliability_spares import recovery
+    from netmodel.study.reliability_recovery import recovery
 
     got = sorted((e.components, recovery(c, e, "pod").path) for e in c.effects(["nvswitch"]))
     assert got == [(1, "only 2 free port(s) for 8 spares"),
