@@ -296,9 +296,9 @@ def test_blast_radius_and_cost_parts_are_written_and_summarized(tmp_path, ideal_
 
 
 def test_parts_run_beside_each_other_give_what_one_process_gives(monkeypatch):
-    """The packed and MoE parts run in a forked process from the start, the crossovers
-    and the sweep in another beside the paper's run (with the fabric comparison's
-    caches); one process gives the same bytes."""
+    """The packed and MoE parts run in a forked process, the crossovers and the sweep in
+    another, both beside the paper's run (with the fabric comparison's caches); one
+    process gives the same bytes."""
     from netmodel.study.lite_gpu import run_full_study
 
     def run(jobs: str) -> str:
