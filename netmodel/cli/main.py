@@ -94,9 +94,12 @@ class LazyGroup(SummaryGroup):
     def invoke(self, ctx: click.Context) -> Any:
         from compute.config_files import noting_reads
         from compute.errors import UserError
+        from netmodel.study.run_words import parameters_named_by
 
         try:
-            with noting_reads():   # an output never replaces one of the command's inputs
+            # an output never replaces one of the command's inputs; the reports name the
+            # run's parameters by their flags
+            with noting_reads(), parameters_named_by(flag_of):
                 return super().invoke(ctx)
         except UserError as exc:
             invoked = ctx.meta.get(INVOKED, (None, []))
@@ -159,6 +162,16 @@ def _invoked_path(ctx: click.Context) -> str | None:
         words.append(args[0])
         command, args = command.commands[args[0]], args[1:]
     return " ".join(words)
+
+
+def flag_of(parameter: str) -> str:
+    """The command line's flag for a run's ``parameter``, as the library's reports name it
+    (:func:`netmodel.study.run_words.named`): ``max_batch`` is ``--max-batch``.
+
+    >>> flag_of("overlap_collectives")
+    '--overlap-collectives'
+    """
+    return "--" + parameter.replace("_", "-")
 
 
 def flags_for_parameters(message: str, command: click.Command | None,

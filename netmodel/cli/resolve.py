@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from netmodel.cli.main import value_refused_as
+from netmodel.cli.main import flag_of, value_refused_as
 from netmodel.cli.options import (
     RegistryHelp,
     as_typed,
@@ -28,12 +28,17 @@ from netmodel.cli.options import (
     scenario_help,
 )
 from netmodel.study.run_words import (  # re-exported: the commands read them here
-    OVERLAP_LINE,
     describe_collectives,
     mode_lines,
+    overlap_line,
+    parameters_named_by,
     profile_line,
     ring_description,
 )
+
+with parameters_named_by(flag_of):
+    #: The line of a run with overlapped collectives as the commands print it.
+    OVERLAP_LINE = overlap_line()
 
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel

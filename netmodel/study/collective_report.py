@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compute.errors import UserError
+from netmodel.study.run_words import named
 
 if TYPE_CHECKING:
     from netmodel.collectives.model import FabricCostModel
@@ -187,7 +188,7 @@ class CollectiveReport:
             if info.get("builder") == "ocs" and not info.get("logical"):
                 lines.append(f"(an OCS fabric carries traffic only over the circuits it has "
                              f"set, and this one has none: set them with logical=, e.g. "
-                             f"--fabric {info.get('spec', 'ocs')},logical=ring; also "
+                             f"{named('fabric')} {info.get('spec', 'ocs')},logical=ring; also "
                              f"logical=torus:AxB or a circuit list)")
             return "\n".join(lines + _all_groups_lines(self.all_groups, len(group)))
         if len(group) == 1:

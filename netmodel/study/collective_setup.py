@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from compute.errors import UserError
 from compute.validate import describe
 from netmodel.collectives.tuner_plugin import NO_TUNER
+from netmodel.study.run_words import named
 
 if TYPE_CHECKING:
     from netmodel.collectives.model import FabricCostModel
@@ -257,8 +258,9 @@ class CollectiveSetup:
             if self.source != "scenario":
                 return ""
             return (f"note: scenario {self.label}'s fabric only, costed with the shipped "
-                    f"calibration and this command's placement and algorithm; --scenario "
-                    f"{self.label} costs it with the scenario's own collective model, as "
+                    f"calibration and this command's placement and algorithm; "
+                    f"{named('scenario')} {self.label} costs it with the scenario's own "
+                    f"collective model, as "
                     f"compare does")
         from netmodel.study.scenarios import NCCL_KEYS
 
@@ -271,8 +273,9 @@ class CollectiveSetup:
                     or (key in NCCL_KEYS and getattr(s, key) is not None):   # set in it
                 parts.append(f"{key} {own}")
         if s.instances == "all":
-            parts.append("instances all: compare charges every instance at once, which "
-                         "collective --scenario prints; a time here is one group alone")
+            parts.append(f"instances all: compare charges every instance at once, which "
+                         f"collective {named('scenario')} prints; a time here is one group "
+                         f"alone")
         how = "with the choices given" if self.overrides else "as compare costs it"
         return f"collectives: scenario {s.label}'s own model, {how} (" + \
             "; ".join(parts) + ")"

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from netmodel.study.run_words import describe_collectives, mode_lines
+from netmodel.study.run_words import describe_collectives, mode_lines, named
 from netmodel.study.summary_words import sig3
 
 if TYPE_CHECKING:
@@ -138,7 +138,8 @@ def _skew_note(model, ep: int, skew: float) -> list[str]:
     top = skew_ceiling(model, ep)
     if skew <= top:
         return []
-    return [f"note: --expert-skew {skew:g} exceeds what EP {ep} allows for {model.name} (the "
+    return [f"note: {named('expert_skew')} {skew:g} exceeds what EP {ep} allows for "
+            f"{model.name} (the "
             f"busiest of {ep} groups receives at most every routed copy it holds an expert "
             f"for: {top:g}x the mean); costed at {top:g}"]
 
@@ -306,9 +307,9 @@ class SearchReport:
         out += [f"note: {k}: {v}" for k, v in self.not_computed.items()]
         if self.plain_moe is not None:
             out.append(f"note: plain tensor parallelism only; {self.plain_moe} is a mixture "
-                       f"of experts, which compare (--parallelism auto) also spreads by "
-                       f"expert and attention data parallelism: add --ep all --attention-dp "
-                       f"all to search that too")
+                       f"of experts, which compare ({named('parallelism')} auto) also "
+                       f"spreads by expert and attention data parallelism: add "
+                       f"{named('ep')} all {named('attention_dp')} all to search that too")
         return "\n".join(out)
 
     def _best(self, r: SearchResult, lat: str, front: bool) -> list[str]:

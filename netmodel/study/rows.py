@@ -342,7 +342,9 @@ def batch_limit_note(limit: int) -> str:
     """The note on one best configuration at the search's largest batch ``limit`` (an
     optimum may lie beyond it), as search, cost, blast-radius and availability print it
     (a report of many rows names them: :meth:`RowsResult.batch_limit_line`)."""
-    return f"batch at the search's limit ({limit}): a larger --max-batch may do better"
+    from netmodel.study.run_words import named
+
+    return f"batch at the search's limit ({limit}): a larger {named('max_batch')} may do better"
 
 
 def distinct_models(models: Iterable[ModelSpec]) -> list[ModelSpec]:

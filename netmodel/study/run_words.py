@@ -4,14 +4,52 @@ or a scenario makes), the calibrated mode with its notes (:func:`profile_line`) 
 of every mode that moves the numbers but no table shows (:func:`mode_lines`). infer's and
 search's reports (:mod:`netmodel.study.roofline_report`) and the commands print them.
 
+A report names a run's parameters as the program running it calls them (:func:`named`): by
+their names (``overlap_collectives``), or on the command line, which says so
+(:func:`parameters_named_by`), by its flags (``--overlap-collectives``). The library names
+parameters, the command line its flags.
+
 Only the standard library is imported at module level (the command modules read these
 names, and ``netmodel --help`` stays fast).
 """
 
 from __future__ import annotations
 
-__all__ = ["OVERLAP_LINE", "RING_NAME", "describe_collectives", "mode_lines", "profile_line",
-           "ring_description"]
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+__all__ = ["RING_NAME", "describe_collectives", "mode_lines", "named", "overlap_line",
+           "parameters_named_by", "profile_line", "ring_description"]
+
+#: How the program running a report names a run's parameters (None: by their names).
+_NAMING: ContextVar[Callable[[str], str] | None] = ContextVar("parameter_naming", default=None)
+
+
+def named(parameter: str) -> str:
+    """A run's ``parameter`` as a report names it: by its name, or as the program running
+    the report calls it where it has said how (:func:`parameters_named_by`; the command
+    line: by its flag).
+
+    >>> named("max_batch")
+    'max_batch'
+    >>> with parameters_named_by(lambda p: "--" + p.replace("_", "-")):
+    ...     named("max_batch")
+    '--max-batch'
+    """
+    how = _NAMING.get()
+    return parameter if how is None else how(parameter)
+
+
+@contextmanager
+def parameters_named_by(how: Callable[[str], str]) -> Iterator[None]:
+    """Inside, :func:`named` names each parameter ``how(parameter)`` (the command line
+    gives its flags: :class:`netmodel.cli.main.LazyGroup`)."""
+    token = _NAMING.set(how)
+    try:
+        yield
+    finally:
+        _NAMING.reset(token)
 
 
 #: How the default collective model is named wherever it is used.
@@ -24,7 +62,7 @@ def ring_description(gpu) -> dict:
 
     >>> from compute.hardware import get_gpu
     >>> print(describe_collectives(ring_description(get_gpu("H100-SXM"))))
-    ring alpha-beta over scale-up bandwidth (450 GB/s at 92% link efficiency, 1.9 us per step; --scenario or --fabric for a fabric)
+    ring alpha-beta over scale-up bandwidth (450 GB/s at 92% link efficiency, 1.9 us per step; scenario or fabric for a fabric)
     """
     from compute.roofline import default_comm
 
@@ -41,7 +79,7 @@ def describe_collectives(desc: dict) -> str:
     >>> print(describe_collectives({"model": RING_NAME, "bandwidth_Bps": ring.bandwidth,
     ...                             "step_latency_s": ring.step_latency,
     ...                             "efficiency": ring.efficiency}))
-    ring alpha-beta over scale-up bandwidth (450 GB/s at 92% link efficiency, 1.9 us per step; --scenario or --fabric for a fabric)
+    ring alpha-beta over scale-up bandwidth (450 GB/s at 92% link efficiency, 1.9 us per step; scenario or fabric for a fabric)
     """
     if desc["model"] == "scenario":
         from netmodel.collectives.tuner_plugin import NO_TUNER
@@ -57,8 +95,8 @@ def describe_collectives(desc: dict) -> str:
     # efficiency, plus a latency per step
     return (f"{RING_NAME} ({desc['bandwidth_Bps'] / 1e9:g} GB/s at "
             f"{100 * desc['efficiency']:.4g}% link efficiency, "
-            f"{desc['step_latency_s'] * 1e6:g} us per step; --scenario or --fabric for a "
-            f"fabric)")
+            f"{desc['step_latency_s'] * 1e6:g} us per step; {named('scenario')} or "
+            f"{named('fabric')} for a fabric)")
 
 
 def profile_line(profile, desc: dict | None = None, gpus=()) -> str:
@@ -89,23 +127,24 @@ def profile_line(profile, desc: dict | None = None, gpus=()) -> str:
         if bare(now) not in bare(profile.collectives):
             line += (f"\nnote: profile {profile.name} was fitted with collectives "
                      f"{profile.collectives}, not this run's {now}; give the same "
-                     f"--scenario or --fabric to reproduce its fit")
+                     f"{named('scenario')} or {named('fabric')} to reproduce its fit")
     return line
 
 
-#: The line of a run costed with each collective hidden behind the GEMM feeding it
-#: (:class:`~compute.roofline_options.RooflineOptions` ``overlap_collectives``); by default
-#: each is a stage of its own, which no line says.
-OVERLAP_LINE = ("overlapped collectives: each per-layer all-reduce hidden behind the GEMM "
-                "producing its input, only the time it outlasts that GEMM counted "
-                "(--overlap-collectives)")
+def overlap_line() -> str:
+    """The line of a run costed with each collective hidden behind the GEMM feeding it
+    (:class:`~compute.roofline_options.RooflineOptions` ``overlap_collectives``); by default
+    each is a stage of its own, which no line says."""
+    return ("overlapped collectives: each per-layer all-reduce hidden behind the GEMM "
+            "producing its input, only the time it outlasts that GEMM counted "
+            f"({named('overlap_collectives')})")
 
 
 def mode_lines(options, desc: dict | None = None, gpus=()) -> list[str]:
     """The lines saying the modes ``options`` (a
     :class:`~compute.roofline_options.RooflineOptions`) cost with that move the numbers but
     no table shows: the calibrated mode (:func:`profile_line` of ``options.profile``, with
-    ``desc`` and ``gpus`` for its notes) and overlapped collectives (:data:`OVERLAP_LINE`);
+    ``desc`` and ``gpus`` for its notes) and overlapped collectives (:func:`overlap_line`);
     none for the default roofline with each collective a stage of its own. infer and search
     print them under their collectives line, compare, sweep and study lite-gpu above their
     tables; with --json the options are in the document instead (a result's
@@ -114,8 +153,8 @@ def mode_lines(options, desc: dict | None = None, gpus=()) -> list[str]:
     >>> from compute.roofline_options import RooflineOptions
     >>> mode_lines(RooflineOptions())
     []
-    >>> mode_lines(RooflineOptions(overlap_collectives=True)) == [OVERLAP_LINE]
+    >>> mode_lines(RooflineOptions(overlap_collectives=True)) == [overlap_line()]
     True
     """
     lines = [] if options.profile is None else [profile_line(options.profile, desc, gpus)]
-    return lines + ([OVERLAP_LINE] if options.overlap_collectives else [])
+    return lines + ([overlap_line()] if options.overlap_collectives else [])

@@ -43,6 +43,7 @@ from compute.errors import UserError, known
 from compute.validate import describe, is_whole
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.placed_cost import PlacedInstance
+from netmodel.study.run_words import named
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import (
     best_layout,
@@ -71,8 +72,8 @@ def schedule_note(past: Sequence[tuple[str, int]]) -> str:
     return ("instances = all: where the instances ran different algorithms ("
             + ", ".join(f"{op} on {size} GPUs" for op, size in past)
             + "), working out their schedule in time passed its budget: charged in lockstep "
-            "(collective --all-groups: 'lockstep (past the schedule's budget)'), no bound "
-            "of the schedule in time either way")
+            f"(collective {named('all_groups')}: 'lockstep (past the schedule's budget)'), no "
+            "bound of the schedule in time either way")
 
 
 def _shared(key: Hashable, make: Callable[[], dict]) -> dict:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from netmodel.study.run_words import named
 from netmodel.study.summary_claims import claims_section
 from netmodel.study.summary_costs import cost_section, reliability_section
 from netmodel.study.summary_crossings import crossovers_section, sweep_section
@@ -99,7 +100,7 @@ def _searched(study) -> str:
         r.ep > 1 or r.attention_dp > 1 for r in fabric_rows if r.feasible) else "")
               if how == "all" else "expert and attention data parallelism")
     return (f"configuration (part 1: the TP degree alone; the fabric parts: the TP degree "
-            f"and, where it pays, {spread}, --parallelism {how})")
+            f"and, where it pays, {spread}, {named('parallelism')} {how})")
 
 
 def _profile_carried(profile: dict, study) -> str:
@@ -122,8 +123,9 @@ def _notes(study) -> list[str]:
     out = ["## How it was modelled", "",
            "- Per-stage roofline (compute/): stage time = max(compute, memory, network); the "
            "tensor-parallel all-reduces after attention and MLP are "
-           + ("each hidden behind the GEMM that produces its input (--overlap-collectives), "
-              "as the paper assumes." if ran_overlapped(study.ideal)
+           + ("each hidden behind the GEMM that produces its input "
+              f"({named('overlap_collectives')}), as the paper assumes."
+              if ran_overlapped(study.ideal)
               else "stages of their own."),
            "- Collectives (netmodel/): alpha-beta costs routed over each fabric graph, the "
            "fastest algorithm per message size, NCCL-sourced latencies and efficiencies.",
@@ -140,7 +142,8 @@ def _notes(study) -> list[str]:
                   "puts the first one.")
     profile = study.ideal.settings.get("options", {}).get("profile")
     if profile:   # --profile: the roofline's peaks are not what ran
-        out.insert(3, f"- Calibrated mode (--profile {profile['name']}): every part's step "
+        out.insert(3, f"- Calibrated mode ({named('profile')} {profile['name']}): every "
+                      f"part's step "
                       f"times take the engine profile's GEMM and attention efficiencies, "
                       f"achievable HBM bandwidth and fixed overheads instead of the GPUs' "
                       f"peak figures (fitted on {profile['fitted_on']})."

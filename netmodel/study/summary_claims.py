@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import statistics
 
+from netmodel.study.run_words import named
 from netmodel.study.summary_words import (
     TIE,
     and_list,
@@ -62,7 +63,8 @@ def _claim_custom(fab, lite: str) -> str:
             best.append((top.vs_baseline, model, phase, top.label))
     if not best:
         if not any(r.gpu != lite and r.label != fab.baseline for r in fab.rows):
-            return (f"not assessed: this run has no customized Lite (--gpus names only the "
+            return (f"not assessed: this run has no customized Lite ({named('gpus')} names "
+                    f"only the "
                     f"baseline's GPU and the plain {lite})")
         return "no customized Lite is feasible"
     met = [b for b in best if b[0] >= 1 - TIE]
@@ -127,8 +129,8 @@ def claims_section(study) -> list[str]:
     head = ("under both assumptions (compare.csv, compare_paper.csv)" if len(parts) == 2
             else "under the paper's assumption (compare.csv)" if ran_overlapped(fab)
             else "under netmodel's default (compare.csv)")
-    asked = (" unless asked; this run asks (--overlap-collectives)" if ran_overlapped(fab)
-             else " unless asked")
+    asked = (f" unless asked; this run asks ({named('overlap_collectives')})"
+             if ran_overlapped(fab) else " unless asked")
     out = [f"## 2b. The paper's claims, {head}", "",
            f"The Lite-GPU paper (arXiv 2501.10187, section 4) overlaps network I/O with "
            f"compute and memory inside each stage; netmodel charges the collectives as stages "

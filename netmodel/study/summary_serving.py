@@ -5,6 +5,7 @@ experts spread over the fabrics.
 
 from __future__ import annotations
 
+from netmodel.study.run_words import named
 from netmodel.study.summary_words import (
     TIE,
     and_list,
@@ -23,9 +24,9 @@ def serving_section(part) -> list[str]:
     rows = part.rows()
     if not rows:
         return []
-    spread = {"tp": " of tensor parallelism alone (the study's --parallelism for a dense "
-                    "model; `netmodel serve` without --tp-only also searches pipeline stages and "
-                    "attention data parallelism)",
+    spread = {"tp": f" of tensor parallelism alone (the study's {named('parallelism')} for a "
+                    f"dense model; `netmodel serve` without {named('tp_only')} also searches "
+                    "pipeline stages and attention data parallelism)",
               "all": " of TP x PP x EP x attention DP"}.get(getattr(part, "dimensions", None), "")
     out = ["## 6. Disaggregated serving (serving.csv, serving.png)", "",
            f"{rows[0]['model']}: a prefill pool and a decode pool, each at its own best "
@@ -69,10 +70,10 @@ def moe_section(moe) -> list[str]:
     staged = any(r.pp > 1 for r in moe.rows if r.feasible)   # a PP column only then
     pp = " | PP" if staged else ""
     how = moe.settings.get("parallelism")
-    spread = ("by tensor parallelism alone (--parallelism tp: each expert split over the TP "
-              "group, no all-to-alls)" if how == "tp" else
+    spread = (f"by tensor parallelism alone ({named('parallelism')} tp: each expert split "
+              "over the TP group, no all-to-alls)" if how == "tp" else
               "with expert and attention data parallelism as well as tensor parallelism"
-              + (" and pipeline stages (--parallelism all)" if how == "all" else "")
+              + (f" and pipeline stages ({named('parallelism')} all)" if how == "all" else "")
               + " (dispatch and combine all-to-alls costed on the fabric)")
     out = [f"## 7. A mixture of experts: {model} (compare_moe.csv)", "",
            own_gpu_words(moe.scenarios, "Each scenario with its own GPU") + f"; the search spreads "
@@ -111,6 +112,6 @@ def moe_section(moe) -> list[str]:
         out.append(f"- {len(capped)} of {len(moe.rows)} rows ({', '.join(phases)}) "
                    f"{'sits' if len(capped) == 1 else 'sit'} at the "
                    f"search's largest batch ({limit}): each could serve more tokens/s/SM "
-                   f"with a larger one (`--max-batch` of `netmodel compare`), so these "
-                   f"ratios compare the fabrics at that cap.")
+                   f"with a larger one (`{named('max_batch')}` of `netmodel compare`), so "
+                   f"these ratios compare the fabrics at that cap.")
     return [*out, ""]

@@ -73,6 +73,7 @@ from compute.errors import UserError
 from compute.units import RATE_FLOOR, RATE_RUNGS, counted, format_quantity, rung
 from compute.validate import describe, is_whole, refuse_repeats
 from netmodel.study.fabric_ref import Fabric, resolve_fabric
+from netmodel.study.run_words import named
 
 if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
@@ -481,8 +482,8 @@ def _scenario_note(s: Scenario) -> str:
             if getattr(s.adjust, k) != v))
     if s.instances == "all":
         parts.append("one group alone; compare charges every instance at once")
-    return ("collectives: the scenario's own model, as collective --scenario and compare "
-            "cost it (" + "; ".join(parts) + ")")
+    return (f"collectives: the scenario's own model, as collective {named('scenario')} and "
+            "compare cost it (" + "; ".join(parts) + ")")
 
 
 def _row_for(fab: Fabric, group: int) -> TopologyRow:

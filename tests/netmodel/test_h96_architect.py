@@ -189,7 +189,8 @@ def test_blast_radius_and_availability_take_the_batch_limit_and_say_when_at_it()
     from netmodel.study.availability import availability
     from netmodel.study.blast_radius import blast_radius
 
-    note = "batch at the search's limit (1024): a larger --max-batch may do better"
+    # the library names the parameter (max_batch), the command line its flag
+    note = "batch at the search's limit (1024): a larger max_batch may do better"
     b = blast_radius("lite-flat", "DeepSeek-V3")
     assert b.cluster.batch == 1024 and note in b.table()
     wide = blast_radius("lite-flat", "DeepSeek-V3", max_batch=2048)

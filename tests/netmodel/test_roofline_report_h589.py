@@ -17,6 +17,7 @@ from compute.roofline import make_workload
 from compute.roofline_options import RooflineOptions
 from compute.search import search
 from compute.two_batch import evaluate_two_batch
+from netmodel.cli.main import flag_of
 from netmodel.study.roofline_report import (
     check_fits,
     infer_report,
@@ -24,7 +25,7 @@ from netmodel.study.roofline_report import (
     stage_table,
     summary_lines,
 )
-from netmodel.study.run_words import describe_collectives, ring_description
+from netmodel.study.run_words import describe_collectives, parameters_named_by, ring_description
 from tests.netmodel.cli_helpers import run_cli
 
 H100 = get_gpu("H100-SXM")
@@ -83,10 +84,16 @@ def test_a_skew_past_what_ep_allows_is_noted():
     rep = infer_report(mixtral, H100, 8, 64, make_workload("decode", 1500, 1513), ep=8,
                        expert_skew=100, options=RooflineOptions(),
                        collectives=ring_description(H100))
-    assert rep.notes == ("note: --expert-skew 100 exceeds what EP 8 allows for Mixtral-8x7B "
+    assert rep.notes == ("note: expert_skew 100 exceeds what EP 8 allows for Mixtral-8x7B "
                          "(the busiest of 8 groups receives at most every routed copy it "
                          "holds an expert for: 4x the mean); costed at 4",)
     assert rep.notes[0] in rep.table().splitlines()
+    # the library names the parameter, the command line its flag
+    with parameters_named_by(flag_of):
+        rep = infer_report(mixtral, H100, 8, 64, make_workload("decode", 1500, 1513), ep=8,
+                           expert_skew=100, options=RooflineOptions(),
+                           collectives=ring_description(H100))
+    assert rep.notes[0].startswith("note: --expert-skew 100 exceeds what EP 8 allows")
 
 
 def test_dense_mlp_tp_on_plain_tp_is_refused():
@@ -144,11 +151,18 @@ def test_a_moe_searched_by_plain_tp_says_what_else():
 
 
 def test_the_commands_print_exactly_the_reports():
+    # the reports as the command line has them say the run's parameters: by its flags
     argv = ["--model", "Llama-3-70B", "--gpu", "H100-SXM", "--phase", "prefill"]
-    assert run_cli(["infer", *argv, "--tp", 8, "--batch", 8]).output == _infer().table() + "\n"
+    with parameters_named_by(flag_of):
+        table = _infer().table()
+    assert run_cli(["infer", *argv, "--tp", 8, "--batch", 8]).output == table + "\n"
+    assert "; --scenario or --fabric for a fabric)" in table
+    assert "; scenario or fabric for a fabric)" in _infer().table()
     out = run_cli(["infer", *argv, "--tp", 8, "--batch", 8, "--json"])
     assert json.loads(out.output) == json.loads(json.dumps(_infer().to_dict()))
     rep = search_report(LLAMA, H100, PREFILL, options=RooflineOptions(), max_batch=64,
                         collectives=ring_description(H100), tp=[4, 8])
     out = run_cli(["search", *argv, "--max-batch", 64, "--tp", "4,8", "--front"])
-    assert out.exit_code == 0 and out.output == rep.table(front=True) + "\n"
+    with parameters_named_by(flag_of):
+        table = rep.table(front=True)
+    assert out.exit_code == 0 and out.output == table + "\n"

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pytest
+
+from netmodel.cli.main import flag_of
+from netmodel.study.run_words import parameters_named_by
 from netmodel.study.summary import _notes, summary_markdown
 from netmodel.study.summary_claims import _claim_custom
 from netmodel.study.summary_fabrics import _tp_dependence, packed_section
@@ -18,6 +22,14 @@ def _row(label, *, tp=4, pp=1, ep=1, dp=1, batch=8, v=1.0, phase="decode", model
                            batch=batch, feasible=True, tokens_per_s_per_sm=10 * v,
                            vs_baseline=v, network_share=0.1, instances=4,
                            packed_fraction=1.0)
+
+
+@pytest.fixture(autouse=True)
+def _said_as_the_command_line_says_it():
+    # summary.md is written by `netmodel study`, whose reports name the run's parameters by
+    # its flags (the library by their names: test_the_library_names_parameters)
+    with parameters_named_by(flag_of):
+        yield
 
 
 class _Fab:
@@ -273,3 +285,17 @@ def test_plain_lite_claim_is_the_papers_falls_short():
             _row("a@Lite", model="m1", v=0.96), _row("a@Lite", model="m2", v=1.02)]
     assert _claim_plain(_Fab(rows), "Lite").startswith(
         "does not hold: on its best fabric (a) a plain Lite falls short in 0 of 2 ")
+
+
+def test_the_library_names_parameters():
+    # outside the command line the summary names the run's parameters, not its flags
+    profile = {"name": "vllm-dgx-h100", "fitted_on": "6 vLLM step latencies"}
+    study = SimpleNamespace(ideal=SimpleNamespace(settings={"options": {"profile": profile}},
+                                                  networks=("ring", "ideal")), fabric=None)
+    with parameters_named_by(lambda p: p):
+        text = "\n".join(_notes(study))
+    assert "- Calibrated mode (profile vllm-dgx-h100): " in text
+    moe = _Fab([_row("base@H", tp=1, pp=2, phase="prefill"),
+                _row("a@G", tp=1, pp=8, v=0.99, phase="prefill")])
+    with parameters_named_by(lambda p: p):
+        assert "pipeline stages (parallelism all)" in "\n".join(moe_section(moe))
