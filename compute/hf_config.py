@@ -19,7 +19,6 @@ from compute.errors import UserError, known
 from compute.hf_families import (
     ARCHITECTURE_FAMILIES,
     BASE_FAMILY,
-    DBRX_DEFAULTS,
     EXPERT_FIELDS,
     EXPERT_LIMITS,
     FAMILY_ALIASES,
@@ -32,7 +31,6 @@ from compute.hf_families import (
     LAYER_TYPES,
     LLAMA4_LAYER_TYPES,
     NESTED_DEFAULTS,
-    PER_LAYER_KEYS,
     TABLE_POSITIONS,
     TABLELESS_POSITIONS,
     TEXT_MODEL_KEYS,
@@ -43,6 +41,14 @@ from compute.hf_families import (
     ZERO_EXPERTS,
     family_layout,
     softmax_only,
+)
+from compute.hf_layouts import (
+    chatglm_layout,
+    falcon_norms,
+    flatten_dbrx,
+    gpt_neo_windows,
+    multi_query,
+    uniform_per_layer,
 )
 from compute.hf_quant import read_quantization, with_sidecar
 from compute.hf_vision import VISION_TOWERS, vision_tower
@@ -141,8 +147,6 @@ def _hf_family(c: _Config) -> tuple[str, dict]:
     act = (c.text("hidden_act") or c.text("activation_function")).lower()
     gated = model_type in GATED_TYPES or act in ("silu", "swish", "swiglu")
     return model_type, {**BASE_FAMILY, "gated_mlp": gated}
-
-
 
 
 def _keyed_architecture(c: _Config, fam: dict) -> dict:
@@ -454,8 +458,6 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     return hf_from_dict(cfg, path, name)
 
 
-
-
 def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
     """The language model of a config.json and the key it was read from ("" for the file
     itself, whose errors then name it): the file itself, or, for a multimodal wrapper that
@@ -485,103 +487,6 @@ def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
     return inner, key
 
 
-
-def _flatten_dbrx(cfg: dict, where: str) -> dict:
-    """A DBRX config.json with its ``attn_config`` and ``ffn_config`` tables merged into the
-    top level (each key once, their ``model_type`` dropped; the other families' configs are
-    returned as they are)."""
-    if str(cfg.get("model_type", "")).lower() != "dbrx":
-        return cfg
-    flat = {k: v for k, v in cfg.items() if k not in ("attn_config", "ffn_config")}
-    for table in ("attn_config", "ffn_config"):
-        inner = cfg.get(table)
-        inner = {} if inner is None else validate.table(f"{where}: {table}", inner)
-        inner = {k: v for k, v in inner.items() if k != "model_type"}  # HF writes "" there
-        twice = next((k for k in inner if k in flat), None)
-        if twice is not None:
-            raise UserError(f"{where}: {table}.{twice} is also given at the top level")
-        flat.update(inner)
-    for key, default in DBRX_DEFAULTS.items():  # what HF builds where the file is silent
-        if flat.get(key) is None:
-            flat[key] = default
-    return flat
-
-
-
-
-def _uniform_per_layer(cfg: dict, where: str) -> dict:
-    """The config with each per-layer list of :data:`PER_LAYER_KEYS` (Hunyuan-A13B's
-    ``moe_topk`` [8] x 32) replaced by its one value; lists whose values differ from layer
-    to layer are refused (netmodel's layers are alike). Hunyuan's shared expert exists only
-    with ``use_mixed_mlp_moe`` true (HF HunYuanMoEV1)."""
-    out = dict(cfg)
-    for key in PER_LAYER_KEYS:
-        v = out.get(key)
-        if isinstance(v, list):
-            if not v or any(x != v[0] or isinstance(x, bool) for x in v):
-                raise UserError(f"{where}: {key} must be one value, or the same value for "
-                                f"every layer (layers that differ are not modelled), got "
-                                f"{validate.describe(v)}")
-            layers = out.get("num_hidden_layers")
-            if isinstance(layers, int) and not isinstance(layers, bool) and len(v) != layers:
-                raise UserError(f"{where}: {key} lists {len(v)} values for "
-                                f"{layers} layers (num_hidden_layers): a per-layer list "
-                                f"has one value per layer")
-            out[key] = v[0]
-    mixed = out.get("use_mixed_mlp_moe")
-    if mixed is not None and not validate.flag(where, "use_mixed_mlp_moe", mixed):
-        out.pop("num_shared_expert", None)
-    return out
-
-
-def _new_decoder(c: _Config) -> bool:
-    """Falcon's new decoder architecture (grouped KV heads, two LayerNorms a layer):
-    ``new_decoder_architecture``, or RW's ``n_head_kv`` (tiiuae's remote RefinedWeb code for
-    Falcon-40B, the layer TGI calls ``FlashRWLargeLayer``, before HF's ``falcon`` configs
-    spelled it ``new_decoder_architecture``)."""
-    return c.option("new_decoder_architecture", False) or c.key("kv_heads") == "n_head_kv"
-
-
-def _multi_query(c: _Config) -> bool:
-    """Whether a family whose ``multi_query`` defaults to true (Falcon, GPT-BigCode: their HF
-    configs') builds one K and one V head: ``multi_query`` (default true) unless the config's
-    own KV-head count decides, with Falcon's new decoder architecture (:func:`_new_decoder`).
-    Another KV-head key beside a true ``multi_query`` does not make the attention multi-head
-    (HF's FalconAttention and GPTBigCodeAttention take one head then)."""
-    if _new_decoder(c):
-        return False
-    return c.option("multi_query", True)
-
-
-def _falcon_norms(c: _Config) -> int:
-    """Falcon's LayerNorms a layer, in HF FalconDecoderLayer's order: two
-    (``input_layernorm``, ``post_attention_layernorm``) unless ``parallel_attn`` (default
-    true); with it, ``num_ln_in_parallel_attn`` of them (``ln_attn`` and ``ln_mlp`` when 2,
-    else one ``input_layernorm``), None meaning 2 under the new decoder architecture
-    (:func:`_new_decoder`; Falcon-40B/180B) and 1 otherwise (Falcon-7B)."""
-    if not c.option("parallel_attn", True):
-        return 2
-    n = c.cfg.get("num_ln_in_parallel_attn")
-    if n is None:
-        return 2 if _new_decoder(c) else 1
-    return int(validate.number(c.where, "num_ln_in_parallel_attn", n, minimum=1, maximum=2,
-                               integer=True))
-
-
-def _chatglm_layout(c: _Config, heads: int, fam: dict) -> tuple[int, dict]:
-    """ChatGLM's KV heads and norm: ``multi_query_group_num`` KV heads when
-    ``multi_query_attention`` is true, else one per query head (ChatGLMConfig's defaults:
-    false, 1 group; THUDM's SelfAttention builds K and V of ``kv_channels`` x that many);
-    an RMSNorm unless ``rmsnorm`` is false (then a LayerNorm)."""
-    kv_heads = c.count("kv_heads", default=1) if c.option("multi_query_attention", False) \
-        else heads
-    if c.key("kv_heads") not in (None, "multi_query_group_num"):
-        kv_heads = c.count("kv_heads")    # a num_key_value_heads of its own decides
-    return kv_heads, {**fam, "norm": "rmsnorm" if c.option("rmsnorm", True) else "layernorm"}
-
-
-
-
 def _speaks(c: _Config, field: str) -> bool:
     """Whether the config's ``field`` (one of :data:`EXPERT_FIELDS`) speaks of experts: a
     list that is not empty, or a count other than 0. Anything else is refused naming the
@@ -595,8 +500,6 @@ def _speaks(c: _Config, field: str) -> bool:
     top = validate.limits("model")[EXPERT_LIMITS[field]].maximum
     return validate.number(c.where, c.key(field), v, minimum=0, maximum=top,
                            integer=True) != 0
-
-
 
 
 def _zero_experts(c: _Config, model_type: str) -> int:
@@ -642,39 +545,6 @@ def _refuse_projected_embedding(c: _Config, hidden: int) -> None:
                         f"modelled; allowed: null or {hidden}")
 
 
-def _gpt_neo_windows(cfg: dict, where: str) -> dict:
-    """A GPT-Neo config with its ``attention_layers`` (or ``attention_types``, expanded as
-    HF's GPTNeoConfig does: ``[[["global", "local"], 12]]`` is 12 x global, local) written as
-    ``layer_types`` and its ``window_size`` (HF default 256) as ``sliding_window``; other
-    families' configs are returned as they are."""
-    if str(cfg.get("model_type", "")).lower() != "gpt_neo" or cfg.get("layer_types") is not None:
-        return cfg
-    kinds = cfg.get("attention_layers")
-    if kinds is None and cfg.get("attention_types") is not None:
-        kinds = []
-        types = cfg["attention_types"]
-        if not isinstance(types, list) or not all(
-                isinstance(t, list) and len(t) == 2 and isinstance(t[0], list)
-                and isinstance(t[1], int) and not isinstance(t[1], bool) and 0 <= t[1] <= 10_000
-                for t in types):
-            raise UserError(f"{where}: attention_types must be a list of [kinds, repeats] "
-                            f"pairs, as [[[\"global\", \"local\"], 12]], got "
-                            f"{validate.describe(types)}")
-        for pattern, repeats in types:
-            kinds.extend(pattern * repeats)
-    if kinds is None:
-        return cfg
-    if not isinstance(kinds, list) or any(k not in ("global", "local") for k in kinds):
-        raise UserError(f"{where}: attention_layers must list 'global' or 'local' for each "
-                        f"layer, got {validate.describe(kinds)}")
-    out = {k: v for k, v in cfg.items() if k not in ("attention_layers", "attention_types")}
-    out["layer_types"] = ["sliding_attention" if k == "local" else "full_attention"
-                          for k in kinds]
-    if "local" in kinds:
-        out["sliding_window"] = 256 if cfg.get("window_size") is None else cfg["window_size"]
-    return out
-
-
 def hf_from_dict(cfg, path: Path, name: str | None = None) -> ModelSpec:
     """:func:`load_hf_config` on a parsed config.json read from ``path``; a value refused
     is said as the file spells it (``got null``: a config.json is JSON whatever its name)."""
@@ -695,8 +565,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None) -> ModelSpec:
     top = cfg
     cfg, nested = _text_model(cfg, where)
     where = f"{where}: {nested}" if nested else where   # errors name the nested table
-    cfg = _uniform_per_layer(_flatten_dbrx(cfg, where), where)
-    cfg = _gpt_neo_windows(cfg, where)
+    cfg = uniform_per_layer(flatten_dbrx(cfg, where), where)
+    cfg = gpt_neo_windows(cfg, where)
     c = _Config(cfg, where)
     validate.name(where, "model", name)
     model_type, fam = _hf_family(c)
@@ -712,10 +582,10 @@ def _hf_from_dict(cfg, path: Path, name: str | None) -> ModelSpec:
 
     layers, hidden, heads = c.count("layers"), c.count("hidden"), c.count("heads")
     kv_heads = c.count("kv_heads", default=heads)
-    if fam["multi_query"] and _multi_query(c):   # Falcon, GPT-BigCode
+    if fam["multi_query"] and multi_query(c):   # Falcon, GPT-BigCode
         kv_heads = 1
     if fam["chatglm"]:
-        kv_heads, fam = _chatglm_layout(c, heads, fam)
+        kv_heads, fam = chatglm_layout(c, heads, fam)
     entry: dict = {"layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads}
     if fam["ffn_halved"]:   # Qwen v1: intermediate_size is both halves of its SwiGLU
         dense_ffn = c.count("ffn") // 2
@@ -789,7 +659,7 @@ def _hf_from_dict(cfg, path: Path, name: str | None) -> ModelSpec:
     entry["max_context"] = c.count("max_context", default=0)
     if c.has("mtp_modules"):
         entry["mtp_modules"] = c.count("mtp_modules", minimum=0)
-    entry["layer_norms"] = _falcon_norms(c) if model_type == "falcon" else fam["layer_norms"]
+    entry["layer_norms"] = falcon_norms(c) if model_type == "falcon" else fam["layer_norms"]
     head_dim = entry.get("head_dim", hidden // heads)
     # the Q and K norms: over head_dim each ("head"), or over all the heads' widths
     # ("heads"), where the family builds them (and its qk_norm_key, if any, is true)

@@ -118,7 +118,7 @@ HF_FAMILIES: dict[str, dict] = {
                   embedding_norm=True),
     # Falcon (HF models/falcon): multi-query attention unless multi_query is false
     # (FalconConfig's default true) or new_decoder_architecture is (its num_kv_heads); its
-    # norms a layer: _falcon_norms
+    # norms a layer: compute.hf_layouts.falcon_norms
     "falcon": dict(gated_mlp=False, norm="layernorm", tied_embeddings=True, multi_query=True),
     # GPT-NeoX / Pythia: rotary (no position table), biases on every linear layer,
     # layernorms, an untied LM head (HF GPTNeoXConfig); GPT-J: rotary too (its n_positions

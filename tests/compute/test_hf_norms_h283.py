@@ -112,7 +112,7 @@ FALCON_40B_RW = {"alibi": False, "apply_residual_connection_post_layernorm": Fal
 
 def test_falcon_40b_rw_spelling_reads_as_the_falcon_one(tmp_path):
     """RW's n_head_kv is the new decoder architecture for the KV heads and the norms alike
-    (one fact, compute.hf_config._new_decoder): ln_attn and ln_mlp, LayerNorms of scale and
+    (one fact, compute.hf_layouts.new_decoder): ln_attn and ln_mlp, LayerNorms of scale and
     shift over 8192. Before (h294's review), the KV heads read 8 but the norms one a layer:
     41,302,310,912, 60 x 2 x 8192 = 983,040 below the falcon spelling's 41,303,293,952."""
     m = write(tmp_path, FALCON_40B_RW)
