@@ -427,7 +427,7 @@ def nic_gpus(graph: nx.Graph, edges: EdgeArrays | None = None) -> list:
     only through other GPUs, nor one whose network links are co-packaged optics on its own
     package (its die's I/O drives them: the Lite fabrics lite-flat, lite-hier and
     lite-ocs). The cost model charges their NICs by :func:`nic_ports`, a NIC a cable
-    (:func:`netmodel.study.cost.nic_charge`).
+    (:func:`netmodel.study.host_bill.nic_charge`).
 
     >>> from topologies import build
     >>> len(nic_gpus(build("rail-optimized:domains=2,nics_per_server=4")))
@@ -594,7 +594,7 @@ def nic_ports(graph: nx.Graph, edges: EdgeArrays | None = None) -> list[tuple]:
     per direction: its bandwidth over its ``links``), ``cables`` its ``links`` (a breakout
     share below 1: four Lites of lite-direct each ride a quarter of one 400G cable, so each
     holds a quarter of its NIC). What the cost model charges NICs by
-    (:func:`netmodel.study.cost.nic_charge`: the NIC class of the rate, ``cables`` of it).
+    (:func:`netmodel.study.host_bill.nic_charge`: the NIC class of the rate, ``cables`` of it).
 
     >>> from topologies import build
     >>> nic_ports(build("leaf-spine:leaves=2,radix=4"))[:1]

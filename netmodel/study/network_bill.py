@@ -435,7 +435,7 @@ def ocs_cabling_ports(graph: nx.Graph, edges: EdgeArrays | None = None
     over the cables where they differ (:func:`_cabling_fibres` has each one's). None for
     any other graph (its fibres are edges, priced as edges). The network bill prices
     these fibres (:func:`network_bill`) and the cost model their NICs
-    (:func:`netmodel.study.cost.nic_charge`): a deployment buys the optics of every port it
+    (:func:`netmodel.study.host_bill.nic_charge`): a deployment buys the optics of every port it
     cables to an OCS, and re-sets circuits per job on them.
 
     The cabling's own fibres are read where realize recorded them (``ocs_cabling``'s

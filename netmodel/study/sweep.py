@@ -217,7 +217,7 @@ def _check_host_power_moves(params, scens) -> None:
     if not any(p.path == path for p in params):
         return
     from compute.hardware import catalog
-    from netmodel.study.cost import host_power_row, host_powers
+    from netmodel.study.host_bill import host_power_row, host_powers
 
     rows = [(s, host_power_row(s.gpu_spec)) for s in scens]
     if all(row is not None for _, row in rows):

@@ -12,15 +12,9 @@ from compute.hardware import get_gpu, gpu_names
 from compute.power import gpu_power
 from compute.rows import read_host_powers
 from compute.yield_model import gpu_price
-from netmodel.study.cost import (
-    SECONDS_PER_YEAR,
-    _best,
-    cost_summary,
-    host_power,
-    host_powers,
-    parameters,
-)
+from netmodel.study.cost import SECONDS_PER_YEAR, _best, cost_summary, parameters
 from netmodel.study.fabric_search import fabric_search
+from netmodel.study.host_bill import host_power, host_powers
 from netmodel.study.network_bill import network_bill, network_costs
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric

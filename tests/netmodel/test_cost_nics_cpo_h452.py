@@ -24,7 +24,8 @@ import pytest
 
 from compute.units import SECONDS_PER_YEAR
 from compute.yield_model import parameter
-from netmodel.study.cost import cost_summary, scale_out_nics
+from netmodel.study.cost import cost_summary
+from netmodel.study.host_bill import scale_out_nics
 from netmodel.study.scenario_fabric import build_fabric
 from topologies import build
 from topologies.analysis import summary

@@ -23,7 +23,8 @@ import pytest
 from compute.errors import UserError
 from compute.hardware import get_gpu
 from compute.yield_model import parameter
-from netmodel.study.cost import _nic_power_share, cost_summary, scale_out_nics
+from netmodel.study.cost import cost_summary
+from netmodel.study.host_bill import _nic_power_share, scale_out_nics
 from netmodel.study.network_bill import network_costs
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric

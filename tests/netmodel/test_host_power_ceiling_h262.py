@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from compute.hardware import get_gpu, load_gpu_file
-from netmodel.study.cost import host_power, host_power_ceiling
+from netmodel.study.host_bill import host_power, host_power_ceiling
 
 OUTSIDE = "docs/examples/outside-gpus.toml"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from compute.power import gpu_at_clock, nominal_spec
-from netmodel.study.cost import host_power, host_power_row
+from netmodel.study.host_bill import host_power, host_power_row
 
 
 @pytest.mark.parametrize("name, watts", [

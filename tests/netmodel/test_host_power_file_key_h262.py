@@ -8,7 +8,7 @@ import pytest
 
 from compute.errors import UserError
 from compute.hardware import _parse_gpu_table, catalog, load_gpu_file
-from netmodel.study.cost import host_power, host_power_row
+from netmodel.study.host_bill import host_power, host_power_row
 
 _ENTRY = '''[gpu."B200-Liquid"]
 derive_from = "B200-HGX"

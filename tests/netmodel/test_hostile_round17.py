@@ -89,7 +89,7 @@ def test_kv_bytes_per_request_of_a_valid_prompt():
 
 def test_host_power_refuses_an_absurd_host_power_per_h100():
     from compute.hardware import get_gpu
-    from netmodel.study.cost import host_power
+    from netmodel.study.host_bill import host_power
 
     lite = get_gpu("Lite")
     # the TDP rule: 534 W per H100 x the Lite's 175 W / the H100's 700 W

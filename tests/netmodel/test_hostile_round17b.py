@@ -178,7 +178,7 @@ def test_cost_rows_of_valid_input(graph):
 
 @pytest.mark.parametrize("bad", [None, "Lite", 1.0], ids=["None", "str", "float"])
 def test_host_power_gpu_must_be_a_gpu_spec(bad):
-    from netmodel.study.cost import host_power
+    from netmodel.study.host_bill import host_power
 
     with pytest.raises(UserError, match=r"^gpu must be a compute\.hardware\.GpuSpec"):
         host_power(bad, 534.0)

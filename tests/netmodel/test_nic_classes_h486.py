@@ -2,7 +2,7 @@
 
 Every NIC was charged one ConnectX-7 400G price ($1,599) and a 16 W estimate whatever its
 generation. Now a GPU's link a NIC drives is charged the slowest NIC class at least its cable
-rate (``netmodel.study.cost.NIC_CLASSES``: 200, 400 and 800 Gb/s; rows of
+rate (``netmodel.study.host_bill.NIC_CLASSES``: 200, 400 and 800 Gb/s; rows of
 compute/data/economics.toml), one a cable, a breakout share its share; the hosts are
 charged without the NIC they hold (the DGX H100's ConnectX-7: ``nic_price``, ``nic_power``,
 24.9 W typical with passive cables from NVIDIA's ConnectX-7 manual; a published system's
@@ -28,7 +28,8 @@ import pytest
 from compute.errors import UserError
 from compute.rows import economics
 from compute.yield_model import parameter
-from netmodel.study.cost import NIC_CLASSES, cost_summary, nic_charge, nic_class
+from netmodel.study.cost import cost_summary
+from netmodel.study.host_bill import NIC_CLASSES, nic_charge, nic_class
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
 from topologies import build

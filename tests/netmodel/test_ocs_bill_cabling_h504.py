@@ -27,7 +27,7 @@ import pytest
 
 from compute.errors import UserError
 from compute.yield_model import parameter
-from netmodel.study.cost import nic_charge, scale_out_nics
+from netmodel.study.host_bill import nic_charge, scale_out_nics
 from netmodel.study.network_bill import network_bill, network_costs, ocs_cabling_ports
 from topologies import build
 from topologies.optical import ocs, realize

@@ -20,7 +20,7 @@ from collections import Counter
 import pytest
 
 from compute.errors import UserError
-from netmodel.study.cost import nic_charge, scale_out_nics
+from netmodel.study.host_bill import nic_charge, scale_out_nics
 from topologies import build
 from topologies.analysis import summary
 from topologies.degrade import degrade

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from compute.errors import UserError
 from compute.hardware import load_gpu_file
 from compute.yield_model import parameter
-from netmodel.study.cost import NIC_CLASSES, cost_summary, nic_charge, nic_class
+from netmodel.study.cost import cost_summary
+from netmodel.study.host_bill import NIC_CLASSES, nic_charge, nic_class
 from netmodel.study.scenario_catalog import get_scenario
 from topologies import build
 from topologies.failure_domains import components
