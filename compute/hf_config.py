@@ -37,6 +37,7 @@ from compute.hf_families import (
     UNMODELLED_KEYS,
     UNMODELLED_LAYERS,
     WINDOW_OPT_IN,
+    WINDOWLESS_TYPES,
     WRAPPED_TEXT_TYPES,
     ZERO_EXPERTS,
     family_layout,
@@ -375,6 +376,8 @@ def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict
       pattern-th layer (default 6, Cohere2 4);
     * Qwen2 / Qwen2-MoE / Qwen3: only with ``use_sliding_window`` true, and then the layers
       from ``max_window_layers`` on;
+    * a family whose attention has no window (:data:`WINDOWLESS_TYPES`: Llama, DeepSeek,
+      OLMo-2, Cohere, ...): refused;
     * any other family (Mistral, Mixtral, Phi-3, ...): every layer when ``sliding_window`` is
       not null.
     """
@@ -391,6 +394,14 @@ def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict
     types = _layer_types(c, layers)
     if types is not None:
         full = {i for i, t in enumerate(types) if t != "sliding_attention"}
+    elif model_type in WINDOWLESS_TYPES or (fam["window"] == "none"
+                                            and model_type not in KEYED_TYPES):
+        # (a type of no family: its family is its architecture's, Kimi-K2's DeepSeek-V3)
+        who = f"model_type {model_type!r}" if model_type else \
+            f"architecture {_architectures(c)[0]!r}"
+        raise UserError(f"{c.where}: sliding_window {window} is not read by {who}, whose "
+                        f"attention spans the whole context; allowed: null (no window), or a "
+                        f"layer_types list naming the windowed layers")
     elif fam["window"] == "alternate":   # Gemma-2: layer i full when i + 1 is even
         full = set(range(1, layers, 2))
     elif fam["window"] == "pattern" or c.has("window_pattern"):

@@ -15,8 +15,8 @@ __all__ = ["ARCHITECTURE_FAMILIES", "BASE_FAMILY", "DBRX_DEFAULTS", "EXPERT_FIEL
            "EXPERT_LIMITS", "FAMILY_ALIASES", "GATED_ACTIVATIONS", "GATED_TYPES", "GEMMA3",
            "HF_ALIASES", "HF_FAMILIES", "HF_UNMODELLED", "KEYED_TYPES", "LAYER_TYPES", "LLAMA4_LAYER_TYPES",
            "NESTED_DEFAULTS", "PER_LAYER_KEYS", "TABLELESS_POSITIONS", "TABLE_POSITIONS",
-           "TEXT_MODEL_KEYS", "UNMODELLED_KEYS", "UNMODELLED_LAYERS", "WINDOW_OPT_IN",
-           "WRAPPED_TEXT_TYPES", "ZERO_EXPERTS", "family_layout", "softmax_only"]
+           "TEXT_MODEL_KEYS", "UNMODELLED_KEYS", "UNMODELLED_LAYERS", "WINDOWLESS_TYPES",
+           "WINDOW_OPT_IN", "WRAPPED_TEXT_TYPES", "ZERO_EXPERTS", "family_layout", "softmax_only"]
 
 #: Where each number is found in a HuggingFace ``config.json``: the keys of each family, the
 #: first present and not null wins (GPT-2 ``n_*``, BLOOM ``n_layer``/``n_head``, Falcon
@@ -484,6 +484,19 @@ LLAMA4_LAYER_TYPES = ("full_attention", "chunked_attention")
 #: Model types whose ``sliding_window`` applies only when ``use_sliding_window`` is true
 #: (HF Qwen2Config and its kin default it to false; their configs name a window anyway).
 WINDOW_OPT_IN = {"qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen2_vl", "qwen2_5_vl"}
+#: Model types whose attention spans the whole context whatever a ``sliding_window`` key
+#: says: HF transformers' attention of these families (LlamaAttention, DeepseekV3Attention,
+#: CohereAttention, ...) is built with no window, and vLLM's Llama windows only the layers a
+#: ``layer_types`` calls sliding. Such a key, not null and not 0, without a ``layer_types``
+#: is refused, rather than read as a window on every layer (Mistral's rule, the default of
+#: a family not listed) or dropped.
+WINDOWLESS_TYPES = frozenset({
+    "llama", "gemma", "cohere", "olmo", "olmo2", "olmoe", "falcon", "gpt2", "bloom", "opt",
+    "gptj", "gpt_bigcode", "gpt_neox", "deepseek", "deepseek_v2", "deepseek_v3", "glm",
+    "glm4", "glm4_moe", "chatglm", "nemotron", "stablelm", "phi", "granite", "granitemoe",
+    "granitemoeshared", "granitemoehybrid", "internlm2", "internlm3", "dbrx", "grok-1",
+    "hunyuan", "hunyuan_v1_dense", "hunyuan_v1_moe", "ernie4_5", "ernie4_5_moe",
+    "baichuan", "qwen", "jais", "yi", "bailing_moe", "minicpm", "exaone"})
 
 #: Activations that name a gated MLP (two input projections, one through the activation,
 #: multiplied): Jais's activation_function "swiglu" on a GPT-2-style config (its c_fc, c_fc2
@@ -556,5 +569,6 @@ EXPERT_LIMITS = {"experts_per_token": "experts_per_token", "expert_ffn": "ffn",
 
 def family_layout(family: str) -> dict:
     """The layout a known family (a key of :data:`HF_FAMILIES`) builds: its entry over
-    :data:`BASE_FAMILY`."""
-    return {**BASE_FAMILY, **HF_FAMILIES[family]}
+    :data:`BASE_FAMILY`, with ``window`` ``"none"`` for :data:`WINDOWLESS_TYPES`."""
+    layout = {**BASE_FAMILY, **HF_FAMILIES[family]}
+    return {**layout, "window": "none"} if family in WINDOWLESS_TYPES else layout
