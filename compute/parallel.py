@@ -168,6 +168,15 @@ def _whole(what: str, v) -> int:
     return int(v)
 
 
+def _divisors_of_tp(tp: int) -> str:
+    """The degrees that divide ``tp``, as a refusal lists them.
+
+    >>> _divisors_of_tp(8)
+    '1, 2, 4, 8 (the divisors of TP 8)'
+    """
+    return f"{', '.join(map(str, _divisors(tp)))} (the divisors of TP {tp})"
+
+
 def expert_slots(experts: int, ep: int) -> tuple[int, int]:
     """``(slots, redundant)``: the routed-expert slots each of ``ep`` expert-parallel groups
     holds, ``ceil(experts / ep)``, and how many of the ``ep`` groups' slots are redundant
@@ -310,9 +319,10 @@ def check_parallelism(model: ModelSpec, par: Parallelism, max_instance: int | No
     pp, ep = _check_pp(model, par.pp), _check_ep(model, par.ep)
     if tp % ep:
         raise UserError(f"EP degree {ep} does not divide TP degree {tp} (the experts are placed "
-                        f"on the {tp} GPUs of each pipeline stage)")
+                        f"on the {tp} GPUs of each pipeline stage); allowed: {_divisors_of_tp(tp)}")
     if tp % adp:
-        raise UserError(f"attention DP degree {adp} does not divide TP degree {tp}")
+        raise UserError(f"attention DP degree {adp} does not divide TP degree {tp}; allowed: "
+                        f"{_divisors_of_tp(tp)}")
     if model.heads % (tp // adp):
         raise UserError(f"TP degree {tp} over attention DP degree {adp} gives attention groups "
                         f"of {tp // adp} GPUs, which do not divide the {model.heads} attention "

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ACCEPTANCE_SOURCE", "DEFAULT_ACCEPTANCE", "DEFAULT_RESERVE", "MODES",
            "MTP_TWO_BATCH_REFUSED", "RooflineOptions", "check_acceptance", "check_reserve",
-           "option_help"]
+           "option_help", "profile_two_batch_refused"]
 
 #: How a stage's compute, memory and network times combine: their max or their sum.
 MODES = ("overlap", "serial")
@@ -48,6 +48,18 @@ MODES = ("overlap", "serial")
 #: leave the drafts out): :class:`RooflineOptions` and :mod:`compute.two_batch`.
 MTP_TWO_BATCH_REFUSED = ("MTP decode with two-batch overlap is not modelled; give one of "
                          "mtp_tokens and two_batch_overlap")
+
+
+
+def profile_two_batch_refused(profile: EngineProfile) -> str:
+    """The one line refusing two-batch overlap with an engine ``profile`` (the overlap is
+    modelled on the roofline): :class:`RooflineOptions` and :mod:`compute.two_batch`. It
+    names the parameter (two_batch_overlap, which the command line says as its flag) and
+    the profile given."""
+    return (f"two-batch overlap is modelled on the roofline; give no profile "
+            f"(two_batch_overlap with profile {profile.name!r}, the calibrated mode: drop "
+            f"one of them)")
+
 
 #: Fraction of HBM left to the runtime (vLLM's default gpu_memory_utilization = 0.9).
 DEFAULT_RESERVE = 0.10
@@ -221,7 +233,7 @@ class RooflineOptions:
             raise UserError(f"two_batch_overlap must be true or false, got "
                             f"{describe(self.two_batch_overlap)}")
         if self.two_batch_overlap and self.profile is not None:
-            raise UserError("two-batch overlap is modelled on the roofline; give no profile")
+            raise UserError(profile_two_batch_refused(self.profile))
         if self.dense_mlp_tp is not None:
             if not is_whole(self.dense_mlp_tp) or self.dense_mlp_tp not in DENSE_MLP_TP_DEGREES:
                 raise UserError(f"dense MLP TP degree (dense_mlp_tp) must be 1 (SGLang's "

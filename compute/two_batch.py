@@ -73,7 +73,11 @@ from compute.parallel import Parallelism, dense_data_parallel, layout
 from compute.phases import Workload
 from compute.results import InferenceResult
 from compute.roofline import check_options, evaluate_grid
-from compute.roofline_options import MTP_TWO_BATCH_REFUSED, RooflineOptions
+from compute.roofline_options import (
+    MTP_TWO_BATCH_REFUSED,
+    RooflineOptions,
+    profile_two_batch_refused,
+)
 from compute.stages import layer_counts
 
 __all__ = ["TwoBatchResult", "evaluate_two_batch", "step_segments", "two_batch_time"]
@@ -177,7 +181,7 @@ def evaluate_two_batch(model, gpu, tp: int, batch: int, phase="decode", **kwargs
     options = kwargs.get("options")
     check_options(options)   # a float raised AttributeError ('no attribute profile')
     if options is not None and options.profile is not None:
-        raise UserError("two-batch overlap is modelled on the roofline; give no profile")
+        raise UserError(profile_two_batch_refused(options.profile))
     if options is not None and options.mtp_tokens:   # the halves' chains leave the drafts out
         raise UserError(MTP_TWO_BATCH_REFUSED)
     if options is not None and options.two_batch_overlap:   # the serial step

@@ -13,6 +13,7 @@ is one ``error:`` line with exit status 2, like every other user mistake.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -211,6 +212,60 @@ def _degrees(what: str, text, allow_all: bool = False):
     return values
 
 
+#: The library's words for each degree refused (compute.parallel, compute.sharding,
+#: compute.roofline's two-batch check of PP), by the flag that gave it.
+_DEGREE_WORDS = {"--tp": ("TP degree",), "--pp": ("PP degree", "two-batch overlap models one "
+                                                  "pipeline stage"),
+                 "--ep": ("EP degree",), "--attention-dp": ("attention DP degree",)}
+
+
+def _degrees_as_flags(**typed: str | None):
+    """A context in which a library refusal of a degree (``TP degree 5 does not divide the
+    32 attention heads ...``) is said with the flag that gave it and its text as typed in
+    front (``--tp '5.0': TP degree 5 ...``): the library names its parameter, the command
+    line its flag, whatever spelling of the number was typed (+5, 5.0, 1e3). ``typed``: the
+    text of each degree option (``tp``, ``pp``, ``ep``, ``attention_dp``), None where not
+    given.
+
+    >>> from compute.errors import UserError
+    >>> try:
+    ...     with _degrees_as_flags(tp="1e3", attention_dp=None):
+    ...         raise UserError("TP degree 1000 does not divide the 32 attention heads")
+    ... except UserError as exc:
+    ...     print(exc)
+    --tp '1e3': TP degree 1000 does not divide the 32 attention heads
+    """
+    import contextlib
+
+    from netmodel.cli.main import value_refused_as
+
+    stack = contextlib.ExitStack()
+    given = {"--" + n.replace("_", "-"): str(t) for n, t in typed.items() if t is not None}
+    if given:   # no degree of the lists typed together: said with every list typed
+        stack.enter_context(_none_together(given))
+    for name, text in typed.items():
+        flag = "--" + name.replace("_", "-")
+        if text is not None:
+            stack.enter_context(value_refused_as(flag, str(text), *_DEGREE_WORDS[flag]))
+    return stack
+
+
+@contextmanager
+def _none_together(given: dict[str, str]):
+    """A search's ``no configuration to search: ...`` (the degrees typed leave none: every
+    EP or attention DP degree divides no TP) said with each degree flag typed (``given``,
+    flag -> text) in front."""
+    from compute.errors import UserError
+
+    try:
+        yield
+    except UserError as exc:
+        if not str(exc).startswith("no configuration to search"):
+            raise
+        flags = ", ".join(f"{f} {t!r}" for f, t in given.items())
+        raise type(exc)(f"{flags}: {exc}") from None
+
+
 def _check_skew_used(skew: float, model, eps) -> None:
     """Refuse an ``--expert-skew`` above 1 that is never used: on a dense model (no routed
     experts), or when every EP degree ``eps`` is 1 (one EP group receives every routed
@@ -275,10 +330,11 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
     tp, batch = whole_option("--tp", tp_text), whole_option("--batch", batch_text)
     pp, ep, skew = whole_option("--pp", pp_text), whole_option("--ep", ep_text), _skew(skew_text)
     _check_skew_used(skew, model, [ep])
-    report = infer_report(model, gpu, tp, batch, workload, pp=pp, ep=ep,
-                          attention_dp=whole_option("--attention-dp", adp_text),
-                          expert_skew=skew, options=options, slo=slo, comm=comm,
-                          collectives=desc, fabric_gpus=fabric_gpus, two_batch=two_batch)
+    adp = whole_option("--attention-dp", adp_text)
+    with _degrees_as_flags(tp=tp_text, pp=pp_text, ep=ep_text, attention_dp=adp_text):
+        report = infer_report(model, gpu, tp, batch, workload, pp=pp, ep=ep, attention_dp=adp,
+                              expert_skew=skew, options=options, slo=slo, comm=comm,
+                              collectives=desc, fabric_gpus=fabric_gpus, two_batch=two_batch)
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
     elif as_csv:
@@ -325,10 +381,11 @@ def search(max_batch: int, tp_text: str | None, pp_text: str | None, ep_text: st
     max_gpus = None if max_gpus_text is None else whole_option("--max-gpus", max_gpus_text)
     eps, skew = _degrees("--ep", ep_text, True), _skew(skew_text)
     _check_skew_used(skew, model, [1] if eps is None else [2] if eps is True else eps)  # all: EP > 1
-    report = search_report(model, gpu, workload, options=options, slo=slo, comm=comm,
-                           collectives=desc, fabric_gpus=fabric_gpus, tp=tps,
-                           pp=_degrees("--pp", pp_text), ep=eps,
-                           attention_dp=_degrees("--attention-dp", adp_text, True),
-                           expert_skew=skew, max_gpus=max_gpus, max_batch=max_batch)
+    pps, adps = _degrees("--pp", pp_text), _degrees("--attention-dp", adp_text, True)
+    with _degrees_as_flags(tp=tp_text, pp=pp_text, ep=ep_text, attention_dp=adp_text):
+        report = search_report(model, gpu, workload, options=options, slo=slo, comm=comm,
+                               collectives=desc, fabric_gpus=fabric_gpus, tp=tps, pp=pps,
+                               ep=eps, attention_dp=adps, expert_skew=skew,
+                               max_gpus=max_gpus, max_batch=max_batch)
     click.echo(json.dumps(report.to_dict(), indent=2) if as_json else report.table(show_front))
     exit_if_nothing_feasible([report.result])

@@ -177,7 +177,10 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
     else:
         if sms_text is not None:
             kw["sms_physical"], kw["sms_enabled"] = _sms(sms_text)
-        with value_refused_as("--area", area_text, "die area"), alpha_refused:
+        # the library names its SM counts (sms_physical, sms_enabled): --sms gave both
+        sms_refused = value_refused_as("--sms", sms_text, "sms_physical", "sms_enabled") \
+            if sms_text is not None else contextlib.nullcontext()
+        with value_refused_as("--area", area_text, "die area"), alpha_refused, sms_refused:
             c = die_cost(_qty(area_text, _AREA_UNITS, "--area"), **kw)
     if as_json:
         click.echo(json.dumps(c.to_dict(), indent=2))

@@ -94,14 +94,14 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     slo = slo_of(ttft, tbt)
     profile = resolve_profile(profile_ref)
     scen = get_scenario(scenario)
-    r = run_serve(model, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
-                  slo=slo, options=RooflineOptions(profile=profile,
-                                                   two_batch_overlap=two_batch_overlap,
-                                                   dense_mlp_tp=dense_degree(dense_mlp_tp),
-                                                   **mtp_settings(mtp_tokens,
-                                                                  mtp_acceptance)),
-                  dimensions="tp" if tp_only else "all",
-                  max_batch=max_batch)
+    options = RooflineOptions(profile=profile, two_batch_overlap=two_batch_overlap,
+                              dense_mlp_tp=dense_degree(dense_mlp_tp),
+                              **mtp_settings(mtp_tokens, mtp_acceptance))
+    # a workload past the model's context: said with --workload (the file or name typed)
+    with value_refused_as("--workload", workload, f"workload {wl.name!r}: prompt "):
+        r = run_serve(model, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
+                      slo=slo, options=options, dimensions="tp" if tp_only else "all",
+                      max_batch=max_batch)
     click.echo(r.to_json() if as_json else r.table())
     if profile is not None and not as_json:
         # the pools' collectives (and the transfer) are the scenario's, as compare's

@@ -188,6 +188,29 @@ def get_workload(ref: str | Path | ServingWorkload) -> ServingWorkload:
                     f"file with prompt, output (and rate)")
 
 
+def _check_context(model: ModelSpec, wl: ServingWorkload) -> None:
+    """Refuse a workload whose requests outgrow ``model``'s ``max_context``: the prefill
+    holds ``prompt`` tokens, the last decode step ``prompt + output`` (one output token: the
+    prefill's alone). Said of the workload's two numbers, not of a context no one typed.
+
+    >>> from compute.errors import UserError
+    >>> try:
+    ...     _check_context(get_model("Llama-3-8B"), ServingWorkload("long", 8000, 500))
+    ... except UserError as exc:
+    ...     print(exc)
+    workload 'long': prompt 8000 + output 500 tokens is a context of 8500, past \
+Llama-3-8B's max_context of 8192 tokens; allowed: prompt + output up to 8192 (a shorter \
+workload, or a model file with a larger max_context)
+    """
+    tokens = wl.prompt + (wl.output if wl.output > 1 else 0)
+    if model.max_context and tokens > model.max_context:
+        raise UserError(f"workload {wl.name!r}: prompt {wl.prompt} + output {wl.output} "
+                        f"tokens is a context of {tokens}, past {model.name}'s max_context "
+                        f"of {model.max_context} tokens; allowed: prompt + output up to "
+                        f"{model.max_context} (a shorter workload, or a model file with a "
+                        f"larger max_context)")
+
+
 def kv_bytes_per_request(model: str | ModelSpec, prompt: int) -> float:
     """Bytes of one request's KV cache after its prefill (every layer; the latent once
     with multi-head latent attention; a sliding-window layer keeps only its last window
@@ -447,6 +470,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     model = get_model(model)
     scen = get_scenario(scenario)
     wl = get_workload(workload)
+    _check_context(model, wl)
     slo = check_slo(slo)
     options = check_options(options)
     cache = validate.of_type("collectives", collectives, dict, "{}")

@@ -103,8 +103,9 @@ def test_api_expert_skew_out_of_range(skew):
     ({"ep": "2"}, "EP degree must be a whole number >= 1, got '2'"),
     # EP 3 places redundant experts (tests/compute/test_redundant_experts.py), not on TP 8
     ({"ep": 3}, "EP degree 3 does not divide TP degree 8 (the experts are placed on the 8 GPUs "
-                "of each pipeline stage)"),
-    ({"attention_dp": 3}, "attention DP degree 3 does not divide TP degree 8"),
+                "of each pipeline stage); allowed: 1, 2, 4, 8 (the divisors of TP 8)"),
+    ({"attention_dp": 3}, "attention DP degree 3 does not divide TP degree 8; allowed: 1, 2, 4, "
+                          "8 (the divisors of TP 8)"),
     ({"attention_dp": float("nan")}, "attention DP degree must be a whole number >= 1, got nan"),
     ({"pp": 33}, "PP degree 33 exceeds the 32 layers of Mixtral-8x7B; allowed: 1 to 32 (a "
                  "stage holds at least one layer)"),

@@ -43,5 +43,6 @@ def test_ep_not_dividing_tp_is_still_one_line():
     r = _run("infer", "--model", "Mixtral-8x7B", "--gpu", "H100-SXM", "--tp", 8, "--ep", 3,
              "--batch", 8)
     assert r.exit_code == 2
-    assert r.output == ("error: EP degree 3 does not divide TP degree 8 (the experts are placed "
-                        "on the 8 GPUs of each pipeline stage)\n")
+    assert r.output == ("error: --ep '3': EP degree 3 does not divide TP degree 8 (the experts "
+                        "are placed on the 8 GPUs of each pipeline stage); allowed: 1, 2, 4, 8 "
+                        "(the divisors of TP 8)\n")

@@ -1,0 +1,175 @@
+"""Hostile-input round 21, on the values a number option takes in another spelling and on
+options each fine alone but wrong together. Rounds 15-20 (scripts/hostile_round15.py ..
+20.py) gave every option the values no number is (nan, 1e309, '1_000', other scripts'
+digits), files broken every way, hostile environments and signals; round 19 took a
+refusal as naming the value where the line held the number read. This round types the
+numbers a command reads as another number (``+5``, ``5.0``, ``1e3``, ``0005``, ``5.``)
+and checks that a refusal of the value read still names the flag typed: a library error
+says ``TP degree 1000``, which is no word of ``--tp 1e3``. And it pairs options and files
+that are each taken alone: a serving workload whose requests outgrow the model's context
+(the refusal spoke of a ``context`` serve has no option for), ``--two-batch-overlap``
+with ``--profile`` or ``--pp 2``, ``yield --sms`` past the SM limit (named
+``sms_physical``, a library parameter), degrees that do not divide TP (no word of what
+divides it).
+
+What each gets (the project's promise, docs/units-and-errors.md): exit status 2, one line
+``error: ...`` holding the flag (or file) typed and what is allowed (each case's words),
+no traceback, nothing written in the case's folder. A case marked ``ok`` is a value the
+command takes (exit 0).
+
+Usage: ``python scripts/hostile_round21.py [-k SUBSTRING] [-v]``; prints each failure
+(FAIL), the counts, and exit status 1 if any failed. In process (click's CliRunner), a
+few seconds a case at most.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from click.testing import CliRunner  # noqa: E402
+from hostile_tally import Tally, _alarm, round_options, within_a_minute  # noqa: E402
+
+from netmodel.cli.main import cli  # noqa: E402
+
+#: One case: (name, run); run(folder) is None where the case holds, else why not.
+Case = tuple[str, Callable[[Path], str | None]]
+
+INFER = ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--batch", "4"]
+INFER_MOE = ["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--batch", "16", "--tp",
+             "8"]
+SEARCH = ["search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--max-batch", "8"]
+SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--max-batch", "8"]
+COMPARE = ["compare", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch", "8",
+           "-q", "--no-plot"]
+DIVISORS_8 = "allowed: 1, 2, 4, 8"
+
+#: Refusals: name -> (argv, files to write in the case's folder, words the line must hold).
+REFUSALS: dict[str, tuple[list[str], dict[str, str], tuple[str, ...]]] = {}
+for _flag, _word in (("--tp", "TP degree"), ("--pp", "PP degree"), ("--ep", "EP degree"),
+                     ("--attention-dp", "attention DP degree")):
+    for _typed in ("+5", "5.0", "1e3", "0005", "5."):
+        if _flag == "--pp" and _typed != "1e3":   # PP 5 is a pipeline Llama-3-8B takes
+            continue
+        _tp = [] if _flag == "--tp" else ["--tp", "1"]
+        REFUSALS[f"infer {_flag} {_typed}"] = (
+            [*INFER, *_tp, _flag, _typed], {}, (f"{_flag} {_typed!r}", _word, "allowed" if
+                                                _flag != "--ep" else "EP 1 only"))
+        REFUSALS[f"search {_flag} {_typed}"] = (
+            [*SEARCH, _flag, f"1,{_typed}" if _flag != "--attention-dp" else _typed], {},
+            (_flag,) if _flag == "--attention-dp" else (f"{_flag} '1,{_typed}'", _word))
+REFUSALS.update({
+    "infer --attention-dp not dividing TP": (
+        [*INFER_MOE, "--attention-dp", "3"], {},
+        ("--attention-dp '3'", "does not divide TP degree 8", DIVISORS_8)),
+    "infer --ep not dividing TP": (
+        [*INFER_MOE, "--ep", "3"], {}, ("--ep '3'", "does not divide TP degree 8",
+                                        DIVISORS_8)),
+    "infer two-batch overlap with PP 2": (
+        [*INFER, "--tp", "2", "--pp", "2", "--two-batch-overlap"], {},
+        ("--pp '2'", "allowed: PP 1")),
+    "search two-batch overlap with PP 1,2": (
+        [*SEARCH, "--pp", "1,2", "--two-batch-overlap"], {}, ("--pp '1,2'", "allowed: PP 1")),
+    "infer two-batch overlap with a profile": (
+        [*INFER, "--tp", "1", "--two-batch-overlap", "--profile", "vllm-dgx-h100"], {},
+        ("--two-batch-overlap", "'vllm-dgx-h100'", "drop one")),
+    "serve two-batch overlap with a profile": (
+        [*SERVE, "--two-batch-overlap", "--profile", "vllm-dgx-h100"], {},
+        ("--two-batch-overlap", "'vllm-dgx-h100'", "drop one")),
+    "compare two-batch overlap with a profile": (
+        [*COMPARE, "--two-batch-overlap", "--profile", "vllm-dgx-h100"], {},
+        ("--two-batch-overlap", "'vllm-dgx-h100'", "drop one")),
+    "yield --sms past the SM limit": (
+        ["yield", "--area", "814", "--sms", "1000000000/1"], {},
+        ("--sms '1000000000/1'", "from 1 to 100,000")),
+    "yield --sms 1e6/1": (
+        ["yield", "--area", "814", "--sms", "1e6/1"], {}, ("--sms '1e6/1'", "from 1 to")),
+    "serve workload prompt past the context": (
+        [*SERVE, "--workload", "w.toml"], {"w.toml": "prompt = 100000\noutput = 13\n"},
+        ("--workload 'w.toml'", "prompt 100000 + output 13", "max_context of 8192",
+         "allowed: prompt + output up to 8192")),
+    "serve workload prompt + output past the context": (
+        [*SERVE, "--workload", "w.json"], {"w.json": '{"prompt": 8000, "output": 1000}'},
+        ("--workload 'w.json'", "context of 9000", "allowed: prompt + output up to 8192")),
+})
+
+#: Values taken (exit 0): name -> argv.
+TAKEN: dict[str, list[str]] = {
+    "serve workload of one output token at the context": (
+        [*SERVE, "--workload", "w.toml"]),
+}
+TAKEN_FILES = {"serve workload of one output token at the context":
+               {"w.toml": "prompt = 8192\noutput = 1\n"}}
+
+
+def _invoke(argv: list[str], d: Path):
+    old = os.getcwd()
+    os.chdir(d)
+    try:
+        return CliRunner().invoke(cli, argv, prog_name="netmodel")
+    finally:
+        os.chdir(old)
+
+
+def refusal_case(name: str, argv: list[str], files: dict[str, str],
+                 words: tuple[str, ...]) -> Case:
+    def run(d: Path) -> str | None:
+        for f, text in files.items():
+            (d / f).write_text(text)
+        before = sorted(os.listdir(d))
+        r = _invoke(argv, d)
+        lines = r.output.strip().splitlines()
+        shown = " / ".join(lines)[:300]
+        if r.exception is not None and not isinstance(r.exception, SystemExit):
+            return f"exception {type(r.exception).__name__}: {str(r.exception)[:200]}"
+        if r.exit_code != 2 or len(lines) != 1 or not lines[0].startswith("error: "):
+            return f"exit {r.exit_code} | {shown}"
+        missing = [w for w in words if w not in lines[0]]
+        if missing:
+            return f"names not {missing} | {shown}"
+        after = sorted(os.listdir(d))
+        return None if after == before else f"wrote {sorted(set(after) - set(before))}"
+    return f"refusal {name}", run
+
+
+def taken_case(name: str, argv: list[str], files: dict[str, str]) -> Case:
+    def run(d: Path) -> str | None:
+        for f, text in files.items():
+            (d / f).write_text(text)
+        r = _invoke(argv, d)
+        if r.exit_code != 0 or "Traceback" in r.output:
+            return f"exit {r.exit_code} | {r.output.strip()[-300:]}"
+        return None
+    return f"taken {name}", run
+
+
+def cases() -> Iterator[Case]:
+    yield from (refusal_case(n, a, f, w) for n, (a, f, w) in REFUSALS.items())
+    yield from (taken_case(n, a, TAKEN_FILES.get(n, {})) for n, a in TAKEN.items())
+
+
+def judge(run: Callable[[Path], str | None]) -> tuple[str | None, float]:
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="hostile21-") as tmp:
+        return run(Path(tmp)), time.perf_counter() - t0
+
+
+def main() -> int:
+    args = round_options()
+    signal.signal(signal.SIGALRM, _alarm)
+    tally = Tally("WARN", args.v)
+    for name, run in cases():
+        if args.k in name:
+            tally.record(name, *within_a_minute(judge, run))
+    return tally.report("warned")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

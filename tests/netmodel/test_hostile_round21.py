@@ -1,0 +1,99 @@
+"""Hostile round 21 (scripts/hostile_round21.py): a number typed in another spelling and
+options each fine alone but wrong together.
+
+Found wrong, each checked here:
+
+(a) infer and search refused a degree in the library's words alone: ``--tp 1e3`` said
+``TP degree 1000 does not divide ...``, ``--ep 5.0`` ``EP degree 5 needs ...``, no word of
+the flag nor of the text typed; ``--attention-dp 5`` in search ``no configuration to
+search: ...``. Now the flag and the text as typed come first.
+
+(b) A degree that does not divide TP (``--attention-dp 3``, ``--ep 3`` at TP 8) said so
+but not which do. Now ``allowed: 1, 2, 4, 8 (the divisors of TP 8)``.
+
+(c) ``--two-batch-overlap`` with ``--pp 2`` or with ``--profile`` named neither flag nor
+the profile; now ``--pp '2': ...`` and ``(--two-batch-overlap with profile '...': drop one
+of them)``.
+
+(d) ``yield --sms 1000000000/1`` named ``sms_physical``, a library parameter; now
+``--sms '1000000000/1': ...``.
+
+(e) ``serve --workload`` of requests past the model's context said ``decode with a context
+of 100013 tokens exceeds ...; use a shorter context``: serve has no context option, and the
+file was not named. Now the file, its prompt and output, and the most they may add to.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "hostile_round21.py"
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location("hostile_round21", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+H21 = _load()
+INFER = ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--batch", "4"]
+SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--max-batch", "8"]
+
+
+@pytest.mark.parametrize("name", sorted(H21.REFUSALS))
+def test_each_refusal_of_the_round(name, tmp_path):
+    argv, files, words = H21.REFUSALS[name]
+    _, run = H21.refusal_case(name, argv, files, words)
+    assert run(tmp_path) is None
+
+
+def test_a_degree_typed_as_1e3_is_named_by_its_flag():
+    line = one_line_error(run_cli([*INFER, "--tp", "1e3"]))
+    assert line == ("error: --tp '1e3': TP degree 1000 does not divide the 32 attention heads "
+                    "of Llama-3-8B; allowed: 1, 2, 4, 8 (up to this GPU's largest instance, 8)")
+
+
+def test_attention_dp_not_dividing_tp_lists_the_divisors():
+    line = one_line_error(run_cli(["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM",
+                                   "--batch", "16", "--tp", "8", "--attention-dp", "3"]))
+    assert line == ("error: --attention-dp '3': attention DP degree 3 does not divide TP "
+                    "degree 8; allowed: 1, 2, 4, 8 (the divisors of TP 8)")
+
+
+def test_two_batch_overlap_with_a_profile_names_both():
+    line = one_line_error(run_cli([*INFER, "--tp", "1", "--two-batch-overlap", "--profile",
+                                   "vllm-dgx-h100"]))
+    assert line == ("error: two-batch overlap is modelled on the roofline; give no profile "
+                    "(--two-batch-overlap with profile 'vllm-dgx-h100', the calibrated mode: "
+                    "drop one of them)")
+
+
+def test_yield_sms_past_the_limit_is_said_with_the_flag():
+    line = one_line_error(run_cli(["yield", "--area", "814", "--sms", "1000000000/1"]))
+    assert line == ("error: --sms '1000000000/1': sms_physical must be a whole number from 1 "
+                    "to 100,000, got 1000000000")
+
+
+def test_serve_workload_past_the_context_names_the_file_and_its_numbers(tmp_path):
+    (tmp_path / "w.toml").write_text("prompt = 8000\noutput = 500\n")
+    line = one_line_error(run_cli([*SERVE, "--workload", "w.toml"], cwd=tmp_path))
+    assert line == ("error: --workload 'w.toml': workload 'w': prompt 8000 + output 500 "
+                    "tokens is a context of 8500, past Llama-3-8B's max_context of 8192 "
+                    "tokens; allowed: prompt + output up to 8192 (a shorter workload, or a "
+                    "model file with a larger max_context)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.toml"]
+
+
+def test_serve_workload_of_one_output_token_at_the_context_runs(tmp_path):
+    """One output token is the prefill's: the context is the prompt alone (8192 fits)."""
+    (tmp_path / "w.toml").write_text("prompt = 8192\noutput = 1\n")
+    r = run_cli([*SERVE, "--workload", "w.toml"], cwd=tmp_path)
+    assert r.exit_code == 0, r.output
