@@ -108,7 +108,7 @@ sys.path.insert(0, {root!r})
 from netmodel.study.availability import availability
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_cluster import build_cluster
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 
 scenario = {scenario!r}
 if scenario.startswith("name ="):

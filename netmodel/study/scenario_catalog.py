@@ -23,7 +23,8 @@ from compute.errors import UserError, known
 from compute.hardware import GpuSpec
 from compute.validate import describe, listed
 from netmodel.study.defaults import BASELINE_SCENARIO
-from netmodel.study.scenarios import Scenario, load_scenario, load_scenario_text
+from netmodel.study.scenario_files import load_scenario, load_scenario_text
+from netmodel.study.scenarios import Scenario
 
 __all__ = ["expand_scenarios", "get_scenario", "instances_note", "is_scenario_ref",
            "own_gpu_scenarios", "scenario_names", "shipped_scenario", "shipped_scenarios",

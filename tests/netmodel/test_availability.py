@@ -26,7 +26,7 @@ from netmodel.study.reliability_spares import SparePools, spare_pools
 from netmodel.study.reliability_summary import SUMMARY_COLUMNS, reliability_summary
 from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.scenario_catalog import scenario_names
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 from topologies.failure_domains import CLASSES
 
 TEMPLATE = """name = "{name}"

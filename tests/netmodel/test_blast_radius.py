@@ -18,7 +18,7 @@ from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_fabric import MAX_GPUS
 from netmodel.study.reliability_recovery import recovery
 from netmodel.study.scenario_catalog import scenario_names
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 from tests.netmodel.lite_ocs_ring_h479 import ring_scenario
 from topologies.degrade import degrade
 from topologies.failure_domains import CLASSES

@@ -94,7 +94,7 @@ def test_all_groups_keeps_the_scenarios_scope(tmp_path, op):
     from click.testing import CliRunner
 
     from netmodel.cli.main import cli
-    from netmodel.study.scenarios import save_scenario
+    from netmodel.study.scenario_files import save_scenario
 
     path = str(save_scenario(_all("lite-hier", "ring"), tmp_path / "ring.toml"))
     r = CliRunner().invoke(cli, ["collective", op, "--scenario", path, "--group", "8",

@@ -18,7 +18,7 @@ from netmodel.collectives.concurrent import concurrent_cost, concurrent_linear
 from netmodel.study.fabric_search import fabric_search
 from netmodel.study.scenario_catalog import get_scenario, scenario_names
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 
 SIZES = np.array([1e3, 6.4e4, 1e6, 3.2e7, 1e9])
 

@@ -21,7 +21,7 @@ from netmodel.collectives.concurrent import (
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.route_sharing import clear_shared_routes
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 from tests.netmodel.fabric_helpers import HIER_OS2
 from topologies import build
 

@@ -56,7 +56,7 @@ def test_sweep_of_a_tuned_scenarios_link_scale_is_compares_figure(tmp_path):
     from click.testing import CliRunner
 
     from netmodel.cli.main import cli
-    from netmodel.study.scenarios import save_scenario
+    from netmodel.study.scenario_files import save_scenario
 
     path = tmp_path / "tuned.toml"
     save_scenario(replace(get_scenario("h100-dgx"), name="tuned", tuner="aws-ofi-nccl:p5"),

@@ -21,7 +21,7 @@ from netmodel.study.reliability_cluster import YEAR, build_cluster
 from netmodel.study.reliability_recovery import recovery
 from netmodel.study.reliability_spares import group_capacities, spare_pools
 from netmodel.study.reliability_timings import recovery_times
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 from tests.netmodel.scenario_helpers import scenario_toml
 
 from .test_spare_recovery_classes import gpus_only

@@ -9,7 +9,7 @@ import pytest
 from compute.errors import UserError
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
-from netmodel.study.scenarios import load_scenario
+from netmodel.study.scenario_files import load_scenario
 from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
 
 FLAT = (ROOT / "netmodel/data/scenarios/lite-flat.toml").read_text().replace(

@@ -43,7 +43,8 @@ from netmodel.study.scenario_fabric import (
     scenario_calibration,
     scenario_model,
 )
-from netmodel.study.scenarios import CIRCUITS, load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
+from netmodel.study.scenarios import CIRCUITS
 from tests.netmodel.fabric_helpers import zero_latency
 
 ALPHA = 1e-6

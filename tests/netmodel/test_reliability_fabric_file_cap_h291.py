@@ -27,10 +27,10 @@ def mine(tmp_path):
 
 def test_a_scenario_fabric_file_is_read_under_the_cap(mine, monkeypatch):
     from compute.errors import UserError
-    from netmodel.study import reliability_fabric, scenarios
+    from netmodel.study import reliability_fabric, scenario_files
     from netmodel.study.reliability_cluster import build_cluster
 
-    monkeypatch.setattr(scenarios, "_FABRIC_FILES", {})
+    monkeypatch.setattr(scenario_files, "_FABRIC_FILES", {})
     monkeypatch.setattr(reliability_fabric, "MAX_FABRIC_NODES", 10)
     with pytest.raises(UserError) as err:
         build_cluster(str(mine), "Llama-3-8B")
@@ -39,17 +39,17 @@ def test_a_scenario_fabric_file_is_read_under_the_cap(mine, monkeypatch):
     assert "about 16 nodes and 16 edges, over the limit of 10 nodes" in text
     assert text.endswith("the reliability models take a fabric of up to 131,072 GPUs "
                          "(10 nodes with its switches); use a smaller fabric")
-    assert scenarios._FABRIC_FILES == {}   # refused before a graph was made and kept
+    assert scenario_files._FABRIC_FILES == {}   # refused before a graph was made and kept
     # the CLI: one line, exit 2
     one_line_error(run_cli(["blast-radius", "--scenario", mine, "--model", "Llama-3-8B"]),
                    "over the limit of 10 nodes")
 
 
 def test_under_the_cap_it_runs(mine, monkeypatch):
-    from netmodel.study import scenarios
+    from netmodel.study import scenario_files
     from netmodel.study.reliability_cluster import build_cluster
 
-    monkeypatch.setattr(scenarios, "_FABRIC_FILES", {})
+    monkeypatch.setattr(scenario_files, "_FABRIC_FILES", {})
     c = build_cluster(str(mine), "Llama-3-8B")
     assert c.graph.graph["gpus"] == 16 and c.cells == 1
-    assert len(scenarios._FABRIC_FILES) == 1
+    assert len(scenario_files._FABRIC_FILES) == 1

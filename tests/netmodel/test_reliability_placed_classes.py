@@ -17,7 +17,7 @@ import pytest
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_cluster import Effect, build_cluster
 from netmodel.study.reliability_recovery import recovery, slow_recovery
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 
 TEMPLATE = """name = "{name}"
 description = "test fabric"

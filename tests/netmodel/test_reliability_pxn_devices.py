@@ -106,7 +106,7 @@ def test_a_moe_instance_across_two_servers_costs_as_on_the_whole_fabric():
     (tokens/s 36,992 for 37,007, the cell's 240,608 for 240,637)."""
     from compute.evaluate_one import evaluate
     from netmodel.study.placed_cost import GroupComm
-    from netmodel.study.scenarios import load_scenario_text
+    from netmodel.study.scenario_files import load_scenario_text
 
     s = load_scenario_text(SIX)
     c = build_cluster(s, "Mixtral-8x7B", "decode")

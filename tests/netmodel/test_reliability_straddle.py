@@ -23,7 +23,7 @@ from netmodel.collectives.model import FabricCostModel
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.scenario_fabric import build_fabric, scenario_calibration
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 from tests.netmodel.scenario_helpers import scenario_toml
 from topologies.degrade import degrade
 

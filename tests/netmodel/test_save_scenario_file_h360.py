@@ -12,7 +12,7 @@ import pytest
 
 from compute.errors import UserError
 from netmodel.study.scenario_catalog import get_scenario
-from netmodel.study.scenarios import load_scenario, save_scenario
+from netmodel.study.scenario_files import load_scenario, save_scenario
 
 
 def test_two_scenarios_saved_into_one_folder_both_stay(tmp_path):

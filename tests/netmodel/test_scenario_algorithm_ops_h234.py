@@ -16,7 +16,7 @@ from netmodel.collectives.algorithms import SEND_RECV_OPS
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 from topologies import build
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from netmodel.study.scenario_catalog import get_scenario
-from netmodel.study.scenarios import load_scenario, load_scenario_text
+from netmodel.study.scenario_files import load_scenario, load_scenario_text
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 from tests.netmodel.scenario_helpers import gpu_file_text
 

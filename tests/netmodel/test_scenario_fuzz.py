@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from compute.errors import UserError
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import load_scenario_text, scenario_from_dict
+from netmodel.study.scenario_files import load_scenario_text, scenario_from_dict
 
 BASE = get_scenario("lite-flat").to_dict()
 

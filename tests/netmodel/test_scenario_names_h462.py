@@ -12,7 +12,7 @@ import pytest
 
 from compute.errors import UserError
 from netmodel.study.scenario_catalog import shipped_scenarios
-from netmodel.study.scenarios import load_scenario, load_scenario_text
+from netmodel.study.scenario_files import load_scenario, load_scenario_text
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 GOOD = shipped_scenarios()["lite-flat"].to_toml()

@@ -25,7 +25,7 @@ from netmodel.study.collective_setup import collective_setup
 from netmodel.study.scenario_catalog import get_scenario, scenario_names, shipped_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenario_fabric import network_key, scenario_calibration
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 
 H100 = get_scenario("h100-dgx")
 

@@ -57,7 +57,7 @@ def test_an_a100_prefill_costs_as_the_same_fabric_without_nvls():
 def test_a_swapped_scenarios_text_says_whose_description_it_is():
     # compare --show h100-dgx@A100-SXM-80GB printed the H100's description and sources
     # ("8 H100 per NVSwitch domain (NVLS ...)", "NVLink4 18 x 25 GB/s") as the A100's
-    from netmodel.study.scenarios import load_scenario_text
+    from netmodel.study.scenario_files import load_scenario_text
 
     swapped = get_scenario("h100-dgx@A100-SXM-80GB")
     text = swapped.to_toml()

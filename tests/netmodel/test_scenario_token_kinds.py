@@ -6,7 +6,7 @@ now; the shipped scenarios (every token in its place) build as before."""
 import pytest
 
 from compute.errors import UserError
-from netmodel.study.scenarios import load_scenario
+from netmodel.study.scenario_files import load_scenario
 from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
 
 FLAT = (ROOT / "netmodel/data/scenarios/lite-flat.toml").read_text()

@@ -9,7 +9,8 @@ from compute.hardware import get_gpu
 from netmodel.study.scenario_catalog import get_scenario, scenario_names, shipped_scenarios
 from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenario_fabric import build_fabric, instance_graph, scenario_calibration
-from netmodel.study.scenarios import Adjust, load_scenario, load_scenario_text, save_scenario
+from netmodel.study.scenario_files import load_scenario, load_scenario_text, save_scenario
+from netmodel.study.scenarios import Adjust
 from topologies.schema import gpu_nodes
 
 LITE = get_gpu("Lite")

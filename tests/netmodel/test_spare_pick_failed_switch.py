@@ -24,7 +24,7 @@ import pytest
 from netmodel.study.reliability_cluster import Effect, build_cluster
 from netmodel.study.reliability_recovery import recovery
 from netmodel.study.reliability_spares import _every
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 
 from .test_reliability_placed_classes import TEMPLATE, member_by_member
 

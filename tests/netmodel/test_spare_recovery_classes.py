@@ -22,7 +22,7 @@ from netmodel.study.reliability_cluster import Effect, build_cluster
 from netmodel.study.reliability_recovery import recovery
 from netmodel.study.reliability_spares import _plan
 from netmodel.study.reliability_timings import recovery_times
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 from tests.netmodel.scenario_helpers import scenario_toml
 from topologies.failure_domains import CLASSES
 

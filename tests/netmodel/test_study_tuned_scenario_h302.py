@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from netmodel.study.scenarios import load_scenario_text
+from netmodel.study.scenario_files import load_scenario_text
 from tests.netmodel.scenario_helpers import efa_tuned_toml
 
 TUNED = efa_tuned_toml("aws-ofi-nccl:p5")

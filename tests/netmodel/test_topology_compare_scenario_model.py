@@ -23,7 +23,8 @@ from netmodel.cli.main import cli
 from netmodel.study.collective_setup import collective_setup
 from netmodel.study.scenario_catalog import get_scenario, scenario_names
 from netmodel.study.scenario_collectives import ScenarioCollectives
-from netmodel.study.scenarios import Adjust, save_scenario
+from netmodel.study.scenario_files import save_scenario
+from netmodel.study.scenarios import Adjust
 from netmodel.study.topology_compare import SIZES, compare_topologies
 
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from netmodel.cli.main import cli
 from netmodel.study.scenario_catalog import get_scenario
-from netmodel.study.scenarios import load_scenario
+from netmodel.study.scenario_files import load_scenario
 
 GPU_FILE = '[gpu."MyLite"]\nderive_from = "Lite"\nhbm_bandwidth_multiplier = 2.0\n' \
            'source = "test: a Lite with twice the HBM bandwidth"\n'
