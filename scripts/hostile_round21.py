@@ -6,7 +6,8 @@ refusal as naming the value where the line held the number read. This round type
 numbers a command reads as another number (``+5``, ``5.0``, ``1e3``, ``0005``, ``5.``)
 and checks that a refusal of the value read still names the flag typed: a library error
 says ``TP degree 1000``, which is no word of ``--tp 1e3``. And it pairs options and files
-that are each taken alone: a serving workload whose requests outgrow the model's context
+that are each taken alone: a step past the model's context (``--context``'s default
+past an HF config's ``max_position_embeddings``: no flag named), a serving workload whose requests outgrow the model's context
 (the refusal spoke of a ``context`` serve has no option for), ``--two-batch-overlap``
 with ``--profile`` or ``--pp 2``, ``yield --sms`` past the SM limit (named
 ``sms_physical``, a library parameter), degrees that do not divide TP (no word of what
@@ -50,6 +51,11 @@ SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--max-batc
 COMPARE = ["compare", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch", "8",
            "-q", "--no-plot"]
 DIVISORS_8 = "allowed: 1, 2, 4, 8"
+#: A HuggingFace config.json of a Llama-3-8B-shaped model with a context of 1,024 tokens.
+HF_1024 = ('{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": '
+           '4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": '
+           '32, "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": '
+           '1024}')
 
 #: Refusals: name -> (argv, files to write in the case's folder, words the line must hold).
 REFUSALS: dict[str, tuple[list[str], dict[str, str], tuple[str, ...]]] = {}
@@ -98,6 +104,20 @@ REFUSALS.update({
     "serve workload prompt + output past the context": (
         [*SERVE, "--workload", "w.json"], {"w.json": '{"prompt": 8000, "output": 1000}'},
         ("--workload 'w.json'", "context of 9000", "allowed: prompt + output up to 8192")),
+    "infer a default context past an HF config's max_position_embeddings": (
+        ["infer", "--hf-config", "config.json", "--gpu", "H100-SXM", "--tp", "1", "--batch",
+         "1"], {"config.json": HF_1024}, ("--context '1513'", "max_context of 1024")),
+    "infer --phase prefill, a default prompt past the context": (
+        ["infer", "--hf-config", "config.json", "--gpu", "H100-SXM", "--tp", "1", "--batch",
+         "1", "--phase", "prefill"], {"config.json": HF_1024},
+        ("--prompt '1500'", "max_context of 1024")),
+    "search --prompt 2e3 past the context": (
+        ["search", "--hf-config", "config.json", "--gpu", "H100-SXM", "--max-batch", "4",
+         "--phase", "prefill", "--prompt", "2e3"], {"config.json": HF_1024},
+        ("--prompt '2e3'", "prompt of 2000 tokens", "max_context of 1024")),
+    "infer --context 9000 past Llama-3-8B's context": (
+        [*INFER, "--tp", "1", "--context", "9000"], {},
+        ("--context '9000'", "max_context of 8192")),
 })
 
 #: Values taken (exit 0): name -> argv.

@@ -216,16 +216,20 @@ def _degrees(what: str, text, allow_all: bool = False):
 #: compute.roofline's two-batch check of PP), by the flag that gave it.
 _DEGREE_WORDS = {"--tp": ("TP degree",), "--pp": ("PP degree", "two-batch overlap models one "
                                                   "pipeline stage"),
-                 "--ep": ("EP degree",), "--attention-dp": ("attention DP degree",)}
+                 "--ep": ("EP degree",), "--attention-dp": ("attention DP degree",),
+                 # a step longer than the model's max_context (compute.roofline.check_context)
+                 "--prompt": ("prefill with a prompt of",),
+                 "--context": ("decode with a context of",)}
 
 
 def _degrees_as_flags(**typed: str | None):
     """A context in which a library refusal of a degree (``TP degree 5 does not divide the
     32 attention heads ...``) is said with the flag that gave it and its text as typed in
     front (``--tp '5.0': TP degree 5 ...``): the library names its parameter, the command
-    line its flag, whatever spelling of the number was typed (+5, 5.0, 1e3). ``typed``: the
-    text of each degree option (``tp``, ``pp``, ``ep``, ``attention_dp``), None where not
-    given.
+    line its flag, whatever spelling of the number was typed (+5, 5.0, 1e3); so is a step
+    past the model's context, by ``--prompt`` or ``--context`` (its default where not
+    typed: the flag to change). ``typed``: the text of each option (``tp``, ``pp``, ``ep``,
+    ``attention_dp``, ``prompt``, ``context``), None where not given.
 
     >>> from compute.errors import UserError
     >>> try:
@@ -240,7 +244,8 @@ def _degrees_as_flags(**typed: str | None):
     from netmodel.cli.main import value_refused_as
 
     stack = contextlib.ExitStack()
-    given = {"--" + n.replace("_", "-"): str(t) for n, t in typed.items() if t is not None}
+    given = {"--" + n.replace("_", "-"): str(t) for n, t in typed.items()
+             if t is not None and n not in ("prompt", "context")}
     if given:   # no degree of the lists typed together: said with every list typed
         stack.enter_context(_none_together(given))
     for name, text in typed.items():
@@ -331,7 +336,8 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
     pp, ep, skew = whole_option("--pp", pp_text), whole_option("--ep", ep_text), _skew(skew_text)
     _check_skew_used(skew, model, [ep])
     adp = whole_option("--attention-dp", adp_text)
-    with _degrees_as_flags(tp=tp_text, pp=pp_text, ep=ep_text, attention_dp=adp_text):
+    with _degrees_as_flags(tp=tp_text, pp=pp_text, ep=ep_text, attention_dp=adp_text,
+                           prompt=kw["prompt"], context=kw["context"]):
         report = infer_report(model, gpu, tp, batch, workload, pp=pp, ep=ep, attention_dp=adp,
                               expert_skew=skew, options=options, slo=slo, comm=comm,
                               collectives=desc, fabric_gpus=fabric_gpus, two_batch=two_batch)
@@ -382,7 +388,8 @@ def search(max_batch: int, tp_text: str | None, pp_text: str | None, ep_text: st
     eps, skew = _degrees("--ep", ep_text, True), _skew(skew_text)
     _check_skew_used(skew, model, [1] if eps is None else [2] if eps is True else eps)  # all: EP > 1
     pps, adps = _degrees("--pp", pp_text), _degrees("--attention-dp", adp_text, True)
-    with _degrees_as_flags(tp=tp_text, pp=pp_text, ep=ep_text, attention_dp=adp_text):
+    with _degrees_as_flags(tp=tp_text, pp=pp_text, ep=ep_text, attention_dp=adp_text,
+                           prompt=kw["prompt"], context=kw["context"]):
         report = search_report(model, gpu, workload, options=options, slo=slo, comm=comm,
                                collectives=desc, fabric_gpus=fabric_gpus, tp=tps, pp=pps,
                                ep=eps, attention_dp=adps, expert_skew=skew,

@@ -21,6 +21,11 @@ of them)``.
 (e) ``serve --workload`` of requests past the model's context said ``decode with a context
 of 100013 tokens exceeds ...; use a shorter context``: serve has no context option, and the
 file was not named. Now the file, its prompt and output, and the most they may add to.
+
+(f) infer and search of a step past the model's context (a config.json whose
+``max_position_embeddings`` is below the default context of 1,513 tokens, or ``--prompt
+2e3``) said ``decode with a context of 1513 tokens exceeds ...``, no flag; now ``--context
+'1513': ...`` (the default, where not typed: the flag to change) or ``--prompt '2e3': ...``.
 """
 
 from __future__ import annotations
@@ -97,3 +102,12 @@ def test_serve_workload_of_one_output_token_at_the_context_runs(tmp_path):
     (tmp_path / "w.toml").write_text("prompt = 8192\noutput = 1\n")
     r = run_cli([*SERVE, "--workload", "w.toml"], cwd=tmp_path)
     assert r.exit_code == 0, r.output
+
+
+def test_a_default_context_past_the_model_names_the_flag(tmp_path):
+    (tmp_path / "config.json").write_text(H21.HF_1024)
+    line = one_line_error(run_cli(["infer", "--hf-config", "config.json", "--gpu", "H100-SXM",
+                                   "--tp", "1", "--batch", "1"], cwd=tmp_path))
+    assert line == ("error: --context '1513': decode with a context of 1513 tokens exceeds "
+                    "config's max_context of 1024 tokens; use a shorter context, or a model "
+                    "file with a larger max_context")
