@@ -1,7 +1,8 @@
 """Failure domains of a fabric: the parts that can fail, and what each failure removes.
 
 Read from the graph and its placement labels only (this module knows nothing of
-collectives or instances). A :class:`Component` is one failure domain of a class
+collectives or instances). Which GPUs a host or rack holds, and the switches it holds with
+them: :mod:`topologies.enclosures`. A :class:`Component` is one failure domain of a class
 (:data:`CLASSES`): the nodes it removes, the edges it removes, and the edges it only
 thins (one cable of several lost). ``parts`` is how many physical parts of the class
 share that same effect (both transceivers of a cable, say), so a component fails at
@@ -89,6 +90,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
+from topologies.enclosures import _held_index, _holds, _whole_host_racks, hosts
 from topologies.graph_ops import edge_key
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
 from topologies.inventory import (
@@ -105,12 +107,11 @@ from topologies.schema import (
     check_graph,
     circuit_each,
     circuit_via,
-    gpu_nodes,
 )
 
 __all__ = ["CLASSES", "GPU_CLASSES", "LINK_CLASSES", "SWITCH_CLASSES", "TIER0_BOXES",
            "ClassComponents", "Component", "class_counts", "component_arrays", "components",
-           "hosts", "handed_labels", "join_parts", "nic_heirs", "stopped_by", "stops"]
+           "handed_labels", "join_parts", "nic_heirs", "stopped_by", "stops"]
 
 #: Switch classes by tier (tier 3 and above are ``core``).
 SWITCH_CLASSES = {0: "nvswitch", 1: "leaf", 2: "spine", 3: "core"}
@@ -191,31 +192,6 @@ def _check_classes(classes: Iterable[str] | None) -> tuple[str, ...]:
     if bad:
         raise UserError(f"unknown component class {bad[0]!r}; known: {known(CLASSES)}")
     return tuple(classes)
-
-
-def hosts(graph: nx.Graph, gpus_per_host: int | None = None) -> list[tuple]:
-    """The GPUs of each host: by ``server`` label where every GPU has one, else blocks of
-    ``gpus_per_host`` consecutive GPUs (none when it is None).
-
-    >>> from topologies.specs import build
-    >>> [len(h) for h in hosts(build("rail-optimized:domains=2,domain_size=8"))]
-    [8, 8]
-    >>> hosts(build("flat:n=6,planes=2,radix=8"), 4)
-    [('gpu0', 'gpu1', 'gpu2', 'gpu3'), ('gpu4', 'gpu5')]
-    """
-    gpus = gpu_nodes(graph)
-    data = graph.nodes
-    if gpus and all("server" in data[g] for g in gpus):
-        by: dict = defaultdict(list)
-        for g in gpus:
-            by[data[g]["server"]].append(g)
-        return [tuple(v) for v in by.values()]
-    if gpus_per_host is None:
-        return []
-    if isinstance(gpus_per_host, bool) or not isinstance(gpus_per_host, int) \
-            or gpus_per_host < 1:
-        raise UserError(f"gpus_per_host must be a whole number >= 1, got {gpus_per_host!r}")
-    return [tuple(gpus[i:i + gpus_per_host]) for i in range(0, len(gpus), gpus_per_host)]
 
 
 def _bundle_cables(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]]) -> float:
@@ -587,35 +563,6 @@ def _hosts_and_racks(graph: nx.Graph, gpus: list, gpus_per_host: int | None,
                                          nodes=(*members, *_holds(held, members, index))))
 
 
-def _whole_host_racks(labels: list, at: dict, host_list: list) -> list:
-    """Each GPU's rack (``labels`` in GPU order, ``at`` a GPU's position) with the racks
-    that one host spans joined, named by the first of them: a rack holds whole hosts (a
-    leaf-spine's rack label is its leaf, which splits a host of more GPUs than the leaf
-    holds: lite-hier's 16-Lite leaves and 32-Lite hosts make racks of 32).
-
-    >>> _whole_host_racks([0, 0, 1, 1, 2, 2], {g: g for g in range(6)}, [(0, 1, 2, 3), (4, 5)])
-    [0, 0, 0, 0, 2, 2]
-    """
-    first = {}
-    for label in labels:
-        first.setdefault(label, label)
-    root = dict(first)
-
-    def find(x):
-        while root[x] != x:
-            x = root[x]
-        return x
-
-    order = {label: i for i, label in enumerate(first)}
-    for members in host_list:
-        spans = {find(labels[at[g]]) for g in members if g in at}
-        if len(spans) > 1:
-            keep = min(spans, key=order.__getitem__)
-            for r in spans:
-                root[r] = keep
-    return [find(label) for label in labels]
-
-
 def _bundle_components(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
                        cables: float, wanted: tuple[str, ...], out: dict[str, list]) -> None:
     """Append the link-end and NIC components of one bundle (:func:`_link_parts`, where
@@ -701,37 +648,6 @@ def _tier0_of(graph: nx.Graph) -> dict[Hashable, frozenset]:
     with the GPUs wired to it."""
     return {n: frozenset(stopped_by(graph, n)) for n, d in graph._node.items()
             if _is_tier0(d)}
-
-
-def _held_index(held: dict) -> tuple[list, dict]:
-    """``(held's items, GPU -> positions of the tier-0 switches wired to it)`` for
-    :func:`_holds`."""
-    items = list(held.items())
-    by_gpu: dict = defaultdict(list)
-    for i, (_, gpus) in enumerate(items):
-        for g in gpus:
-            by_gpu[g].append(i)
-    return items, by_gpu
-
-
-def _holds(held: dict, members: Iterable[Hashable], index: tuple | None = None) -> tuple:
-    """The tier-0 switches a host or rack of ``members`` holds: those whose GPUs are all
-    its own (an HGX baseboard's NVSwitch in its server, an NVL72 rack's switch trays), which
-    fail with it and stop any GPU wired to them since (a spare on a free port). ``index``
-    (:func:`_held_index` of ``held``): look only at the switches wired to ``members``, in
-    ``held``'s order, not every one of them for every host (fat-tree:k=128: 65,536 hosts x
-    8,192 leaves, 537 million subset tests).
-
-    >>> held = {"sw0": frozenset({"g0", "g1"}), "sw1": frozenset({"g1", "g2"}), "x": frozenset()}
-    >>> _holds(held, ["g0", "g1"]), _holds(held, ["g2", "g1"], _held_index(held))
-    (('sw0',), ('sw1',))
-    """
-    members = set(members)
-    if index is None:
-        return tuple(n for n, gpus in held.items() if gpus and gpus <= members)
-    items, by_gpu = index
-    near = sorted({i for g in members for i in by_gpu.get(g, ())})
-    return tuple(items[i][0] for i in near if items[i][1] <= members)
 
 
 def stops(graph: nx.Graph, node: Hashable) -> bool:

@@ -201,7 +201,7 @@ def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None,
         leave islands), the radius then counts from its largest part.
     gpus_per_host : int, optional
         GPUs of a host where the fabric has no ``server`` labels
-        (:func:`~topologies.failure_domains.hosts`); None: no ``host`` class there.
+        (:func:`~topologies.enclosures.hosts`); None: no ``host`` class there.
     edges : EdgeArrays, optional
         The graph's :func:`~topologies.inventory.edge_arrays`, where the caller has them.
 

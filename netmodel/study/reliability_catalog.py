@@ -32,7 +32,8 @@ from compute.hardware import get_gpu, spec_ranges
 from compute.units import SECONDS_PER_YEAR, scaled, split_number
 from compute.validate import ZeroAllowed, describe, is_finite, not_below_smallest
 from netmodel.study.choice_names import LOAD_SOURCES, REPAIRS
-from topologies.failure_domains import CLASSES, GPU_CLASSES, hosts
+from topologies.enclosures import hosts
+from topologies.failure_domains import CLASSES, GPU_CLASSES
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -317,7 +318,7 @@ class Catalog:
 
     def host_size(self, graph: nx.Graph, gpu: str | GpuSpec) -> int:
         """GPUs of a host of fabric ``graph`` of GPU ``gpu``: the largest ``server`` label's
-        GPUs where every GPU carries one (:func:`topologies.failure_domains.hosts`), else
+        GPUs where every GPU carries one (:func:`topologies.enclosures.hosts`), else
         :meth:`gpus_per_host`. The most GPUs a spare's host shares its storage with.
 
         >>> from topologies.specs import build

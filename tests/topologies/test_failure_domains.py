@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 
 from compute.errors import UserError
 from topologies.degrade import degrade
-from topologies.failure_domains import CLASSES, Component, class_counts, components, hosts
+from topologies.enclosures import hosts
+from topologies.failure_domains import CLASSES, Component, class_counts, components
 from topologies.inventory import bill_of_materials
 from topologies.spares import add_spares, free_ports
 from topologies.specs import build

@@ -1,7 +1,7 @@
 """The faster pieces of the hardware blast radius (:mod:`topologies.hardware_radius`, which
 ``netmodel topology compare`` reports; h237) give what the slower ones gave: articulation
 points and bridges from one biconnected pass equal networkx's ``articulation_points`` and
-``bridges``; the indexed tier-0 lookup of a host (:mod:`topologies.failure_domains`) equals
+``bridges``; the indexed tier-0 lookup of a host (:mod:`topologies.enclosures`) equals
 the scan over every tier-0 switch. (Speed is measured by scripts/bench_topologies.py, not
 here; the comparison's own link limit is tests/netmodel/test_topology_compare_link_limit.py.)
 Moved from tests/netmodel/test_topology_compare_cut_points.py (h329)."""
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from topologies import build
-from topologies.failure_domains import _held_index, _holds
+from topologies.enclosures import _held_index, _holds
 from topologies.hardware_radius import _cut_points, hardware_radius
 
 
