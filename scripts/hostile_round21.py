@@ -11,7 +11,9 @@ past an HF config's ``max_position_embeddings``: no flag named), a serving workl
 (the refusal spoke of a ``context`` serve has no option for), ``--two-batch-overlap``
 with ``--profile`` or ``--pp 2``, ``yield --sms`` past the SM limit (named
 ``sms_physical``, a library parameter), degrees that do not divide TP (no word of what
-divides it).
+divides it), one collective algorithm asked for where it cannot run (``--algorithm torus`` on
+a ring, a scenario's ``[collective] algorithm = "torus"`` on OCS instances set as rings:
+``no algorithm can run ...``, naming neither the flag nor the scenario).
 
 What each gets (the project's promise, docs/units-and-errors.md): exit status 2, one line
 ``error: ...`` holding the flag (or file) typed and what is allowed (each case's words),
@@ -40,6 +42,7 @@ from hostile_tally import Tally, _alarm, round_options, within_a_minute  # noqa:
 
 from netmodel.cli.main import cli  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 #: One case: (name, run); run(folder) is None where the case holds, else why not.
 Case = tuple[str, Callable[[Path], str | None]]
 
@@ -51,6 +54,10 @@ SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--max-batc
 COMPARE = ["compare", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch", "8",
            "-q", "--no-plot"]
 DIVISORS_8 = "allowed: 1, 2, 4, 8"
+#: lite-ocs with the torus algorithm for every collective: its circuits are set per
+#: instance to the faster of a ring and a torus, and an instance of 2 has no torus.
+OCS_TORUS = (ROOT / "netmodel/data/scenarios/lite-ocs.toml").read_text().replace(
+    'algorithm = "auto"', 'algorithm = "torus"')
 #: A HuggingFace config.json of a Llama-3-8B-shaped model with a context of 1,024 tokens.
 HF_1024 = ('{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": '
            '4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": '
@@ -118,6 +125,29 @@ REFUSALS.update({
     "infer --context 9000 past Llama-3-8B's context": (
         [*INFER, "--tp", "1", "--context", "9000"], {},
         ("--context '9000'", "max_context of 8192")),
+    "collective --algorithm torus on a ring": (
+        ["collective", "all-reduce", "--fabric", "ring:n=8", "--group", "8", "--size", "1MiB",
+         "--algorithm", "torus"], {}, ("--algorithm 'torus'", "torus needs a torus fabric",
+                                       "give --algorithm auto")),
+    "costs --algorithm torus on a ring": (
+        ["costs", "--fabric", "ring:n=8", "--groups", "8", "--sizes", "1MiB", "-o", "c.csv",
+         "--algorithm", "torus"], {}, ("--algorithm 'torus'", "give --algorithm auto")),
+    "collective --scenario whose algorithm cannot run on it": (
+        ["collective", "all-reduce", "--scenario", "s.toml", "--group", "8", "--size", "1MiB"],
+        {"s.toml": OCS_TORUS}, ("scenario 'lite-ocs@Lite' [collective] algorithm 'torus'",
+                                "give --algorithm auto")),
+    **{f"{c[0]} of a scenario whose algorithm cannot run on it": (
+        [*c, "s.toml", *rest], {"s.toml": OCS_TORUS},
+        ("scenario 'lite-ocs@Lite' runs every collective with algorithm 'torus'",
+         "cannot run all-gather on an instance of 2 GPUs", '[collective] algorithm = "auto"'))
+       for c, rest in ((["infer", "--model", "Llama-3-8B", "--tp", "2", "--batch", "1",
+                         "--scenario"], []),
+                       (["compare", "--models", "Llama-3-8B", "--max-batch", "8", "-q",
+                         "--no-plot", "--scenarios"], []),
+                       (["cost", "--model", "Llama-3-8B", "--max-batch", "8", "--scenario"],
+                        []),
+                       (["serve", "--model", "Llama-3-8B", "--max-batch", "8", "--scenario"],
+                        []))},
 })
 
 #: Values taken (exit 0): name -> argv.

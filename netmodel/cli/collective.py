@@ -438,6 +438,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
     except UserError as exc:
         from netmodel.cli.resolve import keywords_as_flags
 
+        _algorithm_refused(exc, setup)
         _said_with_flags(exc, {
             "group": value_refused_as("--group", group_text, "group size", "group member"),
             "failed": value_refused_as("--fail", str(fail_text), "failed node",
@@ -449,6 +450,24 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
     click.echo(json.dumps(report.to_dict(), indent=1) if as_json else report.table())
     if report.plot and not as_json:
         click.echo(f"wrote {report.plot}")
+
+
+def _algorithm_refused(exc, setup) -> None:
+    """Raise the model's ``no algorithm can run OP on this group ...`` where one algorithm
+    was asked for (``--algorithm torus`` on a ring, a scenario's own ``[collective]
+    algorithm``) said with who asked: ``--algorithm 'torus': ...`` where typed, else
+    ``scenario 'X' [collective] algorithm 'torus': ...``; any other refusal returns."""
+    from compute.errors import UserError
+
+    if not str(exc).startswith("no algorithm can run") or setup.algorithm in (None, "auto"):
+        return
+    if "algorithm" in given_on_command_line("algorithm"):
+        raise UserError(f"--algorithm {setup.algorithm!r}: {exc}; give --algorithm auto (the "
+                        f"fastest valid one) or one that runs on this fabric") from None
+    if setup.scenario is not None:
+        raise UserError(f"scenario {setup.label!r} [collective] algorithm "
+                        f"{setup.algorithm!r}: {exc}; give --algorithm auto to cost it with "
+                        f"the fastest valid one") from None
 
 
 def _said_with_flags(exc, flags: dict) -> NoReturn:
@@ -595,6 +614,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     try:
         table = cost_table(setup, ops, sizes, groups, all_algorithms=every, plot=plot_path)
     except UserError as exc:   # a group size over the fabric's
+        _algorithm_refused(exc, setup)
         _said_with_flags(exc, {"groups": value_refused_as("--groups", groups_text,
                                                           "group size ")})
     also = f" and {plot_path}" if plot_path else ""

@@ -302,7 +302,7 @@ class ScenarioCollectives:
                             f"it: {known(algorithms_for(op))}); to cost it, give the "
                             f"scenario's [collective] algorithm = \"auto\" (the fastest "
                             f"valid one per op and size)")
-        return _whole(self.scenario.label, op, size)
+        return _whole(self.scenario.label, op, size, algorithm)
 
     def parts(self, op: str, size: int) -> tuple[np.ndarray, ...]:
         """``(a_fixed, a_fill, b_link, b_reduce, b_least)`` of each candidate line
@@ -503,9 +503,12 @@ def once_a_server(comm, model, label: str, n: np.ndarray, p: int, copies: int,
 
 
 @contextmanager
-def _whole(label: str, op: str, size: int):
+def _whole(label: str, op: str, size: int, algorithm: str = "auto"):
     """An instance of ``size`` GPUs of scenario ``label`` cut apart by the fabric
-    (:class:`~netmodel.collectives.cost.GroupCut`), as one line naming the scenario."""
+    (:class:`~netmodel.collectives.cost.GroupCut`), as one line naming the scenario; and
+    where the scenario's own ``algorithm`` (not auto) cannot run ``op`` on the instance
+    (the torus algorithm on an OCS instance set as a ring), the model's ``no algorithm can
+    run ...`` said as the scenario's choice, with what to give instead."""
     from netmodel.collectives.cost import GroupCut
 
     try:
@@ -513,3 +516,13 @@ def _whole(label: str, op: str, size: int):
     except GroupCut as exc:
         raise UserError(f"scenario {label!r}: an instance of {size} GPUs is cut apart "
                         f"({exc}); no {op} can run on it") from None
+    except UserError as exc:
+        said = str(exc)
+        if algorithm == "auto" or not said.startswith("no algorithm can run"):
+            raise
+        why = said[said.index("(") + 1:-1] if said.endswith(")") and "(" in said else said
+        raise UserError(f"scenario {label!r} runs every collective with algorithm "
+                        f"{algorithm!r}, which cannot run {op} on an instance of {size} GPUs "
+                        f"({why}); to cost it, give the scenario's [collective] algorithm = "
+                        f"\"auto\" (the fastest valid one per op and size) or one that runs "
+                        f"on its fabric") from None

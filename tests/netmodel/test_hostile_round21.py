@@ -26,6 +26,12 @@ file was not named. Now the file, its prompt and output, and the most they may a
 ``max_position_embeddings`` is below the default context of 1,513 tokens, or ``--prompt
 2e3``) said ``decode with a context of 1513 tokens exceeds ...``, no flag; now ``--context
 '1513': ...`` (the default, where not typed: the flag to change) or ``--prompt '2e3': ...``.
+
+(g) One collective algorithm asked for where it cannot run said ``no algorithm can run
+all-reduce on this group of 8 GPUs (torus: ...)``: not which flag or file asked for it.
+Now ``--algorithm 'torus': ...; give --algorithm auto ...``, and a scenario's own
+``[collective] algorithm`` is named with the scenario and what to give instead (every
+command that costs it: infer, compare, cost, serve, collective, costs).
 """
 
 from __future__ import annotations
@@ -111,3 +117,14 @@ def test_a_default_context_past_the_model_names_the_flag(tmp_path):
     assert line == ("error: --context '1513': decode with a context of 1513 tokens exceeds "
                     "config's max_context of 1024 tokens; use a shorter context, or a model "
                     "file with a larger max_context")
+
+
+def test_a_scenario_algorithm_that_cannot_run_names_the_scenario(tmp_path):
+    (tmp_path / "s.toml").write_text(H21.OCS_TORUS)
+    line = one_line_error(run_cli(["infer", "--model", "Llama-3-8B", "--batch", "4", "--tp",
+                                   "2", "--scenario", "s.toml"], cwd=tmp_path))
+    assert line.startswith("error: scenario 'lite-ocs@Lite' runs every collective with "
+                           "algorithm 'torus', which cannot run all-gather on an instance of "
+                           "2 GPUs (torus: torus needs a torus fabric")
+    assert line.endswith('give the scenario\'s [collective] algorithm = "auto" (the fastest '
+                         'valid one per op and size) or one that runs on its fabric')
