@@ -33,7 +33,7 @@ The model and its event kinds: :mod:`netmodel.study.availability`,
 :mod:`netmodel.study.availability_kinds`; its Monte Carlo:
 :mod:`netmodel.study.availability_mc`; the bound behind ``threshold_low``, the crossing
 refusals' overlap and the pool moments they read: :mod:`netmodel.study.
-availability_threshold` (its names importable from here too); the loss formulas apart from
+availability_threshold`; the loss formulas apart from
 the pools' chains (Kaufman-Roberts, the capacity lost per second, the streams in progress,
 Panjer's recursion, the saturation): :mod:`netmodel.study.availability_loss`; the pools'
 chains of the spares busy, their limits and fallbacks (Kaufman-Roberts' recursion over the
@@ -68,19 +68,11 @@ from netmodel.study.availability_loss import (
     _streams,
     kaufman_roberts,
 )
-from netmodel.study.availability_threshold import (  # noqa: F401 (re-exported names)
+from netmodel.study.availability_threshold import (
     DECIDED,
-    MAX_HELD_STATES,
-    MAX_OVERLAP_STATES,
-    MISSED_PAIRS,
-    MOST_MOMENTS,
     _crossing_overlap,
     _crossings,
-    _held_moments,
     _lone,
-    _missed,
-    _outcomes,
-    _pool_moments,
     _pool_slots,
     _refused_counts,
     _threshold_low,
@@ -592,9 +584,10 @@ class Analytic:
     threshold_low: bool = False
     #: whether some refusals crossing the threshold alone kept the thinning (Poisson,
     #: each outage counted whole) rather than a pool's chain of holdings
-    #: (:func:`_crossing_overlap`): a pool past :data:`MAX_OVERLAP_STATES`, its solve or
-    #: its series unsettled, pools asked together with others, or a failure of several
-    #: kinds whose refusal crosses: ``below_threshold`` may then read high, by up to
+    #: (:func:`_crossing_overlap`): a pool past
+    #: :data:`~netmodel.study.availability_threshold.MAX_OVERLAP_STATES`, its solve or its
+    #: series unsettled, pools asked together with others, or a failure of several kinds
+    #: whose refusal crosses: ``below_threshold`` may then read high, by up to
     #: about a third where refusals bunch (hand-made clusters against the Monte Carlo:
     #: 4-30%)
     overlap_thinned: bool = False

@@ -1,6 +1,6 @@
 """The closed form's bound on the time below that bunched refusals make, and the chains of
 a spare pool it reads (split from :mod:`netmodel.study.availability_analytic`, which uses
-them and re-exports their names).
+them).
 
 **The moments.** The refusals in progress of each type ``Y_t`` (a kind's failures refused
 ``r`` instances, by their loss and repair) as one pool brings them together: their binomial

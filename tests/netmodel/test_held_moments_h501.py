@@ -1,4 +1,4 @@
-"""threshold_low's bound on the chain of holdings (availability_analytic._held_moments).
+"""threshold_low's bound on the chain of holdings (availability_threshold._held_moments).
 
 The bound (``_missed``) sums moments of the refusals in progress as the pool bunches
 them. They ran on the chain of the busy count, whose releases are the average over who
@@ -16,6 +16,7 @@ import pytest
 
 from netmodel.study import availability_analytic as aa
 from netmodel.study import availability_threshold
+from netmodel.study import availability_threshold as at
 from netmodel.study.availability_kinds import Kind
 
 
@@ -38,14 +39,14 @@ def test_a_host_carries_its_refusal_while_it_holds_the_spare():
     # E[Y] = L 1 + pi(H) = 1.5 + 0.25; E[C(Y, 2)] = pairs of timers (L a / 2 =
     # 2 x 1.2 / 2) + a timer with the carried (L(H) = 0.4) = 1.6.
     kinds = _pair(1.0, 2.0)
-    mo = aa._held_moments(kinds, [1.0, 2.0], 1, [[(0, 1), (1, 1)]], [1.0], 2)
+    mo = at._held_moments(kinds, [1.0, 2.0], 1, [[(0, 1), (1, 1)]], [1.0], 2)
     assert mo[(1,)] == pytest.approx(1.75, rel=1e-12)
     assert mo[(2,)] == pytest.approx(1.6, rel=1e-12)
     # the busy count's chain (the host's refusal a timer, releases at q0/q1 a kind:
     # Q = [[-3, 3], [1, -1]]) has the same mean and 1.575: (0, 1.75)(I - Q)^-1 =
     # (0.35, 1.4), times (1, 2) over s = 2
     refused = np.array([[0.0, 1.0], [0.0, 2.0]])
-    old = aa._pool_moments(kinds, [1.0, 2.0], np.array([0.25, 0.75]), [(refused, 1.0)], 2)
+    old = at._pool_moments(kinds, [1.0, 2.0], np.array([0.25, 0.75]), [(refused, 1.0)], 2)
     assert old[(1,)] == pytest.approx(1.75, rel=1e-12)
     assert old[(2,)] == pytest.approx(1.575, rel=1e-12)
 
@@ -92,8 +93,8 @@ def test_past_the_holdings_limit_the_busy_count_chain(monkeypatch):
     kinds = event_kinds(c, "global")
     pools = SparePools(placement="global", spares=6, pools=1, reachable=(6,), groups=1)
     b, occ = aa._blocking(kinds, pools)
-    held = aa._missed(kinds, b, 3.2, pools, occ)
+    held = at._missed(kinds, b, 3.2, pools, occ)
     monkeypatch.setattr(availability_threshold, "MAX_HELD_STATES", 1)
-    busy = aa._missed(kinds, b, 3.2, pools, occ)
+    busy = at._missed(kinds, b, 3.2, pools, occ)
     # the hosts' bunching: the holdings chain reads more than twice the busy count's
     assert held > 2 * busy > 0

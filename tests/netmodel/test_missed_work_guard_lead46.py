@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import math
 
-from netmodel.study import availability_analytic as aa
+from netmodel.study import availability_threshold as at
 from tests.netmodel.cli_helpers import run_cli
 
 
 def test_the_limit_is_what_its_comment_says():
-    assert math.comb(5 + aa.MOST_MOMENTS, aa.MOST_MOMENTS) == 1287
-    assert 1287 ** 2 <= aa.MISSED_PAIRS < math.comb(6 + 8, 8) ** 2
+    assert math.comb(5 + at.MOST_MOMENTS, at.MOST_MOMENTS) == 1287
+    assert 1287 ** 2 <= at.MISSED_PAIRS < math.comb(6 + 8, 8) ** 2
     assert math.comb(11 + 8, 8) == 75582
 
 

@@ -5,7 +5,7 @@ subset of single instances (not the module's enumeration over alike types), at e
 count of free spares: the best grant restores the most (instances' worth x the saved
 seconds per worth), on a tie the more down instances.
 
-Part 2: ``availability_analytic._missed`` (threshold_low's bound on the time two or more
+Part 2: ``availability_threshold._missed`` (threshold_low's bound on the time two or more
 refusals at once keep the cluster below) by hand on an Erlang pool of two, and against an
 event simulation written here on 64 and 512 H100 at TP 1; where the pool's chain passes
 its state limit (from 28 spares of one pool at TP 1) the reading and the flag.
@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from netmodel.study import availability_analytic as aa
 from netmodel.study import availability_busy as ab
 from netmodel.study import availability_kinds as ak
+from netmodel.study import availability_threshold as at
 from netmodel.study.availability_kinds import Kind, event_kinds
 from netmodel.study.reliability_catalog import catalog
 from netmodel.study.reliability_cluster import build_cluster
@@ -135,7 +136,7 @@ def test_knapsack_time_at_a_thousand_instances_of_forty_kinds():
 
 
 # ---------------------------------------------------------------------------------------
-# Part 2: threshold_low's bound (availability_analytic._missed), checked by hand and
+# Part 2: threshold_low's bound (availability_threshold._missed), checked by hand and
 # against an event simulation written here, on cases other than 256 and 512 GPUs.
 
 YEAR = 365.25 * 86400.0
@@ -152,7 +153,7 @@ def test_second_moment_of_an_erlang_pool_of_two_by_hand():
              d_swap=0.0, hold=1.0, d_slow=0.0)
     refused = np.zeros((3, 3))
     refused[2, 2] = 1.0
-    mo = aa._pool_moments([k], [1.0], np.array([0.4, 0.4, 0.2]), [(refused, 1.0)], 2)
+    mo = at._pool_moments([k], [1.0], np.array([0.4, 0.4, 0.2]), [(refused, 1.0)], 2)
     assert mo[(1,)] == pytest.approx(0.2)
     assert mo[(2,)] == pytest.approx(1 / 22)
 
@@ -216,7 +217,7 @@ def _closed(kinds, spares, instances, threshold):
     pools = SparePools(placement="global", spares=spares, pools=1, reachable=(spares,),
                        groups=1)
     a = aa.analytic(kinds, pools, instances, threshold)
-    bound = aa._missed(kinds, a.blocking, (1 - threshold) * instances, pools,
+    bound = at._missed(kinds, a.blocking, (1 - threshold) * instances, pools,
                        aa._blocking(kinds, pools)[1])
     return a, bound
 
@@ -226,7 +227,7 @@ def _closed(kinds, spares, instances, threshold):
 # average over who holds the spares, and took a host's refused instances as a timer apart
 # from its hold. A DGX host refused 2 of its 8 instances takes every free spare and keeps
 # them for its repair; the GPU failures of that day are refused. The chain of holdings
-# (availability_analytic._held_moments) reads 1.17e-3 (tests/netmodel/
+# (availability_threshold._held_moments) reads 1.17e-3 (tests/netmodel/
 # test_held_moments_h501.py checks it against this case's refusals in progress).
 def test_unflagged_time_below_is_within_reading_plus_bound_64_gpus(tp1_64):
     a, bound = _closed(tp1_64, 6, 64, 0.95)

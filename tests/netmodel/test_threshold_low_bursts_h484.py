@@ -12,7 +12,7 @@ instances of 256) fall below 99%.
 
 Now the flag is set where a bound on the time two or more such refusals at once keep the
 cluster below (Markov's inequality on the binomial moments of the refusals in progress,
-as the pool's chain brings them together: ``availability_analytic._missed``) reaches the
+as the pool's chain brings them together: ``availability_threshold._missed``) reaches the
 reading itself: unflagged, the time below is at most the reading plus that bound, about
 twice it. Checked here against an event simulation written apart from the model's Monte
 Carlo (a heap of spare holds, deterministic holds and repairs, as the kinds give them).
@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 from netmodel.study import availability_analytic as aa
+from netmodel.study import availability_threshold as at
 from netmodel.study.availability_kinds import Kind, event_kinds
 from netmodel.study.reliability_catalog import catalog
 from netmodel.study.reliability_cluster import build_cluster
@@ -102,7 +103,7 @@ def _run(busy, gpus, spares):
     pools = spare_pools(c, spares, "global")
     a = aa.analytic(kinds, pools, gpus, 0.99)
     assert a.fallback == ()   # the pool's chain solved whole: the bound reads it
-    bound = aa._missed(kinds, a.blocking, 0.01 * gpus, pools, aa._blocking(kinds, pools)[1])
+    bound = at._missed(kinds, a.blocking, 0.01 * gpus, pools, aa._blocking(kinds, pools)[1])
     return kinds, a, bound
 
 
@@ -151,7 +152,7 @@ def test_binomial_moments_of_an_erlang_pool_by_hand():
     k = Kind("gpu", "x", 1.0, down=1, slow=0.0, units=1, restored=0.0, d_repair=1.0,
              d_swap=0.0, hold=1.0, d_slow=0.0)
     refused = np.array([[0.0, 0.0], [0.0, 1.0]])
-    mo = aa._pool_moments([k], [1.0], np.array([0.5, 0.5]), [(refused, 1.0)], 3)
+    mo = at._pool_moments([k], [1.0], np.array([0.5, 0.5]), [(refused, 1.0)], 3)
     assert mo[(1,)] == pytest.approx(0.5)
     assert mo[(2,)] == pytest.approx(1 / 6)
     assert mo[(3,)] == pytest.approx(1 / 24)

@@ -25,6 +25,7 @@ from click.testing import CliRunner
 from netmodel.cli.main import cli
 from netmodel.study import availability_analytic as aa
 from netmodel.study import availability_threshold
+from netmodel.study import availability_threshold as at
 from netmodel.study.availability_kinds import Kind
 from netmodel.study.availability_mc import simulate
 from netmodel.study.reliability_spares import SparePools
@@ -59,7 +60,7 @@ def test_the_hand_case_reads_low_and_says_so():
 def test_the_rule_by_hand(load, spares):
     # both kinds refused some of the time and neither crosses 2 instances alone; flagged
     # where the bound on the time two or more refusals at once keep the cluster below
-    # (aa._missed: the refusals as the pool's chain brings them together) reaches the
+    # (at._missed: the refusals as the pool's chain brings them together) reaches the
     # time below. The former rule (Poisson R^2 / 2 at least a tenth of it) left out x0.25
     # at 64 spares, whose closed form was 0.84 of the Monte Carlo's; the bound, 3.4e-7
     # against 1.9e-7, flags it too: within twice, as an unflagged reading would be
@@ -67,7 +68,7 @@ def test_the_rule_by_hand(load, spares):
     pool = _pool(spares)
     a = aa.analytic(ks, pool, N)
     assert all(0 < b < 1 for b in a.blocking)
-    bound = aa._missed(ks, a.blocking, 2.0, pool, aa._blocking(ks, pool)[1])
+    bound = at._missed(ks, a.blocking, 2.0, pool, aa._blocking(ks, pool)[1])
     assert a.threshold_low == (bound >= a.below_threshold)
     assert a.threshold_low
 
@@ -80,7 +81,7 @@ def test_a_refused_failure_crossing_alone_is_not_flagged():
     # left it out); no chain given, Poisson: (0.1 a day x 0.3 x 1 day)^2 / 2 = 4.5e-4
     ks = _kinds()
     assert aa._threshold_low(ks, [0.3, 0.0], 0.5, 1e-9) is False
-    assert aa._missed(ks, [0.3, 0.0], 1.5) == pytest.approx((0.1 * 0.3) ** 2 / 2)
+    assert at._missed(ks, [0.3, 0.0], 1.5) == pytest.approx((0.1 * 0.3) ** 2 / 2)
     assert aa._threshold_low(ks, [0.3, 0.0], 1.5, 1e-9) is True
 
 

@@ -1,7 +1,7 @@
 """``Analytic.threshold_low`` on a second family of kinds, not the one its cut-off was set on.
 
 The flag's former cut-off (two refused failures at once at least a tenth of the time
-below; now a bound, ``availability_analytic._missed``, tests/netmodel/
+below; now a bound, ``availability_threshold._missed``, tests/netmodel/
 test_threshold_low_bursts_h484.py) was set on one hand family (hosts downing 2 of 200 instances on 16 spares
 each, GPUs 1 instance on 1). Here a different one: 400 instances (below 99% is more than 4
 down), nodes downing 3 instances on 8 spares each, 0.15 a day, 2-day repairs and holds;
