@@ -369,10 +369,10 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     it: every ratio divides by it. A progress bar shows on stderr unless ``quiet``.
     ``executor`` (:class:`netmodel.study.distributed.Executor`) runs the comparisons' and
     the sweep's cells on Dask; the other parts run here. With more than one core
-    (:func:`compute.workers.jobs`), once the fabric comparison is done the packed
-    comparison and the MoE part run in a forked process, and the crossovers and the sweep
-    in another, both starting with that comparison's caches (its scenarios' fabrics and
-    compiled collectives: the packed and MoE parts run on the same scenarios), beside the
+    (:func:`compute.workers.jobs`), the MoE part runs from the start in a forked process
+    (it needs nothing the other parts compute), and the crossovers, the sweep and the
+    packed comparison in another, forked once the fabric comparison is done (with its
+    caches: the packed comparison costs the same scenarios' collectives), beside the
     paper's assumption, the blast radius, cost and serving parts here; with ``figures``
     each process draws its parts' figures (kept in ``FullStudy.figures`` for
     :func:`write_full_study`). The result never depends on how many processes computed
@@ -430,35 +430,37 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     moe = moe if fabric else None
     beside = (executor is None or not executor.distributed) and forks()
 
-    def early_parts(progress) -> tuple:
-        """The packed comparison and the MoE part: they need nothing the others compute
-        (but the fabric comparison's caches), so (with more than one core) they run in a
-        forked process once that comparison is done."""
-        part_done = _Laps()
-        packed_result = moe_result = None
-        if packed:
-            # each scenario on its own GPU: every instance at once is the costliest costing
-            packed_result = run_compare(models, own, phases, options=options, slo=slo,
-                                        prompt=prompt, context=context, max_batch=max_batch,
-                                        progress=progress, instances="all",
-                                        parallelism=parallelism, executor=executor)
-            part_done("fabrics, packed")
-        if moe:
-            moe_result = run_compare([moe], own, phases, options=options, slo=slo,
-                                     prompt=prompt, context=context, max_batch=max_batch,
-                                     parallelism=parallelism, executor=executor)
-            part_done("mixture of experts")
-        return packed_result, moe_result, part_done.times
+    def packed_part(progress, part_done) -> CompareResult | None:
+        """The packed comparison: each scenario on its own GPU, every instance at once
+        (the costliest costing); it needs only the fabric comparison's caches."""
+        if not packed:
+            return None
+        out = run_compare(models, own, phases, options=options, slo=slo, prompt=prompt,
+                          context=context, max_batch=max_batch, progress=progress,
+                          instances="all", parallelism=parallelism, executor=executor)
+        part_done("fabrics, packed")
+        return out
 
-    if beside and (packed or moe) and fabric:
+    def moe_part() -> tuple:
+        """The MoE part and its time: it needs nothing the others compute, so (with more
+        than one core) it runs from the start in a forked process."""
+        part_done = _Laps()
+        out = None
+        if moe:
+            out = run_compare([moe], own, phases, options=options, slo=slo, prompt=prompt,
+                              context=context, max_batch=max_batch, parallelism=parallelism,
+                              executor=executor)
+            part_done("mixture of experts")
+        return out, part_done.times
+
+    if beside and moe:
         # every comparison prices its GPUs (the cost columns): priced once, here, so the
         # forked process starts with the prices and the yield model's imports
         from netmodel.study.cost import warm_prices
 
         warm_prices(dict.fromkeys(s.gpu_spec for s in scens))
         lap("inputs and GPU prices")
-    early_beside = beside and bool(packed or moe)
-    early = None
+    early = in_background(moe_part) if beside and moe else None
     ideal = None
     for n in dict.fromkeys(networks):
         part = run_lite_gpu_study(models, gpus, phases, comm_factory=NETWORKS[n], network=n,
@@ -483,7 +485,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     # after the other, with one core, NETMODEL_JOBS=1 or on Dask)
     side_work = len(swept) * len(param.values) if param and decode else 0
     work = fabric_work * (1 + bool(paper_options)) + side_work * (not beside) \
-        + packed_work * (not early_beside)
+        + packed_work * (not beside)
     colls: dict = {}
     with Progress(work, "lite-gpu study", quiet=quiet) as bar:
         compared = run_compare(models, scens, phases, options=options, slo=slo, prompt=prompt,
@@ -493,8 +495,8 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         first = models[0]   # the spec: a model file's name is not in the catalog
 
         def side_parts(progress) -> tuple:
-            """Crossovers and the sweep: parts that need only the fabric comparison (and
-            its caches), run beside the others."""
+            """Crossovers and the sweep, and run beside the others the packed comparison:
+            parts that need only the fabric comparison (and its caches)."""
             part_done = _Laps()
             cross = None
             if crossovers and all(s.instances == "alone" for s in scens):
@@ -509,25 +511,24 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                          max_batch=max_batch, progress=progress,
                                          parallelism=parallelism, executor=executor)
                 part_done("per-hop latency sweep")
+            # beside, the packed comparison too (here, with the MoE part, after the others)
+            packed_result = packed_part(progress, part_done) \
+                if progress is NO_PROGRESS else None
             drawn: dict = {}
             if figures and progress is NO_PROGRESS:   # beside: draw these parts' figures
                 ours = full_study_files(FullStudy(ideal, compared, swept_result,
                                                   crossovers=cross), summary=False)
                 drawn = draw_figures({k: v for k, v in ours.items() if k not in study_files(ideal)})
                 part_done("figures beside")
-            return cross, swept_result, part_done.times, drawn
+            return cross, swept_result, packed_result, part_done.times, drawn
 
         if figures and beside:   # imported once, here, for both processes that draw
             from netmodel.study.figure_kit import pyplot
 
             pyplot()
         side = in_background(lambda: side_parts(NO_PROGRESS)) if beside else None
-        # forked after the fabric comparison, not from the start: the packed and MoE
-        # parts cost the same scenarios' collectives, which it has compiled (from the
-        # start, 1.3 s more CPU in all, and no sooner done)
-        early = in_background(lambda: early_parts(NO_PROGRESS)) if early_beside else None
         if side is None:
-            cross, swept_result, side_times, drawn = side_parts(bar)
+            cross, swept_result, _, side_times, drawn = side_parts(bar)
             lap.restart()   # the side parts keep their own times
         paper_result = None
         if paper_options is not None:
@@ -536,8 +537,11 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                        progress=bar, collectives=colls,
                                        parallelism=parallelism, executor=executor)
             lap("fabrics, paper's assumption")
-        if early is None:
-            packed_result, moe_result, early_times = early_parts(bar)
+        if side is None:
+            early_times = _Laps()
+            packed_result = packed_part(bar, early_times)
+            moe_result, moe_times = moe_part()
+            early_times = {**early_times.times, **moe_times}
             lap.restart()
     rel_part = cost_result = None
     if reliability and "decode" in phases:
@@ -563,10 +567,12 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                       summary=False))
         lap("figures here")
     if early is not None:
-        packed_result, moe_result, early_times = early.result()
-        lap("waiting for the packed and MoE parts")
+        moe_result, early_times = early.result()
+        lap("waiting for the MoE part")
+    elif side is not None:   # beside, and no MoE part
+        moe_result, early_times = None, {}
     if side is not None:
-        cross, swept_result, side_times, drawn = side.result()
+        cross, swept_result, packed_result, side_times, drawn = side.result()
         if figures:
             drawn.update(here)
         lap("waiting for the parts beside")

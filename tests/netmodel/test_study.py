@@ -296,9 +296,9 @@ def test_blast_radius_and_cost_parts_are_written_and_summarized(tmp_path, ideal_
 
 
 def test_parts_run_beside_each_other_give_what_one_process_gives(monkeypatch):
-    """The packed and MoE parts run in a forked process, the crossovers and the sweep in
-    another, both beside the paper's run (with the fabric comparison's caches); one
-    process gives the same bytes."""
+    """The MoE part runs in a forked process from the start, the crossovers, the sweep
+    and the packed comparison in another beside the paper's run (with the fabric
+    comparison's caches); one process gives the same bytes."""
     from netmodel.study.lite_gpu import run_full_study
 
     def run(jobs: str) -> str:
@@ -312,7 +312,7 @@ def test_parts_run_beside_each_other_give_what_one_process_gives(monkeypatch):
         assert {"co-design crossovers", "fabrics, paper's assumption",
                 "per-hop latency sweep", "fabrics, packed", "mixture of experts"} <= names
         assert ("waiting for the parts beside" in names) == (jobs != "1")
-        assert ("waiting for the packed and MoE parts" in names) == (jobs != "1")
+        assert ("waiting for the MoE part" in names) == (jobs != "1")
         return r.to_json() + repr(r.crossovers.to_dicts()) + r.packed.to_json() \
             + r.moe.to_json()
 
