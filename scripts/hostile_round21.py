@@ -50,6 +50,8 @@ INFER = ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--batch", "4"]
 INFER_MOE = ["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--batch", "16", "--tp",
              "8"]
 SEARCH = ["search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--max-batch", "8"]
+AVAIL = ["availability", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "-q", "--trials",
+         "5", "--no-plot", "--max-batch", "8"]
 SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--max-batch", "8"]
 COMPARE = ["compare", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch", "8",
            "-q", "--no-plot"]
@@ -148,12 +150,18 @@ REFUSALS.update({
                         []),
                        (["serve", "--model", "Llama-3-8B", "--max-batch", "8", "--scenario"],
                         []))},
+    **{f"availability --spare-placement {p} with --spares {n}": (
+        [*AVAIL, "--spare-placement", p, *(["--spares", n] if n != "left out" else [])], {},
+        (f"--spare-placement {p!r}", "holds none", "give --spares N or P%"))
+       for p, n in (("group", "left out"), ("global", "0"), ("pod", "0%"), ("pod", "-0"))},
 })
 
 #: Values taken (exit 0): name -> argv.
 TAKEN: dict[str, list[str]] = {
     "serve workload of one output token at the context": (
         [*SERVE, "--workload", "w.toml"]),
+    "availability --spare-placement global with --spares 1%": (
+        [*AVAIL, "--spare-placement", "global", "--spares", "1%"]),
 }
 TAKEN_FILES = {"serve workload of one output token at the context":
                {"w.toml": "prompt = 8192\noutput = 1\n"}}

@@ -645,6 +645,7 @@ def availability(scenario: str, model: str, phase: str,
     cat, placement, scenario, phase = _checked_inputs(
         (area_share, repair, rates, repair_times, detection, warmup, load_from,
          load_bandwidth), placement, out_dir, scenario, fabric, phase)
+    _check_placement_used(placement, spares)   # after the placement's own refusal
     gpus, limit = cluster_gpus, max_batch
     slo = _settings(ttft, tbt, phase)
     with _parameters_as_flags(), Progress(trials, "availability", quiet=quiet) as bar, \
@@ -655,6 +656,25 @@ def availability(scenario: str, model: str, phase: str,
                      threshold=threshold, slo=slo, catalog_=cat, progress=bar,
                      parallelism=parallelism, max_batch=limit)
     _report(result, availability_files, out_dir, no_plot, as_json, rates, repair_times)
+
+
+def _check_placement_used(placement: str, spares: str) -> None:
+    """A typed ``--spare-placement`` refused where ``--spares`` holds none (0, 0%): it
+    places spare GPUs, and with none the run is the one without it (exit 0, the option
+    silently dropped). A spares text the library refuses is left to its refusal."""
+    from compute.errors import UserError
+    from netmodel.study.availability import parse_spares
+
+    if "placement" not in given_on_command_line("placement"):
+        return
+    try:
+        none = parse_spares(spares, 1) == 0   # one GPU: any share above 0% is a spare
+    except UserError:
+        return
+    if none:
+        raise UserError(f"--spare-placement {placement!r} places the spare GPUs; --spares "
+                        f"{spares!r} holds none: give --spares N or P% (e.g. 2%), or drop "
+                        f"--spare-placement")
 
 
 def _report(result, files, out_dir: str | None, no_plot: bool, as_json: bool,

@@ -67,7 +67,8 @@ AVAIL = ["availability", "--scenario", "lite-flat", "--model", "Llama-3-8B", "-q
 def test_a_spare_placement_the_fabric_cannot_take_names_the_flag(command, tmp_path):
     # the library said "spare placement 'group' needs GPUs labelled ..." with no flag
     out = tmp_path / "out"
-    r = run_cli([*command, "--spare-placement", "group", "--out", out])
+    spares = ["--spares", "1"] if command is AVAIL else []   # a placement places spares
+    r = run_cli([*command, *spares, "--spare-placement", "group", "--out", out])
     assert one_line_error(r) == (
         "error: --spare-placement 'group': spare placement 'group' needs GPUs labelled with "
         "their group; lite-flat@Lite's fabric has none (use pod or global)")

@@ -32,6 +32,10 @@ all-reduce on this group of 8 GPUs (torus: ...)``: not which flag or file asked 
 Now ``--algorithm 'torus': ...; give --algorithm auto ...``, and a scenario's own
 ``[collective] algorithm`` is named with the scenario and what to give instead (every
 command that costs it: infer, compare, cost, serve, collective, costs).
+
+(h) ``availability --spare-placement group`` with no spares (``--spares`` left out, 0,
+0%) ran as without it, exit 0: the option dropped without a word. Now refused, naming both
+flags; with spares (1, 1%) it runs.
 """
 
 from __future__ import annotations
@@ -128,3 +132,11 @@ def test_a_scenario_algorithm_that_cannot_run_names_the_scenario(tmp_path):
                            "2 GPUs (torus: torus needs a torus fabric")
     assert line.endswith('give the scenario\'s [collective] algorithm = "auto" (the fastest '
                          'valid one per op and size) or one that runs on its fabric')
+
+
+def test_a_spare_placement_without_spares_is_refused(tmp_path):
+    line = one_line_error(run_cli([*H21.AVAIL, "--spare-placement", "group", "--out", "o"],
+                                  cwd=tmp_path))
+    assert line == ("error: --spare-placement 'group' places the spare GPUs; --spares '0' "
+                    "holds none: give --spares N or P% (e.g. 2%), or drop --spare-placement")
+    assert list(tmp_path.iterdir()) == []
