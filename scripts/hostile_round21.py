@@ -60,6 +60,8 @@ DIVISORS_8 = "allowed: 1, 2, 4, 8"
 #: instance to the faster of a ring and a torus, and an instance of 2 has no torus.
 OCS_TORUS = (ROOT / "netmodel/data/scenarios/lite-ocs.toml").read_text().replace(
     'algorithm = "auto"', 'algorithm = "torus"')
+#: A GPU file of one GPU of the user's (an H100-SXM by another name).
+GPU_FILE = '[gpu."Mine"]\nderive_from = "H100-SXM"\nsource = "what-if: a test"\n'
 #: A HuggingFace config.json of a Llama-3-8B-shaped model with a context of 1,024 tokens.
 HF_1024 = ('{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": '
            '4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": '
@@ -154,6 +156,18 @@ REFUSALS.update({
         [*AVAIL, "--spare-placement", p, *(["--spares", n] if n != "left out" else [])], {},
         (f"--spare-placement {p!r}", "holds none", "give --spares N or P%"))
        for p, n in (("group", "left out"), ("global", "0"), ("pod", "0%"), ("pod", "-0"))},
+    "infer --hf-config with --model-file": (
+        ["infer", "--hf-config", "config.json", "--model-file", "m.toml", "--gpu", "H100-SXM",
+         "--tp", "1", "--batch", "1"], {"config.json": HF_1024, "m.toml": ""},
+        ("--hf-config 'config.json'", "--model-file 'm.toml'", "give one of them")),
+    "models --hf-config with --model-file": (
+        ["models", "--hf-config", "config.json", "--model-file", "m.toml"],
+        {"config.json": HF_1024, "m.toml": ""}, ("--model-file 'm.toml'", "give one of them")),
+    **{f"{c} --fabric with a --gpu-file of another GPU": (
+        [c, "--model", "Llama-3-8B", "--fabric", "ring:n=8", "--gpu-file", "g.toml",
+         *(["--tp", "1", "--batch", "1"] if c == "infer" else ["--max-batch", "4"])],
+        {"g.toml": GPU_FILE}, ("--gpu-file 'g.toml'", "type 'H100-SXM'", "gpu=g.toml"))
+       for c in ("infer", "search")},
 })
 
 #: Values taken (exit 0): name -> argv.
@@ -162,9 +176,14 @@ TAKEN: dict[str, list[str]] = {
         [*SERVE, "--workload", "w.toml"]),
     "availability --spare-placement global with --spares 1%": (
         [*AVAIL, "--spare-placement", "global", "--spares", "1%"]),
+    "infer --fabric built of a GPU file's GPU, the file given too": (
+        ["infer", "--model", "Llama-3-8B", "--fabric", "ring:n=8,gpu=g.toml", "--gpu-file",
+         "g.toml", "--tp", "1", "--batch", "1"]),
 }
 TAKEN_FILES = {"serve workload of one output token at the context":
-               {"w.toml": "prompt = 8192\noutput = 1\n"}}
+               {"w.toml": "prompt = 8192\noutput = 1\n"},
+               "infer --fabric built of a GPU file's GPU, the file given too":
+               {"g.toml": GPU_FILE}}
 
 
 def _invoke(argv: list[str], d: Path):

@@ -108,12 +108,33 @@ def resolve_gpu(name: str | None, gpu_file: str | None) -> GpuSpec:
     return get_gpu(name)
 
 
+def _file_has_fabric_gpu(gpu_file: str, gpu_type: str) -> None:
+    """With ``--fabric`` a ``--gpu-file`` gives the fabric's own GPU type its figures (a
+    saved fabric of a GPU of the user's): refuse one that defines no GPU of the fabric's
+    type ``gpu_type``, which the run drops without a word (``--fabric ring:n=8 --gpu-file
+    mine.toml`` costed the catalog's H100-SXM)."""
+    from compute.errors import UserError, find_name, known
+    from compute.hardware import load_gpu_file
+
+    extra = load_gpu_file(gpu_file)
+    if find_name(extra, gpu_type) is None:
+        raise UserError(f"--gpu-file {gpu_file!r} defines no GPU of the fabric's type "
+                        f"{gpu_type!r} (it defines {known(extra)}): with --fabric the GPU is "
+                        f"the fabric's own; build the fabric of the file's GPU with "
+                        f"gpu={gpu_file} in its spec (e.g. ring:n=8,gpu={gpu_file}), or drop "
+                        f"--gpu-file")
+
+
 def resolve_model(name: str | None, model_file: str | None,
                   hf_config: str | None) -> ModelSpec:
     """The model named ``name`` from ``model_file``, a HuggingFace config, or the catalog."""
     from compute.errors import UserError, known
     from compute.models import get_model, load_hf_config, load_model_file, model_catalog
 
+    if hf_config and model_file:   # one model: the file's was dropped without a word
+        raise UserError(f"--hf-config {hf_config!r} and --model-file {model_file!r} each give "
+                        f"the model: give one of them (--model NAME picks one of the file's, "
+                        f"or names the config's model)")
     if hf_config:
         return load_hf_config(hf_config, name=name)
     if model_file:
@@ -211,6 +232,8 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         with keywords_as_flags():
             found = fabric_collectives(fabric_ref, gpu=gpu_name)
         # a GPU file's GPU of the fabric's type, else the one the fabric records
+        if gpu_file:
+            _file_has_fabric_gpu(gpu_file, found.gpu_type)
         gpu = found.gpu if gpu_file is None else resolve_gpu(found.gpu_type, gpu_file)
         comm = found.model
         desc = {"model": "fabric", "fabric": comm.graph.graph.get("spec") or str(fabric_ref),

@@ -36,6 +36,11 @@ command that costs it: infer, compare, cost, serve, collective, costs).
 (h) ``availability --spare-placement group`` with no spares (``--spares`` left out, 0,
 0%) ran as without it, exit 0: the option dropped without a word. Now refused, naming both
 flags; with spares (1, 1%) it runs.
+
+(i) ``--model-file`` beside ``--hf-config`` was dropped without a word (a file that did not
+exist too), and ``--gpu-file`` beside ``--fabric ring:n=8`` costed the catalog's H100-SXM
+where the file defines another GPU (``--scenario`` takes the file's). Both refused now,
+the second told how to build the fabric of the file's GPU (``gpu=FILE`` in the spec).
 """
 
 from __future__ import annotations
@@ -140,3 +145,17 @@ def test_a_spare_placement_without_spares_is_refused(tmp_path):
     assert line == ("error: --spare-placement 'group' places the spare GPUs; --spares '0' "
                     "holds none: give --spares N or P% (e.g. 2%), or drop --spare-placement")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_gpu_file_beside_a_fabric_of_another_gpu_is_refused(tmp_path):
+    (tmp_path / "g.toml").write_text(H21.GPU_FILE)
+    line = one_line_error(run_cli(["infer", "--model", "Llama-3-8B", "--fabric", "ring:n=8",
+                                   "--gpu-file", "g.toml", "--tp", "1", "--batch", "1"],
+                                  cwd=tmp_path))
+    assert line == ("error: --gpu-file 'g.toml' defines no GPU of the fabric's type "
+                    "'H100-SXM' (it defines 'Mine'): with --fabric the GPU is the fabric's "
+                    "own; build the fabric of the file's GPU with gpu=g.toml in its spec (e.g. "
+                    "ring:n=8,gpu=g.toml), or drop --gpu-file")
+    r = run_cli(["infer", "--model", "Llama-3-8B", "--fabric", "ring:n=8,gpu=g.toml", "--tp",
+                 "1", "--batch", "1"], cwd=tmp_path)
+    assert r.exit_code == 0 and "1 x Mine," in r.output, r.output
