@@ -32,7 +32,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
 from operator import attrgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -64,6 +64,9 @@ from netmodel.collectives.route_types import KIND_GPU, KIND_SWITCH
 from netmodel.collectives.routing import NoPath as GroupCut
 from netmodel.collectives.routing import Router
 from netmodel.collectives.steps import StepShape, unique
+
+if TYPE_CHECKING:
+    from netmodel.collectives.route_policies import RoutePolicy
 
 __all__ = ["FROM_STEP", "STEP_FIELDS", "CompiledCollective", "GroupCut", "StepCost",
            "SEND_RECV", "combine", "compile_steps", "cost_step", "lines_time",
@@ -229,15 +232,19 @@ def _link_efficiency(router: Router, links: np.ndarray, cal: Calibration) -> np.
     return np.where(router.scaleout[links], cal.scaleout_efficiency, cal.scaleup_efficiency)
 
 
-def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None = None
-              ) -> StepCost:
-    """Route and cost one step (structure only; see :class:`StepCost`)."""
+def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None = None,
+              routing: RoutePolicy | None = None) -> StepCost:
+    """Route and cost one step (structure only; see :class:`StepCost`); ``routing``: a
+    policy other than the hop-shortest routes (:mod:`~netmodel.collectives.route_policies`)."""
     key = step.transfers   # as Router.link_loads names them: with PXN where it applies
     if router.pxn_applies(key):
         key = (key, "pxn")
+    if routing is not None:
+        key = (key, routing.name)
     hit = None if cache is None else cache.get(key)
     if hit is None:
-        uniq, load, latency, scaleout, latency_up = router.link_loads(step.transfers)
+        uniq, load, latency, scaleout, latency_up = router.link_loads(step.transfers) \
+            if routing is None else routing.link_loads(router, step.transfers)
         if len(uniq):
             t = load / (router.bandwidth[uniq] * _link_efficiency(router, uniq, cal))
             j = int(np.argmax(t))
@@ -501,6 +508,9 @@ class CompiledCollective:
     steps: tuple[StepCost, ...]
     #: the NICs of the group's slowest member (:func:`group_nic`; send/recv only)
     nic: tuple[float, int] | None = None
+    #: the routing policy its steps were routed under
+    #: (:data:`~netmodel.collectives.route_policies.ROUTINGS`)
+    routing: str = "shortest"
 
     @property
     def in_network(self) -> bool:
@@ -754,11 +764,12 @@ def _without_ceiling(cal: Calibration) -> Calibration:
 
 
 def compile_steps(router: Router, op: str, algorithm: str, group: Iterable[Hashable],
-                  steps: Iterable[Step], cal: Calibration, cache: dict | None = None
-                  ) -> CompiledCollective:
-    """Cost every step once (steps with identical transfers share one routing)."""
+                  steps: Iterable[Step], cal: Calibration, cache: dict | None = None,
+                  routing: RoutePolicy | None = None) -> CompiledCollective:
+    """Cost every step once (steps with identical transfers share one routing), routed
+    hop-shortest or under ``routing`` (:mod:`~netmodel.collectives.route_policies`)."""
     group = tuple(group)
     return CompiledCollective(op, algorithm, group,
-                              tuple(cost_step(router, s, cal, cache) for s in steps),
+                              tuple(cost_step(router, s, cal, cache, routing) for s in steps),
                               group_nic(router, group) if (op, algorithm) in SEND_RECV
-                              else None)
+                              else None, "shortest" if routing is None else routing.name)

@@ -60,6 +60,7 @@ from netmodel.collectives.model_tuner import TunedChoices
 from netmodel.collectives.names import NCCL_OPS, PLACEMENTS
 from netmodel.collectives.placement import check_group, check_seed, place
 from netmodel.collectives.results import CollectiveResult, SweepResult, bus_factor
+from netmodel.collectives.route_policies import route_policies
 from netmodel.collectives.route_sharing import router_for
 from topologies.schema import check_graph, validate
 
@@ -387,6 +388,30 @@ class FabricCostModel(TunedChoices):
             raise NotApplicable(hit)
         return hit
 
+    def compiled_variants(self, op: str, algorithm: str, group: tuple[Hashable, ...]
+                          ) -> list[CompiledCollective]:
+        """:meth:`compiled`, then ``algorithm`` compiled under each other routing policy
+        of the fabric that moves any of its transfers
+        (:func:`~netmodel.collectives.route_policies.route_policies`: where a GPU pair has
+        both a cable and a wider path through a switch; one item elsewhere, and for NCCL's
+        send/recv, :data:`~netmodel.collectives.algorithms.SEND_RECV_OPS`, which gives a
+        peer one path). The fastest line of them all is the algorithm's time, so no policy
+        makes a collective slower.
+
+        Raises NotApplicable or GroupCut.
+        """
+        comp = self.compiled(op, algorithm, group)
+        # NCCL's send/recv (all-to-all, send-recv) gives a peer one path
+        policies = () if op in SEND_RECV_OPS else route_policies(self.router)
+        hit = self._compiled.get((op, algorithm, group, "routings")) if policies else [comp]
+        if hit is None:
+            steps = generate(algorithm, op, self._ordered(group), self.graph)
+            hit = self._compiled[op, algorithm, group, "routings"] = [comp] + [
+                compile_steps(self.router, op, algorithm, group, steps, self.calibration,
+                              self._step_cache, p) for p in policies
+                if any(p.moves(self.router, s.transfers) for s in steps)]
+        return hit
+
     def _check_work(self, op: str, algorithm: str, p: int) -> None:
         """UserError when a :func:`quadratic` algorithm would route more than
         ``max_transfers`` transfers (the others route ``O(p log p)``)."""
@@ -537,14 +562,15 @@ class FabricCostModel(TunedChoices):
         rows = []
         for name in names:
             try:
-                comp = self.compiled(op, name, group)
+                comps = self.compiled_variants(op, name, group)
             except NotApplicable:
                 continue
-            red = sum(s.repeat * s.reduce for s in comp.steps if s.member) / gamma \
-                if gamma > 0 else 0.0
-            for proto in comp.protocols(cal):
-                for a, _, fill, b_link, b_least in comp.line_parts(proto, cal):
-                    rows.append((a - fill, fill, b_link, red, b_least))
+            for comp in comps:
+                red = sum(s.repeat * s.reduce for s in comp.steps if s.member) / gamma \
+                    if gamma > 0 else 0.0
+                for proto in comp.protocols(cal):
+                    for a, _, fill, b_link, b_least in comp.line_parts(proto, cal):
+                        rows.append((a - fill, fill, b_link, red, b_least))
         if not rows:
             self._candidates(op, group, names)  # raises the one-line error
         return tuple(np.array(col, dtype=float) for col in zip(*rows, strict=True))
@@ -555,18 +581,20 @@ class FabricCostModel(TunedChoices):
         out, why = [], []
         for name in names:
             try:
-                comp = self.compiled(op, name, group)
+                comps = self.compiled_variants(op, name, group)
             except NotApplicable as exc:
                 why.append(f"{name}: {exc}")
                 continue
-            key = (op, name, group)
-            lines = self._lines.get(key)
-            if lines is None or lines[0] is not comp:
-                lines = self._lines[key] = (comp, [(proto.name, comp.lines(proto, cal))
-                                                   for proto in comp.protocols(cal)])
-            for proto_name, ls in lines[1]:
-                for a, b in ls:
-                    out.append((name, proto_name, a, b, comp))
+            for comp in comps:
+                key = (op, name, group) if comp.routing == "shortest" else \
+                    (op, name, group, comp.routing)
+                lines = self._lines.get(key)
+                if lines is None or lines[0] is not comp:
+                    lines = self._lines[key] = (comp, [(proto.name, comp.lines(proto, cal))
+                                                       for proto in comp.protocols(cal)])
+                for proto_name, ls in lines[1]:
+                    for a, b in ls:
+                        out.append((name, proto_name, a, b, comp))
         if not out and not allow_none:
             raise UserError(f"no algorithm can run {op} on this group of {len(group)} GPUs "
                             f"({'; '.join(why) or 'none implements it'})")
@@ -750,7 +778,7 @@ class FabricCostModel(TunedChoices):
         algbw = n / time
         return CollectiveResult(op, group, n, time, algbw, algbw * bus_factor(op, len(group)),
                                 name, proto_name, proto.base_latency, steps, bneck,
-                                tree_cap=cap, in_switch_ceiling=top)
+                                tree_cap=cap, in_switch_ceiling=top, routing=comp.routing)
 
     def sweep(self, op: str, sizes: ArrayLike, group: int | Iterable[Hashable],
               algorithm: str | None = None) -> SweepResult:

@@ -164,7 +164,11 @@ class CollectiveResult:
     ceiling where it limits the costliest step(s) instead (:attr:`StepTiming.
     in_switch_ceiling`; None: it does not);
     ``connected`` is False when a degraded fabric cut the group apart (then ``time`` is
-    infinite and ``cut`` names a pair of members with no path between them).
+    infinite and ``cut`` names a pair of members with no path between them);
+    ``routing`` the routing policy the algorithm ran under
+    (:data:`~netmodel.collectives.route_policies.ROUTINGS`: ``"shortest"`` but where a GPU
+    pair has both a cable and a wider path through a switch; :meth:`as_dict` gives it only
+    where it is another).
     """
 
     op: str
@@ -182,6 +186,7 @@ class CollectiveResult:
     cut: tuple[Hashable, ...] = ()
     tree_cap: TreeCap | None = None
     in_switch_ceiling: InSwitchCeiling | None = None
+    routing: str = "shortest"
 
     @property
     def group_size(self) -> int:
@@ -194,6 +199,8 @@ class CollectiveResult:
         d["group_size"] = self.group_size
         d["bottleneck"] = [[str(u), str(v)] for u, v in self.bottleneck]
         d["cut"] = [str(x) for x in self.cut]
+        if self.routing == "shortest":   # as before, where no other policy applies
+            del d["routing"]
         for st in d["steps"]:
             st["bottleneck"] = [str(x) for x in st["bottleneck"]]
         for k in ("time", "algbw", "busbw"):

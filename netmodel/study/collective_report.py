@@ -195,7 +195,12 @@ class CollectiveReport:
             return "\n".join(lines + ["a group of one GPU communicates nothing: 0 s"])
         lines.append(f"algorithm: {result.algorithm} ({result.protocol} protocol)"
                      + (f", chosen by {self.chooser}" if self.setup.algorithm == "auto"
-                        else ""))
+                        else "")
+                     + ("" if result.routing == "shortest" else
+                        f"; routes: {result.routing}" + (
+                            " (cabled pairs split over cable and switch by capacity)"
+                            if result.routing == "split" else
+                            " (cabled pairs over their wider switch path)")))
         lines.append(f"time {format_time(result.time)}   algbw {result.algbw / 1e9:.2f} GB/s"
                      f"   busbw {result.busbw / 1e9:.2f} GB/s")
         for u, v in result.bottleneck:

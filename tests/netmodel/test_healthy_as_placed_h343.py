@@ -47,11 +47,13 @@ def test_first_instance_is_costed_as_placed(cluster):
     placed = c.rebalanced(c.recost_graph((), inst), inst)
     assert c.healthy[0] is placed or c.healthy[0] == placed
     # as placed it serves a smaller batch within the 50 ms TBT (128 in 49.75 ms when
-    # written; h356: the latency was a pin)
-    assert placed.batch == 128 and placed.batch < c.best.batch
+    # written; h356: the latency was a pin; 168 since each Lite pair's collectives may
+    # split over cable and switch, netmodel.collectives.route_policies)
+    assert placed.batch == 168 and placed.batch < c.best.batch
     assert placed.latency <= 50e-3
     assert placed.tokens_per_s == pytest.approx(placed.batch / placed.latency, rel=1e-9)
-    assert c.healthy_tokens_per_s == placed.tokens_per_s < 0.5 * c.best.tokens_per_s
+    # (0.55x of the best: 3,386 of 6,197 tokens/s; under 0.5x before the split)
+    assert c.healthy_tokens_per_s == placed.tokens_per_s < 0.6 * c.best.tokens_per_s
 
 
 def test_a_spine_failure_takes_nothing_from_it(cluster):

@@ -53,8 +53,10 @@ def test_where_it_binds_it_says_what_it_bounds(model):
     # the busbw over the streamed part is the ceiling's: the two numbers reconcile
     assert r.busbw * r.time / streamed == pytest.approx(top.busbw, rel=1e-9)
     assert top.slowdown > 1
+    # (auto there splits the Lites' pairs over cable and switch: netmodel.collectives.
+    # route_policies; the in-switch reduction is named)
     out = CliRunner().invoke(cli, ["collective", AR, "--fabric", "lite-groups", "--group", "16",
-                                   "--size", "64MiB"]).output
+                                   "--size", "64MiB", "--algorithm", "in-network"]).output
     head = [x for x in out.splitlines() if x.startswith("bottleneck:")]
     assert len(head) == 1 and "= 120 GB/s" in head[0]
     assert (f"while the in-switch phases stream, {streamed * 1e3:.4g} ms of the "

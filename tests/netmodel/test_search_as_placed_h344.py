@@ -45,7 +45,9 @@ def test_later_stages_straddle_servers(coll):
               for i in range(4)]
     assert first == stages[0]                                # the first GPUs' group
     assert placed == max(stages)                             # the slowest stage's
-    assert placed > 3 * first          # straddling stages: 0.285 ms vs 0.078 ms when written
+    # straddling stages: 0.285 ms vs 0.078 ms when written; 0.204 ms vs 0.0776 ms since the
+    # Lite pairs' collectives may split over cable and switch (collectives.route_policies)
+    assert placed > 2.5 * first
     one = coll.for_instance(28, 28)    # a whole instance's group: as before
     assert float(one.collective_time("all-reduce", NBYTES, 28)[0]) == first
 

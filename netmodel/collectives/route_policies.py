@@ -1,0 +1,183 @@
+"""Routing policies beside the hop-shortest routes, where a GPU pair has both a direct cable
+and a wider path through the scale-up switches they share.
+
+A router's routes are hop-shortest (:mod:`netmodel.collectives.routing`): two GPUs joined
+by a cable send over it, one hop, even where each also has a port on an NVSwitch they
+share that is wider (a Lite group, :func:`topologies.direct.lite_groups`: 37.5 GB/s
+cables to each of 3 partners beside a 112.5 GB/s switch port). NCCL's topology search
+picks each algorithm's channels by bandwidth, not hops (src/graph/search.cc, paths.cc;
+channels of one algorithm may take different paths), so an algorithm is costed under each
+of a small fixed set of policies (:data:`ROUTINGS`) and runs under the fastest
+(:meth:`~netmodel.collectives.model.FabricCostModel.compiled_variants`):
+
+* ``"shortest"``: the hop-shortest routes, as without this module;
+* ``"widest"``: each such pair whose switch path is wider than its cable sends over the
+  switch path;
+* ``"split"``: each such pair splits its transfer over the cable and the switch path in
+  proportion to their capacities (37.5 : 112.5, so 1 : 3, in a Lite group).
+
+Only the transfers between such pairs move; every other transfer keeps its hop-shortest
+route. The pairs are found once per fabric (:func:`route_policies`, kept with its router);
+a fabric without any (no GPU-GPU cable, or no GPU with a scale-up switch port at both ends
+of one: every shipped real system) has no policy, and its collectives are costed as
+before, bit for bit.
+
+>>> from topologies import build
+>>> from netmodel.collectives.route_sharing import router_for
+>>> [p.name for p in route_policies(router_for(build("lite-groups:base=[single-switch:n=2]")))]
+['widest', 'split']
+>>> route_policies(router_for(build("single-switch:n=4"))), route_policies(router_for(build("ring:n=4")))
+((), ())
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from netmodel.collectives.route_types import KIND_GPU, KIND_SWITCH, NoPath
+from netmodel.collectives.steps import Pairs
+
+if TYPE_CHECKING:
+    from netmodel.collectives.routing import Router
+
+__all__ = ["ROUTINGS", "RoutePolicy", "route_policies"]
+
+#: The routing policies an algorithm is costed under where a fabric has cabled pairs with
+#: a switch path (the first, the router's own, everywhere).
+ROUTINGS = ("shortest", "widest", "split")
+
+
+@dataclass(frozen=True, eq=False)
+class RoutePolicy:
+    """One policy other than ``"shortest"`` on one fabric: which directed GPU pairs move
+    what share of their transfer from the cable to the switch path.
+
+    ``keys``: the pairs as ``u * n + v`` node numbers (sorted); ``share``: the fraction of
+    each pair's bytes sent over the switch path (1 under ``"widest"``); ``wide``: the
+    router of the fabric without those pairs' cables (the switch paths); ``to_main``: each
+    of ``wide``'s link ids as the fabric router's.
+    """
+
+    name: str
+    keys: np.ndarray
+    share: np.ndarray
+    wide: Router
+    to_main: np.ndarray
+
+    def _moved(self, router: Router, transfers) -> tuple | None:
+        """``(src, dst, frac, share)`` of ``transfers`` as node numbers, with each one's
+        switch share (0: it keeps its route), or None where none moves."""
+        src, dst, frac = router._node_ids(transfers)
+        if not len(src):
+            return None
+        key = src * router._n + dst
+        pos = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+        hit = self.keys[pos] == key
+        if not hit.any():
+            return None
+        return src, dst, frac, np.where(hit, self.share[pos], 0.0)
+
+    def moves(self, router: Router, transfers) -> bool:
+        """Whether any of ``transfers`` leaves its hop-shortest route under this policy."""
+        return self._moved(router, transfers) is not None
+
+    def link_loads(self, router: Router, transfers
+                   ) -> tuple[np.ndarray, np.ndarray, float, bool, float]:
+        """:meth:`Router.link_loads <netmodel.collectives.route_plans.PlannedRoutes.
+        link_loads>` of ``transfers`` under this policy, in ``router``'s link ids: the
+        moved pairs' shares over the switch paths, the rest (the pairs' cable shares and
+        every other transfer) as the router routes them."""
+        moved = self._moved(router, transfers)
+        if moved is None:
+            return router.link_loads(transfers)
+        src, dst, frac, share = moved
+        stay = frac * (1.0 - share)
+        go = share > 0
+        parts = []
+        if isinstance(transfers, Pairs):
+            keep = stay > 0
+            own = Pairs(transfers.nodes, transfers.src[keep], transfers.dst[keep], stay[keep],
+                        p2p=transfers.p2p)
+            wide = Pairs(transfers.nodes, transfers.src[go], transfers.dst[go],
+                         (frac * share)[go], p2p=transfers.p2p)
+        else:
+            items = list(transfers)
+            own = tuple((a, b, float(f)) for (a, b, _), f in zip(items, stay, strict=True)
+                        if f > 0)
+            wide = tuple((a, b, float(f)) for (a, b, _), f, g
+                         in zip(items, frac * share, go, strict=True) if g)
+        if len(own):
+            parts.append((router.link_loads(own), None))
+        parts.append((self.wide.link_loads(wide), self.to_main))
+        links = np.concatenate([out[0] if m is None else m[out[0]] for out, m in parts])
+        load = np.concatenate([out[1] for out, _ in parts])
+        uniq, inv = np.unique(links, return_inverse=True)
+        return (uniq, np.bincount(inv, load), max(out[2] for out, _ in parts),
+                any(out[3] for out, _ in parts), max(out[4] for out, _ in parts))
+
+
+def route_policies(router: Router) -> tuple[RoutePolicy, ...]:
+    """The policies other than ``"shortest"`` on ``router``'s fabric (:data:`ROUTINGS`),
+    found once and kept with the router (routers sharing one shape share them: the shares
+    read only bandwidth ratios); ``()`` where no GPU pair has both a cable and a path
+    through scale-up switches only."""
+    hit = router.__dict__.get("_route_policies")
+    if hit is None:
+        hit = router.__dict__["_route_policies"] = _find(router)
+    return hit
+
+
+def _find(router: Router) -> tuple[RoutePolicy, ...]:
+    code, src, dst = router._code, router._src, router._dst
+    cable = (code[src] == KIND_GPU) & (code[dst] == KIND_GPU)
+    if not cable.any():
+        return ()
+    up = (code[src] == KIND_GPU) & (code[dst] == KIND_SWITCH) & ~router.scaleout
+    ported = np.zeros(router._n, dtype=bool)
+    ported[src[up]] = True
+    ids = np.flatnonzero(cable & ported[src] & ported[dst])
+    if not len(ids):
+        return ()
+    from netmodel.collectives.route_sharing import router_for
+
+    nodes = router._nodes
+    wide_graph = router.graph.copy()
+    wide_graph.remove_edges_from({(nodes[src[i]], nodes[dst[i]]) for i in ids})
+    wide = router_for(wide_graph, pxn=router._pxn_on)
+    n = router._n
+    # wide's links as the fabric's (the same nodes, numbered alike): by (source, destination)
+    wkeys = wide._src * n + wide._dst
+    to_main = router._order[np.searchsorted(router._keys, wkeys)]
+    bw = router.bandwidth
+    keys, cable_bw, switch_bw = [], [], []
+    for i in ids.tolist():
+        u, v = int(src[i]), int(dst[i])
+        try:
+            r = wide.route(nodes[u], nodes[v])
+        except NoPath:
+            continue
+        if r is None or r.scaleout or not len(r.links):
+            continue
+        inner = np.concatenate([wide._src[r.links], wide._dst[r.links]])
+        inner = inner[(inner != u) & (inner != v)]
+        if (code[inner] != KIND_SWITCH).any():
+            continue
+        keys.append(u * n + v)
+        cable_bw.append(bw[i])
+        switch_bw.append(1.0 / float(np.max(r.weights / bw[to_main[r.links]])))
+    if not keys:
+        return ()
+    keys_a = np.array(keys, dtype=np.int64)
+    order = np.argsort(keys_a)
+    keys_a = keys_a[order]
+    c, s = np.array(cable_bw)[order], np.array(switch_bw)[order]
+    out = []
+    wider = s > c
+    if wider.any():
+        out.append(RoutePolicy("widest", keys_a[wider], np.ones(int(wider.sum())), wide,
+                               to_main))
+    out.append(RoutePolicy("split", keys_a, s / (c + s), wide, to_main))
+    return tuple(out)
