@@ -152,22 +152,26 @@ def _find(router: Router) -> tuple[RoutePolicy, ...]:
     wkeys = wide._src * n + wide._dst
     to_main = router._order[np.searchsorted(router._keys, wkeys)]
     bw = router.bandwidth
+    # a switched route between two GPUs depends only on the switches each is wired to,
+    # with those cables (the router's signatures): one route per pair of port sets
+    to_sw = np.flatnonzero((code[src] == KIND_GPU) & (code[dst] == KIND_SWITCH))
+    ports: dict[int, list] = {}
+    for i, w, b in zip(src[to_sw].tolist(), dst[to_sw].tolist(), bw[to_sw].tolist(),
+                       strict=True):
+        ports.setdefault(i, []).append((w, b))
+    sig = {k: tuple(sorted(x)) for k, x in ports.items()}
+    rates: dict = {}
     keys, cable_bw, switch_bw = [], [], []
     for i in ids.tolist():
         u, v = int(src[i]), int(dst[i])
-        try:
-            r = wide.route(nodes[u], nodes[v])
-        except NoPath:
-            continue
-        if r is None or r.scaleout or not len(r.links):
-            continue
-        inner = np.concatenate([wide._src[r.links], wide._dst[r.links]])
-        inner = inner[(inner != u) & (inner != v)]
-        if (code[inner] != KIND_SWITCH).any():
-            continue
-        keys.append(u * n + v)
-        cable_bw.append(bw[i])
-        switch_bw.append(1.0 / float(np.max(r.weights / bw[to_main[r.links]])))
+        pair = (sig[u], sig[v])
+        if pair not in rates:
+            rates[pair] = _switch_rate(wide, code, bw, to_main, nodes, u, v)
+        rate = rates[pair]
+        if rate is not None:
+            keys.append(u * n + v)
+            cable_bw.append(bw[i])
+            switch_bw.append(rate)
     if not keys:
         return ()
     keys_a = np.array(keys, dtype=np.int64)
@@ -181,3 +185,21 @@ def _find(router: Router) -> tuple[RoutePolicy, ...]:
                                to_main))
     out.append(RoutePolicy("split", keys_a, s / (c + s), wide, to_main))
     return tuple(out)
+
+
+def _switch_rate(wide: Router, code: np.ndarray, bw: np.ndarray, to_main: np.ndarray,
+                 nodes: list, u: int, v: int) -> float | None:
+    """The rate of ``u``'s transfer to ``v`` alone over ``wide``'s route (bytes/s, the
+    fabric's bandwidths), or None where that route crosses a scale-out link or a node
+    other than a switch (no path through scale-up switches only)."""
+    try:
+        r = wide.route(nodes[u], nodes[v])
+    except NoPath:
+        return None
+    if r is None or r.scaleout or not len(r.links):
+        return None
+    inner = np.concatenate([wide._src[r.links], wide._dst[r.links]])
+    inner = inner[(inner != u) & (inner != v)]
+    if (code[inner] != KIND_SWITCH).any():
+        return None
+    return 1.0 / float(np.max(r.weights / bw[to_main[r.links]]))
