@@ -164,12 +164,15 @@ def number(where: str, key: str, value: object, *, minimum: float, maximum: floa
     >>> number("f.json", "fp8", -0.0, minimum=1, maximum=10, or_zero=True)
     0.0
     """
-    allowed = range_words(minimum, maximum, integer=integer, or_zero=or_zero, unit=unit)
+    def refused(shown: object) -> UserError:   # the range's words only for a refusal
+        allowed = range_words(minimum, maximum, integer=integer, or_zero=or_zero, unit=unit)
+        return UserError(f"{_prefix(where)}{key} must be {allowed}, got {describe(shown)}")
+
     whole = is_whole(value)   # not numpy's timedelta64 (registered Integral, no int())
     ok_type = whole or not integer and isinstance(value, numbers.Real) \
         and not isinstance(value, numbers.Integral)
     if isinstance(value, bool) or not ok_type:
-        raise UserError(f"{_prefix(where)}{key} must be {allowed}, got {describe(value)}")
+        raise refused(value)
     if whole:
         value = int(value)
         inside = value == 0 and or_zero or minimum <= value <= maximum
@@ -177,7 +180,7 @@ def number(where: str, key: str, value: object, *, minimum: float, maximum: floa
         value = float(value)
         inside = math.isfinite(value) and (value == 0 and or_zero or minimum <= value <= maximum)
     if not inside:
-        raise UserError(f"{_prefix(where)}{key} must be {allowed}, got {describe(value)}")
+        raise refused(value)
     # 0, however written: -0.0 (a file's '-0.0', a '-0' on the command line) printed '-0'
     return int(value) if integer else float(value) + 0.0
 
