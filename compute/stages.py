@@ -225,9 +225,25 @@ def attention_kinds(model):
     w = model.windowed_layers
     if not w or w == model.layers:
         return None
-    return (replace(model, sliding_window=0, sliding_layers=0, full_layer_step=0,
-                    window_kind="sliding"),
-            replace(model, sliding_layers=0, full_layer_step=0))
+    try:   # kept by value: a pipelined grid asks per evaluation, and replace validates
+        hit = _KINDS.get(model)   # every field of the spec (a fit's trial profiles: 8,000)
+    except TypeError:   # an unhashable field: made afresh
+        hit, model_key = None, None
+    else:
+        model_key = model
+    if hit is None:
+        hit = (replace(model, sliding_window=0, sliding_layers=0, full_layer_step=0,
+                       window_kind="sliding"),
+               replace(model, sliding_layers=0, full_layer_step=0))
+        if model_key is not None:
+            if len(_KINDS) >= 64:
+                _KINDS.clear()
+            _KINDS[model_key] = hit
+    return hit
+
+
+#: :func:`attention_kinds` of recent models, by value.
+_KINDS: dict = {}
 
 
 def attention_work_by_kind(model, sh, batch, w: Workload) -> dict | None:
