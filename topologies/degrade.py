@@ -42,7 +42,7 @@ def keep_devices(graph: nx.Graph, gone: Iterable[Hashable]) -> None:
 
     NCCL's PXN relays to the GPU of the sender's server at the peer's device index (CUDA's
     device number, ``peerInfo.nvmlDev``), which a failed GPU elsewhere in the server does
-    not change (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_proxies` reads
+    not change (:meth:`~netmodel.collectives.route_pxn.PxnRoutes.pxn_proxies` reads
     ``device`` where every GPU with a ``server`` label has one, else the position)."""
     data = graph.nodes
     if any(n in graph and data[n].get("kind") == "gpu" and "server" in data[n]

@@ -379,7 +379,7 @@ class Calibration:
         NCCL's PXN for send/recv (on by default: ``NCCL_PXN_DISABLE=0``,
         ``NCCL_P2P_PXN_LEVEL=2``): a GPU sending to a peer in another server sends through
         the NIC of its own server's GPU on the peer's rail, over NVLink to it first
-        (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_proxies`); False: through
+        (:meth:`~netmodel.collectives.route_pxn.PxnRoutes.pxn_proxies`); False: through
         its own NIC (``NCCL_PXN_DISABLE=1``).
     nvlink_bandwidth : float
         Line rate of one NVLink (bytes/s a direction), from the generation; 0: unknown.

@@ -75,7 +75,8 @@ class BulkRoutes:
     the table of known signature pairs there (``_known_keys``, ``_known_fields``,
     ``_known_index``, ``_row_pieces``). Steps in parts are learned and planned through
     :class:`~netmodel.collectives.route_plans.PlannedRoutes` (``plan_nodes``,
-    ``_member_ids``, ``pxn_applies``, ``pxn_proxies``, ``_pxn_legs``), their pieces'
+    ``_member_ids``) and :class:`~netmodel.collectives.route_pxn.PxnRoutes`
+    (``pxn_applies``, ``pxn_proxies``, ``_pxn_legs``), their pieces'
     links read through ``expand``, ``_piece_links`` and ``n_links``.
     """
 
@@ -225,7 +226,7 @@ class BulkRoutes:
         transfers, allocated arrays of 134 MB each, 4 GB at its peak, whose fresh pages
         cost more than the arithmetic); None where it would not be the same or is not
         needed (then one plan): a step of at most :data:`_IN_PARTS` transfers, one PXN
-        may route (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_applies`), a
+        may route (:meth:`~netmodel.collectives.route_pxn.PxnRoutes.pxn_applies`), a
         transfer routed on its own (whose links come after every hop in one plan), pairs
         not learned as one plan learns them (:meth:`learn_in_parts`), or a link both a hop
         and on a shared piece.

@@ -19,7 +19,7 @@ one (:meth:`~netmodel.collectives.route_search.SearchedRoutes._one_forwarder`). 
 exception is NCCL's: its send/recv (a step whose
 :class:`~netmodel.collectives.steps.Pairs` are ``p2p``) follows PXN, a transfer to a peer in
 another server leaving over NVLink through the NIC of its server's rank on the peer's rail
-(:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_proxies`; off with ``pxn=False``,
+(:meth:`~netmodel.collectives.route_pxn.PxnRoutes.pxn_proxies`; off with ``pxn=False``,
 a calibration's ``pxn``).
 
 Speed: switched routes between two GPUs depend only on the switches each GPU is wired to
@@ -37,7 +37,8 @@ balls meet.
 The work is split by job: this module holds :class:`Router`, the fabric's index (nodes,
 directed links, kinds, tiers) and single routes (:meth:`Router.route`), built from mixins:
 :mod:`netmodel.collectives.route_plans` routes many transfers at once into plans and link
-loads (:class:`~netmodel.collectives.route_plans.PlannedRoutes`);
+loads (:class:`~netmodel.collectives.route_plans.PlannedRoutes`), NCCL's PXN relays
+through :mod:`netmodel.collectives.route_pxn` (:class:`~netmodel.collectives.route_pxn.PxnRoutes`);
 :mod:`netmodel.collectives.route_bulk` the templated transfers of a large step, looked up
 per pair of signatures with numpy (:class:`~netmodel.collectives.route_bulk.BulkRoutes`);
 :mod:`netmodel.collectives.route_templates` the signatures, pieces and templates
@@ -252,7 +253,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         is_gpu = code == KIND_GPU
         gpu_n = np.flatnonzero(is_gpu)
         self.gpu_list = list(compress(nodes, is_gpu.tolist()))
-        # PXN (route_plans.PlannedRoutes.pxn_proxies): the GPUs' server labels and device
+        # PXN (route_pxn.PxnRoutes.pxn_proxies): the GPUs' server labels and device
         # indices (topologies.degrade.keep_devices), read here (routes depend on them: PXN's
         # lenders, and route_search._stand_in's choice of a server's own GPU, PXN on or
         # off), the rest worked out on first use

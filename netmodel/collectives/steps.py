@@ -67,9 +67,9 @@ class Pairs:
         self.nodes = nodes if isinstance(nodes, tuple) else tuple(nodes)
         #: NCCL's send/recv (ncclSend/ncclRecv: its all-to-all and send-recv), which NCCL's
         #: PXN sends through the NIC on the peer's rail
-        #: (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_proxies`). Not part
+        #: (:meth:`~netmodel.collectives.route_pxn.PxnRoutes.pxn_proxies`). Not part
         #: of the hash and equality: a router's caches add it where PXN applies
-        #: (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.pxn_applies`).
+        #: (:meth:`~netmodel.collectives.route_pxn.PxnRoutes.pxn_applies`).
         self.p2p = bool(p2p)
         self.frac: float | np.ndarray
         self.src = np.asarray(src, dtype=np.int64)

@@ -193,7 +193,7 @@ def with_devices(graph: nx.Graph) -> nx.Graph:
     fabric being shared; ``graph`` itself where there is nothing to label). An instance is
     costed on its members and the switches alone (:meth:`~netmodel.study.reliability_cluster.Cluster.recost_graph`), where the
     position among the server's GPUs left is the position among the instance's: NCCL's PXN
-    relays by the device index (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.
+    relays by the device index (:meth:`~netmodel.collectives.route_pxn.PxnRoutes.
     pxn_proxies`), and a TP-12 instance on 8-GPU servers holding devices 4-7 of one server
     relayed as if they were 0-3. A spare planned on the cell takes its server's next index
     (:func:`~topologies.spares.place_spare`: device 8 of an 8-GPU server), not

@@ -1,4 +1,4 @@
-"""NCCL's PXN on healthy rail-optimized fabrics (route_plans.PlannedRoutes.pxn_proxies).
+"""NCCL's PXN on healthy rail-optimized fabrics (route_pxn.PxnRoutes.pxn_proxies).
 
 NCCL (since 2.12, ``NCCL_PXN_DISABLE=0``, ``NCCL_P2P_PXN_LEVEL=2`` by default; NVIDIA/nccl
 src/graph/search.cc, ``ncclTopoGetNetDev``) sends a send/recv to a peer in another server
@@ -234,14 +234,14 @@ def test_repeated_legs_are_described_once_and_load_as_each(monkeypatch):
     position): 46,720 legs, of which only 4,160 are distinct: a sender's legs to its 7
     server neighbours (the first legs land on them too) and the 19 from each GPU to its
     position in the other servers (every relayed second leg is one of them), 160 x (7 + 19).
-    route_plans._plan_legs describes those 4,160 once; the plan is still every leg's, so
+    route_pxn.PxnRoutes._plan_legs describes those 4,160 once; the plan is still every leg's, so
     each NIC carries the 8 x 19 transfers of n / 160 its server sends to its position,
     19 / 20 each way (by hand; counting a repeated leg once: 19 / 160), each NVLink port the
     56 of its GPU's 63 that do not leave through its own NIC, 7 / 8; and the loads are
     bit-identical to those of the legs described one by one (any regrouping of the sums,
     as one leg of their summed bytes, moves the last bits)."""
     import netmodel.collectives.route_bulk as rb
-    import netmodel.collectives.route_plans as rp
+    import netmodel.collectives.route_pxn as rp
     g = build("rail-optimized:domains=20")
     group = tuple(f"gpu{i}" for i in range(160))
     (step,) = generate("direct", "all-to-all", group, g)

@@ -1,9 +1,9 @@
-"""PXN's relay table (route_plans._slot_table) grows with the GPUs, not with servers x the
-largest device index, and its rows of tier-0 switches (route_plans._tier0_rows) with the
+"""PXN's relay table (route_pxn._slot_table) grows with the GPUs, not with servers x the
+largest device index, and its rows of tier-0 switches (route_pxn._tier0_rows) with the
 GPUs' ports, not with GPUs x the most ports of one GPU.
 
 NCCL's PXN sends a transfer to a peer in another server through the sender's server GPU
-at the peer's device index (route_plans.PlannedRoutes.pxn_proxies, tests/netmodel/test_pxn.py).
+at the peer's device index (route_pxn.PxnRoutes.pxn_proxies, tests/netmodel/test_pxn.py).
 The table of (server, device index) -> GPU was a dense array of servers x (largest index +
 1) int64 cells: 1,001 one-GPU servers with one GPU labelled device 1,999,999 (the schema's
 bound) asked 14.9 GiB and crashed, one server of 20,000 unlabelled GPUs beside 20,000
@@ -16,11 +16,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
-import netmodel.collectives.route_plans as rp
+import netmodel.collectives.route_pxn as rp
 from netmodel.collectives.algorithms import generate
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.model import FabricCostModel
-from netmodel.collectives.route_plans import _slot_lookup, _slot_table
+from netmodel.collectives.route_pxn import _slot_lookup, _slot_table
 from netmodel.collectives.routing import Router
 from topologies.registry import build
 

@@ -4,7 +4,7 @@
 NCCL's PXN (since 2.12; NVIDIA/nccl src/graph/search.cc, ``ncclTopoGetNetDev``) sends a
 transfer to a peer in another server through the NIC of the sender's server GPU at the
 peer's device index (``peerInfo.nvmlDev``), where that GPU is a rank of the communicator,
-else through the sender's own NIC (route_plans.PlannedRoutes.pxn_proxies). The instance's
+else through the sender's own NIC (route_pxn.PxnRoutes.pxn_proxies). The instance's
 graph held only its members, and a GPU's index was its position among the members of its
 server in that graph: an instance holding devices 4-7 of one server (TP 12 on 8-GPU
 servers: the second instance is gpu12-gpu15 of server 1 and gpu16-gpu23, all of server 2)

@@ -1,7 +1,7 @@
 """Hostile input, helper 233: the GPU label ``device`` (the device index NCCL's PXN relays by,
 9a29eee) in a fabric file.
 
-Routing (``route_plans._pxn_devices``) reads the labels only where every GPU with a
+Routing (``route_pxn.PxnRoutes._pxn_devices``) reads the labels only where every GPU with a
 ``server`` label has a whole, unique one, and silently fell back to the GPUs' positions
 otherwise: a file's -1, 2.5, True, '3', None, a duplicate within a server, a GPU left
 without one, or one on a GPU with no server was taken without a word. A device of 10**12
