@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -227,8 +228,47 @@ def taken_case(name: str, argv: list[str], files: dict[str, str]) -> Case:
     return f"taken {name}", run
 
 
+#: Refusals run as a user runs them (``python -m netmodel``, a child process: what is left
+#: half-started shows at the interpreter's exit): name -> (argv, words the one line holds).
+SWEEP = ["sweep", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch", "8",
+         "-q", "--no-plot", "--param", "cost.pue=1.1,1.2"]
+CHILD_REFUSALS: dict[str, tuple[list[str], tuple[str, ...]]] = {
+    "sweep --scheduler of a scheme Dask lacks": (
+        [*SWEEP, "--scheduler", "http://127.0.0.1:9"], ("'http://127.0.0.1:9'",
+                                                        "unknown address scheme 'http'")),
+    "sweep --scheduler inproc://": (
+        [*SWEEP, "--scheduler", "inproc://x"], ("'inproc://x'", "same process only")),
+    "sweep --scheduler ucx:// without UCX": (
+        [*SWEEP, "--scheduler", "ucx://127.0.0.1:9"], ("'ucx://127.0.0.1:9'",
+                                                       "distributed-ucxx")),
+}
+#: The most a child refusal may take (a refusal is said at once; the leftover hung 20 s).
+CHILD_SECONDS = 10.0
+
+
+def child_refusal_case(name: str, argv: list[str], words: tuple[str, ...]) -> Case:
+    def run(d: Path) -> str | None:
+        t0 = time.perf_counter()
+        try:
+            p = subprocess.run([sys.executable, "-m", "netmodel", *argv], cwd=d, text=True,
+                               capture_output=True, timeout=40)
+        except subprocess.TimeoutExpired:
+            return "over 40 s"
+        dt = time.perf_counter() - t0
+        lines = [ln for ln in p.stderr.splitlines() if ln.strip()]
+        shown = " / ".join(lines)[:300]
+        if p.returncode != 2 or len(lines) != 1 or not lines[0].startswith("error: "):
+            return f"exit {p.returncode} | {shown}"
+        missing = [w for w in words if w not in lines[0]]
+        if missing:
+            return f"names not {missing} | {shown}"
+        return None if dt < CHILD_SECONDS else f"took {dt:.1f} s | {shown}"
+    return f"child refusal {name}", run
+
+
 def cases() -> Iterator[Case]:
     yield from (refusal_case(n, a, f, w) for n, (a, f, w) in REFUSALS.items())
+    yield from (child_refusal_case(n, a, w) for n, (a, w) in CHILD_REFUSALS.items())
     yield from (taken_case(n, a, TAKEN_FILES.get(n, {})) for n, a in TAKEN.items())
 
 

@@ -287,6 +287,8 @@ class Executor:
                 with socket.create_connection((host, port), timeout=self.timeout) as probe:
                     if scheme == "tcp":
                         _check_handshake(probe, self.scheduler, self.timeout)
+            else:   # ws, wss, inproc, ucx or a scheme Dask lacks: its own connect first
+                _probe_comm(dd, self.scheduler, self.timeout)
             client = dd.Client(self.scheduler, timeout=self.timeout, set_as_default=False)
         except UserError:   # a ValueError, said as it is
             raise
@@ -419,6 +421,33 @@ class Executor:
         return (f"dask: {where} (ready in {self.start_s:.1f} s); {tasks} tasks in {wall:.1f} s,"
                 f" {busy:.1f} s of work in the cells; scheduling overhead "
                 f"{max(0.0, 1 - busy / held) if held else 0.0:.1%}")
+
+
+def _probe_comm(dd, address: str, timeout: float) -> None:
+    """Open and close one Dask connection to ``address`` (a scheme other than tcp and tls,
+    which :meth:`Executor._connect` probes with a socket): where it fails, ``dask.Client``
+    would fail too, but after it had half-started, whose leftover hung 20 s at exit with a
+    traceback (``--scheduler http://host:80``: a scheme Dask lacks; ``inproc://x``: another
+    process's; ``ucx://``: no UCX). Raises what the connect raises (ValueError for an
+    unknown scheme, OSError, TimeoutError, TypeError)."""
+    import asyncio
+
+    async def once() -> None:
+        comm = await dd.comm.connect(address, timeout=timeout)
+        await comm.close()
+
+    scheme = address.split("://", 1)[0] if "://" in address else "tcp"
+    try:
+        asyncio.run(asyncio.wait_for(once(), timeout + 1))
+    except (ValueError, TypeError):   # the scheme's own words are Dask's
+        if scheme == "inproc":   # 'not enough values to unpack'
+            raise ValueError("an inproc:// scheduler runs in the same process only; reach "
+                             "one in another over tcp://, tls://, ws:// or wss://") from None
+        if scheme == "ucx":      # 'Can't instantiate abstract class UCXConnector'
+            raise ValueError("ucx:// needs Dask's UCX package (distributed-ucxx), which is "
+                             "not installed; reach the scheduler over tcp://, tls://, ws:// "
+                             "or wss://") from None
+        raise
 
 
 def _check_handshake(sock: socket.socket, address: str, timeout: float) -> None:

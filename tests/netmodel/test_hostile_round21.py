@@ -41,6 +41,12 @@ flags; with spares (1, 1%) it runs.
 exist too), and ``--gpu-file`` beside ``--fabric ring:n=8`` costed the catalog's H100-SXM
 where the file defines another GPU (``--scenario`` takes the file's). Both refused now,
 the second told how to build the fabric of the file's GPU (``gpu=FILE`` in the spec).
+
+(j) ``sweep --scheduler http://127.0.0.1:9`` (a scheme Dask lacks), ``inproc://x`` (a
+scheduler in another process) and ``ucx://...`` (no UCX package) said one line, then hung
+20 s at exit and printed a traceback (``Exception ignored in Client.__del__ ...
+TimeoutError``): dask.Client had half-started. Now the scheme's own connect is tried first
+(netmodel.study.distributed._probe_comm): one line, at once, the last two saying why.
 """
 
 from __future__ import annotations
@@ -159,3 +165,11 @@ def test_a_gpu_file_beside_a_fabric_of_another_gpu_is_refused(tmp_path):
     r = run_cli(["infer", "--model", "Llama-3-8B", "--fabric", "ring:n=8,gpu=g.toml", "--tp",
                  "1", "--batch", "1"], cwd=tmp_path)
     assert r.exit_code == 0 and "1 x Mine," in r.output, r.output
+
+
+@pytest.mark.parametrize("name", sorted(H21.CHILD_REFUSALS))
+def test_a_scheduler_address_of_another_scheme_is_one_line_at_once(name, tmp_path):
+    pytest.importorskip("distributed")
+    argv, words = H21.CHILD_REFUSALS[name]
+    _, run = H21.child_refusal_case(name, argv, words)
+    assert run(tmp_path) is None
