@@ -241,16 +241,40 @@ CHILD_REFUSALS: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "sweep --scheduler ucx:// without UCX": (
         [*SWEEP, "--scheduler", "ucx://127.0.0.1:9"], ("'ucx://127.0.0.1:9'",
                                                        "distributed-ucxx")),
+    # a web server where the scheduler should be ({web}: its host:port, :func:`web_server`)
+    "sweep --scheduler tls:// without TLS settings": (
+        [*SWEEP, "--scheduler", "tls://{web}"], ("tls:// needs TLS settings",)),
+    "sweep --scheduler ws:// of a web server": (
+        [*SWEEP, "--scheduler", "ws://{web}"], ("Non-websocket response",)),
 }
 #: The most a child refusal may take (a refusal is said at once; the leftover hung 20 s).
 CHILD_SECONDS = 10.0
+_WEB: list[str] = []
+
+
+def web_server() -> str:
+    """``host:port`` of a plain web server (no Dask) answering in this process's thread,
+    started on first use."""
+    if not _WEB:
+        import threading
+        from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+        class Quiet(SimpleHTTPRequestHandler):
+            def log_message(self, *args) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        _WEB.append(f"127.0.0.1:{server.server_address[1]}")
+    return _WEB[0]
 
 
 def child_refusal_case(name: str, argv: list[str], words: tuple[str, ...]) -> Case:
     def run(d: Path) -> str | None:
         t0 = time.perf_counter()
         try:
-            p = subprocess.run([sys.executable, "-m", "netmodel", *argv], cwd=d, text=True,
+            args = [a.replace("{web}", web_server()) if "{web}" in a else a for a in argv]
+            p = subprocess.run([sys.executable, "-m", "netmodel", *args], cwd=d, text=True,
                                capture_output=True, timeout=40)
         except subprocess.TimeoutExpired:
             return "over 40 s"

@@ -287,7 +287,7 @@ class Executor:
                 with socket.create_connection((host, port), timeout=self.timeout) as probe:
                     if scheme == "tcp":
                         _check_handshake(probe, self.scheduler, self.timeout)
-            else:   # ws, wss, inproc, ucx or a scheme Dask lacks: its own connect first
+            if scheme != "tcp":   # tls, ws, wss, inproc, ucx, one Dask lacks: its connect
                 _probe_comm(dd, self.scheduler, self.timeout)
             client = dd.Client(self.scheduler, timeout=self.timeout, set_as_default=False)
         except UserError:   # a ValueError, said as it is
@@ -424,22 +424,24 @@ class Executor:
 
 
 def _probe_comm(dd, address: str, timeout: float) -> None:
-    """Open and close one Dask connection to ``address`` (a scheme other than tcp and tls,
-    which :meth:`Executor._connect` probes with a socket): where it fails, ``dask.Client``
-    would fail too, but after it had half-started, whose leftover hung 20 s at exit with a
-    traceback (``--scheduler http://host:80``: a scheme Dask lacks; ``inproc://x``: another
-    process's; ``ucx://``: no UCX). Raises what the connect raises (ValueError for an
-    unknown scheme, OSError, TimeoutError, TypeError)."""
+    """Open and close one Dask connection to ``address`` (every scheme but tcp, which
+    :meth:`Executor._connect` probes with a socket and the scheduler's handshake; tls after
+    its socket probe), with the TLS settings of Dask's config as ``dask.Client`` takes
+    them: where it fails, the Client fails too, but after it has half-started, whose
+    leftover hung 20 s at exit with a traceback (``--scheduler http://host:80``: a scheme
+    Dask lacks; ``inproc://x``: another process's; ``ucx://``: no UCX; ``tls://`` with no
+    TLS settings). Raises ValueError saying why (OSError and TimeoutError as they come)."""
     import asyncio
 
     async def once() -> None:
-        comm = await dd.comm.connect(address, timeout=timeout)
+        args = dd.Security().get_connection_args("client")
+        comm = await dd.comm.connect(address, timeout=timeout, **args)
         await comm.close()
 
     scheme = address.split("://", 1)[0] if "://" in address else "tcp"
     try:
         asyncio.run(asyncio.wait_for(once(), timeout + 1))
-    except (ValueError, TypeError):   # the scheme's own words are Dask's
+    except (ValueError, TypeError) as exc:   # the scheme's own words are Dask's
         if scheme == "inproc":   # 'not enough values to unpack'
             raise ValueError("an inproc:// scheduler runs in the same process only; reach "
                              "one in another over tcp://, tls://, ws:// or wss://") from None
@@ -447,7 +449,15 @@ def _probe_comm(dd, address: str, timeout: float) -> None:
             raise ValueError("ucx:// needs Dask's UCX package (distributed-ucxx), which is "
                              "not installed; reach the scheduler over tcp://, tls://, ws:// "
                              "or wss://") from None
+        if scheme in ("tls", "wss") and "ssl_context" in str(exc):   # no TLS settings
+            raise ValueError(f"{scheme}:// needs TLS settings (Dask's config "
+                             "distributed.comm.tls: ca-file, client cert and key), none set; "
+                             "reach the scheduler over tcp://, or set them") from None
         raise
+    except (OSError, TimeoutError):
+        raise
+    except Exception as exc:   # e.g. tornado's 'Non-websocket response' from a web server
+        raise ValueError(_first_line(exc)) from None
 
 
 def _check_handshake(sock: socket.socket, address: str, timeout: float) -> None:

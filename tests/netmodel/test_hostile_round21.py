@@ -46,7 +46,10 @@ the second told how to build the fabric of the file's GPU (``gpu=FILE`` in the s
 scheduler in another process) and ``ucx://...`` (no UCX package) said one line, then hung
 20 s at exit and printed a traceback (``Exception ignored in Client.__del__ ...
 TimeoutError``): dask.Client had half-started. Now the scheme's own connect is tried first
-(netmodel.study.distributed._probe_comm): one line, at once, the last two saying why.
+(netmodel.study.distributed._probe_comm): one line, at once, the last two saying why;
+so for ``tls://`` at a listener with no TLS settings in Dask's config (the same hang), and
+``ws://`` at a web server, which the first probe made a traceback (tornado's
+WebSocketError): ``Non-websocket response``.
 """
 
 from __future__ import annotations
