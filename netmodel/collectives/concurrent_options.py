@@ -19,15 +19,10 @@ from compute.errors import UserError
 from netmodel.collectives.algorithms import PRECHECKS, NotApplicable, precheck
 from netmodel.collectives.concurrent_groups import PreparedGroups, prepared_groups
 from netmodel.collectives.concurrent_loads import evaluate_loads
-from netmodel.collectives.cost import (
-    SEND_RECV,
-    GroupCut,
-    combine,
-    group_nic,
-    step_shape,
-)
+from netmodel.collectives.cost import SEND_RECV, GroupCut, combine, step_shape
 from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.protocol_lines import channel_lines, p2p_size_range, step_protocols
+from netmodel.collectives.step_cost import group_nic
 from netmodel.collectives.steps import unique
 
 

@@ -122,7 +122,7 @@ def net_peer_channels(p: int, cal: Calibration, nic: tuple[float, int] | None = 
                       scale: float = 1.0) -> int:
     """NCCL's send/recv channels a peer (``p2pnChannelsPerPeer``) when a peer of a group of
     ``p`` GPUs is across the scale-out network: ``nic`` is the slowest member's NICs (their
-    line rate together and their number, :func:`~netmodel.collectives.cost.group_nic`;
+    line rate together and their number, :func:`~netmodel.collectives.step_cost.group_nic`;
     None: none), ``scale`` scales their rate. NVIDIA/nccl src/graph/paths.cc,
     ``ncclTopoGetNchannels`` (network branch) and ``ncclTopoComputeP2pChannels``, by the
     calibration's version:
@@ -183,11 +183,11 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     which reads
     ``scaleout``, whether a step crosses the scale-out network, and ``rates``, its steps'
     bottleneck rates as NCCL sees their paths
-    (:func:`~netmodel.collectives.cost.link_path_rates`), off its steps;
+    (:func:`~netmodel.collectives.step_cost.link_path_rates`), off its steps;
     :func:`netmodel.collectives.concurrent_options.option_ranges` reads them off every
     group's). A peer across the scale-out network gets :func:`net_peer_channels` (NCCL's
     rule of the calibration's version, by ``nic``, the slowest member's NICs: their line
-    rate together and their number, :func:`~netmodel.collectives.cost.group_nic`),
+    rate together and their number, :func:`~netmodel.collectives.step_cost.group_nic`),
     unless the calibration makes every link scale-up (``scaleup_everywhere``: a scenario's
     ``links = "scale-up"``), when it gets NVLink's as on the scale-up network.
 

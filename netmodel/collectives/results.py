@@ -98,7 +98,7 @@ class InSwitchCeiling:
     def of(cls, heads: int, floor: float, ceiling: float, slowdown: float,
            per_byte: float = 0.0) -> InSwitchCeiling:
         """The ceiling of an in-switch step of ``heads`` heads whose ``floor`` (seconds per
-        byte at a ceiling of 1, :attr:`~netmodel.collectives.cost.StepCost.floor`) is
+        byte at a ceiling of 1, :attr:`~netmodel.collectives.step_cost.StepCost.floor`) is
         (heads - 1) / heads over a GPU's link rate."""
         return cls(ceiling, (heads - 1) / heads / floor, slowdown, per_byte, heads)
 

@@ -150,7 +150,7 @@ class StepShape:
     """How a step's time is put together beyond its transfers: its latency payments, the
     pipeline and bound it runs in, whether it is a phase of its own, its heads, floor,
     NCCL tree cap and grouped send/recv fill (each field as :class:`Step` documents it).
-    A :class:`Step` has them and its cost (:class:`~netmodel.collectives.cost.StepCost`)
+    A :class:`Step` has them and its cost (:class:`~netmodel.collectives.step_cost.StepCost`)
     keeps them; keyword-only, after each one's own fields."""
 
     latencies: tuple[int, int] | None = None

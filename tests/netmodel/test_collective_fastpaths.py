@@ -25,9 +25,7 @@ from netmodel.collectives.concurrent_loads import JOINT_GROUPS
 from netmodel.collectives.cost import (
     SEND_RECV,
     CompiledCollective,
-    StepCost,
     combine,
-    link_path_rates,
     set_step,
     step_table,
 )
@@ -38,6 +36,7 @@ from netmodel.collectives.model import FabricCostModel
 from netmodel.collectives.protocol_lines import channel_lines, step_protocols
 from netmodel.collectives.route_joint import joint_flows
 from netmodel.collectives.routing import Router
+from netmodel.collectives.step_cost import StepCost, link_path_rates
 from netmodel.collectives.steps import Pairs, Step
 from topologies import build
 
