@@ -167,8 +167,8 @@ def emulated(release: str) -> tuple[str, str]:
     """``(the release the model emulates for a run of NCCL release, how the heading says
     it)``: the run's own where the data file covers it, else the nearest release it covers;
     its newest where the source names none."""
-    from netmodel.collectives.calibration import parse_release, release_text
     from netmodel.collectives.calibration_files import default_calibration
+    from netmodel.collectives.calibration_generations import parse_release, release_text
 
     covered = default_calibration().releases
     newest = release_text(covered.newest)

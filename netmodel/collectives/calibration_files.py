@@ -34,15 +34,17 @@ from netmodel.collectives.calibration import (
     CHANNEL_CAP_KEYS,
     DEFAULTS_PATH,
     GENERATIONS_PATH,
-    RELEASE_KEYS,
     Calibration,
-    Generation,
     Protocol,
-    Releases,
     _count,
     _finite,
     _tree_caps,
     check_simple_buffer,
+)
+from netmodel.collectives.calibration_generations import (
+    RELEASE_KEYS,
+    Generation,
+    Releases,
     parse_release,
     release_text,
 )

@@ -182,7 +182,7 @@ class TunedChoices:
         data file's generations unless a GPU is hosted by an Arm CPU
         (:func:`~netmodel.collectives.tuner_plugin.arm_hosted`); whether the calibration's
         NCCL release prices them with the formula of 2.27 and older (``nvls_legacy``)."""
-        from netmodel.collectives.calibration import parse_release
+        from netmodel.collectives.calibration_generations import parse_release
         from netmodel.collectives.group_domains import domains
         from netmodel.collectives.in_network import domain_planes
         from netmodel.collectives.tuner_plugin import arm_hosted, get_tuner, nvls_search

@@ -308,7 +308,7 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
         raise UserError("give a fabric or a scenario (not both)")
     if tuner is not None:
         get_tuner(tuner)   # an unknown name refused before anything is built
-    from netmodel.collectives.calibration import parse_release, release_text
+    from netmodel.collectives.calibration_generations import parse_release, release_text
 
     if nccl_release is not None:   # so is a release the data file does not cover
         from netmodel.collectives.calibration_files import default_calibration

@@ -13,7 +13,7 @@ domain (co-packaged optics wired to the GPU package, no NIC or proxy thread in t
 the library's defaults) are what ``netmodel collective --nccl-release/--nccl-buffsize``
 set for one run, here for every command that costs the scenario: the NCCL release whose
 constants apply (``MAJOR.MINOR[.PATCH]`` as a string, in the range the generations file
-covers: :meth:`netmodel.collectives.calibration.Releases.check`) and the bytes of a
+covers: :meth:`netmodel.collectives.calibration_generations.Releases.check`) and the bytes of a
 channel's Simple buffer (a whole number, :func:`netmodel.collectives.calibration.
 check_simple_buffer`). The scenario's calibration holds them
 (:func:`netmodel.study.scenario_fabric.scenario_calibration`).
@@ -149,7 +149,7 @@ class Scenario:
     tuner: str = NO_TUNER
     #: The NCCL release whose constants apply (``MAJOR.MINOR``; None: the calibration's,
     #: the newest the generations file holds), checked by
-    #: :meth:`~netmodel.collectives.calibration.Releases.check`.
+    #: :meth:`~netmodel.collectives.calibration_generations.Releases.check`.
     nccl_release: str | None = None
     #: ``NCCL_BUFFSIZE``, a channel's Simple buffer in bytes (None: the calibration's,
     #: NCCL's 4 MiB), checked by :func:`~netmodel.collectives.calibration.check_simple_buffer`.
@@ -393,8 +393,9 @@ def _nccl_keys(where: str, release: object, buffsize: object,
     kept: the release as ``MAJOR.MINOR``, the buffer as whole bytes; refused in one line
     naming ``where``, the key and the value unless the library's own checks take them, and
     on the ideal calibration (which holds no NCCL constants)."""
-    from netmodel.collectives.calibration import check_simple_buffer, release_text
+    from netmodel.collectives.calibration import check_simple_buffer
     from netmodel.collectives.calibration_files import default_calibration
+    from netmodel.collectives.calibration_generations import release_text
 
     # "[collective].KEY": a file's key, which the command line does not spell as its flag
     # (netmodel.cli.main.flags_for_parameters)

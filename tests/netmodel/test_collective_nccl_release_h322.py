@@ -28,12 +28,12 @@ from click.testing import CliRunner
 
 from compute.errors import UserError
 from netmodel.cli.main import cli
-from netmodel.collectives.calibration import parse_release
 from netmodel.collectives.calibration_files import (
     default_calibration,
     load_generations,
     load_releases,
 )
+from netmodel.collectives.calibration_generations import parse_release
 from netmodel.collectives.model import FabricCostModel
 from netmodel.study.collective_setup import collective_setup
 from topologies import build
