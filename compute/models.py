@@ -62,11 +62,11 @@ from compute.config_files import (
 )
 from compute.errors import UserError, find_name, known, lookalike
 from compute.hf_config import HF_ALIASES, HF_FAMILIES, hf_from_dict, load_hf_config
+from compute.model_parameters import NORMS
 from compute.model_spec import (
     COMPUTE_DTYPES,
     DTYPE_BYTES,
     GEMM_WEIGHTS,
-    NORMS,
     PLAIN_DTYPES,
     QUANT_GROUPS,
     ModelSpec,
