@@ -259,7 +259,7 @@ def _rel_page(page: Path) -> str:
 
 def reference_errors(page: Path) -> list[str]:
     """Each project path in backticks that does not exist, and each dotted name of the
-    packages (``compute.stages.dispatch_bytes``) that does not resolve."""
+    packages (``compute.stage_mlp.dispatch_bytes``) that does not resolve."""
     import importlib
 
     text = _prose(page)

@@ -274,7 +274,7 @@ def _none_together(given: dict[str, str]):
 def _check_skew_used(skew: float, model, eps) -> None:
     """Refuse an ``--expert-skew`` above 1 that is never used: on a dense model (no routed
     experts), or when every EP degree ``eps`` is 1 (one EP group receives every routed
-    token, so the skew is costed at 1: compute.stages.skew_ceiling)."""
+    token, so the skew is costed at 1: compute.stage_mlp.skew_ceiling)."""
     from compute.errors import UserError
 
     if skew != 1 and getattr(model, "experts", 0) <= 1:

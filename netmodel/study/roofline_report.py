@@ -130,10 +130,10 @@ def _two_batch_lines(r: InferenceResult, tbo: TwoBatchResult) -> list[str]:
 
 def _skew_note(model, ep: int, skew: float) -> list[str]:
     """A note when ``expert_skew`` asks more than ``ep`` groups allow (it is costed at the
-    ceiling, compute.stages.skew_ceiling)."""
+    ceiling, compute.stage_mlp.skew_ceiling)."""
     if getattr(model, "experts", 0) <= 1 or ep <= 1:
         return []
-    from compute.stages import skew_ceiling
+    from compute.stage_mlp import skew_ceiling
 
     top = skew_ceiling(model, ep)
     if skew <= top:

@@ -207,7 +207,7 @@ def test_a_skew_beyond_every_copy_on_one_group_is_that_bound():
     0.31547 s); now skew 5 and 100 are skew 2's."""
     from compute.evaluate_one import evaluate
     from compute.parallel import layout
-    from compute.stages import busiest_share
+    from compute.stage_mlp import busiest_share
 
     at = {s: evaluate("Mixtral-8x7B", "H100-SXM", 2, 8, "prefill", ep=2,
                       expert_skew=s).latency for s in (1.5, 2.0, 5.0, 100.0)}

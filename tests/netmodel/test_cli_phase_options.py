@@ -67,7 +67,7 @@ def test_search_of_the_phase_still_runs():
 
 
 # --expert-skew X (> 1) weighs the busiest EP group's routed tokens; at EP 1 the busiest of
-# one group holds every copy, so compute.stages.skew_ceiling caps it at 1, and a dense model
+# one group holds every copy, so compute.stage_mlp.skew_ceiling caps it at 1, and a dense model
 # routes nothing: the value was ignored (the JSON was byte-identical to the run without it).
 MIXTRAL = ["--model", "Mixtral-8x7B", "--gpu", "H100-SXM", "--tp", "4"]
 

@@ -7,7 +7,7 @@ infer says so. Before, '--expert-skew 5' on Mixtral-8x7B at EP 2 printed the sam
 from click.testing import CliRunner
 
 from compute.models import get_model
-from compute.stages import skew_ceiling
+from compute.stage_mlp import skew_ceiling
 from netmodel.cli.main import cli
 
 ARGS = ["infer", "--model", "Mixtral-8x7B", "--gpu", "H100-SXM", "--tp", "2", "--ep", "2",
