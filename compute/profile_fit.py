@@ -1,6 +1,6 @@
 """Fitting an engine profile (:mod:`compute.profiles`) to measured step latencies.
 
-Each measurement (:class:`~compute.profiles.Measurement`: model, GPU, TP degree, phase,
+Each measurement (:class:`~compute.measurements.Measurement`: model, GPU, TP degree, phase,
 batch, prompt or context, seconds) is predicted by :func:`compute.evaluate_one.evaluate` with
 the profile, its collectives costed by ``comm_for(measurement)`` (default: the roofline's
 ring over the GPU's scale-up bandwidth; the command line passes a scenario's or a fabric's
@@ -17,7 +17,7 @@ model at one TP degree, ``gemm_efficiency`` and ``token_overhead_s`` both grow w
 tokens of a compute-bound step: fix one from elsewhere, as the shipped profile fixes the
 GEMM efficiency from a published measurement).
 
->>> from compute.profiles import Measurement
+>>> from compute.measurements import Measurement
 >>> truth = neutral_with(layer_overhead_s=1e-4)
 >>> ms = [Measurement("Llama-3-8B", "H100-SXM", 1, "decode", b, 0.0, context=1000)
 ...       for b in (1, 64)]
@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from compute.errors import UserError, known
-from compute.profiles import PARAMETERS, EngineProfile, Measurement, check_profile_text, neutral
+from compute.measurements import Measurement
+from compute.profiles import PARAMETERS, EngineProfile, check_profile_text, neutral
 from compute.units import counted, format_time
 from compute.validate import SMALLEST_NUMBER
 

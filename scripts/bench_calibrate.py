@@ -4,7 +4,7 @@
 
 Fits the default parameter set (and all six of gemm_efficiency, attention_efficiency,
 hbm_fraction and the layer, decode-sequence and token overheads) to ROWS (default
-10,000, :data:`compute.profiles.MAX_MEASUREMENTS`) synthetic measured steps: catalog
+10,000, :data:`compute.measurements.MAX_MEASUREMENTS`) synthetic measured steps: catalog
 models on catalog GPUs at TP 1-8, decode and prefill at varied batches, prompts and
 contexts, a ``--pipelined`` fraction (default 0.02) at PP 2; each 'measured' as a known
 profile gives it, times a fixed log-normal scatter (seed 1). Prints the CPU seconds of
@@ -33,8 +33,8 @@ SIX = ("gemm_efficiency", "attention_efficiency", "hbm_fraction", "layer_overhea
 def measurements(n: int, pipelined: float, seed: int = 1) -> list:
     """``n`` runnable steps (those whose weights and cache fit the GPU), 'measured'."""
     from compute.errors import UserError
+    from compute.measurements import Measurement
     from compute.profile_fit import _all_components, _Batch, _grid_of, _model_of, neutral_with
-    from compute.profiles import Measurement
 
     truth = neutral_with(gemm_efficiency=0.6, attention_efficiency=0.4, hbm_fraction=0.85,
                          layer_overhead_s=4e-5, step_overhead_s=1e-3,

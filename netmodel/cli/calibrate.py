@@ -17,7 +17,7 @@ from netmodel.cli.resolve import COLLECTIVE_OPTIONS
 
 if TYPE_CHECKING:
     from compute.comm import CollectiveCostModel
-    from compute.profiles import Measurement
+    from compute.measurements import Measurement
 
 __all__ = ["calibrate"]
 
@@ -98,9 +98,10 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     from compute import validate
     from compute.errors import UserError
     from compute.hardware import load_gpu_file
+    from compute.measurements import read_measurements
     from compute.outputs import atomic_write, check_file_path
     from compute.profile_fit import fit_profile, gpu_of
-    from compute.profiles import PARAMETERS, read_measurements
+    from compute.profiles import PARAMETERS
     from netmodel.cli.resolve import (
         describe_collectives,
         resolve_collectives,

@@ -1,5 +1,5 @@
 """What every report of ``scripts/accuracy_inference.py`` reads: where the data files are,
-the reference rows and the held-out measurements as :class:`compute.profiles.Measurement` s,
+the reference rows and the held-out measurements as :class:`compute.measurements.Measurement` s,
 each row's collectives (:func:`scenario_comm`), and the shipped profile's recipe (the
 published efficiencies it starts from, :func:`base`; the parameters it fits, :data:`FIT`;
 the fit itself, :func:`fit`).
@@ -37,9 +37,9 @@ TARGET = 0.30
 
 
 def measurements():
-    """The reference rows as :class:`compute.profiles.Measurement` s (Llama-2-70B on
+    """The reference rows as :class:`compute.measurements.Measurement` s (Llama-2-70B on
     H100-SXM; decode rows at the assumed context)."""
-    from compute.profiles import Measurement
+    from compute.measurements import Measurement
 
     with open(REFERENCE / FILE) as fh:
         rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
@@ -148,7 +148,7 @@ def held_out():
     """The measurements of ``tests/compute/data/splitwise_perf_model_medians.csv`` (their
     ``source`` is the file's note: ``fitted`` for the six rows the shipped profile is
     fitted on)."""
-    from compute.profiles import read_measurements
+    from compute.measurements import read_measurements
 
     return read_measurements(HELD_OUT)
 

@@ -58,7 +58,7 @@ def config_key(m) -> tuple:
 
 def a100_rows():
     """The measurements of :data:`A100_DATA`."""
-    from compute.profiles import read_measurements
+    from compute.measurements import read_measurements
 
     return read_measurements(A100_DATA)
 

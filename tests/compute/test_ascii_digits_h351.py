@@ -94,7 +94,7 @@ def test_environment_limits(monkeypatch):
 
 
 def test_measurement_csv_cell(tmp_path):
-    from compute.profiles import read_measurements
+    from compute.measurements import read_measurements
 
     head = "model,gpu,tp,batch,phase,prompt,context,latency_s\n"
     path = tmp_path / "m.csv"

@@ -14,8 +14,9 @@ import pytest
 
 from compute.config_files import parse_table
 from compute.errors import UserError
+from compute.measurements import read_measurements
 from compute.outputs import atomic_write
-from compute.profiles import read_measurements, read_profile
+from compute.profiles import read_profile
 from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
 
 HEADER = "model,gpu,tp,batch,phase,prompt,context,latency_s,source"

@@ -76,7 +76,8 @@ def _profile_of(tmp_path, rows: int):
 
 
 def test_a_profile_holds_at_most_the_measurements_a_file_holds(tmp_path):
-    from compute.profiles import MAX_MEASUREMENTS, read_profile
+    from compute.measurements import MAX_MEASUREMENTS
+    from compute.profiles import read_profile
 
     assert len(read_profile(_profile_of(tmp_path, MAX_MEASUREMENTS)).measurements) == 10_000
     path = _profile_of(tmp_path, MAX_MEASUREMENTS + 1)
@@ -87,7 +88,7 @@ def test_a_profile_holds_at_most_the_measurements_a_file_holds(tmp_path):
 
 
 def test_a_measurements_file_is_told_alike(tmp_path):
-    from compute.profiles import read_measurements
+    from compute.measurements import read_measurements
 
     path = tmp_path / "m.csv"
     path.write_text("model,gpu,tp,batch,phase,context,latency_s\n"
@@ -137,8 +138,9 @@ def test_a_fit_record_of_equal_errors_and_no_listed_rows_is_read(tmp_path):
 
 def test_a_fitted_profile_reads_back(tmp_path):
     """What calibrate writes passes the checks: a fit of the docs' rows, written and read."""
+    from compute.measurements import read_measurements
     from compute.profile_fit import fit_profile
-    from compute.profiles import read_measurements, read_profile
+    from compute.profiles import read_profile
 
     root = __import__("pathlib").Path(__file__).resolve().parents[2]
     doc = (root / "docs" / "compute.md").read_text()
@@ -168,7 +170,7 @@ _HEADER = "model,gpu,tp,batch,phase,prompt,context,latency_s\n"
      "tokens of each prompt); leave out its prompt"),
 ])
 def test_a_token_count_of_the_other_phase_is_refused(tmp_path, row, said):
-    from compute.profiles import read_measurements
+    from compute.measurements import read_measurements
 
     path = tmp_path / "m.csv"
     path.write_text(_HEADER + row + "\n")
@@ -191,7 +193,7 @@ def test_a_profile_row_of_the_other_phase_is_refused(tmp_path):
 
 
 def test_each_phase_with_its_own_count_is_read(tmp_path):
-    from compute.profiles import read_measurements
+    from compute.measurements import read_measurements
 
     path = tmp_path / "m.csv"
     path.write_text(_HEADER + "Llama-2-70B,H100-SXM,8,1,prefill,2048,,0.1368\n"
@@ -206,7 +208,7 @@ def test_each_phase_with_its_own_count_is_read(tmp_path):
 
 @pytest.mark.parametrize("model", ["Llama-2-70B", "Mixtral-8x7B"])
 def test_an_expert_skew_at_ep_1_is_refused(tmp_path, model):
-    from compute.profiles import read_measurements
+    from compute.measurements import read_measurements
 
     path = tmp_path / "m.csv"
     path.write_text("model,gpu,tp,batch,phase,context,latency_s,expert_skew\n"
@@ -219,7 +221,7 @@ def test_an_expert_skew_at_ep_1_is_refused(tmp_path, model):
 
 
 def test_an_expert_skew_of_1_or_at_ep_2_is_read(tmp_path):
-    from compute.profiles import read_measurements
+    from compute.measurements import read_measurements
 
     path = tmp_path / "m.csv"
     path.write_text("model,gpu,tp,batch,phase,context,latency_s,ep,expert_skew\n"

@@ -8,8 +8,8 @@ import pytest
 
 from compute.errors import UserError, lookalike
 from compute.hardware import get_gpu
+from compute.measurements import read_measurements
 from compute.models import get_model
-from compute.profiles import read_measurements
 
 
 def _said(call, name) -> str:

@@ -13,7 +13,8 @@ import json
 import pytest
 
 from compute.errors import UserError
-from compute.profiles import read_measurements, read_profile
+from compute.measurements import read_measurements
+from compute.profiles import read_profile
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 PROFILE = """[profile]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from compute.errors import UserError
-from compute.profiles import MEASUREMENT_COLUMNS, read_measurements
+from compute.measurements import MEASUREMENT_COLUMNS, read_measurements
 
 COLUMNS = ", ".join(MEASUREMENT_COLUMNS[0] + MEASUREMENT_COLUMNS[1])
 ROW = "Llama-3-8B,H100-SXM,1,1,decode,,1000,0.008"

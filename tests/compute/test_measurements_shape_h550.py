@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from compute.errors import UserError
-from compute.profiles import read_measurements
+from compute.measurements import read_measurements
 
 HEAD = "model,gpu,tp,batch,phase,prompt,context,latency_s,note"
 ROW = "Llama-2-70B,H100-SXM,8,1,prefill,2048,,0.1368,"

@@ -38,7 +38,7 @@ def _env(monkeypatch, name, fn):
 def _parsers(monkeypatch):
     """(name, parser of a text, value it gives for 16): every reader of a number typed."""
     from compute import limits as climits
-    from compute.profiles import _cell
+    from compute.measurements import _cell
     from compute.units import check_finite_positive
     from compute.workers import jobs
     from netmodel.cli.collective import _parse_group

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from compute.measurements import read_measurements
 from compute.profile_fit import predict, roofline
-from compute.profiles import read_measurements, read_profile
+from compute.profiles import read_profile
 from netmodel.cli import main as cli_main
 from tests.compute.report_helpers import inference_reports
 

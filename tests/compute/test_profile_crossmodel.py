@@ -19,9 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from compute.measurements import read_measurements
 from compute.models import get_model
 from compute.profile_fit import predict, roofline
-from compute.profiles import get_profile, read_measurements
+from compute.profiles import get_profile
 
 DATA = Path(__file__).parent / "data" / "splitwise_perf_model_medians.csv"
 SHIPPED = get_profile("vllm-dgx-h100")

@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
-from compute.profiles import PARAMETERS, EngineProfile, Measurement, read_profile
+from compute.measurements import Measurement
+from compute.profiles import PARAMETERS, EngineProfile, read_profile
 from compute.validate import SMALLEST_NUMBER
 
 GOOD = """[profile]

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from compute.errors import UserError
+from compute.measurements import Measurement
 from compute.profile_fit import (
     _all_components,
     _Batch,
@@ -16,7 +17,7 @@ from compute.profile_fit import (
     predict,
     roofline,
 )
-from compute.profiles import EngineProfile, Measurement, neutral
+from compute.profiles import EngineProfile, neutral
 
 PROFILES = (
     neutral("n"),

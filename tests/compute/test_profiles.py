@@ -9,6 +9,7 @@ from compute.errors import UserError
 from compute.evaluate_many import evaluate_many
 from compute.evaluate_one import evaluate
 from compute.grid_parts import GEMM_STAGES
+from compute.measurements import Measurement, read_measurements
 from compute.profile_fit import (
     DEFAULT_FIT,
     _Components,
@@ -21,11 +22,9 @@ from compute.profile_fit import (
 from compute.profiles import (
     PARAMETERS,
     EngineProfile,
-    Measurement,
     get_profile,
     neutral,
     profile_names,
-    read_measurements,
     read_profile,
 )
 from compute.roofline_options import RooflineOptions

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from compute.errors import UserError
-from compute.profiles import read_measurements
+from compute.measurements import read_measurements
 from compute.validate import read_number
 from netmodel.study.serving import MAX_RATE, MAX_TOKENS, MIN_RATE, load_workload
 from tests.netmodel.cli_helpers import one_line_error, run_cli

@@ -8,8 +8,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
+from compute.measurements import read_measurements
 from compute.profile_fit import fit_profile, leave_one_out, predict, roofline
-from compute.profiles import PARAMETERS, get_profile, read_measurements, read_profile
+from compute.profiles import PARAMETERS, get_profile, read_profile
 from compute.roofline_options import RooflineOptions
 from netmodel.cli import main as cli_main
 from netmodel.study.scenario_collectives import ScenarioCollectives
@@ -480,7 +481,7 @@ def test_the_columns_are_declared_once():
     """The parser's columns are those the --help, the docs and the errors list."""
     from pathlib import Path
 
-    from compute.profiles import MEASUREMENT_COLUMNS
+    from compute.measurements import MEASUREMENT_COLUMNS
 
     root = Path(__file__).resolve().parents[2]
     help_text = " ".join(run("calibrate", "--help").output.split())

@@ -9,8 +9,9 @@ import re
 import pytest
 
 from compute.errors import UserError
+from compute.measurements import read_measurements
 from compute.profile_fit import fit_profile
-from compute.profiles import read_measurements, read_profile
+from compute.profiles import read_profile
 from tests.netmodel.cli_helpers import measured_csv, one_line_error, run_cli
 
 

@@ -241,8 +241,8 @@ HEADER = "model,gpu,tp,batch,phase,latency_s,prompt,context,pp,ep,attention_dp,e
 def _rows(draw):
     """A valid measured step: Llama-3-8B (dense) or Mixtral-8x7B (8 experts) on H100-SXM at a
     configuration infer takes, its latency 1.05-3x its roofline (a plausible engine)."""
+    from compute.measurements import Measurement
     from compute.profile_fit import _Components, roofline
-    from compute.profiles import Measurement
 
     model = draw(st.sampled_from(["Llama-3-8B", "Mixtral-8x7B"]))
     tp = draw(st.sampled_from([1, 2, 4, 8]))
@@ -268,8 +268,9 @@ def _rows(draw):
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows=st.lists(_rows(), min_size=2, max_size=5))
 def test_random_valid_rows_round_trip_through_a_profile(rows, tmp_path_factory):
+    from compute.measurements import read_measurements
     from compute.profile_fit import fit_profile
-    from compute.profiles import read_measurements, read_profile
+    from compute.profiles import read_profile
 
     rows = [r for r in rows if r is not None]
     if len(rows) < 2:
