@@ -132,6 +132,11 @@ _BYTE_UNITS = {
 }
 #: Bit units a user may mistakenly give as a size (refused with a hint).
 _BIT_UNITS = ("b", "kb", "Kb", "Mb", "Gb", "Tb", "Pb", "Kib", "Mib", "Gib", "Tib", "bit", "bits")
+#: The micro of ``µs`` as the units are keyed (U+00B5 MICRO SIGN), and the Greek small
+#: letter mu (U+03BC) that Unicode folds it to, which a Greek keyboard or the SI brochure's
+#: text types: a unit written with the second is read as with the first (they look alike,
+#: and '1μs' was refused as an unknown unit beside an allowed 'µs').
+MICRO_SIGN, GREEK_MU = "\u00b5", "\u03bc"
 _TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12}
 _BANDWIDTH_UNITS = {
     "": 1.0, "B/s": 1.0,
@@ -288,6 +293,8 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
         raise UserError(f"{what} {describe(text)} is not a number with a unit (allowed units: "
                         f"{named})")
     number, unit = m
+    if unit not in units and unit.replace(GREEK_MU, MICRO_SIGN) in units:
+        unit = unit.replace(GREEK_MU, MICRO_SIGN)   # the same micro, another code point
     if unit not in units:
         allowed = f"allowed: {named}" if named else "it takes a plain number"
         raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} ({allowed})")

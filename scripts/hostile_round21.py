@@ -56,6 +56,8 @@ AVAIL = ["availability", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "-q"
 SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--max-batch", "8"]
 COMPARE = ["compare", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch", "8",
            "-q", "--no-plot"]
+SWEEP = ["sweep", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch", "8",
+         "-q", "--no-plot", "--param", "cost.pue=1.1,1.2"]
 DIVISORS_8 = "allowed: 1, 2, 4, 8"
 #: lite-ocs with the torus algorithm for every collective: its circuits are set per
 #: instance to the faster of a ring and a torus, and an instance of 2 has no torus.
@@ -177,6 +179,10 @@ TAKEN: dict[str, list[str]] = {
         [*SERVE, "--workload", "w.toml"]),
     "availability --spare-placement global with --spares 1%": (
         [*AVAIL, "--spare-placement", "global", "--spares", "1%"]),
+    "infer --tbt in microseconds written with the Greek mu": (
+        [*INFER, "--tp", "1", "--tbt", "50\u03bcs"]),
+    "sweep adjust.hop_latency in microseconds written with the Greek mu": (
+        [*SWEEP, "--param", "adjust.hop_latency=0.1\u03bcs,1\u03bcs"]),
     "infer --fabric built of a GPU file's GPU, the file given too": (
         ["infer", "--model", "Llama-3-8B", "--fabric", "ring:n=8,gpu=g.toml", "--gpu-file",
          "g.toml", "--tp", "1", "--batch", "1"]),
@@ -230,8 +236,6 @@ def taken_case(name: str, argv: list[str], files: dict[str, str]) -> Case:
 
 #: Refusals run as a user runs them (``python -m netmodel``, a child process: what is left
 #: half-started shows at the interpreter's exit): name -> (argv, words the one line holds).
-SWEEP = ["sweep", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch", "8",
-         "-q", "--no-plot", "--param", "cost.pue=1.1,1.2"]
 CHILD_REFUSALS: dict[str, tuple[list[str], tuple[str, ...]]] = {
     "sweep --scheduler of a scheme Dask lacks": (
         [*SWEEP, "--scheduler", "http://127.0.0.1:9"], ("'http://127.0.0.1:9'",

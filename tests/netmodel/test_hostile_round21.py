@@ -50,6 +50,11 @@ TimeoutError``): dask.Client had half-started. Now the scheme's own connect is t
 so for ``tls://`` at a listener with no TLS settings in Dask's config (the same hang), and
 ``ws://`` at a web server, which the first probe made a traceback (tornado's
 WebSocketError): ``Non-websocket response``.
+
+(k) ``--tbt 50μs`` with the Greek small letter mu (U+03BC, which Unicode folds the micro
+sign to) was ``unknown unit 'μs' (allowed: s, ms, us, µs, ns, ps)``: the allowed one looks
+the same. Now read as the micro sign's (compute.units.parse_quantity), wherever a time
+takes a unit.
 """
 
 from __future__ import annotations
@@ -176,3 +181,11 @@ def test_a_scheduler_address_of_another_scheme_is_one_line_at_once(name, tmp_pat
     argv, words = H21.CHILD_REFUSALS[name]
     _, run = H21.child_refusal_case(name, argv, words)
     assert run(tmp_path) is None
+
+
+def test_a_time_in_greek_mu_is_the_micro_signs():
+    from compute.units import parse_time
+
+    assert parse_time("50\u03bcs") == parse_time("50\u00b5s") == parse_time("50us") == 50e-6
+    r = run_cli([*INFER, "--tp", "1", "--tbt", "50\u03bcs"])
+    assert r.exit_code == 0 and "(SLO 50 us: MISSED)" in r.output, r.output
