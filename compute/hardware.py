@@ -467,7 +467,7 @@ def read_gpu(name: str) -> ReadGpu | None:
 #: A GPU file entry's optional key: W per GPU its system's host (server less GPUs and
 #: network) draws at the system's max, a sourced row ``{value, unit = "W", source,
 #: confidence}`` (a catalog GPU's is a row of compute/data/economics.toml
-#: ``[host_power_per_gpu]``); netmodel.study.cost.host_power reads it.
+#: ``[host_power_per_gpu]``); netmodel.study.host_bill.host_power reads it.
 HOST_POWER_KEY = "host_power_W"
 #: Most host power per GPU taken (W): 100 kW, over 100x any published system's (186-716 W).
 MAX_HOST_POWER = 1e5
