@@ -18,7 +18,7 @@ import numpy as np
 from compute.units import counted
 from netmodel.study.availability_chain import _breadth_first, _States
 from netmodel.study.availability_kinds import best_grant
-from netmodel.study.availability_solve import _steady_state
+from netmodel.study.availability_solve import _steady_state, _Unsettled
 
 __all__ = ["FALLBACK_APART", "FALLBACK_INDEPENDENT", "FALLBACK_ONE_HOLD", "MAX_COUPLED_STATES",
            "MAX_SEQUENTIAL_STATES", "fallback_words"]
@@ -40,12 +40,17 @@ __all__ = ["FALLBACK_APART", "FALLBACK_INDEPENDENT", "FALLBACK_ONE_HOLD", "MAX_C
 #: :data:`MAX_COUPLED_STATES` too.
 MAX_SEQUENTIAL_STATES = 30_000
 #: Most states of the chain of pools asked together
-#: (:func:`~netmodel.study.availability_analytic._coupled_blocking`), whose solve is the
-#: slow part: two pools asked by an instance spanning both (9 Erlangs) and each by its own
-#: kind of another repair time (0.3 Erlangs) solved 7,942 states (9 spares each) in 2.0 s,
-#: 12,298 (10) in 3.0 s, 26,663 (12) in 5.1 s, the build 0.3-0.5 s, 11-35 MB (two busy
-#: cores): kept where it was.
-MAX_COUPLED_STATES = 10_000
+#: (:func:`~netmodel.study.availability_analytic._coupled_blocking`), at most
+#: :data:`MAX_SEQUENTIAL_STATES` (the two share the fallback to one repair time). Its
+#: steady state is solved by BiCGSTAB (:func:`~netmodel.study.availability_solve.
+#: _bicgstab`), not GMRES nor SuperLU (whose fill-in on these chains runs to 89 million
+#: entries at 26,663 states): two pools asked by an instance spanning both (9 Erlangs)
+#: and each by its own kind of another repair time (0.3 Erlangs) built and solved 7,942
+#: states (9 spares each) in 0.04 s CPU, 6 MB over the process's start; 26,663 (12) 0.13 s,
+#: 20 MB; 93,993 (16) 0.50 s, 69 MB; 159,334 (18) 0.92 s, 123 MB; where by GMRES 0.15 s,
+#: 13 MB; 0.64 s, 41 MB; 2.36 s, 142 MB; 4.91 s, 232 MB. It was 10,000 while GMRES
+#: solved it.
+MAX_COUPLED_STATES = 30_000
 #: The closed form's fallbacks past :data:`MAX_SEQUENTIAL_STATES` (each an approximation),
 #: as :attr:`~netmodel.study.availability_analytic.Analytic.fallback` names them: the chain
 #: with every repair time taken as one;
@@ -65,7 +70,7 @@ def fallback_words(fallback: Iterable[str]) -> str:
     >>> fallback_words([FALLBACK_ONE_HOLD])
     "passed the spare chain's limit (30,000 states) and fell back to one repair time"
     >>> fallback_words([FALLBACK_APART])
-    "passed the spare chain's limit (10,000 states of pools asked together) and fell back to pools taken apart"
+    "passed the spare chain's limit (30,000 states of pools asked together) and fell back to pools taken apart"
     """
     fallback = list(fallback)
     limits = [counted(MAX_SEQUENTIAL_STATES, "state")] if set(fallback) - {FALLBACK_APART} \
@@ -157,7 +162,11 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
     chain = _chain_states(caps, classes)
     if chain is None:
         return None
-    return chain.busy, _steady_state(len(chain.busy), chain.rows, chain.cols, chain.vals)
+    try:
+        return chain.busy, _steady_state(len(chain.busy), chain.rows, chain.cols,
+                                         chain.vals, coupled=len(caps) > 1)
+    except _Unsettled:   # pools asked together, unsettled (never seen): as past the limit
+        return None
 
 
 def _chain_states(caps: tuple, classes: list) -> _States | None:
