@@ -171,6 +171,10 @@ REFUSALS.update({
          *(["--tp", "1", "--batch", "1"] if c == "infer" else ["--max-batch", "4"])],
         {"g.toml": GPU_FILE}, ("--gpu-file 'g.toml'", "type 'H100-SXM'", "gpu=g.toml"))
        for c in ("infer", "search")},
+    "infer --fabric with --gpu of a GPU file": (
+        ["infer", "--model", "Llama-3-8B", "--fabric", "ring:n=8", "--gpu", "Mine",
+         "--gpu-file", "g.toml", "--tp", "1", "--batch", "1"], {"g.toml": GPU_FILE},
+        ("--gpu 'Mine' of --gpu-file 'g.toml'", "gpu=g.toml in the spec")),
 })
 
 #: Values taken (exit 0): name -> argv.

@@ -229,8 +229,16 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         from netmodel.study.collective_setup import routing_description
         from netmodel.study.fabric_ref import fabric_collectives
 
-        with keywords_as_flags():
-            found = fabric_collectives(fabric_ref, gpu=gpu_name)
+        try:
+            with keywords_as_flags():
+                found = fabric_collectives(fabric_ref, gpu=gpu_name)
+        except UserError as exc:   # a GPU of the file: the spec takes the file, not its name
+            if not (gpu_file and gpu_name and "name that GPU in the spec" in str(exc)):
+                raise
+            said = str(exc).split("; name that GPU in the spec")[0]
+            raise UserError(f"--gpu {gpu_name!r} of --gpu-file {gpu_file!r}: {said}; build it "
+                            f"of the file's GPU with gpu={gpu_file} in the spec (the file's "
+                            f"only GPU), not --gpu") from None
         # a GPU file's GPU of the fabric's type, else the one the fabric records
         if gpu_file:
             _file_has_fabric_gpu(gpu_file, found.gpu_type)

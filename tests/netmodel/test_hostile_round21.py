@@ -40,7 +40,9 @@ flags; with spares (1, 1%) it runs.
 (i) ``--model-file`` beside ``--hf-config`` was dropped without a word (a file that did not
 exist too), and ``--gpu-file`` beside ``--fabric ring:n=8`` costed the catalog's H100-SXM
 where the file defines another GPU (``--scenario`` takes the file's). Both refused now,
-the second told how to build the fabric of the file's GPU (``gpu=FILE`` in the spec).
+the second told how to build the fabric of the file's GPU (``gpu=FILE`` in the spec); with
+``--gpu Mine`` of the file the refusal told to write ``gpu=Mine`` in the spec, which the
+spec refuses (``unknown GPU 'Mine'``): now ``gpu=FILE`` there too.
 
 (j) ``sweep --scheduler http://127.0.0.1:9`` (a scheme Dask lacks), ``inproc://x`` (a
 scheduler in another process) and ``ucx://...`` (no UCX package) said one line, then hung
