@@ -570,7 +570,9 @@ class Analytic:
     exact_threshold: bool
     overlap: float = 0.0
     #: the fallbacks the blocking took past the chain's limit
-    #: (:data:`~netmodel.study.availability_busy.FALLBACK_ONE_HOLD`, :data:`FALLBACK_INDEPENDENT`, :data:`FALLBACK_APART`; sorted), each an
+    #: (:data:`~netmodel.study.availability_busy.FALLBACK_ONE_HOLD`,
+    #: :data:`~netmodel.study.availability_busy.FALLBACK_ONE_HOLD_TOGETHER`,
+    #: :data:`FALLBACK_INDEPENDENT`, :data:`FALLBACK_APART`; sorted), each an
     #: approximation; () where every pool's chain was solved whole or none was needed
     fallback: tuple = ()
     #: whether ``below_threshold`` may read low by as much as it reads

@@ -20,8 +20,9 @@ from netmodel.study.availability_chain import _breadth_first, _States
 from netmodel.study.availability_kinds import best_grant
 from netmodel.study.availability_solve import _steady_state, _Unsettled
 
-__all__ = ["FALLBACK_APART", "FALLBACK_INDEPENDENT", "FALLBACK_ONE_HOLD", "MAX_COUPLED_STATES",
-           "MAX_SEQUENTIAL_STATES", "fallback_words"]
+__all__ = ["FALLBACK_APART", "FALLBACK_INDEPENDENT", "FALLBACK_ONE_HOLD",
+           "FALLBACK_ONE_HOLD_TOGETHER", "MAX_COUPLED_STATES", "MAX_SEQUENTIAL_STATES",
+           "fallback_words"]
 
 
 #: Most states of one chain (:func:`_chain`: one pool's in
@@ -37,11 +38,11 @@ __all__ = ["FALLBACK_APART", "FALLBACK_INDEPENDENT", "FALLBACK_ONE_HOLD", "MAX_C
 #: with one repair time (:func:`_chain`), and past that too Kaufman-Roberts' recursion
 #: over the spares busy with each failure's grant whole (:func:`_busy_recursion`; the
 #: pools apart), an approximation. Pools asked together stop at
-#: :data:`MAX_COUPLED_STATES` too.
+#: :data:`MAX_COUPLED_STATES` instead.
 MAX_SEQUENTIAL_STATES = 30_000
 #: Most states of the chain of pools asked together
-#: (:func:`~netmodel.study.availability_analytic._coupled_blocking`), at most
-#: :data:`MAX_SEQUENTIAL_STATES` (the two share the fallback to one repair time). Its
+#: (:func:`~netmodel.study.availability_analytic._coupled_blocking`), past which it too
+#: falls back to one repair time (:data:`FALLBACK_ONE_HOLD_TOGETHER`). Its
 #: steady state is solved by BiCGSTAB (:func:`~netmodel.study.availability_solve.
 #: _bicgstab`), not GMRES nor SuperLU (whose fill-in on these chains runs to 89 million
 #: entries at 26,663 states): two pools asked by an instance spanning both (9 Erlangs)
@@ -49,15 +50,17 @@ MAX_SEQUENTIAL_STATES = 30_000
 #: states (9 spares each) in 0.04 s CPU, 6 MB over the process's start; 26,663 (12) 0.13 s,
 #: 20 MB; 93,993 (16) 0.50 s, 69 MB; 159,334 (18) 0.92 s, 123 MB; where by GMRES 0.15 s,
 #: 13 MB; 0.64 s, 41 MB; 2.36 s, 142 MB; 4.91 s, 232 MB. It was 10,000 while GMRES
-#: solved it.
-MAX_COUPLED_STATES = 30_000
+#: solved it, then one pool's 30,000 (:data:`MAX_SEQUENTIAL_STATES`).
+MAX_COUPLED_STATES = 100_000
 #: The closed form's fallbacks past :data:`MAX_SEQUENTIAL_STATES` (each an approximation),
 #: as :attr:`~netmodel.study.availability_analytic.Analytic.fallback` names them: the chain
-#: with every repair time taken as one;
+#: with every repair time taken as one (of one pool; of pools asked together, past
+#: :data:`MAX_COUPLED_STATES`);
 #: a pool's failures each granted one ask of the size its grant takes, over the spares busy
 #: alone (Kaufman-Roberts' recursion, :func:`_busy_recursion`); pools that one failure
 #: asks together taken apart.
 FALLBACK_ONE_HOLD = "one repair time"
+FALLBACK_ONE_HOLD_TOGETHER = "one repair time for pools asked together"
 FALLBACK_INDEPENDENT = "the spares busy alone"
 FALLBACK_APART = "pools taken apart"
 
@@ -70,12 +73,14 @@ def fallback_words(fallback: Iterable[str]) -> str:
     >>> fallback_words([FALLBACK_ONE_HOLD])
     "passed the spare chain's limit (30,000 states) and fell back to one repair time"
     >>> fallback_words([FALLBACK_APART])
-    "passed the spare chain's limit (30,000 states of pools asked together) and fell back to pools taken apart"
+    "passed the spare chain's limit (100,000 states of pools asked together) and fell back to pools taken apart"
+    >>> fallback_words([FALLBACK_ONE_HOLD_TOGETHER])
+    "passed the spare chain's limit (100,000 states of pools asked together) and fell back to one repair time for pools asked together"
     """
     fallback = list(fallback)
-    limits = [counted(MAX_SEQUENTIAL_STATES, "state")] if set(fallback) - {FALLBACK_APART} \
-        else []
-    if FALLBACK_APART in fallback:
+    limits = [counted(MAX_SEQUENTIAL_STATES, "state")] \
+        if set(fallback) & {FALLBACK_ONE_HOLD, FALLBACK_INDEPENDENT} else []
+    if set(fallback) & {FALLBACK_APART, FALLBACK_ONE_HOLD_TOGETHER}:
         limits.append(f"{counted(MAX_COUPLED_STATES, 'state')} of pools asked together")
     return (f"passed the spare chain's limit ({'; '.join(limits)}) "
             f"and fell back to {', '.join(fallback)}")
@@ -128,12 +133,14 @@ def _chain(caps: tuple, classes: list,
     each pool (states x pools) and each state's probability, which an arrival sees
     (PASTA); None where a hold is 0.
 
-    Past :data:`MAX_SEQUENTIAL_STATES` states, the chain with every hold taken as one,
+    Past :data:`MAX_SEQUENTIAL_STATES` states (several pools: :data:`MAX_COUPLED_STATES`),
+    the chain with every hold taken as one,
     each class's offered load (rate x hold) kept: a state is then the spares each failure
     in progress holds, far fewer (the same values where each failure's grant is one size,
     the loss system being insensitive; else another approximation of the fixed holds,
     where the recursion over the spares busy below it keeps only their count; ``notes``, where given, gets
-    :data:`FALLBACK_ONE_HOLD`); None past that limit too.
+    :data:`FALLBACK_ONE_HOLD`, several pools :data:`FALLBACK_ONE_HOLD_TOGETHER`); None
+    past that limit too.
 
     Two kinds of one spare each, loads 1 and 0.5 x 3 Erlangs, on a pool of 2: Erlang
     B(2, 2.5) = 3.125 / 6.625 whatever the holds, so with one hold too:
@@ -152,13 +159,14 @@ def _chain(caps: tuple, classes: list,
         one = max(hold for _, hold, _ in classes)
         out = _chain_of(caps, [(lam * hold / one, one, asks) for lam, hold, asks in classes])
         if out is not None and notes is not None:
-            notes.add(FALLBACK_ONE_HOLD)
+            notes.add(FALLBACK_ONE_HOLD if len(caps) == 1 else FALLBACK_ONE_HOLD_TOGETHER)
     return out
 
 
 def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`_chain`'s Markov chain as the classes give it (:func:`_chain_states`), in
-    its steady state; None past :data:`MAX_SEQUENTIAL_STATES` states."""
+    its steady state; None past :data:`MAX_SEQUENTIAL_STATES` states (several pools:
+    :data:`MAX_COUPLED_STATES`)."""
     chain = _chain_states(caps, classes)
     if chain is None:
         return None
@@ -175,7 +183,7 @@ def _chain_states(caps: tuple, classes: list) -> _States | None:
     alike leave alike; types ordered by hold, then spares), each class's arrival adding
     the type its grant makes (:func:`_grants`, or one pool's rule) where it takes any
     spare; None past :data:`MAX_SEQUENTIAL_STATES` states (several pools: past
-    :data:`MAX_COUPLED_STATES` too).
+    :data:`MAX_COUPLED_STATES` instead).
 
     >>> chain = _chain_states((2,), [(1.0, 1.0, [(0, 1, 1.0)]), (0.5, 3.0, [(0, 1, 1.0)])])
     >>> chain.types, chain.counts.tolist(), chain.busy[:, 0].tolist()
@@ -197,8 +205,7 @@ def _chain_states(caps: tuple, classes: list) -> _States | None:
         return out
 
     return _breadth_first(caps, [lam for lam, _, _ in classes], arrivals,
-                          MAX_SEQUENTIAL_STATES if len(caps) == 1
-                          else min(MAX_SEQUENTIAL_STATES, MAX_COUPLED_STATES))
+                          MAX_SEQUENTIAL_STATES if len(caps) == 1 else MAX_COUPLED_STATES)
 
 
 def _grants(caps, used, asks) -> tuple[int, ...]:

@@ -55,7 +55,10 @@ def test_pools_asked_together_say_they_were_taken_apart(monkeypatch):
     pools = SparePools("group", 4, 2, (2, 2), 2)
     assert analytic(kinds, pools, 100).fallback == ()
     monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)
-    assert analytic(kinds, pools, 100).fallback == (ab.FALLBACK_APART,)
+    monkeypatch.setattr(ab, "MAX_COUPLED_STATES", 1)   # its own limit, not one pool's
+    a = analytic(kinds, pools, 100)
+    assert a.fallback == (ab.FALLBACK_APART,)
+    assert "limit (1 state of pools asked together)" in ab.fallback_words(a.fallback)
 
 
 def test_no_spares_needs_no_chain():

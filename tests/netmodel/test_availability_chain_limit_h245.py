@@ -73,21 +73,23 @@ def test_two_pools_asked_together_across_the_limit(monkeypatch):
     # an instance spanning groups 0 and 1 (9 Erlangs of failures asking 1 spare of each
     # pool), each group's own failures of other repair times (0.3 Erlangs each): 7,942
     # states with 9 spares a pool, 12,298 with 10 (the limit was 10,000 while GMRES solved
-    # the chain), 26,663 with 12, 37,688 with 13 (past MAX_COUPLED_STATES, 30,000)
+    # the chain), 26,663 with 12, 37,688 with 13 (the limit was 30,000, one pool's, until
+    # its own), 93,993 with 16, 123,234 with 17 (past MAX_COUPLED_STATES, 100,000)
     kinds = [_kind(9.0, 1), replace(_kind(9.0, 1, group=1, follows=True, joint=True), down=0),
              _kind(0.3, 1, hold=2 * H), _kind(0.3, 1, group=1, hold=3 * H)]
-    twelve, thirteen = (analytic(kinds, SparePools("group", 2 * n, 2, (n, n), 2), 100)
-                        for n in (12, 13))
+    sixteen, seventeen = (analytic(kinds, SparePools("group", 2 * n, 2, (n, n), 2), 100)
+                          for n in (16, 17))
     # old: 0.975023 -> 0.969111 at 9 -> 10 (pools apart past the limit)
-    assert twelve.fallback == () and thirteen.fallback == (ab.FALLBACK_ONE_HOLD,)
-    assert twelve.mean < thirteen.mean
-    # against the whole chain with the limit raised (37,688 states): 0.993149, spanning
-    # blocking 0.07171 (one repair time: 0.992970, 0.07370); at 10 spares 0.980815667,
-    # spanning blocking 0.2008340, the one repair time's 0.98023 (h363: were pins of those)
-    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 10**6)
+    assert sixteen.fallback == ()
+    assert seventeen.fallback == (ab.FALLBACK_ONE_HOLD_TOGETHER,)
+    assert sixteen.mean < seventeen.mean
+    # against the whole chain with the limit raised (123,234 states): 0.999116 (one repair
+    # time: 0.999100); at 13 spares 0.993149, spanning blocking 0.07171 (one repair time:
+    # 0.992970, 0.07370); at 10 spares 0.980815667, spanning blocking 0.2008340, the one
+    # repair time's 0.98023 (h363: were pins of those)
     monkeypatch.setattr(ab, "MAX_COUPLED_STATES", 10**6)
-    exact = analytic(kinds, SparePools("group", 26, 2, (13, 13), 2), 100)
+    exact = analytic(kinds, SparePools("group", 34, 2, (17, 17), 2), 100)
     assert exact.fallback == ()
-    assert thirteen.mean == pytest.approx(exact.mean, abs=1e-3)
-    assert thirteen.blocking[0] == pytest.approx(exact.blocking[0], abs=0.01)
-    assert twelve.mean < exact.mean
+    assert seventeen.mean == pytest.approx(exact.mean, abs=1e-3)
+    assert seventeen.blocking[0] == pytest.approx(exact.blocking[0], abs=0.01)
+    assert sixteen.mean < exact.mean

@@ -149,7 +149,9 @@ def test_python_integer_keys_build_the_same_chain(case):
 @given(chains(), st.integers(1, 30))
 def test_past_the_state_limit_both_give_up(case, limit):
     caps, classes = case
-    with mock.patch.object(ab, "MAX_SEQUENTIAL_STATES", limit):
+    # one pool's limit, or the pools' asked together (each its own)
+    with mock.patch.object(ab, "MAX_SEQUENTIAL_STATES", limit), \
+            mock.patch.object(ab, "MAX_COUPLED_STATES", limit):
         got = ab._chain_states(caps, classes)
     ref = reference(caps, classes, limit)
     assert (got is None) == (ref is None)

@@ -37,9 +37,11 @@ POOLS = SparePools("group", 14, 4, (2, 2, 5, 5), 2)
 
 def test_a_chain_set_aside_is_not_named(monkeypatch):
     monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 1)
+    monkeypatch.setattr(ab, "MAX_COUPLED_STATES", 1)
     apart = analytic(KINDS, POOLS, 100)
     assert apart.fallback == (ab.FALLBACK_APART,)
     monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 20)
+    monkeypatch.setattr(ab, "MAX_COUPLED_STATES", 20)
     got = analytic(KINDS, POOLS, 100)
     assert got.mean == apart.mean   # the first cell's chain was set aside
     assert got.fallback == (ab.FALLBACK_APART,)
@@ -48,7 +50,10 @@ def test_a_chain_set_aside_is_not_named(monkeypatch):
 def test_a_chain_kept_is_named(monkeypatch):
     # with room for both cells' chains of one repair time, they are kept and named
     monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 100)
+    monkeypatch.setattr(ab, "MAX_COUPLED_STATES", 100)
     got = analytic(KINDS, POOLS, 100)
-    assert got.fallback == (ab.FALLBACK_ONE_HOLD,)
+    assert got.fallback == (ab.FALLBACK_ONE_HOLD_TOGETHER,)
+    assert "(100 states of pools asked together)" in ab.fallback_words(got.fallback)
     monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 10_000)
+    monkeypatch.setattr(ab, "MAX_COUPLED_STATES", 10_000)
     assert analytic(KINDS, POOLS, 100).fallback == ()
