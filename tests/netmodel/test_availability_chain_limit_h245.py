@@ -52,11 +52,15 @@ def _one_pool():
 
 
 def test_more_spares_never_read_worse_across_the_limit(monkeypatch):
+    # across the limit of 10,000 states this was written at (26 spares within, 28 and 30
+    # past): at 30,000 all three are solved whole and none crosses it
+    monkeypatch.setattr(ab, "MAX_SEQUENTIAL_STATES", 10_000)
     kinds = _one_pool()
     runs = {n: analytic(kinds, SparePools("group", n, 1, (n,), 1), 100) for n in (26, 28, 30)}
     waits = [runs[n].waits_for_repair_per_year for n in (26, 28, 30)]
     means = [runs[n].mean for n in (26, 28, 30)]
     # old: waits 119.16, 122.85, 114.18 a year; means 0.80087, 0.82643, 0.84023
+    assert [runs[n].fallback for n in (26, 28, 30)] == [(), *[(ab.FALLBACK_ONE_HOLD,)] * 2]
     assert waits[0] > waits[1] > waits[2]
     assert means[0] < means[1] < means[2]
     # against the whole chain (the limit raised: 10,200 states)
