@@ -14,7 +14,16 @@ of a small fixed set of policies (:data:`ROUTINGS`) and runs under the fastest
 * ``"widest"``: each such pair whose switch path is wider than its cable sends over the
   switch path;
 * ``"split"``: each such pair splits its transfer over the cable and the switch path in
-  proportion to their capacities (37.5 : 112.5, so 1 : 3, in a Lite group).
+  proportion to their capacities (37.5 : 112.5, so 1 : 3, in a Lite group);
+* ``"balanced"``: as ``"split"``, but a GPU that sends to (or receives from) ``k`` such
+  partners in one step shares its one switch port among them, so each pair sends
+  ``S / (S + k C)`` of its bytes over the switch path (``C``: the cable's rate, ``S``:
+  the switch path's): the share at which the busiest cable and the port take equal time
+  (with ``k`` transfers of ``f`` bytes, ``k s f / S = (1 - s) f / C``); ``"split"``'s
+  share where ``k = 1``. In an all-pairs step of a Lite group (``k = 3``) that is 1 : 1,
+  not 1 : 3: two-shot's step over the port takes ``(3 / 8) n / S = (n / 8) / C``, against
+  ``(9 / 16) n / S`` split by capacity (1.5 times). Costed only for an algorithm with
+  such a step (a ring's or a tree's steps have ``k = 1``: ``"split"`` already).
 
 Only the transfers between such pairs move; every other transfer keeps its hop-shortest
 route. The pairs are found once per fabric (:func:`route_policies`, kept with its router);
@@ -25,7 +34,7 @@ before, bit for bit.
 >>> from topologies import build
 >>> from netmodel.collectives.route_sharing import router_for
 >>> [p.name for p in route_policies(router_for(build("lite-groups:base=[single-switch:n=2]")))]
-['widest', 'split']
+['widest', 'split', 'balanced']
 >>> route_policies(router_for(build("single-switch:n=4"))), route_policies(router_for(build("ring:n=4")))
 ((), ())
 """
@@ -47,7 +56,7 @@ __all__ = ["ROUTINGS", "RoutePolicy", "route_policies"]
 
 #: The routing policies an algorithm is costed under where a fabric has cabled pairs with
 #: a switch path (the first, the router's own, everywhere).
-ROUTINGS = ("shortest", "widest", "split")
+ROUTINGS = ("shortest", "widest", "split", "balanced")
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,9 +65,10 @@ class RoutePolicy:
     what share of their transfer from the cable to the switch path.
 
     ``keys``: the pairs as ``u * n + v`` node numbers (sorted); ``share``: the fraction of
-    each pair's bytes sent over the switch path (1 under ``"widest"``); ``wide``: the
-    router of the fabric without those pairs' cables (the switch paths); ``to_main``: each
-    of ``wide``'s link ids as the fabric router's.
+    each pair's bytes sent over the switch path (1 under ``"widest"``; under
+    ``"balanced"`` the split share ``S / (C + S)``, from which each step's is worked out);
+    ``wide``: the router of the fabric without those pairs' cables (the switch paths);
+    ``to_main``: each of ``wide``'s link ids as the fabric router's.
     """
 
     name: str
@@ -78,11 +88,25 @@ class RoutePolicy:
         hit = self.keys[pos] == key
         if not hit.any():
             return None
-        return src, dst, frac, np.where(hit, self.share[pos], 0.0)
+        share = np.where(hit, self.share[pos], 0.0)
+        if self.name == "balanced":
+            share = np.where(hit, _balanced(share, src, dst, hit, router._n), 0.0)
+        return src, dst, frac, share
 
     def moves(self, router: Router, transfers) -> bool:
-        """Whether any of ``transfers`` leaves its hop-shortest route under this policy."""
-        return self._moved(router, transfers) is not None
+        """Whether any of ``transfers`` leaves its hop-shortest route under this policy
+        (under ``"balanced"``: with a share other than ``"split"``'s, some GPU sending to
+        or receiving from more than one partner of a cable and a switch path)."""
+        if self.name != "balanced":
+            return self._moved(router, transfers) is not None
+        src, dst, _ = router._node_ids(transfers)
+        if not len(src):
+            return False
+        key = src * router._n + dst
+        pos = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+        hit = self.keys[pos] == key
+        return bool(hit.any()) and int(max(np.bincount(src[hit]).max(),
+                                           np.bincount(dst[hit]).max())) > 1
 
     def link_loads(self, router: Router, transfers
                    ) -> tuple[np.ndarray, np.ndarray, float, bool, float]:
@@ -117,6 +141,19 @@ class RoutePolicy:
         uniq, inv = np.unique(links, return_inverse=True)
         return (uniq, np.bincount(inv, load), max(out[2] for out, _ in parts),
                 any(out[3] for out, _ in parts), max(out[4] for out, _ in parts))
+
+
+def _balanced(split: np.ndarray, src: np.ndarray, dst: np.ndarray, hit: np.ndarray, n: int
+              ) -> np.ndarray:
+    """Each transfer's switch share under ``"balanced"``: ``S / (S + k C)`` from its split
+    share ``q = S / (C + S)`` (so ``S / C = q / (1 - q)``), ``k`` the most transfers of
+    such pairs that leave its source or reach its destination in the step (``hit``)."""
+    ks = np.bincount(src[hit], minlength=n)
+    kd = np.bincount(dst[hit], minlength=n)
+    k = np.maximum(np.maximum(ks[src], kd[dst]), 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = split / (1.0 - split)
+        return np.where(split > 0, r / (r + k), 0.0)
 
 
 def route_policies(router: Router) -> tuple[RoutePolicy, ...]:
@@ -184,6 +221,7 @@ def _find(router: Router) -> tuple[RoutePolicy, ...]:
         out.append(RoutePolicy("widest", keys_a[wider], np.ones(int(wider.sum())), wide,
                                to_main))
     out.append(RoutePolicy("split", keys_a, s / (c + s), wide, to_main))
+    out.append(RoutePolicy("balanced", keys_a, s / (c + s), wide, to_main))
     return tuple(out)
 
 

@@ -80,13 +80,20 @@ def test_two_shot_on_a_lite_group_mesh(ideal_model):
     # (netmodel.collectives.route_policies): a GPU's port carries 3/4 of its 3 transfers of
     # n/4, 9n/16 (a cable n/16 at 37.5 GB/s, less): 2 alpha + 2 (9n/16) / 112.5 GB/s
     split = 2 * ALPHA + 2 * (9 * N / 16) / (3 * b)   # 10.74 ms
+    assert min(a + b_ * N for _, _, a, b_, comp in m.candidates("all-reduce", tuple(group),
+                                                                "two-shot")
+               if comp.routing == "split") == pytest.approx(split, rel=1e-9)
+    # balanced: a GPU sending to 3 such partners at once sends S / (S + 3 C) = 1/2 of each
+    # over the switch, its port 3n/8 at 112.5 GB/s and each cable n/8 at 37.5 GB/s, the
+    # same time: 2 alpha + 2 (n/8) / 37.5 GB/s
+    balanced = 2 * ALPHA + 2 * (N / 8) / b   # 7.16 ms
     r = m.cost("all-reduce", N, group, "two-shot")
-    assert (r.routing, r.time) == ("split", pytest.approx(split, rel=1e-9))
+    assert (r.routing, r.time) == ("balanced", pytest.approx(balanced, rel=1e-9))
     # faster than the base NVSwitch's reduction in the switch (11.93 ms): auto takes it
     assert m.cost("all-reduce", N, group).algorithm == "two-shot"
     m = ideal_model("lite-groups", algorithms=[a for a in ALGORITHMS if a != "in-network"])
     r = m.cost("all-reduce", N, group)
-    assert (r.algorithm, r.time) == ("two-shot", pytest.approx(split, rel=1e-9))
+    assert (r.algorithm, r.time) == ("two-shot", pytest.approx(balanced, rel=1e-9))
 
 
 @pytest.mark.parametrize("spec, group", [
