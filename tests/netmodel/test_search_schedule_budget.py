@@ -83,7 +83,8 @@ def test_search_notes_the_fallback(tmp_path, monkeypatch):
     # not_computed
     from click.testing import CliRunner
 
-    from netmodel.cli.main import cli
+    from netmodel.cli.main import cli, flag_of
+    from netmodel.study.run_words import parameters_named_by
 
     path = _scenario(tmp_path)
     args = ["search", "--scenario", path, "--model", "Llama-3-8B", "--phase", "decode"]
@@ -93,10 +94,11 @@ def test_search_notes_the_fallback(tmp_path, monkeypatch):
     assert "note: schedule of" not in quiet.output
     assert "not_computed" not in json.loads(runner.invoke(cli, [*args, "--json"]).output)
     monkeypatch.setattr(concurrent_time, "_TIMED_WORK", 0)
-    ref = run_compare(["Llama-3-8B"], [path], phases=("decode",))
+    with parameters_named_by(flag_of):   # the command line names the run's flags
+        ref = run_compare(["Llama-3-8B"], [path], phases=("decode",))
     label = ref.scenarios[0].label
     note = ref.settings["not_computed"][f"schedule of {label}"]
-    assert "all-reduce on 4 GPUs" in note
+    assert "all-reduce on 4 GPUs" in note and "collective --all-groups" in note
     said = runner.invoke(cli, args)
     assert said.exit_code == 0, said.output
     assert f"note: schedule of {label}: {note}" in said.output.splitlines()
