@@ -16,6 +16,7 @@ type, the GPU asked for, circuits set on an OCS fabric) and gives its cost model
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -56,11 +57,50 @@ class Fabric:
 
 
 @lru_cache(maxsize=64)
-def _build_spec(name: str, params: tuple) -> nx.Graph:
-    """A spec's fabric, built once per process (the graph is shared: do not modify it)."""
+def _build_spec(name: str, params: tuple, files: tuple = ()) -> nx.Graph:
+    """A spec's fabric, built once per process (the graph is shared: do not modify it);
+    ``files`` (:func:`_files_named`) keys it by the files its parameters name as well."""
     from topologies.specs import build
 
     return build(name, dict(params))
+
+
+#: Largest file a spec names that is keyed by its content (bytes); larger ones by size and
+#: time of change (a GPU file is a few kB).
+_HASHED_BYTES = 1 << 24
+_FILE_WORD = re.compile(r"[^\s\[\],=:]+\.(?:toml|json|graphml)", re.IGNORECASE)
+
+
+def _files_named(params: tuple) -> tuple:
+    """``(path, real path, digest)`` of each existing file a spec's parameters name (a GPU
+    file ``gpu=g.toml``, also inside a bracketed value): the spec's text names a file by a
+    path relative to the working folder, whose content may differ from one call to the next
+    (another folder, the file rewritten), so the built fabric is kept by what was read.
+
+    >>> _files_named((("gpu", "H100-SXM"), ("n", "8")))
+    ()
+    """
+    import hashlib
+    import os
+    import stat
+
+    found = []
+    for _, value in params:
+        for word in _FILE_WORD.findall(str(value)):
+            try:
+                info = os.stat(word)
+                if not stat.S_ISREG(info.st_mode):   # a FIFO or device: the build refuses it
+                    continue
+                if info.st_size > _HASHED_BYTES:   # past what a GPU file holds: by its stamp
+                    digest = f"{info.st_size}:{info.st_mtime_ns}"
+                else:
+                    fd = os.open(word, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+                    with os.fdopen(fd, "rb") as f:
+                        digest = hashlib.sha256(f.read(_HASHED_BYTES + 1)).hexdigest()
+            except OSError:   # not a file here: the build says what is wrong
+                continue
+            found.append((word, os.path.realpath(word), digest))
+    return tuple(found)
 
 
 def _clock_ratio(text: str) -> bool:
@@ -152,7 +192,7 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
                             f"or lite parameter")
         params = {**params, key: gpu.strip()}
     canonical = tuple(sorted(params.items()))
-    graph = _build_spec(name, canonical)
+    graph = _build_spec(name, canonical, _files_named(canonical))
     if gpu is not None:
         label = graph.graph.get("spec") or ref
     return Fabric(label, "spec", graph, key=("spec", name, canonical))
