@@ -20,11 +20,15 @@ def _steady_state(n: int, rows, cols, vals, iterations: int | None = None,
     transition rates ``vals`` from ``rows`` to ``cols``: the balance equations of the
     other states with state 0's weight set to 1, then normalized. Up to
     :data:`DIRECT_STATES` states by SuperLU; past it by :func:`_solve` (GMRES in
-    ``iterations``, :data:`GMRES_ITERATIONS` where None), then, where it does not settle, by SuperLU, or :class:`_Unsettled`
-    where ``unsettled_raises`` (the chain of holdings, whose SuperLU fill-in is not
-    bounded; there :func:`_solve` retries with its incomplete LU first). 512 H100 at TP 1
-    built chains of the busy count of 7,000 states that SuperLU took 1.3 s each to factor
-    (study lite-gpu --models Llama-3-8B: 15.2 s in 485 solves, GMRES 0.7 s).
+    ``iterations``, :data:`GMRES_ITERATIONS` where None), then, where it does not settle,
+    by :func:`_bicgstab`, then by SuperLU; or :class:`_Unsettled` where ``unsettled_raises``
+    (the chain of holdings, whose SuperLU fill-in is not bounded; there :func:`_solve`
+    retries with its incomplete LU first). 512 H100 at TP 1 built chains of the busy count
+    of 7,000 states that SuperLU took 1.3 s each to factor (study lite-gpu --models
+    Llama-3-8B: 15.2 s in 485 solves, GMRES 0.7 s); at 34 global spares (29,647 states,
+    GPU failures 1e-3 an hour, one-day repairs) GMRES stalls at 1.04e-11 of the 1e-11
+    asked, and SuperLU took 116-170 s where BiCGSTAB settles it in 0.08 s (0.54 s CPU
+    the solve, GMRES's iterations first).
 
     ``coupled``: the chain of pools asked together
     (:func:`~netmodel.study.availability_busy._chain_of`), past :data:`DIRECT_STATES`
@@ -65,6 +69,8 @@ def _steady_state(n: int, rows, cols, vals, iterations: int | None = None,
                    fill=ILU_FILL if unsettled_raises else 0)
         if x is None and unsettled_raises:
             raise _Unsettled(f"the steady state of {n} states")
+        if x is None:
+            x = _bicgstab(a.tocsr(), rhs, GMRES_RTOL, BICGSTAB_ITERATIONS)
     if x is None:
         x = spsolve(a, rhs)
     pi = np.clip(np.r_[1.0, np.atleast_1d(x)], 0.0, None)
