@@ -81,6 +81,7 @@ from netmodel.collectives.concurrent_options import (
     option_ranges,
     valid_options,
 )
+from netmodel.collectives.concurrent_policies import policy_rows
 from netmodel.collectives.cost import GroupCut
 from netmodel.collectives.model import FabricCostModel, check_sizes
 from netmodel.collectives.placement import partition
@@ -429,6 +430,11 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
         schedule[s] = ev[7]
         if s == S - 1:
             mixed_hot = ev[6]
+    # a group that no other's transfers can reach under any algorithm or routing policy
+    # (concurrent_policies) takes its time alone, whatever the others run
+    rows = policy_rows(model, op, groups)
+    if rows is not None:
+        time[rows] = alone[rows]
     # a group is never faster together than alone: where the two differ only by the order
     # of sums (its steps alone on its links, or an ulp of the schedule), alone
     time = np.maximum(time, alone)

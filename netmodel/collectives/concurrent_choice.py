@@ -23,6 +23,7 @@ from netmodel.collectives.concurrent_options import (
     p2p_channels,
     valid_options,
 )
+from netmodel.collectives.concurrent_policies import policy_options
 from netmodel.collectives.cost import SEND_RECV, combine, step_shape
 from netmodel.collectives.in_network import has_in_network
 from netmodel.collectives.model import FabricCostModel
@@ -121,6 +122,8 @@ def own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...]
         hi = np.vstack([hi] + [r[1][None] for r in ranges])
         if not (lo > 0).any() and not (hi < math.inf).any():
             lo = hi = None
+    # each isolated group's lines under other routing policies too, as alone
+    options, lo, hi = policy_options(model, groups, op, options, lo, hi, n)
     return options, lo, hi, whole
 
 
