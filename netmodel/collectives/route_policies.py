@@ -81,11 +81,7 @@ class RoutePolicy:
         """``(src, dst, frac, share)`` of ``transfers`` as node numbers, with each one's
         switch share (0: it keeps its route), or None where none moves."""
         src, dst, frac = router._node_ids(transfers)
-        if not len(src):
-            return None
-        key = src * router._n + dst
-        pos = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
-        hit = self.keys[pos] == key
+        pos, hit = self._hits(router, src, dst)
         if not hit.any():
             return None
         share = np.where(hit, self.share[pos], 0.0)
@@ -100,13 +96,17 @@ class RoutePolicy:
         if self.name != "balanced":
             return self._moved(router, transfers) is not None
         src, dst, _ = router._node_ids(transfers)
-        if not len(src):
-            return False
-        key = src * router._n + dst
-        pos = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
-        hit = self.keys[pos] == key
+        hit = self._hits(router, src, dst)[1]
         return bool(hit.any()) and int(max(np.bincount(src[hit]).max(),
                                            np.bincount(dst[hit]).max())) > 1
+
+    def _hits(self, router: Router, src: np.ndarray, dst: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """Each transfer's row in :attr:`keys` and whether it is one of this policy's
+        pairs (none where there are no transfers)."""
+        key = src * router._n + dst
+        pos = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+        return pos, self.keys[pos] == key
 
     def link_loads(self, router: Router, transfers
                    ) -> tuple[np.ndarray, np.ndarray, float, bool, float]:
