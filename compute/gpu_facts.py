@@ -110,8 +110,11 @@ def nvlink_count(gpu: GpuSpec) -> int:
 
     >>> [nvlink_count(get_gpu(g)) for g in ("A100-SXM-80GB", "H100-SXM", "B200-HGX", "Lite")]
     [12, 18, 18, 18]
-    >>> from dataclasses import replace
-    >>> mine = replace(get_gpu("H100-SXM"), name="Mine", scaleup_bandwidth=400e9, nvlinks=None)
+    >>> from dataclasses import replace   # a name no GPU read in this process has: a GPU's
+    >>> # name is what its derivation is looked up by (a file's 'Mine' derived from H100-SXM
+    >>> # read earlier would make this one H100-SXM's 18)
+    >>> mine = replace(get_gpu("H100-SXM"), name="Doc-400GBps", scaleup_bandwidth=400e9,
+    ...                nvlinks=None)
     >>> nvlink_count(mine)   # 400 / 25 GB/s
     16
     """
