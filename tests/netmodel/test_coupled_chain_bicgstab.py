@@ -68,53 +68,48 @@ def test_the_coupled_solve_is_superlus(monkeypatch):
     assert np.abs(qt @ pi).max() < 1e-12 * vals.max()   # balanced: Q' pi = 0
 
 
-def test_twelve_spares_a_pool_are_exact_and_nearer_the_monte_carlo(monkeypatch):
-    # 26,663 states: past the former limit of 10,000, where the chain with one repair time
-    # stood in. The Monte Carlo (simulate(KINDS, _pools(12), 100), 5 seeds x 4,000 trials
-    # of a year): mean 0.989990 (each seed's 0.989947-0.990050, +- 1.5e-4 each; the 5
-    # seeds' 95% band +- 5.6e-5), waits for repair 11.756 +- 0.051 a year, below 99%
-    # 0.2516 +- 0.0010
-    mc_mean, mc_waits = 0.989990, 11.756
-    now = analytic(KINDS, _pools(12), 100)
+#: The Monte Carlo against which the whole chain is read, past a former limit (simulate(KINDS,
+#: _pools(spares), 100), 5 seeds x 4,000 trials of a year): spares a pool, the limit it
+#: passed, the Monte Carlo's mean (the 5 seeds' 95% band below), waits for repair a year,
+#: the closed form's mean and waits now, one seed's band, how far under the one repair
+#: time's mean reads at least, and how far over the waits may read.
+#: - 12 spares, 26,663 states: past the former 10,000, where the chain with one repair time
+#:   stood in. Mean 0.989990 (each seed's 0.989947-0.990050, +- 1.5e-4 each; the band
+#:   +- 5.6e-5), waits 11.756 +- 0.051, below 99% 0.2516 +- 0.0010. The whole chain within
+#:   one seed's band (the rest is the closed form's first-order mean: 9 spares, exact
+#:   before, read 3.8e-4 under a seed's 0.975400); one repair time 3.6e-4 under; waits 0.9%
+#:   over (9 spares: 1.3%), one repair time 3.8%.
+#: - 13 spares, 37,688 states: past one pool's 30,000, which capped this chain's until it
+#:   had its own. Mean 0.993187 (each seed's 0.993152-0.993227, +- 1.3e-4 each; the band
+#:   +- 4.1e-5), waits 7.995 +- 0.047, below 99% 0.1739 +- 0.0008. The whole chain 3.8e-5
+#:   under; one repair time 2.2e-4 under; waits 0.7% over, one repair time 3.4%; the time
+#:   below 99% the threshold bound's (0.151 against 0.174).
+PAST_A_LIMIT = [
+    # spares, former limit, MC mean, MC waits, mean now, waits now, seed band, one repair
+    # time at least this far under, waits over
+    (12, 10_000, 0.989990, 11.756, 0.989909, 11.864, 1.5e-4, 3e-4, 0.015),
+    (13, 30_000, 0.993187, 7.995, 0.993149, 8.049, 1.3e-4, 2e-4, 0.01),
+]
+
+
+@pytest.mark.parametrize("spares, former, mc_mean, mc_waits, mean, waits, band, under, over",
+                         PAST_A_LIMIT)
+def test_past_a_former_limit_exact_and_nearer_the_monte_carlo(
+        monkeypatch, spares, former, mc_mean, mc_waits, mean, waits, band, under, over):
+    now = analytic(KINDS, _pools(spares), 100)
     assert now.fallback == ()
-    assert now.mean == pytest.approx(0.989909, abs=1e-6)
-    assert now.waits_for_repair_per_year == pytest.approx(11.864, abs=1e-3)
-    monkeypatch.setattr(ab, "MAX_COUPLED_STATES", 10_000)
-    was = analytic(KINDS, _pools(12), 100)
+    assert now.mean == pytest.approx(mean, abs=1e-6)
+    assert now.waits_for_repair_per_year == pytest.approx(waits, abs=1e-3)
+    monkeypatch.setattr(ab, "MAX_COUPLED_STATES", former)
+    was = analytic(KINDS, _pools(spares), 100)
     assert was.fallback == (ab.FALLBACK_ONE_HOLD_TOGETHER,)
-    # the whole chain within one seed's band (the rest is the closed form's first-order
-    # mean: 9 spares, exact before, read 3.8e-4 under a seed's 0.975400); one repair time
-    # 3.6e-4 under
-    assert abs(now.mean - mc_mean) < 1.5e-4 < 3e-4 < mc_mean - was.mean
-    # waits: 0.9% over the Monte Carlo's (9 spares: 1.3%), one repair time 3.8%
-    assert now.waits_for_repair_per_year / mc_waits - 1 < 0.015
+    # the whole chain within one seed's band; one repair time further under
+    assert abs(now.mean - mc_mean) < band < under < mc_mean - was.mean
+    assert now.waits_for_repair_per_year / mc_waits - 1 < over
     assert was.waits_for_repair_per_year / mc_waits - 1 > 0.03
     # the time below 99% is the threshold bound's, flagged, either way
     assert now.threshold_low and was.threshold_low
     assert now.below_threshold < was.below_threshold
-
-
-def test_thirteen_spares_a_pool_are_exact_past_one_pools_limit(monkeypatch):
-    # 37,688 states: past one pool's limit (30,000), which capped this chain's until it
-    # had its own. The Monte Carlo (simulate(KINDS, _pools(13), 100), 5 seeds x 4,000
-    # trials of a year): mean 0.993187 (each seed's 0.993152-0.993227, +- 1.3e-4 each; the
-    # 5 seeds' 95% band +- 4.1e-5), waits for repair 7.995 +- 0.047 a year, below 99%
-    # 0.1739 +- 0.0008
-    mc_mean, mc_waits = 0.993187, 7.995
-    now = analytic(KINDS, _pools(13), 100)
-    assert now.fallback == ()
-    assert now.mean == pytest.approx(0.993149, abs=1e-6)
-    assert now.waits_for_repair_per_year == pytest.approx(8.049, abs=1e-3)
-    monkeypatch.setattr(ab, "MAX_COUPLED_STATES", 30_000)
-    was = analytic(KINDS, _pools(13), 100)
-    assert was.fallback == (ab.FALLBACK_ONE_HOLD_TOGETHER,)
-    # the whole chain 3.8e-5 under, within one seed's band; one repair time 2.2e-4 under
-    assert abs(now.mean - mc_mean) < 1.3e-4 < 2e-4 < mc_mean - was.mean
-    # waits: 0.7% over the Monte Carlo's, one repair time 3.4%
-    assert now.waits_for_repair_per_year / mc_waits - 1 < 0.01
-    assert was.waits_for_repair_per_year / mc_waits - 1 > 0.03
-    # the time below 99% is the threshold bound's (0.151 against 0.174), flagged
-    assert now.threshold_low and was.threshold_low
 
 
 def test_past_the_limit_still_the_chain_with_one_repair_time():
