@@ -197,24 +197,24 @@ def _find(router: Router) -> tuple[RoutePolicy, ...]:
                        strict=True):
         ports.setdefault(i, []).append((w, b))
     sig = {k: tuple(sorted(x)) for k, x in ports.items()}
-    rates: dict = {}
-    keys, cable_bw, switch_bw = [], [], []
-    for i in ids.tolist():
-        u, v = int(src[i]), int(dst[i])
-        pair = (sig[u], sig[v])
-        if pair not in rates:
-            rates[pair] = _switch_rate(wide, code, bw, to_main, nodes, u, v)
-        rate = rates[pair]
-        if rate is not None:
-            keys.append(u * n + v)
-            cable_bw.append(bw[i])
-            switch_bw.append(rate)
-    if not keys:
+    # each cabled pair by its pair of signatures (numbered), one route for each distinct one
+    number: dict = {}
+    sig_id = np.full(n, -1, dtype=np.int64)
+    for k, x in sig.items():
+        sig_id[k] = number.setdefault(x, len(number))
+    u, v = src[ids], dst[ids]
+    pair_code = sig_id[u] * len(number) + sig_id[v]
+    first, inv = np.unique(pair_code, return_index=True, return_inverse=True)[1:]
+    rates = np.array([_switch_rate(wide, code, bw, to_main, nodes, int(u[j]), int(v[j]))
+                      for j in first.tolist()], dtype=float)   # None -> nan
+    rate = rates[inv]
+    ok = ~np.isnan(rate)
+    if not ok.any():
         return ()
-    keys_a = np.array(keys, dtype=np.int64)
+    keys_a = u[ok].astype(np.int64) * n + v[ok]
     order = np.argsort(keys_a)
     keys_a = keys_a[order]
-    c, s = np.array(cable_bw)[order], np.array(switch_bw)[order]
+    c, s = bw[ids][ok][order], rate[ok][order]
     out = []
     wider = s > c
     if wider.any():
