@@ -153,7 +153,7 @@ def test_small_message_latency_floor(reference_dir):
 
 def test_the_cited_data_names_its_sources():
     rows = _rows(PUBLISHED)
-    assert len({r["case"] for r in rows}) == 106
+    assert len({r["case"] for r in rows}) == 107
     for r in rows:
         assert r["source"] and float(r["busbw_GBps"]) > 0 and int(r["bytes"]) > 0
         assert r["target"] in ("yes", "no") and (r["target"] == "yes" or r["note"] or
@@ -669,7 +669,8 @@ def test_launch_floor_moves_every_one_thread_run_and_no_other():
             continue
         for _, lo, hi, _bound, kind in (small, mid):
             plain, adj = c.worst(lo, hi, kind), c.worst(lo, hi, kind, c.harness)
-            if plain is not None and (c.key, lo) != ("h200-8", mid[1]):
+            if plain is not None and (c.key, lo) not in (("h200-8", mid[1]),
+                                                         ("h200-8-nccl226", mid[1])):
                 assert adj <= plain + 1e-12, (c.key, plain, adj)
         adj_small = c.worst(small[1], small[2], "factor", c.harness)
         assert adj_small is None or adj_small < 2.0, (c.key, adj_small)  # all within 2x
@@ -680,6 +681,14 @@ def test_launch_floor_moves_every_one_thread_run_and_no_other():
     h200 = by_key["h200-8"]
     assert 0.08 < h200.worst(mid[1], mid[2], "rel") < 0.10
     assert 0.13 < h200.worst(mid[1], mid[2], "rel", h200.harness) < 0.14
+    # the same system on NCCL 2.26.2 (a newer driver and CUDA) does it again: its 1 MiB point,
+    # 57.15 GB/s, is 2 x 7/8 x 1 MiB / 57.15 GB/s = 32.1 us, under the 40 us of 8 launches;
+    # 1-128 MiB 7.5% plain, 19.7% with the floor (the 1 MiB point, ring/LL)
+    h226 = by_key["h200-8-nccl226"]
+    assert h226.measured[h226.sizes.index(MIB)] == 57.15
+    assert 2 * 7 / 8 * MIB / 57.15e9 < 8 * acc.launch_cost()
+    assert 0.07 < h226.worst(mid[1], mid[2], "rel") < 0.08
+    assert 0.19 < h226.worst(mid[1], mid[2], "rel", h226.harness) < 0.20
     # Azure's H100 (NVLS) and Together's H100 (ring, NVLS): 1-128 MiB 32% / 39% / 37% -> 12%
     # / 17% / 10%, the 1 MiB point on the launch floor; A100's mid-range gap stays (53%)
     for key, hi in (("h100-8", 0.13), ("h100-8-ring", 0.18), ("h100-8-nvls", 0.11)):
