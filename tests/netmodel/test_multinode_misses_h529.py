@@ -75,12 +75,13 @@ def _worst(key: str) -> float:
 
 def test_the_misses_are_the_target_rows_that_miss():
     # every multi-node target row (>= 16 GPUs, sizes >= 64 MiB) not listed meets the target,
-    # and every listed one is such a row: 62 of 77 met
+    # and every listed one is such a row: 63 of 78 met (b200-dgxc-32x8-ring-64m, the ring
+    # all-reduce at 64 MiB of Together's send-recv report, -22%, added and met)
     rows = {k: c for k, c in _curves().items()
             if c.target and c.gpus >= 16 and max(c.sizes) >= 64 * MIB}
     assert set(MISSES) <= set(rows)
     met = [k for k in rows if k not in MISSES and _worst(k) < 0.25]
-    assert (len(rows), len(met)) == (77, 62)
+    assert (len(rows), len(met)) == (78, 63)
 
 
 @pytest.mark.parametrize("key", [pytest.param(k, marks=pytest.mark.xfail(
