@@ -67,7 +67,7 @@ from compute.pipeline_time import pipeline_latency, slowest_stage
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.roofline_options import RooflineOptions
 from compute.sharding import check_tp, shards
-from compute.stages import EXTENDED_STAGES, STAGES
+from compute.stages import EXTENDED_STAGES, STAGES, op_at, running, stage_ops
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
 
 if TYPE_CHECKING:
@@ -196,7 +196,9 @@ class Grid(GridRates):
     tps: tuple[int, ...]      #: TP degree of each row
     batches: np.ndarray
     counts: np.ndarray        #: occurrences per step of each stage, shape (stages, nc)
-    ops: tuple[str, ...]      #: collective of each stage ("" for none)
+    #: collective of each stage ("" for none; a :class:`~compute.stages.CellOps` where its
+    #: cells run different ones)
+    ops: tuple
     flops: np.ndarray
     hbm_bytes: np.ndarray
     net_bytes: np.ndarray
@@ -293,7 +295,7 @@ class Grid(GridRates):
             StageResult(name=name, count=int(self.counts[k, i]),
                         flops=float(self.flops[k, i, j]),
                         hbm_bytes=float(self.hbm_bytes[k, i, j]),
-                        collective=self.ops[k] if self.groups is None
+                        collective=op_at(self.ops[k], i, j) if self.groups is None
                         or self.groups[k, i] > 1 else "",   # none among one GPU
                         collective_bytes=float(self.net_bytes[k, i, j]),
                         compute_time=float(self.compute_time[k, i, j]),
@@ -659,10 +661,16 @@ def _network_times(comm, ops, groups, counts, net, fits=None, gpus=None,
     placed = None if gpus is None else getattr(comm, "for_instance", None)
     if stage is None:
         stage = gpus
-    for op in sorted({o for o in ops if o}):
-        ks = np.array([k for k, o in enumerate(ops) if o == op])
+    for op in sorted({o for x in ops for o in stage_ops(x)}):
+        ks = np.array([k for k, x in enumerate(ops) if op in stage_ops(x)])
         g, active = groups[ks], (counts[ks] > 0) & (groups[ks] > 1)
-        if fits is not None:
+        # a stage that chooses its collective cell by cell: only the cells that run op
+        runs = running(ops, ks, op, net.shape[1:])
+        if runs is not None and fits is not None:
+            runs = runs & fits
+        if runs is not None:
+            active = active & runs.any(axis=2)
+        elif fits is not None:
             active = active & fits.any(axis=1)
         # each row's (instance, stage) where its group is smaller and comm places it, as
         # one key (instance x (gpus + 1) + stage); else 0 (any)
@@ -673,7 +681,7 @@ def _network_times(comm, ops, groups, counts, net, fits=None, gpus=None,
             for n in np.unique(inst[active & (g == size)]):
                 kk, rr = np.nonzero(active & (g == size) & (inst == n))
                 cells = net[ks[kk], rr]
-                keep = None if fits is None else fits[rr]
+                keep = runs[kk, rr] if runs is not None else None if fits is None else fits[rr]
                 sizes = cells.reshape(-1) if keep is None else cells[keep]
                 who = comm if n == 0 else placed(int(gpus[rr[0]]), int(stage[rr[0]]))
                 times = as_times(who.collective_time(op, sizes, int(size)), op)
@@ -683,8 +691,8 @@ def _network_times(comm, ops, groups, counts, net, fits=None, gpus=None,
                     check_time(float(times[~ok][0]), op, int(size))   # raises
                 if keep is None:
                     out[ks[kk], rr] = times.reshape(len(kk), net.shape[2])
-                else:
-                    block = np.full(cells.shape, np.nan)
+                else:   # the other cells untimed, or (runs) the other collective's
+                    block = np.full(cells.shape, np.nan) if runs is None else out[ks[kk], rr]
                     block[keep] = times
                     out[ks[kk], rr] = block
     return out

@@ -67,19 +67,18 @@ per layer (the embedding and the LM head once)::
     allreduce_attn  all-reduce of n/a x hidden among tp/a (TP-MLP layers)
     attn_scatter    reduce-scatter of n/a x hidden among tp/a (EP layers: each GPU then owns
                     n/tp tokens)
-    dp_gather       all-gather of n_g x hidden among a (DP attention, TP MLP: every GPU needs
-                    every token); n_g the tokens the engine moves (:func:`gathered_tokens`:
-                    n, or in decode every group padded to the busiest's n_a, a x n_a, at
-                    most the 2 n of the all-reduce SGLang switches to); in prefill an
-                    all-reduce of n x hidden among a (:func:`dp_ops`)
+    dp_gather       all-gather of a x n_a x hidden among a (DP attention, TP MLP: every GPU
+                    needs every token; every group padded to the busiest's n_a), or where
+                    SGLang takes SUM_LEN (prefill; decode where 2 n < a x n_a) an
+                    all-reduce of n x hidden among a (:func:`dp_ops`, per cell)
     moe_dispatch    all-to-all of n/tp x top-k x tp/e x hidden x skew per GPU among tp
                     (each owned token to its experts' GPUs; EP layers), in fp8 with 1 x 128
                     tile scales when the experts are stored in fp8 (:func:`dispatch_bytes`);
                     at least the busiest sender's n_a / (tp/a) x top-k x tp/e x hidden,
                     n_a the busiest group's tokens (above n/a where a does not divide s)
     allreduce_mlp   all-reduce of n x hidden among tp (plain TP)
-    dp_scatter      reduce-scatter of n_g x hidden among tp (DP attention, TP MLP); in
-                    prefill the MLP's all-reduce of n x hidden among tp
+    dp_scatter      reduce-scatter of a x n_a x hidden among tp (DP attention, TP MLP), or
+                    where dp_gather all-reduces, the MLP's all-reduce of n x hidden among tp
     moe_combine     all-to-all, the dispatch reversed (EP layers)
     dp_regather     all-gather of n/a x hidden among tp/a (back to the attention groups)
     lm_head         GEMM  s/a x hidden . hidden x vocab/(tp/a), then an all-gather of the
@@ -126,7 +125,7 @@ from compute.phases import Workload
 from compute.stage_mlp import _dense_mlp, _mlp_work, _mlp_work_ep, busiest_share, dispatch_bytes
 
 __all__ = ["EXTENDED_STAGES", "GEMM_WEIGHTS_OF", "PIPELINE_STAGES", "PRODUCERS", "STAGES",
-           "plain_step_work", "stage_peaks", "stage_work"]
+           "CellOps", "plain_step_work", "stage_peaks", "stage_work"]
 
 #: Stages in the order a step runs them.
 STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn", "mlp_up", "mlp_down",
@@ -287,45 +286,123 @@ def own_tokens(sh, n, n_att):
     return np.maximum(n, n_att * sh.attention_dp) / sh.tp
 
 
+def sum_len(sh, n, n_att, phase: str):
+    """Where SGLang's DP attention all-reduces the rows ``dp_gather`` moves (``SUM_LEN``)
+    rather than padding every attention group's to the busiest group's ``n_att`` and
+    all-gathering them (``MAX_LEN``), per ``n`` tokens of a (micro-)batch among ``a``
+    groups: python/sglang/srt/layers/dp_attention.py, ``DpPaddingMode.get_dp_padding_mode``
+    (``if is_extend_in_batch and gather_width > 1: return SUM_LEN``; else ``MAX_LEN`` where
+    ``sum_len * 2 >= max_len * gather_width``, "prefer MAX_LEN when communication cost is
+    equal", else ``SUM_LEN``). A step with a prefill in it always (True); a decode step
+    where ``2 n < a n_att``: a bool per cell, False where ``a`` divides the batch
+    (``a n_att = n``) and without attention DP (``n_att is n``).
+
+    >>> from types import SimpleNamespace
+    >>> sh = SimpleNamespace(attention_dp=np.array([8.0]))    # 8 groups, a token a sequence
+    >>> [bool(sum_len(sh, n, np.ceil(n / 8), "decode")[0]) for n in (3.0, 4.0, 9.0, 64.0)]
+    [True, False, False, False]
+    """
+    if phase != "decode":
+        return True
+    if n_att is n:
+        return False
+    return 2 * n < n_att * sh.attention_dp
+
+
 def gathered_tokens(sh, n, n_att, phase: str):
     """The tokens ``dp_gather`` and ``dp_scatter`` move per ``n`` tokens of a (micro-)batch
-    whose busiest attention group holds ``n_att``, in all-gather (reduce-scatter) bytes: as
-    SGLang's DP attention moves them (python/sglang/srt/layers/dp_attention.py,
-    ``DpPaddingMode.get_dp_padding_mode``, ``_dp_gather``, ``dp_reduce_scatter_tensor``).
-    A decode step pads every group's rows to the busiest group's and all-gathers them
-    (``MAX_LEN``: ``all_gather_into_tensor`` of ``a x n_att`` rows, reduce-scattered back
-    after the MLP) where that moves no more than an all-reduce would (``2 sum >= a max``),
-    else writes each group's rows into a zeroed buffer of the ``n`` rows and all-reduces it
-    (``SUM_LEN``; the MLP's own all-reduce then returns them), an all-reduce of ``n`` rows
-    moving on a ring what an all-gather of ``2 n`` moves: ``min(a x n_att, 2 n)`` (the
-    all-reduce's ``2 (a - 1)`` ring steps counted as an all-gather's ``a - 1``). A step with
-    a prefill in it (``is_extend_in_batch``) always takes ``SUM_LEN``, unpadded: ``n``
-    rows, whatever the split, which :func:`stage_work` costs as the all-reduces they are
-    (:func:`dp_ops`). Never below ``n``; ``n`` itself, bit for bit, in decode where ``a``
-    divides the batch, and without attention DP.
+    whose busiest attention group holds ``n_att``, in the bytes of the collectives they run
+    (:func:`dp_ops`), as SGLang's DP attention moves them (python/sglang/srt/layers/
+    dp_attention.py, ``_dp_gather``, ``dp_reduce_scatter_tensor``): where it takes
+    ``MAX_LEN`` (:func:`sum_len`), every group's rows padded to the busiest group's and
+    all-gathered, ``a x n_att`` rows (``all_gather_into_tensor``, reduce-scattered back
+    after the MLP); where it takes ``SUM_LEN``, each group's rows written into a zeroed
+    buffer of the ``n`` rows and all-reduced, ``n`` rows (the MLP's own all-reduce then
+    returns them), unpadded whatever the split. Never below ``n``; ``n`` itself, bit for
+    bit, in decode where ``a`` divides the batch, and without attention DP.
 
     >>> from types import SimpleNamespace
     >>> sh = SimpleNamespace(attention_dp=np.array([8.0]))    # 8 groups, a token a sequence
     >>> [float(gathered_tokens(sh, n, np.ceil(n / 8), "decode")[0]) for n in (3.0, 9.0, 64.0)]
-    [6.0, 16.0, 64.0]
+    [3.0, 16.0, 64.0]
     >>> float(gathered_tokens(sh, 3.0, 1.0, "prefill"))
     3.0
     """
     if n_att is n or phase != "decode":
         return n
-    return np.maximum(n, np.minimum(n_att * sh.attention_dp, 2 * n))
+    return np.where(sum_len(sh, n, n_att, phase), n, np.maximum(n, n_att * sh.attention_dp))
 
 
-def dp_ops(phase: str) -> tuple[str, str]:
-    """The collectives ``dp_gather`` and ``dp_scatter`` run in ``phase``, in the bytes of
-    :func:`gathered_tokens`: in decode an all-gather among the ``a`` groups and a
-    reduce-scatter among ``tp``; in prefill (``SUM_LEN``) an all-reduce of the rows among
-    the groups, and the MLP's own all-reduce of them among ``tp``.
+#: The collectives of ``dp_gather`` and ``dp_scatter``: where SGLang takes ``MAX_LEN``
+#: (an all-gather among the groups, a reduce-scatter among tp) and ``SUM_LEN`` (an
+#: all-reduce among the groups, the MLP's all-reduce among tp).
+_DP_OPS = {False: ("all-gather", "reduce-scatter"), True: ("all-reduce", "all-reduce")}
 
-    >>> dp_ops("prefill"), dp_ops("decode")
+
+def dp_ops(sh, n, n_att, phase: str) -> tuple:
+    """The collectives ``dp_gather`` and ``dp_scatter`` run, in the bytes of
+    :func:`gathered_tokens`: an all-gather among the ``a`` groups and a reduce-scatter
+    among ``tp`` where SGLang takes ``MAX_LEN``, an all-reduce of the rows among the groups
+    and the MLP's own all-reduce of them among ``tp`` where it takes ``SUM_LEN``
+    (:func:`sum_len`); strings where every cell takes one, else each a :class:`CellOps`
+    (a decode grid whose cells take both).
+
+    >>> from types import SimpleNamespace
+    >>> sh = SimpleNamespace(attention_dp=np.array([[8.0]]))
+    >>> dp_ops(sh, 3.0, 1.0, "prefill"), dp_ops(sh, 64.0, 8.0, "decode")
     (('all-reduce', 'all-reduce'), ('all-gather', 'reduce-scatter'))
+    >>> gather, scatter = dp_ops(sh, np.array([[3.0, 64.0]]), np.array([[1.0, 8.0]]), "decode")
+    >>> gather, gather.at(0, 0), gather.at(0, 1), scatter.at(0, 0)
+    (CellOps('all-gather', 'all-reduce'), 'all-reduce', 'all-gather', 'all-reduce')
     """
-    return ("all-gather", "reduce-scatter") if phase == "decode" else ("all-reduce",) * 2
+    which = sum_len(sh, n, n_att, phase)
+    if np.all(which) or not np.any(which):
+        return _DP_OPS[bool(np.all(which))]
+    return tuple(CellOps((a, b), which) for a, b in zip(*_DP_OPS.values(), strict=True))
+
+
+class CellOps:
+    """A stage's collective chosen cell by cell (configurations x batches): ``ops[1]``
+    where ``which``, else ``ops[0]`` (:func:`dp_ops`). It stands where a stage's collective
+    is named (:func:`stage_work`'s entries, :attr:`compute.roofline.Grid.ops`) and is true,
+    as a name is; :func:`stage_ops` lists what a stage may run, :func:`running` where."""
+
+    __slots__ = ("ops", "which")
+
+    def __init__(self, ops: tuple[str, str], which) -> None:
+        self.ops = ops
+        self.which = np.asarray(which, dtype=bool)
+        self.which.flags.writeable = False
+
+    def __repr__(self) -> str:
+        return f"CellOps({self.ops[0]!r}, {self.ops[1]!r})"
+
+    def at(self, i: int, j: int) -> str:
+        """The collective of cell ``(i, j)``."""
+        w = self.which
+        return self.ops[int(w[i if w.shape[0] > 1 else 0, j if w.shape[1] > 1 else 0])]
+
+
+def stage_ops(op) -> tuple[str, ...]:
+    """The collectives a stage whose collective is ``op`` (a name, ``""`` for none, or a
+    :class:`CellOps`) runs in some cell."""
+    return op.ops if isinstance(op, CellOps) else (op,) if op else ()
+
+
+def op_at(op, i: int, j: int) -> str:
+    """The collective a stage whose collective is ``op`` runs in cell ``(i, j)``."""
+    return op.at(i, j) if isinstance(op, CellOps) else op
+
+
+def running(ops, ks, op: str, shape: tuple):
+    """Where each stage ``ks`` of ``ops`` (a stage's collective each) runs ``op``, bool
+    ``(len(ks),) + shape`` (configurations x batches); None where none of them chooses its
+    collective cell by cell (each runs ``op`` in every cell)."""
+    if not any(isinstance(ops[k], CellOps) for k in ks):
+        return None
+    return np.stack([np.broadcast_to(ops[k].which == (ops[k].ops[1] == op), shape)
+                     if isinstance(ops[k], CellOps) else np.ones(shape, dtype=bool)
+                     for k in ks])
 
 
 def mlp_work_by_kind(model, sh, batch, w: Workload, skew: float = 1.0) -> dict:
@@ -433,7 +510,7 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
         a2a = np.maximum(a2a, n_att * sh.attention_dp * model.experts_per_token * h / sh.ep)
     gathered = gathered_tokens(sh, n, n_att, w.phase)
     dp_bytes = ar_bytes if gathered is n else gathered * h * ab
-    gather_op, scatter_op = dp_ops(w.phase)
+    gather_op, scatter_op = dp_ops(sh, n, n_att, w.phase)
     extra = {
         "allreduce_attn": None, "allreduce_mlp": None,
         "attn_scatter": (None, zero, zero, "reduce-scatter", attn_bytes, attn_tp),

@@ -49,6 +49,7 @@ from compute.hardware import GpuSpec, get_gpu
 from compute.moe_routing import moe_comm
 from compute.phases import check_slo
 from compute.roofline import check_options
+from compute.stages import running, stage_ops
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.adjusted_comm import AdjustedComm, adjusted_lines, hop_latency_slopes
 from netmodel.study.figure_kit import figure_style
@@ -368,14 +369,15 @@ class _GridLayout:
         column = column.reshape(fits.shape)    # each fitting cell's column, -1 elsewhere
         keys, sizes, places = [], [], []
         # the cells each (op, group size) costs, as compute.roofline._network_times asks
-        for op in sorted({o for o in grid.ops if o}):
-            ks = np.array([k for k, o in enumerate(grid.ops) if o == op])
+        for op in sorted({o for x in grid.ops for o in stage_ops(x)}):
+            ks = np.array([k for k, x in enumerate(grid.ops) if op in stage_ops(x)])
             g = grid.groups[ks]
             active = (grid.counts[ks] > 0) & (g > 1)
+            runs = running(grid.ops, ks, op, fits.shape)   # None: every cell runs op
             for size in np.unique(g[active]).tolist():
                 kk, rr = np.nonzero(active & (g == size))
                 col = column[rr]                              # (cells, batches)
-                on = col >= 0
+                on = col >= 0 if runs is None else (col >= 0) & runs[kk, rr]
                 if not on.any():   # no cell that fits asks: never compiled for it
                     continue
                 n = grid.net_bytes[ks[kk], rr][on]

@@ -1,16 +1,16 @@
 """The gather of the attention groups' tokens before a tensor-parallel MLP (``dp_gather``) and
-its scatter back (``dp_scatter``), sized as SGLang's DP attention moves them
+its scatter back (``dp_scatter``), sized and costed as SGLang's DP attention moves them
 (python/sglang/srt/layers/dp_attention.py, ``DpPaddingMode.get_dp_padding_mode``):
 
 * decode: every group padded to the busiest group's rows and all-gathered (``MAX_LEN``,
   ``a x max`` rows, reduce-scattered back) where ``2 sum >= a max``, else an all-reduce of
-  the ``sum`` rows (``SUM_LEN``), which moves on a ring what an all-gather of ``2 sum`` does:
-  ``min(a max, 2 sum)`` rows in all-gather bytes;
+  the ``sum`` rows among the groups (``SUM_LEN``), the MLP's all-reduce returning them,
+  costed as the all-reduces they are (``2 (a - 1)`` ring steps), cell by cell of a grid;
 * prefill (``is_extend_in_batch``): always ``SUM_LEN``, an all-reduce of the ``sum`` rows,
   unpadded, whatever the split, costed as the all-reduce it is (``2 (a - 1)`` ring steps,
   not an all-gather's ``a - 1``); the MLP's own all-reduce returns them.
 
-Where ``a`` divides a decode batch, ``a max = sum``: the unpadded figure, bit for bit.
+Where ``a`` divides a decode batch, ``a max = sum``: the unpadded all-gather, bit for bit.
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from compute.evaluate_one import evaluate
 from compute.models import get_model
 from compute.parallel import Parallelism, layout
 from compute.phases import Workload
-from compute.stages import stage_work
+from compute.roofline import evaluate_grid
+from compute.stages import CellOps, stage_work
 
 ROW = 7168 * 2               # DeepSeek-V3: a token's hidden state in bf16, bytes
 DECODE = Workload("decode", context=1000)
@@ -43,18 +44,24 @@ def _gather(tp, ep, a, batch, w=DECODE, name="DeepSeek-V3"):
     return g, s, batch * w.tokens_per_sequence * m.hidden * m.act_bytes
 
 
-@pytest.mark.parametrize("batch, a, rows", [
-    (3, 32, 6),      # groups of 1, 1, 1 and 29 empty: padded 32 rows > 2 x 3: all-reduce, 6
-    (40, 32, 64),    # 8 groups of 2, 24 of 1: padded 32 x 2 = 64 <= 80: all-gather, 64
-    (64, 32, 64),    # 2 a group: nothing padded
-    (33, 8, 40),     # 1 group of 5, 7 of 4: padded 8 x 5 = 40 <= 66
-    (9, 8, 16),      # 1 group of 2, 7 of 1: padded 16 <= 18
-    (5, 8, 8),       # 1 a group, 3 empty: padded 8 <= 10
+@pytest.mark.parametrize("batch, a, rows, ops", [
+    # groups of 1, 1, 1 and 29 empty: padded 32 rows > 2 x 3: an all-reduce of the 3
+    (3, 32, 3, ("all-reduce", "all-reduce")),
+    (9, 32, 9, ("all-reduce", "all-reduce")),         # padded 32 > 18
+    # 8 groups of 2, 24 of 1: padded 32 x 2 = 64 <= 80: all-gather, 64
+    (40, 32, 64, ("all-gather", "reduce-scatter")),
+    (64, 32, 64, ("all-gather", "reduce-scatter")),   # 2 a group: nothing padded
+    (33, 8, 40, ("all-gather", "reduce-scatter")),    # 1 group of 5, 7 of 4: 40 <= 66
+    (9, 8, 16, ("all-gather", "reduce-scatter")),     # 1 group of 2, 7 of 1: 16 <= 18
+    (5, 8, 8, ("all-gather", "reduce-scatter")),      # 1 a group, 3 empty: 8 <= 10
+    (3, 8, 3, ("all-reduce", "all-reduce")),          # 8 > 6
 ])
-def test_decode_by_hand(batch, a, rows):
+def test_decode_by_hand(batch, a, rows, ops):
     g, s, unpadded = _gather(32, 32, a, batch)
     assert g == s == rows * ROW
     assert unpadded == batch * ROW
+    work = _work(32, 32, a, batch)[1]
+    assert (work["dp_gather"][4], work["dp_scatter"][4]) == ops
 
 
 def test_gb300_decode_1024_at_144():
@@ -77,9 +84,11 @@ def test_prefill_all_reduces_unpadded(batch):
     work = _work(32, 32, 32, batch, w)[1]
     assert [(work[k][4], float(np.ravel(work[k][6])[0])) for k in ("dp_gather", "dp_scatter")] \
         == [("all-reduce", 32.0), ("all-reduce", 32.0)]
-    # decode keeps the all-gather among the groups and the reduce-scatter among the GPUs
-    work = _work(32, 32, 32, batch)[1]
-    assert (work["dp_gather"][4], work["dp_scatter"][4]) == ("all-gather", "reduce-scatter")
+    # decode at 1 or 2 a group all-gathers among the groups, reduce-scatters among the GPUs
+    if batch > 16:
+        work = _work(32, 32, 32, batch)[1]
+        assert (work["dp_gather"][4], work["dp_scatter"][4]) == ("all-gather",
+                                                                 "reduce-scatter")
 
 
 def test_prefill_gather_latency_by_hand():
@@ -120,10 +129,92 @@ def test_never_below_unpadded_equal_where_a_divides(a, batch, phase):
     g, s, unpadded = _gather(32, 32, a, batch, w)
     assert g == s
     assert unpadded <= g <= 2 * unpadded
-    if phase == "prefill":
+    per = -(-batch // a) * w.tokens_per_sequence
+    if phase == "prefill" or 2 * batch < a * per:     # SUM_LEN: the rows, all-reduced
         assert g == unpadded
-    elif batch % a == 0:
-        assert g == unpadded
-    else:
-        per = -(-batch // a) * w.tokens_per_sequence
-        assert g == min(a * per, 2 * batch * w.tokens_per_sequence) * ROW
+    else:                                              # MAX_LEN: padded, all-gathered
+        assert g == a * per * ROW
+        if batch % a == 0:
+            assert g == unpadded
+
+
+def test_decode_sum_len_latency_by_hand():
+    # DeepSeek-V3 decode at TP = EP = DP-attention 32, batch 3, H100-SXM, the default ring
+    # (1.9 us a step, 0.92 x 450 GB/s): padded to 32 rows > 2 x 3, SGLang all-reduces the 3
+    # rows (3 x 7168 x 2 B = 43,008 B) among the 32 groups, and the MLP's all-reduce returns
+    # them among the 32 GPUs: 2 x 31 steps + 2 x 31/32 of the bytes each, 118.0 us; charged
+    # as an all-gather of twice the rows it was 31 steps + 31/32 of 86,016 B, 59.1 us
+    r = evaluate("DeepSeek-V3", "H100-SXM", tp=32, ep=32, attention_dp=32, batch=3,
+                 phase="decode")
+    st_ = {x.name: x for x in r.stages}
+    bw = 0.92 * 450e9
+    ring = 2 * 31 * 1.9e-6 + 2 * (31 / 32) * 43008 / bw
+    assert ring == pytest.approx(118.0e-6, rel=1e-3)
+    assert 31 * 1.9e-6 + (31 / 32) * 86016 / bw == pytest.approx(59.1e-6, rel=1e-3)
+    for name in ("dp_gather", "dp_scatter"):
+        assert (st_[name].collective, st_[name].collective_bytes) == ("all-reduce", 43008)
+        assert st_[name].time == pytest.approx(ring, rel=1e-12)
+        assert st_[name].count == 3    # the dense layers
+
+
+def test_small_moe_decode_at_8_groups_by_hand():
+    # Mixtral-8x7B decode on 8 H100-SXM, TP 8, experts split by TP, DP-attention 8, batch 3:
+    # every layer gathers (32), 3 rows of 4096 x 2 B = 24,576 B, all-reduced among the 8
+    # groups and back among the 8 GPUs: 2 x 7 x 1.9 us + 2 x 7/8 x 24,576 B / 414 GB/s,
+    # 26.70 us; batch 64 (8 a group) all-gathers its 64 rows: 7 x 1.9 us + 7/8 x 64 rows
+    def stages(batch):
+        r = evaluate("Mixtral-8x7B", "H100-SXM", tp=8, attention_dp=8, batch=batch,
+                     phase="decode")
+        return {x.name: x for x in r.stages}
+    bw = 0.92 * 450e9
+    ring = 2 * 7 * 1.9e-6 + 2 * (7 / 8) * 24576 / bw
+    assert ring == pytest.approx(26.70e-6, rel=1e-3)
+    three, full = stages(3), stages(64)
+    for name, op in (("dp_gather", "all-gather"), ("dp_scatter", "reduce-scatter")):
+        assert (three[name].collective, three[name].count) == ("all-reduce", 32)
+        assert three[name].collective_bytes == 3 * 4096 * 2
+        assert three[name].time == pytest.approx(ring, rel=1e-12)
+        assert (full[name].collective, full[name].collective_bytes) == (op, 64 * 4096 * 2)
+        assert full[name].time == pytest.approx(7 * 1.9e-6 + (7 / 8) * 64 * 8192 / bw,
+                                                rel=1e-12)
+
+
+def _toy(op, n, p):
+    """A collective engine whose all-reduce is not a ring's (one-shot-like: one step, every
+    peer's bytes), so an all-reduce of n is not an all-gather of 2 n."""
+    n = np.asarray(n, dtype=float)
+    return {"all-reduce": 3e-6 + (p - 1) * n / 100e9, "all-gather": 1e-6 + n / 200e9,
+            "reduce-scatter": 2e-6 + n / 300e9}.get(op, 5e-6 + n / 50e9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from([1, 2, 4, 8]), st.lists(st.integers(1, 80), min_size=1, max_size=6,
+                                                 unique=True))
+def test_grid_chooses_per_cell_through_the_engine(a, batches):
+    # every cell of a decode grid (Mixtral-8x7B, TP 8, DP-attention a) runs its own
+    # collective through the engine: an all-reduce of the n rows where SGLang takes SUM_LEN
+    # (2 n < a ceil(n / a)), else the all-gather (reduce-scatter) of the a ceil(n / a) padded
+    # rows, as before; without attention DP, or where a divides the batch, the all-gather of
+    # the n rows; and each cell as its own one-cell grid, bit for bit
+    m = get_model("Mixtral-8x7B")
+    row = m.hidden * m.act_bytes
+    g = evaluate_grid(m, "H100-SXM", [Parallelism(8, attention_dp=a)], batches, DECODE,
+                      comm=_toy)
+    assert not any(isinstance(o, CellOps) for o in g.ops) or a > 1
+    for j, b in enumerate(batches):
+        padded = a * -(-b // a)
+        sum_len = 2 * b < padded
+        cell = {x.name: x for x in g.result(0, j).stages}
+        one = {x.name: x for x in evaluate_grid(m, "H100-SXM", [Parallelism(8, attention_dp=a)],
+                                                [b], DECODE, comm=_toy).result(0, 0).stages}
+        for name, op in (("dp_gather", "all-gather"), ("dp_scatter", "reduce-scatter")):
+            if a == 1:
+                assert name not in cell
+                continue
+            group = a if name == "dp_gather" else 8
+            want_op, rows = ("all-reduce", b) if sum_len else (op, padded)
+            assert (cell[name].collective, cell[name].collective_bytes) == (want_op, rows * row)
+            assert cell[name].network_time == float(_toy(want_op, rows * row, group))
+            assert cell[name] == one[name]
+            if b % a == 0:
+                assert (want_op, rows) == (op, b)

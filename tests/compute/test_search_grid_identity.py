@@ -33,10 +33,21 @@ from compute.roofline import (
 from compute.roofline_options import RooflineOptions
 from compute.search import pareto_front, search
 from compute.sharding import shards
-from compute.stages import PIPELINE_STAGES, PRODUCERS, stage_peaks, stage_work
+from compute.stages import PIPELINE_STAGES, PRODUCERS, CellOps, stage_peaks, stage_work
 
 
 def _old_network_times(comm, ops, groups, counts, net, fits=None):
+    split = [(k, o) for k, o in enumerate(ops) if isinstance(o, CellOps)]
+    if split:   # a collective chosen per cell: each of the two over every cell, then picked
+        ks = [k for k, _ in split]
+        both = tuple(o.ops[0] if isinstance(o, CellOps) else o for o in ops) \
+            + tuple(o.ops[1] for _, o in split)
+        out = _old_network_times(comm, both, np.concatenate([groups, groups[ks]]),
+                                 np.concatenate([counts, counts[ks]]),
+                                 np.concatenate([net, net[ks]]), fits)
+        for i, (k, o) in enumerate(split):
+            out[k] = np.where(o.which, out[len(ops) + i], out[k])
+        return out[:len(ops)]
     out = np.zeros(net.shape)
     if fits is not None and not fits.all():
         out[:, ~fits] = np.nan
