@@ -426,7 +426,7 @@ def main(argv: list[str] | None = None) -> None:
     # few trials over a long horizon: 10 lanes of ~1.4 million events each, where the
     # loss system's rank loop took some 150 us a step whatever the lanes (past 900 s
     # wall, the CLI run timed out); now such lanes run one event at a time
-    # (availability_mc._loss_lane): the CLI run 57 s wall, JSON identical at 10 y
+    # (availability_mc_lanes._loss_lane): the CLI run 57 s wall, JSON identical at 10 y
     r = _run("availability", "lite-flat", 131072, spares="0.05%", placement="global",
              trials=10, horizon="100y")
     print(f"availability lite-flat 131,072 GPUs x 100 y x 10 trials, 0.05% global: "

@@ -1,4 +1,4 @@
-"""The Monte Carlo's loss system (netmodel.study.availability_mc._loss_system): a lane whose
+"""The Monte Carlo's loss system (netmodel.study.availability_mc_lanes._loss_system): a lane whose
 spares never run out, even were every event granted, is granted whole without the loop
 (_never_full); every other lane goes through the loop (_loss_lanes). Both ways must grant
 the same events."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from netmodel.study import availability_mc as av
+from netmodel.study import availability_mc_lanes as av
 
 
 def _lanes(rng, lanes, kmax, cap_choices, zero_holds=False, shuffle=False):

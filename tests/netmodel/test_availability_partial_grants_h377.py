@@ -18,7 +18,8 @@ import pytest
 
 from netmodel.study.availability_analytic import analytic
 from netmodel.study.availability_kinds import Kind, event_kinds
-from netmodel.study.availability_mc import _loss_lanes, _loss_system, simulate
+from netmodel.study.availability_mc import simulate
+from netmodel.study.availability_mc_lanes import _loss_lanes, _loss_system
 from netmodel.study.reliability_cluster import YEAR, build_cluster
 from netmodel.study.reliability_spares import SparePools, spare_pools
 

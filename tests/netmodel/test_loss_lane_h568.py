@@ -1,5 +1,5 @@
 """The Monte Carlo's loss system runs few long lanes one event at a time
-(netmodel.study.availability_mc._loss_lane): it must grant what the rank loop
+(netmodel.study.availability_mc_lanes._loss_lane): it must grant what the rank loop
 (_loss_lanes) grants, spares taken in part (a grain table) and one failure's several asks
 (a pick table) included, and events a hair out of time order (the float sort key) too.
 Before, such lanes went through the rank loop, some 150 us a step whatever the lanes:
@@ -11,7 +11,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from netmodel.study import availability_mc as av
+from netmodel.study import availability_mc_lanes as av
 
 
 def _lanes(rng, lanes, kmax, caps, shuffle):
