@@ -30,6 +30,7 @@ import numpy as np
 
 from netmodel.collectives.algorithms import SEND_RECV_OPS, NotApplicable, generate
 from netmodel.collectives.cost import SEND_RECV, GroupCut, compile_steps
+from netmodel.collectives.group_copies import link_map
 from netmodel.collectives.route_policies import route_policies
 from netmodel.collectives.step_cost import StepCost
 
@@ -107,12 +108,19 @@ def _links(model, op: str, name: str, members: tuple[Hashable, ...], policies) -
     return hit
 
 
-def _isolated(model, op: str, groups: tuple[tuple[Hashable, ...], ...], names, policies
-              ) -> np.ndarray:
+def _isolated(model, op: str, groups: tuple[tuple[Hashable, ...], ...], names, policies,
+              copies: dict[int, tuple[int, np.ndarray]]) -> np.ndarray:
     """Per group: whether no other group crosses any of its links, each group's links
-    those of every algorithm of ``names`` under every routing candidate (:func:`_links`)."""
-    sets = [np.unique(np.concatenate([_links(model, op, n, g, policies) for n in names]))
-            for g in groups]
+    those of every algorithm of ``names`` under every routing candidate (:func:`_links`;
+    a copy's, ``copies``: those of the group it copies, mapped)."""
+    sets: list = []
+    for g, members in enumerate(groups):
+        f, image = copies.get(g, (g, None))
+        if image is None:
+            sets.append(np.unique(np.concatenate([_links(model, op, n, members, policies)
+                                                  for n in names])))
+        else:
+            sets.append(np.sort(image[sets[f]]))
     users = np.bincount(np.concatenate(sets).astype(np.int64),
                         minlength=model.router.n_links)
     return np.array([bool((users[s] == 1).all()) for s in sets], dtype=bool)
@@ -152,6 +160,32 @@ def _lines(comp, proto, cal, kept: dict) -> list[tuple[float, float]]:
 
 _FIELDS = tuple(f.name for f in fields(StepCost) if f.name != "bottleneck")
 _fields = attrgetter(*_FIELDS)
+
+
+def _copies(model, groups: tuple[tuple[Hashable, ...], ...], cls: list, moved: np.ndarray
+            ) -> dict[int, tuple[int, np.ndarray]]:
+    """``{g: (f, image)}``: each moved group ``g`` shown a copy (:func:`~netmodel.
+    collectives.group_copies.link_map`: the fabric relabelled onto itself, ``f``'s members
+    onto ``g``'s in order; ``image``: each link's picture) of an earlier moved group ``f``
+    alike (the same hop-shortest lines, ``cls``) that is costed: ``g``'s links and lines
+    under every policy are ``f``'s, mapped. Each group is tried against the first
+    :data:`COPY_TRIES` costed groups of its class; the others are not in it."""
+    out: dict[int, tuple[int, np.ndarray]] = {}
+    costed: dict[int, list[int]] = {}
+    for g in np.flatnonzero(moved).tolist():
+        reps = costed.setdefault(cls[g], [])
+        for f in reps[:COPY_TRIES]:
+            image = link_map(model.router, groups[f], groups[g])
+            if image is not None:
+                out[g] = (f, image)
+                break
+        else:
+            reps.append(g)
+    return out
+
+
+#: The most costed groups of a class a group is tried as a copy of (:func:`_copies`).
+COPY_TRIES = 4
 
 
 #: A group's algorithms looked at under other policies: those among its NEAREST fastest
@@ -211,6 +245,8 @@ def policy_options(model, groups: tuple[tuple[Hashable, ...], ...], op: str,
     # the least share of a pair's bytes left on its cable when split by capacity
     ratio = min(float(np.min(1.0 - p.share)) for p in policies if p.name == "split")
     kept: dict = model._compiled.setdefault(("policy lines",), {})
+    # groups that are copies of an earlier one: its lines and links, not costed again
+    copies = _copies(model, groups, cls, moved)
     found: dict[int, list] = {}
     for name in names:
         if (op, name) in SEND_RECV:
@@ -225,6 +261,7 @@ def policy_options(model, groups: tuple[tuple[Hashable, ...], ...], op: str,
         own = np.stack([o[4][:, None] + o[5][:, None] * n[None, :] for o in mine]).min(axis=0)
         near &= (own <= ranks).any(axis=1)
         wins: dict[int, set] = {}   # per class of groups alike: the policies useful to its first
+        mine_lines: dict[int, list] = {}   # each costed group's lines of this algorithm
         for g in np.flatnonzero(moved & near & np.isfinite(mine[0][4])).tolist():
             first = cls[g] not in wins
             tried = policies if first else tuple(p for p in policies
@@ -233,6 +270,14 @@ def policy_options(model, groups: tuple[tuple[Hashable, ...], ...], op: str,
                 wins[cls[g]] = set()
             if not tried:
                 continue
+            f = copies.get(g, (None,))[0]
+            if f in mine_lines:
+                # a copy of a group costed: that one's lines under the policies tried
+                found.setdefault(g, []).extend(x for x in mine_lines[f] if x[2] in wins[cls[g]])
+                if not found[g]:
+                    del found[g]
+                continue
+            mine_lines[g] = []
             try:
                 comps = _variants(model, op, name, groups[g], tried)
             except (NotApplicable, GroupCut):
@@ -241,15 +286,16 @@ def policy_options(model, groups: tuple[tuple[Hashable, ...], ...], op: str,
                 crosses = any(s.scaleout for s in comp.steps)
                 for proto in comp.protocols(cal):
                     for j, (a, b) in enumerate(_lines(comp, proto, cal, kept)):
-                        found.setdefault(g, []).append((name, proto.name, comp.routing, j,
-                                                        a, b, crosses))
+                        line = (name, proto.name, comp.routing, j, a, b, crosses)
+                        found.setdefault(g, []).append(line)
+                        mine_lines[g].append(line)
                         if first and (a + b * n < best[g]).any():
                             wins[cls[g]].add(comp.routing)
     useful = [g for g, ls in found.items()
               if any((a + b * n < best[g]).any() for *_, a, b, _ in ls)]
     if not useful:
         return options, lo, hi
-    iso = _isolated(model, op, groups, names, policies)
+    iso = _isolated(model, op, groups, names, policies, copies)
     extra: dict[tuple[str, str], dict[tuple[str, int], list]] = {}
     for g in useful:
         if not iso[g]:
