@@ -131,13 +131,17 @@ def in_network_plan(graph: nx.Graph, group: Collection[Hashable], above: int = -
                                         "in_network_reduction to reduce its data")
                 targets[x] = up
         nxt: dict[Hashable, float]
-        reach: dict[Hashable, frozenset[Hashable]]
-        level, nxt, reach = [], {}, {}
+        # the members each switch has reduced, as the sets of its children, joined once:
+        # a union per child copied the set so far (quadratic: 100,000 GPUs on one switch
+        # took minutes)
+        parts: dict[Hashable, list[frozenset[Hashable]]]
+        level, nxt, parts = [], {}, {}
         for x, size in current.items():
             for s, share in _split(graph, x, targets[x]).items():
                 level.append((x, s, share, size))
                 nxt[s] = max(nxt.get(s, 0.0), size * share)
-                reach[s] = reach.get(s, frozenset()) | covers[x]
+                parts.setdefault(s, []).append(covers[x])
+        reach = {s: frozenset().union(*p) for s, p in parts.items()}
         levels.append(level)
         if roots or all(r == everyone for r in reach.values()):
             # every top switch holds its slice reduced over the whole group (in a fat tree
