@@ -28,12 +28,14 @@ within 25% from 1 MiB to 128 MiB, within 2x below 1 MiB; across nodes (>= 16 GPU
 25% at >= 64 MiB. Without ``../shared/reference`` only the cited curves are compared.
 Other ops (all-gather, reduce-scatter, all-to-all, broadcast, reduce, send-recv), from
 ``tests/netmodel/data/nccl_ops_published.csv``: its measured sweeps size by size, against the
-same regions and targets as all-reduce; its single large-message points (a maintainer's
-figure or closed form) against the large-message targets.
+same regions and targets as all-reduce, with the launch floor below where the run's
+``gpus_per_thread`` is known, as for all-reduce; its single large-message points (a
+maintainer's figure or closed form) against the large-message targets.
 
 nccl-tests' launch: a run with ``-g N`` (one host thread driving N GPUs) times iterations of
-ncclGroupStart, one ncclAllReduce per GPU, ncclGroupEnd, issued back to back and waited for
-once (NVIDIA/nccl-tests src/common.cu, BenchTime/startColl); NCCL's ncclGroupEnd prepares and
+ncclGroupStart, one ncclAllReduce (or the op's call: every op's test runs the same loop) per
+GPU, ncclGroupEnd, issued back to back and waited for once (NVIDIA/nccl-tests src/common.cu,
+BenchTime/startColl); NCCL's ncclGroupEnd prepares and
 launches each GPU's kernel in turn on that thread (NVIDIA/nccl src/group.cc, doLaunches). So an
 iteration takes the longer of the collective and N launches, ``N x`` the per-GPU host cost of
 ``tests/netmodel/data/nccl_tests_launch.toml`` (~5 us, NCCL's maintainer). Curves whose launch
@@ -252,7 +254,9 @@ def _ops_rows():
 
 def ops_curves() -> list[Curve]:
     """The measured sweeps of nccl_ops_published.csv, one curve per (case, op), each op's
-    system named ``system: op``, the model auto over NCCL's algorithms."""
+    system named ``system: op``, the model auto over NCCL's algorithms; the run's
+    ``gpus_per_thread`` as the all-reduce file's (nccl-tests' timed loop is the same for
+    every op: one launch per GPU an iteration)."""
     out: dict = {}
     for r in _ops_rows():
         if r["kind"] != "measured":
@@ -262,7 +266,8 @@ def ops_curves() -> list[Curve]:
             c = out[r["case"], r["op"]] = Curve(
                 f"{r['case']}/{r['op']}", f"{r['system']}: {r['op']}", r["fabric"],
                 int(r["gpus"]), "auto", [], [], r["source"], note=r["note"], op=r["op"],
-                release=r["nccl"])
+                release=r["nccl"],
+                gpus_per_thread=int(r["gpus_per_thread"]) if r["gpus_per_thread"] else None)
         c.sizes.append(float(r["bytes"]))
         c.measured.append(float(r["busbw_GBps"]))
     return list(out.values())
@@ -463,6 +468,11 @@ def report(markdown: bool) -> list[str]:
     out += ["Other ops, measured sweeps (tests/netmodel/data/nccl_ops_published.csv; busbw "
             "in GB/s by nccl-tests' definition for the op), worst error by region on one "
             "NVLink system:", ""] + summary_8gpu(ops_systems, markdown) + [""]
+    out += ["Other ops, the same for the runs whose launch is known: the plain model -> the "
+            "model with nccl-tests' launch floor (as for all-reduce above: the timed loop of "
+            "NVIDIA/nccl-tests src/common.cu is the same for every op, one launch per GPU an "
+            "iteration; 'GPUs a thread' from the run's -g, blank runs left out):", ""]
+    out += summary_launch(ops_systems, markdown) + [""]
     out += ["Other ops, worst error at >= 64 MiB, a large NVLink domain and across nodes:", ""]
     out += summary_multi(ops_large, markdown) + [""]
     out += ["Other ops, single large-message points (a maintainer's figure or closed form; "
