@@ -451,6 +451,7 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
     ms = tuple(measurements)
     if not ms:
         raise UserError("no measurements to fit")
+    _check_repeats(ms)
     notes = []
     if fit is None:
         names = DEFAULT_FIT
@@ -558,12 +559,34 @@ def _check_plausible(ms, bounds) -> None:
                         f"roofline's {format_time(low)}; latency_s is in seconds ({hint})")
 
 
+def _step(m: Measurement) -> Measurement:
+    """``m``'s step alone: what it ran, without its latency or source."""
+    return replace(m, latency_s=1.0, source="")
+
+
+def _check_repeats(ms) -> None:
+    """Refuse a measurement that repeats another, its step and latency alike (a row
+    pasted twice): the fit would weigh its step twice and count it as a second point."""
+    seen: dict[Measurement, int] = {}
+    for k, m in enumerate(ms, 1):
+        first = seen.setdefault(replace(m, source=""), k)
+        if first != k:
+            where = ms[first - 1].origin or f"measurement {first}"
+            raise UserError(f"{m.named(k)} repeats {where}: the same step and latency_s "
+                            f"{m.latency_s:g} s; give each measurement once (a repeat weighs "
+                            f"its step twice in the fit)")
+
+
 def _check_count(names, ms) -> None:
-    """Refuse to fit more parameters than there are measurements."""
-    if len(names) > len(ms):
+    """Refuse to fit more parameters than there are measured steps (a step measured
+    again at another latency is one step: it tells no parameter from another)."""
+    steps = len({_step(m) for m in ms})
+    if len(names) > steps:
+        told = counted(len(ms), "measurement") if steps == len(ms) else \
+            f"{counted(steps, 'measured step')} ({len(ms)} measurements, some of one step)"
         raise UserError(f"cannot fit {len(names)} parameters ({', '.join(names)}) to "
-                        f"{counted(len(ms), 'measurement')}: give at least "
-                        f"as many measurements as parameters, or fit fewer")
+                        f"{told}: give at least as many measured steps as parameters, or "
+                        f"fit fewer")
 
 
 def _sensitivity(residuals, u0: np.ndarray) -> np.ndarray:

@@ -10,6 +10,13 @@ quadratic in the GPUs (the members each switch had reduced were joined one child
 time, the set copied each time): ``collective all-reduce --fabric
 single-switch:n=100000 --group 100000`` ran past two minutes; the plan of 50,000 GPUs took
 19.9 s of CPU. Now each switch's members are joined once.
+
+(b) ``calibrate`` took a measurements file with a row pasted twice as two points (the
+step weighed twice, "fitted ... to 12 measurements" of 6), and a step measured again at
+another latency counted as a step more: three steps in four rows passed the count of
+parameters (4) and were refused as "cannot tell gemm_efficiency from
+attention_efficiency", which was not the trouble. Now a repeated row is refused naming
+both rows, and the count is of the steps measured.
 """
 
 from __future__ import annotations
@@ -17,6 +24,12 @@ from __future__ import annotations
 import time
 
 from netmodel.api import build_fabric
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+HEADER = "model,gpu,tp,batch,phase,prompt,context,latency_s\n"
+STEPS = ["Llama-2-70B,H100-SXM,8,1,prefill,2048,,0.1368",
+         "Llama-2-70B,H100-SXM,8,1,decode,,576,0.0298",
+         "Llama-2-70B,H100-SXM,8,32,decode,,576,0.0386"]
 
 
 def test_an_in_network_plan_of_many_gpus_on_one_switch_is_linear():
@@ -30,3 +43,28 @@ def test_an_in_network_plan_of_many_gpus_on_one_switch_is_linear():
     assert [len(level) for level in levels] == [50000]   # one level: every GPU to nvs0
     assert {sw for _, sw, _, _ in levels[0]} == {"nvs0"}
     assert took < 4.0, took   # 0.25 s here; 19.9 s when the members were joined one by one
+
+
+def test_a_measurement_row_given_twice_is_refused_naming_both(tmp_path):
+    (tmp_path / "m.csv").write_text(HEADER + "\n".join(STEPS + STEPS[:1]) + "\n")
+    line = one_line_error(run_cli(["calibrate", "--measurements", "m.csv", "-o", "p.toml"],
+                                  cwd=tmp_path))
+    assert line == ("error: m.csv: row 5 (Llama-2-70B TP 8 prefill batch 1 prompt 2048 on "
+                    "H100-SXM) repeats m.csv: row 2: the same step and latency_s 0.1368 s; "
+                    "give each measurement once (a repeat weighs its step twice in the fit)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.csv"]
+
+
+def test_parameters_are_counted_against_the_steps_measured(tmp_path):
+    again = "Llama-2-70B,H100-SXM,8,32,decode,,576,0.0390"   # the third step, measured again
+    (tmp_path / "m.csv").write_text(HEADER + "\n".join([*STEPS, again]) + "\n")
+    line = one_line_error(run_cli(["calibrate", "--measurements", "m.csv", "-o", "p.toml"],
+                                  cwd=tmp_path))
+    assert line == ("error: --measurements 'm.csv': cannot fit 4 parameters (gemm_efficiency, "
+                    "attention_efficiency, layer_overhead_s, decode_sequence_overhead_s) to 3 "
+                    "measured steps (4 measurements, some of one step): give at least as many "
+                    "measured steps as parameters, or fit fewer")
+    # three parameters on three steps fit: the repeat is a second reading of one step
+    r = run_cli(["calibrate", "--measurements", "m.csv", "-o", "p.toml", "--fit",
+                 "gemm_efficiency,layer_overhead_s,decode_sequence_overhead_s"], cwd=tmp_path)
+    assert r.exit_code == 0 and "to 4 measurements" in r.output, r.output
