@@ -117,7 +117,7 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
         if text is not None:   # one line of text, as the profile's reader takes it
             validate.string("", option, text, max_length=2000)
     engine, system = engine or "", system or ""
-    with value_refused_as("--out", out_path, "profile file must not be empty"):
+    with value_refused_as("--out", out_path, "profile file"):
         out = check_file_path(out_path, "profile file", suffixes=(".toml",))
     ms = read_measurements(measurements_path)
     fit = _fit_names(fit_text)

@@ -21,6 +21,7 @@ from netmodel.cli.options import (
     RegistryChoice,
     RegistryHelp,
     as_typed,
+    check_format_suffix,
     choice_metavar,
     fabric_help,
     given_on_command_line,
@@ -589,11 +590,12 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     if output is not None:
         from compute.outputs import check_file_path, check_folder_path
 
-        with value_refused_as("--output", output, "output file must not be empty",
-                              "output folder must not be empty"):
+        with value_refused_as("--output", output, "output file", "output folder"):
             if fmt == "vidur":
                 check_folder_path(output)
             else:
+                check_format_suffix(output, fmt, TABLE_SUFFIXES,
+                                    bool(given_on_command_line("fmt")))
                 check_file_path(output, "output file", TABLE_SUFFIXES[fmt])
     _check_plot(plot_path)
     per_size = len(ops) * len(groups) * (len(ALGORITHMS) if algorithm == "all" else 1)

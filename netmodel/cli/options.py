@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -36,6 +36,37 @@ def given_on_command_line(*names: str) -> list[str]:
 
     ctx = click.get_current_context()
     return [n for n in names if ctx.get_parameter_source(n) is ParameterSource.COMMANDLINE]
+
+
+def check_format_suffix(output: str, fmt: str, suffixes: Mapping[str, Sequence[str]],
+                        typed: bool, flag: str = "--output") -> None:
+    """Refuse an output path whose suffix is not one ``--format fmt`` writes, naming both
+    flags and the format the suffix would take (``suffixes``: format -> its suffixes;
+    ``typed``: whether ``--format`` was typed, else it is said to be the default). An
+    empty path, a folder and a name that is a suffix alone are left to
+    :func:`compute.outputs.check_file_path`, which says so.
+
+    >>> try:
+    ...     check_format_suffix("t.csv", "json", {"csv": (".csv",), "json": (".json",)}, True)
+    ... except Exception as exc:
+    ...     print(exc)
+    --output 't.csv': --format json writes a .json file, not '.csv'; give --format csv for a .csv file, or a path ending in .json
+    """
+    from pathlib import Path
+
+    from compute.errors import UserError
+
+    path = Path(output)
+    wants, suffix = tuple(suffixes[fmt]), path.suffix.lower()
+    if (suffix in wants or path.name.lower() in {s for ss in suffixes.values() for s in ss}
+            or not output or output.endswith(("/", "\\")) or path.is_dir()):
+        return
+    fits = [f for f, ss in suffixes.items() if suffix in ss]
+    given = f"--format {fmt}" + ("" if typed else " (the default)")
+    other = f"give --format {fits[0]} for a {suffix} file, or " if fits else "give "
+    raise UserError(f"{flag} {output!r}: {given} writes a {' or '.join(wants)} file, not "
+                    f"{repr(suffix) if suffix else 'a name without a suffix'}; {other}a path "
+                    f"ending in {wants[0]}")
 
 
 def with_options(options: list[Callable[[_F], _F]]) -> Callable[[_F], _F]:

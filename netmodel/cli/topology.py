@@ -27,6 +27,7 @@ from netmodel.cli.options import (
     RegistryChoice,
     RegistryHelp,
     as_typed,
+    check_format_suffix,
     gpu_help,
 )
 
@@ -185,7 +186,7 @@ def export(spec: str, output: str, fmt: str | None) -> None:
     from compute.errors import UserError
     from compute.outputs import check_file_path
 
-    with value_refused_as("--output", output, "output file must not be empty"):
+    with value_refused_as("--output", output, "output file"):
         check_file_path(output, "output file")
     suffix = Path(output).suffix.lower()
     if fmt is None:
@@ -193,11 +194,15 @@ def export(spec: str, output: str, fmt: str | None) -> None:
         if fmt is None:
             every = [s for ss in EXPORT_FORMATS.values() for s in ss]
             if Path(output).name.lower() in every:   # '.json': a suffix alone, said so
-                check_file_path(output, "output file", every)
+                with value_refused_as("--output", output, "output file"):
+                    check_file_path(output, "output file", every)
             raise UserError(f"--output {output!r}: unknown fabric file type "
                             f"{suffix or '(none)'!r}; allowed: .json, .graphml, .yml (or give "
                             f"--format)")
-    check_file_path(output, "output file", EXPORT_FORMATS[fmt])
+    else:
+        check_format_suffix(output, fmt, EXPORT_FORMATS, True)
+    with value_refused_as("--output", output, "output file"):
+        check_file_path(output, "output file", EXPORT_FORMATS[fmt])
     from netmodel.study.fabric_ref import resolve_fabric
 
     graph = resolve_fabric(spec).graph

@@ -14,10 +14,11 @@ from tests.netmodel.cli_helpers import one_line_error, run_cli
     # before: "output file '.csv' must end in one of: .csv" (it does: to the file system
     # '.csv' is a hidden file without a suffix)
     (["costs", "--fabric", "flat", "-o", ".csv"],
-     "error: output file '.csv' is a suffix alone: give a name before it, e.g. 'file.csv'"),
+     "error: --output '.csv': output file '.csv' is a suffix alone: give a name before it, "
+     "e.g. 'file.csv'"),
     (["costs", "--fabric", "flat", "--format", "json", "-o", "sub/.JSON"],
-     "error: output file 'sub/.JSON' is a suffix alone: give a name before it, e.g. "
-     "'sub/file.json'"),
+     "error: --output 'sub/.JSON': output file 'sub/.JSON' is a suffix alone: give a name "
+     "before it, e.g. 'sub/file.json'"),
     # before: "figure '.png' must end in one of: .png, .svg, .pdf"
     (["collective", "all-reduce", "--fabric", "flat", "--plot", ".png"],
      "error: --plot '.png': figure '.png' is a suffix alone: give a name before it, e.g. "
@@ -27,7 +28,8 @@ from tests.netmodel.cli_helpers import one_line_error, run_cli
      "e.g. 'figure.svg'"),
     # before: ".json: unknown fabric file type '(none)'; allowed: .json, ..."
     (["topology", "export", "flat", "-o", ".json"],
-     "error: output file '.json' is a suffix alone: give a name before it, e.g. 'file.json'"),
+     "error: --output '.json': output file '.json' is a suffix alone: give a name before it, "
+     "e.g. 'file.json'"),
 ])
 def test_a_file_name_that_is_a_suffix_alone(tmp_path, args, line):
     r = run_cli(args, tmp_path)
@@ -40,8 +42,8 @@ def test_calibrate_profile_named_by_a_suffix_alone(tmp_path):
 
     csv = measured_csv(tmp_path)
     r = run_cli(["calibrate", "--measurements", csv, "-o", ".toml"], tmp_path)
-    assert one_line_error(r) == ("error: profile file '.toml' is a suffix alone: give a name "
-                                 "before it, e.g. 'file.toml'")
+    assert one_line_error(r) == ("error: --out '.toml': profile file '.toml' is a suffix alone: "
+                                 "give a name before it, e.g. 'file.toml'")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["measured.csv"]
     # a name before the suffix, any case of it, is written
     r = run_cli(["calibrate", "--measurements", csv, "-o", "mine.TOML"], tmp_path)

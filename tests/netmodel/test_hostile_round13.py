@@ -309,9 +309,10 @@ def test_an_output_path_of_a_byte_that_is_not_utf8_is_echoed_back(tmp_path):
 # -- costs -o of any suffix: '-o ../../etc/passwd' replaced that file -------------------
 
 @pytest.mark.parametrize("fmt, name, allowed", [
-    ("csv", "passwd", ".csv"),                     # the default format, no suffix
-    ("json", "victim.csv", ".json"),               # a suffix of another format
-    ("nccl-tests", "victim.conf", ".txt, .log"),
+    ("csv", "passwd", "--format csv writes a .csv file, not a name without a suffix"),
+    # a suffix of another format
+    ("json", "victim.csv", "--format json writes a .json file, not '.csv'"),
+    ("nccl-tests", "victim.conf", "--format nccl-tests writes a .txt or .log file"),
 ])
 def test_costs_output_must_have_its_formats_suffix(tmp_path, fmt, name, allowed):
     # every other -o/--out checked its suffix; costs wrote its table over any file, exit 0
@@ -321,7 +322,7 @@ def test_costs_output_must_have_its_formats_suffix(tmp_path, fmt, name, allowed)
     cwd.mkdir(parents=True)
     one_line_error(run_cli(["costs", "--fabric", "single-switch:n=8", "--format", fmt,
                           "-o", f"../../{name}"], cwd),
-                    f"output file '../../{name}' must end in one of: {allowed}")
+                    f"--output '../../{name}': {allowed}")
     assert victim.read_text() == "root:x:0:0:root:/root:/bin/bash\n"
     assert sorted(p.name for p in tmp_path.rglob("*")) == sorted(["a", "b", name])
 

@@ -17,6 +17,13 @@ another latency counted as a step more: three steps in four rows passed the coun
 parameters (4) and were refused as "cannot tell gemm_efficiency from
 attention_efficiency", which was not the trouble. Now a repeated row is refused naming
 both rows, and the count is of the steps measured.
+
+(c) An output path whose suffix was not the format's was refused without a flag nor the
+format that asked for it: ``costs -o t.json`` (the default format csv) said ``output file
+'t.json' must end in one of: .csv``, ``topology export -o x.yml --format json`` ``... must
+end in one of: .json``, ``calibrate -o p.json`` ``profile file 'p.json' must end in one
+of: .toml``. Now the flag, the format and the one the suffix would take are named (a
+suffix alone, a folder or a missing folder as before, with the flag).
 """
 
 from __future__ import annotations
@@ -68,3 +75,23 @@ def test_parameters_are_counted_against_the_steps_measured(tmp_path):
     r = run_cli(["calibrate", "--measurements", "m.csv", "-o", "p.toml", "--fit",
                  "gemm_efficiency,layer_overhead_s,decode_sequence_overhead_s"], cwd=tmp_path)
     assert r.exit_code == 0 and "to 4 measurements" in r.output, r.output
+
+
+def test_an_output_suffix_of_another_format_names_both_flags(tmp_path):
+    r = run_cli(["costs", "--fabric", "ring:n=8", "--groups", "8", "--sizes", "1MiB", "-o",
+                 "t.json"], cwd=tmp_path)
+    assert one_line_error(r) == ("error: --output 't.json': --format csv (the default) writes "
+                                 "a .csv file, not '.json'; give --format json for a .json "
+                                 "file, or a path ending in .csv")
+    r = run_cli(["topology", "export", "ring:n=8", "-o", "x.yml", "--format", "json"],
+                cwd=tmp_path)
+    assert one_line_error(r) == ("error: --output 'x.yml': --format json writes a .json file, "
+                                 "not '.yml'; give --format astra-sim for a .yml file, or a "
+                                 "path ending in .json")
+    r = run_cli(["calibrate", "--measurements", "m.csv", "-o", "p.json"], cwd=tmp_path)
+    assert one_line_error(r) == ("error: --out 'p.json': profile file 'p.json' must end in one "
+                                 "of: .toml")
+    r = run_cli(["topology", "export", "ring:n=8", "-o", "no/x.json"], cwd=tmp_path)
+    assert one_line_error(r) == ("error: --output 'no/x.json': output file 'no/x.json': folder "
+                                 "'no' does not exist (create it first)")
+    assert list(tmp_path.iterdir()) == []
