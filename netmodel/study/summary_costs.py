@@ -194,9 +194,20 @@ def _spares_per_sm(summaries) -> list[str]:
                     f"{sig3(s.goodput_tokens_per_s_per_sm_with_spares)} ({d:+.1%})"
                     for s, d in moves)
     fell = [s for s, d in moves if d < 0]
-    tail = (": on every scenario the pool's idle SMs cost more tokens/s per SM than the "
-            "availability it adds wins back" if len(fell) == len(moves) else
-            f": it falls on {and_list(s.scenario for s in fell)}" if fell else "")
+    # a pool the fabric cannot reach (no free port) adds no availability: its goodput falls
+    # by the pool's share of the SMs bought, which is no trade of idle SMs for availability
+    reached = [s for s in fell if s.availability_with_spares > s.availability]
+    unreached = [s for s in fell if s not in reached]
+    trade = "the pool's idle SMs cost more tokens/s per SM than the availability it adds wins back"
+    if len(fell) == len(moves) and not unreached:
+        tail = f": on every scenario {trade}"
+    elif len(fell) == len(moves):
+        tail = ": " + "; ".join(
+            ([f"on {and_list(s.scenario for s in reached)} {trade}"] if reached else [])
+            + [f"on {and_list(s.scenario for s in unreached)} no spare is reachable, so the "
+               "pool adds no availability and goodput falls by its share of the SMs bought"])
+    else:
+        tail = f": it falls on {and_list(s.scenario for s in fell)}" if fell else ""
     return [f"- **Spares per SM bought**: goodput (tokens/s/SM over every SM, the "
             f"reference pool's included) without and with the pool: {text}{tail}."]
 
