@@ -166,6 +166,10 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
                             f"log-spaced); give a comma list to include 0")
         if hi < lo:
             raise UserError(f"sweep parameter {path} range {spec!r} is empty: HI is below LO")
+        if n > 1 and hi == lo:   # N copies of one value, swept as one without a word
+            raise UserError(f"sweep parameter {path} range {spec!r} of {n} values has HI equal "
+                            f"to LO: each value would be {parts[0].strip()!r}; give HI above "
+                            f"LO, or the one value")
         if n == 1 and hi != lo:   # geomspace of 1 is LO alone: the HI typed was dropped
             raise UserError(f"sweep parameter {path} range {spec!r} of 1 value would sweep "
                             f"its LO alone; give 2 or more values (N, or {points_name}), or the "

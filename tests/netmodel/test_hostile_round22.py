@@ -24,12 +24,20 @@ format that asked for it: ``costs -o t.json`` (the default format csv) said ``ou
 end in one of: .json``, ``calibrate -o p.json`` ``profile file 'p.json' must end in one
 of: .toml``. Now the flag, the format and the one the suffix would take are named (a
 suffix alone, a folder or a missing folder as before, with the flag).
+
+(d) A sweep range whose HI is its LO (``cost.pue=1.1:1.1 --points 3``, ``1us:1000ns``)
+swept one value where 3 (the default 7) were asked, without a word; a range of one point
+whose HI is not its LO was refused (round 11). Now refused too; ``LO:LO:1`` is the one
+value as before.
 """
 
 from __future__ import annotations
 
 import time
 
+import pytest
+
+from compute.errors import UserError
 from netmodel.api import build_fabric
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
@@ -95,3 +103,19 @@ def test_an_output_suffix_of_another_format_names_both_flags(tmp_path):
     assert one_line_error(r) == ("error: --output 'no/x.json': output file 'no/x.json': folder "
                                  "'no' does not exist (create it first)")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_sweep_range_of_several_points_with_hi_equal_to_lo_is_refused():
+    from netmodel.study.sweep_params import parse_param
+
+    with pytest.raises(UserError) as err:
+        parse_param("adjust.hop_latency=1us:1000ns", ["lite-flat"], 3)
+    assert str(err.value) == ("sweep parameter adjust.hop_latency range '1us:1000ns' of 3 "
+                              "values has HI equal to LO: each value would be '1us'; give HI "
+                              "above LO, or the one value")
+    assert parse_param("adjust.hop_latency=1us:1us:1", ["lite-flat"]).values == (1e-6,)
+    line = one_line_error(run_cli(["sweep", "--scenarios", "h100-dgx", "--models", "Llama-3-8B",
+                                   "--max-batch", "8", "-q", "--no-plot", "--param",
+                                   "cost.pue=1.1:1.1", "--points", "3"]))
+    assert line.startswith("error: --param 'cost.pue=1.1:1.1': sweep parameter cost.pue range "
+                           "'1.1:1.1' of 3 values has HI equal to LO")
