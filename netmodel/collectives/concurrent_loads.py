@@ -24,6 +24,7 @@ from netmodel.collectives.concurrent_time import (
     timed_steps,
 )
 from netmodel.collectives.cost import set_step, step_table
+from netmodel.collectives.group_copies import link_map_nodes
 from netmodel.collectives.route_joint import JOINT_TRANSFERS, joint_loads
 from netmodel.collectives.route_types import KIND_SWITCH
 from netmodel.collectives.steps import unique
@@ -256,6 +257,35 @@ def _joint_fits(router, G: int) -> bool:
     return G <= JOINT_GROUPS and not (router._code == KIND_SWITCH).any()
 
 
+#: The most groups of a step :func:`_joint_groups` tries a group as a copy of.
+COPY_TRIES = 4
+
+
+def _copy_loads(router, routed: list, s: np.ndarray, d: np.ndarray, f: np.ndarray
+                ) -> tuple | None:
+    """A group's loads alone (``(links, load, joint)``) as :func:`_joint_groups` works them
+    out, from those of a group routed (``routed``) that it is a copy of: the same bytes
+    transfer by transfer, the ends of each of one's transfers those of the other's under
+    one node correspondence that :func:`~netmodel.collectives.group_copies.
+    link_map_nodes` shows a relabelling of the fabric (its routes, plans and joint split
+    the images of the other's, link for link); None where none is."""
+    for rs, rd, rf, uniq, load, joint in routed:
+        if len(rs) != len(s) or not np.array_equal(rf, f):
+            continue
+        a, b = np.concatenate([rs, rd]), np.concatenate([s, d])
+        ua, first, inv = np.unique(a, return_index=True, return_inverse=True)
+        if not np.array_equal(b[first][inv.ravel()], b) or len(np.unique(b)) != len(ua):
+            continue   # no one node of one for each of the other's
+        keep = np.sort(first)   # the members in order of their first transfer
+        image = link_map_nodes(router, a[keep], b[keep])
+        if image is None:
+            continue
+        mapped = image[uniq]
+        at = np.argsort(mapped, kind="stable")
+        return mapped[at], load[at], joint
+    return None
+
+
 def _joint_groups(router, rate, pl, src, dst, frac, gid, G, out, hot_too):
     """``out`` (:func:`_loads`' answer for one step of every group) where each group's
     transfers are spread together as a lone collective's are
@@ -275,24 +305,31 @@ def _joint_groups(router, rate, pl, src, dst, frac, gid, G, out, hot_too):
     order = np.argsort(gid, kind="stable")
     cut = np.flatnonzero(np.diff(gid[order])) + 1
     per, changed = [], False
+    routed: list = []   # the groups routed here, each (src, dst, frac, links, load, joint)
     for m in np.split(order, cut):
         if not len(m):
             continue
         s, d, f = src[m], dst[m], frac[m]
-        pg = router.plan_nodes(s, d, f)
-        links, coef = router._plan_loads(pg, True)[:2]
-        if len(links) > 4096:   # as link_loads sums them
-            load = np.bincount(links, coef, minlength=router.n_links)
-            uniq = np.flatnonzero(load)
-            load = load[uniq]
+        hit = _copy_loads(router, routed, s, d, f)
+        if hit is not None:
+            uniq, load, joint = hit
         else:
-            uniq, inv = np.unique(links, return_inverse=True)
-            load = np.bincount(inv, coef)
-        if len(f) <= JOINT_TRANSFERS:
-            joint = joint_loads(router, s, d, f, pg, uniq, load)
+            pg = router.plan_nodes(s, d, f)
+            links, coef = router._plan_loads(pg, True)[:2]
+            if len(links) > 4096:   # as link_loads sums them
+                load = np.bincount(links, coef, minlength=router.n_links)
+                uniq = np.flatnonzero(load)
+                load = load[uniq]
+            else:
+                uniq, inv = np.unique(links, return_inverse=True)
+                load = np.bincount(inv, coef)
+            joint = joint_loads(router, s, d, f, pg, uniq, load) \
+                if len(f) <= JOINT_TRANSFERS else None
             if joint is not None:
                 uniq, load = joint
-                changed = True
+            if len(routed) < COPY_TRIES:
+                routed.append((s, d, f, uniq, load, joint))
+        changed |= joint is not None
         per.append((int(gid[m[0]]), uniq, load))
     if not changed:
         return out

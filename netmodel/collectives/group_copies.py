@@ -32,7 +32,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
-__all__ = ["link_map"]
+__all__ = ["link_map", "link_map_nodes"]
 
 #: The most pairs of nodes marked beyond the groups' members before giving up (each round
 #: refines the colours again).
@@ -176,12 +176,17 @@ def link_map(router, a: tuple[Hashable, ...], b: tuple[Hashable, ...]) -> np.nda
     copy of ``a``, though it may be one)."""
     if len(a) != len(b) or len(set(a)) != len(a) or len(set(b)) != len(b):
         return None
+    ia = np.fromiter((router._nid[x] for x in a), np.int64, count=len(a))
+    ib = np.fromiter((router._nid[x] for x in b), np.int64, count=len(b))
+    return link_map_nodes(router, ia, ib)
+
+
+def link_map_nodes(router, ia: np.ndarray, ib: np.ndarray) -> np.ndarray | None:
+    """:func:`link_map` of two groups given as node numbers (each without repeats)."""
     fabric = _colours(router)
     n, node_c, src, dst, link_c, order, starts, _ = fabric
     N = len(node_c)
-    ia = np.fromiter((router._nid[x] for x in a), np.int64, count=len(a))
-    ib = np.fromiter((router._nid[x] for x in b), np.int64, count=len(b))
-    if not (node_c[ia] == node_c[ib]).all():
+    if len(ia) != len(ib) or not (node_c[ia] == node_c[ib]).all():
         return None
     # two pictures side by side: nodes 0..N-1 (a marked), N..2N-1 (b marked)
     src2, dst2 = np.concatenate([src, src + N]), np.concatenate([dst, dst + N])
@@ -190,8 +195,8 @@ def link_map(router, a: tuple[Hashable, ...], b: tuple[Hashable, ...]) -> np.nda
     starts2 = np.concatenate([starts, starts + len(src)])
     c = np.concatenate([node_c, node_c])
     top = int(node_c.max()) + 1
-    c[ia] = top + np.arange(len(a))
-    c[N + ib] = top + np.arange(len(b))
+    c[ia] = top + np.arange(len(ia))
+    c[N + ib] = top + np.arange(len(ib))
     for _ in range(ROUNDS + 1):
         c = _refine(c, src2, dst2, lc2, order2, starts2)
         left, right = c[:N], c[N:]

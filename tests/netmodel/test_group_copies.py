@@ -148,3 +148,34 @@ def test_near_copy_costed_on_its_own(lite_direct, monkeypatch):
     monkeypatch.setattr(policies_module, "_copies", lambda *a, **k: {})
     each = concurrent_cost(FabricCostModel(graph, placement="contiguous"), 4, "all-reduce", GIB)
     assert np.array_equal(r.time, each.time) and np.array_equal(r.alone, each.alone)
+
+
+def test_joint_splits_of_copies_reused_on_a_torus(monkeypatch):
+    """A 4 x 4 torus (no switches: each group's transfers split jointly over its paths, a
+    linear programme per group and step), its 4 rows together: rows are copies of row 0
+    (the torus shifted), so their joint splits are row 0's mapped, and every result is
+    the one with every row split on its own, to the bit."""
+    import netmodel.collectives.concurrent_loads as loads_module
+    from topologies import build
+
+    torus = build("torus:dims=4x4,gpu=Lite")
+    rows = [tuple(f"gpu{4 * r + c}" for c in range(4)) for r in range(4)]
+    found = []
+    copy_loads = loads_module._copy_loads
+
+    def spy(*args):
+        out = copy_loads(*args)
+        found.append(out is not None)
+        return out
+
+    monkeypatch.setattr(loads_module, "_copy_loads", spy)
+    for op in ("all-reduce", "all-to-all"):
+        found.clear()
+        r = concurrent_cost(FabricCostModel(torus), rows, op, [1e6, GIB])
+        assert any(found)
+        monkeypatch.setattr(loads_module, "COPY_TRIES", 0)
+        each = concurrent_cost(FabricCostModel(torus), rows, op, [1e6, GIB])
+        monkeypatch.setattr(loads_module, "COPY_TRIES", 4)
+        assert np.array_equal(r.time, each.time) and np.array_equal(r.alone, each.alone)
+        assert (r.algorithms == each.algorithms).all()
+        assert (r.time == r.time[0]).all()
