@@ -274,8 +274,10 @@ class CostSummary:
             "network_share_capex": self.network_share_capex,
             "network_share_power": self.network_share_power,
             "network_share": self.network.share, "network_fill": self.network.fill,
-            "nics": {"count": self.nics, "capex_usd": self.capex_nics,
-                     "power_w": self.power_nics},
+            # count: the GPUs holding a NIC port; worth: the NICs they hold between them
+            # (lite-direct: 128 Lites, 32 NICs, the count blast-radius fails)
+            "nics": {"count": self.nics, "worth": self.nics * self.nic_share,
+                     "capex_usd": self.capex_nics, "power_w": self.power_nics},
             "bill_of_materials": self.network.bill_of_materials(),
         } if self.priced else self._unpriced_dict()
 

@@ -112,7 +112,8 @@ def test_the_h100_baseline_is_unchanged():
 
 def test_the_bill_and_the_table_say_the_nics():
     dgx = cost_summary("h100-dgx", MODEL, "decode")
-    assert dgx.to_dict()["nics"] == {"count": 32, "capex_usd": pytest.approx(51_168),
+    assert dgx.to_dict()["nics"] == {"count": 32, "worth": 32,
+                                     "capex_usd": pytest.approx(51_168),
                                      "power_w": pytest.approx(597.6)}
     assert dgx.to_dict()["bill_of_materials"]["nics"] == 32
     row = [r for r in dgx.table().splitlines() if r.startswith("NICs")]
@@ -125,7 +126,7 @@ def test_the_bill_and_the_table_say_the_nics():
         in direct.table()
     flat = cost_summary("lite-flat", MODEL, "decode")
     assert "NICs                  none" in flat.table()
-    assert flat.to_dict()["nics"] == {"count": 0, "capex_usd": 0.0, "power_w": 0.0}
+    assert flat.to_dict()["nics"] == {"count": 0, "worth": 0, "capex_usd": 0.0, "power_w": 0.0}
 
 
 def test_the_inventory_says_the_nics():
