@@ -33,10 +33,11 @@ Splitwise authors. For every measurement it shows
   makes of the A100 rows;
 * the **published serving measurements beyond Splitwise**, from ``tests/compute/data/
   published_serving.csv`` (NVIDIA NIM, vLLM and TensorRT-LLM on A100, H100, H200 and B200;
-  Llama-3 8B / 70B, Llama-3.1-405B, Mixtral-8x7B in bf16, fp8, int8 and NVFP4; one source
-  per row): per row measured, the roofline and how far on the safe side it is (it must stay
-  below every latency and above every throughput), and on the H100 rows the calibrated
-  mode's error (``vllm-dgx-h100`` is fitted on 2023 vLLM; the 30% target is for vLLM rows);
+  Llama-2-70B, Llama-3 8B / 70B, Llama-3.1-405B, Mixtral-8x7B in bf16, fp8, int8 and NVFP4;
+  step latencies, end-to-end latencies of one batch and throughputs; one source per row):
+  per row measured, the roofline and how far on the safe side it is (it must stay below
+  every latency and above every throughput), and on the H100 rows the calibrated mode's
+  error (``vllm-dgx-h100`` is fitted on 2023 vLLM; the 30% target is for vLLM rows);
 * the **published multi-server serving with expert parallelism**, from ``tests/netmodel/data/
   published_serving_multinode.csv`` (DeepSeek-V3/R1: SGLang on 4 and 9 servers of 8 H100
   and on a GB200 NVL72, DeepSeek's service on 4 and 18 servers of 8 H800): per row the

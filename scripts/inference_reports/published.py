@@ -36,10 +36,11 @@ def published_model(row: dict):
 
 
 def published_prediction(row: dict, options=None, comm=None) -> float:
-    """Seconds (prefill, decode) or output tokens/s (throughput, decode_throughput) the
+    """Seconds (prefill, decode, e2e) or output tokens/s (throughput, decode_throughput) the
     roofline (``options`` None) or a profile gives for ``row``; a throughput row is batch x
     output / (prefill + output x the decode step at the mean context), a decode_throughput
-    row batch / the decode step, the data file's conversions."""
+    row batch / the decode step, an e2e row :func:`e2e_latency`: the data file's
+    conversions."""
     from compute.evaluate_one import evaluate
 
     m, gpu, tp, b = published_model(row), row["gpu"], int(row["tp"]), int(row["batch"])
@@ -48,6 +49,8 @@ def published_prediction(row: dict, options=None, comm=None) -> float:
         return evaluate(m, gpu, tp, b, "prefill", prompt=int(row["prompt"]), **kw).latency
     if row["phase"] == "decode":
         return evaluate(m, gpu, tp, b, "decode", context=int(row["context"]), **kw).latency
+    if row["phase"] == "e2e":
+        return e2e_latency(m, gpu, tp, b, int(row["prompt"]), int(row["output"]), **kw)
     if row["phase"] == "decode_throughput":
         step = evaluate(m, gpu, tp, b, "decode", context=int(row["context"]), **kw).latency
         return b / step
@@ -55,6 +58,24 @@ def published_prediction(row: dict, options=None, comm=None) -> float:
     seconds = evaluate(m, gpu, tp, b, "prefill", prompt=prompt, **kw).latency + \
         out * evaluate(m, gpu, tp, b, "decode", context=prompt + out // 2, **kw).latency
     return b * out / seconds
+
+
+def e2e_latency(model, gpu: str, tp: int, batch: int, prompt: int, output: int, *,
+                comm=None, options=None) -> float:
+    """Seconds from submitting ``batch`` prompts of ``prompt`` tokens at once to the last of
+    ``output`` tokens each: the prefill, which gives every sequence its first token, then
+    ``output - 1`` decode steps of ``batch`` at the mean context ``prompt + output // 2``
+    (the steps run at contexts ``prompt + 1`` to ``prompt + output - 1``). A roofline step
+    is convex in the context (a max of linear functions), so the steps at the mean context
+    sum to no more than the steps themselves: for the roofline a lower bound."""
+    from compute.evaluate_one import evaluate
+
+    kw = {"comm": comm, "options": options}
+    first = evaluate(model, gpu, tp, batch, "prefill", prompt=prompt, **kw).latency
+    if output <= 1:
+        return first
+    step = evaluate(model, gpu, tp, batch, "decode", context=prompt + output // 2, **kw)
+    return first + (output - 1) * step.latency
 
 
 def _measured(row: dict) -> str:
@@ -70,6 +91,8 @@ def _what(row: dict) -> str:
         if "static batch" in row["engine"]:
             return f"static batch {row['batch']} {row['prompt']}/{row['output']}"
         return f"max load {row['prompt']}/{row['output']}"
+    if row["phase"] == "e2e":
+        return f"e2e b{row['batch']} {row['prompt']}/{row['output']}"
     tokens = f"p{row['prompt']}" if row["phase"] == "prefill" else f"ctx {row['context']}"
     return f"{row['phase']} b{row['batch']} {tokens}"
 
@@ -114,21 +137,38 @@ def published(markdown: bool) -> list[str]:
     ]
     if vllm_err:
         worst = max(vllm_err, key=lambda p: abs(p[0]))
+        tps = sorted({int(p[1]["tp"]) for p in vllm_err})
         summary.append(
             f"{PROFILE} (fitted on 2023 vLLM, Llama-2-70B TP 8) on the {len(vllm_err)} vLLM "
-            f"rows on H100 (another model, another engine version): worst "
+            f"rows on H100 (other models, later engine versions, TP "
+            f"{', '.join(map(str, tps))}): worst "
             f"{worst[0]:+.1%} ({worst[1]['id']}), {sum(abs(p[0]) <= TARGET for p in vllm_err)}"
             f" of {len(vllm_err)} within {TARGET:.0%} (the target is for a model on the "
             f"system fitted on): its fixed overheads (per layer, per decode sequence) were "
-            f"fitted on 2023 vLLM at TP 8 and overstate a 2026 vLLM on one GPU, which runs "
+            f"fitted on 2023 vLLM at TP 8 and overstate these later vLLMs, which run "
             f"at {min(p[2] for p in vllm_err):.2f}x to {max(p[2] for p in vllm_err):.2f}x the "
             f"roofline; a profile is fitted per engine (netmodel "
             f"calibrate).")
+        prof = options.profile
+        for e, r, _ in (p for p in vllm_err if p[1]["phase"] == "e2e"):
+            m = published_model(r)
+            fixed = m.layers * prof.layer_overhead_s + prof.step_overhead_s + \
+                int(r["batch"]) * prof.decode_sequence_overhead_s
+            bound = float(r["measured"]) / (int(r["output"]) - 1)
+            summary.append(
+                f"{r['id']} ({r['model']}, TP {r['tp']}, {_what(r)}): {e:+.1%}; the profile's "
+                f"fixed time a decode step ({m.layers} layers x "
+                f"{prof.layer_overhead_s * 1e3:.3f} ms + {r['batch']} sequences x "
+                f"{prof.decode_sequence_overhead_s * 1e3:.3f} ms = {fixed * 1e3:.2f} ms) "
+                f"{'exceeds' if fixed > bound else 'is below'} the measured "
+                f"{float(r['measured']) * 1e3:,.1f} ms over its {int(r['output']) - 1} decode "
+                f"steps ({bound * 1e3:.2f} ms a step, the prefill counted in).")
     if other_err:
         worst = max(other_err, key=lambda p: abs(p[0]))
+        engines = sorted({p[1]["engine"].split(" (")[0] for p in other_err})
         summary.append(
-            f"On the {len(other_err)} NIM rows on H100 (not vLLM; shown for reference): "
-            f"worst {worst[0]:+.1%} ({worst[1]['id']}).")
+            f"On the {len(other_err)} rows of other engines on H100 ({', '.join(engines)}; "
+            f"not vLLM; shown for reference): worst {worst[0]:+.1%} ({worst[1]['id']}).")
     if rate_err:
         worst = max(rate_err, key=lambda p: abs(p[0]))
         ceiling = 1 / options.profile.decode_sequence_overhead_s

@@ -4,9 +4,10 @@ measured serving latency, and its throughput above every published throughput.
 The measurements are ``tests/compute/data/published_serving.csv`` (NVIDIA NIM on 2x H100,
 vLLM on H100, H200 and A100, TensorRT-LLM on A100, H100, H200 (1, 2 and 8 GPUs), B200 and
 GB200, MLPerf v4.1 on DGX-H100;
-Llama-3/3.1/3.3 8B, 70B, 405B, Mixtral-8x7B, gpt-oss-20b and gpt-oss-120b in bf16, fp8, int8,
-MXFP4 and NVFP4), each converted to a prefill, a decode step or a maximum-load throughput as
-its header says, one source per row. Rows the header
+Llama-2 70B, Llama-3/3.1/3.3 8B, 70B, 405B, Mixtral-8x7B, gpt-oss-20b and gpt-oss-120b in
+bf16, fp16, fp8, int8, MXFP4 and NVFP4), each converted to a prefill, a decode step, the
+end-to-end latency of one batch (e2e) or a maximum-load throughput as its header says, one
+source per row. Rows the header
 excludes (queueing: the batch in flight is not published; speculative decoding: one step
 may emit several tokens) are not asserted on, but must say why.
 
@@ -56,7 +57,7 @@ from compute.evaluate_one import evaluate
 from tests.compute.report_helpers import inference_reports
 
 DATA = Path(__file__).parent / "data" / "published_serving.csv"
-PHASES = ("prefill", "decode", "throughput", "decode_throughput")
+PHASES = ("prefill", "decode", "e2e", "throughput", "decode_throughput")
 #: Phases measured in output tokens/s (the others in seconds).
 RATES = ("throughput", "decode_throughput")
 COLUMNS = ("id", "status", "phase", "model", "overrides", "gpu", "gpu_measured", "tp",
@@ -77,8 +78,9 @@ model_of = inference_reports("published")[0].published_model
 
 
 def roofline(row: dict, batch: int | None = None) -> float:
-    """Seconds (prefill, decode) or output tokens/s (throughput, decode_throughput) of the
-    roofline for ``row``."""
+    """Seconds (prefill, decode, e2e) or output tokens/s (throughput, decode_throughput) of
+    the roofline for ``row``; e2e: the prefill, then ``output - 1`` decode steps at the mean
+    context (the header)."""
     m, gpu, tp = model_of(row), row["gpu"], int(row["tp"])
     b = batch or int(row["batch"])
     if row["phase"] == "prefill":
@@ -88,6 +90,9 @@ def roofline(row: dict, batch: int | None = None) -> float:
     if row["phase"] == "decode_throughput":
         return b / evaluate(m, gpu, tp, b, "decode", context=int(row["context"])).latency
     prompt, out = int(row["prompt"]), int(row["output"])
+    if row["phase"] == "e2e":
+        return evaluate(m, gpu, tp, b, "prefill", prompt=prompt).latency + \
+            (out - 1) * evaluate(m, gpu, tp, b, "decode", context=prompt + out // 2).latency
     seconds = evaluate(m, gpu, tp, b, "prefill", prompt=prompt).latency + \
         out * evaluate(m, gpu, tp, b, "decode", context=prompt + out // 2).latency
     return b * out / seconds
@@ -122,7 +127,7 @@ def test_the_data_file_is_well_formed():
         if r["status"] == "excluded":
             assert r["note"].startswith("excluded: "), r["id"]
         need = {"prefill": ("prompt",), "decode": ("context",),
-                "throughput": ("prompt", "output"),
+                "e2e": ("prompt", "output"), "throughput": ("prompt", "output"),
                 "decode_throughput": ("context",)}[r["phase"]]
         assert all(int(r[k]) > 0 for k in need), r["id"]
         if is_floor(r):
@@ -296,3 +301,42 @@ def test_mlperf_llama2_row_holds_for_its_published_parallelism_only():
     assert roofline(at300) == pytest.approx(
         _llama2_70b_fp8_tokens_per_s(3.35e12, 2, 65536, 300, 290), rel=1e-9)
     assert 4 * roofline(at300) > 24524.9
+
+
+def test_e2e_rows_are_a_prefill_then_output_minus_one_decode_steps():
+    """vLLM's CI latency test (Llama-3.1-8B bf16 on one H100: 8 prompts of 32 tokens, 128
+    generated each, 997.5 ms): the prefill gives each sequence its first token, then 127
+    decode steps of batch 8 at the mean context 32 + 64 = 96. By hand, every stage is
+    memory-bound at 8 and at 256 tokens (256 flops a weight byte pair, under the H100's
+    989.4 / 3.35 = 295): a decode step reads the 7,504,924,672 weights (as
+    ``ib-l31-8b-c1``) and 8 sequences' KV cache of 97 tokens, 8 x 97 x 32 x 2 x 8 x 128 x 2
+    = 101.7 MB: 4.5109 ms; the prefill reads the weights once, 4.4806 ms; 4.48 + 127 x
+    4.511 = 577.4 ms (the activations the roofline also moves add 0.3%; 128 steps would be
+    1.1% more). The accuracy report (scripts/inference_reports/published.py) gives the
+    same seconds."""
+    row = by_id("vci9555-l31-8b-h100-tp1")
+    assert (row["phase"], int(row["batch"]), int(row["prompt"]), int(row["output"])) == (
+        "e2e", 8, 32, 128)
+    params = 7_504_924_672
+    kv = 8 * 97 * 32 * 2 * 8 * 128 * 2
+    hand = params * 2 / 3.35e12 + 127 * (params * 2 + kv) / 3.35e12
+    assert hand == pytest.approx(0.5774, rel=1e-3)
+    assert roofline(row) == pytest.approx(hand, rel=5e-3)
+    assert float(row["measured"]) / roofline(row) == pytest.approx(1.72, abs=0.01)
+    pub = inference_reports("published")[0]
+    assert pub.published_prediction(row) == pytest.approx(roofline(row), rel=1e-12)
+    # one output token is the prefill alone
+    one = dict(row, output="1")
+    assert pub.published_prediction(one) == evaluate(
+        model_of(row), "H100-SXM", 1, 8, "prefill", prompt=32).latency
+
+
+def test_trt05_first_token_rows_are_batch_1():
+    """TensorRT-LLM 0.5's 'Low Latency' table gives batch 1, its command batch 64: 64
+    prompts of 128 tokens of Llama-2-70B at TP 4 are 2 x 8,192 x 68.98e9 / 4 FLOPs a GPU,
+    143 ms at the H100's FP8 peak alone, above the 26 ms published, so batch 64 cannot be
+    what was timed (the row takes batch 1, which the roofline bounds by 3.05x)."""
+    row = by_id("trt05-l2-70b-h100-tp4-p128-ttft")
+    assert int(row["batch"]) == 1
+    assert 2 * 64 * 128 * 68.98e9 / 4 / 1978.9e12 == pytest.approx(0.1428, rel=1e-3)
+    assert roofline(row, 64) > float(row["measured"]) > roofline(row)
