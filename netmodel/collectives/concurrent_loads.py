@@ -24,7 +24,7 @@ from netmodel.collectives.concurrent_time import (
     timed_steps,
 )
 from netmodel.collectives.cost import set_step, step_table
-from netmodel.collectives.group_copies import link_map_nodes
+from netmodel.collectives.group_copies import link_map_nodes, worth_looking
 from netmodel.collectives.route_joint import JOINT_TRANSFERS, joint_loads
 from netmodel.collectives.route_types import KIND_SWITCH
 from netmodel.collectives.steps import unique
@@ -268,12 +268,16 @@ def _copy_loads(router, routed: list, s: np.ndarray, d: np.ndarray, f: np.ndarra
     transfer by transfer, the ends of each of one's transfers those of the other's under
     one node correspondence that :func:`~netmodel.collectives.group_copies.
     link_map_nodes` shows a relabelling of the fabric (its routes, plans and joint split
-    the images of the other's, link for link); None where none is."""
+    the images of the other's, link for link); None where none is, or where the fabric is
+    too large for the group to look (:func:`~netmodel.collectives.group_copies.
+    worth_looking`)."""
     for rs, rd, rf, uniq, load, joint in routed:
         if len(rs) != len(s) or not np.array_equal(rf, f):
             continue
         a, b = np.concatenate([rs, rd]), np.concatenate([s, d])
         ua, first, inv = np.unique(a, return_index=True, return_inverse=True)
+        if not worth_looking(router, len(ua)):
+            return None
         if not np.array_equal(b[first][inv.ravel()], b) or len(np.unique(b)) != len(ua):
             continue   # no one node of one for each of the other's
         keep = np.sort(first)   # the members in order of their first transfer

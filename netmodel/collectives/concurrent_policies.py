@@ -30,7 +30,7 @@ import numpy as np
 
 from netmodel.collectives.algorithms import SEND_RECV_OPS, NotApplicable, generate
 from netmodel.collectives.cost import SEND_RECV, GroupCut, compile_steps
-from netmodel.collectives.group_copies import link_map
+from netmodel.collectives.group_copies import link_map, worth_looking
 from netmodel.collectives.route_policies import route_policies
 from netmodel.collectives.step_cost import StepCost
 
@@ -169,9 +169,13 @@ def _copies(model, groups: tuple[tuple[Hashable, ...], ...], cls: list, moved: n
     onto ``g``'s in order; ``image``: each link's picture) of an earlier moved group ``f``
     alike (the same hop-shortest lines, ``cls``) that is costed: ``g``'s links and lines
     under every policy are ``f``'s, mapped. Each group is tried against the first
-    :data:`COPY_TRIES` costed groups of its class; the others are not in it."""
+    :data:`COPY_TRIES` costed groups of its class; the others are not in it (nor any
+    where the fabric is too large for its groups to look:
+    :func:`~netmodel.collectives.group_copies.worth_looking`)."""
     out: dict[int, tuple[int, np.ndarray]] = {}
     costed: dict[int, list[int]] = {}
+    if not groups or not worth_looking(model.router, min(map(len, groups))):
+        return out
     for g in np.flatnonzero(moved).tolist():
         reps = costed.setdefault(cls[g], [])
         for f in reps[:COPY_TRIES]:
