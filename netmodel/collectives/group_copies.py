@@ -142,7 +142,7 @@ def _refine(c: np.ndarray, src: np.ndarray, dst: np.ndarray, lc: np.ndarray,
     its out-links (``order``/``starts``: the links by source)."""
     n_cls = int(c.max()) + 1 if len(c) else 0
     has = np.diff(np.append(starts, len(order))) > 0
-    while True:
+    for _ in range(len(c) + 1):   # a class splits each round, or the colours settle
         tok = _mix(lc.astype(np.uint64) * np.uint64(1 << 32) + c[dst].astype(np.uint64))
         total = np.zeros(len(c), dtype=np.uint64)
         if len(order):
@@ -155,6 +155,7 @@ def _refine(c: np.ndarray, src: np.ndarray, dst: np.ndarray, lc: np.ndarray,
         if k == n_cls:
             return new
         c, n_cls = new, k
+    return c
 
 
 def _picture(router, fabric: tuple, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

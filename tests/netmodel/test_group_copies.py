@@ -179,3 +179,21 @@ def test_joint_splits_of_copies_reused_on_a_torus(monkeypatch):
         assert np.array_equal(r.time, each.time) and np.array_equal(r.alone, each.alone)
         assert (r.algorithms == each.algorithms).all()
         assert (r.time == r.time[0]).all()
+
+
+def test_copies_not_looked_for_past_the_links_a_member(lite_direct, monkeypatch):
+    """Where a relabelling would read more links a member than LINKS_PER_MEMBER, copies
+    are not looked for: every group costed on its own, the same results."""
+    import netmodel.collectives.group_copies as copies_module
+
+    assert copies_module.worth_looking(Router(lite_direct), 4)   # 960 links: 240 a member
+    sizes = [2 ** 20, GIB]
+    r = concurrent_cost(FabricCostModel(lite_direct, placement="contiguous"), 4,
+                        "all-reduce", sizes)
+    monkeypatch.setattr(copies_module, "LINKS_PER_MEMBER", 960 // 4 - 1)
+    assert not copies_module.worth_looking(Router(lite_direct), 4)
+    costed = _spy(monkeypatch)
+    each = concurrent_cost(FabricCostModel(lite_direct, placement="contiguous"), 4,
+                           "all-reduce", sizes)
+    assert len(costed["links"]) == 32
+    assert np.array_equal(r.time, each.time) and np.array_equal(r.alone, each.alone)
