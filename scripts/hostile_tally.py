@@ -1,4 +1,4 @@
-"""The tally the hostile rounds (scripts/hostile_round15.py to 21) keep and print: each
+"""The tally the hostile rounds (scripts/hostile_round15.py to 22) keep and print: each
 case's verdict (FAIL, WARN for a refusal that names too little, ok with ``-v``), the slow
 cases past 10 s, the counts, and the exit status (1 where any failed); the options
 every round takes (:func:`round_options`); and the alarm that stops a case past 60 s
