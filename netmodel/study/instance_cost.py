@@ -89,6 +89,7 @@ class InstanceCosting:
         self._models: dict = {}
         self._slice_models: dict = {}
         self._graph_model = None   # (graph, its cost model): the last one made (_cost_model)
+        self._greedy = None        # the same for _greedy_model
 
     def made_from_switches(self, graph: nx.Graph, comps: tuple, members: tuple,
                            spares: bool) -> None:
@@ -130,7 +131,7 @@ class InstanceCosting:
         costed, its cost model): the cluster is about to make another, and a copy of a
         131,072-GPU torus with its router held beside the next one raised the peak."""
         self.forget_made()
-        self._last_problem = self._graph_model = None
+        self._last_problem = self._graph_model = self._greedy = None
 
     def forget_made(self) -> None:
         """Forget the graph last made (:meth:`made_from_cell`,
@@ -338,19 +339,51 @@ class InstanceCosting:
         if key in memo:
             return memo[key]
         fm = self._cost_model(g, key)
-        try:
-            p = self.parallelism
-            r = evaluate(self.model, self.gpu, p.tp, self.batch, self.workload, pp=p.pp,
-                         ep=p.ep, attention_dp=p.attention_dp,
-                         expert_skew=self.best.expert_skew,
-                         comm=self._comm(fm, g_members, graph, tuple(members)),
-                         options=self.options, slo=self.slo)
-        except InstanceCut:
-            r = None
+        r = self._evaluate(fm, g_members, graph, members)
+        if r is not None and r.latency > self.best.latency and g.graph.get("degraded") \
+                and not self.scenario.is_ocs:
+            # the communicator made again after the failure lays its rings anew, as NCCL's
+            # topology search does at init: the faster of the members' order and a greedy
+            # nearest-neighbour one (what collective --fail and degraded_cost take). In the
+            # members' order alone lite-direct's ring of a group of 4 crossed the switch
+            # where a mesh cable failed (0-1-2-3), where 0-2-1-3 keeps to the cables left
+            fg = self._greedy_model(g, key)
+            rg = self._evaluate(fg, g_members, graph, members)
+            if rg is not None and rg.latency < r.latency:
+                r, fm = rg, fg
         if r is not None and not r.feasible:   # re-balancing will cost it again
             self._models[key] = fm
         memo[key] = r
         return r
+
+    def _evaluate(self, fm, g_members: tuple, graph: nx.Graph,
+                  members: Collection[Hashable]) -> InferenceResult | None:
+        """The instance costed with cost model ``fm`` at the healthy batch, or None where
+        a slice's circuits cannot be set."""
+        p = self.parallelism
+        try:
+            return evaluate(self.model, self.gpu, p.tp, self.batch, self.workload, pp=p.pp,
+                            ep=p.ep, attention_dp=p.attention_dp,
+                            expert_skew=self.best.expert_skew,
+                            comm=self._comm(fm, g_members, graph, tuple(members)),
+                            options=self.options, slo=self.slo)
+        except InstanceCut:
+            return None
+
+    def _greedy_model(self, g: nx.Graph, key: tuple):
+        """The cost model of problem ``key`` (its graph ``g``) with its rings in a greedy
+        nearest-neighbour order (:class:`~netmodel.collectives.model.FabricCostModel`'s
+        ``ring_order="greedy"``); the last one made is given again for the same graph
+        object (the instances one failure touches, costed on one degraded cell)."""
+        from netmodel.study.scenario_fabric import scenario_cost_model
+
+        last = self._greedy
+        if last is not None and last[0] is g:
+            return last[1]
+        fm = scenario_cost_model(self.scenario, g, self.calibration,
+                                 validated=self._known_valid(key), ring_order="greedy")
+        self._greedy = (g, fm)
+        return fm
 
     def rebalanced(self, graph: nx.Graph,
                    members: Collection[Hashable]) -> InferenceResult | None:

@@ -1,0 +1,64 @@
+"""A failed cable of lite-direct's mesh: the communicator made again lays its rings anew.
+
+lite-direct (Llama-3-70B decode, TP 16 x batch 165, 8 instances): each group of 4 Lites is
+meshed by 6 CPO cables beside its share of the NVSwitch. A CPO engine failure takes one
+mesh cable (gpu0-gpu1). The instance's all-reduce is hierarchical, its in-domain ring
+around each group of 4; in the members' order (0-1-2-3) the ring's 0 -> 1 leg went through
+the switch, 88.01 us against 86.39 healthy. NCCL restarted after the failure searches its
+rings over the links left (as ``netmodel collective --fail``, ``degraded_cost``, takes the
+faster of the group's order and a greedy one): 0-2-1-3 keeps to the cables left, so the
+all-reduce is the healthy 86.39 us. What the failure still costs is the lm_head's direct
+all-gather (42.3 MB: gpu0's shard to gpu1 now over the switch), 354.4 -> 382.9 us, once a
+step. By hand: loss = dAG / (step + dAG) of one instance, an eighth of the cell: 0.0748%
+of the instance, 0.00935% of the cell (it read 0.756% and 0.0945%).
+"""
+
+import pytest
+
+from netmodel.collectives.degraded import degraded_cost
+from netmodel.study.blast_radius import blast_radius
+from netmodel.study.reliability_cluster import build_cluster
+from netmodel.study.scenario_fabric import scenario_calibration
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    return build_cluster("lite-direct", "Llama-3-70B", "decode")
+
+
+def _collective(c, op, nbytes):
+    """Healthy and degraded (gpu0-gpu1 failed) times of ``op`` on instance 0, as
+    ``netmodel collective --scenario lite-direct --fail gpu0/gpu1`` costs them."""
+    s = c.scenario
+    r = degraded_cost(c.graph, op, nbytes, list(c.instances[0]), links=[("gpu0", "gpu1")],
+                      calibration=scenario_calibration(s), placement=s.placement,
+                      algorithm=s.algorithm, scope="collectives", tuner=s.tuner)
+    return r.healthy.time, r.degraded.time
+
+
+def test_mesh_cable_costs_only_the_all_gather(cluster):
+    c = cluster
+    healthy = c.healthy[0]
+    stages = {st.name: st for st in healthy.stages}
+    ar = stages["allreduce_mlp"]
+    ag = stages["lm_head"]
+    ar_h, ar_d = _collective(c, "all-reduce", ar.collective_bytes)
+    ag_h, ag_d = _collective(c, "all-gather", ag.collective_bytes)
+    assert ar_h == pytest.approx(ar.network_time, rel=1e-12)
+    assert ar_d == pytest.approx(ar_h, rel=1e-12)            # the ring re-laid: 86.39 us
+    assert ag_h == pytest.approx(ag.network_time, rel=1e-12)
+    assert ag_d / ag_h == pytest.approx(1.0805, abs=5e-4)    # 354.4 -> 382.9 us
+    # the all-gather is the lm_head's network-bound stage, once a step
+    assert ag.time == ag.network_time and ag.count == 1
+    step = healthy.latency
+    loss = (ag_d - ag_h) / (step + ag_d - ag_h)              # batch kept: within the SLO
+    assert loss == pytest.approx(7.48e-4, rel=2e-3)
+    (comp,) = [x for x in c.components["cpo-engine"] if x.edges == (("gpu0", "gpu1"),)]
+    g = c.recost_graph((comp,), c.instances[0])
+    r = c.rebalanced(g, c.instances[0])
+    assert r.batch == healthy.batch
+    assert 1 - r.tokens_per_s / healthy.tokens_per_s == pytest.approx(loss, rel=1e-9)
+    rows = {row.cls: row for row in blast_radius(None, None, cluster=c).rows}
+    # every mesh cable alike: one instance of 8 slowed by `loss`
+    assert rows["cpo-engine"].tokens_lost_pct_mean == pytest.approx(100 * loss / 8, rel=1e-9)
+    assert rows["cpo-engine"].instances_down_mean == 0
