@@ -126,8 +126,11 @@ def gross_dies_per_wafer(area: ArrayLike, wafer_diameter: float | None = None,
     if (a > wafer).any():
         big = float(a.max())   # in m^2 where its mm^2 pass the largest float (1e305 m^2)
         shown = f"{big * 1e6:.6g} mm^2" if math.isfinite(big * 1e6) else f"{big:.6g} m^2"
+        usable = f"{wafer * 1e6:.0f} mm^2"
+        if usable == shown:   # 70686 is past 70685.83: said so, not 'larger than' itself
+            usable = f"{wafer * 1e6:.2f} mm^2"
         raise UserError(f"die area {shown} is larger than the usable wafer "
-                        f"({wafer * 1e6:.0f} mm^2 on a {d * 1e3:g} mm wafer)")
+                        f"({usable} on a {d * 1e3:g} mm wafer)")
     out = wafer / a - math.pi * d / np.sqrt(2 * a)
     return float(out) if out.ndim == 0 else out
 

@@ -295,6 +295,8 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "costs --sizes of 6.9 million rows": (
         [*COSTS[:-2], "--sizes", "1MiB:2MiB:1.0000001"], {}, ("--sizes", "200,000",
                                                                "--max-rows")),
+    "yield --area 70686, just past the usable wafer": (
+        ["yield", "--area", "70686"], {}, ("--area '70686'", "(70685.83 mm^2")),
     "collective all-to-all of 10,000 GPUs": (
         ["collective", "all-to-all", "--fabric", "single-switch:n=10000", "--group", "10000",
          "--size", "1MiB"], {}, ("99,990,000", "--max-transfers")),

@@ -29,6 +29,11 @@ suffix alone, a folder or a missing folder as before, with the flag).
 swept one value where 3 (the default 7) were asked, without a word; a range of one point
 whose HI is not its LO was refused (round 11). Now refused too; ``LO:LO:1`` is the one
 value as before.
+
+(e) A die area just past the usable wafer was refused as larger than itself: ``yield
+--area 70686`` said ``die area 70686 mm^2 is larger than the usable wafer (70686 mm^2 on a
+300 mm wafer)``; the wafer's 70,685.83 mm^2 is now shown to the digits that tell them
+apart.
 """
 
 from __future__ import annotations
@@ -119,3 +124,11 @@ def test_a_sweep_range_of_several_points_with_hi_equal_to_lo_is_refused():
                                    "cost.pue=1.1:1.1", "--points", "3"]))
     assert line.startswith("error: --param 'cost.pue=1.1:1.1': sweep parameter cost.pue range "
                            "'1.1:1.1' of 3 values has HI equal to LO")
+
+
+def test_a_die_area_just_past_the_wafer_is_not_said_larger_than_itself():
+    line = one_line_error(run_cli(["yield", "--area", "70686"]))
+    assert line == ("error: --area '70686': die area 70686 mm^2 is larger than the usable wafer "
+                    "(70685.83 mm^2 on a 300 mm wafer)")
+    line = one_line_error(run_cli(["yield", "--area", "70687"]))
+    assert line.endswith("(70686 mm^2 on a 300 mm wafer)")
