@@ -340,13 +340,17 @@ class InstanceCosting:
             return memo[key]
         fm = self._cost_model(g, key)
         r = self._evaluate(fm, g_members, graph, members)
-        if r is not None and r.latency > self.best.latency and g.graph.get("degraded") \
-                and not self.scenario.is_ocs:
-            # the communicator made again after the failure lays its rings anew, as NCCL's
-            # topology search does at init: the faster of the members' order and a greedy
-            # nearest-neighbour one (what collective --fail and degraded_cost take). In the
-            # members' order alone lite-direct's ring of a group of 4 crossed the switch
-            # where a mesh cable failed (0-1-2-3), where 0-2-1-3 keeps to the cables left
+        if r is not None and r.latency > self.best.latency and not self.scenario.is_ocs:
+            # the communicator lays its rings on the links there are, as NCCL's topology
+            # search does at init (made again after a failure): the faster of the members'
+            # order and a greedy nearest-neighbour one, as collective --fail's
+            # degraded_cost takes on both sides. In the members' order alone lite-direct's
+            # ring of a group of 4 crossed the switch where a mesh cable failed (0-1-2-3),
+            # where 0-2-1-3 keeps to the cables left. Healthy instances too (slower than
+            # the searched one, which is costed in its order): on both sides alike, a
+            # failure counts only what it removes (taken after a failure alone, the
+            # greedy order made instances placed at random on a torus 2% faster than
+            # healthy where a GPU of another instance failed)
             fg = self._greedy_model(g, key)
             rg = self._evaluate(fg, g_members, graph, members)
             if rg is not None and rg.latency < r.latency:

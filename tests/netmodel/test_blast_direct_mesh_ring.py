@@ -62,3 +62,53 @@ def test_mesh_cable_costs_only_the_all_gather(cluster):
     # every mesh cable alike: one instance of 8 slowed by `loss`
     assert rows["cpo-engine"].tokens_lost_pct_mean == pytest.approx(100 * loss / 8, rel=1e-9)
     assert rows["cpo-engine"].instances_down_mean == 0
+
+
+#: 32 Lites on a 4 x 4 x 2 torus, TP-4 instances of Llama-3-8B placed at random: the members'
+#: order of some is no ring of the torus, which the greedy order finds
+TORUS_RANDOM = """name = "torus-random"
+description = "test fabric"
+gpu = "Lite"
+[fabric]
+builder = "torus"
+dims = "4x4x2"
+gpu = "$gpu"
+[collective]
+placement = "random"
+algorithm = "auto"
+links = "scale-up"
+calibration = "default"
+[sources]
+bandwidth = "test"
+latency = "test"
+"""
+
+
+def test_rings_laid_alike_healthy_and_after_a_failure():
+    """The ring order is taken on both sides: a healthy instance is costed in the faster
+    of its members' order and the greedy one, so a GPU of another instance failing leaves
+    it no faster than healthy (with the greedy order after a failure alone, instance 7
+    read 2.1% faster than healthy where gpu2 of another instance failed)."""
+    from netmodel.study.scenario_fabric import scenario_cost_model
+    from netmodel.study.scenario_files import load_scenario_text
+
+    c = build_cluster(load_scenario_text(TORUS_RANDOM), "Llama-3-8B", "decode")
+    costing = c.costing
+    given = []
+    for inst in c.instances:
+        g = c.recost_graph((), inst)
+        gg, members, _ = costing._problem(g, inst)
+        fm = scenario_cost_model(c.scenario, gg, c.calibration)
+        given.append(costing._evaluate(fm, members, g, inst).tokens_per_s)
+    healthy = [h.tokens_per_s for h in c.healthy]
+    # the searched instance is costed in its order; some other reads faster re-laid
+    assert healthy[0] == given[0]
+    assert all(h >= t for h, t in zip(healthy, given, strict=True))
+    assert any(h > t * 1.01 for h, t in zip(healthy, given, strict=True))
+    for comp in list(c.components["gpu-die"])[:8]:
+        for i, inst in enumerate(c.instances):
+            if comp.nodes[0] in inst:
+                continue
+            r, _ = c._recost((comp,), inst)
+            # a GPU of another instance forwards on a torus: its failure may slow, never speed
+            assert r.tokens_per_s <= healthy[i] * (1 + 1e-12), (comp.name, i)
