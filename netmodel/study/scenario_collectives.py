@@ -162,12 +162,14 @@ class ScenarioCollectives:
     def model(self, size: int) -> FabricCostModel:
         """The :class:`~netmodel.collectives.model.FabricCostModel` instances of ``size``
         GPUs are costed with (one per size on a circuit-switched fabric, else shared)."""
+        # before the look-up: a model shared by every size was returned to a size past the
+        # fabric once built, whose refusal then came from the placement, in other words
+        if size > self.gpus:
+            raise UserError(f"an instance of {size} GPUs does not fit scenario "
+                            f"{self.scenario.label!r} ({self.gpus} GPUs)")
         key = size if self.scenario.is_ocs else 0
         hit = self._models.get(key)
         if hit is None:
-            if size > self.gpus:
-                raise UserError(f"an instance of {size} GPUs does not fit scenario "
-                                f"{self.scenario.label!r} ({self.gpus} GPUs)")
             if self.scenario.circuits == BEST and self.scenario.is_ocs and size >= 2:
                 # each layout's model is :meth:`with_circuits`' own, built once: the
                 # re-scorings of the layouts (AdjustedComm.layout_comm) share it and its

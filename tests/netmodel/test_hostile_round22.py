@@ -34,6 +34,12 @@ value as before.
 --area 70686`` said ``die area 70686 mm^2 is larger than the usable wafer (70686 mm^2 on a
 300 mm wafer)``; the wafer's 70,685.83 mm^2 is now shown to the digits that tell them
 apart.
+
+(f) ``collective_time(scenario, op, sizes, group)`` refused a group past the scenario in
+words that hung on what ran before: ``an instance of 1000000 GPUs does not fit scenario
+'h100-dgx@H100-SXM' (32 GPUs)`` the first time, ``group size 1000000 is larger than the
+fabric's 32 GPUs`` once a collective had been costed on it (the size was checked only
+where the shared model was built). Now checked first, the same words every time.
 """
 
 from __future__ import annotations
@@ -132,3 +138,14 @@ def test_a_die_area_just_past_the_wafer_is_not_said_larger_than_itself():
                     "(70685.83 mm^2 on a 300 mm wafer)")
     line = one_line_error(run_cli(["yield", "--area", "70687"]))
     assert line.endswith("(70686 mm^2 on a 300 mm wafer)")
+
+
+def test_a_group_past_a_scenario_is_refused_alike_before_and_after_a_cost():
+    from netmodel import api
+
+    said = "an instance of 1000000 GPUs does not fit scenario 'h100-dgx@H100-SXM' (32 GPUs)"
+    for _ in range(2):   # the second after a cost built the scenario's shared model
+        with pytest.raises(UserError) as err:
+            api.collective_time("h100-dgx", "all-reduce", 1e6, 10**6)
+        assert str(err.value) == said
+        assert api.collective_time("h100-dgx", "all-reduce", 1e6, 8) > 0
