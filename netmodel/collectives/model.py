@@ -317,6 +317,9 @@ class FabricCostModel(CandidateChoices, TunedChoices):
             self._check_work(op, algorithm, len(group))
             try:
                 steps = generate(algorithm, op, self._ordered(group), self.graph)
+                # the routes all the steps search, estimated together (each step's alone
+                # when it is routed): refused before they are searched
+                self.router.check_steps(steps)
                 hit = compile_steps(self.router, op, algorithm, group, steps, self.calibration,
                                     self._step_cache)
             except NotApplicable as exc:

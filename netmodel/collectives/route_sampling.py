@@ -9,7 +9,9 @@ estimated from it (:meth:`SampledRoutes._sample_first`,
 :meth:`SampledRoutes._check_search_work`); past the limit the batch is refused in one line
 (:class:`~netmodel.collectives.route_types.TooManyRouteLinks`). On a fabric of GPUs alone
 that is done from the pairs' keys before the batch is described
-(:meth:`SampledRoutes._sample_before_describing`). :class:`SampledRoutes` is a mixin of
+(:meth:`SampledRoutes._sample_before_describing`), and for all of an algorithm's steps
+together before any is routed (:meth:`SampledRoutes.check_steps`: steps each under the
+limit may pass it in all). :class:`SampledRoutes` is a mixin of
 :class:`~netmodel.collectives.route_plans.PlannedRoutes`.
 """
 
@@ -71,6 +73,25 @@ class SampledRoutes:
         self._learn_routes(sample // self._n, sample % self._n)
         self._check_search_work(sample, len(slow))
         return np.delete(slow, pick)
+
+    def check_steps(self, steps) -> None:
+        """The estimate of :meth:`_sample_before_describing` for the transfers of all of
+        one algorithm's ``steps`` together (:class:`~netmodel.collectives.steps.Step`,
+        before any is routed): each step's batch is checked alone when it is routed, and an
+        algorithm of many steps each under the limit searched past it in all, in minutes and
+        gigabytes (pairwise all-to-all over a ring of 1,024 GPUs: 1,023 steps of 1,024
+        routes, some 268 million route links; a tree over a ring of 20,000 GPUs). A fabric
+        of GPUs alone (routes searched, not from templates), past :meth:`_sample_from`
+        transfers; raises :class:`TooManyRouteLinks`."""
+        steps = [s for s in steps if len(s.transfers)]
+        if sum(len(s.transfers) for s in steps) <= self._sample_from() \
+                or not (self._code == KIND_GPU).all():
+            return
+        ids = [self._node_ids(s.transfers)[:2] for s in steps]
+        src = np.concatenate([a for a, _ in ids])
+        dst = np.concatenate([b for _, b in ids])
+        del ids
+        self._sample_before_describing(src, dst)
 
     def _sample_before_describing(self, src: np.ndarray, dst: np.ndarray) -> bool:
         """:meth:`_learn_routes`'s sample and estimate of the transfers ``src[i] ->

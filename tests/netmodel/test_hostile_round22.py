@@ -40,6 +40,14 @@ words that hung on what ran before: ``an instance of 1000000 GPUs does not fit s
 'h100-dgx@H100-SXM' (32 GPUs)`` the first time, ``group size 1000000 is larger than the
 fabric's 32 GPUs`` once a collective had been costed on it (the size was checked only
 where the shared model was built). Now checked first, the same words every time.
+
+(g) The routes an algorithm searches on a fabric of GPUs alone were estimated step by step
+against the router's limit of route links, never all its steps together: pairwise
+all-to-all over a ring of 1,024 GPUs (1,023 steps of 1,024 routes, some 268 million route
+links, each step far under the 40 million) ran past a minute into gigabytes, and a ring of
+20,000 GPUs' all-reduce past 55 s. Now every step's transfers are estimated together
+before any is routed (``Router.check_steps``): the ring all-to-all is refused in two
+seconds, naming both algorithms' estimates.
 """
 
 from __future__ import annotations
@@ -149,3 +157,19 @@ def test_a_group_past_a_scenario_is_refused_alike_before_and_after_a_cost():
             api.collective_time("h100-dgx", "all-reduce", 1e6, 10**6)
         assert str(err.value) == said
         assert api.collective_time("h100-dgx", "all-reduce", 1e6, 8) > 0
+
+
+def test_an_algorithm_of_many_steps_is_estimated_whole_before_routing(tmp_path):
+    t0 = time.process_time()
+    line = one_line_error(run_cli(["collective", "all-to-all", "--fabric", "ring:n=1024",
+                                   "--group", "1024", "--size", "1MiB"], cwd=tmp_path))
+    took = time.process_time() - t0
+    assert line.startswith("error: no algorithm can run all-to-all on this group of 1024 GPUs "
+                           "(direct: routing 1,045,504 transfers over this fabric's shortest "
+                           "paths would hold about 269,913,602 route links")
+    # pairwise's steps, each of 1,024 transfers, estimated together
+    assert ("; pairwise: routing 1,044,992 transfers over this fabric's shortest paths would "
+            "hold about 267,522,034 route links (from a sample of 512), more than the "
+            "router's limit of 40,000,000: use a smaller group or another algorithm)") in line
+    assert took < 10, took   # 1 s here; past a minute before
+    assert list(tmp_path.iterdir()) == []
