@@ -266,7 +266,9 @@ def _rows(draw):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(rows=st.lists(_rows(), min_size=2, max_size=5))
+# unique: a row twice is refused (compute.profile_fit's repeat check); a step measured
+# again at another latency stays a valid file
+@given(rows=st.lists(_rows(), min_size=2, max_size=5, unique=True))
 def test_random_valid_rows_round_trip_through_a_profile(rows, tmp_path_factory):
     from compute.measurements import read_measurements
     from compute.profile_fit import fit_profile
