@@ -112,7 +112,7 @@ ATTENTION = ("qkv", "attention", "out_proj")
 MLP = ("mlp_up", "mlp_down")
 #: The collectives on either side of the MLP, in a step's order.
 BEFORE_MLP = ("allreduce_attn", "attn_scatter", "dp_gather", "moe_dispatch")
-AFTER_MLP = ("allreduce_mlp", "dp_scatter", "moe_combine", "dp_regather")
+AFTER_MLP = ("allreduce_mlp", "dp_scatter", "attn_gather", "moe_combine", "dp_regather")
 
 
 def halves_options(options):

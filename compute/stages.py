@@ -64,13 +64,18 @@ per layer (the embedding and the LM head once)::
 
     embedding       lookup of the group's n/a tokens in its vocabulary shard (vocab / (tp/a)
                     rows), then an all-reduce of n/a x hidden among tp/a
-    allreduce_attn  all-reduce of n/a x hidden among tp/a (TP-MLP layers)
+    allreduce_attn  all-reduce of n x hidden among tp (TP-MLP layers, no DP attention; none
+                    where a = tp, groups of one GPU); with tp/a > 1 (:func:`attn_tp_ops`, per cell) a reduce-scatter
+                    of n_a x hidden among tp/a where SGLang takes MAX_LEN, nothing where it
+                    takes SUM_LEN (the dp_gather's all-reduce completes the group's sum)
     attn_scatter    reduce-scatter of n/a x hidden among tp/a (EP layers: each GPU then owns
                     n/tp tokens)
-    dp_gather       all-gather of a x n_a x hidden among a (DP attention, TP MLP: every GPU
-                    needs every token; every group padded to the busiest's n_a), or where
-                    SGLang takes SUM_LEN (prefill; decode where 2 n < a x n_a) an
-                    all-reduce of n x hidden among a (:func:`dp_ops`, per cell)
+    dp_gather       all-gather of a x n_a x hidden among tp (DP attention, TP MLP: every GPU
+                    needs every token; every group padded to the busiest's n_a; each GPU
+                    gives n_a/(tp/a) rows, its shard of its group's), or where SGLang takes
+                    SUM_LEN (prefill; decode where 2 n < a x n_a) an all-reduce of
+                    n x hidden among tp, every GPU's out_proj partial sums in its group's
+                    rows (:func:`dp_ops`, per cell)
     moe_dispatch    all-to-all of n/tp x top-k x tp/e x hidden x skew per GPU among tp
                     (each owned token to its experts' GPUs; EP layers), in fp8 with 1 x 128
                     tile scales when the experts are stored in fp8 (:func:`dispatch_bytes`);
@@ -79,8 +84,11 @@ per layer (the embedding and the LM head once)::
     allreduce_mlp   all-reduce of n x hidden among tp (plain TP)
     dp_scatter      reduce-scatter of a x n_a x hidden among tp (DP attention, TP MLP), or
                     where dp_gather all-reduces, the MLP's all-reduce of n x hidden among tp
+    attn_gather     all-gather of n_a x hidden among tp/a after that reduce-scatter (tp/a >
+                    1, MAX_LEN cells; SUM_LEN's all-reduce leaves every row on every GPU)
     moe_combine     all-to-all, the dispatch reversed (EP layers)
-    dp_regather     all-gather of n/a x hidden among tp/a (back to the attention groups)
+    dp_regather     all-gather of n/a x hidden among tp/a (EP layers: back to the attention
+                    groups)
     lm_head         GEMM  s/a x hidden . hidden x vocab/(tp/a), then an all-gather of the
                     s/a x vocab logits among tp/a
     pp_send         send-recv of the micro-batch's n/a x hidden to the next stage (x pp - 1)
@@ -120,6 +128,17 @@ from dataclasses import replace
 
 import numpy as np
 
+from compute.dp_collectives import (  # noqa: F401  (CellOps, op_at, running, stage_ops: re-exported)
+    CellOps,
+    _none_where,
+    attn_tp_ops,
+    dp_ops,
+    gathered_tokens,
+    op_at,
+    running,
+    stage_ops,
+    sum_len,
+)
 from compute.models import expected_experts_touched
 from compute.phases import Workload
 from compute.stage_mlp import _dense_mlp, _mlp_work, _mlp_work_ep, busiest_share, dispatch_bytes
@@ -286,125 +305,6 @@ def own_tokens(sh, n, n_att):
     return np.maximum(n, n_att * sh.attention_dp) / sh.tp
 
 
-def sum_len(sh, n, n_att, phase: str):
-    """Where SGLang's DP attention all-reduces the rows ``dp_gather`` moves (``SUM_LEN``)
-    rather than padding every attention group's to the busiest group's ``n_att`` and
-    all-gathering them (``MAX_LEN``), per ``n`` tokens of a (micro-)batch among ``a``
-    groups: python/sglang/srt/layers/dp_attention.py, ``DpPaddingMode.get_dp_padding_mode``
-    (``if is_extend_in_batch and gather_width > 1: return SUM_LEN``; else ``MAX_LEN`` where
-    ``sum_len * 2 >= max_len * gather_width``, "prefer MAX_LEN when communication cost is
-    equal", else ``SUM_LEN``). A step with a prefill in it always (True); a decode step
-    where ``2 n < a n_att``: a bool per cell, False where ``a`` divides the batch
-    (``a n_att = n``) and without attention DP (``n_att is n``).
-
-    >>> from types import SimpleNamespace
-    >>> sh = SimpleNamespace(attention_dp=np.array([8.0]))    # 8 groups, a token a sequence
-    >>> [bool(sum_len(sh, n, np.ceil(n / 8), "decode")[0]) for n in (3.0, 4.0, 9.0, 64.0)]
-    [True, False, False, False]
-    """
-    if phase != "decode":
-        return True
-    if n_att is n:
-        return False
-    return 2 * n < n_att * sh.attention_dp
-
-
-def gathered_tokens(sh, n, n_att, phase: str):
-    """The tokens ``dp_gather`` and ``dp_scatter`` move per ``n`` tokens of a (micro-)batch
-    whose busiest attention group holds ``n_att``, in the bytes of the collectives they run
-    (:func:`dp_ops`), as SGLang's DP attention moves them (python/sglang/srt/layers/
-    dp_attention.py, ``_dp_gather``, ``dp_reduce_scatter_tensor``): where it takes
-    ``MAX_LEN`` (:func:`sum_len`), every group's rows padded to the busiest group's and
-    all-gathered, ``a x n_att`` rows (``all_gather_into_tensor``, reduce-scattered back
-    after the MLP); where it takes ``SUM_LEN``, each group's rows written into a zeroed
-    buffer of the ``n`` rows and all-reduced, ``n`` rows (the MLP's own all-reduce then
-    returns them), unpadded whatever the split. Never below ``n``; ``n`` itself, bit for
-    bit, in decode where ``a`` divides the batch, and without attention DP.
-
-    >>> from types import SimpleNamespace
-    >>> sh = SimpleNamespace(attention_dp=np.array([8.0]))    # 8 groups, a token a sequence
-    >>> [float(gathered_tokens(sh, n, np.ceil(n / 8), "decode")[0]) for n in (3.0, 9.0, 64.0)]
-    [3.0, 16.0, 64.0]
-    >>> float(gathered_tokens(sh, 3.0, 1.0, "prefill"))
-    3.0
-    """
-    if n_att is n or phase != "decode":
-        return n
-    return np.where(sum_len(sh, n, n_att, phase), n, np.maximum(n, n_att * sh.attention_dp))
-
-
-#: The collectives of ``dp_gather`` and ``dp_scatter``: where SGLang takes ``MAX_LEN``
-#: (an all-gather among the groups, a reduce-scatter among tp) and ``SUM_LEN`` (an
-#: all-reduce among the groups, the MLP's all-reduce among tp).
-_DP_OPS = {False: ("all-gather", "reduce-scatter"), True: ("all-reduce", "all-reduce")}
-
-
-def dp_ops(sh, n, n_att, phase: str) -> tuple:
-    """The collectives ``dp_gather`` and ``dp_scatter`` run, in the bytes of
-    :func:`gathered_tokens`: an all-gather among the ``a`` groups and a reduce-scatter
-    among ``tp`` where SGLang takes ``MAX_LEN``, an all-reduce of the rows among the groups
-    and the MLP's own all-reduce of them among ``tp`` where it takes ``SUM_LEN``
-    (:func:`sum_len`); strings where every cell takes one, else each a :class:`CellOps`
-    (a decode grid whose cells take both).
-
-    >>> from types import SimpleNamespace
-    >>> sh = SimpleNamespace(attention_dp=np.array([[8.0]]))
-    >>> dp_ops(sh, 3.0, 1.0, "prefill"), dp_ops(sh, 64.0, 8.0, "decode")
-    (('all-reduce', 'all-reduce'), ('all-gather', 'reduce-scatter'))
-    >>> gather, scatter = dp_ops(sh, np.array([[3.0, 64.0]]), np.array([[1.0, 8.0]]), "decode")
-    >>> gather, gather.at(0, 0), gather.at(0, 1), scatter.at(0, 0)
-    (CellOps('all-gather', 'all-reduce'), 'all-reduce', 'all-gather', 'all-reduce')
-    """
-    which = sum_len(sh, n, n_att, phase)
-    if np.all(which) or not np.any(which):
-        return _DP_OPS[bool(np.all(which))]
-    return tuple(CellOps((a, b), which) for a, b in zip(*_DP_OPS.values(), strict=True))
-
-
-class CellOps:
-    """A stage's collective chosen cell by cell (configurations x batches): ``ops[1]``
-    where ``which``, else ``ops[0]`` (:func:`dp_ops`). It stands where a stage's collective
-    is named (:func:`stage_work`'s entries, :attr:`compute.roofline.Grid.ops`) and is true,
-    as a name is; :func:`stage_ops` lists what a stage may run, :func:`running` where."""
-
-    __slots__ = ("ops", "which")
-
-    def __init__(self, ops: tuple[str, str], which) -> None:
-        self.ops = ops
-        self.which = np.asarray(which, dtype=bool)
-        self.which.flags.writeable = False
-
-    def __repr__(self) -> str:
-        return f"CellOps({self.ops[0]!r}, {self.ops[1]!r})"
-
-    def at(self, i: int, j: int) -> str:
-        """The collective of cell ``(i, j)``."""
-        w = self.which
-        return self.ops[int(w[i if w.shape[0] > 1 else 0, j if w.shape[1] > 1 else 0])]
-
-
-def stage_ops(op) -> tuple[str, ...]:
-    """The collectives a stage whose collective is ``op`` (a name, ``""`` for none, or a
-    :class:`CellOps`) runs in some cell."""
-    return op.ops if isinstance(op, CellOps) else (op,) if op else ()
-
-
-def op_at(op, i: int, j: int) -> str:
-    """The collective a stage whose collective is ``op`` runs in cell ``(i, j)``."""
-    return op.at(i, j) if isinstance(op, CellOps) else op
-
-
-def running(ops, ks, op: str, shape: tuple):
-    """Where each stage ``ks`` of ``ops`` (a stage's collective each) runs ``op``, bool
-    ``(len(ks),) + shape`` (configurations x batches); None where none of them chooses its
-    collective cell by cell (each runs ``op`` in every cell)."""
-    if not any(isinstance(ops[k], CellOps) for k in ks):
-        return None
-    return np.stack([np.broadcast_to(ops[k].which == (ops[k].ops[1] == op), shape)
-                     if isinstance(ops[k], CellOps) else np.ones(shape, dtype=bool)
-                     for k in ks])
-
-
 def mlp_work_by_kind(model, sh, batch, w: Workload, skew: float = 1.0) -> dict:
     """``{stage: ((flops, hbm) of an MoE layer, (flops, hbm) of a dense layer)}`` for
     ``mlp_up`` and ``mlp_down`` of an MoE model with dense layers, per GPU (the averages
@@ -508,15 +408,28 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
     a2a = n * model.experts_per_token * h * busiest_share(model, sh, skew) / sh.ep
     if n_att is not n:
         a2a = np.maximum(a2a, n_att * sh.attention_dp * model.experts_per_token * h / sh.ep)
-    gathered = gathered_tokens(sh, n, n_att, w.phase)
+    summed = sum_len(sh, n, n_att, w.phase)   # SGLang's padding mode, per cell
+    gathered = gathered_tokens(sh, n, n_att, w.phase, summed)
     dp_bytes = ar_bytes if gathered is n else gathered * h * ab
-    gather_op, scatter_op = dp_ops(sh, n, n_att, w.phase)
+    gather_op, scatter_op = dp_ops(sh, n, n_att, w.phase, summed)
+    attn_op, regather_op = attn_tp_ops(sh, n, n_att, w.phase, summed)
+    if attn_op != "all-reduce":   # attention groups of several GPUs: SGLang's collectives
+        by_name = {x[0]: x for x in work}
+        ar = by_name["allreduce_attn"]
+        counts["allreduce_attn"] = counts["allreduce_attn"] * (attn_op != "")
+        work[work.index(ar)] = (*ar[:4], attn_op, _none_where(attn_op, attn_bytes), ar[6])
+    if regather_op == "":
+        counts["attn_gather"] = counts["attn_gather"] * 0.0
     extra = {
         "allreduce_attn": None, "allreduce_mlp": None,
         "attn_scatter": (None, zero, zero, "reduce-scatter", attn_bytes, attn_tp),
-        "dp_gather": (None, zero, zero, gather_op, dp_bytes, sh.attention_dp),
+        # SGLang gathers among the whole stage (tp GPUs) where DP attention runs
+        "dp_gather": (None, zero, zero, gather_op, dp_bytes,
+                      np.where(sh.attention_dp > 1, sh.tp, sh.attention_dp)),
         "moe_dispatch": (None, zero, zero, "all-to-all", a2a * dispatch_bytes(model), sh.tp),
         "dp_scatter": (None, zero, zero, scatter_op, dp_bytes, sh.tp),
+        "attn_gather": (None, zero, zero, regather_op, _none_where(regather_op, attn_bytes),
+                        attn_tp),
         "moe_combine": (None, zero, zero, "all-to-all", a2a * ab, sh.tp),
         "dp_regather": (None, zero, zero, "all-gather", attn_bytes, attn_tp),
         "pp_send": (pp - 1, zero, zero, "send-recv", n_att * h * ab,
@@ -570,7 +483,7 @@ def _within_one_gpu(work: list, counted: bool = False) -> list:
 #: The stages that run once per layer of a pass (:func:`layer_counts`).
 LAYER_STAGES = ("qkv", "attention", "out_proj", "allreduce_attn", "attn_scatter", "dp_gather",
                 "moe_dispatch", "mlp_up", "mlp_down", "allreduce_mlp", "dp_scatter",
-                "moe_combine", "dp_regather")
+                "attn_gather", "moe_combine", "dp_regather")
 
 
 def layer_counts(model, sh, layers, moe_layers) -> dict:
@@ -593,14 +506,15 @@ def layer_counts(model, sh, layers, moe_layers) -> dict:
     if np.any(sh.dense_dp) and model.is_moe:  # dense MLPs data-parallel: scattered as EP's
         l_dd = np.asarray(sh.dense_dp, dtype=float).ravel() * float(layers - moe_layers)
         l_tp, l_sc = l_tp - l_dd, l_ep + l_dd
-    regather = (attn_tp > 1) * (l_tp * dp + l_sc)
-    groups = {"allreduce_attn": attn_tp, "attn_scatter": attn_tp, "dp_gather": adp,
-              "moe_dispatch": tp, "allreduce_mlp": tp, "dp_scatter": tp, "moe_combine": tp,
-              "dp_regather": attn_tp}
+    groups = {"allreduce_attn": attn_tp, "attn_scatter": attn_tp,
+              "dp_gather": np.where(adp > 1, tp, adp), "moe_dispatch": tp,
+              "allreduce_mlp": tp, "dp_scatter": tp, "attn_gather": attn_tp,
+              "moe_combine": tp, "dp_regather": attn_tp}
     out = {"qkv": layers, "attention": layers, "out_proj": layers, "allreduce_attn": l_tp,
            "attn_scatter": l_sc, "dp_gather": l_tp * dp, "moe_dispatch": l_ep,
            "mlp_up": layers, "mlp_down": layers, "allreduce_mlp": l_tp * (1 - dp),
-           "dp_scatter": l_tp * dp, "moe_combine": l_ep, "dp_regather": regather}
+           "dp_scatter": l_tp * dp, "attn_gather": l_tp * dp, "moe_combine": l_ep,
+           "dp_regather": l_sc}
     for name, g in groups.items():       # no collective within one GPU
         out[name] = out[name] * (g > 1)
     return out
@@ -695,8 +609,8 @@ def plain_step_work(model, sh, w: Workload):
 #: order a step runs them; a plain TP grid has :data:`STAGES` only.
 EXTENDED_STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn",
                    "attn_scatter", "dp_gather", "moe_dispatch", "mlp_up", "mlp_down",
-                   "allreduce_mlp", "dp_scatter", "moe_combine", "dp_regather", "lm_head",
-                   "pp_send", "pipeline_wait")
+                   "allreduce_mlp", "dp_scatter", "attn_gather", "moe_combine", "dp_regather",
+                   "lm_head", "pp_send", "pipeline_wait")
 #: Stages that are not part of one pass through the layers (pipeline parallelism only).
 PIPELINE_STAGES = ("pp_send", "pipeline_wait")
 #: Each per-layer all-reduce and the GEMM producing its input (``overlap_collectives``).

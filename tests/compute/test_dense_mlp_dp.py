@@ -113,9 +113,11 @@ def test_scatter_within_attention_groups_of_four():
     new = layer_counts(m, dense_data_parallel(m, c, sh, 1), 61.0, 58.0)
     v = lambda d, k: float(np.ravel(d[k])[0])  # noqa: E731
     assert (v(old, "allreduce_attn"), v(old, "dp_gather"), v(old, "dp_scatter")) == (3, 3, 3)
-    assert (v(old, "attn_scatter"), v(old, "dp_regather")) == (58, 61)
+    # after the TP-MLP dense layers' reduce-scatter among 32 the all-gather among the 4
+    # (attn_gather, where SGLang takes MAX_LEN); the EP layers' regather on the other 58
+    assert (v(old, "attn_scatter"), v(old, "attn_gather"), v(old, "dp_regather")) == (58, 3, 58)
     assert (v(new, "allreduce_attn"), v(new, "dp_gather"), v(new, "dp_scatter")) == (0, 0, 0)
-    assert (v(new, "attn_scatter"), v(new, "dp_regather")) == (61, 61)
+    assert (v(new, "attn_scatter"), v(new, "attn_gather"), v(new, "dp_regather")) == (61, 0, 61)
     assert (v(new, "moe_dispatch"), v(new, "moe_combine")) == (58, 58)
 
 

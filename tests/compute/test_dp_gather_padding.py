@@ -195,7 +195,10 @@ def test_grid_chooses_per_cell_through_the_engine(a, batches):
     # collective through the engine: an all-reduce of the n rows where SGLang takes SUM_LEN
     # (2 n < a ceil(n / a)), else the all-gather (reduce-scatter) of the a ceil(n / a) padded
     # rows, as before; without attention DP, or where a divides the batch, the all-gather of
-    # the n rows; and each cell as its own one-cell grid, bit for bit
+    # the n rows; both among the whole TP group (8 GPUs), as SGLang runs them; with groups
+    # of 8 / a > 1 GPUs, before the gather a reduce-scatter of the group's padded rows
+    # among them and after the scatter an all-gather of them (MAX_LEN), neither under
+    # SUM_LEN; and each cell as its own one-cell grid, bit for bit
     m = get_model("Mixtral-8x7B")
     row = m.hidden * m.act_bytes
     g = evaluate_grid(m, "H100-SXM", [Parallelism(8, attention_dp=a)], batches, DECODE,
@@ -211,10 +214,23 @@ def test_grid_chooses_per_cell_through_the_engine(a, batches):
             if a == 1:
                 assert name not in cell
                 continue
-            group = a if name == "dp_gather" else 8
+            group = 8
             want_op, rows = ("all-reduce", b) if sum_len else (op, padded)
             assert (cell[name].collective, cell[name].collective_bytes) == (want_op, rows * row)
             assert cell[name].network_time == float(_toy(want_op, rows * row, group))
             assert cell[name] == one[name]
             if b % a == 0:
                 assert (want_op, rows) == (op, b)
+        k = 8 // a
+        for name, op in (("allreduce_attn", "reduce-scatter"), ("attn_gather", "all-gather")):
+            if a == 1 or k == 1 or (sum_len and name not in cell):
+                assert a == 1 or name not in cell   # a = 8: groups of one GPU
+                continue
+            x = cell[name]
+            if sum_len:   # in a grid whose other cells run it
+                assert (x.collective, x.collective_bytes, x.network_time) == ("", 0.0, 0.0)
+                continue
+            n_a = -(-b // a)
+            assert (x.collective, x.collective_bytes) == (op, n_a * row)
+            assert x.network_time == float(_toy(op, n_a * row, k))
+            assert x == one[name]

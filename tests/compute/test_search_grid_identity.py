@@ -37,16 +37,17 @@ from compute.stages import PIPELINE_STAGES, PRODUCERS, CellOps, stage_peaks, sta
 
 
 def _old_network_times(comm, ops, groups, counts, net, fits=None):
-    split = [(k, o) for k, o in enumerate(ops) if isinstance(o, CellOps)]
-    if split:   # a collective chosen per cell: each of the two over every cell, then picked
-        ks = [k for k, _ in split]
+    split = [(k, i, o) for k, o in enumerate(ops) if isinstance(o, CellOps)
+             for i in range(1, len(o.ops))]
+    if split:   # a collective chosen per cell: each one over every cell, then picked
+        ks = [k for k, _, _ in split]
         both = tuple(o.ops[0] if isinstance(o, CellOps) else o for o in ops) \
-            + tuple(o.ops[1] for _, o in split)
+            + tuple(o.ops[i] for _, i, o in split)
         out = _old_network_times(comm, both, np.concatenate([groups, groups[ks]]),
                                  np.concatenate([counts, counts[ks]]),
                                  np.concatenate([net, net[ks]]), fits)
-        for i, (k, o) in enumerate(split):
-            out[k] = np.where(o.which, out[len(ops) + i], out[k])
+        for m, (k, i, o) in enumerate(split):   # "" (no collective in the cell): 0
+            out[k] = np.where(o.which == i, out[len(ops) + m], out[k])
         return out[:len(ops)]
     out = np.zeros(net.shape)
     if fits is not None and not fits.all():
@@ -105,9 +106,9 @@ def _ref_slowest(model, sh, counts, stage_t, c3, names, kinds=None):
     get_pp_indices, vllm/distributed/utils.py), ``m_s`` of them MoE, the first also the
     embedding and the last the LM head. A per-layer stage of the pass that runs (count >
     0) runs on every layer (attention and MLP; without EP every collective too), on the
-    MoE layers (under EP: the all-to-alls, the reduce-scatter before them and, without
-    attention DP, the regather after) or on the others (under EP the all-reduces, the DP
-    gathers and scatters): ``n_s``, ``m_s`` or ``n_s - m_s`` times on stage ``s``; so
+    MoE layers (under EP: the all-to-alls, the reduce-scatter before them and the regather
+    after) or on the others (under EP the all-reduces, the DP gathers and scatters and the
+    attention group's gather after the scatter): ``n_s``, ``m_s`` or ``n_s - m_s`` times on stage ``s``; so
     ``T_s = n_s A + m_s B + E + H``, ``A`` the sum of the first and third kinds' times and
     ``B`` of the second's less the third's (summed in the stages' order). A model mixing
     windowed and full-attention layers (``kinds``: one layer's attention time of each,
@@ -116,9 +117,8 @@ def _ref_slowest(model, sh, counts, stage_t, c3, names, kinds=None):
     windowed ones in place of ``n_s`` times the pass's average attention."""
     L = model.layers
     ep = (sh.ep.ravel() > 1) & model.is_moe
-    adp = sh.attention_dp.ravel() > 1
-    on_moe = {"attn_scatter", "moe_dispatch", "moe_combine"}
-    on_rest = {"allreduce_attn", "dp_gather", "allreduce_mlp", "dp_scatter"}
+    on_moe = {"attn_scatter", "moe_dispatch", "moe_combine", "dp_regather"}
+    on_rest = {"allreduce_attn", "dp_gather", "allreduce_mlp", "dp_scatter", "attn_gather"}
     per_layer = [k for k, nm in enumerate(names)
                  if nm not in ("embedding", "lm_head", *PIPELINE_STAGES)]
     out = np.full(stage_t.shape[1:], np.nan)
@@ -128,7 +128,7 @@ def _ref_slowest(model, sh, counts, stage_t, c3, names, kinds=None):
         m = np.zeros(a.shape)
         for k in per_layer:
             nm, runs, e = names[k], counts[k, rows] > 0, ep[rows]
-            moe_kind = e & ~adp[rows] if nm == "dp_regather" else e & (nm in on_moe)
+            moe_kind = e & (nm in on_moe)
             rest_kind = e & (nm in on_rest)
             ca = np.where(runs & ~moe_kind, 1.0, 0.0)
             cb = np.where(runs & moe_kind, 1.0, np.where(runs & rest_kind, -1.0, 0.0))

@@ -32,7 +32,7 @@ def test_chunk_pairs_by_hand():
 
 @pytest.mark.parametrize("prompt, batch, a, mean_ms, exact_ms", [
     (4096, 32, 32, 240.21, 240.94),
-    (4096, 3, 8, 60.29, 62.76),
+    (4096, 3, 8, 60.01, 62.49),   # groups of 4 GPUs: SGLang's gather among 32 (compute.dp_collectives)
 ])
 def test_each_chunk_its_own_attention(prompt, batch, a, mean_ms, exact_ms):
     r = evaluate_two_batch(M, "H100-SXM", 32, batch, phase="prefill", prompt=prompt, ep=32,
