@@ -267,10 +267,16 @@ def _copy_loads(router, routed: list, s: np.ndarray, d: np.ndarray, f: np.ndarra
     out, from those of a group routed (``routed``) that it is a copy of: the same bytes
     transfer by transfer, the ends of each of one's transfers those of the other's under
     one node correspondence that :func:`~netmodel.collectives.group_copies.
-    link_map_nodes` shows a relabelling of the fabric (its routes, plans and joint split
-    the images of the other's, link for link); None where none is, or where the fabric is
-    too large for the group to look (:func:`~netmodel.collectives.group_copies.
-    worth_looking`)."""
+    link_map_nodes` shows a relabelling of the fabric (its routes and plans the images of
+    the other's, link for link, and so the other's joint split mapped is an optimum of its
+    own programme); None where none is, or where the fabric is too large for the group to
+    look (:func:`~netmodel.collectives.group_copies.worth_looking`).
+
+    A copy's loads are then the other's to the bit, but not always those of its own
+    programme solved: the solver's answer rounds with the order of its variables, so the
+    two may differ in the last place or two (a 4 x 4 torus's all-gather in groups of 4,
+    one group's time alone 1-2 ulp under its lone collective's,
+    ``tests/netmodel/test_group_copies.py``)."""
     for rs, rd, rf, uniq, load, joint in routed:
         if len(rs) != len(s) or not np.array_equal(rf, f):
             continue
@@ -299,9 +305,10 @@ def _joint_groups(router, rate, pl, src, dst, frac, gid, G, out, hot_too):
     its joint split), summed over groups for the loads together, unless that makes some
     group's busiest link busier than the own routes together (each group's split is blind
     to the others): then the loads together stay the own routes'. So a group's step alone
-    is the lone collective's step, and a group sharing no link takes it together too. A
-    step of more than :data:`JOINT_GROUPS` groups, or whose groups' transfers each cross
-    one link (neighbours), keeps ``out``."""
+    is the lone collective's step (a copy of a group split before takes that one's split,
+    mapped: :func:`_copy_loads`, equal to its own to the last places), and a group sharing
+    no link takes it together too. A step of more than :data:`JOINT_GROUPS` groups, or
+    whose groups' transfers each cross one link (neighbours), keeps ``out``."""
     if not _joint_fits(router, G) or len(src) < 2:
         return out
     if not (len(pl.hop_index) or len(pl.piece_of)) and (np.diff(pl.route_ptr) == 1).all():

@@ -181,6 +181,30 @@ def test_joint_splits_of_copies_reused_on_a_torus(monkeypatch):
         assert (r.time == r.time[0]).all()
 
 
+
+def test_a_copys_split_is_its_originals_not_its_own_solve(monkeypatch):
+    """Scattered groups of 4 on a 4 x 4 torus, all-gather: group 3 is a copy of group 0
+    and takes its joint split mapped, so its time alone is group 0's to the bit, and its
+    lone collective's (its own programme solved) within the solver's rounding, a few ulp;
+    with every group split on its own, each time alone is its lone collective's to the
+    bit."""
+    import netmodel.collectives.concurrent_loads as loads_module
+    from topologies import build
+
+    torus = build("torus:dims=4x4")
+    groups = [("gpu2", "gpu8", "gpu0", "gpu7"), ("gpu10", "gpu5", "gpu1", "gpu15"),
+              ("gpu3", "gpu13", "gpu9", "gpu14"), ("gpu12", "gpu6", "gpu11", "gpu4")]
+    sizes = [1e3, 1e5, 1e6, 1e8, GIB]
+    assert link_map(Router(torus), groups[0], groups[3]) is not None
+    lone = np.array([[FabricCostModel(torus).cost("all-gather", n, list(g)).time
+                      for n in sizes] for g in groups])
+    r = concurrent_cost(FabricCostModel(torus), groups, "all-gather", sizes)
+    assert np.array_equal(r.alone[3], r.alone[0])
+    assert (np.abs(r.alone - lone) <= 4 * np.spacing(lone)).all()
+    monkeypatch.setattr(loads_module, "COPY_TRIES", 0)
+    each = concurrent_cost(FabricCostModel(torus), groups, "all-gather", sizes)
+    assert np.array_equal(each.alone, lone)
+
 def test_copies_not_looked_for_past_the_links_a_member(lite_direct, monkeypatch):
     """Where a relabelling would read more links a member than LINKS_PER_MEMBER, copies
     are not looked for: every group costed on its own, the same results."""
