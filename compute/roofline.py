@@ -196,8 +196,8 @@ class Grid(GridRates):
     tps: tuple[int, ...]      #: TP degree of each row
     batches: np.ndarray
     counts: np.ndarray        #: occurrences per step of each stage, shape (stages, nc)
-    #: collective of each stage ("" for none; a :class:`~compute.stages.CellOps` where its
-    #: cells run different ones)
+    #: collective of each stage ("" for none; a :class:`~compute.dp_collectives.CellOps`
+    #: where its cells run different ones)
     ops: tuple
     flops: np.ndarray
     hbm_bytes: np.ndarray
