@@ -28,10 +28,8 @@ few seconds a case at most.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -39,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from click.testing import CliRunner  # noqa: E402
-from hostile_tally import Tally, _alarm, round_options, within_a_minute  # noqa: E402
+from hostile_tally import run_round  # noqa: E402
 
 from netmodel.cli.main import cli  # noqa: E402
 
@@ -306,20 +304,8 @@ def cases() -> Iterator[Case]:
     yield from (taken_case(n, a, TAKEN_FILES.get(n, {})) for n, a in TAKEN.items())
 
 
-def judge(run: Callable[[Path], str | None]) -> tuple[str | None, float]:
-    t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="hostile21-") as tmp:
-        return run(Path(tmp)), time.perf_counter() - t0
-
-
 def main() -> int:
-    args = round_options()
-    signal.signal(signal.SIGALRM, _alarm)
-    tally = Tally("WARN", args.v)
-    for name, run in cases():
-        if args.k in name:
-            tally.record(name, *within_a_minute(judge, run))
-    return tally.report("warned")
+    return run_round(cases(), "hostile21-")
 
 
 if __name__ == "__main__":

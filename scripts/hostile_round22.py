@@ -29,11 +29,8 @@ import json
 import os
 import re
 import resource
-import signal
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -41,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
-from hostile_tally import Tally, _alarm, round_options, within_a_minute  # noqa: E402
+from hostile_tally import run_round  # noqa: E402
 
 from compute.errors import UserError  # noqa: E402
 from netmodel import api  # noqa: E402
@@ -594,20 +591,8 @@ def cases() -> Iterator[Case]:
     yield from (large_case(n, a) for n, a in LARGE.items())
 
 
-def judge(run: Callable[[Path], str | None]) -> tuple[str | None, float]:
-    t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="hostile22-") as tmp:
-        return run(Path(tmp)), time.perf_counter() - t0
-
-
 def main() -> int:
-    args = round_options()
-    signal.signal(signal.SIGALRM, _alarm)
-    tally = Tally("WARN", args.v)
-    for name, run in cases():
-        if args.k in name:
-            tally.record(name, *within_a_minute(judge, run))
-    return tally.report("warned")
+    return run_round(cases(), "hostile22-")
 
 
 if __name__ == "__main__":

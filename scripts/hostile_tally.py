@@ -1,14 +1,18 @@
 """The tally the hostile rounds (scripts/hostile_round15.py to 22) keep and print: each
 case's verdict (FAIL, WARN for a refusal that names too little, ok with ``-v``), the slow
 cases past 10 s, the counts, and the exit status (1 where any failed); the options
-every round takes (:func:`round_options`); and the alarm that stops a case past 60 s
-(:class:`Slow`, raised by :func:`_alarm`; :func:`within_a_minute`)."""
+every round takes (:func:`round_options`); the alarm that stops a case past 60 s
+(:class:`Slow`, raised by :func:`_alarm`; :func:`within_a_minute`); and the loop of the
+rounds whose cases each run in a folder of their own (:func:`run_round`)."""
 
 from __future__ import annotations
 
 import argparse
 import signal
-from collections.abc import Callable
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
 
 
 def round_options(argv: list[str] | None = None) -> argparse.Namespace:
@@ -72,3 +76,24 @@ class Tally:
         print(f"{self.tried} invocations, {self.failed} failed, {self.warned} {warned_as} "
               f"(WARN)")
         return 1 if self.failed else 0
+
+
+def in_a_folder(run: Callable[[Path], str | None], prefix: str) -> tuple[str | None, float]:
+    """``run``'s verdict on a fresh temporary folder (named ``prefix...``, removed after),
+    and its wall time."""
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        return run(Path(tmp)), time.perf_counter() - t0
+
+
+def run_round(cases: Iterable[tuple[str, Callable[[Path], str | None]]], prefix: str) -> int:
+    """A round whose ``cases`` (name, run) each run in a folder of their own
+    (:func:`in_a_folder`) within a minute, WARN verdicts counted as warnings: the options
+    (:func:`round_options`), the tally printed, the exit status."""
+    args = round_options()
+    signal.signal(signal.SIGALRM, _alarm)
+    tally = Tally("WARN", args.v)
+    for name, run in cases:
+        if args.k in name:
+            tally.record(name, *within_a_minute(in_a_folder, run, prefix))
+    return tally.report("warned")
