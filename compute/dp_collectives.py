@@ -222,19 +222,33 @@ class CellOps:
 
 def stage_ops(op) -> tuple[str, ...]:
     """The collectives a stage whose collective is ``op`` (a name, ``""`` for none, or a
-    :class:`CellOps`) runs in some cell."""
+    :class:`CellOps`) runs in some cell.
+
+    >>> stage_ops("all-gather"), stage_ops(""), stage_ops(CellOps(("all-reduce", ""), [1, 0]))
+    (('all-gather',), (), ('all-reduce',))
+    """
     return tuple(o for o in op.ops if o) if isinstance(op, CellOps) else (op,) if op else ()
 
 
 def op_at(op, i: int, j: int) -> str:
-    """The collective a stage whose collective is ``op`` runs in cell ``(i, j)``."""
+    """The collective a stage whose collective is ``op`` runs in cell ``(i, j)``.
+
+    >>> ops = CellOps(("all-gather", "all-reduce"), np.array([[False, True]]))
+    >>> op_at(ops, 0, 0), op_at(ops, 0, 1), op_at("all-gather", 3, 5)
+    ('all-gather', 'all-reduce', 'all-gather')
+    """
     return op.at(i, j) if isinstance(op, CellOps) else op
 
 
 def running(ops, ks, op: str, shape: tuple):
     """Where each stage ``ks`` of ``ops`` (a stage's collective each) runs ``op``, bool
     ``(len(ks),) + shape`` (configurations x batches); None where none of them chooses its
-    collective cell by cell (each runs ``op`` in every cell)."""
+    collective cell by cell (each runs ``op`` in every cell).
+
+    >>> ops = ("all-reduce", CellOps(("all-gather", "all-reduce"), np.array([[False, True]])))
+    >>> running(ops, [0, 1], "all-reduce", (1, 2)).tolist(), running(ops, [0], "x", (1, 2))
+    ([[[True, True]], [[False, True]]], None)
+    """
     if not any(isinstance(ops[k], CellOps) for k in ks):
         return None
     return np.stack([np.broadcast_to(ops[k].where(op), shape)

@@ -223,7 +223,14 @@ def _check(router, phi: np.ndarray, fabric: tuple) -> np.ndarray | None:
 
 def worth_looking(router, members: int) -> bool:
     """Whether copies of groups of ``members`` GPUs are worth looking for on ``router``'s
-    fabric (:data:`LINKS_PER_MEMBER`)."""
+    fabric (:data:`LINKS_PER_MEMBER`).
+
+    >>> from netmodel.api import build_fabric
+    >>> from netmodel.collectives.routing import Router
+    >>> r = Router(build_fabric("lite-direct"))
+    >>> r.n_links, worth_looking(r, 4)        # 240 links a member
+    (960, True)
+    """
     return router.n_links <= LINKS_PER_MEMBER * members
 
 
@@ -240,7 +247,16 @@ def link_map(router, a: tuple[Hashable, ...], b: tuple[Hashable, ...]) -> np.nda
 
 
 def link_map_nodes(router, ia: np.ndarray, ib: np.ndarray) -> np.ndarray | None:
-    """:func:`link_map` of two groups given as node numbers (each without repeats)."""
+    """:func:`link_map` of two groups given as node numbers (each without repeats).
+
+    >>> from netmodel.api import build_fabric
+    >>> from netmodel.collectives.routing import Router
+    >>> r = Router(build_fabric("lite-direct"))
+    >>> ids = np.array([r._nid[f"gpu{i}"] for i in range(8)])
+    >>> image = link_map_nodes(r, ids[:4], ids[4:])      # gpu0-3 onto gpu4-7
+    >>> r.link_name(0), r.link_name(image[0])
+    (('gpu0', 'gpu1'), ('gpu4', 'gpu5'))
+    """
     fabric = _colours(router)
     n, node_c, src, dst, link_c, order, starts, _ = fabric
     N = len(node_c)

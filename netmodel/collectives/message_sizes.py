@@ -61,7 +61,17 @@ def check_sizes(nbytes: ArrayLike, *, bounded: bool = False, param: str = "nbyte
     instances = all charges a search with) does not: a search's grid costs every batch at
     once, including batches that fit in no GPU's memory (left out afterwards), whose messages
     may be larger. Every one refuses more than :data:`MAX_SIZES` sizes (``param``: the
-    argument's name, said in the message; :func:`check_size_count`)."""
+    argument's name, said in the message; :func:`check_size_count`).
+
+    Raises :class:`~compute.errors.UserError` (one line) for any size refused.
+
+    >>> check_sizes([1e6, 2 ** 20])
+    array([1000000., 1048576.])
+    >>> check_sizes(2.0 ** 60, bounded=True)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: message size 1.15292e+18 B is above 1 PiB (1,125,899,906,842,624 B), more than any GPU's memory holds
+    """
     from compute.comm import check_nbytes
 
     if isinstance(nbytes, np.ndarray):   # counted before any copy
