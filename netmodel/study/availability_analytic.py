@@ -3,8 +3,9 @@
 
 **Analytic** (:func:`analytic`): the same model in closed form. Mean capacity lost per
 second is ``sum_k rate_k [B_k (down_k d_repair + sw_k d_slow) + (1 - B_k)((down_k + sw_k)
-d_swap + (restored_k + sr_k)(hold_k - d_swap)) + (slow_k - sw_k) d_slow]`` (``sw``, ``sr``:
-``slow_swapped``, ``slow_restored``), with ``B_k`` the share of a failure of kind
+d_swap + (restored_k + sr_k)(hold_k - d_swap)) + (slow_k - sw_k) d_slow + rs_k d_restart]``
+(``sw``, ``sr``, ``rs``: ``slow_swapped``, ``slow_restored``, ``restart``: what the slowed
+instances that restart first, NCCL having no link failover, still serve slowed), with ``B_k`` the share of a failure of kind
 ``k``'s instances that find too few spares (the probability that it does where its ask is
 all or nothing; a failure short of spares brings back as many whole instances as they
 hold, :attr:`~netmodel.study.availability_kinds.Kind.per`, each instance one ask of
@@ -631,6 +632,8 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     # one instance: the components that take it down, each an alternating renewal process
     log_a = 0.0
     for k, x in enumerate(kinds):
+        if x.restarted > 0:   # a slowed instance's restart takes it down too
+            log_a -= x.rate * x.cells * x.restarted / instances * x.d_restart
         if x.down <= 0:
             continue
         n_comp = (components or {}).get(k, None)

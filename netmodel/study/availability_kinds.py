@@ -11,7 +11,11 @@ switch once per set of cells, a link between switches at the cells' share of it;
 failure touching every cell of its set at once, :attr:`Kind.cells`) (slowed, or
 re-balanced to the largest batch that still meets
 the SLO). Without a spare the instances are down for detection + repair + reload +
-warm-up; the slow-down lasts detection + repair. With a spare (placement and
+warm-up; the slow-down lasts detection + repair, after a restart where the failure took
+a link of the slowed instance (NCCL has no link failover: the instance is out for the
+span of a swap, losing what it still serves slowed, :attr:`Kind.restart`; where a
+repair ends before the restart, the slowed share is charged to the repair only, the
+restart's share to its end). With a spare (placement and
 path from :mod:`netmodel.study.reliability_spares`) the instances are down only for the
 swap (detection + reconfiguration + reload + warm-up), then lose ``restored`` instances'
 worth while the spares stand in; the slowed instances that spares serve faster
@@ -55,7 +59,7 @@ from itertools import accumulate, product
 import numpy as np
 
 from netmodel.study.reliability_cluster import YEAR, Cluster
-from netmodel.study.reliability_recovery import by_group, failure_recovery
+from netmodel.study.reliability_recovery import by_group, failure_recovery, restarts
 from netmodel.study.reliability_spares import check_placement
 from netmodel.study.reliability_timings import recovery_times
 
@@ -127,6 +131,14 @@ class Kind:
     #: share of the down and slowed capacity back (:meth:`backs`); (): the down alike
     #: (``down_worth / down`` each), the slowed alike (``slow_swapped`` shared evenly)
     worths: tuple = ()
+    #: the capacity the slowed instances that restart first still serve slowed, in
+    #: instances' worth (each ``(1 - share lost) x weight``: what the restart takes on
+    #: top of ``slow``), lost from the failure for :attr:`d_restart`
+    #: (:func:`~netmodel.study.reliability_recovery.restarts`: NCCL has no link failover;
+    #: swapped or not: a swapped one's restart is its swap); ``restarted``: how many
+    restart: float = 0.0
+    restarted: int = 0
+    d_restart: float = 0.0
 
     @property
     def grain(self) -> int:
@@ -539,7 +551,7 @@ def _shared_out(kinds: list[Kind], shares) -> list[list[Kind]]:
         return [[k] for k in kinds]
     (g0, u0), rest = shares[0], shares[1:]
     none = {"down": 0, "slow": 0.0, "restored": 0.0, "slow_swapped": 0.0,
-            "slow_restored": 0.0}
+            "slow_restored": 0.0, "restart": 0.0, "restarted": 0}
     return [[replace(k.whole, group=g0, units=u0),
              *(replace(k.whole, group=g, units=u, follows=True, joint=True,
                        worth=-1.0 if k.worth < 0 else 0.0, **none) for g, u in rest)]
@@ -611,6 +623,10 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
     worth = -1.0 if alike else cluster.worth(e.down)
     slow = e.slow if alike else cluster.worth(slowed=e.slowed)
     rt = recovery_times(cluster)
+    # the slowed instances a failure takes a link of restart first (NCCL has no failover),
+    # each losing what it still serves slowed for the restart
+    rs = restarts(cluster, e)
+    restart = float(sum((1.0 - share) * cluster.weights[i] for i, share in rs))
     for cells, sets, first in groups:
         out.append(Kind(cls=e.cls, example=e.example,
                         rate=parts * rates[e.cls] * cluster.copies(e, cells * sets)
@@ -621,5 +637,6 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
                         d_slow=fr.slowed_s, path=fr.path,
                         slow_swapped=swapped, slow_restored=kept, cells=cells,
                         sets=sets, first=first, group=group, worth=worth, per=per,
-                        each=apart, worths=worths))
+                        each=apart, worths=worths, restart=restart,
+                        restarted=len(rs), d_restart=rt.restart_s() if rs else 0.0))
     return out

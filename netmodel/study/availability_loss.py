@@ -81,7 +81,8 @@ def _lost_rate(kinds, b, b_slow=None) -> np.ndarray:
                            + (1 - b[k]) * (down * x.d_swap + x.restored * held)
                            + (x.slow - sw) * x.d_slow
                            + b_slow[k] * sw * x.d_slow
-                           + (1 - b_slow[k]) * (sw * x.d_swap + x.slow_restored * held))
+                           + (1 - b_slow[k]) * (sw * x.d_swap + x.slow_restored * held)
+                           + x.restart * x.d_restart)
     return out
 
 
@@ -120,7 +121,9 @@ def _streams(kinds, b, refused: dict | None = None) -> list[tuple[float, float]]
     study.availability_mc`): refused a spare, ``down`` until ``d_repair`` and ``slow``
     until ``d_slow``; granted, ``down + slow_swapped`` until ``d_swap``, ``restored +
     slow_restored`` from ``d_swap`` to ``hold`` and ``slow - slow_swapped`` until
-    ``d_slow``; times the ``cells`` it strikes. The failures in progress whose age lies in
+    ``d_slow``; and, either way, the slowed instances that restart first (NCCL has no
+    link failover) what they still serve slowed (``restart``) until ``d_restart``; times
+    the ``cells`` it strikes. The failures in progress whose age lies in
     one band between the profile's steps are a Poisson count of their own (the marking
     theorem), independent of the other bands', each losing the band's level: a stream per
     band, exact in the model where no spare is asked or every blocking is 0 or 1 (no
@@ -178,6 +181,9 @@ def _profile(x, granted: bool, short: int = 0) -> list[tuple[float, float, float
         out = [(0.0, x.d_swap, keep * (down + sw)), (0.0, x.d_repair, (1.0 - keep) * down),
                (x.d_swap, x.hold, keep * (x.restored + x.slow_restored)),
                (0.0, x.d_slow, x.slow - keep * sw)]
+    # the slowed instances that restart first (Kind.restart) lose what they still serve
+    # slowed for the restart, granted or refused alike
+    out.append((0.0, x.d_restart, x.restart))
     return [(a, z, loss * x.cells) for a, z, loss in out if z > a and loss > 0]
 
 

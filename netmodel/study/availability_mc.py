@@ -141,7 +141,7 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
     rates = np.array([k.rate for k in kinds], dtype=float)
     # events as the loss system and the intervals see them: one per cell a failure touches
     lam = float(np.dot(rates, [k.cells for k in kinds])) if kinds else 0.0
-    warm = max([max(k.d_repair, k.hold, k.d_slow) for k in kinds], default=0.0)
+    warm = max([max(k.d_repair, k.hold, k.d_slow, k.d_restart) for k in kinds], default=0.0)
     span = h + warm
     per_trial = lam * span
     if per_trial * trials > MAX_EVENTS:
@@ -342,6 +342,18 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     d_slow = np.array([k.d_slow for k in kinds])[kind]
     sw = np.array([k.slow_swapped for k in kinds], dtype=float)[kind]
     sr = np.array([k.slow_restored for k in kinds], dtype=float)[kind]
+    # the slowed instances that restart first (Kind.restart: NCCL has no link failover),
+    # lost for d_restart from the failure: where that is the swap's span (as the kinds
+    # are built: the restart is a swap's span) added to the swapped slowed ones' interval
+    # (no more breakpoints to sort), else an interval of its own for those events alone
+    k_rst = np.array([k.restart for k in kinds], dtype=float)
+    k_drst = np.array([k.d_restart for k in kinds])
+    fold = (k_rst > 0) & (k_drst == np.array([k.d_swap for k in kinds]))
+    swap_w = fs * sw + np.where(fold[kind], k_rst[kind], 0.0) if fold.any() else fs * sw
+    rst_at = np.flatnonzero(((k_rst > 0) & ~fold)[kind]) \
+        if ((k_rst > 0) & ~fold).any() else np.zeros(0, int)
+    rst = k_rst[kind[rst_at]]
+    d_rst = k_drst[kind[rst_at]]
     # the share f back on spares is down until the swap, the rest (``wait``, where only
     # some came back) until the repair
     first_end = np.where(fd > 0, t + d_swap, t + d_rep)
@@ -351,11 +363,12 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     stay = slow - sw + (1.0 - fs) * sw    # slowed until the repair
     parts_t, parts_x, parts_w = [], [], []
     for a, b, w in ((t, first_end, first), (t + d_swap, t + hold, granted_restored),
-                    (t, t + d_slow, stay), (t, t + d_swap, fs * sw),
-                    (t + d_swap, t + hold, fs * sr), (t, t + d_rep, wait)):
+                    (t, t + d_slow, stay), (t, t + d_swap, swap_w),
+                    (t + d_swap, t + hold, fs * sr), (t, t + d_rep, wait),
+                    (t[rst_at], t[rst_at] + d_rst, rst)):
         a, b = np.clip(a, 0, h), np.clip(b, 0, h)
         keep = (w > 0) & (b > a)
-        tr = trial[keep]
+        tr = (trial if w is not rst else trial[rst_at])[keep]
         parts_t += [tr, tr]
         parts_x += [a[keep], b[keep]]
         ww = w[keep]
@@ -398,6 +411,9 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
                + granted_restored * np.maximum(hold - d_swap, 0.0)
                + stay * d_slow + fs * (sw * d_swap + sr * np.maximum(hold - d_swap, 0.0))
                ) / HOUR
+    if (k_rst > 0).any():   # every restart, folded or apart
+        at = np.flatnonzero((k_rst > 0)[kind])
+        ev_lost[at] += k_rst[kind[at]] * k_drst[kind[at]] / HOUR
     # a wait for repair where any down instance waits
     is_down, waits = down > 0, (down > 0) & (fd < 1.0)
     if fid is not None:   # one failure's events in one cell (a kind, its followers) are one

@@ -210,8 +210,12 @@ def recovery_words(c: Cluster, cls: str, frs: list) -> tuple[tuple, tuple]:
     spares the down instances wait for detection, the repair, the reload and warm-up, and
     the slowed stay slow for detection and the repair; with them, the down come back as
     the recovery says and each slowed one is swapped onto spares where that loses less
-    than staying slow (its time the swap's), else stays slow until the repair. The time is
-    the longest of the two; None where the class takes no instance down and slows none.
+    than staying slow (its time the swap's), else stays slow until the repair. A slowed
+    instance whose communicator the failure takes a link of restarts first (``restart
+    (90.1 s), then ...``: NCCL has no link failover,
+    :func:`~netmodel.study.reliability_recovery.restarts`; a swapped one's restart is its
+    swap). The time is the longest of the two; None where the class takes no instance down
+    and slows none.
 
     >>> from netmodel.study.reliability_cluster import build_cluster
     >>> from netmodel.study.reliability_recovery import failure_recovery
@@ -219,7 +223,7 @@ def recovery_words(c: Cluster, cls: str, frs: list) -> tuple[tuple, tuple]:
     >>> e = next(x for x in c.effects() if x.cls == "cpo-engine")
     >>> (a, ta), (b, tb) = recovery_words(c, "cpo-engine", [failure_recovery(c, e, "pod")])
     >>> a, round(ta / 3600, 4)
-    ('slowed until repair (4.01 h)', 4.0083)
+    ('restart (90.1 s), then slowed until repair (4.01 h)', 4.0083)
     >>> b, round(tb, 2)
     ('swap 1 of 1 slowed: substitute 1 spare (circuits re-set) (90.1 s)', 90.11)
     """
@@ -238,9 +242,15 @@ def recovery_words(c: Cluster, cls: str, frs: list) -> tuple[tuple, tuple]:
                      else (f"{worst.path} ({_fmt_s(worst.time_s)})", worst.time_s))
     if slow:
         t = rt.slowed_s(cls)
-        without.append((f"slowed until repair ({_fmt_s(t)})", t))
+        # a slowed instance whose communicator lost a link restarts first (no failover)
+        # (its time the longer of the restart and the slow-down: a repair under 90 s)
+        r = rt.restart_s() if any(fr.restarted for fr in slow) else 0.0
+        first = f"restart ({_fmt_s(r)}), then " if r else ""
+        without.append((f"{first}slowed until repair ({_fmt_s(t)})", max(t, r)))
         worst = max(slow, key=lambda fr: (fr.slow_time_s, -fr.slow.units))
-        with_.append((f"{worst.slow.path} ({_fmt_s(worst.slow_time_s)})", worst.slow_time_s))
+        again = first if worst.restarted and not worst.slow.units else ""
+        with_.append((f"{again}{worst.slow.path} ({_fmt_s(worst.slow_time_s)})",
+                      max(worst.slow_time_s, r if again else 0.0)))
     return tuple(("; ".join(p for p, _ in xs), max(t for _, t in xs))
                  for xs in (without, with_))
 

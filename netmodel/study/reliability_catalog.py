@@ -419,6 +419,7 @@ def _parse(data: dict, where: str) -> Catalog:
                                                         _need(where, rec, "host_gpus")),
         sources={"reference": ref["source"], "gpu_split": gpu["reasoning"],
                  "detection": rec["detection_source"], "warmup": rec["warmup_source"],
+                 "restart": rec.get("restart_source", ""),
                  "storage": rec["storage_source"], "host": rec["host_source"],
                  "host_gpus": _need(where, rec, "host_gpus_source")})
 

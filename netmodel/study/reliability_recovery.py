@@ -35,7 +35,7 @@ from netmodel.study.reliability_spares import (
 from netmodel.study.reliability_timings import recovery_times
 
 __all__ = ["FailureRecovery", "Recovery", "SlowSwap", "by_group", "failure_recovery",
-           "recovery", "slow_recovery"]
+           "recovery", "restarts", "slow_recovery"]
 
 #: Component classes that are a switch (or OCS): a spare site on one is on the failed switch.
 _SWITCHES = ("nvswitch", "leaf", "spine", "core", "ocs")
@@ -503,7 +503,9 @@ class FailureRecovery:
     ``instances_down``, ``slowed``: instances the failure takes down and slows;
     ``swap_s``: seconds from the failure to a swapped instance serving on its spares;
     ``slowed_s``: seconds a slowed instance not swapped stays slow (detection and
-    repair)."""
+    repair); ``restarted``: the slowed instances the failure first restarts
+    (:func:`restarts`), each out for ``restart_s`` (swapped or not: a swapped one's
+    restart is its swap)."""
 
     down: Recovery
     slow: SlowSwap
@@ -511,6 +513,8 @@ class FailureRecovery:
     slowed: int
     swap_s: float
     slowed_s: float
+    restarted: int = 0
+    restart_s: float = 0.0
 
     @property
     def units(self) -> int | None:
@@ -557,7 +561,34 @@ def failure_recovery(cluster: Any, effect: Any, placement: str = "pod") -> Failu
         sw = slow_recovery(cluster, effect, placement)
     rt = recovery_times(cluster)
     return FailureRecovery(rec, sw, effect.instances_down, slowed, rt.swap_s(),
-                           rt.slowed_s(effect.cls))
+                           rt.slowed_s(effect.cls), len(restarts(cluster, effect)),
+                           rt.restart_s())
+
+
+def restarts(cluster: Any, effect: Any) -> tuple:
+    """The instances ``effect`` slows that restart first: ``(index, share of its tokens/s
+    lost slowed)`` of each slowed instance a member of which the failure takes a link of
+    (a GPU at the end of a link it removes or thins, or wired to a switch or OCS it
+    removes). NCCL has no link failover (``restart_source`` in
+    ``netmodel/data/failures.toml``): the instance's communicator aborts and the engine
+    restarts on the links left, out for
+    :meth:`~netmodel.study.reliability_timings.RecoveryTimes.restart_s` before it serves
+    degraded. An instance slowed only by its routes (a spine's loss, a cable between
+    switches, which the fabric routes around below the transport's retry timeout) keeps
+    serving: no restart.
+
+    >>> from netmodel.study.reliability_cluster import build_cluster
+    >>> c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    >>> plane = next(x for x in c.effects() if x.cls == "leaf")
+    >>> len(restarts(c, plane)) == len(plane.slowed) == 8
+    True
+    """
+    slowed = getattr(effect, "slowed", ())
+    if not slowed or effect.component is None:
+        return ()
+    _, _, wired, _ = cluster.local(effect.component)
+    insts = cluster.instances
+    return tuple((i, share) for i, share in slowed if any(m in wired for m in insts[i]))
 
 
 def _serves(cluster, graph, members, own):

@@ -60,6 +60,15 @@ class RecoveryTimes:
         """Seconds a spare stands in before the repaired part returns to the pool."""
         return self.catalog.detection_s + self.catalog.repair_s(cls)
 
+    def restart_s(self) -> float:
+        """Seconds an instance a failure slows is out before it serves degraded, where the
+        failure took a link of its communicator (a member's own link, port or circuit:
+        :func:`~netmodel.study.reliability_recovery.restarts`): NCCL has no failover, so
+        the communicator aborts and the serving engine restarts on the links left
+        (detection, the circuits re-set on an OCS fabric, the weight reload, warm-up: the
+        same span as :meth:`swap_s`, the one figure both read)."""
+        return self.swap_s()
+
     def slowed_s(self, cls: str) -> float:
         """Seconds an instance a failure of ``cls`` slows stays slow where no spare is
         swapped in: detection and the part's repair (it keeps serving, so there is no

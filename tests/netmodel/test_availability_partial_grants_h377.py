@@ -92,7 +92,12 @@ def test_a_plane_leaf_brings_back_floor_s_over_16_of_its_8_slowed_instances(flat
     b = 1 - 3 / 8   # the share of the slowed instances left slow
     held = k.hold - k.d_swap
     hand = k.rate * ((k.slow - k.slow_swapped) * k.d_slow + b * k.slow_swapped * k.d_slow
-                     + (1 - b) * (k.slow_swapped * k.d_swap + k.slow_restored * held))
+                     + (1 - b) * (k.slow_swapped * k.d_swap + k.slow_restored * held)
+                     # each of the 8 restarts first (its plane link went, no NCCL
+                     # failover), losing what it serves slowed for the swap's span
+                     + (8 - k.slow) * k.d_swap)
+    assert (k.restarted, k.d_restart) == (8, k.d_swap)
+    assert k.restart == pytest.approx(8 - k.slow, rel=1e-12)
     a = analytic([k], spare_pools(flat, 50, "global"), flat.instances_total)
     assert 1 - a.mean == pytest.approx(hand / flat.instances_total, rel=2e-3)
     assert a.blocking[0] == pytest.approx(b, rel=2e-3)

@@ -79,13 +79,16 @@ def test_table_says_what_availability_charges_for_a_slowing_class(ocs_cluster):
     c = ocs_cluster
     rows = _rows(c, "pod")
     cpo, ocs = rows["cpo-engine"], rows["ocs"]
-    assert cpo.recovery_without_spares == "slowed until repair (4.01 h)"
+    # NCCL has no link failover: a slowed instance whose link went restarts first (the
+    # swap's 90.1 s), unless it is swapped (its swap is its restart)
+    assert cpo.recovery_without_spares == "restart (90.1 s), then slowed until repair (4.01 h)"
     assert cpo.recovery_without_spares_s == CPO_SLOW_S
     assert cpo.recovery_with_spares == \
         "swap 1 of 1 slowed: substitute 1 spare (circuits re-set) (90.1 s)"
     assert cpo.recovery_with_spares_s == pytest.approx(SWAP_S, rel=1e-12)
-    assert ocs.recovery_without_spares == "slowed until repair (24 h)"
-    assert ocs.recovery_with_spares == "stay slow: no spare serves faster (24 h)"
+    assert ocs.recovery_without_spares == "restart (90.1 s), then slowed until repair (24 h)"
+    assert ocs.recovery_with_spares == \
+        "restart (90.1 s), then stay slow: no spare serves faster (24 h)"
     assert ocs.recovery_with_spares_s == OCS_SLOW_S
     g = _rows(c, "global")
     assert g["cpo-engine"].recovery_with_spares == \
@@ -115,8 +118,19 @@ def test_table_times_tok_share_is_the_event_loss_of_availability(scenario, place
                                                                       rel=1e-9)
         granted = k.slow * k.d_slow - k.saved
         assert worth * row.recovery_with_spares_s == pytest.approx(granted, rel=1e-9)
-        # the same words: the kind's path is the column's, less its time
-        assert row.recovery_with_spares.startswith(k.path + " (")
+        # on top, each slowed instance restarts first (its link went: NCCL has no
+        # failover), losing for the swap's span the rest of its worth, 1 - its share lost:
+        # the failure's loss is the column's plus k.restart x k.d_restart either way
+        (e,) = [x for x in c.effects() if x.cls == cls]
+        assert k.restarted == len(e.slowed) >= 1    # every slowed one's GPU lost the link
+        assert k.restart == pytest.approx(k.restarted - worth, rel=1e-9)
+        assert k.d_restart == pytest.approx(c.catalog.detection_s + c.catalog.warmup_s
+                                            + (0.01 if scenario == "lite-ocs" else 0.0)
+                                            + 8.989458432e9 / 92.7e9, rel=1e-9)
+        # the same words: the kind's path is the column's, less its time, after the
+        # restart where the slowed stay slow (a swapped instance's restart is its swap)
+        first = "" if k.slow_swapped else "restart (90.1 s), then "
+        assert row.recovery_with_spares.startswith(first + k.path + " (")
         seen += 1
     assert seen == 2       # a CPO engine and a plane's switch (lite-flat leaf, lite-ocs OCS)
 
@@ -124,23 +138,27 @@ def test_table_times_tok_share_is_the_event_loss_of_availability(scenario, place
 def test_availability_event_loss_holds_one_cpo_swap(ocs_cluster):
     # the Monte Carlo's capacity lost per failure (instance-hours): every lite-ocs CPO
     # engine failure, with 8 pod spares (never all held: a GPU's holds 1 for a day,
-    # 7.4 a year), costs s x the swap, not s x the repair
+    # 7.4 a year), costs its instance the swap whole: s x the swap slowed, and (1 - s)
+    # x the restart (NCCL has no failover: the instance restarts, here onto its spare,
+    # the restart the swap), not s x the repair
     a = availability(None, None, cluster=ocs_cluster, spares=8, trials=40, seed=1)
     s = next(x for x in ocs_cluster.effects() if x.cls == "cpo-engine").slow
     lost = a.mc.event_lost
-    one_swap = s * SWAP_S / 3600                  # 0.00852 instance-hours
+    one_swap = (s * SWAP_S + (1 - s) * SWAP_S) / 3600      # 0.02503 instance-hours
     assert (abs(lost - one_swap) < 1e-9).sum() >= 40     # ~2.96 a year x 40 trials
     assert not (abs(lost - s * CPO_SLOW_S / 3600) < 1e-6).any()
 
 
 def test_stay_slow_where_the_swap_outlasts_the_repair(ocs_cluster):
-    # a CPO engine repaired in 36 s: slow for 30 + 36 = 66 s beats a 90.1 s swap
+    # a CPO engine repaired in 36 s: slow for 30 + 36 = 66 s beats a 90.1 s swap; its
+    # instance restarts first all the same (the link went), for 90.1 s, the longer
     c = ocs_cluster.with_catalog(ocs_cluster.catalog.with_(
         repair_hours={"cpo-engine": 0.01}))
     row = _rows(c, "pod")["cpo-engine"]
-    assert row.recovery_without_spares == "slowed until repair (66 s)"
-    assert row.recovery_with_spares == "stay slow: the swap outlasts the repair (66 s)"
-    assert row.recovery_with_spares_s == 66
+    assert row.recovery_without_spares == "restart (90.1 s), then slowed until repair (66 s)"
+    assert row.recovery_with_spares == \
+        "restart (90.1 s), then stay slow: the swap outlasts the repair (66 s)"
+    assert row.recovery_with_spares_s == pytest.approx(SWAP_S, rel=1e-12)
     k = _kind(c, "pod", "cpo-engine")
     assert k.units == 0 and k.slow_swapped == 0 and k.saved == 0
 
