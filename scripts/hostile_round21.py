@@ -37,7 +37,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from click.testing import CliRunner  # noqa: E402
-from hostile_tally import run_round  # noqa: E402
+from hostile_tally import one_line_refusal, run_round  # noqa: E402
 
 from netmodel.cli.main import cli  # noqa: E402
 
@@ -210,16 +210,9 @@ def refusal_case(name: str, argv: list[str], files: dict[str, str],
         for f, text in files.items():
             (d / f).write_text(text)
         before = sorted(os.listdir(d))
-        r = _invoke(argv, d)
-        lines = r.output.strip().splitlines()
-        shown = " / ".join(lines)[:300]
-        if r.exception is not None and not isinstance(r.exception, SystemExit):
-            return f"exception {type(r.exception).__name__}: {str(r.exception)[:200]}"
-        if r.exit_code != 2 or len(lines) != 1 or not lines[0].startswith("error: "):
-            return f"exit {r.exit_code} | {shown}"
-        missing = [w for w in words if w not in lines[0]]
-        if missing:
-            return f"names not {missing} | {shown}"
+        why = one_line_refusal(_invoke(argv, d), words)
+        if why is not None:
+            return why
         after = sorted(os.listdir(d))
         return None if after == before else f"wrote {sorted(set(after) - set(before))}"
     return f"refusal {name}", run

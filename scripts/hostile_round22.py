@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
-from hostile_tally import run_round  # noqa: E402
+from hostile_tally import one_line_refusal, run_round  # noqa: E402
 
 from compute.errors import UserError  # noqa: E402
 from netmodel import api  # noqa: E402
@@ -357,16 +357,9 @@ def refusal_case(name: str, argv: list[str], files: dict[str, Made],
     def run(d: Path) -> str | None:
         make(d, files)
         before = _listing(d)
-        r = _invoke(argv, d)
-        lines = r.output.strip().splitlines()
-        shown = " / ".join(lines)[:300]
-        if r.exception is not None and not isinstance(r.exception, SystemExit):
-            return f"exception {type(r.exception).__name__}: {str(r.exception)[:200]}"
-        if r.exit_code != 2 or len(lines) != 1 or not lines[0].startswith("error: "):
-            return f"exit {r.exit_code} | {shown}"
-        missing = [w for w in words if w not in lines[0]]
-        if missing:
-            return f"names not {missing} | {shown}"
+        why = one_line_refusal(_invoke(argv, d), words)
+        if why is not None:
+            return why
         after = _listing(d)
         return None if after == before else f"wrote {sorted(set(after) - set(before))}"
     return f"refusal {name}", run

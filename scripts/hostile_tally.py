@@ -3,7 +3,8 @@ case's verdict (FAIL, WARN for a refusal that names too little, ok with ``-v``),
 cases past 10 s, the counts, and the exit status (1 where any failed); the options
 every round takes (:func:`round_options`); the alarm that stops a case past 60 s
 (:class:`Slow`, raised by :func:`_alarm`; :func:`within_a_minute`); and the loop of the
-rounds whose cases each run in a folder of their own (:func:`run_round`)."""
+rounds whose cases each run in a folder of their own (:func:`run_round`), with the verdict
+on a command refused (:func:`one_line_refusal`)."""
 
 from __future__ import annotations
 
@@ -97,3 +98,16 @@ def run_round(cases: Iterable[tuple[str, Callable[[Path], str | None]]], prefix:
         if args.k in name:
             tally.record(name, *within_a_minute(in_a_folder, run, prefix))
     return tally.report("warned")
+
+
+def one_line_refusal(r, words: tuple[str, ...]) -> str | None:
+    """None where click's result ``r`` is a refusal as bad input gets (exit 2, one line
+    ``error: ...`` naming each of ``words``, no traceback), else why not."""
+    lines = r.output.strip().splitlines()
+    shown = " / ".join(lines)[:300]
+    if r.exception is not None and not isinstance(r.exception, SystemExit):
+        return f"exception {type(r.exception).__name__}: {str(r.exception)[:200]}"
+    if r.exit_code != 2 or len(lines) != 1 or not lines[0].startswith("error: "):
+        return f"exit {r.exit_code} | {shown}"
+    missing = [w for w in words if w not in lines[0]]
+    return f"names not {missing} | {shown}" if missing else None
