@@ -273,9 +273,10 @@ def _copy_loads(router, routed: list, s: np.ndarray, d: np.ndarray, f: np.ndarra
     look (:func:`~netmodel.collectives.group_copies.worth_looking`).
 
     A copy's loads are then the other's to the bit, but not always those of its own
-    programme solved: the solver's answer rounds with the order of its variables, so the
-    two may differ in the last place or two (a 4 x 4 torus's all-gather in groups of 4,
-    one group's time alone 1-2 ulp under its lone collective's,
+    programme solved: the solver's answer rounds with the order of its variables (and,
+    where optima tie, may be another optimum), so a copy's busiest link, its time alone,
+    may differ from its lone collective's in the last place or two (a 4 x 4 torus's
+    all-gather in scattered groups of 4: one group 1-2 ulp under,
     ``tests/netmodel/test_group_copies.py``)."""
     for rs, rd, rf, uniq, load, joint in routed:
         if len(rs) != len(s) or not np.array_equal(rf, f):
