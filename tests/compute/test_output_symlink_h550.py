@@ -50,12 +50,14 @@ def test_a_file_in_a_linked_folder_is_still_written(tmp_path):
 
 
 @pytest.mark.parametrize("args, what", [
-    (["topology", "export", "ring:n=4", "-o", "passwd.json"], "output file"),
-    (["topology", "plot", "ring:n=4", "-o", "passwd.png"],   # a figure's said with its flag
+    (["topology", "export", "ring:n=4", "-o", "passwd.json"],   # each said with its flag
+     "--output 'passwd.json': output file"),
+    (["topology", "plot", "ring:n=4", "-o", "passwd.png"],
      "--output 'passwd.png': figure"),
-    (["calibrate", "--measurements", "m.csv", "-o", "passwd.toml"], "profile file"),
+    (["calibrate", "--measurements", "m.csv", "-o", "passwd.toml"],
+     "--out 'passwd.toml': profile file"),
     (["costs", "--fabric", "ring:n=8", "--sizes", "1MiB", "--groups", "8", "-o", "passwd.csv"],
-     "output file"),
+     "--output 'passwd.csv': output file"),
 ])
 def test_each_writer_refuses_a_link_to_a_file_of_others(tmp_path, args, what):
     (tmp_path / "m.csv").write_text(CSV)
