@@ -464,12 +464,13 @@ LARGE: dict[str, list[str]] = {
     "all-to-all on a ring of 1,024 GPUs": [
         "collective", "all-to-all", "--fabric", "ring:n=1024", "--group", "1024", "--size",
         "1MiB"],
-    # left (netmodel.collectives): the full mesh's 8 million links are 3 GB of fabric and
-    # router index (a MemoryError building the router under 4 GB), and its direct
-    # all-gather keeps a route per pair, 16 million (under MAX_TRANSFERS' 20 million), some
-    # 7 GB in all; one switch of 4,000 GPUs routes the same 16 million in 0.56 GB from
-    # templates. A refusal by pairs would drop direct from auto without a word (5.8 s by
-    # rings where direct takes 2.9 ms): one-link routes want no entry of their own.
+    # the full mesh's 8 million cables are 3.3 GB of fabric, and its router's index of
+    # 15,996,000 directed links died past them under 4 GB (a MemoryError): refused in one
+    # line before the index is made (routing.MAX_ROUTER_LINKS, NETMODEL_MAX_ROUTER_LINKS).
+    # Its direct all-gather kept a route per pair, 16 million; a pair that shares a cable
+    # now has no entry of its own (route_plans._routed): with the limit raised it is routed
+    # in 5.4 GB and 26 s, direct 2.907 ms (rings 5.8 s). Refusing direct by pairs would
+    # have left auto a ring 2,000x slower without a word.
     "all-gather on a full mesh of 4,000 GPUs": [
         "collective", "all-gather", "--fabric", "full-mesh:n=4000", "--group", "4000",
         "--size", "1GiB"],

@@ -108,6 +108,14 @@ _SHAPE_NODES = 8192
 #: cells (9.6 GB); one cell a port since ``_port_links`` and ``_si_sw`` (a
 #: :class:`~netmodel.collectives.route_types.SetRows`), it asks 59,999.
 MAX_PORT_CELLS = 100_000_000
+#: The most directed links (two a cable) of a fabric a router indexes
+#: (``NETMODEL_MAX_ROUTER_LINKS`` overrides), counted before any array is made: about 75
+#: bytes each at the peak of the index (a full mesh of 2,000 GPUs, 3,998,000 links: 0.30 GB
+#: beside the fabric's 0.83 GB, some 200 bytes a link), so some 2.75 GB with the fabric at
+#: the limit. A full mesh of 4,000 GPUs, 15,996,000 links, died building its index under 4 GB
+#: (a MemoryError past the fabric's 3.3 GB); the shipped fabrics have at most about a
+#: million.
+MAX_ROUTER_LINKS = 10_000_000
 
 
 def _split_key(bw: np.ndarray) -> bytes:
@@ -145,6 +153,12 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
     """
 
     def __init__(self, graph: nx.Graph, *, pxn: bool = True) -> None:
+        from compute.limits import check
+
+        check(f"routing {graph.graph.get('name') or 'the fabric'}", "directed links (two a "
+              "cable, about 75 bytes each in the router's index beside some 200 of the "
+              "fabric's)", 2 * graph.number_of_edges(), MAX_ROUTER_LINKS,
+              "NETMODEL_MAX_ROUTER_LINKS", "use a smaller fabric")
         self.graph = graph
         self._adj = graph._adj
         nodes = list(graph)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from netmodel.collectives.algo_direct import direct_all_gather
-from netmodel.collectives.routing import Router
+from netmodel.collectives.routing import MAX_ROUTER_LINKS, Router
+from tests.netmodel.cli_helpers import one_line_error, run_cli
 from topologies import build
 
 
@@ -61,3 +62,20 @@ def test_ring_pairs_near_and_far_as_their_routes():
     assert _plan_routes(r, plan, i2)[1:3] == ([1.0, 1.0], 2)
     assert sorted(_plan_routes(r, plan, i4)[1]) == [0.5] * 8
     assert _plan_routes(r, plan, i4)[2] == 4
+
+
+def test_a_fabric_past_the_router_links_is_refused_in_one_line(monkeypatch):
+    """A full mesh of 100 GPUs has 4,950 cables, 9,900 directed links: under
+    NETMODEL_MAX_ROUTER_LINKS=9899 its collective is refused in one line naming the count,
+    the fabric and the setting, exit 2 (a full mesh of 4,000 GPUs, 15,996,000 links past the
+    default 10,000,000, died building the index under 4 GB); at 9900 it is routed."""
+    assert MAX_ROUTER_LINKS == 10_000_000
+    argv = ["collective", "all-gather", "--fabric", "full-mesh:n=100", "--group", "100",
+            "--size", "1GiB"]
+    r = run_cli(argv, env={"NETMODEL_MAX_ROUTER_LINKS": "9899"})
+    assert one_line_error(r) == (
+        "error: routing full mesh of 100: about 9,900 directed links (two a cable, about 75 "
+        "bytes each in the router's index beside some 200 of the fabric's), over the limit "
+        "of 9,899; use a smaller fabric, or raise NETMODEL_MAX_ROUTER_LINKS")
+    monkeypatch.setenv("NETMODEL_MAX_ROUTER_LINKS", "9900")
+    assert len(Router(build("full-mesh:n=100"))._src) == 9900
