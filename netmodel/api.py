@@ -400,7 +400,7 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
 
 def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
           models: Iterable[ModelLike] = ("Llama-3-70B",), phases: Iterable[str] = ("decode",),
-          *, points: int = 7, **kwargs: Any) -> SweepResult:
+          *, points: int | None = None, **kwargs: Any) -> SweepResult:
     """Tokens/s/SM of scenarios while one or two parameters vary (``params``:
     ``"PATH=LO:HI"`` texts, see :mod:`netmodel.study.sweep`); keyword arguments as
     :func:`compare`."""

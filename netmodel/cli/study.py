@@ -612,7 +612,8 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
                         f"has one ({param_texts[0]} gives its own values): give LO:HI, or "
                         f"drop --points")
     try:
-        params = [parse_param(p, scens, n, points_name="--points") for p in param_texts]
+        asked = n if given_on_command_line("points") else None   # 7 by default, not asked
+        params = [parse_param(p, scens, asked, points_name="--points") for p in param_texts]
     except UserError as exc:
         if not ("fewer points" in str(exc) and given_on_command_line("points")):
             raise

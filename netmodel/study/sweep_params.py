@@ -117,14 +117,18 @@ _SHOWN = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}
 
 
 
-def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DEFAULT_POINTS,
+def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int | None = None,
                 *, points_name: str = "points") -> SweepParam:
     """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
     every scenario of the sweep. ``points``: the values of a ``LO:HI`` range, a whole
-    number >= 1 (1 only where LO is HI: one value of a wider range would drop its HI).
-    ``points_name``: what a refusal calls ``points`` (a caller that took it under another
-    name, a command line's flag, says it so)."""
+    number >= 1 (1 only where LO is HI: one value of a wider range would drop its HI);
+    None, not given: :data:`DEFAULT_POINTS`, and a range whose HI is its LO is that one
+    value (given, or ``N`` given, a count of more than one is refused there: N copies of
+    one value). ``points_name``: what a refusal calls ``points`` (a caller that took it
+    under another name, a command line's flag, says it so)."""
     scenarios = sweep_scenarios(scenarios)   # read twice below: a generator was spent
+    counted = points is not None    # a count asked for, not the default
+    points = DEFAULT_POINTS if points is None else points
     if not is_whole(points) or points < 1:
         raise UserError(f"{points_name} must be a whole number >= 1 (the values of a LO:HI "
                         f"range), got {describe(points)}")
@@ -154,6 +158,7 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
         lo, hi = (_value(x, unit, path) for x in parts[:2])
         n = points
         if len(parts) == 3:
+            counted = True
             n = read_number(f"sweep parameter {path}: N", parts[2], whole=True)
             if n is None or n < 1:
                 raise UserError(f"sweep parameter {path}: N in {spec!r} must be a whole number "
@@ -166,6 +171,8 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int = DE
                             f"log-spaced); give a comma list to include 0")
         if hi < lo:
             raise UserError(f"sweep parameter {path} range {spec!r} is empty: HI is below LO")
+        if hi == lo and not counted:   # LO:HI with no count asked: the one value
+            n = 1
         if n > 1 and hi == lo:   # N copies of one value, swept as one without a word
             raise UserError(f"sweep parameter {path} range {spec!r} of {n} values has HI equal "
                             f"to LO: each value would be {parts[0].strip()!r}; give HI above "
