@@ -36,10 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from click.testing import CliRunner  # noqa: E402
-from hostile_tally import one_line_refusal, run_round  # noqa: E402
-
-from netmodel.cli.main import cli  # noqa: E402
+from hostile_tally import invoke_in, one_line_refusal, run_round  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: One case: (name, run); run(folder) is None where the case holds, else why not.
@@ -195,22 +192,13 @@ TAKEN_FILES = {"serve workload of one output token at the context":
                {"g.toml": GPU_FILE}}
 
 
-def _invoke(argv: list[str], d: Path):
-    old = os.getcwd()
-    os.chdir(d)
-    try:
-        return CliRunner().invoke(cli, argv, prog_name="netmodel")
-    finally:
-        os.chdir(old)
-
-
 def refusal_case(name: str, argv: list[str], files: dict[str, str],
                  words: tuple[str, ...]) -> Case:
     def run(d: Path) -> str | None:
         for f, text in files.items():
             (d / f).write_text(text)
         before = sorted(os.listdir(d))
-        why = one_line_refusal(_invoke(argv, d), words)
+        why = one_line_refusal(invoke_in(argv, d), words)
         if why is not None:
             return why
         after = sorted(os.listdir(d))
@@ -222,7 +210,7 @@ def taken_case(name: str, argv: list[str], files: dict[str, str]) -> Case:
     def run(d: Path) -> str | None:
         for f, text in files.items():
             (d / f).write_text(text)
-        r = _invoke(argv, d)
+        r = invoke_in(argv, d)
         if r.exit_code != 0 or "Traceback" in r.output:
             return f"exit {r.exit_code} | {r.output.strip()[-300:]}"
         return None

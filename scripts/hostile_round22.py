@@ -37,12 +37,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from click.testing import CliRunner  # noqa: E402
-from hostile_tally import one_line_refusal, run_round  # noqa: E402
+from hostile_tally import invoke_in, one_line_refusal, run_round  # noqa: E402
 
 from compute.errors import UserError  # noqa: E402
 from netmodel import api  # noqa: E402
-from netmodel.cli.main import cli  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: One case: (name, run); run(folder) is None where the case holds, else why not.
@@ -339,15 +337,6 @@ def make(d: Path, files: dict[str, Made]) -> None:
             path.write_text(what)
 
 
-def _invoke(argv: list[str], d: Path):
-    old = os.getcwd()
-    os.chdir(d)
-    try:
-        return CliRunner().invoke(cli, argv, prog_name="netmodel")
-    finally:
-        os.chdir(old)
-
-
 def _listing(d: Path) -> list[str]:
     return sorted(str(p.relative_to(d)) for p in d.rglob("*"))
 
@@ -357,7 +346,7 @@ def refusal_case(name: str, argv: list[str], files: dict[str, Made],
     def run(d: Path) -> str | None:
         make(d, files)
         before = _listing(d)
-        why = one_line_refusal(_invoke(argv, d), words)
+        why = one_line_refusal(invoke_in(argv, d), words)
         if why is not None:
             return why
         after = _listing(d)
@@ -368,7 +357,7 @@ def refusal_case(name: str, argv: list[str], files: dict[str, Made],
 def taken_case(name: str, argv: list[str], files: dict[str, Made]) -> Case:
     def run(d: Path) -> str | None:
         make(d, files)
-        r = _invoke(argv, d)
+        r = invoke_in(argv, d)
         if r.exit_code not in (0, 3) or "Traceback" in r.output:
             return f"exit {r.exit_code} | {r.output.strip()[-300:]}"
         return None
@@ -391,13 +380,13 @@ def _time_lines(text: str) -> str:
 
 def _show(name: str) -> Callable[[Path], None]:
     def write(d: Path) -> None:
-        (d / f"{name}.toml").write_text(_invoke(["compare", "--show", name], d).output)
+        (d / f"{name}.toml").write_text(invoke_in(["compare", "--show", name], d).output)
     return write
 
 
 def _export(spec: str, out: str) -> Callable[[Path], None]:
     def write(d: Path) -> None:
-        r = _invoke(["topology", "export", spec, "-o", out], d)
+        r = invoke_in(["topology", "export", spec, "-o", out], d)
         assert r.exit_code == 0, r.output
     return write
 
@@ -432,7 +421,7 @@ def symmetric_case(name: str, a: list[str], b: list[str], files: dict[str, Made]
                    part: Callable[[str], str]) -> Case:
     def run(d: Path) -> str | None:
         make(d, files)
-        ra, rb = _invoke(a, d), _invoke(b, d)
+        ra, rb = invoke_in(a, d), invoke_in(b, d)
         if ra.exit_code != 0 or rb.exit_code != 0:
             return f"exit {ra.exit_code}, {rb.exit_code} | {(ra.output + rb.output)[-300:]}"
         pa, pb = part(ra.output), part(rb.output)

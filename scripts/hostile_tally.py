@@ -111,3 +111,20 @@ def one_line_refusal(r, words: tuple[str, ...]) -> str | None:
         return f"exit {r.exit_code} | {shown}"
     missing = [w for w in words if w not in lines[0]]
     return f"names not {missing} | {shown}" if missing else None
+
+
+def invoke_in(argv: list[str], d: Path):
+    """click's result of ``netmodel argv`` run in process with ``d`` as the working folder
+    (given back after), as a round's cases run each command."""
+    import os
+
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+
+    old = os.getcwd()
+    os.chdir(d)
+    try:
+        return CliRunner().invoke(cli, argv, prog_name="netmodel")
+    finally:
+        os.chdir(old)
