@@ -463,10 +463,9 @@ LARGE: dict[str, list[str]] = {
     "all-gather on a full mesh of 4,000 GPUs": [
         "collective", "all-gather", "--fabric", "full-mesh:n=4000", "--group", "4000",
         "--size", "1GiB"],
-    # each of pairwise's 127 steps solved its linear programme of the joint split (each
-    # under JOINT_VARIABLES, all together minutes): 299 s on a 8x4x4 torus; 1.9 s on
-    # 4x4x4; now sized first (route_joint.check_joint_work, NETMODEL_MAX_JOINT_WORK):
-    # refused in one line in about a second
+    # left (netmodel.collectives.route_joint): each of pairwise's 127 steps solves its
+    # linear programme of the joint split (each under JOINT_VARIABLES, all together
+    # minutes): 299 s on a 8x4x4 torus; 1.9 s on 4x4x4
     "all-to-all on a torus of 128 GPUs": [
         "collective", "all-to-all", "--fabric", "torus:dims=8x4x4", "--group", "128",
         "--size", "1MiB"],

@@ -70,7 +70,6 @@ from netmodel.collectives.model_tuner import TunedChoices
 from netmodel.collectives.names import PLACEMENTS
 from netmodel.collectives.placement import check_group, check_seed, place
 from netmodel.collectives.results import CollectiveResult, SweepResult, bus_factor
-from netmodel.collectives.route_joint import check_joint_work
 from netmodel.collectives.route_policies import route_policies
 from netmodel.collectives.route_sharing import router_for
 from topologies.schema import check_graph, validate
@@ -321,8 +320,6 @@ class FabricCostModel(CandidateChoices, TunedChoices):
                 # the routes all the steps search, estimated together (each step's alone
                 # when it is routed): refused before they are searched
                 self.router.check_steps(steps)
-                # the joint splits' linear programmes, sized together: refused before any
-                check_joint_work(self.router, steps, op, algorithm, len(group))
                 hit = compile_steps(self.router, op, algorithm, group, steps, self.calibration,
                                     self._step_cache)
             except NotApplicable as exc:

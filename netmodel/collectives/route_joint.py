@@ -79,7 +79,7 @@ from netmodel.collectives.route_types import KIND_SWITCH, TRANSIT_KINDS
 if TYPE_CHECKING:
     from netmodel.collectives.route_types import Plan
 
-__all__ = ["JOINT_VARIABLES", "MAX_JOINT_WORK", "check_joint_work", "joint_flows", "joint_loads"]
+__all__ = ["JOINT_VARIABLES", "joint_flows", "joint_loads"]
 
 #: The most flow variables (commodity x link) of a joint split; a larger step keeps its
 #: transfers' own routes. A 4x4 torus's tree all-reduce (60 transfers, 16 destinations):
@@ -101,45 +101,6 @@ JOINT_WHOLE_DAG = 1_024
 #: HiGHS's answer is exact to about 1e-10, and an equal answer keeps the routes (and the
 #: bottleneck link) the step had.
 JOINT_RTOL = 1e-7
-
-
-#: The most flow variables the joint splits of one algorithm's steps may be set up with,
-#: estimated before any is solved (``NETMODEL_MAX_JOINT_WORK`` overrides): each step a
-#: fabric without switches may solve (2 to :data:`JOINT_TRANSFERS` transfers, one not
-#: between neighbours, a search per destination), its destinations x the fabric's
-#: directed links, summed over the steps. Each solve's time grows faster than its size
-#: (9,000 variables: 10-13 s): pairwise all-to-all on a 4x4x4 torus, 1,499,136, 1.9 s; on
-#: a 16x8 torus, 8,192,000, over a minute; on an 8x4x4 torus, 12,288,000, 299 s.
-MAX_JOINT_WORK = 4_000_000
-
-
-def check_joint_work(router, steps, op: str, algorithm: str, p: int) -> None:
-    """Refuse ``algorithm``'s ``steps`` of ``op`` on ``p`` GPUs (before any is routed)
-    whose joint splits would be set up with more flow variables than
-    :data:`MAX_JOINT_WORK` (``NETMODEL_MAX_JOINT_WORK``): a
-    :class:`~compute.errors.UserError` for the whole collective, as the routers' limits."""
-    from compute.limits import check
-
-    if (router._code == KIND_SWITCH).any():
-        return
-    n, nl = router._n, router.n_links
-    near = np.unique(router._src.astype(np.int64) * n + router._dst)
-    work, solved = 0, 0
-    for s in steps:
-        if not 2 <= len(s.transfers) <= JOINT_TRANSFERS:
-            continue
-        src, dst, frac = router._node_ids(s.transfers)
-        keep = (src != dst) & (frac > 0)
-        src, dst = src[keep], dst[keep]
-        dests = len(np.unique(dst))
-        if len(src) < 2 or dests * n > JOINT_DAG_WORK or np.isin(src * n + dst, near).all():
-            continue
-        work += dests * nl
-        solved += 1
-    steps_said = f"{solved:,} step{'' if solved == 1 else 's'}"
-    check(f"{algorithm} {op} on {p} GPUs", f"flow variables of the joint splits of its "
-          f"{steps_said} (destinations x {nl:,} links a step, a linear programme each)",
-          work, MAX_JOINT_WORK, "NETMODEL_MAX_JOINT_WORK", "use a smaller group or fabric")
 
 
 def _supports(router, pl: Plan) -> tuple[np.ndarray, np.ndarray]:
