@@ -135,22 +135,29 @@ def _colours(router) -> tuple:
     return hit
 
 
-def _refine(c: np.ndarray, src: np.ndarray, dst: np.ndarray, lc: np.ndarray,
-            order: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Colour refinement of node colours ``c`` (0, 1, ...) until no class splits: a node's
-    next colour is its colour with the multiset of (link colour, neighbour colour) over
-    its out-links (``order``/``starts``: the links by source)."""
-    n_cls = int(c.max()) + 1 if len(c) else 0
-    has = np.diff(np.append(starts, len(order))) > 0
-    for _ in range(len(c) + 1):   # a class splits each round, or the colours settle
-        tok = _mix(lc.astype(np.uint64) * np.uint64(1 << 32) + c[dst].astype(np.uint64))
+def _round(c: np.ndarray, lc: np.ndarray, dst: np.ndarray, order: np.ndarray,
+           starts: np.ndarray, has: np.ndarray) -> np.ndarray:
+    """One round of colour refinement on hashed colours: a node's next colour is its
+    colour with the multiset of (link colour ``lc``, neighbour colour) over its out-links
+    (``order``/``starts``: the links by source; ``has``: the nodes with one at least)."""
+    with np.errstate(over="ignore"):
+        tok = _mix(lc + _mix(c[dst]))
         total = np.zeros(len(c), dtype=np.uint64)
         if len(order):
-            with np.errstate(over="ignore"):
-                total[has] = np.add.reduceat(tok[order], starts[has])
-        with np.errstate(over="ignore"):
-            h = _mix(_mix(c.astype(np.uint64)) + total)
-        new = np.unique(h, return_inverse=True)[1].ravel()
+            total[has] = np.add.reduceat(tok[order], starts[has])
+        return _mix(_mix(c) + total)
+
+
+def _refine(c: np.ndarray, src: np.ndarray, dst: np.ndarray, lc: np.ndarray,
+            order: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Colour refinement of node colours ``c`` (0, 1, ...) until no class splits
+    (:func:`_round`), the colours numbered 0, 1, ... again each round."""
+    n_cls = int(c.max()) + 1 if len(c) else 0
+    has = np.diff(np.append(starts, len(order))) > 0
+    lc = _mix(lc.astype(np.uint64) + _MARK)
+    for _ in range(len(c) + 1):   # a class splits each round, or the colours settle
+        new = np.unique(_round(c.astype(np.uint64), lc, dst, order, starts, has),
+                        return_inverse=True)[1].ravel()
         k = int(new.max()) + 1 if len(new) else 0
         if k == n_cls:
             return new
@@ -175,12 +182,7 @@ def _picture(router, fabric: tuple, ids: np.ndarray) -> tuple[np.ndarray, np.nda
         lc = _mix(link_c.astype(np.uint64) + _MARK)
         count = len(np.unique(c))
         for _ in range(len(c) + 1):   # a class splits each round, or the colours settle
-            with np.errstate(over="ignore"):
-                tok = _mix(lc + _mix(c[dst]))
-                total = np.zeros(len(c), dtype=np.uint64)
-                if len(order):
-                    total[has] = np.add.reduceat(tok[order], starts[has])
-                nxt = _mix(_mix(c) + total)
+            nxt = _round(c, lc, dst, order, starts, has)
             k = len(np.unique(nxt))
             if k == count:
                 break
