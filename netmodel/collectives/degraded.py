@@ -42,13 +42,14 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, replace
+from operator import attrgetter
 from typing import Any
 
 import networkx as nx
 
 from compute.errors import UserError
 from compute.validate import describe
-from netmodel.collectives.model import FabricCostModel
+from netmodel.collectives.model import RING_ORDERS, FabricCostModel, faster_ring_order
 from netmodel.collectives.results import CollectiveResult
 from topologies.degrade import hand_on, keep_devices, mark_degraded
 from topologies.failure_domains import nic_heirs, stopped_by, stops
@@ -274,9 +275,10 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
     healthy_model = FabricCostModel(graph, **options)
     # a size placed by the model's policy, or a list of GPUs (None, a float, text: by name)
     group = healthy_model.group(group)
-    healthy = min((healthy_model.cost(op, nbytes, group, algorithm),
-                   FabricCostModel(graph, ring_order="greedy", **options).cost(
-                       op, nbytes, group, algorithm)), key=lambda r: r.time)
+    healthy = faster_ring_order(
+        lambda o: (healthy_model if o == "given" else FabricCostModel(
+            graph, ring_order=o, **options)).cost(op, nbytes, group, algorithm),
+        attrgetter("time"))[1]
     lost = tuple(g for g in group if g not in broken)
     stopped = set(stopped_gpus(graph, nodes))
     survivors = tuple(g for g in group if g in broken)
@@ -290,10 +292,10 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
             reset = broken.copy()
             reset.remove_edges_from(list(reset.subgraph(survivors).edges()))
         broken = reset
-    orders = ("given", "greedy")
-    models = [FabricCostModel(broken, ring_order=order, **options) for order in orders]
-    results = [m.cost(op, nbytes, survivors, algorithm) for m in models]
-    best = min(range(len(orders)), key=lambda i: results[i].time)
+    models = {order: FabricCostModel(broken, ring_order=order, **options)
+              for order in RING_ORDERS}
+    order, degraded = faster_ring_order(
+        lambda o: models[o].cost(op, nbytes, survivors, algorithm), attrgetter("time"))
     routes = "own"
     if not lost and healthy.connected:
         # the healthy side runs every plan of the degraded side's that the healthy fabric
@@ -301,7 +303,7 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
         # one a heuristic that a failure's longer distances may steer to a better ring
         # (rail-optimized 3 x 4, bidirectional ring of 8 placed at random, 64 KiB, gpu6's
         # NVLink failed: 71.27 -> 58.24 us, 0.82x)
-        ring = models[1]._ordered(survivors)
+        ring = models["greedy"]._ordered(survivors)
         ringed = healthy_model.cost(op, nbytes, ring, algorithm) if ring != group else None
         if ringed is not None and ringed.time < healthy.time:
             healthy = replace(ringed, group=group)
@@ -311,10 +313,10 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
         # on all 7, gpu1-gpu2 failed: the fold-in's gpu6 -> gpu2 goes the long way round,
         # off gpu6 -> gpu0, which carried three flows, 0.77x; full-mesh:n=5, a pair whose
         # cable failed spreads over 3 two-hop detours, 0.33x)
-        if results[best].time < healthy.time and lays_own_routes(graph):
-            healthy, routes = results[best], "degraded"
-    return DegradedResult(healthy, results[best], links, nodes, lost,
-                          tuple(g for g in lost if g in stopped), broken, orders[best], routes)
+        if degraded.time < healthy.time and lays_own_routes(graph):
+            healthy, routes = degraded, "degraded"
+    return DegradedResult(healthy, degraded, links, nodes, lost,
+                          tuple(g for g in lost if g in stopped), broken, order, routes)
 
 
 def lays_own_routes(graph: nx.Graph) -> bool:

@@ -37,9 +37,9 @@ message sizes one call costs, and which are sizes,
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import numpy as np
 
@@ -80,8 +80,8 @@ if TYPE_CHECKING:
 
     from netmodel.collectives.model_candidates import Candidate
 
-__all__ = ["COSTLY_TRANSFERS", "MAX_SIZES", "MAX_TRANSFERS", "FabricCostModel", "candidate_lines",
-           "check_size_count", "check_sizes"]
+__all__ = ["COSTLY_TRANSFERS", "MAX_SIZES", "MAX_TRANSFERS", "RING_ORDERS", "FabricCostModel",
+           "candidate_lines", "check_size_count", "check_sizes", "faster_ring_order"]
 
 #: Default of :class:`FabricCostModel`'s ``max_transfers``: the most point-to-point transfers
 #: one algorithm may route for one group (everyone-to-everyone over 16,384 GPUs is 268
@@ -89,6 +89,8 @@ __all__ = ["COSTLY_TRANSFERS", "MAX_SIZES", "MAX_TRANSFERS", "FabricCostModel", 
 MAX_TRANSFERS = 20_000_000
 #: What a named algorithm of :class:`FabricCostModel` governs (its ``scope``).
 SCOPES = ("every-op", "collectives")
+#: The ring orders of :class:`FabricCostModel` (its ``ring_order``), the group's first.
+RING_ORDERS = ("given", "greedy")
 
 
 class FabricCostModel(CandidateChoices, TunedChoices):
@@ -119,7 +121,7 @@ class FabricCostModel(CandidateChoices, TunedChoices):
         Seed of the ``random`` placement.
     ring_order : {"given", "greedy"}
         Ring order: the group's order, or re-embedded greedily (each next GPU the nearest
-        in hops), useful on degraded fabrics.
+        in hops), useful on degraded fabrics (:func:`faster_ring_order` takes the faster).
     max_transfers : int
         The most point-to-point transfers one algorithm may route for one group (the work
         is counted before anything is built); beyond it, an algorithm that may be the
@@ -188,7 +190,7 @@ class FabricCostModel(CandidateChoices, TunedChoices):
                     raise unknown_algorithm(a)
         if not isinstance(scope, str) or scope not in SCOPES:
             raise UserError(f"scope must be one of {known(SCOPES)}, got {describe(scope)}")
-        if not isinstance(ring_order, str) or ring_order not in ("given", "greedy"):
+        if not isinstance(ring_order, str) or ring_order not in RING_ORDERS:
             raise UserError(f"ring_order must be 'given' or 'greedy', got {describe(ring_order)}")
         self.graph = graph
         self.placement = placement
@@ -559,3 +561,35 @@ class FabricCostModel(CandidateChoices, TunedChoices):
             name = c[0]
             out[name] = t if name not in out else np.minimum(out[name], t)
         return out
+
+
+_R = TypeVar("_R")
+
+
+def faster_ring_order(cost: Callable[[str], _R | None], time: Callable[[_R], float],
+                      settled: Callable[[_R], bool] = lambda result: False
+                      ) -> tuple[str, _R | None]:
+    """The faster of the ring orders (:data:`RING_ORDERS`) for one cost, as a communicator
+    lays its rings on the links there are (NCCL's topology search, at init and again after
+    a failure): ``cost(order)`` is the result with rings in ``order`` (:class:`FabricCostModel`'s
+    ``ring_order``; None where it cannot be costed) and ``time(result)`` its time. The
+    group's order is costed first, the greedy nearest-neighbour one next unless that result
+    is None or ``settled`` (fast enough already); a later order wins only where strictly
+    faster. Returns the order and its result.
+
+    >>> times = {"given": 2.0, "greedy": 1.0}
+    >>> faster_ring_order(times.get, float)
+    ('greedy', 1.0)
+    >>> faster_ring_order(times.get, float, settled=lambda t: t <= 2.0)
+    ('given', 2.0)
+    >>> faster_ring_order({"given": 1.0, "greedy": 1.0}.get, float)
+    ('given', 1.0)
+    """
+    order, best = RING_ORDERS[0], cost(RING_ORDERS[0])
+    if best is None or settled(best):
+        return order, best
+    for other in RING_ORDERS[1:]:
+        result = cost(other)
+        if result is not None and time(result) < time(best):
+            order, best = other, result
+    return order, best
