@@ -7,6 +7,9 @@ Only click and the standard library are imported at module level.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import click
 
 from netmodel.cli.options import (
@@ -98,7 +101,8 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
                               dense_mlp_tp=dense_degree(dense_mlp_tp),
                               **mtp_settings(mtp_tokens, mtp_acceptance))
     # a workload past the model's context: said with --workload (the file or name typed)
-    with value_refused_as("--workload", workload, f"workload {wl.name!r}: prompt "):
+    with value_refused_as("--workload", workload, f"workload {wl.name!r}: prompt "), \
+            _gpus_said_as(scenario, prefill_gpu, decode_gpu):
         r = run_serve(model, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
                       slo=slo, options=options, dimensions="tp" if tp_only else "all",
                       max_batch=max_batch)
@@ -119,3 +123,25 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
         click.echo(f"nothing feasible: {r.gpus_used} GPUs serve {wl.rate:g} requests/s, the "
                    f"fabric has {r.fabric_gpus} (exit status {NOTHING_FEASIBLE})", err=True)
         raise click.exceptions.Exit(NOTHING_FEASIBLE)
+
+
+@contextlib.contextmanager
+def _gpus_said_as(scenario: str, prefill_gpu: str | None,
+                  decode_gpu: str | None) -> Iterator[None]:
+    """The library's refusal of two different GPUs of one name among the scenario's and the
+    pools' (``prefill_gpu and decode_gpu are two different GPUs named ...``) said with the
+    flags and the values typed."""
+    from compute.errors import UserError
+
+    try:
+        yield
+    except UserError as exc:
+        text = str(exc)
+        if " are two different GPUs named " not in text:
+            raise
+        head, rest = text.split(" are two different GPUs named ", 1)
+        for word, said in (("the scenario's GPU", f"the GPU of --scenario {scenario!r}"),
+                           ("prefill_gpu", f"--prefill-gpu {prefill_gpu!r}"),
+                           ("decode_gpu", f"--decode-gpu {decode_gpu!r}")):
+            head = head.replace(word, said)
+        raise UserError(f"{head} are two different GPUs named {rest}") from None

@@ -422,6 +422,22 @@ def _space(model, dimensions, pp, ep, attention_dp):
     return {"pp": pp, "ep": ep, "attention_dp": attention_dp}
 
 
+def _one_gpu_a_name(scen: Scenario, pre_s: Scenario, dec_s: Scenario) -> None:
+    """Refuse two different GPUs of one name among the scenario's and the pools' (two GPU
+    files defining ``Mine`` differently): the pools' collectives are kept by the scenario's
+    label, ``NAME@GPU``, so the second would be costed on the first's fabric model, and
+    the table would name both pools alike."""
+    roles = (("the scenario's GPU", scen), ("prefill_gpu", pre_s), ("decode_gpu", dec_s))
+    for i, (who_a, a) in enumerate(roles):
+        for who_b, b in roles[i + 1:]:
+            if a.gpu == b.gpu and a.gpu_spec != b.gpu_spec:
+                da, db = a.gpu_spec.to_dict(), b.gpu_spec.to_dict()
+                key = next((k for k in da if da[k] != db.get(k)), "source")
+                raise UserError(f"{who_a} and {who_b} are two different GPUs named {a.gpu!r} "
+                                f"({key} {da[key]!r} and {db.get(key)!r}); give each its own "
+                                f"name")
+
+
 def serve(model: str | ModelSpec, scenario: str | Scenario,
           workload: str | Path | ServingWorkload = "coding", *,
           prefill_gpu: str | GpuSpec | None = None, decode_gpu: str | GpuSpec | None = None,
@@ -483,6 +499,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
 
     pre_s = scen if prefill_gpu is None else scen.with_gpu(get_gpu(prefill_gpu))
     dec_s = scen if decode_gpu is None else scen.with_gpu(get_gpu(decode_gpu))
+    _one_gpu_a_name(scen, pre_s, dec_s)
     fabric = coll_for(scen).gpus
     if fabric < 2:
         raise UserError(f"scenario {scen.label!r} has {fabric} GPU; disaggregated serving needs "

@@ -1,0 +1,46 @@
+"""Hostile round 23 (scripts/hostile_round23.py): GPU, model and profile files that agree
+in name and differ in content, outputs given twice, files of odd encodings and numbers,
+the newest options of each command.
+
+Found wrong, each checked here:
+
+(a) ``serve --prefill-gpu a.toml --decode-gpu b.toml``, two GPU files that each define a
+GPU named ``Mine`` differently, costed the decode pool on the prefill GPU's fabric model
+(the pools' collectives were kept by the scenario's label, ``h100-dgx@Mine``, one for
+both) and printed both pools as ``Mine``: a decode GPU of a hundredth of the network
+bandwidth served at TBT 16.21 ms with TP 4, where alone it serves at 42.97 ms with TP 2,
+and the KV transfer took 41.9 ms per prefill batch, not 523 ms. compare and sweep refuse
+two GPUs of one name; serve now does too, naming both flags.
+"""
+
+from __future__ import annotations
+
+from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
+
+GPU = '[gpu."Mine"]\nderive_from = "H100-SXM"\nsource = "test"\n'
+SLOW = GPU.replace("source", "network_bandwidth_multiplier = 0.01\nsource")
+SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--max-batch", "64",
+         "--tp-only"]
+
+
+def test_serve_refuses_two_pool_gpus_of_one_name(tmp_path):
+    (tmp_path / "a.toml").write_text(GPU)
+    (tmp_path / "b.toml").write_text(SLOW)
+    r = run_cli([*SERVE, "--prefill-gpu", "a.toml", "--decode-gpu", "b.toml"], cwd=tmp_path)
+    assert one_line_error(r) == (
+        "error: --prefill-gpu 'a.toml' and --decode-gpu 'b.toml' are two different GPUs "
+        "named 'Mine' (scaleup_bandwidth 450000000000.0 and 4500000000.0); give each its "
+        "own name")
+
+
+def test_serve_refuses_a_pool_gpu_named_as_the_scenarios(tmp_path):
+    (tmp_path / "a.toml").write_text(GPU)
+    (tmp_path / "b.toml").write_text(SLOW)
+    dgx = (ROOT / "netmodel/data/scenarios/h100-dgx.toml").read_text()
+    (tmp_path / "s.toml").write_text(dgx.replace('gpu = "H100-SXM"', 'gpu = "a.toml"', 1))
+    r = run_cli(["serve", "--scenario", "s.toml", *SERVE[3:], "--decode-gpu", "b.toml"],
+                cwd=tmp_path)
+    assert one_line_error(r) == (
+        "error: the GPU of --scenario 's.toml' and --decode-gpu 'b.toml' are two different "
+        "GPUs named 'Mine' (scaleup_bandwidth 450000000000.0 and 4500000000.0); give each "
+        "its own name")
