@@ -186,7 +186,20 @@ def test_a_gpu_off_nvlink_unloads_a_pxn_relay_left():
     (gpu6, gpu10) through gpu2's NIC, its busiest link; with gpu1 off NVLink, gpu1 sends
     over its own NIC, and gpu2's carries less: 1.452 -> 1.273 ms (0.877x). The healthy
     side may not take the failed side's routes on a switched fabric (NCCL relays by rail
-    whenever PXN is on), and no ring order changes an all-to-all."""
+    whenever PXN is on), and no ring order changes an all-to-all.
+
+    Both sides are NCCL's own (src/graph/paths.cc, ncclTopoGetNetDev, PXN level 2): the
+    relay takes the NIC that ncclTopoGetLocalNet gives the rank at the peer's device index,
+    gpu2's one local NIC for every channel (no spread: localNetCount 1), only where
+    ``peerGpu->paths[GPU][g1].type <= PATH_NVL``; gpu1 off NVLink fails that test and keeps
+    its own local NIC; the receiver uses its own NIC (transport/net.cc, recvSetup). Ideal
+    calibration, S = n / 8 = 8 MiB a transfer, 50 GB/s NICs, 1690 ns over the spines:
+    healthy, gpu2's NIC sends 8 S (gpu0, gpu1, gpu2 -> gpu6, gpu10 relayed; gpu2 -> gpu7,
+    gpu11, gpu3 being no rank), 8 S / 50 GB/s + 1690 ns = 1343.867 us; degraded 7 S, 1176.095
+    us (0.8752x). So PXN's own concentration is what the failure undoes: with PXN off
+    (``pxn=False``, NCCL_PXN_DISABLE=1) the healthy side takes 1008.323 us (6 S), faster than
+    both. Holding this needs a rule for what the healthy side may run (degraded_cost), not
+    a routing change."""
     g = build("rail-optimized:domains=3,domain_size=4,gpus_per_server=4")
     r = degraded_cost(g, "all-to-all", N, 8, algorithm="direct", placement="random", seed=3,
                       links=[("nvs0", "gpu1")])

@@ -323,7 +323,16 @@ def test_a_stand_in_on_the_peers_rail_left():
     on the host (PCIe, Grace C2C), which the graph does not hold; NCCL's per-channel spread
     (ncclTopoGetNchannels: at least one channel per NIC) would cross the spines here but,
     without the GPU's host link, lets a NIC-less aggregator's bytes leave through several
-    NICs, faster than through its one healthy NIC."""
+    NICs, faster than through its one healthy NIC.
+
+    A pair shows it as well: gpu18 <-> gpu73 all-reduce (rails 2 and 1, the racks apart),
+    gpu18 -> nvs0 -> gpu17 -> leaf1 -> gpu73, 170 + 530 = 700 ns against 1690: 1343.867 ->
+    1342.877 us (0.99926x); and test_collective_every_builder's rail-optimized leaf3 case
+    has the same cause. Where both ends lost their NIC (test_failed_leaf_uses_one_other_nic)
+    a spread over the 7 NICs an HGX server's NVSwitch puts equally near gives 7 NICs' rate
+    (0.157x), where NCCL's nearest NIC is the one on the GPU's PCIe switch or host (NCCL's
+    topology holds only ranks' GPUs, so a non-rank's NIC is reached through the host,
+    which the graph holds neither as a link nor as a latency)."""
     g = _BUILT.get("nvl72:racks=2") or _BUILT.setdefault("nvl72:racks=2",
                                                           build("nvl72:racks=2"))
     group = [f"gpu{18 * j + (j % 2 == 0)}" for j in range(8)]
