@@ -338,23 +338,27 @@ class InstanceCosting:
         memo = self._costed
         if key in memo:
             return memo[key]
-        fm = self._cost_model(g, key)
-        r = self._evaluate(fm, g_members, graph, members)
-        if r is not None and r.latency > self.best.latency and not self.scenario.is_ocs:
-            # the communicator lays its rings on the links there are, as NCCL's topology
-            # search does at init (made again after a failure): the faster of the members'
-            # order and a greedy nearest-neighbour one, as collective --fail's
-            # degraded_cost takes on both sides. In the members' order alone lite-direct's
-            # ring of a group of 4 crossed the switch where a mesh cable failed (0-1-2-3),
-            # where 0-2-1-3 keeps to the cables left. Healthy instances too (slower than
-            # the searched one, which is costed in its order): on both sides alike, a
-            # failure counts only what it removes (taken after a failure alone, the
-            # greedy order made instances placed at random on a torus 2% faster than
-            # healthy where a GPU of another instance failed)
-            fg = self._greedy_model(g, key)
-            rg = self._evaluate(fg, g_members, graph, members)
-            if rg is not None and rg.latency < r.latency:
-                r, fm = rg, fg
+        from netmodel.collectives.model import faster_ring_order
+
+        def costed(order: str) -> tuple | None:
+            fm = self._cost_model(g, key) if order == "given" else self._greedy_model(g, key)
+            r = self._evaluate(fm, g_members, graph, members)
+            return None if r is None else (fm, r)
+
+        # the communicator lays its rings on the links there are, as NCCL's topology search
+        # does at init (made again after a failure): the faster of the members' order and a
+        # greedy nearest-neighbour one, as collective --fail's degraded_cost takes on both
+        # sides; the greedy one tried where the instance is slower than the searched one
+        # (costed in its order), off OCS scenarios. In the members' order alone
+        # lite-direct's ring of a group of 4 crossed the switch where a mesh cable failed
+        # (0-1-2-3), where 0-2-1-3 keeps to the cables left. Healthy instances too: on both
+        # sides alike, a failure counts only what it removes (taken after a failure alone,
+        # the greedy order made instances placed at random on a torus 2% faster than
+        # healthy where a GPU of another instance failed)
+        best = faster_ring_order(
+            costed, lambda c: c[1].latency,
+            settled=lambda c: not c[1].latency > self.best.latency or self.scenario.is_ocs)[1]
+        fm, r = (None, None) if best is None else best
         if r is not None and not r.feasible:   # re-balancing will cost it again
             self._models[key] = fm
         memo[key] = r
