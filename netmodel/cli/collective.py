@@ -114,6 +114,21 @@ def _check_plot(plot_path):
         check_figure_path("--plot", plot_path)
 
 
+def _plot_outside(plot_path: str, output: str) -> None:
+    """Refuse a ``--plot`` figure inside the folder ``--format vidur`` writes (``-o``): the
+    folder is replaced whole by the tables, and a figure drawn there first is a file its
+    manifest does not list, so the tables were refused after the figure was written."""
+    from pathlib import Path
+
+    from compute.errors import UserError
+
+    figure, folder = Path(plot_path).resolve(), Path(output).resolve()
+    if figure.is_relative_to(folder):
+        raise UserError(f"--plot {plot_path!r} is inside --output {output!r}, the folder "
+                        f"--format vidur replaces whole with its tables; give a figure path "
+                        f"outside it")
+
+
 def _check_seed(seed):
     from compute.errors import UserError
 
@@ -597,6 +612,8 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
                 check_format_suffix(output, fmt, TABLE_SUFFIXES,
                                     bool(given_on_command_line("fmt")))
                 check_file_path(output, "output file", TABLE_SUFFIXES[fmt])
+    if fmt == "vidur" and plot_path is not None:
+        _plot_outside(plot_path, output)
     _check_plot(plot_path)
     per_size = len(ops) * len(groups) * (len(ALGORITHMS) if algorithm == "all" else 1)
     estimate = _size_count(sizes_text) * per_size

@@ -11,6 +11,11 @@ both) and printed both pools as ``Mine``: a decode GPU of a hundredth of the net
 bandwidth served at TBT 16.21 ms with TP 4, where alone it serves at 42.97 ms with TP 2,
 and the KV transfer took 41.9 ms per prefill batch, not 523 ms. compare and sweep refuse
 two GPUs of one name; serve now does too, naming both flags.
+
+(b) ``costs --format vidur -o d --plot d/x.png`` over an earlier ``-o d`` drew the figure
+into the folder, then refused the folder as holding a file its manifest does not list:
+exit 2 with ``d/x.png`` written, and every later ``-o d`` refused. A figure inside the
+folder is now refused before anything is computed.
 """
 
 from __future__ import annotations
@@ -44,3 +49,17 @@ def test_serve_refuses_a_pool_gpu_named_as_the_scenarios(tmp_path):
         "error: the GPU of --scenario 's.toml' and --decode-gpu 'b.toml' are two different "
         "GPUs named 'Mine' (scaleup_bandwidth 450000000000.0 and 4500000000.0); give each "
         "its own name")
+
+
+def test_costs_refuses_a_figure_inside_the_vidur_folder(tmp_path):
+    costs = ["costs", "--fabric", "ring:n=8", "--groups", "8", "--sizes", "1MiB", "--format",
+             "vidur", "-o", "d"]
+    assert run_cli(costs, cwd=tmp_path).exit_code == 0
+    before = sorted(p.name for p in (tmp_path / "d").iterdir())
+    r = run_cli([*costs, "--plot", "d/x.png"], cwd=tmp_path)
+    assert one_line_error(r) == ("error: --plot 'd/x.png' is inside --output 'd', the folder "
+                                 "--format vidur replaces whole with its tables; give a "
+                                 "figure path outside it")
+    # nothing added (the figure was drawn there, then the folder refused as holding it)
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == before
+    assert run_cli(costs, cwd=tmp_path).exit_code == 0   # the folder still netmodel's
