@@ -161,6 +161,8 @@ _search_options = [_instances_option, parallelism_option, *_engine_options, max_
 #: How :func:`netmodel.study.rows.distinct_models` starts its refusal of two different
 #: models of one name (two files of --models defining one), said with --models.
 _TWO_MODELS = "two different models are named"
+#: And :func:`netmodel.study.rows.distinct_gpus`'s, said with --gpus.
+_TWO_GPUS = "two different GPUs are named"
 
 
 def _search_settings(models_text: str, phase_text: str,
@@ -389,6 +391,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
             f"--scheduler {describe(scheduler)}"
         raise UserError(f"{given} with --no-fabric: nothing would run on Dask (only the "
                         "fabric parts do); drop one of them")
+    from netmodel.cli.main import value_refused_as
     from netmodel.study.lite_gpu import (
         DEFAULT_GPUS,
         DEFAULT_MODELS,
@@ -421,7 +424,9 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
                             f"'none' to skip the part")
     if no_fabric:
         _refuse_fabric_inputs(parallelism, moe, scenarios)
-    with _executor(workers, scheduler) as ex:
+    with _executor(workers, scheduler) as ex, \
+            value_refused_as("--models", models_text or "", _TWO_MODELS), \
+            value_refused_as("--gpus", gpus_text or "", _TWO_GPUS):
         # run_full_study hands the executor to its comparisons and sweep
         result = run_full_study(models, gpus, phases, networks=networks, scenarios=scenarios,
                                 fabric=not no_fabric, sweep=not (no_fabric or no_sweep),

@@ -58,7 +58,7 @@ from netmodel.study.lite_gpu_files import (
     write_full_study,
     write_study,
 )
-from netmodel.study.rows import BestRow, RowsResult, key, ratio_text
+from netmodel.study.rows import BestRow, RowsResult, distinct_gpus, distinct_models, key, ratio_text
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -188,8 +188,8 @@ def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
     baseline : str
         GPU that ``vs_baseline`` divides by (in the same model, phase and network).
     """
-    models = [get_model(m) for m in models]
-    gpus = [get_gpu(g) for g in gpus]
+    models = distinct_models(get_model(m) for m in models)
+    gpus = distinct_gpus(get_gpu(g) for g in gpus)
     phases = [check_phase(p) for p in phases]
     if not (models and gpus and phases):
         raise UserError("the study needs at least one model, one GPU and one phase")
@@ -393,7 +393,8 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     lap = _Laps()
     timings = lap.times
 
-    gpus = [get_gpu(g) for g in gpus]
+    gpus = distinct_gpus(get_gpu(g) for g in gpus)
+    distinct_models(get_model(m) for m in models)
     if not gpus:   # it ran the baseline alone, where models=[] is refused
         raise UserError(f"gpus is empty: give at least one GPU name or GpuSpec (the default "
                         f"is {', '.join(DEFAULT_GPUS)})")

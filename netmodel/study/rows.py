@@ -33,10 +33,11 @@ from compute.phases import latency_name
 from compute.results import rows_to_csv
 
 if TYPE_CHECKING:
+    from compute.hardware import GpuSpec
     from compute.model_spec import ModelSpec
     from compute.results import SearchResult
 
-__all__ = ["BestRow", "FabricRow", "RowsResult", "batch_limit_note", "distinct_models", "group",
+__all__ = ["BestRow", "FabricRow", "RowsResult", "batch_limit_note", "distinct_gpus", "distinct_models", "group",
            "key", "mtp_note", "ratio_text", "when_set"]
 
 
@@ -345,6 +346,26 @@ def batch_limit_note(limit: int) -> str:
     from netmodel.study.run_words import named
 
     return f"batch at the search's limit ({limit}): a larger {named('max_batch')} may do better"
+
+
+def distinct_gpus(gpus: Iterable[GpuSpec]) -> list[GpuSpec]:
+    """``gpus`` once each, refusing two different GPUs of one name (two GPU files defining
+    one): the study keys its rows, and each row's ratio to the baseline and to the ideal
+    network, by GPU name.
+
+    >>> from compute.hardware import get_gpu
+    >>> [g.name for g in distinct_gpus([get_gpu("Lite")] * 2)]
+    ['Lite']
+    """
+    out: dict[str, GpuSpec] = {}
+    for g in gpus:
+        first = out.setdefault(g.name, g)
+        if first != g:   # the first field they differ in: which two files were meant
+            a, b = first.to_dict(), g.to_dict()
+            key = next((k for k in a if a[k] != b.get(k)), "source")
+            raise UserError(f"two different GPUs are named {g.name!r} ({key} {a[key]!r} and "
+                            f"{b.get(key)!r}); give each its own name")
+    return list(out.values())
 
 
 def distinct_models(models: Iterable[ModelSpec]) -> list[ModelSpec]:

@@ -16,6 +16,12 @@ two GPUs of one name; serve now does too, naming both flags.
 into the folder, then refused the folder as holding a file its manifest does not list:
 exit 2 with ``d/x.png`` written, and every later ``-o d`` refused. A figure inside the
 folder is now refused before anything is computed.
+
+(c) ``study lite-gpu --gpus g.toml,h.toml`` (both GPU ``Mine``, one of twice the FLOP/s)
+ran both as two rows named ``Mine``, the second's ideal-network figure the first's (521.909
+tokens/s/SM where its own is twice that), and ``--models a.toml,b.toml`` (both ``M``) as
+two rows of one name, with ``--no-fabric`` (with the fabric part, refused without naming
+``--models``). compare and sweep refuse both; the study now does too, naming the flag.
 """
 
 from __future__ import annotations
@@ -63,3 +69,25 @@ def test_costs_refuses_a_figure_inside_the_vidur_folder(tmp_path):
     # nothing added (the figure was drawn there, then the folder refused as holding it)
     assert sorted(p.name for p in (tmp_path / "d").iterdir()) == before
     assert run_cli(costs, cwd=tmp_path).exit_code == 0   # the folder still netmodel's
+
+
+MODEL = ('[model."M"]\nlayers = 32\nhidden = 4096\nheads = 32\nkv_heads = 8\nhead_dim = 128\n'
+         'ffn = 14336\nvocab = 128256\ngated_mlp = true\nmax_context = 8192\nsource = "t"\n')
+STUDY = ["study", "lite-gpu", "--no-plot", "--no-sweep", "--no-paper", "--no-reliability",
+         "--no-cost", "--no-crossovers", "--no-serving", "--no-packed", "--no-fabric", "--out",
+         "o"]
+
+
+def test_study_refuses_two_gpus_or_models_of_one_name(tmp_path):
+    (tmp_path / "g.toml").write_text(GPU)
+    (tmp_path / "h.toml").write_text(GPU.replace("source", "flops_multiplier = 2\nsource"))
+    (tmp_path / "a.toml").write_text(MODEL)
+    (tmp_path / "b.toml").write_text(MODEL.replace("layers = 32", "layers = 16"))
+    r = run_cli([*STUDY, "--gpus", "g.toml,h.toml", "--models", "Llama-3-8B"], cwd=tmp_path)
+    assert one_line_error(r) == ("error: --gpus 'g.toml,h.toml': two different GPUs are named "
+                                 "'Mine' (flops_bf16 989400000000000.0 and "
+                                 "1978800000000000.0); give each its own name")
+    r = run_cli([*STUDY, "--gpus", "Lite", "--models", "a.toml,b.toml"], cwd=tmp_path)
+    assert one_line_error(r, "--models 'a.toml,b.toml': two different models are named 'M' "
+                             "(layers 32 and 16;")
+    assert not (tmp_path / "o").exists()
