@@ -448,11 +448,11 @@ def get_profile(ref: str | Path | EngineProfile) -> EngineProfile:
     >>> get_profile("no-such-engine")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: unknown profile 'no-such-engine'; known: 'vllm-dgx-h100' (or a path to a .toml profile)
+    compute.errors.UserError: unknown profile 'no-such-engine'; known: 'vllm-dgx-h100', 'vllm-h100-2024' (or a path to a .toml profile)
     >>> get_profile(".")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: profile '.' is a folder; give a shipped profile ('vllm-dgx-h100') or a path to a .toml profile file
+    compute.errors.UserError: profile '.' is a folder; give a shipped profile ('vllm-dgx-h100', 'vllm-h100-2024') or a path to a .toml profile file
     """
     if isinstance(ref, EngineProfile):
         return ref

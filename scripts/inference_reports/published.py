@@ -138,19 +138,27 @@ def published(markdown: bool) -> list[str]:
     if vllm_err:
         worst = max(vllm_err, key=lambda p: abs(p[0]))
         tps = sorted({int(p[1]["tp"]) for p in vllm_err})
+        engines: dict = {}
+        for p in vllm_err:
+            engines.setdefault(p[1]["engine"], []).append(p)
+        by_engine = "; ".join(
+            f"{eng}: worst {max(ps, key=lambda p: abs(p[0]))[0]:+.1%}, "
+            f"{sum(abs(p[0]) <= TARGET for p in ps)} of {len(ps)} within {TARGET:.0%}"
+            for eng, ps in engines.items())
         summary.append(
             f"{PROFILE} (fitted on 2023 vLLM, Llama-2-70B TP 8) on the {len(vllm_err)} vLLM "
             f"rows on H100 (other models, later engine versions, TP "
             f"{', '.join(map(str, tps))}): worst "
             f"{worst[0]:+.1%} ({worst[1]['id']}), {sum(abs(p[0]) <= TARGET for p in vllm_err)}"
             f" of {len(vllm_err)} within {TARGET:.0%} (the target is for a model on the "
-            f"system fitted on): its fixed overheads (per layer, per decode sequence) were "
-            f"fitted on 2023 vLLM at TP 8 and overstate these later vLLMs, which run "
-            f"at {min(p[2] for p in vllm_err):.2f}x to {max(p[2] for p in vllm_err):.2f}x the "
-            f"roofline; a profile is fitted per engine (netmodel "
-            f"calibrate).")
+            f"system fitted on). By engine: {by_engine}. Its fixed overheads (per layer, per "
+            f"decode sequence), fitted on 2023 vLLM at TP 8, hold for the vLLM of January "
+            f"2024 and overstate the later ones, which run at "
+            f"{min(p[2] for p in vllm_err):.2f}x to {max(p[2] for p in vllm_err):.2f}x the "
+            f"roofline; a profile is fitted per engine (vllm-h100-2024 for the vLLM of autumn "
+            f"2024, below; netmodel calibrate).")
         prof = options.profile
-        for e, r, _ in (p for p in vllm_err if p[1]["phase"] == "e2e"):
+        for e, r, _ in (p for p in vllm_err if p[1]["phase"] == "e2e" and abs(p[0]) > TARGET):
             m = published_model(r)
             fixed = m.layers * prof.layer_overhead_s + prof.step_overhead_s + \
                 int(r["batch"]) * prof.decode_sequence_overhead_s

@@ -26,7 +26,7 @@ def test_a_profile_name_too_long_for_a_file_is_unknown(name):
         get_profile(name)
     said = str(err.value)
     assert said.startswith(f"unknown profile '{name[:20]}")
-    assert said.endswith("known: 'vllm-dgx-h100' (or a path to a .toml profile)")
+    assert said.endswith("known: 'vllm-dgx-h100', 'vllm-h100-2024' (or a path to a .toml profile)")
 
 
 def test_a_folder_is_still_said_as_a_folder(tmp_path):

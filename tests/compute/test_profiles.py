@@ -236,7 +236,7 @@ def test_bad_profiles_are_one_line(tmp_path, text, needle):
 
 
 def test_unknown_profile_names_the_shipped_ones():
-    with pytest.raises(UserError, match="unknown profile 'vllm'; known: 'vllm-dgx-h100'"):
+    with pytest.raises(UserError, match="unknown profile 'vllm'; known: 'vllm-dgx-h100', 'vllm-h100-2024'"):
         get_profile("vllm")
 
 

@@ -148,7 +148,9 @@ def test_the_margins_are_those_reported():
     """Measured 2026-12: margins 1.32x (Llama-3.1-8B FP8 on one H200 in TensorRT-LLM 1.0 at
     20000 / 2000 tokens: the KV-cache reads of long contexts, which the engine streams near
     the HBM rate) to 5.43x (gpt-oss-120b on one H200 in TensorRT-LLM at 1024 / 8192, whose
-    Hopper runs take the Triton MoE backend; the other engines and models stay under 3.4x).
+    Hopper runs take the Triton MoE backend; the other engines and models stay under 3.4x,
+    but for Mixtral-8x7B at TP 8 in vLLM of January 2024, the pull request that brought its
+    first fused MoE kernel: 2.67x to 3.83x, the most at batch 64).
     A lower bound that is 10x below every measurement would be useless; one that is within
     10% of a measurement is suspect. A row whose length is a floor (not published; the
     header) says nothing of how close the bound comes, only that it holds: the MLPerf v4.1
@@ -157,7 +159,10 @@ def test_the_margins_are_those_reported():
     margins = [margin(r) for r in USED]
     assert 1.3 < min(margins) and max(margins) < 6.0
     known = [r for r in USED if not is_floor(r)]
-    assert max(margin(r) for r in known if not r["model"].startswith("gpt-oss")) < 3.4
+    assert max(margin(r) for r in known if not r["model"].startswith("gpt-oss")
+               and not r["id"].startswith("vpr2542-")) < 3.4
+    assert max(margin(r) for r in known if r["id"].startswith("vpr2542-")) == \
+        pytest.approx(3.83, abs=0.005)
 
 
 def test_llama_8b_decode_is_its_weights_over_the_hbm_bandwidth():

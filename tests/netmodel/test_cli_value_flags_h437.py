@@ -41,7 +41,7 @@ def test_the_flag_is_named(args, line):
 def test_a_folder_given_as_profile_names_the_flag(tmp_path):
     line = one_line_error(run_cli([*INFER, "--profile", str(tmp_path)]))
     assert line == (f"error: --profile {str(tmp_path)!r}: profile {str(tmp_path)!r} is a "
-                    f"folder; give a shipped profile ('vllm-dgx-h100') or a path to a .toml "
+                    f"folder; give a shipped profile ('vllm-dgx-h100', 'vllm-h100-2024') or a path to a .toml "
                     f"profile file")
 
 

@@ -49,7 +49,7 @@ def test_a_file_path_with_a_nul_byte_is_one_line(args, flag, tmp_path):
 def test_a_profile_name_over_the_file_system_limit_is_unknown(option):
     line = one_line_error(run_cli([*INFER, option, "x" * 300]))
     assert line.startswith(f"error: {option} 'xxx") and "unknown profile 'xxx" in line
-    assert line.endswith("known: 'vllm-dgx-h100' (or a path to a .toml profile)")
+    assert line.endswith("known: 'vllm-dgx-h100', 'vllm-h100-2024' (or a path to a .toml profile)")
 
 
 def _measurements(tmp_path):

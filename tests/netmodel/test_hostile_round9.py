@@ -178,7 +178,7 @@ _GEMM = "value = 0.8009100101112235"
 
 
 @pytest.mark.parametrize("case, needle", [
-    ("no-such-engine", "unknown profile 'no-such-engine'; known: 'vllm-dgx-h100'"),
+    ("no-such-engine", "unknown profile 'no-such-engine'; known: 'vllm-dgx-h100', 'vllm-h100-2024'"),
     ("", "unknown profile ''"),
     ("missing.toml", "does not exist"),
     ("empty.toml", "missing key(s) profile, parameters"),
