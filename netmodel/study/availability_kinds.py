@@ -59,7 +59,7 @@ from itertools import accumulate, product
 import numpy as np
 
 from netmodel.study.reliability_cluster import YEAR, Cluster
-from netmodel.study.reliability_recovery import by_group, failure_recovery, restarts
+from netmodel.study.reliability_recovery import by_group, failure_recovery
 from netmodel.study.reliability_spares import check_placement
 from netmodel.study.reliability_timings import recovery_times
 
@@ -625,7 +625,7 @@ def _kinds(cluster: Cluster, e, parts: float, placement: str, group: int) -> lis
     rt = recovery_times(cluster)
     # the slowed instances a failure takes a link of restart first (NCCL has no failover),
     # each losing what it still serves slowed for the restart
-    rs = restarts(cluster, e)
+    rs = fr.restarts
     restart = float(sum((1.0 - share) * cluster.weights[i] for i, share in rs))
     for cells, sets, first in groups:
         out.append(Kind(cls=e.cls, example=e.example,

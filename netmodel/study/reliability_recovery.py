@@ -503,8 +503,9 @@ class FailureRecovery:
     ``instances_down``, ``slowed``: instances the failure takes down and slows;
     ``swap_s``: seconds from the failure to a swapped instance serving on its spares;
     ``slowed_s``: seconds a slowed instance not swapped stays slow (detection and
-    repair); ``restarted``: the slowed instances the failure first restarts
-    (:func:`restarts`), each out for ``restart_s`` (swapped or not: a swapped one's
+    repair); ``restarts``: the slowed instances the failure first restarts
+    (:func:`restarts`: ``(index, share of its tokens/s lost slowed)`` each; their count
+    :attr:`restarted`), each out for ``restart_s`` (swapped or not: a swapped one's
     restart is its swap)."""
 
     down: Recovery
@@ -513,8 +514,13 @@ class FailureRecovery:
     slowed: int
     swap_s: float
     slowed_s: float
-    restarted: int = 0
+    restarts: tuple = ()
     restart_s: float = 0.0
+
+    @property
+    def restarted(self) -> int:
+        """How many slowed instances the failure first restarts."""
+        return len(self.restarts)
 
     @property
     def units(self) -> int | None:
@@ -561,7 +567,7 @@ def failure_recovery(cluster: Any, effect: Any, placement: str = "pod") -> Failu
         sw = slow_recovery(cluster, effect, placement)
     rt = recovery_times(cluster)
     return FailureRecovery(rec, sw, effect.instances_down, slowed, rt.swap_s(),
-                           rt.slowed_s(effect.cls), len(restarts(cluster, effect)),
+                           rt.slowed_s(effect.cls), restarts(cluster, effect),
                            rt.restart_s())
 
 
