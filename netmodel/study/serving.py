@@ -37,7 +37,12 @@ that outlasts the rest of the prefill shows in the time to first token::
 ``T_last`` the last layer's part of ``T``: ``T / layers`` when every layer keeps the same
 tokens; with sliding-window or chunked layers the last layer is a full-attention one (as
 in gpt-oss, Gemma and Llama-4), which holds the whole prompt, ``T x prompt / (layers x
-tokens held per layer on average)``.
+tokens held per layer on average)``. The last layer moves on the pairs that hold it: with
+pipeline stages only the last stage's GPUs hold it (a layer's distinct KV shards are an
+attention group's ``tp / attention_dp`` GPUs over its KV copies, not times ``pp``), so
+where one layer's shards on either instance are fewer than ``streams``, ``T_last`` grows
+by the ratio of a layer's stream bytes to ``T``'s: Llama-3-70B prefilled at TP 1 x PP 2
+sends its last layer's 6.144 MB on one pair, ``T x 2 / 80``, not ``T / 80``.
 
 and a prefill instance takes a new batch every ``max(I, T)`` (the transfer of one batch
 overlaps the next batch's compute), ``I`` the prefill's latency, or with ``pp`` pipeline
@@ -571,6 +576,15 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     def busiest(par):        # bytes on one GPU of the group holding the most whole requests
         return np.ceil(batches / par.attention_dp) * kv / group(par)
 
+    def layer_group(par):    # distinct KV shards of one layer in one attention group
+        return max(1, round(par.attention_tp / kv_copies(model, par)))
+
+    def layer_shards(par):   # ... of the batch: one stage's, whichever the stage
+        return layer_group(par) * np.minimum(float(par.attention_dp), batches)
+
+    def layer_busiest(par):  # a request's bytes on one GPU of a layer's busiest group
+        return np.ceil(batches / par.attention_dp) * kv / layer_group(par)
+
     dec_par = None if dec is None else Parallelism.of(dec)
     dec_gpus = dec.gpus if dec is not None else 1
     streams = np.concatenate([np.minimum(shards(c), shards(dec_par)) if dec_par else shards(c)
@@ -580,6 +594,13 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     most = np.concatenate([np.maximum(busiest(c), busiest(dec_par)) if dec_par else busiest(c)
                            for c in grid.configs])
     per_stream = np.maximum(batches * kv / streams, most)
+    # one layer moves on the pairs that hold it: with pipeline stages, its stage's only
+    # (the same bytes as per_stream where neither instance is pipelined: a ratio of 1)
+    layer_streams = np.concatenate([np.minimum(layer_shards(c), layer_shards(dec_par))
+                                    if dec_par else layer_shards(c) for c in grid.configs])
+    layer_most = np.concatenate([np.maximum(layer_busiest(c), layer_busiest(dec_par))
+                                 if dec_par else layer_busiest(c) for c in grid.configs])
+    layer_ratio = np.maximum(batches * kv / layer_streams, layer_most) / per_stream
     t_x = np.zeros_like(grid.latency)
     for g in sorted({c.gpus for c in grid.configs}):
         rows = np.array([c.gpus == g for c in grid.configs])
@@ -587,9 +608,9 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     layers = model.layers
     held = model.kv_tokens_after_prefill(wl.prompt)   # per layer, on average
     if held == wl.prompt or model.windowed_layers == layers:   # every layer alike
-        last = t_x / layers
+        last = t_x * layer_ratio / layers
     else:   # the last layer attends fully (gpt-oss, Gemma, Llama-4): a whole prompt's share
-        last = t_x * (wl.prompt / (layers * held))
+        last = t_x * layer_ratio * (wl.prompt / (layers * held))
     visible = np.maximum(last, t_x - grid.latency * (layers - 1) / layers)
     ttft = grid.latency + visible
     cycle = np.maximum(_prefill_interval(grid), t_x)

@@ -273,6 +273,25 @@ def test_one_request_under_attention_dp_moves_on_its_own_group_only():
     assert r.transfer_s == pytest.approx(5e-6 + 491_520_000 / 10e9, rel=1e-12)
 
 
+def test_a_pipelined_prefill_sends_its_last_layer_from_its_last_stage_only():
+    # Llama-3-70B at TP 1 x PP 2 in both pools, batch 1: each stage's GPU holds 40 layers'
+    # KV cache, 245.76 MB, and the two stages send at once on 2 pairs: T = 5 us + 245.76
+    # MB / 10 GB/s = 24.581 ms. The last layer's 6.144 MB is on the last stage's GPU alone,
+    # so it moves on 1 pair, a 40th of that pair's T: 0.6145 ms after the prefill, not the
+    # T / 80 = 0.3073 ms of a layer spread over both pairs.
+    wl = WORKLOADS["coding"]
+    link = RingAlphaBeta(bandwidth=10e9, step_latency=5e-6, efficiency=1.0)
+    r = serve("Llama-3-70B", "h100-dgx", wl, comm=FREE, transfer=link, tp=(1,), pp=(2,),
+              max_batch=1)
+    assert (r.prefill.tp, r.prefill.pp, r.prefill.batch) == (1, 2, 1)
+    assert (r.decode.tp, r.decode.pp) == (1, 2)
+    assert r.transfer_streams == 2
+    t = 5e-6 + 491_520_000 / 2 / 10e9
+    assert r.transfer_s == pytest.approx(t, rel=1e-12)
+    assert r.transfer_visible_s == pytest.approx(t / 40, rel=1e-12)   # 0.6145 ms
+    assert r.ttft_s == pytest.approx(r.prefill.latency + t / 40, rel=1e-12)
+
+
 def test_a_windowed_model_moves_only_the_kv_its_windowed_layers_keep():
     # Gemma-2-9B's shape (42 layers, 21 of them windowed at 4,096 tokens; 8 KV heads of 256
     # dims, bf16): after an 8,192-token prompt the windowed layers hold 4,096 tokens each,
