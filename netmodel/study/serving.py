@@ -42,7 +42,10 @@ pipeline stages only the last stage's GPUs hold it (a layer's distinct KV shards
 attention group's ``tp / attention_dp`` GPUs over its KV copies, not times ``pp``), so
 where one layer's shards on either instance are fewer than ``streams``, ``T_last`` grows
 by the ratio of a layer's stream bytes to ``T``'s: Llama-3-70B prefilled at TP 1 x PP 2
-sends its last layer's 6.144 MB on one pair, ``T x 2 / 80``, not ``T / 80``.
+sends its last layer's 6.144 MB on one pair, ``T x 2 / 80``, not ``T / 80``. A pipelined
+prefill runs its prompts one after the other (each a micro-batch), so only the last
+prompt's last layer is left at its end, ``1 / b`` of the batch's: at TP 1 x PP 2 and
+batch 4, ``T x 2 / (80 x 4)``.
 
 and a prefill instance takes a new batch every ``max(I, T)`` (the transfer of one batch
 overlaps the next batch's compute), ``I`` the prefill's latency, or with ``pp`` pipeline
@@ -600,7 +603,13 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                                     if dec_par else layer_shards(c) for c in grid.configs])
     layer_most = np.concatenate([np.maximum(layer_busiest(c), layer_busiest(dec_par))
                                  if dec_par else layer_busiest(c) for c in grid.configs])
-    layer_ratio = np.maximum(batches * kv / layer_streams, layer_most) / per_stream
+    # a pipelined prefill finishes its prompts one at a time (each a micro-batch): only the
+    # last prompt's last layer is left when its TTFT ends, on the pairs of its own group
+    one = np.array([kv / min(layer_group(c), layer_group(dec_par)) if dec_par
+                    else kv / layer_group(c) for c in grid.configs]).reshape(-1, 1)
+    piped = np.array([c.pp > 1 for c in grid.configs]).reshape(-1, 1)
+    layer_ratio = np.where(piped, one, np.maximum(batches * kv / layer_streams,
+                                                  layer_most)) / per_stream
     t_x = np.zeros_like(grid.latency)
     for g in sorted({c.gpus for c in grid.configs}):
         rows = np.array([c.gpus == g for c in grid.configs])

@@ -273,7 +273,7 @@ def test_one_request_under_attention_dp_moves_on_its_own_group_only():
     assert r.transfer_s == pytest.approx(5e-6 + 491_520_000 / 10e9, rel=1e-12)
 
 
-def test_a_pipelined_prefill_sends_its_last_layer_from_its_last_stage_only():
+def test_a_pipelined_prefill_sends_its_last_prompts_last_layer_from_its_last_stage():
     # Llama-3-70B at TP 1 x PP 2 in both pools, batch 1: each stage's GPU holds 40 layers'
     # KV cache, 245.76 MB, and the two stages send at once on 2 pairs: T = 5 us + 245.76
     # MB / 10 GB/s = 24.581 ms. The last layer's 6.144 MB is on the last stage's GPU alone,
@@ -290,6 +290,21 @@ def test_a_pipelined_prefill_sends_its_last_layer_from_its_last_stage_only():
     assert r.transfer_s == pytest.approx(t, rel=1e-12)
     assert r.transfer_visible_s == pytest.approx(t / 40, rel=1e-12)   # 0.6145 ms
     assert r.ttft_s == pytest.approx(r.prefill.latency + t / 40, rel=1e-12)
+    # with the shipped profile the prefill takes 4 prompts (its fixed overhead paid once a
+    # batch), one after the other through the stages: when the last one ends, only its own
+    # last layer is left, 6.144 MB on one pair (decode TP 4 holds it on 4): T = 5 us + 4 x
+    # 245.76 MB / 10 GB/s = 98.309 ms, and T / 160 = 0.6144 ms shows, not the batch's
+    # last layer (T / 40 = 2.458 ms) nor T / 80
+    from compute.profiles import get_profile
+    from compute.roofline_options import RooflineOptions
+
+    p = serve("Llama-3-70B", "h100-dgx", wl, transfer=link, tp=(1, 4), pp=(1, 2),
+              options=RooflineOptions(profile=get_profile("vllm-dgx-h100")))
+    assert (p.prefill.tp, p.prefill.pp, p.prefill.batch) == (1, 2, 4)
+    assert (p.decode.tp, p.decode.pp, p.transfer_streams) == (4, 1, 2)
+    t = 5e-6 + 4 * 491_520_000 / 2 / 10e9
+    assert p.transfer_s == pytest.approx(t, rel=1e-12)
+    assert p.transfer_visible_s == pytest.approx(t / 160, rel=1e-12)
 
 
 def test_a_windowed_model_moves_only_the_kv_its_windowed_layers_keep():
