@@ -200,12 +200,14 @@ COLLECTIVE_OPTIONS = [
 
 
 def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_name: str | None,
-                        gpu_file: str | None,
+                        gpu_file: str | None, *, gpu_typed: bool = False,
                         ) -> tuple[GpuSpec, CollectiveCostModel | None, dict, int | None]:
     """``(gpu, comm, description, max_gpus)``: the GPU and the collective-cost model the
     options name. ``comm`` is None for the default ring; ``description`` says which model
     it is (a dict, for the text and the JSON); ``max_gpus`` is the fabric's GPU count
-    (None without a fabric)."""
+    (None without a fabric). ``gpu_typed``: ``gpu_name`` and ``gpu_file`` are ``--gpu`` and
+    ``--gpu-file`` as typed (infer, search), refused with ``--scenario NAME@GPU`` of another
+    GPU; calibrate's rows swap the scenario to each row's GPU."""
     from compute.errors import UserError
 
     if scenario_ref is not None and fabric_ref is not None:
@@ -217,7 +219,10 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
 
         scen = get_scenario(scenario_ref)
         if gpu_name is not None or gpu_file:
-            scen = scen.with_gpu(resolve_gpu(gpu_name, gpu_file))
+            gpu = resolve_gpu(gpu_name, gpu_file)
+            if gpu_typed:
+                _one_gpu_swap(scenario_ref, scen, gpu, gpu_name, gpu_file)
+            scen = scen.with_gpu(gpu)
         coll = ScenarioCollectives(scen)
         # a scenario's model: every algorithm a candidate of auto
         desc = {"model": "scenario", "scenario": scen.label,
@@ -250,6 +255,24 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
         return gpu, comm, desc, comm.gpus
     gpu = resolve_gpu(gpu_name, gpu_file)
     return gpu, None, ring_description(gpu), None
+
+
+def _one_gpu_swap(scenario_ref: str, scen, gpu: GpuSpec, gpu_name: str | None,
+                  gpu_file: str | None) -> None:
+    """Refuse ``--scenario NAME@GPU`` with a ``--gpu`` (or ``--gpu-file``) of another GPU:
+    each swaps the scenario's GPU, and one would win without a word (the same GPU twice is
+    taken). A scenario without ``@`` takes ``--gpu`` in place of its own, as documented."""
+    from compute.errors import UserError
+    from netmodel.study.scenario_catalog import split_ref
+
+    base, at, swapped = split_ref(scenario_ref)
+    if at and gpu != scen.gpu_spec:
+        typed = " of ".join(f"{flag} {text!r}" for flag, text in
+                            (("--gpu", gpu_name), ("--gpu-file", gpu_file)) if text)
+        other = repr(gpu.name) if gpu.name != scen.gpu else "another of that name"
+        raise UserError(f"--scenario {scenario_ref!r} swaps in GPU {scen.gpu!r} and {typed} "
+                        f"names {other}; give the GPU once: {base}@{swapped} alone, or "
+                        f"--scenario {base} with {typed}")
 
 
 def resolve_profile(ref: str | None, option: str = "--profile") -> EngineProfile | None:

@@ -251,9 +251,13 @@ def test_infer_says_when_a_profile_was_fitted_with_other_collectives(tmp_path):
     assert f"TBT {format_time(other)} " in ring.output
     assert ("note: profile mine was fitted with collectives scenario h100-dgx@H100-SXM, not "
             "this run's ring alpha-beta over scale-up bandwidth") in ring.output
-    # the shipped profile says "scenario h100-dgx": the same scenario, whatever its GPU
-    shipped = run(*step[:-2], "--profile", "vllm-dgx-h100", "--scenario", "h100-dgx@H200-SXM")
-    assert shipped.exit_code == 0 and "note:" not in shipped.output
+    # the shipped profile says "scenario h100-dgx": the same scenario, whatever its GPU (no
+    # note of other collectives; one of the GPU it was fitted on). --gpu H100-SXM beside
+    # NAME@H200-SXM, refused since, had run the H100 without a word
+    on_h200 = [a for a in step[:-2] if a not in ("--gpu", "H100-SXM")]
+    shipped = run(*on_h200, "--profile", "vllm-dgx-h100", "--scenario", "h100-dgx@H200-SXM")
+    assert shipped.exit_code == 0 and "on 8 x H200-SXM" in shipped.output
+    assert "fitted with collectives" not in shipped.output
 
 
 def test_bad_profile_files_are_one_line_on_infer(tmp_path):

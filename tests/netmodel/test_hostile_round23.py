@@ -22,6 +22,12 @@ ran both as two rows named ``Mine``, the second's ideal-network figure the first
 tokens/s/SM where its own is twice that), and ``--models a.toml,b.toml`` (both ``M``) as
 two rows of one name, with ``--no-fabric`` (with the fabric part, refused without naming
 ``--models``). compare and sweep refuse both; the study now does too, naming the flag.
+
+(d) ``infer``/``search --gpu A100-SXM-80GB --scenario h100-dgx@Lite`` ran on
+``h100-dgx@A100-SXM-80GB`` without a word: ``--gpu`` swapped the scenario's GPU again over
+the one ``@`` had swapped in (with ``--fabric h100-dgx@Lite`` the same is refused). Now
+refused naming both; the same GPU twice, or ``--gpu`` with a scenario without ``@``, is
+taken as before.
 """
 
 from __future__ import annotations
@@ -91,3 +97,23 @@ def test_study_refuses_two_gpus_or_models_of_one_name(tmp_path):
     assert one_line_error(r, "--models 'a.toml,b.toml': two different models are named 'M' "
                              "(layers 32 and 16;")
     assert not (tmp_path / "o").exists()
+
+
+INFER = ["infer", "--model", "Llama-3-8B", "--batch", "4", "--tp", "1"]
+
+
+def test_a_scenarios_gpu_swap_and_another_gpu_are_refused(tmp_path):
+    r = run_cli([*INFER, "--gpu", "A100-SXM-80GB", "--scenario", "h100-dgx@Lite"])
+    assert one_line_error(r) == (
+        "error: --scenario 'h100-dgx@Lite' swaps in GPU 'Lite' and --gpu 'A100-SXM-80GB' names "
+        "'A100-SXM-80GB'; give the GPU once: h100-dgx@Lite alone, or --scenario h100-dgx with "
+        "--gpu 'A100-SXM-80GB'")
+    (tmp_path / "g.toml").write_text(GPU)
+    (tmp_path / "h.toml").write_text(GPU.replace("source", "flops_multiplier = 2\nsource"))
+    r = run_cli(["search", *INFER[1:3], "--max-batch", "4", "--gpu", "g.toml", "--scenario",
+                 "h100-dgx@h.toml"], cwd=tmp_path)
+    assert one_line_error(r, "--scenario 'h100-dgx@h.toml' swaps in GPU 'Mine' and --gpu "
+                             "'g.toml' names another of that name")
+    # the same GPU twice is one question; a scenario without '@' takes --gpu, as documented
+    assert run_cli([*INFER, "--gpu", "Lite", "--scenario", "h100-dgx@Lite"]).exit_code == 0
+    assert run_cli([*INFER, "--gpu", "Lite", "--scenario", "h100-dgx"]).exit_code == 0
