@@ -83,25 +83,27 @@ compute.errors.UserError: size '8b' is in bits (b); a size is in bytes: write B 
 from __future__ import annotations
 
 import math
-import re
-import sys
-from fractions import Fraction
-from functools import lru_cache
 
 from compute.errors import UserError
+from compute.quantities import (
+    GREEK_MU,
+    MICRO_SIGN,
+    NUMBER_WITH_UNIT,
+    ExactFactor,
+    check_finite_positive,
+    exact_value,
+    parse_quantity,
+    scaled,
+    split_number,
+)
 from compute.validate import (
-    NONFINITE_WORDS,
-    NUMBER_PATTERN,
-    NUMBER_RULE,
-    ZeroAllowed,
     describe,
     limits,
-    not_below_smallest,
-    number_text,
-    read_number,
 )
 
 __all__ = [
+    "GREEK_MU",
+    "MICRO_SIGN",
     "ExactFactor",
     "RATE_FLOOR",
     "RATE_RUNGS",
@@ -132,11 +134,6 @@ _BYTE_UNITS = {
 }
 #: Bit units a user may mistakenly give as a size (refused with a hint).
 _BIT_UNITS = ("b", "kb", "Kb", "Mb", "Gb", "Tb", "Pb", "Kib", "Mib", "Gib", "Tib", "bit", "bits")
-#: The micro of ``µs`` as the units are keyed (U+00B5 MICRO SIGN), and the Greek small
-#: letter mu (U+03BC) that Unicode folds it to, which a Greek keyboard or the SI brochure's
-#: text types: a unit written with the second is read as with the first (they look alike,
-#: and '1μs' was refused as an unknown unit beside an allowed 'µs').
-MICRO_SIGN, GREEK_MU = "\u00b5", "\u03bc"
 _TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12}
 _BANDWIDTH_UNITS = {
     "": 1.0, "B/s": 1.0,
@@ -148,168 +145,6 @@ _BANDWIDTH_UNITS = {
     "bps": 1 / 8, "Kbps": 1e3 / 8, "kbps": 1e3 / 8, "Mbps": 1e6 / 8, "Gbps": 1e9 / 8,
     "Tbps": 1e12 / 8,
 }
-#: A number (the one grammar, or a word of NONFINITE_WORDS, the longest tried first) and
-#: its unit.
-_NONFINITE = "|".join(rf"[-+]?{w}" for w in sorted(NONFINITE_WORDS, key=len, reverse=True))
-_NUMBER = re.compile(rf"^\s*({NUMBER_PATTERN}|{_NONFINITE})"
-                     r"\s*(\S*)\s*$",
-                     re.IGNORECASE)
-
-
-class ExactFactor(float):
-    """A unit factor that is not a short decimal (1/3,600,000 USD/J per USD/kWh): the float
-    nearest it, carrying the exact ratio (``exact``) that :func:`scaled` multiplies by.
-
-    >>> f = ExactFactor(1, 3_600_000)
-    >>> f == 1 / 3.6e6, f.exact
-    (True, Fraction(1, 3600000))
-    """
-
-    exact: Fraction
-
-    def __new__(cls, numerator: int | Fraction, denominator: int | Fraction = 1):
-        exact = Fraction(numerator) / Fraction(denominator)
-        self = super().__new__(cls, float(exact))
-        self.exact = exact
-        return self
-
-
-def _exact(factor: float) -> Fraction:
-    """The exact value a unit factor stands for: an :class:`ExactFactor`'s ratio, else the
-    decimal a float is written as (its repr: 1e-09 is 1/10**9, not the binary float nearest
-    it; 2.0**30 and 0.125 are exact either way)."""
-    exact = getattr(factor, "exact", None)
-    return exact if exact is not None else Fraction(repr(float(factor)))
-
-
-@lru_cache(maxsize=256)
-def _factor_ratio(value: float, exact: Fraction | None) -> tuple[int, int]:
-    """``(numerator, denominator)`` of a unit factor's exact value, once per factor."""
-    q = exact if exact is not None else Fraction(repr(value))
-    return q.numerator, q.denominator
-
-
-#: A number of the one grammar, spaces around it taken (:func:`scaled` splits it).
-_DECIMAL = re.compile(rf"^\s*({NUMBER_PATTERN})\s*$")
-
-
-def scaled(number: str | int | float, factor: float) -> float:
-    """``number`` (a decimal as typed, or a number read from a file) times a unit ``factor``,
-    computed exactly and rounded once: the same quantity written with two prefixes is the
-    same float (``1us``, ``1000ns`` and ``0.001ms`` are all 1e-06; ``1000 * 1e-9`` is
-    1.0000000000000002e-06). A float ``number`` is read as its repr (the decimal a file
-    wrote); non-finite numbers and ones too long to read exactly multiply as floats. The
-    decimal and the factor become integer ratios and one integer division rounds (Python's
-    int / int is correctly rounded), about 3 us a value.
-
-    >>> scaled("1000", 1e-9), 1000 * 1e-9
-    (1e-06, 1.0000000000000002e-06)
-    >>> scaled("0.1", ExactFactor(1, 3_600_000)) == float(Fraction(1, 36_000_000))
-    True
-    """
-    if isinstance(number, bool):
-        raise TypeError("a unit's number is not a bool")
-    approx = float(number) * float(factor)
-    if not math.isfinite(approx) or approx == 0 or factor == 0:
-        return approx   # refused by the caller, or 0 as typed: no rounding to repair
-    text = number if isinstance(number, str) else \
-        (str(number) if isinstance(number, int) else repr(float(number)))
-    m = _DECIMAL.match(text)
-    if not m:
-        return approx
-    mantissa, _, exp = m[1].lower().partition("e")
-    sign = mantissa[0] if mantissa[0] in "+-" else ""
-    whole, _, frac = mantissa.lstrip("+-").partition(".")
-    try:   # past int's digit limit (4,300 digits), or rounding past the largest float
-        num = int((whole or "0") + frac)
-        shift = int(exp or 0) - len(frac)   # bounded: the float product is finite, not 0
-        p, q = _factor_ratio(float(factor), getattr(factor, "exact", None))
-        if shift >= 0:
-            value = num * 10**shift * p / q
-        else:
-            value = num * p / (q * 10**-shift)
-    except (ValueError, OverflowError):
-        return approx   # as a float
-    return -value if sign == "-" else value
-
-
-def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) -> float:
-    """Return ``value`` as a float if it is finite and > 0 (>= 0 with ``allow_zero``).
-
-    >>> check_finite_positive("size", 3)
-    3.0
-    >>> check_finite_positive("size", float("nan"))
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: size must be a finite number > 0, got nan
-    """
-    rule = ">= 0" if allow_zero else "> 0"
-    if isinstance(value, str):
-        if read_number(name, value) is None:   # the one grammar: no '1_0', no ' 1 0 '
-            raise UserError(f"{name} must be a finite number {rule}, got {describe(value)}")
-    if isinstance(value, bool):
-        raise UserError(f"{name} must be a finite number {rule}, got {value!r}")
-    try:
-        v = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise UserError(f"{name} must be a finite number {rule}, got {describe(value)}") from None
-    ok = math.isfinite(v) and (v >= 0 if allow_zero else v > 0)
-    if not ok:
-        raise UserError(f"{name} must be a finite number {rule}, got {describe(value)}")
-    return v + 0.0   # a -0.0 allowed is 0 (printed '-0'), as compute.validate.number has it
-
-
-def split_number(text: str, what: str) -> tuple[str, str] | None:
-    """``(number, unit)`` of ``'<number><unit>'`` as typed (the unit any word after the
-    number, ``''`` if none; spaces around either taken), or None where ``text`` does not
-    start with a number; a digit other than ASCII 0-9 is refused
-    (:func:`compute.validate.ascii_digits`). The one reading of a number with a unit,
-    for parsers whose units are not a dict of exact suffixes (:func:`parse_quantity`'s).
-
-    >>> split_number("1.5 GiB", "size"), split_number("90min", "t"), split_number("x", "t")
-    (('1.5', 'GiB'), ('90', 'min'), None)
-    """
-    m = _NUMBER.match(number_text(what, text))
-    if m is not None and m.group(2)[:1] in (*"0123456789", ".", "+", "-"):
-        # a second number after the first: '1 000MiB' spaced, '1.5.5GiB' or '1-2GB' not
-        problem = "has a space inside its number" if m.end(1) < m.start(2) else \
-            "is not one number before its unit"
-        raise UserError(f"{what} {describe(text)} {problem} ({NUMBER_RULE})")
-    return None if m is None else (m.group(1), m.group(2))
-
-
-def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
-                   allow_zero: bool = False) -> float:
-    """Parse ``'<number><unit>'`` with a unit from ``units`` into SI; numbers pass through."""
-    if isinstance(text, bool):
-        raise UserError(f"{what} must be a number with a unit, got {text!r}")
-    if isinstance(text, int | float):
-        return check_finite_positive(what, text, allow_zero=allow_zero)
-    m = split_number(str(text), what)
-    named = ", ".join(u for u in units if u)
-    if not m:
-        if not named:  # a plain number: no unit is taken
-            raise UserError(f"{what} {describe(text)} is not a number")
-        raise UserError(f"{what} {describe(text)} is not a number with a unit (allowed units: "
-                        f"{named})")
-    number, unit = m
-    if unit not in units and unit.replace(GREEK_MU, MICRO_SIGN) in units:
-        unit = unit.replace(GREEK_MU, MICRO_SIGN)   # the same micro, another code point
-    if unit not in units:
-        allowed = f"allowed: {named}" if named else "it takes a plain number"
-        raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} ({allowed})")
-    rule = "a finite number >= 0" if allow_zero else "a finite number > 0"
-    value = not_below_smallest(what, text, number, scaled(number, units[unit]),
-                               allowed=ZeroAllowed(rule) if allow_zero else rule)
-    if math.isinf(value) and math.isfinite(float(number)):   # finite as typed, not in SI
-        raise UserError(f"{what} {describe(text)} is too large: {number} x {float(units[unit]):g}"
-                        f" (in SI units) passes the largest number, {sys.float_info.max:.1e}")
-    ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
-    if not ok:
-        raise UserError(f"{what} must be {rule}, got {describe(text)}")
-    return value + 0.0   # '-0us' allowed is 0 (printed '-0'), as compute.validate.number has it
-
-
 #: Largest message size taken (bytes): 1 PiB (2**50), the largest unit a size takes. A message
 #: (nccl-tests' convention: the full buffer on each rank) lies in one GPU's memory, and a GPU
 #: file may declare at most 100,000 GB of HBM (compute/data/limits.toml, gpu.hbm_capacity_GB:
@@ -456,7 +291,7 @@ def format_quantity(value: float, unit: str) -> str:
 
 def _bare(typed: object) -> bool:
     """Whether ``typed`` is a number with no unit (so read in SI)."""
-    m = _NUMBER.match(typed) if isinstance(typed, str) else None
+    m = NUMBER_WITH_UNIT.match(typed) if isinstance(typed, str) else None
     return m is not None and not m.group(2)
 
 
@@ -681,32 +516,32 @@ ROW_UNIT_INPUTS: dict[str, tuple[str, dict[str, float]]] = {
     "pJ/bit": ("J/bit", {"": 1.0, **{f"{p}J/{b}": k for p, k in
                                      (("p", 1e-12), ("f", 1e-15), ("n", 1e-9), ("", 1.0))
                                      for b in ("bit", "b")}}),
-    "USD/(Gb/s)": ("USD/(bit/s)", {"": 1.0, **{f: ExactFactor(1, _exact(r))
+    "USD/(Gb/s)": ("USD/(bit/s)", {"": 1.0, **{f: ExactFactor(1, exact_value(r))
                                                for c in ("USD", "$")
                                                for k, r in _BIT_RATES.items()
                                                for f in (f"{c}/({k})", f"{c}/{k}")}}),
-    "USD/GB": ("USD/byte", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, _exact(_BYTE_UNITS[k]))
+    "USD/GB": ("USD/byte", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, exact_value(_BYTE_UNITS[k]))
                                         for c in ("USD", "$")
                                         for k in ("B", "MB", "GB", "TB", "MiB", "GiB", "TiB")}}),
     "USD/port": ("USD/port", {**_USD, "USD/port": 1.0, "$/port": 1.0}),
     "W/port": ("W/port", {**_POWER, **{f"{k}/port": v for k, v in _POWER.items() if k}}),
-    "USD/m": ("USD/m", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, _exact(v)) for c in ("USD", "$")
+    "USD/m": ("USD/m", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, exact_value(v)) for c in ("USD", "$")
                                     for k, v in (("m", 1.0), ("km", 1e3))}}),
     "m": ("m", {"": 1.0, "mm": 1e-3, "cm": 1e-2, "m": 1.0, "km": 1e3}),
     "mm": ("m", {"": 1.0, "mm": 1e-3, "cm": 1e-2, "m": 1.0}),
     "mm^2": ("m^2", {"": 1.0, "mm^2": 1e-6, "cm^2": 1e-4, "m^2": 1.0}),
-    "USD/mm^2": ("USD/m^2", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, _exact(v))
+    "USD/mm^2": ("USD/m^2", {"": 1.0, **{f"{c}/{k}": ExactFactor(1, exact_value(v))
                                          for c in ("USD", "$")
                                          for k, v in (("mm^2", 1e-6), ("cm^2", 1e-4),
                                                       ("m^2", 1.0))}}),
-    "1/cm^2": ("1/m^2", {"": 1.0, **{f"{o}/{k}": ExactFactor(1, _exact(v)) for o in ("1", "")
+    "1/cm^2": ("1/m^2", {"": 1.0, **{f"{o}/{k}": ExactFactor(1, exact_value(v)) for o in ("1", "")
                                      for k, v in (("cm^2", 1e-4), ("mm^2", 1e-6),
                                                   ("m^2", 1.0))}}),
 }
 #: rent per W of IT power and second (SI) per kW a month or a year (Julian: a twelfth of
 #: SECONDS_PER_YEAR a month)
 ROW_UNIT_INPUTS["USD/kW/month"] = ("USD/(W s)", {"": 1.0, **{
-    f"{c}/{w}/{t}": ExactFactor(per_year, _exact(_POWER[w]) * _YEAR_S)
+    f"{c}/{w}/{t}": ExactFactor(per_year, exact_value(_POWER[w]) * _YEAR_S)
     for c in ("USD", "$") for w in ("kW", "MW", "W")
     for t, per_year in (("month", 12), ("year", 1))}})
 ROW_UNIT_INPUTS["1/mm^2"] = ROW_UNIT_INPUTS["1/cm^2"]

@@ -10,12 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import compute.quantities as quantities
 import compute.units as units
 from compute.validate import NUMBER_PATTERN
 
 
 def test_the_decimal_reader_is_the_number_grammar():
-    assert NUMBER_PATTERN in units._DECIMAL.pattern
+    assert NUMBER_PATTERN in quantities._DECIMAL.pattern
 
 
 def test_the_rungs_name_no_factor_of_their_own():
