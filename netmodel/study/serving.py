@@ -45,7 +45,13 @@ by the ratio of a layer's stream bytes to ``T``'s: Llama-3-70B prefilled at TP 1
 sends its last layer's 6.144 MB on one pair, ``T x 2 / 80``, not ``T / 80``. A pipelined
 prefill runs its prompts one after the other (each a micro-batch), so only the last
 prompt's last layer is left at its end, ``1 / b`` of the batch's: at TP 1 x PP 2 and
-batch 4, ``T x 2 / (80 x 4)``.
+batch 4, ``T x 2 / (80 x 4)``. And the last stage's pairs carry its layers only while it
+computes, from when the first prompt reaches it to the end of the TTFT, so with pipeline
+stages the part left is also at least what they cannot send in that window
+(:func:`_last_stage_left`): at TP 1 x PP 2 over a 0.5 GB/s link, 245.76 MB a pair, T =
+491.5 ms, of which 388.6 ms outlasts a 211.2 ms TTFT whose second half alone feeds the
+second stage's pair (T - 211.2 x 79 / 80 = 283.0 ms were the stages' pairs busy from the
+start).
 
 and a prefill instance takes a new batch every ``max(I, T)`` (the transfer of one batch
 overlaps the next batch's compute), ``I`` the prefill's latency, or with ``pp`` pipeline
@@ -88,7 +94,7 @@ from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
 from compute.models import get_model
-from compute.parallel import SEARCH_PP, Parallelism, kv_copies, search_pp
+from compute.parallel import SEARCH_PP, Parallelism, kv_copies, search_pp, stage_layers
 from compute.phases import Slo, Workload, check_slo
 from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
@@ -419,6 +425,25 @@ def _prefill_interval(grid) -> np.ndarray:
     return np.asarray(grid.latency if grid.interval is None else grid.interval, dtype=float)
 
 
+def _last_stage_left(grid, t_x, ratio, batches, layers: int) -> np.ndarray:
+    """Seconds of a pipelined prefill's KV transfer left after its TTFT on the pairs of its
+    last stage (see the module docstring), configurations x batches: those pairs carry
+    the last stage's layers, ``t_x x ratio x n / layers`` (``ratio``: one layer's bytes a
+    pair over ``t_x``'s; ``n`` the stage's layers, :func:`compute.parallel.stage_layers`),
+    and only while that stage computes, from when the first prompt reaches it (``(pp - 1)
+    / pp`` of a pass, stages taken as balanced) to the end of the TTFT, over which its
+    ``b x n`` layer passes produce them: ``T_s - W (1 - 1 / (b n))``. Rows without pipeline
+    stages get 0."""
+    pps = np.array([c.pp for c in grid.configs], dtype=float).reshape(-1, 1)
+    n = np.array([float(np.subtract(*stage_layers(layers, c.pp)[-1][::-1]))
+                  for c in grid.configs]).reshape(-1, 1)
+    period = _prefill_interval(grid) / batches
+    start = (grid.latency - (batches - 1) * period) * (pps - 1) / pps
+    window = grid.latency - start
+    left = t_x * ratio * n / layers - window * (1 - 1 / (batches * n))
+    return np.where(pps > 1, left, 0.0)
+
+
 def _space(model, dimensions, pp, ep, attention_dp):
     """The search keywords of a pool: every dimension (PP among :data:`DEFAULT_PP` up to
     the layers, every EP and attention-DP degree) or plain TP; explicit ones win."""
@@ -621,6 +646,10 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     else:   # the last layer attends fully (gpt-oss, Gemma, Llama-4): a whole prompt's share
         last = t_x * layer_ratio * (wl.prompt / (layers * held))
     visible = np.maximum(last, t_x - grid.latency * (layers - 1) / layers)
+    if piped.any():
+        visible = np.where(piped, np.maximum(visible, _last_stage_left(
+            grid, t_x, np.maximum(batches * kv / layer_streams, layer_most) / per_stream,
+            batches, layers)), visible)
     ttft = grid.latency + visible
     cycle = np.maximum(_prefill_interval(grid), t_x)
     ok = grid.fits & (ttft <= slo.ttft)

@@ -305,6 +305,18 @@ def test_a_pipelined_prefill_sends_its_last_prompts_last_layer_from_its_last_sta
     t = 5e-6 + 4 * 491_520_000 / 2 / 10e9
     assert p.transfer_s == pytest.approx(t, rel=1e-12)
     assert p.transfer_visible_s == pytest.approx(t / 160, rel=1e-12)
+    # over a 0.5 GB/s link each stage's pair needs T = 5 us + 245.76 MB / 0.5 GB/s =
+    # 491.525 ms, and the second stage's pair gets its first layer only when the prompt
+    # reaches that stage, half the TTFT in (its 40 layers balanced against the first's,
+    # the network free): it starts one of its layers later and ends at TTFT / 2 + TTFT / 80
+    # + T, so T - TTFT / 2 x 39 / 40 shows, not T - TTFT x 79 / 80 (105.6 ms less)
+    slow = RingAlphaBeta(bandwidth=0.5e9, step_latency=5e-6, efficiency=1.0)
+    s = serve("Llama-3-70B", "h100-dgx", wl, comm=FREE, transfer=slow, tp=(1,), pp=(2,),
+              max_batch=1)
+    ttft, t = s.prefill.latency, 5e-6 + 491_520_000 / 2 / 0.5e9
+    assert (s.prefill.pp, s.prefill.batch, s.transfer_s) == (2, 1, pytest.approx(t, rel=1e-12))
+    assert s.transfer_visible_s == pytest.approx(t - ttft / 2 * 39 / 40, rel=1e-12)
+    assert s.ttft_s == pytest.approx(ttft / 2 + ttft / 80 + t, rel=1e-12)   # 599.75 ms
 
 
 def test_a_windowed_model_moves_only_the_kv_its_windowed_layers_keep():
