@@ -8,9 +8,10 @@ no partial output.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -163,6 +164,22 @@ _search_options = [_instances_option, parallelism_option, *_engine_options, max_
 _TWO_MODELS = "two different models are named"
 #: And :func:`netmodel.study.rows.distinct_gpus`'s, said with --gpus.
 _TWO_GPUS = "two different GPUs are named"
+
+
+@contextlib.contextmanager
+def _gpus_beside_swaps() -> Iterator[None]:
+    """:func:`~netmodel.study.scenario_catalog.expand_scenarios`' refusal of a scenario
+    ``NAME@GPU`` beside ``gpus`` said with ``--scenarios`` and ``--gpus``."""
+    from compute.errors import UserError
+
+    try:
+        yield
+    except UserError as exc:
+        text = str(exc)
+        if not (text.startswith("scenarios ") and " runs every scenario on each " in text):
+            raise
+        raise UserError("--" + text.replace(", and gpus (", ", and --gpus (").replace(
+            " in gpus", " in --gpus").replace(" leave out gpus", " leave out --gpus")) from None
 
 
 def _search_settings(models_text: str, phase_text: str,
@@ -424,7 +441,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
                             f"'none' to skip the part")
     if no_fabric:
         _refuse_fabric_inputs(parallelism, moe, scenarios)
-    with _executor(workers, scheduler) as ex, \
+    with _executor(workers, scheduler) as ex, _gpus_beside_swaps(), \
             value_refused_as("--models", models_text or "", _TWO_MODELS), \
             value_refused_as("--gpus", gpus_text or "", _TWO_GPUS):
         # run_full_study hands the executor to its comparisons and sweep
@@ -557,7 +574,8 @@ def compare(list_: bool, show: str | None, models_text: str, scenarios_text: str
     models, phases, settings = _search_settings(models_text, phase_text, kw)
     _check_out(out_dir)
     # the searches run_compare makes: the scenarios as --gpus expands them, the baseline too
-    total = len(models) * len(phases) * len(expand_scenarios(scenarios, gpus))
+    with _gpus_beside_swaps():
+        total = len(models) * len(phases) * len(expand_scenarios(scenarios, gpus))
     from netmodel.cli.main import value_refused_as
 
     with value_refused_as("--models", models_text, _TWO_MODELS):
@@ -606,7 +624,8 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
 
     refs = _names("--scenarios", *scenario_texts)
     gpus = _names("--gpus", gpus_text) if gpus_text is not None else None
-    scens = expand_scenarios(refs, gpus)
+    with _gpus_beside_swaps():
+        scens = expand_scenarios(refs, gpus)
     if len(param_texts) > 2:
         raise UserError(f"sweep one or two parameters, got {len(param_texts)} --param")
     n = whole_option("--points", points)

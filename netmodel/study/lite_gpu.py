@@ -315,10 +315,18 @@ def fabric_scenarios(gpus: Iterable[str | GpuSpec],
     ['h100-dgx@H100-SXM', 'ring:n=8,gpu=Lite']
     """
     from netmodel.study.defaults import BASELINE_SCENARIO
-    from netmodel.study.scenario_catalog import get_scenario, scenario_names
+    from netmodel.study.scenario_catalog import get_scenario, scenario_names, split_ref
 
     others = [g for g in map(get_gpu, gpus) if g.name != baseline]
     refs = [get_scenario(ref) for ref in scenarios or scenario_names()]
+    for ref, s in zip(scenarios or (), refs, strict=False):
+        if isinstance(ref, str) and split_ref(ref)[1] and s.gpu != baseline \
+                and not s.fixed_gpu:   # run on each of others instead: '@' never run
+            raise UserError(f"scenarios {ref!r} swaps in GPU {s.gpu!r}, and gpus "
+                            f"({', '.join(g.name for g in others)}) runs every scenario on "
+                            f"each of its GPUs instead of the scenario's own (those on "
+                            f"{baseline} aside); give {split_ref(ref)[0]!r} and put {s.gpu!r} "
+                            f"in gpus")
     if BASELINE_SCENARIO not in {s.name for s in refs}:
         refs.insert(0, get_scenario(BASELINE_SCENARIO))
     out = {}

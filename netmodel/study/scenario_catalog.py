@@ -164,6 +164,13 @@ def expand_scenarios(scenarios: Iterable[str | Scenario],
     for ref in scenarios:
         s = get_scenario(ref)
         kept = [s] if not gpus or baseline in (s.name, s.label) else []
+        if gpus and not kept and isinstance(ref, str) and split_ref(ref)[1]:
+            # its GPU would be swapped for each of gpus': the one '@' named never run
+            raise UserError(f"scenarios {ref!r} swaps in GPU {s.gpu!r}, and gpus "
+                            f"({', '.join(getattr(g, 'name', str(g)) for g in gpus)}) runs "
+                            f"every scenario on each of its GPUs instead of the scenario's "
+                            f"own; give {split_ref(ref)[0]!r} and put {s.gpu!r} in gpus, or "
+                            f"leave out gpus")
         for variant in kept + [s.with_gpu(g) for g in gpus or ()]:
             if variant.label in out and out[variant.label] != variant:
                 if given[variant.label] is ref:   # one scenario, two GPUs of one name

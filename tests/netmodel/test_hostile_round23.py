@@ -28,6 +28,13 @@ two rows of one name, with ``--no-fabric`` (with the fabric part, refused withou
 the one ``@`` had swapped in (with ``--fabric h100-dgx@Lite`` the same is refused). Now
 refused naming both; the same GPU twice, or ``--gpu`` with a scenario without ``@``, is
 taken as before.
+
+(e) ``compare``/``sweep --scenarios lite-flat@Lite+NetBW --gpus Lite`` ran ``lite-flat@Lite``
+alone: ``--gpus`` runs every scenario on its GPUs instead of the scenario's own, so the GPU
+``@`` named was never run, without a word. Refused now, naming both flags (the baseline,
+run as given beside its copies, is taken as before). ``study lite-gpu --scenarios
+lite-flat@Lite+NetBW`` the same: every scenario not on the H100 runs on each GPU of
+``--gpus`` (its default list too); refused alike.
 """
 
 from __future__ import annotations
@@ -117,3 +124,23 @@ def test_a_scenarios_gpu_swap_and_another_gpu_are_refused(tmp_path):
     # the same GPU twice is one question; a scenario without '@' takes --gpu, as documented
     assert run_cli([*INFER, "--gpu", "Lite", "--scenario", "h100-dgx@Lite"]).exit_code == 0
     assert run_cli([*INFER, "--gpu", "Lite", "--scenario", "h100-dgx"]).exit_code == 0
+
+
+def test_compare_and_sweep_refuse_a_swapped_gpu_beside_gpus():
+    words = ("error: --scenarios 'lite-flat@Lite+NetBW' swaps in GPU 'Lite+NetBW', and --gpus "
+             "(Lite) runs every scenario on each of its GPUs instead of the scenario's own; "
+             "give 'lite-flat' and put 'Lite+NetBW' in --gpus, or leave out --gpus")
+    common = ["--scenarios", "lite-flat@Lite+NetBW", "--gpus", "Lite", "--models",
+              "Llama-3-8B", "--max-batch", "8", "-q", "--no-plot"]
+    assert one_line_error(run_cli(["compare", *common])) == words
+    assert one_line_error(run_cli(["sweep", *common, "--param", "cost.pue=1.1,1.2"])) == words
+
+
+def test_the_study_refuses_a_swapped_gpu_it_would_not_run(tmp_path):
+    study = [*STUDY[:-3], "--models", "Llama-3-8B", "--out", "o", "--gpus", "Lite"]
+    r = run_cli([*study, "--scenarios", "lite-flat@Lite+NetBW"], cwd=tmp_path)
+    assert one_line_error(r) == (
+        "error: --scenarios 'lite-flat@Lite+NetBW' swaps in GPU 'Lite+NetBW', and --gpus "
+        "(Lite) runs every scenario on each of its GPUs instead of the scenario's own (those "
+        "on H100-SXM aside); give 'lite-flat' and put 'Lite+NetBW' in --gpus")
+    assert not (tmp_path / "o").exists()
