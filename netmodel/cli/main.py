@@ -561,15 +561,21 @@ def _matplotlib_folder() -> None:
     """Where matplotlib keeps its settings and font cache, where the user's are out of
     reach: with no ``MPLCONFIGDIR`` and a HOME (or ``XDG_CONFIG_HOME``,
     ``XDG_CACHE_HOME``) that cannot hold its folders (HOME=/dev/null, a read-only home),
-    ``MPLCONFIGDIR`` is set to this user's own folder under the temporary folder (made
-    mode 0700; one that is not a folder of this user's alone is not used: a new one is
-    made). matplotlib would make a new folder at each start, rebuild its font cache
+    or an ``MPLCONFIGDIR`` that cannot be a folder (a file, ``/etc/passwd``; a read-only
+    place), ``MPLCONFIGDIR`` is set to this user's own folder under the temporary folder
+    (made mode 0700; one that is not a folder of this user's alone is not used: a new one
+    is made). matplotlib would make a new folder at each start, rebuild its font cache
     there (seconds) and say so in two warnings on stderr after the command's output.
     Nothing is made where the user's folders will do."""
     import sys
 
-    if os.environ.get("MPLCONFIGDIR") or not sys.platform.startswith(("linux", "freebsd")):
+    if not sys.platform.startswith(("linux", "freebsd")):
         return
+    given = os.environ.get("MPLCONFIGDIR")
+    if given:
+        if _may_make(given):
+            return
+        os.environ.pop("MPLCONFIGDIR")   # as if unset: the user's folders, else ours
     home = os.path.expanduser("~")
     wanted = [os.path.join(os.environ.get(var) or os.path.join(home, default), "matplotlib")
               for var, default in (("XDG_CONFIG_HOME", ".config"),

@@ -35,9 +35,17 @@ alone: ``--gpus`` runs every scenario on its GPUs instead of the scenario's own,
 run as given beside its copies, is taken as before). ``study lite-gpu --scenarios
 lite-flat@Lite+NetBW`` the same: every scenario not on the H100 runs on each GPU of
 ``--gpus`` (its default list too); refused alike.
+
+(f) ``MPLCONFIGDIR=/etc/passwd netmodel costs ... --plot t.png`` (a set MPLCONFIGDIR that
+cannot be a folder) printed matplotlib's two warnings ('mkdir -p failed ...', 'Matplotlib
+created a temporary cache directory ...') after the output, and rebuilt its font cache
+each run: netmodel's own folder was made only where MPLCONFIGDIR was unset. Now such a
+value is not used (the user's folders, else netmodel's own).
 """
 
 from __future__ import annotations
+
+import os
 
 from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
 
@@ -144,3 +152,20 @@ def test_the_study_refuses_a_swapped_gpu_it_would_not_run(tmp_path):
         "(Lite) runs every scenario on each of its GPUs instead of the scenario's own (those "
         "on H100-SXM aside); give 'lite-flat' and put 'Lite+NetBW' in --gpus")
     assert not (tmp_path / "o").exists()
+
+
+def test_an_mplconfigdir_that_cannot_be_a_folder_is_not_used(monkeypatch, tmp_path):
+    from netmodel.cli import main as cli_main
+
+    home = tmp_path / "home"
+    home.mkdir()
+    for var in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "a-file"))
+    cli_main._matplotlib_folder()   # matplotlib said 'mkdir -p failed' in two lines
+    assert "MPLCONFIGDIR" not in os.environ   # the home's folders will do
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mine"))   # one it can make: kept
+    cli_main._matplotlib_folder()
+    assert os.environ["MPLCONFIGDIR"] == str(tmp_path / "mine")
