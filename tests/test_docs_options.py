@@ -78,3 +78,17 @@ def test_an_option_missing_from_the_manual_is_found(tmp_path):
                "topology export": [["--format"]], "search": [["--batch"], ["--gpu"]]}
     assert undocumented(options, [tmp_path / "a.md", tmp_path / "b.md"]) == [
         "infer: --ep (not on a.md)", "topology export: --format", "search: --gpu"]
+
+
+def test_each_limit_is_read_where_the_limits_table_says():
+    """units-and-errors.md's table of limits: each row's environment variable or option is
+    read in the file its `where` column names (a limit moved to another module leaves the
+    table pointing at the old one otherwise)."""
+    page = (ROOT / "docs" / "units-and-errors.md").read_text()
+    rows = re.findall(r"^\|[^\n]*\| `?(?:option )?`?(NETMODEL_MAX_\w+|--[a-z-]+)`?[^|\n]*\| "
+                      r"`([\w/.]+\.py)` \|$", page, flags=re.M)
+    assert len(rows) >= 12
+    # an option by its Python name (--max-transfers: max_transfers, MAX_TRANSFERS)
+    assert [f"{name} is not in {where}" for name, where in rows
+            if not (ROOT / where).is_file() or name.lstrip("-").replace("-", "_").lower()
+            not in (ROOT / where).read_text().lower()] == []
