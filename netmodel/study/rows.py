@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
@@ -357,15 +357,12 @@ def distinct_gpus(gpus: Iterable[GpuSpec]) -> list[GpuSpec]:
     >>> [g.name for g in distinct_gpus([get_gpu("Lite")] * 2)]
     ['Lite']
     """
-    out: dict[str, GpuSpec] = {}
-    for g in gpus:
-        first = out.setdefault(g.name, g)
-        if first != g:   # the first field they differ in: which two files were meant
-            a, b = first.to_dict(), g.to_dict()
-            key = next((k for k in a if a[k] != b.get(k)), "source")
-            raise UserError(f"two different GPUs are named {g.name!r} ({key} {a[key]!r} and "
-                            f"{b.get(key)!r}); give each its own name")
-    return list(out.values())
+    def differ(first: GpuSpec, g: GpuSpec) -> tuple[str, Any, Any]:
+        a, b = first.to_dict(), g.to_dict()
+        key = next((k for k in a if a[k] != b.get(k)), "source")
+        return key, a[key], b.get(key)
+
+    return _distinct(gpus, "GPUs", differ)
 
 
 def distinct_models(models: Iterable[ModelSpec]) -> list[ModelSpec]:
@@ -376,14 +373,26 @@ def distinct_models(models: Iterable[ModelSpec]) -> list[ModelSpec]:
     >>> [m.name for m in distinct_models([get_model("Llama-3-8B")] * 2)]
     ['Llama-3-8B']
     """
-    out: dict[str, ModelSpec] = {}
-    for m in models:
-        first = out.setdefault(m.name, m)
-        if first != m:   # the first field they differ in: which two files were meant
-            key = next((f.name for f in fields(m)
-                        if getattr(first, f.name) != getattr(m, f.name)), "source")
-            raise UserError(f"two different models are named {m.name!r} ({key} "
-                            f"{getattr(first, key)!r} and {getattr(m, key)!r}; a HuggingFace "
-                            f"config.json takes its folder's name, another .json file its "
-                            f"own, unless it names itself); give each its own name")
+    def differ(first: ModelSpec, m: ModelSpec) -> tuple[str, Any, Any]:
+        key = next((f.name for f in fields(m)
+                    if getattr(first, f.name) != getattr(m, f.name)), "source")
+        return key, getattr(first, key), getattr(m, key)
+
+    return _distinct(models, "models", differ, "; a HuggingFace config.json takes its "
+                     "folder's name, another .json file its own, unless it names itself")
+
+
+def _distinct(items: Iterable, noun: str, differ: Callable[[Any, Any], tuple[str, Any, Any]],
+              note: str = "") -> list:
+    """``items`` once each by name, refusing two different ones of one name (two files
+    defining one, ``noun`` saying what they are), naming the first field they differ in
+    (``differ(first, other)``: its name and the two values; ``note`` after them) so that
+    which two files were meant is plain."""
+    out: dict = {}
+    for x in items:
+        first = out.setdefault(x.name, x)
+        if first != x:
+            key, a, b = differ(first, x)
+            raise UserError(f"two different {noun} are named {x.name!r} ({key} {a!r} and "
+                            f"{b!r}{note}); give each its own name")
     return list(out.values())
