@@ -92,3 +92,15 @@ def test_each_limit_is_read_where_the_limits_table_says():
     assert [f"{name} is not in {where}" for name, where in rows
             if not (ROOT / where).is_file() or name.lstrip("-").replace("-", "_").lower()
             not in (ROOT / where).read_text().lower()] == []
+
+
+def test_every_script_is_in_the_architecture_pages_table():
+    """docs/architecture.md's table of scripts/ names each script (``bench_PART.py`` and
+    ``hostile_round*.py`` stand for their families)."""
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    table = page.split("### scripts/", 1)[1].split("\n\n", 1)[0]
+    patterns = [re.escape(n).replace("PART", r"\w+").replace(r"\*", r"\w*")
+                for n in re.findall(r"`([\w*./]+)`", table)]
+    scripts = [p.name for p in (ROOT / "scripts").glob("*.py")] + ["inference_reports/"]
+    assert len(scripts) > 10
+    assert [s for s in scripts if not any(re.fullmatch(p, s) for p in patterns)] == []
