@@ -163,6 +163,10 @@ def plot(spec: str, output: str, title: str | None) -> None:
     from topologies.draw import plot as draw
 
     check_figure_path("--output", output)
+    if title is not None:   # said with the flag, before the fabric is built
+        from compute.validate import string
+
+        string("", "--title", title)   # as the figure reads it
     click.echo(f"wrote {draw(resolve_fabric(spec).graph, output, title=title)}")
 
 

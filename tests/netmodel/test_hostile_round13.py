@@ -142,7 +142,7 @@ def test_a_figure_title_of_a_byte_that_is_not_utf8(tmp_path):
     # matplotlib's FT2Font.set_text raised TypeError on the lone surrogate
     r = run_cli(["topology", "plot", "ring:n=4", "-o", "r.png", "--title", f"a{NOT_UTF8}"],
              tmp_path)
-    one_line_error(r, "figure: title 'a\\udcff' holds a byte that is not UTF-8")
+    one_line_error(r, "--title 'a\\udcff' holds a byte that is not UTF-8")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -41,6 +41,10 @@ cannot be a folder) printed matplotlib's two warnings ('mkdir -p failed ...', 'M
 created a temporary cache directory ...') after the output, and rebuilt its font cache
 each run: netmodel's own folder was made only where MPLCONFIGDIR was unset. Now such a
 value is not used (the user's folders, else netmodel's own).
+
+(g) ``topology plot --title`` of 10,001 characters was refused as ``figure: title must be
+text ...``, naming no flag (a title with a newline named ``--title``), after the fabric
+was built. Now checked first, with the flag.
 """
 
 from __future__ import annotations
@@ -169,3 +173,11 @@ def test_an_mplconfigdir_that_cannot_be_a_folder_is_not_used(monkeypatch, tmp_pa
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mine"))   # one it can make: kept
     cli_main._matplotlib_folder()
     assert os.environ["MPLCONFIGDIR"] == str(tmp_path / "mine")
+
+
+def test_a_title_past_its_length_names_the_flag(tmp_path):
+    r = run_cli(["topology", "plot", "ring:n=8", "-o", "x.png", "--title", "x" * 10001],
+                cwd=tmp_path)
+    assert one_line_error(r) == ("error: --title must be text of at most 10,000 characters, "
+                                 "got '" + "x" * 57 + "...'")
+    assert list(tmp_path.iterdir()) == []
