@@ -526,7 +526,9 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     cache = cache if cache is not None else {}
 
     def coll_for(s: Scenario) -> ScenarioCollectives:
-        if s.label not in cache:
+        # a cached one of another scenario of this label (a GPU file defining the name
+        # differently, an earlier call's) is not this one's: made again, as compare's
+        if s.label not in cache or cache[s.label].scenario != s:
             cache[s.label] = ScenarioCollectives(s)
         return cache[s.label]
 

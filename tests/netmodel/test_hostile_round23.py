@@ -10,7 +10,9 @@ GPU named ``Mine`` differently, costed the decode pool on the prefill GPU's fabr
 both) and printed both pools as ``Mine``: a decode GPU of a hundredth of the network
 bandwidth served at TBT 16.21 ms with TP 4, where alone it serves at 42.97 ms with TP 2,
 and the KV transfer took 41.9 ms per prefill batch, not 523 ms. compare and sweep refuse
-two GPUs of one name; serve now does too, naming both flags.
+two GPUs of one name; serve now does too, naming both flags. Its ``collectives`` cache
+(by label, across calls) gave a later call an earlier call's GPU's fabric model alike: a
+cached model of another scenario of the label is now made again, as compare's.
 
 (b) ``costs --format vidur -o d --plot d/x.png`` over an earlier ``-o d`` drew the figure
 into the folder, then refused the folder as holding a file its manifest does not list:
@@ -181,3 +183,18 @@ def test_a_title_past_its_length_names_the_flag(tmp_path):
     assert one_line_error(r) == ("error: --title must be text of at most 10,000 characters, "
                                  "got '" + "x" * 57 + "...'")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_serve_does_not_reuse_a_cached_fabric_model_of_another_gpu(tmp_path):
+    from compute.hardware import load_gpu_file
+    from netmodel.study.serving import serve
+
+    (tmp_path / "a.toml").write_text(GPU)
+    (tmp_path / "b.toml").write_text(SLOW)
+    fast, slow = (load_gpu_file(tmp_path / n)["Mine"] for n in ("a.toml", "b.toml"))
+    kw = dict(dimensions="tp", max_batch=64)
+    alone = serve("Llama-3-70B", "h100-dgx", decode_gpu=slow, **kw)
+    cache: dict = {}
+    serve("Llama-3-70B", "h100-dgx", decode_gpu=fast, collectives=cache, **kw)
+    again = serve("Llama-3-70B", "h100-dgx", decode_gpu=slow, collectives=cache, **kw)
+    assert again.decode.latency == alone.decode.latency   # 42.97 ms at TP 2, not 16.21 ms
