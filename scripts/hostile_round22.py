@@ -20,7 +20,7 @@ exit 0 (or 3, an unmet target); a symmetric pair prints the same figures.
 Usage: ``python scripts/hostile_round22.py [-k SUBSTRING] [-v]``; prints each failure
 (FAIL), the counts, and exit status 1 if any failed. In process (click's CliRunner) but
 the large cases (child processes). About two minutes on two cores, most of it the large
-cases (``-k large`` alone), two of which are left failing (see :data:`LARGE`).
+cases (``-k large`` alone).
 """
 
 from __future__ import annotations
@@ -463,9 +463,10 @@ LARGE: dict[str, list[str]] = {
     "all-gather on a full mesh of 4,000 GPUs": [
         "collective", "all-gather", "--fabric", "full-mesh:n=4000", "--group", "4000",
         "--size", "1GiB"],
-    # left (netmodel.collectives.route_joint): each of pairwise's 127 steps solves its
-    # linear programme of the joint split (each under JOINT_VARIABLES, all together
-    # minutes): 299 s on a 8x4x4 torus; 1.9 s on 4x4x4
+    # pairwise's 127 steps each solved the linear programme of the joint split
+    # (netmodel.collectives.route_joint) whole where the one folded by the torus's
+    # rotation beat the own routes: 299 s on an 8x4x4 torus. Now the folded optimum's
+    # flows are the split (its busiest link, the step's time, the whole programme's): 4 s
     "all-to-all on a torus of 128 GPUs": [
         "collective", "all-to-all", "--fabric", "torus:dims=8x4x4", "--group", "128",
         "--size", "1MiB"],
