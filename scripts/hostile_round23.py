@@ -310,6 +310,9 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                                        ("138,629,443 rows", "--max-rows")),
     "costs --nccl-release 2.26.2.1": ([*COSTS, "--nccl-release", "2.26.2.1"], {},
                                       ("--nccl-release", "MAJOR.MINOR[.PATCH]")),
+    "topology export of an OCS fabric as ASTRA-sim": (
+        ["topology", "export", "lite-ocs", "-o", "a.yml"], {},
+        ("spec 'lite-ocs'", "cannot be expressed in ASTRA-sim")),
     "topology plot --title of 10,001 characters": (
         ["topology", "plot", "ring:n=8", "-o", "x.png", "--title", "x" * 10001], {},
         ("--title", "10,000 characters")),

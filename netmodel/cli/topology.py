@@ -213,7 +213,10 @@ def export(spec: str, output: str, fmt: str | None) -> None:
     if fmt == "astra-sim":
         from topologies.astra_sim import astra_sim_network, write_astra_sim
 
-        net = astra_sim_network(graph)
+        try:
+            net = astra_sim_network(graph)
+        except UserError as exc:   # which fabric: its words name a kind, not the spec
+            raise UserError(f"spec {spec!r}: {exc}") from None
         path = write_astra_sim(graph, output)
         click.echo(f"wrote {path} ({' x '.join(map(str, net.npus_count))} NPUs: "
                    f"{', '.join(net.topology)})")

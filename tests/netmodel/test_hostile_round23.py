@@ -47,6 +47,10 @@ value is not used (the user's folders, else netmodel's own).
 (g) ``topology plot --title`` of 10,001 characters was refused as ``figure: title must be
 text ...``, naming no flag (a title with a newline named ``--title``), after the fabric
 was built. Now checked first, with the flag.
+
+(h) ``topology export lite-ocs -o a.yml`` (ASTRA-sim) was refused as ``an optical
+circuit-switched fabric cannot be expressed ...``, naming neither the fabric typed nor a
+flag. Now ``spec 'lite-ocs': ...``.
 """
 
 from __future__ import annotations
@@ -198,3 +202,12 @@ def test_serve_does_not_reuse_a_cached_fabric_model_of_another_gpu(tmp_path):
     serve("Llama-3-70B", "h100-dgx", decode_gpu=fast, collectives=cache, **kw)
     again = serve("Llama-3-70B", "h100-dgx", decode_gpu=slow, collectives=cache, **kw)
     assert again.decode.latency == alone.decode.latency   # 42.97 ms at TP 2, not 16.21 ms
+
+
+def test_an_astra_sim_export_refusal_names_the_fabric(tmp_path):
+    r = run_cli(["topology", "export", "lite-ocs", "-o", "a.yml"], cwd=tmp_path)
+    assert one_line_error(r) == (
+        "error: spec 'lite-ocs': an optical circuit-switched fabric cannot be expressed in "
+        "ASTRA-sim's analytical network: its circuits are set per job; export the logical "
+        "topology instead (e.g. ring:n=..., torus:dims=...)")
+    assert list(tmp_path.iterdir()) == []
