@@ -306,6 +306,9 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "serve workload JSON rate Infinity": (
         [*SERVE, "--workload", "w.json"],
         {"w.json": '{"prompt": 1500, "output": 13, "rate": Infinity}'}, ("rate", "got inf")),
+    "sweep cost parameters that overflow": (
+        [*SWEEP[:-1], "cost.lifetime=1e-300s,1y", "--scenarios", "h100-dgx"], {},
+        ("--param 'cost.lifetime=1e-300s,1y'", "overflow to infinity")),
     "costs --sizes factor 1.0000001": ([*COSTS[:-1], "1KiB:1GiB:1.0000001"], {},
                                        ("138,629,443 rows", "--max-rows")),
     "costs --nccl-release 2.26.2.1": ([*COSTS, "--nccl-release", "2.26.2.1"], {},

@@ -167,6 +167,21 @@ _TWO_GPUS = "two different GPUs are named"
 
 
 @contextlib.contextmanager
+def _cost_params_said(texts: list[str]) -> Iterator[None]:
+    """The pricing's refusal of cost parameters whose product overflows (``cost parameters
+    lifetime=1e-300 (SI) make ...``) said with the ``--param`` of each (``texts``)."""
+    from compute.errors import UserError
+
+    try:
+        yield
+    except UserError as exc:
+        if not (texts and str(exc).startswith("cost parameters ")):
+            raise
+        said = " and ".join(f"--param {t!r}" for t in texts)
+        raise UserError(f"{said}: {exc}") from None
+
+
+@contextlib.contextmanager
 def _gpus_beside_swaps() -> Iterator[None]:
     """:func:`~netmodel.study.scenario_catalog.expand_scenarios`' refusal of a scenario
     ``NAME@GPU`` beside ``gpus`` said with ``--scenarios`` and ``--gpus``."""
@@ -649,8 +664,11 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     from netmodel.cli.main import value_refused_as
 
     # a GPU's die comes with --scenarios (NAME@GPU, a scenario file's gpu): said with it
+    # cost parameters whose product overflows: said with the --param that set them
+    costs = [t for t in param_texts if t.strip().startswith("cost.")]
     with value_refused_as("--scenarios", ",".join(scenario_texts), "no die data"), \
-            value_refused_as("--models", models_text, _TWO_MODELS):
+            value_refused_as("--models", models_text, _TWO_MODELS), \
+            _cost_params_said(costs):
         _run_and_report("sweep", total, kw, functools.partial(
             run_sweep, scens, params, models, phases, **settings), write_sweep, out_dir,
             as_json, settings["options"])

@@ -51,6 +51,10 @@ was built. Now checked first, with the flag.
 (h) ``topology export lite-ocs -o a.yml`` (ASTRA-sim) was refused as ``an optical
 circuit-switched fabric cannot be expressed ...``, naming neither the fabric typed nor a
 flag. Now ``spec 'lite-ocs': ...``.
+
+(i) ``sweep --param cost.lifetime=1e-300s,1y`` was refused as ``cost parameters
+lifetime=1e-300 (SI) make the capex per year ... overflow to infinity``, naming no flag.
+Now with the ``--param`` (each cost one) in front.
 """
 
 from __future__ import annotations
@@ -210,4 +214,15 @@ def test_an_astra_sim_export_refusal_names_the_fabric(tmp_path):
         "error: spec 'lite-ocs': an optical circuit-switched fabric cannot be expressed in "
         "ASTRA-sim's analytical network: its circuits are set per job; export the logical "
         "topology instead (e.g. ring:n=..., torus:dims=...)")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cost_parameters_that_overflow_are_said_with_their_param(tmp_path):
+    r = run_cli(["sweep", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch",
+                 "8", "-q", "--no-plot", "--param", "cost.lifetime=1e-300s,1y", "--out", "o"],
+                cwd=tmp_path)
+    assert one_line_error(r) == (
+        "error: --param 'cost.lifetime=1e-300s,1y': cost parameters lifetime=1e-300 (SI) make "
+        "the capex per year of h100-dgx@H100-SXM overflow to infinity; give values nearer a "
+        "real system's")
     assert list(tmp_path.iterdir()) == []
