@@ -233,7 +233,8 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
     plan = _Plan(model=model, gpu=gpu, workload=workload, options=options,
                  par=par, sh=sh,
                  peaks=tuple(p * options.flops_efficiency for p in
-                             stage_peaks(model, gpu, names, options.compute_dtype)),
+                             stage_peaks(model, gpu, names, options.compute_dtype,
+                                         workload)),
                  bandwidth=gpu.hbm_bandwidth * options.memory_efficiency,
                  weights=weights, kv_per_token=kv,
                  act_per_token=float(activation_bytes_per_token(model, sh)),

@@ -157,7 +157,7 @@ def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, sk
         model, gpu, configs, sh, plain, b, workload, options, skew, busiest)
     # large ones made from kept buffers (compute.buffers: no fresh pages to fault and zero)
     flops, hbm, compute_t, memory_t = (buffers.empty((len(work),) + shape) for _ in range(4))
-    peaks = stage_peaks(model, gpu, names, options.compute_dtype)
+    peaks = stage_peaks(model, gpu, names, options.compute_dtype, workload)
     bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
     profile = options.profile
 
@@ -278,9 +278,9 @@ def attention_kind_times(model, gpu, sh, micro, workload, options) -> tuple | No
     (name, pair), = attention_work_by_kind(model, piped, m, workload).items()
     nt = sh.tp.shape[0]
     shape = (len(rows), np.shape(micro)[1])
-    peak, = stage_peaks(model, gpu, (name,), options.compute_dtype)
     out = []
-    for f, h in pair:
+    for kind, (f, h) in zip(attention_kinds(model), pair, strict=True):
+        peak, = stage_peaks(kind, gpu, (name,), options.compute_dtype, workload)  # its own pairs
         t = np.zeros((nt, shape[1]))
         t[rows] = _kind_time(name, peak, f, h, shape, gpu, options)
         out.append(t)

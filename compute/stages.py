@@ -45,6 +45,14 @@ projection is replicated on every GPU). The ``attention`` stage is counted as it
   token (the same ``2 a c (d - r + v)`` FLOPs per token), written and read once, then
   attention costs ``2 (d + v)`` FLOPs per pair and head.
 
+The decompression is a weight GEMM (the checkpoint's ``kv_b_proj``, applied through the
+quantized linear layer: vLLM's ``_forward_prefill``, SGLang's ``forward_normal``), so its
+share of the prefill ``attention`` stage's FLOPs runs at the compute dtype's peak as the
+other projections do (:func:`attention_gemm_share`, :func:`stage_peaks`); the absorbed
+decode multiplies by ``W_UK`` and ``W_UV`` copies dequantized to bf16 at load (vLLM's
+``process_weights_after_loading``: "we currently do not have quantized bmm's ... perform the
+bmm's in 16-bit"; SGLang's ``block_quant_dequant`` to bf16 on CUDA), at the bf16 peak.
+
 **Mixture of experts** (experts split by TP unless expert parallelism is asked for, see
 below): each token runs
 ``experts_per_token`` experts and the shared experts; the weights read are those of the
@@ -144,18 +152,46 @@ from compute.phases import Workload
 from compute.stage_mlp import _dense_mlp, _mlp_work, _mlp_work_ep, busiest_share, dispatch_bytes
 
 __all__ = ["EXTENDED_STAGES", "GEMM_WEIGHTS_OF", "PIPELINE_STAGES", "PRODUCERS", "STAGES",
-           "CellOps", "plain_step_work", "stage_peaks", "stage_work"]
+           "CellOps", "attention_gemm_share", "plain_step_work", "stage_peaks", "stage_work"]
 
 #: Stages in the order a step runs them.
 STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn", "mlp_up", "mlp_down",
           "allreduce_mlp", "lm_head")
 #: The weights each weight GEMM stage multiplies (:meth:`~compute.models.ModelSpec.low_gemm_share`);
-#: the other stages (attention's QK^T and PV among them) run at the bf16 peak.
+#: the other stages (attention's QK^T and PV among them) run at the bf16 peak, but for the
+#: weight GEMM inside multi-head latent attention's prefill (:func:`attention_gemm_share`).
 GEMM_WEIGHTS_OF = {"qkv": "attention", "out_proj": "attention", "mlp_up": "mlp",
                    "mlp_down": "mlp", "lm_head": "embedding"}
 
 
-def stage_peaks(model, gpu, names, compute_dtype: str | None = None) -> tuple:
+def attention_gemm_share(model, w: Workload) -> float:
+    """The share of the ``attention`` stage's FLOPs that multiply the attention weights: the
+    KV decompression of multi-head latent attention's prefill (``2 a c (d - r + v)`` per
+    token against ``2 a (d + v)`` per (query, key) pair: ``P c (d - r + v) / (P c (d - r +
+    v) + pairs (d + v))`` for ``P`` tokens and ``pairs`` pairs a sequence, the heads and
+    the batch cancelling); 0 in decode (the absorbed ``W_UK`` and ``W_UV`` are bf16 copies)
+    and for a model without MLA (no weights inside attention).
+
+    >>> from compute.models import get_model
+    >>> from compute.phases import Workload
+    >>> m = get_model("DeepSeek-V3")      # c 512, d 192, r 64, v 128; 1,500 x 1,501 / 2 pairs
+    >>> round(attention_gemm_share(m, Workload("prefill", 1500)), 6)
+    0.353073
+    >>> [attention_gemm_share(x, Workload(phase, 1500))
+    ...  for x, phase in ((m, "decode"), (get_model("Llama-3-70B"), "prefill"))]
+    [0.0, 0.0]
+    """
+    if not model.is_mla or w.phase == "decode":
+        return 0.0
+    c, r = float(model.kv_lora_rank), float(model.qk_rope_head_dim)
+    d, v = float(model.head_dim), float(model.v_dim)
+    pairs, _ = model.attention_span(w)
+    up = w.tokens_per_sequence * c * (d - r + v)
+    return up / (up + pairs * (d + v))
+
+
+def stage_peaks(model, gpu, names, compute_dtype: str | None = None,
+                workload: Workload | None = None) -> tuple:
     """The peak FLOP/s each stage of ``names`` runs at on ``gpu``: ``compute_dtype``'s peak
     for every stage when given (``"fp8"`` or ``"int8"`` on a GPU without such tensor cores
     is refused), else per stage the bf16 peak, but for the share ``f`` of a weight GEMM
@@ -163,7 +199,10 @@ def stage_peaks(model, gpu, names, compute_dtype: str | None = None) -> tuple:
     fp8 or int8, NVFP4 W4A4: :meth:`~compute.models.ModelSpec.low_gemm_share`) on a GPU
     with tensor cores of that dtype (its ``flops_fp8``, ``flops_int8`` or ``flops_fp4``,
     above 0): ``1 / (f / low peak + (1 - f) / bf16 peak)``, the time of its FLOPs split
-    between the two peaks. Weight-only formats (w4a16, w8a16, mxfp4) run at bf16.
+    between the two peaks. Weight-only formats (w4a16, w8a16, mxfp4) run at bf16. The
+    ``attention`` stage's weight GEMM is the share :func:`attention_gemm_share` of its
+    FLOPs in ``workload`` (MLA prefill's KV decompression) times the attention weights'
+    share; without a ``workload`` the stage runs at bf16.
 
     >>> from dataclasses import replace
     >>> from compute.hardware import get_gpu
@@ -178,6 +217,10 @@ def stage_peaks(model, gpu, names, compute_dtype: str | None = None) -> tuple:
     ...                compute_dtype="int8")
     >>> [p / 1e12 for p in stage_peaks(w8a8, get_gpu("A100-SXM-80GB"), ("qkv", "lm_head"))]
     [624.0, 312.0]
+    >>> from compute.phases import Workload
+    >>> [round(p / 1e12, 1) for p in stage_peaks(m, h100, ("attention",), None,
+    ...                                            Workload("prefill", 1500))]   # 35.3% fp8
+    [1201.5]
     """
     if compute_dtype is not None:
         return (gpu.peak_flops(compute_dtype),) * len(names)
@@ -188,7 +231,12 @@ def stage_peaks(model, gpu, names, compute_dtype: str | None = None) -> tuple:
     fast = gpu.peak_flops(low)
     peaks = []
     for name in names:
-        f = model.low_gemm_share(GEMM_WEIGHTS_OF[name]) if name in GEMM_WEIGHTS_OF else 0.0
+        if name in GEMM_WEIGHTS_OF:
+            f = model.low_gemm_share(GEMM_WEIGHTS_OF[name])
+        elif name == "attention" and workload is not None:
+            f = attention_gemm_share(model, workload) * model.low_gemm_share("attention")
+        else:
+            f = 0.0
         peaks.append(bf16 if f == 0.0 else fast if f == 1.0 else
                      1.0 / (f / fast + (1.0 - f) / bf16))
     return tuple(peaks)

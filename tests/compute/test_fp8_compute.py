@@ -147,3 +147,27 @@ def test_an_engine_profile_scales_the_fp8_gemms_alike():
         (f * 124 / 126 / H100_FP8 + f * 2 / 126 / H100_BF16) / p.gemm_efficiency, rel=1e-12)
     assert cal["qkv"].compute_time == pytest.approx(
         cal["qkv"].flops / H100_BF16 / p.gemm_efficiency, rel=1e-12)
+
+
+def test_deepseek_v3_prefill_decompresses_its_kv_in_fp8_and_decode_absorbs_in_bf16():
+    # MLA prefill applies kv_b_proj, an fp8 block-quantized linear layer of the checkpoint,
+    # to the latent (vLLM _forward_prefill, SGLang forward_normal: w8a8 block fp8 GEMM);
+    # decode multiplies by W_UK and W_UV copies dequantized to bf16 at load (vLLM
+    # process_weights_after_loading, SGLang block_quant_dequant). Per GPU at TP 16 x EP 16 x
+    # DP-attention 16, batch 112 of 1,500-token prompts: the busiest group's 7 sequences,
+    # 10,500 tokens, all 128 heads; c 512, d - r + v = 128 + 128, d + v = 192 + 128.
+    m = get_model("DeepSeek-V3")
+    kw = dict(tp=16, batch=112, ep=16, attention_dp=16)
+    (pre,) = [s for s in evaluate(m, "H100-SXM", phase="prefill", **kw).stages
+              if s.name == "attention"]
+    decompress = 2 * 10500 * 128 * 512 * 256          # 352.3 GFLOP
+    pairs = 7 * 1500 * 1501 // 2 * 128 * 2 * 320       # QK^T and PV, 645.6 GFLOP
+    assert pre.flops == decompress + pairs
+    assert pre.compute_time == pytest.approx(decompress / H100_FP8 + pairs / H100_BF16,
+                                             rel=1e-12)   # 0.8305 ms, was 1.0086 at bf16
+    (dec,) = [s for s in evaluate(m, "H100-SXM", phase="decode", **kw).stages
+              if s.name == "attention"]
+    assert dec.compute_time == pytest.approx(dec.flops / H100_BF16, rel=1e-12)
+    (a100,) = [s for s in evaluate(m, "A100-SXM-80GB", phase="prefill", tp=8, batch=1,
+                                   ep=8).stages if s.name == "attention"]
+    assert a100.compute_time == pytest.approx(a100.flops / A100_BF16, rel=1e-12)

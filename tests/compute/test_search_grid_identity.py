@@ -89,7 +89,7 @@ def _ref_attention_kinds(model, gpu, sh, micro, workload, options, skew):
                          window_kind="sliding"),
                  replace(model, sliding_layers=0, full_layer_step=0)):
         (x,) = [x for x in stage_work(kind, sh, micro, workload, skew) if x[0] == "attention"]
-        (peak,) = stage_peaks(model, gpu, ("attention",), options.compute_dtype)
+        (peak,) = stage_peaks(kind, gpu, ("attention",), options.compute_dtype, workload)
         flops, hbm = (np.broadcast_to(np.asarray(v, dtype=float), np.broadcast_shapes(
             np.shape(x[2]), np.shape(x[3]), np.shape(micro)))[None].copy() for v in x[2:4])
         c = flops / (peak * options.flops_efficiency)
@@ -240,7 +240,7 @@ def old_grid(model, gpu, configs, batches, workload, options, skew=1.0, time_unf
     works = [not x[4] or x[0] in ("embedding", "lm_head") for x in work]
     flops, hbm, net = (np.zeros((len(work),) + shape) for _ in range(3))
     compute_t, memory_t = np.zeros(flops.shape), np.zeros(flops.shape)
-    peaks = stage_peaks(model, gpu, names, options.compute_dtype)
+    peaks = stage_peaks(model, gpu, names, options.compute_dtype, workload)
     bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
     for k, x in enumerate(work):
         if works[k]:

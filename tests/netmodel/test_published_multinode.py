@@ -255,7 +255,8 @@ def test_dense_mlp_layers_data_parallel_keep_the_bound():
         assert not {"dp_gather", "dp_scatter"} & {s.name for s in r.stages}, row["id"]
         out[row["id"]] = result(row).latency / r.latency * margin(row)
     assert all(m > 1.0 for m in out.values())
-    # 1.206 to 2.778 when written (2.772 before NCCL's PXN, 6ff745c: the decode all-to-all's
+    # 1.206 to 2.778 when written (1.216 since MLA prefill's KV decompression runs in fp8;
+    # 2.772 before NCCL's PXN, 6ff745c: the decode all-to-all's
     # transfers between rails stay on the peer's rail, 0.70 us of route where the spines
     # took 1.69); h363: were pins of both. docs/compute.md quotes the range
     lo, hi = _docs_range("at the bare bound of 2 tokens a step it would be")
