@@ -116,6 +116,24 @@ def table(markdown: bool) -> list[str]:
         ["", f"### {heading3}" if markdown else heading3.upper(), ""] + multinode(markdown)
 
 
+def _write_fitted(path: str, fitted) -> int:
+    """Fit a profile (``fitted()``, a calibration result) and write it to ``path``, its
+    path checked before the fit; print the fit's error. Returns the exit status."""
+    from compute.errors import UserError
+    from compute.outputs import atomic_write, check_file_path
+
+    try:
+        check_file_path(path, "profile file", (".toml",))
+        result = fitted()
+        atomic_write(path, result.profile.to_toml().encode(), "profile file", (".toml",))
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}: rms {result.rms_relative_error:.1%}, worst "
+          f"{result.max_relative_error:.1%}", file=sys.stderr)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables")
@@ -127,7 +145,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from compute.errors import UserError
-    from compute.outputs import atomic_write, check_file_path
+    from compute.outputs import check_file_path
 
     if args.write_profile:   # a path that cannot be written: one line, before the fit
         try:
@@ -136,32 +154,14 @@ def main(argv=None) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     if args.write_newer_profile:
-        try:
-            check_file_path(args.write_newer_profile, "profile file", (".toml",))
-            result = newer_fit(newer_measurements())
-            atomic_write(args.write_newer_profile, result.profile.to_toml().encode(),
-                         "profile file", (".toml",))
-        except UserError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        print(f"wrote {args.write_newer_profile}: rms {result.rms_relative_error:.1%}, worst "
-              f"{result.max_relative_error:.1%}", file=sys.stderr)
-        return 0
+        return _write_fitted(args.write_newer_profile,
+                             lambda: newer_fit(newer_measurements()))
     if not (REFERENCE / FILE).is_file():
         print(f"reference data {REFERENCE / FILE} is absent; nothing to compare",
               file=sys.stderr)
         return 1
     if args.write_profile:
-        result = fit(measurements())
-        try:
-            atomic_write(args.write_profile, result.profile.to_toml().encode(), "profile file",
-                         (".toml",))
-        except UserError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        print(f"wrote {args.write_profile}: rms {result.rms_relative_error:.1%}, worst "
-              f"{result.max_relative_error:.1%}", file=sys.stderr)
-        return 0
+        return _write_fitted(args.write_profile, lambda: fit(measurements()))
     print("\n".join(table(args.markdown)))
     return 0
 
