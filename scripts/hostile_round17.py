@@ -38,6 +38,7 @@ from click.testing import CliRunner  # noqa: E402
 from hostile_round16 import CSV, run_case  # noqa: E402
 from hostile_tally import Tally, _alarm, round_options, within_a_minute  # noqa: E402
 
+from netmodel.cli.help_format import commands_under  # noqa: E402
 from netmodel.cli.main import cli  # noqa: E402
 
 #: A command the whole round runs on input it takes: every option of it not attacked keeps
@@ -158,16 +159,10 @@ def _with_file(name: str, data: str | bytes) -> Callable[[Path], None]:
 
 
 def commands() -> Iterator[tuple[str, click.Command]]:
-    """(path, command) of every command of the registry."""
-    def walk(group: click.Group, path: list[str]) -> Iterator[tuple[str, click.Command]]:
-        ctx = click.Context(group)
-        for name in group.list_commands(ctx):
-            sub = group.get_command(ctx, name)
-            if isinstance(sub, click.Group):
-                yield from walk(sub, [*path, name])
-            elif sub is not None:
-                yield " ".join([*path, name]), sub
-    yield from walk(cli, [])
+    """(path, command) of every command of the registry (groups left out)."""
+    for path, command in commands_under(cli):
+        if not isinstance(command, click.Group):
+            yield " ".join(path), command
 
 
 def _drop(argv: list[str], flags: set[str], command: click.Command) -> list[str]:

@@ -172,22 +172,12 @@ def _prose(page: Path) -> str:
 
 def _commands() -> dict[str, set[str]]:
     """Every command path of the CLI (``''``, ``'topology show'``) and its option names."""
-    import click
-
+    from netmodel.cli.help_format import commands_under
     from netmodel.cli.main import cli
 
-    found: dict[str, set[str]] = {}
-
-    def walk(cmd, path):
-        found[" ".join(path)] = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts)
-                                 if o.startswith("-")} | {"--help", "-h"}
-        if isinstance(cmd, click.Group):
-            ctx = click.Context(cmd)
-            for name in cmd.list_commands(ctx):
-                walk(cmd.get_command(ctx, name), [*path, name])
-
-    walk(cli, [])
-    return found
+    return {" ".join(path): {o for p in cmd.params for o in (*p.opts, *p.secondary_opts)
+                             if o.startswith("-")} | {"--help", "-h"}
+            for path, cmd in commands_under(cli)}
 
 
 def command_errors(page: Path, commands: dict[str, set[str]]) -> list[str]:

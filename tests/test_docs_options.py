@@ -22,23 +22,14 @@ def _options() -> dict[str, list[list[str]]]:
     """Command path (``'topology export'``) -> the names of each of its options."""
     import click
 
+    from netmodel.cli.help_format import commands_under
     from netmodel.cli.main import cli
 
-    found: dict[str, list[list[str]]] = {}
-
-    def walk(cmd, path):
-        if path:
-            found[" ".join(path)] = [
-                names for p in cmd.params if isinstance(p, click.Option)
-                if (names := [o for o in (*p.opts, *p.secondary_opts)
-                              if o.startswith("-") and o not in ("--help", "-h")])]
-        if isinstance(cmd, click.Group):
-            ctx = click.Context(cmd)
-            for name in cmd.list_commands(ctx):
-                walk(cmd.get_command(ctx, name), [*path, name])
-
-    walk(cli, [])
-    return found
+    return {" ".join(path): [
+        names for p in cmd.params if isinstance(p, click.Option)
+        if (names := [o for o in (*p.opts, *p.secondary_opts)
+                      if o.startswith("-") and o not in ("--help", "-h")])]
+        for path, cmd in commands_under(cli) if path}
 
 
 def _word(text: str) -> re.Pattern:

@@ -109,6 +109,32 @@ class SummaryGroup(click.Group):
         return "" if cmd is None else command_summary(cmd)
 
 
+def commands_under(group: click.Command) -> list[tuple[tuple[str, ...], click.Command]]:
+    """(words, command) of every group and command under ``group``, itself first as
+    ``()``, walked from the command line itself (tests and scripts that check each command's
+    options or help).
+
+    Examples
+    --------
+    >>> @click.group()
+    ... def top():
+    ...     pass
+    >>> @top.command()
+    ... def leaf():
+    ...     pass
+    >>> [(path, cmd.name) for path, cmd in commands_under(top)]
+    [((), 'top'), (('leaf',), 'leaf')]
+    """
+    def walk(command, path, ctx):
+        yield path, command
+        if isinstance(command, click.Group):
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                yield from walk(sub, (*path, name), click.Context(sub, parent=ctx, info_name=name))
+
+    return list(walk(group, (), click.Context(group, info_name=group.name)))
+
+
 def command_paths(group: click.Command) -> list[tuple[str, ...]]:
     """The words of every group and command under ``group``, itself first as ``()``,
     walked from the command line itself (for tests and benchmarks that run each --help).
@@ -122,11 +148,4 @@ def command_paths(group: click.Command) -> list[tuple[str, ...]]:
     >>> command_paths(top)
     [(), ('leaf',)]
     """
-    def walk(command, path, ctx):
-        yield path
-        if isinstance(command, click.Group):
-            for name in command.list_commands(ctx):
-                sub = command.get_command(ctx, name)
-                yield from walk(sub, (*path, name), click.Context(sub, parent=ctx, info_name=name))
-
-    return list(walk(group, (), click.Context(group, info_name=group.name)))
+    return [path for path, _ in commands_under(group)]
