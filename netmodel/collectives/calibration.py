@@ -234,6 +234,12 @@ class Calibration:
         ``ring_channels``): at the LL rate itself.
     ring_channels : int
         NCCL's ring channels on one node, from the generation (0: unknown).
+    p2p_net_ll_buffers : bool
+        Whether NCCL's send/recv connections across the scale-out network have LL buffers
+        (``NCCL_ALLOC_P2P_NET_LL_BUFFERS``, 0 by default): without them a peer across the
+        network runs Simple at every size, whatever ``p2p_ll_threshold`` allows
+        (:func:`~netmodel.collectives.protocol_lines.p2p_size_range`); True: LL there too,
+        up to the threshold, as on the scale-up network.
     pxn : bool
         NCCL's PXN for send/recv (on by default: ``NCCL_PXN_DISABLE=0``,
         ``NCCL_P2P_PXN_LEVEL=2``): a GPU sending to a peer in another server sends through
@@ -328,6 +334,7 @@ class Calibration:
     p2p_threads: int = 0
     ll_ring_threads: int = 0
     ring_channels: int = 0
+    p2p_net_ll_buffers: bool = False
     pxn: bool = True
     nvlink_bandwidth: float = 0.0
     flagship_bandwidth: float = 0.0
@@ -370,8 +377,10 @@ class Calibration:
             if getattr(self, key) % WARP_SIZE:
                 raise UserError(f"{key} must be 0 or a whole number of warps (a multiple of "
                                 f"{WARP_SIZE}) in 0..{MAX_COUNT}, got {getattr(self, key)}")
-        if not isinstance(self.pxn, bool):
-            raise UserError(f"pxn must be true or false, got {describe(self.pxn)}")
+        for key in ("pxn", "p2p_net_ll_buffers"):
+            if not isinstance(getattr(self, key), bool):
+                raise UserError(f"{key} must be true or false, got "
+                                f"{describe(getattr(self, key))}")
         if not isinstance(self.ll128_enabled, bool):
             raise UserError(f"ll128_enabled must be true or false, got "
                             f"{describe(self.ll128_enabled)}")

@@ -95,10 +95,14 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
     check_keys(f"{path}: [p2p]", p2p, (), ("ll_threshold", "channels_per_peer",
                                            "channels_per_net_peer", "net_channel_bandwidth",
                                            "net_channels", "peers_per_batch", "pxn",
-                                           "nvlink_chunk", "threads", "ll_ring_threads"))
+                                           "nvlink_chunk", "threads", "ll_ring_threads",
+                                           "net_ll_buffers"))
     for key in ("ll_threshold", "net_channel_bandwidth", "nvlink_chunk"):
         if key in p2p and (not isinstance(p2p[key], int | float) or isinstance(p2p[key], bool)):
             raise UserError(f"{path}: [p2p].{key} must be a number, got {p2p[key]!r}")
+    if "net_ll_buffers" in p2p and not isinstance(p2p["net_ll_buffers"], bool):
+        raise UserError(f"{path}: [p2p].net_ll_buffers must be true or false, got "
+                        f"{describe(p2p['net_ll_buffers'])}")
     protos = data["protocols"]
     if not isinstance(protos, dict) or not protos:
         raise UserError(f"{path}: [protocols] must hold at least one [protocols.NAME] table")
@@ -143,6 +147,7 @@ def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
         p2p_threads=p2p.get("threads", 0),
         ll_ring_threads=p2p.get("ll_ring_threads", 0),
         pxn=p2p.get("pxn", True),
+        p2p_net_ll_buffers=p2p.get("net_ll_buffers", False),
         generations=gens, default_generation=default,
     )
 

@@ -185,22 +185,32 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     bottleneck rates as NCCL sees their paths
     (:func:`~netmodel.collectives.step_cost.link_path_rates`), off its steps;
     :func:`netmodel.collectives.concurrent_options.option_ranges` reads them off every
-    group's). A peer across the scale-out network gets :func:`net_peer_channels` (NCCL's
+    group's). A peer across the scale-out network has no LL buffer by NCCL's default
+    (``p2p_net_ll_buffers`` False: ``NCCL_ALLOC_P2P_NET_LL_BUFFERS=0``, src/transport/net.cc
+    allocates a send/recv network connection Simple's shared buffer only, and
+    src/enqueue.cc, ``addP2pToPlan``, keeps LL only where every channel's connection has an
+    LL buffer), so a group whose steps cross it runs Simple at every size: LL ``(0, 0)``.
+    With LL buffers there, a peer across the network gets :func:`net_peer_channels` (NCCL's
     rule of the calibration's version, by ``nic``, the slowest member's NICs: their line
-    rate together and their number, :func:`~netmodel.collectives.step_cost.group_nic`),
-    unless the calibration makes every link scale-up (``scaleup_everywhere``: a scenario's
-    ``links = "scale-up"``), when it gets NVLink's as on the scale-up network.
+    rate together and their number, :func:`~netmodel.collectives.step_cost.group_nic`).
+    A calibration that makes every link scale-up (``scaleup_everywhere``: a scenario's
+    ``links = "scale-up"``) gives every peer NVLink's channels, as on the scale-up network.
 
     >>> from netmodel.collectives.calibration_files import default_calibration
     >>> cal = default_calibration().for_gpu("H100-SXM")
     >>> p2p_size_range("LL", "all-to-all", 8, False, [450e9], cal)   # 8 x 32 x 16 KiB
     (0.0, 4194304.0)
-    >>> p2p_size_range("Simple", "all-to-all", 8, True, [50e9], cal)  # 8 x 2 x 16 KiB
+    >>> p2p_size_range("LL", "all-to-all", 16, True, [], cal, nic=(50e9, 1))  # no LL buffer
+    (0.0, 0.0)
+    >>> p2p_size_range("Simple", "all-to-all", 16, True, [], cal, nic=(50e9, 1))
+    (0.0, inf)
+    >>> net = cal.with_(p2p_net_ll_buffers=True)   # NCCL_ALLOC_P2P_NET_LL_BUFFERS=1
+    >>> p2p_size_range("Simple", "all-to-all", 8, True, [50e9], net)  # 8 x 2 x 16 KiB
     (262144.0, inf)
     >>> # one 400 Gb/s NIC: ceil(50 / 14) = 4 channels; 16 GPUs: 4 x ceil(16 / 8) <= 16
-    >>> p2p_size_range("LL", "all-to-all", 16, True, [], cal, nic=(50e9, 1))  # 16 x 4 x 16 KiB
+    >>> p2p_size_range("LL", "all-to-all", 16, True, [], net, nic=(50e9, 1))  # 16 x 4 x 16 KiB
     (0.0, 1048576.0)
-    >>> p2p_size_range("LL", "all-to-all", 64, True, [], cal, nic=(50e9, 1))  # halved: 2
+    >>> p2p_size_range("LL", "all-to-all", 64, True, [], net, nic=(50e9, 1))  # halved: 2
     (0.0, 2097152.0)
     >>> up = cal.with_(scaleup_everywhere=True)   # 112.5 GB/s: 4 NVLink4, 8 channels
     >>> p2p_size_range("LL", "all-to-all", 8, True, [112.5e9], up)   # 8 x 8 x 16 KiB
@@ -211,6 +221,8 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
             or not {"LL", "Simple"} <= {x.name for x in cal.protocols}:
         return 0.0, math.inf
     if scaleout and not cal.scaleup_everywhere:
+        if not cal.p2p_net_ll_buffers:   # no LL buffer across the network: Simple only
+            return (0.0, 0.0) if protocol == "LL" else (0.0, math.inf)
         channels = net_peer_channels(p, cal, nic, scale)
     else:
         rates = [r for r in rates if r > 0]

@@ -110,11 +110,19 @@ def test_measured_sweeps_are_whole_curves():
 def test_send_recv_runs_ll_or_simple_never_ll128(domains, op):
     # NVIDIA/nccl src/enqueue.cc, addP2pToPlan: every ncclSend/ncclRecv (all-to-all and
     # send-recv) runs LL or SIMPLE, never LL128. The model offered LL128 to them and chose
-    # it across DGX H100 nodes from 0.5 to 4 MiB.
+    # it across DGX H100 nodes from 0.5 to 4 MiB. Across nodes NCCL gives a send/recv
+    # network connection no LL buffer by default (NCCL_ALLOC_P2P_NET_LL_BUFFERS=0,
+    # test_p2p_net_simple_only.py), so Simple at every size; with them, LL or Simple.
+    from netmodel.collectives.calibration_files import default_calibration
+
+    sizes = [2.0 ** k for k in range(10, 31)]
     model = FabricCostModel(build(f"rail-optimized:domains={domains}"), algorithms="nccl",
                             validated=True)
-    sw = model.sweep(op, [2.0 ** k for k in range(10, 31)], 8 * domains)
-    assert set(sw.protocol) == {"LL", "Simple"}
+    assert set(model.sweep(op, sizes, 8 * domains).protocol) == {"Simple"}
+    net_ll = FabricCostModel(build(f"rail-optimized:domains={domains}"), algorithms="nccl",
+                             validated=True, calibration=default_calibration().with_(
+                                 p2p_net_ll_buffers=True))
+    assert set(net_ll.sweep(op, sizes, 8 * domains).protocol) == {"LL", "Simple"}
 
 
 def test_send_recv_across_nodes_at_2_mib_by_hand():

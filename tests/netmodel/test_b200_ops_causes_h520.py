@@ -107,14 +107,16 @@ def test_ll_share_counts_nccl_send_warps(p, share):
 
 def test_ll_share_leaves_send_recv_across_the_network_alone():
     # a step across the scale-out network keeps LL's own factor: the share is of NVLink
-    # send/recv (2 x 8 B200 over InfiniBand: the same time with and without ring_channels)
+    # send/recv (2 x 8 B200 over InfiniBand: the same time with and without ring_channels;
+    # LL there with NCCL_ALLOC_P2P_NET_LL_BUFFERS=1, Simple by default)
     from netmodel.collectives.calibration_files import default_calibration
 
     fabric = build("rail-optimized:domains=2,gpu=B200-HGX")
     sizes = np.array([64 * 1024.0, 256 * 1024.0])
     times = []
     for ring in (32, 0):
-        cal = default_calibration().for_gpu("B200-HGX").with_(ring_channels=ring)
+        cal = default_calibration().for_gpu("B200-HGX").with_(ring_channels=ring,
+                                                               p2p_net_ll_buffers=True)
         model = FabricCostModel(fabric, validated=True, algorithms="nccl", calibration=cal)
         sw = model.sweep("all-to-all", sizes, 16, None)
         assert set(sw.protocol) == {"LL"}

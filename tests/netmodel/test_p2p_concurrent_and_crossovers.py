@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.concurrent import concurrent_cost
 from netmodel.collectives.model import FabricCostModel
 from tests.netmodel.test_p2p_protocol_by_size import A2A_LL_RATE, KIB, LL_RATE, MIB, PORT, ROUTE
@@ -73,9 +74,12 @@ def test_groups_with_different_limits_each_run_their_own_protocol():
     # LL in the first and Simple in the second, under one algorithm; the concurrent
     # costing took one line for both (at 1 MiB Simple's: 13.24 us for the first, not its
     # LL 10.62). Between 512 KiB and 4 MiB no single (algorithm, protocol) runs in both,
-    # so the choice is the algorithm.
+    # so the choice is the algorithm. (The network peers run LL with
+    # NCCL_ALLOC_P2P_NET_LL_BUFFERS=1; by NCCL's default they have no LL buffer and run
+    # Simple at every size, below.)
+    net_ll = default_calibration().with_(p2p_net_ll_buffers=True)
     m = FabricCostModel(build("rail-optimized:domains=3,gpu=B200-HGX"), algorithms="nccl",
-                        validated=True)
+                        validated=True, calibration=net_ll)
     inside = [f"gpu{i}" for i in range(8)]
     across = [f"gpu{i}" for i in (8, 9, 10, 11, 16, 17, 18, 19)]
     sizes = [MIB, 512 * KIB, 512 * KIB + 8, 4 * MIB]
@@ -90,6 +94,14 @@ def test_groups_with_different_limits_each_run_their_own_protocol():
         ["Simple", "LL", "Simple", "Simple"]
     # they share no link (the first stays on its server's NVSwitch): together = alone
     np.testing.assert_allclose(r.time, r.alone, rtol=1e-12)
+    plain = FabricCostModel(build("rail-optimized:domains=3,gpu=B200-HGX"),
+                            algorithms="nccl", validated=True)
+    r = concurrent_cost(plain, [inside, across], "all-to-all", sizes)
+    assert [plain.cost("all-to-all", n, across).protocol for n in sizes] == ["Simple"] * 4
+    assert [plain.cost("all-to-all", n, inside).protocol for n in sizes] == ["LL"] * 4
+    for g, members in enumerate((inside, across)):
+        sw = plain.sweep("all-to-all", sizes, members)
+        assert r.alone[g].tolist() == pytest.approx(sw.time.tolist(), rel=1e-12)
 
 
 @pytest.mark.parametrize("scenario, p", [("h100-dgx", 8), ("lite-direct", 8),

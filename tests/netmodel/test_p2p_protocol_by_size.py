@@ -105,6 +105,11 @@ def test_sweep_curves_time_and_rows_agree(b200_nccl):
 #: (docs/collectives.md); before PXN GPU - leaf - spine - leaf - GPU, 1.69 us
 ROUTE_PXN = 0.70e-6
 
+#: NCCL_ALLOC_P2P_NET_LL_BUFFERS=1: send/recv connections across the network get LL buffers,
+#: so the size rule and its channels by NIC below hold there too (by default they have none
+#: and run Simple at every size: test_a_peer_across_the_network_runs_simple_at_every_size)
+NET_LL = default_calibration().with_(p2p_net_ll_buffers=True)
+
 
 def test_across_nodes_channels_by_nic():
     # 16 B200 of two servers, one 400G NIC each (50 GB/s). NCCL 2.29+ (src/graph/paths.cc,
@@ -116,7 +121,7 @@ def test_across_nodes_channels_by_nic():
     # 8/16 of n at 47 GB/s. The route is PXN's, 0.70 us (each NIC still carries 8/16 of n:
     # its server's 8 GPUs each send n/16 to the one peer on its rail).
     m = FabricCostModel(build("rail-optimized:domains=2,gpu=B200-HGX"), algorithms="nccl",
-                        validated=True)
+                        validated=True, calibration=NET_LL)
     ll = lambda n: 6.6e-6 + 2.7e-6 + ROUTE_PXN + n / 2 / (47e9 * 0.391)  # noqa: E731
     simple = lambda n: 8.4e-6 + 14e-6 + ROUTE_PXN + n / 2 / 47e9  # noqa: E731
     for n in (640 * KIB, MIB):
@@ -128,7 +133,7 @@ def test_across_nodes_channels_by_nic():
     assert r.time == pytest.approx(simple(MIB + 16), rel=1e-3)
     # NCCL 2.20-2.28 (net_channel_bandwidth = 0): 2 channels a peer (2 x 16 <= 4 x 16)
     old = FabricCostModel(build("rail-optimized:domains=2,gpu=B200-HGX"), algorithms="nccl",
-                          validated=True, calibration=default_calibration().with_(
+                          validated=True, calibration=NET_LL.with_(
                               p2p_net_channel_bandwidth=0.0))
     r = old.cost("all-to-all", 640 * KIB, 16)
     assert r.protocol == "Simple"
@@ -142,7 +147,7 @@ def test_across_nodes_channels_halved_by_peers(domains, channels):
     # 16, kept); 72 B200: 4 x 9 = 36 > 16 -> 2 x 9 = 18 > 16 -> 1
     # (ncclTopoComputeP2pChannels). LL up to p x channels x 16 KiB.
     m = FabricCostModel(build(f"rail-optimized:domains={domains},gpu=B200-HGX"),
-                        algorithms="nccl", validated=True)
+                        algorithms="nccl", validated=True, calibration=NET_LL)
     p = 8 * domains
     direct = m.compiled("all-to-all", "direct", m.group(p))
     assert direct.size_range("LL", m.calibration) == (0.0, p * channels * 16384)
@@ -155,7 +160,7 @@ def test_nccl_2_28_channels_halved_by_ranks(domains, channels):
     # comm->p2pnChannels*4 && nChannelsMax > 1)", then max(netCountByBw, nChannelsMax):
     # one 400G NIC a B200, 16 p2p channels: 2 x p <= 64 keeps 2 up to 32 GPUs; 40, 64
     # and 144 GPUs get 1. LL up to p x channels x 16 KiB (the old fixed 2: p x 32 KiB).
-    cal = default_calibration().with_(p2p_net_channel_bandwidth=0.0)
+    cal = NET_LL.with_(p2p_net_channel_bandwidth=0.0)
     m = FabricCostModel(build(f"rail-optimized:domains={domains},gpu=B200-HGX"),
                         algorithms="nccl", validated=True, calibration=cal)
     p = 8 * domains
@@ -171,7 +176,7 @@ def test_nccl_2_28_64_gpus_simple_above_1_mib_by_hand():
     # Simple 8.4 + 14 us, the route PXN's GPU-NVSwitch-GPU-leaf-GPU 0.70 us (was the
     # GPU-leaf-spine-leaf-GPU 1.69 us, 53.37 us). At 1.5 MiB: Simple 8.4 + 14 + 0.70 + 1.5
     # MiB x 7/8 / 47 GB/s = 52.38 us (LL would be 84.89 us).
-    cal = default_calibration().with_(p2p_net_channel_bandwidth=0.0)
+    cal = NET_LL.with_(p2p_net_channel_bandwidth=0.0)
     m = FabricCostModel(build("rail-optimized:domains=8,gpu=B200-HGX"), algorithms="nccl",
                         validated=True, calibration=cal)
     ll = lambda n: 6.6e-6 + 2.7e-6 + ROUTE_PXN + n * 7 / 8 / (47e9 * 0.391)  # noqa: E731
@@ -191,7 +196,7 @@ def test_nccl_2_29_halves_a_peer_without_nics():
     # ("nNetChannels = 2; if (netCount > 0) ..."), and ncclTopoComputeP2pChannels halves
     # whatever it got: 144 GPUs, 2 x ceil(144 / 8) = 36 > 16 -> 1 x 18 > 16, stays 1 (the
     # floor), so LL up to 144 x 16 KiB = 2.25 MiB; 64 GPUs: 2 x 8 = 16, kept, 2 MiB.
-    cal = default_calibration().for_gpu("H100-SXM")
+    cal = NET_LL.for_gpu("H100-SXM")
     assert p2p_size_range("LL", "all-to-all", 144, True, [], cal) == (0.0, 144 * 16 * KIB)
     assert p2p_size_range("LL", "all-to-all", 64, True, [], cal) == (0.0, 64 * 2 * 16 * KIB)
 
@@ -232,8 +237,8 @@ def test_fabrics_of_one_shape_keep_their_own_nics():
     slow_spec = "rail-optimized:domains=2,gpu=B200-HGX"
     fast_spec = slow_spec + ",scaleup_bandwidth=1800GB/s,nic_bandwidth=100GB/s"
     for order in ((fast_spec, slow_spec), (slow_spec, fast_spec)):
-        models = {s: FabricCostModel(build(s), algorithms="nccl", validated=True)
-                  for s in order}
+        models = {s: FabricCostModel(build(s), algorithms="nccl", validated=True,
+                                     calibration=NET_LL) for s in order}
         fast, slow = models[fast_spec], models[slow_spec]
         assert fast.router.__dict__ is slow.router.__dict__   # the routes are shared
         for m in (models[s] for s in order):

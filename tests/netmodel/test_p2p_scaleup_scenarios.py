@@ -95,10 +95,14 @@ def test_as_built_cpo_switches_stay_a_network():
     # they cover the GPU's PCIe link, which a Lite's spec does not give)
     s = dataclasses.replace(get_scenario("lite-flat"), links="as-built")
     m = ScenarioCollectives(s).model(8)
+    # (those sizes with NCCL_ALLOC_P2P_NET_LL_BUFFERS=1: by NCCL's default a send/recv
+    # connection across the network has no LL buffer, so Simple at every size)
     comp = m.compiled("all-to-all", "direct", m.group(8))
     assert comp.nic == (112.5e9, 4)
-    assert comp.size_range("LL", m.calibration) == (0.0, 8 * 8 * 16 * KIB)
-    old = m.calibration.with_(p2p_net_channel_bandwidth=0.0)
+    assert comp.size_range("LL", m.calibration) == (0.0, 0.0)
+    net_ll = m.calibration.with_(p2p_net_ll_buffers=True)
+    assert comp.size_range("LL", net_ll) == (0.0, 8 * 8 * 16 * KIB)
+    old = net_ll.with_(p2p_net_channel_bandwidth=0.0)
     assert comp.size_range("LL", old) == (0.0, 8 * 4 * 16 * KIB)
 
 
@@ -110,14 +114,15 @@ def test_scale_up_cpo_links_take_no_nic_rule(name, nic):
     # to its leaf on lite-hier, 112.5 GB/s together): with NCCL 2.29's rule at a
     # per-channel bandwidth of 1 GB/s (NCCL_P2P_PER_CHANNEL_NET_BW=1) that is ceil(112 / 1)
     # = 112, pow2Up 128, halved to the 16 p2p channels (16 x ceil(8 / 8) = 16), LL to
-    # 8 x 16 x 16 KiB = 2 MiB; the scale-up reading stays at 1 MiB under that calibration.
+    # 8 x 16 x 16 KiB = 2 MiB (with NCCL_ALLOC_P2P_NET_LL_BUFFERS=1: LL buffers across
+    # the network); the scale-up reading stays at 1 MiB under that calibration.
     up = ScenarioCollectives(name).model(8)
     built = ScenarioCollectives(dataclasses.replace(get_scenario(name), links="as-built")
                                 ).model(8)
     for m, want in ((up, 8 * CHANNELS * 16 * KIB), (built, 8 * 16 * 16 * KIB)):
         comp = m.compiled("all-to-all", "direct", m.group(8))
         assert comp.nic == nic
-        cal = m.calibration.with_(p2p_net_channel_bandwidth=1e9)
+        cal = m.calibration.with_(p2p_net_channel_bandwidth=1e9, p2p_net_ll_buffers=True)
         assert comp.size_range("LL", cal) == (0.0, want)
     comp = up.compiled("all-to-all", "direct", up.group(8))
     assert comp.size_range("LL", up.calibration) == (0.0, MIB)

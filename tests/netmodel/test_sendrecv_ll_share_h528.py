@@ -102,10 +102,14 @@ def test_send_recv_ll_share_on_8_h100_by_hand():
 def test_send_recv_across_nodes_keeps_lls_factor():
     # the share is for NVLink steps; a send-recv ring across two servers crosses the network
     # (NCCL's network LL path is its proxy's, not these warps): the same time with the share
-    # turned off (no thread counts: share 1), where inside one server it differs
+    # turned off (no thread counts: share 1), where inside one server it differs. LL across
+    # the network needs NCCL_ALLOC_P2P_NET_LL_BUFFERS=1 (by default Simple there at every
+    # size: test_p2p_net_simple_only.py)
+    net_ll = default_calibration().with_(p2p_net_ll_buffers=True)
     for fabric, p, same in (("rail-optimized:domains=2", 16, True),
                             ("single-switch:n=8", 8, False)):
-        m = FabricCostModel(build(fabric), algorithms="nccl", validated=True)
+        m = FabricCostModel(build(fabric), algorithms="nccl", validated=True,
+                            calibration=net_ll)
         off = FabricCostModel(build(fabric), algorithms="nccl", validated=True,
                               calibration=m.calibration.with_(p2p_threads=0))
         n = 64 * KIB
