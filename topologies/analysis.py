@@ -112,7 +112,10 @@ class FabricSummary:
             f"optics:      {counted(b.pluggable_transceivers, 'pluggable transceiver')}, "
             f"{counted(b.cpo_ports, 'co-packaged port')}, {counted(b.lanes, 'lane')}",
             f"NICs:        {b.nics:,} (a GPU's link to the network on pluggable optics, fibre "
-            f"or copper holds one)",
+            f"or copper holds one)" if b.nic_worth == b.nics else
+            f"NICs:        {b.nics:,} GPUs with a NIC port, {b.nic_worth:,.4g} NICs' worth (a "
+            f"GPU's link to the network on pluggable optics, fibre or copper holds a port; "
+            f"ports sharing a cable share its NIC)",
             f"ports:       switches {b.switch_ports_used:,} of {b.switch_ports:,} used; "
             f"OCS {b.ocs_ports_used:,} of {b.ocs_ports:,} used",
             f"diameter:    "

@@ -67,6 +67,9 @@ class BillOfMaterials:
     whatever circuits are set up; ``circuits`` counts those. ``nics``: the GPUs that hold a
     scale-out NIC (:func:`nic_gpus`), one each however many network links a GPU has (on a
     realized OCS fabric, every GPU its fibres reach, a circuit set on its port or not).
+    ``nic_worth``: the NICs those ports make up (:func:`nic_ports`' ``cables`` summed, a
+    breakout share its share: lite-direct's 128 Lites hold 32 NICs' worth), what the cost
+    model charges.
     """
 
     cables: dict
@@ -80,6 +83,7 @@ class BillOfMaterials:
     circuits: int
     traces: dict
     nics: int = 0
+    nic_worth: float = 0.0
 
 
 def _kinds(graph: nx.Graph) -> dict[Hashable, str]:
@@ -414,7 +418,14 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
         cables=whole(cables), lanes=int(lanes), pluggable_transceivers=round(plug),
         cpo_ports=round(cpo), switch_ports_used=round(switch_used), switch_ports=switch_ports,
         ocs_ports_used=round(ocs_used), ocs_ports=ocs_ports, circuits=round(circuits),
-        traces=whole(traces), nics=len(nic_gpus(graph, e)))
+        traces=whole(traces), nics=len(nic_gpus(graph, e)),
+        nic_worth=_worth(sum(c for _, _, c in nic_ports(graph, e))))
+
+
+def _worth(n: float) -> float:
+    """A sum of breakout shares as the whole it makes where it is one (0.25 x 128 = 32.0
+    exactly, 0.1 x 10 = 1.0 and not 0.9999999999999999)."""
+    return float(round(n)) if abs(n - round(n)) < 1e-9 else n
 
 
 def nic_gpus(graph: nx.Graph, edges: EdgeArrays | None = None) -> list:

@@ -104,7 +104,7 @@ def reference_bom(graph):
         cables=whole(cables), lanes=int(lanes), pluggable_transceivers=round(plug),
         cpo_ports=round(cpo), switch_ports_used=round(switch_used), switch_ports=ports,
         ocs_ports_used=round(ocs_used), ocs_ports=ocs_ports, circuits=round(circuits),
-        traces=whole(traces), nics=reference_nics(graph))
+        traces=whole(traces), nics=reference_nics(graph), nic_worth=reference_nic_worth(graph))
 
 
 def reference_nics(graph):
@@ -123,6 +123,24 @@ def reference_nics(graph):
                     and d.get("optics", "co-packaged-optics") in nic_media):
                 holds.add(g)
     return len(holds)
+
+
+def reference_nic_worth(graph):
+    """NICs' worth, edge by edge: each link of pluggable optics, fibre or copper from a GPU
+    to a switch of tier >= 1 or an OCS, and each GPU end of an OCS circuit of such optics,
+    holds its ``links`` (a breakout share its share)."""
+    nic_media = ("pluggable-optics", "fibre", "copper")
+    worth = 0.0
+    for u, v, d in graph.edges(data=True):
+        for g, far in ((u, v), (v, u)):
+            f = graph.nodes[far]
+            network = f["kind"] == "ocs" or (f["kind"] == "switch" and f["tier"] >= 1)
+            if graph.nodes[g]["kind"] == "gpu" and (
+                    (network and d["medium"] in nic_media) or (
+                        d["medium"] == "ocs-circuit"
+                        and d.get("optics", "co-packaged-optics") in nic_media)):
+                worth += d.get("links", 1)
+    return float(round(worth)) if abs(worth - round(worth)) < 1e-9 else worth
 
 
 def _realized():
