@@ -259,6 +259,21 @@ def _refuse_fabric_inputs(parallelism: str, moe: str | None,
                         + f"; drop {it} or --no-fabric")
 
 
+def _few_collections(fn: Callable) -> Callable:
+    """Decorator: the whole command under the study's raised youngest threshold
+    (:func:`netmodel.study.collector.few_collections`, imported when the command runs),
+    not only its run and its writing: the first collection at the default threshold after
+    either walked everything either made (0.1 s of CPU each, the run's caches)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from netmodel.study.collector import few_collections
+
+        return few_collections(fn)(*args, **kwargs)
+
+    return wrapper
+
+
 def _cpu_seconds() -> float:
     """CPU seconds, user and system, of this process and of the children it has waited for
     (the study's forked parts, each reaped before its result is taken)."""
@@ -397,6 +412,7 @@ def _check_study_slos(phases: list[str], ttft: float, tbt: float, *, serving: bo
                    "packed; null for a part skipped).")
 @with_options(_slo_options)
 @with_options(_dask_options)
+@_few_collections
 def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phases_text: str,
              networks_text: str, scenarios_text: str | None, no_fabric: bool, no_sweep: bool,
              no_paper: bool, no_reliability: bool, no_cost: bool, no_crossovers: bool,
@@ -483,7 +499,8 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
     click.echo(result.to_json() if as_json else result.table())
     say_written(written, as_json)
     # the study's caches live until the process ends: spare the collector walking them
-    # again at exit (0.1-0.2 s of a full collection; nothing of them is garbage)
+    # again at exit (0.1-0.2 s of a full collection; nothing of them is garbage), and
+    # (frozen before _few_collections restores the threshold) at the next allocation
     import gc
     gc.freeze()
     _feasible_or_exit(result)
