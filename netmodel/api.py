@@ -389,9 +389,11 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
     check_slo(slo), check_options(options)
     phases = _each(phases, "phases")
     _phase_reads(phases, prompt, context, "phases")
-    scens = [get_scenario(s) for s in (_each(scenarios, "scenarios") if scenarios is not None
-                                       else scenario_names())]
-    return run_compare([_model(m) for m in _each(models, "models")], scens, phases,
+    refs = [_ref(s) for s in (_each(scenarios, "scenarios") if scenarios is not None
+                              else scenario_names())]
+    for ref in refs:   # each read here first; the texts passed on (NAME@GPU with gpus)
+        get_scenario(ref)
+    return run_compare([_model(m) for m in _each(models, "models")], refs, phases,
                        gpus=[_gpu(g) for g in _each(gpus, "gpus")] if gpus is not None else None,
                        options=options, slo=slo, prompt=prompt, context=context,
                        max_batch=max_batch, instances=instances, parallelism=parallelism,
@@ -412,9 +414,11 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
     _phase_reads(phases, kwargs.get("prompt"), kwargs.get("context"), "phases")
     if kwargs.get("gpus") is not None:   # a number raised TypeError from deep inside
         kwargs["gpus"] = [_gpu(g) for g in _each(kwargs["gpus"], "gpus")]
-    scens = [get_scenario(s) for s in _each(scenarios, "scenarios")]
+    refs = [_ref(s) for s in _each(scenarios, "scenarios")]
+    scens = [get_scenario(s) for s in refs]
     parsed = [parse_param(p, scens, points) for p in _each(params, "params")]
-    return run_sweep(scens, parsed, [_model(m) for m in _each(models, "models")], phases,
+    # the texts passed on: a NAME@GPU that gpus would replace is refused there
+    return run_sweep(refs, parsed, [_model(m) for m in _each(models, "models")], phases,
                      **kwargs)
 
 

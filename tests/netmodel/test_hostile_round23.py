@@ -36,7 +36,8 @@ alone: ``--gpus`` runs every scenario on its GPUs instead of the scenario's own,
 ``@`` named was never run, without a word. Refused now, naming both flags (the baseline,
 run as given beside its copies, is taken as before). ``study lite-gpu --scenarios
 lite-flat@Lite+NetBW`` the same: every scenario not on the H100 runs on each GPU of
-``--gpus`` (its default list too); refused alike.
+``--gpus`` (its default list too); refused alike. ``api.compare`` and ``api.sweep``
+read the scenarios before passing them on, so the text was gone: they pass it on now.
 
 (f) ``MPLCONFIGDIR=/etc/passwd netmodel costs ... --plot t.png`` (a set MPLCONFIGDIR that
 cannot be a folder) printed matplotlib's two warnings ('mkdir -p failed ...', 'Matplotlib
@@ -226,3 +227,18 @@ def test_cost_parameters_that_overflow_are_said_with_their_param(tmp_path):
         "the capex per year of h100-dgx@H100-SXM overflow to infinity; give values nearer a "
         "real system's")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_library_refuses_a_swapped_gpu_beside_gpus_too():
+    import pytest
+
+    from compute.errors import UserError
+    from netmodel import api
+
+    for call in (lambda: api.compare(["Llama-3-8B"], ["lite-flat@Lite+NetBW"], gpus=["Lite"],
+                                     max_batch=8),
+                 lambda: api.sweep(["lite-flat@Lite+NetBW"], ["cost.pue=1.1,1.2"],
+                                   ["Llama-3-8B"], gpus=["Lite"], max_batch=8)):
+        with pytest.raises(UserError, match=r"^scenarios 'lite-flat@Lite\+NetBW' swaps in GPU "
+                                            r"'Lite\+NetBW', and gpus \(Lite\) runs every"):
+            call()
