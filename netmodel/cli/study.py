@@ -667,13 +667,21 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
         raise UserError(f"--points {points} sets the values of a LO:HI range, and no --param "
                         f"has one ({param_texts[0]} gives its own values): give LO:HI, or "
                         f"drop --points")
-    try:
-        asked = n if given_on_command_line("points") else None   # 7 by default, not asked
-        params = [parse_param(p, scens, asked, points_name="--points") for p in param_texts]
-    except UserError as exc:
-        if not ("fewer points" in str(exc) and given_on_command_line("points")):
-            raise
-        raise type(exc)(f"--points {points!r}: {exc}") from None   # --points' count
+    asked = n if given_on_command_line("points") else None   # 7 by default, not asked
+    params = []
+    for text in param_texts:
+        try:
+            params.append(parse_param(text, scens, asked, points_name="--points"))
+        except UserError as exc:
+            if "fewer points" in str(exc) and given_on_command_line("points"):
+                raise type(exc)(f"--points {points!r}: {exc}") from None   # --points' count
+            if str(exc).startswith("--"):
+                raise
+            # which --param: 'unknown parameter ...' quoted the scenario, not the flag
+            raise type(exc)(f"--param {text!r}: {exc}") from None
+    if len(params) == 2 and params[0].path == params[1].path:
+        raise UserError(f"--param {param_texts[0]!r} and --param {param_texts[1]!r} both "
+                        f"sweep {params[0].path}; give each parameter once (one axis each)")
     models, phases, settings = _search_settings(models_text, phase_text, kw)
     _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1

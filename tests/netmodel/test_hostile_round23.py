@@ -55,7 +55,9 @@ flag. Now ``spec 'lite-ocs': ...``.
 
 (i) ``sweep --param cost.lifetime=1e-300s,1y`` was refused as ``cost parameters
 lifetime=1e-300 (SI) make the capex per year ... overflow to infinity``, naming no flag.
-Now with the ``--param`` (each cost one) in front.
+Now with the ``--param`` (each cost one) in front. Likewise ``unknown parameter
+'cost.PUE' for scenario 'h100-dgx'`` (which of two --param?) and ``parameter 'cost.pue' is
+given twice`` named no flag; now the --param typed, both where one axis is given twice.
 """
 
 from __future__ import annotations
@@ -242,3 +244,15 @@ def test_the_library_refuses_a_swapped_gpu_beside_gpus_too():
         with pytest.raises(UserError, match=r"^scenarios 'lite-flat@Lite\+NetBW' swaps in GPU "
                                             r"'Lite\+NetBW', and gpus \(Lite\) runs every"):
             call()
+
+
+def test_a_sweep_parameter_refused_names_its_param():
+    sweep = ["sweep", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch", "8",
+             "-q", "--no-plot"]
+    r = run_cli([*sweep, "--param", "cost.pue=1.1,1.2", "--param", "cost.PUE=1.3,1.4"])
+    assert one_line_error(r).startswith("error: --param 'cost.PUE=1.3,1.4': unknown parameter "
+                                        "'cost.PUE' for scenario 'h100-dgx'; known: ")
+    r = run_cli([*sweep, "--param", "cost.pue=1.1,1.2", "--param", "cost.pue=1.3,1.4"])
+    assert one_line_error(r) == ("error: --param 'cost.pue=1.1,1.2' and --param "
+                                 "'cost.pue=1.3,1.4' both sweep cost.pue; give each parameter "
+                                 "once (one axis each)")
