@@ -309,6 +309,12 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "sweep cost parameters that overflow": (
         [*SWEEP[:-1], "cost.lifetime=1e-300s,1y", "--scenarios", "h100-dgx"], {},
         ("--param 'cost.lifetime=1e-300s,1y'", "overflow to infinity")),
+    "sweep a parameter unknown beside a known one": (
+        [*SWEEP, "--param", "cost.PUE=1.3,1.4", "--scenarios", "h100-dgx"], {},
+        ("--param 'cost.PUE=1.3,1.4'", "unknown parameter 'cost.PUE'")),
+    "sweep one axis twice": (
+        [*SWEEP, "--param", "cost.pue=1.3,1.4", "--scenarios", "h100-dgx"], {},
+        ("--param 'cost.pue=1.1,1.2' and --param 'cost.pue=1.3,1.4'", "give each parameter")),
     "costs --sizes factor 1.0000001": ([*COSTS[:-1], "1KiB:1GiB:1.0000001"], {},
                                        ("138,629,443 rows", "--max-rows")),
     "costs --nccl-release 2.26.2.1": ([*COSTS, "--nccl-release", "2.26.2.1"], {},
