@@ -25,7 +25,8 @@ decode pool, the pools on the two halves of the fabric (the scenario's placement
 groups of half its GPUs: on ``h100-dgx`` servers 0-1 and 2-3, so the caches cross the
 scale-out rails; on an optical circuit-switched fabric a circuit joins the pair), the
 slower of the two pools' scenarios when their GPUs differ. A prefill step of ``b`` prompts sends ``b`` caches:
-``T = send-recv(b x bytes / streams)`` (or the busiest group's share, above).
+``T = send-recv(b x bytes / streams)`` (or the busiest group's share, above). With one
+output token there is no decode pool and nothing is sent (``T = 0``, no streams).
 
 **Overlap, layer by layer** (Splitwise): layer ``i``'s cache is sent as soon as the prefill
 has computed layer ``i``, while the later layers compute, so only the part of the transfer
@@ -350,8 +351,9 @@ class ServingResult:
                          f"requests/s per instance")
         lines += [
             f"  KV cache {self.kv_bytes_per_request / 1e6:.4g} MB per request, "
-            f"{counted(self.transfer_streams, 'stream')}: {self.transfer_s * 1e3:.3g} ms per prefill "
-            f"batch, {self.transfer_visible_s * 1e3:.3g} ms of it in the TTFT (layer by layer)",
+            + (f"{counted(self.transfer_streams, 'stream')}: {self.transfer_s * 1e3:.3g} ms per "
+               f"prefill batch, {self.transfer_visible_s * 1e3:.3g} ms of it in the TTFT (layer "
+               f"by layer)" if self.decode is not None else "not sent (no decode pool)"),
             f"  TTFT {self.ttft_s * 1e3:.2f} ms (SLO {self.ttft_limit_s * 1e3:g} ms)"
             + (f", TBT {self.tbt_s * 1e3:.2f} ms (SLO {self.tbt_limit_s * 1e3:g} ms)"
                if self.tbt_s is not None else ""),
@@ -638,7 +640,9 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     layer_ratio = np.where(piped, one, np.maximum(batches * kv / layer_streams,
                                                   layer_most)) / per_stream
     t_x = np.zeros_like(grid.latency)
-    for g in sorted({c.gpus for c in grid.configs}):
+    if dec is None:   # one output token: no decode pool, no cache to send
+        streams = np.zeros_like(streams)
+    for g in sorted({c.gpus for c in grid.configs}) if dec is not None else ():
         rows = np.array([c.gpus == g for c in grid.configs])
         t_x[rows] = xfer.time(per_stream[rows], g, dec_gpus)
     layers = model.layers

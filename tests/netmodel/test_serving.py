@@ -159,6 +159,15 @@ def test_one_output_token_needs_no_decode_pool():
               max_batch=32)
     assert r.decode is None and r.tbt_s is None and r.decode_gpus_per_prefill_gpu == 0
     assert r.requests_per_s_per_sm == pytest.approx(r.prefill_rate / (r.prefill.gpus * 33))
+    # no decode pool: no cache is sent, the TTFT is the prefill's alone (Llama-3-70B on
+    # h100-dgx at TP 1 x PP 2 charged 5.25 ms of transfer, 0.131 ms of it in the TTFT)
+    assert (r.transfer_streams, r.transfer_s, r.transfer_visible_s) == (0, 0.0, 0.0)
+    assert r.ttft_s == r.prefill.latency
+    assert r.prefill_rate == pytest.approx(r.prefill.batch / r.prefill.latency, rel=1e-12)
+    assert "not sent (no decode pool)" in r.table()
+    p = serve("Llama-3-70B", "h100-dgx", ServingWorkload("one", 1500, 1), tp=(1,), pp=(2,),
+              max_batch=1)
+    assert (p.prefill.pp, p.transfer_s, p.ttft_s) == (2, 0.0, p.prefill.latency)
 
 
 def test_infeasible_service_says_why():
