@@ -23,8 +23,11 @@ larger of ``b x bytes / streams`` and that group's share, on either instance). O
 time is the fabric model's ``send-recv`` between the first GPU of the prefill pool and the first of the
 decode pool, the pools on the two halves of the fabric (the scenario's placement of two
 groups of half its GPUs: on ``h100-dgx`` servers 0-1 and 2-3, so the caches cross the
-scale-out rails; on an optical circuit-switched fabric a circuit joins the pair), the
-slower of the two pools' scenarios when their GPUs differ. A prefill step of ``b`` prompts sends ``b`` caches:
+scale-out rails; on an optical circuit-switched fabric a circuit joins the pair);
+with the pools' GPUs differing, each side at its own rate: a prefill GPU's bytes at the prefill
+scenario's pair rate, a decode GPU's at the decode one's, the slower of the two (an H100 at
+TP 1 x PP 2 sending 245.76 MB to 8 Lites of a decode stage is held by its own 50 GB/s NIC,
+each Lite taking 30.72 MB at 12.5 GB/s). A prefill step of ``b`` prompts sends ``b`` caches:
 ``T = send-recv(b x bytes / streams)`` (or the busiest group's share, above). With one
 output token there is no decode pool and nothing is sent (``T = 0``, no streams).
 
@@ -375,14 +378,25 @@ class _Transfer:
 
     def __init__(self, collectives, override=None):
         self.collectives, self.override, self._fits = collectives, override, {}
+        self.sides = None   # (prefill's, decode's) collectives where the pools' GPUs differ
 
-    def time(self, nbytes: float | np.ndarray, prefill_gpus: int, decode_gpus: int) -> np.ndarray:
+    def time(self, nbytes: float | np.ndarray, prefill_gpus: int, decode_gpus: int,
+             sides: tuple | None = None) -> np.ndarray:
+        """Seconds to move ``nbytes`` a pair; with ``sides`` (the bytes a prefill GPU sends,
+        the bytes a decode GPU receives) and pools of two GPU types, the slower of each
+        side's bytes at its own pair's rate (an H100 sending to 8 Lites is limited by its
+        own 50 GB/s NIC, not by a Lite's 12.5 GB/s times the H100's bytes)."""
         n = np.asarray(nbytes, dtype=float)
         if self.override is not None:
             return np.asarray(self.override.collective_time("send-recv", n, 2), dtype=float)
         from netmodel.collectives.cost import lines_time
 
         out = np.zeros_like(n)
+        if sides is not None and self.sides is not None:
+            for coll, b in zip(self.sides, sides, strict=True):
+                b = np.asarray(b, dtype=float)
+                out = np.maximum(out, lines_time(*self._fit(coll, prefill_gpus, decode_gpus), b))
+            return np.where(n > 0, out, 0.0)
         for coll in self.collectives:
             out = np.maximum(out, lines_time(*self._fit(coll, prefill_gpus, decode_gpus), n))
         return np.where(n > 0, out, 0.0)
@@ -547,6 +561,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     moved = as_comm(transfer) if transfer is not None else override
     pools = {s.label: s for s in (pre_s, dec_s)}
     xfer = _Transfer([coll_for(s) for s in pools.values()] if moved is None else [], moved)
+    xfer.sides = None if moved is not None or len(pools) < 2 else (coll_for(pre_s),
+                                                                   coll_for(dec_s))
     if (options.two_batch_overlap or options.mtp_tokens) and pp is None:
         pp = 1   # two-batch overlap and MTP are modelled on one pipeline stage: no PP searched
     space = _space(model, dimensions, pp, ep, attention_dp)
@@ -626,6 +642,12 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     most = np.concatenate([np.maximum(busiest(c), busiest(dec_par)) if dec_par else busiest(c)
                            for c in grid.configs])
     per_stream = np.maximum(batches * kv / streams, most)
+    # each side's bytes a GPU: where the pools' GPUs differ, each at its own links' rate
+    # (their larger is per_stream: the side with the fewer shards, or the busiest group)
+    sides = None if dec_par is None else (
+        np.concatenate([np.maximum(batches * kv / shards(c), busiest(c)) for c in grid.configs]),
+        np.broadcast_to(np.maximum(batches * kv / shards(dec_par), busiest(dec_par)),
+                        per_stream.shape))
     # one layer moves on the pairs that hold it: with pipeline stages, its stage's only
     # (the same bytes as per_stream where neither instance is pipelined: a ratio of 1)
     layer_streams = np.concatenate([np.minimum(layer_shards(c), layer_shards(dec_par))
@@ -644,7 +666,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         streams = np.zeros_like(streams)
     for g in sorted({c.gpus for c in grid.configs}) if dec is not None else ():
         rows = np.array([c.gpus == g for c in grid.configs])
-        t_x[rows] = xfer.time(per_stream[rows], g, dec_gpus)
+        t_x[rows] = xfer.time(per_stream[rows], g, dec_gpus,
+                              None if sides is None else (sides[0][rows], sides[1][rows]))
     layers = model.layers
     held = model.kv_tokens_after_prefill(wl.prompt)   # per layer, on average
     if held == wl.prompt or model.windowed_layers == layers:   # every layer alike

@@ -154,6 +154,31 @@ def test_a_pool_on_another_gpu_type():
     assert r.settings["decode_gpu"] == "Lite+MemBW"
 
 
+def test_pools_of_two_gpu_types_send_each_side_at_its_own_links_rate():
+    # Llama-3-70B on h100-dgx, an H100 prefill pool at TP 1 x PP 2 and a Lite decode pool at
+    # TP 8 x PP 2: each H100 sends its stage's 245.76 MB through its own 50 GB/s NIC, and
+    # each of the 8 Lites of the matching decode stage takes an eighth of it, 30.72 MB,
+    # through its 12.5 GB/s quarter NIC. The H100's side is the slower: T = 245.76 MB at
+    # 50 GB/s (4.9 ms and the link efficiency), not 245.76 MB at a Lite's 12.5 GB/s (20.9 ms)
+    from netmodel.collectives.calibration_files import default_calibration
+
+    eff = default_calibration().scaleout_efficiency
+    r = serve("Llama-3-70B", "h100-dgx", WORKLOADS["coding"], decode_gpu="Lite", tp=(1, 8),
+              pp=(2,), max_batch=1024)
+    assert (r.prefill.gpu, r.prefill.tp, r.prefill.pp, r.prefill.batch) == ("H100-SXM", 1, 2, 1)
+    assert (r.decode.gpu, r.decode.tp, r.decode.pp) == ("Lite", 8, 2)
+    assert r.transfer_streams == 2
+    assert r.transfer_s == pytest.approx(245.76e6 / (50e9 * eff), rel=0.01)   # 5.25 ms
+    # the last prompt's last layer, 6.144 MB, from the last stage's H100: T x 2 / 80
+    assert r.transfer_visible_s == pytest.approx(r.transfer_s * 2 / 80, rel=1e-12)
+    # a Lite prefill pool sending to H100s is limited by the Lites' quarter NICs
+    back = serve("Llama-3-70B", "h100-dgx@Lite", WORKLOADS["coding"], decode_gpu="H100-SXM",
+                 tp=(8,), pp=(2,), max_batch=1024)
+    assert (back.prefill.tp, back.prefill.pp, back.decode.tp, back.decode.pp) == (8, 2, 8, 2)
+    per_lite = back.prefill.batch * 491.52e6 / 16
+    assert back.transfer_s == pytest.approx(per_lite / (12.5e9 * eff), rel=0.01)
+
+
 def test_one_output_token_needs_no_decode_pool():
     r = serve("Llama-3-8B", "lite-flat", ServingWorkload("one", 500, 1), dimensions="tp",
               max_batch=32)
