@@ -340,10 +340,40 @@ def check_profile_text(where: str, head: Mapping[str, object]) -> dict[str, str]
 
 def read_profile(path: str | PathLike[str]) -> EngineProfile:
     """The profile in a TOML (or JSON) file; unknown keys, values out of range (negative
-    or NaN overheads, efficiencies outside (0, 1]) and missing or blank sources are one-line
-    :class:`UserError` s."""
+    or NaN overheads, efficiencies outside (0, 1]), missing or blank sources and a shipped
+    profile's name (:func:`check_not_shipped`) are one-line :class:`UserError` s."""
     with validate.file_values(path):   # a JSON file's null said as null
-        return _read_profile(path)
+        profile = _read_profile(path)
+    check_not_shipped(str(path), profile)
+    return profile
+
+
+def shipped_name(name: str) -> str | None:
+    """The shipped profile ``name`` names, case aside (:func:`profile_names`), or None.
+
+    >>> shipped_name("VLLM-DGX-H100"), shipped_name("mine")
+    ('vllm-dgx-h100', None)
+    """
+    folded = name.casefold()
+    return next((n for n in profile_names() if n.casefold() == folded), None)
+
+
+def check_not_shipped(where: str, profile: EngineProfile) -> None:
+    """Refuse the profile read at ``where`` when its name is a shipped profile's (case
+    aside) and it is not that profile, field for field: its figures would be reported under
+    the shipped profile's name, as a GPU file's GPU of a catalog GPU's name would be
+    (:func:`compute.hardware.load_gpu_file`). A copy of the shipped file (its own path
+    too) is the shipped profile, and is taken."""
+    shipped = shipped_name(profile.name)
+    if shipped is None or profile == _shipped_profile(shipped):
+        return
+    head = f"{where}: [profile] name {profile.name!r} already names the shipped profile"
+    if replace(profile, name=shipped) == _shipped_profile(shipped):   # the case alone
+        raise UserError(f"{head} {shipped!r} (case aside); name it {shipped!r} as shipped, "
+                        f"or give it a name of its own")
+    named = repr(shipped) if shipped == profile.name else f"{shipped!r} (case aside)"
+    raise UserError(f"{head} {named}, whose values differ from this file's; give yours "
+                    f"another name (its figures would be reported as the shipped profile's)")
 
 
 def _read_profile(path: str | PathLike[str]) -> EngineProfile:
@@ -428,7 +458,9 @@ def profile_names() -> tuple[str, ...]:
 
 @cache
 def _shipped_profile(name: str) -> EngineProfile:
-    return read_profile(_shipped() / f"{name}.toml")
+    path = _shipped() / f"{name}.toml"
+    with validate.file_values(path):
+        return _read_profile(path)
 
 
 def _is_folder(text: str) -> bool:

@@ -56,6 +56,24 @@ def _fit_names(text):
                       f"{', '.join(PARAMETERS)})")
 
 
+def _refuse_shipped_name(name: str | None, stem: str) -> None:
+    """Refuse a profile to be written under a shipped profile's name (case aside): every
+    command refuses such a file whose values are not the shipped one's
+    (:func:`compute.profiles.check_not_shipped`), and a fit's are not. ``name`` is
+    ``--name``'s (None: the name is ``--out``'s file stem ``stem``)."""
+    from compute.errors import UserError
+    from compute.profiles import shipped_name
+
+    shipped = shipped_name(stem if name is None else name)
+    if shipped is None:
+        return
+    said = (f"--name {name!r}" if name is not None else
+            f"the profile's name {stem!r} (--out's file stem, with no --name)")
+    raise UserError(f"{said} already names the shipped profile {shipped!r}; give yours another "
+                    f"name with --name (its figures would be reported as the shipped "
+                    f"profile's)")
+
+
 @click.command("calibrate")
 @click.option("--measurements", "measurements_path", required=True, metavar="FILE.csv",
               type=InputPath(dir_okay=False),
@@ -119,6 +137,7 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     engine, system = engine or "", system or ""
     with value_refused_as("--out", out_path, "profile file"):
         out = check_file_path(out_path, "profile file", suffixes=(".toml",))
+    _refuse_shipped_name(name, Path(out).stem)
     ms = read_measurements(measurements_path)
     fit = _fit_names(fit_text)
     base = resolve_profile(base_ref, "--base")

@@ -66,7 +66,9 @@ def test_a_data_file_names_the_number(fmt, text, number, key):
 def _profile_of(tmp_path, rows: int):
     from compute.profiles import _shipped
 
-    text = (_shipped() / "vllm-dgx-h100.toml").read_text()
+    # renamed: a file of the shipped profile's name and other values is refused
+    text = (_shipped() / "vllm-dgx-h100.toml").read_text().replace(
+        'name = "vllm-dgx-h100"', 'name = "vllm-copy"', 1)
     head = text[:text.index("[[measurement]]")].replace("points = 6", f"points = {rows}")
     row = ('[[measurement]]\nmodel = "Llama-2-70B"\ngpu = "H100-SXM"\ntp = 8\nphase = '
            '"decode"\nbatch = 1\ncontext = 576\nlatency_s = 0.0298\n')
@@ -128,7 +130,8 @@ def test_a_fit_record_of_equal_errors_and_no_listed_rows_is_read(tmp_path):
     """All errors equal: RMS = max (to rounding); a profile without its rows keeps its count."""
     from compute.profiles import _shipped, read_profile
 
-    text = (_shipped() / "vllm-dgx-h100.toml").read_text()
+    text = (_shipped() / "vllm-dgx-h100.toml").read_text().replace(
+        'name = "vllm-dgx-h100"', 'name = "vllm-copy"', 1)
     text = text.replace("max_relative_error = 0.3013065399329733",
                         "max_relative_error = 0.17897904774235976")
     path = tmp_path / "p.toml"

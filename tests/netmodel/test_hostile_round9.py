@@ -159,13 +159,15 @@ _SHIPPED_PROFILE = (Path(__file__).resolve().parents[2] / "compute" / "data" / "
 
 
 def _profile_file(tmp_path, name, old=None, new=None, raw=None):
-    """The shipped profile with ``old`` replaced by ``new`` (or ``raw`` bytes), at
-    tmp_path/name."""
+    """The shipped profile named vllm-copy, with ``old`` replaced by ``new`` (or ``raw``
+    bytes), at tmp_path/name."""
     p = tmp_path / name
     if raw is not None:
         p.write_bytes(raw)
     else:
-        text = _SHIPPED_PROFILE.read_text()
+        # renamed: a file of the shipped profile's name and other values is refused
+        text = _SHIPPED_PROFILE.read_text().replace('name = "vllm-dgx-h100"',
+                                                    'name = "vllm-copy"', 1)
         if old is not None:
             assert old in text, old
             text = text.replace(old, new, 1)
@@ -290,7 +292,7 @@ def test_serve_slow_profile_is_exit_3_with_tables(tmp_path):
     assert r.exit_code == 3, r.output
     assert "Traceback" not in r.output
     assert "no configuration that fits in memory meets TBT <= 50 ms" in r.output
-    assert "calibrated mode: engine profile vllm-dgx-h100" in r.output
+    assert "calibrated mode: engine profile vllm-copy" in r.output
     assert "nothing feasible: no configuration meets the SLO (exit status 3)" in r.output
 
 

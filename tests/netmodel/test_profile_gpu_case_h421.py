@@ -8,7 +8,9 @@ from click.testing import CliRunner
 from netmodel.cli.main import cli
 from tests.netmodel.cli_helpers import ROOT
 
-SHIPPED = (ROOT / "compute/data/profiles/vllm-dgx-h100.toml").read_text()
+# renamed: a file of the shipped profile's name and other values is refused
+SHIPPED = (ROOT / "compute/data/profiles/vllm-dgx-h100.toml").read_text().replace(
+    'name = "vllm-dgx-h100"', 'name = "vllm-copy"', 1)
 LABEL = '\ngpu = "H100-SXM"'   # the [profile] table's, the first; measurement rows follow
 
 
@@ -23,11 +25,11 @@ def _infer(tmp_path, label: str) -> str:
 
 
 def test_a_label_differing_only_in_case_is_the_same_gpu(tmp_path):
-    # was: "note: profile vllm-dgx-h100 was fitted on h100-sxm and is used here on H100-SXM"
+    # was: "note: profile vllm-copy was fitted on h100-sxm and is used here on H100-SXM"
     assert "was fitted on" not in _infer(tmp_path, "h100-sxm")
 
 
 def test_a_typo_in_the_label_is_noted(tmp_path):
-    assert ("note: profile vllm-dgx-h100 was fitted on H100-SMX and is used here on "
+    assert ("note: profile vllm-copy was fitted on H100-SMX and is used here on "
             "H100-SXM: its efficiencies and fixed overheads are H100-SMX's") \
         in _infer(tmp_path, "H100-SMX")
