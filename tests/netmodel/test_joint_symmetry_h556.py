@@ -66,6 +66,14 @@ def test_the_folded_programme_has_the_whole_ones_least(monkeypatch, dims):
     assert folded >= 10
 
 
+def _dual_only(monkeypatch):
+    """The whole programme, by the dual simplex alone (as before the fold and the primal)."""
+    linprog = rj._linprog
+    monkeypatch.setattr(rj, "_folded", lambda *a: None)
+    monkeypatch.setattr(rj, "_linprog", lambda a_eq, b_eq, a_ub, primal=False:
+                        linprog(a_eq, b_eq, a_ub))
+
+
 def _busiest(r, links, load):
     return float((np.bincount(links, load, minlength=r.n_links) / r.bandwidth).max())
 
@@ -81,14 +89,14 @@ def test_loads_are_an_optimum_of_the_whole_programme(monkeypatch, k):
     calls = []
     linprog = rj._linprog
 
-    def counted(*args):
+    def counted(*args, **kw):
         calls.append(args[0].shape)
-        return linprog(*args)
+        return linprog(*args, **kw)
 
     monkeypatch.setattr(rj, "_linprog", counted)
     r, links, load, asked = _solves(monkeypatch, g, _shift(36, k))
     folded_calls = len(calls)
-    monkeypatch.setattr(rj, "_folded", lambda *a: None)
+    _dual_only(monkeypatch)
     _, links0, load0, _ = _solves(monkeypatch, g, _shift(36, k))
     assert _busiest(r, links, load) == pytest.approx(_busiest(r, links0, load0), rel=1e-9)
     assert float(load.sum()) == pytest.approx(float(load0.sum()), rel=1e-9)
@@ -109,33 +117,57 @@ def test_loads_are_an_optimum_of_the_whole_programme(monkeypatch, k):
 def test_a_3d_torus_pairwise_steps_are_the_whole_programmes(monkeypatch):
     # pairwise all-to-all over a 4x4x2 torus (GPUs numbered x, y, z): its odd shifts 3 to
     # 29 are split lighter than their own routes (to 0.68-0.89 of their busiest link),
-    # each by the folded programme alone, its busiest link the whole programme's (as every
-    # step's)
+    # each by the folded programme alone, its busiest link the whole programme's by the
+    # dual simplex (as every step's)
     g = build("torus:dims=4x4x2")
     calls = []
     linprog = rj._linprog
 
-    def counted(*args):
+    def counted(*args, **kw):
         calls.append(args[0].shape)
-        return linprog(*args)
+        return linprog(*args, **kw)
 
     monkeypatch.setattr(rj, "_linprog", counted)
     r = Router(g)
-    folded = rj._folded
-    split = []
+    got, split = [], []
     for k in range(1, 32):
         calls.clear()
-        monkeypatch.setattr(rj, "_folded", folded)
         links, load = r.link_loads(_shift(32, k))[:2]
-        n_calls = len(calls)
-        monkeypatch.setattr(rj, "_folded", lambda *a: None)
-        links0, load0 = Router(g).link_loads(_shift(32, k))[:2]
-        own = _busiest(r, *r.loads(_shift(32, k), split=True)[:2])
-        assert _busiest(r, links, load) == pytest.approx(_busiest(r, links0, load0), rel=1e-9)
-        if _busiest(r, links, load) < own * (1 - 1e-3):
-            assert n_calls == 1
+        got.append(_busiest(r, links, load))
+        if got[-1] < _busiest(r, *r.loads(_shift(32, k), split=True)[:2]) * (1 - 1e-3):
+            assert len(calls) == 1
             split.append(k)
+    _dual_only(monkeypatch)
+    r = Router(g)
+    whole = [_busiest(r, *r.link_loads(_shift(32, k))[:2]) for k in range(1, 32)]
+    assert got == pytest.approx(whole, rel=1e-9)
     assert split == list(range(3, 30, 2))
+
+
+@pytest.mark.parametrize("k", [3, 7, 8, 11, 15, 27])
+def test_a_step_without_symmetry_by_the_primal_simplex(monkeypatch, k):
+    # pairwise over 30 of a 6x6 torus's 36 GPUs (no rotation maps the group onto itself):
+    # the whole programme runs, by the primal simplex (on one side), its busiest link the
+    # dual simplex's; shifts 7 to 23 split lighter than the own routes (3 and 27 not)
+    g = build("torus:dims=6x6")
+    step = tuple((f"gpu{i}", f"gpu{(i + k) % 30}", 1.0) for i in range(30))
+    asked = []
+    linprog = rj._linprog
+
+    def spy(*args, **kw):
+        asked.append(kw.get("primal", False))
+        return linprog(*args, **kw)
+
+    monkeypatch.setattr(rj, "_linprog", spy)
+    r = Router(g)
+    links, load = r.link_loads(step)[:2]
+    assert asked == [True]   # no fold: the whole programme alone, by the primal simplex
+    _dual_only(monkeypatch)
+    links0, load0 = Router(g).link_loads(step)[:2]
+    assert _busiest(r, links, load) == pytest.approx(_busiest(r, links0, load0), rel=1e-9)
+    own = _busiest(r, *r.loads(step, split=True)[:2])
+    assert _busiest(r, links, load) < own * (1 - 1e-3) if 7 <= k <= 23 else \
+        _busiest(r, links, load) == own
 
 
 @pytest.mark.parametrize(("dims", "a", "b"), [("4x6", 1, 2), ("6x6", 2, 1), ("5x7", 2, 3),
