@@ -48,7 +48,9 @@ NCCL releases: each curve is costed with the constants of the NCCL release its r
 the values of ``netmodel/data/collective_generations.toml`` by release); a curve whose
 source names none with the newest the data file holds (the library's default), one of a
 release past the file's range with the newest and one before it with the oldest, each
-curve's heading saying which.
+curve's heading saying which. A run whose source names no release but whose measurements
+show a release's rule (the ``nccl`` column ``<=2.28``: the data file's comments say which
+measurement shows it) is costed with the newest release the file holds at or below it.
 """
 
 from __future__ import annotations
@@ -168,7 +170,8 @@ class Curve:
 def emulated(release: str) -> tuple[str, str]:
     """``(the release the model emulates for a run of NCCL release, how the heading says
     it)``: the run's own where the data file covers it, else the nearest release it covers;
-    its newest where the source names none."""
+    its newest where the source names none; for ``<=X`` (none stated, at most X inferred
+    from the run's measurements) the newest it covers at or below X."""
     from netmodel.collectives.calibration_files import default_calibration
     from netmodel.collectives.calibration_generations import parse_release, release_text
 
@@ -176,6 +179,12 @@ def emulated(release: str) -> tuple[str, str]:
     newest = release_text(covered.newest)
     if not release:
         return newest, f"NCCL release not stated: {newest}'s constants"
+    if release.startswith("<="):
+        top = min(parse_release(release[2:], "nccl"), covered.newest)
+        if top < covered.oldest:
+            top = covered.oldest
+        return (release_text(top), f"NCCL release not stated, {release} inferred: "
+                f"{release_text(top)}'s constants")
     r = parse_release(release, "nccl")
     if covered.oldest <= r <= covered.newest:
         return release, f"NCCL {release}'s constants"

@@ -240,6 +240,12 @@ class Calibration:
         network runs Simple at every size, whatever ``p2p_ll_threshold`` allows
         (:func:`~netmodel.collectives.protocol_lines.p2p_size_range`); True: LL there too,
         up to the threshold, as on the scale-up network.
+    p2p_ll_per_channel : bool
+        NCCL 2.29's send/recv LL rule (True; src/enqueue.cc, addP2pToPlan, "based on payload
+        per channel"): LL while a peer's bytes are at most the threshold times the channels
+        its Simple parts would take, one up to an eighth of ``p2p_chunk``, so one threshold
+        (16 KiB) a peer; False (NCCL 2.28 and older): the threshold times all the channels
+        a peer may use (:func:`~netmodel.collectives.protocol_lines.p2p_size_range`).
     pxn : bool
         NCCL's PXN for send/recv (on by default: ``NCCL_PXN_DISABLE=0``,
         ``NCCL_P2P_PXN_LEVEL=2``): a GPU sending to a peer in another server sends through
@@ -335,6 +341,7 @@ class Calibration:
     ll_ring_threads: int = 0
     ring_channels: int = 0
     p2p_net_ll_buffers: bool = False
+    p2p_ll_per_channel: bool = False
     pxn: bool = True
     nvlink_bandwidth: float = 0.0
     flagship_bandwidth: float = 0.0
@@ -377,7 +384,7 @@ class Calibration:
             if getattr(self, key) % WARP_SIZE:
                 raise UserError(f"{key} must be 0 or a whole number of warps (a multiple of "
                                 f"{WARP_SIZE}) in 0..{MAX_COUNT}, got {getattr(self, key)}")
-        for key in ("pxn", "p2p_net_ll_buffers"):
+        for key in ("pxn", "p2p_net_ll_buffers", "p2p_ll_per_channel"):
             if not isinstance(getattr(self, key), bool):
                 raise UserError(f"{key} must be true or false, got "
                                 f"{describe(getattr(self, key))}")

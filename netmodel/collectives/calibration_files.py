@@ -96,13 +96,14 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
                                            "channels_per_net_peer", "net_channel_bandwidth",
                                            "net_channels", "peers_per_batch", "pxn",
                                            "nvlink_chunk", "threads", "ll_ring_threads",
-                                           "net_ll_buffers"))
+                                           "net_ll_buffers", "ll_per_channel"))
     for key in ("ll_threshold", "net_channel_bandwidth", "nvlink_chunk"):
         if key in p2p and (not isinstance(p2p[key], int | float) or isinstance(p2p[key], bool)):
             raise UserError(f"{path}: [p2p].{key} must be a number, got {p2p[key]!r}")
-    if "net_ll_buffers" in p2p and not isinstance(p2p["net_ll_buffers"], bool):
-        raise UserError(f"{path}: [p2p].net_ll_buffers must be true or false, got "
-                        f"{describe(p2p['net_ll_buffers'])}")
+    for key in ("net_ll_buffers", "ll_per_channel"):
+        if key in p2p and not isinstance(p2p[key], bool):
+            raise UserError(f"{path}: [p2p].{key} must be true or false, got "
+                            f"{describe(p2p[key])}")
     protos = data["protocols"]
     if not isinstance(protos, dict) or not protos:
         raise UserError(f"{path}: [protocols] must hold at least one [protocols.NAME] table")
@@ -148,6 +149,7 @@ def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
         ll_ring_threads=p2p.get("ll_ring_threads", 0),
         pxn=p2p.get("pxn", True),
         p2p_net_ll_buffers=p2p.get("net_ll_buffers", False),
+        p2p_ll_per_channel=p2p.get("ll_per_channel", False),
         generations=gens, default_generation=default,
     )
 
@@ -249,6 +251,11 @@ def _release_values(where: str, t: Mapping[str, Any]) -> dict[str, Any]:
     """A ``[[release.until]]`` entry's values (:data:`RELEASE_KEYS`), checked."""
     out: dict[str, Any] = {}
     for k, v in t.items():
+        if k == "p2p_ll_per_channel":   # a rule: on or off
+            if not isinstance(v, bool):
+                raise UserError(f"{where}.{k} must be true or false, got {describe(v)}")
+            out[k] = v
+            continue
         if isinstance(v, bool) or not isinstance(v, int | float):
             raise UserError(f"{where}.{k} must be a number, got {describe(v)}")
         out[k] = v if k == "p2p_net_channels" else float(v)

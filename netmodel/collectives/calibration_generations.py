@@ -177,5 +177,6 @@ class Releases:
 
 
 #: The calibration-wide keys whose values a generations file gives by release
-#: (``[[release.until]]``): NCCL's send/recv channels of a peer across the network.
-RELEASE_KEYS = ("p2p_net_channel_bandwidth", "p2p_net_channels")
+#: (``[[release.until]]``): NCCL's send/recv channels of a peer across the network and its
+#: send/recv LL size rule.
+RELEASE_KEYS = ("p2p_net_channel_bandwidth", "p2p_net_channels", "p2p_ll_per_channel")

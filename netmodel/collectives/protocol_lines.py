@@ -196,8 +196,16 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     A calibration that makes every link scale-up (``scaleup_everywhere``: a scenario's
     ``links = "scale-up"``) gives every peer NVLink's channels, as on the scale-up network.
 
+    NCCL 2.28 and older run LL while a peer's bytes are at most the threshold times its
+    channels; 2.29 and later (``p2p_ll_per_channel``, the default 2.30) times the channels
+    its Simple parts would take, one up to 64 KiB, so one threshold a peer
+    (:func:`_ll_part_channels`).
+
     >>> from netmodel.collectives.calibration_files import default_calibration
-    >>> cal = default_calibration().for_gpu("H100-SXM")
+    >>> new = default_calibration().for_gpu("H100-SXM")
+    >>> p2p_size_range("LL", "all-to-all", 8, False, [450e9], new)   # 8 x 16 KiB
+    (0.0, 131072.0)
+    >>> cal = new.with_(p2p_ll_per_channel=False)   # NCCL 2.28's rule
     >>> p2p_size_range("LL", "all-to-all", 8, False, [450e9], cal)   # 8 x 32 x 16 KiB
     (0.0, 4194304.0)
     >>> p2p_size_range("LL", "all-to-all", 16, True, [], cal, nic=(50e9, 1))  # no LL buffer
@@ -215,6 +223,9 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     >>> up = cal.with_(scaleup_everywhere=True)   # 112.5 GB/s: 4 NVLink4, 8 channels
     >>> p2p_size_range("LL", "all-to-all", 8, True, [112.5e9], up)   # 8 x 8 x 16 KiB
     (0.0, 1048576.0)
+    >>> p2p_size_range("LL", "all-to-all", 16, True, [], new.with_(p2p_net_ll_buffers=True),
+    ...                nic=(50e9, 1))   # 2.29 on: 16 x 16 KiB
+    (0.0, 262144.0)
     """
     thr = cal.p2p_ll_threshold
     if thr <= 0 or protocol not in ("LL", "Simple") \
@@ -227,5 +238,35 @@ def p2p_size_range(protocol: str, op: str, p: int, scaleout: bool, rates: Iterab
     else:
         rates = [r for r in rates if r > 0]
         channels = p2p_path_channels(cal, min(rates) * scale if rates else 0.0)
+    if cal.p2p_ll_per_channel:
+        channels = _ll_part_channels(p, channels, cal,
+                                     scaleout and not cal.scaleup_everywhere)
     limit = thr * channels * (p if op == "all-to-all" else 1)
     return (0.0, limit) if protocol == "LL" else (limit, math.inf)
+
+
+def _ll_part_channels(p: int, channels: int, cal: Calibration, scaleout: bool) -> int:
+    """The channels whose threshold bounds a peer's LL bytes under NCCL 2.29's rule
+    (``p2p_ll_per_channel``; src/enqueue.cc at commit ebd1e929, 2.29.2, addP2pToPlan: LL
+    while ``bytes <= nChannels x P2pLLThreshold``, ``nChannels = min(nChannelsMin,
+    divUp(bytes, minPartSize))``, ``minPartSize`` an eighth of ``p2pChunkSize`` on one
+    node): a peer of up to ``minPartSize`` bytes goes on one channel, so LL holds up to
+    one threshold while it is at most ``minPartSize`` (16 KiB under the NVLink chunk's
+    64 KiB part), and up to ``nChannelsMin`` thresholds (``channels`` halved while they
+    times ``p`` exceed ``p2p_channels_per_peer``, scheduleP2pTasksToPlan) where it is
+    larger. A peer across the network (``scaleout``, LL buffers there only) takes one
+    channel: NCCL's part there is half its network chunk, which the model does not hold.
+
+    >>> from netmodel.collectives.calibration_files import default_calibration
+    >>> cal = default_calibration().for_gpu("B200-HGX")    # 16 KiB <= 512 KiB / 8
+    >>> _ll_part_channels(8, 32, cal, False)
+    1
+    >>> _ll_part_channels(8, 32, cal.with_(p2p_ll_threshold=65536.0), False)   # 32 -> 4
+    4
+    """
+    part = cal.p2p_chunk / 8
+    if scaleout or cal.p2p_ll_threshold < part or part <= 0:
+        return 1
+    while channels * p > cal.p2p_channels_per_peer and channels > 1:
+        channels //= 2
+    return channels

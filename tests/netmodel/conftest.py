@@ -24,12 +24,15 @@ def ideal_model():
 @pytest.fixture(scope="module")
 def b200_nccl():
     """One 8-B200 NVSwitch server costed with NCCL's algorithms and the shipped calibration
-    (the send/recv protocol tests' hand figures are derived on it)."""
+    at NCCL 2.28 (the send/recv protocol tests' hand figures are derived on it: 2.28's LL
+    rule, a peer's bytes up to its 32 channels x 16 KiB; from 2.29 one channel's 16 KiB)."""
+    from netmodel.collectives.calibration_files import default_calibration
     from netmodel.collectives.model import FabricCostModel
     from topologies import build
 
     return FabricCostModel(build("single-switch:n=8,gpu=B200-HGX"), algorithms="nccl",
-                           validated=True)
+                           validated=True,
+                           calibration=default_calibration().with_(nccl_release="2.28"))
 
 
 @pytest.fixture(scope="module")

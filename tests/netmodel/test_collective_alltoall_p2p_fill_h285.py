@@ -11,6 +11,7 @@ constants and the links (NVLink5: 18 x 50 GB/s a GPU at topo.h's 40.1/50 = 0.802
 import numpy as np
 import pytest
 
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
 from topologies import build
 
@@ -19,10 +20,12 @@ CHUNK = 524288                      # NCCL_P2P_NVL_CHUNKSIZE
 NVL5 = 18 * 50e9 * 0.802            # a Blackwell GPU's NVLink rate as NCCL's topology has it
 
 
-def _models(spec):
-    """The shipped model and the same without the fill (p2p_nvlink_chunk 0)."""
+def _models(spec, release=None):
+    """The shipped model and the same without the fill (p2p_nvlink_chunk 0); ``release``:
+    the NCCL release costed (None: the newest)."""
     g = build(spec)
-    model = FabricCostModel(g, validated=True, algorithms="nccl")
+    model = FabricCostModel(g, validated=True, algorithms="nccl",
+                            calibration=default_calibration().with_(nccl_release=release))
     cal = model.calibration
     return model, FabricCostModel(g, calibration=cal.with_(p2p_nvlink_chunk=0.0),
                                   validated=True, algorithms="nccl")
@@ -58,7 +61,8 @@ def test_the_simple_all_to_all_fills_one_chunk_a_channel(spec, p, slice_, share)
 def test_ll_and_steps_across_the_network_do_not_fill():
     """LL moves flagged lines the peer reads as they land (no chunk held back); a step
     crossing the scale-out network (NET chunk, the proxy's own pipeline) is not this rule."""
-    model, plain = _models("single-switch:n=8,gpu=B200-HGX")
+    # NCCL 2.28: LL up to 8 x 32 x 16 KiB (2.29 on: 8 x 16 KiB)
+    model, plain = _models("single-switch:n=8,gpu=B200-HGX", "2.28")
     n = np.array([64e3, 1 * MiB, 4 * MiB])   # at most 8 x 32 x 16 KiB: LL
     t, t0 = (m.sweep("all-to-all", n, 8, "direct") for m in (model, plain))
     assert set(t.protocol) == {"LL"} and np.array_equal(t.time, t0.time)

@@ -34,6 +34,7 @@ from hypothesis import strategies as st
 from compute.comm import OPERATIONS
 from compute.errors import UserError
 from netmodel.collectives.algorithms import ALGORITHMS
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.concurrent import concurrent_cost
 from netmodel.collectives.model import FabricCostModel
 from topologies import build
@@ -119,8 +120,10 @@ def test_all_to_all_drops_only_where_ll_gives_way_to_simple():
     # 8 H100 on one NVSwitch: 18 NVLinks a GPU, 2 channels each, at most 32 p2p channels
     # a peer: LL while a peer's bytes are <= 32 x 16 KiB = 512 KiB, so while the all-to-all
     # buffer is <= 8 x 512 KiB = 4 MiB; the step at the threshold is NCCL's own
-    # (docs/collectives.md), the curve rises on either side
-    m = _model(_graph("single-switch:n=8"), "contiguous", "direct")
+    # (docs/collectives.md), the curve rises on either side. That is NCCL 2.28's rule (from
+    # 2.29 LL holds to one channel's 16 KiB a peer, test_b200_2node_ag_rs_h522.py)
+    m = _model(_graph("single-switch:n=8"), "contiguous", "direct",
+               calibration=default_calibration().with_(nccl_release="2.28"))
     n = np.array([2.0**22 - 4096, 2.0**22, 2.0**22 + 1, 2.0**22 + 4096])
     s = m.sweep("all-to-all", n, 8)
     assert s.protocol == ("LL", "LL", "Simple", "Simple")

@@ -21,13 +21,21 @@ The rounding is up, not down: 8 A100 on one NVSwitch (12 NVLink3, 2 x 12 = 24 ch
 pow2Up(24) = 32, at most p2pnChannels = pow2Up(24 coll channels) = 32 (an HGX A100's NCCL log
 prints ``Channel 23/24``: NVIDIA/nccl-tests issue 100), so LL up to 8 x 32 x 16 KiB = 4 MiB, as
 before.
+
+That is NCCL 2.28's LL rule, whose limit shows the group's channels: the models below cost
+NCCL 2.28 (from 2.29 LL holds up to one channel's 16 KiB a peer, whatever the channels:
+test_b200_2node_ag_rs_h522.py).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from netmodel.collectives.calibration_files import default_calibration
 from netmodel.collectives.model import FabricCostModel
+from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
 from topologies import build
 
@@ -39,9 +47,13 @@ CHANNELS = min(2 * int(MESH / NVLINK4), 2 * int(PORT / NVLINK4))     # min(2, 8)
 LL_LIMIT = 8 * CHANNELS * 16 * KIB              # 256 KiB among 8
 
 
+#: lite-direct at NCCL 2.28 (module docstring)
+LITE_228 = replace(get_scenario("lite-direct"), nccl_release="2.28")
+
+
 @pytest.fixture(scope="module")
 def lite():
-    return ScenarioCollectives("lite-direct").model(8)
+    return ScenarioCollectives(LITE_228).model(8)
 
 
 def test_lite_direct_group_takes_its_mesh_peers_channels(lite):
@@ -75,18 +87,19 @@ def test_lite_direct_all_to_all_simple_above_32_kib_a_peer(lite):
 def test_every_instance_at_once_agrees_with_alone():
     # --instances all: the 16 groups of 8 Lites each run what one runs alone
     sizes = [LL_LIMIT, LL_LIMIT + 8, 512 * KIB]
-    alone = ScenarioCollectives("lite-direct").collective_time("all-to-all", sizes, 8)
-    together = ScenarioCollectives("lite-direct", concurrent=True).collective_time(
+    alone = ScenarioCollectives(LITE_228).collective_time("all-to-all", sizes, 8)
+    together = ScenarioCollectives(LITE_228, concurrent=True).collective_time(
         "all-to-all", sizes, 8)
     assert together.tolist() == pytest.approx(alone.tolist(), rel=1e-12)
-    m = ScenarioCollectives("lite-direct").model(8)
+    m = ScenarioCollectives(LITE_228).model(8)
     assert [m.cost("all-to-all", n, 8).protocol for n in sizes] == ["LL", "Simple", "Simple"]
 
 
 def test_a100_rounds_24_channels_up_to_32():
     # passes on the old code too: pins the rounding (pow2Up, not pow2Down)
     m = FabricCostModel(build("single-switch:n=8,gpu=A100-SXM-80GB"), algorithms="nccl",
-                        validated=True)
+                        validated=True,
+                        calibration=default_calibration().with_(nccl_release="2.28"))
     comp = m.compiled("all-to-all", "direct", m.group(8))
     assert comp.size_range("LL", m.calibration) == (0.0, 8 * 32 * 16 * KIB)   # 4 MiB
     assert m.cost("all-to-all", 4 * MIB, 8).protocol == "LL"

@@ -77,7 +77,9 @@ def test_groups_with_different_limits_each_run_their_own_protocol():
     # so the choice is the algorithm. (The network peers run LL with
     # NCCL_ALLOC_P2P_NET_LL_BUFFERS=1; by NCCL's default they have no LL buffer and run
     # Simple at every size, below.)
-    net_ll = default_calibration().with_(p2p_net_ll_buffers=True)
+    # NCCL 2.28's LL rule (a peer's bytes up to all its channels x 16 KiB; 2.29 on, one
+    # channel's 16 KiB) with 2.29's channels by NIC across the network
+    net_ll = default_calibration().with_(p2p_net_ll_buffers=True, p2p_ll_per_channel=False)
     m = FabricCostModel(build("rail-optimized:domains=3,gpu=B200-HGX"), algorithms="nccl",
                         validated=True, calibration=net_ll)
     inside = [f"gpu{i}" for i in range(8)]
@@ -95,7 +97,8 @@ def test_groups_with_different_limits_each_run_their_own_protocol():
     # they share no link (the first stays on its server's NVSwitch): together = alone
     np.testing.assert_allclose(r.time, r.alone, rtol=1e-12)
     plain = FabricCostModel(build("rail-optimized:domains=3,gpu=B200-HGX"),
-                            algorithms="nccl", validated=True)
+                            algorithms="nccl", validated=True,
+                            calibration=default_calibration().with_(p2p_ll_per_channel=False))
     r = concurrent_cost(plain, [inside, across], "all-to-all", sizes)
     assert [plain.cost("all-to-all", n, across).protocol for n in sizes] == ["Simple"] * 4
     assert [plain.cost("all-to-all", n, inside).protocol for n in sizes] == ["LL"] * 4
@@ -160,7 +163,7 @@ def test_lite_channels_follow_a_scaled_port():
     c = ScenarioCollectives("lite-direct")
     m = c.model(8)
     comp = m.compiled("all-to-all", "direct", m.group(8))
-    cal = m.calibration
+    cal = m.calibration.with_(p2p_ll_per_channel=False)   # 2.28's LL rule shows them
     assert comp.size_range("LL", cal) == (0.0, 8 * 2 * 16384)
     assert comp.size_range("LL", cal, 2.0) == (0.0, 8 * 8 * 16384)
     assert comp.size_range("LL", cal, 0.5) == (0.0, 8 * 2 * 16384)

@@ -108,7 +108,10 @@ ROUTE_PXN = 0.70e-6
 #: NCCL_ALLOC_P2P_NET_LL_BUFFERS=1: send/recv connections across the network get LL buffers,
 #: so the size rule and its channels by NIC below hold there too (by default they have none
 #: and run Simple at every size: test_a_peer_across_the_network_runs_simple_at_every_size)
-NET_LL = default_calibration().with_(p2p_net_ll_buffers=True)
+#: and NCCL 2.28's LL rule (a peer's bytes up to all its channels x 16 KiB), whose limit shows
+#: the channels a peer gets; 2.29's own limit is one channel's 16 KiB a peer
+#: (p2p_ll_per_channel, test_b200_2node_ag_rs_h522.py)
+NET_LL = default_calibration().with_(p2p_net_ll_buffers=True, p2p_ll_per_channel=False)
 
 
 def test_across_nodes_channels_by_nic():
@@ -271,6 +274,7 @@ def test_ranges_only_for_send_recv_with_the_rule(b200_nccl):
     ("ll_threshold = -1", "p2p_ll_threshold"),
     ("ll_threshold = 'big'", "ll_threshold"),
     ("chunk = 3", "chunk"),
+    ("ll_per_channel = 1", r"\[p2p\]\.ll_per_channel must be true or false, got 1"),
 ])
 def test_bad_p2p_table_refused(tmp_path, text, word):
     from netmodel.collectives.calibration import DEFAULTS_PATH
@@ -294,7 +298,10 @@ def test_lite_mesh_two_channels_a_nvlink():
 
     m = ScenarioCollectives("lite-direct").model(8)
     comp = m.compiled("all-to-all", "direct", m.group(8))
-    assert comp.size_range("LL", m.calibration) == (0.0, 8 * 2 * 16384)
+    # NCCL 2.28's rule shows the channels; 2.29 on (the default 2.30) one channel's 16 KiB
+    old = m.calibration.with_(p2p_ll_per_channel=False)
+    assert comp.size_range("LL", old) == (0.0, 8 * 2 * 16384)
+    assert comp.size_range("LL", m.calibration) == (0.0, 8 * 16384)
 
 
 @pytest.mark.parametrize("scenario, op, p, differs", [("h100-dgx", "all-to-all", 8, True),

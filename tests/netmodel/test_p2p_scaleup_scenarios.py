@@ -43,10 +43,17 @@ PORT = LITE * 0.824
 ROUTE = 110e-9 + 330e-9 + 110e-9
 
 
+def _at_228(name):
+    """Scenario ``name`` at NCCL 2.28, whose LL rule (a peer's bytes up to its channels x
+    16 KiB) shows the channels; from 2.29 LL holds up to one channel's 16 KiB a peer
+    (test_b200_2node_ag_rs_h522.py)."""
+    return dataclasses.replace(get_scenario(name), nccl_release="2.28")
+
+
 @pytest.mark.parametrize("scenario", ["lite-flat", "lite-hier"])
 def test_all_to_all_of_8_runs_ll_up_to_1_mib_by_hand(scenario):
     assert (CHANNELS, LL_LIMIT) == (8, MIB)
-    m = ScenarioCollectives(scenario).model(8)
+    m = ScenarioCollectives(_at_228(scenario)).model(8)
     r = m.cost("all-to-all", LL_LIMIT, 8)
     # old: Simple, 22.25 us (LL only up to 256 KiB)
     assert (r.algorithm, r.protocol) == ("direct", "LL")
@@ -62,7 +69,7 @@ def test_all_to_all_of_8_runs_ll_up_to_1_mib_by_hand(scenario):
 @pytest.mark.parametrize("scenario", ["lite-flat", "lite-flat-inr", "lite-hier"])
 def test_every_send_recv_candidate_takes_8_channels_a_peer(scenario):
     # the channels follow the path as NCCL sees it, not each plane alone nor the network's 2
-    m = ScenarioCollectives(scenario).model(8)
+    m = ScenarioCollectives(_at_228(scenario)).model(8)
     for alg in ("direct", "pairwise"):
         comp = m.compiled("all-to-all", alg, m.group(8))
         assert comp.size_range("LL", m.calibration) == (0.0, LL_LIMIT)
@@ -77,8 +84,8 @@ def test_every_instance_at_once_runs_ll_up_to_1_mib():
     # rule's eyes and took 2 channels a peer: Simple, 22.25 us), Simple a byte a peer above
     # (a group's channels read off its links, not NCCL's 32 a peer: LL up to 4 MiB)
     sizes = [LL_LIMIT, LL_LIMIT + 8]
-    alone = ScenarioCollectives("lite-flat").collective_time("all-to-all", sizes, 8)
-    together = ScenarioCollectives("lite-flat", concurrent=True).collective_time(
+    alone = ScenarioCollectives(_at_228("lite-flat")).collective_time("all-to-all", sizes, 8)
+    together = ScenarioCollectives(_at_228("lite-flat"), concurrent=True).collective_time(
         "all-to-all", sizes, 8)
     assert together.tolist() == pytest.approx(alone.tolist(), rel=1e-12)
     assert alone[0] * 1e6 == pytest.approx(33.80, abs=0.01)
@@ -100,8 +107,11 @@ def test_as_built_cpo_switches_stay_a_network():
     comp = m.compiled("all-to-all", "direct", m.group(8))
     assert comp.nic == (112.5e9, 4)
     assert comp.size_range("LL", m.calibration) == (0.0, 0.0)
-    net_ll = m.calibration.with_(p2p_net_ll_buffers=True)
+    # with NCCL 2.28's LL rule, which shows the channels (2.29 on: 16 KiB a peer)
+    net_ll = m.calibration.with_(p2p_net_ll_buffers=True, p2p_ll_per_channel=False)
     assert comp.size_range("LL", net_ll) == (0.0, 8 * 8 * 16 * KIB)
+    assert comp.size_range("LL", m.calibration.with_(p2p_net_ll_buffers=True)) == \
+        (0.0, 8 * 16 * KIB)
     old = net_ll.with_(p2p_net_channel_bandwidth=0.0)
     assert comp.size_range("LL", old) == (0.0, 8 * 4 * 16 * KIB)
 
@@ -122,7 +132,9 @@ def test_scale_up_cpo_links_take_no_nic_rule(name, nic):
     for m, want in ((up, 8 * CHANNELS * 16 * KIB), (built, 8 * 16 * 16 * KIB)):
         comp = m.compiled("all-to-all", "direct", m.group(8))
         assert comp.nic == nic
-        cal = m.calibration.with_(p2p_net_channel_bandwidth=1e9, p2p_net_ll_buffers=True)
+        cal = m.calibration.with_(p2p_net_channel_bandwidth=1e9, p2p_net_ll_buffers=True,
+                                  p2p_ll_per_channel=False)   # 2.28's LL rule shows them
         assert comp.size_range("LL", cal) == (0.0, want)
     comp = up.compiled("all-to-all", "direct", up.group(8))
-    assert comp.size_range("LL", up.calibration) == (0.0, MIB)
+    assert comp.size_range("LL", up.calibration.with_(p2p_ll_per_channel=False)) == (0.0, MIB)
+    assert comp.size_range("LL", up.calibration) == (0.0, 8 * 16 * KIB)   # 2.29 on

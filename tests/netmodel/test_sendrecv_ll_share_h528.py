@@ -80,8 +80,10 @@ def test_send_recv_ll_slope_is_the_measured_one():
     assert measured / 1e9 == pytest.approx(20.47, abs=0.01)
     assert SR_LL_RATE / 1e9 == pytest.approx(22.05, abs=0.01)
     assert SR_LL_RATE / measured - 1 == pytest.approx(0.077, abs=0.002)
+    # at NCCL 2.28, as the data file infers of the run (its LL to 512 KiB a peer)
     m = FabricCostModel(build("single-switch:n=8,gpu=B200-HGX"), algorithms="nccl",
-                        validated=True)
+                        validated=True,
+                        calibration=default_calibration().with_(nccl_release="2.28"))
     sw = m.sweep("send-recv", np.array([128 * KIB, 512 * KIB]), 8)
     assert list(sw.protocol) == ["LL", "LL"]
     assert (512 - 128) * KIB / (sw.time[1] - sw.time[0]) == pytest.approx(SR_LL_RATE, rel=1e-9)
@@ -90,8 +92,10 @@ def test_send_recv_ll_slope_is_the_measured_one():
 def test_send_recv_ll_share_on_8_h100_by_hand():
     # Hopper: 450 GB/s x 0.824 x 0.380 (LL) x 4 x 10 / (24 x 16): 14.68 GB/s between two
     # LL sizes (the start-up and step latency cancel)
+    # at NCCL 2.28, whose LL runs to 512 KiB a peer (2.29 on: 16 KiB)
     m = FabricCostModel(build("single-switch:n=8,gpu=H100-SXM"), algorithms="nccl",
-                        validated=True)
+                        validated=True,
+                        calibration=default_calibration().with_(nccl_release="2.28"))
     sw = m.sweep("send-recv", np.array([128 * KIB, 512 * KIB]), 8)
     assert list(sw.protocol) == ["LL", "LL"]
     rate = 450e9 * 0.824 * 0.380 * 40 / 384
@@ -112,7 +116,7 @@ def test_send_recv_across_nodes_keeps_lls_factor():
                             calibration=net_ll)
         off = FabricCostModel(build(fabric), algorithms="nccl", validated=True,
                               calibration=m.calibration.with_(p2p_threads=0))
-        n = 64 * KIB
+        n = 16 * KIB   # LL under every release's rule (2.29 on: up to 16 KiB a peer)
         a, b = m.cost("send-recv", n, p), off.cost("send-recv", n, p)
         assert a.protocol == b.protocol == "LL"
         assert (a.time == b.time) is same, (fabric, a.time, b.time)
