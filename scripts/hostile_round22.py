@@ -37,16 +37,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from hostile_tally import invoke_in, one_line_refusal, run_round  # noqa: E402
+from hostile_tally import (  # noqa: E402
+    Case,
+    Made,
+    invoke_in,
+    make,
+    refusal_case,
+    run_round,
+    taken_case,
+)
 
 from compute.errors import UserError  # noqa: E402
 from netmodel import api  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-#: One case: (name, run); run(folder) is None where the case holds, else why not.
-Case = tuple[str, Callable[[Path], str | None]]
-#: A file of a case: its text, or a function that makes it in the folder (a FIFO, a link).
-Made = str | bytes | Callable[[Path], None]
 
 INFER = ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--batch", "4", "--tp", "1"]
 INFER_MOE = ["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--batch", "16", "--tp",
@@ -323,45 +327,6 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
             [*STEPS, "Llama-2-70B,H100-SXM,8,4,prefill,512,,0.1326"]) + "\n").replace(
                 "\n", "\r\n").encode()}),
 }
-
-
-def make(d: Path, files: dict[str, Made]) -> None:
-    for name, what in files.items():
-        path = d / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if callable(what):
-            what(d)
-        elif isinstance(what, bytes):
-            path.write_bytes(what)
-        else:
-            path.write_text(what)
-
-
-def _listing(d: Path) -> list[str]:
-    return sorted(str(p.relative_to(d)) for p in d.rglob("*"))
-
-
-def refusal_case(name: str, argv: list[str], files: dict[str, Made],
-                 words: tuple[str, ...]) -> Case:
-    def run(d: Path) -> str | None:
-        make(d, files)
-        before = _listing(d)
-        why = one_line_refusal(invoke_in(argv, d), words)
-        if why is not None:
-            return why
-        after = _listing(d)
-        return None if after == before else f"wrote {sorted(set(after) - set(before))}"
-    return f"refusal {name}", run
-
-
-def taken_case(name: str, argv: list[str], files: dict[str, Made]) -> Case:
-    def run(d: Path) -> str | None:
-        make(d, files)
-        r = invoke_in(argv, d)
-        if r.exit_code not in (0, 3) or "Traceback" in r.output:
-            return f"exit {r.exit_code} | {r.output.strip()[-300:]}"
-        return None
-    return f"taken {name}", run
 
 
 #: Pairs that must print the same figures: name -> (argv A, argv B, files, the lines of

@@ -128,3 +128,53 @@ def invoke_in(argv: list[str], d: Path):
         return CliRunner().invoke(cli, argv, prog_name="netmodel")
     finally:
         os.chdir(old)
+
+#: One case: (name, run); run(folder) is None where the case holds, else why not.
+Case = tuple[str, Callable[[Path], str | None]]
+#: A file of a case: its text or bytes, or a function that makes it in the folder (a FIFO,
+#: a link).
+Made = str | bytes | Callable[[Path], None]
+
+
+def make(d: Path, files: dict[str, Made]) -> None:
+    """Write a case's ``files`` into folder ``d`` (names may hold subfolders)."""
+    for name, what in files.items():
+        path = d / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if callable(what):
+            what(d)
+        elif isinstance(what, bytes):
+            path.write_bytes(what)
+        else:
+            path.write_text(what)
+
+
+def _listing(d: Path) -> list[str]:
+    return sorted(str(p.relative_to(d)) for p in d.rglob("*"))
+
+
+def refusal_case(name: str, argv: list[str], files: dict[str, Made],
+                 words: tuple[str, ...]) -> Case:
+    """A case that holds where ``netmodel argv`` over ``files`` is refused in one line
+    holding ``words`` (:func:`one_line_refusal`) and writes nothing."""
+    def run(d: Path) -> str | None:
+        make(d, files)
+        before = _listing(d)
+        why = one_line_refusal(invoke_in(argv, d), words)
+        if why is not None:
+            return why
+        after = _listing(d)
+        return None if after == before else f"wrote {sorted(set(after) - set(before))}"
+    return f"refusal {name}", run
+
+
+def taken_case(name: str, argv: list[str], files: dict[str, Made]) -> Case:
+    """A case that holds where ``netmodel argv`` over ``files`` runs (exit 0, or 3: no
+    configuration meets the target) without a traceback."""
+    def run(d: Path) -> str | None:
+        make(d, files)
+        r = invoke_in(argv, d)
+        if r.exit_code not in (0, 3) or "Traceback" in r.output:
+            return f"exit {r.exit_code} | {r.output.strip()[-300:]}"
+        return None
+    return f"taken {name}", run

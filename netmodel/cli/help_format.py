@@ -124,6 +124,8 @@ def commands_under(group: click.Command) -> list[tuple[tuple[str, ...], click.Co
     ...     pass
     >>> [(path, cmd.name) for path, cmd in commands_under(top)]
     [((), 'top'), (('leaf',), 'leaf')]
+    >>> command_paths(top)
+    [(), ('leaf',)]
     """
     def walk(command, path, ctx):
         yield path, command
@@ -137,15 +139,6 @@ def commands_under(group: click.Command) -> list[tuple[tuple[str, ...], click.Co
 
 def command_paths(group: click.Command) -> list[tuple[str, ...]]:
     """The words of every group and command under ``group``, itself first as ``()``,
-    walked from the command line itself (for tests and benchmarks that run each --help).
-
-    >>> @click.group()
-    ... def top():
-    ...     pass
-    >>> @top.command()
-    ... def leaf():
-    ...     pass
-    >>> command_paths(top)
-    [(), ('leaf',)]
-    """
+    walked from the command line itself (for tests and benchmarks that run each --help;
+    :func:`commands_under`'s words, its example showing both)."""
     return [path for path, _ in commands_under(group)]
