@@ -74,6 +74,19 @@ def _dual_only(monkeypatch):
                         linprog(a_eq, b_eq, a_ub))
 
 
+def _linprog_calls(monkeypatch) -> list:
+    """Each programme solved from now on, as (its equality matrix's shape, primal or not)."""
+    calls = []
+    linprog = rj._linprog
+
+    def counted(*args, **kw):
+        calls.append((args[0].shape, kw.get("primal", False)))
+        return linprog(*args, **kw)
+
+    monkeypatch.setattr(rj, "_linprog", counted)
+    return calls
+
+
 def _busiest(r, links, load):
     return float((np.bincount(links, load, minlength=r.n_links) / r.bandwidth).max())
 
@@ -86,14 +99,7 @@ def test_loads_are_an_optimum_of_the_whole_programme(monkeypatch, k):
     # links with the same bytes in all, and the rows' rotation (i -> i + 6) maps each
     # link's load onto its image's
     g = build("torus:dims=6x6")
-    calls = []
-    linprog = rj._linprog
-
-    def counted(*args, **kw):
-        calls.append(args[0].shape)
-        return linprog(*args, **kw)
-
-    monkeypatch.setattr(rj, "_linprog", counted)
+    calls = _linprog_calls(monkeypatch)
     r, links, load, asked = _solves(monkeypatch, g, _shift(36, k))
     folded_calls = len(calls)
     _dual_only(monkeypatch)
@@ -120,14 +126,7 @@ def test_a_3d_torus_pairwise_steps_are_the_whole_programmes(monkeypatch):
     # each by the folded programme alone, its busiest link the whole programme's by the
     # dual simplex (as every step's)
     g = build("torus:dims=4x4x2")
-    calls = []
-    linprog = rj._linprog
-
-    def counted(*args, **kw):
-        calls.append(args[0].shape)
-        return linprog(*args, **kw)
-
-    monkeypatch.setattr(rj, "_linprog", counted)
+    calls = _linprog_calls(monkeypatch)
     r = Router(g)
     got, split = [], []
     for k in range(1, 32):
@@ -151,17 +150,11 @@ def test_a_step_without_symmetry_by_the_primal_simplex(monkeypatch, k):
     # dual simplex's; shifts 7 to 23 split lighter than the own routes (3 and 27 not)
     g = build("torus:dims=6x6")
     step = tuple((f"gpu{i}", f"gpu{(i + k) % 30}", 1.0) for i in range(30))
-    asked = []
-    linprog = rj._linprog
-
-    def spy(*args, **kw):
-        asked.append(kw.get("primal", False))
-        return linprog(*args, **kw)
-
-    monkeypatch.setattr(rj, "_linprog", spy)
+    calls = _linprog_calls(monkeypatch)
     r = Router(g)
     links, load = r.link_loads(step)[:2]
-    assert asked == [True]   # no fold: the whole programme alone, by the primal simplex
+    # no fold: the whole programme alone, by the primal simplex
+    assert [primal for _, primal in calls] == [True]
     _dual_only(monkeypatch)
     links0, load0 = Router(g).link_loads(step)[:2]
     assert _busiest(r, links, load) == pytest.approx(_busiest(r, links0, load0), rel=1e-9)
