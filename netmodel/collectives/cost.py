@@ -354,7 +354,8 @@ class CompiledCollective:
         at the sizes the rebuilt fabric would. ``b``: one of :meth:`lines`' slopes under
         ``protocol``, whose own sizes are then kept too: Simple send-recv inside one NVLink
         domain has a line per channel count, each over its own sizes
-        (:meth:`channel_shares`), which the links' scale does not move."""
+        (:meth:`channel_shares`) at the links' own rate, which a re-scoring at another
+        ``scale`` takes from :meth:`scaled_line_parts` instead."""
         name = protocol if isinstance(protocol, str) else protocol.name
         if (self.op, self.algorithm) not in SEND_RECV:
             return 0.0, math.inf
@@ -425,15 +426,56 @@ class CompiledCollective:
         cache[(id(protocol), id(cal))] = (protocol, cal, tuple(out))  # both kept: ids stay
         return out
 
-    def channel_shares(self, protocol: str, cal: Calibration) -> list[tuple[np.ndarray, ...]]:
+    def scaled_line_parts(self, protocol: Protocol, cal: Calibration, scale: float
+                          ) -> list[tuple[float, ...]]:
+        """``[(a, b, a_fill, b_link, b_least, lo, hi)]``: :meth:`line_parts` of NCCL's
+        send/recv (:data:`SEND_RECV`) with every link's bandwidth multiplied by ``scale``
+        as far as NCCL's channels see it, its bandwidth parts still at the links' own rate
+        (a re-scoring divides ``a_fill`` and ``b_link`` by ``scale``,
+        :func:`~netmodel.study.adjusted_comm.adjusted_lines`): its path at ``scale`` times
+        :meth:`path_rate` gives a peer its channels and a channel its ratio
+        (:func:`~netmodel.collectives.pipeline_fill.p2p_path_channels`,
+        :func:`~netmodel.collectives.pipeline_fill.p2p_channel_ratio`), so Simple's lines by
+        channel (:meth:`channel_shares`) and LL's share
+        (:func:`~netmodel.collectives.pipeline_fill.p2p_ll_share`) are the rebuilt fabric's.
+        Each line runs at ``lo < n <= hi`` (its share's sizes, at the protocol's sizes at
+        that scale, :meth:`size_range`); every line of a share is kept (the least of them
+        at each size is the time: which are least moves with the scale)."""
+        cache = self.__dict__.setdefault("_scaled_cache", {})
+        key = (id(protocol), id(cal), scale)
+        hit = cache.get(key)
+        if hit is not None and hit[0] is protocol and hit[1] is cal:
+            return hit[2]
+        t, beta, lat_all, lat_up, so, shape = self._arrays()
+        lo_p, hi_p = self.size_range(protocol.name, cal, scale)
+        path = self.path_rate() * scale
+        out = []
+        for share, lo, hi in self.channel_shares(protocol.name, cal, scale) \
+                or [(None, np.zeros(1), np.full(1, math.inf))]:
+            lo, hi = max(lo_p, float(lo[0])), min(hi_p, float(hi[0]))
+            out += [(*(float(x[0]) for x in line), lo, hi)
+                    for line in combine(t, beta, lat_all, lat_up, so, protocol, cal, shape,
+                                        split=True, share=share, path=path)]
+        cache[key] = (protocol, cal, out)   # both kept: their ids stay theirs
+        return out
+
+    def channel_shares(self, protocol: str, cal: Calibration, scale: float = 1.0
+                       ) -> list[tuple[np.ndarray, ...]]:
         """:func:`~netmodel.collectives.protocol_lines.channel_lines` of this collective
         alone (arrays of one value): a
         send-recv whose steps stay inside one NVLink domain has under Simple a line per
         share of the links' rate, on the channels NCCL gives a peer's bytes by size;
         :meth:`line_parts` holds them, each at its own sizes (:meth:`size_range` with its
-        ``b``), on its slowest path (:meth:`path_rate`)."""
-        return channel_lines(self.op, self.algorithm, protocol, [len(self.group)],
-                             any(s.scaleout for s in self.steps), cal, self.path_rate())
+        ``b``), on its slowest path (:meth:`path_rate`, times ``scale``: every link's
+        bandwidth multiplied by it, :meth:`scaled_line_parts`)."""
+        cache = self.__dict__.setdefault("_share_cache", {})
+        hit = cache.get((protocol, id(cal), scale))
+        if hit is not None and hit[0] is cal:
+            return hit[1]
+        out = channel_lines(self.op, self.algorithm, protocol, [len(self.group)],
+                            any(s.scaleout for s in self.steps), cal, self.path_rate() * scale)
+        cache[(protocol, id(cal), scale)] = (cal, out)   # cal kept: its id stays its own
+        return out
 
     def path_rate(self) -> float:
         """The slowest rate, as NCCL's topology sees its path, of any link its steps'

@@ -124,7 +124,15 @@ class AdjustedComm:
         a, b = self.lines(op, group_size)
         lo, hi = self.c.part_ranges(op, int(group_size), self.scale)
         m = self.c.model(int(group_size))
-        t = _lines_choice(m, m.group(int(group_size)), op, a, b, lo, hi, n)
+        group = m.group(int(group_size))
+        slope = self.slopes(op, int(group_size)) if self.hop else None
+        key = (op, int(group_size))
+        rows = self.__dict__.setdefault("_rows", {}).get(key)
+        if rows is None or rows[0] is not m:
+            rows = self._rows[key] = (m, _send_recv_rows(m, group, op, self.scale))
+        own = _send_recv_times(m, rows[1], self.c.parts(op, int(group_size)), slope,
+                               self.scale, self.hop, n)
+        t = _lines_choice(m, group, op, a, b, lo, hi, n, own)
         return np.where(n > 0, t, 0.0)
 
     def for_instance(self, gpus: int, stage: int):
@@ -178,19 +186,66 @@ class AdjustedComm:
         return m
 
 
-def _lines_choice(m, group, op: str, a, b, lo, hi, n: np.ndarray) -> np.ndarray:
+def _lines_choice(m, group, op: str, a, b, lo, hi, n: np.ndarray, own=()) -> np.ndarray:
     """Seconds of ``op`` on ``group`` at the sizes ``n`` from the candidate lines ``(a,
     b)`` of ``m``'s candidates (run at ``lo < n <= hi`` where given): the least line, or
-    the scenario's tuner plugin's choice where it chooses, as compare charges it."""
+    the scenario's tuner plugin's choice where it chooses, as compare charges it. ``own``:
+    ``[(rows, times)]``, candidates whose times at the flattened ``n`` are given instead
+    of their lines' (:func:`_send_recv_times`)."""
     from netmodel.collectives.cost import lines_time
 
-    if not m.tuned():
+    if not m.tuned() and not own:
         return lines_time(a, b, lo, hi, n)
     flat = n.reshape(-1)
     times = a[:, None] + b[:, None] * flat[None, :]
     if lo is not None:
         times = np.where((flat > lo[:, None]) & (flat <= hi[:, None]), times, np.inf)
+    for rows, t in own:
+        times[rows] = t
+    if not m.tuned():
+        return times.min(0).reshape(n.shape)
     return m.chosen(times, m.candidates(op, group), flat, op, group)[1].reshape(n.shape)
+
+
+def _send_recv_rows(m, group, op: str, scale: float) -> list:
+    """``[(comp, protocol, rows)]``: each NCCL send/recv candidate of ``op`` on ``group``
+    (:data:`~netmodel.collectives.cost.SEND_RECV`: a compiled algorithm under one
+    protocol) and its lines' rows among ``m``'s candidates; ``[]`` at the links' own rate
+    (``scale`` 1), whose lines are the candidates' own."""
+    from netmodel.collectives.cost import SEND_RECV
+
+    if scale == 1.0 or not any(o == op for o, _ in SEND_RECV):
+        return []
+    cal = m.calibration
+    mine: dict = {}
+    for i, c in enumerate(m.candidates(op, group)):
+        if (c[4].op, c[4].algorithm) in SEND_RECV:
+            mine.setdefault((id(c[4]), c[1]), (c[4], cal.protocol(c[1]), []))[2].append(i)
+    return list(mine.values())
+
+
+def _send_recv_times(m, mine: list, parts, slope, scale: float, hop: float,
+                     n: np.ndarray) -> list:
+    """``[(rows, times)]``: each NCCL send/recv candidate of :func:`_send_recv_rows`
+    (``mine``) re-scored at the sizes ``n`` (flattened) with every link's bandwidth times
+    ``scale`` and ``hop`` added per hop (``parts`` and ``slope`` the candidates' own,
+    :func:`adjusted_lines`), its lines those of its path at ``scale`` times its rate (a
+    peer's channels and a channel's ratio, so Simple's lines by channel and LL's share,
+    move with the links' rate:
+    :meth:`~netmodel.collectives.cost.CompiledCollective.scaled_line_parts`), each of its
+    rows the least of them."""
+    cal = m.calibration
+    flat = n.reshape(-1)
+    out = []
+    for comp, proto, rows in mine:
+        i = rows[0]   # a candidate's lines share their fixed part (latency, no bandwidth)
+        a0 = parts[0][i] + (hop * slope[i] if hop else 0.0)
+        best = np.full(flat.shape, np.inf)
+        for _, _, fill, b_link, b_least, lo, hi in comp.scaled_line_parts(proto, cal, scale):
+            t = a0 + fill / scale + (max(b_link / scale, b_least) + parts[3][i]) * flat
+            best = np.minimum(best, np.where((flat > lo) & (flat <= hi), t, np.inf))
+        out.append((rows, best))
+    return out
 
 
 def _relinked(scenario, model, calibration, scale: float = 1.0, hop: float = 0.0):
@@ -320,7 +375,14 @@ class PlacedAdjusted:
         return (a, b, *size_ranges(model, members, op, c.scale))
 
     def _slice_time(self, op: str, model, members: tuple, n: np.ndarray) -> np.ndarray:
-        return _lines_choice(model, members, op, *self._lines(model, members, op), n)
+        a, b, lo, hi = self._lines(model, members, op)
+        c = self.comm
+        hit = self._parts[(id(model), members, op)]
+        if "rows" not in hit[2]:
+            hit[2]["rows"] = _send_recv_rows(model, members, op, c.scale)
+        own = _send_recv_times(model, hit[2]["rows"], hit[1], hit[2].get("slope"), c.scale,
+                               c.hop, n)
+        return _lines_choice(model, members, op, a, b, lo, hi, n, own)
 
     def collective_time(self, op: str, nbytes: float | np.ndarray,
                         group_size: int) -> np.ndarray:

@@ -49,9 +49,6 @@ def test_stages_choose_their_layout_at_the_adjusted_links(scale):
     for op, size in (("all-reduce", 8), ("all-gather", 8), ("reduce-scatter", 8),
                      ("all-gather", 4), ("send-recv", 2), ("all-reduce", 16),
                      ("all-reduce", 32)):
-        if op == "send-recv" and scale != 1.0:
-            continue   # Simple's lines by channel at scaled links: a strict xfail in
-            # test_review_adjusted_comm_h389.py (test_rescored_simple_send_recv_at_scaled_links)
         np.testing.assert_allclose(placed.collective_time(op, N, size),
                                    own.collective_time(op, N, size), rtol=1e-9,
                                    err_msg=f"{op} of {size}")

@@ -59,33 +59,47 @@ def test_rescored_equals_compiled(name, scale):
     compiled = ScenarioCollectives(_at(name, OWN + D, scale))
     n = np.array([1e3, 1e5, 1e7, 1e9])
     for op, size in OPS:
-        if op == "send-recv" and scale != 1.0 and name.startswith("lite-ocs"):
-            continue   # Simple's lines by channel at scaled links: the xfail below
         np.testing.assert_allclose(comm.collective_time(op, n, size),
                                    compiled.collective_time(op, n, size), rtol=1e-9)
     placed = comm.for_instance(32, 8)
     assert isinstance(placed, PlacedAdjusted)
     own = compiled.for_instance(32, 8)
     for op, size in (("all-reduce", 8), ("all-gather", 4), ("send-recv", 2)):
-        if op == "send-recv" and scale != 1.0 and name.startswith("lite-ocs"):
-            continue   # as above
         np.testing.assert_allclose(placed.collective_time(op, n, size),
                                    own.collective_time(op, n, size), rtol=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a re-scored Simple send-recv keeps its lines by channel at the scenario's own links "
-    "(CompiledCollective.size_range with b: 'which the links' scale does not move'), where "
-    "the fabric rebuilt at 2x gives a peer more channels (lite-ocs's 56.25 GB/s circuits: "
-    "4; at 112.5 GB/s: 8, pipeline_fill.p2p_path_channels): 2 Lites at 100 kB re-scored "
-    "17.03 us against 18.65 compiled (-8.7%). Since NCCL 2.29's LL rule (the default 2.30: "
-    "Simple above 16 KiB a peer) 100 kB runs Simple; at 2.28 (LL to 4 x 16 KiB, 8 x 16 KiB "
-    "at 2x) the same miss is at 600 kB (-3.4%)"))
-def test_rescored_simple_send_recv_at_scaled_links():
-    s = _at("lite-ocs", OWN)
+@pytest.mark.parametrize("release", [None, "2.28"])
+def test_rescored_simple_send_recv_at_scaled_links(release):
+    """A send/recv's lines depend on its path's rate (a peer's channels, two a whole
+    NVLink: lite-ocs's 56.25 GB/s circuits 4, at 112.5 GB/s 8; a channel's ratio to the
+    flagship's): re-scored at 2x they are the rebuilt fabric's, where keeping the own
+    links' channels gave 2 Lites at 100 kB 17.03 us against 18.65 us compiled (under NCCL
+    2.28's LL rule, LL to 4 x 16 KiB, 8 x 16 KiB at 2x, the miss was at 600 kB)."""
+    s = replace(_at("lite-ocs", OWN), nccl_release=release)
     coll = ScenarioCollectives(s)
     comm = AdjustedComm(coll, 2.0, D, hop_latency_slopes(s, coll, {}))
-    compiled = ScenarioCollectives(_at("lite-ocs", OWN + D, 2.0))
+    compiled = ScenarioCollectives(replace(_at("lite-ocs", OWN + D, 2.0), nccl_release=release))
     n = np.array([1e5, 6e5])
     np.testing.assert_allclose(comm.collective_time("send-recv", n, 2),
                                compiled.collective_time("send-recv", n, 2), rtol=1e-9)
+    if release is None:
+        np.testing.assert_allclose(compiled.collective_time("send-recv", 1e5, 2), 18.65e-6,
+                                   rtol=1e-3)
+
+
+@pytest.mark.parametrize(("name", "scale"), [("lite-direct", 2.0), ("lite-direct", 0.5),
+                                             ("h100-dgx", 0.5), ("lite-ocs", 4.0)])
+def test_rescored_send_recv_and_all_to_all_at_every_size(name, scale):
+    """LL's share (its channels and their ratio on the path) and Simple's lines by channel
+    at every size from 1 kB to 1 GB: an H100's NVLinks at half their rate (225 GB/s) are
+    slower than the flagship's 450, so a channel's ratio is 2 there, not 1."""
+    s = get_scenario(name)
+    coll = ScenarioCollectives(s)
+    comm = AdjustedComm(coll, scale, 0.0)
+    compiled = ScenarioCollectives(s.with_param("adjust.bandwidth_scale", scale))
+    n = np.logspace(3, 9, 25)
+    for op, size in (("send-recv", 2), ("all-to-all", 8), ("all-to-all", 4)):
+        np.testing.assert_allclose(comm.collective_time(op, n, size),
+                                   compiled.collective_time(op, n, size), rtol=1e-9,
+                                   err_msg=f"{op} of {size}")
