@@ -105,7 +105,7 @@ from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from compute.units import counted
 from netmodel.study.scenario_catalog import get_scenario
-from netmodel.study.summary_words import sig3
+from netmodel.study.summary_words import request_lengths, sig3
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -323,9 +323,9 @@ class ServingResult:
     def table(self) -> str:
         """A plain-text summary."""
         w = self.workload
-        head = (f"{self.model} on {self.scenario}, workload {w.name} (prompt {w.prompt}, "
-                f"output {w.output} tokens" + (f", {w.rate:g} requests/s" if w.rate else "")
-                + ")")
+        head = (f"{self.model} on {self.scenario}, workload {w.name} ("
+                + request_lengths(w.prompt, w.output)
+                + (f", {w.rate:g} requests/s" if w.rate else "") + ")")
         notes = [f"note: {k}: {v}" for k, v in self.settings.get("not_computed", {}).items()]
         if not self.feasible:
             return "\n".join([head, f"infeasible: {self.reason}", *notes])

@@ -13,6 +13,7 @@ from netmodel.study.summary_words import (
     own_gpu_words,
     ratio_span,
     ratio_x,
+    request_lengths,
     sig3,
 )
 
@@ -44,8 +45,8 @@ def serving_section(part) -> list[str]:
             continue
         share = max((r["transfer_visible_s"] or 0.0) / r["ttft_s"] for r in feas)
         rest = [r for r in feas if r is not base]
-        line = (f"- **{mine[0]['model']} served disaggregated, {w}** (prompt "
-                f"{mine[0]['prompt']}, output {mine[0]['output']} tokens): ")
+        line = (f"- **{mine[0]['model']} served disaggregated, {w}** ("
+                f"{request_lengths(mine[0]['prompt'], mine[0]['output'])}): ")
         if rest:
             line += (f"service tokens/s/SM relative to {part.baseline}: " + ", ".join(
                 f"{r['scenario']} {ratio_x(r['vs_baseline'])}" for r in rest) + "; ")

@@ -18,6 +18,15 @@ def ratio_x(v) -> str:
     return "-" if v is None else f"{v:.2f}x"
 
 
+def request_lengths(prompt: int, output: int) -> str:
+    """A serving workload's request, as serve's heading and the summary say it.
+
+    >>> request_lengths(1500, 13), request_lengths(1500, 1)
+    ('prompt 1500, output 13 tokens', 'prompt 1500, output 1 token')
+    """
+    return f"prompt {prompt}, output {output} token{'' if output == 1 else 's'}"
+
+
 def sig3(v) -> str:
     """Three significant figures, trailing zeros kept so a column reads at one precision
     ("54.0" beside "53.9", "3.00" beside "2.59"; plain .3g wrote "54" and "3"), and no
