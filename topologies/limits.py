@@ -85,7 +85,10 @@ VALUE_RANGES = {
     # cables of 8 lanes; past a million a file's count is hostile (1e308 lanes printed a
     # bill of materials of 309 digits)
     "lanes": (1, 1e6, "lanes", "two 144-port switches share at most 144 cables of 8 lanes"),
-    "links": (0.0, 1e6, "cables", "two 144-port switches share at most 144 cables"),
+    # a breakout gives a port a share of one cable (lite-direct's 4 Lites a quarter each;
+    # 800G into 8 x 100G an eighth); 1e-300 overflowed a NIC port's rate to infinity
+    "links": (1e-3, 1e6, "cables", "a breakout cable gives a port at least an eighth of "
+                                   "it; two 144-port switches share at most 144 cables"),
 }
 #: Highest switch tier (0 scale-up, 1 leaf, 2 spine, 3 core: shipped fabrics use 0-3; 64
 #: tiers of 4-port switches would hold 2^64 GPUs). Routing sizes tables by tier.

@@ -53,7 +53,8 @@ EDGE_TYPED = frozenset((*EDGE_KEYS, "links", "length"))
 _INF = math.inf
 _MIN_BW, _MAX_BW = VALUE_RANGES["bandwidth"][:2]
 _MAX_LATENCY = VALUE_RANGES["latency"][1]
-_MAX_LANES, _MAX_LINKS = VALUE_RANGES["lanes"][1], VALUE_RANGES["links"][1]
+_MAX_LANES = VALUE_RANGES["lanes"][1]
+_MIN_LINKS, _MAX_LINKS = VALUE_RANGES["links"][:2]
 _MAX_LENGTH = PHYSICAL_MAX["length"][0]   # check_length's, tested per edge at C speed
 
 
@@ -220,7 +221,7 @@ def check_edges(adj: Mapping, untyped: list) -> tuple[bool, list]:
                     and 0 <= lat <= _MAX_LATENCY and lanes.__class__ is int
                     and 1 <= lanes <= _MAX_LANES
                     and (links.__class__ is int and 1 <= links <= _MAX_LINKS
-                         or links.__class__ is float and 0 < links <= _MAX_LINKS)
+                         or links.__class__ is float and _MIN_LINKS <= links <= _MAX_LINKS)
                     and medium.__class__ is str and medium in MEDIA_SET and u != v):
                 _edge_problem(u, v, data)
             if medium == "ocs-circuit":

@@ -58,6 +58,11 @@ lifetime=1e-300 (SI) make the capex per year ... overflow to infinity``, naming 
 Now with the ``--param`` (each cost one) in front. Likewise ``unknown parameter
 'cost.PUE' for scenario 'h100-dgx'`` (which of two --param?) and ``parameter 'cost.pue' is
 given twice`` named no flag; now the --param typed, both where one axis is given twice.
+
+(j) ``topology show --json`` of a fabric file whose NIC ports each take ``links = 1e-300``
+of a cable printed numpy's overflow warning (the port's rate infinite) and ``0 NICs'
+worth`` beside 128 GPUs with a NIC port: a link's share of a cable had no least. Now at
+least 0.001 (a breakout gives a port an eighth of a cable or more).
 """
 
 from __future__ import annotations
@@ -256,3 +261,22 @@ def test_a_sweep_parameter_refused_names_its_param():
     assert one_line_error(r) == ("error: --param 'cost.pue=1.1,1.2' and --param "
                                  "'cost.pue=1.3,1.4' both sweep cost.pue; give each parameter "
                                  "once (one axis each)")
+
+
+def test_a_fabric_file_refuses_a_cable_share_too_small(tmp_path):
+    import json
+
+    assert run_cli(["topology", "export", "lite-direct", "-o", tmp_path / "f.json"]
+                   ).exit_code == 0
+    fabric = json.loads((tmp_path / "f.json").read_text())
+    for edge in fabric["edges"]:
+        if edge.get("links") == 0.25:   # lite-direct's NIC ports: a quarter of a cable each
+            edge["links"] = 1e-300
+    (tmp_path / "f.json").write_text(json.dumps(fabric))
+    r = run_cli(["topology", "show", "f.json", "--json"], cwd=tmp_path)
+    assert r.exit_code == 2
+    assert one_line_error(r) == (
+        "error: f.json: invalid fabric graph: edge 'gpu0'-'leaf0' links must be at least "
+        "0.001 cables (a breakout cable gives a port at least an eighth of it; two 144-port "
+        "switches share at most 144 cables), got 1e-300")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.json"]

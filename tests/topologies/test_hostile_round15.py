@@ -38,8 +38,9 @@ def _first_edge(key, value):
                      "144 cables of 8 lanes), got 1e+308"),
     ("lanes", 10**30, "lanes must be at most 1e+06 lanes"),
     ("lanes", 1_000_001, "got 1000001"),
-    ("links", 1e308, "links must be at most 1e+06 cables (two 144-port switches share at "
-                     "most 144 cables), got 1e+308"),
+    ("links", 1e308, "links must be at most 1e+06 cables (a breakout cable gives a port at "
+                     "least an eighth of it; two 144-port switches share at most 144 cables), "
+                     "got 1e+308"),
     ("links", 10**30, "cables), got an integer of 31 digits"),
 ])
 def test_edge_counts_past_a_million_refused(tmp_path, key, value, needle):
