@@ -61,9 +61,14 @@ def _refuse_shipped_name(name: str | None, stem: str) -> None:
     command refuses such a file whose values are not the shipped one's
     (:func:`compute.profiles.check_not_shipped`), and a fit's are not. ``name`` is
     ``--name``'s (None: the name is ``--out``'s file stem ``stem``)."""
+    from compute import validate
     from compute.errors import UserError
     from compute.profiles import shipped_name
 
+    # a name the profile's reader refuses said with its flag, before the fit
+    validate.name("--name" if name is not None else
+                  f"--out's file stem {stem!r} (with no --name)", "profile",
+                  stem if name is None else name)
     shipped = shipped_name(stem if name is None else name)
     if shipped is None:
         return

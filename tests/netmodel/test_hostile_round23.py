@@ -63,6 +63,10 @@ given twice`` named no flag; now the --param typed, both where one axis is given
 of a cable printed numpy's overflow warning (the port's rate infinite) and ``0 NICs'
 worth`` beside 128 GPUs with a NIC port: a link's share of a cable had no least. Now at
 least 0.001 (a breakout gives a port an eighth of a cable or more).
+
+(k) ``calibrate -o ' vllm-h100-2024.toml'`` (or ``--name 'vllm-h100-2024 '``) fitted, then
+was refused as ``profile name ' vllm-h100-2024' must be ...``, naming neither flag. Now
+checked before the fit, with the flag (or ``--out``'s file stem) in front.
 """
 
 from __future__ import annotations
@@ -280,3 +284,19 @@ def test_a_fabric_file_refuses_a_cable_share_too_small(tmp_path):
         "0.001 cables (a breakout cable gives a port at least an eighth of it; two 144-port "
         "switches share at most 144 cables), got 1e-300")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.json"]
+
+
+def test_calibrate_names_the_flag_of_a_name_with_a_blank(tmp_path):
+    words = ("must be non-empty text of at most 200 characters without control or format "
+             "characters (such as U+202E) or '$', and no blank at either end")
+    calibrate = ["calibrate", "--measurements",
+                 ROOT / "compute" / "data" / "vllm_h100_2024_measurements.csv",
+                 "--scenario", "h100-dgx"]
+    r = run_cli([*calibrate, "-o", " vllm-h100-2024.toml"], cwd=tmp_path)
+    assert r.exit_code == 2
+    assert one_line_error(r) == (f"error: --out's file stem ' vllm-h100-2024' (with no --name): "
+                                 f"profile name ' vllm-h100-2024' {words}")
+    r = run_cli([*calibrate, "-o", "p.toml", "--name", "vllm-h100-2024 "], cwd=tmp_path)
+    assert r.exit_code == 2
+    assert one_line_error(r) == f"error: --name: profile name 'vllm-h100-2024 ' {words}"
+    assert list(tmp_path.iterdir()) == []
