@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from compute.model_spec import ModelSpec
     from compute.results import SearchResult
 
-__all__ = ["BestRow", "FabricRow", "RowsResult", "batch_limit_note", "distinct_gpus", "distinct_models", "group",
-           "key", "mtp_note", "ratio_text", "when_set"]
+__all__ = ["BestRow", "FabricRow", "RowsResult", "batch_limit_note", "distinct_gpus",
+           "distinct_models", "gpu_difference", "group", "key", "mtp_note", "ratio_text", "when_set"]
 
 
 _ATOMS = (float, int, str, bool, type(None))
@@ -357,12 +357,22 @@ def distinct_gpus(gpus: Iterable[GpuSpec]) -> list[GpuSpec]:
     >>> [g.name for g in distinct_gpus([get_gpu("Lite")] * 2)]
     ['Lite']
     """
-    def differ(first: GpuSpec, g: GpuSpec) -> tuple[str, Any, Any]:
-        a, b = first.to_dict(), g.to_dict()
-        key = next((k for k in a if a[k] != b.get(k)), "source")
-        return key, a[key], b.get(key)
+    return _distinct(gpus, "GPUs", gpu_difference)
 
-    return _distinct(gpus, "GPUs", differ)
+
+def gpu_difference(first: GpuSpec, other: GpuSpec) -> tuple[str, Any, Any]:
+    """The first field two GPUs of one name differ in and its two values (``source`` where
+    only that differs), so that a refusal says which two files were meant.
+
+    >>> from dataclasses import replace
+    >>> from compute.hardware import get_gpu
+    >>> h = get_gpu("H100-SXM")
+    >>> gpu_difference(h, replace(h, sms=100))
+    ('sms', 132, 100)
+    """
+    a, b = first.to_dict(), other.to_dict()
+    key = next((k for k in a if a[k] != b.get(k)), "source")
+    return key, a[key], b.get(key)
 
 
 def distinct_models(models: Iterable[ModelSpec]) -> list[ModelSpec]:

@@ -104,6 +104,7 @@ from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from compute.units import counted
+from netmodel.study.rows import gpu_difference
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.summary_words import request_lengths, sig3
 
@@ -480,11 +481,9 @@ def _one_gpu_a_name(scen: Scenario, pre_s: Scenario, dec_s: Scenario) -> None:
     for i, (who_a, a) in enumerate(roles):
         for who_b, b in roles[i + 1:]:
             if a.gpu == b.gpu and a.gpu_spec != b.gpu_spec:
-                da, db = a.gpu_spec.to_dict(), b.gpu_spec.to_dict()
-                key = next((k for k in da if da[k] != db.get(k)), "source")
+                key, va, vb = gpu_difference(a.gpu_spec, b.gpu_spec)
                 raise UserError(f"{who_a} and {who_b} are two different GPUs named {a.gpu!r} "
-                                f"({key} {da[key]!r} and {db.get(key)!r}); give each its own "
-                                f"name")
+                                f"({key} {va!r} and {vb!r}); give each its own name")
 
 
 def serve(model: str | ModelSpec, scenario: str | Scenario,
