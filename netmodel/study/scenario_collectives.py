@@ -216,12 +216,6 @@ class ScenarioCollectives:
             hit = self._layouts[layout] = ScenarioCollectives(
                 replace(self.scenario, circuits=layout), scope=self.scope,
                 calibration=self.calibration)
-            # the models this one keeps of that layout (made by another's with_circuits,
-            # whose layout's cache was dropped since: oldest first past _SHARED_MAX) are
-            # the layout's own, not realized and compiled a second time
-            for key, model in list(self._models.items()):
-                if isinstance(key, int) and self._models.get(("layout", key)) == layout:
-                    hit.seed_model(key, lambda model=model: model)
         return hit
 
     def seed_model(self, size: int, make: Callable[[], FabricCostModel]) -> bool:
