@@ -210,6 +210,27 @@ class EngineProfile:
         return t + 0.0 * batch
 
     @property
+    def fitted_models(self) -> tuple[str, ...]:
+        """The models of the measurements the profile was fitted on, each once, in their
+        order; empty where it lists none (a profile written by hand).
+
+        >>> get_profile("vllm-h100-2024").fitted_models
+        ('Llama-3-8B', 'Llama-3-70B', 'Mixtral-8x7B')
+        """
+        return tuple(dict.fromkeys(m.model for m in self.measurements))
+
+    @property
+    def fitted_gpus(self) -> tuple[str, ...]:
+        """The GPUs the profile was fitted on: its ``gpu`` (``calibrate`` writes several as
+        ``A, B``), or where it names none its measurements'; empty where it says none.
+
+        >>> get_profile("vllm-dgx-h100").fitted_gpus, EngineProfile("x", gpu="A, B").fitted_gpus
+        (('H100-SXM',), ('A', 'B'))
+        """
+        named = tuple(g.strip() for g in self.gpu.split(",") if g.strip())
+        return named or tuple(dict.fromkeys(m.gpu for m in self.measurements))
+
+    @property
     def is_neutral(self) -> bool:
         """True when the profile is the roofline itself (efficiencies 1, no overhead)."""
         return not self.gemm_curve and all(getattr(self, n) == p.neutral

@@ -114,7 +114,7 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
                                       instances=scen.instances)}
         click.echo(profile_line(profile, desc,
                                  [x.gpu for x in (r.prefill, r.decode) if x is not None]
-                                 or [scen.gpu]))
+                                 or [scen.gpu], [r.model]))
     if not r.feasible:
         click.echo(f"nothing feasible: no configuration meets the SLO (exit status "
                    f"{NOTHING_FEASIBLE})", err=True)

@@ -324,14 +324,16 @@ def _rows(result) -> list:
 def _modes(options, result, as_json: bool) -> None:
     """Say the modes of ``options`` above the text's tables as infer and search say them
     (:func:`~netmodel.cli.resolve.mode_lines`: the calibrated mode, ``--profile``, with its
-    note when a row's GPU is not the one the profile was fitted on, and
+    note when a row's model or GPU is not one the profile was fitted on, and
     ``--overlap-collectives``); the JSON carries them as ``settings.options``. Without the
     profile's note on collectives: a comparison runs many fabrics' collectives by design,
     the fitted one among them at most."""
     if options is not None and not as_json:
         from netmodel.cli.resolve import mode_lines
 
-        for line in mode_lines(options, gpus=[r.gpu for r in _rows(result)]):
+        rows = _rows(result)
+        for line in mode_lines(options, gpus=[r.gpu for r in rows],
+                               models=[r.model for r in rows]):
             click.echo(line)
 
 

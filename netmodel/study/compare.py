@@ -43,6 +43,7 @@ from netmodel.study.rows import (
     mtp_note,
     ratio_text,
 )
+from netmodel.study.run_words import noted_settings
 from netmodel.study.scenario_catalog import expand_scenarios, instances_note
 from netmodel.study.scenarios import BEST
 from netmodel.study.summary_words import and_list
@@ -428,6 +429,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
                 "instances": instances_note(scens), "parallelism": parallelism}
     if notes:
         settings["not_computed"] = notes
+    settings = noted_settings(settings, options, rows)
     return CompareResult(rows=tuple(rows), scenarios=tuple(scens), baseline=base,
                          settings=settings, searches=tuple(searches))
 

@@ -60,6 +60,7 @@ from netmodel.study.lite_gpu_files import (
     write_study,
 )
 from netmodel.study.rows import BestRow, RowsResult, distinct_gpus, distinct_models, key, ratio_text
+from netmodel.study.run_words import noted_settings
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -212,6 +213,7 @@ def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
                 "prompt_tokens": make_workload("prefill", prompt, context).prompt,
                 "context_tokens": make_workload("decode", prompt, context).context,
                 "options": options.to_dict(), "max_batch": max_batch, "networks": (network,)}
+    settings = noted_settings(settings, options, rows)
     return StudyResult(rows=tuple(rows), searches=tuple(searches), baseline=baseline,
                        settings=settings)
 

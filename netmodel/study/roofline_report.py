@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from netmodel.study.run_words import describe_collectives, mode_lines, named
+from netmodel.study.run_words import describe_collectives, mode_lines, named, profile_note
 from netmodel.study.summary_words import sig3
 
 if TYPE_CHECKING:
@@ -154,6 +154,13 @@ def schedule_notes(comm) -> dict[str, str]:
     return comm.schedule_notes() if isinstance(comm, ScenarioCollectives) else {}
 
 
+def _noted(options, model: str, gpu: str) -> dict[str, str]:
+    """``{"profile_note": ...}`` where the run's profile was fitted on another model or GPU
+    (:func:`~netmodel.study.run_words.profile_note`), else empty."""
+    note = "" if options.profile is None else profile_note(options.profile, [model], [gpu])
+    return {"profile_note": note} if note else {}
+
+
 def check_fits(gpus: int, fabric_gpus: int | None, collectives: dict) -> None:
     """Refuse an instance of ``gpus`` larger than the fabric it is placed on (``fabric_gpus``;
     None: no fabric, the ring)."""
@@ -191,6 +198,7 @@ class InferReport:
         extra = {"two_batch_overlap": tbo.to_dict(),
                  "two_batch_schedule": tbo.schedule_dict()} if tbo is not None else {}
         return {**self.result.to_dict(), "collectives": self.collectives, **extra,
+                **_noted(self.options, self.result.model, self.gpu_name),
                 **({"not_computed": self.not_computed} if self.not_computed else {})}
 
     def csv(self) -> str:
@@ -201,7 +209,8 @@ class InferReport:
         """The summary, the reason where one, the collectives and modes, the notes, a blank
         line, the stage table and the ``not_computed`` notes (no trailing newline)."""
         r = self.result
-        extra = mode_lines(self.options, self.collectives, [self.gpu_name]) + list(self.notes)
+        extra = mode_lines(self.options, self.collectives, [self.gpu_name],
+                           [r.model]) + list(self.notes)
         if self.two_batch is not None:
             extra += _two_batch_lines(r, self.two_batch)
         return "\n".join(summary_lines(r) + (["reason: " + r.reason] if r.reason else [])
@@ -265,6 +274,7 @@ class SearchReport:
         if r.best is not None:
             out["best"] = r.best.to_dict()
         return {**out, "collectives": self.collectives,
+                **_noted(self.options, r.model, self.gpu_name),
                 **({"not_computed": self.not_computed} if self.not_computed else {})}
 
     def space(self) -> str:
@@ -299,7 +309,7 @@ class SearchReport:
         if mtp:
             lat = "step"
         out.append("collectives: " + describe_collectives(self.collectives))
-        out += mode_lines(self.options, self.collectives, [self.gpu_name])
+        out += mode_lines(self.options, self.collectives, [self.gpu_name], [r.model])
         if r.best is None:
             out.append(f"no feasible configuration: {r.reason}")
         else:

@@ -19,8 +19,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["RING_NAME", "describe_collectives", "mode_lines", "named", "overlap_line",
-           "parameters_named_by", "profile_line", "ring_description"]
+__all__ = ["RING_NAME", "describe_collectives", "mode_lines", "named", "noted_settings",
+           "overlap_line", "parameters_named_by", "profile_line", "profile_note",
+           "ring_description"]
 
 #: How the program running a report names a run's parameters (None: by their names).
 _NAMING: ContextVar[Callable[[str], str] | None] = ContextVar("parameter_naming", default=None)
@@ -99,28 +100,63 @@ def describe_collectives(desc: dict) -> str:
             f"{named('fabric')} for a fabric)")
 
 
-def profile_line(profile, desc: dict | None = None, gpus=()) -> str:
+def _listed(kind: str, names) -> str:
+    """``model A`` or ``models A, B``."""
+    return f"{kind}{'s' if len(names) > 1 else ''} {', '.join(names)}"
+
+
+def profile_note(profile, models=(), gpus=()) -> str:
+    """The note on a run of ``models`` on ``gpus`` (names) under ``profile`` that was
+    fitted on other models or GPUs (its measurements' models and GPUs:
+    :attr:`~compute.profiles.EngineProfile.fitted_models`, ``fitted_gpus``), an
+    extrapolation; "" where every model and GPU is one it was fitted on, or where it lists
+    none to compare with. Names are matched as the catalogs read them, regardless of case
+    (:func:`~compute.errors.find_name`). On another GPU its efficiencies and fixed overheads
+    are what an engine reached on the fitted one, carried over, not measured.
+
+    >>> from compute.profiles import get_profile
+    >>> p = get_profile("vllm-dgx-h100")
+    >>> profile_note(p, ["Llama-2-70B"], ["h100-sxm"])
+    ''
+    >>> print(profile_note(p, ["Llama-3-70B"], ["H100-SXM"]))
+    profile vllm-dgx-h100 was fitted on model Llama-2-70B on GPU H100-SXM; this is model Llama-3-70B on GPU H100-SXM: an extrapolation
+    >>> print(profile_note(get_profile("vllm-h100-2024"), ["Llama-3-8B"], ["B200-HGX"]))
+    profile vllm-h100-2024 was fitted on models Llama-3-8B, Llama-3-70B, Mixtral-8x7B on GPU H100-SXM; this is model Llama-3-8B on GPU B200-HGX: an extrapolation (on B200-HGX its efficiencies and fixed overheads are H100-SXM's, carried over, not measured; netmodel calibrate fits a profile from measurements on B200-HGX)
+    """
+    from compute.errors import find_name
+
+    models = list(dict.fromkeys(m for m in models if m))
+    gpus = list(dict.fromkeys(g for g in gpus if g))
+    fitted_models, fitted_gpus = profile.fitted_models, profile.fitted_gpus
+    other_models = [m for m in models if fitted_models and find_name(fitted_models, m) is None]
+    other_gpus = [g for g in gpus if fitted_gpus and find_name(fitted_gpus, g) is None]
+    if not (other_models or other_gpus):
+        return ""
+    fitted = " on ".join(([_listed("model", fitted_models)] if fitted_models else [])
+                         + ([_listed("GPU", fitted_gpus)] if fitted_gpus else []))
+    run = " on ".join(([_listed("model", models)] if models else [])
+                      + ([_listed("GPU", gpus)] if gpus else []))
+    note = f"profile {profile.name} was fitted on {fitted}; this is {run}: an extrapolation"
+    if other_gpus:
+        on, own = " and ".join(other_gpus), ", ".join(fitted_gpus)
+        note += (f" (on {on} its efficiencies and fixed overheads are {own}'s, carried over, "
+                 f"not measured; netmodel calibrate fits a profile from measurements on {on})")
+    return note
+
+
+def profile_line(profile, desc: dict | None = None, gpus=(), models=()) -> str:
     """The calibrated mode's line; a note when the profile was fitted with other
     collectives than this run's (its fitted overheads absorbed those, so the run does not
     reproduce its fit; scenarios are compared without their ``@GPU``), and one when it was
-    fitted on another GPU than the run's ``gpus`` (names): its overheads and efficiencies
-    are what an engine reached on that GPU, carried over, not measured on this one. The
-    profile's ``gpu`` names a run's GPU as the catalogs read a name, regardless of case
-    (:func:`~compute.errors.find_name`)."""
+    fitted on other models or GPUs than the run's ``models`` and ``gpus`` (names):
+    :func:`profile_note`."""
     import re
-
-    from compute.errors import find_name
 
     fitted = f", fitted on {profile.fitted_on}" if profile.fitted_on else ""
     line = f"calibrated mode: engine profile {profile.name}{fitted}"
-    run = {g for g in gpus if g}
-    other = sorted(run - {find_name(run, profile.gpu)}) if profile.gpu else []
-    if other:
-        on = " and ".join(other)
-        line += (f"\nnote: profile {profile.name} was fitted on {profile.gpu} and is used here "
-                 f"on {on}: its efficiencies and fixed overheads are {profile.gpu}'s, carried "
-                 f"over, not measured (netmodel calibrate fits a profile from measurements "
-                 f"on {on})")
+    note = profile_note(profile, models, gpus)
+    if note:
+        line += f"\nnote: {note}"
     if desc is not None and profile.collectives:
         now = describe_collectives(desc).split(" (")[0]
         bare = lambda s: re.sub(r"@[^,\s]+", "", s)  # noqa: E731
@@ -129,6 +165,16 @@ def profile_line(profile, desc: dict | None = None, gpus=()) -> str:
                      f"{profile.collectives}, not this run's {now}; give the same "
                      f"{named('scenario')} or {named('fabric')} to reproduce its fit")
     return line
+
+
+def noted_settings(settings: dict, options, rows) -> dict:
+    """``settings`` (a comparison's, sweep's or study's) with ``profile_note``, the
+    :func:`profile_note` of ``options.profile`` on the ``rows``' models and GPUs, where
+    there is one."""
+    if options is None or options.profile is None:
+        return settings
+    note = profile_note(options.profile, [r.model for r in rows], [r.gpu for r in rows])
+    return {**settings, "profile_note": note} if note else settings
 
 
 def overlap_line() -> str:
@@ -140,11 +186,11 @@ def overlap_line() -> str:
             f"({named('overlap_collectives')})")
 
 
-def mode_lines(options, desc: dict | None = None, gpus=()) -> list[str]:
+def mode_lines(options, desc: dict | None = None, gpus=(), models=()) -> list[str]:
     """The lines saying the modes ``options`` (a
     :class:`~compute.roofline_options.RooflineOptions`) cost with that move the numbers but
     no table shows: the calibrated mode (:func:`profile_line` of ``options.profile``, with
-    ``desc`` and ``gpus`` for its notes) and overlapped collectives (:func:`overlap_line`);
+    ``desc``, ``gpus`` and ``models`` for its notes) and overlapped collectives (:func:`overlap_line`);
     none for the default roofline with each collective a stage of its own. infer and search
     print them under their collectives line, compare, sweep and study lite-gpu above their
     tables; with --json the options are in the document instead (a result's
@@ -156,5 +202,6 @@ def mode_lines(options, desc: dict | None = None, gpus=()) -> list[str]:
     >>> mode_lines(RooflineOptions(overlap_collectives=True)) == [overlap_line()]
     True
     """
-    lines = [] if options.profile is None else [profile_line(options.profile, desc, gpus)]
+    lines = [] if options.profile is None else [profile_line(options.profile, desc, gpus,
+                                                             models)]
     return lines + ([overlap_line()] if options.overlap_collectives else [])

@@ -103,20 +103,14 @@ def _searched(study) -> str:
             f"and, where it pays, {spread}, {named('parallelism')} {how})")
 
 
-def _profile_carried(profile: dict, study) -> str:
-    """`` Fitted on H100-SXM, it runs unchanged on Lite, ...``: the study's GPUs the profile
-    was not measured on (its efficiencies and fixed overheads carried over, as ``search``'s
-    note says), or nothing where every GPU is its own or the profile names none."""
-    rows = [*getattr(study.ideal, "rows", ()),
-            *(getattr(study.fabric, "rows", ()) if study.fabric is not None else ())]
-    own = profile.get("gpu") or ""   # calibrate writes a profile's GPUs as 'A, B'
-    other = [g for g in dict.fromkeys(r.gpu for r in rows)
-             if g not in {n.strip() for n in own.split(",")}]
-    if not own or not other:
-        return ""
-    return (f" Fitted on {own}, it runs unchanged on {', '.join(other)}: there its "
-            f"efficiencies and fixed overheads are {own}'s, carried over, not measured "
-            f"(netmodel calibrate fits a profile from measurements on a GPU).")
+def _profile_carried(study) -> str:
+    """`` Profile P was fitted on model A on GPU G; this is ...: an extrapolation (...).``:
+    the note of the study's parts on the models and GPUs the profile was not fitted on
+    (their ``profile_note``, :func:`~netmodel.study.run_words.noted_settings`, as
+    ``search``'s), each once, or nothing where every model and GPU is its own."""
+    notes = dict.fromkeys(part.settings.get("profile_note") for part in
+                          (study.ideal, study.fabric) if part is not None)
+    return "".join(f" {n[0].upper()}{n[1:]}." for n in notes if n)
 
 
 def _notes(study) -> list[str]:
@@ -147,7 +141,7 @@ def _notes(study) -> list[str]:
                       f"times take the engine profile's GEMM and attention efficiencies, "
                       f"achievable HBM bandwidth and fixed overheads instead of the GPUs' "
                       f"peak figures (fitted on {profile['fitted_on']})."
-                      + _profile_carried(profile, study))
+                      + _profile_carried(study))
     if study.fabric is not None:
         out.append("- Scenarios (netmodel/data/scenarios/*.toml, sources in each file): "
                    + "; ".join(f"{s.name}: {s.description}" for s in

@@ -54,6 +54,7 @@ from compute.validate import describe, is_whole, listed
 from netmodel.study.defaults import PARALLELISM
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import distinct_models
+from netmodel.study.run_words import noted_settings
 
 # the parts of a sweep, imported from here by other modules and tests: its parameters and
 # values, its result, the curves' crossings and the table's notes, its pricing
@@ -205,6 +206,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
         settings["not_computed"] = notes
     if any(s.instances != "alone" for s in scens):
         settings["instances"] = instances_note(scens)
+    settings = noted_settings(settings, options, rows)
     return SweepResult(rows=tuple(rows), params=tuple(params),
                        labels=tuple(s.label for s in scens), settings=settings)
 

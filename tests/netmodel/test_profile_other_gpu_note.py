@@ -1,4 +1,4 @@
-"""A profile fitted on one GPU and used on another says so. Before, ``infer``, ``search``
+"""A profile fitted on one GPU (and model) and used on another says so. Before, ``infer``, ``search``
 and ``serve`` applied vllm-dgx-h100 (fitted on H100-SXM) to a B200, an A100 or an H200 pool
 without a word: its per-layer and per-sequence overheads and its efficiencies were measured
 on an H100 and are carried over, not measured."""
@@ -7,7 +7,8 @@ from click.testing import CliRunner
 
 from netmodel.cli.main import cli
 
-NOTE = "note: profile vllm-dgx-h100 was fitted on H100-SXM and is used here on"
+NOTE = ("note: profile vllm-dgx-h100 was fitted on model Llama-2-70B on GPU H100-SXM; this is "
+        "model")
 
 
 def _run(*args):
@@ -17,20 +18,23 @@ def _run(*args):
 
 
 def test_infer_on_another_gpu_notes_it_and_not_on_its_own():
-    base = ["infer", "--model", "Llama-3-70B", "--tp", "8", "--batch", "8", "--phase", "decode",
+    base = ["infer", "--model", "Llama-2-70B", "--tp", "8", "--batch", "8", "--phase", "decode",
             "--context", "1024", "--profile", "vllm-dgx-h100"]
     other = _run(*base, "--gpu", "B200-HGX")
-    assert f"{NOTE} B200-HGX: its efficiencies and fixed overheads are H100-SXM's" in other
+    assert (f"{NOTE} Llama-2-70B on GPU B200-HGX: an extrapolation (on B200-HGX its "
+            f"efficiencies and fixed overheads are H100-SXM's, carried over") in other
     assert "measurements on B200-HGX)" in other
     assert NOTE not in _run(*base, "--gpu", "H100-SXM", "--scenario", "h100-dgx")
 
 
 def test_search_and_serve_note_the_gpu_they_run_on():
-    assert f"{NOTE} A100-SXM-80GB:" in _run("search", "--model", "Llama-3-70B", "--gpu",
-                                           "A100-SXM-80GB", "--profile", "vllm-dgx-h100")
-    serve = ["serve", "--model", "Llama-3-70B", "--scenario", "h100-dgx", "--profile",
+    assert f"{NOTE} Llama-3-70B on GPU A100-SXM-80GB: an extrapolation (" in _run(
+        "search", "--model", "Llama-3-70B", "--gpu", "A100-SXM-80GB", "--profile",
+        "vllm-dgx-h100")
+    serve = ["serve", "--model", "Llama-2-70B", "--scenario", "h100-dgx", "--profile",
              "vllm-dgx-h100"]
-    assert f"{NOTE} H200-SXM:" in _run(*serve, "--decode-gpu", "H200-SXM")
+    assert f"{NOTE} Llama-2-70B on GPUs H100-SXM, H200-SXM: an extrapolation (on H200-SXM " \
+        in _run(*serve, "--decode-gpu", "H200-SXM")
     assert NOTE not in _run(*serve)
 
 

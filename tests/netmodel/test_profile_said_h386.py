@@ -3,7 +3,7 @@
 ``compare``, ``sweep`` and ``study lite-gpu`` printed their tables bare under ``--profile``
 (a TBT many times the roofline's, with nothing saying why), where ``infer``, ``search`` and
 ``serve`` print :func:`netmodel.cli.resolve.profile_line`: its line, and the note that the
-profile was fitted on another GPU than the run's.
+profile was fitted on another model or GPU than the run's.
 """
 
 import json
@@ -39,9 +39,14 @@ def _expect(text: str) -> None:
     from_search = _search_lines()
     assert said[0] == from_search[0] and said[0].startswith(
         f"calibrated mode: engine profile {PROFILE}, fitted on ")
-    gpu_note = [line for line in from_search if "was fitted on H100-SXM and is used here on "
-                "Lite" in line]
-    assert len(gpu_note) == 1 and said == [from_search[0], gpu_note[0]]
+    # the run's models and GPUs, then what is carried over to Lite, as search says it
+    head = (f"note: profile {PROFILE} was fitted on model Llama-2-70B on GPU H100-SXM; this is "
+            f"model Llama-3-70B on GPU")
+    gpu_note = [line for line in from_search if line.startswith(head)]
+    assert len(gpu_note) == 1 and len(said) == 2 and said[0] == from_search[0]
+    tail = gpu_note[0].split(": an extrapolation ")[1]
+    assert said[1].startswith(head) and said[1].endswith(f": an extrapolation {tail}")
+    assert tail.startswith("(on Lite its efficiencies and fixed overheads are H100-SXM's")
     # said once, above the tables
     assert text.splitlines()[:2] == said
 

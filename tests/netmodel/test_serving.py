@@ -448,7 +448,10 @@ def test_cli_profile_note_when_fitted_on_other_collectives():
                "--profile", "vllm-dgx-h100")
     assert same.exit_code == 0, same.output
     assert "calibrated mode: engine profile vllm-dgx-h100" in same.output
-    assert "note:" not in same.output
+    # fitted on Llama-2-70B: the model alone is noted, not the collectives
+    assert [x for x in same.output.splitlines() if x.startswith("note:")] == [
+        "note: profile vllm-dgx-h100 was fitted on model Llama-2-70B on GPU H100-SXM; this is "
+        "model Llama-3-8B on GPU H100-SXM: an extrapolation"]
     other = run("--scenario", "lite-flat", "--model", "Llama-3-8B", "--tp-only",
                 "--max-batch", "64", "--profile", "vllm-dgx-h100")
     assert other.exit_code == 0, other.output
