@@ -36,12 +36,15 @@ import numpy as np
 
 from compute.errors import known
 from compute.validate import describe, is_whole
-from topologies.limits import VALUE_RANGES, range_problem
+from topologies.limits import PHYSICAL_MAX, VALUE_RANGES, range_problem
 from topologies.schema_text import invalid
 
 __all__ = ["CABLING_FIBRES", "OPTICAL_MEDIA", "check_cabling_columns", "check_cabling_fits",
            "check_circuits", "check_ports_held", "circuit_count", "circuit_each", "circuit_via",
            "scale_bandwidth", "scale_cabling"]
+
+#: The longest fibre, as an edge's cable (:data:`~topologies.limits.PHYSICAL_MAX`).
+_MAX_LENGTH = PHYSICAL_MAX["length"][0]
 
 #: The columns of ``ocs_cabling["fibres"]`` (one entry a GPU-OCS edge of the cabling):
 #: its GPU and OCS nodes, its cables, bandwidth (bytes/s per direction, all its cables),
@@ -282,11 +285,9 @@ def _hashable_kind(data: Mapping, node: object, kind: str) -> bool:
 
 
 def _absent(data: Mapping, node: object) -> bool:
-    """Is ``node`` (from a file: any JSON value) a hashable id that is no node of ``data``?"""
-    try:
-        return node not in data
-    except TypeError:
-        return False
+    """Is ``node`` (from a file: any JSON value) a node id (text, as every node's) that is
+    no node of ``data``? (A number was taken as a GPU outside the graph.)"""
+    return isinstance(node, str) and node not in data
 
 
 class _CheckedFibres:
@@ -381,6 +382,12 @@ def check_cabling_columns(fibres: object) -> None:
                 if (problem := range_problem("graph attribute 'ocs_cabling' fibre", key,
                                              x)) is not None:
                     invalid(problem)
+        if key == "length" and fibres[key] and max(fibres[key]) > _MAX_LENGTH:
+            # an edge's bound: the network bill prices each fibre by its length (1e300 m
+            # printed a capex of 309 digits)
+            most, unit, why = PHYSICAL_MAX["length"]
+            invalid(f"graph attribute 'ocs_cabling' fibre length must be at most {most:g} "
+                    f"{unit} ({why}), got {describe(max(fibres[key]))}")
     if all(c.__class__ is tuple for c in fibres.values()):   # kept: unchanged while held
         checked = _CheckedFibres(fibres)
         with _CHECKED_LOCK:
@@ -433,7 +440,7 @@ def check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:
             if not _hashable_kind(data, o, "ocs") or not (
                     _hashable_kind(data, g, "gpu") or _absent(data, g)):
                 invalid(f"graph attribute 'ocs_cabling' has a fibre {describe(g)}-{describe(o)}; "
-                     f"a fibre joins a GPU (a node of the graph or outside it) to an OCS node "
-                     f"of the graph")
+                     f"a fibre joins a GPU (a node of the graph, or the name of one outside "
+                     f"it) to an OCS node of the graph")
         if len(set(zip(fibres["gpu"], fibres["ocs"], strict=True))) != len(fibres["gpu"]):
             invalid("graph attribute 'ocs_cabling' names a GPU-OCS fibre twice; one entry a pair")

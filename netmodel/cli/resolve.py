@@ -282,7 +282,7 @@ def resolve_profile(ref: str | None, option: str = "--profile") -> EngineProfile
         return None
     from compute.profiles import get_profile
 
-    with value_refused_as(option, ref, "unknown profile", "profile "):
+    with value_refused_as(option, ref, "unknown profile", "profile ", "cannot read profile"):
         return get_profile(ref)
 
 

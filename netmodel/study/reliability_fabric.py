@@ -107,8 +107,11 @@ def _ocs_scenario(fab, name: str) -> Scenario:
                             f"recovery as a ring or a torus of its own GPUs, so give "
                             f"logical=ring or logical=torus:AxB")
         if not isinstance(args, dict):
+            # a file's args are dropped where they do not build its graph (an edited
+            # fibre, link or node: topologies.registry.check_as_built)
             raise UserError(f"fabric {fab.label!r} holds OCS circuits but no 'ocs' builder's "
-                            f"arguments (graph attribute 'args'), so the cabling each "
+                            f"arguments that build it (graph attribute 'args' missing, or "
+                            f"the graph edited from what they build), so the cabling each "
                             f"instance's circuits are re-set on is not known; save it from a "
                             f"spec (netmodel topology export ocs:...,logical=ring)")
         types = {d["gpu"] for _, d in fab.graph.nodes(data=True) if d["kind"] == "gpu"}

@@ -1,0 +1,108 @@
+"""Hostile round 24 (scripts/hostile_round24.py): engine profiles, calibrate's
+measurements, serve's pools of two GPU types and request lengths, topology show's NICs'
+worth, collective --scenario on a fabric of shared cables, blast-radius and availability
+options, a realized OCS fabric file's cabling record, sweep on Dask.
+
+Found wrong, each checked here:
+
+(a) A realized OCS fabric file's cabling record (graph attribute ``ocs_cabling``) took a
+fibre of any length: ``topology compare`` of an 8-GPU ``ocs:...,medium=pluggable-optics``
+export with its fibres at ``length = 1e300`` printed a network capex of 3.2e307 M$ (309
+digits), where an edge's cable longer than 100 km is refused. Now a fibre's length has the
+edge's bound.
+
+(b) The same record took a fibre whose GPU end was a number (``"gpu": [5, ...]``), read as
+a GPU outside the graph (a part of a cell carries the whole cell's cabling); every node is
+named by text, so such a GPU is named by text too.
+
+(c) ``blast-radius``/``availability --fabric`` of a realized OCS file edited after export
+(a fibre 20 m, not 10 m) was refused as holding 'no 'ocs' builder's arguments (graph
+attribute 'args')', beside a file that holds them: the reader drops a builder's claim whose
+arguments do not build the graph (topologies.registry.check_as_built). Now the refusal says
+so.
+
+(d) ``--profile d.toml`` of a folder was refused as ``cannot read profile 'd.toml': it is a
+folder, not a file``, naming no flag, where ``--profile d`` named it. Now with the flag (and
+calibrate's ``--base`` the same).
+"""
+
+from __future__ import annotations
+
+import json
+
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+#: A realized OCS fabric of 8 GPUs whose cabling is of pluggable optics (a fibre a port).
+OCS = "ocs:gpus=8,ports=4,ocs_ports=8,logical=ring,medium=pluggable-optics"
+MODEL = ["--model", "Llama-3-8B", "--max-batch", "8"]
+
+
+def _export(tmp_path, edit) -> str:
+    """The :data:`OCS` fabric saved as f.json after ``edit(document)``; its path."""
+    assert run_cli(["topology", "export", OCS, "-o", tmp_path / "r.json"]).exit_code == 0
+    doc = json.loads((tmp_path / "r.json").read_text())
+    edit(doc["graph"]["ocs_cabling"]["fibres"])
+    (tmp_path / "f.json").write_text(json.dumps(doc))
+    return str(tmp_path / "f.json")
+
+
+def _listing(tmp_path) -> list[str]:
+    return sorted(p.name for p in tmp_path.iterdir())
+
+
+def test_a_fibre_longer_than_a_cable_is_refused(tmp_path):
+    f = _export(tmp_path, lambda fibres: fibres["length"].__setitem__(0, 1e300))
+    before = _listing(tmp_path)
+    for argv in (["topology", "show", f], ["topology", "compare", f, "ring:n=8"]):
+        line = one_line_error(run_cli(argv))
+        assert line.endswith(
+            "invalid fabric graph: graph attribute 'ocs_cabling' fibre length must be at "
+            "most 100000 m (a data-centre cable runs metres to kilometres; 100 km spans a "
+            "metro region), got 1e+300"), line
+    assert _listing(tmp_path) == before
+    # at the bound it is taken, as an edge's
+    f = _export(tmp_path, lambda fibres: fibres["length"].__setitem__(0, 1e5))
+    assert run_cli(["topology", "show", f]).exit_code == 0
+
+
+def test_a_fibre_of_a_number_for_its_gpu_is_refused(tmp_path):
+    f = _export(tmp_path, lambda fibres: fibres["gpu"].__setitem__(0, 5))
+    line = one_line_error(run_cli(["topology", "show", f]))
+    assert line.endswith(
+        "invalid fabric graph: graph attribute 'ocs_cabling' has a fibre 5-'ocs0'; a fibre "
+        "joins a GPU (a node of the graph, or the name of one outside it) to an OCS node of "
+        "the graph"), line
+    # a GPU outside the graph, by its name, is taken (a part of a cell's whole cabling)
+    f = _export(tmp_path, lambda fibres: fibres["gpu"].__setitem__(0, "gpu99"))
+    assert run_cli(["topology", "show", f]).exit_code == 0
+
+
+def test_an_edited_ocs_file_says_its_arguments_do_not_build_it(tmp_path):
+    f = _export(tmp_path, lambda fibres: fibres["length"].__setitem__(0, 20.0))
+    before = _listing(tmp_path)
+    for command in ("blast-radius", "availability"):
+        line = one_line_error(run_cli([command, "--fabric", f, *MODEL]))
+        assert line == (
+            f"error: fabric {f!r} holds OCS circuits but no 'ocs' builder's arguments that "
+            f"build it (graph attribute 'args' missing, or the graph edited from what they "
+            f"build), so the cabling each instance's circuits are re-set on is not known; "
+            f"save it from a spec (netmodel topology export ocs:...,logical=ring)")
+    assert _listing(tmp_path) == before
+    # as exported it is taken
+    assert run_cli(["blast-radius", "--fabric", tmp_path / "r.json", *MODEL]).exit_code == 0
+
+
+def test_a_profile_folder_named_as_a_file_names_the_flag(tmp_path):
+    (tmp_path / "d.toml").mkdir()
+    r = run_cli(["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--batch", "4",
+                 "--tp", "1", "--profile", "d.toml"], cwd=tmp_path)
+    assert one_line_error(r) == ("error: --profile 'd.toml': cannot read profile 'd.toml': "
+                                 "it is a folder, not a file")
+    (tmp_path / "m.csv").write_text(
+        "model,gpu,tp,batch,phase,prompt,context,latency_s\n"
+        "Llama-2-70B,H100-SXM,8,1,decode,,576,0.0298\n")
+    r = run_cli(["calibrate", "--measurements", "m.csv", "-o", "p.toml", "--base", "d.toml",
+                 "--fit", "layer_overhead_s"], cwd=tmp_path)
+    assert one_line_error(r) == ("error: --base 'd.toml': cannot read profile 'd.toml': it "
+                                 "is a folder, not a file")
+    assert _listing(tmp_path) == ["d.toml", "m.csv"]
