@@ -57,7 +57,7 @@ from compute.errors import UserError, known
 from compute.gpu_facts import derivation as _derivation
 from compute.gpu_facts import nvlink_count
 from compute.hardware import get_gpu
-from compute.validate import describe, is_finite, is_whole
+from compute.validate import describe, flag, is_finite, is_whole
 from netmodel.collectives.calibration_generations import (
     Generation,
     Releases,
@@ -384,13 +384,8 @@ class Calibration:
             if getattr(self, key) % WARP_SIZE:
                 raise UserError(f"{key} must be 0 or a whole number of warps (a multiple of "
                                 f"{WARP_SIZE}) in 0..{MAX_COUNT}, got {getattr(self, key)}")
-        for key in ("pxn", "p2p_net_ll_buffers", "p2p_ll_per_channel"):
-            if not isinstance(getattr(self, key), bool):
-                raise UserError(f"{key} must be true or false, got "
-                                f"{describe(getattr(self, key))}")
-        if not isinstance(self.ll128_enabled, bool):
-            raise UserError(f"ll128_enabled must be true or false, got "
-                            f"{describe(self.ll128_enabled)}")
+        for key in ("pxn", "p2p_net_ll_buffers", "p2p_ll_per_channel", "ll128_enabled"):
+            flag("", key, getattr(self, key))
         if self.simple_buffer != 0:
             check_simple_buffer(self.simple_buffer)
             object.__setattr__(self, "simple_buffer", float(self.simple_buffer))

@@ -28,7 +28,7 @@ from typing import Any
 
 from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
-from compute.validate import describe
+from compute.validate import describe, flag
 from netmodel.collectives.calibration import (
     _PROTOCOL_KEYS,
     CHANNEL_CAP_KEYS,
@@ -52,6 +52,9 @@ from netmodel.collectives.calibration_generations import (
 __all__ = ["default_calibration", "load_calibration", "load_generations", "load_releases"]
 
 _PROTOCOL_OPTIONAL = ("chunk",)
+
+#: A calibration file's ``[p2p]`` keys that are true or false: NCCL's rules, each on or off.
+_P2P_FLAGS = ("pxn", "net_ll_buffers", "ll_per_channel")
 
 
 def _protocol(where: str, name: str, table: Mapping[str, Any]) -> Protocol:
@@ -100,10 +103,9 @@ def load_calibration(path: str | Path = DEFAULTS_PATH,
     for key in ("ll_threshold", "net_channel_bandwidth", "nvlink_chunk"):
         if key in p2p and (not isinstance(p2p[key], int | float) or isinstance(p2p[key], bool)):
             raise UserError(f"{path}: [p2p].{key} must be a number, got {p2p[key]!r}")
-    for key in ("net_ll_buffers", "ll_per_channel"):
-        if key in p2p and not isinstance(p2p[key], bool):
-            raise UserError(f"{path}: [p2p].{key} must be true or false, got "
-                            f"{describe(p2p[key])}")
+    for key in _P2P_FLAGS:
+        if key in p2p:
+            flag(str(path), f"[p2p].{key}", p2p[key])
     protos = data["protocols"]
     if not isinstance(protos, dict) or not protos:
         raise UserError(f"{path}: [protocols] must hold at least one [protocols.NAME] table")
@@ -252,9 +254,7 @@ def _release_values(where: str, t: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in t.items():
         if k == "p2p_ll_per_channel":   # a rule: on or off
-            if not isinstance(v, bool):
-                raise UserError(f"{where}.{k} must be true or false, got {describe(v)}")
-            out[k] = v
+            out[k] = flag("", f"{where}.{k}", v)
             continue
         if isinstance(v, bool) or not isinstance(v, int | float):
             raise UserError(f"{where}.{k} must be a number, got {describe(v)}")

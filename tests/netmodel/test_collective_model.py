@@ -220,8 +220,8 @@ def test_ring_order_as_an_array_is_named():
 
 
 @pytest.mark.parametrize("old, new, said", [
-    ("pxn = true", 'pxn = "false"', "pxn must be true or false, got 'false'"),
-    ("pxn = true", "pxn = 0", "pxn must be true or false, got 0"),
+    ("pxn = true", 'pxn = "false"', "[p2p].pxn must be true or false, got 'false'"),
+    ("pxn = true", "pxn = 0", "[p2p].pxn must be true or false, got 0"),
     ("channels = 16", "channels = 100000", "channels must be a whole number in 1..1024, got "
                                            "100000"),
     ("scaleup_efficiency = 0.824", "scaleup_efficiency = nan",
