@@ -340,8 +340,10 @@ class Calibration:
     p2p_threads: int = 0
     ll_ring_threads: int = 0
     ring_channels: int = 0
+    # the shipped collective_defaults.toml's [p2p] rules (a calibration file leaving one out
+    # takes the shipped one: calibration_files.shipped_p2p_flags; a test holds them equal)
     p2p_net_ll_buffers: bool = False
-    p2p_ll_per_channel: bool = False
+    p2p_ll_per_channel: bool = True
     pxn: bool = True
     nvlink_bandwidth: float = 0.0
     flagship_bandwidth: float = 0.0

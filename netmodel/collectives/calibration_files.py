@@ -149,11 +149,31 @@ def _calibration_of(data, pipeline, p2p, protocols, in_network, gens,
         p2p_nvlink_chunk=float(p2p.get("nvlink_chunk", 0.0)),
         p2p_threads=p2p.get("threads", 0),
         ll_ring_threads=p2p.get("ll_ring_threads", 0),
-        pxn=p2p.get("pxn", True),
-        p2p_net_ll_buffers=p2p.get("net_ll_buffers", False),
-        p2p_ll_per_channel=p2p.get("ll_per_channel", False),
+        pxn=_p2p_flag(p2p, "pxn"),
+        p2p_net_ll_buffers=_p2p_flag(p2p, "net_ll_buffers"),
+        p2p_ll_per_channel=_p2p_flag(p2p, "ll_per_channel"),
         generations=gens, default_generation=default,
     )
+
+
+def _p2p_flag(p2p: Mapping[str, Any], key: str) -> bool:
+    """A ``[p2p]`` rule (:data:`_P2P_FLAGS`) of a calibration file, or where it leaves the
+    rule out the shipped defaults' (:func:`shipped_p2p_flags`): no default of the code's
+    own to disagree with the data."""
+    return p2p[key] if key in p2p else shipped_p2p_flags()[key]
+
+
+@functools.cache
+def shipped_p2p_flags() -> dict[str, bool]:
+    """The shipped defaults' ``[p2p]`` rules (``collective_defaults.toml``: NCCL's newest
+    release covered; ``collective_generations.toml``'s ``[[release.until]]`` gives older
+    releases theirs), which a calibration file that leaves one out takes.
+
+    >>> shipped_p2p_flags()
+    {'pxn': True, 'net_ll_buffers': False, 'll_per_channel': True}
+    """
+    p2p = read_table(DEFAULTS_PATH, "calibration file", suffixes=(".toml",))["p2p"]
+    return {k: flag(str(DEFAULTS_PATH), f"[p2p].{k}", p2p[k]) for k in _P2P_FLAGS}
 
 
 #: A generation table's keys that are lists of some of its GPU types.
