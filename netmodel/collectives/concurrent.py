@@ -337,7 +337,7 @@ def all_groups_cost(model: FabricCostModel, size: int, op: str, nbytes: float) -
     circuits) cut apart is reported as the costed group is (cut, not an error): listed in
     ``cut`` and left out; the others run together (none: ``groups`` 0, the times None)."""
     groups = partition(model.graph, size, model.placement, seed=model.seed,
-                       gpus=model.router.gpu_list)
+                       gpus=model.router.gpu_list, checked=True)
     route = model.router.route
     # routes join GPUs within one part of the fabric: the first member reaching every
     # other is the whole group joined

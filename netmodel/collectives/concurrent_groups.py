@@ -154,7 +154,7 @@ def prepare_groups(model: FabricCostModel, groups: Groups, op: str, algorithm: s
         from netmodel.collectives.placement import partition
 
         groups = tuple(partition(model.graph, int(groups), model.placement, seed=model.seed,
-                                 gpus=model.router.gpu_list))  # GPU tuples by construction
+                                 gpus=model.router.gpu_list, checked=True))  # GPU tuples
     else:
         groups = tuple(groups)
         for i, g in enumerate(groups):

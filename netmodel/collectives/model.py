@@ -240,7 +240,7 @@ class FabricCostModel(CandidateChoices, TunedChoices):
             hit = self._groups.get(key)
             if hit is None:
                 hit = place(self.graph, key, self.placement, seed=self.seed,
-                            gpus=self.router.gpu_list)
+                            gpus=self.router.gpu_list, checked=True)
                 self._groups[key] = hit
             return hit
         if isinstance(group, str) or not hasattr(group, "__iter__") or \
