@@ -45,7 +45,7 @@ def _parsers(monkeypatch):
     from netmodel.cli.compute import _skew
     from netmodel.cli.economics import _sms
     from netmodel.cli.options import REAL, WHOLE
-    from netmodel.cli.reliability import _per_hour, _seed
+    from netmodel.cli.reliability_inputs import _per_hour, _seed
     from netmodel.cli.resolve import whole_option
     from netmodel.cli.serving import _rate
     from netmodel.study.availability import parse_spares

@@ -73,7 +73,7 @@ def test_the_parser_names_its_flag_without_clicks_record_of_what_was_typed():
     # records whether an option was typed only after converting its value, so --horizon's
     # parser (run during the conversion) found 'horizon' untyped. Called with no click
     # context at all, the parser still names its flag.
-    from netmodel.cli.reliability import _horizon
+    from netmodel.cli.reliability_inputs import _horizon
     with pytest.raises(UserError) as caught:
         _horizon("1s")
     assert str(caught.value) == "--horizon '1s' is shorter than an hour; allowed: 1 h to 100 y"

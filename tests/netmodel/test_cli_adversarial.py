@@ -371,7 +371,7 @@ def test_load_bandwidth_below_a_gpus_floor_is_refused(command, bandwidth, tmp_pa
 
 
 def test_load_bandwidth_floor_is_taken():
-    from netmodel.cli.reliability import _bandwidth_refused_as
+    from netmodel.cli.reliability_inputs import _bandwidth_refused_as
     from netmodel.study.reliability_catalog import catalog
 
     storage = catalog().with_(load_from="storage")
@@ -385,7 +385,7 @@ def test_load_bandwidth_floor_is_taken():
 def test_load_bandwidth_range_checked_once_by_the_catalog():
     # the option's parser reads the bandwidth only; the range is the catalog's (the CLI
     # restated the floor and the ceiling in a check of its own), said with the flag
-    from netmodel.cli.reliability import _storage_bandwidth
+    from netmodel.cli.reliability_inputs import _storage_bandwidth
 
     assert (_storage_bandwidth("1B/s"), _storage_bandwidth("2PB/s")) == (1.0, 2e15)
     with pytest.raises(UserError, match="^--load-bandwidth must be a finite number > 0"):

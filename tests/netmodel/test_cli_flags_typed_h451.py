@@ -69,7 +69,7 @@ def test_values_in_range_still_run_as_before():
     import click
 
     from netmodel.cli.main import cli
-    from netmodel.cli.reliability import _catalog
+    from netmodel.cli.reliability_inputs import _catalog
 
     century = _seconds("100y")
     with click.Context(cli.get_command(click.Context(cli), "availability")):

@@ -50,7 +50,7 @@ def test_a_time_past_a_century_is_refused_in_the_unit_typed(tmp_path, args, line
 def test_the_century_is_the_catalog_s_in_every_unit(typed, taken):
     """What the CLI takes is what the catalog takes: the CLI says the limit, never checks it."""
     from compute.errors import UserError
-    from netmodel.cli.reliability import _seconds, _time_refused_as
+    from netmodel.cli.reliability_inputs import _seconds, _time_refused_as
     from netmodel.study.reliability_catalog import catalog
 
     try:
@@ -74,7 +74,7 @@ def test_the_gpu_s_rate_is_refused_as_the_class_typed(tmp_path, typed, got):
 
 def test_a_gpu_rate_of_one_per_hour_is_taken():
     """The bound is the catalog's, taken at it (1 per hour), as before."""
-    from netmodel.cli.reliability import _gpu_rate
+    from netmodel.cli.reliability_inputs import _gpu_rate
     from netmodel.study.reliability_catalog import catalog
 
     assert _gpu_rate(catalog(), 1.0).gpu_rate_per_hour == 1.0

@@ -71,7 +71,7 @@ def test_a_run_s_parameter_is_said_as_the_command_s_flag(message, line):
 
     from compute.errors import UserError
     from netmodel.cli.main import cli
-    from netmodel.cli.reliability import _parameters_as_flags
+    from netmodel.cli.reliability_inputs import _parameters_as_flags
 
     command = cli.get_command(click.Context(cli), "availability")
     typed = ["--model", "M", "--gpus", "1000", "--spares", "-1", "--threshold", "50%",
