@@ -43,6 +43,23 @@ def _rate(text: str) -> float | str:
     return text if v is None else v
 
 
+def _load(text: str) -> float | str:
+    """The number ``--load`` spells, or the text itself where it spells none, for the
+    workload to refuse as typed with its range
+    (:func:`netmodel.study.queueing.check_load`), as :func:`_rate`."""
+    from compute.validate import read_number
+    from netmodel.study.serving import number_allowed
+
+    v = read_number("--load", str(text), allowed=number_allowed("load"))
+    return text if v is None else v
+
+
+def _load_help() -> str:
+    from netmodel.study.queueing import LOAD_HELP
+
+    return LOAD_HELP + " Overrides the workload's."
+
+
 @click.command("serve")
 @click.option("--scenario", required=True, metavar="S", cls=RegistryHelp,
               help_from=lambda: f"The scenario: {scenario_help()}.")
@@ -53,6 +70,8 @@ def _rate(text: str) -> float | str:
 @click.option("--rate", "rate_text", default=None, metavar="R",
               help="Requests/s to size whole pools for (overrides the workload's); exit "
                    "status 3 when the pools it needs do not fit the fabric.")
+@click.option("--load", "load_text", default=None, metavar="RHO", cls=RegistryHelp,
+              help_from=_load_help)
 @click.option("--prefill-gpu", default=None, metavar="NAME|FILE", cls=RegistryHelp,
               help_from=lambda: f"GPU of the prefill pool (default the scenario's): "
               f"{gpu_help()}.")
@@ -70,7 +89,7 @@ def _rate(text: str) -> float | str:
 @with_options(mtp_options)
 @json_option
 def serve(scenario: str, model: str, workload: str, rate_text: str | None,
-          prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: int,
+          load_text: str | None, prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: int,
           ttft: float, tbt: float, profile_ref: str | None, two_batch_overlap: bool,
           dense_mlp_tp: str | None, mtp_tokens: str | None, mtp_acceptance: str | None,
           as_json: bool) -> None:
@@ -87,13 +106,16 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     from netmodel.cli.resolve import mtp_settings, profile_line, resolve_profile
     from netmodel.study.collective_setup import routing_description
     from netmodel.study.scenario_catalog import get_scenario
-    from netmodel.study.serving import get_workload, with_rate
+    from netmodel.study.serving import get_workload, with_load, with_rate
     from netmodel.study.serving import serve as run_serve
 
     wl = get_workload(workload)
     if rate_text is not None:
         with value_refused_as("--rate", rate_text, f"workload {wl.name!r}: rate "):
             wl = with_rate(wl, _rate(rate_text))
+    if load_text is not None:
+        with value_refused_as("--load", load_text, f"workload {wl.name!r}: load "):
+            wl = with_load(wl, _load(load_text))
     slo = slo_of(ttft, tbt)
     profile = resolve_profile(profile_ref)
     scen = get_scenario(scenario)

@@ -70,8 +70,17 @@ needs ``lambda / R_p`` prefill and ``lambda / R_d`` decode instances: the GPU ra
 ``requests/s/SM = 1 / (S_p / R_p + S_d / R_d)`` (S: an instance's SMs). Tokens/s/SM counts
 every token the service processes, ``(prompt + output) x requests/s/SM``; output tokens/s/SM
 the generated ones. With a request ``rate``, whole instances are counted (``ceil``).
-Queueing is not modelled (latencies are those of the steps). Instances are costed alone
-on the fabric, as in the rest of the study.
+
+**Queueing.** Without a ``load`` the TTFT is that of the steps (no queueing). With the
+workload's ``load`` ``rho`` (requests arriving, Poisson, at that fraction of the pools'
+capacity) a request first waits for a prefill batch: the mean wait of a bulk-service
+queue (M/D^B/1, batches of up to ``b`` prompts each taking the cycle ``max(I, T)``; M/D/1,
+DistServe's model, at batch 1; :mod:`netmodel.study.queueing`) is added to each cell's
+TTFT, and the SLO is checked on the sum, so a higher load may take a smaller batch. The
+decode pool is not queued (a request joins a running batch at its next step; its TBT is
+that of the full batch, at any load below capacity). With a rate too, the pools are sized
+to run at that load: ``ceil(rate / (rho x R))`` instances of each. Instances are costed
+alone on the fabric, as in the rest of the study.
 
 >>> r = serve("Llama-3-8B", "lite-flat", "coding", dimensions="tp", max_batch=64)
 >>> r.feasible, r.workload.prompt, r.workload.output, r.ttft_s >= r.prefill.latency
@@ -104,8 +113,10 @@ from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from compute.units import counted
+from netmodel.study.queueing import LOAD_HELP, LOAD_RANGE, batch_wait, check_load
 from netmodel.study.rows import gpu_difference
 from netmodel.study.scenario_catalog import get_scenario
+from netmodel.study.serving_transfer import KvTransfer
 from netmodel.study.summary_words import request_lengths, sig3
 
 if TYPE_CHECKING:
@@ -118,7 +129,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DIMENSIONS", "SPLITWISE", "WORKLOADS", "ServingResult", "ServingWorkload",
            "get_workload", "kv_bytes_per_request", "load_workload", "number_allowed", "serve",
-           "with_rate"]
+           "with_load", "with_rate"]
 
 #: Where the default workloads come from.
 SPLITWISE = ("Patel et al., 'Splitwise: Efficient generative LLM inference using phase "
@@ -141,6 +152,8 @@ _RANGES = {"prompt": {"minimum": 1, "maximum": MAX_TOKENS, "integer": True},
 def number_allowed(key: str) -> str | None:
     """What a workload's ``key`` must be where 0 is refused (every number: none may be 0),
     for a number below the smallest a file holds; None for another key."""
+    if key == "load":
+        return LOAD_RANGE
     r = _RANGES.get(key)
     return None if r is None else validate.range_words(**r)
 
@@ -148,13 +161,15 @@ def number_allowed(key: str) -> str | None:
 @dataclass(frozen=True)
 class ServingWorkload:
     """What the service serves: ``prompt`` tokens in and ``output`` tokens out per request
-    (medians), at ``rate`` requests/s (None: report the capacity per SM)."""
+    (medians), at ``rate`` requests/s (None: report the capacity per SM) and ``load``, the
+    fraction of the pools' capacity at which they arrive (None: no queueing)."""
 
     name: str
     prompt: int
     output: int
     rate: float | None = None
     source: str = ""
+    load: float | None = field(default=None, metadata={"help": LOAD_HELP})
 
     def __post_init__(self):
         where = f"workload {self.name!r}"
@@ -165,11 +180,13 @@ class ServingWorkload:
         if self.rate is not None:
             object.__setattr__(self, "rate", validate.number(where, "rate", self.rate,
                                                              **_RANGES["rate"]))
+        if self.load is not None:
+            object.__setattr__(self, "load", check_load(self.load, where))
         validate.string(where, "source", self.source)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "prompt_tokens": self.prompt, "output_tokens": self.output,
-                "rate_per_s": self.rate, "source": self.source}
+                "rate_per_s": self.rate, "load": self.load, "source": self.source}
 
 
 #: The Splitwise workloads (median prompt and output tokens of the Azure traces).
@@ -181,15 +198,17 @@ WORKLOADS = {
 
 def load_workload(path: str | PathLike[str]) -> ServingWorkload:
     """A workload from a TOML or JSON file: ``prompt`` and ``output`` (tokens per request),
-    optional ``rate`` (requests/s), ``name`` (default the file's stem) and ``source``."""
+    optional ``rate`` (requests/s), ``load`` (a fraction of the pools' capacity), ``name``
+    (default the file's stem) and ``source``."""
     path = Path(path)
     doc = read_table(path, "workload file", allowed=number_allowed)
-    check_keys(str(path), doc, ("prompt", "output"), ("name", "rate", "source"))
+    check_keys(str(path), doc, ("prompt", "output"), ("name", "rate", "load", "source"))
     name = doc.get("name", path.stem)
     try:
         with validate.file_values(path):   # a JSON file's null said as null
             return ServingWorkload(name=name, prompt=doc["prompt"], output=doc["output"],
-                                   rate=doc.get("rate"), source=doc.get("source", str(path)))
+                                   rate=doc.get("rate"), load=doc.get("load"),
+                                   source=doc.get("source", str(path)))
     except UserError as exc:
         raise UserError(f"{path}: {exc}") from None
 
@@ -275,7 +294,8 @@ class ServingResult:
     transfer_streams: int = 0         #: GPU pairs the caches move on at once
     transfer_s: float | None = None   #: sending one prefill batch's caches
     transfer_visible_s: float | None = None   #: what of it shows in the TTFT
-    ttft_s: float | None = None       #: prefill + visible transfer
+    ttft_s: float | None = None       #: prefill + visible transfer (+ queue_wait_s)
+    queue_wait_s: float | None = None   #: with a load: mean wait for a prefill batch
     tbt_s: float | None = None
     ttft_limit_s: float = 0.0
     tbt_limit_s: float = 0.0
@@ -305,6 +325,7 @@ class ServingResult:
             "kv_bytes_per_request": self.kv_bytes_per_request,
             "transfer_streams": self.transfer_streams, "transfer_s": _num(self.transfer_s),
             "transfer_visible_s": _num(self.transfer_visible_s), "ttft_s": _num(self.ttft_s),
+            "queue_wait_s": _num(self.queue_wait_s),
             "tbt_s": _num(self.tbt_s), "ttft_limit_s": self.ttft_limit_s,
             "tbt_limit_s": self.tbt_limit_s, "prefill_rate_per_s": _num(self.prefill_rate),
             "decode_rate_per_s": _num(self.decode_rate),
@@ -326,7 +347,8 @@ class ServingResult:
         w = self.workload
         head = (f"{self.model} on {self.scenario}, workload {w.name} ("
                 + request_lengths(w.prompt, w.output)
-                + (f", {w.rate:g} requests/s" if w.rate else "") + ")")
+                + (f", {w.rate:g} requests/s" if w.rate else "")
+                + (f", load {w.load:g}" if w.load is not None else "") + ")")
         notes = [f"note: {k}: {v}" for k, v in self.settings.get("not_computed", {}).items()]
         if not self.feasible:
             return "\n".join([head, f"infeasible: {self.reason}", *notes])
@@ -358,7 +380,11 @@ class ServingResult:
             + (f"{counted(self.transfer_streams, 'stream')}: {self.transfer_s * 1e3:.3g} ms per "
                f"prefill batch, {self.transfer_visible_s * 1e3:.3g} ms of it in the TTFT (layer "
                f"by layer)" if self.decode is not None else "not sent (no decode pool)"),
-            f"  TTFT {self.ttft_s * 1e3:.2f} ms (SLO {self.ttft_limit_s * 1e3:g} ms)"
+            f"  TTFT {self.ttft_s * 1e3:.2f} ms" + (
+                " of the steps, no queueing" if self.queue_wait_s is None else
+                f": {(self.ttft_s - self.queue_wait_s) * 1e3:.2f} ms of the "
+                f"steps + {self.queue_wait_s * 1e3:.2f} ms waiting for a prefill batch")
+            + f" (SLO {self.ttft_limit_s * 1e3:g} ms)"
             + (f", TBT {self.tbt_s * 1e3:.2f} ms (SLO {self.tbt_limit_s * 1e3:g} ms)"
                if self.tbt_s is not None else ""),
             f"  pools: {self.decode_gpus_per_prefill_gpu:.3g} decode GPUs per prefill GPU; "
@@ -371,67 +397,6 @@ class ServingResult:
                          f"{self.fabric_gpus} ({'fits' if self.fits_fabric else 'does NOT fit'}"
                          f" the fabric)")
         return "\n".join(lines + notes)
-
-
-class _Transfer:
-    """Seconds to send ``nbytes`` between a prefill and a decode GPU (see the module
-    docstring), elementwise; one linear fit per scenario and pair of instance sizes."""
-
-    def __init__(self, collectives, override=None):
-        self.collectives, self.override, self._fits = collectives, override, {}
-        self.sides = None   # (prefill's, decode's) collectives where the pools' GPUs differ
-
-    def time(self, nbytes: float | np.ndarray, prefill_gpus: int, decode_gpus: int,
-             sides: tuple | None = None) -> np.ndarray:
-        """Seconds to move ``nbytes`` a pair; with ``sides`` (the bytes a prefill GPU sends,
-        the bytes a decode GPU receives) and pools of two GPU types, the slower of each
-        side's bytes at its own pair's rate (an H100 sending to 8 Lites is limited by its
-        own 50 GB/s NIC, not by a Lite's 12.5 GB/s times the H100's bytes)."""
-        n = np.asarray(nbytes, dtype=float)
-        if self.override is not None:
-            return np.asarray(self.override.collective_time("send-recv", n, 2), dtype=float)
-        from netmodel.collectives.cost import lines_time
-
-        out = np.zeros_like(n)
-        if sides is not None and self.sides is not None:
-            for coll, b in zip(self.sides, sides, strict=True):
-                b = np.asarray(b, dtype=float)
-                out = np.maximum(out, lines_time(*self._fit(coll, prefill_gpus, decode_gpus), b))
-            return np.where(n > 0, out, 0.0)
-        for coll in self.collectives:
-            out = np.maximum(out, lines_time(*self._fit(coll, prefill_gpus, decode_gpus), n))
-        return np.where(n > 0, out, 0.0)
-
-    def _fit(self, coll, gp: int, gd: int):
-        """``(a, b, lo, hi)`` of the pair's ``send-recv`` candidates (``time = a + b
-        bytes`` at the sizes ``lo < bytes <= hi`` each runs at: NCCL's send/recv picks LL or
-        Simple by size; :func:`~netmodel.collectives.cost.lines_time`). The
-        pools sit on the two halves of the fabric (the scenario's placement of two groups
-        of half its GPUs): the pair is the first GPU of each. On an optical circuit-switched
-        fabric a circuit is set between the pair (the scenario's circuits of a 2-GPU
-        group)."""
-        key = coll.scenario.label
-        hit = self._fits.get(key)
-        if hit is None:
-            from netmodel.collectives.cost import GroupCut
-            from netmodel.collectives.model import candidate_lines
-            from netmodel.collectives.placement import partition
-
-            model = coll.model(2)
-            if coll.scenario.is_ocs:
-                pair = model.group(2)
-            else:
-                halves = partition(model.graph, coll.gpus // 2, coll.scenario.placement,
-                                   gpus=model.router.gpu_list)
-                pair = (halves[0][0], halves[1][0])
-            try:
-                cands = model.candidates("send-recv", tuple(pair))
-            except GroupCut as exc:
-                raise UserError(f"scenario {coll.scenario.label!r}: no path between the prefill "
-                                f"and the decode pool ({exc})") from None
-            hit = candidate_lines(model, cands)
-            self._fits[key] = hit
-        return hit
 
 
 def _prefill_interval(grid) -> np.ndarray:
@@ -559,7 +524,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     dec_c = override or coll_for(dec_s)
     moved = as_comm(transfer) if transfer is not None else override
     pools = {s.label: s for s in (pre_s, dec_s)}
-    xfer = _Transfer([coll_for(s) for s in pools.values()] if moved is None else [], moved)
+    xfer = KvTransfer([coll_for(s) for s in pools.values()] if moved is None else [], moved)
     xfer.sides = None if moved is not None or len(pools) < 2 else (coll_for(pre_s),
                                                                    coll_for(dec_s))
     if (options.two_batch_overlap or options.mtp_tokens) and pp is None:
@@ -678,17 +643,24 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         visible = np.where(piped, np.maximum(visible, _last_stage_left(
             grid, t_x, np.maximum(batches * kv / layer_streams, layer_most) / per_stream,
             batches, layers)), visible)
-    ttft = grid.latency + visible
     cycle = np.maximum(_prefill_interval(grid), t_x)
+    # with a load, the mean wait for a prefill batch (bulk service, :mod:`netmodel.study.queueing`)
+    wait = None if wl.load is None else np.where(
+        grid.fits, batch_wait(wl.load, np.broadcast_to(batches, cycle.shape), cycle), 0.0)
+    ttft = grid.latency + visible + (0.0 if wait is None else wait)
     ok = grid.fits & (ttft <= slo.ttft)
     if not ok.any():
         i, j = np.unravel_index(int(np.argmin(np.where(grid.fits, ttft, np.inf))), ttft.shape)
+        waited = "" if wait is None else (f", {wait[i, j] * 1e3:.4g} ms waiting for its batch "
+                                           f"at load {wl.load:g}")
         return ServingResult(
             feasible=False, decode=dec, **noted(),
             reason=f"prefill: no configuration that fits in memory meets TTFT <= "
-                   f"{slo.ttft * 1e3:.4g} ms with the KV transfer; the fastest "
+                   f"{slo.ttft * 1e3:.4g} ms with the KV transfer"
+                   f"{'' if wait is None else ' and the queueing wait'}; the fastest "
                    f"({grid.configs[i].label}, batch {int(grid.batches[j])}) takes "
-                   f"{ttft[i, j] * 1e3:.4g} ms ({visible[i, j] * 1e3:.3g} ms of transfer)")
+                   f"{ttft[i, j] * 1e3:.4g} ms ({visible[i, j] * 1e3:.3g} ms of transfer"
+                   f"{waited})")
     score = grid.tokens_per_step / cycle / (grid.gpus * grid.gpu.sms)
     # of the equal best rates (a pipelined pool's differ only by rounding), the lowest TTFT
     i, j = np.unravel_index(best_of_equal(np.where(ok, score, -np.inf), ok, ttft), score.shape)
@@ -706,15 +678,17 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         ratio = (dec.gpus / d_rate) / gpu_p
     rps = 1.0 / sm_s
     extra = {}
-    if wl.rate is not None:
-        n_p = math.ceil(wl.rate / p_rate)
-        n_d = math.ceil(wl.rate / d_rate) if d_rate else 0
+    if wl.rate is not None:   # with a load, instances enough to run at it
+        need = wl.rate / (wl.load or 1.0)
+        n_p = math.ceil(need / p_rate)
+        n_d = math.ceil(need / d_rate) if d_rate else 0
         extra = dict(prefill_instances=n_p, decode_instances=n_d,
                      gpus_used=n_p * pre.gpus + n_d * (dec.gpus if dec else 0))
     return ServingResult(
         feasible=True, prefill=pre, decode=dec, **noted(),
         transfer_streams=int(streams[i, j]), transfer_s=float(t_x[i, j]),
         transfer_visible_s=float(visible[i, j]), ttft_s=float(ttft[i, j]),
+        queue_wait_s=None if wait is None else float(wait[i, j]),
         tbt_s=None if dec is None else dec.tpot, prefill_rate=p_rate, decode_rate=d_rate,
         decode_gpus_per_prefill_gpu=ratio, requests_per_s_per_sm=rps,
         tokens_per_s_per_sm=(wl.prompt + wl.output) * rps,
@@ -724,3 +698,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
 def with_rate(workload: str | Path | ServingWorkload, rate: float) -> ServingWorkload:
     """``workload`` (a name, file or object) at ``rate`` requests/s."""
     return replace(get_workload(workload), rate=rate)
+
+
+def with_load(workload: str | Path | ServingWorkload, load: float) -> ServingWorkload:
+    """``workload`` (a name, file or object) at ``load``, a fraction of the pools' capacity."""
+    return replace(get_workload(workload), load=load)

@@ -1,0 +1,160 @@
+"""The wait of a request for its prefill batch at a stated load (:func:`batch_wait`): M/D/1
+at batch 1 (DistServe), bulk service M/D^B/1 for a batch of up to B, for
+:mod:`netmodel.study.serving`'s TTFT with queueing.
+
+**One prompt at a time: M/D/1.** DistServe (Zhong et al., OSDI 2024, arXiv 2401.09670,
+Section 3.1) models a prefill instance serving one request at a time as an M/D/1 queue:
+Poisson arrivals at ``R`` requests/s, each taking ``D`` s, so that
+``Avg_TTFT = D + R D^2 / (2 (1 - R D))``: the Pollaczek-Khinchine mean wait of a
+deterministic service (:func:`md1_wait`).
+
+**A batch of up to ``B`` prompts: M/D^B/1, bulk service** (Bailey, 'On queueing processes
+with bulk service', J. R. Stat. Soc. B 16, 1954; the 'dynamic batching' of Yang et al.,
+arXiv 2407.05347, Section IV). The instance is a server that, whenever it is free and a
+request waits, starts a batch of every waiting request up to ``B``, and each batch takes
+``c`` seconds whatever its size: the step at batch ``B`` (or, pipelined, the interval at
+which the pipeline takes a batch; with the KV transfer, the larger of that and the
+transfer, :mod:`~netmodel.study.serving`'s cycle). Arrivals are Poisson at the ``load``
+``rho`` of the instance's capacity ``B / c``: ``a = rho B`` arrive in a step on average.
+
+The requests left waiting at a batch's end, ``X``, follow ``X' = max(X - B, 0) + A`` (``A``
+Poisson of mean ``a``; an idle server starts on the first arrival alone, which gives the
+same step), whose generating function is Bailey's::
+
+    P(z) = (B - a) (z - 1) e^(a (z - 1)) / (z^B - e^(a (z - 1))) x prod_k (z - z_k) / (1 - z_k)
+
+over the ``B - 1`` roots ``z_k`` of ``z^B = e^(a (z - 1))`` inside the unit circle
+(``z_k = w_k e^(rho (z_k - 1))``, ``w_k`` the ``B``-th roots of unity but 1). From it:
+``E[X] = a - (B (B - 1) - a^2) / (2 (B - a)) + sum_k 1 / (1 - z_k)``, ``P(X = 0) = p0 =
+(B - a) prod_k -z_k / (1 - z_k)``. A step carries ``Y = max(X - B, 0)`` requests over from
+the one before (``E[Y] = E[X] - a``) and gathers ``a / 2`` on average while it runs; steps
+come every ``c + p0 / lambda`` on average (an idle wait after an empty end), so by Little's
+law the mean wait before a request's batch starts is::
+
+    W = c (E[Y] + a / 2) / (a + p0)
+
+With ``B = 1``: ``E[Y] = rho^2 / (2 (1 - rho))``, ``p0 = 1 - rho``, ``W = rho c / (2 (1 -
+rho))``, DistServe's M/D/1. As the load goes to 0 the roots go to the roots of unity,
+``sum_k 1 / (1 - w_k) = (B - 1) / 2`` and ``W`` to 0: the step's TTFT alone. At full load
+the instance runs back to back and a request waits about half a step for the next batch,
+growing without bound as ``rho -> 1``.
+
+Assumptions: Poisson arrivals, each prefill instance its own queue at the pool's load (the
+pool's instances share the load evenly), first come first served, a batch's time that of
+a full batch (a smaller batch runs no faster: the wait is not understated), no batch
+waiting to fill (a free instance starts at once). The decode pool is not queued: a
+request joins a running decode batch (continuous batching) at its next step, and its TBT
+is the step of the full batch, which the load does not lengthen while the pool is below
+capacity.
+
+>>> md1_wait(0.5, 1.0)        # rho = 0.5: half a service
+0.5
+>>> float(batch_wait(0.5, 1, 1.0)) == md1_wait(0.5, 1.0)
+True
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import TYPE_CHECKING
+
+from compute.errors import UserError
+from compute.validate import describe
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["LOAD_HELP", "LOAD_RANGE", "batch_wait", "check_load", "md1_wait"]
+
+#: What a load must be, in the refusal's words.
+LOAD_RANGE = "a number between 0 and 1, both excluded (a fraction of the pools' capacity)"
+#: What a load is: the description of
+#: :attr:`netmodel.study.serving.ServingWorkload.load` and of ``serve --load`` (this module
+#: loads numpy only to compute, so that the command's help is written without it).
+LOAD_HELP = ("Fraction of the pools' capacity at which requests arrive (Poisson), between 0 "
+             "and 1: the TTFT then includes the mean wait for a prefill batch (M/D/1 for "
+             "one prompt a batch, as DistServe; bulk service M/D^B/1 for a batch of B) and "
+             "the SLO is checked on it. Unset: the TTFT of the steps alone, no queueing.")
+
+
+def check_load(value: object, where: str = "") -> float:
+    """``value`` as a float if it is a load (a finite number strictly between 0 and 1),
+    else one line naming it and the range.
+
+    >>> check_load(0.8)
+    0.8
+    >>> check_load(1)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: load must be a number between 0 and 1, both excluded (a \
+fraction of the pools' capacity), got 1
+    """
+    v = math.nan
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        try:
+            v = float(value)
+        except (TypeError, ValueError, OverflowError, ArithmeticError):
+            v = math.nan   # an integer past a float's range
+    if not 0 < v < 1:
+        head = f"{where}: " if where else ""
+        raise UserError(f"{head}load must be {LOAD_RANGE}, got {describe(value)}")
+    return v
+
+
+def md1_wait(rate: float, service: float) -> float:
+    """Mean wait in queue of an M/D/1 queue, ``R D^2 / (2 (1 - R D))`` (DistServe's
+    ``Avg_TTFT`` less ``D``), for ``rate`` ``R`` arrivals/s and a service of ``service``
+    ``D`` seconds (``R D < 1``)."""
+    rho = check_load(rate * service, "M/D/1 with rate x service")
+    return rate * service ** 2 / (2 * (1 - rho))
+
+
+def _roots(rho: float, batch: int) -> np.ndarray:
+    """The ``batch - 1`` roots of ``z^B = e^(rho B (z - 1))`` inside the unit circle:
+    ``z = w e^(rho (z - 1))`` for each ``B``-th root of unity ``w`` but 1, by fixed-point
+    steps (a contraction of factor ``rho``), then Newton's."""
+    import numpy as np
+
+    w = np.exp(2j * np.pi * np.arange(1, batch) / batch)
+    z = w * math.exp(-rho)
+    for _ in range(20):
+        z = w * np.exp(rho * (z - 1))
+    for _ in range(100):
+        f = w * np.exp(rho * (z - 1))
+        step = (z - f) / (1 - rho * f)
+        z = z - step
+        if not np.any(np.abs(step) > 1e-15):
+            break
+    return z
+
+
+def _unit_wait(rho: float, batch: int) -> float:
+    """:func:`batch_wait` in steps (``c = 1``)."""
+    import numpy as np
+
+    if batch == 1:
+        return rho / (2 * (1 - rho))
+    a = rho * batch
+    z = _roots(rho, batch)
+    carried = -(batch * (batch - 1) - a * a) / (2 * (batch - a)) + float(np.sum(1 / (1 - z)).real)
+    p0 = (batch - a) * math.exp(float(np.sum(np.log(-z / (1 - z))).real))
+    return (max(carried, 0.0) + a / 2) / (a + p0)
+
+
+def batch_wait(load: float, batch: int | np.ndarray, cycle: float | np.ndarray) -> np.ndarray:
+    """Mean seconds a request waits before its prefill batch starts (see the module
+    docstring): M/D^B/1 bulk service at ``load`` of the instance's capacity, batches of
+    up to ``batch`` requests each taking ``cycle`` seconds; elementwise over ``batch`` and
+    ``cycle`` (arrays broadcast).
+
+    >>> round(float(batch_wait(0.5, 2, 1.0)), 6)   # 1 / (1 - 2 z), z = -e^((z - 1) / 2)
+    0.51142
+    """
+    import numpy as np
+
+    rho = check_load(load)
+    b = np.asarray(batch)
+    units = {int(n): _unit_wait(rho, int(n)) for n in np.unique(b)}
+    per = np.vectorize(units.__getitem__, otypes=[float])(b) if b.ndim else units[int(b)]
+    return per * np.asarray(cycle, dtype=float)

@@ -1,0 +1,140 @@
+"""``serve`` at a load: the TTFT with the mean wait for a prefill batch (M/D/1 at batch 1, as
+DistServe, arXiv 2401.09670 Section 3.1; M/D^B/1 bulk service for a batch of B,
+netmodel.study.queueing), the SLO checked on it, and ``--load`` refused outside (0, 1).
+
+Without a load the TTFT was that of the steps: DeepSeek-V3 on h100-dgx took a prefill batch
+of 112 at a 769.20 ms TTFT against a 1 s SLO, where at 80% load a request waits about half
+a 769 ms cycle more for its batch (1153.7 ms, the SLO missed). At load 0.8 the search now
+takes batch 96: 662.17 ms of the steps + 331.49 ms of wait = 993.67 ms.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from netmodel.study.queueing import batch_wait, md1_wait
+from netmodel.study.serving import serve, with_load, with_rate
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+
+def test_md1_is_distserves_closed_form():
+    # Avg_TTFT = D + R D^2 / (2 (1 - R D)): D = 0.2 s, R = 4/s (rho 0.8) -> 0.2 + 0.4 s
+    assert md1_wait(4.0, 0.2) == pytest.approx(0.4, rel=1e-12)
+    # rho = 0.5: the wait is half a service
+    assert md1_wait(0.25, 2.0) == pytest.approx(1.0, rel=1e-12)
+    assert float(batch_wait(0.5, 1, 2.0)) == pytest.approx(1.0, rel=1e-12)
+
+
+def _bisect(f, lo, hi):
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if f(lo) * f(mid) > 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def test_batch_of_two_by_hand():
+    """B = 2, rho = 0.5 (a = 1 arrival a step): the one root inside the unit circle of
+    z^2 = e^(z - 1) is z = -e^((z - 1) / 2); E[Y] + a/2 = 1 / (1 - z), a + p0 = 1 + (-z) /
+    (1 - z) = (1 - 2z) / (1 - z), so W = c / (1 - 2z)."""
+    z = _bisect(lambda z: z + math.exp((z - 1) / 2), -1.0, 0.0)
+    assert z == pytest.approx(-0.47767, abs=1e-5)
+    assert float(batch_wait(0.5, 2, 3.0)) == pytest.approx(3.0 / (1 - 2 * z), rel=1e-10)
+
+
+def _simulated(rho: float, batch: int, n: int, seed: int) -> float:
+    """Mean wait (in steps) of Poisson arrivals at a server taking every waiting request up
+    to ``batch`` each 1-s step, starting as soon as one waits."""
+    t = np.cumsum(np.random.default_rng(seed).exponential(1 / (rho * batch), n))
+    waits = np.empty(n)
+    i, free = 0, 0.0
+    while i < n:
+        start = max(free, t[i])
+        k = min(int(np.searchsorted(t, start, side="right")), i + batch)
+        waits[i:k] = start - t[i:k]
+        i, free = k, start + 1.0
+    return float(waits[n // 10:].mean())
+
+
+def test_bulk_wait_matches_a_simulation():
+    # the closed form 0.87954 steps at B = 4, rho = 0.8 (a simulation of 400,000 requests)
+    assert float(batch_wait(0.8, 4, 1.0)) == pytest.approx(0.879536, abs=1e-6)
+    assert _simulated(0.8, 4, 400_000, 3) == pytest.approx(0.879536, rel=0.03)
+
+
+@pytest.mark.parametrize("batch", [1, 2, 7, 112, 1024])
+def test_wait_grows_with_the_load_and_vanishes_at_none(batch):
+    loads = np.linspace(0.001, 0.99, 60)
+    w = np.array([float(batch_wait(x, batch, 1.0)) for x in loads])
+    assert np.all(np.diff(w) >= -1e-12 * w[1:])
+    assert float(batch_wait(1e-12, batch, 1.0)) < 1e-8
+    # at a high load a big batch's request waits about half a step for the next batch
+    if batch >= 112:
+        assert float(batch_wait(0.9, batch, 1.0)) == pytest.approx(0.5, abs=0.02)
+
+
+KW = dict(dimensions="tp", tp=1, max_batch=1)   # one configuration: TP 1, batch 1
+
+
+def test_serve_adds_md1_wait_at_batch_one():
+    base = serve("Llama-3-8B", "h100-dgx", **KW)
+    assert base.queue_wait_s is None and "no queueing" in base.table()
+    prev = base.ttft_s
+    for load in (0.1, 0.5, 0.8, 0.95):
+        r = serve("Llama-3-8B", "h100-dgx", with_load("coding", load), **KW)
+        cycle = 1 / r.prefill_rate
+        assert r.queue_wait_s == pytest.approx(load * cycle / (2 * (1 - load)), rel=1e-12)
+        assert r.ttft_s == pytest.approx(base.ttft_s + r.queue_wait_s, rel=1e-12)
+        assert r.ttft_s >= prev
+        prev = r.ttft_s
+    tiny = serve("Llama-3-8B", "h100-dgx", with_load("coding", 1e-12), **KW)
+    assert tiny.ttft_s == pytest.approx(base.ttft_s, rel=1e-9)
+
+
+def test_serve_sizes_pools_to_run_at_the_load():
+    r = serve("Llama-3-8B", "h100-dgx", with_load(with_rate("coding", 1000.0), 0.5), **KW)
+    assert r.prefill_instances == math.ceil(1000.0 / 0.5 / r.prefill_rate)
+    assert r.decode_instances == math.ceil(1000.0 / 0.5 / r.decode_rate)
+
+
+def test_deepseek_v3_takes_a_smaller_batch_at_load():
+    cache = {}
+    base = serve("DeepSeek-V3", "h100-dgx", collectives=cache)
+    assert base.prefill.batch == 112 and base.ttft_s == pytest.approx(0.76920, abs=5e-6)
+    # the step-only choice at load 0.8 misses the 1 s SLO by the wait for its batch
+    cycle = base.prefill.batch / base.prefill_rate
+    assert base.ttft_s + float(batch_wait(0.8, 112, cycle)) == pytest.approx(1.1537, abs=5e-4)
+    r = serve("DeepSeek-V3", "h100-dgx", with_load("coding", 0.8), collectives=cache)
+    assert r.prefill.batch == 96 and r.ttft_s <= 1.0
+    assert r.ttft_s == pytest.approx(0.99367, abs=5e-6)
+    assert r.queue_wait_s == pytest.approx(0.33149, abs=5e-6)
+    assert r.to_dict()["workload"]["load"] == 0.8 and r.to_dict()["queue_wait_s"] == r.queue_wait_s
+
+
+SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--tp-only",
+         "--max-batch", "8"]
+RANGE = ("must be a number between 0 and 1, both excluded (a fraction of the pools' "
+         "capacity)")
+
+
+@pytest.mark.parametrize(("typed", "got"), [("nan", "nan"), ("0", "0.0"), ("1", "1.0"),
+                                            ("-0.5", "-0.5"), ("1.5", "1.5"),
+                                            ("inf", "inf"), ("abc", "'abc'")])
+def test_cli_refuses_a_load_outside_its_range(typed, got):
+    r = run_cli([*SERVE, "--load", typed])
+    assert one_line_error(r) == (f"error: --load {typed!r}: workload 'coding': load {RANGE}, "
+                                 f"got {got}")
+
+
+def test_workload_file_refuses_a_load_outside_its_range(tmp_path):
+    (tmp_path / "w.toml").write_text("prompt = 1500\noutput = 13\nload = nan\n")
+    r = run_cli([*SERVE, "--workload", "w.toml"], cwd=tmp_path)
+    assert one_line_error(r) == f"error: w.toml: workload 'w': load {RANGE}, got nan"
+
+
+def test_cli_prints_the_wait():
+    r = run_cli([*SERVE, "--load", "0.5"])
+    assert r.exit_code == 0, r.output
+    assert ", load 0.5)" in r.output and "waiting for a prefill batch" in r.output
