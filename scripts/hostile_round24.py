@@ -114,6 +114,18 @@ def cabling(key: str, value: object) -> dict[str, Made]:
     return {"f.json": _ocs_file(lambda doc: doc["graph"]["ocs_cabling"].__setitem__(key, value))}
 
 
+def exported(spec: str, **graph: object) -> dict[str, Made]:
+    """f.json: ``spec`` exported, its graph attributes updated by ``graph``."""
+    def made(d: Path) -> None:
+        r = invoke_in(["topology", "export", spec, "-o", "x.json"], d)
+        assert r.exit_code == 0, r.output
+        doc = json.loads((d / "x.json").read_text())
+        (d / "x.json").unlink()
+        doc["graph"].update(graph)
+        (d / "f.json").write_text(json.dumps(doc))
+    return {"f.json": made}
+
+
 def _ring_graphml(d: Path) -> None:
     r = invoke_in(["topology", "export", "ring:n=4", "-o", "g.graphml"], d)
     assert r.exit_code == 0, r.output
@@ -367,6 +379,17 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "topology show --pair gpu0 ocs0": (["topology", "show", "f.json", "--pair", "gpu0", "ocs0"],
                                        {"f.json": _ocs_file(lambda doc: None)},
                                        ("--pair 'gpu0 ocs0'", "not a GPU")),
+    # -- a fabric file's adjustment record and degraded mark ----------------------------------
+    **{f"fabric file hop_latency {hop!r}, {how}": (argv, exported("lite-direct", hop_latency=hop),
+                                                  ("f.json", f"'hop_latency' is {hop!r} s",
+                                                   "'gpu0'-'nvs0'", "at least the hop"))
+       for hop in (1.0, 1e300)
+       for how, argv in (("show", ["topology", "show", "f.json"]),
+                         ("collective", ["collective", "all-reduce", "--fabric", "f.json"]))},
+    **{f"topology compare of a degraded file {order}": (
+        ["topology", "compare", *argv], exported("lite-direct", degraded=True),
+        ("fabric 'f.json' is a degraded fabric", "price the healthy fabric"))
+       for order, argv in (("first", ["f.json", "ring:n=8"]), ("second", ["ring:n=8", "f.json"]))},
     # -- lite-direct's shared cables in a scenario file ---------------------------------------
     **{f"lite-direct {name} {how}": (argv, lite_direct(old, new), ("s.toml", *words))
        for name, old, new, words in (
@@ -510,6 +533,11 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
     "OCS file fibre length 100 km": (["topology", "show", "f.json"], fibre("length", 1e5)),
     "OCS file fibre of a GPU outside the graph": (["topology", "show", "f.json"],
                                                   fibre("gpu", "gpu99")),
+    "fabric file hop_latency of its least link latency": (
+        ["topology", "show", "f.json"], exported("lite-direct", hop_latency=1e-8)),
+    "fabric file latency_scale 2, hop_latency 1e-9": (
+        ["topology", "compare", "f.json", "ring:n=8"],
+        exported("lite-direct", latency_scale=2.0, hop_latency=1e-9)),
     "lite-direct of 3 Lites a group": (["collective", "all-reduce", "--scenario", "s.toml"],
                                        lite_direct("lites = 4", "lites = 3")),
     "lite-direct split gateway, show": (["topology", "show", "s.toml"],

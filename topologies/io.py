@@ -72,9 +72,15 @@ from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
 from topologies.io_guards import check_file_size, load_json, read_file_bytes
 from topologies.limits import check_size
-from topologies.schema import UNITS, check_switches_linked, validate
+from topologies.schema import (
+    HOP_LATENCY,
+    LATENCY_SCALE,
+    UNITS,
+    check_switches_linked,
+    validate,
+)
 from topologies.schema_gpu import check_gpu_type, gpu_spec_from_dict
-from topologies.schema_text import check_node_ids, text_problem
+from topologies.schema_text import check_node_ids, invalid, text_problem
 
 __all__ = ["DESCRIPTIONS", "FORMATS", "JSON_ATTRIBUTES", "read_fabric_bytes", "read_graph",
            "write_graph"]
@@ -530,6 +536,7 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
     try:
         validate(graph)
         check_switches_linked(graph)
+        _check_hop_latency(graph)
     except UserError as exc:   # the file named once, here, for every command that reads it
         raise UserError(f"{where}: {exc}") from None
     # what GPU files say of its GPU types (derivation, die table, host power), known from
@@ -539,6 +546,23 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
         note_gpu_file_facts(attrs.get("gpu_types") or {}, attrs["gpu_file_facts"],
                             f"{where}: gpu_file_facts")
     return graph
+
+
+def _check_hop_latency(graph: nx.Graph) -> None:
+    """Refuse a file's ``hop_latency`` (the latency an adjustment added to each of its
+    links, :func:`topologies.common.note_latency_adjustment`) above a link's latency: each
+    is its as-built one times ``latency_scale`` plus the hop, so at least the hop. A file's
+    hop of 1 s beside links of 100 ns read every cable back as 0 m long
+    (:func:`topologies.common.cable_length`), its network bill the cheaper."""
+    hop = graph.graph.get(HOP_LATENCY, 0.0)
+    if not hop:
+        return
+    u, v, least = min(graph.edges(data="latency"), key=lambda e: e[2])
+    if hop > least * (1 + 1e-9):
+        invalid(f"graph attribute {HOP_LATENCY!r} is {describe(hop)} s but edge "
+                f"{describe(u)}-{describe(v)} has a latency of {describe(least)} s; each "
+                f"link's latency is its as-built one times {LATENCY_SCALE!r} plus the hop, "
+                f"so at least the hop")
 
 
 def _fabric_path(path: object) -> tuple[Path, str]:

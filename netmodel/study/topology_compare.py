@@ -570,6 +570,10 @@ def compare_topologies(fabrics: Iterable[str], *, group: int | None = None,
                    text=" ".join(f.label for f in resolved))
     size = _check_group(group, resolved)
     _check_links(resolved)
+    from netmodel.study.network_bill import check_not_degraded
+
+    for f in resolved:   # before any is costed, named (a file's 'graph' was said of none)
+        check_not_degraded(f.graph, f"fabric {f.label!r}")
     return TopologyComparison(rows=tuple(_row_for(f, size) for f in resolved), group=size)
 
 

@@ -24,6 +24,16 @@ so.
 (d) ``--profile d.toml`` of a folder was refused as ``cannot read profile 'd.toml': it is a
 folder, not a file``, naming no flag, where ``--profile d`` named it. Now with the flag (and
 calibrate's ``--base`` the same).
+
+(e) A fabric file's ``hop_latency`` (the latency an adjustment added to each of its links)
+was taken above its links' latencies, though each link's latency is its as-built one times
+``latency_scale`` plus the hop, so at least the hop: lite-direct's export with
+``hop_latency = 1.0`` (links of 10 ns) read every cable back as 0 m long, its network capex
+504.3 k$ where the file's own is 506.8 k$, exit 0. Now refused naming the link.
+
+(f) ``topology compare`` of a fabric file marked degraded (``degraded: true``) was refused
+as ``graph is a degraded fabric ...``: which of the fabrics compared was not said. Now
+``fabric 'dg.json' is a degraded fabric ...``, before any fabric is costed.
 """
 
 from __future__ import annotations
@@ -106,3 +116,40 @@ def test_a_profile_folder_named_as_a_file_names_the_flag(tmp_path):
     assert one_line_error(r) == ("error: --base 'd.toml': cannot read profile 'd.toml': it "
                                  "is a folder, not a file")
     assert _listing(tmp_path) == ["d.toml", "m.csv"]
+
+
+def _lite_direct(tmp_path, name: str, **graph) -> str:
+    """lite-direct's fabric exported as ``name``, its graph attributes updated by
+    ``graph``; its name."""
+    r = run_cli(["topology", "export", "lite-direct", "-o", tmp_path / "x.json"])
+    assert r.exit_code == 0, r.output
+    doc = json.loads((tmp_path / "x.json").read_text())
+    (tmp_path / "x.json").unlink()
+    doc["graph"].update(graph)
+    (tmp_path / name).write_text(json.dumps(doc))
+    return name
+
+
+def test_a_hop_latency_above_a_links_latency_is_refused(tmp_path):
+    f = _lite_direct(tmp_path, "h.json", hop_latency=1.0)
+    before = _listing(tmp_path)
+    for argv in (["topology", "show", f], ["topology", "compare", f, "ring:n=8"],
+                 ["collective", "all-reduce", "--fabric", f]):
+        assert one_line_error(run_cli(argv, cwd=tmp_path)) == (
+            "error: h.json: invalid fabric graph: graph attribute 'hop_latency' is 1.0 s but "
+            "edge 'gpu0'-'nvs0' has a latency of 1e-08 s; each link's latency is its as-built "
+            "one times 'latency_scale' plus the hop, so at least the hop")
+    assert _listing(tmp_path) == before
+    # a hop of the least link latency is taken (every link adjusted by it)
+    f = _lite_direct(tmp_path, "k.json", hop_latency=1e-8)
+    assert run_cli(["topology", "show", f], cwd=tmp_path).exit_code == 0
+
+
+def test_topology_compare_names_the_degraded_fabric(tmp_path):
+    f = _lite_direct(tmp_path, "dg.json", degraded=True)
+    for argv in (["topology", "compare", "ring:n=8", f], ["topology", "compare", f, "ring:n=8"]):
+        assert one_line_error(run_cli(argv, cwd=tmp_path)) == (
+            "error: fabric 'dg.json' is a degraded fabric (graph attribute 'degraded': failed "
+            "parts taken out), which cannot be priced: its failed parts were bought all the "
+            "same; price the healthy fabric it was degraded from")
+    assert _listing(tmp_path) == ["dg.json"]
