@@ -146,6 +146,14 @@ class ScenarioCollectives:
         self._slices = _shared(("placed", key), dict)
         #: :meth:`with_circuits`' costs, by layout
         self._layouts: dict = {}
+        self._best = scenario.circuits == BEST and scenario.is_ocs
+        #: ``circuits = "best"``: the model of each size, the chosen layout's own (its
+        #: :meth:`with_circuits` costs' model), held here: the process-wide cache drops
+        #: this scenario's models and a layout's apart (oldest first past _SHARED_MAX)
+        self._chosen: dict = {}
+        #: a layout's :meth:`with_circuits` costs: the ``circuits = "best"`` scenario's
+        #: models (and their layouts), taken where a size was chosen as this layout
+        self._kept_by: dict | None = None
         #: kept for :func:`~netmodel.study.adjusted_comm.hop_latency_slopes` by a caller
         #: that holds no cache of its own (the re-scoring of each layout of ``best``)
         self.slopes_cache: dict = {}
@@ -168,18 +176,44 @@ class ScenarioCollectives:
             raise UserError(f"an instance of {size} GPUs does not fit scenario "
                             f"{self.scenario.label!r} ({self.gpus} GPUs)")
         key = size if self.scenario.is_ocs else 0
+        if self._best and size >= 2:
+            hit = self._chosen.get(key)
+            return self._best_model(key) if hit is None else hit
         hit = self._models.get(key)
         if hit is None:
-            if self.scenario.circuits == BEST and self.scenario.is_ocs and size >= 2:
-                # each layout's model is :meth:`with_circuits`' own, built once: the
-                # re-scorings of the layouts (AdjustedComm.layout_comm) share it and its
-                # compiled steps instead of realizing and compiling them again
-                layout, hit = best_layout(int(size), self._layout_model(int(size)))
+            kept = self._kept_by
+            if kept is not None and kept.get(("layout", key)) == self.scenario.circuits:
+                # the best scenario's model of this size, chosen as this layout: made
+                # by costs of this layout whose process-wide cache was dropped since
+                layout, hit = self.scenario.circuits, kept[key]
             else:
                 layout, hit = layout_model(self.scenario, self.graph, size,
                                            self.calibration, scope=self.scope)
             self._models[key] = hit
             self._models[("layout", key)] = layout
+        return hit
+
+    def _best_model(self, size: int) -> FabricCostModel:
+        """:meth:`model` with ``circuits = "best"``: the model of the layout chosen for
+        ``size`` (:func:`~netmodel.study.scenario_fabric.best_layout`), kept with its
+        layout by the process-wide cache and held by this one as :meth:`with_circuits`
+        ``(layout)``'s own, so that ``with_circuits(layout).model(size)`` is it and
+        neither is realized and compiled a second time, whichever of the scenario's
+        and the layouts' caches were dropped (the layout's costs take the kept model).
+        A model given by :meth:`seed_model` (no layout) is held as it is."""
+        hit = self._models.get(size)
+        if hit is None:
+            # each layout's model is :meth:`with_circuits`' own, built once: the
+            # re-scorings of the layouts (AdjustedComm.layout_comm) share it and its
+            # compiled steps instead of realizing and compiling them again
+            layout, hit = best_layout(int(size), self._layout_model(int(size)))
+            self._models[size] = hit
+            self._models[("layout", size)] = layout
+        else:
+            layout = self._models.get(("layout", size))
+            if layout is not None:
+                hit = self.with_circuits(layout).model(size)
+        self._chosen[size] = hit
         return hit
 
     def _layout_model(self, size: int) -> Callable:
@@ -216,6 +250,8 @@ class ScenarioCollectives:
             hit = self._layouts[layout] = ScenarioCollectives(
                 replace(self.scenario, circuits=layout), scope=self.scope,
                 calibration=self.calibration)
+            if self._best:   # the models this one keeps of sizes chosen as the layout
+                hit._kept_by = self._models
         return hit
 
     def seed_model(self, size: int, make: Callable[[], FabricCostModel]) -> bool:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from netmodel.study.scenario_catalog import get_scenario
-from netmodel.study.scenario_collectives import _SHARED, ScenarioCollectives
+from netmodel.study.scenario_collectives import ScenarioCollectives
 from netmodel.study.scenario_fabric import (
     BEST_SIZES,
     build_fabric,
@@ -20,10 +20,8 @@ SIZES = np.array(BEST_SIZES)
 
 @pytest.fixture(scope="module")
 def best():
-    # a fresh process-wide cache: the models are shared by network key and the oldest
-    # dropped past _SHARED_MAX, so after other tests in the same worker the model kept for
-    # a size could be another ScenarioCollectives' layout's (equal, not this one's own)
-    _SHARED.clear()
+    # whatever other tests left in the process-wide cache: the kept model is the layout's
+    # own however its entries were dropped (test_best_layout_eviction)
     s = replace(get_scenario("lite-ocs"), circuits="best")
     return s, ScenarioCollectives(s)
 
