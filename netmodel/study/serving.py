@@ -645,9 +645,14 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
             batches, layers)), visible)
     cycle = np.maximum(_prefill_interval(grid), t_x)
     # with a load, the mean wait for a prefill batch (bulk service, :mod:`netmodel.study.queueing`)
-    wait = None if wl.load is None else np.where(
-        grid.fits, batch_wait(wl.load, np.broadcast_to(batches, cycle.shape), cycle), 0.0)
-    ttft = grid.latency + visible + (0.0 if wait is None else wait)
+    # (of the cells whose steps meet the SLO: the others cannot; all that fit where none do)
+    ttft, wait = grid.latency + visible, None
+    if wl.load is not None:
+        some = grid.fits & (ttft <= slo.ttft)
+        some = some if some.any() else grid.fits
+        wait = np.zeros_like(ttft)
+        wait[some] = batch_wait(wl.load, np.broadcast_to(batches, ttft.shape)[some], cycle[some])
+        ttft = ttft + wait
     ok = grid.fits & (ttft <= slo.ttft)
     if not ok.any():
         i, j = np.unravel_index(int(np.argmin(np.where(grid.fits, ttft, np.inf))), ttft.shape)
