@@ -471,6 +471,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         A shipped scenario, a ``.toml`` path, ``NAME@GPU``.
     workload : str, path or ServingWorkload
         ``coding`` (default) or ``conversation`` (Splitwise medians), or a workload file.
+        Its ``load`` (:func:`with_load`) adds the mean wait for a prefill batch to the TTFT
+        the SLO is checked on (see the module docstring); without one, no queueing.
     prefill_gpu, decode_gpu : str or GpuSpec, optional
         Each pool's GPU type (default the scenario's).
     slo, options
