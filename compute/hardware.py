@@ -247,24 +247,23 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
     largest = base.max_instance if max_instance is None else _pos_int(name, "max_instance",
                                                                       max_instance)
     root, parts, clock = clock_lineage(base, lineage)
+    scaled_fields = dict(
+        sms=max(1, round(base.sms * f)),
+        flops_bf16=base.flops_bf16 * f * flops_multiplier,
+        flops_fp8=base.flops_fp8 * f * flops_multiplier,
+        flops_int8=base.flops_int8 * f * flops_multiplier,
+        flops_fp4=base.flops_fp4 * f * flops_multiplier,
+        hbm_capacity=base.hbm_capacity * f * hbm_capacity_multiplier,
+        hbm_bandwidth=base.hbm_bandwidth * f * hbm_bandwidth_multiplier,
+        scaleup_bandwidth=base.scaleup_bandwidth * f * network_bandwidth_multiplier,
+        scaleout_bandwidth=base.scaleout_bandwidth * f * network_bandwidth_multiplier,
+        tdp=rated_at_clock(root.tdp * parts * f, clock * flops_multiplier, checked=False),
+        max_instance=largest,
+        source=source or f"derived from {base.name}",
+    )
     try:
-        return replace(
-            base,
-            name=name,
-            sms=max(1, round(base.sms * f)),
-            flops_bf16=base.flops_bf16 * f * flops_multiplier,
-            flops_fp8=base.flops_fp8 * f * flops_multiplier,
-            flops_int8=base.flops_int8 * f * flops_multiplier,
-            flops_fp4=base.flops_fp4 * f * flops_multiplier,
-            hbm_capacity=base.hbm_capacity * f * hbm_capacity_multiplier,
-            hbm_bandwidth=base.hbm_bandwidth * f * hbm_bandwidth_multiplier,
-            scaleup_bandwidth=base.scaleup_bandwidth * f * network_bandwidth_multiplier,
-            scaleout_bandwidth=base.scaleout_bandwidth * f * network_bandwidth_multiplier,
-            tdp=rated_at_clock(root.tdp * parts * f, clock * flops_multiplier, checked=False),
-            max_instance=largest,
-            source=source or f"derived from {base.name}",
-        )
-    except UserError as e:   # a scaled field below a GPU's least: say what gave it
+        return replace(base, name=name, **scaled_fields)
+    except UserError as e:   # a scaled field out of a GPU's range: say what gave it
         if not str(e).startswith(here + ": "):
             raise
         scaled = [f"{label} {v:g}" for label, v in (
@@ -272,9 +271,14 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
             ("hbm_bandwidth_multiplier", hbm_bandwidth_multiplier),
             ("network_bandwidth_multiplier", network_bandwidth_multiplier),
             ("hbm_capacity_multiplier", hbm_capacity_multiplier)) if v != 1]
+        # a field past a GPU's most (a clock of 1000x rates its TDP at 465 GW) asks for a
+        # smaller fraction or multiplier, not a larger one
+        over = any(isinstance(v, int | float) and v > spec_ranges()[k][1]
+                   for k, v in scaled_fields.items() if k in spec_ranges())
         raise UserError(f"{here}, fraction {f:g} of {base.name!r}"
                         f"{''.join(', ' + x for x in scaled)}: "
-                        f"{str(e).removeprefix(here + ': ')}; give a larger fraction"
+                        f"{str(e).removeprefix(here + ': ')}; give a "
+                        f"{'smaller' if over else 'larger'} fraction"
                         f"{' or multiplier' if scaled else ''}") from None
 
 
@@ -520,7 +524,10 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
                                      v, key=key)
               for key, v in entry.items()}
         derived[name] = (base_name, float(kw.get("fraction", 1.0)))
-        spec = derive_gpu(known_gpus[base_name], name, **kw, lineage=lineage)
+        try:
+            spec = derive_gpu(known_gpus[base_name], name, **kw, lineage=lineage)
+        except UserError as e:   # a scaled field out of range: the file named, as every key's
+            raise UserError(f"{where}: {e}") from None
         return replace(spec, source=_source(here, given), **own)
     unknown = sorted(set(entry) - set(SPEC_KEYS))
     missing = sorted(set(SPEC_KEYS) - set(entry) - set(_OPTIONAL_KEYS))

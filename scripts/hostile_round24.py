@@ -390,6 +390,13 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
         ["topology", "compare", *argv], exported("lite-direct", degraded=True),
         ("fabric 'f.json' is a degraded fabric", "price the healthy fabric"))
        for order, argv in (("first", ["f.json", "ring:n=8"]), ("second", ["ring:n=8", "f.json"]))},
+    # -- a GPU file's derived GPU past a GPU's most -------------------------------------------
+    **{f"GPU file flops_multiplier 1000, {how}": (
+        argv, {"g.toml": '[gpu."A"]\nderive_from = "H100-SXM"\nflops_multiplier = 1000\n'
+                         'source = "s"\n'},
+        ("g.toml: GPU 'A'", "tdp must be", "give a smaller fraction or multiplier"))
+       for how, argv in (("hardware", ["hardware", "--gpu-file", "g.toml"]),
+                         ("serve", [*SERVE, "--decode-gpu", "g.toml"]))},
     # -- lite-direct's shared cables in a scenario file ---------------------------------------
     **{f"lite-direct {name} {how}": (argv, lite_direct(old, new), ("s.toml", *words))
        for name, old, new, words in (

@@ -34,6 +34,12 @@ was taken above its links' latencies, though each link's latency is its as-built
 (f) ``topology compare`` of a fabric file marked degraded (``degraded: true``) was refused
 as ``graph is a degraded fabric ...``: which of the fabrics compared was not said. Now
 ``fabric 'dg.json' is a degraded fabric ...``, before any fabric is costed.
+
+(g) A GPU file's derived GPU whose clock (``flops_multiplier = 1000``) rated its TDP past a
+GPU's most (465 GW) was refused as ``GPU 'A', fraction 1 of 'H100-SXM', flops_multiplier
+1000: tdp must be ... got 464625000235.37506; give a larger fraction or multiplier``: the
+advice backwards (it was written for a field below a GPU's least) and the file not named.
+Now ``g.toml: ...; give a smaller fraction or multiplier``.
 """
 
 from __future__ import annotations
@@ -153,3 +159,21 @@ def test_topology_compare_names_the_degraded_fabric(tmp_path):
             "parts taken out), which cannot be priced: its failed parts were bought all the "
             "same; price the healthy fabric it was degraded from")
     assert _listing(tmp_path) == ["dg.json"]
+
+
+def test_a_derived_gpu_past_a_gpus_most_asks_for_less_and_names_its_file(tmp_path):
+    (tmp_path / "g.toml").write_text('[gpu."A"]\nderive_from = "H100-SXM"\n'
+                                     'flops_multiplier = 1000\nsource = "s"\n')
+    for argv in (["hardware", "--gpu-file", "g.toml"],
+                 ["infer", "--model", "Llama-3-8B", "--gpu", "g.toml", "--batch", "1", "--tp",
+                  "1"]):
+        assert one_line_error(run_cli(argv, cwd=tmp_path)) == (
+            "error: g.toml: GPU 'A', fraction 1 of 'H100-SXM', flops_multiplier 1000: tdp must "
+            "be a number from 0.1 to 1,000,000 W, got 464625000235.37506; give a smaller "
+            "fraction or multiplier")
+    # below a GPU's least it still asks for more
+    (tmp_path / "g.toml").write_text('[gpu."T"]\nderive_from = "H100-SXM"\n'
+                                     'fraction = 0.0001\nsource = "s"\n')
+    assert one_line_error(run_cli(["hardware", "--gpu-file", "g.toml"], cwd=tmp_path)) \
+        .endswith("got 335000000.0; give a larger fraction")
+    assert _listing(tmp_path) == ["g.toml"]
