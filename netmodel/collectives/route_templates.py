@@ -31,7 +31,7 @@ import numpy as np
 
 from netmodel.collectives import route_types
 from netmodel.collectives.route_flows import FLOW_RTOL
-from netmodel.collectives.route_types import TRANSFER_FIELDS, rows_meet
+from netmodel.collectives.route_types import KIND_SWITCH, TRANSFER_FIELDS, rows_meet
 from netmodel.collectives.steps import unique
 
 __all__ = ["TemplatedRoutes"]
@@ -345,15 +345,12 @@ class TemplatedRoutes:
         Python loop would (the same floats to the bit)."""
         ptr, keys, pos, bw, lat = self._sig_ports()
         base = self._si_sw.base
-        if self._sp_node is None:
-            tier = np.zeros(len(self._nodes))
+        if self._sp_node is None:   # by node number: the switches' (tier_arr's tiers)
             swl = np.zeros(len(self._nodes))
-            nid = self._nid
-            for s, t in self.tier.items():
-                tier[nid[s]] = t
-            for s, v in self._switch_latency.items():
-                swl[nid[s]] = v
-            self._sp_node = (tier, swl)
+            if self._switch_latency:   # in node order, as the switches are numbered
+                swl[self._code == KIND_SWITCH] = np.fromiter(
+                    self._switch_latency.values(), float, count=len(self._switch_latency))
+            self._sp_node = (self._tier_arr, swl)
         tier, swl = self._sp_node
         na, nb = ptr[a + 1] - ptr[a], ptr[b + 1] - ptr[b]
         swap = nb < na   # look the shorter row's switches up in the longer's

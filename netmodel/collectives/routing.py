@@ -256,7 +256,6 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._order = order
         self._ports: dict = {}
         self._tier_arr = tier_arr
-        self._upcsr: tuple[np.ndarray, np.ndarray] | None = None
         self._group_ids: tuple[tuple[Hashable, ...], np.ndarray] | None = None
         self._pair_cache: dict = {}
         self._nicless: np.ndarray | None = None   # route_search: GPUs without a NIC
@@ -440,18 +439,31 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         link = int(link)
         return self._nodes[self._src[link]], self._nodes[self._dst[link]]
 
-    def _up_csr(self) -> tuple[np.ndarray, np.ndarray]:
-        """Links from each switch to switches one tier up, grouped by node number:
-        ``(pointer per node, link ids)`` (built on first use)."""
-        if self._upcsr is None:
-            code, tier = self._code, self._tier_arr
-            src, dst = self._src, self._dst
-            up = np.flatnonzero((code[src] == KIND_SWITCH) & (code[dst] == KIND_SWITCH)
-                                & (tier[dst] == tier[src] + 1))
-            up = up[np.argsort(src[up], kind="stable")]
-            ptr = np.concatenate([[0], np.cumsum(np.bincount(src[up], minlength=self._n))])
-            self._upcsr = (ptr.astype(np.int64), up)
-        return self._upcsr
+    def _out_links(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The links out of each of ``nodes`` (node numbers, repeats allowed), found in the
+        link index (a search a node, nothing fabric-wide): ``(count per node, link ids)``,
+        each node's links ascending, node after node."""
+        keys = self._keys
+        lo = np.searchsorted(keys, nodes * self._n)
+        count = np.searchsorted(keys, (nodes + 1) * self._n) - lo
+        total = int(count.sum())
+        owner = np.repeat(np.arange(len(nodes)), count)
+        links = self._order[np.repeat(lo - (np.cumsum(count) - count), count)
+                            + np.arange(total)]
+        return count, links[np.lexsort((links, owner))]
+
+    def _up_links(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The links from each of ``nodes`` (node numbers of switches, repeats allowed) to
+        switches one tier up: ``(count per node, link ids)``, each node's ascending, node
+        after node (found in the link index: the fabric's 98,304 links were sifted once a
+        router, a whole-fabric pass on the first 64-GPU collective of a 16,384-GPU fat
+        tree)."""
+        count, links = self._out_links(nodes)
+        code, tier = self._code, self._tier_arr
+        src, dst = self._src[links], self._dst[links]
+        up = (code[src] == KIND_SWITCH) & (code[dst] == KIND_SWITCH) & (tier[dst] == tier[src] + 1)
+        owner = np.repeat(np.arange(len(nodes)), count)
+        return np.bincount(owner[up], minlength=len(nodes)), links[up]
 
     def _port(self, u) -> dict:
         """``{neighbour: link id of u -> neighbour}`` (cached)."""

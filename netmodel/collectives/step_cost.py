@@ -31,7 +31,8 @@ from netmodel.collectives.steps import StepShape
 if TYPE_CHECKING:
     from netmodel.collectives.route_policies import RoutePolicy
 
-__all__ = ["FROM_STEP", "StepCost", "cost_step", "gpu_nics", "group_nic", "link_path_rates"]
+__all__ = ["FROM_STEP", "StepCost", "cost_step", "gpu_nics", "group_nic", "link_path_rates",
+           "path_rates_of"]
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,49 @@ def link_path_rates(router: Router) -> np.ndarray:
     [112.5]
     """
     return _per_bandwidth(router, "_path_rates", _link_path_rates)
+
+
+def path_rates_of(router: Router, links: np.ndarray) -> np.ndarray:
+    """:func:`link_path_rates` of ``links`` (link ids), worked out only for the GPUs whose
+    switch links are among them, each GPU once per router and bandwidth array (a 64-GPU
+    all-reduce's steps read those of its 64 GPUs, not the whole fabric's 98,304 links on a
+    16,384-GPU fat tree): each GPU's links to the switches of a tier summed in the order
+    the whole fabric's are (link by link, ascending), so the same rates to the last bit.
+
+    >>> from topologies import build
+    >>> from netmodel.collectives.routing import Router
+    >>> r = Router(build("flat:n=8,planes=4,radix=8,gpu=Lite"))
+    >>> links = np.array([r.link_id("gpu0", "plane0"), r.link_id("plane1", "gpu3")])
+    >>> (path_rates_of(r, links) / 1e9).round(3).tolist()
+    [112.5, 112.5]
+    >>> bool((path_rates_of(r, np.arange(r.n_links)) == link_path_rates(r)).all())
+    True
+    """
+    rates, done = _per_bandwidth(router, "_path_rates_of", _unfilled_path_rates)
+    code, src, dst = router._code, router._src[links], router._dst[links]
+    cs, cd = code[src], code[dst]
+    gpu = router._gidx[np.concatenate([src[(cs == KIND_GPU) & (cd == KIND_SWITCH)],
+                                       dst[(cd == KIND_GPU) & (cs == KIND_SWITCH)]])]
+    gpu = np.unique(gpu[~done[gpu]])
+    if len(gpu):
+        ptr = router._gport_ptr   # each GPU's links up to its switches, ascending
+        count = ptr[gpu + 1] - ptr[gpu]
+        up = router._gport_link[np.repeat(ptr[gpu] - (np.cumsum(count) - count), count)
+                                + np.arange(int(count.sum()))]
+        tiers, t_of = np.unique(router._tier_arr[router._dst[up]], return_inverse=True)
+        key = np.repeat(np.arange(len(gpu)), count) * len(tiers) + t_of
+        total = np.bincount(key, weights=router.bandwidth[up],
+                            minlength=len(gpu) * len(tiers))[key]
+        rates[up] = total
+        rates[up ^ 1] = total   # the links down from those switches to the GPU
+        done[gpu] = True
+    return rates[links]
+
+
+def _unfilled_path_rates(router: Router, bw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`path_rates_of`'s table: every link's own rate (a GPU's switch links' filled
+    in by GPU), and by GPU whether its are."""
+    return np.array(bw, dtype=float), np.zeros(len(router._gpu_n), dtype=bool)
 
 
 def _link_path_rates(router: Router, bw: np.ndarray) -> np.ndarray:
@@ -212,7 +256,7 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
             # (not only its bottleneck): NCCL gives each peer the channels of the slowest
             # peer's path (src/graph/paths.cc, ncclTopoComputeP2pChannelsPerPeer)
             hit = (float(t[j]), name, bbw, latency, scaleout, latency_up,
-                   float(link_path_rates(router)[uniq].min()))
+                   float(path_rates_of(router, uniq).min()))
         else:
             hit = (0.0, (), 0.0, 0.0, False, 0.0, 0.0)
         if cache is not None:

@@ -97,7 +97,7 @@ class UpDown:
         self._states: list[_State] = []
         self._state_ids: dict = {}
         self._cones: dict = {}
-        self._alive = None
+        self._alive: dict[int, bool] = {}
         self._set_ids: dict = {}
         self._set_nodes: list = []
         self._overlap: dict = {}
@@ -174,15 +174,12 @@ class UpDown:
         would sum them."""
         r = self.router
         nid, n = r._nid, r._n
-        ptr, up = r._up_csr()
         sizes = np.fromiter(map(len, (k[0] for k in keys)), np.int64, count=len(keys))
         low = np.fromiter(map(nid.__getitem__, chain.from_iterable(k[0] for k in keys)),
                           np.int64, count=int(sizes.sum()))
-        start, count = ptr[low], ptr[low + 1] - ptr[low]
+        count, lup = r._up_links(low)
         total = int(count.sum())
         gp = np.repeat(np.arange(len(low)), count)  # each link's lower switch (overall)
-        lup = up[np.repeat(start, count) + np.arange(total)
-                 - np.repeat(np.cumsum(count) - count, count)] if total else up[:0]
         node_set = np.repeat(np.arange(len(keys)), sizes)
         node_off = np.cumsum(sizes) - sizes
         link_set = node_set[gp]
@@ -257,13 +254,19 @@ class UpDown:
         """Drop attachments that lead nowhere: switches whose only neighbours are GPUs (a
         scale-up switch seen from outside its domain). Without a switch shared by both ends
         no shortest path crosses them, and ECMP at the GPU uses only the others."""
-        live = self._alive
-        if live is None:
-            r = self.router
-            both = (r._code[r._src] == 1) & (r._code[r._dst] == 1)  # switch to switch
-            live = self._alive = np.bincount(r._src[both], minlength=r._n) > 0
-        nid = self.router._nid
-        return tuple(t for t in sig if live[nid[t[0]]])
+        live = self._alive   # by switch: whether it has a link to a switch (looked up once)
+        r = self.router
+        nid = r._nid
+        ids = [nid[t[0]] for t in sig]
+        new = [i for i in ids if i not in live]
+        if new:
+            nodes = np.array(new, dtype=np.int64)
+            count, links = r._out_links(nodes)
+            owner = np.repeat(np.arange(len(nodes)), count)
+            to_sw = (r._code[r._src[links]] == 1) & (r._code[r._dst[links]] == 1)   # switches
+            live.update(zip(new, (np.bincount(owner[to_sw], minlength=len(nodes)) > 0
+                                  ).tolist(), strict=True))
+        return tuple(t for t, i in zip(sig, ids, strict=True) if live[i])
 
     def _cone(self, sig):
         """``[state ids by level]`` of the cone of a live signature, or False when its

@@ -118,8 +118,16 @@ def test_domain_labels_with_the_routers_tiers(spec):
 
 
 def _reference_struct(r, nodes) -> dict:
-    """One structure worked out alone, as before the batched build (np.unique per set)."""
-    ptr, up = r._up_csr()
+    """One structure worked out alone, as before the batched build (np.unique per set),
+    from every up link of the fabric sifted at once (as the router did before it looked up
+    only the structure's switches' links)."""
+    from netmodel.collectives.route_types import KIND_SWITCH
+
+    code, tier, src, dst = r._code, r._tier_arr, r._src, r._dst
+    up = np.flatnonzero((code[src] == KIND_SWITCH) & (code[dst] == KIND_SWITCH)
+                        & (tier[dst] == tier[src] + 1))
+    up = up[np.argsort(src[up], kind="stable")]
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(src[up], minlength=r._n))])
     low = np.array([r._nid[x] for x in nodes], dtype=np.int64)
     start, count = ptr[low], ptr[low + 1] - ptr[low]
     total = int(count.sum())
