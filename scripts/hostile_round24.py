@@ -397,6 +397,23 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
         ("g.toml: GPU 'A'", "tdp must be", "give a smaller fraction or multiplier"))
        for how, argv in (("hardware", ["hardware", "--gpu-file", "g.toml"]),
                          ("serve", [*SERVE, "--decode-gpu", "g.toml"]))},
+    # -- yield: a wafer too small, a GPU file without a die ------------------------------------
+    "yield --wafer-diameter 1mm": (["yield", "--area", "814", "--wafer-diameter", "1mm"], {},
+                                   ("--wafer-diameter '1mm' and --area '814'",
+                                    "larger than the usable wafer")),
+    "yield --gpu of a file without a die table": (
+        ["yield", "--gpu", "g.toml"],
+        {"g.toml": GPU.replace('derive_from = "H100-SXM"\n', 'sms = 132\nbf16_dense_TFLOPs = '
+                               '989\nfp8_dense_TFLOPs = 1979\nhbm_capacity_GB = 85.5\n'
+                               'hbm_bandwidth_TBps = 3.35\nscaleup_GBps_per_direction = 450\n'
+                               'scaleout_Gbps = 400\ntdp_W = 700\nmax_instance = 8\n')},
+        ("--gpu 'g.toml'", "no die data for GPU 'Mine'")),
+    "yield --alpha with --model poisson": (["yield", "--area", "814", "--alpha", "3", "--model",
+                                            "poisson"], {}, ("--alpha", "not poisson")),
+    "yield --sms 132/144": (["yield", "--area", "814", "--sms", "132/144"], {},
+                            ("--sms '132/144'", "enabled <= physical")),
+    "yield --wafer-diameter 12in": (["yield", "--area", "814", "--wafer-diameter", "12in"], {},
+                                    ("--wafer-diameter '12in'", "allowed: mm, cm, m")),
     # -- lite-direct's shared cables in a scenario file ---------------------------------------
     **{f"lite-direct {name} {how}": (argv, lite_direct(old, new), ("s.toml", *words))
        for name, old, new, words in (
@@ -545,6 +562,9 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
     "fabric file latency_scale 2, hop_latency 1e-9": (
         ["topology", "compare", "f.json", "ring:n=8"],
         exported("lite-direct", latency_scale=2.0, hop_latency=1e-9)),
+    "yield a derived GPU's die": (["yield", "--gpu", "g.toml"],
+                                  {"g.toml": GPU.replace("source", "fraction = 0.25\nsource")}),
+    "yield --defect-density 0": (["yield", "--area", "814", "--defect-density", "0"], {}),
     "lite-direct of 3 Lites a group": (["collective", "all-reduce", "--scenario", "s.toml"],
                                        lite_direct("lites = 4", "lites = 3")),
     "lite-direct split gateway, show": (["topology", "show", "s.toml"],

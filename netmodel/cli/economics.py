@@ -172,7 +172,8 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
         wafer_refused = value_refused_as("--wafer-diameter", diameter_text,
                                          f"{gpu_dies(spec).basis}: die area ") \
             if diameter_text is not None else contextlib.nullcontext()
-        with alpha_refused, wafer_refused:
+        # a GPU (a file's) without a die table: said with the --gpu typed
+        with alpha_refused, wafer_refused, value_refused_as("--gpu", gpu_name, "no die data"):
             c = gpu_die_cost(spec, **kw)
     else:
         if sms_text is not None:
@@ -180,7 +181,10 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
         # the library names its SM counts (sms_physical, sms_enabled): --sms gave both
         sms_refused = value_refused_as("--sms", sms_text, "sms_physical", "sms_enabled") \
             if sms_text is not None else contextlib.nullcontext()
-        with value_refused_as("--area", area_text, "die area"), alpha_refused, sms_refused:
+        # a die that does not fit the wafer typed: said with both (the wafer too small)
+        area_flag = "--area" if diameter_text is None else \
+            f"--wafer-diameter {diameter_text!r} and --area"
+        with value_refused_as(area_flag, area_text, "die area"), alpha_refused, sms_refused:
             c = die_cost(_qty(area_text, _AREA_UNITS, "--area"), **kw)
     if as_json:
         click.echo(json.dumps(c.to_dict(), indent=2))

@@ -40,6 +40,11 @@ GPU's most (465 GW) was refused as ``GPU 'A', fraction 1 of 'H100-SXM', flops_mu
 1000: tdp must be ... got 464625000235.37506; give a larger fraction or multiplier``: the
 advice backwards (it was written for a field below a GPU's least) and the file not named.
 Now ``g.toml: ...; give a smaller fraction or multiplier``.
+
+(h) ``yield --area 814 --wafer-diameter 1mm`` was refused as ``--area '814': die area 814
+mm^2 is larger than the usable wafer (1 mm^2 on a 1 mm wafer)``, naming the area, not the
+wafer typed too small; ``yield --gpu g.toml`` of a GPU file without a die table as ``no die
+data for GPU 'Mine'``, naming neither the flag nor the file. Now each names what was typed.
 """
 
 from __future__ import annotations
@@ -176,4 +181,23 @@ def test_a_derived_gpu_past_a_gpus_most_asks_for_less_and_names_its_file(tmp_pat
                                      'fraction = 0.0001\nsource = "s"\n')
     assert one_line_error(run_cli(["hardware", "--gpu-file", "g.toml"], cwd=tmp_path)) \
         .endswith("got 335000000.0; give a larger fraction")
+    assert _listing(tmp_path) == ["g.toml"]
+
+
+def test_yield_names_the_wafer_and_the_gpu_typed(tmp_path):
+    r = run_cli(["yield", "--area", "814", "--wafer-diameter", "1mm"], cwd=tmp_path)
+    assert one_line_error(r) == (
+        "error: --wafer-diameter '1mm' and --area '814': die area 814 mm^2 is larger than the "
+        "usable wafer (1 mm^2 on a 1 mm wafer)")
+    (tmp_path / "g.toml").write_text(
+        '[gpu."Mine"]\nsms = 132\nbf16_dense_TFLOPs = 989\nfp8_dense_TFLOPs = 1979\n'
+        'hbm_capacity_GB = 85.5\nhbm_bandwidth_TBps = 3.35\nscaleup_GBps_per_direction = 450\n'
+        'scaleout_Gbps = 400\ntdp_W = 700\nmax_instance = 8\nsource = "test"\n')
+    line = one_line_error(run_cli(["yield", "--gpu", "g.toml"], cwd=tmp_path))
+    assert line.startswith("error: --gpu 'g.toml': no die data for GPU 'Mine'; dies are known "
+                           "for: 'A100-SXM-80GB'"), line
+    # without --wafer-diameter the area alone is named, as before
+    assert one_line_error(run_cli(["yield", "--area", "80000"])) == (
+        "error: --area '80000': die area 80000 mm^2 is larger than the usable wafer (70686 "
+        "mm^2 on a 300 mm wafer)")
     assert _listing(tmp_path) == ["g.toml"]
