@@ -1,8 +1,11 @@
 """Invariants of one configuration beyond plain tensor parallelism (pipeline stages, expert
 and attention data parallelism), under each way of forming a step (hypothesis):
 
-* a step never gets faster with more sequences, or with a longer context (decode) or
-  prompt (prefill), with the default ring's collectives;
+* a step never gets faster with more sequences (while DP attention's ``dp_gather`` keeps
+  its collective: SGLang chooses between an all-reduce and an all-gather by bytes, not by
+  time, so a decode step can get faster where a larger batch turns the one into the
+  other, a case checked by hand below), or with a longer context (decode) or prompt
+  (prefill), with the default ring's collectives;
 * serial mode (sum of each stage's times) is never faster than overlap (their max), and
   hiding collectives (``overlap_collectives``, ``two_batch_overlap``) never slower;
 * the calibrated mode (an engine profile) and efficiency factors below 1 never beat the
@@ -49,7 +52,29 @@ cells = dict(model=st.sampled_from(model_names()), gpu=st.sampled_from(GPUS),
 def test_more_sequences_never_make_a_step_faster(model, gpu, layout, batch, phase, more):
     a = _run(model, gpu, layout, batch, phase)
     b = _run(model, gpu, layout, batch + more, phase)
+    assume(_dp_gather_ops(a) == _dp_gather_ops(b))
     assert b.latency >= a.latency * (1 - 1e-12)
+
+
+def _dp_gather_ops(r):
+    return [s.collective for s in r.stages if s.name == "dp_gather"]
+
+
+def test_sglangs_padding_mode_can_make_a_larger_decode_batch_faster():
+    """Llama-3-8B (hidden 4,096, bf16: 8,192 B a row) on 8 H100s, TP 8 x DP-attention 8:
+    3 sequences take SUM_LEN (2 x 3 < 8 groups x 1 row) and all-reduce their 3 rows
+    (24,576 B) among 8, ring latency 2 x 7 steps; 4 take MAX_LEN (2 x 4 >= 8 x 1) and
+    all-gather 8 groups' padded row (65,536 B), 7 steps: more bytes, fewer steps, a
+    faster step (SGLang's rule weighs bytes only, python/sglang/srt/layers/dp_attention.py
+    ``DpPaddingMode.get_dp_padding_mode``)."""
+    small = _run("Llama-3-8B", "H100-SXM", (8, 1, 1, 8), 3, "decode")
+    large = _run("Llama-3-8B", "H100-SXM", (8, 1, 1, 8), 4, "decode")
+    gathers = {r.batch: next(s for s in r.stages if s.name == "dp_gather")
+               for r in (small, large)}
+    assert (gathers[3].collective, gathers[3].collective_bytes) == ("all-reduce", 3 * 8192)
+    assert (gathers[4].collective, gathers[4].collective_bytes) == ("all-gather", 8 * 8192)
+    assert gathers[4].network_time < gathers[3].network_time
+    assert large.latency < small.latency
 
 
 @FAST
