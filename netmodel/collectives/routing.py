@@ -278,11 +278,13 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         # off), the rest worked out on first use
         self._pxn_on = bool(pxn)
         self._pxn: tuple | None = None
-        gdata = list(map(data.__getitem__, self.gpu_list))
-        self._gpu_servers = [d.get("server") for d in gdata] \
-            if any("server" in d for d in gdata[:1] + gdata[-1:]) else None
-        self._gpu_devices = [d.get("device") for d in gdata] \
-            if self._gpu_servers is not None and any("device" in d for d in gdata) else None
+        glist = self.gpu_list   # labelled where the first or last GPU is (each read then)
+        self._gpu_servers = self._gpu_devices = None
+        if glist and any("server" in data[x] for x in (glist[0], glist[-1])):
+            gdata = list(map(data.__getitem__, glist))
+            self._gpu_servers = [d.get("server") for d in gdata]
+            if any("device" in d for d in gdata):
+                self._gpu_devices = [d.get("device") for d in gdata]
         self._gidx = np.full(nn, -1, dtype=np.int64)
         self._gidx[gpu_n] = np.arange(len(gpu_n))
         self._gpu_n = gpu_n
