@@ -565,6 +565,11 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
     "yield a derived GPU's die": (["yield", "--gpu", "g.toml"],
                                   {"g.toml": GPU.replace("source", "fraction = 0.25\nsource")}),
     "yield --defect-density 0": (["yield", "--area", "814", "--defect-density", "0"], {}),
+    "calibrate a GPU file of a hundredth of the NVLink bandwidth (a 17.99 s roofline)": (
+        [*CALIBRATE, *FIT], {"m.csv": HEADER + "Llama-3-70B,h.toml,8,8,prefill,2000,,0.3\n",
+                             "h.toml": GPU.replace("source", "flops_multiplier = 2\n"
+                                                   "network_bandwidth_multiplier = 0.01\n"
+                                                   "source")}),
     "lite-direct of 3 Lites a group": (["collective", "all-reduce", "--scenario", "s.toml"],
                                        lite_direct("lites = 4", "lites = 3")),
     "lite-direct split gateway, show": (["topology", "show", "s.toml"],

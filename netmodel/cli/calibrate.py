@@ -189,9 +189,11 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     click.echo(f"\n{'measurement':<{width}}{'measured':>11}{'roofline':>11}{'calibrated':>12}"
                f"{'error':>8}")
     for p in result.points:
-        click.echo(f"{label(p.measurement):<{width}}{p.measurement.latency_s * 1e3:>9.4g}ms"
-                   f"{p.roofline_s * 1e3:>9.4g}ms{p.predicted_s * 1e3:>10.4g}ms"
-                   f"{p.error:>+8.1%}")
+        # a blank before each column, however wide its value (a 17.99 s roofline,
+        # '1.799e+04ms', and an error of +5895.4% ran into the column before)
+        click.echo(f"{label(p.measurement):<{width}} {p.measurement.latency_s * 1e3:>8.4g}ms"
+                   f" {p.roofline_s * 1e3:>8.4g}ms {p.predicted_s * 1e3:>9.4g}ms"
+                   f" {p.error:>+7.1%}")
     click.echo(f"fit error: rms {result.rms_relative_error:.1%}, worst "
                f"{result.max_relative_error:.1%}\n")
     for n, p in PARAMETERS.items():

@@ -45,6 +45,11 @@ Now ``g.toml: ...; give a smaller fraction or multiplier``.
 mm^2 is larger than the usable wafer (1 mm^2 on a 1 mm wafer)``, naming the area, not the
 wafer typed too small; ``yield --gpu g.toml`` of a GPU file without a die table as ``no die
 data for GPU 'Mine'``, naming neither the flag nor the file. Now each names what was typed.
+
+(i) calibrate's table ran wide values into the column before: a roofline of 17.99 s (a
+GPU file of a hundredth of the NVLink bandwidth at TP 8) and an error of +5895.4% printed
+``300ms1.799e+04ms 1.799e+04ms+5895.4%``. Each column now starts after a blank (values of
+usual width print as before: docs/compute.md's sample unchanged).
 """
 
 from __future__ import annotations
@@ -201,3 +206,19 @@ def test_yield_names_the_wafer_and_the_gpu_typed(tmp_path):
         "error: --area '80000': die area 80000 mm^2 is larger than the usable wafer (70686 "
         "mm^2 on a 300 mm wafer)")
     assert _listing(tmp_path) == ["g.toml"]
+
+
+def test_calibrates_table_keeps_a_blank_between_wide_values(tmp_path):
+    (tmp_path / "h.toml").write_text('[gpu."Mine"]\nderive_from = "H100-SXM"\n'
+                                     'flops_multiplier = 2\nnetwork_bandwidth_multiplier = 0.01\n'
+                                     'source = "test"\n')
+    (tmp_path / "m.csv").write_text("model,gpu,tp,batch,phase,prompt,context,latency_s\n"
+                                    "Llama-3-70B,h.toml,8,8,prefill,2000,,0.3\n")
+    r = run_cli(["calibrate", "--measurements", "m.csv", "-o", "p.toml", "--fit",
+                 "layer_overhead_s"], cwd=tmp_path)
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    # a roofline of 17.99 s (TP 8 over a hundredth of the NVLink bandwidth) and an error of
+    # +5895%: each column still after a blank
+    assert lines[3] == ("Llama-3-70B TP 8 prefill batch 8 prompt 2000      300ms 1.799e+04ms "
+                        "1.799e+04ms +5895.4%"), lines[3]
