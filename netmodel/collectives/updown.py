@@ -153,6 +153,9 @@ class UpDown:
         before the cones are climbed one by one."""
         tier = self.router.tier
         keys = {}
+        nid = self.router._nid
+        sigs = list(sigs)
+        self._see([nid[t[0]] for sig in sigs for t in sig])   # their switches at once
         for sig in sigs:
             live = self._live(sig)
             if not live:
@@ -254,19 +257,24 @@ class UpDown:
         """Drop attachments that lead nowhere: switches whose only neighbours are GPUs (a
         scale-up switch seen from outside its domain). Without a switch shared by both ends
         no shortest path crosses them, and ECMP at the GPU uses only the others."""
-        live = self._alive   # by switch: whether it has a link to a switch (looked up once)
-        r = self.router
-        nid = r._nid
-        ids = [nid[t[0]] for t in sig]
-        new = [i for i in ids if i not in live]
+        ids = [self.router._nid[t[0]] for t in sig]
+        live = self._see(ids)
+        return tuple(t for t, i in zip(sig, ids, strict=True) if live[i])
+
+    def _see(self, ids: list[int]) -> dict[int, bool]:
+        """``_alive``, by switch (node numbers): whether it has a link to a switch, looked
+        up for those of ``ids`` not seen before, all at once (nothing fabric-wide)."""
+        live = self._alive
+        new = [i for i in dict.fromkeys(ids) if i not in live]
         if new:
+            r = self.router
             nodes = np.array(new, dtype=np.int64)
             count, links = r._out_links(nodes)
             owner = np.repeat(np.arange(len(nodes)), count)
             to_sw = (r._code[r._src[links]] == 1) & (r._code[r._dst[links]] == 1)   # switches
             live.update(zip(new, (np.bincount(owner[to_sw], minlength=len(nodes)) > 0
                                   ).tolist(), strict=True))
-        return tuple(t for t, i in zip(sig, ids, strict=True) if live[i])
+        return live
 
     def _cone(self, sig):
         """``[state ids by level]`` of the cone of a live signature, or False when its
