@@ -570,6 +570,11 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
                              "h.toml": GPU.replace("source", "flops_multiplier = 2\n"
                                                    "network_bandwidth_multiplier = 0.01\n"
                                                    "source")}),
+    "compare of a scenario at a 2e-5 bandwidth scale ($7,016 a million tokens)": (
+        ["compare", "--scenarios", "h100-dgx,s.toml", "--models", "Llama-3.1-405B", "--phases",
+         "decode", "--max-batch", "4096", "--no-plot", "--tbt", "10s"],
+        {"s.toml": (ROOT / "netmodel/data/scenarios/h100-dgx.toml").read_text().replace(
+            'name = "h100-dgx"', 'name = "slow"', 1) + "\n[adjust]\nbandwidth_scale = 2e-5\n"}),
     "lite-direct of 3 Lites a group": (["collective", "all-reduce", "--scenario", "s.toml"],
                                        lite_direct("lites = 4", "lites = 3")),
     "lite-direct split gateway, show": (["topology", "show", "s.toml"],

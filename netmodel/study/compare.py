@@ -72,8 +72,20 @@ MAX_SEARCHES = 20_000
 
 
 def _num(v, width: int, decimals: int) -> str:
-    """A number right-aligned in ``width`` with fixed ``decimals``, or ``-``."""
-    return f"{'-':>{width}}" if v is None else f"{v:>{width},.{decimals}f}"
+    """A number right-aligned in ``width`` with fixed ``decimals``, or ``-``, after a blank
+    however wide (:func:`_col`).
+
+    >>> _num(0.328, 8, 3), _num(7016.019, 8, 3), _num(None, 4, 0)
+    ('   0.328', ' 7,016.019', '   -')
+    """
+    return _col("-" if v is None else f"{v:,.{decimals}f}", width)
+
+
+def _col(text: str, width: int) -> str:
+    """``text`` right-aligned in ``width``, after a blank however wide it is: a column's
+    value as wide as its column or wider ran into the one before ('0.0007,016.019': 0.000
+    tokens/s/W, then $7,016 a million tokens)."""
+    return f"{text:>{width}}" if len(text) < width else f" {text}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -180,10 +192,12 @@ class CompareResult(RowsResult):
                                      f"{'infeasible':>13}")
                         continue
                     lines.append(
-                        f"  {r.label:<{width}}{r.tp:>3}{r.batch:>6}{r.latency_s * 1e3:>9.2f}"
-                        f"{r.tokens_per_s:>12,.0f}{r.tokens_per_s_per_sm:>10.3f}"
-                        f"{ratio_text(r.vs_baseline):>{vs}}{ratio_text(r.vs_ideal):>9}"
-                        f"{r.network_share:>6.0%}{_num(r.tokens_per_s_per_w, 9, 3)}"
+                        f"  {r.label:<{width}}{r.tp:>3}{_col(str(r.batch), 6)}"
+                        f"{_col(f'{r.latency_s * 1e3:.2f}', 9)}"
+                        f"{_col(f'{r.tokens_per_s:,.0f}', 12)}"
+                        f"{_col(f'{r.tokens_per_s_per_sm:.3f}', 10)}"
+                        f"{_col(ratio_text(r.vs_baseline), vs)}{_col(ratio_text(r.vs_ideal), 9)}"
+                        f"{_col(f'{r.network_share:.0%}', 6)}{_num(r.tokens_per_s_per_w, 9, 3)}"
                         f"{_num(r.usd_per_mtoken, 8, 3)}" + (
                             f"{_num(r.availability, 9, 5)}"
                             f"{_num(r.sms_down_per_gpu_failure_sw, 9, 0)}" if rel_head else ""))

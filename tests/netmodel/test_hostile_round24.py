@@ -50,13 +50,18 @@ data for GPU 'Mine'``, naming neither the flag nor the file. Now each names what
 GPU file of a hundredth of the NVLink bandwidth at TP 8) and an error of +5895.4% printed
 ``300ms1.799e+04ms 1.799e+04ms+5895.4%``. Each column now starts after a blank (values of
 usual width print as before: docs/compute.md's sample unchanged).
+
+(j) compare's table did the same: h100-dgx with ``[adjust] bandwidth_scale = 2e-5`` (decode
+of Llama-3.1-405B at TBT <= 10 s) printed its tokens/s/W and $/Mtok as ``0.0007,016.019``.
+Now ``0.000 7,016.019``; values narrower than their column print as before (every generated
+docs block unchanged).
 """
 
 from __future__ import annotations
 
 import json
 
-from tests.netmodel.cli_helpers import one_line_error, run_cli
+from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
 
 #: A realized OCS fabric of 8 GPUs whose cabling is of pluggable optics (a fibre a port).
 OCS = "ocs:gpus=8,ports=4,ocs_ports=8,logical=ring,medium=pluggable-optics"
@@ -222,3 +227,16 @@ def test_calibrates_table_keeps_a_blank_between_wide_values(tmp_path):
     # +5895%: each column still after a blank
     assert lines[3] == ("Llama-3-70B TP 8 prefill batch 8 prompt 2000      300ms 1.799e+04ms "
                         "1.799e+04ms +5895.4%"), lines[3]
+
+
+def test_compares_table_keeps_a_blank_between_wide_values(tmp_path):
+    dgx = (ROOT / "netmodel/data/scenarios/h100-dgx.toml").read_text()
+    (tmp_path / "s.toml").write_text(dgx.replace('name = "h100-dgx"', 'name = "slow"', 1)
+                                     + "\n[adjust]\nbandwidth_scale = 2e-5\n")
+    r = run_cli(["compare", "--scenarios", "h100-dgx,s.toml", "--models", "Llama-3.1-405B",
+                 "--phases", "decode", "--max-batch", "4096", "--no-plot", "--tbt", "10s"],
+                cwd=tmp_path)
+    assert r.exit_code == 0, r.output
+    slow = next(ln for ln in r.output.splitlines() if ln.startswith("  slow@H100-SXM"))
+    # 0.000 tokens/s/W, then $7,016 a million tokens: 0.0007,016.019 before
+    assert slow.endswith("100%    0.000 7,016.019"), slow
