@@ -449,9 +449,10 @@ class TemplatedRoutes:
             return
         rep = np.array(self._sig_rep)
         u = self._pair_fields(uk, rep[uk >> 32], rep[uk & 0xFFFFFFFF])
-        cols = [u[k].tolist() for k in TRANSFER_FIELDS]
-        for j, k in enumerate(uk.tolist()):
-            self._pair_rows[k] = tuple(c[j] for c in cols)
+        # a row a pair, its fields in TRANSFER_FIELDS' order (the 4,096 pairs of a 64-GPU
+        # group spread over 64 leaves: zipped, where a generator a row took 3 ms)
+        rows = zip(*(u[k].tolist() for k in TRANSFER_FIELDS), strict=True)
+        self._pair_rows.update(zip(uk.tolist(), rows, strict=True))
 
     def _pair_fields(self, uk: np.ndarray, src: np.ndarray, dst: np.ndarray) -> dict:
         """The route fields of signature pairs ``uk`` (``a << 32 | b``), ``src[j] ->
