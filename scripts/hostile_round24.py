@@ -575,6 +575,10 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
          "decode", "--max-batch", "4096", "--no-plot", "--tbt", "10s"],
         {"s.toml": (ROOT / "netmodel/data/scenarios/h100-dgx.toml").read_text().replace(
             'name = "h100-dgx"', 'name = "slow"', 1) + "\n[adjust]\nbandwidth_scale = 2e-5\n"}),
+    "infer TP 8 x PP 16 on a GPU of a thousandth of the NVLink bandwidth": (
+        ["infer", "--model", "Llama-3.1-405B", "--gpu", "slow.toml", "--batch", "4096", "--tp",
+         "8", "--pp", "16", "--phase", "prefill", "--prompt", "8000", "--ttft", "600s"],
+        {"slow.toml": GPU.replace("source", "network_bandwidth_multiplier = 0.001\nsource")}),
     "lite-direct of 3 Lites a group": (["collective", "all-reduce", "--scenario", "s.toml"],
                                        lite_direct("lites = 4", "lites = 3")),
     "lite-direct split gateway, show": (["topology", "show", "s.toml"],

@@ -38,6 +38,7 @@ from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import (
     FabricRow,
     RowsResult,
+    column,
     distinct_models,
     key,
     mtp_note,
@@ -73,19 +74,14 @@ MAX_SEARCHES = 20_000
 
 def _num(v, width: int, decimals: int) -> str:
     """A number right-aligned in ``width`` with fixed ``decimals``, or ``-``, after a blank
-    however wide (:func:`_col`).
+    however wide (:func:`~netmodel.study.rows.column`).
 
     >>> _num(0.328, 8, 3), _num(7016.019, 8, 3), _num(None, 4, 0)
     ('   0.328', ' 7,016.019', '   -')
     """
-    return _col("-" if v is None else f"{v:,.{decimals}f}", width)
+    return column("-" if v is None else f"{v:,.{decimals}f}", width)
 
 
-def _col(text: str, width: int) -> str:
-    """``text`` right-aligned in ``width``, after a blank however wide it is: a column's
-    value as wide as its column or wider ran into the one before ('0.0007,016.019': 0.000
-    tokens/s/W, then $7,016 a million tokens)."""
-    return f"{text:>{width}}" if len(text) < width else f" {text}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -192,12 +188,12 @@ class CompareResult(RowsResult):
                                      f"{'infeasible':>13}")
                         continue
                     lines.append(
-                        f"  {r.label:<{width}}{r.tp:>3}{_col(str(r.batch), 6)}"
-                        f"{_col(f'{r.latency_s * 1e3:.2f}', 9)}"
-                        f"{_col(f'{r.tokens_per_s:,.0f}', 12)}"
-                        f"{_col(f'{r.tokens_per_s_per_sm:.3f}', 10)}"
-                        f"{_col(ratio_text(r.vs_baseline), vs)}{_col(ratio_text(r.vs_ideal), 9)}"
-                        f"{_col(f'{r.network_share:.0%}', 6)}{_num(r.tokens_per_s_per_w, 9, 3)}"
+                        f"  {r.label:<{width}}{r.tp:>3}{column(str(r.batch), 6)}"
+                        f"{column(f'{r.latency_s * 1e3:.2f}', 9)}"
+                        f"{column(f'{r.tokens_per_s:,.0f}', 12)}"
+                        f"{column(f'{r.tokens_per_s_per_sm:.3f}', 10)}"
+                        f"{column(ratio_text(r.vs_baseline), vs)}{column(ratio_text(r.vs_ideal), 9)}"
+                        f"{column(f'{r.network_share:.0%}', 6)}{_num(r.tokens_per_s_per_w, 9, 3)}"
                         f"{_num(r.usd_per_mtoken, 8, 3)}" + (
                             f"{_num(r.availability, 9, 5)}"
                             f"{_num(r.sms_down_per_gpu_failure_sw, 9, 0)}" if rel_head else ""))

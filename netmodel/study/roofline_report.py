@@ -97,6 +97,7 @@ def stage_table(result: InferenceResult) -> list[str]:
     MB, compute, memory and network time, share of the step, what bounds it) and, in the
     calibrated mode, the profile's fixed overhead."""
     from compute.units import format_time as _ft
+    from netmodel.study.rows import column
 
     def format_time(t: float) -> str:
         return _ft(t) if t > 0 else "-"
@@ -105,9 +106,14 @@ def stage_table(result: InferenceResult) -> list[str]:
              f"{'memory':>11}{'network':>11}{'step share':>11}  bound"]
     for s in result.stages:
         share = s.total_time / result.latency if result.latency else 0.0
-        lines.append(f"{s.name:<15}{s.count:>4}{s.flops / 1e9:>10.4g}{s.hbm_bytes / 1e6:>10.4g}"
-                     f"{s.collective_bytes / 1e6:>9.4g}{format_time(s.compute_time):>11}"
-                     f"{format_time(s.memory_time):>11}{format_time(s.network_time):>11}"
+        # each column after a blank however wide its value (a network time of
+        # '7.274e+04 s' after no memory time printed '-7.274e+04 s')
+        lines.append(f"{s.name:<15}{s.count:>4}{column(f'{s.flops / 1e9:.4g}', 10)}"
+                     f"{column(f'{s.hbm_bytes / 1e6:.4g}', 10)}"
+                     f"{column(f'{s.collective_bytes / 1e6:.4g}', 9)}"
+                     f"{column(format_time(s.compute_time), 11)}"
+                     f"{column(format_time(s.memory_time), 11)}"
+                     f"{column(format_time(s.network_time), 11)}"
                      f"{share:>10.1%}  {s.bound}")
     if result.profile:
         share = result.overhead / result.latency if result.latency else 0.0

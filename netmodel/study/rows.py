@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from compute.model_spec import ModelSpec
     from compute.results import SearchResult
 
-__all__ = ["BestRow", "FabricRow", "RowsResult", "batch_limit_note", "distinct_gpus",
+__all__ = ["BestRow", "FabricRow", "RowsResult", "batch_limit_note", "column", "distinct_gpus",
            "distinct_models", "gpu_difference", "group", "key", "mtp_note", "ratio_text", "when_set"]
 
 
@@ -286,6 +286,18 @@ def mtp_note(options: Mapping) -> str | None:
 def ratio_text(x: float | None) -> str:
     """``1.23x``, or ``-`` for a missing ratio."""
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.2f}x"
+
+
+def column(text: str, width: int) -> str:
+    """``text`` right-aligned in a table's column of ``width``, after a blank however wide
+    it is: a value as wide as its column or wider ran into the one before (compare's
+    '0.0007,016.019', 0.000 tokens/s/W then $7,016 a million tokens; infer's stage table
+    '-7.274e+04 s', no memory time then a network time, read as a negative time).
+
+    >>> column("0.328", 8), column("7,016.019", 8), column("7.274e+04 s", 11)
+    ('   0.328', ' 7,016.019', ' 7.274e+04 s')
+    """
+    return f"{text:>{width}}" if len(text) < width else f" {text}"
 
 
 @dataclass(frozen=True, eq=False)

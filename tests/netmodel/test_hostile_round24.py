@@ -55,6 +55,10 @@ usual width print as before: docs/compute.md's sample unchanged).
 of Llama-3.1-405B at TBT <= 10 s) printed its tokens/s/W and $/Mtok as ``0.0007,016.019``.
 Now ``0.000 7,016.019``; values narrower than their column print as before (every generated
 docs block unchanged).
+
+(k) infer's stage table the same: Llama-3.1-405B at TP 8 x PP 16 on a GPU file of a
+thousandth of the NVLink bandwidth printed its pipeline wait, no memory time then a network
+time of 7.274e+04 s, as ``-7.274e+04 s``, a negative time. Now ``- 7.274e+04 s``.
 """
 
 from __future__ import annotations
@@ -240,3 +244,17 @@ def test_compares_table_keeps_a_blank_between_wide_values(tmp_path):
     slow = next(ln for ln in r.output.splitlines() if ln.startswith("  slow@H100-SXM"))
     # 0.000 tokens/s/W, then $7,016 a million tokens: 0.0007,016.019 before
     assert slow.endswith("100%    0.000 7,016.019"), slow
+
+
+def test_infers_stage_table_keeps_a_blank_between_wide_values(tmp_path):
+    (tmp_path / "slow.toml").write_text('[gpu."Slow"]\nderive_from = "H100-SXM"\n'
+                                        'network_bandwidth_multiplier = 0.001\nsource = "t"\n')
+    r = run_cli(["infer", "--model", "Llama-3.1-405B", "--gpu", "slow.toml", "--batch", "4096",
+                 "--tp", "8", "--pp", "16", "--phase", "prefill", "--prompt", "8000", "--ttft",
+                 "600s"], cwd=tmp_path)
+    assert r.exit_code == 0, r.output
+    wait = next(ln for ln in r.output.splitlines() if ln.startswith("pipeline_wait"))
+    # no memory time, then a network time of 7.274e+04 s: '-7.274e+04 s' (a negative time)
+    # before
+    assert wait == ("pipeline_wait     1         0         0        0          -          - "
+                    "7.274e+04 s     99.6%  network"), wait
