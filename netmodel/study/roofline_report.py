@@ -68,11 +68,12 @@ def summary_lines(r: InferenceResult) -> list[str]:
     micro = f" in micro-batches of {r.micro_batch}" if r.pp > 1 else ""
     return [
         f"{r.model} on {where}, {r.phase}, batch {r.batch}{micro}, "
-        + (f"prompt {r.prompt_tokens} tokens" if r.phase == "prefill"
-           else f"context {r.context_tokens} tokens") + f", {r.mode} mode"
+        + (f"prompt {_tokens(r.prompt_tokens)}" if r.phase == "prefill"
+           else f"context {_tokens(r.context_tokens)}") + f", {r.mode} mode"
         + (f", engine profile {r.profile}" if r.profile else ", roofline (a lower bound)"),
-        (f"TPOT {format_time(r.tpot)} (step {format_time(r.latency)} / {r.mtp_expected:.4g} "
-         f"tokens; SLO {format_time(r.latency_limit)}: " if getattr(r, "mtp_tokens", 0) else
+        (f"TPOT {format_time(r.tpot)} (step {format_time(r.latency)} / "
+         f"{_tokens(r.mtp_expected)}; SLO {format_time(r.latency_limit)}: "
+         if getattr(r, "mtp_tokens", 0) else
          f"{r.latency_name.upper()} {format_time(r.latency)} (SLO {format_time(r.latency_limit)}: ")
         + f"{verdict}); {r.tokens_per_s:.5g} tokens/s"
         + (f" (a batch every {format_time(r.interval)}, steady state)" if r.interval else "")
@@ -83,13 +84,24 @@ def summary_lines(r: InferenceResult) -> list[str]:
         "time split: " + ", ".join(f"{_SPLIT_WORDS.get(k, k.replace('_', ' '))} "
                                    f"{v / r.latency:.1%}" for k, v in split.items()),
     ] + ([] if not getattr(r, "mtp_tokens", 0) else [
-        f"MTP: {r.mtp_tokens} draft token(s) a step, {r.mtp_expected:.4g} expected tokens a "
-        f"sequence; the MTP module's passes {format_time(r.mtp_time)} of the step (the "
+        f"MTP: {r.mtp_tokens} draft token(s) a step, {r.mtp_expected:.4g} expected "
+        f"token{'' if r.mtp_expected == 1 else 's'} a sequence; the MTP module's passes {format_time(r.mtp_time)} of the step (the "
         f"stages below are the verification pass's, {r.mtp_tokens + 1} tokens a sequence)"]
     ) + ([] if r.two_batch_hidden is None else [
         f"two-batch overlap: {'taken' if r.two_batch_hidden > 0 else 'not taken'} (serial "
         f"step {format_time(r.latency + r.two_batch_hidden)}; the stages are the serial "
         f"step's)"])
+
+
+def _tokens(n: float) -> str:
+    """``n`` tokens in words, one said as one (a prompt of 1, MTP's 1 expected token at an
+    acceptance of 0: '1 tokens' before).
+
+    >>> _tokens(1500), _tokens(1), _tokens(2.71)
+    ('1500 tokens', '1 token', '2.71 tokens')
+    """
+    return f"{n:.4g} token{'' if n == 1 else 's'}" if isinstance(n, float) else \
+        f"{n} token{'' if n == 1 else 's'}"
 
 
 def stage_table(result: InferenceResult) -> list[str]:

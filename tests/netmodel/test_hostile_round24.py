@@ -59,6 +59,10 @@ docs block unchanged).
 (k) infer's stage table the same: Llama-3.1-405B at TP 8 x PP 16 on a GPU file of a
 thousandth of the NVLink bandwidth printed its pipeline wait, no memory time then a network
 time of 7.274e+04 s, as ``-7.274e+04 s``, a negative time. Now ``- 7.274e+04 s``.
+
+(l) infer said one token as many: ``prompt 1 tokens`` (a prompt of 1), and at an MTP
+acceptance of 0 ``step 23.66 ms / 1 tokens`` and ``1 expected tokens a sequence``. Now ``1
+token`` (serve's heading says so since 7af46ddd).
 """
 
 from __future__ import annotations
@@ -258,3 +262,16 @@ def test_infers_stage_table_keeps_a_blank_between_wide_values(tmp_path):
     # before
     assert wait == ("pipeline_wait     1         0         0        0          -          - "
                     "7.274e+04 s     99.6%  network"), wait
+
+
+def test_infer_says_one_token_as_one():
+    r = run_cli(["infer", "--model", "Mixtral-8x7B", "--gpu", "H100-SXM", "--batch", "1", "--tp",
+                 "2", "--phase", "prefill", "--prompt", "1"])
+    assert r.output.splitlines()[0].startswith(
+        "Mixtral-8x7B on 2 x H100-SXM, prefill, batch 1, prompt 1 token, overlap mode"), r.output
+    r = run_cli(["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--batch", "64", "--tp",
+                 "8", "--mtp-tokens", "1", "--mtp-acceptance", "0"])
+    lines = r.output.splitlines()
+    assert lines[1].startswith("TPOT 23.66 ms (step 23.66 ms / 1 token; SLO 50 ms: met)"), lines[1]
+    assert any(ln.startswith("MTP: 1 draft token(s) a step, 1 expected token a sequence;")
+               for ln in lines), r.output
