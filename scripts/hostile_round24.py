@@ -585,6 +585,9 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
     "infer MTP acceptance 0": (["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--batch",
                                 "64", "--tp", "8", "--mtp-tokens", "1", "--mtp-acceptance", "0"],
                                {}),
+    **{f"collective lite-ocs --placement random --seed {s}": (
+        ["collective", "all-reduce", "--scenario", "lite-ocs", "--placement", "random",
+         "--seed", s], {}) for s in ("1", "3")},
     "lite-direct of 3 Lites a group": (["collective", "all-reduce", "--scenario", "s.toml"],
                                        lite_direct("lites = 4", "lites = 3")),
     "lite-direct split gateway, show": (["topology", "show", "s.toml"],

@@ -153,7 +153,7 @@ def adjusted(graph: nx.Graph, adjust: Adjust) -> nx.Graph:
 
 
 def instance_graph(scenario: Scenario, graph: nx.Graph, size: int,
-                   calibration: Calibration | None = None) -> nx.Graph:
+                   calibration: Calibration | None = None, seed: int = 0) -> nx.Graph:
     """The graph an instance of ``size`` GPUs is costed on. For an optical circuit-switched
     fabric: circuits among the GPUs of every instance (the scenario's placement) set to its
     ``circuits`` topology, as many parallel copies as the ports allow (``ring``: ports/2,
@@ -164,7 +164,9 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int,
     2D factorisation, under 4 ports or where not one copy fits the planes, a 3x3 on 4;
     ``best``: the layout :func:`layout_model` chooses for the size, costed with
     ``calibration``, None: :func:`scenario_calibration`'s). Other fabrics: ``graph``
-    itself.
+    itself. ``seed``: the draw of a ``random`` placement, the one the cost model places
+    its group by (circuits set for seed 0's instances left a group drawn by another seed
+    cut apart).
 
     ``graph`` is checked against :mod:`topologies.schema` once, before the circuits are
     tried, unless it is the scenario's built fabric (:func:`is_built`: checked where it
@@ -186,7 +188,7 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int,
 
     if not is_built(scenario, graph):
         validate(graph, check_connected=False)
-    groups = partition(graph, size, scenario.placement, gpus=gpu_nodes(graph))
+    groups = partition(graph, size, scenario.placement, seed=seed, gpus=gpu_nodes(graph))
     ports = ocs_ports(graph, groups[0])
     planes = ocs_planes(graph, groups[0])
     if ports < 2 and size > 2:
@@ -279,7 +281,8 @@ def layout_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: Ca
         return best_layout(int(size), make)   # the ring is set or refused
     # the circuits follow the placement in use (the caller's, if given)
     placement = routing.get("placement", scenario.placement)
-    realized = instance_graph(replace(scenario, placement=placement), graph, size)
+    realized = instance_graph(replace(scenario, placement=placement), graph, size,
+                              seed=routing.get("seed") or 0)
     built = adjusted(realized, scenario.adjust)
     # checked once: the built fabric where it entered, the circuits as realize made them
     # (instance_graph checked any other graph it was given before realizing on it)

@@ -63,6 +63,12 @@ time of 7.274e+04 s, as ``-7.274e+04 s``, a negative time. Now ``- 7.274e+04 s``
 (l) infer said one token as many: ``prompt 1 tokens`` (a prompt of 1), and at an MTP
 acceptance of 0 ``step 23.66 ms / 1 tokens`` and ``1 expected tokens a sequence``. Now ``1
 token`` (serve's heading says so since 7af46ddd).
+
+(m) ``collective --scenario lite-ocs --placement random --seed 1`` answered ``CUT: the group
+is cut apart, no path joins gpu24 and gpu43``: the cost model drew its group by seed 1, the
+circuits were set for the instances seed 0 draws (scenario_fabric.instance_graph read no
+seed). Now the circuits follow the seed: every seed's group costed as seed 0's is (a ring
+of circuits, bidirectional ring 1.324 ms at 64 MiB).
 """
 
 from __future__ import annotations
@@ -275,3 +281,15 @@ def test_infer_says_one_token_as_one():
     assert lines[1].startswith("TPOT 23.66 ms (step 23.66 ms / 1 token; SLO 50 ms: met)"), lines[1]
     assert any(ln.startswith("MTP: 1 draft token(s) a step, 1 expected token a sequence;")
                for ln in lines), r.output
+
+
+def test_collective_on_an_ocs_scenario_sets_circuits_for_the_seeds_group():
+    for seed, first in (("1", "gpu24, gpu43"), ("3", "gpu23, gpu35")):
+        r = run_cli(["collective", "all-reduce", "--scenario", "lite-ocs", "--placement",
+                     "random", "--seed", seed])
+        assert r.exit_code == 0, r.output
+        assert r.output.startswith(f"all-reduce of 64 MiB on 8 GPUs ({first}, "), r.output
+        # cut apart before (circuits set for seed 0's instances); as seed 0's now: a ring
+        # of circuits among the 8
+        assert "CUT" not in r.output, r.output
+        assert "alternatives (best protocol each): bidirectional-ring 1.324 ms" in r.output
