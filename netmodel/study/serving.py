@@ -23,7 +23,9 @@ larger of ``b x bytes / streams`` and that group's share, on either instance). O
 time is the fabric model's ``send-recv`` between the first GPU of the prefill pool and the first of the
 decode pool, the pools on the two halves of the fabric (the scenario's placement of two
 groups of half its GPUs: on ``h100-dgx`` servers 0-1 and 2-3, so the caches cross the
-scale-out rails; on an optical circuit-switched fabric a circuit joins the pair);
+scale-out rails; on an optical circuit-switched fabric, the circuits of the optical ports
+each GPU sets aside for the KV cache, its instance's circuits set on the others, the split
+searched: :mod:`netmodel.study.serving_transfer`);
 with the pools' GPUs differing, each side at its own rate: a prefill GPU's bytes at the prefill
 scenario's pair rate, a decode GPU's at the decode one's, the slower of the two (an H100 at
 TP 1 x PP 2 sending 245.76 MB to 8 Lites of a decode stage is held by its own 50 GB/s NIC,
@@ -116,7 +118,14 @@ from compute.units import counted
 from netmodel.study.queueing import LOAD_HELP, LOAD_RANGE, batch_wait, check_load
 from netmodel.study.rows import gpu_difference
 from netmodel.study.scenario_catalog import get_scenario
-from netmodel.study.serving_transfer import KvTransfer
+from netmodel.study.serving_transfer import (
+    KvTransfer,
+    best_split,
+    check_kv_ports,
+    kv_circuits,
+    kv_splits,
+    pool_scenario,
+)
 from netmodel.study.summary_words import request_lengths, sig3
 
 if TYPE_CHECKING:
@@ -339,6 +348,12 @@ class ServingResult:
             "settings": self.settings,
         }
 
+    def _circuits(self) -> str:
+        """On an OCS: the KV circuits a stream has and the ports they take."""
+        kv, c = self.settings.get("kv_ports"), self.settings.get("kv_circuits")
+        return "" if c is None else (f" on {counted(c, 'circuit')} each ({kv} of each "
+                                     f"GPU's optical ports set aside for the KV)")
+
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
 
@@ -377,7 +392,8 @@ class ServingResult:
                          f"requests/s per instance")
         lines += [
             f"  KV cache {self.kv_bytes_per_request / 1e6:.4g} MB per request, "
-            + (f"{counted(self.transfer_streams, 'stream')}: {self.transfer_s * 1e3:.3g} ms per "
+            + (f"{counted(self.transfer_streams, 'stream')}{self._circuits()}: "
+               f"{self.transfer_s * 1e3:.3g} ms per "
                f"prefill batch, {self.transfer_visible_s * 1e3:.3g} ms of it in the TTFT (layer "
                f"by layer)" if self.decode is not None else "not sent (no decode pool)"),
             f"  TTFT {self.ttft_s * 1e3:.2f} ms" + (
@@ -460,7 +476,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
           ep: int | Sequence[int] | Literal[True] | None = None,
           attention_dp: int | Sequence[int] | Literal[True] | None = None,
           expert_skew: float = 1.0, max_batch: int = DEFAULT_MAX_BATCH,
-          collectives: dict | None = None) -> ServingResult:
+          collectives: dict | None = None, kv_ports: int | None = None) -> ServingResult:
     """Disaggregated serving of ``model`` on ``scenario`` for ``workload`` (see the module
     docstring).
 
@@ -494,12 +510,25 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     collectives : dict, optional
         A cache of :class:`~netmodel.study.scenario_collectives.ScenarioCollectives` by scenario
         label, reused across calls.
+    kv_ports : int, optional
+        On an optical circuit-switched fabric, the ports each GPU sets aside for static KV
+        circuits (:mod:`netmodel.study.serving_transfer`); default: the best split
+        (:func:`~netmodel.study.serving_transfer.best_split`), or none with ``comm`` or
+        ``transfer`` given. Refused on other fabrics.
     """
     from netmodel.study.fabric_search import instance_cap
     from netmodel.study.scenario_collectives import ScenarioCollectives
 
     model = get_model(model)
     scen = get_scenario(scenario)
+    if kv_ports is not None:
+        kv_ports = check_kv_ports(scen, kv_ports)
+    elif comm is None and transfer is None and kv_splits(scen) != (0,):   # an OCS's best
+        return best_split([serve(
+            model, scen, workload, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu, slo=slo,
+            options=options, dimensions=dimensions, tp=tp, pp=pp, ep=ep,
+            attention_dp=attention_dp, expert_skew=expert_skew, max_batch=max_batch,
+            collectives=collectives, kv_ports=k) for k in kv_splits(scen)])
     wl = get_workload(workload)
     _check_context(model, wl)
     slo = check_slo(slo)
@@ -507,12 +536,15 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     cache = validate.of_type("collectives", collectives, dict, "{}")
     cache = cache if cache is not None else {}
 
-    def coll_for(s: Scenario) -> ScenarioCollectives:
+    def coll_for(s: Scenario, kv: int = 0) -> ScenarioCollectives:
         # a cached one of another scenario of this label (a GPU file defining the name
         # differently, an earlier call's) is not this one's: made again, as compare's
-        if s.label not in cache or cache[s.label].scenario != s:
-            cache[s.label] = ScenarioCollectives(s)
-        return cache[s.label]
+        # (an OCS's pools with ports set aside for the KV: kept apart, by their ports)
+        key = s.label if not kv else f"{s.label} with {kv} KV ports"
+        s = pool_scenario(s, kv)
+        if key not in cache or cache[key].scenario != s:
+            cache[key] = ScenarioCollectives(s)
+        return cache[key]
 
     pre_s = scen if prefill_gpu is None else scen.with_gpu(get_gpu(prefill_gpu))
     dec_s = scen if decode_gpu is None else scen.with_gpu(get_gpu(decode_gpu))
@@ -522,17 +554,19 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         raise UserError(f"scenario {scen.label!r} has {fabric} GPU; disaggregated serving needs "
                         f"at least 2 (a prefill and a decode instance)")
     override = None if comm is None else as_comm(comm)
-    pre_c = override or coll_for(pre_s)
-    dec_c = override or coll_for(dec_s)
+    kvp = kv_ports or 0   # an OCS's ports a GPU sets aside for the KV circuits
+    pre_c = override or coll_for(pre_s, kvp)
+    dec_c = override or coll_for(dec_s, kvp)
     moved = as_comm(transfer) if transfer is not None else override
     pools = {s.label: s for s in (pre_s, dec_s)}
     xfer = KvTransfer([coll_for(s) for s in pools.values()] if moved is None else [], moved)
     xfer.sides = None if moved is not None or len(pools) < 2 else (coll_for(pre_s),
                                                                    coll_for(dec_s))
+    xfer.kv_ports = kvp
     if (options.two_batch_overlap or options.mtp_tokens) and pp is None:
         pp = 1   # two-batch overlap and MTP are modelled on one pipeline stage: no PP searched
     space = _space(model, dimensions, pp, ep, attention_dp)
-    cap = instance_cap(coll_for(scen))   # e.g. an OCS with one port per GPU: 2
+    cap = instance_cap(coll_for(scen, kvp))   # e.g. an OCS with one port per GPU: 2
     most = fabric // 2 if cap is None else min(fabric // 2, cap)
     common = dict(options=options, slo=slo, tp=tp, expert_skew=expert_skew,
                   max_gpus=most, max_batch=max_batch, **space)
@@ -544,6 +578,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                 ("custom" if override is not None else "fabric send-recv"),
                 "expert_skew": expert_skew, "max_batch": max_batch, "max_gpus": most,
                 "options": options.to_dict()}
+    if kvp:
+        settings["kv_ports"] = kvp
     base = dict(model=model.name, scenario=scen.label, workload=wl, kv_bytes_per_request=kv,
                 ttft_limit_s=slo.ttft, tbt_limit_s=slo.tbt, fabric_gpus=fabric,
                 settings=settings)
@@ -666,8 +702,9 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                    f"{slo.ttft * 1e3:.4g} ms with the KV transfer"
                    f"{'' if wait is None else ' and the queueing wait'}; the fastest "
                    f"({grid.configs[i].label}, batch {int(grid.batches[j])}) takes "
-                   f"{ttft[i, j] * 1e3:.4g} ms ({visible[i, j] * 1e3:.3g} ms of transfer"
-                   f"{waited})")
+                   + (f"{ttft[i, j] * 1e3:.4g} ms ({visible[i, j] * 1e3:.3g} ms of transfer"
+                      f"{waited})" if np.isfinite(visible[i, j]) else "forever: no optical "
+                      "port is free at both ends for the KV cache"))
     score = grid.tokens_per_step / cycle / (grid.gpus * grid.gpu.sms)
     # of the equal best rates (a pipelined pool's differ only by rounding), the lowest TTFT
     i, j = np.unravel_index(best_of_equal(np.where(ok, score, -np.inf), ok, ttft), score.shape)
@@ -684,6 +721,9 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         sm_s += dec.gpus * dec_s.gpu_spec.sms / d_rate
         ratio = (dec.gpus / d_rate) / gpu_p
     rps = 1.0 / sm_s
+    if kvp and dec is not None and moved is None:   # the chosen pair's KV circuits
+        settings["kv_circuits"] = kv_circuits(kvp, max(kv_splits(scen)) + 1, pre.gpus,
+                                              dec.gpus)
     extra = {}
     if wl.rate is not None:   # with a load, instances enough to run at it
         need = wl.rate / (wl.load or 1.0)

@@ -1,6 +1,25 @@
 """The KV-cache transfer of disaggregated serving (:mod:`netmodel.study.serving`): seconds to
 send a prefill batch's caches between a prefill and a decode GPU over the scenario's
 fabric, one linear fit of the pair's ``send-recv`` per scenario and pair of instance sizes.
+
+**On an optical circuit-switched fabric** (``lite-ocs``) a GPU's optical ports are all the
+links it has (no packet-switched path), and an instance's circuits (a ring of ``ports /
+2`` parallel copies, or a torus of one circuit to each of 4 neighbours) take every one of
+them: on ``lite-ocs``'s 4-port Lites every instance of 2 or more GPUs uses all 4. A
+circuit from a prefill GPU to a decode GPU needs a free port at both ends (on the same
+OCS plane), so the KV cache has none unless ports are set aside for it. Re-setting the
+circuits between the phases is not what a deployment does: both instances' collectives
+stop while the mirrors move (the scenario's 10 ms, each way), and a decode instance takes
+caches from many prefill batches a second; the scenario's own terms are that circuits stay
+put while an instance serves (its reconfiguration is charged once per provisioning). So
+each GPU sets aside ``kv_ports`` of its ports (the same planes on every GPU) for static KV
+circuits, and its instance's circuits are set on the other ``ports - kv_ports``
+(:func:`pool_scenario`: the fabric with fewer ports, each at the same rate, so a 4-port
+Lite's ring on 2 ports is one copy, not two, and a torus is out). An instance of one GPU
+sets no circuits: all its ports are free. A pair's KV circuits are the fewer of its two
+GPUs' free ports (:func:`kv_circuits`), each at one port's rate (the fabric's ``bandwidth
+/ ports``, 28.125 GB/s a Lite port): the pair's ``send-recv`` on a fabric of those
+circuits alone. :func:`kv_splits` lists the splits the service is searched over.
 """
 
 from __future__ import annotations
@@ -9,7 +28,89 @@ import numpy as np
 
 from compute.errors import UserError
 
-__all__ = ["KvTransfer"]
+__all__ = ["KvTransfer", "best_split", "check_kv_ports", "kv_circuits", "kv_splits",
+           "pool_scenario"]
+
+
+def kv_splits(scenario) -> tuple[int, ...]:
+    """The optical ports a GPU may set aside for the KV circuits (see the module docstring):
+    1 to ``ports - 1`` on an OCS fabric (every GPU's ports: the fewest of any), ``(0,)``
+    elsewhere (no port to set aside: the cache takes the fabric's paths).
+
+    >>> from netmodel.study.scenario_catalog import get_scenario
+    >>> kv_splits(get_scenario("lite-ocs")), kv_splits(get_scenario("lite-flat"))
+    ((1, 2, 3), (0,))
+    """
+    if not scenario.is_ocs or _ports(scenario) < 2:   # one port: none to spare
+        return (0,)
+    return tuple(range(1, _ports(scenario)))
+
+
+def check_kv_ports(scenario, kv_ports: object) -> int:
+    """``kv_ports`` if it is one of :func:`kv_splits` of an OCS ``scenario``, else
+    UserError (one line)."""
+    if not scenario.is_ocs:
+        raise UserError(f"kv_ports: scenario {scenario.label!r} is not optical "
+                        f"circuit-switched (its KV cache takes the fabric's paths)")
+    if kv_splits(scenario) == (0,):
+        raise UserError(f"kv_ports: scenario {scenario.label!r}'s GPUs have 1 optical port, "
+                        f"none to set aside (an instance of one GPU sends on it)")
+    from compute import validate
+
+    return validate.number("serve", "kv_ports", kv_ports, minimum=1,
+                           maximum=max(kv_splits(scenario)), integer=True)
+
+
+def best_split(answers: list):
+    """Of the services at each split (:func:`kv_splits`), the feasible one of most
+    tokens/s/SM (ties: the lower TTFT, then the fewer ports); none feasible: the first."""
+    done = [r for r in answers if r.feasible]
+    return answers[0] if not done else min(done, key=lambda r: (
+        -r.tokens_per_s_per_sm, r.ttft_s, r.settings["kv_ports"]))
+
+
+def _ports(scenario) -> int:
+    """Optical ports per GPU of an OCS scenario, read off its built fabric (the fewest of
+    any GPU's)."""
+    from netmodel.study.circuit_copies import ocs_ports
+    from netmodel.study.scenario_fabric import build_fabric
+    from topologies.schema import gpu_nodes
+
+    graph = build_fabric(scenario)
+    return ocs_ports(graph, gpu_nodes(graph))
+
+
+def pool_scenario(scenario, kv_ports: int):
+    """``scenario`` as its instances' circuits see it with ``kv_ports`` of each GPU's optical
+    ports set aside for the KV cache (see the module docstring): the OCS fabric with
+    ``ports - kv_ports`` ports a GPU, each at the rate it had (the fabric's bandwidth
+    scaled by the ports kept); ``scenario`` itself where ``kv_ports`` is 0.
+
+    >>> from netmodel.study.scenario_catalog import get_scenario
+    >>> p = pool_scenario(get_scenario("lite-ocs"), 2).fabric_params()[1]
+    >>> p["ports"], p["bandwidth"] / 1e9
+    (2, 56.25)
+    """
+    if not kv_ports:
+        return scenario
+    ports = _ports(scenario)
+    if not 0 < kv_ports < ports:
+        raise UserError(f"scenario {scenario.name!r}: kv_ports must be 1 to {ports - 1} (its "
+                        f"GPUs have {ports} optical ports), got {kv_ports}")
+    params = scenario.fabric_params()[1]
+    bandwidth = params.get("bandwidth") or scenario.gpu_spec.scaleup_bandwidth
+    return (scenario.with_param("fabric.ports", ports - kv_ports)
+            .with_param("fabric.bandwidth", bandwidth * (ports - kv_ports) / ports))
+
+
+def kv_circuits(kv_ports: int, ports: int, prefill_gpus: int, decode_gpus: int) -> int:
+    """Circuits between a prefill and a decode GPU: the fewer of the two GPUs' free ports,
+    ``kv_ports`` each, or all ``ports`` of an instance of one GPU (no circuits of its own).
+
+    >>> kv_circuits(2, 4, 8, 32), kv_circuits(2, 4, 1, 32), kv_circuits(2, 4, 1, 1)
+    (2, 2, 4)
+    """
+    return min(ports if g == 1 else kv_ports for g in (prefill_gpus, decode_gpus))
 
 
 class KvTransfer:
@@ -20,6 +121,7 @@ class KvTransfer:
     def __init__(self, collectives, override=None):
         self.collectives, self.override, self._fits = collectives, override, {}
         self.sides = None   # (prefill's, decode's) collectives where the pools' GPUs differ
+        self.kv_ports = 0   # on an OCS: each GPU's ports set aside for the KV circuits
 
     def time(self, nbytes: float | np.ndarray, prefill_gpus: int, decode_gpus: int,
              sides: tuple | None = None) -> np.ndarray:
@@ -48,20 +150,28 @@ class KvTransfer:
         Simple by size; :func:`~netmodel.collectives.cost.lines_time`). The
         pools sit on the two halves of the fabric (the scenario's placement of two groups
         of half its GPUs): the pair is the first GPU of each. On an optical circuit-switched
-        fabric a circuit is set between the pair (the scenario's circuits of a 2-GPU
-        group)."""
-        key = coll.scenario.label
+        fabric the pair's circuits are set on the ports neither GPU's instance holds
+        (:func:`kv_circuits`, see the module docstring): the pair alone on a fabric of
+        those circuits."""
+        scen = coll.scenario
+        circuits = kv_circuits(self.kv_ports, _ports(scen), gp, gd) if scen.is_ocs else 0
+        key = (scen.label, circuits)
         hit = self._fits.get(key)
         if hit is None:
             from netmodel.collectives.cost import GroupCut
             from netmodel.collectives.model import candidate_lines
             from netmodel.collectives.placement import partition
 
-            model = coll.model(2)
-            if coll.scenario.is_ocs:
-                pair = model.group(2)
+            if scen.is_ocs and circuits < 1:   # no port free at an end: never sent
+                hit = (np.array([np.inf]), np.array([0.0]), np.array([0.0]),
+                       np.array([np.inf]))
+                self._fits[key] = hit
+                return hit
+            if scen.is_ocs:
+                model, pair = _circuit_pair(coll, circuits)
             else:
-                halves = partition(model.graph, coll.gpus // 2, coll.scenario.placement,
+                model = coll.model(2)
+                halves = partition(model.graph, coll.gpus // 2, scen.placement,
                                    gpus=model.router.gpu_list)
                 pair = (halves[0][0], halves[1][0])
             try:
@@ -72,3 +182,20 @@ class KvTransfer:
             hit = candidate_lines(model, cands)
             self._fits[key] = hit
         return hit
+
+
+def _circuit_pair(coll, circuits: int):
+    """``(model, pair)``: the cost model of a prefill and a decode GPU (the first of each half of the fabric,
+    the scenario's placement) joined by ``circuits`` circuits of ``coll``'s OCS fabric and
+    nothing else, its ``[adjust]`` applied (:func:`kv_circuits`)."""
+    from netmodel.collectives.placement import partition
+    from netmodel.study.scenario_fabric import adjusted, scenario_cost_model
+    from topologies.optical import realize
+    from topologies.schema import gpu_nodes
+
+    halves = partition(coll.graph, coll.gpus // 2, coll.scenario.placement,
+                       gpus=gpu_nodes(coll.graph))
+    a, b = halves[0][0], halves[1][0]
+    pair = realize(coll.graph, [(a, b)] * circuits, [a, b], validated=True)
+    return scenario_cost_model(coll.scenario, adjusted(pair, coll.scenario.adjust),
+                               coll.calibration), (a, b)
