@@ -21,7 +21,9 @@ Each draft is accepted with probability ``a`` (``mtp_acceptance``) and the draft
 accepted in order, so a sequence emits ``1 + a + ... + a^K`` tokens a step on average
 (:func:`expected_tokens`). A decode result's ``latency`` stays the step's time;
 ``tokens_per_step`` counts the expected tokens emitted, so tokens/s is ``b x E / step``
-and the time per output token (TPOT, which the TBT SLO checks) is ``step / E``.
+and the time per output token (TPOT, which the TBT SLO checks) is ``step / E``. A
+request with ``n`` tokens left to decode takes no more than ``n`` of a step: its mean
+steps are :func:`mean_steps` (``n / E`` and more when ``n`` is short).
 
 The MTP module's weights (its layer and projection; the embedding and head are shared)
 and its layer's KV cache are counted in the memory fit. Prefill is costed as without MTP
@@ -32,6 +34,8 @@ parallelism, an engine profile, two-batch overlap and :func:`compute.evaluate_ma
 
 >>> expected_tokens(1, 0.8), expected_tokens(2, 0.5), expected_tokens(0, 0.3)
 (1.8, 1.75, 1.0)
+>>> mean_steps(3, 0.8, 1), mean_steps(1, 0.5, 2), mean_steps(1, 0.5, 3), mean_steps(2, 1.0, 7)
+(1.0, 1.5, 2.25, 3.0)
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ import numpy as np
 from compute.errors import UserError
 from compute.phases import MAX_MTP_TOKENS, check_mtp_tokens
 
-__all__ = ["MAX_MTP_TOKENS", "check_mtp_tokens", "expected_tokens", "mtp_grid", "mtp_module", "projection_time"]
+__all__ = ["MAX_MTP_TOKENS", "check_mtp_tokens", "expected_tokens", "capped_best", "mean_steps", "mtp_grid", "mtp_module", "projection_time"]
 
 
 def expected_tokens(k: int, a: float) -> float:
@@ -51,6 +55,51 @@ def expected_tokens(k: int, a: float) -> float:
     probability ``a``, in order (the first rejected draft ends the step's run; the
     verification pass always gives one token): ``sum_{i=0..k} a^i``."""
     return float(sum(a ** i for i in range(k + 1)))
+
+
+#: Past this many tokens :func:`mean_steps` goes on at ``1 / E`` steps a token from a count
+#: of the same remainder modulo ``k + 1`` (the rest of its error decays geometrically).
+_EXACT_STEPS = 4096
+
+
+def mean_steps(k: int, a: float, n: int) -> float:
+    """Mean decode steps a sequence takes to emit ``n`` tokens with ``k`` drafts a step each
+    accepted with probability ``a``, in order: a step emits ``j`` tokens (``j <= k``) with
+    probability ``a^(j-1) (1 - a)`` and ``k + 1`` with ``a^k``, but no more than are left,
+    so ``S(n) = 1 + sum_j P(j) S(n - j)``, ``S(m <= 0) = 0``. ``n / S(n)`` is the mean
+    tokens a step, :func:`expected_tokens` as ``n`` grows, less when ``n`` is short (one
+    token left: one step, whatever ``k``)."""
+    p = [a ** (j - 1) * (1.0 - a) for j in range(1, k + 1)] + [a ** k]
+    m = n
+    if n > _EXACT_STEPS:   # the same remainder modulo k + 1 (exact where a = 1)
+        m = n - (k + 1) * ((n - _EXACT_STEPS) // (k + 1))
+    s = [0.0] * (m + 1)
+    for i in range(1, m + 1):
+        s[i] = 1.0 + sum(pj * s[i - j] for j, pj in enumerate(p, 1) if j < i)
+    return s[m] + (n - m) / expected_tokens(k, a)
+
+
+def capped_best(res, n: int):
+    """A decode search's (:func:`compute.search.search`) best where a sequence has ``n``
+    tokens to decode, and why none (``""`` where one): with MTP a step emits no more than
+    are left, so its mean tokens a step are ``n`` over :func:`mean_steps` (fewer than the
+    search's where ``n`` is short), by which its TPOT (on the TBT SLO) and rate go; the
+    search's best as it is without MTP."""
+    grid = res.grid
+    if res.best is None or grid.mtp_expected is None:
+        return res.best, res.reason
+    from compute.units import counted
+
+    o = grid.options
+    grid = replace(grid, mtp_expected=n / mean_steps(o.mtp_tokens, o.mtp_acceptance, n))
+    ok = grid.feasible
+    if not ok.any():
+        return None, (f"no configuration that fits in memory meets TBT <= "
+                      f"{grid.latency_limit * 1e3:.4g} ms at {grid.mtp_expected:.3g} tokens a "
+                      f"step (MTP: {counted(n, 'token')} to decode a request)")
+    i, j = np.unravel_index(int(np.argmax(np.where(ok, grid.tokens_per_s_per_sm, -np.inf))),
+                            ok.shape)
+    return grid.result(int(i), int(j)), ""
 
 
 def mtp_module(model):

@@ -109,6 +109,7 @@ from compute.config_files import check_keys, read_table
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
 from compute.models import get_model
+from compute.mtp import capped_best
 from compute.parallel import SEARCH_PP, Parallelism, kv_copies, search_pp, stage_layers
 from compute.phases import Slo, Workload, check_slo
 from compute.roofline import check_options
@@ -384,7 +385,8 @@ class ServingResult:
                 f" (two-batch overlap {'taken' if tbo['used'] else 'not taken'}: serial step "
                 f"{tbo['serial_latency_s'] * 1e3:.2f} ms)")
             if r.mtp_tokens:   # MTP decode: the step and its expected tokens
-                tbo += (f" (MTP {r.mtp_tokens} draft, {r.mtp_expected:.3g} tokens a step: "
+                e = f"{r.mtp_expected:.3g}"
+                tbo += (f" (MTP {r.mtp_tokens} draft, {e} token{'' if e == '1' else 's'} a step: "
                         f"TPOT {r.tpot * 1e3:.2f} ms)")
             lines.append(f"  {label:<8} {r.gpus} x {r.gpu} ({par}){wide}, batch {r.batch}{capped}, "
                          f"{r.latency_name.upper()} {r.latency * 1e3:.2f} ms{tbo}, "
@@ -602,9 +604,9 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         dres = search(model, dec_s.gpu_spec, Workload("decode", prompt=wl.prompt,
                                                       context=wl.prompt + wl.output),
                       comm=dec_c, **common)
-        if dres.best is None:
-            return ServingResult(feasible=False, reason=f"decode: {dres.reason}", **noted())
-        dec = dres.best
+        dec, why = capped_best(dres, decode_tokens)   # MTP: no more than are left
+        if dec is None:
+            return ServingResult(feasible=False, reason=f"decode: {why}", **noted())
     pres = search(model, pre_s.gpu_spec, Workload("prefill", prompt=wl.prompt), comm=pre_c,
                   **common)
     grid = pres.grid

@@ -257,10 +257,14 @@ def test_serve_counts_expected_tokens():
                options=RooflineOptions(mtp_tokens=1))
     d = on.decode
     assert d.pp == 1 and d.mtp_tokens == 1 and on.settings["options"]["mtp_tokens"] == 1
-    assert on.tbt_s == pytest.approx(d.latency / 1.9, rel=1e-12)      # TPOT
-    # requests a second of one decode instance: expected tokens a step over the step,
-    # over the 12 tokens decode makes of the 13 (the first comes out of the prefill)
-    assert on.decode_rate == pytest.approx(d.batch * 1.9 / d.latency / 12, rel=1e-12)
+    # the 12 tokens decode makes of the 13 (the first comes out of the prefill), a step 1
+    # token (p 0.1) or 2 but no more than are left: S(n) = 1 + 0.1 S(n-1) + 0.9 S(n-2),
+    # S(0) = 0, S(1) = 1 solves to n / 1.9 + c (1 - (-0.9)^n), c = 0.9 / 1.9^2
+    steps = 12 / 1.9 + 0.9 / 1.9 ** 2 * (1 - 0.9 ** 12)                # 6.49 (12 / 1.9 = 6.32)
+    assert d.mtp_expected == pytest.approx(12 / steps, rel=1e-12)
+    assert on.tbt_s == pytest.approx(d.latency * steps / 12, rel=1e-12)      # TPOT
+    # requests a second of one decode instance: a batch every step, a request's steps
+    assert on.decode_rate == pytest.approx(d.batch / d.latency / steps, rel=1e-12)
     assert off.decode_rate == pytest.approx(off.decode.batch / off.decode.latency / 12,
                                             rel=1e-12)
     assert "mtp_tokens" not in off.settings

@@ -69,6 +69,11 @@ is cut apart, no path joins gpu24 and gpu43``: the cost model drew its group by 
 circuits were set for the instances seed 0 draws (scenario_fabric.instance_graph read no
 seed). Now the circuits follow the seed: every seed's group costed as seed 0's is (a ring
 of circuits, bidirectional ring 1.324 ms at 64 MiB).
+
+(n) serve with MTP counted every decode step at the drafts' expected tokens however few
+were left: DeepSeek-V3 of output 2 (one token to decode) with 3 drafts at 3.44 tokens a step
+served 1942 requests/s per decode instance, 3.44x its 564.7. Now a step emits no more than
+are left (compute.mtp.mean_steps: the mean steps of a request), its TPOT and rate by them.
 """
 
 from __future__ import annotations
@@ -293,3 +298,38 @@ def test_collective_on_an_ocs_scenario_sets_circuits_for_the_seeds_group():
         # of circuits among the 8
         assert "CUT" not in r.output, r.output
         assert "alternatives (best protocol each): bidirectional-ring 1.324 ms" in r.output
+
+
+def test_serve_mtp_emits_no_more_tokens_than_are_left(tmp_path):
+    def decode(output: int, *mtp: str) -> dict:
+        (tmp_path / "w.toml").write_text(f"prompt = 100\noutput = {output}\n")
+        r = run_cli(["serve", "--scenario", "h100-dgx@H200-SXM", "--model", "DeepSeek-V3",
+                     "--max-batch", "8", "--workload", "w.toml", *mtp, "--json"], cwd=tmp_path)
+        assert r.exit_code == 0, r.output
+        d = json.loads(r.output)
+        return {**d["decode"], "rate": d["decode_rate_per_s"], "tbt": d["tbt_s"]}
+
+    # output 2: the prefill's token, then one to decode: one step, one token, whatever the
+    # drafts (1942 requests/s before: 3.44 tokens a step)
+    d = decode(2, "--mtp-tokens", "3")
+    assert d["mtp"]["expected_tokens"] == 1.0
+    assert d["tbt"] == d["latency_s"]
+    assert abs(d["rate"] - d["batch"] / d["latency_s"]) < 1e-9 * d["rate"]
+    assert round(d["rate"], 1) == 564.7
+    # output 3, one draft accepted half the time: two tokens to decode take one step (both
+    # tokens, p 1/2) or two (p 1/2), 1.5 on average: 2 / 1.5 tokens a step
+    d = decode(3, "--mtp-tokens", "1", "--mtp-acceptance", "0.5")
+    assert abs(d["mtp"]["expected_tokens"] - 4 / 3) < 1e-12
+    assert abs(d["rate"] - d["batch"] / (1.5 * d["latency_s"])) < 1e-9 * d["rate"]
+    assert abs(d["tbt"] - 0.75 * d["latency_s"]) < 1e-12
+    # S(n) = 1 + S(n - 1) / 2 + S(n - 2) / 2, S(0) = 0, S(1) = 1 solves to
+    # S(n) = 2n/3 + 2/9 (1 - (-1/2)^n): 4000 tokens to decode take 2666.89 steps, the
+    # drafts' 1.5 tokens a step less the last step's cap
+    d = decode(4001, "--mtp-tokens", "1", "--mtp-acceptance", "0.5")
+    assert abs(d["mtp"]["expected_tokens"] - 4000 / (8000 / 3 + 2 / 9)) < 1e-12
+    (tmp_path / "w.toml").write_text("prompt = 100\noutput = 2\n")
+    r = run_cli(["serve", "--scenario", "h100-dgx@H200-SXM", "--model", "DeepSeek-V3",
+                 "--max-batch", "8", "--workload", "w.toml", "--mtp-tokens", "3"],
+                cwd=tmp_path)
+    assert "(MTP 3 draft, 1 token a step: TPOT 14.17 ms), 564.7 requests/s per instance" \
+        in r.output, r.output
