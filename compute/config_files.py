@@ -57,7 +57,7 @@ from compute.errors import UserError
 from compute.validate import below_smallest, below_smallest_words, describe
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_VALUES", "DuplicateKeyError",
-           "FileRefusal", "FloatOverflow", "check_keys", "document_depth", "finite_float",
+           "FileRefusal", "FloatOverflow", "check_keys", "check_not_shipped_name", "document_depth", "finite_float",
            "noting_reads", "parse_table", "read_as_input", "read_bytes", "read_table",
            "read_text", "unique_keys"]
 
@@ -581,3 +581,30 @@ def check_keys(where: str, table: object, required: Collection[str],
     missing = [k for k in required if k not in table]
     if missing:
         raise UserError(f"{where}: missing key(s) {', '.join(missing)}")
+
+
+def check_not_shipped_name(where: str, said: str, name: str, kind: str,
+                           shipped: Sequence[str], same: Callable[[str], bool]) -> None:
+    """Refuse a file's ``kind`` (profile, workload) named ``name`` (``said``: how the file
+    names it, e.g. ``[profile] name 'x'``) as a shipped one of ``shipped`` (case aside) unless it
+    is that one (``same(shipped_name)``, the file's values against the shipped one's): its
+    figures would be reported under the shipped one's name, as a GPU file's GPU of a catalog
+    GPU's name would be (:func:`compute.hardware.load_gpu_file`).
+
+    >>> check_not_shipped_name("w.toml", "name 'Coding'", "Coding", "workload", ("coding",),
+    ...                        lambda n: False)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: w.toml: name 'Coding' already names the shipped workload 'coding' (case aside), whose values differ from this file's; give yours another name (its figures would be reported as the shipped workload's)
+    """
+    folded = name.casefold()
+    hit = next((n for n in shipped if n.casefold() == folded), None)
+    if hit is None or (hit == name and same(hit)):
+        return
+    head = f"{where}: {said} already names the shipped {kind}"
+    if same(hit):   # the case alone
+        raise UserError(f"{head} {hit!r} (case aside); name it {hit!r} as shipped, or give "
+                        f"it a name of its own")
+    named = repr(hit) if hit == name else f"{hit!r} (case aside)"
+    raise UserError(f"{head} {named}, whose values differ from this file's; give yours "
+                    f"another name (its figures would be reported as the shipped {kind}'s)")

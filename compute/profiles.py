@@ -76,7 +76,7 @@ from pathlib import Path
 import numpy as np
 
 from compute import validate
-from compute.config_files import check_keys, read_table
+from compute.config_files import check_keys, check_not_shipped_name, read_table
 from compute.errors import UserError, known
 from compute.measurements import (
     MAX_MEASUREMENTS,
@@ -385,16 +385,8 @@ def check_not_shipped(where: str, profile: EngineProfile) -> None:
     the shipped profile's name, as a GPU file's GPU of a catalog GPU's name would be
     (:func:`compute.hardware.load_gpu_file`). A copy of the shipped file (its own path
     too) is the shipped profile, and is taken."""
-    shipped = shipped_name(profile.name)
-    if shipped is None or profile == _shipped_profile(shipped):
-        return
-    head = f"{where}: [profile] name {profile.name!r} already names the shipped profile"
-    if replace(profile, name=shipped) == _shipped_profile(shipped):   # the case alone
-        raise UserError(f"{head} {shipped!r} (case aside); name it {shipped!r} as shipped, "
-                        f"or give it a name of its own")
-    named = repr(shipped) if shipped == profile.name else f"{shipped!r} (case aside)"
-    raise UserError(f"{head} {named}, whose values differ from this file's; give yours "
-                    f"another name (its figures would be reported as the shipped profile's)")
+    check_not_shipped_name(where, f"[profile] name {profile.name!r}", profile.name, "profile", profile_names(),
+                           lambda n: replace(profile, name=n) == _shipped_profile(n))
 
 
 def _read_profile(path: str | PathLike[str]) -> EngineProfile:

@@ -332,6 +332,12 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "serve --prefill-gpu a file naming a catalog GPU": (
         [*SERVE, "--prefill-gpu", "g.toml"], {"g.toml": GPU.replace("Mine", "H100-SXM")},
         ("g.toml", "'H100-SXM' already name(s) a catalog GPU")),
+    "serve a workload file named coding, other figures": (
+        [*SERVE, "--workload", "w.toml"], {"w.toml": 'name = "coding"\nprompt = 10\noutput = 10\n'},
+        ("w.toml", "name 'coding' already names the shipped workload 'coding'")),
+    "serve a workload file coding.toml, other figures": (
+        [*SERVE, "--workload", "coding.toml"], {"coding.toml": "prompt = 10\noutput = 10\n"},
+        ("coding.toml", "(the file's stem, no name given) already names the shipped workload")),
     "serve --mtp-tokens 100": ([*DEEPSEEK, "--mtp-tokens", "100"], {},
                                ("--mtp-tokens", "0 (off) to 16", "got 100")),
     "serve --dense-mlp-tp of a dense model": ([*SERVE[:-1], "--dense-mlp-tp", "1"], {},
@@ -554,6 +560,12 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
          "--prefill-gpu", "H100-SXM", "--decode-gpu", "Lite+BW"], {}),
     "serve --rate 1e9 (exit 3)": ([*SERVE, "--rate", "1e9"], {}),
     "serve MTP acceptance 1": ([*DEEPSEEK, "--mtp-tokens", "1", "--mtp-acceptance", "1"], {}),
+    "serve MTP 3 drafts, one token to decode": (
+        [*DEEPSEEK, "--mtp-tokens", "3", "--workload", "w.toml"],
+        {"w.toml": "prompt = 100\noutput = 2\n"}),
+    "serve a workload file named coding, the shipped figures at a rate": (
+        [*SERVE, "--workload", "w.toml"],
+        {"w.toml": 'name = "coding"\nprompt = 1500\noutput = 13\nrate = 3\n'}),
     "OCS file fibre length 100 km": (["topology", "show", "f.json"], fibre("length", 1e5)),
     "OCS file fibre of a GPU outside the graph": (["topology", "show", "f.json"],
                                                   fibre("gpu", "gpu99")),

@@ -105,7 +105,7 @@ import numpy as np
 
 from compute import validate
 from compute.comm import as_comm
-from compute.config_files import check_keys, read_table
+from compute.config_files import check_keys, check_not_shipped_name, read_table
 from compute.errors import UserError, known
 from compute.hardware import get_gpu
 from compute.models import get_model
@@ -209,18 +209,25 @@ WORKLOADS = {
 def load_workload(path: str | PathLike[str]) -> ServingWorkload:
     """A workload from a TOML or JSON file: ``prompt`` and ``output`` (tokens per request),
     optional ``rate`` (requests/s), ``load`` (a fraction of the pools' capacity), ``name``
-    (default the file's stem) and ``source``."""
+    (default the file's stem) and ``source``. A shipped workload's name (:data:`WORKLOADS`,
+    case aside) is refused but with its prompt and output (its rate and load the file's)."""
     path = Path(path)
     doc = read_table(path, "workload file", allowed=number_allowed)
     check_keys(str(path), doc, ("prompt", "output"), ("name", "rate", "load", "source"))
     name = doc.get("name", path.stem)
     try:
         with validate.file_values(path):   # a JSON file's null said as null
-            return ServingWorkload(name=name, prompt=doc["prompt"], output=doc["output"],
-                                   rate=doc.get("rate"), load=doc.get("load"),
-                                   source=doc.get("source", str(path)))
+            wl = ServingWorkload(name=name, prompt=doc["prompt"], output=doc["output"],
+                                 rate=doc.get("rate"), load=doc.get("load"),
+                                 source=doc.get("source", str(path)))
     except UserError as exc:
         raise UserError(f"{path}: {exc}") from None
+    # a shipped one's name: its prompt and output (its rate and load are a file's to set)
+    said = f"name {wl.name!r}" + ("" if "name" in doc else " (the file's stem, no name given)")
+    check_not_shipped_name(str(path), said, wl.name, "workload", tuple(WORKLOADS),
+                           lambda n: (WORKLOADS[n].prompt, WORKLOADS[n].output)
+                           == (wl.prompt, wl.output))
+    return wl
 
 
 def get_workload(ref: str | Path | ServingWorkload) -> ServingWorkload:

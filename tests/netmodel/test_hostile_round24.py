@@ -74,6 +74,12 @@ of circuits, bidirectional ring 1.324 ms at 64 MiB).
 were left: DeepSeek-V3 of output 2 (one token to decode) with 3 drafts at 3.44 tokens a step
 served 1942 requests/s per decode instance, 3.44x its 564.7. Now a step emits no more than
 are left (compute.mtp.mean_steps: the mean steps of a request), its TPOT and rate by them.
+
+(o) A workload file named ``coding`` (its name, or a file coding.toml) of prompt 10 and
+output 10 was taken, its heading ``workload coding (prompt 10, output 10 tokens)``: the
+shipped workload's name on other figures. Now refused as a profile file of a shipped
+profile's name is (compute.config_files.check_not_shipped_name, shared); with the shipped
+prompt and output (a rate of its own) it is taken.
 """
 
 from __future__ import annotations
@@ -333,3 +339,29 @@ def test_serve_mtp_emits_no_more_tokens_than_are_left(tmp_path):
                 cwd=tmp_path)
     assert "(MTP 3 draft, 1 token a step: TPOT 14.17 ms), 564.7 requests/s per instance" \
         in r.output, r.output
+
+
+def test_a_workload_file_of_a_shipped_name_and_other_figures_is_refused(tmp_path):
+    serve = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--max-batch", "8",
+             "--tp-only", "--workload"]
+    (tmp_path / "w.toml").write_text('name = "coding"\nprompt = 10\noutput = 10\n')
+    (tmp_path / "coding.toml").write_text("prompt = 10\noutput = 10\n")
+    (tmp_path / "c.toml").write_text('name = "Coding"\nprompt = 1500\noutput = 13\n')
+    tail = ("already names the shipped workload 'coding', whose values differ from this "
+            "file's; give yours another name (its figures would be reported as the shipped "
+            "workload's)")
+    assert one_line_error(run_cli([*serve, "w.toml"], cwd=tmp_path)) == \
+        f"error: w.toml: name 'coding' {tail}"
+    assert one_line_error(run_cli([*serve, "coding.toml"], cwd=tmp_path)) == \
+        f"error: coding.toml: name 'coding' (the file's stem, no name given) {tail}"
+    assert one_line_error(run_cli([*serve, "c.toml"], cwd=tmp_path)) == (
+        "error: c.toml: name 'Coding' already names the shipped workload 'coding' (case "
+        "aside); name it 'coding' as shipped, or give it a name of its own")
+    assert _listing(tmp_path) == ["c.toml", "coding.toml", "w.toml"]
+    # the shipped prompt and output at a rate of the file's own: taken, as coding at it
+    (tmp_path / "w.toml").write_text('name = "coding"\nprompt = 1500\noutput = 13\n'
+                                     'rate = 3\n')
+    r = run_cli([*serve, "w.toml"], cwd=tmp_path)
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("Llama-3-70B on h100-dgx@H100-SXM, workload coding (prompt "
+                               "1500, output 13 tokens, 3 requests/s)"), r.output
