@@ -10,7 +10,9 @@ heterogeneous clusters). The search space is TP x PP x EP x attention DP by defa
 (``dimensions="all"``; ``"tp"``: plain tensor parallelism), one instance of each pool fitting
 on the fabric together (at most half its GPUs each). Prefill runs the request's prompt and
 produces its first token; decode produces the other ``output - 1`` tokens at a context of
-``prompt + output`` (the longest step, as :mod:`compute.phases`).
+``prompt + output`` (the longest step, as :mod:`compute.phases`); with MTP a step emits
+no more than are left (:func:`compute.mtp.mean_steps`). Of one output token there is no
+decode step: the TBT SLO (and a decode GPU, MTP) not used, as a note says.
 
 **The KV-cache transfer.** A request's cache is ``layers x kv_elements_per_token x
 kv_bytes x prompt`` bytes (the latent once with multi-head latent attention). It moves on
@@ -607,6 +609,14 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
 
     decode_tokens = wl.output - 1            # the first token comes out of the prefill
     dec = None
+    if not decode_tokens:   # what is set for decode goes unused: said, not silently dropped
+        unused = [f"the TBT SLO ({slo.tbt * 1e3:g} ms)",
+                  *(["the decode GPU"] if decode_gpu is not None else []),
+                  *(["the MTP drafts"] if options.mtp_tokens else [])]
+        settings.setdefault("not_computed", {})["decode"] = (
+            f"one output token, the prefill's: no decode step, so {', '.join(unused[:-1])}"
+            f"{' and ' if len(unused) > 1 else ''}{unused[-1]} {'are' if len(unused) > 1 else 'is'} "
+            f"not used")
     if decode_tokens > 0:
         dres = search(model, dec_s.gpu_spec, Workload("decode", prompt=wl.prompt,
                                                       context=wl.prompt + wl.output),

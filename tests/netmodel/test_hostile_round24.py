@@ -80,6 +80,10 @@ output 10 was taken, its heading ``workload coding (prompt 10, output 10 tokens)
 shipped workload's name on other figures. Now refused as a profile file of a shipped
 profile's name is (compute.config_files.check_not_shipped_name, shared); with the shipped
 prompt and output (a rate of its own) it is taken.
+
+(p) serve of one output token (no decode step) took ``--tbt 1ms`` without a word (nor
+``--decode-gpu`` or MTP drafts): the TBT line left out, the run as without it. Now a note
+(``not_computed``, in the JSON too) says what set for decode is not used.
 """
 
 from __future__ import annotations
@@ -365,3 +369,24 @@ def test_a_workload_file_of_a_shipped_name_and_other_figures_is_refused(tmp_path
     assert r.exit_code == 0, r.output
     assert r.output.startswith("Llama-3-70B on h100-dgx@H100-SXM, workload coding (prompt "
                                "1500, output 13 tokens, 3 requests/s)"), r.output
+
+
+def test_serve_of_one_output_token_says_its_decode_settings_are_not_used(tmp_path):
+    (tmp_path / "w.toml").write_text("prompt = 100\noutput = 1\n")
+    r = run_cli(["serve", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--max-batch",
+                 "8", "--tp-only", "--workload", "w.toml", "--tbt", "1ms"], cwd=tmp_path)
+    assert r.exit_code == 0, r.output
+    assert r.output.splitlines()[-1] == ("note: decode: one output token, the prefill's: no "
+                                         "decode step, so the TBT SLO (1 ms) is not used")
+    r = run_cli(["serve", "--scenario", "h100-dgx@H200-SXM", "--model", "DeepSeek-V3",
+                 "--max-batch", "8", "--workload", "w.toml", "--decode-gpu", "H100-SXM",
+                 "--mtp-tokens", "2", "--json"], cwd=tmp_path)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["settings"]["not_computed"] == {"decode": (
+        "one output token, the prefill's: no decode step, so the TBT SLO (50 ms), the decode "
+        "GPU and the MTP drafts are not used")}
+    # with a decode step: no such note
+    (tmp_path / "w.toml").write_text("prompt = 100\noutput = 2\n")
+    r = run_cli(["serve", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--max-batch",
+                 "8", "--tp-only", "--workload", "w.toml", "--tbt", "1s"], cwd=tmp_path)
+    assert r.exit_code == 0 and "note:" not in r.output, r.output
