@@ -398,7 +398,8 @@ def check_context(model, workload: Workload) -> None:
     if model.max_context and workload.kv_tokens > model.max_context:
         what = "prompt" if workload.phase == "prefill" else "context"
         raise UserError(f"{workload.phase} with a {what} of {workload.kv_tokens} tokens exceeds "
-                        f"{model.name}'s max_context of {model.max_context} tokens; use a "
+                        f"{model.name}'s max_context of {model.max_context} "
+                        f"token{'' if model.max_context == 1 else 's'}; use a "
                         f"shorter {what}, or a model file with a larger max_context")
 
 

@@ -397,18 +397,23 @@ def parse_size_range(text: str, what: str = "sizes", *, max_sizes: int = MAX_SIZ
     return [lo * factor**i for i in range(n)]
 
 
-def counted(n: int, noun: str) -> str:
+def counted(n: int, noun: str, plural: str | None = None) -> str:
     """``n`` and ``noun``, plural but for one (every count in words is written by it: "1
     stream", "1 edge", "2 hops"; but :mod:`compute.validate`'s descriptions of a value,
     which this module imports); thousands grouped; past 10**15 its power of ten (an
     estimate that large is told by size).
 
+    ``plural``: the noun's plural where it is not ``noun + "s"`` (``leaves``).
+
     >>> counted(1, "edge"), counted(2_000_000, "node"), counted(10**20, "edge")
     ('1 edge', '2,000,000 nodes', '10^20 edges')
+    >>> counted(1, "leaf", "leaves"), counted(4, "leaf", "leaves")
+    ('1 leaf', '4 leaves')
     """
+    many = plural or f"{noun}s"
     if n < 10**15:
-        return f"{n:,} {noun}{'' if n == 1 else 's'}"
-    return f"10^{int(n.bit_length() * 0.30103)} {noun}s"
+        return f"{n:,} {noun if n == 1 else many}"
+    return f"10^{int(n.bit_length() * 0.30103)} {many}"
 
 
 #: The binary prefixes a size is printed in, largest first (:func:`format_bytes`; each is a

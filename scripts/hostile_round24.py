@@ -338,6 +338,14 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "serve a workload file coding.toml, other figures": (
         [*SERVE, "--workload", "coding.toml"], {"coding.toml": "prompt = 10\noutput = 10\n"},
         ("coding.toml", "(the file's stem, no name given) already names the shipped workload")),
+    "serve a model of max_context 1": (
+        ["serve", "--scenario", "h100-dgx", "--model", "config.json", "--max-batch", "4",
+         "--tp-only", "--workload", "w.toml"],
+        {"w.toml": "prompt = 1\noutput = 2\n", "config.json": (
+            '{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": '
+            '4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": '
+            '32, "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 1}')},
+        ("--workload 'w.toml'", "max_context of 1 token;")),
     "serve --mtp-tokens 100": ([*DEEPSEEK, "--mtp-tokens", "100"], {},
                                ("--mtp-tokens", "0 (off) to 16", "got 100")),
     "serve --dense-mlp-tp of a dense model": ([*SERVE[:-1], "--dense-mlp-tp", "1"], {},

@@ -13,6 +13,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
+from compute.units import counted
 from topologies.common import (
     CABLE_MEDIA,
     LEAF_SPINE_LENGTH,
@@ -236,7 +237,7 @@ def leaf_spine(leaves: int = 4, radix: int = 8, oversubscription: int = 1,
     spec, bw, medium, lat = _scaleout(gpu, bandwidth, medium, latency)
     h = radix // 2
     check_size("leaf-spine", leaves * (h + 1) + spines, leaves * (h + spines))
-    graph = new_graph(f"leaf-spine of {leaves} leaves x {h} {spec.name}")
+    graph = new_graph(f"leaf-spine of {counted(leaves, 'leaf', 'leaves')} x {h} {spec.name}")
     sw = switch_attrs(1, radix, lat, in_network_reduction)
     gpu_ids = np.arange(leaves * h)
     gpu0 = leaves + spines                # node positions: leaves, spines, GPUs

@@ -263,7 +263,8 @@ workload, or a model file with a larger max_context)
     if model.max_context and tokens > model.max_context:
         raise UserError(f"workload {wl.name!r}: prompt {wl.prompt} + output {wl.output} "
                         f"tokens is a context of {tokens}, past {model.name}'s max_context "
-                        f"of {model.max_context} tokens; allowed: prompt + output up to "
+                        f"of {model.max_context} token{'' if model.max_context == 1 else 's'}; "
+                        f"allowed: prompt + output up to "
                         f"{model.max_context} (a shorter workload, or a model file with a "
                         f"larger max_context)")
 

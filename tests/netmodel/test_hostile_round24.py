@@ -84,6 +84,11 @@ prompt and output (a rate of its own) it is taken.
 (p) serve of one output token (no decode step) took ``--tbt 1ms`` without a word (nor
 ``--decode-gpu`` or MTP drafts): the TBT line left out, the run as without it. Now a note
 (``not_computed``, in the JSON too) says what set for decode is not used.
+
+(q) One said as many: a model of ``max_context`` 1 was refused as past its ``max_context of
+1 tokens`` (serve's workload and infer's prompt), ``leaf-spine:leaves=1`` was a ``leaf-spine
+of 1 leaves``, and serve's MTP line said ``1 tokens a step`` ((n)). Now ``1 token``, ``1
+leaf`` (compute.units.counted takes an irregular plural).
 """
 
 from __future__ import annotations
@@ -390,3 +395,26 @@ def test_serve_of_one_output_token_says_its_decode_settings_are_not_used(tmp_pat
     r = run_cli(["serve", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--max-batch",
                  "8", "--tp-only", "--workload", "w.toml", "--tbt", "1s"], cwd=tmp_path)
     assert r.exit_code == 0 and "note:" not in r.output, r.output
+
+
+def test_one_is_said_as_one_in_max_context_and_leaves(tmp_path):
+    (tmp_path / "config.json").write_text(
+        '{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, '
+        '"intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32, '
+        '"num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 1}')
+    (tmp_path / "w.toml").write_text("prompt = 1\noutput = 2\n")
+    assert one_line_error(run_cli(["serve", "--scenario", "h100-dgx", "--model", "config.json",
+                                   "--workload", "w.toml", "--max-batch", "4", "--tp-only"],
+                                  cwd=tmp_path)).endswith(
+        "workload 'w': prompt 1 + output 2 tokens is a context of 3, past config's max_context "
+        "of 1 token; allowed: prompt + output up to 1 (a shorter workload, or a model file "
+        "with a larger max_context)")
+    assert one_line_error(run_cli(["infer", "--model", "config.json", "--gpu", "H100-SXM",
+                                   "--batch", "1", "--tp", "1", "--phase", "prefill",
+                                   "--prompt", "2"], cwd=tmp_path)) == (
+        "error: --prompt '2': prefill with a prompt of 2 tokens exceeds config's max_context "
+        "of 1 token; use a shorter prompt, or a model file with a larger max_context")
+    r = run_cli(["topology", "show", "leaf-spine:leaves=1,radix=4"])
+    assert r.output.startswith("fabric:      leaf-spine of 1 leaf x 2 H100-SXM"), r.output
+    r = run_cli(["topology", "show", "leaf-spine:leaves=2,radix=4"])
+    assert r.output.startswith("fabric:      leaf-spine of 2 leaves x 2 H100-SXM"), r.output
