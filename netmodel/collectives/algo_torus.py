@@ -229,17 +229,22 @@ def _torus_weights(sides: Sequence[int], rates: Sequence[float]) -> list[float]:
                 planes.append(row / np.abs(row).max())
     rhs = np.zeros(k)
     rhs[0] = 1.0
-    for chosen in combinations(planes, k - 1):
-        a = np.vstack([np.ones(k), *chosen])
-        if abs(np.linalg.det(a)) < 1e-12:
-            continue
-        w = np.linalg.solve(a, rhs)
-        if w.min() < -1e-12:
-            continue
-        w = np.clip(w, 0.0, None)
-        w /= w.sum()
-        if (f := total(w)) < least * (1 - 1e-12):
-            best, least = w.tolist(), f
+    # every choice of k - 1 planes at once (3,276 of 28 on 4 dimensions: one at a time,
+    # 0.09 s a call), each system solved and judged as alone, the first least kept
+    chosen = np.array(list(combinations(range(len(planes)), k - 1)), dtype=np.intp)
+    a = np.empty((len(chosen), k, k))
+    a[:, 0] = 1.0
+    a[:, 1:] = np.array(planes)[chosen]
+    a = a[np.abs(np.linalg.det(a)) >= 1e-12]
+    if not len(a):
+        return best
+    w = np.linalg.solve(a, rhs)
+    w = np.clip(w[w.min(axis=1) >= -1e-12], 0.0, None)
+    w /= w.sum(axis=1, keepdims=True)
+    totals = (w[:, :, None] * cost).max(axis=1).sum(axis=1)
+    for i, f in enumerate(totals.tolist()):
+        if f < least * (1 - 1e-12):
+            best, least = w[i].tolist(), f
     return best
 
 
