@@ -325,7 +325,15 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "serve workload JSON a list": ([*SERVE, "--workload", "w.json"], {"w.json": "[1, 2]"},
                                    ("w.json must be a table of keys",)),
     "serve workload .yaml": ([*SERVE, "--workload", "w.yaml"], {"w.yaml": "prompt: 3"},
-                             ("unknown workload 'w.yaml'", "a .toml/.json file")),
+                             ("--workload 'w.yaml': unknown workload 'w.yaml'",
+                              "a .toml/.json file")),
+    "serve --workload a folder": ([*SERVE, "--workload", "d.toml"],
+                                  {"d.toml": lambda d: (d / "d.toml").mkdir()},
+                                  ("--workload 'd.toml': cannot read workload file 'd.toml'",
+                                   "a folder")),
+    "serve --workload a file not there": ([*SERVE, "--workload", "no.toml"], {},
+                                          ("--workload 'no.toml': workload file 'no.toml' "
+                                           "does not exist",)),
     "serve --prefill-gpu a file of two GPUs": (
         [*SERVE, "--prefill-gpu", "g.toml"], {"g.toml": GPU + GPU.replace("Mine", "Other")},
         ("g.toml holds 2 GPUs", "the file's only entry")),

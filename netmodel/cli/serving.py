@@ -109,7 +109,9 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     from netmodel.study.serving import get_workload, with_load, with_rate
     from netmodel.study.serving import serve as run_serve
 
-    wl = get_workload(workload)
+    with value_refused_as("--workload", workload, "unknown workload", "cannot read workload",
+                          "workload file"):
+        wl = get_workload(workload)
     if rate_text is not None:
         with value_refused_as("--rate", rate_text, f"workload {wl.name!r}: rate "):
             wl = with_rate(wl, _rate(rate_text))

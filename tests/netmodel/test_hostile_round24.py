@@ -89,6 +89,11 @@ prompt and output (a rate of its own) it is taken.
 1 tokens`` (serve's workload and infer's prompt), ``leaf-spine:leaves=1`` was a ``leaf-spine
 of 1 leaves``, and serve's MTP line said ``1 tokens a step`` ((n)). Now ``1 token``, ``1
 leaf`` (compute.units.counted takes an irregular plural).
+
+(r) serve's ``--workload nope`` was refused as ``unknown workload 'nope'; ...`` and a folder
+or a missing file given as one as ``cannot read workload file 'd.toml': it is a folder`` or
+``workload file 'no.toml' does not exist``: no flag named, where ``--profile`` is. Now
+``--workload 'nope': ...``.
 """
 
 from __future__ import annotations
@@ -418,3 +423,17 @@ def test_one_is_said_as_one_in_max_context_and_leaves(tmp_path):
     assert r.output.startswith("fabric:      leaf-spine of 1 leaf x 2 H100-SXM"), r.output
     r = run_cli(["topology", "show", "leaf-spine:leaves=2,radix=4"])
     assert r.output.startswith("fabric:      leaf-spine of 2 leaves x 2 H100-SXM"), r.output
+
+
+def test_serve_names_the_workload_flag(tmp_path):
+    (tmp_path / "d.toml").mkdir()
+    serve = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--workload"]
+    assert one_line_error(run_cli([*serve, "nope"], cwd=tmp_path)) == (
+        "error: --workload 'nope': unknown workload 'nope'; known: 'coding', 'conversation', "
+        "or a .toml/.json file with prompt, output (and rate)")
+    assert one_line_error(run_cli([*serve, "d.toml"], cwd=tmp_path)) == (
+        "error: --workload 'd.toml': cannot read workload file 'd.toml': it is a folder, not a "
+        "file")
+    assert one_line_error(run_cli([*serve, "no.toml"], cwd=tmp_path)) == (
+        "error: --workload 'no.toml': workload file 'no.toml' does not exist")
+    assert _listing(tmp_path) == ["d.toml"]
