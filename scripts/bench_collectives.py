@@ -142,6 +142,18 @@ _MIXED_TIMED = ("m = FabricCostModel(g, validated=True)\n"
                 "note = (f'{len(groups)} groups, schedule {c.schedule[0]}, makespan '"
                 "f'{c.makespan[0] * 1e3:.3f} ms')")
 
+# 'netmodel collective' on an 8x4x4 torus of 128 GPUs with one cable failed (--fail): auto's
+# pairwise all-to-all costed on four models (healthy and degraded, the group's order and the
+# greedy ring order), each of its 127 shifts a joint split's linear programme
+_TORUS_FAIL = """out = io.StringIO()
+try:
+    with contextlib.redirect_stdout(out):
+        main(['collective', 'all-to-all', '--fabric', 'torus:dims=8x4x4', '--group', '128',
+              '--size', '64MiB', '--fail', 'gpu0/gpu16'])
+except SystemExit as exc:
+    assert not exc.code, exc.code
+note = next(x for x in out.getvalue().splitlines() if x.startswith('time '))"""
+
 # a failed rail leaf (its 32 GPUs without a NIC) under the first 2,048 GPUs of a 4,096-GPU
 # rail-optimized fabric (the routes to and from them: route_search._stand_in)
 _RAIL4K_LEAF0 = ("from netmodel.collectives.degraded import degrade\n"
@@ -218,6 +230,14 @@ SCALE_CASES = [
      "rail-optimized fabric with rail leaf0 failed", _RAIL4K_LEAF0,
      "m = FabricCostModel(g)\nr = m.cost('all-to-all', 64 * 2 ** 20, gpus, 'direct')\n"
      "note = f'{r.time * 1e3:.4f} ms, bottleneck {r.bottleneck[0]}'", None, None),
+    ("collective all-to-all --fabric torus:dims=8x4x4 --group 128 --size 64MiB --fail "
+     "gpu0/gpu16 (CLI, build included; auto takes direct, but the alternatives' line costs "
+     "pairwise on four models: the healthy one in the group's order folds its 108 "
+     "programmes by the torus's rotation, 3.3 s; the failed cable breaks the rotation, and "
+     "the greedy ring order has none, so the other three solve 376 programmes whole by the "
+     "primal simplex, healthy greedy 33 s, degraded 18 s, degraded greedy 25 s: CPU 75-80 "
+     "s, 68 s of it in HiGHS, wall 113 s on 2 shared cores; peak RSS 0.28 GB)",
+     _CLI_SETUP, _TORUS_FAIL, None, None),
     ("degraded OCS: the circuits of every 16-GPU instance of lite-ocs at 1,024 ports a "
      "Lite re-set with ocs0 failed (collective --scenario --fail; before, each instance "
      "read the degraded cell's 130,944 fibres twice: CPU 7.3 s, peak RSS 0.39 GB)",
