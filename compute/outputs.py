@@ -242,6 +242,13 @@ netmodel writes a folder of files (tables, JSON, figures) there: give a folder n
                             f"shell entered it); cd to a folder and run it again") from None
         raise UserError(f"{what} {_describe(path)} is a symbolic link that loops (it "
                         f"resolves to no folder); give a folder path") from None
+    if p.is_symlink() and not p.exists():
+        # a link to a folder is taken (scratch space elsewhere); to nothing, the folder it
+        # names would be made where it points, out of sight of the path typed
+        raise UserError(f"{what} {_describe(path)} is a symbolic link to "
+                        f"{_describe(os.readlink(p))}, which does not exist; netmodel would "
+                        f"create that folder where the link points: create it first, give "
+                        f"the target's own path, or remove the link")
     if resolved.parent == resolved:
         raise UserError(f"{what} {_describe(path)} is the file system's root")
     if p.is_dir() and _is_cwd(resolved):

@@ -354,6 +354,9 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
             '4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": '
             '32, "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 1}')},
         ("--workload 'w.toml'", "max_context of 1 token;")),
+    "availability --out a link to nothing": (
+        [*AVAIL, "--out", "out"], {"out": lambda d: (d / "out").symlink_to("target")},
+        ("output folder 'out' is a symbolic link to 'target', which does not exist",)),
     "serve --mtp-tokens 100": ([*DEEPSEEK, "--mtp-tokens", "100"], {},
                                ("--mtp-tokens", "0 (off) to 16", "got 100")),
     "serve --dense-mlp-tp of a dense model": ([*SERVE[:-1], "--dense-mlp-tp", "1"], {},
@@ -634,6 +637,9 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
     "availability --spares 4 global": ([*AVAIL, "--spares", "4", "--spare-placement",
                                         "global"], {}),
     "availability --threshold 0.5%": ([*AVAIL, "--threshold", "0.5%"], {}),
+    "availability --out a link to a folder": (
+        [*AVAIL, "--out", "out"], {"t": lambda d: (d / "t").mkdir(),
+                                "out": lambda d: (d / "out").symlink_to("t")}),
     "availability --load-bandwidth 100Gb/s": ([*AVAIL, "--load-from", "storage",
                                                "--load-bandwidth", "100Gb/s"], {}),
     "blast-radius --cluster-gpus 131072": ([*BLAST, "--cluster-gpus", "131072"], {}),

@@ -94,6 +94,10 @@ leaf`` (compute.units.counted takes an irregular plural).
 or a missing file given as one as ``cannot read workload file 'd.toml': it is a folder`` or
 ``workload file 'no.toml' does not exist``: no flag named, where ``--profile`` is. Now
 ``--workload 'nope': ...``.
+
+(s) ``--out out`` of a symbolic link to nothing (``out -> target``) made ``target`` and wrote
+there, exit 0, where an output file refuses every link (compute.outputs). Now refused in
+one line, nothing made; a link to an existing folder (scratch space) is taken as before.
 """
 
 from __future__ import annotations
@@ -437,3 +441,19 @@ def test_serve_names_the_workload_flag(tmp_path):
     assert one_line_error(run_cli([*serve, "no.toml"], cwd=tmp_path)) == (
         "error: --workload 'no.toml': workload file 'no.toml' does not exist")
     assert _listing(tmp_path) == ["d.toml"]
+
+
+def test_an_out_folder_of_a_dangling_link_is_refused(tmp_path):
+    (tmp_path / "out").symlink_to("target")
+    avail = ["availability", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "-q",
+             "--no-plot", "--max-batch", "8", "--trials", "5", "--out", "out"]
+    assert one_line_error(run_cli(avail, cwd=tmp_path)) == (
+        "error: output folder 'out' is a symbolic link to 'target', which does not exist; "
+        "netmodel would create that folder where the link points: create it first, give the "
+        "target's own path, or remove the link")
+    assert _listing(tmp_path) == ["out"] and not (tmp_path / "target").exists()
+    # to an existing folder: written there
+    (tmp_path / "target").mkdir()
+    r = run_cli(avail, cwd=tmp_path)
+    assert r.exit_code == 0, r.output
+    assert "availability.json" in {p.name for p in (tmp_path / "target").iterdir()}
