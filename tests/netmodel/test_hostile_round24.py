@@ -98,6 +98,10 @@ or a missing file given as one as ``cannot read workload file 'd.toml': it is a 
 (s) ``--out out`` of a symbolic link to nothing (``out -> target``) made ``target`` and wrote
 there, exit 0, where an output file refuses every link (compute.outputs). Now refused in
 one line, nothing made; a link to an existing folder (scratch space) is taken as before.
+
+(t) The study's summary said of its serving part that ``the KV transfer is at most 0.1% of
+a TTFT``, not that its TTFTs are the steps' alone, with no queueing (serve's ``--load`` adds
+the mean wait for a prefill batch). Now it says so.
 """
 
 from __future__ import annotations
@@ -457,3 +461,21 @@ def test_an_out_folder_of_a_dangling_link_is_refused(tmp_path):
     r = run_cli(avail, cwd=tmp_path)
     assert r.exit_code == 0, r.output
     assert "availability.json" in {p.name for p in (tmp_path / "target").iterdir()}
+
+
+def test_the_studys_serving_summary_says_its_ttft_has_no_queueing():
+    from types import SimpleNamespace
+
+    from netmodel.study.summary_serving import serving_section
+
+    row = {"model": "m", "workload": "coding", "scenario": "base@H", "feasible": True,
+           "transfer_visible_s": 9e-4, "ttft_s": 0.9, "prompt": 1500, "output": 13,
+           "vs_baseline": 1.0, "decode_gpus_per_prefill_gpu": 0.1}
+    done = [SimpleNamespace(workload=SimpleNamespace(load=None))]
+    part = SimpleNamespace(rows=lambda: [row], baseline="base@H", results=done)
+    assert serving_section(part)[-2].endswith(
+        "the KV transfer is at most 0.1% of a TTFT (of the steps, with no queueing).")
+    # a library caller's workload at a load: its TTFTs hold the wait
+    done[0].workload.load = 0.5
+    assert serving_section(part)[-2].endswith(
+        "the KV transfer is at most 0.1% of a TTFT (with the mean wait for a prefill batch).")
