@@ -5,8 +5,9 @@ An instance (its members, in the healthy configuration, TP x PP with EP and atte
 at the healthy batch) is costed alone on a graph (a degraded cell, maybe with spares): on
 an optical circuit-switched fabric its ring or torus is re-set on the ports that survive
 (:func:`~netmodel.study.placed_graph.instance_circuits`), and a collective of fewer GPUs
-(an attention group's, a pipeline stage's) on circuits re-set for each slice of that many
-members, as the healthy search sets circuits per group size
+(an attention group's, a pipeline stage's) on each slice of that many members, on the
+instance's one set of circuits (in pipeline stages, its stages' rings and stage links
+within its GPUs' ports), as the healthy search costs them
 (:func:`~netmodel.study.placed_cost.placed_comm`); the scenario's adjustments are applied;
 where GPUs forward no traffic, the members are renamed by their place in the instance
 (:func:`~netmodel.study.placed_graph.canonical`), so instances placed alike and hit alike

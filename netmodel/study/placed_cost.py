@@ -14,8 +14,10 @@ re-costs one on a degraded fabric so (:func:`placed_comm`, asked by
 with the links adjusted (:class:`~netmodel.study.adjusted_comm.PlacedAdjusted`, through
 :class:`PlacedInstance`'s :meth:`~PlacedInstance.as_scenario`,
 :meth:`~PlacedInstance.groups` and :meth:`~PlacedInstance.cut`). On an optical
-circuit-switched fabric each slice is costed on circuits re-set for it
-(:func:`~netmodel.study.placed_graph.instance_circuits`).
+circuit-switched fabric an instance holds one set of circuits within its GPUs' ports,
+every group costed on it: with one stage the instance's own, in pipeline stages each
+stage's ring on the ports its stage links leave
+(:func:`~netmodel.study.placed_graph.pipeline_circuits`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from compute.errors import UserError
 from netmodel.study.placed_alike import placed_alike
 from netmodel.study.placed_graph import (
     canonical,
-    instance_circuits,
+    pipeline_circuits,
     problem_key,
     unlabelled,
     wired_gpus,
@@ -81,8 +83,8 @@ class GroupComm:
         The instance's GPUs on ``model``'s graph, stage after stage.
     slice_model : callable, optional
         ``slice_model(positions)`` -> ``(model, members)`` of the members at
-        ``positions`` where a slice is costed on a graph of its own (an OCS instance's
-        circuits re-set per slice, :func:`placed_comm`).
+        ``positions`` where a slice is costed on a graph other than ``model``'s (an OCS
+        instance's circuits in pipeline stages, :func:`placed_comm`).
     physical : networkx.Graph, optional
         The graph the members are placed on, for telling slices placed alike
         (:func:`~netmodel.study.placed_alike.placed_alike`); None: every slice is costed.
@@ -113,8 +115,8 @@ class GroupComm:
         self.stage = stage
         #: ``slice_model(positions)`` -> ``(model, members)`` of the members at
         #: ``positions`` (a slice, a boundary pair) where it is costed on a graph of its
-        #: own (an OCS instance's circuits re-set for it, as the healthy costing sets them
-        #: per group size); None: on ``model``
+        #: own (an OCS instance's circuits in pipeline stages, :func:`placed_comm`);
+        #: None: on ``model``
         self.slice_model = slice_model
         #: where slices placed alike are costed once
         #: (:func:`~netmodel.study.placed_alike.placed_alike`): the graph the slices are
@@ -247,10 +249,14 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
     and the healthy search costs a group smaller than its instance
     (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.for_instance`): a collective
     of fewer GPUs than the instance runs on each consecutive slice of that many members,
-    the slowest slice's time; on an OCS fabric on circuits re-set for each slice (as the
-    healthy costing sets an instance's circuits for each group size,
-    :func:`~netmodel.study.scenario_fabric.instance_graph`), not on slices of the
-    instance's ring.
+    the slowest slice's time. On an OCS fabric the instance holds one set of circuits,
+    set once for all its collectives (they stay put while it serves): with one stage
+    (``stage`` None or the instance) ``fm``'s, the instance's own, every group on them; in
+    pipeline stages its stages' rings and stage links within its GPUs' ports
+    (:func:`~netmodel.study.placed_graph.pipeline_circuits`), every slice and boundary
+    pair on them, or where the ports hold no stage ring beside the links, ``fm``'s ring
+    of the instance, stage after stage, a boundary pair routed over it (was: circuits
+    re-set for each slice and pair on all of its ports).
 
     Parameters
     ----------
@@ -291,31 +297,48 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
     alike = shared.setdefault("alike", {})
     if not scenario.is_ocs:
         return GroupComm(fm, members, physical=fm.graph, alike=alike, stage=stage)
-    from netmodel.study.scenario_fabric import adjusted, scenario_cost_model
-
-    made = shared.setdefault("slices", {})   # a slice's (model, members): circuits set once
+    if stage is None or stage >= len(members):
+        # one stage: every group on the instance's own circuits (``fm``'s), told alike
+        # on them (not on the cell: a slice of a ring is placed unlike its cell's)
+        return GroupComm(fm, members, physical=fm.graph, alike={}, stage=stage)
+    made = shared.setdefault("pipelines", {})   # an instance's (model, members), set once
+    hit = made.get((orig, stage))
+    if hit is None:
+        hit = made[orig, stage] = _pipeline(scenario, calibration, direct, graph, orig,
+                                            stage, memo)
+    model, named = hit
+    if model is None:
+        # the ports hold no stage ring beside the stage links: the instance's own circuits
+        # (``fm``'s ring of its members, stage after stage), each stage link routed over
+        # them from where the stages' rings join
+        return GroupComm(fm, members, physical=fm.graph, alike={}, stage=stage)
 
     def slice_model(pos: tuple):
-        part = tuple(orig[i] for i in pos)
-        hit = made.get(part)
-        if hit is None:
-            hit = made[part] = new_slice(part)
-        return hit
+        return model, tuple(named[i] for i in pos)
 
-    def new_slice(part: tuple):
-        circuits = instance_circuits(scenario, graph, part, calibration) if len(part) > 1 \
-            else None
-        if circuits is None:
-            raise InstanceCut()
-        g = adjusted(unlabelled(circuits), scenario.adjust)
-        if not direct:
-            g, part = canonical(g, part)
-        key = problem_key(g, part)
-        if key not in memo:
-            memo[key] = scenario_cost_model(scenario, g, calibration)
-        return memo[key], tuple(part)
+    # the instance's groups told alike on its own circuits, not on the cell's
+    return GroupComm(fm, members, slice_model, model.graph, named, {}, stage)
 
-    return GroupComm(fm, members, slice_model, graph, orig, alike, stage)
+
+def _pipeline(scenario, calibration, direct: bool, graph: nx.Graph, orig: tuple,
+              stage: int, memo: dict) -> tuple:
+    """``(model, members)`` of the instance ``orig`` in pipeline stages of ``stage`` on the
+    OCS cell ``graph``: its one set of circuits
+    (:func:`~netmodel.study.placed_graph.pipeline_circuits`), the scenario's adjustments
+    applied, renamed by place where GPUs forward no traffic, its cost model kept in
+    ``memo`` by problem; ``(None, ())`` where its circuits cannot be set."""
+    from netmodel.study.scenario_fabric import adjusted, scenario_cost_model
+
+    circuits = pipeline_circuits(scenario, graph, orig, stage, calibration)
+    if circuits is None:
+        return None, ()
+    g, part = adjusted(unlabelled(circuits), scenario.adjust), orig
+    if not direct:
+        g, part = canonical(g, part)
+    key = problem_key(g, part)
+    if key not in memo:
+        memo[key] = scenario_cost_model(scenario, g, calibration)
+    return memo[key], tuple(part)
 
 
 class PlacedInstance:
@@ -430,12 +453,13 @@ class PlacedInstance:
     def _placed(self) -> GroupComm:
         """The instance's :func:`placed_comm` (made once per network)."""
         c = self.coll
-        hit = self.memo.get(("comm", self.gpus))
+        hit = self.memo.get(("comm", self.gpus, self.stage))
         if hit is None:
             members = c.group(self.gpus)
-            hit = self.memo["comm", self.gpus] = placed_comm(
+            hit = self.memo["comm", self.gpus, self.stage] = placed_comm(
                 c.scenario, c.calibration, wired_gpus(c.graph), c.model(self.gpus),
-                members, c.graph, members, self.memo, self.memo.setdefault("shared", {}))
+                members, c.graph, members, self.memo, self.memo.setdefault("shared", {}),
+                stage=self.stage)
         return hit
 
     def slices(self, size: int) -> list:

@@ -2,7 +2,8 @@
 members renamed by place, and a key naming it (equal keys: one costing).
 
 On an optical circuit-switched fabric its circuits re-set on the ports its members have
-(:func:`instance_circuits`) without what no cost reads (:func:`unlabelled`); where GPUs
+(:func:`instance_circuits`; in pipeline stages, its stages' rings and stage links shared
+within those ports, :func:`pipeline_circuits`) without what no cost reads (:func:`unlabelled`); where GPUs
 forward no traffic (:func:`wired_gpus` False), its members renamed by their place in the
 instance (:func:`canonical`); and a key naming all of it (:func:`problem_key`), so that
 instances placed alike and hit alike by a failure, and failures that leave the same graph,
@@ -26,8 +27,8 @@ if TYPE_CHECKING:
     from netmodel.collectives.calibration import Calibration
     from netmodel.study.scenarios import Scenario
 
-__all__ = ["canonical", "instance_circuits", "ocs_ports_key", "problem_key", "unlabelled",
-           "wired_gpus"]
+__all__ = ["canonical", "instance_circuits", "ocs_ports_key", "pipeline_circuits",
+           "pipeline_ports", "problem_key", "unlabelled", "wired_gpus"]
 
 
 def instance_circuits(scenario: Scenario, physical: nx.Graph,
@@ -107,6 +108,128 @@ def instance_circuits(scenario: Scenario, physical: nx.Graph,
     # media where each circuit's ends are one
     ports_optics(physical, members)
     return None
+
+
+def pipeline_ports(ports: int, stage: int, stages: int) -> tuple[int, int] | None:
+    """``(stage ports, circuits a hop)``: how a GPU's ``ports`` optical ports are shared by
+    an instance in ``stages`` pipeline stages of ``stage`` GPUs (:func:`pipeline_circuits`),
+    every GPU alike. A stage link (member ``i`` of a stage to member ``i`` of the next)
+    takes at least one circuit, so a GPU of a middle stage holds at least 2 ports for its
+    links and one of 2 stages 1; the stage's own circuits take the rest: a pair of 2 GPUs
+    all of them, a ring of 3 or more an even number (2 a copy), whatever is left over going
+    to the links, split evenly between a middle stage's two. A stage of one GPU (no
+    tensor-parallel group) gives every port to its links. None where the ports cannot hold
+    both (a stage of 3 or more needs 2 ports for its ring, a pair 1).
+
+    >>> pipeline_ports(4, 2, 4), pipeline_ports(4, 8, 4), pipeline_ports(4, 8, 2)
+    ((2, 1), (2, 1), (2, 2))
+    >>> pipeline_ports(4, 2, 2), pipeline_ports(4, 1, 4), pipeline_ports(4, 1, 2)
+    ((3, 1), (0, 2), (0, 4))
+    >>> pipeline_ports(2, 4, 4), pipeline_ports(3, 4, 4), pipeline_ports(2, 2, 2)
+    (None, None, (1, 1))
+    """
+    links = 2 if stages > 2 else 1
+    if stage == 1:
+        return (0, ports // links) if ports >= links else None
+    left = ports - links
+    if left < (1 if stage == 2 else 2):
+        return None
+    own = left if stage == 2 else left // 2 * 2
+    return own, (ports - own) // links
+
+
+def pipeline_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[Hashable],
+                      stage: int, calibration: Calibration | None = None
+                      ) -> nx.Graph | None:
+    """The circuits of one instance in pipeline stages of ``stage`` members (``members``
+    stage after stage, 2 stages or more) on an OCS cell, set once for all of its
+    collectives (an OCS's circuits stay put while the instance serves): its GPUs' ports
+    shared as :func:`pipeline_ports` says, no port counted twice. Each stage's
+    tensor-parallel group sets the scenario's ``circuits`` (a ring, a torus, or with
+    ``"best"`` the faster for the stage's all-reduce,
+    :func:`~netmodel.study.scenario_fabric.best_layout`) on the ports its stage links
+    leave, as many copies as they carry; each stage link is a circuit (or several) from
+    member ``i`` of a stage to member ``i`` of the next (a stage of one GPU: every port on
+    its links). Lite's 4 ports, 28.125 GB/s each: PP 3 or more -> the stage's ring on 2
+    ports (one copy; a pair of 2 GPUs on 2 circuits) and one circuit to each neighbouring
+    stage; PP 2 -> a ring on 2 ports and 2 circuits a hop, or a pair on 3 circuits and 1
+    a hop. A stage's
+    smaller groups (attention groups, an expert-parallel all-to-all among the stage) run on
+    the stage's circuits, as the stage's own collectives.
+
+    Parameters
+    ----------
+    scenario : Scenario
+        An optical circuit-switched scenario (its ``circuits`` shape).
+    physical : networkx.Graph
+        The cell the instance is placed on (maybe degraded).
+    members : sequence of hashable
+        The instance's GPUs, stage after stage.
+    stage : int
+        GPUs a stage, a divisor of ``len(members)`` smaller than it.
+    calibration : Calibration, optional
+        With ``circuits = "best"``: the parameters the layouts are costed with (None: the
+        scenario's own).
+
+    Returns
+    -------
+    networkx.Graph or None
+        The circuits as :func:`topologies.optical.realize` sets them; None where the
+        members' ports cannot hold them (the caller then costs every group on the
+        instance's own ring, stage after stage, a stage link routed over it).
+    """
+    from netmodel.study.circuit_copies import members_cell, ocs_ports
+    from netmodel.study.circuit_planes import circuit_options, torus_sides
+    from netmodel.study.scenario_fabric import (
+        LAYOUTS,
+        adjusted,
+        best_layout,
+        scenario_calibration,
+        scenario_cost_model,
+        set_layout,
+    )
+    from topologies.optical import realize
+    from topologies.schema import validate
+
+    members = tuple(members)
+    stages = [members[i:i + stage] for i in range(0, len(members), stage)]
+    shared = pipeline_ports(ocs_ports(physical, members), stage, len(stages))
+    if shared is None:
+        return None
+    ports, per = shared
+    try:
+        validate(physical, check_connected=False)
+    except UserError:
+        return None
+    cell = members_cell(physical, members)
+    hops = [(a, b) for s, t in pairwise(stages) for a, b in zip(s, t, strict=True)] * per
+
+    def realized(lay: str) -> nx.Graph | None:
+        options = circuit_options(lay, stages, ports) if stage > 1 else iter([[]])
+        for pairs in options:
+            try:
+                return realize(cell, [*pairs, *hops], validated=True)
+            except UserError:
+                continue
+        return None
+
+    lays = [scenario.circuits] if scenario.circuits != BEST else \
+        [lay for lay in LAYOUTS if lay == "ring" or (ports >= 4 and torus_sides(stage))]
+    if len(lays) == 1:
+        out = realized(lays[0])
+    else:
+        cal = scenario_calibration(scenario) if calibration is None else calibration
+
+        def make(lay: str):
+            g = realized(lay)
+            if g is None:
+                return None
+            model = scenario_cost_model(scenario, adjusted(g, scenario.adjust), cal)
+            return (model, g) if set_layout(model, stages[0]) == lay else None
+
+        chosen = best_layout(stages[0], make)
+        out = None if chosen is None else chosen[1]
+    return None if out is None else _whole_cabling(out, physical, cell)
 
 
 def _best_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[Hashable],

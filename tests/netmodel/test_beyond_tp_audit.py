@@ -87,11 +87,11 @@ def test_a_pipelined_best_instance_is_its_tp_x_pp_gpus_on_the_fabric():
     # fabric_search's group and circuit set-up time were those of tp GPUs: Mixtral-8x7B
     # prefill on lite-ocs with parallelism='all' is TP 1 x PP 8, an instance of 8 Lites
     # whose ring of circuits takes the OCS's 10 ms to set (was a group of 1 GPU and 0 s);
-    # Llama-3-70B decode TP 16 x PP 2: 32 GPUs (was 16)
+    # Llama-3-70B prefill TP 2 x PP 4: 8 GPUs (was 2)
     from netmodel.study.fabric_search import fabric_search
 
     r = fabric_search("Mixtral-8x7B", "lite-ocs", "prefill", parallelism="all")
     b = r.search.best
     assert (b.tp, b.pp) == (1, 8) and len(r.group) == 8 and r.reconfiguration_s == 0.01
-    r = fabric_search("Llama-3-70B", "lite-ocs", "decode", parallelism="all")
-    assert (r.search.best.tp, r.search.best.pp, len(r.group)) == (16, 2, 32)
+    r = fabric_search("Llama-3-70B", "lite-ocs", "prefill", parallelism="all")
+    assert (r.search.best.tp, r.search.best.pp, len(r.group)) == (2, 4, 8)

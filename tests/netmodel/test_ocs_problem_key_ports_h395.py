@@ -65,7 +65,9 @@ def test_each_cell_is_costed_on_its_own_ports(cluster):
     shared_same = cluster.instance_result(same, m).latency
     shared_other = cluster.instance_result(other, m).latency
     alone_other = _cluster().instance_result(other, m).latency
-    # the pair on 2 planes is slower: the step costs more than the pair on 3
-    assert alone_other > shared_same
+    # one layout for the instance (placed_graph.pipeline_circuits): every GPU keeps 3
+    # ports, so each stage's pair takes 1 circuit and each stage link 1, whether the
+    # boundary pair shares 3 planes or 2: the same step
+    assert alone_other == shared_same
     # old code: the second cell took the first's costing (0.48225 s, not 0.48278 s)
     assert shared_other == alone_other

@@ -2,8 +2,9 @@
 links adjusted (:class:`~netmodel.study.adjusted_comm.PlacedAdjusted`: the crossovers' and
 sweeps' per-hop latency), costs what the scenario compiled at those links costs: each
 stage's slice takes the layout faster at the adjusted links, as the compiled instance sets
-each slice's circuits (:func:`~netmodel.study.placed_graph.instance_circuits`), not the
-layout chosen at the scenario's own links.
+its circuits (:func:`~netmodel.study.placed_graph.pipeline_circuits`), not the layout
+chosen at the scenario's own links. (In 4 stages a stage keeps 2 of its 4 ports beside
+its stage links: a ring either way, no torus.)
 
 The case (tests/netmodel/test_ocs_best_circuits_h464.py's): 8 Lites of lite-ocs are set as
 a ring at 1.5 us a hop (14 latency steps against the 2 x 4 torus's 8, but 2 circuits a
@@ -55,9 +56,10 @@ def test_stages_choose_their_layout_at_the_adjusted_links(scale):
     reach = lambda units: np.minimum(units, 2.0)   # noqa: E731
     np.testing.assert_allclose(placed.moe_all_to_all_time(N, 8, 2, reach),
                                own.moe_all_to_all_time(N, 8, 2, reach), rtol=1e-9)
-    # the stage's groups are the torus's circuits, each slice's own
+    # the stages' groups run on the instance's one set of circuits: each stage's ring on
+    # the 2 ports its links to the stages before and after leave (a torus needs 4)
     groups = placed.groups("all-reduce", 8)
-    assert [set_layout(m, tuple(g)) for m, g in groups] == ["torus"] * len(groups)
+    assert [set_layout(m, tuple(g)) for m, g in groups] == ["ring"] * len(groups)
 
 
 def test_at_the_own_links_the_stages_keep_the_own_choice():

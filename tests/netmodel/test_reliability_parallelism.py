@@ -65,19 +65,22 @@ def test_a_pipelined_ocs_instance_recosts_to_its_own_step():
     # TP 16 x PP 2 x DP-attention 4, an instance of 32 GPUs whose circuits are set as one
     # ring of 32; its stages' and attention groups' collectives were costed on slices of
     # that ring: 64.39 ms against the search's 49.91 ms, over the 50 ms SLO, so every
-    # instance a failure touched was re-balanced. Now circuits are re-set per slice.
+    # instance a failure touched was re-balanced. Its circuits are now one layout for the
+    # instance (each stage's ring on the ports its stage links leave,
+    # placed_graph.pipeline_circuits), on which TP 16 x PP 2 is no longer the best at TP
+    # 16; at TP 8 the best is TP 8 x PP 2, 16 GPUs.
     from netmodel.study.fabric_search import fabric_search
 
-    f = fabric_search("Llama-3-70B", "lite-ocs", "decode", tp=16, parallelism="all")
+    f = fabric_search("Llama-3-70B", "lite-ocs", "decode", tp=8, parallelism="all")
     c = build_cluster("lite-ocs", "Llama-3-70B", "decode", search=f)
     p = c.parallelism
-    assert (p.tp, p.pp) == (16, 2) and c.instance_gpus == 32 == len(c.instances[0])
+    assert (p.tp, p.pp) == (8, 2) and c.instance_gpus == 16 == len(c.instances[0])
     r = c.instance_result(c.graph, c.instances[0])
     assert r.feasible and r.latency == c.best.latency < 0.050
-    # a failure takes the instance's 32 GPUs: 32 x 33 SMs in software per GPU failure
+    # a failure takes the instance's 16 GPUs: 16 x 33 SMs in software per GPU failure
     from netmodel.study.reliability_summary import _gpu_radius
 
-    assert _gpu_radius(c)[1] == 32 * 33 == 32 * c.gpu.sms
+    assert _gpu_radius(c)[1] == 16 * 33 == 16 * c.gpu.sms
 
 
 def test_reliability_json_names_the_configuration():
