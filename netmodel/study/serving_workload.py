@@ -1,6 +1,6 @@
 """A serving workload (:mod:`netmodel.study.serving`): prompt and output tokens a request,
 a request rate and a load; the shipped ones (Splitwise's coding and conversation medians)
-and workload files.
+and workload files (a shipped one's name refused on other figures).
 """
 
 from __future__ import annotations
