@@ -182,6 +182,17 @@ class GroupComm:
                     else:
                         kept.append(pos)
                 starts = kept
+            elif self.slice_model is not None:   # parts given one model and members alike
+                seen: set = set()
+                kept = []
+                for pos in starts:
+                    if len(pos) < m:
+                        model, members = self.slice_model(pos)
+                        if (id(model), members) in seen:
+                            continue
+                        seen.add((id(model), members))
+                    kept.append(pos)
+                starts = kept
             self._kinds_memo[key] = starts
         for pos in starts:
             if self.slice_model is not None and len(pos) < m:
@@ -254,7 +265,8 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
     (``stage`` None or the instance) ``fm``'s, the instance's own, every group on them; in
     pipeline stages its stages' rings and stage links within its GPUs' ports
     (:func:`~netmodel.study.placed_graph.pipeline_circuits`), every slice and boundary
-    pair on them, or where the ports hold no stage ring beside the links, ``fm``'s ring
+    pair on them (a slice on its stage's part, a pair on its own circuits: the rest lead
+    to no shorter route, and parts alike are one problem, costed once), or where the ports hold no stage ring beside the links, ``fm``'s ring
     of the instance, stage after stage, a boundary pair routed over it (was: circuits
     re-set for each slice and pair on all of its ports).
 
@@ -301,38 +313,60 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
         # one stage: every group on the instance's own circuits (``fm``'s), told alike
         # on them (not on the cell: a slice of a ring is placed unlike its cell's)
         return GroupComm(fm, members, physical=fm.graph, alike={}, stage=stage)
-    made = shared.setdefault("pipelines", {})   # an instance's (model, members), set once
+    made = shared.setdefault("pipelines", {})   # an instance's circuits, set once
     hit = made.get((orig, stage))
     if hit is None:
-        hit = made[orig, stage] = _pipeline(scenario, calibration, direct, graph, orig,
-                                            stage, memo)
-    model, named = hit
-    if model is None:
+        hit = made[orig, stage] = _pipeline(scenario, graph, orig, stage, calibration)
+    if hit is None:
         # the ports hold no stage ring beside the stage links: the instance's own circuits
         # (``fm``'s ring of its members, stage after stage), each stage link routed over
         # them from where the stages' rings join
         return GroupComm(fm, members, physical=fm.graph, alike={}, stage=stage)
+    kept: dict = {}   # (model, members) by the circuits' GPUs a group is costed on
 
     def slice_model(pos: tuple):
-        return model, tuple(named[i] for i in pos)
+        # a group within a stage on its stage's circuits, a boundary pair on its own: the
+        # rest of the instance's circuits lead to no shorter route (a stage link leaves
+        # the stage), so each is costed on that part of the one set
+        first = pos[0] // stage
+        within = pos[-1] // stage == first
+        at = tuple(range(first * stage, (first + 1) * stage)) if within else pos
+        got = kept.get(at)
+        if got is None:
+            got = kept[at] = _part_model(scenario, calibration, direct, hit,
+                                         tuple(orig[i] for i in at), memo)
+        model, named = got
+        return model, tuple(named[at.index(i)] for i in pos)
 
-    # the instance's groups told alike on its own circuits, not on the cell's
-    return GroupComm(fm, members, slice_model, model.graph, named, {}, stage)
+    # every group costed (no placed-alike check): stages and pairs placed alike on the
+    # circuits are one problem (_part_model), costed once
+    return GroupComm(fm, members, slice_model, stage=stage)
 
 
-def _pipeline(scenario, calibration, direct: bool, graph: nx.Graph, orig: tuple,
-              stage: int, memo: dict) -> tuple:
-    """``(model, members)`` of the instance ``orig`` in pipeline stages of ``stage`` on the
-    OCS cell ``graph``: its one set of circuits
-    (:func:`~netmodel.study.placed_graph.pipeline_circuits`), the scenario's adjustments
-    applied, renamed by place where GPUs forward no traffic, its cost model kept in
-    ``memo`` by problem; ``(None, ())`` where its circuits cannot be set."""
-    from netmodel.study.scenario_fabric import adjusted, scenario_cost_model
+def _pipeline(scenario, graph: nx.Graph, orig: tuple, stage: int, calibration
+              ) -> nx.Graph | None:
+    """The circuits of the instance ``orig`` in pipeline stages of ``stage`` on the OCS
+    cell ``graph`` (:func:`~netmodel.study.placed_graph.pipeline_circuits`), with the
+    scenario's adjustments applied; None where its ports cannot hold them."""
+    from netmodel.study.scenario_fabric import adjusted
 
     circuits = pipeline_circuits(scenario, graph, orig, stage, calibration)
-    if circuits is None:
-        return None, ()
-    g, part = adjusted(unlabelled(circuits), scenario.adjust), orig
+    return None if circuits is None else adjusted(unlabelled(circuits), scenario.adjust)
+
+
+def _part_model(scenario, calibration, direct: bool, circuits: nx.Graph, part: tuple,
+                memo: dict) -> tuple:
+    """``(model, members)`` of the instance's circuits among its members ``part`` (a
+    stage, a boundary pair): that part of ``circuits``, renamed by place where
+    GPUs forward no traffic, its cost model kept in ``memo`` by problem (stages and pairs
+    alike across instances costed once)."""
+    from netmodel.study.scenario_fabric import scenario_cost_model
+
+    # the part's GPUs and circuits with the OCSes (no links: realize keeps them for the
+    # circuits to name), so that parts alike across stages and instances are one problem
+    g = circuits.subgraph([*part, *(n for n, k in circuits.nodes(data="kind")
+                                    if k != "gpu")]).copy()
+    g.graph["gpus"] = len(part)
     if not direct:
         g, part = canonical(g, part)
     key = problem_key(g, part)

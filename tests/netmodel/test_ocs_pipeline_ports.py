@@ -83,7 +83,11 @@ def test_smaller_groups_run_on_their_stages_or_instances_circuits(ocs):
     """An attention group (and the stage's all-to-all) runs on the circuits its stage
     holds, not on circuits re-set for it; with one stage on the instance's own."""
     placed = ocs.for_instance(16, 4)
-    assert placed.slices(2)[0][0] is placed.slices(4)[0][0] is placed.pairs()[0][0]
+    assert placed.slices(2)[0][0] is placed.slices(4)[0][0]
+    # a stage link's pair: its one circuit of the instance's set (a middle stage's
+    # other circuit leads to the next stage)
+    model, pair = placed.pairs()[0]
+    assert [d.get("links", 1) for _, _, d in model.graph.edges(data=True)] == [1]
     one = ocs.for_instance(16, 16)
     assert one.slices(4)[0][0] is ocs.model(16)
 
