@@ -15,8 +15,17 @@ def _model_option(command: str):
     return opt
 
 
+def _info(opt) -> dict:
+    """The option's description, its help written from the registry (as --help shows it:
+    an option whose help was shown already holds the text, one not yet shown None)."""
+    return {**opt.to_info_dict(), "help": opt.help_from()}
+
+
 def test_serve_takes_the_shared_model_option():
-    shared = _model_option("cost").to_info_dict()
+    cost = _model_option("cost")
+    shared = _info(cost)
     for command in ("serve", "blast-radius", "availability"):
-        assert _model_option(command).to_info_dict() == shared, command
+        opt = _model_option(command)
+        assert opt.help_from is cost.help_from, command
+        assert _info(opt) == shared, command
     assert shared["name"] == "model" and shared["required"] is True
