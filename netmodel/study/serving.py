@@ -83,8 +83,13 @@ DistServe's model, at batch 1; :mod:`netmodel.study.queueing`) is added to each 
 TTFT, and the SLO is checked on the sum, so a higher load may take a smaller batch. The
 decode pool is not queued (a request joins a running batch at its next step; its TBT is
 that of the full batch, at any load below capacity). With a rate too, the pools are sized
-to run at that load: ``ceil(rate / (rho x R))`` instances of each. Instances are costed
-alone on the fabric, as in the rest of the study.
+to run at that load: ``ceil(rate / (rho x R))`` instances of each. The search picks the
+configuration at the stated load (the design point); whole instances then run at most at
+it, and the wait and TTFT reported are those at the prefill pool's achieved load,
+``rate / (instances x R_p)`` (``achieved_load``; no longer than at the stated load, so the
+SLO still holds). Tokens/s/SM is the pools' capacity; with a load they deliver ``rho x``
+it (``delivered_tokens_per_s_per_sm``). Instances are costed alone on the fabric, as in
+the rest of the study.
 
 >>> r = serve("Llama-3-8B", "lite-flat", "coding", dimensions="tp", max_batch=64)
 >>> r.feasible, r.workload.prompt, r.workload.output, r.ttft_s >= r.prefill.latency
@@ -230,6 +235,9 @@ class ServingResult:
     transfer_visible_s: float | None = None   #: what of it shows in the TTFT
     ttft_s: float | None = None       #: prefill + visible transfer (+ queue_wait_s)
     queue_wait_s: float | None = None   #: with a load: mean wait for a prefill batch
+    #: with a load and a rate: the load the sized prefill pool runs at, ``rate / (instances
+    #: x R_p)`` (at most the stated one), at which ``queue_wait_s`` and ``ttft_s`` are taken
+    achieved_load: float | None = None
     tbt_s: float | None = None
     ttft_limit_s: float = 0.0
     tbt_limit_s: float = 0.0
@@ -239,6 +247,14 @@ class ServingResult:
     requests_per_s_per_sm: float | None = None
     tokens_per_s_per_sm: float | None = None          #: prompt + output tokens
     output_tokens_per_s_per_sm: float | None = None
+
+    @property
+    def delivered_tokens_per_s_per_sm(self) -> float | None:
+        """With a load: the tokens/s/SM the pools deliver at it, ``load x``
+        :attr:`tokens_per_s_per_sm` (that figure is their capacity, at load 1)."""
+        load = self.workload.load
+        return None if load is None or self.tokens_per_s_per_sm is None \
+            else load * self.tokens_per_s_per_sm
     prefill_instances: int | None = None   #: with a rate: whole instances needed
     decode_instances: int | None = None
     gpus_used: int | None = None
@@ -259,7 +275,7 @@ class ServingResult:
             "kv_bytes_per_request": self.kv_bytes_per_request,
             "transfer_streams": self.transfer_streams, "transfer_s": _num(self.transfer_s),
             "transfer_visible_s": _num(self.transfer_visible_s), "ttft_s": _num(self.ttft_s),
-            "queue_wait_s": _num(self.queue_wait_s),
+            "queue_wait_s": _num(self.queue_wait_s), "achieved_load": _num(self.achieved_load),
             "tbt_s": _num(self.tbt_s), "ttft_limit_s": self.ttft_limit_s,
             "tbt_limit_s": self.tbt_limit_s, "prefill_rate_per_s": _num(self.prefill_rate),
             "decode_rate_per_s": _num(self.decode_rate),
@@ -267,6 +283,7 @@ class ServingResult:
             "requests_per_s_per_sm": _num(self.requests_per_s_per_sm),
             "tokens_per_s_per_sm": _num(self.tokens_per_s_per_sm),
             "output_tokens_per_s_per_sm": _num(self.output_tokens_per_s_per_sm),
+            "delivered_tokens_per_s_per_sm": _num(self.delivered_tokens_per_s_per_sm),
             "prefill_instances": self.prefill_instances,
             "decode_instances": self.decode_instances, "gpus_used": self.gpus_used,
             "fabric_gpus": self.fabric_gpus, "fits_fabric": self.fits_fabric,
@@ -325,13 +342,18 @@ class ServingResult:
             f"  TTFT {self.ttft_s * 1e3:.2f} ms" + (
                 " of the steps, no queueing" if self.queue_wait_s is None else
                 f": {(self.ttft_s - self.queue_wait_s) * 1e3:.2f} ms of the "
-                f"steps + {self.queue_wait_s * 1e3:.2f} ms waiting for a prefill batch")
+                f"steps + {self.queue_wait_s * 1e3:.2f} ms waiting for a prefill batch"
+                + ("" if self.achieved_load is None else
+                   f" at the sized pool's load {self.achieved_load:.3g}"))
             + f" (SLO {self.ttft_limit_s * 1e3:g} ms)"
             + (f", TBT {self.tbt_s * 1e3:.2f} ms (SLO {self.tbt_limit_s * 1e3:g} ms)"
                if self.tbt_s is not None else ""),
             f"  pools: {self.decode_gpus_per_prefill_gpu:.3g} decode GPUs per prefill GPU; "
             f"{sig3(self.requests_per_s_per_sm)} requests/s/SM, {sig3(self.tokens_per_s_per_sm)} "
-            f"tokens/s/SM ({sig3(self.output_tokens_per_s_per_sm)} output tokens/s/SM)",
+            f"tokens/s/SM ({sig3(self.output_tokens_per_s_per_sm)} output tokens/s/SM) at "
+            f"capacity" + ("" if w.load is None else
+                           f"; delivered at load {w.load:g}: "
+                           f"{sig3(self.delivered_tokens_per_s_per_sm)} tokens/s/SM"),
         ]
         if self.gpus_used is not None:
             lines.append(f"  at {w.rate:g} requests/s: {self.prefill_instances} prefill + "
@@ -659,17 +681,23 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         settings["kv_circuits"] = kv_circuits(kvp, max(kv_splits(scen)) + 1, pre.gpus,
                                               dec.gpus)
     extra = {}
+    ttft_ij, wait_ij = float(ttft[i, j]), None if wait is None else float(wait[i, j])
     if wl.rate is not None:   # with a load, instances enough to run at it
         need = wl.rate / (wl.load or 1.0)
         n_p = math.ceil(need / p_rate)
         n_d = math.ceil(need / d_rate) if d_rate else 0
         extra = dict(prefill_instances=n_p, decode_instances=n_d,
                      gpus_used=n_p * pre.gpus + n_d * (dec.gpus if dec else 0))
+        if wait is not None:   # whole instances run below the load: the wait at theirs
+            achieved = wl.rate / (n_p * p_rate)
+            ttft_ij -= wait_ij   # (no more than the stated load's: the SLO still holds)
+            wait_ij = float(batch_wait(achieved, pre.batch, float(cycle[i, j])))
+            ttft_ij += wait_ij
+            extra["achieved_load"] = achieved
     return ServingResult(
         feasible=True, prefill=pre, decode=dec, **noted(),
         transfer_streams=int(streams[i, j]), transfer_s=float(t_x[i, j]),
-        transfer_visible_s=float(visible[i, j]), ttft_s=float(ttft[i, j]),
-        queue_wait_s=None if wait is None else float(wait[i, j]),
+        transfer_visible_s=float(visible[i, j]), ttft_s=ttft_ij, queue_wait_s=wait_ij,
         tbt_s=None if dec is None else dec.tpot, prefill_rate=p_rate, decode_rate=d_rate,
         decode_gpus_per_prefill_gpu=ratio, requests_per_s_per_sm=rps,
         tokens_per_s_per_sm=(wl.prompt + wl.output) * rps,

@@ -99,6 +99,37 @@ def test_serve_sizes_pools_to_run_at_the_load():
     assert r.decode_instances == math.ceil(1000.0 / 0.5 / r.decode_rate)
 
 
+def test_sized_pools_wait_at_their_own_load():
+    # 1000 requests/s at load 0.5 on 45.29 requests/s instances: ceil(44.16) = 45 of them,
+    # which run at 1000 / (45 x 45.29) = 0.4907, not 0.5; the M/D/1 wait is taken there
+    stated = serve("Llama-3-8B", "h100-dgx", with_load("coding", 0.5), **KW)
+    r = serve("Llama-3-8B", "h100-dgx", with_load(with_rate("coding", 1000.0), 0.5), **KW)
+    assert r.prefill_instances == 45 and stated.achieved_load is None
+    rho = 1000.0 / (45 * r.prefill_rate)
+    assert r.achieved_load == pytest.approx(rho, rel=1e-12) and rho == pytest.approx(0.49066, abs=1e-5)
+    cycle = 1 / r.prefill_rate
+    assert r.queue_wait_s == pytest.approx(rho * cycle / (2 * (1 - rho)), rel=1e-12)
+    assert r.queue_wait_s < stated.queue_wait_s   # 10.64 ms where 0.5 gives 11.04 ms
+    assert r.ttft_s == pytest.approx(stated.ttft_s - stated.queue_wait_s + r.queue_wait_s,
+                                     rel=1e-12)
+    assert r.to_dict()["achieved_load"] == r.achieved_load
+    assert "waiting for a prefill batch at the sized pool's load 0.491" in r.table()
+
+
+def test_delivered_tokens_are_the_load_times_the_capacity():
+    base = serve("Llama-3-8B", "h100-dgx", **KW)
+    r = serve("Llama-3-8B", "h100-dgx", with_load("coding", 0.5), **KW)
+    assert base.delivered_tokens_per_s_per_sm is None
+    assert "at capacity" in base.table() and "delivered" not in base.table()
+    # capacity: (1500 + 13) tokens a request x 0.09894 requests/s/SM = 149.7; at 0.5, half
+    assert r.tokens_per_s_per_sm == pytest.approx(1513 * r.requests_per_s_per_sm, rel=1e-12)
+    assert r.tokens_per_s_per_sm == pytest.approx(149.69, abs=0.01)
+    assert r.delivered_tokens_per_s_per_sm == pytest.approx(74.846, abs=0.001)
+    assert r.to_dict()["delivered_tokens_per_s_per_sm"] == r.delivered_tokens_per_s_per_sm
+    assert ("150 tokens/s/SM (1.29 output tokens/s/SM) at capacity; delivered at load 0.5: "
+            "74.8 tokens/s/SM") in r.table()
+
+
 def test_deepseek_v3_takes_a_smaller_batch_at_load():
     cache = {}
     base = serve("DeepSeek-V3", "h100-dgx", collectives=cache)
