@@ -84,7 +84,24 @@ def capped_best(res, n: int):
     tokens to decode, and why none (``""`` where one): with MTP a step emits no more than
     are left, so its mean tokens a step are ``n`` over :func:`mean_steps` (fewer than the
     search's where ``n`` is short), by which its TPOT (on the TBT SLO) and rate go; the
-    search's best as it is without MTP."""
+    search's best as it is without MTP. ``n`` is a whole number of at least 1: with no
+    token to decode there is no decode step to choose (refused in one line).
+
+    >>> capped_best(None, 0)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: capped_best: n (the tokens to decode a request) must be a whole \
+number of at least 1, got 0 (with no token to decode there is no decode step: take no decode \
+pool)
+    """
+    import numbers
+
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+        from compute.validate import describe
+
+        raise UserError(f"capped_best: n (the tokens to decode a request) must be a whole "
+                        f"number of at least 1, got {describe(n)} (with no token to decode "
+                        f"there is no decode step: take no decode pool)")
     grid = res.grid
     if res.best is None or grid.mtp_expected is None:
         return res.best, res.reason
