@@ -551,6 +551,23 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
         str(1 + i / 100000) for i in range(10000))], {}, ("about 10,000 values",)),
     "sweep a value twice": ([*SWEEP[:-1], "cost.pue=1.1,1.1"], {},
                             ("--param 'cost.pue=1.1,1.1'", "give each value once")),
+    # -- serve --load: its values, a workload file's, with a rate --------------------------------
+    **{f"serve --load {v!r}": ([*SERVE, "--load", v], {}, (f"--load {v!r}", *words))
+       for v, words in (("1e-300", ("from 1e-06 to 1", "got 1e-300")),
+                        ("50%", ("got '50%'",)), ("1", ("1 excluded", "got 1.0")),
+                        ("nan", ("got nan",)), ("0x1", ("got '0x1'",)))},
+    "serve --load 1e-305 --rate 1e9 (pools past a float)": (
+        [*SERVE, "--load", "1e-305", "--rate", "1e9"], {}, ("--load '1e-305'", "from 1e-06")),
+    "serve --load twice": ([*SERVE, "--load", "0.5", "--load", "0.6"], {},
+                           ("--load is given twice", "'0.5' and '0.6'")),
+    "serve --load with --rate 0": ([*SERVE, "--load", "0.5", "--rate", "0"], {},
+                                   ("--rate '0'", "1e-09 to")),
+    **{f"serve workload load {kind}": (
+        [*SERVE, "--workload", "w.toml"], {"w.toml": f"prompt = 10\noutput = 10\nload = {v}\n"},
+        ("w.toml", "load must be a number from 1e-06 to 1", f"got {got}"))
+       for kind, v, got in (("text", '"0.5"', "'0.5'"), ("list", "[0.5]", "[0.5]"),
+                            ("bool", "true", "True"), ("table", "{a = 1}", "{'a': 1}"),
+                            ("1e-7", "1e-7", "1e-07"))},
 }
 
 #: Values taken (exit 0, or 3 for an unmet target): name -> (argv, files).
@@ -643,12 +660,61 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
     "availability --load-bandwidth 100Gb/s": ([*AVAIL, "--load-from", "storage",
                                                "--load-bandwidth", "100Gb/s"], {}),
     "blast-radius --cluster-gpus 131072": ([*BLAST, "--cluster-gpus", "131072"], {}),
+    **{f"serve --load {v!r}": ([*SERVE, "--load", v], {})
+       for v in ("1e-6", "0.5e0", "5e-1", " 0.5", "0.999999999")},
+    "serve --load with a one-token output and a rate": (
+        [*SERVE, "--load", "0.5", "--rate", "3", "--workload", "w.toml"],
+        {"w.toml": "prompt = 10\noutput = 1\n"}),
+    "serve --load with MTP drafts and a rate": ([*DEEPSEEK, "--load", "0.9", "--mtp-tokens", "2",
+                                                 "--rate", "2"], {}),
+    "serve --load with a profile": ([*SERVE, "--load", "0.9", "--rate", "2", "--profile",
+                                     "vllm-h100-2024"], {}),
+    "serve a coding.toml of the shipped figures at a load": (
+        [*SERVE, "--workload", "coding.toml"],
+        {"coding.toml": "prompt = 1500\noutput = 13\nload = 0.5\n"}),
+    **{f"collective lite-ocs --placement random --seed {s}": (
+        ["collective", "all-reduce", "--scenario", "lite-ocs", "--placement", "random",
+         "--seed", s], {}) for s in (str(2 ** 64), "1e3")},
 }
+
+#: serve --json runs whose JSON must hold no NaN or Infinity (json's allow_nan=False):
+#: name -> argv.
+JSON: dict[str, list[str]] = {
+    "serve --load 0.999999999 --rate 1e-9": [*SERVE, "--load", "0.999999999", "--rate", "1e-9"],
+    "serve --load 1e-6 --rate 1e9": [*SERVE, "--load", "1e-6", "--rate", "1e9"],
+    "serve --rate 1e-9": [*SERVE, "--rate", "1e-9"],
+    "serve --load 0.5 --rate 5": [*SERVE, "--load", "0.5", "--rate", "5"],
+    "serve lite-ocs --load 0.8 --rate 3": ["serve", "--scenario", "lite-ocs", "--model",
+                                           "Llama-3-70B", "--max-batch", "64", "--load", "0.8",
+                                           "--rate", "3"],
+    "serve MTP 3 drafts at a load and a rate": [*DEEPSEEK, "--mtp-tokens", "3",
+                                                "--load", "0.9", "--rate", "1"],
+}
+
+
+def json_case(name: str, argv: list[str]) -> Case:
+    """A case that holds where ``netmodel argv --json`` exits 0 or 3 with JSON that reads
+    with no NaN or Infinity (each a constant JSON does not have)."""
+    def refuse(constant: str) -> None:
+        raise ValueError(f"{constant} in the JSON")
+
+    def run(d: Path) -> str | None:
+        r = invoke_in([*argv, "--json"], d)
+        if r.exit_code not in (0, 3) or "Traceback" in r.output:
+            return f"exit {r.exit_code} | {r.output.strip()[-300:]}"
+        text = r.output[:r.output.rindex("}") + 1] if "}" in r.output else r.output
+        try:
+            json.loads(text, parse_constant=refuse)
+        except ValueError as e:
+            return f"{e} | {r.output.strip()[:200]}"
+        return None
+    return f"json {name}", run
 
 
 def cases() -> Iterator[Case]:
     yield from (refusal_case(n, a, f, w) for n, (a, f, w) in REFUSALS.items())
     yield from (taken_case(n, a, f) for n, (a, f) in TAKEN.items())
+    yield from (json_case(n, a) for n, a in JSON.items())
 
 
 def main() -> int:

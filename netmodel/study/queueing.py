@@ -68,10 +68,18 @@ from compute.validate import describe
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["LOAD_HELP", "LOAD_RANGE", "batch_wait", "check_load", "md1_wait"]
+__all__ = ["LOAD_HELP", "LOAD_RANGE", "MIN_LOAD", "batch_wait", "check_load", "load_text",
+           "md1_wait"]
 
-#: What a load must be, in the refusal's words.
-LOAD_RANGE = "a number between 0 and 1, both excluded (a fraction of the pools' capacity)"
+#: The least load a workload may state: a millionth of the pools' capacity. Below it the
+#: wait is nil (under 1e-6 of a cycle at any batch) and a rate's pools, sized to run at the
+#: load, grow past any count (``--load 1e-305 --rate 1e9``: more instances than a float
+#: holds).
+MIN_LOAD = 1e-6
+#: What a stated load must be, in the refusal's words.
+LOAD_RANGE = "a number from 1e-06 to 1, 1 excluded (a fraction of the pools' capacity)"
+#: What a load of the queue must be (a pool's achieved load may be far below MIN_LOAD).
+_ANY_LOAD = "a number between 0 and 1, both excluded (a fraction of the pools' capacity)"
 #: What a load is: the description of
 #: :attr:`netmodel.study.serving.ServingWorkload.load` and of ``serve --load`` (this module
 #: loads numpy only to compute, so that the command's help is written without it).
@@ -81,17 +89,19 @@ LOAD_HELP = ("Fraction of the pools' capacity at which requests arrive (Poisson)
              "the SLO is checked on it. Unset: the TTFT of the steps alone, no queueing.")
 
 
-def check_load(value: object, where: str = "") -> float:
-    """``value`` as a float if it is a load (a finite number strictly between 0 and 1),
-    else one line naming it and the range.
+def check_load(value: object, where: str = "", least: float = MIN_LOAD) -> float:
+    """``value`` as a float if it is a load (a finite number from ``least`` to 1, 1
+    excluded; ``least`` 0: above 0), else one line naming it and the range.
 
     >>> check_load(0.8)
     0.8
     >>> check_load(1)
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: load must be a number between 0 and 1, both excluded (a \
-fraction of the pools' capacity), got 1
+    compute.errors.UserError: load must be a number from 1e-06 to 1, 1 excluded (a fraction \
+of the pools' capacity), got 1
+    >>> check_load(1e-9, least=0)
+    1e-09
     """
     v = math.nan
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
@@ -99,17 +109,32 @@ fraction of the pools' capacity), got 1
             v = float(value)
         except (TypeError, ValueError, OverflowError, ArithmeticError):
             v = math.nan   # an integer past a float's range
-    if not 0 < v < 1:
+    if not (0 < v < 1 and v >= least):
         head = f"{where}: " if where else ""
-        raise UserError(f"{head}load must be {LOAD_RANGE}, got {describe(value)}")
+        raise UserError(f"{head}load must be {LOAD_RANGE if least else _ANY_LOAD}, got "
+                        f"{describe(value)}")
     return v
+
+
+def load_text(load: float, digits: int = 6) -> str:
+    """``load`` to ``digits`` significant digits, more where fewer would round it to 1 (a
+    load is below 1).
+
+    >>> load_text(0.8), load_text(0.999999999), load_text(0.99996, 3)
+    ('0.8', '0.999999999', '0.99996')
+    """
+    text = f"{load:.{digits}g}"
+    while float(text) >= 1 and digits < 17:
+        digits += 1
+        text = f"{load:.{digits}g}"
+    return text
 
 
 def md1_wait(rate: float, service: float) -> float:
     """Mean wait in queue of an M/D/1 queue, ``R D^2 / (2 (1 - R D))`` (DistServe's
     ``Avg_TTFT`` less ``D``), for ``rate`` ``R`` arrivals/s and a service of ``service``
     ``D`` seconds (``R D < 1``)."""
-    rho = check_load(rate * service, "M/D/1 with rate x service")
+    rho = check_load(rate * service, "M/D/1 with rate x service", least=0)
     return rate * service ** 2 / (2 * (1 - rho))
 
 
@@ -157,7 +182,7 @@ def batch_wait(load: float, batch: int | np.ndarray, cycle: float | np.ndarray) 
     """
     import numpy as np
 
-    rho = check_load(load)
+    rho = check_load(load, least=0)
     b = np.asarray(batch)
     units = {int(n): _unit_wait(rho, int(n)) for n in np.unique(b)}
     per = np.vectorize(units.__getitem__, otypes=[float])(b) if b.ndim else units[int(b)]

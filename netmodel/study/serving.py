@@ -121,7 +121,7 @@ from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from compute.units import counted
-from netmodel.study.queueing import batch_wait
+from netmodel.study.queueing import batch_wait, load_text
 from netmodel.study.rows import gpu_difference
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.serving_transfer import (
@@ -305,7 +305,7 @@ class ServingResult:
         head = (f"{self.model} on {self.scenario}, workload {w.name} ("
                 + request_lengths(w.prompt, w.output)
                 + (f", {w.rate:g} requests/s" if w.rate else "")
-                + (f", load {w.load:g}" if w.load is not None else "") + ")")
+                + (f", load {load_text(w.load)}" if w.load is not None else "") + ")")
         notes = [f"note: {k}: {v}" for k, v in self.settings.get("not_computed", {}).items()]
         if not self.feasible:
             return "\n".join([head, f"infeasible: {self.reason}", *notes])
@@ -344,7 +344,7 @@ class ServingResult:
                 f": {(self.ttft_s - self.queue_wait_s) * 1e3:.2f} ms of the "
                 f"steps + {self.queue_wait_s * 1e3:.2f} ms waiting for a prefill batch"
                 + ("" if self.achieved_load is None else
-                   f" at the sized pool's load {self.achieved_load:.3g}"))
+                   f" at the sized pool's load {load_text(self.achieved_load, 3)}"))
             + f" (SLO {self.ttft_limit_s * 1e3:g} ms)"
             + (f", TBT {self.tbt_s * 1e3:.2f} ms (SLO {self.tbt_limit_s * 1e3:g} ms)"
                if self.tbt_s is not None else ""),
@@ -352,7 +352,7 @@ class ServingResult:
             f"{sig3(self.requests_per_s_per_sm)} requests/s/SM, {sig3(self.tokens_per_s_per_sm)} "
             f"tokens/s/SM ({sig3(self.output_tokens_per_s_per_sm)} output tokens/s/SM) at "
             f"capacity" + ("" if w.load is None else
-                           f"; delivered at load {w.load:g}: "
+                           f"; delivered at load {load_text(w.load)}: "
                            f"{sig3(self.delivered_tokens_per_s_per_sm)} tokens/s/SM"),
         ]
         if self.gpus_used is not None:
@@ -649,9 +649,14 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         ttft = ttft + wait
     ok = grid.fits & (ttft <= slo.ttft)
     if not ok.any():
+        if wait is not None and (rest := grid.fits & ~some).any():
+            # the fastest with its wait: the cells whose steps alone miss the SLO too
+            wait[rest] = batch_wait(wl.load, np.broadcast_to(batches, ttft.shape)[rest],
+                                    cycle[rest])
+            ttft[rest] += wait[rest]
         i, j = np.unravel_index(int(np.argmin(np.where(grid.fits, ttft, np.inf))), ttft.shape)
         waited = "" if wait is None else (f", {wait[i, j] * 1e3:.4g} ms waiting for its batch "
-                                           f"at load {wl.load:g}")
+                                           f"at load {load_text(wl.load)}")
         return ServingResult(
             feasible=False, decode=dec, **noted(),
             reason=f"prefill: no configuration that fits in memory meets TTFT <= "

@@ -102,6 +102,18 @@ one line, nothing made; a link to an existing folder (scratch space) is taken as
 (t) The study's summary said of its serving part that ``the KV transfer is at most 0.1% of
 a TTFT``, not that its TTFTs are the steps' alone, with no queueing (serve's ``--load`` adds
 the mean wait for a prefill batch). Now it says so.
+
+(u) serve's ``--load`` took any load above 0: ``--load 1e-305 --rate 1e9`` sized its pools to
+run at that load and died on ``cannot convert float infinity to integer`` (exit 1), and
+``--load 1e-300 --rate 1e-9`` printed a count of 2.4e+290 GPUs in 291 digits. Now a load is
+from a millionth of the pools' capacity (the wait below it under 1e-6 of a cycle), refused
+below in one line.
+
+(v) ``--load 0.999999999`` was said as ``load 1`` (a value refused), and its infeasible
+line named as the fastest a configuration whose steps alone miss the SLO, with ``0 ms
+waiting for its batch at load 1``: its wait was never computed. Now the load is written to
+the digits that keep it below 1, and the fastest is that with its wait (TP 8, batch 64,
+2.046e+10 ms waiting).
 """
 
 from __future__ import annotations
@@ -479,3 +491,36 @@ def test_the_studys_serving_summary_says_its_ttft_has_no_queueing():
     done[0].workload.load = 0.5
     assert serving_section(part)[-2].endswith(
         "the KV transfer is at most 0.1% of a TTFT (with the mean wait for a prefill batch).")
+
+
+SERVE70 = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--max-batch", "64",
+           "--tp-only"]
+
+
+def test_a_load_below_a_millionth_is_refused(tmp_path):
+    r = run_cli([*SERVE70, "--load", "1e-305", "--rate", "1e9"])
+    assert one_line_error(r) == (
+        "error: --load '1e-305': workload 'coding': load must be a number from 1e-06 to 1, 1 "
+        "excluded (a fraction of the pools' capacity), got 1e-305")
+    (tmp_path / "w.toml").write_text("prompt = 10\noutput = 10\nload = 1e-7\n")
+    r = run_cli([*SERVE70, "--workload", "w.toml"], cwd=tmp_path)
+    assert one_line_error(r).startswith("error: w.toml: workload 'w': load must be a number "
+                                        "from 1e-06 to 1"), r.output
+    # the least load at the most rate: a count of 15 digits, not past a float
+    r = run_cli([*SERVE70, "--load", "1e-6", "--rate", "1e9"])
+    assert r.exit_code == 3 and isinstance(r.exception, SystemExit), r.output
+    assert "load 1e-06)" in r.output and "GPUs serve 1e+09 requests/s" in r.output
+
+
+def test_a_load_near_1_is_not_said_as_1_and_its_fastest_waits():
+    import re
+
+    r = run_cli([*SERVE70, "--load", "0.999999999"])
+    assert r.exit_code == 3, r.output
+    assert "(prompt 1500, output 13 tokens, load 0.999999999)" in r.output
+    m = re.search(r"the fastest \(TP (\d+), batch (\d+)\) takes ([0-9.e+]+) ms "
+                  r"\(([0-9.e+]+) ms of transfer, ([0-9.e+]+) ms waiting for its batch at "
+                  r"load 0.999999999\)", r.output)
+    assert m, r.output
+    # bulk service at rho = 1 - 1e-9: at least 1 / (2 B (1 - rho)) cycles, 7.8e6 at B 64
+    assert float(m[5]) > 7.8e6 * 1 and float(m[3]) >= float(m[5])

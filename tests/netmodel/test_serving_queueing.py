@@ -89,8 +89,11 @@ def test_serve_adds_md1_wait_at_batch_one():
         assert r.ttft_s == pytest.approx(base.ttft_s + r.queue_wait_s, rel=1e-12)
         assert r.ttft_s >= prev
         prev = r.ttft_s
-    tiny = serve("Llama-3-8B", "h100-dgx", with_load("coding", 1e-12), **KW)
-    assert tiny.ttft_s == pytest.approx(base.ttft_s, rel=1e-9)
+    # the least load a workload states (MIN_LOAD, a millionth): the wait 5e-7 of a cycle
+    tiny = serve("Llama-3-8B", "h100-dgx", with_load("coding", 1e-6), **KW)
+    assert tiny.queue_wait_s == pytest.approx(1e-6 / (2 * (1 - 1e-6)) / tiny.prefill_rate,
+                                              rel=1e-12)
+    assert tiny.ttft_s == pytest.approx(base.ttft_s, rel=1e-6)
 
 
 def test_serve_sizes_pools_to_run_at_the_load():
@@ -146,7 +149,7 @@ def test_deepseek_v3_takes_a_smaller_batch_at_load():
 
 SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--tp-only",
          "--max-batch", "8"]
-RANGE = ("must be a number between 0 and 1, both excluded (a fraction of the pools' "
+RANGE = ("must be a number from 1e-06 to 1, 1 excluded (a fraction of the pools' "
          "capacity)")
 
 
