@@ -30,8 +30,8 @@ from compute.errors import UserError, one_line
 
 __all__ = ["GROUPED_PATTERN", "GROUPED_RULE", "NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE",
            "SMALLEST_NUMBER", "ZeroAllowed", "ascii_digits", "below_smallest",
-           "below_smallest_words", "not_below_smallest", "number_text", "read_grouped",
-           "read_number", "spells_zero"]
+           "below_smallest_words", "not_below_smallest", "number_text", "past_most_digits",
+           "read_grouped", "read_number", "spells_zero"]
 
 
 def ascii_digits(what: str, text: str) -> str:
@@ -227,6 +227,26 @@ def read_number(what: str, text: str, *, whole: bool = False,
     if (d and d.adjusted() >= _MOST_DIGITS) or d != d.to_integral_value():
         return None
     return int(d)
+
+
+def past_most_digits(text: str) -> bool:
+    """Whether ``text`` spells (by :data:`NUMBER_PATTERN`) a whole number of more digits
+    than :func:`read_number` reads (4,300, int()'s limit; an exponent past Decimal's too):
+    a whole number, but too large, not ``'not a whole number'``.
+
+    >>> past_most_digits("9" * 5000), past_most_digits("1e5000"), past_most_digits("1e4299")
+    (True, True, False)
+    >>> past_most_digits("1.5"), past_most_digits("abc"), past_most_digits("1e-5000")
+    (False, False, False)
+    """
+    s = str(text).strip()
+    if not _NUMBER_TEXT.fullmatch(s) or spells_zero(s):
+        return False
+    try:
+        d = Decimal(s)
+    except InvalidOperation:   # an exponent past Decimal's: whole where positive
+        return s.lower().rpartition("e")[2].lstrip("+").isdigit()
+    return d.adjusted() >= _MOST_DIGITS
 
 
 #: A whole number with its thousands grouped by commas (``131,072``, ``1,000,000``): a

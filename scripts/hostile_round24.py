@@ -558,6 +558,16 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                         ("nan", ("got nan",)), ("0x1", ("got '0x1'",)))},
     "serve --load 1e-305 --rate 1e9 (pools past a float)": (
         [*SERVE, "--load", "1e-305", "--rate", "1e9"], {}, ("--load '1e-305'", "from 1e-06")),
+    "collective --seed of 5,000 nines": (
+        ["collective", "all-reduce", "--scenario", "lite-ocs", "--placement", "random", "--seed",
+         "9" * 5000], {}, ("--seed", "a whole number of more than 4,300 digits")),
+    "collective --seed 1e1000000000000000000": (
+        ["collective", "all-reduce", "--scenario", "lite-ocs", "--placement", "random", "--seed",
+         "1e1000000000000000000"], {}, ("--seed", "more than 4,300 digits")),
+    "costs --seed -1": (["costs", "--scenario", "lite-ocs", "--placement", "random", "--seed",
+                         "-1"], {}, ("--seed", ">= 0", "got -1")),
+    "availability --seed of 5,000 nines": ([*AVAIL, "--seed", "9" * 5000], {},
+                                           ("--seed", "0 to 2**63 - 1")),
     "serve --load twice": ([*SERVE, "--load", "0.5", "--load", "0.6"], {},
                            ("--load is given twice", "'0.5' and '0.6'")),
     "serve --load with --rate 0": ([*SERVE, "--load", "0.5", "--rate", "0"], {},

@@ -515,11 +515,15 @@ class AsciiNumber(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
         if isinstance(value, str):   # the one number grammar: '+8' and '1e1' read, '1_0' not
+            from compute.typed_numbers import past_most_digits
             from compute.validate import NUMBER_RULE, read_number
 
             whole = self.base is click.INT
             v = read_number(param.opts[0] if param is not None else "value", value, whole=whole,
                             allowed=self.allowed() if self.allowed is not None else None)
+            if v is None and whole and past_most_digits(value):
+                self.fail(f"{value!r} is a whole number of more than 4,300 digits, past the "
+                          f"largest netmodel reads", param, ctx)
             if v is None:   # a whole number: the grammar's, with a whole value (2.0, 1e3)
                 self.fail(f"{value!r} is not a whole number ({NUMBER_RULE}; its value "
                           f"whole: 2, 2.0 and 1e3 are, 1.5 is not)" if whole else

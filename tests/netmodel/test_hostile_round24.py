@@ -114,6 +114,12 @@ line named as the fastest a configuration whose steps alone miss the SLO, with `
 waiting for its batch at load 1``: its wait was never computed. Now the load is written to
 the digits that keep it below 1, and the fastest is that with its wait (TP 8, batch 64,
 2.046e+10 ms waiting).
+
+(w) A whole number of more than 4,300 digits (int()'s limit) typed to a whole option was
+refused as not one: ``collective --seed`` of 5,000 nines as ``'999...9' is not a whole
+number (a number is ASCII digits ...)``, ``availability --seed`` as ``must be a whole number
+>= 0``. Now each says it is a whole number past the largest read (availability's the range
+of its seed, 0 to 2**63 - 1).
 """
 
 from __future__ import annotations
@@ -524,3 +530,21 @@ def test_a_load_near_1_is_not_said_as_1_and_its_fastest_waits():
     assert m, r.output
     # bulk service at rho = 1 - 1e-9: at least 1 / (2 B (1 - rho)) cycles, 7.8e6 at B 64
     assert float(m[5]) > 7.8e6 * 1 and float(m[3]) >= float(m[5])
+
+
+def test_a_whole_number_of_too_many_digits_is_said_so():
+    nines = "9" * 5000
+    shown = "'" + "9" * 39 + "..." + "9" * 16 + "'"
+    r = run_cli(["collective", "all-reduce", "--scenario", "lite-ocs", "--placement", "random",
+                 "--seed", nines])
+    assert one_line_error(r) == (
+        f"error: Invalid value for '--seed': {shown} is a whole number of more than 4,300 "
+        f"digits, past the largest netmodel reads (see 'netmodel collective --help')")
+    r = run_cli(["collective", "all-reduce", "--fabric", "ring:n=8", "--seed",
+                 "1e1000000000000000000"])
+    assert "is a whole number of more than 4,300 digits" in one_line_error(r)
+    r = run_cli(["collective", "all-reduce", "--fabric", "ring:n=8", "--seed", "1.5"])
+    assert "'1.5' is not a whole number" in one_line_error(r)
+    r = run_cli(["availability", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "-q",
+                 "--no-plot", "--trials", "5", "--seed", nines])
+    assert one_line_error(r) == f"error: --seed {shown} must be a whole number from 0 to 2**63 - 1"
