@@ -68,6 +68,7 @@ from compute.pipeline_time import pipeline_latency, slowest_stage
 from compute.roofline_options import RooflineOptions
 from compute.sharding import check_tp, shards
 from compute.stages import EXTENDED_STAGES, STAGES, running, stage_ops
+from compute.units import counted
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
 
 if TYPE_CHECKING:
@@ -398,9 +399,9 @@ def check_context(model, workload: Workload) -> None:
     if model.max_context and workload.kv_tokens > model.max_context:
         what = "prompt" if workload.phase == "prefill" else "context"
         raise UserError(f"{workload.phase} with a {what} of {workload.kv_tokens} tokens exceeds "
-                        f"{model.name}'s max_context of {model.max_context} "
-                        f"token{'' if model.max_context == 1 else 's'}; use a "
-                        f"shorter {what}, or a model file with a larger max_context")
+                        f"{model.name}'s max_context of "
+                        f"{counted(model.max_context, 'token')}; use a shorter {what}, or a "
+                        f"model file with a larger max_context")
 
 
 def check_latency_limit(limit: object) -> float:

@@ -115,18 +115,18 @@ REFUSALS.update({
         ("--workload 'w.json'", "context of 9000", "allowed: prompt + output up to 8192")),
     "infer a default context past an HF config's max_position_embeddings": (
         ["infer", "--hf-config", "config.json", "--gpu", "H100-SXM", "--tp", "1", "--batch",
-         "1"], {"config.json": HF_1024}, ("--context '1513'", "max_context of 1024")),
+         "1"], {"config.json": HF_1024}, ("--context '1513'", "max_context of 1,024")),
     "infer --phase prefill, a default prompt past the context": (
         ["infer", "--hf-config", "config.json", "--gpu", "H100-SXM", "--tp", "1", "--batch",
          "1", "--phase", "prefill"], {"config.json": HF_1024},
-        ("--prompt '1500'", "max_context of 1024")),
+        ("--prompt '1500'", "max_context of 1,024")),
     "search --prompt 2e3 past the context": (
         ["search", "--hf-config", "config.json", "--gpu", "H100-SXM", "--max-batch", "4",
          "--phase", "prefill", "--prompt", "2e3"], {"config.json": HF_1024},
-        ("--prompt '2e3'", "prompt of 2000 tokens", "max_context of 1024")),
+        ("--prompt '2e3'", "prompt of 2000 tokens", "max_context of 1,024")),
     "infer --context 9000 past Llama-3-8B's context": (
         [*INFER, "--tp", "1", "--context", "9000"], {},
-        ("--context '9000'", "max_context of 8192")),
+        ("--context '9000'", "max_context of 8,192")),
     "collective --algorithm torus on a ring": (
         ["collective", "all-reduce", "--fabric", "ring:n=8", "--group", "8", "--size", "1MiB",
          "--algorithm", "torus"], {}, ("--algorithm 'torus'", "torus needs a torus fabric",

@@ -275,7 +275,7 @@ def test_context_beyond_the_models_max_context_is_refused():
     from compute.errors import UserError
     from compute.evaluate_one import evaluate
 
-    with pytest.raises(UserError, match="max_context of 2048"):
+    with pytest.raises(UserError, match="max_context of 2,048"):
         evaluate("GPT-3-175B", "H100-SXM", 8, 1, "decode", context=3000)
     with pytest.raises(UserError, match="prompt of 9000 tokens"):
         evaluate("Llama-3-70B", "H100-SXM", 8, 1, "prefill", prompt=9000)

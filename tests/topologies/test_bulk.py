@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from compute.errors import UserError
 from compute.gpu_facts import nvlink_count
 from compute.hardware import get_gpu
+from compute.units import counted
 from topologies import build, validate
 from topologies.common import (
     LEAF_SPINE_LENGTH,
@@ -78,7 +79,7 @@ def ref_leaf_spine(leaves, radix, oversubscription, spines, gpu, bandwidth, late
     spec = get_gpu(gpu)
     bw = spec.scaleout_bandwidth if bandwidth is None else bandwidth
     h = radix // 2
-    graph = new_graph(f"leaf-spine of {leaves} leaves x {h} {spec.name}")
+    graph = new_graph(f"leaf-spine of {counted(leaves, 'leaf', 'leaves')} x {h} {spec.name}")
     sw = switch_attrs(1, radix, latency, in_network_reduction)
     graph.add_nodes_from((f"leaf{i}", dict(sw)) for i in range(leaves))
     graph.add_nodes_from((f"spine{j}", {**sw, "tier": 2}) for j in range(spines))
