@@ -54,9 +54,9 @@ def test_slopes_from_the_base_graph_equal_a_rebuilt_fabric(name, monkeypatch):
     c = ScenarioCollectives(s)
     built = sf.instance_graph
 
-    def no_second_fabric(scenario, graph, size):
+    def no_second_fabric(scenario, graph, size, *args, **kwargs):
         assert scenario.adjust.hop_latency == 0, "the slope model built its fabric again"
-        return built(scenario, graph, size)
+        return built(scenario, graph, size, *args, **kwargs)
 
     monkeypatch.setattr(sf, "instance_graph", no_second_fabric)
     slopes = hop_latency_slopes(s, c, {})
