@@ -414,6 +414,30 @@ def _check_names(fit) -> tuple[str, ...]:
     return names
 
 
+def _base_elsewhere(base: EngineProfile, fitted: tuple[str, ...],
+                    ms: tuple[Measurement, ...]) -> list[str]:
+    """A note where ``base``, a profile of its own GPU(s), gives values kept (not in
+    ``fitted``, not the roofline's) to measurements of other GPUs: they are carried over.
+
+    >>> from compute.profiles import get_profile
+    >>> m = Measurement("Llama-2-70B", "A100-SXM-80GB", 8, "decode", 1, 0.04, context=576)
+    >>> note, = _base_elsewhere(get_profile("vllm-h100-2024"), ("layer_overhead_s",), (m,))
+    >>> note.split(": ")[0]
+    "the base profile 'vllm-h100-2024' was fitted on GPU H100-SXM; these measurements are of A100-SXM-80GB"
+    """
+    if not base.gpu:
+        return []
+    base_gpus = set(base.gpu.split(", "))
+    other = sorted({m.gpu for m in ms} - base_gpus)
+    kept = [n for n in PARAMETERS if n not in fitted
+            and getattr(base, n) != PARAMETERS[n].neutral]
+    if not other or not kept:
+        return []
+    return [f"the base profile {base.name!r} was fitted on GPU {base.gpu}; these measurements "
+            f"are of {', '.join(other)}: its {', '.join(kept)} (kept, not fitted) are "
+            f"{base.gpu}'s, carried over, not measured on {', '.join(other)}"]
+
+
 def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | None = None,
                 base: EngineProfile | None = None,
                 comm_for: Callable[[Measurement], CommLike | None] | None = None,
@@ -511,6 +535,7 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
                           xtol=1e-12, ftol=1e-12, gtol=1e-12, max_nfev=400)
         if best is None or r.cost < best.cost:
             best = r
+    notes += _base_elsewhere(base, names, ms)
     fitted_on = meta.pop("fitted_on", "") or _describe(ms)
     values = {n: _decode(n, x) for n, x in zip(names, best.x, strict=True)}
     sources = {n: f"fitted on {fitted_on}" for n in names}

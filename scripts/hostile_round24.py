@@ -593,6 +593,10 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
         [*CALIBRATE, *FIT], {**rows("m.toml,g.toml,8,1,decode,,512,0.04"), "g.toml": GPU,
                              "m.toml": MODEL}),
     "calibrate hbm_fraction alone": ([*CALIBRATE, "--fit", "hbm_fraction"], rows()),
+    "calibrate A100 rows on an H100 base (a note)": (
+        [*CALIBRATE, *FIT, "--base", "vllm-h100-2024"],
+        {"m.csv": HEADER + "\n".join(s.replace("H100-SXM", "A100-SXM-80GB") for s in STEPS)
+         + "\n"}),
     "serve one output token": ([*SERVE, "--workload", "w.toml"],
                                {"w.toml": "prompt = 1\noutput = 1\n"}),
     "serve prompt 1, output 8191": ([*SERVE, "--workload", "w.toml"],

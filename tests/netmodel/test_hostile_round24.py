@@ -120,6 +120,11 @@ refused as not one: ``collective --seed`` of 5,000 nines as ``'999...9' is not a
 number (a number is ASCII digits ...)``, ``availability --seed`` as ``must be a whole number
 >= 0``. Now each says it is a whole number past the largest read (availability's the range
 of its seed, 0 to 2**63 - 1).
+
+(x) ``calibrate --base vllm-h100-2024`` of measurements on an A100 kept the base's H100
+efficiencies without a word (the profile's ``gpu`` then says A100), where a profile used on
+another GPU is noted an extrapolation. Now a note: the base was fitted on H100-SXM, its
+kept gemm_efficiency and attention_efficiency are H100-SXM's, carried over.
 """
 
 from __future__ import annotations
@@ -548,3 +553,21 @@ def test_a_whole_number_of_too_many_digits_is_said_so():
     r = run_cli(["availability", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "-q",
                  "--no-plot", "--trials", "5", "--seed", nines])
     assert one_line_error(r) == f"error: --seed {shown} must be a whole number from 0 to 2**63 - 1"
+
+
+def test_calibrate_notes_a_base_profile_of_another_gpu(tmp_path):
+    rows = ("model,gpu,tp,batch,phase,prompt,context,latency_s\n"
+            "Llama-2-70B,G,8,1,prefill,2048,,0.2\nLlama-2-70B,G,8,1,decode,,576,0.04\n"
+            "Llama-2-70B,G,8,32,decode,,576,0.05\n")
+    (tmp_path / "a.csv").write_text(rows.replace(",G,", ",A100-SXM-80GB,"))
+    (tmp_path / "h.csv").write_text(rows.replace(",G,", ",H100-SXM,"))
+    fit = ["calibrate", "--fit", "layer_overhead_s", "--base", "vllm-h100-2024"]
+    note = ("note: the base profile 'vllm-h100-2024' was fitted on GPU H100-SXM; these "
+            "measurements are of A100-SXM-80GB: its gemm_efficiency, attention_efficiency "
+            "(kept, not fitted) are H100-SXM's, carried over, not measured on A100-SXM-80GB")
+    r = run_cli([*fit, "--measurements", "a.csv", "-o", "a.toml"], cwd=tmp_path)
+    assert r.exit_code == 0 and r.output.splitlines()[1] == note, r.output
+    r = run_cli([*fit, "--measurements", "h.csv", "-o", "h.toml"], cwd=tmp_path)
+    assert r.exit_code == 0 and "note:" not in r.output, r.output
+    r = run_cli([*fit[:3], "--measurements", "a.csv", "-o", "n.toml"], cwd=tmp_path)
+    assert r.exit_code == 0 and "note:" not in r.output, r.output   # no base: the roofline's
