@@ -229,6 +229,10 @@ netmodel writes a folder of files (tables, JSON, figures) there: give a folder n
     """
     p = _check_text(path, what)
     if p.exists() and not p.is_dir():
+        if p.is_symlink():   # said as a link: the path typed is no file of the user's eye
+            raise UserError(f"{what} {_describe(path)} is a symbolic link to "
+                            f"{_describe(os.readlink(p))}, which exists and is not a folder; "
+                            f"give a folder path")
         raise UserError(f"{what} {_describe(path)} exists and is not a folder")
     suffix = p.suffix.lower()
     if suffix in FILE_SUFFIXES and not p.exists() and p.stem:

@@ -533,6 +533,11 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
         ("--fabric 'ocs:n=64'", "unknown key 'n'")),
     "blast-radius --out /dev/null": ([*BLAST, "--out", "/dev/null"], {},
                                      ("'/dev/null'", "not a folder")),
+    **{f"{argv[0]} --out a link to a file": (
+        [*argv, "--out", "o"], {"f": "mine", "o": lambda d: (d / "o").symlink_to("f")},
+        ("--out", "output folder 'o' is a symbolic link to 'f'", "not a folder"))
+       for argv in (["study", "lite-gpu"], AVAIL, BLAST, SWEEP,
+                    ["compare", "--scenarios", "h100-dgx", "--models", "Llama-3-8B"])},
     "blast-radius --out holding a file of the user's": (
         [*BLAST, "--out", "o", "--no-plot"], {"o/mine.txt": "x"},
         ("--out 'o'", "holds files netmodel did not write")),

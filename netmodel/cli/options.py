@@ -566,6 +566,16 @@ class InputPath(click.Path):
         return super().convert(value, param, ctx)
 
 
+def _links_to_a_file(path: str) -> bool:
+    """Whether ``path`` is a symbolic link to something that exists and is not a folder."""
+    import os
+
+    try:
+        return os.path.islink(path) and os.path.exists(path) and not os.path.isdir(path)
+    except (OSError, ValueError):   # a NUL byte: click's check and check_folder_path say so
+        return False
+
+
 class OutputFolder(click.Path):
     """The type of every ``--out DIR`` option: :class:`click.Path` of a folder, but a path
     ``os.stat`` cannot take (a NUL byte: ValueError, a traceback) is refused as
@@ -576,7 +586,8 @@ class OutputFolder(click.Path):
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
-        if isinstance(value, str) and not value.strip():   # said with the flag
+        if isinstance(value, str) and (not value.strip() or _links_to_a_file(value)):
+            # said with the flag; a link to a file said as one (click: 'Directory is a file')
             from compute.errors import UserError
             from compute.outputs import check_folder_path
 

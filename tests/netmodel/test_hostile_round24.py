@@ -125,11 +125,17 @@ of its seed, 0 to 2**63 - 1).
 efficiencies without a word (the profile's ``gpu`` then says A100), where a profile used on
 another GPU is noted an extrapolation. Now a note: the base was fitted on H100-SXM, its
 kept gemm_efficiency and attention_efficiency are H100-SXM's, carried over.
+
+(y) ``--out o`` of a symbolic link to a file (``o -> f``) was refused as ``Directory 'o' is
+a file`` (click's words, of a path that is a link) by every command of an output folder.
+Now ``output folder 'o' is a symbolic link to 'f', which exists and is not a folder``.
 """
 
 from __future__ import annotations
 
 import json
+
+import pytest
 
 from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
 
@@ -571,3 +577,21 @@ def test_calibrate_notes_a_base_profile_of_another_gpu(tmp_path):
     assert r.exit_code == 0 and "note:" not in r.output, r.output
     r = run_cli([*fit[:3], "--measurements", "a.csv", "-o", "n.toml"], cwd=tmp_path)
     assert r.exit_code == 0 and "note:" not in r.output, r.output   # no base: the roofline's
+
+
+@pytest.mark.parametrize("command", [
+    ["study", "lite-gpu"],
+    ["compare", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--no-plot"],
+    ["sweep", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--no-plot", "--param",
+     "cost.pue=1.1,1.2"],
+    ["availability", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--no-plot"],
+    ["blast-radius", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--no-plot"]])
+def test_an_out_folder_of_a_link_to_a_file_is_said_so(tmp_path, command):
+    (tmp_path / "f").write_text("mine")
+    (tmp_path / "o").symlink_to("f")
+    name = " ".join(command[:2]) if command[0] == "study" else command[0]
+    r = run_cli([*command, "--out", "o"], cwd=tmp_path)
+    assert one_line_error(r) == (
+        f"error: Invalid value for '--out': output folder 'o' is a symbolic link to 'f', which "
+        f"exists and is not a folder; give a folder path (see 'netmodel {name} --help')")
+    assert _listing(tmp_path) == ["f", "o"] and (tmp_path / "f").read_text() == "mine"
