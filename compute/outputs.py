@@ -12,7 +12,8 @@ Every command that writes goes through this module, so the rules are the same ev
   its user may not write (read-only) or one the command reads as input (its output would
   replace it). A folder path that is a symbolic link to an existing folder is taken
   (scratch space elsewhere); one to nothing is refused (the folder would be made where it
-  points). An unwritable place is refused with the reason.
+  points), and one to a file is refused as a link. An unwritable place is refused with the
+  reason.
 * **One file** (:func:`atomic_write`) is written to a temporary file beside it and moved
   into place with :func:`os.replace`: readers see the old file or the new one, never half.
 * **A set of files** (:func:`write_outputs`) is written into a staging folder beside the
