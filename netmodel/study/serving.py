@@ -88,7 +88,8 @@ configuration at the stated load (the design point); whole instances then run at
 it, and the wait and TTFT reported are those at the prefill pool's achieved load,
 ``rate / (instances x R_p)`` (``achieved_load``; no longer than at the stated load, so the
 SLO still holds). Tokens/s/SM is the pools' capacity; with a load they deliver ``rho x``
-it (``delivered_tokens_per_s_per_sm``). Instances are costed alone on the fabric, as in
+it (``delivered_tokens_per_s_per_sm``; with a rate, the rate's tokens/s over the SMs of
+the sized pools' instances). Instances are costed alone on the fabric, as in
 the rest of the study.
 
 >>> r = serve("Llama-3-8B", "lite-flat", "coding", dimensions="tp", max_batch=64)
@@ -248,13 +249,10 @@ class ServingResult:
     tokens_per_s_per_sm: float | None = None          #: prompt + output tokens
     output_tokens_per_s_per_sm: float | None = None
 
-    @property
-    def delivered_tokens_per_s_per_sm(self) -> float | None:
-        """With a load: the tokens/s/SM the pools deliver at it, ``load x``
-        :attr:`tokens_per_s_per_sm` (that figure is their capacity, at load 1)."""
-        load = self.workload.load
-        return None if load is None or self.tokens_per_s_per_sm is None \
-            else load * self.tokens_per_s_per_sm
+    #: with a load: the tokens/s/SM the pools deliver, ``load x`` :attr:`tokens_per_s_per_sm`
+    #: (their capacity, at load 1); with a rate too, that of the sized pools, ``rate x``
+    #: (prompt + output) over the SMs of every instance they hold
+    delivered_tokens_per_s_per_sm: float | None = None
     prefill_instances: int | None = None   #: with a rate: whole instances needed
     decode_instances: int | None = None
     gpus_used: int | None = None
@@ -298,6 +296,13 @@ class ServingResult:
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent)
+
+    def _delivered_at(self) -> str:
+        """Where :attr:`delivered_tokens_per_s_per_sm` is taken, in words."""
+        w = self.workload
+        if self.gpus_used is not None:
+            return f"by the sized pools at {w.rate:g} requests/s"
+        return f"at load {load_text(w.load)}"
 
     def table(self) -> str:
         """A plain-text summary."""
@@ -351,8 +356,8 @@ class ServingResult:
             f"  pools: {self.decode_gpus_per_prefill_gpu:.3g} decode GPUs per prefill GPU; "
             f"{sig3(self.requests_per_s_per_sm)} requests/s/SM, {sig3(self.tokens_per_s_per_sm)} "
             f"tokens/s/SM ({sig3(self.output_tokens_per_s_per_sm)} output tokens/s/SM) at "
-            f"capacity" + ("" if w.load is None else
-                           f"; delivered at load {load_text(w.load)}: "
+            f"capacity" + ("" if self.delivered_tokens_per_s_per_sm is None else
+                           f"; delivered {self._delivered_at()}: "
                            f"{sig3(self.delivered_tokens_per_s_per_sm)} tokens/s/SM"),
         ]
         if self.gpus_used is not None:
@@ -699,11 +704,16 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
             wait_ij = float(batch_wait(achieved, pre.batch, float(cycle[i, j])))
             ttft_ij += wait_ij
             extra["achieved_load"] = achieved
+    tokens = (wl.prompt + wl.output) * rps
+    if wl.load is not None:   # what the pools deliver: at the load, or the sized pools' rate
+        extra["delivered_tokens_per_s_per_sm"] = wl.load * tokens
+        if wl.rate is not None:
+            sms = n_p * s_p + (n_d * dec.gpus * dec_s.gpu_spec.sms if dec is not None else 0)
+            extra["delivered_tokens_per_s_per_sm"] = wl.rate * (wl.prompt + wl.output) / sms
     return ServingResult(
         feasible=True, prefill=pre, decode=dec, **noted(),
         transfer_streams=int(streams[i, j]), transfer_s=float(t_x[i, j]),
         transfer_visible_s=float(visible[i, j]), ttft_s=ttft_ij, queue_wait_s=wait_ij,
         tbt_s=None if dec is None else dec.tpot, prefill_rate=p_rate, decode_rate=d_rate,
         decode_gpus_per_prefill_gpu=ratio, requests_per_s_per_sm=rps,
-        tokens_per_s_per_sm=(wl.prompt + wl.output) * rps,
-        output_tokens_per_s_per_sm=wl.output * rps, **extra)
+        tokens_per_s_per_sm=tokens, output_tokens_per_s_per_sm=wl.output * rps, **extra)

@@ -172,3 +172,16 @@ def test_cli_prints_the_wait():
     r = run_cli([*SERVE, "--load", "0.5"])
     assert r.exit_code == 0, r.output
     assert ", load 0.5)" in r.output and "waiting for a prefill batch" in r.output
+
+
+def test_sized_pools_deliver_the_rate_over_the_sms_they_hold():
+    # 1000 requests/s on 45 prefill + d decode instances of one H100 each (TP 1): they
+    # deliver 1000 x 1513 tokens/s over (45 + d) x 132 SMs, not load x capacity
+    r = serve("Llama-3-8B", "h100-dgx", with_load(with_rate("coding", 1000.0), 0.5), **KW)
+    assert r.gpus_used == r.prefill_instances + r.decode_instances
+    want = 1000.0 * 1513 / (r.gpus_used * 132)
+    assert r.delivered_tokens_per_s_per_sm == pytest.approx(want, rel=1e-12)
+    assert r.delivered_tokens_per_s_per_sm < 0.5 * r.tokens_per_s_per_sm   # whole instances
+    assert r.to_dict()["delivered_tokens_per_s_per_sm"] == r.delivered_tokens_per_s_per_sm
+    assert (f"delivered by the sized pools at 1000 requests/s: "
+            f"{r.delivered_tokens_per_s_per_sm:.3g} tokens/s/SM") in r.table()
