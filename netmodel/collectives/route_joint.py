@@ -75,6 +75,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from netmodel.collectives.route_types import KIND_SWITCH, TRANSIT_KINDS
+from netmodel.collectives.steps import unique
 
 if TYPE_CHECKING:
     from netmodel.collectives.route_types import Plan
@@ -227,7 +228,8 @@ def _ends_bound(router, src: np.ndarray, dst: np.ndarray, frac: np.ndarray, most
     keys, order, n = router._keys, router._order, router._n
     best = 0.0
     for end, flip, at in ((src, 0, router._src), (dst, 1, router._dst)):
-        nodes, where = np.unique(end, return_inverse=True)
+        nodes = unique(end)   # (np.unique imports numpy.ma on its first call)
+        where = np.searchsorted(nodes, end)
         need = np.bincount(where, frac, minlength=len(nodes))
         lo = np.searchsorted(keys, nodes * n)
         hi = np.searchsorted(keys, (nodes + 1) * n)

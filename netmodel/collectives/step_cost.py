@@ -26,7 +26,7 @@ from netmodel.collectives.algorithms import Step
 from netmodel.collectives.calibration import Calibration
 from netmodel.collectives.route_types import KIND_GPU, KIND_SWITCH
 from netmodel.collectives.routing import Router
-from netmodel.collectives.steps import StepShape
+from netmodel.collectives.steps import StepShape, unique
 
 if TYPE_CHECKING:
     from netmodel.collectives.route_policies import RoutePolicy
@@ -145,13 +145,15 @@ def path_rates_of(router: Router, links: np.ndarray) -> np.ndarray:
     cs, cd = code[src], code[dst]
     gpu = router._gidx[np.concatenate([src[(cs == KIND_GPU) & (cd == KIND_SWITCH)],
                                        dst[(cd == KIND_GPU) & (cs == KIND_SWITCH)]])]
-    gpu = np.unique(gpu[~done[gpu]])
+    gpu = unique(gpu[~done[gpu]])   # (np.unique imports numpy.ma on its first call)
     if len(gpu):
         ptr = router._gport_ptr   # each GPU's links up to its switches, ascending
         count = ptr[gpu + 1] - ptr[gpu]
         up = router._gport_link[np.repeat(ptr[gpu] - (np.cumsum(count) - count), count)
                                 + np.arange(int(count.sum()))]
-        tiers, t_of = np.unique(router._tier_arr[router._dst[up]], return_inverse=True)
+        tier = router._tier_arr[router._dst[up]]
+        tiers = unique(tier)
+        t_of = np.searchsorted(tiers, tier)
         key = np.repeat(np.arange(len(gpu)), count) * len(tiers) + t_of
         total = np.bincount(key, weights=router.bandwidth[up],
                             minlength=len(gpu) * len(tiers))[key]
