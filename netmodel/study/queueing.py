@@ -77,16 +77,16 @@ __all__ = ["LOAD_HELP", "LOAD_RANGE", "MIN_LOAD", "batch_wait", "check_load", "l
 #: holds).
 MIN_LOAD = 1e-6
 #: What a stated load must be, in the refusal's words.
-LOAD_RANGE = "a number from 1e-06 to 1, 1 excluded (a fraction of the pools' capacity)"
+LOAD_RANGE = f"a number from {MIN_LOAD:g} to 1, 1 excluded (a fraction of the pools' capacity)"
 #: What a load of the queue must be (a pool's achieved load may be far below MIN_LOAD).
 _ANY_LOAD = "a number between 0 and 1, both excluded (a fraction of the pools' capacity)"
 #: What a load is: the description of
 #: :attr:`netmodel.study.serving.ServingWorkload.load` and of ``serve --load`` (this module
 #: loads numpy only to compute, so that the command's help is written without it).
-LOAD_HELP = ("Fraction of the pools' capacity at which requests arrive (Poisson), between 0 "
-             "and 1: the TTFT then includes the mean wait for a prefill batch (M/D/1 for "
-             "one prompt a batch, as DistServe; bulk service M/D^B/1 for a batch of B) and "
-             "the SLO is checked on it. Unset: the TTFT of the steps alone, no queueing.")
+LOAD_HELP = ("Fraction of the pools' capacity at which requests arrive (Poisson), from "
+             f"{MIN_LOAD:g} to 1 (1 excluded): the TTFT then includes the mean wait for a "
+             "prefill batch (M/D/1 for one prompt a batch, as DistServe; bulk service M/D^B/1 "
+             "for a batch of B) and the SLO is checked on it. Unset: the TTFT of the steps alone, no queueing.")
 
 
 def check_load(value: object, where: str = "", least: float = MIN_LOAD) -> float:
