@@ -23,6 +23,7 @@ from compute.evaluate_one import evaluate
 from compute.models import model_names
 from compute.profiles import get_profile
 from compute.roofline_options import RooflineOptions
+from tests.compute.step_helpers import dp_gather_ops
 
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -52,12 +53,8 @@ cells = dict(model=st.sampled_from(model_names()), gpu=st.sampled_from(GPUS),
 def test_more_sequences_never_make_a_step_faster(model, gpu, layout, batch, phase, more):
     a = _run(model, gpu, layout, batch, phase)
     b = _run(model, gpu, layout, batch + more, phase)
-    assume(_dp_gather_ops(a) == _dp_gather_ops(b))
+    assume(dp_gather_ops(a) == dp_gather_ops(b))
     assert b.latency >= a.latency * (1 - 1e-12)
-
-
-def _dp_gather_ops(r):
-    return [s.collective for s in r.stages if s.name == "dp_gather"]
 
 
 def test_sglangs_padding_mode_can_make_a_larger_decode_batch_faster():

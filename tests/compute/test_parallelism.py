@@ -19,6 +19,7 @@ from compute.parallel import Parallelism, check_parallelism, configurations, kv_
 from compute.phases import Workload
 from compute.roofline import EXTENDED_STAGES, STAGES, evaluate_grid
 from compute.search import search
+from tests.compute.step_helpers import dp_gather_ops
 
 P = Parallelism
 FREE = NoCommunication()
@@ -356,11 +357,13 @@ def test_stage_totals_and_time_split_add_up_to_the_step(case, phase, batch, mode
     assert sum(s.total_time for s in r.stages) == pytest.approx(r.latency, rel=1e-9)
     assert sum(r.time_split().values()) == pytest.approx(r.latency, rel=1e-9)
     assert r.sms == c.gpus * get_gpu(gpu).sms
-    # more sequences never make a step shorter
+    # more sequences never make a step shorter (while DP attention's padding mode holds:
+    # dp_gather_ops)
     r2 = evaluate(model, gpu, c.tp, batch + 1, phase, pp=c.pp, ep=c.ep,
                   attention_dp=c.attention_dp, expert_skew=skew,
                   options=RooflineOptions(mode=mode))
-    assert r2.latency >= r.latency * (1 - 1e-12)
+    if dp_gather_ops(r2) == dp_gather_ops(r):
+        assert r2.latency >= r.latency * (1 - 1e-12)
 
 
 def test_fp8_experts_dispatch_in_fp8_and_combine_in_bf16_deepep_volume():

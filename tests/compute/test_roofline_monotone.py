@@ -27,6 +27,7 @@ from compute.models import get_model, model_names
 from compute.parallel import configurations
 from compute.profiles import get_profile, profile_names
 from compute.roofline_options import RooflineOptions
+from tests.compute.step_helpers import dp_gather_ops
 
 RUN = settings(max_examples=int(os.environ.get("NETMODEL_INVARIANT_EXAMPLES", "15")),
                deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -76,7 +77,8 @@ def test_more_batch_or_tokens_never_shorter_nor_fits_better(case, more, longer):
         return
     b = _step(model, gpu, phase, c, options, batch + more, length)
     if b is not None:
-        assert b.latency >= a.latency * (1 - 1e-12), (case, more)
+        if dp_gather_ops(b) == dp_gather_ops(a):   # (SGLang's padding mode held)
+            assert b.latency >= a.latency * (1 - 1e-12), (case, more)
         assert a.memory.fits or not b.memory.fits, (case, more)
     (key, n), = length.items()
     d = _step(model, gpu, phase, c, options, batch, {key: n + longer})
