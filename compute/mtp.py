@@ -47,7 +47,8 @@ import numpy as np
 from compute.errors import UserError
 from compute.phases import MAX_MTP_TOKENS, check_mtp_tokens
 
-__all__ = ["MAX_MTP_TOKENS", "check_mtp_tokens", "expected_tokens", "capped_best", "mean_steps", "mtp_grid", "mtp_module", "projection_time"]
+__all__ = ["MAX_MTP_TOKENS", "capped_best", "check_mtp_tokens", "expected_tokens", "mean_steps",
+           "mtp_grid", "mtp_module", "projection_time"]
 
 
 def expected_tokens(k: int, a: float) -> float:
@@ -94,10 +95,9 @@ def capped_best(res, n: int):
 number of at least 1, got 0 (with no token to decode there is no decode step: take no decode \
 pool)
     """
-    import numbers
+    from compute.validate import describe, is_whole
 
-    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-        from compute.validate import describe
+    if not is_whole(n) or n < 1:
 
         raise UserError(f"capped_best: n (the tokens to decode a request) must be a whole "
                         f"number of at least 1, got {describe(n)} (with no token to decode "

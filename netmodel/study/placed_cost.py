@@ -266,9 +266,9 @@ def placed_comm(scenario, calibration, direct: bool, fm, members: tuple, graph: 
     pipeline stages its stages' rings and stage links within its GPUs' ports
     (:func:`~netmodel.study.placed_graph.pipeline_circuits`), every slice and boundary
     pair on them (a slice on its stage's part, a pair on its own circuits: the rest lead
-    to no shorter route, and parts alike are one problem, costed once), or where the ports hold no stage ring beside the links, ``fm``'s ring
-    of the instance, stage after stage, a boundary pair routed over it (was: circuits
-    re-set for each slice and pair on all of its ports).
+    to no shorter route, and parts alike are one problem, costed once), or where the
+    ports hold no stage ring beside the links, ``fm``'s ring of the instance, stage after
+    stage, a boundary pair routed over it.
 
     Parameters
     ----------

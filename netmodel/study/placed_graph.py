@@ -3,9 +3,9 @@ members renamed by place, and a key naming it (equal keys: one costing).
 
 On an optical circuit-switched fabric its circuits re-set on the ports its members have
 (:func:`instance_circuits`; in pipeline stages, its stages' rings and stage links shared
-within those ports, :func:`pipeline_circuits`) without what no cost reads (:func:`unlabelled`); where GPUs
-forward no traffic (:func:`wired_gpus` False), its members renamed by their place in the
-instance (:func:`canonical`); and a key naming all of it (:func:`problem_key`), so that
+within those ports, :func:`pipeline_circuits`) without what no cost reads
+(:func:`unlabelled`); where GPUs forward no traffic (:func:`wired_gpus` False), its members
+renamed by their place in the instance (:func:`canonical`); and a key naming all of it (:func:`problem_key`), so that
 instances placed alike and hit alike by a failure, and failures that leave the same graph,
 are costed once (:class:`~netmodel.study.instance_cost.InstanceCosting`,
 :func:`~netmodel.study.placed_cost.placed_comm`).
@@ -153,9 +153,8 @@ def pipeline_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[
     its links). Lite's 4 ports, 28.125 GB/s each: PP 3 or more -> the stage's ring on 2
     ports (one copy; a pair of 2 GPUs on 2 circuits) and one circuit to each neighbouring
     stage; PP 2 -> a ring on 2 ports and 2 circuits a hop, or a pair on 3 circuits and 1
-    a hop. A stage's
-    smaller groups (attention groups, an expert-parallel all-to-all among the stage) run on
-    the stage's circuits, as the stage's own collectives.
+    a hop. A stage's smaller groups (attention groups, an expert-parallel all-to-all among
+    the stage) run on the stage's circuits, as the stage's own collectives.
 
     Parameters
     ----------

@@ -85,7 +85,8 @@ def summary_lines(r: InferenceResult) -> list[str]:
                                    f"{v / r.latency:.1%}" for k, v in split.items()),
     ] + ([] if not getattr(r, "mtp_tokens", 0) else [
         f"MTP: {r.mtp_tokens} draft token(s) a step, {r.mtp_expected:.4g} expected "
-        f"token{'' if r.mtp_expected == 1 else 's'} a sequence; the MTP module's passes {format_time(r.mtp_time)} of the step (the "
+        f"token{'' if r.mtp_expected == 1 else 's'} a sequence; the MTP module's passes "
+        f"{format_time(r.mtp_time)} of the step (the "
         f"stages below are the verification pass's, {r.mtp_tokens + 1} tokens a sequence)"]
     ) + ([] if r.two_batch_hidden is None else [
         f"two-batch overlap: {'taken' if r.two_batch_hidden > 0 else 'not taken'} (serial "
@@ -100,8 +101,8 @@ def _tokens(n: float) -> str:
     >>> _tokens(1500), _tokens(1), _tokens(2.71)
     ('1500 tokens', '1 token', '2.71 tokens')
     """
-    return f"{n:.4g} token{'' if n == 1 else 's'}" if isinstance(n, float) else \
-        f"{n} token{'' if n == 1 else 's'}"
+    value = f"{n:.4g}" if isinstance(n, float) else f"{n}"
+    return f"{value} token{'' if n == 1 else 's'}"
 
 
 def stage_table(result: InferenceResult) -> list[str]:

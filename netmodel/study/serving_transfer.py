@@ -185,9 +185,9 @@ class KvTransfer:
 
 
 def _circuit_pair(coll, circuits: int):
-    """``(model, pair)``: the cost model of a prefill and a decode GPU (the first of each half of the fabric,
-    the scenario's placement) joined by ``circuits`` circuits of ``coll``'s OCS fabric and
-    nothing else, its ``[adjust]`` applied (:func:`kv_circuits`)."""
+    """``(model, pair)``: the cost model of a prefill and a decode GPU (the first of each
+    half of the fabric, the scenario's placement) joined by ``circuits`` circuits of
+    ``coll``'s OCS fabric and nothing else, its ``[adjust]`` applied (:func:`kv_circuits`)."""
     from netmodel.collectives.placement import partition
     from netmodel.study.scenario_fabric import adjusted, scenario_cost_model
     from topologies.optical import realize
