@@ -29,14 +29,9 @@ import numpy as np
 from compute.errors import UserError
 from compute.validate import describe
 from topologies.closed_forms import closed_form
+from topologies.edge_arrays import EdgeArrays, edge_arrays, edges_of
 from topologies.graph_ops import ball, path_counts
-from topologies.inventory import (
-    BillOfMaterials,
-    EdgeArrays,
-    bill_of_materials,
-    edge_arrays,
-    edges_of,
-)
+from topologies.inventory import BillOfMaterials, bill_of_materials
 from topologies.schema import gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "FabricSummary", "PathDiversity", "bisection_maxflow", "diameter",
@@ -85,7 +80,7 @@ class FabricSummary:
         """The analysis as ``netmodel topology show`` prints it, one item a line (counts
         with thousands grouped); ``scenario``: the label of the scenario whose fabric it is,
         a first line. The bill of materials says its scale-out NICs
-        (:func:`topologies.inventory.nic_gpus`).
+        (:func:`topologies.nics.nic_gpus`).
 
         >>> from topologies import build
         >>> print(summary(build("leaf-spine:leaves=2,radix=4")).table().splitlines()[5])
@@ -194,7 +189,7 @@ def network_bandwidth(graph: nx.Graph, gpu: Hashable) -> float:
     nor to other GPUs. 0 for a GPU with no such link (rail-optimized's ``nics_per_server``
     below ``gpus_per_server``, a fabric of one scale-up domain, GPUs wired only to each
     other). Whether a NIC drives those links (not co-packaged optics on the GPU's own
-    package) is :func:`topologies.inventory.nic_gpus`'s. A ``gpu`` that is not a GPU of
+    package) is :func:`topologies.nics.nic_gpus`'s. A ``gpu`` that is not a GPU of
     ``graph`` is a UserError.
 
     >>> from topologies import build

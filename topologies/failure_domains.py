@@ -39,7 +39,7 @@ Classes and what a failure removes:
   end (and a NIC where the optics are pluggable), each taking the one circuit that rides
   that fibre (a GPU has one port on each OCS); a fibre no circuit rides cuts nothing.
 * ``nic``: the NIC behind a GPU's cable end to a switch of tier >= 1 or an OCS over
-  pluggable optics, fibre or copper (the GPUs :func:`~topologies.inventory.nic_gpus` prices
+  pluggable optics, fibre or copper (the GPUs :func:`~topologies.nics.nic_gpus` prices
   a NIC for; a GPU whose optics are co-packaged has no separate NIC), one per GPU end
   as its transceivers are counted (a GPU of several such cables: one a cable, a NIC port
   each, where the bill prices one NIC a GPU); a NIC failure removes (or thins) that GPU's cable.
@@ -59,7 +59,7 @@ NVLinks). Those edges are one cable bundle of ``C = sum(links)`` cables. Its swi
 (``ceil(links)`` parts at its GPU, the GPU's own, as a 400G-DR4 port breaks out to four
 100G-DR transceivers, one in each far host) thins or removes only that share: ``(links -
 1) / links``, or the share when ``links <= 1``. The NIC behind the shares is one NIC
-a cable, shared (:func:`~topologies.inventory.nic_share`, as the bill charges it: a
+a cable, shared (:func:`~topologies.nics.nic_share`, as the bill charges it: a
 ConnectX-7 serves up to four hosts, NVIDIA Multi-Host), so it fails as the switch end
 does, taking every share. So one 4-way breakout NIC cable is 5 transceivers and 1 NIC
 (lite-direct: 32 NICs for 128 Lites, as the cost charges 32 NICs' worth), and a group's 18 NVLink
@@ -90,18 +90,12 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError, known
+from topologies.edge_arrays import EdgeArrays, edge_arrays
 from topologies.enclosures import _held_index, _holds, _whole_host_racks, hosts
 from topologies.graph_ops import edge_key
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
-from topologies.inventory import (
-    NIC_MEDIA,
-    EdgeArrays,
-    cable_end_parts,
-    edge_arrays,
-    nic_share,
-    ocs_fibres,
-    shared_part,
-)
+from topologies.inventory import cable_end_parts, shared_part
+from topologies.nics import NIC_MEDIA, nic_share, ocs_fibres
 from topologies.schema import (
     TRACE_MEDIA,
     check_graph,
@@ -124,9 +118,9 @@ GPU_CLASSES = ("gpu-die", "gpu-package")
 #: Every component class, in the order tables list them.
 CLASSES = (*GPU_CLASSES, "host", "rack", "nic", "transceiver", "cpo-engine",
            "copper-end", "nvswitch", "leaf", "spine", "core", "ocs")
-#: The cable media whose GPU end is a NIC: the bill's rule (:data:`topologies.inventory.NIC_MEDIA`),
+#: The cable media whose GPU end is a NIC: the bill's rule (:data:`topologies.nics.NIC_MEDIA`),
 #: said once. A GPU's cable of such a medium to a switch of tier >= 1 or to an OCS has a
-#: ``nic`` component, as :func:`~topologies.inventory.nic_gpus` prices one (a pluggable
+#: ``nic`` component, as :func:`~topologies.nics.nic_gpus` prices one (a pluggable
 #: module at an OCS port sits in a NIC's cage at the GPU's end as it does at a switch's).
 _NIC_MEDIA = NIC_MEDIA
 
@@ -218,7 +212,7 @@ def _link_parts(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
     of materials' rule). One edge: both ends share its effect. A breakout bundle (shares of
     one group's cables to one switch): the switch end's parts (``cables`` of them) carry
     every share, so one failing thins or removes the whole bundle, and so does its NIC (the
-    shares' NICs' worth, :func:`~topologies.inventory.nic_share`: the shares of one cable
+    shares' NICs' worth, :func:`~topologies.nics.nic_share`: the shares of one cable
     share one NIC); each share's far end (``ceil(links)`` parts at its GPU) carries that
     share only."""
     data = graph._node
@@ -324,7 +318,7 @@ class ClassComponents:
     A block of array components first, then ``rest``, the class's other components in
     :func:`components`' order (hosts, racks, tier-0 switches with the GPUs they stop,
     breakout bundles and their shares). A block component removes one node alone
-    (``node``: its position in the :class:`~topologies.inventory.EdgeArrays`' ``nodes``;
+    (``node``: its position in the :class:`~topologies.edge_arrays.EdgeArrays`' ``nodes``;
     a GPU's die or package, a switch of tier >= 1, an OCS) or concerns one link alone
     (``edge``: its position in the edge arrays; a cable end or NIC of a link that is not a
     breakout share), which it removes where ``removed`` and otherwise keeps at
@@ -352,7 +346,7 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
                      ) -> dict[str, ClassComponents]:
     """:func:`components` as :class:`ClassComponents` (same classes, order, parts and
     effects), from one pass of arrays over the links (``edges``: the graph's
-    :func:`~topologies.inventory.edge_arrays`, where the caller has them).
+    :func:`~topologies.edge_arrays.edge_arrays`, where the caller has them).
 
     >>> from topologies.specs import build
     >>> g = build("leaf-spine:leaves=2,radix=4,gpu=Lite")

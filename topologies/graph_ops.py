@@ -227,8 +227,8 @@ class CellArrays:
     by position (``graph.edges()`` order, ``lo`` the end the graph meets first), ``index``
     each node's position.
 
-    ``graph`` is read here; ``edges``, a graph's :class:`~topologies.inventory.EdgeArrays`
-    (:func:`~topologies.inventory.edge_arrays`: the same nodes and links in the same order),
+    ``graph`` is read here; ``edges``, a graph's :class:`~topologies.edge_arrays.EdgeArrays`
+    (:func:`~topologies.edge_arrays.edge_arrays`: the same nodes and links in the same order),
     is taken as it is read already, without a second pass over the links.
 
     >>> from topologies.specs import build

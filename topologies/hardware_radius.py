@@ -11,7 +11,7 @@ no bridge, of a connected fabric cuts nothing (one depth-first pass finds both,
 :func:`_cut_points`); every other component is grouped by its local structure (the kinds,
 tiers and degrees of what it removes) and one per group is evaluated on the graph without
 it (:class:`_Cutter`, on the :class:`~topologies.graph_ops.CellArrays` of the fabric's
-:class:`~topologies.inventory.EdgeArrays`).
+:class:`~topologies.edge_arrays.EdgeArrays`).
 
 Examples
 --------
@@ -32,9 +32,9 @@ from itertools import accumulate, chain
 import networkx as nx
 import numpy as np
 
+from topologies.edge_arrays import EdgeArrays, edge_arrays
 from topologies.failure_domains import CLASSES, component_arrays, join_parts
 from topologies.graph_ops import CellArrays
-from topologies.inventory import EdgeArrays, edge_arrays
 
 __all__ = ["BlastClass", "hardware_radius"]
 
@@ -56,7 +56,7 @@ class BlastClass:
 
 class _Cutter(CellArrays):
     """GPUs a failure cuts off: the :class:`~topologies.graph_ops.CellArrays` of a graph
-    (read from its :func:`~topologies.inventory.edge_arrays` ``edges``, where the caller has
+    (read from its :func:`~topologies.edge_arrays.edge_arrays` ``edges``, where the caller has
     them) with ``gpu``, a boolean per node."""
 
     def __init__(self, graph: nx.Graph, edges: EdgeArrays | None = None):
@@ -203,7 +203,7 @@ def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None,
         GPUs of a host where the fabric has no ``server`` labels
         (:func:`~topologies.enclosures.hosts`); None: no ``host`` class there.
     edges : EdgeArrays, optional
-        The graph's :func:`~topologies.inventory.edge_arrays`, where the caller has them.
+        The graph's :func:`~topologies.edge_arrays.edge_arrays`, where the caller has them.
 
     Returns
     -------

@@ -114,7 +114,7 @@ def host_power_ceiling() -> float:
 @lru_cache(maxsize=128)
 def scale_out_nics(graph) -> int:
     """The scale-out NICs of a fabric graph: its GPUs with a link to the network that a NIC
-    drives (:func:`topologies.inventory.nic_gpus`: pluggable optics, fibre or copper to a
+    drives (:func:`topologies.nics.nic_gpus`: pluggable optics, fibre or copper to a
     switch of tier >= 1 or an OCS), one each however many such links it has, as a host's
     price and power hold one a GPU (``nic_price``, ``nic_power`` in
     ``compute/data/economics.toml``). A GPU that reaches the network only through its
@@ -130,7 +130,7 @@ def scale_out_nics(graph) -> int:
     >>> scale_out_nics(build("rail-optimized:domains=2,nics_per_server=4"))
     8
     """
-    from topologies.inventory import nic_gpus
+    from topologies.nics import nic_gpus
 
     return len(nic_gpus(graph))
 
@@ -165,7 +165,7 @@ def nic_class(rate: float) -> tuple[float, str, str]:
 def _nic_units(graph) -> tuple[tuple[float, float], ...]:
     """``(class rate, NICs' worth)`` of a graph's NIC ports (:func:`nic_charge`), slowest
     class first; kept per graph object (built graphs are cached and never modified)."""
-    from topologies.inventory import nic_ports
+    from topologies.nics import nic_ports
 
     units: dict[float, float] = {}
     for _, rate, cables in nic_ports(graph):
@@ -177,11 +177,11 @@ def _nic_units(graph) -> tuple[tuple[float, float], ...]:
 
 def nic_charge(graph, tco: dict | None = None) -> tuple[float, float, tuple]:
     """``(USD, W at the max, classes)`` of the scale-out NICs of a fabric graph: each GPU
-    end of a link a NIC drives (:func:`topologies.inventory.nic_ports`) is charged the
+    end of a link a NIC drives (:func:`topologies.nics.nic_ports`) is charged the
     :func:`nic_class` of its cable rate, one a cable (a breakout share its share); a cable
     faster than the fastest class that class pro rata. A realized OCS fabric is charged a
     NIC port on every fibre of its cabling of pluggable optics, its circuit set or not
-    (:func:`~topologies.inventory.ocs_fibres`). ``classes``: ``(class rate in bit/s, NICs'
+    (:func:`~topologies.nics.ocs_fibres`). ``classes``: ``(class rate in bit/s, NICs'
     worth)``. ``tco``: the prices and powers by row name (None: the shipped ones).
 
     >>> from topologies import build

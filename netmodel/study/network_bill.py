@@ -66,7 +66,7 @@ from topologies.schema import check_graph, check_switches_linked, circuit_via
 if TYPE_CHECKING:
     import networkx as nx
 
-    from topologies.inventory import EdgeArrays
+    from topologies.edge_arrays import EdgeArrays
 
 __all__ = ["SHARES", "NetworkBill", "NetworkItem", "NetworkPrices", "check_not_degraded",
            "network_bill", "network_costs", "ocs_cabling_ports"]
@@ -242,14 +242,15 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
                  ) -> NetworkBill:
     """Price and power every switch, optics end, OCS and cable of a fabric graph (see the
     module docstring for the rules and ``share``). ``edges``: the graph's
-    :func:`~topologies.inventory.edge_arrays`, where the caller has them.
+    :func:`~topologies.edge_arrays.edge_arrays`, where the caller has them.
 
     >>> from topologies import build
     >>> b = network_bill(build("leaf-spine:leaves=2,radix=4"), share="as-built")
     >>> [(i.what, i.count) for i in b.items if i.category != "cable"]
     [('pluggable-optics end 400 Gb/s', 16.0), ('tier-1 switch 4 x 400 Gb/s', 2.0), ('tier-2 switch 4 x 400 Gb/s', 2.0)]
     """
-    from topologies.inventory import bill_of_materials, edges_of, port_fill, port_use
+    from topologies.edge_arrays import edges_of
+    from topologies.inventory import bill_of_materials, port_fill, port_use
 
     check_share(share)
     check_graph(graph)
@@ -464,12 +465,13 @@ def _cabling_fibres(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple |
     """``(medium, cables, (rate, length, count), note)`` of a realized OCS
     fabric's cabling: ``rate`` (bytes/s per direction, a cable) and ``length`` (m) arrays
     with ``count`` cables each, and ``note`` None where they are the cabling's own
-    (realize's record, :func:`topologies.inventory.ocs_fibre_rows`), else the bill's note
+    (realize's record, :func:`topologies.nics.ocs_fibre_rows`), else the bill's note
     on how they were inferred (a fabric file written before it: the circuits' rate a lane
-    x the cabling's lanes a fibre, :func:`topologies.inventory.ocs_fibre_rate`, refused
+    x the cabling's lanes a fibre, :func:`topologies.nics.ocs_fibre_rate`, refused
     where no circuit is set; the length :func:`_legacy_length`'s). None for any other
     graph."""
-    from topologies.inventory import edges_of, ocs_fibre_rate, ocs_fibre_rows
+    from topologies.edge_arrays import edges_of
+    from topologies.nics import ocs_fibre_rate, ocs_fibre_rows
 
     cabling = graph.graph.get("ocs_cabling")
     if cabling is None:

@@ -489,8 +489,8 @@ def _scenario_note(s: Scenario) -> str:
 def _row_for(fab: Fabric, group: int) -> TopologyRow:
     from netmodel.study.network_bill import network_bill
     from topologies.analysis import summary
+    from topologies.edge_arrays import edge_arrays
     from topologies.hardware_radius import hardware_radius
-    from topologies.inventory import edge_arrays
     from topologies.schema import gpu_nodes
 
     g = fab.graph

@@ -32,7 +32,7 @@ from netmodel.study.scenario_fabric import adjusted
 from netmodel.study.scenarios import Adjust
 from topologies import build
 from topologies.common import cable_latency, cable_length, latency_adjustment
-from topologies.inventory import edges_of
+from topologies.edge_arrays import edges_of
 from topologies.io import read_graph, write_graph
 from topologies.optical import ocs_cabling, realize
 from topologies.schema import validate

@@ -27,7 +27,8 @@ from netmodel.study.network_bill import ocs_cabling_ports
 from netmodel.study.scenario_fabric import adjusted
 from netmodel.study.scenarios import Adjust
 from topologies import build
-from topologies.inventory import bill_of_materials, nic_ports, ocs_fibre_rows
+from topologies.inventory import bill_of_materials
+from topologies.nics import nic_ports, ocs_fibre_rows
 from topologies.optical import realize
 
 SPEC = "ocs:gpus=4,ports=2,ocs_ports=4,medium=pluggable-optics"

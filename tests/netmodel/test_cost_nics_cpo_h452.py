@@ -8,7 +8,7 @@ rule was a link to a switch of tier >= 1 or an OCS, so every Lite on lite-flat, 
 and lite-ocs kept a quarter of a ConnectX-7 in its host, though its one network port is a
 co-packaged optical engine driven by the Lite die's own (scale-up) I/O, already priced and
 powered as optics by the network bill. Now a NIC drives only links of pluggable optics,
-fibre or copper (``topologies.inventory.NIC_MEDIA``).
+fibre or copper (``topologies.nics.NIC_MEDIA``).
 
 Hand-derived, Llama-3-70B decode (the study's scenario), rows of economics.toml: a Lite's
 host is a quarter of a DGX H100 host by TDP (175 / 700 W), so 128 Lites held
@@ -29,7 +29,8 @@ from netmodel.study.host_bill import scale_out_nics
 from netmodel.study.scenario_fabric import build_fabric
 from topologies import build
 from topologies.analysis import summary
-from topologies.inventory import bill_of_materials, nic_gpus
+from topologies.inventory import bill_of_materials
+from topologies.nics import nic_gpus
 from topologies.optical import realize
 
 MODEL = "Llama-3-70B"

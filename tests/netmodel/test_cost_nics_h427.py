@@ -163,7 +163,7 @@ def test_a_nic_dearer_than_its_host_is_refused(tmp_path):
 @pytest.mark.parametrize("nics", [8, 4, 2, 1])
 def test_nics_and_shared_injection_read_one_link_rule(nics):
     # a GPU's links to a switch of tier >= 1 or an OCS (topologies.analysis.network_bandwidth)
-    # on pluggable optics hold a NIC (topologies.inventory.nic_gpus). rail-optimized's NIC is
+    # on pluggable optics hold a NIC (topologies.nics.nic_gpus). rail-optimized's NIC is
     # 50 GB/s (400 Gb/s) on H100; nics of a server's 8 GPUs hold one (every 8/nics-th GPU)
     from topologies.analysis import network_bandwidth, scale_out_share
 

@@ -92,7 +92,7 @@ def test_another_graphs_edge_arrays_refused_in_one_line(given, says):
     # (h300) edges= given another graph's arrays: before, a KeyError from the node loop
     # ('leaf2', 'gpu2'), or a bill priced from the wrong links where the names matched
     from compute.errors import UserError
-    from topologies.inventory import edge_arrays
+    from topologies.edge_arrays import edge_arrays
 
     graph = build("leaf-spine:leaves=2,radix=4" if given != "leaf-spine:leaves=2,radix=4"
                   else "leaf-spine:leaves=4,radix=8")

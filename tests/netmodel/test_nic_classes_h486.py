@@ -34,7 +34,7 @@ from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric
 from topologies import build
 from topologies.failure_domains import components
-from topologies.inventory import nic_gpus, nic_ports
+from topologies.nics import nic_gpus, nic_ports
 
 MODEL = "Llama-3-70B"
 GPUS = 16

@@ -22,8 +22,8 @@ from netmodel.study.network_bill import INFERRED_CABLING, network_bill
 from topologies import build
 from topologies.common import cable_latency
 from topologies.failure_domains import CLASSES, _circuit_fibres
-from topologies.inventory import nic_ports, ocs_fibre_rows, ocs_fibres
 from topologies.io import read_graph, write_graph
+from topologies.nics import nic_ports, ocs_fibre_rows, ocs_fibres
 from topologies.optical import realize
 from topologies.schema import validate
 

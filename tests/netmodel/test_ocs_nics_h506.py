@@ -4,7 +4,7 @@ now or not, in the bill of materials, the cost model and the failure model alike
 The network bill prices a realized OCS fabric as its cabling (edf0f07: an OCS only steers
 light, the transceivers, fibres and NICs are bought with the ports and circuits are re-set
 per job on them), and the failure model fails every fibre's NIC (``_circuit_fibres``: a NIC
-a fibre, cutting the circuit on it or nothing). ``topologies.inventory.nic_gpus`` and
+a fibre, cutting the circuit on it or nothing). ``topologies.nics.nic_gpus`` and
 ``nic_ports`` still read the NICs from the circuits' ends: one circuit on 8 GPUs x 4
 pluggable ports gave the bill of materials 2 NICs beside its 32 transceivers.
 
@@ -25,7 +25,8 @@ from topologies import build
 from topologies.analysis import summary
 from topologies.degrade import degrade
 from topologies.failure_domains import components
-from topologies.inventory import bill_of_materials, nic_gpus, nic_ports, ocs_fibres
+from topologies.inventory import bill_of_materials
+from topologies.nics import nic_gpus, nic_ports, ocs_fibres
 from topologies.optical import realize
 
 CABLING = "ocs:gpus=8,ports=4,ocs_ports=8,medium=pluggable-optics"

@@ -27,7 +27,8 @@ from netmodel.study.host_bill import NIC_CLASSES, nic_charge, nic_class
 from netmodel.study.scenario_catalog import get_scenario
 from topologies import build
 from topologies.failure_domains import components
-from topologies.inventory import NIC_MEDIA, bill_of_materials, nic_gpus, nic_ports
+from topologies.inventory import bill_of_materials
+from topologies.nics import NIC_MEDIA, nic_gpus, nic_ports
 from topologies.optical import realize
 
 MODEL = "Llama-3-70B"

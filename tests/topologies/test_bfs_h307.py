@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from compute.errors import UserError
 from topologies import build
 from topologies.analysis import _bfs, path_diversity, summary
+from topologies.edge_arrays import edge_arrays
 from topologies.graph_ops import ball, path_counts
-from topologies.inventory import edge_arrays
 
 _EDGES = st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), max_size=30)
 
@@ -77,5 +77,5 @@ def test_summary_takes_its_own_edges_and_refuses_another_graphs():
     with pytest.raises(UserError, match=r"^edges must be edge_arrays\(graph\) of this graph "
                        r"\(8 nodes, 8 links\), got another graph's \(24 nodes, 32 links\)$"):
         summary(g, edges=edge_arrays(build("leaf-spine:leaves=4,radix=8")))
-    with pytest.raises(UserError, match=r"^edges must be a topologies.inventory.EdgeArrays"):
+    with pytest.raises(UserError, match=r"^edges must be a topologies.edge_arrays.EdgeArrays"):
         summary(g, edges=[1, 2])

@@ -11,6 +11,7 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
+from topologies.edge_arrays import edge_arrays
 from topologies.failure_domains import (
     CLASSES,
     Component,
@@ -23,7 +24,6 @@ from topologies.failure_domains import (
     components,
     nic_heirs,
 )
-from topologies.inventory import edge_arrays
 from topologies.schema import TRACE_MEDIA, gpu_nodes
 from topologies.specs import build
 
@@ -150,7 +150,7 @@ def test_by_hand():
     lite = component_arrays(build("lite-groups:base=[fat-tree:k=8],lites=4,split=even"))
     bundles = [x for x in lite["transceiver"].rest if "bundle" in x.name]
     assert bundles and all(x.parts == 1.0 and len(x.edges) == 4 for x in bundles)
-    # the four shares of a bundle share its NIC (topologies.inventory.nic_share): 512 Lites,
+    # the four shares of a bundle share its NIC (topologies.nics.nic_share): 512 Lites,
     # 128 NICs, each one part whose failure takes its four shares' cables
     nics = lite["nic"].rest
     assert len(nics) == 512 // 4 and len(lite["nic"].parts) == 0

@@ -13,11 +13,11 @@ import pytest
 
 from topologies import build
 from topologies.analysis import injection_bandwidth
+from topologies.edge_arrays import edge_arrays
 from topologies.inventory import (
     OPTICAL_MEDIA,
     BillOfMaterials,
     bill_of_materials,
-    edge_arrays,
     port_fill,
     port_use,
 )

@@ -8,7 +8,7 @@ import pytest
 
 from compute.errors import UserError
 from topologies import build
-from topologies.inventory import edge_arrays, edges_of
+from topologies.edge_arrays import edge_arrays, edges_of
 
 
 def test_links_only_differ_said_so_in_one_line():

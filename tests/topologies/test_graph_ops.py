@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from topologies.edge_arrays import edge_arrays
 from topologies.graph_ops import CellArrays, copy_graph, edge_key, shortest_path_part
-from topologies.inventory import edge_arrays
 from topologies.specs import build
 
 

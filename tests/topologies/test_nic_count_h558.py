@@ -1,4 +1,4 @@
-"""The NICs of a fabric are one fact (topologies.inventory.nic_share): the failure domains'
+"""The NICs of a fabric are one fact (topologies.nics.nic_share): the failure domains'
 ``nic`` parts and the bill's NICs' worth count the same NICs. lite-direct's four Lites
 share their H100's NIC (a breakout of its 400G cable): 32 NICs for 128 Lites, not 128."""
 
@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from netmodel.cli.main import cli
 from topologies import build
 from topologies.failure_domains import components
-from topologies.inventory import nic_ports
+from topologies.nics import nic_ports
 
 SPECS = ["rail-optimized:domains=2", "rail-optimized:domains=2,nics_per_server=4",
          "leaf-spine:leaves=2,radix=4", "fat-tree:k=4",

@@ -1,6 +1,6 @@
 """The failure model's ``nic`` class covers the GPUs the bill prices a NIC for (h469).
 
-``topologies.inventory.nic_gpus`` (bd8e28b) prices a NIC for a GPU whose cable of pluggable
+``topologies.nics.nic_gpus`` (bd8e28b) prices a NIC for a GPU whose cable of pluggable
 optics, fibre or copper reaches a switch of tier >= 1 or an OCS; the failure model's ``nic``
 class (``topologies.failure_domains``) had only the switch, so an OCS fabric on pluggable
 optics paid for 4 NICs that never failed. A pluggable module at an OCS port sits in a NIC's
@@ -14,7 +14,7 @@ import pytest
 from topologies import build
 from topologies.degrade import degrade
 from topologies.failure_domains import component_arrays, components
-from topologies.inventory import nic_gpus
+from topologies.nics import nic_gpus
 
 
 def _failing_nic_gpus(graph) -> set:
