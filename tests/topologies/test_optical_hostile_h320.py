@@ -1,9 +1,10 @@
 """Hostile round 9 (h320) on optical circuit switching: absurd but valid OCS fabrics must
 not hang. Three defects of topologies.optical:
 
-- ``_assign`` listed every free plane of both GPUs and intersected the lists for each
-  circuit (p ports: p x p per circuit), so ``blast-radius --fabric
-  ocs:logical=ring,ports=256`` took 100 s and ports=1000 did not finish in 10 minutes;
+- ``_assign`` (now ``topologies.ocs_planes.assign_planes``) listed every free plane of
+  both GPUs and intersected the lists for each circuit (p ports: p x p per circuit), so
+  ``blast-radius --fabric ocs:logical=ring,ports=256`` took 100 s and ports=1000 did not
+  finish in 10 minutes;
 - ``circuits_for`` checked each end of a circuit list against the members as a list (n
   circuits: n x n), 3.5 s per call at 16,384 GPUs, about 15 minutes at 131,072;
 - ``realize`` of a circuit list recorded every circuit as the ``logical`` graph attribute,
