@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from netmodel.study import reliability_cluster as rc
+from netmodel.study import reliability_parts as rp
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_fabric import fabric_cluster_scenario
 from netmodel.study.scenarios import fabric_scenario
@@ -102,7 +102,7 @@ def test_proven_only_where_networkx_finds_one_part(cells, data, monkeypatch):
     which, comps, nodes, links, budget = data.draw(failures(len(cells)))
     c = cells[which]
     _, dead, gone = _pick(c, comps, nodes, links)
-    monkeypatch.setattr(rc, "SEARCH_LINKS", budget)
+    monkeypatch.setattr(rp, "SEARCH_LINKS", budget)
     one, _ = _by_definition(c, dead, gone)
     # a cell whose links are few searches with the small budget only where links / 8 is
     proven = c._still_connected(dead, gone)
@@ -123,7 +123,7 @@ def test_labels_are_networkx_parts(cells, data, monkeypatch):
     chosen, dead, gone = _pick(c, comps, [], [])
     if any(x.handed for x in chosen):   # a shared NIC handed on: joins parts by design
         return
-    monkeypatch.setattr(rc, "SEARCH_LINKS", budget)
+    monkeypatch.setattr(rp, "SEARCH_LINKS", budget)
     c.__dict__.pop("_last_partition", None)
     labels = c._part_labels(chosen)[1]
     _, expect = _by_definition(c, dead, gone)
