@@ -117,7 +117,7 @@ def test_more_bandwidth_never_lowers_the_tolerated_latency(crossed):
 def test_the_grid_scorer_equals_searching_again(model, scenario, phase):
     """Re-scoring a search's grid gives the search's own best tokens/s/SM to the last
     bit, at other bandwidths and per-hop latencies (feasible or not)."""
-    from netmodel.study.crossovers import _GridScorer
+    from netmodel.study.grid_rescore import GridScorer
 
     s = get_scenario(scenario)
     c = ScenarioCollectives(s)
@@ -128,7 +128,7 @@ def test_the_grid_scorer_equals_searching_again(model, scenario, phase):
                              comm=AdjustedComm(c, scale, hop, slopes))
 
     first = searched(1.0, 0.0, keep_grid=True)
-    scorer = _GridScorer.build(first.search.grid, c, lambda: slopes, 1.0, 0.0,
+    scorer = GridScorer.build(first.search.grid, c, lambda: slopes, 1.0, 0.0,
                                first.best.tokens_per_s_per_sm if first.best else None)
     assert scorer is not None
     # the collectives of the TP degrees that fit in memory, and no other, are costed
@@ -153,14 +153,14 @@ def test_the_grid_scorer_declines_what_it_does_not_reproduce():
     """Collectives hidden behind their GEMMs change how stages add up: the scorer is not
     built, and the crossovers search every point as before (same answer as a search)."""
     from compute.roofline_options import RooflineOptions
-    from netmodel.study.crossovers import _GridScorer
+    from netmodel.study.grid_rescore import GridScorer
 
     s = get_scenario("lite-flat@Lite")
     c = ScenarioCollectives(s)
     options = RooflineOptions(overlap_collectives=True)
     r = fabric_search("GPT-3-175B", s, "decode", collectives=c, keep_grid=True,
                       comm=AdjustedComm(c), options=options)
-    assert _GridScorer.build(r.search.grid, c, None, 1.0, 0.0,
+    assert GridScorer.build(r.search.grid, c, None, 1.0, 0.0,
                              r.best.tokens_per_s_per_sm) is None
     fab = run_compare(["GPT-3-175B"], ["h100-dgx", "lite-flat@Lite"], ["decode"],
                       options=options)
@@ -175,7 +175,7 @@ def test_a_grid_checked_on_one_fabric_scores_another_exactly():
     """The grid apart from its collective times does not depend on the fabric: scored
     with another fabric's collectives it gives that fabric's own search, to the last
     bit (find_crossovers starts every fabric after the first from it)."""
-    from netmodel.study.crossovers import _GridScorer
+    from netmodel.study.grid_rescore import GridScorer
 
     first, other = get_scenario("lite-flat@Lite+BW"), get_scenario("lite-ocs@Lite+BW")
     cf, co = ScenarioCollectives(first), ScenarioCollectives(other)
@@ -183,7 +183,7 @@ def test_a_grid_checked_on_one_fabric_scores_another_exactly():
     grid = fabric_search("GPT-3-175B", first, "decode", collectives=cf, keep_grid=True,
                          comm=AdjustedComm(cf)).search.grid
     slopes = hop_latency_slopes(other, co, {})
-    scorer = _GridScorer(grid, co, lambda: slopes)
+    scorer = GridScorer(grid, co, lambda: slopes)
     for scale, hop in ((0.125, 0.0), (1.0, 0.0), (5.0, 0.0), (1.0, 3e-6), (2.0, 1e-5)):
         r = fabric_search("GPT-3-175B", other, "decode", collectives=co,
                           comm=AdjustedComm(co, scale, hop, slopes))
@@ -194,16 +194,16 @@ def test_a_grid_layout_shared_across_fabrics_scores_as_the_grid():
     """A scorer made from the layout another fabric's scorer worked out (what
     find_crossovers does for every fabric after the first) scores every point exactly as
     one made from the grid itself, and learns the same slopes."""
-    from netmodel.study.crossovers import _GridScorer
+    from netmodel.study.grid_rescore import GridScorer
 
     first, other = get_scenario("lite-flat@Lite+MemBW"), get_scenario("lite-hier@Lite+MemBW")
     cf, co = ScenarioCollectives(first), ScenarioCollectives(other)
     grid = fabric_search("GPT-3-175B", first, "decode", collectives=cf, keep_grid=True,
                          comm=AdjustedComm(cf)).search.grid
     slopes_f, slopes_o = hop_latency_slopes(first, cf, {}), hop_latency_slopes(other, co, {})
-    layout = _GridScorer(grid, cf, lambda: slopes_f).layout
-    own = _GridScorer(grid, co, lambda: slopes_o)
-    shared = _GridScorer(None, co, lambda: slopes_o, layout)   # never reads the grid
+    layout = GridScorer(grid, cf, lambda: slopes_f).layout
+    own = GridScorer(grid, co, lambda: slopes_o)
+    shared = GridScorer(None, co, lambda: slopes_o, layout)   # never reads the grid
     assert shared.layout is layout and own.layout is not layout
     got = []
     for scale, hop in ((0.125, 0.0), (1.0, 0.0), (8.0, 0.0), (1.0, 1e-9), (1.0, 2e-6),

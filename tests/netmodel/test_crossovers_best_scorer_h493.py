@@ -1,5 +1,5 @@
 """circuits = "best": the crossovers re-score a search's grid with the layouts chosen at
-each bandwidth scale and per-hop latency (_BestScorer), as searching again gives, to the
+each bandwidth scale and per-hop latency (BestScorer), as searching again gives, to the
 last bit, keyed by each group size's chosen layout (h493)."""
 
 import numpy as np
@@ -7,8 +7,9 @@ import pytest
 
 from compute.search import DEFAULT_MAX_BATCH
 from netmodel.study.adjusted_comm import AdjustedComm
-from netmodel.study.crossovers import _BestScorer, _ChosenLayouts, _Tokens
+from netmodel.study.crossovers import _Tokens
 from netmodel.study.fabric_search import fabric_search
+from netmodel.study.grid_rescore import BestScorer, ChosenLayouts
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
 
@@ -33,7 +34,7 @@ def test_best_scorer_equals_searching_again(coll, model, phase):
     s, c = coll
     first = _searched(s, c, model, phase, 1.0, 0.0, keep_grid=True)
     want0 = first.best.tokens_per_s_per_sm if first.best else None
-    scorer = _BestScorer.build(first.search.grid, c, 1.0, 0.0, want0)
+    scorer = BestScorer.build(first.search.grid, c, 1.0, 0.0, want0)
     assert scorer is not None
     for scale, hop in ((1.0, 0.0), (0.125, 0.0), (3.0, 0.0), (1e-4, 0.0), (1.0, 2e-7),
                        (2.5, 4e-6), (0.125, 1e-3)):
@@ -52,11 +53,11 @@ def test_the_key_is_each_sizes_chosen_layout(coll):
     model, phase = "GPT-3-175B", "decode"   # fits in memory at TP 24 and 32
     first = _searched(s, c, model, phase, 1.0, 0.0, keep_grid=True)
     grid = first.search.grid
-    scorer = _BestScorer.build(grid, c, 1.0, 0.0,
+    scorer = BestScorer.build(grid, c, 1.0, 0.0,
                                first.best.tokens_per_s_per_sm if first.best else None)
     assert scorer is not None and scorer.sizes == [24, 32]
-    full = _ChosenLayouts(c, 1.0, 0.0).chosen(scorer.sizes)
-    thin = _ChosenLayouts(c, 1e-4, 0.0).chosen(scorer.sizes)
+    full = ChosenLayouts(c, 1.0, 0.0).chosen(scorer.sizes)
+    thin = ChosenLayouts(c, 1e-4, 0.0).chosen(scorer.sizes)
     assert full == ((24, "torus"), (32, "torus")) and thin == ((24, "ring"), (32, "ring"))
     scorer(1e-4, 0.0)
     assert set(scorer._scorers) == {full, thin}
@@ -80,7 +81,7 @@ def test_tokens_search_once_for_best(coll, monkeypatch):
     real = t.search
     monkeypatch.setattr(t, "search", lambda *a, **k: calls.append(a) or real(*a, **k))
     values = [t(scale, hop) for scale, hop in ((1.0, 0.0), (0.5, 0.0), (2.0, 1e-6))]
-    assert len(calls) == 1 and isinstance(t.scorer, _BestScorer)
+    assert len(calls) == 1 and isinstance(t.scorer, BestScorer)
     for (scale, hop), v in zip(((1.0, 0.0), (0.5, 0.0), (2.0, 1e-6)), values, strict=True):
         r = real(scale, hop)
         assert v == (r.best.tokens_per_s_per_sm if r.best else None)
