@@ -47,7 +47,14 @@ Splitwise authors. For every measurement it shows
   published_serving_multinode.csv`` (DeepSeek-V3/R1: SGLang on 4 and 9 servers of 8 H100
   and on a GB200 NVL72, DeepSeek's service on 4 and 18 servers of 8 H800): per row the
   measured and the roofline's tokens/s a server (or a GPU) and the margin, each instance
-  costed as ``netmodel infer --tp N --ep N --attention-dp N --fabric SPEC`` costs it.
+  costed as ``netmodel infer --tp N --ep N --attention-dp N --fabric SPEC`` costs it;
+* the **TensorRT-LLM figures beyond those**, from ``tests/compute/data/
+  published_serving_trtllm.csv`` (NVIDIA's TensorRT-LLM documentation: 0.6.1's static
+  batches of Llama-2-70B on H100 and A100, the v1.0 overview's Llama-3.1-405B and
+  Llama-3.3-70B in NVFP4 on B200 and GB200 and the FP8 lengths not used above, the
+  DeepSeek-R1 guide's 8-GPU runs on B200 and H200 with expert parallelism and MTP): per row
+  measured, the roofline's output tokens/s and the margin, and the calibrated profile's
+  figure, every row an extrapolation of it (another engine).
 
 ``--write-profile PATH`` fits the profile again and writes it (the shipped
 ``compute/data/profiles/vllm-dgx-h100.toml`` is this script's output), the reference rows
@@ -56,9 +63,10 @@ copied into it with their source.
 (its rows are in the package: no reference data needed).
 
 Each report is a module of ``scripts/inference_reports/`` (``cross_check``,
-``second_system``, ``step_size``, ``published``, ``newer_vllm``, ``multinode``), over the
-data and the profile's recipe they share (``common``) and the tables (``tables``); this
-script prints the fit on the reference rows, then each report under its heading.
+``second_system``, ``step_size``, ``published``, ``newer_vllm``, ``multinode``,
+``trtllm``), over the data and the profile's recipe they share (``common``) and the tables
+(``tables``); this script prints the fit on the reference rows, then each report under its
+heading.
 """
 
 from __future__ import annotations
@@ -90,6 +98,7 @@ from inference_reports.published import PUBLISHED, published
 from inference_reports.second_system import A100_DATA, second_system
 from inference_reports.step_size import step_size
 from inference_reports.tables import fit_table
+from inference_reports.trtllm import TRTLLM, trtllm
 
 
 def table(markdown: bool) -> list[str]:
@@ -107,13 +116,15 @@ def table(markdown: bool) -> list[str]:
     heading4 = f"A second system: 8x A100 ({A100_DATA.relative_to(ROOT)})"
     heading5 = "Prefill cost per token by the tokens of a step (both systems)"
     heading6 = f"A profile for newer vLLM: {NEWER_PROFILE} ({NEWER.relative_to(ROOT)})"
+    heading7 = f"TensorRT-LLM's published figures beyond those ({TRTLLM.relative_to(ROOT)})"
     return out + ["", f"### {heading}" if markdown else heading.upper(), ""] + \
         cross_check(markdown) + ["", f"### {heading4}" if markdown else heading4.upper(),
                                  ""] + second_system(markdown) + \
         ["", f"### {heading5}" if markdown else heading5.upper(), ""] + step_size(markdown) + \
         ["", f"### {heading2}" if markdown else heading2.upper(), ""] + published(markdown) + \
         ["", f"### {heading6}" if markdown else heading6.upper(), ""] + newer_vllm(markdown) + \
-        ["", f"### {heading3}" if markdown else heading3.upper(), ""] + multinode(markdown)
+        ["", f"### {heading3}" if markdown else heading3.upper(), ""] + multinode(markdown) + \
+        ["", f"### {heading7}" if markdown else heading7.upper(), ""] + trtllm(markdown)
 
 
 def _write_fitted(path: str, fitted) -> int:
