@@ -128,6 +128,12 @@ OPTIONAL_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is not MISS
 UNSET_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.default is None)
 
 
+#: :func:`derive_gpu`'s multipliers, in the order its keywords and a GPU file's
+#: ``derive_from`` entry name them.
+_MULTIPLIERS = ("flops_multiplier", "hbm_bandwidth_multiplier", "network_bandwidth_multiplier",
+                "hbm_capacity_multiplier")
+
+
 #: How a GPU derives from another: ``step(spec)`` is ``(base, fraction)`` where ``spec`` is
 #: ``fraction`` of ``base`` (:func:`derive_gpu`), None where it derives from none.
 Step = Callable[[GpuSpec], "tuple[GpuSpec, float] | None"]
@@ -237,13 +243,12 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
     here = f"GPU {validate.describe(name)}"
     source = validate.string(here, "source", source)   # an array: no truth value
     f = validate.in_range(here, "gpu", "fraction", fraction)
+    multipliers = {label: validate.in_range(here, "gpu", "multiplier", v, key=label)
+                   for label, v in zip(_MULTIPLIERS, (flops_multiplier, hbm_bandwidth_multiplier,
+                                                      network_bandwidth_multiplier,
+                                                      hbm_capacity_multiplier), strict=True)}
     flops_multiplier, hbm_bandwidth_multiplier, network_bandwidth_multiplier, \
-        hbm_capacity_multiplier = (validate.in_range(here, "gpu", "multiplier", v, key=label)
-                                   for label, v in (
-                                       ("flops_multiplier", flops_multiplier),
-                                       ("hbm_bandwidth_multiplier", hbm_bandwidth_multiplier),
-                                       ("network_bandwidth_multiplier", network_bandwidth_multiplier),
-                                       ("hbm_capacity_multiplier", hbm_capacity_multiplier)))
+        hbm_capacity_multiplier = multipliers.values()
     largest = base.max_instance if max_instance is None else _pos_int(name, "max_instance",
                                                                       max_instance)
     root, parts, clock = clock_lineage(base, lineage)
@@ -266,11 +271,7 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
     except UserError as e:   # a scaled field out of a GPU's range: say what gave it
         if not str(e).startswith(here + ": "):
             raise
-        scaled = [f"{label} {v:g}" for label, v in (
-            ("flops_multiplier", flops_multiplier),
-            ("hbm_bandwidth_multiplier", hbm_bandwidth_multiplier),
-            ("network_bandwidth_multiplier", network_bandwidth_multiplier),
-            ("hbm_capacity_multiplier", hbm_capacity_multiplier)) if v != 1]
+        scaled = [f"{label} {v:g}" for label, v in multipliers.items() if v != 1]
         # a field past a GPU's most (a clock of 1000x rates its TDP at 465 GW) asks for a
         # smaller fraction or multiplier, not a larger one
         over = any(isinstance(v, int | float) and v > spec_ranges()[k][1]
@@ -392,8 +393,7 @@ ROW_UNITS = {"int8_dense_TOPs": "TOPS", "fp4_dense_TFLOPs": "TFLOPS"}
 #: for the fields of :data:`UNSET_FIELDS`).
 _OPTIONAL_KEYS = ("fp8_dense_TFLOPs", *ROW_UNITS,
                   *(k for k, (f, _) in SPEC_KEYS.items() if f in UNSET_FIELDS))
-_DERIVE_KEYS = ("derive_from", "fraction", "flops_multiplier", "hbm_bandwidth_multiplier",
-                "network_bandwidth_multiplier", "hbm_capacity_multiplier", "max_instance")
+_DERIVE_KEYS = ("derive_from", "fraction", *_MULTIPLIERS, "max_instance")
 #: GpuSpec's true/false fields: optional keys of either kind of catalog entry (and of a
 #: saved fabric's gpu_types), by the field's name.
 FLAG_FIELDS = tuple(f.name for f in fields(GpuSpec) if f.type in (bool, "bool"))
@@ -561,13 +561,13 @@ def _source(here: str, value) -> str:
     from a file carries where it comes from (as a scenario file's ``[sources]`` and an
     engine profile's per-parameter ``source``); a what-if GPU says so
     (``source = "what-if: ..."``)."""
+    sources = "a datasheet, a paper, or 'what-if: ...' for a GPU of your own"
     if value is _NO_SOURCE:
-        raise UserError(f"{here} lacks key source (where its figures come from: a "
-                        f"datasheet, a paper, or 'what-if: ...' for a GPU of your own)")
+        raise UserError(f"{here} lacks key source (where its figures come from: {sources})")
     source = validate.string(here, "source", value)
     if not source.strip():
-        raise UserError(f"{here}: source is blank; say where its figures come from (a "
-                        f"datasheet, a paper, or 'what-if: ...' for a GPU of your own)")
+        raise UserError(f"{here}: source is blank; say where its figures come from "
+                        f"({sources})")
     return source
 
 

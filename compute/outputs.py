@@ -279,16 +279,18 @@ netmodel writes a folder of files (tables, JSON, figures) there: give a folder n
             more = f" and {len(others) - 3:,} more" if len(others) > 3 else ""
             raise UserError(f"{what} {_describe(path)} holds {shown}{more}, which its "
                             f"{MANIFEST} does not list (a file netmodel did not write: an "
-                            f"input, or your own); netmodel replaces its output folder whole, "
-                            f"so move it out or give another folder")
+                            f"input, or your own); {_MOVE_IT_OUT}")
         for name in sorted(set(entries) & set(listed)):
             changed = _not_as_written(p / name, listed[name])
             if changed:
                 raise UserError(f"{what} {_describe(path)} holds {name!r}, which is not the "
                                 f"file netmodel wrote there: {changed} (edited since, or "
-                                f"another tool's); netmodel replaces its output folder whole, "
-                                f"so move it out or give another folder")
+                                f"another tool's); {_MOVE_IT_OUT}")
     return p
+
+
+#: The end of a refusal of an output folder holding a file netmodel did not write.
+_MOVE_IT_OUT = "netmodel replaces its output folder whole, so move it out or give another folder"
 
 
 def _is_cwd(resolved: Path) -> bool:

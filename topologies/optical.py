@@ -457,6 +457,11 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
     return validate(out, check_connected=check_connected)
 
 
+#: Why a circuit's two ends are one medium (:func:`ports_optics`, :func:`_one_optics`).
+_ONE_LINK = ("an OCS circuit is one optical link, its two ends one kind of optics (the bill "
+             "of materials counts and prices it so)")
+
+
 def ports_optics(graph: nx.Graph, gpus: Sequence[Hashable]) -> str | None:
     """The one optical medium of the fibres from ``gpus`` to the OCS nodes of ``graph``
     (None where they have none). Two media raise UserError naming both, with a fibre of
@@ -482,9 +487,7 @@ def ports_optics(graph: nx.Graph, gpus: Sequence[Hashable]) -> str | None:
                 if len(seen) > 1:
                     (a, x), (b, y) = seen.items()
                     raise UserError(f"the OCS ports of these GPUs are of two media, {a} "
-                                    f"({x[0]}-{x[1]}) and {b} ({y[0]}-{y[1]}): an OCS circuit "
-                                    f"is one optical link, its two ends one kind of optics "
-                                    f"(the bill of materials counts and prices it so)")
+                                    f"({x[0]}-{x[1]}) and {b} ({y[0]}-{y[1]}): {_ONE_LINK}")
     return next(iter(seen), None)
 
 
@@ -511,9 +514,8 @@ def _one_optics(u: Hashable, v: Hashable, via: Sequence[Hashable],
     for o, (x, y) in zip(via, media, strict=True):
         if x != y:
             raise UserError(f"circuit {describe(u)}-{describe(v)} through {describe(o)} joins "
-                            f"a {x} port of {describe(u)} to a {y} port of {describe(v)}: an "
-                            f"OCS circuit is one optical link, its two ends one kind of "
-                            f"optics (the bill of materials counts and prices it so)")
+                            f"a {x} port of {describe(u)} to a {y} port of {describe(v)}: "
+                            f"{_ONE_LINK}")
     kinds = sorted({x for x, _ in media})
     if len(kinds) > 1:
         raise UserError(f"circuits {describe(u)}-{describe(v)} hold ports of "
