@@ -1,7 +1,8 @@
 """The TensorRT-LLM report: NVIDIA's published TensorRT-LLM throughputs that
 ``published_serving.csv`` does not hold (``tests/compute/data/published_serving_trtllm.csv``:
 0.6.1's static batches, the v1.0 overview's NVFP4 and FP8 rows, the DeepSeek-R1 guide's
-8-GPU runs with expert parallelism and MTP) against the roofline, and the calibrated profile
+8-GPU runs with expert parallelism and MTP, four MLPerf v4.1 Offline results) against the
+roofline, and the calibrated profile
 beside it as an extrapolation.
 """
 
@@ -173,6 +174,8 @@ _GROUPS = (
     ("TensorRT-LLM 1.0 FP8 (H100, H200)",
      lambda r: r["id"].startswith("trt10-") and "fp4" not in r["overrides"]),
     ("DeepSeek-R1 guide (8 GPUs, EP)", lambda r: r["id"].startswith("trtds-")),
+    ("MLPerf Inference v4.1 Offline (prompt length a 1-token floor: the bound only)",
+     lambda r: r["id"].startswith("mlperf41-")),
 )
 
 
