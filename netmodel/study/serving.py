@@ -78,9 +78,10 @@ the generated ones. With a request ``rate``, whole instances are counted (``ceil
 **Queueing.** Without a ``load`` the TTFT is that of the steps (no queueing). With the
 workload's ``load`` ``rho`` (requests arriving, Poisson, at that fraction of the pools'
 capacity) a request first waits for a prefill batch: the mean wait of a bulk-service
-queue (M/D^B/1, batches of up to ``b`` prompts each taking the cycle ``max(I, T)``; M/D/1,
-DistServe's model, at batch 1; :mod:`netmodel.study.queueing`) is added to each cell's
-TTFT, and the SLO is checked on the sum, so a higher load may take a smaller batch. The
+queue (batches of up to ``b`` prompts, a batch of ``k`` taking the cycle ``max(I, T)`` of
+batch ``k``; M/D/1, DistServe's model, at batch 1; :mod:`netmodel.study.queueing`) is added
+to the TTFT of each cell that can be chosen (:mod:`netmodel.study.serving_queue`), and the
+SLO is checked on the sum, so a higher load may take a smaller batch. The
 decode pool is not queued (a request joins a running batch at its next step; its TBT is
 that of the full batch, at any load below capacity). With a rate too, the pools are sized
 to run at that load: ``ceil(rate / (rho x R))`` instances of each. The search picks the
@@ -122,9 +123,10 @@ from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from compute.units import counted
-from netmodel.study.queueing import batch_wait, load_text
+from netmodel.study.queueing import bulk_wait, load_text
 from netmodel.study.rows import gpu_difference
 from netmodel.study.scenario_catalog import get_scenario
+from netmodel.study.serving_queue import fastest_waits, prefill_waits
 from netmodel.study.serving_transfer import (
     KvTransfer,
     best_split,
@@ -643,23 +645,21 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
             grid, t_x, np.maximum(batches * kv / layer_streams, layer_most) / per_stream,
             batches, layers)), visible)
     cycle = np.maximum(_prefill_interval(grid), t_x)
-    # with a load, the mean wait for a prefill batch (bulk service, :mod:`netmodel.study.queueing`)
-    # (of the cells whose steps meet the SLO: the others cannot; all that fit where none do)
+    score = grid.tokens_per_step / cycle / (grid.gpus * grid.gpu.sms)
+    # with a load, the mean wait for a prefill batch (bulk service, a batch of k at the
+    # cycle of batch k: :mod:`netmodel.study.queueing`), of the cells it can choose among
+    # (:mod:`netmodel.study.serving_queue`; nan elsewhere, never ok)
     ttft, wait = grid.latency + visible, None
     if wl.load is not None:
-        some = grid.fits & (ttft <= slo.ttft)
-        some = some if some.any() else grid.fits
-        wait = np.zeros_like(ttft)
-        wait[some] = batch_wait(wl.load, np.broadcast_to(batches, ttft.shape)[some], cycle[some])
+        wait = prefill_waits(wl.load, cycle, grid.batches, ttft, grid.fits, slo.ttft, score)
         ttft = ttft + wait
     ok = grid.fits & (ttft <= slo.ttft)
     if not ok.any():
-        if wait is not None and (rest := grid.fits & ~some).any():
-            # the fastest with its wait: the cells whose steps alone miss the SLO too
-            wait[rest] = batch_wait(wl.load, np.broadcast_to(batches, ttft.shape)[rest],
-                                    cycle[rest])
-            ttft[rest] += wait[rest]
-        i, j = np.unravel_index(int(np.argmin(np.where(grid.fits, ttft, np.inf))), ttft.shape)
+        if wait is not None:   # the fastest with its wait, of every cell that fits
+            wait = fastest_waits(wl.load, cycle, grid.latency + visible, grid.fits, wait)
+            ttft = grid.latency + visible + wait
+        i, j = np.unravel_index(int(np.argmin(np.where(grid.fits & ~np.isnan(ttft), ttft,
+                                                       np.inf))), ttft.shape)
         waited = "" if wait is None else (f", {wait[i, j] * 1e3:.4g} ms waiting for its batch "
                                            f"at load {load_text(wl.load)}")
         return ServingResult(
@@ -671,7 +671,6 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                    + (f"{ttft[i, j] * 1e3:.4g} ms ({visible[i, j] * 1e3:.3g} ms of transfer"
                       f"{waited})" if np.isfinite(visible[i, j]) else "forever: no optical "
                       "port is free at both ends for the KV cache"))
-    score = grid.tokens_per_step / cycle / (grid.gpus * grid.gpu.sms)
     # of the equal best rates (a pipelined pool's differ only by rounding), the lowest TTFT
     i, j = np.unravel_index(best_of_equal(np.where(ok, score, -np.inf), ok, ttft), score.shape)
     pre = grid.result(int(i), int(j))
@@ -701,7 +700,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         if wait is not None:   # whole instances run below the load: the wait at theirs
             achieved = wl.rate / (n_p * p_rate)
             ttft_ij -= wait_ij   # (no more than the stated load's: the SLO still holds)
-            wait_ij = float(batch_wait(achieved, pre.batch, float(cycle[i, j])))
+            wait_ij = bulk_wait(achieved, cycle[i, :j + 1])
             ttft_ij += wait_ij
             extra["achieved_load"] = achieved
     tokens = (wl.prompt + wl.output) * rps

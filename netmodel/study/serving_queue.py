@@ -1,0 +1,74 @@
+"""The prefill cells' waits at a load, for :func:`netmodel.study.serving.serve`, taken only
+where they can change the answer: a cell (configuration, batch ``B``) is a bulk-service
+queue whose batch of ``k <= B`` takes its configuration's cycle at batch ``k``
+(:func:`netmodel.study.queueing.bulk_wait`), from the search's grid, which holds every
+batch from 1 to its cap.
+
+A cell's wait costs a ``B x B`` solve (about a millisecond at ``B = 100``), so it is taken
+only where it can change the answer: in the order of the cells' scores, best first, until
+one meets the SLO with its wait, and then every cell whose score ties with it
+(:data:`compute.search.TIE_RTOL`, of which the lowest TTFT wins); where none meets it, in
+the order of the steps' TTFT until no cell's steps alone are shorter than the fastest TTFT
+with its wait found. The cells not taken hold ``nan``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from compute.search import TIE_RTOL
+from netmodel.study.queueing import bulk_wait
+
+__all__ = ["fastest_waits", "prefill_waits"]
+
+
+def _check_batches(batches: np.ndarray) -> None:
+    if not np.array_equal(np.asarray(batches).reshape(-1), np.arange(1, np.size(batches) + 1)):
+        raise AssertionError("a cell's wait needs its row's cycles at every batch from 1")
+
+
+def _wait(load: float, cycle: np.ndarray, cell: int) -> float:
+    i, j = divmod(int(cell), cycle.shape[1])
+    return bulk_wait(load, cycle[i, :j + 1])
+
+
+def prefill_waits(load: float, cycle: np.ndarray, batches: np.ndarray, steps: np.ndarray,
+                  fits: np.ndarray, limit: float, score: np.ndarray) -> np.ndarray:
+    """The waits (``nan`` where not taken) of the cells that fit and whose ``steps`` TTFT
+    meets ``limit``, best ``score`` first, until the best that meets it with its wait and
+    the cells tied with it are known.
+
+    >>> cycle = np.array([[1.0, 1.5, 2.0]])       # one configuration, batches 1 .. 3
+    >>> w = prefill_waits(0.5, cycle, np.arange(1, 4), np.array([[0.1, 0.2, 0.3]]),
+    ...                   np.array([[True, True, True]]), 2.0, np.array([[1.0, 4 / 3, 1.5]]))
+    >>> bool(np.isnan(w[0, 0])), bool(w[0, 2] > 0)   # batch 3 met it: batch 1 not taken
+    (True, True)
+    """
+    _check_batches(batches)
+    wait = np.full(steps.shape, np.nan)
+    cand = np.flatnonzero(fits & (steps <= limit))
+    best = None
+    for cell in cand[np.argsort(-score.flat[cand], kind="stable")]:
+        sc = float(score.flat[cell])
+        if best is not None and sc < best - abs(best) * TIE_RTOL:
+            break
+        wait.flat[cell] = w = _wait(load, cycle, cell)
+        if best is None and steps.flat[cell] + w <= limit:
+            best = sc
+    return wait
+
+
+def fastest_waits(load: float, cycle: np.ndarray, steps: np.ndarray, fits: np.ndarray,
+                  wait: np.ndarray) -> np.ndarray:
+    """``wait`` with the cells that fit taken, shortest ``steps`` first, until no cell left
+    can beat the fastest TTFT with its wait (a wait is never negative)."""
+    wait = wait.copy()
+    done = fits & ~np.isnan(wait)
+    fastest = float(np.min(steps[done] + wait[done])) if done.any() else np.inf
+    todo = np.flatnonzero(fits & np.isnan(wait))
+    for cell in todo[np.argsort(steps.flat[todo], kind="stable")]:
+        if not steps.flat[cell] < fastest:
+            break
+        wait.flat[cell] = w = _wait(load, cycle, cell)
+        fastest = min(fastest, float(steps.flat[cell] + w))
+    return wait
