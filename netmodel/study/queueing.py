@@ -237,11 +237,13 @@ def _landing(rho: float, batch: int) -> np.ndarray:
 
     if batch == 1:
         return np.ones(1)
-    z = np.concatenate([[1.0], _roots(rho, batch)])
+    z = _roots(rho, batch)                        # and 1: Pi(w) = (w - 1) prod (w - z_k)
     m = 1 << batch.bit_length()                   # > batch
     w = np.exp(2j * np.pi * np.arange(m) / m)
-    with np.errstate(divide="ignore"):            # Pi(1) = 0: log 0, exp -> 0
-        values = np.exp(np.log(w[:, None] - z[None, :]).sum(axis=1))
+    logs = np.zeros(m, dtype=complex)             # the product by 32 factors at a time
+    for k in range(0, batch - 1, 32):             # (each in (0, 2]: no over- or underflow)
+        logs += np.log(np.prod(w[:, None] - z[None, k:k + 32], axis=1))
+    values = (w - 1) * np.exp(logs)
     r = np.maximum(-np.fft.fft(values / m)[:batch].real, 0.0)
     return r / r.sum()
 
