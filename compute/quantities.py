@@ -170,8 +170,11 @@ def split_number(text: str, what: str) -> tuple[str, str] | None:
 
 
 def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
-                   allow_zero: bool = False) -> float:
-    """Parse ``'<number><unit>'`` with a unit from ``units`` into SI; numbers pass through."""
+                   allow_zero: bool = False, rule: str | None = None) -> float:
+    """Parse ``'<number><unit>'`` with a unit from ``units`` into SI; numbers pass through.
+    ``rule``: what a refusal of a value that is no finite number above 0 (at least 0 with
+    ``allow_zero``) says is allowed, where the caller holds a range (``a time from 1 us
+    to 10 s``); by default ``a finite number > 0`` (``>= 0``)."""
     if isinstance(text, bool):
         raise UserError(f"{what} must be a number with a unit, got {text!r}")
     if isinstance(text, int | float):
@@ -189,7 +192,7 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
     if unit not in units:
         allowed = f"allowed: {named}" if named else "it takes a plain number"
         raise UserError(f"{what} {describe(text)} has unknown unit {describe(unit)} ({allowed})")
-    rule = "a finite number >= 0" if allow_zero else "a finite number > 0"
+    rule = rule or ("a finite number >= 0" if allow_zero else "a finite number > 0")
     value = not_below_smallest(what, text, number, scaled(number, units[unit]),
                                allowed=ZeroAllowed(rule) if allow_zero else rule)
     if math.isinf(value) and math.isfinite(float(number)):   # finite as typed, not in SI

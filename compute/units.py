@@ -174,24 +174,29 @@ def check_message_bytes(n, what: str = "message size") -> None:
                         f"than any GPU's memory holds")
 
 
-def parse_bytes(text: str | float, what: str = "size") -> float:
+def parse_bytes(text: str | float, what: str = "size", *, rule: str | None = None) -> float:
     """A message size in bytes from e.g. ``'64MiB'``, ``'1GB'``, ``'8M'`` (nccl-tests style,
     binary) or a number: a whole number of bytes >= 1 (bits and fractions of a byte are
-    refused; see the module docstring for the unit rules)."""
+    refused; see the module docstring for the unit rules). ``rule``: where the caller holds
+    a range of its own (a buffer's), what its refusals say is allowed; the bytes are then
+    returned for the caller to check (any finite number above 0), so a value below the
+    range and one above it are refused in the same words."""
     if isinstance(text, str):
         m = split_number(text, what)
         if m and m[1] in _BIT_UNITS:
             raise UserError(f"{what} {describe(text)} is in bits ({m[1]}); a size is in bytes: "
                             f"write B (8b = 1B)")
-    value = parse_quantity(text, _BYTE_UNITS, what)
+    value = parse_quantity(text, _BYTE_UNITS, what, rule=rule)
+    if rule is not None:
+        return value
     if value < 1:
         raise UserError(f"{what} {describe(text)} is {value:g} B: a message is at least 1 byte")
+    if value > MAX_MESSAGE_BYTES:   # before a fraction: '1.0000001PiB' is past the range
+        raise UserError(f"{what} {describe(text)} is {value:g} B: a message is at most 1 PiB "
+                        f"({MAX_MESSAGE_BYTES:,} B), more than any GPU's memory holds")
     if value != math.floor(value):
         raise UserError(f"{what} {describe(text)} is {value:g} B: a message is a whole number "
                         f"of bytes")
-    if value > MAX_MESSAGE_BYTES:
-        raise UserError(f"{what} {describe(text)} is {value:g} B: a message is at most 1 PiB "
-                        f"({MAX_MESSAGE_BYTES:,} B), more than any GPU's memory holds")
     return value
 
 
@@ -217,16 +222,42 @@ def parse_time(text: str | float, what: str = "time", *, allow_zero: bool = True
                quantity: str | None = None) -> float:
     """Seconds from e.g. ``'0.1us'``, ``'50ms'``, ``'1s'`` or a number of seconds;
     ``quantity`` (a ``[quantity]`` key of ``compute/data/limits.toml``, ``"tbt"``): also
-    within its plausible range (:func:`check_plausible`, which names ``text`` as typed)."""
-    value = parse_quantity(text, _TIME_UNITS, what, allow_zero=allow_zero)
-    return value if quantity is None else check_plausible(quantity, value, what, typed=text)
+    within its plausible range (:func:`check_plausible`, which names ``text`` as typed),
+    the range stated by a refusal below it too (0, -1, nan), as above it.
+
+    >>> parse_time("-1", "--tbt", allow_zero=False, quantity="tbt")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: --tbt must be a time from 1 us to 10 s, got '-1'
+    """
+    if quantity is None:
+        return parse_quantity(text, _TIME_UNITS, what, allow_zero=allow_zero)
+    value = parse_quantity(text, _TIME_UNITS, what, allow_zero=allow_zero,
+                           rule=f"a time from {plausible_range(quantity)}")
+    return check_plausible(quantity, value, what, typed=text)
+
+
+def plausible_range(quantity: str) -> str:
+    """The range of ``quantity`` (a ``[quantity]`` key of ``compute/data/limits.toml``) as
+    :func:`check_plausible`'s refusal states it.
+
+    >>> plausible_range("ttft")
+    '1 us to 600 s'
+    """
+    r = limits("quantity")[quantity]
+    least = "0" if r.minimum == 0 else format_quantity(r.minimum, r.unit)
+    return f"{least} to {format_quantity(r.maximum, r.unit)}"
 
 
 def parse_bandwidth(text: str | float, what: str = "bandwidth", *,
-                    quantity: str | None = None) -> float:
+                    quantity: str | None = None, rule: str | None = None) -> float:
     """Bytes/s from e.g. ``'450GB/s'``, ``'400Gb/s'`` (bits), ``'3.35TB/s'`` or a number;
-    ``quantity`` as :func:`parse_time` takes it (``"link_bandwidth"``)."""
-    value = parse_quantity(text, _BANDWIDTH_UNITS, what)
+    ``quantity`` as :func:`parse_time` takes it (``"link_bandwidth"``); ``rule`` as
+    :func:`~compute.quantities.parse_quantity` takes it (by default, with ``quantity``, its
+    range: 0 refused as 1e30 is)."""
+    if rule is None and quantity is not None:
+        rule = f"a bandwidth from {plausible_range(quantity)}"
+    value = parse_quantity(text, _BANDWIDTH_UNITS, what, rule=rule)
     return value if quantity is None else check_plausible(quantity, value, what, typed=text)
 
 
@@ -295,6 +326,23 @@ def _bare(typed: object) -> bool:
     return m is not None and not m.group(2)
 
 
+def _shown_past(value: float, bound: float, unit: str) -> str:
+    """``value`` (SI ``unit``), outside a range whose nearer bound is ``bound``, as
+    :func:`format_quantity` writes it, or to as many digits as tell it from the bound
+    where 4 round it onto it (600.001 s is not '600 s', the bound it passes).
+
+    >>> _shown_past(600.001, 600.0, "s"), _shown_past(700.0, 600.0, "s")
+    ('600.001 s', '700 s')
+    """
+    shown = format_quantity(value, unit)
+    if shown != format_quantity(bound, unit):
+        return shown
+    name = shown.rsplit(" ", 1)[1]
+    scale = _FAMILIES[unit][name]
+    return next((f"{value / scale:.{d}g} {name}" for d in range(5, 18)
+                 if float(f"{value / scale:.{d}g}") != bound / scale), shown)
+
+
 def check_plausible(quantity: str, value: float, what: str, typed: object = None) -> float:
     """``value`` (SI) if it lies in the plausible range of ``quantity`` (a ``[quantity]`` key
     of ``compute/data/limits.toml``: ``"ttft"``, ``"tbt"``, ``"link_bandwidth"``,
@@ -319,7 +367,8 @@ def check_plausible(quantity: str, value: float, what: str, typed: object = None
     if r.minimum <= value <= r.maximum:
         return value
     try:
-        shown = format_quantity(float(value), r.unit)
+        shown = _shown_past(float(value), r.maximum if value > r.maximum else r.minimum,
+                            r.unit)
     except OverflowError:   # a whole number past a float (Slo(tbt=10**400))
         shown = f"{describe(value)} (in {r.unit})"
     text = typed.strip() if isinstance(typed, str) else None
@@ -329,9 +378,7 @@ def check_plausible(quantity: str, value: float, what: str, typed: object = None
         head = f"{what} {text} was read as {shown}"
     else:
         head = f"{what} {text} is {shown}"
-    least = "0" if r.minimum == 0 else format_quantity(r.minimum, r.unit)
-    message = (f"{head}, outside the {least} to {format_quantity(r.maximum, r.unit)} allowed "
-               f"for {r.label}")
+    message = f"{head}, outside the {plausible_range(quantity)} allowed for {r.label}"
     number = (text if text is not None else
               f"{value:g}" if isinstance(value, float) else str(value))
     # a slip is a number as people write one in the unit meant (50, 330, 100), not 0.002

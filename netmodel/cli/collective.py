@@ -171,9 +171,10 @@ def _buffsize(text):
     if text is None:
         return None
     from compute.units import parse_bytes
-    from netmodel.collectives.calibration import check_simple_buffer
+    from netmodel.collectives.calibration import SIMPLE_BUFFER_RULE, check_simple_buffer
 
-    n = parse_bytes(text, "--nccl-buffsize")
+    # the buffer's range, not a message's (1 B to 1 PiB), said below it and above alike
+    n = parse_bytes(text, "--nccl-buffsize", rule=SIMPLE_BUFFER_RULE)
     check_simple_buffer(n, "--nccl-buffsize", typed=text)
     return float(n)
 

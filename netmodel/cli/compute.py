@@ -59,15 +59,25 @@ def _pp_rule() -> str:
 
 
 def _fraction(what: str, text, *, upper_open: bool = False) -> float:
+    """``--reserve`` (``upper_open``: a fraction in [0, 1)) or an efficiency factor, a
+    fraction from the floor engine profiles put on their efficiencies to 1, the range
+    compute.roofline_options.RooflineOptions checks (said here with the flag, below it
+    and above alike)."""
     from compute.errors import UserError
     from compute.validate import ZeroAllowed, read_number
 
-    rule = "a fraction in " + ("[0, 1)" if upper_open else "(0, 1]")
+    if upper_open:
+        rule, least = "a fraction in [0, 1)", 0.0
+    else:   # the profiles' module imports numpy: read once a value is, not for --help
+        from compute.profiles import PARAMETERS
+
+        least = PARAMETERS["gemm_efficiency"].minimum
+        rule = f"a fraction from {least:g} to 1"
     v = read_number(what, str(text),   # the one number grammar ('0_5e-1' refused)
                     allowed=ZeroAllowed(rule) if upper_open else rule)
     if v is None:
         v = float("nan")
-    ok = (0 <= v < 1) if upper_open else (0 < v <= 1)
+    ok = (0 <= v < 1) if upper_open else (least <= v <= 1)
     if not ok:
         raise UserError(f"{what} must be {rule}, got {text!r}")
     return v

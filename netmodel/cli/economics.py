@@ -36,10 +36,10 @@ _LENGTH_UNITS = {"": 1e-3, "mm": 1e-3, "cm": 1e-2, "m": 1.0}
 _PLAIN = {"": 1.0}
 
 
-def _qty(text, units, what, *, allow_zero=False):
+def _qty(text, units, what, *, allow_zero=False, rule=None):
     from compute.units import parse_quantity
 
-    return parse_quantity(text, units, what, allow_zero=allow_zero)
+    return parse_quantity(text, units, what, allow_zero=allow_zero, rule=rule)
 
 
 def _clock(text) -> float:
@@ -54,8 +54,8 @@ def _clock(text) -> float:
     # a ratio below the smallest float is told the law's range (0 is outside it); any
     # other text is the quantity reader's to refuse
     read_number("--clock", text, allowed=law.allowed())
-    with value_refused_as("--clock", text, "clock "):
-        return law.check(_qty(text, _PLAIN, "--clock"))
+    with value_refused_as("--clock", text, "clock "):   # 0 and -1 told the law's range too
+        return law.check(_qty(text, _PLAIN, "--clock", rule=f"a clock ratio {law.allowed()}"))
 
 
 def _sms(text):
@@ -151,8 +151,9 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
 
         # below the smallest float: told alpha's range (0 is outside it), as the library
         # refuses a value past it
-        read_number("--alpha", alpha_text, allowed=number_words(MIN_ALPHA, MAX_ALPHA))
-        kw["alpha"] = _qty(alpha_text, _PLAIN, "--alpha")
+        allowed = number_words(MIN_ALPHA, MAX_ALPHA)   # 0 and -1 told the range too
+        read_number("--alpha", alpha_text, allowed=allowed)
+        kw["alpha"] = _qty(alpha_text, _PLAIN, "--alpha", rule=allowed)
     if diameter_text is not None:
         kw["wafer_diameter"] = _qty(diameter_text, _LENGTH_UNITS, "--wafer-diameter")
     if price_text is not None:

@@ -143,8 +143,9 @@ def as_typed(name: str) -> Any:
 def read_whole(what: str, text, most: int | None = None) -> int:
     """A whole number from 1 to ``most`` (default :data:`compute.validate.MAX_WHOLE`) from
     the command line (``--max-batch``, ``--trials``; also
-    ``netmodel.cli.resolve.whole_option``); the refusal states ``most``, the bound that
-    holds (--trials' 100,000, not the 1,000,000,000 any whole number may reach). An
+    ``netmodel.cli.resolve.whole_option``); the refusal, below the range or above it,
+    states the range with ``most``, the bound that holds (--trials' 100,000, not the
+    1,000,000,000 any whole number may reach). An
     option declared with ``reads=`` compares its repeats by it (``--max-batch 64
     --max-batch +64`` is one value).
 
@@ -158,14 +159,8 @@ def read_whole(what: str, text, most: int | None = None) -> int:
     shown = repr(text) if len(str(text)) <= 40 else \
         f"{str(text)[:20]!r}... ({len(str(text))} characters)"
     v = read_number(what, str(text), whole=True)   # the one number grammar ('1_0' refused)
-    try:
-        real = read_number(what, str(text)) if v is None else v
-    except UserError:   # below the smallest float ('1e-400'): below 1, refused as such below
-        real = None
-    if real is not None and real > top:   # digits past a float's range too
+    if v is None or not 1 <= v <= top:   # not whole, or past a float's range, said alike
         raise UserError(f"{what} must be a whole number from 1 to {top:,}, got {shown}")
-    if v is None or v < 1:
-        raise UserError(f"{what} must be a whole number >= 1, got {shown}")
     return v
 
 

@@ -132,8 +132,10 @@ def compare(specs: tuple[str, ...], group: int | None, gpu: str | None, as_json:
 
     # a group given is said with its flag; the default one (the largest power of two every
     # fabric holds) by the library's words
+    # and --gpu given with a saved file (whose GPUs it cannot re-type) said with its flag
     with value_refused_as("--group", str(as_typed("group")), "group ") if group is not None \
-            else nullcontext():
+            else nullcontext(), value_refused_as("--gpu", gpu, "gpu cannot re-type") \
+            if gpu is not None else nullcontext():
         result = compare_topologies(specs, group=group, gpu=gpu)
     if plot_path is not None:
         from compute.outputs import atomic_write

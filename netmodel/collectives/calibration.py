@@ -558,6 +558,9 @@ NCCL_STEPS = 8
 
 #: The largest Simple buffer taken (bytes): 1 TiB, past any GPU's memory.
 SIMPLE_BUFFER_MAX = 2 ** 40
+#: The Simple buffers taken, as every refusal of one states them.
+SIMPLE_BUFFER_RULE = (f"a whole number of bytes from {NCCL_STEPS} B to 1 TiB "
+                      f"({SIMPLE_BUFFER_MAX:,} B)")
 
 
 def check_simple_buffer(v: object, name: str = "simple_buffer", *, typed: object = None) -> None:
@@ -569,12 +572,11 @@ def check_simple_buffer(v: object, name: str = "simple_buffer", *, typed: object
     >>> check_simple_buffer(7.0, "--nccl-buffsize", typed="7")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: --nccl-buffsize must be a whole number of bytes in 8..1099511627776 (NCCL_BUFFSIZE; NCCL's default ...), got '7'
+    compute.errors.UserError: --nccl-buffsize must be a whole number of bytes from 8 B to 1 TiB (1,099,511,627,776 B) (NCCL_BUFFSIZE; NCCL's default ...), got '7'
     """
     if isinstance(v, bool) or not is_finite(v) or not float(v).is_integer() \
             or not NCCL_STEPS <= v <= SIMPLE_BUFFER_MAX:
-        raise UserError(f"{name} must be a whole number of bytes in {NCCL_STEPS}.."
-                        f"{SIMPLE_BUFFER_MAX} (NCCL_BUFFSIZE; NCCL's default "
+        raise UserError(f"{name} must be {SIMPLE_BUFFER_RULE} (NCCL_BUFFSIZE; NCCL's default "
                         f"{_nccl_buffer()}), got {describe(v if typed is None else typed)}")
 
 

@@ -190,7 +190,7 @@ def test_whole_parsers_take_only_whole_values():
     assert read_number("n", "9" * 4301, whole=True) is None   # past int()'s limit
     assert read_number("n", "1e400", whole=True) == 10**400
     for text in ("16.5", "1e-400", "2.0000000000000001"):
-        with pytest.raises(UserError, match="must be a whole number >= 1"):
+        with pytest.raises(UserError, match="must be a whole number from 1 to 1,000,000,000"):
             whole_option("--batch", text)
 
 

@@ -58,7 +58,7 @@ def test_max_batch_is_checked_on_compare_and_sweep():
                 ("sweep", "--scenario", "lite-flat", "--param", "adjust.hop_latency=1us")):
         r = run(*cmd, "--max-batch", "0")
         assert r.exit_code == 2 and r.output.strip().splitlines() == [
-            "error: --max-batch must be a whole number >= 1, got '0'"], r.output
+            "error: --max-batch must be a whole number from 1 to 1,000,000,000, got '0'"], r.output
 
 
 def test_serve_says_a_pool_at_the_limit():

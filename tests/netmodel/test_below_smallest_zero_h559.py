@@ -60,10 +60,10 @@ def test_workload_number_says_its_range(tmp_path, key, allowed):
 
 @pytest.mark.parametrize("argv, says", [
     (["infer", "--ttft", "1e-320"],
-     "--ttft '1e-320' is " + HEAD + ", and --ttft may not be 0: it must be a finite number > 0"),
+     "--ttft '1e-320' is " + HEAD + ", and --ttft may not be 0: it must be a time from 1 us to 600 s"),
     (["infer", "--flops-efficiency", "1e-320"],
      "--flops-efficiency '1e-320' is " + HEAD + ", and --flops-efficiency may not be 0: it "
-     "must be a fraction in (0, 1]"),
+     "must be a fraction from 0.0001 to 1"),
     (["infer", "--reserve", "1e-320"],   # [0, 1): 0 is allowed, its range said
      "--reserve '1e-320' is " + HEAD + "; --reserve must be a fraction in [0, 1)"),
 ])

@@ -19,7 +19,7 @@ def test_cli_names_the_value_once_as_typed(typed):
     if typed == "1.5B":   # refused by parse_bytes first: a fraction of a byte
         assert line.count("'1.5B'") == 1
         return
-    allowed = f"a whole number of bytes in {NCCL_STEPS}..{SIMPLE_BUFFER_MAX} (NCCL_BUFFSIZE"
+    allowed = f"a whole number of bytes from {NCCL_STEPS} B to 1 TiB ({SIMPLE_BUFFER_MAX:,} B)"
     assert line.startswith(f"error: --nccl-buffsize must be {allowed}"), line
     assert line.endswith(f"got '{typed}'"), line
     assert line.count(f"'{typed}'") == 1 and ".0" not in line, line

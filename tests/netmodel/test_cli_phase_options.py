@@ -42,7 +42,7 @@ def test_option_of_the_other_phase_refused(base, args, needles):
 def test_bad_value_named_before_the_phase():
     # a value no phase takes gets its own line, as before
     one_line_error(run_cli(INFER + ["--phase", "decode", "--prompt", "0"]),
-                   "--prompt must be a whole number >= 1, got '0'")
+                   "--prompt must be a whole number from 1 to 1,000,000,000, got '0'")
 
 
 @pytest.mark.parametrize("args, header", [

@@ -54,7 +54,7 @@ def test_option_no_chosen_phase_reads_refused(args, needles):
 def test_bad_value_named_before_the_phase():
     # a value no phase takes keeps its own line
     one_line_error(run_cli(COST + ["--phase", "decode", "--ttft", "0"]),
-                   "--ttft must be a finite number > 0, got '0'")
+                   "--ttft must be a time from 1 us to 600 s, got '0'")
     one_line_error(run_cli(BLAST + ["--ttft", "2s", "--max-batch", "0"]), "--max-batch")
 
 

@@ -92,7 +92,7 @@ def test_calibration_file_key(tmp_path):
 @pytest.mark.parametrize("bad", [0.5, -1, float("nan"), 7, 2 ** 41, True, "8MiB"])
 def test_library_refuses(bad):
     with pytest.raises(UserError, match=r"^simple_buffer must be a whole number of bytes "
-                                        r"in 8\.\.1099511627776"):
+                                        r"from 8 B to 1 TiB \(1,099,511,627,776 B\)"):
         default_calibration().with_(simple_buffer=bad)
 
 

@@ -46,7 +46,7 @@ ABOVE = ["inf", "1e12", "9" * 400, "1000000001"]
 @pytest.mark.parametrize("value", BELOW)
 def test_max_batch_below_one_or_not_a_number(cmd, value):
     line = one_line_error(run_cli([*COMMANDS[cmd], "--max-batch", value]), "--max-batch",
-                           "whole number >= 1", repr(value))
+                           "whole number from 1 to 1,000,000,000", repr(value))
     assert len(line) < 120
 
 

@@ -68,8 +68,8 @@ def test_shipped_scenarios_set_neither_and_write_neither(name):
                              r"MAJOR\.MINOR\[\.PATCH\].*got 'two'"),
     ('nccl_release = " 2.26"', r"\[collective\]\.nccl_release must be an NCCL release"),
     ("nccl_release = true", r"\[collective\]\.nccl_release must be an NCCL release.*got True"),
-    ("nccl_buffsize = 0", r"\[collective\]\.nccl_buffsize must be a whole number of bytes in "
-                          r"8\.\.1099511627776 .*got 0$"),
+    ("nccl_buffsize = 0", r"\[collective\]\.nccl_buffsize must be a whole number of bytes from 8 B to 1 TiB "
+                          r"\(1,099,511,627,776 B\) .*got 0$"),
     ("nccl_buffsize = 7", r"\[collective\]\.nccl_buffsize must be .*got 7$"),
     ("nccl_buffsize = -4194304", r"\[collective\]\.nccl_buffsize must be .*got -4194304$"),
     ("nccl_buffsize = 1.5", r"\[collective\]\.nccl_buffsize must be .*got 1\.5$"),
@@ -115,8 +115,8 @@ def test_cli_refuses_a_hostile_key_in_one_line_naming_the_key(tmp_path):
     assert r.exit_code == 2
     # the file's key, not the flag --nccl-buffsize
     assert r.output.strip().splitlines() == [
-        f"error: {path}: [collective].nccl_buffsize must be a whole number of bytes in "
-        f"8..1099511627776 (NCCL_BUFFSIZE; NCCL's default 4194304), got 1.5"]
+        f"error: {path}: [collective].nccl_buffsize must be a whole number of bytes from 8 B to "
+        f"1 TiB (1,099,511,627,776 B) (NCCL_BUFFSIZE; NCCL's default 4194304), got 1.5"]
 
 
 def test_network_key_and_caches_keep_releases_apart():
