@@ -190,7 +190,23 @@ def _storage_bandwidth(text: str) -> float:
     MAX_STORAGE_BANDWIDTH`) is the catalog's to check (:func:`_bandwidth_refused_as`)."""
     from compute.units import parse_bandwidth
 
-    return parse_bandwidth(text, "--load-bandwidth")
+    return parse_bandwidth(text, "--load-bandwidth",
+                           rule=f"a bandwidth from {_storage_range()}")
+
+
+def _storage_range() -> str:
+    """The storage bandwidths ``--load-bandwidth`` takes, as every refusal of it states
+    them (below the range or above it): a GPU's least bandwidth (compute/data/limits.toml)
+    to :data:`~netmodel.study.reliability_catalog.MAX_STORAGE_BANDWIDTH`.
+
+    >>> _storage_range()
+    '1 MB/s to 1 PB/s'
+    """
+    from compute.hardware import spec_ranges
+    from netmodel.study.reliability_catalog import MAX_STORAGE_BANDWIDTH
+
+    return (f"{spec_ranges()['scaleup_bandwidth'][0] / 1e6:g} MB/s to "
+            f"{MAX_STORAGE_BANDWIDTH / 1e15:g} PB/s")
 
 
 #: How the catalog's refusal of a storage bandwidth below its floor starts (the one past
@@ -219,8 +235,6 @@ def _bandwidth_refused_as(typed: str):
     1 MB/s to 1 PB/s
     """
     from compute.errors import UserError
-    from compute.hardware import spec_ranges
-    from netmodel.study.reliability_catalog import MAX_STORAGE_BANDWIDTH
 
     try:
         yield
@@ -228,14 +242,12 @@ def _bandwidth_refused_as(typed: str):
         said = str(exc)
         if not said.startswith((_BELOW_FLOOR, "storage bandwidth must be a number")):
             raise
-        floor, flag = spec_ranges()["scaleup_bandwidth"][0], "--load-bandwidth"
-        if said.startswith(_BELOW_FLOOR):
-            raise UserError(f"{flag} {typed!r} is below {floor / 1e6:g} MB/s, the least a "
-                            f"GPU's bandwidth may be (compute/data/limits.toml); give e.g. "
-                            f"100GB/s") from None
-        raise UserError(f"{flag} {typed!r} is above {MAX_STORAGE_BANDWIDTH / 1e15:g} PB/s, the "
-                        f"most a storage bandwidth may be; allowed: {floor / 1e6:g} MB/s to "
-                        f"{MAX_STORAGE_BANDWIDTH / 1e15:g} PB/s") from None
+        least, _, most = _storage_range().partition(" to ")
+        side = (f"below {least}, the least a GPU's bandwidth may be" if
+                said.startswith(_BELOW_FLOOR) else
+                f"above {most}, the most a storage bandwidth may be")
+        raise UserError(f"--load-bandwidth {typed!r} is {side}; allowed: {least} to "
+                        f"{most}") from None
 
 
 def _absent(cluster, rates, repair_times) -> list[str]:

@@ -97,11 +97,11 @@ def parse_spares(text: int | str, gpus: int) -> int:
                 raise
             raise UserError(f"spares {text!r} must be a whole number or a percentage such as "
                             f"2%") from None
-    if n < 0:
-        raise UserError(f"spares must be >= 0, got {text!r}")
+    allowed = f"allowed: 0 to {gpus:,} (100%), a pool as large as the cluster"
+    if n < 0:   # the range said alike below it and above
+        raise UserError(f"spares {text!r} is below 0; {allowed}")
     if n > gpus:
-        raise UserError(f"spares {text!r} ({n:,}) exceed the cluster's {gpus:,} GPUs; allowed: "
-                        f"0 to {gpus:,} (100%), a pool as large as the cluster")
+        raise UserError(f"spares {text!r} ({n:,}) exceed the cluster's {gpus:,} GPUs; {allowed}")
     return n
 
 

@@ -120,12 +120,12 @@ def check_run(trials, horizon) -> tuple[int, float]:
             or not 1 <= trials <= MAX_TRIALS:
         raise UserError(f"trials must be a whole number from 1 to {MAX_TRIALS:,}, got "
                         f"{describe(trials)}")
-    h = parse_duration(horizon, "horizon")
+    allowed = f"1 h to {MAX_HORIZON / YEAR:g} y"   # said alike below the range and above
+    h = parse_duration(horizon, "horizon", rule=f"a duration from {allowed}")
     if not MIN_HORIZON <= h <= MAX_HORIZON:
         side = "shorter than an hour" if h < MIN_HORIZON else \
             f"longer than {MAX_HORIZON / YEAR:g} years"
-        raise UserError(f"horizon {horizon!r} is {side}; allowed: 1 h to "
-                        f"{MAX_HORIZON / YEAR:g} y")
+        raise UserError(f"horizon {horizon!r} is {side}; allowed: {allowed}")
     return int(trials), h
 
 

@@ -51,9 +51,12 @@ _DURATION_UNITS = {"": 1.0, "s": 1.0, "min": 60.0, "h": HOUR, "d": 24 * HOUR, "w
                    "y": SECONDS_PER_YEAR}
 
 
-def parse_duration(text: str | float, what: str = "duration", *, allow_zero: bool = False) -> float:
+def parse_duration(text: str | float, what: str = "duration", *, allow_zero: bool = False,
+                   rule: str | None = None) -> float:
     """Seconds from ``'1y'``, ``'30d'``, ``'2w'``, ``'24h'``, ``'90min'``, ``'30s'`` or a
-    number of seconds (a year is 365.25 days).
+    number of seconds (a year is 365.25 days). ``rule``: what a refusal of a value that is
+    no finite number above 0 (at least 0 with ``allow_zero``) says is allowed, where the
+    caller holds a range (``a duration from 1 h to 100 y``).
 
     >>> parse_duration("0")
     Traceback (most recent call last):
@@ -79,8 +82,8 @@ def parse_duration(text: str | float, what: str = "duration", *, allow_zero: boo
             not_below_smallest(what, text, split[0], value,
                                allowed=ZeroAllowed("a finite number >= 0"))
     if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        rule = ">= 0" if allow_zero else "> 0"
-        raise UserError(f"{what} must be a finite number {rule}, got {describe(text)}")
+        rule = rule or f"a finite number {'>= 0' if allow_zero else '> 0'}"
+        raise UserError(f"{what} must be {rule}, got {describe(text)}")
     return value
 
 

@@ -352,13 +352,13 @@ def test_parsers():
 
 @pytest.mark.parametrize("args, message", [
     (["--spares", "200"], "exceed the cluster"),
-    (["--spares", "-3"], ">= 0"),
+    (["--spares", "-3"], "is below 0; allowed: 0 to"),
     (["--spares", "lots"], "percentage"),
-    (["--horizon", "0"], "> 0"),
-    (["--horizon", "-1y"], "> 0"),
-    (["--horizon", "nan"], "> 0"),
+    (["--horizon", "0"], "a duration from 1 h to 100 y"),
+    (["--horizon", "-1y"], "a duration from 1 h to 100 y"),
+    (["--horizon", "nan"], "a duration from 1 h to 100 y"),
     (["--horizon", "1000y"], "longer than"),
-    (["--trials", "0"], "whole number >= 1"),
+    (["--trials", "0"], "whole number from 1 to 100,000"),
     (["--trials", "1e9"], "trials must be"),
     (["--threshold", "150%"], "threshold"),
     (["--threshold", "0"], "threshold"),

@@ -366,7 +366,7 @@ def test_load_bandwidth_below_a_gpus_floor_is_refused(command, bandwidth, tmp_pa
     one_line_error(run(command, *SCEN, "--load-from", "storage", "--load-bandwidth",
                        bandwidth, "--out", tmp_path / "out"),
                    f"--load-bandwidth '{bandwidth}' is below 1 MB/s, the least a GPU's "
-                   f"bandwidth may be")
+                   f"bandwidth may be; allowed: 1 MB/s to 1 PB/s")
     assert not (tmp_path / "out").exists()
 
 
@@ -388,7 +388,7 @@ def test_load_bandwidth_range_checked_once_by_the_catalog():
     from netmodel.cli.reliability_inputs import _storage_bandwidth
 
     assert (_storage_bandwidth("1B/s"), _storage_bandwidth("2PB/s")) == (1.0, 2e15)
-    with pytest.raises(UserError, match="^--load-bandwidth must be a finite number > 0"):
+    with pytest.raises(UserError, match="^--load-bandwidth must be a bandwidth from 1 MB/s to 1 PB/s"):
         _storage_bandwidth("0")
 
 

@@ -159,7 +159,8 @@ AVAIL = ["availability", "--scenario", "lite-flat", "--model", "Llama-3-8B", "-q
 
 @pytest.mark.parametrize("args, line", [
     # before: 'spares must be >= 0' / 'horizon ...': the library's parameter, not the flag
-    ([*AVAIL, "--spares", "-1"], "error: --spares must be >= 0, got '-1'"),
+    ([*AVAIL, "--spares", "-1"], "error: --spares '-1' is below 0; allowed: 0 to 128 (100%), a "
+     "pool as large as the cluster"),
     ([*AVAIL, "--spares", "nan%"],
      "error: --spares 'nan%' must be a whole number or a percentage such as 2%"),
     ([*AVAIL, "--horizon", "1"],

@@ -46,7 +46,8 @@ def test_the_library_names_its_parameter():
     # a clause that only mentions GPUs is not a parameter's name: left as it is
     (["--spares", "200%"], "error: --spares '200%' (256) exceed the cluster's 128 GPUs; "
      "allowed: 0 to 128 (100%), a pool as large as the cluster"),
-    (["--spares", "-1"], "error: --spares must be >= 0, got '-1'"),
+    (["--spares", "-1"], "error: --spares '-1' is below 0; allowed: 0 to 128 (100%), a pool "
+                       "as large as the cluster"),
 ])
 def test_other_spares_refusals_unchanged(argv, line):
     r = run_cli([*RUN, *argv])
