@@ -1,0 +1,139 @@
+"""Hostile round 25 (scripts/hostile_round25.py): one option refused on either side of its
+range states one range; a value just past a bound is not shown rounded onto it; saved
+fabrics written and read back; serve's workload files in hostile encodings and values.
+
+Found wrong, each checked here:
+
+(a) A value below an option's range was told a weaker rule than one above it, the range
+said only on one side: ``--batch 0`` 'must be a whole number >= 1' where ``--batch 2e9``
+was told 'from 1 to 1,000,000,000'; ``--ttft 0`` 'a finite number > 0' where 601s was told
+'outside the 1 us to 600 s'; availability's ``--horizon 0`` '> 0' (1 h to 100 y),
+``--spares -1`` '>= 0' (0 to 32), ``--load-bandwidth 0`` '> 0' (1 MB/s to 1 PB/s); cost's
+``--clock 0`` '> 0' ([0.05, 1.5]); yield's ``--alpha 0`` '> 0' (0.01 to 100). Now each
+refusal states the range.
+
+(b) ``--flops-efficiency 0`` was 'a fraction in (0, 1]' and ``5e-5`` 'from 0.0001 to 1':
+two ranges for one option, the first wrong (5e-5 lies in it). Now 'from 0.0001 to 1'.
+
+(c) ``--nccl-buffsize`` had three: 0.5 'a message is at least 1 byte', 1e30 'at most 1
+PiB' (a message's, not a buffer's 1 TiB) and 7 'in 8..1099511627776'. Now each 'a whole
+number of bytes from 8 B to 1 TiB (1,099,511,627,776 B)'.
+
+(d) A value just past a bound was shown rounded onto it: ``--ttft 600.001s is 600 s,
+outside the 1 us to 600 s allowed``. Now ``is 600.001 s`` (as many digits as tell it from
+the bound); ``--size 1.0000001PiB`` was refused as 'a whole number of bytes', not as past
+1 PiB.
+
+(e) ``topology compare FILE ... --gpu G`` was refused naming ``gpu`` (the library's
+parameter), not the flag typed. Now ``--gpu 'G': ...``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+INFER = ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1", "--batch", "1"]
+AVAIL = ["availability", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "-q", "--no-plot",
+         "--max-batch", "8", "--trials", "5"]
+COLL = ["collective", "all-reduce", "--fabric", "ring:n=8", "--group", "8", "--size", "1MiB"]
+SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--max-batch", "64",
+         "--tp-only"]
+
+
+@pytest.mark.parametrize("argv, values, line", [
+    (INFER[:-2], ("0", "2e9"), "error: --batch must be a whole number from 1 to 1,000,000,000, "
+                                "got {v!r}"),
+    ([*INFER, "--phase", "prefill"], ("0", "-1s"),
+     "error: --ttft must be a time from 1 us to 600 s, got {v!r}"),
+    (AVAIL, ("0", "-1y", "nan"), "error: --horizon must be a duration from 1 h to 100 y, "
+                                 "got {v!r}"),
+    (["cost", "--scenario", "h100-dgx", "--model", "Llama-3-8B"], ("0", "-1"),
+     "error: --clock must be a clock ratio in the modelled range [0.05, 1.5] x nominal, "
+     "got {v!r}"),
+    (["yield", "--area", "814"], ("0", "-1"),
+     "error: --alpha must be a finite number >= 0.01 and <= 100, got {v!r}"),
+    (INFER, ("0", "5e-5", "1.1"), "error: --flops-efficiency must be a fraction from 0.0001 "
+                                  "to 1, got {v!r}"),
+])
+def test_below_the_range_the_range_is_said(argv, values, line):
+    flag = line.split()[1]
+    for v in values:
+        args = [*argv, "--batch", v] if flag == "--batch" else [*argv, flag, v]
+        assert one_line_error(run_cli(args)) == line.format(v=v)
+
+
+@pytest.mark.parametrize("argv, below, above, allowed", [
+    ([*INFER, "--phase", "prefill", "--ttft"], "-1", "601s", "1 us to 600 s"),
+    ([*AVAIL, "--horizon"], "0", "101y", "1 h to 100 y"),
+    ([*AVAIL, "--spares"], "-1", "33", "allowed: 0 to 32 (100%), a pool as large as the cluster"),
+    ([*AVAIL, "--load-from", "storage", "--load-bandwidth"], "0.5MB/s", "2PB/s",
+     "1 MB/s to 1 PB/s"),
+    ([*COLL, "--nccl-buffsize"], "0.5", "1e30", "a whole number of bytes from 8 B to 1 TiB "
+                                                "(1,099,511,627,776 B)"),
+])
+def test_below_and_above_state_one_range(argv, below, above, allowed):
+    for v in (below, above):
+        one_line_error(run_cli([*argv, v]), argv[-1], allowed)
+
+
+def test_a_value_past_its_bound_is_not_shown_as_the_bound():
+    line = one_line_error(run_cli([*INFER, "--phase", "prefill", "--ttft", "600.001s"]))
+    assert line == ("error: --ttft 600.001s is 600.001 s, outside the 1 us to 600 s allowed "
+                    "for a prefill SLO (TTFT, time to first token)")
+    line = one_line_error(run_cli([*INFER, "--tbt", "0.99999us"]))
+    assert line.startswith("error: --tbt 0.99999us is 0.99999 us, outside the 1 us to 10 s")
+    # the edges themselves are taken
+    assert run_cli([*INFER, "--phase", "prefill", "--ttft", "600s"]).exit_code == 0
+    assert run_cli([*INFER, "--tbt", "1us"]).exit_code == 0
+    one_line_error(run_cli([*COLL[:-1], "1.0000001PiB"]), "--size", "at most 1 PiB")
+
+
+def test_topology_compare_gpu_of_a_saved_file_names_the_flag(tmp_path):
+    assert run_cli(["topology", "export", "ring:n=8", "-o", tmp_path / "f.json"]).exit_code == 0
+    line = one_line_error(run_cli(["topology", "compare", tmp_path / "f.json", "ring:n=8",
+                                   "--gpu", "A100-SXM-80GB"]))
+    assert line.startswith("error: --gpu 'A100-SXM-80GB': gpu cannot re-type the saved fabric "
+                           "file"), line
+
+
+def test_a_fabric_written_and_read_back_is_the_same(tmp_path):
+    """torus:dims=3x4 as JSON, that file as GraphML and back: every reading's analysis the
+    spec's, the third file the first's bytes."""
+    def show(ref):
+        r = run_cli(["topology", "show", ref, "--json"], tmp_path)
+        assert r.exit_code == 0, r.output
+        doc = json.loads(r.output)
+        return {k: v for k, v in doc.items() if k not in ("name", "spec", "source", "file")}
+
+    spec = "torus:dims=3x4"
+    for src, out in ((spec, "a.json"), ("a.json", "b.graphml"), ("b.graphml", "c.json")):
+        assert run_cli(["topology", "export", src, "-o", out], tmp_path).exit_code == 0
+        assert show(out) == show(spec)
+    assert (tmp_path / "c.json").read_bytes() == (tmp_path / "a.json").read_bytes()
+
+
+@pytest.mark.parametrize("name, content, says", [
+    ("w.json", '{"prompt": 100, "output": 10, "prompt": 200}', "'prompt' is given twice"),
+    ("w.json", '{"prompt": 100, "output": 10, "rate": 1e400}', "beyond the range of a float"),
+    ("w.json", json.dumps({"prompt": 100, "output": 10}).encode("utf-16"),
+     "is not a UTF-8 text file"),
+    ("w.toml", f"prompt = {10**400}\noutput = 10\n", "got an integer of 401 digits"),
+    ("w.toml", "prompt = 100\noutput = 10\n" + "x = " + "[" * 1000 + "]" * 1000 + "\n",
+     "nests deeper than 32 levels"),
+    ("w.toml", None, "is not a regular file (a FIFO, device or socket)"),
+])
+def test_hostile_workload_files_are_refused_in_one_line(tmp_path, name, content, says):
+    path = tmp_path / name
+    if content is None:
+        os.mkfifo(path)   # read without blocking: refused, never opened for a read that waits
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    one_line_error(run_cli([*SERVE, "--workload", path]), name, says)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]
