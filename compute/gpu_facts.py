@@ -21,16 +21,14 @@ from dataclasses import fields, replace
 from compute import validate
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, find_name, known
+from compute.gpu_rows import HOST_POWER_KEY, die_entry, host_power_entry
 from compute.hardware import (
     FLAG_FIELDS,
-    HOST_POWER_KEY,
     GpuSpec,
     Step,
     catalog,
     derive_gpu,
-    die_entry,
     get_gpu,
-    host_power_entry,
     keep_read,
     read_gpu,
     read_step,

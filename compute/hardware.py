@@ -40,14 +40,21 @@ from compute.clock_power import rated_at_clock
 from compute.config_files import check_keys, missing_named_file, read_table
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, find_name, known, lookalike, one_line
-from compute.rows import CONFIDENCE, Parameter, check_number
+from compute.gpu_ranges import SPEC_KEYS, check_peaks, spec_ranges
+from compute.gpu_rows import (
+    HOST_POWER_KEY,
+    NO_SOURCE,
+    die_entry,
+    entry_source,
+    host_power_entry,
+    row_value,
+)
+from compute.rows import Parameter
 from compute.units import scaled
 
-__all__ = ["DTYPES", "FLAG_FIELDS", "HOST_POWER_KEY", "MAX_HOST_POWER", "GpuSpec",
-           "OPTIONAL_FIELDS", "ReadGpu", "SPEC_KEYS", "UNSET_FIELDS", "catalog",
-           "Step", "clock_lineage", "derive_gpu", "die_entry", "get_gpu", "gpu_names",
-           "host_power_entry", "keep_read", "load_gpu_file", "read_gpu", "read_step",
-           "spec_ranges", "unknown_gpu"]
+__all__ = ["DTYPES", "FLAG_FIELDS", "GpuSpec", "OPTIONAL_FIELDS", "ReadGpu", "UNSET_FIELDS",
+           "catalog", "Step", "clock_lineage", "derive_gpu", "get_gpu", "gpu_names",
+           "keep_read", "load_gpu_file", "read_gpu", "read_step", "unknown_gpu"]
 
 
 @dataclass(frozen=True)
@@ -222,6 +229,37 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
     compute-bound steps, which move the same bytes at any peak bandwidth
     (``compute/data/gpus.toml`` says what this leaves out).
 
+    Parameters
+    ----------
+    base : GpuSpec
+        The GPU it is a fraction of.
+    name : str
+        The derived GPU's name.
+    fraction : float
+        Its share of ``base``'s silicon (``compute/data/limits.toml``'s range).
+    flops_multiplier, hbm_bandwidth_multiplier, network_bandwidth_multiplier, \
+hbm_capacity_multiplier : float
+        Each scales its fields after the fraction: the clock (FLOP/s and the TDP), HBM
+        bandwidth, scale-up and scale-out bandwidth, HBM capacity.
+    max_instance : int, optional
+        Its largest tensor-parallel group; default ``base``'s.
+    source : str
+        Where its figures come from; default ``"derived from BASE"``.
+    lineage : Step, optional
+        How ``base`` derives (:data:`Step`); default :func:`read_step`.
+
+    Returns
+    -------
+    GpuSpec
+
+    Raises
+    ------
+    UserError
+        A fraction or multiplier out of its range, or a derived field out of a GPU's
+        range (the message says whether a smaller or a larger one is wanted).
+
+    Examples
+    --------
     >>> lite, fast = get_gpu("Lite"), get_gpu("Lite+BW+FLOPS")   # 1.2x clock
     >>> lite.tdp, round(fast.tdp, 2)
     (175.0, 259.56)
@@ -283,63 +321,6 @@ def derive_gpu(base: GpuSpec, name: str, *, fraction: float = 1.0, flops_multipl
                         f"{' or multiplier' if scaled else ''}") from None
 
 
-#: A GPU file's unit (``compute/data/limits.toml``) -> the SI unit of a GpuSpec field.
-_SI_UNITS = {"TFLOP/s": "FLOP/s", "TOP/s": "operations/s", "GB": "bytes", "TB/s": "bytes/s",
-             "GB/s": "bytes/s", "Gb/s": "bytes/s", "W": "W", "": ""}
-
-
-@cache
-def spec_ranges() -> dict[str, tuple[float, float, bool, bool, str]]:
-    """Each numeric GpuSpec field -> ``(minimum, maximum, integer, or_zero, SI unit)``: its
-    GPU-file key's range in ``compute/data/limits.toml``, scaled to SI as the GPU-file
-    reader scales the key's value (a GpuSpec is held to it, and so is a GPU in a saved
-    fabric, :func:`topologies.schema_gpu.gpu_spec_from_dict`).
-
-    >>> spec_ranges()["scaleout_bandwidth"]
-    (125000.0, 1250000000000000.0, False, True, 'bytes/s')
-    """
-    ranges = validate.limits("gpu")
-    return {name: (ranges[key].minimum * factor, ranges[key].maximum * factor,
-                   ranges[key].integer, ranges[key].or_zero, _SI_UNITS[ranges[key].unit])
-            for key, (name, factor) in SPEC_KEYS.items()}
-
-
-#: The most a narrower format's dense peak may be over the wider one it is checked against
-#: (fp8 and int8 against bf16; fp4 against fp8, or bf16 where there is no fp8, two steps
-#: down: 4 x this): a tensor core's multiplier area grows as the square of the mantissa bits
-#: (bf16 8, fp8 e4m3 4, fp4 e2m1 2), so the same silicon gives at most 4x a step (16x bf16
-#: to fp4), and 8x leaves twice that for units built for the narrow format alone (int8, whose products need no exponent logic, is held to the
-#: same bound: H100 2x, B300 0.07x). The catalog's largest ratio is 3x (GB300-NVL72's fp4 over
-#: its fp8), an outside part's 2x (MI355X, H20); a peak typed in the wrong unit (GOPS as
-#: TOPS: 1000x) or with a digit too many is refused.
-PEAK_RATIO_MAX = 8.0
-
-
-def _check_peaks(here: str, flops: Mapping[str, float]) -> None:
-    """Refuse a dense peak (``flops`` by dtype, FLOP/s) more than :data:`PEAK_RATIO_MAX`
-    times the wider format's it is checked against (4x that for fp4 over bf16, two steps
-    down, where there is no fp8); 0 (no such tensor cores) passes.
-
-    >>> _check_peaks("GPU 'X'", {"bf16": 148e12, "fp8": 29600e12, "int8": 0, "fp4": 0})
-    Traceback (most recent call last):
-    ...
-    compute.errors.UserError: GPU 'X': its fp8 dense peak (29,600 TFLOP/s) is 200x its bf16 peak (148 TFLOP/s); an fp8 peak is at most 8x the bf16 one's (multiplier area ~ mantissa bits squared): a unit slip or a digit too many?
-    """
-    fp8 = flops.get("fp8", 0) > 0
-    # (the wider format, the bound): fp4 over bf16 is two 4x steps of mantissa area
-    wider = {"fp8": ("bf16", PEAK_RATIO_MAX), "int8": ("bf16", PEAK_RATIO_MAX),
-             "fp4": ("fp8", PEAK_RATIO_MAX) if fp8 else ("bf16", 4 * PEAK_RATIO_MAX)}
-    for narrow, (wide, most) in wider.items():
-        v, w = flops.get(narrow, 0), flops.get(wide, 0)
-        if v > 0 and w > 0 and v > most * w:
-            unit = "TOP/s" if narrow == "int8" else "TFLOP/s"
-            raise UserError(f"{here}: its {narrow} dense peak ({v / 1e12:,.6g} {unit}) is "
-                            f"{round(v / w, 1):,g}x its {wide} peak ({w / 1e12:,.6g} TFLOP/s); an "
-                            f"{narrow} peak is at most {most:g}x the {wide} one's (multiplier "
-                            f"area ~ mantissa bits squared): a unit slip "
-                            f"or a digit too many?")
-
-
 def _check_fields(spec: GpuSpec) -> None:
     """Check (and make plain ``int``/``float``) every field of ``spec`` (UserError, one
     line naming the GPU and the field)."""
@@ -365,27 +346,11 @@ def _check_fields(spec: GpuSpec) -> None:
                 unit=unit))
     for name in FLAG_FIELDS:
         validate.flag(here, name, getattr(spec, name))
-    _check_peaks(here, {d: getattr(spec, f"flops_{d}") for d in DTYPES})
+    check_peaks(here, {d: getattr(spec, f"flops_{d}") for d in DTYPES})
     if not isinstance(spec.source, str):
         raise UserError(f"{here}: source must be text, got {validate.describe(spec.source)}")
 
 
-#: A GPU file's keys -> (GpuSpec field, factor to SI): read by the GPU-file reader and by
-#: a saved fabric's range check (topologies.schema), the same keys as limits.toml's [gpu].
-SPEC_KEYS = {
-    "sms": ("sms", 1),
-    "bf16_dense_TFLOPs": ("flops_bf16", 1e12),
-    "fp8_dense_TFLOPs": ("flops_fp8", 1e12),
-    "int8_dense_TOPs": ("flops_int8", 1e12),
-    "fp4_dense_TFLOPs": ("flops_fp4", 1e12),
-    "hbm_capacity_GB": ("hbm_capacity", 1e9),
-    "hbm_bandwidth_TBps": ("hbm_bandwidth", 1e12),
-    "scaleup_GBps_per_direction": ("scaleup_bandwidth", 1e9),
-    "scaleout_Gbps": ("scaleout_bandwidth", 1e9 / 8),
-    "tdp_W": ("tdp", 1),
-    "max_instance": ("max_instance", 1),
-    "nvlinks": ("nvlinks", 1),
-}
 #: The keys of :data:`SPEC_KEYS` given as a sourced row ``{value, unit, source,
 #: confidence}``, with the unit the row must name.
 ROW_UNITS = {"int8_dense_TOPs": "TOPS", "fp4_dense_TFLOPs": "TFLOPS"}
@@ -416,17 +381,6 @@ def _flags(here: str, entry: dict) -> dict:
 #: ``H100-SXM@0.5x``); a GPU read from a file may not use it
 #: (:data:`compute.validate.NAME_MARKS`).
 CLOCK_MARK = "@"
-
-
-def die_entry(here: str, entry: dict) -> tuple[dict, str] | None:
-    """The entry's ``die`` table (removed from it) and where it was read, or None."""
-    if "die" not in entry:
-        return None
-    table = entry.pop("die")
-    if not isinstance(table, dict):
-        raise UserError(f"{here}: die must be a table of die rows (value, unit, source, ref, "
-                        f"confidence), got {validate.describe(table)}")
-    return table, f"{here} die"
 
 
 class ReadGpu(NamedTuple):
@@ -464,27 +418,14 @@ def keep_read(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDi
 
 def read_gpu(name: str) -> ReadGpu | None:
     """The GPU ``name`` as read so far with its entry's facts (:class:`ReadGpu`), or None:
-    the catalog's GPUs once it is read (:func:`catalog`), a GPU file's once it is."""
+    the catalog's GPUs once it is read (:func:`catalog`), a GPU file's once it is.
+
+    Examples
+    --------
+    >>> read_gpu(catalog()["Lite"].name).derived
+    ('H100-SXM', 0.25)
+    """
     return _READ.get(name)
-
-
-#: A GPU file entry's optional key: W per GPU its system's host (server less GPUs and
-#: network) draws at the system's max, a sourced row ``{value, unit = "W", source,
-#: confidence}`` (a catalog GPU's is a row of compute/data/economics.toml
-#: ``[host_power_per_gpu]``); netmodel.study.host_bill.host_power reads it.
-HOST_POWER_KEY = "host_power_W"
-#: Most host power per GPU taken (W): 100 kW, over 100x any published system's (186-716 W).
-MAX_HOST_POWER = 1e5
-
-
-def host_power_entry(here: str, entry: dict) -> Parameter:
-    """The entry's ``host_power_W`` row, checked: a sourced row in W, 0 to
-    :data:`MAX_HOST_POWER` (read as :func:`die_entry` reads the die table)."""
-    row = entry[HOST_POWER_KEY]
-    v = check_number(f"{here}: {HOST_POWER_KEY}", _row_value(here, HOST_POWER_KEY, "W", row),
-                     high=MAX_HOST_POWER)
-    return Parameter(HOST_POWER_KEY, v, "W", row["value"], row["source"], "",
-                     row.get("confidence", ""))
 
 
 def _pos_int(name, key, v):
@@ -500,7 +441,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
     validate.typed_name(where, "GPU", name)   # no CLOCK_MARK, ',', '=', ':' (NAME_MARKS)
     here = f"{where}: GPU {name!r}"
     entry = dict(validate.table(here, entry))
-    given = entry.pop("source", _NO_SOURCE)   # required: checked after the other keys
+    given = entry.pop("source", NO_SOURCE)   # required: checked after the other keys
     flags = _flags(here, entry)
     die = die_entry(here, entry)
     if die is not None:
@@ -528,7 +469,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
             spec = derive_gpu(known_gpus[base_name], name, **kw, lineage=lineage)
         except UserError as e:   # a scaled field out of range: the file named, as every key's
             raise UserError(f"{where}: {e}") from None
-        return replace(spec, source=_source(here, given), **own)
+        return replace(spec, source=entry_source(here, given), **own)
     unknown = sorted(set(entry) - set(SPEC_KEYS))
     missing = sorted(set(SPEC_KEYS) - set(entry) - set(_OPTIONAL_KEYS))
     if unknown:
@@ -541,58 +482,15 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
         raise UserError(f"{here} lacks key(s) {', '.join(missing)}")
     for key, unit in ROW_UNITS.items():
         if key in entry:
-            entry[key] = _row_value(here, key, unit, entry[key])
+            entry[key] = row_value(here, key, unit, entry[key])
     values = {}
     for key, (name_of, factor) in SPEC_KEYS.items():
         if key not in entry and name_of in UNSET_FIELDS:
             continue   # not given: the GpuSpec's default (None)
         v = validate.in_range(here, "gpu", key, entry.get(key, 0))
         values[name_of] = v if isinstance(v, int) else scaled(v, factor)  # 2.039 TB/s exact
-    _check_peaks(here, {d: values.get(f"flops_{d}", 0) for d in DTYPES})   # with the file's name
-    return GpuSpec(name=name, source=_source(here, given), **values, **flags)
-
-
-#: A GPU entry without a ``source`` key (:func:`_source`; a JSON ``null`` is a value).
-_NO_SOURCE = object()
-
-
-def _source(here: str, value) -> str:
-    """A GPU entry's ``source``: required, non-blank text on one line. Every figure read
-    from a file carries where it comes from (as a scenario file's ``[sources]`` and an
-    engine profile's per-parameter ``source``); a what-if GPU says so
-    (``source = "what-if: ..."``)."""
-    sources = "a datasheet, a paper, or 'what-if: ...' for a GPU of your own"
-    if value is _NO_SOURCE:
-        raise UserError(f"{here} lacks key source (where its figures come from: {sources})")
-    source = validate.string(here, "source", value)
-    if not source.strip():
-        raise UserError(f"{here}: source is blank; say where its figures come from "
-                        f"({sources})")
-    return source
-
-
-def _row_value(here: str, key: str, unit: str, row) -> object:
-    """The value of a sourced row ``{value, unit, source, confidence}`` (``key`` of a GPU
-    entry, whose unit must be ``unit``), unchecked: the caller checks its range."""
-    shape = f"a row {{value, unit = {unit!r}, source, confidence}}"
-    if not isinstance(row, dict):  # a bare number carries no source
-        raise UserError(f"{here}: {key} must be a table ({shape}), got "
-                        f"{validate.describe(row)}")
-    extra = sorted(set(row) - {"value", "unit", "source", "confidence"})
-    if extra:
-        raise UserError(f"{here}: {key} must be {shape}, got unknown key(s) "
-                        f"{', '.join(k[:60] for k in extra)}")
-    if row.get("unit") != unit:
-        raise UserError(f"{here}: {key} must be {shape}, got unit "
-                        f"{validate.describe(row.get('unit'))} (allowed: {unit!r})")
-    if not isinstance(row.get("source"), str):
-        raise UserError(f"{here}: {key} must be {shape} whose source (where the number "
-                        f"comes from) is text, got source {validate.describe(row.get('source'))}")
-    if "confidence" in row and not isinstance(row["confidence"], str):
-        raise UserError(f"{here}: {key} must be {shape} whose confidence is text (a tag such "
-                        f"as {known(CONFIDENCE)}), got confidence "
-                        f"{validate.describe(row['confidence'])}")
-    return row.get("value")
+    check_peaks(here, {d: values.get(f"flops_{d}", 0) for d in DTYPES})   # with the file's name
+    return GpuSpec(name=name, source=entry_source(here, given), **values, **flags)
 
 
 def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
@@ -649,7 +547,23 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
 
 @cache
 def catalog() -> dict[str, GpuSpec]:
-    """The shipped GPU catalog, by name (read once)."""
+    """The shipped GPU catalog, by name (read once).
+
+    Returns
+    -------
+    dict of str to GpuSpec
+        Every GPU of ``compute/data/gpus.toml``, in file order (shared: do not modify).
+
+    Raises
+    ------
+    UserError
+        Where the shipped file breaks a rule of a GPU file (a packaging fault).
+
+    Examples
+    --------
+    >>> catalog()["H100-SXM"].sms
+    132
+    """
     text = resources.files("compute").joinpath("data/gpus.toml").read_text(encoding="utf-8")
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
@@ -659,13 +573,52 @@ def catalog() -> dict[str, GpuSpec]:
 
 
 def gpu_names() -> tuple[str, ...]:
-    """Names of the shipped GPUs, in catalog order."""
+    """Names of the shipped GPUs, in catalog order.
+
+    Returns
+    -------
+    tuple of str
+        The names of :func:`catalog`.
+
+    Examples
+    --------
+    >>> gpu_names()[:3]
+    ('A100-SXM-80GB', 'H100-SXM', 'H200-SXM')
+    """
     return tuple(catalog())
 
 
 def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     """GPUs from a user's TOML or JSON file (same keys as the shipped catalog; an entry
-    may ``derive_from`` a catalog GPU)."""
+    may ``derive_from`` a catalog GPU or one the file gives before it).
+
+    Parameters
+    ----------
+    path : path
+        A ``.toml`` or ``.json`` file of ``[gpu.NAME]`` entries, each with its ``source``.
+
+    Returns
+    -------
+    dict of str to GpuSpec
+        The file's GPUs, in file order; each is recorded with its die table, derivation
+        and ``host_power_W`` row (:func:`read_gpu`).
+
+    Raises
+    ------
+    UserError
+        A missing or unreadable file, an entry out of ``compute/data/limits.toml``'s
+        ranges or without a source, or a name a catalog GPU already has.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "half.toml")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write('[gpu.Half]\\nderive_from = "H100-SXM"\\nfraction = 0.5\\n'
+    ...                 'source = "what-if: half an H100"\\n')
+    >>> load_gpu_file(path)["Half"].sms
+    66
+    """
     path = Path(path)
     table = catalog()
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
@@ -687,7 +640,29 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
 
 def get_gpu(name: str | GpuSpec) -> GpuSpec:
     """A GPU by catalog name, or the spec itself if given one; a path to a .toml/.json file
-    holding exactly one GPU also works."""
+    holding exactly one GPU also works.
+
+    Parameters
+    ----------
+    name : str, path or GpuSpec
+        A catalog name (case aside: :func:`~compute.errors.find_name`), the path of a GPU
+        file of one entry (:func:`load_gpu_file`), or a spec, returned as it is.
+
+    Returns
+    -------
+    GpuSpec
+
+    Raises
+    ------
+    UserError
+        An unknown name (:func:`unknown_gpu`), a missing file, or a file of more than one
+        GPU.
+
+    Examples
+    --------
+    >>> get_gpu("h100-sxm").name
+    'H100-SXM'
+    """
     if isinstance(name, GpuSpec):
         return name
     if isinstance(name, PathLike):   # a GPU file as a Path, as the API's GpuLike says

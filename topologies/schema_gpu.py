@@ -18,6 +18,7 @@ from dataclasses import fields
 from typing import Any
 
 from compute.errors import UserError
+from compute.gpu_ranges import spec_ranges
 from compute.hardware import (
     CLOCK_MARK,
     FLAG_FIELDS,
@@ -25,7 +26,6 @@ from compute.hardware import (
     UNSET_FIELDS,
     GpuSpec,
     catalog,
-    spec_ranges,
 )
 from compute.validate import NAME_MARKS, describe, number, typed_name
 from topologies.schema import as_real, catalog_clash

@@ -12,7 +12,8 @@ import dataclasses
 import pytest
 
 from compute.errors import UserError
-from compute.hardware import PEAK_RATIO_MAX, get_gpu
+from compute.gpu_ranges import PEAK_RATIO_MAX
+from compute.hardware import get_gpu
 
 
 def _no_fp8(fp4_over_bf16: float):

@@ -7,7 +7,7 @@ copy of the fabric, whose size was never held to the limit, so a leaf-spine of r
 Now refused once the fabric is built, before the search, in one line.
 
 (b) ``Catalog.with_`` took any storage bandwidth > 0; it now holds the CLI's 1 MB/s floor
-(a GPU's least scale-up bandwidth, ``compute.hardware.spec_ranges``), naming the parameter.
+(a GPU's least scale-up bandwidth, ``compute.gpu_ranges.spec_ranges``), naming the parameter.
 
 (c) ``concurrent_cost(model, None, ...)`` raised TypeError ('NoneType' object is not
 iterable), and a group given as a set was taken, its ring order then Python's string

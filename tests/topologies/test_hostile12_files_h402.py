@@ -174,7 +174,8 @@ def test_a_saved_gpu_types_whole_field_is_told_its_range_from_the_limits_file(tm
     0' (100,001 then the limits file's range): one fact, now read from the limits file."""
     import json
 
-    from compute.hardware import get_gpu, spec_ranges
+    from compute.gpu_ranges import spec_ranges
+    from compute.hardware import get_gpu
 
     lo, hi, whole, _, _ = spec_ranges()[field]
     assert whole and (lo, hi) == (1, 100_000)

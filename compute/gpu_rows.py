@@ -1,0 +1,90 @@
+"""The sourced facts of a GPU file's entry beside its spec: its ``source`` (required), its
+``die`` table and its ``host_power_W`` row, and the check every sourced row ``{value, unit,
+source, confidence}`` of an entry passes (:func:`row_value`). The entry's spec fields are
+read by :mod:`compute.hardware`; :mod:`compute.gpu_facts` answers from what both read.
+
+>>> row_value("GPU 'X'", "host_power_W", "W", {"value": 300, "unit": "W", "source": "a"})
+300
+"""
+
+from __future__ import annotations
+
+from compute import validate
+from compute.errors import UserError, known
+from compute.rows import CONFIDENCE, Parameter, check_number
+
+__all__ = ["HOST_POWER_KEY", "MAX_HOST_POWER", "NO_SOURCE", "die_entry", "entry_source",
+           "host_power_entry", "row_value"]
+
+
+def die_entry(here: str, entry: dict) -> tuple[dict, str] | None:
+    """The entry's ``die`` table (removed from it) and where it was read, or None."""
+    if "die" not in entry:
+        return None
+    table = entry.pop("die")
+    if not isinstance(table, dict):
+        raise UserError(f"{here}: die must be a table of die rows (value, unit, source, ref, "
+                        f"confidence), got {validate.describe(table)}")
+    return table, f"{here} die"
+
+
+#: A GPU file entry's optional key: W per GPU its system's host (server less GPUs and
+#: network) draws at the system's max, a sourced row ``{value, unit = "W", source,
+#: confidence}`` (a catalog GPU's is a row of compute/data/economics.toml
+#: ``[host_power_per_gpu]``); netmodel.study.host_bill.host_power reads it.
+HOST_POWER_KEY = "host_power_W"
+#: Most host power per GPU taken (W): 100 kW, over 100x any published system's (186-716 W).
+MAX_HOST_POWER = 1e5
+
+
+def host_power_entry(here: str, entry: dict) -> Parameter:
+    """The entry's ``host_power_W`` row, checked: a sourced row in W, 0 to
+    :data:`MAX_HOST_POWER` (read as :func:`die_entry` reads the die table)."""
+    row = entry[HOST_POWER_KEY]
+    v = check_number(f"{here}: {HOST_POWER_KEY}", row_value(here, HOST_POWER_KEY, "W", row),
+                     high=MAX_HOST_POWER)
+    return Parameter(HOST_POWER_KEY, v, "W", row["value"], row["source"], "",
+                     row.get("confidence", ""))
+
+
+#: A GPU entry without a ``source`` key (:func:`entry_source`; a JSON ``null`` is a value).
+NO_SOURCE = object()
+
+
+def entry_source(here: str, value) -> str:
+    """A GPU entry's ``source``: required, non-blank text on one line. Every figure read
+    from a file carries where it comes from (as a scenario file's ``[sources]`` and an
+    engine profile's per-parameter ``source``); a what-if GPU says so
+    (``source = "what-if: ..."``)."""
+    sources = "a datasheet, a paper, or 'what-if: ...' for a GPU of your own"
+    if value is NO_SOURCE:
+        raise UserError(f"{here} lacks key source (where its figures come from: {sources})")
+    source = validate.string(here, "source", value)
+    if not source.strip():
+        raise UserError(f"{here}: source is blank; say where its figures come from "
+                        f"({sources})")
+    return source
+
+
+def row_value(here: str, key: str, unit: str, row) -> object:
+    """The value of a sourced row ``{value, unit, source, confidence}`` (``key`` of a GPU
+    entry, whose unit must be ``unit``), unchecked: the caller checks its range."""
+    shape = f"a row {{value, unit = {unit!r}, source, confidence}}"
+    if not isinstance(row, dict):  # a bare number carries no source
+        raise UserError(f"{here}: {key} must be a table ({shape}), got "
+                        f"{validate.describe(row)}")
+    extra = sorted(set(row) - {"value", "unit", "source", "confidence"})
+    if extra:
+        raise UserError(f"{here}: {key} must be {shape}, got unknown key(s) "
+                        f"{', '.join(k[:60] for k in extra)}")
+    if row.get("unit") != unit:
+        raise UserError(f"{here}: {key} must be {shape}, got unit "
+                        f"{validate.describe(row.get('unit'))} (allowed: {unit!r})")
+    if not isinstance(row.get("source"), str):
+        raise UserError(f"{here}: {key} must be {shape} whose source (where the number "
+                        f"comes from) is text, got source {validate.describe(row.get('source'))}")
+    if "confidence" in row and not isinstance(row["confidence"], str):
+        raise UserError(f"{here}: {key} must be {shape} whose confidence is text (a tag such "
+                        f"as {known(CONFIDENCE)}), got confidence "
+                        f"{validate.describe(row['confidence'])}")
+    return row.get("value")
