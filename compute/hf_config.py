@@ -457,6 +457,34 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     a ``config.json``, else the file's own name (``llama.json``: ``llama``). Every
     number is checked for type and range (``compute/data/limits.toml``); an error names the
     config key.
+
+    Parameters
+    ----------
+    path : path
+        A ``config.json`` file, or the folder that holds one.
+    name : str, optional
+        The model's name; default as said above.
+
+    Returns
+    -------
+    ModelSpec
+
+    Raises
+    ------
+    UserError
+        A missing or unreadable file, a value of the wrong type or out of range (naming
+        its key), a ``model_type`` or quantization method that is not modelled.
+
+    Examples
+    --------
+    >>> import json, os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "tiny.json")
+    >>> json.dump({"model_type": "llama", "hidden_size": 256, "num_hidden_layers": 2,
+    ...            "num_attention_heads": 4, "num_key_value_heads": 2,
+    ...            "intermediate_size": 512, "vocab_size": 1000}, open(path, "w"))
+    >>> m = load_hf_config(path)
+    >>> m.name, m.layers, m.hidden, m.kv_heads, m.ffn
+    ('tiny', 2, 256, 2, 512)
     """
     path = Path(path)
     try:

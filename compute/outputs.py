@@ -121,6 +121,27 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
     """``path`` checked as a file to write: not empty, not a folder, its folder existing
     and writable, its suffix one of ``suffixes`` (when given).
 
+    Parameters
+    ----------
+    path : path
+        The file to write.
+    what : str
+        What the file is, as messages name it.
+    suffixes : collection of str, optional
+        The suffixes allowed (lower case, with the dot); any where None.
+
+    Returns
+    -------
+    Path
+
+    Raises
+    ------
+    UserError
+        A path the module doc's rules refuse (:class:`~compute.errors.OutputLost` where a
+        write probe finds no room or no working device).
+
+    Examples
+    --------
     >>> check_file_path("")
     Traceback (most recent call last):
     ...
@@ -221,6 +242,25 @@ def check_folder_path(path: str | os.PathLike[str], what: str = "output folder")
     input put there (a scenario file, a user's notes) or a listed file edited since would
     be lost with the old output.
 
+    Parameters
+    ----------
+    path : path
+        The output folder.
+    what : str
+        What the folder is, as messages name it.
+
+    Returns
+    -------
+    Path
+        ``path`` as given (not resolved).
+
+    Raises
+    ------
+    UserError
+        As :func:`check_file_path`.
+
+    Examples
+    --------
     >>> check_folder_path("cmpout.csv")
     Traceback (most recent call last):
     ...
@@ -360,6 +400,22 @@ def _not_as_written(path: Path, entry: object) -> str:
 def figure_format(path: str | os.PathLike[str]) -> str:
     """The figure format ``path``'s suffix names (one of :data:`FIGURE_FORMATS`).
 
+    Parameters
+    ----------
+    path : path
+        A figure's file name.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    UserError
+        A suffix that names no figure format, or a suffix alone (``.png``).
+
+    Examples
+    --------
     >>> figure_format("a/b.SVG")
     'svg'
     """
@@ -378,7 +434,35 @@ def _fix_mode(path: str) -> None:
 def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object] | bytes,
                  what: str = "output file", suffixes: Collection[str] | None = None) -> str:
     """Write one file atomically: ``write(tmp_path)`` (or the bytes) into a temporary file
-    beside ``path``, then :func:`os.replace` it into place. On failure nothing is left."""
+    beside ``path``, then :func:`os.replace` it into place. On failure nothing is left.
+
+    Parameters
+    ----------
+    path : path
+        The file, checked by :func:`check_file_path`.
+    write : callable or bytes
+        The bytes, or ``write(tmp_path)``, which writes the file at ``tmp_path``.
+    what, suffixes
+        As :func:`check_file_path` takes them.
+
+    Returns
+    -------
+    str
+        The path written.
+
+    Raises
+    ------
+    UserError
+        A path :func:`check_file_path` refuses, or a failed write (an
+        :class:`~compute.errors.OutputLost` for want of room or of a working device).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> atomic_write(path, b"1") == path, open(path).read()
+    (True, '1')
+    """
     p = check_file_path(path, what, suffixes)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp" + p.suffix,

@@ -363,7 +363,8 @@ def mlp_work_by_kind(model, sh, batch, w: Workload, skew: float = 1.0) -> dict:
     touched = expected_experts_touched(model, n)
     up, down = _mlp_work(model, sh, n, touched, average=False)
     if not sh.plain and np.any(sh.ep > 1):
-        eu, ed = _mlp_work_ep(model, sh, n, touched, skew, average=False, own=own)
+        eu, ed = _mlp_work_ep(model, sh, n, touched, skew, average=False, own=own,
+                              replicated=_all_reduced(sh))
         is_ep = sh.ep > 1
         up = [np.where(is_ep, a, b) for a, b in zip(eu, up, strict=True)]
         down = [np.where(is_ep, a, b) for a, b in zip(ed, down, strict=True)]
@@ -386,7 +387,43 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
     ``batch`` is the (micro-)batch one pass through the layers carries; ``busiest`` the
     busiest attention group's sequences of it where not ``ceil(batch / a)``
     (:func:`busiest_group`). Counts are per pass (a scalar, or one per row for the
-    extended stages); group sizes one per row."""
+    extended stages); group sizes one per row.
+
+    Parameters
+    ----------
+    model : ModelSpec
+        The model.
+    sh : Shards
+        Its shards per GPU for each configuration: :func:`compute.sharding.shards` of TP
+        degrees, or :func:`compute.parallel.layout` of
+        :class:`~compute.parallel.Parallelism` configurations.
+    batch : float or numpy.ndarray
+        Sequences one pass carries: a float (one configuration and batch) or an array
+        broadcast against the configurations.
+    w : Workload
+        The phase: tokens per sequence, the KV context, draft tokens.
+    skew : float
+        The busiest GPU's routed tokens over the mean under expert parallelism (1: even).
+    busiest : optional
+        The busiest attention group's sequences, as said above.
+
+    Returns
+    -------
+    list of tuple
+        One ``(name, count, flops, hbm_bytes, op, net_bytes, group)`` a stage, in
+        :data:`STAGES` order for plain tensor parallelism, else :data:`EXTENDED_STAGES`
+        order; a stage a configuration does not run counts 0 there.
+
+    Examples
+    --------
+    >>> from compute.models import get_model
+    >>> from compute.roofline import make_workload
+    >>> from compute.sharding import shards
+    >>> m = get_model("Llama-3-70B")
+    >>> work = stage_work(m, shards(m, [8]), np.array([[1.0]]), make_workload("decode"))
+    >>> [x[0] for x in work] == list(STAGES)
+    True
+    """
     h, d, L = float(model.hidden), float(model.head_dim), model.layers
     dv = float(model.v_dim)
     wb, ab = model.weight_bytes, model.act_bytes
@@ -423,7 +460,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
     attn_tp = sh.tp if plain else sh.tp / sh.attention_dp
     attn_bytes = ar_bytes if n_att is n else n_att * h * ab
     if not plain and model.is_moe and np.any(sh.ep > 1):
-        (eu_f, eu_h), (ed_f, ed_h) = _mlp_work_ep(model, sh, n, touched, skew, own=own)
+        (eu_f, eu_h), (ed_f, ed_h) = _mlp_work_ep(model, sh, n, touched, skew, own=own,
+                                                  replicated=_all_reduced(sh))
         is_ep = sh.ep > 1
         up_flops, up_hbm = np.where(is_ep, eu_f, up_flops), np.where(is_ep, eu_h, up_hbm)
         down_flops, down_hbm = np.where(is_ep, ed_f, down_flops), np.where(is_ep, ed_h, down_hbm)
@@ -484,6 +522,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
                     np.where(pp > 1, 2.0, 1.0)),
         "pipeline_wait": ((pp > 1).astype(float), zero, zero, "", 0.0, 1.0),
     }
+    if _all_reduced(sh):   # every GPU holds every token: the all-reduce exchange
+        extra.update(_all_reduce_exchange(zero, ar_bytes, sh.tp))
     by_name = {x[0]: x for x in work}
     out = []
     for name in EXTENDED_STAGES:
@@ -504,6 +544,32 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
 
 #: The stages with work of their own and a collective after it.
 _WITH_WORK = ("embedding", "lm_head")
+
+
+def _all_reduced(sh) -> bool:
+    """True where ``sh``'s rows cost their EP MoE layers' exchange as the all-reduce of
+    every token (``Shards.ep_allreduce``; every row or none: :mod:`compute.moe_exchange`
+    evaluates such rows as a grid of their own)."""
+    flag = getattr(sh, "ep_allreduce", 0.0)
+    if sh.plain or not np.any(flag):
+        return False
+    if not np.all(flag):
+        raise AssertionError("an all-reduce exchange grid has every row so (ep_allreduce)")
+    return True
+
+
+def _all_reduce_exchange(zero, ar_bytes, tp) -> dict:
+    """The EP layers' stages where every GPU holds every token before the MoE layer
+    (:mod:`compute.moe_exchange`): ``attn_scatter`` is the attention output's all-reduce
+    of ``n x hidden`` among ``tp`` (every GPU keeps every token), the experts run on the
+    tokens routed to the GPU's own, ``dp_regather`` is the MoE output's all-reduce of ``n
+    x hidden`` among ``tp`` (the partial sums of every expert group and MoE-TP shard), and
+    no dispatch or combine runs (``""``, 0 bytes). The counts are the all-to-all
+    schedule's, so the two schedules' grids line up stage by stage."""
+    return {"attn_scatter": (None, zero, zero, "all-reduce", ar_bytes, tp),
+            "moe_dispatch": (None, zero, zero, "", zero, 1.0),
+            "moe_combine": (None, zero, zero, "", zero, 1.0),
+            "dp_regather": (None, zero, zero, "all-reduce", ar_bytes, tp)}
 
 
 def _within_one_gpu(work: list, counted: bool = False) -> list:

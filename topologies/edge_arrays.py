@@ -86,6 +86,18 @@ def edge_arrays(graph: nx.Graph) -> EdgeArrays:
     :func:`~topologies.inventory.bill_of_materials`, :func:`~topologies.inventory.port_use`
     and :func:`~topologies.inventory.port_fill`, which build one each where not given it).
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric: every node has a ``kind``, every edge a ``medium``, ``bandwidth`` and
+        ``lanes``.
+
+    Returns
+    -------
+    EdgeArrays
+
+    Examples
+    --------
     >>> from topologies import build
     >>> e = edge_arrays(build("leaf-spine:leaves=2,radix=4"))
     >>> len(e.u), e.kinds, int(e.links.sum())
@@ -124,6 +136,24 @@ def edges_of(graph: nx.Graph, edges: EdgeArrays | None = None) -> EdgeArrays:
     compared, O(n)), built where None; another graph's refused in one line naming which
     differs (they index nodes this one lacks, or misread its links).
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric.
+    edges : EdgeArrays, optional
+        What the caller has of ``graph``'s :func:`edge_arrays`.
+
+    Returns
+    -------
+    EdgeArrays
+
+    Raises
+    ------
+    UserError
+        ``edges`` that are not an :class:`EdgeArrays`, or another graph's.
+
+    Examples
+    --------
     >>> from topologies import build
     >>> edges_of(build("ring:n=4"), edge_arrays(build("ring:n=8")))
     Traceback (most recent call last):

@@ -254,8 +254,33 @@ def _link_parts(graph: nx.Graph, edges: Sequence[tuple[Hashable, Hashable]],
 def components(graph: nx.Graph, *, gpus_per_host: int | None = None,
                classes: Iterable[str] | None = None) -> dict[str, list[Component]]:
     """Every component of ``graph`` by class (:data:`CLASSES` order; empty lists where the
-    fabric has none). ``gpus_per_host``: host size where GPUs carry no ``server`` label.
-    ``classes``: only these (an unknown name raises UserError)."""
+    fabric has none).
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric (checked by :func:`~topologies.schema.check_graph`).
+    gpus_per_host : int, optional
+        Host size where GPUs carry no ``server`` label.
+    classes : iterable of str, optional
+        Only these classes (the others' lists empty); default all.
+
+    Returns
+    -------
+    dict of str to list of Component
+
+    Raises
+    ------
+    UserError
+        An unknown class name, or a graph that is no fabric.
+
+    Examples
+    --------
+    >>> from topologies.specs import build
+    >>> comps = components(build("leaf-spine:leaves=2,radix=4"))
+    >>> len(comps["gpu-die"]), len(comps["leaf"]), len(comps["spine"])
+    (4, 2, 2)
+    """
     wanted = _check_classes(classes)
     e = edge_arrays(check_graph(graph))
     arrays = component_arrays(graph, gpus_per_host=gpus_per_host, classes=wanted, edges=e)

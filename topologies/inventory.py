@@ -156,6 +156,27 @@ def port_fill(graph: nx.Graph, edges: EdgeArrays | None = None, *,
     :func:`port_use`'s ``(gpu_ports, net_ports, port_rate)`` of this graph, where the
     caller has it (``edges`` is then not read).
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric.
+    edges : EdgeArrays, optional
+        ``graph``'s :func:`~topologies.edge_arrays.edge_arrays`, where the caller has them.
+    use : tuple of three dicts, optional
+        ``graph``'s :func:`port_use`, where the caller has it.
+
+    Returns
+    -------
+    float
+        The share, 0 to 1.
+
+    Raises
+    ------
+    UserError
+        A ``use`` that is not :func:`port_use`'s shape or names a node not in ``graph``.
+
+    Examples
+    --------
     >>> from topologies import build
     >>> port_fill(build("rail-optimized:domains=4"))   # 32 of 8 leaves x 32 down ports
     0.125
@@ -234,6 +255,19 @@ def _total(values: np.ndarray) -> float | int:
 def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillOfMaterials:
     """Count cables, lanes, transceivers and ports of ``graph`` (see :class:`BillOfMaterials`).
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric, bare or realized (an OCS fabric's ``ocs_cabling`` counted).
+    edges : EdgeArrays, optional
+        ``graph``'s :func:`~topologies.edge_arrays.edge_arrays`, where the caller has them.
+
+    Returns
+    -------
+    BillOfMaterials
+
+    Examples
+    --------
     >>> from topologies import superpod
     >>> b = bill_of_materials(superpod(1))   # 248 H100 x 18 NVLinks on their baseboards
     >>> b.cables, b.traces, b.pluggable_transceivers

@@ -48,6 +48,25 @@ def nic_gpus(graph: nx.Graph, edges: EdgeArrays | None = None) -> list:
     lite-ocs). The cost model charges their NICs by :func:`nic_ports`, a NIC a cable
     (:func:`netmodel.study.host_bill.nic_charge`).
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric, bare or realized.
+    edges : EdgeArrays, optional
+        ``graph``'s :func:`~topologies.edge_arrays.edge_arrays`, where the caller has them.
+
+    Returns
+    -------
+    list
+        The GPUs' node ids, in node order.
+
+    Raises
+    ------
+    UserError
+        ``edges`` that are not ``graph``'s (:func:`~topologies.edge_arrays.edges_of`).
+
+    Examples
+    --------
     >>> from topologies import build
     >>> len(nic_gpus(build("rail-optimized:domains=2,nics_per_server=4")))
     8
@@ -215,6 +234,26 @@ def nic_ports(graph: nx.Graph, edges: EdgeArrays | None = None) -> list[tuple]:
     holds a quarter of its NIC). What the cost model charges NICs by
     (:func:`netmodel.study.host_bill.nic_charge`: the NIC class of the rate, ``cables`` of it).
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric, bare or realized.
+    edges : EdgeArrays, optional
+        ``graph``'s :func:`~topologies.edge_arrays.edge_arrays`, where the caller has them.
+
+    Returns
+    -------
+    list of (GPU or None, float, float)
+        ``(gpu, rate, cables)`` a NIC port, as said above and below.
+
+    Raises
+    ------
+    UserError
+        ``edges`` that are not ``graph``'s, or a fabric file's realized OCS fabric with
+        no circuit set (:func:`ocs_fibre_rate`).
+
+    Examples
+    --------
     >>> from topologies import build
     >>> nic_ports(build("leaf-spine:leaves=2,radix=4"))[:1]
     [('gpu0', 50000000000.0, 1.0)]

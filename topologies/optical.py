@@ -171,6 +171,27 @@ def circuits_for(logical: Logical, members: Sequence[Hashable]) -> list[tuple[Ha
     the member count), a string ``"0-1;1-2"`` of member indices, or a list of pairs of
     node ids or indices.
 
+    Parameters
+    ----------
+    logical : str or sequence of pairs
+        The logical topology (:data:`Logical`).
+    members : list, tuple or range
+        The GPUs it is laid over, in order.
+
+    Returns
+    -------
+    list of (GPU, GPU)
+        One pair a circuit, repeated for parallel circuits (a torus side of 2's two links).
+
+    Raises
+    ------
+    UserError
+        Text that is none of the forms, a torus whose positions are not the members, a
+        ring of fewer than 2, or a circuit end that is no member (or joins a GPU to
+        itself).
+
+    Examples
+    --------
     >>> circuits_for("ring", ["a", "b", "c"])
     [('a', 'b'), ('b', 'c'), ('c', 'a')]
     >>> circuits_for("0-2;1-2", ["a", "b", "c"])
@@ -375,8 +396,30 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
     realized graph is always checked, with ``check_connected`` (the ``ocs`` builder's: its
     GPUs must reach each other) passed on.
 
-    Raises UserError when a GPU would need more circuits than its ports (or no common OCS
-    plane can be found).
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric with an OCS layer (GPU-OCS fibres), as :func:`ocs` builds one.
+    logical : str or sequence of pairs
+        The circuits (:func:`circuits_for`).
+    gpus : sequence, optional
+        The GPUs ``logical`` is laid over, in order; default all of ``graph``'s.
+    validated : bool
+        Whether ``graph`` passed :func:`~topologies.schema.validate` already.
+    check_connected : bool
+        Whether the realized fabric's GPUs must reach each other.
+
+    Returns
+    -------
+    networkx.Graph
+        A new graph: the GPUs and OCS nodes, and an ``ocs-circuit`` edge a GPU pair.
+
+    Raises
+    ------
+    UserError
+        A GPU that would need more circuits than its ports, no common OCS plane
+        (:func:`~topologies.ocs_planes.assign_planes`), a circuit joining ports of two
+        media, a member that is no GPU of ``graph``, or a graph the schema refuses.
 
     Examples
     --------
@@ -543,6 +586,24 @@ def drop_circuits(graph: nx.Graph, ocs: set, fibres: set = frozenset(),
     ``ocs_cabling`` alone), so what is left of them is not known: ``ocs_cabling`` is
     dropped (a degraded graph is costed, not priced).
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A realized fabric, changed in place.
+    ocs : set
+        The failed OCS node ids.
+    fibres : set of (GPU, OCS)
+        The failed fibres.
+    nodes : mapping, optional
+        The fabric's ``graph.nodes`` with the failed switches still in it.
+
+    Raises
+    ------
+    UserError
+        ``ocs`` or ``fibres`` that is not a set, list or tuple of ids (a string, say).
+
+    Examples
+    --------
     >>> g = realize(ocs(gpus=4, ports=2, ocs_ports=4), [("gpu0", "gpu1")] * 2)
     >>> both = g.edges["gpu0", "gpu1"]["bandwidth"]
     >>> drop_circuits(g, {"ocs0"}); g.remove_node("ocs0")

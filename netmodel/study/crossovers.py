@@ -292,7 +292,35 @@ def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float
     in the catalog). The settings carry ``slo`` and ``options`` as a comparison's do
     (:meth:`~compute.phases.Slo.to_dict`, compute's defaults without one;
     :meth:`~compute.roofline_options.RooflineOptions.to_dict`, the roofline's defaults
-    without any)."""
+    without any).
+
+    Parameters
+    ----------
+    fab : CompareResult
+        The fabric comparison, its scenarios' instances costed alone.
+    plain : str
+        The GPU the bandwidth multiples are relative to.
+    tolerance : float
+        Relative precision of each root (:data:`TOLERANCE`; a per-hop latency's 4x it).
+    options : RooflineOptions, optional
+        The roofline's options, as the comparison ran.
+    slo : Slo, optional
+        The SLO, as the comparison ran.
+    latency : bool
+        Whether to search the per-hop latency each matching variant tolerates.
+    models : iterable of ModelSpec
+        The comparison's models the catalog does not hold.
+
+    Returns
+    -------
+    CrossoverResult
+        A row per Lite row of ``fab`` whose baseline is feasible, with the settings.
+
+    Raises
+    ------
+    UserError
+        A scenario whose instances are not costed alone, or an unknown ``plain`` GPU.
+    """
     from netmodel.study.scenario_collectives import ScenarioCollectives
 
     options = check_options(options)

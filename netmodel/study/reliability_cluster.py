@@ -534,9 +534,38 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     ``search``: a :class:`~netmodel.study.fabric_search.FabricSearch` of this scenario,
     model and phase already run (by ``compare``, say), so it is not run again.
 
-    Raises UserError when no configuration is feasible, or ``gpus`` is not a multiple of
-    the scenario's fabric (up to :data:`~netmodel.study.reliability_fabric.MAX_GPUS`), or
-    the fabric alone is over that (refused once it is built, before the search).
+    Parameters
+    ----------
+    scenario : str or Scenario
+        The scenario (a name, a file, a spec).
+    model : str or ModelSpec
+        The model.
+    phase : str or Workload
+        ``"prefill"`` or ``"decode"`` (with ``prompt`` and ``context``), or a workload.
+    gpus : int, optional
+        The cluster's GPUs, a multiple of the fabric's; default one copy of it.
+    slo, options, prompt, context, max_batch, parallelism
+        As :func:`~netmodel.study.fabric_search.fabric_search` takes them.
+    catalog_ : Catalog, optional
+        Failure rates and recovery times; default the shipped
+        :func:`~netmodel.study.reliability_catalog.catalog`.
+    search : FabricSearch, optional
+        The search already run, as said above.
+
+    Returns
+    -------
+    Cluster
+
+    Raises
+    ------
+    UserError
+        ``gpus`` is not a multiple of the scenario's fabric (up to
+        :data:`~netmodel.study.reliability_fabric.MAX_GPUS`), or the fabric alone is over
+        that (refused once it is built, before the search).
+    NothingFeasible
+        No configuration meets the SLO (a UserError of exit status 3).
+    ValueError
+        A ``search`` run for another model or phase.
     """
     from netmodel.study.fabric_search import fabric_search
     from netmodel.study.scenario_collectives import ScenarioCollectives
