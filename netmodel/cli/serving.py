@@ -54,6 +54,35 @@ def _load(text: str) -> float | str:
     return text if v is None else v
 
 
+def _kv_ports_read(text: str) -> int | str:
+    """The whole number ``--kv-ports`` spells, or the text itself where it spells none (for
+    :func:`_kv_ports` to refuse as typed; two spellings of one number given twice are one)."""
+    from compute.validate import read_number
+
+    v = read_number("--kv-ports", str(text), whole=True)
+    return text if v is None else v
+
+
+def _kv_ports(scenario, text: str) -> int:
+    """The ports ``--kv-ports`` sets aside on ``scenario``
+    (:func:`netmodel.study.serving_transfer.check_kv_ports`: its range, or its refusal off an
+    optical circuit switch), the refusal said with the flag and the text typed."""
+    from compute.errors import UserError
+    from netmodel.study.serving_transfer import check_kv_ports
+
+    try:
+        return check_kv_ports(scenario, _kv_ports_read(text))
+    except UserError as exc:
+        said = str(exc).removeprefix("kv_ports: ").removeprefix("kv_ports ")
+        raise UserError(f"--kv-ports {text!r}: {said}") from None
+
+
+def _kv_ports_help() -> str:
+    from netmodel.study.serving_transfer import kv_ports_help
+
+    return kv_ports_help()
+
+
 def _load_help() -> str:
     from netmodel.study.queueing import LOAD_HELP
 
@@ -78,6 +107,8 @@ def _load_help() -> str:
 @click.option("--decode-gpu", default=None, metavar="NAME|FILE", cls=RegistryHelp,
               help_from=lambda: f"GPU of the decode pool (default the scenario's): "
               f"{gpu_help()}.")
+@click.option("--kv-ports", "kv_ports_text", default=None, metavar="N", cls=RegistryHelp,
+              help_from=_kv_ports_help, reads=_kv_ports_read)
 @click.option("--tp-only", is_flag=True,
               help="Search plain tensor parallelism only (default TP x PP x EP x DP-attention).")
 @max_batch_option("Largest batch tried in each pool.")
@@ -89,7 +120,8 @@ def _load_help() -> str:
 @with_options(mtp_options)
 @json_option
 def serve(scenario: str, model: str, workload: str, rate_text: str | None,
-          load_text: str | None, prefill_gpu: str | None, decode_gpu: str | None, tp_only: bool, max_batch: int,
+          load_text: str | None, prefill_gpu: str | None, decode_gpu: str | None,
+          kv_ports_text: str | None, tp_only: bool, max_batch: int,
           ttft: float, tbt: float, profile_ref: str | None, two_batch_overlap: bool,
           dense_mlp_tp: str | None, mtp_tokens: str | None, mtp_acceptance: str | None,
           as_json: bool) -> None:
@@ -121,6 +153,7 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     slo = slo_of(ttft, tbt)
     profile = resolve_profile(profile_ref)
     scen = get_scenario(scenario)
+    kv_ports = None if kv_ports_text is None else _kv_ports(scen, kv_ports_text)
     options = RooflineOptions(profile=profile, two_batch_overlap=two_batch_overlap,
                               dense_mlp_tp=dense_degree(dense_mlp_tp),
                               **mtp_settings(mtp_tokens, mtp_acceptance))
@@ -129,7 +162,7 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
             _gpus_said_as(scenario, prefill_gpu, decode_gpu):
         r = run_serve(model, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
                       slo=slo, options=options, dimensions="tp" if tp_only else "all",
-                      max_batch=max_batch)
+                      max_batch=max_batch, kv_ports=kv_ports)
     click.echo(r.to_json() if as_json else r.table())
     if profile is not None and not as_json:
         # the pools' collectives (and the transfer) are the scenario's, as compare's

@@ -24,12 +24,15 @@ circuits alone. :func:`kv_splits` lists the splits the service is searched over.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from compute.errors import UserError
 
-__all__ = ["KvTransfer", "best_split", "check_kv_ports", "kv_circuits", "kv_splits",
-           "pool_scenario"]
+if TYPE_CHECKING:   # numpy loaded to compute only: serve's help is written without it
+    import numpy as np
+
+__all__ = ["KvTransfer", "best_split", "check_kv_ports", "kv_circuits", "kv_ports_help",
+           "kv_splits", "pool_scenario"]
 
 
 def kv_splits(scenario) -> tuple[int, ...]:
@@ -41,14 +44,26 @@ def kv_splits(scenario) -> tuple[int, ...]:
     >>> kv_splits(get_scenario("lite-ocs")), kv_splits(get_scenario("lite-flat"))
     ((1, 2, 3), (0,))
     """
-    if not scenario.is_ocs or _ports(scenario) < 2:   # one port: none to spare
-        return (0,)
-    return tuple(range(1, _ports(scenario)))
+    return _port_splits(_ports(scenario)) if scenario.is_ocs else (0,)
+
+
+def _port_splits(ports: int) -> tuple[int, ...]:
+    """:func:`kv_splits` of an OCS whose GPUs have ``ports`` optical ports: 1 to ``ports -
+    1`` (the instance's circuits keep one at least), ``(0,)`` with one (none to spare)."""
+    return tuple(range(1, ports)) if ports >= 2 else (0,)
 
 
 def check_kv_ports(scenario, kv_ports: object) -> int:
     """``kv_ports`` if it is one of :func:`kv_splits` of an OCS ``scenario``, else
-    UserError (one line)."""
+    UserError (one line).
+
+    >>> from netmodel.study.scenario_catalog import get_scenario
+    >>> check_kv_ports(get_scenario("lite-ocs"), 4)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: kv_ports must be a whole number from 1 to 3 (a GPU's 4 optical \
+ports less one, which its instance's circuits keep), got 4
+    """
     if not scenario.is_ocs:
         raise UserError(f"kv_ports: scenario {scenario.label!r} is not optical "
                         f"circuit-switched (its KV cache takes the fabric's paths)")
@@ -57,8 +72,36 @@ def check_kv_ports(scenario, kv_ports: object) -> int:
                         f"none to set aside (an instance of one GPU sends on it)")
     from compute import validate
 
-    return validate.number("serve", "kv_ports", kv_ports, minimum=1,
-                           maximum=max(kv_splits(scenario)), integer=True)
+    most = max(kv_splits(scenario))
+    try:
+        return validate.number("", "kv_ports", kv_ports, minimum=1, maximum=most, integer=True)
+    except UserError as exc:   # the range said with where it comes from
+        head, got = str(exc).split(", got ", 1)
+        raise UserError(f"{head} (a GPU's {most + 1} optical ports less one, which its "
+                        f"instance's circuits keep), got {got}") from None
+
+
+def kv_ports_help() -> str:
+    """``serve --kv-ports``'s help, with each shipped OCS scenario's range (:func:`kv_splits`
+    of its file's ``fabric.ports``, read without building the scenario: help is written
+    without numpy)."""
+    import tomllib
+    from importlib import resources
+
+    ranges = []
+    folder = resources.files("netmodel").joinpath("data/scenarios")
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if entry.name.endswith(".toml"):
+            fabric = tomllib.loads(entry.read_text(encoding="utf-8")).get("fabric", {})
+            splits = (_port_splits(fabric.get("ports", 1)) if fabric.get("builder") == "ocs"
+                      else (0,))
+            if splits != (0,):
+                ranges.append(f"{entry.name.removesuffix('.toml')}: 1 to {max(splits)}")
+    return ("On an optical circuit-switched scenario, the optical ports each GPU sets aside "
+            "for the KV cache's static circuits: a whole number from 1 to a GPU's optical "
+            f"ports less one ({'; '.join(ranges)}). Unset: each is tried and the one of "
+            "most tokens/s/SM kept. Refused on any other scenario (its KV cache takes the "
+            "fabric's paths).")
 
 
 def best_split(answers: list):
@@ -129,6 +172,8 @@ class KvTransfer:
         the bytes a decode GPU receives) and pools of two GPU types, the slower of each
         side's bytes at its own pair's rate (an H100 sending to 8 Lites is limited by its
         own 50 GB/s NIC, not by a Lite's 12.5 GB/s times the H100's bytes)."""
+        import numpy as np
+
         n = np.asarray(nbytes, dtype=float)
         if self.override is not None:
             return np.asarray(self.override.collective_time("send-recv", n, 2), dtype=float)
@@ -158,6 +203,8 @@ class KvTransfer:
         key = (scen.label, circuits)
         hit = self._fits.get(key)
         if hit is None:
+            import numpy as np
+
             from netmodel.collectives.cost import GroupCut
             from netmodel.collectives.model import candidate_lines
             from netmodel.collectives.placement import partition
