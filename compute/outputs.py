@@ -4,7 +4,9 @@ Every command that writes goes through this module, so the rules are the same ev
 
 * **Paths.** An output path must be non-empty, hold no control character (a NUL byte, a
   newline, DEL, a C1 control or a Unicode line separator) nor a bidirectional control
-  (U+202A-U+202E, U+2066-U+2069) and must not be ``.``, ``..`` or end in a separator when a file is meant. The folder a file goes into must exist (netmodel never
+  (U+202A-U+202E, U+2066-U+2069) nor a blank at either end (a reader drops it, so
+  the file could not be read back) and must not be ``.``, ``..`` or end in a separator
+  when a file is meant. The folder a file goes into must exist (netmodel never
   creates a chain of folders); an output *folder* (``--out DIR``) may be created, but its
   parent must exist. A file path that is an existing folder, or a folder path that is an
   existing file, is refused, and so is a symbolic link that loops; a file path that is a
@@ -106,6 +108,11 @@ def _check_text(path, what: str) -> Path:
     if isinstance(text, str) and not BIDI_CONTROLS.isdisjoint(text):
         raise UserError(f"{what} {text!r} holds a bidirectional control (U+202A-U+202E, "
                         f"U+2066-U+2069), which would turn the line 'wrote ...' around")
+    if isinstance(text, str) and text != text.strip():
+        # every reader strips a path typed (--fabric ' f.json' reads 'f.json'): the file
+        # written would be one no command reads back
+        raise UserError(f"{what} {text!r} starts or ends with a blank, which the commands "
+                        f"that read files drop: give the path without it")
     try:   # a name over the file system's limit raises here, not False, in every later check
         Path(text).exists()
     except OSError as exc:

@@ -8,8 +8,9 @@ saved fabrics in each format a command reads, written by ``topology export`` and
 the spec; a second generation of files the same bytes); serve's workload files in every
 hostile encoding and value (BOM, UTF-16 and UTF-32, a NUL, 10**400, 1e400, -0, NaN, a key
 twice, 100,000 levels, empty, a FIFO, a link loop, /dev/zero); a calibrated profile written
-and read back (``--profile``, ``--base``); and refusals that name a library parameter where
-the command line has a flag.
+and read back (``--profile``, ``--base``); refusals that name a library parameter where
+the command line has a flag; and outputs named with a blank at either end, which no reader
+could read back (each strips the path typed).
 
 What each gets (the project's promise, docs/units-and-errors.md): a refusal is exit status
 2, one line ``error: ...`` holding the words listed (the flag or file, the value, what is
@@ -100,6 +101,14 @@ RANGES: dict[str, tuple[list[str], str, tuple[str, ...], str | None, tuple[str, 
                      ("[0.05, 1.5]",)),
     "yield --alpha": (YIELD, "--alpha", ("0", "-1", "0.001", "101"), "0.01",
                       ("0.01", "100")),
+    "yield --wafer-price": (YIELD, "--wafer-price", ("-1", "nan", "2e7"), "1e7",
+                            (">= 0 and <= 1e+07",)),
+    "yield --defect-density": (YIELD, "--defect-density", ("-1", "101"), "100",
+                               ("100 per cm^2",)),
+    "yield --wafer-diameter": (YIELD, "--wafer-diameter", ("0", "-3mm", "1001mm"), "1000mm",
+                               ("1000 mm",)),
+    "yield --critical-fraction": ([*YIELD, "--sms", "144/132"], "--critical-fraction",
+                                  ("-0.1", "1.1"), "1", (">= 0 and <= 1",)),
     "infer --flops-efficiency": (INFER, "--flops-efficiency", ("0", "-0", "5e-5", "1.1"),
                                  "0.0001", ("from 0.0001 to 1",)),
     "infer --memory-efficiency": (INFER, "--memory-efficiency", ("0", "1e-300", "1.5"), "1",
@@ -241,6 +250,10 @@ SYMMETRIC: dict[str, tuple[list[str], list[str], dict[str, Made]]] = {
         [*COLL[:3], "g.graphml", "--group", "12"],
         {"f.json": _export("torus:dims=3x4", "f.json"),
          "g.graphml": _export("f.json", "g.graphml")}),
+    "collective on a spec and its file named with a blank inside": (
+        [*COLL[:3], "torus:dims=2x4", "--group", "8"],
+        [*COLL[:3], "a b.json", "--group", "8"], {"a b.json": _export("torus:dims=2x4",
+                                                                      "a b.json")}),
     "calibrate's profile by file and --base of it": (
         ["infer", "--model", "Llama-2-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "32",
          "--context", "576", "--profile", "p.toml"],
@@ -338,6 +351,14 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                            ("--size", "at most 1 PiB")),
     "--size 1.0000001PiB": (_with(COLL, "--size", "1.0000001PiB"), {},
                             ("--size", "at most 1 PiB")),
+    **{f"{argv[0]} {flag} {path!r}": ([*argv, flag, path], {}, (f"{flag} {path!r}",
+                                                                "starts or ends with a blank"))
+       for argv, flag, path in (
+           (["topology", "export", "ring:n=8"], "-o", " f.json"),
+           (["topology", "export", "ring:n=8"], "-o", "f.json "),
+           (COLL, "--plot", " p.png"),
+           (["compare", "--models", "Llama-3-8B", "--max-batch", "8", "-q", "--no-plot",
+             "--scenarios", "h100-dgx"], "--out", " o"))},
     "calibrate -o the --base it reads": (
         ["calibrate", "--measurements", "m.csv", "-o", "p.toml", *FIT, "--base", "p.toml"],
         {"m.csv": MEASURED, "p.toml": lambda d: invoke_in(

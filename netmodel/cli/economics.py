@@ -135,10 +135,16 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
         raise UserError("give --area (a die's area) or --gpu (a GPU's die), one of them")
     if gpu_name is not None and sms_text is not None:
         raise UserError("--sms applies only with --area (a GPU's die has its own SMs)")
+    from compute.die_yield import MAX_DEFECT_DENSITY, MAX_WAFER_DIAMETER, MAX_WAFER_PRICE
+    from compute.rows import number_words
+
+    # each value refused below its range as above it: the range said (the library's
+    # bounds), where 0 and -1 were told only '>= 0' or '> 0'
     kw = {}
     if density_text is not None:
-        kw["defect_density"] = _qty(density_text, _DENSITY_UNITS, "--defect-density",
-                                    allow_zero=True)
+        kw["defect_density"] = _qty(
+            density_text, _DENSITY_UNITS, "--defect-density", allow_zero=True,
+            rule=f"a finite number from 0 to {MAX_DEFECT_DENSITY / 1e4:g} per cm^2")
     if model is not None:
         kw["model"] = check_yield_model(model)
     if alpha_text is not None:
@@ -146,7 +152,6 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
             raise UserError(f"--alpha applies only with --model negative-binomial, not "
                             f"{kw['model']}")
         from compute.die_yield import MAX_ALPHA, MIN_ALPHA
-        from compute.rows import number_words
         from compute.validate import read_number
 
         # below the smallest float: told alpha's range (0 is outside it), as the library
@@ -155,14 +160,17 @@ def yield_cmd(area_text: str | None, gpu_name: str | None, density_text: str | N
         read_number("--alpha", alpha_text, allowed=allowed)
         kw["alpha"] = _qty(alpha_text, _PLAIN, "--alpha", rule=allowed)
     if diameter_text is not None:
-        kw["wafer_diameter"] = _qty(diameter_text, _LENGTH_UNITS, "--wafer-diameter")
+        kw["wafer_diameter"] = _qty(
+            diameter_text, _LENGTH_UNITS, "--wafer-diameter",
+            rule=f"a finite number > 0 and at most {MAX_WAFER_DIAMETER * 1e3:g} mm")
     if price_text is not None:
-        kw["wafer_price"] = _qty(price_text, _PLAIN, "--wafer-price", allow_zero=True)
+        kw["wafer_price"] = _qty(price_text, _PLAIN, "--wafer-price", allow_zero=True,
+                                 rule=number_words(0, MAX_WAFER_PRICE))
     if critical_text is not None:
         if sms_text is None and gpu_name is None:
             raise UserError("--critical-fraction applies only with --sms or --gpu")
         kw["critical_fraction"] = _qty(critical_text, _PLAIN, "--critical-fraction",
-                                       allow_zero=True)
+                                       allow_zero=True, rule=number_words(0, 1))
     # the library's range of alpha (a plain word: no flag is read from it) said with --alpha
     alpha_refused = value_refused_as("--alpha", alpha_text, "alpha ") \
         if alpha_text is not None else contextlib.nullcontext()

@@ -26,6 +26,15 @@ the bound); ``--size 1.0000001PiB`` was refused as 'a whole number of bytes', no
 
 (e) ``topology compare FILE ... --gpu G`` was refused naming ``gpu`` (the library's
 parameter), not the flag typed. Now ``--gpu 'G': ...``.
+
+(f) yield's ``--wafer-price -1``, ``--defect-density -1``, ``--wafer-diameter 0`` and
+``--critical-fraction -0.1`` were told '>= 0' or '> 0', where a value above was told the
+bound (1e+07, 100 per cm^2, 1000 mm, 1). Now each refusal states both.
+
+(g) ``topology export ring:n=8 -o ' f.json'`` wrote a file no command could read back:
+every reader strips the path typed, so ``--fabric ' f.json'`` read 'f.json' ('fabric file
+f.json does not exist'). An output path (file or folder) with a blank at either end is now
+refused; one with a blank inside is written and read back as before.
 """
 
 from __future__ import annotations
@@ -59,6 +68,12 @@ SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--max-bat
      "error: --alpha must be a finite number >= 0.01 and <= 100, got {v!r}"),
     (INFER, ("0", "5e-5", "1.1"), "error: --flops-efficiency must be a fraction from 0.0001 "
                                   "to 1, got {v!r}"),
+    (["yield", "--area", "814"], ("-1", "nan"),
+     "error: --wafer-price must be a finite number >= 0 and <= 1e+07, got {v!r}"),
+    (["yield", "--area", "814"], ("-1",),
+     "error: --defect-density must be a finite number from 0 to 100 per cm^2, got {v!r}"),
+    (["yield", "--area", "814"], ("0", "-3mm"),
+     "error: --wafer-diameter must be a finite number > 0 and at most 1000 mm, got {v!r}"),
 ])
 def test_below_the_range_the_range_is_said(argv, values, line):
     flag = line.split()[1]
@@ -137,3 +152,20 @@ def test_hostile_workload_files_are_refused_in_one_line(tmp_path, name, content,
         path.write_text(content)
     one_line_error(run_cli([*SERVE, "--workload", path]), name, says)
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+@pytest.mark.parametrize("argv, flag, path", [
+    (["topology", "export", "ring:n=8"], "-o", " f.json"),
+    (["topology", "export", "ring:n=8"], "-o", "f.json "),
+    (["compare", "--models", "Llama-3-8B", "--scenarios", "h100-dgx", "-q"], "--out", " o"),
+])
+def test_an_output_with_a_blank_at_either_end_is_refused(tmp_path, argv, flag, path):
+    name = "--output" if flag == "-o" else flag
+    what = "output folder" if flag == "--out" else "output file"
+    line = one_line_error(run_cli([*argv, flag, path], tmp_path))
+    assert line == (f"error: {name} {path!r}: {what} {path!r} starts or ends with a blank, "
+                    f"which the commands that read files drop: give the path without it")
+    assert list(tmp_path.iterdir()) == []
+    # a blank inside is kept, and read back
+    assert run_cli(["topology", "export", "ring:n=8", "-o", "a b.json"], tmp_path).exit_code == 0
+    assert run_cli(["topology", "show", "a b.json"], tmp_path).exit_code == 0
