@@ -236,10 +236,8 @@ def nic_ports(graph: nx.Graph, edges: EdgeArrays | None = None) -> list[tuple]:
 
     Parameters
     ----------
-    graph : networkx.Graph
-        A fabric, bare or realized.
-    edges : EdgeArrays, optional
-        ``graph``'s :func:`~topologies.edge_arrays.edge_arrays`, where the caller has them.
+    graph, edges
+        As :func:`nic_gpus` takes them.
 
     Returns
     -------
