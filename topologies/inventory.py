@@ -93,6 +93,20 @@ def cable_end_parts(kind: str, links: float) -> float:
     connect to 100G QSFP ports on existing platforms", as reproduced at
     https://www.fiberolink.com/how-can-i-break-out-a-400g-port-and-connect-to-100g-qsfp-ports-on-existing-platforms).
 
+    Parameters
+    ----------
+    kind : str
+        The end's node kind: ``"gpu"``, ``"switch"`` or ``"ocs"``.
+    links : float
+        The edge's cables (its ``links``; a breakout share below 1).
+
+    Returns
+    -------
+    float or int
+        The parts at that end.
+
+    Examples
+    --------
     >>> cable_end_parts("switch", 0.25), cable_end_parts("gpu", 0.25), cable_end_parts("ocs", 1)
     (0.25, 1, 0)
     >>> cable_end_parts("gpu", 4.5), cable_end_parts("switch", 8)
@@ -112,6 +126,21 @@ def port_use(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple[dict, di
     cost model (:func:`netmodel.study.network_bill.network_bill`). ``edges``: the graph's
     :func:`~topologies.edge_arrays.edge_arrays`, where the caller has them.
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric.
+    edges : EdgeArrays, optional
+        As said above.
+
+    Returns
+    -------
+    tuple of three dicts
+        ``(gpu_ports, net_ports, port_rate)`` by switch or OCS node, each in order of the
+        node's first link.
+
+    Examples
+    --------
     >>> from topologies import build
     >>> gpu, net, rate = port_use(build("leaf-spine:leaves=2,radix=4"))
     >>> gpu["leaf0"], net["leaf0"], net["spine0"]
@@ -215,6 +244,17 @@ def cells_per_shared_part(graph: nx.Graph) -> int:
     the SU its leaves, spines and uplinks are built for, so 8 cells share one set of them;
     a flat fabric of 128 Lites on 144-port planes fills no second cell's worth (1).
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
     >>> from topologies import build
     >>> cells_per_shared_part(build("rail-optimized:domains=4")), \\
     ...     cells_per_shared_part(build("flat:n=128,planes=4,radix=144"))
@@ -231,6 +271,21 @@ def shared_part(graph: nx.Graph, u: Hashable, v: Hashable | None = None) -> bool
     cell's alone. The cost model charges shared parts at :func:`port_fill`'s share; the
     failure model counts them once per :func:`cells_per_shared_part` cells.
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric.
+    u : node
+        A node of ``graph``.
+    v : node, optional
+        The link's other end; None to ask of ``u`` itself.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
     >>> from topologies import build
     >>> g = build("rail-optimized:domains=4")
     >>> shared_part(g, "leaf0"), shared_part(g, "nvs0"), shared_part(g, "leaf0", "spine0"), \\

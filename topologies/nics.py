@@ -110,6 +110,17 @@ def ocs_fibres(graph: nx.Graph, edges: EdgeArrays | None = None) -> tuple[list[t
     (its fibres are edges). The failure model reads the same fibres
     (:mod:`topologies.failure_domains`: a NIC and an end a fibre).
 
+    Parameters
+    ----------
+    graph, edges
+        As :func:`nic_gpus` takes them.
+
+    Returns
+    -------
+    tuple of (list of (GPU, OCS), int)
+
+    Examples
+    --------
     >>> from topologies import build
     >>> from topologies.optical import realize
     >>> g = realize(build("ocs:gpus=4,ports=2,ocs_ports=4"), [("gpu0", "gpu1")])
@@ -151,6 +162,17 @@ def ocs_fibre_rows(graph: nx.Graph) -> list[tuple] | None:
     circuits, :func:`ocs_fibre_rate`; the network bill takes their length from the
     builder's parameters the file records, else from its circuits).
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric.
+
+    Returns
+    -------
+    list of tuple or None
+
+    Examples
+    --------
     >>> from topologies import build
     >>> from topologies.optical import realize
     >>> g = build("ocs:gpus=4,ports=2,ocs_ports=4,medium=pluggable-optics")
@@ -175,6 +197,22 @@ def ocs_fibre_rate(graph: nx.Graph, edges: EdgeArrays | None = None) -> float:
     circuit holds its fibres' lanes, :func:`~topologies.optical.realize`). The cabling keeps
     no rate of its own, so a realized fabric with no circuit set is refused (UserError).
 
+    Parameters
+    ----------
+    graph, edges
+        As :func:`nic_gpus` takes them.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    UserError
+        A graph with no OCS cabling or no circuit set, or ``edges`` not ``graph``'s.
+
+    Examples
+    --------
     >>> from topologies import build
     >>> ocs_fibre_rate(build("ocs:gpus=8,ports=4,ocs_ports=8,logical=ring")) / 1e9
     112.5
@@ -220,6 +258,18 @@ def nic_share(links: float | np.ndarray) -> float | np.ndarray:
     interface, NVIDIA Multi-Host; compute/data/economics.toml). The one rule the bill
     (:func:`nic_ports`' ``cables``) and the failure domains' ``nic`` parts count by.
 
+    Parameters
+    ----------
+    links : float or numpy.ndarray
+        The cables of a GPU end (its edge's ``links``).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The NICs' worth.
+
+    Examples
+    --------
     >>> nic_share(0.25) * 4, nic_share(1.0)
     (1.0, 1.0)
     """

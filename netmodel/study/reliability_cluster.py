@@ -517,7 +517,31 @@ def _shared(effect: Effect) -> bool:
 
 
 def check_cluster(cluster: object) -> Cluster | None:
-    """``cluster`` if it is a :class:`Cluster` or None (build one); anything else by name."""
+    """``cluster`` if it is a :class:`Cluster` or None (build one); anything else by name.
+
+    Parameters
+    ----------
+    cluster : object
+        What a caller was given for a cluster.
+
+    Returns
+    -------
+    Cluster or None
+
+    Raises
+    ------
+    UserError
+        Anything else, in one line naming ``cluster``.
+
+    Examples
+    --------
+    >>> check_cluster(None) is None
+    True
+    >>> check_cluster("lite-flat")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: cluster must be a netmodel.study.reliability_cluster.Cluster (e.g. build_cluster(scenario, model)) or None for the defaults, got 'lite-flat'
+    """
     return of_type("cluster", cluster, Cluster, "build_cluster(scenario, model)")
 
 
