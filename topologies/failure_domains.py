@@ -373,6 +373,24 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
     effects), from one pass of arrays over the links (``edges``: the graph's
     :func:`~topologies.edge_arrays.edge_arrays`, where the caller has them).
 
+    Parameters
+    ----------
+    graph, gpus_per_host, classes
+        As :func:`components` takes them.
+    edges : EdgeArrays, optional
+        As said above.
+
+    Returns
+    -------
+    dict of str to ClassComponents
+
+    Raises
+    ------
+    UserError
+        As :func:`components`.
+
+    Examples
+    --------
     >>> from topologies.specs import build
     >>> g = build("leaf-spine:leaves=2,radix=4,gpu=Lite")
     >>> c = component_arrays(g)
@@ -474,6 +492,18 @@ def nic_heirs(graph: nx.Graph) -> dict[Hashable, tuple]:
     (``lite-groups`` with ``split="gateway"``: they reach its link through its own mesh
     links, which it forwards) hand nothing on.
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric.
+
+    Returns
+    -------
+    dict
+        ``{gpu: (((gpu, switch), heirs), ...)}`` for each GPU that hands anything on.
+
+    Examples
+    --------
     >>> from topologies.specs import build
     >>> nic_heirs(build("rail-optimized:domains=2,nics_per_server=4"))["gpu2"]
     ((('gpu2', 'leaf1'), ('gpu3',)),)

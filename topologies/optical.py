@@ -292,6 +292,20 @@ def ocs_cabling(graph: nx.Graph, kind: Mapping[Hashable, str] | None = None) -> 
     edits a copy, which is read afresh): checking every fibre's attributes again at each
     read would cost a good part of what keeping the record saves.
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric with an OCS layer, bare or realized.
+    kind : mapping, optional
+        Each node's kind, where the caller has it.
+
+    Returns
+    -------
+    dict or None
+        ``{"medium", "cables", "lanes", "fibres"}``, or None as said above.
+
+    Examples
+    --------
     >>> c = ocs_cabling(ocs(gpus=2, ports=2))   # 2 GPUs x 2 ports: 4 fibres
     >>> c["medium"], c["cables"], c["fibres"]["ocs"], c["fibres"]["length"]
     ('co-packaged-optics', 4, ('ocs0', 'ocs1', 'ocs0', 'ocs1'), (10.0, 10.0, 10.0, 10.0))
@@ -513,6 +527,24 @@ def ports_optics(graph: nx.Graph, gpus: Sequence[Hashable]) -> str | None:
     realize sets circuits on ports of two media where each circuit's ends are one, a
     plane of each medium).
 
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric with an OCS layer.
+    gpus : sequence
+        GPU nodes of ``graph``.
+
+    Returns
+    -------
+    str or None
+
+    Raises
+    ------
+    UserError
+        Fibres of two media, naming one of each.
+
+    Examples
+    --------
     >>> g = ocs(gpus=2, ports=2, ocs_ports=2)
     >>> ports_optics(g, ["gpu0", "gpu1"])
     'co-packaged-optics'
