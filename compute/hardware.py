@@ -151,6 +151,16 @@ def read_step(spec: GpuSpec) -> tuple[GpuSpec, float] | None:
     file's, a saved fabric's): ``(base as read, fraction)`` of the GPU read under
     ``spec``'s name, None where it derives from none or was not read.
 
+    Parameters
+    ----------
+    spec : GpuSpec
+
+    Returns
+    -------
+    tuple of (GpuSpec, float) or None
+
+    Examples
+    --------
     >>> base, fraction = read_step(get_gpu("Lite+BW+FLOPS"))
     >>> base.name, fraction, read_step(get_gpu("H100-SXM"))
     ('H100-SXM', 0.25, None)
@@ -179,6 +189,19 @@ def clock_lineage(spec: GpuSpec, step: Step | None = None) -> tuple[GpuSpec, flo
     bears a derived GPU's name (built in code) is not that GPU, and the lineage starts
     there.
 
+    Parameters
+    ----------
+    spec : GpuSpec
+    step : Step, optional
+        How a GPU derives (:data:`Step`); default :func:`read_step`.
+
+    Returns
+    -------
+    tuple of (GpuSpec, float, float)
+        ``(root, fraction, clock)``.
+
+    Examples
+    --------
     >>> root, fraction, clock = clock_lineage(get_gpu("Lite+BW+FLOPS"))
     >>> root.name, fraction, round(clock, 12)
     ('H100-SXM', 0.25, 1.2)
@@ -692,6 +715,18 @@ def unknown_gpu(name: object) -> UserError:
     """The error for a GPU name neither the catalog nor a file path: the catalog's names,
     and that a GPU file's path is taken too.
 
+    Parameters
+    ----------
+    name : object
+        What was given for a GPU.
+
+    Returns
+    -------
+    UserError
+        The error, for the caller to raise.
+
+    Examples
+    --------
     >>> str(unknown_gpu("MI300X")).endswith("; or the path of a GPU file (.toml or .json)")
     True
     """
