@@ -31,7 +31,7 @@ from compute.errors import UserError, one_line
 __all__ = ["GROUPED_PATTERN", "GROUPED_RULE", "NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE",
            "SMALLEST_NUMBER", "ZeroAllowed", "ascii_digits", "below_smallest",
            "below_smallest_words", "not_below_smallest", "number_text", "past_most_digits",
-           "read_grouped", "read_number", "spells_zero"]
+           "read_grouped", "read_number", "spells_zero", "ungrouped"]
 
 
 def ascii_digits(what: str, text: str) -> str:
@@ -261,6 +261,20 @@ _GROUPED_LOOSE = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+")
 
 #: The grouped spelling in words, for refusals.
 GROUPED_RULE = "digits, thousands grouped by commas: 131,072"
+
+
+def ungrouped(text: str) -> str | None:
+    """``text`` without the commas grouping its thousands (``'20,000,000'`` ->
+    ``'20000000'``) where it is so grouped (:data:`GROUPED_PATTERN`), else None: what a
+    refusal of it as no number tells the user to write, every reader but
+    :func:`read_grouped` taking :data:`NUMBER_PATTERN` only, though help and messages write
+    large numbers grouped (``default 20,000,000``).
+
+    >>> ungrouped("20,000,000"), ungrouped("2,4"), ungrouped("1e3")
+    ('20000000', None, None)
+    """
+    s = str(text).strip()
+    return s.replace(",", "") if _GROUPED.fullmatch(s) else None
 
 
 def read_grouped(what: str, text: str) -> int | None:

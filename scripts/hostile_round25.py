@@ -351,14 +351,22 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                            ("--size", "at most 1 PiB")),
     "--size 1.0000001PiB": (_with(COLL, "--size", "1.0000001PiB"), {},
                             ("--size", "at most 1 PiB")),
-    **{f"{argv[0]} {flag} {path!r}": ([*argv, flag, path], {}, (f"{flag} {path!r}",
-                                                                "starts or ends with a blank"))
+    **{f"{argv[0]} {flag} {path!r}": ([*argv, flag, path], {},
+                                       (f"{'--output' if flag == '-o' else flag} {path!r}",
+                                        "starts or ends with a blank"))
        for argv, flag, path in (
            (["topology", "export", "ring:n=8"], "-o", " f.json"),
            (["topology", "export", "ring:n=8"], "-o", "f.json "),
            (COLL, "--plot", " p.png"),
            (["compare", "--models", "Llama-3-8B", "--max-batch", "8", "-q", "--no-plot",
              "--scenarios", "h100-dgx"], "--out", " o"))},
+    # a number as help and messages write it (default 20,000,000; from 1 to 1,000,000,000)
+    **{f"{argv[0]} {flag} {typed!r} (thousands grouped)": (
+        _with(argv, flag, typed), {}, (flag, f"'{typed}'", typed.replace(",", "")))
+       for argv, flag, typed in ((COLL, "--max-transfers", "20,000,000"),
+                                 (["costs", "--fabric", "ring:n=8"], "--max-rows", "200,000"),
+                                 (INFER, "--batch", "1,024"),
+                                 (AVAIL, "--trials", "1,000"))},
     "calibrate -o the --base it reads": (
         ["calibrate", "--measurements", "m.csv", "-o", "p.toml", *FIT, "--base", "p.toml"],
         {"m.csv": MEASURED, "p.toml": lambda d: invoke_in(

@@ -153,6 +153,7 @@ def read_whole(what: str, text, most: int | None = None) -> int:
     64
     """
     from compute.errors import UserError
+    from compute.typed_numbers import ungrouped
     from compute.validate import MAX_WHOLE, read_number
 
     top = MAX_WHOLE if most is None else most
@@ -160,7 +161,9 @@ def read_whole(what: str, text, most: int | None = None) -> int:
         f"{str(text)[:20]!r}... ({len(str(text))} characters)"
     v = read_number(what, str(text), whole=True)   # the one number grammar ('1_0' refused)
     if v is None or not 1 <= v <= top:   # not whole, or past a float's range, said alike
-        raise UserError(f"{what} must be a whole number from 1 to {top:,}, got {shown}")
+        plain = ungrouped(str(text))   # '1,024' as the range is written: told to drop commas
+        raise UserError(f"{what} must be a whole number from 1 to {top:,}, got {shown}" +
+                        (f" (write it without commas: {plain})" if plain else ""))
     return v
 
 
@@ -510,7 +513,7 @@ class AsciiNumber(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Any:
         if isinstance(value, str):   # the one number grammar: '+8' and '1e1' read, '1_0' not
-            from compute.typed_numbers import past_most_digits
+            from compute.typed_numbers import past_most_digits, ungrouped
             from compute.validate import NUMBER_RULE, read_number
 
             whole = self.base is click.INT
@@ -519,6 +522,9 @@ class AsciiNumber(click.ParamType):
             if v is None and whole and past_most_digits(value):
                 self.fail(f"{value!r} is a whole number of more than 4,300 digits, past the "
                           f"largest netmodel reads", param, ctx)
+            if v is None and (plain := ungrouped(value)) is not None:   # as help writes it
+                self.fail(f"{value!r} groups its thousands with commas; write it without "
+                          f"them: {plain}", param, ctx)
             if v is None:   # a whole number: the grammar's, with a whole value (2.0, 1e3)
                 self.fail(f"{value!r} is not a whole number ({NUMBER_RULE}; its value "
                           f"whole: 2, 2.0 and 1e3 are, 1.5 is not)" if whole else

@@ -35,6 +35,12 @@ bound (1e+07, 100 per cm^2, 1000 mm, 1). Now each refusal states both.
 every reader strips the path typed, so ``--fabric ' f.json'`` read 'f.json' ('fabric file
 f.json does not exist'). An output path (file or folder) with a blank at either end is now
 refused; one with a blank inside is written and read back as before.
+
+(h) A whole number typed as help and messages write it, its thousands grouped
+(``--max-transfers 20,000,000``, the help's default; ``--batch 1,024`` against 'from 1 to
+1,000,000,000') was refused as 'not a whole number (a number is ASCII digits ...)' without
+a word of the commas. Only --cluster-gpus reads them; the others now say to write the
+number without them.
 """
 
 from __future__ import annotations
@@ -169,3 +175,14 @@ def test_an_output_with_a_blank_at_either_end_is_refused(tmp_path, argv, flag, p
     # a blank inside is kept, and read back
     assert run_cli(["topology", "export", "ring:n=8", "-o", "a b.json"], tmp_path).exit_code == 0
     assert run_cli(["topology", "show", "a b.json"], tmp_path).exit_code == 0
+
+
+def test_a_number_with_its_thousands_grouped_is_told_to_drop_the_commas():
+    line = one_line_error(run_cli([*COLL, "--max-transfers", "20,000,000"]))
+    assert line.startswith("error: Invalid value for '--max-transfers': '20,000,000' groups its "
+                           "thousands with commas; write it without them: 20000000"), line
+    assert one_line_error(run_cli([*INFER[:-2], "--batch", "1,024"])) == (
+        "error: --batch must be a whole number from 1 to 1,000,000,000, got '1,024' (write it "
+        "without commas: 1024)")
+    # a list is no grouped number: refused as before
+    assert one_line_error(run_cli([*INFER[:-2], "--batch", "2,4"])).endswith("got '2,4'")
