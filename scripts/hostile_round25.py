@@ -207,8 +207,11 @@ def round_trip_case(spec: str, fmt: str) -> Case:
 
 
 def _figures(text: str) -> str:
-    """An output's lines without the fabric's name (a spec or a file)."""
-    return re.sub(r"(fabric|on|profile) \S+", r"\1 X", text)
+    """An output's lines without the fabric's, profile's or scenario's name (a spec or a
+    file)."""
+    named = re.sub(r"h100-dgx-file", "h100-dgx",
+                   re.sub(r"(fabric|on|profile) \S+", r"\1 X", text))
+    return re.sub(r"[ \t]+", " ", named)   # columns as wide as the names
 
 
 def symmetric_case(name: str, a: list[str], b: list[str], files: dict[str, Made],
@@ -228,6 +231,20 @@ def _export(spec: str, out: str) -> Callable[[Path], None]:
         r = invoke_in(["topology", "export", spec, "-o", out], d)
         assert r.exit_code == 0, r.output
     return write
+
+
+def _fabric_file_scenario(d: Path) -> None:
+    """s.toml: h100-dgx as ``compare --show`` writes it, its [fabric] table replaced by
+    ``fabric = "f.json"`` (the fabric saved) and its name by h100-dgx's own (so the two
+    runs' tables read alike)."""
+    r = invoke_in(["compare", "--show", "h100-dgx"], d)
+    assert r.exit_code == 0, r.output
+    text = r.output
+    start = text.index("[fabric]")
+    end = text.find("\n[", start + 1)
+    head = text[:start].replace('name = "h100-dgx"', 'name = "h100-dgx-file"').rstrip()
+    (d / "s.toml").write_text(head + '\nfabric = "f.json"\n' + (text[end:] if end != -1
+                                                                  else ""))
 
 
 SYMMETRIC: dict[str, tuple[list[str], list[str], dict[str, Made]]] = {
@@ -254,6 +271,12 @@ SYMMETRIC: dict[str, tuple[list[str], list[str], dict[str, Made]]] = {
         [*COLL[:3], "torus:dims=2x4", "--group", "8"],
         [*COLL[:3], "a b.json", "--group", "8"], {"a b.json": _export("torus:dims=2x4",
                                                                       "a b.json")}),
+    "compare h100-dgx and its --show file with its fabric saved as JSON": (
+        ["compare", "--models", "Llama-3-70B", "--max-batch", "64", "-q", "--no-plot",
+         "--scenarios", "h100-dgx"],
+        ["compare", "--models", "Llama-3-70B", "--max-batch", "64", "-q", "--no-plot",
+         "--scenarios", "s.toml"],
+        {"f.json": _export("h100-dgx", "f.json"), "s.toml": _fabric_file_scenario}),
     "calibrate's profile by file and --base of it": (
         ["infer", "--model", "Llama-2-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "32",
          "--context", "576", "--profile", "p.toml"],
@@ -367,6 +390,9 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                                  (["costs", "--fabric", "ring:n=8"], "--max-rows", "200,000"),
                                  (INFER, "--batch", "1,024"),
                                  (AVAIL, "--trials", "1,000"))},
+    "collective --group 2 on a fabric of 1 GPU": (
+        [*COLL[:3], "single-switch:n=1", "--group", "2"], {},
+        ("--group '2'", "larger than the fabric's 1 GPU")),
     "calibrate -o the --base it reads": (
         ["calibrate", "--measurements", "m.csv", "-o", "p.toml", *FIT, "--base", "p.toml"],
         {"m.csv": MEASURED, "p.toml": lambda d: invoke_in(

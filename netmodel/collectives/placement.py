@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError, known
+from compute.units import counted
 from compute.validate import describe, is_whole
 from netmodel.collectives.names import PLACEMENTS
 from topologies.schema import check_graph, gpu_nodes
@@ -72,7 +73,8 @@ def _size(graph: nx.Graph, size: object, gpus: Sequence[Hashable] | None = None,
     if not is_whole(size) or size < 1:
         raise UserError(f"group size must be an integer >= 1, got {describe(size)}")
     if size > len(gpus):
-        raise UserError(f"group size {size} is larger than the fabric's {len(gpus)} GPUs")
+        raise UserError(f"group size {size} is larger than the fabric's "
+                        f"{counted(len(gpus), 'GPU')}")
     return gpus, int(size)
 
 

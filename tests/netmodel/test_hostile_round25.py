@@ -41,6 +41,9 @@ refused; one with a blank inside is written and read back as before.
 1,000,000,000') was refused as 'not a whole number (a number is ASCII digits ...)' without
 a word of the commas. Only --cluster-gpus reads them; the others now say to write the
 number without them.
+
+(i) A group larger than a fabric of one GPU was 'larger than the fabric's 1 GPUs'. Now
+'1 GPU' (compute.units.counted).
 """
 
 from __future__ import annotations
@@ -186,3 +189,10 @@ def test_a_number_with_its_thousands_grouped_is_told_to_drop_the_commas():
         "without commas: 1024)")
     # a list is no grouped number: refused as before
     assert one_line_error(run_cli([*INFER[:-2], "--batch", "2,4"])).endswith("got '2,4'")
+
+
+def test_a_fabric_of_one_gpu_is_said_as_one():
+    assert one_line_error(run_cli([*COLL[:3], "single-switch:n=1", "--group", "2"])) == (
+        "error: --group '2': group size 2 is larger than the fabric's 1 GPU")
+    one_line_error(run_cli([*COLL[:3], "ring:n=8", "--group", "9"]),
+                   "larger than the fabric's 8 GPUs")
