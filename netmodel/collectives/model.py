@@ -220,6 +220,7 @@ class FabricCostModel(CandidateChoices, TunedChoices):
         self._gpu_set: frozenset | None = None   # the GPU nodes, for groups()
         self._rate_out: np.ndarray | None = None
         self._compiled: dict = {}
+        self._orders: dict = {}  # _ordered's, by group
         self._step_cache: dict = {}
         self._tuner_seen: dict = {}   # tuner_pair's answers
         #: Groups prepared for concurrent costing, with the loads of their steps, kept
@@ -288,6 +289,9 @@ class FabricCostModel(CandidateChoices, TunedChoices):
     def _ordered(self, group: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
         if self.ring_order == "given" or len(group) <= 2:
             return group
+        hit = self._orders.get(group)
+        if hit is not None:   # each algorithm's steps, and the degraded side's healthy ring
+            return hit
         left = list(group[1:])
         order = [group[0]]
         while left:
@@ -295,11 +299,11 @@ class FabricCostModel(CandidateChoices, TunedChoices):
             best = min(left, key=lambda g: (self._hops(here, g), 0))
             left.remove(best)
             order.append(best)
-        return tuple(order)
+        self._orders[group] = hit = tuple(order)
+        return hit
 
     def _hops(self, a: Hashable, b: Hashable) -> float:
-        r = self.router.route(a, b)
-        return math.inf if r is None else r.hops
+        return self.router.hop_count(a, b)
 
     # ----------------------------------------------------------------- compilation
     def compiled(self, op: str, algorithm: str, group: tuple[Hashable, ...]

@@ -69,6 +69,7 @@ transfer's own route.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import TYPE_CHECKING
 
@@ -546,8 +547,9 @@ def _solve(router, src, dst, frac, com, c_of, lk, bw):
     programmes: pairwise all-to-all on an 8x4x4 torus, 299 s of solves); only which of
     the links tied at the busiest load is named may differ. Any other step on one side
     solves the whole programme by the primal simplex (:func:`_linprog`), thirty times
-    faster there than the dual; a step on both sides solves it by the dual simplex, as
-    always (its optima differ on the side that does not bind)."""
+    faster there than the dual, once for it and its mirror image (:func:`_whole`); a step
+    on both sides solves it by the dual simplex, as always (its optima differ on the side
+    that does not bind)."""
     prog = _programme(router, src, dst, frac, com, c_of, lk, bw)
     if prog is None:
         return None
@@ -560,12 +562,85 @@ def _solve(router, src, dst, frac, com, c_of, lk, bw):
     if got is not None and one_side:
         x = np.maximum(got[1][:V], 0.0)
     else:
-        res = _linprog(a_eq, b_eq, a_ub, primal=one_side)
-        if res.status != 0:
+        x = _whole(router, src, dst, frac, com, c_of, lk, prog, one_side)
+        if x is None:
             return None
-        x = np.maximum(res.x[:V], 0.0)
     per = np.bincount(lix, x, minlength=L)
     if not float((per / bw[links]).max()) < 1 - JOINT_RTOL:
         return None
     tiny = per > 1e-12 * float(per.max())
     return links[tiny], per[tiny], x
+
+
+#: The most flow variables of the programmes :func:`_whole` keeps solved, a router's in all
+#: (8 bytes each, 32 MiB; the oldest go first): a pairwise all-to-all's shifts on an 8x4x4
+#: torus keep 0.29 million a ring order.
+JOINT_KEPT = 1 << 22
+
+
+def _mirror_keys(router, src, dst, frac, com, c_of, lk) -> tuple | None:
+    """The programme of a step whose transfers are one a source and one a destination
+    (each commodity one pair: a pairwise all-to-all's shift) keyed as it is and as its
+    mirror image: ``((digest, order), (digest, order))``, each variable ``(source,
+    destination, link)`` and, mirrored, ``(destination, source, the link the other way)``,
+    ``order`` sorting the variables by it, the digest that of the sorted keys with each
+    variable's pair's fraction and link's bandwidth and side. None where a commodity has
+    more than one transfer, a link used has no link the other way round, or the keys
+    would not fit 63 bits."""
+    n, nl = router._n, router.n_links
+    if len(unique(src)) != len(src) or len(unique(dst)) != len(dst) \
+            or int(com.max()) + 1 != len(src) or n * n * nl >= 1 << 62:
+        return None
+    back = lk ^ 1
+    rs, rd = router._src, router._dst
+    if (back >= nl).any() or not ((rs[back] == rd[lk]) & (rd[back] == rs[lk])).all():
+        return None
+    pair = np.empty(len(src), dtype=np.int64)
+    pair[com] = np.arange(len(src))   # each commodity's transfer
+    t = pair[c_of]
+    s, d = src[t].astype(np.int64), dst[t].astype(np.int64)
+    out = []
+    for key in ((s * n + d) * nl + lk, (d * n + s) * nl + back):
+        order = np.argsort(key, kind="stable")
+        h = hashlib.blake2b(key[order].tobytes(), digest_size=32)
+        h.update(frac[t[order]].tobytes())
+        h.update(router._route_bw[lk[order]].tobytes())
+        h.update(router.scaleout[lk[order]].astype(np.int8).tobytes())
+        out.append((h.digest(), order))
+    return tuple(out)
+
+
+def _whole(router, src, dst, frac, com, c_of, lk, prog, one_side) -> np.ndarray | None:
+    """The whole programme's flows (:func:`_solve`), solved by :func:`_linprog`, or, on one
+    side, those of a programme solved before on ``router`` that is the same or its mirror
+    image (:func:`_mirror_keys`: each pair's transfer the other way, over the links the
+    other way, of the same bandwidths): a pairwise all-to-all's shift ``p - k`` sends
+    what shift ``k`` sends, back. The mirrored flows are an optimum of the mirrored
+    programme: each node's balance changes sign with its source and destination swapped,
+    each link carries what its mirror did, and the least load over bandwidth on one side
+    is that times a factor the flows do not depend on (:func:`_scaled`), so its time is
+    that of a solve to HiGHS's 1e-10 (an optimum the simplex reaches may tie another's
+    busiest link, as any solve may); the greedy ring order and a failed cable, which
+    leave no symmetry to fold, halve their solves."""
+    keys = _mirror_keys(router, src, dst, frac, com, c_of, lk) if one_side else None
+    kept = router.__dict__.setdefault("_joint_kept", {})
+    if keys is not None:
+        for digest, order in (keys[1], keys[0]):
+            hit = kept.get(digest)
+            if hit is not None:
+                x = np.empty(len(lk))
+                x[order] = hit
+                return x
+    a_eq, b_eq, a_ub = prog[:3]
+    res = _linprog(a_eq, b_eq, a_ub, primal=one_side)
+    if res.status != 0:
+        return None
+    x = np.maximum(res.x[:len(lk)], 0.0)
+    if keys is not None:
+        digest, order = keys[0]
+        kept[digest] = solved = x[order]
+        solved.flags.writeable = False
+        size = sum(len(v) for v in kept.values())
+        while size > JOINT_KEPT and kept:
+            size -= len(kept.pop(next(iter(kept))))
+    return x

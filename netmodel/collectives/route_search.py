@@ -104,6 +104,23 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
             return None
         return self._as_route(found)
 
+    def hop_count(self, src, dst) -> float:
+        """The hops of :meth:`route`'s route from ``src`` to ``dst`` (``inf`` where no path
+        joins them), without laying the route where every node of the fabric is a GPU
+        (rings, tori, meshes, circuits: every route there is split over the shortest paths,
+        :meth:`_from_dag`, no GPU lending a switch port): ``src``'s depth in the kept
+        search towards ``dst`` (:meth:`_dag`). A greedy ring order asks it of every pair
+        of its group (8,128 on a 128-GPU torus), where laying each route cost 0.2 ms."""
+        if self._every_gpu is None:
+            self._every_gpu = bool((self._code == KIND_GPU).all())
+        kind = self.kind
+        if not (self._every_gpu and self._dag_sized) or src == dst or src not in kind \
+                or dst not in kind:
+            r = self.route(src, dst)
+            return math.inf if r is None else r.hops
+        start = self._dag(dst).get(src)
+        return math.inf if start is None else start[0]
+
     def _as_route(self, found) -> Route:
         """``found`` (links, weights, latency, hops) as a :class:`Route`."""
         links, weights, latency, hops = found

@@ -259,6 +259,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._group_ids: tuple[tuple[Hashable, ...], np.ndarray] | None = None
         self._pair_cache: dict = {}
         self._nicless: np.ndarray | None = None   # route_search: GPUs without a NIC
+        self._every_gpu: bool | None = None   # route_search.hop_count: no switch at all
         self._stand_ins: dict = {}   # ... and the GPU whose NIC each uses
         self._scaleup: np.ndarray | None = None   # route_search: scale-up parts
         self._dags: dict = {}
