@@ -153,6 +153,10 @@ _BANDWIDTH_UNITS = {
 #: given: :func:`parse_bytes` and the collectives library's entry points
 #: (:func:`check_message_bytes`).
 MAX_MESSAGE_BYTES = 2**50
+#: The message sizes :func:`parse_bytes` takes, as each of its refusals states them (0, 0.5,
+#: 1.5 and 2 PiB alike), with why its top is where it is.
+MESSAGE_RULE = (f"a whole number of bytes from 1 B to 1 PiB ({MAX_MESSAGE_BYTES:,} B, more "
+                f"than any GPU's memory holds)")
 
 
 def check_message_bytes(n, what: str = "message size") -> None:
@@ -186,17 +190,12 @@ def parse_bytes(text: str | float, what: str = "size", *, rule: str | None = Non
         if m and m[1] in _BIT_UNITS:
             raise UserError(f"{what} {describe(text)} is in bits ({m[1]}); a size is in bytes: "
                             f"write B (8b = 1B)")
-    value = parse_quantity(text, _BYTE_UNITS, what, rule=rule)
+    value = parse_quantity(text, _BYTE_UNITS, what, rule=rule or MESSAGE_RULE)
     if rule is not None:
         return value
-    if value < 1:
-        raise UserError(f"{what} {describe(text)} is {value:g} B: a message is at least 1 byte")
-    if value > MAX_MESSAGE_BYTES:   # before a fraction: '1.0000001PiB' is past the range
-        raise UserError(f"{what} {describe(text)} is {value:g} B: a message is at most 1 PiB "
-                        f"({MAX_MESSAGE_BYTES:,} B), more than any GPU's memory holds")
-    if value != math.floor(value):
-        raise UserError(f"{what} {describe(text)} is {value:g} B: a message is a whole number "
-                        f"of bytes")
+    if not 1 <= value <= MAX_MESSAGE_BYTES or value != math.floor(value):
+        # below 1 B, a fraction or past 1 PiB: the one range said each time
+        raise UserError(f"{what} {describe(text)} is {value:g} B: a message is {MESSAGE_RULE}")
     return value
 
 

@@ -40,7 +40,7 @@ def test_a_size_in_bits_is_refused_not_read_as_bytes(bits):
 
 
 @pytest.mark.parametrize("bad, why", [
-    ("0.5B", "at least 1 byte"), ("0.1", "at least 1 byte"), ("1.5B", "whole number of bytes"),
+    ("0.5B", "whole number of bytes from 1 B"), ("0.1", "whole number of bytes from 1 B"), ("1.5B", "whole number of bytes"),
     ("1.1KiB", "whole number of bytes"), ("8m", "unknown unit 'm'"), ("1k", "unknown unit"),
     ("1gb", "unknown unit"),
 ])

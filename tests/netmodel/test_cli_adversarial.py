@@ -223,9 +223,9 @@ def test_malformed_measurement_rows(text, needle, tmp_path):
     (["search", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--max-batch", "1e12"],
      "--max-batch must be a whole number from 1 to 1,000,000,000"),
     (["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "1e30"],
-     "is 1e+30 B: a message is at most 1 PiB (1,125,899,906,842,624 B)"),
+     "is 1e+30 B: a message is a whole number of bytes from 1 B to 1 PiB (1,125,899,906,842,624 B"),
     (["costs", "--fabric", "single-switch:n=8", "--sizes", "1B:1e30B"],
-     "--sizes '1e30B' is 1e+30 B: a message is at most 1 PiB"),
+     "--sizes '1e30B' is 1e+30 B: a message is a whole number of bytes from 1 B to 1 PiB"),
 ])
 def test_whole_numbers_and_message_sizes_are_bounded(args, needle):
     # 1e30 was taken: a batch printed as 1000000000000000019884624838656, an all-reduce of

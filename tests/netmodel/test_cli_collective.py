@@ -312,8 +312,8 @@ def test_costs_vidur_send_recv_across_nodes(tmp_path):
 # --------------------------------------------------------------------- values (issue 13)
 @pytest.mark.parametrize("args, message", [
     (["collective", "all-reduce", "--fabric", "single-switch", "--size", "0.5"],
-     "at least 1 byte"),
-    (["costs", "--fabric", "single-switch", "--sizes", "0.25:4"], "at least 1 byte"),
+     "whole number of bytes from 1 B to 1 PiB"),
+    (["costs", "--fabric", "single-switch", "--sizes", "0.25:4"], "whole number of bytes from 1 B to 1 PiB"),
     (["collective", "all-reduce", "--fabric", "single-switch", "--seed", "-1"], "--seed"),
     (["costs", "--fabric", "single-switch", "--seed", "-3"], "--seed"),
     (["costs", "--fabric", "single-switch", "--ops", ""], "--ops '' is empty"),

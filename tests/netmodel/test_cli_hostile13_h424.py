@@ -185,7 +185,8 @@ AVAIL = ["availability", "--scenario", "lite-flat", "--model", "Llama-3-8B", "-q
      "1e+300"),
     # before: 'size must be a finite number > 0' (parse_bytes' default name)
     (["collective", "all-reduce", "--fabric", "ring:n=8", "--size", "nan"],
-     "error: --size must be a finite number > 0, got 'nan'"),
+     "error: --size must be a whole number of bytes from 1 B to 1 PiB (1,125,899,906,842,624 B, "
+     "more than any GPU's memory holds), got 'nan'"),
     (["collective", "all-reduce", "--fabric", "ring:n=8", "--size", "64mb"],
      "error: --size '64mb' has unknown unit 'mb' (allowed: B, kB, KB, MB, GB, TB, PB, KiB, "
      "MiB, GiB, TiB, PiB, K, M, G, T)"),

@@ -207,12 +207,12 @@ def test_all_groups_is_the_search_charge(tmp_path, name, tp, op):
 
 
 @pytest.mark.parametrize("argv,says", [
-    (["--size", "0"], "size must be a finite number > 0, got '0'"),
-    (["--size", "-1"], "size must be a finite number > 0"),
-    (["--size", "nan"], "size must be a finite number > 0, got 'nan'"),
-    (["--size", "inf"], "size must be a finite number > 0, got 'inf'"),
-    (["--size", "1e400"], "size must be a finite number > 0"),
-    (["--size", "0.5"], "a message is at least 1 byte"),
+    (["--size", "0"], "size must be a whole number of bytes from 1 B to 1 PiB"),
+    (["--size", "-1"], "size must be a whole number of bytes from 1 B to 1 PiB"),
+    (["--size", "nan"], "size must be a whole number of bytes from 1 B to 1 PiB"),
+    (["--size", "inf"], "size must be a whole number of bytes from 1 B to 1 PiB"),
+    (["--size", "1e400"], "size must be a whole number of bytes from 1 B to 1 PiB"),
+    (["--size", "0.5"], "is 0.5 B: a message is a whole number of bytes from 1 B to 1 PiB"),
     (["--group", "0"], "--group '0' must be a size >= 1"),
     (["--group", "-3"], "--group '-3' must be a size >= 1"),
     (["--group", "17"], "group size 17 is larger than the fabric's 16 GPUs"),

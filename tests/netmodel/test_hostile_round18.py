@@ -90,13 +90,15 @@ def test_the_protocol_compute_calls_is_not_bounded():
 
 @pytest.mark.parametrize("args, needle", [
     (["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "2PiB"],
-     "size '2PiB' is 2.2518e+15 B: a message is at most 1 PiB (1,125,899,906,842,624 B)"),
+     "size '2PiB' is 2.2518e+15 B: a message is a whole number of bytes from 1 B to 1 PiB "
+     "(1,125,899,906,842,624 B"),
     (["collective", "all-reduce", "--fabric", "single-switch:n=8", "--size", "1e18"],
-     "a message is at most 1 PiB"),
+     "a message is a whole number of bytes from 1 B to 1 PiB"),
     (["costs", "--fabric", "single-switch:n=8", "--sizes", "1KiB,1125899906842625"],
-     "--sizes '1125899906842625' is 1.1259e+15 B: a message is at most 1 PiB"),
+     "--sizes '1125899906842625' is 1.1259e+15 B: a message is a whole number of bytes from 1 "
+     "B to 1 PiB"),
     (["costs", "--fabric", "single-switch:n=8", "--sizes", "1TiB:2PiB"],
-     "a message is at most 1 PiB"),
+     "a message is a whole number of bytes from 1 B to 1 PiB"),
 ])
 def test_the_command_line_refuses_a_size_above_one_pib(args, needle):
     one_line_error(run_cli(args), needle)

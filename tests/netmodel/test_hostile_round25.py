@@ -21,8 +21,9 @@ number of bytes from 8 B to 1 TiB (1,099,511,627,776 B)'.
 
 (d) A value just past a bound was shown rounded onto it: ``--ttft 600.001s is 600 s,
 outside the 1 us to 600 s allowed``. Now ``is 600.001 s`` (as many digits as tell it from
-the bound); ``--size 1.0000001PiB`` was refused as 'a whole number of bytes', not as past
-1 PiB.
+the bound). ``--size`` said one bound a refusal: 0 '> 0', 0.5 'at least 1 byte', 2PiB 'at
+most 1 PiB', 1.0000001PiB 'a whole number of bytes'. Now each 'a whole number of bytes from
+1 B to 1 PiB'.
 
 (e) ``topology compare FILE ... --gpu G`` was refused naming ``gpu`` (the library's
 parameter), not the flag typed. Now ``--gpu 'G': ...``.
@@ -114,7 +115,8 @@ def test_a_value_past_its_bound_is_not_shown_as_the_bound():
     # the edges themselves are taken
     assert run_cli([*INFER, "--phase", "prefill", "--ttft", "600s"]).exit_code == 0
     assert run_cli([*INFER, "--tbt", "1us"]).exit_code == 0
-    one_line_error(run_cli([*COLL[:-1], "1.0000001PiB"]), "--size", "at most 1 PiB")
+    for v in ("0", "0.5", "1.0000001PiB"):   # one range, each side
+        one_line_error(run_cli([*COLL[:-1], v]), "--size", "a whole number of bytes from 1 B to 1 PiB")
 
 
 def test_topology_compare_gpu_of_a_saved_file_names_the_flag(tmp_path):
