@@ -73,7 +73,8 @@ def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, ske
                    options.compute_dtype, options.flops_efficiency, options.memory_efficiency,
                    options.memory_reserve, options.profile,
                    options.dense_mlp_tp,  # the options the parts use
-                   None if busiest is None else (busiest.tobytes(), busiest.shape))
+                   None if busiest is None else (busiest.tobytes(), busiest.shape),
+                   bool(np.any(sh.ep_allreduce)))   # the exchange (compute.moe_exchange)
             hash(key)
         except TypeError:  # an unhashable field: not kept
             key = None
@@ -118,7 +119,8 @@ def _kept_work(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
     try:
         key = (model, gpu, tuple(configs), plain, paired, b.tobytes(), b.shape, workload,
                skew, options.compute_dtype, options.memory_reserve, options.dense_mlp_tp,
-               None if busiest is None else (busiest.tobytes(), busiest.shape))
+               None if busiest is None else (busiest.tobytes(), busiest.shape),
+               bool(np.any(sh.ep_allreduce)))
         hash(key)
     except TypeError:  # an unhashable field: not kept
         return _work_frame(model, gpu, configs, sh, plain, b, workload, options, skew,

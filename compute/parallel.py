@@ -28,7 +28,10 @@ A :class:`Parallelism` ``(tp, pp, ep, attention_dp)`` places one model instance 
 * **expert parallelism** (``ep`` groups per stage, dividing ``tp``): the routed experts of
   each MoE layer are placed on ``ep`` groups of ``tp / ep`` GPUs (``experts / ep`` experts
   per group, each split over the group's GPUs); each token is dispatched to its experts'
-  GPUs and their outputs combined back by two all-to-alls. An ``ep`` that does not divide
+  GPUs and their outputs combined back by two all-to-alls, or, without attention DP (every
+  GPU then holds every token before the MoE layer), each GPU runs its experts on the tokens
+  routed to them and one all-reduce sums the outputs, as a tensor-parallel MLP: a step
+  takes the cheaper (:mod:`compute.moe_exchange`). An ``ep`` that does not divide
   the experts (or exceeds them) places redundant copies, as DeepSeek's serving does
   (DeepSeek-V3/R1 Inference System Overview, Feb 2025,
   github.com/deepseek-ai/open-infra-index: decode EP144, "32 redundant routed experts,

@@ -54,6 +54,7 @@ from compute.hardware import GpuSpec, get_gpu
 from compute.limits import check as check_size
 from compute.micro_batches import grid_two_batch_time, halves_options, rank_halves, splits
 from compute.models import ModelSpec, get_model
+from compute.moe_exchange import cheaper_exchange
 from compute.moe_routing import moe_comm
 from compute.mtp import mtp_grid
 from compute.parallel import (
@@ -253,7 +254,22 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
 def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, options,
               skew, latency_limit, paired: bool = False, time_unfit: bool = True,
               busiest=None) -> Grid:
-    """The body of :func:`evaluate_grid`: ``b`` is a row of batches (every configuration x
+    """The body of :func:`evaluate_grid` (:func:`_one_exchange`), each cell of an
+    expert-parallel row without DP attention taking the cheaper of the MoE layers' two
+    exchanges, the all-to-alls and the all-reduce (:func:`compute.moe_exchange.
+    cheaper_exchange`)."""
+    grid = _one_exchange(model, gpu, configs, sh, plain, batches, b, workload, comm, options,
+                         skew, latency_limit, paired, time_unfit, busiest)
+    return cheaper_exchange(_one_exchange, model, configs, sh, plain, batches, b, paired,
+                            busiest, grid, gpu=gpu, workload=workload, comm=comm,
+                            options=options, skew=skew, latency_limit=latency_limit,
+                            time_unfit=time_unfit)
+
+
+def _one_exchange(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, options,
+                  skew, latency_limit, paired: bool = False, time_unfit: bool = True,
+                  busiest=None) -> Grid:
+    """The body of :func:`evaluate_grid` for one MoE exchange (``sh.ep_allreduce``): ``b`` is a row of batches (every configuration x
     every batch) or, ``paired``, a column (row ``i``: configuration ``i`` at batch ``b[i]``;
     a plain row's stages then add up in the order of a one-cell grid's, so each row equals
     :func:`~compute.evaluate_one.evaluate` of its configuration to the last bit).

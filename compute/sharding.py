@@ -119,6 +119,11 @@ class Shards:
     #: MLP on its own tokens; ``dense_ffn`` then the whole width), 0.0 tensor-parallel over
     #: ``tp`` (:func:`compute.parallel.dense_data_parallel`)
     dense_dp: np.ndarray | float = 0.0
+    #: 1.0 where an expert-parallel MoE layer's exchange is costed as the all-reduce of
+    #: every token (attention tensor-parallel over the stage: every GPU holds every token
+    #: before the MoE layer), 0.0 as the dispatch and combine all-to-alls
+    #: (:mod:`compute.moe_exchange`)
+    ep_allreduce: np.ndarray | float = 0.0
 
     @cached_property
     def plain(self) -> bool:

@@ -107,7 +107,8 @@ def skew_ceiling(model, ep: int) -> float:
                                expert_slots(model.experts, ep)[0]))
 
 
-def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True, own=None):
+def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True, own=None,
+                 replicated: bool = False):
     """(flops, hbm bytes) of mlp_up and mlp_down per GPU under expert parallelism: the
     busiest GPU processes ``skew x n k / ep`` token copies (``skew`` at most
     :func:`busiest_share`'s bound) with its ``slots = ceil(experts /
@@ -116,7 +117,11 @@ def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True, own=N
     experts`` of the distinct experts touched (``touched / ep`` when ``ep`` divides the
     experts), and runs the router and the replicated shared experts on its own tokens
     (``own``, default ``n / tp``: :func:`~compute.stages.own_tokens`); dense layers of an MoE model stay
-    tensor-parallel (averaged as in :func:`_mlp_work`)."""
+    tensor-parallel (averaged as in :func:`_mlp_work`). ``replicated``: every GPU holds
+    every one of the ``n`` tokens (attention tensor-parallel over the stage, the exchange an
+    all-reduce: :mod:`compute.moe_exchange`), so the router runs on all ``n`` and the shared
+    experts are split over the stage's ``tp`` GPUs (``sh.shared_ffn`` columns) as a
+    tensor-parallel MLP, as vLLM and TensorRT-LLM run them there."""
     h = float(model.hidden)
     wb, mb, ab = model.weight_bytes, model.mlp_weight_bytes, model.act_bytes
     bias = 1.0 if model.mlp_biased else 0.0
@@ -124,7 +129,7 @@ def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True, own=N
     up_cols = (2 if model.gated_mlp else 1) * fs
     copies = n * model.experts_per_token * busiest_share(model, sh, skew) / sh.ep
     local = touched / (model.experts / sh.expert_slots)   # exactly touched / ep when ep divides
-    own = n / sh.tp if own is None else own
+    own = n if replicated else n / sh.tp if own is None else own
     router = h * model.experts
     # the router runs on the GPU's own tokens, before they are dispatched
     up = [2 * copies * h * up_cols + 2 * own * h * float(model.experts),
@@ -133,7 +138,8 @@ def _mlp_work_ep(model, sh, n, touched, skew: float, average: bool = True, own=N
     down = [2 * copies * fs * h, local * (fs * h + bias * h) * mb + copies * fs * ab
             + copies * h * ab]
     if model.shared_ffn:  # replicated on every GPU, run on the GPU's own tokens
-        _add_shared_experts(model, up, down, float(model.shared_ffn), own)
+        _add_shared_experts(model, up, down, sh.shared_ffn if replicated else
+                            float(model.shared_ffn), own)
     return _with_dense_layers(model, sh, n, up, down, own) if average else (up, down)
 
 

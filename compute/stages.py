@@ -103,6 +103,13 @@ per layer (the embedding and the LM head once)::
     pipeline_wait   the time a micro-batch waits behind the others
                     (:func:`compute.roofline.evaluate_grid`)
 
+Without attention DP (``a = 1``) every GPU holds every token before an EP layer, and each
+cell takes the cheaper of that schedule and the all-reduce exchange
+(:mod:`compute.moe_exchange`): ``attn_scatter`` and ``dp_regather`` are then all-reduces of
+``n x hidden`` among ``tp`` (the attention output's, the experts' partial outputs'), no
+``moe_dispatch`` or ``moe_combine`` runs, and the router and the shared experts (split over
+``tp``) run on every token.
+
 Attention runs on the busiest group's ``ceil(s / a)`` sequences with ``heads / (tp / a)``
 heads per GPU; under EP the busiest GPU runs ``skew x n top-k / e`` token copies (``skew``
 at most ``e x min(top-k, slots) / top-k``, every copy one group can take:
@@ -363,7 +370,8 @@ def mlp_work_by_kind(model, sh, batch, w: Workload, skew: float = 1.0) -> dict:
     touched = expected_experts_touched(model, n)
     up, down = _mlp_work(model, sh, n, touched, average=False)
     if not sh.plain and np.any(sh.ep > 1):
-        eu, ed = _mlp_work_ep(model, sh, n, touched, skew, average=False, own=own)
+        eu, ed = _mlp_work_ep(model, sh, n, touched, skew, average=False, own=own,
+                              replicated=_all_reduced(sh))
         is_ep = sh.ep > 1
         up = [np.where(is_ep, a, b) for a, b in zip(eu, up, strict=True)]
         down = [np.where(is_ep, a, b) for a, b in zip(ed, down, strict=True)]
@@ -459,7 +467,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
     attn_tp = sh.tp if plain else sh.tp / sh.attention_dp
     attn_bytes = ar_bytes if n_att is n else n_att * h * ab
     if not plain and model.is_moe and np.any(sh.ep > 1):
-        (eu_f, eu_h), (ed_f, ed_h) = _mlp_work_ep(model, sh, n, touched, skew, own=own)
+        (eu_f, eu_h), (ed_f, ed_h) = _mlp_work_ep(model, sh, n, touched, skew, own=own,
+                                                  replicated=_all_reduced(sh))
         is_ep = sh.ep > 1
         up_flops, up_hbm = np.where(is_ep, eu_f, up_flops), np.where(is_ep, eu_h, up_hbm)
         down_flops, down_hbm = np.where(is_ep, ed_f, down_flops), np.where(is_ep, ed_h, down_hbm)
@@ -520,6 +529,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
                     np.where(pp > 1, 2.0, 1.0)),
         "pipeline_wait": ((pp > 1).astype(float), zero, zero, "", 0.0, 1.0),
     }
+    if _all_reduced(sh):   # every GPU holds every token: the all-reduce exchange
+        extra.update(_all_reduce_exchange(zero, ar_bytes, sh.tp))
     by_name = {x[0]: x for x in work}
     out = []
     for name in EXTENDED_STAGES:
@@ -540,6 +551,32 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
 
 #: The stages with work of their own and a collective after it.
 _WITH_WORK = ("embedding", "lm_head")
+
+
+def _all_reduced(sh) -> bool:
+    """True where ``sh``'s rows cost their EP MoE layers' exchange as the all-reduce of
+    every token (``Shards.ep_allreduce``; every row or none: :mod:`compute.moe_exchange`
+    evaluates such rows as a grid of their own)."""
+    flag = getattr(sh, "ep_allreduce", 0.0)
+    if sh.plain or not np.any(flag):
+        return False
+    if not np.all(flag):
+        raise AssertionError("an all-reduce exchange grid has every row so (ep_allreduce)")
+    return True
+
+
+def _all_reduce_exchange(zero, ar_bytes, tp) -> dict:
+    """The EP layers' stages where every GPU holds every token before the MoE layer
+    (:mod:`compute.moe_exchange`): ``attn_scatter`` is the attention output's all-reduce
+    of ``n x hidden`` among ``tp`` (every GPU keeps every token), the experts run on the
+    tokens routed to the GPU's own, ``dp_regather`` is the MoE output's all-reduce of ``n
+    x hidden`` among ``tp`` (the partial sums of every expert group and MoE-TP shard), and
+    no dispatch or combine runs (``""``, 0 bytes). The counts are the all-to-all
+    schedule's, so the two schedules' grids line up stage by stage."""
+    return {"attn_scatter": (None, zero, zero, "all-reduce", ar_bytes, tp),
+            "moe_dispatch": (None, zero, zero, "", zero, 1.0),
+            "moe_combine": (None, zero, zero, "", zero, 1.0),
+            "dp_regather": (None, zero, zero, "all-reduce", ar_bytes, tp)}
 
 
 def _within_one_gpu(work: list, counted: bool = False) -> list:

@@ -22,6 +22,7 @@ from compute.grid_parts import GEMM_STAGES
 from compute.hardware import get_gpu
 from compute.memory import memory_fit
 from compute.models import get_model
+from compute.moe_exchange import allreduce_rows
 from compute.parallel import Parallelism, layout
 from compute.profiles import get_profile
 from compute.roofline import (
@@ -213,11 +214,39 @@ def _old_pareto_front(latency, score):
 
 
 def old_grid(model, gpu, configs, batches, workload, options, skew=1.0, time_unfit=True):
-    """Every array of a grid, the whole-array way (the formulation before the fast path)."""
+    """Every array of a grid, the whole-array way (the formulation before the fast path):
+    each schedule of the EP layers' exchange so (the all-to-alls, and on the rows without
+    DP attention the all-reduce), each cell taking the faster (compute.moe_exchange)."""
+    ref = _old_one(model, gpu, configs, batches, workload, options, skew, time_unfit)
+    m = get_model(model)
+    if all(c.is_plain for c in configs):
+        return ref
+    idx = np.flatnonzero(allreduce_rows(m, layout(m, configs)))
+    if not idx.size:
+        return ref
+    alt = _old_one(model, gpu, [configs[i] for i in idx], batches, workload, options, skew,
+                   time_unfit, all_reduce=True)
+    faster = alt["latency"] < ref["latency"][idx]
+    for key in ("flops", "hbm_bytes", "net_bytes", "compute_time", "memory_time",
+                "network_time", "stage_time", "bound"):
+        for ka, stage in enumerate(alt["stages"]):
+            k = ref["stages"].index(stage)
+            ref[key][k, idx] = np.where(faster, alt[key][ka], ref[key][k, idx])
+    for key in ("latency", "interval"):
+        if ref[key] is not None:
+            ref[key][idx] = np.where(faster, alt[key], ref[key][idx])
+    return ref
+
+
+def _old_one(model, gpu, configs, batches, workload, options, skew=1.0, time_unfit=True,
+             all_reduce=False):
+    """:func:`old_grid` of one exchange (``all_reduce``: every row's EP layers all-reduce)."""
     model, gpu = get_model(model), get_gpu(gpu)
     comm = default_comm(gpu)
     plain = all(c.is_plain for c in configs)
     sh = shards(model, [c.tp for c in configs]) if plain else layout(model, configs)
+    if all_reduce:
+        sh = replace(sh, ep_allreduce=1.0)
     b = np.asarray(batches, dtype=float).reshape(1, -1)
     if plain:
         micro = b

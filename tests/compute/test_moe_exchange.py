@@ -1,0 +1,154 @@
+"""An expert-parallel MoE layer whose GPUs already hold every token (attention
+tensor-parallel over the stage, no DP attention) takes the cheaper of its two exchanges,
+cell by cell: the dispatch and combine all-to-alls, or one all-reduce of the layer's output
+(compute.moe_exchange). Values derived by hand from the stage table and the ring
+alpha-beta model (H200: 450 GB/s x 0.92, 1.9 us a step)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from compute.evaluate_one import evaluate
+from compute.models import get_model
+from compute.moe_exchange import allreduce_rows
+from compute.parallel import Parallelism, layout
+from compute.roofline import (
+    _one_exchange,
+    check_options,
+    default_comm,
+    evaluate_grid,
+    make_workload,
+)
+from compute.stages import mlp_work_by_kind, stage_work
+
+
+def _collectives(model, par, batch, flagged):
+    sh = layout(model, [par])
+    if flagged:
+        sh = replace(sh, ep_allreduce=1.0)
+    work = stage_work(model, sh, np.array([[float(batch)]]), make_workload("decode"))
+    return {x[0]: (x[4], float(np.asarray(x[5]).ravel()[0])) for x in work
+            if x[0] in ("attn_scatter", "moe_dispatch", "moe_combine", "dp_regather")}
+
+
+def test_the_bytes_of_each_schedule_for_mixtral_at_tp4_ep4():
+    """Mixtral-8x7B (hidden 4,096, top-2 of 8, bf16), TP 4 x EP 4, decode batch 2 (n = 2):
+    all-to-all: a reduce-scatter and an all-gather of n x hidden x 2 B = 16,384 B, a dispatch
+    and a combine of n x top-k x hidden / ep x 2 B = 2 x 2 x 4,096 / 4 x 2 = 8,192 B each;
+    all-reduce: two all-reduces of 16,384 B, no dispatch or combine."""
+    m, par = get_model("Mixtral-8x7B"), Parallelism(4, ep=4)
+    assert _collectives(m, par, 2, False) == {
+        "attn_scatter": ("reduce-scatter", 16384.0), "moe_dispatch": ("all-to-all", 8192.0),
+        "moe_combine": ("all-to-all", 8192.0), "dp_regather": ("all-gather", 16384.0)}
+    assert _collectives(m, par, 2, True) == {
+        "attn_scatter": ("all-reduce", 16384.0), "moe_dispatch": ("", 0.0),
+        "moe_combine": ("", 0.0), "dp_regather": ("all-reduce", 16384.0)}
+
+
+def test_the_all_reduce_schedule_runs_the_router_on_every_token_and_splits_shared_experts():
+    """DeepSeek-V3 (hidden 7,168, 256 experts, one shared expert of 2,048 columns, fp8 MLP
+    weights), TP 8 x EP 8, decode batch 8: the all-to-all schedule runs the router on the
+    GPU's own token (2 x 1 x 7,168 x 256 FLOPs) and the whole shared expert on it (2 x 2,048
+    gated columns, replicated); the all-reduce schedule the router on all 8 tokens and the
+    shared expert's 1/8 (2 x 256 columns) on all 8: the same shared FLOPs, 2 x 7 x 7,168 x
+    256 = 25,690,112 more router FLOPs, 7,168 x 3,584 = 25,690,112 fewer weight bytes."""
+    m, par = get_model("DeepSeek-V3"), Parallelism(8, ep=8)
+    assert m.mlp_weight_bytes == 1.0
+    sh = layout(m, [par])
+    w = make_workload("decode")
+    a2a = mlp_work_by_kind(m, sh, np.array([[8.0]]), w)["mlp_up"][0]
+    ar = mlp_work_by_kind(m, replace(sh, ep_allreduce=1.0), np.array([[8.0]]), w)["mlp_up"][0]
+    assert float(np.ravel(ar[0] - a2a[0])[0]) == 25_690_112.0
+    assert float(np.ravel(a2a[1] - ar[1])[0]) == 25_690_112.0
+
+
+def test_ep_under_tp_attention_is_no_slower_at_batch_1_than_ep_1():
+    """DeepSeek-V3 on 8 H200 at TP 8, decode batch 1: each EP MoE layer all-reduces twice,
+    as a TP layer does, each all-reduce of 14,336 B among 8 costing 2 x 7 x 1.9 us + 2 x 7/8
+    x 14,336 B / (450 GB/s x 0.92) = 26.6606 us; the step at EP 2, 4 and 8 is EP 1's within
+    0.1% (each routed token copy's input read by the grouped GEMM), where the four
+    collectives of the all-to-all schedule made it 4.94 ms against 4.47 ms."""
+    one = evaluate("DeepSeek-V3", "H200-SXM", 8, 1).latency
+    ar = 2 * 7 * 1.9e-6 + 2 * 7 / 8 * 14336 / (450e9 * 0.92)
+    for ep in (2, 4, 8):
+        r = evaluate("DeepSeek-V3", "H200-SXM", 8, 1, ep=ep)
+        st = {s.name: s for s in r.stages}
+        assert st["attn_scatter"].collective == st["dp_regather"].collective == "all-reduce"
+        assert st["attn_scatter"].network_time == pytest.approx(ar, rel=1e-12)
+        assert st["dp_regather"].network_time == pytest.approx(ar, rel=1e-12)
+        assert st["moe_dispatch"].time == st["moe_combine"].time == 0.0
+        assert one <= r.latency < one * 1.001
+        assert r.latency < 4.9e-3
+
+
+def _both(model, gpu, par, batches, phase):
+    """The all-to-all and the all-reduce schedules' latencies of ``par`` at ``batches``."""
+    m = get_model(model)
+    from compute.hardware import get_gpu
+    g = get_gpu(gpu)
+    sh = layout(m, [par])
+    b = np.asarray(batches, dtype=np.int64)
+    w = make_workload(phase)
+    args = (m, g, (par,), None, False, b, b.astype(float).reshape(1, -1), w, default_comm(g),
+            check_options(None), 1.0, float("inf"))
+    out = []
+    for s in (sh, replace(sh, ep_allreduce=1.0)):
+        a = list(args)
+        a[3] = s
+        out.append(_one_exchange(*a).latency[0])
+    return out
+
+
+@pytest.mark.parametrize("model,gpu,ep", [("Mixtral-8x7B", "H100-SXM", 8),
+                                          ("Mixtral-8x7B", "H100-SXM", 2),
+                                          ("DeepSeek-V3", "H200-SXM", 8)])
+@pytest.mark.parametrize("phase,batches", [("decode", [1, 64, 1024]), ("prefill", [1, 8, 64])])
+def test_each_cell_takes_the_cheaper_schedule(model, gpu, ep, phase, batches):
+    """The grid's step is the lesser of the two schedules' in every cell. On a ring the
+    latency terms tie at a small batch (an all-reduce among 8 is 14 steps, as a
+    reduce-scatter and an all-gather, and each all-to-all 7): DeepSeek-V3's batch-1 decode
+    gains from the shared expert's weights split over 8 GPUs (5.5 MB a layer in fp8,
+    against 44 MB replicated), Mixtral-8x7B (no shared expert) keeps the all-to-alls there
+    by the smaller bytes of its top-2 of 8."""
+    par = Parallelism(8, ep=ep)
+    a2a, ar = _both(model, gpu, par, batches, phase)
+    grid = evaluate_grid(model, gpu, [par], batches, phase)
+    assert grid.latency[0] == pytest.approx(np.minimum(a2a, ar), rel=1e-12)
+    if model == "DeepSeek-V3" and phase == "decode":   # batch 1: the shared expert split
+        assert ar[0] < a2a[0]
+
+
+def test_a_large_mixtral_prefill_at_ep8_keeps_the_all_to_alls():
+    """Mixtral-8x7B on 8 H100 at TP 8 x EP 8, prefill of 64 prompts of 1,500 tokens: the
+    top-2 of 8 dispatch and combine carry n x 2 / 8 x hidden each, a quarter of the rows an
+    all-reduce carries, so the all-to-all schedule is the cheaper and the grid keeps it."""
+    par = Parallelism(8, ep=8)
+    a2a, ar = _both("Mixtral-8x7B", "H100-SXM", par, [64], "prefill")
+    assert a2a[0] < ar[0]
+    r = evaluate("Mixtral-8x7B", "H100-SXM", 8, 64, "prefill", ep=8)
+    st = {s.name: s.collective for s in r.stages}
+    assert (st["attn_scatter"], st["moe_dispatch"]) == ("reduce-scatter", "all-to-all")
+
+
+def test_dp_attention_keeps_the_all_to_alls():
+    """With DP attention each group holds its own sequences: no all-reduce exchange."""
+    m = get_model("DeepSeek-V3")
+    sh = layout(m, [Parallelism(8, ep=8, attention_dp=8), Parallelism(8, ep=8,
+                                                                       attention_dp=2)])
+    assert not allreduce_rows(m, sh).any()
+    r = evaluate("DeepSeek-V3", "H200-SXM", 8, 1, ep=8, attention_dp=8)
+    assert {s.name: s.collective for s in r.stages}["moe_dispatch"] == "all-to-all"
+
+
+def test_a_dense_mlp_tp_beside_rows_without_attention_dp_is_not_refused():
+    """--dense-mlp-tp 1 applies to the attention-DP rows; the rows evaluated again under the
+    all-reduce exchange have none, and the degree is not asked of them (two-batch overlap's
+    halves re-derive the layout from the configurations)."""
+    from compute.roofline_options import RooflineOptions
+    pars = [Parallelism(16, ep=16, attention_dp=16), Parallelism(16, ep=16)]
+    g = evaluate_grid("DeepSeek-V3", "H100-SXM", pars, [4, 64], "prefill",
+                      options=RooflineOptions(dense_mlp_tp=1, two_batch_overlap=True))
+    assert np.isfinite(g.latency).all()
