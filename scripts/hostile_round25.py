@@ -398,6 +398,10 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "collective --group 2 on a fabric of 1 GPU": (
         [*COLL[:3], "single-switch:n=1", "--group", "2"], {},
         ("--group '2'", "larger than the fabric's 1 GPU")),
+    **{f"search {flag} {typed!r}": (
+        ["search", "--model", "Mixtral-8x7B", "--gpu", "H100-SXM", "--max-batch", "8", "--tp",
+         "8", flag, typed], {}, (f"{flag} {typed!r}", "give 'all' alone"))
+       for flag, typed in (("--ep", "all,2"), ("--attention-dp", "2,ALL"))},
     "calibrate -o the --base it reads": (
         ["calibrate", "--measurements", "m.csv", "-o", "p.toml", *FIT, "--base", "p.toml"],
         {"m.csv": MEASURED, "p.toml": lambda d: invoke_in(

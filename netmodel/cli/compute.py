@@ -218,6 +218,11 @@ def _degrees(what: str, text, allow_all: bool = False):
     from compute.validate import comma_list, refuse_repeats
 
     items = comma_list(what, text, "e.g. 1,2,4")
+    if allow_all and any(t.strip().lower() == "all" for t in items):   # 'all,2': all of them
+        from compute.errors import UserError
+
+        raise UserError(f"{what} {str(text)!r} names 'all' in a list; give 'all' alone (every "
+                        f"divisor) or whole numbers, e.g. 1,2,4")
     values = [whole_option(what, t) for t in items]   # 8 and 08 are one degree
     refuse_repeats(what, items, dict(zip(items, values, strict=True)).__getitem__, text=str(text))
     return values

@@ -43,7 +43,11 @@ refused; one with a blank inside is written and read back as before.
 a word of the commas. Only --cluster-gpus reads them; the others now say to write the
 number without them.
 
-(i) A group larger than a fabric of one GPU was 'larger than the fabric's 1 GPUs'. Now
+(i) search's ``--ep all,2`` was refused as ``--ep must be a whole number from 1 to
+1,000,000,000, got 'all'``, though 'all' is what the help offers: it is taken alone. Now
+the refusal says so.
+
+(j) A group larger than a fabric of one GPU was 'larger than the fabric's 1 GPUs'. Now
 '1 GPU' (compute.units.counted).
 """
 
@@ -198,3 +202,11 @@ def test_a_fabric_of_one_gpu_is_said_as_one():
         "error: --group '2': group size 2 is larger than the fabric's 1 GPU")
     one_line_error(run_cli([*COLL[:3], "ring:n=8", "--group", "9"]),
                    "larger than the fabric's 8 GPUs")
+
+
+def test_all_in_a_list_of_degrees_is_told_to_stand_alone():
+    argv = ["search", "--model", "Mixtral-8x7B", "--gpu", "H100-SXM", "--max-batch", "8",
+            "--tp", "8"]
+    assert one_line_error(run_cli([*argv, "--ep", "all,2"])) == (
+        "error: --ep 'all,2' names 'all' in a list; give 'all' alone (every divisor) or whole "
+        "numbers, e.g. 1,2,4")
