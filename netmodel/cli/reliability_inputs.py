@@ -178,10 +178,12 @@ def _time_refused_as(flag: str, typed: str, words: str):
 
 def _seconds(text: str, flag: str) -> float:
     """Seconds of ``--detection``, ``--warmup`` or a ``--repair-time`` (``flag``); their
-    range (0 to a century) is the catalog's to check (:func:`_catalog`)."""
-    from netmodel.study.reliability_catalog import parse_duration
+    range (0 to a century) is the catalog's to check (:func:`_catalog`), and said by a
+    refusal of a time below it (-1, nan) as one past it is."""
+    from netmodel.study.reliability_catalog import MAX_TIME_S, duration_text, parse_duration
 
-    return parse_duration(text, flag, allow_zero=True)
+    return parse_duration(text, flag, allow_zero=True,
+                          rule=f"a duration from 0 to {duration_text(MAX_TIME_S)}")
 
 
 def _storage_bandwidth(text: str) -> float:

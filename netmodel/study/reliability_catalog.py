@@ -80,7 +80,7 @@ def parse_duration(text: str | float, what: str = "duration", *, allow_zero: boo
         value = scaled(split[0], _DURATION_UNITS[split[1].lower()])  # 1.1h == 66min
         if allow_zero:   # '1e-320s' is no time netmodel reads: 0 is written 0
             not_below_smallest(what, text, split[0], value,
-                               allowed=ZeroAllowed("a finite number >= 0"))
+                               allowed=ZeroAllowed(rule or "a finite number >= 0"))
     if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
         rule = rule or f"a finite number {'>= 0' if allow_zero else '> 0'}"
         raise UserError(f"{what} must be {rule}, got {describe(text)}")

@@ -108,7 +108,8 @@ def test_a_zero_allowed_quantity_in_a_spec_says_its_range():
      f"lite-groups: length '1e-320' is {HEAD}; lite-groups: length must be a number from 0 "
      "to 100,000 m"),
     (["availability", "--scenario", "lite-flat", "--model", "Llama-3-70B", "--detection",
-      "1e-320s"], f"--detection '1e-320s' is {HEAD}; --detection must be a finite number >= 0"),
+      "1e-320s"], f"--detection '1e-320s' is {HEAD}; --detection must be a duration from 0 to "
+                   f"100 y"),
     (["availability", "--scenario", "lite-flat", "--model", "Llama-3-70B", "--rate",
       "gpu=1e-320"],
      f"--rate gpu '1e-320' is {HEAD}; --rate gpu must be a finite number >= 0 per hour"),

@@ -8,7 +8,8 @@ Found wrong, each checked here:
 said only on one side: ``--batch 0`` 'must be a whole number >= 1' where ``--batch 2e9``
 was told 'from 1 to 1,000,000,000'; ``--ttft 0`` 'a finite number > 0' where 601s was told
 'outside the 1 us to 600 s'; availability's ``--horizon 0`` '> 0' (1 h to 100 y),
-``--spares -1`` '>= 0' (0 to 32), ``--load-bandwidth 0`` '> 0' (1 MB/s to 1 PB/s); cost's
+``--spares -1`` '>= 0' (0 to 32), ``--load-bandwidth 0`` '> 0' (1 MB/s to 1 PB/s),
+``--detection``, ``--warmup`` and ``--repair-time`` -1 '>= 0' (0 to 100 y); cost's
 ``--clock 0`` '> 0' ([0.05, 1.5]); yield's ``--alpha 0`` '> 0' (0.01 to 100). Now each
 refusal states the range.
 
@@ -75,6 +76,7 @@ SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--max-bat
      "error: --ttft must be a time from 1 us to 600 s, got {v!r}"),
     (AVAIL, ("0", "-1y", "nan"), "error: --horizon must be a duration from 1 h to 100 y, "
                                  "got {v!r}"),
+    (AVAIL, ("-1", "nan"), "error: --warmup must be a duration from 0 to 100 y, got {v!r}"),
     (["cost", "--scenario", "h100-dgx", "--model", "Llama-3-8B"], ("0", "-1"),
      "error: --clock must be a clock ratio in the modelled range [0.05, 1.5] x nominal, "
      "got {v!r}"),
