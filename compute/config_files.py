@@ -256,9 +256,10 @@ def check_one_bom(data: bytes, name: str) -> None:
 
 def read_text(path: str | PathLike[str], what: str = "file", *, max_bytes: int = DEFAULT_MAX_BYTES
              ) -> str:
-    """The text of ``path`` (UTF-8); a missing, unreadable, binary, larger than ``max_bytes``
-    or not regular file (a FIFO, which would block, or a device) is a UserError. Never reads
-    more than ``max_bytes + 1`` bytes (:func:`read_bytes`)."""
+    """The text of ``path`` (UTF-8); a missing, unreadable, binary (not UTF-8, or holding a
+    NUL byte, as UTF-16 without its byte-order mark does), larger than ``max_bytes`` or not
+    regular file (a FIFO, which would block, or a device) is a UserError. Never reads more
+    than ``max_bytes + 1`` bytes (:func:`read_bytes`)."""
     path = Path(path)
     name = f"{what} {str(path)!r}"
     try:
@@ -274,9 +275,16 @@ def read_text(path: str | PathLike[str], what: str = "file", *, max_bytes: int =
         }[refusal.reason]) from None
     check_one_bom(data, name)
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UserError(f"{name} is not a UTF-8 text file") from None
+    if "\x00" in text:   # valid UTF-8, but no text file holds one: UTF-16 without its BOM
+        at = text.index("\x00")
+        line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        raise UserError(f"{name} holds a NUL byte (\\x00) at line {line}, column {column}: not "
+                        f"UTF-8 text (UTF-16 without its byte-order mark, or a binary file?); "
+                        f"save it as UTF-8")
+    return text
 
 
 def _structure(text: str, fmt: str) -> tuple[int, int]:

@@ -50,6 +50,14 @@ the refusal says so.
 
 (j) A group larger than a fabric of one GPU was 'larger than the fabric's 1 GPUs'. Now
 '1 GPU' (compute.units.counted).
+
+(k) A text file holding a NUL byte was refused by its parser's words, saying nothing of
+it: a workload JSON saved as UTF-16 without its byte-order mark (valid UTF-8, a NUL after
+each character) as 'malformed JSON: Expecting property name enclosed in double quotes',
+'prompt = 100<NUL>' as 'malformed TOML: Expected newline or end of document after a
+statement'. Now 'holds a NUL byte (\\x00) at line 1, column 2: not UTF-8 text (UTF-16
+without its byte-order mark, or a binary file?)' (compute.config_files.read_text: every
+TOML, JSON and CSV file but fabrics).
 """
 
 from __future__ import annotations
@@ -158,6 +166,9 @@ def test_a_fabric_written_and_read_back_is_the_same(tmp_path):
     ("w.toml", "prompt = 100\noutput = 10\n" + "x = " + "[" * 1000 + "]" * 1000 + "\n",
      "nests deeper than 32 levels"),
     ("w.toml", None, "is not a regular file (a FIFO, device or socket)"),
+    ("w.json", json.dumps({"prompt": 100, "output": 10}).encode("utf-16-le"),
+     "holds a NUL byte (\\x00) at line 1, column 2: not UTF-8 text (UTF-16 without its "
+     "byte-order mark, or a binary file?); save it as UTF-8"),
 ])
 def test_hostile_workload_files_are_refused_in_one_line(tmp_path, name, content, says):
     path = tmp_path / name
