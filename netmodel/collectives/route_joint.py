@@ -573,9 +573,9 @@ def _solve(router, src, dst, frac, com, c_of, lk, bw):
 
 
 #: The most flow variables of the programmes :func:`_whole` keeps solved, a router's in all
-#: (8 bytes each, 32 MiB; the oldest go first): a pairwise all-to-all's shifts on an 8x4x4
-#: torus keep 0.29 million a ring order.
-JOINT_KEPT = 1 << 22
+#: (8 bytes each, 8 MiB; the oldest go first; ``router_for`` keeps 16 routers): a pairwise
+#: all-to-all's shifts on an 8x4x4 torus keep 0.29 million a ring order.
+JOINT_KEPT = 1 << 20
 
 
 def _mirror_keys(router, src, dst, frac, com, c_of, lk) -> tuple | None:

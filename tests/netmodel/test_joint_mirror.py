@@ -151,3 +151,16 @@ def test_degraded_pairwise_times_as_solved_afresh(monkeypatch):
     clear_shared_routes()
     assert got == pytest.approx(want, rel=1e-9, abs=0)
     assert 0 < len(calls) < len(calls0)
+
+
+def test_nothing_kept_past_the_cap(monkeypatch):
+    # a cap of one variable keeps no programme: every shift solves afresh, the same times
+    monkeypatch.setattr(rj, "JOINT_KEPT", 1)
+    g = degrade(build("torus:dims=4x4"), links=[("gpu0", "gpu4")])
+    group = tuple(f"gpu{i}" for i in range(16))
+    got, solved = _shifts(g, group, _solved(monkeypatch))
+    with monkeypatch.context() as m:
+        _fresh(m)
+        want, solved0 = _shifts(g, group, _solved(m))
+    assert solved == solved0 and len(solved) >= 4
+    assert got == pytest.approx(want, rel=1e-9, abs=0)
