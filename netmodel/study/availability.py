@@ -85,9 +85,10 @@ def parse_spares(text: int | str, gpus: int) -> int:
             if s.endswith("%"):
                 pct = read_number("spares", s[:-1],   # 0% the default
                                   allowed=ZeroAllowed("a percentage >= 0"))
-                if pct is None or not math.isfinite(pct) or pct < 0:
+                if pct is None or not math.isfinite(pct):
                     raise ValueError
-                n = math.ceil(pct / 100 * gpus - 1e-9)
+                # a negative share is below the range ('-0.1%' is no pool of 0), said so
+                n = math.ceil(pct / 100 * gpus - 1e-9) if pct >= 0 else -1
             else:
                 n = read_number("spares", s, whole=True)
                 if n is None:

@@ -8,7 +8,7 @@ Found wrong, each checked here:
 said only on one side: ``--batch 0`` 'must be a whole number >= 1' where ``--batch 2e9``
 was told 'from 1 to 1,000,000,000'; ``--ttft 0`` 'a finite number > 0' where 601s was told
 'outside the 1 us to 600 s'; availability's ``--horizon 0`` '> 0' (1 h to 100 y),
-``--spares -1`` '>= 0' (0 to 32), ``--load-bandwidth 0`` '> 0' (1 MB/s to 1 PB/s),
+``--spares -1`` '>= 0' and ``-5%`` 'must be a whole number or a percentage' (0 to 32), ``--load-bandwidth 0`` '> 0' (1 MB/s to 1 PB/s),
 ``--detection``, ``--warmup`` and ``--repair-time`` -1 '>= 0' (0 to 100 y); cost's
 ``--clock 0`` '> 0' ([0.05, 1.5]); yield's ``--alpha 0`` '> 0' (0.01 to 100). Now each
 refusal states the range.
@@ -110,6 +110,8 @@ def test_below_the_range_the_range_is_said(argv, values, line):
     ([*INFER, "--phase", "prefill", "--ttft"], "-1", "601s", "1 us to 600 s"),
     ([*AVAIL, "--horizon"], "0", "101y", "1 h to 100 y"),
     ([*AVAIL, "--spares"], "-1", "33", "allowed: 0 to 32 (100%), a pool as large as the cluster"),
+    ([*AVAIL, "--spares"], "-5%", "101%", "allowed: 0 to 32 (100%), a pool as large as the "
+                                          "cluster"),
     ([*AVAIL, "--load-from", "storage", "--load-bandwidth"], "0.5MB/s", "2PB/s",
      "1 MB/s to 1 PB/s"),
     ([*COLL, "--nccl-buffsize"], "0.5", "1e30", "a whole number of bytes from 8 B to 1 TiB "

@@ -31,7 +31,7 @@ def test_detection_reads_the_same_way():
     r = run_cli([*RUN, "--detection", "1e-320"])
     assert r.exit_code == 2
     assert one_line_error(r) == (f"error: --detection '1e-320' is {HEAD}; --detection must "
-                                 "be a finite number >= 0")
+                                 "be a duration from 0 to 100 y")
 
 
 def test_the_library_names_its_parameter():
