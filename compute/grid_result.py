@@ -175,6 +175,16 @@ class Grid(GridRates):
             out["mtp_draft"] = self.mtp_time
         return out
 
+    def _idle(self, k: int, i: int, j: int) -> bool:
+        """True where stage ``k`` is a collective alone that cell ``(i, j)`` does not run
+        (its collective chosen cell by cell and ``""`` there, no work, no bytes: an EP
+        layer's dispatch and combine under the all-reduce exchange,
+        :mod:`compute.moe_exchange`; SGLang's ``SUM_LEN`` ``allreduce_attn``)."""
+        op = self.ops[k]
+        return (not isinstance(op, str) and op_at(op, i, j) == ""
+                and self.flops[k, i, j] == 0.0 and self.hbm_bytes[k, i, j] == 0.0
+                and self.net_bytes[k, i, j] == 0.0)
+
     def result(self, i: int, j: int) -> InferenceResult:
         """The configuration of row ``i`` and batch index ``j``, with its breakdown (a
         stage another dimension adds is listed where it occurs)."""
@@ -190,7 +200,8 @@ class Grid(GridRates):
                         network_time=float(self.network_time[k, i, j]),
                         time=float(self.stage_time[k, i, j]),
                         bound=RESOURCES[int(self.bound[k, i, j])])
-            for k, name in enumerate(self.stages) if self.counts[k, i] > 0)
+            for k, name in enumerate(self.stages) if self.counts[k, i] > 0
+            and not self._idle(k, i, j))
         par, batch = self.configs[i], int(self.batches[j])
         copies = expert_slots(self.model.experts, par.ep)[1] if self.model.is_moe else 0
         fit = describe_fit(self.model, self.gpu, par.tp, batch, self.weights[i, j],

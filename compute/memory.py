@@ -113,8 +113,11 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
     attn = attn * wb
     layer = attn + model.experts * mlp(sh.ffn) * mb + router + shared + norms  # dense, or MoE
     if not sh.plain and model.is_moe:  # EP: a group's ceil(experts / ep) expert slots per GPU
-        # (redundant copies included, compute.parallel.expert_slots), shared replicated
+        # (redundant copies included, compute.parallel.expert_slots), shared replicated, or
+        # split over tp where the layer's exchange is the all-reduce (compute.moe_exchange)
         full_shared = mlp(model.shared_ffn) * mb + gate if model.shared_ffn else 0
+        if model.shared_ffn and np.any(sh.ep_allreduce):
+            full_shared = np.where(np.asarray(sh.ep_allreduce) > 0, shared, full_shared)
         ep_layer = attn + sh.expert_slots * mlp(sh.expert_ffn) * mb + router \
             + full_shared + norms
         layer = np.where(sh.ep > 1, ep_layer, layer)

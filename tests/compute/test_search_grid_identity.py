@@ -216,7 +216,8 @@ def _old_pareto_front(latency, score):
 def old_grid(model, gpu, configs, batches, workload, options, skew=1.0, time_unfit=True):
     """Every array of a grid, the whole-array way (the formulation before the fast path):
     each schedule of the EP layers' exchange so (the all-to-alls, and on the rows without
-    DP attention the all-reduce), each cell taking the faster (compute.moe_exchange)."""
+    DP attention the all-reduce), each cell taking the one that fits where one alone does,
+    else the faster (compute.moe_exchange)."""
     ref = _old_one(model, gpu, configs, batches, workload, options, skew, time_unfit)
     m = get_model(model)
     if all(c.is_plain for c in configs):
@@ -226,7 +227,10 @@ def old_grid(model, gpu, configs, batches, workload, options, skew=1.0, time_unf
         return ref
     alt = _old_one(model, gpu, [configs[i] for i in idx], batches, workload, options, skew,
                    time_unfit, all_reduce=True)
-    faster = alt["latency"] < ref["latency"][idx]
+    fits_a, fits_m = alt["fits"], ref["fits"][idx]
+    faster = (fits_a & ~fits_m) | ((fits_a == fits_m) & (alt["latency"] < ref["latency"][idx]))
+    ref["fits"] = np.array(ref["fits"], copy=True)
+    ref["fits"][idx] = np.where(faster, fits_a, fits_m)
     for key in ("flops", "hbm_bytes", "net_bytes", "compute_time", "memory_time",
                 "network_time", "stage_time", "bound"):
         for ka, stage in enumerate(alt["stages"]):
