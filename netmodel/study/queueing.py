@@ -77,9 +77,12 @@ one) waits 123.3 ms at load 0.8, 384.8 ms were every batch a full one.
 Assumptions: Poisson arrivals, each prefill instance its own queue at the pool's load (the
 pool's instances share the load evenly), first come first served, a batch's time that of
 its own size (:func:`bulk_wait`; :func:`batch_wait`: of a full batch), no batch waiting to
-fill (a free instance starts at once). The decode pool is not queued: a request joins a
-running decode batch (continuous batching) at its next step, and its TBT is the step of
-the full batch, which the load does not lengthen while the pool is below capacity.
+fill (a free instance starts at once). A decode instance is M/D/c (:func:`mdc_wait`): a
+request waits for one of its batch's ``c`` slots (continuous batching: a sequence leaves
+when done, the next joins), held for the request's decode time, arrivals Poisson (the
+prefill's batches deliver them in bunches: the wait is understated there); its TBT is the
+step of the full batch, which the load does not lengthen while the pool is below
+capacity.
 
 >>> md1_wait(0.5, 1.0)        # rho = 0.5: half a service
 0.5
@@ -95,13 +98,13 @@ import numbers
 from typing import TYPE_CHECKING
 
 from compute.errors import UserError
-from compute.validate import describe
+from compute.validate import MAX_WHOLE, describe, number
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = ["LOAD_HELP", "LOAD_RANGE", "MIN_LOAD", "batch_wait", "bulk_wait", "check_load",
-           "load_text", "md1_wait"]
+           "load_text", "md1_wait", "mdc_wait"]
 
 #: The least load a workload may state: a millionth of the pools' capacity. Below it the
 #: wait is nil (under 1e-6 of a cycle at any batch) and a rate's pools, sized to run at the
@@ -118,8 +121,9 @@ _ANY_LOAD = "a number between 0 and 1, both excluded (a fraction of the pools' c
 LOAD_HELP = ("Fraction of the pools' capacity at which requests arrive (Poisson), from "
              f"{MIN_LOAD:g} to 1 (1 excluded): the TTFT then includes the mean wait for a "
              "prefill batch (M/D/1 for one prompt a batch, as DistServe; bulk service for a "
-             "batch of up to B, a batch of k prompts taking the cycle at batch k) and the SLO "
-             "is checked on it. Unset: the TTFT of the steps alone, no queueing.")
+             "batch of up to B, a batch of k prompts taking the cycle at batch k) and for a "
+             "decode slot (M/D/c over the decode batch's slots), and the SLO is checked on "
+             "it. Unset: the TTFT of the steps alone, no queueing.")
 
 
 def check_load(value: object, where: str = "", least: float = MIN_LOAD) -> float:
@@ -191,17 +195,46 @@ def _roots(rho: float, batch: int) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=4096)
-def _unit_wait(rho: float, batch: int) -> float:
-    """:func:`batch_wait` in steps (``c = 1``)."""
+def _carried(rho: float, batch: int) -> tuple[float, float]:
+    """``E[Y] = E[max(X - B, 0)]`` and ``p0 = P(X = 0)`` of the chain ``X' = max(X - B, 0) +
+    A``, ``A`` Poisson of mean ``rho B`` (Bailey's roots and products, the module docstring)."""
     import numpy as np
 
     if batch == 1:
-        return rho / (2 * (1 - rho))
+        return rho * rho / (2 * (1 - rho)), 1 - rho
     a = rho * batch
     z = _roots(rho, batch)
     carried = -(batch * (batch - 1) - a * a) / (2 * (batch - a)) + float(np.sum(1 / (1 - z)).real)
     p0 = (batch - a) * math.exp(float(np.sum(np.log(-z / (1 - z))).real))
-    return (max(carried, 0.0) + a / 2) / (a + p0)
+    return max(carried, 0.0), p0
+
+
+@functools.lru_cache(maxsize=4096)
+def _unit_wait(rho: float, batch: int) -> float:
+    """:func:`batch_wait` in steps (``c = 1``)."""
+    carried, p0 = _carried(rho, batch)
+    a = rho * batch
+    return (carried + a / 2) / (a + p0)
+
+
+def mdc_wait(load: float, servers: int, service: float) -> float:
+    """Mean wait in queue of M/D/c: Poisson arrivals at ``load`` of ``servers`` servers'
+    capacity, each request holding one for ``service`` seconds, first come first served.
+    Exact (Crommelin, 'Delay probability formulae when the holding times are constant',
+    Post Office Electrical Engineers' Journal 25, 1932): the requests present at instants
+    ``service`` apart follow the bulk chain ``X' = max(X - c, 0) + A`` (those in service all
+    leave within one service, those starting in it do not), ``A`` Poisson of mean ``load x
+    c``, so the time-average queue is ``E[max(X - c, 0)]`` (:func:`_carried`) and the wait
+    ``service x E[max(X - c, 0)] / (load c)`` (Little).
+
+    >>> mdc_wait(0.5, 1, 2.0) == md1_wait(0.25, 2.0)     # one server: M/D/1
+    True
+    >>> round(mdc_wait(0.9, 2, 1.0), 5)            # two servers at 0.9
+    2.14692
+    """
+    rho = check_load(load, least=0)
+    c = number("mdc_wait", "servers", servers, minimum=1, maximum=MAX_WHOLE, integer=True)
+    return service * _carried(rho, c)[0] / (rho * c)
 
 
 def batch_wait(load: float, batch: int | np.ndarray, cycle: float | np.ndarray) -> np.ndarray:

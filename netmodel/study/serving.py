@@ -81,14 +81,16 @@ capacity) a request first waits for a prefill batch: the mean wait of a bulk-ser
 queue (batches of up to ``b`` prompts, a batch of ``k`` taking the cycle ``max(I, T)`` of
 batch ``k``; M/D/1, DistServe's model, at batch 1; :mod:`netmodel.study.queueing`) is added
 to the TTFT of each cell that can be chosen (:mod:`netmodel.study.serving_queue`), and the
-SLO is checked on the sum, so a higher load may take a smaller batch. The
-decode pool is not queued (a request joins a running batch at its next step; its TBT is
-that of the full batch, at any load below capacity). With a rate too, the pools are sized
+SLO is checked on the sum, so a higher load may take a smaller batch. A request then
+waits for a free slot of a decode instance (its batch's ``c`` sequences, each held for a
+request's decode, ``c / R_d``: M/D/c, :func:`~netmodel.study.serving_queue.slot_wait`),
+before its KV cache, which needs the slot's room, is sent: that wait is in the TTFT too;
+its TBT is that of the full batch, at any load below capacity. With a rate too, the pools are sized
 to run at that load: ``ceil(rate / (rho x R))`` instances of each. The search picks the
 configuration at the stated load (the design point); whole instances then run at most at
-it, and the wait and TTFT reported are those at the prefill pool's achieved load,
-``rate / (instances x R_p)`` (``achieved_load``; no longer than at the stated load, so the
-SLO still holds). Tokens/s/SM is the pools' capacity; with a load they deliver ``rho x``
+it, and the waits and TTFT reported are those at the pools' achieved loads,
+``rate / (instances x R)`` (the prefill pool's is ``achieved_load``; no longer than at the
+stated load, so the SLO still holds). Tokens/s/SM is the pools' capacity; with a load they deliver ``rho x``
 it (``delivered_tokens_per_s_per_sm``; with a rate, the rate's tokens/s over the SMs of
 the sized pools' instances). Instances are costed alone on the fabric, as in
 the rest of the study.
@@ -126,7 +128,7 @@ from compute.units import counted
 from netmodel.study.queueing import bulk_wait, load_text
 from netmodel.study.rows import gpu_difference
 from netmodel.study.scenario_catalog import get_scenario
-from netmodel.study.serving_queue import fastest_waits, prefill_waits
+from netmodel.study.serving_queue import fastest_waits, prefill_waits, slot_wait
 from netmodel.study.serving_transfer import (
     KvTransfer,
     best_split,
@@ -238,6 +240,7 @@ class ServingResult:
     transfer_visible_s: float | None = None   #: what of it shows in the TTFT
     ttft_s: float | None = None       #: prefill + visible transfer (+ queue_wait_s)
     queue_wait_s: float | None = None   #: with a load: mean wait for a prefill batch
+    decode_wait_s: float | None = None  #: with a load: mean wait for a decode slot (M/D/c)
     #: with a load and a rate: the load the sized prefill pool runs at, ``rate / (instances
     #: x R_p)`` (at most the stated one), at which ``queue_wait_s`` and ``ttft_s`` are taken
     achieved_load: float | None = None
@@ -275,7 +278,8 @@ class ServingResult:
             "kv_bytes_per_request": self.kv_bytes_per_request,
             "transfer_streams": self.transfer_streams, "transfer_s": _num(self.transfer_s),
             "transfer_visible_s": _num(self.transfer_visible_s), "ttft_s": _num(self.ttft_s),
-            "queue_wait_s": _num(self.queue_wait_s), "achieved_load": _num(self.achieved_load),
+            "queue_wait_s": _num(self.queue_wait_s), "decode_wait_s": _num(self.decode_wait_s),
+            "achieved_load": _num(self.achieved_load),
             "tbt_s": _num(self.tbt_s), "ttft_limit_s": self.ttft_limit_s,
             "tbt_limit_s": self.tbt_limit_s, "prefill_rate_per_s": _num(self.prefill_rate),
             "decode_rate_per_s": _num(self.decode_rate),
@@ -348,10 +352,12 @@ class ServingResult:
                f"by layer)" if self.decode is not None else "not sent (no decode pool)"),
             f"  TTFT {self.ttft_s * 1e3:.2f} ms" + (
                 " of the steps, no queueing" if self.queue_wait_s is None else
-                f": {(self.ttft_s - self.queue_wait_s) * 1e3:.2f} ms of the "
-                f"steps + {self.queue_wait_s * 1e3:.2f} ms waiting for a prefill batch"
+                f": {(self.ttft_s - self.queue_wait_s - (self.decode_wait_s or 0)) * 1e3:.2f} "
+                f"ms of the steps + {self.queue_wait_s * 1e3:.2f} ms waiting for a prefill batch"
                 + ("" if self.achieved_load is None else
-                   f" at the sized pool's load {load_text(self.achieved_load, 3)}"))
+                   f" at the sized pool's load {load_text(self.achieved_load, 3)}")
+                + ("" if self.decode_wait_s is None else
+                   f" + {self.decode_wait_s * 1e3:.2f} ms for a decode slot"))
             + f" (SLO {self.ttft_limit_s * 1e3:g} ms)"
             + (f", TBT {self.tbt_s * 1e3:.2f} ms (SLO {self.tbt_limit_s * 1e3:g} ms)"
                if self.tbt_s is not None else ""),
@@ -649,19 +655,24 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     # with a load, the mean wait for a prefill batch (bulk service, a batch of k at the
     # cycle of batch k: :mod:`netmodel.study.queueing`), of the cells it can choose among
     # (:mod:`netmodel.study.serving_queue`; nan elsewhere, never ok)
-    ttft, wait = grid.latency + visible, None
+    d_rate = None if dec is None else dec.tokens_per_step / dec.latency / decode_tokens
+    d_wait = None if wl.load is None or dec is None else slot_wait(wl.load, dec.batch, d_rate)
+    steps = grid.latency + visible + (d_wait or 0.0)   # a decode slot first: the KV's room
+    ttft, wait = steps, None
     if wl.load is not None:
         wait = prefill_waits(wl.load, cycle, grid.batches, ttft, grid.fits, slo.ttft, score)
         ttft = ttft + wait
     ok = grid.fits & (ttft <= slo.ttft)
     if not ok.any():
         if wait is not None:   # the fastest with its wait, of every cell that fits
-            wait = fastest_waits(wl.load, cycle, grid.latency + visible, grid.fits, wait)
-            ttft = grid.latency + visible + wait
+            wait = fastest_waits(wl.load, cycle, steps, grid.fits, wait)
+            ttft = steps + wait
         i, j = np.unravel_index(int(np.argmin(np.where(grid.fits & ~np.isnan(ttft), ttft,
                                                        np.inf))), ttft.shape)
         waited = "" if wait is None else (f", {wait[i, j] * 1e3:.4g} ms waiting for its batch "
-                                           f"at load {load_text(wl.load)}")
+                                           f"at load {load_text(wl.load)}" + (
+                                               "" if d_wait is None else
+                                               f", {d_wait * 1e3:.3g} ms for a decode slot"))
         return ServingResult(
             feasible=False, decode=dec, **noted(),
             reason=f"prefill: no configuration that fits in memory meets TTFT <= "
@@ -679,10 +690,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     s_p = pre.gpus * pre_s.gpu_spec.sms
     sm_s = s_p / p_rate                       # SM-seconds per request
     gpu_p = pre.gpus / p_rate
-    d_rate = None
     ratio = 0.0
-    if dec is not None:
-        d_rate = dec.tokens_per_step / dec.latency / decode_tokens   # MTP: expected tokens
+    if dec is not None:   # d_rate: MTP's expected tokens a step
         sm_s += dec.gpus * dec_s.gpu_spec.sms / d_rate
         ratio = (dec.gpus / d_rate) / gpu_p
     rps = 1.0 / sm_s
@@ -703,6 +712,10 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
             wait_ij = bulk_wait(achieved, cycle[i, :j + 1])
             ttft_ij += wait_ij
             extra["achieved_load"] = achieved
+            if d_wait is not None:   # and the decode pool's instances at theirs
+                ttft_ij -= d_wait
+                d_wait = slot_wait(min(wl.rate / (n_d * d_rate), wl.load), dec.batch, d_rate)
+                ttft_ij += d_wait
     tokens = (wl.prompt + wl.output) * rps
     if wl.load is not None:   # what the pools deliver: at the load, or the sized pools' rate
         extra["delivered_tokens_per_s_per_sm"] = wl.load * tokens
@@ -713,6 +726,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         feasible=True, prefill=pre, decode=dec, **noted(),
         transfer_streams=int(streams[i, j]), transfer_s=float(t_x[i, j]),
         transfer_visible_s=float(visible[i, j]), ttft_s=ttft_ij, queue_wait_s=wait_ij,
+        decode_wait_s=d_wait,
         tbt_s=None if dec is None else dec.tpot, prefill_rate=p_rate, decode_rate=d_rate,
         decode_gpus_per_prefill_gpu=ratio, requests_per_s_per_sm=rps,
         tokens_per_s_per_sm=tokens, output_tokens_per_s_per_sm=wl.output * rps, **extra)

@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from compute.search import TIE_RTOL
-from netmodel.study.queueing import bulk_wait
+from netmodel.study.queueing import bulk_wait, mdc_wait
 
-__all__ = ["fastest_waits", "prefill_waits"]
+__all__ = ["fastest_waits", "prefill_waits", "slot_wait"]
 
 
 def _check_batches(batches: np.ndarray) -> None:
@@ -72,3 +72,16 @@ def fastest_waits(load: float, cycle: np.ndarray, steps: np.ndarray, fits: np.nd
         wait.flat[cell] = w = _wait(load, cycle, cell)
         fastest = min(fastest, float(steps.flat[cell] + w))
     return wait
+
+
+def slot_wait(load: float, slots: int, rate: float) -> float:
+    """Mean seconds a request waits for a free slot of a decode instance running ``slots``
+    sequences at once (its batch; continuous batching: a sequence leaves when done, another
+    joins) that finishes ``rate`` requests/s, at ``load`` of that: M/D/c, ``c = slots``, each
+    held ``slots / rate`` seconds (:func:`netmodel.study.queueing.mdc_wait`). The request's
+    KV cache needs the slot's room, so the wait comes before the transfer, in the TTFT.
+
+    >>> slot_wait(0.5, 1, 2.0)          # one slot held 0.5 s: M/D/1, half of it at 0.5
+    0.25
+    """
+    return mdc_wait(load, slots, slots / rate)

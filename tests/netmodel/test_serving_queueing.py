@@ -6,7 +6,8 @@ Without a load the TTFT was that of the steps: DeepSeek-V3 on h100-dgx took a pr
 of 112 at a 769.20 ms TTFT against a 1 s SLO. Were every batch charged the full 769 ms
 cycle, a request would wait about half of it at 80% load (1153.7 ms, the SLO missed); a
 batch of k at the cycle of k waits 123.35 ms there (892.54 ms: batch 112 kept), and at
-load 0.99 the search takes batch 64: 448.13 ms of the steps + 522.41 ms of wait.
+load 0.99 the search takes batch 64: 448.13 ms of the steps + 522.41 ms of wait for the
+prefill batch + 11.77 ms for a decode slot.
 """
 
 from __future__ import annotations
@@ -87,14 +88,19 @@ def test_serve_adds_md1_wait_at_batch_one():
         r = serve("Llama-3-8B", "h100-dgx", with_load("coding", load), **KW)
         cycle = 1 / r.prefill_rate
         assert r.queue_wait_s == pytest.approx(load * cycle / (2 * (1 - load)), rel=1e-12)
-        assert r.ttft_s == pytest.approx(base.ttft_s + r.queue_wait_s, rel=1e-12)
+        # one decode slot (batch 1), held 54.49 ms for the request's 12 steps: M/D/1 too
+        held = 1 / r.decode_rate
+        assert r.decode_wait_s == pytest.approx(load * held / (2 * (1 - load)), rel=1e-12)
+        assert r.ttft_s == pytest.approx(base.ttft_s + r.queue_wait_s + r.decode_wait_s,
+                                         rel=1e-12)
         assert r.ttft_s >= prev
         prev = r.ttft_s
     # the least load a workload states (MIN_LOAD, a millionth): the wait 5e-7 of a cycle
     tiny = serve("Llama-3-8B", "h100-dgx", with_load("coding", 1e-6), **KW)
     assert tiny.queue_wait_s == pytest.approx(1e-6 / (2 * (1 - 1e-6)) / tiny.prefill_rate,
                                               rel=1e-12)
-    assert tiny.ttft_s == pytest.approx(base.ttft_s, rel=1e-6)
+    # and a decode slot's 5e-7 of its 54.49 ms: 1.7e-6 of the TTFT in all
+    assert tiny.ttft_s == pytest.approx(base.ttft_s, rel=2e-6)
 
 
 def test_serve_sizes_pools_to_run_at_the_load():
@@ -114,8 +120,8 @@ def test_sized_pools_wait_at_their_own_load():
     cycle = 1 / r.prefill_rate
     assert r.queue_wait_s == pytest.approx(rho * cycle / (2 * (1 - rho)), rel=1e-12)
     assert r.queue_wait_s < stated.queue_wait_s   # 10.64 ms where 0.5 gives 11.04 ms
-    assert r.ttft_s == pytest.approx(stated.ttft_s - stated.queue_wait_s + r.queue_wait_s,
-                                     rel=1e-12)
+    assert r.ttft_s == pytest.approx(stated.ttft_s - stated.queue_wait_s + r.queue_wait_s
+                                     - stated.decode_wait_s + r.decode_wait_s, rel=1e-12)
     assert r.to_dict()["achieved_load"] == r.achieved_load
     assert "waiting for a prefill batch at the sized pool's load 0.491" in r.table()
 
@@ -145,8 +151,11 @@ def test_deepseek_v3_takes_a_smaller_batch_at_a_high_load():
     assert r.prefill.batch == 112 and r.queue_wait_s == pytest.approx(0.12335, abs=5e-6)
     r = serve("DeepSeek-V3", "h100-dgx", with_load("coding", 0.99), collectives=cache)
     assert r.prefill.batch == 64 and r.ttft_s <= 1.0
-    assert r.ttft_s == pytest.approx(0.97054, abs=5e-6)
+    # 448.13 ms of the steps + 522.41 ms for a prefill batch + 11.77 ms for one of the
+    # decode instance's 1,024 slots (each held 1024 / 2875 = 356 ms: M/D/1024 at 0.99)
+    assert r.ttft_s == pytest.approx(0.98231, abs=5e-6)
     assert r.queue_wait_s == pytest.approx(0.52241, abs=5e-6)
+    assert r.decode_wait_s == pytest.approx(0.011774, abs=5e-7)
     assert r.to_dict()["workload"]["load"] == 0.99 and r.to_dict()["queue_wait_s"] == r.queue_wait_s
 
 
