@@ -209,7 +209,11 @@ def models(name: str | None, model_file: str | None, hf_config: str | None, as_j
 
 # ---- infer and search ----------------------------------------------------------------------
 
-def _degrees(what: str, text, allow_all: bool = False):
+#: The top of a pipeline degree, as --pp's help says it (the model is read later).
+_PP_TOP = "the model's layers"
+
+
+def _degrees(what: str, text, allow_all: bool = False, up_to: str | None = None):
     """A comma-separated list of whole numbers (or ``all`` where allowed), None if absent."""
     if text is None:
         return None
@@ -223,7 +227,7 @@ def _degrees(what: str, text, allow_all: bool = False):
 
         raise UserError(f"{what} {str(text)!r} names 'all' in a list; give 'all' alone (every "
                         f"divisor) or whole numbers, e.g. 1,2,4")
-    values = [whole_option(what, t) for t in items]   # 8 and 08 are one degree
+    values = [whole_option(what, t, up_to=up_to) for t in items]   # 8 and 08: one degree
     refuse_repeats(what, items, dict(zip(items, values, strict=True)).__getitem__, text=str(text))
     return values
 
@@ -349,7 +353,8 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
         raise UserError("MTP decode with two-batch overlap is not modelled; give one of "
                         "--mtp-tokens and --two-batch-overlap")
     tp, batch = whole_option("--tp", tp_text), whole_option("--batch", batch_text)
-    pp, ep, skew = whole_option("--pp", pp_text), whole_option("--ep", ep_text), _skew(skew_text)
+    pp, ep, skew = (whole_option("--pp", pp_text, up_to=_PP_TOP), whole_option("--ep", ep_text),
+                    _skew(skew_text))
     _check_skew_used(skew, model, [ep])
     adp = whole_option("--attention-dp", adp_text)
     with _degrees_as_flags(tp=tp_text, pp=pp_text, ep=ep_text, attention_dp=adp_text,
@@ -403,7 +408,8 @@ def search(max_batch: int, tp_text: str | None, pp_text: str | None, ep_text: st
     max_gpus = None if max_gpus_text is None else whole_option("--max-gpus", max_gpus_text)
     eps, skew = _degrees("--ep", ep_text, True), _skew(skew_text)
     _check_skew_used(skew, model, [1] if eps is None else [2] if eps is True else eps)  # all: EP > 1
-    pps, adps = _degrees("--pp", pp_text), _degrees("--attention-dp", adp_text, True)
+    pps, adps = (_degrees("--pp", pp_text, up_to=_PP_TOP),
+                 _degrees("--attention-dp", adp_text, True))
     with _degrees_as_flags(tp=tp_text, pp=pp_text, ep=ep_text, attention_dp=adp_text,
                            prompt=kw["prompt"], context=kw["context"]):
         report = search_report(model, gpu, workload, options=options, slo=slo, comm=comm,

@@ -140,12 +140,13 @@ def as_typed(name: str) -> Any:
     return given[-1][1] if given else ctx.params.get(name)
 
 
-def read_whole(what: str, text, most: int | None = None) -> int:
+def read_whole(what: str, text, most: int | None = None, *, up_to: str | None = None) -> int:
     """A whole number from 1 to ``most`` (default :data:`compute.validate.MAX_WHOLE`) from
     the command line (``--max-batch``, ``--trials``; also
     ``netmodel.cli.resolve.whole_option``); the refusal, below the range or above it,
     states the range with ``most``, the bound that holds (--trials' 100,000, not the
-    1,000,000,000 any whole number may reach). An
+    1,000,000,000 any whole number may reach), or ``up_to``, the words of a bound known
+    only later, as the option's help gives it (``--pp``: ``the model's layers``). An
     option declared with ``reads=`` compares its repeats by it (``--max-batch 64
     --max-batch +64`` is one value).
 
@@ -162,7 +163,8 @@ def read_whole(what: str, text, most: int | None = None) -> int:
     v = read_number(what, str(text), whole=True)   # the one number grammar ('1_0' refused)
     if v is None or not 1 <= v <= top:   # not whole, or past a float's range, said alike
         plain = ungrouped(str(text))   # '1,024' as the range is written: told to drop commas
-        raise UserError(f"{what} must be a whole number from 1 to {top:,}, got {shown}" +
+        raise UserError(f"{what} must be a whole number from 1 to {up_to or f'{top:,}'}, got "
+                        f"{shown}" +
                         (f" (write it without commas: {plain})" if plain else ""))
     return v
 

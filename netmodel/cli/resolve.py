@@ -72,10 +72,10 @@ def check_figure_path(flag: str, path: str) -> None:
         figure_format(path)
 
 
-def whole_option(what: str, text, most: int | None = None) -> int:
-    """A whole number from 1 to ``most`` from the command line:
+def whole_option(what: str, text, most: int | None = None, *, up_to: str | None = None) -> int:
+    """A whole number from 1 to ``most`` (or ``up_to``, in words) from the command line:
     :func:`netmodel.cli.options.read_whole` (kept here, where the commands import it from)."""
-    return read_whole(what, text, most)
+    return read_whole(what, text, most, up_to=up_to)
 
 
 def _from_file(name: str | None, path: str, extra: dict, catalog: dict, what: str,

@@ -58,6 +58,10 @@ each character) as 'malformed JSON: Expecting property name enclosed in double q
 statement'. Now 'holds a NUL byte (\\x00) at line 1, column 2: not UTF-8 text (UTF-16
 without its byte-order mark, or a binary file?)' (compute.config_files.read_text: every
 TOML, JSON and CSV file but fabrics).
+
+(l) ``--pp 0`` was told 'from 1 to 1,000,000,000' where the help says 'from 1 to the
+model's layers' (and ``--pp 33`` of a 32-layer model 'allowed: 1 to 32'). Now 'must be a
+whole number from 1 to the model's layers', the model read later.
 """
 
 from __future__ import annotations
@@ -90,6 +94,8 @@ SERVE = ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-70B", "--max-bat
      "got {v!r}"),
     (["yield", "--area", "814"], ("0", "-1"),
      "error: --alpha must be a finite number >= 0.01 and <= 100, got {v!r}"),
+    (INFER, ("0", "2e9"), "error: --pp must be a whole number from 1 to the model's layers, "
+                          "got {v!r}"),
     (INFER, ("0", "5e-5", "1.1"), "error: --flops-efficiency must be a fraction from 0.0001 "
                                   "to 1, got {v!r}"),
     (["yield", "--area", "814"], ("-1", "nan"),
