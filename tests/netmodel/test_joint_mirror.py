@@ -164,3 +164,44 @@ def test_nothing_kept_past_the_cap(monkeypatch):
         want, solved0 = _shifts(g, group, _solved(m))
     assert solved == solved0 and len(solved) >= 4
     assert got == pytest.approx(want, rel=1e-9, abs=0)
+
+
+@pytest.mark.parametrize("spec", ["torus:dims=4x3", "fat-tree:k=4", "rail-optimized:domains=2"])
+def test_natural_rank_orders_nodes_as_their_names_sorted(spec):
+    # _symmetry's order of a programme's nodes: by name, numbers as numbers (gpu2 < gpu10)
+    r = Router(build(spec))
+    nodes = np.arange(r._n)
+    got = nodes[np.argsort(rj._natural_rank(r)[nodes], kind="stable")].tolist()
+    assert got == sorted(nodes.tolist(), key=lambda i: rj._natural(str(r._nodes[i])))
+    if spec.startswith("torus"):
+        assert [r._nodes[i] for i in got] == [f"gpu{i}" for i in range(12)]
+
+
+def test_the_walks_kept_give_the_same_loads(monkeypatch):
+    # each pair's shortest-path links walked once a router (route_joint._walk, kept by
+    # _dag_links): a pairwise all-to-all in the greedy order after the group's order walks
+    # the same pairs again; with a cap that keeps almost nothing, the same loads to the bit
+    g = degrade(build("torus:dims=4x4x2"), links=[("gpu0", "gpu8")])
+    group = tuple(f"gpu{i}" for i in range(32))
+    greedy = FabricCostModel(g, ring_order="greedy")._ordered(group)
+    steps = [tuple((o[i], o[(i + k) % 32], 1.0) for i in range(32))
+             for o in (group, greedy) for k in range(1, 32)]
+    walks = []
+    walk = rj._walk
+
+    def counted(*a):
+        walks.append(a[1])
+        return walk(*a)
+
+    monkeypatch.setattr(rj, "_walk", counted)
+    r = Router(g)
+    got = [r.link_loads(s)[:2] for s in steps]
+    once = len(walks)
+    assert once == len(r._joint_walks)   # each pair walked once
+    monkeypatch.setattr(rj, "JOINT_WALKS_KEPT", 1)
+    walks.clear()
+    r = Router(g)
+    want = [r.link_loads(s)[:2] for s in steps]
+    assert len(walks) > once and len(r._joint_walks) <= 1
+    for (a, b), (c, d) in zip(got, want, strict=True):
+        assert np.array_equal(a, c) and np.array_equal(b, d)
