@@ -236,7 +236,9 @@ def _probe(folder: Path, where: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=".netmodel-probe.", dir=folder)
     except OSError as exc:
-        raise _refusal_kind(exc)(f"cannot write {where}: {exc.strerror or exc}") from None
+        # said as the checks above are, the output first (a command names its flag there)
+        raise _refusal_kind(exc)(f"{where}: cannot write a file in {_describe(folder)}: "
+                                 f"{exc.strerror or exc}") from None
     os.close(fd)
     os.unlink(tmp)
 

@@ -278,7 +278,7 @@ def test_costs_sizes_refuse_an_empty_item():
 @pytest.mark.parametrize("plot, needle", [
     ("{tmp}/busbw.txt", "figure '{tmp}/busbw.txt' must end in one of: .png, .svg, .pdf"),
     ("", "figure must not be empty"),
-    ("/proc/busbw.png", "cannot write figure '/proc/busbw.png'"),
+    ("/proc/busbw.png", "figure '/proc/busbw.png': cannot write a file in '/proc'"),
 ])
 def test_collective_plot_paths_are_checked_first(plot, needle, tmp_path):
     # a .txt got a PNG, '' was taken as no plot, /proc failed after the work
@@ -299,7 +299,7 @@ def test_costs_unwritable_table_writes_no_figure(tmp_path):
     # the figure was written, then the table failed (/proc accepts os.access, not files)
     one_line_error(run("costs", "--fabric", "single-switch:n=8", "--sizes", "1KiB:1MiB",
                        "-o", "/proc/t.csv", "--plot", tmp_path / "p.png"),
-                   "cannot write output file '/proc/t.csv'")
+                   "output file '/proc/t.csv': cannot write a file in '/proc'")
     assert not (tmp_path / "p.png").exists()
 
 
@@ -334,7 +334,7 @@ def test_compare_checks_its_folder_before_the_work(monkeypatch):
 
     monkeypatch.setattr(compare, "run_compare", boom)
     one_line_error(run("compare", "--models", "Llama-3-8B", "--scenarios", "lite-flat", "-q",
-                       "--out", "/proc/adv"), "cannot write output folder '/proc/adv'")
+                       "--out", "/proc/adv"), "output folder '/proc/adv': cannot write a file in")
 
 
 @pytest.mark.parametrize("args", [
