@@ -1,16 +1,18 @@
 """Hostile-input round 25, on what rounds 15-24 (scripts/hostile_round15.py .. 24.py) left
 untried: one option refused on either side of its range (a value below it and one above)
 must state one range, the same in both lines (``--batch 0`` said ``>= 1``, ``--batch 2e9``
-``from 1 to 1,000,000,000``); a value just past a bound must not be shown rounded onto it
-(``--ttft 600.001s is 600 s, outside the 1 us to 600 s``); the edge itself is taken;
-saved fabrics in each format a command reads, written by ``topology export`` and read back
-(``topology show``, ``collective``, ``costs`` and ``infer --fabric``: the same figures as
-the spec; a second generation of files the same bytes); serve's workload files in every
-hostile encoding and value (BOM, UTF-16 and UTF-32, a NUL, 10**400, 1e400, -0, NaN, a key
-twice, 100,000 levels, empty, a FIFO, a link loop, /dev/zero); a calibrated profile written
-and read back (``--profile``, ``--base``); refusals that name a library parameter where
-the command line has a flag; and outputs named with a blank at either end, which no reader
-could read back (each strips the path typed).
+``from 1 to 1,000,000,000``), the range its help gives (``--pp``: to the model's layers),
+and its edge is taken; a value just past a bound must not be shown rounded onto it
+(``--ttft 600.001s is 600 s, outside the 1 us to 600 s``); a number typed as help writes it
+(``--max-transfers 20,000,000``); saved fabrics in each format a command reads, written by
+``topology export`` and read back (``topology show``, ``collective``, ``costs``, ``infer
+--fabric`` and a scenario naming the file: the same figures as the spec; a second
+generation of files the same bytes); serve's workload files in every hostile encoding and
+value (BOM, UTF-16 with and without its BOM, UTF-32, a NUL, 10**400, 1e400, -0, NaN, a key
+twice, 100,000 levels, empty, 20 MB, a FIFO, a link loop, /dev/zero); a calibrated profile
+written and read back (``--profile``, ``--base``); refusals that name a library parameter
+where the command line has a flag; outputs named with a blank at either end, which no
+reader could read back (each strips the path typed); one said as many (``1 GPUs``).
 
 What each gets (the project's promise, docs/units-and-errors.md): a refusal is exit status
 2, one line ``error: ...`` holding the words listed (the flag or file, the value, what is
@@ -19,7 +21,7 @@ allowed), no traceback, nothing written in the case's folder; a value taken is e
 
 Usage: ``python scripts/hostile_round25.py [-k SUBSTRING] [-v]``; prints each failure
 (FAIL), the counts, and exit status 1 if any failed. In process (click's CliRunner).
-About two minutes on two cores.
+About four minutes on two shared cores.
 """
 
 from __future__ import annotations
@@ -413,6 +415,10 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
         ["search", "--model", "Mixtral-8x7B", "--gpu", "H100-SXM", "--max-batch", "8", "--tp",
          "8", flag, typed], {}, (f"{flag} {typed!r}", "give 'all' alone"))
        for flag, typed in (("--ep", "all,2"), ("--attention-dp", "2,ALL"))},
+    **{f"topology show a fabric of 1 GPU --pair {a} {b}": (
+        ["topology", "show", "single-switch:n=1", "--pair", a, b], {},
+        (f"--pair '{a} {b}'", "the fabric has only one ('gpu0')"))
+       for a, b in (("gpu0", "gpu1"), ("gpu0", "gpu0"))},
     "calibrate -o the --base it reads": (
         ["calibrate", "--measurements", "m.csv", "-o", "p.toml", *FIT, "--base", "p.toml"],
         {"m.csv": MEASURED, "p.toml": lambda d: invoke_in(

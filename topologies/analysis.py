@@ -419,6 +419,9 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None, validated: bool = Fal
     kinds = Counter(k for _, k in graph.nodes(data="kind"))
     tiers = Counter(d["tier"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
     gpus = gpu_nodes(graph)
+    if pair is not None and len(gpus) < 2:   # no path to count: refused, not dropped
+        raise UserError(f"path diversity joins two different GPUs; the fabric has only one "
+                        f"({describe(gpus[0]) if gpus else 'none'})")
     types = Counter(graph.nodes[g]["gpu"] for g in gpus)
     reach = None
     if len(gpus) < 2:

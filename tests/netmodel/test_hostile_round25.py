@@ -62,6 +62,10 @@ TOML, JSON and CSV file but fabrics).
 (l) ``--pp 0`` was told 'from 1 to 1,000,000,000' where the help says 'from 1 to the
 model's layers' (and ``--pp 33`` of a 32-layer model 'allowed: 1 to 32'). Now 'must be a
 whole number from 1 to the model's layers', the model read later.
+
+(m) ``topology show single-switch:n=1 --pair gpu0 gpu1`` (a GPU the fabric lacks) and
+``--pair gpu0 gpu0`` printed the analysis, exit 0, the pair dropped without a word, where a
+larger fabric refuses both. Now refused: the fabric has only one GPU.
 """
 
 from __future__ import annotations
@@ -231,3 +235,11 @@ def test_all_in_a_list_of_degrees_is_told_to_stand_alone():
     assert one_line_error(run_cli([*argv, "--ep", "all,2"])) == (
         "error: --ep 'all,2' names 'all' in a list; give 'all' alone (every divisor) or whole "
         "numbers, e.g. 1,2,4")
+
+
+def test_a_pair_on_a_fabric_of_one_gpu_is_refused_not_dropped():
+    for a, b in (("gpu0", "gpu1"), ("gpu0", "gpu0")):
+        assert one_line_error(run_cli(["topology", "show", "single-switch:n=1", "--pair", a,
+                                       b])) == (
+            f"error: --pair '{a} {b}': path diversity joins two different GPUs; the fabric "
+            f"has only one ('gpu0')")
