@@ -236,10 +236,11 @@ SCALE_CASES = [
      "programmes by the torus's rotation; the failed cable breaks the rotation, and the "
      "greedy ring order has none, so the other three solve their programmes whole by the "
      "primal simplex, once for a shift and its mirror (shift p - k sends shift k's "
-     "transfers back): 189 solves, CPU 39 s, wall 69 s on 2 shared cores, peak RSS 0.26 "
-     "GB; before, 376 solves, healthy greedy 33 s, degraded 18 s, degraded greedy 25 s, "
-     "and the greedy order laying 16,256 routes for their hops, 9 s: CPU 76-80 s, 68 s of "
-     "it in HiGHS, wall 113-134 s, 0.28 GB)",
+     "transfers back): 189 solves, 28 s of HiGHS; each pair's shortest paths walked once "
+     "for both orders: CPU 39-41 s back to back with 78 s before, at load 2.6-5 on 2 "
+     "shared cores, wall 52-69 s, peak RSS 0.28 GB; before, 376 solves, healthy greedy 33 "
+     "s, degraded 18 s, degraded greedy 25 s, and the greedy order laying 16,256 routes "
+     "for their hops, 9 s: CPU 76-80 s, 68 s of it in HiGHS, wall 113-134 s, 0.28 GB)",
      _CLI_SETUP, _TORUS_FAIL, None, None),
     ("degraded OCS: the circuits of every 16-GPU instance of lite-ocs at 1,024 ports a "
      "Lite re-set with ocs0 failed (collective --scenario --fail; before, each instance "
