@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.memory import describe_fit
+from compute.moe_exchange import shown_name
 from compute.parallel import expert_slots
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.stages import STAGES, op_at
@@ -187,9 +188,11 @@ class Grid(GridRates):
 
     def result(self, i: int, j: int) -> InferenceResult:
         """The configuration of row ``i`` and batch index ``j``, with its breakdown (a
-        stage another dimension adds is listed where it occurs)."""
+        stage another dimension adds is listed where it occurs, named as it runs in that
+        cell: :func:`compute.moe_exchange.shown_name`)."""
         stages = tuple(
-            StageResult(name=name, count=int(self.counts[k, i]),
+            StageResult(name=shown_name(name, op_at(self.ops[k], i, j)),
+                        count=int(self.counts[k, i]),
                         flops=float(self.flops[k, i, j]),
                         hbm_bytes=float(self.hbm_bytes[k, i, j]),
                         collective=op_at(self.ops[k], i, j) if self.groups is None

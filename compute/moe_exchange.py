@@ -49,8 +49,11 @@ experts split over ``tp`` (DeepSeek-V3 on 8 H200, decode batch 1: 4.94 -> 4.47 m
 (Mixtral-8x7B's top-2 of 8 at EP 8 keeps them). Both are what engines run, so the roofline, a lower bound,
 takes the cheaper per cell: both grids are evaluated through the same stage work,
 collective costs (``comm``) and stage times, and each cell keeps the faster one's figures.
-In the all-reduce cells ``attn_scatter`` and ``dp_regather`` are the two all-reduces (the
-same counts, one per EP layer), ``moe_dispatch`` and ``moe_combine`` take no time.
+In the all-reduce cells the slots ``attn_scatter`` and ``dp_regather`` hold the two
+all-reduces (the same counts, one per EP layer), and a cell's breakdown names them
+``allreduce_attn_ep`` and ``allreduce_mlp_ep`` (:data:`SHOWN_AS`, :func:`shown_name`: the
+table of ``infer``, its JSON and CSV alike); ``moe_dispatch`` and ``moe_combine`` take no
+time and are not listed.
 
 The all-reduce schedule holds the shared experts split over ``tp`` (the all-to-all one
 replicates them: :func:`compute.memory.weight_bytes`), so its weights are smaller
@@ -67,7 +70,38 @@ import numpy as np
 
 from compute.dp_collectives import CellOps
 
-__all__ = ["allreduce_rows", "cheaper_exchange"]
+__all__ = ["SHOWN_AS", "allreduce_rows", "cheaper_exchange", "shown_name", "slot_of"]
+
+#: The name a cell's breakdown gives the slot of an EP layer's stage where it runs an
+#: all-reduce (the all-reduce exchange): the grids of both schedules share the slots
+#: ``attn_scatter`` and ``dp_regather`` (counts per row, the choice per cell), which then
+#: hold the attention output's all-reduce and the experts' partial outputs', the TP
+#: layers' ``allreduce_attn`` and ``allreduce_mlp`` on the EP layers.
+SHOWN_AS = {"attn_scatter": "allreduce_attn_ep", "dp_regather": "allreduce_mlp_ep"}
+_SLOTS = {shown: slot for slot, shown in SHOWN_AS.items()}
+
+
+def shown_name(stage: str, op) -> str:
+    """The name a cell's breakdown gives ``stage`` (a grid's stage name) whose collective in
+    that cell is ``op``: :data:`SHOWN_AS`'s where an EP layer's slot runs the all-reduce
+    exchange's all-reduce (``attn_scatter`` is otherwise a reduce-scatter, ``dp_regather``
+    an all-gather), else the stage's own.
+
+    >>> shown_name("attn_scatter", "all-reduce"), shown_name("dp_regather", "all-reduce")
+    ('allreduce_attn_ep', 'allreduce_mlp_ep')
+    >>> shown_name("attn_scatter", "reduce-scatter"), shown_name("allreduce_attn", "all-reduce")
+    ('attn_scatter', 'allreduce_attn')
+    """
+    return SHOWN_AS.get(stage, stage) if op == "all-reduce" else stage
+
+
+def slot_of(name: str) -> str:
+    """The grid's stage (slot) a breakdown's stage ``name`` is: :func:`shown_name` undone.
+
+    >>> slot_of("allreduce_mlp_ep"), slot_of("dp_regather"), slot_of("qkv")
+    ('dp_regather', 'dp_regather', 'qkv')
+    """
+    return _SLOTS.get(name, name)
 
 
 def allreduce_rows(model, sh) -> np.ndarray:

@@ -106,9 +106,10 @@ per layer (the embedding and the LM head once)::
 Without attention DP (``a = 1``) every GPU holds every token before an EP layer, and each
 cell takes the cheaper of that schedule and the all-reduce exchange
 (:mod:`compute.moe_exchange`): ``attn_scatter`` and ``dp_regather`` are then all-reduces of
-``n x hidden`` among ``tp`` (the attention output's, the experts' partial outputs'), no
-``moe_dispatch`` or ``moe_combine`` runs, and the router and the shared experts (split over
-``tp``) run on every token.
+``n x hidden`` among ``tp`` (the attention output's, the experts' partial outputs'; a
+cell's breakdown names them ``allreduce_attn_ep`` and ``allreduce_mlp_ep``:
+:func:`compute.moe_exchange.shown_name`), no ``moe_dispatch`` or ``moe_combine`` runs, and
+the router and the shared experts (split over ``tp``) run on every token.
 
 Attention runs on the busiest group's ``ceil(s / a)`` sequences with ``heads / (tp / a)``
 heads per GPU; under EP the busiest GPU runs ``skew x n top-k / e`` token copies (``skew``

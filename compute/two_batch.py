@@ -69,6 +69,7 @@ from compute.micro_batches import BEFORE_MLP as _BEFORE_MLP
 from compute.micro_batches import MLP as _MLP
 from compute.micro_batches import splits, two_batch_time
 from compute.models import get_model
+from compute.moe_exchange import slot_of
 from compute.parallel import Parallelism, dense_data_parallel, layout
 from compute.phases import Workload
 from compute.results import InferenceResult
@@ -90,7 +91,7 @@ def step_segments(result: InferenceResult, model=None) -> list[tuple[float, floa
     if result.pp != 1:
         raise UserError(f"two-batch overlap models one pipeline stage; got PP {result.pp}; "
                         f"allowed: PP 1")
-    st = {s.name: s for s in result.stages}
+    st = {slot_of(s.name): s for s in result.stages}   # the grid's stages, as counted
     configs = [Parallelism(result.tp, 1, result.ep, result.attention_dp)]
     sh = layout(model, configs)
     if result.dense_mlp_tp is not None:   # dense MLPs data-parallel: counted as evaluated

@@ -115,13 +115,15 @@ def stage_table(result: InferenceResult) -> list[str]:
     def format_time(t: float) -> str:
         return _ft(t) if t > 0 else "-"
 
-    lines = [f"{'stage':<15}{'x':>4}{'GFLOP':>10}{'HBM MB':>10}{'coll MB':>9}{'compute':>11}"
+    # the name column as wide as the longest name shown (allreduce_attn_ep: 17)
+    w = max([15] + [len(s.name) + 1 for s in result.stages])
+    lines = [f"{'stage':<{w}}{'x':>4}{'GFLOP':>10}{'HBM MB':>10}{'coll MB':>9}{'compute':>11}"
              f"{'memory':>11}{'network':>11}{'step share':>11}  bound"]
     for s in result.stages:
         share = s.total_time / result.latency if result.latency else 0.0
         # each column after a blank however wide its value (a network time of
         # '7.274e+04 s' after no memory time printed '-7.274e+04 s')
-        lines.append(f"{s.name:<15}{s.count:>4}{column(f'{s.flops / 1e9:.4g}', 10)}"
+        lines.append(f"{s.name:<{w}}{s.count:>4}{column(f'{s.flops / 1e9:.4g}', 10)}"
                      f"{column(f'{s.hbm_bytes / 1e6:.4g}', 10)}"
                      f"{column(f'{s.collective_bytes / 1e6:.4g}', 9)}"
                      f"{column(format_time(s.compute_time), 11)}"
@@ -130,7 +132,7 @@ def stage_table(result: InferenceResult) -> list[str]:
                      f"{share:>10.1%}  {s.bound}")
     if result.profile:
         share = result.overhead / result.latency if result.latency else 0.0
-        lines.append(f"{'overhead':<15}{1:>4}{'':>10}{'':>10}{'':>9}{'':>11}{'':>11}{'':>11}"
+        lines.append(f"{'overhead':<{w}}{1:>4}{'':>10}{'':>10}{'':>9}{'':>11}{'':>11}{'':>11}"
                      f"{share:>10.1%}  fixed (profile {result.profile})")
     return lines
 

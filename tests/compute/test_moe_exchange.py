@@ -77,10 +77,13 @@ def test_ep_under_tp_attention_is_no_slower_at_batch_1_than_ep_1():
     for ep in (2, 4, 8):
         r = evaluate("DeepSeek-V3", "H200-SXM", 8, 1, ep=ep)
         st = {s.name: s for s in r.stages}
-        assert st["attn_scatter"].collective == st["dp_regather"].collective == "all-reduce"
-        assert st["attn_scatter"].network_time == pytest.approx(ar, rel=1e-12)
-        assert st["dp_regather"].network_time == pytest.approx(ar, rel=1e-12)
-        assert "moe_dispatch" not in st and "moe_combine" not in st   # not run: not listed
+        # named as they run: the EP layers' all-reduces, not the slots they fill
+        assert st["allreduce_attn_ep"].collective == st["allreduce_mlp_ep"].collective \
+            == "all-reduce"
+        assert (st["allreduce_attn_ep"].count, st["allreduce_mlp_ep"].count) == (58, 58)
+        assert st["allreduce_attn_ep"].network_time == pytest.approx(ar, rel=1e-12)
+        assert st["allreduce_mlp_ep"].network_time == pytest.approx(ar, rel=1e-12)
+        assert not {"attn_scatter", "dp_regather", "moe_dispatch", "moe_combine"} & set(st)
         assert one <= r.latency < one * 1.001
         assert r.latency < 4.9e-3
 
@@ -173,3 +176,48 @@ def test_the_all_reduce_schedule_holds_the_shared_expert_split():
     assert out[0] - out[1] == 2_235_039_744.0
     assert evaluate("DeepSeek-V3", "H200-SXM", 8, 1, ep=8).memory.weights == \
         evaluate("DeepSeek-V3", "H200-SXM", 8, 1).memory.weights
+
+
+def test_infer_names_the_all_reduces_as_they_run_in_its_table_and_json():
+    """``infer``'s table and ``--json`` name the EP layers' two all-reduces
+    ``allreduce_attn_ep`` and ``allreduce_mlp_ep`` (58 MoE layers each, beside the 3 dense
+    layers' ``allreduce_attn`` and ``allreduce_mlp``), the JSON's ``collective`` all-reduce,
+    and never the slots' names, reduce-scatter's and all-gather's; the table's name column
+    widens to the longest name (17 + 1), each row's count in its column."""
+    import json
+
+    from click.testing import CliRunner
+
+    from netmodel.cli.main import cli
+    args = ["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--tp", "8", "--ep", "8",
+            "--batch", "1"]
+    table = CliRunner().invoke(cli, args)
+    js = CliRunner().invoke(cli, [*args, "--json"])
+    assert table.exit_code == js.exit_code == 0
+    stages = {s["stage"]: s for s in json.loads(js.output)["stages"]}
+    for name in ("allreduce_attn_ep", "allreduce_mlp_ep"):
+        assert (stages[name]["collective"], stages[name]["count"]) == ("all-reduce", 58)
+    assert (stages["allreduce_attn"]["count"], stages["allreduce_mlp"]["count"]) == (3, 3)
+    rows = {line.split()[0]: line for line in table.output.splitlines()[6:] if line.strip()}
+    assert list(rows) == ["stage", *stages]
+    assert rows["stage"].startswith("stage" + " " * 13 + "   x ")   # 18, then 4 for 'x'
+    assert rows["allreduce_attn_ep"].startswith("allreduce_attn_ep" + " " + "  58 ")
+    assert rows["qkv"].startswith("qkv" + " " * 15 + "  61 ")
+    assert "attn_scatter" not in table.output and "dp_regather" not in table.output
+
+
+def test_two_batch_segments_read_the_all_reduces_by_their_shown_names():
+    """Two-batch overlap's chain of a step (compute.two_batch.step_segments) finds the EP
+    layers' all-reduces under their shown names: its segments add up to the step (DeepSeek-V3
+    on 8 H200, TP 8 x EP 8, decode batch 64, the all-reduce exchange taken); the two
+    all-reduces are 58 x 2 of its communication."""
+    from compute.two_batch import step_segments
+    r = evaluate("DeepSeek-V3", "H200-SXM", 8, 64, ep=8)
+    st = {s.name: s for s in r.stages}
+    assert "allreduce_attn_ep" in st
+    seg = step_segments(r)
+    assert sum(a + b for a, b in seg) == pytest.approx(r.latency, rel=1e-12)
+    comm = sum(b for _, b in seg)
+    assert comm == pytest.approx(sum(s.total_time for s in r.stages if s.name.startswith(
+        "allreduce_")), rel=1e-12)
+
