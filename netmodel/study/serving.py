@@ -84,8 +84,10 @@ to the TTFT of each cell that can be chosen (:mod:`netmodel.study.serving_queue`
 SLO is checked on the sum, so a higher load may take a smaller batch. A request then
 waits for a free slot of a decode instance (its batch's ``c`` sequences, each held for a
 request's decode, ``c / R_d``: M/D/c, :func:`~netmodel.study.serving_queue.slot_wait`),
-before its KV cache, which needs the slot's room, is sent: that wait is in the TTFT too;
-its TBT is that of the full batch, at any load below capacity. With a rate too, the pools are sized
+before its KV cache, which needs the slot's room, is sent: that wait is in the TTFT too,
+and so is the wait to join the batch at its next step, half a step on average (steps of a
+fixed length, a request ready at any phase of one; ``join_wait_s``); its TBT is that of
+the full batch, at any load below capacity. With a rate too, the pools are sized
 to run at that load: ``ceil(rate / (rho x R))`` instances of each. The search picks the
 configuration at the stated load (the design point); whole instances then run at most at
 it, and the waits and TTFT reported are those at the pools' achieved loads,
@@ -241,6 +243,7 @@ class ServingResult:
     ttft_s: float | None = None       #: prefill + visible transfer (+ queue_wait_s)
     queue_wait_s: float | None = None   #: with a load: mean wait for a prefill batch
     decode_wait_s: float | None = None  #: with a load: mean wait for a decode slot (M/D/c)
+    join_wait_s: float | None = None    #: with a load: to the decode's next step, half one
     #: with a load and a rate: the load the sized prefill pool runs at, ``rate / (instances
     #: x R_p)`` (at most the stated one), at which ``queue_wait_s`` and ``ttft_s`` are taken
     achieved_load: float | None = None
@@ -279,7 +282,7 @@ class ServingResult:
             "transfer_streams": self.transfer_streams, "transfer_s": _num(self.transfer_s),
             "transfer_visible_s": _num(self.transfer_visible_s), "ttft_s": _num(self.ttft_s),
             "queue_wait_s": _num(self.queue_wait_s), "decode_wait_s": _num(self.decode_wait_s),
-            "achieved_load": _num(self.achieved_load),
+            "join_wait_s": _num(self.join_wait_s), "achieved_load": _num(self.achieved_load),
             "tbt_s": _num(self.tbt_s), "ttft_limit_s": self.ttft_limit_s,
             "tbt_limit_s": self.tbt_limit_s, "prefill_rate_per_s": _num(self.prefill_rate),
             "decode_rate_per_s": _num(self.decode_rate),
@@ -293,6 +296,10 @@ class ServingResult:
             "fabric_gpus": self.fabric_gpus, "fits_fabric": self.fits_fabric,
             "settings": self.settings,
         }
+
+    def _waited(self) -> float:
+        """Seconds of the TTFT spent waiting (a prefill batch, a decode slot, its step)."""
+        return sum(w or 0.0 for w in (self.queue_wait_s, self.decode_wait_s, self.join_wait_s))
 
     def _circuits(self) -> str:
         """On an OCS: the KV circuits a stream has and the ports they take."""
@@ -352,12 +359,13 @@ class ServingResult:
                f"by layer)" if self.decode is not None else "not sent (no decode pool)"),
             f"  TTFT {self.ttft_s * 1e3:.2f} ms" + (
                 " of the steps, no queueing" if self.queue_wait_s is None else
-                f": {(self.ttft_s - self.queue_wait_s - (self.decode_wait_s or 0)) * 1e3:.2f} "
+                f": {(self.ttft_s - self._waited()) * 1e3:.2f} "
                 f"ms of the steps + {self.queue_wait_s * 1e3:.2f} ms waiting for a prefill batch"
                 + ("" if self.achieved_load is None else
                    f" at the sized pool's load {load_text(self.achieved_load, 3)}")
                 + ("" if self.decode_wait_s is None else
-                   f" + {self.decode_wait_s * 1e3:.2f} ms for a decode slot"))
+                   f" + {self.decode_wait_s * 1e3:.2f} ms for a decode slot + "
+                   f"{self.join_wait_s * 1e3:.2f} ms to its next step"))
             + f" (SLO {self.ttft_limit_s * 1e3:g} ms)"
             + (f", TBT {self.tbt_s * 1e3:.2f} ms (SLO {self.tbt_limit_s * 1e3:g} ms)"
                if self.tbt_s is not None else ""),
@@ -657,7 +665,9 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     # (:mod:`netmodel.study.serving_queue`; nan elsewhere, never ok)
     d_rate = None if dec is None else dec.tokens_per_step / dec.latency / decode_tokens
     d_wait = None if wl.load is None or dec is None else slot_wait(wl.load, dec.batch, d_rate)
-    steps = grid.latency + visible + (d_wait or 0.0)   # a decode slot first: the KV's room
+    join = None if d_wait is None else dec.latency / 2   # to the next step boundary
+    # a decode slot first (the KV's room), then the step the request joins at
+    steps = grid.latency + visible + (d_wait or 0.0) + (join or 0.0)
     ttft, wait = steps, None
     if wl.load is not None:
         wait = prefill_waits(wl.load, cycle, grid.batches, ttft, grid.fits, slo.ttft, score)
@@ -672,7 +682,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         waited = "" if wait is None else (f", {wait[i, j] * 1e3:.4g} ms waiting for its batch "
                                            f"at load {load_text(wl.load)}" + (
                                                "" if d_wait is None else
-                                               f", {d_wait * 1e3:.3g} ms for a decode slot"))
+                                               f", {d_wait * 1e3:.3g} ms for a decode slot "
+                                               f"and {join * 1e3:.3g} ms to its step"))
         return ServingResult(
             feasible=False, decode=dec, **noted(),
             reason=f"prefill: no configuration that fits in memory meets TTFT <= "
@@ -726,7 +737,7 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         feasible=True, prefill=pre, decode=dec, **noted(),
         transfer_streams=int(streams[i, j]), transfer_s=float(t_x[i, j]),
         transfer_visible_s=float(visible[i, j]), ttft_s=ttft_ij, queue_wait_s=wait_ij,
-        decode_wait_s=d_wait,
+        decode_wait_s=d_wait, join_wait_s=join,
         tbt_s=None if dec is None else dec.tpot, prefill_rate=p_rate, decode_rate=d_rate,
         decode_gpus_per_prefill_gpu=ratio, requests_per_s_per_sm=rps,
         tokens_per_s_per_sm=tokens, output_tokens_per_s_per_sm=wl.output * rps, **extra)

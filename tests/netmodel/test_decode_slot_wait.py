@@ -111,8 +111,11 @@ def test_serve_adds_the_decode_slot_wait_to_the_ttft():
     assert r.decode_wait_s == pytest.approx(mdc_wait(0.9, 46, 46 / r.decode_rate), rel=1e-12)
     assert r.decode_wait_s == pytest.approx(0.02693, abs=5e-6)
     steps = r.prefill.latency + r.transfer_visible_s
-    assert r.ttft_s == pytest.approx(steps + r.queue_wait_s + r.decode_wait_s, rel=1e-12)
-    assert "ms waiting for a prefill batch + 26.93 ms for a decode slot" in r.table()
+    # + 25.00 ms, half the 50.00 ms step, to join its batch (test_decode_join_wait)
+    assert r.join_wait_s == pytest.approx(0.025, abs=5e-6)
+    assert r.ttft_s == pytest.approx(steps + r.queue_wait_s + r.decode_wait_s
+                                     + r.decode.latency / 2, rel=1e-12)
+    assert "ms waiting for a prefill batch + 26.93 ms for a decode slot + 25.00 ms" in r.table()
     assert json.loads(r.to_json())["decode_wait_s"] == r.decode_wait_s
 
 

@@ -537,7 +537,8 @@ def test_a_load_near_1_is_not_said_as_1_and_its_fastest_waits():
     assert "(prompt 1500, output 13 tokens, load 0.999999999)" in r.output
     m = re.search(r"the fastest \(TP (\d+), batch (\d+)\) takes ([0-9.e+]+) ms "
                   r"\(([0-9.e+]+) ms of transfer, ([0-9.e+]+) ms waiting for its batch at "
-                  r"load 0.999999999, ([0-9.e+]+) ms for a decode slot\)", r.output)
+                  r"load 0.999999999, ([0-9.e+]+) ms for a decode slot and ([0-9.e+]+) ms to "
+                  r"its step\)", r.output)
     assert m, r.output
     # bulk service at rho = 1 - 1e-9: at least 1 / (2 B (1 - rho)) cycles, 7.8e6 at B 64
     assert float(m[5]) > 7.8e6 * 1 and float(m[3]) >= float(m[5])

@@ -91,16 +91,20 @@ def test_serve_adds_md1_wait_at_batch_one():
         # one decode slot (batch 1), held 54.49 ms for the request's 12 steps: M/D/1 too
         held = 1 / r.decode_rate
         assert r.decode_wait_s == pytest.approx(load * held / (2 * (1 - load)), rel=1e-12)
-        assert r.ttft_s == pytest.approx(base.ttft_s + r.queue_wait_s + r.decode_wait_s,
-                                         rel=1e-12)
+        # and half a decode step (of 12 in those 54.49 ms) to join the batch at the next
+        assert r.join_wait_s == pytest.approx(held / 12 / 2, rel=1e-12)
+        assert r.ttft_s == pytest.approx(base.ttft_s + r.queue_wait_s + r.decode_wait_s
+                                         + r.join_wait_s, rel=1e-12)
         assert r.ttft_s >= prev
         prev = r.ttft_s
     # the least load a workload states (MIN_LOAD, a millionth): the wait 5e-7 of a cycle
     tiny = serve("Llama-3-8B", "h100-dgx", with_load("coding", 1e-6), **KW)
     assert tiny.queue_wait_s == pytest.approx(1e-6 / (2 * (1 - 1e-6)) / tiny.prefill_rate,
                                               rel=1e-12)
-    # and a decode slot's 5e-7 of its 54.49 ms: 1.7e-6 of the TTFT in all
-    assert tiny.ttft_s == pytest.approx(base.ttft_s, rel=2e-6)
+    # and a decode slot's 5e-7 of its 54.49 ms: 1.7e-6 of the TTFT in all, with the half
+    # step to join the decode batch, which no load shortens: 2.27 ms
+    assert tiny.ttft_s - tiny.join_wait_s == pytest.approx(base.ttft_s, rel=2e-6)
+    assert tiny.join_wait_s == pytest.approx(0.0022705, abs=5e-8)
 
 
 def test_serve_sizes_pools_to_run_at_the_load():
@@ -153,7 +157,10 @@ def test_deepseek_v3_takes_a_smaller_batch_at_a_high_load():
     assert r.prefill.batch == 64 and r.ttft_s <= 1.0
     # 448.13 ms of the steps + 522.41 ms for a prefill batch + 11.77 ms for one of the
     # decode instance's 1,024 slots (each held 1024 / 2875 = 356 ms: M/D/1024 at 0.99)
-    assert r.ttft_s == pytest.approx(0.98231, abs=5e-6)
+    # + 14.84 ms, half of its 29.68 ms step, to join its batch
+    assert r.ttft_s == pytest.approx(0.99716, abs=5e-6)
+    assert r.join_wait_s == pytest.approx(r.decode.latency / 2, rel=1e-12)
+    assert r.join_wait_s == pytest.approx(0.014842, abs=5e-7)
     assert r.queue_wait_s == pytest.approx(0.52241, abs=5e-6)
     assert r.decode_wait_s == pytest.approx(0.011774, abs=5e-7)
     assert r.to_dict()["workload"]["load"] == 0.99 and r.to_dict()["queue_wait_s"] == r.queue_wait_s
