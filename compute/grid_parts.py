@@ -15,6 +15,7 @@ import numpy as np
 
 from compute import buffers
 from compute.memory import memory_fit
+from compute.moe_exchange import EXCHANGE_PRODUCERS
 from compute.sharding import Shards
 from compute.stages import (
     EXTENDED_STAGES,
@@ -344,8 +345,14 @@ def stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=N
     stage_t = buffers.empty(compute_t.shape)
     bound = buffers.empty(compute_t.shape, dtype=np.int8)
     overlap = options.mode == "overlap"
-    hide = {names.index(c): names.index(p) for c, p in PRODUCERS.items() if c in names} \
-        if overlap and options.overlap_collectives else {}  # each all-reduce and its producer
+    hide = {}   # each all-reduce's stage and its producer's (overlap_collectives)
+    if overlap and options.overlap_collectives:
+        hide = {names.index(c): names.index(p) for c, p in PRODUCERS.items() if c in names}
+        # an EP layer's slots where they hold the all-reduce exchange's all-reduces (its
+        # own grid: every cell), hidden by the same rule
+        hide.update({names.index(c): names.index(p) for c, p in EXCHANGE_PRODUCERS.items()
+                     if c in names and isinstance(ops[names.index(c)], str)
+                     and ops[names.index(c)] == "all-reduce"})
     pass_t, sums = None, [None, None, None]
     for k, name in enumerate(names):
         if fill is not None:

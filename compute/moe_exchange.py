@@ -53,7 +53,10 @@ In the all-reduce cells the slots ``attn_scatter`` and ``dp_regather`` hold the 
 all-reduces (the same counts, one per EP layer), and a cell's breakdown names them
 ``allreduce_attn_ep`` and ``allreduce_mlp_ep`` (:data:`SHOWN_AS`, :func:`shown_name`: the
 table of ``infer``, its JSON and CSV alike); ``moe_dispatch`` and ``moe_combine`` take no
-time and are not listed.
+time and are not listed. ``overlap_collectives`` hides those all-reduces behind the GEMMs
+producing their inputs (``out_proj``, ``mlp_down``: :data:`EXCHANGE_PRODUCERS`) as it hides
+the dense layers' (:data:`compute.stages.PRODUCERS`), and the cheaper schedule is chosen on
+the steps so formed.
 
 The all-reduce schedule holds the shared experts split over ``tp`` (the all-to-all one
 replicates them: :func:`compute.memory.weight_bytes`), so its weights are smaller
@@ -70,7 +73,7 @@ import numpy as np
 
 from compute.dp_collectives import CellOps
 
-__all__ = ["SHOWN_AS", "allreduce_rows", "cheaper_exchange", "shown_name", "slot_of"]
+__all__ = ["EXCHANGE_PRODUCERS", "SHOWN_AS", "allreduce_rows", "cheaper_exchange", "shown_name", "slot_of"]
 
 #: The name a cell's breakdown gives the slot of an EP layer's stage where it runs an
 #: all-reduce (the all-reduce exchange): the grids of both schedules share the slots
@@ -79,6 +82,12 @@ __all__ = ["SHOWN_AS", "allreduce_rows", "cheaper_exchange", "shown_name", "slot
 #: layers' ``allreduce_attn`` and ``allreduce_mlp`` on the EP layers.
 SHOWN_AS = {"attn_scatter": "allreduce_attn_ep", "dp_regather": "allreduce_mlp_ep"}
 _SLOTS = {shown: slot for slot, shown in SHOWN_AS.items()}
+#: The GEMM producing the input of each slot's all-reduce under the all-reduce exchange
+#: (the attention output's, the experts' partial outputs'): ``overlap_collectives`` hides
+#: it behind that GEMM as it hides :data:`compute.stages.PRODUCERS`' all-reduces
+#: (:func:`compute.grid_parts.stage_times`); the slots' reduce-scatter and all-gather are
+#: not hidden.
+EXCHANGE_PRODUCERS = {"attn_scatter": "out_proj", "dp_regather": "mlp_down"}
 
 
 def shown_name(stage: str, op) -> str:

@@ -293,8 +293,12 @@ def _old_one(model, gpu, configs, batches, workload, options, skew=1.0, time_unf
     if options.mode == "overlap":
         stage_t = np.maximum(busiest, network_t)
         if options.overlap_collectives:
-            for coll, producer in PRODUCERS.items():
-                if coll in names:
+            # each all-reduce behind its producer: the dense layers', and the EP layers'
+            # where their slots hold the all-reduce exchange's
+            for coll, producer in (*PRODUCERS.items(), ("attn_scatter", "out_proj"),
+                                   ("dp_regather", "mlp_down")):
+                if coll in names and (coll in PRODUCERS
+                                      or ops[names.index(coll)] == "all-reduce"):
                     k, p = names.index(coll), names.index(producer)
                     stage_t[k] = np.maximum(0.0, network_t[k] - stage_t[p])
     else:
@@ -373,6 +377,13 @@ CASES = [  # model, gpu, phase, search keywords
                                                  options=RooflineOptions(mode="serial"))),
     ("Llama-3-70B", "H100-SXM", "decode", dict(
         pp=(1, 2), attention_dp=True, options=RooflineOptions(overlap_collectives=True))),
+    # the EP layers' all-reduces hidden too, where a cell takes that exchange
+    ("DeepSeek-V3", "H200-SXM", "decode", dict(
+        max_gpus=16, ep=True, attention_dp=True,
+        options=RooflineOptions(overlap_collectives=True))),
+    ("Mixtral-8x7B", "H100-SXM", "decode", dict(
+        max_gpus=16, pp=(1, 2), ep=True, attention_dp=True,
+        options=RooflineOptions(overlap_collectives=True))),
     # one batch (a single column: the pipeline's busy times by the einsum) and a few (no
     # memory cap), grids small enough to be kept and handed out again as copies
     ("Mixtral-8x7B", "H100-SXM", "prefill", dict(pp=(1, 2, 4), ep=True, max_batch=1)),
