@@ -56,16 +56,19 @@ prompt's last layer is left at its end, ``1 / b`` of the batch's: at TP 1 x PP 2
 batch 4, ``T x 2 / (80 x 4)``. And the last stage's pairs carry its layers only while it
 computes, from when the first prompt reaches it to the end of the TTFT, so with pipeline
 stages the part left is also at least what they cannot send in that window
-(:func:`_last_stage_left`): at TP 1 x PP 2 over a 0.5 GB/s link, 245.76 MB a pair, T =
-491.5 ms, of which 388.6 ms outlasts a 211.2 ms TTFT whose second half alone feeds the
+(:func:`~netmodel.study.serving_cells._last_stage_left`): at TP 1 x PP 2 over a 0.5 GB/s
+link, 245.76 MB a pair, T = 491.5 ms, of which 388.6 ms outlasts a 211.2 ms TTFT whose second half alone feeds the
 second stage's pair (T - 211.2 x 79 / 80 = 283.0 ms were the stages' pairs busy from the
 start).
 
 and a prefill instance takes a new batch every ``max(I, T)`` (the transfer of one batch
 overlaps the next batch's compute), ``I`` the prefill's latency, or with ``pp`` pipeline
-stages the grid's steady-state interval (:func:`_prefill_interval`). The prefill
+stages the grid's steady-state interval
+(:func:`~netmodel.study.serving_cells._prefill_interval`). The prefill
 configuration is chosen on the search's whole grid with the transfer included (the most
-prompt tokens/s/SM under the TTFT SLO), the decode one by its own search.
+prompt tokens/s/SM under the TTFT SLO), the decode one by its own search (under a load, of
+its cells that meet the TBT SLO the best whose waits, below, let a prefill cell meet the
+TTFT SLO: :func:`~netmodel.study.serving_queue.decode_choices`).
 
 **The balance.** With ``R_p`` requests/s per prefill instance (``b / max(I, T)``)
 and ``R_d`` per decode instance (``b / TBT / (output - 1)``), serving ``lambda`` requests/s
@@ -121,7 +124,7 @@ from compute.errors import UserError
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.mtp import capped_best
-from compute.parallel import SEARCH_PP, Parallelism, kv_copies, search_pp, stage_layers
+from compute.parallel import SEARCH_PP, Parallelism, search_pp
 from compute.phases import Slo, Workload, check_slo
 from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
@@ -130,7 +133,14 @@ from compute.units import counted
 from netmodel.study.queueing import bulk_wait, load_text
 from netmodel.study.rows import gpu_difference
 from netmodel.study.scenario_catalog import get_scenario
-from netmodel.study.serving_queue import fastest_waits, prefill_waits, slot_wait
+from netmodel.study.serving_cells import _prefill_interval, cell_transfer  # noqa: F401
+from netmodel.study.serving_queue import (
+    decode_choices,
+    decode_waits,
+    fastest_waits,
+    prefill_waits,
+    slot_wait,
+)
 from netmodel.study.serving_transfer import (
     KvTransfer,
     best_split,
@@ -384,33 +394,6 @@ class ServingResult:
         return "\n".join(lines + notes)
 
 
-def _prefill_interval(grid) -> np.ndarray:
-    """Seconds a prefill instance spends on each batch in steady state (configurations x
-    batches): the grid's own ``interval`` (:func:`compute.roofline.evaluate_grid`: with
-    pipeline stages ``b`` periods of the slowest stage, the next batch filling the
-    pipeline as this one drains), its latency where the grid has none (no pipeline)."""
-    return np.asarray(grid.latency if grid.interval is None else grid.interval, dtype=float)
-
-
-def _last_stage_left(grid, t_x, ratio, batches, layers: int) -> np.ndarray:
-    """Seconds of a pipelined prefill's KV transfer left after its TTFT on the pairs of its
-    last stage (see the module docstring), configurations x batches: those pairs carry
-    the last stage's layers, ``t_x x ratio x n / layers`` (``ratio``: one layer's bytes a
-    pair over ``t_x``'s; ``n`` the stage's layers, :func:`compute.parallel.stage_layers`),
-    and only while that stage computes, from when the first prompt reaches it (``(pp - 1)
-    / pp`` of a pass, stages taken as balanced) to the end of the TTFT, over which its
-    ``b x n`` layer passes produce them: ``T_s - W (1 - 1 / (b n))``. Rows without pipeline
-    stages get 0."""
-    pps = np.array([c.pp for c in grid.configs], dtype=float).reshape(-1, 1)
-    n = np.array([float(np.subtract(*stage_layers(layers, c.pp)[-1][::-1]))
-                  for c in grid.configs]).reshape(-1, 1)
-    period = _prefill_interval(grid) / batches
-    start = (grid.latency - (batches - 1) * period) * (pps - 1) / pps
-    window = grid.latency - start
-    left = t_x * ratio * n / layers - window * (1 - 1 / (batches * n))
-    return np.where(pps > 1, left, 0.0)
-
-
 def _space(model, dimensions, pp, ep, attention_dp):
     """The search keywords of a pool: every dimension (PP among :data:`DEFAULT_PP` up to
     the layers, every EP and attention-DP degree) or plain TP; explicit ones win."""
@@ -589,89 +572,38 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         return ServingResult(feasible=False, reason=f"prefill: {pres.reason}", **noted(),
                              decode=dec)
 
-    # the transfer of each cell's batch, on as many pairs as both instances hold its KV
-    # shards on: with attention DP a request's cache lives in one attention group, so a
-    # batch of b requests covers min(b, groups) of them
-    batches = grid.batches.reshape(1, -1).astype(float)
+    def cells(dec):
+        """Each prefill cell with the decode instance ``dec``: its transfer and cycle, and
+        with a load the waits (a prefill batch's bulk service, :mod:`netmodel.study.
+        queueing`, of the cells it can choose among, :mod:`netmodel.study.serving_queue`;
+        nan elsewhere, never ok; a decode slot's, M/D/c, and half a step to join)."""
+        streams, t_x, visible, cycle = cell_transfer(model, wl, grid, dec, kv, xfer)
+        score = grid.tokens_per_step / cycle / (grid.gpus * grid.gpu.sms)
+        d_rate = None if dec is None else dec.tokens_per_step / dec.latency / decode_tokens
+        d_wait, join = (None, None) if wl.load is None or dec is None else decode_waits(
+            wl.load, dec, decode_tokens)
+        # a decode slot first (the KV's room), then the step the request joins at
+        steps = grid.latency + visible + (d_wait or 0.0) + (join or 0.0)
+        ttft, wait = steps, None
+        if wl.load is not None:
+            wait = prefill_waits(wl.load, cycle, grid.batches, steps, grid.fits, slo.ttft, score)
+            ttft = steps + wait
+        return streams, t_x, visible, cycle, score, d_rate, d_wait, join, steps, ttft, wait
 
-    def group(par):          # distinct KV shards of one attention group
-        return max(1, round(par.attention_tp * par.pp / kv_copies(model, par)))
-
-    def shards(par):
-        return group(par) * np.minimum(float(par.attention_dp), batches)
-
-    def busiest(par):        # bytes on one GPU of the group holding the most whole requests
-        return np.ceil(batches / par.attention_dp) * kv / group(par)
-
-    def layer_group(par):    # distinct KV shards of one layer in one attention group
-        return max(1, round(par.attention_tp / kv_copies(model, par)))
-
-    def layer_shards(par):   # ... of the batch: one stage's, whichever the stage
-        return layer_group(par) * np.minimum(float(par.attention_dp), batches)
-
-    def layer_busiest(par):  # a request's bytes on one GPU of a layer's busiest group
-        return np.ceil(batches / par.attention_dp) * kv / layer_group(par)
-
-    dec_par = None if dec is None else Parallelism.of(dec)
-    dec_gpus = dec.gpus if dec is not None else 1
-    streams = np.concatenate([np.minimum(shards(c), shards(dec_par)) if dec_par else shards(c)
-                              for c in grid.configs])
-    # a request's cache is whole in one group: b requests over a groups put ceil(b / a) on
-    # the busiest, whose pairs carry them (an even split of the bytes would undercount)
-    most = np.concatenate([np.maximum(busiest(c), busiest(dec_par)) if dec_par else busiest(c)
-                           for c in grid.configs])
-    per_stream = np.maximum(batches * kv / streams, most)
-    # each side's bytes a GPU: where the pools' GPUs differ, each at its own links' rate
-    # (their larger is per_stream: the side with the fewer shards, or the busiest group)
-    sides = None if dec_par is None else (
-        np.concatenate([np.maximum(batches * kv / shards(c), busiest(c)) for c in grid.configs]),
-        np.broadcast_to(np.maximum(batches * kv / shards(dec_par), busiest(dec_par)),
-                        per_stream.shape))
-    # one layer moves on the pairs that hold it: with pipeline stages, its stage's only
-    # (the same bytes as per_stream where neither instance is pipelined: a ratio of 1)
-    layer_streams = np.concatenate([np.minimum(layer_shards(c), layer_shards(dec_par))
-                                    if dec_par else layer_shards(c) for c in grid.configs])
-    layer_most = np.concatenate([np.maximum(layer_busiest(c), layer_busiest(dec_par))
-                                 if dec_par else layer_busiest(c) for c in grid.configs])
-    # a pipelined prefill finishes its prompts one at a time (each a micro-batch): only the
-    # last prompt's last layer is left when its TTFT ends, on the pairs of its own group
-    one = np.array([kv / min(layer_group(c), layer_group(dec_par)) if dec_par
-                    else kv / layer_group(c) for c in grid.configs]).reshape(-1, 1)
-    piped = np.array([c.pp > 1 for c in grid.configs]).reshape(-1, 1)
-    layer_ratio = np.where(piped, one, np.maximum(batches * kv / layer_streams,
-                                                  layer_most)) / per_stream
-    t_x = np.zeros_like(grid.latency)
-    if dec is None:   # one output token: no decode pool, no cache to send
-        streams = np.zeros_like(streams)
-    for g in sorted({c.gpus for c in grid.configs}) if dec is not None else ():
-        rows = np.array([c.gpus == g for c in grid.configs])
-        t_x[rows] = xfer.time(per_stream[rows], g, dec_gpus,
-                              None if sides is None else (sides[0][rows], sides[1][rows]))
-    layers = model.layers
-    held = model.kv_tokens_after_prefill(wl.prompt)   # per layer, on average
-    if held == wl.prompt or model.windowed_layers == layers:   # every layer alike
-        last = t_x * layer_ratio / layers
-    else:   # the last layer attends fully (gpt-oss, Gemma, Llama-4): a whole prompt's share
-        last = t_x * layer_ratio * (wl.prompt / (layers * held))
-    visible = np.maximum(last, t_x - grid.latency * (layers - 1) / layers)
-    if piped.any():
-        visible = np.where(piped, np.maximum(visible, _last_stage_left(
-            grid, t_x, np.maximum(batches * kv / layer_streams, layer_most) / per_stream,
-            batches, layers)), visible)
-    cycle = np.maximum(_prefill_interval(grid), t_x)
-    score = grid.tokens_per_step / cycle / (grid.gpus * grid.gpu.sms)
-    # with a load, the mean wait for a prefill batch (bulk service, a batch of k at the
-    # cycle of batch k: :mod:`netmodel.study.queueing`), of the cells it can choose among
-    # (:mod:`netmodel.study.serving_queue`; nan elsewhere, never ok)
-    d_rate = None if dec is None else dec.tokens_per_step / dec.latency / decode_tokens
-    d_wait = None if wl.load is None or dec is None else slot_wait(wl.load, dec.batch, d_rate)
-    join = None if d_wait is None else dec.latency / 2   # to the next step boundary
-    # a decode slot first (the KV's room), then the step the request joins at
-    steps = grid.latency + visible + (d_wait or 0.0) + (join or 0.0)
-    ttft, wait = steps, None
-    if wl.load is not None:
-        wait = prefill_waits(wl.load, cycle, grid.batches, ttft, grid.fits, slo.ttft, score)
-        ttft = ttft + wait
+    # under a load the decode instance's waits count against the TTFT SLO as the prefill's:
+    # of the decode cells that meet the TBT SLO, the best whose waits let a prefill cell
+    # meet it (decode_choices: the search's best first, then only those that wait less)
+    first = dec
+    for dec in ([first] if wl.load is None or first is None else
+                decode_choices(dres, decode_tokens, wl.load, first)):
+        streams, t_x, visible, cycle, score, d_rate, d_wait, join, steps, ttft, wait = cells(dec)
+        if (grid.fits & (ttft <= slo.ttft)).any():
+            break
+    else:   # none: the search's best decode instance is said
+        if dec is not first:
+            dec = first
+            streams, t_x, visible, cycle, score, d_rate, d_wait, join, steps, ttft, wait = (
+                cells(dec))
     ok = grid.fits & (ttft <= slo.ttft)
     if not ok.any():
         if wait is not None:   # the fastest with its wait, of every cell that fits

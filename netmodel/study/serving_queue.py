@@ -19,7 +19,7 @@ import numpy as np
 from compute.search import TIE_RTOL
 from netmodel.study.queueing import bulk_wait, mdc_wait
 
-__all__ = ["fastest_waits", "prefill_waits", "slot_wait"]
+__all__ = ["decode_choices", "decode_waits", "fastest_waits", "prefill_waits", "slot_wait"]
 
 
 def _check_batches(batches: np.ndarray) -> None:
@@ -85,3 +85,44 @@ def slot_wait(load: float, slots: int, rate: float) -> float:
     0.25
     """
     return mdc_wait(load, slots, slots / rate)
+
+
+def decode_waits(load: float, dec, tokens: int) -> tuple[float, float]:
+    """A request's mean waits at the decode instance ``dec`` (an
+    :class:`~compute.results.InferenceResult` of ``tokens`` decode tokens a request) at
+    ``load``: for a slot (:func:`slot_wait`, at the instance's requests/s) and, once its
+    KV cache is in, to join the batch at its next step, half a step (steps of one fixed
+    length, a request ready at any phase of one: the residual of a fixed interval)."""
+    return slot_wait(load, dec.batch, dec.tokens_per_step / dec.latency / tokens), dec.latency / 2
+
+
+def decode_choices(res, tokens: int, load: float, best):
+    """The decode instances a loaded service weighs, in order: ``best`` (the search's,
+    :func:`compute.mtp.capped_best`), then of the cells of the decode search ``res`` that
+    meet the TBT SLO, in decreasing tokens/s/SM, each whose waits (:func:`decode_waits`)
+    are less than every one before it (a cell that waits as long, scoring less, cannot let
+    a prefill cell meet the TTFT SLO where those before could not). Lazy: a cell's slot
+    wait is computed only where half its step is less than the least wait so far.
+    """
+    yield best
+    least = sum(decode_waits(load, best, tokens))
+    grid = res.grid
+    if grid.mtp_expected is not None:   # MTP: the tokens a step capped as capped_best's
+        from dataclasses import replace
+
+        from compute.mtp import mean_steps
+
+        o = grid.options
+        grid = replace(grid, mtp_expected=tokens / mean_steps(o.mtp_tokens, o.mtp_acceptance,
+                                                              tokens))
+    ok = grid.feasible
+    score = np.where(ok, grid.tokens_per_s_per_sm, -np.inf)
+    half = np.broadcast_to(np.asarray(grid.latency, dtype=float) / 2, ok.shape)
+    for cell in np.argsort(-score, axis=None, kind="stable")[:int(ok.sum())]:
+        if half.flat[cell] >= least:
+            continue
+        dec = grid.result(*(int(k) for k in np.unravel_index(cell, ok.shape)))
+        waits = sum(decode_waits(load, dec, tokens))
+        if waits < least:
+            least = waits
+            yield dec
