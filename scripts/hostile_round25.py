@@ -419,6 +419,11 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
         ["topology", "show", "single-switch:n=1", "--pair", a, b], {},
         (f"--pair '{a} {b}'", "the fabric has only one ('gpu0')"))
        for a, b in (("gpu0", "gpu1"), ("gpu0", "gpu0"))},
+    # a name past the file system's 255 bytes, where the suffix is checked first
+    **{f"{argv[0]} -o a name of 300 characters{fmt}": (
+        [*argv, "-o", "x" * 300, *fmt.split()], {}, ("--output", "File name too long"))
+       for argv, fmt in ((["costs", "--fabric", "ring:n=8"], ""),
+                         (["topology", "export", "ring:n=8"], " --format json"))},
     "calibrate -o the --base it reads": (
         ["calibrate", "--measurements", "m.csv", "-o", "p.toml", *FIT, "--base", "p.toml"],
         {"m.csv": MEASURED, "p.toml": lambda d: invoke_in(

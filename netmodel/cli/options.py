@@ -58,8 +58,12 @@ def check_format_suffix(output: str, fmt: str, suffixes: Mapping[str, Sequence[s
 
     path = Path(output)
     wants, suffix = tuple(suffixes[fmt]), path.suffix.lower()
+    try:
+        folder = path.is_dir()
+    except OSError:   # a name past the file system's limit (ENAMETOOLONG): a traceback here
+        return   # check_file_path says so
     if (suffix in wants or path.name.lower() in {s for ss in suffixes.values() for s in ss}
-            or not output or output.endswith(("/", "\\")) or path.is_dir()):
+            or not output or output.endswith(("/", "\\")) or folder):
         return
     fits = [f for f, ss in suffixes.items() if suffix in ss]
     given = f"--format {fmt}" + ("" if typed else " (the default)")

@@ -66,6 +66,10 @@ whole number from 1 to the model's layers', the model read later.
 (m) ``topology show single-switch:n=1 --pair gpu0 gpu1`` (a GPU the fabric lacks) and
 ``--pair gpu0 gpu0`` printed the analysis, exit 0, the pair dropped without a word, where a
 larger fabric refuses both. Now refused: the fabric has only one GPU.
+
+(n) ``costs -o`` of a 300-character name without a suffix raised ``OSError: File name too
+long`` (a traceback, exit 1) from the suffix check's ``is_dir()``, before the output path's
+own check, which says so in one line (found by hostile round 17 run again). Now that line.
 """
 
 from __future__ import annotations
@@ -243,3 +247,13 @@ def test_a_pair_on_a_fabric_of_one_gpu_is_refused_not_dropped():
                                        b])) == (
             f"error: --pair '{a} {b}': path diversity joins two different GPUs; the fabric "
             f"has only one ('gpu0')")
+
+
+def test_an_output_name_past_the_file_system_limit_is_one_line(tmp_path):
+    """costs -o of a 300-character name (no suffix) raised OSError: File name too long, a
+    traceback, from the suffix check's is_dir() (found by hostile round 17 run again)."""
+    for argv in (["costs", "--fabric", "ring:n=8", "-o", "x" * 300],
+                 ["topology", "export", "ring:n=8", "--format", "json", "-o", "x" * 300]):
+        one_line_error(run_cli(argv, tmp_path), "--output", "File name too long (at most 255 "
+                                                          "bytes a name")
+    assert list(tmp_path.iterdir()) == []
