@@ -28,5 +28,8 @@ def test_both_readers_take_the_same_words(text):
 def test_infinity_is_refused_as_not_finite(parse, what, text):
     if parse is not parse_bytes:
         text = text.replace("GB", "s" if parse is parse_time else "GB/s")
-    with pytest.raises(UserError, match=rf"^{what} must be a finite number .*got '{text}'$"):
+    # a size states its whole range (1 B to 1 PiB) as every other refusal of a size does
+    said = ("a whole number of bytes from 1 B to 1 PiB" if parse is parse_bytes
+            else "a finite number")
+    with pytest.raises(UserError, match=rf"^{what} must be {said} .*got '{text}'$"):
         parse(text)

@@ -324,12 +324,12 @@ def test_link_parts_agree_in_topology_show_and_blast_radius(name):
     (["--rate", "transceiver=nan"], "finite number >= 0"),
     (["--rate", "laser=1e-6"], "unknown component class 'laser'"),
     (["--rate", "gpu-die=1e-6"], "--area-share"),
-    (["--repair-time", "host=-2h"], "finite number"),
+    (["--repair-time", "host=-2h"], "a duration from 0 to 100 y"),
     (["--area-share", "1.5"], "--area-share"),
     (["--gpus", "1000"], "not a multiple"),
     (["--gpus", "262144"], "exceeds the largest"),
     (["--spare-placement", "rack"], "unknown spare placement"),
-    (["--detection", "inf"], "finite number"),
+    (["--detection", "inf"], "a duration from 0 to 100 y"),
 ])
 def test_cli_bad_input_one_line_exit_2_nothing_written(tmp_path, args, message):
     out = tmp_path / "never"

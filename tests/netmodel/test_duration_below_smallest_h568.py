@@ -24,7 +24,7 @@ def test_a_time_below_the_smallest_number_is_refused(flag, value, shown):
                  "--no-plot", flag, value])
     assert r.exit_code == 2
     name = shown.rsplit(" '", 1)[0]   # the flag, and a --repair-time's part
-    assert one_line_error(r) == f"error: {shown} is {HEAD}; {name} must be a finite number >= 0"
+    assert one_line_error(r) == f"error: {shown} is {HEAD}; {name} must be a duration from 0 to 100 y"
 
 
 def test_zero_spelt_any_way_is_still_zero():
