@@ -70,7 +70,7 @@ from compute.outputs import atomic_write
 from compute.validate import MAX_TEXT_LENGTH, describe, file_values
 from topologies.graphml import ONCE
 from topologies.graphml import parse as parse_graphml
-from topologies.io_guards import check_file_size, load_json, read_file_bytes
+from topologies.io_guards import check_file_size, fabric_file, load_json, read_file_bytes
 from topologies.limits import check_size
 from topologies.schema import (
     HOP_LATENCY,
@@ -598,7 +598,7 @@ def read_graph(path: str | Path, raw: bytes | None = None) -> nx.Graph:
         elif isinstance(raw, bytes | bytearray):   # read by the caller: the same limit
             check_file_size(path, len(raw))
         else:
-            raise UserError(f"raw: the bytes of fabric file {path} must be bytes, "
+            raise UserError(f"raw: the bytes of {fabric_file(path)} must be bytes, "
                             f"got {describe(raw)}")
         if kind == ".json":   # in a list, so that load_json lets the bytes go once decoded
             box, raw = [raw], None

@@ -38,7 +38,7 @@ from compute.errors import UserError
 from compute.units import counted
 from topologies.limits import ENV, MAX_DEPTH, max_edges, max_file_bytes, max_nodes, nonzero_range
 
-__all__ = ["check_file_size", "json_depth", "load_json", "read_file_bytes"]
+__all__ = ["check_file_size", "fabric_file", "json_depth", "load_json", "read_file_bytes"]
 
 _STRUCTURE = bytes(c for c in range(256) if c not in b'"[]{}:')
 
@@ -103,8 +103,18 @@ def check_file_size(path: Path, size: int) -> None:
         raise UserError(_too_large(path, size, limit))
 
 
+def fabric_file(path: str | Path) -> str:
+    """How a message names the fabric file ``path``: its text quoted, as a workload, profile
+    or measurement file is named (a blank at either end, or a name of only digits, seen).
+
+    >>> fabric_file(Path("f.json"))
+    "fabric file 'f.json'"
+    """
+    return f"fabric file {str(path)!r}"
+
+
 def _too_large(path: Path, size: int, limit: int) -> str:
-    return (f"fabric file {path} is {size:,} bytes, over the limit of {limit:,}; raise "
+    return (f"{fabric_file(path)} is {size:,} bytes, over the limit of {limit:,}; raise "
             f"NETMODEL_MAX_FABRIC_FILE_BYTES to read it")
 
 
@@ -120,10 +130,10 @@ def read_file_bytes(path: Path) -> bytes:
     except FileRefusal as refusal:
         raise UserError({
             "large": _too_large(path, refusal.size, refusal.limit),
-            "missing": f"fabric file {path} does not exist",
-            "folder": f"fabric file {path} is not a file",
-            "special": f"fabric file {path} is not a file",
-            "unreadable": f"cannot read fabric file {path}: {refusal.strerror}",
+            "missing": f"{fabric_file(path)} does not exist",
+            "folder": f"{fabric_file(path)} is not a file",
+            "special": f"{fabric_file(path)} is not a file",
+            "unreadable": f"cannot read {fabric_file(path)}: {refusal.strerror}",
         }[refusal.reason]) from None
 
 

@@ -228,6 +228,7 @@ def _read_fabric_file(where: str, value: object, base_dir, gpu: GpuSpec) -> nx.G
     import hashlib
 
     from topologies.io import FORMATS, read_fabric_bytes, read_graph
+    from topologies.io_guards import fabric_file
     from topologies.registry import check_as_built
 
     text = text_value(where, "fabric", value)
@@ -249,13 +250,13 @@ def _read_fabric_file(where: str, value: object, base_dir, gpu: GpuSpec) -> nx.G
     except UserError as exc:
         raise UserError(f"{where}: fabric: {exc}") from None
     if own.name != gpu.name:
-        raise UserError(f"{where}: fabric file {path} holds {own.name} GPUs, not the "
+        raise UserError(f"{where}: {fabric_file(path)} holds {own.name} GPUs, not the "
                         f"scenario's gpu {gpu.name!r}")
     if own != gpu:
         from dataclasses import fields
 
         differ = [f.name for f in fields(own) if getattr(own, f.name) != getattr(gpu, f.name)]
-        raise UserError(f"{where}: fabric file {path} holds its own {own.name} GPUs (its "
+        raise UserError(f"{where}: {fabric_file(path)} holds its own {own.name} GPUs (its "
                         f"gpu_types), not the scenario's gpu of that name: they differ in "
                         f"{', '.join(differ)}")
     return graph

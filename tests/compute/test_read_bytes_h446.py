@@ -78,21 +78,21 @@ def test_every_reason_is_worded_by_each_reader(tmp_path, monkeypatch):
     try:
         for path, reason, text, fabric in (
                 (missing, "missing", f"file {str(missing)!r} does not exist",
-                 f"fabric file {missing} does not exist"),
+                 f"fabric file {str(missing)!r} does not exist"),
                 (folder, "folder", f"cannot read file {str(folder)!r}: it is a folder, not a file",
-                 f"fabric file {folder} is not a file"),
+                 f"fabric file {str(folder)!r} is not a file"),
                 (fifo, "special", f"file {str(fifo)!r} is not a regular file (a FIFO, device "
-                 f"or socket); give a file", f"fabric file {fifo} is not a file"),
+                 f"or socket); give a file", f"fabric file {str(fifo)!r} is not a file"),
                 (device, "special", f"file {str(device)!r} is not a regular file (a FIFO, "
-                 f"device or socket); give a file", f"fabric file {device} is not a file"),
+                 f"device or socket); give a file", f"fabric file {str(device)!r} is not a file"),
                 (loop, "unreadable", f"cannot read file {str(loop)!r}: Too many levels of "
-                 f"symbolic links", f"cannot read fabric file {loop}: Too many levels of "
+                 f"symbolic links", f"cannot read fabric file {str(loop)!r}: Too many levels of "
                  f"symbolic links"),
                 (sock_path, "unreadable", f"cannot read file {str(sock_path)!r}: No such "
-                 f"device or address", f"cannot read fabric file {sock_path}: No such device "
+                 f"device or address", f"cannot read fabric file {str(sock_path)!r}: No such device "
                  f"or address"),
                 (big, "large", f"file {str(big)!r} is larger than the 100-byte limit for such "
-                 f"files; is it the right file?", f"fabric file {big} is 101 bytes, over the "
+                 f"files; is it the right file?", f"fabric file {str(big)!r} is 101 bytes, over the "
                  f"limit of 100; raise NETMODEL_MAX_FABRIC_FILE_BYTES to read it")):
             assert _reason(path).reason == reason
             assert _said(read_text, path, max_bytes=100) == text

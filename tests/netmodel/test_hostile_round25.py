@@ -70,6 +70,11 @@ larger fabric refuses both. Now refused: the fabric has only one GPU.
 (n) ``costs -o`` of a 300-character name without a suffix raised ``OSError: File name too
 long`` (a traceback, exit 1) from the suffix check's ``is_dir()``, before the output path's
 own check, which says so in one line (found by hostile round 17 run again). Now that line.
+
+(o) A fabric file's refusals named its path bare ('fabric file f.json does not exist')
+where a workload, profile or measurement file's quote it ('workload file 'w.json' does not
+exist'), so a name of digits or one with a blank read as part of the sentence. Now quoted
+(topologies.io_guards.fabric_file).
 """
 
 from __future__ import annotations
@@ -257,3 +262,13 @@ def test_an_output_name_past_the_file_system_limit_is_one_line(tmp_path):
         one_line_error(run_cli(argv, tmp_path), "--output", "File name too long (at most 255 "
                                                           "bytes a name")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_fabric_files_path_is_quoted_as_other_files_are(tmp_path):
+    (tmp_path / "d.json").mkdir()
+    for ref, says in (("f.json", "does not exist"), ("1 2.json", "does not exist"),
+                      ("d.json", "is not a file")):
+        assert one_line_error(run_cli([*COLL[:2], "--fabric", ref, *COLL[4:]], tmp_path)) == (
+            f"error: fabric file {ref!r} {says}")
+    assert one_line_error(run_cli([*SERVE, "--workload", "w.json"], tmp_path)) == (
+        "error: --workload 'w.json': workload file 'w.json' does not exist")

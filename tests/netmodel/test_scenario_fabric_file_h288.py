@@ -150,8 +150,8 @@ def _error_case(tmp_path: Path, name: str):
         assert r.exit_code == 0, r.output
     toml = tmp_path / f"{name}.toml"
     toml.write_text(_with_file(SHIPPED, fabric, gpu))
-    needle = {"missing": f"fabric file {tmp_path / 'nothere.json'} does not exist",
-              "directory": f"fabric file {tmp_path / 'd.json'} is not a file",
+    needle = {"missing": f"fabric file {str(tmp_path / 'nothere.json')!r} does not exist",
+              "directory": f"fabric file {str(tmp_path / 'd.json')!r} is not a file",
               "malformed": "bad.json is not a readable json fabric",
               "deep": "JSON nested 100000 deep; at most 32",
               "suffix": "fabric must be a [fabric] table or a saved fabric file",

@@ -25,14 +25,14 @@ def test_a_loop_of_symbolic_links_is_named_as_one(tmp_path):
     a, b = tmp_path / "a.json", tmp_path / "b.json"
     a.symlink_to(b)
     b.symlink_to(a)
-    assert _refusal(a) == f"cannot read fabric file {a}: Too many levels of symbolic links"
+    assert _refusal(a) == f"cannot read fabric file {str(a)!r}: Too many levels of symbolic links"
 
 
 def test_a_missing_file_and_a_dangling_link_do_not_exist(tmp_path):
     link = tmp_path / "gone.graphml"
     link.symlink_to(tmp_path / "nowhere.graphml")
-    assert _refusal(link) == f"fabric file {link} does not exist"
-    assert _refusal(tmp_path / "no.json") == f"fabric file {tmp_path / 'no.json'} does not exist"
+    assert _refusal(link) == f"fabric file {str(link)!r} does not exist"
+    assert _refusal(tmp_path / "no.json") == f"fabric file {str(tmp_path / 'no.json')!r} does not exist"
 
 
 def test_a_folder_a_fifo_and_a_device_are_not_files(tmp_path):
@@ -43,7 +43,7 @@ def test_a_folder_a_fifo_and_a_device_are_not_files(tmp_path):
     device = tmp_path / "zero.json"
     device.symlink_to("/dev/zero")
     for path in (folder, fifo, device):
-        assert _refusal(path) == f"fabric file {path} is not a file"
+        assert _refusal(path) == f"fabric file {str(path)!r} is not a file"
 
 
 def test_a_name_over_the_file_systems_limit_is_told_so(tmp_path):
@@ -58,7 +58,7 @@ def test_a_file_over_the_limit_is_refused_and_one_within_read_whole(tmp_path, mo
     size = path.stat().st_size
     assert read_fabric_bytes(path) == path.read_bytes()
     monkeypatch.setenv("NETMODEL_MAX_FABRIC_FILE_BYTES", str(size - 1))
-    assert _refusal(path) == (f"fabric file {path} is {size:,} bytes, over the limit of "
+    assert _refusal(path) == (f"fabric file {str(path)!r} is {size:,} bytes, over the limit of "
                               f"{size - 1:,}; raise NETMODEL_MAX_FABRIC_FILE_BYTES to read it")
     monkeypatch.setenv("NETMODEL_MAX_FABRIC_FILE_BYTES", str(size))
     assert read_graph(path).number_of_edges() == 4

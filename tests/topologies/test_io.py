@@ -261,7 +261,7 @@ def test_deep_nesting_huge_numbers_and_size_are_refused_before_parsing(tmp_path,
     with pytest.raises(UserError, match="a DOCTYPE is not allowed"):
         read_graph(bomb)
     monkeypatch.setenv("NETMODEL_MAX_FABRIC_FILE_BYTES", "100")
-    with pytest.raises(UserError, match=r"strings.json is \d[\d,]* bytes, over the limit of 100; "
+    with pytest.raises(UserError, match=r"strings.json' is \d[\d,]* bytes, over the limit of 100; "
                                         "raise NETMODEL_MAX_FABRIC_FILE_BYTES"):
         read_graph(strings)
     monkeypatch.setenv("NETMODEL_MAX_FABRIC_FILE_BYTES", "1000000")
@@ -270,7 +270,7 @@ def test_deep_nesting_huge_numbers_and_size_are_refused_before_parsing(tmp_path,
         read_graph(strings)
     folder = tmp_path / "folder.json"
     folder.mkdir()
-    with pytest.raises(UserError, match="folder.json is not a file"):
+    with pytest.raises(UserError, match="folder.json' is not a file"):
         read_graph(folder)
     with pytest.raises(UserError, match="a fabric file must be a path"):
         read_graph(5)
