@@ -77,6 +77,7 @@ def parse_spares(text: int | str, gpus: int) -> int:
     gpus = number("", "gpus", gpus, minimum=1, maximum=MAX_WHOLE, integer=True)
     if isinstance(text, bool):
         raise UserError(f"spares must be a count or a percentage, got {text!r}")
+    allowed = f"allowed: 0 to {gpus:,} (100%), a pool as large as the cluster"
     if is_whole(text):
         n = int(text)
     else:
@@ -85,8 +86,11 @@ def parse_spares(text: int | str, gpus: int) -> int:
             if s.endswith("%"):
                 pct = read_number("spares", s[:-1],   # 0% the default
                                   allowed=ZeroAllowed("a percentage >= 0"))
-                if pct is None or not math.isfinite(pct):
+                if pct is None or math.isnan(pct):
                     raise ValueError
+                if pct == math.inf:   # '1e400%': past the range, no count to name
+                    raise UserError(f"spares {text!r} exceed the cluster's {gpus:,} GPUs; "
+                                    f"{allowed}")
                 # a negative share is below the range ('-0.1%' is no pool of 0), said so
                 n = math.ceil(pct / 100 * gpus - 1e-9) if pct >= 0 else -1
             else:
@@ -97,8 +101,7 @@ def parse_spares(text: int | str, gpus: int) -> int:
             if isinstance(exc, UserError):
                 raise
             raise UserError(f"spares {text!r} must be a whole number or a percentage such as "
-                            f"2%") from None
-    allowed = f"allowed: 0 to {gpus:,} (100%), a pool as large as the cluster"
+                            f"2%; {allowed}") from None
     if n < 0:   # the range said alike below it and above
         raise UserError(f"spares {text!r} is below 0; {allowed}")
     if n > gpus:

@@ -162,7 +162,8 @@ AVAIL = ["availability", "--scenario", "lite-flat", "--model", "Llama-3-8B", "-q
     ([*AVAIL, "--spares", "-1"], "error: --spares '-1' is below 0; allowed: 0 to 128 (100%), a "
      "pool as large as the cluster"),
     ([*AVAIL, "--spares", "nan%"],
-     "error: --spares 'nan%' must be a whole number or a percentage such as 2%"),
+     "error: --spares 'nan%' must be a whole number or a percentage such as 2%; allowed: 0 "
+     "to 128 (100%), a pool as large as the cluster"),
     ([*AVAIL, "--horizon", "1"],
      "error: --horizon '1' is shorter than an hour; allowed: 1 h to 100 y"),
     # before: 'detection time must be a number of seconds from 0 to 3.156e+09 (a century),

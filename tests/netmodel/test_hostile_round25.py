@@ -75,6 +75,10 @@ own check, which says so in one line (found by hostile round 17 run again). Now 
 where a workload, profile or measurement file's quote it ('workload file 'w.json' does not
 exist'), so a name of digits or one with a blank read as part of the sentence. Now quoted
 (topologies.io_guards.fabric_file).
+
+(p) availability's ``--spares 1e400%`` (and ``nan%``) got the generic 'must be a whole
+number or a percentage such as 2%', no range, where ``-5%`` and ``101%`` state it. Now
+'1e400%' 'exceed the cluster's 32 GPUs' and 'nan%' the generic line, each with the range.
 """
 
 from __future__ import annotations
@@ -131,6 +135,10 @@ def test_below_the_range_the_range_is_said(argv, values, line):
     ([*AVAIL, "--spares"], "-1", "33", "allowed: 0 to 32 (100%), a pool as large as the cluster"),
     ([*AVAIL, "--spares"], "-5%", "101%", "allowed: 0 to 32 (100%), a pool as large as the "
                                           "cluster"),
+    ([*AVAIL, "--spares"], "-1e400%", "1e400%", "allowed: 0 to 32 (100%), a pool as large as "
+                                               "the cluster"),
+    ([*AVAIL, "--spares"], "nan%", "inf%", "allowed: 0 to 32 (100%), a pool as large as the "
+                                           "cluster"),
     ([*AVAIL, "--load-from", "storage", "--load-bandwidth"], "0.5MB/s", "2PB/s",
      "1 MB/s to 1 PB/s"),
     ([*COLL, "--nccl-buffsize"], "0.5", "1e30", "a whole number of bytes from 8 B to 1 TiB "
@@ -272,3 +280,9 @@ def test_a_fabric_files_path_is_quoted_as_other_files_are(tmp_path):
             f"error: fabric file {ref!r} {says}")
     assert one_line_error(run_cli([*SERVE, "--workload", "w.json"], tmp_path)) == (
         "error: --workload 'w.json': workload file 'w.json' does not exist")
+
+
+def test_spares_of_an_infinite_share_is_said_past_the_range():
+    assert one_line_error(run_cli([*AVAIL, "--spares", "1e400%"])) == (
+        "error: --spares '1e400%' exceed the cluster's 32 GPUs; allowed: 0 to 32 (100%), a pool "
+        "as large as the cluster")
