@@ -599,11 +599,14 @@ ROW_UNIT_INPUTS["1/mm^2"] = ROW_UNIT_INPUTS["1/cm^2"]
 ROW_UNIT_INPUTS["USD/GiB"] = ROW_UNIT_INPUTS["USD/GB"]   # a DRAM chip's price (2**30 bytes)
 
 
-def parse_in_unit(text: str, unit: str, what: str, example: str = "") -> float:
+def parse_in_unit(text: str, unit: str, what: str, example: str = "", *,
+                  outside: str | None = None) -> float:
     """A value of a quantity stored in a data row's ``unit`` (compute.rows.UNITS), typed with
     a suffix of that unit's family (:data:`ROW_UNIT_INPUTS`) and converted to SI once; a bare
     number is SI. A suffix of another family is refused in one line naming ``what``, its
-    unit and ``example``.
+    unit and ``example``. A value below 0 or not finite is refused as 'must be a finite
+    number >= 0', or, given ``outside`` (the range the caller takes), as 'is outside
+    {outside}'.
 
     >>> parse_in_unit("0.1USD/kWh", "USD/kWh", "cost.electricity_price")
     2.7777777777777777e-08
@@ -631,5 +634,6 @@ def parse_in_unit(text: str, unit: str, what: str, example: str = "") -> float:
                         f"{example or unit}, or {bare}; allowed units: {shown}")
     value = scaled(number, units[suffix])
     if not (math.isfinite(value) and value >= 0):
-        raise UserError(f"{what} value {describe(text)} must be a finite number >= 0")
+        raise UserError(f"{what} value {describe(text)} "
+                        + (f"is outside {outside}" if outside else "must be a finite number >= 0"))
     return value + 0.0   # '-0USD/kWh' is 0 (printed '-0'), as compute.validate.number has it

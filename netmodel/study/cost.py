@@ -44,6 +44,8 @@ from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from compute.die_yield import MAX_ALPHA, MAX_DEFECT_DENSITY, MAX_WAFER_DIAMETER, MIN_ALPHA
+from compute.dies import MAX_WAFER_PRICE
 from compute.errors import UserError, known
 from compute.parallel import Parallelism
 from compute.rows import check_number
@@ -77,7 +79,7 @@ if TYPE_CHECKING:
     from compute.results import InferenceResult
     from netmodel.study.scenarios import Scenario
 
-__all__ = ["CostSummary", "cost_summary", "parameter_rows", "parameters"]
+__all__ = ["CostSummary", "cost_summary", "parameter_range", "parameter_rows", "parameters"]
 
 
 #: compute.yield_model's keywords renamed here: its ``model`` is ``yield_model``, so it
@@ -104,6 +106,37 @@ _TCO_ARGS = ("lifetime", "maintenance_fraction", "electricity_price", "pue", "ut
              "host_cost_per_h100", "host_power_per_h100", "host_load_fraction",
              "colocation_rent", "nic_price", "nic_power", "nic_price_200g", "nic_power_200g",
              "nic_price_800g", "nic_power_800g")
+
+
+#: Each numeric parameter's range where it is other than 0 and up (SI): (lowest, highest,
+#: lowest excluded). cost_summary checks pue, lifetime, utilization and host_load_fraction
+#: by it; the rest are the checks of compute's yield and power models (their constants
+#: named); a sweep states each (netmodel.study.sweep_values), said once here.
+_RANGES = {
+    "pue": (1.0, math.inf, False),
+    "lifetime": (0.0, math.inf, True),                 # the capex is spread over it
+    "utilization": (0.0, 1.0, False),                  # 0: an idle cluster, its power
+    "host_load_fraction": (0.0, 1.0, False),           # of the host's max power draw
+    "alpha": (MIN_ALPHA, MAX_ALPHA, False),
+    "defect_density": (0.0, MAX_DEFECT_DENSITY, False),
+    "wafer_price": (0.0, MAX_WAFER_PRICE, False),
+    "wafer_diameter": (0.0, MAX_WAFER_DIAMETER, True),
+    "critical_fraction": (0.0, 1.0, False),
+    "test_fixed_fraction": (0.0, 1.0, False),
+    "interposer_overhead": (1.0, math.inf, False),
+    "idle_fraction": (0.0, 1.0, False),
+    "memory_power_share": (0.0, 1.0, False),
+}
+
+
+def parameter_range(name: str) -> tuple[float, float, bool]:
+    """The range the numeric parameter ``name`` takes (SI): lowest, highest, and whether the
+    lowest is excluded.
+
+    >>> parameter_range("pue"), parameter_range("lifetime"), parameter_range("nic_price")
+    ((1.0, inf, False), (0.0, inf, True), (0.0, inf, False))
+    """
+    return _RANGES.get(name, (0.0, math.inf, False))
 
 
 #: Parameters that take a name, not a number (``yield_model``: compute.yield_model's
@@ -478,15 +511,15 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     check_share(share)   # before the search, not after it
     pkg, pwr, tco, net = _split(params)
     tco = {k: check_number(k, tco[k]) if k in tco else parameter(k) for k in _TCO_ARGS}
-    if tco["utilization"] > 1:   # 0: an idle cluster (its power; no cost per token)
+    if tco["utilization"] > _RANGES["utilization"][1]:   # 0: an idle cluster (no tokens)
         raise UserError(f"utilization must be a share of the time serving, from 0 to at "
                         f"most 1 (100%), got {tco['utilization']!r}")
-    if tco["host_load_fraction"] > 1:   # a share of the host's max power draw
+    if tco["host_load_fraction"] > _RANGES["host_load_fraction"][1]:
         raise UserError(f"host_load_fraction must be a fraction of the host's max power "
                         f"from 0 to 1, got {tco['host_load_fraction']!r}")
-    if tco["pue"] < 1:
-        raise UserError(f"pue must be >= 1, got {tco['pue']!r}")
-    if tco["lifetime"] <= 0:
+    if tco["pue"] < _RANGES["pue"][0]:
+        raise UserError(f"pue must be >= {_RANGES['pue'][0]:g}, got {tco['pue']!r}")
+    if tco["lifetime"] <= _RANGES["lifetime"][0]:
         raise UserError(f"lifetime must be a time above 0 (the capex is spread over it), "
                         f"got {tco['lifetime']!r} s")
     _check_nic_in_host(tco)

@@ -86,36 +86,49 @@ def _adjust_range(what: str) -> str | None:
 
 
 def _cost_value(text: str, what: str) -> float:
-    """A cost parameter's value, typed in its data row's unit or bare SI."""
-    from netmodel.study.cost import parameter_rows
+    """A cost parameter's value, typed in its data row's unit or bare SI, within the range
+    :func:`~netmodel.study.cost.parameter_range` declares, its top at most
+    :data:`ABSURD_COST_FACTOR` times the shipped default: one range said below it and
+    above."""
+    from netmodel.study.cost import parameter_range, parameter_rows
 
     rows = parameter_rows()
-    row = rows[what[len(COST):]]
+    name = what[len(COST):]
+    row = rows[name]
     shown = _in_row_unit(row.raw, row.unit)
-    v = parse_in_unit(text, row.unit, what, example=f"{what}={shown}")
-    if row.value > 0:
-        base, of = row, f"its shipped default {shown}"
-    else:   # a default of 0 (copper_energy): the largest default in the same unit
+    low, high, low_open = parameter_range(name)
+    base, of = row, f"its shipped default {shown}"
+    if not row.value > 0:   # a default of 0 (copper_energy): the largest default in the same unit
         kin = [(r.value, n, r) for n, r in rows.items()
                if r.unit == row.unit and r.unit != "1" and _real_number(r.value) > 0]
-        if not kin:
-            return v
-        _, name, base = max(kin)
-        of = (f"the largest shipped default in {row.unit} ({COST}{name} "
-              f"{_in_row_unit(base.raw, base.unit)}; this one's is 0)")
-    if v > ABSURD_COST_FACTOR * base.value:
-        most = _in_row_unit(ABSURD_COST_FACTOR * base.raw, base.unit)
+        base = max(kin)[2] if kin else None
+        if base is not None:
+            of = (f"the largest shipped default in {row.unit} ({COST}{max(kin)[1]} "
+                  f"{_in_row_unit(base.raw, base.unit)}; this one's is 0)")
+    why = ""
+    if base is not None and ABSURD_COST_FACTOR * base.value < high:
+        high = ABSURD_COST_FACTOR * base.value
+        why = f" (at most {ABSURD_COST_FACTOR:,.0f} times {of}: no system is priced so)"
+    scale = base.raw / base.value if base is not None else 1.0   # SI -> the row's unit
+
+    def said(x: float) -> str:
+        return _in_row_unit(x * scale, row.unit)
+
+    span = (f"above {low * scale:g} up to {said(high)}" if low_open
+            else f"from {low * scale:g} to {said(high)}") if math.isfinite(high) \
+        else f"{'above' if low_open else 'from'} {said(low)} up"
+    outside = f"the range a sweep takes, {span}{why}"
+    v = parse_in_unit(text, row.unit, what, example=f"{what}={shown}", outside=outside)
+    if v < low or (low_open and v == low) or v > high:
         read = typed = ""
         si = ROW_UNIT_INPUTS[row.unit][0]
-        if _is_bare(text) and si != "a plain number":
-            # '0.1' is 0.1 USD/J, not 0.1 USD/kWh: say so, or 'over a million times 0.0826'
+        if v > high and _is_bare(text) and si != "a plain number":
+            # '0.1' is 0.1 USD/J, not 0.1 USD/kWh: say so, or 'outside 0 to 82600USD/kWh'
             # reads as false to whoever meant the row's unit
             meant = _in_row_unit(float(text), row.unit)
-            as_row = _in_row_unit(v * base.raw / base.value, base.unit)
-            read = f" (a bare number is SI, {si}: {as_row})"
+            read = f" (a bare number is SI, {si}: {said(v)})"
             typed = f"; for {meant} write {what}={meant}"
-        raise UserError(f"{what} value {text!r}{read} is over {ABSURD_COST_FACTOR:,.0f} times "
-                        f"{of}: no system is priced so; the most a sweep takes is {most}{typed}")
+        raise UserError(f"{what} value {text!r}{read} is outside {outside}{typed}")
     return v
 
 

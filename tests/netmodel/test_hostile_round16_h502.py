@@ -60,11 +60,13 @@ SWEEP = ["sweep", "--scenario", "h100-dgx", "--models", "Llama-3-8B", "--max-bat
 
 
 @pytest.mark.parametrize("param, rest", [
-    ("cost.nic_price=-1,2", "cost.nic_price value '-1' must be a finite number >= 0"),
-    ("cost.utilization=2:1", "sweep parameter cost.utilization range '2:1' is empty: HI is "
-                             "below LO"),
+    ("cost.nic_price=-1,2", "cost.nic_price value '-1' is outside the range a sweep takes, "
+                           "from 0 to 1.599e+09USD"),
+    ("cost.utilization=0.5:0.1", "sweep parameter cost.utilization range '0.5:0.1' is empty: "
+                                 "HI is below LO"),
     ("cost.nic_price=1,,2", "sweep parameter cost.nic_price values '1,,2' have an empty item"),
-    ("cost.lifetime=0y,5y", "lifetime must be a time above 0"),
+    ("cost.lifetime=0y,5y", "cost.lifetime value '0y' is outside the range a sweep takes, "
+                           "above 0 up to 5e+06year"),
 ])
 def test_sweep_param_refusals_name_the_flag(param, rest):
     # before: the library's line alone, no --param

@@ -79,6 +79,14 @@ exist'), so a name of digits or one with a blank read as part of the sentence. N
 (p) availability's ``--spares 1e400%`` (and ``nan%``) got the generic 'must be a whole
 number or a percentage such as 2%', no range, where ``-5%`` and ``101%`` state it. Now
 '1e400%' 'exceed the cluster's 32 GPUs' and 'nan%' the generic line, each with the range.
+
+(q) ``sweep --param cost.*`` said a value below the range by the library's check ('pue must
+be >= 1', 'lifetime must be a time above 0', 'must be a finite number >= 0') and one above by
+the sweep's ('over 1,000,000 times its shipped default 1.1: ...; the most a sweep takes is
+1.1e+06'). Now both 'is outside the range a sweep takes, from 1 to 1.1e+06 (at most
+1,000,000 times its shipped default 1.1: no system is priced so)', the lowest (and a highest
+below the million-fold bound, as alpha's 100) declared once (netmodel.study.cost.
+parameter_range).
 """
 
 from __future__ import annotations
@@ -286,3 +294,22 @@ def test_spares_of_an_infinite_share_is_said_past_the_range():
     assert one_line_error(run_cli([*AVAIL, "--spares", "1e400%"])) == (
         "error: --spares '1e400%' exceed the cluster's 32 GPUs; allowed: 0 to 32 (100%), a pool "
         "as large as the cluster")
+
+
+@pytest.mark.parametrize("name, below, above, allowed", [
+    ("pue", "0.5", "1e9", "from 1 to 1.1e+06 (at most 1,000,000 times its shipped default 1.1: "
+                          "no system is priced so)"),
+    ("lifetime", "0y", "1e7y", "above 0 up to 5e+06year (at most 1,000,000 times its shipped "
+                               "default 5year: no system is priced so)"),
+    ("alpha", "0", "101", "from 0.01 to 100"),
+    ("utilization", "-1%", "101%", "from 0 to 1"),
+    ("electricity_price", "-1USD/kWh", "1e9USD/kWh", "from 0 to 82600USD/kWh (at most "
+                                                     "1,000,000 times its shipped default "
+                                                     "0.0826USD/kWh: no system is priced so)"),
+])
+def test_a_swept_cost_states_one_range_below_and_above(name, below, above, allowed):
+    for v in (below, above):
+        assert one_line_error(run_cli(["sweep", "--scenarios", "h100-dgx", "--param",
+                                       f"cost.{name}={v}"])) == (
+            f"error: --param 'cost.{name}={v}': cost.{name} value {v!r} is outside the range a "
+            f"sweep takes, {allowed}")
