@@ -353,7 +353,9 @@ def infer(tp_text: str, batch_text: str, pp_text: str, ep_text: str, adp_text: s
         raise UserError("MTP decode with two-batch overlap is not modelled; give one of "
                         "--mtp-tokens and --two-batch-overlap")
     tp, batch = whole_option("--tp", tp_text), whole_option("--batch", batch_text)
-    pp, ep, skew = (whole_option("--pp", pp_text, up_to=_PP_TOP), whole_option("--ep", ep_text),
+    # --ep's range is the divisors of --tp, read above (the model's refusal lists them)
+    pp, ep, skew = (whole_option("--pp", pp_text, up_to=_PP_TOP),
+                    whole_option("--ep", ep_text, up_to=f"{tp:,} that divides --tp {tp:,}"),
                     _skew(skew_text))
     _check_skew_used(skew, model, [ep])
     adp = whole_option("--attention-dp", adp_text)

@@ -87,6 +87,11 @@ the sweep's ('over 1,000,000 times its shipped default 1.1: ...; the most a swee
 1,000,000 times its shipped default 1.1: no system is priced so)', the lowest (and a highest
 below the million-fold bound, as alpha's 100) declared once (netmodel.study.cost.
 parameter_range).
+
+(r) infer's ``--ep 0`` was 'must be a whole number from 1 to 1,000,000,000' where ``--ep 3``
+of ``--tp 8`` is told 'allowed: 1, 2, 4, 8 (the divisors of TP 8)'. Now 'from 1 to 8 that
+divides --tp 8' (--tp is read first). ``--tp 0`` still states the parser's range: the TP
+degrees a model takes turn on attention DP and expert parallelism, read later.
 """
 
 from __future__ import annotations
@@ -313,3 +318,12 @@ def test_a_swept_cost_states_one_range_below_and_above(name, below, above, allow
                                        f"cost.{name}={v}"])) == (
             f"error: --param 'cost.{name}={v}': cost.{name} value {v!r} is outside the range a "
             f"sweep takes, {allowed}")
+
+
+def test_infer_ep_below_and_above_states_the_divisors_of_tp():
+    argv = ["infer", "--model", "Mixtral-8x7B", "--gpu", "H100-SXM", "--batch", "1", "--tp", "8",
+            "--ep"]
+    for v in ("0", "2e9"):
+        assert one_line_error(run_cli([*argv, v])) == (
+            f"error: --ep must be a whole number from 1 to 8 that divides --tp 8, got {v!r}")
+    one_line_error(run_cli([*argv, "16"]), "allowed: 1, 2, 4, 8 (the divisors of TP 8)")
