@@ -9,7 +9,9 @@ only where it can change the answer: in the order of the cells' scores, best fir
 one meets the SLO with its wait, and then every cell whose score ties with it
 (:data:`compute.search.TIE_RTOL`, of which the lowest TTFT wins); where none meets it, in
 the order of the steps' TTFT until no cell's steps alone are shorter than the fastest TTFT
-with its wait found. The cells not taken hold ``nan``.
+with its wait found. A cell whose steps with a cheap floor of its wait (:func:`wait_floor`)
+cannot meet the SLO, or beat the fastest so far, is passed over. The cells not taken hold
+``nan``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,12 @@ import numpy as np
 from compute.search import TIE_RTOL
 from netmodel.study.queueing import bulk_wait, mdc_wait
 
-__all__ = ["decode_choices", "decode_waits", "fastest_waits", "prefill_waits", "slot_wait"]
+__all__ = ["decode_choices", "decode_waits", "fastest_waits", "prefill_waits", "slot_wait",
+           "wait_floor"]
+
+#: The share by which :func:`wait_floor` is lowered before it rules a cell out: the bulk
+#: chain's solve rounds (a ``B x B`` system, ill-conditioned as ``rho -> 1``), the bound not.
+_FLOOR_SLACK = 1e-6
 
 
 def _check_batches(batches: np.ndarray) -> None:
@@ -30,6 +37,40 @@ def _check_batches(batches: np.ndarray) -> None:
 def _wait(load: float, cycle: np.ndarray, cell: int) -> float:
     i, j = divmod(int(cell), cycle.shape[1])
     return bulk_wait(load, cycle[i, :j + 1])
+
+
+def wait_floor(load: float, cycle: np.ndarray) -> np.ndarray:
+    """A lower bound on each cell's :func:`~netmodel.study.queueing.bulk_wait` (cell ``(i,
+    j)``: batches up to ``j + 1`` at ``cycle[i, :j + 1]``), in one pass over the grid, so
+    that a cell that cannot meet a limit is ruled out without its ``B x B`` solve.
+
+    With ``d = min_k S_k / k`` (a batch of ``k`` takes at least ``k d``), a request's
+    batch starts no earlier than it would start service in an M/D/1 queue of service ``d``
+    at the same arrivals, ``lambda = rho B / S_B``, less ``d`` for each request ahead of it
+    in its own batch (by induction over batches: the first of each starts no earlier than
+    in the M/D/1 queue, where those after it follow ``d`` apart); a batch of ``k``'s
+    requests have ``(k - 1) / 2 <= (B - 1) / 2`` ahead on average. So ``W >= lambda d^2 /
+    (2 (1 - lambda d)) - (B - 1) d / 2`` (``lambda d <= rho < 1``): at ``B = 1`` M/D/1
+    itself, and as ``rho -> 1`` within ``S_B`` of the wait (which grows as ``S_B / (2 B (1 -
+    rho))``). Lowered by :data:`_FLOOR_SLACK` and never below 0.
+
+    >>> cycle = np.array([[1.0, 1.5, 2.0]])
+    >>> floor = wait_floor(0.9, cycle)
+    >>> from netmodel.study.queueing import bulk_wait
+    >>> all(floor[0, j] <= bulk_wait(0.9, cycle[0, :j + 1]) for j in range(3))
+    True
+    >>> round(float(floor[0, 0]), 4), round(bulk_wait(0.9, cycle[0, :1]), 4)   # M/D/1
+    (4.5, 4.5)
+    """
+    cycle = np.asarray(cycle, dtype=float)
+    b = np.arange(1, cycle.shape[1] + 1, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        d = np.minimum.accumulate(cycle / b, axis=1)
+        lam = load * b / cycle
+        r = np.minimum(lam * d, load)          # lambda d <= rho (rounding aside)
+        floor = r * d / (2 * (1 - r)) - (b - 1) * d / 2
+    floor = np.where(np.isfinite(floor), floor, 0.0)
+    return np.maximum(floor * (1 - _FLOOR_SLACK), 0.0)
 
 
 def prefill_waits(load: float, cycle: np.ndarray, batches: np.ndarray, steps: np.ndarray,
@@ -46,7 +87,9 @@ def prefill_waits(load: float, cycle: np.ndarray, batches: np.ndarray, steps: np
     """
     _check_batches(batches)
     wait = np.full(steps.shape, np.nan)
-    cand = np.flatnonzero(fits & (steps <= limit))
+    # a cell whose wait's floor takes it past the limit cannot meet it: not taken (nan, as
+    # a taken cell that does not meet it is never chosen)
+    cand = np.flatnonzero(fits & (steps <= limit) & (steps + wait_floor(load, cycle) <= limit))
     best = None
     for cell in cand[np.argsort(-score.flat[cand], kind="stable")]:
         sc = float(score.flat[cell])
@@ -66,9 +109,12 @@ def fastest_waits(load: float, cycle: np.ndarray, steps: np.ndarray, fits: np.nd
     done = fits & ~np.isnan(wait)
     fastest = float(np.min(steps[done] + wait[done])) if done.any() else np.inf
     todo = np.flatnonzero(fits & np.isnan(wait))
+    floor = wait_floor(load, cycle)
     for cell in todo[np.argsort(steps.flat[todo], kind="stable")]:
         if not steps.flat[cell] < fastest:
             break
+        if steps.flat[cell] + floor.flat[cell] > fastest:   # cannot beat it: not taken
+            continue
         wait.flat[cell] = w = _wait(load, cycle, cell)
         fastest = min(fastest, float(steps.flat[cell] + w))
     return wait

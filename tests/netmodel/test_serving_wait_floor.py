@@ -1,0 +1,48 @@
+"""The prefill waits' floor (:func:`netmodel.study.serving_queue.wait_floor`): never above
+the bulk-service wait, M/D/1 itself at batch 1, and what lets a near-saturated search that
+no cell passes finish with the same answer after a fraction of the ``B x B`` solves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import netmodel.study.serving_queue as sq
+from netmodel.study.queueing import bulk_wait, md1_wait
+from netmodel.study.serving import serve, with_load
+
+
+@pytest.mark.parametrize("load", [0.1, 0.9, 0.9999])
+def test_floor_is_below_the_wait(load):
+    b = np.arange(1, 41)
+    rows = np.array([0.5 + 0.01 * b,            # a fixed cost and a linear one: sublinear
+                     0.02 * b ** 1.2,           # superlinear: batch 1 the most per SM-second
+                     np.full(40, 1.0)])         # every batch the full one's time
+    floor = sq.wait_floor(load, rows)
+    for i in range(3):
+        for j in range(0, 40, 3):
+            assert 0 <= floor[i, j] <= bulk_wait(load, rows[i, :j + 1])
+    # one request a batch: M/D/1 at rate load / S_1, to the floor's slack
+    assert floor[1, 0] == pytest.approx(md1_wait(load / rows[1, 0], rows[1, 0]), rel=2e-6)
+
+
+def test_near_one_load_with_no_cell_meeting_the_slo(monkeypatch):
+    calls = []
+    wait = sq._wait
+
+    def counted(load, cycle, cell):
+        calls.append(cell)
+        return wait(load, cycle, cell)
+
+    monkeypatch.setattr(sq, "_wait", counted)
+    kw = dict(max_batch=32)
+    r = serve("Llama-3-70B", "h100-dgx", with_load("coding", 0.9999), **kw)
+    floored = len(calls)
+    calls.clear()
+    monkeypatch.setattr(sq, "wait_floor", lambda load, cycle: np.zeros(np.shape(cycle)))
+    bare = serve("Llama-3-70B", "h100-dgx", with_load("coding", 0.9999), **kw)
+    assert not r.feasible and r.reason == bare.reason
+    assert r.to_dict() == bare.to_dict()
+    # the bare search solves 841 cells (Llama-3-70B's configurations at batches 1 .. 32);
+    # the floor rules out all but 93 (the batch-1 cells' floors are M/D/1's, exact)
+    assert len(calls) > 800 and floored < len(calls) / 5, (floored, len(calls))
