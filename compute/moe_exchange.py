@@ -173,7 +173,9 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
     every stage's figures taken from the one whose serial step is the faster (two-batch
     overlap's step then that one's), cell by cell; the stages whose
     collective differs carry a :class:`~compute.dp_collectives.CellOps`. ``grid`` itself
-    where no row qualifies. ``kw``: the rest of ``body``'s arguments."""
+    where no row qualifies, else ``grid`` with its stage arrays updated in place (``grid``
+    is ``body``'s, made for this call, and owns them). ``kw``: the rest of ``body``'s
+    arguments."""
     rows = allreduce_rows(model, sh)
     if plain or not rows.any():
         return grid
@@ -195,7 +197,12 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
     sub = faster[idx]
     changes = {}
     for name in _STAGE_FIELDS:
-        out = np.array(getattr(grid, name), copy=True)
+        # written in place (the grid is body's, fresh, its stage arrays its own: copies of
+        # what compute.grid_parts keeps): a copy of a cluster-scale grid's 61-111 MB stage
+        # array cost 3-5 s of the 16,384-GPU compare (bench_collectives), its pages faulted in
+        out = getattr(grid, name)
+        if not (isinstance(out, np.ndarray) and out.flags.writeable):
+            out = np.array(out, copy=True)
         a = getattr(alt, name)
         for ka, stage in enumerate(alt.stages):
             k = grid.stages.index(stage)
