@@ -53,7 +53,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from compute.errors import UserError
+from compute.errors import UserError, looks_like, odd_character
 from compute.validate import below_smallest, below_smallest_words, describe
 
 __all__ = ["DEFAULT_MAX_BYTES", "DEFAULT_MAX_DEPTH", "DEFAULT_MAX_VALUES", "DuplicateKeyError",
@@ -607,6 +607,10 @@ def check_not_shipped_name(where: str, said: str, name: str, kind: str,
     """
     folded = name.casefold()
     hit = next((n for n in shipped if n.casefold() == folded), None)
+    like = looks_like(name, shipped) if hit is None else None   # 'Сoding', a Cyrillic ES
+    if like is not None:
+        raise UserError(f"{where}: {said} prints as the shipped {kind} {like!r} but is another "
+                        f"name (it has {odd_character(name, like)}); give yours a name of its own")
     if hit is None or (hit == name and same(hit)):
         return
     head = f"{where}: {said} already names the shipped {kind}"

@@ -25,7 +25,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["BIDI_CONTROLS", "KNOWN_LENGTH", "KNOWN_SHOWN", "MAX_WORD", "NothingFeasible", "UserError", "cut_long", "find_name", "known", "lookalike", "one_line", "shown"]
+__all__ = ["BIDI_CONTROLS", "KNOWN_LENGTH", "KNOWN_SHOWN", "MAX_WORD", "NothingFeasible", "UserError", "cut_long", "find_name", "known", "lookalike", "looks_like", "odd_character", "refuse_lookalike_names", "one_line", "shown"]
 
 #: Longest word (a run of characters without a space) an error message shows whole: a path
 #: of a deep folder fits; a value of thousands of characters or digits quoted in the message
@@ -134,39 +134,99 @@ def known(names: Iterable[str]) -> str:
 #: typeset paper's PDF gives, the hyphen bullet, the modifier letter minus sign.
 _MINUSES = frozenset("\u2212\u2043\u02d7")
 
+#: Letters of other scripts drawn as a Latin letter, which NFKC keeps as they are (a
+#: Cyrillic EN in 'Н100-SXM' prints as the H of 'H100-SXM'): the Cyrillic and Greek
+#: entries of Unicode's confusables table (UTS #39, confusables.txt) for the letters catalog
+#: names are spelled with, each to its Latin look-alike.
+_HOMOGLYPHS = str.maketrans(
+    "АВЕЅІЈКМНОРСТХУаеіјорсхуѕһԁԛԝ" "ΑΒΕΖΗΙΚΜΝΟΡΤΥΧοινα",
+    "ABESIJKMHOPCTXYaeijopcxyshdqw" "ABEZHIKMNOPTYXoiva")
+
+#: Latin letters and digits drawn alike (UTS #39 folds each pair to one): a name of another
+#: script's letter in place of a digit ('vllm-dgx-h1О0', a Cyrillic O for the zero) looks
+#: like the name it copies only with these folded too.
+_DIGIT_LOOKALIKES = str.maketrans("01", "ol")
+
 
 def _folded(text: str) -> str:
     """``text`` as it looks: NFKC (fullwidth letters, ligatures), every dash or minus sign
     ``-``, every space ' ', no invisible format character (a soft hyphen, a zero-width
-    space), in one case."""
-    text = unicodedata.normalize("NFKC", text)
+    space), a Cyrillic or Greek letter as the Latin one it looks like (:data:`_HOMOGLYPHS`),
+    in one case, 0 and O one, 1, l and I one."""
+    text = unicodedata.normalize("NFKC", text).translate(_HOMOGLYPHS)
     return "".join("-" if c in _MINUSES or unicodedata.category(c) == "Pd" else " "
                    if c.isspace() else "" if unicodedata.category(c) == "Cf" else c
-                   for c in text).casefold()
+                   for c in text).casefold().translate(_DIGIT_LOOKALIKES).replace("i", "l")
+
+
+def looks_like(name: object, table: Iterable[str]) -> str | None:
+    """The name of ``table`` that ``name`` is not but prints alike (:func:`_folded`: a dash,
+    space or fullwidth letter of another kind, a Cyrillic or Greek letter for a Latin one),
+    where ``name`` holds a character outside ASCII; else None. A user's GPU, model, profile
+    or workload of such a name would be reported as the catalog's.
+
+    >>> looks_like("\u041d100-SXM", ["H100-SXM"]), looks_like("H100-SXM", ["H100-SXM"])
+    ('H100-SXM', None)
+    >>> looks_like("vllm-dgx-h1\u041e0", ["vllm-dgx-h100"]), looks_like("H1OO", ["H100"])
+    ('vllm-dgx-h100', None)
+    """
+    if not isinstance(name, str) or name.isascii():
+        return None
+    folded = _folded(name)
+    return next((n for n in table if n != name and _folded(n) == folded), None)
+
+
+def odd_character(name: str, like: str) -> str:
+    """The first character of ``name`` (not ASCII) that ``like``, the name it looks like,
+    lacks, said with its code point and Unicode name: ``"'Н', U+041D CYRILLIC CAPITAL
+    LETTER EN"``.
+
+    >>> odd_character("\u041d100-SXM", "H100-SXM")
+    "'\u041d', U+041D CYRILLIC CAPITAL LETTER EN"
+    """
+    odd = next((c for c in name if c not in like and not c.isascii()), None) or \
+        next(c for c in name if not c.isascii())
+    return f"{odd!r}, U+{ord(odd):04X} {unicodedata.name(odd, 'a character of no name')}"
 
 
 def lookalike(name: object, table: Iterable[str]) -> str:
     """For the refusal of an unknown ``name``: ``"; did you mean 'H100-SXM'? (it has '‑',
     U+2011 NON-BREAKING HYPHEN)"`` where ``name`` is a name of ``table`` but for characters
     that look alike (a dash or space of another kind, a fullwidth letter: text copied from
-    a paper or a web page), which the refusal's 'known' list shows looking the same; else
-    "".
+    a paper or a web page; a Cyrillic or Greek letter), which the refusal's 'known' list
+    shows looking the same; else "".
 
     >>> lookalike("H100\u2011SXM", ["H100-SXM", "Lite"])
     "; did you mean 'H100-SXM'? (it has '\u2011', U+2011 NON-BREAKING HYPHEN)"
     >>> lookalike("H100-SMX", ["H100-SXM"]), lookalike(5, ["H100-SXM"])
     ('', '')
     """
-    if not isinstance(name, str) or name.isascii():
-        return ""
-    folded = _folded(name)
-    match = next((n for n in table if n != name and _folded(n) == folded), None)
+    match = looks_like(name, table)
     if match is None:
         return ""
-    odd = next((c for c in name if c not in match), None) or \
-        next(c for c in name if not c.isascii())   # name is not ASCII: one there is
-    return (f"; did you mean {match!r}? (it has {odd!r}, U+{ord(odd):04X} "
-            f"{unicodedata.name(odd, 'a character of no name')})")
+    return f"; did you mean {match!r}? (it has {odd_character(str(name), match)})"
+
+
+def refuse_lookalike_names(entries: Iterable[str], table: Iterable[str], where: str,
+                           kind: str) -> None:
+    """Refuse a user's ``kind`` (model, GPU) named in ``entries`` that prints as a catalog
+    one of ``table`` but is not its name (a Cyrillic or Greek letter for a Latin one, a
+    fullwidth letter, a dash of another kind: :func:`compute.errors.looks_like`): its
+    figures would be read as the catalog's ('1 x Н100-SXM', half an H100, printed as
+    'H100-SXM').
+
+    >>> refuse_lookalike_names(["\u041d100-SXM"], ["H100-SXM"], "g.toml", "GPU")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: g.toml: GPU name '\u041d100-SXM' prints as the catalog GPU 'H100-SXM' but is another name (it has '\u041d', U+041D CYRILLIC CAPITAL LETTER EN); give yours a name of its own
+    """
+    table = list(table)
+    for n in entries:
+        like = looks_like(n, table)
+        if like is not None:
+            raise UserError(f"{where}: {kind} name {n!r} prints as the catalog {kind} "
+                            f"{like!r} but is another name (it has {odd_character(n, like)}); "
+                            f"give yours a name of its own")
 
 
 def find_name(table: Iterable[str], name: str) -> str | None:

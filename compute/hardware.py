@@ -39,7 +39,7 @@ from compute import validate
 from compute.clock_power import rated_at_clock
 from compute.config_files import check_keys, missing_named_file, read_table
 from compute.dies import LogicDies, check_die_table
-from compute.errors import UserError, find_name, known, lookalike, one_line
+from compute.errors import UserError, find_name, known, lookalike, one_line, refuse_lookalike_names
 from compute.gpu_ranges import SPEC_KEYS, check_peaks, spec_ranges
 from compute.gpu_rows import (
     HOST_POWER_KEY,
@@ -657,6 +657,7 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
                         f"catalog GPU; give yours another name (derive_from = "
                         f"{find_name(table, taken[0])!r} "
                         f"starts from it)")
+    refuse_lookalike_names(gpus, table, str(path), "GPU")
     keep_read(gpus, dies, derived, hosts)
     return gpus
 

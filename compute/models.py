@@ -60,7 +60,7 @@ from compute.config_files import (
     read_table,
     read_text,
 )
-from compute.errors import UserError, find_name, known, lookalike
+from compute.errors import UserError, find_name, known, lookalike, refuse_lookalike_names
 from compute.hf_config import HF_ALIASES, HF_FAMILIES, hf_from_dict, load_hf_config
 from compute.model_parameters import NORMS
 from compute.model_spec import (
@@ -159,6 +159,7 @@ def _refuse_catalog_names(entries: dict, table: dict, where: str, kind: str) -> 
     if taken:
         raise UserError(f"{where}: {', '.join(repr(n) for n in taken)} already name(s) a "
                         f"catalog {kind}; give yours another name")
+    refuse_lookalike_names(entries, table, where, kind)
 
 
 def get_model(name: str | ModelSpec) -> ModelSpec:

@@ -77,7 +77,7 @@ import numpy as np
 
 from compute import validate
 from compute.config_files import check_keys, check_not_shipped_name, read_table
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.measurements import (
     MAX_MEASUREMENTS,
     MEASUREMENT_COLUMNS,
@@ -511,8 +511,8 @@ def get_profile(ref: str | Path | EngineProfile) -> EngineProfile:
     if text.strip() and _is_folder(text):
         raise UserError(f"profile {text!r} is a folder; give a shipped profile "
                         f"({known(profile_names())}) or a path to a .toml profile file")
-    raise UserError(f"unknown profile {text!r}; known: {known(profile_names())} (or a path "
-                    f"to a .toml profile)")
+    raise UserError(f"unknown profile {text!r}{lookalike(text, profile_names())}; known: "
+                    f"{known(profile_names())} (or a path to a .toml profile)")
 
 
 # ---- measurements CSV ------------------------------------------------------------------

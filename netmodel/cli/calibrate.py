@@ -62,18 +62,23 @@ def _refuse_shipped_name(name: str | None, stem: str) -> None:
     (:func:`compute.profiles.check_not_shipped`), and a fit's are not. ``name`` is
     ``--name``'s (None: the name is ``--out``'s file stem ``stem``)."""
     from compute import validate
-    from compute.errors import UserError
-    from compute.profiles import shipped_name
+    from compute.errors import UserError, looks_like, odd_character
+    from compute.profiles import profile_names, shipped_name
 
     # a name the profile's reader refuses said with its flag, before the fit
     validate.name("--name" if name is not None else
                   f"--out's file stem {stem!r} (with no --name)", "profile",
                   stem if name is None else name)
+    said = (f"--name {name!r}" if name is not None else
+            f"the profile's name {stem!r} (--out's file stem, with no --name)")
+    like = looks_like(stem if name is None else name, profile_names())
+    if like is not None:   # 'vllm-dgx-h1О0', a Cyrillic O: read as the shipped one
+        raise UserError(f"{said} prints as the shipped profile {like!r} but is another name "
+                        f"(it has {odd_character(stem if name is None else name, like)}); "
+                        f"give yours a name of its own with --name")
     shipped = shipped_name(stem if name is None else name)
     if shipped is None:
         return
-    said = (f"--name {name!r}" if name is not None else
-            f"the profile's name {stem!r} (--out's file stem, with no --name)")
     raise UserError(f"{said} already names the shipped profile {shipped!r}; give yours another "
                     f"name with --name (its figures would be reported as the shipped "
                     f"profile's)")

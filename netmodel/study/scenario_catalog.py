@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from compute.config_files import missing_named_file
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.hardware import GpuSpec
 from compute.validate import describe, listed
 from netmodel.study.defaults import BASELINE_SCENARIO
@@ -134,7 +134,8 @@ def get_scenario(ref: str | Scenario) -> Scenario:
     else:
         scenario = shipped_scenario(base)
         if scenario is None:
-            raise UserError(f"unknown scenario {describe(base)}; known: "
+            raise UserError(f"unknown scenario {describe(base)}"
+                            f"{lookalike(base, shipped_scenarios())}; known: "
                             f"{known(shipped_scenarios())} (or a path to a .toml file; "
                             f"NAME@GPU swaps the GPU)")
     return scenario.with_gpu(gpu.strip()) if at else scenario

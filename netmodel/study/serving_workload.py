@@ -11,7 +11,7 @@ from pathlib import Path
 
 from compute import validate
 from compute.config_files import check_keys, check_not_shipped_name, read_table
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from netmodel.study.queueing import LOAD_HELP, LOAD_RANGE, check_load
 
 __all__ = ["MAX_RATE", "MAX_TOKENS", "MIN_RATE", "SPLITWISE", "WORKLOADS", "ServingWorkload",
@@ -111,8 +111,8 @@ def get_workload(ref: str | Path | ServingWorkload) -> ServingWorkload:
         return WORKLOADS[ref]
     if isinstance(ref, str | Path) and str(ref).lower().endswith((".toml", ".json")):
         return load_workload(ref)
-    raise UserError(f"unknown workload {ref!r}; known: {known(WORKLOADS)}, or a .toml/.json "
-                    f"file with prompt, output (and rate)")
+    raise UserError(f"unknown workload {ref!r}{lookalike(ref, WORKLOADS)}; known: "
+                    f"{known(WORKLOADS)}, or a .toml/.json file with prompt, output (and rate)")
 
 
 def with_rate(workload: str | Path | ServingWorkload, rate: float) -> ServingWorkload:
