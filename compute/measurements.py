@@ -94,6 +94,25 @@ class Measurement:
         return d
 
 
+#: Each number of a measurement: its range (least, most), whether whole, its unit. Tokens to
+#: 10 million, parallel degrees to a million (infer's parsers'), the skew as infer's
+#: --expert-skew (compute.roofline.check_skew; 1: uniform), a step from 1 ns to 1e6 s.
+_RANGES: dict[str, tuple[float, float, bool, str]] = {
+    "prompt": (1, 10_000_000, True, ""), "context": (1, 10_000_000, True, ""),
+    "batch": (1, 10_000_000, True, ""), "tp": (1, 1_000_000, True, ""),
+    "pp": (1, 1_000_000, True, ""), "ep": (1, 1_000_000, True, ""),
+    "attention_dp": (1, 1_000_000, True, ""), "expert_skew": (1, MAX_EXPERT_SKEW, False, ""),
+    "latency_s": (1e-9, 1e6, False, "s")}
+
+
+def _number(where: str, key: str, value: object) -> int | float:
+    """``value`` of a measurement's number ``key`` checked against its range
+    (:data:`_RANGES`)."""
+    least, most, whole, unit = _RANGES[key]
+    return validate.number(where, key, value, minimum=least, maximum=most, integer=whole,
+                           unit=unit)
+
+
 def _measurement(where: str, row: dict) -> Measurement:
     """A measurement from a table or a CSV row of typed values (None for empty cells)."""
     from compute.phases import PHASES
@@ -108,16 +127,12 @@ def _measurement(where: str, row: dict) -> Measurement:
                  else "a prefill reads prompt, the tokens of each prompt")
         raise UserError(f"{where}: a {phase} measurement takes {need}, not {other} "
                         f"({validate.describe(row[other])}: {reads}); leave out its {other}")
-    tokens = {k: validate.number(where, k, row[k], minimum=1, maximum=10_000_000,
-                                 integer=True)
-              for k in ("prompt", "context") if row.get(k) is not None}
-    parallel = {k: validate.number(where, k, row[k], minimum=1, maximum=1_000_000,
-                                   integer=True)
-                for k in ("pp", "ep", "attention_dp") if row.get(k) is not None}
+    tokens = {k: _number(where, k, row[k]) for k in ("prompt", "context")
+              if row.get(k) is not None}
+    parallel = {k: _number(where, k, row[k]) for k in ("pp", "ep", "attention_dp")
+                if row.get(k) is not None}
     if row.get("expert_skew") is not None:
-        # the range of infer's --expert-skew (compute.roofline.check_skew; 1: uniform)
-        parallel["expert_skew"] = validate.number(where, "expert_skew", row["expert_skew"],
-                                                  minimum=1, maximum=MAX_EXPERT_SKEW)
+        parallel["expert_skew"] = _number(where, "expert_skew", row["expert_skew"])
         if parallel["expert_skew"] != 1 and parallel.get("ep", 1) == 1:
             # never costed (one EP group takes every routed token; a dense model has EP 1
             # only), as infer refuses --expert-skew without --ep N > 1
@@ -127,13 +142,10 @@ def _measurement(where: str, row: dict) -> Measurement:
     return Measurement(
         model=validate.name(where, "model", row.get("model")),
         gpu=validate.name(where, "GPU", row.get("gpu")),
-        tp=validate.number(where, "tp", row.get("tp"), minimum=1, maximum=1_000_000,
-                           integer=True),
+        tp=_number(where, "tp", row.get("tp")),
         phase=phase,
-        batch=validate.number(where, "batch", row.get("batch"), minimum=1,
-                              maximum=10_000_000, integer=True),
-        latency_s=validate.number(where, "latency_s", row.get("latency_s"), minimum=1e-9,
-                                  maximum=1e6, unit="s"),
+        batch=_number(where, "batch", row.get("batch")),
+        latency_s=_number(where, "latency_s", row.get("latency_s")),
         # only text is a source (absent: none); 0, false, [] or {} were read as none
         source="" if row.get("source") is None else validate.string(
             where, "source", row["source"], max_length=2000),
@@ -173,11 +185,8 @@ def _cell(where: str, key: str, text: str):
         if _below_smallest(text):   # '1e-320', not zero: as typed, for the measurement's
             return text             # range (above 0 for every number) to name
         raise
-    if v is None:
-        kind = "a number" if key in ("latency_s", "expert_skew") else "a number (a whole " \
-            "number >= 1)"
-        raise UserError(f"{where}: {key} must be {kind}, got {validate.describe(text)}") \
-            from None
+    if v is None:   # '136.8ms', 'abc': refused with the number's range
+        _number(where, key, text)
     if math.isinf(v) and "inf" not in text.lower():
         return text   # past a float's range (1e400): its check names it as typed, not inf
     return int(v) if v.is_integer() and key != "latency_s" else v
@@ -244,6 +253,9 @@ def _csv_rows(reader: csv.DictReader, where: str) -> Iterator[dict]:
         except csv.Error as exc:
             why = "a quoted cell is not closed (its closing \" is missing)" \
                 if "unexpected end of data" in str(exc) else exc
+            if "field larger than field limit" in str(exc):   # the csv module's words
+                why = (f"a cell holds more than {csv.field_size_limit():,} characters, the "
+                       f"most a cell holds (a source or note is at most 2,000)")
             raise UserError(f"{where}: row {row} is not readable CSV: {why}") from None
         row += 1
 
@@ -314,8 +326,9 @@ def read_measurements(path: str | PathLike[str]) -> tuple[Measurement, ...]:
             raise UserError(f"{where}: {at}: {', '.join(empty)} "
                             f"{'is' if len(empty) == 1 else 'are'} empty; every measurement "
                             f"gives {', '.join(required)}")
-        if row.get("note") and not row.get("source"):
-            row["source"] = row["note"]
+        if row.get("note") and not row.get("source"):   # checked as the column it is
+            row["source"] = validate.string(f"{where}: {at}", "note", row["note"],
+                                            max_length=2000)
         out.append(_measurement(f"{where}: {at}", row))
     if not out:
         raise UserError(f"{where} holds a header but no measurements")

@@ -448,7 +448,7 @@ def test_a_pipelined_row_holds_what_its_stages_hold(tmp_path):
     ("ep", "-1", ["row 3: ep must be a whole number from 1 to 1,000,000, got -1"]),
     ("attention_dp", "nan", ["row 3: attention_dp must be a whole number from 1", "got nan"]),
     ("pp", "1.5", ["row 3: pp must be a whole number from 1 to 1,000,000, got 1.5"]),
-    ("ep", "two", ["row 3: ep must be a number (a whole number >= 1), got 'two'"]),
+    ("ep", "two", ["row 3: ep must be a whole number from 1 to 1,000,000, got 'two'"]),
     ("expert_skew", "0.5", ["row 3: expert_skew must be a number from 1 to 1,000,000, got "
                             "0.5"]),
     ("expert_skew", "nan", ["row 3: expert_skew must be a number from 1", "got nan"]),

@@ -404,7 +404,7 @@ def test_load_bandwidth_needs_storage_loading():
 
 @pytest.mark.parametrize("text, needle", [
     (HEADER + ROW + "A" * 200_000 + ",H100-SXM,8,1,decode,,1500,0.03\n",
-     "row 3 is not readable CSV: field larger than field limit"),
+     "row 3 is not readable CSV: a cell holds more than 131,072 characters"),
     ("A" * 200_000 + "," + HEADER, "the header is not readable CSV: field larger than"),
 ])
 def test_a_measurement_cell_over_the_csv_limit_is_one_line(text, needle, tmp_path):
