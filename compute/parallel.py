@@ -497,14 +497,14 @@ def dense_data_parallel(model: ModelSpec, configs: Sequence[Parallelism], sh: Sh
                         f"(the stage's TP), got {describe(degree)}")
     if not (model.is_moe and model.dense_layers):
         raise UserError(f"{model.name} has no dense MLP layers among MoE ones; a dense MLP "
-                        f"TP degree applies to MoE models with dense layers (DeepSeek-V3's "
-                        f"first 3)")
+                        f"TP degree (dense_mlp_tp {describe(degree)}) applies to MoE models "
+                        f"with dense layers (DeepSeek-V3's first 3): leave it unset")
     dp = np.asarray([float(c.attention_dp > 1) for c in configs]).reshape(-1, 1)
     if not dp.any():
         who = f"{configs[0].label} has none" if len(configs) == 1 else \
             "no configuration searched has it"
         raise UserError(f"dense MLP TP 1 runs beside attention DP; {who} (give attention "
-                        f"DP > 1)")
+                        f"DP > 1, or leave dense_mlp_tp unset)")
     full = float(model.dense_ffn or model.ffn)
     return replace(sh, dense_ffn=np.where(dp > 0, full, sh.dense_ffn), dense_dp=dp)
 

@@ -111,7 +111,8 @@ DSV3 = ["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--tp", "8", "--
 
 @pytest.mark.parametrize("args, needles", [
     (DSV3 + ["--dense-mlp-tp", "1"],
-     ["dense MLP TP 1 runs beside attention DP; TP 8 has none (give attention DP > 1)"]),
+     ["dense MLP TP 1 runs beside attention DP; TP 8 has none (give attention DP > 1, "
+      "or leave --dense-mlp-tp unset)"]),
     (DSV3 + ["--dense-mlp-tp", "1", "--two-batch-overlap"], ["TP 8 has none"]),
     (DSV3 + ["--dense-mlp-tp", "1", "--json"], ["TP 8 has none"]),
     (["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "2", "--batch", "4",
