@@ -54,7 +54,13 @@ Splitwise authors. For every measurement it shows
   Llama-3.3-70B in NVFP4 on B200 and GB200 and the FP8 lengths not used above, the
   DeepSeek-R1 guide's 8-GPU runs on B200 and H200 with expert parallelism and MTP): per row
   measured, the roofline's output tokens/s and the margin, and the calibrated profile's
-  figure, every row an extrapolation of it (another engine).
+  figure, every row an extrapolation of it (another engine);
+* **further published figures**, from ``tests/compute/data/published_serving_more.csv``
+  (gpt-fast's batch-1 decode rates of Llama-2-70B on A100-80GB in bf16, int8 and int4 at TP 1
+  to 8; MLPerf Inference v5.1's Offline results of NVIDIA's closed submission, Llama-2-70B on
+  DGX B200 and a GB200 tray, DeepSeek-R1 on DGX B200 and GB200 / GB300 NVL72, prompt lengths
+  a 1-token floor): per row measured, the roofline's tokens/s and the margin through the
+  TensorRT-LLM report's conversions, and the calibrated profile's figure, an extrapolation.
 
 ``--write-profile PATH`` fits the profile again and writes it (the shipped
 ``compute/data/profiles/vllm-dgx-h100.toml`` is this script's output), the reference rows
@@ -64,9 +70,9 @@ copied into it with their source.
 
 Each report is a module of ``scripts/inference_reports/`` (``cross_check``,
 ``second_system``, ``step_size``, ``published``, ``newer_vllm``, ``multinode``,
-``trtllm``), over the data and the profile's recipe they share (``common``) and the tables
-(``tables``); this script prints the fit on the reference rows, then each report under its
-heading.
+``trtllm``, ``more_published``), over the data and the profile's recipe they share
+(``common``) and the tables (``tables``); this script prints the fit on the reference
+rows, then each report under its heading.
 """
 
 from __future__ import annotations
@@ -86,6 +92,7 @@ from inference_reports.common import (
     scenario_comm,
 )
 from inference_reports.cross_check import cross_check
+from inference_reports.more_published import MORE, more_published
 from inference_reports.multinode import MULTINODE, multinode
 from inference_reports.newer_vllm import (
     NEWER,
@@ -117,6 +124,7 @@ def table(markdown: bool) -> list[str]:
     heading5 = "Prefill cost per token by the tokens of a step (both systems)"
     heading6 = f"A profile for newer vLLM: {NEWER_PROFILE} ({NEWER.relative_to(ROOT)})"
     heading7 = f"TensorRT-LLM's published figures beyond those ({TRTLLM.relative_to(ROOT)})"
+    heading8 = f"Further published figures: gpt-fast and MLPerf v5.1 ({MORE.relative_to(ROOT)})"
     return out + ["", f"### {heading}" if markdown else heading.upper(), ""] + \
         cross_check(markdown) + ["", f"### {heading4}" if markdown else heading4.upper(),
                                  ""] + second_system(markdown) + \
@@ -124,7 +132,8 @@ def table(markdown: bool) -> list[str]:
         ["", f"### {heading2}" if markdown else heading2.upper(), ""] + published(markdown) + \
         ["", f"### {heading6}" if markdown else heading6.upper(), ""] + newer_vllm(markdown) + \
         ["", f"### {heading3}" if markdown else heading3.upper(), ""] + multinode(markdown) + \
-        ["", f"### {heading7}" if markdown else heading7.upper(), ""] + trtllm(markdown)
+        ["", f"### {heading7}" if markdown else heading7.upper(), ""] + trtllm(markdown) + \
+        ["", f"### {heading8}" if markdown else heading8.upper(), ""] + more_published(markdown)
 
 
 def _write_fitted(path: str, fitted) -> int:
