@@ -84,6 +84,27 @@ class UserFacingError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True, file=file)
 
 
+def _out_of_memory() -> UserFacingError:
+    """The one line a command that ran out of memory ends with, in place of MemoryError's
+    traceback: every request is estimated and refused before its memory is spent
+    (:mod:`compute.limits`), so it comes where a ``NETMODEL_MAX_*`` limit was raised past
+    what the machine holds (a sweep of 10**8 points a parameter: exit status 2, those
+    settings named, as the input to mend), else from the machine alone (exit status 1, as a
+    disk that is full). What the command was writing is removed, as on any error."""
+    raised = sorted(f"{k}={v.strip()}" for k, v in os.environ.items()
+                    if k.startswith("NETMODEL_MAX_") and v.strip())
+    if raised:
+        err = UserFacingError(f"out of memory: the request is larger than this machine holds; "
+                              f"{', '.join(raised)} let it past the limit that refuses it "
+                              f"before its memory is spent: lower (or unset) "
+                              f"{'it' if len(raised) == 1 else 'them'}, or ask for less")
+    else:
+        err = UserFacingError("out of memory: the request is larger than this machine holds; "
+                              "ask for less, or run it where more memory is free")
+        err.exit_code = 1
+    return err
+
+
 class LazyGroup(SummaryGroup):
     """A click group whose subcommands are imported on first use, and which turns user
     errors into :class:`UserFacingError`; its summaries are :data:`_COMMANDS`' (so its help
@@ -111,6 +132,8 @@ class LazyGroup(SummaryGroup):
             raise err from None
         except click.UsageError as exc:
             raise _one_line_usage(exc, _invoked_path(ctx)) from None
+        except MemoryError:
+            raise _out_of_memory() from None
 
     def make_context(self, info_name: str | None, args: list[str],
                      parent: click.Context | None = None, **extra: Any) -> click.Context:
