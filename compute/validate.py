@@ -223,9 +223,22 @@ def _utf8(value: str) -> bool:
 
 
 def _check_utf8(where: str, key: str, value: str) -> None:
-    if not _utf8(value):
-        raise UserError(f"{_prefix(where)}{key} {describe(value)} holds a byte that is not "
-                        "UTF-8; give UTF-8 text")
+    if _utf8(value):
+        return
+    import sys
+
+    encoding = sys.getfilesystemencoding()
+    try:   # bytes that are UTF-8, read as another encoding (LC_ALL=C without UTF-8 mode)
+        text = value.encode(encoding, "surrogateescape").decode("utf-8")
+    except (UnicodeError, LookupError):
+        text = None
+    if text is not None and encoding.replace("-", "").lower() != "utf8":
+        raise UserError(f"{_prefix(where)}{key} {describe(value)} is UTF-8 text "
+                        f"({ascii(text)}) that this "
+                        f"locale's encoding ({encoding}) cannot read; run under a UTF-8 locale "
+                        f"(LC_ALL=C.UTF-8) or with PYTHONUTF8=1")
+    raise UserError(f"{_prefix(where)}{key} {describe(value)} holds a byte that is not "
+                    "UTF-8; give UTF-8 text")
 
 
 #: The bidirectional controls (:data:`compute.errors.BIDI_CONTROLS`): printed, they reorder
