@@ -121,6 +121,10 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "workload of a Cyrillic es": (
         [*SERVE, "--workload", "w.toml"], {"w.toml": f'name = "{CYR_ES}oding"\n' + WORKLOAD},
         ("w.toml", "prints as the shipped workload 'coding'", "CYRILLIC SMALL LETTER ES")),
+    "scenario file of a Cyrillic o": (
+        COMPARE[:-1] + ["s.toml"],
+        {"s.toml": _scenario("").replace('name = "mine"', 'name = "lite-\u043ecs"')},
+        ("s.toml", "prints as the shipped scenario 'lite-ocs'", "CYRILLIC SMALL LETTER O")),
     "calibrate -o a stem of Cyrillic Os": (
         ["calibrate", "--measurements", SHIPPED_CSV, "-o", f"vllm-h1{CYR_O}{CYR_O}-2024.toml"],
         {}, ("--out's file stem", "prints as the shipped profile 'vllm-h100-2024'", "--name")),

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from compute.config_files import missing_named_file
-from compute.errors import UserError, known, lookalike
+from compute.errors import UserError, known, lookalike, looks_like, odd_character
 from compute.hardware import GpuSpec
 from compute.validate import describe, listed
 from netmodel.study.defaults import BASELINE_SCENARIO
@@ -131,6 +131,12 @@ def get_scenario(ref: str | Scenario) -> Scenario:
         raise missing
     if base.lower().endswith(".toml"):
         scenario = load_scenario(base)
+        like = looks_like(scenario.name, scenario_names())
+        if like is not None:   # 'lite-оcs', a Cyrillic O: its rows read as the shipped one's
+            raise UserError(f"{base}: name {scenario.name!r} prints as the shipped scenario "
+                            f"{like!r} but is another name (it has "
+                            f"{odd_character(scenario.name, like)}); give yours a name of its "
+                            f"own")
     else:
         scenario = shipped_scenario(base)
         if scenario is None:

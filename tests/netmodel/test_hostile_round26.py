@@ -8,8 +8,9 @@ Found wrong, each checked here:
 of a catalog one's was taken as a name of its own, and its figures printed as the
 catalog's: a GPU file's half H100 named 'Н100-SXM' (a Cyrillic EN) ran as '1 x Н100-SXM', a
 model file's 'Llаma-3-8B', a profile's 'vllm-dgx-h1О0' (a Cyrillic O for the zero), a
-workload's 'сoding', ``calibrate -o vllm-h1ОО-2024.toml`` and ``--name``; a case apart was
-refused. Now refused, saying the name it prints as and the character (code point and
+workload's 'сoding', a scenario file's 'lite-оcs', ``calibrate -o vllm-h1ОО-2024.toml`` and
+``--name``; a case apart was refused (a scenario file of a shipped name exactly is still
+taken, as an edited ``compare --show``). Now refused, saying the name it prints as and the character (code point and
 Unicode name); typed where a name is looked up (``--gpu``, ``--model``, ``--profile``,
 ``--scenario``, ``--workload``) the refusal asks 'did you mean ...?' (compute.errors.
 looks_like: NFKC, dashes, Cyrillic and Greek homoglyphs from UTS #39, 0/O and 1/l/I).
@@ -96,6 +97,10 @@ def _written(tmp_path: Path, name: str, text: str) -> Path:
      "[profile] name 'vllm-dgx-h1\u041e0' prints as the shipped profile 'vllm-dgx-h100' but is "
      "another name (it has '\u041e', U+041E CYRILLIC CAPITAL LETTER O); give yours a name of "
      "its own"),
+    ("s.toml", "scenario", (ROOT / "netmodel/data/scenarios/lite-ocs.toml").read_text().replace(
+        'name = "lite-ocs"', 'name = "lite-\u043ecs"'), [*COMPARE[:-1], "FILE"],
+     "name 'lite-\u043ecs' prints as the shipped scenario 'lite-ocs' but is another name (it "
+     "has '\u043e', U+043E CYRILLIC SMALL LETTER O); give yours a name of its own"),
     ("w.toml", "workload", 'name = "\u0441oding"\nprompt = 100\noutput = 10\n',
      [*SERVE, "--workload", "FILE"],
      "name '\u0441oding' prints as the shipped workload 'coding' but is another name (it has "
