@@ -59,8 +59,9 @@ Splitwise authors. For every measurement it shows
   (gpt-fast's batch-1 decode rates of Llama-2-70B on A100-80GB in bf16, int8 and int4 at TP 1
   to 8; MLPerf Inference v5.1's Offline results of NVIDIA's closed submission, Llama-2-70B on
   DGX B200 and a GB200 tray, DeepSeek-R1 on DGX B200 and GB200 / GB300 NVL72, prompt lengths
-  a 1-token floor): per row measured, the roofline's tokens/s and the margin through the
-  TensorRT-LLM report's conversions, and the calibrated profile's figure, an extrapolation.
+  a 1-token floor; TensorRT-LLM's gpt-oss-120b tech blog on B200): per row measured, the
+  roofline's tokens/s and the margin through the TensorRT-LLM report's conversions, and the
+  calibrated profile's figure, an extrapolation.
 
 ``--write-profile PATH`` fits the profile again and writes it (the shipped
 ``compute/data/profiles/vllm-dgx-h100.toml`` is this script's output), the reference rows
@@ -124,7 +125,8 @@ def table(markdown: bool) -> list[str]:
     heading5 = "Prefill cost per token by the tokens of a step (both systems)"
     heading6 = f"A profile for newer vLLM: {NEWER_PROFILE} ({NEWER.relative_to(ROOT)})"
     heading7 = f"TensorRT-LLM's published figures beyond those ({TRTLLM.relative_to(ROOT)})"
-    heading8 = f"Further published figures: gpt-fast and MLPerf v5.1 ({MORE.relative_to(ROOT)})"
+    heading8 = ("Further published figures: gpt-fast, MLPerf v5.1, gpt-oss on B200 "
+                f"({MORE.relative_to(ROOT)})")
     return out + ["", f"### {heading}" if markdown else heading.upper(), ""] + \
         cross_check(markdown) + ["", f"### {heading4}" if markdown else heading4.upper(),
                                  ""] + second_system(markdown) + \
