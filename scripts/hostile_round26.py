@@ -300,6 +300,9 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
        for argv in (INFER, SERVE, COMPARE)},
     "infer --dense-mlp-tp 1 without attention DP": (
         [*DSV3, "--dense-mlp-tp", "1"], {}, ("TP 8 has none", "leave --dense-mlp-tp unset")),
+    # said 'need 1 <= enabled <= physical' without which number of those typed is which
+    "yield --sms the two swapped": (["yield", "--area", "814", "--sms", "132/144"], {},
+                                    ("--sms '132/144'", "got 144 enabled of 132 physical")),
     "search --front with --json": (
         ["search", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--max-batch", "8",
          "--front", "--json"], {}, ("--front", "--json")),

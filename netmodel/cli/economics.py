@@ -72,7 +72,8 @@ def _sms(text):
             raise
         raise UserError(f"--sms {text!r} must be PHYSICAL/ENABLED, e.g. 144/132") from None
     if not 1 <= k <= n:
-        raise UserError(f"--sms {text!r}: need 1 <= enabled <= physical")
+        raise UserError(f"--sms {text!r}: need 1 <= enabled <= physical (PHYSICAL/ENABLED, e.g. "
+                        f"144/132 for an H100), got {k:,} enabled of {n:,} physical")
     return n, k
 
 

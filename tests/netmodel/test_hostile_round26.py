@@ -37,10 +37,14 @@ holds (10**8 points a parameter) ended in MemoryError's traceback, exit 1. Now o
 machine's, as a disk that is full).
 
 (g) Under ``LC_ALL=C`` without Python's UTF-8 mode, a name typed in UTF-8 (``calibrate -o
-pé.toml``) was refused as 'holds a byte that is not UTF-8; give UTF-8 text', which it was.
+pé.toml``) was refused as 'holds a byte that is not UTF-8; give UTF-8 text', though its bytes are.
 Now 'is UTF-8 text ('p\\xe9') that this locale's encoding (ascii) cannot read; run under a
 UTF-8 locale (LC_ALL=C.UTF-8) or with PYTHONUTF8=1'; a byte that is not UTF-8 is refused
 as before.
+
+(h) ``yield --sms 132/144`` (the two swapped) was 'need 1 <= enabled <= physical', which of
+the two typed is which unsaid. Now '... (PHYSICAL/ENABLED, e.g. 144/132 for an H100), got 144
+enabled of 132 physical'.
 """
 
 from __future__ import annotations
@@ -307,3 +311,10 @@ def test_already_refused_in_one_line(tmp_path, argv, words):
 def test_profiles_in_rarer_toml_forms_are_refused(tmp_path, edit, says):
     path = _written(tmp_path, "p.toml", edit(PROFILE))
     one_line_error(run_cli([*INFER70, "--profile", path]), says)
+
+
+def test_sms_swapped_says_which_number_is_which():
+    assert one_line_error(run_cli(["yield", "--area", "814", "--sms", "132/144"])) == (
+        "error: --sms '132/144': need 1 <= enabled <= physical (PHYSICAL/ENABLED, e.g. 144/132 "
+        "for an H100), got 144 enabled of 132 physical")
+    assert run_cli(["yield", "--area", "814", "--sms", "144/132"]).exit_code == 0
