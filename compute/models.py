@@ -215,7 +215,9 @@ def _model_from_json(path: Path) -> ModelSpec:
             raise UserError(f"{path} holds {len(models)} models; give a file with one model")
         return next(iter(models.values()))
     if isinstance(doc, dict) and any(k in doc for k in _HF_MARKERS):
-        return hf_from_dict(doc, path)
+        model = hf_from_dict(doc, path)   # named by its _name_or_path: not as a catalog's
+        refuse_lookalike_names([model.name], model_catalog(), str(path), "model")
+        return model
     raise UserError(f"{path} is neither a model file (a top-level 'model' table) nor a "
                     f"HuggingFace config.json (keys such as model_type, num_hidden_layers, "
                     f"n_layer); got {validate.describe(doc)}")

@@ -114,6 +114,12 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
         ["infer", "--model", "m.toml", *INFER[3:]],
         {"m.toml": MODEL.replace("model.M", f'model."Ll{CYR_A}ma-3-8B"')},
         ("m.toml", "prints as the catalog model 'Llama-3-8B'", "CYRILLIC SMALL LETTER A")),
+    "HF config.json of a _name_or_path in a Cyrillic a": (
+        ["infer", "--model", "c.json", *INFER[3:]],
+        {"c.json": '{"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": 16, '
+                   '"num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": '
+                   '8192, "vocab_size": 128256, "_name_or_path": "Ll\u0430ma-3-8B"}'},
+        ("c.json", "prints as the catalog model 'Llama-3-8B'")),
     "profile of a Cyrillic O for a zero": (
         [*INFER70, "--profile", "p.toml"],
         {"p.toml": PROFILE.replace('name = "mine"', f'name = "vllm-dgx-h1{CYR_O}0"')},

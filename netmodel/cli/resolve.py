@@ -128,15 +128,17 @@ def _file_has_fabric_gpu(gpu_file: str, gpu_type: str) -> None:
 def resolve_model(name: str | None, model_file: str | None,
                   hf_config: str | None) -> ModelSpec:
     """The model named ``name`` from ``model_file``, a HuggingFace config, or the catalog."""
-    from compute.errors import UserError, known
+    from compute.errors import UserError, known, refuse_lookalike_names
     from compute.models import get_model, load_hf_config, load_model_file, model_catalog
 
     if hf_config and model_file:   # one model: the file's was dropped without a word
         raise UserError(f"--hf-config {hf_config!r} and --model-file {model_file!r} each give "
                         f"the model: give one of them (--model NAME picks one of the file's, "
                         f"or names the config's model)")
-    if hf_config:
-        return load_hf_config(hf_config, name=name)
+    if hf_config:   # named by --model or its _name_or_path: not as a catalog model
+        model = load_hf_config(hf_config, name=name)
+        refuse_lookalike_names([model.name], model_catalog(), hf_config, "model")
+        return model
     if model_file:
         return _from_file(name, model_file, load_model_file(model_file), model_catalog(),
                           "model", "--model")

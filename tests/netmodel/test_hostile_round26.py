@@ -5,15 +5,16 @@ themselves, sweep grids that explode, options that contradict, a non-UTF-8 local
 Found wrong, each checked here:
 
 (a) A name of a Cyrillic, Greek or fullwidth letter, or a hyphen of another kind, in place
-of a catalog one's was taken as a name of its own, and its figures printed as the
-catalog's: a GPU file's half H100 named 'Н100-SXM' (a Cyrillic EN) ran as '1 x Н100-SXM', a
-model file's 'Llаma-3-8B', a profile's 'vllm-dgx-h1О0' (a Cyrillic O for the zero), a
-workload's 'сoding', a scenario file's 'lite-оcs', ``calibrate -o vllm-h1ОО-2024.toml`` and
-``--name``; a case apart was refused (a scenario file of a shipped name exactly is still
-taken, as an edited ``compare --show``). Now refused, saying the name it prints as and the character (code point and
-Unicode name); typed where a name is looked up (``--gpu``, ``--model``, ``--profile``,
-``--scenario``, ``--workload``) the refusal asks 'did you mean ...?' (compute.errors.
-looks_like: NFKC, dashes, Cyrillic and Greek homoglyphs from UTS #39, 0/O and 1/l/I).
+of a catalog one's was taken as a name of its own, and its figures printed as the catalog's:
+a GPU file's half H100 named 'Н100-SXM' (a Cyrillic EN) ran as '1 x Н100-SXM', a model
+file's 'Llаma-3-8B', a profile's 'vllm-dgx-h1О0' (a Cyrillic O for the zero), a workload's
+'сoding', a scenario file's 'lite-оcs', a HuggingFace config's _name_or_path, ``calibrate -o
+vllm-h1ОО-2024.toml`` and ``--name``; a case apart was refused (a scenario file of a shipped
+name exactly is still taken, as an edited ``compare --show``). Now refused, saying the name
+it prints as and the character (code point and Unicode name); typed where a name is looked
+up (``--gpu``, ``--model``, ``--profile``, ``--scenario``, ``--workload``) the refusal asks
+'did you mean ...?' (compute.errors.looks_like: NFKC, dashes, Cyrillic and Greek homoglyphs
+from UTS #39, 0/O and 1/l/I).
 
 (b) A measurements CSV's cell that is no number was refused without its range: 'latency_s
 must be a number', 'tp must be a number (a whole number >= 1)', where '0' and '1e308' state
@@ -93,6 +94,12 @@ def _written(tmp_path: Path, name: str, text: str) -> Path:
      "GPU name 'H100\u2010SXM' prints as the catalog GPU 'H100-SXM' but is another name (it has "
      "'\u2010', U+2010 HYPHEN); give yours a name of its own"),
     ("m.toml", "model", MODEL.replace("model.M", 'model."Ll\u0430ma-3-8B"'),
+     ["infer", "--model", "FILE", *INFER[3:]],
+     "model name 'Ll\u0430ma-3-8B' prints as the catalog model 'Llama-3-8B' but is another name "
+     "(it has '\u0430', U+0430 CYRILLIC SMALL LETTER A); give yours a name of its own"),
+    ("c.json", "HF config", '{"model_type": "llama", "hidden_size": 2048, "num_hidden_layers": '
+     '16, "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 8192, '
+     '"vocab_size": 128256, "_name_or_path": "Ll\u0430ma-3-8B"}',
      ["infer", "--model", "FILE", *INFER[3:]],
      "model name 'Ll\u0430ma-3-8B' prints as the catalog model 'Llama-3-8B' but is another name "
      "(it has '\u0430', U+0430 CYRILLIC SMALL LETTER A); give yours a name of its own"),
