@@ -1,6 +1,7 @@
 """The wait of a request for its prefill batch at a stated load: M/D/1 at batch 1
 (DistServe), bulk service for a batch of up to B, a batch of k at its own cycle
-(:func:`bulk_wait`) or every batch at the full one's (:func:`batch_wait`, M/D^B/1), for
+(:func:`bulk_wait`) or every batch at the full one's (:func:`batch_wait`, M/D^B/1), and
+for a decode slot as those batches bring the requests (:func:`mxdc_wait`), for
 :mod:`netmodel.study.serving`'s TTFT with queueing.
 
 **One prompt at a time: M/D/1.** DistServe (Zhong et al., OSDI 2024, arXiv 2401.09670,
@@ -77,12 +78,13 @@ one) waits 123.3 ms at load 0.8, 384.8 ms were every batch a full one.
 Assumptions: Poisson arrivals, each prefill instance its own queue at the pool's load (the
 pool's instances share the load evenly), first come first served, a batch's time that of
 its own size (:func:`bulk_wait`; :func:`batch_wait`: of a full batch), no batch waiting to
-fill (a free instance starts at once). A decode instance is M/D/c (:func:`mdc_wait`): a
-request waits for one of its batch's ``c`` slots (continuous batching: a sequence leaves
-when done, the next joins), held for the request's decode time, arrivals Poisson (the
-prefill's batches deliver them in bunches: the wait is understated there); its TBT is the
-step of the full batch, which the load does not lengthen while the pool is below
-capacity.
+fill (a free instance starts at once). A decode instance is M^X/D/c (:func:`mxdc_wait`):
+a request waits for one of its batch's ``c`` slots (continuous batching: a sequence leaves
+when done, the next joins), held for the request's decode time, the requests coming in
+the bunches a prefill batch sends at once, of the sizes the prefill queue's batches take
+(:func:`bulk_sizes`), at Poisson instants (one at a time: M/D/c, :func:`mdc_wait`); its
+TBT is the step of the full batch, which the load does not lengthen while the pool is
+below capacity.
 
 >>> md1_wait(0.5, 1.0)        # rho = 0.5: half a service
 0.5
@@ -103,8 +105,8 @@ from compute.validate import MAX_WHOLE, describe, number
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["LOAD_HELP", "LOAD_RANGE", "MIN_LOAD", "batch_wait", "bulk_wait", "check_load",
-           "load_text", "md1_wait", "mdc_wait"]
+__all__ = ["LOAD_HELP", "LOAD_RANGE", "MIN_LOAD", "batch_wait", "bulk_sizes", "bulk_wait",
+           "check_load", "load_text", "md1_wait", "mdc_wait", "mxdc_wait"]
 
 #: The least load a workload may state: a millionth of the pools' capacity. Below it the
 #: wait is nil (under 1e-6 of a cycle at any batch) and a rate's pools, sized to run at the
@@ -122,8 +124,8 @@ LOAD_HELP = ("Fraction of the pools' capacity at which requests arrive (Poisson)
              f"{MIN_LOAD:g} to 1 (1 excluded): the TTFT then includes the mean wait for a "
              "prefill batch (M/D/1 for one prompt a batch, as DistServe; bulk service for a "
              "batch of up to B, a batch of k prompts taking the cycle at batch k) and for a "
-             "decode slot (M/D/c over the decode batch's slots), and the SLO is checked on "
-             "it. Unset: the TTFT of the steps alone, no queueing.")
+             "decode slot (M^X/D/c over the decode batch's slots, the requests coming in "
+             "the prefill's batches), and the SLO is checked on it. Unset: the TTFT of the steps alone, no queueing.")
 
 
 def check_load(value: object, where: str = "", least: float = MIN_LOAD) -> float:
@@ -284,6 +286,13 @@ def _landing(rho: float, batch: int) -> np.ndarray:
 @functools.lru_cache(maxsize=4096)
 def _bulk_wait(rho: float, services: bytes) -> float:
     """:func:`bulk_wait` of one cell, ``services`` the float64 bytes of ``S_1 .. S_B``."""
+    return _bulk_chain(rho, services)[0]
+
+
+@functools.lru_cache(maxsize=4096)
+def _bulk_chain(rho: float, services: bytes) -> tuple[float, bytes]:
+    """The mean wait of one cell (``services`` the float64 bytes of ``S_1 .. S_B``) and the
+    float64 bytes of the share of its batches of each size ``1 .. B`` (:func:`bulk_sizes`)."""
     import numpy as np
 
     s_k = np.frombuffer(services, dtype=float)
@@ -322,7 +331,12 @@ def _bulk_wait(rho: float, services: bytes) -> float:
     length = s + s_b * (high @ steps)
     length[0] += 1 / lam                          # an idle instance waits for an arrival
     area = lam * s * s / 2 + s_b * (high @ over) + lam * s_b * s_b / 2 * (high @ steps)
-    return max(float(nu @ area), 0.0) / (lam * float(nu @ length))
+    wait = max(float(nu @ area), 0.0) / (lam * float(nu @ length))
+    # per boundary visit from j: one batch of max(j, 1), then the excursion's full ones
+    sizes = np.bincount(np.maximum(np.arange(b), 1) - 1, weights=np.maximum(nu, 0.0),
+                        minlength=b)
+    sizes[-1] += float(np.maximum(nu, 0.0) @ (high @ steps))
+    return wait, (sizes / sizes.sum()).tobytes()
 
 
 def bulk_wait(load: float, services: np.ndarray) -> float:
@@ -349,3 +363,118 @@ def bulk_wait(load: float, services: np.ndarray) -> float:
     if not np.all(np.isfinite(s)):
         return math.inf
     return _bulk_wait(rho, s.tobytes())
+
+
+def bulk_sizes(load: float, services: np.ndarray) -> np.ndarray:
+    """The share of a bulk-service instance's batches (:func:`bulk_wait`'s queue, same
+    arguments) that hold ``k`` requests, ``k = 1 .. B``: of the boundary chain's visits
+    (its stationary law ``nu`` over the ``B`` states left at a batch's end below ``B``),
+    each starts a batch of ``max(j, 1)`` from state ``j``, and each excursion above ``B - 1``
+    runs ``T(y)`` full batches (Wald's mean steps, as the wait's), so the shares are ``nu_j``
+    at ``max(j, 1)`` and ``nu @ E[T]`` at ``B``, over their sum. Requests are conserved: the
+    mean size is the arrivals per batch, ``lambda`` times the mean time between batch
+    starts.
+
+    >>> bulk_sizes(0.5, [2.0]).tolist()          # one a batch
+    [1.0]
+    >>> [round(float(p), 6) for p in bulk_sizes(0.5, [1.0, 1.0])]   # M/D^2/1 at 0.5
+    [0.676741, 0.323259]
+    """
+    import numpy as np
+
+    rho = check_load(load, least=0)
+    s = np.ascontiguousarray(services, dtype=float).reshape(-1)
+    if not (s.size and np.all(s > 0) and np.all(np.isfinite(s))):
+        raise ValueError(f"bulk_sizes: services must be positive seconds, got {services!r}")
+    return np.frombuffer(_bulk_chain(rho, s.tobytes())[1], dtype=float).copy()
+
+
+def _compound_roots(rho: float, servers: int, sizes: np.ndarray) -> np.ndarray:
+    """The ``servers - 1`` roots but 1 of ``z^c = e^(m (K(z) - 1))`` in the unit disk
+    (:func:`mxdc_wait`): ``z = w e^(m (K(z) - 1) / c)`` for each ``c``-th root of unity ``w``
+    but 1, a map of the disk into itself contracting by ``m K'(|z|) / c <= rho`` there, so
+    one fixed point each (Banach); found by fixed-point steps, then Newton's where it lowers
+    the residual (a fixed-point step elsewhere), to ``|z - w e^(...)| < 1e-13``."""
+    import numpy as np
+
+    c = servers
+    coef = np.r_[0.0, sizes]                      # K(z) = sum_k sizes[k - 1] z^k
+    dcoef = coef[1:] * np.arange(1, coef.size)
+    g = rho / float(np.arange(1, coef.size) @ sizes)   # m / c: batches a service per server
+    w = np.exp(2j * np.pi * np.arange(1, c) / c)
+
+    def step(z):
+        return w * np.exp(g * (np.polynomial.polynomial.polyval(z, coef) - 1))
+
+    z = w * math.exp(-g)
+    for _ in range(3):
+        z = step(z)
+    f = step(z)
+    for _ in range(400):
+        res = np.abs(z - f)
+        if not np.any(res >= 1e-13):
+            return z
+        newton = z - (z - f) / (1 - g * f * np.polynomial.polynomial.polyval(z, dcoef))
+        f_newton = step(newton)
+        # Newton's where it lowers the residual, else the contraction's own step (which
+        # never moves away from the root)
+        better = np.isfinite(f_newton) & (np.abs(newton - f_newton) < res) & (
+            np.abs(newton) <= 1 + 1e-12)
+        z = np.where(better, newton, f)
+        f = np.where(better, f_newton, step(f)) if not better.all() else f_newton
+    raise ArithmeticError(f"M^X/D/c roots at load {rho!r}, c {c}: residual {res.max():.3g}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _mxdc_queue(rho: float, servers: int, sizes: bytes) -> float:
+    """``E[max(X - c, 0)]`` of :func:`mxdc_wait`'s chain, ``sizes`` the float64 bytes of the
+    batch sizes' law (``sizes[k - 1]``: batches of ``k``)."""
+    import numpy as np
+
+    p = np.frombuffer(sizes, dtype=float)
+    k = np.arange(1, p.size + 1, dtype=float)
+    if p[0] == 1.0:                               # one at a time: M/D/c, Crommelin's
+        return _carried(rho, servers)[0]
+    c = servers
+    a = rho * c
+    m = a / float(k @ p)                          # batches a service
+    second = m * float(k * k @ p) + a * a - a     # E[A (A - 1)] of the compound Poisson A
+    queue = -(c * (c - 1) - second) / (2 * (c - a))
+    if c > 1:
+        queue += float(np.sum(1 / (1 - _compound_roots(rho, c, p))).real)
+    return max(queue, 0.0)
+
+
+def mxdc_wait(load: float, servers: int, service: float, sizes: np.ndarray) -> float:
+    """Mean wait in queue of M^X/D/c: batches of requests at Poisson instants, ``sizes[k -
+    1]`` of them of ``k`` requests, at ``load`` of ``servers`` servers' capacity, each request
+    holding one for ``service`` seconds, first come first served (a batch's requests in
+    any order). Exact: Crommelin's argument (:func:`mdc_wait`) holds for any arrivals, so
+    the requests present ``service`` apart follow ``X' = max(X - c, 0) + A``, here ``A``
+    compound Poisson, ``m = load c / E[K]`` batches of law ``K`` a service, ``E[A] = a =
+    load c``, ``E[A (A - 1)] = m E[K^2] + a^2 - a``. Its generating function is Bailey's
+    with ``e^(a (z - 1))`` made ``A(z) = e^(m (K(z) - 1))``, whence ``E[max(X - c, 0)] =
+    -(c (c - 1) - E[A (A - 1)]) / (2 (c - a)) + sum_k 1 / (1 - z_k)`` over the ``c - 1``
+    roots but 1 of ``z^c = A(z)`` in the unit disk (:func:`_compound_roots`), and the wait
+    ``service x E[max(X - c, 0)] / (load c)`` (Little). Never below M/D/c's at the same load
+    (a batch of ``k`` is above ``k`` lone arrivals in the convex order, and Lindley's
+    ``max(Y + A - c, 0)`` is increasing and convex).
+
+    One server: the Pollaczek-Khinchine mean of a batch as one customer of ``K D``, plus
+    the wait behind those before it in its own batch, ``D E[K (K - 1)] / (2 E[K])``:
+
+    >>> w = mxdc_wait(0.5, 1, 1.0, [0.5, 0.5])   # pairs half the time: E[K] 1.5, E[K^2] 2.5
+    >>> lam_b = 0.5 / 1.5
+    >>> round(w, 12) == round(lam_b * 2.5 / (2 * 0.5) + 1.0 / (2 * 1.5), 12)
+    True
+    >>> mxdc_wait(0.9, 46, 0.6, [1.0]) == mdc_wait(0.9, 46, 0.6)   # one at a time
+    True
+    """
+    import numpy as np
+
+    rho = check_load(load, least=0)
+    c = number("mxdc_wait", "servers", servers, minimum=1, maximum=MAX_WHOLE, integer=True)
+    p = np.ascontiguousarray(sizes, dtype=float).reshape(-1)
+    if not (p.size and np.all(p >= 0) and abs(p.sum() - 1) < 1e-9):
+        raise ValueError(f"mxdc_wait: sizes must be a law over 1 .. B, got {sizes!r}")
+    return service * _mxdc_queue(rho, c, (p / p.sum()).tobytes()) / (rho * c)

@@ -86,7 +86,11 @@ batch ``k``; M/D/1, DistServe's model, at batch 1; :mod:`netmodel.study.queueing
 to the TTFT of each cell that can be chosen (:mod:`netmodel.study.serving_queue`), and the
 SLO is checked on the sum, so a higher load may take a smaller batch. A request then
 waits for a free slot of a decode instance (its batch's ``c`` sequences, each held for a
-request's decode, ``c / R_d``: M/D/c, :func:`~netmodel.study.serving_queue.slot_wait`),
+request's decode, ``c / R_d``; the requests come in the bunches the prefill cell's batches
+send, of the sizes its bulk queue's batches take: M^X/D/c,
+:func:`~netmodel.study.serving_queue.slot_wait`, each batch sent whole to one decode
+instance at random, so with a rate's ``n`` decode instances ``1 / n`` of an instance's
+requests are taken one by one, :func:`~netmodel.study.serving_queue.routed_sizes`),
 before its KV cache, which needs the slot's room, is sent: that wait is in the TTFT too,
 and so is the wait to join the batch at its next step, half a step on average (steps of a
 fixed length, a request ready at any phase of one; ``join_wait_s``); its TBT is that of
@@ -130,16 +134,16 @@ from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
 from compute.units import counted
-from netmodel.study.queueing import bulk_wait, load_text
+from netmodel.study.queueing import load_text
 from netmodel.study.rows import gpu_difference
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.serving_cells import _prefill_interval, cell_transfer  # noqa: F401
 from netmodel.study.serving_queue import (
+    cell_waits,
     decode_choices,
     decode_waits,
     fastest_waits,
     prefill_waits,
-    slot_wait,
 )
 from netmodel.study.serving_transfer import (
     KvTransfer,
@@ -252,7 +256,7 @@ class ServingResult:
     transfer_visible_s: float | None = None   #: what of it shows in the TTFT
     ttft_s: float | None = None       #: prefill + visible transfer (+ queue_wait_s)
     queue_wait_s: float | None = None   #: with a load: mean wait for a prefill batch
-    decode_wait_s: float | None = None  #: with a load: mean wait for a decode slot (M/D/c)
+    decode_wait_s: float | None = None  #: with a load: mean wait for a decode slot (M^X/D/c)
     join_wait_s: float | None = None    #: with a load: to the decode's next step, half one
     #: with a load and a rate: the load the sized prefill pool runs at, ``rate / (instances
     #: x R_p)`` (at most the stated one), at which ``queue_wait_s`` and ``ttft_s`` are taken
@@ -575,20 +579,22 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     def cells(dec):
         """Each prefill cell with the decode instance ``dec``: its transfer and cycle, and
         with a load the waits (a prefill batch's bulk service, :mod:`netmodel.study.
-        queueing`, of the cells it can choose among, :mod:`netmodel.study.serving_queue`;
-        nan elsewhere, never ok; a decode slot's, M/D/c, and half a step to join)."""
+        queueing`, and a decode slot's as that cell's batches bring the requests, M^X/D/c,
+        of the cells it can choose among, :mod:`netmodel.study.serving_queue`; nan
+        elsewhere, never ok; and half a step to join)."""
         streams, t_x, visible, cycle = cell_transfer(model, wl, grid, dec, kv, xfer)
         score = grid.tokens_per_step / cycle / (grid.gpus * grid.gpu.sms)
         d_rate = None if dec is None else dec.tokens_per_step / dec.latency / decode_tokens
-        d_wait, join = (None, None) if wl.load is None or dec is None else decode_waits(
-            wl.load, dec, decode_tokens)
-        # a decode slot first (the KV's room), then the step the request joins at
-        steps = grid.latency + visible + (d_wait or 0.0) + (join or 0.0)
+        slots, join = (None, None) if wl.load is None or dec is None else (
+            (wl.load, dec.batch, d_rate), decode_waits(wl.load, dec, decode_tokens)[1])
+        # a decode slot first (the KV's room; in the cell's wait), then the step it joins at
+        steps = grid.latency + visible + (join or 0.0)
         ttft, wait = steps, None
         if wl.load is not None:
-            wait = prefill_waits(wl.load, cycle, grid.batches, steps, grid.fits, slo.ttft, score)
+            wait = prefill_waits(wl.load, cycle, grid.batches, steps, grid.fits, slo.ttft, score,
+                                 slots)
             ttft = steps + wait
-        return streams, t_x, visible, cycle, score, d_rate, d_wait, join, steps, ttft, wait
+        return streams, t_x, visible, cycle, score, d_rate, slots, join, steps, ttft, wait
 
     # under a load the decode instance's waits count against the TTFT SLO as the prefill's:
     # of the decode cells that meet the TBT SLO, the best whose waits let a prefill cell
@@ -596,24 +602,26 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     first = dec
     for dec in ([first] if wl.load is None or first is None else
                 decode_choices(dres, decode_tokens, wl.load, first)):
-        streams, t_x, visible, cycle, score, d_rate, d_wait, join, steps, ttft, wait = cells(dec)
+        streams, t_x, visible, cycle, score, d_rate, slots, join, steps, ttft, wait = cells(dec)
         if (grid.fits & (ttft <= slo.ttft)).any():
             break
     else:   # none: the search's best decode instance is said
         if dec is not first:
             dec = first
-            streams, t_x, visible, cycle, score, d_rate, d_wait, join, steps, ttft, wait = (
+            streams, t_x, visible, cycle, score, d_rate, slots, join, steps, ttft, wait = (
                 cells(dec))
     ok = grid.fits & (ttft <= slo.ttft)
     if not ok.any():
         if wait is not None:   # the fastest with its wait, of every cell that fits
-            wait = fastest_waits(wl.load, cycle, steps, grid.fits, wait)
+            wait = fastest_waits(wl.load, cycle, steps, grid.fits, wait, slots)
             ttft = steps + wait
         i, j = np.unravel_index(int(np.argmin(np.where(grid.fits & ~np.isnan(ttft), ttft,
                                                        np.inf))), ttft.shape)
-        waited = "" if wait is None else (f", {wait[i, j] * 1e3:.4g} ms waiting for its batch "
+        q_wait, d_wait = (None, None) if wait is None else cell_waits(
+            wl.load, cycle, np.ravel_multi_index((i, j), ttft.shape), slots)
+        waited = "" if wait is None else (f", {q_wait * 1e3:.4g} ms waiting for its batch "
                                            f"at load {load_text(wl.load)}" + (
-                                               "" if d_wait is None else
+                                               "" if slots is None else
                                                f", {d_wait * 1e3:.3g} ms for a decode slot "
                                                f"and {join * 1e3:.3g} ms to its step"))
         return ServingResult(
@@ -642,23 +650,22 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         settings["kv_circuits"] = kv_circuits(kvp, max(kv_splits(scen)) + 1, pre.gpus,
                                               dec.gpus)
     extra = {}
-    ttft_ij, wait_ij = float(ttft[i, j]), None if wait is None else float(wait[i, j])
+    cell = np.ravel_multi_index((i, j), ttft.shape)
+    wait_ij, d_wait = (None, None) if wait is None else cell_waits(wl.load, cycle, cell, slots)
     if wl.rate is not None:   # with a load, instances enough to run at it
         need = wl.rate / (wl.load or 1.0)
         n_p = math.ceil(need / p_rate)
         n_d = math.ceil(need / d_rate) if d_rate else 0
         extra = dict(prefill_instances=n_p, decode_instances=n_d,
                      gpus_used=n_p * pre.gpus + n_d * (dec.gpus if dec else 0))
-        if wait is not None:   # whole instances run below the load: the wait at theirs
-            achieved = wl.rate / (n_p * p_rate)
-            ttft_ij -= wait_ij   # (no more than the stated load's: the SLO still holds)
-            wait_ij = bulk_wait(achieved, cycle[i, :j + 1])
-            ttft_ij += wait_ij
-            extra["achieved_load"] = achieved
-            if d_wait is not None:   # and the decode pool's instances at theirs
-                ttft_ij -= d_wait
-                d_wait = slot_wait(min(wl.rate / (n_d * d_rate), wl.load), dec.batch, d_rate)
-                ttft_ij += d_wait
+        if wait is not None:   # whole instances run below the load: the waits at theirs
+            achieved = wl.rate / (n_p * p_rate)   # (no more than the stated load's: the
+            extra["achieved_load"] = achieved     # SLO still holds), the decode pool's too
+            wait_ij, d_wait = cell_waits(achieved, cycle, cell, None if slots is None else (
+                min(wl.rate / (n_d * d_rate), wl.load), dec.batch, d_rate, n_d))
+    ttft_ij = float(steps[i, j]) + (wait_ij or 0.0) + (d_wait or 0.0)
+    if slots is None:
+        d_wait = None
     tokens = (wl.prompt + wl.output) * rps
     if wl.load is not None:   # what the pools deliver: at the load, or the sized pools' rate
         extra["delivered_tokens_per_s_per_sm"] = wl.load * tokens

@@ -9,9 +9,12 @@ only where it can change the answer: in the order of the cells' scores, best fir
 one meets the SLO with its wait, and then every cell whose score ties with it
 (:data:`compute.search.TIE_RTOL`, of which the lowest TTFT wins); where none meets it, in
 the order of the steps' TTFT until no cell's steps alone are shorter than the fastest TTFT
-with its wait found. A cell whose steps with a cheap floor of its wait (:func:`wait_floor`)
-cannot meet the SLO, or beat the fastest so far, is passed over. The cells not taken hold
-``nan``.
+with its wait found. A cell's wait is its prefill batch's and, with a decode instance, its
+decode slot's as its batches bring the requests (:func:`cell_waits`, M^X/D/c at the
+cell's batch sizes: a second solve, of the decode batch's ``c`` roots). A cell whose steps
+with a cheap floor of its wait (:func:`wait_floor`, plus M/D/c's slot wait, which bunches
+only lengthen) cannot meet the SLO, or beat the fastest so far, is passed over. The cells
+not taken hold ``nan``.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from compute.search import TIE_RTOL
-from netmodel.study.queueing import bulk_wait, mdc_wait
+from netmodel.study.queueing import bulk_sizes, bulk_wait, mdc_wait, mxdc_wait
 
-__all__ = ["decode_choices", "decode_waits", "fastest_waits", "prefill_waits", "slot_wait",
-           "wait_floor"]
+__all__ = ["cell_waits", "decode_choices", "decode_waits", "fastest_waits", "prefill_waits",
+           "routed_sizes", "slot_wait", "wait_floor"]
 
 #: The share by which :func:`wait_floor` is lowered before it rules a cell out: the bulk
 #: chain's solve rounds (a ``B x B`` system, ill-conditioned as ``rho -> 1``), the bound not.
@@ -34,9 +37,67 @@ def _check_batches(batches: np.ndarray) -> None:
         raise AssertionError("a cell's wait needs its row's cycles at every batch from 1")
 
 
-def _wait(load: float, cycle: np.ndarray, cell: int) -> float:
+def cell_waits(load: float, cycle: np.ndarray, cell: int,
+               slots: tuple | None = None) -> tuple[float, float]:
+    """The prefill cell ``cell``'s (flat index into ``cycle``) mean wait for its batch
+    (:func:`~netmodel.study.queueing.bulk_wait`) and, with ``slots`` (the decode pool's
+    load, an instance's slots, its requests/s and optionally the pool's instances), for a
+    decode slot as its batches bring the requests (:func:`slot_wait` at the cell's
+    :func:`~netmodel.study.queueing.bulk_sizes`, :func:`routed_sizes`; 0 without
+    ``slots``)."""
     i, j = divmod(int(cell), cycle.shape[1])
-    return bulk_wait(load, cycle[i, :j + 1])
+    services = cycle[i, :j + 1]
+    wait = bulk_wait(load, services)
+    if slots is None or not np.isfinite(wait):
+        return wait, (0.0 if slots is None else np.inf)
+    load_d, c, rate, *instances = slots
+    sizes = routed_sizes(bulk_sizes(load, services), instances[0] if instances else None)
+    return wait, slot_wait(load_d, c, rate, sizes=sizes)
+
+
+def routed_sizes(sizes: np.ndarray, instances: int | None) -> np.ndarray:
+    """The law of the bunches one of ``instances`` decode instances gets, each prefill batch
+    (of law ``sizes``) sent whole to one chosen at random: their superposition split at
+    random. Without ``instances`` (a pool of any size, as without a rate) the prefill's law
+    as it is: the random split of ``q = 1 / instances`` of a pool's batches tends, as ``q ->
+    0``, to batches at Poisson instants (Renyi's thinning theorem), M^X/D/c's arrivals. A
+    sized pool is not that limit: over a hold's window the requests a prefill pool sends
+    are Poisson, its queues only delaying them, so an instance's count varies as ``q`` of
+    it one by one and ``1 - q`` in bunches (its index of dispersion ``q + (1 - q) E[K^2] /
+    E[K]``, the split's); taken so, ``1 - q`` of the requests in the prefill's bunches and
+    ``q`` alone. An approximation, measured against a simulation of the pools
+    (``tests/netmodel/test_decode_bunched_arrivals.py``); one instance gives M/D/c.
+
+    >>> [round(float(p), 4) for p in routed_sizes(np.array([0.0, 1.0]), 2)]   # pairs, one of two
+    [0.6667, 0.3333]
+    """
+    sizes = np.asarray(sizes, dtype=float)
+    if instances is None or instances <= 0:
+        return sizes
+    q = 1.0 / instances
+    law = (1 - q) * sizes / float(np.arange(1, sizes.size + 1) @ sizes)
+    law[0] += q
+    return law / law.sum()
+
+
+def _wait(load: float, cycle: np.ndarray, cell: int, slots: tuple | None = None,
+          past: float = np.inf) -> float:
+    """:func:`cell_waits`' sum, or ``nan`` (not taken) where the prefill batch's wait and
+    the slot's M/D/c floor (:func:`_floor`) already pass ``past``: the slot's solve spared."""
+    if slots is None:
+        return cell_waits(load, cycle, cell)[0]
+    i, j = divmod(int(cell), cycle.shape[1])
+    if bulk_wait(load, cycle[i, :j + 1]) + slot_wait(*slots[:3]) * (1 - _FLOOR_SLACK) > past:
+        return np.nan
+    return sum(cell_waits(load, cycle, cell, slots))
+
+
+def _floor(load: float, cycle: np.ndarray, slots: tuple | None) -> np.ndarray:
+    """:func:`wait_floor`, plus with ``slots`` the decode slot's M/D/c wait (which a batch's
+    bunch only lengthens, :func:`~netmodel.study.queueing.mxdc_wait`), lowered by
+    :data:`_FLOOR_SLACK`."""
+    floor = wait_floor(load, cycle)
+    return floor if slots is None else floor + slot_wait(*slots[:3]) * (1 - _FLOOR_SLACK)
 
 
 def wait_floor(load: float, cycle: np.ndarray) -> np.ndarray:
@@ -74,10 +135,12 @@ def wait_floor(load: float, cycle: np.ndarray) -> np.ndarray:
 
 
 def prefill_waits(load: float, cycle: np.ndarray, batches: np.ndarray, steps: np.ndarray,
-                  fits: np.ndarray, limit: float, score: np.ndarray) -> np.ndarray:
+                  fits: np.ndarray, limit: float, score: np.ndarray,
+                  slots: tuple | None = None) -> np.ndarray:
     """The waits (``nan`` where not taken) of the cells that fit and whose ``steps`` TTFT
     meets ``limit``, best ``score`` first, until the best that meets it with its wait and
-    the cells tied with it are known.
+    the cells tied with it are known. A cell's wait is its prefill batch's and, with
+    ``slots`` (:func:`cell_waits`), its decode slot's.
 
     >>> cycle = np.array([[1.0, 1.5, 2.0]])       # one configuration, batches 1 .. 3
     >>> w = prefill_waits(0.5, cycle, np.arange(1, 4), np.array([[0.1, 0.2, 0.3]]),
@@ -89,48 +152,59 @@ def prefill_waits(load: float, cycle: np.ndarray, batches: np.ndarray, steps: np
     wait = np.full(steps.shape, np.nan)
     # a cell whose wait's floor takes it past the limit cannot meet it: not taken (nan, as
     # a taken cell that does not meet it is never chosen)
-    cand = np.flatnonzero(fits & (steps <= limit) & (steps + wait_floor(load, cycle) <= limit))
+    cand = np.flatnonzero(fits & (steps <= limit) & (steps + _floor(load, cycle, slots) <= limit))
     best = None
     for cell in cand[np.argsort(-score.flat[cand], kind="stable")]:
         sc = float(score.flat[cell])
         if best is not None and sc < best - abs(best) * TIE_RTOL:
             break
-        wait.flat[cell] = w = _wait(load, cycle, cell)
+        wait.flat[cell] = w = _wait(load, cycle, cell, slots, limit - steps.flat[cell])
         if best is None and steps.flat[cell] + w <= limit:
             best = sc
     return wait
 
 
 def fastest_waits(load: float, cycle: np.ndarray, steps: np.ndarray, fits: np.ndarray,
-                  wait: np.ndarray) -> np.ndarray:
+                  wait: np.ndarray, slots: tuple | None = None) -> np.ndarray:
     """``wait`` with the cells that fit taken, shortest ``steps`` first, until no cell left
-    can beat the fastest TTFT with its wait (a wait is never negative)."""
+    can beat the fastest TTFT with its wait (a wait is never negative; with ``slots`` the
+    decode slot's too, as :func:`prefill_waits`)."""
     wait = wait.copy()
     done = fits & ~np.isnan(wait)
     fastest = float(np.min(steps[done] + wait[done])) if done.any() else np.inf
     todo = np.flatnonzero(fits & np.isnan(wait))
-    floor = wait_floor(load, cycle)
+    floor = _floor(load, cycle, slots)
     for cell in todo[np.argsort(steps.flat[todo], kind="stable")]:
         if not steps.flat[cell] < fastest:
             break
         if steps.flat[cell] + floor.flat[cell] > fastest:   # cannot beat it: not taken
             continue
-        wait.flat[cell] = w = _wait(load, cycle, cell)
-        fastest = min(fastest, float(steps.flat[cell] + w))
+        wait.flat[cell] = w = _wait(load, cycle, cell, slots, fastest - steps.flat[cell])
+        if w == w:   # nan: cannot beat it, not taken
+            fastest = min(fastest, float(steps.flat[cell] + w))
     return wait
 
 
-def slot_wait(load: float, slots: int, rate: float) -> float:
+def slot_wait(load: float, slots: int, rate: float, sizes: np.ndarray | None = None) -> float:
     """Mean seconds a request waits for a free slot of a decode instance running ``slots``
     sequences at once (its batch; continuous batching: a sequence leaves when done, another
-    joins) that finishes ``rate`` requests/s, at ``load`` of that: M/D/c, ``c = slots``, each
-    held ``slots / rate`` seconds (:func:`netmodel.study.queueing.mdc_wait`). The request's
-    KV cache needs the slot's room, so the wait comes before the transfer, in the TTFT.
+    joins) that finishes ``rate`` requests/s, at ``load`` of that, each request holding a
+    slot ``slots / rate`` seconds. The requests come in the bunches a prefill batch sends
+    at once, ``sizes[k - 1]`` of the batches holding ``k``
+    (:func:`~netmodel.study.queueing.bulk_sizes` of the prefill cell), at Poisson instants:
+    M^X/D/c, ``c = slots`` (:func:`netmodel.study.queueing.mxdc_wait`); without ``sizes``
+    one by one, M/D/c (:func:`~netmodel.study.queueing.mdc_wait`), never more. The
+    request's KV cache needs the slot's room, so the wait comes before the transfer, in
+    the TTFT.
 
     >>> slot_wait(0.5, 1, 2.0)          # one slot held 0.5 s: M/D/1, half of it at 0.5
     0.25
+    >>> slot_wait(0.5, 1, 2.0, [0.0, 1.0])   # pairs: 0.5 s for the pair's, 0.25 behind the first
+    0.75
     """
-    return mdc_wait(load, slots, slots / rate)
+    if sizes is None:
+        return mdc_wait(load, slots, slots / rate)
+    return mxdc_wait(load, slots, slots / rate, sizes)
 
 
 def decode_waits(load: float, dec, tokens: int) -> tuple[float, float]:
@@ -148,7 +222,9 @@ def decode_choices(res, tokens: int, load: float, best):
     meet the TBT SLO, in decreasing tokens/s/SM, each whose waits (:func:`decode_waits`)
     are less than every one before it (a cell that waits as long, scoring less, cannot let
     a prefill cell meet the TTFT SLO where those before could not). Lazy: a cell's slot
-    wait is computed only where half its step is less than the least wait so far.
+    wait is computed only where half its step is less than the least wait so far. The
+    slot waits weighed are one by one's (M/D/c): the bunched ones, which the TTFT takes,
+    turn on the prefill cell too, so the order is by their floor, not proven for them.
     """
     yield best
     least = sum(decode_waits(load, best, tokens))

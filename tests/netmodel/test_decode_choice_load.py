@@ -1,6 +1,7 @@
-"""``serve --load``: the decode instance is chosen with its waits (a slot's, M/D/c, and
-half a step to join), which count against the TTFT SLO as the prefill batch's wait does;
-the TBT SLO is the step's, which no load below capacity lengthens."""
+"""``serve --load``: the decode instance is chosen with its waits (a slot's, M^X/D/c as
+the prefill's batches bring the requests, ordered by M/D/c's, and half a step to join),
+which count against the TTFT SLO as the prefill batch's wait does; the TBT SLO is the
+step's, which no load below capacity lengthens."""
 
 from __future__ import annotations
 
@@ -19,19 +20,23 @@ KW = dict(dimensions="tp", max_batch=16)
 def test_a_decode_that_waits_less_lets_the_ttft_slo_hold():
     """Llama-3-8B on h100-dgx, TP only up to batch 16, load 0.9, TTFT <= 60 ms. The
     search's best decode (TP 1, batch 16: 16 slots held 0.42 s) waits 12.58 ms for a slot
-    + 2.72 ms to join, and the fastest prefill cell then takes 62.01 ms; TP 2 at batch 16
-    (a 3.27 ms step) waits 7.54 + 1.63 ms, and the service meets the SLO at 56.56 ms."""
+    one by one, 89.43 ms as the 1 s SLO's prefill (TP 1, batch 16) bunches them, + 2.72 ms
+    to join; under 60 ms no prefill cell meets the SLO with it. TP 2 at batch 16 (a 3.27
+    ms step) waits 7.54 + 1.63 ms behind a prefill of batch 1 (TP 8: one at a time, M/D/c),
+    and the service meets the SLO at 55.81 ms."""
     slo = Slo(ttft=0.06, tbt=0.05)
     loose = serve("Llama-3-8B", "h100-dgx", with_load("coding", 0.9), **KW)
-    assert (loose.decode.tp, loose.decode.batch) == (1, 16)
-    assert loose.decode_wait_s == pytest.approx(0.012585, abs=5e-7)
+    assert (loose.decode.tp, loose.decode.batch, loose.prefill.batch) == (1, 16, 16)
+    assert slot_wait(0.9, 16, loose.decode_rate) == pytest.approx(0.012585, abs=5e-7)
+    assert loose.decode_wait_s == pytest.approx(0.089427, abs=5e-7)
     assert loose.join_wait_s == pytest.approx(0.0027245, abs=5e-8)
     r = serve("Llama-3-8B", "h100-dgx", with_load("coding", 0.9), slo=slo, **KW)
     assert r.feasible and (r.decode.tp, r.decode.batch) == (2, 16)
+    assert (r.prefill.tp, r.prefill.batch) == (8, 1)
     assert r.join_wait_s == pytest.approx(r.decode.latency / 2, rel=1e-12)
     assert r.decode_wait_s == pytest.approx(slot_wait(0.9, 16, r.decode_rate), rel=1e-12)
     assert r.decode_wait_s == pytest.approx(0.0075442, abs=5e-8)
-    assert r.ttft_s == pytest.approx(0.056556, abs=5e-7) and r.ttft_s <= 0.06
+    assert r.ttft_s == pytest.approx(0.055812, abs=5e-7) and r.ttft_s <= 0.06
     assert r.ttft_s == pytest.approx(r.prefill.latency + r.transfer_visible_s + r._waited(),
                                      rel=1e-12)
     # without a load no decode waits: the search's best decode, as before

@@ -6,8 +6,8 @@ Without a load the TTFT was that of the steps: DeepSeek-V3 on h100-dgx took a pr
 of 112 at a 769.20 ms TTFT against a 1 s SLO. Were every batch charged the full 769 ms
 cycle, a request would wait about half of it at 80% load (1153.7 ms, the SLO missed); a
 batch of k at the cycle of k waits 123.35 ms there (892.54 ms: batch 112 kept), and at
-load 0.99 the search takes batch 64: 448.13 ms of the steps + 522.41 ms of wait for the
-prefill batch + 11.77 ms for a decode slot.
+load 0.99 the search takes batch 16: 127.06 ms of the steps + 435.88 ms of wait for the
+prefill batch + 251.26 ms for a decode slot (the requests in the batch's bunches).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import math
 import numpy as np
 import pytest
 
-from netmodel.study.queueing import batch_wait, md1_wait
+from netmodel.study.queueing import batch_wait, md1_wait, mdc_wait
 from netmodel.study.serving import serve, with_load, with_rate
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
@@ -154,15 +154,18 @@ def test_deepseek_v3_takes_a_smaller_batch_at_a_high_load():
     r = serve("DeepSeek-V3", "h100-dgx", with_load("coding", 0.8), collectives=cache)
     assert r.prefill.batch == 112 and r.queue_wait_s == pytest.approx(0.12335, abs=5e-6)
     r = serve("DeepSeek-V3", "h100-dgx", with_load("coding", 0.99), collectives=cache)
-    assert r.prefill.batch == 64 and r.ttft_s <= 1.0
-    # 448.13 ms of the steps + 522.41 ms for a prefill batch + 11.77 ms for one of the
-    # decode instance's 1,024 slots (each held 1024 / 2875 = 356 ms: M/D/1024 at 0.99)
-    # + 14.84 ms, half of its 29.68 ms step, to join its batch
-    assert r.ttft_s == pytest.approx(0.99716, abs=5e-6)
+    # one by one, the decode instance's 1,024 slots (each held 1024 / 2875 = 356 ms) would
+    # wait 11.77 ms (M/D/1024 at 0.99) and batch 64 meet the SLO (997.16 ms); in the
+    # bunches of up to 64 a batch sends, about a second (M^X/D/c), so the search takes
+    # batch 16: 127.06 ms of the steps + 435.88 ms for a prefill batch + 251.26 ms for a
+    # slot + 14.84 ms, half of its 29.68 ms step, to join its batch
+    assert mdc_wait(0.99, 1024, 1024 / r.decode_rate) == pytest.approx(0.011774, abs=5e-7)
+    assert r.prefill.batch == 16 and r.ttft_s <= 1.0
+    assert r.ttft_s == pytest.approx(0.82903, abs=5e-6)
     assert r.join_wait_s == pytest.approx(r.decode.latency / 2, rel=1e-12)
     assert r.join_wait_s == pytest.approx(0.014842, abs=5e-7)
-    assert r.queue_wait_s == pytest.approx(0.52241, abs=5e-6)
-    assert r.decode_wait_s == pytest.approx(0.011774, abs=5e-7)
+    assert r.queue_wait_s == pytest.approx(0.43588, abs=5e-6)
+    assert r.decode_wait_s == pytest.approx(0.25126, abs=5e-6)
     assert r.to_dict()["workload"]["load"] == 0.99 and r.to_dict()["queue_wait_s"] == r.queue_wait_s
 
 

@@ -30,9 +30,9 @@ def test_near_one_load_with_no_cell_meeting_the_slo(monkeypatch):
     calls = []
     wait = sq._wait
 
-    def counted(load, cycle, cell):
+    def counted(load, cycle, cell, *slots):
         calls.append(cell)
-        return wait(load, cycle, cell)
+        return wait(load, cycle, cell, *slots)
 
     monkeypatch.setattr(sq, "_wait", counted)
     kw = dict(max_batch=32)
@@ -46,3 +46,17 @@ def test_near_one_load_with_no_cell_meeting_the_slo(monkeypatch):
     # the bare search solves 841 cells (Llama-3-70B's configurations at batches 1 .. 32);
     # the floor rules out all but 93 (the batch-1 cells' floors are M/D/1's, exact)
     assert len(calls) > 800 and floored < len(calls) / 5, (floored, len(calls))
+
+
+@pytest.mark.parametrize("load", [0.3, 0.9, 0.999])
+def test_floor_with_a_decode_slot_is_below_both_waits(load):
+    """With a decode instance a cell's wait is its prefill batch's and its decode slot's as
+    its batches bring the requests (M^X/D/c); the floor adds the slot's M/D/c wait, which
+    bunches only lengthen (a bunch of k is above k lone arrivals in the convex order)."""
+    b = np.arange(1, 25)
+    rows = np.array([0.5 + 0.01 * b, 0.02 * b ** 1.2, np.full(24, 1.0)])
+    for slots in [(load, 8, 20.0), (load, 64, 40.0), (load, 1, 3.0)]:
+        floor = sq._floor(load, rows, slots)
+        assert np.all(floor >= sq.wait_floor(load, rows))
+        for cell in range(0, rows.size, 5):
+            assert floor.flat[cell] <= sum(sq.cell_waits(load, rows, cell, slots))
