@@ -2,8 +2,10 @@
 
 compute knows nothing of fabrics or graphs. It asks a *collective cost model* for the time
 of one collective among the ``group_size`` GPUs of a tensor-parallel instance, and anything
-that answers the question plugs in: the simple :class:`RingAlphaBeta` default here, or the
-topology-aware model in ``netmodel`` bound to a fabric graph and a placement.
+that answers the question plugs in: the simple :class:`RingAlphaBeta` default here,
+:class:`ScaleUpLowerBound` (the least time of the algorithms engines run on a GPU's scale-up
+switch, a lower bound), or the topology-aware model in ``netmodel`` bound to a fabric graph
+and a placement.
 
 Conventions (the same as nccl-tests, so that numbers can be put beside measurements):
 
@@ -22,6 +24,7 @@ Conventions (the same as nccl-tests, so that numbers can be put beside measureme
 
 from __future__ import annotations
 
+import functools
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,7 +36,8 @@ from compute.errors import UserError, known
 from compute.validate import describe, is_whole
 
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
-           "FunctionComm", "NoCommunication", "RingAlphaBeta", "as_comm", "as_times",
+           "FunctionComm", "NoCommunication", "RingAlphaBeta", "ScaleUpLowerBound", "as_comm",
+           "as_times",
            "check_group_size",
            "check_nbytes", "check_op", "collective_args"]
 
@@ -251,7 +255,9 @@ class NoCommunication:
 
 @dataclass(frozen=True)
 class RingAlphaBeta:
-    """Ring algorithms on a uniform network: the default when no fabric is given.
+    """Ring algorithms on a uniform network: the default when no fabric is given. Not a
+    bound on what engines measure where latency dominates (their one-shot and two-shot
+    all-reduces take fewer steps): :class:`ScaleUpLowerBound` is one.
 
     Each GPU sends and receives ``bandwidth`` bytes/s per direction (its scale-up
     bandwidth), and each of the ring's steps costs ``step_latency`` seconds. For ``p`` GPUs
@@ -323,3 +329,130 @@ class RingAlphaBeta:
         if op in ("broadcast", "reduce"):
             return (p - 1) * a, 1.0, beta   # 1.0 * n is n exactly
         return a, 1.0, beta  # send-recv
+
+
+@functools.lru_cache(maxsize=1024)
+def _bound_terms(op: str, p: int, a: float, in_switch: bool) -> tuple:
+    """The ``(fixed, share)`` pairs of :meth:`ScaleUpLowerBound.terms`: each algorithm's
+    cost ``fixed + share * n * beta``, less any another matches or beats in both terms."""
+    q = (p - 1) / p
+    if op == "all-reduce":
+        algs = [(2 * (p - 1) * a, 2 * q), (a, float(p - 1)), (2 * a, 2 * q)]
+        if in_switch:
+            algs.append((a, 1.0))
+    elif op in ("reduce-scatter", "all-gather", "all-to-all"):
+        algs = [((p - 1) * a, q), (a, q)]
+    elif op in ("broadcast", "reduce"):
+        algs = [((p - 1) * a, 1.0), (a, float(p - 1)), (2 * a, 2 * q)]
+        if in_switch:
+            algs.append((a, 1.0))
+    else:   # send-recv
+        algs = [(a, 1.0)]
+    kept = []
+    for k, (f, s) in enumerate(algs):
+        if not any((g <= f and t <= s) and (g, t) != (f, s) or ((g, t) == (f, s) and j < k)
+                   for j, (g, t) in enumerate(algs)):
+            kept.append((f, s))
+    return tuple(kept)
+
+
+@dataclass(frozen=True)
+class ScaleUpLowerBound:
+    """A lower bound on a collective inside one scale-up domain (NVSwitch-class, a full
+    crossbar): the least time of the algorithms engines run there
+    (:func:`compute.roofline.bound_comm` makes it for a GPU).
+
+    Each GPU sends and receives ``bandwidth`` bytes/s per direction and each dependent step
+    costs at least ``step_latency`` seconds. For ``p`` GPUs, ``n`` bytes (nccl-tests
+    sizes) and ``alpha`` the step latency, each operation costs the least of:
+
+    * all-reduce: NCCL's ring ``2(p-1) alpha + 2(p-1)/p n/B``; one-shot (every GPU reads
+      every peer's whole buffer and reduces it itself: vLLM's custom all-reduce,
+      vllm-project/vllm PR 2192; TensorRT-LLM's ONESHOT) ``alpha + (p-1) n/B``; two-shot
+      (a direct reduce-scatter then all-gather: TensorRT-LLM's TWOSHOT and MultiShot,
+      NVIDIA's '3x Faster AllReduce with NVSwitch and TensorRT-LLM MultiShot')
+      ``2 alpha + 2(p-1)/p n/B``; and where the switch reduces (``in_switch``: NVLink
+      SHARP, NCCL's NVLS, each GPU's buffer reduce-stored through the switch into every
+      GPU's once) ``alpha + n/B``, which keeps the bound below NCCL's NVLS at large sizes
+      (busbw 480 GB/s on 8 H100 and H200, above any algorithm without the switch's
+      reduction: ``2(p-1)/p n/B`` is 450 GB/s of busbw at most);
+    * reduce-scatter, all-gather, all-to-all: direct, each GPU to every other at once,
+      ``alpha + (p-1)/p n/B`` (a ring's ``(p-1) alpha`` never beats it);
+    * broadcast, reduce: pipelined ring ``(p-1) alpha + n/B``, direct ``alpha +
+      (p-1) n/B``, scatter (reduce-scatter) and all-gather (gather) ``2 alpha +
+      2(p-1)/p n/B``, and with ``in_switch`` multicast (in-switch reduction)
+      ``alpha + n/B``;
+    * send-recv: ``alpha + n/B``.
+
+    Defaults, each chosen as the least a sourced constant supports, so that the time is a
+    bound: ``step_latency`` 0.6 us is the smallest per-step NVLink hardware latency in
+    NCCL's table (the LL protocol's, ring and tree alike;
+    ../shared/reference/nccl_tuning_constants.csv, NVIDIA/nccl src/graph/tuning.cc),
+    without NCCL's base latency of a launch (6.6-14 us), which engines' CUDA-graph kernels
+    largely avoid: a step that writes data with its flag as LL does, the fastest way a
+    one-shot kernel knows its peers' data arrived. Measured small all-reduces among 8 GPUs
+    on H100's NVLink stay above it: NCCL's 12.5-16.7 us on 8 H20
+    (../shared/reference/nccl_small_message_latency.csv), SGLang's TensorRT-LLM-derived
+    custom all-reduce 5.7-5.9 us and vLLM's 9.3-10.1 us at 512 B-4 KiB on 8 H100 without
+    CUDA graphs (sgl-project/sglang PR 2904). ``efficiency`` 1.0 is the Simple
+    protocol's (NCCL applies LL128's 0.92 and LL's 0.5, and no factor to Simple): no protocol
+    carries payload faster than the link. ``in_switch`` follows the GPU's
+    ``scaleup_reduction`` in :func:`compute.roofline.bound_comm`.
+
+    >>> m = ScaleUpLowerBound(bandwidth=100e9, step_latency=1e-6, in_switch=False)
+    >>> m.terms("all-reduce", 8)   # one-shot and two-shot; the ring is two-shot's or more
+    (((1e-06, 7.0), (2e-06, 1.75)), 1e-11)
+    >>> round(float(m.collective_time("all-reduce", 8e3, 8)), 12)   # one-shot: 1 + 0.56 us
+    1.56e-06
+    >>> round(float(m.collective_time("all-reduce", 8e9, 8)), 9)    # two-shot: 2 us + 0.14 s
+    0.140002
+    >>> ScaleUpLowerBound(bandwidth=100e9, step_latency=1e-6).terms("all-reduce", 8)[0]
+    ((1e-06, 1.0),)
+    >>> float(m.collective_time("all-reduce", 8e9, 1))
+    0.0
+    """
+
+    bandwidth: float
+    step_latency: float = 0.6e-6
+    efficiency: float = 1.0
+    in_switch: bool = True
+
+    def __post_init__(self):
+        RingAlphaBeta(self.bandwidth, self.step_latency, self.efficiency)  # the same checks
+        if type(self.in_switch) is not bool:
+            raise UserError(f"in_switch must be True or False, got {describe(self.in_switch)}")
+
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
+        """Seconds, elementwise over ``nbytes`` (a plain float gives a plain float: the
+        same operations, so the same number as an array's element)."""
+        check_op(op)
+        n = check_nbytes(nbytes)
+        p = check_group_size(group_size)
+        if p == 1:
+            return 0.0 if type(n) is float else np.zeros_like(n)
+        return self.time(op, n, p)
+
+    def time(self, op: str, n: float | np.ndarray, p: int) -> float | np.ndarray:
+        """The formula of :meth:`collective_time` for a known ``op``, ``p > 1`` GPUs and
+        ``n`` bytes (a float or an array), unchecked: the least ``fixed + share * n *
+        beta`` over the :meth:`terms` of ``(op, p)``."""
+        pairs, beta = self.terms(op, p)
+        fixed, share = pairs[0]
+        t = fixed + share * n * beta
+        if type(t) is float:
+            for fixed, share in pairs[1:]:
+                u = fixed + share * n * beta
+                if u < t:
+                    t = u
+            return t
+        for fixed, share in pairs[1:]:
+            t = np.minimum(t, fixed + share * n * beta)
+        return t
+
+    def terms(self, op: str, p: int) -> tuple[tuple, float]:
+        """``(pairs, beta)`` of a known ``op`` among ``p > 1`` GPUs: ``n`` bytes take the
+        least ``fixed + share * n * beta`` over the ``(fixed, share)`` pairs (evaluated in
+        that order), one pair per algorithm that some size makes the cheapest."""
+        return (_bound_terms(op, int(p), float(self.step_latency), self.in_switch),
+                1.0 / (self.bandwidth * self.efficiency))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from compute.comm import CommLike, RingAlphaBeta, as_comm, as_times
+from compute.comm import CommLike, RingAlphaBeta, ScaleUpLowerBound, as_comm, as_times
 from compute.errors import UserError
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.memory import (
@@ -302,8 +302,9 @@ _COMPUTE, _MEMORY, _NETWORK = RESOURCES
 
 def _scalar_times(comm, op: str, sizes: list, group: int) -> list:
     """Collective times of ``sizes`` among ``group`` GPUs, in one call with an array as
-    the grid makes (plain floats straight through the default ring's formula)."""
-    if type(comm) is RingAlphaBeta:
+    the grid makes (plain floats straight through the formula of the default ring or of
+    the bound, :class:`~compute.comm.ScaleUpLowerBound`)."""
+    if type(comm) is RingAlphaBeta or type(comm) is ScaleUpLowerBound:
         times = [float(comm.time(op, n, group)) for n in sizes]
     else:
         t = as_times(comm.collective_time(op, np.array(sizes, dtype=float), group), op)

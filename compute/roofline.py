@@ -41,7 +41,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute import buffers
-from compute.comm import CommLike, NoCommunication, RingAlphaBeta, as_comm, as_times
+from compute.comm import (
+    CommLike,
+    NoCommunication,
+    RingAlphaBeta,
+    ScaleUpLowerBound,
+    as_comm,
+    as_times,
+)
 from compute.errors import UserError
 from compute.grid_parts import (
     attention_kind_times,
@@ -77,7 +84,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EXTENDED_STAGES", "STAGES", "Grid", "GridRates", "MAX_BATCH", "MAX_CONFIGURATIONS",
            "check_batch", "check_batches", "check_latency_limit", "check_options", "check_skew",
-           "default_comm", "evaluate_grid", "make_workload", "stage_sum"]
+           "bound_comm", "default_comm", "evaluate_grid", "make_workload", "stage_sum"]
 
 #: Most configurations x batches one grid (and so one SLO search) evaluates, about 1 kB
 #: each while it runs; ``NETMODEL_MAX_SEARCH_CONFIGURATIONS`` overrides. Counted before
@@ -86,8 +93,24 @@ MAX_CONFIGURATIONS = 2_000_000
 
 
 def default_comm(gpu: GpuSpec) -> RingAlphaBeta:
-    """The default collective-cost model: rings over the GPU's scale-up bandwidth."""
+    """The default collective-cost model: rings over the GPU's scale-up bandwidth (not a
+    bound where latency dominates: :func:`bound_comm` is one)."""
     return RingAlphaBeta(bandwidth=gpu.scaleup_bandwidth)
+
+
+def bound_comm(gpu: GpuSpec) -> ScaleUpLowerBound:
+    """A lower bound on the GPU's collectives inside its scale-up domain, as the roofline
+    is on the rest: the least time of the ring, one-shot, two-shot and (where its switches
+    reduce, ``scaleup_reduction``) in-switch algorithms over its scale-up bandwidth
+    (:class:`~compute.comm.ScaleUpLowerBound`).
+
+    >>> from compute.hardware import get_gpu
+    >>> b = bound_comm(get_gpu("B200-HGX"))
+    >>> round(float(b.collective_time("all-reduce", 5760.0, 8)) * 1e6, 4)  # 0.6 + 0.0064 us
+    0.6064
+    """
+    return ScaleUpLowerBound(bandwidth=gpu.scaleup_bandwidth,
+                             in_switch=bool(gpu.scaleup_reduction))
 
 
 #: Largest batch (sequences a step) evaluated (:data:`compute.validate.MAX_WHOLE`).

@@ -383,7 +383,9 @@ def _check_study_slos(phases: list[str], ttft: float, tbt: float, *, serving: bo
 @phase_option(default="prefill,decode", takes="list", dest="phases_text")
 @list_option("--networks", "networks_text", default="ring,ideal", show_default=True,
              metavar="LIST", help="Networks of the first part: ring (alpha-beta rings over "
-             "scale-up bandwidth) and/or ideal (free collectives); the first is plotted.")
+             "scale-up bandwidth), bound (the least time of the ring, one-shot, two-shot and "
+             "in-switch algorithms on the scale-up switch, a lower bound) and/or ideal (free "
+             "collectives); the first is plotted.")
 @list_option("--scenarios", "scenarios_text", default=None, metavar="LIST",
              help_from=lambda: f"Fabric scenarios of the second part (default every shipped "
              f"one): {scenario_help(many=True)}. {BASELINE_SCENARIO} runs with the H100, the "

@@ -38,7 +38,7 @@ from compute.hardware import get_gpu
 from compute.limits import check
 from compute.models import get_model
 from compute.phases import PHASES, Slo, check_phase, check_slo
-from compute.roofline import check_options, default_comm, make_workload
+from compute.roofline import bound_comm, check_options, default_comm, make_workload
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.workers import forks, in_background
@@ -86,8 +86,10 @@ def ideal_network(gpu: GpuSpec) -> NoCommunication:
     return NoCommunication()
 
 
-#: Named collective-cost factories: ``ring`` (the default) and ``ideal``.
-NETWORKS = {"ring": default_comm, "ideal": ideal_network}
+#: Named collective-cost factories: ``ring`` (the default), ``bound`` (the least time of
+#: the algorithms engines run on the GPU's scale-up switch, a lower bound as the roofline
+#: is: :func:`compute.roofline.bound_comm`) and ``ideal``.
+NETWORKS = {"ring": default_comm, "bound": bound_comm, "ideal": ideal_network}
 
 @dataclass(frozen=True, kw_only=True)
 class StudyRow(BestRow):
