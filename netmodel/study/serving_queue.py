@@ -239,12 +239,19 @@ def decode_choices(res, tokens: int, load: float, best):
                                                               tokens))
     ok = grid.feasible
     score = np.where(ok, grid.tokens_per_s_per_sm, -np.inf)
-    half = np.broadcast_to(np.asarray(grid.latency, dtype=float) / 2, ok.shape)
+    latency = np.broadcast_to(np.asarray(grid.latency, dtype=float), ok.shape)
+    half = latency / 2
+    # a cell's waits from the grid's arrays, as decode_waits takes them from its result
+    # (the same floats: grid.result copies them), the result made only for those yielded
+    per_step = grid.tokens_per_step
+    rows = grid.sequences is not None and len(grid.sequences) > 1
     for cell in np.argsort(-score, axis=None, kind="stable")[:int(ok.sum())]:
         if half.flat[cell] >= least:
             continue
-        dec = grid.result(*(int(k) for k in np.unravel_index(cell, ok.shape)))
-        waits = sum(decode_waits(load, dec, tokens))
+        i, j = (int(k) for k in np.unravel_index(cell, ok.shape))
+        step = float(latency[i, j])
+        rate = float(per_step[i if rows else 0, j]) / step / tokens
+        waits = sum((slot_wait(load, int(grid.batches[j]), rate), step / 2))
         if waits < least:
             least = waits
-            yield dec
+            yield grid.result(i, j)
