@@ -659,7 +659,8 @@ def _whole(router, src, dst, frac, com, c_of, lk, prog, one_side) -> np.ndarray 
     is that times a factor the flows do not depend on (:func:`_scaled`), so its time is
     that of a solve to HiGHS's 1e-10 (an optimum the simplex reaches may tie another's
     busiest link, as any solve may); the greedy ring order and a failed cable, which
-    leave no symmetry to fold, halve their solves."""
+    leave no symmetry to fold, halve their solves. A large programme on one side is
+    solved over paths (:func:`_by_paths`), the whole one where that finds no proof."""
     keys = _mirror_keys(router, src, dst, frac, com, c_of, lk) if one_side else None
     kept = router.__dict__.setdefault("_joint_kept", {})
     if keys is not None:
@@ -669,11 +670,13 @@ def _whole(router, src, dst, frac, com, c_of, lk, prog, one_side) -> np.ndarray 
                 x = np.empty(len(lk))
                 x[order] = hit
                 return x
-    a_eq, b_eq, a_ub = prog[:3]
-    res = _linprog(a_eq, b_eq, a_ub, primal=one_side)
-    if res.status != 0:
-        return None
-    x = np.maximum(res.x[:len(lk)], 0.0)
+    x = _by_paths(router, src, dst, frac, com, c_of, lk, prog) if one_side else None
+    if x is None:
+        a_eq, b_eq, a_ub = prog[:3]
+        res = _linprog(a_eq, b_eq, a_ub, primal=one_side)
+        if res.status != 0:
+            return None
+        x = np.maximum(res.x[:len(lk)], 0.0)
     if keys is not None:
         digest, order = keys[0]
         kept[digest] = solved = x[order]
@@ -682,3 +685,18 @@ def _whole(router, src, dst, frac, com, c_of, lk, prog, one_side) -> np.ndarray 
         while size > JOINT_KEPT and kept:
             size -= len(kept.pop(next(iter(kept))))
     return x
+
+
+def _by_paths(router, src, dst, frac, com, c_of, lk, prog) -> np.ndarray | None:
+    """The flows of a programme of at least :data:`~netmodel.collectives.route_joint_paths.
+    JOINT_PATHS_FROM` variables on one side, solved over a few paths at a time with its
+    dual prices proving the optimum (:func:`~netmodel.collectives.route_joint_paths.
+    path_flows`), or None (smaller, or not solved so: :func:`_whole` solves it whole)."""
+    from netmodel.collectives.route_joint_paths import JOINT_PATHS_FROM, path_flows
+
+    if len(lk) < JOINT_PATHS_FROM:
+        return None
+    a_ub, lix = prog[2], prog[5]
+    bw = -a_ub[:, -1].toarray().ravel()   # each capacity row's bandwidth (its z column)
+    got = path_flows(src, dst, frac, com, c_of, lk, router._src, router._dst, lix, bw)
+    return None if got is None else np.maximum(got[1], 0.0)
