@@ -15,13 +15,17 @@ and attention data parallelism), under each way of forming a step (hypothesis):
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from compute.comm import RingAlphaBeta
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
+from compute.hardware import get_gpu
 from compute.models import model_names
 from compute.profiles import get_profile
+from compute.roofline import bound_comm
 from compute.roofline_options import RooflineOptions
 from tests.compute.step_helpers import dp_gather_ops
 
@@ -63,15 +67,26 @@ def test_sglangs_padding_mode_can_make_a_larger_decode_batch_faster():
     (24,576 B) among 8, ring latency 2 x 7 steps; 4 take MAX_LEN (2 x 4 >= 8 x 1) and
     all-gather 8 groups' padded row (65,536 B), 7 steps: more bytes, fewer steps, a
     faster step (SGLang's rule weighs bytes only, python/sglang/srt/layers/dp_attention.py
-    ``DpPaddingMode.get_dp_padding_mode``)."""
-    small = _run("Llama-3-8B", "H100-SXM", (8, 1, 1, 8), 3, "decode")
-    large = _run("Llama-3-8B", "H100-SXM", (8, 1, 1, 8), 4, "decode")
+    ``DpPaddingMode.get_dp_padding_mode``). On the ring, passed by name (RingAlphaBeta:
+    1.9 us a step); the scale-up bound (compute.roofline.bound_comm) charges one step
+    either way (the all-reduce 0.6 us + 24,576 B / 450 GB/s in the switch, 0.655 us; the
+    all-gather 0.6 us + 7/8 x 65,536 B / 450 GB/s, 0.727 us): there the larger batch is
+    the slower."""
+    ring = RingAlphaBeta(bandwidth=450e9)
+    small = _run("Llama-3-8B", "H100-SXM", (8, 1, 1, 8), 3, "decode", comm=ring)
+    large = _run("Llama-3-8B", "H100-SXM", (8, 1, 1, 8), 4, "decode", comm=ring)
     gathers = {r.batch: next(s for s in r.stages if s.name == "dp_gather")
                for r in (small, large)}
     assert (gathers[3].collective, gathers[3].collective_bytes) == ("all-reduce", 3 * 8192)
     assert (gathers[4].collective, gathers[4].collective_bytes) == ("all-gather", 8 * 8192)
     assert gathers[4].network_time < gathers[3].network_time
     assert large.latency < small.latency
+    scale_up = bound_comm(get_gpu("H100-SXM"))
+    bound = {b: next(s for s in _run("Llama-3-8B", "H100-SXM", (8, 1, 1, 8), b, "decode",
+                                     comm=scale_up).stages if s.name == "dp_gather")
+             for b in (3, 4)}
+    assert bound[3].network_time == pytest.approx(0.6e-6 + 24576 / 450e9, rel=1e-12)
+    assert bound[4].network_time == pytest.approx(0.6e-6 + 7 / 8 * 65536 / 450e9, rel=1e-12)
 
 
 @FAST

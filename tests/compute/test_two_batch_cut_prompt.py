@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from compute.comm import RingAlphaBeta
 from compute.hardware import get_gpu
 from compute.models import get_model
 from compute.two_batch import evaluate_two_batch, step_segments, two_batch_time
@@ -37,7 +38,7 @@ def test_chunk_pairs_by_hand():
 ])
 def test_each_chunk_its_own_attention(prompt, batch, a, mean_ms, exact_ms):
     r = evaluate_two_batch(M, "H100-SXM", 32, batch, phase="prefill", prompt=prompt, ep=32,
-                           attention_dp=a)
+                           attention_dp=a, comm=RingAlphaBeta(bandwidth=450e9))  # by name
     assert r.micro_batches == (batch / 2, batch / 2)       # every rank's prompt cut
     att = {s.name: s for s in r.halves[0].stages}["attention"]
     assert att.bound == "compute"
