@@ -51,12 +51,22 @@ def test_near_one_load_with_no_cell_meeting_the_slo(monkeypatch):
 @pytest.mark.parametrize("load", [0.3, 0.9, 0.999])
 def test_floor_with_a_decode_slot_is_below_both_waits(load):
     """With a decode instance a cell's wait is its prefill batch's and its decode slot's as
-    its batches bring the requests (M^X/D/c); the floor adds the slot's M/D/c wait, which
-    bunches only lengthen (a bunch of k is above k lone arrivals in the convex order)."""
+    its batches bring the requests (M^X/D/c); the floor adds serving_queue.slot_floor: the
+    larger of M/D/c's wait, which bunches only lengthen, and the roots' bound at the least
+    mean batch size the cell's shortest batch allows."""
     b = np.arange(1, 25)
-    rows = np.array([0.5 + 0.01 * b, 0.02 * b ** 1.2, np.full(24, 1.0)])
-    for slots in [(load, 8, 20.0), (load, 64, 40.0), (load, 1, 3.0)]:
+    rows = np.array([0.5 + 0.01 * b, 0.02 * b ** 1.2, np.full(24, 1.0), 0.05 + 0.002 * b])
+    for slots in [(load, 8, 20.0), (load, 64, 40.0), (load, 1, 3.0), (load, 300, 900.0)]:
         floor = sq._floor(load, rows, slots)
         assert np.all(floor >= sq.wait_floor(load, rows))
+        slot = sq.slot_floor(load, rows, slots)
+        hold = slots[1] / slots[2]   # M/D/c's, less the slack and the roots' rounding
+        assert np.all(slot >= sq.slot_wait(*slots) * (1 - 2e-6) - hold * 1e-12 / load)
         for cell in range(0, rows.size, 5):
-            assert floor.flat[cell] <= sum(sq.cell_waits(load, rows, cell, slots))
+            waits = sq.cell_waits(load, rows, cell, slots)
+            assert floor.flat[cell] <= sum(waits) and slot.flat[cell] <= waits[1]
+    # where the bunches are full (every batch the full one's time, near saturation) the
+    # bunched floor holds the wait within 10% (12.08 of 13.27 s), M/D/c's far below it
+    heavy = (0.999, 300, 900.0)
+    full = sq.cell_waits(0.999, rows, 2 * 24 + 23, heavy)[1]
+    assert sq.slot_floor(0.999, rows, heavy)[2, 23] > 0.9 * full > 10 * sq.slot_wait(*heavy)
