@@ -41,6 +41,7 @@ from compute.parallel import stage_mix
 from compute.results import MemoryFit
 from compute.roofline_options import DEFAULT_RESERVE, check_reserve
 from compute.sharding import Shards
+from compute.stage_mlp import dispatch_bytes
 
 if TYPE_CHECKING:
     from compute.hardware import GpuSpec
@@ -245,7 +246,15 @@ def activation_bytes(model: ModelSpec, sh: Shards, batch: np.ndarray, workload: 
     """Activation workspace bytes per GPU (see the module docstring)."""
     tokens = batch * workload.tokens_per_sequence
     seqs = batch if sh.plain else np.ceil(batch / sh.attention_dp)  # the group's, for logits
-    return tokens * activation_bytes_per_token(model, sh) + seqs * sh.vocab * 4.0
+    out = tokens * activation_bytes_per_token(model, sh) + seqs * sh.vocab * 4.0
+    if not sh.plain and np.any(sh.ep_gather) and workload.phase == "decode":
+        # the gather exchange (compute.moe_exchange) holds every group's rows, padded to the
+        # busiest group's: the n rows within the residual-stream buffers counted above for
+        # every token, the padding's in the gathered input and the experts' output besides
+        pad = (seqs * sh.attention_dp - batch) * workload.tokens_per_sequence
+        out = out + np.where(np.asarray(sh.ep_gather) > 0, pad, 0.0) * float(model.hidden) \
+            * (dispatch_bytes(model) + model.act_bytes)
+    return out
 
 
 def activation_bytes_per_token(model: ModelSpec, sh: Shards) -> np.ndarray:

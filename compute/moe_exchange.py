@@ -1,6 +1,8 @@
 """Which exchange an expert-parallel MoE layer's tokens take, cell by cell: the dispatch and
-combine all-to-alls, or, where every GPU already holds every token, one all-reduce of the
-layer's output; a step takes the cheaper (:func:`cheaper_exchange`).
+combine all-to-alls; where every GPU already holds every token, one all-reduce of the
+layer's output; under DP attention, an all-gather of every group's tokens to every GPU and
+a reduce-scatter of the experts' outputs back; a step takes the cheapest
+(:func:`cheaper_exchange`).
 
 **Where every GPU holds every token.** In a stage of ``tp`` GPUs, EP ``e`` places the
 routed experts on ``e`` groups of ``tp / e`` GPUs (each expert split over its group,
@@ -11,7 +13,7 @@ all-reduced among its attention group, ``tp / a`` GPUs for ``a`` attention DP gr
 * ``a = 1`` (no DP attention): the group is the whole stage, so every GPU of the EP x
   MoE-TP group holds every token of the (micro-)batch, whatever ``e`` (``e = tp`` too);
 * ``a > 1``: each group holds its own sequences only, and the tokens must move to their
-  experts (the dispatch and combine, or gathers): the all-to-all schedule alone;
+  experts: the dispatch and combine, or the gather exchange (below);
 * pipeline parallelism does not change this: each stage's ``tp`` GPUs run their own layers
   as above, the micro-batch's activations sent to the next stage in full.
 
@@ -63,25 +65,87 @@ replicates them: :func:`compute.memory.weight_bytes`), so its weights are smalle
 (DeepSeek-V3 at TP 8: 58 layers x 7/8 of 44 MB in fp8, 2.2 GB a GPU); a cell takes the
 schedule that fits where only one does, else the faster. Rows with DP-attention's
 data-parallel dense MLPs (``Shards.dense_dp``) keep the all-to-all schedule.
+
+**The gather exchange under DP attention** (``a > 1``, ``Shards.ep_gather``): vLLM's
+default all2all backend, ``allgather_reducescatter`` ("Default backend ... works with any
+EP+DP configuration": docs.vllm.ai, 'Expert Parallel Deployment'; vllm-project/vllm,
+vllm/distributed/device_communicators/all2all.py, ``AgRsAll2AllManager``): ``dispatch``
+all-gathers (``all_gatherv``) every rank's hidden states with their top-k weights and ids,
+``combine`` reduce-scatters (``reduce_scatterv``) the experts' outputs. As it runs:
+
+* padding: the sizes are ``dp_metadata``'s tokens per DP rank, every rank padded to the
+  largest count across DP where CUDA graphs (or micro-batching) run, else each its own
+  (vllm/v1/worker/dp_utils.py, ``_post_process_dp_padding``): ``G = a n_a`` rows in decode,
+  ``n`` in prefill (eager beyond the captured sizes; the lesser);
+* bytes: the input is quantized before the dispatch, the scales gathered beside it, and the
+  combine is in the activations' dtype (vllm/model_executor/layers/fused_moe/
+  prepare_finalize/naive_dp_ep.py, ``_quantize_and_setup_dispatch``): ``G x hidden`` in
+  :func:`compute.stage_mlp.dispatch_bytes` and in activation bytes, the top-k ids and
+  weights (8 B a copy) left out as the all-to-alls' routing metadata is;
+* attention groups of several GPUs (``tp / a > 1``): ``use_sequence_parallel_moe``
+  (vllm/config/parallel.py: this backend, EP, TP > 1, DP > 1) reduce-scatters the attention
+  output within the group instead of all-reducing it (``o_proj`` with
+  ``reduce_results=False``, then ``tensor_model_parallel_reduce_scatter``), gathers over
+  the EP group (every GPU of the stage) and all-gathers the group's rows before the next
+  layer's attention (vllm/model_executor/models/deepseek_v2.py,
+  ``DeepseekV2DecoderLayer``): no extra all-reduce within the group, the all-to-all
+  schedule's ``attn_scatter`` and ``dp_regather`` (vLLM leaves it off with PP > 1, an
+  all-reduce and a chunk in its place: a lower bound there);
+* shared experts and router: replicated (``DeepseekV2MLP(disable_tp=is_sequence_parallel)``;
+  TP 1 within a group of one GPU) and run on the layer's own input before the dispatch
+  (vllm/model_executor/layers/fused_moe/modular_kernel.py, ``shared_experts_input``), the
+  top-k chosen before it: the all-to-all schedule's MLP work and weights, bit for bit;
+* no two-batch overlap: the naive prepare/finalize is not asynchronous, and vLLM's dual
+  batch overlap asserts it off there; SGLang's two-batch overlap needs DeepEP.
+
+So only ``moe_dispatch`` and ``moe_combine`` differ, an all-gather and a reduce-scatter
+among ``tp`` (a cell's breakdown names them ``allgather_moe_ep`` and
+``reducescatter_moe_ep``): on a ring ``(tp-1)/tp G x hidden`` bytes each against the
+all-to-alls' ``(tp-1)/tp A x hidden``, ``A = n k s / e`` copies (``s`` the skew, at least
+the busiest sender's ``a n_a k / e``), the latency terms equal (``tp - 1`` steps each), so
+the gather is cheaper exactly where ``G < A``: top-k above the EP degree, ``k s / e > 1``
+(DeepSeek-V3's top-8 at EP 4 of TP 8 x DP-attention 8, decode batch 64: 20.37 -> 20.20 ms
+on 8 H200; at EP 8 with skew 1.5, 20.28 -> 20.19 ms); at ``k = e`` they tie and the
+all-to-alls stay (DeepSeek-V3 at EP 8), below it the all-to-alls win (Mixtral-8x7B's top-2
+at EP 8: a quarter of the rows). With ``e < tp`` each GPU runs its group's MoE-TP shards
+on the tokens routed to the group, as the all-to-all schedule generalises (vLLM's EP spans
+the stage; SGLang gathers so with ``--moe-a2a-backend none``, its shared experts split
+over ``tp``). The padding rows are extra activation memory in decode
+(:func:`compute.memory.activation_bytes`); the ``G`` rows otherwise sit within the
+residual-stream buffers it counts for every token of the step.
 """
 
 from __future__ import annotations
 
 from dataclasses import fields, replace
+from types import SimpleNamespace
 
 import numpy as np
 
-from compute.dp_collectives import CellOps
+from compute.dp_collectives import CellOps, gathered_tokens
+from compute.memory import activation_bytes
+from compute.stage_mlp import dispatch_bytes
 
-__all__ = ["EXCHANGE_PRODUCERS", "SHOWN_AS", "allreduce_rows", "cheaper_exchange", "shown_name", "slot_of"]
+__all__ = ["EXCHANGE_PRODUCERS", "SHOWN_AS", "allreduce_rows", "cheaper_exchange",
+           "exchange_slots", "flagged", "gather_rows", "shown_name", "slot_of"]
 
 #: The name a cell's breakdown gives the slot of an EP layer's stage where it runs an
 #: all-reduce (the all-reduce exchange): the grids of both schedules share the slots
 #: ``attn_scatter`` and ``dp_regather`` (counts per row, the choice per cell), which then
 #: hold the attention output's all-reduce and the experts' partial outputs', the TP
 #: layers' ``allreduce_attn`` and ``allreduce_mlp`` on the EP layers.
-SHOWN_AS = {"attn_scatter": "allreduce_attn_ep", "dp_regather": "allreduce_mlp_ep"}
+SHOWN_AS = {"attn_scatter": "allreduce_attn_ep", "dp_regather": "allreduce_mlp_ep",
+            "moe_dispatch": "allgather_moe_ep", "moe_combine": "reducescatter_moe_ep"}
+#: The collective each slot of :data:`SHOWN_AS` runs where it takes its shown name: the
+#: all-reduce exchange's two all-reduces, the gather exchange's all-gather of every token
+#: and reduce-scatter of the experts' outputs (the slots run other collectives, or none,
+#: under the all-to-alls).
+SHOWN_OP = {"attn_scatter": "all-reduce", "dp_regather": "all-reduce",
+            "moe_dispatch": "all-gather", "moe_combine": "reduce-scatter"}
 _SLOTS = {shown: slot for slot, shown in SHOWN_AS.items()}
+#: :data:`compute.stages.PIPELINE_STAGES` (that module imports this one): the stages a
+#: pass through the layers does not sum.
+_PIPELINE_STAGES = ("pp_send", "pipeline_wait")
 #: The GEMM producing the input of each slot's all-reduce under the all-reduce exchange
 #: (the attention output's, the experts' partial outputs'): ``overlap_collectives`` hides
 #: it behind that GEMM as it hides :data:`compute.stages.PRODUCERS`' all-reduces
@@ -94,14 +158,19 @@ def shown_name(stage: str, op) -> str:
     """The name a cell's breakdown gives ``stage`` (a grid's stage name) whose collective in
     that cell is ``op``: :data:`SHOWN_AS`'s where an EP layer's slot runs the all-reduce
     exchange's all-reduce (``attn_scatter`` is otherwise a reduce-scatter, ``dp_regather``
-    an all-gather), else the stage's own.
+    an all-gather) or the gather exchange's all-gather or reduce-scatter (``moe_dispatch``
+    and ``moe_combine`` otherwise all-to-alls): :data:`SHOWN_OP`; else the stage's own.
 
     >>> shown_name("attn_scatter", "all-reduce"), shown_name("dp_regather", "all-reduce")
     ('allreduce_attn_ep', 'allreduce_mlp_ep')
+    >>> shown_name("moe_dispatch", "all-gather"), shown_name("moe_combine", "reduce-scatter")
+    ('allgather_moe_ep', 'reducescatter_moe_ep')
     >>> shown_name("attn_scatter", "reduce-scatter"), shown_name("allreduce_attn", "all-reduce")
     ('attn_scatter', 'allreduce_attn')
+    >>> shown_name("moe_dispatch", "all-to-all")
+    'moe_dispatch'
     """
-    return SHOWN_AS.get(stage, stage) if op == "all-reduce" else stage
+    return SHOWN_AS[stage] if SHOWN_OP.get(stage) == op else stage
 
 
 def slot_of(name: str) -> str:
@@ -109,6 +178,8 @@ def slot_of(name: str) -> str:
 
     >>> slot_of("allreduce_mlp_ep"), slot_of("dp_regather"), slot_of("qkv")
     ('dp_regather', 'dp_regather', 'qkv')
+    >>> slot_of("allgather_moe_ep"), slot_of("reducescatter_moe_ep")
+    ('moe_dispatch', 'moe_combine')
     """
     return _SLOTS.get(name, name)
 
@@ -126,16 +197,87 @@ def allreduce_rows(model, sh) -> np.ndarray:
     ...     ep=8, attention_dp=8), Parallelism(8, pp=2, ep=8)])).tolist()
     [False, True, False, True]
     """
-    if not model.is_moe or sh.plain or np.any(sh.ep_allreduce):   # flagged: evaluated so
-        return np.zeros(np.asarray(sh.tp).shape[0], dtype=bool)
-    ep, adp, dd = (np.broadcast_to(np.asarray(x, dtype=float).reshape(-1, 1),
-                                   np.asarray(sh.tp).shape).ravel()
-                   for x in (sh.ep, sh.attention_dp, sh.dense_dp))
+    if not model.is_moe or sh.plain or np.any(sh.ep_allreduce) or np.any(sh.ep_gather):
+        return np.zeros(np.asarray(sh.tp).shape[0], dtype=bool)   # flagged: evaluated so
+    ep, adp, dd = _per_row(sh, sh.ep, sh.attention_dp, sh.dense_dp)
     return (ep > 1) & (adp == 1) & (dd == 0)
 
 
-def _rows_of(sh, rows: np.ndarray):
-    """``sh`` with only ``rows`` (indices), flagged for the all-reduce exchange."""
+def gather_rows(model, sh) -> np.ndarray:
+    """Bool per row of ``sh``: an MoE model's expert-parallel configuration with DP
+    attention, whose EP layers may take the gather exchange (every attention group's tokens
+    all-gathered to every GPU of the stage, the experts' outputs reduce-scattered back);
+    False for a plain-TP grid and without DP attention (:func:`allreduce_rows`' rows). The
+    dense layers' own schedule (TP MLPs with ``dp_gather``, or ``Shards.dense_dp``) is the
+    same under either exchange.
+
+    >>> from compute.models import get_model
+    >>> from compute.parallel import Parallelism, layout
+    >>> m = get_model("DeepSeek-V3")
+    >>> gather_rows(m, layout(m, [Parallelism(8, ep=8), Parallelism(8, ep=8, attention_dp=8),
+    ...     Parallelism(8, attention_dp=8), Parallelism(16, ep=4, attention_dp=2)])).tolist()
+    [False, True, False, True]
+    """
+    if not model.is_moe or sh.plain or np.any(sh.ep_allreduce) or np.any(sh.ep_gather):
+        return np.zeros(np.asarray(sh.tp).shape[0], dtype=bool)
+    ep, adp = _per_row(sh, sh.ep, sh.attention_dp)
+    return (ep > 1) & (adp > 1)
+
+
+def _per_row(sh, *xs):
+    """Each of ``xs`` (a field of ``sh``: one value a row, or one for every row) as a flat
+    float array of one value a row."""
+    shape = np.asarray(sh.tp).shape
+    return [np.broadcast_to(np.asarray(x, dtype=float).reshape(-1, 1), shape).ravel()
+            for x in xs]
+
+
+def flagged(sh, flag: str) -> bool:
+    """True where ``sh``'s rows are evaluated under the exchange its field ``flag`` names
+    (``"ep_allreduce"``, ``"ep_gather"``; every row or none: :func:`cheaper_exchange`
+    evaluates such rows as a grid of their own)."""
+    v = getattr(sh, flag, 0.0)
+    if sh.plain or not np.any(v):
+        return False
+    if not np.all(v):
+        raise AssertionError(f"an exchange's grid has every row so ({flag})")
+    return True
+
+
+def exchange_slots(model, sh, zero, n, n_att, phase: str, ar_bytes) -> dict:
+    """The EP layers' slots of :func:`compute.stages.stage_work` (its ``extra`` entries:
+    ``(count, flops, hbm, op, bytes, group)``, the count None, the all-to-all schedule's)
+    that another exchange changes, for ``n`` tokens of which the busiest attention group
+    holds ``n_att``; ``{}`` where ``sh`` is flagged for none (the all-to-alls):
+
+    * all-reduce (``Shards.ep_allreduce``): ``attn_scatter`` the attention output's
+      all-reduce of ``ar_bytes`` (``n x hidden``) among ``tp`` (every GPU keeps every
+      token), ``dp_regather`` the partial outputs' all-reduce of it, no dispatch or combine;
+    * gather (``Shards.ep_gather``): ``moe_dispatch`` an all-gather among ``tp`` of ``G x
+      hidden`` in the dispatch's bytes (:func:`compute.stage_mlp.dispatch_bytes`: vLLM
+      quantizes before it), ``moe_combine`` a reduce-scatter among ``tp`` of ``G x hidden``
+      in the activations' dtype, ``G`` the rows gathered: every group padded to the
+      busiest's ``n_att`` in decode (CUDA graphs), ``n`` in prefill
+      (:func:`compute.dp_collectives.gathered_tokens` without SGLang's ``SUM_LEN``);
+      ``attn_scatter`` and ``dp_regather`` as under the all-to-alls.
+
+    The counts are the all-to-all schedule's, so the grids line up stage by stage."""
+    if flagged(sh, "ep_allreduce"):
+        return {"attn_scatter": (None, zero, zero, "all-reduce", ar_bytes, sh.tp),
+                "moe_dispatch": (None, zero, zero, "", zero, 1.0),
+                "moe_combine": (None, zero, zero, "", zero, 1.0),
+                "dp_regather": (None, zero, zero, "all-reduce", ar_bytes, sh.tp)}
+    if flagged(sh, "ep_gather"):
+        rows = gathered_tokens(sh, n, n_att, phase, False) * float(model.hidden)
+        return {"moe_dispatch": (None, zero, zero, "all-gather", rows * dispatch_bytes(model),
+                                 sh.tp),
+                "moe_combine": (None, zero, zero, "reduce-scatter", rows * model.act_bytes,
+                                sh.tp)}
+    return {}
+
+
+def _rows_of(sh, rows: np.ndarray, flag: str):
+    """``sh`` with only ``rows`` (indices), flagged (its field ``flag``) for an exchange."""
     nc = np.asarray(sh.tp).shape[0]
     out = {}
     for f in fields(sh):
@@ -143,7 +285,7 @@ def _rows_of(sh, rows: np.ndarray):
         if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == nc:
             v = v[rows]
         out[f.name] = v
-    out["ep_allreduce"] = 1.0
+    out[flag] = 1.0
     return replace(sh, **out)
 
 
@@ -165,36 +307,177 @@ _CELL_FIELDS = ("latency", "overhead", "interval", "two_batch_latency", "two_bat
 
 
 def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: bool,
-                     busiest, grid, **kw):
+                     busiest, grid, *, costs, **kw):
     """``grid`` (the all-to-all schedule's, from ``body``, :func:`compute.roofline.
-    grid_body`) with each cell of the rows :func:`allreduce_rows` gives taking the
-    all-reduce exchange where its step is faster: those rows evaluated again by ``body``
-    with ``Shards.ep_allreduce`` (the same stage work, collective model and stage times),
-    every stage's figures taken from the one whose serial step is the faster (two-batch
-    overlap's step then that one's), cell by cell; the stages whose
-    collective differs carry a :class:`~compute.dp_collectives.CellOps`. ``grid`` itself
-    where no row qualifies, else ``grid`` with its stage arrays updated in place (``grid``
-    is ``body``'s, made for this call, and owns them). ``kw``: the rest of ``body``'s
-    arguments."""
-    rows = allreduce_rows(model, sh)
-    if plain or not rows.any():
+    grid_body`) with each cell of the rows :func:`allreduce_rows` and :func:`gather_rows`
+    give taking the all-reduce or the gather exchange where its step is faster: those rows
+    evaluated again by ``body`` with ``Shards.ep_allreduce`` or ``Shards.ep_gather`` (the
+    same stage work, collective model and stage times), every stage's figures taken from
+    the faster one, cell by cell; the stages whose collective differs carry a
+    :class:`~compute.dp_collectives.CellOps`. Each is chosen on the serial steps, so the
+    stages are those of the faster serial step with two-batch overlap as without; the
+    all-reduce exchange's overlapped step is then its own, but the gather runs no two-batch
+    overlap (vLLM's ``allgather_reducescatter`` prepare/finalize is not asynchronous, and
+    its dual-batch overlap asserts so; SGLang's two-batch overlap needs DeepEP): it is
+    evaluated without, never for two-batch overlap's micro-batches (``busiest`` given), and
+    a cell taking it keeps the all-to-alls' overlapped step where that is faster still.
+    ``grid`` itself where no cell changes, else ``grid`` with its stage arrays updated in
+    place (``grid`` is ``body``'s, made for this call, and owns them). ``costs``: the
+    grid's collective costing (:func:`compute.roofline._network_times`); ``kw``: the rest of
+    ``body``'s arguments."""
+    if plain:
         return grid
-    idx = np.flatnonzero(rows)
-    nc = len(configs)
-    if kw["options"].dense_mlp_tp is not None:   # for attention DP rows, which these are not
-        kw["options"] = replace(kw["options"], dense_mlp_tp=None)
-    alt = body(model, kw.pop("gpu"), tuple(configs[i] for i in idx), _rows_of(sh, idx),
-               False, batches[idx] if paired else batches, _subset(b, idx, nc),
-               paired=paired, busiest=_subset(busiest, idx, nc), **kw)
-    faster = np.zeros(grid.latency.shape, dtype=bool)
-    # the schedule that fits where one alone does, else the faster serial step (two-batch
-    # overlap then hides what it can of the chosen one's, and the stages stay the serial
-    # step's); NaN (untimed, unfit): the all-to-all's
-    fits_a, fits_m = np.broadcast_to(alt.fits, alt.latency.shape), grid.fits[idx]
-    faster[idx] = (fits_a & ~fits_m) | ((fits_a == fits_m) & (_serial(alt) < _serial(grid)[idx]))
-    if not faster.any():
+    gpu = kw.pop("gpu")
+    options = kw.pop("options")
+    for flag, rows in (("ep_allreduce", allreduce_rows(model, sh)),
+                       ("ep_gather", None if busiest is not None else gather_rows(model, sh))):
+        if rows is None or not rows.any():
+            continue
+        if flag == "ep_allreduce":   # dense_mlp_tp: for attention DP rows, which these are not
+            opts = options if options.dense_mlp_tp is None else replace(options,
+                                                                          dense_mlp_tp=None)
+        else:                        # no two-batch overlap (above)
+            opts = options if not options.two_batch_overlap else replace(
+                options, two_batch_overlap=False)
+        idx, cols, nc, known = np.flatnonzero(rows), None, len(configs), {}
+        if flag == "ep_gather":   # only the pipelined rows and batches where it may be faster
+            grid, idx, cols, known = _gather_cells(grid, model, configs, sh, idx, paired, costs,
+                                                   kw)
+            if not idx.size:
+                continue
+        bs, bb = batches[idx] if paired else batches, _subset(b, idx, nc)
+        if cols is not None:
+            bs, bb = bs[cols], bb[:, cols]
+        alt = body(model, gpu, tuple(configs[i] for i in idx), _rows_of(sh, idx, flag), False,
+                   bs, bb, paired=paired, busiest=_subset(busiest, idx, nc), options=opts,
+                   **known, **kw)
+        # the gather's other stages are the grid's own but for the pipeline's wait
+        grid = _take_faster(grid, alt, idx, cols, None if flag == "ep_allreduce" else (
+            "moe_dispatch", "moe_combine", "pp_send", "pipeline_wait"))
+    return grid
+
+
+def _gather_cells(grid, model, configs, sh, idx, paired: bool, costs, kw) -> tuple:
+    """The gather exchange on ``grid``'s rows ``idx`` (the all-to-alls'): its all-gather
+    and reduce-scatter costed by the same ``comm`` on the same groups as the all-to-alls
+    they stand for. Nothing else differs (the same stage work, the other collectives, the
+    weights; the padding's activations only add), so the rows of one pipeline stage take
+    it here, their steps the grid's stage times by their counts summed in the grid's
+    order with the two slots' replaced (bit for bit what evaluating them again gives);
+    of the pipelined rows, only the cells where either is faster may gain (a step grows
+    with every stage's time), returned for evaluation as ``(grid, rows, columns)``
+    (``columns`` None: every batch, for ``paired`` grids). Evaluating every row again
+    cost the 16,384-GPU compare of bench_collectives 45% more CPU. ``costs``: the grid's
+    collective costing (:func:`compute.roofline._network_times`)."""
+    names = grid.stages
+    kd, kc = names.index("moe_dispatch"), names.index("moe_combine")
+    w = kw["workload"]
+    sub = _rows_of(sh, idx, "ep_gather")
+    micro = grid.micro_batches[idx].astype(float)    # whole: no cut prompts here
+    adp = np.asarray(_per_row(sub, sub.attention_dp)[0]).reshape(-1, 1)
+    n, n_att = micro * w.tokens_per_sequence, np.ceil(micro / adp) * w.tokens_per_sequence
+    slots = exchange_slots(model, sub, 0.0, n, n_att, w.phase, None)
+    at = (np.array([kd, kc])[:, None], idx[None, :])
+    net = np.stack([np.broadcast_to(slots[k][4], micro.shape)
+                    for k in ("moe_dispatch", "moe_combine")])
+    ops = (slots["moe_dispatch"][3], slots["moe_combine"][3])
+    fits = None if kw["time_unfit"] else np.broadcast_to(grid.fits[idx], micro.shape)
+    times = costs(kw["comm"], ops, grid.groups[at], grid.counts[at], net, fits,
+                           np.array([configs[i].gpus for i in idx]),
+                           np.array([configs[i].tp for i in idx]))
+    piped = np.array([configs[i].pp > 1 for i in idx])
+    one = np.flatnonzero(~piped)
+    if one.size:
+        alt = _one_stage_gather(grid, idx[one], kd, kc, ops, net[:, one], times[:, one],
+                                activation_bytes(model, _rows_of(sh, idx[one], "ep_gather"),
+                                                 micro[one], w))
+        grid = _take_faster(grid, alt, idx[one])
+    many = np.flatnonzero(piped)
+    # dispatch and combine run as often in every pipeline stage (once an EP layer): a step
+    # no faster where the two together are not (a near tie evaluated, the rounding of the
+    # sums left to it; equal times change nothing)
+    ta, tb = times[:, many], grid.network_time[np.array([kd, kc])][:, idx[many]]
+    gain = (tb[0] + tb[1]) - (ta[0] + ta[1])
+    may = (grid.counts[kd, idx[many]][:, None] * gain > -1e-9 * np.abs(
+        _serial(grid)[idx[many]])) & ((ta[0] != tb[0]) | (ta[1] != tb[1]))
+    keep = may.any(axis=1)
+    rows = many[keep]
+    cols = None if paired else np.flatnonzero(may[keep].any(axis=0))
+    at = (idx[rows], slice(None)) if cols is None else np.ix_(idx[rows], cols)
+    slot = {"moe_dispatch": times[0, rows], "moe_combine": times[1, rows]}
+
+    def known(stages):
+        """The evaluated cells' collective times: the two slots' as costed here, the other
+        stages' the grid's own (the same collectives, costed cell by cell), but the
+        pipeline's wait (no collective; the grid's holds its share of the wait)."""
+        out = []
+        for s in stages:
+            if s in slot:
+                out.append(slot[s] if cols is None else slot[s][:, cols])
+            elif s == "pipeline_wait":
+                out.append(np.zeros(grid.network_time[0][at].shape))
+            else:
+                out.append(grid.network_time[names.index(s)][at])
+        return np.stack(out)
+
+    return grid, idx[rows], cols, {"known": known}
+
+
+def _one_stage_gather(grid, rows, kd, kc, ops, net, times, act):
+    """The gather exchange's figures on ``grid``'s rows ``rows`` (one pipeline stage each):
+    the slots ``moe_dispatch`` and ``moe_combine`` running ``ops`` on ``net`` bytes in
+    ``times`` (network-bound, their stage times ``times + 0.0`` as
+    :func:`compute.grid_parts.stage_times` forms them), the step the stages' times by their
+    counts summed in order (the pipeline's own stages left out) plus the grid's fixed
+    overhead, the activations ``act`` (the padding's) and the fit so formed; what the
+    :func:`_take_faster` of a grid asks of them (the other stages are the grid's own)."""
+    slot_t = times + 0.0
+    step = None
+    for k, name in enumerate(grid.stages):
+        if name in _PIPELINE_STAGES:
+            continue
+        st = slot_t[0] if k == kd else slot_t[1] if k == kc else grid.stage_time[k][rows]
+        term = grid.counts[k, rows][:, None] * st
+        step = term if step is None else step + term
+    overhead = None if grid.overhead is None else grid.overhead[rows]
+    latency = step if overhead is None else step + overhead
+    w, kv = grid.weights[rows], grid.kv_cache[rows]
+    shape = latency.shape
+    k2 = np.array([kd, kc])
+    return SimpleNamespace(
+        stages=(grid.stages[kd], grid.stages[kc]), ops=ops,
+        flops=grid.flops[k2][:, rows], hbm_bytes=grid.hbm_bytes[k2][:, rows], net_bytes=net,
+        compute_time=grid.compute_time[k2][:, rows], memory_time=grid.memory_time[k2][:, rows],
+        network_time=times, stage_time=slot_t, bound=np.full(times.shape, 2, dtype=np.int8),
+        latency=latency, overhead=overhead, two_batch_latency=None, two_batch_hidden=None,
+        interval=None if grid.interval is None else latency,   # one stage: the step
+        weights=w, kv_cache=kv, activations=np.broadcast_to(act, shape),
+        fits=(w + kv + act) <= grid.usable)
+
+
+def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None):
+    """``grid`` with the cells of its rows ``idx`` (and columns ``cols``, None: every one)
+    where ``alt`` (those cells under another exchange) fits where ``grid`` does not, or fits
+    as it does and its serial step (without two-batch overlap) is the faster taking
+    ``alt``'s figures (of the stages ``only`` names, where given: the others the same in
+    both); NaN (untimed, unfit) keeps ``grid``'s. An ``alt`` evaluated without
+    two-batch overlap (the gather) where ``grid`` has it: a cell taking ``alt`` keeps
+    ``grid``'s overlapped step (the all-to-alls' micro-batches) where that beats ``alt``'s
+    serial one, so the step is the least of the serial steps and the overlapped one, and
+    the stages those of the faster serial step, as without two-batch overlap."""
+    at = (idx, slice(None)) if cols is None else np.ix_(idx, cols)
+    fits_a, fits_m = np.broadcast_to(alt.fits, alt.latency.shape), grid.fits[at]
+    sub = (fits_a & ~fits_m) | ((fits_a == fits_m) & (_serial(alt) < _serial(grid)[at]))
+    if not sub.any():
         return grid
-    sub = faster[idx]
+    cells = {name: getattr(alt, name) for name in _CELL_FIELDS}
+    if grid.two_batch_latency is not None and alt.two_batch_latency is None:
+        t = grid.two_batch_latency[at]
+        ovh = 0.0 if alt.overhead is None else alt.overhead
+        step = alt.latency if alt.overhead is None else alt.latency - ovh
+        faster = t < step          # NaN (nothing to split): the serial step
+        cells.update(two_batch_latency=t, two_batch_hidden=np.where(faster, step - t, 0.0),
+                     latency=np.where(faster, t + ovh, alt.latency))
     changes = {}
     for name in _STAGE_FIELDS:
         # written in place (the grid is body's, fresh, its stage arrays its own: copies of
@@ -205,21 +488,22 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
             out = np.array(out, copy=True)
         a = getattr(alt, name)
         for ka, stage in enumerate(alt.stages):
-            k = grid.stages.index(stage)
-            out[k, idx] = np.where(sub, a[ka], out[k, idx])
+            if only is None or stage in only:
+                k = grid.stages.index(stage)
+                out[k][at] = np.where(sub, a[ka], out[k][at])
         changes[name] = out
     for name in _CELL_FIELDS:
-        g, a = getattr(grid, name), getattr(alt, name)
+        g, a = getattr(grid, name), cells[name]
         if g is None or a is None:
             continue
         out = np.array(np.broadcast_to(g, grid.latency.shape), copy=True)
-        out[idx] = np.where(sub, np.broadcast_to(a, sub.shape), out[idx])
+        out[at] = np.where(sub, np.broadcast_to(a, sub.shape), out[at])
         changes[name] = out
     ops = list(grid.ops)
     for ka, stage in enumerate(alt.stages):
         k = grid.stages.index(stage)
         if alt.ops[ka] != grid.ops[k]:
-            ops[k] = _merged_op(grid.ops[k], alt.ops[ka], idx, sub, grid.latency.shape)
+            ops[k] = _merged_op(grid.ops[k], alt.ops[ka], at, sub, grid.latency.shape)
     changes["ops"] = tuple(ops)
     return replace(grid, **changes)
 
@@ -239,12 +523,13 @@ def _indexed(op, shape) -> tuple[list, np.ndarray]:
     return [op], np.zeros(shape, dtype=np.intp)
 
 
-def _merged_op(main, alt, idx, sub, shape):
-    """The collective of a stage whose all-to-all grid runs ``main`` and whose all-reduce
-    rows ``idx`` run ``alt`` (names or :class:`~compute.dp_collectives.CellOps`): ``alt``'s
-    in the cells ``sub`` of those rows, ``main``'s elsewhere, a :class:`CellOps`.
+def _merged_op(main, alt, at, sub, shape):
+    """The collective of a stage whose all-to-all grid runs ``main`` and whose cells ``at``
+    (an index of rows and columns) run ``alt`` under another exchange (names or
+    :class:`~compute.dp_collectives.CellOps`): ``alt``'s in the cells ``sub`` of those,
+    ``main``'s elsewhere, a :class:`CellOps`.
 
-    >>> op = _merged_op("reduce-scatter", "all-reduce", np.array([1]),
+    >>> op = _merged_op("reduce-scatter", "all-reduce", (np.array([1]), slice(None)),
     ...                 np.array([[True, False]]), (2, 2))
     >>> op, [op.at(i, j) for i in (0, 1) for j in (0, 1)]
     (CellOps('reduce-scatter', 'all-reduce'), ['reduce-scatter', 'reduce-scatter', 'all-reduce', 'reduce-scatter'])
@@ -257,5 +542,5 @@ def _merged_op(main, alt, idx, sub, shape):
         if name not in names:
             names.append(name)
         lut.append(names.index(name))
-    which[idx] = np.where(sub, np.asarray(lut, dtype=np.intp)[alt_which], which[idx])
+    which[at] = np.where(sub, np.asarray(lut, dtype=np.intp)[alt_which], which[at])
     return CellOps(tuple(names), which)

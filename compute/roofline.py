@@ -278,27 +278,30 @@ def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, 
               skew, latency_limit, paired: bool = False, time_unfit: bool = True,
               busiest=None) -> Grid:
     """The body of :func:`evaluate_grid` (:func:`_one_exchange`), each cell of an
-    expert-parallel row without DP attention taking the cheaper of the MoE layers' two
-    exchanges, the all-to-alls and the all-reduce (:func:`compute.moe_exchange.
-    cheaper_exchange`)."""
+    expert-parallel row taking the cheapest of the MoE layers' exchanges: the all-to-alls,
+    the all-reduce (without DP attention) or the gather (with it)
+    (:func:`compute.moe_exchange.cheaper_exchange`)."""
     grid = _one_exchange(model, gpu, configs, sh, plain, batches, b, workload, comm, options,
                          skew, latency_limit, paired, time_unfit, busiest)
     return cheaper_exchange(_one_exchange, model, configs, sh, plain, batches, b, paired,
-                            busiest, grid, gpu=gpu, workload=workload, comm=comm,
-                            options=options, skew=skew, latency_limit=latency_limit,
-                            time_unfit=time_unfit)
+                            busiest, grid, costs=_network_times, gpu=gpu, workload=workload,
+                            comm=comm, options=options, skew=skew,
+                            latency_limit=latency_limit, time_unfit=time_unfit)
 
 
 def _one_exchange(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, options,
                   skew, latency_limit, paired: bool = False, time_unfit: bool = True,
-                  busiest=None) -> Grid:
+                  busiest=None, known=None) -> Grid:
     """The body of :func:`evaluate_grid` for one MoE exchange (``sh.ep_allreduce``): ``b`` is a row of batches (every configuration x
     every batch) or, ``paired``, a column (row ``i``: configuration ``i`` at batch ``b[i]``;
     a plain row's stages then add up in the order of a one-cell grid's, so each row equals
     :func:`~compute.evaluate_one.evaluate` of its configuration to the last bit).
     ``busiest``: the busiest attention group's sequences where not ``ceil(b / a)``
     (two-batch overlap's micro-batches, :func:`_two_batch`; ``b`` then one row per
-    configuration, fractional where a rank's sequence is cut in two)."""
+    configuration, fractional where a rank's sequence is cut in two). ``known``: a function
+    of the stages' names giving their collective times where the caller has them (the
+    gather exchange's rows: :func:`compute.moe_exchange.cheaper_exchange`), not costed
+    again."""
     tps = tuple(sh.tp.ravel().astype(int).tolist()) if paired else tuple(c.tp for c in configs)
     if options.two_batch_overlap:
         _check_two_batch(configs, paired)
@@ -317,6 +320,8 @@ def _one_exchange(model, gpu, configs, sh, plain: bool, batches, b, workload, co
         network_t = np.zeros(net.shape)
         if fits is not None and not fits.all():
             network_t[:, ~fits] = np.nan  # as _network_times leaves them: untimed
+    elif known is not None:
+        network_t = known(names)
     else:
         network_t = _network_times(comm, ops, groups, counts, net, fits,
                                    np.array([c.gpus for c in configs]),

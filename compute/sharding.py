@@ -124,6 +124,11 @@ class Shards:
     #: before the MoE layer), 0.0 as the dispatch and combine all-to-alls
     #: (:mod:`compute.moe_exchange`)
     ep_allreduce: np.ndarray | float = 0.0
+    #: 1.0 where an expert-parallel MoE layer under attention DP is costed as the all-gather
+    #: of every attention group's tokens to every GPU and the reduce-scatter of the experts'
+    #: outputs back (vLLM's ``allgather_reducescatter``), 0.0 as the dispatch and combine
+    #: all-to-alls (:mod:`compute.moe_exchange`)
+    ep_gather: np.ndarray | float = 0.0
 
     @cached_property
     def plain(self) -> bool:

@@ -109,7 +109,12 @@ cell takes the cheaper of that schedule and the all-reduce exchange
 ``n x hidden`` among ``tp`` (the attention output's, the experts' partial outputs'; a
 cell's breakdown names them ``allreduce_attn_ep`` and ``allreduce_mlp_ep``:
 :func:`compute.moe_exchange.shown_name`), no ``moe_dispatch`` or ``moe_combine`` runs, and
-the router and the shared experts (split over ``tp``) run on every token.
+the router and the shared experts (split over ``tp``) run on every token. With attention DP
+each cell takes the cheaper of that schedule and the gather exchange (vLLM's
+``allgather_reducescatter``): ``moe_dispatch`` an all-gather among ``tp`` of every group's
+tokens (padded to the busiest group's in decode), ``moe_combine`` a reduce-scatter of the
+experts' outputs back, named ``allgather_moe_ep`` and ``reducescatter_moe_ep``; the rest as
+above.
 
 Attention runs on the busiest group's ``ceil(s / a)`` sequences with ``heads / (tp / a)``
 heads per GPU; under EP the busiest GPU runs ``skew x n top-k / e`` token copies (``skew``
@@ -156,6 +161,7 @@ from compute.dp_collectives import (  # noqa: F401  (CellOps, op_at, running, st
     sum_len,
 )
 from compute.models import expected_experts_touched
+from compute.moe_exchange import exchange_slots, flagged
 from compute.phases import Workload
 from compute.stage_mlp import _dense_mlp, _mlp_work, _mlp_work_ep, busiest_share, dispatch_bytes
 
@@ -530,8 +536,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
                     np.where(pp > 1, 2.0, 1.0)),
         "pipeline_wait": ((pp > 1).astype(float), zero, zero, "", 0.0, 1.0),
     }
-    if _all_reduced(sh):   # every GPU holds every token: the all-reduce exchange
-        extra.update(_all_reduce_exchange(zero, ar_bytes, sh.tp))
+    # the EP layers' slots under another exchange than the all-to-alls (compute.moe_exchange)
+    extra.update(exchange_slots(model, sh, zero, n, n_att, w.phase, ar_bytes))
     by_name = {x[0]: x for x in work}
     out = []
     for name in EXTENDED_STAGES:
@@ -558,26 +564,7 @@ def _all_reduced(sh) -> bool:
     """True where ``sh``'s rows cost their EP MoE layers' exchange as the all-reduce of
     every token (``Shards.ep_allreduce``; every row or none: :mod:`compute.moe_exchange`
     evaluates such rows as a grid of their own)."""
-    flag = getattr(sh, "ep_allreduce", 0.0)
-    if sh.plain or not np.any(flag):
-        return False
-    if not np.all(flag):
-        raise AssertionError("an all-reduce exchange grid has every row so (ep_allreduce)")
-    return True
-
-
-def _all_reduce_exchange(zero, ar_bytes, tp) -> dict:
-    """The EP layers' stages where every GPU holds every token before the MoE layer
-    (:mod:`compute.moe_exchange`): ``attn_scatter`` is the attention output's all-reduce
-    of ``n x hidden`` among ``tp`` (every GPU keeps every token), the experts run on the
-    tokens routed to the GPU's own, ``dp_regather`` is the MoE output's all-reduce of ``n
-    x hidden`` among ``tp`` (the partial sums of every expert group and MoE-TP shard), and
-    no dispatch or combine runs (``""``, 0 bytes). The counts are the all-to-all
-    schedule's, so the two schedules' grids line up stage by stage."""
-    return {"attn_scatter": (None, zero, zero, "all-reduce", ar_bytes, tp),
-            "moe_dispatch": (None, zero, zero, "", zero, 1.0),
-            "moe_combine": (None, zero, zero, "", zero, 1.0),
-            "dp_regather": (None, zero, zero, "all-reduce", ar_bytes, tp)}
+    return flagged(sh, "ep_allreduce")
 
 
 def _within_one_gpu(work: list, counted: bool = False) -> list:

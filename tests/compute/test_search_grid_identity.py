@@ -22,7 +22,7 @@ from compute.grid_parts import GEMM_STAGES
 from compute.hardware import get_gpu
 from compute.memory import memory_fit
 from compute.models import get_model
-from compute.moe_exchange import allreduce_rows
+from compute.moe_exchange import allreduce_rows, gather_rows
 from compute.parallel import Parallelism, layout
 from compute.profiles import get_profile
 from compute.roofline import (
@@ -215,18 +215,24 @@ def _old_pareto_front(latency, score):
 
 def old_grid(model, gpu, configs, batches, workload, options, skew=1.0, time_unfit=True):
     """Every array of a grid, the whole-array way (the formulation before the fast path):
-    each schedule of the EP layers' exchange so (the all-to-alls, and on the rows without
-    DP attention the all-reduce), each cell taking the one that fits where one alone does,
-    else the faster (compute.moe_exchange)."""
+    each schedule of the EP layers' exchange so (the all-to-alls, on the rows without DP
+    attention the all-reduce, on those with it the gather), each cell taking the one that
+    fits where one alone does, else the faster (compute.moe_exchange)."""
     ref = _old_one(model, gpu, configs, batches, workload, options, skew, time_unfit)
     m = get_model(model)
     if all(c.is_plain for c in configs):
         return ref
-    idx = np.flatnonzero(allreduce_rows(m, layout(m, configs)))
-    if not idx.size:
-        return ref
-    alt = _old_one(model, gpu, [configs[i] for i in idx], batches, workload, options, skew,
-                   time_unfit, all_reduce=True)
+    for flag, rows in (("ep_allreduce", allreduce_rows), ("ep_gather", gather_rows)):
+        idx = np.flatnonzero(rows(m, layout(m, configs)))
+        if idx.size:
+            _take(ref, idx, _old_one(model, gpu, [configs[i] for i in idx], batches, workload,
+                                     options, skew, time_unfit, flag=flag))
+    return ref
+
+
+def _take(ref, idx, alt):
+    """``ref`` with its rows ``idx`` taking ``alt``'s figures where ``alt`` fits where
+    ``ref`` does not, or fits as it does and is faster."""
     fits_a, fits_m = alt["fits"], ref["fits"][idx]
     faster = (fits_a & ~fits_m) | ((fits_a == fits_m) & (alt["latency"] < ref["latency"][idx]))
     ref["fits"] = np.array(ref["fits"], copy=True)
@@ -239,18 +245,18 @@ def old_grid(model, gpu, configs, batches, workload, options, skew=1.0, time_unf
     for key in ("latency", "interval"):
         if ref[key] is not None:
             ref[key][idx] = np.where(faster, alt[key], ref[key][idx])
-    return ref
 
 
 def _old_one(model, gpu, configs, batches, workload, options, skew=1.0, time_unfit=True,
-             all_reduce=False):
-    """:func:`old_grid` of one exchange (``all_reduce``: every row's EP layers all-reduce)."""
+             flag=None):
+    """:func:`old_grid` of one exchange (``flag``: the Shards field flagging every row's EP
+    layers for the all-reduce or the gather exchange; None: the all-to-alls)."""
     model, gpu = get_model(model), get_gpu(gpu)
     comm = default_comm(gpu)
     plain = all(c.is_plain for c in configs)
     sh = shards(model, [c.tp for c in configs]) if plain else layout(model, configs)
-    if all_reduce:
-        sh = replace(sh, ep_allreduce=1.0)
+    if flag is not None:
+        sh = replace(sh, **{flag: 1.0})
     b = np.asarray(batches, dtype=float).reshape(1, -1)
     if plain:
         micro = b
