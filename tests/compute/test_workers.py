@@ -88,3 +88,44 @@ def test_a_result_never_asked_for_leaves_no_child(monkeypatch):
     with pytest.raises(ChildProcessError):   # killed and reaped: no such child any more
         os.waitpid(pid, os.WNOHANG)
     del job                                  # and dropping a cancelled one is harmless
+
+
+def _ended(pid: int, seconds: float = 60.0) -> bool:
+    """Whether child ``pid`` ends within ``seconds``, left unreaped (``WNOWAIT``)."""
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@needs_fork
+@pytest.mark.skipif(not hasattr(os, "waitid"), reason="no os.waitid on this platform")
+def test_a_child_ends_once_done_before_its_result_is_asked_for(monkeypatch):
+    # 8 MB of result, past a pipe's 64 KiB: the child writes it and ends without waiting
+    # for the parent to read (a pipe alone held it, and its memory, until result())
+    monkeypatch.setenv("NETMODEL_JOBS", "2")
+    job = in_background(lambda: np.arange(1 << 20, dtype=np.float64))
+    assert _ended(job._pid)
+    got = job.result()
+    assert got.shape == (1 << 20,) and got[-1] == (1 << 20) - 1
+
+
+@needs_fork
+def test_a_result_the_file_cannot_take_comes_through_the_pipe(monkeypatch):
+    # the child's files limited to 4 KiB (Python ignores SIGXFSZ: a write past it fails
+    # with EFBIG): 8 MB of result comes back whole through the pipe
+    import resource
+
+    monkeypatch.setenv("NETMODEL_JOBS", "2")
+
+    def work():
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, hard))
+        return np.arange(1 << 20, dtype=np.float64)
+
+    got = in_background(work).result()
+    assert got.shape == (1 << 20,) and float(got.sum()) == (1 << 20) * ((1 << 20) - 1) / 2
