@@ -307,7 +307,7 @@ _CELL_FIELDS = ("latency", "overhead", "interval", "two_batch_latency", "two_bat
 
 
 def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: bool,
-                     busiest, grid, *, costs, **kw):
+                     busiest, grid, *, costs, pipeline=None, **kw):
     """``grid`` (the all-to-all schedule's, from ``body``, :func:`compute.roofline.
     grid_body`) with each cell of the rows :func:`allreduce_rows` and :func:`gather_rows`
     give taking the all-reduce or the gather exchange where its step is faster: those rows
@@ -323,8 +323,9 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
     a cell taking it keeps the all-to-alls' overlapped step where that is faster still.
     ``grid`` itself where no cell changes, else ``grid`` with its stage arrays updated in
     place (``grid`` is ``body``'s, made for this call, and owns them). ``costs``: the
-    grid's collective costing (:func:`compute.roofline._network_times`); ``kw``: the rest of
-    ``body``'s arguments."""
+    grid's collective costing (:func:`compute.roofline._network_times`); ``pipeline``: the
+    functions :func:`_piped_gather` forms pipelined rows with (None: those rows evaluated
+    by ``body``); ``kw``: the rest of ``body``'s arguments."""
     if plain:
         return grid
     gpu = kw.pop("gpu")
@@ -339,18 +340,24 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
         else:                        # no two-batch overlap (above)
             opts = options if not options.two_batch_overlap else replace(
                 options, two_batch_overlap=False)
-        idx, cols, nc, known = np.flatnonzero(rows), None, len(configs), {}
+        idx, cols, nc, known, slots = np.flatnonzero(rows), None, len(configs), {}, None
         if flag == "ep_gather":   # only the pipelined rows and batches where it may be faster
-            grid, idx, cols, known = _gather_cells(grid, model, configs, sh, idx, paired, costs,
-                                                   kw)
+            grid, idx, cols, known, slots = _gather_cells(grid, model, configs, sh, idx, paired,
+                                                          costs, kw)
             if not idx.size:
                 continue
         bs, bb = batches[idx] if paired else batches, _subset(b, idx, nc)
         if cols is not None:
             bs, bb = bs[cols], bb[:, cols]
-        alt = body(model, gpu, tuple(configs[i] for i in idx), _rows_of(sh, idx, flag), False,
-                   bs, bb, paired=paired, busiest=_subset(busiest, idx, nc), options=opts,
-                   **known, **kw)
+        if slots is not None and pipeline is not None and not paired and bb.shape[1] > 1:
+            # the pipelined rows from the grid's own stage times (a grid of them evaluated
+            # again cost the 16,384-GPU compare 2.4 s of CPU and its peak 0.2 GB)
+            alt = _piped_gather(grid, model, gpu, _rows_of(sh, idx, flag), idx, cols, bb,
+                                slots, opts, kw["workload"], kw["skew"], pipeline)
+        else:
+            alt = body(model, gpu, tuple(configs[i] for i in idx), _rows_of(sh, idx, flag),
+                       False, bs, bb, paired=paired, busiest=_subset(busiest, idx, nc),
+                       options=opts, **known, **kw)
         # the gather's other stages are the grid's own but for the pipeline's wait
         grid = _take_faster(grid, alt, idx, cols, None if flag == "ep_allreduce" else (
             "moe_dispatch", "moe_combine", "pp_send", "pipeline_wait"))
@@ -365,8 +372,10 @@ def _gather_cells(grid, model, configs, sh, idx, paired: bool, costs, kw) -> tup
     it here, their steps the grid's stage times by their counts summed in the grid's
     order with the two slots' replaced (bit for bit what evaluating them again gives);
     of the pipelined rows, only the cells where either is faster may gain (a step grows
-    with every stage's time), returned for evaluation as ``(grid, rows, columns)``
-    (``columns`` None: every batch, for ``paired`` grids). Evaluating every row again
+    with every stage's time), returned for evaluation as ``(grid, rows, columns, known,
+    slots)`` (``columns`` None: every batch, for ``paired`` grids; ``known`` the body's
+    argument giving the collective times; ``slots`` the two slots' ops, bytes and times
+    in those cells, for :func:`_piped_gather`). Evaluating every row again
     cost the 16,384-GPU compare of bench_collectives 45% more CPU. ``costs``: the grid's
     collective costing (:func:`compute.roofline._network_times`)."""
     names = grid.stages
@@ -420,7 +429,96 @@ def _gather_cells(grid, model, configs, sh, idx, paired: bool, costs, kw) -> tup
                 out.append(grid.network_time[names.index(s)][at])
         return np.stack(out)
 
-    return grid, idx[rows], cols, {"known": known}
+    sel = (lambda x: x) if cols is None else (lambda x: x[:, cols])
+    slots = (ops, tuple(sel(net[j, rows]) for j in (0, 1)),
+             tuple(sel(times[j, rows]) for j in (0, 1)))
+    return grid, idx[rows], cols, {"known": known}, slots
+
+
+def _piped_gather(grid, model, gpu, sh, idx, cols, b, slots, options, workload, skew,
+                  pipeline):
+    """The gather exchange's figures on ``grid``'s pipelined rows ``idx`` (columns ``cols``,
+    None: every one; ``b`` their batches, ``sh`` their :class:`Shards` flagged
+    ``ep_gather``) formed from the grid's own stage times as
+    :func:`compute.roofline._one_exchange` forms them evaluating those cells again, bit for
+    bit (every other stage the same there): ``slots`` (:func:`_gather_cells`) the two
+    slots' ops, bytes and times; the pass and each resource's busy time summed over the
+    stages these rows run, in order (:func:`compute.grid_parts.stage_times`), the slowest
+    pipeline stage (:func:`compute.pipeline_time.slowest_stage`), the pipeline's latency
+    and wait (:func:`compute.pipeline_time.pipeline_latency`), the grid's fixed overhead and
+    the micro-batch's activations (the padding's in decode). For a grid of several batches,
+    not ``paired`` (where stage_times forms those busy times). What :func:`_take_faster`
+    asks: the two slots and ``pipeline_wait`` (the other stages are the grid's own).
+    ``pipeline``: :func:`compute.pipeline_time.slowest_stage` and ``pipeline_latency``,
+    :func:`compute.grid_parts.mlp_kind_gap` and ``attention_kind_times`` (modules that
+    import this one)."""
+    slowest_stage, pipeline_latency, mlp_kind_gap, attention_kind_times = pipeline
+    ops, net, times = slots
+    at = (idx, slice(None)) if cols is None else np.ix_(idx, cols)
+    names = grid.stages
+    kd, kc, ks, kw = (names.index(s) for s in ("moe_dispatch", "moe_combine") + _PIPELINE_STAGES)
+    slot_n = {kd: times[0], kc: times[1]}
+    slot_t = {kd: times[0] + 0.0, kc: times[1] + 0.0}   # network-bound, as stage_times forms
+    slot_op = {kd: ops[0], kc: ops[1]}
+    keep = [k for k in range(len(names)) if grid.counts[k, idx].any()]   # the body's stages
+    c3 = grid.counts[keep][:, idx][:, :, None]
+
+    def stage(k):
+        return slot_t[k] if k in slot_t else grid.stage_time[k][at]
+
+    pass_t, busy = None, [None, None, None]
+    for j, k in enumerate(keep):
+        if names[k] in _PIPELINE_STAGES:
+            continue
+        term = c3[j] * stage(k)
+        pass_t = term if pass_t is None else pass_t + term
+        op = slot_op.get(k, grid.ops[k])
+        works = not op or names[k] in ("embedding", "lm_head")
+        for r, used in enumerate((works, works, op)):
+            if used:
+                part = (slot_n[k] if k in slot_n else grid.network_time[k][at]) if r == 2 \
+                    else (grid.compute_time, grid.memory_time)[r][k][at]
+                term = c3[j] * part
+                busy[r] = term if busy[r] is None else busy[r] + term
+
+    kept = tuple(names[k] for k in keep)
+    micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)
+    slowest = slowest_stage(model, sh, _Lazy(stage, keep, pass_t.shape), c3, kept,
+                            mlp_kind_gap(model, gpu, sh, micro, workload, options, skew),
+                            attention_kind_times(model, gpu, sh, micro, workload, options))
+    shape = pass_t.shape
+    st = np.stack([grid.stage_time[ks][at], np.zeros(shape)])   # pp_send, pipeline_wait
+    bound = np.zeros((2,) + shape, dtype=np.int8)
+    parts = tuple(np.zeros((2,) + shape) for _ in range(3))
+    latency, interval = pipeline_latency(pass_t, sh.pp, b, micro, st, bound, None,
+                                         _PIPELINE_STAGES, options, workload, parts,
+                                         busy=busy, slowest=slowest)
+    overhead = None if grid.overhead is None else grid.overhead[at]
+    if overhead is not None:
+        latency = latency + overhead
+        if interval is not None:
+            interval = interval + overhead
+    w, kv = grid.weights[at], grid.kv_cache[at]
+    act = activation_bytes(model, sh, micro, workload)
+    three = (kd, kc, kw)
+
+    def of(field, mine):   # the three stages' figures: ``mine``, else the grid's
+        return np.stack([mine[k] if k in mine else getattr(grid, field)[k][at]
+                         for k in three])
+
+    return SimpleNamespace(
+        stages=tuple(names[k] for k in three), ops=(ops[0], ops[1], grid.ops[kw]),
+        flops=of("flops", {}), hbm_bytes=of("hbm_bytes", {}),
+        net_bytes=of("net_bytes", {kd: net[0], kc: net[1]}),
+        compute_time=of("compute_time", {kw: parts[0][1]}),
+        memory_time=of("memory_time", {kw: parts[1][1]}),
+        network_time=of("network_time", {kd: times[0], kc: times[1], kw: parts[2][1]}),
+        stage_time=of("stage_time", {kd: slot_t[kd], kc: slot_t[kc], kw: st[1]}),
+        bound=np.stack([np.full(shape, 2, dtype=np.int8), np.full(shape, 2, dtype=np.int8),
+                        bound[1]]),
+        latency=latency, overhead=overhead, two_batch_latency=None, two_batch_hidden=None,
+        interval=interval, weights=w, kv_cache=kv,
+        activations=np.broadcast_to(act, shape), fits=(w + kv + act) <= grid.usable)
 
 
 def _one_stage_gather(grid, rows, kd, kc, ops, net, times, act):
@@ -453,6 +551,19 @@ def _one_stage_gather(grid, rows, kd, kc, ops, net, times, act):
         interval=None if grid.interval is None else latency,   # one stage: the step
         weights=w, kv_cache=kv, activations=np.broadcast_to(act, shape),
         fits=(w + kv + act) <= grid.usable)
+
+
+class _Lazy:
+    """Stage arrays ``get(keep[j])`` for ``[j]``, each formed where asked (no cycle of
+    references to hold a grid's buffers past its use)."""
+
+    __slots__ = ("get", "keep", "shape")
+
+    def __init__(self, get, keep, shape) -> None:
+        self.get, self.keep, self.shape = get, keep, (len(keep),) + tuple(shape)
+
+    def __getitem__(self, j):
+        return self.get(self.keep[j])
 
 
 def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None):
