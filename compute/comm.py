@@ -2,10 +2,11 @@
 
 compute knows nothing of fabrics or graphs. It asks a *collective cost model* for the time
 of one collective among the ``group_size`` GPUs of a tensor-parallel instance, and anything
-that answers the question plugs in: the simple :class:`RingAlphaBeta` default here,
-:class:`ScaleUpLowerBound` (the least time of the algorithms engines run on a GPU's scale-up
-switch, a lower bound), or the topology-aware model in ``netmodel`` bound to a fabric graph
-and a placement.
+that answers the question plugs in: the :class:`ScaleUpLowerBound` default here (the
+least time of the algorithms engines run on a GPU's scale-up switch, a lower bound), the
+simple :class:`RingAlphaBeta` (the calibrated mode's default: the engine profiles were
+fitted with it), or the topology-aware model in ``netmodel`` bound to a fabric graph and a
+placement.
 
 Conventions (the same as nccl-tests, so that numbers can be put beside measurements):
 
@@ -28,7 +29,7 @@ import functools
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -255,9 +256,11 @@ class NoCommunication:
 
 @dataclass(frozen=True)
 class RingAlphaBeta:
-    """Ring algorithms on a uniform network: the default when no fabric is given. Not a
-    bound on what engines measure where latency dominates (their one-shot and two-shot
-    all-reduces take fewer steps): :class:`ScaleUpLowerBound` is one.
+    """Ring algorithms on a uniform network (:func:`compute.roofline.ring_comm`): the
+    calibrated mode's default when no fabric is given (engine profiles were fitted with
+    it), and the study's ``ring`` network. Not a bound on what engines measure where latency
+    dominates (their one-shot and two-shot all-reduces take fewer steps) nor on NCCL's NVLS
+    at large sizes: :class:`ScaleUpLowerBound`, the roofline's default, is one.
 
     Each GPU sends and receives ``bandwidth`` bytes/s per direction (its scale-up
     bandwidth), and each of the ring's steps costs ``step_latency`` seconds. For ``p`` GPUs
@@ -281,6 +284,8 @@ class RingAlphaBeta:
     0.0
     """
 
+    #: how outputs name the model (``netmodel infer``'s collectives line and JSON)
+    label: ClassVar[str] = "ring alpha-beta over scale-up bandwidth"
     bandwidth: float
     step_latency: float = 1.9e-6
     efficiency: float = 0.92
@@ -359,8 +364,8 @@ def _bound_terms(op: str, p: int, a: float, in_switch: bool) -> tuple:
 @dataclass(frozen=True)
 class ScaleUpLowerBound:
     """A lower bound on a collective inside one scale-up domain (NVSwitch-class, a full
-    crossbar): the least time of the algorithms engines run there
-    (:func:`compute.roofline.bound_comm` makes it for a GPU).
+    crossbar): the least time of the algorithms engines run there; the roofline's default
+    when no fabric is given (:func:`compute.roofline.bound_comm` makes it for a GPU).
 
     Each GPU sends and receives ``bandwidth`` bytes/s per direction and each dependent step
     costs at least ``step_latency`` seconds. For ``p`` GPUs, ``n`` bytes (nccl-tests
@@ -412,6 +417,8 @@ class ScaleUpLowerBound:
     0.0
     """
 
+    #: how outputs name the model (``netmodel infer``'s collectives line and JSON)
+    label: ClassVar[str] = "lower bound over scale-up switch algorithms"
     bandwidth: float
     step_latency: float = 0.6e-6
     efficiency: float = 1.0

@@ -169,7 +169,7 @@ def evaluate_many(model: str | ModelSpec, gpu: str | GpuSpec,
     skew = check_skew(expert_skew)
     limit = check_slo(slo).limit(workload.phase)
     user_comm = comm
-    comm = as_comm(comm) if comm is not None else default_comm(gpu)
+    comm = as_comm(comm) if comm is not None else default_comm(gpu, options)
     comm = moe_comm(comm, model, workload.phase)
     check_context(model, workload)
     rows = _config_rows(configs)

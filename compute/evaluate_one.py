@@ -10,7 +10,7 @@ one-cell grid in the same order. The other configurations run that one-cell grid
 >>> r.tp, r.batch, r.latency_name, [(s.name, s.bound) for s in r.stages][1:5]
 (8, 1, 'tbt', [('qkv', 'memory'), ('attention', 'memory'), ('out_proj', 'memory'), ('allreduce_attn', 'network')])
 >>> round(r.latency * 1e3, 2), {k: round(v * 1e3, 2) for k, v in r.time_split().items()}
-(9.5, {'compute': 0.0, 'memory': 5.21, 'network': 4.29})
+(5.31, {'compute': 0.0, 'memory': 5.21, 'network': 0.1})
 """
 
 from __future__ import annotations
@@ -188,8 +188,9 @@ class _Plan:
     work: object
     #: the collectives to ask for, ops sorted as the grid asks them: (op, stage indices)
     colls: tuple
-    #: the same with the GPU's default ring: (stage index, fixed, share, beta) of
-    #: :meth:`~compute.comm.RingAlphaBeta.terms`
+    #: the same with the GPU's default model (:func:`~compute.roofline.default_comm`, the
+    #: bound): (stage index, pairs, beta) of :meth:`~compute.comm.ScaleUpLowerBound.terms`,
+    #: each pair (fixed, share)
     ring: tuple
     #: (collective stage, producer stage) indices whose collective hides behind the
     #: producer (``overlap_collectives``), else empty
@@ -224,7 +225,7 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
     kv = kv_cache_bytes(model, sh, 1.0, Workload(workload.phase, 1, 1))
     work = stage_work(model, sh, 1.0, workload)
     meta, colls = _layout(tp, work)
-    comm = default_comm(gpu)
+    comm = default_comm(gpu, options)   # the bound: a plan is never profiled
     names = [m[0] for m in meta]
     overlap = options.mode == "overlap"
     par = Parallelism(tp)
@@ -302,8 +303,9 @@ _COMPUTE, _MEMORY, _NETWORK = RESOURCES
 
 def _scalar_times(comm, op: str, sizes: list, group: int) -> list:
     """Collective times of ``sizes`` among ``group`` GPUs, in one call with an array as
-    the grid makes (plain floats straight through the formula of the default ring or of
-    the bound, :class:`~compute.comm.ScaleUpLowerBound`)."""
+    the grid makes (plain floats straight through the formula of the ring,
+    :class:`~compute.comm.RingAlphaBeta`, or of the bound,
+    :class:`~compute.comm.ScaleUpLowerBound`)."""
     if type(comm) is RingAlphaBeta or type(comm) is ScaleUpLowerBound:
         times = [float(comm.time(op, n, group)) for n in sizes]
     else:
@@ -333,9 +335,15 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float) -> InferenceRes
     b = float(batch)
     flops, hbm, coll = plan.work(b)
     net = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-    if comm is None:   # the GPU's default ring: its formula, with the terms of the plan
-        for k, fixed, share, beta in plan.ring:
-            t = fixed + share * coll[k] * beta
+    if comm is None:   # the GPU's default model: its formula, with the terms of the plan
+        for k, pairs, beta in plan.ring:
+            n = coll[k]
+            fixed, share = pairs[0]
+            t = fixed + share * n * beta
+            for fixed, share in pairs[1:]:   # the least, as ScaleUpLowerBound.time
+                u = fixed + share * n * beta
+                if u < t:
+                    t = u
             if not 0.0 <= t < math.inf:
                 check_time(t, plan.ops[k], plan.par.tp)
             net[k] = t

@@ -589,6 +589,10 @@ def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None):
         faster = t < step          # NaN (nothing to split): the serial step
         cells.update(two_batch_latency=t, two_batch_hidden=np.where(faster, step - t, 0.0),
                      latency=np.where(faster, t + ovh, alt.latency))
+    if grid.interval is not None and alt.interval is None:
+        # alt's rows run one stage each (no pipeline): a batch every serial step, as
+        # compute.pipeline_time gives a row of pp 1 (not grid's interval, of the other exchange)
+        cells["interval"] = _serial(alt)
     changes = {}
     for name in _STAGE_FIELDS:
         # written in place (the grid is body's, fresh, its stage arrays its own: copies of

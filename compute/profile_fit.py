@@ -2,9 +2,10 @@
 
 Each measurement (:class:`~compute.measurements.Measurement`: model, GPU, TP degree, phase,
 batch, prompt or context, seconds) is predicted by :func:`compute.evaluate_one.evaluate` with
-the profile, its collectives costed by ``comm_for(measurement)`` (default: the roofline's
-ring over the GPU's scale-up bandwidth; the command line passes a scenario's or a fabric's
-model). The parameters asked for are fitted by bounded least squares on the relative
+the profile, its collectives costed by ``comm_for(measurement)`` (default: NCCL's ring over
+the GPU's scale-up bandwidth, :func:`compute.roofline.ring_comm`, the calibrated mode's
+default, with which the shipped profiles were fitted, not the roofline's lower bound; the
+command line passes a scenario's or a fabric's model). The parameters asked for are fitted by bounded least squares on the relative
 errors in log space, ``log(predicted / measured)``, from a few starting points; the others
 keep the ``base`` profile's values (default: the roofline's, efficiencies 1 and no
 overhead).
@@ -183,10 +184,12 @@ class _Components:
 
 def _grid_of(m: Measurement, model, batches, comm, gpu: GpuSpec | None, k: int | None):
     """The roofline's grid of ``m``'s configuration over ``batches``, ``m`` checked first."""
-    from compute.roofline import evaluate_grid, make_workload
+    from compute.roofline import evaluate_grid, make_workload, ring_comm
     from compute.roofline_options import RooflineOptions
 
     spec = gpu or gpu_of(m)
+    if comm is None:   # the calibrated mode's default (evaluate's with a profile)
+        comm = ring_comm(spec)
     _checked(m, model, spec, k)
     par = m.parallelism
     # no reserve: what the engine ran held at most the GPU's whole HBM
@@ -340,7 +343,14 @@ def _bare(profile: EngineProfile) -> EngineProfile:
 
 
 def roofline(m: Measurement, comm: CommLike | None = None, gpu: GpuSpec | None = None) -> float:
-    """Seconds the roofline (the default mode, a lower bound) gives for ``m``."""
+    """Seconds the roofline gives for ``m`` with the calibrated mode's collectives: ``comm``,
+    default NCCL's ring (:func:`compute.roofline.ring_comm`), what a profile with every
+    efficiency 1 and no overhead gives, and so a fit's report (the roofline mode's own
+    default is the lower bound, :func:`compute.roofline.bound_comm`: pass it for that)."""
+    if comm is None:
+        from compute.roofline import ring_comm
+
+        comm = ring_comm(gpu or gpu_of(m))
     return predict(None, m, comm, gpu)
 
 
@@ -454,7 +464,8 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
         Values of the parameters not fitted (default: the roofline's).
     comm_for : callable, optional
         ``comm_for(measurement)``: the collective model of that measurement's system
-        (default: the roofline's ring over scale-up bandwidth).
+        (default: the calibrated mode's, NCCL's ring over scale-up bandwidth,
+        :func:`compute.roofline.ring_comm`).
     gpus : mapping of str to GpuSpec, optional
         GPUs the measurements name that are not in the catalog (a GPU file's), by name.
     name : str

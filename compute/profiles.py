@@ -15,7 +15,10 @@ the command line) a stage's times become
   FLOP/s the attention kernel reaches (its HBM time is every stage's: reading the KV cache
   in decode runs at the achievable bandwidth);
 * every stage: memory = HBM bytes / (HBM bandwidth x ``hbm_fraction``);
-* collectives: what the collective model says (unchanged: the fabric is not the engine's);
+* collectives: what the collective model says (unchanged: the fabric is not the engine's;
+  without a scenario or fabric, NCCL's ring, :func:`compute.roofline.ring_comm`, as
+  ``calibrate`` fits without one, not the roofline's lower bound: a profile's overheads
+  absorb the collectives it was fitted with);
 
 and the step adds overheads, once per step: ``step_overhead_s + layers x
 layer_overhead_s``, plus ``batch x decode_sequence_overhead_s`` in decode (per-sequence work

@@ -27,7 +27,7 @@ stages) is :mod:`compute.pipeline_time`'s.
 >>> g.stages[1:5], [RESOURCES[k] for k in g.bound[1:5, 0, 0]]
 (('qkv', 'attention', 'out_proj', 'allreduce_attn'), ['memory', 'memory', 'memory', 'network'])
 >>> [round(float(t) * 1e3, 2) for t in g.latency[0]], bool(g.feasible[0, 1])
-([9.5, 11.5], True)
+([5.31, 6.98], True)
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ if TYPE_CHECKING:
 
 __all__ = ["EXTENDED_STAGES", "STAGES", "Grid", "GridRates", "MAX_BATCH", "MAX_CONFIGURATIONS",
            "check_batch", "check_batches", "check_latency_limit", "check_options", "check_skew",
-           "bound_comm", "default_comm", "evaluate_grid", "make_workload", "stage_sum"]
+           "bound_comm", "default_comm", "evaluate_grid", "make_workload", "ring_comm",
+           "stage_sum"]
 
 #: Most configurations x batches one grid (and so one SLO search) evaluates, about 1 kB
 #: each while it runs; ``NETMODEL_MAX_SEARCH_CONFIGURATIONS`` overrides. Counted before
@@ -92,17 +93,44 @@ __all__ = ["EXTENDED_STAGES", "STAGES", "Grid", "GridRates", "MAX_BATCH", "MAX_C
 MAX_CONFIGURATIONS = 2_000_000
 
 
-def default_comm(gpu: GpuSpec) -> RingAlphaBeta:
-    """The default collective-cost model: rings over the GPU's scale-up bandwidth (not a
-    bound where latency dominates: :func:`bound_comm` is one)."""
+def default_comm(gpu: GpuSpec, options: RooflineOptions | None = None) -> CommLike:
+    """The collective-cost model when none is given: the roofline's lower bound
+    (:func:`bound_comm`); in the calibrated mode (``options.profile`` set) NCCL's ring
+    (:func:`ring_comm`), the model the shipped engine profiles were fitted with, so that a
+    profile's numbers do not move with the roofline's.
+
+    >>> from compute.hardware import get_gpu
+    >>> from compute.profiles import get_profile
+    >>> gpu = get_gpu("H100-SXM")
+    >>> type(default_comm(gpu)).__name__
+    'ScaleUpLowerBound'
+    >>> type(default_comm(gpu, RooflineOptions(profile=get_profile("vllm-dgx-h100")))).__name__
+    'RingAlphaBeta'
+    """
+    if options is not None and options.profile is not None:
+        return ring_comm(gpu)
+    return bound_comm(gpu)
+
+
+def ring_comm(gpu: GpuSpec) -> RingAlphaBeta:
+    """NCCL's ring over the GPU's scale-up bandwidth (:class:`~compute.comm.RingAlphaBeta`:
+    1.9 us a step, 92% link efficiency): the calibrated mode's collectives
+    (:func:`default_comm`) and the study's ``ring`` network. No bound: engines' one-shot
+    and two-shot all-reduces take fewer steps and NCCL's NVLS moves fewer bytes.
+
+    >>> from compute.hardware import get_gpu
+    >>> r = ring_comm(get_gpu("H100-SXM"))   # 14 x 1.9 us + 1.75 x 16 KiB / (0.92 x 450 GB/s)
+    >>> round(float(r.collective_time("all-reduce", 16384.0, 8)) * 1e6, 4)
+    26.6693
+    """
     return RingAlphaBeta(bandwidth=gpu.scaleup_bandwidth)
 
 
 def bound_comm(gpu: GpuSpec) -> ScaleUpLowerBound:
     """A lower bound on the GPU's collectives inside its scale-up domain, as the roofline
-    is on the rest: the least time of the ring, one-shot, two-shot and (where its switches
-    reduce, ``scaleup_reduction``) in-switch algorithms over its scale-up bandwidth
-    (:class:`~compute.comm.ScaleUpLowerBound`).
+    is on the rest (:func:`default_comm`'s model): the least time of the ring, one-shot,
+    two-shot and (where its switches reduce, ``scaleup_reduction``) in-switch algorithms
+    over its scale-up bandwidth (:class:`~compute.comm.ScaleUpLowerBound`).
 
     >>> from compute.hardware import get_gpu
     >>> b = bound_comm(get_gpu("B200-HGX"))
@@ -198,7 +226,8 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     ``workload``: a :class:`~compute.phases.Workload` or a phase name (default tokens).
     ``tps`` lists TP degrees (plain tensor parallelism) or
     :class:`~compute.parallel.Parallelism` configurations. ``comm`` implements
-    ``collective_time(op, nbytes, group_size)`` (default: :func:`default_comm`); it is
+    ``collective_time(op, nbytes, group_size)`` (default: :func:`default_comm`, the
+    scale-up lower bound, or with an engine profile the ring); it is
     called once per (operation, group size > 1) with an array of every message size of
     the grid that needs it. ``expert_skew`` (>= 1): under expert parallelism the busiest
     GPU receives ``expert_skew`` times the mean share of routed tokens (1: uniform).
@@ -247,7 +276,7 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     workload = make_workload(workload)   # a phase name too, as evaluate takes it
     options = check_options(options)
     skew = check_skew(expert_skew)
-    comm = as_comm(comm) if comm is not None else default_comm(gpu)
+    comm = as_comm(comm) if comm is not None else default_comm(gpu, options)
     comm = moe_comm(comm, model, workload.phase)
     check_context(model, workload)
     latency_limit = check_latency_limit(latency_limit)

@@ -130,9 +130,10 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
         Tokens per prompt (prefill) and per decode context (defaults 1500 and 1513).
     comm : CollectiveCostModel or callable, optional
         Collective costs among a group of GPUs: an object with ``collective_time`` or a
-        plain function ``(op, nbytes_array, group_size) -> seconds_array``; default ring
-        alpha-beta over the GPU's scale-up bandwidth. Called once per (operation, group
-        size) with an array of message sizes.
+        plain function ``(op, nbytes_array, group_size) -> seconds_array``; default the
+        lower bound over the GPU's scale-up switch, or with an engine profile NCCL's ring
+        (:func:`compute.roofline.default_comm`). Called once per (operation, group size)
+        with an array of message sizes.
     options : RooflineOptions, optional
         Overlap/serial mode, efficiency factors, compute dtype, memory reserve.
     slo : Slo, optional
@@ -177,7 +178,7 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
                "NETMODEL_MAX_SEARCH_CONFIGURATIONS",
                "search fewer TP/PP/EP/attention-DP degrees or a smaller max_batch")
     tps = tuple(sorted({c.tp for c in configs}))
-    comm = comm if comm is not None else default_comm(gpu)
+    comm = comm if comm is not None else default_comm(gpu, options)
     run = dict(comm=comm, options=options, latency_limit=limit, expert_skew=expert_skew)
     cap = _memory_cap(model, gpu, configs, workload, int(max_batch), run)
     # cells that do not fit are never feasible: their collectives are not timed

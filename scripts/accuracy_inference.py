@@ -7,8 +7,9 @@ Reads ``../shared/reference/inference_vllm_llama2_70b_dgx_h100.csv`` (beside the
 root): vLLM (FP16) step latencies of Llama-2-70B on one DGX-H100 (TP 8), measured by the
 Splitwise authors. For every measurement it shows
 
-* the **roofline** (the default mode, a lower bound) with the GPU-only ring and with the
-  ``h100-dgx`` scenario's collectives (the system measured), and how far below it is;
+* the **roofline** (the default mode, a lower bound) with the GPU-only scale-up bound
+  (the default collectives) and with the ``h100-dgx`` scenario's collectives (the system
+  measured), and how far below it is;
 * the **calibrated mode** with the shipped profile ``vllm-dgx-h100`` (GEMM and attention
   efficiencies from published H100 kernel measurements; its per-token, per-layer and
   per-decode-sequence overheads fitted on these rows, collectives of ``h100-dgx``): the fit

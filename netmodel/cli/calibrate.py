@@ -24,8 +24,8 @@ __all__ = ["calibrate"]
 
 def _comm_for(scenario_ref, fabric_ref, gpu_file):
     """Each measurement's collective model: on a scenario, one per GPU type (the scenario
-    swapped to the measurement's GPU); on a fabric, the fabric's; None (the roofline's
-    ring) otherwise."""
+    swapped to the measurement's GPU); on a fabric, the fabric's; None (the calibrated
+    mode's ring, :func:`compute.roofline.ring_comm`) otherwise."""
     from compute.errors import UserError
     from netmodel.cli.resolve import resolve_collectives
 
@@ -35,7 +35,8 @@ def _comm_for(scenario_ref, fabric_ref, gpu_file):
 
     def comm_for(m: Measurement) -> CollectiveCostModel | None:
         if m.gpu not in cache:
-            cache[m.gpu] = resolve_collectives(scenario_ref, fabric_ref, m.gpu, gpu_file)
+            cache[m.gpu] = resolve_collectives(scenario_ref, fabric_ref, m.gpu, gpu_file,
+                                                profiled=True)
         _, comm, desc, gpus = cache[m.gpu]
         n = m.tp * m.pp        # the instance: tp x pp GPUs
         if n > gpus:
@@ -119,7 +120,8 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     """Fit an engine profile to measured latencies (the calibrated inference mode).
 
     Prints every point's error and the overall fit; refuses to fit more parameters than
-    measurements. Collectives are costed as in infer: --scenario, --fabric, or the ring.
+    measurements. Collectives are costed as in infer with --profile: --scenario, --fabric,
+    or the ring (the shipped profiles were fitted with it).
     """
     from pathlib import Path
 
@@ -159,7 +161,8 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     specs = {g: gpu_of(firsts[g], lambda name: resolve_gpu(name, gpu_file)) for g in gpus}
     # each GPU's rows are costed on its own swap of the scenario: name every one
     collectives = ", ".join(dict.fromkeys(
-        describe_collectives(resolve_collectives(scenario_ref, fabric_ref, g, gpu_file)[2])
+        describe_collectives(resolve_collectives(scenario_ref, fabric_ref, g, gpu_file,
+                                                 profiled=True)[2])
         .split(" (")[0] for g in gpus))
     # a GPU file's GPUs by name (the catalog's stay names)
     specs = specs if gpu_file else None

@@ -158,7 +158,8 @@ def _setup(kw):
     model = resolve_model(kw["model_name"], kw["model_file"], kw["hf_config"])
     gpu, comm, desc, fabric_gpus = resolve_collectives(kw["scenario_ref"], kw["fabric_ref"],
                                                         kw["gpu_name"], kw["gpu_file"],
-                                                        gpu_typed=True)
+                                                        gpu_typed=True,
+                                                        profiled=kw["profile_ref"] is not None)
     workload = make_workload(check_phase(kw["phase"]), whole_option("--prompt", kw["prompt"]),
                              whole_option("--context", kw["context"]))
     options = RooflineOptions(

@@ -1,7 +1,7 @@
 """Options and values the commands share, turned into compute's objects: a GPU or model
 from a name or a user's file, the collective model of a scenario or a fabric (or the
-GPU-only ring), an engine profile, multi-token prediction, dense MLP TP, whole numbers, and
-the refusal of an option the chosen phase never reads.
+GPU-only lower bound, the ring with a profile), an engine profile, multi-token prediction,
+dense MLP TP, whole numbers, and the refusal of an option the chosen phase never reads.
 
 Read by ``netmodel infer`` and ``search`` (:mod:`netmodel.cli.compute`) and by the other
 commands that cost a model on a GPU (calibrate, compare, sweep, study, serve, cost,
@@ -28,12 +28,12 @@ from netmodel.cli.options import (
     scenario_help,
 )
 from netmodel.study.run_words import (  # re-exported: the commands read them here
+    default_description,
     describe_collectives,
     mode_lines,
     overlap_line,
     parameters_named_by,
     profile_line,
-    ring_description,
 )
 
 with parameters_named_by(flag_of):
@@ -188,7 +188,7 @@ def keywords_as_flags():
 
 
 #: Where collectives are costed: a scenario's fabric or a fabric (the model compare uses),
-#: or by default the GPU-only ring.
+#: or by default the GPU-only lower bound (with an engine profile, the ring).
 COLLECTIVE_OPTIONS = [
     click.option("--scenario", "scenario_ref", default=None, metavar="S", cls=RegistryHelp,
                  help_from=lambda: "Cost collectives on a scenario's fabric, as compare does: "
@@ -196,17 +196,21 @@ COLLECTIVE_OPTIONS = [
     click.option("--fabric", "fabric_ref", default=None, metavar="SPEC", cls=RegistryHelp,
                  help_from=lambda: "Cost collectives on a fabric (placement contiguous, "
                  "algorithm auto; a scenario's fabric without its calibration: --scenario "
-                 "uses that): " + fabric_help() + " Default without either: ring "
-                 "alpha-beta over the GPU's scale-up bandwidth."),
+                 "uses that): " + fabric_help() + " Default without either: a lower bound "
+                 "over the algorithms of the GPU's scale-up switch (with --profile, ring "
+                 "alpha-beta over its scale-up bandwidth, as the profiles were fitted)."),
 ]
 
 
 def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_name: str | None,
                         gpu_file: str | None, *, gpu_typed: bool = False,
+                        profiled: bool = False,
                         ) -> tuple[GpuSpec, CollectiveCostModel | None, dict, int | None]:
     """``(gpu, comm, description, max_gpus)``: the GPU and the collective-cost model the
-    options name. ``comm`` is None for the default ring; ``description`` says which model
-    it is (a dict, for the text and the JSON); ``max_gpus`` is the fabric's GPU count
+    options name. ``comm`` is None for the default (:func:`compute.roofline.default_comm`:
+    the scale-up lower bound, or ``profiled``, with an engine profile, the ring the profiles
+    were fitted with); ``description`` says which model it is (a dict, for the text and the
+    JSON); ``max_gpus`` is the fabric's GPU count
     (None without a fabric). ``gpu_typed``: ``gpu_name`` and ``gpu_file`` are ``--gpu`` and
     ``--gpu-file`` as typed (infer, search), refused with ``--scenario NAME@GPU`` of another
     GPU; calibrate's rows swap the scenario to each row's GPU."""
@@ -256,7 +260,7 @@ def resolve_collectives(scenario_ref: str | None, fabric_ref: str | None, gpu_na
                 "fabric_gpus": comm.gpus}
         return gpu, comm, desc, comm.gpus
     gpu = resolve_gpu(gpu_name, gpu_file)
-    return gpu, None, ring_description(gpu), None
+    return gpu, None, default_description(gpu, profiled), None
 
 
 def _one_gpu_swap(scenario_ref: str, scen, gpu: GpuSpec, gpu_name: str | None,

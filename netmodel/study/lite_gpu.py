@@ -38,7 +38,7 @@ from compute.hardware import get_gpu
 from compute.limits import check
 from compute.models import get_model
 from compute.phases import PHASES, Slo, check_phase, check_slo
-from compute.roofline import bound_comm, check_options, default_comm, make_workload
+from compute.roofline import bound_comm, check_options, make_workload, ring_comm
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.workers import forks, in_background
@@ -86,10 +86,11 @@ def ideal_network(gpu: GpuSpec) -> NoCommunication:
     return NoCommunication()
 
 
-#: Named collective-cost factories: ``ring`` (the default), ``bound`` (the least time of
-#: the algorithms engines run on the GPU's scale-up switch, a lower bound as the roofline
-#: is: :func:`compute.roofline.bound_comm`) and ``ideal``.
-NETWORKS = {"ring": default_comm, "bound": bound_comm, "ideal": ideal_network}
+#: Named collective-cost factories: ``ring`` (the study's default, NCCL's ring over the
+#: GPU's scale-up bandwidth: :func:`compute.roofline.ring_comm`), ``bound`` (the least time
+#: of the algorithms engines run on the GPU's scale-up switch, a lower bound as the
+#: roofline is, and infer's default: :func:`compute.roofline.bound_comm`) and ``ideal``.
+NETWORKS = {"ring": ring_comm, "bound": bound_comm, "ideal": ideal_network}
 
 @dataclass(frozen=True, kw_only=True)
 class StudyRow(BestRow):
@@ -183,7 +184,8 @@ def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
     phases : iterable of ``"prefill"`` / ``"decode"``
     comm_factory : callable, optional
         ``comm_factory(gpu) -> CollectiveCostModel``; default rings over the GPU's scale-up
-        bandwidth (:func:`compute.roofline.default_comm`).
+        bandwidth (:func:`compute.roofline.ring_comm`, the study's ``ring`` network; not
+        infer's default, the scale-up bound).
     network : str, optional
         Label of the network in the rows (default ``"ring"``, or ``"custom"`` with a
         ``comm_factory``).
@@ -198,7 +200,7 @@ def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
     if not (models and gpus and phases):
         raise UserError("the study needs at least one model, one GPU and one phase")
     network = network or ("ring" if comm_factory is None else "custom")
-    factory = comm_factory or default_comm
+    factory = comm_factory or ring_comm
     options = check_options(options)
     slo = check_slo(slo)
     rows, searches = [], []

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["RING_NAME", "describe_collectives", "mode_lines", "named", "noted_settings",
+__all__ = ["default_description", "describe_collectives", "mode_lines", "named", "noted_settings",
            "overlap_line", "parameters_named_by", "profile_line", "profile_note",
            "ring_description"]
 
@@ -53,23 +53,40 @@ def parameters_named_by(how: Callable[[str], str]) -> Iterator[None]:
         _NAMING.reset(token)
 
 
-#: How the default collective model is named wherever it is used.
-RING_NAME = "ring alpha-beta over scale-up bandwidth"
+def default_description(gpu, profiled: bool = False) -> dict:
+    """The description of the collective model on ``gpu`` when no scenario or fabric is
+    given (:func:`compute.roofline.default_comm`): the lower bound over the algorithms of
+    its scale-up switch, or ``profiled`` (an engine profile, the calibrated mode) the ring
+    alpha-beta over its scale-up bandwidth the profiles were fitted with; named by the
+    model's ``label``.
+
+    >>> from compute.hardware import get_gpu
+    >>> print(describe_collectives(default_description(get_gpu("H100-SXM"))))
+    lower bound over scale-up switch algorithms (the least of ring, one-shot, two-shot and in-switch all-reduce, direct other collectives; 450 GB/s at 100% link efficiency, 0.6 us per step; scenario or fabric for a fabric)
+    >>> print(describe_collectives(default_description(get_gpu("A100-SXM-80GB"))))
+    lower bound over scale-up switch algorithms (the least of ring, one-shot and two-shot all-reduce, direct other collectives; 300 GB/s at 100% link efficiency, 0.6 us per step; scenario or fabric for a fabric)
+    >>> print(describe_collectives(default_description(get_gpu("H100-SXM"), profiled=True)))
+    ring alpha-beta over scale-up bandwidth (450 GB/s at 92% link efficiency, 1.9 us per step; scenario or fabric for a fabric)
+    """
+    from compute.roofline import bound_comm, ring_comm
+
+    comm = (ring_comm if profiled else bound_comm)(gpu)
+    desc = {"model": comm.label, "bandwidth_Bps": comm.bandwidth,
+            "step_latency_s": comm.step_latency, "efficiency": comm.efficiency}
+    if not profiled:
+        desc["in_switch"] = comm.in_switch
+    return desc
 
 
 def ring_description(gpu) -> dict:
-    """The description of the default collective model on ``gpu``, the ring alpha-beta
-    over its scale-up bandwidth (:func:`compute.roofline.default_comm`).
+    """The description of the ring alpha-beta over ``gpu``'s scale-up bandwidth
+    (:func:`compute.roofline.ring_comm`, the calibrated mode's collectives).
 
     >>> from compute.hardware import get_gpu
     >>> print(describe_collectives(ring_description(get_gpu("H100-SXM"))))
     ring alpha-beta over scale-up bandwidth (450 GB/s at 92% link efficiency, 1.9 us per step; scenario or fabric for a fabric)
     """
-    from compute.roofline import default_comm
-
-    ring = default_comm(gpu)
-    return {"model": RING_NAME, "bandwidth_Bps": ring.bandwidth,
-            "step_latency_s": ring.step_latency, "efficiency": ring.efficiency}
+    return default_description(gpu, profiled=True)
 
 
 def describe_collectives(desc: dict) -> str:
@@ -77,7 +94,7 @@ def describe_collectives(desc: dict) -> str:
 
     >>> from compute.comm import RingAlphaBeta
     >>> ring = RingAlphaBeta(bandwidth=450e9)
-    >>> print(describe_collectives({"model": RING_NAME, "bandwidth_Bps": ring.bandwidth,
+    >>> print(describe_collectives({"model": ring.label, "bandwidth_Bps": ring.bandwidth,
     ...                             "step_latency_s": ring.step_latency,
     ...                             "efficiency": ring.efficiency}))
     ring alpha-beta over scale-up bandwidth (450 GB/s at 92% link efficiency, 1.9 us per step; scenario or fabric for a fabric)
@@ -92,9 +109,14 @@ def describe_collectives(desc: dict) -> str:
     if desc["model"] == "fabric":
         return (f"fabric {desc['fabric']} (placement {desc['placement']}, algorithm "
                 f"{desc['algorithm']})")
-    # every number the ring's time takes, so that the line gives it: bytes over bandwidth x
-    # efficiency, plus a latency per step
-    return (f"{RING_NAME} ({desc['bandwidth_Bps'] / 1e9:g} GB/s at "
+    # every number the time takes, so that the line gives it: bytes over bandwidth x
+    # efficiency, plus a latency per step (the bound: the least of its algorithms)
+    algorithms = ""
+    if "in_switch" in desc:
+        kinds = ("ring, one-shot, two-shot and in-switch" if desc["in_switch"] else
+                 "ring, one-shot and two-shot")
+        algorithms = f"the least of {kinds} all-reduce, direct other collectives; "
+    return (f"{desc['model']} ({algorithms}{desc['bandwidth_Bps'] / 1e9:g} GB/s at "
             f"{100 * desc['efficiency']:.4g}% link efficiency, "
             f"{desc['step_latency_s'] * 1e6:g} us per step; {named('scenario')} or "
             f"{named('fabric')} for a fabric)")

@@ -39,7 +39,7 @@ def cross_check(markdown: bool) -> list[str]:
     ms = held_out()
     comm = scenario_comm()
     profile = get_profile(PROFILE)
-    out, summary, by_group, ring_margin, dgx_margin = held_out_tables(
+    out, summary, by_group, bound_margin, dgx_margin = held_out_tables(
         ms, profile, comm, fitted, markdown)
     model = by_group[GROUPS[0][0]]
     summary.insert(0, f"Cross-model target ({PROFILE}, fitted on Llama-2-70B TP 8 only, "
@@ -76,8 +76,8 @@ def cross_check(markdown: bool) -> list[str]:
         "held-out Llama-2-70B TP 2 and 4 rows and BLOOM-176B's errors in view, so these "
         "checks test its values blind but not its form.")
     summary.append(
-        f"Roofline below every held-out row: by {min(ring_margin):.2f}x to "
-        f"{max(ring_margin):.2f}x (ring), {min(dgx_margin):.2f}x to {max(dgx_margin):.2f}x "
+        f"Roofline below every held-out row: by {min(bound_margin):.2f}x to "
+        f"{max(bound_margin):.2f}x (bound), {min(dgx_margin):.2f}x to {max(dgx_margin):.2f}x "
         f"({SCENARIO}); rows the data file leaves out are listed in its header.")
     if markdown:
         return out + [f"- {s}" for s in summary]

@@ -100,11 +100,12 @@ def more_published(markdown: bool) -> list[str]:
             for r in ring)
         summary.append(
             f"The {len(ring)} rows at TP > 1 without a fabric are costed with netmodel's default "
-            "GPU-only ring, as netmodel infer costs them without --fabric or --scenario; with the "
-            "h100-dgx scenario's collectives on the row's GPU (NCCL's algorithms, one-shot for "
-            f"small messages) the margins are: {pairs}. The ring charges a small all-reduce "
-            "more than the scenario's one-shot does: at batch 1 the tightest margins rest on "
-            "that charge.")
+            "GPU-only collectives, a lower bound over the scale-up switch's algorithms, as "
+            "netmodel infer costs them without --fabric or --scenario; with the h100-dgx "
+            "scenario's collectives on the row's GPU (NCCL's algorithms, one-shot for small "
+            f"messages) the margins are: {pairs}. The bound charges a small all-reduce one "
+            "0.6 us step and its bytes, less than the scenario's one-shot: at batch 1 the "
+            "scenario's margins are the tighter.")
     worst = max(errors, key=lambda p: abs(p[0]))
     summary.append(
         f"{PROFILE} (fitted on 2023 vLLM FP16, Llama-2-70B, TP 8 on one DGX-H100) on the "

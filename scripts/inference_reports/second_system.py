@@ -116,7 +116,7 @@ def second_system(markdown: bool) -> list[str]:
     out, fit_summary = fit_table(fit_rows, profile, a100_base(), comm, markdown, label)
     out += [f"- {s}" for s in fit_summary] if markdown else fit_summary
     out.append("")
-    tables, summary, by_group, ring_margin, dgx_margin = held_out_tables(
+    tables, summary, by_group, bound_margin, dgx_margin = held_out_tables(
         rows, profile, comm, lambda m: config_key(m) in keys, markdown, label)
     out += tables
     model = by_group[GROUPS[0][0]]
@@ -167,7 +167,7 @@ def second_system(markdown: bool) -> list[str]:
         f"{phase_summary(carried)} (infer says so with a note: a profile is fitted per "
         f"system, netmodel calibrate).")
     summary.append(
-        f"Roofline below every A100 row: by {min(ring_margin):.2f}x to "
-        f"{max(ring_margin):.2f}x (ring), {min(dgx_margin):.2f}x to {max(dgx_margin):.2f}x "
+        f"Roofline below every A100 row: by {min(bound_margin):.2f}x to "
+        f"{max(bound_margin):.2f}x (bound), {min(dgx_margin):.2f}x to {max(dgx_margin):.2f}x "
         f"({label}); rows the data file leaves out are listed in its header.")
     return out + ([f"- {s}" for s in summary] if markdown else summary)

@@ -60,22 +60,32 @@ def verdict(points) -> str:
     return ", ".join(verdict)
 
 
+def bound(m):
+    """The roofline mode's default collectives on ``m``'s GPU (``netmodel infer`` without
+    ``--scenario``, ``--fabric`` or ``--profile``): the scale-up lower bound
+    (:func:`compute.roofline.default_comm`)."""
+    from compute.profile_fit import gpu_of
+    from compute.roofline import default_comm
+
+    return default_comm(gpu_of(m))
+
+
 def held_out_tables(ms, profile, comm, fit, markdown: bool, scenario: str = SCENARIO):
     """Per :data:`GROUPS` set a table of its rows (measured, roofline with the scenario's
     collectives, calibrated with ``profile``, error) and a summary line; ``fit`` says which
-    rows ``profile`` was fitted on. Returns ``(lines, summaries, errors by set, ring
+    rows ``profile`` was fitted on. Returns ``(lines, summaries, errors by set, bound
     margins, scenario margins)``."""
     from compute.profile_fit import predict, roofline
 
     head = ["measurement", "measured ms", f"roofline {scenario} ms", "below by",
             "calibrated ms", "error"]
-    out, summary, ring_margin, dgx_margin, by_group = [], [], [], [], {}
+    out, summary, bound_margin, dgx_margin, by_group = [], [], [], [], {}
     for title, pick in GROUPS:
         rows, points = [], []
         for m in (m for m in ms if pick(m, fit)):
             dgx = roofline(m, comm(m))
             cal = predict(profile, m, comm(m))
-            ring_margin.append(m.latency_s / roofline(m))
+            bound_margin.append(m.latency_s / roofline(m, bound(m)))
             dgx_margin.append(m.latency_s / dgx)
             points.append((cal / m.latency_s - 1, m))
             rows.append([m.label(), f"{m.latency_s * 1e3:.1f}", f"{dgx * 1e3:.1f}",
@@ -84,7 +94,7 @@ def held_out_tables(ms, profile, comm, fit, markdown: bool, scenario: str = SCEN
         by_group[title] = points
         out += render(head, rows, markdown, title)
         summary.append(f"{title}, {len(points)} rows: {phase_summary(points)}.")
-    return out, summary, by_group, ring_margin, dgx_margin
+    return out, summary, by_group, bound_margin, dgx_margin
 
 
 def render(head, rows, markdown: bool, title: str = "") -> list[str]:
@@ -101,23 +111,24 @@ def render(head, rows, markdown: bool, title: str = "") -> list[str]:
 
 
 def fit_table(ms, profile, base_profile, comm, markdown: bool, scenario: str = SCENARIO):
-    """The rows a profile is fitted on: measured, the roofline (ring and ``scenario``),
+    """The rows a profile is fitted on: measured, the roofline (with the default GPU-only
+    collectives, the scale-up bound, and with ``scenario``'s),
     ``profile``'s fit error and each row held out (fitted like ``profile``, from
     ``base_profile``, on the others). Returns ``(lines, summaries)``."""
     from compute.profile_fit import leave_one_out, predict, roofline
 
     held = leave_one_out(ms, fit=FIT, base=base_profile, comm_for=comm)
-    head = ["measurement", "measured ms", "roofline ring ms", "below by", f"roofline "
+    head = ["measurement", "measured ms", "roofline bound ms", "below by", f"roofline "
             f"{scenario} ms", "below by", "calibrated ms", "fit err", "held-out ms",
             "held-out err"]
     rows, margins = [], []
     for m, h in zip(ms, held, strict=True):
-        ring = roofline(m)
+        low = roofline(m, bound(m))
         dgx = roofline(m, comm(m))
         cal = predict(profile, m, comm(m))
-        margins += [m.latency_s / ring, m.latency_s / dgx]
-        rows.append([m.label(), f"{m.latency_s * 1e3:.1f}", f"{ring * 1e3:.1f}",
-                     f"{m.latency_s / ring:.2f}x", f"{dgx * 1e3:.1f}",
+        margins += [m.latency_s / low, m.latency_s / dgx]
+        rows.append([m.label(), f"{m.latency_s * 1e3:.1f}", f"{low * 1e3:.1f}",
+                     f"{m.latency_s / low:.2f}x", f"{dgx * 1e3:.1f}",
                      f"{m.latency_s / dgx:.2f}x", f"{cal * 1e3:.1f}",
                      f"{cal / m.latency_s - 1:+.1%}", f"{h.predicted_s * 1e3:.1f}",
                      f"{h.error:+.1%}"])

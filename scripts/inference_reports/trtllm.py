@@ -28,7 +28,7 @@ def trtllm_rows() -> list[dict]:
 
 def row_comm(row: dict):
     """The collective model of ``row``: its ``--fabric`` as ``netmodel infer`` resolves it, or
-    None (the default GPU-only ring) where the row names none."""
+    None (the default GPU-only lower bound) where the row names none."""
     if not row["fabric"]:
         return None
     from netmodel.cli.resolve import resolve_collectives

@@ -168,8 +168,10 @@ def test_the_left_out_llama_405b_rows_would_check_nothing():
 
 
 def test_the_gpt_oss_rows_hold_under_each_reading():
-    """The batch-1 row holds with netmodel's default GPU-only ring (the row, as netmodel infer
-    --tp 8 costs it) and with the scenario's one-shot all-reduce (faster: further above); the
+    """The batch-1 row holds with netmodel's default GPU-only collectives (the row, as
+    netmodel infer --tp 8 costs it: the scale-up bound, each all-reduce 0.6 us + 5,760 B /
+    900 GB/s = 0.606 us, 7,928 tokens/s, 18.9x the measured 420) and with the scenario's
+    collectives (its one-shot all-reduce 7.5 us: slower than the bound, nearer above); the
     maximum-throughput row holds at the catalog's bf16 rate for the MXFP4 experts (the row)
     and at the fp8 rate of TensorRT-LLM's W4A8 default on Blackwell (faster: further above),
     at a batch where doubling moves the roofline under 1%."""
@@ -177,8 +179,8 @@ def test_the_gpt_oss_rows_hold_under_each_reading():
 
     low = next(r for r in USED if r["id"] == "trtblog9-gptoss120b-b200x8-tp8-b1")
     fabric = trt.trtllm_prediction(low, None, trt.profile_comm(low))
-    assert trt.trtllm_prediction(low) < fabric
-    assert margin(low) > 1.0 and fabric > float(low["measured"])
+    assert fabric < trt.trtllm_prediction(low)
+    assert margin(low) == pytest.approx(18.9, abs=0.05) and fabric > float(low["measured"])
     high = next(r for r in USED if r["id"] == "trtblog9-gptoss120b-b200x4-dep4-maxtput")
     fp8 = trt.trtllm_prediction(high, RooflineOptions(compute_dtype="fp8"))
     assert fp8 > trt.trtllm_prediction(high) > float(high["measured"])

@@ -1,7 +1,8 @@
 """compute.comm.ScaleUpLowerBound, the least time of the algorithms engines run on a GPU's
-scale-up switch (compute.roofline.bound_comm): hand-derived costs, never above the ring, below
-every measured all-reduce in ../shared/reference, the same number through infer's scalar path
-as through the grid, and the study's ``bound`` network.
+scale-up switch (compute.roofline.default_comm, the default when no fabric is given):
+hand-derived costs, never above the ring (compute.roofline.ring_comm), below every measured
+all-reduce in ../shared/reference, the same number through infer's scalar path as through
+the grid, and the study's ``bound`` network.
 
 Costs are ``fixed + share * n / B`` with the step latency 0.6 us (NCCL's LL NVLink step) and
 B the GPU's scale-up bandwidth at efficiency 1.0."""
@@ -17,7 +18,7 @@ import pytest
 from compute.comm import OPERATIONS, RingAlphaBeta, ScaleUpLowerBound
 from compute.errors import UserError
 from compute.hardware import get_gpu
-from compute.roofline import bound_comm, default_comm
+from compute.roofline import bound_comm, default_comm, ring_comm
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference"
 A = 0.6e-6
@@ -31,7 +32,8 @@ def test_h100_small_all_reduce_is_one_step_and_the_bytes_in_the_switch():
     t = float(bound_comm(gpu).collective_time("all-reduce", 16384.0, 8))
     assert t == pytest.approx(0.6e-6 + 16384 / 450e9, rel=1e-12)
     assert t * 1e6 == pytest.approx(0.6364089, abs=1e-7)
-    assert float(default_comm(gpu).collective_time("all-reduce", 16384.0, 8)) * 1e6 == \
+    assert default_comm(gpu) == bound_comm(gpu)
+    assert float(ring_comm(gpu).collective_time("all-reduce", 16384.0, 8)) * 1e6 == \
         pytest.approx(26.6 + 1.75 * 16384 / (0.92 * 450e9) * 1e6, rel=1e-9)
 
 
@@ -121,7 +123,7 @@ def test_below_every_measured_all_reduce_where_the_ring_is_not():
     for gpu, p, n, t in points:
         g = get_gpu(gpu)
         assert float(bound_comm(g).collective_time("all-reduce", n, p)) < t, (gpu, p, n)
-        if float(default_comm(g).collective_time("all-reduce", n, p)) > t:
+        if float(ring_comm(g).collective_time("all-reduce", n, p)) > t:
             ring_above.append((gpu, p, n))
     assert ("H200-SXM", 8, 2.0**33) in ring_above and ("H100-SXM", 8, 2.0**30) in ring_above
     assert not [x for x in ring_above if x[0] == "A100-SXM-80GB"]
@@ -129,8 +131,9 @@ def test_below_every_measured_all_reduce_where_the_ring_is_not():
 
 def test_the_fast_path_gives_the_grid_number():
     """evaluate with the bound (plain floats through ScaleUpLowerBound.time) and the grid
-    (numpy arrays through np.minimum) give the same latency, bit for bit, where one-shot and
-    where two-shot is the least (A100 decode and prefill)."""
+    (numpy arrays through np.minimum) give the same latency, bit for bit, and so does the
+    default (the plan's terms), where one-shot and where two-shot is the least (A100 decode
+    and prefill)."""
     from compute.evaluate_one import evaluate
     from compute.roofline import evaluate_grid, make_workload
 
@@ -138,9 +141,11 @@ def test_the_fast_path_gives_the_grid_number():
         comm = bound_comm(get_gpu(gpu))
         for phase, batch in (("decode", 1), ("decode", 64), ("prefill", 4)):
             one = evaluate("Llama-3-70B", gpu, 8, batch, phase, comm=comm).latency
+            plan = evaluate("Llama-3-70B", gpu, 8, batch, phase).latency   # the plan's terms
             grid = evaluate_grid("Llama-3-70B", gpu, [8], [batch], make_workload(phase),
                                  comm=comm)
-            assert one == float(np.asarray(grid.latency).reshape(-1)[0]), (gpu, phase)
+            want = float(np.asarray(grid.latency).reshape(-1)[0])
+            assert one == plan == want, (gpu, phase)
 
 
 def test_gpt_oss_batch_one_on_b200_stays_below_the_published_rate():
@@ -152,7 +157,8 @@ def test_gpt_oss_batch_one_on_b200_stays_below_the_published_rate():
 
     b = bound_comm(get_gpu("B200-HGX"))
     r = evaluate("gpt-oss-120b", "B200-HGX", 8, 1, "decode", context=2048, comm=b)
-    ring = evaluate("gpt-oss-120b", "B200-HGX", 8, 1, "decode", context=2048)
+    ring = evaluate("gpt-oss-120b", "B200-HGX", 8, 1, "decode", context=2048,
+                    comm=ring_comm(get_gpu("B200-HGX")))
     st = {s.name: s for s in r.stages}
     assert st["allreduce_mlp"].network_time == pytest.approx(0.6e-6 + 5760 / 900e9, rel=1e-12)
     assert st["allreduce_mlp"].count == 36 and st["allreduce_attn"].count == 36

@@ -243,8 +243,9 @@ def _take(ref, idx, alt):
             k = ref["stages"].index(stage)
             ref[key][k, idx] = np.where(faster, alt[key][ka], ref[key][k, idx])
     for key in ("latency", "interval"):
-        if ref[key] is not None:
-            ref[key][idx] = np.where(faster, alt[key], ref[key][idx])
+        if ref[key] is not None:   # rows of one stage (no interval of their own): the step
+            a = alt[key] if alt[key] is not None else alt["latency"]
+            ref[key][idx] = np.where(faster, a, ref[key][idx])
 
 
 def _old_one(model, gpu, configs, batches, workload, options, skew=1.0, time_unfit=True,
@@ -252,7 +253,7 @@ def _old_one(model, gpu, configs, batches, workload, options, skew=1.0, time_unf
     """:func:`old_grid` of one exchange (``flag``: the Shards field flagging every row's EP
     layers for the all-reduce or the gather exchange; None: the all-to-alls)."""
     model, gpu = get_model(model), get_gpu(gpu)
-    comm = default_comm(gpu)
+    comm = default_comm(gpu, options)
     plain = all(c.is_plain for c in configs)
     sh = shards(model, [c.tp for c in configs]) if plain else layout(model, configs)
     if flag is not None:

@@ -195,9 +195,11 @@ def test_calibrate_takes_the_gpus_of_its_gpu_file(tmp_path):
     in the catalog and stopped at "unknown GPU 'MyGPU'" (exit 2). MyGPU is an H100-SXM with
     1.2x its HBM bandwidth (4.02 TB/s): Llama-3-70B at TP 8, batch 1, decode reads its
     141.1 GB of weights / 8 = 17.64 GB per GPU in 4.39 ms there (5.27 ms on 3.35 TB/s); the
-    roofline is infer's for the same step and the fitted profile reproduces its fit."""
+    roofline is infer's for the same step with the calibrated mode's collectives (NCCL's
+    ring, as infer --profile costs them) and the fitted profile reproduces its fit."""
     from compute.evaluate_one import evaluate
     from compute.hardware import load_gpu_file
+    from compute.roofline import ring_comm
 
     gf = tmp_path / "g.toml"
     gf.write_text('[gpu.MyGPU]\nderive_from = "H100-SXM"\nsource = "test"\nhbm_bandwidth_multiplier = 1.2\n')
@@ -212,7 +214,7 @@ def test_calibrate_takes_the_gpus_of_its_gpu_file(tmp_path):
     points = json.loads(r.output)["points"]
     spec = load_gpu_file(gf)["MyGPU"]
     assert spec.hbm_bandwidth == pytest.approx(1.2 * 3.35e12, rel=1e-3)
-    step = evaluate("Llama-3-70B", spec, 8, 1, "decode", context=1000)
+    step = evaluate("Llama-3-70B", spec, 8, 1, "decode", context=1000, comm=ring_comm(spec))
     assert points[0]["roofline_s"] == step.latency
     weights = step.memory.weights
     assert weights == pytest.approx(70.55e9 * 2 / 8, rel=1e-3)
@@ -367,6 +369,10 @@ def test_calibrate_evaluates_each_row_at_its_own_configuration(tmp_path):
     time every row got before (5.706 ms for the first row, 5.645 ms at EP 8: the
     old code had no ep column and refused the file)."""
     from compute.evaluate_one import evaluate
+    from compute.hardware import get_gpu
+    from compute.roofline import ring_comm
+
+    RING = ring_comm(get_gpu("H100-SXM"))   # noqa: N806 (the calibrated mode's collectives)
 
     rows = [("decode", 64, "", 1000, 1, 8, 1, 1.0, 0.020),
             ("prefill", 1, 2048, "", 1, 8, 1, 1.0, 0.050),
@@ -385,8 +391,8 @@ def test_calibrate_evaluates_each_row_at_its_own_configuration(tmp_path):
         tp = 4 if pp > 1 else 8
         tokens = {"prompt": pr} if ph == "prefill" else {"context": cx}
         want = evaluate("Mixtral-8x7B", "H100-SXM", tp, b, ph, pp=pp, ep=ep, attention_dp=adp,
-                        expert_skew=sk, **tokens).latency
-        plain = evaluate("Mixtral-8x7B", "H100-SXM", tp, b, ph, **tokens).latency
+                        expert_skew=sk, **tokens, comm=RING).latency   # the calibrated mode's
+        plain = evaluate("Mixtral-8x7B", "H100-SXM", tp, b, ph, **tokens, comm=RING).latency
         assert p["roofline_s"] == pytest.approx(want, rel=1e-12)
         assert abs(p["roofline_s"] / plain - 1) > 1e-4          # not the TP-only time
         assert (p.get("pp", 1), p.get("ep", 1), p.get("attention_dp", 1),
@@ -418,9 +424,12 @@ def test_a_pipelined_row_holds_what_its_stages_hold(tmp_path):
             "--fit", "layer_overhead_s")
     assert r.exit_code == 0, r.output
     from compute.evaluate_one import evaluate
+    from compute.hardware import get_gpu
+    from compute.roofline import ring_comm
 
     got = json.loads(r.output)["points"][0]
-    want = evaluate("Llama-3.1-405B", "H100-SXM", 4, 1, "decode", pp=2, context=576)
+    want = evaluate("Llama-3.1-405B", "H100-SXM", 4, 1, "decode", pp=2, context=576,
+                    comm=ring_comm(get_gpu("H100-SXM")))   # the calibrated mode's collectives
     assert got["roofline_s"] == pytest.approx(want.latency, rel=1e-12)
     assert want.memory.weights == pytest.approx(60.90e9, rel=1e-3)
     bad = tmp_path / "pp2.csv"

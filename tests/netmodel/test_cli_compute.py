@@ -252,7 +252,13 @@ def test_infer_and_search_with_pipeline_expert_and_attention_parallelism():
         ("send-recv", 1, 32 * 8192 * 2)
     text = run("infer", "--model", "Mixtral-8x7B", "--gpu", "Lite", "--tp", "8", "--ep", "8",
                "--batch", "64")
-    assert "on 8 x Lite (TP 8 x EP 8)" in text.output and "moe_dispatch" in text.output
+    # the default collectives (the scale-up bound: 0.6 us and 512 KiB at 112.5 GB/s an
+    # all-reduce, in the switch) make the all-reduce exchange the cheaper; the ring keeps
+    # the all-to-alls
+    assert "on 8 x Lite (TP 8 x EP 8)" in text.output and "allreduce_mlp_ep" in text.output
+    ring = run("infer", "--model", "Mixtral-8x7B", "--gpu", "Lite", "--tp", "8", "--ep", "8",
+               "--batch", "64", "--profile", "vllm-dgx-h100")
+    assert "moe_dispatch" in ring.output
     s = run("search", "--model", "Mixtral-8x7B", "--gpu", "Lite", "--ep", "all",
             "--attention-dp", "1,2", "--max-batch", "64", "--json")
     assert s.exit_code == 0, s.output
@@ -326,18 +332,29 @@ def test_infer_search_and_compare_cost_collectives_alike(model, phase):
 
 
 def test_the_gpu_only_ring_is_named_and_differs_from_the_scenario():
+    """Without --scenario or --fabric the collectives are the scale-up lower bound, named,
+    below the scenario's; with --profile (the calibrated mode) NCCL's ring, named, above."""
     args = ("infer", "--model", "Llama-3-70B", "--tp", "8", "--batch", "1", "--json")
-    ring = json.loads(run(*args, "--gpu", "H100-SXM").stdout)
+    low = json.loads(run(*args, "--gpu", "H100-SXM").stdout)
+    ring = json.loads(run(*args, "--gpu", "H100-SXM", "--profile", "vllm-dgx-h100").stdout)
     scen = json.loads(run(*args, "--scenario", "h100-dgx").stdout)
+    assert low["collectives"] == {"model": "lower bound over scale-up switch algorithms",
+                                  "bandwidth_Bps": 450e9, "step_latency_s": 0.6e-6,
+                                  "efficiency": 1.0, "in_switch": True}
+    # one step of 0.6 us and 16 KiB over 450 GB/s: H100's switch reduces (NVLS)
+    bound = _network(low)["allreduce_mlp"]
+    assert bound == pytest.approx(0.6e-6 + 8192 * 2 / 450e9, rel=1e-12)
     assert ring["collectives"]["model"] == "ring alpha-beta over scale-up bandwidth"
     assert ring["collectives"]["bandwidth_Bps"] == 450e9
     # 2 x 7 steps of 1.9 us plus 2 x 7/8 x 16 KiB at 0.92 x 450 GB/s: the ring's 26.6 us
     ar = _network(ring)["allreduce_mlp"]
     assert ar == pytest.approx(14 * 1.9e-6 + 2 * 7 / 8 * 8192 * 2 / (0.92 * 450e9), rel=1e-12)
-    assert _network(scen)["allreduce_mlp"] < ar
+    assert bound < _network(scen)["allreduce_mlp"] < ar
     text = run(*args[:-1], "--gpu", "H100-SXM").output
-    assert "collectives: ring alpha-beta over scale-up bandwidth" in text
+    assert "collectives: lower bound over scale-up switch algorithms" in text
     assert "roofline (a lower bound)" in text
+    text = run(*args[:-1], "--gpu", "H100-SXM", "--profile", "vllm-dgx-h100").output
+    assert "collectives: ring alpha-beta over scale-up bandwidth" in text
     assert "collectives: scenario h100-dgx@H100-SXM" in run(*args[:-1], "--scenario",
                                                            "h100-dgx").output
 

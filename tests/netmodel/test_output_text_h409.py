@@ -74,18 +74,32 @@ def test_ring_line_gives_every_number_of_the_time():
     """A reader derives a ring all-reduce from infer's collectives line: 2(n-1)/n x S over
     (bandwidth x efficiency) plus 2(n-1) steps. 196.6 MB on 8 H100s: 344.05 MB / (450 GB/s x
     0.92) = 831.04 us, + 14 x 1.9 us = 857.64 us, the model's own time; the line without the
-    efficiency gave 764.6 + 26.6 = 791.2 us."""
+    efficiency gave 764.6 + 26.6 = 791.2 us. The ring is the calibrated mode's collectives
+    (--profile); without a profile the line names the scale-up bound and its numbers: one
+    0.6 us step and S over 450 GB/s in the switch, 437.49 us."""
     from compute.hardware import get_gpu
-    from compute.roofline import default_comm
+    from compute.roofline import default_comm, ring_comm
 
     r = run_cli(["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "8",
-                 "--batch", "8"])
+                 "--batch", "8", "--profile", "vllm-dgx-h100"])
     m = RING_LINE.search(r.output)
     assert m, r.output
     bw, eff, step = float(m[1]) * 1e9, float(m[2]) / 100, float(m[3]) * 1e-6
     n, size = 8, 196.6e6
     derived = 2 * (n - 1) / n * size / (bw * eff) + 2 * (n - 1) * step
     assert derived == pytest.approx(857.64e-6, abs=0.01e-6)
+    model = float(ring_comm(get_gpu("H100-SXM")).collective_time("all-reduce", size, n))
+    assert derived == pytest.approx(model, rel=1e-9)
+    r = run_cli(["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "8",
+                 "--batch", "8"])
+    m = re.search(r"collectives: lower bound over scale-up switch algorithms \(the least of "
+                  r"ring, one-shot, two-shot and in-switch all-reduce, direct other "
+                  r"collectives; (\S+) GB/s at (\S+)% link efficiency, (\S+) us per step;",
+                  r.output)
+    assert m, r.output
+    bw, eff, step = float(m[1]) * 1e9, float(m[2]) / 100, float(m[3]) * 1e-6
+    derived = step + size / (bw * eff)
+    assert derived == pytest.approx(437.49e-6, abs=0.01e-6)
     model = float(default_comm(get_gpu("H100-SXM")).collective_time("all-reduce", size, n))
     assert derived == pytest.approx(model, rel=1e-9)
 

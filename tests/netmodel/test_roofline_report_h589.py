@@ -25,7 +25,7 @@ from netmodel.study.roofline_report import (
     stage_table,
     summary_lines,
 )
-from netmodel.study.run_words import describe_collectives, parameters_named_by, ring_description
+from netmodel.study.run_words import default_description, describe_collectives, parameters_named_by
 from tests.netmodel.cli_helpers import run_cli
 
 H100 = get_gpu("H100-SXM")
@@ -35,7 +35,7 @@ PREFILL = make_workload("prefill", 1500, 1513)
 
 def _infer(**kw):
     return infer_report(LLAMA, H100, 8, 8, PREFILL, options=RooflineOptions(),
-                        collectives=ring_description(H100), **kw)
+                        collectives=default_description(H100), **kw)
 
 
 def test_infer_report_is_computes_result():
@@ -43,7 +43,7 @@ def test_infer_report_is_computes_result():
     want = evaluate(LLAMA, H100, 8, 8, PREFILL, options=RooflineOptions())
     assert rep.result.latency == want.latency and rep.two_batch is None
     doc = rep.to_dict()
-    assert doc == {**want.to_dict(), "collectives": ring_description(H100)}
+    assert doc == {**want.to_dict(), "collectives": default_description(H100)}
     assert rep.csv() == want.to_csv()
 
 
@@ -53,8 +53,9 @@ def test_infer_text_by_hand():
     # bf16 weights on TP 8: 141.1 GB / 8 = 17.64 GB a GPU
     assert lines[2].startswith("memory per GPU: weights 17.64 + ")
     assert lines[:4] == summary_lines(rep.result)
-    assert lines[4] == "collectives: " + describe_collectives(ring_description(H100))
-    assert lines[4].startswith("collectives: ring alpha-beta over scale-up bandwidth (450 GB/s")
+    assert lines[4] == "collectives: " + describe_collectives(default_description(H100))
+    assert lines[4].startswith("collectives: lower bound over scale-up switch algorithms (the "
+                               "least of ring, one-shot, two-shot and in-switch all-reduce")
     assert lines[5] == ""
     table = stage_table(rep.result)
     assert lines[6:] == table and len(table) == 1 + len(rep.result.stages)
@@ -67,7 +68,7 @@ def test_infer_two_batch_beside_the_serial_step():
     deepseek = get_model("DeepSeek-V3")
     work = make_workload("prefill", 4096, 1513)
     kw = dict(ep=32, attention_dp=32, options=RooflineOptions())
-    rep = infer_report(deepseek, H100, 32, 128, work, collectives=ring_description(H100),
+    rep = infer_report(deepseek, H100, 32, 128, work, collectives=default_description(H100),
                        two_batch=True, **kw)
     want = evaluate_two_batch(deepseek, H100, 32, 128, work, **kw)
     assert rep.two_batch.latency == want.latency
@@ -83,7 +84,7 @@ def test_a_skew_past_what_ep_allows_is_noted():
     mixtral = get_model("Mixtral-8x7B")   # 8 experts, 2 a token: EP 8's busiest gets at most 4x
     rep = infer_report(mixtral, H100, 8, 64, make_workload("decode", 1500, 1513), ep=8,
                        expert_skew=100, options=RooflineOptions(),
-                       collectives=ring_description(H100))
+                       collectives=default_description(H100))
     assert rep.notes == ("note: expert_skew 100 exceeds what EP 8 allows for Mixtral-8x7B "
                          "(the busiest of 8 groups receives at most every routed copy it "
                          "holds an expert for: 4x the mean); costed at 4",)
@@ -92,14 +93,14 @@ def test_a_skew_past_what_ep_allows_is_noted():
     with parameters_named_by(flag_of):
         rep = infer_report(mixtral, H100, 8, 64, make_workload("decode", 1500, 1513), ep=8,
                            expert_skew=100, options=RooflineOptions(),
-                           collectives=ring_description(H100))
+                           collectives=default_description(H100))
     assert rep.notes[0].startswith("note: --expert-skew 100 exceeds what EP 8 allows")
 
 
 def test_dense_mlp_tp_on_plain_tp_is_refused():
     with pytest.raises(UserError, match="dense MLP TP degree"):
         infer_report(LLAMA, H100, 8, 8, PREFILL, options=RooflineOptions(dense_mlp_tp=4),
-                     collectives=ring_description(H100))
+                     collectives=default_description(H100))
 
 
 def test_an_instance_past_the_fabric_is_refused():
@@ -112,12 +113,12 @@ def test_an_instance_past_the_fabric_is_refused():
         _infer(fabric_gpus=8, pp=2)   # TP 8 x PP 2
     with pytest.raises(UserError, match="an instance of 16 GPUs"):
         search_report(LLAMA, H100, PREFILL, options=RooflineOptions(), tp=[8, 16],
-                      collectives=ring_description(H100) | desc, fabric_gpus=8)
+                      collectives=default_description(H100) | desc, fabric_gpus=8)
 
 
 def test_search_report_is_computes_search():
     rep = search_report(LLAMA, H100, PREFILL, options=RooflineOptions(), max_batch=64,
-                        collectives=ring_description(H100))
+                        collectives=default_description(H100))
     want = search(LLAMA, H100, PREFILL, options=RooflineOptions(), max_batch=64)
     assert rep.result.best.to_dict() == want.best.to_dict()
     assert rep.to_dict()["best"] == want.best.to_dict()
@@ -134,18 +135,18 @@ def test_search_report_is_computes_search():
 
 def test_a_fabric_caps_the_instances():
     rep = search_report(LLAMA, H100, PREFILL, options=RooflineOptions(), max_batch=8,
-                        collectives=ring_description(H100), fabric_gpus=4)
+                        collectives=default_description(H100), fabric_gpus=4)
     assert tuple(rep.result.tp_degrees) == (1, 2, 4)   # 8 would not fit 4 GPUs
 
 
 def test_a_moe_searched_by_plain_tp_says_what_else():
     rep = search_report(get_model("Mixtral-8x7B"), H100, PREFILL, options=RooflineOptions(),
-                        tp=[8], max_batch=8, collectives=ring_description(H100))
+                        tp=[8], max_batch=8, collectives=default_description(H100))
     assert rep.plain_moe == "Mixtral-8x7B"
     assert rep.table().splitlines()[-1].startswith("note: plain tensor parallelism only; "
                                                    "Mixtral-8x7B is a mixture of experts")
     rep = search_report(get_model("Mixtral-8x7B"), H100, PREFILL, options=RooflineOptions(),
-                        tp=[8], ep=[1, 8], max_batch=8, collectives=ring_description(H100))
+                        tp=[8], ep=[1, 8], max_batch=8, collectives=default_description(H100))
     assert rep.plain_moe is None
     assert rep.space() == "2 configurations of TP 8, PP 1, EP 1, 8, DP-attention 1"
 
@@ -161,7 +162,7 @@ def test_the_commands_print_exactly_the_reports():
     out = run_cli(["infer", *argv, "--tp", 8, "--batch", 8, "--json"])
     assert json.loads(out.output) == json.loads(json.dumps(_infer().to_dict()))
     rep = search_report(LLAMA, H100, PREFILL, options=RooflineOptions(), max_batch=64,
-                        collectives=ring_description(H100), tp=[4, 8])
+                        collectives=default_description(H100), tp=[4, 8])
     out = run_cli(["search", *argv, "--max-batch", 64, "--tp", "4,8", "--front"])
     with parameters_named_by(flag_of):
         table = rep.table(front=True)
