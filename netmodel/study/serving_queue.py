@@ -19,6 +19,8 @@ not taken hold ``nan``.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from compute.search import TIE_RTOL
@@ -81,26 +83,30 @@ def routed_sizes(sizes: np.ndarray, instances: int | None) -> np.ndarray:
 
 
 def _wait(load: float, cycle: np.ndarray, cell: int, slots: tuple | None = None,
-          past: float = np.inf) -> float:
+          past: float = np.inf, low: float = 0.0) -> float:
     """:func:`cell_waits`' sum, or ``nan`` (not taken) where the prefill batch's wait and
-    the slot's M/D/c floor (:func:`_floor`) already pass ``past``: the slot's solve spared."""
+    ``low``, the slot wait's floor (:func:`slot_floor`), already pass ``past``: the slot's
+    solve spared."""
     if slots is None:
         return cell_waits(load, cycle, cell)[0]
     i, j = divmod(int(cell), cycle.shape[1])
-    if bulk_wait(load, cycle[i, :j + 1]) + slot_floor(load, cycle[i:i + 1, :j + 1],
-                                                      slots)[0, j] > past:
+    if bulk_wait(load, cycle[i, :j + 1]) + low > past:
         return np.nan
     return sum(cell_waits(load, cycle, cell, slots))
 
 
-def _floor(load: float, cycle: np.ndarray, slots: tuple | None) -> np.ndarray:
+def _floor(load: float, cycle: np.ndarray,
+           slots: tuple | None) -> tuple[np.ndarray, np.ndarray]:
     """:func:`wait_floor`, plus with ``slots`` a floor of the decode slot's wait
-    (:func:`slot_floor`)."""
+    (:func:`slot_floor` without ``busy``: the grid's ``O(B^2)`` mean floor is taken cell by
+    cell, :func:`_cell_slot_floor`); and :func:`wait_floor` alone."""
     floor = wait_floor(load, cycle)
-    return floor if slots is None else floor + slot_floor(load, cycle, slots)
+    if slots is None:
+        return floor, floor
+    return floor + slot_floor(load, cycle, slots, busy=False), floor
 
 
-def slot_floor(load: float, cycle: np.ndarray, slots: tuple) -> np.ndarray:
+def slot_floor(load: float, cycle: np.ndarray, slots: tuple, busy: bool = True) -> np.ndarray:
     """A lower bound on each prefill cell's decode slot wait (:func:`cell_waits`, M^X/D/c
     at the cell's batch sizes ``K``), lowered by :data:`_FLOOR_SLACK`: the larger of
 
@@ -113,7 +119,9 @@ def slot_floor(load: float, cycle: np.ndarray, slots: tuple) -> np.ndarray:
       ``E[K^2] / E[K] >= E[K] >= E[max(1, min(B, N))]``, ``N`` Poisson of mean ``lambda
       S_min`` (``S_min`` the shortest batch up to ``B``): every batch but the first takes
       at least the requests that came during the one before it, up to ``B``, or one
-      after an idle wait. Tight in heavy traffic, where the bunches are full.
+      after an idle wait; or, with ``busy``, ``E[K] >=`` :func:`_mean_floor`'s, the
+      instance never busy more than all the time. Tight in heavy traffic, where the
+      bunches are full.
 
     Less ``1e-12 / rho`` of a hold: the roots' sum, about ``(c - 1) / 2``, cancels to the
     queue, so the computed waits round by about that.
@@ -134,10 +142,83 @@ def slot_floor(load: float, cycle: np.ndarray, slots: tuple) -> np.ndarray:
         # E[max(1, min(B, N))] = a P(N <= B - 2) + B P(N >= B) + P(N = 0)
         low = np.where(b >= 2, gammaincc(np.maximum(b - 1, 1), a), 0.0)
         mean = a * low + b * gammainc(b, a) + np.exp(-a)
+        if busy:
+            mean = np.maximum(mean, _mean_floor(load, cycle))
+    return _slot_bound(mean, one, slots)
+
+
+def _slot_bound(mean: np.ndarray, one: float, slots: tuple) -> np.ndarray:
+    """:func:`slot_floor` at a floor ``mean`` of ``E[K]`` and M/D/c's wait ``one``."""
+    rho, c, rate = slots[:3]
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         bound = c / rate / 2 * (mean / (c * (1 - rho)) - 1)
     bound = np.where(np.isfinite(bound), bound, 0.0)
     # less the rounding of the roots' sum (about c / 2, cancelling to the wait's a c)
     return np.maximum(np.maximum(bound, one) * (1 - _FLOOR_SLACK) - c / rate * 1e-12 / rho, 0.0)
+
+
+def _cell_slot_floor(load: float, cycle: np.ndarray, cell: int, slots: tuple | None,
+                     cheap: float) -> float:
+    """:func:`slot_floor` of one cell from ``cheap``, its floor without ``busy``: the larger
+    of that and the bound at :func:`_mean_floor`'s mean (the bound grows with the mean), the
+    mean of the cell's row alone (``O(B)``, not the grid's ``O(B^2)``); 0 without ``slots``."""
+    if slots is None:
+        return 0.0
+    i, j = divmod(int(cell), cycle.shape[1])
+    mean = float(_mean_floor(load, cycle[i:i + 1, :j + 1], last=True)[0, -1])
+    if not mean > 0:   # no busy bound: the cheap one
+        return cheap
+    return max(cheap, float(_slot_bound(mean, _one(*slots[:3]), slots)))
+
+
+@functools.lru_cache(maxsize=64)
+def _one(load: float, slots: int, rate: float) -> float:
+    """:func:`slot_wait` one by one (M/D/c), kept for :func:`_cell_slot_floor`."""
+    return slot_wait(load, slots, rate)
+
+
+def _mean_floor(load: float, cycle: np.ndarray, last: bool = False) -> np.ndarray:
+    """A lower bound on each prefill cell's mean batch size ``E[K]`` (cell ``(i, j)``: batches
+    of ``k <= B = j + 1`` at ``S_k = cycle[i, k - 1]``, :func:`~netmodel.study.queueing.
+    bulk_sizes`' law), from the instance's time: batches start at some rate ``r`` and take
+    ``E[S_K]`` each, busy ``r E[S_K] <= 1`` of the time, and bring the requests, ``lambda =
+    r E[K]`` (``lambda = rho B / S_B``), so ``lambda E[S_K] <= E[K]``. Each ``S_k`` is on or
+    above the line through ``(B, S_B)`` of the largest slope to a point before it, ``S_k >=
+    alpha + beta k`` with ``alpha = min_{k < B} (B S_k - k S_B) / (B - k)`` and ``beta B =
+    S_B - alpha``; so ``E[K] (1 - lambda beta) >= lambda alpha``, and with ``alpha > 0``
+    (then ``1 - lambda beta = ((1 - rho) S_B + rho alpha) / S_B > 0``)
+
+        ``E[K] >= rho B alpha / ((1 - rho) S_B + rho alpha)``,
+
+    which tends to ``B`` as ``rho -> 1`` where a batch has a fixed cost (``alpha``: the
+    cost of a batch that no request adds to). 0 where ``alpha <= 0`` (a row whose batch
+    time only grows with its requests): nothing then. ``alpha`` is lowered by ``1e-12 B
+    S_B`` for its rounding (its products' about ``2 eps B S_B``). With ``last`` the last
+    column's alone (the others 0).
+
+    >>> b = np.arange(1.0, 5.0)
+    >>> [round(float(m), 3) for m in _mean_floor(0.99, 0.2 + 0.1 * b[None, :])[0]]
+    [0.99, 1.96, 2.926, 3.882]
+    >>> float(_mean_floor(0.99, 0.1 * b[None, :])[0, 3])   # no fixed cost: no floor
+    0.0
+    """
+    cycle = np.asarray(cycle, dtype=float)
+    n = cycle.shape[1]
+    b = np.arange(1, n + 1, dtype=float)
+    alpha = np.empty_like(cycle)
+    alpha[:, :1] = cycle[:, :1]       # one request a batch: the line of slope 0
+    alpha[:, 1:] = np.inf
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        if last and n > 1:            # B = n: every point before it at once
+            k = b[:-1]
+            alpha[:, :-1] = -np.inf
+            alpha[:, -1] = np.min((n * cycle[:, :-1] - k * cycle[:, -1:]) / (n - k), axis=1)
+        for k in range(1, 1 if last else n):   # the points k, every B > k (nan propagates)
+            alpha[:, k:] = np.minimum(alpha[:, k:],
+                                      (b[k:] * cycle[:, k - 1:k] - k * cycle[:, k:]) / (b[k:] - k))
+        alpha = alpha - 1e-12 * b * cycle
+        mean = load * b * alpha / ((1 - load) * cycle + load * alpha)
+    return np.where(np.isfinite(mean) & (alpha > 0), mean, 0.0)
 
 
 def wait_floor(load: float, cycle: np.ndarray) -> np.ndarray:
@@ -192,13 +273,17 @@ def prefill_waits(load: float, cycle: np.ndarray, batches: np.ndarray, steps: np
     wait = np.full(steps.shape, np.nan)
     # a cell whose wait's floor takes it past the limit cannot meet it: not taken (nan, as
     # a taken cell that does not meet it is never chosen)
-    cand = np.flatnonzero(fits & (steps <= limit) & (steps + _floor(load, cycle, slots) <= limit))
+    floor, bulk = _floor(load, cycle, slots)
+    cand = np.flatnonzero(fits & (steps <= limit) & (steps + floor <= limit))
     best = None
     for cell in cand[np.argsort(-score.flat[cand], kind="stable")]:
         sc = float(score.flat[cell])
         if best is not None and sc < best - abs(best) * TIE_RTOL:
             break
-        wait.flat[cell] = w = _wait(load, cycle, cell, slots, limit - steps.flat[cell])
+        low = _cell_slot_floor(load, cycle, cell, slots, floor.flat[cell] - bulk.flat[cell])
+        if steps.flat[cell] + (bulk.flat[cell] + low) > limit:
+            continue   # its floor with the busy bound misses: not taken
+        wait.flat[cell] = w = _wait(load, cycle, cell, slots, limit - steps.flat[cell], low)
         if best is None and steps.flat[cell] + w <= limit:
             best = sc
     return wait
@@ -213,13 +298,16 @@ def fastest_waits(load: float, cycle: np.ndarray, steps: np.ndarray, fits: np.nd
     done = fits & ~np.isnan(wait)
     fastest = float(np.min(steps[done] + wait[done])) if done.any() else np.inf
     todo = np.flatnonzero(fits & np.isnan(wait))
-    floor = _floor(load, cycle, slots)
+    floor, bulk = _floor(load, cycle, slots)
     for cell in todo[np.argsort(steps.flat[todo], kind="stable")]:
         if not steps.flat[cell] < fastest:
             break
         if steps.flat[cell] + floor.flat[cell] > fastest:   # cannot beat it: not taken
             continue
-        wait.flat[cell] = w = _wait(load, cycle, cell, slots, fastest - steps.flat[cell])
+        low = _cell_slot_floor(load, cycle, cell, slots, floor.flat[cell] - bulk.flat[cell])
+        if steps.flat[cell] + (bulk.flat[cell] + low) > fastest:
+            continue   # its floor with the busy bound cannot beat it: not taken
+        wait.flat[cell] = w = _wait(load, cycle, cell, slots, fastest - steps.flat[cell], low)
         if w == w:   # nan: cannot beat it, not taken
             fastest = min(fastest, float(steps.flat[cell] + w))
     return wait
