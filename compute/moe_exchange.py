@@ -438,7 +438,7 @@ def _gather_cells(grid, model, configs, sh, idx, paired: bool, costs, kw) -> tup
 def _piped_gather(grid, model, gpu, sh, idx, cols, b, slots, options, workload, skew,
                   pipeline):
     """The gather exchange's figures on ``grid``'s pipelined rows ``idx`` (columns ``cols``,
-    None: every one; ``b`` their batches, ``sh`` their :class:`Shards` flagged
+    None: every one; ``b`` their batches, ``sh`` their :class:`~compute.sharding.Shards` flagged
     ``ep_gather``) formed from the grid's own stage times as
     :func:`compute.roofline._one_exchange` forms them evaluating those cells again, bit for
     bit (every other stage the same there): ``slots`` (:func:`_gather_cells`) the two
