@@ -254,8 +254,24 @@ class NoCommunication:
         return np.zeros_like(collective_args(op, nbytes, group_size)[0])
 
 
+class _ByFormula:
+    """A collective-cost model given by a closed form: its ``time(op, n, p)`` for a known
+    ``op`` and ``p > 1``, checked and extended to one GPU here, once for every such model."""
+
+    def collective_time(self, op: str, nbytes: float | np.ndarray,
+                        group_size: int) -> np.ndarray:
+        """Seconds, elementwise over ``nbytes`` (a plain float gives a plain float: the
+        same operations, so the same number as an array's element)."""
+        check_op(op)
+        n = check_nbytes(nbytes)
+        p = check_group_size(group_size)
+        if p == 1:
+            return 0.0 if type(n) is float else np.zeros_like(n)
+        return self.time(op, n, p)
+
+
 @dataclass(frozen=True)
-class RingAlphaBeta:
+class RingAlphaBeta(_ByFormula):
     """Ring algorithms on a uniform network (:func:`compute.roofline.ring_comm`): the
     calibrated mode's default when no fabric is given (engine profiles were fitted with
     it), and the study's ``ring`` network. Not a bound on what engines measure where latency
@@ -297,17 +313,6 @@ class RingAlphaBeta:
             raise UserError(f"step_latency must be a finite number >= 0 s, got {self.step_latency!r}")
         if not (0 < self.efficiency <= 1):
             raise UserError(f"efficiency must be in (0, 1], got {self.efficiency!r}")
-
-    def collective_time(self, op: str, nbytes: float | np.ndarray,
-                        group_size: int) -> np.ndarray:
-        """Seconds, elementwise over ``nbytes`` (a plain float gives a plain float: the
-        same operations, so the same number as an array's element)."""
-        check_op(op)
-        n = check_nbytes(nbytes)
-        p = check_group_size(group_size)
-        if p == 1:
-            return 0.0 if type(n) is float else np.zeros_like(n)
-        return self.time(op, n, p)
 
     def time(self, op: str, n: float | np.ndarray, p: int) -> float | np.ndarray:
         """The formula of :meth:`collective_time` for a known ``op``, ``p > 1`` GPUs and
@@ -362,7 +367,7 @@ def _bound_terms(op: str, p: int, a: float, in_switch: bool) -> tuple:
 
 
 @dataclass(frozen=True)
-class ScaleUpLowerBound:
+class ScaleUpLowerBound(_ByFormula):
     """A lower bound on a collective inside one scale-up domain (NVSwitch-class, a full
     crossbar): the least time of the algorithms engines run there; the roofline's default
     when no fabric is given (:func:`compute.roofline.bound_comm` makes it for a GPU).
@@ -428,17 +433,6 @@ class ScaleUpLowerBound:
         RingAlphaBeta(self.bandwidth, self.step_latency, self.efficiency)  # the same checks
         if type(self.in_switch) is not bool:
             raise UserError(f"in_switch must be True or False, got {describe(self.in_switch)}")
-
-    def collective_time(self, op: str, nbytes: float | np.ndarray,
-                        group_size: int) -> np.ndarray:
-        """Seconds, elementwise over ``nbytes`` (a plain float gives a plain float: the
-        same operations, so the same number as an array's element)."""
-        check_op(op)
-        n = check_nbytes(nbytes)
-        p = check_group_size(group_size)
-        if p == 1:
-            return 0.0 if type(n) is float else np.zeros_like(n)
-        return self.time(op, n, p)
 
     def time(self, op: str, n: float | np.ndarray, p: int) -> float | np.ndarray:
         """The formula of :meth:`collective_time` for a known ``op``, ``p > 1`` GPUs and
