@@ -111,7 +111,7 @@ _READ: ContextVar[dict[tuple[int, int], str] | None] = ContextVar("netmodel_file
 def noting_reads() -> Iterator[dict[tuple[int, int], str]]:
     """Within the block, each file :func:`read_bytes` reads is noted, so that an output of
     the same run can be told from its inputs (:func:`read_as_input`): the command line runs
-    each command in one, and :func:`compute.outputs.check_file_path` refuses to replace an
+    each command in one, and :func:`compute.output_paths.check_file_path` refuses to replace an
     input with an output. A block inside another notes into the outer one.
 
     >>> import os, tempfile

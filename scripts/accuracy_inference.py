@@ -143,7 +143,8 @@ def _write_fitted(path: str, fitted) -> int:
     """Fit a profile (``fitted()``, a calibration result) and write it to ``path``, its
     path checked before the fit; print the fit's error. Returns the exit status."""
     from compute.errors import UserError
-    from compute.outputs import atomic_write, check_file_path
+    from compute.output_paths import check_file_path
+    from compute.outputs import atomic_write
 
     try:
         check_file_path(path, "profile file", (".toml",))
@@ -168,7 +169,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     from compute.errors import UserError
-    from compute.outputs import check_file_path
+    from compute.output_paths import check_file_path
 
     if args.write_profile:   # a path that cannot be written: one line, before the fit
         try:

@@ -60,7 +60,7 @@ from hostile_round17 import BASE, _setup  # noqa: E402
 from hostile_round19 import _child_env, _said  # noqa: E402
 from hostile_tally import Tally, _alarm, round_options, within_a_minute  # noqa: E402
 
-from compute.outputs import MANIFEST  # noqa: E402
+from compute.output_paths import MANIFEST  # noqa: E402
 
 #: The commands that write an output: (name, argv, the output's path under ``{d}``).
 #: Round 17's base lines; the folder writers also with their figures (written by forked

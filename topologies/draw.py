@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from compute.outputs import FIGURE_FORMATS, atomic_write, check_file_path, figure_format
+from compute.output_paths import FIGURE_FORMATS, check_file_path, figure_format
+from compute.outputs import atomic_write
 from compute.units import counted
 from topologies.draw_labels import (
     MARKERS,
@@ -125,8 +126,8 @@ def _node_colour(d: dict) -> str:
 
 def plot(graph: nx.Graph, path: str | PathLike[str], *, title: str | None = None) -> str:
     """Draw ``graph`` to ``path``, atomically; return the path. The path's suffix decides the
-    format (``.png``, ``.svg`` or ``.pdf``: :func:`compute.outputs.figure_format`); another
-    suffix, or a path that cannot be written (:func:`compute.outputs.check_file_path`), is a
+    format (``.png``, ``.svg`` or ``.pdf``: :func:`compute.output_paths.figure_format`); another
+    suffix, or a path that cannot be written (:func:`compute.output_paths.check_file_path`), is a
     UserError before anything is drawn. See the module docstring for the layouts and
     :func:`figure` for the picture itself.
 

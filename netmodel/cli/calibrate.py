@@ -129,7 +129,8 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     from compute.errors import UserError
     from compute.hardware import load_gpu_file
     from compute.measurements import read_measurements
-    from compute.outputs import atomic_write, check_file_path
+    from compute.output_paths import check_file_path
+    from compute.outputs import atomic_write
     from compute.profile_fit import fit_profile, gpu_of
     from compute.profiles import PARAMETERS
     from netmodel.cli.resolve import (

@@ -604,7 +604,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
             raise UserError("--format vidur holds one time per size: use --algorithm auto or "
                             "one algorithm, not all")
     if output is not None:
-        from compute.outputs import check_file_path, check_folder_path
+        from compute.output_paths import check_file_path, check_folder_path
 
         with value_refused_as("--output", output, "output file", "output folder"):
             if fmt == "vidur":

@@ -44,7 +44,7 @@ def check_format_suffix(output: str, fmt: str, suffixes: Mapping[str, Sequence[s
     flags and the format the suffix would take (``suffixes``: format -> its suffixes;
     ``typed``: whether ``--format`` was typed, else it is said to be the default). An
     empty path, a folder and a name that is a suffix alone are left to
-    :func:`compute.outputs.check_file_path`, which says so.
+    :func:`compute.output_paths.check_file_path`, which says so.
 
     >>> try:
     ...     check_format_suffix("t.csv", "json", {"csv": (".csv",), "json": (".json",)}, True)
@@ -586,7 +586,7 @@ def _links_to_a_file(path: str) -> bool:
 class OutputFolder(click.Path):
     """The type of every ``--out DIR`` option: :class:`click.Path` of a folder, but a path
     ``os.stat`` cannot take (a NUL byte: ValueError, a traceback) is refused as
-    :func:`compute.outputs.check_folder_path` refuses it, in one line."""
+    :func:`compute.output_paths.check_folder_path` refuses it, in one line."""
 
     def __init__(self) -> None:
         super().__init__(file_okay=False)
@@ -596,7 +596,7 @@ class OutputFolder(click.Path):
         if isinstance(value, str) and (not value.strip() or _links_to_a_file(value)):
             # said with the flag; a link to a file said as one (click: 'Directory is a file')
             from compute.errors import UserError
-            from compute.outputs import check_folder_path
+            from compute.output_paths import check_folder_path
 
             try:
                 check_folder_path(value)
@@ -606,7 +606,7 @@ class OutputFolder(click.Path):
             return super().convert(value, param, ctx)
         except (TypeError, ValueError) as exc:
             from compute.errors import UserError
-            from compute.outputs import check_folder_path
+            from compute.output_paths import check_folder_path
             from compute.validate import describe
 
             try:

@@ -482,7 +482,7 @@ def _checked_inputs(catalog_options: tuple, placement: str, out_dir: str | None,
     said): the failure catalog with its options' overrides (``catalog_options``, as
     :func:`_catalog` takes them), ``--spare-placement``, the ``--out`` folder, the scenario
     or fabric (:func:`_where`) and the phase."""
-    from compute.outputs import check_folder_path
+    from compute.output_paths import check_folder_path
 
     cat = _catalog(*catalog_options)
     placement = _placement(placement)

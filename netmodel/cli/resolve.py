@@ -54,8 +54,8 @@ __all__ = ["NAME_KEYS", "OVERLAP_LINE", "check_figure_path",
 def check_figure_path(flag: str, path: str) -> None:
     """The figure file ``flag`` names (``--plot``, ``topology plot --output``), checked
     before any work: a path a file can be written to
-    (:func:`compute.outputs.check_file_path`) whose suffix names a figure format
-    (:func:`compute.outputs.figure_format`); a refusal in the library's words (``figure
+    (:func:`compute.output_paths.check_file_path`) whose suffix names a figure format
+    (:func:`compute.output_paths.figure_format`); a refusal in the library's words (``figure
     ...``) is said with the flag and the path as typed.
 
     >>> from compute.errors import UserError
@@ -65,7 +65,7 @@ def check_figure_path(flag: str, path: str) -> None:
     ...     print(exc)
     --plot 'x.txt': figure 'x.txt' must end in one of: .png, .svg, .pdf
     """
-    from compute.outputs import check_file_path, figure_format
+    from compute.output_paths import check_file_path, figure_format
 
     with value_refused_as(flag, path, "figure"):
         check_file_path(path, "figure")

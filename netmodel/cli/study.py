@@ -57,7 +57,7 @@ __all__ = ["compare", "study", "sweep"]
 def _check_out(out_dir: str | None) -> None:
     """``--out`` checked before any work: '' is refused, not taken as no folder."""
     if out_dir is not None:
-        from compute.outputs import check_folder_path
+        from compute.output_paths import check_folder_path
 
         check_folder_path(out_dir)
 

@@ -8,7 +8,7 @@ SPEC is a spec string (``fat-tree:k=8,oversubscription=2,gpu=Lite``), a saved
 ``.toml``: its fabric), resolved once here by
 :func:`netmodel.study.fabric_ref.resolve_fabric`; a bad one is one ``error:`` line
 with exit status 2.
-Output paths follow :mod:`compute.outputs` (checked before the fabric is built: the folder
+Output paths follow :mod:`compute.output_paths` (checked before the fabric is built: the folder
 must exist and be writable; a figure's suffix names its format).
 """
 
@@ -190,7 +190,7 @@ def export(spec: str, output: str, fmt: str | None) -> None:
     from pathlib import Path
 
     from compute.errors import UserError
-    from compute.outputs import check_file_path
+    from compute.output_paths import check_file_path
 
     with value_refused_as("--output", output, "output file"):
         check_file_path(output, "output file")

@@ -90,7 +90,8 @@ def plot_busbw(panels: Sequence[tuple[str, np.ndarray, Mapping[str, np.ndarray],
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from compute.outputs import atomic_write, check_file_path, figure_format
+    from compute.output_paths import check_file_path, figure_format
+    from compute.outputs import atomic_write
 
     check_file_path(path, "figure")
     fmt = figure_format(path)

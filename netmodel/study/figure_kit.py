@@ -134,7 +134,7 @@ def save_figure(fig, path: str | PathLike[str]) -> None:
     import matplotlib
     import matplotlib.pyplot as plt
 
-    from compute.outputs import figure_format
+    from compute.output_paths import figure_format
 
     fmt = figure_format(path)
     try:

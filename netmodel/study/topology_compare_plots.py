@@ -94,7 +94,7 @@ def plot_topology_compare(result: TopologyComparison, path: str | PathLike[str])
     sizes as three panels, stacked parts (optics, ports) in two shades."""
     import numpy as np
 
-    from compute.outputs import figure_format
+    from compute.output_paths import figure_format
     from netmodel.study.figure_kit import pyplot
 
     plt = pyplot()

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from compute.errors import UserError
-from compute.outputs import check_folder_path
+from compute.output_paths import check_folder_path
 from netmodel.cli.main import cli
 
 

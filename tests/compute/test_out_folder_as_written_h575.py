@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from compute.errors import UserError
-from compute.outputs import MANIFEST, write_outputs
+from compute.output_paths import MANIFEST
+from compute.outputs import write_outputs
 from netmodel.cli.main import cli
 
 

@@ -17,7 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 from compute.errors import UserError
-from compute.outputs import check_folder_path, write_outputs
+from compute.output_paths import check_folder_path
+from compute.outputs import write_outputs
 from netmodel.cli.main import cli
 
 VIDUR = ["costs", "--fabric", "single-switch:n=8", "--sizes", "1MiB", "--groups", "2",

@@ -6,7 +6,7 @@ carried the raw character (NEL and U+2028 end a line on terminals that honour th
 import pytest
 
 from compute.errors import UserError
-from compute.outputs import check_file_path, check_folder_path
+from compute.output_paths import check_file_path, check_folder_path
 
 
 @pytest.mark.parametrize("char", ["\x7f", "\x85", "\x9f", "\u2028", "\u2029"])

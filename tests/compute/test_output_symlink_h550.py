@@ -14,7 +14,8 @@ import os
 import pytest
 
 from compute.errors import UserError
-from compute.outputs import atomic_write, check_file_path
+from compute.output_paths import check_file_path
+from compute.outputs import atomic_write
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 CSV = ("model,gpu,tp,batch,phase,prompt,context,latency_s\n"

@@ -15,14 +15,8 @@ from pathlib import Path
 import pytest
 
 from compute.errors import UserError
-from compute.outputs import (
-    MANIFEST,
-    atomic_write,
-    check_file_path,
-    check_folder_path,
-    figure_format,
-    write_outputs,
-)
+from compute.output_paths import MANIFEST, check_file_path, check_folder_path, figure_format
+from compute.outputs import atomic_write, write_outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from compute.comm import NoCommunication
 from compute.hardware import get_gpu
 from compute.models import get_model
-from compute.outputs import MANIFEST
+from compute.output_paths import MANIFEST
 from compute.search import search
 from compute.sharding import valid_tp_degrees
 from netmodel.cli.main import cli

@@ -293,7 +293,7 @@ def test_calibrate_names_the_flag_of_a_name_with_a_blank(tmp_path):
                  ROOT / "compute" / "data" / "vllm_h100_2024_measurements.csv",
                  "--scenario", "h100-dgx"]
     r = run_cli([*calibrate, "-o", " vllm-h100-2024.toml"], cwd=tmp_path)
-    assert r.exit_code == 2   # the path itself refused first (compute.outputs: no reader
+    assert r.exit_code == 2   # the path itself refused first (compute.output_paths: no reader
     # could read a file of a blank at either end back)
     assert one_line_error(r) == ("error: --out ' vllm-h100-2024.toml': profile file ' vllm-h100-"
                                  "2024.toml' starts or ends with a blank, which the commands "

@@ -96,7 +96,7 @@ or a missing file given as one as ``cannot read workload file 'd.toml': it is a 
 ``--workload 'nope': ...``.
 
 (s) ``--out out`` of a symbolic link to nothing (``out -> target``) made ``target`` and wrote
-there, exit 0, where an output file refuses every link (compute.outputs). Now refused in
+there, exit 0, where an output file refuses every link (compute.output_paths). Now refused in
 one line, nothing made; a link to an existing folder (scratch space) is taken as before.
 
 (t) The study's summary said of its serving part that ``the KV transfer is at most 0.1% of

@@ -1,6 +1,6 @@
 """An output folder that does not exist yet and is named like a file (``--out cmpout.csv``)
 is refused in one line, exit status 2, nothing created: netmodel made a folder of that name
-where the user meant a file. One rule, in compute.outputs.check_folder_path, for every
+where the user meant a file. One rule, in compute.output_paths.check_folder_path, for every
 command whose --out (or -o) is a folder."""
 
 import os
@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from compute.errors import UserError
-from compute.outputs import FIGURE_FORMATS, FILE_SUFFIXES, check_folder_path
+from compute.output_paths import FIGURE_FORMATS, FILE_SUFFIXES, check_folder_path
 from netmodel.cli.main import cli
 
 COMMANDS = [

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from compute.comm import NoCommunication, RingAlphaBeta
 from compute.errors import UserError
-from compute.outputs import MANIFEST
+from compute.output_paths import MANIFEST
 from compute.phases import Slo
 from compute.roofline_options import RooflineOptions
 from compute.search import search

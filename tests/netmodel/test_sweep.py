@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from compute.errors import UserError
-from compute.outputs import MANIFEST
+from compute.output_paths import MANIFEST
 from netmodel.cli.main import cli
 from netmodel.study.cost import parameters
 from netmodel.study.sweep import SweepParam, SweepResult, SweepRow, parse_param, run_sweep
