@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 
 from inference_reports.common import PROFILE, ROOT
-from inference_reports.tables import render
+from inference_reports.tables import left_out_lines, margin_lines, render
 from inference_reports.trtllm import profile_comm, trtllm_prediction
 
 #: The data file (in the repository; tests/compute/test_published_more.py reads it too).
@@ -83,15 +83,7 @@ def more_published(markdown: bool) -> list[str]:
                            f"{roof / mine:.2f}x", f"{cal:,.2f}", f"{cal / mine - 1:+.1%}",
                            profile_scope(r)])
     out = render(head, table_rows, markdown)
-    low, high = min(margins, key=lambda p: p[0]), max(margins, key=lambda p: p[0])
-    summary = [f"Roofline above all {len(used)} rows used ({sum(m >= 1 for m, _ in margins)} "
-               f"of {len(used)}): by {low[0]:.2f}x ({low[1]['id']}) to {high[0]:.2f}x "
-               f"({high[1]['id']})."]
-    for name, pick in GROUPS:
-        ms = [(m, r) for m, r in margins if pick(r)]
-        lo, hi = min(ms, key=lambda p: p[0]), max(ms, key=lambda p: p[0])
-        summary.append(f"{name}: {len(ms)} rows, margins {lo[0]:.2f}x ({lo[1]['id']}) to "
-                       f"{hi[0]:.2f}x ({hi[1]['id']}).")
+    summary = margin_lines(used, margins, GROUPS)
     ring = [r for r in used if not r["fabric"] and r["tp"] != "1"]
     if ring:
         pairs = ", ".join(
@@ -112,8 +104,5 @@ def more_published(markdown: bool) -> list[str]:
         f"{len(errors)} rows: every one an extrapolation (another engine on another GPU), so "
         f"no target applies; worst {worst[0]:+.1%} ({worst[1]['id']}), "
         f"{sum(p[0] < 0 for p in errors)} of {len(errors)} below measured.")
-    for r in rows:
-        if r["status"] != "used":
-            summary.append(f"Left out: {r['id']} ({float(r['measured']):,.2f} tok/s), "
-                           f"{r['note']}.")
+    summary += left_out_lines(rows, 2)
     return out + ([f"- {s}" for s in summary] if markdown else summary)

@@ -9,7 +9,7 @@ import csv
 
 from inference_reports.common import ROOT
 from inference_reports.published import published_model
-from inference_reports.tables import render
+from inference_reports.tables import above, left_out_lines, margin_span, render
 
 #: Published multi-server serving of DeepSeek-V3/R1 with expert parallelism (in the
 #: repository; tests/netmodel/test_published_multinode.py reads it too).
@@ -98,26 +98,15 @@ def multinode(markdown: bool) -> list[str]:
                            f"{margins[-1][0]:.2f}x", f"{tbo:,.0f}", f"{overlapped[-1][0]:.2f}x",
                            f"{ddp:,.0f}", f"{dense[-1][0]:.2f}x"])
     out = render(head, table_rows, markdown)
-    low, high = min(margins, key=lambda p: p[0]), max(margins, key=lambda p: p[0])
-    low2, high2 = min(overlapped, key=lambda p: p[0]), max(overlapped, key=lambda p: p[0])
     summary = [f"Roofline above all {len(margins)} multi-server rows used "
-               f"({sum(m >= 1 for m, _ in margins)} of {len(margins)}): by {low[0]:.2f}x "
-               f"({low[1]['id']}) to {high[0]:.2f}x ({high[1]['id']}).",
+               f"({above(margins)} of {len(margins)}): by {margin_span(margins)}.",
                f"With two-batch overlap (--two-batch-overlap, as the engines run): above "
-               f"{sum(m >= 1 for m, _ in overlapped)} of {len(overlapped)}, by "
-               f"{low2[0]:.2f}x ({low2[1]['id']}) to {high2[0]:.2f}x ({high2[1]['id']}).",
+               f"{above(overlapped)} of {len(overlapped)}, by {margin_span(overlapped)}.",
                f"With the dense MLP layers data-parallel (--dense-mlp-tp 1, as SGLang runs "
-               f"them with --moe-dense-tp-size 1): above {sum(m >= 1 for m, _ in dense)} of "
-               f"{len(dense)}, by {min(dense, key=lambda p: p[0])[0]:.2f}x "
-               f"({min(dense, key=lambda p: p[0])[1]['id']}) to "
-               f"{max(dense, key=lambda p: p[0])[0]:.2f}x "
-               f"({max(dense, key=lambda p: p[0])[1]['id']}).",
-               f"With both (--two-batch-overlap --dense-mlp-tp 1): above "
-               f"{sum(m >= 1 for m, _ in both)} of {len(both)}, by "
-               f"{min(both, key=lambda p: p[0])[0]:.2f}x "
-               f"({min(both, key=lambda p: p[0])[1]['id']}) to "
-               f"{max(both, key=lambda p: p[0])[0]:.2f}x "
-               f"({max(both, key=lambda p: p[0])[1]['id']})."]
+               f"them with --moe-dense-tp-size 1): above {above(dense)} of {len(dense)}, by "
+               f"{margin_span(dense)}.",
+               f"With both (--two-batch-overlap --dense-mlp-tp 1): above {above(both)} of "
+               f"{len(both)}, by {margin_span(both)}."]
     drafted = [r["id"] for r in rows if r["status"] == "used" and mtp_costed(r)]
     if drafted:
         summary.append(
@@ -127,6 +116,5 @@ def multinode(markdown: bool) -> list[str]:
             f"top of the range: a bound), the verification pass and the module's pass "
             f"costed; MTP with two-batch overlap is not modelled, so the TBO columns keep "
             f"the bare bound of every draft accepted and the module free.")
-    summary += [f"Left out: {r['id']} ({float(r['measured']):,.0f} tok/s), {r['note']}."
-                for r in rows if r["status"] != "used"]
+    summary += left_out_lines(rows, 0)
     return out + ([f"- {s}" for s in summary] if markdown else summary)

@@ -151,3 +151,36 @@ def fit_table(ms, profile, base_profile, comm, markdown: bool, scenario: str = S
         f"within {max(abs(h.error) for h in inside):.1%}.",
     ]
     return render(head, rows, markdown), summary
+
+
+def margin_lines(used, margins, groups) -> list[str]:
+    """The summary's first lines of a report of published throughputs against the
+    roofline: how many rows the bound is above and its margins (roofline / measured, with
+    their rows in ``margins`` as ``(margin, row)``), then each of ``groups`` (``(name,
+    pick)``) that holds rows."""
+    lines = [f"Roofline above all {len(used)} rows used ({above(margins)} of {len(used)}): "
+             f"by {margin_span(margins)}."]
+    for name, pick in groups:
+        ms = [(m, r) for m, r in margins if pick(r)]
+        if ms:
+            lines.append(f"{name}: {len(ms)} rows, margins {margin_span(ms)}.")
+    return lines
+
+
+def above(margins) -> int:
+    """How many of ``margins`` (``(roofline / measured, row)``) have the bound hold."""
+    return sum(m >= 1 for m, _ in margins)
+
+
+def margin_span(margins) -> str:
+    """The least and the largest of ``margins`` (``(roofline / measured, row)``), each with
+    its row's id: '1.26x (a) to 2.03x (b)'."""
+    lo, hi = min(margins, key=lambda p: p[0]), max(margins, key=lambda p: p[0])
+    return f"{lo[0]:.2f}x ({lo[1]['id']}) to {hi[0]:.2f}x ({hi[1]['id']})"
+
+
+def left_out_lines(rows, digits: int) -> list[str]:
+    """One line for each row a report leaves out (``status`` not ``used``): its id, its
+    measured throughput (``digits`` decimals) and the data file's reason."""
+    return [f"Left out: {r['id']} ({float(r['measured']):,.{digits}f} tok/s), {r['note']}."
+            for r in rows if r["status"] != "used"]

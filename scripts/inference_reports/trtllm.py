@@ -12,7 +12,7 @@ import csv
 
 from inference_reports.common import PROFILE, ROOT, scenario_comm
 from inference_reports.published import published_model
-from inference_reports.tables import render
+from inference_reports.tables import left_out_lines, margin_lines, render
 
 #: The data file (in the repository; tests/compute/test_published_trtllm.py reads it too).
 TRTLLM = ROOT / "tests" / "compute" / "data" / "published_serving_trtllm.csv"
@@ -126,16 +126,7 @@ def trtllm(markdown: bool) -> list[str]:
                            profile_scope(r) if cal is not None else
                            "not costed (speculative decoding)"])
     out = render(head, table_rows, markdown)
-    low, high = min(margins, key=lambda p: p[0]), max(margins, key=lambda p: p[0])
-    summary = [f"Roofline above all {len(used)} rows used ({sum(m >= 1 for m, _ in margins)} "
-               f"of {len(used)}): by {low[0]:.2f}x ({low[1]['id']}) to {high[0]:.2f}x "
-               f"({high[1]['id']})."]
-    for name, pick in _GROUPS:
-        ms = [(m, r) for m, r in margins if pick(r)]
-        if ms:
-            lo, hi = min(ms, key=lambda p: p[0]), max(ms, key=lambda p: p[0])
-            summary.append(f"{name}: {len(ms)} rows, margins {lo[0]:.2f}x ({lo[1]['id']}) "
-                           f"to {hi[0]:.2f}x ({hi[1]['id']}).")
+    summary = margin_lines(used, margins, _GROUPS)
     for r in (r for r in used if int(r["emitted"]) > 1):
         summary.append(
             f"{r['id']} runs MTP speculative decoding ({int(r['emitted']) - 1} drafts a step): "
@@ -158,10 +149,7 @@ def trtllm(markdown: bool) -> list[str]:
                else "") + ". Its overheads, fitted on an engine of 2023 at batches up to 64, "
             "cap what it gives a maximum-load TensorRT-LLM run: a profile is fitted per "
             "engine (netmodel calibrate).")
-    for r in rows:
-        if r["status"] != "used":
-            summary.append(f"Left out: {r['id']} ({float(r['measured']):,.1f} tok/s), "
-                           f"{r['note']}.")
+    summary += left_out_lines(rows, 1)
     return out + ([f"- {s}" for s in summary] if markdown else summary)
 
 
