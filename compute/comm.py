@@ -38,9 +38,8 @@ from compute.validate import describe, is_whole
 
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
            "FunctionComm", "NoCommunication", "RingAlphaBeta", "ScaleUpLowerBound", "as_comm",
-           "as_times",
-           "check_group_size",
-           "check_nbytes", "check_op", "collective_args"]
+           "as_times", "check_group_size", "check_nbytes", "check_op", "collective_args",
+           "least_time"]
 
 #: The largest group check_group_size takes: 2**53, the largest whole number a float (the
 #: cost formulas' arithmetic) holds exactly; above it a size is not a count of GPUs.
@@ -342,6 +341,24 @@ class RingAlphaBeta(_ByFormula):
 
 
 @functools.lru_cache(maxsize=1024)
+def least_time(pairs: tuple, n: float, beta: float) -> float:
+    """The least ``fixed + share * n * beta`` over ``pairs`` of ``(fixed, share)``, for
+    one message of ``n`` bytes (plain floats: the formula of
+    :meth:`ScaleUpLowerBound.time`, which a caller holding its :meth:`~ScaleUpLowerBound.terms`
+    evaluates without the method).
+
+    >>> round(least_time(((1e-06, 7.0), (2e-06, 1.75)), 8e3, 1e-11), 12)   # one-shot
+    1.56e-06
+    """
+    fixed, share = pairs[0]
+    t = fixed + share * n * beta
+    for fixed, share in pairs[1:]:
+        u = fixed + share * n * beta
+        if u < t:
+            t = u
+    return t
+
+
 def _bound_terms(op: str, p: int, a: float, in_switch: bool) -> tuple:
     """The ``(fixed, share)`` pairs of :meth:`ScaleUpLowerBound.terms`: each algorithm's
     cost ``fixed + share * n * beta``, less any another matches or beats in both terms."""
@@ -439,14 +456,10 @@ class ScaleUpLowerBound(_ByFormula):
         ``n`` bytes (a float or an array), unchecked: the least ``fixed + share * n *
         beta`` over the :meth:`terms` of ``(op, p)``."""
         pairs, beta = self.terms(op, p)
+        if type(n) is float:
+            return least_time(pairs, n, beta)
         fixed, share = pairs[0]
         t = fixed + share * n * beta
-        if type(t) is float:
-            for fixed, share in pairs[1:]:
-                u = fixed + share * n * beta
-                if u < t:
-                    t = u
-            return t
         for fixed, share in pairs[1:]:
             t = np.minimum(t, fixed + share * n * beta)
         return t

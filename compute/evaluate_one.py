@@ -20,7 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from compute.comm import CommLike, RingAlphaBeta, ScaleUpLowerBound, as_comm, as_times
+from compute.comm import (
+    CommLike,
+    RingAlphaBeta,
+    ScaleUpLowerBound,
+    as_comm,
+    as_times,
+    least_time,
+)
 from compute.errors import UserError
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.memory import (
@@ -337,13 +344,7 @@ def _evaluate_plain(plan: _Plan, batch: int, comm, limit: float) -> InferenceRes
     net = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
     if comm is None:   # the GPU's default model: its formula, with the terms of the plan
         for k, pairs, beta in plan.ring:
-            n = coll[k]
-            fixed, share = pairs[0]
-            t = fixed + share * n * beta
-            for fixed, share in pairs[1:]:   # the least, as ScaleUpLowerBound.time
-                u = fixed + share * n * beta
-                if u < t:
-                    t = u
+            t = least_time(pairs, coll[k], beta)
             if not 0.0 <= t < math.inf:
                 check_time(t, plan.ops[k], plan.par.tp)
             net[k] = t
