@@ -292,10 +292,17 @@ def resolve_profile(ref: str | None, option: str = "--profile") -> EngineProfile
         return get_profile(ref)
 
 
-def dense_mlp_tp(text: str | None) -> int | None:
-    """``--dense-mlp-tp``'s value: None unset, else a whole number (RooflineOptions checks
-    the degree)."""
-    return None if text is None else whole_option("--dense-mlp-tp", text)
+def dense_mlp_tp(text: str | None) -> int | str | None:
+    """``--dense-mlp-tp``'s value: None unset, else the whole number it spells, or the text
+    where it spells none: RooflineOptions checks the degree, and states its one range (1,
+    or unset) for '5' and '0x10' alike, where a whole number's range (1 to 1,000,000,000)
+    was said of a text that is none."""
+    from compute.validate import read_number
+
+    if text is None:
+        return None
+    v = read_number("--dense-mlp-tp", str(text), whole=True)
+    return text if v is None else v
 
 
 def _whole_text(text: object) -> bool:

@@ -73,6 +73,8 @@ def _kv_ports(scenario, text: str) -> int:
     try:
         return check_kv_ports(scenario, _kv_ports_read(text))
     except UserError as exc:
+        if str(exc).startswith("--kv-ports "):   # the number grammar's own line names it
+            raise
         said = str(exc).removeprefix("kv_ports: ").removeprefix("kv_ports ")
         raise UserError(f"--kv-ports {text!r}: {said}") from None
 

@@ -165,7 +165,9 @@ def test_refusals(make, words):
 
 @pytest.mark.parametrize(("extra", "words"), [
     (["--dense-mlp-tp", "4"], "must be 1"),
-    (["--dense-mlp-tp", "x"], "--dense-mlp-tp must be a whole number"),
+    # the one range '4' gets, not a whole number's (1 to 1,000,000,000) for a text
+    (["--dense-mlp-tp", "x"], "(--dense-mlp-tp) must be 1 (SGLang's --moe-dense-tp-size 1) "
+                              "or unset (the stage's TP), got 'x'"),
     (["--dense-mlp-tp", "1", "--attention-dp", "1"], "has none"),
 ])
 def test_cli_refusals_one_line_exit_2(extra, words):
