@@ -197,6 +197,27 @@ def _gpus_beside_swaps() -> Iterator[None]:
             " in gpus", " in --gpus").replace(" leave out gpus", " leave out --gpus")) from None
 
 
+@contextlib.contextmanager
+def _parallelism_said() -> Iterator[None]:
+    """The search options' refusals of the options beside ``parallelism``
+    (:func:`netmodel.study.search_options.check_fabric_options`: ``parallelism 'all'
+    searches pipeline stages, ...; give parallelism 'auto' or 'tp' with ...``) said with
+    --parallelism: the library names its parameter, a word without an underscore that
+    :func:`~netmodel.cli.main.flags_for_parameters` leaves to prose (compare's line named
+    no flag where the values it quoted were typed for two: ``--instances all``)."""
+    import re
+
+    from compute.errors import UserError
+
+    said = r"(?<![\w.-])parallelism '"
+    try:
+        yield
+    except UserError as exc:
+        if not re.search(said, str(exc)):
+            raise
+        raise type(exc)(re.sub(said, "--parallelism '", str(exc))) from None
+
+
 def _search_settings(models_text: str, phase_text: str,
                      kw: dict) -> tuple[list[str], list[str], dict]:
     """What compare and sweep search with, from their command line (``kw``: the options of
@@ -614,7 +635,7 @@ def compare(list_: bool, show: str | None, models_text: str, scenarios_text: str
         total = len(models) * len(phases) * len(expand_scenarios(scenarios, gpus))
     from netmodel.cli.main import value_refused_as
 
-    with value_refused_as("--models", models_text, _TWO_MODELS):
+    with value_refused_as("--models", models_text, _TWO_MODELS), _parallelism_said():
         _run_and_report("compare", total, kw, functools.partial(
             run_compare, models, scenarios, phases, gpus=gpus, reliability=reliability,
             **settings), write_compare, out_dir, as_json, settings["options"])
@@ -697,7 +718,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     costs = [t for t in param_texts if t.strip().startswith("cost.")]
     with value_refused_as("--scenarios", ",".join(scenario_texts), "no die data"), \
             value_refused_as("--models", models_text, _TWO_MODELS), \
-            _cost_params_said(costs):
+            _cost_params_said(costs), _parallelism_said():
         _run_and_report("sweep", total, kw, functools.partial(
             run_sweep, scens, params, models, phases, **settings), write_sweep, out_dir,
             as_json, settings["options"])

@@ -145,7 +145,7 @@ def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions |
     >>> check_fabric_options([get_model("DeepSeek-V3")], RooflineOptions(dense_mlp_tp=1), "tp")
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: dense MLP TP 1 runs beside attention DP, which parallelism 'tp' does not search; give parallelism 'auto' or 'all'
+    compute.errors.UserError: dense MLP TP 1 runs beside attention DP, which parallelism 'tp' does not search; give parallelism 'auto' or 'all', or leave options.dense_mlp_tp unset
     """
     check_options(options)
     check_parallelism_name(parallelism)   # before '== "all"' (a numpy array's truth raised)
@@ -164,7 +164,8 @@ def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions |
         return
     if parallelism == "tp":
         raise UserError(f"dense MLP TP {options.dense_mlp_tp} runs beside attention DP, which "
-                        f"parallelism 'tp' does not search; give parallelism 'auto' or 'all'")
+                        f"parallelism 'tp' does not search; give parallelism 'auto' or 'all', or "
+                        f"leave options.dense_mlp_tp unset")
     from compute.parallel import Parallelism, dense_data_parallel, layout
 
     for m in models:   # the model's own refusal (no dense layers among MoE ones)
