@@ -39,9 +39,12 @@ def _comm_for(scenario_ref, fabric_ref, gpu_file):
                                                 profiled=True)
         _, comm, desc, gpus = cache[m.gpu]
         n = m.tp * m.pp        # the instance: tp x pp GPUs
-        if n > gpus:
-            raise UserError(f"{m.named()}: an instance of {n} GPUs does not "
-                            f"fit the {desc['model']} ({gpus} GPUs)")
+        if n > gpus:   # named by its flag and value, as typed: 'the fabric' was which?
+            flag, ref = ("--scenario", scenario_ref) if scenario_ref is not None else \
+                ("--fabric", fabric_ref)
+            raise UserError(f"{m.named()}: an instance of {n} GPUs does not fit {flag} "
+                            f"{ref!r} ({gpus} GPUs); give a {desc['model']} of {n} GPUs "
+                            f"or more")
         return comm
 
     return comm_for
