@@ -41,6 +41,7 @@ from compute.phases import PHASES, Slo, check_phase, check_slo
 from compute.roofline import bound_comm, check_options, make_workload, ring_comm
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, search
+from compute.validate import describe
 from compute.workers import forks, in_background
 from netmodel.study.defaults import (
     BASELINE,
@@ -167,6 +168,41 @@ class StudyResult(RowsResult):
         return "\n".join(lines)
 
 
+def _network_of(comm_factory: Callable[[GpuSpec], CommLike] | None,
+                network: object) -> tuple[str, Callable[[GpuSpec], CommLike]]:
+    """:func:`run_lite_gpu_study`'s ``(label, factory)``: a label of :data:`NETWORKS`
+    without a factory costs with that network's (``network="bound"`` labelled the ring's
+    figures ``bound``, as any name did); any other label needs a factory."""
+    if network is not None and (not isinstance(network, str) or not network.strip()):
+        raise UserError(f"network must be a name (non-empty text), got {describe(network)}")
+    if comm_factory is None:
+        network = network or "ring"
+        if network not in NETWORKS:
+            raise UserError(f"network {network!r} is none of the study's networks (known: "
+                            f"{', '.join(NETWORKS)}), and with no comm_factory the rows are "
+                            f"costed on the network named: give one of them, or a "
+                            f"comm_factory for a network of your own")
+        return network, NETWORKS[network]
+    return network or "custom", comm_factory
+
+
+def _network_names(networks: object) -> list[str]:
+    """:func:`run_full_study`'s ``networks``, each once, in order, as a list (an iterator
+    is read once): a text was read letter by letter (``networks="bound"``: ``unknown
+    network 'b'``), None and a list of lists raised TypeError."""
+    if isinstance(networks, str) or not isinstance(networks, Iterable):
+        hint = f"; give [{networks!r}]" if isinstance(networks, str) else ""
+        raise UserError(f"networks must be a list of the study's network names "
+                        f"({', '.join(NETWORKS)}), got {describe(networks)}{hint}")
+    names = list(networks)
+    for n in names:
+        if not isinstance(n, str) or n not in NETWORKS:
+            raise UserError(f"unknown network {describe(n)}; known: {', '.join(NETWORKS)}")
+    if not names:
+        raise UserError("give at least one network")
+    return list(dict.fromkeys(names))
+
+
 def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
                        gpus: Iterable[str | GpuSpec] = DEFAULT_GPUS,
                        phases: Iterable[str] = PHASES, *,
@@ -188,7 +224,8 @@ def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
         infer's default, the scale-up bound).
     network : str, optional
         Label of the network in the rows (default ``"ring"``, or ``"custom"`` with a
-        ``comm_factory``).
+        ``comm_factory``). Without a ``comm_factory``, one of :data:`NETWORKS` (``ring``,
+        ``bound``, ``ideal``), whose collectives the rows are costed with.
     options, slo, prompt, context, max_batch
         Passed to :func:`compute.search.search`.
     baseline : str
@@ -199,8 +236,7 @@ def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
     phases = [check_phase(p) for p in phases]
     if not (models and gpus and phases):
         raise UserError("the study needs at least one model, one GPU and one phase")
-    network = network or ("ring" if comm_factory is None else "custom")
-    factory = comm_factory or ring_comm
+    network, factory = _network_of(comm_factory, network)
     options = check_options(options)
     slo = check_slo(slo)
     rows, searches = [], []
@@ -433,11 +469,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                         f"MLP per layer); give one with experts, e.g. {MOE_MODEL!r}, or moe=None "
                         f"to skip the part")
     scens = fabric_scenarios(gpus, scenarios) if fabric or scenarios is not None else []
-    for n in dict.fromkeys(networks):
-        if n not in NETWORKS:
-            raise UserError(f"unknown network {n!r}; known: {', '.join(NETWORKS)}")
-    if not networks:
-        raise UserError("give at least one network")
+    networks = _network_names(networks)
     models = [get_model(m) for m in models]
     from netmodel.study.search_options import refuse_unwired_options
 
@@ -494,7 +526,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         lap("inputs and GPU prices")
     early = in_background(moe_part) if beside and moe else None
     ideal = None
-    for n in dict.fromkeys(networks):
+    for n in networks:
         part = run_lite_gpu_study(models, gpus, phases, comm_factory=NETWORKS[n], network=n,
                                   options=options, slo=slo, prompt=prompt, context=context,
                                   max_batch=max_batch)

@@ -1,0 +1,148 @@
+"""Hostile round 27 (scripts/hostile_round27.py): the newest options and their
+combinations: serve's --load/--rate at their edges and together, SLOs no cell meets, every
+serve option at once; infer/search/calibrate with --scenario/--fabric and the 'bound'
+network's name; the study's networks and part flags; compare --instances all --parallelism
+all; options given twice; numbers in odd spellings; outputs nobody may write.
+
+Found wrong, each checked here:
+
+(a) ``serve --kv-ports 1_000`` (or a fullwidth digit) said the flag twice: '--kv-ports
+'1_000': --kv-ports '1_000' groups its digits with '_' ...'. Now once.
+
+(b) ``--dense-mlp-tp`` stated two ranges: '5' was 'must be 1 (SGLang's --moe-dense-tp-size
+1) or unset', '0x10', 'x' or '1.5' 'must be a whole number from 1 to 1,000,000,000'. Now
+the one range for each.
+
+(c) compare's refusal of an option beside --parallelism named the library's parameter, not
+the flag: ``compare --instances all --parallelism tp --dense-mlp-tp 1`` said 'dense MLP TP
+1 runs beside attention DP, which parallelism 'tp' does not search; give parallelism 'auto'
+or 'all'' (two of the values it quotes typed, so no flag put in front), and ``--parallelism
+all --two-batch-overlap`` 'parallelism 'all' searches pipeline stages ...; give parallelism
+'auto' or 'tp' with --two-batch-overlap'. Now --parallelism (compare and sweep), and the
+dense refusal says to leave --dense-mlp-tp unset.
+
+(d) ``calibrate --fabric ring:n=2`` of a TP 4 row said '... an instance of 4 GPUs does not
+fit the fabric (2 GPUs)': which fabric, by which flag, unsaid. Now '... does not fit
+--fabric 'ring:n=2' (2 GPUs); give a fabric of 4 GPUs or more' (and --scenario alike).
+
+(e) The study's library took its networks as it found them: ``run_full_study(networks=
+"bound")`` was 'unknown network 'b'' (a text read letter by letter), ``networks=None`` and a
+list of lists raised TypeError; ``run_lite_gpu_study(network="bound")`` (no comm_factory)
+costed the ring and labelled its rows 'bound' (Llama-3-8B decode on 4 Lite GPUs 87.06
+tokens/s/SM where the bound gives 92.87), any label alike. Now a network named without a
+factory is costed as that network, a name of none is refused, and ``networks`` must be a
+list of names.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from compute.errors import UserError
+from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
+
+SHIPPED_CSV = ROOT / "compute/data/vllm_h100_2024_measurements.csv"
+KV = ["serve", "--scenario", "lite-ocs", "--model", "Llama-3-8B", "--max-batch", "8",
+      "--tp-only"]
+DSV3 = ["serve", "--scenario", "h100-dgx", "--model", "DeepSeek-V3", "--max-batch", "8"]
+COMPARE = ["compare", "--models", "DeepSeek-V3", "--max-batch", "8", "-q", "--no-plot",
+           "--scenarios", "lite-ocs"]
+SWEEP = ["sweep", "--scenarios", "lite-ocs", "-q", "--no-plot", "--models", "DeepSeek-V3",
+         "--max-batch", "8", "--param", "adjust.hop_latency=1us"]
+
+
+@pytest.mark.parametrize("typed, said", [
+    ("1_000", "error: --kv-ports '1_000' groups its digits with '_'; write 1000"),
+    ("\uff11", "error: --kv-ports '\uff11' has the digit '\uff11' (FULLWIDTH DIGIT ONE)"),
+])
+def test_kv_ports_in_an_odd_spelling_names_its_flag_once(typed, said):
+    line = one_line_error(run_cli([*KV, "--kv-ports", typed]))
+    assert line.startswith(said) and line.count("--kv-ports") == 1, line
+
+
+@pytest.mark.parametrize("typed, got", [
+    ("5", "5"), ("0x10", "'0x10'"), ("x", "'x'"), ("1.5", "'1.5'"), ("nan", "'nan'"),
+    ("0", "0"), ("1e400", "an integer of 401 digits"),
+])
+def test_dense_mlp_tp_states_one_range(typed, got):
+    line = one_line_error(run_cli([*DSV3, "--dense-mlp-tp", typed]))
+    assert line == (f"error: dense MLP TP degree (--dense-mlp-tp) must be 1 (SGLang's "
+                    f"--moe-dense-tp-size 1) or unset (the stage's TP), got {got}"), line
+
+
+@pytest.mark.parametrize("base", [COMPARE, SWEEP])
+@pytest.mark.parametrize("extra, line", [
+    (["--instances", "all", "--parallelism", "tp", "--dense-mlp-tp", "1"],
+     "error: dense MLP TP 1 runs beside attention DP, which --parallelism 'tp' does not "
+     "search; give --parallelism 'auto' or 'all', or leave --dense-mlp-tp unset"),
+    (["--parallelism", "all", "--two-batch-overlap"],
+     "error: --parallelism 'all' searches pipeline stages, which two-batch overlap does not "
+     "model (one stage); give --parallelism 'auto' or 'tp' with --two-batch-overlap"),
+    (["--instances", "all", "--parallelism", "all", "--mtp-tokens", "1", "--phases",
+      "decode"],
+     "error: --parallelism 'all' searches pipeline stages, which MTP decode does not model "
+     "(one stage); give --parallelism 'auto' or 'tp' with --mtp-tokens"),
+])
+def test_a_refusal_beside_parallelism_names_the_flag(tmp_path, base, extra, line):
+    assert one_line_error(run_cli([*base, *extra, "--out", tmp_path / "o"])) == line
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("flag, ref, what", [("--fabric", "ring:n=2", "fabric"),
+                                              ("--scenario", "s.toml", "scenario")])
+def test_calibrate_names_the_fabric_an_instance_does_not_fit(tmp_path, flag, ref, what):
+    shipped = (ROOT / "netmodel/data/scenarios/lite-ocs.toml").read_text()
+    (tmp_path / "s.toml").write_text(shipped.replace('name = "lite-ocs"', 'name = "mine"')
+                                     .replace("gpus = 128", "gpus = 2"))
+    line = one_line_error(run_cli(["calibrate", "--measurements", SHIPPED_CSV, "-o", "p.toml",
+                                   flag, ref], tmp_path))
+    assert line.endswith(f"(Llama-3-70B TP 4 decode batch 8 context 96 on H100-SXM): an "
+                         f"instance of 4 GPUs does not fit {flag} {ref!r} (2 GPUs); give a "
+                         f"{what} of 4 GPUs or more"), line
+    assert [p.name for p in tmp_path.iterdir()] == ["s.toml"]
+
+
+@pytest.mark.parametrize("networks, said", [
+    ("bound", "networks must be a list of the study's network names (ring, bound, ideal), "
+              "got 'bound'; give ['bound']"),
+    (None, "networks must be a list of the study's network names (ring, bound, ideal), got "
+           "None"),
+    ([["ring"]], "unknown network ['ring']; known: ring, bound, ideal"),
+    (["Bound"], "unknown network 'Bound'; known: ring, bound, ideal"),
+])
+def test_run_full_study_networks_must_be_a_list_of_names(networks, said):
+    from netmodel.study.lite_gpu import run_full_study
+
+    with pytest.raises(UserError) as exc:
+        run_full_study(["Llama-3-8B"], ["Lite"], ["decode"], networks=networks, fabric=False)
+    assert str(exc.value) == said
+
+
+def test_a_network_named_without_a_factory_is_costed_as_that_network():
+    from netmodel.study.lite_gpu import NETWORKS, run_lite_gpu_study
+
+    kw = dict(models=["Llama-3-8B"], gpus=["Lite"], phases=["decode"])
+    named = run_lite_gpu_study(**kw, network="bound")
+    bound = run_lite_gpu_study(**kw, network="bound", comm_factory=NETWORKS["bound"])
+    ring = run_lite_gpu_study(**kw)
+    lite = [r for r in named.rows if r.gpu == "Lite"][0]
+    assert lite.network == "bound" and lite.tp == 4
+    assert lite.tokens_per_s_per_sm == [r for r in bound.rows if r.gpu == "Lite"][0] \
+        .tokens_per_s_per_sm
+    # the ring's own figure, which 'bound' carried before: 4 Lite GPUs' rings cost more
+    assert lite.tokens_per_s_per_sm > [r for r in ring.rows if r.gpu == "Lite"][0] \
+        .tokens_per_s_per_sm * 1.05
+    for label, said in (("custom", "network 'custom' is none of the study's networks "
+                                   "(known: ring, bound, ideal)"),
+                        ("", "network must be a name (non-empty text), got ''")):
+        with pytest.raises(UserError, match=f"^{said}".replace("(", r"\(").replace(")", r"\)")):
+            run_lite_gpu_study(**kw, network=label)
+
+
+def test_nothing_written_by_the_refusals(tmp_path: Path):
+    # the study refuses before its first part: no output folder made
+    one_line_error(run_cli(["study", "lite-gpu", "--out", tmp_path / "o", "--networks",
+                            "ring,Ideal", "--no-fabric"]), "unknown network 'Ideal'")
+    assert list(tmp_path.iterdir()) == []
