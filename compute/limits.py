@@ -36,7 +36,7 @@ def setting(env: str, default: int, most: int | None = None) -> int:
     >>> setting("NETMODEL_EXAMPLE_SETTING", 100)
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: environment variable NETMODEL_EXAMPLE_SETTING='0' must be a whole number >= 1 (default 100)
+    compute.errors.UserError: environment variable NETMODEL_EXAMPLE_SETTING='0' must be a whole number from 1 to 1e30 (default 100)
     >>> del os.environ["NETMODEL_EXAMPLE_SETTING"]
     """
     text = os.environ.get(env)
@@ -46,7 +46,8 @@ def setting(env: str, default: int, most: int | None = None) -> int:
         else None   # the one number grammar: '1_000' refused, '1e6' read
     top = 10**30 if most is None else most   # 10**30: as the 30 digits typed at most
     if value is None or not 1 <= value <= top:
-        bound = ">= 1" if most is None else f"from 1 to {most:,}"
+        # one range for a value below it and one above ('>= 1' was said of 32 nines too)
+        bound = "from 1 to 1e30" if most is None else f"from 1 to {most:,}"
         raise UserError(f"environment variable {env}={describe(text)} must be a whole number "
                         f"{bound} (default {default:,})")
     return value

@@ -1,8 +1,9 @@
 """The whole-number environment settings (compute.limits' NETMODEL_MAX_*, topologies.limits'
 NETMODEL_MAX_FABRIC_*, NETMODEL_JOBS) are read by one reader, compute.limits.setting, and
-refused in one wording: 'environment variable NAME='text' must be a whole number >= 1
-(default N)' (or 'from 1 to MOST' where there is a most). Three copies said '> 0',
-'>= 1 (default N)' and 'NETMODEL_JOBS=... from 1 to 999,999'."""
+refused in one wording: 'environment variable NAME='text' must be a whole number from 1 to
+1e30 (default N)' (or 'from 1 to MOST' where there is a most). Three copies said '> 0',
+'>= 1 (default N)' and 'NETMODEL_JOBS=... from 1 to 999,999'; '>= 1' was said of 31 nines
+too, past the 30 digits read."""
 
 import os
 import re
@@ -22,9 +23,9 @@ def _default_jobs():
 
 READERS = [
     ("NETMODEL_MAX_SWEEP_POINTS", lambda: climits.setting("NETMODEL_MAX_SWEEP_POINTS", 5000),
-     ">= 1 (default 5,000)"),
-    (ENV["nodes"], max_nodes, f">= 1 (default {DEFAULTS['nodes']:,})"),
-    (ENV["edges"], max_edges, f">= 1 (default {DEFAULTS['edges']:,})"),
+     "from 1 to 1e30 (default 5,000)"),
+    (ENV["nodes"], max_nodes, f"from 1 to 1e30 (default {DEFAULTS['nodes']:,})"),
+    (ENV["edges"], max_edges, f"from 1 to 1e30 (default {DEFAULTS['edges']:,})"),
     ("NETMODEL_JOBS", jobs, f"from 1 to 999,999 (default {_default_jobs()})"),
 ]
 

@@ -32,6 +32,10 @@ costed the ring and labelled its rows 'bound' (Llama-3-8B decode on 4 Lite GPUs 
 tokens/s/SM where the bound gives 92.87), any label alike. Now a network named without a
 factory is costed as that network, a name of none is refused, and ``networks`` must be a
 list of names.
+
+(f) A ``NETMODEL_MAX_*`` setting past the 30 digits read (32 nines) was refused as 'must be
+a whole number >= 1 (default 20,000)', a range it is in. Now 'from 1 to 1e30', below the
+range and above it alike.
 """
 
 from __future__ import annotations
@@ -145,4 +149,13 @@ def test_nothing_written_by_the_refusals(tmp_path: Path):
     # the study refuses before its first part: no output folder made
     one_line_error(run_cli(["study", "lite-gpu", "--out", tmp_path / "o", "--networks",
                             "ring,Ideal", "--no-fabric"]), "unknown network 'Ideal'")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("value", ["9" * 32, "1e31", "0", "-0"])
+def test_a_setting_past_its_range_is_told_the_one_range(tmp_path, value):
+    line = one_line_error(run_cli([*COMPARE, "--out", tmp_path / "o"],
+                                  env={"NETMODEL_MAX_COMPARE_SEARCHES": value}))
+    assert line == (f"error: environment variable NETMODEL_MAX_COMPARE_SEARCHES={value!r} "
+                    f"must be a whole number from 1 to 1e30 (default 20,000)"), line
     assert list(tmp_path.iterdir()) == []
