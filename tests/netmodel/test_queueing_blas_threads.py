@@ -1,6 +1,7 @@
 """The bulk chain runs OpenBLAS on one thread and puts its count back (queueing.
 _one_blas_thread: its threads, spinning between the chain's small products and solves,
-took 5-7 times the CPU of one thread on two contended cores)."""
+took 5-7 times the CPU of one thread on two contended cores), and the landing law kept for
+the cells that share a load and ``B`` is read-only and the same as one computed afresh."""
 
 from __future__ import annotations
 
@@ -45,3 +46,12 @@ def test_the_wait_is_the_same_on_one_thread_and_outside_the_block():
     assert inside == pytest.approx(outside, rel=1e-12)
     assert inside > 0
 
+
+def test_the_kept_landing_law_is_read_only_and_the_same_afresh():
+    kept = queueing._landing(0.95, 37)
+    assert queueing._landing(0.95, 37) is kept
+    with pytest.raises(ValueError):
+        kept[0] = 1.0
+    fresh = queueing._landing.__wrapped__(0.95, 37)
+    assert np.array_equal(kept, fresh)
+    assert kept.sum() == pytest.approx(1.0, rel=1e-13)
