@@ -76,7 +76,7 @@ def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, ske
                    options.dense_mlp_tp,  # the options the parts use
                    None if busiest is None else (busiest.tobytes(), busiest.shape),
                    bool(np.any(sh.ep_allreduce)),   # the exchange (compute.moe_exchange)
-                   bool(np.any(sh.ep_gather)))
+                   bool(np.any(sh.ep_gather)), bool(np.any(sh.ep_dp_gather)))
             hash(key)
         except TypeError:  # an unhashable field: not kept
             key = None
@@ -122,7 +122,8 @@ def _kept_work(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
         key = (model, gpu, tuple(configs), plain, paired, b.tobytes(), b.shape, workload,
                skew, options.compute_dtype, options.memory_reserve, options.dense_mlp_tp,
                None if busiest is None else (busiest.tobytes(), busiest.shape),
-               bool(np.any(sh.ep_allreduce)), bool(np.any(sh.ep_gather)))
+               bool(np.any(sh.ep_allreduce)), bool(np.any(sh.ep_gather)),
+               bool(np.any(sh.ep_dp_gather)))
         hash(key)
     except TypeError:  # an unhashable field: not kept
         return _work_frame(model, gpu, configs, sh, plain, b, workload, options, skew,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.memory import describe_fit
-from compute.moe_exchange import shown_name
+from compute.moe_exchange import EXCHANGES, shown_name
 from compute.parallel import expert_slots
 from compute.results import RESOURCES, InferenceResult, StageResult
 from compute.stages import STAGES, op_at
@@ -125,6 +125,9 @@ class Grid(GridRates):
     #: ``(larger, smaller)``, (nc, nb) each (:func:`compute.roofline._two_batch`); None without the option
     #: or where no cell splits
     two_batch_halves: tuple | None = None
+    #: each cell's MoE exchange, its code in :data:`compute.moe_exchange.EXCHANGES`, shape
+    #: (nc, nb); None: the all-to-alls wherever a row runs expert parallelism
+    exchange: np.ndarray | None = None
     #: with ``options.mtp_tokens`` (decode): seconds of the step's draft passes of the MTP
     #: module (in ``latency``), shape (nc, nb), and the tokens a sequence emits a step on
     #: average (:func:`compute.mtp.expected_tokens`); None without the option
@@ -190,8 +193,9 @@ class Grid(GridRates):
         """The configuration of row ``i`` and batch index ``j``, with its breakdown (a
         stage another dimension adds is listed where it occurs, named as it runs in that
         cell: :func:`compute.moe_exchange.shown_name`)."""
+        code = 0 if self.exchange is None else int(self.exchange[i, j])
         stages = tuple(
-            StageResult(name=shown_name(name, op_at(self.ops[k], i, j)),
+            StageResult(name=shown_name(name, op_at(self.ops[k], i, j), code),
                         count=int(self.counts[k, i]),
                         flops=float(self.flops[k, i, j]),
                         hbm_bytes=float(self.hbm_bytes[k, i, j]),
@@ -220,6 +224,7 @@ class Grid(GridRates):
             sms=par.gpus * self.gpu.sms,
             stages=stages, memory=fit, latency_limit=self.latency_limit, pp=par.pp,
             ep=par.ep, attention_dp=par.attention_dp,
+            moe_exchange=EXCHANGES[code] if self.model.is_moe and par.ep > 1 else "",
             micro_batch=int(self.micro_batches[i, j]) if self.micro_batches is not None
             else batch, expert_skew=self.expert_skew if par.ep > 1 else 1.0,
             **({} if self.interval is None or par.pp == 1 else

@@ -116,9 +116,11 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
     if not sh.plain and model.is_moe:  # EP: a group's ceil(experts / ep) expert slots per GPU
         # (redundant copies included, compute.parallel.expert_slots), shared replicated, or
         # split over tp where the layer's exchange is the all-reduce (compute.moe_exchange)
+        # or SGLang's DP-attention gather (compute.moe_dp_gather)
         full_shared = mlp(model.shared_ffn) * mb + gate if model.shared_ffn else 0
-        if model.shared_ffn and np.any(sh.ep_allreduce):
-            full_shared = np.where(np.asarray(sh.ep_allreduce) > 0, shared, full_shared)
+        split = np.asarray(sh.ep_allreduce) + np.asarray(sh.ep_dp_gather)
+        if model.shared_ffn and np.any(split):
+            full_shared = np.where(split > 0, shared, full_shared)
         ep_layer = attn + sh.expert_slots * mlp(sh.expert_ffn) * mb + router \
             + full_shared + norms
         layer = np.where(sh.ep > 1, ep_layer, layer)

@@ -1,8 +1,9 @@
 """Which exchange an expert-parallel MoE layer's tokens take, cell by cell: the dispatch and
 combine all-to-alls; where every GPU already holds every token, one all-reduce of the
 layer's output; under DP attention, an all-gather of every group's tokens to every GPU and
-a reduce-scatter of the experts' outputs back; a step takes the cheapest
-(:func:`cheaper_exchange`).
+a reduce-scatter of the experts' outputs back (vLLM's), or SGLang's gather around experts
+split over TP (:mod:`compute.moe_dp_gather`); a step takes the cheapest
+(:func:`cheaper_exchange`), and a cell's ``moe_exchange`` names it (:data:`EXCHANGES`).
 
 **Where every GPU holds every token.** In a stage of ``tp`` GPUs, EP ``e`` places the
 routed experts on ``e`` groups of ``tp / e`` GPUs (each expert split over its group,
@@ -105,14 +106,16 @@ all-to-alls' ``(tp-1)/tp A x hidden``, ``A = n k s / e`` copies (``s`` the skew,
 the busiest sender's ``a n_a k / e``), the latency terms equal (``tp - 1`` steps each), so
 the gather is cheaper exactly where ``G < A``: top-k above the EP degree, ``k s / e > 1``
 (DeepSeek-V3's top-8 at EP 4 of TP 8 x DP-attention 8, decode batch 64: 20.37 -> 20.20 ms
-on 8 H200; at EP 8 with skew 1.5, 20.28 -> 20.19 ms); at ``k = e`` they tie and the
+on 8 H200; at EP 8 with skew 1.5, 20.28 -> 20.19 ms; SGLang's gather, its shared expert
+split over ``tp``, is cheaper still in those cells); at ``k = e`` they tie and the
 all-to-alls stay (DeepSeek-V3 at EP 8), below it the all-to-alls win (Mixtral-8x7B's top-2
 at EP 8: a quarter of the rows). With ``e < tp`` each GPU runs its group's MoE-TP shards
 on the tokens routed to the group, as the all-to-all schedule generalises (vLLM's EP spans
 the stage; SGLang gathers so with ``--moe-a2a-backend none``, its shared experts split
-over ``tp``). The padding rows are extra activation memory in decode
-(:func:`compute.memory.activation_bytes`); the ``G`` rows otherwise sit within the
-residual-stream buffers it counts for every token of the step.
+over ``tp``: :mod:`compute.moe_dp_gather`, the third exchange, evaluated last since the
+gather's cells are formed from the all-to-alls' stages). The padding rows are extra
+activation memory in decode (:func:`compute.memory.activation_bytes`); the ``G`` rows
+otherwise sit within the residual-stream buffers it counts for every token of the step.
 """
 
 from __future__ import annotations
@@ -124,10 +127,23 @@ import numpy as np
 
 from compute.dp_collectives import CellOps, gathered_tokens
 from compute.memory import activation_bytes
+from compute.moe_dp_gather import dp_gather_rows, dp_gather_slots
 from compute.stage_mlp import dispatch_bytes
 
-__all__ = ["EXCHANGE_PRODUCERS", "SHOWN_AS", "allreduce_rows", "cheaper_exchange",
+__all__ = ["EXCHANGES", "EXCHANGE_PRODUCERS", "SHOWN_AS", "allreduce_rows", "cheaper_exchange",
            "exchange_slots", "flagged", "gather_rows", "shown_name", "slot_of"]
+
+#: The exchanges an EP layer may take, by the code a grid's ``exchange`` holds per cell:
+#: the all-to-alls, the all-reduce, vLLM's all-gather/reduce-scatter and SGLang's
+#: DP-attention gather (:mod:`compute.moe_dp_gather`); the name a cell's ``moe_exchange``
+#: gives it.
+EXCHANGES = ("all-to-all", "all-reduce", "vllm-gather", "sglang-dp-gather")
+#: The :class:`~compute.sharding.Shards` field flagging rows for each exchange but the
+#: first, and its code in :data:`EXCHANGES`.
+_FLAGS = {"ep_allreduce": 1, "ep_gather": 2, "ep_dp_gather": 3}
+#: The names SGLang's DP-attention gather gives its two collectives among ``tp`` (the
+#: dense layers' ``dp_gather`` and ``dp_scatter`` run in the EP layers' slots).
+_DP_GATHER_AS = {"moe_dispatch": "dp_gather_moe_ep", "moe_combine": "dp_scatter_moe_ep"}
 
 #: The name a cell's breakdown gives the slot of an EP layer's stage where it runs an
 #: all-reduce (the all-reduce exchange): the grids of both schedules share the slots
@@ -142,7 +158,7 @@ SHOWN_AS = {"attn_scatter": "allreduce_attn_ep", "dp_regather": "allreduce_mlp_e
 #: under the all-to-alls).
 SHOWN_OP = {"attn_scatter": "all-reduce", "dp_regather": "all-reduce",
             "moe_dispatch": "all-gather", "moe_combine": "reduce-scatter"}
-_SLOTS = {shown: slot for slot, shown in SHOWN_AS.items()}
+_SLOTS = {shown: slot for slot, shown in (*SHOWN_AS.items(), *_DP_GATHER_AS.items())}
 #: :data:`compute.stages.PIPELINE_STAGES` (that module imports this one): the stages a
 #: pass through the layers does not sum.
 _PIPELINE_STAGES = ("pp_send", "pipeline_wait")
@@ -154,12 +170,15 @@ _PIPELINE_STAGES = ("pp_send", "pipeline_wait")
 EXCHANGE_PRODUCERS = {"attn_scatter": "out_proj", "dp_regather": "mlp_down"}
 
 
-def shown_name(stage: str, op) -> str:
+def shown_name(stage: str, op, exchange: int = 0) -> str:
     """The name a cell's breakdown gives ``stage`` (a grid's stage name) whose collective in
     that cell is ``op``: :data:`SHOWN_AS`'s where an EP layer's slot runs the all-reduce
     exchange's all-reduce (``attn_scatter`` is otherwise a reduce-scatter, ``dp_regather``
     an all-gather) or the gather exchange's all-gather or reduce-scatter (``moe_dispatch``
-    and ``moe_combine`` otherwise all-to-alls): :data:`SHOWN_OP`; else the stage's own.
+    and ``moe_combine`` otherwise all-to-alls): :data:`SHOWN_OP`; where the cell takes
+    SGLang's DP-attention gather (``exchange`` 3, :data:`EXCHANGES`), ``dp_gather_moe_ep``
+    and ``dp_scatter_moe_ep`` for those two, whichever collective they run; else the
+    stage's own.
 
     >>> shown_name("attn_scatter", "all-reduce"), shown_name("dp_regather", "all-reduce")
     ('allreduce_attn_ep', 'allreduce_mlp_ep')
@@ -169,7 +188,11 @@ def shown_name(stage: str, op) -> str:
     ('attn_scatter', 'allreduce_attn')
     >>> shown_name("moe_dispatch", "all-to-all")
     'moe_dispatch'
+    >>> shown_name("moe_dispatch", "all-gather", 3), shown_name("moe_combine", "all-reduce", 3)
+    ('dp_gather_moe_ep', 'dp_scatter_moe_ep')
     """
+    if exchange == 3 and stage in _DP_GATHER_AS and op:
+        return _DP_GATHER_AS[stage]
     return SHOWN_AS[stage] if SHOWN_OP.get(stage) == op else stage
 
 
@@ -178,8 +201,8 @@ def slot_of(name: str) -> str:
 
     >>> slot_of("allreduce_mlp_ep"), slot_of("dp_regather"), slot_of("qkv")
     ('dp_regather', 'dp_regather', 'qkv')
-    >>> slot_of("allgather_moe_ep"), slot_of("reducescatter_moe_ep")
-    ('moe_dispatch', 'moe_combine')
+    >>> slot_of("allgather_moe_ep"), slot_of("reducescatter_moe_ep"), slot_of("dp_gather_moe_ep")
+    ('moe_dispatch', 'moe_combine', 'moe_dispatch')
     """
     return _SLOTS.get(name, name)
 
@@ -197,7 +220,7 @@ def allreduce_rows(model, sh) -> np.ndarray:
     ...     ep=8, attention_dp=8), Parallelism(8, pp=2, ep=8)])).tolist()
     [False, True, False, True]
     """
-    if not model.is_moe or sh.plain or np.any(sh.ep_allreduce) or np.any(sh.ep_gather):
+    if not model.is_moe or sh.plain or _any_flag(sh):
         return np.zeros(np.asarray(sh.tp).shape[0], dtype=bool)   # flagged: evaluated so
     ep, adp, dd = _per_row(sh, sh.ep, sh.attention_dp, sh.dense_dp)
     return (ep > 1) & (adp == 1) & (dd == 0)
@@ -218,10 +241,15 @@ def gather_rows(model, sh) -> np.ndarray:
     ...     Parallelism(8, attention_dp=8), Parallelism(16, ep=4, attention_dp=2)])).tolist()
     [False, True, False, True]
     """
-    if not model.is_moe or sh.plain or np.any(sh.ep_allreduce) or np.any(sh.ep_gather):
+    if not model.is_moe or sh.plain or _any_flag(sh):
         return np.zeros(np.asarray(sh.tp).shape[0], dtype=bool)
     ep, adp = _per_row(sh, sh.ep, sh.attention_dp)
     return (ep > 1) & (adp > 1)
+
+
+def _any_flag(sh) -> bool:
+    """True where ``sh`` is flagged for an exchange other than the all-to-alls."""
+    return any(np.any(getattr(sh, f)) for f in _FLAGS)
 
 
 def _per_row(sh, *xs):
@@ -244,7 +272,8 @@ def flagged(sh, flag: str) -> bool:
     return True
 
 
-def exchange_slots(model, sh, zero, n, n_att, phase: str, ar_bytes) -> dict:
+def exchange_slots(model, sh, zero, n, n_att, phase: str, ar_bytes, dense=None,
+                   attn=None) -> dict:
     """The EP layers' slots of :func:`compute.stages.stage_work` (its ``extra`` entries:
     ``(count, flops, hbm, op, bytes, group)``, the count None, the all-to-all schedule's)
     that another exchange changes, for ``n`` tokens of which the busiest attention group
@@ -259,7 +288,10 @@ def exchange_slots(model, sh, zero, n, n_att, phase: str, ar_bytes) -> dict:
       in the activations' dtype, ``G`` the rows gathered: every group padded to the
       busiest's ``n_att`` in decode (CUDA graphs), ``n`` in prefill
       (:func:`compute.dp_collectives.gathered_tokens` without SGLang's ``SUM_LEN``);
-      ``attn_scatter`` and ``dp_regather`` as under the all-to-alls.
+      ``attn_scatter`` and ``dp_regather`` as under the all-to-alls;
+    * SGLang's DP-attention gather (``Shards.ep_dp_gather``): the dense layers' entries of
+      ``dense`` (stage_work's) and ``attn`` (their ``allreduce_attn``'s op, bytes and
+      group) in the four slots (:func:`compute.moe_dp_gather.dp_gather_slots`).
 
     The counts are the all-to-all schedule's, so the grids line up stage by stage."""
     if flagged(sh, "ep_allreduce"):
@@ -267,6 +299,8 @@ def exchange_slots(model, sh, zero, n, n_att, phase: str, ar_bytes) -> dict:
                 "moe_dispatch": (None, zero, zero, "", zero, 1.0),
                 "moe_combine": (None, zero, zero, "", zero, 1.0),
                 "dp_regather": (None, zero, zero, "all-reduce", ar_bytes, sh.tp)}
+    if flagged(sh, "ep_dp_gather"):
+        return dp_gather_slots(dense, attn)
     if flagged(sh, "ep_gather"):
         rows = gathered_tokens(sh, n, n_att, phase, False) * float(model.hidden)
         return {"moe_dispatch": (None, zero, zero, "all-gather", rows * dispatch_bytes(model),
@@ -330,8 +364,11 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
         return grid
     gpu = kw.pop("gpu")
     options = kw.pop("options")
+    # SGLang's gather last: the vLLM gather's cells are formed from the all-to-alls' stages
     for flag, rows in (("ep_allreduce", allreduce_rows(model, sh)),
-                       ("ep_gather", None if busiest is not None else gather_rows(model, sh))):
+                       ("ep_gather", None if busiest is not None else gather_rows(model, sh)),
+                       ("ep_dp_gather", None if busiest is not None else
+                        dp_gather_rows(model, sh))):
         if rows is None or not rows.any():
             continue
         if flag == "ep_allreduce":   # dense_mlp_tp: for attention DP rows, which these are not
@@ -359,8 +396,8 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
                        False, bs, bb, paired=paired, busiest=_subset(busiest, idx, nc),
                        options=opts, **known, **kw)
         # the gather's other stages are the grid's own but for the pipeline's wait
-        grid = _take_faster(grid, alt, idx, cols, None if flag == "ep_allreduce" else (
-            "moe_dispatch", "moe_combine", "pp_send", "pipeline_wait"))
+        grid = _take_faster(grid, alt, idx, cols, None if flag != "ep_gather" else (
+            "moe_dispatch", "moe_combine", "pp_send", "pipeline_wait"), _FLAGS[flag])
     return grid
 
 
@@ -400,7 +437,7 @@ def _gather_cells(grid, model, configs, sh, idx, paired: bool, costs, kw) -> tup
         alt = _one_stage_gather(grid, idx[one], kd, kc, ops, net[:, one], times[:, one],
                                 activation_bytes(model, _rows_of(sh, idx[one], "ep_gather"),
                                                  micro[one], w))
-        grid = _take_faster(grid, alt, idx[one])
+        grid = _take_faster(grid, alt, idx[one], code=2)
     many = np.flatnonzero(piped)
     # dispatch and combine run as often in every pipeline stage (once an EP layer): a step
     # no faster where the two together are not (a near tie evaluated, the rounding of the
@@ -566,7 +603,7 @@ class _Lazy:
         return self.get(self.keep[j])
 
 
-def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None):
+def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None, code: int = 0):
     """``grid`` with the cells of its rows ``idx`` (and columns ``cols``, None: every one)
     where ``alt`` (those cells under another exchange) fits where ``grid`` does not, or fits
     as it does and its serial step (without two-batch overlap) is the faster taking
@@ -575,7 +612,9 @@ def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None):
     two-batch overlap (the gather) where ``grid`` has it: a cell taking ``alt`` keeps
     ``grid``'s overlapped step (the all-to-alls' micro-batches) where that beats ``alt``'s
     serial one, so the step is the least of the serial steps and the overlapped one, and
-    the stages those of the faster serial step, as without two-batch overlap."""
+    the stages those of the faster serial step, as without two-batch overlap. ``code``:
+    ``alt``'s exchange (:data:`EXCHANGES`), which the grid's ``exchange`` records in the
+    cells taking it."""
     at = (idx, slice(None)) if cols is None else np.ix_(idx, cols)
     fits_a, fits_m = np.broadcast_to(alt.fits, alt.latency.shape), grid.fits[at]
     sub = (fits_a & ~fits_m) | ((fits_a == fits_m) & (_serial(alt) < _serial(grid)[at]))
@@ -614,6 +653,10 @@ def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None):
         out = np.array(np.broadcast_to(g, grid.latency.shape), copy=True)
         out[at] = np.where(sub, np.broadcast_to(a, sub.shape), out[at])
         changes[name] = out
+    taken = np.zeros(grid.latency.shape, dtype=np.int8) if grid.exchange is None \
+        else np.array(grid.exchange, copy=True)
+    taken[at] = np.where(sub, code, taken[at])
+    changes["exchange"] = taken
     ops = list(grid.ops)
     for ka, stage in enumerate(alt.stages):
         k = grid.stages.index(stage)

@@ -245,6 +245,10 @@ class InferenceResult:
     #: (:class:`~compute.roofline_options.RooflineOptions` ``overlap_collectives``); False:
     #: each collective a stage of its own
     overlap_collectives: bool = False
+    #: an expert-parallel MoE model's exchange of its MoE layers' tokens, the cheapest of
+    #: what engines run (:data:`compute.moe_exchange.EXCHANGES`: ``all-to-all``,
+    #: ``all-reduce``, ``vllm-gather``, ``sglang-dp-gather``); "" without expert parallelism
+    moe_exchange: str = ""
 
     def __getattr__(self, name: str):
         # Only for what normal lookup misses: a field of _LAZY_FIELDS that
@@ -356,6 +360,7 @@ class InferenceResult:
             **({"profile": self.profile, "overhead_s": self.overhead} if self.profile else {}),
             **({"overlap_collectives": True} if self.overlap_collectives else {}),
             **({"redundant_experts": self.redundant_experts} if self.redundant_experts else {}),
+            **({"moe_exchange": self.moe_exchange} if self.moe_exchange else {}),
             **({} if self.two_batch_hidden is None else
                {"two_batch_overlap": self.two_batch_summary()}),
             **({} if self.dense_mlp_tp is None else {"dense_mlp_tp": self.dense_mlp_tp}),

@@ -129,6 +129,11 @@ class Shards:
     #: outputs back (vLLM's ``allgather_reducescatter``), 0.0 as the dispatch and combine
     #: all-to-alls (:mod:`compute.moe_exchange`)
     ep_gather: np.ndarray | float = 0.0
+    #: 1.0 where an expert-parallel MoE layer under attention DP is costed as SGLang runs
+    #: it with ``--moe-a2a-backend none``: every group's tokens gathered to the stage's
+    #: ``tp`` GPUs as for a tensor-parallel MLP (``dp_gather``, ``dp_scatter``), the experts
+    #: and the shared experts split over ``tp`` (:mod:`compute.moe_dp_gather`)
+    ep_dp_gather: np.ndarray | float = 0.0
 
     @cached_property
     def plain(self) -> bool:

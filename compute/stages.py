@@ -537,7 +537,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
         "pipeline_wait": ((pp > 1).astype(float), zero, zero, "", 0.0, 1.0),
     }
     # the EP layers' slots under another exchange than the all-to-alls (compute.moe_exchange)
-    extra.update(exchange_slots(model, sh, zero, n, n_att, w.phase, ar_bytes))
+    extra.update(exchange_slots(model, sh, zero, n, n_att, w.phase, ar_bytes, extra,
+                                (attn_op, _none_where(attn_op, attn_bytes), attn_tp)))
     by_name = {x[0]: x for x in work}
     out = []
     for name in EXTENDED_STAGES:
@@ -561,10 +562,11 @@ _WITH_WORK = ("embedding", "lm_head")
 
 
 def _all_reduced(sh) -> bool:
-    """True where ``sh``'s rows cost their EP MoE layers' exchange as the all-reduce of
-    every token (``Shards.ep_allreduce``; every row or none: :mod:`compute.moe_exchange`
-    evaluates such rows as a grid of their own)."""
-    return flagged(sh, "ep_allreduce")
+    """True where every GPU of ``sh``'s rows holds every token in their EP MoE layers: the
+    all-reduce exchange (``Shards.ep_allreduce``) or SGLang's DP-attention gather
+    (``Shards.ep_dp_gather``; every row or none: :mod:`compute.moe_exchange` evaluates
+    such rows as a grid of their own)."""
+    return flagged(sh, "ep_allreduce") or flagged(sh, "ep_dp_gather")
 
 
 def _within_one_gpu(work: list, counted: bool = False) -> list:

@@ -155,7 +155,10 @@ def test_dp_attention_keeps_the_all_to_alls():
     sh = layout(m, [Parallelism(8, ep=8, attention_dp=8), Parallelism(8, ep=8,
                                                                        attention_dp=2)])
     assert not allreduce_rows(m, sh).any()
-    r = evaluate("DeepSeek-V3", "H200-SXM", 8, 1, ep=8, attention_dp=8)
+    # on a ring (under the lower bound SGLang's DP-attention gather takes batch 1:
+    # tests/compute/test_moe_dp_gather.py)
+    r = evaluate("DeepSeek-V3", "H200-SXM", 8, 1, ep=8, attention_dp=8,
+                 comm=ring_comm(get_gpu("H200-SXM")))
     assert {s.name: s.collective for s in r.stages}["moe_dispatch"] == "all-to-all"
 
 

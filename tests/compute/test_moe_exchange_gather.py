@@ -3,7 +3,10 @@ combine all-to-alls and the gather exchange (vLLM's ``allgather_reducescatter``:
 attention group's tokens all-gathered to every GPU of the stage, padded to the busiest
 group's in decode, the experts' outputs reduce-scattered back), cell by cell
 (compute.moe_exchange). Values derived by hand from the stage table and the ring
-alpha-beta model (H100 and H200: 450 GB/s x 0.92, 1.9 us a step)."""
+alpha-beta model (H100 and H200: 450 GB/s x 0.92, 1.9 us a step). Where the gather must be
+the one taken, DeepSeek-V3 runs without its shared expert (:data:`NO_SHARED`): with it,
+SGLang's DP-attention gather, which splits the shared expert over TP, takes those decode
+cells (tests/compute/test_moe_dp_gather.py)."""
 
 from __future__ import annotations
 
@@ -33,6 +36,9 @@ ALPHA = 1.9e-6        # s a ring step
 #: NCCL's ring over H100's and H200's NVLink (450 GB/s a GPU): the costs derived by hand
 RING = RingAlphaBeta(bandwidth=450e9)
 assert (RING.step_latency, RING.efficiency) == (ALPHA, 0.92)
+#: DeepSeek-V3 without its shared expert: the all-to-alls and the gather replicate it alike
+#: (the same MLP work), SGLang's gather would split it over TP
+NO_SHARED = replace(get_model("DeepSeek-V3"), shared_ffn=0)
 
 
 def _moe_collectives(model, par, batch, phase, gather):
@@ -79,17 +85,18 @@ def test_where_top_k_exceeds_ep_the_gather_is_taken_and_named():
     the gather moves half the all-to-alls' bytes (above), each collective among 8 costing
     7 x 1.9 us + 7/8 x bytes / 414 GB/s: the all-gather 13.425 us, the reduce-scatter
     13.542 us; the step is the all-to-all schedule's less 58 x 7/8 x (59,136 + 114,688) B /
-    414 GB/s = 21.31 us, the same MLP work (the router and the replicated shared expert on
-    the GPU's own token). ``infer`` names the two ``allgather_moe_ep`` and
-    ``reducescatter_moe_ep``, 58 each."""
-    m, g = get_model("DeepSeek-V3"), get_gpu("H200-SXM")
+    414 GB/s = 21.31 us, the same MLP work (the router on the GPU's own token; DeepSeek-V3
+    without its shared expert, :data:`NO_SHARED`). The breakdown names the two
+    ``allgather_moe_ep`` and ``reducescatter_moe_ep``, 58 each."""
+    m, g = NO_SHARED, get_gpu("H200-SXM")
     par = Parallelism(8, ep=4, attention_dp=8)
     sh = layout(m, [par])
     b = np.array([8], dtype=np.int64)
     a2a = _one_exchange(m, g, (par,), sh, False, b, b.astype(float).reshape(1, -1),
                         make_workload("decode"), RING, check_options(None), 1.0,
                         float("inf")).latency[0, 0]
-    r = evaluate("DeepSeek-V3", "H200-SXM", 8, 8, ep=4, attention_dp=8, comm=RING)
+    r = evaluate(m, "H200-SXM", 8, 8, ep=4, attention_dp=8, comm=RING)
+    assert r.moe_exchange == "vllm-gather"
     st = {s.name: s for s in r.stages}
     assert not {"moe_dispatch", "moe_combine"} & set(st)
     ag, rs = st["allgather_moe_ep"], st["reducescatter_moe_ep"]
@@ -124,10 +131,11 @@ def test_at_top_k_equal_to_ep_they_tie_and_the_all_to_alls_stay():
     """DeepSeek-V3's top-8 at EP 8 (TP 8 x DP-attention 8): n x 8 / 8 copies are the n rows
     the gather moves, in the same bytes: the steps are equal, and the cell keeps the
     all-to-alls (taken only where strictly faster); with an expert skew of 1.5 the busiest
-    GPU receives 1.5 n copies and the gather is taken at batch 64."""
-    r = evaluate("DeepSeek-V3", "H200-SXM", 8, 64, ep=8, attention_dp=8, comm=RING)
+    GPU receives 1.5 n copies and the gather is taken at batch 64 (without the shared
+    expert, :data:`NO_SHARED`)."""
+    r = evaluate(NO_SHARED, "H200-SXM", 8, 64, ep=8, attention_dp=8, comm=RING)
     assert {s.name: s.collective for s in r.stages}["moe_dispatch"] == "all-to-all"
-    sk = evaluate("DeepSeek-V3", "H200-SXM", 8, 64, ep=8, attention_dp=8, expert_skew=1.5,
+    sk = evaluate(NO_SHARED, "H200-SXM", 8, 64, ep=8, attention_dp=8, expert_skew=1.5,
                   comm=RING)
     assert "allgather_moe_ep" in {s.name for s in sk.stages}
 
@@ -137,9 +145,9 @@ def _steps(model, gpu, par, batches, phase, options=None):
     sh = layout(m, [par])
     b = np.asarray(batches, dtype=np.int64)
     out = []
-    for s, opts in ((sh, options), (replace(sh, ep_gather=1.0),
-                                    None if options is None else replace(
-                                        options, two_batch_overlap=False))):
+    serial = None if options is None else replace(options, two_batch_overlap=False)
+    for s, opts in ((sh, options), (replace(sh, ep_gather=1.0), serial),
+                    (replace(sh, ep_dp_gather=1.0), serial)):
         out.append(_one_exchange(m, g, (par,), s, False, b, b.astype(float).reshape(1, -1),
                                  make_workload(phase), RING, check_options(opts),
                                  1.0, float("inf")).latency[0])
@@ -156,16 +164,17 @@ def _steps(model, gpu, par, batches, phase, options=None):
 @pytest.mark.parametrize("tbo", [False, True])
 def test_each_cell_takes_the_cheaper_and_never_exceeds_either(model, gpu, par, phase,
                                                               batches, tbo):
-    """The grid's step is the lesser of the all-to-alls' (with two-batch overlap where it
-    is on and faster) and the gather's (serial: no two-batch overlap), in every cell; where
-    the gather is taken, two-batch overlap is not."""
+    """The grid's step is the least of the all-to-alls' (with two-batch overlap where it
+    is on and faster), the gather's and SGLang's DP-attention gather's (serial: no
+    two-batch overlap), in every cell; where a gather is taken, two-batch overlap is not."""
     options = RooflineOptions(two_batch_overlap=True) if tbo else None
-    a2a, gather = _steps(model, gpu, par, batches, phase, options)
+    a2a, gather, sglang = _steps(model, gpu, par, batches, phase, options)
     grid = evaluate_grid(model, gpu, [par], batches, phase, comm=RING, options=options)
-    assert grid.latency[0] == pytest.approx(np.minimum(a2a, gather), rel=1e-12)
+    least = np.minimum(np.minimum(a2a, gather), sglang)
+    assert grid.latency[0] == pytest.approx(least, rel=1e-12)
     assert (grid.latency[0] <= a2a).all() and (grid.latency[0] <= gather).all()
     if tbo:
-        taken = gather < a2a
+        taken = np.minimum(gather, sglang) < a2a
         assert (grid.two_batch_hidden[0][taken] == 0).all()
 
 
@@ -193,16 +202,18 @@ def test_decode_padding_is_extra_activation_memory():
         x = np.array([[b]])
         assert float((activation_bytes(m, gs, x, w) - activation_bytes(m, sh, x, w))[0, 0]) \
             == extra
-    one = evaluate("DeepSeek-V3", "H200-SXM", 8, 8, ep=4, attention_dp=8, comm=RING)
+    one = evaluate(NO_SHARED, "H200-SXM", 8, 8, ep=4, attention_dp=8, comm=RING)
     assert "allgather_moe_ep" in {s.name for s in one.stages}
-    g = evaluate_grid("DeepSeek-V3", "H200-SXM", [Parallelism(8, ep=4, attention_dp=8)], [8],
+    g = evaluate_grid(NO_SHARED, "H200-SXM", [Parallelism(8, ep=4, attention_dp=8)], [8],
                       "decode", comm=RING)
     assert one.memory.weights == float(g.weights[0, 0])
 
 
 def test_infer_json_names_the_gather():
     """``infer --json`` lists the gather's two collectives under their shown names, never
-    the slots' (DeepSeek-V3 on 8 H200, TP 8 x EP 4 x DP-attention 8, batch 8)."""
+    the slots', and names the exchange (DeepSeek-V3 on 8 H200, TP 8 x EP 4 x
+    DP-attention 8, a prefill of 8 prompts: SGLang's gather, all-reducing every token
+    twice, loses there)."""
     import json
 
     from click.testing import CliRunner
@@ -210,8 +221,9 @@ def test_infer_json_names_the_gather():
     from netmodel.cli.main import cli
     res = CliRunner().invoke(cli, ["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM",
                                    "--tp", "8", "--ep", "4", "--attention-dp", "8", "--batch",
-                                   "8", "--json"])
+                                   "8", "--phase", "prefill", "--json"])
     assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["moe_exchange"] == "vllm-gather"
     stages = {s["stage"]: s for s in json.loads(res.output)["stages"]}
     assert (stages["allgather_moe_ep"]["collective"], stages["allgather_moe_ep"]["count"]) \
         == ("all-gather", 58)

@@ -22,9 +22,17 @@ from compute.roofline import _one_exchange, check_options, evaluate_grid, make_w
 RING = RingAlphaBeta(bandwidth=450e9)
 
 
+def _model(name):
+    """``name``'s model, DeepSeek-V3 without its shared expert: with it SGLang's
+    DP-attention gather (which splits it over TP) takes the decode cells these tests
+    need the vLLM gather to take (tests/compute/test_moe_dp_gather.py)."""
+    m = get_model(name)
+    return replace(m, shared_ffn=0) if m.shared_ffn else m
+
+
 def _whole(model, gpu, par, batches, phase, gather):
     """``par``'s row of batches evaluated whole under one exchange."""
-    m = get_model(model)
+    m = _model(model)
     sh = layout(m, [par])
     if gather:
         sh = replace(sh, ep_gather=1.0)
@@ -50,8 +58,8 @@ def test_pipelined_rows_are_those_evaluated_whole(model, gpu, par, phase, batche
         return piped(*args, **kw)
 
     monkeypatch.setattr(moe_exchange, "_piped_gather", spy)
-    grid = evaluate_grid(model, gpu, [Parallelism(8, ep=4, attention_dp=8), par], batches,
-                         phase, comm=RING)
+    grid = evaluate_grid(_model(model), gpu, [Parallelism(8, ep=4, attention_dp=8), par],
+                         batches, phase, comm=RING)
     a2a = _whole(model, gpu, par, batches, phase, False)
     gather = _whole(model, gpu, par, batches, phase, True)
     taken = gather.latency[0] < a2a.latency[0]

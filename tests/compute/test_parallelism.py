@@ -408,8 +408,17 @@ def test_maverick_bf16_fits_16_h100s_once_attention_groups_divide_the_heads():
     h100 = get_gpu("H100-SXM")
     assert Parallelism(16, 1, 16, 4) in configurations(m, 8, ep=True, attention_dp=True,
                                                        max_gpus=16)
+    from compute.memory import weight_bytes
+    from compute.parallel import layout
+    w = float(weight_bytes(m, layout(m, [Parallelism(16, 1, 16, 4)]))[0, 0])
+    assert w == 57_690_040_320 + 871_932_416 * 2 // 4 == 58_126_006_528
+    # the cell takes SGLang's DP-attention gather, which splits the shared expert over the
+    # stage's 16 GPUs (512 of its 8,192 columns each, compute.moe_dp_gather): 24 x 3 x
+    # 5120 x (8192 - 512) x 2 bytes less
     r = evaluate(m, h100, 16, 1, ep=16, attention_dp=4)
-    assert r.memory.weights == 57_690_040_320 + 871_932_416 * 2 // 4 == 58_126_006_528
+    assert r.moe_exchange == "sglang-dp-gather"
+    assert r.memory.weights == 58_126_006_528 - 24 * 3 * 5120 * (8192 - 512) * 2 \
+        == 52_463_696_128
     with pytest.raises(UserError, match="attention groups of 16 GPUs"):
         check_parallelism(m, Parallelism(32, 1, 16, 2), 64)
     best = search(m, h100, ep=True, attention_dp=True, max_gpus=16).best

@@ -50,8 +50,14 @@ def test_mixtral_ep3_holds_three_slots_a_gpu():
 
 def test_deepseek_v3_decode_ep144_on_two_gb300_racks():
     # TP 144 x EP 144 x DP-attention 144 (DeepSeek's decode EP, here on GB300-NVL72 racks:
-    # attention groups and experts of one GPU each fit the 72-GPU domain)
-    kw = dict(attention_dp=144)
+    # attention groups and experts of one GPU each fit the 72-GPU domain), on a ring: the
+    # all-to-alls (under the lower bound SGLang's DP-attention gather takes batch 64, its
+    # shared expert split over the 144 GPUs: tests/compute/test_moe_dp_gather.py)
+    from compute.comm import RingAlphaBeta
+    from compute.hardware import get_gpu
+
+    kw = dict(attention_dp=144,
+              comm=RingAlphaBeta(bandwidth=get_gpu("GB300-NVL72").scaleup_bandwidth))
     ep144 = evaluate("DeepSeek-V3", "GB300-NVL72", 144, 64, ep=144, **kw)
     ep72 = evaluate("DeepSeek-V3", "GB300-NVL72", 144, 64, ep=72, **kw)
     ep16 = evaluate("DeepSeek-V3", "GB300-NVL72", 144, 64, ep=16, **kw)   # divides 256

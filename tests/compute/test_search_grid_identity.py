@@ -22,6 +22,7 @@ from compute.grid_parts import GEMM_STAGES
 from compute.hardware import get_gpu
 from compute.memory import memory_fit
 from compute.models import get_model
+from compute.moe_dp_gather import dp_gather_rows
 from compute.moe_exchange import allreduce_rows, gather_rows
 from compute.parallel import Parallelism, layout
 from compute.profiles import get_profile
@@ -216,13 +217,15 @@ def _old_pareto_front(latency, score):
 def old_grid(model, gpu, configs, batches, workload, options, skew=1.0, time_unfit=True):
     """Every array of a grid, the whole-array way (the formulation before the fast path):
     each schedule of the EP layers' exchange so (the all-to-alls, on the rows without DP
-    attention the all-reduce, on those with it the gather), each cell taking the one that
+    attention the all-reduce, on those with it vLLM's gather and SGLang's), each cell
+    taking the one that
     fits where one alone does, else the faster (compute.moe_exchange)."""
     ref = _old_one(model, gpu, configs, batches, workload, options, skew, time_unfit)
     m = get_model(model)
     if all(c.is_plain for c in configs):
         return ref
-    for flag, rows in (("ep_allreduce", allreduce_rows), ("ep_gather", gather_rows)):
+    for flag, rows in (("ep_allreduce", allreduce_rows), ("ep_gather", gather_rows),
+                       ("ep_dp_gather", dp_gather_rows)):
         idx = np.flatnonzero(rows(m, layout(m, configs)))
         if idx.size:
             _take(ref, idx, _old_one(model, gpu, [configs[i] for i in idx], batches, workload,

@@ -18,12 +18,21 @@ def test_kv_transfer_of_an_uneven_batch_waits_for_the_busiest_attention_group():
     # GPUs holding the same copy: one KV shard a group). A prefill batch of b requests over
     # 8 groups puts ceil(b / 8) of them on the busiest group, which sends them on its one
     # pair: with b = 12 that is 2 caches, not the 12 / 8 = 1.5 an even split of the bytes
-    # over the 8 pairs gives (the old count: 10.76 ms where 14.34 ms is due).
+    # over the 8 pairs gives (the old count: 10.76 ms where 14.34 ms is due). The model
+    # runs without its shared expert (the KV cache the same): with it and a free network,
+    # SGLang's DP-attention gather (its shared expert split over TP) makes a prefill batch
+    # of 8 the pool's choice, an even split (compute.moe_dp_gather).
+    from dataclasses import replace
+
+    from compute.models import get_model
+
     wl = WORKLOADS["conversation"]
     kv = 61 * (512 + 64) * 2 * 1020
     assert kv_bytes_per_request("DeepSeek-V3", 1020) == kv == 71_677_440
     link = RingAlphaBeta(bandwidth=10e9, step_latency=5e-6, efficiency=1.0)
-    r = serve("DeepSeek-V3", "h100-dgx", wl, comm=FREE, transfer=link, tp=(16,), pp=(1,),
+    m = replace(get_model("DeepSeek-V3"), shared_ffn=0)
+    assert kv_bytes_per_request(m, 1020) == kv
+    r = serve(m, "h100-dgx", wl, comm=FREE, transfer=link, tp=(16,), pp=(1,),
               ep=(16,), attention_dp=(8,), max_batch=12)
     pre = r.prefill
     assert (pre.tp, pre.ep, pre.attention_dp, pre.batch) == (16, 16, 8, 12)
