@@ -59,8 +59,9 @@ bytes of a row of ``hidden`` activations, ``d`` the dispatch's bytes an element,
 vLLM's gather ``(tp-1)/tp G (d/2 + 1) b``, so never fewer bytes (equal where the experts
 are bf16, ``d = 2``; DeepSeek-V3's fp8 ``d = 1.03125`` sends ``0.48 (tp-1)/tp G b`` less
 with vLLM); ``SUM_LEN`` sends ``4 (tp-1)/tp n b`` in ``4 (tp - 1)`` steps against the
-gather's ``2 (tp-1)/tp G`` rows in ``2 (tp - 1)``: fewer bytes only where ``2 n < G`` —
-exactly where SGLang takes it. What it saves is HBM: each GPU reads ``1 / tp`` of the
+gather's ``(tp-1)/tp G (d/2 + 1) b`` in ``2 (tp - 1)``: fewer bytes only where ``4 n < (d/2
++ 1) G``, ``2 n < G`` in bf16 (exactly where SGLang takes ``SUM_LEN``), ``n < 0.38 G`` in
+DeepSeek-V3's fp8. What it saves is HBM: each GPU reads ``1 / tp`` of the
 shared experts where the other exchanges replicate them, ``(tp-1)/tp`` of DeepSeek-V3's
 44.04 MB a layer in fp8 at TP 8, 38.54 MB: 8.03 us at 4.8 TB/s, 466 us over 58 layers
 (decode, memory-bound); the router on every token costs ``2 n hidden experts`` FLOPs

@@ -88,6 +88,35 @@ def test_the_bytes_sglang_gathers():
                  "moe_combine": ("all-reduce", 14336.0), "dp_regather": ("", 0.0)}
 
 
+@pytest.mark.parametrize("model", ["DeepSeek-V3", "Mixtral-8x7B"])
+def test_its_bytes_against_vllms_gather(model):
+    """On a ring (bytes a GPU sends: an all-reduce 2 (p-1)/p of its size, an all-gather and
+    a reduce-scatter (p-1)/p), TP 8 x EP 8 x DP-attention 8, decode batches 1 to 40: in
+    MAX_LEN cells SGLang sends 2 x 7/8 x G rows of bf16 against vLLM's 7/8 x G x (d + 2)
+    bytes a row's element (d the dispatch's bytes: 1.03125 for DeepSeek-V3's fp8, 2 for
+    Mixtral's bf16), never fewer; in SUM_LEN cells 4 x 7/8 x n rows of bf16, fewer than
+    vLLM's padded G rows exactly where 4 n < (d/2 + 1) G."""
+    m = get_model(model)
+    d, h = (1.03125, 7168) if model == "DeepSeek-V3" else (2.0, 4096)
+    par = Parallelism(8, ep=8, attention_dp=8)
+    share = {"all-reduce": 2 * 7 / 8, "all-gather": 7 / 8, "reduce-scatter": 7 / 8}
+    fewer = []
+    for n in range(1, 41):
+        g = 8 * -(-n // 8)                         # every group padded to the busiest's
+        s, v = (_slots(model, par, n, "decode", f) for f in ("ep_dp_gather", "ep_gather"))
+        sg = sum(share[s[k][0]] * s[k][1] for k in ("moe_dispatch", "moe_combine"))
+        vl = sum(share[v[k][0]] * v[k][1] for k in ("moe_dispatch", "moe_combine"))
+        assert vl == pytest.approx(7 / 8 * g * h * (d + 2), rel=1e-12)
+        if s["moe_dispatch"][0] == "all-gather":      # MAX_LEN: 2 n >= G
+            assert 2 * n >= g and sg == pytest.approx(7 / 8 * g * h * 4, rel=1e-12)
+            assert sg >= vl and (sg == vl) == (d == 2.0)
+        else:                                         # SUM_LEN: 2 n < G
+            assert 2 * n < g and sg == pytest.approx(4 * 7 / 8 * n * h * 2, rel=1e-12)
+            assert (sg < vl) == (4 * n < (d / 2 + 1) * g)
+            fewer.append(sg < vl)
+    assert m.hidden == h and any(fewer)
+
+
 def test_deepseek_v3_decode_batch_64_takes_it_and_names_it():
     """DeepSeek-V3 on 8 H200, TP 8 x EP 8 x DP-attention 8, decode batch 64, ring: the
     all-to-alls carry 64 x 8 / 8 = 64 copies, 473,088 B out (fp8 and scales) and 917,504 B
