@@ -33,7 +33,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.validate import describe, is_whole
 
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
@@ -60,7 +60,8 @@ OPERATIONS = (
 def check_op(op: str) -> str:
     """Return ``op`` if it is a known operation, else raise :class:`UserError`."""
     if not isinstance(op, str) or op not in OPERATIONS:
-        raise UserError(f"unknown collective operation {describe(op)}; known: "
+        raise UserError(f"unknown collective operation {describe(op)}"
+                        f"{lookalike(op, OPERATIONS)}; known: "
                         f"{known(OPERATIONS)}")
     return op
 

@@ -32,7 +32,7 @@ import sys
 from dataclasses import dataclass
 from functools import cached_property
 
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.units import check_plausible, format_time
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
 
@@ -83,7 +83,8 @@ def check_phase(phase: str, *, both: bool = False) -> str:
     """
     if not isinstance(phase, str) or phase not in PHASES:
         also = f" or {BOTH!r}" if both else ""
-        raise UserError(f"unknown phase {describe(phase)}; known: {known(PHASES)}{also}")
+        raise UserError(f"unknown phase {describe(phase)}{lookalike(phase, PHASES)}; known: "
+                        f"{known(PHASES)}{also}")
     return phase
 
 

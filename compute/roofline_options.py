@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, fields
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.model_spec import COMPUTE_DTYPES
 from compute.parallel_rules import DENSE_MLP_TP_DEGREES
 from compute.phases import check_mtp_tokens
@@ -198,7 +198,8 @@ class RooflineOptions:
 
     def __post_init__(self):
         if not isinstance(self.mode, str) or self.mode not in MODES:
-            raise UserError(f"unknown mode {describe(self.mode)}; known: {known(MODES)}")
+            raise UserError(f"unknown mode {describe(self.mode)}{lookalike(self.mode, MODES)}; "
+                            f"known: {known(MODES)}")
         # the profiles' module imports numpy: read when options are made, not for --help
         from compute.profiles import PARAMETERS, EngineProfile
 
@@ -213,7 +214,8 @@ class RooflineOptions:
                                 f"got {describe(v)}")
         if self.compute_dtype is not None and (not isinstance(self.compute_dtype, str)
                                                or self.compute_dtype not in COMPUTE_DTYPES):
-            raise UserError(f"unknown compute dtype {describe(self.compute_dtype)}; "
+            raise UserError(f"unknown compute dtype {describe(self.compute_dtype)}"
+                            f"{lookalike(self.compute_dtype, COMPUTE_DTYPES)}; "
                             f"known: {known(COMPUTE_DTYPES)}")
         check_reserve(self.memory_reserve)
         if not isinstance(self.overlap_collectives, bool):

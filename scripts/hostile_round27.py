@@ -15,9 +15,11 @@ together, a file shadowing a shipped name, a folder, a FIFO, a link to /dev/zero
 options only skipped parts read; the study's library given ``networks`` as a text, None,
 a list of lists, and ``network`` without its collectives; ``compare --instances all
 --parallelism all`` with each engine option; options given twice, in two spellings of one
-value; ``NETMODEL_MAX_*`` in odd spellings and past their 30 digits; outputs into a
-read-only folder (a child process without CAP_DAC_OVERRIDE, where run as root), under a
-parent that is a file, onto a FIFO, a link to /dev/zero, a folder of someone else's files.
+value; a choice typed in letters that print as one of its values (a Cyrillic 'а' in 'аll',
+a zero-width space, a fullwidth letter); ``NETMODEL_MAX_*`` in odd spellings and past their
+30 digits; outputs into a read-only folder (a child process without CAP_DAC_OVERRIDE,
+where run as root), under a parent that is a file, onto a FIFO, a link to /dev/zero, a
+folder of someone else's files.
 
 What each gets (the project's promise, docs/units-and-errors.md): a refusal is exit status
 2, one line ``error: ...`` holding the words listed (the flag or file, the value, what is
@@ -291,6 +293,23 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                                                   {"d": _folder("d", "notes.txt")},
                                                   ("holds files netmodel did not write",)),
     "compare --out blank-ended": ([*COMPARE, "--out", " o"], {}, ("--out ' o'", "blank")),
+    # -- a choice in letters that print as one of its values: said 'unknown network 'bоund';
+    # known: 'bound', ...' (a Cyrillic o), its list showing it
+    **{f"{flag} {typed!r} (did you mean)": (argv, {}, (f"did you mean {meant!r}? (it has",))
+       for flag, typed, meant, argv in (
+           ("--networks", "b\u043eund", "bound", [*STUDY, "--networks", "b\u043eund"]),
+           ("--networks", "ring\u200b", "ring", [*STUDY, "--networks", "ring\u200b"]),
+           ("--instances", "\u0430ll", "all", [*COMPARE[:-4], "--instances", "\u0430ll"]),
+           ("--parallelism", "\u0430ll", "all", [*COMPARE[:-2], "--parallelism", "\u0430ll"]),
+           ("--phases", "d\u0435code", "decode", [*COMPARE, "--phases", "d\u0435code"]),
+           ("--mode", "\u043everlap", "overlap", [*INFER, "--mode", "\u043everlap"]),
+           ("--compute-dtype", "\uff46p8", "fp8", [*INFER, "--compute-dtype", "\uff46p8"]),
+           ("--fabric", "r\u0456ng", "ring", [*INFER, "--fabric", "r\u0456ng"]),
+           ("--algorithm", "tr\u0435e", "tree",
+            ["collective", "all-reduce", "--fabric", "ring:n=8", "--group", "8", "--size",
+             "1MiB", "--algorithm", "tr\u0435e"]),
+           ("--format", "js\u043en", "json", ["topology", "export", "ring:n=8", "-o", "x.json",
+                                            "--format", "js\u043en"]))},
 }
 
 #: Taken as they are: name -> (argv, files).

@@ -254,6 +254,21 @@ class RegistryChoice(click.Choice):
     def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
         return choice_metavar(self.choices)
 
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        """click's, its refusal of a value that prints as a choice but is not one (a
+        Cyrillic 'а' in 'аll': 'is not one of 'auto', 'tp', 'all'' showed it among them)
+        saying which it looks like and the character (:func:`compute.errors.lookalike`)."""
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            from compute.errors import lookalike
+
+            like = lookalike(value, self.choices)
+            if like:
+                exc.message = exc.message.rstrip(".") + like
+            raise
+
 
 class RegistryHelp(click.Option):
     """An option whose help text (``help_from``) and placeholder (``metavar_from``) are

@@ -111,12 +111,13 @@ _engine_options = [roofline_flag("two_batch_overlap"), roofline_option("dense_ml
 
 
 def _instances(text: str | None) -> str | None:
-    from compute.errors import UserError, known
+    from compute.errors import UserError, known, lookalike
     from netmodel.study.scenarios import INSTANCES
 
     if text is None or text in INSTANCES:
         return text
-    raise UserError(f"--instances {text!r} is not allowed; allowed: {known(INSTANCES)}")
+    raise UserError(f"--instances {text!r} is not allowed{lookalike(text, INSTANCES)}; "
+                    f"allowed: {known(INSTANCES)}")
 
 
 _instances_option = click.option(
@@ -454,7 +455,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
     an SLO no part reads (--tbt with --phases prefill) is refused."""
     import time
 
-    from compute.errors import UserError, known
+    from compute.errors import UserError, known, lookalike
     from compute.validate import describe
 
     start = time.perf_counter(), _cpu_seconds()
@@ -480,7 +481,8 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
     networks = list(dict.fromkeys(_names("--networks", networks_text)))
     for n in networks:
         if n not in NETWORKS:
-            raise UserError(f"unknown network {n!r}; known: {known(NETWORKS)}")
+            raise UserError(f"unknown network {n!r}{lookalike(n, NETWORKS)}; known: "
+                            f"{known(NETWORKS)}")
     scenarios = _names("--scenarios", scenarios_text) if scenarios_text is not None \
         else None
     slo, options = _settings(ttft, tbt, overlap_collectives, profile_ref)

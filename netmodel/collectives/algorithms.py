@@ -106,7 +106,7 @@ from collections.abc import Callable, Hashable, Iterable
 from typing import TYPE_CHECKING
 
 from compute.comm import OPERATIONS
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.validate import describe
 from netmodel.collectives.algo_direct import (
     direct_all_gather,
@@ -307,6 +307,7 @@ def unknown_algorithm(name: object, choices: Iterable[str] = ALGORITHMS) -> User
                     + " or ".join(repr(a) for a in ours) + ")")
         elif whose:
             hint = f" ({name!r} is {whose} name for an algorithm netmodel does not model)"
+    hint = hint or lookalike(name, choices)   # 'trеe', a Cyrillic e: prints as 'tree'
     return UserError(f"unknown algorithm {describe(name)}{hint}; known: {known(choices)}")
 
 assert all(op in OPERATIONS for table in ALGORITHMS.values() for op in table)

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 import numpy as np
 
 from compute.comm import check_op
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.validate import describe, is_whole, of_type
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
@@ -166,7 +166,8 @@ class FabricCostModel(CandidateChoices, TunedChoices):
                             f"{type(graph).__name__}")
         # a string first: an array compared with one raised numpy's ambiguous-truth ValueError
         if not isinstance(placement, str) or placement not in PLACEMENTS:
-            raise UserError(f"unknown placement {describe(placement)}; known: {known(PLACEMENTS)}")
+            raise UserError(f"unknown placement {describe(placement)}"
+                            f"{lookalike(placement, PLACEMENTS)}; known: {known(PLACEMENTS)}")
         if not isinstance(algorithm, str) or (algorithm != "auto" and algorithm not in ALGORITHMS):
             raise unknown_algorithm(algorithm, ("auto", *ALGORITHMS))
         if isinstance(algorithms, str) and algorithms != "nccl":

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 
 if TYPE_CHECKING:
     from compute.hardware import GpuSpec
@@ -180,7 +180,8 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
     if name not in infos:
         from netmodel.study.scenario_catalog import scenario_names
 
-        raise UserError(f"unknown fabric {ref!r}: neither a fabric builder (known: "
+        like = lookalike(name, infos) or lookalike(ref, scenario_names())
+        raise UserError(f"unknown fabric {ref!r}{like}: neither a fabric builder (known: "
                         f"{known(infos)}) nor a scenario (known: {known(scenario_names())}) "
                         f"nor a .json/.graphml file")
     label = ref

@@ -33,7 +33,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING
 
 from compute.comm import NoCommunication
-from compute.errors import UserError
+from compute.errors import UserError, lookalike
 from compute.hardware import get_gpu
 from compute.limits import check
 from compute.models import get_model
@@ -197,7 +197,8 @@ def _network_names(networks: object) -> list[str]:
     names = list(networks)
     for n in names:
         if not isinstance(n, str) or n not in NETWORKS:
-            raise UserError(f"unknown network {describe(n)}; known: {', '.join(NETWORKS)}")
+            raise UserError(f"unknown network {describe(n)}{lookalike(n, NETWORKS)}; known: "
+                            f"{', '.join(NETWORKS)}")
     if not names:
         raise UserError("give at least one network")
     return list(dict.fromkeys(names))

@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.rows import check_number
 from compute.validate import describe, of_type
 from netmodel.study.choice_names import SHARES
@@ -233,7 +233,8 @@ def check_not_degraded(graph: nx.Graph, subject: str = "graph") -> None:
 def check_share(share: object) -> str:
     """``share`` if it is one of :data:`SHARES` (a string first: an array is unhashable)."""
     if not isinstance(share, str) or share not in SHARES:
-        raise UserError(f"unknown network share {describe(share)}; known: {known(SHARES)}")
+        raise UserError(f"unknown network share {describe(share)}{lookalike(share, SHARES)}; "
+                        f"known: {known(SHARES)}")
     return share
 
 

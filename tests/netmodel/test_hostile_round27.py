@@ -36,6 +36,15 @@ list of names.
 (f) A ``NETMODEL_MAX_*`` setting past the 30 digits read (32 nines) was refused as 'must be
 a whole number >= 1 (default 20,000)', a range it is in. Now 'from 1 to 1e30', below the
 range and above it alike.
+
+(g) A choice typed in letters that print as one of its values (a Cyrillic 'а' in 'аll', a
+fullwidth 'ｆ' in 'fp8', a Cyrillic 'і' in 'ring') was refused as unknown beside a list
+that shows it: 'unknown network 'bоund'; known: 'bound', 'ideal', 'ring'', '--instances
+'аll' is not allowed; allowed: 'all', 'alone'', ''аll' is not one of 'auto', 'tp', 'all''.
+Round 26 asked 'did you mean ...?' of catalog names only; now of --networks, --instances,
+--phases, --parallelism and every click choice (--format, --repair), --mode,
+--compute-dtype, a collective's operation, --algorithm, --placement, a fabric's builder
+or scenario, --share.
 """
 
 from __future__ import annotations
@@ -158,4 +167,42 @@ def test_a_setting_past_its_range_is_told_the_one_range(tmp_path, value):
                                   env={"NETMODEL_MAX_COMPARE_SEARCHES": value}))
     assert line == (f"error: environment variable NETMODEL_MAX_COMPARE_SEARCHES={value!r} "
                     f"must be a whole number from 1 to 1e30 (default 20,000)"), line
+    assert list(tmp_path.iterdir()) == []
+
+
+CYR_A, CYR_E, CYR_O, CYR_I = "\u0430", "\u0435", "\u043e", "\u0456"
+INFER = ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1", "--batch", "1"]
+COLLECTIVE = ["collective", "all-reduce", "--fabric", "ring:n=8", "--group", "8", "--size",
+              "1MiB"]
+CMP = ["compare", "--models", "Llama-3-8B", "--max-batch", "8", "-q", "--no-plot",
+       "--scenarios", "lite-ocs"]
+
+
+@pytest.mark.parametrize("argv, typed, meant, odd", [
+    (["study", "lite-gpu", "--out", "o", "--no-fabric", "--networks", f"b{CYR_O}und"],
+     f"unknown network 'b{CYR_O}und'", "bound", "U+043E CYRILLIC SMALL LETTER O"),
+    ([*CMP, "--instances", f"{CYR_A}ll"], f"--instances '{CYR_A}ll' is not allowed", "all",
+     "U+0430 CYRILLIC SMALL LETTER A"),
+    ([*CMP, "--parallelism", f"{CYR_A}ll"], f"'{CYR_A}ll' is not one of 'auto', 'tp', 'all'", "all",
+     "U+0430"),
+    ([*CMP, "--phases", f"d{CYR_E}code"], f"unknown phase 'd{CYR_E}code'", "decode",
+     "U+0435 CYRILLIC SMALL LETTER IE"),
+    ([*INFER, "--mode", f"{CYR_O}verlap"], f"unknown mode '{CYR_O}verlap'", "overlap", "U+043E"),
+    ([*INFER, "--compute-dtype", "\uff46p8"], "unknown compute dtype '\uff46p8'", "fp8",
+     "U+FF46 FULLWIDTH LATIN SMALL LETTER F"),
+    (["collective", f"{CYR_A}ll-reduce", *COLLECTIVE[2:]], f"unknown collective operation "
+     f"'{CYR_A}ll-reduce'", "all-reduce", "U+0430"),
+    ([*COLLECTIVE, "--algorithm", f"tr{CYR_E}e"], f"unknown algorithm 'tr{CYR_E}e'", "tree", "U+0435"),
+    ([*COLLECTIVE, "--placement", f"c{CYR_O}ntiguous"], f"unknown placement 'c{CYR_O}ntiguous'",
+     "contiguous", "U+043E"),
+    ([*COLLECTIVE[:2], "--fabric", f"r{CYR_I}ng:n=8", *COLLECTIVE[4:]], f"unknown fabric 'r{CYR_I}ng:n=8'",
+     "ring", "U+0456"),
+    (["topology", "export", "ring:n=8", "-o", "x.json", "--format", f"js{CYR_O}n"],
+     f"'js{CYR_O}n' is not one of 'json', 'graphml', 'astra-sim'", "json", "U+043E"),
+    (["cost", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--max-batch", "8", "--share",
+      f"{CYR_A}s-built"], f"unknown network share '{CYR_A}s-built'", "as-built", "U+0430"),
+])
+def test_a_choice_in_lookalike_letters_is_asked_about(tmp_path, argv, typed, meant, odd):
+    line = one_line_error(run_cli(argv, tmp_path))
+    assert f"{typed}; did you mean {meant!r}? (it has " in line and odd in line, line
     assert list(tmp_path.iterdir()) == []
