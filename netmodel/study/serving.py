@@ -90,8 +90,11 @@ request's decode, ``c / R_d``; the requests come in the bunches the prefill cell
 send, of the sizes its bulk queue's batches take: M^X/D/c,
 :func:`~netmodel.study.serving_queue.slot_wait`, each batch sent whole to one decode
 instance at random, so with a rate's ``n`` decode instances ``1 / n`` of an instance's
-requests are taken one by one, :func:`~netmodel.study.serving_queue.routed_sizes`),
-before its KV cache, which needs the slot's room, is sent: that wait is in the TTFT too,
+requests are taken one by one, :func:`~netmodel.study.serving_queue.routed_sizes`; with
+up to :data:`~netmodel.study.serving_sim.SIMULATED_DECODE` of them, whose arrivals are
+correlated over many holds, the pools simulated, :mod:`netmodel.study.serving_sim`,
+``decode_wait_se_s`` its standard error), before its KV cache, which needs the slot's
+room, is sent: that wait is in the TTFT too,
 and so is the wait to join the batch at its next step, half a step on average (steps of a
 fixed length, a request ready at any phase of one; ``join_wait_s``); its TBT is that of
 the full batch, at any load below capacity. With a rate too, the pools are sized
@@ -99,7 +102,9 @@ to run at that load: ``ceil(rate / (rho x R))`` instances of each. The search pi
 configuration at the stated load (the design point); whole instances then run at most at
 it, and the waits and TTFT reported are those at the pools' achieved loads,
 ``rate / (instances x R)`` (the prefill pool's is ``achieved_load``; no longer than at the
-stated load, so the SLO still holds). Tokens/s/SM is the pools' capacity; with a load they deliver ``rho x``
+stated load, so the SLO still holds; a simulated slot wait is not proven so, but was
+below M^X/D/c at the stated load in every case measured). Tokens/s/SM is the pools'
+capacity; with a load they deliver ``rho x``
 it (``delivered_tokens_per_s_per_sm``; with a rate, the rate's tokens/s over the SMs of
 the sized pools' instances). Instances are costed alone on the fabric, as in
 the rest of the study.
@@ -145,6 +150,7 @@ from netmodel.study.serving_queue import (
     fastest_waits,
     prefill_waits,
 )
+from netmodel.study.serving_sim import SIMULATED_DECODE, pools_slot_wait
 from netmodel.study.serving_transfer import (
     KvTransfer,
     best_split,
@@ -257,6 +263,10 @@ class ServingResult:
     ttft_s: float | None = None       #: prefill + visible transfer (+ queue_wait_s)
     queue_wait_s: float | None = None   #: with a load: mean wait for a prefill batch
     decode_wait_s: float | None = None  #: with a load: mean wait for a decode slot (M^X/D/c)
+    #: with a load and a rate whose decode pool is :data:`SIMULATED_DECODE` instances or
+    #: fewer: ``decode_wait_s`` is simulated (:mod:`netmodel.study.serving_sim`), this its
+    #: standard error
+    decode_wait_se_s: float | None = None
     join_wait_s: float | None = None    #: with a load: to the decode's next step, half one
     #: with a load and a rate: the load the sized prefill pool runs at, ``rate / (instances
     #: x R_p)`` (at most the stated one), at which ``queue_wait_s`` and ``ttft_s`` are taken
@@ -296,6 +306,7 @@ class ServingResult:
             "transfer_streams": self.transfer_streams, "transfer_s": _num(self.transfer_s),
             "transfer_visible_s": _num(self.transfer_visible_s), "ttft_s": _num(self.ttft_s),
             "queue_wait_s": _num(self.queue_wait_s), "decode_wait_s": _num(self.decode_wait_s),
+            "decode_wait_se_s": _num(self.decode_wait_se_s),
             "join_wait_s": _num(self.join_wait_s), "achieved_load": _num(self.achieved_load),
             "tbt_s": _num(self.tbt_s), "ttft_limit_s": self.ttft_limit_s,
             "tbt_limit_s": self.tbt_limit_s, "prefill_rate_per_s": _num(self.prefill_rate),
@@ -378,7 +389,10 @@ class ServingResult:
                 + ("" if self.achieved_load is None else
                    f" at the sized pool's load {load_text(self.achieved_load, 3)}")
                 + ("" if self.decode_wait_s is None else
-                   f" + {self.decode_wait_s * 1e3:.2f} ms for a decode slot + "
+                   f" + {self.decode_wait_s * 1e3:.2f} ms for a decode slot"
+                   + ("" if self.decode_wait_se_s is None else
+                      f" (simulated, standard error {self.decode_wait_se_s * 1e3:.2f} ms)")
+                   + " + "
                    f"{self.join_wait_s * 1e3:.2f} ms to its next step"))
             + f" (SLO {self.ttft_limit_s * 1e3:g} ms)"
             + (f", TBT {self.tbt_s * 1e3:.2f} ms (SLO {self.tbt_limit_s * 1e3:g} ms)"
@@ -661,8 +675,13 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
         if wait is not None:   # whole instances run below the load: the waits at theirs
             achieved = wl.rate / (n_p * p_rate)   # (no more than the stated load's: the
             extra["achieved_load"] = achieved     # SLO still holds), the decode pool's too
-            wait_ij, d_wait = cell_waits(achieved, cycle, cell, None if slots is None else (
-                min(wl.rate / (n_d * d_rate), wl.load), dec.batch, d_rate, n_d))
+            sim = slots is not None and n_d <= SIMULATED_DECODE
+            wait_ij, d_wait = cell_waits(achieved, cycle, cell, None if slots is None or sim
+                                         else (min(wl.rate / (n_d * d_rate), wl.load),
+                                               dec.batch, d_rate, n_d))
+            if sim:   # a few decode instances: the pools simulated (serving_sim)
+                d_wait, extra["decode_wait_se_s"] = pools_slot_wait(
+                    achieved, cycle[i, :j + 1], n_p, dec.batch, dec.batch / d_rate, n_d)
     ttft_ij = float(steps[i, j]) + (wait_ij or 0.0) + (d_wait or 0.0)
     if slots is None:
         d_wait = None

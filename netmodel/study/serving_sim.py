@@ -1,0 +1,226 @@
+"""The decode slot's wait where a few decode instances take a sized prefill pool's every
+batch, by a seeded simulation of the pools, for :func:`netmodel.study.serving.serve` with
+a rate.
+
+M^X/D/c (:func:`netmodel.study.queueing.mxdc_wait`) takes the prefill's batches at Poisson
+instants, which a large decode pool's random split makes exact (Renyi). One decode
+instance takes the prefill pool's whole output, whose batches a busy prefill instance sends
+a cycle apart: its counts are bunched over a short span and smoother than Poisson over a
+long one, correlated over many holds, and no model of a single hold's count gives its
+wait (M/D/c is 10% and 53% under and 7.8 times over in three simulated cases); a few
+take a large share of it each (:func:`~netmodel.study.serving_queue.routed_sizes`'
+approximation is -3% to +8% of a simulation at 2 and 4 instances, but 5 times over for
+Llama-3-70B's 2 at 100 requests/s, ``vllm-dgx-h100``, load 0.9). So up to
+:data:`SIMULATED_DECODE` decode instances the pools are simulated
+(:func:`pools_slot_wait`), exactly as they are modelled:
+
+* each of ``n_p`` prefill instances gets Poisson arrivals at ``lambda``; a free instance
+  takes every waiting request up to ``B`` (an idle one the first to come, alone), a batch
+  of ``k`` taking ``S_k``. Only its batch ends and sizes matter, so it is run by its
+  embedded chain: from ``x`` waiting at a batch's end the next takes ``k = min(x, B)`` (or
+  1 after an idle wait, exponential), ends ``S_k`` later with ``x - k`` plus a Poisson
+  ``lambda S_k`` waiting. One step a batch, every instance of every replication at once
+  (a numpy array across them), so the loop runs once per batch of one instance;
+* each batch's ``k`` requests go whole to one of ``n_d`` decode instances chosen at random
+  (every one to the one), arriving at the batch's end;
+* a decode instance of ``c`` slots each held ``D``, first come first served, starts its
+  ``i``-th request at ``s_i = max(a_i, s_(i-c) + D)`` (requests start in the order they
+  come, and the slot that frees first is the ``(i - c)``-th's); by ``i mod c`` that is ``c``
+  single-server Lindley chains ``s_m = max(a_m, s_(m-1) + D)``, ``s_m = m D + max_(j <= m)
+  (a_j - j D)``: a running maximum (``np.maximum.accumulate``), no loop, and the wait
+  ``s_m - a_m`` the running maximum of ``a_j - j D`` less its own.
+
+The mean is of independent replications (each its own prefill instances and decode
+instances, from empty), the first quarter of each dropped, and its standard error that of
+the replications' means. A replication runs 16 relaxation times of the slower queue (of
+each, ``4 W / (1 - rho) + S``, ``W`` its mean wait, ``S`` its service: a queue's
+heavy-traffic relaxation time is twice its variance over its drift squared, ``4 W / (1 -
+rho)`` in a service's units), so four are dropped; and at least 8 requests a slot. Where
+16 of them would take more than the first round's share of :data:`MAX_BATCHES`
+(:data:`MIN_REPS` replications) or :data:`MAX_STEPS` a replication, it runs that, and
+drops less than four (a load near 1). Replications are added, round by round, until the
+standard error is at most :data:`REL_SE` of the mean or :data:`ABS_SE`, within
+:data:`MAX_BATCHES` batches in all. A fixed seed: the same arguments give the same figures.
+
+Where no window of a hold can bring more than ``c`` requests (a batch of ``k`` takes
+``S_k``, so an instance ends at most ``B + D max_k k / S_k`` requests' batches within ``D``),
+no request ever waits, and the wait is 0 without a simulation: the ``i``-th waits only if
+the ``(i - c)``-th to the ``i``-th came within ``D`` (a lightly loaded instance of many
+slots).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["ABS_SE", "MAX_BATCHES", "MAX_STEPS", "REL_SE", "SIMULATED_DECODE", "pools_slot_wait"]
+
+#: :func:`netmodel.study.serving.serve` simulates a sized decode pool of this many instances
+#: or fewer (more take :func:`netmodel.study.serving_queue.routed_sizes`)
+SIMULATED_DECODE = 4
+
+#: The standard error wanted, relative to the mean wait
+REL_SE = 0.02
+#: ... or absolute, seconds (the table's last digit, 0.01 ms)
+ABS_SE = 1e-5
+#: The most batches simulated in all (every prefill instance of every replication)
+MAX_BATCHES = 2_000_000
+#: The most steps of the loop (batches of one instance) in one replication
+MAX_STEPS = 20_000
+#: Replications a round, at least
+MIN_REPS = 16
+#: Prefill instances a round (over every replication), at least
+MIN_LANES = 128
+#: Requests of the first round, at most (where MIN_REPS replications hold fewer)
+PILOT = 200_000
+
+
+def _prefill(lam: float, s: np.ndarray, lanes: int, horizon: float,
+             rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The batch ends and sizes (steps x ``lanes``) of ``lanes`` independent bulk-service
+    instances from empty, each run past ``horizon`` seconds."""
+    b = s.size
+    f = np.zeros(lanes)
+    x = np.zeros(lanes, dtype=np.int64)
+    held = np.r_[0.0, s]            # by k: a batch's time, and the Poisson mean of the
+    came = lam * held               # arrivals while it runs
+    chunk = 64
+    ends = np.empty((chunk, lanes))
+    sizes = np.empty((chunk, lanes), dtype=np.int64)
+    step = 0
+    while True:
+        if step % chunk == 0:
+            if step and f.min() >= horizon:
+                return ends[:step], sizes[:step]
+            if step == ends.shape[0]:
+                ends = np.concatenate([ends, np.empty_like(ends)])
+                sizes = np.concatenate([sizes, np.empty_like(sizes)])
+            gaps = rng.exponential(1 / lam, (chunk, lanes))
+        idle = x == 0
+        k = np.minimum(np.maximum(x, 1), b)   # an idle instance: the first to come, alone
+        f += held[k]
+        f += idle * gaps[step % chunk]
+        x += idle
+        x -= k
+        x += rng.poisson(came[k])
+        ends[step] = f
+        sizes[step] = k
+        step += 1
+
+
+def _decode_waits(ends: np.ndarray, sizes: np.ndarray, reps: int, n_p: int, n_d: int,
+                  slots: int, hold: float, horizon: float, warm: float,
+                  rng: np.random.Generator) -> np.ndarray:
+    """Each replication's mean decode slot wait over its requests after ``warm`` steps of
+    a slot (a fraction), its ``n_p`` prefill instances' batches (``ends``, ``sizes``:
+    steps x lanes, replication-major lanes) sent whole to one of ``n_d`` instances at
+    random."""
+    # a replication's instances one after the other: sorted runs, which a stable sort merges
+    t = ends.T.reshape(reps, -1)
+    k = sizes.T.reshape(reps, -1)
+    late = t >= horizon
+    k[late] = 0
+    order = np.argsort(t, axis=1, kind="stable")
+    t = np.take_along_axis(t, order, axis=1)
+    k = np.take_along_axis(k, order, axis=1)
+    if n_d > 1:   # each batch to one instance: grouped by instance, in time (a radix sort)
+        to = rng.integers(n_d, size=t.shape, dtype=np.int8)
+        order = np.argsort(to, axis=1, kind="stable")
+        t = np.take_along_axis(t, order, axis=1)
+        k = np.take_along_axis(k, order, axis=1)
+        to = np.take_along_axis(to, order, axis=1)
+    # requests per (replication, instance): rows of the flat, repeated stream, in order
+    if n_d > 1:
+        counts = np.bincount((np.arange(reps)[:, None] * n_d + to).ravel(),
+                             weights=k.ravel(), minlength=reps * n_d).astype(np.int64)
+    else:
+        counts = k.sum(axis=1)
+    n = int(counts.min()) // slots * slots
+    m = n // slots
+    if m < 2:
+        raise ArithmeticError(f"pools_slot_wait: {n} requests an instance, too few for "
+                              f"{slots} slots")
+    flat = np.repeat(t.ravel(), k.ravel())
+    steps = np.arange(m)[:, None] * hold
+    keep = int(math.ceil(warm * m))
+    means = np.empty(reps * n_d)
+    for row, i in enumerate(np.cumsum(counts) - counts):   # a row: m x c, a chain a column
+        b = flat[i:i + n].reshape(m, slots) - steps
+        w = np.maximum.accumulate(b, axis=0)
+        w -= b
+        means[row] = w[keep:].mean()
+    return means.reshape(reps, n_d).mean(axis=1)
+
+
+def pools_slot_wait(load: float, services, prefill: int, slots: int, hold: float,
+                    decode: int = 1, seed: int = 0, rel_se: float = REL_SE,
+                    abs_se: float = ABS_SE) -> tuple[float, float]:
+    """The mean wait for a decode slot and its standard error, seconds, of ``prefill``
+    bulk-service instances at ``load`` (batches up to ``B = len(services)``, a batch of
+    ``k`` taking ``services[k - 1]`` seconds; Poisson arrivals at ``load B / S_B`` each)
+    whose batches go whole to one of ``decode`` instances chosen at random, each of
+    ``slots`` slots held ``hold`` seconds, first come first served (the module's
+    simulation).
+
+    A prefill of a microsecond at a millionth of its capacity passes Poisson arrivals of
+    1/s on, one at a time: M/D/1 at 0.5, a wait of ``rho D / (2 (1 - rho)) = 0.25`` s:
+
+    >>> w, se = pools_slot_wait(1e-6, [1e-6], 1, 1, 0.5)
+    >>> abs(w - 0.25) < 4 * se < 0.02
+    True
+
+    Four instances whose batches of up to 2 end at least 0.5 s apart bring at most ``4 (2 +
+    0.5 x 2 / 0.5) = 16`` requests within a hold of 0.5 s: 16 slots never wait.
+
+    >>> pools_slot_wait(0.9, [0.4, 0.5], 4, 16, 0.5)
+    (0.0, 0.0)
+    """
+    from netmodel.study.queueing import bulk_sizes, bulk_wait, mxdc_wait
+
+    s = np.asarray(services, dtype=float).reshape(-1)
+    if not (s.size and np.all(s > 0) and np.all(np.isfinite(s)) and 0 < load < 1
+            and hold > 0 and min(prefill, slots, decode) >= 1):
+        raise ValueError(f"pools_slot_wait: no queue at load {load!r}, services {services!r}, "
+                         f"{prefill} prefill, {slots} slots of {hold!r} s, {decode} decode")
+    b = s.size
+    lam = load * b / s[-1]
+    rho_d = prefill * lam * hold / (slots * decode)
+    if not 0 < rho_d < 1:
+        raise ValueError(f"pools_slot_wait: the decode load {rho_d!r} is not below 1")
+    # a batch of k takes S_k, so an instance ends at most B + D max_k k / S_k requests'
+    # batches within a hold D; where the pool's cannot exceed c, none ever waits
+    if prefill * (b + hold * float(np.max(np.arange(1, b + 1) / s))) <= slots:
+        return 0.0, 0.0
+    law = bulk_sizes(load, s)
+    mean_k = float(np.arange(1, b + 1) @ law)
+    w_p = bulk_wait(load, s)
+    w_d = mxdc_wait(rho_d, slots, hold, law)
+    relax = max(4 * w_p / (1 - load) + s[-1], 4 * w_d / (1 - rho_d) + hold)
+    # a quarter dropped: four relaxation times, within the budget the first round's
+    # MIN_REPS replications may take; and at least 8 requests a slot's chain
+    rate = lam / mean_k   # batches a second of one instance
+    most = min(MAX_STEPS, MAX_BATCHES / (MIN_REPS * prefill)) / rate
+    horizon = max(min(16 * relax, most), 8 * slots * decode / (prefill * lam))
+    rng = np.random.default_rng(seed)
+    means = np.empty(0)
+    # the first round: enough instances for the loop's arrays, within PILOT requests
+    per_rep = prefill * lam * horizon
+    reps = max(MIN_REPS, min(-(-MIN_LANES // prefill), int(PILOT / per_rep)))
+    budget = MAX_BATCHES
+    while True:
+        ends, sizes = _prefill(lam, s, reps * prefill, horizon, rng)
+        budget -= ends.size
+        means = np.r_[means, _decode_waits(ends, sizes, reps, prefill, decode, slots, hold,
+                                           horizon, 1 / 4, rng)]
+        mean = float(means.mean())
+        se = float(means.std(ddof=1) / math.sqrt(means.size))
+        goal = max(rel_se * mean, abs_se)
+        # the replications the goal wants besides (the standard error as 1 / sqrt(n)),
+        # within the budget
+        more = min(math.ceil(means.size * ((se / goal) ** 2 - 1)),
+                   int(budget / (ends.size / reps)))
+        if se <= goal or more < 2:
+            return mean, se
+        reps = max(more, MIN_REPS) if more >= MIN_REPS else more
