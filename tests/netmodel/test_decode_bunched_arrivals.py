@@ -9,7 +9,8 @@ solved by iteration (:func:`_chain_wait`), never below M/D/c, and a seeded simul
 the pools themselves (prefill instances serving batches, each batch's requests sent to a
 decode instance chosen at random): within 4 standard errors of M^X/D/c where the decode
 pool is large, of routed_sizes' approximation where it holds 2 or 4 instances, and below
-M^X/D/c where it holds one (routed_sizes then M/D/c, off by 10% to 7.8 x).
+M^X/D/c where it holds one (routed_sizes then M/D/c, off by 10% to 7.8 x); and within 4
+of serving_sim's simulation, which serve takes for 1 to 4 decode instances, at 1, 2 and 4.
 """
 
 from __future__ import annotations
