@@ -123,6 +123,9 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                            ("--load is given twice ('0.5' and '0.6')",)),
     "serve --scenario twice": ([*SERVE, "--scenario", "lite-ocs"], {},
                                ("--scenario is given twice",)),
+    # said '('8' and '')': the value '--' taken for the end of the options
+    "serve --max-batch twice, the second '--'": ([*SERVE, "--max-batch", "--"], {},
+                                                 ("--max-batch is given twice ('8' and '--')",)),
     "serve --ttft 1ns": ([*SERVE, "--ttft", "1ns"], {}, ("--ttft 1ns", "1 us to 600 s")),
     "serve --tbt 1ns --load": ([*SERVE, "--tbt", "1ns", "--load", "0.5"], {},
                                ("--tbt 1ns", "1 us to 10 s")),

@@ -245,7 +245,7 @@ def typed_options(command: click.Command | None,
         args = args[1:]
     if command is None:
         return []
-    args = args[:args.index("--")] if "--" in args else args
+    args = args[:_separator(command, args)]
     return [(max(p.opts, key=len), value) for p in command.params
             if isinstance(p, click.Option) and not p.is_flag
             for _, value in typed_values(p, args)]
@@ -343,7 +343,7 @@ def refuse_repeated_options(command: click.Command, name: str | None, args: list
 
     while isinstance(command, click.Group) and args and args[0] in command.commands:
         name, command, args = args[0], command.commands[args[0]], args[1:]
-    cut = args.index("--") if "--" in args else len(args)
+    cut = _separator(command, args)
     words = args[:cut]
     if isinstance(command, click.Group) or any(
             w in command.get_help_option_names(parent or click.Context(command)) for w in words):
@@ -367,6 +367,27 @@ def refuse_repeated_options(command: click.Command, name: str | None, args: list
         listed = " and ".join(texts) if len(texts) == 2 else ", ".join(texts)
         raise UserError(f"{given[0][0]} is given {times} ({listed}); it takes one value: "
                         "give it once")
+
+
+def _separator(command: click.Command, args: Sequence[str]) -> int:
+    """The index in ``args`` of the ``--`` that ends ``command``'s options (``len(args)``
+    where none does): not a ``--`` that is an option's value, as click reads ``--max-batch
+    --`` (its value '--'), which the refusal of it given twice showed as ''.
+
+    >>> cmd = click.Command("x", params=[click.Option(["--n"]), click.Option(["-q"],
+    ...                                                                   is_flag=True)])
+    >>> _separator(cmd, ["--n", "--", "-q", "--", "-1"]), _separator(cmd, ["-q"])
+    (3, 1)
+    """
+    takes = {flag: p.nargs for p in command.params
+             if isinstance(p, click.Option) and not p.is_flag and not p.count
+             for flag in p.opts}
+    i = 0
+    while i < len(args):
+        if args[i] == "--":
+            return i
+        i += 1 + takes.get(args[i], 0)
+    return len(args)
 
 
 def _meaning(param: click.Option, text: str, ctx: click.Context) -> tuple[str, Any]:

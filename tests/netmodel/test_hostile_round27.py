@@ -45,6 +45,10 @@ Round 26 asked 'did you mean ...?' of catalog names only; now of --networks, --i
 --phases, --parallelism and every click choice (--format, --repair), --mode,
 --compute-dtype, a collective's operation, --algorithm, --placement, a fabric's builder
 or scenario, --share.
+
+(h) An option given twice, its second value '--' (``--max-batch 8 --max-batch --``, which
+click reads as the value '--'), was refused as '--max-batch is given twice ('8' and '')':
+the '--' taken for the end of the options. Now ''8' and '--''.
 """
 
 from __future__ import annotations
@@ -206,3 +210,13 @@ def test_a_choice_in_lookalike_letters_is_asked_about(tmp_path, argv, typed, mea
     line = one_line_error(run_cli(argv, tmp_path))
     assert f"{typed}; did you mean {meant!r}? (it has " in line and odd in line, line
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, flag, first", [
+    (["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--max-batch", "8"],
+     "--max-batch", "8"),
+    ([*COLLECTIVE], "--size", "1MiB"),
+])
+def test_a_second_value_of_dashes_is_said_as_typed(argv, flag, first):
+    assert one_line_error(run_cli([*argv, flag, "--"])) == (
+        f"error: {flag} is given twice ({first!r} and '--'); it takes one value: give it once")
