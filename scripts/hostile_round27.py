@@ -142,6 +142,10 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "serve every option, MTP and two-batch overlap": (
         [*EVERY_SERVE, "--two-batch-overlap", "--mtp-tokens", "1", "--mtp-acceptance", "0.8"],
         {}, ("give one of --mtp-tokens and --two-batch-overlap",)),
+    # said '(give attention DP > 1, ...)': serve has no such option; --tp-only is the cause
+    "serve --tp-only --dense-mlp-tp 1": ([*DSV3, "--tp-only", "--dense-mlp-tp", "1"], {},
+                                         ("--dense-mlp-tp 1", "--tp-only does not search",
+                                          "drop --tp-only")),
     "serve --mtp-tokens of a model without MTP": ([*SERVE, "--mtp-tokens", "1"], {},
                                                   ("no multi-token-prediction module",
                                                    "--mtp-tokens 0")),

@@ -161,7 +161,7 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
                               **mtp_settings(mtp_tokens, mtp_acceptance))
     # a workload past the model's context: said with --workload (the file or name typed)
     with value_refused_as("--workload", workload, f"workload {wl.name!r}: prompt "), \
-            _gpus_said_as(scenario, prefill_gpu, decode_gpu):
+            _gpus_said_as(scenario, prefill_gpu, decode_gpu), _dense_beside_tp_only(tp_only):
         r = run_serve(model, scen, wl, prefill_gpu=prefill_gpu, decode_gpu=decode_gpu,
                       slo=slo, options=options, dimensions="tp" if tp_only else "all",
                       max_batch=max_batch, kv_ports=kv_ports)
@@ -182,6 +182,25 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
         click.echo(f"nothing feasible: {r.gpus_used} GPUs serve {wl.rate:g} requests/s, the "
                    f"fabric has {r.fabric_gpus} (exit status {NOTHING_FEASIBLE})", err=True)
         raise click.exceptions.Exit(NOTHING_FEASIBLE)
+
+
+@contextlib.contextmanager
+def _dense_beside_tp_only(tp_only: bool) -> Iterator[None]:
+    """The refusal of a dense MLP TP degree where no configuration searched has attention
+    DP said as serve's cause, --tp-only: 'give attention DP > 1' named no option of serve's
+    (its pools search attention DP unless --tp-only)."""
+    from compute.errors import UserError
+
+    try:
+        yield
+    except UserError as exc:
+        if not (tp_only and str(exc).startswith("dense MLP TP ")
+                and "runs beside attention DP; no configuration searched" in str(exc)):
+            raise
+        degree = str(exc).split()[3].rstrip(";")
+        raise UserError(f"--dense-mlp-tp {degree} runs the dense MLP layers beside attention "
+                        f"DP, which --tp-only does not search (plain tensor parallelism): drop "
+                        f"--tp-only or leave --dense-mlp-tp unset") from None
 
 
 @contextlib.contextmanager

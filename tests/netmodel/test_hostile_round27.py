@@ -49,6 +49,12 @@ or scenario, --share.
 (h) An option given twice, its second value '--' (``--max-batch 8 --max-batch --``, which
 click reads as the value '--'), was refused as '--max-batch is given twice ('8' and '')':
 the '--' taken for the end of the options. Now ''8' and '--''.
+
+(i) ``serve --tp-only --dense-mlp-tp 1`` of DeepSeek-V3 was refused as 'dense MLP TP 1 runs
+beside attention DP; no configuration searched has it (give attention DP > 1, or leave
+--dense-mlp-tp unset)': serve has no attention-DP option; its pools search attention DP
+unless --tp-only. Now '... which --tp-only does not search (plain tensor parallelism):
+drop --tp-only or leave --dense-mlp-tp unset'.
 """
 
 from __future__ import annotations
@@ -220,3 +226,14 @@ def test_a_choice_in_lookalike_letters_is_asked_about(tmp_path, argv, typed, mea
 def test_a_second_value_of_dashes_is_said_as_typed(argv, flag, first):
     assert one_line_error(run_cli([*argv, flag, "--"])) == (
         f"error: {flag} is given twice ({first!r} and '--'); it takes one value: give it once")
+
+
+def test_serve_says_tp_only_is_what_leaves_no_attention_dp():
+    line = one_line_error(run_cli([*DSV3, "--tp-only", "--dense-mlp-tp", "1"]))
+    assert line == ("error: --dense-mlp-tp 1 runs the dense MLP layers beside attention DP, "
+                    "which --tp-only does not search (plain tensor parallelism): drop "
+                    "--tp-only or leave --dense-mlp-tp unset"), line
+    # a dense model's own refusal comes first, as without --tp-only
+    one_line_error(run_cli(["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B",
+                            "--max-batch", "8", "--tp-only", "--dense-mlp-tp", "1"]),
+                   "Llama-3-8B has no dense MLP layers")
