@@ -37,8 +37,10 @@ batches, all-reduced) back (``Shards.ep_dp_gather``; a cell's ``moe_exchange`` n
   ``dp_reduce_scatter_tensor`` among ``tp`` (``MAX_LEN``; with groups of several GPUs an
   all-gather among the group after it) or ``dp_scatter``, a copy of the group's rows
   (``SUM_LEN``, after the all-reduce): the dense layers' ``dp_scatter`` and ``attn_gather``.
-* no two-batch overlap (SGLang's runs with DeepEP's dispatch); the LM head per group
-  (``--enable-dp-lm-head``) as under the other exchanges.
+* no two-batch overlap: server_args.py refuses ``--enable-two-batch-overlap`` where
+  ``moe_a2a_backend`` is ``none`` ("When enabling two batch overlap, moe_a2a_backend cannot
+  be 'none'"); the LM head per group (``--enable-dp-lm-head``) as under the other
+  exchanges.
 
 So the EP layers' slots hold the dense layers' collectives (:func:`dp_gather_slots`):
 ``attn_scatter`` the group's reduce-scatter (``MAX_LEN``, groups of several GPUs; none in

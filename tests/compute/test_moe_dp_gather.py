@@ -251,7 +251,8 @@ def test_each_cell_takes_the_least_of_the_three(model, gpu, par, phase, batches,
 
 
 def test_two_batch_overlap_is_not_taken_with_it():
-    """SGLang's two-batch overlap runs with DeepEP only: a cell taking SGLang's gather runs
+    """SGLang refuses two-batch overlap without an all-to-all backend (server_args.py:
+    "moe_a2a_backend cannot be 'none'"): a cell taking SGLang's gather runs
     its serial step, and keeps the all-to-alls' overlapped step only where that is faster
     still (DeepSeek-V3, TP 8 x EP 8 x DP-attention 8, decode batches 64 and 256)."""
     par = Parallelism(8, ep=8, attention_dp=8)
