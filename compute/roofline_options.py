@@ -229,8 +229,12 @@ class RooflineOptions:
                 raise UserError(f"profile must be an EngineProfile (compute.profiles."
                                 f"get_profile), got {type(self.profile).__name__}")
             if self.flops_efficiency != 1 or self.memory_efficiency != 1:
-                raise UserError("give a profile or flops/memory efficiency factors, not both "
-                                "(the profile holds the engine's efficiencies)")
+                # named by its parameters: the command line says its flags
+                given = " and ".join(f"{k} {getattr(self, k):g}" for k in (
+                    "flops_efficiency", "memory_efficiency") if getattr(self, k) != 1)
+                raise UserError(f"give profile {self.profile.name!r} or efficiency factors "
+                                f"({given}), not both: the profile holds the engine's "
+                                f"efficiencies")
         if not isinstance(self.two_batch_overlap, bool):
             raise UserError(f"two_batch_overlap must be true or false, got "
                             f"{describe(self.two_batch_overlap)}")

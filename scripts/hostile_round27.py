@@ -202,6 +202,10 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
         [*INFER70, "--profile", "vllm-dgx-h100", "--profile", "p.toml"],
         {"p.toml": PROFILE.replace('name = "vllm-dgx-h100"', 'name = "mine"')},
         ("--profile is given twice ('vllm-dgx-h100' and 'p.toml')",)),
+    # said 'give a profile or flops/memory efficiency factors, not both': no flag
+    "infer --profile with --flops-efficiency": (
+        [*INFER70, "--profile", "vllm-dgx-h100", "--flops-efficiency", "0.5"], {},
+        ("profile 'vllm-dgx-h100'", "--flops-efficiency 0.5", "not both")),
     "infer --profile a file of a shipped name": (
         [*INFER70, "--profile", "p.toml"],
         {"p.toml": PROFILE.replace("value = 1.0\n", "value = 0.9\n", 1)},

@@ -158,7 +158,8 @@ def test_profile_flows_through_search_and_evaluate_many():
 
 
 def test_profile_and_efficiency_factors_are_exclusive():
-    with pytest.raises(UserError, match="profile or flops/memory efficiency"):
+    with pytest.raises(UserError, match=rf"^give profile {P.name!r} or efficiency factors "
+                                        r"\(flops_efficiency 0.5\), not both"):
         RooflineOptions(profile=P, flops_efficiency=0.5)
     with pytest.raises(UserError, match="EngineProfile"):
         RooflineOptions(profile="vllm-dgx-h100")

@@ -426,7 +426,7 @@ def test_profile_on_infer_and_search():
     assert s["best"]["profile"] == "vllm-dgx-h100"
     one_line_error(run("infer", *args, "--tp", "8", "--batch", "1", "--profile",
                        "vllm-dgx-h100", "--flops-efficiency", "0.5"),
-                   "profile or flops/memory efficiency")
+                   "profile 'vllm-dgx-h100' or efficiency factors (--flops-efficiency 0.5)")
 
 
 def test_models_names_a_sliding_window(tmp_path):

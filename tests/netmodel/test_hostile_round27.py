@@ -55,6 +55,11 @@ beside attention DP; no configuration searched has it (give attention DP > 1, or
 --dense-mlp-tp unset)': serve has no attention-DP option; its pools search attention DP
 unless --tp-only. Now '... which --tp-only does not search (plain tensor parallelism):
 drop --tp-only or leave --dense-mlp-tp unset'.
+
+(j) ``--profile`` with ``--flops-efficiency`` or ``--memory-efficiency`` (infer, search,
+compare) was 'give a profile or flops/memory efficiency factors, not both': no flag, no
+value. Now 'give profile 'vllm-dgx-h100' or efficiency factors (--flops-efficiency 0.5),
+not both: ...' (the library names its parameters, flops_efficiency).
 """
 
 from __future__ import annotations
@@ -237,3 +242,15 @@ def test_serve_says_tp_only_is_what_leaves_no_attention_dp():
     one_line_error(run_cli(["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B",
                             "--max-batch", "8", "--tp-only", "--dense-mlp-tp", "1"]),
                    "Llama-3-8B has no dense MLP layers")
+
+
+@pytest.mark.parametrize("command", [
+    ["infer", "--model", "Llama-2-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "4"],
+    ["search", "--model", "Llama-2-70B", "--gpu", "H100-SXM", "--max-batch", "8"],
+])
+def test_a_profile_beside_efficiency_factors_names_them(command):
+    line = one_line_error(run_cli([*command, "--profile", "vllm-dgx-h100",
+                                   "--memory-efficiency", ".5", "--flops-efficiency", "0.25"]))
+    assert line == ("error: give profile 'vllm-dgx-h100' or efficiency factors "
+                    "(--flops-efficiency 0.25 and --memory-efficiency 0.5), not both: the "
+                    "profile holds the engine's efficiencies"), line
