@@ -385,16 +385,18 @@ def _solve_chain(rho: float, services: bytes) -> tuple[float, bytes]:
     top = max(b, math.ceil(float(a_j.max()) + _CUT_SD * math.sqrt(float(a_j.max())) + _CUT_PLUS))
     n = np.arange(top + 1)
     log_fact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1.0, top + 1)))])
-    pmf = np.exp(n * np.log(a_j)[:, None] - a_j[:, None] - log_fact)   # (B, top + 1)
+    pmf = n * np.log(a_j)[:, None]                # (B, top + 1), in place from here
+    pmf -= a_j[:, None]
+    pmf -= log_fact
+    np.exp(pmf, out=pmf)
     total = pmf.sum(axis=1, keepdims=True)
     if not np.all(np.abs(total - 1) < 1e-9):   # the cut's mass is below 1e-25; rounding aside
         raise ArithmeticError(f"bulk_wait: a batch's arrivals sum to {total.min():.17g}")
     pmf /= total
     r_b = _landing(rho, b)
-    above = np.empty((top + 1 - b, b))            # r_y, y = B .. top
+    above = np.zeros((top + 1 - b, b))            # r_y, y = B .. top
     above[0] = r_b
     for m in range(top - b):
-        above[m + 1, 0] = 0.0
         above[m + 1, 1:] = above[m, :-1]
         above[m + 1] += above[m, -1] * r_b
     low, high = pmf[:, :b], pmf[:, b:]
@@ -405,17 +407,19 @@ def _solve_chain(rho: float, services: bytes) -> tuple[float, bytes]:
     steps = (y - above @ landed) / gap           # T(y): excursion steps, each of S_B
     summed = (y * y - above @ (landed * landed) + steps * (gap * gap + a)) / (2 * gap)
     over = summed - b * steps                    # sum of x - B over the excursion
-    m_chain = moved.T - np.eye(b)
+    m_chain = moved.T.copy()
+    m_chain.flat[::b + 1] -= 1.0
     m_chain[-1] = 1.0                             # the probabilities sum to 1
     nu = np.linalg.solve(m_chain, np.r_[np.zeros(b - 1), 1.0])
-    length = s + s_b * (high @ steps)
+    excursion = high @ steps                      # full batches after a visit to j
+    length = s + s_b * excursion
     length[0] += 1 / lam                          # an idle instance waits for an arrival
-    area = lam * s * s / 2 + s_b * (high @ over) + lam * s_b * s_b / 2 * (high @ steps)
+    area = lam * s * s / 2 + s_b * (high @ over) + lam * s_b * s_b / 2 * excursion
     wait = max(float(nu @ area), 0.0) / (lam * float(nu @ length))
     # per boundary visit from j: one batch of max(j, 1), then the excursion's full ones
     sizes = np.bincount(np.maximum(np.arange(b), 1) - 1, weights=np.maximum(nu, 0.0),
                         minlength=b)
-    sizes[-1] += float(np.maximum(nu, 0.0) @ (high @ steps))
+    sizes[-1] += float(np.maximum(nu, 0.0) @ excursion)
     return wait, (sizes / sizes.sum()).tobytes()
 
 
