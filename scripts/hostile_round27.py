@@ -146,6 +146,10 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "serve --tp-only --dense-mlp-tp 1": ([*DSV3, "--tp-only", "--dense-mlp-tp", "1"], {},
                                          ("--dense-mlp-tp 1", "--tp-only does not search",
                                           "drop --tp-only")),
+    # said 'MTP decode models one pipeline stage; got PP 2; allowed: PP 1': no flag
+    "infer --mtp-tokens 1 --pp 2": (["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM",
+                                     "--tp", "8", "--batch", "8", "--mtp-tokens", "1", "--pp",
+                                     "2"], {}, ("--pp '2': MTP decode models one pipeline",)),
     "serve --mtp-tokens of a model without MTP": ([*SERVE, "--mtp-tokens", "1"], {},
                                                   ("no multi-token-prediction module",
                                                    "--mtp-tokens 0")),

@@ -234,8 +234,9 @@ def _degrees(what: str, text, allow_all: bool = False, up_to: str | None = None)
 
 
 #: The library's words for each degree refused (compute.parallel, compute.sharding,
-#: compute.roofline's two-batch check of PP), by the flag that gave it.
+#: compute.roofline's two-batch check of PP, compute.mtp's), by the flag that gave it.
 _DEGREE_WORDS = {"--tp": ("TP degree",), "--pp": ("PP degree", "two-batch overlap models one "
+                                                  "pipeline stage", "MTP decode models one "
                                                   "pipeline stage"),
                  "--ep": ("EP degree",), "--attention-dp": ("attention DP degree",),
                  # a step longer than the model's max_context (compute.roofline.check_context)

@@ -60,6 +60,10 @@ drop --tp-only or leave --dense-mlp-tp unset'.
 compare) was 'give a profile or flops/memory efficiency factors, not both': no flag, no
 value. Now 'give profile 'vllm-dgx-h100' or efficiency factors (--flops-efficiency 0.5),
 not both: ...' (the library names its parameters, flops_efficiency).
+
+(k) ``infer``/``search --mtp-tokens 1 --pp 2`` was 'MTP decode models one pipeline stage;
+got PP 2; allowed: PP 1', no flag, where two-batch overlap's same refusal is said with
+--pp. Now '--pp '2': MTP decode models ...'.
 """
 
 from __future__ import annotations
@@ -254,3 +258,14 @@ def test_a_profile_beside_efficiency_factors_names_them(command):
     assert line == ("error: give profile 'vllm-dgx-h100' or efficiency factors "
                     "(--flops-efficiency 0.25 and --memory-efficiency 0.5), not both: the "
                     "profile holds the engine's efficiencies"), line
+
+
+@pytest.mark.parametrize("command, pp", [
+    (["infer", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--tp", "8", "--batch", "8"],
+     "2"),
+    (["search", "--model", "DeepSeek-V3", "--gpu", "H200-SXM", "--max-batch", "8"], "1,2"),
+])
+def test_mtp_beside_pipeline_stages_names_pp(command, pp):
+    line = one_line_error(run_cli([*command, "--mtp-tokens", "1", "--pp", pp]))
+    assert line == (f"error: --pp {pp!r}: MTP decode models one pipeline stage; got PP 2; "
+                    f"allowed: PP 1"), line
