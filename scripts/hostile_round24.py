@@ -304,7 +304,7 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                                         ("--system 'a\\nb'", "control character")),
     "calibrate --fabric ring of 2 for TP 8": (
         [*CALIBRATE, *FIT, "--fabric", "ring:n=2"], rows(),
-        ("row 2", "an instance of 8 GPUs does not fit the fabric (2 GPUs)")),
+        ("row 2", "an instance of 8 GPUs does not fit --fabric 'ring:n=2' (2 GPUs)")),
     # -- serve: rates, lengths, pools --------------------------------------------------------
     "serve --rate 1e300": ([*SERVE, "--rate", "1e300"], {},
                            ("--rate '1e300'", "1e-09 to 1,000,000,000 requests/s")),
