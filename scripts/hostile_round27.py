@@ -325,6 +325,10 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
              "1MiB", "--algorithm", "tr\u0435e"]),
            ("--format", "js\u043en", "json", ["topology", "export", "ring:n=8", "-o", "x.json",
                                             "--format", "js\u043en"]))},
+    "scenario file placement in a Cyrillic o (did you mean)": (
+        [*COMPARE[:-6], "--scenarios", "s.toml"],
+        {"s.toml": LITE_OCS.replace('placement = "contiguous"', 'placement = "c\u043entiguous"')},
+        ("s.toml", "did you mean 'contiguous'? (it has")),
 }
 
 #: Taken as they are: name -> (argv, files).

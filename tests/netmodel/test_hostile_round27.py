@@ -64,6 +64,10 @@ not both: ...' (the library names its parameters, flops_efficiency).
 (k) ``infer``/``search --mtp-tokens 1 --pp 2`` was 'MTP decode models one pipeline stage;
 got PP 2; allowed: PP 1', no flag, where two-batch overlap's same refusal is said with
 --pp. Now '--pp '2': MTP decode models ...'.
+
+(l) As (g), a file's choice (compute.validate.choice: a scenario's [collective] placement,
+circuits, links, calibration; a model file's norm) in lookalike letters: 'placement
+'cоntiguous' is unknown; known: 'contiguous', ...'. Now asked about too.
 """
 
 from __future__ import annotations
@@ -269,3 +273,17 @@ def test_mtp_beside_pipeline_stages_names_pp(command, pp):
     line = one_line_error(run_cli([*command, "--mtp-tokens", "1", "--pp", pp]))
     assert line == (f"error: --pp {pp!r}: MTP decode models one pipeline stage; got PP 2; "
                     f"allowed: PP 1"), line
+
+
+@pytest.mark.parametrize("old, new, meant", [
+    ('placement = "contiguous"', f'placement = "c{CYR_O}ntiguous"', "contiguous"),
+    ('circuits = "best"', f'circuits = "b{CYR_E}st"', "best"),
+])
+def test_a_file_choice_in_lookalike_letters_is_asked_about(tmp_path, old, new, meant):
+    shipped = (ROOT / "netmodel/data/scenarios/lite-ocs.toml").read_text()
+    (tmp_path / "s.toml").write_text(shipped.replace('name = "lite-ocs"', 'name = "mine"')
+                                     .replace(old, new))
+    line = one_line_error(run_cli(["compare", "--models", "Llama-3-8B", "--max-batch", "8",
+                                   "-q", "--no-plot", "--scenarios", "s.toml"], tmp_path))
+    assert f"is unknown; did you mean {meant!r}? (it has " in line, line
+    assert [p.name for p in tmp_path.iterdir()] == ["s.toml"]
