@@ -16,7 +16,7 @@ options only skipped parts read; the study's library given ``networks`` as a tex
 a list of lists, and ``network`` without its collectives; ``compare --instances all
 --parallelism all`` with each engine option; options given twice, in two spellings of one
 value; a choice typed in letters that print as one of its values (a Cyrillic 'а' in 'аll',
-a zero-width space, a fullwidth letter); ``NETMODEL_MAX_*`` in odd spellings and past their
+a zero-width space, a fullwidth letter), on the command line and in a scenario file; ``NETMODEL_MAX_*`` in odd spellings and past their
 30 digits; outputs into a read-only folder (a child process without CAP_DAC_OVERRIDE,
 where run as root), under a parent that is a file, onto a FIFO, a link to /dev/zero, a
 folder of someone else's files.
