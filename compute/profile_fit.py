@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from compute.comm import CommLike
     from compute.hardware import GpuSpec
 
-__all__ = ["DEFAULT_FIT", "FitPoint", "FitResult", "fit_profile", "leave_one_out",
-           "neutral_with", "predict", "roofline"]
+__all__ = ["BELOW_ROOFLINE_TOLERANCE", "DEFAULT_FIT", "FitPoint", "FitResult", "fit_profile",
+           "leave_one_out", "neutral_with", "predict", "roofline"]
 
 #: Parameters fitted by default: those measurements of one model on one system can tell
 #: apart (the per-step overhead moves every step as the per-layer one does when every row
@@ -385,6 +385,35 @@ class FitResult:
     def max_relative_error(self) -> float:
         return max(abs(p.error) for p in self.points)
 
+    @property
+    def below_roofline(self) -> tuple[tuple[int, FitPoint], ...]:
+        """The points measured under their roofline by more than
+        :data:`BELOW_ROOFLINE_TOLERANCE`, each with its measurement's number (from 1). The
+        calibrated mode only adds time to the roofline (efficiencies at most 1, overheads at
+        least 0), so no profile reaches them: their step is not the one the row names."""
+        floor = 1.0 - BELOW_ROOFLINE_TOLERANCE
+        return tuple((k, p) for k, p in enumerate(self.points, 1)
+                     if p.measurement.latency_s < floor * p.roofline_s)
+
+    def below_roofline_warning(self, shown: int = 5) -> str:
+        """One line on :attr:`below_roofline` (the first ``shown`` rows named: row, measured
+        vs roofline, ratio) and their likely causes; "" where there is none."""
+        below = self.below_roofline
+        if not below:
+            return ""
+        rows = "; ".join(f"{p.measurement.named(k)} {format_time(p.measurement.latency_s)} "
+                         f"measured vs {format_time(p.roofline_s)} roofline "
+                         f"({p.measurement.latency_s / p.roofline_s:#.2g}x)"
+                         for k, p in below[:shown])
+        more = f"; and {len(below) - shown} more" if len(below) > shown else ""
+        lie = "lies" if len(below) == 1 else "lie"
+        return (f"warning: {len(below)} of {counted(len(self.points), 'measurement')} {lie} "
+                f"below the roofline, which no profile reaches (the calibrated mode only adds "
+                f"time to it: efficiencies <= 1, overheads >= 0): {rows}{more}; was the "
+                f"step run with a smaller dtype than the model's (FP8 against a bf16 model), "
+                f"on another GPU or at another TP than the row says, or is latency_s not the "
+                f"whole step's time in seconds?")
+
 
 def _encode(name: str, value: float) -> float:
     """A parameter in the space the optimiser moves in: log of a fraction, a time in units
@@ -568,6 +597,12 @@ def fit_profile(measurements: Iterable[Measurement], *, fit: Sequence[str] | Non
                                     result.max_relative_error))
     return replace(result, profile=profile)
 
+
+#: A measured step this fraction or more under its roofline is one no profile reaches
+#: (:attr:`FitResult.below_roofline`; said, not refused: FP8 steps fitted to a bf16 model may
+#: be meant). 1%: a latency given to 3 significant figures is rounded by at most 0.5%, and
+#: the shipped profiles' measured steps are 1.4-4.7x their roofline.
+BELOW_ROOFLINE_TOLERANCE = 0.01
 
 #: A measured step more than this many times its roofline (or less than its reciprocal)
 #: is refused as a unit slip: measured serving steps are 1.7-5.2x the roofline in the

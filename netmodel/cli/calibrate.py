@@ -123,7 +123,8 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     """Fit an engine profile to measured latencies (the calibrated inference mode).
 
     Prints every point's error and the overall fit; refuses to fit more parameters than
-    measurements. Collectives are costed as in infer with --profile: --scenario, --fabric,
+    measurements; warns (stderr) of measurements under their roofline, which no profile
+    reaches. Collectives are costed as in infer with --profile: --scenario, --fabric,
     or the ring (the shipped profiles were fitted with it).
     """
     from pathlib import Path
@@ -186,9 +187,13 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
             "parameters": result.profile.values(),
             "rms_relative_error": result.rms_relative_error,
             "max_relative_error": result.max_relative_error,
+            "below_roofline": [{"point": k - 1, "origin": p.measurement.origin,
+                                "ratio": p.measurement.latency_s / p.roofline_s}
+                               for k, p in result.below_roofline],
             "points": [{**p.measurement.to_dict(), "roofline_s": p.roofline_s,
                         "predicted_s": p.predicted_s, "error": p.error}
                        for p in result.points]}, indent=2))
+        _warn_below(result)
         return
     click.echo(f"fitted {', '.join(result.fitted)} to {len(ms)} measurements; collectives: "
                f"{collectives}")
@@ -216,3 +221,12 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
         tag = "fitted" if n in result.fitted else "kept"
         click.echo(f"  {n:<28}{shown:>12}  {tag}: {p.what}")
     click.echo(f"wrote {out}")
+    _warn_below(result)
+
+
+def _warn_below(result) -> None:
+    """The fit's warning on measurements under their roofline, on stderr (the profile is
+    written: a step run in FP8 against a bf16 model may be what the user meant)."""
+    warning = result.below_roofline_warning()
+    if warning:
+        click.echo(warning, err=True)
