@@ -347,9 +347,10 @@ def _modes(options, result, as_json: bool) -> None:
     """Say the modes of ``options`` above the text's tables as infer and search say them
     (:func:`~netmodel.cli.resolve.mode_lines`: the calibrated mode, ``--profile``, with its
     note when a row's model or GPU is not one the profile was fitted on, and
-    ``--overlap-collectives``); the JSON carries them as ``settings.options``. Without the
-    profile's note on collectives: a comparison runs many fabrics' collectives by design,
-    the fitted one among them at most."""
+    ``--overlap-collectives``); the JSON carries them as ``settings.options``. The profile's
+    note on collectives is the study's first part's (its ``--networks``, the JSON's
+    ``settings.profile_collectives_note``), not a comparison's: that runs many fabrics'
+    collectives by design, the fitted one among them at most."""
     if options is not None and not as_json:
         from netmodel.cli.resolve import mode_lines
 
@@ -357,6 +358,10 @@ def _modes(options, result, as_json: bool) -> None:
         for line in mode_lines(options, gpus=[r.gpu for r in rows],
                                models=[r.model for r in rows]):
             click.echo(line)
+        note = getattr(getattr(result, "ideal", None), "settings", {}).get(
+            "profile_collectives_note")
+        if note:
+            click.echo(f"note: {note}")
 
 
 def _feasible_or_exit(result) -> None:

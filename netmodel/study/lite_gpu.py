@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from compute.comm import NoCommunication
 from compute.errors import UserError, lookalike
@@ -61,7 +61,7 @@ from netmodel.study.lite_gpu_files import (
     write_study,
 )
 from netmodel.study.rows import BestRow, RowsResult, distinct_gpus, distinct_models, key, ratio_text
-from netmodel.study.run_words import noted_settings
+from netmodel.study.run_words import collectives_note, noted_settings
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -112,14 +112,22 @@ class StudyResult(RowsResult):
     settings: dict = field(default_factory=dict)
     searches: tuple = field(default=(), repr=False)
     baseline: str = BASELINE
+    #: ``(network, its collective model's label)`` of each network (label "": none, the
+    #: ideal network's free collectives), and the engine profile (None: the roofline):
+    #: for ``settings``' ``profile_collectives_note`` of a sum of parts
+    collectives: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    profile: Any = field(default=None, repr=False)
 
     ROW = StudyRow
 
     def __add__(self, other: StudyResult) -> StudyResult:
+        collectives = tuple(dict.fromkeys(self.collectives + other.collectives))
+        settings = {**self.settings, "networks": self.networks + tuple(
+            n for n in other.networks if n not in self.networks)}
         return StudyResult(rows=self.rows + other.rows, searches=self.searches + other.searches,
-                           baseline=self.baseline,
-                           settings={**self.settings, "networks": self.networks + tuple(
-                               n for n in other.networks if n not in self.networks)})
+                           baseline=self.baseline, collectives=collectives,
+                           profile=self.profile,
+                           settings=_collectives_noted(settings, self.profile, collectives))
 
     @property
     def networks(self) -> tuple[str, ...]:
@@ -240,12 +248,14 @@ def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
     network, factory = _network_of(comm_factory, network)
     options = check_options(options)
     slo = check_slo(slo)
-    rows, searches = [], []
+    rows, searches, labels = [], [], {}
     for phase in phases:
         workload = make_workload(phase, prompt, context)
         for model in models:
             for gpu in gpus:
-                r = replace(search(model, gpu, workload, comm=factory(gpu), options=options,
+                comm = factory(gpu)
+                labels.setdefault(getattr(comm, "label", ""), None)
+                r = replace(search(model, gpu, workload, comm=comm, options=options,
                                    slo=slo, max_batch=max_batch), grid=None)
                 searches.append(r)
                 rows.append(StudyRow.from_search(r, network=network))
@@ -255,8 +265,22 @@ def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
                 "context_tokens": make_workload("decode", prompt, context).context,
                 "options": options.to_dict(), "max_batch": max_batch, "networks": (network,)}
     settings = noted_settings(settings, options, rows)
+    collectives = tuple((network, label) for label in labels)
     return StudyResult(rows=tuple(rows), searches=tuple(searches), baseline=baseline,
-                       settings=settings)
+                       collectives=collectives, profile=options.profile,
+                       settings=_collectives_noted(settings, options.profile, collectives))
+
+
+def _collectives_noted(settings: dict, profile, collectives) -> dict:
+    """``settings`` with ``profile_collectives_note`` where ``profile`` was fitted with other
+    collectives than the networks' ``collectives`` (``(network, label)``): infer's note
+    (:func:`~netmodel.study.run_words.collectives_note`), each network named. The ideal
+    network's free collectives (no label) are no model a profile is fitted with: not said,
+    as the fabric parts' scenarios are not (each fabric's own collectives, by design)."""
+    settings = {k: v for k, v in settings.items() if k != "profile_collectives_note"}
+    note = "" if profile is None else collectives_note(
+        profile, [f"{label} (network {n})" for n, label in collectives if label])
+    return {**settings, "profile_collectives_note": note} if note else settings
 
 
 def _with_ratios(rows, baseline: str) -> list[StudyRow]:

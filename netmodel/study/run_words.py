@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ["default_description", "describe_collectives", "mode_lines", "named", "noted_settings",
+__all__ = ["collectives_note", "default_description", "describe_collectives", "mode_lines", "named", "noted_settings",
            "overlap_line", "parameters_named_by", "profile_line", "profile_note",
            "ring_description"]
 
@@ -172,21 +172,46 @@ def profile_line(profile, desc: dict | None = None, gpus=(), models=()) -> str:
     reproduce its fit; scenarios are compared without their ``@GPU``), and one when it was
     fitted on other models or GPUs than the run's ``models`` and ``gpus`` (names):
     :func:`profile_note`."""
-    import re
-
     fitted = f", fitted on {profile.fitted_on}" if profile.fitted_on else ""
     line = f"calibrated mode: engine profile {profile.name}{fitted}"
     note = profile_note(profile, models, gpus)
     if note:
         line += f"\nnote: {note}"
-    if desc is not None and profile.collectives:
-        now = describe_collectives(desc).split(" (")[0]
-        bare = lambda s: re.sub(r"@[^,\s]+", "", s)  # noqa: E731
-        if bare(now) not in bare(profile.collectives):
-            line += (f"\nnote: profile {profile.name} was fitted with collectives "
-                     f"{profile.collectives}, not this run's {now}; give the same "
-                     f"{named('scenario')} or {named('fabric')} to reproduce its fit")
+    note = "" if desc is None else \
+        collectives_note(profile, [describe_collectives(desc).split(" (")[0]])
+    if note:
+        line += (f"\nnote: {note}; give the same {named('scenario')} or {named('fabric')} to "
+                 f"reproduce its fit")
     return line
+
+
+def collectives_note(profile, collectives) -> str:
+    """The note on a run under ``profile`` that costs collectives otherwise than it was
+    fitted with (its ``collectives`` key): its fitted overheads absorbed those, so the run
+    does not reproduce its fit. ``collectives`` are the run's, each as the note says it (the
+    model of :func:`describe_collectives`, the words before its first " (", compared, and
+    scenarios without their ``@GPU``); "" where every one is the profile's, or the profile
+    names none.
+
+    >>> from compute.profiles import get_profile
+    >>> p = get_profile("vllm-dgx-h100")
+    >>> collectives_note(p, ["scenario h100-dgx@H100-SXM"])
+    ''
+    >>> print(collectives_note(p, ["ring alpha-beta over scale-up bandwidth",
+    ...                            "lower bound over scale-up switch algorithms (networks bound)"]))
+    profile vllm-dgx-h100 was fitted with collectives scenario h100-dgx, not this run's ring alpha-beta over scale-up bandwidth and lower bound over scale-up switch algorithms (networks bound)
+    """
+    import re
+
+    if not profile.collectives:
+        return ""
+    bare = lambda s: re.sub(r"@[^,\s]+", "", s)  # noqa: E731
+    other = [c for c in dict.fromkeys(collectives)
+             if bare(c.split(" (")[0]) not in bare(profile.collectives)]
+    if not other:
+        return ""
+    return (f"profile {profile.name} was fitted with collectives {profile.collectives}, not "
+            f"this run's {' and '.join(other)}")
 
 
 def noted_settings(settings: dict, options, rows) -> dict:

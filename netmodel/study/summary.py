@@ -107,9 +107,12 @@ def _profile_carried(study) -> str:
     """`` Profile P was fitted on model A on GPU G; this is ...: an extrapolation (...).``:
     the note of the study's parts on the models and GPUs the profile was not fitted on
     (their ``profile_note``, :func:`~netmodel.study.run_words.noted_settings`, as
-    ``search``'s), each once, or nothing where every model and GPU is its own."""
-    notes = dict.fromkeys(part.settings.get("profile_note") for part in
-                          (study.ideal, study.fabric) if part is not None)
+    ``search``'s) and part 1's on the collectives it was not fitted with
+    (``profile_collectives_note``, as ``infer``'s), each once, or nothing where every one
+    is its own."""
+    notes = dict.fromkeys(part.settings.get(key) for part in (study.ideal, study.fabric)
+                          if part is not None
+                          for key in ("profile_note", "profile_collectives_note"))
     return "".join(f" {n[0].upper()}{n[1:]}." for n in notes if n)
 
 

@@ -3,7 +3,8 @@
 ``compare``, ``sweep`` and ``study lite-gpu`` printed their tables bare under ``--profile``
 (a TBT many times the roofline's, with nothing saying why), where ``infer``, ``search`` and
 ``serve`` print :func:`netmodel.cli.resolve.profile_line`: its line, and the note that the
-profile was fitted on another model or GPU than the run's.
+profile was fitted on another model or GPU than the run's (the study also infer's note on
+the collectives its first part's networks cost otherwise than the profile was fitted with).
 """
 
 import json
@@ -32,9 +33,10 @@ def _search_lines() -> list[str]:
                      "--tp", "16", "--max-batch", "8"))
 
 
-def _expect(text: str) -> None:
+def _expect(text: str, collectives: str = "") -> None:
     """The calibrated line and the carried-over GPU note, worded as search words them
-    (not its note on collectives: a comparison runs several fabrics' by design)."""
+    (not its note on collectives: a comparison runs several fabrics' by design; the
+    study's first part, ``collectives``, its networks')."""
     said = _said(text)
     from_search = _search_lines()
     assert said[0] == from_search[0] and said[0].startswith(
@@ -43,12 +45,13 @@ def _expect(text: str) -> None:
     head = (f"note: profile {PROFILE} was fitted on model Llama-2-70B on GPU H100-SXM; this is "
             f"model Llama-3-70B on GPU")
     gpu_note = [line for line in from_search if line.startswith(head)]
-    assert len(gpu_note) == 1 and len(said) == 2 and said[0] == from_search[0]
+    assert len(gpu_note) == 1 and len(said) == 2 + bool(collectives)
+    assert said[0] == from_search[0] and said[2:] == ([collectives] if collectives else [])
     tail = gpu_note[0].split(": an extrapolation ")[1]
     assert said[1].startswith(head) and said[1].endswith(f": an extrapolation {tail}")
     assert tail.startswith("(on Lite its efficiencies and fixed overheads are H100-SXM's")
     # said once, above the tables
-    assert text.splitlines()[:2] == said
+    assert text.splitlines()[:len(said)] == said
 
 
 COMPARE = ("compare", "--models", "Llama-3-70B", "--phases", "decode", "--scenarios",
@@ -78,4 +81,7 @@ def test_sweep_says_the_profile():
 def test_study_says_the_profile(tmp_path):
     _expect(run("study", "lite-gpu", "--out", str(tmp_path / "s"), "--models", "Llama-3-70B",
                 "--gpus", "Lite", "--phases", "decode", "--no-fabric", "--no-plot", "-q",
-                "--profile", PROFILE))
+                "--profile", PROFILE),
+            # its default networks ring and ideal: the ring is not the profile's collectives
+            f"note: profile {PROFILE} was fitted with collectives scenario h100-dgx, not this "
+            f"run's ring alpha-beta over scale-up bandwidth (network ring)")
