@@ -30,17 +30,20 @@ Llama-3-70B's 2 at 100 requests/s, ``vllm-dgx-h100``, load 0.9). So up to
   (a_j - j D)``: a running maximum (``np.maximum.accumulate``), no loop, and the wait
   ``s_m - a_m`` the running maximum of ``a_j - j D`` less its own.
 
-The mean is of independent replications (each its own prefill instances and decode
-instances, from empty), the first quarter of each dropped, and its standard error that of
-the replications' means. A replication runs 16 relaxation times of the slower queue (of
-each, ``4 W / (1 - rho) + S``, ``W`` its mean wait, ``S`` its service: a queue's
-heavy-traffic relaxation time is twice its variance over its drift squared, ``4 W / (1 -
-rho)`` in a service's units), so four are dropped; and at least 8 requests a slot. Where
-16 of them would take more than the first round's share of :data:`MAX_BATCHES`
-(:data:`MIN_REPS` replications) or :data:`MAX_STEPS` a replication, it runs that, and
-drops less than four (a load near 1). Replications are added, round by round, until the
-standard error is at most :data:`REL_SE` of the mean or :data:`ABS_SE`, within
-:data:`MAX_BATCHES` batches in all. A fixed seed: the same arguments give the same figures.
+The mean is over the requests of independent replications (each its own prefill
+instances and decode instances, from empty), those that come in the first quarter of each
+dropped: the ratio of the replications' summed waits to their counts, its standard error
+the ratio's (by the replications' residuals, ``sum_r (W_r - mean N_r)^2``). A replication
+runs 16 relaxation times of the slower queue (of each, ``4 W / (1 - rho) + S``, ``W`` its
+mean wait, ``S`` its service: a queue's heavy-traffic relaxation time is twice its
+variance over its drift squared, ``4 W / (1 - rho)`` in a service's units), so four are
+dropped; and at least 8 requests a slot. Where 16 of them would take more than the first
+round's share of :data:`MAX_BATCHES` or :data:`MAX_REQUESTS` (:data:`MIN_REPS`
+replications) or :data:`MAX_STEPS` a replication, it runs that, and drops less than four
+(a load near 1). Replications are added, round by round, until the standard error is at
+most :data:`REL_SE` of the mean or :data:`ABS_SE`, within :data:`MAX_BATCHES` batches and
+:data:`MAX_REQUESTS` requests in all (one replication's requests in memory at a time).
+A fixed seed: the same arguments give the same figures.
 
 Where no window of a hold can bring more than ``c`` requests (a batch of ``k`` takes
 ``S_k``, so an instance ends at most ``B + D max_k k / S_k`` requests' batches within ``D``),
@@ -55,7 +58,7 @@ import math
 
 import numpy as np
 
-__all__ = ["ABS_SE", "MAX_BATCHES", "MAX_STEPS", "REL_SE", "SIMULATED_DECODE", "pools_slot_wait"]
+__all__ = ["ABS_SE", "MAX_BATCHES", "MAX_REQUESTS", "MAX_STEPS", "REL_SE", "SIMULATED_DECODE", "pools_slot_wait"]
 
 #: :func:`netmodel.study.serving.serve` simulates a sized decode pool of this many instances
 #: or fewer (more take :func:`netmodel.study.serving_queue.routed_sizes`)
@@ -67,6 +70,8 @@ REL_SE = 0.02
 ABS_SE = 1e-5
 #: The most batches simulated in all (every prefill instance of every replication)
 MAX_BATCHES = 2_000_000
+#: The most requests simulated in all (a batch brings up to ``B``)
+MAX_REQUESTS = 32_000_000
 #: The most steps of the loop (batches of one instance) in one replication
 MAX_STEPS = 20_000
 #: Replications a round, at least
@@ -110,18 +115,17 @@ def _prefill(lam: float, s: np.ndarray, lanes: int, horizon: float,
         step += 1
 
 
-def _decode_waits(ends: np.ndarray, sizes: np.ndarray, reps: int, n_p: int, n_d: int,
-                  slots: int, hold: float, horizon: float, warm: float,
-                  rng: np.random.Generator) -> np.ndarray:
-    """Each replication's mean decode slot wait over its requests after ``warm`` steps of
-    a slot (a fraction), its ``n_p`` prefill instances' batches (``ends``, ``sizes``:
-    steps x lanes, replication-major lanes) sent whole to one of ``n_d`` instances at
-    random."""
+def _decode_waits(ends: np.ndarray, sizes: np.ndarray, reps: int, n_d: int, slots: int,
+                  hold: float, horizon: float, warm: float,
+                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
+    """Each replication's summed decode slot wait and count of its requests that come after
+    ``warm`` of ``horizon`` (every request before ``horizon`` queues), its prefill instances'
+    batches (``ends``, ``sizes``: steps x lanes, replication-major lanes) sent whole to one
+    of ``n_d`` instances at random; and the requests simulated."""
     # a replication's instances one after the other: sorted runs, which a stable sort merges
     t = ends.T.reshape(reps, -1)
-    k = sizes.T.reshape(reps, -1)
-    late = t >= horizon
-    k[late] = 0
+    k = sizes.T.reshape(reps, -1).copy()
+    k[t >= horizon] = 0
     order = np.argsort(t, axis=1, kind="stable")
     t = np.take_along_axis(t, order, axis=1)
     k = np.take_along_axis(k, order, axis=1)
@@ -131,27 +135,30 @@ def _decode_waits(ends: np.ndarray, sizes: np.ndarray, reps: int, n_p: int, n_d:
         t = np.take_along_axis(t, order, axis=1)
         k = np.take_along_axis(k, order, axis=1)
         to = np.take_along_axis(to, order, axis=1)
-    # requests per (replication, instance): rows of the flat, repeated stream, in order
-    if n_d > 1:
         counts = np.bincount((np.arange(reps)[:, None] * n_d + to).ravel(),
                              weights=k.ravel(), minlength=reps * n_d).astype(np.int64)
     else:
         counts = k.sum(axis=1)
-    n = int(counts.min()) // slots * slots
-    m = n // slots
-    if m < 2:
-        raise ArithmeticError(f"pools_slot_wait: {n} requests an instance, too few for "
-                              f"{slots} slots")
-    flat = np.repeat(t.ravel(), k.ravel())
-    steps = np.arange(m)[:, None] * hold
-    keep = int(math.ceil(warm * m))
-    means = np.empty(reps * n_d)
-    for row, i in enumerate(np.cumsum(counts) - counts):   # a row: m x c, a chain a column
-        b = flat[i:i + n].reshape(m, slots) - steps
-        w = np.maximum.accumulate(b, axis=0)
-        w -= b
-        means[row] = w[keep:].mean()
-    return means.reshape(reps, n_d).mean(axis=1)
+    counts = counts.reshape(reps, n_d)
+    steps = np.arange(-(-int(counts.max()) // slots))[:, None] * hold
+    sums, kept = np.zeros(reps), np.zeros(reps, dtype=np.int64)
+    for r in range(reps):   # an instance's requests, rows of c, a chain a column
+        flat = np.repeat(t[r], k[r])
+        start = 0
+        for n in counts[r]:
+            if n:
+                a = flat[start:start + n]
+                m = -(-n // slots)   # the last row filled after the last: no wait moves
+                b = np.full(m * slots, a[-1])
+                b[:n] = a
+                b = b.reshape(m, slots) - steps[:m]
+                w = np.maximum.accumulate(b, axis=0)
+                w -= b
+                first = int(np.searchsorted(a, warm * horizon))
+                sums[r] += w.ravel()[first:n].sum()
+                kept[r] += n - first
+            start += n
+    return sums, kept, int(counts.sum())
 
 
 def pools_slot_wait(load: float, services, prefill: int, slots: int, hold: float,
@@ -188,7 +195,7 @@ def pools_slot_wait(load: float, services, prefill: int, slots: int, hold: float
     lam = load * b / s[-1]
     rho_d = prefill * lam * hold / (slots * decode)
     if not 0 < rho_d < 1:
-        raise ValueError(f"pools_slot_wait: the decode load {rho_d!r} is not below 1")
+        raise ValueError(f"pools_slot_wait: the decode load {float(rho_d)!r} is not below 1")
     # a batch of k takes S_k, so an instance ends at most B + D max_k k / S_k requests'
     # batches within a hold D; where the pool's cannot exceed c, none ever waits
     if prefill * (b + hold * float(np.max(np.arange(1, b + 1) / s))) <= slots:
@@ -201,26 +208,33 @@ def pools_slot_wait(load: float, services, prefill: int, slots: int, hold: float
     # a quarter dropped: four relaxation times, within the budget the first round's
     # MIN_REPS replications may take; and at least 8 requests a slot's chain
     rate = lam / mean_k   # batches a second of one instance
-    most = min(MAX_STEPS, MAX_BATCHES / (MIN_REPS * prefill)) / rate
+    most = min(min(MAX_STEPS, MAX_BATCHES / (MIN_REPS * prefill)) / rate,
+               MAX_REQUESTS / (MIN_REPS * prefill * lam))
     horizon = max(min(16 * relax, most), 8 * slots * decode / (prefill * lam))
     rng = np.random.default_rng(seed)
-    means = np.empty(0)
+    sums, kept = np.empty(0), np.empty(0, dtype=np.int64)
     # the first round: enough instances for the loop's arrays, within PILOT requests
     per_rep = prefill * lam * horizon
     reps = max(MIN_REPS, min(-(-MIN_LANES // prefill), int(PILOT / per_rep)))
-    budget = MAX_BATCHES
+    budget, left = MAX_BATCHES, MAX_REQUESTS
     while True:
         ends, sizes = _prefill(lam, s, reps * prefill, horizon, rng)
         budget -= ends.size
-        means = np.r_[means, _decode_waits(ends, sizes, reps, prefill, decode, slots, hold,
-                                           horizon, 1 / 4, rng)]
-        mean = float(means.mean())
-        se = float(means.std(ddof=1) / math.sqrt(means.size))
+        got, n, done = _decode_waits(ends, sizes, reps, decode, slots, hold, horizon, 1 / 4,
+                                     rng)
+        left -= done
+        sums, kept = np.r_[sums, got], np.r_[kept, n]
+        # the mean over every kept request of every replication, a ratio of their sums: its
+        # standard error by the replications' residuals (none kept: none waited)
+        mean = float(sums.sum() / max(int(kept.sum()), 1))
+        per = float(kept.mean())
+        se = float(np.sqrt(np.sum((sums - mean * kept) ** 2) / (sums.size * (sums.size - 1)))
+                   / per) if per else 0.0
         goal = max(rel_se * mean, abs_se)
         # the replications the goal wants besides (the standard error as 1 / sqrt(n)),
-        # within the budget
-        more = min(math.ceil(means.size * ((se / goal) ** 2 - 1)),
-                   int(budget / (ends.size / reps)))
+        # within the budgets
+        more = min(math.ceil(sums.size * ((se / goal) ** 2 - 1)),
+                   int(budget / (ends.size / reps)), int(left / max(done / reps, 1)))
         if se <= goal or more < 2:
             return mean, se
         reps = max(more, MIN_REPS) if more >= MIN_REPS else more

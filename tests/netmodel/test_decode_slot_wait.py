@@ -126,7 +126,7 @@ def test_serve_adds_the_decode_slot_wait_to_the_ttft():
 def test_sized_decode_pool_waits_at_its_own_load():
     """100 requests/s at 0.9: 15 prefill instances (batches of up to 2, at 0.890) send each
     batch to one of 2 decode instances (46 slots held 0.6 s, at 0.652) at random. serve
-    simulates the pools (serving_sim): 0.112 ms, standard error 0.009 ms, where an
+    simulates the pools (serving_sim): 0.111 ms, standard error 0.009 ms, where an
     independent simulation of 40,000 cycles (test_decode_bunched_arrivals' _pools) gives
     0.1167 +- 0.0083 ms; routed_sizes' M^X/D/c said 0.573 ms, one by one 0.121 ms."""
     r = _profiled(0.9, rate=100.0)
@@ -144,7 +144,7 @@ def test_sized_decode_pool_waits_at_its_own_load():
 def test_one_decode_instance_is_simulated():
     """60 requests/s at 0.9: 9 prefill instances (at 0.890) feed one decode instance (at
     0.783), each busy prefill instance sending its batch of 2 every 0.267 s, smoother than
-    Poisson over a hold of 0.6 s. Simulated 0.020 ms (standard error 0.007 ms; an
+    Poisson over a hold of 0.6 s. Simulated 0.019 ms (standard error 0.007 ms; an
     independent simulation of 40,000 cycles 0.0184 +- 0.0032 ms), where M/D/c, what serve
     took before, gave 2.78 ms."""
     r = _profiled(0.9, rate=60.0)
