@@ -164,20 +164,64 @@ def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, sk
     flops, hbm, compute_t, memory_t = (buffers.empty((len(work),) + shape) for _ in range(4))
     peaks = stage_peaks(model, gpu, names, options.compute_dtype, workload)
     bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
-    profile = options.profile
 
     def fill(k: int) -> None:
-        if not works[k]:
-            flops[k] = hbm[k] = compute_t[k] = memory_t[k] = 0.0
-            return
-        flops[k], hbm[k] = work[k][2], work[k][3]
-        np.divide(flops[k], peaks[k] * options.flops_efficiency, out=compute_t[k])
-        np.divide(hbm[k], bandwidth, out=memory_t[k])
-        if profile is not None:  # the calibrated mode: what the engine reaches
-            _apply_profile(profile, names[k], flops[k], hbm[k], compute_t[k], memory_t[k])
+        _fill_stage(names[k], works[k], work[k], peaks[k], bandwidth, options, flops[k],
+                    hbm[k], compute_t[k], memory_t[k])
 
     return (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
             memory_t, fit, fill)
+
+
+def _fill_stage(name, works, work, peak, bandwidth, options, flops, hbm, compute_t,
+                memory_t) -> None:
+    """Stage ``name``'s FLOPs, HBM bytes, compute and memory times written into the arrays
+    given (its :func:`~compute.stages.stage_work` entry ``work``; zeros where it does no
+    ``works``), at ``peak`` FLOP/s and ``bandwidth``, a profile's efficiencies applied."""
+    if not works:
+        flops[...] = hbm[...] = compute_t[...] = memory_t[...] = 0.0
+        return
+    flops[...], hbm[...] = work[2], work[3]
+    np.divide(flops, peak * options.flops_efficiency, out=compute_t)
+    np.divide(hbm, bandwidth, out=memory_t)
+    if options.profile is not None:  # the calibrated mode: what the engine reaches
+        _apply_profile(options.profile, name, flops, hbm, compute_t, memory_t)
+
+
+def stage_subset(model, gpu, configs, sh, b, workload, options, skew, want) -> tuple:
+    """``(stages, fit)``: the stages of ``want`` that the rows of ``sh`` (not plain, one row
+    of batches ``b``) run, each as :func:`static_parts` forms it (the same work, collective
+    bytes, rates and profile, bit for bit), without the others': ``stages`` maps a name to
+    ``(count, group, op, works, flops, hbm, net, compute_t, memory_t)`` (counts and groups
+    a row each); ``fit`` :func:`~compute.memory.memory_fit`'s ``(weights, kv, activations,
+    usable, fits)``. For an exchange whose grid differs from another's in those stages
+    only (:mod:`compute.moe_dp_cells`)."""
+    micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)
+    work = stage_work(model, sh, micro, workload, skew)
+    nc = len(configs)
+    shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
+    mine = [x for x in work if x[0] in want]
+    counts = [np.broadcast_to(np.asarray(x[1], float).reshape(-1), (nc,)) for x in mine]
+    peaks = stage_peaks(model, gpu, tuple(x[0] for x in mine), options.compute_dtype,
+                        workload)
+    bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
+    out = {}
+    for x, count, peak in zip(mine, counts, peaks, strict=True):
+        if not count.any():   # no row runs it: not a stage of the grid
+            continue
+        works = not x[4] or x[0] in ("embedding", "lm_head")
+        net = np.empty(shape)
+        if x[4]:   # as _work_frame: no collective where the stage does not occur
+            net[...] = x[5]
+            net *= (count > 0)[:, None]
+        else:
+            net[...] = 0.0
+        f, h, c, m = (np.empty(shape) for _ in range(4))
+        _fill_stage(x[0], works, x, peak, bandwidth, options, f, h, c, m)
+        out[x[0]] = (count, np.broadcast_to(np.asarray(x[6], float).reshape(-1), (nc,)), x[4],
+                     works, f, h, net, c, m)
+    return out, memory_fit(model, gpu, sh, b, workload, options.memory_reserve,
+                           micro_batch=micro)
 
 
 def _work_frame(model, gpu, configs, sh, plain: bool, b, workload, options, skew,

@@ -127,6 +127,8 @@ import numpy as np
 
 from compute.dp_collectives import CellOps, gathered_tokens
 from compute.memory import activation_bytes
+from compute.moe_dp_cells import Lazy as _Lazy
+from compute.moe_dp_cells import dp_gather_cells
 from compute.moe_dp_gather import dp_gather_rows, dp_gather_slots
 from compute.stage_mlp import dispatch_bytes
 
@@ -341,7 +343,7 @@ _CELL_FIELDS = ("latency", "overhead", "interval", "two_batch_latency", "two_bat
 
 
 def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: bool,
-                     busiest, grid, *, costs, pipeline=None, **kw):
+                     busiest, grid, *, costs, pipeline=None, subset=None, **kw):
     """``grid`` (the all-to-all schedule's, from ``body``, :func:`compute.roofline.
     grid_body`) with each cell of the rows :func:`allreduce_rows` and :func:`gather_rows`
     give taking the all-reduce or the gather exchange where its step is faster: those rows
@@ -359,7 +361,9 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
     place (``grid`` is ``body``'s, made for this call, and owns them). ``costs``: the
     grid's collective costing (:func:`compute.roofline._network_times`); ``pipeline``: the
     functions :func:`_piped_gather` forms pipelined rows with (None: those rows evaluated
-    by ``body``); ``kw``: the rest of ``body``'s arguments."""
+    by ``body``); ``subset``: :func:`compute.grid_parts.stage_subset`, with which SGLang's
+    gather is formed from the grid's stages (:mod:`compute.moe_dp_cells`; None: its rows
+    evaluated by ``body``); ``kw``: the rest of ``body``'s arguments."""
     if plain:
         return grid
     gpu = kw.pop("gpu")
@@ -378,6 +382,28 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
             opts = options if not options.two_batch_overlap else replace(
                 options, two_batch_overlap=False)
         idx, cols, nc, known, slots = np.flatnonzero(rows), None, len(configs), {}, None
+        if flag == "ep_dp_gather" and subset is not None and pipeline is not None \
+                and not paired and b.shape[0] == 1 and not (
+                    opts.mode == "overlap" and opts.overlap_collectives):
+            # formed from the grid's own stages (a grid of these rows evaluated again cost
+            # the 16,384-GPU compare 8 s of CPU), but the cells fitting under this
+            # exchange only, which the grid did not time
+            alt, stages, extra = dp_gather_cells(
+                grid, model, gpu, configs, _rows_of(sh, idx, flag), idx, b, opts,
+                kw["workload"], kw["skew"], kw["comm"], costs, subset, pipeline,
+                kw["time_unfit"])
+            grid = _take_faster(grid, alt, idx, None, stages, _FLAGS[flag])
+            del alt
+            if extra is None:
+                continue
+            # those rows and batches, and a row running each stage the rows run (a grid's
+            # stages are those its rows run: the same as evaluating every row)
+            cols, keep = np.flatnonzero(extra.any(axis=0)), extra.any(axis=1)
+            runs = grid.counts[:, idx] > 0
+            for k in range(runs.shape[0]):
+                if runs[k].any() and not runs[k, keep].any():
+                    keep[np.argmax(runs[k])] = True
+            idx, extra = idx[keep], extra[keep][:, cols]
         if flag == "ep_gather":   # only the pipelined rows and batches where it may be faster
             grid, idx, cols, known, slots = _gather_cells(grid, model, configs, sh, idx, paired,
                                                           costs, kw)
@@ -395,6 +421,8 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
             alt = body(model, gpu, tuple(configs[i] for i in idx), _rows_of(sh, idx, flag),
                        False, bs, bb, paired=paired, busiest=_subset(busiest, idx, nc),
                        options=opts, **known, **kw)
+        if flag == "ep_dp_gather" and cols is not None:   # only the cells left above
+            alt = replace(alt, fits=np.broadcast_to(alt.fits, extra.shape) & extra)
         # the gather's other stages are the grid's own but for the pipeline's wait
         grid = _take_faster(grid, alt, idx, cols, None if flag != "ep_gather" else (
             "moe_dispatch", "moe_combine", "pp_send", "pipeline_wait"), _FLAGS[flag])
@@ -588,19 +616,6 @@ def _one_stage_gather(grid, rows, kd, kc, ops, net, times, act):
         interval=None if grid.interval is None else latency,   # one stage: the step
         weights=w, kv_cache=kv, activations=np.broadcast_to(act, shape),
         fits=(w + kv + act) <= grid.usable)
-
-
-class _Lazy:
-    """Stage arrays ``get(keep[j])`` for ``[j]``, each formed where asked (no cycle of
-    references to hold a grid's buffers past its use)."""
-
-    __slots__ = ("get", "keep", "shape")
-
-    def __init__(self, get, keep, shape) -> None:
-        self.get, self.keep, self.shape = get, keep, (len(keep),) + tuple(shape)
-
-    def __getitem__(self, j):
-        return self.get(self.keep[j])
 
 
 def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None, code: int = 0):

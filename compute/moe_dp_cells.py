@@ -1,0 +1,221 @@
+"""SGLang's DP-attention gather (:mod:`compute.moe_dp_gather`) on a grid's rows, formed from
+the all-to-all grid's own stage times instead of a grid of those rows evaluated again
+(:func:`compute.moe_exchange.cheaper_exchange`).
+
+Under that exchange an EP layer's rows differ from the all-to-alls' in six stages only
+(:data:`DP_STAGES`): the four slots hold the dense layers' collectives
+(:func:`compute.moe_dp_gather.dp_gather_slots`) and ``mlp_up`` and ``mlp_down`` run the
+router on every token and the shared experts split over ``tp``
+(:func:`compute.stage_mlp._mlp_work_ep`, ``replicated``); the weights hold the shared
+experts split, so the memory fit differs too. Every other stage's work, collective and
+time is the all-to-all grid's. So those six stages are formed as the grid forms its own
+(:func:`compute.grid_parts.stage_subset`: the same work, rates and profile; their
+collectives costed by the grid's ``costs`` on the same groups; each stage's time by
+:func:`compute.grid_parts.stage_times`' rule), and a cell's step is the grid's stage times
+by their counts summed in the grid's order with those six replaced; a pipelined row's
+latency and interval from the pass and each resource's busy time so summed
+(:func:`compute.pipeline_time.pipeline_latency`, its slowest stage from the six stages'
+times and the exchange's own MoE-to-dense gap), bit for bit what evaluating those rows
+again gives (tests/compute/test_moe_dp_cells.py). Evaluating them again cost the
+16,384-GPU compare of bench_collectives 8 s of its 27 s of CPU.
+
+Not formed (the caller evaluates them whole): cells fitting in memory under this exchange
+only, where the grid did not time its own collectives (``time_unfit`` off: their stage
+times are NaN there), returned as ``extra``; grids with ``overlap_collectives`` (an
+all-reduce hidden behind ``mlp_down``, whose time moves here).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from compute.comm import NoCommunication
+
+__all__ = ["DP_STAGES", "Lazy", "dp_gather_cells"]
+
+#: The stages SGLang's DP-attention gather changes on a grid's rows, in
+#: :data:`compute.stages.EXTENDED_STAGES`' order.
+DP_STAGES = ("attn_scatter", "mlp_up", "mlp_down", "moe_dispatch", "moe_combine",
+             "dp_regather")
+#: :data:`compute.stages.PIPELINE_STAGES` (that module imports compute.moe_exchange, which
+#: imports this one).
+_PIPELINE_STAGES = ("pp_send", "pipeline_wait")
+
+
+class Lazy:
+    """Stage arrays ``get(keep[j])`` for ``[j]``, each formed where asked (no cycle of
+    references to hold a grid's buffers past its use)."""
+
+    __slots__ = ("get", "keep", "shape")
+
+    def __init__(self, get, keep, shape) -> None:
+        self.get, self.keep, self.shape = get, keep, (len(keep),) + tuple(shape)
+
+    def __getitem__(self, j):
+        return self.get(self.keep[j])
+
+
+def _stage_time(name, op, works, c, m, t, overlap: bool):
+    """``(time, bound)`` of a stage as :func:`compute.grid_parts.stage_times` forms them
+    (without ``overlap_collectives``)."""
+    network_bound = op and name not in ("embedding", "lm_head")
+    if network_bound and not works:
+        return t + 0.0, np.full(t.shape, 2, dtype=np.int8)
+    busiest = np.maximum(c, m)
+    st = np.maximum(busiest, t) if overlap else np.add(c + m, t)
+    if network_bound:
+        return st, np.full(t.shape, 2, dtype=np.int8)
+    bound = np.greater(m, c).astype(np.int8)
+    if op:
+        bound[t > busiest] = 2
+    return st, bound
+
+
+def dp_gather_cells(grid, model, gpu, configs, sh, idx, b, options, workload, skew, comm,
+                    costs, subset, pipeline, time_unfit: bool) -> tuple:
+    """``(alt, stages, extra)``: SGLang's DP-attention gather on ``grid``'s rows ``idx``
+    (every batch of ``b``, one row of them; ``sh`` those rows'
+    :class:`~compute.sharding.Shards`, flagged ``ep_dp_gather``), ``alt`` its figures for
+    :func:`compute.moe_exchange._take_faster` (of the ``stages`` named, the others the
+    grid's own), ``extra`` a bool array (rows x batches) of the cells to evaluate whole
+    (fitting here only, untimed in ``grid``), or None. ``options`` without two-batch
+    overlap; ``costs`` the grid's collective costing
+    (:func:`compute.roofline._network_times`); ``subset``
+    :func:`compute.grid_parts.stage_subset`; ``pipeline`` as
+    :func:`compute.moe_exchange._piped_gather` takes it."""
+    names = grid.stages
+    parts, fit = subset(model, gpu, tuple(configs[i] for i in idx), sh, b, workload, options,
+                        skew, DP_STAGES)
+    shape = (len(idx), b.shape[1])
+    w, kv, act, _, fits = fit
+    fits = np.broadcast_to(fits, shape)
+    timed = None if time_unfit else fits
+    mine = [s for s in names if s in parts]
+    ops = tuple(parts[s][2] for s in mine)
+    groups = np.stack([parts[s][1] for s in mine])
+    counts = np.stack([parts[s][0] for s in mine])
+    if type(comm) is NoCommunication:   # as compute.roofline._one_exchange
+        network = np.zeros((len(mine),) + shape)
+        if timed is not None and not timed.all():
+            network[:, ~timed] = np.nan
+    else:
+        network = costs(comm, ops, groups, counts, np.stack([parts[s][6] for s in mine]),
+                        timed, np.array([configs[i].gpus for i in idx]),
+                        np.array([configs[i].tp for i in idx]))
+    overlap = options.mode == "overlap"
+    formed = {}
+    for j, s in enumerate(mine):
+        _, _, op, works, f, h, nb, c, m = parts[s]
+        st, bound = _stage_time(s, op, works, c, m, network[j], overlap)
+        formed[names.index(s)] = SimpleNamespace(op=op, flops=f, hbm=h, net=nb, compute=c,
+                                                 memory=m, network=network[j], stage=st,
+                                                 bound=bound)
+    # the grid's other stages are timed where it fits under the all-to-alls
+    ok = fits if time_unfit else fits & grid.fits[idx]
+    extra = None if time_unfit or not (fits & ~ok).any() else fits & ~ok
+    cell = tuple(np.broadcast_to(x, shape) for x in (w, kv, act, ok))
+    if any(configs[i].pp > 1 for i in idx):   # as _one_exchange: every row so
+        alt = _piped(grid, model, gpu, sh, idx, b, formed, options, workload, skew, pipeline,
+                     cell)
+        return alt, tuple(names[k] for k in formed) + ("pipeline_wait",), extra
+    return _one_stage(grid, idx, formed, cell), tuple(names[k] for k in formed), extra
+
+
+def _fields(grid, at, mine, three, extra=None):
+    """The stage fields of the stages ``three`` (grid indices), a list of arrays each:
+    ``mine``'s where formed, else ``extra``'s (a dict of field -> {k: array}), else the
+    grid's."""
+    extra = extra or {}
+    pick = {"flops": "flops", "hbm_bytes": "hbm", "net_bytes": "net",
+            "compute_time": "compute", "memory_time": "memory",
+            "network_time": "network", "stage_time": "stage", "bound": "bound"}
+    out = {}
+    for field, attr in pick.items():
+        out[field] = [getattr(mine[k], attr) if k in mine else
+                      extra[field][k] if k in extra.get(field, {}) else
+                      getattr(grid, field)[k][at] for k in three]
+    return out
+
+
+def _one_stage(grid, rows, mine, cell):
+    """The exchange's figures on ``grid``'s rows ``rows`` of one pipeline stage: the step
+    the stages' times by their counts summed in the grid's order (the pipeline's own
+    stages left out), ``mine``'s stages formed here, plus the grid's fixed overhead."""
+    step = None
+    for k, name in enumerate(grid.stages):
+        if name in _PIPELINE_STAGES:
+            continue
+        st = mine[k].stage if k in mine else grid.stage_time[k][rows]
+        term = grid.counts[k, rows][:, None] * st
+        step = term if step is None else step + term
+    overhead = None if grid.overhead is None else grid.overhead[rows]
+    latency = step if overhead is None else step + overhead
+    w, kv, act, fits = cell
+    ks = tuple(mine)
+    return SimpleNamespace(
+        stages=tuple(grid.stages[k] for k in ks), ops=tuple(mine[k].op for k in ks),
+        **_fields(grid, (rows, slice(None)), mine, ks),
+        latency=latency, overhead=overhead, two_batch_latency=None, two_batch_hidden=None,
+        interval=None if grid.interval is None else latency,   # one stage: the step
+        weights=w, kv_cache=kv, activations=act, fits=fits)
+
+
+def _piped(grid, model, gpu, sh, idx, b, mine, options, workload, skew, pipeline, cell):
+    """The exchange's figures on ``grid``'s pipelined rows ``idx`` (``sh`` theirs), as
+    :func:`compute.moe_exchange._piped_gather` forms the vLLM gather's, ``mine``'s stages
+    formed here (their compute, memory and network times in the busy sums)."""
+    slowest_stage, pipeline_latency, mlp_kind_gap, attention_kind_times = pipeline
+    at = (idx, slice(None))
+    names = grid.stages
+    ks, kw = (names.index(s) for s in _PIPELINE_STAGES)
+    keep = [k for k in range(len(names)) if grid.counts[k, idx].any()]   # the body's stages
+    c3 = grid.counts[keep][:, idx][:, :, None]
+
+    def stage(k):
+        return mine[k].stage if k in mine else grid.stage_time[k][at]
+
+    pass_t, busy = None, [None, None, None]
+    for j, k in enumerate(keep):
+        if names[k] in _PIPELINE_STAGES:
+            continue
+        term = c3[j] * stage(k)
+        pass_t = term if pass_t is None else pass_t + term
+        op = mine[k].op if k in mine else grid.ops[k]
+        works = not op or names[k] in ("embedding", "lm_head")
+        for r, used in enumerate((works, works, op)):
+            if used:
+                part = (getattr(mine[k], ("compute", "memory", "network")[r]) if k in mine
+                        else (grid.compute_time, grid.memory_time, grid.network_time)[r][k][at])
+                term = c3[j] * part
+                busy[r] = term if busy[r] is None else busy[r] + term
+
+    kept = tuple(names[k] for k in keep)
+    micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)
+    slowest = slowest_stage(model, sh, Lazy(stage, keep, pass_t.shape), c3, kept,
+                            mlp_kind_gap(model, gpu, sh, micro, workload, options, skew),
+                            attention_kind_times(model, gpu, sh, micro, workload, options))
+    shape = pass_t.shape
+    st = np.stack([grid.stage_time[ks][at], np.zeros(shape)])   # pp_send, pipeline_wait
+    bound = np.zeros((2,) + shape, dtype=np.int8)
+    parts = tuple(np.zeros((2,) + shape) for _ in range(3))
+    latency, interval = pipeline_latency(pass_t, sh.pp, b, micro, st, bound, None,
+                                         _PIPELINE_STAGES, options, workload, parts,
+                                         busy=busy, slowest=slowest)
+    overhead = None if grid.overhead is None else grid.overhead[at]
+    if overhead is not None:
+        latency = latency + overhead
+        if interval is not None:
+            interval = interval + overhead
+    w, kv, act, fits = cell
+    three = tuple(mine) + (kw,)
+    wait = {"compute_time": {kw: parts[0][1]}, "memory_time": {kw: parts[1][1]},
+            "network_time": {kw: parts[2][1]}, "stage_time": {kw: st[1]},
+            "bound": {kw: bound[1]}}
+    return SimpleNamespace(
+        stages=tuple(names[k] for k in three),
+        ops=tuple(mine[k].op for k in mine) + (grid.ops[kw],),
+        **_fields(grid, at, mine, three, wait),
+        latency=latency, overhead=overhead, two_batch_latency=None, two_batch_hidden=None,
+        interval=interval, weights=w, kv_cache=kv, activations=act, fits=fits)
