@@ -7,7 +7,9 @@ second: M/D/c, Crommelin's closed form (:func:`netmodel.study.queueing.mdc_wait`
 light decode load a replication runs its floor of 8 requests a slot, and some of its
 instances get one or none: the simulation took every instance to the fewest requests any
 got, and raised ``ArithmeticError`` ('0 requests an instance, too few for 1 slots') in
-each of these three cases.
+each of the first three cases; where it did not, the instances cut to the fewest requests
+dropped a quarter of those, less than a quarter of their time from empty, and at M/D/2 at
+0.4 over 4 instances gave 0.2684 +- 0.0050 s for 0.3306 (12 standard errors under).
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ from netmodel.study.serving_sim import pools_slot_wait
 @pytest.mark.parametrize(("slots", "hold", "decode", "rho", "want"), [
     (1, 0.2, 4, 0.05, 0.05 * 0.2 / (2 * 0.95)),    # M/D/1: rho D / (2 (1 - rho))
     (1, 0.2, 1, 0.2, 0.2 * 0.2 / (2 * 0.8)),
-    (2, 0.4, 2, 0.1, None)])
+    (2, 0.4, 2, 0.1, 2.4833e-3),
+    (2, 3.2, 4, 0.4, 0.33060)])
 def test_sparse_decode_instances_are_m_d_c(slots, hold, decode, rho, want):
     assert rho == pytest.approx(hold / decode / slots)
-    if want is None:
-        want = mdc_wait(rho, slots, hold)
-        assert want == pytest.approx(2.4833e-3, rel=1e-4)
+    if slots > 1:   # Crommelin's closed form
+        assert mdc_wait(rho, slots, hold) == pytest.approx(want, rel=1e-4)
     got, se = pools_slot_wait(1e-6, [1e-6], 1, slots, hold, decode)
     assert 0 < se <= 0.03 * got
     assert abs(got - want) < 4 * se, (got, se, want)
