@@ -287,3 +287,19 @@ def test_a_file_choice_in_lookalike_letters_is_asked_about(tmp_path, old, new, m
                                    "-q", "--no-plot", "--scenarios", "s.toml"], tmp_path))
     assert f"is unknown; did you mean {meant!r}? (it has " in line, line
     assert [p.name for p in tmp_path.iterdir()] == ["s.toml"]
+
+
+@pytest.mark.parametrize("typed, meant, odd", [
+    ("t\u0440", "tp", "'\u0440', U+0440 CYRILLIC SMALL LETTER ER"),
+    (f"{CYR_A}ll", "all", "'\u0430', U+0430 CYRILLIC SMALL LETTER A"),
+])
+def test_serve_dimensions_in_lookalike_letters_are_asked_about(typed, meant, odd):
+    """The serving study's search space (``serve(dimensions=...)``; the command line sets it
+    only by the flag --tp-only) in look-alike letters, as every other choice: its refusal
+    asks about the value it prints as (compute.validate.choice)."""
+    from netmodel.study.serving import serve
+
+    with pytest.raises(UserError) as err:
+        serve("Llama-3-8B", "lite-flat", "coding", dimensions=typed, max_batch=8)
+    assert str(err.value) == (f"serve: dimensions {typed!r} is unknown; did you mean "
+                              f"{meant!r}? (it has {odd}); known: 'all', 'tp'")
