@@ -126,6 +126,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from compute.dp_collectives import CellOps, gathered_tokens
+from compute.exchange_names import EXCHANGES
 from compute.memory import activation_bytes
 from compute.moe_dp_cells import Lazy as _Lazy
 from compute.moe_dp_cells import dp_gather_cells
@@ -135,11 +136,6 @@ from compute.stage_mlp import dispatch_bytes
 __all__ = ["EXCHANGES", "EXCHANGE_PRODUCERS", "SHOWN_AS", "allreduce_rows", "cheaper_exchange",
            "exchange_slots", "flagged", "gather_rows", "shown_name", "slot_of"]
 
-#: The exchanges an EP layer may take, by the code a grid's ``exchange`` holds per cell:
-#: the all-to-alls, the all-reduce, vLLM's all-gather/reduce-scatter and SGLang's
-#: DP-attention gather (:mod:`compute.moe_dp_gather`); the name a cell's ``moe_exchange``
-#: gives it.
-EXCHANGES = ("all-to-all", "all-reduce", "vllm-gather", "sglang-dp-gather")
 #: The :class:`~compute.sharding.Shards` field flagging rows for each exchange but the
 #: first, and its code in :data:`EXCHANGES`.
 _FLAGS = {"ep_allreduce": 1, "ep_gather": 2, "ep_dp_gather": 3}
@@ -357,6 +353,8 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
     its dual-batch overlap asserts so; SGLang's two-batch overlap needs DeepEP): it is
     evaluated without, never for two-batch overlap's micro-batches (``busiest`` given), and
     a cell taking it keeps the all-to-alls' overlapped step where that is faster still.
+    Under an engine profile naming its engine's exchanges (``moe_exchanges``,
+    :mod:`compute.profiles`), only those are evaluated.
     ``grid`` itself where no cell changes, else ``grid`` with its stage arrays updated in
     place (``grid`` is ``body``'s, made for this call, and owns them). ``costs``: the
     grid's collective costing (:func:`compute.roofline._network_times`); ``pipeline``: the
@@ -368,12 +366,14 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
         return grid
     gpu = kw.pop("gpu")
     options = kw.pop("options")
+    # an engine profile's exchanges (compute.profiles: the engine's own), else every one
+    runs = (options.profile.moe_exchanges if options.profile is not None else ()) or EXCHANGES
     # SGLang's gather last: the vLLM gather's cells are formed from the all-to-alls' stages
     for flag, rows in (("ep_allreduce", allreduce_rows(model, sh)),
                        ("ep_gather", None if busiest is not None else gather_rows(model, sh)),
                        ("ep_dp_gather", None if busiest is not None else
                         dp_gather_rows(model, sh))):
-        if rows is None or not rows.any():
+        if rows is None or not rows.any() or EXCHANGES[_FLAGS[flag]] not in runs:
             continue
         if flag == "ep_allreduce":   # dense_mlp_tp: for attention DP rows, which these are not
             opts = options if options.dense_mlp_tp is None else replace(options,

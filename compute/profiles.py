@@ -31,6 +31,16 @@ GPUs make it only 1.5x faster; see ``scripts/accuracy_inference.py``), which GEM
 attention efficiencies alone cannot. Stage times still combine as the roofline's mode says
 (``overlap``: the largest of compute, memory and network).
 
+A profile may name the MoE exchanges its engine runs (``moe_exchanges``, in ``[profile]``:
+names of :data:`compute.exchange_names.EXCHANGES`, ``all-to-all`` among them): an
+expert-parallel cell then takes the cheapest of those only, as the engine would, where the
+roofline takes the cheapest of all (left out: all, as the roofline). The shipped vLLM
+profiles name vLLM's: the all-to-all backends (DeepEP, pplx) and the
+``allgather_reducescatter`` gather beside data parallelism, the TP all-reduce of the experts'
+outputs without it (docs.vllm.ai, 'Expert Parallel Deployment'; vllm-project/vllm,
+vllm/distributed/device_communicators/all2all.py), not SGLang's DP-attention gather
+(:mod:`compute.moe_dp_gather`, ``--moe-a2a-backend none``).
+
 A profile with every efficiency 1 and no overhead is the roofline. A profile never changes
 the roofline mode: without one, no code path here runs.
 
@@ -44,6 +54,7 @@ works)::
     gpu = "H100-SXM"                 # the GPU type it was fitted on
     collectives = "scenario h100-dgx"  # the collective model the fit used
     fitted_on = "..."                # what the numbers were fitted on
+    moe_exchanges = ["all-to-all", "all-reduce", "vllm-gather"]   # optional (default: all)
 
     [parameters.gemm_efficiency]     # every parameter: value and source
     value = 0.45
@@ -81,6 +92,7 @@ import numpy as np
 from compute import validate
 from compute.config_files import check_keys, check_not_shipped_name, read_table
 from compute.errors import UserError, known, lookalike
+from compute.exchange_names import EXCHANGES
 from compute.measurements import (
     MAX_MEASUREMENTS,
     MEASUREMENT_COLUMNS,
@@ -89,8 +101,8 @@ from compute.measurements import (
     _too_many_measurements,
 )
 
-__all__ = ["PARAMETERS", "EngineProfile", "Parameter", "get_profile", "neutral", "profile_names",
-           "read_profile"]
+__all__ = ["PARAMETERS", "EngineProfile", "Parameter", "check_moe_exchanges", "get_profile",
+           "neutral", "profile_names", "read_profile"]
 
 
 @dataclass(frozen=True)
@@ -156,6 +168,10 @@ class EngineProfile:
     gpu: str = ""
     collectives: str = ""
     fitted_on: str = ""
+    #: the MoE exchanges the engine runs (:data:`compute.exchange_names.EXCHANGES`, in that
+    #: order), of which each expert-parallel cell takes the cheapest; empty: every one
+    #: (the roofline's choice)
+    moe_exchanges: tuple[str, ...] = ()
     sources: tuple[tuple[str, str], ...] = ()
     measurements: tuple[Measurement, ...] = field(default=(), repr=False)
     #: (parameters fitted, points, rms relative error, max relative error), if fitted
@@ -173,6 +189,9 @@ class EngineProfile:
                 raise UserError(f"{where}: {p.name} {v!r}{' ' + p.unit if p.unit else ''} is "
                                 f"{words}")
             object.__setattr__(self, p.name, v)
+        if self.moe_exchanges:
+            object.__setattr__(self, "moe_exchanges", check_moe_exchanges(
+                where, self.moe_exchanges))
         if self.gemm_curve:
             xs = [x for x, _ in self.gemm_curve]
             if any(b <= a for a, b in zip(xs, xs[1:], strict=False)):
@@ -261,6 +280,8 @@ class EngineProfile:
             v = getattr(self, k)
             if v:
                 lines.append(f"{k} = {_toml(v)}")
+        if self.moe_exchanges:
+            lines.append(f"moe_exchanges = {_toml(list(self.moe_exchanges))}")
         if self.fit:
             names, points, rms, worst = self.fit
             lines += ["", "[fit]", f"parameters = {_toml(list(names))}", f"points = {points}",
@@ -288,6 +309,28 @@ def _toml(v) -> str:
             raise ValueError(f"cannot write {v!r} to TOML")
         return repr(v)
     return json.dumps(v, ensure_ascii=False)
+
+
+def check_moe_exchanges(where: str, value) -> tuple[str, ...]:
+    """``value`` (a profile's ``moe_exchanges``) as a tuple in
+    :data:`compute.exchange_names.EXCHANGES`' order: a list of those names, each at most once,
+    ``all-to-all`` among them (the schedule each expert-parallel cell is evaluated under
+    first, the others taken where cheaper); else one line naming the allowed ones.
+
+    >>> check_moe_exchanges("p", ["vllm-gather", "all-to-all"])
+    ('all-to-all', 'vllm-gather')
+    >>> check_moe_exchanges("p", ["all-to-all", "deepep"])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: p: moe_exchanges must be a list of 'all-reduce', 'all-to-all', 'sglang-dp-gather', 'vllm-gather', each at most once, 'all-to-all' among them; got ['all-to-all', 'deepep']
+    """
+    if not (isinstance(value, list | tuple) and value
+            and all(isinstance(x, str) and x in EXCHANGES for x in value)
+            and len(set(value)) == len(value) and "all-to-all" in value):
+        raise UserError(f"{where}: moe_exchanges must be a list of {known(EXCHANGES)}, each "
+                        f"at most once, 'all-to-all' among them; got "
+                        f"{validate.describe(list(value) if isinstance(value, tuple) else value)}")
+    return tuple(x for x in EXCHANGES if x in value)
 
 
 def neutral(name: str = "roofline") -> EngineProfile:
@@ -398,8 +441,11 @@ def _read_profile(path: str | PathLike[str]) -> EngineProfile:
     doc = read_table(path, "profile", allowed=_nonzero_range)
     check_keys(where, doc, ("profile", "parameters"), ("fit", "measurement"))
     head = validate.table(f"{where}: [profile]", doc["profile"])
-    check_keys(f"{where}: [profile]", head, ("name",), _PROFILE_KEYS[1:])
+    check_keys(f"{where}: [profile]", head, ("name",), _PROFILE_KEYS[1:] + ("moe_exchanges",))
     meta = check_profile_text(f"{where}: [profile]", head)
+    if "moe_exchanges" in head:
+        meta["moe_exchanges"] = check_moe_exchanges(f"{where}: [profile]",
+                                                    head["moe_exchanges"])
     params = validate.table(f"{where}: [parameters]", doc["parameters"])
     check_keys(f"{where}: [parameters]", params, (), tuple(PARAMETERS))
     values, sources, curve = {}, {}, ()

@@ -27,6 +27,10 @@ SOURCE = ("Splitwise (Patel et al., ISCA 2024, arXiv 2311.18677), vLLM FP16 medi
           "../shared/reference/" + FILE)
 SCENARIO = "h100-dgx"
 PROFILE = "vllm-dgx-h100"
+#: The MoE exchanges vLLM runs (compute.profiles' module docstring: its all-to-all backends
+#: and allgather_reducescatter beside data parallelism, the TP all-reduce without), named by
+#: the vLLM profiles so that their expert-parallel cells take none of SGLang's
+VLLM_EXCHANGES = ("all-to-all", "all-reduce", "vllm-gather")
 #: Held-out measurements (in the repository: tests read it too).
 HELD_OUT = ROOT / "tests" / "compute" / "data" / "splitwise_perf_model_medians.csv"
 HELD_OUT_SOURCE = ("Splitwise (Patel et al., ISCA 2024, arXiv 2311.18677), vLLM FP16 median "
@@ -126,7 +130,8 @@ def base():
 
     return neutral(PROFILE).with_values(
         {"gemm_efficiency": GEMM_EFFICIENCY[0], "attention_efficiency": ATTENTION_EFFICIENCY[0]},
-        {"gemm_efficiency": GEMM_EFFICIENCY[1], "attention_efficiency": ATTENTION_EFFICIENCY[1]})
+        {"gemm_efficiency": GEMM_EFFICIENCY[1], "attention_efficiency": ATTENTION_EFFICIENCY[1]},
+        moe_exchanges=VLLM_EXCHANGES)
 
 
 def fit(ms):

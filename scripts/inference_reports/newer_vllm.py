@@ -18,6 +18,7 @@ from inference_reports.common import (
     ROOT,
     SCENARIO,
     TARGET,
+    VLLM_EXCHANGES,
     scenario_comm,
 )
 from inference_reports.tables import render
@@ -61,7 +62,7 @@ def newer_base():
          "decode_sequence_overhead_s": "not fitted: every row is batch 8, so a time per "
                                        "sequence cannot be told from a time per step; 0",
          "token_overhead_s": "not fitted: per-token work is prefill's, one step of 128 in "
-                             "these rows; 0"})
+                             "these rows; 0"}, moe_exchanges=VLLM_EXCHANGES)
 
 
 def newer_measurements():

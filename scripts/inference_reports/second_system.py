@@ -14,6 +14,7 @@ from inference_reports.common import (
     ROOT,
     SCENARIO,
     TARGET,
+    VLLM_EXCHANGES,
     fitted,
     held_out,
     scenario_comm,
@@ -77,7 +78,7 @@ def a100_base():
         {"gemm_efficiency": A100_GEMM_EFFICIENCY[0],
          "attention_efficiency": A100_ATTENTION_EFFICIENCY[0]},
         {"gemm_efficiency": A100_GEMM_EFFICIENCY[1],
-         "attention_efficiency": A100_ATTENTION_EFFICIENCY[1]})
+         "attention_efficiency": A100_ATTENTION_EFFICIENCY[1]}, moe_exchanges=VLLM_EXCHANGES)
 
 
 def a100_fit(rows=None):
