@@ -33,7 +33,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
-from compute.errors import UserError, known, lookalike
+from compute.errors import UserError, chosen, known, lookalike
 from compute.validate import describe, is_whole
 
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
@@ -59,11 +59,12 @@ OPERATIONS = (
 
 def check_op(op: str) -> str:
     """Return ``op`` if it is a known operation, else raise :class:`UserError`."""
-    if not isinstance(op, str) or op not in OPERATIONS:
+    text = chosen(op, OPERATIONS)
+    if text is None:
         raise UserError(f"unknown collective operation {describe(op)}"
                         f"{lookalike(op, OPERATIONS)}; known: "
                         f"{known(OPERATIONS)}")
-    return op
+    return text
 
 
 def check_group_size(group_size: int) -> int:
@@ -160,7 +161,7 @@ def collective_args(op: str | None, nbytes: float | np.ndarray,
     (array(1024.), 8)
     """
     if op is not None:
-        check_op(op)
+        op = check_op(op)
     return np.asarray(check_nbytes(nbytes), dtype=float), check_group_size(group_size)
 
 
@@ -262,7 +263,7 @@ class _ByFormula:
                         group_size: int) -> np.ndarray:
         """Seconds, elementwise over ``nbytes`` (a plain float gives a plain float: the
         same operations, so the same number as an array's element)."""
-        check_op(op)
+        op = check_op(op)
         n = check_nbytes(nbytes)
         p = check_group_size(group_size)
         if p == 1:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compute import validate
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known
 from compute.rows import check_number, economics, parameter, read_rows
 from compute.validate import describe
 
@@ -47,9 +47,10 @@ def check_yield_model(model: str) -> str:
     ...
     compute.errors.UserError: unknown yield model 'gauss'; known: 'murphy', 'negative-binomial', 'poisson'
     """
-    if not isinstance(model, str) or model not in YIELD_MODELS:   # an array: no truth
+    text = chosen(model, YIELD_MODELS)   # blanks at either end dropped, as every choice's
+    if text is None:
         raise UserError(f"unknown yield model {describe(model)}; known: {known(YIELD_MODELS)}")
-    return model
+    return text
 
 
 #: Rows of a GPU's ``die`` table (compute/data/gpus.toml, or a GPU file) and their units;

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
-__all__ = ["BIDI_CONTROLS", "KNOWN_LENGTH", "KNOWN_SHOWN", "MAX_WORD", "NothingFeasible", "UserError", "cut_long", "find_name", "known", "lookalike", "looks_like", "odd_character", "refuse_lookalike_names", "one_line", "shown"]
+__all__ = ["BIDI_CONTROLS", "KNOWN_LENGTH", "KNOWN_SHOWN", "MAX_WORD", "NothingFeasible", "UserError", "chosen", "cut_long", "find_name", "known", "lookalike", "looks_like", "odd_character", "refuse_lookalike_names", "one_line", "shown"]
 
 #: Longest word (a run of characters without a space) an error message shows whole: a path
 #: of a deep folder fits; a value of thousands of characters or digits quoted in the message
@@ -189,6 +189,24 @@ def odd_character(name: str, like: str) -> str:
     return f"{odd!r}, U+{ord(odd):04X} {unicodedata.name(odd, 'a character of no name')}"
 
 
+def chosen(value: object, allowed: Collection[str]) -> str | None:
+    """The value of ``allowed`` that ``value`` names, or None for the caller to refuse
+    (quoting ``value`` as given, with :func:`lookalike`'s question). The one rule for every
+    choice (an option's, a file's, a library call's): blanks at either end are dropped, as
+    they are around a number (:func:`compute.typed_numbers.read_number`) and a list's items
+    (:func:`compute.validate.comma_list`), so ``--instances ' all'`` is ``--instances all``
+    as ``--networks ' bound '`` is; no name may begin or end with one
+    (:func:`compute.validate.name`). Anything but text is None.
+
+    >>> chosen(" all ", ("all", "alone")), chosen("al", ("all", "alone")), chosen(1, ("1",))
+    ('all', None, None)
+    """
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    return text if text in allowed else None
+
+
 def lookalike(name: object, table: Iterable[str]) -> str:
     """For the refusal of an unknown ``name``: ``"; did you mean 'H100-SXM'? (it has '‑',
     U+2011 NON-BREAKING HYPHEN)"`` where ``name`` is a name of ``table`` but for characters
@@ -201,6 +219,8 @@ def lookalike(name: object, table: Iterable[str]) -> str:
     >>> lookalike("H100-SMX", ["H100-SXM"]), lookalike(5, ["H100-SXM"])
     ('', '')
     """
+    if isinstance(name, str):
+        name = name.strip()   # as :func:`chosen` reads a choice
     match = looks_like(name, table)
     if match is None:
         return ""

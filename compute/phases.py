@@ -32,7 +32,7 @@ import sys
 from dataclasses import dataclass
 from functools import cached_property
 
-from compute.errors import UserError, known, lookalike
+from compute.errors import UserError, chosen, known, lookalike
 from compute.units import check_plausible, format_time
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
 
@@ -81,11 +81,12 @@ def check_phase(phase: str, *, both: bool = False) -> str:
     ...
     compute.errors.UserError: unknown phase 'decod'; known: 'decode', 'prefill' or 'both'
     """
-    if not isinstance(phase, str) or phase not in PHASES:
+    text = chosen(phase, PHASES)   # ' decode' is 'decode', as every choice
+    if text is None:
         also = f" or {BOTH!r}" if both else ""
         raise UserError(f"unknown phase {describe(phase)}{lookalike(phase, PHASES)}; known: "
                         f"{known(PHASES)}{also}")
-    return phase
+    return text
 
 
 def latency_name(phase: str) -> str:
@@ -169,7 +170,7 @@ class Workload:
     draft: int = 0
 
     def __post_init__(self):
-        check_phase(self.phase)
+        object.__setattr__(self, "phase", check_phase(self.phase))
         object.__setattr__(self, "prompt", _check_tokens("prompt", self.prompt))
         object.__setattr__(self, "context", _check_tokens("context", self.context))
         if type(self.draft) is not int or self.draft != 0:

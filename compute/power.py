@@ -54,7 +54,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from compute.clock_power import ClockPowerLaw, idle_frac, rated_at_clock
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known
 from compute.hardware import GpuSpec, clock_lineage, get_gpu
 from compute.rows import check_number
 from compute.validate import describe, listed, of_type
@@ -286,8 +286,9 @@ def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = Non
     >>> round(gpu_power("Lite", "prefill", s), 2), round(gpu_power("Lite", "prefill", s, clock=0.5), 2)
     (174.62, 87.14)
     """
-    if not isinstance(state, str) or state not in POWER_STATES:   # an array: no truth
+    if chosen(state, POWER_STATES) is None:   # blanks at either end dropped, as every choice's
         raise UserError(f"unknown power state {describe(state)}; known: {known(POWER_STATES)}")
+    state = chosen(state, POWER_STATES)
     law = _law(law)
     twin, ratio = unclocked(gpu, law, idle_fraction)
     r = law.check(clock) * ratio

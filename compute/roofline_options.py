@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, fields
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from compute.errors import UserError, known, lookalike
+from compute.errors import UserError, chosen, known, lookalike
 from compute.model_spec import COMPUTE_DTYPES
 from compute.parallel_rules import DENSE_MLP_TP_DEGREES
 from compute.phases import check_mtp_tokens
@@ -197,9 +197,11 @@ class RooflineOptions:
         return d
 
     def __post_init__(self):
-        if not isinstance(self.mode, str) or self.mode not in MODES:
+        mode = chosen(self.mode, MODES)   # ' overlap' is 'overlap', as every choice
+        if mode is None:
             raise UserError(f"unknown mode {describe(self.mode)}{lookalike(self.mode, MODES)}; "
                             f"known: {known(MODES)}")
+        object.__setattr__(self, "mode", mode)
         # the profiles' module imports numpy: read when options are made, not for --help
         from compute.profiles import PARAMETERS, EngineProfile
 
@@ -212,11 +214,13 @@ class RooflineOptions:
             if not (is_finite(v) and floor <= v <= 1):
                 raise UserError(f"{key} must be a fraction from {floor:g} to 1, "
                                 f"got {describe(v)}")
-        if self.compute_dtype is not None and (not isinstance(self.compute_dtype, str)
-                                               or self.compute_dtype not in COMPUTE_DTYPES):
-            raise UserError(f"unknown compute dtype {describe(self.compute_dtype)}"
-                            f"{lookalike(self.compute_dtype, COMPUTE_DTYPES)}; "
-                            f"known: {known(COMPUTE_DTYPES)}")
+        if self.compute_dtype is not None:
+            dtype = chosen(self.compute_dtype, COMPUTE_DTYPES)
+            if dtype is None:
+                raise UserError(f"unknown compute dtype {describe(self.compute_dtype)}"
+                                f"{lookalike(self.compute_dtype, COMPUTE_DTYPES)}; "
+                                f"known: {known(COMPUTE_DTYPES)}")
+            object.__setattr__(self, "compute_dtype", dtype)
         check_reserve(self.memory_reserve)
         if not isinstance(self.overlap_collectives, bool):
             raise UserError(f"overlap_collectives must be true or false, got "

@@ -41,7 +41,7 @@ from importlib import resources
 from typing import Literal, overload
 
 from compute.describe import describe, file_values
-from compute.errors import BIDI_CONTROLS, UserError, known, lookalike, one_line
+from compute.errors import BIDI_CONTROLS, UserError, chosen, known, lookalike, one_line
 from compute.typed_numbers import (
     GROUPED_PATTERN,
     GROUPED_RULE,
@@ -348,10 +348,11 @@ def choice(where: str, key: str, value: object, allowed: Collection[str]) -> str
     ...
     compute.errors.UserError: m.toml: norm ['rmsnorm'] is unknown; known: 'layernorm', 'rmsnorm'
     """
-    if not isinstance(value, str) or value not in allowed:
+    text = chosen(value, allowed)   # blanks at either end dropped, as every choice's
+    if text is None:
         raise UserError(f"{_prefix(where)}{key} {describe(value)} is unknown"
                         f"{lookalike(value, allowed)}; known: {known(allowed)}")
-    return value
+    return text
 
 
 def of_type(key: str, value: object, cls: type, example: str, *, default: bool = True) -> object:

@@ -66,7 +66,7 @@ from itertools import chain, repeat
 import networkx as nx
 import numpy as np
 
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known
 from compute.gpu_facts import base_gpu, gpu_file_facts
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.validate import describe, is_whole
@@ -305,22 +305,23 @@ def check_medium(what: str, medium: object, allowed: Collection[str] = BUILT_MED
                  why: str = "") -> str:
     """``medium`` if it is one of ``allowed`` (default: the schema's media a builder lays,
     :data:`BUILT_MEDIA`); ``why`` says why others are not, in the refusal."""
-    if not isinstance(medium, str) or medium not in allowed:
-        if isinstance(medium, str) and medium in MEDIA:
+    if chosen(medium, allowed) is None:   # blanks at either end dropped, as every choice's
+        if chosen(medium, MEDIA) is not None:
             reason = why or ("a circuit is set up through an OCS (the ocs builder's "
                              "logical=), not laid as a cable")
             raise UserError(f"{what} {describe(medium)} is not allowed here: {reason}; "
                             f"allowed: {known(allowed)}")
         raise UserError(f"{what} {describe(medium)} is not a known medium; known: "
                         f"{known(allowed)}")
-    return medium
+    return chosen(medium, allowed)
 
 
 def check_choice(what: str, value: object, choices: Collection[str]) -> str:
     """``value`` if it is one of ``choices``."""
-    if not isinstance(value, str) or value not in choices:
+    text = chosen(value, choices)   # blanks at either end dropped, as every choice's
+    if text is None:
         raise UserError(f"{what} {describe(value)} is not allowed; allowed: {known(choices)}")
-    return value
+    return text
 
 
 def reduction_or(what: str, value: object, spec: GpuSpec) -> bool:

@@ -243,12 +243,13 @@ def _check_algorithm_names(algorithm, algorithms) -> None:
     """Refuse an unknown name of --algorithm or --algorithms as the model does when built
     (:func:`~netmodel.collectives.algorithms.unknown_algorithm`), before it is: its
     refusal then passes :func:`_names_as_flags`, which puts the flag in front."""
+    from compute.errors import chosen
     from netmodel.collectives.algorithms import ALGORITHMS, unknown_algorithm
 
-    if algorithm is not None and algorithm != "auto" and algorithm not in ALGORITHMS:
+    if algorithm is not None and chosen(algorithm, ("auto", *ALGORITHMS)) is None:
         raise unknown_algorithm(algorithm, ("auto", *ALGORITHMS))
     for a in algorithms if isinstance(algorithms, tuple) else ():
-        if a not in ALGORITHMS:
+        if chosen(a, ALGORITHMS) is None:
             raise unknown_algorithm(a)
 
 
@@ -437,7 +438,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
     from compute.errors import UserError
     from netmodel.study.collective_report import collective_report
 
-    check_op(op)
+    op = check_op(op)
     _check_plot(plot_path)
     max_transfers = _max_transfers(max_transfers)
     setup = _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,

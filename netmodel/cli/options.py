@@ -259,8 +259,10 @@ class RegistryChoice(click.Choice):
         """click's, its refusal of a value that prints as a choice but is not one (a
         Cyrillic 'а' in 'аll': 'is not one of 'auto', 'tp', 'all'' showed it among them)
         saying which it looks like and the character (:func:`compute.errors.lookalike`)."""
-        try:
-            return super().convert(value, param, ctx)
+        from compute.errors import chosen
+
+        try:   # blanks at either end dropped, as every choice's (compute.errors.chosen)
+            return super().convert(chosen(value, self.choices) or value, param, ctx)
         except click.BadParameter as exc:
             from compute.errors import lookalike
 

@@ -111,11 +111,13 @@ _engine_options = [roofline_flag("two_batch_overlap"), roofline_option("dense_ml
 
 
 def _instances(text: str | None) -> str | None:
-    from compute.errors import UserError, known, lookalike
+    from compute.errors import UserError, chosen, known, lookalike
     from netmodel.study.scenarios import INSTANCES
 
-    if text is None or text in INSTANCES:
-        return text
+    if text is None:
+        return None
+    if chosen(text, INSTANCES) is not None:   # ' all' is 'all', as every choice
+        return chosen(text, INSTANCES)
     raise UserError(f"--instances {text!r} is not allowed{lookalike(text, INSTANCES)}; "
                     f"allowed: {known(INSTANCES)}")
 

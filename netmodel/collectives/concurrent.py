@@ -325,7 +325,7 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     (:data:`compute.units.MAX_MESSAGE_BYTES`, as every entry that costs a size a user gives:
     more than any GPU's memory holds).
     """
-    check_op(op)
+    op = check_op(op)
     return _concurrent_cost(model, groups, op, check_sizes(nbytes, bounded=True), algorithm)
 
 
@@ -367,7 +367,7 @@ def _concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Ar
     """:func:`concurrent_cost` at any size: :func:`concurrent_own_makespan` charges a
     search's grid with it, whose batches may fit no memory (left out afterwards), so its
     messages may pass 1 PiB."""
-    check_op(op)
+    op = check_op(op)
     n = np.atleast_1d(check_sizes(nbytes)).astype(float)
     if n.ndim != 1 or not n.size:
         raise UserError(f"nbytes must be one message size or a list of sizes, got "

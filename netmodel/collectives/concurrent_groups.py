@@ -144,7 +144,7 @@ def group_steps(groups: PreparedGroups, op: str, algorithm: str):
 def prepare_groups(model: FabricCostModel, groups: Groups, op: str, algorithm: str | None
                    ) -> tuple[tuple[tuple[Hashable, ...], ...], list[str]]:
     """The groups as checked node tuples and the algorithm names to try."""
-    check_op(op)
+    op = check_op(op)
     if groups is None or isinstance(groups, bool | float | np.bool_ | np.floating | str) \
             or not (is_whole(groups) or hasattr(groups, "__iter__")):
         raise UserError(f"groups must be a group size (an integer >= 2) or lists of GPUs, "

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 import numpy as np
 
 from compute.comm import check_op
-from compute.errors import UserError, known, lookalike
+from compute.errors import UserError, chosen, known, lookalike
 from compute.validate import describe, is_whole, of_type
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
@@ -165,11 +165,13 @@ class FabricCostModel(CandidateChoices, TunedChoices):
                             f"between two nodes, as topologies.build and read_graph make), got "
                             f"{type(graph).__name__}")
         # a string first: an array compared with one raised numpy's ambiguous-truth ValueError
-        if not isinstance(placement, str) or placement not in PLACEMENTS:
+        if chosen(placement, PLACEMENTS) is None:   # blanks at either end dropped
             raise UserError(f"unknown placement {describe(placement)}"
                             f"{lookalike(placement, PLACEMENTS)}; known: {known(PLACEMENTS)}")
-        if not isinstance(algorithm, str) or (algorithm != "auto" and algorithm not in ALGORITHMS):
+        placement = chosen(placement, PLACEMENTS)
+        if chosen(algorithm, ("auto", *ALGORITHMS)) is None:
             raise unknown_algorithm(algorithm, ("auto", *ALGORITHMS))
+        algorithm = chosen(algorithm, ("auto", *ALGORITHMS))
         if isinstance(algorithms, str) and algorithms != "nccl":
             # one name or a comma list, as the command line's --algorithms takes them (not
             # the string's characters: 'two-shot' was "unknown algorithm 't'")
@@ -187,8 +189,9 @@ class FabricCostModel(CandidateChoices, TunedChoices):
                 raise UserError(f"algorithms is empty; give 'nccl' or one or more of "
                                 f"{known(ALGORITHMS)} (or None for all)")
             for a in algorithms:
-                if not isinstance(a, str) or a not in ALGORITHMS:
+                if chosen(a, ALGORITHMS) is None:
                     raise unknown_algorithm(a)
+            algorithms = tuple(chosen(a, ALGORITHMS) for a in algorithms)
         if not isinstance(scope, str) or scope not in SCOPES:
             raise UserError(f"scope must be one of {known(SCOPES)}, got {describe(scope)}")
         if not isinstance(ring_order, str) or ring_order not in RING_ORDERS:
@@ -386,7 +389,7 @@ class FabricCostModel(CandidateChoices, TunedChoices):
                         ) -> np.ndarray:
         """Seconds for ``op`` of ``nbytes`` (scalar or array) among ``group_size`` GPUs
         placed by the model's placement policy; ``inf`` where the group is cut apart."""
-        check_op(op)
+        op = check_op(op)
         n = check_sizes(nbytes)   # unbounded: a grid's sizes (check_sizes)
         group = self.group(group_size)
         if len(group) == 1:
@@ -459,7 +462,7 @@ class FabricCostModel(CandidateChoices, TunedChoices):
         ``group``, where it chooses one the model can run; None where it leaves the choice
         to auto (or no tuner is set)."""
         # checked as cost() checks them: -5 bytes got the plugin's tree/LL128, 'x' a ValueError
-        check_op(op)
+        op = check_op(op)
         n = check_sizes(nbytes, bounded=True)
         if n.size != 1:
             raise UserError(f"tuner_choice takes one message size, got {n.size}")
@@ -480,7 +483,7 @@ class FabricCostModel(CandidateChoices, TunedChoices):
              algorithm: str | None = None) -> CollectiveResult:
         """Full result for one size: time, algbw, busbw, algorithm, protocol, per-step
         breakdown and bottleneck links. ``group``: a size (placed) or explicit nodes."""
-        check_op(op)
+        op = check_op(op)
         n = check_sizes(nbytes, bounded=True)
         if n.size != 1:
             raise UserError(f"cost takes one message size, got {n.size} (sweep costs several)")
@@ -528,7 +531,7 @@ class FabricCostModel(CandidateChoices, TunedChoices):
     def sweep(self, op: str, sizes: ArrayLike, group: int | Iterable[Hashable],
               algorithm: str | None = None) -> SweepResult:
         """Costs over an array of sizes (the fastest candidate per size)."""
-        check_op(op)
+        op = check_op(op)
         n = np.atleast_1d(check_sizes(sizes, bounded=True, param="sizes")).astype(float)
         group = self.group(group)
         if len(group) == 1:
@@ -550,7 +553,7 @@ class FabricCostModel(CandidateChoices, TunedChoices):
         """Seconds per algorithm (its best protocol per size) over ``sizes``, for every
         algorithm that can run (and routes at most ``max_transfers`` transfers):
         ``{algorithm: ndarray}``."""
-        check_op(op)
+        op = check_op(op)
         n = np.atleast_1d(check_sizes(sizes, bounded=True, param="sizes")).astype(float)
         group = self.group(group)
         out: dict[str, np.ndarray] = {}

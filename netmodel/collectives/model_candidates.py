@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.comm import check_op
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
     SEND_RECV_OPS,
@@ -144,7 +144,7 @@ class CandidateChoices:
         ``auto``, else the one named (which must exist and implement ``op``; the model's
         own, with ``scope="collectives"``, only for an op outside
         :data:`~netmodel.collectives.algorithms.SEND_RECV_OPS` or one it implements)."""
-        check_op(op)
+        op = check_op(op)
         if algorithm is not None and type(algorithm) is not str:   # a numpy array: no truth value
             raise unknown_algorithm(algorithm, ("auto", *ALGORITHMS))
         if algorithm is None:
@@ -156,8 +156,9 @@ class CandidateChoices:
             if isinstance(self.algorithms, str):  # "nccl": NCCL's own for this op
                 return list(NCCL_OPS[op])
             return [a for a in self.algorithms if op in ALGORITHMS[a]]
-        if algorithm not in ALGORITHMS:
+        if chosen(algorithm, ALGORITHMS) is None:
             raise unknown_algorithm(algorithm, ("auto", *ALGORITHMS))
+        algorithm = chosen(algorithm, ALGORITHMS)   # blanks at either end dropped
         if op not in ALGORITHMS[algorithm]:
             raise UserError(f"algorithm {algorithm!r} does not implement {op!r}; "
                             f"algorithms for {op!r}: {known(algorithms_for(op))}")

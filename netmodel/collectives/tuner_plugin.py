@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known
 from compute.validate import describe
 
 if TYPE_CHECKING:
@@ -87,8 +87,9 @@ def get_tuner(name: str | None, path: str | Path = PLUGINS_PATH
     if name is None or isinstance(name, TunerPlugin | NcclTuner):
         return name
     names = tuner_names(path)
-    if not isinstance(name, str) or name not in names:
+    if chosen(name, names) is None:   # blanks at either end dropped, as every choice's
         raise UserError(f"unknown tuner {describe(name)}; known: {known(names)}")
+    name = chosen(name, names)
     if name == NO_TUNER:
         return None
     if name == NCCL_TUNER:

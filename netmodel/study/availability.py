@@ -358,7 +358,7 @@ def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float 
     """The smallest spare pool (GPUs, split over the pools of ``placement``) that keeps
     at least ``threshold`` of the capacity at least ``quantile`` of the time (Monte Carlo,
     same seed for every size); None when no pool the fabric can hold does."""
-    check_placement(placement)
+    placement = check_placement(placement)
     kinds = event_kinds(cluster, placement)
     inst = cluster.instances_total
     need = 1.0 - quantile

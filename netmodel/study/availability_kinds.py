@@ -508,7 +508,7 @@ def event_kinds(cluster: Cluster, placement: str = "pod",
                 classes: Iterable[str] | None = None) -> tuple[Kind, ...]:
     """The event kinds of ``cluster`` with spares of ``placement`` (kinds that change no
     capacity are left out)."""
-    check_placement(placement)
+    placement = check_placement(placement)
     # kept on the cluster (frozen; another catalog is another cluster): the spare search
     # and the sensitivity ask for the same kinds many times
     memo = cluster.__dict__.setdefault("_event_kinds", {})

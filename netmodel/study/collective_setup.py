@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from compute.errors import UserError
+from compute.errors import UserError, chosen
 from compute.validate import describe
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.run_words import named
@@ -302,12 +302,20 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
     caller's parameter (``tuner='...'``) or the scenario's
     (:func:`~netmodel.collectives.tuner_plugin.tuner_refusal`)."""
     from netmodel.collectives.model import MAX_TRANSFERS
-    from netmodel.collectives.tuner_plugin import get_tuner, tuner_refusal
+    from netmodel.collectives.tuner_plugin import get_tuner, tuner_names, tuner_refusal
 
     if (fabric is None) == (scenario is None):
         raise UserError("give a fabric or a scenario (not both)")
+    from netmodel.collectives.algorithms import ALGORITHMS
+    from netmodel.collectives.placement import PLACEMENTS
+
+    # each choice as read (compute.errors.chosen: ' spread ' is 'spread'), for the setup to
+    # print and compare with a scenario's; one that is none is refused as typed, below
+    placement = chosen(placement, PLACEMENTS) or placement
+    algorithm = chosen(algorithm, ("auto", *ALGORITHMS)) or algorithm
     if tuner is not None:
         get_tuner(tuner)   # an unknown name refused before anything is built
+        tuner = chosen(tuner, tuner_names()) or tuner
     from netmodel.collectives.calibration_generations import parse_release, release_text
 
     if nccl_release is not None:   # so is a release the data file does not cover

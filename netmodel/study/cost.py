@@ -508,7 +508,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     from compute.results import InferenceResult
 
     of_type("best", best, InferenceResult, "fabric_search(...).best")
-    check_share(share)   # before the search, not after it
+    share = check_share(share)   # before the search, not after it
     pkg, pwr, tco, net = _split(params)
     tco = {k: check_number(k, tco[k]) if k in tco else parameter(k) for k in _TCO_ARGS}
     if tco["utilization"] > _RANGES["utilization"][1]:   # 0: an idle cluster (no tokens)

@@ -33,7 +33,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from compute.comm import NoCommunication
-from compute.errors import UserError, lookalike
+from compute.errors import UserError, chosen, lookalike
 from compute.hardware import get_gpu
 from compute.limits import check
 from compute.models import get_model
@@ -204,9 +204,10 @@ def _network_names(networks: object) -> list[str]:
                         f"({', '.join(NETWORKS)}), got {describe(networks)}{hint}")
     names = list(networks)
     for n in names:
-        if not isinstance(n, str) or n not in NETWORKS:
+        if chosen(n, NETWORKS) is None:   # blanks at either end dropped, as every choice's
             raise UserError(f"unknown network {describe(n)}{lookalike(n, NETWORKS)}; known: "
                             f"{', '.join(NETWORKS)}")
+    names = [chosen(n, NETWORKS) for n in names]
     if not names:
         raise UserError("give at least one network")
     return list(dict.fromkeys(names))

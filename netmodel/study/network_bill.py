@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compute.errors import UserError, known, lookalike
+from compute.errors import UserError, chosen, known, lookalike
 from compute.rows import check_number
 from compute.validate import describe, of_type
 from netmodel.study.choice_names import SHARES
@@ -232,10 +232,11 @@ def check_not_degraded(graph: nx.Graph, subject: str = "graph") -> None:
 
 def check_share(share: object) -> str:
     """``share`` if it is one of :data:`SHARES` (a string first: an array is unhashable)."""
-    if not isinstance(share, str) or share not in SHARES:
+    text = chosen(share, SHARES)   # blanks at either end dropped, as every choice's
+    if text is None:
         raise UserError(f"unknown network share {describe(share)}{lookalike(share, SHARES)}; "
                         f"known: {known(SHARES)}")
-    return share
+    return text
 
 
 def network_bill(graph: nx.Graph, *, share: str = "ports-used",
@@ -253,7 +254,7 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
     from topologies.edge_arrays import edges_of
     from topologies.inventory import bill_of_materials, port_fill, port_use
 
-    check_share(share)
+    share = check_share(share)
     check_graph(graph)
     check_not_degraded(graph)
     check_switches_linked(graph)   # a switch's price is by its links' port rate

@@ -239,7 +239,7 @@ def _replace(cluster, comp, effect):
 def _memoized(cluster: Any, memo_name: str, work: Any, effect: Any, placement: str) -> Any:
     """``work(cluster, effect, placement)``, computed once per effect and placement and kept
     on the cluster (its effects live as long as it does, so their ids are not reused)."""
-    check_placement(placement)
+    placement = check_placement(placement)
     memo = cluster.__dict__.setdefault(memo_name, {})
     key = (id(effect), placement)
     if key not in memo:

@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known
 from compute.validate import describe
 from netmodel.study.choice_names import SPARE_PLACEMENTS
 from topologies.failure_domains import stops
@@ -46,9 +46,10 @@ PLACEMENTS = SPARE_PLACEMENTS
 
 
 def check_placement(placement: str) -> str:
-    if not isinstance(placement, str) or placement not in PLACEMENTS:
+    text = chosen(placement, PLACEMENTS)   # blanks at either end dropped, as every choice's
+    if text is None:
         raise UserError(f"unknown spare placement {describe(placement)}; known: {known(PLACEMENTS)}")
-    return placement
+    return text
 
 
 def _groups(cluster) -> dict:
@@ -73,7 +74,7 @@ def _groups(cluster) -> dict:
 def capacity(cluster: Any, placement: str) -> int | None:
     """Spares one pool can hold: free ports of a cell (``pod``) or of the largest group
     (``group``; each group's: :func:`group_capacities`); None (no limit) for ``global``."""
-    check_placement(placement)
+    placement = check_placement(placement)
     key = (placement,)
     memo = cluster.__dict__.setdefault("_spare_capacity", {})
     if key not in memo:
@@ -242,7 +243,7 @@ class SparePools:
 
 def spare_pools(cluster: Any, spares: int, placement: str = "pod") -> SparePools:
     """Split ``spares`` over the pools of ``placement`` (as evenly as whole GPUs allow)."""
-    check_placement(placement)
+    placement = check_placement(placement)
     if isinstance(spares, bool) or not isinstance(spares, int) or spares < 0:
         raise UserError(f"spares must be a whole number >= 0, got {spares!r}")
     if placement == "global":

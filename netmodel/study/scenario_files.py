@@ -77,7 +77,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from compute.config_files import check_keys, parse_table, read_text
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known
 from compute.hardware import GpuSpec, get_gpu
 from compute.validate import (
     describe,
@@ -124,7 +124,7 @@ def _algorithm(where: str, value) -> str:
     from netmodel.collectives.algorithms import ALGORITHMS, unknown_algorithm
 
     allowed = ("auto", *ALGORITHMS)
-    if isinstance(value, str) and value not in allowed:
+    if isinstance(value, str) and chosen(value, allowed) is None:
         raise UserError(f"{where}: {unknown_algorithm(value, allowed)}")
     return _choice(where, "algorithm", value, allowed)
 

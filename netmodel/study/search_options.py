@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from compute.errors import UserError
+from compute.errors import UserError, chosen
 from compute.parallel import search_pp
 from compute.roofline import check_options
 from compute.validate import describe
@@ -31,10 +31,11 @@ def check_parallelism_name(parallelism: object) -> str:
     """``parallelism`` if it is one of :data:`PARALLELISM`, else one line naming it."""
     from compute.errors import known
 
-    if not isinstance(parallelism, str) or parallelism not in PARALLELISM:
+    text = chosen(parallelism, PARALLELISM)   # blanks at either end dropped, as every choice's
+    if text is None:
         raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
                         f"{known(PARALLELISM)}")
-    return parallelism
+    return text
 
 
 def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
@@ -58,7 +59,7 @@ def parallel_dimensions(model: ModelSpec, parallelism: str, gpus: int, *,
     >>> parallel_dimensions(get_model("Mixtral-8x7B"), "auto", 128)["pp"]
     (1,)
     """
-    check_parallelism_name(parallelism)
+    parallelism = check_parallelism_name(parallelism)
     if parallelism == "all" and two_batch_overlap:
         raise UserError(_ALL_REFUSED)
     if parallelism == "all" and mtp_decode:
@@ -148,7 +149,7 @@ def check_fabric_options(models: Sequence[ModelSpec], options: RooflineOptions |
     compute.errors.UserError: dense MLP TP 1 runs beside attention DP, which parallelism 'tp' does not search; give parallelism 'auto' or 'all', or leave options.dense_mlp_tp unset
     """
     check_options(options)
-    check_parallelism_name(parallelism)   # before '== "all"' (a numpy array's truth raised)
+    parallelism = check_parallelism_name(parallelism)   # before '== "all"' (a numpy array's truth raised)
     if options is None:
         return
     if options.two_batch_overlap and parallelism == "all":

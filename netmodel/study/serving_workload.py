@@ -11,7 +11,7 @@ from pathlib import Path
 
 from compute import validate
 from compute.config_files import check_keys, check_not_shipped_name, read_table
-from compute.errors import UserError, known, lookalike
+from compute.errors import UserError, chosen, known, lookalike
 from netmodel.study.queueing import LOAD_HELP, LOAD_RANGE, check_load
 
 __all__ = ["MAX_RATE", "MAX_TOKENS", "MIN_RATE", "SPLITWISE", "WORKLOADS", "ServingWorkload",
@@ -107,8 +107,9 @@ def get_workload(ref: str | Path | ServingWorkload) -> ServingWorkload:
     :class:`ServingWorkload` (passed through)."""
     if isinstance(ref, ServingWorkload):
         return ref
-    if isinstance(ref, str) and ref in WORKLOADS:
-        return WORKLOADS[ref]
+    name = chosen(ref, WORKLOADS)   # blanks at either end dropped, as every choice's
+    if name is not None:
+        return WORKLOADS[name]
     if isinstance(ref, str | Path) and str(ref).lower().endswith((".toml", ".json")):
         return load_workload(ref)
     raise UserError(f"unknown workload {ref!r}{lookalike(ref, WORKLOADS)}; known: "

@@ -43,7 +43,7 @@ from collections.abc import Collection, Iterable, Mapping
 from os import PathLike
 from typing import TYPE_CHECKING, NamedTuple
 
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known
 from compute.limits import check, setting
 from compute.models import get_model
 from compute.phases import Slo, check_phase, check_slo, latency_name
@@ -155,9 +155,10 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
         raise UserError("the sweep needs at least one model and one phase")
     # said once here, not as every point refused ('no point of the sweep can be built: ...')
     # a string first: an array compared with the names raised numpy's ambiguous-truth error
-    if not isinstance(parallelism, str) or parallelism not in PARALLELISM:
+    if chosen(parallelism, PARALLELISM) is None:   # blanks at either end dropped
         raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
                         f"{known(PARALLELISM)}")
+    parallelism = chosen(parallelism, PARALLELISM)
     check_fabric_options(models, options, parallelism, phases)
     if isinstance(max_batch, bool) or not is_whole(max_batch) or max_batch < 1:
         raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")

@@ -77,7 +77,7 @@ def test_bad_max_batch_writes_nothing(tmp_path):
 M = "Mixtral-8x7B"
 
 
-@pytest.mark.parametrize("value", ["bogus", "", None, 3, ["tp"], "TP", " tp", float("nan")])
+@pytest.mark.parametrize("value", ["bogus", "", None, 3, ["tp"], "TP", "t p", float("nan")])
 @pytest.mark.parametrize("on_scenario", [False, True])
 def test_api_search_parallelism_unknown(value, on_scenario):
     where = {"scenario": "h100-dgx"} if on_scenario else {"gpu": "H100-SXM"}
