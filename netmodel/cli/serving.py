@@ -130,10 +130,12 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     """Disaggregated serving: the prefill and decode pools' best configurations, the KV
     cache transfer between them, the pool ratio, TTFT, TBT and tokens/s/SM. With --profile
     both pools' step times are the engine profile's (as compare's); the KV transfer stays
-    the fabric's. Exit status 3 when no configuration meets the SLOs, or when the pools a
-    rate (--rate or the workload file's) needs do not fit the fabric (the table is still
-    printed). With --two-batch-overlap each pool's step is the lesser of the serial one and
-    two micro-batches overlapped (roofline only; the pools then search PP 1)."""
+    the fabric's. Exit status 3 when no configuration meets the SLOs, when the pools a
+    rate (--rate or the workload file's) needs do not fit the fabric, or when the TTFT
+    reported at their loads (the decode slot's wait simulated) misses the SLO the
+    configuration met at the stated load (the table is still printed). With
+    --two-batch-overlap each pool's step is the lesser of the serial one and two
+    micro-batches overlapped (roofline only; the pools then search PP 1)."""
     from compute.roofline_options import RooflineOptions
     from netmodel.cli.main import NOTHING_FEASIBLE, value_refused_as
     from netmodel.cli.resolve import dense_mlp_tp as dense_degree
@@ -181,6 +183,10 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     if r.fits_fabric is False:
         click.echo(f"nothing feasible: {r.gpus_used} GPUs serve {wl.rate:g} requests/s, the "
                    f"fabric has {r.fabric_gpus} (exit status {NOTHING_FEASIBLE})", err=True)
+    if r.ttft_within_slo is False:   # the sized pools' waits, which chose no configuration
+        click.echo(f"TTFT SLO not met: {r.ttft_s * 1e3:.2f} ms > {r.ttft_limit_s * 1e3:g} ms; "
+                   f"{r.why_ttft_unmet()} (exit status {NOTHING_FEASIBLE})", err=True)
+    if r.fits_fabric is False or r.ttft_within_slo is False:
         raise click.exceptions.Exit(NOTHING_FEASIBLE)
 
 

@@ -93,8 +93,8 @@ instance at random, so with a rate's ``n`` decode instances ``1 / n`` of an inst
 requests are taken one by one, :func:`~netmodel.study.serving_queue.routed_sizes`; with
 up to :data:`~netmodel.study.serving_sim.SIMULATED_DECODE` of them, whose arrivals are
 correlated over many holds, the pools simulated, :mod:`netmodel.study.serving_sim`,
-``decode_wait_se_s`` its standard error), before its KV cache, which needs the slot's
-room, is sent: that wait is in the TTFT too,
+``decode_wait_se_s`` its standard error, ``decode_wait_model`` how it was found), before
+its KV cache, which needs the slot's room, is sent: that wait is in the TTFT too,
 and so is the wait to join the batch at its next step, half a step on average (steps of a
 fixed length, a request ready at any phase of one; ``join_wait_s``); its TBT is that of
 the full batch, at any load below capacity. With a rate too, the pools are sized
@@ -103,7 +103,8 @@ configuration at the stated load (the design point); whole instances then run at
 it, and the waits and TTFT reported are those at the pools' achieved loads,
 ``rate / (instances x R)`` (the prefill pool's is ``achieved_load``; no longer than at the
 stated load, so the SLO still holds; a simulated slot wait is not proven so, but was
-below M^X/D/c at the stated load in every case measured). Tokens/s/SM is the pools'
+below M^X/D/c at the stated load in every case measured: a TTFT over the SLO is said,
+``ttft_within_slo`` false). Tokens/s/SM is the pools'
 capacity; with a load they deliver ``rho x``
 it (``delivered_tokens_per_s_per_sm``; with a rate, the rate's tokens/s over the SMs of
 the sized pools' instances). Instances are costed alone on the fabric, as in
@@ -183,8 +184,8 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 # the workload's names (netmodel.study.serving_workload) are said from here too
-__all__ = ["DIMENSIONS", "MAX_RATE", "MAX_TOKENS", "MIN_RATE", "SPLITWISE", "WORKLOADS",
-           "ServingResult", "ServingWorkload", "get_workload", "kv_bytes_per_request",
+__all__ = ["DECODE_WAIT_MODELS", "DIMENSIONS", "MAX_RATE", "MAX_TOKENS", "MIN_RATE",
+           "SPLITWISE", "WORKLOADS", "ServingResult", "ServingWorkload", "get_workload", "kv_bytes_per_request",
            "load_workload", "number_allowed", "serve", "with_load", "with_rate"]
 
 #: Search spaces of the pools: every dimension, or plain tensor parallelism.
@@ -244,6 +245,15 @@ def _num(x):
     return None if x is None or not math.isfinite(x) else float(x)
 
 
+#: How :attr:`ServingResult.decode_wait_s` is found with a load (its ``decode_wait_model``):
+#: M^X/D/c of the prefill cell's bunches (no rate); of the bunches as routed to more than
+#: :data:`SIMULATED_DECODE` sized instances; the sized pools simulated, the run whole or
+#: cut by the budget (the warm-up dropped short: the standard error an underestimate); and
+#: 0 with no simulation where no hold can bring more than the decode batch's slots
+DECODE_WAIT_MODELS = ("M^X/D/c", "M^X/D/c, routed", "simulated", "simulated, cut by the budget",
+                      "none waits")
+
+
 @dataclass(frozen=True, eq=False)
 class ServingResult:
     """The disaggregated service of one model on one scenario for one workload (see the
@@ -265,8 +275,10 @@ class ServingResult:
     decode_wait_s: float | None = None  #: with a load: mean wait for a decode slot (M^X/D/c)
     #: with a load and a rate whose decode pool is :data:`SIMULATED_DECODE` instances or
     #: fewer: ``decode_wait_s`` is simulated (:mod:`netmodel.study.serving_sim`), this its
-    #: standard error
+    #: standard error (None where no hold can bring more than its slots: 0, not simulated)
     decode_wait_se_s: float | None = None
+    #: how ``decode_wait_s`` was found: one of :data:`DECODE_WAIT_MODELS` (None without one)
+    decode_wait_model: str | None = None
     join_wait_s: float | None = None    #: with a load: to the decode's next step, half one
     #: with a load and a rate: the load the sized prefill pool runs at, ``rate / (instances
     #: x R_p)`` (at most the stated one), at which ``queue_wait_s`` and ``ttft_s`` are taken
@@ -296,6 +308,26 @@ class ServingResult:
         """With a rate: whether the pools fit the scenario's GPUs."""
         return None if self.gpus_used is None else self.gpus_used <= self.fabric_gpus
 
+    @property
+    def ttft_within_slo(self) -> bool | None:
+        """Whether the TTFT reported meets the TTFT SLO (None where infeasible). The
+        configuration is chosen by the waits at the stated load; with a rate the waits
+        reported are the sized pools', the decode slot's simulated with a few decode
+        instances, which no bound ties to the one it was chosen by: it may miss."""
+        if not self.feasible:
+            return None
+        return self.ttft_s <= self.ttft_limit_s * (1 + 1e-12)   # the search's, rounded
+
+    def why_ttft_unmet(self) -> str:
+        """Why a reported TTFT may miss the SLO its configuration was chosen to meet."""
+        w, how = self.workload, self.decode_wait_model or ""
+        return ("the configuration was chosen to meet it"
+                + ("" if w.load is None else f" at load {load_text(w.load)}")
+                + ("" if self.achieved_load is None else
+                   "; this is the sized pools' TTFT at their loads"
+                   + (", the decode slot's wait simulated" if how.startswith("simulated")
+                      else "")))
+
     def to_dict(self) -> dict:
         """JSON-ready dict (the shape of ``netmodel serve --json``)."""
         return {
@@ -307,8 +339,10 @@ class ServingResult:
             "transfer_visible_s": _num(self.transfer_visible_s), "ttft_s": _num(self.ttft_s),
             "queue_wait_s": _num(self.queue_wait_s), "decode_wait_s": _num(self.decode_wait_s),
             "decode_wait_se_s": _num(self.decode_wait_se_s),
+            "decode_wait_model": self.decode_wait_model,
             "join_wait_s": _num(self.join_wait_s), "achieved_load": _num(self.achieved_load),
             "tbt_s": _num(self.tbt_s), "ttft_limit_s": self.ttft_limit_s,
+            "ttft_within_slo": self.ttft_within_slo,
             "tbt_limit_s": self.tbt_limit_s, "prefill_rate_per_s": _num(self.prefill_rate),
             "decode_rate_per_s": _num(self.decode_rate),
             "decode_gpus_per_prefill_gpu": _num(self.decode_gpus_per_prefill_gpu),
@@ -325,6 +359,19 @@ class ServingResult:
     def _waited(self) -> float:
         """Seconds of the TTFT spent waiting (a prefill batch, a decode slot, its step)."""
         return sum(w or 0.0 for w in (self.queue_wait_s, self.decode_wait_s, self.join_wait_s))
+
+    def _slot_wait(self) -> str:
+        """The decode slot's wait, and how it was found where not by a closed form."""
+        how = self.decode_wait_model
+        if how == "none waits":
+            return (f"0 ms for a decode slot (no hold can bring more than its "
+                    f"{self.decode.batch} slots)")
+        said = f"{self.decode_wait_s * 1e3:.2f} ms for a decode slot"
+        if how not in ("simulated", "simulated, cut by the budget"):
+            return said
+        return (f"{said} (simulated, standard error {self.decode_wait_se_s * 1e3:.2f} ms"
+                + ("" if how == "simulated" else ", cut by the budget: an underestimate")
+                + ")")
 
     def _circuits(self) -> str:
         """On an OCS: the KV circuits a stream has and the ports they take."""
@@ -389,12 +436,10 @@ class ServingResult:
                 + ("" if self.achieved_load is None else
                    f" at the sized pool's load {load_text(self.achieved_load, 3)}")
                 + ("" if self.decode_wait_s is None else
-                   f" + {self.decode_wait_s * 1e3:.2f} ms for a decode slot"
-                   + ("" if self.decode_wait_se_s is None else
-                      f" (simulated, standard error {self.decode_wait_se_s * 1e3:.2f} ms)")
-                   + " + "
+                   f" + {self._slot_wait()} + "
                    f"{self.join_wait_s * 1e3:.2f} ms to its next step"))
-            + f" (SLO {self.ttft_limit_s * 1e3:g} ms)"
+            + f" (SLO {self.ttft_limit_s * 1e3:g} ms"
+            + ("" if self.ttft_within_slo else f": NOT met, {self.why_ttft_unmet()}") + ")"
             + (f", TBT {self.tbt_s * 1e3:.2f} ms (SLO {self.tbt_limit_s * 1e3:g} ms)"
                if self.tbt_s is not None else ""),
             f"  pools: {self.decode_gpus_per_prefill_gpu:.3g} decode GPUs per prefill GPU; "
@@ -680,11 +725,20 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
                                          else (min(wl.rate / (n_d * d_rate), wl.load),
                                                dec.batch, d_rate, n_d))
             if sim:   # a few decode instances: the pools simulated (serving_sim)
-                d_wait, extra["decode_wait_se_s"] = pools_slot_wait(
-                    achieved, cycle[i, :j + 1], n_p, dec.batch, dec.batch / d_rate, n_d)
+                got = pools_slot_wait(achieved, cycle[i, :j + 1], n_p, dec.batch,
+                                      dec.batch / d_rate, n_d)
+                d_wait = got.wait_s
+                extra["decode_wait_se_s"] = got.se_s if got.simulated else None
+                extra["decode_wait_model"] = ("none waits" if not got.simulated else
+                                              "simulated, cut by the budget" if got.cut
+                                              else "simulated")
+            elif slots is not None:
+                extra["decode_wait_model"] = "M^X/D/c, routed"
     ttft_ij = float(steps[i, j]) + (wait_ij or 0.0) + (d_wait or 0.0)
     if slots is None:
         d_wait = None
+    elif "decode_wait_model" not in extra:
+        extra["decode_wait_model"] = "M^X/D/c"
     tokens = (wl.prompt + wl.output) * rps
     if wl.load is not None:   # what the pools deliver: at the load, or the sized pools' rate
         extra["delivered_tokens_per_s_per_sm"] = wl.load * tokens

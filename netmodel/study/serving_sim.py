@@ -40,7 +40,8 @@ variance over its drift squared, ``4 W / (1 - rho)`` in a service's units), so f
 dropped; and at least 8 requests a slot. Where 16 of them would take more than the first
 round's share of :data:`MAX_BATCHES` or :data:`MAX_REQUESTS` (:data:`MIN_REPS`
 replications) or :data:`MAX_STEPS` a replication, it runs that, and drops less than four
-(a load near 1). Replications are added, round by round, until the standard error is at
+(a load near 1): what is left of the start from empty biases the mean low, which the
+standard error does not count, so the result says so (:attr:`SlotWait.cut`). Replications are added, round by round, until the standard error is at
 most :data:`REL_SE` of the mean or :data:`ABS_SE`, within :data:`MAX_BATCHES` batches and
 :data:`MAX_REQUESTS` requests in all (one replication's requests in memory at a time).
 A fixed seed: the same arguments give the same figures.
@@ -49,16 +50,18 @@ Where no window of a hold can bring more than ``c`` requests (a batch of ``k`` t
 ``S_k``, so an instance ends at most ``B + D max_k k / S_k`` requests' batches within ``D``),
 no request ever waits, and the wait is 0 without a simulation: the ``i``-th waits only if
 the ``(i - c)``-th to the ``i``-th came within ``D`` (a lightly loaded instance of many
-slots).
+slots; :attr:`SlotWait.simulated` false).
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["ABS_SE", "MAX_BATCHES", "MAX_REQUESTS", "MAX_STEPS", "REL_SE", "SIMULATED_DECODE", "pools_slot_wait"]
+__all__ = ["ABS_SE", "MAX_BATCHES", "MAX_REQUESTS", "MAX_STEPS", "REL_SE", "SIMULATED_DECODE",
+           "SlotWait", "pools_slot_wait"]
 
 #: :func:`netmodel.study.serving.serve` simulates a sized decode pool of this many instances
 #: or fewer (more take :func:`netmodel.study.serving_queue.routed_sizes`)
@@ -80,6 +83,21 @@ MIN_REPS = 16
 MIN_LANES = 128
 #: Requests of the first round, at most (where MIN_REPS replications hold fewer)
 PILOT = 200_000
+
+
+class SlotWait(NamedTuple):
+    """:func:`pools_slot_wait`'s answer."""
+
+    #: the mean wait for a decode slot, seconds
+    wait_s: float
+    #: its standard error, seconds (0 where not simulated)
+    se_s: float
+    #: false where no hold can bring more than ``c`` requests: 0 exactly, nothing simulated
+    simulated: bool = True
+    #: the budget cut every replication short, so less than four relaxation times were
+    #: dropped (a load near 1): the start from empty left in biases the mean low, and the
+    #: standard error, which does not count it, understates the error
+    cut: bool = False
 
 
 def _prefill(lam: float, s: np.ndarray, lanes: int, horizon: float,
@@ -163,26 +181,27 @@ def _decode_waits(ends: np.ndarray, sizes: np.ndarray, reps: int, n_d: int, slot
 
 def pools_slot_wait(load: float, services, prefill: int, slots: int, hold: float,
                     decode: int = 1, seed: int = 0, rel_se: float = REL_SE,
-                    abs_se: float = ABS_SE) -> tuple[float, float]:
+                    abs_se: float = ABS_SE) -> SlotWait:
     """The mean wait for a decode slot and its standard error, seconds, of ``prefill``
     bulk-service instances at ``load`` (batches up to ``B = len(services)``, a batch of
     ``k`` taking ``services[k - 1]`` seconds; Poisson arrivals at ``load B / S_B`` each)
     whose batches go whole to one of ``decode`` instances chosen at random, each of
     ``slots`` slots held ``hold`` seconds, first come first served (the module's
-    simulation).
+    simulation), and whether it was simulated and its warm-up cut by the budget
+    (:class:`SlotWait`).
 
     A prefill of a microsecond at a millionth of its capacity passes Poisson arrivals of
     1/s on, one at a time: M/D/1 at 0.5, a wait of ``rho D / (2 (1 - rho)) = 0.25`` s:
 
-    >>> w, se = pools_slot_wait(1e-6, [1e-6], 1, 1, 0.5)
-    >>> abs(w - 0.25) < 4 * se < 0.02
-    True
+    >>> w, se, simulated, cut = pools_slot_wait(1e-6, [1e-6], 1, 1, 0.5)
+    >>> abs(w - 0.25) < 4 * se < 0.02, simulated, cut
+    (True, True, False)
 
     Four instances whose batches of up to 2 end at least 0.5 s apart bring at most ``4 (2 +
     0.5 x 2 / 0.5) = 16`` requests within a hold of 0.5 s: 16 slots never wait.
 
     >>> pools_slot_wait(0.9, [0.4, 0.5], 4, 16, 0.5)
-    (0.0, 0.0)
+    SlotWait(wait_s=0.0, se_s=0.0, simulated=False, cut=False)
     """
     from netmodel.study.queueing import bulk_sizes, bulk_wait, mxdc_wait
 
@@ -199,7 +218,7 @@ def pools_slot_wait(load: float, services, prefill: int, slots: int, hold: float
     # a batch of k takes S_k, so an instance ends at most B + D max_k k / S_k requests'
     # batches within a hold D; where the pool's cannot exceed c, none ever waits
     if prefill * (b + hold * float(np.max(np.arange(1, b + 1) / s))) <= slots:
-        return 0.0, 0.0
+        return SlotWait(0.0, 0.0, simulated=False)
     law = bulk_sizes(load, s)
     mean_k = float(np.arange(1, b + 1) @ law)
     w_p = bulk_wait(load, s)
@@ -211,6 +230,7 @@ def pools_slot_wait(load: float, services, prefill: int, slots: int, hold: float
     most = min(min(MAX_STEPS, MAX_BATCHES / (MIN_REPS * prefill)) / rate,
                MAX_REQUESTS / (MIN_REPS * prefill * lam))
     horizon = max(min(16 * relax, most), 8 * slots * decode / (prefill * lam))
+    cut = bool(horizon < 16 * relax)   # less than four relaxation times dropped
     rng = np.random.default_rng(seed)
     sums, kept = np.empty(0), np.empty(0, dtype=np.int64)
     # the first round: enough instances for the loop's arrays, within PILOT requests
@@ -236,5 +256,5 @@ def pools_slot_wait(load: float, services, prefill: int, slots: int, hold: float
         more = min(math.ceil(sums.size * ((se / goal) ** 2 - 1)),
                    int(budget / (ends.size / reps)), int(left / max(done / reps, 1)))
         if se <= goal or more < 2:
-            return mean, se
-        reps = max(more, MIN_REPS) if more >= MIN_REPS else more
+            return SlotWait(mean, se, cut=cut)
+        reps = more

@@ -199,7 +199,8 @@ def test_a_small_decode_pool_by_its_split(rho, services, slots, n_p, n_d, cycles
     assert abs(mean - want) < 4 * se, (mean, se, want)
     assert mxdc_wait(rho, slots, hold, law) - mean > 4 * se
     # what serve takes for up to 4 decode instances: the pools simulated (serving_sim)
-    got, got_se = pools_slot_wait(rho, services, n_p, slots, hold, n_d)
+    got, got_se, _, cut = pools_slot_wait(rho, services, n_p, slots, hold, n_d)
+    assert not cut
     assert 0 < got_se <= 0.03 * got
     assert abs(got - mean) < 4 * math.hypot(se, got_se), (got, got_se, mean, se)
 
@@ -221,10 +222,11 @@ def test_one_decode_instance_is_simulated(services, slots, n_p, cycles, above_md
     assert mean < mxdc_wait(0.9, slots, hold, law) - 4 * se
     one = mdc_wait(0.9, slots, hold)
     assert (mean > one + 4 * se) if above_mdc else (mean < one - 4 * se), (mean, se, one)
-    got, got_se = pools_slot_wait(0.9, services, n_p, slots, hold)
+    got, got_se, _, cut = pools_slot_wait(0.9, services, n_p, slots, hold)
+    assert not cut
     assert 0 < got_se <= 0.03 * got   # 2% wanted, within 2 million batches
     assert abs(got - mean) < 4 * math.hypot(se, got_se), (got, got_se, mean, se)
-    assert pools_slot_wait(0.9, services, n_p, slots, hold) == (got, got_se)   # seeded
+    assert pools_slot_wait(0.9, services, n_p, slots, hold)[:2] == (got, got_se)   # seeded
 
 
 @pytest.mark.parametrize(("rho", "slots"), [(0.5, 1), (0.9, 1), (0.9, 8), (0.8, 16)])
@@ -232,7 +234,8 @@ def test_simulated_poisson_input_is_mdc(rho, slots):
     """A prefill of a microsecond at a millionth of its load passes the Poisson arrivals
     (1/s) on one by one: the simulated decode instance is M/D/c, Crommelin's closed form."""
     hold = rho * slots
-    got, se = pools_slot_wait(1e-6, [1e-6], 1, slots, hold)
+    got, se, _, cut = pools_slot_wait(1e-6, [1e-6], 1, slots, hold)
+    assert not cut
     want = mdc_wait(rho, slots, hold)
     assert 0 < se <= 0.03 * got
     assert abs(got - want) < 4 * se, (got, se, want)
@@ -244,7 +247,7 @@ def test_no_wait_where_no_hold_brings_more_than_the_slots():
     16 instances 99.6, so 100 slots never wait (0 without a simulation, as the simulation
     here finds)."""
     s = [0.3, 0.5, 0.7, 0.9]
-    assert pools_slot_wait(0.9, s, 16, 100, 0.5) == (0.0, 0.0)
+    assert pools_slot_wait(0.9, s, 16, 100, 0.5) == (0.0, 0.0, False, False)   # not simulated
     assert _pools(0.9, s, 100, 16, 1, 300, seed=5, hold=0.5)[:2] == (0.0, 0.0)
 
 

@@ -32,7 +32,8 @@ def test_sparse_decode_instances_are_m_d_c(slots, hold, decode, rho, want):
     assert rho == pytest.approx(hold / decode / slots)
     if slots > 1:   # Crommelin's closed form
         assert mdc_wait(rho, slots, hold) == pytest.approx(want, rel=1e-4)
-    got, se = pools_slot_wait(1e-6, [1e-6], 1, slots, hold, decode)
+    got, se, simulated, cut = pools_slot_wait(1e-6, [1e-6], 1, slots, hold, decode)
+    assert simulated and not cut   # four relaxation times dropped: the error is se's
     assert 0 < se <= 0.03 * got
     assert abs(got - want) < 4 * se, (got, se, want)
 
@@ -55,10 +56,15 @@ def test_many_requests_a_batch_stay_within_the_budget(monkeypatch):
     lam = 0.999 * 1024 / s[-1]
     tracemalloc.start()
     try:
-        got, se = pools_slot_wait(0.999, s, 2, 1024, 0.99 * 1024 * 2 / (2 * lam), 2)
+        got, se, simulated, cut = pools_slot_wait(0.999, s, 2, 1024,
+                                                  0.99 * 1024 * 2 / (2 * lam), 2)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     assert sum(seen) <= 1.05 * sim.MAX_REQUESTS
     assert peak < 400e6
     assert got > 0 and se > 0
+    # 16 relaxation times (of the decode queue at 0.99: 2.07 x 10^4 s each) would be 3.3 x
+    # 10^5 s; the request budget runs 1050 s a replication, so far less than four are
+    # dropped: said, the standard error an underestimate
+    assert simulated and cut
