@@ -25,6 +25,7 @@ from compute.stages import (
     attention_kinds,
     attention_work_by_kind,
     mlp_work_by_kind,
+    replicated_mlp_work,
     stage_peaks,
     stage_work,
 )
@@ -220,6 +221,28 @@ def stage_subset(model, gpu, configs, sh, b, workload, options, skew, want) -> t
         _fill_stage(x[0], works, x, peak, bandwidth, options, f, h, c, m)
         out[x[0]] = (count, np.broadcast_to(np.asarray(x[6], float).reshape(-1), (nc,)), x[4],
                      works, f, h, net, c, m)
+    return out, memory_fit(model, gpu, sh, b, workload, options.memory_reserve,
+                           micro_batch=micro)
+
+
+def mlp_subset(model, gpu, configs, sh, b, workload, options, skew) -> tuple:
+    """:func:`stage_subset` of ``mlp_up`` and ``mlp_down`` alone, on rows that all run
+    expert parallelism with every GPU holding every token
+    (:func:`compute.stages.replicated_mlp_work`: their work without the other stages'),
+    bit for bit; the counts every row's layers, the groups 1."""
+    micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)
+    nc = len(configs)
+    shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
+    names = ("mlp_up", "mlp_down")
+    peaks = stage_peaks(model, gpu, names, options.compute_dtype, workload)
+    bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
+    out = {}
+    for name, (flops, hbm), peak in zip(names, replicated_mlp_work(
+            model, sh, micro, workload, skew), peaks, strict=True):
+        f, h, c, m = (np.empty(shape) for _ in range(4))
+        _fill_stage(name, True, (name, None, flops, hbm), peak, bandwidth, options, f, h, c, m)
+        out[name] = (np.full(nc, float(model.layers)), np.ones(nc), "", True, f, h,
+                     np.zeros(shape), c, m)
     return out, memory_fit(model, gpu, sh, b, workload, options.memory_reserve,
                            micro_batch=micro)
 

@@ -8,10 +8,13 @@ Under that exchange an EP layer's rows differ from the all-to-alls' in six stage
 router on every token and the shared experts split over ``tp``
 (:func:`compute.stage_mlp._mlp_work_ep`, ``replicated``); the weights hold the shared
 experts split, so the memory fit differs too. Every other stage's work, collective and
-time is the all-to-all grid's. So those six stages are formed as the grid forms its own
-(:func:`compute.grid_parts.stage_subset`: the same work, rates and profile; their
-collectives costed by the grid's ``costs`` on the same groups; each stage's time by
-:func:`compute.grid_parts.stage_times`' rule), and a cell's step is the grid's stage times
+time is the all-to-all grid's, and the four slots' are the dense layers' ``allreduce_attn``,
+``dp_gather``, ``dp_scatter`` and ``attn_gather`` (:data:`SLOT_SOURCES`), which the grid has
+made and costed already wherever the rows have dense layers. So the MLP's two stages are
+formed as the grid forms its own (:func:`compute.grid_parts.mlp_subset`: the same work, rates
+and profile; each stage's time by :func:`compute.grid_parts.stage_times`' rule), the slots
+taken from those stages (else formed alike, :func:`compute.grid_parts.stage_subset`, their
+collectives costed by the grid's ``costs``), and a cell's step is the grid's stage times
 by their counts summed in the grid's order with those six replaced; a pipelined row's
 latency and interval from the pass and each resource's busy time so summed
 (:func:`compute.pipeline_time.pipeline_latency`, its slowest stage from the six stages'
@@ -32,6 +35,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from compute.comm import NoCommunication
+from compute.dp_collectives import CellOps
 
 __all__ = ["DP_STAGES", "Lazy", "dp_gather_cells"]
 
@@ -42,6 +46,10 @@ DP_STAGES = ("attn_scatter", "mlp_up", "mlp_down", "moe_dispatch", "moe_combine"
 #: :data:`compute.stages.PIPELINE_STAGES` (that module imports compute.moe_exchange, which
 #: imports this one).
 _PIPELINE_STAGES = ("pp_send", "pipeline_wait")
+#: Each slot's collective under SGLang's gather: the dense layers' stage whose entry it is
+#: (:func:`compute.moe_dp_gather.dp_gather_slots`).
+SLOT_SOURCES = {"attn_scatter": "allreduce_attn", "moe_dispatch": "dp_gather",
+                "moe_combine": "dp_scatter", "dp_regather": "attn_gather"}
 
 
 class Lazy:
@@ -83,44 +91,86 @@ def dp_gather_cells(grid, model, gpu, configs, sh, idx, b, options, workload, sk
     (fitting here only, untimed in ``grid``), or None. ``options`` without two-batch
     overlap; ``costs`` the grid's collective costing
     (:func:`compute.roofline._network_times`); ``subset``
-    :func:`compute.grid_parts.stage_subset`; ``pipeline`` as
-    :func:`compute.moe_exchange._piped_gather` takes it."""
+    (:func:`compute.grid_parts.stage_subset`, :func:`compute.grid_parts.mlp_subset`);
+    ``pipeline`` as :func:`compute.moe_exchange._piped_gather` takes it.
+
+    The four slots hold the dense layers' collectives (:data:`SLOT_SOURCES`): where every
+    row runs those stages in ``grid`` they are that stage's figures there, bit for bit (the
+    same entries of :func:`~compute.stages.stage_work`, costed alike; a collective that the
+    rows' cells run one of is named so, as :func:`compute.dp_collectives.dp_ops` names it),
+    else formed as the MLP's are."""
     names = grid.stages
-    parts, fit = subset(model, gpu, tuple(configs[i] for i in idx), sh, b, workload, options,
-                        skew, DP_STAGES)
     shape = (len(idx), b.shape[1])
+    configs_i = tuple(configs[i] for i in idx)
+    # the dense layers' gather and scatter run in every row (the rows have dense layers;
+    # the other two sources run nowhere only where they move nothing, here as there)
+    reuse = all(s in names and d in names for s, d in SLOT_SOURCES.items()) and all(
+        grid.counts[names.index(d), idx].all() for d in ("dp_gather", "dp_scatter"))
+    if reuse:
+        parts, fit = subset[1](model, gpu, configs_i, sh, b, workload, options, skew)
+    else:
+        parts, fit = subset[0](model, gpu, configs_i, sh, b, workload, options, skew,
+                               DP_STAGES)
     w, kv, act, _, fits = fit
     fits = np.broadcast_to(fits, shape)
     timed = None if time_unfit else fits
-    mine = [s for s in names if s in parts]
-    ops = tuple(parts[s][2] for s in mine)
-    groups = np.stack([parts[s][1] for s in mine])
-    counts = np.stack([parts[s][0] for s in mine])
-    if type(comm) is NoCommunication:   # as compute.roofline._one_exchange
-        network = np.zeros((len(mine),) + shape)
-        if timed is not None and not timed.all():
-            network[:, ~timed] = np.nan
-    else:
-        network = costs(comm, ops, groups, counts, np.stack([parts[s][6] for s in mine]),
-                        timed, np.array([configs[i].gpus for i in idx]),
-                        np.array([configs[i].tp for i in idx]))
     overlap = options.mode == "overlap"
     formed = {}
-    for j, s in enumerate(mine):
+    costed = [s for s in names if s in parts and s not in ("mlp_up", "mlp_down")]
+    if costed and type(comm) is NoCommunication:   # as compute.roofline._one_exchange
+        network = np.zeros((len(costed),) + shape)
+        if timed is not None and not timed.all():
+            network[:, ~timed] = np.nan
+    elif costed:
+        network = costs(comm, tuple(parts[s][2] for s in costed),
+                        np.stack([parts[s][1] for s in costed]),
+                        np.stack([parts[s][0] for s in costed]),
+                        np.stack([parts[s][6] for s in costed]), timed,
+                        np.array([c.gpus for c in configs_i]),
+                        np.array([c.tp for c in configs_i]))
+    for s in (x for x in names if x in parts):
         _, _, op, works, f, h, nb, c, m = parts[s]
-        st, bound = _stage_time(s, op, works, c, m, network[j], overlap)
+        t = network[costed.index(s)] if s in costed else (
+            np.zeros(shape) if timed is None else np.where(timed, 0.0, np.nan))
+        st, bound = _stage_time(s, op, works, c, m, t, overlap)
         formed[names.index(s)] = SimpleNamespace(op=op, flops=f, hbm=h, net=nb, compute=c,
-                                                 memory=m, network=network[j], stage=st,
-                                                 bound=bound)
+                                                 memory=m, network=t, stage=st, bound=bound)
+    if reuse:
+        for s, d in SLOT_SOURCES.items():
+            formed[names.index(s)] = _from_grid(grid, names.index(d), idx)
+        formed = dict(sorted(formed.items()))
     # the grid's other stages are timed where it fits under the all-to-alls
     ok = fits if time_unfit else fits & grid.fits[idx]
     extra = None if time_unfit or not (fits & ~ok).any() else fits & ~ok
     cell = tuple(np.broadcast_to(x, shape) for x in (w, kv, act, ok))
-    if any(configs[i].pp > 1 for i in idx):   # as _one_exchange: every row so
+    if any(c.pp > 1 for c in configs_i):   # as _one_exchange: every row so
         alt = _piped(grid, model, gpu, sh, idx, b, formed, options, workload, skew, pipeline,
                      cell)
         return alt, tuple(names[k] for k in formed) + ("pipeline_wait",), extra
     return _one_stage(grid, idx, formed, cell), tuple(names[k] for k in formed), extra
+
+
+def _from_grid(grid, k, idx):
+    """Stage ``k`` of ``grid`` on its rows ``idx``, as a formed stage: its collective as
+    those rows' cells run it (one name where they all run one, as
+    :func:`compute.dp_collectives.dp_ops` gives it; a stage running none is then no
+    collective stage, bound by its memory: :func:`compute.grid_parts.stage_times`)."""
+    op = grid.ops[k]
+    bound = grid.bound[k][idx]
+    if isinstance(op, CellOps):
+        which = np.broadcast_to(op.which, grid.latency.shape)[idx]
+        used = np.unique(which)
+        if used.size == 1:
+            op = op.ops[int(used[0])]
+            if not op:   # no collective in any cell: a stage of no work
+                bound = np.zeros(bound.shape, dtype=np.int8)
+        else:
+            op = CellOps(op.ops, which)
+    at = (k, idx)
+    return SimpleNamespace(op=op, flops=grid.flops[at], hbm=grid.hbm_bytes[at],
+                           net=grid.net_bytes[at], compute=grid.compute_time[at],
+                           memory=grid.memory_time[at], network=grid.network_time[at],
+                           stage=grid.stage_time[at], bound=bound)
 
 
 def _fields(grid, at, mine, three, extra=None):

@@ -359,7 +359,7 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
     place (``grid`` is ``body``'s, made for this call, and owns them). ``costs``: the
     grid's collective costing (:func:`compute.roofline._network_times`); ``pipeline``: the
     functions :func:`_piped_gather` forms pipelined rows with (None: those rows evaluated
-    by ``body``); ``subset``: :func:`compute.grid_parts.stage_subset`, with which SGLang's
+    by ``body``); ``subset``: :func:`compute.grid_parts.stage_subset` and ``mlp_subset``, with which SGLang's
     gather is formed from the grid's stages (:mod:`compute.moe_dp_cells`; None: its rows
     evaluated by ``body``); ``kw``: the rest of ``body``'s arguments."""
     if plain:

@@ -53,6 +53,7 @@ from compute.errors import UserError
 from compute.grid_parts import (
     attention_kind_times,
     mlp_kind_gap,
+    mlp_subset,
     stage_subset,
     stage_times,
     static_parts,
@@ -316,7 +317,7 @@ def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, 
     return cheaper_exchange(_one_exchange, model, configs, sh, plain, batches, b, paired,
                             busiest, grid, costs=_network_times, pipeline=(
                                 slowest_stage, pipeline_latency, mlp_kind_gap,
-                                attention_kind_times), subset=stage_subset, gpu=gpu,
+                                attention_kind_times), subset=(stage_subset, mlp_subset), gpu=gpu,
                             workload=workload,
                             comm=comm, options=options, skew=skew,
                             latency_limit=latency_limit, time_unfit=time_unfit)

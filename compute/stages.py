@@ -386,6 +386,18 @@ def mlp_work_by_kind(model, sh, batch, w: Workload, skew: float = 1.0) -> dict:
     return {"mlp_up": (tuple(up), tuple(d_up)), "mlp_down": (tuple(down), tuple(d_down))}
 
 
+def replicated_mlp_work(model, sh, batch, w: Workload, skew: float = 1.0) -> tuple:
+    """``((flops, hbm), (flops, hbm))`` of ``mlp_up`` and ``mlp_down`` per GPU as
+    :func:`stage_work` gives them on rows of ``sh`` that all run expert parallelism with
+    every GPU holding every token of the (micro-)batch ``batch`` (the all-reduce exchange or
+    SGLang's DP-attention gather, ``_all_reduced``), without the other stages' work: the
+    router on every token, the shared experts split over ``tp``
+    (:func:`compute.stage_mlp._mlp_work_ep`, ``replicated``)."""
+    n = batch * w.tokens_per_sequence
+    return _mlp_work_ep(model, sh, n, expected_experts_touched(model, n), skew,
+                        replicated=True)
+
+
 def lm_head_weights(model, vs):
     """Bytes of the LM head one GPU reads: ``vs`` vocabulary rows (its share) of
     ``hidden`` weights, and their biases where the model has them

@@ -40,7 +40,12 @@ def _both(monkeypatch, model, gpu, phase, **kw):
 
     monkeypatch.setattr("compute.moe_exchange.dp_gather_cells", spy)
     formed = roofline.evaluate_grid(model, gpu, PARS, BATCHES, phase, **kw)
-    monkeypatch.setattr(roofline, "stage_subset", None)
+    real_choice = roofline.cheaper_exchange
+
+    def whole(*a, **k):   # SGLang's rows evaluated whole
+        return real_choice(*a, **{**k, "subset": None})
+
+    monkeypatch.setattr(roofline, "cheaper_exchange", whole)
     whole = roofline.evaluate_grid(model, gpu, PARS, BATCHES, phase, **kw)
     return formed, whole, seen
 
