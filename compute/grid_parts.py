@@ -22,6 +22,7 @@ from compute.stages import (
     PIPELINE_STAGES,
     PRODUCERS,
     STAGES,
+    attention_group_ops,
     attention_kinds,
     attention_work_by_kind,
     mlp_work_by_kind,
@@ -229,7 +230,9 @@ def mlp_subset(model, gpu, configs, sh, b, workload, options, skew) -> tuple:
     """:func:`stage_subset` of ``mlp_up`` and ``mlp_down`` alone, on rows that all run
     expert parallelism with every GPU holding every token
     (:func:`compute.stages.replicated_mlp_work`: their work without the other stages'),
-    bit for bit; the counts every row's layers, the groups 1."""
+    bit for bit; the counts every row's layers, the groups 1. Also the collectives of an
+    attention group's output and of its rows after the MLP on those rows under DP
+    attention (:func:`compute.stages.attention_group_ops`): ``(stages, fit, ops)``."""
     micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)
     nc = len(configs)
     shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
@@ -244,7 +247,7 @@ def mlp_subset(model, gpu, configs, sh, b, workload, options, skew) -> tuple:
         out[name] = (np.full(nc, float(model.layers)), np.ones(nc), "", True, f, h,
                      np.zeros(shape), c, m)
     return out, memory_fit(model, gpu, sh, b, workload, options.memory_reserve,
-                           micro_batch=micro)
+                           micro_batch=micro), attention_group_ops(sh, micro, workload)
 
 
 def _work_frame(model, gpu, configs, sh, plain: bool, b, workload, options, skew,

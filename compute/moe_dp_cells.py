@@ -103,12 +103,19 @@ def dp_gather_cells(grid, model, gpu, configs, sh, idx, b, options, workload, sk
     shape = (len(idx), b.shape[1])
     configs_i = tuple(configs[i] for i in idx)
     # the dense layers' gather and scatter run in every row (the rows have dense layers;
-    # the other two sources run nowhere only where they move nothing, here as there)
-    reuse = all(s in names and d in names for s, d in SLOT_SOURCES.items()) and all(
-        grid.counts[names.index(d), idx].all() for d in ("dp_gather", "dp_scatter"))
+    # the other two sources run nowhere only where they move nothing, here as there: where
+    # no row of the grid runs one, a stage of no work under the collective it names)
+    reuse = all(s in names for s in SLOT_SOURCES) and all(
+        d in names and grid.counts[names.index(d), idx].all()
+        for d in ("dp_gather", "dp_scatter"))
     if reuse:
-        parts, fit = subset[1](model, gpu, configs_i, sh, b, workload, options, skew)
-    else:
+        parts, fit, group_ops = subset[1](model, gpu, configs_i, sh, b, workload, options,
+                                          skew)
+        absent = {s: op for (s, d), op in zip(
+            (("attn_scatter", "allreduce_attn"), ("dp_regather", "attn_gather")), group_ops,
+            strict=True) if d not in names}
+        reuse = all(isinstance(op, str) for op in absent.values())
+    if not reuse:
         parts, fit = subset[0](model, gpu, configs_i, sh, b, workload, options, skew,
                                DP_STAGES)
     w, kv, act, _, fits = fit
@@ -137,7 +144,15 @@ def dp_gather_cells(grid, model, gpu, configs, sh, idx, b, options, workload, sk
                                                  memory=m, network=t, stage=st, bound=bound)
     if reuse:
         for s, d in SLOT_SOURCES.items():
-            formed[names.index(s)] = _from_grid(grid, names.index(d), idx)
+            if s in absent:
+                zero = np.zeros(shape)
+                t = zero if timed is None else np.where(timed, 0.0, np.nan)
+                st, bound = _stage_time(s, absent[s], not absent[s], zero, zero, t, overlap)
+                formed[names.index(s)] = SimpleNamespace(
+                    op=absent[s], flops=zero, hbm=zero, net=zero, compute=zero, memory=zero,
+                    network=t, stage=st, bound=bound)
+            else:
+                formed[names.index(s)] = _from_grid(grid, names.index(d), idx)
         formed = dict(sorted(formed.items()))
     # the grid's other stages are timed where it fits under the all-to-alls
     ok = fits if time_unfit else fits & grid.fits[idx]

@@ -398,6 +398,16 @@ def replicated_mlp_work(model, sh, batch, w: Workload, skew: float = 1.0) -> tup
                         replicated=True)
 
 
+def attention_group_ops(sh, batch, w: Workload) -> tuple:
+    """``(attn_op, regather_op)``: the collectives :func:`stage_work` gives the attention
+    output within an attention group of several GPUs and its rows after the MLP
+    (:func:`compute.dp_collectives.attn_tp_ops`) on rows of ``sh`` under DP attention, for
+    the (micro-)batch ``batch``."""
+    n = batch * w.tokens_per_sequence
+    n_att = busiest_group(sh, batch, w)[1]
+    return attn_tp_ops(sh, n, n_att, w.phase, sum_len(sh, n, n_att, w.phase))
+
+
 def lm_head_weights(model, vs):
     """Bytes of the LM head one GPU reads: ``vs`` vocabulary rows (its share) of
     ``hidden`` weights, and their biases where the model has them
