@@ -150,8 +150,8 @@ from netmodel.study.serving_queue import (
     decode_waits,
     fastest_waits,
     prefill_waits,
+    sized_pools,
 )
-from netmodel.study.serving_sim import SIMULATED_DECODE, pools_slot_wait
 from netmodel.study.serving_transfer import (
     KvTransfer,
     best_split,
@@ -247,9 +247,10 @@ def _num(x):
 
 #: How :attr:`ServingResult.decode_wait_s` is found with a load (its ``decode_wait_model``):
 #: M^X/D/c of the prefill cell's bunches (no rate); of the bunches as routed to more than
-#: :data:`SIMULATED_DECODE` sized instances; the sized pools simulated, the run whole or
-#: cut by the budget (the warm-up dropped short: the standard error an underestimate); and
-#: 0 with no simulation where no hold can bring more than the decode batch's slots
+#: :data:`~netmodel.study.serving_sim.SIMULATED_DECODE` sized instances; the sized pools
+#: simulated, the run whole or cut by the budget (the warm-up dropped short: the standard
+#: error an underestimate); and 0 with no simulation where no hold can bring more than
+#: the decode batch's slots
 DECODE_WAIT_MODELS = ("M^X/D/c", "M^X/D/c, routed", "simulated", "simulated, cut by the budget",
                       "none waits")
 
@@ -273,8 +274,9 @@ class ServingResult:
     ttft_s: float | None = None       #: prefill + visible transfer (+ queue_wait_s)
     queue_wait_s: float | None = None   #: with a load: mean wait for a prefill batch
     decode_wait_s: float | None = None  #: with a load: mean wait for a decode slot (M^X/D/c)
-    #: with a load and a rate whose decode pool is :data:`SIMULATED_DECODE` instances or
-    #: fewer: ``decode_wait_s`` is simulated (:mod:`netmodel.study.serving_sim`), this its
+    #: with a load and a rate whose decode pool is
+    #: :data:`~netmodel.study.serving_sim.SIMULATED_DECODE` instances or fewer:
+    #: ``decode_wait_s`` is simulated (:mod:`netmodel.study.serving_sim`), this its
     #: standard error (None where no hold can bring more than its slots: 0, not simulated)
     decode_wait_se_s: float | None = None
     #: how ``decode_wait_s`` was found: one of :data:`DECODE_WAIT_MODELS` (None without one)
@@ -712,28 +714,9 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     cell = np.ravel_multi_index((i, j), ttft.shape)
     wait_ij, d_wait = (None, None) if wait is None else cell_waits(wl.load, cycle, cell, slots)
     if wl.rate is not None:   # with a load, instances enough to run at it
-        need = wl.rate / (wl.load or 1.0)
-        n_p = math.ceil(need / p_rate)
-        n_d = math.ceil(need / d_rate) if d_rate else 0
-        extra = dict(prefill_instances=n_p, decode_instances=n_d,
-                     gpus_used=n_p * pre.gpus + n_d * (dec.gpus if dec else 0))
-        if wait is not None:   # whole instances run below the load: the waits at theirs
-            achieved = wl.rate / (n_p * p_rate)   # (no more than the stated load's: the
-            extra["achieved_load"] = achieved     # SLO still holds), the decode pool's too
-            sim = slots is not None and n_d <= SIMULATED_DECODE
-            wait_ij, d_wait = cell_waits(achieved, cycle, cell, None if slots is None or sim
-                                         else (min(wl.rate / (n_d * d_rate), wl.load),
-                                               dec.batch, d_rate, n_d))
-            if sim:   # a few decode instances: the pools simulated (serving_sim)
-                got = pools_slot_wait(achieved, cycle[i, :j + 1], n_p, dec.batch,
-                                      dec.batch / d_rate, n_d)
-                d_wait = got.wait_s
-                extra["decode_wait_se_s"] = got.se_s if got.simulated else None
-                extra["decode_wait_model"] = ("none waits" if not got.simulated else
-                                              "simulated, cut by the budget" if got.cut
-                                              else "simulated")
-            elif slots is not None:
-                extra["decode_wait_model"] = "M^X/D/c, routed"
+        extra, wait_ij, d_wait = sized_pools(wl.rate, wl.load, p_rate, d_rate, pre, dec,
+                                             cycle, cell, slots, wait_ij, d_wait)
+        n_p, n_d = extra["prefill_instances"], extra["decode_instances"]
     ttft_ij = float(steps[i, j]) + (wait_ij or 0.0) + (d_wait or 0.0)
     if slots is None:
         d_wait = None

@@ -15,19 +15,25 @@ cell's batch sizes: a second solve, of the decode batch's ``c`` roots). A cell w
 with a cheap floor of its wait (:func:`wait_floor`, plus M/D/c's slot wait, which bunches
 only lengthen) cannot meet the SLO, or beat the fastest so far, is passed over. The cells
 not taken hold ``nan``.
+
+With a rate the pools are sized to it (:func:`sized_pools`): whole instances, and the
+chosen cell's waits at the loads they run at, the decode slot's simulated for a few decode
+instances (:mod:`netmodel.study.serving_sim`).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
 from compute.search import TIE_RTOL
 from netmodel.study.queueing import bulk_sizes, bulk_wait, mdc_wait, mxdc_wait
+from netmodel.study.serving_sim import SIMULATED_DECODE, pools_slot_wait
 
 __all__ = ["cell_waits", "decode_choices", "decode_waits", "fastest_waits", "prefill_waits",
-           "routed_sizes", "slot_floor", "slot_wait", "wait_floor"]
+           "routed_sizes", "sized_pools", "slot_floor", "slot_wait", "wait_floor"]
 
 #: The share by which :func:`wait_floor` is lowered before it rules a cell out: the bulk
 #: chain's solve rounds (a ``B x B`` system, ill-conditioned as ``rho -> 1``), the bound not.
@@ -383,3 +389,73 @@ def decode_choices(res, tokens: int, load: float, best):
         if waits < least:
             least = waits
             yield grid.result(i, j)
+
+
+def sized_pools(rate: float, load: float | None, p_rate: float, d_rate: float | None, pre,
+                dec, cycle: np.ndarray, cell: int, slots: tuple | None,
+                wait: float | None, d_wait: float | None) -> tuple[dict, float | None,
+                                                                   float | None]:
+    """The pools of :func:`netmodel.study.serving.serve` sized to ``rate``: whole instances
+    enough to run it at ``load`` (all of their capacity without one) and, with a load, the
+    prefill cell's waits at the loads those whole instances run at (no more than the stated
+    load's, so the SLO still holds): its batch's (:func:`cell_waits`) and its decode slot's,
+    up to :data:`~netmodel.study.serving_sim.SIMULATED_DECODE` decode instances by the
+    pools simulated (:func:`~netmodel.study.serving_sim.pools_slot_wait`), beyond by
+    M^X/D/c of the bunches as routed to them (:func:`routed_sizes`).
+
+    Parameters
+    ----------
+    rate : float
+        Requests/s the pools are sized for.
+    load : float or None
+        The stated load (fraction of the pools' capacity), None without one.
+    p_rate, d_rate : float, float or None
+        Requests/s of one prefill instance and of one decode instance (None or 0 without a
+        decode instance).
+    pre, dec : InferenceResult, InferenceResult or None
+        The chosen prefill and decode instances (``dec`` None without one).
+    cycle : numpy.ndarray
+        The prefill cells' cycles, seconds (configurations x batches).
+    cell : int
+        The chosen prefill cell, a flat index into ``cycle``.
+    slots : tuple or None
+        The decode pool's load, an instance's slots and its requests/s at the stated load
+        (as :func:`cell_waits` takes them), None without a load or a decode instance.
+    wait, d_wait : float or None
+        The cell's waits at the stated load, for its batch and for a decode slot
+        (:func:`cell_waits`), None without a load.
+
+    Returns
+    -------
+    extra : dict
+        ``prefill_instances``, ``decode_instances``, ``gpus_used`` and, with a load,
+        ``achieved_load`` and, with a decode slot's wait, ``decode_wait_model`` (with
+        ``decode_wait_se_s`` where simulated): fields of
+        :class:`~netmodel.study.serving.ServingResult`.
+    wait, d_wait : float or None
+        The cell's waits at the sized pools' loads (those given without a load).
+    """
+    need = rate / (load or 1.0)
+    n_p = math.ceil(need / p_rate)
+    n_d = math.ceil(need / d_rate) if d_rate else 0
+    extra = dict(prefill_instances=n_p, decode_instances=n_d,
+                 gpus_used=n_p * pre.gpus + n_d * (dec.gpus if dec else 0))
+    if wait is not None:   # whole instances run below the load: the waits at theirs
+        achieved = rate / (n_p * p_rate)   # (no more than the stated load's: the
+        extra["achieved_load"] = achieved  # SLO still holds), the decode pool's too
+        sim = slots is not None and n_d <= SIMULATED_DECODE
+        wait, d_wait = cell_waits(achieved, cycle, cell, None if slots is None or sim
+                                  else (min(rate / (n_d * d_rate), load),
+                                        dec.batch, d_rate, n_d))
+        if sim:   # a few decode instances: the pools simulated (serving_sim)
+            i, j = divmod(int(cell), cycle.shape[1])
+            got = pools_slot_wait(achieved, cycle[i, :j + 1], n_p, dec.batch,
+                                  dec.batch / d_rate, n_d)
+            d_wait = got.wait_s
+            extra["decode_wait_se_s"] = got.se_s if got.simulated else None
+            extra["decode_wait_model"] = ("none waits" if not got.simulated else
+                                          "simulated, cut by the budget" if got.cut
+                                          else "simulated")
+        elif slots is not None:
+            extra["decode_wait_model"] = "M^X/D/c, routed"
+    return extra, wait, d_wait

@@ -10,7 +10,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-import netmodel.study.serving as serving
+import netmodel.study.serving_queue as serving_queue
 from netmodel.cli.main import NOTHING_FEASIBLE, LazyGroup
 from netmodel.cli.serving import serve as serve_command
 from netmodel.study.serving import serve, with_load, with_rate
@@ -61,7 +61,7 @@ def test_a_ttft_over_the_slo_at_the_sized_pools_is_said(monkeypatch):
     simulation made to answer 1 s stands in: Llama-3-8B at 20 requests/s at 0.3, one
     prefill and one decode instance, a TTFT 1 s more than the steps and the prefill wait,
     over 1000 ms."""
-    monkeypatch.setattr(serving, "pools_slot_wait", lambda *a: SlotWait(1.0, 1e-3))
+    monkeypatch.setattr(serving_queue, "pools_slot_wait", lambda *a: SlotWait(1.0, 1e-3))
     r = serve("Llama-3-8B", "h100-dgx", with_load(with_rate("coding", 20.0), 0.3))
     assert r.feasible and r.decode_wait_s == 1.0 and r.ttft_s > 1.0
     assert r.ttft_within_slo is False
