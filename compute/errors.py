@@ -253,14 +253,21 @@ def find_name(table: Iterable[str], name: str) -> str | None:
     """The name in ``table`` that ``name`` names: itself, else the one name equal to it but
     for case (GPU and model names are read as scenario and builder names are), else None;
     None too when several differ from it only in case (a user's file may hold ``gpu-a`` and
-    ``GPU-A``), so the refusal lists them.
+    ``GPU-A``), so the refusal lists them. Blanks at either end of ``name`` are dropped, as
+    :func:`chosen` reads a choice (no name a file defines begins or ends with one:
+    :func:`compute.validate.name`), so ``--gpu 'H100-SXM '`` is ``--gpu H100-SXM``.
 
     >>> find_name({"H100-SXM": 1, "Lite": 2}, "h100-sxm"), find_name(["a", "A"], "a")
     ('H100-SXM', 'a')
+    >>> find_name({"H100-SXM": 1}, " H100-SXM "), find_name({"H100-SXM": 1}, "H100 SXM")
+    ('H100-SXM', None)
     >>> find_name(["gpu-a", "GPU-A"], "Gpu-A") is None
     True
     """
     if name in table:   # a dict's own look-up first: the case-blind scan only on a miss
+        return name
+    name = name.strip()   # as :func:`chosen` reads a choice
+    if name in table:
         return name
     folded = name.casefold()
     matches = [n for n in table if n.casefold() == folded]

@@ -15,7 +15,7 @@ from typing import Any
 
 from compute import validate
 from compute.config_files import parse_table, read_text
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known
 from compute.model_spec import QUANT_GROUPS
 
 __all__ = ["read_quantization", "with_sidecar"]
@@ -293,10 +293,10 @@ def _modelopt(quant: dict, where: str) -> tuple[str, str, str]:
     vllm/model_executor/layers/quantization/modelopt.py); ``exclude_modules`` as compressed-tensors' ``ignore`` (the LM head
     may be kept; a partly quantized layer is refused); ``kv_cache_quant_algo`` ``FP8`` or
     null. Returns (weight dtype, compute dtype, KV dtype)."""
-    algo = quant.get("quant_algo")
-    if not isinstance(algo, str) or algo not in _MODELOPT_ALGOS:
-        raise UserError(f"{where}: quant_algo {validate.describe(algo)} is not modelled; "
-                        f"allowed: {known(_MODELOPT_ALGOS)}")
+    algo = chosen(quant.get("quant_algo"), _MODELOPT_ALGOS)   # blanks at either end dropped
+    if algo is None:
+        raise UserError(f"{where}: quant_algo {validate.describe(quant.get('quant_algo'))} "
+                        f"is not modelled; allowed: {known(_MODELOPT_ALGOS)}")
     if algo == "NVFP4" and not _is_int(quant.get("group_size", 16), 16):
         raise UserError(f"{where}: NVFP4 group_size {validate.describe(quant.get('group_size'))}"
                         f" is not modelled; allowed: 16")

@@ -91,7 +91,7 @@ import numpy as np
 
 from compute import validate
 from compute.config_files import check_keys, check_not_shipped_name, read_table
-from compute.errors import UserError, known, lookalike
+from compute.errors import UserError, chosen, known, lookalike
 from compute.exchange_names import EXCHANGES
 from compute.measurements import (
     MAX_MEASUREMENTS,
@@ -553,8 +553,9 @@ def get_profile(ref: str | Path | EngineProfile) -> EngineProfile:
     if not isinstance(ref, str | Path):
         raise UserError(f"a profile is a name or a path, got {validate.describe(ref)}")
     text = str(ref)
-    if text in profile_names():
-        return _shipped_profile(text)
+    shipped = chosen(text, profile_names())   # blanks at either end dropped, as every name's
+    if shipped is not None:
+        return _shipped_profile(shipped)
     if text.lower().endswith((".toml", ".json")):
         return read_profile(text)
     if text.strip() and _is_folder(text):

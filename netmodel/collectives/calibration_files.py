@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from compute.config_files import check_keys, read_table
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known
 from compute.validate import describe, flag
 from netmodel.collectives.calibration import (
     _PROTOCOL_KEYS,
@@ -221,10 +221,10 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
             values["since"] = parse_release(t["since"], f"{where}.since")
         out.append(Generation(str(name), tuple(gpus), **values))
     default = data["default"]
-    if not isinstance(default, str) or default not in table:   # a list raised TypeError
+    if chosen(default, table) is None:   # blanks at either end dropped, as every choice's
         raise UserError(f"{path}: default generation {default!r} is not one of "
                         f"{known(table)}")
-    return tuple(out), str(default)
+    return tuple(out), str(chosen(default, table))
 
 
 def _generation_values(where: str, t: Mapping[str, Any]) -> dict[str, Any]:

@@ -192,10 +192,12 @@ class FabricCostModel(CandidateChoices, TunedChoices):
                 if chosen(a, ALGORITHMS) is None:
                     raise unknown_algorithm(a)
             algorithms = tuple(chosen(a, ALGORITHMS) for a in algorithms)
-        if not isinstance(scope, str) or scope not in SCOPES:
+        if chosen(scope, SCOPES) is None:
             raise UserError(f"scope must be one of {known(SCOPES)}, got {describe(scope)}")
-        if not isinstance(ring_order, str) or ring_order not in RING_ORDERS:
+        scope = chosen(scope, SCOPES)
+        if chosen(ring_order, RING_ORDERS) is None:
             raise UserError(f"ring_order must be 'given' or 'greedy', got {describe(ring_order)}")
+        ring_order = chosen(ring_order, RING_ORDERS)
         self.graph = graph
         self.placement = placement
         self.algorithm = algorithm

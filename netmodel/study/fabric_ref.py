@@ -129,7 +129,7 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
     if not isinstance(ref, str) or not ref.strip():
         raise UserError(f"a fabric must be a spec string, a .json/.graphml file or a scenario "
                         f"name, got {ref!r}")
-    ref = ref.strip()
+    typed, ref = ref, ref.strip()   # blanks at either end dropped; a refusal quotes them
     if gpu is not None and (not isinstance(gpu, str) or not gpu.strip()):
         raise UserError(f"gpu must be a GPU type name, got {gpu!r}")
     if ref.lower().endswith(_FILE_SUFFIXES):
@@ -181,7 +181,7 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
         from netmodel.study.scenario_catalog import scenario_names
 
         like = lookalike(name, infos) or lookalike(ref, scenario_names())
-        raise UserError(f"unknown fabric {ref!r}{like}: neither a fabric builder (known: "
+        raise UserError(f"unknown fabric {typed!r}{like}: neither a fabric builder (known: "
                         f"{known(infos)}) nor a scenario (known: {known(scenario_names())}) "
                         f"nor a .json/.graphml file")
     label = ref

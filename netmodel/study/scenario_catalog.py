@@ -140,7 +140,7 @@ def get_scenario(ref: str | Scenario) -> Scenario:
     else:
         scenario = shipped_scenario(base)
         if scenario is None:
-            raise UserError(f"unknown scenario {describe(base)}"
+            raise UserError(f"unknown scenario {describe(base if at else ref)}"   # as typed
                             f"{lookalike(base, shipped_scenarios())}; known: "
                             f"{known(shipped_scenarios())} (or a path to a .toml file; "
                             f"NAME@GPU swaps the GPU)")

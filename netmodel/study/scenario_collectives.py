@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known
 from compute.validate import describe, is_whole
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.placed_cost import PlacedInstance
@@ -108,9 +108,9 @@ class ScenarioCollectives:
                  scope: str = "collectives", calibration: Calibration | None = None):
         from netmodel.collectives.model import SCOPES
 
-        if not isinstance(scope, str) or scope not in SCOPES:
+        if chosen(scope, SCOPES) is None:   # blanks at either end dropped, as every choice's
             raise UserError(f"scope must be one of {known(SCOPES)}, got {describe(scope)}")
-        self.scope = scope
+        self.scope = chosen(scope, SCOPES)
         scenario = get_scenario(scenario)
         if concurrent is not None:
             scenario = scenario.with_instances("all" if concurrent else "alone")
