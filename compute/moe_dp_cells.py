@@ -37,7 +37,7 @@ import numpy as np
 from compute.comm import NoCommunication
 from compute.dp_collectives import CellOps
 
-__all__ = ["DP_STAGES", "Lazy", "dp_gather_cells"]
+__all__ = ["DP_STAGES", "GridRows", "Lazy", "dp_gather_cells"]
 
 #: The stages SGLang's DP-attention gather changes on a grid's rows, in
 #: :data:`compute.stages.EXTENDED_STAGES`' order.
@@ -50,6 +50,32 @@ _PIPELINE_STAGES = ("pp_send", "pipeline_wait")
 #: (:func:`compute.moe_dp_gather.dp_gather_slots`).
 SLOT_SOURCES = {"attn_scatter": "allreduce_attn", "moe_dispatch": "dp_gather",
                 "moe_combine": "dp_scatter", "dp_regather": "attn_gather"}
+
+
+class GridRows:
+    """Stage ``k`` of a grid's stage field ``x`` (stages x rows x batches) on the rows
+    ``idx``, ``x[k][idx]``: taken where asked, into a buffer where given (a stage taken from
+    the grid is not copied whole for each of its fields, its pages faulted in anew)."""
+
+    __slots__ = ("idx", "k", "x")
+
+    def __init__(self, x, k, idx) -> None:
+        self.x, self.k, self.idx = x, k, idx
+
+    def take(self, out=None) -> np.ndarray:
+        """``x[k][idx]``, in ``out`` where given (of its shape and dtype)."""
+        if out is None:
+            return np.take(self.x[self.k], self.idx, axis=0)
+        return np.take(self.x[self.k], self.idx, axis=0, out=out, mode="clip")  # "raise": a copy
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        a = self.take()
+        return a if dtype is None else a.astype(dtype)
+
+
+def _taken(v):
+    """``v``, a :class:`GridRows` taken."""
+    return v.take() if isinstance(v, GridRows) else v
 
 
 class Lazy:
@@ -181,11 +207,14 @@ def _from_grid(grid, k, idx):
                 bound = np.zeros(bound.shape, dtype=np.int8)
         else:
             op = CellOps(op.ops, which)
-    at = (k, idx)
-    return SimpleNamespace(op=op, flops=grid.flops[at], hbm=grid.hbm_bytes[at],
-                           net=grid.net_bytes[at], compute=grid.compute_time[at],
-                           memory=grid.memory_time[at], network=grid.network_time[at],
-                           stage=grid.stage_time[at], bound=bound)
+
+    def rows(x):   # stage k's rows idx (``x[k, idx]``), taken where asked
+        return GridRows(x, k, idx)
+
+    return SimpleNamespace(op=op, flops=rows(grid.flops), hbm=rows(grid.hbm_bytes),
+                           net=rows(grid.net_bytes), compute=rows(grid.compute_time),
+                           memory=rows(grid.memory_time), network=rows(grid.network_time),
+                           stage=rows(grid.stage_time), bound=bound)
 
 
 def _fields(grid, at, mine, three, extra=None):
@@ -212,7 +241,7 @@ def _one_stage(grid, rows, mine, cell):
     for k, name in enumerate(grid.stages):
         if name in _PIPELINE_STAGES:
             continue
-        st = mine[k].stage if k in mine else grid.stage_time[k][rows]
+        st = _taken(mine[k].stage) if k in mine else grid.stage_time[k][rows]
         term = grid.counts[k, rows][:, None] * st
         step = term if step is None else step + term
     overhead = None if grid.overhead is None else grid.overhead[rows]
@@ -239,22 +268,35 @@ def _piped(grid, model, gpu, sh, idx, b, mine, options, workload, skew, pipeline
     c3 = grid.counts[keep][:, idx][:, :, None]
 
     def stage(k):
-        return mine[k].stage if k in mine else grid.stage_time[k][at]
+        return _taken(mine[k].stage) if k in mine else grid.stage_time[k][at]
 
+    # the pass and the busy times, each term count x time added in the stages' order (the
+    # sums as the grid forms them), in place: one buffer for the grid's rows taken
     pass_t, busy = None, [None, None, None]
+    fields = (grid.compute_time, grid.memory_time, grid.network_time)
+    buf = None
+
+    def add(total, j, k, x, attr):
+        """``total`` plus ``c3[j]`` x stage ``k``'s ``attr`` (``x`` the grid's field), in
+        place (the term in ``buf``); the first term a new array."""
+        v = getattr(mine[k], attr) if k in mine else GridRows(x, k, idx)
+        if total is None:
+            return c3[j] * _taken(v)
+        if isinstance(v, GridRows):
+            v = v.take(buf)
+        return np.add(total, np.multiply(c3[j], v, out=buf), out=total)
+
     for j, k in enumerate(keep):
         if names[k] in _PIPELINE_STAGES:
             continue
-        term = c3[j] * stage(k)
-        pass_t = term if pass_t is None else pass_t + term
+        pass_t = add(pass_t, j, k, grid.stage_time, "stage")
+        if buf is None:
+            buf = np.empty(pass_t.shape)
         op = mine[k].op if k in mine else grid.ops[k]
         works = not op or names[k] in ("embedding", "lm_head")
         for r, used in enumerate((works, works, op)):
             if used:
-                part = (getattr(mine[k], ("compute", "memory", "network")[r]) if k in mine
-                        else (grid.compute_time, grid.memory_time, grid.network_time)[r][k][at])
-                term = c3[j] * part
-                busy[r] = term if busy[r] is None else busy[r] + term
+                busy[r] = add(busy[r], j, k, fields[r], ("compute", "memory", "network")[r])
 
     kept = tuple(names[k] for k in keep)
     micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)

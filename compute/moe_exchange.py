@@ -128,8 +128,8 @@ import numpy as np
 from compute.dp_collectives import CellOps, gathered_tokens
 from compute.exchange_names import EXCHANGES
 from compute.memory import activation_bytes
+from compute.moe_dp_cells import GridRows, dp_gather_cells
 from compute.moe_dp_cells import Lazy as _Lazy
-from compute.moe_dp_cells import dp_gather_cells
 from compute.moe_dp_gather import dp_gather_rows, dp_gather_slots
 from compute.stage_mlp import dispatch_bytes
 
@@ -630,6 +630,8 @@ def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None, code: int = 0
     the stages those of the faster serial step, as without two-batch overlap. ``code``:
     ``alt``'s exchange (:data:`EXCHANGES`), which the grid's ``exchange`` records in the
     cells taking it."""
+    if cols is not None and np.array_equal(cols, np.arange(grid.latency.shape[1])):
+        cols = None   # every column: the rows taken whole (np.ix_'s outer index is slower)
     at = (idx, slice(None)) if cols is None else np.ix_(idx, cols)
     fits_a, fits_m = np.broadcast_to(alt.fits, alt.latency.shape), grid.fits[at]
     sub = (fits_a & ~fits_m) | ((fits_a == fits_m) & (_serial(alt) < _serial(grid)[at]))
@@ -648,6 +650,29 @@ def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None, code: int = 0
         # compute.pipeline_time gives a row of pp 1 (not grid's interval, of the other exchange)
         cells["interval"] = _serial(alt)
     changes = {}
+    buffers = {}   # one buffer of the cells ``at`` a dtype, reused (no pages faulted anew)
+
+    def put(out, a):
+        """``a`` written into ``out``'s cells ``at`` where ``sub``, the others kept (the
+        rows ``idx`` taken whole, then their columns ``cols``: faster than np.ix_)."""
+        if cols is None:
+            buf = buffers.get(out.dtype)
+            if buf is None:
+                buf = buffers[out.dtype] = np.empty(sub.shape, dtype=out.dtype)
+            np.take(out, idx, axis=0, out=buf, mode="clip")   # "raise" buffers ``out``
+            if isinstance(a, GridRows):   # another stage of the grid: in a buffer too
+                src = buffers.get((out.dtype, 1))
+                if src is None:
+                    src = buffers[out.dtype, 1] = np.empty(sub.shape, dtype=out.dtype)
+                a = a.take(src)
+            np.copyto(buf, a, casting="unsafe", where=sub)   # as np.where's, then assigned
+        else:
+            buf = np.take(out, idx, axis=0)
+            part = buf[:, cols]
+            np.copyto(part, a, casting="unsafe", where=sub)
+            buf[:, cols] = part
+        out[idx] = buf
+
     for name in _STAGE_FIELDS:
         # written in place (the grid is body's, fresh, its stage arrays its own: copies of
         # what compute.grid_parts keeps): a copy of a cluster-scale grid's 61-111 MB stage
@@ -658,19 +683,18 @@ def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None, code: int = 0
         a = getattr(alt, name)
         for ka, stage in enumerate(alt.stages):
             if only is None or stage in only:
-                k = grid.stages.index(stage)
-                out[k][at] = np.where(sub, a[ka], out[k][at])
+                put(out[grid.stages.index(stage)], a[ka])
         changes[name] = out
     for name in _CELL_FIELDS:
         g, a = getattr(grid, name), cells[name]
         if g is None or a is None:
             continue
         out = np.array(np.broadcast_to(g, grid.latency.shape), copy=True)
-        out[at] = np.where(sub, np.broadcast_to(a, sub.shape), out[at])
+        put(out, a)
         changes[name] = out
     taken = np.zeros(grid.latency.shape, dtype=np.int8) if grid.exchange is None \
         else np.array(grid.exchange, copy=True)
-    taken[at] = np.where(sub, code, taken[at])
+    put(taken, code)
     changes["exchange"] = taken
     ops = list(grid.ops)
     for ka, stage in enumerate(alt.stages):
