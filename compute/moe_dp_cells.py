@@ -256,14 +256,47 @@ def _one_stage(grid, rows, mine, cell):
         weights=w, kv_cache=kv, activations=act, fits=fits)
 
 
+
+def pipelined(grid, model, gpu, sh, at, b, keep, c3, pass_t, busy, stage, options, workload,
+              skew, pipeline) -> tuple:
+    """The pipeline's figures of an exchange's rows formed from ``grid``'s stages, as
+    :func:`_piped` and :func:`compute.moe_exchange._piped_gather` take them: the
+    micro-batch, the slowest pipeline stage (:func:`compute.pipeline_time.slowest_stage`,
+    ``stage(k)`` stage ``k``'s times, ``keep`` the stages the rows run, ``c3`` their counts),
+    the pipeline's latency and wait (:func:`compute.pipeline_time.pipeline_latency`, from
+    the pass ``pass_t`` and the resources' ``busy`` times) and the grid's fixed overhead at
+    ``at``. Returns ``(micro, st, bound, parts, latency, interval, overhead)``: ``st``,
+    ``bound`` and ``parts`` the pipeline's two stages (``pp_send``, ``pipeline_wait``)."""
+    slowest_stage, pipeline_latency, mlp_kind_gap, attention_kind_times = pipeline
+    names = grid.stages
+    ks = names.index(_PIPELINE_STAGES[0])
+    kept = tuple(names[k] for k in keep)
+    micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)
+    slowest = slowest_stage(model, sh, Lazy(stage, keep, pass_t.shape), c3, kept,
+                            mlp_kind_gap(model, gpu, sh, micro, workload, options, skew),
+                            attention_kind_times(model, gpu, sh, micro, workload, options))
+    shape = pass_t.shape
+    st = np.stack([grid.stage_time[ks][at], np.zeros(shape)])   # pp_send, pipeline_wait
+    bound = np.zeros((2,) + shape, dtype=np.int8)
+    parts = tuple(np.zeros((2,) + shape) for _ in range(3))
+    latency, interval = pipeline_latency(pass_t, sh.pp, b, micro, st, bound, None,
+                                         _PIPELINE_STAGES, options, workload, parts,
+                                         busy=busy, slowest=slowest)
+    overhead = None if grid.overhead is None else grid.overhead[at]
+    if overhead is not None:
+        latency = latency + overhead
+        if interval is not None:
+            interval = interval + overhead
+    return micro, st, bound, parts, latency, interval, overhead
+
+
 def _piped(grid, model, gpu, sh, idx, b, mine, options, workload, skew, pipeline, cell):
     """The exchange's figures on ``grid``'s pipelined rows ``idx`` (``sh`` theirs), as
     :func:`compute.moe_exchange._piped_gather` forms the vLLM gather's, ``mine``'s stages
     formed here (their compute, memory and network times in the busy sums)."""
-    slowest_stage, pipeline_latency, mlp_kind_gap, attention_kind_times = pipeline
     at = (idx, slice(None))
     names = grid.stages
-    ks, kw = (names.index(s) for s in _PIPELINE_STAGES)
+    kw = names.index(_PIPELINE_STAGES[1])
     keep = [k for k in range(len(names)) if grid.counts[k, idx].any()]   # the body's stages
     c3 = grid.counts[keep][:, idx][:, :, None]
 
@@ -298,23 +331,9 @@ def _piped(grid, model, gpu, sh, idx, b, mine, options, workload, skew, pipeline
             if used:
                 busy[r] = add(busy[r], j, k, fields[r], ("compute", "memory", "network")[r])
 
-    kept = tuple(names[k] for k in keep)
-    micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)
-    slowest = slowest_stage(model, sh, Lazy(stage, keep, pass_t.shape), c3, kept,
-                            mlp_kind_gap(model, gpu, sh, micro, workload, options, skew),
-                            attention_kind_times(model, gpu, sh, micro, workload, options))
-    shape = pass_t.shape
-    st = np.stack([grid.stage_time[ks][at], np.zeros(shape)])   # pp_send, pipeline_wait
-    bound = np.zeros((2,) + shape, dtype=np.int8)
-    parts = tuple(np.zeros((2,) + shape) for _ in range(3))
-    latency, interval = pipeline_latency(pass_t, sh.pp, b, micro, st, bound, None,
-                                         _PIPELINE_STAGES, options, workload, parts,
-                                         busy=busy, slowest=slowest)
-    overhead = None if grid.overhead is None else grid.overhead[at]
-    if overhead is not None:
-        latency = latency + overhead
-        if interval is not None:
-            interval = interval + overhead
+    micro, st, bound, parts, latency, interval, overhead = pipelined(
+        grid, model, gpu, sh, at, b, keep, c3, pass_t, busy, stage, options, workload, skew,
+        pipeline)
     w, kv, act, fits = cell
     three = tuple(mine) + (kw,)
     wait = {"compute_time": {kw: parts[0][1]}, "memory_time": {kw: parts[1][1]},

@@ -128,8 +128,7 @@ import numpy as np
 from compute.dp_collectives import CellOps, gathered_tokens
 from compute.exchange_names import EXCHANGES
 from compute.memory import activation_bytes
-from compute.moe_dp_cells import GridRows, dp_gather_cells
-from compute.moe_dp_cells import Lazy as _Lazy
+from compute.moe_dp_cells import GridRows, dp_gather_cells, pipelined
 from compute.moe_dp_gather import dp_gather_rows, dp_gather_slots
 from compute.stage_mlp import dispatch_bytes
 
@@ -517,11 +516,10 @@ def _piped_gather(grid, model, gpu, sh, idx, cols, b, slots, options, workload, 
     ``pipeline``: :func:`compute.pipeline_time.slowest_stage` and ``pipeline_latency``,
     :func:`compute.grid_parts.mlp_kind_gap` and ``attention_kind_times`` (modules that
     import this one)."""
-    slowest_stage, pipeline_latency, mlp_kind_gap, attention_kind_times = pipeline
     ops, net, times = slots
     at = (idx, slice(None)) if cols is None else np.ix_(idx, cols)
     names = grid.stages
-    kd, kc, ks, kw = (names.index(s) for s in ("moe_dispatch", "moe_combine") + _PIPELINE_STAGES)
+    kd, kc, kw = (names.index(s) for s in ("moe_dispatch", "moe_combine", _PIPELINE_STAGES[1]))
     slot_n = {kd: times[0], kc: times[1]}
     slot_t = {kd: times[0] + 0.0, kc: times[1] + 0.0}   # network-bound, as stage_times forms
     slot_op = {kd: ops[0], kc: ops[1]}
@@ -546,23 +544,10 @@ def _piped_gather(grid, model, gpu, sh, idx, cols, b, slots, options, workload, 
                 term = c3[j] * part
                 busy[r] = term if busy[r] is None else busy[r] + term
 
-    kept = tuple(names[k] for k in keep)
-    micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)
-    slowest = slowest_stage(model, sh, _Lazy(stage, keep, pass_t.shape), c3, kept,
-                            mlp_kind_gap(model, gpu, sh, micro, workload, options, skew),
-                            attention_kind_times(model, gpu, sh, micro, workload, options))
+    micro, st, bound, parts, latency, interval, overhead = pipelined(
+        grid, model, gpu, sh, at, b, keep, c3, pass_t, busy, stage, options, workload, skew,
+        pipeline)
     shape = pass_t.shape
-    st = np.stack([grid.stage_time[ks][at], np.zeros(shape)])   # pp_send, pipeline_wait
-    bound = np.zeros((2,) + shape, dtype=np.int8)
-    parts = tuple(np.zeros((2,) + shape) for _ in range(3))
-    latency, interval = pipeline_latency(pass_t, sh.pp, b, micro, st, bound, None,
-                                         _PIPELINE_STAGES, options, workload, parts,
-                                         busy=busy, slowest=slowest)
-    overhead = None if grid.overhead is None else grid.overhead[at]
-    if overhead is not None:
-        latency = latency + overhead
-        if interval is not None:
-            interval = interval + overhead
     w, kv = grid.weights[at], grid.kv_cache[at]
     act = activation_bytes(model, sh, micro, workload)
     three = (kd, kc, kw)
