@@ -45,6 +45,13 @@ def _check_batches(batches: np.ndarray) -> None:
         raise AssertionError("a cell's wait needs its row's cycles at every batch from 1")
 
 
+def _services(cycle: np.ndarray, cell: int) -> np.ndarray:
+    """The prefill cell ``cell``'s (flat index into ``cycle``) batch times ``S_1 .. S_B``:
+    its row's cycles at every batch up to its own."""
+    i, j = divmod(int(cell), cycle.shape[1])
+    return cycle[i, :j + 1]
+
+
 def cell_waits(load: float, cycle: np.ndarray, cell: int,
                slots: tuple | None = None) -> tuple[float, float]:
     """The prefill cell ``cell``'s (flat index into ``cycle``) mean wait for its batch
@@ -53,8 +60,7 @@ def cell_waits(load: float, cycle: np.ndarray, cell: int,
     decode slot as its batches bring the requests (:func:`slot_wait` at the cell's
     :func:`~netmodel.study.queueing.bulk_sizes`, :func:`routed_sizes`; 0 without
     ``slots``)."""
-    i, j = divmod(int(cell), cycle.shape[1])
-    services = cycle[i, :j + 1]
+    services = _services(cycle, cell)
     wait = bulk_wait(load, services)
     if slots is None or not np.isfinite(wait):
         return wait, (0.0 if slots is None else np.inf)
@@ -95,8 +101,7 @@ def _wait(load: float, cycle: np.ndarray, cell: int, slots: tuple | None = None,
     solve spared."""
     if slots is None:
         return cell_waits(load, cycle, cell)[0]
-    i, j = divmod(int(cell), cycle.shape[1])
-    if bulk_wait(load, cycle[i, :j + 1]) + low > past:
+    if bulk_wait(load, _services(cycle, cell)) + low > past:
         return np.nan
     return sum(cell_waits(load, cycle, cell, slots))
 
@@ -170,8 +175,7 @@ def _cell_slot_floor(load: float, cycle: np.ndarray, cell: int, slots: tuple | N
     mean of the cell's row alone (``O(B)``, not the grid's ``O(B^2)``); 0 without ``slots``."""
     if slots is None:
         return 0.0
-    i, j = divmod(int(cell), cycle.shape[1])
-    mean = float(_mean_floor(load, cycle[i:i + 1, :j + 1], last=True)[0, -1])
+    mean = float(_mean_floor(load, _services(cycle, cell)[None], last=True)[0, -1])
     if not mean > 0:   # no busy bound: the cheap one
         return cheap
     return max(cheap, float(_slot_bound(mean, _one(*slots[:3]), slots)))
@@ -448,8 +452,7 @@ def sized_pools(rate: float, load: float | None, p_rate: float, d_rate: float | 
                                   else (min(rate / (n_d * d_rate), load),
                                         dec.batch, d_rate, n_d))
         if sim:   # a few decode instances: the pools simulated (serving_sim)
-            i, j = divmod(int(cell), cycle.shape[1])
-            got = pools_slot_wait(achieved, cycle[i, :j + 1], n_p, dec.batch,
+            got = pools_slot_wait(achieved, _services(cycle, cell), n_p, dec.batch,
                                   dec.batch / d_rate, n_d)
             d_wait = got.wait_s
             extra["decode_wait_se_s"] = got.se_s if got.simulated else None
