@@ -340,11 +340,12 @@ _CELL_FIELDS = ("latency", "overhead", "interval", "two_batch_latency", "two_bat
 def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: bool,
                      busiest, grid, *, costs, pipeline=None, subset=None, **kw):
     """``grid`` (the all-to-all schedule's, from ``body``, :func:`compute.roofline.
-    grid_body`) with each cell of the rows :func:`allreduce_rows` and :func:`gather_rows`
-    give taking the all-reduce or the gather exchange where its step is faster: those rows
-    evaluated again by ``body`` with ``Shards.ep_allreduce`` or ``Shards.ep_gather`` (the
-    same stage work, collective model and stage times), every stage's figures taken from
-    the faster one, cell by cell; the stages whose collective differs carry a
+    grid_body`) with each cell of the rows :func:`allreduce_rows`, :func:`gather_rows` and
+    :func:`~compute.moe_dp_gather.dp_gather_rows` give taking the all-reduce, vLLM's gather
+    or SGLang's gather where its step is faster: those rows evaluated again by ``body``
+    with ``Shards.ep_allreduce``, ``Shards.ep_gather`` or ``Shards.ep_dp_gather`` (or formed
+    from the grid's stages, below; the same stage work, collective model and stage times),
+    every stage's figures taken from the faster one, cell by cell; the stages whose collective differs carry a
     :class:`~compute.dp_collectives.CellOps`. Each is chosen on the serial steps, so the
     stages are those of the faster serial step with two-batch overlap as without; the
     all-reduce exchange's overlapped step is then its own, but the gather runs no two-batch
@@ -358,9 +359,9 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
     place (``grid`` is ``body``'s, made for this call, and owns them). ``costs``: the
     grid's collective costing (:func:`compute.roofline._network_times`); ``pipeline``: the
     functions :func:`_piped_gather` forms pipelined rows with (None: those rows evaluated
-    by ``body``); ``subset``: :func:`compute.grid_parts.stage_subset` and ``mlp_subset``, with which SGLang's
-    gather is formed from the grid's stages (:mod:`compute.moe_dp_cells`; None: its rows
-    evaluated by ``body``); ``kw``: the rest of ``body``'s arguments."""
+    by ``body``); ``subset``: :func:`compute.grid_parts.stage_subset` and ``mlp_subset``,
+    with which SGLang's gather is formed from the grid's stages (:mod:`compute.moe_dp_cells`;
+    None: its rows evaluated by ``body``); ``kw``: the rest of ``body``'s arguments."""
     if plain:
         return grid
     gpu = kw.pop("gpu")

@@ -314,11 +314,10 @@ def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, 
     (:func:`compute.moe_exchange.cheaper_exchange`)."""
     grid = _one_exchange(model, gpu, configs, sh, plain, batches, b, workload, comm, options,
                          skew, latency_limit, paired, time_unfit, busiest)
+    pipeline = (slowest_stage, pipeline_latency, mlp_kind_gap, attention_kind_times)
     return cheaper_exchange(_one_exchange, model, configs, sh, plain, batches, b, paired,
-                            busiest, grid, costs=_network_times, pipeline=(
-                                slowest_stage, pipeline_latency, mlp_kind_gap,
-                                attention_kind_times), subset=(stage_subset, mlp_subset), gpu=gpu,
-                            workload=workload,
+                            busiest, grid, costs=_network_times, pipeline=pipeline,
+                            subset=(stage_subset, mlp_subset), gpu=gpu, workload=workload,
                             comm=comm, options=options, skew=skew,
                             latency_limit=latency_limit, time_unfit=time_unfit)
 
