@@ -315,22 +315,27 @@ def check_moe_exchanges(where: str, value) -> tuple[str, ...]:
     """``value`` (a profile's ``moe_exchanges``) as a tuple in
     :data:`compute.exchange_names.EXCHANGES`' order: a list of those names, each at most once,
     ``all-to-all`` among them (the schedule each expert-parallel cell is evaluated under
-    first, the others taken where cheaper); else one line naming the allowed ones.
+    first, the others taken where cheaper); else one line naming the allowed ones. Each name
+    is read as every choice is (:func:`compute.errors.chosen`: blanks at either end dropped),
+    and one in letters that print as an allowed one (a Cyrillic 'а') is asked about.
 
-    >>> check_moe_exchanges("p", ["vllm-gather", "all-to-all"])
+    >>> check_moe_exchanges("p", ["vllm-gather", " all-to-all "])
     ('all-to-all', 'vllm-gather')
     >>> check_moe_exchanges("p", ["all-to-all", "deepep"])
     Traceback (most recent call last):
     ...
     compute.errors.UserError: p: moe_exchanges must be a list of 'all-reduce', 'all-to-all', 'sglang-dp-gather', 'vllm-gather', each at most once, 'all-to-all' among them; got ['all-to-all', 'deepep']
     """
-    if not (isinstance(value, list | tuple) and value
-            and all(isinstance(x, str) and x in EXCHANGES for x in value)
-            and len(set(value)) == len(value) and "all-to-all" in value):
+    names = [chosen(x, EXCHANGES) for x in value] if isinstance(value, list | tuple) else []
+    if not (names and None not in names and len(set(names)) == len(names)
+            and "all-to-all" in names):
+        odd = next((x for x, n in zip(value, names, strict=True) if n is None), None) \
+            if names else None
         raise UserError(f"{where}: moe_exchanges must be a list of {known(EXCHANGES)}, each "
                         f"at most once, 'all-to-all' among them; got "
-                        f"{validate.describe(list(value) if isinstance(value, tuple) else value)}")
-    return tuple(x for x in EXCHANGES if x in value)
+                        f"{validate.describe(list(value) if isinstance(value, tuple) else value)}"
+                        f"{lookalike(odd, EXCHANGES)}")
+    return tuple(x for x in EXCHANGES if x in names)
 
 
 def neutral(name: str = "roofline") -> EngineProfile:
