@@ -189,14 +189,16 @@ class EngineProfile:
                 raise UserError(f"{where}: {p.name} {v!r}{' ' + p.unit if p.unit else ''} is "
                                 f"{words}")
             object.__setattr__(self, p.name, v)
-        if self.moe_exchanges:
+        # the texts, the exchanges and the curve as a file's are read (read_profile): a
+        # curve of efficiency 2 ran faster than the roofline, moe_exchanges=0 or an engine
+        # of 5 were kept, and to_toml wrote what no file reads
+        check_profile_text(where, {k: getattr(self, k) for k in _PROFILE_KEYS})
+        if self.moe_exchanges is None or self.moe_exchanges == ():   # None: the default
+            object.__setattr__(self, "moe_exchanges", ())
+        else:
             object.__setattr__(self, "moe_exchanges", check_moe_exchanges(
                 where, self.moe_exchanges))
-        if self.gemm_curve:
-            xs = [x for x, _ in self.gemm_curve]
-            if any(b <= a for a, b in zip(xs, xs[1:], strict=False)):
-                raise UserError(f"{where}: gemm_efficiency intensities must increase, got "
-                                f"{xs}")
+        object.__setattr__(self, "gemm_curve", _gemm_curve(where, self.gemm_curve))
 
     def gemm_efficiency_at(self, intensity: float | np.ndarray) -> float | np.ndarray:
         """GEMM efficiency at ``intensity`` FLOP/B (an array or a number).
@@ -336,6 +338,36 @@ def check_moe_exchanges(where: str, value) -> tuple[str, ...]:
                         f"{validate.describe(list(value) if isinstance(value, tuple) else value)}"
                         f"{lookalike(odd, EXCHANGES)}")
     return tuple(x for x in EXCHANGES if x in names)
+
+
+def _gemm_curve(where: str, curve) -> tuple[tuple[float, float], ...]:
+    """``curve`` (an :class:`EngineProfile`'s ``gemm_curve``) as a tuple of
+    ``(intensity, efficiency)`` pairs, checked as a file's ``intensity`` and ``efficiency``
+    lists are (:func:`_parameter`): 2 to 64 points, each intensity from 1e-6 to 1e9 FLOP/B
+    and increasing, each efficiency gemm_efficiency's range; None or empty: no curve.
+
+    >>> _gemm_curve("p", [(10, 0.2), (1e3, 0.6)])
+    ((10.0, 0.2), (1000.0, 0.6))
+    >>> _gemm_curve("p", ((10, 0.2), (1e3, 2.0)))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: p: gemm_curve efficiency must be a number from 0.0001 to 1, got 2.0
+    """
+    if curve is None or (isinstance(curve, list | tuple) and not curve):
+        return ()
+    if not (isinstance(curve, list | tuple) and 2 <= len(curve) <= 64
+            and all(isinstance(c, list | tuple) and len(c) == 2 for c in curve)):
+        raise UserError(f"{where}: gemm_curve must be 2 to 64 (intensity FLOP/B, efficiency) "
+                        f"pairs by increasing intensity, got {validate.describe(curve)}")
+    eff = PARAMETERS["gemm_efficiency"]
+    out = tuple((validate.number(where, "gemm_curve intensity", x, minimum=_MIN_INTENSITY,
+                                 maximum=_MAX_INTENSITY, unit="FLOP/B"),
+                 validate.number(where, "gemm_curve efficiency", y, minimum=eff.minimum,
+                                 maximum=eff.maximum)) for x, y in curve)
+    xs = [x for x, _ in out]
+    if any(b <= a for a, b in zip(xs, xs[1:], strict=False)):
+        raise UserError(f"{where}: gemm_efficiency intensities must increase, got {xs}")
+    return out
 
 
 def neutral(name: str = "roofline") -> EngineProfile:
