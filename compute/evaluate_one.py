@@ -60,7 +60,8 @@ from compute.roofline import (
 )
 from compute.roofline_options import RooflineOptions, check_reserve
 from compute.sharding import Shards, check_tp, shards
-from compute.stages import PRODUCERS, STAGES, plain_step_work, stage_peaks, stage_work
+from compute.stage_peaks import stage_peaks
+from compute.stages import PRODUCERS, STAGES, plain_step_work, stage_work
 from compute.validate import is_whole
 
 __all__ = ["check_skew_read", "evaluate"]

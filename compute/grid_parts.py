@@ -17,17 +17,16 @@ from compute import buffers
 from compute.memory import memory_fit
 from compute.moe_exchange import EXCHANGE_PRODUCERS
 from compute.sharding import Shards
+from compute.stage_attention import attention_kinds, attention_work_by_kind
+from compute.stage_peaks import stage_peaks
 from compute.stages import (
     EXTENDED_STAGES,
     PIPELINE_STAGES,
     PRODUCERS,
     STAGES,
     attention_group_ops,
-    attention_kinds,
-    attention_work_by_kind,
     mlp_work_by_kind,
     replicated_mlp_work,
-    stage_peaks,
     stage_work,
 )
 

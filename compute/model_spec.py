@@ -373,7 +373,7 @@ class ModelSpec(ParameterCounts, AttentionWindows):
         one rule of the compute dtype. A GEMM runs in fp8 where its weights are stored in
         fp8 *and* its input is quantized to fp8 (``compute_dtype = "fp8"``: a w8a8
         checkpoint; a weight-only format, w8a16 or w4a16, dequantizes to bf16); the GPU's
-        part (``flops_fp8 > 0``) is :func:`compute.stages.stage_peaks`'. The MLPs' share is
+        part (``flops_fp8 > 0``) is :func:`compute.stage_peaks.stage_peaks`'. The MLPs' share is
         over the layers (exact for the sum over a dense model's layers, as
         :attr:`mlp_weight_bytes`).
 

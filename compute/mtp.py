@@ -153,7 +153,7 @@ def projection_time(model, gpu, configs, batches, options) -> np.ndarray:
     GEMMs' peak, ``2 h h`` weights (the model's weight dtype) plus ``3 n h`` activations
     read or written; the larger of the two times in ``overlap`` mode, their sum in
     ``serial`` mode."""
-    from compute.stages import stage_peaks
+    from compute.stage_peaks import stage_peaks
 
     h = float(model.hidden)
     n = _tokens_per_gpu(configs, batches)

@@ -1,8 +1,11 @@
 """What each stage of one inference step does on one GPU: FLOPs, HBM bytes and collective
 bytes, vectorised over configuration (TP degree, or a :class:`~compute.parallel.Parallelism`)
-x batch. :mod:`compute.roofline` turns them into times. The MLP stages' work (dense MLPs,
-routed experts split by TP or by expert parallelism, the dispatch's bytes) is
-:mod:`compute.stage_mlp`'s.
+x batch. :mod:`compute.roofline` turns them into times. The attention stage's work (fused
+attention over its pairs and reads, sliding windows, multi-head latent attention and its
+``qkv``; the busiest attention group's sequences) is :mod:`compute.stage_attention`'s, the
+MLP stages' (dense MLPs, routed experts split by TP or by expert parallelism, the dispatch's
+bytes) :mod:`compute.stage_mlp`'s, and the peak FLOP/s each stage runs at
+:mod:`compute.stage_peaks`'.
 
 A step runs these stages on every GPU of a tensor-parallel instance of ``t`` GPUs, for
 ``n`` tokens (prefill: batch x prompt; decode: batch) of ``s`` sequences (the batch)::
@@ -22,36 +25,11 @@ with ``a`` query heads, ``g`` KV heads (replicated when ``t`` > KV heads) and ``
 dimension per GPU (:mod:`compute.sharding`). For each stage: FLOPs (2 per multiply-add),
 HBM bytes (weights read once per step; activations read and written once; KV cache read
 once and the new entries written) and collective bytes (nccl-tests convention), per GPU.
-
-Attention FLOPs are ``4 a d`` per (query, key) pair (QK^T and PV); prefill is causal and
-counts ``P (P + 1) / 2`` pairs per sequence (:class:`~compute.phases.Workload`). A
-sliding-window layer attends to at most ``window`` keys per query, and a decode step reads
-only that many cached tokens; the ``attention`` stage counts pairs and reads on average
-over the layers (:meth:`compute.models.ModelSpec.attention_span`).
-
-**Multi-head latent attention** (DeepSeek-V2/V3; ``c`` = ``kv_lora_rank``, ``r`` =
-``qk_rope_head_dim``, ``d`` = query/key head width, ``v`` = value head width): the KV cache
-holds, per token and layer, only the latent and the shared rotary key, ``c + r`` elements,
-and every GPU of the instance holds all of it (:func:`compute.sharding.kv_replication`).
-The ``qkv`` stage computes the (low-rank) query and the new tokens' latent (the latent's
-projection is replicated on every GPU). The ``attention`` stage is counted as it is served:
-
-* **decode, absorbed weights**: the key up-projection is folded into the query and the value
-  up-projection into the output (``2 a c (d - r + v)`` FLOPs per token), so attention runs
-  on the latent itself: ``2 (c + r)`` FLOPs per (query, key) pair and head for the scores
-  and ``2 c`` for the weighted sum, ``a (4 c + 2 r)`` per pair; HBM reads the latent once
-  (``c + r`` elements per cached token, shared by every head) and the up-projection weights.
-* **prefill, decompressed**: keys and values are decompressed from the latent for every
-  token (the same ``2 a c (d - r + v)`` FLOPs per token), written and read once, then
-  attention costs ``2 (d + v)`` FLOPs per pair and head.
-
-The decompression is a weight GEMM (the checkpoint's ``kv_b_proj``, applied through the
-quantized linear layer: vLLM's ``_forward_prefill``, SGLang's ``forward_normal``), so its
-share of the prefill ``attention`` stage's FLOPs runs at the compute dtype's peak as the
-other projections do (:func:`attention_gemm_share`, :func:`stage_peaks`); the absorbed
-decode multiplies by ``W_UK`` and ``W_UV`` copies dequantized to bf16 at load (vLLM's
-``process_weights_after_loading``: "we currently do not have quantized bmm's ... perform the
-bmm's in 16-bit"; SGLang's ``block_quant_dequant`` to bf16 on CUDA), at the bf16 peak.
+Attention counts ``4 a d`` FLOPs per (query, key) pair, a causal prefill's pairs and a
+sliding window's shorter span as :mod:`compute.stage_attention` says, and multi-head latent
+attention (DeepSeek-V2/V3) caches only the latent and the rotary key, its ``qkv`` and
+``attention`` stages counted as served (decode on absorbed weights, prefill decompressed:
+the same module).
 
 **Mixture of experts** (experts split by TP unless expert parallelism is asked for, see
 below): each token runs
@@ -145,8 +123,6 @@ GPUs (DeepSeek-V3 decode at TP 128 x EP 128 x DP-attention 32, batch 1024: 1024 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from compute.dp_collectives import (  # noqa: F401  (CellOps, op_at, running, stage_ops: re-exported)
@@ -163,198 +139,15 @@ from compute.dp_collectives import (  # noqa: F401  (CellOps, op_at, running, st
 from compute.models import expected_experts_touched
 from compute.moe_exchange import exchange_slots, flagged
 from compute.phases import Workload
+from compute.stage_attention import _attention_work, _mla_work, busiest_group
 from compute.stage_mlp import _dense_mlp, _mlp_work, _mlp_work_ep, busiest_share, dispatch_bytes
 
-__all__ = ["EXTENDED_STAGES", "GEMM_WEIGHTS_OF", "PIPELINE_STAGES", "PRODUCERS", "STAGES",
-           "CellOps", "attention_gemm_share", "plain_step_work", "stage_peaks", "stage_work"]
+__all__ = ["EXTENDED_STAGES", "PIPELINE_STAGES", "PRODUCERS", "STAGES", "CellOps",
+           "plain_step_work", "stage_work"]
 
 #: Stages in the order a step runs them.
 STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn", "mlp_up", "mlp_down",
           "allreduce_mlp", "lm_head")
-#: The weights each weight GEMM stage multiplies (:meth:`~compute.models.ModelSpec.low_gemm_share`);
-#: the other stages (attention's QK^T and PV among them) run at the bf16 peak, but for the
-#: weight GEMM inside multi-head latent attention's prefill (:func:`attention_gemm_share`).
-GEMM_WEIGHTS_OF = {"qkv": "attention", "out_proj": "attention", "mlp_up": "mlp",
-                   "mlp_down": "mlp", "lm_head": "embedding"}
-
-
-def attention_gemm_share(model, w: Workload) -> float:
-    """The share of the ``attention`` stage's FLOPs that multiply the attention weights: the
-    KV decompression of multi-head latent attention's prefill (``2 a c (d - r + v)`` per
-    token against ``2 a (d + v)`` per (query, key) pair: ``P c (d - r + v) / (P c (d - r +
-    v) + pairs (d + v))`` for ``P`` tokens and ``pairs`` pairs a sequence, the heads and
-    the batch cancelling); 0 in decode (the absorbed ``W_UK`` and ``W_UV`` are bf16 copies)
-    and for a model without MLA (no weights inside attention).
-
-    >>> from compute.models import get_model
-    >>> from compute.phases import Workload
-    >>> m = get_model("DeepSeek-V3")      # c 512, d 192, r 64, v 128; 1,500 x 1,501 / 2 pairs
-    >>> round(attention_gemm_share(m, Workload("prefill", 1500)), 6)
-    0.353073
-    >>> [attention_gemm_share(x, Workload(phase, 1500))
-    ...  for x, phase in ((m, "decode"), (get_model("Llama-3-70B"), "prefill"))]
-    [0.0, 0.0]
-    """
-    if not model.is_mla or w.phase == "decode":
-        return 0.0
-    c, r = float(model.kv_lora_rank), float(model.qk_rope_head_dim)
-    d, v = float(model.head_dim), float(model.v_dim)
-    pairs, _ = model.attention_span(w)
-    up = w.tokens_per_sequence * c * (d - r + v)
-    return up / (up + pairs * (d + v))
-
-
-def stage_peaks(model, gpu, names, compute_dtype: str | None = None,
-                workload: Workload | None = None) -> tuple:
-    """The peak FLOP/s each stage of ``names`` runs at on ``gpu``: ``compute_dtype``'s peak
-    for every stage when given (``"fp8"`` or ``"int8"`` on a GPU without such tensor cores
-    is refused), else per stage the bf16 peak, but for the share ``f`` of a weight GEMM
-    whose weights and input are both in the model's low-precision ``compute_dtype`` (w8a8
-    fp8 or int8, NVFP4 W4A4: :meth:`~compute.models.ModelSpec.low_gemm_share`) on a GPU
-    with tensor cores of that dtype (its ``flops_fp8``, ``flops_int8`` or ``flops_fp4``,
-    above 0): ``1 / (f / low peak + (1 - f) / bf16 peak)``, the time of its FLOPs split
-    between the two peaks. Weight-only formats (w4a16, w8a16, mxfp4) run at bf16. The
-    ``attention`` stage's weight GEMM is the share :func:`attention_gemm_share` of its
-    FLOPs in ``workload`` (MLA prefill's KV decompression) times the attention weights'
-    share; without a ``workload`` the stage runs at bf16.
-
-    >>> from dataclasses import replace
-    >>> from compute.hardware import get_gpu
-    >>> from compute.models import get_model
-    >>> m = replace(get_model("DeepSeek-V3"), compute_dtype="fp8")    # w8a8, bf16 LM head
-    >>> h100 = get_gpu("H100-SXM")
-    >>> [p / 1e12 for p in stage_peaks(m, h100, ("qkv", "attention", "mlp_up", "lm_head"))]
-    [1978.9, 989.4, 1978.9, 989.4]
-    >>> {p / 1e12 for p in stage_peaks(m, get_gpu("A100-SXM-80GB"), STAGES)}
-    {312.0}
-    >>> w8a8 = replace(get_model("Llama-3-70B"), weight_dtype="int8", embedding_dtype="bf16",
-    ...                compute_dtype="int8")
-    >>> [p / 1e12 for p in stage_peaks(w8a8, get_gpu("A100-SXM-80GB"), ("qkv", "lm_head"))]
-    [624.0, 312.0]
-    >>> from compute.phases import Workload
-    >>> [round(p / 1e12, 1) for p in stage_peaks(m, h100, ("attention",), None,
-    ...                                            Workload("prefill", 1500))]   # 35.3% fp8
-    [1201.5]
-    """
-    if compute_dtype is not None:
-        return (gpu.peak_flops(compute_dtype),) * len(names)
-    bf16 = gpu.peak_flops("bf16")
-    low = model.compute_dtype
-    if low == "bf16" or getattr(gpu, f"flops_{low}") <= 0:
-        return (bf16,) * len(names)
-    fast = gpu.peak_flops(low)
-    peaks = []
-    for name in names:
-        if name in GEMM_WEIGHTS_OF:
-            f = model.low_gemm_share(GEMM_WEIGHTS_OF[name])
-        elif name == "attention" and workload is not None:
-            f = attention_gemm_share(model, workload) * model.low_gemm_share("attention")
-        else:
-            f = 0.0
-        peaks.append(bf16 if f == 0.0 else fast if f == 1.0 else
-                     1.0 / (f / fast + (1.0 - f) / bf16))
-    return tuple(peaks)
-
-
-def _mla_work(model, sh, s, n, w: Workload):
-    """(flops, hbm bytes) of the qkv and attention stages with multi-head latent attention
-    (see the module docstring), per GPU."""
-    h, d, v = float(model.hidden), float(model.head_dim), float(model.v_dim)
-    c, r, ql = float(model.kv_lora_rank), float(model.qk_rope_head_dim), float(model.q_lora_rank)
-    wb, kvb, ab = model.weight_bytes, model.kv_bytes, model.act_bytes
-    a, latent, nope = sh.heads, c + r, d - r
-    if ql:   # low-rank query: down-projection (replicated), then up-projection by heads
-        q_flops, q_weights, q_act = 2 * n * h * ql + 2 * n * ql * a * d, h * ql + ql * a * d, \
-            2 * n * ql * ab
-    else:
-        q_flops, q_weights, q_act = 2 * n * h * a * d, h * a * d, 0.0
-    qkv = (q_flops + 2 * n * h * latent,
-           (q_weights + h * latent) * wb + n * h * ab + q_act + n * (a * d + latent) * ab)
-    pairs_per_seq, kv_read = model.attention_span(w)   # a sliding window shortens both
-    pairs = s * pairs_per_seq
-    up_weights = c * a * (nope + v) * wb       # the KV up-projection, split by heads
-    latent_io = s * kv_read * latent * kvb + n * latent * kvb
-    per_token = 2 * n * a * c * (nope + v)     # absorb W_UK and W_UV, or decompress K and V
-    if w.phase == "decode":  # absorbed: scores and the weighted sum over the latent itself
-        flops = per_token + pairs * a * (4 * c + 2 * r)
-        hbm = up_weights + n * a * d * ab + latent_io + n * a * v * ab
-    else:                    # prefill: keys and values decompressed, then attention as usual
-        flops = per_token + pairs * a * 2 * (d + v)
-        hbm = up_weights + n * a * d * ab + latent_io + 2 * n * a * (nope + v) * ab \
-            + n * a * v * ab
-    return qkv, (flops, hbm)
-
-
-def _attention_work(model, sh, s, n, w: Workload):
-    """(flops, hbm bytes) per GPU of the ``attention`` stage of a model without multi-head
-    latent attention, for ``s`` sequences and ``n`` tokens (the attention group's), per
-    layer on average over its windowed and full-attention layers
-    (:meth:`~compute.models.ModelSpec.attention_span`)."""
-    a, g, d = sh.heads, sh.kv_heads, float(model.head_dim)
-    ab, kvb = model.act_bytes, model.kv_bytes
-    pairs, kv_read = model.attention_span(w)   # a sliding window shortens both
-    flops = 4 * a * d * s * pairs
-    hbm = (n * a * d * ab + s * kv_read * 2 * g * d * kvb + n * 2 * g * d * kvb + n * a * d * ab)
-    return flops, hbm
-
-
-def attention_kinds(model):
-    """``(full, windowed)``: ``model`` with every layer's attention full, and with every
-    layer's windowed (its window and kind), or None when it does not mix the two (no window,
-    or every layer windowed). What one layer of each kind runs
-    (:func:`attention_work_by_kind`)."""
-    w = model.windowed_layers
-    if not w or w == model.layers:
-        return None
-    try:   # kept by value: a pipelined grid asks per evaluation, and replace validates
-        hit = _KINDS.get(model)   # every field of the spec (a fit's trial profiles: 8,000)
-    except TypeError:   # an unhashable field: made afresh
-        hit, model_key = None, None
-    else:
-        model_key = model
-    if hit is None:
-        hit = (replace(model, sliding_window=0, sliding_layers=0, full_layer_step=0,
-                       window_kind="sliding"),
-               replace(model, sliding_layers=0, full_layer_step=0))
-        if model_key is not None:
-            if len(_KINDS) >= 64:
-                _KINDS.clear()
-            _KINDS[model_key] = hit
-    return hit
-
-
-#: :func:`attention_kinds` of recent models, by value.
-_KINDS: dict = {}
-
-
-def attention_work_by_kind(model, sh, batch, w: Workload) -> dict | None:
-    """``{"attention": ((flops, hbm) of a full-attention layer, (flops, hbm) of a windowed
-    layer)}`` per GPU for a model that mixes the two (gpt-oss, Gemma-2/3, Llama-4; None for
-    another), the ``attention`` stage's work as :func:`stage_work` counts it (its average
-    weighs them by the layers of each kind): what a pipeline stage's own mix of layers runs
-    (:func:`compute.pipeline_time.slowest_stage`)."""
-    kinds = attention_kinds(model)
-    if kinds is None:
-        return None
-    s_att, n_att = busiest_group(sh, batch, w)
-    if model.is_mla:
-        work = [_mla_work(k, sh, s_att, n_att, w)[1] for k in kinds]
-    else:
-        work = [_attention_work(k, sh, s_att, n_att, w) for k in kinds]
-    return {"attention": (tuple(work[0]), tuple(work[1]))}
-
-
-def busiest_group(sh, batch, w: Workload, busiest=None):
-    """``(sequences, tokens)`` of the busiest attention group's share of a (micro-)batch of
-    ``batch`` sequences: ``ceil(batch / a)`` sequences (every sequence where ``a`` is 1 or
-    the layout plain TP), or ``busiest`` where given (two-batch overlap's micro-batch, split
-    rank by rank: :func:`compute.micro_batches.rank_halves`; fractional where a rank's
-    sequence is cut in two). ``tokens`` is ``batch x tokens_per_sequence`` itself where the
-    group holds every sequence."""
-    if sh.plain or np.all(sh.attention_dp == 1):
-        return batch, batch * w.tokens_per_sequence
-    s_att = np.ceil(batch / sh.attention_dp) if busiest is None else busiest
-    return s_att, s_att * w.tokens_per_sequence
 
 
 def own_tokens(sh, n, n_att):
@@ -422,8 +215,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
     stage, per GPU, as arrays broadcast over configurations (rows) x batches (columns).
     ``batch`` is the (micro-)batch one pass through the layers carries; ``busiest`` the
     busiest attention group's sequences of it where not ``ceil(batch / a)``
-    (:func:`busiest_group`). Counts are per pass (a scalar, or one per row for the
-    extended stages); group sizes one per row.
+    (:func:`~compute.stage_attention.busiest_group`). Counts are per pass (a scalar, or one
+    per row for the extended stages); group sizes one per row.
 
     Parameters
     ----------

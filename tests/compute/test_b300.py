@@ -27,7 +27,8 @@ from compute.hardware import get_gpu
 from compute.hf_config import load_hf_config
 from compute.models import get_model
 from compute.power import gpu_power
-from compute.stages import STAGES, stage_peaks
+from compute.stage_peaks import stage_peaks
+from compute.stages import STAGES
 from compute.yield_model import gpu_die_cost, gpu_price, package_cost, parameter, price_basis
 
 DATA = Path(__file__).parent / "data" / "hf_quantized"

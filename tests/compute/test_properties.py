@@ -12,7 +12,8 @@ from compute.phases import Slo
 from compute.roofline_options import RooflineOptions
 from compute.search import search
 from compute.sharding import valid_tp_degrees
-from compute.stages import STAGES, stage_peaks
+from compute.stage_peaks import stage_peaks
+from compute.stages import STAGES
 
 FAST = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])

@@ -23,7 +23,8 @@ from compute.evaluate_one import evaluate
 from compute.hardware import GpuSpec, get_gpu, load_gpu_file
 from compute.models import DTYPE_BYTES, get_model, load_hf_config
 from compute.power import gpu_at_clock
-from compute.stages import STAGES, stage_peaks
+from compute.stage_peaks import stage_peaks
+from compute.stages import STAGES
 
 DATA = Path(__file__).parent / "data" / "hf_quantized"
 LINEAR = ("qkv", "out_proj", "mlp_up", "mlp_down")

@@ -35,7 +35,8 @@ from compute.roofline import (
 from compute.roofline_options import RooflineOptions
 from compute.search import pareto_front, search
 from compute.sharding import shards
-from compute.stages import PIPELINE_STAGES, PRODUCERS, CellOps, stage_peaks, stage_work
+from compute.stage_peaks import stage_peaks
+from compute.stages import PIPELINE_STAGES, PRODUCERS, CellOps, stage_work
 
 
 def _old_network_times(comm, ops, groups, counts, net, fits=None):

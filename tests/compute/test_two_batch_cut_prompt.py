@@ -46,7 +46,7 @@ def test_each_chunk_its_own_attention(prompt, batch, a, mean_ms, exact_ms):
     first, second = _chunk_pairs(prompt)
     moved = (second - first) / 2 * heads * 2 * (M.head_dim + M.v_dim)   # FLOPs a layer
     t = moved / get_gpu("H100-SXM").peak_flops("bf16")   # QK^T and PV: bf16 (the stage's
-    # KV decompression, the rest of its FLOPs, runs in fp8: compute.stages.stage_peaks)
+    # KV decompression, the rest of its FLOPs, runs in fp8: compute.stage_peaks.stage_peaks)
     chains = [[list(x) for x in step_segments(h, M)] for h in r.halves]
     for k in range(1, 1 + 2 * M.layers, 2):           # each layer's attention segment
         chains[0][k][0] -= t                          # the first chunk: fewer pairs
