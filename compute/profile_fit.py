@@ -693,16 +693,32 @@ def _check_independent(names, sens: np.ndarray) -> None:
 def _describe(ms) -> str:
     """``6 measured steps of Llama-2-70B on H100-SXM (TP 8): 3 prefill, 3 decode``; with
     other configurations than plain TP, each (``(TP 8, TP 8 x EP 8)``)."""
-    models = sorted({m.model for m in ms})
-    gpus = sorted({m.gpu for m in ms})
+    models = _some(sorted({m.model for m in ms}), "models")
+    gpus = _some(sorted({m.gpu for m in ms}), "GPUs")
     if all(m.parallelism.is_plain for m in ms):
-        configs = "TP " + ", ".join(map(str, sorted({m.tp for m in ms})))
+        configs = "TP " + _some(list(map(str, sorted({m.tp for m in ms}))), "degrees")
     else:
         key = lambda p: (p.tp, p.pp, p.ep, p.attention_dp)  # noqa: E731
-        configs = ", ".join(p.label for p in sorted({m.parallelism for m in ms}, key=key))
+        configs = _some([p.label for p in sorted({m.parallelism for m in ms}, key=key)],
+                        "configurations")
     phases = {p: sum(m.phase == p for m in ms) for p in ("prefill", "decode")}
-    return (f"{len(ms)} measured steps of {', '.join(models)} on {', '.join(gpus)} "
+    return (f"{len(ms)} measured steps of {models} on {gpus} "
             f"({configs}): " + ", ".join(f"{v} {k}" for k, v in phases.items() if v))
+
+
+def _some(items: list[str], what: str, limit: int = 400) -> str:
+    """``items`` comma-joined, or past ``limit`` characters the first and how many more: a
+    profile's texts hold at most 2,000 characters (:func:`compute.profiles.read_profile`),
+    and ten GPUs of a GPU file, named in 195 characters each, made a ``fitted_on`` (and the
+    sources saying it) that no reader took back.
+
+    >>> _some(["A", "B"], "GPUs"), _some(["G" * 300, "H" * 300], "GPUs")[-20:]
+    ('A, B', 'GGG (2 GPUs, 1 more)')
+    """
+    joined = ", ".join(items)
+    if len(joined) <= limit:
+        return joined
+    return f"{items[0]} ({len(items):,} {what}, {len(items) - 1:,} more)"
 
 
 def leave_one_out(measurements: Iterable[Measurement], *, fit: Sequence[str] | None = None,

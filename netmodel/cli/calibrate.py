@@ -165,10 +165,18 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     firsts = {m.gpu: m for m in reversed(ms)}   # an unknown GPU named with its first row
     specs = {g: gpu_of(firsts[g], lambda name: resolve_gpu(name, gpu_file)) for g in gpus}
     # each GPU's rows are costed on its own swap of the scenario: name every one
-    collectives = ", ".join(dict.fromkeys(
+    said = list(dict.fromkeys(
         describe_collectives(resolve_collectives(scenario_ref, fabric_ref, g, gpu_file,
                                                  profiled=True)[2])
         .split(" (")[0] for g in gpus))
+    # a profile's texts hold 2,000 characters (read_profile): past that, the first and how
+    # many more; the GPUs none (their measurements name them: EngineProfile.fitted_gpus).
+    # Ten GPUs of a GPU file named in 195 characters each were refused as 'gpu must be
+    # text of at most 2,000 characters', a text no option gives.
+    collectives = ", ".join(said)
+    if len(collectives) > 2000:
+        collectives = f"{said[0]} ({len(said):,} collective models, {len(said) - 1:,} more)"
+    gpu_text = ", ".join(gpus) if len(", ".join(gpus)) <= 2000 else ""
     # a GPU file's GPUs by name (the catalog's stay names)
     specs = specs if gpu_file else None
     # a fit the rows cannot carry is the measurements file's (or --fit's) to mend: said so
@@ -178,7 +186,7 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
                              "give each parameter to fit once"):
         result = fit_profile(ms, fit=fit, base=base, comm_for=comm_for, gpus=specs,
                              name=Path(out).stem if name is None else name, engine=engine,
-                             system=system, gpu=", ".join(gpus), collectives=collectives)
+                             system=system, gpu=gpu_text, collectives=collectives)
     atomic_write(out, result.profile.to_toml().encode(), "profile file")
     if as_json:
         click.echo(json.dumps({
