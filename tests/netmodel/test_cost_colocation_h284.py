@@ -134,7 +134,7 @@ def test_cost_table_shows_the_colocation_line():
 P31_CAPITAL, P31_TOTAL = 1.06, 1.41
 #: Tolerance, from the inputs, not from the result: the H200 has no published price (street
 #: estimates $30-40k, +-15% about their middle; the model prices it at the H100's margin on
-#: its own package, $38,004), the lifetime 4-6 years against our 5 (+-20% on the amortized
+#: its own package, $37,997), the lifetime 4-6 years against our 5 (+-20% on the amortized
 #: part) and P31's assumptions (cost of capital, lifetime, rent) are not published: 25%.
 #: The operating part (total less capital, $0.35) rests on the rent (CBRE's $184.06 is an
 #: asking rate for 250-500 kW; CBRE's H2 2024 report says volume discounts for larger
@@ -175,7 +175,7 @@ def test_h200_operating_cost_per_gpu_hour_matches_p31():
 
 
 def test_h200_capital_per_gpu_hour_matches_p31():
-    # the capex over 5 years: $1.184 vs P31's $1.06, +12% (H200 at $38,004 by the H100's
+    # the capex over 5 years: $1.184 vs P31's $1.06, +12% (H200 at $37,997 by the H100's
     # margin, host $4,001, network slice $9,905 a GPU). Before, the check counted the
     # maintenance as capital ($1.48, +40%) and was a strict xfail
     s, capital, _, _ = _h200_per_gpu_hour()
