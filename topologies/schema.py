@@ -120,7 +120,7 @@ from typing import NoReturn
 
 import networkx as nx
 
-from compute.errors import UserError, find_name, known
+from compute.errors import UserError, find_name, known, lookalike
 from compute.gpu_facts import check_gpu_file_facts
 from compute.hardware import GpuSpec, catalog
 from compute.validate import MAX_TEXT_LENGTH, describe
@@ -401,8 +401,11 @@ def _gpu_problem(node: Hashable, data: dict, own: Mapping[str, GpuSpec]) -> None
     if not isinstance(t, str) or not t:
         invalid(f"gpu node {describe(node)} must name its GPU type in 'gpu', got {describe(t)}")
     if t not in own and t not in catalog():
+        # a name in look-alike letters ('Н100-SXM', a Cyrillic EN) asked about, as a GPU
+        # named anywhere else is (compute.errors.lookalike)
         invalid(f"gpu node {describe(node)} names GPU type {describe(t)}, which is neither one of the "
-             f"graph's gpu_types nor in the catalog; known: {known([*own, *catalog()])}")
+             f"graph's gpu_types nor in the catalog{lookalike(t, [*own, *catalog()])}; known: "
+             f"{known([*own, *catalog()])}")
 
 
 def _label_problem(node: Hashable, data: dict, most: int) -> None:
