@@ -105,7 +105,9 @@ _common = [
                  help="Failure rate of one part of CLASS per hour (repeat); gpu=R: the "
                  "reference GPU's whole rate, split into gpu-die and gpu-package."),
     click.option("--repair-time", "repair_times", multiple=True, metavar="CLASS=T",
-                 help="Repair time of CLASS, e.g. gpu-die=7d (repeat)."),
+                 help="Repair time of CLASS: a duration with a unit (s, min, h, d, w, y; a "
+                 "bare number is seconds, where --rate's is per hour), e.g. gpu-die=7d or "
+                 "host=36h (repeat)."),
     click.option("--detection", default=None, metavar="T", cls=RegistryHelp,
                  help_from=lambda: "Failure detection time (default "
                  "{detection_s:g}s).".format_map(_data("recovery")),
