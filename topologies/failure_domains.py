@@ -89,7 +89,7 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from topologies.edge_arrays import EdgeArrays, edge_arrays
 from topologies.enclosures import _held_index, _holds, _whole_host_racks, hosts
 from topologies.graph_ops import edge_key
@@ -184,7 +184,8 @@ def _check_classes(classes: Iterable[str] | None) -> tuple[str, ...]:
         return CLASSES
     bad = [c for c in classes if c not in CLASSES]
     if bad:
-        raise UserError(f"unknown component class {bad[0]!r}; known: {known(CLASSES)}")
+        raise UserError(f"unknown component class {bad[0]!r}{lookalike(bad[0], CLASSES)}; "
+                        f"known: {known(CLASSES)}")
     return tuple(classes)
 
 

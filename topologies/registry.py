@@ -59,7 +59,7 @@ from typing import Any, TypeAlias, TypeVar
 
 import networkx as nx
 
-from compute.errors import UserError, find_name, known
+from compute.errors import UserError, find_name, known, lookalike
 from compute.hardware import GpuSpec, catalog, get_gpu, unknown_gpu
 from compute.units import format_bandwidth
 from compute.validate import describe
@@ -407,7 +407,8 @@ def _keywords(name: str, params: Mapping) -> tuple[str, Callable, inspect.Signat
     for given, value in params.items():
         key = _keyword(given) if isinstance(given, str) else given
         if not isinstance(key, str) or key not in sig.parameters:
-            raise UserError(f"unknown key {describe(given)} for fabric {name!r}; known: "
+            raise UserError(f"unknown key {describe(given)} for fabric {name!r}"
+                            f"{lookalike(given, sig.parameters)}; known: "
                             f"{known(sig.parameters)}")
         if key in kwargs:
             raise UserError(f"key {key!r} of fabric {name!r} is given twice: as "

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from compute.errors import UserError, chosen, known
+from compute.errors import UserError, chosen, known, lookalike
 from compute.validate import describe
 
 if TYPE_CHECKING:
@@ -88,7 +88,8 @@ def get_tuner(name: str | None, path: str | Path = PLUGINS_PATH
         return name
     names = tuner_names(path)
     if chosen(name, names) is None:   # blanks at either end dropped, as every choice's
-        raise UserError(f"unknown tuner {describe(name)}; known: {known(names)}")
+        raise UserError(f"unknown tuner {describe(name)}{lookalike(name, names)}; known: "
+                        f"{known(names)}")
     name = chosen(name, names)
     if name == NO_TUNER:
         return None

@@ -27,7 +27,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.hardware import get_gpu, spec_ranges
 from compute.units import SECONDS_PER_YEAR, scaled, split_number
 from compute.validate import ZeroAllowed, describe, is_finite, not_below_smallest
@@ -117,7 +117,9 @@ def check_class(name: str, also: tuple[str, ...] = ()) -> str:
     """``name`` if it is a component class (:data:`~topologies.failure_domains.CLASSES`)
     or one of the names ``also`` taken besides them (listed first when refused)."""
     if name not in (*also, *CLASSES):
-        raise UserError(f"unknown component class {name!r}; known: {known((*also, *CLASSES))}")
+        raise UserError(f"unknown component class {name!r}"
+                        f"{lookalike(name, (*also, *CLASSES))}; known: "
+                        f"{known((*also, *CLASSES))}")
     return name
 
 

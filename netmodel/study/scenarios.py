@@ -47,7 +47,7 @@ import weakref
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.hardware import GpuSpec, get_gpu
 from compute.validate import (
     choice,
@@ -268,7 +268,9 @@ class Scenario:
                             f"with no builder parameters")
         if parts[0] == "adjust" and len(parts) == 2:
             if parts[1] not in ADJUST_KEYS:
-                raise UserError(f"unknown parameter {path!r}; known adjust parameters: "
+                raise UserError(f"unknown parameter {path!r}"
+                                f"{lookalike(path, ['adjust.' + k for k in ADJUST_KEYS])}; "
+                                f"known adjust parameters: "
                                 f"{known('adjust.' + k for k in ADJUST_KEYS)}")
             if isinstance(value, str):   # a number as typed, by the one number grammar
                 number = read_number(path, value, allowed=_allowed_range(parts[1]))
@@ -281,8 +283,8 @@ class Scenario:
         if parts[0] == "fabric" and len(parts) >= 2:
             paths = param_paths(self.fabric, "fabric")
             if path not in paths:
-                raise UserError(f"unknown parameter {path!r} for scenario {self.name!r}; "
-                                f"known: {known(paths)}")
+                raise UserError(f"unknown parameter {path!r} for scenario {self.name!r}"
+                                f"{lookalike(path, paths)}; known: {known(paths)}")
             fabric = set_param(self.fabric, parts[1:], value, path)
             check_table(fabric, f"scenario {self.name!r}", "fabric")
             # the file's other values are still the file's: name it, with the value set

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.validate import listed
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenarios import ADJUST_KEYS
@@ -92,7 +92,8 @@ def _kind(path: str, scenarios) -> tuple[str, bool]:
             group = (COST,) if path.startswith(COST) else ("fabric.", "adjust.")
             near = [k for k in known_params if k.startswith(group)]
             raise UserError(f"unknown parameter {path!r} for scenario "
-                            f"{get_scenario(s).name!r}; known: {known(near)}"
+                            f"{get_scenario(s).name!r}{lookalike(path, known_params)}; "
+                            f"known: {known(near)}"
                             + ("" if group == (COST,) else
                                f", and {sum(k.startswith(COST) for k in known_params)} "
                                f"cost.* parameters"))
