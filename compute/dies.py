@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compute import validate
-from compute.errors import UserError, chosen, known
+from compute.errors import UserError, chosen, known, lookalike
 from compute.rows import check_number, economics, parameter, read_rows
 from compute.validate import describe
 
@@ -150,7 +150,8 @@ def wafer_price_of(process: str, where: str) -> float:
     if key not in rows:
         ok = sorted(set(covered) | {k.removeprefix("wafer_price_").upper() for k in rows
                                     if k.startswith("wafer_price_")})
-        raise UserError(f"{where}: process {process!r} has no wafer price; known: {known(ok)} "
+        raise UserError(f"{where}: process {process!r} has no wafer price"
+                        f"{lookalike(process, ok)}; known: {known(ok)} "
                         f"(give one of them, or add a sourced row [{key}] to "
                         f"compute/data/economics.toml)")
     return rows[key].value
