@@ -15,9 +15,13 @@ cannot go together (a profile with two-batch overlap or MTP, MTP with two-batch 
 ``--mtp-acceptance`` alone), ``NAME@GPU`` spelled oddly; ``availability``,
 ``blast-radius`` and ``cost`` over a scenario file with a BOM and CRLF, 1e309, -0, a key
 twice, 10^15 domains, deep nesting, a folder, a link loop, and their failure options at
-their ends; ``yield`` over a GPU file alike and at the ends of its ranges; ``study
---profile``; and ``--json`` output of edge-but-legal runs, which must be strict JSON (no
-NaN or Infinity).
+their ends; ``availability``/``blast-radius --fabric`` over a saved fabric (1e309, a key or
+an edge twice, 1e15 lanes, a node's GPU blank-ended or in look-alike letters, JSON and
+GraphML); ``yield`` over a GPU file alike (its die's process in a Greek Nu) and at the ends
+of its ranges; the choices no round had typed in look-alike letters (a failure class of
+``--rate``/``--repair-time``, a fabric spec's key, ``--tuner``, ``sweep --param``);
+``study --profile``; and ``--json`` output of edge-but-legal runs, which must be strict
+JSON (no NaN or Infinity).
 
 What each gets (the project's promise, docs/units-and-errors.md): a refusal is exit status
 2, one line ``error: ...`` holding the words listed (the flag or file, the value, what is
@@ -121,6 +125,54 @@ def _json_profile(value: object) -> str:
     doc = tomllib.loads(PROFILE)
     doc["profile"]["moe_exchanges"] = value
     return json.dumps(doc)
+
+
+def _ring_json(d: Path) -> str:
+    """ring:n=8 exported as node-link JSON (written in ``d``, read, removed)."""
+    invoke_in(["topology", "export", "ring:n=8", "-o", "r.json"], d)
+    text = (d / "r.json").read_text()
+    (d / "r.json").unlink()
+    return text
+
+
+def _fabric(change: Callable[[str], str], name: str = "f.json") -> dict[str, Made]:
+    """A saved fabric ``name`` (ring:n=8 exported, its text through ``change``)."""
+    def made(d: Path) -> None:
+        (d / name).write_text(change(_ring_json(d)))
+    return {name: made}
+
+
+def _node_gpu(gpu: str) -> Callable[[str], str]:
+    """A saved fabric's text with every GPU node's type ``gpu``."""
+    def change(text: str) -> str:
+        doc = json.loads(text)
+        for node in doc["nodes"]:
+            node["gpu"] = gpu
+        return json.dumps(doc)
+    return change
+
+
+def _edge_twice(text: str) -> str:
+    doc = json.loads(text)
+    doc["edges"].append(dict(doc["edges"][0]))
+    return json.dumps(doc)
+
+
+def _die_process(process: str) -> str:
+    """A GPU file of B200-HGX's figures and die, its die's process ``process``."""
+    catalog = (ROOT / "compute/data/gpus.toml").read_text()
+    die = catalog[catalog.index('[gpu."B200-HGX".die]'):]
+    die = die[:die.index("\n\n")].replace('[gpu."B200-HGX".die]', '[gpu."Mine".die]')
+    return ('[gpu."Mine"]\nderive_from = "B200-HGX"\nfraction = 1\nsource = "what-if: mine"\n\n'
+            + die.replace('process = {value = "N4"', f'process = {{value = "{process}"') + "\n")
+
+
+def _graphml(d: Path) -> str:
+    """ring:n=4 exported as GraphML (written in ``d``, read, removed)."""
+    invoke_in(["topology", "export", "ring:n=4", "-o", "r.graphml"], d)
+    text = (d / "r.graphml").read_text()
+    (d / "r.graphml").unlink()
+    return text
 
 
 def _gpu_names(count: int) -> tuple[str, str]:
@@ -427,6 +479,57 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "yield --area and --gpu": ([*YIELD, "--gpu", "H100-SXM"], {}, ("--area", "--gpu")),
     "yield --gpu in a Cyrillic i": (["yield", "--gpu", "L\u0456te"], {},
                                     ("did you mean 'Lite'?",)),
+    # said 'process 'Ν4' has no wafer price; known: ..., 'N4', ...' (a Greek Nu)
+    "yield GPU file die process in a Greek Nu": (
+        ["yield", "--gpu", "g.toml"], {"g.toml": _die_process("\u039d4")},
+        ("g.toml", "no wafer price; did you mean 'N4'? (it has", "GREEK CAPITAL LETTER NU")),
+    "yield GPU file die process N9": (["yield", "--gpu", "g.toml"], {"g.toml": _die_process("N9")},
+                                      ("g.toml", "process 'N9' has no wafer price", "'N7'")),
+    # -- availability and blast-radius over a hostile saved fabric -------------------------
+    **{f"{cmd} --fabric {what}": ([cmd, "--fabric", "f.json", *argv[3:]], _fabric(change), words)
+       for cmd, argv in (("availability", AVAIL), ("blast-radius", BLAST))
+       for what, change, words in (
+           ("bandwidth 1e309", lambda t: t.replace('"bandwidth": 225000000000.0',
+                                                   '"bandwidth": 1e309', 1),
+            ("f.json holds the number 1e309", "bandwidth")),
+           ("a key twice", lambda t: t.replace('"directed": false,',
+                                               '"directed": false, "directed": true,'),
+            ("f.json", "'directed' is given twice")),
+           ("an edge twice", _edge_twice, ("f.json", "is listed twice", "'links'")),
+           ("lanes 1e15", lambda t: t.replace('"lanes": 18', '"lanes": 1e15', 1),
+            ("f.json", "lanes must be at most 1e+06")),
+           ("a node's GPU blank-ended", _node_gpu("H100-SXM "),
+            ("f.json", "GPU type 'H100-SXM '", "known:")),
+           # said only 'neither one of the graph's gpu_types nor in the catalog; known: ...'
+           ("a node's GPU in a Cyrillic EN", _node_gpu("\u041d100-SXM"),
+            ("f.json", "did you mean 'H100-SXM'? (it has", "CYRILLIC CAPITAL LETTER EN")))},
+    "topology show a GraphML node's GPU in a Cyrillic EN": (
+        ["topology", "show", "f.graphml"],
+        {"f.graphml": lambda d: (d / "f.graphml").write_text(
+            _graphml(d).replace(">H100-SXM<", ">\u041d100-SXM<"))},
+        ("f.graphml", "did you mean 'H100-SXM'?")),
+    # -- the last choices that did not ask about look-alike letters ------------------------
+    **{f"{what} (did you mean)": (argv, {}, (f"did you mean {meant!r}? (it has",))
+       for what, meant, argv in (
+           ("availability --rate trаnsceiver", "transceiver",
+            [*AVAIL_DGX, "--rate", "tr\u0430nsceiver=1e-5"]),
+           ("availability --repair-time gpu-diе", "gpu-die",
+            [*AVAIL_DGX, "--repair-time", "gpu-di\u0435=7d"]),
+           ("blast-radius --rate lеaf", "leaf",
+            ["blast-radius", "--scenario", "h100-dgx", *BLAST[3:], "--rate", "l\u0435af=1e-5"]),
+           ("topology show ring:n=4,gрu=Lite", "gpu",
+            ["topology", "show", "ring:n=4,g\u0440u=Lite"]),
+           ("sweep --param cost.puе", "cost.pue",
+            ["sweep", "--scenarios", "h100-dgx", "-q", "--no-plot", "--models", "Llama-3-8B",
+             "--max-batch", "8", "--param", "cost.pu\u0435=1.3,1.4"]),
+           ("sweep --param аdjust.hop_latency", "adjust.hop_latency",
+            ["sweep", "--scenarios", "h100-dgx", "-q", "--no-plot", "--models", "Llama-3-8B",
+             "--max-batch", "8", "--param", "\u0430djust.hop_latency=1us"]),
+           ("sweep --param fabric.dоmains", "fabric.domains",
+            ["sweep", "--scenarios", "h100-dgx", "-q", "--no-plot", "--models", "Llama-3-8B",
+             "--max-batch", "8", "--param", "fabric.d\u043emains=4"]),
+           ("collective --tuner nссl", "nccl",
+            ["collective", "all-reduce", "--fabric", "ring:n=8", "--tuner", "n\u0441\u0441l"]))},
 }
 
 #: Taken as they are: name -> (argv, files).
@@ -499,6 +602,18 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
     "yield GPU file BOM and CRLF": (["yield", "--gpu", "g.toml"],
                                     {"g.toml": "\ufeff" + GPU.replace("\n", "\r\n")}),
     "yield --gpu ' Lite '": (["yield", "--gpu", " Lite "], {}),
+    "yield GPU file die process n4 (case)": (["yield", "--gpu", "g.toml"],
+                                             {"g.toml": _die_process("n4")}),
+    **{f"{cmd} --fabric {what}": ([cmd, "--fabric", "f.json", *argv[3:]], _fabric(change))
+       for cmd, argv in (("availability", AVAIL), ("blast-radius", BLAST))
+       for what, change in (("BOM and CRLF", lambda t: "\ufeff" + t.replace("\n", "\r\n")),
+                            ("latency -0.0", lambda t: t.replace('"latency": 1e-08',
+                                                                 '"latency": -0.0', 1)))},
+    "sweep --param ' adjust.hop_latency '": (["sweep", "--scenarios", "h100-dgx", "-q",
+                                             "--no-plot", "--models", "Llama-3-8B",
+                                             "--max-batch", "8", "--param",
+                                             " adjust.hop_latency =1us"], {}),
+    "topology show ring:n=4, gpu =Lite": (["topology", "show", "ring:n=4, gpu =Lite"], {}),
 }
 
 #: Runs whose exit status is given (3: no configuration meets the SLO, or the pools a rate
