@@ -212,6 +212,19 @@ def _spares_per_sm(summaries) -> list[str]:
             f"reference pool's included) without and with the pool: {text}{tail}."]
 
 
+def _package_terms(lite, h100) -> str:
+    """The package's terms beside its logic, each per enabled SM as a multiple of the
+    H100's (``HBM 1.00x, packaging 1.40x, test and assembly 1.75x`` as shipped: the HBM is
+    priced pro rata, so it is no reason for a dearer package; packaging and test are in
+    part paid per package)."""
+    def per_sm(pkg, term: str) -> float:
+        return getattr(pkg, term) / pkg.sms_enabled
+
+    return ", ".join(f"{words} {ratio_x(per_sm(lite, t) / per_sm(h100, t))}"
+                     for t, words in (("hbm", "HBM"), ("packaging", "packaging"),
+                                      ("test", "test and assembly")))
+
+
 def cost_section(cost, fab) -> list[str]:
     """Section 5 of the summary: per scenario and phase, tokens/s/W, USD per Mtoken and the
     network's share of capex and power, from the study's cost part ``cost``; none without
@@ -243,7 +256,7 @@ def cost_section(cost, fab) -> list[str]:
             f"{and_list(sorted(priced - {'H100-SXM'})) or 'the H100-SXM alone'})")
         out.append(f"- **Per good SM**{ref}, a Lite die costs {ratio_x(logic)} an H100 die "
                    f"(yield falls with area) and a Lite package {ratio_x(whole)} an H100 package "
-                   f"(per-package HBM, packaging and test).")
+                   f"(per SM: {_package_terms(lite, h)}).")
     for phase in dict.fromkeys(s.phase for s in cost.summaries):
         rows = [s for s in cost.summaries if s.phase == phase and s.usd_per_mtoken]
         base = next((s for s in rows if s.scenario == fab.baseline), None)

@@ -199,8 +199,10 @@ def test_die_comparison_says_when_the_run_prices_no_lite():
     # bullet compared a Lite die with an H100's as if this run had priced one
     from netmodel.study.summary_costs import cost_section
 
-    pkg = {"H100-SXM": SimpleNamespace(die=SimpleNamespace(cost_per_good_sm=2.0), per_sm=20.0),
-           "Lite": SimpleNamespace(die=SimpleNamespace(cost_per_good_sm=1.6), per_sm=25.0)}
+    pkg = {"H100-SXM": SimpleNamespace(die=SimpleNamespace(cost_per_good_sm=2.0), per_sm=20.0,
+                                       hbm=4.0, packaging=2.0, test=3.0, sms_enabled=4),
+           "Lite": SimpleNamespace(die=SimpleNamespace(cost_per_good_sm=1.6), per_sm=25.0,
+                                   hbm=1.0, packaging=1.0, test=1.0, sms_enabled=1)}
 
     def row(scenario, gpu):
         return SimpleNamespace(scenario=scenario, gpu=gpu, model="m", phase="decode",
