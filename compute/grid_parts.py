@@ -425,6 +425,8 @@ def stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=N
                      if c in names and isinstance(ops[names.index(c)], str)
                      and ops[names.index(c)] == "all-reduce"})
     pass_t, sums = None, [None, None, None]
+    # one stage's temporaries (its busiest resource, a sum's term), reused stage to stage
+    scratch = np.empty((2,) + stage_t.shape[1:])
     for k, name in enumerate(names):
         if fill is not None:
             fill(k)
@@ -434,7 +436,7 @@ def stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=N
             np.add(t, 0.0, out=stage_t[k])  # network's (max(0, t) and (0 + 0) + t)
             bound[k] = 2
         else:
-            busiest = np.maximum(c, m)
+            busiest = np.maximum(c, m, out=scratch[0])
             if overlap:
                 np.maximum(busiest, t, out=stage_t[k])
             else:
@@ -449,14 +451,16 @@ def stage_times(names, ops, works, compute_t, memory_t, network_t, options, c3=N
             stage_t[k] = np.maximum(0.0, t - stage_t[hide[k]])
         if c3 is None or name in PIPELINE_STAGES:
             continue
-        term = c3[k] * stage_t[k]
-        pass_t = term if pass_t is None else pass_t + term
+        # each term count x time added in the stages' order, in place (a term's buffer)
+        if pass_t is None:
+            pass_t = c3[k] * stage_t[k]
+        else:
+            np.add(pass_t, np.multiply(c3[k], stage_t[k], out=scratch[1]), out=pass_t)
         if busy:
             for r, (part, used) in enumerate(((c, works[k]), (m, works[k]), (t, ops[k]))):
                 if used:
-                    term = c3[k] * part
                     if sums[r] is None:
-                        sums[r] = term
+                        sums[r] = c3[k] * part
                     else:
-                        sums[r] += term
+                        sums[r] += np.multiply(c3[k], part, out=scratch[1])
     return stage_t, bound, pass_t, (sums if busy else None)

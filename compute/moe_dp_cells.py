@@ -200,9 +200,9 @@ def _from_grid(grid, k, idx):
     bound = grid.bound[k][idx]
     if isinstance(op, CellOps):
         which = np.broadcast_to(op.which, grid.latency.shape)[idx]
-        used = np.unique(which)
-        if used.size == 1:
-            op = op.ops[int(used[0])]
+        first = which.flat[0]
+        if (which == first).all():   # one collective in every cell (no sort: np.unique's)
+            op = op.ops[int(first)]
             if not op:   # no collective in any cell: a stage of no work
                 bound = np.zeros(bound.shape, dtype=np.int8)
         else:

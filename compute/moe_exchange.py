@@ -604,6 +604,11 @@ def _one_stage_gather(grid, rows, kd, kc, ops, net, times, act):
         fits=(w + kv + act) <= grid.usable)
 
 
+#: At most this share of the cells a :func:`_take_faster` weighs taken: written one by
+#: one (a cell's row and column); more: the rows taken whole, written and put back.
+_SPARSE = 0.25
+
+
 def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None, code: int = 0):
     """``grid`` with the cells of its rows ``idx`` (and columns ``cols``, None: every one)
     where ``alt`` (those cells under another exchange) fits where ``grid`` does not, or fits
@@ -637,11 +642,31 @@ def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None, code: int = 0
         cells["interval"] = _serial(alt)
     changes = {}
     buffers = {}   # one buffer of the cells ``at`` a dtype, reused (no pages faulted anew)
+    # few cells taken: each written alone (its row and column), the others untouched;
+    # else the rows ``idx`` taken whole, written where ``sub`` and put back
+    if sub.sum() <= _SPARSE * sub.size:
+        r, c = np.nonzero(sub)
+        rr, cc = idx[r], c if cols is None else cols[c]
+    else:
+        r = None
+        mask = None   # the grid's cells taken (a grid's own stage: copied where so)
 
     def put(out, a):
-        """``a`` written into ``out``'s cells ``at`` where ``sub``, the others kept (the
-        rows ``idx`` taken whole, then their columns ``cols``: faster than np.ix_)."""
-        if cols is None:
+        """``a`` written into ``out``'s cells ``at`` where ``sub``, the others kept."""
+        nonlocal mask
+        if r is not None:   # the cells alone
+            if isinstance(a, GridRows):   # another stage of the grid: read where written
+                out[rr, cc] = a.x[a.k][rr, cc]
+            else:
+                out[rr, cc] = np.broadcast_to(a, sub.shape)[r, c]
+            return
+        if cols is None and isinstance(a, GridRows) and a.x[a.k].shape == out.shape:
+            if mask is None:
+                mask = np.zeros(out.shape, dtype=bool)
+                mask[idx] = sub
+            np.copyto(out, a.x[a.k], casting="unsafe", where=mask)   # one pass, no copy
+            return
+        if cols is None:   # the rows ``idx`` taken whole, then put back
             buf = buffers.get(out.dtype)
             if buf is None:
                 buf = buffers[out.dtype] = np.empty(sub.shape, dtype=out.dtype)
@@ -652,7 +677,7 @@ def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None, code: int = 0
                     src = buffers[out.dtype, 1] = np.empty(sub.shape, dtype=out.dtype)
                 a = a.take(src)
             np.copyto(buf, a, casting="unsafe", where=sub)   # as np.where's, then assigned
-        else:
+        else:   # then their columns ``cols`` (faster than np.ix_)
             buf = np.take(out, idx, axis=0)
             part = buf[:, cols]
             np.copyto(part, a, casting="unsafe", where=sub)
@@ -702,7 +727,9 @@ def _indexed(op, shape) -> tuple[list, np.ndarray]:
     :class:`~compute.dp_collectives.CellOps`) as its names and each cell's index among them,
     an int array of ``shape``."""
     if isinstance(op, CellOps):
-        return list(op.ops), np.broadcast_to(op.which.astype(np.intp), shape)
+        which = op.which   # intp or bool (CellOps): a copy only for bool
+        return list(op.ops), np.broadcast_to(which if which.dtype == np.intp
+                                             else which.astype(np.intp), shape)
     return [op], np.zeros(shape, dtype=np.intp)
 
 
@@ -718,7 +745,7 @@ def _merged_op(main, alt, at, sub, shape):
     (CellOps('reduce-scatter', 'all-reduce'), ['reduce-scatter', 'reduce-scatter', 'all-reduce', 'reduce-scatter'])
     """
     names, which = _indexed(main, shape)
-    which = np.array(which, copy=True)
+    which = np.array(which, dtype=np.intp)   # of its own (one copy of a broadcast)
     alt_names, alt_which = _indexed(alt, sub.shape)
     lut = []
     for name in alt_names:

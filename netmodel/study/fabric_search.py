@@ -182,10 +182,12 @@ def _packed_best(result, coll):
         n = min(n, coll.gpus // c.gpus)
         return n, n * c.gpus / coll.gpus
 
-    masked = np.where(grid.feasible, grid.tokens_per_s_per_sm, -np.inf)
+    feasible = grid.feasible   # formed once (a property: a pass over the whole grid)
+    masked = np.where(feasible, grid.tokens_per_s_per_sm, -np.inf)
+    rows = feasible.any(axis=1)
     best = None
     for i, c in enumerate(configs):
-        if not grid.feasible[i].any():
+        if not rows[i]:
             continue
         j = int(np.argmax(masked[i]))
         n, share = packing(c)
