@@ -20,7 +20,7 @@ from dataclasses import fields, replace
 
 from compute import validate
 from compute.dies import LogicDies, check_die_table
-from compute.errors import UserError, find_name, known
+from compute.errors import UserError, find_name, known, lookalike
 from compute.gpu_rows import HOST_POWER_KEY, die_entry, host_power_entry
 from compute.hardware import (
     FLAG_FIELDS,
@@ -241,10 +241,12 @@ def check_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str
             raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                             f"allowed: {', '.join(GPU_FILE_FACTS)}")
         if "derive_from" in entry:
-            base = entry["derive_from"]
-            if not isinstance(base, str) or (base not in table and base not in specs):
-                raise UserError(f"{here} derives from unknown GPU {validate.describe(base)}; "
-                                f"known: {known([*table, *specs])}")
+            typed = entry["derive_from"]   # looked up as --gpu is: blanks, case aside
+            base = find_name({**table, **specs}, typed) if isinstance(typed, str) else None
+            if base is None:
+                raise UserError(f"{here} derives from unknown GPU {validate.describe(typed)}"
+                                f"{lookalike(typed, [*table, *specs])}; known: "
+                                f"{known([*table, *specs])}")
             derived[name] = (base, float(validate.in_range(here, "gpu", "fraction",
                                                            entry.get("fraction", 1.0))))
         elif "fraction" in entry:

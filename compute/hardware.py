@@ -479,10 +479,12 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
                             f"a derived GPU allows: {', '.join(_DERIVE_KEYS)}, "
                             f"{', '.join(FLAG_FIELDS)}, die, nvlinks, {HOST_POWER_KEY}, "
                             f"source")
-        base_name = entry.pop("derive_from")
-        if not isinstance(base_name, str) or base_name not in known_gpus:
-            raise UserError(f"{here} derives from unknown GPU {validate.describe(base_name)}; "
-                            f"known: {known(known_gpus)}")
+        typed = entry.pop("derive_from")
+        # a GPU looked up, as --gpu reads one: blanks at either end dropped, case aside
+        base_name = find_name(known_gpus, typed) if isinstance(typed, str) else None
+        if base_name is None:
+            raise UserError(f"{here} derives from unknown GPU {validate.describe(typed)}"
+                            f"{lookalike(typed, known_gpus)}; known: {known(known_gpus)}")
         kw = {key: validate.in_range(here, "gpu", "fraction" if key == "fraction" else
                                      "max_instance" if key == "max_instance" else "multiplier",
                                      v, key=key)

@@ -483,6 +483,10 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "yield GPU file die process in a Greek Nu": (
         ["yield", "--gpu", "g.toml"], {"g.toml": _die_process("\u039d4")},
         ("g.toml", "no wafer price; did you mean 'N4'? (it has", "GREEK CAPITAL LETTER NU")),
+    # said 'derives from unknown GPU 'Н100-SXM'; known: ...' (a Cyrillic EN)
+    "yield GPU file derive_from in a Cyrillic EN": (
+        ["yield", "--gpu", "g.toml"], {"g.toml": GPU.replace('"H100-SXM"', '"\u041d100-SXM"')},
+        ("g.toml", "derives from unknown GPU", "did you mean 'H100-SXM'? (it has")),
     "yield GPU file die process N9": (["yield", "--gpu", "g.toml"], {"g.toml": _die_process("N9")},
                                       ("g.toml", "process 'N9' has no wafer price", "'N7'")),
     # -- availability and blast-radius over a hostile saved fabric -------------------------
@@ -498,8 +502,8 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
            ("an edge twice", _edge_twice, ("f.json", "is listed twice", "'links'")),
            ("lanes 1e15", lambda t: t.replace('"lanes": 18', '"lanes": 1e15', 1),
             ("f.json", "lanes must be at most 1e+06")),
-           ("a node's GPU blank-ended", _node_gpu("H100-SXM "),
-            ("f.json", "GPU type 'H100-SXM '", "known:")),
+           ("a node's GPU unknown", _node_gpu("H100"),
+            ("f.json", "GPU type 'H100'", "known:")),
            # said only 'neither one of the graph's gpu_types nor in the catalog; known: ...'
            ("a node's GPU in a Cyrillic EN", _node_gpu("\u041d100-SXM"),
             ("f.json", "did you mean 'H100-SXM'? (it has", "CYRILLIC CAPITAL LETTER EN")))},
@@ -608,7 +612,19 @@ TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
        for cmd, argv in (("availability", AVAIL), ("blast-radius", BLAST))
        for what, change in (("BOM and CRLF", lambda t: "\ufeff" + t.replace("\n", "\r\n")),
                             ("latency -0.0", lambda t: t.replace('"latency": 1e-08',
-                                                                 '"latency": -0.0', 1)))},
+                                                                 '"latency": -0.0', 1)),
+                            # a GPU looked up as --gpu reads it (find_name): refused before
+                            ("a node's GPU blank-ended", _node_gpu("H100-SXM ")),
+                            ("a node's GPU h100-sxm", _node_gpu("h100-sxm")))},
+    "topology show a GraphML node's GPU ' h100-sxm '": (
+        ["topology", "show", "f.graphml"],
+        {"f.graphml": lambda d: (d / "f.graphml").write_text(
+            _graphml(d).replace(">H100-SXM<", "> h100-sxm <"))}),
+    **{f"{argv[0]} scenario gpu {gpu!r}": (argv, {"s.toml": SCENARIO.replace(
+        'gpu = "H100-SXM"', f'gpu = "{gpu}"')}) for argv in (AVAIL, BLAST)
+       for gpu in ("H100-SXM ", " h100-sxm")},
+    "yield GPU file derive_from ' h100-sxm '": (["yield", "--gpu", "g.toml"], {
+        "g.toml": GPU.replace('"H100-SXM"', '" h100-sxm "')}),
     "sweep --param ' adjust.hop_latency '": (["sweep", "--scenarios", "h100-dgx", "-q",
                                              "--no-plot", "--models", "Llama-3-8B",
                                              "--max-batch", "8", "--param",

@@ -63,9 +63,9 @@ from pathlib import Path
 
 import networkx as nx
 
-from compute.errors import UserError
+from compute.errors import UserError, find_name
 from compute.gpu_facts import note_gpu_file_facts
-from compute.hardware import GpuSpec
+from compute.hardware import GpuSpec, catalog
 from compute.outputs import atomic_write
 from compute.validate import MAX_TEXT_LENGTH, describe, file_values
 from topologies.graphml import ONCE
@@ -529,6 +529,7 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
         attrs["gpu_types"] = {name: spec if isinstance(spec, GpuSpec) else
                               gpu_spec_from_dict(name, spec, f"{where}: gpu_types")
                               for name, spec in own.items()}
+    _gpu_names_looked_up(graph, attrs.get("gpu_types") or {})
     named = "name" in attrs
     attrs.setdefault("name", path.stem)
     attrs.setdefault("spec", "")
@@ -546,6 +547,23 @@ def _finish(graph: nx.Graph, path: Path, where: str) -> nx.Graph:
         note_gpu_file_facts(attrs.get("gpu_types") or {}, attrs["gpu_file_facts"],
                             f"{where}: gpu_file_facts")
     return graph
+
+
+def _gpu_names_looked_up(graph: nx.Graph, own: dict) -> None:
+    """Each GPU node's type read as a GPU named anywhere else is
+    (:func:`~compute.errors.find_name`: blanks at either end dropped, case aside), and
+    written as the graph's ``gpu_types`` or the catalog spell it: ``'h100-sxm'`` or
+    ``'H100-SXM '`` is the catalog's ``'H100-SXM'``, as ``--gpu`` and a scenario file's
+    ``gpu`` read them. A name of neither is left for the schema to refuse."""
+    table = {**catalog(), **own}
+    read: dict = {}   # each name typed, once
+    for data in graph._node.values():
+        t = data.get("gpu")
+        if t.__class__ is str and t not in table and data.get("kind") == "gpu":
+            if t not in read:
+                read[t] = find_name(table, t) if len(t) <= MAX_TEXT_LENGTH else None
+            if read[t] is not None:
+                data["gpu"] = read[t]
 
 
 def _check_hop_latency(graph: nx.Graph) -> None:

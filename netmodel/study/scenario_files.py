@@ -147,7 +147,11 @@ def scenario_from_dict(data: dict, where: str = "scenario",
     check_keys(where, data, _TOP_KEYS, ("adjust",))
     # typed back (--scenarios A,B; NAME@GPU; a name with ':' read as a fabric spec's)
     name = typed_name(where, "scenario", data["name"])
-    gpu_ref = validate_name(where, "gpu", data["gpu"])
+    # a GPU looked up (a catalog name or a GPU file's path), read as --gpu reads one:
+    # blanks at either end dropped (compute.errors.find_name), case aside
+    gpu_ref = data["gpu"]
+    gpu_ref = validate_name(where, "gpu", gpu_ref.strip() if isinstance(gpu_ref, str)
+                            and gpu_ref.strip() else gpu_ref)
     gpu_file = None
     if gpu_ref.lower().endswith((".toml", ".json")):
         gpu_file = gpu_ref

@@ -1,0 +1,96 @@
+"""Hostile round 28, the refusals it left inconsistent (scripts/hostile_round28.py).
+
+Found wrong, each checked here:
+
+(a) A GPU named in a saved fabric's node ('h100-sxm', 'H100-SXM '), a scenario file's
+``gpu`` ('H100-SXM ') or a GPU file's ``derive_from`` ('h100-sxm') was refused, where
+``--gpu`` reads each as 'H100-SXM' (compute.errors.find_name: blanks at either end
+dropped, case aside). Now each is read as the catalog's GPU.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
+
+BLAST = ["--model", "Llama-3-8B", "--max-batch", "8"]
+SCENARIO = (ROOT / "netmodel/data/scenarios/h100-dgx.toml").read_text().replace(
+    'name = "h100-dgx"', 'name = "mine"')
+
+
+def _fabric(tmp_path, gpu, suffix=".json"):
+    """ring:n=4 saved as ``f{suffix}``, each GPU node's type ``gpu``."""
+    path = tmp_path / f"f{suffix}"
+    assert run_cli(["topology", "export", "ring:n=4", "-o", path]).exit_code == 0
+    if suffix == ".json":
+        doc = json.loads(path.read_text())
+        for node in doc["nodes"]:
+            node["gpu"] = gpu
+        path.write_text(json.dumps(doc))
+    else:
+        path.write_text(path.read_text().replace(">H100-SXM<", f">{gpu}<"))
+    return path
+
+
+@pytest.mark.parametrize("suffix", [".json", ".graphml"])
+@pytest.mark.parametrize("gpu", ["h100-sxm", "H100-SXM ", " h100-SXM "])
+def test_a_saved_fabric_node_gpu_is_looked_up_as_gpu_is(tmp_path, gpu, suffix):
+    path = _fabric(tmp_path, gpu, suffix)
+    r = run_cli(["topology", "show", path])
+    assert r.exit_code == 0, r.output
+    assert "GPUs:        4 (4 x H100-SXM)" in r.output
+    r = run_cli(["blast-radius", "--fabric", path, *BLAST, "--json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["scenario"] == f"{path}@H100-SXM"
+
+
+def test_a_saved_fabric_node_gpu_unknown_is_still_refused(tmp_path):
+    path = _fabric(tmp_path, "H100")
+    assert one_line_error(run_cli(["topology", "show", path])) == (
+        f"error: {path}: invalid fabric graph: gpu node 'gpu0' names GPU type 'H100', which is "
+        f"neither one of the graph's gpu_types nor in the catalog; known: 'A100-SXM-80GB', "
+        f"'B200-HGX', 'B300-HGX', 'GB200-NVL72', 'GB300-NVL72', 'H100-SXM', 'H200-SXM', "
+        f"'Lite', 'Lite+BW', 'Lite+BW+FLOPS', 'Lite+MemBW', 'Lite+NetBW'")
+
+
+@pytest.mark.parametrize("gpu", ["h100-sxm", "H100-SXM ", " h100-sxm "])
+def test_a_scenario_file_gpu_is_looked_up_as_gpu_is(tmp_path, gpu):
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('gpu = "H100-SXM"', f'gpu = "{gpu}"'))
+    r = run_cli(["blast-radius", "--scenario", "s.toml", *BLAST, "--json"], tmp_path)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["scenario"] == "mine@H100-SXM"
+
+
+def test_a_scenario_file_gpu_blank_is_refused(tmp_path):
+    (tmp_path / "s.toml").write_text(SCENARIO.replace('gpu = "H100-SXM"', 'gpu = "  "'))
+    assert one_line_error(run_cli(["blast-radius", "--scenario", "s.toml", *BLAST],
+                                  tmp_path)) == (
+        "error: s.toml: gpu name '  ' must be non-empty text of at most 200 characters "
+        "without control or format characters (such as U+202E) or '$', and no blank at "
+        "either end")
+
+
+GPU_FILE = ('[gpu."Mine"]\nderive_from = "{}"\nfraction = 0.25\nmax_instance = 32\n'
+            'source = "what-if: mine"\n')
+
+
+@pytest.mark.parametrize("base", ["h100-sxm", " H100-SXM "])
+def test_a_gpu_file_derive_from_is_looked_up_as_gpu_is(tmp_path, base):
+    (tmp_path / "g.toml").write_text(GPU_FILE.format(base))
+    r = run_cli(["hardware", "g.toml", "--json"], tmp_path)
+    assert r.exit_code == 0, r.output
+    exact = tmp_path / "h.toml"
+    exact.write_text(GPU_FILE.format("H100-SXM"))
+    assert json.loads(r.output) == json.loads(run_cli(["hardware", exact, "--json"]).output)
+
+
+def test_a_gpu_file_derive_from_in_lookalike_letters_is_asked_about(tmp_path):
+    (tmp_path / "g.toml").write_text(GPU_FILE.format("\u041d100-SXM"))
+    assert one_line_error(run_cli(["hardware", "g.toml"], tmp_path)) == (
+        "error: g.toml: GPU 'Mine' derives from unknown GPU '\u041d100-SXM'; did you mean "
+        "'H100-SXM'? (it has '\u041d', U+041D CYRILLIC CAPITAL LETTER EN); known: "
+        "'A100-SXM-80GB', 'B200-HGX', 'B300-HGX', 'GB200-NVL72', 'GB300-NVL72', 'H100-SXM', "
+        "'H200-SXM', 'Lite', 'Lite+BW', 'Lite+BW+FLOPS', 'Lite+MemBW', 'Lite+NetBW'")
