@@ -192,7 +192,8 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
         ("'./f.json'", "a file this command reads")),
     "calibrate -o replacing its scenario's GPU file": (
         [*CALIBRATE[:4], "g.toml", "--scenario", "h100-dgx@g.toml"],
-        {**latency("0.1326"), "g.toml": GPU}, ("'g.toml'", "a file this command reads")),
+        {**latency("0.1326"), "g.toml": GPU},
+        ("--out 'g.toml' is the file --scenario 'h100-dgx@g.toml' reads",)),
     "sweep --out a folder above": ([*SWEEP, "--scenarios", "h100-dgx", "--out", "sub/.."],
                                    {"sub/x": "x"}, ("'sub/..'", "the folder this command runs")),
     "sweep --out an existing file": ([*SWEEP, "--scenarios", "h100-dgx", "--out", "k.txt"],

@@ -300,7 +300,24 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "calibrate --base the -o file": (
         [*CALIBRATE, "--base", "p.toml"],
         {"m.csv": f"{HEADER}\n{ROW}\n", "p.toml": PROFILE.replace('name = "mine"', 'name = "p"')},
-        ("'p.toml'", "a file this command reads", "give another path")),
+        # said 'profile file 'p.toml' is a file this command reads', after the fit
+        ("--out 'p.toml' is the file --base 'p.toml' reads", "give another path")),
+    "calibrate --base ./p.toml -o p.toml": (
+        [*CALIBRATE, "--base", "./p.toml"],
+        {"m.csv": f"{HEADER}\n{ROW}\n", "p.toml": PROFILE.replace('name = "mine"', 'name = "p"')},
+        ("--out 'p.toml' is the file --base './p.toml' reads",)),
+    "calibrate --measurements the -o file": (
+        ["calibrate", "--measurements", "m.toml", "-o", "./m.toml"],
+        {"m.toml": f"{HEADER}\n{ROW}\n"},
+        ("--out './m.toml' is the file --measurements 'm.toml' reads",)),
+    "calibrate --gpu-file the -o file": (
+        [*CALIBRATE[:3], "--gpu-file", "p.toml", *CALIBRATE[3:]],
+        {"m.csv": f"{HEADER}\n{ROW}\n", "p.toml": GPU},
+        ("--out 'p.toml' is the file --gpu-file 'p.toml' reads",)),
+    "calibrate --scenario the -o file @GPU": (
+        [*CALIBRATE, "--scenario", "p.toml@H100-SXM"],
+        {"m.csv": f"{HEADER}\n{ROW}\n", "p.toml": SCENARIO},
+        ("--out 'p.toml' is the file --scenario 'p.toml@H100-SXM' reads",)),
     "calibrate --scenario and --fabric": ([*CALIBRATE, "--scenario", "h100-dgx", "--fabric",
                                            "ring:n=8"], {"m.csv": f"{HEADER}\n{ROW}\n"},
                                           ("give --scenario or --fabric, not both",)),

@@ -50,6 +50,29 @@ def _comm_for(scenario_ref, fabric_ref, gpu_file):
     return comm_for
 
 
+def _refuse_an_input_out(out_path: str, inputs) -> None:
+    """Refuse ``--out`` naming the file one of ``inputs`` (flag, text typed; a scenario's
+    ``NAME@GPU``, either) reads, before any work, both flags named: the profile written would
+    replace it. ``calibrate --base p.toml -o p.toml`` fitted, then said 'profile file
+    'p.toml' is a file this command reads', naming neither flag."""
+    import os
+
+    for flag, typed in inputs:
+        if not isinstance(typed, str):
+            continue
+        base, _, gpu = typed.rpartition("@")   # a scenario's NAME@GPU: either a file
+        for path in dict.fromkeys((typed, typed.strip(), base.strip(), gpu.strip())):
+            try:
+                same = bool(path) and os.path.samefile(path, out_path)
+            except (OSError, ValueError):
+                continue
+            if same:
+                from compute.errors import UserError
+
+                raise UserError(f"--out {out_path!r} is the file {flag} {typed!r} reads; the "
+                                f"profile written would replace it: give another path")
+
+
 def _fit_names(text):
     from compute.profiles import PARAMETERS
     from compute.validate import comma_list
@@ -154,6 +177,9 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
     engine, system = engine or "", system or ""
     with value_refused_as("--out", out_path, "profile file"):
         out = check_file_path(out_path, "profile file", suffixes=(".toml",))
+    _refuse_an_input_out(out_path, (("--measurements", measurements_path), ("--base", base_ref),
+                                    ("--gpu-file", gpu_file), ("--scenario", scenario_ref),
+                                    ("--fabric", fabric_ref)))
     _refuse_shipped_name(name, Path(out).stem)
     ms = read_measurements(measurements_path)
     fit = _fit_names(fit_text)

@@ -1,8 +1,8 @@
 """An output file that is one of the command's own inputs is refused
 (scripts/hostile_round18.py). Before: ``costs --fabric f.json --format json -o f.json``
 printed 'wrote 1 rows to f.json' and the saved fabric was gone, a cost table in its place
-(likewise through a link to it, calibrate ``--base q.toml -o q.toml``, topology export of a
-file onto itself). Now one line naming the file (and the name it was read by), exit 2, the
+(likewise through a link to it, topology export of a file onto itself; calibrate ``--base
+q.toml -o q.toml`` names both flags). Now one line naming the file (and the name it was read by), exit 2, the
 input as it was. The command line notes each file a command reads
 (:func:`compute.config_files.noting_reads`); the library alone notes nothing, so a program
 that reads a fabric and writes it back is not refused."""
@@ -41,8 +41,6 @@ def folder(tmp_path):
     (["costs", "--fabric", "lf.json", "--sizes", "1MiB", "--groups", "4", "--format", "json",
       "-o", "f.json"], "output file", "lf.json"),
     (["topology", "export", "f.json", "-o", "f.json"], "fabric file", None),
-    (["calibrate", "--measurements", "m.csv", "--base", "q.toml", "-o", "q.toml"],
-     "profile file", None),
 ])
 def test_an_input_is_not_replaced(folder, args, what, read):
     before = {p.name: p.read_bytes() for p in folder.iterdir() if not p.is_symlink()}
@@ -52,6 +50,18 @@ def test_an_input_is_not_replaced(folder, args, what, read):
     assert line == (f"error: {what} {target!r} is {shown}a file this command reads; its output "
                     "would replace it: give another path")
     assert {p.name: p.read_bytes() for p in folder.iterdir() if not p.is_symlink()} == before
+
+
+def test_calibrate_over_its_base_names_both_flags(folder):
+    """Refused before the fit, naming --out and --base (tests/netmodel/
+    test_hostile_round28b.py): it said 'profile file 'q.toml' is a file this command
+    reads' once the fit was done."""
+    before = (folder / "q.toml").read_bytes()
+    line = one_line_error(run_cli(["calibrate", "--measurements", "m.csv", "--base", "q.toml",
+                                   "-o", "q.toml"], cwd=folder))
+    assert line == ("error: --out 'q.toml' is the file --base 'q.toml' reads; the profile "
+                    "written would replace it: give another path")
+    assert (folder / "q.toml").read_bytes() == before
 
 
 def test_another_output_of_the_same_input_is_written(folder):

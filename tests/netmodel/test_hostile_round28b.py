@@ -6,6 +6,10 @@ Found wrong, each checked here:
 ``gpu`` ('H100-SXM ') or a GPU file's ``derive_from`` ('h100-sxm') was refused, where
 ``--gpu`` reads each as 'H100-SXM' (compute.errors.find_name: blanks at either end
 dropped, case aside). Now each is read as the catalog's GPU.
+
+(b) ``calibrate --base p.toml -o p.toml`` fitted, then said 'profile file 'p.toml' is a
+file this command reads', naming neither flag. Now refused before the fit, naming both
+(--measurements, --gpu-file and a scenario's file or NAME@GPU's GPU file alike).
 """
 
 from __future__ import annotations
@@ -94,3 +98,37 @@ def test_a_gpu_file_derive_from_in_lookalike_letters_is_asked_about(tmp_path):
         "'H100-SXM'? (it has '\u041d', U+041D CYRILLIC CAPITAL LETTER EN); known: "
         "'A100-SXM-80GB', 'B200-HGX', 'B300-HGX', 'GB200-NVL72', 'GB300-NVL72', 'H100-SXM', "
         "'H200-SXM', 'Lite', 'Lite+BW', 'Lite+BW+FLOPS', 'Lite+MemBW', 'Lite+NetBW'")
+
+
+PROFILE = (ROOT / "compute/data/profiles/vllm-dgx-h100.toml").read_text().replace(
+    'name = "vllm-dgx-h100"', 'name = "mine"')
+MEASURED = str(ROOT / "compute/data/vllm_h100_2024_measurements.csv")
+CALIBRATE = ["calibrate", "--measurements", MEASURED, "--fit", "layer_overhead_s"]
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--base", "p.toml", "-o", "p.toml"],
+     "error: --out 'p.toml' is the file --base 'p.toml' reads; the profile written would "
+     "replace it: give another path"),
+    (["--base", "./p.toml", "--out", "p.toml"],
+     "error: --out 'p.toml' is the file --base './p.toml' reads; the profile written would "
+     "replace it: give another path"),
+    (["--scenario", "p.toml@H100-SXM", "-o", "p.toml"],
+     "error: --out 'p.toml' is the file --scenario 'p.toml@H100-SXM' reads; the profile "
+     "written would replace it: give another path"),
+    (["--scenario", "h100-dgx@p.toml", "-o", "p.toml"],   # its GPU file
+     "error: --out 'p.toml' is the file --scenario 'h100-dgx@p.toml' reads; the profile "
+     "written would replace it: give another path"),
+])
+def test_calibrate_out_over_an_input_names_both_flags(tmp_path, argv, said):
+    (tmp_path / "p.toml").write_text(PROFILE)
+    assert one_line_error(run_cli([*CALIBRATE, *argv], tmp_path)) == said
+    assert (tmp_path / "p.toml").read_text() == PROFILE   # nothing written
+
+
+def test_calibrate_out_over_its_measurements_names_both_flags(tmp_path):
+    (tmp_path / "m.toml").write_text((ROOT / MEASURED).read_text())
+    assert one_line_error(run_cli(["calibrate", "--measurements", "m.toml", "-o", "m.toml"],
+                                  tmp_path)) == (
+        "error: --out 'm.toml' is the file --measurements 'm.toml' reads; the profile written "
+        "would replace it: give another path")
