@@ -325,6 +325,10 @@ def pipeline_period(pass_t: np.ndarray | float, send: np.ndarray | float,
     return np.maximum(stage, send) if mode == "overlap" else stage + send
 
 
+#: :func:`mlp_kind_gap` forms the work of at most about this many cells at a time.
+_GAP_CELLS = 1 << 16
+
+
 def mlp_kind_gap(model, gpu, sh, micro, workload, options, skew) -> np.ndarray | None:
     """For an MoE model with dense layers, each configuration and batch's ``sum over mlp_up
     and mlp_down of (an MoE layer's time - a dense layer's time)``, each timed as those
@@ -335,8 +339,20 @@ def mlp_kind_gap(model, gpu, sh, micro, workload, options, skew) -> np.ndarray |
     if not (model.is_moe and model.dense_layers):
         return None
     rows, piped, m = _pipelined_rows(sh, micro)
-    return _kind_gap(model, gpu, mlp_work_by_kind(model, piped, m, workload, skew), sh, rows,
-                     micro, options)
+    nb = np.shape(micro)[1]
+    width = max(1, _GAP_CELLS // max(rows.size, 1))
+    if width >= nb:
+        return _kind_gap(model, gpu, mlp_work_by_kind(model, piped, m, workload, skew), sh,
+                         rows, micro, options)
+    # a block of batches at a time (each cell's work is its own batch's): the work's
+    # arrays, a dozen of the grid's rows x batches each, never made whole
+    gap = np.empty((sh.tp.shape[0], nb))
+    for j in range(0, nb, width):
+        cols = slice(j, j + width)
+        gap[:, cols] = _kind_gap(model, gpu, mlp_work_by_kind(model, piped, m[:, cols],
+                                                              workload, skew),
+                                 sh, rows, m[:, cols], options)
+    return gap
 
 
 def attention_kind_times(model, gpu, sh, micro, workload, options) -> tuple | None:
