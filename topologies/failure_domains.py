@@ -38,6 +38,9 @@ Classes and what a failure removes:
   cabling's do: the same parts, named as its edges (``gpu0-ocs0``), one a fibre at its GPU
   end (and a NIC where the optics are pluggable), each taking the one circuit that rides
   that fibre (a GPU has one port on each OCS); a fibre no circuit rides cuts nothing.
+  Where the fabric's ``module_ports`` is 2 (twin-port OSFP), a ``transceiver`` is a
+  module of two ends (:mod:`topologies.optic_modules`): one part, cutting (or thinning)
+  both cables it holds, two at a switch or a server's two GPUs' NIC cables.
 * ``nic``: the NIC behind a GPU's cable end to a switch of tier >= 1 or an OCS over
   pluggable optics, fibre or copper (the GPUs :func:`~topologies.nics.nic_gpus` prices
   a NIC for; a GPU whose optics are co-packaged has no separate NIC), one per GPU end
@@ -94,8 +97,9 @@ from topologies.edge_arrays import EdgeArrays, edge_arrays
 from topologies.enclosures import _held_index, _holds, _whole_host_racks, hosts
 from topologies.graph_ops import edge_key
 from topologies.hierarchical import NVL72_SWITCH_TRAYS
-from topologies.inventory import cable_end_parts, shared_part
+from topologies.inventory import OPTICAL_MEDIA, cable_end_parts, shared_part
 from topologies.nics import NIC_MEDIA, nic_share, ocs_fibres
+from topologies.optic_modules import module_effects, module_ports, paired_ends
 from topologies.schema import (
     TRACE_MEDIA,
     check_graph,
@@ -452,6 +456,11 @@ def component_arrays(graph: nx.Graph, *, gpus_per_host: int | None = None,
             else:
                 pick = single & e.medium_in(m for m, c in LINK_CLASSES.items() if c == cls)
                 parts = ends
+                if cls == "transceiver" and module_ports(graph) > 1:   # twin-port modules
+                    pick &= ~paired_ends(graph, e, pick)
+                    rest[cls] += [Component(cls, name, edges=cut, scaled=thin, shared=all(
+                        shared_part(graph, u, v) for u, v in (*cut, *(x for x, _ in thin))))
+                        for name, cut, thin in module_effects(graph, e, OPTICAL_MEDIA)]
             at = np.flatnonzero(pick & (parts > 0))
             out[cls] = ClassComponents(cls, parts[at], edge=at, removed=removed[at])
         for bundle in shared.values():

@@ -21,6 +21,7 @@ from compute import validate
 from compute.errors import UserError
 from compute.gpu_facts import nvlink_count
 from compute.hardware import GpuSpec
+from compute.validate import describe
 from topologies.common import (
     CABLE_MEDIA,
     LEAF_SPINE_LENGTH,
@@ -45,6 +46,7 @@ from topologies.common import (
 )
 from topologies.limits import MAX_RADIX, check_size
 from topologies.registry import builder
+from topologies.schema import MODULE_PORT_CHOICES, MODULE_PORTS
 
 __all__ = ["NVL72_SWITCH_TRAYS", "nvl72", "rail_optimized", "spine_count", "superpod"]
 
@@ -98,7 +100,7 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
                    nvswitch_radix: int | None = None, in_network_reduction: bool | None = None,
                    sharp: bool = False, servers_per_rack: int | None = None,
                    medium: str = "pluggable-optics",
-                   nics_per_server: int | None = None) -> nx.Graph:
+                   nics_per_server: int | None = None, module_ports: int = 1) -> nx.Graph:
     """``domains`` scale-up domains of ``domain_size`` GPUs, under a rail-optimized two-tier
     scale-out fabric (omitted when there is one domain).
 
@@ -157,6 +159,12 @@ def rail_optimized(domains: int = 4, domain_size: int = 8, gpus_per_server: int 
         200 Gb/s HDR. A failed GPU holding a NIC leaves it up for the others (it sits on the
         host's PCIe switch: :func:`topologies.failure_domains.nic_heirs`); the NIC failing
         cuts them off with it.
+    module_ports : int
+        Optical cable ends one pluggable module serves, 1 or 2 (graph attribute
+        :data:`~topologies.schema.MODULE_PORTS`, :mod:`topologies.optic_modules`): 2 is a
+        twin-port OSFP (2 x 400G in one module, at the switches and the servers alike, as
+        a DGX H100 SuperPOD's: ``P40``, DGX H100 User Guide Table 6); 1, the default, a
+        module an end. A module's failure cuts every link end it holds.
 
     Examples
     --------
@@ -183,7 +191,8 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
                  scaleup_bandwidth: float | None, nic_bandwidth: float | None,
                  nvlinks: int | None, nvswitch_radix: int | None,
                  in_network_reduction: bool | None, sharp: bool, servers_per_rack: int | None,
-                 medium: str, nics_per_server: int | None = None) -> nx.Graph:
+                 medium: str, nics_per_server: int | None = None,
+                 module_ports: int = 1) -> nx.Graph:
     """:func:`rail_optimized`'s body, for builder ``name`` whose ``domains`` are its
     ``unit`` (its refusals name them: nvl72's racks)."""
     domains = check_int(unit, domains)
@@ -220,6 +229,9 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
     up_bw = bandwidth_or("scaleup_bandwidth", scaleup_bandwidth, spec.scaleup_bandwidth)
     nic_bw = bandwidth_or("nic_bandwidth", nic_bandwidth, spec.scaleout_bandwidth)
     medium = check_medium("medium", medium, CABLE_MEDIA, SCALEOUT_NOT_TRACES)
+    if type(module_ports) is not int or module_ports not in MODULE_PORT_CHOICES:
+        raise UserError(f"module_ports must be 1 or 2 (the optical cable ends one pluggable "
+                        f"module serves), got {describe(module_ports)}")
     n = domains * size
     servers = n // gps
     if per_rack is not None:   # more servers a rack than there are: one rack
@@ -261,13 +273,15 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
                   Links(leaf0 + j, leaf0 + leaves + t,
                         link(nic_bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium),
                              medium, links=parallel))]
+    if module_ports != 1:
+        graph.graph[MODULE_PORTS] = module_ports
     return finish_blocks(graph, n, nodes, links, spec)
 
 
 @builder("superpod")
 def superpod(sus: int = 1, gpu: str | GpuSpec = "H100-SXM", scaleup_bandwidth: float | None = None,
              nic_bandwidth: float | None = None, sharp: bool = False,
-             medium: str = "pluggable-optics") -> nx.Graph:
+             medium: str = "pluggable-optics", module_ports: int = 2) -> nx.Graph:
     """A DGX H100 SuperPOD-like cluster of ``sus`` scalable units.
 
     The published shape (shared/reference/fabrics.md): 32 DGX server slots per SU, one slot of the whole cluster
@@ -275,7 +289,10 @@ def superpod(sus: int = 1, gpu: str | GpuSpec = "H100-SXM", scaleup_bandwidth: f
     per server on one NVSwitch domain (4 NVSwitch3 chips: 256 ports, 18 NVLinks per GPU,
     NVLS reduction), each GPU with its own 400 Gb/s NIC to its rail's leaf; 8 rail leaves
     per SU and 4/8/16/16 spines for 1-4 SUs, all 64-port (Quantum-2). Racks hold 4 servers
-    (an assumption for the ``rack`` label). Another ``gpu`` keeps the shape and its own
+    (an assumption for the ``rack`` label). Its optics are twin-port OSFP modules
+    (``module_ports`` 2 by default: 32 cages for a Quantum-2 switch's 64 ports, ``P40``;
+    4 cages for a DGX H100's 8 ConnectX-7, DGX H100 User Guide Table 6), so one SU's
+    1,008 optical cable ends are 504 modules. Another ``gpu`` keeps the shape and its own
     NVLinks (an A100's 12; the domain switch keeps its 256 ports). The rest as
     :func:`rail_optimized`.
 
@@ -302,7 +319,7 @@ def superpod(sus: int = 1, gpu: str | GpuSpec = "H100-SXM", scaleup_bandwidth: f
                           servers_per_leaf=32, leaf_radix=ports, spine_radix=ports,
                           scaleup_bandwidth=scaleup_bandwidth, nic_bandwidth=nic_bandwidth,
                           nvlinks=None, nvswitch_radix=4 * 64, sharp=sharp, servers_per_rack=4,
-                          medium=medium)
+                          medium=medium, module_ports=module_ports)
 
 
 @builder("nvl72")

@@ -30,6 +30,7 @@ from compute.errors import UserError
 from compute.validate import describe
 from topologies.edge_arrays import EdgeArrays, edge_arrays
 from topologies.nics import nic_gpus, nic_ports
+from topologies.optic_modules import optical_modules, paired_ends
 from topologies.schema import TRACE_MEDIA
 
 __all__ = ["OPTICAL_MEDIA", "BillOfMaterials", "bill_of_materials", "cable_end_parts",
@@ -46,8 +47,10 @@ class BillOfMaterials:
     :data:`~topologies.schema.TRACE_MEDIA`, a board's or a package's wiring: not cables, no
     optics or connectors) by medium, lanes, optics and ports in use.
 
-    ``pluggable_transceivers``: one per optical cable end at a GPU or switch (pluggable
-    optics or plain fibre); ``cpo_ports``: the same for co-packaged optics; an end at an OCS
+    ``pluggable_transceivers``: the pluggable modules: one per optical cable end at a GPU or
+    switch (pluggable optics or plain fibre), or where the fabric's ``module_ports`` is 2
+    one per two ends (twin-port OSFP, :func:`~topologies.optic_modules.optical_modules`:
+    a switch's ends two a module, a server's GPUs' ends likewise); ``cpo_ports``: the same for co-packaged optics; an end at an OCS
     needs no transceiver (the OCS steers light) and counts in ``ocs_ports_used``. Ends of a
     breakout share count as :func:`cable_end_parts` says: the GPU end one, the switch end
     its share of a port.
@@ -325,8 +328,10 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
     --------
     >>> from topologies import superpod
     >>> b = bill_of_materials(superpod(1))   # 248 H100 x 18 NVLinks on their baseboards
-    >>> b.cables, b.traces, b.pluggable_transceivers
-    ({'pluggable-optics': 504}, {'board': 4464}, 1008)
+    >>> b.cables, b.traces, b.pluggable_transceivers   # 1,008 ends in twin-port modules
+    ({'pluggable-optics': 504}, {'board': 4464}, 508)
+    >>> bill_of_materials(superpod(1, module_ports=1)).pluggable_transceivers
+    1008
     """
     cables: Counter = Counter()
     traces: Counter = Counter()
@@ -360,12 +365,15 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
     optical, co_packaged = cabled & e.medium_in(OPTICAL_MEDIA), cabled & e.medium_in(
         ("co-packaged-optics",))
     is_ocs, is_switch = e.kind_is("ocs"), e.kind_is("switch")
+    paired = paired_ends(graph, e, optical)   # their ends in modules of several ports
     for end in (e.u, e.v):
         ocs_used += _total(links[cabled & is_ocs[end]])
         switch_used += _total(links[cabled & is_switch[end]])
         share = e.end_parts(end)
-        plug += _total(share[optical])
+        plug += _total(share[optical & ~paired])
         cpo += _total(share[co_packaged])
+    if paired.any():
+        plug += len(optical_modules(graph, e, OPTICAL_MEDIA))
     switch_ports = sum(d["radix"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
     ocs_ports = sum(d["ports"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs")
     def whole(counts: Counter) -> dict:

@@ -88,7 +88,8 @@ scenario's ``[adjust]`` changed (:func:`netmodel.study.scenario_fabric.adjusted`
 latency is its as-built one times the scale plus the hop (every switch's and OCS's times
 the scale), so a cable's length read back from its latency undoes them
 (:func:`~topologies.common.cable_length`; none after a scale of 0, which leaves no length
-in a latency). A circuit edge also carries ``optics`` (the medium of the GPU ports at its
+in a latency). ``module_ports`` (1 or 2; absent: 1) says how many optical cable ends one
+pluggable module serves (:mod:`topologies.optic_modules`: twin-port OSFP is 2). A circuit edge also carries ``optics`` (the medium of the GPU ports at its
 ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
 A node, an edge or the graph may carry attributes of other names (a file's own labels),
 kept unread, but not one that looks like a misspelling of one the schema reads
@@ -161,7 +162,8 @@ from topologies.schema_reads import (
 from topologies.schema_text import check_attribute_texts, check_graph_texts, invalid, near_miss
 from topologies.schema_torus import check_dims
 
-__all__ = ["EDGE_KEYS", "GRAPH_TYPES", "HOP_LATENCY", "LABELS", "LATENCY_SCALE", "MEDIA", "NODE_KEYS", "NODE_KINDS",
+__all__ = ["EDGE_KEYS", "GRAPH_TYPES", "HOP_LATENCY", "LABELS", "LATENCY_SCALE", "MEDIA", "MODULE_PORTS",
+           "MODULE_PORT_CHOICES", "NODE_KEYS", "NODE_KINDS",
            "TRACE_MEDIA", "UNITS", "catalog_clash", "circuit_count",
            "check_switches_linked", "circuit_each", "circuit_via", "edge_count", "scale_bandwidth", "scale_cabling",
            "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate",
@@ -196,6 +198,13 @@ DEGRADED = "degraded"
 #: built fabric (:func:`topologies.common.note_latency_adjustment`): each link's latency
 #: is its as-built one times ``latency_scale`` plus ``hop_latency`` (s).
 LATENCY_SCALE, HOP_LATENCY = "latency_scale", "hop_latency"
+#: The graph attribute saying how many optical cable ends one pluggable module serves
+#: (:mod:`topologies.optic_modules`): 1 (a single-port module, what a fabric without it
+#: reads: every file written before it) or 2 (twin-port OSFP, two 400 Gb/s ends in one
+#: module, as a DGX H100 SuperPOD's switches and servers hold them, ``P40``).
+MODULE_PORTS = "module_ports"
+#: The values :data:`MODULE_PORTS` may take.
+MODULE_PORT_CHOICES = (1, 2)
 #: Types of the graph attributes the schema knows (others are kept unchecked, but not a
 #: near miss of one of these: :func:`near_miss`); a bool only where ``bool`` is named.
 GRAPH_TYPES = {
@@ -204,7 +213,7 @@ GRAPH_TYPES = {
     "edges_built": (int,), "k": (int,), "oversubscription": (int,), "lites_per_group": (int,),
     "circuits": (int,), "reconfiguration_time": (int, float), "ocs_cabling": (dict,),
     "gpu_file_facts": (dict,), DEGRADED: (bool,), LATENCY_SCALE: (int, float),
-    HOP_LATENCY: (int, float),
+    HOP_LATENCY: (int, float), MODULE_PORTS: (int,),
 }
 #: Each type of :data:`GRAPH_TYPES` in the words a file's writer reads (Python's names,
 #: 'must be dict', were the refusal's).
@@ -346,6 +355,9 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
     if HOP_LATENCY in attrs and not finite_nonneg(attrs[HOP_LATENCY]):
         invalid(f"graph attribute {HOP_LATENCY!r} must be finite and >= 0 s (the latency added "
              f"to each of its links), got {describe(attrs[HOP_LATENCY])}")
+    if MODULE_PORTS in attrs and attrs[MODULE_PORTS] not in MODULE_PORT_CHOICES:
+        invalid(f"graph attribute {MODULE_PORTS!r} must be 1 or 2 (the optical cable ends one "
+             f"pluggable module serves), got {describe(attrs[MODULE_PORTS])}")
     cabling = attrs.get("ocs_cabling")
     if cabling is not None and (set(cabling) - {"fibres"} != {"medium", "cables", "lanes"}
                                 or not isinstance(cabling["medium"], str)

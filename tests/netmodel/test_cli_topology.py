@@ -36,7 +36,9 @@ def test_show_text_and_json():
     d = json.loads(run("show", "superpod", "--json").output)
     assert d["gpus"] == 248 and d["switches_by_tier"] == {"0": 31, "1": 8, "2": 4}
     assert d["injection_by_peer"] == {"switch tier 0": 450e9, "switch tier 1": 50e9}
-    assert d["bom"]["pluggable_transceivers"] == 2 * (248 + 8 * 32)
+    # 2 x (248 + 8 x 32) = 1,008 optical ends in twin-port modules (P40): the GPUs' 124
+    # (two a module), each leaf's 31 down in 16 and 32 up in 16, each spine's 64 in 32
+    assert d["bom"]["pluggable_transceivers"] == 248 // 2 + 8 * (16 + 16) + 4 * 32 == 508
     o = json.loads(run("show", "ocs:gpus=8,ports=2,logical=ring", "--json").output)
     assert o["reconfiguration_time"] == 0.01 and o["bom"]["circuits"] == 8
     p = json.loads(run("show", "fat-tree:k=8", "--json", "--pair", "gpu0", "gpu1").output)

@@ -69,7 +69,7 @@ SPECS = [
     "lite-groups:base=[rail-optimized:domains=2],lites=4,split=gateway",
     "lite-groups:base=[fat-tree:k=8],lites=2",
     "nvl72:racks=2",
-    "superpod:sus=1",
+    "superpod:sus=1,module_ports=1",
     "rail-optimized:domains=4",
     "rail-optimized:domains=2,nics_per_server=4",
     "torus:dims=4x4x4",

@@ -1,0 +1,92 @@
+"""Twin-port optical modules (graph attribute ``module_ports``, topologies.optic_modules):
+counts, what one module's failure takes, and how files without the attribute read.
+
+Hand counts. One SU of a DGX H100 SuperPOD (``superpod:sus=1``): 31 DGX (248 GPUs, one slot
+of 32 holds the UFM), 8 rail leaves and 4 spines of 64 ports, 32 uplinks a leaf (8 to each
+spine). Optical cable ends: 248 NIC cables and 256 leaf-spine cables, two ends each, 1,008.
+Twin-port (two 400G ends a module, P40; 4 cages for a DGX's 8 NICs, DGX H100 User Guide
+Table 6): GPUs 248 / 2 = 124; a leaf's 31 down ports in 16 modules (one half used) and 32 up
+in 16: 8 x 32 = 256; a spine's 64 in 32: 4 x 32 = 128; 124 + 256 + 128 = 508 (504 were
+every module full). h100-dgx's cell (4 servers, rail-optimized:domains=4): 32 NIC ends in 16
+modules, a leaf's 4 down in 2 and 32 up in 16 (8 leaves: 144), a spine's 64 in 32 (4: 128):
+288, half of 576 ends.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from compute.errors import UserError
+from topologies import build, read_graph, write_graph
+from topologies.degrade import degrade
+from topologies.failure_domains import class_counts, components
+from topologies.hardware_radius import hardware_radius
+from topologies.inventory import bill_of_materials
+from topologies.optic_modules import module_ports
+
+
+def test_superpod_counts_twin_port_modules_by_hand():
+    g = build("superpod:sus=1")
+    assert module_ports(g) == 2
+    assert bill_of_materials(g).pluggable_transceivers == 124 + 8 * (16 + 16) + 4 * 32 == 508
+    assert class_counts(components(g, classes=["transceiver"]))["transceiver"] == 508
+    single = build("superpod:sus=1,module_ports=1")
+    assert module_ports(single) == 1 and "module_ports" not in single.graph
+    assert bill_of_materials(single).pluggable_transceivers == 2 * (248 + 256) == 1008
+    # single-port: a component a cable, both its ends (2 parts), as before
+    assert class_counts(components(single, classes=["transceiver"]))["transceiver"] == 1008
+
+
+def test_h100_dgx_cell_holds_half_its_ends_in_modules():
+    g = build("rail-optimized:domains=4,module_ports=2")
+    assert bill_of_materials(g).pluggable_transceivers == 16 + 8 * (2 + 16) + 4 * 32 == 288
+    assert bill_of_materials(build("rail-optimized:domains=4")).pluggable_transceivers == 576
+
+
+def test_one_module_takes_both_of_its_links():
+    g = build("rail-optimized:domains=4,module_ports=2")
+    mods = {c.name: c for c in components(g)["transceiver"]}
+    assert all(c.parts == 1.0 for c in mods.values())
+    # GPUs 0 and 1 of server 0 share a cage: their NIC cables (rails 0 and 1) go with it
+    nic = mods["gpu0 module 0"]
+    assert nic.edges == (("gpu0", "leaf0"), ("gpu1", "leaf1")) and not nic.shared
+    # a leaf's first two down ports: servers 0 and 1 on rail 0
+    down = mods["leaf0 module 0"]
+    assert down.edges == (("gpu0", "leaf0"), ("gpu8", "leaf0"))
+    # an up module holds 2 of the 8 cables to spine 0: 6 / 8 of its bandwidth stays
+    up = mods["leaf0 module 2"]
+    assert up.scaled == ((("leaf0", "spine0"), 0.75),) and up.shared
+    cut = degrade(g, [nic])
+    assert not cut.has_edge("gpu0", "leaf0") and not cut.has_edge("gpu1", "leaf1")
+    assert cut.has_edge("gpu2", "leaf2")
+    thin = degrade(g, [up])
+    assert thin.edges["leaf0", "spine0"]["bandwidth"] == 0.75 * g.edges["leaf0", "spine0"][
+        "bandwidth"]
+
+
+def test_blast_radius_of_a_module_is_two_links():
+    # no GPU is cut off by one module on a rail fabric (each GPU keeps NVLink to its
+    # server); the class counts modules, one part each
+    for spec, parts in (("rail-optimized:domains=4,module_ports=2", 288),
+                        ("rail-optimized:domains=4", 576)):
+        r = {b.cls: b for b in hardware_radius(build(spec))}["transceiver"]
+        assert r.parts == parts and r.gpus_max == 0
+
+
+def test_files_without_the_attribute_read_single_port(tmp_path):
+    path = tmp_path / "sp.json"
+    write_graph(build("superpod:sus=1"), path)
+    data = json.loads(path.read_text())
+    assert data["graph"]["module_ports"] == 2
+    assert bill_of_materials(read_graph(path)).pluggable_transceivers == 508
+    del data["graph"]["module_ports"]   # a file written before the attribute
+    path.write_text(json.dumps(data))
+    assert bill_of_materials(read_graph(path)).pluggable_transceivers == 1008
+    data["graph"]["module_ports"] = 4
+    path.write_text(json.dumps(data))
+    with pytest.raises(UserError, match="'module_ports' must be 1 or 2"):
+        read_graph(path)
+    with pytest.raises(UserError, match="module_ports must be 1 or 2"):
+        build("rail-optimized:domains=2,module_ports=3")

@@ -1,0 +1,162 @@
+"""Pluggable optical modules of several ports: which cable ends one module holds.
+
+A fabric's graph attribute :data:`~topologies.schema.MODULE_PORTS` (``module_ports``, 1 or
+2; a fabric without it, a file written before it included, reads 1) says how many optical
+cable ends one pluggable module serves. With 1 every end of a ``pluggable-optics`` or
+``fibre`` cable at a GPU or a switch is a module of its own (a single-port 400G OSFP, say).
+With 2 the ends pair up as a DGX H100 SuperPOD's twin-port OSFP modules hold them: two
+400 Gb/s ports in one module, at every Quantum-2 switch (32 OSFP cages for its 64 ports,
+shared/reference/power_cost_yield.csv ``P40``: NVIDIA MMS4X00-NS, 800G twin-port 2x400G)
+and at the DGX H100 (4 OSFP cages for its 8 ConnectX-7 NICs: NVIDIA DGX H100 User Guide,
+Network Modules, Table 6). The pairing (:func:`optical_modules`):
+
+* at a switch, its optical cable ends in link order, those to GPUs and those to other
+  switches apart (down and up ports in cages of their own; an edge of ``C`` cables is
+  ``C`` ends in a row, so the two ends of a module go to the same far node where they
+  can);
+* at a GPU, the optical ends of every GPU of its ``server`` label together, in GPU order
+  (the builders number a server's GPUs by rail: GPUs 0 and 1 of a DGX share a cage, an
+  assumption for which two of its eight NICs a cage holds; a GPU without a ``server``
+  label pairs its own ends only);
+* a node (or server) of an odd count keeps one module half used; an OCS end holds no
+  module (it steers light).
+
+A breakout share (a fractional ``links``) and a realized OCS fabric's fibres are one
+module an end whatever ``module_ports`` says (no published build pairs them). A module
+that fails takes every cable it holds: an edge of which it holds every cable is cut, one
+of which it holds ``k`` of ``C`` keeps ``(C - k) / C`` of its bandwidth
+(:mod:`topologies.failure_domains`); the bill of materials counts modules
+(:func:`~topologies.inventory.bill_of_materials`).
+
+One SU of a DGX SuperPOD (:func:`~topologies.hierarchical.superpod`, twin-port by
+default): 248 NIC ends two a module, 124; each of 8 rail leaves 31 GPU ends (a server slot
+holds the UFM) in 16 modules, one half used, and 32 up in 16, 256; 4 spines of 64 ends, 128:
+508 modules for 1,008 ends (504 were every module full).
+
+>>> from topologies import superpod
+>>> from topologies.edge_arrays import edge_arrays
+>>> g = superpod(1)
+>>> e = edge_arrays(g)
+>>> mods = optical_modules(g, e)
+>>> len(mods), [(e.nodes[e.u[i]], e.nodes[e.v[i]], k) for i, k in mods[0][1]]
+(508, [('gpu0', 'leaf0', 1), ('gpu1', 'leaf1', 1)])
+>>> sorted({sum(k for _, k in m) for w, m in mods if w.startswith("leaf")})
+[1, 2]
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import networkx as nx
+import numpy as np
+
+from topologies.edge_arrays import EdgeArrays, edge_arrays
+from topologies.schema import MODULE_PORTS
+
+__all__ = ["module_effects", "module_ports", "optical_modules", "paired_ends"]
+
+
+def module_ports(graph: nx.Graph) -> int:
+    """Optical cable ends one pluggable module of ``graph`` serves: its
+    :data:`~topologies.schema.MODULE_PORTS` attribute, 1 where it has none.
+
+    >>> from topologies import superpod, build
+    >>> module_ports(superpod(1)), module_ports(build("fat-tree:k=4"))
+    (2, 1)
+    """
+    return int(graph.graph.get(MODULE_PORTS, 1))
+
+
+def paired_ends(graph: nx.Graph, e: EdgeArrays, optical: np.ndarray) -> np.ndarray:
+    """Boolean per edge of ``e``: its optical ends are held by modules of
+    :func:`optical_modules` (``module_ports`` > 1, ``optical`` and not a breakout share
+    or an OCS circuit); all False where a module holds one end."""
+    if module_ports(graph) <= 1:
+        return np.zeros(len(e.u), dtype=bool)
+    return optical & (e.links == np.trunc(e.links)) & ~e.medium_in(("ocs-circuit",))
+
+
+def optical_modules(graph: nx.Graph, edges: EdgeArrays | None = None,
+                    media: tuple[str, ...] = ("pluggable-optics", "fibre")
+                    ) -> list[tuple[object, tuple[tuple[int, int], ...]]]:
+    """The pluggable modules of ``graph`` that hold several cable ends (the module doc's
+    pairing), each as ``(where, ((edge, cables), ...))``: the node (a switch, or the first
+    GPU of a server) it sits at, and the edges (positions in ``edges``, the graph's
+    :func:`~topologies.edge_arrays.edge_arrays`) whose cables it holds, with how many of
+    each. Empty where :func:`module_ports` is 1 (every end its own module).
+
+    Parameters
+    ----------
+    graph : networkx.Graph
+        A fabric.
+    edges : EdgeArrays, optional
+        ``graph``'s edge arrays, where the caller has them.
+    media : tuple of str
+        The cable media of pluggable modules (:data:`topologies.inventory.OPTICAL_MEDIA`).
+
+    Returns
+    -------
+    list of tuple
+    """
+    ports = module_ports(graph)
+    if ports <= 1:
+        return []
+    e = edge_arrays(graph) if edges is None else edges
+    pick = np.flatnonzero(paired_ends(graph, e, e.medium_in(media)))
+    gpu, ocs = e.kind_is("gpu"), e.kind_is("ocs")
+    data = graph._node
+    ends: dict = defaultdict(list)   # (order, where) -> [(node position, edge, cables)]
+    for i, u, v, c in zip(pick.tolist(), e.u[pick].tolist(), e.v[pick].tolist(),
+                          e.links[pick].tolist(), strict=True):
+        for n, far in ((u, v), (v, u)):
+            if ocs[n]:
+                continue
+            key: tuple = (n, bool(gpu[far]))   # a switch's down and up ports apart
+            if gpu[n] and "server" in data[e.nodes[n]]:
+                key = ("server", data[e.nodes[n]]["server"])
+            ends[key].append((n, i, int(c)))
+    out = []
+    for held in ends.values():
+        held.sort()
+        where = e.nodes[held[0][0]]
+        row = [i for _, i, c in held for _ in range(c)]
+        for at in range(0, len(row), ports):
+            taken: dict = {}
+            for i in row[at:at + ports]:
+                taken[i] = taken.get(i, 0) + 1
+            out.append((where, tuple(taken.items())))
+    return out
+
+
+def module_effects(graph: nx.Graph, edges: EdgeArrays | None = None,
+                   media: tuple[str, ...] = ("pluggable-optics", "fibre")
+                   ) -> list[tuple[str, tuple, tuple]]:
+    """What each module of :func:`optical_modules` takes when it fails, as
+    ``(name, removed, scaled)``: the edges ``(u, v)`` of which it holds every cable, and
+    ``((u, v), factor)`` for those of which it holds ``k`` of ``C``, kept at
+    ``(C - k) / C`` of their bandwidth. Named ``"{where} module {j}"``, ``j`` counting the
+    modules at that node (or server) from 0.
+
+    >>> from topologies import superpod
+    >>> fx = module_effects(superpod(1))
+    >>> fx[0]   # GPUs 0 and 1 of server 0: their NIC cables to rails 0 and 1
+    ('gpu0 module 0', (('gpu0', 'leaf0'), ('gpu1', 'leaf1')), ())
+    >>> next(f for f in fx if f[0] == "leaf0 module 16")   # 2 of 8 cables to spine0
+    ('leaf0 module 16', (), ((('leaf0', 'spine0'), 0.75),))
+    """
+    e = edge_arrays(graph) if edges is None else edges
+    out = []
+    count: dict = defaultdict(int)
+    for where, held in optical_modules(graph, e, media):
+        removed, scaled = [], []
+        for i, k in held:
+            uv = (e.nodes[e.u[i]], e.nodes[e.v[i]])
+            c = float(e.links[i])
+            if c - k <= 1e-9:
+                removed.append(uv)
+            else:
+                scaled.append((uv, (c - k) / c))
+        out.append((f"{where} module {count[where]}", tuple(removed), tuple(scaled)))
+        count[where] += 1
+    return out
