@@ -397,8 +397,29 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                                              ("--two-batch-overlap", "'vllm-dgx-h100'")),
     "serve --scenario '@H200-SXM'": ([*SERVE[:1], "--scenario", "@H200-SXM", *SERVE[3:]], {},
                                      ("--scenario '@H200-SXM'", "known: 'h100-dgx'")),
+    # said 'scenario 'h100-dgx@' names no GPU after '@'', naming no flag (likewise a
+    # fabric spec's 'spec parameter '' must be KEY=VALUE (in 'ring:n=8,')', a builder's
+    # 'fabric 'ring@': '@GPU' re-types a scenario ...')
     "serve --scenario 'h100-dgx@'": ([*SERVE[:1], "--scenario", "h100-dgx@", *SERVE[3:]], {},
-                                     ("'h100-dgx@'", "names no GPU after '@'")),
+                                     ("--scenario 'h100-dgx@': scenario 'h100-dgx' names no "
+                                      "GPU after '@'",)),
+    "cost --scenario 'h100-dgx@ '": (["cost", "--scenario", "h100-dgx@ ", *COST[3:]], {},
+                                     ("--scenario 'h100-dgx@ ': scenario 'h100-dgx'",)),
+    "compare --scenarios 'lite-flat@,h100-dgx'": (
+        [*COMPARE_V3[:-4], "--scenarios", "lite-flat@,h100-dgx", "--out", "o"], {},
+        ("--scenarios 'lite-flat@,h100-dgx': scenario 'lite-flat' names no GPU",)),
+    **{f"{argv[0]} --fabric {ref!r}": ([*argv, ref], {}, (f"--fabric {ref!r}: ", *words))
+       for argv in (["collective", "all-reduce", "--size", "1MiB", "--fabric"],
+                    [*AVAIL_DGX[:1], *AVAIL_DGX[3:], "--fabric"])
+       for ref, words in (("ring:n=8,", ("ring: spec parameter '' must be KEY=VALUE",)),
+                          ("ring:,n=8", ("ring: spec parameter '' must be KEY=VALUE",)),
+                          ("ring:n=8,n=4", ("ring: spec parameter 'n' is given twice",)),
+                          ("ring:n=8@", ("'@GPU' re-types a scenario", "(ring:n=8,gpu=GPU)")),
+                          ("ring:n=8@0.5x", ("marks a GPU at another clock",)),
+                          ("lite-flat@", ("scenario 'lite-flat' names no GPU after '@'",)))},
+    "search --fabric 'ring:n=8,,'": (["search", "--model", "Llama-3-8B", "--max-batch", "8",
+                                      "--fabric", "ring:n=8,,"], {},
+                                     ("--fabric 'ring:n=8,,': ring: spec parameter ''",)),
     "serve --scenario two '@'": ([*SERVE[:1], "--scenario", "h100-dgx@H200-SXM@Lite", *SERVE[3:]],
                                  {}, ("unknown GPU 'H200-SXM@Lite'",)),
     "serve --decode-gpu in a Cyrillic EN": ([*SERVE, "--decode-gpu", "\u041d200-SXM"], {},

@@ -134,14 +134,18 @@ def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
     name, _, rest = spec.strip().partition(":")
     params: dict[str, str] = {}
     if rest.strip():
+        # the builder and its parameters quoted, not the spec whole: the command line says
+        # the flag and the spec typed in front (netmodel.cli.main.named_by_value)
+        at = f"{name.strip()}: " if name.strip() else ""
         for item in _split_top(rest, ","):
             key, eq, value = item.partition("=")
             key = _keyword(key)
             if not eq or not key:
-                raise UserError(f"spec parameter {describe(item.strip())} must be KEY=VALUE "
-                                f"(in {describe(spec)})")
+                raise UserError(f"{at}spec parameter {describe(item.strip())} must be "
+                                f"KEY=VALUE (in {describe(rest.strip())})")
             if key in params:
-                raise UserError(f"spec parameter {key!r} is given twice (in {describe(spec)})")
+                raise UserError(f"{at}spec parameter {key!r} is given twice (in "
+                                f"{describe(rest.strip())})")
             params[key] = _unbracketed(value.strip())
     return canonical_name(name), params
 

@@ -161,9 +161,11 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
     if at and base.partition(":")[0].strip() in infos and _clock_ratio(at_gpu):
         # NAME@0.5x names a GPU at another clock (compute.power.gpu_at_clock), not a GPU
         # to re-type with: advice 'gpu=0.5x' would be refused in turn
-        raise UserError(f"fabric {ref!r}: '@{at_gpu.strip()}' marks a GPU at another clock, "
-                        f"which a fabric spec does not take; give a catalog GPU or a GPU "
-                        f"file as its gpu (e.g. gpu=H100-SXM)")
+        # the builder quoted, not the text whole: the command line says the flag and the
+        # text typed in front (netmodel.cli.main.named_by_value)
+        raise UserError(f"'@{at_gpu.strip()}' marks a GPU at another clock, which fabric "
+                        f"builder {base.partition(':')[0].strip()!r} does not take; give a "
+                        f"catalog GPU or a GPU file as its gpu (e.g. gpu=H100-SXM)")
     if at and base.partition(":")[0].strip() in infos:
         # NAME@GPU re-types a scenario only; a builder takes its GPU as a parameter
         key = next((k for k in ("gpu", "lite") if k in
@@ -173,9 +175,8 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
         items = [i for i in rest.split(",") if i.strip()] if colon else []
         items = [i for i in items if i.partition("=")[0].strip() != key]
         spec = builder + ":" + ",".join([*items, f"{key}={at_gpu or 'GPU'}"])
-        raise UserError(f"fabric {ref!r}: '@GPU' re-types a scenario, and "
-                        f"{builder.strip()!r} is a fabric builder; give the GPU "
-                        f"as its parameter ({spec})")
+        raise UserError(f"'@GPU' re-types a scenario, and {builder.strip()!r} is a fabric "
+                        f"builder; give the GPU as its parameter ({spec})")
     name, params = parse_spec(ref)
     if name not in infos:
         from netmodel.study.scenario_catalog import scenario_names

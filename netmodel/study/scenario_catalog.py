@@ -124,7 +124,10 @@ def get_scenario(ref: str | Scenario) -> Scenario:
         raise UserError(f"a scenario must be a name or a .toml path, got {describe(ref)}")
     base, at, gpu = split_ref(ref)
     if at and not gpu.strip():
-        raise UserError(f"scenario {ref!r} names no GPU after '@'")
+        # the scenario quoted, not the text whole: the command line says the flag and
+        # the text typed in front (netmodel.cli.main.named_by_value)
+        raise UserError(f"scenario {base.strip()!r} names no GPU after '@' (NAME@GPU swaps "
+                        f"the scenario's GPU)")
     missing = missing_named_file(base, "scenario file", scenario_names,
                                  "the shipped scenario", (".toml",))
     if missing is not None:   # lite-flat.toml meant lite-flat

@@ -23,9 +23,10 @@ CMDS = [["topology", "show"], ["collective", "all-reduce", "--fabric"]]
 def test_a_gpu_at_another_clock_is_said_to_be_one(cmd, ratio):
     ref = f"ring:n=4,gpu=H100-SXM@{ratio}"
     line = one_line_error(run_cli(cmd + [ref]))
-    assert line == (f"error: fabric {ref!r}: '@{ratio}' marks a GPU at another clock, which "
-                    f"a fabric spec does not take; give a catalog GPU or a GPU file as its "
-                    f"gpu (e.g. gpu=H100-SXM)")
+    said = f"--fabric {ref!r}: " if cmd[-1] == "--fabric" else ""   # an option: its flag
+    assert line == (f"error: {said}'@{ratio}' marks a GPU at another clock, which "
+                    f"fabric builder 'ring' does not take; give a catalog GPU or a GPU file "
+                    f"as its gpu (e.g. gpu=H100-SXM)")
 
 
 @pytest.mark.parametrize("cmd", CMDS)

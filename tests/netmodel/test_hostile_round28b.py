@@ -10,6 +10,12 @@ dropped, case aside). Now each is read as the catalog's GPU.
 (b) ``calibrate --base p.toml -o p.toml`` fitted, then said 'profile file 'p.toml' is a
 file this command reads', naming neither flag. Now refused before the fit, naming both
 (--measurements, --gpu-file and a scenario's file or NAME@GPU's GPU file alike).
+
+(c) ``--scenario 'h100-dgx@'`` said 'scenario 'h100-dgx@' names no GPU after '@'', naming
+no flag (the text quoted whole, the command line added nothing); likewise ``--fabric`` with
+a spec ending in ',' ('spec parameter '' must be KEY=VALUE (in 'ring:n=8,')'), a key twice,
+'@' or '@0.5x' after a builder's spec. Now the library quotes the scenario or the builder
+and its parameters, and the command line says the flag and the text typed in front.
 """
 
 from __future__ import annotations
@@ -132,3 +138,43 @@ def test_calibrate_out_over_its_measurements_names_both_flags(tmp_path):
                                   tmp_path)) == (
         "error: --out 'm.toml' is the file --measurements 'm.toml' reads; the profile written "
         "would replace it: give another path")
+
+
+SERVE = ["serve", "--model", "Llama-3-8B", "--max-batch", "8", "--tp-only"]
+COLLECTIVE = ["collective", "all-reduce", "--size", "1MiB"]
+
+
+@pytest.mark.parametrize("argv, said", [
+    ([*SERVE, "--scenario", "h100-dgx@"],
+     "error: --scenario 'h100-dgx@': scenario 'h100-dgx' names no GPU after '@' (NAME@GPU "
+     "swaps the scenario's GPU)"),
+    ([*COLLECTIVE, "--fabric", "lite-flat@ "],
+     "error: --fabric 'lite-flat@ ': scenario 'lite-flat' names no GPU after '@' (NAME@GPU "
+     "swaps the scenario's GPU)"),
+    ([*COLLECTIVE, "--fabric", "ring:n=8,"],
+     "error: --fabric 'ring:n=8,': ring: spec parameter '' must be KEY=VALUE (in 'n=8,')"),
+    ([*COLLECTIVE, "--fabric", "ring:n=8,N=4"],
+     "error: --fabric 'ring:n=8,N=4': ring: spec parameter 'n' is given twice (in 'n=8,N=4')"),
+    ([*COLLECTIVE, "--fabric", "ring:n=8@"],
+     "error: --fabric 'ring:n=8@': '@GPU' re-types a scenario, and 'ring' is a fabric "
+     "builder; give the GPU as its parameter (ring:n=8,gpu=GPU)"),
+    ([*COLLECTIVE, "--fabric", "ring:n=8@0.5x"],
+     "error: --fabric 'ring:n=8@0.5x': '@0.5x' marks a GPU at another clock, which fabric "
+     "builder 'ring' does not take; give a catalog GPU or a GPU file as its gpu (e.g. "
+     "gpu=H100-SXM)"),
+])
+def test_a_spec_string_refused_for_its_end_names_the_flag(tmp_path, argv, said):
+    assert one_line_error(run_cli(argv, tmp_path)) == said
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_library_names_the_scenario_and_the_builder():
+    from compute.errors import UserError
+    from netmodel.study.scenario_catalog import get_scenario
+    from topologies.spec_grammar import parse_spec
+
+    with pytest.raises(UserError, match=r"^scenario 'h100-dgx' names no GPU after '@'"):
+        get_scenario("h100-dgx@")
+    with pytest.raises(UserError, match=r"^ring: spec parameter '' must be KEY=VALUE \(in "
+                                        r"'n=8,,'\)$"):
+        parse_spec("ring:n=8,,")
