@@ -39,7 +39,15 @@ from compute import validate
 from compute.clock_power import rated_at_clock
 from compute.config_files import check_keys, missing_named_file, read_table
 from compute.dies import LogicDies, check_die_table
-from compute.errors import UserError, find_name, known, lookalike, one_line, refuse_lookalike_names
+from compute.errors import (
+    UserError,
+    chosen,
+    find_name,
+    known,
+    lookalike,
+    one_line,
+    refuse_lookalike_names,
+)
 from compute.gpu_ranges import SPEC_KEYS, check_peaks, spec_ranges
 from compute.gpu_rows import (
     HOST_POWER_KEY,
@@ -113,7 +121,10 @@ class GpuSpec:
         compute.errors.UserError: GPU 'H100-SXM' has no fp4 tensor cores; use bf16
         """
         if dtype not in DTYPES:
-            raise UserError(f"unknown compute dtype {dtype!r}; known: {known(DTYPES)}")
+            typed, dtype = dtype, chosen(dtype, DTYPES)   # blanks at either end dropped
+            if dtype is None:
+                raise UserError(f"unknown compute dtype {validate.describe(typed)}"
+                                f"{lookalike(typed, DTYPES)}; known: {known(DTYPES)}")
         value = getattr(self, f"flops_{dtype}")
         if value <= 0:
             raise UserError(f"GPU {self.name!r} has no {dtype} tensor cores; use bf16")

@@ -22,7 +22,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known, lookalike
 from compute.units import PER_YEAR, ROW_UNIT_INPUTS, SECONDS_PER_YEAR, ExactFactor, scaled
 from compute.validate import describe
 
@@ -189,9 +189,11 @@ def parameter(name: str) -> Any:
     1000.0
     """
     table = economics()
-    if name not in table:
-        raise UserError(f"unknown economics parameter {name!r}; known: {known(table)}")
-    return table[name].value
+    key = name if name in table else chosen(name, table)   # blanks at either end dropped
+    if key is None:
+        raise UserError(f"unknown economics parameter {describe(name)}"
+                        f"{lookalike(name, table)}; known: {known(table)}")
+    return table[key].value
 
 
 def _as_float(value: object) -> float | None:

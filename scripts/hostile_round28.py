@@ -848,7 +848,32 @@ LIBRARY: dict[str, tuple[Callable[[], object], str]] = {
                                                   "most 2,000 characters"),
     "EngineProfile(name=None)": (_profile(name=None), "profile None: profile name None must be"),
     "EngineProfile(name=' x')": (_profile(name=" x"), "profile ' x': profile name ' x' must be"),
+    # the last library choices that did not ask about look-alike letters
+    "parameter('dеfect_density')": (
+        lambda: __import__("compute.rows", fromlist=["parameter"]).parameter(
+            "d\u0435fect_density"),
+        "unknown economics parameter 'd\u0435fect_density'; did you mean 'defect_density'?"),
+    "GpuSpec.peak_flops('fр8')": (
+        lambda: __import__("compute.hardware", fromlist=["get_gpu"]).get_gpu(
+            "H100-SXM").peak_flops("f\u04408"),
+        "unknown compute dtype 'f\u04408'; did you mean 'fp8'? (it has"),
+    "Calibration.protocol('Simplе')": (
+        lambda: _calibration().protocol("Simpl\u0435"),
+        "unknown protocol 'Simpl\u0435'; did you mean 'Simple'? (it has"),
+    "Calibration.protocol('LL12８')": (
+        lambda: _calibration().protocol("LL12\uff18"),
+        "unknown protocol 'LL12\uff18'; did you mean 'LL128'? (it has"),
+    "Calibration(default_generation='hоpper')": (
+        lambda: _calibration().with_(default_generation="h\u043epper"),
+        "default generation 'h\u043epper' is not one of the generations; did you mean "
+        "'hopper'?"),
 }
+
+
+def _calibration() -> object:
+    from netmodel.collectives.calibration_files import default_calibration
+
+    return default_calibration()
 
 
 def library_case(name: str, call: Callable[[], object], start: str) -> Case:
@@ -874,6 +899,9 @@ LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], str, object]] = {
     "EngineProfile(gemm_curve=[[1, 0.5], [2, 0.6]])": (
         _profile(gemm_curve=[[1, 0.5], [2, 0.6]]), "gemm_curve", ((1.0, 0.5), (2.0, 0.6))),
     "EngineProfile(gemm_curve=None)": (_profile(gemm_curve=None), "gemm_curve", ()),
+    "Calibration(default_generation=' hopper ')": (
+        lambda: _calibration().with_(default_generation=" hopper "), "default_generation",
+        "hopper"),
 }
 
 

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from compute.config_files import read_table
-from compute.errors import UserError, known
+from compute.errors import UserError, chosen, known, lookalike
 from compute.gpu_facts import derivation as _derivation
 from compute.gpu_facts import nvlink_count
 from compute.hardware import get_gpu
@@ -409,8 +409,13 @@ class Calibration:
             object.__setattr__(self, "nccl_release", release_text(r))
         names = [g.name for g in self.generations]
         if self.generations and self.default_generation not in names:
-            raise UserError(f"default generation {self.default_generation!r} is not one of "
-                            f"the generations; known: {known(names)}")
+            default = chosen(self.default_generation, names)   # blanks at either end dropped
+            if default is None:
+                raise UserError(f"default generation {describe(self.default_generation)} is "
+                                f"not one of the generations"
+                                f"{lookalike(self.default_generation, names)}; known: "
+                                f"{known(names)}")
+            object.__setattr__(self, "default_generation", default)
 
     @classmethod
     def ideal(cls, alpha: float = 0.0, *, in_network_alpha: float | None = None,
@@ -457,7 +462,12 @@ class Calibration:
         for p in self.protocols:
             if p.name == name:
                 return p
-        raise UserError(f"unknown protocol {name!r}; known: {known(p.name for p in self.protocols)}")
+        names = [p.name for p in self.protocols]
+        typed, name = name, chosen(name, names)   # blanks at either end dropped
+        if name is None:
+            raise UserError(f"unknown protocol {describe(typed)}{lookalike(typed, names)}; "
+                            f"known: {known(names)}")
+        return self.protocol(name)
 
     # ------------------------------------------------------------------ generations
     def generation_of(self, gpu: str, graph: nx.Graph | None = None) -> Generation | None:

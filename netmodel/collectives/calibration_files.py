@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from compute.config_files import check_keys, read_table
-from compute.errors import UserError, chosen, known
+from compute.errors import UserError, chosen, known, lookalike
 from compute.validate import describe, flag
 from netmodel.collectives.calibration import (
     _PROTOCOL_KEYS,
@@ -222,8 +222,8 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
         out.append(Generation(str(name), tuple(gpus), **values))
     default = data["default"]
     if chosen(default, table) is None:   # blanks at either end dropped, as every choice's
-        raise UserError(f"{path}: default generation {default!r} is not one of "
-                        f"{known(table)}")
+        raise UserError(f"{path}: default generation {describe(default)} is not one of "
+                        f"{known(table)}{lookalike(default, table)}")
     return tuple(out), str(chosen(default, table))
 
 

@@ -16,6 +16,12 @@ no flag (the text quoted whole, the command line added nothing); likewise ``--fa
 a spec ending in ',' ('spec parameter '' must be KEY=VALUE (in 'ring:n=8,')'), a key twice,
 '@' or '@0.5x' after a builder's spec. Now the library quotes the scenario or the builder
 and its parameters, and the command line says the flag and the text typed in front.
+
+(d) The library's economics parameter (compute.rows.parameter), a GPU's peak_flops dtype,
+a calibration's NCCL protocol and default generation (and a generations file's default)
+refused a name in look-alike letters ('d\u0435fect_density', 'Simpl\u0435') beside a list
+showing it alike. Now each asks 'did you mean ...?' (compute.errors.lookalike) and drops
+blanks at either end (compute.errors.chosen), as every other choice.
 """
 
 from __future__ import annotations
@@ -178,3 +184,68 @@ def test_the_library_names_the_scenario_and_the_builder():
     with pytest.raises(UserError, match=r"^ring: spec parameter '' must be KEY=VALUE \(in "
                                         r"'n=8,,'\)$"):
         parse_spec("ring:n=8,,")
+
+
+def _parameter(name):
+    from compute.rows import parameter
+
+    return parameter(name)
+
+
+def _calibration():
+    from netmodel.collectives.calibration_files import default_calibration
+
+    return default_calibration()
+
+
+def _gpu():
+    from compute.hardware import get_gpu
+
+    return get_gpu("H100-SXM")
+
+
+def _generations_file(tmp_path, default):
+    from netmodel.collectives.calibration import GENERATIONS_PATH
+    from netmodel.collectives.calibration_files import load_generations
+
+    path = tmp_path / "g.toml"
+    path.write_text(GENERATIONS_PATH.read_text().replace('default = "hopper"',
+                                                         f'default = "{default}"'))
+    return load_generations(path)
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda _: _parameter("d\u0435fect_density"),
+     "unknown economics parameter 'd\u0435fect_density'; did you mean 'defect_density'? (it "
+     "has '\u0435', U+0435 CYRILLIC SMALL LETTER IE); known: 'clock_core_share', "),
+    (lambda _: _gpu().peak_flops("f\u04408"),
+     "unknown compute dtype 'f\u04408'; did you mean 'fp8'? (it has '\u0440', U+0440 CYRILLIC "
+     "SMALL LETTER ER); known: 'bf16', 'fp4', 'fp8', 'int8'"),
+    (lambda _: _calibration().protocol("Simpl\u0435"),
+     "unknown protocol 'Simpl\u0435'; did you mean 'Simple'? (it has '\u0435', U+0435 CYRILLIC "
+     "SMALL LETTER IE); known: 'LL', 'LL128', 'Simple'"),
+    (lambda _: _calibration().protocol("LL12\uff18"),
+     "unknown protocol 'LL12\uff18'; did you mean 'LL128'? (it has '\uff18', U+FF18 FULLWIDTH "
+     "DIGIT EIGHT); known: 'LL', 'LL128', 'Simple'"),
+    (lambda _: _calibration().with_(default_generation="h\u043epper"),
+     "default generation 'h\u043epper' is not one of the generations; did you mean 'hopper'? "
+     "(it has '\u043e', U+043E CYRILLIC SMALL LETTER O); known: 'ampere', 'blackwell', "
+     "'hopper'"),
+    (lambda d: _generations_file(d, "h\u043epper"),
+     "{d}/g.toml: default generation 'h\u043epper' is not one of 'ampere', 'blackwell', 'hopper'; "
+     "did you mean 'hopper'? (it has '\u043e', U+043E CYRILLIC SMALL LETTER O)"),
+])
+def test_a_library_choice_in_lookalike_letters_is_asked_about(tmp_path, call, said):
+    from compute.errors import UserError
+
+    with pytest.raises(UserError) as err:
+        call(tmp_path)
+    assert str(err.value).startswith(said.replace("{d}", str(tmp_path))), str(err.value)
+
+
+def test_a_library_choice_with_blanks_around_is_the_choice():
+    assert _parameter(" defect_density ") == _parameter("defect_density") == 1000.0   # 0.1/cm^2
+    assert _gpu().peak_flops(" fp8 ") == _gpu().peak_flops("fp8") == 1978.9e12   # H100 dense
+    cal = _calibration()
+    assert cal.protocol(" LL128 ") is cal.protocol("LL128")
+    assert cal.with_(default_generation=" hopper ").default_generation == "hopper"
