@@ -128,19 +128,25 @@ def pipeline_latency(pass_t, pp, b, micro, stage_t, bound, c3, names, options, w
     send = stage_t[ks, at]
     period = pipeline_period(mine, send, p, options.mode,
                              None if slowest is None else slowest[at])
-    own = mine + (p - 1) * send                  # a micro-batch through every stage
+    # a micro-batch through every stage; here and below each sum in place where a product
+    # made an array of its own (the same operations, operands in the same order)
+    own = (p - 1) * send
+    own = np.add(mine, own, out=own if own.shape == mine.shape else None)
     interval = None
     if workload.phase == "decode":
         k = np.minimum(b, p)   # in flight: one micro-batch per stage (fewer sequences: each)
-        piped = np.maximum(own, k * period)
+        piped = k * period
+        piped = np.maximum(own, piped, out=piped if piped.shape == own.shape else None)
     else:
-        piped = (b - 1) * period + own
+        piped = (b - 1) * period
+        piped = np.add(piped, own, out=piped if piped.shape == own.shape else None)
         if every:                     # a stream of batches: one every b periods
             interval = _whole(b * period, pass_t.shape)
         else:
             interval = pass_t.copy()
             interval[rows] = b * period
-    wait = np.maximum(piped - own, 0.0)
+    wait = np.subtract(piped, own, out=own if own.shape == piped.shape else None)
+    np.maximum(wait, 0.0, out=wait)
     if every:
         latency = _whole(piped, pass_t.shape)
     else:
@@ -157,7 +163,11 @@ def pipeline_latency(pass_t, pp, b, micro, stage_t, bound, c3, names, options, w
     stage_t[kw, at] = wait
     bound[kw, at] = dominant
     for r, part in enumerate(parts):
-        part[kw, at] = np.where(dominant == r, wait, 0.0)
+        if every and part[kw].shape == wait.shape:   # in place: the wait where r, else 0
+            part[kw] = 0.0
+            np.copyto(part[kw], wait, where=dominant == r)
+        else:
+            part[kw, at] = np.where(dominant == r, wait, 0.0)
     return latency, interval
 
 
