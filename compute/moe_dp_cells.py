@@ -37,7 +37,7 @@ import numpy as np
 from compute.comm import NoCommunication
 from compute.dp_collectives import CellOps
 
-__all__ = ["DP_STAGES", "GridRows", "Lazy", "dp_gather_cells"]
+__all__ = ["DP_STAGES", "GRID_OWN", "GridRows", "Lazy", "dp_gather_cells"]
 
 #: The stages SGLang's DP-attention gather changes on a grid's rows, in
 #: :data:`compute.stages.EXTENDED_STAGES`' order.
@@ -50,6 +50,22 @@ _PIPELINE_STAGES = ("pp_send", "pipeline_wait")
 #: (:func:`compute.moe_dp_gather.dp_gather_slots`).
 SLOT_SOURCES = {"attn_scatter": "allreduce_attn", "moe_dispatch": "dp_gather",
                 "moe_combine": "dp_scatter", "dp_regather": "attn_gather"}
+
+
+class _GridOwn:
+    """A stage's figure that is the grid's own in every cell an exchange's figures cover
+    (the same field, stage and cells): :func:`compute.moe_exchange._take_faster` leaves
+    those cells as they are (writing them would change nothing), so they are not copied
+    out of the grid to be written back."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "GRID_OWN"
+
+
+#: The one :class:`_GridOwn`.
+GRID_OWN = _GridOwn()
 
 
 class GridRows:
@@ -220,7 +236,7 @@ def _from_grid(grid, k, idx):
 def _fields(grid, at, mine, three, extra=None):
     """The stage fields of the stages ``three`` (grid indices), a list of arrays each:
     ``mine``'s where formed, else ``extra``'s (a dict of field -> {k: array}), else the
-    grid's."""
+    grid's own (:data:`GRID_OWN`: nothing to take)."""
     extra = extra or {}
     pick = {"flops": "flops", "hbm_bytes": "hbm", "net_bytes": "net",
             "compute_time": "compute", "memory_time": "memory",
@@ -229,7 +245,7 @@ def _fields(grid, at, mine, three, extra=None):
     for field, attr in pick.items():
         out[field] = [getattr(mine[k], attr) if k in mine else
                       extra[field][k] if k in extra.get(field, {}) else
-                      getattr(grid, field)[k][at] for k in three]
+                      GRID_OWN for k in three]
     return out
 
 

@@ -128,7 +128,7 @@ import numpy as np
 from compute.dp_collectives import CellOps, gathered_tokens
 from compute.exchange_names import EXCHANGES
 from compute.memory import activation_bytes
-from compute.moe_dp_cells import GridRows, dp_gather_cells, pipelined
+from compute.moe_dp_cells import GRID_OWN, GridRows, dp_gather_cells, pipelined
 from compute.moe_dp_gather import dp_gather_rows, dp_gather_slots
 from compute.stage_mlp import dispatch_bytes
 
@@ -553,18 +553,15 @@ def _piped_gather(grid, model, gpu, sh, idx, cols, b, slots, options, workload, 
     act = activation_bytes(model, sh, micro, workload)
     three = (kd, kc, kw)
 
-    def of(field, mine):   # the three stages' figures: ``mine``, else the grid's
-        return np.stack([mine[k] if k in mine else getattr(grid, field)[k][at]
-                         for k in three])
+    def of(mine):   # the three stages' figures: ``mine``, else the grid's own
+        return [mine.get(k, GRID_OWN) for k in three]
 
     return SimpleNamespace(
         stages=tuple(names[k] for k in three), ops=(ops[0], ops[1], grid.ops[kw]),
-        flops=of("flops", {}), hbm_bytes=of("hbm_bytes", {}),
-        net_bytes=of("net_bytes", {kd: net[0], kc: net[1]}),
-        compute_time=of("compute_time", {kw: parts[0][1]}),
-        memory_time=of("memory_time", {kw: parts[1][1]}),
-        network_time=of("network_time", {kd: times[0], kc: times[1], kw: parts[2][1]}),
-        stage_time=of("stage_time", {kd: slot_t[kd], kc: slot_t[kc], kw: st[1]}),
+        flops=of({}), hbm_bytes=of({}), net_bytes=of({kd: net[0], kc: net[1]}),
+        compute_time=of({kw: parts[0][1]}), memory_time=of({kw: parts[1][1]}),
+        network_time=of({kd: times[0], kc: times[1], kw: parts[2][1]}),
+        stage_time=of({kd: slot_t[kd], kc: slot_t[kc], kw: st[1]}),
         bound=np.stack([np.full(shape, 2, dtype=np.int8), np.full(shape, 2, dtype=np.int8),
                         bound[1]]),
         latency=latency, overhead=overhead, two_batch_latency=None, two_batch_hidden=None,
@@ -592,11 +589,10 @@ def _one_stage_gather(grid, rows, kd, kc, ops, net, times, act):
     latency = step if overhead is None else step + overhead
     w, kv = grid.weights[rows], grid.kv_cache[rows]
     shape = latency.shape
-    k2 = np.array([kd, kc])
+    own = [GRID_OWN, GRID_OWN]   # the slots' work and its times: the grid's own
     return SimpleNamespace(
         stages=(grid.stages[kd], grid.stages[kc]), ops=ops,
-        flops=grid.flops[k2][:, rows], hbm_bytes=grid.hbm_bytes[k2][:, rows], net_bytes=net,
-        compute_time=grid.compute_time[k2][:, rows], memory_time=grid.memory_time[k2][:, rows],
+        flops=own, hbm_bytes=own, net_bytes=net, compute_time=own, memory_time=own,
         network_time=times, stage_time=slot_t, bound=np.full(times.shape, 2, dtype=np.int8),
         latency=latency, overhead=overhead, two_batch_latency=None, two_batch_hidden=None,
         interval=None if grid.interval is None else latency,   # one stage: the step
@@ -654,6 +650,8 @@ def _take_faster(grid, alt, idx: np.ndarray, cols=None, only=None, code: int = 0
     def put(out, a):
         """``a`` written into ``out``'s cells ``at`` where ``sub``, the others kept."""
         nonlocal mask
+        if a is GRID_OWN:   # the grid's own figures there: nothing changes
+            return
         if r is not None:   # the cells alone
             if isinstance(a, GridRows):   # another stage of the grid: read where written
                 out[rr, cc] = a.x[a.k][rr, cc]
