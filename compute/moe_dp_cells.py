@@ -88,6 +88,15 @@ class GridRows:
         a = self.take()
         return a if dtype is None else a.astype(dtype)
 
+    @property
+    def shape(self) -> tuple:
+        """The shape of ``x[k][idx]``."""
+        return (len(self.idx),) + self.x.shape[2:]
+
+    def __getitem__(self, rows) -> np.ndarray:
+        """``x[k][idx][rows]``, taken in one step (rows of rows: one copy, not two)."""
+        return np.take(self.x[self.k], self.idx[rows], axis=0)
+
 
 def _taken(v):
     """``v``, a :class:`GridRows` taken."""
@@ -316,8 +325,8 @@ def _piped(grid, model, gpu, sh, idx, b, mine, options, workload, skew, pipeline
     keep = [k for k in range(len(names)) if grid.counts[k, idx].any()]   # the body's stages
     c3 = grid.counts[keep][:, idx][:, :, None]
 
-    def stage(k):
-        return _taken(mine[k].stage) if k in mine else grid.stage_time[k][at]
+    def stage(k):   # taken where asked (compute.pipeline_time.slowest_stage: only its rows)
+        return mine[k].stage if k in mine else GridRows(grid.stage_time, k, idx)
 
     # the pass and the busy times, each term count x time added in the stages' order (the
     # sums as the grid forms them), in place: one buffer for the grid's rows taken

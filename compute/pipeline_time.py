@@ -46,8 +46,10 @@ def slowest_stage(model, sh, stage_t, c3, names, gap=None, attention=None) -> np
         return out
     every = len(degrees) == 1 and degrees[0][1].size == shape[0]   # a view, not a copy
 
-    def cut(v, rows):   # ``v``'s rows ``rows`` (a row for every row: itself)
-        return v if every or v.shape[0] == 1 else v[rows]
+    def cut(v, rows):   # ``v``'s rows ``rows`` (a row for every row: itself), an array
+        if every:        # (``v`` may take its rows where asked: moe_dp_cells.GridRows)
+            return np.asarray(v)
+        return np.asarray(v) if v.shape[0] == 1 else v[rows]
 
     base = layer_counts(model, sh, 1.0, 0.0)
     moe = layer_counts(model, sh, 1.0, 1.0)
