@@ -280,11 +280,12 @@ def test_cli_json_table_and_files(tmp_path):
 # group's 18 NVLinks are its H100's baseboard traces (the Lites on the same board): no
 # copper end (were 18 switch ends + 4 x 5 Lite ends a group, 1,216); the mesh 6 CPO
 # cables a group (2 ends). h100-dgx: 32 NIC cables + 8 x 4 x 8 leaf-spine cables (2 ends),
-# one NIC a GPU, its 18 NVLinks baseboard traces (were 2 x 18 x 32 = 1,152 copper ends).
+# one NIC a GPU, its 18 NVLinks baseboard traces (were 2 x 18 x 32 = 1,152 copper ends);
+# its optics twin-port modules, two ends each (P40; every node's count even).
 # lite-flat: 128 Lites x 4 planes (2 ends); lite-hier: 128 GPU-leaf + 8 x 16 leaf-spine
 # cables (2 ends); lite-ocs: 128 x 4 GPU ends (an OCS end is passive).
 LINK_PARTS = {
-    "h100-dgx": {"transceiver": 2 * 32 + 2 * 8 * 4 * 8, "copper-end": 0, "nic": 32},
+    "h100-dgx": {"transceiver": (2 * 32 + 2 * 8 * 4 * 8) // 2, "copper-end": 0, "nic": 32},
     "lite-direct": {"transceiver": 32 * 5 + 2 * 8 * 4 * 8, "cpo-engine": 2 * 6 * 32,
                     "copper-end": 0, "nic": 32},   # 4 Lites share their H100's NIC
     "lite-flat": {"cpo-engine": 2 * 128 * 4},
@@ -297,7 +298,7 @@ LINK_PARTS = {
 # (lite-hier fills its leaves: 1; the others have no link between switches)
 BLAST_PARTS = {
     **LINK_PARTS,
-    "h100-dgx": {**LINK_PARTS["h100-dgx"], "transceiver": 2 * 32 + 2 * 8 * 4 * 8 // 8},
+    "h100-dgx": {**LINK_PARTS["h100-dgx"], "transceiver": (2 * 32 + 2 * 8 * 4 * 8 // 8) // 2},
     "lite-direct": {**LINK_PARTS["lite-direct"], "transceiver": 32 * 5 + 2 * 8 * 4 * 8 // 8},
 }
 
@@ -369,10 +370,18 @@ def test_effects_of_some_classes_are_those_of_every_class():
     assert leaf.instances_down == 0 and leaf.slow > 0
 
 
-def test_failures_that_leave_the_same_graph_are_costed_once():
+def test_failures_that_leave_the_same_graph_are_costed_once(tmp_path):
     """A NIC and the transceiver of the same GPU link leave the same degraded graph: the
-    instance is costed once, and both effects agree (beside its healthy costing, h343)."""
-    c = build_cluster("h100-dgx", "Llama-3-70B", "decode")
+    instance is costed once, and both effects agree (beside its healthy costing, h343).
+    With single-port optics (h100-dgx's own are twin-port: a module there cuts two GPUs'
+    links, a NIC one)."""
+    text = (Path(__file__).resolve().parents[2] / "netmodel" / "data" / "scenarios"
+            / "h100-dgx.toml").read_text()
+    assert "module_ports = 2" in text
+    path = tmp_path / "h100-single.toml"
+    path.write_text(text.replace("module_ports = 2", "module_ports = 1", 1)
+                    .replace('name = "h100-dgx"', 'name = "h100-single"', 1))
+    c = build_cluster(str(path), "Llama-3-70B", "decode")
     assert c.healthy
     before = len(c.costing._costed)
     by = {e.cls: e for e in c.effects(("nic", "transceiver")) if e.example == "gpu0-leaf0"}

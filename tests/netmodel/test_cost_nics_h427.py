@@ -109,11 +109,13 @@ def test_the_network_parts_a_nic_brings_are_saved_with_it(summaries, nics):
 @pytest.mark.parametrize("nics", [8, 4, 2, 1])
 def test_bill_of_materials_counts_nics_transceivers_and_ports(summaries, nics):
     # as built, a rail leaf a NIC of a server (nics leaves), 64 ports: 32 down, 32 uplinks
-    # to the spines; transceivers: 2 a GPU-leaf link, 2 an uplink; ports used: 16 GPUs x 18
-    # NVLinks at the NVSwitches, a leaf port a NIC, 2 an uplink (leaf and spine)
+    # to the spines; ports used: 16 GPUs x 18 NVLinks at the NVSwitches, a leaf port a NIC,
+    # 2 an uplink (leaf and spine). Optics: twin-port modules (two ends a module, P40): a
+    # server's nics NIC ends in ceil(nics / 2), a leaf's 2 down ends in 1 and 32 up in 16,
+    # the spines' 32 x nics ends in 16 x nics (was 2 a GPU-leaf link, 2 an uplink)
     bom = summaries[nics].to_dict()["bill_of_materials"]
     nic_count = SERVERS * nics
-    assert bom["pluggable_transceivers"] == 2 * nic_count + 2 * 32 * nics
+    assert bom["pluggable_transceivers"] == SERVERS * -(-nics // 2) + nics * (1 + 16 + 16)
     assert bom["switch_ports_used"] == 16 * 18 + nic_count + 2 * 32 * nics
     # the bill says its NICs whatever their number (a NIC a GPU too)
     assert bom["nics"] == nic_count == summaries[nics].nics

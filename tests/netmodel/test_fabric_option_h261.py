@@ -104,10 +104,11 @@ def test_exported_h100_dgx_gives_the_scenarios_blast_radius(exported, kind):
     assert mine == scen
     # and they are the counts of 64 H100 in 8 DGX: 8 hosts, 8 NVSwitch nodes, one set of
     # 8 rail leaves and 4 spines, 64 GPU-leaf cables x 2 ends + a quarter of the SU's 512
-    # leaf-spine transceivers
+    # leaf-spine ends, in twin-port modules (two ends a module, P40; the file keeps
+    # module_ports): (128 + 128) / 2
     counts = {r["cls"]: r["count"] for r in scen["rows"]}
     assert counts == {"gpu-die": 64, "gpu-package": 64, "host": 8, "rack": 8, "nic": 64,
-                      "transceiver": 128 + 128, "nvswitch": 8, "leaf": 8, "spine": 4}
+                      "transceiver": (128 + 128) / 2, "nvswitch": 8, "leaf": 8, "spine": 4}
 
 
 def test_a_scenarios_fabric_is_named_by_the_scenario_once():

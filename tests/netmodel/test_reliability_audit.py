@@ -29,13 +29,14 @@ def test_baseboard_nvlinks_have_no_copper_ends(dgx_16k):
     rows = {r.cls: r for r in dgx_16k.rows}
     assert rows.get("copper-end") is None or rows["copper-end"].count == 0
     network = sum(rows[c].events_per_year for c in ("transceiver", "nvswitch", "leaf", "spine"))
-    # 65,536 transceivers x 6.6e-7 + (2,048 + 512 + 256) switches x 3.33e-6, a year (the
-    # cells' shared leaves, spines and uplinks counted once per SU they fill:
-    # test_reliability_shared_parts.py)
-    assert network == pytest.approx((65536 * 6.6e-7 + 2816 * 3.33e-6) * YEAR / HOUR,
+    # 32,768 twin-port modules (65,536 optical ends, two a module: P40) x 6.6e-7 +
+    # (2,048 + 512 + 256) switches x 3.33e-6, a year (the cells' shared leaves, spines and
+    # uplinks counted once per SU they fill: test_reliability_shared_parts.py)
+    assert network == pytest.approx((32768 * 6.6e-7 + 2816 * 3.33e-6) * YEAR / HOUR,
                                     rel=1e-9)
-    # was 2,286.6 with copper ends, 1,945.3 with every cell's uplinks counted
-    assert network == pytest.approx(461.4, abs=0.1)
+    # was 2,286.6 with copper ends, 1,945.3 with every cell's uplinks counted, 461.4 with
+    # a module an end
+    assert network == pytest.approx(271.8, abs=0.1)
 
 
 def test_table_columns_never_run_together_small_token_loss():

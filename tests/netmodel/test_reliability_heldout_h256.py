@@ -116,7 +116,11 @@ def test_the_plausible_ranges_hold_the_held_out_rates():
         assert lo < cat.classes[cls].rate_per_hour < hi
 
 
-@pytest.mark.parametrize("gpus, published_h, model_h", [(1024, 8.0, 55.9), (16384, 1.8, 3.49)])
+# h100-dgx's optics are twin-port modules (two ends a module, P40): 2 a GPU, where 4 single-
+# port ends were (55.9 h and 3.49 h): at 16,384 A100, 8,766 / 3.49 = 2,511.7 a year less
+# 32,768 x 6.6e-7 x 8,766 = 189.6, 2,322.1: 3.775 h; at 1,024 (4 full SUs), 156.8 less
+# 2,048 x 6.6e-7 x 8,766 = 11.85, 145.0: 60.46 h
+@pytest.mark.parametrize("gpus, published_h, model_h", [(1024, 8.0, 60.45), (16384, 1.8, 3.778)])
 def test_an_rsc_job_of_a100s_fails_less_often_in_the_model(gpus, published_h, model_h):
     # every failure of any part of the cluster stops a job on all of it
     r = run_cli(["blast-radius", "--scenario", "h100-dgx@A100-SXM-80GB", "--model",

@@ -30,15 +30,16 @@ def _optics_charged(scenario) -> float:
 
 
 def test_h100_dgx_counts_its_slice_of_the_su():
-    # 32 NIC-leaf cables (64 transceivers) + 1/8 (port_fill: 32 of 8 x 32 down ports) of
-    # the SU's 256 leaf-spine cables (512 transceivers): 64 + 64 = 128 (was 576)
+    # 32 NIC-leaf cables (64 ends) + 1/8 (port_fill: 32 of 8 x 32 down ports) of the SU's
+    # 256 leaf-spine cables (512 ends): 64 + 64 = 128 ends (was 576), in twin-port modules
+    # (P40: two ends a module, every count even): 64 modules (128 single-port)
     rows = _rows("h100-dgx")
     t = rows["transceiver"]
-    assert t.count == 32 * 2 + 256 * 2 / 8 == 128 == _optics_charged("h100-dgx")
-    # 6.6e-7 per transceiver-hour (netmodel/data/failures.toml): 0.741 a year (was 3.33)
+    assert t.count == (32 * 2 + 256 * 2 / 8) / 2 == 64 == _optics_charged("h100-dgx") / 2
+    # 6.6e-7 per module-hour (netmodel/data/failures.toml): 0.370 a year (0.741 single-port)
     assert t.rate_per_hour == pytest.approx(6.6e-7, rel=1e-12)
-    assert t.events_per_year == pytest.approx(128 * 6.6e-7 * YEAR / HOUR, rel=1e-12)
-    assert t.events_per_year == pytest.approx(0.7406, abs=1e-4)
+    assert t.events_per_year == pytest.approx(64 * 6.6e-7 * YEAR / HOUR, rel=1e-12)
+    assert t.events_per_year == pytest.approx(0.3703, abs=1e-4)
     # leaves and spines fail whole, whatever share of them the slice uses
     assert (rows["leaf"].count, rows["spine"].count, rows["nic"].count) == (8, 4, 32)
 
@@ -54,21 +55,22 @@ def test_lite_direct_counts_its_slice_of_the_su():
 def test_a_part_filled_last_set_weighs_by_its_links():
     # 9 cells of h100-dgx, 8 a set: one full SU and a second holding one cell. Leaves: 2
     # sets of 8, whole, a failure touching 8 or 1 cells, 4.5 on average. Leaf-spine
-    # transceivers: 9/8 of the 512 (576), 512 of them touching 8 cells and 64 one cell:
-    # (512 x 8 + 64 x 1) / 576 = 65/9 cells a failure (was 4.5, each set alike)
+    # modules (twin-port, two ends a module: the SU's 512 ends in 256): 9/8 of the 256
+    # (288), 256 of them touching 8 cells and 32 one cell: (256 x 8 + 32 x 1) / 288 = 65/9
+    # cells a failure (was 4.5, each set alike; the same with 512 single-port ends)
     c = build_cluster("h100-dgx", "Llama-3-70B", "decode", gpus=288)
     link = next(e for e in c.effects(("transceiver",)) if _shared(e))
     leaf = next(e for e in c.effects(("leaf",)))
-    assert link.parts == 512 and leaf.parts == 8   # a cell's, each class one effect
+    assert link.parts == 256 and leaf.parts == 8   # a cell's, each class one effect
     assert c.copies(link) == 9 / 8 and c.copies(leaf) == 2
     assert c.cells_hit(link) == (pytest.approx(65 / 9, rel=1e-15), 8)
     assert c.cells_hit(leaf) == (4.5, 8)
     # the availability model's kinds of that link: the full set (8 cells at once) at the
-    # SU's 512, the last set (1 cell) at its 64; cell-failures as the blast radius counts
+    # SU's 256, the last set (1 cell) at its 32; cell-failures as the blast radius counts
     r = c.rates["transceiver"]
     kinds = _kinds(c, link, link.parts, "pod", -1)
     assert [(k.cells, k.sets) for k in kinds] == [(8, 1), (1, 1)]
-    assert [k.rate / r for k in kinds] == [pytest.approx(512), pytest.approx(64)]
+    assert [k.rate / r for k in kinds] == [pytest.approx(256), pytest.approx(32)]
     assert sum(k.rate * k.cells for k in kinds) == pytest.approx(
         link.parts * r * c.copies(link) * c.cells_hit(link)[0], rel=1e-12)
 
