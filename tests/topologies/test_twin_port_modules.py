@@ -90,3 +90,24 @@ def test_files_without_the_attribute_read_single_port(tmp_path):
         read_graph(path)
     with pytest.raises(UserError, match="module_ports must be 1 or 2"):
         build("rail-optimized:domains=2,module_ports=3")
+
+
+def test_a_switch_side_module_cuts_off_two_gpus():
+    # leaf-spine:leaves=2,radix=4: 4 GPUs, 2 down and 2 up a leaf (one cable to each of 2
+    # spines). Single-port: 8 cables of 2 ends, each GPU's cable cutting that GPU off (4 of
+    # 8 cables, 1 GPU), an uplink nothing: mean 0.5, max 1. Twin-port (the attribute set
+    # by hand; no server labels, so a GPU's one end is a module half used): a leaf's down
+    # module cuts its 2 GPUs (2 modules), a GPU's module its GPU (4), a leaf's up module
+    # both its uplinks, its leaf and 2 GPUs apart from the other 2 (2 modules, 2 GPUs), a
+    # spine's module both cables to that spine, nothing (the other spine joins the
+    # leaves): (2 x 2 + 4 x 1 + 2 x 2 + 2 x 0) / 10 = 1.2, max 2.
+    g = build("leaf-spine:leaves=2,radix=4")
+    single = {b.cls: b for b in hardware_radius(g)}["transceiver"]
+    assert (single.parts, single.gpus_mean, single.gpus_max) == (16, 0.5, 1)
+    g.graph["module_ports"] = 2
+    twin = {b.cls: b for b in hardware_radius(g)}["transceiver"]
+    assert (twin.components, twin.parts, twin.gpus_max) == (10, 10, 2)
+    assert twin.gpus_mean == pytest.approx(1.2, rel=1e-12)
+    mods = {c.name: c for c in components(g)["transceiver"]}
+    assert mods["leaf0 module 0"].edges == (("leaf0", "gpu0"), ("leaf0", "gpu1"))
+    assert mods["spine0 module 0"].edges == (("leaf0", "spine0"), ("leaf1", "spine0"))
