@@ -166,9 +166,12 @@ def _static_frame(model, gpu, configs, sh, plain: bool, b, workload, options, sk
     peaks = stage_peaks(model, gpu, names, options.compute_dtype, workload)
     bandwidth = gpu.hbm_bandwidth * options.memory_efficiency
 
+    work = list(work)   # each stage's work let go once filled (a grid's are hundreds of MB)
+
     def fill(k: int) -> None:
-        _fill_stage(names[k], works[k], work[k], peaks[k], bandwidth, options, flops[k],
-                    hbm[k], compute_t[k], memory_t[k])
+        x, work[k] = work[k], None
+        _fill_stage(names[k], works[k], x, peaks[k], bandwidth, options, flops[k], hbm[k],
+                    compute_t[k], memory_t[k])
 
     return (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t,
             memory_t, fit, fill)
