@@ -104,7 +104,9 @@ class FabricSummary:
             + (", ".join(f"{m} {_whole(n)}" for m, n in b.cables.items()) or "none")
             + "".join(f"; {m} traces: {_whole(n)}" for m, n in b.traces.items())
             + (f"; circuits: {b.circuits}" if b.circuits else ""),
-            f"optics:      {counted(b.pluggable_transceivers, 'pluggable transceiver')}, "
+            f"optics:      {counted(b.pluggable_transceivers, 'pluggable transceiver')}"
+            + (f" (twin-port modules holding {counted(b.pluggable_ends, 'optical cable end')})"
+               if b.module_ports > 1 and b.pluggable_transceivers else "") + ", "
             f"{counted(b.cpo_ports, 'co-packaged port')}, {counted(b.lanes, 'lane')}",
             f"NICs:        {b.nics:,} (a GPU's link to the network on pluggable optics, fibre "
             f"or copper holds one)" if b.nic_worth == b.nics else

@@ -30,7 +30,7 @@ from compute.errors import UserError
 from compute.validate import describe
 from topologies.edge_arrays import EdgeArrays, edge_arrays
 from topologies.nics import nic_gpus, nic_ports
-from topologies.optic_modules import optical_modules, paired_ends
+from topologies.optic_modules import module_ports, optical_modules, paired_ends
 from topologies.schema import TRACE_MEDIA
 
 __all__ = ["OPTICAL_MEDIA", "BillOfMaterials", "bill_of_materials", "cable_end_parts",
@@ -61,7 +61,9 @@ class BillOfMaterials:
     realized OCS fabric, every GPU its fibres reach, a circuit set on its port or not).
     ``nic_worth``: the NICs those ports make up (:func:`~topologies.nics.nic_ports`' ``cables`` summed, a
     breakout share its share: lite-direct's 128 Lites hold 32 NICs' worth), what the cost
-    model charges.
+    model charges. ``pluggable_ends``: the optical cable ends those transceivers serve
+    (``pluggable_transceivers`` where every module holds one end); ``module_ports``: the
+    fabric's :func:`~topologies.optic_modules.module_ports` (2: twin-port modules).
     """
 
     cables: dict
@@ -76,6 +78,8 @@ class BillOfMaterials:
     traces: dict
     nics: int = 0
     nic_worth: float = 0.0
+    pluggable_ends: int = 0
+    module_ports: int = 1
 
 
 def _kinds(graph: nx.Graph) -> dict[Hashable, str]:
@@ -330,6 +334,8 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
     >>> b = bill_of_materials(superpod(1))   # 248 H100 x 18 NVLinks on their baseboards
     >>> b.cables, b.traces, b.pluggable_transceivers   # 1,008 ends in twin-port modules
     ({'pluggable-optics': 504}, {'board': 4464}, 508)
+    >>> b.pluggable_ends, b.module_ports
+    (1008, 2)
     >>> bill_of_materials(superpod(1, module_ports=1)).pluggable_transceivers
     1008
     """
@@ -366,11 +372,13 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
         ("co-packaged-optics",))
     is_ocs, is_switch = e.kind_is("ocs"), e.kind_is("switch")
     paired = paired_ends(graph, e, optical)   # their ends in modules of several ports
+    plug_ends = plug   # the OCS fabric's and circuits' ends above: one a module
     for end in (e.u, e.v):
         ocs_used += _total(links[cabled & is_ocs[end]])
         switch_used += _total(links[cabled & is_switch[end]])
         share = e.end_parts(end)
         plug += _total(share[optical & ~paired])
+        plug_ends += _total(share[optical])
         cpo += _total(share[co_packaged])
     if paired.any():
         plug += len(optical_modules(graph, e, OPTICAL_MEDIA))
@@ -384,7 +392,8 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
         cpo_ports=round(cpo), switch_ports_used=round(switch_used), switch_ports=switch_ports,
         ocs_ports_used=round(ocs_used), ocs_ports=ocs_ports, circuits=round(circuits),
         traces=whole(traces), nics=len(nic_gpus(graph, e)),
-        nic_worth=_worth(sum(c for _, _, c in nic_ports(graph, e))))
+        nic_worth=_worth(sum(c for _, _, c in nic_ports(graph, e))),
+        pluggable_ends=round(plug_ends), module_ports=module_ports(graph))
 
 
 def _worth(n: float) -> float:

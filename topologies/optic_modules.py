@@ -10,8 +10,8 @@ shared/reference/power_cost_yield.csv ``P40``: NVIDIA MMS4X00-NS, 800G twin-port
 and at the DGX H100 (4 OSFP cages for its 8 ConnectX-7 NICs: NVIDIA DGX H100 User Guide,
 Network Modules, Table 6). The pairing (:func:`optical_modules`):
 
-* at a switch, its optical cable ends in link order, those to GPUs and those to other
-  switches apart (down and up ports in cages of their own; an edge of ``C`` cables is
+* at a switch, its optical cable ends in link order, those down (to GPUs and to switches
+  of a lower tier) and those up apart (in cages of their own; an edge of ``C`` cables is
   ``C`` ends in a row, so the two ends of a module go to the same far node where they
   can);
 * at a GPU, the optical ends of every GPU of its ``server`` label together, in GPU order
@@ -54,7 +54,7 @@ import numpy as np
 from topologies.edge_arrays import EdgeArrays, edge_arrays
 from topologies.schema import MODULE_PORTS
 
-__all__ = ["module_effects", "module_ports", "optical_modules", "paired_ends"]
+__all__ = ["module_effects", "module_ports", "module_worth", "optical_modules", "paired_ends"]
 
 
 def module_ports(graph: nx.Graph) -> int:
@@ -99,20 +99,36 @@ def optical_modules(graph: nx.Graph, edges: EdgeArrays | None = None,
     -------
     list of tuple
     """
-    ports = module_ports(graph)
-    if ports <= 1:
+    if module_ports(graph) <= 1:
         return []
     e = edge_arrays(graph) if edges is None else edges
+    return [(where, tuple(_count(i for _, i in row))) for where, row in _modules(graph, e, media)]
+
+
+def _count(edges) -> dict:
+    """``{edge: how many times it is named}``, in the order first named."""
+    taken: dict = {}
+    for i in edges:
+        taken[i] = taken.get(i, 0) + 1
+    return taken.items()
+
+
+def _modules(graph: nx.Graph, e: EdgeArrays, media: tuple[str, ...]) -> list:
+    """:func:`optical_modules`' modules as ``(where, ((node position, edge), ...))``: one
+    pair a cable end it holds, the node being the end's."""
+    ports = module_ports(graph)
     pick = np.flatnonzero(paired_ends(graph, e, e.medium_in(media)))
     gpu, ocs = e.kind_is("gpu"), e.kind_is("ocs")
     data = graph._node
+    tier = [data[n].get("tier", -1) if data[n]["kind"] == "switch" else -1 for n in e.nodes]
     ends: dict = defaultdict(list)   # (order, where) -> [(node position, edge, cables)]
     for i, u, v, c in zip(pick.tolist(), e.u[pick].tolist(), e.v[pick].tolist(),
                           e.links[pick].tolist(), strict=True):
         for n, far in ((u, v), (v, u)):
             if ocs[n]:
                 continue
-            key: tuple = (n, bool(gpu[far]))   # a switch's down and up ports apart
+            # a switch's down ports (to GPUs and lower tiers) and up ports apart
+            key: tuple = (n, bool(gpu[far]) or -1 < tier[far] < tier[n])
             if gpu[n] and "server" in data[e.nodes[n]]:
                 key = ("server", data[e.nodes[n]]["server"])
             ends[key].append((n, i, int(c)))
@@ -120,13 +136,34 @@ def optical_modules(graph: nx.Graph, edges: EdgeArrays | None = None,
     for held in ends.values():
         held.sort()
         where = e.nodes[held[0][0]]
-        row = [i for _, i, c in held for _ in range(c)]
-        for at in range(0, len(row), ports):
-            taken: dict = {}
-            for i in row[at:at + ports]:
-                taken[i] = taken.get(i, 0) + 1
-            out.append((where, tuple(taken.items())))
+        row = [(n, i) for n, i, c in held for _ in range(c)]
+        out += [(where, tuple(row[at:at + ports])) for at in range(0, len(row), ports)]
     return out
+
+
+def module_worth(graph: nx.Graph, edges: EdgeArrays | None = None,
+                 media: tuple[str, ...] = ("pluggable-optics", "fibre")) -> np.ndarray:
+    """The modules each optical cable end of ``graph`` makes up, shape ``(edges, 2)`` (an
+    edge's ``u`` end, its ``v`` end): for an end held in a module of :func:`optical_modules`,
+    each of its cables ``1 / (ends the module holds)`` (a full twin-port module's end 0.5,
+    a half-used one's 1), summed over its cables; 0 where no such module holds it (an end
+    a module of its own, or no module). Summed over every end: the modules
+    (``len(optical_modules(graph))``), what the network bill counts an optics line's
+    modules by (:mod:`netmodel.study.network_bill`).
+
+    >>> from topologies import superpod
+    >>> w = module_worth(superpod(1))
+    >>> float(w.sum()), sorted(set(w.ravel().tolist()))   # a leaf's 31st down port alone
+    (508.0, [0.0, 0.5, 1.0, 4.0])
+    """
+    e = edge_arrays(graph) if edges is None else edges
+    worth = np.zeros((len(e.u), 2))
+    if module_ports(graph) <= 1:
+        return worth
+    for _, row in _modules(graph, e, media):
+        for n, i in row:
+            worth[i, int(e.u[i] != n)] += 1.0 / len(row)
+    return worth
 
 
 def module_effects(graph: nx.Graph, edges: EdgeArrays | None = None,

@@ -61,6 +61,7 @@ from compute.validate import describe, of_type
 from netmodel.study.choice_names import SHARES
 from topologies.common import latency_adjustment
 from topologies.inventory import OPTICAL_MEDIA
+from topologies.optic_modules import module_ports, module_worth, paired_ends
 from topologies.schema import check_graph, check_switches_linked, circuit_via
 
 if TYPE_CHECKING:
@@ -147,10 +148,14 @@ class NetworkItem:
     count: float
     capex: float
     power: float
+    #: an optics line of pluggable ends in twin-port modules (the fabric's ``module_ports``
+    #: 2): the modules its ends make up, weighted as ``count`` is (None elsewhere)
+    modules: float | None = None
 
     def to_dict(self) -> dict:
         return {"category": self.category, "what": self.what, "count": self.count,
-                "capex_usd": self.capex, "power_w": self.power}
+                "capex_usd": self.capex, "power_w": self.power,
+                **({} if self.modules is None else {"modules": self.modules})}
 
 
 @dataclass(frozen=True)
@@ -275,10 +280,13 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
 
     groups: dict = {}
 
-    def add(category: str, what: str, count: float, capex: float, power: float) -> None:
+    def add(category: str, what: str, count: float, capex: float, power: float,
+            modules: float | None = None) -> None:
         key = (category, what)
-        c, x, p = groups.get(key, (0.0, 0.0, 0.0))
-        groups[key] = (c + count, x + capex, p + power)
+        c, x, p, m = groups.get(key, (0.0, 0.0, 0.0, None))
+        if modules is not None:
+            m = (m or 0.0) + modules
+        groups[key] = (c + count, x + capex, p + power, m)
 
     tier0s = np.zeros(len(edges.nodes), dtype=bool)   # by position in edges.nodes
     for i, (n, d) in enumerate(graph.nodes(data=True)):
@@ -314,7 +322,8 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
         add("switch", what, charged,
             charged * price * bits, charged * prices.switch_energy * bits * overhead)
     _links_bill(graph, edges, scale, prices, tier0s, add, cabling)
-    items = tuple(NetworkItem(c, w, n, x, p) for (c, w), (n, x, p) in sorted(groups.items()))
+    items = tuple(NetworkItem(c, w, n, x, p, m)
+                  for (c, w), (n, x, p, m) in sorted(groups.items()))
     notes = () if cabling is None or cabling[3] is None else (cabling[3],)
     return NetworkBill(share=share, fill=fill, items=items, counts=counts, notes=notes)
 
@@ -358,13 +367,19 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     # every edge's two ends in turn, as the loop priced them
     node = np.stack([e.u, e.v], axis=1).ravel()
     edge = np.repeat(np.arange(len(e.u)), 2)
+    side = np.tile(np.array([0, 1]), len(e.u))
     at = ~ocs[node] & ((price != 0) | (energy != 0))[edge] & keep[edge]
-    node, edge = node[at], edge[at]
+    node, edge, side = node[at], edge[at], side[at]
     # a GPU end of a breakout share is one transceiver, a switch end its share of a port
     # (counted as topologies.analysis counts them); priced by bandwidth
     count = np.where(gpu[node], np.ceil(e.links[edge] - 1e-9), e.links[edge])
     ends = [e.medium[edge], bits[edge] / count / 1e9, s[edge] * count, capex[edge],
             power[edge]]
+    twin = module_ports(graph) > 1
+    if twin:   # the modules an end makes up: a twin-port module's ends, else one an end
+        paired = paired_ends(graph, e, e.medium_in(OPTICAL_MEDIA) & ~circuit)
+        worth = module_worth(graph, e, OPTICAL_MEDIA)[edge, side]
+        ends.append(s[edge] * np.where(paired[edge], worth, count))
     each = _circuits_each(graph, e, circuit & keep)
     if each:   # circuits of unequal ports: each end of each at its own rate, in via's order
         rates = [each.get(i) for i in edge.tolist()]
@@ -377,8 +392,16 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
         ends[2][split] = s[k]
         ends[3][split] = s[k] * price[k] * mine
         ends[4][split] = s[k] * energy[k] * mine
-    _add_groups(add, "optics", ends[0], ends[1], lambda m, x: f"{e.media[m]} end {x:g} Gb/s",
-                *ends[2:])
+        if twin:
+            ends[5][split] = s[k]
+    # priced by the end (network_costs.toml's per-bit figures are a twin-port module's
+    # over its two ends); a line of a twin-port fabric's pluggable ends says so and counts
+    # its modules too
+    plugs = {i for i, m in enumerate(e.media) if m in OPTICAL_MEDIA} if twin else set()
+    _add_groups(add, "optics", ends[0], ends[1],
+                lambda m, x: f"{e.media[m]} end {x:g} Gb/s"
+                + (" (twin-port modules, 2 ends a module)" if m in plugs else ""),
+                *ends[2:5], modules=ends[5] if twin else None, moduled=plugs)
     # a board's or a package's wiring has no cable (topologies.schema), nor a circuit; a
     # scale-up domain cabled across trays (an NVL72 rack's copper spine) has cables in the
     # bill of materials and the failure model, but priced with the tier-0 switch as a
@@ -558,18 +581,24 @@ def _circuits_each(graph: nx.Graph, e, circuit: np.ndarray) -> dict[int, list[fl
 
 
 def _add_groups(add, category: str, medium: np.ndarray, value: np.ndarray, label, count,
-                capex, power) -> None:
+                capex, power, modules: np.ndarray | None = None,
+                moduled: set | frozenset = frozenset()) -> None:
     """``add`` each group of items labelled ``label(medium code, value)`` once, with the sums
-    of its ``count``, ``capex`` and ``power`` taken in input order."""
+    of its ``count``, ``capex`` and ``power`` taken in input order (and of ``modules``,
+    for a group of a medium code in ``moduled``)."""
     if not len(medium):
         return
     pairs, inverse = _pairs(medium, value)
     names: dict = {}
+    media: dict = {}
     group = np.array([names.setdefault(label(m, x), len(names)) for m, x in pairs])[inverse]
-    sums = [np.bincount(group, weights=w, minlength=len(names)).tolist()
-            for w in (count, capex, power)]
+    for m, x in pairs:
+        media[names[label(m, x)]] = m
+    weights = (count, capex, power) if modules is None else (count, capex, power, modules)
+    sums = [np.bincount(group, weights=w, minlength=len(names)).tolist() for w in weights]
     for name, i in names.items():
-        add(category, name, sums[0][i], sums[1][i], sums[2][i])
+        mods = sums[3][i] if modules is not None and media[i] in moduled else None
+        add(category, name, sums[0][i], sums[1][i], sums[2][i], mods)
 
 
 def _pairs(codes: np.ndarray, values: np.ndarray) -> tuple[list, np.ndarray]:

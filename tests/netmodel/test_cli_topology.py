@@ -39,6 +39,13 @@ def test_show_text_and_json():
     # 2 x (248 + 8 x 32) = 1,008 optical ends in twin-port modules (P40): the GPUs' 124
     # (two a module), each leaf's 31 down in 16 and 32 up in 16, each spine's 64 in 32
     assert d["bom"]["pluggable_transceivers"] == 248 // 2 + 8 * (16 + 16) + 4 * 32 == 508
+    assert (d["bom"]["pluggable_ends"], d["bom"]["module_ports"]) == (2 * (248 + 256), 2)
+    assert ("optics:      508 pluggable transceivers (twin-port modules holding 1,008 optical "
+            "cable ends), 0 co-packaged ports") in run("show", "superpod").output
+    single = run("show", "superpod:module_ports=1").output
+    assert "optics:      1,008 pluggable transceivers, 0 co-packaged ports" in single
+    s = json.loads(run("show", "superpod:module_ports=1", "--json").output)["bom"]
+    assert (s["pluggable_transceivers"], s["pluggable_ends"], s["module_ports"]) == (1008, 1008, 1)
     o = json.loads(run("show", "ocs:gpus=8,ports=2,logical=ring", "--json").output)
     assert o["reconfiguration_time"] == 0.01 and o["bom"]["circuits"] == 8
     p = json.loads(run("show", "fat-tree:k=8", "--json", "--pair", "gpu0", "gpu1").output)

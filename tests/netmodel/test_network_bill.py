@@ -42,8 +42,13 @@ def test_h100_dgx_slice_of_a_superpod_by_hand():
     assert items["tier-2 switch 64 x 400 Gb/s"].count == pytest.approx(4 * (64 / 8) / 64)
     nvs = items["tier-0 switch 144 x 200 Gb/s"]
     assert nvs.count == 4 and nvs.capex == pytest.approx(4 * 20_440, rel=1e-6)
-    # GPU-leaf ends whole (64), leaf-spine ends an eighth of 512
-    assert items["pluggable-optics end 400 Gb/s"].count == pytest.approx(64 + 512 / 8)
+    # GPU-leaf ends whole (64), leaf-spine ends an eighth of 512; twin-port (P40), priced
+    # by the end: modules 32 NIC ends in 16, 8 leaves' 4 down in 2 each (16), an eighth of
+    # 8 leaves' 16 up modules and 4 spines' 32 (256 / 8 = 32): 64, half the ends
+    optics = items["pluggable-optics end 400 Gb/s (twin-port modules, 2 ends a module)"]
+    assert optics.count == pytest.approx(64 + 512 / 8)
+    assert optics.modules == pytest.approx(16 + 8 * 2 + (8 * 16 + 4 * 32) / 8) == 64
+    assert optics.to_dict()["modules"] == optics.modules
     # baseboard NVLink (copper to tier 0) is not priced as cables
     assert not any(i.what.startswith("copper") for i in b.items)
 
@@ -94,10 +99,13 @@ def test_optics_counts_match_topologies_bill_of_materials(name):
     g = build_fabric(name)
     b = network_bill(g, share="as-built")
     optics = sum(i.count for i in b.items if i.category == "optics")
-    # the bill prices optics by the end, the bill of materials counts modules: h100-dgx's
-    # are twin-port (module_ports 2, two ends a module, P40; every node's count even)
-    assert optics == pytest.approx(b.counts["pluggable_transceivers"] * module_ports(g)
-                                   + b.counts["cpo_ports"])
+    # the bill prices optics by the end, the bill of materials counts modules and ends:
+    # h100-dgx's are twin-port (module_ports 2, two ends a module, P40; every node's
+    # count even), the others a module an end
+    assert optics == pytest.approx(b.counts["pluggable_ends"] + b.counts["cpo_ports"])
+    assert b.counts["pluggable_ends"] == b.counts["pluggable_transceivers"] * module_ports(g)
+    modules = sum(i.modules or 0 for i in b.items if i.category == "optics")
+    assert modules == (b.counts["pluggable_transceivers"] if module_ports(g) > 1 else 0)
     ports_used = network_bill(build_fabric(name))
     assert ports_used.capex <= b.capex + 1e-6 and ports_used.power <= b.power + 1e-6
 
@@ -133,3 +141,19 @@ def test_network_power_grows_with_energy_per_bit(e1, e2, scenario):
     p = [network_bill(g, prices=NetworkPrices(pluggable_energy=e, cpo_energy=e)).power
          for e in (lo, hi)]
     assert p[1] >= p[0] - 1e-9
+
+
+def test_twin_port_optics_line_states_modules_and_ends():
+    # superpod:sus=1 as built: 1,008 ends (248 NIC cables and 256 leaf-spine, two ends
+    # each) in 508 modules: 124 at the servers, a leaf's 31 down in 16 (one half used) and
+    # 32 up in 16, a spine's 64 in 32; priced per end as the single-port build
+    twin = network_bill(build("superpod:sus=1"), share="as-built")
+    single = network_bill(build("superpod:sus=1,module_ports=1"), share="as-built")
+    (t,) = [i for i in twin.items if i.category == "optics"]
+    (s,) = [i for i in single.items if i.category == "optics"]
+    assert t.what == "pluggable-optics end 400 Gb/s (twin-port modules, 2 ends a module)"
+    assert (t.count, t.modules) == (1008, 124 + 8 * (16 + 16) + 4 * 32) == (1008, 508)
+    assert (s.what, s.count, s.modules) == ("pluggable-optics end 400 Gb/s", 1008, None)
+    assert "modules" not in s.to_dict()
+    assert (t.capex, t.power) == (s.capex, s.power) and twin.capex == single.capex
+    assert (twin.counts["pluggable_transceivers"], twin.counts["pluggable_ends"]) == (508, 1008)

@@ -20,6 +20,9 @@ SPECS = [
     "lite-groups:base=[nvl72:racks=1],lites=4,split=even",
     "nvl72:racks=2",
     "superpod:sus=1",
+    "superpod:sus=1,module_ports=1",
+    "rail-optimized:domains=4,module_ports=2",
+    "lite-groups:base=[rail-optimized:domains=2,module_ports=2],lites=4,split=gateway",
     "ocs:gpus=64,ports=4,ocs_ports=64",
     "torus:dims=4x4x4",
     "flat:n=64,planes=4,radix=64",
@@ -37,14 +40,37 @@ def _length(data, engines):
     return max(0.0, (float(data["latency"]) - extra) / PROPAGATION_DELAY)
 
 
+def _module_share(graph):
+    """``{(edge, end node): modules}`` of a twin-port fabric's paired ends, from
+    topologies.optic_modules.optical_modules: each cable a module holds ``1 / (its ends)``
+    of it (a server's module sits at its first GPU: the end is the edge's GPU)."""
+    from topologies.edge_arrays import edge_arrays
+    from topologies.optic_modules import optical_modules
+
+    e = edge_arrays(graph)
+    share: dict = {}
+    for where, held in optical_modules(graph, e):
+        ends = sum(k for _, k in held)
+        for i, k in held:
+            u, v = e.nodes[e.u[i]], e.nodes[e.v[i]]
+            end = where if where in (u, v) else (u if graph.nodes[u]["kind"] == "gpu" else v)
+            share[(u, v), end] = share.get(((u, v), end), 0.0) + k / ends
+    return share
+
+
 def _loop(graph, scale, prices):
-    """The optics and cable items as the loop over the edges summed them."""
+    """The optics and cable items as the loop over the edges summed them; a twin-port
+    fabric's (module_ports 2) pluggable optics lines name it and count their modules (an
+    end no module of several ports holds, a module of its own: a breakout share)."""
     kind = dict(graph.nodes(data="kind"))
     groups: dict = {}
+    twin = graph.graph.get("module_ports", 1) == 2
+    share = _module_share(graph) if twin else {}
 
-    def add(key, count, capex, power):
-        c, x, p = groups.get(key, (0.0, 0.0, 0.0))
-        groups[key] = (c + count, x + capex, p + power)
+    def add(key, count, capex, power, modules=None):
+        c, x, p, *m = groups.get(key, (0.0, 0.0, 0.0))
+        groups[key] = (c + count, x + capex, p + power,
+                       *([] if modules is None else [(m or [0.0])[0] + modules]))
 
     for u, v, d in graph.edges(data=True):
         medium, links = d["medium"], d.get("links", 1)
@@ -52,12 +78,15 @@ def _loop(graph, scale, prices):
         price, energy = prices.optics(medium if medium != "ocs-circuit"
                                       else d.get("optics", "co-packaged-optics"))
         bits = d["bandwidth"] * 8
+        plug = twin and medium in ("pluggable-optics", "fibre")
         for end in (u, v):
             if kind[end] == "ocs" or (price == 0 and energy == 0):
                 continue
             count = math.ceil(links - 1e-9) if kind[end] == "gpu" else links
-            add(("optics", f"{medium} end {bits / count / 1e9:g} Gb/s"), s * count,
-                s * price * bits, s * energy * bits)
+            what = f"{medium} end {bits / count / 1e9:g} Gb/s" + (
+                " (twin-port modules, 2 ends a module)" if plug else "")
+            add(("optics", what), s * count, s * price * bits, s * energy * bits,
+                s * share.get(((u, v), end), count) if plug else None)
         if medium == "ocs-circuit" or medium in TRACE_MEDIA:
             continue
         if medium == "copper" and any(kind[e] == "switch" and graph.nodes[e]["tier"] == 0
@@ -76,8 +105,9 @@ def test_links_as_the_loop_summed(spec, share):
     for prices in (NetworkPrices(), NetworkPrices(cpo_price=3.3e-9, pluggable_energy=1.7e-11)):
         bill = network_bill(g, share=share, prices=prices)
         want = _loop(g, bill.fill if share == "ports-used" else 1.0, prices)
-        got = {(i.category, i.what): (i.count, i.capex, i.power) for i in bill.items
-               if i.category in ("optics", "cable")}
+        got = {(i.category, i.what): (i.count, i.capex, i.power,
+                                      *([] if i.modules is None else [i.modules]))
+               for i in bill.items if i.category in ("optics", "cable")}
         assert got == want
         assert all(type(x) is float for v in got.values() for x in v)
 

@@ -104,7 +104,8 @@ def reference_bom(graph):
         cables=whole(cables), lanes=int(lanes), pluggable_transceivers=round(plug),
         cpo_ports=round(cpo), switch_ports_used=round(switch_used), switch_ports=ports,
         ocs_ports_used=round(ocs_used), ocs_ports=ocs_ports, circuits=round(circuits),
-        traces=whole(traces), nics=reference_nics(graph), nic_worth=reference_nic_worth(graph))
+        traces=whole(traces), nics=reference_nics(graph), nic_worth=reference_nic_worth(graph),
+        pluggable_ends=round(plug), module_ports=graph.graph.get("module_ports", 1))
 
 
 def reference_nics(graph):

@@ -111,3 +111,32 @@ def test_a_switch_side_module_cuts_off_two_gpus():
     mods = {c.name: c for c in components(g)["transceiver"]}
     assert mods["leaf0 module 0"].edges == (("leaf0", "gpu0"), ("leaf0", "gpu1"))
     assert mods["spine0 module 0"].edges == (("leaf0", "spine0"), ("leaf1", "spine0"))
+
+
+def test_a_middle_switch_keeps_its_down_and_up_ports_apart():
+    # fat-tree:k=6 with module_ports 2 set by hand: 54 GPUs (no server labels: a GPU's one
+    # end a module, half used), 18 edge and 18 aggregation switches of 3 down and 3 up
+    # ports (2 + 2 modules each, one of each half used), 9 cores of 6 down (3): 54 + 36 x
+    # 4 + 9 x 3 = 225 modules for 324 ends (3 layers of 54 cables). An aggregation switch's 6
+    # ends taken as one row made 3 modules, 2 of them holding a down and an up port
+    # (207 modules, 18 mixed).
+    from topologies.edge_arrays import edge_arrays
+    from topologies.optic_modules import module_worth, optical_modules
+
+    g = build("fat-tree:k=6")
+    g.graph["module_ports"] = 2
+    e = edge_arrays(g)
+    mods = optical_modules(g, e)
+    assert len(mods) == 54 + 36 * 4 + 9 * 3 == 225
+    assert bill_of_materials(g).pluggable_transceivers == 225
+    assert bill_of_materials(g).pluggable_ends == 2 * 3 * 54 == 54 + 36 * 6 + 9 * 6
+    assert module_worth(g, e).sum() == 225
+    kinds = dict(g.nodes(data=True))
+    for where, held in mods:
+        if kinds[where]["kind"] != "switch":
+            continue
+        tier = kinds[where]["tier"]
+        sides = {kinds[far]["kind"] == "gpu" or kinds[far]["tier"] < tier
+                 for i, _ in held
+                 for far in (e.nodes[e.u[i]], e.nodes[e.v[i]]) if far != where}
+        assert len(sides) == 1, (where, held)
