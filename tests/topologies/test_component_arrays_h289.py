@@ -6,7 +6,7 @@ builder's shapes: breakout bundles (lite-groups split=even, shares of 1/4, 1/3 a
 cables), tier-0 switches that stop GPUs (nvl72, superpod, rail-optimized), OCS, direct
 fabrics, and fabrics with links cut."""
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import numpy as np
 import pytest
@@ -155,3 +155,84 @@ def test_by_hand():
     nics = lite["nic"].rest
     assert len(nics) == 512 // 4 and len(lite["nic"].parts) == 0
     assert all(x.parts == 1.0 and len(x.edges) == 4 for x in nics)
+
+
+def _twin_modules(graph):
+    """The twin-port modules (module_ports 2) as a loop over the graph's links: at a node
+    (a server's GPUs together, in GPU order) its optical ends of whole cables, a switch's
+    down ends (to GPUs and lower tiers) and up ends apart, in link order, two a module; a
+    module cuts a link whose every cable it holds, else keeps ``(C - k) / C`` of it."""
+    from topologies.inventory import shared_part
+
+    order = {n: i for i, n in enumerate(graph)}
+    node = graph.nodes
+    ends = defaultdict(list)
+    links = list(graph.edges(data=True))
+    for i, (u, v, d) in enumerate(links):
+        c = d.get("links", 1)
+        if d["medium"] not in ("pluggable-optics", "fibre") or c != int(c):
+            continue
+        for n, far in ((u, v), (v, u)):
+            if node[n]["kind"] == "ocs":
+                continue
+            down = node[far]["kind"] == "gpu" or (
+                node[far]["kind"] == "switch" and node[far]["tier"] < node[n].get("tier", -1))
+            key = ("server", node[n]["server"]) if node[n]["kind"] == "gpu" and \
+                "server" in node[n] else (n, down)
+            ends[key] += [(order[n], i)] * int(c)
+    out, count = [], defaultdict(int)
+    for held in ends.values():
+        held.sort()
+        where = list(graph)[held[0][0]]
+        for at in range(0, len(held), 2):
+            taken = Counter(i for _, i in held[at:at + 2])
+            cut, thin = [], []
+            for i, k in taken.items():
+                u, v, d = links[i]
+                c = d.get("links", 1)
+                (cut.append((u, v)) if k == c else thin.append(((u, v), (c - k) / c)))
+            out.append(Component("transceiver", f"{where} module {count[where]}",
+                                 edges=tuple(cut), scaled=tuple(thin), shared=all(
+                                     shared_part(graph, u, v)
+                                     for u, v in (*cut, *(x for x, _ in thin)))))
+            count[where] += 1
+    return out, {links[i][:2] for held in ends.values() for _, i in held}
+
+
+def _twin(spec):
+    g = build(spec)
+    g.graph["module_ports"] = 2   # as a file may say; superpod's own default
+    return g
+
+
+@pytest.mark.parametrize("spec", [
+    "superpod:sus=1",
+    "rail-optimized:domains=4,module_ports=2",
+    "rail-optimized:domains=2,nics_per_server=4,module_ports=2",   # 2 GPUs a NIC
+    "fat-tree:k=6",                         # odd counts; a middle tier's down and up ends
+    "leaf-spine:leaves=2,radix=4",          # no server labels: a GPU's end alone
+    "flat:n=16,planes=4,radix=16,medium=pluggable-optics",   # a GPU of 4 ends: 2 modules
+    "lite-groups:base=[fat-tree:k=4],lites=4,split=even",   # breakout shares stay single
+    "ocs:gpus=16,ports=2,ocs_ports=16,medium=pluggable-optics",   # a GPU's 2 fibres: 1
+])
+def test_arrays_are_the_loop_with_twin_port_modules(spec):
+    # module_ports 2: the transceiver class is the loop's single-port components of the
+    # links no module of two holds, then one component a module (one part), as the loop
+    # over the graph's links pairs them; every other class as single-port
+    g = _twin(spec)
+    single = _loop(g, 4)
+    modules, paired = _twin_modules(g)
+    want = {**single, "transceiver": [
+        c for c in single["transceiver"]
+        if not ({*c.edges, *(x for x, _ in c.scaled)} & paired)] + modules}
+    assert modules and all(c.parts == 1.0 for c in modules)
+    got = components(g, gpus_per_host=4)
+    assert {c: v for c, v in got.items() if c != "transceiver"} == \
+        {c: v for c, v in want.items() if c != "transceiver"}
+    # the same components (the modules before a breakout's bundles, which the loop lists
+    # first: the order is not the loop's)
+    assert sorted(map(repr, got["transceiver"])) == sorted(map(repr, want["transceiver"]))
+    assert [c for c in got["transceiver"] if " module " in c.name] == modules
+    arrays = component_arrays(g, gpus_per_host=4)
+    assert sorted(arrays["transceiver"].weights.tolist()) == sorted(
+        c.parts for c in want["transceiver"])
