@@ -242,7 +242,8 @@ class Footprints:
         # switches it removes are cut off (reliability_spares)
         sig = (comp.cls, tuple(tiers), idle_lost, idle_stopped, idle_wired,
                tuple(per), tuple(routed), len(comp.edges), factors,
-               comp.shared, _sites_lost(self, comp), bool(comp.handed), handed)
+               comp.shared, _sites_lost(self, comp), bool(comp.handed), handed,
+               self._joint(comp))
         return sig, lost, wired, touched
 
     def _edge_hits(self, edges) -> tuple[set, set]:
@@ -288,8 +289,25 @@ class Footprints:
         per.sort()
         routed.sort()
         sig = (comp.cls, (), 0, 0, idle_wired, tuple(per), tuple(routed), len(comp.edges), (),
-               comp.shared, 0, False, ())
+               comp.shared, 0, False, (), self._joint(comp))
         return sig, set(), wired, touched
+
+    def _joint(self, comp: Component) -> tuple:
+        """What a component of several links (and no node) shares between them, for its
+        signature: the nodes at two or more of their ends and the nodes next to two or more
+        of their GPUs (each as kind, tier, how many), none for one link. A twin-port module
+        (:mod:`topologies.optic_modules`) holding a server's two GPUs' NIC cables and one
+        holding a leaf's ports to two servers' GPUs hit GPUs of the same places in an
+        instance, but the first cuts the server off the network and the second takes one
+        rail of two servers, each still reaching its other rail over NVLink."""
+        if comp.nodes or len(comp.edges) + len(comp.scaled) < 2:
+            return ()
+        kind, node, adj = self._kinds, self.graph._node, self.graph._adj   # read only
+        ends = Counter(x for e in (*comp.edges, *(e for e, _ in comp.scaled)) for x in e)
+        near = Counter(v for g in ends if kind[g] == "gpu" for v in adj[g] if v not in ends)
+        return tuple(tuple(sorted((kind[x], node[x].get("tier", -1), c)
+                                  for x, c in counts.items() if c > 1))
+                     for counts in (ends, near))
 
 
 def _sites_lost(cluster: Footprints, comp: Component) -> int:
