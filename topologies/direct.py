@@ -39,7 +39,7 @@ from topologies.common import (
 )
 from topologies.limits import check_size
 from topologies.registry import builder
-from topologies.schema import validate
+from topologies.schema import MODULE_PORTS, validate
 
 __all__ = ["full_mesh", "lite_groups", "parse_dims", "ring", "torus"]
 
@@ -211,6 +211,9 @@ def lite_groups(base: str | nx.Graph = "single-switch:n=8", lites: int = 4,
 
     Lite ``j`` of big GPU ``b`` becomes ``gpu{b * lites + j}`` with ``group = b`` (and the
     big GPU's ``server``, ``rack``, ``pod`` and ``rail`` labels); switches keep their ids.
+    The base's ``module_ports`` (twin-port optics, :mod:`topologies.optic_modules`) is
+    kept: its switches' ends of whole cables stay two a module, a breakout share's ends
+    (``split="even"``) one a module, and co-packaged mesh ends hold no module at all.
 
     Parameters
     ----------
@@ -260,6 +263,8 @@ def lite_groups(base: str | nx.Graph = "single-switch:n=8", lites: int = 4,
 
     graph = new_graph(f"{big.graph.get('name', 'fabric')} as groups of {k} {spec.name}")
     graph.graph["lites_per_group"] = k
+    if MODULE_PORTS in big.graph:   # the base's twin-port optics stay
+        graph.graph[MODULE_PORTS] = big.graph[MODULE_PORTS]
     blocks = _lite_blocks(big, k, share, spec, link(mesh / max(k - 1, 1), latency, medium))
     if blocks is not None:
         return finish_blocks(graph, big_gpus * k, *blocks[:2], spec, order=blocks[2])

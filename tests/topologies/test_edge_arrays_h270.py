@@ -171,7 +171,7 @@ def _hand_made():
 SPECS = ["fat-tree:k=8", "torus:dims=4x4x2", "rail-optimized:domains=4", "superpod:sus=1,module_ports=1",
          "nvl72:racks=2", "ring:n=16", "full-mesh:n=8", "leaf-spine:leaves=4,radix=8",
          "flat:n=128,planes=4,radix=144", "ocs:gpus=64,ports=4,ocs_ports=64",
-         "lite-groups:base=[fat-tree:k=8],lites=4", "lite-groups:base=[superpod:sus=1],lites=2",
+         "lite-groups:base=[fat-tree:k=8],lites=4", "lite-groups:base=[superpod:sus=1,module_ports=1],lites=2",
          "single-switch:n=8"]
 
 

@@ -140,3 +140,22 @@ def test_a_middle_switch_keeps_its_down_and_up_ports_apart():
                  for i, _ in held
                  for far in (e.nodes[e.u[i]], e.nodes[e.v[i]]) if far != where}
         assert len(sides) == 1, (where, held)
+
+
+def test_lite_groups_keep_the_bases_twin_port_modules():
+    # lite-direct's shape (rail-optimized:domains=4, 4 Lites an H100) with a twin-port base:
+    # 128 Lites' NIC shares (links 1/4, breakouts) stay one a module: 128 at the Lites and
+    # 128 x 1/4 = 32 ports' worth at the leaves; the 256 leaf-spine cables' 512 ends two a
+    # module (8 leaves x 16 up, 4 spines x 32): 256. 128 + 32 + 256 = 416 modules for 672
+    # ends (single-port 672). The co-packaged mesh (384 ends) holds no module. split=gateway:
+    # Lite 0 of each group takes the whole NIC cable, paired by server as the H100s were:
+    # 16 + 8 x (2 + 16) + 4 x 32 = 288 for 576 ends.
+    base = "rail-optimized:domains=4,module_ports={}"
+    for ports, split, modules, ends in ((1, "even", 672, 672), (2, "even", 416, 672),
+                                        (2, "gateway", 288, 576)):
+        g = build(f"lite-groups:base=[{base.format(ports)}],lites=4,split={split}")
+        b = bill_of_materials(g)
+        assert module_ports(g) == ports
+        assert (b.pluggable_transceivers, b.pluggable_ends, b.cpo_ports) == (modules, ends, 384)
+        assert class_counts(components(g, classes=["transceiver"]))["transceiver"] == (
+            modules if ports == 2 else 2 * 256 + 128 + 32)
