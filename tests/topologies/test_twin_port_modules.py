@@ -81,6 +81,13 @@ def test_files_without_the_attribute_read_single_port(tmp_path):
     data = json.loads(path.read_text())
     assert data["graph"]["module_ports"] == 2
     assert bill_of_materials(read_graph(path)).pluggable_transceivers == 508
+    gml = tmp_path / "sp.graphml"   # GraphML keeps it too, as a whole number
+    write_graph(build("superpod:sus=1"), gml)
+    back = read_graph(gml)
+    assert back.graph["module_ports"] == 2 and type(back.graph["module_ports"]) is int
+    assert (bill_of_materials(back).pluggable_transceivers,
+            bill_of_materials(back).pluggable_ends) == (508, 1008)
+    assert class_counts(components(back, classes=["transceiver"]))["transceiver"] == 508
     del data["graph"]["module_ports"]   # a file written before the attribute
     path.write_text(json.dumps(data))
     assert bill_of_materials(read_graph(path)).pluggable_transceivers == 1008
