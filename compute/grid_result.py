@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from compute.dp_collectives import op_at
 from compute.memory import describe_fit
 from compute.moe_exchange import EXCHANGES, shown_name
 from compute.parallel import expert_slots
 from compute.results import RESOURCES, InferenceResult, StageResult
-from compute.stages import STAGES, op_at
+from compute.stages import STAGES
 
 if TYPE_CHECKING:
     from compute.hardware import GpuSpec

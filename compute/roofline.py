@@ -49,6 +49,7 @@ from compute.comm import (
     as_comm,
     as_times,
 )
+from compute.dp_collectives import running, stage_ops
 from compute.errors import UserError
 from compute.grid_parts import (
     attention_kind_times,
@@ -77,7 +78,7 @@ from compute.phases import Workload
 from compute.pipeline_time import pipeline_latency, slowest_stage
 from compute.roofline_options import RooflineOptions
 from compute.sharding import check_tp, shards
-from compute.stages import EXTENDED_STAGES, STAGES, running, stage_ops
+from compute.stages import EXTENDED_STAGES, STAGES
 from compute.units import counted
 from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
 

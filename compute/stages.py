@@ -125,15 +125,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from compute.dp_collectives import (  # noqa: F401  (CellOps, op_at, running, stage_ops: re-exported)
-    CellOps,
+from compute.dp_collectives import (
     _none_where,
     attn_tp_ops,
     dp_ops,
     gathered_tokens,
-    op_at,
-    running,
-    stage_ops,
     sum_len,
 )
 from compute.models import expected_experts_touched
@@ -142,8 +138,8 @@ from compute.phases import Workload
 from compute.stage_attention import _attention_work, _mla_work, busiest_group
 from compute.stage_mlp import _dense_mlp, _mlp_work, _mlp_work_ep, busiest_share, dispatch_bytes
 
-__all__ = ["EXTENDED_STAGES", "PIPELINE_STAGES", "PRODUCERS", "STAGES", "CellOps",
-           "plain_step_work", "stage_work"]
+__all__ = ["EXTENDED_STAGES", "PIPELINE_STAGES", "PRODUCERS", "STAGES", "plain_step_work",
+           "stage_work"]
 
 #: Stages in the order a step runs them.
 STAGES = ("embedding", "qkv", "attention", "out_proj", "allreduce_attn", "mlp_up", "mlp_down",

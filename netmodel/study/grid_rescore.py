@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compute.stages import running, stage_ops
+from compute.dp_collectives import running, stage_ops
 from netmodel.study.adjusted_comm import AdjustedComm, adjusted_lines, hop_latency_slopes
 
 __all__ = ["BestScorer", "ChosenLayouts", "GridLayout", "GridScorer"]

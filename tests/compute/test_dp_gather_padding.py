@@ -21,12 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compute.comm import RingAlphaBeta
+from compute.dp_collectives import CellOps
 from compute.evaluate_one import evaluate
 from compute.models import get_model
 from compute.parallel import Parallelism, layout
 from compute.phases import Workload
 from compute.roofline import evaluate_grid
-from compute.stages import CellOps, stage_work
+from compute.stages import stage_work
 
 #: The ring the by-hand figures take (RingAlphaBeta at H100's 450 GB/s: 1.9 us a step,
 #: 0.92 link efficiency), passed by name, whatever the default collectives are.

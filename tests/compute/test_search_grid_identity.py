@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from compute.dp_collectives import CellOps
 from compute.grid_parts import GEMM_STAGES
 from compute.hardware import get_gpu
 from compute.memory import memory_fit
@@ -36,7 +37,7 @@ from compute.roofline_options import RooflineOptions
 from compute.search import pareto_front, search
 from compute.sharding import shards
 from compute.stage_peaks import stage_peaks
-from compute.stages import PIPELINE_STAGES, PRODUCERS, CellOps, stage_work
+from compute.stages import PIPELINE_STAGES, PRODUCERS, stage_work
 
 
 def _old_network_times(comm, ops, groups, counts, net, fits=None):
