@@ -32,6 +32,7 @@ from topologies.closed_forms import closed_form
 from topologies.edge_arrays import EdgeArrays, edge_arrays, edges_of
 from topologies.graph_ops import ball, path_counts
 from topologies.inventory import BillOfMaterials, bill_of_materials
+from topologies.optic_modules import ends_held
 from topologies.schema import gpu_nodes, validate
 
 __all__ = ["MAXFLOW_NODES", "FabricSummary", "PathDiversity", "bisection_maxflow", "diameter",
@@ -95,6 +96,7 @@ class FabricSummary:
         types = ", ".join(f"{n:,} x {t}" for t, n in self.gpu_types.items())
         tiers = ", ".join(f"tier {t}: {n:,}" for t, n in self.switches_by_tier.items()) \
             or "none"
+        held = ends_held(b.pluggable_transceivers, b.pluggable_ends, b.module_ports)
         lines = [f"scenario:    {scenario} (its fabric)"] if scenario else []
         lines += [
             f"fabric:      {self.name}" + (f"  [{self.spec}]" if self.spec else ""),
@@ -105,8 +107,7 @@ class FabricSummary:
             + "".join(f"; {m} traces: {_whole(n)}" for m, n in b.traces.items())
             + (f"; circuits: {b.circuits}" if b.circuits else ""),
             f"optics:      {counted(b.pluggable_transceivers, 'pluggable transceiver')}"
-            + (f" (twin-port modules holding {counted(b.pluggable_ends, 'optical cable end')})"
-               if b.module_ports > 1 and b.pluggable_transceivers else "") + ", "
+            + (f" ({held})" if held else "") + ", "
             f"{counted(b.cpo_ports, 'co-packaged port')}, {counted(b.lanes, 'lane')}",
             f"NICs:        {b.nics:,} (a GPU's link to the network on pluggable optics, fibre "
             f"or copper holds one)" if b.nic_worth == b.nics else

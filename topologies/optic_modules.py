@@ -54,7 +54,11 @@ import numpy as np
 from topologies.edge_arrays import EdgeArrays, edge_arrays
 from topologies.schema import MODULE_PORTS
 
-__all__ = ["module_effects", "module_ports", "module_worth", "optical_modules", "paired_ends"]
+__all__ = ["ends_held", "module_effects", "module_ports", "module_worth", "optical_modules",
+           "paired_ends"]
+
+#: A module of so many ports, named (:data:`~topologies.schema.MODULE_PORT_CHOICES` past 1).
+_KIND = {2: "twin-port"}
 
 
 def module_ports(graph: nx.Graph) -> int:
@@ -66,6 +70,22 @@ def module_ports(graph: nx.Graph) -> int:
     (2, 1)
     """
     return int(graph.graph.get(MODULE_PORTS, 1))
+
+
+def ends_held(modules: int, ends: int, ports: int) -> str:
+    """What ``modules`` pluggable transceivers of ``ports`` ports a module hold, in the words
+    ``topology show`` and ``topology compare`` give them: the optical cable ends
+    (:attr:`~topologies.inventory.BillOfMaterials.pluggable_ends`); empty where every module
+    holds one (``ports`` 1) or there is none.
+
+    >>> ends_held(508, 1008, 2), ends_held(1008, 1008, 1), ends_held(0, 0, 2)
+    ('twin-port modules holding 1,008 optical cable ends', '', '')
+    """
+    from compute.units import counted
+
+    if ports <= 1 or not modules:
+        return ""
+    return f"{_KIND[ports]} modules holding {counted(ends, 'optical cable end')}"
 
 
 def paired_ends(graph: nx.Graph, e: EdgeArrays, optical: np.ndarray) -> np.ndarray:
