@@ -12,7 +12,10 @@ human :meth:`~TopologyComparison.table` shows one column per fabric). All values
 format per row, the unit in the row's name.
 
 * **Counts, optics, ports, diameter, path diversity**: :func:`topologies.analysis.summary`
-  (optics from its bill of materials: pluggable transceivers and co-packaged (CPO) engines).
+  (optics from its bill of materials: pluggable transceivers and co-packaged (CPO) engines;
+  ``pluggable_ends`` the optical cable ends the transceivers hold, ``module_ports`` ends a
+  module, and where that is 2 a note says so as ``topology show`` does,
+  :func:`topologies.optic_modules.ends_held`).
 * **Injection**: every GPU's links summed (``injection_total``) and the smallest GPU's
   (``injection_per_gpu``); where GPUs of a server share its NICs (a GPU without one has
   only its scale-up links), a note gives the scale-out share, the server's NICs over its
@@ -246,6 +249,8 @@ class TopologyRow:
     ocs: int = _row("OCS", "count")
     links: int = _row("links (graph edges)", "count")
     pluggable_transceivers: int = _row("pluggable transceivers", "count")
+    pluggable_ends: int = _row()
+    module_ports: int = _row()
     cpo_engines: int = _row("CPO engines (co-packaged ports)", "count")
     switch_ports_used: int = _row("switch ports used", "count")
     switch_ports: int = _row("switch ports", "count")
@@ -491,6 +496,7 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
     from topologies.analysis import summary
     from topologies.edge_arrays import edge_arrays
     from topologies.hardware_radius import hardware_radius
+    from topologies.optic_modules import ends_held
     from topologies.schema import gpu_nodes
 
     g = fab.graph
@@ -507,6 +513,8 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
     radius = hardware_radius(g, gpus_per_host=_gpus_per_host(g), edges=edges)
     lost = _gpu_time_lost(g, radius)
     notes = []
+    if held := ends_held(b.pluggable_transceivers, b.pluggable_ends, b.module_ports):
+        notes.append(f"pluggable transceivers: {held}")
     if s.bisection_method != "closed form":
         notes.append(f"bisection: {s.bisection_method}")
     if s.scale_out_share is not None:
@@ -523,7 +531,8 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
         fabric=fab.label, source=fab.source, name=s.name, spec=s.spec,
         gpu_types=dict(s.gpu_types), gpus=n, switches=sum(s.switches_by_tier.values()),
         switches_by_tier=dict(s.switches_by_tier), ocs=s.ocs, links=s.links,
-        pluggable_transceivers=b.pluggable_transceivers, cpo_engines=b.cpo_ports,
+        pluggable_transceivers=b.pluggable_transceivers, pluggable_ends=b.pluggable_ends,
+        module_ports=b.module_ports, cpo_engines=b.cpo_ports,
         switch_ports_used=b.switch_ports_used, switch_ports=b.switch_ports,
         ocs_ports_used=b.ocs_ports_used, ocs_ports=b.ocs_ports, diameter=s.diameter,
         injection_total=total, injection_per_gpu=float(s.injection_bandwidth),

@@ -248,3 +248,29 @@ def test_islands_of_circuits():
     # 4 islands of 2, one GPU gone: the largest part left holds 2 GPUs, so 1 lost + 5 cut
     # off (the definition blast_radius uses; a fabric as built is connected)
     assert r["gpu-die"].gpus_max == 6 and r["gpu-die"].evaluated == 1
+
+
+def test_twin_port_ends_said_as_show_says_them():
+    """One SU of a SuperPOD, twin-port (its default) and single-port: modules by hand, 124
+    at the 248 NIC ends, 8 leaves x (16 down for 31 GPU ends + 16 up for 32), 4 spines x 32
+    for 64: 508 modules holding 248 + 8 x 63 + 4 x 64 = 1,008 ends; one a module, 1,008 of
+    each. The note is topology show's words; single-port says nothing more."""
+    from topologies import superpod
+    from topologies.analysis import summary
+
+    r = compare_topologies(["superpod:sus=1", "superpod:sus=1,module_ports=1"])
+    twin, single = r.rows
+    assert (twin.pluggable_transceivers, twin.pluggable_ends, twin.module_ports) == \
+        (124 + 8 * (16 + 16) + 4 * 32, 248 + 8 * (31 + 32) + 4 * 64, 2) == (508, 1008, 2)
+    assert (single.pluggable_transceivers, single.pluggable_ends, single.module_ports) == \
+        (1008, 1008, 1)
+    said = "twin-port modules holding 1,008 optical cable ends"
+    assert f"pluggable transceivers: {said}" in twin.notes
+    assert not any("optical cable end" in n for n in single.notes)
+    assert f"508 pluggable transceivers ({said})" in summary(superpod(1)).table()
+    text = r.table()
+    assert text.count(said) == 1 and "    pluggable transceivers: " + said in text
+    rows = r.to_dict()["rows"]
+    assert [(d["pluggable_transceivers"], d["pluggable_ends"], d["module_ports"])
+            for d in rows] == [(508, 1008, 2), (1008, 1008, 1)]
+    assert f"pluggable transceivers: {said}" in rows[0]["notes"]
