@@ -23,8 +23,9 @@ the SU its rail leaves are built for), whole, as it fails whole (the last set pe
 part-filled); a link between switches and its ends at the cells' share of them,
 :func:`~topologies.inventory.port_fill` per cell, the share the cost model charges
 (:func:`netmodel.study.network_bill.network_bill`, ``share="ports-used"``): one ``h100-dgx`` cell, 4
-servers of an SU, counts an eighth of the SU's 512 leaf-spine transceivers (64, beside its
-own 64 GPU-leaf ones), not those of the 28 absent servers' uplinks. One failure of a
+servers of an SU, counts an eighth of the SU's 256 leaf-spine transceivers (twin-port
+modules, two cable ends each: 32, beside its own 32 GPU-leaf ones), not those of the 28
+absent servers' uplinks. One failure of a
 shared part touches every cell of its set (:meth:`Cluster.cells_hit`).
 
 **A failure** of a component (:mod:`topologies.failure_domains`) removes or thins parts of
@@ -258,7 +259,7 @@ class Cluster(Footprints, Partitions, Recosting):
         >>> c = build_cluster("h100-dgx", "Llama-3-70B", "decode")
         >>> t = [e for e in c.effects(("transceiver", "leaf")) if _shared(e)]
         >>> [(e.cls, e.parts, c.copies(e), e.parts * c.copies(e)) for e in t]
-        [('transceiver', 512.0, 0.125, 64.0), ('leaf', 8.0, 1, 8.0)]
+        [('transceiver', 256.0, 0.125, 32.0), ('leaf', 8.0, 1, 8.0)]
         """
         n = self.cells if cells is None else cells
         if not _shared(effect):
