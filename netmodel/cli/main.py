@@ -238,17 +238,34 @@ def typed_options(command: click.Command | None,
                   args: Sequence[str]) -> list[tuple[str, str]]:
     """Each ``(flag, value)`` typed for an option of ``command`` (a group: the subcommand
     ``args`` name) in ``args``, in the order typed, the flag as its longest spelling
-    (``-o x`` is ``('--out', 'x')``)."""
+    (``-o x`` is ``('--out', 'x')``); then, for a command taking one fabric SPEC argument
+    (:class:`~netmodel.cli.options.FabricCommand`), it as ``('fabric', text)``, the words
+    a spec the library refuses is said by (``fabric 'ring:n=8,': ...``; ``topology
+    compare``'s several, each named by the library, are not guessed between).
+
+    >>> from netmodel.cli.topology import topology
+    >>> typed_options(topology, ["show", "--pair", "gpu0", "gpu1", "ring:n=8,"])
+    [('--pair', 'gpu0 gpu1'), ('fabric', 'ring:n=8,')]
+    """
+    from netmodel.cli.options import FabricCommand
+
     args = list(args)
     while isinstance(command, click.Group) and args:
         command = command.commands.get(args[0])
         args = args[1:]
     if command is None:
         return []
-    args = args[:_separator(command, args)]
-    return [(max(p.opts, key=len), value) for p in command.params
-            if isinstance(p, click.Option) and not p.is_flag
-            for _, value in typed_values(p, args)]
+    typed = [(max(p.opts, key=len), value) for p in command.params
+             if isinstance(p, click.Option) and not p.is_flag
+             for _, value in typed_values(p, args[:_separator(command, args)])]
+    if isinstance(command, FabricCommand):   # its arguments, as click parsed them
+        with suppress(click.ClickException):
+            read = command.make_parser(click.Context(command, resilient_parsing=True))
+            values = read.parse_args(list(args))[0]
+            typed += [("fabric", values[p.name]) for p in command.params
+                      if isinstance(p, click.Argument) and p.nargs == 1
+                      and isinstance(values.get(p.name), str)]
+    return typed
 
 
 def named_by_value(message: str, typed: Sequence[tuple[str, str]]) -> str:

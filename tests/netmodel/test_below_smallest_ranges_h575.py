@@ -105,8 +105,8 @@ def test_a_zero_allowed_quantity_in_a_spec_says_its_range():
 
 @pytest.mark.parametrize("argv, says", [
     (["topology", "show", "lite-groups:length=1e-320"],   # limits.PHYSICAL_MAX's length
-     f"lite-groups: length '1e-320' is {HEAD}; lite-groups: length must be a number from 0 "
-     "to 100,000 m"),
+     f"fabric 'lite-groups:length=1e-320': lite-groups: length '1e-320' is {HEAD}; "
+     "lite-groups: length must be a number from 0 to 100,000 m"),
     (["availability", "--scenario", "lite-flat", "--model", "Llama-3-70B", "--detection",
       "1e-320s"], f"--detection '1e-320s' is {HEAD}; --detection must be a duration from 0 to "
                    f"100 y"),

@@ -23,7 +23,8 @@ CMDS = [["topology", "show"], ["collective", "all-reduce", "--fabric"]]
 def test_a_gpu_at_another_clock_is_said_to_be_one(cmd, ratio):
     ref = f"ring:n=4,gpu=H100-SXM@{ratio}"
     line = one_line_error(run_cli(cmd + [ref]))
-    said = f"--fabric {ref!r}: " if cmd[-1] == "--fabric" else ""   # an option: its flag
+    # an option: its flag; the argument: the words 'fabric' (the text typed after either)
+    said = f"--fabric {ref!r}: " if cmd[-1] == "--fabric" else f"fabric {ref!r}: "
     assert line == (f"error: {said}'@{ratio}' marks a GPU at another clock, which "
                     f"fabric builder 'ring' does not take; give a catalog GPU or a GPU file "
                     f"as its gpu (e.g. gpu=H100-SXM)")

@@ -150,7 +150,8 @@ SWEEP = ["sweep", "--scenarios", "h100-dgx", "-q", "--no-plot", "--models", "Lla
      "error: --repair-time: unknown component class 'gpu-di\u0435'; did you mean 'gpu-die'? "
      "(it has '\u0435', U+0435 CYRILLIC SMALL LETTER IE); known: "),
     (["topology", "show", "ring:n=4,g\u0440u=Lite"],
-     "error: unknown key 'g\u0440u' for fabric 'ring'; did you mean 'gpu'? (it has '\u0440', "
+     "error: fabric 'ring:n=4,g\u0440u=Lite': unknown key 'g\u0440u' for fabric 'ring'; "
+     "did you mean 'gpu'? (it has '\u0440', "
      "U+0440 CYRILLIC SMALL LETTER ER); known: 'bandwidth', 'gpu', 'length', 'medium', 'n'"),
     (["collective", "all-reduce", "--fabric", "ring:n=8", "--tuner", "n\u0441\u0441l"],
      "error: --tuner 'n\u0441\u0441l': unknown tuner 'n\u0441\u0441l'; did you mean 'nccl'? "

@@ -32,10 +32,12 @@ def test_nvl72_and_rail_optimized_spine_lines_verbatim():
     # nvl72: 300 racks x 18 trays = 5400 servers, 32 a leaf (half of 64 ports):
     # ceil(5400 / 32) = 169 SUs of 4 rail leaves = 676 leaves
     r = run_cli(["topology", "show", "nvl72:racks=300"])
-    assert one_line_error(r) == "error: nvl72: " + TOO_MANY.format(leaves=676, unit="racks")
+    assert one_line_error(r) == ("error: fabric 'nvl72:racks=300': nvl72: "
+                                 + TOO_MANY.format(leaves=676, unit="racks"))
     # rail-optimized: 300 DGX-like servers of 8 GPUs, 2 a leaf: 150 SUs of 8 = 1200 leaves
     r = run_cli(["topology", "show", "rail-optimized:domains=300,servers_per_leaf=2"])
-    assert one_line_error(r) == ("error: rail-optimized: "
+    assert one_line_error(r) == ("error: fabric 'rail-optimized:domains=300,"
+                                 "servers_per_leaf=2': rail-optimized: "
                                  + TOO_MANY.format(leaves=1200, unit="domains"))
 
 
@@ -48,7 +50,7 @@ def test_nvl72_fabric_cap_names_nvl72_only():
     with pytest.raises(UserError, match="^nvl72: " + head):
         nvl72(racks=30000)
     r = run_cli(["topology", "show", "nvl72:racks=30000"])
-    assert one_line_error(r).startswith("error: nvl72: " + head)
+    assert one_line_error(r).startswith("error: fabric 'nvl72:racks=30000': nvl72: " + head)
     with pytest.raises(UserError, match="^rail-optimized: the fabric would have"):
         rail_optimized(domains=270000)
 
@@ -71,7 +73,7 @@ def test_nvl72_refuses_a_gpu_of_more_nvlinks_than_its_chips(tmp_path):
     f = tmp_path / "wide.toml"
     f.write_text('[gpu.Wide]\nderive_from = "B200-HGX"\nsource = "test"\nnvlinks = 36\n')
     r = run_cli(["topology", "show", f"nvl72:gpu={f}"])
-    assert one_line_error(r) == "error: nvl72: " + want
+    assert one_line_error(r) == f"error: fabric 'nvl72:gpu={f}': nvl72: " + want
     # 18 (a B200's own) and 12 (an A100's, 12 of the 18 chips) build: 72 x 18 ports
     assert nvl72().nodes["nvs0"]["radix"] == nvl72(gpu="A100-SXM-80GB").nodes["nvs0"]["radix"] \
         == 1296
