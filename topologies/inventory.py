@@ -30,7 +30,7 @@ from compute.errors import UserError
 from compute.validate import describe
 from topologies.edge_arrays import EdgeArrays, edge_arrays
 from topologies.nics import nic_gpus, nic_ports
-from topologies.optic_modules import module_ports, optical_modules, paired_ends
+from topologies.optic_modules import module_count, module_ports, paired_ends
 from topologies.schema import TRACE_MEDIA
 
 __all__ = ["OPTICAL_MEDIA", "BillOfMaterials", "bill_of_materials", "cable_end_parts",
@@ -381,7 +381,7 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
         plug_ends += _total(share[optical])
         cpo += _total(share[co_packaged])
     if paired.any():
-        plug += len(optical_modules(graph, e, OPTICAL_MEDIA))
+        plug += module_count(graph, e, OPTICAL_MEDIA)
     switch_ports = sum(d["radix"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
     ocs_ports = sum(d["ports"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs")
     def whole(counts: Counter) -> dict:

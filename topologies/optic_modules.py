@@ -46,7 +46,7 @@ holds the UFM) in 16 modules, one half used, and 32 up in 16, 256; 4 spines of 6
 
 from __future__ import annotations
 
-from collections import defaultdict
+from typing import NamedTuple
 
 import networkx as nx
 import numpy as np
@@ -54,8 +54,8 @@ import numpy as np
 from topologies.edge_arrays import EdgeArrays, edge_arrays
 from topologies.schema import MODULE_PORTS
 
-__all__ = ["ends_held", "module_effects", "module_ports", "module_worth", "optical_modules",
-           "paired_ends"]
+__all__ = ["ends_held", "module_count", "module_effects", "module_ports", "module_worth",
+           "optical_modules", "paired_ends"]
 
 #: A module of so many ports, named (:data:`~topologies.schema.MODULE_PORT_CHOICES` past 1).
 _KIND = {2: "twin-port"}
@@ -122,43 +122,97 @@ def optical_modules(graph: nx.Graph, edges: EdgeArrays | None = None,
     if module_ports(graph) <= 1:
         return []
     e = edge_arrays(graph) if edges is None else edges
-    return [(where, tuple(_count(i for _, i in row))) for where, row in _modules(graph, e, media)]
+    m = _modules(graph, e, media)
+    if not len(m.where):
+        return []
+    mod, edge, cables = _held(m, len(e.u))
+    cut = np.flatnonzero(np.diff(mod)) + 1
+    held = list(zip(edge.tolist(), cables.tolist(), strict=True))
+    spans = zip([0, *cut.tolist()], [*cut.tolist(), len(held)], strict=True)
+    wheres = [e.nodes[n] for n in m.where.tolist()]
+    return [(w, tuple(held[a:b])) for w, (a, b) in zip(wheres, spans, strict=True)]
 
 
-def _count(edges) -> dict:
-    """``{edge: how many times it is named}``, in the order first named."""
-    taken: dict = {}
-    for i in edges:
-        taken[i] = taken.get(i, 0) + 1
-    return taken.items()
+def module_count(graph: nx.Graph, edges: EdgeArrays | None = None,
+                 media: tuple[str, ...] = ("pluggable-optics", "fibre")) -> int:
+    """How many modules :func:`optical_modules` gives (0 where :func:`module_ports` is 1),
+    counted without listing them.
+
+    >>> from topologies import superpod
+    >>> module_count(superpod(1))
+    508
+    """
+    if module_ports(graph) <= 1:
+        return 0
+    e = edge_arrays(graph) if edges is None else edges
+    return len(_modules(graph, e, media).where)
 
 
-def _modules(graph: nx.Graph, e: EdgeArrays, media: tuple[str, ...]) -> list:
-    """:func:`optical_modules`' modules as ``(where, ((node position, edge), ...))``: one
-    pair a cable end it holds, the node being the end's."""
+class _Rows(NamedTuple):
+    """:func:`optical_modules`' modules as arrays: one row a cable of an end a module holds
+    (an end of ``C`` cables ``C`` rows), in module order and, within a module, in the order
+    it holds them; ``module`` the row's module, ``node`` and ``edge`` the end's; ``where``
+    the node position each module sits at, ``size`` the rows it holds."""
+
+    module: np.ndarray
+    node: np.ndarray
+    edge: np.ndarray
+    where: np.ndarray
+    size: np.ndarray
+
+
+def _modules(graph: nx.Graph, e: EdgeArrays, media: tuple[str, ...]) -> _Rows:
+    """Pair the ends (the module doc's pairing) with arrays: every optical end of a picked
+    edge keyed by its node and direction (down or up) or by its GPU's server; the keys
+    numbered in the order first met (edge by edge, an edge's ``u`` end before its ``v``);
+    a key's ends sorted by (node position, edge), each repeated for its cables, and cut
+    into modules of ``ports`` rows by a row's rank within its key."""
     ports = module_ports(graph)
     pick = np.flatnonzero(paired_ends(graph, e, e.medium_in(media)))
     gpu, ocs = e.kind_is("gpu"), e.kind_is("ocs")
     data = graph._node
-    tier = [data[n].get("tier", -1) if data[n]["kind"] == "switch" else -1 for n in e.nodes]
-    ends: dict = defaultdict(list)   # (order, where) -> [(node position, edge, cables)]
-    for i, u, v, c in zip(pick.tolist(), e.u[pick].tolist(), e.v[pick].tolist(),
-                          e.links[pick].tolist(), strict=True):
-        for n, far in ((u, v), (v, u)):
-            if ocs[n]:
-                continue
-            # a switch's down ports (to GPUs and lower tiers) and up ports apart
-            key: tuple = (n, bool(gpu[far]) or -1 < tier[far] < tier[n])
-            if gpu[n] and "server" in data[e.nodes[n]]:
-                key = ("server", data[e.nodes[n]]["server"])
-            ends[key].append((n, i, int(c)))
-    out = []
-    for held in ends.values():
-        held.sort()
-        where = e.nodes[held[0][0]]
-        row = [(n, i) for n, i, c in held for _ in range(c)]
-        out += [(where, tuple(row[at:at + ports])) for at in range(0, len(row), ports)]
-    return out
+    tier = np.array([data[n].get("tier", -1) if data[n]["kind"] == "switch" else -1
+                     for n in e.nodes], dtype=np.int64)
+    labels: dict = {}
+    server = np.array([labels.setdefault(data[n]["server"], len(labels))
+                       if data[n]["kind"] == "gpu" and "server" in data[n] else -1
+                       for n in e.nodes], dtype=np.int64)
+    # every end of a picked edge: its u end, then its v end
+    node = np.stack([e.u[pick], e.v[pick]], axis=1).ravel()
+    far = np.stack([e.v[pick], e.u[pick]], axis=1).ravel()
+    edge = np.repeat(pick, 2)
+    keep = ~ocs[node]
+    node, far, edge = node[keep], far[keep], edge[keep]
+    # a switch's down ports (to GPUs and lower tiers) and up ports apart; a server's GPUs one key
+    down = gpu[far] | ((tier[far] > -1) & (tier[far] < tier[node]))
+    key = np.where(server[node] >= 0, 2 * len(e.nodes) + server[node],
+                   2 * node.astype(np.int64) + down)
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    group = rank[inverse.ravel()]
+    order = np.lexsort((edge, node, group))
+    cables = e.links[edge[order]].astype(np.int64)
+    group, node, edge = (np.repeat(a[order], cables) for a in (group, node, edge))
+    # rows a key holds, its first row, and a row's rank within its key
+    per = np.bincount(group, minlength=len(first))
+    start = np.cumsum(per) - per
+    within = np.arange(len(group)) - start[group]
+    mods = -(-per // ports)
+    module = (np.cumsum(mods) - mods)[group] + within // ports
+    size = np.bincount(module, minlength=int(mods.sum()))
+    where = np.repeat(node[start[per > 0]], mods[per > 0])
+    return _Rows(module, node, edge, where, size)
+
+
+def _held(m: _Rows, edges: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(module, edge, cables)``: each module's edges, with how many of their cables it
+    holds, in module order and, within one, in the order first held."""
+    pair = m.module.astype(np.int64) * max(edges, 1) + m.edge
+    _, first, cables = np.unique(pair, return_index=True, return_counts=True)
+    order = np.argsort(first, kind="stable")
+    first = first[order]
+    return m.module[first], m.edge[first], cables[order]
 
 
 def module_worth(graph: nx.Graph, edges: EdgeArrays | None = None,
@@ -180,9 +234,9 @@ def module_worth(graph: nx.Graph, edges: EdgeArrays | None = None,
     worth = np.zeros((len(e.u), 2))
     if module_ports(graph) <= 1:
         return worth
-    for _, row in _modules(graph, e, media):
-        for n, i in row:
-            worth[i, int(e.u[i] != n)] += 1.0 / len(row)
+    m = _modules(graph, e, media)
+    # in row order, as a module at a time adds its share to each end it holds
+    np.add.at(worth, (m.edge, (e.u[m.edge] != m.node).astype(np.intp)), 1.0 / m.size[m.module])
     return worth
 
 
@@ -202,18 +256,28 @@ def module_effects(graph: nx.Graph, edges: EdgeArrays | None = None,
     >>> next(f for f in fx if f[0] == "leaf0 module 16")   # 2 of 8 cables to spine0
     ('leaf0 module 16', (), ((('leaf0', 'spine0'), 0.75),))
     """
+    if module_ports(graph) <= 1:
+        return []
     e = edge_arrays(graph) if edges is None else edges
-    out = []
-    count: dict = defaultdict(int)
-    for where, held in optical_modules(graph, e, media):
-        removed, scaled = [], []
-        for i, k in held:
-            uv = (e.nodes[e.u[i]], e.nodes[e.v[i]])
-            c = float(e.links[i])
-            if c - k <= 1e-9:
-                removed.append(uv)
-            else:
-                scaled.append((uv, (c - k) / c))
-        out.append((f"{where} module {count[where]}", tuple(removed), tuple(scaled)))
-        count[where] += 1
-    return out
+    m = _modules(graph, e, media)
+    mod, edge, k = _held(m, len(e.u))
+    c = e.links[edge]
+    whole = c - k <= 1e-9
+    kept = np.where(whole, 0.0, (c - k) / np.where(whole, 1.0, c))
+    # j: a module's count among the modules at its node, from 0
+    by = np.argsort(m.where, kind="stable")
+    first = np.r_[True, m.where[by][1:] != m.where[by][:-1]] if len(by) else np.zeros(0, bool)
+    run = np.arange(len(by)) - np.maximum.accumulate(np.where(first, np.arange(len(by)), 0))
+    j = np.empty(len(by), dtype=np.int64)
+    j[by] = run
+    names = [f"{e.nodes[w]} module {n}" for w, n in zip(m.where.tolist(), j.tolist(), strict=True)]
+    removed: list[list] = [[] for _ in names]
+    scaled: list[list] = [[] for _ in names]
+    for i, u, v, cut, f in zip(mod.tolist(), e.u[edge].tolist(), e.v[edge].tolist(),
+                               whole.tolist(), kept.tolist(), strict=True):
+        uv = (e.nodes[u], e.nodes[v])
+        if cut:
+            removed[i].append(uv)
+        else:
+            scaled[i].append((uv, f))
+    return [(n, tuple(r), tuple(s)) for n, r, s in zip(names, removed, scaled, strict=True)]
