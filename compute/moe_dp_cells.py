@@ -54,7 +54,7 @@ SLOT_SOURCES = {"attn_scatter": "allreduce_attn", "moe_dispatch": "dp_gather",
 
 class _GridOwn:
     """A stage's figure that is the grid's own in every cell an exchange's figures cover
-    (the same field, stage and cells): :func:`compute.moe_exchange._take_faster` leaves
+    (the same field, stage and cells): :func:`compute.exchange_take.take_faster` leaves
     those cells as they are (writing them would change nothing), so they are not copied
     out of the grid to be written back."""
 
@@ -137,7 +137,7 @@ def dp_gather_cells(grid, model, gpu, configs, sh, idx, b, options, workload, sk
     """``(alt, stages, extra)``: SGLang's DP-attention gather on ``grid``'s rows ``idx``
     (every batch of ``b``, one row of them; ``sh`` those rows'
     :class:`~compute.sharding.Shards`, flagged ``ep_dp_gather``), ``alt`` its figures for
-    :func:`compute.moe_exchange._take_faster` (of the ``stages`` named, the others the
+    :func:`compute.exchange_take.take_faster` (of the ``stages`` named, the others the
     grid's own), ``extra`` a bool array (rows x batches) of the cells to evaluate whole
     (fitting here only, untimed in ``grid``), or None. ``options`` without two-batch
     overlap; ``costs`` the grid's collective costing
