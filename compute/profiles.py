@@ -139,6 +139,8 @@ PARAMETERS = {p.name: p for p in (
 
 #: The range of a GEMM efficiency curve's arithmetic intensities (FLOP/B).
 _MIN_INTENSITY, _MAX_INTENSITY = 1e-6, 1e9
+#: The most points a GEMM efficiency curve holds (2 the fewest).
+_CURVE_POINTS = 64
 
 
 _PROFILE_KEYS = ("name", "engine", "system", "gpu", "collectives", "fitted_on")
@@ -355,18 +357,28 @@ def _gemm_curve(where: str, curve) -> tuple[tuple[float, float], ...]:
     """
     if curve is None or (isinstance(curve, list | tuple) and not curve):
         return ()
-    if not (isinstance(curve, list | tuple) and 2 <= len(curve) <= 64
+    if not (isinstance(curve, list | tuple) and 2 <= len(curve) <= _CURVE_POINTS
             and all(isinstance(c, list | tuple) and len(c) == 2 for c in curve)):
-        raise UserError(f"{where}: gemm_curve must be 2 to 64 (intensity FLOP/B, efficiency) "
-                        f"pairs by increasing intensity, got {validate.describe(curve)}")
+        raise UserError(f"{where}: gemm_curve must be 2 to {_CURVE_POINTS} (intensity FLOP/B, "
+                        f"efficiency) pairs by increasing intensity, got {validate.describe(curve)}")
+    return _curve_points(where, curve, "gemm_curve ", "gemm_efficiency intensities must "
+                         "increase")
+
+
+def _curve_points(where: str, pairs, prefix: str, increase: str) -> tuple:
+    """``pairs`` of (intensity, efficiency) checked point by point, as an
+    :class:`EngineProfile`'s ``gemm_curve`` and a file's ``intensity`` and ``efficiency``
+    lists both are: each intensity from 1e-6 to 1e9 FLOP/B, each efficiency in
+    gemm_efficiency's range (named ``prefix + 'intensity'``, ...), the intensities
+    increasing (else ``increase``, the words of the refusal)."""
     eff = PARAMETERS["gemm_efficiency"]
-    out = tuple((validate.number(where, "gemm_curve intensity", x, minimum=_MIN_INTENSITY,
+    out = tuple((validate.number(where, f"{prefix}intensity", x, minimum=_MIN_INTENSITY,
                                  maximum=_MAX_INTENSITY, unit="FLOP/B"),
-                 validate.number(where, "gemm_curve efficiency", y, minimum=eff.minimum,
-                                 maximum=eff.maximum)) for x, y in curve)
+                 validate.number(where, f"{prefix}efficiency", y, minimum=eff.minimum,
+                                 maximum=eff.maximum)) for x, y in pairs)
     xs = [x for x, _ in out]
     if any(b <= a for a, b in zip(xs, xs[1:], strict=False)):
-        raise UserError(f"{where}: gemm_efficiency intensities must increase, got {xs}")
+        raise UserError(f"{where}: {increase}, got {xs}")
     return out
 
 
@@ -413,20 +425,14 @@ def _parameter(where: str, key: str, table) -> tuple[float | None, tuple, str]:
         raise UserError(f"{where}: missing key value" + (" (or intensity and efficiency)"
                                                          if curve_keys else ""))
     xs, ys = table["intensity"], table["efficiency"]
-    if not (isinstance(xs, list) and isinstance(ys, list) and 2 <= len(xs) == len(ys) <= 64):
+    if not (isinstance(xs, list) and isinstance(ys, list)
+            and 2 <= len(xs) == len(ys) <= _CURVE_POINTS):
         raise UserError(f"{where}: intensity and efficiency must be lists of the same length "
-                        f"(2 to 64 points), got {validate.describe(xs)} and "
+                        f"(2 to {_CURVE_POINTS} points), got {validate.describe(xs)} and "
                         f"{validate.describe(ys)}")
-    curve = tuple((validate.number(where, "intensity", x, minimum=_MIN_INTENSITY,
-                                   maximum=_MAX_INTENSITY,
-                                   unit="FLOP/B"),
-                   validate.number(where, "efficiency", y, minimum=p.minimum,
-                                   maximum=p.maximum)) for x, y in zip(xs, ys, strict=True))
-    intensities = [x for x, _ in curve]
-    if any(b <= a for a, b in zip(intensities, intensities[1:], strict=False)):
-        # named with the file here: EngineProfile's own check names only the profile
-        raise UserError(f"{where}: intensities must increase from point to point, got "
-                        f"{intensities}")
+    # named with the file here: EngineProfile's own check names only the profile
+    curve = _curve_points(where, zip(xs, ys, strict=True), "",
+                          "intensities must increase from point to point")
     return None, curve, source
 
 
