@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Hashable, Iterable
 from dataclasses import dataclass
 from itertools import accumulate, chain
@@ -328,13 +329,12 @@ def hardware_radius(graph: nx.Graph, *, gpus_per_host: int | None = None,
                 lost = int(gpu[gone].sum())
                 # and the nodes its edges share (a twin-port module's two cables: from one
                 # leaf to two spines, or from two leaves to one spine, alike edge by edge)
-                ends = [x for e2 in edges for x in e2]
+                ends = Counter(x for e2 in edges for x in e2)
                 sig = (tuple(sorted(desc[gone].tolist())),
                        tuple(sorted((*sorted((int(desc[u]), int(desc[v]))),
                                      is_bridge(u, v) if connected else False)
                                     for u, v in edges)),
-                       tuple(sorted((int(desc[x]), ends.count(x)) for x in set(ends)
-                                    if ends.count(x) > 1)))
+                       tuple(sorted((int(desc[x]), c) for x, c in ends.items() if c > 1)))
             if sig not in cache:
                 cache[sig] = cutter.cut_at(gone, edges)
             radii.append(lost + cache[sig])

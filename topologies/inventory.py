@@ -50,10 +50,10 @@ class BillOfMaterials:
     ``pluggable_transceivers``: the pluggable modules: one per optical cable end at a GPU or
     switch (pluggable optics or plain fibre), or where the fabric's ``module_ports`` is 2
     one per two ends (twin-port OSFP, :func:`~topologies.optic_modules.optical_modules`:
-    a switch's ends two a module, a server's GPUs' ends likewise); ``cpo_ports``: the same for co-packaged optics; an end at an OCS
-    needs no transceiver (the OCS steers light) and counts in ``ocs_ports_used``. Ends of a
-    breakout share count as :func:`cable_end_parts` says: the GPU end one, the switch end
-    its share of a port.
+    a switch's ends two a module, a server's GPUs' ends likewise); ``cpo_ports``: the same
+    for co-packaged optics; an end at an OCS needs no transceiver (the OCS steers light)
+    and counts in ``ocs_ports_used``. Ends of a breakout share count as
+    :func:`cable_end_parts` says: the GPU end one, the switch end its share of a port.
     A realized OCS fabric (:func:`~topologies.optical.realize`, graph attribute
     ``ocs_cabling``) is made of the same fibres, ports and optics as its bare cabling,
     whatever circuits are set up; ``circuits`` counts those. ``nics``: the GPUs that hold a
