@@ -46,7 +46,7 @@ from topologies.common import (
 )
 from topologies.limits import MAX_RADIX, check_size
 from topologies.registry import builder
-from topologies.schema import MODULE_PORT_CHOICES, MODULE_PORTS
+from topologies.schema import MODULE_PORT_CHOICES, MODULE_PORTS, MODULE_PORTS_RULE
 
 __all__ = ["NVL72_SWITCH_TRAYS", "nvl72", "rail_optimized", "spine_count", "superpod"]
 
@@ -230,8 +230,8 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
     nic_bw = bandwidth_or("nic_bandwidth", nic_bandwidth, spec.scaleout_bandwidth)
     medium = check_medium("medium", medium, CABLE_MEDIA, SCALEOUT_NOT_TRACES)
     if type(module_ports) is not int or module_ports not in MODULE_PORT_CHOICES:
-        raise UserError(f"module_ports must be 1 or 2 (the optical cable ends one pluggable "
-                        f"module serves), got {describe(module_ports)}")
+        raise UserError(f"module_ports must be {MODULE_PORTS_RULE}, got "
+                        f"{describe(module_ports)}")
     n = domains * size
     servers = n // gps
     if per_rack is not None:   # more servers a rack than there are: one rack
@@ -292,9 +292,9 @@ def superpod(sus: int = 1, gpu: str | GpuSpec = "H100-SXM", scaleup_bandwidth: f
     (an assumption for the ``rack`` label). Its optics are twin-port OSFP modules
     (``module_ports`` 2 by default: 32 cages for a Quantum-2 switch's 64 ports, ``P40``;
     4 cages for a DGX H100's 8 ConnectX-7, DGX H100 User Guide Table 6), so one SU's
-    1,008 optical cable ends are 504 modules. Another ``gpu`` keeps the shape and its own
-    NVLinks (an A100's 12; the domain switch keeps its 256 ports). The rest as
-    :func:`rail_optimized`.
+    1,008 optical cable ends are 508 modules (a leaf's 31st GPU port holds one alone).
+    Another ``gpu`` keeps the shape and its own NVLinks (an A100's 12; the domain switch
+    keeps its 256 ports). The rest as :func:`rail_optimized`.
 
     Examples
     --------

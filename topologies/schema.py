@@ -89,8 +89,8 @@ latency is its as-built one times the scale plus the hop (every switch's and OCS
 the scale), so a cable's length read back from its latency undoes them
 (:func:`~topologies.common.cable_length`; none after a scale of 0, which leaves no length
 in a latency). ``module_ports`` (1 or 2; absent: 1) says how many optical cable ends one
-pluggable module serves (:mod:`topologies.optic_modules`: twin-port OSFP is 2). A circuit edge also carries ``optics`` (the medium of the GPU ports at its
-ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
+pluggable module serves (:mod:`topologies.optic_modules`: twin-port OSFP is 2). A circuit
+edge also carries ``optics`` (the medium of the GPU ports at its ends). :data:`UNITS` names the unit of every quantity (fabric files carry it).
 A node, an edge or the graph may carry attributes of other names (a file's own labels),
 kept unread, but not one that looks like a misspelling of one the schema reads
 (:func:`~topologies.schema_text.near_miss`: ``link`` for ``links`` was read as one cable, ``gpu_type`` for
@@ -163,7 +163,7 @@ from topologies.schema_text import check_attribute_texts, check_graph_texts, inv
 from topologies.schema_torus import check_dims
 
 __all__ = ["EDGE_KEYS", "GRAPH_TYPES", "HOP_LATENCY", "LABELS", "LATENCY_SCALE", "MEDIA", "MODULE_PORTS",
-           "MODULE_PORT_CHOICES", "NODE_KEYS", "NODE_KINDS",
+           "MODULE_PORT_CHOICES", "MODULE_PORTS_RULE", "NODE_KEYS", "NODE_KINDS",
            "TRACE_MEDIA", "UNITS", "catalog_clash", "circuit_count",
            "check_switches_linked", "circuit_each", "circuit_via", "edge_count", "scale_bandwidth", "scale_cabling",
            "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types", "validate",
@@ -205,6 +205,9 @@ LATENCY_SCALE, HOP_LATENCY = "latency_scale", "hop_latency"
 MODULE_PORTS = "module_ports"
 #: The values :data:`MODULE_PORTS` may take.
 MODULE_PORT_CHOICES = (1, 2)
+#: What :data:`MODULE_PORTS` must be, in a refusal's words.
+MODULE_PORTS_RULE = (" or ".join(map(str, MODULE_PORT_CHOICES))
+                     + " (the optical cable ends one pluggable module serves)")
 #: Types of the graph attributes the schema knows (others are kept unchecked, but not a
 #: near miss of one of these: :func:`near_miss`); a bool only where ``bool`` is named.
 GRAPH_TYPES = {
@@ -356,8 +359,8 @@ def check_graph_attributes(graph: nx.Graph) -> dict:
         invalid(f"graph attribute {HOP_LATENCY!r} must be finite and >= 0 s (the latency added "
              f"to each of its links), got {describe(attrs[HOP_LATENCY])}")
     if MODULE_PORTS in attrs and attrs[MODULE_PORTS] not in MODULE_PORT_CHOICES:
-        invalid(f"graph attribute {MODULE_PORTS!r} must be 1 or 2 (the optical cable ends one "
-             f"pluggable module serves), got {describe(attrs[MODULE_PORTS])}")
+        invalid(f"graph attribute {MODULE_PORTS!r} must be {MODULE_PORTS_RULE}, got "
+             f"{describe(attrs[MODULE_PORTS])}")
     cabling = attrs.get("ocs_cabling")
     if cabling is not None and (set(cabling) - {"fibres"} != {"medium", "cables", "lanes"}
                                 or not isinstance(cabling["medium"], str)
