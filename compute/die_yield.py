@@ -23,6 +23,7 @@ import numpy as np
 
 from compute.dies import MAX_SMS, MAX_WAFER_PRICE, MIN_DIE_AREA, check_yield_model
 from compute.errors import UserError
+from compute.limits import check
 from compute.rows import check_number as _number
 from compute.rows import parameter
 from compute.validate import describe, is_whole
@@ -42,6 +43,10 @@ MIN_ALPHA = 0.01
 MAX_DEFECT_DENSITY = 1e6
 #: Largest wafer diameter taken (m): 1 m, twice the 450 mm wafer never put in production.
 MAX_WAFER_DIAMETER = 1.0
+#: Most die areas one :func:`yield_curve` takes (each about 80 us of harvested-yield
+#: arithmetic, a Python call per area: a million is about 80 s), counted before any array
+#: of them is made; ``NETMODEL_MAX_YIELD_AREAS`` raises it.
+MAX_CURVE_AREAS = 1_000_000
 _QUAD_NODES = 64
 
 
@@ -400,6 +405,12 @@ def yield_curve(areas: ArrayLike | None = None, *, defect_density: float | None 
     if areas is None:
         step = int(ref_n - ref_k)
         areas = ref_area * np.arange(step, int(ref_n) + 1, step) / ref_n
+    try:   # counted before any array of them: 10^10 areas (a view of one) raised MemoryError
+        count = np.size(areas)
+    except (TypeError, ValueError):   # a ragged list: _array names it
+        count = 0
+    check("yield_curve", "die areas", count, MAX_CURVE_AREAS, "NETMODEL_MAX_YIELD_AREAS",
+          "give fewer areas (each about 80 us)")
     areas = _array("die area", areas).ravel()
     n = np.maximum(1, np.round(areas / ref_area * ref_n)).astype(int)
     k = np.maximum(1, np.floor(n * ref_k / ref_n + 1e-9)).astype(int)
