@@ -229,7 +229,11 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
     up_bw = bandwidth_or("scaleup_bandwidth", scaleup_bandwidth, spec.scaleup_bandwidth)
     nic_bw = bandwidth_or("nic_bandwidth", nic_bandwidth, spec.scaleout_bandwidth)
     medium = check_medium("medium", medium, CABLE_MEDIA, SCALEOUT_NOT_TRACES)
-    if type(module_ports) is not int or module_ports not in MODULE_PORT_CHOICES:
+    try:   # a whole number as each count here is read (2.0, numpy's 2): refused as 2.0
+        ports = check_int("module_ports", module_ports)
+    except UserError:
+        ports = None
+    if ports not in MODULE_PORT_CHOICES:
         raise UserError(f"module_ports must be {MODULE_PORTS_RULE}, got "
                         f"{describe(module_ports)}")
     n = domains * size
@@ -273,8 +277,8 @@ def _rail_fabric(name: str, unit: str, domains: int, domain_size: int, gpus_per_
                   Links(leaf0 + j, leaf0 + leaves + t,
                         link(nic_bw * parallel, cable_latency(LEAF_SPINE_LENGTH, medium),
                              medium, links=parallel))]
-    if module_ports != 1:
-        graph.graph[MODULE_PORTS] = module_ports
+    if ports != 1:
+        graph.graph[MODULE_PORTS] = ports
     return finish_blocks(graph, n, nodes, links, spec)
 
 
