@@ -9,10 +9,13 @@ optics end, OCS and cable (:func:`network_bill`) at the prices and power of
   baseboard they sit on, by their wired ports (a DGX H100's four
   NVSwitch chips have 256 ports, 144 of them wired to its GPUs: the board's price and power
   are those of the 144);
-* every link end at a GPU or a switch carries optics on an optical medium (pluggable module
-  or co-packaged engine), priced and powered by the end's bandwidth; an end at an OCS needs
-  none (the OCS steers light); copper ends add no power (their SerDes is in the GPU's TDP
-  and the switch ASIC's figure);
+* every link end at a GPU or a switch carries optics on an optical medium: a co-packaged
+  engine priced and powered by the end's bandwidth, a pluggable module whole, at its
+  class by rate (:mod:`netmodel.study.optic_classes`; the modules
+  :mod:`topologies.optic_modules` makes of the ends: one a cable end, or two 400G ends an
+  800G twin-port module where the fabric's ``module_ports`` is 2, a half-used one whole);
+  an end at an OCS needs none (the OCS steers light); copper ends add no power (their
+  SerDes is in the GPU's TDP and the switch ASIC's figure);
 * an OCS costs and draws per port; a cable costs a fixed part plus a part per metre (the
   length is its ``length``, else read back from the link latency: 5 ns/m, less a CPO
   engine's 5 ns at each end but an OCS's, whose end is mirrors, and a scenario's
@@ -49,7 +52,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 from functools import cache, lru_cache
-from importlib import resources
 from operator import itemgetter
 from typing import TYPE_CHECKING
 
@@ -59,6 +61,12 @@ from compute.errors import UserError, chosen, known, lookalike
 from compute.rows import check_number
 from compute.validate import describe, of_type
 from netmodel.study.choice_names import SHARES
+from netmodel.study.optic_classes import (
+    MODULE_TABLES,
+    estimate_note,
+    module_figures,
+    network_costs_data,
+)
 from topologies.common import latency_adjustment
 from topologies.inventory import OPTICAL_MEDIA
 from topologies.optic_modules import module_ports, module_worth, paired_ends
@@ -79,12 +87,12 @@ __all__ = ["SHARES", "NetworkBill", "NetworkItem", "NetworkPrices", "check_not_d
 @cache
 def network_costs() -> dict:
     """The shipped network prices and power (``netmodel/data/network_costs.toml``) as
-    :class:`compute.yield_model.Parameter` rows by name (read once)."""
-    from compute.yield_model import read_parameters
+    :class:`compute.yield_model.Parameter` rows by name (read once); the pluggable module
+    classes are :func:`netmodel.study.optic_classes.module_classes`."""
+    from compute.rows import read_rows
 
-    text = resources.files("netmodel").joinpath("data/network_costs.toml") \
-        .read_text(encoding="utf-8")
-    return read_parameters(text, "netmodel/data/network_costs.toml")
+    data = {k: v for k, v in network_costs_data().items() if k not in MODULE_TABLES}
+    return read_rows(data, "netmodel/data/network_costs.toml")
 
 
 @dataclass(frozen=True)
@@ -118,7 +126,9 @@ class NetworkPrices:
                 f.name, table[f.name].value if v is None else v))
 
     def optics(self, medium: str) -> tuple[float, float]:
-        """``(USD per bit/s, J per bit)`` of the optics on one end of a ``medium`` link."""
+        """``(USD per bit/s, J per bit)`` of the optics on one end of a ``medium`` link (a
+        pluggable module's per bit of the 800G class: the bill charges pluggable modules
+        whole by class, :meth:`modules`)."""
         if medium in OPTICAL_MEDIA:
             return self.pluggable_price, self.pluggable_energy
         if medium == "co-packaged-optics":
@@ -126,6 +136,15 @@ class NetworkPrices:
         if medium == "copper":
             return 0.0, self.copper_energy
         return 0.0, 0.0
+
+    def modules(self, rates: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:
+        """``(USD, W, estimated)`` of one pluggable module of each rate of ``rates``
+        (bit/s: its ports x its ends' rate), by its class
+        (:func:`netmodel.study.optic_classes.module_figures`), every class scaled by
+        :attr:`pluggable_price` and :attr:`pluggable_energy` over their defaults."""
+        table = network_costs()
+        return module_figures(rates, self.pluggable_price / table["pluggable_price"].value,
+                              self.pluggable_energy / table["pluggable_energy"].value)
 
     def cable(self, medium: str, length: float) -> float:
         """USD of one cable of ``medium`` and ``length`` metres."""
@@ -321,22 +340,29 @@ def network_bill(graph: nx.Graph, *, share: str = "ports-used",
         overhead = prices.scaleup_switch_overhead if tier0 else prices.switch_overhead
         add("switch", what, charged,
             charged * price * bits, charged * prices.switch_energy * bits * overhead)
-    _links_bill(graph, edges, scale, prices, tier0s, add, cabling)
+    estimated = _links_bill(graph, edges, scale, prices, tier0s, add, cabling)
     items = tuple(NetworkItem(c, w, n, x, p, m)
                   for (c, w), (n, x, p, m) in sorted(groups.items()))
-    notes = () if cabling is None or cabling[3] is None else (cabling[3],)
+    notes = (() if cabling is None or cabling[3] is None else (cabling[3],)) \
+        + tuple(dict.fromkeys(estimated))
     return NetworkBill(share=share, fill=fill, items=items, counts=counts, notes=notes)
 
 
 def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: np.ndarray,
-                add, cabling: tuple | None = None) -> None:
+                add, cabling: tuple | None = None) -> list[str]:
     """:func:`network_bill`'s optics ends and cables, from the edge arrays ``e`` of
     ``graph`` (``tier0``: each of ``e.nodes`` a tier-0 switch?): ``add`` once a group, with
     its sums taken in the order a loop over the edges would take them (an edge's first end,
     its second, then the next edge), so every figure is the loop's to the last bit
     (np.bincount adds its weights in input order). ``cabling``: a realized OCS fabric's
-    :func:`_cabling_fibres`, whose fibres are priced in place of its circuits."""
+    :func:`_cabling_fibres`, whose fibres are priced in place of its circuits. A pluggable
+    end is charged the modules it makes up (one a cable end, or its share of a twin-port
+    module) at its module class's price and power (:meth:`NetworkPrices.modules`).
+    Returns the bill's notes on module classes priced per bit of another
+    (:func:`netmodel.study.optic_classes.estimate_note`)."""
     from topologies.schema import TRACE_MEDIA
+
+    notes: list[str] = []
 
     gpu, ocs = e.kind_is("gpu"), e.kind_is("ocs")
     s = np.where(gpu[e.u] | gpu[e.v], 1.0, scale)   # shared links at the fill's share
@@ -348,6 +374,12 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
         price, energy = prices.optics(medium)
         for rate, cables in _tally(fibres, 0):   # each rate's ports
             bits = rate * 8
+            if medium in OPTICAL_MEDIA:   # a module a fibre's GPU end, by its class
+                usd, w, off = prices.modules(np.array([bits]))
+                notes.extend(estimate_note(medium, r, c) for r, c in off)
+                add("optics", f"{medium} end {bits / 1e9:g} Gb/s", float(cables),
+                    cables * float(usd[0]), cables * float(w[0]))
+                continue
             add("optics", f"{medium} end {bits / 1e9:g} Gb/s", float(cables),
                 cables * price * bits, cables * energy * bits)
         for length, cables in _tally(fibres, 1):   # each length's fibres
@@ -355,7 +387,7 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
                 cables * prices.cable(medium, length), 0.0)
         keep = ~circuit   # any other link of the graph as below
         if not keep.any():
-            return
+            return notes
     else:
         keep = np.ones(len(e.u), dtype=bool)
     # optics priced by the circuit's optics on an OCS circuit, else by the medium
@@ -375,28 +407,41 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     count = np.where(gpu[node], np.ceil(e.links[edge] - 1e-9), e.links[edge])
     ends = [e.medium[edge], bits[edge] / count / 1e9, s[edge] * count, capex[edge],
             power[edge]]
-    twin = module_ports(graph) > 1
-    if twin:   # the modules an end makes up: a twin-port module's ends, else one an end
-        paired = paired_ends(graph, e, e.medium_in(OPTICAL_MEDIA) & ~circuit)
-        worth = module_worth(graph, e, OPTICAL_MEDIA)[edge, side]
-        ends.append(s[edge] * np.where(paired[edge], worth, count))
+    ports = module_ports(graph)
+    twin = ports > 1
+    paired = paired_ends(graph, e, e.medium_in(OPTICAL_MEDIA) & ~circuit)[edge]
+    # the modules an end makes up: its share of the twin-port modules holding it, else one
+    # a cable end (a breakout share's switch end its share)
+    worth = module_worth(graph, e, OPTICAL_MEDIA)[edge, side] if twin else 0.0
+    ends.append(s[edge] * np.where(paired, worth, count))
     each = _circuits_each(graph, e, circuit & keep)
     if each:   # circuits of unequal ports: each end of each at its own rate, in via's order
         rates = [each.get(i) for i in edge.tolist()]
         at = np.repeat(np.arange(len(edge)), [1 if r is None else len(r) for r in rates])
         ends = [x[at] for x in ends]
+        edge, paired = edge[at], paired[at]
         mine = np.array([x for r in rates if r is not None for x in r]) * 8
         split = np.array([r is not None for r in rates])[at]
-        k = edge[at][split]
+        k = edge[split]
         ends[1][split] = mine / 1e9
         ends[2][split] = s[k]
         ends[3][split] = s[k] * price[k] * mine
         ends[4][split] = s[k] * energy[k] * mine
-        if twin:
-            ends[5][split] = s[k]
-    # priced by the end (network_costs.toml's per-bit figures are a twin-port module's
-    # over its two ends); a line of a twin-port fabric's pluggable ends says so and counts
-    # its modules too
+        ends[5][split] = s[k]
+    # a pluggable end (of a pluggable medium, or an OCS circuit on pluggable optics) is
+    # charged its modules whole at their class (network_costs.toml's module classes, by
+    # the module's rate: its ports x the end's rate a cable); a line of a twin-port
+    # fabric's pluggable ends says so and counts its modules too
+    optical = np.isin(priced[edge], [i for i, m in enumerate(e.media) if m in OPTICAL_MEDIA])
+    if optical.any():
+        rate = ends[1][optical] * 1e9 * np.where(paired[optical], ports, 1)
+        usd, w, _ = prices.modules(rate)
+        ends[3][optical] = ends[5][optical] * usd
+        ends[4][optical] = ends[5][optical] * w
+        of = priced[edge][optical]
+        for m in np.unique(of).tolist():   # the notes on estimated classes, by medium
+            notes.extend(estimate_note(e.media[m], r, c)
+                         for r, c in prices.modules(rate[of == m])[2])
     plugs = {i for i, m in enumerate(e.media) if m in OPTICAL_MEDIA} if twin else set()
     _add_groups(add, "optics", ends[0], ends[1],
                 lambda m, x: f"{e.media[m]} end {x:g} Gb/s"
@@ -412,7 +457,7 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
         & ~(e.medium_in(("copper",)) & (tier0[e.u] | tier0[e.v]))
     at = np.flatnonzero(cabled)
     if not len(at):
-        return
+        return notes
     medium = e.medium[at]
     adj, nodes = graph._adj, e.nodes   # the edges' attribute dicts, in edge-array order
     # a co-packaged engine at each end but an OCS's (mirrors: topologies.optical.ocs)
@@ -427,6 +472,7 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     counted = s[at] * e.links[at]
     _add_groups(add, "cable", medium, length, lambda m, x: f"{e.media[m]} cable {x:g} m",
                 counted, counted * cable[inverse.reshape(-1)], np.zeros(len(at)))
+    return notes
 
 
 # the notes' shared clauses

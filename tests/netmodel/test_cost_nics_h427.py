@@ -87,23 +87,28 @@ def test_the_network_parts_a_nic_brings_are_saved_with_it(summaries, nics):
     # Each NIC is one 400 Gb/s GPU-leaf link: 2 optics ends, a leaf port, a 20 m cable; a
     # rail leaf has 32 ports down and 32 up, so at ports-used it is charged one uplink per
     # port used down: 2 more optics ends, a second leaf port, a spine port, a 50 m cable.
-    # 4 ends, 3 switch ports and 2 cables a NIC.
+    # 4 ends, 3 switch ports and 2 cables a NIC. The ends sit two a module (twin-port 800G,
+    # $1,250 and 17 W, P46, P40: the 800G class per bit), so 4 ends are 2 modules, but at
+    # 1 NIC a server each server's lone NIC end holds a module alone, charged whole: half a
+    # module a server more than the ends' share ($1,250 and 17 W over the 2 servers)
     full, fewer = summaries[8], summaries[nics]
     missing = GPUS - SERVERS * nics
+    half_used = SERVERS / 2 if nics == 1 else 0
     bits = NIC_GBPS * 1e9
     optics_usd = 4 * bits * _row("pluggable_price")                   # $2,500
     ports_usd = 3 * bits * _row("switch_price")                        # $4,680
     cables_usd = 2 * _row("fibre_cable_price") + (20 + 50) * _row("fibre_price_per_m")
     assert optics_usd + ports_usd + cables_usd == pytest.approx(2_500 + 4_680 + 170)
     assert full.capex_network - fewer.capex_network == pytest.approx(
-        missing * (optics_usd + ports_usd + cables_usd))
+        missing * (optics_usd + ports_usd + cables_usd) - half_used * 1_250)
     optics_w = 4 * bits * _row("pluggable_energy")                     # 34 W
     ports_w = 3 * bits * _row("switch_energy") * _row("switch_overhead")   # 21.12 W
     assert full.power_network - fewer.power_network == pytest.approx(
-        missing * (optics_w + ports_w))
+        missing * (optics_w + ports_w) - half_used * 17)
     # the whole cluster: the NIC and what it plugs into
     assert full.capex_total - fewer.capex_total == pytest.approx(
-        missing * (parameter("nic_price") + optics_usd + ports_usd + cables_usd))
+        missing * (parameter("nic_price") + optics_usd + ports_usd + cables_usd)
+        - half_used * 1_250)
 
 
 @pytest.mark.parametrize("nics", [8, 4, 2, 1])

@@ -24,11 +24,13 @@ def test_leaf_spine_bill_by_hand():
     # 2 leaves of radix 4 (2 GPUs down, 2 up), 2 spines; 400 Gb/s per port (H100 NIC)
     b = network_bill(build("leaf-spine:leaves=2,radix=4"), share="as-built")
     switches = 4 * 4 * 400 * 3.9                     # 4 switches x 4 ports x 400 Gb/s x $3.9
-    optics = 16 * 400 * 1.5625                       # 8 cables, 2 pluggable ends each
+    # 8 cables, 2 pluggable ends each: 16 single-port 400G modules at $700 and 9 W (P46,
+    # P41; per end of the 800G class, 1.5625 USD/(Gb/s) and 21.25 pJ/bit: $625 and 8.5 W)
+    optics = 16 * 700
     cables = 4 * (50 + 1 * 20) + 4 * (50 + 1 * 50)   # GPU-leaf 20 m, leaf-spine 50 m
-    assert b.capex == pytest.approx(switches + optics + cables)
+    assert b.capex == pytest.approx(switches + optics + cables) == 36_840
     watts_switch = 4 * 4 * 400 * GBPS * 8.8e-12 * 2.0  # ASIC pJ/bit x overhead 2
-    watts_optics = 16 * 400 * GBPS * 21.25e-12         # 8.5 W per 400G end
+    watts_optics = 16 * 9
     assert b.power == pytest.approx(watts_switch + watts_optics)
     assert b.fill == 1.0
 
@@ -146,7 +148,9 @@ def test_network_power_grows_with_energy_per_bit(e1, e2, scenario):
 def test_twin_port_optics_line_states_modules_and_ends():
     # superpod:sus=1 as built: 1,008 ends (248 NIC cables and 256 leaf-spine, two ends
     # each) in 508 modules: 124 at the servers, a leaf's 31 down in 16 (one half used) and
-    # 32 up in 16, a spine's 64 in 32; priced per end as the single-port build
+    # 32 up in 16, a spine's 64 in 32; each an 800G module (2 x 400G), $1,250 and 17 W, the
+    # half-used ones whole: 508 x $1,250 = $635,000 and 508 x 17 = 8,636 W. Single-port:
+    # 1,008 400G modules at $700 and 9 W, $705,600 and 9,072 W (P46, P40, P41)
     twin = network_bill(build("superpod:sus=1"), share="as-built")
     single = network_bill(build("superpod:sus=1,module_ports=1"), share="as-built")
     (t,) = [i for i in twin.items if i.category == "optics"]
@@ -155,5 +159,7 @@ def test_twin_port_optics_line_states_modules_and_ends():
     assert (t.count, t.modules) == (1008, 124 + 8 * (16 + 16) + 4 * 32) == (1008, 508)
     assert (s.what, s.count, s.modules) == ("pluggable-optics end 400 Gb/s", 1008, None)
     assert "modules" not in s.to_dict()
-    assert (t.capex, t.power) == (s.capex, s.power) and twin.capex == single.capex
+    assert (t.capex, t.power) == (508 * 1250, 508 * 17) == (635_000, 8_636)
+    assert (s.capex, s.power) == (1008 * 700, 1008 * 9) == (705_600, 9_072)
+    assert single.capex - twin.capex == pytest.approx(705_600 - 635_000)
     assert (twin.counts["pluggable_transceivers"], twin.counts["pluggable_ends"]) == (508, 1008)

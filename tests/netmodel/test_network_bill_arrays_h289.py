@@ -3,7 +3,11 @@ a loop over the edges to the last bit: every item's count, capex and power equal
 loop's (the rules of netmodel/study/cost.py before h289, spelled out here), shares of 1/3
 and 1/4 of a cable included (sums that are not exact in binary), at both shares and
 other prices. A guard of identity: it passes on the old code by design. And (h300) the
-``edges`` a caller gives must be the graph's own arrays."""
+``edges`` a caller gives must be the graph's own arrays. A pluggable end is charged the
+modules it makes up at its module class (netmodel/data/network_costs.toml's
+pluggable_module_price and _power rows, by the module's rate; per bit of the nearest row
+where its rate is none's), each class scaled by the prices' pluggable_price and
+pluggable_energy over their defaults."""
 
 import math
 
@@ -58,6 +62,22 @@ def _module_share(graph):
     return share
 
 
+def _module(prices, rate):
+    """(USD, W) of one pluggable module of ``rate`` bit/s: its class's row, else per bit of
+    the row nearest by ratio (the faster at a tie), scaled by the prices' pluggable figures
+    over the shipped ones."""
+    from netmodel.study.network_bill import network_costs
+    from netmodel.study.optic_classes import module_classes
+
+    rows = module_classes()
+    exact = [c for c in rows if math.isclose(rate, c.rate, rel_tol=1e-9)]
+    c = exact[0] if exact else min(reversed(rows), key=lambda k: abs(math.log(rate / k.rate)))
+    share = 1.0 if exact else rate / c.rate
+    table = network_costs()
+    return (c.price * share * (prices.pluggable_price / table["pluggable_price"].value),
+            c.power * share * (prices.pluggable_energy / table["pluggable_energy"].value))
+
+
 def _loop(graph, scale, prices):
     """The optics and cable items as the loop over the edges summed them; a twin-port
     fabric's (module_ports 2) pluggable optics lines name it and count their modules (an
@@ -75,8 +95,8 @@ def _loop(graph, scale, prices):
     for u, v, d in graph.edges(data=True):
         medium, links = d["medium"], d.get("links", 1)
         s = scale if kind[u] != "gpu" and kind[v] != "gpu" else 1.0
-        price, energy = prices.optics(medium if medium != "ocs-circuit"
-                                      else d.get("optics", "co-packaged-optics"))
+        optics = medium if medium != "ocs-circuit" else d.get("optics", "co-packaged-optics")
+        price, energy = prices.optics(optics)
         bits = d["bandwidth"] * 8
         plug = twin and medium in ("pluggable-optics", "fibre")
         for end in (u, v):
@@ -85,8 +105,14 @@ def _loop(graph, scale, prices):
             count = math.ceil(links - 1e-9) if kind[end] == "gpu" else links
             what = f"{medium} end {bits / count / 1e9:g} Gb/s" + (
                 " (twin-port modules, 2 ends a module)" if plug else "")
-            add(("optics", what), s * count, s * price * bits, s * energy * bits,
-                s * share.get(((u, v), end), count) if plug else None)
+            paired = plug and links == math.trunc(links)
+            mods = s * (share.get(((u, v), end), count) if paired else count)
+            if optics in ("pluggable-optics", "fibre"):   # whole modules of their class
+                usd, w = _module(prices, bits / count * (2 if paired else 1))
+                capex, power = mods * usd, mods * w
+            else:
+                capex, power = s * price * bits, s * energy * bits
+            add(("optics", what), s * count, capex, power, mods if plug else None)
         if medium == "ocs-circuit" or medium in TRACE_MEDIA:
             continue
         if medium == "copper" and any(kind[e] == "switch" and graph.nodes[e]["tier"] == 0

@@ -8,7 +8,9 @@ set circuits' fibres, so the bill depended on which circuits were set.
 
 Hand-derived on 4 H100 x 2 pluggable ports (225 GB/s = 1,800 Gb/s each, 8 fibres of 10 m;
 network_costs.toml: pluggable optics 1.5625 USD per Gb/s an end, a pluggable-optics cable
-50 + 1 USD/m, so 60 USD at 10 m and 80 USD at 30 m).
+50 + 1 USD/m, so 60 USD at 10 m and 80 USD at 30 m). A fibre's GPU end is one module of
+its rate, 1,800 or 3,600 Gb/s, which no module class is: priced per bit of the nearest,
+800G ($1,250 / 800 Gb/s = 1.5625 USD per Gb/s), and the bill says so in its notes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 
 from compute.errors import UserError
 from netmodel.study.network_bill import INFERRED_CABLING, network_bill
+from netmodel.study.optic_classes import estimate_note
 from topologies import build
 from topologies.common import cable_latency
 from topologies.failure_domains import CLASSES, _circuit_fibres
@@ -29,6 +32,8 @@ from topologies.schema import validate
 
 CABLING = "ocs:gpus=4,ports=2,ocs_ports=4,medium=pluggable-optics"
 PORT = 225e9
+#: the notes of _fast_gpu0's modules (gpu0's 3,600 Gb/s, the others' 1,800), per bit of 800G
+ESTIMATED = tuple(estimate_note("pluggable-optics", r, "800G") for r in (3600e9, 1800e9))
 
 
 def _cable(graph) -> float:
@@ -75,7 +80,7 @@ def test_unequal_port_rates_are_priced_as_cabled():
     for circuits in ("ring", [("gpu2", "gpu3")]):
         r = realize(g, circuits)
         assert _optics(r) == pytest.approx(28_125), circuits
-        assert network_bill(r, share="as-built").notes == ()
+        assert network_bill(r, share="as-built").notes == ESTIMATED   # no inference
     # the NIC ports: gpu0's two at 450 GB/s, the six others at 225 GB/s, one cable each
     ports = nic_ports(realize(g, [("gpu2", "gpu3")]))
     assert sorted((p[0], p[1]) for p in ports) == sorted(
@@ -114,7 +119,7 @@ def test_the_record_round_trips_through_fabric_files(tmp_path, ext):
     assert {k: list(v) for k, v in got["fibres"].items()} == {
         k: list(v) for k, v in want["fibres"].items()}
     assert _optics(back) == pytest.approx(28_125)
-    assert network_bill(back, share="as-built").notes == ()
+    assert network_bill(back, share="as-built").notes == ESTIMATED
 
 
 def test_an_old_fabric_file_without_the_record_is_inferred_and_says_so(tmp_path):
@@ -132,8 +137,8 @@ def test_an_old_fabric_file_without_the_record_is_inferred_and_says_so(tmp_path)
     bill = network_bill(old, share="as-built")
     # every circuit at the slower end's 225 GB/s: 8 x 1,800 Gb/s x 1.5625 = 22,500 USD
     assert bill.by_category()["optics"]["capex"] == pytest.approx(22_500)
-    assert bill.notes == (INFERRED_CABLING,)
-    assert bill.to_dict()["notes"] == [INFERRED_CABLING]
+    assert bill.notes == (INFERRED_CABLING, ESTIMATED[1])
+    assert bill.to_dict()["notes"] == [INFERRED_CABLING, ESTIMATED[1]]
 
 
 @pytest.mark.parametrize(("change", "words"), [

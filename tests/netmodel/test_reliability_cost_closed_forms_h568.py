@@ -29,6 +29,7 @@ from netmodel.study.availability_analytic import analytic
 from netmodel.study.availability_kinds import Kind
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.network_bill import network_bill, network_costs
+from netmodel.study.optic_classes import module_rows
 from netmodel.study.reliability_cluster import YEAR, build_cluster
 from netmodel.study.reliability_fabric import fabric_cluster_scenario
 from netmodel.study.reliability_spares import SparePools
@@ -39,6 +40,12 @@ PORT = 50e9 * 8          # the builders' default link: 50 GB/s, 400 Gb/s a port
 
 def _price(key: str) -> float:
     return network_costs()[key].value
+
+
+def _module(table: str) -> float:
+    """USD or W of one single-port 400G module (a 400 Gb/s end, module_ports 1), its row
+    of network_costs.toml's module classes: $700 and 9 W (P46, P41)."""
+    return module_rows()[f"{table}.400G"].value
 
 
 def _cables(lengths: dict) -> float:
@@ -64,13 +71,14 @@ def test_fat_tree_k4_bill_is_its_inventory_at_unit_prices():
     assert (bill.counts["switch_ports"], bill.counts["switch_ports_used"]) == (80, 80)
     assert bill.counts["nics"] == 16
     sw_usd, sw_w = _switches(20 * 4)
-    optics_usd = 96 * PORT * _price("pluggable_price")
-    optics_w = 96 * PORT * _price("pluggable_energy")
+    optics_usd = 96 * _module("pluggable_module_price")
+    optics_w = 96 * _module("pluggable_module_power")
     assert bill.capex == pytest.approx(sw_usd + optics_usd + _cables({20: 16, 50: 16, 100: 16}),
                                        rel=1e-12)
     assert bill.power == pytest.approx(sw_w + optics_w, rel=1e-12)
-    # at the shipped prices: $6,240 a switch, $625 a module, $5,120 of cables
-    assert bill.capex == pytest.approx(189_920.0) and bill.power == pytest.approx(1_379.2)
+    # at the shipped prices: $6,240 a switch, $700 a module (9 W), $5,120 of cables; a
+    # module was $625 and 8.5 W, the 800G class per bit: $189,920 and 1,379.2 W before
+    assert bill.capex == pytest.approx(197_120.0) and bill.power == pytest.approx(1_427.2)
 
 
 def test_leaf_spine_bill_as_built_and_as_a_slice():
@@ -80,8 +88,8 @@ def test_leaf_spine_bill_as_built_and_as_a_slice():
     built = network_bill(graph, share="as-built")
     assert built.counts["pluggable_transceivers"] == 64
     assert (built.counts["switch_ports"], built.counts["switch_ports_used"]) == (64, 48)
-    optics_usd = 64 * PORT * _price("pluggable_price")
-    optics_w = 64 * PORT * _price("pluggable_energy")
+    optics_usd = 64 * _module("pluggable_module_price")
+    optics_w = 64 * _module("pluggable_module_power")
     sw_usd, sw_w = _switches(8 * 8)
     assert built.capex == pytest.approx(sw_usd + optics_usd + _cables({20: 16, 50: 16}))
     assert built.power == pytest.approx(sw_w + optics_w)
