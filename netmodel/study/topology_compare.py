@@ -35,7 +35,8 @@ format per row, the unit in the row's name.
   ``circuits``), as the study sets them
   (:func:`~netmodel.study.scenario_fabric.instance_graph`).
 * **Network capex and power**: :func:`netmodel.study.network_bill.network_bill` (the ports-used
-  share: a scenario is priced as a slice of a fabric built out to full size).
+  share: a scenario is priced as a slice of a fabric built out to full size); what the bill
+  estimated (its ``notes``: a pluggable module of a rate no class has) a note says.
 * **Blast radius** of each component class of :mod:`topologies.failure_domains`, hardware
   radius only (:func:`topologies.hardware_radius.hardware_radius`, which defines it): the
   GPUs one failure removes, stops or cuts off, mean over the class and worst case. Hosts
@@ -515,6 +516,9 @@ def _row_for(fab: Fabric, group: int) -> TopologyRow:
     notes = []
     if held := ends_held(b.pluggable_transceivers, b.pluggable_ends, b.module_ports):
         notes.append(f"pluggable transceivers: {held}")
+    # what the network bill estimated (a module class priced per bit of another, an OCS
+    # fabric file's cabling inferred)
+    notes.extend(f"network capex and power: {n}" for n in bill.notes)
     if s.bisection_method != "closed form":
         notes.append(f"bisection: {s.bisection_method}")
     if s.scale_out_share is not None:

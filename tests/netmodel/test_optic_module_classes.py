@@ -110,3 +110,13 @@ def test_h100_dgx_is_unchanged():
     assert (line.modules, line.capex, line.power) == (64, 80_000, 1_088)
     assert (bill.capex, bill.power) == pytest.approx((316_959.97, 2_777.6), abs=0.01)
     assert bill.notes == ()
+
+
+def test_topology_compare_says_what_the_bill_estimated():
+    from netmodel.study.topology_compare import compare_topologies
+
+    rows = compare_topologies(["h100-dgx", "lite-direct"]).rows
+    said = "network capex and power: " + estimate_note("pluggable-optics", 100e9, "200G")
+    assert [said in r.notes for r in rows] == [False, True]
+    assert [r.network_capex for r in rows] == pytest.approx([316_959.97, 516_351.97],
+                                                             abs=0.01)
