@@ -143,8 +143,13 @@ class NetworkPrices:
         (:func:`netmodel.study.optic_classes.module_figures`), every class scaled by
         :attr:`pluggable_price` and :attr:`pluggable_energy` over their defaults."""
         table = network_costs()
-        return module_figures(rates, self.pluggable_price / table["pluggable_price"].value,
-                              self.pluggable_energy / table["pluggable_energy"].value)
+        shipped = [table[k].value for k in ("pluggable_price", "pluggable_energy")]
+        if not all(shipped):   # an edited data file: the classes scale by a setting over it
+            raise UserError("netmodel/data/network_costs.toml: pluggable_price and "
+                            "pluggable_energy must be > 0 (the 800G module class per bit, "
+                            "which a setting scales every class by)")
+        return module_figures(rates, self.pluggable_price / shipped[0],
+                              self.pluggable_energy / shipped[1])
 
     def cable(self, medium: str, length: float) -> float:
         """USD of one cable of ``medium`` and ``length`` metres."""

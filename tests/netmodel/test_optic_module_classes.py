@@ -120,3 +120,43 @@ def test_topology_compare_says_what_the_bill_estimated():
     assert [said in r.notes for r in rows] == [False, True]
     assert [r.network_capex for r in rows] == pytest.approx([316_959.97, 516_351.97],
                                                              abs=0.01)
+
+
+_ROW = {"value": 700, "unit": "USD", "source": "s", "ref": "", "confidence": "assumption"}
+
+
+@pytest.mark.parametrize(("tables", "says"), [
+    ({"pluggable_module_price": {"400G": _ROW}},
+     r"\[pluggable_module_power\] must be a table of rows by module class"),
+    ({"pluggable_module_price": {"400G": _ROW},
+      "pluggable_module_power": {"800G": dict(_ROW, unit="W")}},
+     r"\[pluggable_module_price\] and \[pluggable_module_power\] must hold the same "
+     r"module classes"),
+    ({"pluggable_module_price": {"400 G": _ROW},
+      "pluggable_module_power": {"400 G": dict(_ROW, unit="W")}},
+     r"\[pluggable_module_price.400 G\] must be named by the module's rate in Gb/s"),
+    ({"pluggable_module_price": {"400G": dict(_ROW, unit="W")},
+      "pluggable_module_power": {"400G": dict(_ROW, unit="W")}},
+     r"\[pluggable_module_price.400G\] unit must be 'USD', got 'W'"),
+])
+def test_a_bad_class_table_is_refused_in_one_line(monkeypatch, tables, says):
+    from compute.errors import UserError
+    from netmodel.study import optic_classes
+
+    monkeypatch.setattr(optic_classes, "network_costs_data", lambda: tables)
+    with pytest.raises(UserError, match=r"^netmodel/data/network_costs.toml: " + says) as e:
+        optic_classes.module_rows.__wrapped__()
+    assert "\n" not in str(e.value)
+
+
+def test_a_zero_per_bit_default_is_refused_not_divided_by(monkeypatch):
+    import dataclasses
+
+    from compute.errors import UserError
+    from netmodel.study import network_bill as nb
+
+    table = dict(nb.network_costs())
+    table["pluggable_energy"] = dataclasses.replace(table["pluggable_energy"], value=0.0)
+    monkeypatch.setattr(nb, "network_costs", lambda: table)
+    with pytest.raises(UserError, match=r"pluggable_price and pluggable_energy must be > 0"):
+        NetworkPrices(pluggable_energy=1e-12).modules(np.array([400e9]))
