@@ -49,7 +49,8 @@ def check_yield_model(model: str) -> str:
     """
     text = chosen(model, YIELD_MODELS)   # blanks at either end dropped, as every choice's
     if text is None:
-        raise UserError(f"unknown yield model {describe(model)}; known: {known(YIELD_MODELS)}")
+        raise UserError(f"unknown yield model {describe(model)}{lookalike(model, YIELD_MODELS)}; "
+                        f"known: {known(YIELD_MODELS)}")
     return text
 
 

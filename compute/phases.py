@@ -84,7 +84,9 @@ def check_phase(phase: str, *, both: bool = False) -> str:
     text = chosen(phase, PHASES)   # ' decode' is 'decode', as every choice
     if text is None:
         also = f" or {BOTH!r}" if both else ""
-        raise UserError(f"unknown phase {describe(phase)}{lookalike(phase, PHASES)}; known: "
+        # 'bоth' (a Cyrillic о) asked about too where 'both' is taken
+        asked = lookalike(phase, (*PHASES, BOTH) if both else PHASES)
+        raise UserError(f"unknown phase {describe(phase)}{asked}; known: "
                         f"{known(PHASES)}{also}")
     return text
 

@@ -66,7 +66,7 @@ from itertools import chain, repeat
 import networkx as nx
 import numpy as np
 
-from compute.errors import UserError, chosen, known
+from compute.errors import UserError, chosen, known, lookalike
 from compute.gpu_facts import base_gpu, gpu_file_facts
 from compute.hardware import GpuSpec, catalog, get_gpu
 from compute.validate import describe, is_whole
@@ -311,8 +311,8 @@ def check_medium(what: str, medium: object, allowed: Collection[str] = BUILT_MED
                              "logical=), not laid as a cable")
             raise UserError(f"{what} {describe(medium)} is not allowed here: {reason}; "
                             f"allowed: {known(allowed)}")
-        raise UserError(f"{what} {describe(medium)} is not a known medium; known: "
-                        f"{known(allowed)}")
+        raise UserError(f"{what} {describe(medium)} is not a known medium"
+                        f"{lookalike(medium, allowed)}; known: {known(allowed)}")
     return chosen(medium, allowed)
 
 
@@ -320,7 +320,8 @@ def check_choice(what: str, value: object, choices: Collection[str]) -> str:
     """``value`` if it is one of ``choices``."""
     text = chosen(value, choices)   # blanks at either end dropped, as every choice's
     if text is None:
-        raise UserError(f"{what} {describe(value)} is not allowed; allowed: {known(choices)}")
+        raise UserError(f"{what} {describe(value)} is not allowed{lookalike(value, choices)}; "
+                        f"allowed: {known(choices)}")
     return text
 
 

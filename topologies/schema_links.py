@@ -26,7 +26,7 @@ import numbers
 import operator
 from collections.abc import Hashable, Mapping
 
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.units import check_plausible
 from compute.validate import describe, is_whole
 from topologies.limits import PHYSICAL_MAX, PHYSICAL_MIN, VALUE_RANGES, range_problem
@@ -135,7 +135,8 @@ def _edge_problem(u: Hashable, v: Hashable, data: dict) -> None:
     check_value_range(f"edge {describe(u)}-{describe(v)}", "links", links)
     medium = data["medium"]
     if not isinstance(medium, str) or medium not in MEDIA_SET:
-        invalid(f"edge {describe(u)}-{describe(v)} medium {describe(medium)} is not one of {known(MEDIA)}")
+        invalid(f"edge {describe(u)}-{describe(v)} medium {describe(medium)} is not one of "
+                f"{known(MEDIA)}{lookalike(medium, MEDIA)}")
 
 
 def check_positive(what: str, value: object, *, allow_zero: bool = False) -> float:

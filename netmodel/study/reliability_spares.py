@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from compute.errors import UserError, chosen, known
+from compute.errors import UserError, chosen, known, lookalike
 from compute.validate import describe
 from netmodel.study.choice_names import SPARE_PLACEMENTS
 from topologies.failure_domains import stops
@@ -48,7 +48,8 @@ PLACEMENTS = SPARE_PLACEMENTS
 def check_placement(placement: str) -> str:
     text = chosen(placement, PLACEMENTS)   # blanks at either end dropped, as every choice's
     if text is None:
-        raise UserError(f"unknown spare placement {describe(placement)}; known: {known(PLACEMENTS)}")
+        raise UserError(f"unknown spare placement {describe(placement)}"
+                        f"{lookalike(placement, PLACEMENTS)}; known: {known(PLACEMENTS)}")
     return text
 
 

@@ -29,12 +29,12 @@ __all__ = ["check_fabric_options", "check_parallelism_name", "parallel_dimension
 
 def check_parallelism_name(parallelism: object) -> str:
     """``parallelism`` if it is one of :data:`PARALLELISM`, else one line naming it."""
-    from compute.errors import known
+    from compute.errors import known, lookalike
 
     text = chosen(parallelism, PARALLELISM)   # blanks at either end dropped, as every choice's
     if text is None:
-        raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
-                        f"{known(PARALLELISM)}")
+        raise UserError(f"parallelism {describe(parallelism)} is unknown"
+                        f"{lookalike(parallelism, PARALLELISM)}; known: {known(PARALLELISM)}")
     return text
 
 

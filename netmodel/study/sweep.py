@@ -43,7 +43,7 @@ from collections.abc import Collection, Iterable, Mapping
 from os import PathLike
 from typing import TYPE_CHECKING, NamedTuple
 
-from compute.errors import UserError, chosen, known
+from compute.errors import UserError
 from compute.limits import check, setting
 from compute.models import get_model
 from compute.phases import Slo, check_phase, check_slo, latency_name
@@ -51,7 +51,6 @@ from compute.roofline import check_options, make_workload
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
 from compute.validate import describe, is_whole, listed
-from netmodel.study.defaults import PARALLELISM
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import distinct_models
 from netmodel.study.run_words import noted_settings
@@ -129,7 +128,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     """
     from netmodel.study.distributed import executor_for
     from netmodel.study.scenario_catalog import expand_scenarios, instances_note
-    from netmodel.study.search_options import check_fabric_options
+    from netmodel.study.search_options import check_fabric_options, check_parallelism_name
 
     scens = expand_scenarios(scenarios, gpus)
     if instances is not None:
@@ -155,10 +154,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
         raise UserError("the sweep needs at least one model and one phase")
     # said once here, not as every point refused ('no point of the sweep can be built: ...')
     # a string first: an array compared with the names raised numpy's ambiguous-truth error
-    if chosen(parallelism, PARALLELISM) is None:   # blanks at either end dropped
-        raise UserError(f"parallelism {describe(parallelism)} is unknown; known: "
-                        f"{known(PARALLELISM)}")
-    parallelism = chosen(parallelism, PARALLELISM)
+    parallelism = check_parallelism_name(parallelism)   # blanks at either end dropped
     check_fabric_options(models, options, parallelism, phases)
     if isinstance(max_batch, bool) or not is_whole(max_batch) or max_batch < 1:
         raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")

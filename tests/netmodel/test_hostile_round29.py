@@ -14,6 +14,12 @@ counted before any array is made and refused past NETMODEL_MAX_YIELD_AREAS (1,00
 or 2 (...), got 2.0' (and 'got 2'), where every other count of the builder
 (``domain_size = 8.0``) and the spec ``superpod:module_ports=2.0`` read it as the whole
 number. Now read as 2 (an int in the graph attribute); 2.5, True and NaN still refused.
+
+(c) A yield model ('p\u043eisson', a Cyrillic o), a spare placement ('gr\u043eup'), a
+parallelism ('\u0430ll'), the phase 'both' of ``cost --phase`` ('b\u043eth') and a medium
+(of a builder's spec, a scenario's [fabric], a saved fabric's edge) in look-alike letters
+were refused beside a list that showed the name alike ('known: ..., 'poisson''). Now each
+asks 'did you mean ...? (it has ...)' (compute.errors.lookalike), as every other choice.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import pytest
 import netmodel
 from compute.die_yield import MAX_CURVE_AREAS, yield_curve
 from compute.errors import UserError
-from tests.netmodel.cli_helpers import ROOT
+from tests.netmodel.cli_helpers import ROOT, one_line_error, run_cli
 from topologies.inventory import bill_of_materials
 
 SCENARIO = (ROOT / "netmodel/data/scenarios/h100-dgx.toml").read_text().replace(
@@ -85,3 +91,86 @@ def test_a_scenario_files_module_ports_2_0_is_2(tmp_path):
                                         rf"{PORTS_RULE.replace('(', '.').replace(')', '.')}, "
                                         rf"got 2.5"):
         netmodel.build_fabric(path)
+
+
+def _fabric_json(tmp_path, medium):
+    """ring:n=8 saved as JSON, its first edge's medium ``medium``."""
+    path = tmp_path / "f.json"
+    assert run_cli(["topology", "export", "ring:n=8", "-o", path]).exit_code == 0
+    path.write_text(path.read_text().replace('"medium": "copper"', f'"medium": "{medium}"', 1))
+    return path
+
+
+AVAIL = ["--scenario", "h100-dgx", "--model", "Llama-3-8B", "--max-batch", "8"]
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["yield", "--area", "814", "--model", "p\u043eisson"],
+     "error: unknown yield model 'p\u043eisson'; did you mean 'poisson'? (it has '\u043e', "
+     "U+043E CYRILLIC SMALL LETTER O); known: 'murphy', 'negative-binomial', 'poisson'"),
+    (["blast-radius", *AVAIL, "--spare-placement", "gr\u043eup"],
+     "error: --spare-placement 'gr\u043eup': unknown spare placement 'gr\u043eup'; did you "
+     "mean 'group'? (it has '\u043e', U+043E CYRILLIC SMALL LETTER O); known: 'global', "
+     "'group', 'pod'"),
+    (["cost", *AVAIL, "--phase", "b\u043eth"],
+     "error: --phase 'b\u043eth': unknown phase 'b\u043eth'; did you mean 'both'? (it has "
+     "'\u043e', U+043E CYRILLIC SMALL LETTER O); known: 'decode', 'prefill' or 'both'"),
+    (["topology", "show", "ring:n=4,medium=c\u043epper"],
+     "error: fabric 'ring:n=4,medium=c\u043epper': ring: medium 'c\u043epper' is not a known "
+     "medium; did you mean 'copper'? (it has '\u043e', U+043E CYRILLIC SMALL LETTER O); "
+     "known: 'board', 'co-packaged-optics', 'copper', 'fibre', 'on-package', "
+     "'pluggable-optics'"),
+])
+def test_lookalike_choices_are_asked_about(argv, line):
+    r = run_cli(argv)
+    assert one_line_error(r) == line
+
+
+def test_a_saved_fabrics_medium_in_lookalike_letters_is_asked_about(tmp_path):
+    path = _fabric_json(tmp_path, "c\u043epper")
+    one_line_error(run_cli(["topology", "show", path]),
+                   f"{path}: invalid fabric graph: edge 'gpu0'-'gpu7' medium 'c\u043epper' is "
+                   f"not one of 'board', ", "'pluggable-optics'; did you mean 'copper'? (it has "
+                   "'\u043e', U+043E CYRILLIC SMALL LETTER O)")
+    line = one_line_error(run_cli(["topology", "show", _fabric_json(tmp_path, "Copper")]))
+    assert line.endswith("'pluggable-optics'")   # a case apart is no look-alike: the list
+
+
+def test_a_scenario_files_medium_in_lookalike_letters_is_asked_about(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO.replace('"pluggable-optics"', '"pluggable-\u043eptics"'))
+    one_line_error(run_cli(["cost", "--scenario", path, "--model", "Llama-3-8B",
+                            "--max-batch", "8"]),
+                   "[fabric]: rail-optimized: medium 'pluggable-\u043eptics' is not a known "
+                   "medium; did you mean 'pluggable-optics'? (it has")
+
+
+@pytest.mark.parametrize("call, start", [
+    (lambda: netmodel.search("Llama-3-8B", "H100-SXM", "decode", parallelism="\u0430ll"),
+     "parallelism '\u0430ll' is unknown; did you mean 'all'? (it has '\u0430', U+0430 "
+     "CYRILLIC SMALL LETTER A); known: 'all', 'auto', 'tp'"),
+    (lambda: netmodel.sweep(["h100-dgx"], ["adjust.hop_latency=1us,2us"], ["Llama-3-8B"],
+                            ["decode"], parallelism="\u0430uto", max_batch=8),
+     "parallelism '\u0430uto' is unknown; did you mean 'auto'? (it has"),
+    (lambda: __import__("netmodel.study.reliability_spares", fromlist=["x"]).check_placement(
+        "p\u043ed"), "unknown spare placement 'p\u043ed'; did you mean 'pod'? (it has"),
+    (lambda: __import__("compute.die_yield", fromlist=["x"]).die_cost(
+        814e-6, model="p\u043eisson"),
+     "unknown yield model 'p\u043eisson'; did you mean 'poisson'? (it has"),
+    (lambda: __import__("compute.phases", fromlist=["x"]).check_phase("b\u043eth", both=True),
+     "unknown phase 'b\u043eth'; did you mean 'both'? (it has"),
+    (lambda: netmodel.build_fabric("ring", {"n": 4, "medium": "c\u043epper"}),
+     "ring: medium 'c\u043epper' is not a known medium; did you mean 'copper'? (it has"),
+])
+def test_library_lookalike_choices_are_asked_about(call, start):
+    with pytest.raises(UserError) as exc:
+        call()
+    assert str(exc.value).startswith(start), str(exc.value)
+
+
+def test_phase_both_not_suggested_where_both_is_not_taken():
+    from compute.phases import check_phase
+
+    with pytest.raises(UserError) as exc:
+        check_phase("b\u043eth")
+    assert str(exc.value) == "unknown phase 'b\u043eth'; known: 'decode', 'prefill'"
