@@ -526,7 +526,10 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
 
     def node_numbers(self, nodes: Collection[Hashable]) -> np.ndarray:
         """The router's numbers of ``nodes`` (UserError for a node not in the fabric)."""
-        return np.fromiter(map(self._nid_checked, nodes), np.int64, count=len(nodes))
+        try:   # the dict's own lookup, no Python call per node (16,384 GPUs a costing)
+            return np.fromiter(map(self._nid.__getitem__, nodes), np.int64, count=len(nodes))
+        except KeyError:   # a node not in the fabric: named by the checked lookup
+            return np.fromiter(map(self._nid_checked, nodes), np.int64, count=len(nodes))
 
     # ----------------------------------------------------------------- routing
     def learn_routes(self, src: Collection[Hashable], dst: Collection[Hashable]) -> None:
