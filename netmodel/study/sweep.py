@@ -193,7 +193,11 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
         for k, v in point_notes.items():
             notes.setdefault(k, v)
     if refused and all(r.reason.startswith("fabric refused") for r in rows):
-        raise UserError(f"no point of the sweep can be built: {refused[0]}")
+        # the parameters named (a shipped scenario's builder refusal names none of them;
+        # the command line then says the --param typed)
+        swept = " and ".join(p.path for p in params)
+        raise UserError(f"no point of the sweep can be built: {refused[0]} (at every value of "
+                        f"{swept})")
     unpriced = unpriced_refusal(rows, params, notes)
     if unpriced is not None:   # no point priced: what left each unpriced, in one line
         raise UserError(unpriced)

@@ -20,6 +20,11 @@ parallelism ('\u0430ll'), the phase 'both' of ``cost --phase`` ('b\u043eth') and
 (of a builder's spec, a scenario's [fabric], a saved fabric's edge) in look-alike letters
 were refused beside a list that showed the name alike ('known: ..., 'poisson''). Now each
 asks 'did you mean ...? (it has ...)' (compute.errors.lookalike), as every other choice.
+
+(d) ``sweep --param fabric.module_ports=3`` on a shipped scenario said 'no point of the
+sweep can be built: rail-optimized: module_ports must be 1 or 2 (...), got 3', naming no
+flag (the builder's refusal names no parameter path). Now the line names the parameters
+swept, and the command line the --param typed.
 """
 
 from __future__ import annotations
@@ -174,3 +179,16 @@ def test_phase_both_not_suggested_where_both_is_not_taken():
     with pytest.raises(UserError) as exc:
         check_phase("b\u043eth")
     assert str(exc.value) == "unknown phase 'b\u043eth'; known: 'decode', 'prefill'"
+
+
+SWEEP = ["sweep", "--scenarios", "h100-dgx", "-q", "--no-plot", "--models", "Llama-3-8B",
+         "--max-batch", "8"]
+
+
+def test_a_sweep_of_no_buildable_point_names_its_param(tmp_path):
+    r = run_cli([*SWEEP, "--param", "fabric.module_ports=3,4", "--out", tmp_path / "o"])
+    assert one_line_error(r) == (
+        f"error: --param 'fabric.module_ports=3,4': no point of the sweep can be built: "
+        f"rail-optimized: module_ports must be {PORTS_RULE}, got 3 (at every value of "
+        f"fabric.module_ports)")
+    assert not (tmp_path / "o").exists()
