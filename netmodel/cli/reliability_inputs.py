@@ -531,11 +531,12 @@ def _seed(text) -> int:
     from compute.errors import UserError
     from compute.typed_numbers import past_most_digits
     from compute.validate import read_number
+    from netmodel.study.availability_mc import MAX_SEED
 
     v = read_number("--seed", str(text), whole=True)   # the one number grammar
     if v is None and not past_most_digits(text):
         raise UserError(f"--seed {text!r} must be a whole number >= 0")
-    if v is None or v < 0 or v >= 2**63:   # None: a whole number of 4,300+ digits
+    if v is None or not 0 <= v <= MAX_SEED:   # None: a whole number of 4,300+ digits
         raise UserError(f"--seed {text!r} must be a whole number from 0 to 2**63 - 1")
     return v
 

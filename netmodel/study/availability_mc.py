@@ -50,10 +50,13 @@ from netmodel.study.reliability_spares import SparePools
 if TYPE_CHECKING:
     from netmodel.study.progress import ProgressLike
 
-__all__ = ["MAX_EVENTS", "MAX_TRIALS", "MAX_TRIAL_EVENTS", "MonteCarlo", "simulate"]
+__all__ = ["MAX_EVENTS", "MAX_SEED", "MAX_TRIALS", "MAX_TRIAL_EVENTS", "MonteCarlo", "simulate"]
 
 #: Most trials one run may ask for.
 MAX_TRIALS = 100_000
+#: Largest seed taken: a signed 64-bit integer's, as the JSON's ``seed`` is read back by
+#: tools that hold it in one (``--seed`` said so alone; the library took 2**64).
+MAX_SEED = 2**63 - 1
 #: Most failure events one run may sample (work guard): about 1e6 events/s were sampled on a
 #: 2-core box, so 2e7 is 15-20 s (131,072 GPUs for a year, 1,000 trials: 1.4e7); the former
 #: 2e9 let a run go on for half an hour.
@@ -136,8 +139,8 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
     """The Monte Carlo of the module doc for ``kinds`` over ``instances`` instances."""
     trials, h = check_run(trials, horizon)
     progress = check_progress(progress)
-    if isinstance(seed, bool) or not is_whole(seed) or seed < 0:
-        raise UserError(f"seed must be a whole number >= 0, got {describe(seed)}")
+    if isinstance(seed, bool) or not is_whole(seed) or not 0 <= seed <= MAX_SEED:
+        raise UserError(f"seed must be a whole number from 0 to 2**63 - 1, got {describe(seed)}")
     rates = np.array([k.rate for k in kinds], dtype=float)
     # events as the loss system and the intervals see them: one per cell a failure touches
     lam = float(np.dot(rates, [k.cells for k in kinds])) if kinds else 0.0

@@ -25,6 +25,10 @@ asks 'did you mean ...? (it has ...)' (compute.errors.lookalike), as every other
 sweep can be built: rail-optimized: module_ports must be 1 or 2 (...), got 3', naming no
 flag (the builder's refusal names no parameter path). Now the line names the parameters
 swept, and the command line the --param typed.
+
+(e) ``availability --seed`` refused 2**63 and above ('from 0 to 2**63 - 1'), a bound said
+only there: the library's Monte Carlo took seed=2**64. Now the bound is the library's
+(netmodel.study.availability_mc.MAX_SEED), which the option reads.
 """
 
 from __future__ import annotations
@@ -192,3 +196,22 @@ def test_a_sweep_of_no_buildable_point_names_its_param(tmp_path):
         f"rail-optimized: module_ports must be {PORTS_RULE}, got 3 (at every value of "
         f"fabric.module_ports)")
     assert not (tmp_path / "o").exists()
+
+
+def test_the_seeds_bound_is_the_librarys():
+    from netmodel.study.availability import availability
+    from netmodel.study.availability_mc import MAX_SEED
+
+    assert MAX_SEED == 2**63 - 1
+    kw = dict(max_batch=8, trials=5, horizon="1h")
+    with pytest.raises(UserError, match=r"^seed must be a whole number from 0 to 2\*\*63 - 1, "
+                                        r"got an integer of 20 digits$"):
+        availability("h100-dgx", "Llama-3-8B", seed=2**64, **kw)
+    with pytest.raises(UserError, match=r"^seed must be a whole number from 0 to 2\*\*63 - 1, "
+                                        r"got -1$"):
+        availability("h100-dgx", "Llama-3-8B", seed=-1, **kw)
+    assert availability("h100-dgx", "Llama-3-8B", seed=MAX_SEED, **kw).mc.seed == MAX_SEED
+    one_line_error(run_cli(["availability", "--scenario", "h100-dgx", "--model", "Llama-3-8B",
+                            "--max-batch", "8", "-q", "--trials", "5", "--horizon", "1h",
+                            "--seed", str(2**63)]),
+                   f"--seed '{2**63}' must be a whole number from 0 to 2**63 - 1")
