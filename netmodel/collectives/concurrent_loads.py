@@ -23,7 +23,7 @@ from netmodel.collectives.concurrent_time import (
     TIME,
     timed_steps,
 )
-from netmodel.collectives.cost import set_step, step_table
+from netmodel.collectives.cost import step_table
 from netmodel.collectives.group_copies import link_map_nodes, worth_looking
 from netmodel.collectives.route_joint import JOINT_TRANSFERS, joint_loads
 from netmodel.collectives.route_types import KIND_SWITCH
@@ -558,12 +558,14 @@ def evaluate_loads(model, op, algorithm, groups: PreparedGroups, alone_too: bool
         together[:, i], alone[:, i], latency[:, i], lat_up[:, i], scaleout[:, i], h = out
         hot.append(h)
         for steps, _, idx in classes:
-            if i >= len(steps):
-                continue
-            st = steps[i]
-            set_step(table, idx, i, st)
-            if st.route_latency is not None:
-                latency[idx, i] = lat_up[idx, i] = st.route_latency
+            if i < len(steps) and steps[i].route_latency is not None:
+                latency[idx, i] = lat_up[idx, i] = steps[i].route_latency
+    for steps, _, idx in classes:
+        # each class's steps written into the table at once, its rows alike (step_table
+        # converts as set_step's assignments do; step by step, a pairwise all-to-all's 255
+        # steps of some 20 fields were 5,000 small assignments)
+        for k, v in step_table(steps).items():
+            table[k][idx, :len(steps)] = v
     if alone_too:
         # a group is never faster together than alone: where the two are one sum of one
         # group's own bytes, added in another order (a group sharing no link), they agree
