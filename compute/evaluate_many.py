@@ -68,7 +68,8 @@ class Evaluations(GridRates):
     overhead_s: np.ndarray         #: a profile's fixed overheads (zeros without one)
     comm: CommLike | None = None
     expert_skew: float = 1.0
-    #: seconds per batch in steady state (a pipelined prefill's ``batch x period``, else
+    #: seconds per batch in steady state (a pipelined prefill's ``k x period``, ``k`` its
+    #: micro-batches (:func:`compute.parallel.micro_batch`), else
     #: the latency); tokens/s are per ``interval``
     interval: np.ndarray | None = None
 

@@ -16,6 +16,7 @@ import numpy as np
 from compute import buffers
 from compute.memory import memory_fit
 from compute.moe_exchange import EXCHANGE_PRODUCERS
+from compute.parallel import micro_batch
 from compute.sharding import Shards
 from compute.stage_attention import attention_kinds, attention_work_by_kind
 from compute.stage_peaks import stage_peaks
@@ -200,7 +201,7 @@ def stage_subset(model, gpu, configs, sh, b, workload, options, skew, want) -> t
     a row each); ``fit`` :func:`~compute.memory.memory_fit`'s ``(weights, kv, activations,
     usable, fits)``. For an exchange whose grid differs from another's in those stages
     only (:mod:`compute.moe_dp_cells`)."""
-    micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)
+    micro = micro_batch(b, sh.pp, sh.attention_dp, workload.phase)
     work = stage_work(model, sh, micro, workload, skew)
     nc = len(configs)
     shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
@@ -235,7 +236,7 @@ def mlp_subset(model, gpu, configs, sh, b, workload, options, skew) -> tuple:
     bit for bit; the counts every row's layers, the groups 1. Also the collectives of an
     attention group's output and of its rows after the MLP on those rows under DP
     attention (:func:`compute.stages.attention_group_ops`): ``(stages, fit, ops)``."""
-    micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)
+    micro = micro_batch(b, sh.pp, sh.attention_dp, workload.phase)
     nc = len(configs)
     shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
     names = ("mlp_up", "mlp_down")
@@ -257,12 +258,9 @@ def _work_frame(model, gpu, configs, sh, plain: bool, b, workload, options, skew
     """What no efficiency or profile changes of :func:`_static_frame`: ``(micro, shape,
     counts, names, groups, ops, works, work, net, fit)``, ``work`` each stage's
     :func:`~compute.stages.stage_work` and ``net`` its collective bytes."""
-    if plain:
-        micro = b
-    elif workload.phase == "decode":     # as many micro-batches in flight as stages
-        micro = np.ceil(b / sh.pp)
-    else:                                 # prefill: one prompt per micro-batch
-        micro = np.where(sh.pp > 1, 1.0, b)
+    # decode: as many micro-batches in flight as stages; prefill: one prompt an attention
+    # group a micro-batch (compute.parallel.micro_batch)
+    micro = b if plain else micro_batch(b, sh.pp, sh.attention_dp, workload.phase)
     work = stage_work(model, sh, micro, workload, skew, busiest)
     nc = len(configs)
     shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)

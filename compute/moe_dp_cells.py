@@ -36,6 +36,7 @@ import numpy as np
 
 from compute.comm import NoCommunication
 from compute.dp_collectives import CellOps
+from compute.parallel import micro_batch
 
 __all__ = ["DP_STAGES", "GRID_OWN", "GridRows", "Lazy", "dp_gather_cells"]
 
@@ -296,7 +297,7 @@ def pipelined(grid, model, gpu, sh, at, b, keep, c3, pass_t, busy, stage, option
     names = grid.stages
     ks = names.index(_PIPELINE_STAGES[0])
     kept = tuple(names[k] for k in keep)
-    micro = np.ceil(b / sh.pp) if workload.phase == "decode" else np.where(sh.pp > 1, 1.0, b)
+    micro = micro_batch(b, sh.pp, sh.attention_dp, workload.phase)
     slowest = slowest_stage(model, sh, Lazy(stage, keep, pass_t.shape), c3, kept,
                             mlp_kind_gap(model, gpu, sh, micro, workload, options, skew),
                             attention_kind_times(model, gpu, sh, micro, workload, options))

@@ -80,7 +80,7 @@ if TYPE_CHECKING:
     from compute.models import ModelSpec
 
 __all__ = ["DIMENSIONS", "MAX_EXPERT_SKEW", "Parallelism",
-           "check_parallelism", "configurations", "dense_data_parallel", "expert_slots", "kv_copies", "layout", "stage_layers", "stage_mix"]
+           "check_parallelism", "configurations", "dense_data_parallel", "expert_slots", "kv_copies", "layout", "micro_batch", "stage_layers", "stage_mix"]
 
 #: Largest expert skew taken (the busiest EP group's share of routed tokens over the mean;
 #: 1 is uniform routing): checked by compute.roofline.check_skew and calibrate's rows.
@@ -244,6 +244,31 @@ def stage_mix(model: ModelSpec, pp: int) -> np.ndarray:
     out = np.array(rows, dtype=float)
     out.flags.writeable = False
     return out
+
+
+def micro_batch(batch, pp, attention_dp, phase: str) -> np.ndarray:
+    """Sequences in one pipeline micro-batch of a step of ``batch`` sequences on ``pp``
+    stages of ``attention_dp`` attention groups (arrays broadcast; the whole batch where
+    ``pp`` is 1). Decode: ``ceil(batch / pp)``, one micro-batch per stage in flight.
+    Prefill: one prompt per attention group, ``min(batch, attention_dp)``, so
+    ``ceil(batch / attention_dp)`` micro-batches go through the stages one after another
+    (GPipe): each group runs its own prompts, one a micro-batch, and the groups' prompts
+    share the stage's MLP, its collectives and its expert exchange, as data-parallel
+    attention ranks run their own batches in step (SGLang's DP attention, vLLM's
+    data-parallel engines); a micro-batch of one prompt alone would leave every other
+    group's GPUs idle in attention. One prompt without attention DP, as GPipe.
+
+    >>> micro_batch(64, 2, 1, "decode").item(), micro_batch(5, 1, 1, "prefill").item()
+    (32.0, 5.0)
+    >>> [micro_batch(b, 2, 16, "prefill").item() for b in (1, 16, 32)]
+    [1.0, 16.0, 16.0]
+    >>> micro_batch(4, 2, 1, "prefill").item()
+    1.0
+    """
+    b = np.asarray(batch, dtype=float)
+    if phase == "decode":
+        return np.ceil(b / pp)
+    return np.where(np.asarray(pp) > 1, np.minimum(b, attention_dp), b)
 
 
 def _divisors(n: int, limit: int | None = None) -> list[int]:

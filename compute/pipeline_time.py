@@ -114,7 +114,8 @@ def _add_counted(total, count, t) -> None:
 def pipeline_latency(pass_t, pp, b, micro, stage_t, bound, c3, names, options, workload,
                      parts, busy=None, slowest=None):
     """Latency of the pipelined rows (see :func:`compute.roofline.evaluate_grid`), and for prefill the
-    steady-state seconds per batch (``batch x period`` on those rows, the latency on the
+    steady-state seconds per batch (``n x period`` on those rows, ``n = ceil(batch /
+    micro)`` the batch's micro-batches of ``micro`` prompts, the latency on the
     others; None for decode, whose TBT is already a steady state); fills the
     ``pipeline_wait`` stage (in place) with what the latency adds to the micro-batch's own
     pass (the other micro-batches' work on the same stages), charged to the resource
@@ -139,14 +140,18 @@ def pipeline_latency(pass_t, pp, b, micro, stage_t, bound, c3, names, options, w
         k = np.minimum(b, p)   # in flight: one micro-batch per stage (fewer sequences: each)
         piped = k * period
         piped = np.maximum(own, piped, out=piped if piped.shape == own.shape else None)
-    else:
-        piped = (b - 1) * period
+    else:   # the batch's micro-batches (compute.parallel.micro_batch), one after another
+        m = np.asarray(micro, dtype=float)
+        if m.ndim and m.shape[0] > 1:
+            m = m[at]
+        n = np.ceil(b / m)            # b itself at one prompt a micro-batch
+        piped = (n - 1) * period
         piped = np.add(piped, own, out=piped if piped.shape == own.shape else None)
-        if every:                     # a stream of batches: one every b periods
-            interval = _whole(b * period, pass_t.shape)
+        if every:                     # a stream of batches: one every n periods
+            interval = _whole(n * period, pass_t.shape)
         else:
             interval = pass_t.copy()
-            interval[rows] = b * period
+            interval[rows] = n * period
     wait = np.subtract(piped, own, out=own if own.shape == piped.shape else None)
     np.maximum(wait, 0.0, out=wait)
     if every:

@@ -218,7 +218,8 @@ class InferenceResult:
     profile: str = ""
     overhead: float = 0.0    #: with a profile: the step's fixed overheads, in ``latency``
     #: seconds per batch of an instance serving a stream of batches, where that differs
-    #: from ``latency`` (a pipelined prefill: ``batch x period``, without the fill and
+    #: from ``latency`` (a pipelined prefill: ``k x period``, ``k`` its micro-batches of one
+    #: prompt an attention group, without the fill and
     #: drain); 0: the latency
     interval: float = 0.0
     #: redundant routed-expert copies the stage's EP groups hold, ``ep x ceil(experts /
@@ -350,7 +351,7 @@ class InferenceResult:
             "fits_memory": self.memory.fits, "feasible": self.feasible,
             "reason": self.reason or None,
             "tokens_per_step": self.tokens_per_step,
-            # the seconds between batches tokens_per_s rests on: batch x period for a
+            # the seconds between batches tokens_per_s rests on: k x period (k micro-batches) for a
             # pipelined prefill served as a stream of batches, else the latency
             "interval_s": self.interval or self.latency, "tokens_per_s": self.tokens_per_s,
             "sms": self.sms, "tokens_per_s_per_sm": self.tokens_per_s_per_sm,

@@ -257,13 +257,15 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
       added, 4 micro-batches of 1 outlasting 3 of 2 behind the slowest stage); each
       sequence gets its next token when its micro-batch has gone round the pipeline:
       TBT = ``max(pass + (pp - 1) T_s, k period)``.
-    * prefill: each prompt is a micro-batch (GPipe); the batch's TTFT is ``(batch - 1)
-      period + pass + (pp - 1) T_s``: the fill and drain bubble is paid once per batch.
-      That latency is what the TTFT SLO checks; tokens/s are those of an instance serving
-      a stream of batches, whose next batch's first prompt enters the first stage one
-      period after this one's last: a batch every ``interval = batch x period`` (plus a
-      profile's fixed overhead, once per batch), so ``tokens_per_s = batch x prompt /
-      interval``, without the bubble's ``(pp - 1)`` periods.
+    * prefill: a micro-batch holds one prompt an attention group (GPipe's one prompt
+      without attention DP; :func:`compute.parallel.micro_batch`), ``k = ceil(batch /
+      attention_dp)`` of them; the batch's TTFT is ``(k - 1) period + pass + (pp - 1)
+      T_s``: the fill and drain bubble is paid once per batch. That latency is what the
+      TTFT SLO checks; tokens/s are those of an instance serving a stream of batches,
+      whose next batch's first micro-batch enters the first stage one period after this
+      one's last: a batch every ``interval = k x period`` (plus a profile's fixed
+      overhead, once per batch), so ``tokens_per_s = batch x prompt / interval``, without
+      the bubble's ``(pp - 1)`` periods.
 
     The difference between the latency and the pass (a micro-batch waiting behind the
     others) is the stage ``pipeline_wait``. With ``pp = 1`` the latency is the pass itself.

@@ -51,10 +51,11 @@ attention group's ``tp / attention_dp`` GPUs over its KV copies, not times ``pp`
 where one layer's shards on either instance are fewer than ``streams``, ``T_last`` grows
 by the ratio of a layer's stream bytes to ``T``'s: Llama-3-70B prefilled at TP 1 x PP 2
 sends its last layer's 6.144 MB on one pair, ``T x 2 / 80``, not ``T / 80``. A pipelined
-prefill runs its prompts one after the other (each a micro-batch), so only the last
-prompt's last layer is left at its end, ``1 / b`` of the batch's: at TP 1 x PP 2 and
-batch 4, ``T x 2 / (80 x 4)``. And the last stage's pairs carry its layers only while it
-computes, from when the first prompt reaches it to the end of the TTFT, so with pipeline
+prefill runs its micro-batches one after the other (one prompt an attention group each:
+:func:`compute.parallel.micro_batch`), so only the last micro-batch's last layer is left at
+its end, one prompt's on each pair: ``1 / b`` of the batch's at TP 1 x PP 2 and batch 4,
+``T x 2 / (80 x 4)``. And the last stage's pairs carry its layers only while it
+computes, from when the first micro-batch reaches it to the end of the TTFT, so with pipeline
 stages the part left is also at least what they cannot send in that window
 (:func:`~netmodel.study.serving_cells._last_stage_left`): at TP 1 x PP 2 over a 0.5 GB/s
 link, 245.76 MB a pair, T = 491.5 ms, of which 388.6 ms outlasts a 211.2 ms TTFT whose second half alone feeds the

@@ -25,17 +25,19 @@ def _last_stage_left(grid, t_x, ratio, batches, layers: int) -> np.ndarray:
     last stage (see the module docstring), configurations x batches: those pairs carry
     the last stage's layers, ``t_x x ratio x n / layers`` (``ratio``: one layer's bytes a
     pair over ``t_x``'s; ``n`` the stage's layers, :func:`compute.parallel.stage_layers`),
-    and only while that stage computes, from when the first prompt reaches it (``(pp - 1)
-    / pp`` of a pass, stages taken as balanced) to the end of the TTFT, over which its
-    ``b x n`` layer passes produce them: ``T_s - W (1 - 1 / (b n))``. Rows without pipeline
-    stages get 0."""
+    and only while that stage computes, from when the first micro-batch reaches it (``(pp
+    - 1) / pp`` of a pass, stages taken as balanced) to the end of the TTFT, over which its
+    ``k x n`` layer passes produce them (``k = ceil(b / micro)`` micro-batches of one prompt
+    an attention group, :func:`compute.parallel.micro_batch`): ``T_s - W (1 - 1 / (k
+    n))``. Rows without pipeline stages get 0."""
     pps = np.array([c.pp for c in grid.configs], dtype=float).reshape(-1, 1)
     n = np.array([float(np.subtract(*stage_layers(layers, c.pp)[-1][::-1]))
                   for c in grid.configs]).reshape(-1, 1)
-    period = _prefill_interval(grid) / batches
-    start = (grid.latency - (batches - 1) * period) * (pps - 1) / pps
+    k = batches if grid.micro_batches is None else np.ceil(batches / grid.micro_batches)
+    period = _prefill_interval(grid) / k
+    start = (grid.latency - (k - 1) * period) * (pps - 1) / pps
     window = grid.latency - start
-    left = t_x * ratio * n / layers - window * (1 - 1 / (batches * n))
+    left = t_x * ratio * n / layers - window * (1 - 1 / (k * n))
     return np.where(pps > 1, left, 0.0)
 
 

@@ -176,10 +176,12 @@ def _old_pipeline(pass_t, pp, b, micro, stage_t, bound, c3, names, options, work
     if workload.phase == "decode":
         k = np.minimum(b, p)
         piped = np.maximum(own, k * period)
-    else:
-        piped = (b - 1) * period + own
+    else:   # micro-batches of one prompt an attention group, one after another
+        m = np.broadcast_to(micro, pass_t.shape)[rows]
+        n_micro = np.ceil(b / m)
+        piped = (n_micro - 1) * period + own
         interval = pass_t.copy()
-        interval[rows] = b * period
+        interval[rows] = n_micro * period
     latency = pass_t.copy()
     latency[rows] = piped
     wait = np.maximum(piped - own, 0.0)
@@ -268,8 +270,8 @@ def _old_one(model, gpu, configs, batches, workload, options, skew=1.0, time_unf
         micro = b
     elif workload.phase == "decode":
         micro = np.ceil(b / sh.pp)
-    else:
-        micro = np.where(sh.pp > 1, 1.0, b)
+    else:   # one prompt an attention group a micro-batch
+        micro = np.where(sh.pp > 1, np.minimum(b, sh.attention_dp), b)
     work = stage_work(model, sh, micro, workload, skew)
     nc = len(configs)
     shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)

@@ -145,15 +145,17 @@ def test_delivered_tokens_are_the_load_times_the_capacity():
 
 
 def test_deepseek_v3_takes_a_smaller_batch_at_a_high_load():
+    # the pools on one pipeline stage (pp=1): with two, the prefill pool takes TP 8 x PP 2
+    # x EP 8 x DP-attention 8 at batch 8 (tests/compute/test_pp_prefill_dp_groups.py)
     cache = {}
-    base = serve("DeepSeek-V3", "h100-dgx", collectives=cache)
+    base = serve("DeepSeek-V3", "h100-dgx", collectives=cache, pp=1)
     assert base.prefill.batch == 112 and base.ttft_s == pytest.approx(0.76920, abs=5e-6)
     # every batch at the full cycle, the step-only choice would miss the 1 s SLO at 0.8
     cycle = base.prefill.batch / base.prefill_rate
     assert base.ttft_s + float(batch_wait(0.8, 112, cycle)) == pytest.approx(1.1540, abs=5e-4)
-    r = serve("DeepSeek-V3", "h100-dgx", with_load("coding", 0.8), collectives=cache)
+    r = serve("DeepSeek-V3", "h100-dgx", with_load("coding", 0.8), collectives=cache, pp=1)
     assert r.prefill.batch == 112 and r.queue_wait_s == pytest.approx(0.12283, abs=5e-6)
-    r = serve("DeepSeek-V3", "h100-dgx", with_load("coding", 0.99), collectives=cache)
+    r = serve("DeepSeek-V3", "h100-dgx", with_load("coding", 0.99), collectives=cache, pp=1)
     # one by one, the decode instance's 1,024 slots (each held 1024 / 2922 = 350 ms) would
     # wait 11.58 ms (M/D/1024 at 0.99); in the bunches of up to 64 a batch sends, far
     # longer (M^X/D/c), so the search takes batch 16: 127.02 ms of the steps + 435.18 ms

@@ -45,8 +45,11 @@ def test_near_one_load_with_no_cell_meeting_the_slo(monkeypatch):
     assert not r.feasible and r.reason == bare.reason
     assert r.to_dict() == bare.to_dict()
     # the bare search solves 841 cells (Llama-3-70B's configurations at batches 1 .. 32);
-    # the floor rules out all but 93 (the batch-1 cells' floors are M/D/1's, exact)
-    assert len(calls) > 800 and floored < len(calls) / 5, (floored, len(calls))
+    # the floor rules out all but 267 (the batch-1 cells' floors are M/D/1's, exact; a
+    # pipelined cell under attention DP takes up to attention_dp prompts in one period, a
+    # prompt a group, so its floor's least seconds a request, that period over them, is
+    # looser: 93 were left when such a cell took one prompt a period)
+    assert len(calls) > 800 and floored < len(calls) / 3, (floored, len(calls))
 
 
 @pytest.mark.parametrize("load", [0.3, 0.9, 0.999])
