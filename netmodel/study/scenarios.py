@@ -181,6 +181,7 @@ class Scenario:
         if self.tuner is None:
             object.__setattr__(self, "tuner", NO_TUNER)
         get_tuner(self.tuner)
+        self._check_made_in_code()
         release, buffsize = _nccl_keys(f"scenario {self.name!r}", self.nccl_release,
                                        self.nccl_buffsize, self.calibration)
         object.__setattr__(self, "nccl_release", release)
@@ -196,6 +197,28 @@ class Scenario:
                                                                           self.graph)
             except UserError as exc:
                 raise UserError(f"scenario {self.name!r}: [collective].{exc}") from None
+
+    def _check_made_in_code(self) -> None:
+        """The choices and tables a scenario file's reader checks, checked again for a
+        Scenario made in code (docs/api.md: every function takes one): ``links
+        'as_built'`` ran as built, ``calibration 'x'`` the default and ``instances 'аll'``
+        each instance alone, and a ``fabric`` of no builder or an ``adjust`` of another
+        type raised KeyError or AttributeError where they were used."""
+        where = f"scenario {self.name!r}"
+        for key, allowed in (("links", LINKS), ("calibration", CALIBRATIONS),
+                             ("instances", INSTANCES)):
+            object.__setattr__(self, key, _choice(where, key, getattr(self, key), allowed))
+        if self.circuits is not None:
+            object.__setattr__(self, "circuits", _choice(where, "circuits", self.circuits,
+                                                         CIRCUITS))
+        if not isinstance(self.adjust, Adjust):
+            raise UserError(f"{where}: adjust must be a netmodel.study.scenarios.Adjust, got "
+                            f"{describe(self.adjust)}")
+        if self.graph is None and not (isinstance(self.fabric, dict)
+                                       and isinstance(self.fabric.get("builder"), str)):
+            raise UserError(f"{where}: fabric must be a table naming its builder ({{'builder': "
+                            f"'fat-tree', 'k': 8}}), or graph a fabric graph, got "
+                            f"{describe(self.fabric)}")
 
     @property
     def label(self) -> str:

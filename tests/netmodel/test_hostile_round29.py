@@ -29,6 +29,13 @@ swept, and the command line the --param typed.
 (e) ``availability --seed`` refused 2**63 and above ('from 0 to 2**63 - 1'), a bound said
 only there: the library's Monte Carlo took seed=2**64. Now the bound is the library's
 (netmodel.study.availability_mc.MAX_SEED), which the option reads.
+
+(f) A ``netmodel.study.scenarios.Scenario`` made in code (docs/api.md: every function takes
+one) took the choices a scenario file's reader refuses: ``links='as_built'`` ran as built,
+``calibration='x'`` the default, ``instances='\u0430ll'`` (a Cyrillic a) each instance
+alone, ``circuits='x'`` was kept; ``fabric={}`` raised KeyError 'builder' and ``fabric=5``
+or ``adjust=5`` AttributeError where they were used. Now each is refused when the
+Scenario is made, naming the scenario and the field.
 """
 
 from __future__ import annotations
@@ -215,3 +222,33 @@ def test_the_seeds_bound_is_the_librarys():
                             "--max-batch", "8", "-q", "--trials", "5", "--horizon", "1h",
                             "--seed", str(2**63)]),
                    f"--seed '{2**63}' must be a whole number from 0 to 2**63 - 1")
+
+
+@pytest.mark.parametrize("field, value, said", [
+    ("links", "as_built", "links 'as_built' is unknown; known: 'as-built', 'scale-up'"),
+    ("calibration", "x", "calibration 'x' is unknown; known: 'default', 'ideal'"),
+    ("instances", "\u0430ll", "instances '\u0430ll' is unknown; did you mean 'all'? (it has "
+                              "'\u0430', U+0430 CYRILLIC SMALL LETTER A); known: 'all', "
+                              "'alone'"),
+    ("instances", None, "instances None is unknown; known: 'all', 'alone'"),
+    ("circuits", "x", "circuits 'x' is unknown; known: 'best', 'ring', 'torus'"),
+    ("adjust", 5, "adjust must be a netmodel.study.scenarios.Adjust, got 5"),
+    ("fabric", {}, "fabric must be a table naming its builder ({'builder': 'fat-tree', "
+                   "'k': 8}), or graph a fabric graph, got {}"),
+    ("fabric", 5, "fabric must be a table naming its builder"),
+])
+def test_a_scenario_made_in_code_is_checked_as_a_file_is(field, value, said):
+    import dataclasses
+
+    s = netmodel.get_scenario("h100-dgx")
+    with pytest.raises(UserError) as exc:
+        dataclasses.replace(s, **{field: value})
+    assert str(exc.value).startswith(f"scenario 'h100-dgx': {said}"), str(exc.value)
+
+
+def test_a_scenario_made_in_code_keeps_its_choices_read_as_a_files():
+    import dataclasses
+
+    s = dataclasses.replace(netmodel.get_scenario("h100-dgx"), links=" scale-up ",
+                            instances="all")
+    assert (s.links, s.instances, s.calibration) == ("scale-up", "all", "default")
