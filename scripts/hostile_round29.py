@@ -595,6 +595,18 @@ def _lib(module: str, function: str, *args: object, **kw: object) -> Callable[[]
 
 AV = dict(max_batch=8, trials=5, horizon="1h")
 
+
+def _scenario_with(field: str, value: object) -> Callable[[], object]:
+    """h100-dgx made again in code with ``field`` set to ``value``."""
+    def call() -> object:
+        import dataclasses
+
+        import netmodel
+
+        return dataclasses.replace(netmodel.get_scenario("h100-dgx"), **{field: value})
+    return call
+
+
 #: Library calls refused: name -> (call, words the message holds).
 LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
     **{f"build_fabric('superpod', module_ports={v!r})": (
@@ -697,6 +709,20 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
     "harvested_yield(critical_fraction=nan)": (
         _lib("compute.die_yield", "harvested_yield", 814e-6, 144, 132, critical_fraction=NAN),
         ("critical_fraction",)),
+    # taken before: the library's Monte Carlo had no bound where --seed said 2**63 - 1
+    "availability(seed=2**64)": (
+        _lib("netmodel.study.availability", "availability", "h100-dgx", "Llama-3-8B",
+             seed=2 ** 64, **AV), ("seed must be a whole number from 0 to 2**63 - 1",)),
+    # a Scenario made in code: the choices were kept (links 'as_built' ran as built), a
+    # fabric of no builder raised KeyError, adjust=5 AttributeError
+    **{f"Scenario({k}={v!r})": (_scenario_with(k, v), ("scenario 'h100-dgx'", *w))
+       for k, v, w in (("links", "as_built", ("links 'as_built' is unknown",)),
+                       ("calibration", "x", ("calibration 'x' is unknown",)),
+                       ("instances", "\u0430ll", ("did you mean 'all'?",)),
+                       ("instances", None, ("instances None is unknown",)),
+                       ("circuits", "x", ("circuits 'x' is unknown",)),
+                       ("adjust", 5, ("adjust must be",)), ("fabric", {}, ("fabric must be",)),
+                       ("fabric", 5, ("fabric must be",)))},
     # raised MemoryError: 'Unable to allocate 74.5 GiB' (10^10 areas, a view of one number)
     "yield_curve(10^10 areas)": (
         lambda: __import__("compute.die_yield", fromlist=["yield_curve"]).yield_curve(
