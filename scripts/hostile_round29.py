@@ -723,6 +723,8 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
                        ("circuits", "x", ("circuits 'x' is unknown",)),
                        ("adjust", 5, ("adjust must be",)), ("fabric", {}, ("fabric must be",)),
                        ("fabric", 5, ("fabric must be",)))},
+    **{f"Scenario(name={v!r})": (_scenario_with("name", v), ("Scenario: name", w))
+       for v, w in (("", "non-empty"), ("a\nb", "control character"), (5, "text"))},
     # raised MemoryError: 'Unable to allocate 74.5 GiB' (10^10 areas, a view of one number)
     "yield_curve(10^10 areas)": (
         lambda: __import__("compute.die_yield", fromlist=["yield_curve"]).yield_curve(

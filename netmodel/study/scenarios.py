@@ -203,8 +203,13 @@ class Scenario:
         Scenario made in code (docs/api.md: every function takes one): ``links
         'as_built'`` ran as built, ``calibration 'x'`` the default and ``instances 'аll'``
         each instance alone, and a ``fabric`` of no builder or an ``adjust`` of another
-        type raised KeyError or AttributeError where they were used."""
+        type raised KeyError or AttributeError where they were used; a name of two lines
+        or of none, or a number, printed as it was."""
+        # a name on one line (a newline broke every printed table), as fabric_scenario's
+        if not string("Scenario", "name", self.name, max_length=MAX_TEXT).strip():
+            raise UserError(f"Scenario: name must be non-empty text, got {describe(self.name)}")
         where = f"scenario {self.name!r}"
+        string(where, "description", self.description, max_length=MAX_TEXT)
         for key, allowed in (("links", LINKS), ("calibration", CALIBRATIONS),
                              ("instances", INSTANCES)):
             object.__setattr__(self, key, _choice(where, key, getattr(self, key), allowed))

@@ -34,8 +34,9 @@ only there: the library's Monte Carlo took seed=2**64. Now the bound is the libr
 one) took the choices a scenario file's reader refuses: ``links='as_built'`` ran as built,
 ``calibration='x'`` the default, ``instances='\u0430ll'`` (a Cyrillic a) each instance
 alone, ``circuits='x'`` was kept; ``fabric={}`` raised KeyError 'builder' and ``fabric=5``
-or ``adjust=5`` AttributeError where they were used. Now each is refused when the
-Scenario is made, naming the scenario and the field.
+or ``adjust=5`` AttributeError where they were used; a name of two lines ('a\\nb'),
+none or the number 5 was printed as it was. Now each is refused when the Scenario is
+made, naming the scenario and the field.
 """
 
 from __future__ import annotations
@@ -252,3 +253,18 @@ def test_a_scenario_made_in_code_keeps_its_choices_read_as_a_files():
     s = dataclasses.replace(netmodel.get_scenario("h100-dgx"), links=" scale-up ",
                             instances="all")
     assert (s.links, s.instances, s.calibration) == ("scale-up", "all", "default")
+
+
+@pytest.mark.parametrize("name, said", [
+    ("", "Scenario: name must be non-empty text, got ''"),
+    ("a\nb", "Scenario: name 'a\\nb' holds a control character"),
+    (5, "Scenario: name must be text of at most 2,000 characters, got 5"),
+])
+def test_a_scenario_made_in_code_has_a_name_on_one_line(name, said):
+    import dataclasses
+
+    with pytest.raises(UserError) as exc:
+        dataclasses.replace(netmodel.get_scenario("h100-dgx"), name=name)
+    assert str(exc.value).startswith(said), str(exc.value)
+    with pytest.raises(UserError, match=r"^scenario 'h100-dgx': description must be text"):
+        dataclasses.replace(netmodel.get_scenario("h100-dgx"), description=5)
