@@ -15,7 +15,7 @@ from typing import Any
 
 from compute import validate
 from compute.config_files import parse_table, read_text
-from compute.errors import UserError, known
+from compute.errors import UserError, known, lookalike
 from compute.hf_families import (
     ARCHITECTURE_FAMILIES,
     BASE_FAMILY,
@@ -159,8 +159,9 @@ def _keyed_architecture(c: _Config, fam: dict) -> dict:
     gated = c.flag("gated_mlp", fam["gated_mlp"] or act in GATED_ACTIVATIONS)
     positions = c.text("position_embedding_type").lower()
     if positions and positions not in TABLELESS_POSITIONS + TABLE_POSITIONS:
-        raise UserError(f"{c.where}: position_embedding_type {positions!r} is unknown; known: "
-                        f"{', '.join(TABLE_POSITIONS)} (a learned table), "
+        asked = lookalike(positions, TABLELESS_POSITIONS + TABLE_POSITIONS)
+        raise UserError(f"{c.where}: position_embedding_type {positions!r} is unknown{asked}; "
+                        f"known: {', '.join(TABLE_POSITIONS)} (a learned table), "
                         f"{', '.join(TABLELESS_POSITIONS)} (no table)")
     learned = fam["learned_positions"] and positions not in TABLELESS_POSITIONS
     return {**fam, "gated_mlp": gated, "learned_positions": learned}
@@ -730,7 +731,8 @@ def _hf_from_dict(cfg, path: Path, name: str | None) -> ModelSpec:
         where, "torch_dtype", torch_dtype, max_length=100)
     dtype = _HF_DTYPES.get(torch_dtype.removeprefix("torch."))
     if dtype is None:
-        raise UserError(f"{where}: torch_dtype {torch_dtype!r} is unknown; known: "
+        raise UserError(f"{where}: torch_dtype {torch_dtype!r} is unknown"
+                        f"{lookalike(torch_dtype.removeprefix('torch.'), _HF_DTYPES)}; known: "
                         f"{known(_HF_DTYPES)}")
     if dtype == "fp32":
         dtype = "bf16"  # a 32/64-bit checkpoint is served in 16-bit, as inference servers do

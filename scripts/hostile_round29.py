@@ -103,6 +103,9 @@ def _scenario(old: str, new: str) -> str:
 
 
 PORTS_LINE = "module_ports = 2 "
+LLAMA_CONFIG = {"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+                "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256}
 
 #: Refusals: name -> (argv, files, words the one line holds).
 REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
@@ -494,6 +497,17 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                          ("'m.csv'", "not a UTF-8 text file")),
     "calibrate a non-UTF-8 byte": (CALIBRATE, {"m.csv": f"{HEADER}\n{ROW}\n".encode() + b"\xff"},
                                    ("'m.csv'", "UTF-8")),
+    # -- a HuggingFace config's choices in look-alike letters: said only the list before --
+    **{f"models --hf-config {k} in a Cyrillic letter": (
+        ["models", "--hf-config", "config.json"],
+        {"config.json": json.dumps({**LLAMA_CONFIG, k: v})}, (f"did you mean '{meant}'?",))
+       for k, v, meant in (("torch_dtype", "bflo\u0430t16", "bfloat16"),
+                           ("torch_dtype", "torch.bflo\u0430t16", "bfloat16"),
+                           ("position_embedding_type", "r\u043epe", "rope"))},
+    "models --hf-config hidden_size 0": (
+        ["models", "--hf-config", "config.json"],
+        {"config.json": json.dumps({**LLAMA_CONFIG, "hidden_size": 0})},
+        ("config.json", "hidden_size must be a whole number from 1")),
     # -- scenario files of wrong types -----------------------------------------------------
     **{f"cost scenario {what}": (["cost", "--scenario", "s.toml", *COST[3:]],
                                  {"s.toml": text}, ("s.toml", *w))

@@ -37,6 +37,10 @@ alone, ``circuits='x'`` was kept; ``fabric={}`` raised KeyError 'builder' and ``
 or ``adjust=5`` AttributeError where they were used; a name of two lines ('a\\nb'),
 none or the number 5 was printed as it was. Now each is refused when the Scenario is
 made, naming the scenario and the field.
+
+(g) A HuggingFace config's ``torch_dtype`` or ``position_embedding_type`` in look-alike
+letters (a Cyrillic a in 'bfloat16', a Cyrillic o in 'rope') was refused beside a list
+showing it alike. Now asked about, as every other choice.
 """
 
 from __future__ import annotations
@@ -268,3 +272,27 @@ def test_a_scenario_made_in_code_has_a_name_on_one_line(name, said):
     assert str(exc.value).startswith(said), str(exc.value)
     with pytest.raises(UserError, match=r"^scenario 'h100-dgx': description must be text"):
         dataclasses.replace(netmodel.get_scenario("h100-dgx"), description=5)
+
+
+LLAMA_CONFIG = {"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+                "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+                "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256}
+
+
+@pytest.mark.parametrize("key, value, said", [
+    ("torch_dtype", "bflo\u0430t16",
+     "torch_dtype 'bflo\u0430t16' is unknown; did you mean 'bfloat16'? (it has '\u0430', "
+     "U+0430 CYRILLIC SMALL LETTER A); known: 'bfloat16', "),
+    ("torch_dtype", "torch.bflo\u0430t16", "did you mean 'bfloat16'? (it has"),
+    ("position_embedding_type", "r\u043epe",
+     "position_embedding_type 'r\u043epe' is unknown; did you mean 'rope'? (it has "
+     "'\u043e', U+043E CYRILLIC SMALL LETTER O); known: "),
+])
+def test_hf_config_lookalike_choices_are_asked_about(tmp_path, key, value, said):
+    import json
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**LLAMA_CONFIG, key: value}))
+    one_line_error(run_cli(["models", "--hf-config", path]), said)
+    path.write_text(json.dumps({**LLAMA_CONFIG, "torch_dtype": "bfloat16"}))
+    assert run_cli(["models", "--hf-config", path]).exit_code == 0
