@@ -498,7 +498,7 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "calibrate a non-UTF-8 byte": (CALIBRATE, {"m.csv": f"{HEADER}\n{ROW}\n".encode() + b"\xff"},
                                    ("'m.csv'", "UTF-8")),
     # -- a HuggingFace config's choices in look-alike letters: said only the list before --
-    **{f"models --hf-config {k} in a Cyrillic letter": (
+    **{f"models --hf-config {k} {v!r}": (
         ["models", "--hf-config", "config.json"],
         {"config.json": json.dumps({**LLAMA_CONFIG, k: v})}, (f"did you mean '{meant}'?",))
        for k, v, meant in (("torch_dtype", "bflo\u0430t16", "bfloat16"),
