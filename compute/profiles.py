@@ -563,9 +563,17 @@ def profile_names() -> tuple[str, ...]:
 
 @cache
 def _shipped_profile(name: str) -> EngineProfile:
+    """The shipped profile of file ``name``.toml, whose ``[profile] name`` must be ``name``:
+    a profile is found by its file's name and reported by its own, so a copied file that
+    kept its original's name ran as the new profile and was reported as the old one."""
     path = _shipped() / f"{name}.toml"
     with validate.file_values(path):
-        return _read_profile(path)
+        profile = _read_profile(path)
+    if profile.name != name:
+        raise UserError(f"compute/data/profiles/{name}.toml: [profile] name "
+                        f"{profile.name!r} is not its file's name {name!r} (a shipped "
+                        f"profile is found by its file's name: give both the same)")
+    return profile
 
 
 def _is_folder(text: str) -> bool:
