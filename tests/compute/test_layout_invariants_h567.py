@@ -25,7 +25,7 @@ from compute.comm import RingAlphaBeta
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
 from compute.hardware import get_gpu
-from compute.models import model_names
+from compute.models import get_model, model_names
 from compute.profiles import get_profile
 from compute.roofline import bound_comm
 from compute.roofline_options import RooflineOptions
@@ -38,6 +38,8 @@ LAYOUTS = ((1, 1, 1, 1), (8, 1, 1, 1), (8, 2, 1, 1), (2, 5, 1, 1), (8, 1, 8, 1),
            (8, 1, 8, 8), (8, 1, 2, 4), (8, 1, 1, 8), (4, 3, 4, 2), (32, 1, 32, 8),
            (16, 1, 16, 16), (72, 1, 72, 72))
 GPUS = ("H100-SXM", "GB200-NVL72", "Lite", "A100-SXM-80GB")
+#: the stages outside an MoE layer, whose work no exchange changes
+OUTSIDE_MOE = ("embedding", "qkv", "attention", "out_proj", "lm_head")
 
 
 def _run(model, gpu, layout, batch, phase, options=None, **kw):
@@ -120,6 +122,8 @@ def test_serial_is_slowest_and_hiding_collectives_never_slower(model, gpu, layou
 @given(**cells, slower=st.sampled_from(["profile", "efficiency"]))
 @example(model="Qwen1.5-MoE-A2.7B", gpu="H100-SXM", layout=(8, 1, 8, 8), batch=4,
          phase="decode", slower="profile")   # vLLM's exchanges where the bound takes SGLang's
+@example(model="Mixtral-8x7B", gpu="H100-SXM", layout=(8, 1, 2, 4), batch=106,
+         phase="prefill", slower="efficiency")   # another exchange the faster at 0.5/0.7
 def test_a_profile_or_efficiency_never_beats_the_roofline_nor_changes_the_work(
         model, gpu, layout, batch, phase, slower):
     base = _run(model, gpu, layout, batch, phase)
@@ -135,7 +139,18 @@ def test_a_profile_or_efficiency_never_beats_the_roofline_nor_changes_the_work(
         # layer's work by design; the rest of a profile never does
         r = _run(model, gpu, layout, batch, phase, RooflineOptions(
             profile=dataclasses.replace(options.profile, moe_exchanges=())))
-    work = {s.name: (s.count, s.flops, s.hbm_bytes, s.collective_bytes) for s in r.stages}
-    assert work == {s.name: (s.count, s.flops, s.hbm_bytes, s.collective_bytes)
-                    for s in base.stages}
-    assert r.memory == base.memory
+    work, base_work = ({s.name: (s.count, s.flops, s.hbm_bytes, s.collective_bytes)
+                        for s in x.stages} for x in (r, base))
+    if r.moe_exchange != base.moe_exchange:
+        # an MoE layer's exchange is the one whose step is the faster (compute.exchange_take),
+        # so slower compute or memory may pick another (Mixtral TP 8 x EP 2 x DP-attention 4,
+        # 106 prompts: the all-to-alls under the bound, SGLang's gather at half the FLOP/s),
+        # which moves the MoE layer's work (its stages, padded rows) and the weights held;
+        # the layers outside it do the same work
+        assert get_model(model).is_moe
+        work, base_work = ({k: v for k, v in w.items() if k in OUTSIDE_MOE}
+                           for w in (work, base_work))
+        assert set(work) == set(OUTSIDE_MOE)
+    else:
+        assert r.memory == base.memory
+    assert work == base_work
