@@ -54,7 +54,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from compute.clock_power import ClockPowerLaw, idle_frac, rated_at_clock
-from compute.errors import UserError, chosen, known
+from compute.errors import UserError, chosen, known, lookalike
 from compute.hardware import GpuSpec, clock_lineage, get_gpu
 from compute.rows import check_number
 from compute.validate import describe, listed, of_type
@@ -287,7 +287,8 @@ def gpu_power(gpu: str | GpuSpec, state: str, step: InferenceResult | None = Non
     (174.62, 87.14)
     """
     if chosen(state, POWER_STATES) is None:   # blanks at either end dropped, as every choice's
-        raise UserError(f"unknown power state {describe(state)}; known: {known(POWER_STATES)}")
+        raise UserError(f"unknown power state {describe(state)}"
+                        f"{lookalike(state, POWER_STATES)}; known: {known(POWER_STATES)}")
     state = chosen(state, POWER_STATES)
     law = _law(law)
     twin, ratio = unclocked(gpu, law, idle_fraction)

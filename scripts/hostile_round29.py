@@ -544,7 +544,11 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
             ("[adjust]", "hop_latency must be a number from 0 to 0.001 s",)),
            ("[adjust] bandwidth_scale = nan", SCENARIO + "\n[adjust]\nbandwidth_scale = nan\n",
             ("bandwidth_scale", "nan")),
-           ("[cost] pue", SCENARIO + "\n[cost]\npue = 0.5\n", ("unknown key(s) cost",)))},
+           ("[cost] pue", SCENARIO + "\n[cost]\npue = 0.5\n", ("unknown key(s) cost",)),
+           # said only the list, where the builder printed as one in it
+           ("builder in a Cyrillic a", _scenario('builder = "rail-optimized"',
+                                                 'builder = "r\u0430il-optimized"'),
+            ("did you mean 'rail-optimized'? (it has",)))},
 }
 
 #: Taken as they are: name -> (argv, files).

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from compute.errors import UserError
+from compute.errors import UserError, chosen, known, lookalike
 from netmodel.study.run_words import named
 
 if TYPE_CHECKING:
@@ -399,10 +399,10 @@ class CostTable:
         ``nccl``)."""
         from netmodel.collectives import cost_table as ct
 
-        if fmt not in TABLE_FORMATS:
-            from compute.errors import known
-
-            raise UserError(f"fmt: unknown table format {fmt!r}; known: {known(TABLE_FORMATS)}")
+        if chosen(fmt, TABLE_FORMATS) is None:   # blanks at either end dropped, as every choice's
+            raise UserError(f"fmt: unknown table format {fmt!r}"
+                            f"{lookalike(fmt, TABLE_FORMATS)}; known: {known(TABLE_FORMATS)}")
+        fmt = chosen(fmt, TABLE_FORMATS)
         if fmt == "csv":
             return ct.to_csv(self.rows)
         if fmt == "json":

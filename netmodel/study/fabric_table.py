@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 
-from compute.errors import UserError, known, one_line
+from compute.errors import UserError, known, lookalike, one_line
 from compute.hardware import GpuSpec, get_gpu
 from compute.units import format_bandwidth
 from compute.validate import describe, read_number, string
@@ -226,8 +226,8 @@ def check_table(table, where: str, path: str) -> None:
     name = table.get("builder")
     if not isinstance(name, str) or name not in infos:
         got = "" if name is None else f", got {describe(name)}"   # name what was written
-        raise UserError(f"{where}: [{path}] needs 'builder' naming a fabric builder{got}; "
-                        f"known: {known(infos)}")
+        raise UserError(f"{where}: [{path}] needs 'builder' naming a fabric builder{got}"
+                        f"{lookalike(name, infos)}; known: {known(infos)}")
     params = {p.name for p in infos[name].params}
     unknown = sorted(set(table) - params - {"builder"})
     if unknown:

@@ -40,7 +40,9 @@ made, naming the scenario and the field.
 
 (g) A HuggingFace config's ``torch_dtype`` or ``position_embedding_type`` in look-alike
 letters (a Cyrillic a in 'bfloat16', a Cyrillic o in 'rope') was refused beside a list
-showing it alike. Now asked about, as every other choice.
+showing it alike. Now asked about, as every other choice; so are a scenario file's
+[fabric] builder ('r\u0430il-optimized'), compute.power's state and a cost table's format
+(``CostTable.table(fmt)``, which now drops blanks at either end as every choice does).
 """
 
 from __future__ import annotations
@@ -296,3 +298,31 @@ def test_hf_config_lookalike_choices_are_asked_about(tmp_path, key, value, said)
     one_line_error(run_cli(["models", "--hf-config", path]), said)
     path.write_text(json.dumps({**LLAMA_CONFIG, "torch_dtype": "bfloat16"}))
     assert run_cli(["models", "--hf-config", path]).exit_code == 0
+
+
+def test_a_scenario_files_builder_in_lookalike_letters_is_asked_about(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SCENARIO.replace('"rail-optimized"', '"r\u0430il-optimized"'))
+    one_line_error(run_cli(["cost", "--scenario", path, "--model", "Llama-3-8B",
+                            "--max-batch", "8"]),
+                   "[fabric] needs 'builder' naming a fabric builder, got 'r\u0430il-optimized'; "
+                   "did you mean 'rail-optimized'? (it has '\u0430', U+0430 CYRILLIC SMALL "
+                   "LETTER A); known: 'fat-tree', ")
+
+
+def test_power_state_and_table_format_in_lookalike_letters_are_asked_about():
+    from compute.evaluate_one import evaluate
+    from compute.power import gpu_power
+    from netmodel.study.collective_report import cost_table
+    from netmodel.study.collective_setup import collective_setup
+
+    step = evaluate("Llama-3-8B", "Lite", 1, 4, "prefill")
+    with pytest.raises(UserError, match=r"^unknown power state 'pr\u0435fill'; did you mean "
+                                        r"'prefill'\? \(it has"):
+        gpu_power("Lite", "pr\u0435fill", step)
+    assert gpu_power("Lite", " prefill ", step) == gpu_power("Lite", "prefill", step)
+    t = cost_table(collective_setup(fabric="single-switch:n=8"), ["all-reduce"], [1024.0], [2])
+    with pytest.raises(UserError, match=r"^fmt: unknown table format 'j\u0455on'; did you mean "
+                                        r"'json'\? \(it has"):
+        t.table("j\u0455on")
+    assert t.table(" csv ") == t.table("csv")
