@@ -63,7 +63,7 @@ from compute.errors import UserError, find_name, known, lookalike
 from compute.hardware import GpuSpec, catalog, get_gpu, unknown_gpu
 from compute.units import format_bandwidth
 from compute.validate import describe
-from topologies.builder_names import NAMES
+from topologies.builder_names import BUILDERS, NAMES
 from topologies.limits import MAX_DEPTH
 from topologies.schema import check_graph, edge_count, validate
 from topologies.spec_grammar import (
@@ -311,14 +311,21 @@ def builder(name: str, *, absent: Sequence[str] = ()) -> Callable[[_F], _F]:
     ``spec``, ``nodes_built`` and ``edges_built`` (see the module docstring).
 
     ``name`` must be one of :data:`topologies.builder_names.NAMES`, the list help texts
-    read without loading the builders (ValueError otherwise, naming that file).
+    read without loading the builders, and the function defined in the module
+    :data:`topologies.builder_names.BUILDERS` names for it, the one :mod:`topologies.specs`
+    loads (ValueError otherwise, naming that file).
     """
     if name not in NAMES:
         raise ValueError(f"builder {name!r} is not in NAMES of topologies/builder_names.py, "
                          "the builders' names that help texts list without loading them: "
-                         "add it there, at its place in listings")
+                         "add it to BUILDERS there, at its place in listings, with its module")
 
     def register(fn: _F) -> _F:
+        module = f"topologies.{BUILDERS[name]}"
+        if fn.__module__ != module:
+            raise ValueError(f"builder {name!r} is defined in {fn.__module__}, but BUILDERS of "
+                             f"topologies/builder_names.py names {module}, the module "
+                             "topologies.specs loads: name its module there")
         sig = _signature(fn)
         for key in absent:
             if key not in sig.parameters or sig.parameters[key].default is not None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from topologies.builder_names import NAMES
+from topologies.builder_names import BUILDERS, NAMES
 from topologies.registry import REGISTRY, builder
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,11 +75,12 @@ def test_a_name_not_declared_is_refused_where_it_registers(name):
 def test_every_declared_name_is_registered_when_the_builders_load():
     # topologies.specs refuses to load with a declared name no module registers
     code = ("import sys, types\nm = types.ModuleType('topologies.builder_names')\n"
-            f"m.NAMES = {NAMES + ('hypercube',)!r}\n"
+            f"m.BUILDERS = {{**{BUILDERS!r}, 'hypercube': 'direct'}}\n"
+            "m.NAMES = tuple(m.BUILDERS)\n"
             "sys.modules[m.__name__] = m\nimport topologies.specs\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 1
     assert out.stderr.strip().splitlines()[-1] == (
-        "ImportError: no builder module registers 'hypercube' of NAMES in "
-        "topologies/builder_names.py: register it (@builder) in a module that "
-        "topologies.specs imports, or take it out of NAMES")
+        "ImportError: no builder module registers 'hypercube' of BUILDERS in "
+        "topologies/builder_names.py: register it (@builder) in the module named there, "
+        "or take it out of BUILDERS")
