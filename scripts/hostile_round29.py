@@ -508,6 +508,12 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
         ["models", "--hf-config", "config.json"],
         {"config.json": json.dumps({**LLAMA_CONFIG, "hidden_size": 0})},
         ("config.json", "hidden_size must be a whole number from 1")),
+    # a name from a user's file in look-alike letters: said only the list before
+    "infer --gpu in a non-breaking hyphen --gpu-file": (
+        ["infer", "--model", "Llama-3-8B", "--gpu", "Mine\u2011X", "--gpu-file", "g.toml", "--tp",
+         "1", "--batch", "1"],
+        {"g.toml": '[gpu."Mine-X"]\nderive_from = "H100-SXM"\nfraction = 1\nsource = "x"\n'},
+        ("did you mean 'Mine-X'? (it has",)),
     # -- scenario files of wrong types -----------------------------------------------------
     **{f"cost scenario {what}": (["cost", "--scenario", "s.toml", *COST[3:]],
                                  {"s.toml": text}, ("s.toml", *w))

@@ -83,7 +83,7 @@ def _from_file(name: str | None, path: str, extra: dict, catalog: dict, what: st
     """The entry named ``name`` of a user's file (``extra``, read from ``path``) or of the
     catalog, or the file's only entry when ``name`` is None; ``what`` (``GPU``, ``model``)
     and ``option`` name them in a refusal."""
-    from compute.errors import UserError, find_name, known
+    from compute.errors import UserError, find_name, known, lookalike
 
     if name is None:
         if len(extra) == 1:
@@ -92,7 +92,8 @@ def _from_file(name: str | None, path: str, extra: dict, catalog: dict, what: st
     table = {**catalog, **extra}
     key = find_name(table, name)
     if key is None:
-        raise UserError(f"unknown {what} {name!r}; known: {known(table)}")
+        raise UserError(f"unknown {what} {name!r}{lookalike(name, table)}; known: "
+                        f"{known(table)}")
     return table[key]
 
 

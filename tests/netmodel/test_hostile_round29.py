@@ -42,7 +42,9 @@ made, naming the scenario and the field.
 letters (a Cyrillic a in 'bfloat16', a Cyrillic o in 'rope') was refused beside a list
 showing it alike. Now asked about, as every other choice; so are a scenario file's
 [fabric] builder ('r\u0430il-optimized'), compute.power's state and a cost table's format
-(``CostTable.table(fmt)``, which now drops blanks at either end as every choice does).
+(``CostTable.table(fmt)``, which now drops blanks at either end as every choice does),
+and a GPU or model named from ``--gpu-file``/``--model-file`` ('Mine\u2011X', a
+non-breaking hyphen).
 """
 
 from __future__ import annotations
@@ -326,3 +328,14 @@ def test_power_state_and_table_format_in_lookalike_letters_are_asked_about():
                                         r"'json'\? \(it has"):
         t.table("j\u0455on")
     assert t.table(" csv ") == t.table("csv")
+
+
+def test_a_name_from_a_users_file_in_lookalike_letters_is_asked_about(tmp_path):
+    gpus = tmp_path / "g.toml"
+    gpus.write_text('[gpu."Mine-X"]\nderive_from = "H100-SXM"\nfraction = 1\n'
+                    'source = "what-if: mine"\n')
+    argv = ["infer", "--model", "Llama-3-8B", "--gpu-file", gpus, "--tp", "1", "--batch", "1"]
+    one_line_error(run_cli([*argv, "--gpu", "Mine\u2011X"]),
+                   "unknown GPU 'Mine\u2011X'; did you mean 'Mine-X'? (it has '\u2011', U+2011 "
+                   "NON-BREAKING HYPHEN); known: ")
+    assert run_cli([*argv, "--gpu", "mine-x"]).exit_code == 0   # case aside, as --gpu reads
