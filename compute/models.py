@@ -46,6 +46,7 @@ module, which its published 671B also excludes; MTP decode costs it, ``mtp_modul
 from __future__ import annotations
 
 import tomllib
+from dataclasses import dataclass
 from functools import cache, partial
 from importlib import resources
 from os import PathLike
@@ -84,14 +85,17 @@ __all__ = [
     "HF_FAMILIES",
     "NORMS",
     "PLAIN_DTYPES",
+    "PUBLISHED_KEY",
     "QUANT_GROUPS",
     "ModelSpec",
+    "PublishedCount",
     "expected_experts_touched",
     "get_model",
     "load_hf_config",
     "load_model_file",
     "model_catalog",
     "model_names",
+    "published_counts",
 ]
 
 
@@ -100,7 +104,43 @@ __all__ = [
 _ALLOWED = partial(validate.limit_allowed, "model")
 
 
-def _parse_model_table(data, where: str) -> dict[str, ModelSpec]:
+#: A catalog model's published parameter counts, a sourced row beside its figures in
+#: ``compute/data/models.toml``: ``{total, active, source}``, in parameters (active: per token;
+#: a dense model's equals its total). The tests hold the counts the model's shape gives to
+#: them (within 2%). Every catalog entry gives one; a model file may (a catalog table copied
+#: into a file keeps it): checked there as in the catalog, as its ``source`` is, and not
+#: otherwise used.
+PUBLISHED_KEY = "published_parameters"
+
+
+@dataclass(frozen=True)
+class PublishedCount:
+    """A catalog model's published parameter counts (:data:`PUBLISHED_KEY`)."""
+
+    total: float
+    active: float
+    source: str
+
+
+def _published(here: str, row) -> PublishedCount:
+    """The :data:`PUBLISHED_KEY` row of the catalog entry ``here``, checked."""
+    here = f"{here}: {PUBLISHED_KEY}"
+    row = validate.table(here, row)
+    check_keys(here, row, ("total", "active", "source"))
+    total = validate.number(here, "total", row["total"], minimum=1, maximum=1e15)
+    active = validate.number(here, "active", row["active"], minimum=1, maximum=total)
+    if not isinstance(row["source"], str) or not row["source"].strip():
+        raise UserError(f"{here}: source must say where the counts are published, got "
+                        f"{validate.describe(row['source'])}")
+    return PublishedCount(float(total), float(active), row["source"])
+
+
+def _parse_model_table(data, where: str,
+                       published: dict[str, PublishedCount] | None = None
+                       ) -> dict[str, ModelSpec]:
+    """The models of a parsed ``{"model": {NAME: entry}}`` table. ``published``: the
+    catalog's, into which each entry's :data:`PUBLISHED_KEY` row goes (every entry must give
+    one); None for a user's file, whose rows are checked alone."""
     if isinstance(data, dict) and isinstance(data.get("model"), dict):   # beside it, a stray key
         check_keys(f"{where} (top level)", data, ("model",))   # (told 'expected a table model')
     if not isinstance(data, dict) or set(data) != {"model"} or not isinstance(data["model"], dict):
@@ -111,16 +151,44 @@ def _parse_model_table(data, where: str) -> dict[str, ModelSpec]:
                         f"{got}")
     if not data["model"]:
         raise UserError(f"{where}: the 'model' table is empty")
-    # a name is typed back (--models A,B): it holds none of validate.NAME_MARKS
-    return {name: model_from_entry(validate.typed_name(where, "model", name), entry, where)
-            for name, entry in data["model"].items()}
+    out = {}
+    for name, entry in data["model"].items():
+        if isinstance(entry, dict) and (published is not None or PUBLISHED_KEY in entry):
+            here = f"{where}: model {name!r}"
+            if PUBLISHED_KEY not in entry:
+                raise UserError(f"{here} lacks {PUBLISHED_KEY} = {{total, active, source}}, "
+                                "its published parameter counts")
+            count = _published(here, entry[PUBLISHED_KEY])   # a file's checked, as `source`
+            if published is not None:
+                published[name] = count
+            entry = {k: v for k, v in entry.items() if k != PUBLISHED_KEY}
+        # a name is typed back (--models A,B): it holds none of validate.NAME_MARKS
+        out[name] = model_from_entry(validate.typed_name(where, "model", name), entry, where)
+    return out
 
 
 @cache
+def _catalog() -> tuple[dict[str, ModelSpec], dict[str, PublishedCount]]:
+    """The shipped models and their published counts, read once."""
+    text = resources.files("compute").joinpath("data/models.toml").read_text(encoding="utf-8")
+    published: dict[str, PublishedCount] = {}
+    models = _parse_model_table(tomllib.loads(text), "compute/data/models.toml", published)
+    return models, published
+
+
 def model_catalog() -> dict[str, ModelSpec]:
     """The shipped model catalog, by name (read once)."""
-    text = resources.files("compute").joinpath("data/models.toml").read_text(encoding="utf-8")
-    return _parse_model_table(tomllib.loads(text), "compute/data/models.toml")
+    return _catalog()[0]
+
+
+def published_counts() -> dict[str, PublishedCount]:
+    """Each catalog model's published parameter counts (:data:`PUBLISHED_KEY`), by name.
+
+    >>> c = published_counts()["Mixtral-8x7B"]
+    >>> c.total, c.active
+    (46700000000.0, 12900000000.0)
+    """
+    return _catalog()[1]
 
 
 def model_names() -> tuple[str, ...]:
@@ -171,10 +239,10 @@ def get_model(name: str | ModelSpec) -> ModelSpec:
 
     >>> get_model("Llama-2-70B").vocab
     32000
-    >>> get_model("Llama-9")
+    >>> get_model("Llama-9")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: unknown model 'Llama-9'; known: 'BLOOM-176B', 'DeepSeek-V3', 'GPT-3-175B', 'Llama-2-70B', 'Llama-3-70B', 'Llama-3-8B', 'Llama-3.1-405B', 'Mixtral-8x7B', 'Qwen1.5-MoE-A2.7B', 'gpt-oss-120b', 'gpt-oss-20b'; or the path of a model file (.toml or .json) or of a HuggingFace config (.json)
+    compute.errors.UserError: unknown model 'Llama-9'; known: ...; or the path of a model file (.toml or .json) or of a HuggingFace config (.json)
     """
     if isinstance(name, ModelSpec):
         return name

@@ -1,6 +1,7 @@
 """Model catalog and loaders: parameter counts against published sizes, HF config.json."""
 
 import json
+import re
 
 import pytest
 
@@ -8,41 +9,72 @@ from compute.errors import UserError
 from compute.evaluate_one import evaluate
 from compute.models import (
     ModelSpec,
+    _parse_model_table,
     get_model,
     load_hf_config,
     load_model_file,
     model_catalog,
     model_names,
+    published_counts,
 )
 
-# Published parameter counts (model cards / papers), in billions: total, active per token.
-PUBLISHED = {
-    "Llama-3-8B": (8.03, 8.03),       # meta-llama/Meta-Llama-3-8B model card
-    "Llama-3-70B": (70.6, 70.6),      # meta-llama/Meta-Llama-3-70B model card
-    "Llama-3.1-405B": (405.9, 405.9),  # meta-llama/Llama-3.1-405B model card
-    "GPT-3-175B": (175.0, 175.0),     # Brown et al. 2020
-    "Llama-2-70B": (69.0, 69.0),      # Touvron et al. 2023 (Llama 2 paper)
-    "Mixtral-8x7B": (46.7, 12.9),     # Jiang et al. 2024, "Mixtral of Experts"
-    "Qwen1.5-MoE-A2.7B": (14.3, 2.7),  # Qwen blog "Qwen1.5-MoE", 2024
-    "DeepSeek-V3": (671.0, 37.0),     # DeepSeek-V3 technical report, arXiv 2412.19437
-    "BLOOM-176B": (176.2, 176.2),     # bigscience/bloom model card: 176,247,271,424
-    # OpenAI gpt-oss model card (2025-08-05): 116.83B / 20.91B total, 5.13B / 3.61B active,
-    # which leave out the 201088 x 2880 embedding table (0.579B) counted active here
-    "gpt-oss-120b": (116.83, 5.13 + 0.579),
-    "gpt-oss-20b": (20.91, 3.61 + 0.579),
-}
+# Published parameter counts (model cards / papers), beside each model in
+# compute/data/models.toml (published_parameters, with its source): every catalog model has
+# one, required where the catalog is read
+PUBLISHED = published_counts()
 
 
 def test_every_catalog_model_has_a_published_count():
     assert set(model_names()) == set(PUBLISHED)
+    assert all(c.source.strip() and 0 < c.active <= c.total for c in PUBLISHED.values())
+
+
+def test_published_counts_as_the_sources_give_them():
+    # a few read by hand from the sources the rows cite
+    assert (PUBLISHED["Llama-3-8B"].total, PUBLISHED["Llama-3-8B"].active) == (8.03e9, 8.03e9)
+    assert (PUBLISHED["DeepSeek-V3"].total, PUBLISHED["DeepSeek-V3"].active) == (671e9, 37e9)
+    # gpt-oss's card leaves out the 201088 x 2880 embedding table, counted active here
+    assert PUBLISHED["gpt-oss-120b"].active == pytest.approx(5.13e9 + 201088 * 2880, rel=1e-3)
 
 
 @pytest.mark.parametrize("name", sorted(PUBLISHED))
 def test_parameter_count_within_2_percent_of_published(name):
     m = get_model(name)
-    total, active = PUBLISHED[name]
-    assert m.parameters / 1e9 == pytest.approx(total, rel=0.02)
-    assert m.active_parameters / 1e9 == pytest.approx(active, rel=0.02)
+    published = PUBLISHED[name]
+    assert m.parameters == pytest.approx(published.total, rel=0.02)
+    assert m.active_parameters == pytest.approx(published.active, rel=0.02)
+
+
+_ENTRY = 'layers = 2\nhidden = 64\nheads = 4\nffn = 256\nvocab = 1000\nsource = "test"\n'
+
+
+def test_a_model_file_may_give_published_counts_checked_as_the_catalogs(tmp_path):
+    # a catalog table copied into a file keeps its row: taken; a bad one refused alike
+    f = tmp_path / "m.toml"
+    f.write_text('[model.Mine]\n' + _ENTRY
+                 + 'published_parameters = {total = 1e6, active = 1e6, source = "x"}\n')
+    assert load_model_file(f)["Mine"].layers == 2
+    f.write_text('[model.Mine]\n' + _ENTRY
+                 + 'published_parameters = {total = 1e6, active = 2e6, source = "x"}\n')
+    with pytest.raises(UserError, match=r"^.*m\.toml: model 'Mine': published_parameters"):
+        load_model_file(f)
+
+
+@pytest.mark.parametrize("row, words", [
+    (None, "model 'Mine' lacks published_parameters = {total, active, source}, its "
+           "published parameter counts"),
+    ({"total": 1e6, "active": 2e6, "source": "x"}, "active"),
+    ({"total": 1e6, "active": 1e6, "source": " "}, "source must say where"),
+    ({"total": 1e6, "active": 1e6}, "source"),
+])
+def test_a_catalog_entry_without_a_sound_published_row_is_refused(row, words):
+    import tomllib
+
+    entry = tomllib.loads(_ENTRY)
+    if row is not None:
+        entry["published_parameters"] = row
+    with pytest.raises(UserError, match=re.escape(words)):
+        _parse_model_table({"model": {"Mine": entry}}, "models.toml", {})
 
 
 def test_llama3_8b_parameters_from_architecture_by_hand():
