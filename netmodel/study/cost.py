@@ -307,6 +307,9 @@ class CostSummary:
             "network_share_capex": self.network_share_capex,
             "network_share_power": self.network_share_power,
             "network_share": self.network.share, "network_fill": self.network.fill,
+            # what the network bill estimated (a pluggable module of a rate no class has,
+            # priced per bit of the nearest; an OCS fabric file's cabling inferred)
+            "network_notes": list(self.network.notes),
             # count: the GPUs holding a NIC port; worth: the NICs they hold between them
             # (lite-direct: 128 Lites, 32 NICs, the count blast-radius fails)
             "nics": {"count": self.nics, "worth": self.nics * self.nic_share,
@@ -318,7 +321,9 @@ class CostSummary:
         """The summary as ``netmodel cost`` prints it, one row a line; the heading names
         the SLO searched under (``latency_limit``, seconds: ``TBT <= 50 ms``,
         :func:`compute.phases.slo_text`). The NICs' row says what of the hosts' figures
-        they are (``nics``, ``capex_nics``, ``power_nics``).
+        they are (``nics``, ``capex_nics``, ``power_nics``); a ``notes`` row, a line a note,
+        what the network bill estimated (its ``notes``: a pluggable module of a rate no
+        class has, priced per bit of the nearest), none where it estimated nothing.
 
         >>> s = cost_summary("h100-dgx", "Llama-3-70B", "decode")
         >>> print(s.table(0.05).splitlines()[5])
@@ -368,6 +373,9 @@ class CostSummary:
             ("$ per M tokens", na if self.usd_per_mtoken is None
              else f"${sig3(self.usd_per_mtoken)}"),
         ]
+        # what the network bill estimated, a line a note (none: no section)
+        rows += [("notes" if i == 0 else "", f"network capex and power: {n}")
+                 for i, n in enumerate(self.network.notes)]
         return "\n".join(f"{k:<21} {v}" for k, v in rows)
 
     def unpriced_note(self) -> str | None:
