@@ -620,6 +620,22 @@ def _lib(module: str, function: str, *args: object, **kw: object) -> Callable[[]
 AV = dict(max_batch=8, trials=5, horizon="1h")
 
 
+def _edited_ports(function: str, value: object) -> Callable[[], object]:
+    """``function`` (of the bill or the optics) on superpod:sus=1 of module_ports ``value``
+    set in code."""
+    def call() -> object:
+        import importlib
+
+        from topologies import superpod
+
+        g = superpod(1)
+        g.graph["module_ports"] = value
+        module = "topologies.inventory" if function == "bill_of_materials" else \
+            "topologies.optic_modules"
+        return getattr(importlib.import_module(module), function)(g)
+    return call
+
+
 def _scenario_with(field: str, value: object) -> Callable[[], object]:
     """h100-dgx made again in code with ``field`` set to ``value``."""
     def call() -> object:
@@ -749,6 +765,15 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
                        ("fabric", 5, ("fabric must be",)))},
     **{f"Scenario(name={v!r})": (_scenario_with("name", v), ("Scenario: name", w))
        for v, w in (("", "non-empty"), ("a\nb", "control character"), (5, "text"))},
+    # a graph's module_ports edited in code: read as it was (3 grouped optics three a module)
+    **{f"{f}(superpod module_ports={v!r})": (_edited_ports(f, v), ("graph attribute "
+                                                                   "'module_ports'",))
+       for f in ("bill_of_materials", "optical_modules", "module_count")
+       for v in (3, "2", True, 0)},
+    "bill_of_materials(5)": (_lib("topologies.inventory", "bill_of_materials", 5),
+                             ("graph must be a networkx Graph",)),
+    "ends_held(5, 10, 3)": (_lib("topologies.optic_modules", "ends_held", 5, 10, 3),
+                            ("ports must be", PORTS_RULE)),
     # raised MemoryError: 'Unable to allocate 74.5 GiB' (10^10 areas, a view of one number)
     "yield_curve(10^10 areas)": (
         lambda: __import__("compute.die_yield", fromlist=["yield_curve"]).yield_curve(

@@ -32,6 +32,7 @@ from topologies.edge_arrays import EdgeArrays, edge_arrays
 from topologies.nics import nic_gpus, nic_ports
 from topologies.optic_modules import module_count, module_ports, paired_ends
 from topologies.schema import TRACE_MEDIA
+from topologies.schema_reads import check_graph
 
 __all__ = ["OPTICAL_MEDIA", "BillOfMaterials", "bill_of_materials", "cable_end_parts",
            "cells_per_shared_part", "port_fill", "port_use", "shared_part"]
@@ -343,7 +344,7 @@ def bill_of_materials(graph: nx.Graph, edges: EdgeArrays | None = None) -> BillO
     traces: Counter = Counter()
     lanes = 0
     plug = cpo = switch_used = ocs_used = circuits = 0.0
-    cabling = graph.graph.get("ocs_cabling")
+    cabling = check_graph(graph).graph.get("ocs_cabling")   # a 5 raised AttributeError
     if cabling is not None:  # a realized OCS fabric: its GPU-OCS fibres, used or not
         cables[cabling["medium"]] += cabling["cables"]
         lanes += cabling["lanes"]

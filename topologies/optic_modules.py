@@ -52,7 +52,13 @@ import networkx as nx
 import numpy as np
 
 from topologies.edge_arrays import EdgeArrays, edge_arrays
-from topologies.schema import MODULE_PORTS
+from topologies.schema import (
+    MODULE_PORT_CHOICES,
+    MODULE_PORTS,
+    MODULE_PORTS_RULE,
+    check_graph_attributes,
+)
+from topologies.schema_reads import check_graph
 
 __all__ = ["ends_held", "module_count", "module_effects", "module_ports", "module_worth",
            "optical_modules", "paired_ends"]
@@ -68,8 +74,21 @@ def module_ports(graph: nx.Graph) -> int:
     >>> from topologies import superpod, build
     >>> module_ports(superpod(1)), module_ports(build("fat-tree:k=4"))
     (2, 1)
+
+    Refused as :func:`~topologies.schema.validate` refuses it, for a graph edited in code
+    (a 3 grouped the optics three a module, '2' read as 2, a bill of materials of 5
+    raised AttributeError):
+
+    >>> g = superpod(1); g.graph["module_ports"] = 3
+    >>> module_ports(g)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: invalid fabric graph: graph attribute 'module_ports' must be 1 or 2 (the optical cable ends one pluggable module serves), got 3
     """
-    return int(graph.graph.get(MODULE_PORTS, 1))
+    ports = check_graph(graph).graph.get(MODULE_PORTS, 1)
+    if ports.__class__ is not int or ports not in MODULE_PORT_CHOICES:
+        check_graph_attributes(graph)   # says what is wrong, as the schema does
+    return ports
 
 
 def ends_held(modules: int, ends: int, ports: int) -> str:
@@ -81,8 +100,12 @@ def ends_held(modules: int, ends: int, ports: int) -> str:
     >>> ends_held(508, 1008, 2), ends_held(1008, 1008, 1), ends_held(0, 0, 2)
     ('twin-port modules holding 1,008 optical cable ends', '', '')
     """
+    from compute.errors import UserError
     from compute.units import counted
+    from compute.validate import describe
 
+    if ports.__class__ is not int or ports not in MODULE_PORT_CHOICES:   # 3 raised KeyError
+        raise UserError(f"ports must be {MODULE_PORTS_RULE}, got {describe(ports)}")
     if ports <= 1 or not modules:
         return ""
     return f"{_KIND[ports]} modules holding {counted(ends, 'optical cable end')}"

@@ -45,6 +45,14 @@ showing it alike. Now asked about, as every other choice; so are a scenario file
 (``CostTable.table(fmt)``, which now drops blanks at either end as every choice does),
 and a GPU or model named from ``--gpu-file``/``--model-file`` ('Mine\u2011X', a
 non-breaking hyphen).
+
+(h) A fabric graph whose ``module_ports`` was edited in code (3, '2', True) was read by
+topologies.optic_modules.module_ports as it was: the bill of materials grouped
+superpod:sus=1's optics three a module (357 modules), '2' counted as 2; only
+``validate`` refused it. ``bill_of_materials(5)`` and ``module_count(5)`` raised
+AttributeError, ``ends_held(5, 10, 3)`` KeyError. Now each is refused as the schema
+refuses it (module_ports reads the attribute through the schema's check), or naming the
+parameter.
 """
 
 from __future__ import annotations
@@ -339,3 +347,33 @@ def test_a_name_from_a_users_file_in_lookalike_letters_is_asked_about(tmp_path):
                    "unknown GPU 'Mine\u2011X'; did you mean 'Mine-X'? (it has '\u2011', U+2011 "
                    "NON-BREAKING HYPHEN); known: ")
     assert run_cli([*argv, "--gpu", "mine-x"]).exit_code == 0   # case aside, as --gpu reads
+
+
+@pytest.mark.parametrize("ports, shown", [(3, "must be 1 or 2 (the optical cable ends one "
+                                              "pluggable module serves), got 3"),
+                                          ("2", "must be a whole number, got '2'"),
+                                          (True, "must be a whole number, got True")])
+def test_module_ports_edited_in_code_is_refused_where_it_is_read(ports, shown):
+    from topologies import superpod
+    from topologies.optic_modules import module_count, module_ports, optical_modules
+
+    g = superpod(1)
+    g.graph["module_ports"] = ports
+    said = f"invalid fabric graph: graph attribute 'module_ports' {shown}"
+    for read in (module_ports, module_count, optical_modules, bill_of_materials):
+        with pytest.raises(UserError) as exc:
+            read(g)
+        assert str(exc.value) == said
+
+
+def test_optics_functions_name_a_graph_that_is_not_one():
+    from topologies.optic_modules import ends_held, module_count
+
+    for read in (bill_of_materials, module_count):
+        with pytest.raises(UserError, match=r"^graph must be a networkx Graph \(a fabric from "
+                                            r"build or read_graph\), got 5$"):
+            read(5)
+    with pytest.raises(UserError) as exc:
+        ends_held(5, 10, 3)
+    assert str(exc.value) == f"ports must be {PORTS_RULE}, got 3"
+    assert ends_held(508, 1008, 2) == "twin-port modules holding 1,008 optical cable ends"
