@@ -250,13 +250,31 @@ def concurrent_own(model: FabricCostModel, groups: Groups, op: str,
     if tuned:   # the plugin reads each communicator's ranks and nodes
         cols += [np.array([[len(g) for g in groups],
                            [model.tuner_nodes(g) for g in groups]], dtype=float)]
-    _, keep = np.unique(np.vstack(cols), axis=1, return_index=True)
-    keep = np.sort(keep)
+    keep = _first_columns(np.vstack(cols))
     opts = [(o[0], o[1], o[2][keep], o[3][keep], o[4][keep], o[5][keep]) for o in options]
     if lo is not None:
         lo, hi = lo[:, keep], hi[:, keep]
     shapes = [(int(r), int(n)) for r, n in cols[-1][:, keep].T] if tuned else None
     return opts, lo, hi, whole, groups, shapes
+
+
+def _first_columns(m: np.ndarray) -> np.ndarray:
+    """Where each distinct column of ``m`` (floats) first occurs, ascending: ``np.sort(
+    np.unique(m, axis=1, return_index=True)[1])``, found by each column's bytes in a dict
+    where bytes and values agree (no NaN, no -0.0; else by np.unique), not by np.unique's
+    sort of the columns field by field (8,192 groups of 2, 72 rows: 28 -> 3 ms).
+
+    >>> _first_columns(np.array([[1.0, 2.0, 1.0, 2.0], [0.0, 5.0, 0.0, 5.0]])).tolist()
+    [0, 1]
+    """
+    if np.isnan(m).any() or np.signbit(m[m == 0]).any():
+        return np.sort(np.unique(m, axis=1, return_index=True)[1])
+    rows = np.ascontiguousarray(m.T)
+    first: dict[bytes, int] = {}
+    for i, b in enumerate(rows.view(np.dtype((np.void, rows.shape[1] * rows.itemsize)))
+                          .ravel().tolist()):
+        first.setdefault(b, i)
+    return np.fromiter(sorted(first.values()), np.intp, count=len(first))
 
 
 def concurrent_own_makespan(model: FabricCostModel, op: str, own: tuple,
