@@ -51,6 +51,7 @@ __all__ = [
     "check_phase",
     "check_slo",
     "latency_name",
+    "refuse_unread_tokens",
     "slo_text",
 ]
 
@@ -89,6 +90,35 @@ def check_phase(phase: str, *, both: bool = False) -> str:
         raise UserError(f"unknown phase {describe(phase)}{asked}; known: "
                         f"{known(PHASES)}{also}")
     return text
+
+
+def refuse_unread_tokens(phase: object, prompt: object, context: object,
+                         name: str = "phase") -> None:
+    """Refuse ``prompt`` where no phase chosen is a prefill and ``context`` where none is a
+    decode step, as ``infer`` and ``search`` refuse ``--prompt`` and ``--context``: those
+    phases never read it (:class:`Workload`), so the steps would run at the default
+    instead. ``phase``: one phase, or (``name`` ``"phases"``: compare, sweep) the list
+    chosen; a name that is no phase is left to the phase check, which names it. The
+    library's one rule (netmodel's evaluate, search, compare, sweep and the reliability
+    cluster's search).
+
+    >>> refuse_unread_tokens("prefill", None, 5)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: context 5 sets a decode step's context (the tokens in the KV cache); with phase 'prefill' give prompt (the tokens of each prompt)
+    """
+    chosen = [phase] if isinstance(phase, str) else phase
+    if not (isinstance(chosen, list) and chosen
+            and all(isinstance(p, str) and p in PHASES for p in chosen)):
+        return
+    shown = ", ".join(repr(p) for p in dict.fromkeys(chosen))
+    if PREFILL not in chosen and prompt is not None:
+        raise UserError(f"prompt {describe(prompt)} sets a prefill's prompt; with {name} "
+                        f"{shown} give context (the tokens in the KV cache)")
+    if DECODE not in chosen and context is not None:
+        raise UserError(f"context {describe(context)} sets a decode step's context (the "
+                        f"tokens in the KV cache); with {name} {shown} give prompt (the "
+                        f"tokens of each prompt)")
 
 
 def latency_name(phase: str) -> str:

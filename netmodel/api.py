@@ -31,7 +31,7 @@ from compute.comm import CommLike, as_comm
 from compute.errors import UserError
 from compute.hardware import GpuSpec, get_gpu
 from compute.models import ModelSpec, get_model
-from compute.phases import PHASES, Slo, check_slo
+from compute.phases import PHASES, Slo, check_slo, refuse_unread_tokens
 from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
@@ -250,26 +250,6 @@ def _gpu_of(gpu: GpuLike | None, scenario) -> GpuSpec:
     return _gpu(gpu)
 
 
-def _phase_reads(phase: object, prompt: object, context: object, name: str = "phase") -> None:
-    """Refuse ``prompt`` where no phase chosen is a prefill and ``context`` where none is a
-    decode step, as ``infer`` and ``search`` refuse ``--prompt`` and ``--context``: those
-    phases never read it (``compute.phases.Workload``), so the steps would run at the
-    default instead. ``phase``: one phase, or (``name`` ``"phases"``: compare, sweep) the
-    list chosen; a name that is no phase is left to the phase check, which names it."""
-    chosen = [phase] if isinstance(phase, str) else phase
-    if not (isinstance(chosen, list) and chosen
-            and all(isinstance(p, str) and p in PHASES for p in chosen)):
-        return
-    shown = ", ".join(repr(p) for p in dict.fromkeys(chosen))
-    if "prefill" not in chosen and prompt is not None:
-        raise UserError(f"prompt {describe(prompt)} sets a prefill's prompt; with {name} "
-                        f"{shown} give context (the tokens in the KV cache)")
-    if "decode" not in chosen and context is not None:
-        raise UserError(f"context {describe(context)} sets a decode step's context (the "
-                        f"tokens in the KV cache); with {name} {shown} give prompt (the "
-                        f"tokens of each prompt)")
-
-
 def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", *,
              tp: int, batch: int, pp: int = 1, ep: int = 1, attention_dp: int = 1,
              expert_skew: float = 1.0, scenario: ScenarioLike | None = None,
@@ -297,7 +277,7 @@ def evaluate(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode"
     """
     from compute.evaluate_one import evaluate as _evaluate
 
-    _phase_reads(phase, prompt, context)
+    refuse_unread_tokens(phase, prompt, context)
     check_options(options)
     if options is not None and options.dense_mlp_tp is not None and is_whole(attention_dp) \
             and not isinstance(attention_dp, bool) and attention_dp == 1:
@@ -344,7 +324,7 @@ def search(model: ModelLike, gpu: GpuLike | None = None, phase: str = "decode", 
     """
     from compute.search import search as _search
 
-    _phase_reads(phase, prompt, context)
+    refuse_unread_tokens(phase, prompt, context)
     check_slo(slo), check_options(options)
     if scenario is not None:
         from netmodel.study.fabric_search import fabric_search
@@ -388,7 +368,7 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
     flag("compare", "reliability", reliability)   # 'no' or 0.0 was taken as its truth
     check_slo(slo), check_options(options)
     phases = _each(phases, "phases")
-    _phase_reads(phases, prompt, context, "phases")
+    refuse_unread_tokens(phases, prompt, context, "phases")
     refs = [_ref(s) for s in (_each(scenarios, "scenarios") if scenarios is not None
                               else scenario_names())]
     for ref in refs:   # each read here first; the texts passed on (NAME@GPU with gpus)
@@ -411,7 +391,7 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
     _known_keywords(kwargs, sweep, run_sweep)
     check_slo(kwargs.get("slo")), check_options(kwargs.get("options"))
     phases = _each(phases, "phases")
-    _phase_reads(phases, kwargs.get("prompt"), kwargs.get("context"), "phases")
+    refuse_unread_tokens(phases, kwargs.get("prompt"), kwargs.get("context"), "phases")
     if kwargs.get("gpus") is not None:   # a number raised TypeError from deep inside
         kwargs["gpus"] = [_gpu(g) for g in _each(kwargs["gpus"], "gpus")]
     refs = [_ref(s) for s in _each(scenarios, "scenarios")]

@@ -729,6 +729,10 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
                                                "h100-dgx", "Llama-3-8B",
                                                classes=["gpu-d\u0456e"], max_batch=8),
                                           ("did you mean 'gpu-die'?",)),
+    # ran the prefill at its default prompt: a prefill never reads a context
+    "blast_radius(prefill, context=5)": (
+        _lib("netmodel.study.blast_radius", "blast_radius", "h100-dgx", "Llama-3-8B",
+             "prefill", context=5, max_batch=8), ("context 5 sets a decode step's context",)),
     "blast_radius(classes='gpu')": (_lib("netmodel.study.blast_radius", "blast_radius",
                                          "h100-dgx", "Llama-3-8B", classes="gpu",
                                          max_batch=8), ("classes must be a list",)),

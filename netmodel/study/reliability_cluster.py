@@ -81,7 +81,7 @@ import networkx as nx
 from compute.errors import NothingFeasible, UserError, known
 from compute.models import get_model
 from compute.parallel import Parallelism
-from compute.phases import Slo, check_slo
+from compute.phases import Slo, check_slo, refuse_unread_tokens
 from compute.roofline import check_options, make_workload
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
@@ -599,6 +599,7 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     with fabric_cap():   # a scenario file's fabric file is read under it too
         s = get_scenario(scenario)
     m = get_model(model)
+    refuse_unread_tokens(phase, prompt, context)   # context in prefill ran at the default
     workload = make_workload(phase, prompt, context)
     slo = check_slo(slo)
     options = check_options(options)

@@ -53,6 +53,11 @@ superpod:sus=1's optics three a module (357 modules), '2' counted as 2; only
 AttributeError, ``ends_held(5, 10, 3)`` KeyError. Now each is refused as the schema
 refuses it (module_ports reads the attribute through the schema's check), or naming the
 parameter.
+
+(i) ``blast_radius(..., "prefill", context=5)`` (and ``build_cluster``) ran the prefill at
+its default prompt, ignoring the context a prefill never reads, where ``evaluate`` and
+``search`` refuse it (docs/api.md). The rule moved from netmodel.api to
+compute.phases.refuse_unread_tokens, which both use.
 """
 
 from __future__ import annotations
@@ -377,3 +382,17 @@ def test_optics_functions_name_a_graph_that_is_not_one():
         ends_held(5, 10, 3)
     assert str(exc.value) == f"ports must be {PORTS_RULE}, got 3"
     assert ends_held(508, 1008, 2) == "twin-port modules holding 1,008 optical cable ends"
+
+
+def test_a_reliability_cluster_refuses_the_tokens_its_phase_never_reads():
+    from netmodel.study.blast_radius import blast_radius
+    from netmodel.study.reliability_cluster import build_cluster
+
+    with pytest.raises(UserError, match=r"^context 5 sets a decode step's context \(the tokens "
+                                        r"in the KV cache\); with phase 'prefill' give prompt"):
+        blast_radius("h100-dgx", "Llama-3-8B", "prefill", context=5, max_batch=8)
+    with pytest.raises(UserError, match=r"^prompt 100 sets a prefill's prompt; with phase "
+                                        r"'decode' give context"):
+        build_cluster("h100-dgx", "Llama-3-8B", "decode", prompt=100, max_batch=8)
+    with pytest.raises(UserError, match=r"^context 5 sets a decode step's context"):   # as ever
+        netmodel.evaluate("Llama-3-8B", "H100-SXM", "prefill", tp=1, batch=1, context=5)
