@@ -34,10 +34,12 @@ _NEEDS_REDUCTION = ("in-network", "in-network-tree", "collnet-direct", "collnet-
 
 
 def _runs_on(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], op: str,
-             name: str) -> np.ndarray:
+             name: str, hot: bool = True) -> np.ndarray:
     """Which ``groups`` algorithm ``name`` can run on, as a mask: its check of each group
     (:func:`~netmodel.collectives.algorithms.precheck`) and its steps, generated once per
-    class of groups that share them."""
+    class of groups that share them. ``hot``: the costing's (:func:`own_options`'), so that
+    where every group passes the check the costing's prepared groups, their classes worked
+    out, are looked up (only their classes are read here, never their loads)."""
     runs = np.ones(len(groups), dtype=bool)
     if name in _NEEDS_REDUCTION and not has_in_network(model.graph):
         return ~runs   # no group can: their steps are never generated (2,048 TP-8 groups)
@@ -50,7 +52,7 @@ def _runs_on(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...], o
     where = np.flatnonzero(runs)
     if not len(where):
         return runs
-    sub = prepared_groups(model, tuple(groups[g] for g in where.tolist()), True)
+    sub = prepared_groups(model, tuple(groups[g] for g in where.tolist()), True, hot)
     # hierarchical's steps are refused by the GPUs' domains alone (algorithms.
     # rails_or_refuse): one look per class of groups whose domains fall alike
     for idx in (sub.classes("tree") if name == "hierarchical" else sub.classes(name)):
@@ -96,7 +98,7 @@ def own_options(model: FabricCostModel, groups: tuple[tuple[Hashable, ...], ...]
     for name in names:
         if not why.get(name):
             continue
-        runs = _runs_on(model, groups, op, name)
+        runs = _runs_on(model, groups, op, name, hot)
         if runs.all() or not runs.any():   # runs.all(): left out for another reason
             continue
         where = np.flatnonzero(runs)
