@@ -238,7 +238,7 @@ def test_lite_host_keeps_the_tdp_rule():
 
 def test_gb300_nvl72_host_from_the_rack_figure():
     # (120,000 W rack - 72 x 1,400 W GPUs - 4,561.92 W of NVLink switches [72 x 900 GB/s x
-    # 8 bit x 8.8 pJ/bit] - 72 x 17 W NIC optics [800 Gb/s x 21.25 pJ/bit]) / 72 = 186.3 W;
+    # 8 bit x 8.8 pJ/bit] - 72 x 17 W NIC optics [800G modules]) / 72 = 186.3 W;
     # the TDP rule gave 534 x 1,400 / 700 = 1,068 W (801 W under load: 115,344 W for 144)
     s = cost_summary(GB300_RACKS, "Llama-3-70B", "decode")
     assert s.power_host == 144 * 186 * 0.75 == 20_088.0
@@ -248,31 +248,40 @@ def test_gb300_nvl72_host_from_the_rack_figure():
 
 
 def test_b200_dgx_host_from_its_14_3_kw():
-    # (14,300 - 8 x 1,000 - 506.88 NVSwitches - 8 x 8.5 optics) / 8 = 715.6 -> 716 W (rule: 762.9)
+    # (14,300 - 8 x 1,000 - 506.88 NVSwitches - 4 x 17 W twin-port optics) / 8 = 715.6 -> 716 W
+    # (rule: 762.9)
     s = cost_summary("h100-dgx@B200-HGX", "Llama-3-8B", "decode")
     assert s.power_host == 32 * 716 * 0.75 == 17_184.0
 
 
-@pytest.mark.parametrize(("scenario", "system_max", "gpus", "tdp"), [
-    ("h100-dgx@A100-SXM-80GB", 6_500, 8, 400),     # DGX A100
-    ("h100-dgx", 10_200, 8, 700),                  # DGX H100
-    ("h100-dgx@H200-SXM", 10_200, 8, 700),         # DGX H200
-    ("h100-dgx@B200-HGX", 14_300, 8, 1_000),       # DGX B200
-    ("h100-dgx@B300-HGX", 14_500, 8, 1_100),       # DGX B300
-    (f"{GB300_RACKS}@GB200-NVL72", 120_000, 72, 1_200),  # GB200 NVL72 rack
-    (GB300_RACKS, 120_000, 72, 1_400),             # GB300 NVL72 rack
+@pytest.mark.parametrize(("scenario", "system_max", "gpus", "tdp", "modules", "cls"), [
+    # the NIC-side pluggable modules a GPU of the system ships (modules a GPU, their class;
+    # tests/netmodel/test_host_power_module_classes.py): DGX A100 a single-port 200G each,
+    # DGX B200 half a twin-port 800G (4 cages, 8 NICs), ConnectX-8 an 800G each, GB200 a
+    # 400G each (an assumption); host_power_per_h100 (H100 and H200) still takes a 400G
+    # single-port module (9 W) each where the DGX H100's twin-port modules are 8.5 W a NIC
+    ("h100-dgx@A100-SXM-80GB", 6_500, 8, 400, 1, "200G"),     # DGX A100
+    ("h100-dgx", 10_200, 8, 700, 1, "400G"),                  # DGX H100
+    ("h100-dgx@H200-SXM", 10_200, 8, 700, 1, "400G"),         # DGX H200
+    ("h100-dgx@B200-HGX", 14_300, 8, 1_000, 0.5, "800G"),     # DGX B200
+    ("h100-dgx@B300-HGX", 14_500, 8, 1_100, 1, "800G"),       # DGX B300
+    (f"{GB300_RACKS}@GB200-NVL72", 120_000, 72, 1_200, 1, "400G"),  # GB200 NVL72 rack
+    (GB300_RACKS, 120_000, 72, 1_400, 1, "800G"),             # GB300 NVL72 rack
 ])
-def test_system_max_power_is_the_published_figure(scenario, system_max, gpus, tdp):
+def test_system_max_power_is_the_published_figure(scenario, system_max, gpus, tdp, modules,
+                                                  cls):
     # one system at full load: its GPUs at TDP, the host, its NVSwitches (tier-0 switch
-    # power of the fabric's bill, per GPU) and one NIC-side optics end per GPU
+    # power of the fabric's bill, per GPU) and its NIC-side modules at their class's power
+    # (netmodel/data/network_costs.toml [pluggable_module_power])
+    from netmodel.study.optic_classes import module_classes
+
     s = cost_summary(scenario, "Llama-3-8B", "decode", host_load_fraction=1.0)
     b = network_bill(build_fabric(scenario))
     nvswitch = sum(i.power for i in b.items if i.what.startswith("tier-0")) / s.gpus
-    nic = get_scenario(scenario).gpu_spec.scaleout_bandwidth * 8 * 21.25e-12
+    nic = modules * {c.name: c.power for c in module_classes()}[cls]
     per_gpu = tdp + s.power_host / s.gpus + nvswitch + nic
-    # within 1 W a GPU: rows are whole W, and host_power_per_h100 (534, H100 and H200)
-    # took 9 W of NIC optics where network_costs.toml counts 8.5 (10,193 W of 10,200)
-    assert gpus * per_gpu == pytest.approx(system_max, abs=gpus * 1.0)
+    # within 0.5 W a GPU: the rows are whole W
+    assert gpus * per_gpu == pytest.approx(system_max, abs=gpus * 0.5)
 
 
 def test_host_power_rows_refuse_bad_values():

@@ -3,8 +3,8 @@
 A GPU with no system row took the DGX H100's 534 W host per GPU x TDP / 700 W, so a GPU
 file's 1,400 W MI355X got 1,068 W: more than any published system. The per-system rows
 (economics.toml, each a system's published max less GPUs at TDP and the network) run 186 to
-716 W over TDPs of 400 to 1,400 W: A100 387 (DGX A100 6.5 kW), H100 534 (DGX H100 10.2 kW),
-B200 716 (DGX B200 14.3 kW), B300 632 (DGX B300 14.5 kW), GB200 NVL72 395 and GB300 NVL72 186
+716 W over TDPs of 400 to 1,400 W: A100 386 (DGX A100 6.5 kW), H100 534 (DGX H100 10.2 kW),
+B200 716 (DGX B200 14.3 kW), B300 632 (DGX B300 14.5 kW), GB200 NVL72 394 and GB300 NVL72 186
 (~120 kW racks). The rule now stops at the largest, DGX B200's 716 W (1.34 DGX H100 hosts)."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ OUTSIDE = "docs/examples/outside-gpus.toml"
 
 
 def test_the_ceiling_is_dgx_b200s_host():
-    # (14,300 - 8 x 1,000 - 507 - 8 x 8.5) / 8 = 715.6 -> the 716 W row
+    # (14,300 - 8 x 1,000 - 507 - 4 x 17) / 8 = 715.6 -> the 716 W row (4 twin-port modules)
     assert host_power_ceiling() == 716.0
 
 
@@ -38,8 +38,10 @@ def test_every_published_host_is_at_or_under_the_ceiling():
     # exceeds it, and the rule above it (a TDP over 938.6 W) is above every row
     rows = {n: host_power(get_gpu(n)) for n in ("A100-SXM-80GB", "H100-SXM", "B200-HGX",
                                                  "B300-HGX", "GB200-NVL72", "GB300-NVL72")}
-    assert rows == {"A100-SXM-80GB": 387.0, "H100-SXM": 534.0, "B200-HGX": 716.0,
-                    "B300-HGX": 632.0, "GB200-NVL72": 395.0, "GB300-NVL72": 186.0}
+    # A100 and GB200 NVL72 with their NIC modules at the bill's class power (200G 5 W,
+    # 400G 9 W): 387 -> 386 and 395 -> 394 (tests/netmodel/test_host_power_module_classes.py)
+    assert rows == {"A100-SXM-80GB": 386.0, "H100-SXM": 534.0, "B200-HGX": 716.0,
+                    "B300-HGX": 632.0, "GB200-NVL72": 394.0, "GB300-NVL72": 186.0}
 
 
 def test_a_sweep_scales_rule_and_ceiling_alike():

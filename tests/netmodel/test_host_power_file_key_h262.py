@@ -25,8 +25,8 @@ def _file(tmp_path, extra=""):
 
 
 def test_the_files_row_is_the_hosts_power(tmp_path):
-    # 395 W: the GB200 NVL72 row's derivation (120 kW - 72 x 1,200 W - 4,562 W - 72 x 8.5 W)
-    # / 72 = 394.8, for a B200 in a liquid-cooled rack
+    # 395 W: the GB200 NVL72 row's derivation as it stood at 21.25 pJ/bit (120 kW - 72 x
+    # 1,200 W - 4,562 W - 72 x 8.5 W) / 72 = 394.8, for a B200 in a liquid-cooled rack
     g = _file(tmp_path, _ROW.format(v=395))
     assert host_power(g) == 395.0
     assert host_power(g, 2000) == 395.0   # the DGX H100's figure does not move it
