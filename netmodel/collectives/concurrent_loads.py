@@ -91,6 +91,24 @@ def _group_pieces(gid, pl, G, NP, traffic: bool = True):
     return uk // NP, uk % NP, np.bincount(inv.ravel(), pl.frac[pl.pieces]) if traffic else None
 
 
+def _max_at(out: np.ndarray, idx: np.ndarray, values: np.ndarray) -> None:
+    """``np.maximum.at(out, idx, values)``, each run of equal ``idx`` reduced first where
+    there are many entries a slot (a step's transfers come group by group: 32,768 hop
+    entries of 64 groups, 140 -> 45 us). The same maxima: a maximum is exact whatever the
+    grouping, and the entries are taken in their order either way.
+
+    >>> out = np.array([0.0, 20.0])
+    >>> _max_at(out, np.array([0] * 8 + [1] * 8 + [0] * 8), np.arange(24.0))
+    >>> out.tolist()
+    [23.0, 20.0]
+    """
+    if len(idx) and len(idx) >= 8 * len(out):
+        starts = np.flatnonzero(np.concatenate(([True], idx[1:] != idx[:-1])))
+        np.maximum.at(out, idx[starts], np.maximum.reduceat(values, starts))
+    else:
+        np.maximum.at(out, idx, values)
+
+
 def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True, hot_too: bool = True):
     """Per group, for one step of every group: the bottleneck together (busiest own link,
     counting everyone's bytes, over its rate) and alone (own bytes only), latency,
@@ -117,7 +135,7 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True, hot_too: 
         slot_of, coef, which, plk, pw = _spread_pieces(router, used, per_piece, NP, total)
     util = total / rate
     together = np.zeros(G)
-    np.maximum.at(together, eg, util[el])
+    _max_at(together, eg, util[el])
     if alone_too and disjoint and not routed:
         # first and last hops only: a GPU's links carry its own group's bytes alone
         alone = together.copy()
@@ -126,7 +144,7 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True, hot_too: 
     if alone_too and not (disjoint and not routed):  # own bytes per (group, link)
         u2, i2 = np.unique(eg * L + el, return_inverse=True)
         own = np.bincount(i2.ravel(), ew)
-        np.maximum.at(alone, u2 // L, own / rate[u2 % L])
+        _max_at(alone, u2 // L, own / rate[u2 % L])
     if have:
         count = np.bincount(which, minlength=len(used))
         starts = np.cumsum(count) - count
@@ -141,7 +159,7 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True, hot_too: 
         # each (group, piece) once: a group's busiest piece is the same over fewer entries
         pg, pp, X = _group_pieces(gid, pl, G, NP, alone_too)   # X: for alone only
         slot = slot_of[pp]
-        np.maximum.at(together, pg, pmax[slot])
+        _max_at(together, pg, pmax[slot])
     if have and alone_too:
         # a group's own bytes on a piece's links are its traffic through the piece times the
         # piece's weights, unless pieces (or its routes) share links: then sum them exactly
@@ -149,7 +167,7 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True, hot_too: 
         exact = np.zeros(G, dtype=bool)
         exact[pg[~exclusive[pp]]] = True
         exact[eg[covered[el]]] = True
-        np.maximum.at(alone, pg, X * pmaxw[slot])
+        _max_at(alone, pg, X * pmaxw[slot])
         if exact.any():
             sel = exact[pg]
             w2, l2, v2 = router.expand(pp[sel], X[sel])
@@ -159,13 +177,13 @@ def _loads(router, rate, pl, gid, G, disjoint, alone_too: bool = True, hot_too: 
             u3, i3 = np.unique(g2 * L + l2, return_inverse=True)
             s3 = np.bincount(i3.ravel(), v2)
             redo = np.zeros(G)
-            np.maximum.at(redo, u3 // L, s3 / rate[u3 % L])
+            _max_at(redo, u3 // L, s3 / rate[u3 % L])
             alone[exact] = redo[exact]
     latency = np.zeros(G)
-    np.maximum.at(latency, gid, pl.latency)
+    _max_at(latency, gid, pl.latency)
     lat_up = np.full(G, -1.0)
     up = ~pl.scaleout
-    np.maximum.at(lat_up, gid[up], pl.latency[up])
+    _max_at(lat_up, gid[up], pl.latency[up])
     lat_up = np.where(lat_up < 0, latency, lat_up)
     scaleout = np.bincount(gid, pl.scaleout.astype(float), minlength=G) > 0
     if not alone_too or not hot_too:   # no hot spots asked for
@@ -420,9 +438,9 @@ def _loads_in_parts(router, rate, parts, G, disjoint: bool = False,
         if len(pl.piece_of):
             np.add.at(per_piece, pl.piece_of, f[pl.pieces])
             pieces_of[g[pl.pieces] * NP + pl.piece_of] = True
-        np.maximum.at(latency, g, pl.latency)
+        _max_at(latency, g, pl.latency)
         up = ~pl.scaleout
-        np.maximum.at(lat_up, g[up], pl.latency[up])
+        _max_at(lat_up, g[up], pl.latency[up])
         scaleout[g[pl.scaleout]] = True
         del pl
     total = hop_total
@@ -434,9 +452,9 @@ def _loads_in_parts(router, rate, parts, G, disjoint: bool = False,
     util = total / rate
     together = np.zeros(G)
     hg, hl = np.divmod(np.flatnonzero(links_of), L)
-    np.maximum.at(together, hg, util[hl])
+    _max_at(together, hg, util[hl])
     if have:
-        np.maximum.at(together, pg, _piece_max(which, plk, util, len(used))[slot_of[pp]])
+        _max_at(together, pg, _piece_max(which, plk, util, len(used))[slot_of[pp]])
     lat_up = np.where(lat_up < 0, latency, lat_up)
     return together, alone, latency, lat_up, scaleout, []
 
