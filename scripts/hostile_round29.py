@@ -636,6 +636,17 @@ def _edited_ports(function: str, value: object) -> Callable[[], object]:
     return call
 
 
+def _spares(function: str, **kw: object) -> Callable[[], object]:
+    """``function`` of netmodel.study.availability on h100-dgx's cluster (Llama-3-8B)."""
+    def call() -> object:
+        from netmodel.study import availability
+        from netmodel.study.reliability_cluster import build_cluster
+
+        c = build_cluster("h100-dgx", "Llama-3-8B", max_batch=8)
+        return getattr(availability, function)(c, "pod", **kw)
+    return call
+
+
 def _scenario_with(field: str, value: object) -> Callable[[], object]:
     """h100-dgx made again in code with ``field`` set to ``value``."""
     def call() -> object:
@@ -774,6 +785,16 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
                                                                    "'module_ports'",))
        for f in ("bill_of_materials", "optical_modules", "module_count")
        for v in (3, "2", True, 0)},
+    # spare_curve ran range(10**9) on; a cluster of 5 raised AttributeError; NaN shares ran
+    **{f"spare_curve(counts={what})": (_spares("spare_curve", counts=c), w)
+       for what, c, w in (("range(10**9)", range(10 ** 9), ("about 1,000,000,000 spare counts",
+                                                            "NETMODEL_MAX_SPARE_COUNTS")),
+                          ("[1.5]", [1.5], ("counts must be whole numbers",)),
+                          ("[-1]", [-1], ("counts must be whole numbers",)))},
+    "spares_needed(threshold=nan)": (_spares("spares_needed", threshold=NAN),
+                                     ("capacity threshold must be a share",)),
+    "spares_needed(5)": (_lib("netmodel.study.availability", "spares_needed", 5),
+                         ("cluster must be a netmodel.study.reliability_cluster.Cluster",)),
     "bill_of_materials(5)": (_lib("topologies.inventory", "bill_of_materials", 5),
                              ("graph must be a networkx Graph",)),
     "ends_held(5, 10, 3)": (_lib("topologies.optic_modules", "ends_held", 5, 10, 3),

@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Iterable
@@ -41,6 +42,7 @@ from compute.validate import (
     is_whole,
     number,
     number_text,
+    of_type,
     read_number,
 )
 from netmodel.study.availability_analytic import Analytic, analytic
@@ -352,13 +354,55 @@ def _check_threshold(threshold) -> float:
     return float(threshold)
 
 
+def _check_quantile(quantile) -> float:
+    """The share of the time a pool keeps the capacity at or above the threshold: nan was
+    taken (no pool needed: 0 spares)."""
+    if not (is_finite(quantile) and 0 < quantile <= 1):
+        raise UserError(f"quantile (the share of the time at or above the threshold) must be "
+                        f"a share in (0, 1], got {describe(quantile)}")
+    return float(quantile)
+
+
+def _given_cluster(cluster: object) -> Cluster:
+    """``cluster`` if it is a Cluster (a 5 raised AttributeError deep inside)."""
+    return of_type("cluster", cluster, Cluster, "build_cluster(scenario, model)",
+                   default=False)
+
+
+#: Most spare counts one :func:`spare_curve` solves (each a closed-form solve of the
+#: cluster's failure classes, about a millisecond), counted before any is solved:
+#: ``range(10**9)`` ran on. ``NETMODEL_MAX_SPARE_COUNTS`` raises it.
+MAX_SPARE_COUNTS = 10_000
+
+
+def _spare_counts(counts: object) -> list[int]:
+    """``counts`` as whole spare counts >= 0 (a pool may exceed the cluster's GPUs: one
+    that replaces a whole cluster's failure), at most :data:`MAX_SPARE_COUNTS` of them,
+    counted before any is solved."""
+    from compute.limits import check, setting
+
+    if isinstance(counts, str | bytes) or not isinstance(counts, Iterable):
+        raise UserError(f"counts must be a list of spare counts, got {describe(counts)}")
+    limit = setting("NETMODEL_MAX_SPARE_COUNTS", MAX_SPARE_COUNTS)
+    taken = list(itertools.islice(counts, limit + 1))   # a generator counted as it is read
+    size = len(counts) if hasattr(counts, "__len__") else len(taken)
+    check("spare_curve", "spare counts", size, MAX_SPARE_COUNTS, "NETMODEL_MAX_SPARE_COUNTS",
+          "give fewer counts (each a closed-form solve)")
+    bad = next((n for n in taken if isinstance(n, bool) or not is_whole(n) or n < 0), None)
+    if bad is not None:
+        raise UserError(f"counts must be whole numbers of spares >= 0, got {describe(bad)}")
+    return [int(n) for n in taken]
+
+
 def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float = THRESHOLD,
                   quantile: float = QUANTILE, horizon: str | float = "1y", trials: int = 200,
                   seed: int = 0, limit: int | None = None) -> int | None:
     """The smallest spare pool (GPUs, split over the pools of ``placement``) that keeps
     at least ``threshold`` of the capacity at least ``quantile`` of the time (Monte Carlo,
     same seed for every size); None when no pool the fabric can hold does."""
+    cluster = _given_cluster(cluster)
     placement = check_placement(placement)
+    threshold, quantile = _check_threshold(threshold), _check_quantile(quantile)
     kinds = event_kinds(cluster, placement)
     inst = cluster.instances_total
     need = 1.0 - quantile
@@ -404,6 +448,10 @@ def spare_curve(cluster: Cluster, placement: str, counts: Iterable[int] | None =
     fourth array, true where the closed form took a fallback past the spare chain's
     limit (:attr:`~netmodel.study.availability_analytic.Analytic.fallback`: an
     approximation, which :func:`~netmodel.study.reliability_plots.plot_spares` marks)."""
+    cluster = _given_cluster(cluster)
+    placement, threshold = check_placement(placement), _check_threshold(threshold)
+    if counts is not None:
+        counts = _spare_counts(counts)
     kinds = event_kinds(cluster, placement)
     comps = _components_per_kind(cluster, kinds)
     per = spare_pools(cluster, 0, placement).pools

@@ -592,7 +592,7 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
     ValueError
         A ``search`` run for another model or phase.
     """
-    from netmodel.study.fabric_search import fabric_search
+    from netmodel.study.fabric_search import FabricSearch, fabric_search
     from netmodel.study.scenario_collectives import ScenarioCollectives
     from netmodel.study.scenario_fabric import build_fabric, scenario_calibration
 
@@ -600,6 +600,8 @@ def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
         s = get_scenario(scenario)
     m = get_model(model)
     refuse_unread_tokens(phase, prompt, context)   # context in prefill ran at the default
+    search = of_type("search", search, FabricSearch, "fabric_search(model, scenario, "
+                     "workload)")   # a 5 raised AttributeError once the fabric was built
     workload = make_workload(phase, prompt, context)
     slo = check_slo(slo)
     options = check_options(options)

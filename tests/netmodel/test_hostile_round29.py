@@ -58,6 +58,16 @@ parameter.
 its default prompt, ignoring the context a prefill never reads, where ``evaluate`` and
 ``search`` refuse it (docs/api.md). The rule moved from netmodel.api to
 compute.phases.refuse_unread_tokens, which both use.
+
+(j) The spare-pool functions took what they should refuse: ``spare_curve(c, "pod",
+counts=[1.5])`` solved 1 spare and said 4.7% (1.5 of 32), ``counts=range(10**9)`` ran on (each a
+closed-form solve, about a millisecond), ``spares_needed(c, threshold=nan)`` answered 0,
+``reliability_summary(quantile=nan)`` ran; a cluster of 5 (``spare_curve``,
+``spares_needed``, ``reliability_summary``) or a search of 5 (``build_cluster``) raised
+AttributeError. Now each count must be a whole number >= 0 (a pool may exceed the
+cluster: one that replaces a whole cluster's failure), at most NETMODEL_MAX_SPARE_COUNTS
+(10,000) counted before any is solved, and the shares and objects are checked, naming
+the parameter.
 """
 
 from __future__ import annotations
@@ -396,3 +406,51 @@ def test_a_reliability_cluster_refuses_the_tokens_its_phase_never_reads():
         build_cluster("h100-dgx", "Llama-3-8B", "decode", prompt=100, max_batch=8)
     with pytest.raises(UserError, match=r"^context 5 sets a decode step's context"):   # as ever
         netmodel.evaluate("Llama-3-8B", "H100-SXM", "prefill", tp=1, batch=1, context=5)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from netmodel.study.reliability_cluster import build_cluster
+
+    return build_cluster("h100-dgx", "Llama-3-8B", max_batch=8)
+
+
+@pytest.mark.parametrize("counts, said", [
+    ([-1], "counts must be whole numbers of spares >= 0, got -1"),
+    ([1.5], "counts must be whole numbers of spares >= 0, got 1.5"),
+    ([True], "counts must be whole numbers of spares >= 0, got True"),
+    (range(10**9), "spare_curve: about 1,000,000,000 spare counts, over the limit of 10,000; "
+                   "give fewer counts (each a closed-form solve), or raise "
+                   "NETMODEL_MAX_SPARE_COUNTS"),
+    ((n for n in range(10**9)), "spare_curve: about 10,001 spare counts, over the limit"),
+    ("0,8", "counts must be a list of spare counts, got '0,8'"),
+])
+def test_spare_curve_reads_its_counts_as_spares(cluster, counts, said):
+    from netmodel.study.availability import spare_curve
+
+    with pytest.raises(UserError) as exc:
+        spare_curve(cluster, "pod", counts=counts)
+    assert str(exc.value).startswith(said), str(exc.value)
+    pct, _, _ = spare_curve(cluster, "pod", counts=[0, 8, 64])   # a pool past the cluster
+    assert pct.tolist() == [0.0, 25.0, 200.0]   # of its 32 GPUs
+
+
+def test_spare_pool_functions_check_their_shares_and_objects(cluster):
+    from netmodel.study.availability import spare_curve, spares_needed
+    from netmodel.study.reliability_cluster import build_cluster
+    from netmodel.study.reliability_summary import reliability_summary
+
+    with pytest.raises(UserError, match=r"^capacity threshold must be a share in \(0, 1\], "
+                                        r"got nan$"):
+        spares_needed(cluster, threshold=math.nan)
+    with pytest.raises(UserError, match=r"^quantile \(the share of the time at or above the "
+                                        r"threshold\) must be a share in \(0, 1\], got nan$"):
+        reliability_summary(None, None, cluster=cluster, method="analytic", quantile=math.nan)
+    for call in (lambda: spare_curve(5, "pod"), lambda: spares_needed(5)):
+        with pytest.raises(UserError, match=r"^cluster must be a netmodel.study."
+                                            r"reliability_cluster.Cluster \(e.g. "
+                                            r"build_cluster\(scenario, model\)\), got 5$"):
+            call()
+    with pytest.raises(UserError, match=r"^search must be a netmodel.study.fabric_search."
+                                        r"FabricSearch"):
+        build_cluster("h100-dgx", "Llama-3-8B", search=5, max_batch=8)
