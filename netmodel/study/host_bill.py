@@ -74,12 +74,12 @@ def host_power(gpu: GpuSpec, host_power_per_h100: float | None = None) -> float:
     file's ``host_power_W`` (:func:`host_power_row`), else
     ``host_power_per_h100`` (None: the shipped default) scaled by the GPU's nominal TDP over
     the H100's 700 W (the Lites, a GPU file's GPU, H100-SXM and H200-SXM themselves), at
-    most :func:`host_power_ceiling` / 534 W of it (1.34 DGX H100 hosts): a GPU file's
+    most :func:`host_power_ceiling` / 535 W of it (1.34 DGX H100 hosts): a GPU file's
     1,400 W MI355X gets 716 W, not 1,068.
 
     >>> from compute.hardware import get_gpu
     >>> host_power(get_gpu("GB300-NVL72")), host_power(get_gpu("H100-SXM")), host_power(get_gpu("Lite"))
-    (186.0, 534.0, 133.5)
+    (186.0, 535.0, 133.75)
     """
     from compute.hardware import GpuSpec, get_gpu
     from compute.power import nominal_tdp

@@ -25,13 +25,14 @@ GBPS = 1e9  # bits/s
 
 def test_dgx_h100_max_power_is_the_published_10_2_kw():
     # NVIDIA DGX H100 max system power 10.2 kW (P60): 8 GPUs at TDP, the NVSwitch board,
-    # the host at full load and 8 NIC-side 400G optics of one server of the superpod
+    # the host at full load and 8 NIC-side 400G optics of one server of the superpod (4
+    # twin-port 800G modules, 17 W each: 8.5 W a NIC end, 400 Gb/s x 21.25 pJ/bit)
     s = cost_summary("h100-dgx", "Llama-3-70B", "decode", host_load_fraction=1.0)
     b = network_bill(build("superpod"))
     per_server = {i.what: i.power / i.count for i in b.items}
     server = (8 * 700 + per_server["tier-0 switch 144 of 256 x 200 Gb/s"]
               + 8 * s.power_host / s.gpus + 8 * 400 * GBPS * 21.25e-12)
-    assert server == pytest.approx(10_200, rel=0.005)   # 10,193 W; 10,390 W before
+    assert server == pytest.approx(10_200, rel=0.005)   # 10,201 W; 10,390 W before
 
 
 def test_an_idle_cluster_draws_idle_power():
@@ -58,16 +59,16 @@ def test_tco_by_hand():
     assert 0.3 < a < 1
     assert s.power_gpu == pytest.approx(instances * best.tp * (80.5 + 619.5 * a)
                                         + stranded * 0.115 * 700)
-    assert s.power_host == pytest.approx(32 * 534 * 0.75)
+    assert s.power_host == pytest.approx(32 * 535 * 0.75)
     assert s.capex_gpu == pytest.approx(32 * 27500)
     assert s.capex_host == pytest.approx(32 * 4001)
     capex = s.capex_gpu + s.capex_host + s.capex_network
     assert s.capex_per_year == pytest.approx(capex / 5 + 0.05 * capex)
     kwh = s.power_it * 1.1 * 8766 / 1e3
     assert s.energy_per_year == pytest.approx(kwh * 0.0826, rel=1e-4)
-    # the facility rented for 32 x (700 W GPU + 534 W host at max) + the network, at
+    # the facility rented for 32 x (700 W GPU + 535 W host at max) + the network, at
     # $184.06 per kW a month (CBRE H2 2024), 12 months a year
-    assert s.power_provisioned == pytest.approx(32 * (700 + 534) + s.power_network)
+    assert s.power_provisioned == pytest.approx(32 * (700 + 535) + s.power_network)
     assert s.colocation_per_year == pytest.approx(s.power_provisioned / 1e3 * 184.06 * 12)
     tokens_per_year = s.tokens_per_s * SECONDS_PER_YEAR
     assert s.usd_per_mtoken == pytest.approx((s.capex_per_year + s.energy_per_year
@@ -220,26 +221,27 @@ GB300_RACKS = "docs/examples/gb300-nvl72.toml"
 
 
 def test_h100_host_unchanged_bit_for_bit():
-    # the H100 keeps the rule's base row: 534 W x 0.75 and $4,001 a GPU, exactly as before
+    # the H100 keeps the rule's base row: 535 W x 0.75 and $4,001 a GPU, exactly
     s = cost_summary("h100-dgx", "Llama-3-70B", "decode")
-    assert s.power_host == 32 * 534 * 0.75 == 12_816.0
+    assert s.power_host == 32 * 535 * 0.75 == 12_840.0
     assert s.capex_host == 32 * 4001.0
-    assert host_power(get_gpu("H100-SXM")) == 534.0
+    assert host_power(get_gpu("H100-SXM")) == 535.0
 
 
 def test_lite_host_keeps_the_tdp_rule():
-    # a Lite (175 W) has no system of its own: 534 W x 175/700 = 133.5 W, $4,001 / 4, each
+    # a Lite (175 W) has no system of its own: 535 W x 175/700 = 133.75 W, $4,001 / 4, each
     # less its quarter of a NIC (24.9 W, $1,599): lite-flat's Lites hold none (co-packaged
     # optics, tests/netmodel/test_cost_nics_cpo_h452.py)
     s = cost_summary("lite-flat", "Llama-3-70B", "decode")
-    assert s.power_host == pytest.approx(128 * (133.5 - 24.9 / 4) * 0.75)
+    assert s.power_host == pytest.approx(128 * (133.75 - 24.9 / 4) * 0.75)
     assert s.capex_host == pytest.approx(128 * (4001 - 1599) / 4)
 
 
 def test_gb300_nvl72_host_from_the_rack_figure():
     # (120,000 W rack - 72 x 1,400 W GPUs - 4,561.92 W of NVLink switches [72 x 900 GB/s x
     # 8 bit x 8.8 pJ/bit] - 72 x 17 W NIC optics [800G modules]) / 72 = 186.3 W;
-    # the TDP rule gave 534 x 1,400 / 700 = 1,068 W (801 W under load: 115,344 W for 144)
+    # the TDP rule gave 534 x 1,400 / 700 = 1,068 W (801 W under load: 115,344 W for 144),
+    # when host_power_per_h100 was 534 W
     s = cost_summary(GB300_RACKS, "Llama-3-70B", "decode")
     assert s.power_host == 144 * 186 * 0.75 == 20_088.0
     # cost: the TDP rule, the host less its ConnectX-7 ($1,599), plus each GPU's 800 Gb/s
@@ -258,11 +260,10 @@ def test_b200_dgx_host_from_its_14_3_kw():
     # the NIC-side pluggable modules a GPU of the system ships (modules a GPU, their class;
     # tests/netmodel/test_host_power_module_classes.py): DGX A100 a single-port 200G each,
     # DGX B200 half a twin-port 800G (4 cages, 8 NICs), ConnectX-8 an 800G each, GB200 a
-    # 400G each (an assumption); host_power_per_h100 (H100 and H200) still takes a 400G
-    # single-port module (9 W) each where the DGX H100's twin-port modules are 8.5 W a NIC
+    # 400G each (an assumption); the DGX H100 and H200 as the DGX B200
     ("h100-dgx@A100-SXM-80GB", 6_500, 8, 400, 1, "200G"),     # DGX A100
-    ("h100-dgx", 10_200, 8, 700, 1, "400G"),                  # DGX H100
-    ("h100-dgx@H200-SXM", 10_200, 8, 700, 1, "400G"),         # DGX H200
+    ("h100-dgx", 10_200, 8, 700, 0.5, "800G"),                # DGX H100
+    ("h100-dgx@H200-SXM", 10_200, 8, 700, 0.5, "800G"),       # DGX H200
     ("h100-dgx@B200-HGX", 14_300, 8, 1_000, 0.5, "800G"),     # DGX B200
     ("h100-dgx@B300-HGX", 14_500, 8, 1_100, 1, "800G"),       # DGX B300
     (f"{GB300_RACKS}@GB200-NVL72", 120_000, 72, 1_200, 1, "400G"),  # GB200 NVL72 rack

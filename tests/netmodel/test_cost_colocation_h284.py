@@ -34,13 +34,14 @@ def test_the_default_rent_is_cbres_rate_per_kw_month():
 
 
 def test_colocation_line_by_hand():
-    # 128 Lites: 175 W rated + 133.5 W host at max (a quarter of the DGX H100's 534 W) less
+    # 128 Lites: 175 W rated + 133.75 W host at max (a quarter of the DGX H100's 535 W) less
     # a quarter of a 24.9 W NIC (co-packaged optics, no NIC: test_cost_nics_cpo_h452.py) each,
     # plus the network as powered; at $100 per kW a month, 12 months
     s = cost_summary("lite-flat", "Llama-3-70B", "decode",
                      colocation_rent=parse_param("cost.colocation_rent=100USD/kW/month",
                                                  ["lite-flat"]).values[0])
-    assert s.power_provisioned == pytest.approx(128 * (175 + 133.5 - 24.9 / 4) + s.power_network)
+    assert s.power_provisioned == pytest.approx(128 * (175 + 133.75 - 24.9 / 4)
+                                                + s.power_network)
     assert s.colocation_per_year == pytest.approx(s.power_provisioned / 1e3 * 100 * 12,
                                                   rel=1e-12)
     assert s.cost_per_year == pytest.approx(s.capex_per_year + s.energy_per_year
@@ -71,7 +72,7 @@ def test_a_slower_clock_provisions_less():
     s = cost_summary("h100-dgx", "Llama-3-70B", "decode", clock=0.7)
     rated = 80.5 + 619.5 * (0.75 * 0.7 * 0.7 ** 2 + 0.25)
     assert rated == pytest.approx(394.741, abs=1e-3)
-    assert s.power_provisioned == pytest.approx(32 * (rated + 534) + s.power_network)
+    assert s.power_provisioned == pytest.approx(32 * (rated + 535) + s.power_network)
 
 
 @pytest.mark.parametrize(("bad", "allowed"), [(-1.0, "a finite number >= 0, got -1"),

@@ -71,12 +71,12 @@ def test_lite_flat_hosts_lose_their_quarter_nics():
     s = cost_summary("lite-flat", MODEL, "decode")
     host, host_w = parameter("host_cost_per_h100"), parameter("host_power_per_h100")
     nic, nic_w = parameter("nic_price"), parameter("nic_power")
-    assert (host, host_w, nic, nic_w) == (4001, 534, 1599, 24.9)
+    assert (host, host_w, nic, nic_w) == (4001, 535, 1599, 24.9)
     assert s.nics == 0 and s.capex_nics == 0 and s.power_nics == 0
     # 128 x (4001 - 1599) x 0.25 = $76,864 (was 128 x 4001 x 0.25 = $128,032)
     assert s.capex_host == pytest.approx(76_864)
-    # 128 x (534 - 24.9) x 0.25 x 0.75 = 12,218.4 W (was 12,816 W with the NICs in)
-    assert s.power_host == pytest.approx(12_218.4)
+    # 128 x (535 - 24.9) x 0.25 x 0.75 = 12,242.4 W (was 12,840 W with the NICs in)
+    assert s.power_host == pytest.approx(12_242.4)
 
 
 def test_lite_flat_cost_per_token_falls_by_the_nics_hand_derived():

@@ -3,7 +3,7 @@
 rail-optimized's ``nics_per_server`` (465ad58) builds such servers, but the hosts were
 priced and powered with one NIC a GPU whatever the graph held: a DGX H100 host's $4,001
 (SemiAnalysis's non-GPU bill of materials over 8, which holds the DGX H100's eight
-ConnectX-7) and 534 W. Now the NICs are counted from the graph (a GPU with a link to a
+ConnectX-7) and 535 W. Now the NICs are counted from the graph (a GPU with a link to a
 switch of tier >= 1 or an OCS holds one) and each GPU without one takes ``nic_price`` and
 ``nic_power`` off its host; the switch ports, optics and cables a missing NIC saves were
 already counted from the graph by the network's bill, and are checked here by hand.
@@ -76,7 +76,7 @@ def test_host_capex_and_power_drop_by_the_missing_nics(summaries, nics):
     # power at the hosts' max: 24.9 W a NIC (199.2 / 298.8 / 348.6 W); the average at 75%
     load = parameter("host_load_fraction")
     assert full.power_host - fewer.power_host == pytest.approx(missing * watts * load)
-    assert fewer.power_host == pytest.approx((GPUS * 534 - missing * watts) * load)
+    assert fewer.power_host == pytest.approx((GPUS * 535 - missing * watts) * load)
     host_max = missing * watts
     assert full.power_provisioned - fewer.power_provisioned == pytest.approx(
         host_max + full.power_network - fewer.power_network)
@@ -198,7 +198,7 @@ def test_a_fabric_without_a_network_has_no_nics(spec):
 def test_one_server_is_charged_no_nics(tmp_path):
     # h100-dgx on one server: its builder omits the rail leaves, so the 8 H100 hold no NIC
     # and each host is a DGX H100 host less a NIC: 8 x ($4,001 - $1,599) = $19,216; power
-    # 8 x (534 - 24.9) W = 4,072.8 W at the max, 3,054.6 W at the 75% average
+    # 8 x (535 - 24.9) W = 4,080.8 W at the max, 3,060.6 W at the 75% average
     text = resources.files("netmodel").joinpath("data/scenarios/h100-dgx.toml").read_text()
     path = tmp_path / "one.toml"
     path.write_text(re.sub(r"(?m)^domains = 4$", "domains = 1", text)
@@ -206,5 +206,5 @@ def test_one_server_is_charged_no_nics(tmp_path):
     s = cost_summary(get_scenario(str(path)), MODEL, "decode")
     assert s.gpus == 8 and s.nics == 0
     assert s.capex_host == pytest.approx(8 * (4001 - 1599))
-    assert s.power_host == pytest.approx(8 * (534 - 24.9) * 0.75)
+    assert s.power_host == pytest.approx(8 * (535 - 24.9) * 0.75)
     assert s.to_dict()["bill_of_materials"]["nics"] == 0

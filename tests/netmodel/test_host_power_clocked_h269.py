@@ -39,6 +39,6 @@ def test_a_clocked_file_gpu_keeps_its_host_power_w(tmp_path):
 
 
 def test_a_gpu_without_a_row_keeps_the_tdp_rule_at_its_nominal_tdp():
-    # H100-SXM has no row: 534 W x 700 / 700 at any clock (the clocked TDP is not nominal)
-    assert host_power(gpu_at_clock("H100-SXM", 0.8)) == 534.0
+    # H100-SXM has no row: 535 W x 700 / 700 at any clock (the clocked TDP is not nominal)
+    assert host_power(gpu_at_clock("H100-SXM", 0.8)) == 535.0
     assert nominal_spec(gpu_at_clock("H100-SXM", 0.8)).name == "H100-SXM"

@@ -57,9 +57,8 @@ def test_the_rows_moved_by_the_module_classes():
     assert derived("B200-HGX", *SYSTEMS["B200-HGX"]) == pytest.approx(715.64)
 
 
-@pytest.mark.xfail(strict=True, reason="host_power_per_h100 still takes 8 x 9 W (single-port "
-                   "400G) for the DGX H100's NIC optics; it ships 4 twin-port 800G modules "
-                   "(4 OSFP cages, 8 NICs), 8.5 W a NIC, as the bill charges h100-dgx: 534.8, "
-                   "535 to the watt; moving it moves every H100, H200 and Lite host figure")
 def test_host_power_per_h100_is_the_dgx_h100_less_its_twin_port_modules():
+    # 4 twin-port 800G modules (4 OSFP cages, 8 NICs), 8.5 W a NIC as the bill charges
+    # h100-dgx, where 8 x 9 W (single-port 400G) stood: 534.3 -> 534.8, 534 -> 535 W
+    assert derived("H100-SXM", 10200, 8, 4, "800G") == pytest.approx(534.82)
     assert parameter("host_power_per_h100") == round(derived("H100-SXM", 10200, 8, 4, "800G"))

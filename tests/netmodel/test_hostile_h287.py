@@ -39,10 +39,10 @@ def test_label_helpers_refuse_what_is_not_a_graph(graph):
 
 
 # -- the colocation rent: odd values by hand ------------------------------------------------
-# h100-dgx (32 H100, 700 W rated + 534 W host at max each, 2,777.6 W of network) is
-# provisioned for 32 x 1,234 + 2,777.6 = 42,265.6 W; the rent is that x colocation_rent
+# h100-dgx (32 H100, 700 W rated + 535 W host at max each, 2,777.6 W of network) is
+# provisioned for 32 x 1,235 + 2,777.6 = 42,297.6 W; the rent is that x colocation_rent
 # (USD per W a second) x a Julian year.
-_PROVISIONED = 32 * (700 + 534) + 2777.6
+_PROVISIONED = 32 * (700 + 535) + 2777.6
 _YEAR = 365.25 * 86400
 
 
@@ -57,8 +57,8 @@ def test_rent_by_hand(best):
     from netmodel.study.cost import cost_summary
 
     assert best.power_provisioned == pytest.approx(_PROVISIONED, rel=1e-12)
-    # the shipped 184.06 USD/kW/month: 42.2656 kW x 184.06 x 12 = 93,352.876 USD a year
-    assert best.colocation_per_year == pytest.approx(42.2656 * 184.06 * 12, rel=1e-12)
+    # the shipped 184.06 USD/kW/month: 42.2976 kW x 184.06 x 12 = 93,423.555 USD a year
+    assert best.colocation_per_year == pytest.approx(42.2976 * 184.06 * 12, rel=1e-12)
     for rent, per_year in ((-0.0, 0.0), (0.0, 0.0), (5e-324, _PROVISIONED * 5e-324 * _YEAR)):
         s = cost_summary("h100-dgx", "Llama-3-8B", "decode", colocation_rent=rent)
         assert s.colocation_per_year == per_year
@@ -99,6 +99,6 @@ def test_rent_at_a_lower_clock_by_hand():
     from netmodel.study.cost import cost_summary
 
     s = cost_summary("h100-dgx", "Llama-3-8B", "decode", clock=0.5, idle_fraction=0)
-    assert s.power_provisioned == pytest.approx(32 * (303.625 + 534) + 2777.6, rel=1e-12)
+    assert s.power_provisioned == pytest.approx(32 * (303.625 + 535) + 2777.6, rel=1e-12)
     s = cost_summary("h100-dgx", "Llama-3-8B", "decode", clock=0.5, idle_fraction=1)
     assert s.power_provisioned == pytest.approx(_PROVISIONED, rel=1e-12)

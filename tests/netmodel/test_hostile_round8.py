@@ -158,7 +158,7 @@ def test_a_host_power_sweep_that_moves_nothing_is_refused(scenarios, needle):
 def test_a_mixed_host_power_sweep_moves_the_rule_gpus_only():
     from netmodel.study.cost import cost_summary
 
-    # H100: 32 GPUs x 534 W x 0.75 = 12,816 W at the default; 32 x 2,000 x 0.75 = 48,000 W
+    # H100: 32 GPUs x 534 W x 0.75 = 12,816 W as given; 32 x 2,000 x 0.75 = 48,000 W
     h100 = [cost_summary("h100-dgx", "Llama-3-8B", "decode", host_power_per_h100=w).power_host
             for w in (534, 2000)]
     assert h100 == [12_816.0, 48_000.0]
@@ -183,7 +183,7 @@ def test_host_load_fraction_above_one_is_refused(value, needle):
 
 
 @pytest.mark.parametrize("value,needle", [
-    ("-1", "'-1' is outside the range a sweep takes, from 0 to 5.34e+08W"), ("nan", "'nan'"),
+    ("-1", "'-1' is outside the range a sweep takes, from 0 to 5.35e+08W"), ("nan", "'nan'"),
     ("inf", "'inf'"),
     ("1e400", "'1e400'"), ("abc", "'abc' is not a number"), ("0x10", "not a number"),
     ("1e3,-5", "'-5'"),

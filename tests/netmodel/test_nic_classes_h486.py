@@ -12,8 +12,8 @@ data rows, not read from the model.
 2 servers x 8 H100 on rail leaves with 800 Gb/s NICs (h100-dgx cut to 2 servers, its
 ``nic_bandwidth`` 100 GB/s): 16 ConnectX-8, $1,779 and 49.8 W each (the 800G class's rows).
 Hosts: 16 x ($4,001 - $1,599) + 16 x $1,779 = $66,896 (the old model: 16 x $4,001 =
-$64,016); at the max 16 x (534 - 24.9) + 16 x 49.8 = 8,942.4 W, 6,706.8 W at the 75 %
-average (old: 16 x 534 x 0.75 = 6,408 W).
+$64,016); at the max 16 x (535 - 24.9) + 16 x 49.8 = 8,958.4 W, 6,718.8 W at the 75 %
+average (old: 16 x 535 x 0.75 = 6,420 W).
 """
 
 from __future__ import annotations
@@ -94,9 +94,9 @@ def test_two_servers_of_800g_nics_hand_derived(tmp_path):
     assert s.capex_nics == pytest.approx(16 * 1779)                      # $28,464
     assert s.capex_host == pytest.approx(16 * (4001 - 1599) + 16 * 1779)  # $66,896
     assert s.capex_host == pytest.approx(66_896)
-    host_max = 16 * (534 - 24.9) + 16 * 49.8                              # 8,942.4 W
-    assert host_max == pytest.approx(8_942.4)
-    assert s.power_host == pytest.approx(host_max * 0.75)                 # 6,706.8 W
+    host_max = 16 * (535 - 24.9) + 16 * 49.8                              # 8,958.4 W
+    assert host_max == pytest.approx(8_958.4)
+    assert s.power_host == pytest.approx(host_max * 0.75)                 # 6,718.8 W
     assert s.power_nics == pytest.approx(16 * 49.8 * 0.75)                # 597.6 W
     assert "16 x 800G" in s.table()
 
@@ -105,7 +105,7 @@ def test_the_same_servers_at_400g_keep_the_dgx_figures(tmp_path):
     s = cost_summary(_dgx(tmp_path, "50GB/s"), MODEL, "decode")
     assert s.nic_classes == ((400e9, 16.0),)
     assert s.capex_host == pytest.approx(16 * 4001)          # the host holds its own NIC
-    assert s.power_host == pytest.approx(16 * 534 * 0.75)
+    assert s.power_host == pytest.approx(16 * 535 * 0.75)
     assert s.power_nics == pytest.approx(16 * 24.9 * 0.75)
 
 

@@ -1,6 +1,6 @@
 """A NIC dearer or hungrier than the host that holds it is refused whatever the fabric (h469).
 
-``host_cost_per_h100`` ($4,001) and ``host_power_per_h100`` (534 W) hold one NIC a GPU
+``host_cost_per_h100`` ($4,001) and ``host_power_per_h100`` (535 W) hold one NIC a GPU
 (``nic_price`` $1,599, ``nic_power`` 24.9 W; compute/data/economics.toml), so a host priced
 below its NIC contradicts the inputs. The check ran only where a GPU of the fabric had no
 NIC; since bd8e28b every Lite fabric on co-packaged optics has none, so

@@ -2,7 +2,7 @@
 data rows, the failure model's NICs against the bill's on random small fabrics, and the
 host's own NIC taken pro rata as the links' are (h489).
 
-The rows (compute/data/economics.toml): a DGX H100 host $4,001 and 534 W a GPU at the max
+The rows (compute/data/economics.toml): a DGX H100 host $4,001 and 535 W a GPU at the max
 (host_cost_per_h100, host_power_per_h100), 75 % of it on average (host_load_fraction); the
 400G class $1,599 / 24.9 W (nic_price, nic_power), the 800G class $1,779 / 49.8 W
 (nic_price_800g, nic_power_800g).
@@ -36,7 +36,7 @@ MODEL = "Llama-3-70B"
 
 def test_the_rows_these_bills_are_worked_from():
     assert parameter("host_cost_per_h100") == 4001
-    assert parameter("host_power_per_h100") == 534
+    assert parameter("host_power_per_h100") == 535
     assert parameter("host_load_fraction") == 0.75
     assert (parameter("nic_price"), parameter("nic_power")) == (1599, 24.9)
     assert (parameter("nic_price_800g"), parameter("nic_power_800g")) == (1779, 49.8)
@@ -44,12 +44,12 @@ def test_the_rows_these_bills_are_worked_from():
 
 def test_h100_dgx_is_the_reference_bill_as_before():
     # 32 H100, each with its own 400G ConnectX-7: every host is its DGX H100 figure, the NIC
-    # it holds taken off and the same NIC put back: $4,001 and 534 W a GPU, as before the
+    # it holds taken off and the same NIC put back: $4,001 and 535 W a GPU, as before the
     # classes (when a GPU with a NIC took nothing off)
     s = cost_summary("h100-dgx", MODEL, "decode")
     assert s.gpus == 32 and s.nics == 32 and s.nic_classes == ((400e9, 32.0),)
     assert s.capex_host == pytest.approx(32 * 4001)                 # $128,032
-    assert s.power_host == pytest.approx(32 * 534 * 0.75)           # 12,816 W
+    assert s.power_host == pytest.approx(32 * 535 * 0.75)           # 12,840 W
     assert s.capex_nics == pytest.approx(32 * 1599)                 # $51,168
     assert s.power_nics == pytest.approx(32 * 24.9 * 0.75)          # 597.6 W
 
@@ -64,9 +64,9 @@ def _scenario(tmp_path, name: str, edit) -> object:
 def test_two_servers_rail_optimized_400g_half_the_gpus_with_a_nic(tmp_path):
     # h100-dgx cut to 2 servers of 8 H100 with 4 NICs a server (GPUs 0, 2, 4, 6): 8 NIC
     # ports at 400 Gb/s. Every host is charged without its own NIC, the 8 ports their NIC:
-    # 16 x (4,001 - 1,599) + 8 x 1,599 = $51,224; at the max 16 x (534 - 24.9) + 8 x 24.9
-    # = 8,344.8 W, 6,258.6 W on average. (The rule before the classes took the 8 missing
-    # NICs off the 16 hosts: 16 x 4,001 - 8 x 1,599 = $51,224, 16 x 534 - 8 x 24.9 W: the
+    # 16 x (4,001 - 1,599) + 8 x 1,599 = $51,224; at the max 16 x (535 - 24.9) + 8 x 24.9
+    # = 8,360.8 W, 6,270.6 W on average. (The rule before the classes took the 8 missing
+    # NICs off the 16 hosts: 16 x 4,001 - 8 x 1,599 = $51,224, 16 x 535 - 8 x 24.9 W: the
     # same, so nothing is subtracted twice.)
     def edit(text):
         text = re.sub(r"(?m)^domains = 4$", "domains = 2\nnics_per_server = 4", text)
@@ -77,7 +77,7 @@ def test_two_servers_rail_optimized_400g_half_the_gpus_with_a_nic(tmp_path):
     assert s.nic_classes == ((400e9, 8.0),)
     assert s.capex_host == pytest.approx(51_224)
     assert s.capex_host == pytest.approx(16 * 4001 - 8 * 1599)
-    assert s.power_host == pytest.approx(8_344.8 * 0.75)
+    assert s.power_host == pytest.approx(8_360.8 * 0.75)
     assert s.capex_nics == pytest.approx(8 * 1599)
     assert s.power_nics == pytest.approx(8 * 24.9 * 0.75)
 
@@ -87,10 +87,10 @@ def test_lite_direct_at_800g_a_quarter_connectx8_a_lite(tmp_path):
     # 4 x 200 = 800 Gb/s, each Lite a quarter of it, so a quarter of an 800G NIC: 128 Lites,
     # 32 ConnectX-8s' worth, 32 x $1,779 = $56,928 and 32 x 49.8 = 1,593.6 W at the max.
     # Hosts by the TDP rule at 175 / 700 = a quarter of a DGX H100 host: $4,001 / 4 and
-    # 534 / 4 = 133.5 W a Lite, each holding a quarter of a ConnectX-7 ($1,599 / 4,
+    # 535 / 4 = 133.75 W a Lite, each holding a quarter of a ConnectX-7 ($1,599 / 4,
     # 24.9 / 4 = 6.225 W) which it is charged without:
     # 128 x (4,001 - 1,599) / 4 + 56,928 = $133,792;
-    # 128 x (133.5 - 6.225) + 1,593.6 = 17,884.8 W at the max, 13,413.6 W on average.
+    # 128 x (133.75 - 6.225) + 1,593.6 = 17,916.8 W at the max, 13,437.6 W on average.
     def edit(text):
         return text.replace('gpu = "Lite"', 'gpu = "Lite+NetBW"', 1)
 
@@ -101,7 +101,7 @@ def test_lite_direct_at_800g_a_quarter_connectx8_a_lite(tmp_path):
     assert s.nic_share == pytest.approx(0.25)
     assert s.capex_nics == pytest.approx(56_928)
     assert s.capex_host == pytest.approx(133_792)
-    assert s.power_host == pytest.approx(17_884.8 * 0.75)
+    assert s.power_host == pytest.approx(17_916.8 * 0.75)
     assert s.power_nics == pytest.approx(1_593.6 * 0.75)
 
 
@@ -111,7 +111,7 @@ def test_plain_lite_direct_nets_to_the_quarter_host():
     s = cost_summary("lite-direct", MODEL, "decode")
     assert s.nic_classes == ((400e9, 32.0),)
     assert s.capex_host == pytest.approx(128 * 4001 / 4)
-    assert s.power_host == pytest.approx(128 * 534 / 4 * 0.75)
+    assert s.power_host == pytest.approx(128 * 535 / 4 * 0.75)
 
 
 _GPU_FILE = '''[gpu."B300-1600G"]
