@@ -173,8 +173,9 @@ def test_deepseek_v3_keeps_its_step_only_batch_at_load_08():
     the cycle of k (49.2 ms at 1, where vLLM's all-gather exchange is the cheaper, 769.2 ms
     at 112) keeps the step-only batch 112: 769.20 + 122.83 = 892.02 ms, 4.48 ms for a
     decode slot (the batches' bunches) and 14.60 ms, half a decode step, to join the
-    decode batch."""
-    r = serve("DeepSeek-V3", "h100-dgx", with_load("coding", 0.8))
+    decode batch. The pools on one pipeline stage (pp=1): with two, the prefill pool takes
+    TP 8 x PP 2 x EP 8 x DP-attention 8 at batch 8 (tests/compute/test_pp_prefill_dp_groups.py)."""
+    r = serve("DeepSeek-V3", "h100-dgx", with_load("coding", 0.8), pp=1)
     assert r.prefill.batch == 112
     assert r.queue_wait_s == pytest.approx(0.122829, abs=5e-6)
     assert r.ttft_s - r.join_wait_s - r.decode_wait_s == pytest.approx(0.892024, abs=5e-6)
