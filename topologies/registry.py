@@ -212,7 +212,8 @@ def _same_graph(a: nx.Graph, b: nx.Graph) -> bool:
 def check_as_built(graph: nx.Graph) -> nx.Graph:
     """``graph`` (from a file) keeping its claim to be what its builder made only if that
     builder, given the recorded ``args``, makes exactly this graph (nodes, edges, every
-    attribute). A claim that does not hold (an edited link, ``args`` that lie or that the
+    attribute); the builder's name is read as a spec string's (:func:`canonical_name`)
+    and kept as the registry spells it. A claim that does not hold (an edited link, ``args`` that lie or that the
     builder refuses) is dropped (:func:`not_as_built`): the graph is then analysed as a
     hand-made one, as an edited graph is, rather than by closed forms of another fabric.
     The rebuild may not be much larger than the graph (16x: its builder refuses first).
@@ -228,7 +229,9 @@ def check_as_built(graph: nx.Graph) -> nx.Graph:
 
     if not as_built(graph):
         return graph
-    name, args = graph.graph["builder"], dict(graph.graph["args"])
+    # its builder named as a spec string names it, kept as the registry spells it
+    name = graph.graph["builder"] = canonical_name(graph.graph["builder"])
+    args = dict(graph.graph["args"])
     own = graph.graph.get("gpu_types")
     try:
         sig = _signature(get_builder(name))

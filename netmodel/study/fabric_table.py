@@ -21,8 +21,8 @@ from compute.hardware import GpuSpec, get_gpu
 from compute.units import format_bandwidth
 from compute.validate import describe, read_number, string
 
-__all__ = ["MAX_FABRIC_NUMBER", "MAX_TEXT", "check_table", "copy_table", "format_value",
-           "nvlinks_of", "param_paths", "parse_gpu_token", "set_param", "table_params",
+__all__ = ["MAX_FABRIC_NUMBER", "MAX_TEXT", "canonical_table", "check_table", "copy_table",
+           "format_value", "nvlinks_of", "param_paths", "parse_gpu_token", "set_param", "table_params",
            "table_spec", "text_value"]
 
 #: Longest description or source text in a scenario file.
@@ -37,6 +37,23 @@ _GPU_TOKEN = re.compile(r"^\s*(?:([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*\*\s*)?
 def copy_table(table: dict) -> dict:
     """A copy of a [fabric] table, its nested tables copied too."""
     return {k: copy_table(v) if isinstance(v, dict) else v for k, v in table.items()}
+
+
+def canonical_table(table: dict) -> dict:
+    """A copy of a [fabric] table (:func:`copy_table`) with its builder names, its own and
+    its nested tables', as the registry spells them: read as a spec string reads a builder
+    name (:func:`topologies.registry.canonical_name`), so ``"Rail_Optimized"`` is stored,
+    shown and cached as ``"rail-optimized"``.
+
+    >>> canonical_table({"builder": "Lite-Groups", "base": {"builder": "Fat_Tree", "k": 4}})
+    {'builder': 'lite-groups', 'base': {'builder': 'fat-tree', 'k': 4}}
+    """
+    from topologies.registry import canonical_name
+
+    out = {k: canonical_table(v) if isinstance(v, dict) else v for k, v in table.items()}
+    if isinstance(out.get("builder"), str):
+        out["builder"] = canonical_name(out["builder"])
+    return out
 
 
 def set_param(fabric: dict, keys: list[str], value, path: str) -> dict:
@@ -217,13 +234,18 @@ def table_spec(table: dict, gpu) -> str:
 
 
 def check_table(table, where: str, path: str) -> None:
-    """Check a [fabric] table: a known builder and only its keyword arguments."""
+    """Check a [fabric] table: a known builder and only its keyword arguments. Its builder
+    name is read as a spec string reads one (:func:`topologies.registry.canonical_name`) and
+    written back in the table as the registry spells it (nested tables' too)."""
+    from topologies.registry import canonical_name
     from topologies.specs import builders
 
     if not isinstance(table, dict):
         raise UserError(f"{where}: [{path}] must be a table")
     infos = {b.name: b for b in builders()}
     name = table.get("builder")
+    if isinstance(name, str) and canonical_name(name) in infos:
+        name = table["builder"] = canonical_name(name)
     if not isinstance(name, str) or name not in infos:
         got = "" if name is None else f", got {describe(name)}"   # name what was written
         raise UserError(f"{where}: [{path}] needs 'builder' naming a fabric builder{got}"

@@ -61,6 +61,7 @@ from compute.validate import (
 from netmodel.collectives.tuner_plugin import NO_TUNER, get_tuner
 from netmodel.study.fabric_table import (
     MAX_TEXT,
+    canonical_table,
     check_table,
     copy_table,
     format_value,
@@ -129,7 +130,9 @@ class Scenario:
     """A GPU type on a fabric, with placement and collective settings (see the module doc).
 
     ``fabric`` holds the builder name and its arguments as written in the file (``$gpu``
-    and ``$scaleup``-style tokens unresolved); :meth:`fabric_spec` resolves them.
+    and ``$scaleup``-style tokens unresolved; builder names as the registry spells them,
+    read as a spec string reads one: ``Rail_Optimized`` is ``rail-optimized``);
+    :meth:`fabric_spec` resolves them.
     """
 
     name: str
@@ -224,6 +227,8 @@ class Scenario:
             raise UserError(f"{where}: fabric must be a table naming its builder ({{'builder': "
                             f"'fat-tree', 'k': 8}}), or graph a fabric graph, got "
                             f"{describe(self.fabric)}")
+        if self.graph is None:   # its builder names as a spec string reads them
+            object.__setattr__(self, "fabric", canonical_table(self.fabric))
 
     @property
     def label(self) -> str:
