@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from compute.errors import UserError
+from compute.gpu_ranges import spec_ranges
 from compute.hardware import load_gpu_file
 from compute.models import load_hf_config, load_model_file
 
@@ -114,8 +115,23 @@ def test_gpu_file_fuzz(tmp_path_factory, data):
         for key in ("flops_bf16", "hbm_capacity", "hbm_bandwidth", "scaleup_bandwidth",
                     "scaleout_bandwidth", "tdp"):
             v = getattr(g, key)
-            assert isinstance(v, float) and math.isfinite(v) and v > 0, (key, v)
+            # 0 where limits.toml allows it (or_zero): scaleout_Gbps 0 is a GPU with no NIC
+            # of its own (hypothesis drew it: seed 11), every other figure above 0
+            floor_ok = v > 0 or (v == 0 and spec_ranges()[key][3])
+            assert isinstance(v, float) and math.isfinite(v) and floor_ok, (key, v)
         assert isinstance(g.sms, int) and 1 <= g.sms <= 100_000
+
+
+def test_gpu_file_scaleout_zero_is_no_nic(tmp_path):
+    """scaleout_Gbps 0 reads as a GPU without a NIC of its own (limits.toml's or_zero),
+    0.0 B/s; the other figures as typed (450 GB/s = 4.5e11 B/s)."""
+    doc = json.loads(json.dumps(GPU_DOC))
+    doc["gpu"]["X"]["scaleout_Gbps"] = 0
+    path = tmp_path / "gpus.json"
+    path.write_text(json.dumps(doc))
+    x = load_gpu_file(path)["X"]
+    assert (x.scaleout_bandwidth, x.scaleup_bandwidth) == (0.0, 450e9)
+    assert spec_ranges()["scaleout_bandwidth"][3] and not spec_ranges()["tdp"][3]
 
 
 MODEL_DOC = {"model": {"m": {"layers": 4, "hidden": 256, "heads": 8, "kv_heads": 2,
