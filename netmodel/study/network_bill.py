@@ -437,17 +437,19 @@ def _links_bill(graph: nx.Graph, e, scale: float, prices: NetworkPrices, tier0: 
     # charged its modules whole at their class (network_costs.toml's module classes, by
     # the module's rate: its ports x the end's rate a cable); a line of a twin-port
     # fabric's pluggable ends says so and counts its modules too
-    optical = np.isin(priced[edge], [i for i, m in enumerate(e.media) if m in OPTICAL_MEDIA])
+    pluggable = [i for i, m in enumerate(e.media) if m in OPTICAL_MEDIA]
+    optical = np.isin(priced[edge], pluggable)
     if optical.any():
         rate = ends[1][optical] * 1e9 * np.where(paired[optical], ports, 1)
-        usd, w, _ = prices.modules(rate)
+        usd, w = np.empty(len(rate)), np.empty(len(rate))
+        of = priced[edge][optical]
+        for m in np.unique(of).tolist():   # by medium, for the notes on estimated classes
+            mine = of == m
+            usd[mine], w[mine], off = prices.modules(rate[mine])
+            notes.extend(estimate_note(e.media[m], r, c) for r, c in off)
         ends[3][optical] = ends[5][optical] * usd
         ends[4][optical] = ends[5][optical] * w
-        of = priced[edge][optical]
-        for m in np.unique(of).tolist():   # the notes on estimated classes, by medium
-            notes.extend(estimate_note(e.media[m], r, c)
-                         for r, c in prices.modules(rate[of == m])[2])
-    plugs = {i for i, m in enumerate(e.media) if m in OPTICAL_MEDIA} if twin else set()
+    plugs = set(pluggable) if twin else set()
     _add_groups(add, "optics", ends[0], ends[1],
                 lambda m, x: f"{e.media[m]} end {x:g} Gb/s"
                 + (" (twin-port modules, 2 ends a module)" if m in plugs else ""),
