@@ -213,9 +213,10 @@ def check_as_built(graph: nx.Graph) -> nx.Graph:
     """``graph`` (from a file) keeping its claim to be what its builder made only if that
     builder, given the recorded ``args``, makes exactly this graph (nodes, edges, every
     attribute); the builder's name is read as a spec string's (:func:`canonical_name`)
-    and kept as the registry spells it. A claim that does not hold (an edited link, ``args`` that lie or that the
-    builder refuses) is dropped (:func:`not_as_built`): the graph is then analysed as a
-    hand-made one, as an edited graph is, rather than by closed forms of another fabric.
+    and kept as the registry spells it. A claim that does not hold (an edited link,
+    ``args`` that lie or that the builder refuses) is dropped (:func:`not_as_built`): the
+    graph is then analysed as a hand-made one, as an edited graph is, rather than by
+    closed forms of another fabric.
     The rebuild may not be much larger than the graph (16x: its builder refuses first).
 
     >>> g = build("single-switch:n=4")

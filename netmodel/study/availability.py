@@ -42,7 +42,6 @@ from compute.validate import (
     is_whole,
     number,
     number_text,
-    of_type,
     read_number,
 )
 from netmodel.study.availability_analytic import Analytic, analytic
@@ -363,12 +362,6 @@ def _check_quantile(quantile) -> float:
     return float(quantile)
 
 
-def _given_cluster(cluster: object) -> Cluster:
-    """``cluster`` if it is a Cluster (a 5 raised AttributeError deep inside)."""
-    return of_type("cluster", cluster, Cluster, "build_cluster(scenario, model)",
-                   default=False)
-
-
 #: Most spare counts one :func:`spare_curve` solves (each a closed-form solve of the
 #: cluster's failure classes, about a millisecond), counted before any is solved:
 #: ``range(10**9)`` ran on. ``NETMODEL_MAX_SPARE_COUNTS`` raises it.
@@ -400,7 +393,7 @@ def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float 
     """The smallest spare pool (GPUs, split over the pools of ``placement``) that keeps
     at least ``threshold`` of the capacity at least ``quantile`` of the time (Monte Carlo,
     same seed for every size); None when no pool the fabric can hold does."""
-    cluster = _given_cluster(cluster)
+    cluster = check_cluster(cluster, default=False)   # a 5 raised deep inside
     placement = check_placement(placement)
     threshold, quantile = _check_threshold(threshold), _check_quantile(quantile)
     kinds = event_kinds(cluster, placement)
@@ -448,7 +441,7 @@ def spare_curve(cluster: Cluster, placement: str, counts: Iterable[int] | None =
     fourth array, true where the closed form took a fallback past the spare chain's
     limit (:attr:`~netmodel.study.availability_analytic.Analytic.fallback`: an
     approximation, which :func:`~netmodel.study.reliability_plots.plot_spares` marks)."""
-    cluster = _given_cluster(cluster)
+    cluster = check_cluster(cluster, default=False)   # a 5 raised deep inside
     placement, threshold = check_placement(placement), _check_threshold(threshold)
     if counts is not None:
         counts = _spare_counts(counts)

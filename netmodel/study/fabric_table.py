@@ -22,8 +22,8 @@ from compute.units import format_bandwidth
 from compute.validate import describe, read_number, string
 
 __all__ = ["MAX_FABRIC_NUMBER", "MAX_TEXT", "canonical_table", "check_table", "copy_table",
-           "format_value", "nvlinks_of", "param_paths", "parse_gpu_token", "set_param", "table_params",
-           "table_spec", "text_value"]
+           "format_value", "nvlinks_of", "param_paths", "parse_gpu_token", "set_param",
+           "table_params", "table_spec", "text_value"]
 
 #: Longest description or source text in a scenario file.
 MAX_TEXT = 2_000
@@ -244,8 +244,8 @@ def check_table(table, where: str, path: str) -> None:
         raise UserError(f"{where}: [{path}] must be a table")
     infos = {b.name: b for b in builders()}
     name = table.get("builder")
-    if isinstance(name, str) and canonical_name(name) in infos:
-        name = table["builder"] = canonical_name(name)
+    if isinstance(name, str) and (canon := canonical_name(name)) in infos:
+        name = table["builder"] = canon
     if not isinstance(name, str) or name not in infos:
         got = "" if name is None else f", got {describe(name)}"   # name what was written
         raise UserError(f"{where}: [{path}] needs 'builder' naming a fabric builder{got}"

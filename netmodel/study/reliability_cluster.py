@@ -517,13 +517,15 @@ def _shared(effect: Effect) -> bool:
     return bool(getattr(effect.component, "shared", False))
 
 
-def check_cluster(cluster: object) -> Cluster | None:
+def check_cluster(cluster: object, *, default: bool = True) -> Cluster | None:
     """``cluster`` if it is a :class:`Cluster` or None (build one); anything else by name.
 
     Parameters
     ----------
     cluster : object
         What a caller was given for a cluster.
+    default : bool
+        Whether None is taken (the caller builds one); False: a Cluster is required.
 
     Returns
     -------
@@ -543,7 +545,8 @@ def check_cluster(cluster: object) -> Cluster | None:
     ...
     compute.errors.UserError: cluster must be a netmodel.study.reliability_cluster.Cluster (e.g. build_cluster(scenario, model)) or None for the defaults, got 'lite-flat'
     """
-    return of_type("cluster", cluster, Cluster, "build_cluster(scenario, model)")
+    return of_type("cluster", cluster, Cluster, "build_cluster(scenario, model)",
+                   default=default)
 
 
 def build_cluster(scenario: str | Scenario, model: str | ModelSpec,
