@@ -580,7 +580,7 @@ def evaluate_loads(model, op, algorithm, groups: PreparedGroups, alone_too: bool
                 latency[idx, i] = lat_up[idx, i] = steps[i].route_latency
     for steps, _, idx in classes:
         # each class's steps written into the table at once, its rows alike (step_table
-        # converts as set_step's assignments do; step by step, a pairwise all-to-all's 255
+        # converts as assigning each step did; step by step, a pairwise all-to-all's 255
         # steps of some 20 fields were 5,000 small assignments)
         for k, v in step_table(steps).items():
             table[k][idx, :len(steps)] = v

@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from netmodel.collectives.route_policies import RoutePolicy
 
 __all__ = ["STEP_FIELDS", "CompiledCollective", "GroupCut", "SEND_RECV", "combine",
-           "compile_steps", "lines_time", "set_step", "step_shape", "step_table"]
+           "compile_steps", "lines_time", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
 
@@ -90,8 +90,8 @@ def step_table(steps: Sequence[StepCost | Step], G: int = 1) -> dict[str, np.nda
     lat = [(0, s.repeat * s.stages) if s.latencies is None else s.latencies for s in steps]
     cols = {k: [getattr(s, k) for s in steps] for k in _ATTR_FIELDS}
     cols.update(on=[True] * len(steps), intra=[x[0] for x in lat], inter=[x[1] for x in lat])
-    # each column converted as set_step's assignments convert (to float or to bool), all
-    # of one type in one array (each field a contiguous block of it)
+    # each column converted as assigning a step's values into the arrays converts them
+    # (to float or to bool), all of one type in one array (each field a contiguous block)
     out = {}
     for names, dtype in ((_FLOAT_FIELDS, float), (_BOOL_FIELDS, bool)):
         block = np.array([cols[k] for k in names], dtype=dtype)[:, None, :]
@@ -111,18 +111,6 @@ assert len(_BOOL_FIELDS) > 1, "Step's bool fields not found by their annotation"
 #: ``on``, and ``intra``/``inter`` from its ``latencies``).
 _ATTR_FIELDS = tuple(k for k in STEP_FIELDS if k not in ("on", "intra", "inter"))
 _FLOAT_FIELDS = tuple(k for k in STEP_FIELDS if k not in _BOOL_FIELDS)
-
-
-def set_step(table: dict[str, np.ndarray], rows: slice | np.ndarray, i: int,
-             s: StepCost | Step) -> None:
-    """Write step ``s`` into column ``i`` of ``table`` for ``rows``."""
-    table["on"][rows, i] = True
-    if s.latencies is None:
-        table["intra"][rows, i], table["inter"][rows, i] = 0, s.repeat * s.stages
-    else:
-        table["intra"][rows, i], table["inter"][rows, i] = s.latencies
-    for k in _ATTR_FIELDS:
-        table[k][rows, i] = getattr(s, k)
 
 
 #: (op, algorithm) pairs that are grouped ncclSend/ncclRecv when NCCL runs them (nccl-tests'

@@ -26,7 +26,6 @@ from netmodel.collectives.cost import (
     SEND_RECV,
     CompiledCollective,
     combine,
-    set_step,
     step_table,
 )
 from netmodel.collectives.degraded import degrade
@@ -38,6 +37,7 @@ from netmodel.collectives.route_joint import joint_flows
 from netmodel.collectives.routing import Router
 from netmodel.collectives.step_cost import StepCost, link_path_rates
 from netmodel.collectives.steps import Pairs, Step
+from tests.netmodel.step_reference import set_step
 from topologies import build
 
 # ------------------------------------------------------------------ reference: steps

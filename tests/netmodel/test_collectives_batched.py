@@ -354,7 +354,8 @@ def _same_lines(x, y):
 
 def _reference_step_table(steps, G):
     """:func:`step_table` as before: zeros, then one column per step by set_step."""
-    from netmodel.collectives.cost import STEP_FIELDS, set_step
+    from netmodel.collectives.cost import STEP_FIELDS
+    from tests.netmodel.step_reference import set_step
 
     out = {k: np.zeros((G, len(steps))) for k in STEP_FIELDS}
     for k in ("on", "in_network", "member"):
