@@ -10,12 +10,26 @@ known: "), the builders having registered in the first ``topologies.registry``, 
 ``_ABSENT``). They passed in the full suite only because a test had imported the package
 before. :func:`pytest_collect_file` imports each module the ordinary way first, and
 pytest uses the module it then finds in ``sys.modules``.
+
+It also chooses how hypothesis draws its examples. The default profile, ``deterministic``,
+seeds each property from a hash of its test (hypothesis's ``derandomize``): every run of the
+suite, CI's included, tries the same examples, so a property stated too broadly fails on the
+day it is written, not at random on a later change's CI. ``explore`` draws fresh examples
+each run, as hypothesis does by default, to hunt for what the fixed ones miss:
+``python -m pytest --hypothesis-profile=explore`` (any failure it finds prints the
+``@reproduce_failure``/seed to pin the case).
 """
 
 from __future__ import annotations
 
 import importlib
 from pathlib import Path
+
+from hypothesis import settings
+
+settings.register_profile("deterministic", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("deterministic")
 
 ROOT = Path(__file__).resolve().parent
 #: The packages whose modules pytest collects for their doctests (pyproject's testpaths).
