@@ -38,7 +38,6 @@ from compute.validate import (
     MAX_WHOLE,
     ZeroAllowed,
     describe,
-    is_finite,
     is_whole,
     number,
     number_text,
@@ -46,7 +45,13 @@ from compute.validate import (
 )
 from netmodel.study.availability_analytic import Analytic, analytic
 from netmodel.study.availability_busy import fallback_words
-from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
+from netmodel.study.availability_kinds import (
+    QUANTILE,
+    THRESHOLD,
+    check_quantile,
+    check_threshold,
+    event_kinds,
+)
 from netmodel.study.availability_mc import MonteCarlo, check_run, simulate
 from netmodel.study.progress import NO_PROGRESS, check_progress
 from netmodel.study.reliability_catalog import HOUR, duration_text, percent
@@ -328,7 +333,7 @@ def availability(scenario: str | Scenario | None, model: str | ModelSpec | None,
     """Availability of the scenario's cluster (see the module doc). ``spares``: a count or
     a percentage string of the cluster's GPUs; ``placement``: group, pod or global."""
     trials, _ = check_run(trials, horizon)
-    threshold = _check_threshold(threshold)
+    threshold = check_threshold(threshold)
     check_progress(progress)   # before the cluster is built
     c = check_cluster(cluster) or build_cluster(
         scenario, model, phase, gpus=gpus, slo=slo, options=options, catalog_=catalog_,
@@ -344,22 +349,6 @@ def availability(scenario: str | Scenario | None, model: str | ModelSpec | None,
                   threshold=threshold, progress=progress)
     return Availability(cluster=c, pools=pools, kinds=kinds, analytic=an, no_spares=zero,
                         mc=mc, threshold=threshold)
-
-
-def _check_threshold(threshold) -> float:
-    if not (is_finite(threshold) and 0 < threshold <= 1):
-        raise UserError(f"capacity threshold must be a share in (0, 1], got "
-                        f"{describe(threshold)}")
-    return float(threshold)
-
-
-def _check_quantile(quantile) -> float:
-    """The share of the time a pool keeps the capacity at or above the threshold: nan was
-    taken (no pool needed: 0 spares)."""
-    if not (is_finite(quantile) and 0 < quantile <= 1):
-        raise UserError(f"quantile (the share of the time at or above the threshold) must be "
-                        f"a share in (0, 1], got {describe(quantile)}")
-    return float(quantile)
 
 
 #: Most spare counts one :func:`spare_curve` solves (each a closed-form solve of the
@@ -395,7 +384,7 @@ def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float 
     same seed for every size); None when no pool the fabric can hold does."""
     cluster = check_cluster(cluster, default=False)   # a 5 raised deep inside
     placement = check_placement(placement)
-    threshold, quantile = _check_threshold(threshold), _check_quantile(quantile)
+    threshold, quantile = check_threshold(threshold), check_quantile(quantile)
     kinds = event_kinds(cluster, placement)
     inst = cluster.instances_total
     need = 1.0 - quantile
@@ -442,7 +431,7 @@ def spare_curve(cluster: Cluster, placement: str, counts: Iterable[int] | None =
     limit (:attr:`~netmodel.study.availability_analytic.Analytic.fallback`: an
     approximation, which :func:`~netmodel.study.reliability_plots.plot_spares` marks)."""
     cluster = check_cluster(cluster, default=False)   # a 5 raised deep inside
-    placement, threshold = check_placement(placement), _check_threshold(threshold)
+    placement, threshold = check_placement(placement), check_threshold(threshold)
     if counts is not None:
         counts = _spare_counts(counts)
     kinds = event_kinds(cluster, placement)

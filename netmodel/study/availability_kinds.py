@@ -58,15 +58,48 @@ from itertools import accumulate, product
 
 import numpy as np
 
+from compute.errors import UserError
+from compute.validate import describe, is_finite
 from netmodel.study.reliability_cluster import YEAR, Cluster
 from netmodel.study.reliability_recovery import by_group, failure_recovery
 from netmodel.study.reliability_spares import check_placement
 from netmodel.study.reliability_timings import recovery_times
 
-__all__ = ["QUANTILE", "THRESHOLD", "Kind", "ask_values", "best_grant", "event_kinds"]
+__all__ = ["QUANTILE", "THRESHOLD", "Kind", "ask_values", "best_grant", "check_quantile",
+           "check_threshold", "event_kinds"]
 
-#: Default capacity threshold and the share of time it must be met.
+#: Default capacity threshold and the share of time it must be met (each a share in (0, 1]:
+#: :func:`check_threshold`, :func:`check_quantile`).
 THRESHOLD, QUANTILE = 0.99, 0.999
+
+
+def check_threshold(threshold) -> float:
+    """The capacity threshold as a float, a share in (0, 1]; else one line naming it.
+
+    >>> check_threshold(0.99)
+    0.99
+    >>> check_threshold(float("nan"))
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: capacity threshold must be a share in (0, 1], got nan
+    """
+    if not (is_finite(threshold) and 0 < threshold <= 1):
+        raise UserError(f"capacity threshold must be a share in (0, 1], got "
+                        f"{describe(threshold)}")
+    return float(threshold)
+
+
+def check_quantile(quantile) -> float:
+    """The share of the time a pool keeps the capacity at or above the threshold, a float
+    in (0, 1]; else one line naming it (nan was taken once: no pool needed, 0 spares).
+
+    >>> check_quantile(1)
+    1.0
+    """
+    if not (is_finite(quantile) and 0 < quantile <= 1):
+        raise UserError(f"quantile (the share of the time at or above the threshold) must be "
+                        f"a share in (0, 1], got {describe(quantile)}")
+    return float(quantile)
 
 
 @dataclass(frozen=True)

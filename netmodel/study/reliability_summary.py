@@ -15,14 +15,18 @@ import numpy as np
 
 from compute.errors import UserError
 from netmodel.study.availability import (
-    _check_quantile,
-    _check_threshold,
     availability,
     parse_spares,
     spares_needed,
 )
 from netmodel.study.availability_analytic import Analytic, analytic
-from netmodel.study.availability_kinds import QUANTILE, THRESHOLD, event_kinds
+from netmodel.study.availability_kinds import (
+    QUANTILE,
+    THRESHOLD,
+    check_quantile,
+    check_threshold,
+    event_kinds,
+)
 from netmodel.study.reliability_catalog import HOUR
 from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster, check_cluster
 from netmodel.study.reliability_spares import spare_pools
@@ -160,7 +164,7 @@ def reliability_summary(scenario: str | Scenario, model: str | ModelSpec,
     already run."""
     if method not in ("monte-carlo", "analytic"):
         raise UserError(f"method {method!r} is not allowed; allowed: monte-carlo, analytic")
-    threshold, quantile = _check_threshold(threshold), _check_quantile(quantile)   # nan ran
+    threshold, quantile = check_threshold(threshold), check_quantile(quantile)   # nan ran
     c = check_cluster(cluster) or build_cluster(scenario, model, phase, gpus=gpus, slo=slo,
                                                 options=options, catalog_=catalog_,
                                                 search=search)   # a 5 raised AttributeError
