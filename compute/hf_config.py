@@ -1,9 +1,14 @@
 """HuggingFace ``config.json`` files read offline into a :class:`~compute.model_spec.ModelSpec`:
-loading, key resolution and checks, mixture-of-experts and latent-attention layouts, sliding
-and chunked windows, with each family's facts from :mod:`compute.hf_families` (where each
+loading (:func:`load_hf_config`), and each figure read, checked and written into the model's
+entry: sizes and heads, latent attention, the dense MLP or the experts, embeddings, biases,
+norms and dtypes. Its parts: each family's facts from :mod:`compute.hf_families` (where each
 figure is found, :data:`HF_ALIASES`; what each ``model_type`` builds, :data:`HF_FAMILIES`);
-the ``quantization_config`` of a quantized checkpoint is read by :mod:`compute.hf_quant`, a
-vision-language wrapper's vision tower counted by :mod:`compute.hf_vision`.
+the checked reading of one key, :mod:`compute.hf_reader`; which language model and family a
+config is and what is refused, :mod:`compute.hf_model_type`; family layouts rewritten before
+the keys are read, :mod:`compute.hf_layouts`; sliding and chunked windows,
+:mod:`compute.hf_windows`; the mixture-of-experts layers, :mod:`compute.hf_experts`; the
+``quantization_config`` of a quantized checkpoint, :mod:`compute.hf_quant`; a
+vision-language wrapper's vision tower, :mod:`compute.hf_vision`.
 :func:`compute.models.get_model` reads a ``.json`` path through it.
 """
 
@@ -11,38 +16,12 @@ from __future__ import annotations
 
 from os import PathLike
 from pathlib import Path
-from typing import Any
 
 from compute import validate
 from compute.config_files import parse_table, read_text
 from compute.errors import UserError, known, lookalike
-from compute.hf_families import (
-    ARCHITECTURE_FAMILIES,
-    BASE_FAMILY,
-    EXPERT_FIELDS,
-    EXPERT_LIMITS,
-    FAMILY_ALIASES,
-    GATED_ACTIVATIONS,
-    GATED_TYPES,
-    HF_ALIASES,
-    HF_FAMILIES,
-    HF_UNMODELLED,
-    KEYED_TYPES,
-    LAYER_TYPES,
-    LLAMA4_LAYER_TYPES,
-    NESTED_DEFAULTS,
-    TABLE_POSITIONS,
-    TABLELESS_POSITIONS,
-    TEXT_MODEL_KEYS,
-    UNMODELLED_KEYS,
-    UNMODELLED_LAYERS,
-    WINDOW_OPT_IN,
-    WINDOWLESS_TYPES,
-    WRAPPED_TEXT_TYPES,
-    ZERO_EXPERTS,
-    family_layout,
-    softmax_only,
-)
+from compute.hf_experts import expert_groups, moe_layer_set, moe_layer_step, zero_experts
+from compute.hf_families import HF_ALIASES, HF_FAMILIES, LAYER_TYPES, LLAMA4_LAYER_TYPES
 from compute.hf_layouts import (
     chatglm_layout,
     falcon_norms,
@@ -51,8 +30,11 @@ from compute.hf_layouts import (
     multi_query,
     uniform_per_layer,
 )
+from compute.hf_model_type import hf_family, keyed_architecture, refuse_unmodelled, text_model
 from compute.hf_quant import read_quantization, with_sidecar
-from compute.hf_vision import VISION_TOWERS, vision_tower
+from compute.hf_reader import ConfigReader
+from compute.hf_vision import vision_tower
+from compute.hf_windows import chunked_attention, layer_types, sliding_window
 from compute.model_spec import ModelSpec, model_from_entry
 
 __all__ = ["HF_ALIASES", "HF_FAMILIES", "load_hf_config"]
@@ -62,364 +44,6 @@ __all__ = ["HF_ALIASES", "HF_FAMILIES", "load_hf_config"]
 _HF_DTYPES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
               "float": "fp32", "float64": "fp32", "double": "fp32", "float8_e4m3fn": "fp8",
               "float8_e4m3fnuz": "fp8", "float8_e5m2": "fp8", "float8_e5m2fnuz": "fp8"}
-
-
-class _Config:
-    """A config.json being read: ``get(field)`` follows :data:`HF_ALIASES` and checks the
-    value's type and range, naming the config key in any error."""
-
-    def __init__(self, cfg: dict, where: str):
-        self.cfg, self.where = cfg, where
-
-    def key(self, field: str) -> str | None:
-        return next((k for k in HF_ALIASES[field] if self.cfg.get(k) is not None), None)
-
-    def has(self, field: str) -> bool:
-        return self.key(field) is not None
-
-    def raw(self, field: str) -> Any:
-        k = self.key(field)
-        return None if k is None else self.cfg[k]
-
-    def count(self, field: str, *, limit: str | None = None, default: int | None = None,
-              minimum: int | None = None) -> int:
-        """An integer from the config, checked against the range of ``limit`` (default
-        ``field``) in limits.toml; ``default`` when absent (required when it is None)."""
-        k = self.key(field)
-        if k is None and default is not None:
-            return default
-        if k is None:   # a required key written null: its range refuses it ('got null')
-            k = next((k for k in HF_ALIASES[field] if k in self.cfg), None)
-            if k is None:
-                keys = " or ".join(map(repr, HF_ALIASES[field]))
-                raise UserError(f"{self.where}: config.json lacks {keys}")
-        r = validate.limits("model")[limit or field]
-        lo = r.minimum if minimum is None else minimum
-        return validate.number(self.where, k, self.cfg[k], minimum=lo, maximum=r.maximum,
-                               integer=True)
-
-    def flag(self, field: str, default: bool) -> bool:
-        k = self.key(field)
-        return default if k is None else validate.flag(self.where, k, self.cfg[k])
-
-    def option(self, key: str, default: bool | None) -> bool | None:
-        """The true/false config key ``key`` itself (no aliases), checked; ``default`` when
-        absent or null."""
-        v = self.cfg.get(key)
-        return default if v is None else validate.flag(self.where, key, v)
-
-    def text(self, key: str, default: str = "") -> str:
-        v = self.cfg.get(key)
-        return default if v is None else validate.string(self.where, key, v, max_length=200)
-
-
-def _architectures(c: _Config) -> list[str]:
-    """The config's ``architectures``: HuggingFace writes a list of class names; any other
-    shape (a bare string, numbers, nested lists, a table) is refused naming the key, since the
-    family of a model type of its own is read from its first entry."""
-    arch = c.cfg.get("architectures")
-    if arch is None:
-        return []
-    if not isinstance(arch, list) or not all(isinstance(a, str) for a in arch):
-        raise UserError(f"{c.where}: architectures must be a list of class names (strings, "
-                        f"e.g. [\"LlamaForCausalLM\"]), got {validate.describe(arch)}")
-    return arch
-
-
-def _hf_family(c: _Config) -> tuple[str, dict]:
-    """The model type and its architecture defaults (:data:`HF_FAMILIES`). An unknown type
-    whose first ``architectures`` entry names a known architecture
-    (:data:`ARCHITECTURE_FAMILIES`: Grok-2's model_type "git" with Grok1ForCausalLM) takes
-    that family's; any other is read GPT-2-style if it has ``n_embd``, else Llama-style,
-    with a gated MLP for the gated families and ``silu``/``swish``/``swiglu`` activations."""
-    model_type = c.text("model_type").lower()
-    model_type = FAMILY_ALIASES.get(model_type, model_type)
-    # a wrapper whose language model's keys sit at its own top level (DeepSeek-OCR's
-    # config.json repeats its language_config there): the language model's family
-    model_type = WRAPPED_TEXT_TYPES.get(model_type, model_type)
-    if model_type in HF_FAMILIES:
-        return model_type, family_layout(model_type)
-    arch = _architectures(c)
-    family = ARCHITECTURE_FAMILIES.get(arch[0]) if arch else None
-    if family is not None:   # a model type of its own naming a known architecture
-        return model_type, family_layout(family)
-    if "n_embd" in c.cfg and model_type not in GATED_TYPES:
-        return model_type, family_layout("gpt2")
-    act = (c.text("hidden_act") or c.text("activation_function")).lower()
-    gated = model_type in GATED_TYPES or act in ("silu", "swish", "swiglu")
-    return model_type, {**BASE_FAMILY, "gated_mlp": gated}
-
-
-def _keyed_architecture(c: _Config, fam: dict) -> dict:
-    """The family's defaults with what the config's own architectural keys say, in any
-    family: ``use_gated_activation`` (Cohere) or a gated activation (``swiglu``) makes the
-    MLP gated; a ``position_embedding_type`` of ``alibi``, ``rope`` or ``nope`` means no
-    learned position table (a GPT-2-style Jais config keeps ``n_positions`` as its context)."""
-    act = (c.text("activation_function") or c.text("hidden_act")).lower()
-    gated = c.flag("gated_mlp", fam["gated_mlp"] or act in GATED_ACTIVATIONS)
-    positions = c.text("position_embedding_type").lower()
-    if positions and positions not in TABLELESS_POSITIONS + TABLE_POSITIONS:
-        asked = lookalike(positions, TABLELESS_POSITIONS + TABLE_POSITIONS)
-        raise UserError(f"{c.where}: position_embedding_type {positions!r} is unknown{asked}; "
-                        f"known: {', '.join(TABLE_POSITIONS)} (a learned table), "
-                        f"{', '.join(TABLELESS_POSITIONS)} (no table)")
-    learned = fam["learned_positions"] and positions not in TABLELESS_POSITIONS
-    return {**fam, "gated_mlp": gated, "learned_positions": learned}
-
-
-#: What the reader takes, said in the refusal of a model_type it does not (derived from the
-#: registries: the families, the types read from their keys, the architectures read as a
-#: family, the tables a multimodal wrapper keeps its language model in and the wrappers
-#: whose vision tower is counted).
-_TYPES_READ = (
-    f"read: {', '.join(sorted({*HF_FAMILIES, *KEYED_TYPES}))}; a config whose "
-    f"architectures begins with {', '.join(sorted(ARCHITECTURE_FAMILIES))}; and a "
-    f"multimodal wrapper through its language model's table "
-    f"({', '.join(TEXT_MODEL_KEYS)}), whose model_type must be one of the above "
-    f"(its vision tower counted for {', '.join(sorted({*VISION_TOWERS, *WRAPPED_TEXT_TYPES}))})")
-
-
-def _refuse_unmodelled(c: _Config, model_type: str, whose: str = "") -> None:
-    """One-line refusal of a model whose layers are not what the reader models: a type of
-    :data:`HF_UNMODELLED`, a ``layer_types`` listing layers that are not attention
-    (:data:`UNMODELLED_LAYERS`: GraniteMoeHybrid's "mamba"), an encoder-decoder
-    (``is_encoder_decoder``), or keys of state-space, linear-attention or hybrid layouts
-    (:data:`UNMODELLED_KEYS`; those of a layer kind ``layer_types`` does not list are
-    inert); and a ``model_type`` that is neither a family (:data:`HF_FAMILIES`) nor one
-    read from its keys (:data:`KEYED_TYPES`), unless its ``architectures`` names a known
-    one (:data:`ARCHITECTURE_FAMILIES`). A config without a ``model_type`` is read from
-    its keys. ``whose``, in that refusal, says the type is the wrapper's when the text
-    table names none."""
-    what = HF_UNMODELLED.get(model_type)
-    types = c.cfg.get("layer_types")
-    types = types if isinstance(types, list) else None
-    inert = ()   # settings of a layer kind layer_types does not list
-    if types is not None:
-        inert = tuple(p for kind, (_, p) in UNMODELLED_LAYERS.items() if kind not in types)
-        kind = next((t for t in types if isinstance(t, str) and t in UNMODELLED_LAYERS), None)
-        if what is None and kind is not None:
-            what = (f"a hybrid with {types.count(kind)} {UNMODELLED_LAYERS[kind][0]} "
-                    f"layers of {len(types)} (layer_types entries {kind!r})")
-    if what is None and c.option("is_encoder_decoder", False):
-        what = "an encoder-decoder model (is_encoder_decoder)"
-    if what is None:  # a key set to null, false or empty says the structure is absent
-        key = next((k for k, v in c.cfg.items() for p in UNMODELLED_KEYS
-                    if (k.startswith(p) if p.endswith("_") else k == p)
-                    and v not in (None, False, [], {}) and not softmax_only(k, v)
-                    and not k.startswith(inert)), None)
-        if key is not None:
-            what = f"a layout netmodel does not model (its config has {key!r})"
-    if what is not None:
-        raise UserError(f"{c.where}: model_type {model_type!r} is {what}; netmodel reads "
-                        f"decoder-only transformers with full, sliding-window or chunked "
-                        f"attention")
-    arch = _architectures(c)
-    if model_type and model_type not in HF_FAMILIES and model_type not in KEYED_TYPES and (
-            not arch or arch[0] not in ARCHITECTURE_FAMILIES):
-        raise UserError(f"{c.where}: model_type {model_type!r}{whose} is not a family netmodel "
-                        f"reads (its layers would be guessed); {_TYPES_READ}")
-
-
-def _layer_types(c: _Config, layers: int, allowed: tuple[str, ...] = LAYER_TYPES
-                 ) -> list[str] | None:
-    """The config's ``layer_types`` (None when absent), checked: one entry per layer, each
-    one of ``allowed`` (linear attention, Qwen3-Next, and others are refused)."""
-    types = c.cfg.get("layer_types")
-    if types is None:
-        return None
-    if not isinstance(types, list) or len(types) != layers or not all(
-            isinstance(t, str) for t in types):
-        raise UserError(f"{c.where}: layer_types must be a list of {layers} strings (one "
-                        f"per layer), got {validate.describe(types)}")
-    other = next((t for t in types if t not in allowed), None)
-    if other is not None:  # linear (Qwen3-Next), ...: not modelled
-        raise UserError(f"{c.where}: layer_types entry {validate.describe(other)} is not "
-                        f"modelled; known: {known(allowed)}")
-    return types
-
-
-def _layer_flags(c: _Config, key: str, layers: int) -> list[int] | None:
-    """A per-layer list of 0/1 (Llama-4 ``no_rope_layers``), or None when absent or empty
-    (HF then derives it)."""
-    v = c.cfg.get(key)
-    if v is None or v == []:
-        return None
-    if not isinstance(v, list) or len(v) != layers or any(x not in (0, 1) or isinstance(
-            x, bool) for x in v):
-        raise UserError(f"{c.where}: {key} must be a list of {layers} entries 0 or 1 (one "
-                        f"per layer), got {validate.describe(v)}")
-    return v
-
-
-def _chunked_attention(c: _Config, layers: int) -> dict:
-    """Llama-4's chunked local attention as model keys (``{}`` when none):
-    ``attention_chunk_size`` (HF default 8192; null: none) on the layers that
-    ``layer_types`` calls ``chunked_attention``, else those whose ``no_rope_layers`` entry
-    is 1 (RoPE layers), else all but every ``no_rope_layer_interval``-th (default 4), as
-    HF's Llama4TextConfig derives them."""
-    if "attention_chunk_size" in c.cfg and c.cfg["attention_chunk_size"] is None:
-        return {}
-    chunk = c.count("attention_chunk", limit="sliding_window", default=8192)
-    types = _layer_types(c, layers, LLAMA4_LAYER_TYPES)
-    flags = _layer_flags(c, "no_rope_layers", layers)
-    if types is not None:
-        full = {i for i, t in enumerate(types) if t != "chunked_attention"}
-    elif flags is not None:
-        full = {i for i, f in enumerate(flags) if not f}
-    else:
-        every = c.cfg.get("no_rope_layer_interval")
-        every = 4 if every is None else validate.number(
-            c.where, "no_rope_layer_interval", every, minimum=1, maximum=layers, integer=True)
-        full = {i for i in range(layers) if (i + 1) % every == 0}
-    k = layers - len(full)
-    if chunk == 0 or k == 0:
-        return {}
-    return {"sliding_window": chunk, "sliding_layers": k, "window_kind": "chunked",
-            **_full_layer_step(full, layers)}
-
-
-def _full_layer_step(full: set[int], layers: int) -> dict:
-    """``{"full_layer_step": k}`` when the full-attention layers ``full`` are exactly those
-    ``i`` with ``i + 1`` a multiple of ``k`` (HF transformers' rule for gpt-oss and Gemma-2,
-    k = 2, Gemma-3's and Cohere2's sliding_window_pattern, Llama-4's no_rope_layer_interval;
-    :attr:`~compute.models.ModelSpec.full_layer_step`), else ``{}`` (none, or another
-    placement, such as Qwen2's full layers first: taken as spread evenly, which only a
-    pipeline's split of the layers sees)."""
-    if not full or len(full) == layers:
-        return {}
-    k = min(full) + 1                   # the first full layer is layer k - 1
-    if k >= 2 and full == set(range(k - 1, layers, k)):
-        return {"full_layer_step": k}
-    return {}
-
-
-def _moe_layer_set(c: _Config, layers: int) -> set[int]:
-    """The MoE layers' indices: DeepSeek's ``first_k_dense_replace`` and ``moe_layer_freq``,
-    Qwen-MoE's ``decoder_sparse_step`` and ``mlp_only_layers``, Llama-4's ``moe_layers``
-    (indices) or ``interleave_moe_layer_step``."""
-    listed = c.raw("moe_list")
-    if listed is not None:  # HF: a given list, even empty, is the MoE layers
-        c.count("moe_every", limit="layers", default=1)   # unused then, still checked
-        if not isinstance(listed, list) or len(listed) > layers:
-            raise UserError(f"{c.where}: moe_layers must be a list of at most {layers} layer "
-                            f"indices, got {validate.describe(listed)}")
-        return {validate.number(c.where, "moe_layers", i, minimum=0, maximum=layers - 1,
-                                integer=True) for i in listed}
-    first = c.count("first_dense", limit="dense_layers", default=0)
-    every = c.count("moe_every", limit="layers", default=1)
-    only = c.raw("dense_only")
-    only = [] if only is None else only   # null: none; 0, false, "" or {} are not a list
-    if not isinstance(only, list) or len(only) > layers:
-        raise UserError(f"{c.where}: mlp_only_layers must be a list of at most {layers} layer "
-                        f"indices, got {validate.describe(only)}")
-    dense = {validate.number(c.where, "mlp_only_layers", i, minimum=0, maximum=layers - 1,
-                             integer=True) for i in only}
-    if c.key("moe_every") == "moe_layer_interval" or "moe_layer_start_index" in c.cfg:
-        # ERNIE-4.5 (HF Ernie4_5_MoeConfig): MoE on layer i when (i + 1) % interval == 0
-        # and start <= i <= end (defaults 1 and -1); end null or -1 is the last layer
-        start = c.cfg.get("moe_layer_start_index")
-        start = 1 if start is None else validate.number(
-            c.where, "moe_layer_start_index", start, minimum=0, maximum=layers - 1, integer=True)
-        end = c.cfg.get("moe_layer_end_index")
-        end = layers - 1 if end is None or end == -1 else validate.number(
-            c.where, "moe_layer_end_index", end, minimum=0, maximum=layers - 1, integer=True)
-        return {i for i in range(layers) if i not in dense and (i + 1) % every == 0
-                and start <= i <= end}
-    if c.key("moe_every") in ("decoder_sparse_step", "interleave_moe_layer_step",
-                              "moe_layer_frequency"):
-        # Qwen-MoE, Llama-4, Arctic: layer i if (i + 1) % step == 0
-        return {i for i in range(layers) if i not in dense and (i + 1) % every == 0}
-    return {i for i in range(layers) if i >= first and i not in dense and i % every == 0}
-
-
-def _expert_groups(c: _Config) -> dict:
-    """``expert_groups`` and ``groups_per_token`` from DeepSeek's ``n_group`` and
-    ``topk_group`` (``{}`` without groups: ``n_group`` absent, null, 0 or 1). Either key,
-    when given, is checked even where it does not take effect (Kimi-K2's n_group 1,
-    topk_group 1): a whole number, ``topk_group`` at most a given ``n_group`` (a token
-    picks that many of the groups; DeepseekV3's router takes the top ``topk_group`` of the
-    ``n_group`` group scores), and ``n_group`` > 1 needs ``topk_group``."""
-    g = c.count("expert_groups", limit="experts", minimum=0, default=0)
-    t = c.count("groups_per_token", limit="experts", minimum=0, default=0)
-    if g and t > g:
-        raise UserError(f"{c.where}: topk_group {t} exceeds n_group {g}; allowed: 1 to {g} "
-                        f"(the groups a token's experts are picked from)")
-    if g <= 1:
-        return {}
-    if not t:
-        raise UserError(f"{c.where}: n_group {g} needs topk_group, the groups a token picks "
-                        f"its experts from; allowed: 1 to {g}")
-    return {"expert_groups": g, "groups_per_token": t}
-
-
-def _moe_layer_step(moe: set[int], layers: int) -> int:
-    """Where the dense layers sit, as :attr:`~compute.models.ModelSpec.moe_layer_step`: 0
-    when they are the first layers (first_k_dense_replace, ERNIE-4.5's start index), ``k``
-    when exactly every ``k``-th layer is MoE (Llama-4's interleave_moe_layer_step, Qwen-MoE's
-    decoder_sparse_step); any other placement (mlp_only_layers in the middle) is taken as
-    dense-first, which only a pipeline's split of the layers sees."""
-    dense = layers - len(moe)
-    if not dense or moe == set(range(dense, layers)):
-        return 0
-    for k in range(2, layers + 1):
-        if moe == {i for i in range(layers) if (i + 1) % k == 0}:
-            return k
-    return 0
-
-
-def _sliding_window(c: _Config, model_type: str, fam: dict, layers: int) -> dict:
-    """``sliding_window`` and ``sliding_layers`` from a config.json (``{}`` when no layer is
-    windowed), as HF transformers builds the layers:
-
-    * ``layer_types`` (newer configs of every family): the ``"sliding_attention"`` entries;
-    * Gemma-2: every other layer, starting with the first (21 of 42);
-    * Gemma-3, Cohere2 and any config naming a ``sliding_window_pattern``: all but every
-      pattern-th layer (default 6, Cohere2 4);
-    * Qwen2 / Qwen2-MoE / Qwen3: only with ``use_sliding_window`` true, and then the layers
-      from ``max_window_layers`` on;
-    * a family whose attention has no window (:data:`WINDOWLESS_TYPES`: Llama, DeepSeek,
-      OLMo-2, Cohere, ...): refused;
-    * any other family (Mistral, Mixtral, Phi-3, ...): every layer when ``sliding_window`` is
-      not null.
-    """
-    if not c.has("sliding_window"):
-        return {}
-    use = c.option("use_sliding_window", None)
-    if use is False:
-        return {}
-    if use is None and model_type in WINDOW_OPT_IN:
-        return {}
-    window = c.count("sliding_window")
-    if window == 0:  # no window, as null (ModelSpec's 0)
-        return {}
-    types = _layer_types(c, layers)
-    if types is not None:
-        full = {i for i, t in enumerate(types) if t != "sliding_attention"}
-    elif model_type in WINDOWLESS_TYPES or (fam["window"] == "none"
-                                            and model_type not in KEYED_TYPES):
-        # (a type of no family: its family is its architecture's, Kimi-K2's DeepSeek-V3)
-        who = f"model_type {model_type!r}" if model_type else \
-            f"architecture {_architectures(c)[0]!r}"
-        raise UserError(f"{c.where}: sliding_window {window} is not read by {who}, whose "
-                        f"attention spans the whole context; allowed: null (no window), or a "
-                        f"layer_types list naming the windowed layers")
-    elif fam["window"] == "alternate":   # Gemma-2: layer i full when i + 1 is even
-        full = set(range(1, layers, 2))
-    elif fam["window"] == "pattern" or c.has("window_pattern"):
-        # Gemma-3, Cohere2, EXAONE-4 and other families naming a sliding_window_pattern:
-        # layer i is full attention when (i + 1) % pattern == 0
-        every = c.count("window_pattern", limit="layers", default=fam["window_every"])
-        full = set(range(every - 1, layers, every))
-    elif model_type in WINDOW_OPT_IN or fam["window"] == "after_max_window_layers":
-        # Qwen2, dots.llm1: the first max_window_layers are full
-        full = set(range(min(layers, c.count("max_window_layers", limit="layers", minimum=0,
-                                             default=layers))))
-    else:
-        full = set()
-    k = layers - len(full)
-    if k == 0:
-        return {}
-    return {"sliding_window": window, "sliding_layers": k, **_full_layer_step(full, layers)}
 
 
 def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelSpec:
@@ -498,69 +122,7 @@ def load_hf_config(path: str | PathLike[str], name: str | None = None) -> ModelS
     return hf_from_dict(cfg, path, name)
 
 
-def _text_model(cfg: dict, where: str) -> tuple[dict, str]:
-    """The language model of a config.json and the key it was read from ("" for the file
-    itself, whose errors then name it): the file itself, or, for a multimodal wrapper that
-    keeps it in one of :data:`TEXT_MODEL_KEYS` and names no layers at its top level, that
-    table, with the wrapper's ``torch_dtype``, ``quantization_config`` and
-    ``tie_word_embeddings`` where it gives none and its model type's defaults
-    (:data:`NESTED_DEFAULTS`) for the keys it leaves out. Its vision tower is
-    :func:`compute.hf_vision.vision_tower`'s."""
-    keys = [k for k in TEXT_MODEL_KEYS if cfg.get(k) is not None]
-    if not keys or any(cfg.get(k) is not None for k in HF_ALIASES["layers"]):
-        return cfg, ""
-    if len(keys) > 1:   # which is the language model is not ours to guess
-        raise UserError(f"{where}: the config holds {' and '.join(keys)}; a "
-                        f"wrapper keeps its language model in one of "
-                        f"{', '.join(TEXT_MODEL_KEYS)}")
-    key = keys[0]
-    text = validate.table(f"{where}: {key}", cfg[key])
-    inner = dict(text)
-    for k in ("torch_dtype", "dtype", "quantization_config", "tie_word_embeddings"):
-        if inner.get(k) is None and cfg.get(k) is not None:
-            inner[k] = cfg[k]
-    if inner.get("model_type") is None:   # the wrapper's language model type, else its own
-        wrapper = str(cfg.get("model_type", "")).lower()
-        inner["model_type"] = WRAPPED_TEXT_TYPES.get(wrapper, cfg.get("model_type"))
-    for k, v in NESTED_DEFAULTS.get(str(inner.get("model_type", "")).lower(), {}).items():
-        inner.setdefault(k, v)
-    return inner, key
-
-
-def _speaks(c: _Config, field: str) -> bool:
-    """Whether the config's ``field`` (one of :data:`EXPERT_FIELDS`) speaks of experts: a
-    list that is not empty, or a count other than 0. Anything else is refused naming the
-    key (a false, 0.0, -0.0 or '' was read as 0, a NaN or a table as a count)."""
-    v = c.raw(field)
-    if isinstance(v, list):
-        return bool(v)
-    if field == "moe_list":   # Llama-4's moe_layers: indices
-        raise UserError(f"{c.where}: {c.key(field)} must be a list of layer indices, got "
-                        f"{validate.describe(v)}")
-    top = validate.limits("model")[EXPERT_LIMITS[field]].maximum
-    return validate.number(c.where, c.key(field), v, minimum=0, maximum=top,
-                           integer=True) != 0
-
-
-def _zero_experts(c: _Config, model_type: str) -> int:
-    """1 (a dense MLP) for a config whose experts key is 0 where its family's code reads 0
-    so (:data:`ZERO_EXPERTS`), or, in a family the table does not name, where no other
-    key speaks of experts (:data:`EXPERT_FIELDS`); refused in one line otherwise."""
-    key = c.key("experts")
-    known_type = model_type in ZERO_EXPERTS
-    if known_type and ZERO_EXPERTS[model_type] == key:
-        return 1
-    always = known_type and ZERO_EXPERTS[model_type] is None
-    other = next((c.key(f) for f in EXPERT_FIELDS if c.has(f) and _speaks(c, f)), None)
-    if always or other:
-        why = (f"its {other} is for experts" if other else
-               f"model_type {model_type!r} always builds experts")
-        raise UserError(f"{c.where}: {key} is 0 but {why}; a mixture of experts needs "
-                        f"{key} >= 2 (a dense model omits {key}, or gives 1)")
-    return 1
-
-
-def _latent_attention(c: _Config) -> bool:
+def _latent_attention(c: ConfigReader) -> bool:
     """Whether the attention is MLA: the config's ``use_mla`` where it gives one (DeepSeek-VL2's
     DeepseekV2 code builds ``LlamaAttention``, heads x hidden / heads Q, K and V, when it is
     false, whatever ``kv_lora_rank`` says: deepseek-vl2-tiny's MHA), else a ``kv_lora_rank``
@@ -573,7 +135,7 @@ def _latent_attention(c: _Config) -> bool:
     return c.has("kv_lora_rank") if use is None else use
 
 
-def _refuse_projected_embedding(c: _Config, hidden: int) -> None:
+def _refuse_projected_embedding(c: ConfigReader, hidden: int) -> None:
     """A ``word_embed_proj_dim`` other than the hidden size (OPT-350m: the embedding
     projected in and out) is refused, in any family."""
     proj = c.cfg.get("word_embed_proj_dim")
@@ -600,21 +162,21 @@ def _hf_from_dict(cfg, path: Path, name: str | None) -> ModelSpec:
     cfg = with_sidecar(cfg, path)
     # a checkpoint's config.json is named by its folder; a config saved under another name
     # by that name (two configs of one folder are two models)
-    name = name or _Config(cfg, where).text("_name_or_path") or (
+    name = name or ConfigReader(cfg, where).text("_name_or_path") or (
         path.parent.name if path.name == "config.json" else "") or path.stem
     top = cfg
-    cfg, nested = _text_model(cfg, where)
+    cfg, nested = text_model(cfg, where)
     where = f"{where}: {nested}" if nested else where   # errors name the nested table
     cfg = uniform_per_layer(flatten_dbrx(cfg, where), where)
     cfg = gpt_neo_windows(cfg, where)
-    c = _Config(cfg, where)
+    c = ConfigReader(cfg, where)
     validate.name(where, "model", name)
-    model_type, fam = _hf_family(c)
-    fam = _keyed_architecture(c, fam)
-    # a nested table without a model_type of its own took the wrapper's (_text_model)
+    model_type, fam = hf_family(c)
+    fam = keyed_architecture(c, fam)
+    # a nested table without a model_type of its own took the wrapper's (text_model)
     inherited = nested and isinstance(top.get(nested), dict) and \
         top[nested].get("model_type") is None
-    _refuse_unmodelled(c, model_type, f" (the wrapper's: {nested} names none)"
+    refuse_unmodelled(c, model_type, f" (the wrapper's: {nested} names none)"
                        if inherited else "")
     for key, value in fam["config_defaults"].items():  # the family's own defaults
         if cfg.get(key) is None:
@@ -646,19 +208,19 @@ def _hf_from_dict(cfg, path: Path, name: str | None) -> ModelSpec:
         entry["head_dim"] = c.count("head_dim")
 
     # MLP: dense, or experts (with shared experts and dense layers)
-    experts = c.count("experts", minimum=0, default=1) or _zero_experts(c, model_type)
+    experts = c.count("experts", minimum=0, default=1) or zero_experts(c, model_type)
     entry["experts"] = experts
     if experts > 1:
         entry["experts_per_token"] = c.count("experts_per_token")
         entry["ffn"] = c.count("expert_ffn", limit="ffn") if c.has("expert_ffn") else dense_ffn
-        moe_set = _moe_layer_set(c, layers)
+        moe_set = moe_layer_set(c, layers)
         moe = len(moe_set)
         if moe == 0:
             raise UserError(f"{where}: the config names {experts} experts but no layer is a "
                             f"mixture of experts")
         entry["dense_layers"] = layers - moe
-        if _moe_layer_step(moe_set, layers):
-            entry["moe_layer_step"] = _moe_layer_step(moe_set, layers)
+        if moe_layer_step(moe_set, layers):
+            entry["moe_layer_step"] = moe_layer_step(moe_set, layers)
         if entry["dense_layers"]:
             entry["dense_ffn"] = (c.count("dense_mlp_ffn", limit="ffn", default=dense_ffn)
                                   if fam["llama4"] else dense_ffn)
@@ -675,7 +237,7 @@ def _hf_from_dict(cfg, path: Path, name: str | None) -> ModelSpec:
             entry["shared_ffn"] = dense_ffn
         if entry.get("shared_ffn") and fam["shared_expert_gate"]:
             entry["shared_expert_gate"] = True
-        entry.update(_expert_groups(c))
+        entry.update(expert_groups(c))
     elif c.key("shared_ffn") == "shared_intermediate_size":
         # GraniteMoeHybrid without experts (granite-4.0-micro): its shared_mlp is the MLP
         entry["ffn"] = c.count("shared_ffn", limit="ffn")
@@ -683,10 +245,10 @@ def _hf_from_dict(cfg, path: Path, name: str | None) -> ModelSpec:
         entry["ffn"] = dense_ffn
 
     if fam["llama4"]:
-        entry.update(_chunked_attention(c, layers))
+        entry.update(chunked_attention(c, layers))
     else:
-        entry.update(_sliding_window(c, model_type, fam, layers))
-    _layer_types(c, layers, LLAMA4_LAYER_TYPES if fam["llama4"] else LAYER_TYPES)
+        entry.update(sliding_window(c, model_type, fam, layers))
+    layer_types(c, layers, LLAMA4_LAYER_TYPES if fam["llama4"] else LAYER_TYPES)
     # (checked even where no window is read)
 
     # embeddings, biases, norms

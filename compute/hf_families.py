@@ -477,7 +477,7 @@ LAYER_TYPES = ("full_attention", "sliding_attention", "attention")
 #: ``layer_types`` entries of layers that are not attention, refused by name (GraniteMoeHybrid:
 #: "mamba"), with the key prefix of their settings, inert where layer_types lists no such
 #: layer (granite-4.0-micro's config carries mamba_* keys and no Mamba layer). Other entries
-#: (Qwen3-Next's "linear_attention") are refused by :func:`compute.hf_config._layer_types`.
+#: (Qwen3-Next's "linear_attention") are refused by :func:`compute.hf_windows.layer_types`.
 UNMODELLED_LAYERS = {"mamba": ("Mamba-2 state-space", "mamba_")}
 #: ... and of Llama-4's, whose local layers are chunked.
 LLAMA4_LAYER_TYPES = ("full_attention", "chunked_attention")

@@ -7,15 +7,10 @@ rule and norms a layer, and ChatGLM's KV heads and norm.
 
 from __future__ import annotations
 
-from typing import Any
-
 from compute import validate
 from compute.errors import UserError
 from compute.hf_families import DBRX_DEFAULTS, PER_LAYER_KEYS
-
-#: The config being read, as :mod:`compute.hf_config` holds it (its ``_Config``: ``cfg``,
-#: ``where``, ``key``, ``count``, ``option``); not imported, which would import in a circle.
-Config = Any
+from compute.hf_reader import ConfigReader
 
 __all__ = ["chatglm_layout", "falcon_norms", "flatten_dbrx", "gpt_neo_windows", "multi_query",
            "new_decoder", "uniform_per_layer"]
@@ -67,7 +62,7 @@ def uniform_per_layer(cfg: dict, where: str) -> dict:
     return out
 
 
-def new_decoder(c: Config) -> bool:
+def new_decoder(c: ConfigReader) -> bool:
     """Falcon's new decoder architecture (grouped KV heads, two LayerNorms a layer):
     ``new_decoder_architecture``, or RW's ``n_head_kv`` (tiiuae's remote RefinedWeb code for
     Falcon-40B, the layer TGI calls ``FlashRWLargeLayer``, before HF's ``falcon`` configs
@@ -75,7 +70,7 @@ def new_decoder(c: Config) -> bool:
     return c.option("new_decoder_architecture", False) or c.key("kv_heads") == "n_head_kv"
 
 
-def multi_query(c: Config) -> bool:
+def multi_query(c: ConfigReader) -> bool:
     """Whether a family whose ``multi_query`` defaults to true (Falcon, GPT-BigCode: their HF
     configs') builds one K and one V head: ``multi_query`` (default true) unless the config's
     own KV-head count decides, with Falcon's new decoder architecture (:func:`new_decoder`).
@@ -86,7 +81,7 @@ def multi_query(c: Config) -> bool:
     return c.option("multi_query", True)
 
 
-def falcon_norms(c: Config) -> int:
+def falcon_norms(c: ConfigReader) -> int:
     """Falcon's LayerNorms a layer, in HF FalconDecoderLayer's order: two
     (``input_layernorm``, ``post_attention_layernorm``) unless ``parallel_attn`` (default
     true); with it, ``num_ln_in_parallel_attn`` of them (``ln_attn`` and ``ln_mlp`` when 2,
@@ -101,7 +96,7 @@ def falcon_norms(c: Config) -> int:
                                integer=True))
 
 
-def chatglm_layout(c: Config, heads: int, fam: dict) -> tuple[int, dict]:
+def chatglm_layout(c: ConfigReader, heads: int, fam: dict) -> tuple[int, dict]:
     """ChatGLM's KV heads and norm: ``multi_query_group_num`` KV heads when
     ``multi_query_attention`` is true, else one per query head (ChatGLMConfig's defaults:
     false, 1 group; THUDM's SelfAttention builds K and V of ``kv_channels`` x that many);
