@@ -272,7 +272,8 @@ netmodel writes a folder of files (tables, JSON, figures) there: give a folder n
             raise UserError(f"{what} {_describe(path)} holds files netmodel did not write "
                             f"(no {MANIFEST}); netmodel replaces its output folder whole, so "
                             f"give a new or empty folder")
-        listed = _listed(p / MANIFEST)
+        kind = _not_a_file(p / MANIFEST) if entries else ""   # an empty folder: none
+        listed = {} if kind else _listed(p / MANIFEST)
         others = sorted(set(entries) - set(listed) - {MANIFEST})
         if others:
             shown = ", ".join(repr(name) for name in others[:3])
@@ -280,6 +281,11 @@ netmodel writes a folder of files (tables, JSON, figures) there: give a folder n
             raise UserError(f"{what} {_describe(path)} holds {shown}{more}, which its "
                             f"{MANIFEST} does not list (a file netmodel did not write: an "
                             f"input, or your own); {_MOVE_IT_OUT}")
+        if kind:
+            # a folder (of one's notes), a link or a FIFO under the manifest's name: replaced
+            # whole with the output, the folder of notes was deleted
+            raise UserError(f"{what} {_describe(path)} holds {MANIFEST!r}, which is not the "
+                            f"file netmodel writes there: {kind}; {_MOVE_IT_OUT}")
         for name in sorted(set(entries) & set(listed)):
             changed = _not_as_written(p / name, listed[name])
             if changed:
@@ -314,14 +320,24 @@ def _cwd_gone() -> bool:
 _MANIFEST_BYTES = 1 << 24
 
 
-def _listed(manifest: Path) -> dict[str, object]:
-    """The files ``manifest`` lists (its ``files`` table), each name with its entry (what
-    :func:`compute.outputs._manifest` wrote: ``{"bytes", "sha256"}``); none when it is not a
-    manifest netmodel wrote (not a regular file, unreadable, too large, not JSON, no such
-    table)."""
+def _not_a_file(manifest: Path) -> str:
+    """Why ``manifest`` (present) is no manifest netmodel wrote because it is not a regular
+    file (the words after 'is not the file netmodel writes there: '), or ``""`` where it is
+    one."""
     try:
-        if not manifest.is_file():   # a FIFO would block the read, /dev/zero never end
-            return {}
+        mode = manifest.lstat().st_mode
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})"
+    return "" if stat.S_ISREG(mode) else "it is a symbolic link" if stat.S_ISLNK(mode) else \
+        "it is a folder" if stat.S_ISDIR(mode) else "it is not a regular file"
+
+
+def _listed(manifest: Path) -> dict[str, object]:
+    """The files ``manifest`` (a regular file: :func:`_not_a_file`) lists (its ``files``
+    table), each name with its entry (what :func:`compute.outputs._manifest` wrote:
+    ``{"bytes", "sha256"}``); none when it is not a manifest netmodel wrote (unreadable, too
+    large, not JSON, no such table)."""
+    try:
         with open(manifest, "rb") as fh:
             raw = fh.read(_MANIFEST_BYTES + 1)
         doc = json.loads(raw) if len(raw) <= _MANIFEST_BYTES else None

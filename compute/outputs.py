@@ -30,7 +30,8 @@ Every command that writes goes through this module, so the rules are the same ev
   the manifest records): any other file in it (an input such as the scenario file being
   read, or notes of one's own) and a listed one changed since (edited by hand, another
   tool's, or a manifest entry recording no size and hash) is named and the run refused,
-  the folder untouched. A new
+  the folder untouched, as is a :data:`MANIFEST` that is no file (a folder, which the
+  old output would have taken with it, a symbolic link, a FIFO). A new
   output folder named like a file (ending in one of
   :data:`~compute.output_paths.FILE_SUFFIXES`, a suffix of the files netmodel reads and
   writes: ``.csv``, ``.png`` ...) is refused: a file was meant, and so is the folder the
