@@ -246,7 +246,13 @@ class Workload:
 
 @dataclass(frozen=True)
 class Slo:
-    """Latency service-level objectives (seconds)."""
+    """Latency service-level objectives (seconds), each kept as a Python float (a numpy
+    scalar or a Fraction given is converted here, once).
+
+    >>> import numpy as np
+    >>> Slo(ttft=np.float32(0.5)).ttft, type(Slo(tbt=np.float64(0.05)).tbt).__name__
+    (0.5, 'float')
+    """
 
     ttft: float = DEFAULT_TTFT
     tbt: float = DEFAULT_TBT
@@ -258,6 +264,9 @@ class Slo:
                 raise UserError(f"{key} SLO must be a finite number of seconds > 0, got "
                                 f"{describe(v)}")
             check_plausible(key, v, f"{key} SLO")
+            # kept as a float: a numpy float32 failed every report's JSON, a Fraction the
+            # search's limit ('latency_limit ... > 0, got 0.5')
+            object.__setattr__(self, key, float(v))
 
     def limit(self, phase: str) -> float:
         """The latency limit of ``phase``: TTFT for prefill, TBT for decode (seconds)."""

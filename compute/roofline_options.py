@@ -214,6 +214,9 @@ class RooflineOptions:
             if not (is_finite(v) and floor <= v <= 1):
                 raise UserError(f"{key} must be a fraction from {floor:g} to 1, "
                                 f"got {describe(v)}")
+            # Python's numbers kept, as every checked field below: a numpy float32 failed
+            # every report's JSON (to_dict)
+            object.__setattr__(self, key, float(v))
         if self.compute_dtype is not None:
             dtype = chosen(self.compute_dtype, COMPUTE_DTYPES)
             if dtype is None:
@@ -221,7 +224,7 @@ class RooflineOptions:
                                 f"{lookalike(self.compute_dtype, COMPUTE_DTYPES)}; "
                                 f"known: {known(COMPUTE_DTYPES)}")
             object.__setattr__(self, "compute_dtype", dtype)
-        check_reserve(self.memory_reserve)
+        object.__setattr__(self, "memory_reserve", check_reserve(self.memory_reserve))
         if not isinstance(self.overlap_collectives, bool):
             raise UserError(f"overlap_collectives must be true or false, got "
                             f"{describe(self.overlap_collectives)}")
@@ -249,6 +252,7 @@ class RooflineOptions:
                 raise UserError(f"dense MLP TP degree (dense_mlp_tp) must be 1 (SGLang's "
                                 f"--moe-dense-tp-size 1) or unset (the stage's TP), got "
                                 f"{describe(self.dense_mlp_tp)}")
+            object.__setattr__(self, "dense_mlp_tp", int(self.dense_mlp_tp))
         if type(self.mtp_tokens) is not int or self.mtp_tokens != 0:
             object.__setattr__(self, "mtp_tokens", check_mtp_tokens(self.mtp_tokens))
         if type(self.mtp_acceptance) is not float or self.mtp_acceptance != DEFAULT_ACCEPTANCE:

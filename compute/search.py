@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from compute.phases import Workload
     from compute.roofline_options import RooflineOptions
 
-__all__ = ["DEFAULT_MAX_BATCH", "MAX_CONFIGURATIONS", "pareto_front", "search"]
+__all__ = ["DEFAULT_MAX_BATCH", "MAX_CONFIGURATIONS", "check_max_batch", "pareto_front", "search"]
 
 #: Largest batch the search tries.
 DEFAULT_MAX_BATCH = 1024
@@ -56,6 +56,24 @@ DEFAULT_MAX_BATCH = 1024
 #: ``NETMODEL_MAX_SEARCH_CONFIGURATIONS`` overrides): the grid's limit,
 #: :data:`compute.roofline.MAX_CONFIGURATIONS`.
 MAX_CONFIGURATIONS = ROOFLINE_MAX_CONFIGURATIONS
+
+
+def check_max_batch(max_batch: object) -> int:
+    """``max_batch`` as a Python int if it is a whole number >= 1 (a numpy integer too: kept
+    as numpy's, it failed the JSON of every report that records it), else a
+    :class:`UserError`. The one check of a search's, a comparison's and a sweep's
+    ``max_batch``.
+
+    >>> check_max_batch(np.int64(64)), type(check_max_batch(np.uint16(8))).__name__
+    (64, 'int')
+    >>> check_max_batch(8.0)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: max_batch must be a whole number >= 1, got 8.0
+    """
+    if isinstance(max_batch, bool) or not is_whole(max_batch) or max_batch < 1:
+        raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")
+    return int(max_batch)
 
 
 def pareto_front(latency: np.ndarray, score: np.ndarray) -> np.ndarray:
@@ -170,8 +188,7 @@ def search(model: str | ModelSpec, gpu: str | GpuSpec, phase: str | Workload = "
     slo = check_slo(slo)
     check_options(options)
     limit = slo.limit(workload.phase)
-    if isinstance(max_batch, bool) or not is_whole(max_batch) or max_batch < 1:
-        raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")
+    max_batch = check_max_batch(max_batch)
     configs = configurations(model, gpu.max_instance, tp=tp, pp=pp, ep=ep,
                              attention_dp=attention_dp, max_gpus=max_gpus)
     check_size("search", "configurations", len(configs) * int(max_batch), MAX_CONFIGURATIONS,

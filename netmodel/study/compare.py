@@ -31,7 +31,7 @@ from compute.parallel import Parallelism
 from compute.phases import DECODE, PHASES, Slo, check_phase, check_slo, latency_name, slo_text
 from compute.roofline import check_options, make_workload
 from compute.roofline_options import RooflineOptions
-from compute.search import DEFAULT_MAX_BATCH, search
+from compute.search import DEFAULT_MAX_BATCH, check_max_batch, search
 from compute.validate import listed
 from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS
@@ -388,6 +388,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     check_fabric_options(models, options, parallelism, phases)
     options = check_options(options)
     slo = check_slo(slo)
+    max_batch = check_max_batch(max_batch)
     # counted before any fabric is built or searched, as sweep counts its searches: 300
     # scenario files x 8 models x 10 GPUs x 2 phases (48,000 searches) ran on for minutes
     check("compare", "searches", len(scens) * len(models) * len(phases), MAX_SEARCHES,

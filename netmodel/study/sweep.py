@@ -49,8 +49,8 @@ from compute.models import get_model
 from compute.phases import Slo, check_phase, check_slo, latency_name
 from compute.roofline import check_options, make_workload
 from compute.roofline_options import RooflineOptions
-from compute.search import DEFAULT_MAX_BATCH
-from compute.validate import describe, is_whole, listed
+from compute.search import DEFAULT_MAX_BATCH, check_max_batch
+from compute.validate import describe, listed
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import distinct_models
 from netmodel.study.run_words import noted_settings
@@ -156,8 +156,7 @@ def run_sweep(scenarios: Iterable[str | Scenario], params: Iterable[SweepParam |
     # a string first: an array compared with the names raised numpy's ambiguous-truth error
     parallelism = check_parallelism_name(parallelism)   # blanks at either end dropped
     check_fabric_options(models, options, parallelism, phases)
-    if isinstance(max_batch, bool) or not is_whole(max_batch) or max_batch < 1:
-        raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")
+    max_batch = check_max_batch(max_batch)
     options = check_options(options)
     slo = check_slo(slo)
     ys = params[1].values if len(params) > 1 else (None,)
