@@ -444,7 +444,7 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
     for t in tps:
         for p in pps:
             if max_gpus is not None and t * p > max_gpus:
-                why = why or f"at most {max_gpus} GPUs"
+                why = why or f"max_gpus {max_gpus} is below TP {t} x PP {p}"
                 continue
             for e in eps:
                 if t % e:
