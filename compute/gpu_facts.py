@@ -14,14 +14,14 @@ record, reading the catalog first, and notes a saved fabric's facts into it
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from copy import deepcopy
 from dataclasses import fields, replace
 
 from compute import validate
 from compute.dies import LogicDies, check_die_table
 from compute.errors import UserError, find_name, known, lookalike
-from compute.gpu_rows import HOST_POWER_KEY, die_entry, host_power_entry
+from compute.gpu_rows import HOST_POWER_KEY, NAMED_KEYS, die_entry, host_power_entry, named_entries
 from compute.hardware import (
     FLAG_FIELDS,
     GpuSpec,
@@ -37,7 +37,8 @@ from compute.rows import Parameter
 
 __all__ = ["GPU_FILE_FACTS", "NVLINK_REFERENCE", "base_gpu", "check_derivation",
            "check_gpu_file_facts", "derivation", "die_table", "gpu_file_facts",
-           "host_power_of", "logic_dies", "note_gpu_file_facts", "nvlink_count", "root_gpu"]
+           "host_power_of", "logic_dies", "named_fact", "note_gpu_file_facts", "nvlink_count",
+           "root_gpu", "stated_fact"]
 
 
 def die_table(name: str) -> tuple[dict, str] | None:
@@ -91,8 +92,9 @@ def base_gpu(name: str) -> GpuSpec | None:
 #: The GPU whose NVLinks a GPU naming no count of its own is taken to have
 #: (:func:`nvlink_count`): the H100's fourth-generation NVLink, whose line rate is its
 #: catalog entry's 450 GB/s a direction over its 18 links, 25 GB/s (NVIDIA H100 datasheet,
-#: gpus.toml). The collective model takes the same generation for a GPU it does not know
-#: (netmodel/data/collective_generations.toml: default = "hopper").
+#: gpus.toml). The collective model takes the same generation for a GPU whose lineage names
+#: none (no ``collective_generation``: netmodel/data/collective_generations.toml, default =
+#: "hopper").
 NVLINK_REFERENCE = "H100-SXM"
 
 
@@ -170,20 +172,23 @@ def _lineage(name: str) -> Iterator[str]:
 
 #: The keys of a GPU file's entry whose facts compute keeps beside the GpuSpec, by GPU name
 #: (:func:`compute.hardware.read_gpu`): what it derives from and
-#: by what fraction (the collective calibration's generation, the dies of a GPU without a
-#: table of its own), its die table (package cost, list price, yield) and its host power.
+#: by what fraction (the named facts it keeps from its base, the dies of a GPU without a
+#: table of its own), its die table (package cost, list price, yield), its host power and
+#: what it is named (:data:`compute.gpu_rows.NAMED_KEYS`: its collective generation and
+#: compute capability, :func:`named_fact`).
 #: A saved fabric carries them for its GPU types (topologies: graph attribute
 #: ``gpu_file_facts``, :func:`gpu_file_facts` and :func:`note_gpu_file_facts`), so that a
 #: process that never read the GPU file costs its GPUs as one that did.
-GPU_FILE_FACTS = ("derive_from", "fraction", "die", HOST_POWER_KEY)
+GPU_FILE_FACTS = ("derive_from", "fraction", "die", HOST_POWER_KEY, *NAMED_KEYS)
 
 
 def gpu_file_facts(spec: GpuSpec) -> dict:
     """What compute knows of the GPU ``spec`` beside the spec, as its GPU file's entry says
     it (the keys of :data:`GPU_FILE_FACTS`, JSON-safe copies): ``derive_from`` and
     ``fraction`` where it derives from another GPU (by its name, :func:`derivation`),
-    ``die`` and ``host_power_W`` where ``spec`` is the GPU read under its name. {} for a
-    catalog GPU's name (the catalog keeps its own) and a GPU known to no file.
+    ``die``, ``host_power_W`` and the named facts its entry states (not those it keeps from
+    its base) where ``spec`` is the GPU read under its name. {} for a catalog GPU's name
+    (the catalog keeps its own) and a GPU known to no file.
 
     >>> gpu_file_facts(get_gpu("Lite")), gpu_file_facts(get_gpu("H100-SXM"))
     ({}, {})
@@ -203,15 +208,17 @@ def gpu_file_facts(spec: GpuSpec) -> dict:
         if row is not None:
             out[HOST_POWER_KEY] = {"value": row.raw, "unit": row.unit, "source": row.source,
                                    "confidence": row.confidence}
+        out.update(dict(found.named))
     return out
 
 
 def check_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str) -> tuple[
         dict[str, tuple[dict, str, LogicDies]], dict[str, tuple[str, float]],
-        dict[str, Parameter]]:
+        dict[str, Parameter], dict[str, dict[str, str]]]:
     """``facts`` (``{name: {key of GPU_FILE_FACTS: value}}``, of the GPUs ``specs``) checked
     as a GPU file's entries are (the same checks, so a value a GPU file refuses is refused
-    here), read at ``where``: ``(dies, derivations, host power rows)`` by GPU name. Refused
+    here), read at ``where``: ``(dies, derivations, host power rows, named facts)`` by GPU
+    name. Refused
     in one line: a name not in ``specs`` or a catalog GPU's, an unknown key, a
     ``derive_from`` naming neither a catalog GPU nor one of ``specs``, a cycle of them.
 
@@ -227,6 +234,7 @@ def check_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
     hosts: dict[str, Parameter] = {}
+    named: dict[str, dict[str, str]] = {}
     for name, entry in facts.items():
         if isinstance(name, str) and find_name(table, name) is not None:
             raise UserError(f"{where}: {validate.describe(name)} names a catalog GPU, whose "
@@ -258,6 +266,9 @@ def check_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str
                                                           specs[name].sms))
         if HOST_POWER_KEY in entry:
             hosts[name] = host_power_entry(here, entry)
+        said = named_entries(here, entry)
+        if said:
+            named[name] = said
     ends: set[str] = set()   # every lineage ends at a GPU derived from none
     for name in derived:
         chain, last = {name: None}, name   # in order
@@ -277,7 +288,7 @@ def check_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str
     for name, (base, fraction) in derived.items():   # each spec is what its derivation gives
         check_derivation(specs[name], specs[base] if base in specs else table[base], fraction,
                          where, lineage)
-    return dies, derived, hosts
+    return dies, derived, hosts, named
 
 
 #: What :func:`compute.hardware.derive_gpu` scales by each multiplier, by the field that
@@ -357,8 +368,9 @@ def note_gpu_file_facts(specs: Mapping[str, GpuSpec], facts: object, where: str)
     >>> derivation("NotedHalf"), gpu_file_facts(half)
     (('B200-HGX', 0.5), {'derive_from': 'B200-HGX', 'fraction': 0.5})
     """
-    dies, derived, hosts = check_gpu_file_facts(specs, facts, where)
-    keep_read({name: specs[name] for name in facts}, dies, derived, hosts)  # type: ignore[union-attr]
+    dies, derived, hosts, named = check_gpu_file_facts(specs, facts, where)
+    keep_read({name: specs[name] for name in facts}, dies, derived, hosts,  # type: ignore[union-attr]
+              named)
 
 
 def derivation(name: str) -> tuple[str, float] | None:
@@ -372,6 +384,48 @@ def derivation(name: str) -> tuple[str, float] | None:
     catalog()
     found = read_gpu(name)
     return None if found is None else found.derived
+
+
+def stated_fact(name: str, key: str) -> str | None:
+    """The named fact ``key`` (one of :data:`compute.gpu_rows.NAMED_KEYS`) as the entry of
+    the GPU ``name`` states it (the catalog's, a GPU file's or a saved fabric's read before),
+    None where it states none (a GPU derived from another may keep its base's:
+    :func:`named_fact`).
+
+    >>> stated_fact("H100-SXM", "collective_generation"), stated_fact("Lite", "collective_generation")
+    ('hopper', None)
+    """
+    catalog()
+    found = read_gpu(name)
+    return None if found is None else dict(found.named).get(key)
+
+
+def named_fact(name: str, key: str, *,
+               step: Callable[[str], tuple[str, float] | None] = derivation,
+               stated: Callable[[str, str], str | None] = stated_fact
+               ) -> tuple[str, str] | None:
+    """``(value, GPU that states it)``: the named fact ``key`` of the GPU ``name``, its own
+    entry's, else that of the GPU it derives from, and so on (a derived GPU keeps its
+    base's unless it states its own: the Lite family is the H100's generation); None where
+    no GPU of its lineage states one. ``step`` and ``stated``: where derivations and stated
+    facts are looked up (default what compute has read; a fabric's own first:
+    :func:`topologies.schema.gpu_named_fact`).
+
+    >>> named_fact("Lite+BW", "collective_generation"), named_fact("B300-HGX", "compute_capability")
+    (('hopper', 'H100-SXM'), ('10.3', 'B300-HGX'))
+    """
+    catalog()
+    seen: set[str] = set()
+    while name not in seen:
+        seen.add(name)
+        value = stated(name, key)
+        if value is not None:
+            return value, name
+        derived = step(name)
+        if derived is None:
+            return None
+        name = derived[0]
+    return None
 
 
 def _spec_read(name: str) -> GpuSpec | None:

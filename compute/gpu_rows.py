@@ -9,12 +9,14 @@ read by :mod:`compute.hardware`; :mod:`compute.gpu_facts` answers from what both
 
 from __future__ import annotations
 
+import re
+
 from compute import validate
 from compute.errors import UserError, known
 from compute.rows import CONFIDENCE, Parameter, check_number
 
-__all__ = ["HOST_POWER_KEY", "MAX_HOST_POWER", "NO_SOURCE", "die_entry", "entry_source",
-           "host_power_entry", "row_value"]
+__all__ = ["HOST_POWER_KEY", "MAX_HOST_POWER", "NAMED_KEYS", "NO_SOURCE", "check_capability",
+           "die_entry", "entry_source", "host_power_entry", "named_entries", "row_value"]
 
 
 def die_entry(here: str, entry: dict) -> tuple[dict, str] | None:
@@ -45,6 +47,54 @@ def host_power_entry(here: str, entry: dict) -> Parameter:
                      high=MAX_HOST_POWER)
     return Parameter(HOST_POWER_KEY, v, "W", row["value"], row["source"], "",
                      row.get("confidence", ""))
+
+
+#: What a GPU entry may say of what the GPU is beside its figures: names, not numbers, each
+#: optional, kept beside its spec (:attr:`compute.hardware.ReadGpu.named`). A GPU derived
+#: from another keeps its base's unless its own entry names one
+#: (:func:`compute.gpu_facts.named_fact`). ``collective_generation``: the generation of its
+#: NVLink and NVSwitch, whose constants the collective model applies to it; the generations
+#: are the tables of ``netmodel/data/collective_generations.toml`` (or a user's generations
+#: file), so netmodel, which defines them, refuses a name it does not define when it costs
+#: the GPU (compute knows no collectives: here the name is held as text). A GPU whose lineage
+#: names none takes that file's default. ``compute_capability``: CUDA's ``MAJOR.MINOR``
+#: (NVIDIA's CUDA GPU compute capability table), by which NCCL enables a protocol (LL128).
+NAMED_KEYS = ("collective_generation", "compute_capability")
+
+#: CUDA's compute capability as text: ``MAJOR.MINOR``, ASCII digits, no leading zero.
+_CAPABILITY = re.compile(r"(?:0|[1-9][0-9]?)\.[0-9]", re.ASCII)
+
+
+def check_capability(where: str, key: str, value: object) -> str:
+    """``value`` if it is a CUDA compute capability written as text ``MAJOR.MINOR``
+    (``"9.0"``, ``"10.3"``: a TOML number 10.3 is refused, as 10.30 would read the same);
+    else UserError naming ``where``, ``key`` and the value.
+
+    >>> check_capability("g.toml", "compute_capability", "10.3")
+    '10.3'
+    >>> check_capability("g.toml", "compute_capability", 9.0)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: g.toml: compute_capability must be CUDA's compute capability MAJOR.MINOR as text (e.g. "9.0", "10.3"), got 9.0
+    """
+    if not (isinstance(value, str) and _CAPABILITY.fullmatch(value)):
+        raise UserError(f"{where}: {key} must be CUDA's compute capability MAJOR.MINOR as "
+                        f"text (e.g. \"9.0\", \"10.3\"), got {validate.describe(value)}")
+    return value
+
+
+def named_entries(here: str, entry: dict) -> dict[str, str]:
+    """The entry's :data:`NAMED_KEYS` (removed from it), checked: a generation's name is a
+    name (:func:`compute.validate.name`; which generations exist is netmodel's to say), a
+    compute capability :func:`check_capability`'s."""
+    out = {}
+    if "collective_generation" in entry:
+        out["collective_generation"] = validate.name(here, "collective_generation",
+                                                     entry.pop("collective_generation"))
+    if "compute_capability" in entry:
+        out["compute_capability"] = check_capability(here, "compute_capability",
+                                                     entry.pop("compute_capability"))
+    return out
 
 
 #: A GPU entry without a ``source`` key (:func:`entry_source`; a JSON ``null`` is a value).

@@ -51,10 +51,12 @@ from compute.errors import (
 from compute.gpu_ranges import SPEC_KEYS, check_peaks, spec_ranges
 from compute.gpu_rows import (
     HOST_POWER_KEY,
+    NAMED_KEYS,
     NO_SOURCE,
     die_entry,
     entry_source,
     host_power_entry,
+    named_entries,
     row_value,
 )
 from compute.rows import Parameter
@@ -423,14 +425,17 @@ class ReadGpu(NamedTuple):
     of die and package data, checked when the entry is read, compute.dies, and priced by
     compute.yield_model), what it derives from ``(base GPU, fraction of its silicon)`` (the
     catalog's Lite family, a GPU file's ``derive_from`` entries) and its ``host_power_W``
-    row. A GpuSpec holds performance only; the rest is kept beside it so that saved fabrics
-    and the ``hardware --json`` shape stay as they are (:mod:`compute.gpu_facts` answers
-    from it)."""
+    row, and ``named``: what its entry names the GPU (:data:`compute.gpu_rows.NAMED_KEYS`:
+    its collective generation, its compute capability; ``(key, value)`` pairs of those it
+    names, none where it names none: a tuple, as every field, so the record pickles). A
+    GpuSpec holds performance only; the rest is kept beside it so that saved fabrics and the
+    ``hardware --json`` shape stay as they are (:mod:`compute.gpu_facts` answers from it)."""
 
     spec: GpuSpec
     die: tuple[dict, str, LogicDies] | None
     derived: tuple[str, float] | None
     host_power: Parameter | None
+    named: tuple[tuple[str, str], ...] = ()
 
 
 #: Every GPU read so far, by name (the catalog's, a GPU file's, a saved fabric's noted by
@@ -442,12 +447,15 @@ _READ: dict[str, ReadGpu] = {}
 
 def keep_read(gpus: dict[str, GpuSpec], dies: dict[str, tuple[dict, str, LogicDies]],
               derived: dict[str, tuple[str, float]],
-              hosts: dict[str, Parameter] | None = None) -> None:
-    """Record ``gpus`` with their die tables, derivations and host power rows by name once
-    they are all read (a GPU read again without one loses the one read before)."""
-    hosts = hosts or {}
+              hosts: dict[str, Parameter] | None = None,
+              named: dict[str, dict[str, str]] | None = None) -> None:
+    """Record ``gpus`` with their die tables, derivations, host power rows and named facts
+    by name once they are all read (a GPU read again without one loses the one read
+    before)."""
+    hosts, named = hosts or {}, named or {}
     for name, spec in gpus.items():
-        _READ[name] = ReadGpu(spec, dies.get(name), derived.get(name), hosts.get(name))
+        _READ[name] = ReadGpu(spec, dies.get(name), derived.get(name), hosts.get(name),
+                              tuple(named.get(name, {}).items()))
 
 
 def read_gpu(name: str) -> ReadGpu | None:
@@ -470,7 +478,8 @@ def _pos_int(name, key, v):
 
 def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: str,
                     dies: dict[str, tuple[dict, str]],
-                    derived: dict[str, tuple[str, float]], lineage: Step) -> GpuSpec:
+                    derived: dict[str, tuple[str, float]], lineage: Step,
+                    named: dict[str, dict[str, str]]) -> GpuSpec:
     """One ``[gpu.NAME]`` table, every value checked against ``compute/data/limits.toml``."""
     validate.typed_name(where, "GPU", name)   # no CLOCK_MARK, ',', '=', ':' (NAME_MARKS)
     here = f"{where}: GPU {name!r}"
@@ -480,6 +489,9 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
     die = die_entry(here, entry)
     if die is not None:
         dies[name] = die
+    said = named_entries(here, entry)
+    if said:
+        named[name] = said
     if "derive_from" in entry:
         own = dict(flags)   # an nvlinks key of its own replaces the base's count
         if "nvlinks" in entry:
@@ -489,7 +501,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
             raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                             f"a derived GPU allows: {', '.join(_DERIVE_KEYS)}, "
                             f"{', '.join(FLAG_FIELDS)}, die, nvlinks, {HOST_POWER_KEY}, "
-                            f"source")
+                            f"{', '.join(NAMED_KEYS)}, source")
         typed = entry.pop("derive_from")
         # a GPU looked up, as --gpu reads one: blanks at either end dropped, case aside
         base_name = find_name(known_gpus, typed) if isinstance(typed, str) else None
@@ -511,7 +523,7 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
     if unknown:
         raise UserError(f"{here} has unknown key(s) {', '.join(k[:60] for k in unknown)}; "
                         f"allowed: {', '.join(SPEC_KEYS)}, {', '.join(FLAG_FIELDS)}, "
-                        f"die, {HOST_POWER_KEY}, source "
+                        f"die, {HOST_POWER_KEY}, {', '.join(NAMED_KEYS)}, source "
                         f"(or derive_from with "
                         f"{', '.join(_DERIVE_KEYS[1:])})")
     if missing:
@@ -532,10 +544,13 @@ def _gpu_from_entry(name: str, entry, known_gpus: Mapping[str, GpuSpec], where: 
 def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
                      dies: dict[str, tuple[dict, str, LogicDies]],
                      derived: dict[str, tuple[str, float]],
-                     hosts: dict[str, Parameter] | None = None) -> dict[str, GpuSpec]:
+                     hosts: dict[str, Parameter] | None = None,
+                     named: dict[str, dict[str, str]] | None = None) -> dict[str, GpuSpec]:
     """The GPUs of a parsed ``{"gpu": {NAME: entry}}`` table; their die tables into
     ``dies``, derivations into ``derived``, ``host_power_W`` rows into ``hosts`` (None: the
-    key is refused, as in the catalog, whose host power rows are economics.toml's)."""
+    key is refused, as in the catalog, whose host power rows are economics.toml's), named
+    facts (:data:`compute.gpu_rows.NAMED_KEYS`) into ``named``."""
+    named = {} if named is None else named
     if isinstance(data, dict) and isinstance(data.get("gpu"), dict):   # beside it, a stray key
         check_keys(f"{where} (top level)", data, ("gpu",))   # (told 'expected a table gpu')
     if not isinstance(data, dict) or set(data) != {"gpu"} or not isinstance(data["gpu"], dict):
@@ -572,7 +587,7 @@ def _parse_gpu_table(data, where: str, base: dict[str, GpuSpec],
                                f"{base_name!r}, which the file gives after it; give {base_name!r} "
                                "first")
                             + " (a GPU derives from a catalog GPU or one given before it)")
-        out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived, lineage)
+        out[name] = _gpu_from_entry(name, entry, seen, where, raw, derived, lineage, named)
         if host is not None:
             hosts[name] = host_power_entry(f"{where}: GPU {name!r}", host)
         if name in raw:  # its die table checked where it is read, against the GPU's SMs
@@ -603,8 +618,10 @@ def catalog() -> dict[str, GpuSpec]:
     text = resources.files("compute").joinpath("data/gpus.toml").read_text(encoding="utf-8")
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
-    gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived)
-    keep_read(gpus, dies, derived)
+    named: dict[str, dict[str, str]] = {}
+    gpus = _parse_gpu_table(tomllib.loads(text), "compute/data/gpus.toml", {}, dies, derived,
+                            named=named)
+    keep_read(gpus, dies, derived, named=named)
     return gpus
 
 
@@ -660,10 +677,11 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
     dies: dict[str, tuple[dict, str, LogicDies]] = {}
     derived: dict[str, tuple[str, float]] = {}
     hosts: dict[str, Parameter] = {}
+    named: dict[str, dict[str, str]] = {}
     with validate.file_values(path):   # a JSON file's null said as null
         gpus = _parse_gpu_table(read_table(path, "GPU file", allowed=partial(
             validate.limit_allowed, "gpu")), str(path), table, dies,
-                                derived, hosts)
+                                derived, hosts, named)
     taken = [n for n in gpus if find_name(table, n) is not None]   # case too
     if taken:  # its figures would be reported under the catalog's name
         raise UserError(f"{path}: {', '.join(repr(n) for n in taken)} already name(s) a "
@@ -671,7 +689,7 @@ def load_gpu_file(path: str | PathLike[str]) -> dict[str, GpuSpec]:
                         f"{find_name(table, taken[0])!r} "
                         f"starts from it)")
     refuse_lookalike_names(gpus, table, str(path), "GPU")
-    keep_read(gpus, dies, derived, hosts)
+    keep_read(gpus, dies, derived, hosts, named)
     return gpus
 
 

@@ -15,16 +15,18 @@ fabric that passed it and refuse only a value that is no graph (:func:`check_gra
 
 from __future__ import annotations
 
+import functools
 import operator
 
 import networkx as nx
 
 from compute.errors import UserError, known
-from compute.gpu_facts import derivation
+from compute.gpu_facts import derivation, named_fact, stated_fact
 from compute.hardware import GpuSpec, catalog
 from compute.validate import describe
 
-__all__ = ["check_graph", "edge_count", "gpu_derivation", "gpu_nodes", "gpu_spec", "gpu_types"]
+__all__ = ["check_graph", "edge_count", "gpu_derivation", "gpu_named_fact", "gpu_nodes", "gpu_spec",
+           "gpu_types"]
 
 
 def edge_count(graph: nx.Graph) -> int:
@@ -102,6 +104,26 @@ def gpu_derivation(graph: nx.Graph, name: str) -> tuple[str, float] | None:
         return (facts["derive_from"], facts.get("fraction", 1.0)) if "derive_from" in facts \
             else None
     return derivation(name)
+
+
+def gpu_named_fact(graph: nx.Graph, name: str, key: str) -> tuple[str, str] | None:
+    """``(value, GPU that states it)`` of the named fact ``key`` (a GPU entry's
+    ``collective_generation`` or ``compute_capability``) of GPU type ``name`` on ``graph``:
+    its own or kept from the GPU it derives from (:func:`compute.gpu_facts.named_fact`),
+    each GPU's facts and derivation read from the graph's own ``gpu_file_facts`` first
+    (:func:`gpu_derivation`), then compute's; None where its lineage states none.
+
+    >>> from topologies import build
+    >>> gpu_named_fact(build("ring:n=2,gpu=Lite"), "Lite", "collective_generation")
+    ('hopper', 'H100-SXM')
+    """
+    own = graph.graph.get("gpu_file_facts") or {}
+
+    def stated(gpu: str, key: str) -> str | None:
+        facts = own.get(gpu)
+        return stated_fact(gpu, key) if facts is None else facts.get(key)
+
+    return named_fact(name, key, step=functools.partial(gpu_derivation, graph), stated=stated)
 
 
 def gpu_types(graph: nx.Graph) -> dict[str, GpuSpec]:

@@ -54,8 +54,7 @@ from typing import TYPE_CHECKING, Any
 
 from compute.config_files import read_table
 from compute.errors import UserError, chosen, known, lookalike
-from compute.gpu_facts import derivation as _derivation
-from compute.gpu_facts import nvlink_count
+from compute.gpu_facts import named_fact, nvlink_count
 from compute.hardware import get_gpu
 from compute.validate import describe, flag, is_finite, is_whole
 from netmodel.collectives.calibration_generations import (
@@ -255,9 +254,10 @@ class Calibration:
     nvlink_bandwidth : float
         Line rate of one NVLink (bytes/s a direction), from the generation; 0: unknown.
     flagship_bandwidth : float
-        The generation's first GPU's NVLinks together (bytes/s a direction, line rate: its
-        NVLink count, :func:`compute.gpu_facts.nvlink_count`, times ``nvlink_bandwidth``;
-        H100 18 x 25 GB/s, B200 18 x 50, A100 12 x 25), set by :meth:`for_gpu`, never
+        The generation's flagship GPU's NVLinks together (its ``flagship_gpu``; bytes/s a
+        direction, line rate: its NVLink count, :func:`compute.gpu_facts.nvlink_count`,
+        times ``nvlink_bandwidth``; H100 18 x 25 GB/s, B200 18 x 50, A100 12 x 25), set by
+        :meth:`for_gpu`, never
         read from a file: the path NCCL's ring of that GPU runs its ``ring_channels`` on, so
         that path's rate over them is what one channel copies
         (:func:`~netmodel.collectives.pipeline_fill.p2p_simple_channels`); 0: unknown.
@@ -291,13 +291,15 @@ class Calibration:
         is not capped by it.
     ll128_enabled : bool
         NCCL's tuner enables LL128 by default on the GPU this calibration was resolved for
-        (False where the generation's ``ll128_off_gpus`` lists it, or the GPU it derives
-        from, in :attr:`nccl_release`). Read by the tuner ``nccl`` alone: it then chooses
+        (False where the generation's ``ll128_off_capabilities`` in :attr:`nccl_release`
+        lists the GPU's compute capability, its entry's or kept from the GPU it derives
+        from). Read by the tuner ``nccl`` alone: it then chooses
         among LL and Simple; the model's own protocols are not changed.
     generations : tuple of Generation
         Per-generation constants (empty: the calibration is used as it is).
     default_generation : str
-        The generation of a GPU type no generation lists.
+        The generation of a GPU type whose lineage names none (no GPU entry of it or of
+        the GPUs it derives from has a ``collective_generation``).
     generation : str
         The generation this calibration was resolved for ("" if none).
     nccl_release : str
@@ -471,51 +473,60 @@ class Calibration:
 
     # ------------------------------------------------------------------ generations
     def generation_of(self, gpu: str, graph: nx.Graph | None = None) -> Generation | None:
-        """The generation GPU type ``gpu`` belongs to: the one listing it, else the one of
-        the GPU it was derived from (a GPU file's ``derive_from``, the Lite family's H100:
-        the same NVLink and NVSwitch; on a fabric ``graph``, as the graph records it,
-        :func:`topologies.schema.gpu_derivation`), else the default one; None without
-        generations."""
+        """The generation GPU type ``gpu`` belongs to: the one its entry names
+        (``collective_generation``), else the one of the GPU it was derived from (a GPU
+        file's ``derive_from``, the Lite family's H100: the same NVLink and NVSwitch), and
+        so on (:func:`compute.gpu_facts.named_fact`; on a fabric ``graph``, as the graph
+        records its GPUs' facts, :func:`topologies.schema_reads.gpu_named_fact`), else the
+        default one; None without generations. A name none of :attr:`generations` has is
+        refused (UserError naming the GPU and the generations there are)."""
         return self._generation_match(gpu, graph)[0]
 
     def ll128_off(self, gpu: str, graph: nx.Graph | None = None) -> bool:
         """Whether NCCL's tuner leaves LL128 off on GPU type ``gpu`` at this calibration's
-        release: its generation's ``ll128_off_gpus`` lists it or the GPU it derives from
-        (:meth:`for_gpu` sets ``ll128_enabled`` from it). Two GPUs of one generation can
-        differ here (B200 and B300 through NCCL 2.27), so a cache of costs keyed by the
-        generation keys this too (:func:`netmodel.study.scenario_fabric.network_key`)."""
-        gen, listed = self._generation_match(gpu, graph)
-        return gen is not None and listed in (gen.at(self.release).ll128_off_gpus or ())
+        release: its generation's ``ll128_off_capabilities`` lists its compute capability
+        (its entry's ``compute_capability``, or kept from the GPU it derives from;
+        :meth:`for_gpu` sets ``ll128_enabled`` from it). Two GPUs of one generation can
+        differ here (B200's 10.0 and B300's 10.3 through NCCL 2.27), so a cache of costs
+        keyed by the generation keys this too
+        (:func:`netmodel.study.scenario_fabric.network_key`)."""
+        gen, capability = self._generation_match(gpu, graph)
+        return gen is not None and capability in (gen.at(self.release).ll128_off_capabilities
+                                                  or ())
 
     def _generation_match(self, gpu: str, graph: nx.Graph | None = None
                           ) -> tuple[Generation | None, str | None]:
-        """``(generation, listed GPU)``: :meth:`generation_of` and the GPU type of its
-        ``gpus`` that ``gpu`` is or derives from (None for the default generation, or
-        without generations)."""
+        """``(generation, compute capability)``: :meth:`generation_of` and the GPU's compute
+        capability as its lineage names it (None where none does, or without
+        generations)."""
         if not self.generations:
             return None, None
         if graph is not None:
-            from topologies.schema import gpu_derivation
+            from topologies.schema_reads import gpu_named_fact
 
-            derivation = functools.partial(gpu_derivation, graph)
+            fact = functools.partial(gpu_named_fact, graph)
         else:
-            derivation = _derivation
-        seen = set()
-        while gpu not in seen:
-            seen.add(gpu)
-            for g in self.generations:
-                if gpu in g.gpus:
-                    return g, gpu
-            derived = derivation(gpu)
-            if derived is None:
-                break
-            gpu = derived[0]
-        return next(g for g in self.generations if g.name == self.default_generation), None
+            fact = named_fact
+        named = fact(gpu, "collective_generation")
+        if named is None:
+            gen = next(g for g in self.generations if g.name == self.default_generation)
+        else:
+            value, where = named
+            gen = next((g for g in self.generations if g.name == value), None)
+            if gen is None:
+                names = [g.name for g in self.generations]
+                whose = f"GPU {gpu!r}" + ("" if where == gpu else
+                                          f" (derived from {where!r}, whose entry names it)")
+                raise UserError(f"{whose}: collective_generation {describe(value)} is not a "
+                                f"generation of the collective model{lookalike(value, names)}; "
+                                f"known: {known(names)}")
+        capability = fact(gpu, "compute_capability")
+        return gen, None if capability is None else capability[0]
 
     def for_gpu(self, gpu: str, graph: nx.Graph | None = None) -> Calibration:
         """This calibration with the constants of ``gpu``'s generation applied (itself when
         it has no generations); ``graph``: the fabric whose GPU it is (its derivations)."""
-        gen, listed = self._generation_match(gpu, graph)
+        gen, capability = self._generation_match(gpu, graph)
         if gen is None:
             return self
         release = self.release
@@ -527,15 +538,15 @@ class Calibration:
         gen = gen.at(release)
         changes: dict[str, Any] = {"generations": (), "default_generation": "",
                                    "generation": gen.name,
-                                   "ll128_enabled": listed not in (gen.ll128_off_gpus or ())}
+                                   "ll128_enabled": capability not in
+                                   (gen.ll128_off_capabilities or ())}
         if self.releases is not None:   # an older release's calibration-wide values
             changes.update(_values_at(self.releases.until, release))
         for key in _SHARED_KEYS:   # a field of both, taken as it is
             if getattr(gen, key) is not None:
                 changes[key] = getattr(gen, key)
         changes["flagship_bandwidth"] = _flagship_bandwidth(
-            gen.gpus[0] if gen.gpus else "", changes.get("nvlink_bandwidth",
-                                                         self.nvlink_bandwidth))
+            gen.flagship_gpu or "", changes.get("nvlink_bandwidth", self.nvlink_bandwidth))
         if gen.in_network_factor is not None:
             changes["in_network"] = replace(self.in_network,
                                             bandwidth_factor=gen.in_network_factor)
@@ -645,7 +656,7 @@ def _flagship_bandwidth(gpu: str, nvlink: float) -> float:
         return 0.0
     try:
         return nvlink_count(get_gpu(gpu)) * nvlink
-    except UserError:   # a generations file's GPU the catalog lacks
+    except UserError:   # a Generation built in code naming a GPU the catalog lacks
         return 0.0
 
 

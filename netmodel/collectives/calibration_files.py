@@ -27,7 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from compute.config_files import check_keys, read_table
-from compute.errors import UserError, chosen, known, lookalike
+from compute.errors import UserError, chosen, find_name, known, lookalike
+from compute.gpu_rows import check_capability
+from compute.hardware import catalog
 from compute.validate import describe, flag
 from netmodel.collectives.calibration import (
     _PROTOCOL_KEYS,
@@ -176,15 +178,35 @@ def shipped_p2p_flags() -> dict[str, bool]:
     return {k: flag(str(DEFAULTS_PATH), f"[p2p].{k}", p2p[k]) for k in _P2P_FLAGS}
 
 
-#: A generation table's keys that are lists of some of its GPU types.
-_GPU_LIST_KEYS = ("ll128_off_gpus",)
+#: A generation table's keys that are lists of compute capabilities (CUDA's MAJOR.MINOR, as a
+#: GPU entry's ``compute_capability``).
+_CAPABILITY_LIST_KEYS = ("ll128_off_capabilities",)
 
-#: A generation table's scalar keys: the :class:`Generation` fields but its name, its GPUs,
-#: its releases (``until`` entries, ``since``) and the per-channel caps
+#: A generation table's scalar keys: the :class:`Generation` fields but its name, its
+#: flagship GPU, its releases (``until`` entries, ``since``) and the per-channel caps
 #: (:data:`CHANNEL_CAP_KEYS`, read as three rates).
 _GENERATION_KEYS = tuple(f.name for f in fields(Generation)
-                         if f.name not in ("name", "gpus", "until", "since",
-                                           *CHANNEL_CAP_KEYS, *_GPU_LIST_KEYS))
+                         if f.name not in ("name", "flagship_gpu", "until", "since",
+                                           *CHANNEL_CAP_KEYS, *_CAPABILITY_LIST_KEYS))
+
+#: Keys a generations file held before each GPU said its own generation and compute
+#: capability, with what replaced them (refused with these words, not as unknown keys).
+_MOVED_KEYS = {
+    "gpus": "a GPU names its generation in its own entry (collective_generation = "
+            "\"NAME\" in compute/data/gpus.toml or a GPU file; a derived GPU keeps its "
+            "base's), not in a generations file",
+    "ll128_off_gpus": "NCCL leaves LL128 off by compute capability: "
+                      "ll128_off_capabilities = [\"MAJOR.MINOR\", ...], each GPU's own in its "
+                      "entry (compute_capability)",
+}
+
+
+def _refuse_moved(where: str, t: Mapping[str, Any]) -> None:
+    """Refuse a key of :data:`_MOVED_KEYS` in table ``t`` in one line saying what replaced
+    it."""
+    for key, instead in _MOVED_KEYS.items():
+        if key in t:
+            raise UserError(f"{where}.{key} is no longer read: {instead}")
 
 #: A generation table's keys that are counts (:func:`_count`, from 1), not rates.
 _GENERATION_COUNTS = ("in_network_channels", "ring_channels")
@@ -201,25 +223,23 @@ def load_generations(path: str | Path = GENERATIONS_PATH) -> tuple[tuple[Generat
     out = []
     for name, t in table.items():
         where = f"{path}: [generation.{name}]"
-        check_keys(where, t, ("gpus",), (*_GENERATION_KEYS, *CHANNEL_CAP_KEYS,
-                                         *_GPU_LIST_KEYS, "until", "since"))
-        gpus = t["gpus"]
-        if not isinstance(gpus, list) or not all(isinstance(g, str) for g in gpus):
-            raise UserError(f"{where}.gpus must be a list of GPU type names, got {gpus!r}")
+        if isinstance(t, dict):
+            _refuse_moved(where, t)
+            for i, e in enumerate(t.get("until") or ()):
+                if isinstance(e, dict):
+                    _refuse_moved(f"{where}.until[{i}]", e)
+        check_keys(where, t, (), (*_GENERATION_KEYS, *CHANNEL_CAP_KEYS,
+                                  *_CAPABILITY_LIST_KEYS, "flagship_gpu", "until", "since"))
         values = _generation_values(where, t)
         values["until"] = _until(where, t.get("until", []), (*_GENERATION_KEYS,
                                                              *CHANNEL_CAP_KEYS,
-                                                             *_GPU_LIST_KEYS),
+                                                             *_CAPABILITY_LIST_KEYS),
                                  _generation_values)
-        for key in _GPU_LIST_KEYS:   # each names GPUs of this generation only
-            for v in (values.get(key), *(dict(e).get(key) for _, e in values["until"])):
-                stray = [g for g in v or () if g not in gpus]
-                if stray:
-                    raise UserError(f"{where}.{key} names {stray[0]!r}, not one of the "
-                                    f"generation's gpus ({known(gpus)})")
+        if "flagship_gpu" in t:
+            values["flagship_gpu"] = _flagship(where, t["flagship_gpu"])
         if "since" in t:
             values["since"] = parse_release(t["since"], f"{where}.since")
-        out.append(Generation(str(name), tuple(gpus), **values))
+        out.append(Generation(str(name), **values))
     default = data["default"]
     if chosen(default, table) is None:   # blanks at either end dropped, as every choice's
         raise UserError(f"{path}: default generation {describe(default)} is not one of "
@@ -243,14 +263,25 @@ def _generation_values(where: str, t: Mapping[str, Any]) -> dict[str, Any]:
     for key in CHANNEL_CAP_KEYS:
         if key in t:
             values[key] = _tree_caps(where, key, t[key])
-    for key in _GPU_LIST_KEYS:
+    for key in _CAPABILITY_LIST_KEYS:
         if key in t:
             v = t[key]
-            if not isinstance(v, list) or not all(isinstance(g, str) for g in v):
-                raise UserError(f"{where}.{key} must be a list of GPU type names, got "
+            if not isinstance(v, list):
+                raise UserError(f"{where}.{key} must be a list of compute capabilities "
+                                f"(CUDA's MAJOR.MINOR as text, e.g. [\"10.3\"]), got "
                                 f"{describe(v)}")
-            values[key] = tuple(v)
+            values[key] = tuple(check_capability(where, f"{key} item", c) for c in v)
     return values
+
+
+def _flagship(where: str, v: object) -> str:
+    """A generation's ``flagship_gpu``: a catalog GPU's name, as the catalog spells it."""
+    table = catalog()
+    if not isinstance(v, str) or find_name(table, v) != v:
+        raise UserError(f"{where}.flagship_gpu must name a catalog GPU (the one whose "
+                        f"NVLinks the generation's ring_channels were read on), got "
+                        f"{describe(v)}{lookalike(v, table)}; known: {known(table)}")
+    return v
 
 
 def _until(where: str, entries: object, keys: tuple[str, ...], read) -> tuple:

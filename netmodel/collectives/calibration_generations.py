@@ -8,7 +8,7 @@ GPUs, with their values in older releases), the NCCL releases a generations file
 ``netmodel/data/collective_generations.toml`` is read by
 :mod:`netmodel.collectives.calibration_files`.
 
->>> Generation("hopper", ("H100-SXM",), scaleup_efficiency=0.824,
+>>> Generation("hopper", scaleup_efficiency=0.824,
 ...            until=(((2, 26), (("scaleup_efficiency", 0.8),)),)).at((2, 24)).scaleup_efficiency
 0.8
 >>> Releases((2, 17), (2, 30)).covered()
@@ -32,13 +32,18 @@ __all__ = ["RELEASE_KEYS", "Generation", "Releases", "parse_release", "release_t
 class Generation:
     """Constants of one GPU generation (its NVLink and NVSwitch), applied by
     :meth:`~netmodel.collectives.calibration.Calibration.resolve`; None leaves the
-    calibration's own value.
+    calibration's own value. Which GPUs are of it, each GPU's entry says
+    (``collective_generation``, :data:`compute.gpu_rows.NAMED_KEYS`), not the generation.
 
     Attributes
     ----------
     name : str
-    gpus : tuple of str
-        GPU type names of the generation.
+        What a GPU's ``collective_generation`` names it by.
+    flagship_gpu : str or None
+        The GPU whose NVLinks NCCL's ring of the generation runs its ``ring_channels`` on
+        (a catalog GPU of the generation, the one of the logs the channels were read from):
+        :attr:`~netmodel.collectives.calibration.Calibration.flagship_bandwidth` is its
+        NVLinks times ``nvlink_bandwidth``. None: unknown (0).
     scaleup_efficiency : float or None
         Fraction of a scale-up link's line rate moved as payload.
     in_network_factor : float or None
@@ -61,9 +66,10 @@ class Generation:
     ring_ll128_channel_bandwidth : tuple of 3 floats or None
         NCCL's cap on one LL128 ring channel's busbw, as above (``perChMaxRingLL128Bws``),
         read by the tuner ``nccl`` only.
-    ll128_off_gpus : tuple of str or None
-        The generation's GPU types on which NCCL's tuner leaves LL128 off by default (their
-        compute capability not among those its release enables it on), read by the tuner
+    ll128_off_capabilities : tuple of str or None
+        The compute capabilities (CUDA's ``MAJOR.MINOR``, a GPU entry's
+        ``compute_capability``) of the generation's GPUs on which NCCL's tuner leaves LL128
+        off by default (not among those its release enables it on), read by the tuner
         ``nccl`` only; None or empty: LL128 on for every GPU of the generation.
     in_network_channels : int or None
         NCCL's NVLS channels inside one NVLink domain (``NVLS_NCHANNELS``).
@@ -82,7 +88,7 @@ class Generation:
     """
 
     name: str
-    gpus: tuple[str, ...]
+    flagship_gpu: str | None = None
     scaleup_efficiency: float | None = None
     in_network_factor: float | None = None
     in_network_ceiling: float | None = None
@@ -92,7 +98,7 @@ class Generation:
     tree_ll128_channel_bandwidth: tuple[float, float, float] | None = None
     nvls_tree_channel_bandwidth: tuple[float, float, float] | None = None
     ring_ll128_channel_bandwidth: tuple[float, float, float] | None = None
-    ll128_off_gpus: tuple[str, ...] | None = None
+    ll128_off_capabilities: tuple[str, ...] | None = None
     in_network_channels: int | None = None
     ring_channels: int | None = None
     until: tuple = ()

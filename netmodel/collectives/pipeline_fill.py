@@ -178,8 +178,8 @@ def p2p_simple_channels(p: int, cal: Calibration, peers: int = 1, path_rate: flo
     per-channel rate, however slow the path), so ``share = min(1, C / ring_channels x
     ratio)``: ``C / ring_channels`` on every path at least the flagship's; ranges of one
     share merged, in increasing size. What rests on what: the channel's copy rate on the
-    generation's ``ring_channels`` and ``flagship_bandwidth`` (its first GPU's NVLink
-    count times ``nvlink_bandwidth``) with ``scaleup_efficiency``, which cancels (the path's
+    generation's ``ring_channels`` and ``flagship_bandwidth`` (its ``flagship_gpu``'s
+    NVLink count times ``nvlink_bandwidth``) with ``scaleup_efficiency``, which cancels (the path's
     rate carries it too); ``C`` on ``p2p_channels_per_peer`` alone, not on the path: NCCL
     gives a peer at most two channels a whole NVLink of it (:func:`p2p_path_channels`, which
     sets the LL limit, :func:`~netmodel.collectives.protocol_lines.p2p_size_range`), 2 on

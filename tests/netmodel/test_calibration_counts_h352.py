@@ -68,7 +68,7 @@ def _file(tmp_path, path, old, new):
                                               ("2.0", "2.0"), ('"4"', "'4'")])
 def test_a_generations_files_in_network_channels(tmp_path, value, shown):
     path = tmp_path / "gens.toml"
-    path.write_text(f'default = "x"\n[generation.x]\ngpus = ["H100-SXM"]\n'
+    path.write_text(f'default = "x"\n[generation.x]\n'
                     f"in_network_channels = {value}\n")
     with pytest.raises(UserError) as err:
         load_generations(path)
@@ -85,7 +85,7 @@ def test_the_shipped_generations_take_their_in_network_channels():
 @pytest.mark.parametrize(("value", "shown"), [("0", "0"), ("24.0", "24.0"), ("true", "True")])
 def test_a_generations_files_ring_channels(tmp_path, value, shown):
     path = tmp_path / "gens.toml"
-    path.write_text(f'default = "x"\n[generation.x]\ngpus = ["H100-SXM"]\n'
+    path.write_text(f'default = "x"\n[generation.x]\n'
                     f"ring_channels = {value}\n")
     with pytest.raises(UserError) as err:
         load_generations(path)

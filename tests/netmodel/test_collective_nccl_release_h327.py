@@ -136,8 +136,8 @@ def test_every_instance_at_once_takes_the_release_and_buffer(option, key, group,
 ])
 def test_a_generations_files_since_is_checked(tmp_path, since, why):
     path = tmp_path / "gen.toml"
-    path.write_text(f'default = "x"\n[generation.x]\ngpus = ["H100-SXM"]\nsince = {since}\n')
+    path.write_text(f'default = "x"\n[generation.x]\nsince = {since}\n')
     with pytest.raises(UserError, match=why):
         load_generations(path)
-    path.write_text('default = "x"\n[generation.x]\ngpus = ["H100-SXM"]\nsince = "2.25"\n')
+    path.write_text('default = "x"\n[generation.x]\nsince = "2.25"\n')
     assert load_generations(path)[0][0].since == (2, 25)

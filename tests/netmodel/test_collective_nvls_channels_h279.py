@@ -70,7 +70,7 @@ def test_nvls_across_domains_keeps_the_pipeline_channels():
 
 def test_generation_channels_must_be_a_count(tmp_path):
     path = tmp_path / "gen.toml"
-    path.write_text('default = "x"\n[generation.x]\ngpus = ["H100-SXM"]\n'
+    path.write_text('default = "x"\n[generation.x]\n'
                     "in_network_channels = 2.5\n")
     with pytest.raises(UserError, match=r"in_network_channels must be a whole number in "
                                         r"1\.\.1024, got 2\.5"):

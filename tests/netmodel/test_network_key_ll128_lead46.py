@@ -1,8 +1,8 @@
 """network_key keys NCCL's LL128 enabling by GPU type, not only by generation.
 
 The final read of stop 46 found two scenarios of one generation (B200 and B300, fabric
-parameters equal, tuner 'nccl', NCCL 2.27) sharing one cached cost model: ll128_off_gpus
-lists the B300 (sm_103: NCCL enables LL128 on it from 2.28), so whichever ran first decided
+parameters equal, tuner 'nccl', NCCL 2.27) sharing one cached cost model: ll128_off_capabilities
+lists the B300's 10.3 (sm_103: NCCL enables LL128 on it from 2.28), so whichever ran first decided
 LL128 for both (B300 after B200: ll128 True; alone: False).
 """
 

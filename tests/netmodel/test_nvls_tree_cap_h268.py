@@ -147,7 +147,7 @@ def test_a_bad_nvls_tree_cap_is_refused_naming_it(bad, tmp_path):
                                         r"numbers >= 1 or 0 \(0: none\)"):
         replace(cal, nvls_tree_channel_bandwidth=bad)
     path = tmp_path / "gens.toml"
-    path.write_text('default = "g"\n[generation.g]\ngpus = ["H100-SXM"]\n'
+    path.write_text('default = "g"\n[generation.g]\n'
                     "nvls_tree_channel_bandwidth = [-1.0, 1e9, 1e9]\n")
     with pytest.raises(UserError, match=r"gens.toml.*nvls_tree_channel_bandwidth"):
         load_generations(path)

@@ -81,7 +81,7 @@ def test_model_graph_caps_one_channel_a_rail(gpu, per_channel):
 # ---------------------------------------------------------------- LL128 by compute capability
 # NCCL enables LL128 by default per compute capability: sm_70/80/90 in 2.19/2.20, sm_100
 # and sm_120 added in a 2.25+ copy (not B300's sm_103), any from sm_70 in v2.28.3-1
-# (collective_generations.toml, ll128_off_gpus).
+# (collective_generations.toml, ll128_off_capabilities, by each GPU's compute_capability).
 
 @pytest.mark.parametrize("gpu, release, on", [
     ("A100-SXM-80GB", "2.17", True), ("H100-SXM", "2.17", True),
@@ -123,15 +123,21 @@ def test_b300_across_nodes_runs_no_ll128_before_nccl_2_28():
 
 
 @pytest.mark.parametrize("entry, message", [
-    ('ll128_off_gpus = ["H100-SXM"]', "names 'H100-SXM', not one of the generation's gpus"),
-    ('ll128_off_gpus = "B300-HGX"', "ll128_off_gpus must be a list of GPU type names"),
+    ('ll128_off_capabilities = "10.3"', "ll128_off_capabilities must be a list of compute "
+                                        "capabilities"),
+    ('ll128_off_capabilities = [10.3]', r"ll128_off_capabilities item must be CUDA's compute "
+                                        r"capability MAJOR\.MINOR as text .*got 10\.3"),
+    ('ll128_off_gpus = ["B300-HGX"]', r"ll128_off_gpus is no longer read: NCCL leaves LL128 "
+                                      r"off by compute capability"),
+    ('gpus = ["B300-HGX"]', r"gpus is no longer read: a GPU names its generation in its own "
+                            r"entry \(collective_generation"),
 ])
-def test_ll128_off_gpus_refused_when_wrong(tmp_path, entry, message):
+def test_ll128_off_capabilities_refused_when_wrong(tmp_path, entry, message):
     from compute.errors import UserError
     from netmodel.collectives.calibration_files import load_generations
 
     path = tmp_path / "gens.toml"
-    path.write_text('default = "b"\n[generation.b]\ngpus = ["B300-HGX"]\n' + entry + "\n")
+    path.write_text('default = "b"\n[generation.b]\n' + entry + "\n")
     with pytest.raises(UserError, match=message) as err:
         load_generations(path)
     assert "\n" not in str(err.value)

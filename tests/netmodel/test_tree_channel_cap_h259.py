@@ -152,7 +152,7 @@ def test_a_cap_only_slows_the_tree(rate, n):
                                    "[24e9, true, 17.8e9]", "[24e9, nan, 17.8e9]"])
 def test_bad_tree_cap_is_refused_in_one_line(tmp_path, value):
     f = tmp_path / "gens.toml"
-    f.write_text(f'default = "a"\n[generation.a]\ngpus = ["H100-SXM"]\n'
+    f.write_text(f'default = "a"\n[generation.a]\n'
                  f"tree_channel_bandwidth = {value}\n")
     with pytest.raises(UserError) as e:
         load_generations(f)
@@ -163,7 +163,7 @@ def test_bad_tree_cap_is_refused_in_one_line(tmp_path, value):
 
 def test_a_generation_reads_its_tree_cap(tmp_path):
     f = tmp_path / "gens.toml"
-    f.write_text('default = "a"\n[generation.a]\ngpus = ["H100-SXM"]\n'
+    f.write_text('default = "a"\n[generation.a]\n'
                  "tree_channel_bandwidth = [24e9, 23.6e9, 17.8e9]\n")
     (gen,), _ = load_generations(f)
     assert gen.tree_channel_bandwidth == (24e9, 23.6e9, 17.8e9)
