@@ -137,9 +137,9 @@ from compute.models import get_model
 from compute.mtp import capped_best
 from compute.parallel import SEARCH_PP, Parallelism, search_pp
 from compute.phases import Slo, Workload, check_slo
-from compute.roofline import check_options
+from compute.roofline import check_options, check_skew
 from compute.roofline_options import RooflineOptions
-from compute.search import DEFAULT_MAX_BATCH, best_of_equal, search
+from compute.search import DEFAULT_MAX_BATCH, best_of_equal, check_max_batch, search
 from compute.units import counted
 from netmodel.study.queueing import load_text
 from netmodel.study.rows import gpu_difference
@@ -551,6 +551,8 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     _check_context(model, wl)
     slo = check_slo(slo)
     options = check_options(options)
+    # Python's numbers in the settings: numpy's int64 and float32 failed to_json
+    max_batch, expert_skew = check_max_batch(max_batch), check_skew(expert_skew)
     cache = validate.of_type("collectives", collectives, dict, "{}")
     cache = cache if cache is not None else {}
 
