@@ -687,6 +687,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     from netmodel.cli.resolve import whole_option
     from netmodel.study.scenario_catalog import expand_scenarios
     from netmodel.study.sweep import parse_param, run_sweep, write_sweep
+    from netmodel.study.sweep_params import refuse_unread_points
 
     refs = _names("--scenarios", *scenario_texts)
     gpus = _names("--gpus", gpus_text) if gpus_text is not None else None
@@ -695,12 +696,8 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     if len(param_texts) > 2:
         raise UserError(f"sweep one or two parameters, got {len(param_texts)} --param")
     n = whole_option("--points", points)
-    if given_on_command_line("points") and not any(
-                t.partition("=")[2].count(":") == 1 for t in param_texts):
-        # --points sets the values of a LO:HI range only: a list or LO:HI:N has its own
-        raise UserError(f"--points {points} sets the values of a LO:HI range, and no --param "
-                        f"has one ({param_texts[0]} gives its own values): give LO:HI, or "
-                        f"drop --points")
+    refuse_unread_points(points if given_on_command_line("points") else None, param_texts,
+                         points_name="--points", param_name="--param", drop="drop --points")
     asked = n if given_on_command_line("points") else None   # 7 by default, not asked
     params = []
     for text in param_texts:

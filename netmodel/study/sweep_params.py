@@ -117,6 +117,28 @@ _SHOWN = {"s": (1e6, "us"), "bytes/s": (1e-9, "GB/s")}
 
 
 
+def refuse_unread_points(points: object, texts: Iterable[object], *,
+                         points_name: str = "points", param_name: str = "parameter of params",
+                         drop: str = "leave points None") -> None:
+    """Refuse ``points`` given (not None) where no parameter of ``texts`` is a ``LO:HI``
+    range: a list or ``LO:HI:N`` has its own values, so no value would read it (the library
+    swept the list without a word). ``points_name``, ``param_name`` and ``drop``: the
+    refusal's words for them (a command line's flags).
+
+    >>> refuse_unread_points(3, ["adjust.hop_latency=1us,2us"])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: points 3 sets the values of a LO:HI range, and no parameter of params has one (adjust.hop_latency=1us,2us gives its own values): give LO:HI, or leave points None
+    """
+    texts = list(texts)
+    if points is None or not texts or any(
+            isinstance(t, str) and t.partition("=")[2].count(":") == 1 for t in texts):
+        return
+    raise UserError(f"{points_name} {points} sets the values of a LO:HI range, and no "
+                    f"{param_name} has one ({texts[0]} gives its own values): give LO:HI, or "
+                    f"{drop}")
+
+
 def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int | None = None,
                 *, points_name: str = "points") -> SweepParam:
     """A :class:`SweepParam` from ``PATH=LO:HI[:N]`` or ``PATH=V1,V2,...``, checked against
