@@ -61,7 +61,7 @@ from compute.typed_numbers import (
 )
 
 __all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "ZeroAllowed", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "limit_allowed", "range_words", "is_finite", "is_whole", "limits",
-           "listed", "name", "number", "of_type", "refuse_repeats", "string", "table", "NAME_MARKS", "typed_name"]
+           "listed", "name", "number", "of_type", "refuse_repeats", "refuse_unordered", "string", "table", "NAME_MARKS", "typed_name"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
 #: or the API: far past any that fits a GPU cluster (Llama-4 Scout's context is 10M tokens),
@@ -375,6 +375,28 @@ def of_type(key: str, value: object, cls: type, example: str, *, default: bool =
                     f"{' or None for the defaults' if default else ''}, got {describe(value)}")
 
 
+def refuse_unordered(key: str, value: object) -> None:
+    """Refuse a set (``set``, ``frozenset``) of names or objects given as ``key``, a list
+    whose order is the results' (the rows of a comparison; its first scenario, the
+    baseline, where the default one is not among them): a set of text iterates in the order
+    of Python's string hashing, which PYTHONHASHSEED changes from run to run, so one call
+    gave its rows in another order each run. A set of numbers (whose hashes are their
+    values), and one of one item, is taken.
+
+    >>> refuse_unordered("phases", ("decode",)), refuse_unordered("sizes", {8, 1024})
+    (None, None)
+    >>> refuse_unordered("phases", {"decode", "prefill"})
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: phases must be a list or tuple, got a set, whose order changes from run to run (it orders the results); give a list or tuple in the order wanted
+    """
+    if isinstance(value, set | frozenset) and len(value) > 1 and not all(
+            isinstance(v, numbers.Number) for v in value):
+        raise UserError(f"{key} must be a list or tuple, got a {type(value).__name__}, whose "
+                        f"order changes from run to run (it orders the results); give a list "
+                        f"or tuple in the order wanted")
+
+
 def listed(key: str, value: object, items: str) -> tuple:
     """``value``'s items as a tuple when it is a collection (a list, tuple, set or 1-d
     array), not text or a number: a string was split into its letters ('aaaa' made four
@@ -387,6 +409,7 @@ def listed(key: str, value: object, items: str) -> tuple:
     ...
     compute.errors.UserError: ops must be a list of operations, got 'all-reduce'
     """
+    refuse_unordered(key, value)
     if not isinstance(value, str | bytes | bytearray | dict):
         try:
             return tuple(value)   # type: ignore[call-overload]

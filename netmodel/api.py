@@ -35,7 +35,7 @@ from compute.phases import PHASES, Slo, check_slo, refuse_unread_tokens
 from compute.roofline import check_options
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
-from compute.validate import describe, is_whole
+from compute.validate import describe, is_whole, refuse_unordered
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx as nx
@@ -84,6 +84,7 @@ def _each(x, name: str) -> list:
 
     if isinstance(x, str | os.PathLike | GpuSpec | ModelSpec | Scenario):
         return [x]
+    refuse_unordered(name, x)   # its order, the rows', would change from run to run
     if not isinstance(x, bytes | bytearray | Mapping) and isinstance(x, Iterable):
         try:
             return list(x)
@@ -387,6 +388,7 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
     ``"PATH=LO:HI"`` texts, see :mod:`netmodel.study.sweep`); keyword arguments as
     :func:`compare`."""
     from netmodel.study.sweep import parse_param, run_sweep
+    from netmodel.study.sweep_params import refuse_unread_points
 
     _known_keywords(kwargs, sweep, run_sweep)
     check_slo(kwargs.get("slo")), check_options(kwargs.get("options"))
@@ -396,7 +398,9 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
         kwargs["gpus"] = [_gpu(g) for g in _each(kwargs["gpus"], "gpus")]
     refs = [_ref(s) for s in _each(scenarios, "scenarios")]
     scens = [get_scenario(s) for s in refs]
-    parsed = [parse_param(p, scens, points) for p in _each(params, "params")]
+    texts = _each(params, "params")
+    refuse_unread_points(points, texts)
+    parsed = [parse_param(p, scens, points) for p in texts]
     # the texts passed on: a NAME@GPU that gpus would replace is refused there
     return run_sweep(refs, parsed, [_model(m) for m in _each(models, "models")], phases,
                      **kwargs)
