@@ -154,6 +154,9 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "infer --ep 8 --tp 1 --attention-dp 8": (
         ["infer", "--model", "Mixtral-8x7B", "--gpu", "H100-SXM", "--batch", "8", "--tp", "1",
          "--ep", "8", "--attention-dp", "8"], {}, ("--ep '8'", "does not divide TP degree 1")),
+    "sweep --points 3 of a list": (
+        [*SWEEP[:-2], "--points", "3"], {},
+        ("--points 3", "no --param has one", "drop --points")),
     # -- integer options in odd spellings --------------------------------------------------
     **{f"search --max-gpus {v!r}": ([*SEARCH, "--max-gpus", v], {}, ("--max-gpus", *w))
        for v, w in (("1_000", ("1000",)), ("0x10", ("'0x10'",)), ("8.5", ("'8.5'",)),
@@ -169,6 +172,8 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
 
 #: Commands taken: name -> (argv, files).
 TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
+    "sweep --points 3 of a LO:HI range": (
+        [*SWEEP[:-4], "--param", "adjust.bandwidth_scale=0.5:1", "--points", "3"], {}),
     **{f"search --max-gpus {v!r}": ([*SEARCH, "--max-gpus", v], {})
        for v in ("+8", "8.", "1e3", " 8 ", "8.0")},
     "serve with SLOs below the roofline (exit 3)": (
@@ -337,11 +342,49 @@ def _search(**kw: object) -> Callable[[], object]:
     return call
 
 
+def _compare_rows(models: object, scenarios: object, phases: object, **kw: object
+                  ) -> Callable[[], object]:
+    def call() -> object:
+        import netmodel
+
+        r = netmodel.compare(models, scenarios, phases, max_batch=8, **kw)
+        return [(row.model, row.scenario, row.phase) for row in r.rows]
+    return call
+
+
+def _sweep_rows(params: object, points: object = None, **kw: object) -> Callable[[], object]:
+    def call() -> object:
+        import netmodel
+
+        return len(netmodel.sweep(["h100-dgx"], params, ["Llama-3-8B"], ["decode"],
+                                  points=points, max_batch=8, **kw).rows)
+    return call
+
+
+def _serve_json(**kw: object) -> Callable[[], object]:
+    def call() -> object:
+        from netmodel.study.serving import serve
+
+        return json.loads(serve("Llama-3-8B", "h100-dgx", dimensions="tp",
+                                **{"max_batch": 8, **kw}).to_json())
+    return call
+
+
 _COMPARE_PLAIN = _compare_json()
 _SWEEP_PLAIN = _sweep_json(max_batch=8)
 
 #: Library calls taken: name -> (call, what the result shows).
 LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] = {
+    "sweep(points=3) of LO:HI": (_sweep_rows(["adjust.bandwidth_scale=0.5:1"], 3),
+                                 lambda n: n == 3),
+    "compare(phases={'decode'}), a set of one": (
+        _compare_rows(["Llama-3-8B"], ["h100-dgx"], {"decode"}),
+        lambda rows: rows == [("Llama-3-8B", "h100-dgx", "decode")]),
+    # raised TypeError 'Object of type int64 (float32) is not JSON serializable'
+    "serve(max_batch=np.int64(8)).to_json()": (
+        _serve_json(max_batch=np.int64(8)), _same_as(_serve_json())),
+    "serve(expert_skew=np.float32(1)).to_json()": (
+        _serve_json(expert_skew=np.float32(1)), _same_as(_serve_json())),
     # each raised TypeError 'Object of type int64/float32 is not JSON serializable' from
     # to_json: the checks took numpy's scalars and kept them
     "compare(max_batch=np.int64(8)).to_json()": (
@@ -393,6 +436,33 @@ LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] 
 
 #: Library refusals: name -> (call, words the UserError holds).
 LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
+    # a list parameter has its own values: points was read by none, without a word (the
+    # command line refused --points)
+    "sweep(points=3) of a list parameter": (
+        _sweep_rows(["adjust.bandwidth_scale=0.5,1"], 3),
+        ("points 3", "no parameter of params has one", "leave points None")),
+    "sweep(points=3) of LO:HI:N": (
+        _sweep_rows(["adjust.bandwidth_scale=0.5:1:2"], 3), ("points 3",)),
+    # a set's order (of text) follows PYTHONHASHSEED: the rows, and the baseline where the
+    # default is not among the scenarios, changed from run to run
+    "compare(scenarios={'lite-flat', 'lite-hier'})": (
+        _compare_rows(["Llama-3-8B"], {"lite-flat", "lite-hier"}, ["decode"]),
+        ("scenarios must be a list or tuple", "a set", "order changes from run to run")),
+    "compare(phases={'decode', 'prefill'})": (
+        _compare_rows(["Llama-3-8B"], ["h100-dgx"], {"decode", "prefill"}),
+        ("phases", "a set")),
+    "compare(gpus=frozenset({'Lite', 'H100-SXM'}))": (
+        _compare_rows(["Llama-3-8B"], ["lite-flat"], ["decode"],
+                      gpus=frozenset({"Lite", "H100-SXM"})), ("gpus", "a frozenset")),
+    "sweep(models={'Llama-3-8B', 'Llama-3-70B'})": (
+        lambda: __import__("netmodel").sweep(["h100-dgx"], ["adjust.bandwidth_scale=0.5,1"],
+                                             {"Llama-3-8B", "Llama-3-70B"}, ["decode"]),
+        ("models", "a set")),
+    "compare(models=b'Llama-3-8B')": (
+        _compare_rows(b"Llama-3-8B", ["h100-dgx"], ["decode"]), ("models", "b'Llama-3-8B'")),
+    "compare(phases='decode,prefill')": (
+        _compare_rows(["Llama-3-8B"], ["h100-dgx"], "decode,prefill"),
+        ("unknown phase 'decode,prefill'",)),
     "Slo(tbt=Decimal('0.05'))": (_slo(tbt=Decimal("0.05")), ("tbt SLO", "Decimal('0.05')")),
     "Slo(ttft=10**400)": (_slo(ttft=10**400), ("ttft SLO", "401 digits")),
     "Slo(tbt=Fraction(10**400, 3))": (_slo(tbt=Fraction(10**400, 3)), ("tbt SLO",)),

@@ -23,6 +23,21 @@ search's, compare's and sweep's max_batch; Slo; RooflineOptions).
 (c) ``search --max-gpus 1 --tp 8`` said '...; at most 1 GPUs', naming neither --max-gpus nor
 why: now '--max-gpus 1 is below TP 8 x PP 1' (compute.parallel.configurations names its
 parameter, the command line its flag).
+
+(d) ``netmodel.study.serving.serve(max_batch=np.int64(8))`` and ``expert_skew=
+np.float32(1)`` raised the same TypeError from ``to_json``: serve now checks both itself
+(check_max_batch, compute.roofline.check_skew) before recording them.
+
+(e) ``netmodel.sweep(..., points=3)`` of a list parameter (``adjust.bandwidth_scale=0.5,1``)
+swept the list without a word, where ``sweep --points 3`` is refused: the rule is now the
+library's (netmodel.study.sweep_params.refuse_unread_points), which the command line calls
+with its flags' names.
+
+(f) ``compare``/``sweep`` given a set of names (scenarios, phases, models, GPUs) ran them in
+the order of Python's string hashing, which PYTHONHASHSEED changes from run to run: the
+rows, and the baseline (the first scenario where the default is not among them), changed
+from one run to the next. A set of more than one name is now refused, as a collective's
+group is (compute.validate.refuse_unordered, in listed and netmodel.api's lists).
 """
 
 from __future__ import annotations
@@ -138,3 +153,42 @@ def test_max_gpus_below_the_degrees_names_its_flag(args, said):
                                  "--max-batch", "8", *args])
     assert r.exit_code == 2 and r.output.count("\n") == 1, r.output
     assert r.output.startswith("error: --tp '8'") and r.output.rstrip().endswith(said)
+
+
+def test_serve_json_of_numpy_max_batch_and_skew():
+    from netmodel.study.serving import serve
+
+    def doc(**kw):
+        d = json.loads(serve("Llama-3-8B", "h100-dgx", dimensions="tp",
+                             **{"max_batch": 8, **kw}).to_json())
+        return d["settings"]
+
+    plain = doc()
+    assert doc(max_batch=np.int64(8)) == plain == doc(expert_skew=np.float32(1))
+    assert (plain["max_batch"], plain["expert_skew"]) == (8, 1.0)
+
+
+def test_sweep_points_of_a_list_is_refused_by_the_library():
+    import netmodel
+
+    with pytest.raises(UserError, match=r"^points 3 sets the values of a LO:HI range, and no "
+                                        r"parameter of params has one \(adjust\.bandwidth_scale"
+                                        r"=0\.5,1 gives its own values\): give LO:HI, or leave "
+                                        r"points None$"):
+        netmodel.sweep(["h100-dgx"], ["adjust.bandwidth_scale=0.5,1"], ["Llama-3-8B"],
+                       ["decode"], points=3, max_batch=8)
+    r = netmodel.sweep(["h100-dgx"], ["adjust.bandwidth_scale=0.5:1"], ["Llama-3-8B"],
+                       ["decode"], points=3, max_batch=8)
+    assert [row.x for row in r.rows] == pytest.approx([0.5, 0.5 ** 0.5, 1.0])
+
+
+@pytest.mark.parametrize("kw, key", [({"scenarios": {"lite-flat", "lite-hier"}}, "scenarios"),
+                                     ({"phases": frozenset({"decode", "prefill"})}, "phases"),
+                                     ({"gpus": {"Lite", "H100-SXM"}}, "gpus")])
+def test_a_set_of_names_is_refused(kw, key):
+    import netmodel
+
+    args = {"models": ["Llama-3-8B"], "scenarios": ["lite-flat"], "phases": ["decode"], **kw}
+    with pytest.raises(UserError, match=rf"^{key} must be a list or tuple, got a \w*set, whose "
+                                        r"order changes from run to run"):
+        netmodel.compare(**args, max_batch=8)
