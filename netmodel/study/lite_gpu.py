@@ -40,7 +40,7 @@ from compute.models import get_model
 from compute.phases import PHASES, Slo, check_phase, check_slo
 from compute.roofline import bound_comm, check_options, make_workload, ring_comm
 from compute.roofline_options import RooflineOptions
-from compute.search import DEFAULT_MAX_BATCH, search
+from compute.search import DEFAULT_MAX_BATCH, check_max_batch, search
 from compute.validate import describe
 from compute.workers import forks, in_background
 from netmodel.study.defaults import (
@@ -243,6 +243,7 @@ def run_lite_gpu_study(models: Iterable[str | ModelSpec] = DEFAULT_MODELS,
     """
     models = distinct_models(get_model(m) for m in models)
     gpus = distinct_gpus(get_gpu(g) for g in gpus)
+    max_batch = check_max_batch(max_batch)   # Python's int in the JSON, not numpy's
     phases = [check_phase(p) for p in phases]
     if not (models and gpus and phases):
         raise UserError("the study needs at least one model, one GPU and one phase")
@@ -475,6 +476,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                        ("crossovers", crossovers), ("serving", serving), ("packed", packed),
                        ("quiet", quiet), ("figures", figures)):
         flag("the study", what, value)
+    max_batch = check_max_batch(max_batch)   # Python's int in the JSON, not numpy's
     if not fabric and executor is not None and executor.distributed:
         # only the fabric parts run on an executor: it was taken and never used
         raise UserError(f"executor {executor!r} with fabric=False: nothing would run on it "
