@@ -370,11 +370,30 @@ def _serve_json(**kw: object) -> Callable[[], object]:
     return call
 
 
+_STUDY_SKIPPED = dict(fabric=False, sweep=False, paper=False, reliability=False, cost=False,
+                      crossovers=False, serving=False, packed=False, moe=None)
+
+
+def _study_json(**kw: object) -> Callable[[], object]:
+    """``netmodel.run_study``'s JSON of Llama-3-8B decode on the Lite, its ring network,
+    every other part skipped, with ``kw``."""
+    def call() -> object:
+        import netmodel
+
+        args = {"models": ["Llama-3-8B"], "phases": ["decode"], "gpus": ["Lite"],
+                "networks": ["ring"], "max_batch": 8, **_STUDY_SKIPPED, **kw}
+        return json.loads(netmodel.run_study(**args).to_json())
+    return call
+
+
 _COMPARE_PLAIN = _compare_json()
 _SWEEP_PLAIN = _sweep_json(max_batch=8)
 
 #: Library calls taken: name -> (call, what the result shows).
 LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] = {
+    # raised TypeError 'Object of type int64 is not JSON serializable'
+    "run_study(max_batch=np.int64(8)).to_json()": (
+        _study_json(max_batch=np.int64(8)), _same_as(_study_json())),
     "sweep(points=3) of LO:HI": (_sweep_rows(["adjust.bandwidth_scale=0.5:1"], 3),
                                  lambda n: n == 3),
     "compare(phases={'decode'}), a set of one": (
@@ -458,6 +477,10 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
         lambda: __import__("netmodel").sweep(["h100-dgx"], ["adjust.bandwidth_scale=0.5,1"],
                                              {"Llama-3-8B", "Llama-3-70B"}, ["decode"]),
         ("models", "a set")),
+    "run_study(networks={'ring', 'ideal'})": (
+        _study_json(networks={"ring", "ideal"}), ("networks", "a set")),
+    "run_study(max_batch=np.float64(8))": (_study_json(max_batch=np.float64(8)),
+                                           ("max_batch", "8.0")),
     "compare(models=b'Llama-3-8B')": (
         _compare_rows(b"Llama-3-8B", ["h100-dgx"], ["decode"]), ("models", "b'Llama-3-8B'")),
     "compare(phases='decode,prefill')": (

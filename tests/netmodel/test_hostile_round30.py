@@ -25,8 +25,9 @@ why: now '--max-gpus 1 is below TP 8 x PP 1' (compute.parallel.configurations na
 parameter, the command line its flag).
 
 (d) ``netmodel.study.serving.serve(max_batch=np.int64(8))`` and ``expert_skew=
-np.float32(1)`` raised the same TypeError from ``to_json``: serve now checks both itself
-(check_max_batch, compute.roofline.check_skew) before recording them.
+np.float32(1)``, and ``netmodel.run_study(max_batch=np.int64(8))``, raised the same
+TypeError from ``to_json``: serve and the study now check them (check_max_batch,
+compute.roofline.check_skew) before recording them.
 
 (e) ``netmodel.sweep(..., points=3)`` of a list parameter (``adjust.bandwidth_scale=0.5,1``)
 swept the list without a word, where ``sweep --points 3`` is refused: the rule is now the
@@ -192,3 +193,19 @@ def test_a_set_of_names_is_refused(kw, key):
     with pytest.raises(UserError, match=rf"^{key} must be a list or tuple, got a \w*set, whose "
                                         r"order changes from run to run"):
         netmodel.compare(**args, max_batch=8)
+
+
+def test_study_json_of_numpy_max_batch():
+    import netmodel
+
+    skipped = dict(fabric=False, sweep=False, paper=False, reliability=False, cost=False,
+                   crossovers=False, serving=False, packed=False, moe=None)
+
+    def doc(max_batch):
+        d = json.loads(netmodel.run_study(["Llama-3-8B"], ["Lite"], ["decode"],
+                                          networks=["ring"], max_batch=max_batch,
+                                          **skipped).to_json())
+        return d["study"]
+
+    plain = doc(8)
+    assert doc(np.int64(8)) == plain and plain["settings"]["max_batch"] == 8
