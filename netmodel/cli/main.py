@@ -611,11 +611,24 @@ def _write_error(stream: Any) -> OSError | None:
 
 def _may_make(folder: str) -> bool:
     """Whether ``folder`` is a folder this process may write, or one it could make: its
-    nearest existing parent a folder it may write (nothing is made)."""
+    nearest existing parent a folder it may write. ``os.access`` says yes to root
+    everywhere, so for root a folder is made and removed there to see (HOME=/proc or /sys,
+    a container's root: matplotlib's mkdir failed and it said so in two warnings on
+    stderr); otherwise nothing is made."""
     path = os.path.abspath(folder)
     while not os.path.lexists(path):
         path = os.path.dirname(path)
-    return os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK)
+    if not (os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK)):
+        return False
+    if os.geteuid() != 0:
+        return True
+    import tempfile
+
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".netmodel-probe.", dir=path))
+    except OSError:
+        return False
+    return True
 
 
 def _matplotlib_folder() -> None:
