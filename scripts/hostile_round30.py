@@ -12,7 +12,8 @@ parameter; options each valid but jointly impossible (``search --max-gpus`` belo
 x ``--pp``, an instance wider than its fabric, SLOs below the roofline, a prompt past the
 model's context); names and specs holding zero-width characters; and a child process run
 with ``MPLBACKEND`` set to a backend that does not exist or cannot draw, while figures are
-drawn.
+drawn, or ``HOME`` set to a folder of /proc or /sys (which root's ``os.access`` calls
+writable).
 
 What each gets (the project's promise, docs/units-and-errors.md): a refusal is exit status
 2, one line ``error: ...`` holding the words listed (the flag or file, the value, what is
@@ -22,7 +23,7 @@ value taken gives the same result as its plain Python number, JSON included.
 
 Usage: ``python scripts/hostile_round30.py [-k SUBSTRING] [-v]``; prints each failure
 (FAIL), the counts, and exit status 1 if any failed. In process (click's CliRunner), but
-for the two child processes; about two minutes on two cores.
+for the four child processes; under a minute on two cores.
 """
 
 from __future__ import annotations
@@ -243,12 +244,14 @@ def _names_outside(d: Path) -> str | None:
     return _whole_output(d)
 
 
-def _mplbackend(value: str) -> Callable[[Path], str | None]:
-    """``compare --out`` drawing its figures (a child process, as a user runs it) with
-    ``MPLBACKEND`` set to ``value``: exit 0, the figures written, nothing on stderr."""
+def _drawing_with(**changed: str) -> Callable[[Path], str | None]:
+    """``compare --out`` drawing its figures (a child process, as a user runs it) with the
+    environment ``changed``: exit 0, the figures written, nothing on stderr."""
     def run(d: Path) -> str | None:
         argv = [a for a in COMPARE if a != "--no-plot"]
-        env = {**os.environ, "MPLBACKEND": value}
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME")}
+        env.update(changed)
         r = subprocess.run([sys.executable, "-m", "netmodel", *argv], cwd=d, env=env,
                            capture_output=True, text=True, timeout=55)
         if r.returncode != 0 or r.stderr.strip():
@@ -265,8 +268,13 @@ OWN: dict[str, Callable[[Path], str | None]] = {
        for cmd, argv in (("study lite-gpu", STUDY), ("compare", COMPARE))},
     "study lite-gpu --out a link to an empty folder, twice": _out_link_to_empty,
     "compare --out a manifest alone listing names outside it": _names_outside,
-    "compare --out figures with MPLBACKEND=bogus": _mplbackend("bogus"),
-    "compare --out figures with MPLBACKEND=module://nope": _mplbackend("module://nope"),
+    "compare --out figures with MPLBACKEND=bogus": _drawing_with(MPLBACKEND="bogus"),
+    "compare --out figures with MPLBACKEND=module://nope": _drawing_with(
+        MPLBACKEND="module://nope"),
+    # as root, os.access said /proc and /sys were writable: matplotlib's mkdir of
+    # $HOME/.config/matplotlib failed, and two warnings followed the output on stderr
+    "compare --out figures with HOME=/proc": _drawing_with(HOME="/proc"),
+    "compare --out figures with HOME=/sys": _drawing_with(HOME="/sys"),
 }
 
 

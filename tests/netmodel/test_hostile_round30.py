@@ -39,6 +39,11 @@ the order of Python's string hashing, which PYTHONHASHSEED changes from run to r
 rows, and the baseline (the first scenario where the default is not among them), changed
 from one run to the next. A set of more than one name is now refused, as a collective's
 group is (compute.validate.refuse_unordered, in listed and netmodel.api's lists).
+
+(g) As root (a container's user), ``HOME=/proc`` or ``/sys`` made every command that draws
+print matplotlib's two warnings (its mkdir of ``$HOME/.config/matplotlib`` failed) after
+its output: ``os.access`` says yes to root everywhere. netmodel.cli.main._may_make now
+makes and removes a folder there to see, for root, and gives matplotlib its own folder.
 """
 
 from __future__ import annotations
@@ -209,3 +214,19 @@ def test_study_json_of_numpy_max_batch():
 
     plain = doc(8)
     assert doc(np.int64(8)) == plain and plain["settings"]["max_batch"] == 8
+
+
+@pytest.mark.parametrize("home", ["/proc", "/sys"])
+def test_a_home_no_folder_can_be_made_in_is_not_taken(home):
+    from netmodel.cli.main import _may_make
+
+    if not os.path.isdir(home):
+        pytest.skip(f"no {home} here")
+    assert not _may_make(os.path.join(home, ".config", "matplotlib"))
+
+
+def test_a_home_a_folder_can_be_made_in_is_taken(tmp_path):
+    from netmodel.cli.main import _may_make
+
+    assert _may_make(str(tmp_path / ".config" / "matplotlib"))
+    assert list(tmp_path.iterdir()) == []   # the probe left nothing
