@@ -408,8 +408,8 @@ def named_fact(name: str, key: str, *,
     entry's, else that of the GPU it derives from, and so on (a derived GPU keeps its
     base's unless it states its own: the Lite family is the H100's generation); None where
     no GPU of its lineage states one. ``step`` and ``stated``: where derivations and stated
-    facts are looked up (default what compute has read; a fabric's own first:
-    :func:`topologies.schema.gpu_named_fact`).
+    facts are looked up (default what compute has read; a caller holding a saved fabric's
+    own GPU facts passes lookups that read those first).
 
     >>> named_fact("Lite+BW", "collective_generation"), named_fact("B300-HGX", "compute_capability")
     (('hopper', 'H100-SXM'), ('10.3', 'B300-HGX'))
