@@ -6,9 +6,11 @@ not JSON), an earlier output with a listed file gone (a partial output), a manif
 names outside its folder, a ``--out`` that is a link to an empty folder; the library
 (docs/api.md) given numbers of Python's and numpy's other types (``fractions.Fraction``,
 ``decimal.Decimal``, complex, numpy float32/float64/int64/uint16 scalars, ``np.True_``)
-for SLOs, options, ``max_batch``, degrees, group sizes and builder parameters, whose
-results must be JSON that a report writes (``to_json``) or a refusal naming the
-parameter; options each valid but jointly impossible (``search --max-gpus`` below ``--tp``
+for SLOs, options, ``max_batch``, degrees, group sizes and builder parameters (compare,
+sweep, serve, run_study, search, evaluate, collective_time, build_fabric), whose results
+must be JSON that a report writes (``to_json``) or a refusal naming the parameter; sets of
+names (their order, Python's string hashing, changes from run to run) and text or bytes
+where a list goes; ``sweep``'s ``points`` where no parameter is a range; options each valid but jointly impossible (``search --max-gpus`` below ``--tp``
 x ``--pp``, an instance wider than its fabric, SLOs below the roofline, a prompt past the
 model's context); names and specs holding zero-width characters; and a child process run
 with ``MPLBACKEND`` set to a backend that does not exist or cannot draw, while figures are
