@@ -174,8 +174,8 @@ def _lineage(name: str) -> Iterator[str]:
 #: (:func:`compute.hardware.read_gpu`): what it derives from and
 #: by what fraction (the named facts it keeps from its base, the dies of a GPU without a
 #: table of its own), its die table (package cost, list price, yield), its host power and
-#: what it is named (:data:`compute.gpu_rows.NAMED_KEYS`: its collective generation and
-#: compute capability, :func:`named_fact`).
+#: what it is named (:data:`compute.gpu_rows.NAMED_KEYS`: its collective generation,
+#: compute capability and host CPU architecture, :func:`named_fact`).
 #: A saved fabric carries them for its GPU types (topologies: graph attribute
 #: ``gpu_file_facts``, :func:`gpu_file_facts` and :func:`note_gpu_file_facts`), so that a
 #: process that never read the GPU file costs its GPUs as one that did.

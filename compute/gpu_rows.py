@@ -15,8 +15,9 @@ from compute import validate
 from compute.errors import UserError, known
 from compute.rows import CONFIDENCE, Parameter, check_number
 
-__all__ = ["HOST_POWER_KEY", "MAX_HOST_POWER", "NAMED_KEYS", "NO_SOURCE", "check_capability",
-           "die_entry", "entry_source", "host_power_entry", "named_entries", "row_value"]
+__all__ = ["HOST_ARCHS", "HOST_POWER_KEY", "MAX_HOST_POWER", "NAMED_KEYS", "NO_SOURCE",
+           "check_capability", "check_host_arch", "die_entry", "entry_source", "host_power_entry",
+           "named_entries", "row_value"]
 
 
 def die_entry(here: str, entry: dict) -> tuple[dict, str] | None:
@@ -59,7 +60,18 @@ def host_power_entry(here: str, entry: dict) -> Parameter:
 #: the GPU (compute knows no collectives: here the name is held as text). A GPU whose lineage
 #: names none takes that file's default. ``compute_capability``: CUDA's ``MAJOR.MINOR``
 #: (NVIDIA's CUDA GPU compute capability table), by which NCCL enables a protocol (LL128).
-NAMED_KEYS = ("collective_generation", "compute_capability")
+#: ``host_arch``: the CPU architecture of the host the GPU is attached to (one of
+#: :data:`HOST_ARCHS`: Grace-hosted GB200 and GB300 ``"aarch64"``, HGX systems' x86 hosts
+#: ``"x86_64"``), which NCCL's tuner reads (its NVLSTree size correction: netmodel's
+#: ``collective_tuner_plugins.toml``, whose ``default_host_arch`` a GPU whose lineage names
+#: none takes).
+NAMED_KEYS = ("collective_generation", "compute_capability", "host_arch")
+
+#: The CPU architectures a GPU's host may be, as Linux names them (``uname -m``): those
+#: NCCL's topology tells apart (NVIDIA/nccl src/graph/topo.h, NCCL_TOPO_CPU_ARCH_X86, _ARM
+#: and _POWER), which its tuner reads. Grace (GB200, GB300, GH200) and Vera are Arm
+#: (``aarch64``); Intel Xeon and AMD EPYC hosts ``x86_64``; IBM POWER ``ppc64le``.
+HOST_ARCHS = ("aarch64", "ppc64le", "x86_64")
 
 #: CUDA's compute capability as text: ``MAJOR.MINOR``, ASCII digits, no leading zero.
 _CAPABILITY = re.compile(r"(?:0|[1-9][0-9]?)\.[0-9]", re.ASCII)
@@ -83,18 +95,39 @@ def check_capability(where: str, key: str, value: object) -> str:
     return value
 
 
+def check_host_arch(where: str, key: str, value: object) -> str:
+    """``value`` if it is one of :data:`HOST_ARCHS` (exactly as written: ``uname -m``'s
+    names); else UserError naming ``where``, ``key``, the value and the architectures there
+    are.
+
+    >>> check_host_arch("g.toml", "host_arch", "aarch64")
+    'aarch64'
+    >>> check_host_arch("g.toml", "host_arch", "grace")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: g.toml: host_arch must be the CPU architecture of the GPU's host as Linux names it (Grace and Vera: 'aarch64'; Intel and AMD: 'x86_64'), got 'grace'; known: 'aarch64', 'ppc64le', 'x86_64'
+    """
+    if not (isinstance(value, str) and value in HOST_ARCHS):
+        raise UserError(f"{where}: {key} must be the CPU architecture of the GPU's host as "
+                        f"Linux names it (Grace and Vera: 'aarch64'; Intel and AMD: "
+                        f"'x86_64'), got {validate.describe(value)}; known: "
+                        f"{known(HOST_ARCHS)}")
+    return value
+
+
+#: How each of :data:`NAMED_KEYS` is checked where an entry is read: a generation's name is
+#: a name (:func:`compute.validate.name`; which generations exist is netmodel's to say), a
+#: compute capability :func:`check_capability`'s, a host architecture
+#: :func:`check_host_arch`'s.
+_NAMED_CHECKS = {"collective_generation": validate.name,
+                 "compute_capability": check_capability, "host_arch": check_host_arch}
+
+
 def named_entries(here: str, entry: dict) -> dict[str, str]:
-    """The entry's :data:`NAMED_KEYS` (removed from it), checked: a generation's name is a
-    name (:func:`compute.validate.name`; which generations exist is netmodel's to say), a
-    compute capability :func:`check_capability`'s."""
-    out = {}
-    if "collective_generation" in entry:
-        out["collective_generation"] = validate.name(here, "collective_generation",
-                                                     entry.pop("collective_generation"))
-    if "compute_capability" in entry:
-        out["compute_capability"] = check_capability(here, "compute_capability",
-                                                     entry.pop("compute_capability"))
-    return out
+    """The entry's :data:`NAMED_KEYS` (removed from it), each checked as
+    :data:`_NAMED_CHECKS` says."""
+    return {key: _NAMED_CHECKS[key](here, key, entry.pop(key)) for key in NAMED_KEYS
+            if key in entry}
 
 
 #: A GPU entry without a ``source`` key (:func:`entry_source`; a JSON ``null`` is a value).

@@ -426,8 +426,9 @@ class ReadGpu(NamedTuple):
     compute.yield_model), what it derives from ``(base GPU, fraction of its silicon)`` (the
     catalog's Lite family, a GPU file's ``derive_from`` entries) and its ``host_power_W``
     row, and ``named``: what its entry names the GPU (:data:`compute.gpu_rows.NAMED_KEYS`:
-    its collective generation, its compute capability; ``(key, value)`` pairs of those it
-    names, none where it names none: a tuple, as every field, so the record pickles). A
+    its collective generation, its compute capability, its host's CPU architecture;
+    ``(key, value)`` pairs of those it names, none where it names none: a tuple, as every
+    field, so the record pickles). A
     GpuSpec holds performance only; the rest is kept beside it so that saved fabrics and the
     ``hardware --json`` shape stay as they are (:mod:`compute.gpu_facts` answers from it)."""
 

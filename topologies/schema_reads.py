@@ -108,7 +108,8 @@ def gpu_derivation(graph: nx.Graph, name: str) -> tuple[str, float] | None:
 
 def gpu_named_fact(graph: nx.Graph, name: str, key: str) -> tuple[str, str] | None:
     """``(value, GPU that states it)`` of the named fact ``key`` (a GPU entry's
-    ``collective_generation`` or ``compute_capability``) of GPU type ``name`` on ``graph``:
+    ``collective_generation``, ``compute_capability`` or ``host_arch``: one of
+    :data:`compute.gpu_rows.NAMED_KEYS`) of GPU type ``name`` on ``graph``:
     its own or kept from the GPU it derives from (:func:`compute.gpu_facts.named_fact`),
     each GPU's facts and derivation read from the graph's own ``gpu_file_facts`` first
     (:func:`gpu_derivation`), then compute's; None where its lineage states none.

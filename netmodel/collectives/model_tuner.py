@@ -179,13 +179,14 @@ class TunedChoices:
         NIC) for :func:`~netmodel.collectives.tuner_plugin.nvls_search`, over the data
         file's speed arrays of the GPUs' generation (none: no NVLS, as on A100); the
         generation's NVLS efficiency and NVLSTree cap; NVLSTree's size correction on the
-        data file's generations unless a GPU is hosted by an Arm CPU
-        (:func:`~netmodel.collectives.tuner_plugin.arm_hosted`); whether the calibration's
+        data file's generations where every GPU's host is of an architecture the data file
+        lists (x86, :func:`~netmodel.collectives.tuner_plugin.nvls_tree_corrected`: not on a
+        Grace-hosted GB200); whether the calibration's
         NCCL release prices them with the formula of 2.27 and older (``nvls_legacy``)."""
         from netmodel.collectives.calibration_generations import parse_release
         from netmodel.collectives.group_domains import domains
         from netmodel.collectives.in_network import domain_planes
-        from netmodel.collectives.tuner_plugin import arm_hosted, get_tuner, nvls_search
+        from netmodel.collectives.tuner_plugin import get_tuner, nvls_search, nvls_tree_corrected
 
         spec = get_tuner("nccl").spec
         cal = self.calibration
@@ -214,7 +215,7 @@ class TunedChoices:
                 "nvls_efficiency": cal.in_network.bandwidth_factor,
                 "nvls_tree_cap": table[min(nodes, 3) - 1] if table else 0.0,
                 "nvls_tree_correction": cal.generation in spec[
-                    "nvls_tree_correction_generations"] and not any(
-                    arm_hosted(g, self.graph) for g in gpus),
+                    "nvls_tree_correction_generations"] and all(
+                    nvls_tree_corrected(g, self.graph) for g in gpus),
                 "nvls_legacy": cal.release is not None
                 and cal.release <= parse_release(spec["nvls_legacy_until"])}

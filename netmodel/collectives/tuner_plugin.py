@@ -50,7 +50,8 @@ if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = ["NCCL_TUNER", "NO_TUNER", "PLUGINS_PATH", "NcclGraph", "NcclTuner", "TunerPlugin",
-           "arm_hosted", "get_tuner", "nvls_search", "tuner_names", "tuner_refusal"]
+           "get_tuner", "host_arch", "nvls_search", "nvls_tree_corrected", "tuner_names",
+           "tuner_refusal"]
 
 PLUGINS_PATH = Path(__file__).resolve().parent.parent / "data" / "collective_tuner_plugins.toml"
 _EPS = 1e-10            # the plugin's edge tolerance, in log2 units
@@ -100,36 +101,76 @@ def get_tuner(name: str | None, path: str | Path = PLUGINS_PATH
 
 @functools.lru_cache(maxsize=4)
 def _nccl(path: str) -> NcclTuner:
-    return NcclTuner.from_spec(_data(path)[NCCL_TUNER])
+    spec = _data(path)[NCCL_TUNER]
+    _check_nccl(path, spec)
+    return NcclTuner.from_spec(spec)
 
 
-def arm_hosted(gpu: str, graph: nx.Graph | None = None) -> bool:
-    """Whether NCCL's tuner takes GPU type ``gpu`` as hosted by an Arm CPU (Grace), where
-    the ``[nccl]`` table leaves NVLSTree's size correction off: its
-    ``nvls_tree_correction_arm_gpus`` lists ``gpu`` or a GPU it derives from (a GPU file's
-    ``derive_from``; on a fabric ``graph``, as the graph records it,
-    :func:`topologies.schema.gpu_derivation`). A cache of costs whose key leaves the GPU's
-    name out keys this (:func:`netmodel.study.scenario_fabric.network_key`): a GB200 and a
-    B200 of equal fabric parameters differ here.
+#: Keys the ``[nccl]`` table held before each GPU named its host's CPU architecture, with
+#: what replaced them (refused with these words by :func:`get_tuner`, not silently ignored).
+_MOVED_KEYS = {
+    "nvls_tree_correction_arm_gpus": "a GPU names its host's CPU architecture in its own entry "
+                                     "(host_arch = \"aarch64\" in compute/data/gpus.toml or a "
+                                     "GPU file; a derived GPU keeps its base's), and the "
+                                     "correction's rule reads it: "
+                                     "nvls_tree_correction_host_archs = [\"x86_64\"]",
+}
 
-    >>> arm_hosted("GB200-NVL72"), arm_hosted("B200-HGX"), arm_hosted("H100-SXM")
-    (True, False, False)
+
+def _check_nccl(path: str, spec: dict) -> None:
+    """Refuse, in one line naming ``path``, a ``[nccl]`` table holding a key of
+    :data:`_MOVED_KEYS` (saying what replaced it) or a host architecture that is none of
+    :data:`compute.gpu_rows.HOST_ARCHS` (its ``nvls_tree_correction_host_archs``,
+    ``default_host_arch``)."""
+    from compute.gpu_rows import check_host_arch
+
+    for key, instead in _MOVED_KEYS.items():
+        if key in spec:
+            raise UserError(f"{path}: [{NCCL_TUNER}].{key} is no longer read: {instead}")
+    where = f"{path}: [{NCCL_TUNER}]"
+    archs = spec.get("nvls_tree_correction_host_archs")
+    if not isinstance(archs, list):
+        raise UserError(f"{where}: nvls_tree_correction_host_archs must be a list of host "
+                        f"CPU architectures, got {describe(archs)}")
+    for arch in archs:
+        check_host_arch(where, "nvls_tree_correction_host_archs", arch)
+    check_host_arch(where, "default_host_arch", spec.get("default_host_arch"))
+
+
+def host_arch(gpu: str, graph: nx.Graph | None = None) -> str:
+    """The CPU architecture NCCL's tuner takes GPU type ``gpu``'s host to be (one of
+    :data:`compute.gpu_rows.HOST_ARCHS`): its entry's ``host_arch``, else that of the GPU it
+    derives from, and so on (:func:`compute.gpu_facts.named_fact`; on a fabric ``graph``, as
+    the graph records its GPUs' facts, :func:`topologies.schema_reads.gpu_named_fact`); else
+    the ``[nccl]`` table's ``default_host_arch``.
+
+    >>> host_arch("GB200-NVL72"), host_arch("B200-HGX"), host_arch("Lite")
+    ('aarch64', 'x86_64', 'x86_64')
     """
-    from compute.gpu_facts import derivation
-
-    listed = set(_nccl(str(PLUGINS_PATH)).spec["nvls_tree_correction_arm_gpus"])
     if graph is not None:
-        from topologies.schema import gpu_derivation
+        from topologies.schema_reads import gpu_named_fact
 
-        derivation = functools.partial(gpu_derivation, graph)
-    seen: set = set()
-    while gpu is not None and gpu not in seen:
-        if gpu in listed:
-            return True
-        seen.add(gpu)
-        derived = derivation(gpu)
-        gpu = derived[0] if derived is not None else None
-    return False
+        named = gpu_named_fact(graph, gpu, "host_arch")
+    else:
+        from compute.gpu_facts import named_fact
+
+        named = named_fact(gpu, "host_arch")
+    return _nccl(str(PLUGINS_PATH)).spec["default_host_arch"] if named is None else named[0]
+
+
+def nvls_tree_corrected(gpu: str, graph: nx.Graph | None = None) -> bool:
+    """Whether NCCL's tuner applies NVLSTree's size correction on GPU type ``gpu``'s host:
+    the ``[nccl]`` table's ``nvls_tree_correction_host_archs`` lists its :func:`host_arch`
+    (x86; not a Grace-hosted GB200 or GB300, nor a GPU of a GPU file that derives from one or
+    names ``host_arch = "aarch64"``). A cache of costs whose key leaves the GPU's name out
+    keys this (:func:`netmodel.study.scenario_fabric.network_key`): a GB200 and a B200 of
+    equal fabric parameters differ here.
+
+    >>> nvls_tree_corrected("GB200-NVL72"), nvls_tree_corrected("B200-HGX")
+    (False, True)
+    """
+    spec = _nccl(str(PLUGINS_PATH)).spec
+    return host_arch(gpu, graph) in spec["nvls_tree_correction_host_archs"]
 
 
 def tuner_refusal(tuner: str | None, algorithm: str = "auto") -> str | None:
@@ -400,7 +441,7 @@ class NcclTuner:
     nodes and its channel capped at ``perChMaxNVLSTreeBw``, algbw a ring's ratio
     (:meth:`nvls_bandwidth`); latency NVLS's NVLink hw latency alone (25 us), NVLSTree's
     that + ``2 log2i(N)`` network steps of 20.9 us, its algbw multiplied by
-    ``treeCorrectionFactor`` on Blackwell (an x86 host taken) below 2^30 bytes. NVLS runs
+    ``treeCorrectionFactor`` on Blackwell on x86 hosts (:func:`nvls_tree_corrected`) below 2^30 bytes. NVLS runs
     on one node, NVLSTree across nodes, neither with fewer than 2 channels. Releases 2.27
     and older price both as their source does (:attr:`NcclGraph.nvls_legacy`).
 

@@ -539,8 +539,9 @@ def network_key(scenario: Scenario, calibration: Calibration) -> str:
     if calibration.ll128_off(scenario.gpu, scenario.graph):
         parts += ("LL128 off",)   # a B300 beside a B200 of the same generation, <= 2.27
     if scenario.tuner != NO_TUNER:
-        from netmodel.collectives.tuner_plugin import arm_hosted
+        from netmodel.collectives.tuner_plugin import host_arch, nvls_tree_corrected
 
-        if arm_hosted(scenario.gpu, scenario.graph):
-            parts += ("Arm host",)   # NCCL's NVLSTree correction off: a GB200 beside a B200
+        if not nvls_tree_corrected(scenario.gpu, scenario.graph):
+            # NCCL's NVLSTree correction off: a GB200 (its Grace) beside a B200
+            parts += (f"{host_arch(scenario.gpu, scenario.graph)} host",)
     return repr(parts)

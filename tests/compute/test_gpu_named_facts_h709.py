@@ -74,5 +74,5 @@ def test_a_saved_fabrics_facts_are_checked_as_a_gpu_files(tmp_path):
 
 def test_unknown_key_refusals_name_the_keys(tmp_path):
     with pytest.raises(UserError, match=r"a derived GPU allows: .*collective_generation, "
-                                        r"compute_capability, source"):
+                                        r"compute_capability, host_arch, source"):
         _load(tmp_path, {"H709c-K": {**HALF_H100, "generation": "hopper"}})

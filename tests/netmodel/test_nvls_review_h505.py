@@ -3,8 +3,8 @@ rule of NVLSTree's size correction.
 
 NCCL multiplies NVLSTree's algbw by ``treeCorrectionFactor`` on compute capability 10.0 or
 more when the host is x86 (NVIDIA/nccl src/tuning/nvls.cc, ncclTuningNvlsModelSim); the data
-file leaves it off on the Arm-hosted GPUs it lists (GB200, GB300). That rule reads the GPU's
-name, which :func:`netmodel.study.scenario_fabric.network_key` left out: a GB200 and a B200
+file leaves it off on Arm hosts (each GPU's entry's host_arch: GB200, GB300). That rule reads
+the GPU's entry, which :func:`netmodel.study.scenario_fabric.network_key` left out: a GB200 and a B200
 scenario of equal fabric parameters with tuner ``nccl`` shared one key, so one cached cost
 model, and whichever ran first decided the correction for both.
 """
@@ -16,7 +16,7 @@ from dataclasses import replace
 import pytest
 
 from netmodel.collectives.model import FabricCostModel
-from netmodel.collectives.tuner_plugin import arm_hosted, get_tuner
+from netmodel.collectives.tuner_plugin import get_tuner, host_arch, nvls_tree_corrected
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import network_key, scenario_calibration
 from topologies import build
@@ -32,19 +32,20 @@ def _key(gpu: str, tuner: str = "nccl") -> str:
 def test_the_key_tells_an_arm_hosted_gpu_from_its_x86_twin(x86, arm):
     # same generation (blackwell), same fabric parameters: before, equal keys
     assert _key(x86) != _key(arm)
-    assert _key(arm).endswith("'Arm host')")
-    assert "Arm host" not in _key(x86)
+    assert _key(arm).endswith("'aarch64 host')")
+    assert not _key(x86).endswith(" host')")
 
 
 def test_the_key_is_unchanged_without_a_tuner():
     # no tuner: the correction is never read, and the shipped keys stay as they were
-    assert "Arm host" not in _key("GB200-NVL72", tuner="none")
+    assert "aarch64 host" not in _key("GB200-NVL72", tuner="none")
 
 
-def test_arm_hosted_follows_the_data_file_and_derivations():
-    assert arm_hosted("GB200-NVL72") and arm_hosted("GB300-NVL72")
-    assert not arm_hosted("B200-HGX") and not arm_hosted("H100-SXM")
-    assert not arm_hosted("no-such-gpu")
+def test_the_host_follows_the_gpu_entries_and_derivations():
+    assert not nvls_tree_corrected("GB200-NVL72") and not nvls_tree_corrected("GB300-NVL72")
+    assert nvls_tree_corrected("B200-HGX") and nvls_tree_corrected("H100-SXM")
+    assert host_arch("Lite") == "x86_64"                  # the H100's, its base
+    assert host_arch("no-such-gpu") == "x86_64"           # the data file's default
 
 
 def test_the_models_nvls_tree_correction_by_gpu():
