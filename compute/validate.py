@@ -166,7 +166,8 @@ def number(where: str, key: str, value: object, *, minimum: float, maximum: floa
     """
     def refused(shown: object) -> UserError:   # the range's words only for a refusal
         allowed = range_words(minimum, maximum, integer=integer, or_zero=or_zero, unit=unit)
-        return UserError(f"{_prefix(where)}{key} must be {allowed}, got {describe(shown)}")
+        return UserError(f"{_prefix(where)}{key} must be {allowed}, got {describe(shown)}"
+                         f"{_not_integer(shown, minimum, maximum, or_zero) if integer else ''}")
 
     whole = is_whole(value)   # not numpy's timedelta64 (registered Integral, no int())
     ok_type = whole or not integer and isinstance(value, numbers.Real) \
@@ -183,6 +184,30 @@ def number(where: str, key: str, value: object, *, minimum: float, maximum: floa
         raise refused(value)
     # 0, however written: -0.0 (a file's '-0.0', a '-0' on the command line) printed '-0'
     return int(value) if integer else float(value) + 0.0
+
+
+def _not_integer(value: object, minimum: float, maximum: float, or_zero: bool) -> str:
+    """Words for a value refused as a whole number that reads as one inside the range but
+    is not an integer (``8.0``, ``Fraction(8)``: "got 8.0" alone reads as allowed), naming
+    its type; "" for any other value (one outside the range is refused for that).
+
+    >>> _not_integer(8.0, 1, 10, False), _not_integer(8.5, 1, 10, False), _not_integer(8, 1, 10, False)
+    (' (a float, not an integer)', '', '')
+    >>> _not_integer(1e300, 1, 10, False), _not_integer(0.0, 1, 10, True)
+    ('', ' (a float, not an integer)')
+    """
+    if isinstance(value, bool) or is_whole(value) or not isinstance(value, numbers.Real):
+        return ""
+    try:
+        f = float(value)
+        whole = math.isfinite(f) and f.is_integer() and value == int(value) \
+            and (minimum <= f <= maximum or f == 0 and or_zero)
+    except (TypeError, ValueError, OverflowError, ArithmeticError):
+        return ""
+    kind = type(value).__name__
+    if not (whole and kind.isidentifier() and len(kind) <= 40):
+        return ""
+    return f" ({'an' if kind[:1].lower() in 'aeiou' else 'a'} {kind}, not an integer)"
 
 
 def range_words(minimum: float, maximum: float, *, integer: bool = False,
