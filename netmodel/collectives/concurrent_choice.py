@@ -229,39 +229,65 @@ def own_lean(options: list[tuple], lo, hi, n: np.ndarray) -> tuple | None:
     """:func:`own_times`' ``(time, alone, own, pairs)`` choice by choice, without the
     tables of every option (the fabric search asks for hundreds of thousands of sizes at
     once), where each choice's options lie side by side (else None): per choice its least
-    line alone and together, a group's own the first with the least alone, as there."""
+    line alone and together, a group's own the first with the least alone, as there.
+
+    Each line is worked out into one of a few arrays of the result's shape, reused (the
+    same sums, products and minima as new arrays would hold: a fresh array of 30,000 sizes
+    is fresh pages the kernel zeroes, much of the time of a 16,384-GPU compare's 1,912
+    makespans)."""
     pairs: dict[tuple[str, str], int] = {}
     keys = [pairs.setdefault((o[0], o[1]), len(pairs)) for o in options]
     if any(k < j for j, k in zip(keys, keys[1:], strict=False)):   # numbered as first seen
         return None
-
-    def line(i, a, b):
-        t = a[:, None] + b[:, None] * n[None, :]
-        if lo is None or hi is None:
-            return t
-        return np.where((n > lo[i][:, None]) & (n <= hi[i][:, None]), t, np.inf)
-
     blocks = [[i for i, key in enumerate(keys) if key == k] for k in range(len(pairs))]
+    shape = (len(np.asarray(options[0][2])), len(n))
+    row = n[None, :]
+    scratch = np.empty(shape)
 
-    def least(k, a, b):   # choice k's least line (its a, b fields)
-        out = None
-        for i in blocks[k]:
-            t = line(i, options[i][a], options[i][b])
-            out = t if out is None else np.minimum(out, t)
+    def least(k, a, b, out):   # choice k's least line (its a, b fields) written in out
+        for j, i in enumerate(blocks[k]):
+            t = out if j == 0 else scratch
+            np.multiply(np.asarray(options[i][b])[:, None], row, out=t)
+            np.add(t, np.asarray(options[i][a])[:, None], out=t)   # a + b n
+            if lo is not None and hi is not None:
+                np.copyto(t, np.inf, where=~((row > lo[i][:, None]) & (row <= hi[i][:, None])))
+            if j:
+                np.minimum(out, t, out=out)
         return out
 
-    alone = own = None
-    for k in range(len(pairs)):
-        a_k = least(k, 4, 5)
-        if alone is None:
-            alone, own = a_k, np.zeros(a_k.shape, dtype=np.intp)
-            continue
-        better = a_k < alone
-        alone = np.where(better, a_k, alone)
+    alone = least(0, 4, 5, np.empty(shape))
+    own = np.zeros(shape, dtype=np.intp)
+    a_k, better = np.empty(shape), np.empty(shape, dtype=bool)
+    for k in range(1, len(pairs)):
+        least(k, 4, 5, a_k)
+        np.less(a_k, alone, out=better)
+        np.copyto(alone, a_k, where=better)
         own[better] = k
-    # together: only the choices some group takes somewhere
+    # together: only the choices some group takes somewhere, and of those only the ones
+    # whose lines together are not their lines alone bit for bit (groups that share no
+    # link: every option of a 16,384-GPU compare's fat tree), whose least line together is
+    # then its least alone, the one ``alone`` holds where it is the group's own
     chosen = np.unique(own).tolist()
-    time = least(chosen[0], 2, 3)
-    for k in chosen[1:]:
-        time = np.where(own == k, least(k, 2, 3), time)
+    apart = [k for k in chosen if not all(_same_bits(options[i][2], options[i][4])
+                                          and _same_bits(options[i][3], options[i][5])
+                                          for i in blocks[k])]
+    if len(apart) == len(chosen):
+        time = least(chosen[0], 2, 3, np.empty(shape))
+        apart = chosen[1:]
+    else:
+        time = alone.copy()
+    for k in apart:
+        np.copyto(time, least(k, 2, 3, a_k), where=own == k)
     return time, alone, own, list(pairs)
+
+
+def _same_bits(x, y) -> bool:
+    """Whether the arrays ``x`` and ``y`` hold the same values to the bit (NaN and -0.0
+    included), of one shape and type.
+
+    >>> _same_bits(np.array([0.0, 1.0]), np.array([-0.0, 1.0]))
+    False
+    """
+    x, y = np.asarray(x), np.asarray(y)
+    return x is y or (x.shape == y.shape and x.dtype == y.dtype
+                      and x.tobytes() == y.tobytes())
