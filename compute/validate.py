@@ -307,7 +307,8 @@ def name(where: str, what: str, value: object) -> str:
     them, so a name could show as another; zero-width characters make two names that print
     alike), no ``$`` (matplotlib reads the text between two as a formula: a scenario named
     ``$\\undefinedmacro$`` raised ParseFatalException from every figure of compare --out)
-    and no blank at either end.
+    and no blank at either end; written in Unicode's composed form (NFC), so that a name has
+    one spelling ('Café' as e + U+0301 and as U+00E9 print alike).
 
     >>> name("g.toml", "GPU", "H100\\n")
     Traceback (most recent call last):
@@ -317,6 +318,11 @@ def name(where: str, what: str, value: object) -> str:
     Traceback (most recent call last):
     ...
     compute.errors.UserError: g.toml: GPU name 'H100\\u202e' must be non-empty text of at most 200 characters without control or format characters (such as U+202E) or '$', and no blank at either end
+
+    >>> name("g.toml", "GPU", "Cafe\\u0301")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: g.toml: GPU name 'Cafe\\u0301' must be written in Unicode's composed form (NFC), 'Caf\\xe9': names are compared character by character, so two ways of writing one would be two names that print alike
     """
     ok = (isinstance(value, str) and 0 < len(value) <= MAX_NAME_LENGTH
           and one_line(value) == value and value.strip() == value and "$" not in value
@@ -326,6 +332,14 @@ def name(where: str, what: str, value: object) -> str:
                         f"of at most {MAX_NAME_LENGTH} characters without control or format "
                         f"characters (such as U+202E) or '$', and no blank at either end")
     _check_utf8(where, f"{what} name", value)
+    if not unicodedata.is_normalized("NFC", value):
+        def spelled(text: str) -> str:   # its code points: the two forms print alike
+            return "'" + text.encode("ascii", "backslashreplace").decode("ascii") + "'"
+        raise UserError(f"{_prefix(where)}{what} name {spelled(value)} must be written in "
+                        f"Unicode's composed form (NFC), "
+                        f"{spelled(unicodedata.normalize('NFC', value))}: names are compared "
+                        f"character by character, so two ways of writing one would be two "
+                        f"names that print alike")
     return value
 
 
