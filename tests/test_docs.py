@@ -300,6 +300,7 @@ OTHER_TOOLS_OPTIONS = {
     "--tensor-parallel-size",                                           # vLLM
     "--nworkers", "--nthreads",                                         # dask worker
     "--flags",                                                          # architecture.md's prose
+    "--hypothesis-profile",                                             # hypothesis's pytest plugin
 }
 
 
