@@ -435,7 +435,7 @@ def sized_pools(rate: float, load: float | None, p_rate: float, d_rate: float | 
         ``prefill_instances``, ``decode_instances``, ``gpus_used`` and, with a load,
         ``achieved_load`` and, with a decode slot's wait, ``decode_wait_model`` (with
         ``decode_wait_se_s`` where simulated): fields of
-        :class:`~netmodel.study.serving.ServingResult`.
+        :class:`~netmodel.study.serving_result.ServingResult`.
     wait, d_wait : float or None
         The cell's waits at the sized pools' loads (those given without a load).
     """
