@@ -16,6 +16,7 @@ type, the GPU asked for, circuits set on an OCS fabric) and gives its cost model
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,7 +43,7 @@ class Fabric:
     ``"scenario"``), the physical ``graph`` (shared and cached: do not modify it), for a
     scenario the :class:`~netmodel.study.scenarios.Scenario`, and ``key``: what it is,
     however it was spelled (names are matched regardless of case: ``lite-flat`` and
-    ``LITE-FLAT`` are one scenario, ``ring:n=8`` and ``RING: n=8`` one spec), so a list
+    ``LITE-FLAT`` are one scenario, ``ring:n=8``, ``RING: n=8`` and ``ring`` one spec), so a list
     naming one fabric twice is told from one naming two (default: ``label``)."""
 
     label: str
@@ -197,7 +198,13 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
     graph = _build_spec(name, canonical, _files_named(canonical))
     if gpu is not None:
         label = graph.graph.get("spec") or ref
-    return Fabric(label, "spec", graph, key=("spec", name, canonical))
+    # keyed by what the builder was given, resolved (graph 'args': defaults dropped, numbers
+    # and units read, names as the catalog spells them), so 'ring' and 'ring:n=8', 'n=4'
+    # and 'n=4.0', 'gpu=lite' and 'gpu=Lite' are one fabric, as the options' lists do
+    args = graph.graph.get("args")
+    what = json.dumps(args, sort_keys=True, default=repr) if isinstance(args, dict) \
+        else canonical
+    return Fabric(label, "spec", graph, key=("spec", name, what, _files_named(canonical)))
 
 
 @dataclass(frozen=True, eq=False)
