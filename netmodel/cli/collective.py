@@ -459,6 +459,7 @@ def collective(op: str, fabric: str | None, scenario: str | None, wanted: int | 
         _algorithm_refused(exc, setup)
         _said_with_flags(exc, {
             "group": value_refused_as("--group", group_text, "group size", "group member"),
+            "placement": _placement_flag(placement),
             "failed": value_refused_as("--fail", str(fail_text), "failed node",
                                        "failed link", "every GPU"),
             # algorithms/seed a scenario's at-once cost does not take
@@ -486,6 +487,15 @@ def _algorithm_refused(exc, setup) -> None:
         raise UserError(f"scenario {setup.label!r} [collective] algorithm "
                         f"{setup.algorithm!r}: {exc}; give --algorithm auto to cost it with "
                         f"the fastest valid one") from None
+
+
+def _placement_flag(placement: str):
+    """The context that says a refusal of the placement policy (``rail-aligned`` on a
+    fabric without rails) with ``--placement`` where it was typed; a scenario's own
+    placement is said in the library's words."""
+    if "placement" not in given_on_command_line("placement"):
+        return nullcontext()
+    return value_refused_as("--placement", placement, f"{placement} placement")
 
 
 def _said_with_flags(exc, flags: dict) -> NoReturn:
@@ -637,7 +647,8 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     except UserError as exc:   # a group size over the fabric's
         _algorithm_refused(exc, setup)
         _said_with_flags(exc, {"groups": value_refused_as("--groups", groups_text,
-                                                          "group size ")})
+                                                          "group size "),
+                               "placement": _placement_flag(placement)})
     also = f" and {plot_path}" if plot_path else ""
     if fmt == "vidur":
         import os

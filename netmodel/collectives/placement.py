@@ -126,8 +126,10 @@ def partition(graph: nx.Graph, size: int, policy: str = "contiguous", *, seed: i
     elif policy == "rail-aligned":
         data = graph.nodes
         if any("rail" not in data[g] for g in gpus):
-            raise UserError("rail-aligned placement needs GPUs labelled with their 'rail' "
+            exc = UserError("rail-aligned placement needs GPUs labelled with their 'rail' "
                             "(this fabric has none); use contiguous, spread or random")
+            exc.parameter = "placement"   # the policy refused, not the group it places
+            raise exc
         pos = {g: i for i, g in enumerate(gpus)}
         order = sorted(gpus, key=lambda g: (data[g]["rail"], pos[g]))
     elif policy == "spread":
