@@ -427,20 +427,45 @@ def parse_size_range(text: str, what: str = "sizes", *, max_sizes: int = MAX_SIZ
                                 f"({items[first].strip()!r} and {items[i].strip()!r}); give "
                                 f"each size once")
         return sizes
-    parts = text.split(":")
-    if len(parts) not in (2, 3):
-        raise UserError(f"{what} {text!r} must be 'LO:HI' or 'LO:HI:FACTOR'")
-    lo, hi = parse_bytes(parts[0], what), parse_bytes(parts[1], what)
-    factor = check_finite_positive(f"{what} factor", parts[2]) if len(parts) == 3 else 2.0
-    if hi < lo:
-        raise UserError(f"{what} {text!r} is empty: HI {hi:g} B is below LO {lo:g} B")
-    if factor <= 1:
-        raise UserError(f"{what} factor must be > 1, got {factor:g}")
-    n = int(math.floor(math.log(hi / lo) / math.log(factor) + 1e-9)) + 1
+    lo, factor, n = _size_range(text, what)
     if n > max_sizes:
         raise UserError(f"{what} {text!r} makes {n:,} sizes, more than the limit of "
                         f"{max_sizes:,}; use a larger factor or a narrower range")
     return [lo * factor**i for i in range(n)]
+
+
+def _size_range(text: str, what: str) -> tuple[float, float, int]:
+    """LO, FACTOR and the count of sizes of a range ``'LO:HI[:FACTOR]'`` (stripped), each
+    part checked: the one reading of a range, for :func:`parse_size_range` and
+    :func:`count_sizes`."""
+    parts = text.split(":")
+    if len(parts) not in (2, 3):
+        raise UserError(f"{what} {text!r} must be 'LO:HI' or 'LO:HI:FACTOR'")
+    blank = [n for n, t in zip(("LO", "HI", "FACTOR"), parts, strict=False) if not t.strip()]
+    if blank:   # said of the range typed, not of its empty part ('' is not a number)
+        raise UserError(f"{what} {text!r} has no {' or '.join(blank)}; give 'LO:HI' or "
+                        f"'LO:HI:FACTOR', e.g. '1KiB:1GiB' or '1KiB:1GiB:4'")
+    lo, hi = parse_bytes(parts[0], what), parse_bytes(parts[1], what)
+    factor = check_finite_positive(f"{what} factor", parts[2]) if len(parts) == 3 else 2.0
+    if hi < lo:
+        raise UserError(f"{what} {text!r} is empty: HI {format_bytes(hi)} is below LO "
+                        f"{format_bytes(lo)}")
+    if factor <= 1:
+        raise UserError(f"{what} factor must be > 1, got {factor:g}")
+    return lo, factor, int(math.floor(math.log(hi / lo) / math.log(factor) + 1e-9)) + 1
+
+
+def count_sizes(text: str, what: str = "sizes") -> int:
+    """How many sizes :func:`parse_size_range` makes of ``text``, worked out before any
+    list is built (a range refused as it refuses it), so a caller can bound the work.
+
+    >>> count_sizes("1KiB:1GiB"), count_sizes("1KiB,1MiB"), count_sizes("1KiB:1GiB:1024")
+    (21, 2, 3)
+    """
+    text = str(text).strip()
+    if "," in text or ":" not in text:
+        return text.count(",") + 1
+    return _size_range(text, what)[2]
 
 
 def counted(n: int, noun: str, plural: str | None = None) -> str:

@@ -12,7 +12,8 @@ in another case; a bandwidth in bits and in bytes), a ``--group`` too large, 0 o
 ending in a slash, a missing parent, a suffix alone, a suffix of another format or one
 that disagrees with ``--format``, given twice (``--output=x`` and ``--output y``); a saved
 fabric read back under an upper-case suffix and a file of another kind given as a SPEC;
-``collective --size`` at and past its ends (``0B``, ``1e30B``, ``-1MB``, ``1.5B``, ``MiB``
+``costs --sizes`` ranges with an empty end, reversed, of 62 million sizes, one size twice,
+``--format`` disagreeing with ``-o``; ``collective --size`` at and past its ends (``0B``, ``1e30B``, ``-1MB``, ``1.5B``, ``MiB``
 alone, ``mb``, ``Mb`` in bits, ``0x10``, just past 1 PiB), ``--group`` naming a switch or a
 GPU twice, ``--placement`` that the fabric cannot take (``rail-aligned`` on a fabric with
 no rails, through ``collective`` and ``costs``); ``blast-radius`` failure classes in upper
@@ -183,6 +184,25 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "collective --placement spread on named GPUs": (
         ["collective", "all-reduce", "--fabric", "ring:n=4", "--group", "gpu0,gpu1",
          "--placement", "spread"], {}, ("--placement", "--group 'gpu0,gpu1'")),
+    # said "--sizes '' is not a number with a unit": the empty part, not the range typed
+    **{f"costs --sizes {s!r}": (["costs", "--fabric", "ring:n=8", "--sizes", s], {},
+                                (f"--sizes {s!r}", f"has no {w}", "'LO:HI'"))
+       for s, w in {"1M:": "HI", ":8M": "LO", "1M:8M:": "FACTOR"}.items()},
+    "costs --sizes 8M:1M (reversed)": (["costs", "--fabric", "ring:n=8", "--sizes", "8M:1M"],
+                                       {}, ("--sizes '8M:1M'", "HI 1 MiB is below LO 8 MiB")),
+    "costs --sizes 1M:8M:1": (["costs", "--fabric", "ring:n=8", "--sizes", "1M:8M:1"], {},
+                              ("--sizes factor", "> 1")),
+    "costs --sizes 1M:8M:1.0000001 (62 million rows)": (
+        ["costs", "--fabric", "ring:n=8", "--sizes", "1M:8M:1.0000001"], {},
+        ("--sizes '1M:8M:1.0000001'", "--max-rows")),
+    "costs --sizes 1M,1MiB (one size twice)": (
+        ["costs", "--fabric", "ring:n=8", "--sizes", "1M,1MiB"], {}, ("--sizes", "twice")),
+    "costs --groups 2,02": (["costs", "--fabric", "ring:n=8", "--groups", "2,02"], {},
+                            ("--groups '2,02'", TWICE)),
+    "costs --format nccl -o t.csv": (["costs", "--fabric", "ring:n=8", "--format", "nccl",
+                                      "-o", "t.csv"], {}, ("--output 't.csv'", ".txt")),
+    "costs --format vidur -o vd.csv": (["costs", "--fabric", "ring:n=8", "--format", "vidur",
+                                        "-o", "vd.csv"], {}, ("--output 'vd.csv'", "folder")),
     # -- blast-radius failure classes ------------------------------------------------------
     "blast-radius --rate GPU=1e-5": ([*BLAST, "--rate", "GPU=1e-5"], {},
                                      ("--rate", "'GPU'", "'gpu'")),

@@ -179,25 +179,6 @@ def _buffsize(text):
     return float(n)
 
 
-def _size_count(text) -> int:
-    """How many sizes ``--sizes`` text makes, worked out before any list is built."""
-    import math
-
-    from compute.units import check_finite_positive, parse_bytes
-
-    text = str(text).strip()
-    if "," in text or ":" not in text:
-        return text.count(",") + 1
-    parts = text.split(":")
-    if len(parts) not in (2, 3):
-        return 0  # parse_size_range explains the mistake
-    lo, hi = parse_bytes(parts[0], "--sizes"), parse_bytes(parts[1], "--sizes")
-    factor = check_finite_positive("--sizes factor", parts[2]) if len(parts) == 3 else 2.0
-    if hi < lo or factor <= 1:
-        return 0
-    return int(math.floor(math.log(hi / lo) / math.log(factor) + 1e-9)) + 1
-
-
 def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfers,
            plot=False, tuner=None, simple_buffer=None, nccl_release=None):
     """The costing the options name (:func:`netmodel.study.collective_setup.collective_setup`):
@@ -589,7 +570,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     Vidur's network profiles."""
     from compute.comm import check_op
     from compute.errors import UserError
-    from compute.units import parse_size_range
+    from compute.units import count_sizes, parse_size_range
     from compute.validate import number_text, read_number, refuse_repeats
     from netmodel.collectives.algorithms import ALGORITHMS
     from netmodel.collectives.cost_table import check_groups
@@ -628,7 +609,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
         _plot_outside(plot_path, output)
     _check_plot(plot_path)
     per_size = len(ops) * len(groups) * (len(ALGORITHMS) if algorithm == "all" else 1)
-    estimate = _size_count(sizes_text) * per_size
+    estimate = count_sizes(sizes_text, "--sizes") * per_size
     if estimate > max_rows:
         raise UserError(f"--sizes {sizes_text!r} with {len(ops)} op(s) and {len(groups)} "
                         f"group size(s) makes up to {estimate:,} rows, above the limit of "

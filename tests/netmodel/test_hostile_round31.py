@@ -16,6 +16,13 @@ fabric with no rails said 'rail-aligned placement needs GPUs labelled ...' witho
 the library's refusal was marked as the group's. It is now marked ``parameter="placement"``
 (netmodel.collectives.placement.partition) and said with ``--placement 'rail-aligned'``
 where that was typed.
+
+(c) ``costs --sizes`` of a range with an empty end (``1M:``, ``:8M``, ``1M:8M:``) said
+"--sizes '' is not a number with a unit" (or "factor ... got ''"), quoting the empty part
+and not the range typed; a reversed range said its ends as ``1.04858e+06 B``. The command
+line counted the sizes by a reading of its own (``_size_count``); now one reading
+(compute.units.count_sizes, parse_size_range) says "--sizes '1M:' has no HI; give 'LO:HI'
+or 'LO:HI:FACTOR', ..." and "HI 1 MiB is below LO 8 MiB".
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import pytest
 from click.testing import CliRunner
 
 from compute.errors import UserError
+from compute.units import count_sizes, parse_size_range
 from netmodel.cli.main import cli
 from netmodel.collectives.placement import partition
 from netmodel.study.topology_compare import compare_topologies
@@ -82,3 +90,26 @@ def test_the_placement_refusal_names_its_parameter():
         partition(build("ring", {"n": "8"}), 4, policy="rail-aligned")
     assert str(info.value) == RAIL
     assert info.value.parameter == "placement"
+
+
+@pytest.mark.parametrize("sizes, missing", [("1M:", "HI"), (":8M", "LO"), (" : 8M", "LO"),
+                                            ("1M:8M:", "FACTOR"), ("::", "LO or HI or FACTOR")])
+def test_a_range_with_an_empty_end_is_said_whole(sizes, missing):
+    r = _run("costs", "--fabric", "ring:n=8", "--sizes", sizes)
+    assert r.exit_code == 2, r.output
+    assert r.output == (f"error: --sizes {sizes.strip()!r} has no {missing}; give 'LO:HI' or "
+                        f"'LO:HI:FACTOR', e.g. '1KiB:1GiB' or '1KiB:1GiB:4'\n")
+
+
+def test_a_reversed_range_says_its_ends_in_bytes_units():
+    r = _run("costs", "--fabric", "ring:n=8", "--sizes", "8M:1M")
+    assert r.output == "error: --sizes '8M:1M' is empty: HI 1 MiB is below LO 8 MiB\n"
+
+
+def test_the_count_is_the_list_length():
+    # 1 KiB .. 1 GiB by 2: 2**10 .. 2**30, 21 sizes; by 1024: 3; a list: its items
+    for text in ("1KiB:1GiB", "1KiB:1GiB:1024", "1KiB:1GiB:3", "1KiB,1MiB", "1M"):
+        assert count_sizes(text) == len(parse_size_range(text))
+    assert count_sizes("1KiB:1GiB") == 21
+    with pytest.raises(UserError, match="has no HI"):
+        count_sizes("1M:")
