@@ -50,23 +50,6 @@ def host_power_entry(here: str, entry: dict) -> Parameter:
                      row.get("confidence", ""))
 
 
-#: What a GPU entry may say of what the GPU is beside its figures: names, not numbers, each
-#: optional, kept beside its spec (:attr:`compute.hardware.ReadGpu.named`). A GPU derived
-#: from another keeps its base's unless its own entry names one
-#: (:func:`compute.gpu_facts.named_fact`). ``collective_generation``: the generation of its
-#: NVLink and NVSwitch, whose constants the collective model applies to it; the generations
-#: are the tables of ``netmodel/data/collective_generations.toml`` (or a user's generations
-#: file), so netmodel, which defines them, refuses a name it does not define when it costs
-#: the GPU (compute knows no collectives: here the name is held as text). A GPU whose lineage
-#: names none takes that file's default. ``compute_capability``: CUDA's ``MAJOR.MINOR``
-#: (NVIDIA's CUDA GPU compute capability table), by which NCCL enables a protocol (LL128).
-#: ``host_arch``: the CPU architecture of the host the GPU is attached to (one of
-#: :data:`HOST_ARCHS`: Grace-hosted GB200 and GB300 ``"aarch64"``, HGX systems' x86 hosts
-#: ``"x86_64"``), which NCCL's tuner reads (its NVLSTree size correction: netmodel's
-#: ``collective_tuner_plugins.toml``, whose ``default_host_arch`` a GPU whose lineage names
-#: none takes).
-NAMED_KEYS = ("collective_generation", "compute_capability", "host_arch")
-
 #: The CPU architectures a GPU's host may be, as Linux names them (``uname -m``): those
 #: NCCL's topology tells apart (NVIDIA/nccl src/graph/topo.h, NCCL_TOPO_CPU_ARCH_X86, _ARM
 #: and _POWER), which its tuner reads. Grace (GB200, GB300, GH200) and Vera are Arm
@@ -121,6 +104,23 @@ def check_host_arch(where: str, key: str, value: object) -> str:
 #: :func:`check_host_arch`'s.
 _NAMED_CHECKS = {"collective_generation": validate.name,
                  "compute_capability": check_capability, "host_arch": check_host_arch}
+
+#: What a GPU entry may say of what the GPU is beside its figures: names, not numbers, each
+#: optional, kept beside its spec (:attr:`compute.hardware.ReadGpu.named`). A GPU derived
+#: from another keeps its base's unless its own entry names one
+#: (:func:`compute.gpu_facts.named_fact`). ``collective_generation``: the generation of its
+#: NVLink and NVSwitch, whose constants the collective model applies to it; the generations
+#: are the tables of ``netmodel/data/collective_generations.toml`` (or a user's generations
+#: file), so netmodel, which defines them, refuses a name it does not define when it costs
+#: the GPU (compute knows no collectives: here the name is held as text). A GPU whose lineage
+#: names none takes that file's default. ``compute_capability``: CUDA's ``MAJOR.MINOR``
+#: (NVIDIA's CUDA GPU compute capability table), by which NCCL enables a protocol (LL128).
+#: ``host_arch``: the CPU architecture of the host the GPU is attached to (one of
+#: :data:`HOST_ARCHS`: Grace-hosted GB200 and GB300 ``"aarch64"``, HGX systems' x86 hosts
+#: ``"x86_64"``), which NCCL's tuner reads (its NVLSTree size correction: netmodel's
+#: ``collective_tuner_plugins.toml``, whose ``default_host_arch`` a GPU whose lineage names
+#: none takes).
+NAMED_KEYS = tuple(_NAMED_CHECKS)
 
 
 def named_entries(here: str, entry: dict) -> dict[str, str]:
