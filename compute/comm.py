@@ -34,7 +34,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from compute.errors import UserError, chosen, known, lookalike
-from compute.validate import describe, is_whole
+from compute.validate import describe, flag, is_whole
 
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
            "FunctionComm", "NoCommunication", "RingAlphaBeta", "ScaleUpLowerBound", "as_comm",
@@ -450,8 +450,8 @@ class ScaleUpLowerBound(_ByFormula):
 
     def __post_init__(self):
         RingAlphaBeta(self.bandwidth, self.step_latency, self.efficiency)  # the same checks
-        if type(self.in_switch) is not bool:
-            raise UserError(f"in_switch must be True or False, got {describe(self.in_switch)}")
+        # numpy's bool kept as Python's (compute.validate.flag)
+        object.__setattr__(self, "in_switch", flag("", "in_switch", self.in_switch))
 
     def time(self, op: str, n: float | np.ndarray, p: int) -> float | np.ndarray:
         """The formula of :meth:`collective_time` for a known ``op``, ``p > 1`` GPUs and

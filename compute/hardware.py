@@ -380,8 +380,8 @@ def _check_fields(spec: GpuSpec) -> None:
             object.__setattr__(spec, name, validate.number(
                 here, name, v, minimum=lo, maximum=hi, integer=integer, or_zero=or_zero,
                 unit=unit))
-    for name in FLAG_FIELDS:
-        validate.flag(here, name, getattr(spec, name))
+    for name in FLAG_FIELDS:   # numpy's bool kept as Python's
+        object.__setattr__(spec, name, validate.flag(here, name, getattr(spec, name)))
     check_peaks(here, {d: getattr(spec, f"flops_{d}") for d in DTYPES})
     if not isinstance(spec.source, str):
         raise UserError(f"{here}: source must be text, got {validate.describe(spec.source)}")
@@ -406,10 +406,7 @@ def _flags(here: str, entry: dict) -> dict:
     for key in FLAG_FIELDS:
         if key in entry:
             v = entry.pop(key)
-            if not isinstance(v, bool):
-                raise UserError(f"{here}: {key} must be true or false, got "
-                                f"{validate.describe(v)}")
-            out[key] = v
+            out[key] = validate.flag(here, key, v)
     return out
 
 

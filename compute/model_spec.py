@@ -200,8 +200,9 @@ class ModelSpec(ParameterCounts, AttentionWindows):
         for f in fields(self):
             if f.type == "int" or f.type is int:
                 validate.in_range(where, "model", f.name, getattr(self, f.name))
-            elif f.type == "bool" or f.type is bool:
-                validate.flag(where, f.name, getattr(self, f.name))
+            elif f.type == "bool" or f.type is bool:   # numpy's bool kept as Python's
+                object.__setattr__(self, f.name, validate.flag(where, f.name,
+                                                               getattr(self, f.name)))
         validate.choice(where, "weight_dtype", self.weight_dtype, DTYPE_BYTES)
         for key in ("kv_dtype", "act_dtype"):
             validate.choice(where, key, getattr(self, key), PLAIN_DTYPES)

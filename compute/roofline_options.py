@@ -32,7 +32,7 @@ from compute.errors import UserError, chosen, known, lookalike
 from compute.model_spec import COMPUTE_DTYPES
 from compute.parallel_rules import DENSE_MLP_TP_DEGREES
 from compute.phases import check_mtp_tokens
-from compute.validate import describe, is_finite, is_whole
+from compute.validate import describe, flag, is_finite, is_whole
 
 if TYPE_CHECKING:
     from compute.profiles import EngineProfile
@@ -225,9 +225,8 @@ class RooflineOptions:
                                 f"known: {known(COMPUTE_DTYPES)}")
             object.__setattr__(self, "compute_dtype", dtype)
         object.__setattr__(self, "memory_reserve", check_reserve(self.memory_reserve))
-        if not isinstance(self.overlap_collectives, bool):
-            raise UserError(f"overlap_collectives must be true or false, got "
-                            f"{describe(self.overlap_collectives)}")
+        for key in FLAGS:   # numpy's bool taken, kept as Python's (compute.validate.flag)
+            object.__setattr__(self, key, flag("", key, getattr(self, key)))
         if self.overlap_collectives and self.mode != "overlap":
             raise UserError("overlap_collectives needs mode 'overlap' (serial mode sums every "
                             "stage's compute, memory and network time)")
@@ -242,9 +241,6 @@ class RooflineOptions:
                 raise UserError(f"give profile {self.profile.name!r} or efficiency factors "
                                 f"({given}), not both: the profile holds the engine's "
                                 f"efficiencies")
-        if not isinstance(self.two_batch_overlap, bool):
-            raise UserError(f"two_batch_overlap must be true or false, got "
-                            f"{describe(self.two_batch_overlap)}")
         if self.two_batch_overlap and self.profile is not None:
             raise UserError(profile_two_batch_refused(self.profile))
         if self.dense_mlp_tp is not None:
@@ -263,6 +259,10 @@ class RooflineOptions:
             raise UserError(f"MTP decode (mtp_tokens {self.mtp_tokens}) is modelled on the "
                             f"roofline, not with engine profile {self.profile.name!r}; give "
                             f"no profile or mtp_tokens 0")
+
+
+#: The options' true/false fields (each checked by :func:`compute.validate.flag`).
+FLAGS = tuple(f.name for f in fields(RooflineOptions) if f.type in (bool, "bool"))
 
 
 def option_help(name: str) -> str:

@@ -60,7 +60,7 @@ from compute.typed_numbers import (
     spells_zero,
 )
 
-__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "ZeroAllowed", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "limit_allowed", "range_words", "is_finite", "is_whole", "limits",
+__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "ZeroAllowed", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "is_flag", "limit_allowed", "range_words", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "refuse_repeats", "refuse_unordered", "string", "table", "NAME_MARKS", "typed_name"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -224,17 +224,39 @@ def range_words(minimum: float, maximum: float, *, integer: bool = False,
     return ZeroAllowed(words) if or_zero or minimum <= 0 <= maximum else words
 
 
-def flag(where: str, key: str, value: object) -> bool:
-    """``value`` if it is ``true`` or ``false`` (not 0/1, not ``"yes"``).
+def is_flag(value: object) -> bool:
+    """Whether ``value`` is true or false: Python's bool or numpy's (``np.bool_``, a 0-d bool
+    array: what comparing numpy numbers gives), not 0/1, ``"yes"`` or None.
 
+    >>> import numpy as np
+    >>> is_flag(True), is_flag(np.False_), is_flag(np.array(True)), is_flag(1)
+    (True, True, True, False)
+    >>> is_flag(np.array([True, False])), is_flag("yes"), is_flag(None)
+    (False, False, False)
+    """
+    if isinstance(value, bool):
+        return True
+    dtype = getattr(value, "dtype", None)   # numpy's, without importing numpy here
+    return getattr(dtype, "kind", "") == "b" and getattr(value, "ndim", None) == 0
+
+
+def flag(where: str, key: str, value: object) -> bool:
+    """``value`` as Python's bool if it is true or false (:func:`is_flag`: Python's or
+    numpy's bool; not 0/1, not ``"yes"``, not None): the one check of every flag of the
+    library (a dataclass's bool field, a function's true/false parameter), so each takes
+    what another does (a numpy bool was refused by some and taken by others).
+
+    >>> import numpy as np
+    >>> flag("", "bias", np.True_), type(flag("", "bias", np.True_)).__name__
+    (True, 'bool')
     >>> flag("m.toml", "bias", 1)
     Traceback (most recent call last):
     ...
     compute.errors.UserError: m.toml: bias must be true or false, got 1
     """
-    if not isinstance(value, bool):
+    if not is_flag(value):
         raise UserError(f"{_prefix(where)}{key} must be true or false, got {describe(value)}")
-    return value
+    return bool(value)
 
 
 def _utf8(value: str) -> bool:

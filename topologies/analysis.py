@@ -27,7 +27,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
-from compute.validate import describe
+from compute.validate import describe, flag
 from topologies.closed_forms import closed_form
 from topologies.edge_arrays import EdgeArrays, edge_arrays, edges_of
 from topologies.graph_ops import ball, path_counts
@@ -411,8 +411,7 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None, validated: bool = Fal
     it and which it has not changed since (as
     :class:`~netmodel.collectives.model.FabricCostModel`'s ``validated``).
     """
-    if not isinstance(validated, bool):
-        raise UserError(f"validated must be True or False, got {describe(validated)}")
+    validated = flag("", "validated", validated)   # numpy's bool too
     if not validated:
         validate(graph, check_connected=False)
     if pair is not None and (not isinstance(pair, tuple | list) or len(pair) != 2):

@@ -69,7 +69,7 @@ import numpy as np
 from compute.errors import UserError, chosen, known, lookalike
 from compute.gpu_facts import base_gpu, gpu_file_facts
 from compute.hardware import GpuSpec, catalog, get_gpu
-from compute.validate import describe, is_whole
+from compute.validate import describe, flag, is_whole
 from topologies.limits import MAX_RADIX
 from topologies.registry import REGISTRY, builder, format_value  # noqa: F401  (old home)
 from topologies.schema import (
@@ -335,9 +335,7 @@ def reduction_or(what: str, value: object, spec: GpuSpec) -> bool:
     """
     if value is None:
         return bool(spec.scaleup_reduction)
-    if not isinstance(value, bool | np.bool_):
-        raise UserError(f"{what} must be true or false, got {value!r}")
-    return bool(value)
+    return flag("", what, value)
 
 
 def bandwidth_or(what: str, value: object, default: float) -> float:

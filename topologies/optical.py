@@ -24,7 +24,7 @@ import numpy as np
 from compute.errors import UserError
 from compute.hardware import GpuSpec
 from compute.units import counted
-from compute.validate import MAX_TEXT_LENGTH, describe, number_text, read_number
+from compute.validate import MAX_TEXT_LENGTH, describe, flag, number_text, read_number
 from topologies.common import (
     OCS_LATENCY,
     OCS_LENGTH,
@@ -446,9 +446,8 @@ def realize(graph: nx.Graph, logical: Logical, gpus: Sequence[Hashable] | None =
     ...
     compute.errors.UserError: logical topology 'full-mesh' needs 4 circuits at GPU 'gpu0' but it has 3 optical ports
     """
-    for name, flag in (("validated", validated), ("check_connected", check_connected)):
-        if not isinstance(flag, bool):
-            raise UserError(f"{name} must be True or False, got {describe(flag)}")
+    validated, check_connected = (flag("", "validated", validated),
+                                  flag("", "check_connected", check_connected))
     if not validated:
         validate(graph, check_connected=False)
     members = gpu_nodes(graph) if gpus is None else _members(gpus, "gpus")

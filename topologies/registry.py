@@ -62,7 +62,7 @@ import networkx as nx
 from compute.errors import UserError, find_name, known, lookalike
 from compute.hardware import GpuSpec, catalog, get_gpu, unknown_gpu
 from compute.units import format_bandwidth
-from compute.validate import describe
+from compute.validate import describe, flag
 from topologies.builder_names import BUILDERS, NAMES
 from topologies.limits import MAX_DEPTH
 from topologies.schema import check_graph, edge_count, validate
@@ -350,12 +350,8 @@ def builder(name: str, *, absent: Sequence[str] = ()) -> Callable[[_F], _F]:
             given = dict(bound.arguments)
             bound.apply_defaults()
             call = dict(bound.arguments)
-            for key in bool_params:
-                value = call[key]
-                if not (isinstance(value, bool)
-                        or getattr(getattr(value, "dtype", None), "kind", "") == "b"):
-                    raise UserError(f"{key} must be true or false, got {describe(value)}")
-                call[key] = bool(value)
+            for key in bool_params:   # numpy's bool too (compute.validate.flag)
+                call[key] = flag("", key, call[key])
             for key in gpu_params:
                 call[key] = _gpu_arg(key, call[key])
             for key in fabric_params:

@@ -124,7 +124,7 @@ import networkx as nx
 from compute.errors import UserError, find_name, known, lookalike
 from compute.gpu_facts import check_gpu_file_facts
 from compute.hardware import GpuSpec, catalog
-from compute.validate import MAX_TEXT_LENGTH, describe
+from compute.validate import MAX_TEXT_LENGTH, describe, flag, is_flag
 from topologies.limits import MAX_RADIX, MAX_TIER, max_nodes
 from topologies.schema_circuits import (
     OPTICAL_MEDIA,
@@ -499,9 +499,10 @@ def switch_problem(node: Hashable, data: dict,
     if not finite_nonneg(data["latency"]):
         invalid(f"switch {describe(node)} latency must be finite and >= 0 s, got {describe(data['latency'])}")
     check_value_range(f"switch {describe(node)}", "latency", data["latency"])
-    if not isinstance(data["in_network_reduction"], bool):
+    if not is_flag(data["in_network_reduction"]):
         invalid(f"switch {describe(node)} in_network_reduction must be true or false, got "
              f"{describe(data['in_network_reduction'])}")
+    data["in_network_reduction"] = bool(data["in_network_reduction"])   # numpy's: Python's
 
 
 def ocs_problem(node: Hashable, data: dict,
@@ -560,8 +561,8 @@ def validate(graph: nx.Graph, *, check_connected: bool = True) -> nx.Graph:
     ...
     compute.errors.UserError: invalid fabric graph: edge 'gpu2'-'gpu2' joins a node to itself (self-loops are not links)
     """
-    if not isinstance(check_connected, bool):   # an array's truth raised numpy's ValueError
-        raise UserError(f"check_connected must be True or False, got {describe(check_connected)}")
+    # an array's truth raised numpy's ValueError; numpy's bool taken
+    check_connected = flag("", "check_connected", check_connected)
     if not isinstance(graph, nx.Graph) or graph.is_directed() or graph.is_multigraph():
         invalid(f"expected an undirected simple networkx Graph, got {type(graph).__name__}")
     own = check_graph_attributes(graph)

@@ -27,7 +27,7 @@ from compute.hardware import (
     GpuSpec,
     catalog,
 )
-from compute.validate import NAME_MARKS, describe, number, typed_name
+from compute.validate import NAME_MARKS, describe, flag, number, typed_name
 from topologies.schema import as_real, catalog_clash
 
 __all__ = ["check_gpu_type", "gpu_spec_from_dict"]
@@ -90,9 +90,7 @@ def gpu_spec_from_dict(name: str, data: object, where: str = "gpu_types") -> Gpu
             values[key] = v
             continue
         if key in _FLAGS:
-            if not isinstance(v, bool):
-                raise UserError(f"{where}: GPU type {describe(name)}: {key} must be true or "
-                                f"false, got {describe(v)}")
+            v = flag(f"{where}: GPU type {describe(name)}", key, v)
         elif key in UNSET_FIELDS or spec_ranges()[key][2]:
             pass   # a whole number (sms, max_instance, nvlinks): _in_limits names its range
         else:

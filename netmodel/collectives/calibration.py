@@ -388,8 +388,9 @@ class Calibration:
             if getattr(self, key) % WARP_SIZE:
                 raise UserError(f"{key} must be 0 or a whole number of warps (a multiple of "
                                 f"{WARP_SIZE}) in 0..{MAX_COUNT}, got {getattr(self, key)}")
-        for key in ("pxn", "p2p_net_ll_buffers", "p2p_ll_per_channel", "ll128_enabled"):
-            flag("", key, getattr(self, key))
+        for f in fields(self):   # every bool field; numpy's bool kept as Python's
+            if f.type in (bool, "bool"):
+                object.__setattr__(self, f.name, flag("", f.name, getattr(self, f.name)))
         if self.simple_buffer != 0:
             check_simple_buffer(self.simple_buffer)
             object.__setattr__(self, "simple_buffer", float(self.simple_buffer))

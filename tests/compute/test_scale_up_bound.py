@@ -90,7 +90,7 @@ def test_never_above_the_ring_at_its_own_constants(in_switch):
 def test_one_gpu_costs_nothing_and_bad_input_is_refused():
     b = ScaleUpLowerBound(bandwidth=450e9)
     assert float(b.collective_time("all-reduce", 1e9, 1)) == 0.0
-    with pytest.raises(UserError, match=r"^in_switch must be True or False, got 'yes'"):
+    with pytest.raises(UserError, match=r"^in_switch must be true or false, got 'yes'"):
         ScaleUpLowerBound(bandwidth=450e9, in_switch="yes")
     with pytest.raises(UserError, match=r"^bandwidth must be a finite number > 0"):
         ScaleUpLowerBound(bandwidth=0.0)

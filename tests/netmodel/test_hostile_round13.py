@@ -256,7 +256,7 @@ def test_validate_check_connected_must_be_a_bool(value):
     # 'no' checked connectivity, None skipped it; an array raised numpy's ValueError
     import topologies
 
-    with pytest.raises(UserError, match="^check_connected must be True or False, got "):
+    with pytest.raises(UserError, match="^check_connected must be true or false, got "):
         topologies.validate(topologies.ring(n=4), check_connected=value)
 
 

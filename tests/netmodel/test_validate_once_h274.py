@@ -108,7 +108,7 @@ def test_summary_validated_skips_the_check_only_when_told():
     bad.graph["gpus"] = 3
     with pytest.raises(UserError, match="'gpus' is 3"):
         summary(bad)
-    with pytest.raises(UserError, match="validated must be True or False"):
+    with pytest.raises(UserError, match="validated must be true or false"):
         summary(g, validated="yes")
 
 

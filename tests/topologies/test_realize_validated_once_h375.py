@@ -57,9 +57,9 @@ def test_an_unchecked_bad_graph_is_still_refused():
     bad.graph["gpus"] = 3
     with pytest.raises(UserError, match="graph attribute 'gpus' is 3 but it has 4 GPU nodes"):
         optical.realize(bad, "ring")
-    with pytest.raises(UserError, match="validated must be True or False, got 'yes'"):
+    with pytest.raises(UserError, match="validated must be true or false, got 'yes'"):
         optical.realize(cabling, "ring", validated="yes")
-    with pytest.raises(UserError, match="check_connected must be True or False"):
+    with pytest.raises(UserError, match="check_connected must be true or false"):
         optical.realize(cabling, "ring", check_connected=1)
 
 

@@ -1,0 +1,115 @@
+"""Hostile round 32 (scripts/hostile_round32.py): numpy scalars, Fractions and Decimals at the
+library's entry points; files with keys twice, BOMs, CRLF, 1e308 and odd names; calibrate's
+CSVs; outputs; NETMODEL_* settings.
+
+Found wrong, each checked here:
+
+(a) A flag (a true/false field or parameter) took numpy's bool in some places and refused it
+in others: a fabric builder's ``in_network_reduction=np.True_`` was taken, while
+:class:`RooflineOptions`' ``overlap_collectives`` and ``two_batch_overlap``, every bool field
+of :class:`ModelSpec`, :class:`GpuSpec` (and a saved fabric's GPU table),
+:class:`ScaleUpLowerBound`'s ``in_switch``, a calibration's flags, :func:`netmodel.compare`'s
+``reliability``, :func:`~topologies.analysis.summary`'s ``validated`` and
+:func:`~topologies.schema.validate`'s ``check_connected`` said "must be true or false, got
+np.True_" (some "True or False"). One rule now (:func:`compute.validate.flag`): Python's or
+numpy's bool, kept as Python's; 0/1, ``"yes"`` and None refused in one line naming the
+field. A calibration's ``scaleup_everywhere`` was not checked at all (``1`` was taken as
+its truth): every bool field of the calibration is now checked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from compute.comm import ScaleUpLowerBound
+from compute.errors import UserError
+from compute.hardware import GpuSpec, get_gpu
+from compute.model_spec import ModelSpec
+from compute.models import get_model
+from compute.roofline_options import RooflineOptions
+from compute.validate import flag, is_flag
+from netmodel.collectives.calibration import Calibration
+
+#: A valid object of each library dataclass that checks its fields (has ``__post_init__``)
+#: and holds a true/false field; the flags themselves are read off the fields.
+BASES = {
+    RooflineOptions: RooflineOptions,
+    ModelSpec: lambda: get_model("Llama-3-8B"),
+    GpuSpec: lambda: get_gpu("H100-SXM"),
+    ScaleUpLowerBound: lambda: ScaleUpLowerBound(4.5e11),
+    Calibration: Calibration.ideal,
+}
+
+
+def _bool_fields(cls) -> list[str]:
+    return [f.name for f in dataclasses.fields(cls) if f.type in (bool, "bool")]
+
+
+def _checked_classes_with_flags() -> set[type]:
+    """Every dataclass of compute, topologies and netmodel's library modules (not its
+    command line) that checks its fields (``__post_init__``) and has a bool field."""
+    found = set()
+    for pkg in ("compute", "topologies", "netmodel.collectives", "netmodel.study"):
+        root = importlib.import_module(pkg)
+        for info in pkgutil.walk_packages(root.__path__, f"{pkg}."):
+            mod = importlib.import_module(info.name)
+            for obj in vars(mod).values():
+                if isinstance(obj, type) and dataclasses.is_dataclass(obj) \
+                        and obj.__module__ == mod.__name__ and hasattr(obj, "__post_init__") \
+                        and _bool_fields(obj):
+                    found.add(obj)
+    return found
+
+
+def test_every_checked_dataclass_with_a_flag_is_tried_here():
+    assert _checked_classes_with_flags() == set(BASES)
+
+
+FLAGS = [(cls, name) for cls in BASES for name in _bool_fields(cls)]
+
+
+@pytest.mark.parametrize("cls, name", FLAGS, ids=[f"{c.__name__}.{n}" for c, n in FLAGS])
+def test_a_flag_takes_numpys_bool_as_pythons(cls, name):
+    base = BASES[cls]()
+    own = getattr(base, name)
+    for value in (np.bool_(own), np.array(own)):
+        got = getattr(replace(base, **{name: value}), name)
+        assert type(got) is bool and got is own
+
+
+@pytest.mark.parametrize("cls, name", FLAGS, ids=[f"{c.__name__}.{n}" for c, n in FLAGS])
+@pytest.mark.parametrize("bad, shown", [(1, "1"), (0, "0"), ("yes", "'yes'"), (None, "None"),
+                                        (np.array([True, False]), None)])
+def test_a_flag_refuses_what_is_not_true_or_false(cls, name, bad, shown):
+    base = BASES[cls]()
+    with pytest.raises(UserError, match=f"{name} must be true or false, got") as refused:
+        replace(base, **{name: bad})
+    if shown is not None:
+        assert str(refused.value).endswith(f"got {shown}")
+
+
+def test_is_flag():
+    assert [is_flag(v) for v in (True, False, np.True_, np.False_, np.array(False))] == [True] * 5
+    assert [is_flag(v) for v in (1, 0, 1.0, "true", None, np.array([True]),
+                                 np.int64(1))] == [False] * 7
+    assert flag("", "x", np.False_) is False
+
+
+def test_fabric_flags_and_graph_checks_take_numpys_bool():
+    from netmodel.api import build_fabric
+    from topologies.analysis import summary
+    from topologies.schema import validate
+
+    g = build_fabric(("single-switch", {"n": 4, "in_network_reduction": np.True_}))
+    assert g.nodes["nvs0"]["in_network_reduction"] is True
+    g.nodes["nvs0"]["in_network_reduction"] = np.False_   # a graph made with numpy
+    assert validate(g, check_connected=np.True_).nodes["nvs0"]["in_network_reduction"] is False
+    assert summary(g, validated=np.False_) is not None
+    with pytest.raises(UserError, match="validated must be true or false, got 1$"):
+        summary(g, validated=1)
