@@ -44,7 +44,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.units import format_bytes
-from compute.validate import describe, is_whole, listed, of_type
+from compute.validate import describe, flag, is_whole, listed, of_type
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -250,6 +250,7 @@ def to_nccl_tests(rows: Iterable[Row], title: str = "", *, per_algorithm: bool =
     >>> print(to_nccl_tests([row]).splitlines()[7])
          1048576        262144     float     sum      -1    20.00   52.43   91.75      0    20.00   52.43   91.75      0
     """
+    per_algorithm = flag("", "per_algorithm", per_algorithm)
     blocks: dict = {}
     for r in rows:
         key = (r["op"], r["group_size"], r["algorithm"] if per_algorithm else None)

@@ -22,6 +22,7 @@ from compute.phases import Slo
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH
 from compute.units import counted
+from compute.validate import flag
 from netmodel.study.reliability_catalog import HOUR, Catalog
 from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster, check_cluster
 from netmodel.study.reliability_timings import recovery_times
@@ -152,6 +153,7 @@ class BlastRadius:
 
 def blast_files(result: BlastRadius, *, plot: bool = True) -> dict:
     """``blast_radius.json``, ``blast_radius.csv`` and (with ``plot``) ``blast_radius.png``."""
+    flag("", "plot", plot)   # "no" drew the figure
     files = {"blast_radius.json": result.to_json().encode(),
              "blast_radius.csv": result.to_csv().encode()}
     if plot:

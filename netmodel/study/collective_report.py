@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from compute.errors import UserError, chosen, known, lookalike
+from compute.validate import flag
 from netmodel.study.run_words import named
 
 if TYPE_CHECKING:
@@ -282,6 +283,7 @@ def collective_report(setup: CollectiveSetup, op: str, nbytes: float,
     ``parameter`` attribute the parameter that gave it (``group``, ``failed`` or ``at_once``:
     a scenario's instances at once), for a caller to say with its own names.
     """
+    all_groups = flag("", "all_groups", all_groups)
     import numpy as np
 
     from netmodel.collectives.tuner_plugin import NcclTuner
@@ -449,6 +451,7 @@ def cost_table(setup: CollectiveSetup, ops: Iterable[str], sizes: Iterable[float
     A group size the fabric refuses is a :class:`~compute.errors.UserError` whose
     ``parameter`` is ``groups``.
     """
+    all_algorithms = flag("", "all_algorithms", all_algorithms)
     import numpy as np
 
     from netmodel.collectives.cost_table import cost_rows

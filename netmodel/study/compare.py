@@ -32,7 +32,7 @@ from compute.phases import DECODE, PHASES, Slo, check_phase, check_slo, latency_
 from compute.roofline import check_options, make_workload
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, check_max_batch, search
-from compute.validate import listed
+from compute.validate import flag, listed
 from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import (
@@ -369,6 +369,7 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     run one task per scenario (its fabric built once) on Dask; the result is identical to
     the in-process run's. ``collectives`` is then filled only when given.
     """
+    reliability = flag("", "reliability", reliability)   # "no" or 0.0 was its truth
     from netmodel.study.distributed import executor_for
     from netmodel.study.scenario_collectives import ScenarioCollectives
     from netmodel.study.scenario_fabric import network_key, scenario_calibration
@@ -563,6 +564,7 @@ def _with_ratios(rows, base_label: str) -> list[CompareRow]:
 def compare_files(result: CompareResult, *, plot: bool = True) -> dict:
     """The comparison's files: ``compare.csv``, ``compare.json`` and (with ``plot``)
     ``compare_tokens_per_sm.png`` and ``compare_time_split.png``."""
+    flag("", "plot", plot)   # "no" drew the figures
     files = {"compare.csv": result.to_csv().encode(), "compare.json": result.to_json().encode()}
     if plot:
         from netmodel.study import compare_plots

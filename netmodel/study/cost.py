@@ -50,7 +50,7 @@ from compute.errors import UserError, known
 from compute.parallel import Parallelism
 from compute.rows import check_number
 from compute.units import SECONDS_PER_YEAR
-from compute.validate import of_type
+from compute.validate import flag, of_type
 from netmodel.study.host_bill import (
     _check_nic_in_host,
     _check_own_nic,
@@ -504,6 +504,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     failed parts were bought, and counting the graph would charge one cut NIC link a NIC,
     its optics and cable less.
     """
+    without_price = flag("", "without_price", without_price)
     from compute.hardware import get_gpu
     from compute.phases import check_phase
     from compute.power import gpu_power, nominal_tdp

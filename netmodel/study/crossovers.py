@@ -50,6 +50,7 @@ from compute.hardware import GpuSpec, get_gpu
 from compute.moe_routing import moe_comm
 from compute.phases import check_slo
 from compute.roofline import check_options
+from compute.validate import flag
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
 from netmodel.study.figure_kit import figure_style
@@ -321,6 +322,7 @@ def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float
     UserError
         A scenario whose instances are not costed alone, or an unknown ``plain`` GPU.
     """
+    latency = flag("", "latency", latency)
     from netmodel.study.scenario_collectives import ScenarioCollectives
 
     options = check_options(options)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from compute.outputs import write_outputs
+from compute.validate import flag
 from netmodel.study.collector import GC_YOUNG, few_collections  # noqa: F401 - GC_YOUNG read by tests
 
 #: :class:`netmodel.study.lite_gpu.FullStudy` and ``StudyResult`` (not imported: that
@@ -40,6 +41,7 @@ def write_full_study(result: _FullStudy, out_dir: str | PathLike[str], *, plot: 
 def full_study_files(result: _FullStudy, *, plot: bool = True, summary: bool = True) -> dict:
     """The study's files, ``{name: bytes or writer(path)}``, for the parts ``result``
     holds (``summary``: with ``summary.md``)."""
+    flag("", "plot", plot), flag("", "summary", summary)
     from netmodel.study.compare import compare_files
     from netmodel.study.summary import summary_markdown
     from netmodel.study.sweep import sweep_files
@@ -153,6 +155,7 @@ def write_study(study: _StudyResult, out_dir: str | PathLike[str], *, plot: bool
 
 def study_files(study: _StudyResult, *, plot: bool = True) -> dict:
     """The files of the ideal-network study: ``{name: bytes or writer(path)}``."""
+    flag("", "plot", plot)   # "no" drew the figure
     files = {"study.csv": study.to_csv().encode(), "study.json": study.to_json().encode()}
     if plot:
         def figure(path: str) -> None:

@@ -50,7 +50,7 @@ from compute.phases import Slo, check_phase, check_slo, latency_name
 from compute.roofline import check_options, make_workload
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, check_max_batch
-from compute.validate import describe, listed
+from compute.validate import describe, flag, listed
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import distinct_models
 from netmodel.study.run_words import noted_settings
@@ -352,6 +352,7 @@ def _refused_row(s, model, phase, x, y, reason, slo: Slo) -> SweepRow:
 
 def sweep_files(result: SweepResult, *, plot: bool = True) -> dict:
     """``sweep.csv``, ``sweep.json`` and (with ``plot``) ``sweep.png``."""
+    flag("", "plot", plot)   # "no" drew the figure
     files = {"sweep.csv": result.to_csv().encode(), "sweep.json": result.to_json().encode()}
     if plot:
         from netmodel.study import compare_plots

@@ -113,3 +113,54 @@ def test_fabric_flags_and_graph_checks_take_numpys_bool():
     assert summary(g, validated=np.False_) is not None
     with pytest.raises(UserError, match="validated must be true or false, got 1$"):
         summary(g, validated=1)
+
+
+def _entry_points():
+    """The library's entry points with a true/false parameter that took any value as its
+    truth (``plot='no'`` drew the figures, ``checked='no'`` skipped the checks), each called
+    with that parameter: the check comes first, before any other argument is read."""
+    from netmodel.collectives.cost_table import to_nccl_tests
+    from netmodel.collectives.placement import partition
+    from netmodel.study.blast_radius import blast_files
+    from netmodel.study.collective_report import collective_report, cost_table
+    from netmodel.study.compare import compare_files, run_compare
+    from netmodel.study.cost import cost_summary
+    from netmodel.study.crossovers import find_crossovers
+    from netmodel.study.lite_gpu_files import full_study_files, study_files
+    from netmodel.study.sweep import sweep_files
+
+    return {
+        "run_compare": (lambda v: run_compare([], [], reliability=v), "reliability"),
+        "compare_files": (lambda v: compare_files(None, plot=v), "plot"),
+        "sweep_files": (lambda v: sweep_files(None, plot=v), "plot"),
+        "blast_files": (lambda v: blast_files(None, plot=v), "plot"),
+        "study_files": (lambda v: study_files(None, plot=v), "plot"),
+        "full_study_files": (lambda v: full_study_files(None, plot=v), "plot"),
+        "full_study_files summary": (lambda v: full_study_files(None, summary=v), "summary"),
+        "collective_report": (lambda v: collective_report(None, "all-reduce", 1e6, 2,
+                                                          all_groups=v), "all_groups"),
+        "cost_table": (lambda v: cost_table(None, [], [], [], all_algorithms=v),
+                       "all_algorithms"),
+        "cost_summary": (lambda v: cost_summary(None, None, without_price=v), "without_price"),
+        "partition": (lambda v: partition(None, 4, checked=v), "checked"),
+        "to_nccl_tests": (lambda v: to_nccl_tests([], per_algorithm=v), "per_algorithm"),
+        "find_crossovers": (lambda v: find_crossovers(None, latency=v), "latency"),
+    }
+
+
+@pytest.mark.parametrize("name", list(_entry_points()))
+@pytest.mark.parametrize("bad", ["no", 0.0, None])
+def test_an_entry_points_flag_is_checked_first(name, bad):
+    call, parameter = _entry_points()[name]
+    with pytest.raises(UserError, match=f"^{parameter} must be true or false, got "):
+        call(bad)
+
+
+def test_an_entry_points_flag_takes_numpys_bool():
+    from netmodel.api import build_fabric
+    from netmodel.collectives.cost_table import to_nccl_tests
+    from netmodel.collectives.placement import partition
+
+    ring = build_fabric("ring:n=8")
+    assert partition(ring, 4, checked=np.False_) == partition(ring, 4)
+    assert to_nccl_tests([], per_algorithm=np.True_) == to_nccl_tests([])
