@@ -74,7 +74,7 @@ import numpy as np
 from compute.errors import UserError
 from compute.parallel_rules import DENSE_MLP_TP_DEGREES
 from compute.sharding import Shards, check_tp, kv_heads_per_gpu, valid_tp_degrees
-from compute.validate import MAX_WHOLE, describe, in_range, is_whole, number
+from compute.validate import MAX_WHOLE, describe, in_range, is_flag, is_whole, number
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -101,9 +101,10 @@ class Parallelism:
 
     def __post_init__(self) -> None:
         # True == 1 would pass every later check as a degree of 1: refused here, once
+        # (numpy's bool too: np.True_ was taken as a degree of 1)
         for what, v in zip(_NAMES, (self.tp, self.pp, self.ep, self.attention_dp),
                            strict=True):
-            if type(v) is bool:
+            if is_flag(v):
                 raise UserError(f"{what} must be a whole number >= 1, got {describe(v)}")
 
     @classmethod
@@ -410,12 +411,12 @@ def configurations(model: ModelSpec, max_instance: int, *, tp: int | Sequence[in
     if max_gpus is not None:
         max_gpus = _whole("max_gpus", max_gpus)
     pps = (1,) if pp is None else _degrees("PP degree", pp, lambda p: _check_pp(model, p))
-    if ep is True:
+    if is_flag(ep) and ep:   # numpy's True too (np.True_ was refused as a degree)
         eps = tuple(_divisors(model.experts, 1 << 20))
     else:
         eps = (1,) if ep is None else _degrees("EP degree", ep, lambda e: _check_ep(model, e))
     wide = model.is_moe and max(eps) > 1        # stages wider than the scale-up domain
-    every_adp = attention_dp is True
+    every_adp = bool(is_flag(attention_dp) and attention_dp)
     adps = (1,) if attention_dp is None or every_adp else _degrees(
         "attention DP degree", attention_dp, lambda a: _whole("attention DP degree", a))
     # a wide stage's TP need not divide the heads, only its attention groups (TP / DP)

@@ -15,6 +15,19 @@ np.True_" (some "True or False"). One rule now (:func:`compute.validate.flag`): 
 numpy's bool, kept as Python's; 0/1, ``"yes"`` and None refused in one line naming the
 field. A calibration's ``scaleup_everywhere`` was not checked at all (``1`` was taken as
 its truth): every bool field of the calibration is now checked.
+
+(b) The library's entry points with a true/false parameter took any value as its truth:
+``compare_files(plot='no')`` drew the figures, ``run_compare(reliability='no')`` added the
+reliability columns (only :func:`netmodel.compare` checked it), ``partition(checked='no')``
+took a GPU twice unchecked; ``collective_report``'s ``all_groups``, ``cost_table``'s
+``all_algorithms``, ``cost_summary``'s ``without_price``, ``to_nccl_tests``'
+``per_algorithm``, ``find_crossovers``' ``latency``, the other ``*_files``' ``plot`` alike.
+Each is now checked first by :func:`compute.validate.flag`.
+
+(c) A parallel configuration's degree of numpy's True (``Parallelism(np.True_)``) was taken as
+a degree of 1, where Python's True is refused; and ``ep=np.True_`` / ``attention_dp=np.True_``
+(every divisor, as ``True``) were refused as degrees ("EP degree must be a whole number >=
+1, got np.True_"). Both now read numpy's bool as Python's (compute.parallel).
 """
 
 from __future__ import annotations
@@ -164,3 +177,24 @@ def test_an_entry_points_flag_takes_numpys_bool():
     ring = build_fabric("ring:n=8")
     assert partition(ring, 4, checked=np.False_) == partition(ring, 4)
     assert to_nccl_tests([], per_algorithm=np.True_) == to_nccl_tests([])
+
+
+@pytest.mark.parametrize("key", ["tp", "pp", "ep", "attention_dp"])
+def test_a_degree_of_numpys_true_is_refused(key):
+    from compute.parallel import Parallelism
+
+    degrees = {"tp": 1, "pp": 1, "ep": 1, "attention_dp": 1, key: np.True_}
+    with pytest.raises(UserError, match=r"degree must be a whole number >= 1, got np\.True_$"):
+        Parallelism(**degrees)
+
+
+@pytest.mark.parametrize("key", ["ep", "attention_dp"])
+def test_every_divisor_asked_by_numpys_true(key):
+    from compute.parallel import configurations
+
+    mixtral = get_model("Mixtral-8x7B")
+    every = configurations(mixtral, 8, **{key: True})
+    assert configurations(mixtral, 8, **{key: np.True_}) == every
+    assert len(every) > len(configurations(mixtral, 8))   # more than degree 1 alone
+    with pytest.raises(UserError, match=r"degree must be a whole number >= 1, got np\.False_"):
+        configurations(mixtral, 8, **{key: np.False_})
