@@ -9,7 +9,14 @@ sum over kinds of load x n x share refused, by spares 11 -> 12: the exact chain 
 11.267 (one spare more, fewer lost), the recursion 11.339 -> 11.364 (+0.025, 0.2%: inside
 its measured accuracy of 0.2 a kind's share, but one spare more loses more). The test
 asserts what should hold and is a strict xfail until the recursion is made monotone (or
-replaced where grants are in part)."""
+replaced where grants are in part).
+
+It stays one (h720): the recursion keeps a grant in part at the level it lands on, where
+the chain holds it as others leave (11 spares: the recursion puts no weight on the odd
+levels below the full pool, the chain 0.011-0.110 on each), so its error turns with the
+pool's parity; and no monotone form can be right in general, the chain itself losing
+more with a spare more elsewhere (tests/netmodel/test_spares_needed_scan_h720.py). The
+searches over the pool no longer assume monotonicity (availability._smallest_pool)."""
 
 from __future__ import annotations
 
