@@ -14,12 +14,13 @@ scenario file writes them, with the GPU's ``$`` tokens unresolved (the module do
 from __future__ import annotations
 
 import math
+import numbers
 import re
 
 from compute.errors import UserError, known, lookalike, one_line
 from compute.hardware import GpuSpec, get_gpu
 from compute.units import format_bandwidth
-from compute.validate import describe, read_number, string
+from compute.validate import describe, is_flag, is_whole, read_number, string
 
 __all__ = ["MAX_FABRIC_NUMBER", "MAX_TEXT", "canonical_table", "check_table", "copy_table",
            "format_value", "nvlinks_of", "param_paths", "parse_gpu_token", "set_param",
@@ -34,9 +35,30 @@ _GPU_TOKEN = re.compile(r"^\s*(?:([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*\*\s*)?
                         r"\$(scaleup|scaleout)\s*$")
 
 
+def plain_value(value: object) -> object:
+    """``value`` with a numpy scalar read as Python's (``np.True_`` as True, ``np.int64(2)``
+    as 2, ``np.float32(0.5)`` as 0.5; a Fraction as a float): a [fabric] table is checked,
+    written to TOML and JSON and cached by Python's types (numpy's were refused as "must be
+    a string, number or boolean, got 2"); anything else as it is.
+
+    >>> import numpy as np
+    >>> [plain_value(v) for v in (np.True_, np.int64(2), np.float32(0.5), "ring")]
+    [True, 2, 0.5, 'ring']
+    """
+    if is_flag(value):
+        return bool(value)
+    if is_whole(value):
+        return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, float):
+        return float(value)
+    return value
+
+
 def copy_table(table: dict) -> dict:
-    """A copy of a [fabric] table, its nested tables copied too."""
-    return {k: copy_table(v) if isinstance(v, dict) else v for k, v in table.items()}
+    """A copy of a [fabric] table, its nested tables copied too (numpy's values as Python's:
+    :func:`plain_value`)."""
+    return {k: copy_table(v) if isinstance(v, dict) else plain_value(v)
+            for k, v in table.items()}
 
 
 def canonical_table(table: dict) -> dict:
@@ -50,7 +72,8 @@ def canonical_table(table: dict) -> dict:
     """
     from topologies.registry import canonical_name
 
-    out = {k: canonical_table(v) if isinstance(v, dict) else v for k, v in table.items()}
+    out = {k: canonical_table(v) if isinstance(v, dict) else plain_value(v)
+           for k, v in table.items()}
     if isinstance(out.get("builder"), str):
         out["builder"] = canonical_name(out["builder"])
     return out
@@ -68,7 +91,7 @@ def set_param(fabric: dict, keys: list[str], value, path: str) -> dict:
         table = table[k]
     if keys[-1] == "builder":
         raise UserError(f"parameter {path!r} cannot be swept: it names the builder")
-    table[keys[-1]] = value
+    table[keys[-1]] = plain_value(value)
     return out
 
 

@@ -28,6 +28,13 @@ Each is now checked first by :func:`compute.validate.flag`.
 a degree of 1, where Python's True is refused; and ``ep=np.True_`` / ``attention_dp=np.True_``
 (every divisor, as ``True``) were refused as degrees ("EP degree must be a whole number >=
 1, got np.True_"). Both now read numpy's bool as Python's (compute.parallel).
+
+(d) A scenario's fabric value given as a numpy scalar (``with_param("fabric.domains",
+np.int64(2))``, ``np.float32``, ``np.True_`` for ``sharp``) was refused as "[fabric] domains
+must be a string, number or boolean, got 2"; in a Scenario made in code it was kept, and
+its ``to_toml`` refused "cannot write np.int64(2) to TOML (allowed: strings, numbers,
+booleans)" and its spec said ``sharp=True``. A [fabric] table now holds Python's values
+(netmodel.study.fabric_table.plain_value).
 """
 
 from __future__ import annotations
@@ -198,3 +205,23 @@ def test_every_divisor_asked_by_numpys_true(key):
     assert len(every) > len(configurations(mixtral, 8))   # more than degree 1 alone
     with pytest.raises(UserError, match=r"degree must be a whole number >= 1, got np\.False_"):
         configurations(mixtral, 8, **{key: np.False_})
+
+
+@pytest.mark.parametrize("value, plain", [(np.int64(2), 2), (np.float32(2.0), 2.0),
+                                          (np.uint8(2), 2)])
+def test_a_fabric_value_of_numpys_is_pythons(value, plain):
+    from netmodel.api import get_scenario
+
+    got = get_scenario("h100-dgx").with_param("fabric.domains", value).fabric["domains"]
+    assert type(got) is type(plain) and got == plain
+
+
+def test_a_scenario_made_with_numpys_values_writes_its_file():
+    from netmodel.api import get_scenario
+
+    s = get_scenario("h100-dgx")
+    assert s.with_param("fabric.sharp", np.True_).fabric["sharp"] is True
+    made = replace(s, fabric={**s.fabric, "domains": np.int64(2), "sharp": np.False_})
+    lines = made.to_toml().splitlines()
+    assert "domains = 2" in lines and "sharp = false" in lines
+    assert "domains=2," in made.fabric_spec() and "sharp=false" in made.fabric_spec()
