@@ -51,6 +51,21 @@ def _reading(parameter: str) -> Iterator[None]:
         raise
 
 
+def _names_nodes(group: object) -> bool:
+    """Whether ``group`` lists its GPU nodes (anything that iterates, but text and numpy's
+    0-d arrays), not a size: a size of numpy's (``np.int64(4)``) or another value is the
+    model's to read or refuse (``FabricCostModel.group``), where ``list()`` of it raised
+    TypeError ('numpy.int64' object is not iterable).
+
+    >>> import numpy as np
+    >>> [_names_nodes(g) for g in (4, np.int64(4), np.True_, 1.5, "gpu0", ["gpu0", "gpu1"])]
+    [False, False, False, False, False, True]
+    """
+    if isinstance(group, str | bytes) or getattr(group, "ndim", None) == 0:
+        return False
+    return isinstance(group, Iterable)
+
+
 def fabric_label(model: FabricCostModel) -> str:
     """The fabric ``model`` costs on, as the reports name it: its name and, where it has
     one, its spec in brackets."""
@@ -289,7 +304,7 @@ def collective_report(setup: CollectiveSetup, op: str, nbytes: float,
     from netmodel.collectives.tuner_plugin import NcclTuner
 
     failed_links, failed_nodes = list(failed_links), list(failed_nodes)
-    named = not isinstance(group, int)
+    named = _names_nodes(group)
     if named:
         group = list(group)
     placement, algorithm, seed = setup.placement, setup.algorithm, setup.seed

@@ -307,7 +307,10 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
     if (fabric is None) == (scenario is None):
         raise UserError("give a fabric or a scenario (not both)")
     from netmodel.collectives.algorithms import ALGORITHMS
-    from netmodel.collectives.placement import PLACEMENTS
+    from netmodel.collectives.placement import PLACEMENTS, check_seed
+
+    # as Python's int (numpy's failed the report's JSON where it overrides a scenario's)
+    seed = None if seed is None else check_seed(seed)
 
     # each choice as read (compute.errors.chosen: ' spread ' is 'spread'), for the setup to
     # print and compare with a scenario's; one that is none is refused as typed, below

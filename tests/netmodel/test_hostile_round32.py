@@ -35,6 +35,15 @@ must be a string, number or boolean, got 2"; in a Scenario made in code it was k
 its ``to_toml`` refused "cannot write np.int64(2) to TOML (allowed: strings, numbers,
 booleans)" and its spec said ``sharp=True``. A [fabric] table now holds Python's values
 (netmodel.study.fabric_table.plain_value).
+
+(e) :func:`~netmodel.study.collective_report.collective_report` read every ``group`` that
+is not Python's int as a list of GPU nodes: ``np.int64(4)`` raised TypeError ('numpy.int64'
+object is not iterable), so did ``np.True_``, ``np.float64(4.0)`` and ``np.array(4)``. A
+size of numpy's is now a size; the others are refused by the model's own check ("group
+must be a size (int) or a list of GPU nodes, got np.True_"). And
+:func:`~netmodel.study.collective_setup.collective_setup` kept a ``seed`` of numpy's, which
+failed the report's JSON where it overrides a scenario's (TypeError: Object of type int64
+is not JSON serializable): it is now checked and kept as Python's int first.
 """
 
 from __future__ import annotations
@@ -42,6 +51,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -225,3 +235,35 @@ def test_a_scenario_made_with_numpys_values_writes_its_file():
     lines = made.to_toml().splitlines()
     assert "domains = 2" in lines and "sharp = false" in lines
     assert "domains=2," in made.fabric_spec() and "sharp=false" in made.fabric_spec()
+
+
+@pytest.mark.parametrize("source", [{"fabric": "ring:n=8"}, {"scenario": "h100-dgx"}])
+def test_a_collective_reports_group_of_numpys(source):
+    from netmodel.study.collective_report import collective_report
+    from netmodel.study.collective_setup import collective_setup
+
+    setup = collective_setup(**source)
+    sized = collective_report(setup, "all-reduce", 1e6, np.int64(4))
+    assert sized.result.group == collective_report(setup, "all-reduce", 1e6, 4).result.group
+    assert len(sized.result.group) == 4
+    for bad, shown in ((np.True_, "np.True_"), (np.float64(4.0), "4.0"),
+                       (np.array(4), "array(4)")):
+        with pytest.raises(UserError, match=f"^group must be a size .int. or a list of GPU "
+                                            f"nodes, got {re.escape(shown)}$") as refused:
+            collective_report(setup, "all-reduce", 1e6, bad)
+        assert refused.value.parameter == "group"
+
+
+def test_a_seed_of_numpys_is_kept_as_pythons():
+    import json
+
+    from netmodel.study.collective_report import collective_report
+    from netmodel.study.collective_setup import collective_setup
+
+    setup = collective_setup(scenario="h100-dgx", seed=np.int64(3))
+    assert setup.overrides["seed"] == (0, 3) and type(setup.seed) is int
+    doc = json.loads(json.dumps(collective_report(setup, "all-reduce", 1e6, 4).to_dict()))
+    assert doc == json.loads(json.dumps(collective_report(
+        collective_setup(scenario="h100-dgx", seed=3), "all-reduce", 1e6, 4).to_dict()))
+    with pytest.raises(UserError, match=r"^seed must be a whole number >= 0, got np\.True_$"):
+        collective_setup(fabric="ring:n=8", seed=np.True_)
