@@ -447,6 +447,12 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
         lambda: __import__("netmodel.study.collective_report", fromlist=["x"]).collective_report(
             __import__("netmodel.study.collective_setup", fromlist=["x"]).collective_setup(
                 "ring:n=8"), "all-reduce", 1e6, np.float64(4.0)), ("group", "4.0")),
+    # swept as 1.0
+    "SweepParam('fabric.planes', (np.True_, 16))": (
+        lambda: __import__("netmodel.study.sweep_params", fromlist=["x"]).check_param(
+            __import__("netmodel.study.sweep_params", fromlist=["x"]).SweepParam(
+                "fabric.planes", (np.True_, 16)), ["lite-flat"]),
+        ("fabric.planes", "np.True_", "finite number")),
     "collective_time group=np.True_": (_lib("netmodel.api", "collective_time", "ring:n=4",
                                             "all-reduce", [1e6], np.True_), ("group",)),
     "collective_time sizes=[np.True_]": (_lib("netmodel.api", "collective_time", "ring:n=4",

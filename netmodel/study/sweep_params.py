@@ -25,7 +25,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.limits import check
-from compute.validate import describe, is_whole, listed, number, read_number
+from compute.validate import describe, is_flag, is_whole, listed, number, read_number
 from netmodel.study.scenarios import ADJUST_RANGES
 from netmodel.study.sweep_paths import _kind, _unset_word, sweep_scenarios
 from netmodel.study.sweep_values import COST, _in_row_unit, _value
@@ -300,7 +300,8 @@ def check_param(param: object, scenarios: Iterable[str | Scenario]) -> SweepPara
     values = []
     for v in given:   # SI as it is (a cost past the command line's bound too), if a number
         try:
-            x = float(v) if not isinstance(v, bool | str | bytes) else math.nan
+            # numpy's bool as Python's (np.True_ was swept as 1.0)
+            x = float(v) if not (is_flag(v) or isinstance(v, str | bytes)) else math.nan
         except (TypeError, ValueError, OverflowError):   # an object, 10**400
             x = math.nan
         if not (math.isfinite(x) and x >= 0):

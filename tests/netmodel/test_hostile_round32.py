@@ -44,6 +44,9 @@ must be a size (int) or a list of GPU nodes, got np.True_"). And
 :func:`~netmodel.study.collective_setup.collective_setup` kept a ``seed`` of numpy's, which
 failed the report's JSON where it overrides a scenario's (TypeError: Object of type int64
 is not JSON serializable): it is now checked and kept as Python's int first.
+
+(f) A sweep parameter's values took numpy's True as 1.0 (``SweepParam("fabric.planes",
+(np.True_, 16))`` swept 1 and 16 planes) where Python's True is refused: now refused alike.
 """
 
 from __future__ import annotations
@@ -267,3 +270,14 @@ def test_a_seed_of_numpys_is_kept_as_pythons():
         collective_setup(scenario="h100-dgx", seed=3), "all-reduce", 1e6, 4).to_dict()))
     with pytest.raises(UserError, match=r"^seed must be a whole number >= 0, got np\.True_$"):
         collective_setup(fabric="ring:n=8", seed=np.True_)
+
+
+@pytest.mark.parametrize("true", [True, np.True_, np.array(True)])
+def test_a_sweep_value_of_true_is_refused(true):
+    from netmodel.study.sweep_params import SweepParam, check_param
+
+    with pytest.raises(UserError, match=r"^sweep parameter fabric.planes value .*True.* must "
+                                        r"be a finite number >= 0 \(in SI\)$"):
+        check_param(SweepParam("fabric.planes", (true, 16)), ["lite-flat"])
+    assert check_param(SweepParam("fabric.planes", (np.int64(8), np.float32(16))),
+                       ["lite-flat"]).values == (8.0, 16.0)
