@@ -34,7 +34,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from compute.errors import UserError, chosen, known, lookalike
-from compute.validate import describe, flag, is_whole
+from compute.validate import describe, flag, holds_flag, is_whole
 
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
            "FunctionComm", "NoCommunication", "RingAlphaBeta", "ScaleUpLowerBound", "as_comm",
@@ -98,7 +98,7 @@ def as_times(out, op: str, who: str = "collective model") -> np.ndarray:
     try:
         t = np.asarray(out)
         # a list mixing True with numbers is an int or float array: True read as 1 s
-        if t.dtype.kind in "iuf" and (type(out) is np.ndarray or not _holds_bool(out)):
+        if t.dtype.kind in "iuf" and (type(out) is np.ndarray or not holds_flag(out)):
             return t.astype(float, copy=False)
         if t.dtype.kind == "O" and all(isinstance(x, numbers.Real)
                                        and not isinstance(x, bool | np.bool_) for x in t.flat):
@@ -109,10 +109,6 @@ def as_times(out, op: str, who: str = "collective model") -> np.ndarray:
                     f"number per message size")
 
 
-def _holds_bool(out) -> bool:
-    """Whether ``out`` (a list, a tuple, a scalar) holds a bool anywhere (numpy reads
-    ``[1, True]`` as integers)."""
-    return any(isinstance(x, bool | np.bool_) for x in np.asarray(out, dtype=object).flat)
 
 
 def check_nbytes(nbytes: float | np.ndarray, positive: bool = False) -> float | np.ndarray:
@@ -135,6 +131,8 @@ def check_nbytes(nbytes: float | np.ndarray, positive: bool = False) -> float | 
                 raise TypeError
             n = n.astype(float)
         elif n.dtype.kind in "iuf":
+            if type(nbytes) is not np.ndarray and holds_flag(nbytes):   # [True, 8]: 1 B?
+                raise TypeError
             n = n.astype(float, copy=False)
         else:   # bools, complex, strings, dates, times
             raise TypeError

@@ -26,7 +26,7 @@ from compute.errors import UserError
 from compute.limits import check
 from compute.rows import check_number as _number
 from compute.rows import parameter
-from compute.validate import describe, is_whole
+from compute.validate import describe, holds_flag, is_flag, is_whole
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -59,8 +59,9 @@ def or_default(value, name):
 # ------------------------------------------------------------------ checks
 
 def _array(name: str, value, *, low_open: bool = True) -> np.ndarray:
-    if isinstance(value, bool):
-        raise UserError(f"{name} must be a number, got {describe(value)}")
+    if holds_flag(value):   # numpy read [True, 8e-4] as areas of 1 and 8e-4 m^2
+        raise UserError(f"{name} must be {'a number' if is_flag(value) else 'numbers'}, got "
+                        f"{describe(value)}")
     try:
         kind = np.asarray(value).dtype.kind
         # numbers only: numpy casts text ('750') and durations (5 s) to floats

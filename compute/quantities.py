@@ -26,6 +26,7 @@ from compute.validate import (
     NUMBER_RULE,
     ZeroAllowed,
     describe,
+    is_flag,
     not_below_smallest,
     number_text,
     read_number,
@@ -138,8 +139,8 @@ def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) 
     if isinstance(value, str):
         if read_number(name, value) is None:   # the one grammar: no '1_0', no ' 1 0 '
             raise UserError(f"{name} must be a finite number {rule}, got {describe(value)}")
-    if isinstance(value, bool):
-        raise UserError(f"{name} must be a finite number {rule}, got {value!r}")
+    if is_flag(value):   # numpy's too: float(np.True_) is 1.0
+        raise UserError(f"{name} must be a finite number {rule}, got {describe(value)}")
     try:
         v = float(value)
     except (TypeError, ValueError, OverflowError):

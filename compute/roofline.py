@@ -80,7 +80,7 @@ from compute.roofline_options import RooflineOptions
 from compute.sharding import check_tp, shards
 from compute.stages import EXTENDED_STAGES, STAGES
 from compute.units import counted
-from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
+from compute.validate import MAX_WHOLE, describe, holds_flag, is_finite, is_whole, of_type
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -523,7 +523,8 @@ def check_batches(batches) -> np.ndarray:
     raw = np.asarray(batches).reshape(-1)
     if raw.size == 0:
         raise UserError("batches is empty; give whole numbers >= 1")
-    if raw.dtype == bool or raw.dtype.kind not in "iuf":
+    # a list holding True is read by numpy as numbers ([True, 8]: a batch of 1)
+    if raw.dtype == bool or raw.dtype.kind not in "iuf" or holds_flag(batches):
         raise UserError(f"batches must be whole numbers >= 1, got {batches!r}")
     bad = ~np.isfinite(raw) | (raw < 1) | (raw != np.floor(raw))
     if bad.any():

@@ -60,7 +60,7 @@ from compute.typed_numbers import (
     spells_zero,
 )
 
-__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "ZeroAllowed", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "in_range", "is_flag", "limit_allowed", "range_words", "is_finite", "is_whole", "limits",
+__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "ZeroAllowed", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "holds_flag", "in_range", "is_flag", "limit_allowed", "range_words", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "refuse_repeats", "refuse_unordered", "string", "table", "NAME_MARKS", "typed_name"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -238,6 +238,30 @@ def is_flag(value: object) -> bool:
         return True
     dtype = getattr(value, "dtype", None)   # numpy's, without importing numpy here
     return getattr(dtype, "kind", "") == "b" and getattr(value, "ndim", None) == 0
+
+
+def holds_flag(value: object) -> bool:
+    """Whether ``value`` (a number, a list or tuple of them, a numpy array) holds a bool
+    anywhere, Python's or numpy's (:func:`is_flag`): numpy reads ``[True, 8]`` as the
+    numbers ``[1, 8]``, so a check of the array alone takes True as 1.
+
+    >>> import numpy as np
+    >>> holds_flag([8, True]), holds_flag((np.False_, 2.0)), holds_flag(np.array([True]))
+    (True, True, True)
+    >>> holds_flag([8, 2.0]), holds_flag(np.arange(3)), holds_flag(8)
+    (False, False, False)
+    """
+    if is_flag(value):
+        return True
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    if kind is not None and kind != "O":   # a numpy array of one type
+        return kind == "b"
+    if kind == "O" or isinstance(value, list | tuple):
+        # numpy imported here, not with this module (read for --help)
+        import numpy as np
+
+        return any(is_flag(x) for x in np.asarray(value, dtype=object).flat)
+    return False
 
 
 def flag(where: str, key: str, value: object) -> bool:

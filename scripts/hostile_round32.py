@@ -453,6 +453,17 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
             __import__("netmodel.study.sweep_params", fromlist=["x"]).SweepParam(
                 "fabric.planes", (np.True_, 16)), ["lite-flat"]),
         ("fabric.planes", "np.True_", "finite number")),
+    # numpy read each list as numbers, True as 1: a 1-byte message, a 1 m^2 die, a batch of 1
+    "collective_time sizes=[True, 1e6]": (_lib("netmodel.api", "collective_time", "ring:n=4",
+                                               "all-reduce", [True, 1e6], 4),
+                                          ("message size", "[True, 1000000.0]")),
+    "die_yield([True, 8e-4])": (_lib("compute.die_yield", "die_yield", [True, 8e-4]),
+                                ("die area", "[True, 0.0008]")),
+    "dies_per_wafer([np.True_, 8e-4])": (_lib("compute.die_yield", "dies_per_wafer",
+                                              [np.True_, 8e-4]), ("die area", "np.True_")),
+    "evaluate_grid(batches=[True, 8])": (_lib("compute.roofline", "evaluate_grid",
+                                              "Llama-3-8B", "H100-SXM", [1], [True, 8],
+                                              "decode"), ("batches", "[True, 8]")),
     "collective_time group=np.True_": (_lib("netmodel.api", "collective_time", "ring:n=4",
                                             "all-reduce", [1e6], np.True_), ("group",)),
     "collective_time sizes=[np.True_]": (_lib("netmodel.api", "collective_time", "ring:n=4",

@@ -47,6 +47,13 @@ is not JSON serializable): it is now checked and kept as Python's int first.
 
 (f) A sweep parameter's values took numpy's True as 1.0 (``SweepParam("fabric.planes",
 (np.True_, 16))`` swept 1 and 16 planes) where Python's True is refused: now refused alike.
+
+(g) A list of numbers holding a bool was read by numpy as numbers, True as 1: message sizes
+(``collective_time(..., [True, 1e6], ...)``, ``check_nbytes([True, 8])`` and cost_table's
+sizes costed a 1-byte message), die areas (``die_yield([True, 8e-4])``: a yield for an
+area of 1 m^2; ``dies_per_wafer`` said "die area 1e+06 mm^2 is larger than the usable
+wafer") and a grid's batches (``evaluate_grid(..., [True, 8], ...)``: a batch of 1). Each
+now asks :func:`compute.validate.holds_flag` and refuses it.
 """
 
 from __future__ import annotations
@@ -281,3 +288,53 @@ def test_a_sweep_value_of_true_is_refused(true):
         check_param(SweepParam("fabric.planes", (true, 16)), ["lite-flat"])
     assert check_param(SweepParam("fabric.planes", (np.int64(8), np.float32(16))),
                        ["lite-flat"]).values == (8.0, 16.0)
+
+
+def _sizes(values):
+    import netmodel
+
+    return netmodel.collective_time("ring:n=4", "all-reduce", values, 4)
+
+
+def _areas(values):
+    from compute.die_yield import die_yield
+
+    return die_yield(values)
+
+
+def _batches(values):
+    from compute.roofline import check_batches
+
+    return check_batches(values)
+
+
+@pytest.mark.parametrize("call, good, words", [
+    (_sizes, [1e6, 2e6], "message size must be a number of bytes, got "),
+    (_areas, [8e-4, 1e-4], "die area must be numbers, got "),
+    (_batches, [1, 8], "batches must be whole numbers >= 1, got "),
+])
+@pytest.mark.parametrize("flag_at", [0, 1])
+@pytest.mark.parametrize("truth", [True, np.True_])
+def test_a_list_of_numbers_holding_a_bool_is_refused(call, good, words, flag_at, truth):
+    held = list(good)
+    held[flag_at] = truth
+    with pytest.raises(UserError, match=f"^{words}"):
+        call(held)
+    assert len(call(good)) == 2   # the numbers alone are taken
+
+
+def test_holds_flag():
+    from compute.validate import holds_flag
+
+    assert holds_flag([8, True]) and holds_flag((1.0, np.False_)) and holds_flag(np.array([True]))
+    assert holds_flag([[1, 2], [3, True]]) and holds_flag(np.array([1, True], dtype=object))
+    assert not (holds_flag([8, 2.0]) or holds_flag(np.arange(3)) or holds_flag(8)
+                or holds_flag("True") or holds_flag(np.array([1, 2.5], dtype=object)))
+
+
+def test_a_positive_number_is_not_numpys_true():
+    from compute.quantities import check_finite_positive
+
+    with pytest.raises(UserError, match=r"^x must be a finite number > 0, got np\.True_$"):
+        check_finite_positive("x", np.True_)   # float(np.True_) is 1.0
+    assert check_finite_positive("x", np.float32(2)) == 2.0
