@@ -464,6 +464,11 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
     "evaluate_grid(batches=[True, 8])": (_lib("compute.roofline", "evaluate_grid",
                                               "Llama-3-8B", "H100-SXM", [1], [True, 8],
                                               "decode"), ("batches", "[True, 8]")),
+    # raised TypeError: '>' not supported between instances of 'str' and 'int'
+    "Executor(timeout='abc')": (_lib("netmodel.study.distributed", "Executor", timeout="abc"),
+                                ("timeout='abc'", "positive number of seconds")),
+    "Executor(processes='no')": (_lib("netmodel.study.distributed", "Executor",
+                                      processes="no"), ("processes", TF)),
     "collective_time group=np.True_": (_lib("netmodel.api", "collective_time", "ring:n=4",
                                             "all-reduce", [1e6], np.True_), ("group",)),
     "collective_time sizes=[np.True_]": (_lib("netmodel.api", "collective_time", "ring:n=4",
@@ -531,6 +536,10 @@ LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] 
             __import__("netmodel.study.collective_setup", fromlist=["x"]).collective_setup(
                 scenario="h100-dgx", seed=np.int64(3)), "all-reduce", 1e6, 4).to_dict()),
         lambda t: '"seed"' in t),
+    # refused: 'workers=1 is not allowed; a local cluster takes 1 to 8 workers'
+    "Executor(workers=np.int64(1))": (_lib("netmodel.study.distributed", "Executor",
+                                           workers=np.int64(1)),
+                                      lambda e: e.workers == 1 and type(e.workers) is int),
     "build_fabric ring n=np.int64(4)": (_fabric("ring", n=np.int64(4)),
                                         lambda g: g.number_of_nodes() == 4),
     "collective_time group=np.int64(4), sizes float32": (

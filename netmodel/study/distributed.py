@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import numbers
 import os
 import socket
 import time
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from compute.errors import UserError
-from compute.validate import describe
+from compute.validate import describe, flag, is_flag, is_whole
 from netmodel.study.progress import NO_PROGRESS
 
 if TYPE_CHECKING:
@@ -149,11 +150,12 @@ class Executor:
                             "one), not both")
         if workers is not None:
             top = _max_workers()
-            if isinstance(workers, bool) or not isinstance(workers, int) \
-                    or not 1 <= workers <= top:
+            # numpy's integers too (np.int64(1) was refused as 'workers=1 is not allowed')
+            if not is_whole(workers) or not 1 <= workers <= top:
                 raise UserError(f"workers={describe(workers)} is not allowed; a local cluster takes "
                                 f"1 to {top} workers ({WORKERS_PER_CPU} per CPU core here; "
                                 "give scheduler=ADDRESS for a larger cluster)")
+            workers = int(workers)
         if scheduler is not None:
             # ASCII only (a host name as DNS carries it): '²' passed the plain connection as
             # host '2' and then failed in dask.Client, whose leftover hung 20 s at exit and
@@ -165,8 +167,10 @@ class Executor:
                                 "HOST:PORT or tcp://HOST:PORT (an ASCII host name)")
             scheduler = scheduler.strip()
         timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
-        if not (timeout > 0):  # also NaN
-            raise UserError(f"timeout={timeout!r} must be a positive number of seconds")
+        # also NaN; 'abc' raised TypeError, np.True_ was a second
+        if is_flag(timeout) or not isinstance(timeout, numbers.Real) or not timeout > 0:
+            raise UserError(f"timeout={describe(timeout)} must be a positive number of seconds")
+        processes = flag("", "processes", processes)
         self.workers = workers
         self.scheduler = scheduler
         self.timeout = float(timeout)

@@ -54,6 +54,12 @@ sizes costed a 1-byte message), die areas (``die_yield([True, 8e-4])``: a yield 
 area of 1 m^2; ``dies_per_wafer`` said "die area 1e+06 mm^2 is larger than the usable
 wafer") and a grid's batches (``evaluate_grid(..., [True, 8], ...)``: a batch of 1). Each
 now asks :func:`compute.validate.holds_flag` and refuses it.
+
+(h) :class:`~netmodel.study.distributed.Executor` (and so ``compare(workers=...)``)
+refused ``workers=np.int64(1)`` as "workers=1 is not allowed; a local cluster takes 1 to 8
+workers"; ``timeout='abc'`` raised TypeError ('>' not supported between 'str' and 'int'),
+``timeout=np.True_`` was a second and ``processes='no'`` its truth. Each is checked now
+(numpy's whole numbers kept as Python's int).
 """
 
 from __future__ import annotations
@@ -338,3 +344,16 @@ def test_a_positive_number_is_not_numpys_true():
     with pytest.raises(UserError, match=r"^x must be a finite number > 0, got np\.True_$"):
         check_finite_positive("x", np.True_)   # float(np.True_) is 1.0
     assert check_finite_positive("x", np.float32(2)) == 2.0
+
+
+def test_an_executors_numbers_and_flag():
+    from netmodel.study.distributed import Executor
+
+    ex = Executor(workers=np.int64(1), timeout=np.float32(5), processes=np.False_)
+    assert (ex.workers, type(ex.workers), ex.timeout, ex.processes) == (1, int, 5.0, False)
+    for kw, said in (({"timeout": "abc"}, "^timeout='abc' must be a positive number of seconds$"),
+                     ({"timeout": np.True_}, "^timeout=np.True_ must be a positive number"),
+                     ({"processes": "no"}, "^processes must be true or false, got 'no'$"),
+                     ({"workers": np.True_}, "^workers=np.True_ is not allowed")):
+        with pytest.raises(UserError, match=said):
+            Executor(**kw)
