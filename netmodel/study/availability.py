@@ -43,7 +43,7 @@ from compute.validate import (
     number_text,
     read_number,
 )
-from netmodel.study.availability_analytic import Analytic, analytic
+from netmodel.study.availability_analytic import Analytic, ClosedForms, analytic
 from netmodel.study.availability_busy import fallback_words
 from netmodel.study.availability_kinds import (
     QUANTILE,
@@ -455,7 +455,6 @@ def spare_curve(cluster: Cluster, placement: str, counts: Iterable[int] | None =
     if counts is not None:
         counts = _spare_counts(counts)
     kinds = event_kinds(cluster, placement)
-    comps = _components_per_kind(cluster, kinds)
     per = spare_pools(cluster, 0, placement).pools
     if counts is None:  # up to 8% of the GPUs, or four of the largest failure's needs
         top = spare_pools(cluster, cluster.gpus, placement).reachable_total
@@ -466,9 +465,9 @@ def spare_curve(cluster: Cluster, placement: str, counts: Iterable[int] | None =
         step = max(quantum, math.ceil(top / 16 / quantum) * quantum)
         counts = list(range(0, top + 1, step)) if top else [0]
     pct, mean, below, past = [], [], [], []
-    for n in counts:
-        a = analytic(kinds, spare_pools(cluster, int(n), placement), cluster.instances_total,
-                     threshold, comps)
+    for n in counts:   # the mean and the time below alone (no threshold_low worked out)
+        a = ClosedForms(kinds, spare_pools(cluster, int(n), placement),
+                        cluster.instances_total, threshold)
         pct.append(100.0 * n / cluster.gpus)
         mean.append(a.mean)
         below.append(a.below_threshold)

@@ -47,6 +47,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from itertools import pairwise
 
 import numpy as np
@@ -82,7 +83,7 @@ from netmodel.study.availability_threshold import (
 from netmodel.study.reliability_cluster import YEAR
 from netmodel.study.reliability_spares import SparePools
 
-__all__ = ["Analytic", "analytic", "blocking", "kaufman_roberts"]
+__all__ = ["Analytic", "ClosedForms", "analytic", "blocking", "kaufman_roberts"]
 
 
 def blocking(kinds: Sequence[Kind], pools: SparePools) -> np.ndarray:
@@ -608,57 +609,120 @@ def analytic(kinds: Sequence[Kind], pools: SparePools, instances: int, threshold
     """The closed forms for ``kinds`` with spare ``pools`` over ``instances`` instances.
     ``components``: per kind index, components of that kind in the cluster (for the
     per-instance availability; default one per failure)."""
-    raw, occupancy = _blocking(kinds, pools)
-    b = _all_or_nothing(kinds, raw)
-    for k, v in occupancy.get("exact", {}).items():   # pools asked together: exact
-        b[k] = v
-    # kinds granted in part: P(r refused); the down first where slowed ones are swapped
-    refused = occupancy.get("refused", {})
-    b_down, b_slow = _refused_apart(kinds, b, refused)
-    lost = _lost_rate(kinds, b_down, b_slow)
-    # the losses in progress add (first-order), but never past the whole cluster
-    past = _saturation(_streams(kinds, b, refused), instances)
-    raw = 1.0 - float(lost.sum()) / instances + past
-    mean = min(1.0, max(0.0, raw))
-    limit = (1.0 - threshold) * instances
-    tail = _compound_poisson_tail(kinds, b, limit, refused) if limit >= 0 else 1.0
-    thinned: list = []   # pools whose crossing refusals kept the thinning
-    if limit >= 0 and pools.reachable_total > 0:   # crossing refusals overlap
-        thinned += _unread_crossings(kinds, b, limit, pools, occupancy)
-        tail = min(1.0, max(0.0, 1.0 - (1.0 - tail)
-                            * _crossing_overlap(kinds, b, limit, pools, occupancy,
-                                                thinned)))
-    events, waits = _down_events(kinds, pools, b, occupancy)
-    # one instance: the components that take it down, each an alternating renewal process
-    log_a = 0.0
-    for k, x in enumerate(kinds):
-        if x.restarted > 0:   # a slowed instance's restart takes it down too
-            log_a -= x.rate * x.cells * x.restarted / instances * x.d_restart
-        if x.down <= 0:
-            continue
-        n_comp = (components or {}).get(k, None)
-        per_instance_rate = x.rate * x.cells * x.down / instances
-        d = b_down[k] * x.d_repair + (1 - b_down[k]) * x.d_swap
-        if n_comp:
-            lam = x.rate / n_comp
-            log_a -= (per_instance_rate / lam) * math.log1p(lam * d)
-        else:
-            log_a -= per_instance_rate * d
-    # each class's first-order loss; where the cap cut the total, each its share of it
-    overlap = float(lost.sum()) / instances
-    share = (1.0 - mean) / overlap if (past > 0 or mean != raw) and overlap > 0 else 1.0
-    per_class: dict = {}
-    for k, x in enumerate(kinds):
-        per_class[x.cls] = per_class.get(x.cls, 0.0) + float(lost[k]) * YEAR / instances
-    if share != 1.0:
-        per_class = {cls: v * share for cls, v in per_class.items()}
-    return Analytic(mean=mean, below_threshold=tail, instance_availability=math.exp(log_a),
-                    instance_down_events_per_year=events * YEAR,
-                    waits_for_repair_per_year=float(waits * YEAR),
-                    lost_per_year=per_class, blocking=tuple(float(v) for v in b),
-                    exact_threshold=pools.reachable_total == 0,
-                    overlap=overlap, fallback=occupancy.get("fallback", ()),
-                    threshold_low=pools.reachable_total > 0 and limit >= 0
-                    and (FALLBACK_INDEPENDENT in occupancy.get("fallback", ())
-                         or _threshold_low(kinds, b, limit, tail, pools, occupancy)),
-                    overlap_thinned=bool(thinned))
+    return ClosedForms(kinds, pools, instances, threshold).result(components)
+
+
+class ClosedForms:
+    """:func:`analytic`'s figures for ``kinds`` with spare ``pools`` over ``instances``
+    instances, each worked out when first read, the same floats as :func:`analytic`'s:
+    the pools' blocking and its :attr:`fallback` at once; :attr:`mean`,
+    :attr:`below_threshold` and :attr:`threshold_low` when read; the rest by
+    :meth:`result`. The spare search reads the time below of every pool it tries and the
+    flag of the one it accepts
+    (:func:`~netmodel.study.reliability_summary.reliability_summary`), the spare curve
+    the mean and the time below (:func:`~netmodel.study.availability.spare_curve`): the
+    flag's bound (:func:`_threshold_low`: chains of holdings of their own) was a seventh
+    of ``study lite-gpu``'s closed forms, the saturation another fifth."""
+
+    def __init__(self, kinds: Sequence[Kind], pools: SparePools, instances: int,
+                 threshold: float = THRESHOLD) -> None:
+        self.kinds, self.pools, self.instances = kinds, pools, instances
+        raw, occupancy = _blocking(kinds, pools)
+        b = _all_or_nothing(kinds, raw)
+        for k, v in occupancy.get("exact", {}).items():   # pools asked together: exact
+            b[k] = v
+        self.b, self.occupancy = b, occupancy
+        #: the fallbacks the blocking took past the chain's limit (:attr:`Analytic.fallback`)
+        self.fallback = occupancy.get("fallback", ())
+        self.limit = (1.0 - threshold) * instances
+
+    @cached_property
+    def _lost(self) -> tuple:
+        """``(refused, b_down, b_slow, lost)``: per kind granted in part, P(r refused);
+        the shares refused of its down and slowed capacity; each kind's loss a second."""
+        # kinds granted in part: P(r refused); the down first where slowed ones are swapped
+        refused = self.occupancy.get("refused", {})
+        b_down, b_slow = _refused_apart(self.kinds, self.b, refused)
+        return refused, b_down, b_slow, _lost_rate(self.kinds, b_down, b_slow)
+
+    @cached_property
+    def _mean(self) -> tuple[float, float, float]:
+        """``(mean, raw, past)``: the mean capacity, before its clip to [0, 1], and the
+        share of it the losses in progress run past the whole cluster."""
+        refused, _, _, lost = self._lost
+        # the losses in progress add (first-order), but never past the whole cluster
+        past = _saturation(_streams(self.kinds, self.b, refused), self.instances)
+        raw = 1.0 - float(lost.sum()) / self.instances + past
+        return min(1.0, max(0.0, raw)), raw, past
+
+    @property
+    def mean(self) -> float:
+        """:attr:`Analytic.mean`."""
+        return self._mean[0]
+
+    @cached_property
+    def _tail(self) -> tuple[float, list]:
+        """``(below_threshold, thinned)``: the time below and why pools' crossing
+        refusals kept the thinning."""
+        kinds, b, limit, pools = self.kinds, self.b, self.limit, self.pools
+        refused = self._lost[0]
+        tail = _compound_poisson_tail(kinds, b, limit, refused) if limit >= 0 else 1.0
+        thinned: list = []   # pools whose crossing refusals kept the thinning
+        if limit >= 0 and pools.reachable_total > 0:   # crossing refusals overlap
+            thinned += _unread_crossings(kinds, b, limit, pools, self.occupancy)
+            tail = min(1.0, max(0.0, 1.0 - (1.0 - tail)
+                                * _crossing_overlap(kinds, b, limit, pools, self.occupancy,
+                                                    thinned)))
+        return tail, thinned
+
+    @property
+    def below_threshold(self) -> float:
+        """:attr:`Analytic.below_threshold`."""
+        return self._tail[0]
+
+    @cached_property
+    def threshold_low(self) -> bool:
+        """:attr:`Analytic.threshold_low`."""
+        return self.pools.reachable_total > 0 and self.limit >= 0 \
+            and (FALLBACK_INDEPENDENT in self.fallback
+                 or _threshold_low(self.kinds, self.b, self.limit, self.below_threshold,
+                                   self.pools, self.occupancy))
+
+    def result(self, components: dict | None = None) -> Analytic:
+        """Every figure (:func:`analytic`; ``components`` as it takes them)."""
+        kinds, pools, instances, b = self.kinds, self.pools, self.instances, self.b
+        _, b_down, _, lost = self._lost
+        mean, raw, past = self._mean
+        tail, thinned = self._tail
+        events, waits = _down_events(kinds, pools, b, self.occupancy)
+        # one instance: the components that take it down, each an alternating renewal
+        # process
+        log_a = 0.0
+        for k, x in enumerate(kinds):
+            if x.restarted > 0:   # a slowed instance's restart takes it down too
+                log_a -= x.rate * x.cells * x.restarted / instances * x.d_restart
+            if x.down <= 0:
+                continue
+            n_comp = (components or {}).get(k, None)
+            per_instance_rate = x.rate * x.cells * x.down / instances
+            d = b_down[k] * x.d_repair + (1 - b_down[k]) * x.d_swap
+            if n_comp:
+                lam = x.rate / n_comp
+                log_a -= (per_instance_rate / lam) * math.log1p(lam * d)
+            else:
+                log_a -= per_instance_rate * d
+        # each class's first-order loss; where the cap cut the total, each its share of it
+        overlap = float(lost.sum()) / instances
+        share = (1.0 - mean) / overlap if (past > 0 or mean != raw) and overlap > 0 else 1.0
+        per_class: dict = {}
+        for k, x in enumerate(kinds):
+            per_class[x.cls] = per_class.get(x.cls, 0.0) + float(lost[k]) * YEAR / instances
+        if share != 1.0:
+            per_class = {cls: v * share for cls, v in per_class.items()}
+        return Analytic(mean=mean, below_threshold=tail, instance_availability=math.exp(log_a),
+                        instance_down_events_per_year=events * YEAR,
+                        waits_for_repair_per_year=float(waits * YEAR),
+                        lost_per_year=per_class, blocking=tuple(float(v) for v in b),
+                        exact_threshold=pools.reachable_total == 0,
+                        overlap=overlap, fallback=self.fallback,
+                        threshold_low=self.threshold_low, overlap_thinned=bool(thinned))

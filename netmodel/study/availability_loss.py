@@ -251,11 +251,47 @@ def _panjer(streams, step: float, top: int, split: bool = False) -> list[float]:
                 lam[j] = lam.get(j, 0.0) + mj
     total = sum(lam.values()) if split else sum(m for m, _ in streams)
     terms = [(j, j * m) for j, m in lam.items()]
+    least = min((j for j, _ in terms), default=top + 1)
+    if least >= PANJER_BLOCK:
+        return _panjer_blocks(terms, math.exp(-total), top, least)
     p = [0.0] * (top + 1)   # plain floats: the recursion reads them one at a time
     p[0] = math.exp(-total)
     for n in range(1, top + 1):
         p[n] = sum(jm * p[n - j] for j, jm in terms if j <= n) / n
     return p
+
+
+#: Least step of every loss from which :func:`_panjer` works its recursion out a block of
+#: that many points at a time (:func:`_panjer_blocks`); below it, a point at a time.
+PANJER_BLOCK = 16
+
+
+def _panjer_blocks(terms: list, first: float, top: int, least: int) -> list[float]:
+    """:func:`_panjer`'s recursion ``p[n] = sum over terms of jm p[n - j] / n`` (``terms``:
+    its ``(j, j m)`` pairs, every ``j`` at least ``least``; ``p[0] = first``) a block of
+    ``least`` points at a time: each point of a block reads only points before it, so a
+    term adds to the whole block at once. The same floats as a point at a time: each
+    point's products added in the terms' order from 0, one rounding each, then divided
+    by ``n``.
+
+    >>> terms = [(20, 20 * 0.5), (33, 33 * 0.25)]
+    >>> p = [math.exp(-0.75)] + [0.0] * 100
+    >>> for n in range(1, 101):
+    ...     p[n] = sum(jm * p[n - j] for j, jm in terms if j <= n) / n
+    >>> _panjer_blocks(terms, math.exp(-0.75), 100, 20) == p
+    True
+    """
+    p = np.zeros(top + 1)
+    p[0] = first
+    for lo in range(1, top + 1, least):
+        hi = min(lo + least, top + 1)
+        acc = np.zeros(hi - lo)
+        for j, jm in terms:
+            at = max(lo, j)   # the block's points n >= j
+            if at < hi:
+                acc[at - lo:] += jm * p[at - j:hi - j]
+        p[lo:hi] = acc / np.arange(lo, hi)
+    return p.tolist()
 
 
 #: Lattice points of :func:`_saturation`'s recursion over the cluster's instances.

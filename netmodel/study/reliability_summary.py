@@ -19,7 +19,7 @@ from netmodel.study.availability import (
     parse_spares,
     spares_needed,
 )
-from netmodel.study.availability_analytic import Analytic, analytic
+from netmodel.study.availability_analytic import ClosedForms
 from netmodel.study.availability_kinds import (
     QUANTILE,
     THRESHOLD,
@@ -131,12 +131,12 @@ def sensitivity(cluster: Cluster, *, spares: int | str = "1%", threshold: float 
                        * c.copies(e) * c.cells_hit(e)[0] for e in c.effects()) * YEAR / HOUR
         best = 0.0
         for placement in ("pod", "global"):
-            kinds = event_kinds(c, placement)
-            a = analytic(kinds, spare_pools(c, n, placement), c.instances_total, threshold)
+            kinds = event_kinds(c, placement)   # the means alone: no time below worked out
+            a = ClosedForms(kinds, spare_pools(c, n, placement), c.instances_total, threshold)
             best = max(best, a.mean)
             if placement == "pod":
-                none = analytic(kinds, spare_pools(c, 0, placement), c.instances_total,
-                                threshold).mean
+                none = ClosedForms(kinds, spare_pools(c, 0, placement), c.instances_total,
+                                   threshold).mean
         rows.append({"parameter": param, "value": value,
                      "gpu_failures_per_year": gpu_rate * YEAR,
                      "sm_hours_lost_per_year": sm_hours, "availability": none,
@@ -215,26 +215,27 @@ def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
     inst = c.instances_total
     taken: set = set()   # every run's fallbacks: each figure, the search's steps too
     # each (placement, spares) solved once: the base is the global search's first step,
-    # and the reference pool is asked for again once chosen (and may be a search step)
+    # and the reference pool is asked for again once chosen (and may be a search step);
+    # each run works out only what is read of it (ClosedForms): the search's steps their
+    # time below, the base and the reference pool their mean, the accepted run its flag
     runs: dict = {}
 
-    def run(placement: str, k: int) -> Analytic:
+    def run(placement: str, k: int) -> ClosedForms:
         a = runs.get((placement, k))
         if a is None:
-            a = runs[placement, k] = analytic(event_kinds(c, placement),
-                                              spare_pools(c, k, placement), inst, threshold)
+            a = runs[placement, k] = ClosedForms(event_kinds(c, placement),
+                                                 spare_pools(c, k, placement), inst,
+                                                 threshold)
             taken.update(a.fallback)
         return a
 
     base = run("global", 0)
     ref = max(("pod", "global"), key=lambda p: run(p, n).mean)
-    best = None   # (placement, spares, whether that run's time below may read low)
+    best = None   # (placement, spares, the run that accepted them)
     for p in ("pod", "global"):
         top = spare_pools(c, c.gpus, p).reachable_total
         per = spare_pools(c, 0, p).pools
-        # a refused size whose time below reads low is refused the more: only the
-        # accepted run's reading can make the count low
-        k = next(((k, a.threshold_low) for k in range(0, top + 1, per)
+        k = next(((k, a) for k in range(0, top + 1, per)
                   if (a := run(p, k)).below_threshold <= 1 - quantile), None)
         if k is not None and (best is None or k[0] < best[1]):
             best = (p, *k)
@@ -250,4 +251,6 @@ def _summary_analytic(c: Cluster, spares, threshold: float, quantile: float
         spares_needed=None if best is None else best[1],
         spares_needed_placement=None if best is None else best[0], threshold=threshold,
         quantile=quantile, analytic_fallback=tuple(sorted(taken)),
-        threshold_low=best is not None and best[2])
+        # a refused size whose time below reads low is refused the more: only the
+        # accepted run's reading can make the count low
+        threshold_low=best is not None and best[2].threshold_low)

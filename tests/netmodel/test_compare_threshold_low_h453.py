@@ -21,7 +21,7 @@ from __future__ import annotations
 import pytest
 
 from netmodel.study import reliability_summary as summary_module
-from netmodel.study.availability_analytic import analytic
+from netmodel.study.availability_analytic import ClosedForms, analytic
 from netmodel.study.availability_kinds import event_kinds
 from netmodel.study.availability_mc import simulate
 from netmodel.study.compare import CompareRow, threshold_low_lines
@@ -47,11 +47,11 @@ def test_the_accepted_runs_flag_is_carried(busy, monkeypatch):
     solved = []
 
     def kept(kinds, pools, instances, threshold):
-        out = analytic(kinds, pools, instances, threshold)
+        out = ClosedForms(kinds, pools, instances, threshold)
         solved.append(((kinds, pools, instances, threshold), out))
         return out
 
-    monkeypatch.setattr(summary_module, "analytic", kept)
+    monkeypatch.setattr(summary_module, "ClosedForms", kept)
     r = reliability_summary(None, None, cluster=c, method="analytic")
     monkeypatch.undo()
     assert "threshold_low" in SUMMARY_COLUMNS

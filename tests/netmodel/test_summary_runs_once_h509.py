@@ -4,8 +4,9 @@
 reference pool under each placement, for every step of each placement's search of the
 fewest spares, and for the chosen reference pool again: the base is the global search's
 first step and the chosen pool was solved for the choice, so each summary solved at least
-two runs twice (the study's blast radius part: 6 summaries). Now each is solved once; the
-summary's columns are the same runs asked for one by one.
+two runs twice (the study's blast radius part: 6 summaries). Now each is solved once
+(:class:`~netmodel.study.availability_analytic.ClosedForms`, each figure worked out when
+read); the summary's columns are the same as :func:`analytic`'s runs asked for one by one.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 import netmodel.study.reliability_summary as rs
-from netmodel.study.availability_analytic import analytic
+from netmodel.study.availability_analytic import ClosedForms, analytic
 from netmodel.study.availability_kinds import event_kinds
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.reliability_spares import spare_pools
@@ -30,9 +31,9 @@ def test_each_run_solved_once_and_the_same(cluster, monkeypatch):
 
     def counted(kinds, pools, instances, threshold):
         asked.append((pools.placement, pools.spares))
-        return analytic(kinds, pools, instances, threshold)
+        return ClosedForms(kinds, pools, instances, threshold)
 
-    monkeypatch.setattr(rs, "analytic", counted)
+    monkeypatch.setattr(rs, "ClosedForms", counted)
     r = rs.reliability_summary(None, None, cluster=c, method="analytic", spares="1%")
     assert len(asked) == len(set(asked)) >= 3   # every run once (HEAD: the base twice)
     assert ("global", 0) in asked and ("global", r.spares) in asked
