@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from netmodel.collectives.route_policies import RoutePolicy
 
 __all__ = ["STEP_FIELDS", "CompiledCollective", "GroupCut", "SEND_RECV", "combine",
-           "compile_steps", "lines_time", "step_shape", "step_table"]
+           "compile_steps", "least_lines", "lines_time", "step_shape", "step_table"]
 
 # GroupCut (re-exported): no path joins two members of a group (a cut fabric).
 
@@ -272,6 +272,36 @@ def lines_time(a: np.ndarray, b: np.ndarray, lo: np.ndarray | None, hi: np.ndarr
     if lo is not None and hi is not None and (np.any(lo > 0) or np.any(hi < math.inf)):
         t = np.where((n > lo.reshape(shape)) & (n <= hi.reshape(shape)), t, np.inf)
     return t.min(0)
+
+
+def least_lines(a: np.ndarray, b: np.ndarray, lo: np.ndarray | None = None,
+                hi: np.ndarray | None = None) -> tuple:
+    """``(a, b, lo, hi)`` of the lines that can be the least somewhere: a line another one
+    is at most at every size (``a' <= a`` and ``b' <= b``; of equal lines the first is
+    kept) is left out, so that :func:`lines_time` over what is left gives what it gives
+    over every line at any sizes ``n >= 0``, to the last bit (a product and a sum round
+    monotonically: ``a' + b' n <= a + b n`` holds in floating point too, so the least
+    line at each size, or one as small, is kept). Lines run at sizes of their own
+    (``lo``/``hi`` restrict one) are kept as they are. A candidate set of a fabric's
+    collective is tens of lines of which a few are the least anywhere: a grid's sizes
+    are timed against those few.
+
+    >>> a, b, _, _ = least_lines(np.array([1.0, 2.0, 0.5, 1.0]), np.array([2.0, 2.0, 3.0, 2.0]))
+    >>> a.tolist(), b.tolist()
+    ([1.0, 0.5], [2.0, 3.0])
+    """
+    if lo is not None and hi is not None and (np.any(lo > 0) or np.any(hi < math.inf)):
+        return a, b, lo, hi   # lines_time masks each by its sizes (n = 0 too): kept whole
+    count = len(a)
+    if count < 2:
+        return a, b, lo, hi
+    at_most = (a[:, None] <= a[None, :]) & (b[:, None] <= b[None, :])   # [d, c]: d <= c
+    equal = (a[:, None] == a[None, :]) & (b[:, None] == b[None, :])
+    earlier = np.arange(count)[:, None] < np.arange(count)[None, :]
+    keep = ~(at_most & (~equal | earlier)).any(axis=0)   # NaN compares false: kept
+    if keep.all():
+        return a, b, lo, hi
+    return a[keep], b[keep], *(None if x is None else x[keep] for x in (lo, hi))
 
 
 def step_shape(t: dict[str, np.ndarray]) -> tuple:

@@ -127,6 +127,8 @@ class GroupComm:
             physical, self.members if orig is None else tuple(orig),
             {} if alike is None else alike)
         self._kinds_memo: dict[tuple, list] = {}   # part key -> positions of each kind
+        #: ``(model, lines, least lines)`` of each (model, op, members) costed (:meth:`_time`)
+        self._lines_memo: dict[tuple, tuple] = {}
 
     def _time(self, op: str, members: tuple, model, n: np.ndarray) -> np.ndarray:
         """Seconds of ``op`` on ``members`` (one communicator) on ``model`` at the sizes
@@ -134,16 +136,25 @@ class GroupComm:
         chooses (as the healthy costing,
         :meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.collective_time`, takes
         it); a group cut apart raises :class:`InstanceCut`."""
-        from netmodel.collectives.cost import GroupCut, lines_time
+        from netmodel.collectives.cost import GroupCut, least_lines, lines_time
         from netmodel.collectives.model import candidate_lines
 
-        try:
-            cands = model.candidates(op, members)
-        except (GroupCut, UserError):
-            raise InstanceCut() from None
-        if model.tuned():   # the plugin's pair per size, as every other costing asks it
-            return model.collective_time(op, n, members)
-        return lines_time(*candidate_lines(model, cands), n)
+        # the candidates' lines and those that can be the least at some size n >= 0
+        # (least_lines), made once per group: a grid's search asks a group again for each
+        # stage and exchange (every line where a size is below 0 or NaN)
+        key = (id(model), op, members)
+        hit = self._lines_memo.get(key)
+        if hit is None or hit[0] is not model:
+            try:
+                cands = model.candidates(op, members)
+            except (GroupCut, UserError):
+                raise InstanceCut() from None
+            if model.tuned():   # the plugin's pair per size, as every other costing asks it
+                return model.collective_time(op, n, members)
+            lines = candidate_lines(model, cands)
+            # the model kept with them: its id stays its own
+            hit = self._lines_memo[key] = (model, lines, least_lines(*lines))
+        return lines_time(*hit[2 if not n.size or n.min() >= 0 else 1], n)
 
     def slices(self, k: int):
         """``(model, members)`` of each consecutive slice of ``k`` members (the instance

@@ -410,10 +410,16 @@ class ScenarioCollectives:
             self.linear(op, p)
             t = self.model(p).collective_time(op, n, p)
         else:
-            from netmodel.collectives.cost import lines_time
+            from netmodel.collectives.cost import least_lines, lines_time
 
-            a, b = self.linear(op, p)
-            t = lines_time(a, b, *self._linear[("ranges", op, int(p))], n)
+            # the lines that can be the least at some size (the others never set a time:
+            # least_lines), worked out once per (op, size) beside the lines themselves
+            least = self._linear.get(("least", op, int(p)))
+            if least is None:
+                a, b = self.linear(op, p)
+                least = self._linear[("least", op, int(p))] = least_lines(
+                    a, b, *self._linear[("ranges", op, int(p))])
+            t = lines_time(*least, n)
         return np.where(n > 0, t, 0.0)
 
     def for_instance(self, gpus: int, stage: int) -> PlacedInstance | ScenarioCollectives:
