@@ -13,6 +13,7 @@ from collections.abc import Hashable, Iterable
 import networkx as nx
 
 from compute.errors import UserError
+from compute.validate import describe, is_whole
 from topologies.schema import gpu_nodes
 
 __all__ = ["hosts"]
@@ -37,9 +38,10 @@ def hosts(graph: nx.Graph, gpus_per_host: int | None = None) -> list[tuple]:
         return [tuple(v) for v in by.values()]
     if gpus_per_host is None:
         return []
-    if isinstance(gpus_per_host, bool) or not isinstance(gpus_per_host, int) \
-            or gpus_per_host < 1:
-        raise UserError(f"gpus_per_host must be a whole number >= 1, got {gpus_per_host!r}")
+    if not is_whole(gpus_per_host) or gpus_per_host < 1:   # numpy's too
+        raise UserError(f"gpus_per_host must be a whole number >= 1, got "
+                        f"{describe(gpus_per_host)}")
+    gpus_per_host = int(gpus_per_host)
     return [tuple(gpus[i:i + gpus_per_host]) for i in range(0, len(gpus), gpus_per_host)]
 
 

@@ -21,6 +21,7 @@ from itertools import chain
 import networkx as nx
 
 from compute.errors import UserError
+from compute.validate import describe, is_whole
 from topologies.registry import not_as_built
 from topologies.schema import gpu_nodes
 
@@ -85,8 +86,9 @@ def plan_spares(graph: nx.Graph, count: int, *, like: Iterable[Hashable] | None 
     """Where up to ``count`` spares fit on free ports, without copying the graph: a list of
     ``(name, node attributes, [(neighbour, edge attributes), ...])`` (see
     :func:`add_spares`, which applies it)."""
-    if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-        raise UserError(f"spare count must be a whole number >= 0, got {count!r}")
+    if not is_whole(count) or count < 0:   # numpy's too, as Python's int
+        raise UserError(f"spare count must be a whole number >= 0, got {describe(count)}")
+    count = int(count)
     free = free_ports(graph)
     data = graph.nodes
     templates: dict = {}

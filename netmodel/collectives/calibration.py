@@ -109,10 +109,11 @@ def _count(name: str, v: object, least: int = 1) -> int:
     Traceback (most recent call last):
     compute.errors.UserError: channels must be a whole number in 1..1024, got 2.0
     """
-    if isinstance(v, bool) or not isinstance(v, int) or not least <= v <= MAX_COUNT:
+    # numpy's integers too, kept as Python's (np.int64(16) was refused as 'got 16')
+    if not is_whole(v) or not least <= v <= MAX_COUNT:
         raise UserError(f"{name} must be a whole number in {least}..{MAX_COUNT}, got "
                         f"{describe(v)}")
-    return v
+    return int(v)
 
 
 @dataclass(frozen=True)
@@ -383,7 +384,7 @@ class Calibration:
                            ("p2p_channels_per_net_peer", 1), ("p2p_net_channels", 0),
                            ("p2p_peers_per_batch", 1), ("p2p_threads", 0),
                            ("ll_ring_threads", 0), ("ring_channels", 0)):
-            _count(key, getattr(self, key), least)
+            object.__setattr__(self, key, _count(key, getattr(self, key), least))
         for key in ("p2p_threads", "ll_ring_threads"):   # 0: not modelled
             if getattr(self, key) % WARP_SIZE:
                 raise UserError(f"{key} must be 0 or a whole number of warps (a multiple of "

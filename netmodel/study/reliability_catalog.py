@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from compute.errors import UserError, known, lookalike
 from compute.hardware import get_gpu, spec_ranges
 from compute.units import SECONDS_PER_YEAR, scaled, split_number
-from compute.validate import ZeroAllowed, describe, is_finite, not_below_smallest
+from compute.validate import ZeroAllowed, describe, is_finite, is_whole, not_below_smallest
 from netmodel.study.choice_names import LOAD_SOURCES, REPAIRS
 from topologies.enclosures import hosts
 from topologies.failure_domains import CLASSES, GPU_CLASSES
@@ -358,9 +358,9 @@ class Catalog:
 
 
 def _whole(what: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    if not is_whole(value) or value < 1:   # numpy's too, as Python's int
         raise UserError(f"{what} must be a whole number >= 1, got {describe(value)}")
-    return value
+    return int(value)
 
 
 def _range(where: str, rng, rate: float | None) -> tuple[float, float] | None:

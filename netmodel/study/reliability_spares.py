@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compute.errors import UserError, chosen, known, lookalike
-from compute.validate import describe
+from compute.validate import describe, is_whole
 from netmodel.study.choice_names import SPARE_PLACEMENTS
 from topologies.failure_domains import stops
 from topologies.schema import gpu_nodes
@@ -245,8 +245,9 @@ class SparePools:
 def spare_pools(cluster: Any, spares: int, placement: str = "pod") -> SparePools:
     """Split ``spares`` over the pools of ``placement`` (as evenly as whole GPUs allow)."""
     placement = check_placement(placement)
-    if isinstance(spares, bool) or not isinstance(spares, int) or spares < 0:
-        raise UserError(f"spares must be a whole number >= 0, got {spares!r}")
+    if not is_whole(spares) or spares < 0:   # numpy's too, as Python's int
+        raise UserError(f"spares must be a whole number >= 0, got {describe(spares)}")
+    spares = int(spares)
     if placement == "global":
         pools = 1
     elif placement == "pod":

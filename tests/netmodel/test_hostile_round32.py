@@ -60,6 +60,13 @@ refused ``workers=np.int64(1)`` as "workers=1 is not allowed; a local cluster ta
 workers"; ``timeout='abc'`` raised TypeError ('>' not supported between 'str' and 'int'),
 ``timeout=np.True_`` was a second and ``processes='no'`` its truth. Each is checked now
 (numpy's whole numbers kept as Python's int).
+
+(i) Counts checked as ``isinstance(v, int)`` refused numpy's integers, some in words that
+contradict themselves: a calibration's ``channels=np.int64(16)`` ("channels must be a
+whole number in 1..1024, got 16"), ``load_bandwidth(gpu, np.int64(8))`` ("host_gpus must
+be a whole number >= 1, got 8"), ``spare_pools(cluster, np.int64(2))``,
+``plan_spares(graph, np.int64(2))``, ``hosts(graph, np.int64(4))``. Each now takes a whole
+number of numpy's, kept as Python's int.
 """
 
 from __future__ import annotations
@@ -357,3 +364,28 @@ def test_an_executors_numbers_and_flag():
                      ({"workers": np.True_}, "^workers=np.True_ is not allowed")):
         with pytest.raises(UserError, match=said):
             Executor(**kw)
+
+
+def test_counts_of_numpys_are_taken_as_pythons():
+    from netmodel.api import build_fabric
+    from netmodel.study.reliability_catalog import catalog
+    from netmodel.study.reliability_cluster import build_cluster
+    from netmodel.study.reliability_spares import spare_pools
+    from topologies.enclosures import hosts
+    from topologies.spares import plan_spares
+
+    cal = Calibration.ideal().with_(channels=np.int64(16))
+    assert cal.channels == 16 and type(cal.channels) is int
+    storage = catalog().with_(load_from="storage")
+    assert storage.load_bandwidth("H100-SXM", np.int64(8)) == \
+        storage.load_bandwidth("H100-SXM", 8)
+    cluster = build_cluster("h100-dgx", "Llama-3-8B", max_batch=8)
+    pools = spare_pools(cluster, np.int64(2))
+    assert pools.spares == 2 and type(pools.spares) is int
+    ring = build_fabric("ring:n=8")
+    assert hosts(ring, np.int64(4)) == hosts(ring, 4) and len(hosts(ring, 4)) == 2
+    leaf = build_fabric("flat:n=4")   # a switch with free ports
+    assert plan_spares(leaf, np.int64(2)) == plan_spares(leaf, 2) and len(plan_spares(leaf, 2))
+    for bad in (np.True_, 2.0, -1):
+        with pytest.raises(UserError, match="spare count must be a whole number >= 0, got "):
+            plan_spares(leaf, bad)
