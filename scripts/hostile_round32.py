@@ -540,6 +540,18 @@ LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] 
     "Executor(workers=np.int64(1))": (_lib("netmodel.study.distributed", "Executor",
                                            workers=np.int64(1)),
                                       lambda e: e.workers == 1 and type(e.workers) is int),
+    # refused: 'channels must be a whole number in 1..1024, got 16'
+    "Calibration channels=np.int64(16)": (_calibration(channels=np.int64(16)),
+                                          _is("channels", 16)),
+    # refused: "spare count must be a whole number >= 0, got np.int64(2)"
+    "plan_spares(flat:n=4, np.int64(2))": (
+        lambda: __import__("topologies.spares", fromlist=["x"]).plan_spares(
+            __import__("netmodel.api", fromlist=["x"]).build_fabric("flat:n=4"), np.int64(2)),
+        lambda p: len(p) == 2),
+    "hosts(ring:n=8, gpus_per_host=np.int64(4))": (
+        lambda: __import__("topologies.enclosures", fromlist=["x"]).hosts(
+            __import__("netmodel.api", fromlist=["x"]).build_fabric("ring:n=8"), np.int64(4)),
+        lambda h: len(h) == 2),
     "build_fabric ring n=np.int64(4)": (_fabric("ring", n=np.int64(4)),
                                         lambda g: g.number_of_nodes() == 4),
     "collective_time group=np.int64(4), sizes float32": (
