@@ -69,6 +69,7 @@ from compute.output_paths import (
     check_file_path,
     check_folder_path,
 )
+from compute.validate import describe, is_whole
 from compute.workers import die_with as _die_with
 from compute.workers import jobs as _jobs
 from compute.workers import libc as _libc
@@ -349,8 +350,13 @@ def write_outputs(out_dir: str | os.PathLike[str], files: Mapping[str, Content],
     Raises
     ------
     UserError
-        A bad or unwritable path, or a name that is not a plain file name.
+        A bad or unwritable path, a name that is not a plain file name, or ``jobs`` that is
+        not a whole number >= 1.
     """
+    # before any folder is made: '2' raised TypeError mid-write, 0, -1, 2.5 and True ran
+    if jobs is not None and (not is_whole(jobs) or jobs < 1):
+        raise UserError(f"jobs must be a whole number >= 1 (or None: as NETMODEL_JOBS "
+                        f"says), got {describe(jobs)}")
     out = check_folder_path(out_dir, what)
     for name in files:
         if not isinstance(name, str) or not name or name in (".", "..", MANIFEST) \
@@ -374,7 +380,7 @@ def write_outputs(out_dir: str | os.PathLike[str], files: Mapping[str, Content],
                 path.write_bytes(b"")
                 writers.append((name, content, path))
             written[name] = path
-        _run_writers(writers, jobs)
+        _run_writers(writers, None if jobs is None else int(jobs))
         for path in written.values():
             _fix_mode(str(path))
         (stage / MANIFEST).write_bytes(_manifest(written, run))

@@ -366,6 +366,18 @@ def _validate(**kw) -> Callable[[], object]:
     return call
 
 
+def _written(**kw) -> Callable[[], object]:
+    """write_outputs of one file into a new folder of a temporary one (removed after)."""
+    def call() -> object:
+        import tempfile
+
+        from compute.outputs import write_outputs
+
+        with tempfile.TemporaryDirectory(prefix="hostile32-") as tmp:
+            return write_outputs(Path(tmp) / "o", {"a.txt": b"x"}, **kw)
+    return call
+
+
 def _is(field: str, value: object) -> Callable[[object], bool]:
     return lambda r: type(getattr(r, field)) is type(value) and getattr(r, field) == value
 
@@ -469,6 +481,10 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
                                 ("timeout='abc'", "positive number of seconds")),
     "Executor(processes='no')": (_lib("netmodel.study.distributed", "Executor",
                                       processes="no"), ("processes", TF)),
+    # raised TypeError mid-write ('<' not supported between instances of 'int' and 'str')
+    "write_outputs(jobs='2')": (_written(jobs="2"), ("jobs", "'2'", "whole number >= 1")),
+    # taken: ran the writers one after the other
+    "write_outputs(jobs=0)": (_written(jobs=0), ("jobs", "got 0")),
     "collective_time group=np.True_": (_lib("netmodel.api", "collective_time", "ring:n=4",
                                             "all-reduce", [1e6], np.True_), ("group",)),
     "collective_time sizes=[np.True_]": (_lib("netmodel.api", "collective_time", "ring:n=4",

@@ -67,6 +67,11 @@ whole number in 1..1024, got 16"), ``load_bandwidth(gpu, np.int64(8))`` ("host_g
 be a whole number >= 1, got 8"), ``spare_pools(cluster, np.int64(2))``,
 ``plan_spares(graph, np.int64(2))``, ``hosts(graph, np.int64(4))``. Each now takes a whole
 number of numpy's, kept as Python's int.
+
+(j) :func:`compute.outputs.write_outputs`' ``jobs`` was not checked: ``'2'`` raised
+TypeError ('<' not supported between 'int' and 'str') in the middle of the write, ``0``,
+``-1``, ``2.5`` and ``True`` ran. It is now a whole number >= 1 (numpy's too) or None,
+refused before any folder is made.
 """
 
 from __future__ import annotations
@@ -389,3 +394,23 @@ def test_counts_of_numpys_are_taken_as_pythons():
     for bad in (np.True_, 2.0, -1):
         with pytest.raises(UserError, match="spare count must be a whole number >= 0, got "):
             plan_spares(leaf, bad)
+
+
+@pytest.mark.parametrize("jobs", ["2", 0, -1, 2.5, True, np.True_])
+def test_write_outputs_jobs_is_checked_first(tmp_path, jobs):
+    from compute.outputs import write_outputs
+
+    with pytest.raises(UserError, match=r"^jobs must be a whole number >= 1 \(or None"):
+        write_outputs(tmp_path / "o", {"a.txt": b"x"}, jobs=jobs)
+    assert list(tmp_path.iterdir()) == []   # nothing made, no staging folder left
+
+
+def test_write_outputs_takes_numpys_jobs(tmp_path):
+    from compute.outputs import write_outputs
+
+    def writer(path: str) -> None:
+        with open(path, "w") as f:
+            f.write("drawn")
+
+    write_outputs(tmp_path / "o", {"a.txt": b"x", "b.txt": writer}, jobs=np.int64(2))
+    assert (tmp_path / "o" / "b.txt").read_text() == "drawn"
