@@ -199,7 +199,12 @@ class ModelSpec(ParameterCounts, AttentionWindows):
         validate.name("", "model", self.name)
         for f in fields(self):
             if f.type == "int" or f.type is int:
-                validate.in_range(where, "model", f.name, getattr(self, f.name))
+                v = getattr(self, f.name)
+                validate.in_range(where, "model", f.name, v)
+                if type(v) is not int and validate.is_whole(v):
+                    # numpy's integer kept as Python's: np.int64 layers made numpy's bools
+                    # downstream, which failed the result's JSON
+                    object.__setattr__(self, f.name, int(v))
             elif f.type == "bool" or f.type is bool:   # numpy's bool kept as Python's
                 object.__setattr__(self, f.name, validate.flag(where, f.name,
                                                                getattr(self, f.name)))

@@ -568,6 +568,11 @@ LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] 
         lambda: __import__("topologies.enclosures", fromlist=["x"]).hosts(
             __import__("netmodel.api", fromlist=["x"]).build_fabric("ring:n=8"), np.int64(4)),
         lambda h: len(h) == 2),
+    # its result's JSON: 'Object of type bool is not JSON serializable'
+    "evaluate(ModelSpec layers=np.int64(16)).to_dict() to JSON": (
+        lambda: __import__("json").dumps(__import__("netmodel").evaluate(
+            _model(layers=np.int64(16))(), "H100-SXM", "decode", tp=1, batch=8).to_dict()),
+        lambda t: '"layers"' in t or len(t) > 100),
     "build_fabric ring n=np.int64(4)": (_fabric("ring", n=np.int64(4)),
                                         lambda g: g.number_of_nodes() == 4),
     "collective_time group=np.int64(4), sizes float32": (

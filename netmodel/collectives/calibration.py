@@ -80,6 +80,16 @@ _PROTOCOL_KEYS = ("bandwidth_factor", "base_latency", "step_latency_scaleup",
                   "step_latency_scaleout")
 
 
+def _as_floats(obj: object) -> None:
+    """Each checked float field of dataclass ``obj`` as Python's float (numpy's float32,
+    an int, a Fraction given): a calibration's numbers reach every result's ``as_dict``,
+    whose JSON refused numpy's ('Object of type float32 is not JSON serializable')."""
+    for f in fields(obj):
+        v = getattr(obj, f.name)
+        if f.type in (float, "float") and type(v) is not float and is_finite(v):
+            object.__setattr__(obj, f.name, float(v))
+
+
 def _finite(where: str, key: str, v: object, unit: str, *, positive: bool = False) -> None:
     # an integer past a float's range is refused here, not where arithmetic overflows
     ok = is_finite(v) and (v > 0 if positive else v >= 0) \
@@ -149,6 +159,7 @@ class Protocol:
         for key in _PROTOCOL_KEYS[1:]:
             _finite(f"protocol {self.name!r}", key, getattr(self, key), "s")
         _finite(f"protocol {self.name!r}", "chunk", self.chunk, "bytes")
+        _as_floats(self)
 
     def step_latency(self, scaleout: bool) -> float:
         """Alpha of one latency payment (s)."""
@@ -392,6 +403,7 @@ class Calibration:
         for f in fields(self):   # every bool field; numpy's bool kept as Python's
             if f.type in (bool, "bool"):
                 object.__setattr__(self, f.name, flag("", f.name, getattr(self, f.name)))
+        _as_floats(self)
         if self.simple_buffer != 0:
             check_simple_buffer(self.simple_buffer)
             object.__setattr__(self, "simple_buffer", float(self.simple_buffer))

@@ -72,6 +72,13 @@ number of numpy's, kept as Python's int.
 TypeError ('<' not supported between 'int' and 'str') in the middle of the write, ``0``,
 ``-1``, ``2.5`` and ``True`` ran. It is now a whole number >= 1 (numpy's too) or None,
 refused before any folder is made.
+
+(k) Numbers of numpy's kept in a model or a calibration failed every result's JSON: a
+ModelSpec with ``layers=np.int64(16)`` made numpy's bools downstream (evaluate's
+``to_dict``: "Object of type bool is not JSON serializable"); a calibration's
+``nvlink_bandwidth=np.float32(...)`` reached a collective result's ``as_dict`` ("Object of
+type float32 ..."). A ModelSpec's whole numbers and a calibration's (and a protocol's)
+floats are now kept as Python's.
 """
 
 from __future__ import annotations
@@ -414,3 +421,34 @@ def test_write_outputs_takes_numpys_jobs(tmp_path):
 
     write_outputs(tmp_path / "o", {"a.txt": b"x", "b.txt": writer}, jobs=np.int64(2))
     assert (tmp_path / "o" / "b.txt").read_text() == "drawn"
+
+
+def test_a_models_numbers_of_numpys_are_pythons():
+    import json
+
+    import netmodel
+
+    model = replace(get_model("Llama-3-8B"), layers=np.int64(16), heads=np.int32(32))
+    assert (type(model.layers), type(model.heads)) == (int, int)
+    doc = json.loads(json.dumps(netmodel.evaluate(model, "H100-SXM", "decode", tp=1,
+                                                  batch=8).to_dict()))
+    plain = replace(get_model("Llama-3-8B"), layers=16)
+    assert doc == json.loads(json.dumps(netmodel.evaluate(plain, "H100-SXM", "decode", tp=1,
+                                                          batch=8).to_dict()))
+
+
+def test_a_calibrations_floats_of_numpys_are_pythons():
+    import json
+
+    from netmodel.api import build_fabric
+    from netmodel.collectives.calibration import Protocol
+    from netmodel.collectives.calibration_files import default_calibration
+    from netmodel.collectives.model import FabricCostModel
+
+    cal = default_calibration().with_(nvlink_bandwidth=np.float32(2e10),
+                                      reduction_rate=np.float32(1e11))
+    assert (type(cal.nvlink_bandwidth), type(cal.reduction_rate)) == (float, float)
+    model = FabricCostModel(build_fabric("ring:n=8"), calibration=cal)
+    assert json.loads(json.dumps(model.cost("all-reduce", 1e6, model.group(4)).as_dict()))
+    p = Protocol("mine", np.float32(0.5), np.float32(1e-6), np.float32(1e-6), np.float32(2e-6))
+    assert {type(p.bandwidth_factor), type(p.step_latency_scaleout)} == {float}
