@@ -476,6 +476,36 @@ def warm_prices(gpus: Iterable[str | GpuSpec]) -> None:
             pass
 
 
+#: :func:`_idle_power`'s draws by (GPU, keywords), at most :data:`_IDLE_MAX`
+_IDLE: dict = {}
+_IDLE_MAX = 256
+
+
+def _idle_power(gpu, kw: dict) -> float:
+    """``gpu_power(gpu, "idle", **kw)``, kept by GPU and keywords (a comparison asks it of
+    every row, for the few GPUs it runs); a keyword that does not hash: worked out
+    afresh."""
+    from compute.power import gpu_power
+
+    try:
+        key = (gpu, tuple(sorted(kw.items())))
+        hit = _IDLE.get(key)
+    except TypeError:
+        return gpu_power(gpu, "idle", **kw)
+    if hit is None:
+        if len(_IDLE) >= _IDLE_MAX:
+            _IDLE.clear()
+        hit = _IDLE[key] = gpu_power(gpu, "idle", **kw)
+    return hit
+
+
+@lru_cache(maxsize=1)
+def _default_net() -> NetworkPrices:
+    """The shipped network prices (``NetworkPrices()``), made once: every row of a
+    comparison prices its fabric at them."""
+    return NetworkPrices()
+
+
 def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = "decode",
                  best: InferenceResult | None = None, *, clock: float = 1.0,
                  share: str = "ports-used", parallelism: str = "auto",
@@ -546,7 +576,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     active = instances * per_instance
     u = tco["utilization"]
     kw = dict(clock=clock, **pwr)
-    idle = gpu_power(base, "idle", **kw)
+    idle = _idle_power(base, kw)
     serving = gpu_power(base, phase, best, **kw) if best is not None else idle
     power_gpu = active * (u * serving + (1 - u) * idle) + (n - active) * idle
     tokens = instances * best.tokens_per_s * u if best is not None else 0.0
@@ -560,7 +590,7 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
             raise
         price, package, basis, priced = 0.0, 0.0, f"not priced: {exc}", False
     tdp_share = nominal_tdp(spec) / get_gpu("H100-SXM").tdp
-    bill = network_bill_cached(graph, share, NetworkPrices(**net))
+    bill = network_bill_cached(graph, share, NetworkPrices(**net) if net else _default_net())
     capex_gpu = n * price
     # a host price and power hold one scale-out NIC a GPU: every host is charged without
     # it, and the GPUs' NICs by their links' rate (none for a GPU without one)

@@ -125,6 +125,12 @@ class Adjust:
         return (self.latency_scale, self.hop_latency, self.bandwidth_scale) == (1.0, 0.0, 1.0)
 
 
+#: :meth:`Scenario.fabric_spec` of a table, by the table (a scenario's, which it does not
+#: change: frozen) and the GPU it is resolved for; at most :data:`_SPECS_MAX`
+_SPECS: dict = {}
+_SPECS_MAX = 1024
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A GPU type on a fabric, with placement and collective settings (see the module doc).
@@ -330,12 +336,21 @@ class Scenario:
         """The topologies spec string of the fabric, tokens resolved for this GPU (for
         display and cache keys; :meth:`fabric_params` is what builds it). A fabric graph's
         own spec, or its name for a hand-made one; a saved fabric file's path as the
-        scenario file writes it."""
+        scenario file writes it. A table's is worked out once per table and GPU (a
+        comparison asks it of every row, twice: the row's fabric and its cost's cache
+        key)."""
         if self.fabric_file is not None:
             return self.fabric_file
         if self.graph is not None:
             return str(self.graph.graph.get("spec") or self.name)
-        return table_spec(self.fabric, self.gpu_spec)
+        key = (id(self.fabric), self.gpu_spec)
+        hit = _SPECS.get(key)
+        if hit is None or hit[0] is not self.fabric:
+            if len(_SPECS) >= _SPECS_MAX:
+                _SPECS.clear()
+            # the table kept with its spec: its id stays its own
+            hit = _SPECS[key] = (self.fabric, table_spec(self.fabric, self.gpu_spec))
+        return hit[1]
 
     def fabric_params(self) -> tuple[str, dict]:
         """``(builder, parameters)`` of the fabric, tokens resolved: ``$gpu`` is the
