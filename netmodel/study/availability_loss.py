@@ -257,7 +257,11 @@ def _panjer(streams, step: float, top: int, split: bool = False) -> list[float]:
     p = [0.0] * (top + 1)   # plain floats: the recursion reads them one at a time
     p[0] = math.exp(-total)
     for n in range(1, top + 1):
-        p[n] = sum(jm * p[n - j] for j, jm in terms if j <= n) / n
+        s = 0.0   # added in the terms' order, as the blocks add them (not sum(): from
+        for j, jm in terms:   # Python 3.12 it compensates its float sums)
+            if j <= n:
+                s += jm * p[n - j]
+        p[n] = s / n
     return p
 
 
@@ -277,7 +281,11 @@ def _panjer_blocks(terms: list, first: float, top: int, least: int) -> list[floa
     >>> terms = [(20, 20 * 0.5), (33, 33 * 0.25)]
     >>> p = [math.exp(-0.75)] + [0.0] * 100
     >>> for n in range(1, 101):
-    ...     p[n] = sum(jm * p[n - j] for j, jm in terms if j <= n) / n
+    ...     s = 0.0
+    ...     for j, jm in terms:
+    ...         if j <= n:
+    ...             s += jm * p[n - j]
+    ...     p[n] = s / n
     >>> _panjer_blocks(terms, math.exp(-0.75), 100, 20) == p
     True
     """
