@@ -419,6 +419,53 @@ FABRIC_MODULES = ("netmodel.study.fabric_search", "netmodel.study.scenario_colle
                   "scipy.sparse.csgraph")
 
 
+def shared_instance_sizes(scenario: Scenario, moe: ModelSpec,
+                          models: Sequence[ModelSpec]) -> list[int]:
+    """The instance sizes of ``scenario`` (2 GPUs or more) that both the MoE part (``moe``)
+    and the fabric comparison (``models``) are likely to place: TP degrees of ``moe`` and of
+    one of ``models`` whose GPUs hold the weights of ``moe`` and of the lightest of
+    ``models`` (a smaller instance fits no batch, so its collectives are never costed). A
+    guess for :func:`place_shared_instances`, which changes no result.
+
+    >>> from netmodel.study.scenario_catalog import get_scenario
+    >>> dense = [get_model(m) for m in DEFAULT_MODELS]
+    >>> [shared_instance_sizes(get_scenario(s), get_model(MOE_MODEL), dense)
+    ...  for s in ("h100-dgx", "lite-flat")]
+    [[2, 4, 8], [8, 16, 32]]
+    """
+    from compute.sharding import valid_tp_degrees
+
+    gpu = scenario.gpu_spec
+    limit = gpu.max_instance
+    dense = set().union(*(valid_tp_degrees(m, limit) for m in models)) if models else set()
+    least = max(moe.weight_storage_bytes, min((m.weight_storage_bytes for m in models),
+                                              default=0.0))
+    return [k for k in valid_tp_degrees(moe, limit)
+            if k >= 2 and k in dense and k * gpu.hbm_capacity >= least]
+
+
+def place_shared_instances(scenarios: Iterable[Scenario], moe: ModelSpec,
+                           models: Sequence[ModelSpec]) -> None:
+    """Place the instances of :func:`shared_instance_sizes` on each of ``scenarios``
+    (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.group`: the fabric,
+    the placement and, on an optical circuit-switched fabric, the circuits of each size),
+    kept by the process-wide caches: :func:`run_full_study` does it before it forks the
+    MoE part, so that the forked process does not build them again while the fabric
+    comparison does here (about 0.4 s of CPU). It changes no result: the costs are kept
+    by what they depend on, and a scenario or size that cannot be placed is left to the
+    parts, which say why in their own words."""
+    from netmodel.study.scenario_collectives import ScenarioCollectives
+
+    for s in scenarios:
+        try:
+            coll = ScenarioCollectives(s)
+            for k in shared_instance_sizes(s, moe, models):
+                if k <= coll.gpus:
+                    coll.group(k)
+        except Exception:   # noqa: BLE001 - a warm-up: the parts meet it and say it
+            continue
+
+
 class _Laps:
     """Seconds each part of a run took: calling it with a part's name records the time
     since the previous call (or since it was made, or :meth:`restart`)."""
@@ -551,6 +598,9 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         # next: imported once, here, not again in the forked process (0.2 s of CPU)
         for name in FABRIC_MODULES:
             import_module(name)
+        # and the instances both place: built once, here, not again in the forked process
+        # (the fabric comparison places them next)
+        place_shared_instances(own, get_model(moe), models)
         lap("inputs and GPU prices")
     early = in_background(moe_part) if beside and moe else None
     ideal = None
