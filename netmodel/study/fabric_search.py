@@ -164,9 +164,13 @@ def instance_cap(coll: ScenarioCollectives) -> int | None:
     OCS whose GPUs have one optical port wires rings of at most 2), else None."""
     if not coll.scenario.is_ocs:
         return None
-    from topologies.schema import gpu_nodes
+    hit = coll.__dict__.get("_instance_cap")   # asked by every search: its graph is frozen
+    if hit is None:
+        from topologies.schema import gpu_nodes
 
-    return 2 if ocs_ports(coll.graph, gpu_nodes(coll.graph)) < 2 else None
+        hit = coll.__dict__["_instance_cap"] = (
+            2 if ocs_ports(coll.graph, gpu_nodes(coll.graph)) < 2 else None,)
+    return hit[0]
 
 
 def _packed_best(result, coll):

@@ -5,7 +5,9 @@ also the key :func:`~netmodel.study.scenario_fabric.build_fabric` keeps the fabr
 and prices it (:func:`~netmodel.study.cost.cost_summary`: the GPU's idle draw and the
 shipped network prices, the same for every row). They are kept: the spec by the scenario's
 table (frozen: unchanged) and GPU, the idle draw by GPU and keywords, the default prices
-once. Each is checked here against the value worked out afresh.
+once; and how far an OCS scenario's circuits let an instance span
+(:func:`~netmodel.study.fabric_search.instance_cap`, asked by every search) on its
+collectives. Each is checked here against the value worked out afresh.
 """
 
 from dataclasses import replace
@@ -70,3 +72,20 @@ def test_cost_summary_same_with_and_without_the_kept_values():
     # a parameter given: priced at it, not at the kept defaults
     dear = cost.cost_summary(s, "Llama-3-70B", "decode", best, idle_fraction=0.5)
     assert dear.power_gpu != kept.power_gpu
+
+
+def test_instance_cap_kept_is_the_ports_counted_afresh():
+    # every search of an OCS scenario asks how far its circuits let an instance span: kept
+    # on the scenario's collectives (their graph is frozen), as counted from the ports
+    from netmodel.study.circuit_copies import ocs_ports
+    from netmodel.study.fabric_search import instance_cap
+    from netmodel.study.scenario_collectives import ScenarioCollectives
+    from topologies.schema import gpu_nodes
+
+    s = get_scenario("lite-ocs")
+    for scen in (s, replace(s, fabric={**s.fabric, "ports": 1})):
+        coll = ScenarioCollectives(scen)
+        fresh = 2 if ocs_ports(coll.graph, gpu_nodes(coll.graph)) < 2 else None
+        assert instance_cap(coll) == fresh and instance_cap(coll) == fresh
+        assert coll.__dict__["_instance_cap"] == (fresh,)
+    assert instance_cap(ScenarioCollectives("lite-flat")) is None   # no circuits: no cap
