@@ -205,6 +205,10 @@ def _find(router: Router) -> tuple[RoutePolicy, ...]:
     u, v = src[ids], dst[ids]
     pair_code = sig_id[u] * len(number) + sig_id[v]
     first, inv = np.unique(pair_code, return_index=True, return_inverse=True)[1:]
+    # their switch routes learned together (one pass over the pairs' signatures, as
+    # Router.learn_routes gives the routes route finds one by one), then read one by one
+    wide.learn_routes([nodes[i] for i in u[first].tolist()],
+                      [nodes[i] for i in v[first].tolist()])
     rates = np.array([_switch_rate(wide, code, bw, to_main, nodes, int(u[j]), int(v[j]))
                       for j in first.tolist()], dtype=float)   # None -> nan
     rate = rates[inv]
