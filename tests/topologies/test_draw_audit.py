@@ -21,6 +21,23 @@ SIZES = ["flat:n=64,planes=4", "leaf-spine:leaves=8,radix=16,oversubscription=2"
          "torus:dims=4x4x4", "lite-groups:base=fat-tree", "full-mesh:n=8"]
 
 
+@pytest.fixture(scope="module")
+def pictures():
+    """``(build(spec), figure(graph))`` of a spec, each drawn once for this module's tests
+    (they read the figure's artists, or draw it and read where they fell, and change
+    nothing); let go with the module."""
+    made: dict = {}
+
+    def get(spec):
+        if spec not in made:
+            graph = build(spec)
+            made[spec] = (graph, figure(graph))
+        return made[spec]
+
+    yield get
+    made.clear()
+
+
 def _drawn_widths(ax):
     """(width in points, colour) of every link line drawn (straight links and arcs)."""
     from matplotlib.collections import LineCollection
@@ -40,10 +57,10 @@ def _drawn_widths(ax):
 
 
 @pytest.mark.parametrize("spec", DEFAULTS + SIZES)
-def test_the_legend_widths_are_the_drawn_widths(spec):
+def test_the_legend_widths_are_the_drawn_widths(spec, pictures):
     """Before: every link of a fabric with one bandwidth was drawn 2.3 points wide while the
     legend showed a 0.6-point 'thinnest' line; now 'every link' at the drawn width."""
-    ax = figure(build(spec)).axes[0]
+    ax = pictures(spec)[1].axes[0]
     drawn = {w[0] for w in _drawn_widths(ax) if len(w) == 2 or w[2] == "-"}
     legend = {h.get_label(): h.get_linewidth() for h in ax.get_legend().legend_handles}
     sizes = {k.split(":")[0]: v for k, v in legend.items()
@@ -57,11 +74,11 @@ def test_the_legend_widths_are_the_drawn_widths(spec):
 
 
 @pytest.mark.parametrize("spec", ["torus", "torus:dims=4x4x4", "torus:dims=3x5"])
-def test_the_wrap_around_legend_entry_looks_like_the_wrap_arcs(spec):
+def test_the_wrap_around_legend_entry_looks_like_the_wrap_arcs(spec, pictures):
     """Before: grey dashes in the legend, pale orange dashes in the picture."""
     from matplotlib.colors import to_hex
 
-    ax = figure(build(spec)).axes[0]
+    ax = pictures(spec)[1].axes[0]
     arcs = {w for w in _drawn_widths(ax) if len(w) == 3 and w[2] == "--"}
     assert len(arcs) == 1  # one bandwidth, one medium
     (width, colour, _), = arcs
@@ -72,11 +89,11 @@ def test_the_wrap_around_legend_entry_looks_like_the_wrap_arcs(spec):
 
 @pytest.mark.parametrize("spec", ["superpod:sus=1", "nvl72:racks=4", "rail-optimized:domains=16",
                                   "superpod:sus=4"])
-def test_group_bands_stay_apart_and_hug_their_gpus(spec):
+def test_group_bands_stay_apart_and_hug_their_gpus(spec, pictures):
     """Before: a band padded by 0.01 data units (several GPU slots on a long row), so the 31
     scale-up domains of a SuperPOD SU were one continuous band; now each band ends half way
     to the next group and is a GPU symbol plus a few points high."""
-    fig = figure(build(spec))
+    fig = pictures(spec)[1]
     fig.canvas.draw()
     ax = fig.axes[0]
     renderer = fig.canvas.get_renderer()
@@ -103,11 +120,11 @@ def _tier_name(d):
 
 
 @pytest.mark.parametrize("spec", BIG)
-def test_the_note_counts_what_is_drawn_and_what_the_fabric_has(spec):
+def test_the_note_counts_what_is_drawn_and_what_the_fabric_has(spec, pictures):
     """Every 'a of b things' line of the note: a counted in the drawn part (from the
     figure's own node scatters), b in the whole graph (what topology show counts)."""
-    graph = build(spec)
-    ax = figure(graph).axes[0]
+    graph, fig = pictures(spec)
+    ax = fig.axes[0]
     (note,) = [t.get_text() for t in ax.texts if t.get_gid() == "note"]
     part, _ = representative(graph)
     drawn = sum(len(c.get_offsets()) for c in ax.collections if c.get_gid() == "nodes")
@@ -144,11 +161,11 @@ def test_every_switch_of_the_part_keeps_a_link_up_where_the_fabric_has_one():
 
 
 @pytest.mark.parametrize("spec", ["torus:dims=8x8x16", "torus:dims=32x32", *BIG])
-def test_the_note_is_short_lines_and_counts_the_torus_corner(spec):
+def test_the_note_is_short_lines_and_counts_the_torus_corner(spec, pictures):
     """Before: a torus corner's note was one 100-character line that widened the picture to
     1,564 pixels; every line of a note now fits beside the legend."""
-    graph = build(spec)
-    (note,) = [t.get_text() for t in figure(graph).axes[0].texts if t.get_gid() == "note"]
+    graph, fig = pictures(spec)
+    (note,) = [t.get_text() for t in fig.axes[0].texts if t.get_gid() == "note"]
     assert max(len(line) for line in note.splitlines()) <= 60
     if spec.startswith("torus"):
         part, _ = representative(graph)
@@ -173,13 +190,13 @@ def test_the_picture_stays_a_page_wide(spec, tmp_path):
 @pytest.mark.parametrize("spec", ["leaf-spine:leaves=16,radix=32,oversubscription=4",
                                   "flat:n=256,planes=8,radix=256", "superpod:sus=1",
                                   "nvl72:racks=4"])
-def test_links_into_crowded_gpus_are_narrower_than_the_gpus_are_apart(spec):
+def test_links_into_crowded_gpus_are_narrower_than_the_gpus_are_apart(spec, pictures):
     """Before: 2.3-point lines (4 points for NVLink) into GPUs 2-3 points apart, so each
     leaf's fan of links was one solid triangle; now the widths narrow with the crowding,
     the thinnest line staying as it was."""
     import numpy as np
 
-    fig = figure(build(spec))
+    fig = pictures(spec)[1]
     fig.canvas.draw()
     ax = fig.axes[0]
     gpu = max((c for c in ax.collections if c.get_gid() == "nodes"),
@@ -194,13 +211,13 @@ def test_links_into_crowded_gpus_are_narrower_than_the_gpus_are_apart(spec):
 @pytest.mark.parametrize("spec", ["lite-groups", "lite-groups:base=fat-tree",
                                   "lite-groups:base=nvl72",
                                   "lite-groups:lites=4,base=[rail-optimized:domains=4]"])
-def test_lite_group_labels_are_a_regular_stride_from_gpu0(spec):
+def test_lite_group_labels_are_a_regular_stride_from_gpu0(spec, pictures):
     """Before: each Lite group's ring began at the top, where its links to the switches
     arrive, so gpu0, gpu4, ... found no free side: lite-groups:base=nvl72 and the default
     labelled gpu0 alone, base=fat-tree the irregular gpu1, gpu2, gpu6, ..., gpu62, gpu63;
     now a ring begins at the bottom and the labels are every k-th Lite from gpu0."""
-    graph = build(spec)
-    ax = figure(graph).axes[0]
+    graph, fig = pictures(spec)
+    ax = fig.axes[0]
     numbers = [int(t.get_text()[3:]) for t in ax.texts
                if t.get_gid() == "label" and t.get_text().startswith("gpu")]
     lites = Counter(d["group"] for _, d in graph.nodes(data=True) if "group" in d)
@@ -218,11 +235,10 @@ REVIEW = [*DEFAULTS, *SIZES, *BIG, "single-switch:n=32", "ring:n=64", "full-mesh
 
 
 @pytest.mark.parametrize("spec", REVIEW)
-def test_no_two_symbols_share_a_place_and_no_two_texts_overlap(spec):
+def test_no_two_symbols_share_a_place_and_no_two_texts_overlap(spec, pictures):
     """Node positions all differ (also after the Lite rings and the 3D torus's oblique
     slices), and no label, title, legend entry or note box overlaps another text."""
-    graph = build(spec)
-    fig = figure(graph)
+    graph, fig = pictures(spec)
     fig.canvas.draw()
     ax = fig.axes[0]
     xy = [tuple(p) for c in ax.collections if c.get_gid() == "nodes"
@@ -240,14 +256,13 @@ def test_no_two_symbols_share_a_place_and_no_two_texts_overlap(spec):
 
 @pytest.mark.parametrize("spec", ["fat-tree:k=8,oversubscription=2", "fat-tree:k=64,pods=16",
                                   "nvl72:racks=4", "superpod:sus=1", "fat-tree:k=8"])
-def test_a_thinned_switch_label_is_nearer_its_own_switch(spec):
+def test_a_thinned_switch_label_is_nearer_its_own_switch(spec, pictures):
     """Where only some switches of a tier are labelled, each label's centre is nearer its
     own switch than any other symbol by a fifth or more. Before: 'spine0' of
     fat-tree:k=8,oversubscription=2 stood below and right of spine0, as near spine1."""
     import numpy as np
 
-    graph = build(spec)
-    fig = figure(graph)
+    graph, fig = pictures(spec)
     fig.canvas.draw()
     ax = fig.axes[0]
     renderer = fig.canvas.get_renderer()
