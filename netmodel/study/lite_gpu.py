@@ -509,8 +509,9 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     (:func:`compute.workers.jobs`), the MoE part runs from the start in a forked process
     (it needs nothing the other parts compute), and the crossovers, the sweep and the
     packed comparison in another, forked once the fabric comparison is done (with its
-    caches: the packed comparison costs the same scenarios' collectives), beside the
-    paper's assumption, the blast radius, cost and serving parts here; with ``figures``
+    caches: the packed comparison costs the same scenarios' collectives), and the blast
+    radius in a third, forked then too, beside the paper's assumption, cost and serving
+    parts here; with ``figures``
     each process draws its parts' figures (kept in ``FullStudy.figures`` for
     :func:`write_full_study`). The result never depends on how many processes computed
     it."""
@@ -669,6 +670,26 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
 
             pyplot()
         side = in_background(lambda: side_parts(NO_PROGRESS)) if beside else None
+
+        def blast_part() -> tuple:
+            """The blast radius (it needs only the fabric comparison) and, beside, its
+            figure."""
+            from netmodel.study.lite_gpu_parts import reliability_part
+
+            part_done = _Laps()
+            out = reliability_part(compared, first, "decode", slo=slo, options=options)
+            part_done("blast radius")
+            drawn: dict = {}
+            if figures and beside:
+                ours = full_study_files(FullStudy(ideal, reliability=out), summary=False)
+                drawn = draw_figures({k: v for k, v in ours.items()
+                                      if k not in study_files(ideal)})
+                part_done("figures of the blast radius")
+            return out, part_done.times, drawn
+
+        # beside too, in a third process: the longest part after the fabric comparison
+        blast = in_background(blast_part) \
+            if beside and reliability and "decode" in phases else None
         if side is None:
             cross, swept_result, _, side_times, drawn = side_parts(bar)
             lap.restart()   # the side parts keep their own times
@@ -686,10 +707,8 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
             early_times = {**early_times.times, **moe_times}
             lap.restart()
     rel_part = cost_result = None
-    if reliability and "decode" in phases:
-        from netmodel.study.lite_gpu_parts import reliability_part
-
-        rel_part = reliability_part(compared, first, "decode", slo=slo, options=options)
+    if blast is None and reliability and "decode" in phases:
+        rel_part, _, _ = blast_part()
         lap("blast radius")
     if cost:
         from netmodel.study.lite_gpu_parts import cost_part
@@ -708,6 +727,12 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                                 cost=cost_result, serving=serving_result),
                                       summary=False))
         lap("figures here")
+    if blast is not None:
+        rel_part, blast_times, blast_drawn = blast.result()
+        timings.update(blast_times)
+        if figures:
+            here.update(blast_drawn)
+        lap("waiting for the blast radius")
     if early is not None:
         moe_result, early_times = early.result()
         lap("waiting for the MoE part")
