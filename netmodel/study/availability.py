@@ -38,6 +38,7 @@ from compute.validate import (
     MAX_WHOLE,
     ZeroAllowed,
     describe,
+    flag,
     is_whole,
     number,
     number_text,
@@ -482,6 +483,7 @@ def availability_files(avail: Availability, *, plot: bool = True,
     capacity band over time) and, with ``plot``, ``availability_capacity.png``,
     ``availability_event_loss.png`` and ``availability_spares.png`` (``curves``: label ->
     :func:`spare_curve`; default: this scenario, one line per placement it supports)."""
+    plot = flag("availability_files", "plot", plot)   # 'no' drew the figures
     files = {"availability.json": avail.to_json().encode(),
              "availability.csv": avail.to_csv().encode()}
     if plot:

@@ -32,6 +32,7 @@ from compute.phases import Slo
 from compute.roofline import check_skew, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
+from compute.validate import flag
 from netmodel.study.circuit_copies import ocs_ports
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
@@ -119,6 +120,7 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
     but the pipeline for mixture-of-experts models and tensor parallelism alone for dense
     ones.
     """
+    keep_grid = flag("fabric_search", "keep_grid", keep_grid)   # 'no' kept the grid
     scenario = get_scenario(scenario)
     coll = collectives or ScenarioCollectives(scenario)
     if coll.scenario != scenario and comm is None:
