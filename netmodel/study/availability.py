@@ -54,6 +54,7 @@ from netmodel.study.availability_kinds import (
     event_kinds,
 )
 from netmodel.study.availability_mc import MonteCarlo, check_run, simulate
+from netmodel.study.availability_mc_pools import PoolRuns
 from netmodel.study.progress import NO_PROGRESS, check_progress
 from netmodel.study.reliability_catalog import HOUR, duration_text, percent
 from netmodel.study.reliability_cluster import Cluster, build_cluster, check_cluster
@@ -382,62 +383,72 @@ def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float 
                   seed: int = 0, limit: int | None = None) -> int | None:
     """The smallest spare pool (GPUs, split over the pools of ``placement``) that keeps
     at least ``threshold`` of the capacity at least ``quantile`` of the time (Monte Carlo,
-    same seed for every size); None when no pool the fabric can hold does. Searched by
-    :func:`_smallest_pool`, which does not take the time below to fall as the pool grows
-    (with grants in part it need not)."""
+    same seed for every size: each size's time below is ``simulate(...).below_threshold``
+    of that pool, all sizes run on one draw of the failures, :class:`~netmodel.study.
+    availability_mc_pools.PoolRuns`); None when no pool the fabric can hold does. Searched
+    by :func:`_smallest_pool`, which does not take the time below to fall as the pool
+    grows (with grants in part it need not)."""
     cluster = check_cluster(cluster, default=False)   # a 5 raised deep inside
     placement = check_placement(placement)
     threshold, quantile = check_threshold(threshold), check_quantile(quantile)
     kinds = event_kinds(cluster, placement)
-    inst = cluster.instances_total
     need = 1.0 - quantile
+    runs = PoolRuns(kinds, cluster.instances_total, horizon=horizon, trials=trials,
+                    seed=seed, threshold=threshold,
+                    pools=spare_pools(cluster, 0, placement))
 
-    def ok(s: int) -> bool:
-        pools = spare_pools(cluster, s, placement)
-        return simulate(kinds, pools, inst, horizon=horizon, trials=trials, seed=seed,
-                        threshold=threshold).below_threshold <= need
+    def accepts(sizes: list[int]) -> list[bool]:
+        return [b <= need for b in runs.below([spare_pools(cluster, s, placement)
+                                               for s in sizes])]
 
     per = spare_pools(cluster, 0, placement).pools
     cap = spare_pools(cluster, cluster.gpus, placement).reachable_total
-    return _smallest_pool(ok, per, min(cap, limit if limit is not None else cap,
-                                       cluster.gpus))
+    return _smallest_pool(accepts, per, min(cap, limit if limit is not None else cap,
+                                            cluster.gpus))
 
 
-def _smallest_pool(ok, per: int, top: int) -> int | None:
+def _smallest_pool(accepts, per: int, top: int) -> int | None:
     """The smallest pool of whole spares per pool (a multiple of ``per``) up to ``top``
-    that ``ok`` accepts, where a larger pool need not be accepted when a smaller one is:
-    with grants in part a failure that finds one spare more may take more of them and
-    leave later ones short (the exact chain's instances lost a second rise from 11 to 12
-    spares at (load, n, g) = (4, 3, 1), (2, 4, 3): 13.290 -> 13.334), the Monte Carlo's
-    time below moves by noise between sizes, and Kaufman-Roberts' recursion past the
-    spare chain's limit bumps where the exact chain does not
-    (:func:`~netmodel.study.availability_busy._busy_recursion`). 0 where accepted; else
-    the pools ``per``, ``2 per``, ``4 per``, ... then ``top`` until one is accepted (a
-    bound; None where none is), then every multiple of ``per`` below the bound not yet
-    tried, in order: the first accepted is the answer, so that it is accepted and no
-    smaller pool is (a bisection between the bound and the last refused pool found a
-    larger one where the curve bumps). None answers only that the pools tried (the
-    doubling ones and ``top``) are all refused.
+    that ``accepts`` (a list of pools -> whether each is accepted) accepts, where a larger
+    pool need not be accepted when a smaller one is: with grants in part a failure that
+    finds one spare more may take more of them and leave later ones short (the exact
+    chain's instances lost a second rise from 11 to 12 spares at (load, n, g) = (4, 3, 1),
+    (2, 4, 3): 13.290 -> 13.334), the Monte Carlo's time below moves by noise between
+    sizes, and Kaufman-Roberts' recursion past the spare chain's limit bumps where the
+    exact chain does not (:func:`~netmodel.study.availability_busy._busy_recursion`). 0
+    where accepted; else the pools ``per``, ``2 per``, ``4 per``, ... then ``top``, one at
+    a time, until one is accepted (a bound; None where none is), then every multiple of
+    ``per`` below the bound not yet tried, asked at once: the first accepted is the
+    answer, so that it is accepted and no smaller pool is (a bisection between the bound
+    and the last refused pool found a larger one where the curve bumps). None answers
+    only that the pools tried (the doubling ones and ``top``) are all refused.
 
     >>> accepted = {3, 5, 6, 7, 8}   # the former bisection of 4 .. 8 found 5
-    >>> tried = []
-    >>> _smallest_pool(lambda s: tried.append(s) or s in accepted, 1, 8), tried
-    (3, [0, 1, 2, 4, 8, 3])
-    >>> _smallest_pool(lambda s: s >= 12, 4, 30), _smallest_pool(lambda s: False, 4, 30)
+    >>> asked = []
+    >>> def accepts(sizes):
+    ...     asked.append(sizes)
+    ...     return [s in accepted for s in sizes]
+    >>> _smallest_pool(accepts, 1, 8), asked
+    (3, [[0], [1], [2], [4], [8], [3, 5, 6, 7]])
+    >>> def from_12(sizes):
+    ...     return [s >= 12 for s in sizes]
+    >>> _smallest_pool(from_12, 4, 30), _smallest_pool(lambda sizes: [False] * len(sizes), 4, 30)
     (12, None)
     """
-    if ok(0):
+    if accepts([0])[0]:
         return 0
     if top <= 0:
         return None
     tried, hi = set(), per
-    while not ok(min(hi, top)):   # a bound: the doubling pools, then the largest
+    while not accepts([min(hi, top)])[0]:   # a bound: the doubling pools, then the largest
         tried.add(min(hi, top))
         if hi >= top:
             return None
         hi *= 2
     bound = min(hi, top)
-    return next((s for s in range(per, bound, per) if s not in tried and ok(s)), bound)
+    rest = [s for s in range(per, bound, per) if s not in tried]
+    return next((s for s, ok in zip(rest, accepts(rest) if rest else [], strict=True) if ok),
+                bound)
 
 
 def spare_curve(cluster: Cluster, placement: str, counts: Iterable[int] | None = None, *,

@@ -25,7 +25,8 @@ where any of them finds too few spares).
 The model and its event kinds: :mod:`netmodel.study.availability`,
 :mod:`netmodel.study.availability_kinds`; its closed forms:
 :mod:`netmodel.study.availability_analytic`; the loss system it runs:
-:mod:`netmodel.study.availability_mc_lanes`.
+:mod:`netmodel.study.availability_mc_lanes`; many spare pools on one draw (the spare
+search): :mod:`netmodel.study.availability_mc_pools`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -139,40 +140,12 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
     """The Monte Carlo of the module doc for ``kinds`` over ``instances`` instances."""
     trials, h = check_run(trials, horizon)
     progress = check_progress(progress)
-    if isinstance(seed, bool) or not is_whole(seed) or not 0 <= seed <= MAX_SEED:
-        raise UserError(f"seed must be a whole number from 0 to 2**63 - 1, got {describe(seed)}")
-    rates = np.array([k.rate for k in kinds], dtype=float)
-    # events as the loss system and the intervals see them: one per cell a failure touches
-    lam = float(np.dot(rates, [k.cells for k in kinds])) if kinds else 0.0
-    warm = max([max(k.d_repair, k.hold, k.d_slow, k.d_restart) for k in kinds], default=0.0)
-    span = h + warm
-    per_trial = lam * span
-    if per_trial * trials > MAX_EVENTS:
-        # the draws start one repair time before the horizon (the steady state): where
-        # that is the longer span, a shorter horizon does not help
-        why = (f": the draws start one repair time ({duration_text(warm)}) before the "
-               f"horizon ({duration_text(h)}) to begin in the steady state; give fewer "
-               f"trials or shorter repair times") if warm > h else \
-            ": give fewer trials or a shorter horizon"
-        raise UserError(f"{per_trial * trials:.3g} failure events to simulate "
-                        f"({counted(trials, 'trial')}); at most {MAX_EVENTS:.0e}{why}")
-    if per_trial > MAX_TRIAL_EVENTS:   # fewer trials do not help: one is drawn whole
-        why = ("shorter repair times (the draws start one repair time, "
-               f"{duration_text(warm)}, before the horizon)") if warm > h else \
-            "a shorter horizon"
-        raise UserError(f"{per_trial:.3g} failure events in one trial; at most "
-                        f"{MAX_TRIAL_EVENTS:.0e} (a trial is drawn whole, at some 350 bytes "
-                        f"of memory an event): give {why} or lower failure rates")
-    chunk = max(1, int(CHUNK_EVENTS // max(per_trial, 1.0)))
-    chunks = [(i, min(trials, i + chunk)) for i in range(0, trials, chunk)]
-    streams = np.random.SeedSequence(int(seed)).spawn(len(chunks))
+    plan = _plan(kinds, trials, h, seed)
     grid_s = (np.arange(grid) + 0.5) * h / grid
     means, below, downs, denials, evs = [], [], [], [], []
     bands, lost_samples = [], []
-    # a kind that follows another is struck by its failures: drawn once, for the first
-    draw = np.where([k.follows for k in kinds], 0.0, rates) if kinds else rates
-    for (lo, hi), ss in zip(chunks, streams, strict=True):
-        res = _simulate_chunk(kinds, draw, pools, instances, h, warm, hi - lo,
+    for (lo, hi), ss in zip(plan.chunks, plan.streams, strict=True):
+        res = _simulate_chunk(kinds, plan.draw, pools, instances, h, plan.warm, hi - lo,
                               np.random.default_rng(ss), threshold, grid_s)
         means.append(res[0])
         below.append(res[1])
@@ -203,7 +176,78 @@ def simulate(kinds: Sequence[Kind], pools: SparePools, instances: int, *,
         if lost_samples else np.zeros(0), trial_means=m)
 
 
+class _Plan(NamedTuple):
+    """A run's draws as its seed sets them: the chunks of trials (``(first, end)``), a
+    seed sequence each, the rates drawn (a kind that follows another drawn with it) and
+    the warm-up (s) the draws start before the horizon."""
+
+    chunks: list
+    streams: list
+    draw: np.ndarray
+    warm: float
+
+
+def _plan(kinds, trials: int, h: float, seed) -> _Plan:
+    """The draws of a run of ``trials`` trials over ``h`` s from ``seed`` (checked, and
+    the events it would sample: :data:`MAX_EVENTS`, :data:`MAX_TRIAL_EVENTS`). They read
+    the kinds, the horizon, the trials and the seed, never the spare pools: every pool
+    run from one seed sees the same failures."""
+    if isinstance(seed, bool) or not is_whole(seed) or not 0 <= seed <= MAX_SEED:
+        raise UserError(f"seed must be a whole number from 0 to 2**63 - 1, got {describe(seed)}")
+    rates = np.array([k.rate for k in kinds], dtype=float)
+    # events as the loss system and the intervals see them: one per cell a failure touches
+    lam = float(np.dot(rates, [k.cells for k in kinds])) if kinds else 0.0
+    warm = max([max(k.d_repair, k.hold, k.d_slow, k.d_restart) for k in kinds], default=0.0)
+    span = h + warm
+    per_trial = lam * span
+    if per_trial * trials > MAX_EVENTS:
+        # the draws start one repair time before the horizon (the steady state): where
+        # that is the longer span, a shorter horizon does not help
+        why = (f": the draws start one repair time ({duration_text(warm)}) before the "
+               f"horizon ({duration_text(h)}) to begin in the steady state; give fewer "
+               f"trials or shorter repair times") if warm > h else \
+            ": give fewer trials or a shorter horizon"
+        raise UserError(f"{per_trial * trials:.3g} failure events to simulate "
+                        f"({counted(trials, 'trial')}); at most {MAX_EVENTS:.0e}{why}")
+    if per_trial > MAX_TRIAL_EVENTS:   # fewer trials do not help: one is drawn whole
+        why = ("shorter repair times (the draws start one repair time, "
+               f"{duration_text(warm)}, before the horizon)") if warm > h else \
+            "a shorter horizon"
+        raise UserError(f"{per_trial:.3g} failure events in one trial; at most "
+                        f"{MAX_TRIAL_EVENTS:.0e} (a trial is drawn whole, at some 350 bytes "
+                        f"of memory an event): give {why} or lower failure rates")
+    chunk = max(1, int(CHUNK_EVENTS // max(per_trial, 1.0)))
+    chunks = [(i, min(trials, i + chunk)) for i in range(0, trials, chunk)]
+    streams = np.random.SeedSequence(int(seed)).spawn(len(chunks))
+    # a kind that follows another is struck by its failures: drawn once, for the first
+    draw = np.where([k.follows for k in kinds], 0.0, rates) if kinds else rates
+    return _Plan(chunks, streams, draw, warm)
+
+
+class _Trace(NamedTuple):
+    """One chunk's events, sorted by (trial, time): each one's trial, time (s from the
+    horizon's start; negative in the warm-up), kind, pool and failure (its index before
+    the sets and followers were spread: one failure's events share it; None where none
+    was)."""
+
+    trial: np.ndarray
+    t: np.ndarray
+    kind: np.ndarray
+    pool: np.ndarray
+    fid: np.ndarray | None
+
+
 def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, grid_s):
+    kinds, trace = _draw(kinds, rates, pools, h, warm, n, rng)
+    backs = _grants(kinds, trace, pools)
+    return _integrate(kinds, trace, backs, instances, h, n, threshold, grid_s)
+
+
+def _draw(kinds, rates, pools, h, warm, n, rng):
+    """One chunk's failures of ``n`` trials drawn from ``rng`` (every draw of the run:
+    nothing after reads ``rng``): the kinds they are of (a kind of nothing where there
+    are none) and the events as :class:`_Trace`, sorted by (trial, time). Nothing here
+    reads the pools' spares, only how many pools and groups there are."""
     lam = float(rates.sum())
     span = h + warm
     counts = rng.poisson(lam * span, size=n) if lam > 0 else np.zeros(n, dtype=np.int64)
@@ -237,7 +281,16 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     trial, t, kind, pool = trial[order], t[order], kind[order], pool[order]
     fid = fid[order] if fid is not None else None
     del order
+    return kinds, _Trace(trial, t, kind, pool, fid)
 
+
+def _grants(kinds, trace, pools):
+    """The share of each event's instances back on spares, ``(fd, fs)``: of the down
+    and of the slowed it swaps, as the loss system of ``pools``' spares grants them.
+    All that the spares change of a run (:mod:`netmodel.study.availability_mc_pools`
+    runs many pools on one draw)."""
+    trial, t, kind, pool, fid = trace.trial, trace.t, trace.kind, trace.pool, trace.fid
+    total = len(t)
     units = np.array([k.units for k in kinds], dtype=np.int64)
     holds = np.array([k.hold for k in kinds])
     cap_pool = np.asarray(pools.reachable, dtype=np.int64)
@@ -332,7 +385,16 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
                 step = np.searchsorted([t for t, _, _ in x.steps], got[sel])
                 backs = np.array([x.backs(g) for g in range(len(x.steps))])
                 fd[sel], fs[sel] = backs[step, 0], backs[step, 1]
+    return fd, fs
 
+
+def _integrate(kinds, trace, backs, instances, h, n, threshold, grid_s, below_only=False):
+    """The capacity lost per trial from the events of ``trace`` and their shares back
+    on spares ``backs`` (:func:`_grants`): :func:`_simulate_chunk`'s figures, or with
+    ``below_only`` the share of time below ``threshold`` per trial alone (the same
+    floats)."""
+    trial, t, kind, fid = trace.trial, trace.t, trace.kind, trace.fid
+    fd, fs = backs
     # intervals: (start, end, weight) per event
     down = np.array([k.down for k in kinds], dtype=float)[kind]
     # capacity lost in instances' worth (token-rate weighted; the count where all alike)
@@ -398,6 +460,8 @@ def _simulate_chunk(kinds, rates, pools, instances, h, warm, n, rng, threshold, 
     lost_int = np.bincount(bt, weights=level * dur, minlength=n)
     limit = (1.0 - threshold) * instances
     below_t = np.bincount(bt, weights=np.where(level > limit + 1e-9, dur, 0.0), minlength=n)
+    if below_only:
+        return below_t / h
     mean = 1.0 - lost_int / (h * instances)
     # capacity at grid instants: the level of the last breakpoint at or before each instant
     key = bt.astype(float) * (h * 4) + bx

@@ -15,13 +15,13 @@ the chain's limit cannot be asked to be monotone where the chain it approximates
 :func:`~netmodel.study.availability.spares_needed` bisected between the last refused pool
 of a doubling and the first accepted, which finds a larger pool than the smallest where
 the time below rises between them; it now tries every smaller pool below the bound
-(:func:`~netmodel.study.availability._smallest_pool`).
+(:func:`~netmodel.study.availability._smallest_pool`), all of them at once on the
+Monte Carlo's one draw of the failures (tests/netmodel/test_spares_needed_pools_h727.py).
 """
 
 from __future__ import annotations
 
 from functools import partial
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -84,11 +84,15 @@ def test_the_exact_chain_loses_more_with_a_spare_more():
     assert own[1] > own[0] + 0.04   # 13.290 -> 13.334
 
 
-def _fake_simulate(below: dict, asked: list):
-    def simulate(kinds, pools, instances, **kw):
-        asked.append(pools.spares)
-        return SimpleNamespace(below_threshold=below(pools.spares))
-    return simulate
+def _fake_runs(below, asked: list):
+    class Runs:   # the Monte Carlo's time below per pool, as PoolRuns answers it
+        def __init__(self, kinds, instances, **kw):
+            pass
+
+        def below(self, pools):
+            asked.append([p.spares for p in pools])
+            return [below(p.spares) for p in pools]
+    return Runs
 
 
 def test_spares_needed_returns_the_smallest_pool_where_the_time_below_bumps(monkeypatch):
@@ -96,14 +100,14 @@ def test_spares_needed_returns_the_smallest_pool_where_the_time_below_bumps(monk
     # 3 and from 5: the doubling refuses 1, 2, 4 and accepts 8; bisecting 4 .. 8 gave 5
     c = build_cluster("lite-flat", "Llama-3-70B", "decode")
     asked: list = []
-    monkeypatch.setattr(av, "simulate", _fake_simulate(
+    monkeypatch.setattr(av, "PoolRuns", _fake_runs(
         lambda s: 5e-4 if s == 3 or s >= 5 else 2e-3, asked))
     assert av.spares_needed(c, "global") == 3
-    assert asked == [0, 1, 2, 4, 8, 3]
+    assert asked == [[0], [1], [2], [4], [8], [3, 5, 6, 7]]   # those below the bound at once
     asked.clear()   # none accepted: the doubling pools and the largest are tried, no more
-    monkeypatch.setattr(av, "simulate", _fake_simulate(lambda s: 2e-3, asked))
+    monkeypatch.setattr(av, "PoolRuns", _fake_runs(lambda s: 2e-3, asked))
     assert av.spares_needed(c, "global") is None
-    assert asked == [0, 1, 2, 4, 8, 16, 32, 64, 128]
+    assert asked == [[0], [1], [2], [4], [8], [16], [32], [64], [128]]
 
 
 @settings(max_examples=200, deadline=None)
@@ -113,11 +117,11 @@ def test_the_pool_found_is_accepted_and_no_smaller_one_is(per, top, data):
     accepted = set(data.draw(st.sets(st.sampled_from(steps))) if steps else ())
     tried: list = []
 
-    def ok(s):
-        tried.append(s)
-        return s in accepted
+    def accepts(sizes):
+        tried.extend(sizes)
+        return [s in accepted for s in sizes]
 
-    found = av._smallest_pool(ok, per, top)
+    found = av._smallest_pool(accepts, per, top)
     if found is None:   # the doubling pools and the largest all refused
         assert accepted.isdisjoint(tried) and top in tried
     else:
