@@ -20,7 +20,7 @@ grant takes (``Kind.take``, :func:`~netmodel.study.availability_kinds.best_grant
 are too. A pool's held spares are then a multiple of ``g`` at every step, and each grant
 compares the free spares with sums of asks or reads a table that steps at multiples of
 ``g``, so a pool of ``r`` spares grants as one of ``g floor(r / g)`` (lite-flat's Llama-3-70B
-decode asks in instances of 16: 17 to 31 spares grant as 16). Such pools are run once;
+decode asks global spares in instances of 16: 17 to 31 spares grant as 16). Such pools are run once;
 pools whose grants come out the same are integrated once.
 
 >>> from netmodel.study.availability_kinds import Kind
