@@ -175,8 +175,10 @@ def _quick_text(renderer) -> None:
     pixels as its own (matplotlib 3.11's: lay the text out into glyphs, then render and
     blend each glyph at its position, rotated), with the layout of a text kept and reused
     wherever the same text is drawn again in the same font, size and resolution (a
-    layout costs about 50 us a glyph; a figure repeats its tick and bar labels), and the
-    rotation's fixed-point matrix made once per text instead of once per glyph. Mathtext
+    layout costs about 50 us a glyph; a figure repeats its tick and bar labels), the
+    rotation's fixed-point matrix made once per angle instead of once per glyph, and the
+    glyphs' positions rounded from Python floats (numpy's scalars round ten times slower,
+    to the same whole numbers). Mathtext
     is left to matplotlib; so is every text where matplotlib's Agg renderer is not the
     one this was written against (nothing is changed then).
 
@@ -200,6 +202,7 @@ def _quick_text(renderer) -> None:
             and isinstance(renderer, agg)):
         return
     stock = agg.draw_text
+    turns: dict = {}   # angle -> (cos, sin, the rotation as FreeType's 16.16 matrix)
 
     def draw_text(gc, x, y, s, prop, angle, ismath=False, mtext=None):
         if ismath:
@@ -218,21 +221,28 @@ def _quick_text(renderer) -> None:
                                      font._layout(s, flags=flags, features=features,
                                                   language=language)]
         # as RendererAgg._draw_text_glyphs_and_boxes with no boxes, slant 0, extend 1
-        cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-        matrix = (0x10000 * np.array([[cos, -sin], [sin, cos]])
-                  @ [[1, 0], [0, 1]]).round().astype(int)
+        turn = turns.get(angle)
+        if turn is None:
+            cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+            turn = turns[angle] = (cos, sin, (0x10000 * np.array([[cos, -sin], [sin, cos]])
+                                              @ [[1, 0], [0, 1]]).round().astype(int))
+        cos, sin, matrix = turn
         mode = RenderMode.NORMAL if gc.get_antialiased() else RenderMode.MONO
-        height, dpi = renderer.height, renderer.dpi
+        dpi = renderer.dpi
+        # Python floats: the same doubles as numpy's scalars (the renderer's height, the
+        # text's position), and round() of one costs a tenth of round() of a numpy scalar
+        x, top = float(x), float(renderer.height) - float(y)
+        bottom = int(renderer.height)
         draw = renderer._renderer.draw_text_image
         for ft, glyph, dx, dy in items:
             ft.set_size(size, dpi)
             ft._set_transform(matrix, [round(0x40 * (x + dx * cos - dy * sin)),
-                                       round(0x40 * (height - y + dx * sin + dy * cos))])
+                                       round(0x40 * (top + dx * sin + dy * cos))])
             bitmap = ft._render_glyph(glyph, flags, mode)
             buffer = bitmap.buffer
             if mode is not RenderMode.NORMAL:
                 buffer *= 0xff
-            draw(buffer, bitmap.left, int(height) - bitmap.top + buffer.shape[0], 0, gc)
+            draw(buffer, bitmap.left, bottom - bitmap.top + buffer.shape[0], 0, gc)
 
     renderer.draw_text = draw_text
     if not hasattr(renderer, "_get_font_height_metrics"):
