@@ -444,16 +444,24 @@ def shared_instance_sizes(scenario: Scenario, moe: ModelSpec,
             if k >= 2 and k in dense and k * gpu.hbm_capacity >= least]
 
 
+#: The collectives a tensor-parallel instance of a dense model and of a mixture of experts
+#: both ask at every size (the attention's and MLP's all-reduce, the logits' all-gather:
+#: :mod:`compute.stages`): :func:`place_shared_instances` compiles their lines too.
+SHARED_OPS = ("all-reduce", "all-gather")
+
+
 def place_shared_instances(scenarios: Iterable[Scenario], moe: ModelSpec,
                            models: Sequence[ModelSpec]) -> None:
     """Place the instances of :func:`shared_instance_sizes` on each of ``scenarios``
     (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.group`: the fabric,
     the placement and, on an optical circuit-switched fabric, the circuits of each size),
-    kept by the process-wide caches: :func:`run_full_study` does it before it forks the
-    MoE part, so that the forked process does not build them again while the fabric
-    comparison does here (about 0.4 s of CPU). It changes no result: the costs are kept
-    by what they depend on, and a scenario or size that cannot be placed is left to the
-    parts, which say why in their own words."""
+    and the candidate lines of :data:`SHARED_OPS` on each
+    (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.linear`: routes,
+    compiled steps, lines), kept by the process-wide caches: :func:`run_full_study` does
+    it before it forks the MoE part, so that the forked process does not build them again
+    while the fabric comparison does here (about 0.4 s of CPU each). It changes no result:
+    the costs are kept by what they depend on, and a scenario, size or op that cannot be
+    placed or costed is left to the parts, which say why in their own words."""
     from netmodel.study.scenario_collectives import ScenarioCollectives
 
     for s in scenarios:
@@ -462,6 +470,11 @@ def place_shared_instances(scenarios: Iterable[Scenario], moe: ModelSpec,
             for k in shared_instance_sizes(s, moe, models):
                 if k <= coll.gpus:
                     coll.group(k)
+                    for op in SHARED_OPS:
+                        try:
+                            coll.linear(op, k)
+                        except Exception:   # noqa: BLE001 - as below, for this op alone
+                            continue
         except Exception:   # noqa: BLE001 - a warm-up: the parts meet it and say it
             continue
 
