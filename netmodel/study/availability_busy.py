@@ -18,12 +18,13 @@ size).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 
 import numpy as np
 
 from compute.units import counted
-from netmodel.study.availability_chain import _breadth_first, _States
+from netmodel.study.availability_chain import _breadth_first, _one_pool_reads, _States
 from netmodel.study.availability_kinds import best_grant
 from netmodel.study.availability_solve import _steady_state, _Unsettled
 
@@ -196,6 +197,38 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
     """:func:`_chain`'s Markov chain as the classes give it (:func:`_chain_states`), in
     its steady state; None past :data:`MAX_SEQUENTIAL_STATES` states (several pools:
     :data:`MAX_COUPLED_STATES`)."""
+    key = None
+    if len(caps) == 1:   # one pool: named by what its chain reads (_one_pool_reads)
+        key = (_one_pool_reads(caps[0], _arrivals(caps, classes)),
+               tuple(lam for lam, _, _ in classes), MAX_SEQUENTIAL_STATES,
+               _breadth_first, _steady_state)
+        if key in _KEPT:
+            _KEPT.move_to_end(key)
+            return _KEPT[key]
+    out = _solved(caps, classes)
+    if key is not None:
+        if out is not None:   # kept: read-only, shared by the pools that read alike
+            for a in out:
+                a.flags.writeable = False
+        _KEPT[key] = out
+        while len(_KEPT) > _KEPT_CHAINS:
+            _KEPT.popitem(last=False)
+    return out
+
+
+#: Steady states of one pool's chain of the busy count kept (:func:`_chain_of`), the
+#: least recently read dropped first, by what the chain reads of its classes
+#: (:func:`~netmodel.study.availability_chain._one_pool_reads`), its rates, its limit and
+#: the functions that build and solve it: the spare search and the spare curve ask the
+#: same chain again for the next pool where no grant can take its one spare more
+#: (``study lite-gpu``'s blast radius: 140 chains, 41 distinct, each met again at most
+#: 26 chains later; the same floats, bit for bit, as building and solving it again).
+_KEPT_CHAINS = 32
+_KEPT: OrderedDict = OrderedDict()
+
+
+def _solved(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_chain_of`, built and solved (not kept)."""
     chain = _chain_states(caps, classes)
     if chain is None:
         return None
@@ -221,6 +254,14 @@ def _chain_states(caps: tuple, classes: list) -> _States | None:
     ...                                                 chain.vals[:4], strict=True)]
     [(0, 1, 1.0), (0, 2, 0.5), (1, 3, 1.0), (1, 4, 0.5)]
     """
+    return _breadth_first(caps, [lam for lam, _, _ in classes], _arrivals(caps, classes),
+                          MAX_SEQUENTIAL_STATES if len(caps) == 1 else MAX_COUPLED_STATES)
+
+
+def _arrivals(caps: tuple, classes: list):
+    """:func:`_chain_states`' ``arrivals`` for :func:`_breadth_first`: each class's
+    arrival with ``used`` busy adds the type ``(its hold's place among the holds, the
+    spares granted of each pool)``, None where it takes none."""
     holds = sorted({hold for _, hold, _ in classes})
 
     def arrivals(used: tuple) -> list:
@@ -233,8 +274,7 @@ def _chain_states(caps: tuple, classes: list) -> _States | None:
                        else None)
         return out
 
-    return _breadth_first(caps, [lam for lam, _, _ in classes], arrivals,
-                          MAX_SEQUENTIAL_STATES if len(caps) == 1 else MAX_COUPLED_STATES)
+    return arrivals
 
 
 def _grants(caps, used, asks) -> tuple[int, ...]:

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from netmodel.study.availability_chain import _breadth_first
+from netmodel.study.availability_chain import _breadth_first, _one_pool_reads
 from netmodel.study.availability_kinds import Kind
 from netmodel.study.availability_solve import (
     DIRECT_STATES,
@@ -233,9 +233,8 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
     for k, x in enumerate(kinds):
         if lam[k] <= 0 or x.units <= 0:
             continue
-        frees = range(cap + 1)
-        sig = (tuple(x.take(f) for f in frees),
-               tuple(mark.get((k, x.refused(x.granted(f))), -1) for f in frees), x.hold)
+        takes, refused = _grant_table(x, int(cap))
+        sig = (takes, tuple(mark.get((k, r), -1) for r in refused), x.hold)
         alike[sig] = alike.get(sig, 0.0) + lam[k]
     classes = tuple((rate, *sig) for sig, rate in alike.items())
     allowed = MAX_HELD_STATES if limit is None else limit
@@ -244,6 +243,24 @@ def _held_moments(kinds, lam, cap: int, types: list, durations: list, top: int,
     out = _moments_of(classes, int(cap), n_types, tuple(float(d) for d in durations),
                       int(top), int(allowed), int(iterations))
     return None if out is None else dict(out)
+
+
+@functools.lru_cache(maxsize=1024)
+def _grant_table(x: Kind, cap: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``(takes, refused)``: for each count of free spares ``0 .. cap``, the spares a
+    failure of kind ``x`` finding them takes (:meth:`Kind.take`) and the instances it is
+    refused (:meth:`Kind.refused` of :meth:`Kind.granted`'s step), kept per kind and pool
+    size: :func:`_held_moments` reads them for every pool it is asked of, each pool size
+    many times over (the spare search and the spare curve: 250 reads, 80,000 calls of
+    ``take`` and ``granted`` in ``study lite-gpu``'s blast radius).
+
+    >>> k = Kind("host", "x", 1.0, down=2, slow=0.0, units=16, restored=0.0,
+    ...          d_repair=1.0, d_swap=0.0, hold=1.0, d_slow=0.0, per=8)
+    >>> _grant_table(k, 17)[0][::4], _grant_table(k, 17)[1][::4]
+    ((0, 0, 8, 8, 16), (2, 2, 1, 1, 0))
+    """
+    frees = range(cap + 1)
+    return tuple(x.take(f) for f in frees), tuple(x.refused(x.granted(f)) for f in frees)
 
 
 class _HeldChain:
@@ -257,17 +274,15 @@ class _HeldChain:
 
     def __init__(self, classes: tuple, cap: int, n_types: int, allowed: int,
                  iterations: int):
-        from scipy.sparse import coo_matrix, identity
-
         def arrivals(used: tuple) -> list:   # a grant: its release hangs on its hold only
             free = cap - used[0]
             return [((hold, takes[free], marks[free]), (takes[free],), hold)
                     if takes[free] > 0 else None for _, takes, marks, hold in classes]
 
-        chain = _breadth_first((cap,), [c[0] for c in classes], arrivals, allowed)
-        if chain is None:
-            raise _PastLimit
-        rows, cols, vals = chain.rows, chain.cols, chain.vals
+        # the chain, its steady state, -Q' and the LUs: kept for the next pool whose
+        # chain reads its classes alike (_held_core)
+        core = _held_core(cap, tuple(c[0] for c in classes), arrivals, allowed, iterations)
+        chain = core.chain
         # the timer arrivals a second of each type (refused in whole: the state stays),
         # per spares busy
         timer = np.zeros((cap + 1, n_types))
@@ -277,30 +292,17 @@ class _HeldChain:
                 if takes[cap - used] <= 0 and marks[cap - used] >= 0:
                     here[marks[cap - used]] += rate
             timer[used] = here
-        n = self.n = len(chain.busy)
+        self.n, self.direct, self.pi = core.n, core.direct, core.pi
         self.iterations = iterations
-        self.direct = n <= DIRECT_STATES
-        self.pi = _steady_state(n, rows, cols, vals, iterations, unsettled_raises=True)
-        gen = coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
-        gen = (gen - coo_matrix((np.asarray(gen.sum(axis=1)).ravel(), (range(n), range(n))),
-                                shape=(n, n))).T.tocsc()   # Q', for row vectors
         self.arrive = timer[chain.busy[:, 0]].T
-        carried = np.zeros((n_types, n), dtype=np.int64)   # each state's refusals carried
-        for j, (_, _, m) in enumerate(chain.types):
+        carried = np.zeros((n_types, self.n), dtype=np.int64)   # each state's refusals
+        for j, (_, _, m) in enumerate(chain.types):              # carried
             if m >= 0:
                 carried[m] += chain.counts[:, j]
         self.carried = carried
-        # -Q' with every diagonal entry stored (1 added, found, and taken off in place),
-        # so that each s I - Q' is a copy with s added there
-        minus = (identity(n, format="csc") - gen).tocsc()
-        minus.sort_indices()
-        # each column's one stored diagonal entry, in column order (1 + its rate out: never
-        # 0, so never dropped)
-        column = np.repeat(np.arange(n), np.diff(minus.indptr))
-        self.diagonal = np.flatnonzero(minus.indices == column).astype(np.int64)
-        minus.data[self.diagonal] -= 1.0
-        self.minus = minus
-        self.lus: dict = {}   # s -> splu(s I - Q').solve, direct chains only
+        self.minus, self.diagonal = core.minus, core.diagonal
+        self.lus = core.lus   # s -> splu(s I - Q').solve, direct chains only
+        self.core = core
 
     def fb(self, top: int) -> dict:
         """``f_b``: the carried refusals' binomials ``prod_t C(carried_t, b_t)`` per state,
@@ -343,6 +345,72 @@ class _PastLimit(Exception):
     """A chain of holdings grew past its limit of states while it was built."""
 
 
+class _HeldCore:
+    """What :class:`_HeldChain` reads of its chain alone (:func:`_held_core`): the chain
+    (:func:`_breadth_first`'s states), ``n`` its states, whether it is ``direct``, its
+    steady state ``pi``, ``-Q'`` (``minus``, every diagonal entry stored, at
+    ``diagonal``), the LUs of each ``s I - Q'`` met (``lus``, direct chains) and the
+    moments worked out on it (``moments``, :func:`_moments_of`)."""
+
+    def __init__(self, cap: int, rates: tuple, arrivals, allowed: int, iterations: int):
+        from scipy.sparse import coo_matrix, identity
+
+        chain = _breadth_first((cap,), list(rates), arrivals, allowed)
+        if chain is None:
+            raise _PastLimit
+        rows, cols, vals = chain.rows, chain.cols, chain.vals
+        self.chain = chain
+        n = self.n = len(chain.busy)
+        self.direct = n <= DIRECT_STATES
+        self.pi = _steady_state(n, rows, cols, vals, iterations, unsettled_raises=True)
+        gen = coo_matrix((vals, (rows, cols)), shape=(n, n)).tocsr()
+        gen = (gen - coo_matrix((np.asarray(gen.sum(axis=1)).ravel(), (range(n), range(n))),
+                                shape=(n, n))).T.tocsc()   # Q', for row vectors
+        # -Q' with every diagonal entry stored (1 added, found, and taken off in place),
+        # so that each s I - Q' is a copy with s added there
+        minus = (identity(n, format="csc") - gen).tocsc()
+        minus.sort_indices()
+        # each column's one stored diagonal entry, in column order (1 + its rate out: never
+        # 0, so never dropped)
+        column = np.repeat(np.arange(n), np.diff(minus.indptr))
+        self.diagonal = np.flatnonzero(minus.indices == column).astype(np.int64)
+        minus.data[self.diagonal] -= 1.0
+        self.minus = minus
+        self.lus: dict = {}
+        self.moments: dict = {}   # _moments_of's, by what else they hang on
+
+
+#: The chain :func:`_held_core` made last, by its name (None: past its limit).
+_LAST_CORE: list = []
+
+
+def _held_core(cap: int, rates: tuple, arrivals, allowed: int, iterations: int
+               ) -> _HeldCore:
+    """:class:`_HeldCore` of the chain of holdings of ``rates`` and ``arrivals`` on a pool
+    of ``cap`` spares, the last one kept by what the chain reads of them
+    (:func:`~netmodel.study.availability_chain._one_pool_reads`), its rates, limit and
+    iterations and the functions that build and solve it: the spare search's next pool
+    where no grant can take its one spare more (a pool of 5 where the failures take 4,
+    after the pool of 4), whose classes (:func:`_held_chain`'s key) differ only where no
+    state reads them, has the same chain, steady state and LUs to the last bit (``study
+    lite-gpu``'s blast radius: 108 chains of holdings, 45 distinct, each the one before
+    where met again). :class:`_PastLimit` past ``allowed`` states."""
+    key = (_one_pool_reads(cap, arrivals), rates, allowed, iterations, _breadth_first,
+           _steady_state)
+    if _LAST_CORE and _LAST_CORE[0] == key:
+        core = _LAST_CORE[1]
+    else:
+        _LAST_CORE.clear()   # the last one (and its LUs) let go before the next is made
+        try:
+            core = _HeldCore(cap, rates, arrivals, allowed, iterations)
+        except _PastLimit:
+            core = None
+        _LAST_CORE[:] = [key, core]
+    if core is None:
+        raise _PastLimit
+    return core
+
+
 @functools.lru_cache(maxsize=1)
 def _held_chain(classes: tuple, cap: int, n_types: int, allowed: int, iterations: int
                 ) -> _HeldChain | None:
@@ -366,6 +434,19 @@ def _moments_of(classes: tuple, cap: int, n_types: int, durations: tuple, top: i
     chain = _held_chain(classes, cap, n_types, allowed, iterations)
     if chain is None:
         return None
+    # the moments hang on the chain (kept by what it reads: _held_core), its timer
+    # arrivals, the refusals its states carry, the durations and the order alone: the
+    # next pool's, where these are the same, are these (the caller gets a copy)
+    key = (chain.arrive.shape, chain.arrive.tobytes(), chain.carried.shape,
+           chain.carried.tobytes(), durations, top)
+    out = chain.core.moments.get(key)
+    if out is None:
+        out = chain.core.moments[key] = _series(chain, n_types, durations, top)
+    return out
+
+
+def _series(chain: _HeldChain, n_types: int, durations: tuple, top: int) -> dict:
+    """:func:`_moments_of` worked out on ``chain``."""
     pi, arrive = chain.pi, chain.arrive
     fb = chain.fb(top)
     zero = (0,) * n_types
