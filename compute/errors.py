@@ -190,21 +190,36 @@ def odd_character(name: str, like: str) -> str:
 
 
 def chosen(value: object, allowed: Collection[str]) -> str | None:
-    """The value of ``allowed`` that ``value`` names, or None for the caller to refuse
-    (quoting ``value`` as given, with :func:`lookalike`'s question). The one rule for every
-    choice (an option's, a file's, a library call's): blanks at either end are dropped, as
+    """The value of ``allowed`` that ``value`` names, as ``allowed`` spells it, or None for
+    the caller to refuse (quoting ``value`` as given, with :func:`lookalike`'s question).
+    The one rule for every choice (an option's, a file's, a library call's), and by
+    :func:`find_name` for every catalog name looked up: blanks at either end are dropped, as
     they are around a number (:func:`compute.typed_numbers.read_number`) and a list's items
     (:func:`compute.validate.comma_list`), so ``--instances ' all'`` is ``--instances all``
-    as ``--networks ' bound '`` is; no name may begin or end with one
-    (:func:`compute.validate.name`). Anything but text is None.
+    as ``--networks ' bound '`` is (no name may begin or end with one:
+    :func:`compute.validate.name`); and case is not minded where one choice matches
+    (``--phase Decode`` is ``--phase decode``, ``--algorithm RING`` is ``ring``, as
+    ``--gpu h100-sxm`` is ``H100-SXM`` and a list naming ``decode,DECODE`` names one thing
+    twice), while a text matching several choices but for case names none of them. Anything
+    but text is None.
 
     >>> chosen(" all ", ("all", "alone")), chosen("al", ("all", "alone")), chosen(1, ("1",))
     ('all', None, None)
+    >>> chosen("Decode", ("decode", "prefill")), chosen("a", ("A", "a")), chosen("b", ("A", "a"))
+    ('decode', 'a', None)
+    >>> chosen("A", ("a", "aa", "AA")), chosen("Aa", ("a", "aa", "AA"))
+    ('a', None)
     """
     if not isinstance(value, str):
         return None
+    if value in allowed:   # the set's (or dict's) own look-up first
+        return value
     text = value.strip()
-    return text if text in allowed else None
+    if text in allowed:
+        return text
+    folded = text.casefold()
+    matches = [a for a in allowed if isinstance(a, str) and a.casefold() == folded]
+    return matches[0] if len(matches) == 1 else None
 
 
 def lookalike(name: object, table: Iterable[str]) -> str:
@@ -264,11 +279,4 @@ def find_name(table: Iterable[str], name: str) -> str | None:
     >>> find_name(["gpu-a", "GPU-A"], "Gpu-A") is None
     True
     """
-    if name in table:   # a dict's own look-up first: the case-blind scan only on a miss
-        return name
-    name = name.strip()   # as :func:`chosen` reads a choice
-    if name in table:
-        return name
-    folded = name.casefold()
-    matches = [n for n in table if n.casefold() == folded]
-    return matches[0] if len(matches) == 1 else None
+    return chosen(name, table)   # one rule for a name and a choice

@@ -503,10 +503,13 @@ def listed(key: str, value: object, items: str) -> tuple:
     raise UserError(f"{key} must be a list of {items}, got {describe(value)}")
 
 
-def comma_list(what: str, text: object, give: str, *, unique: bool = True) -> list[str]:
+def comma_list(what: str, text: object, give: str, *, unique: bool = True,
+               key: Callable[[str], object] | None = None) -> list[str]:
     """The comma-separated items of ``text``, each stripped: empty text, an empty item and
-    (with ``unique``) an item given twice are refused, the message naming ``what`` (an option
-    or parameter) and saying what to ``give`` instead.
+    (with ``unique``) an item given twice (equal, or of equal ``key``: ``str.casefold`` for
+    a list of choices, matched regardless of case by :func:`compute.errors.chosen`) are
+    refused, the message naming ``what`` (an option or parameter) and saying what to
+    ``give`` instead.
 
     >>> comma_list("--models", "Llama-3-8B, GPT-3-175B", "comma-separated names")
     ['Llama-3-8B', 'GPT-3-175B']
@@ -521,7 +524,7 @@ def comma_list(what: str, text: object, give: str, *, unique: bool = True) -> li
     if not all(items):
         raise UserError(f"{what} {text!r} has an empty item; give {give}")
     if unique:
-        refuse_repeats(what, items, text=str(text))
+        refuse_repeats(what, items, key, text=str(text))
     return items
 
 

@@ -76,7 +76,8 @@ def _ocs(circuits: str, extra: str = "") -> Callable[[Path], None]:
 
 def cases() -> Iterator[Case]:
     # -- collective --tuner, --nccl-release, --nccl-buffsize ----------------------------
-    for t in ["nope", "", " ", "NCCL ", "nccl,nccl", "aws-ofi-nccl:p9", "aws-ofi-nccl:",
+    # ('NCCL ' is the tuner 'nccl' since round 33: a choice is read regardless of case)
+    for t in ["nope", "", " ", "NCCL2 ", "nccl,nccl", "aws-ofi-nccl:p9", "aws-ofi-nccl:",
               "aws-ofi-nccl", "nccl:p5", "\u00fcnccl", "x" * 5000, "none,nccl"]:
         yield f"tuner {t[:20]!r}", [*COLL, "--tuner", t], None
     yield "tuner twice", [*COLL, "--tuner", "nccl", "--tuner", "none"], None
@@ -114,7 +115,7 @@ def cases() -> Iterator[Case]:
     for s in [*(b for b in BAD_NUMBERS if b != "0"), "101%", "-5%", "0.5", "%", "50%%", "1e30%", "nan%", "1,0",
               "100000000", "12.5%%", "+-1", "\u0665%"]:
         yield f"spares {s[:20]!r}", [*AVAIL, "--spares", s], None
-    for p in ["nope", "", "POD", "pod,group"]:
+    for p in ["nope", "", "PODS", "pod,group"]:   # 'POD' is 'pod' (round 33)
         yield f"spare-placement {p!r}", [*AVAIL, "--spares", "8", "--spare-placement", p], None
     for t in ["101%", "0", "-1%", "nan", "abc", "0%"]:
         yield f"threshold {t!r}", [*AVAIL, "--spares", "8", "--threshold", t], None

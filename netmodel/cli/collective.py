@@ -98,11 +98,12 @@ def _size_help() -> str:
 MAX_ROWS = 200_000
 
 
-def _items(text, option, example):
-    """The comma-separated items of ``text`` (:func:`compute.validate.comma_list`)."""
+def _items(text, option, example, key=None):
+    """The comma-separated items of ``text`` (:func:`compute.validate.comma_list`; ``key``
+    its)."""
     from compute.validate import comma_list
 
-    return comma_list(option, text, f"e.g. {example}")
+    return comma_list(option, text, f"e.g. {example}", key=key)
 
 
 def _check_plot(plot_path):
@@ -184,7 +185,7 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
     """The costing the options name (:func:`netmodel.study.collective_setup.collective_setup`):
     with --scenario the routing options count only where they were typed (they override
     the scenario's), else their defaults (``tuner`` None: auto's own choice, or the scenario's)."""
-    from compute.errors import UserError
+    from compute.errors import UserError, chosen
     from netmodel.cli.resolve import keywords_as_flags
     from netmodel.study.collective_setup import collective_setup
 
@@ -203,7 +204,8 @@ def _setup(fabric, scenario, placement, algorithm, algorithms, seed, max_transfe
     if algorithms is not None:
         if algorithm not in (None, "auto") and not plot:
             _refuse_algorithms(text, algorithm, "")
-        names = _items(algorithms, "--algorithms", "'nccl' or ring,tree")
+        names = [chosen(n, ("nccl",)) or n   # a keyword, read as every choice
+                 for n in _items(algorithms, "--algorithms", "'nccl' or ring,tree", str.casefold)]
         if "nccl" in names and names != ["nccl"]:
             raise UserError(f"--algorithms {algorithms!r}: 'nccl' (NCCL's own set for the "
                             f"op) stands alone; otherwise give a comma list of algorithms")
@@ -576,7 +578,7 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
     from netmodel.collectives.cost_table import check_groups
     from netmodel.study.collective_report import cost_table
 
-    ops = [check_op(o) for o in _items(ops_text, "--ops", "all-reduce,all-gather")]
+    ops = [check_op(o) for o in _items(ops_text, "--ops", "all-reduce,all-gather", str.casefold)]
     group_items = _items(groups_text, "--groups", "2,4,8")
     number_text("--groups", groups_text)   # a refusal names all of it
     groups = [read_number("--groups", g, whole=True) for g in group_items]   # one grammar

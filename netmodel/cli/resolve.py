@@ -441,4 +441,7 @@ def distinct_names(option: str, texts: Sequence[str]) -> list[str]:
     from compute.validate import comma_list, refuse_repeats
 
     items = [n for text in texts for n in comma_list(option, text, "comma-separated names")]
-    return refuse_repeats(option, items, NAME_KEYS.get(option), text=",".join(texts))
+    # a choice's names (--phases, --networks) as a catalog's: regardless of case (a file's
+    # path by NAME_KEYS' own key)
+    return refuse_repeats(option, items, NAME_KEYS.get(option, str.casefold),
+                          text=",".join(texts))

@@ -146,7 +146,7 @@ def test_calibrate_names_the_fabric_an_instance_does_not_fit(tmp_path, flag, ref
     (None, "networks must be a list of the study's network names (ring, bound, ideal), got "
            "None"),
     ([["ring"]], "unknown network ['ring']; known: ring, bound, ideal"),
-    (["Bound"], "unknown network 'Bound'; known: ring, bound, ideal"),
+    (["Bounds"], "unknown network 'Bounds'; known: ring, bound, ideal"),   # 'Bound': bound
 ])
 def test_run_full_study_networks_must_be_a_list_of_names(networks, said):
     from netmodel.study.lite_gpu import run_full_study
