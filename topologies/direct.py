@@ -201,7 +201,7 @@ def torus(dims: str = "4x4", gpu: str | GpuSpec = "H100-SXM", bandwidth: float |
 SPLITS = ("even", "gateway")
 
 
-@builder("lite-groups")
+@builder("lite-groups", choices={"split": SPLITS})
 def lite_groups(base: str | nx.Graph = "single-switch:n=8", lites: int = 4,
                 lite: str | GpuSpec = "Lite",
                 split: str = "even", mesh_bandwidth: float | None = None,

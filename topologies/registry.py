@@ -59,7 +59,7 @@ from typing import Any, TypeAlias, TypeVar
 
 import networkx as nx
 
-from compute.errors import UserError, find_name, known, lookalike
+from compute.errors import UserError, chosen, find_name, known, lookalike
 from compute.hardware import GpuSpec, catalog, get_gpu, unknown_gpu
 from compute.units import format_bandwidth
 from compute.validate import describe, flag
@@ -262,6 +262,31 @@ def fabric_table(graph: nx.Graph) -> dict:
     return {"builder": None, "name": str(graph.graph.get("name", ""))}
 
 
+#: Each builder's text parameters that name one of a set, beside every builder's
+#: ``medium`` (the schema's media), as :func:`builder`'s ``choices`` declares them.
+_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {}
+
+
+def _as_spelled(name: str, key: str, raw: str, gpu: bool) -> str:
+    """Builder ``name``'s text argument ``raw`` of parameter ``key`` as a spec and the
+    graph's ``args`` write it: a catalog GPU (``gpu``) as the catalog spells it (``gpu=lite``
+    is ``gpu=Lite``; a GPU file's path as typed), a medium or another of the builder's
+    ``choices`` as its list does (``medium=COPPER`` is ``medium=copper``: every choice is
+    read regardless of case, :func:`compute.errors.chosen`); other text as given.
+
+    >>> _as_spelled("ring", "gpu", " lite", True), _as_spelled("ring", "medium", "COPPER", False)
+    ('Lite', 'copper')
+    >>> _as_spelled("ring", "gpu", "g.toml", True), _as_spelled("torus", "dims", "4x4", False)
+    ('g.toml', '4x4')
+    """
+    from topologies.schema_links import MEDIA
+
+    if gpu:
+        return find_name(catalog(), raw) or raw
+    choices = {"medium": MEDIA, **_CHOICES.get(name, {})}.get(key)
+    return raw if choices is None else chosen(raw, choices) or raw
+
+
 def _gpu_arg(what: str, value: object) -> GpuSpec:
     if isinstance(value, GpuSpec):
         return value
@@ -301,12 +326,17 @@ def _same(a: object, b: object) -> bool:
 
 # ---------------------------------------------------------------- the decorator
 
-def builder(name: str, *, absent: Sequence[str] = ()) -> Callable[[_F], _F]:
+def builder(name: str, *, absent: Sequence[str] = (),
+            choices: Mapping[str, Sequence[str]] | None = None) -> Callable[[_F], _F]:
     """Register a builder under its spec ``name``.
 
     ``absent``: its optional parameters whose None means none of it (ocs's ``logical``: the
     cabling, no circuits), not a value the builder works out (every other default None):
     a spec leaves them unset with ``none``, the others with ``auto`` (:func:`unset_word`).
+
+    ``choices``: its text parameters that name one of a set (a Lite group's ``split``), so
+    its spec and ``args`` write them as the set spells them (every builder's ``medium``
+    without it).
 
     The registered function accepts the builder's parameters typed or as names: a GPU
     parameter (annotated with :class:`~compute.hardware.GpuSpec`) a catalog name, a GPU
@@ -336,6 +366,7 @@ def builder(name: str, *, absent: Sequence[str] = ()) -> Callable[[_F], _F]:
                 raise ValueError(f"builder {name!r}: absent names {key!r}, not a parameter "
                                  "of default None")
         _ABSENT[name] = frozenset(absent)
+        _CHOICES[name] = {k: tuple(v) for k, v in (choices or {}).items()}
         kinds = {p: _members(par.annotation) for p, par in sig.parameters.items()}
         gpu_params = [p for p, ts in kinds.items() if GpuSpec in ts]
         fabric_params = [p for p, ts in kinds.items() if nx.Graph in ts]
@@ -362,6 +393,10 @@ def builder(name: str, *, absent: Sequence[str] = ()) -> Callable[[_F], _F]:
             for key, raw in given.items():
                 default = sig.parameters[key].default
                 value = call[key]
+                if isinstance(raw, str) and key not in fabric_params:
+                    raw = _as_spelled(name, key, raw, key in gpu_params)
+                    if key not in gpu_params:
+                        value = raw
                 if key in gpu_params:
                     if isinstance(default, str) and value == catalog().get(default):
                         continue
