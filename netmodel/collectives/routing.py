@@ -94,7 +94,7 @@ from netmodel.collectives.route_types import (
 )
 from netmodel.collectives.updown import UpDown
 
-__all__ = ["NoPath", "Plan", "Route", "Router"]
+__all__ = ["NoPath", "Plan", "Route", "Router", "routed_builds"]
 
 #: :func:`~netmodel.collectives.route_sharing.router_for` shares routes between fabrics of up to this many nodes (beyond, a
 #: fabric is rarely built twice in one run, and its router is large) ...
@@ -116,6 +116,30 @@ MAX_PORT_CELLS = 100_000_000
 #: (a MemoryError past the fabric's 3.3 GB); the shipped fabrics have at most about a
 #: million.
 MAX_ROUTER_LINKS = 10_000_000
+
+
+def routed_builds():
+    """A block whose fabric builds are for routing (a collective costed on them): each
+    refuses, before allocating, a fabric whose directed links (two an edge) pass the most a
+    router indexes (``NETMODEL_MAX_ROUTER_LINKS``,
+    :data:`netmodel.collectives.routing.MAX_ROUTER_LINKS`), as the router would once it
+    was built (``collective --fabric full-mesh:n=4000``: 117 s and 3.2 GB built, then
+    refused); the fabric limits still apply (:func:`topologies.limits.capped`).
+
+    >>> from topologies.specs import build
+    >>> with routed_builds():
+    ...     build("full-mesh:n=4000")
+    Traceback (most recent call last):
+    compute.errors.UserError: full-mesh: the fabric would have about 4,000 nodes and 7,998,000 edges, over the limit of 2,000,000 nodes and 5,000,000 edges; routing it would index two directed links an edge, over the 10,000,000 a router indexes: use a smaller fabric, or raise NETMODEL_MAX_ROUTER_LINKS
+    """
+    from compute.limits import setting
+    from topologies.limits import capped, max_nodes
+
+    limit = setting("NETMODEL_MAX_ROUTER_LINKS", MAX_ROUTER_LINKS)
+    return capped(max_nodes(), limit // 2,
+                  why=f"routing it would index two directed links an edge, over the "
+                      f"{limit:,} a router indexes: use a smaller fabric, or raise "
+                      f"NETMODEL_MAX_ROUTER_LINKS")
 
 
 def _split_key(bw: np.ndarray) -> bytes:

@@ -331,13 +331,15 @@ def collective_setup(fabric: str | None = None, scenario: str | Scenario | None 
         check_simple_buffer(simple_buffer)
     max_transfers = MAX_TRANSFERS if max_transfers is None else max_transfers
     if scenario is None:
+        from netmodel.collectives.routing import routed_builds
         from netmodel.study.fabric_ref import resolve_fabric
 
         refusal = tuner_refusal(tuner, "auto" if algorithm is None else algorithm)
         if refusal is not None:
             raise UserError(f"tuner={tuner!r} with algorithm={algorithm!r}: {refusal}; drop "
                             f"one, or give tuner={NO_TUNER!r}")
-        fab = resolve_fabric(fabric)
+        with routed_builds():   # refused before it is built where no router could index it
+            fab = resolve_fabric(fabric)
         return CollectiveSetup(label=fab.label, source=fab.source, scenario=None,
                                placement="contiguous" if placement is None else placement,
                                algorithm="auto" if algorithm is None else algorithm,

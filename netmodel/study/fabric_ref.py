@@ -241,8 +241,12 @@ def fabric_collectives(ref: str, gpu: str | None = None) -> FabricCollectives:
     """
     from netmodel.collectives.model import FabricCostModel
 
-    # a spec, a file or a scenario's fabric (checked against the schema as built)
-    fabric = resolve_fabric(ref)
+    # a spec, a file or a scenario's fabric (checked against the schema as built), one a
+    # router can index
+    from netmodel.collectives.routing import routed_builds
+
+    with routed_builds():
+        fabric = resolve_fabric(ref)
     graph = fabric.graph
     names = {d.get("gpu") for _, d in graph.nodes(data=True) if d.get("kind") == "gpu"}
     if len(names) != 1:

@@ -69,7 +69,10 @@ def build_fabric(scenario: str | Scenario) -> nx.Graph:
         key = _key(scenario)
         graph = _BUILT.get(key)
         if graph is None:
-            graph = build(*scenario.fabric_params())
+            from netmodel.collectives.routing import routed_builds
+
+            with routed_builds():   # costed, so routed: refused before it is built where no
+                graph = build(*scenario.fabric_params())   # router could index it
     except UserError as exc:
         raise fabric_error(scenario, exc) from None
     if key not in _BUILT:
