@@ -87,7 +87,27 @@ def describe(value: object) -> str:
         shown = ""
     if not shown or len(shown) > SHOWN_LENGTH + 10:
         shown = _kind(value)
-    return shown
+    return shown + decimal_hint(value)
+
+
+def decimal_hint(value: object) -> str:
+    """Words :func:`describe` ends a ``decimal.Decimal`` with, each message that shows
+    one a refusal of it as a number. The library's one rule for a number given in code: a
+    real number (Python's ``numbers.Real``: an int, a float, a Fraction, numpy's), not a
+    bool and not a Decimal, which Python keeps out of ``numbers.Real`` (it refuses
+    arithmetic with a float); a quantity with a unit (``compute.units.parse_time``, ...)
+    takes text too. Every reader refuses a Decimal alike, where one took it by its text and
+    others refused it without saying why.
+
+    >>> from decimal import Decimal
+    >>> describe(Decimal("0.05")), describe(0.05)
+    ("Decimal('0.05') (a Decimal is not read as a number: give float(value), or its text where a unit is read)", '0.05')
+    """
+    from decimal import Decimal
+
+    if not isinstance(value, Decimal):
+        return ""
+    return " (a Decimal is not read as a number: give float(value), or its text where a unit is read)"
 
 
 def _kind(value: object) -> str:

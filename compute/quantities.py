@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import math
+import numbers
 import re
 import sys
 from fractions import Fraction
@@ -139,7 +140,8 @@ def check_finite_positive(name: str, value: float, *, allow_zero: bool = False) 
     if isinstance(value, str):
         if read_number(name, value) is None:   # the one grammar: no '1_0', no ' 1 0 '
             raise UserError(f"{name} must be a finite number {rule}, got {describe(value)}")
-    if is_flag(value):   # numpy's too: float(np.True_) is 1.0
+    elif is_flag(value) or not isinstance(value, numbers.Real):
+        # numpy's bool too (float(np.True_) is 1.0); a Decimal, as every reader refuses it
         raise UserError(f"{name} must be a finite number {rule}, got {describe(value)}")
     try:
         v = float(value)
@@ -176,11 +178,14 @@ def parse_quantity(text: str | float, units: dict[str, float], what: str, *,
     ``rule``: what a refusal of a value that is no finite number above 0 (at least 0 with
     ``allow_zero``) says is allowed, where the caller holds a range (``a time from 1 us
     to 10 s``); by default ``a finite number > 0`` (``>= 0``)."""
-    if isinstance(text, bool):
-        raise UserError(f"{what} must be a number with a unit, got {text!r}")
-    if isinstance(text, int | float):
+    if is_flag(text):   # numpy's too
+        raise UserError(f"{what} must be a number with a unit, got {describe(text)}")
+    if isinstance(text, numbers.Real):   # the number itself (an int, a Fraction, numpy's)
         return check_finite_positive(what, text, allow_zero=allow_zero)
-    m = split_number(str(text), what)
+    if not isinstance(text, str):   # a Decimal or None: not read through its text
+        raise UserError(f"{what} must be a number or a number with a unit as text, got "
+                        f"{describe(text)}")
+    m = split_number(text, what)
     named = ", ".join(u for u in units if u)
     if not m:
         if not named:  # a plain number: no unit is taken
