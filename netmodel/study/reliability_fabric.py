@@ -96,7 +96,8 @@ def _ocs_scenario(fab, name: str) -> Scenario:
         if not logical:
             how = ("save the fabric with its circuits set (a spec with logical=ring)"
                    if fab.source == "file" else
-                   f"set them in the spec: {fab.label},logical=ring (or logical=torus:AxB)")
+                   f"set them in the spec: {fab.label}{',' if ':' in fab.label else ':'}"
+                   f"logical=ring (or logical=torus:AxB)")   # 'ocs:logical=ring', not 'ocs,
             raise UserError(f"fabric {fab.label!r} is an OCS fabric with no circuits set, so "
                             f"no collective can run on it; {how}")
         shape = str(logical).strip().lower().partition(":")[0]
