@@ -121,6 +121,16 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     # -- a choice not matched but for case is still refused with the list ------------------
     "--algorithm Two_Shot (spelt otherwise)": ([*COLLECTIVE, "--algorithm", "Two_Shot"], {},
                                                ("--algorithm", "netmodel spells it 'two-shot'")),
+    # -- a default refused is said to be one (it read as typed) -----------------------------
+    "collective on 4 GPUs (default --group 8)": (
+        ["collective", "all-reduce", "--fabric", "ring:n=4", "--size", "8M"], {},
+        ("--group '8' (its default): group size 8 is larger than the fabric's 4 GPUs",)),
+    "costs on 4 GPUs (default --groups 2,4,8)": (
+        ["costs", "--fabric", "ring:n=4", "--sizes", "8M"], {},
+        ("--groups '2,4,8' (its default): group size 8",)),
+    "collective on 4 GPUs --group 8 (typed)": (
+        ["collective", "all-reduce", "--fabric", "ring:n=4", "--size", "8M", "--group", "8"],
+        {}, ("--group '8': group size 8",)),
     # -- advice that runs as given ---------------------------------------------------------
     "blast-radius --fabric ocs (no circuits)": (
         ["blast-radius", "--fabric", "ocs", "--model", "Llama-3-8B", "--max-batch", "8"], {},

@@ -330,7 +330,28 @@ def value_refused_as(flag: str, typed: str, *starts: str) -> Iterator[None]:
     except UserError as exc:
         if not str(exc).startswith(starts):
             raise
-        raise type(exc)(f"{flag} {typed!r}: {exc}") from None
+        raise type(exc)(f"{flag} {typed!r}{_default_said(flag)}: {exc}") from None
+
+
+def _default_said(flag: str) -> str:
+    """``" (its default)"`` where the running command's option ``flag`` was not given and
+    took its default (``collective --fabric ring:n=4`` refused "--group '8': group size 8 is
+    larger than the fabric's 4 GPUs", a value the user never typed), else ``""`` (given, or
+    no command running).
+
+    >>> _default_said("--group")
+    ''
+    """
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return ""
+    param = next((p for p in ctx.command.params if flag in getattr(p, "opts", ())), None)
+    if param is None or param.name is None:
+        return ""
+    return " (its default)" if ctx.get_parameter_source(param.name) is \
+        ParameterSource.DEFAULT else ""
 
 
 def refuse_repeated_options(command: click.Command, name: str | None, args: list[str],

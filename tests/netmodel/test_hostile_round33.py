@@ -38,6 +38,12 @@ refused saying to give ``float(value)`` (:func:`compute.describe.decimal_hint`, 
 (e) The blast radius' advice for an OCS fabric without circuits said "set them in the
 spec: ocs,logical=ring", a spec no command reads ("unknown fabric 'ocs,logical=ring'"):
 now ``ocs:logical=ring``.
+
+(f) A value an option took by default and the run refused was said as if typed:
+``collective all-reduce --fabric ring:n=4`` answered "--group '8': group size 8 is larger
+than the fabric's 4 GPUs" to a user who gave no --group (``costs`` likewise with --groups
+'2,4,8'). :func:`netmodel.cli.main.value_refused_as` now says "(its default)" where click
+records the option's value as its default.
 """
 
 from __future__ import annotations
@@ -214,6 +220,20 @@ def test_a_whole_number_written_with_a_fraction_reads_alike_everywhere(tmp_path)
     r = run_cli(["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "2.0",
                  "--batch", "8e0"])
     assert r.exit_code == 0 and "on 2 x H100-SXM" in r.output and "batch 8," in r.output
+
+
+# -- (f) a default refused is said to be one ------------------------------------------------------
+
+@pytest.mark.parametrize("argv, line", [
+    (["collective", "all-reduce", "--fabric", "ring:n=4", "--size", "8M"],
+     "error: --group '8' (its default): group size 8 is larger than the fabric's 4 GPUs"),
+    (["costs", "--fabric", "ring:n=4", "--sizes", "8M"],
+     "error: --groups '2,4,8' (its default): group size 8 is larger than the fabric's 4 GPUs"),
+    (["collective", "all-reduce", "--fabric", "ring:n=4", "--size", "8M", "--group", "8"],
+     "error: --group '8': group size 8 is larger than the fabric's 4 GPUs"),   # typed
+])
+def test_a_default_refused_is_said_to_be_one(argv, line):
+    assert one_line_error(run_cli(argv)) == line
 
 
 # -- (e) advice that runs ------------------------------------------------------------------------
