@@ -189,7 +189,13 @@ def _cell(where: str, key: str, text: str):
         _number(where, key, text)
     if math.isinf(v) and "inf" not in text.lower():
         return text   # past a float's range (1e400): its check names it as typed, not inf
-    return int(v) if v.is_integer() and key != "latency_s" else v
+    value = int(v) if v.is_integer() and key != "latency_s" else v
+    if key in _RANGES and validate.describe(value) != text:
+        try:   # a refusal names the cell as typed where the number prints otherwise
+            _number(where, key, value)
+        except UserError:   # ('-0.0', not 0; '1e7', not 10000000)
+            _number(where, key, text)
+    return value
 
 
 def _below_smallest(text: str) -> bool:

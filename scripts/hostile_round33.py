@@ -34,7 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from hostile_round29 import library_case, library_taken_case  # noqa: E402
-from hostile_round32 import env_case  # noqa: E402
+from hostile_round32 import CALIBRATE, CSV, CSV_HEAD, env_case  # noqa: E402
 from hostile_tally import (  # noqa: E402
     Case,
     Made,
@@ -131,6 +131,28 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "collective on 4 GPUs --group 8 (typed)": (
         ["collective", "all-reduce", "--fabric", "ring:n=4", "--size", "8M", "--group", "8"],
         {}, ("--group '8': group size 8",)),
+    # -- a measurements CSV's number refused as typed (it said 'got 0', 'got 10000000') ------
+    "calibrate context '-0.0'": (CALIBRATE, {"m.csv": CSV + "Llama-3-8B,H100-SXM,1,16,decode,,"
+                                             "-0.0,0.01\n"},
+                                 ("m.csv: row 6: context must be a whole number from 1 to "
+                                  "10,000,000, got '-0.0'",)),
+    "calibrate tp '1e7'": (CALIBRATE, {"m.csv": CSV + "Llama-3-8B,H100-SXM,1e7,16,decode,,96,"
+                                       "0.01\n"}, ("m.csv: row 6: tp", "got '1e7'")),
+    "calibrate tp '-0'": (CALIBRATE, {"m.csv": CSV + "Llama-3-8B,H100-SXM,-0,16,decode,,96,"
+                                      "0.01\n"}, ("m.csv: row 6: tp", "got '-0'")),
+    # -- hostile measurements files (refused before, as now) ---------------------------------
+    "calibrate a NUL byte": (CALIBRATE, {"m.csv": CSV + "Llama-3-8B,H100-SXM,1,16,decode,,96,"
+                                         "0.0\x0078\n"}, ("m.csv", "NUL")),
+    "calibrate a cell of 200,000 characters": (
+        CALIBRATE, {"m.csv": CSV + '"' + "x" * 200_000 + '",H100-SXM,1,16,decode,,96,0.01\n'},
+        ("m.csv", "131,072 characters")),
+    "calibrate 100 MB": (CALIBRATE, {"m.csv": CSV_HEAD + CSV[len(CSV_HEAD):] * 600_000},
+                         ("m.csv", "limit")),
+    "calibrate a quote not closed": (CALIBRATE, {"m.csv": CSV + '"Llama-3-8B,H100-SXM,1,16,'
+                                                 'decode,,96,0.01\n'}, ("m.csv", "not closed")),
+    "calibrate Latin-1": (CALIBRATE, {"m.csv": (CSV + "Llama-3-8B,H100-SXM,1,16,decode,,96,"
+                                                "0.01,\xe9\n").encode("latin-1")},
+                          ("m.csv", "UTF-8")),
     # -- advice that runs as given ---------------------------------------------------------
     "blast-radius --fabric ocs (no circuits)": (
         ["blast-radius", "--fabric", "ocs", "--model", "Llama-3-8B", "--max-batch", "8"], {},

@@ -44,6 +44,10 @@ now ``ocs:logical=ring``.
 than the fabric's 4 GPUs" to a user who gave no --group (``costs`` likewise with --groups
 '2,4,8'). :func:`netmodel.cli.main.value_refused_as` now says "(its default)" where click
 records the option's value as its default.
+
+(g) A measurements CSV's number its range refuses was named as converted, not as typed
+(the rule every file follows): a context '-0.0' said "got 0", a tp '1e7' "got 10000000".
+Where the number prints unlike its cell, the cell is named as typed (compute.measurements).
 """
 
 from __future__ import annotations
@@ -234,6 +238,28 @@ def test_a_whole_number_written_with_a_fraction_reads_alike_everywhere(tmp_path)
 ])
 def test_a_default_refused_is_said_to_be_one(argv, line):
     assert one_line_error(run_cli(argv)) == line
+
+
+# -- (g) a measurements CSV's number refused as typed ------------------------------------------
+
+@pytest.mark.parametrize("column, cell, said", [
+    ("context", "-0.0", "context must be a whole number from 1 to 10,000,000, got '-0.0'"),
+    ("tp", "-0", "tp must be a whole number from 1 to 1,000,000, got '-0'"),
+    ("tp", "1e7", "tp must be a whole number from 1 to 1,000,000, got '1e7'"),
+    ("batch", "0.0", "batch must be a whole number from 1 to 10,000,000, got '0.0'"),
+    ("tp", "0", "tp must be a whole number from 1 to 1,000,000, got 0"),   # as typed: guards
+    ("latency_s", "-0.0", "latency_s must be a number from 1e-09 to 1,000,000 s, got -0.0"),
+])
+def test_a_measurements_cell_is_refused_as_typed(tmp_path, column, cell, said):
+    header = "model,gpu,tp,batch,phase,prompt,context,latency_s"
+    row = dict(zip(header.split(","), "Llama-3-8B,H100-SXM,1,16,decode,,96,0.01".split(","),
+                   strict=True))
+    row[column] = cell
+    (tmp_path / "m.csv").write_text(header + "\nLlama-3-8B,H100-SXM,1,8,decode,,96,0.0078\n"
+                                    + ",".join(row.values()) + "\n")
+    one_line_error(run_cli(["calibrate", "--measurements", tmp_path / "m.csv", "-o",
+                            tmp_path / "p.toml"]), f"m.csv: row 3: {said}")
+    assert not (tmp_path / "p.toml").exists()
 
 
 # -- (e) advice that runs ------------------------------------------------------------------------
