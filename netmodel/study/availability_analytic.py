@@ -475,7 +475,8 @@ def _sequential(cap: int, kinds: Sequence[Kind], alone: list[int], asks: list[li
             out[k] = float(p_busy @ (_refused_counts(x)[r] / x.pieces))
             out["refused"][k] = np.bincount(r, weights=p_busy, minlength=_top(x) + 1)
             continue
-        refused = np.array([[not ok for ok in best_grant(tuple(units), tuple(values), cap - j)]
+        asked = tuple(units), tuple(values)
+        refused = np.array([[not ok for ok in best_grant(*asked, cap - j)]
                             for j in range(cap + 1)], dtype=float)
         for k in dict.fromkeys(owner):   # the share of its instances refused
             cols = [j for j, o in enumerate(owner) if o == k]

@@ -199,13 +199,14 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
     :data:`MAX_COUPLED_STATES`)."""
     key = None
     if len(caps) == 1:   # one pool: named by what its chain reads (_one_pool_reads)
-        key = (_one_pool_reads(caps[0], _arrivals(caps, classes)),
+        arrivals = _arrivals(caps, classes, {})   # each count's answers read once
+        key = (_one_pool_reads(caps[0], arrivals),
                tuple(lam for lam, _, _ in classes), MAX_SEQUENTIAL_STATES,
                _breadth_first, _steady_state)
         if key in _KEPT:
             _KEPT.move_to_end(key)
             return _KEPT[key]
-    out = _solved(caps, classes)
+    out = _solved(caps, classes, arrivals if key is not None else None)
     if key is not None:
         if out is not None:   # kept: read-only, shared by the pools that read alike
             for a in out:
@@ -227,9 +228,11 @@ _KEPT_CHAINS = 32
 _KEPT: OrderedDict = OrderedDict()
 
 
-def _solved(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
-    """:func:`_chain_of`, built and solved (not kept)."""
-    chain = _chain_states(caps, classes)
+def _solved(caps: tuple, classes: list, arrivals=None
+            ) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_chain_of`, built and solved (not kept); ``arrivals``: the classes'
+    (:func:`_arrivals`), if made already."""
+    chain = _chain_states(caps, classes, arrivals)
     if chain is None:
         return None
     try:
@@ -239,7 +242,7 @@ def _solved(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | None:
         return None
 
 
-def _chain_states(caps: tuple, classes: list) -> _States | None:
+def _chain_states(caps: tuple, classes: list, arrivals=None) -> _States | None:
     """:func:`_chain`'s Markov chain as the classes give it (:func:`_breadth_first`): a
     failure in progress is its hold and the spares it holds of each pool (its type: those
     alike leave alike; types ordered by hold, then spares), each class's arrival adding
@@ -254,17 +257,22 @@ def _chain_states(caps: tuple, classes: list) -> _States | None:
     ...                                                 chain.vals[:4], strict=True)]
     [(0, 1, 1.0), (0, 2, 0.5), (1, 3, 1.0), (1, 4, 0.5)]
     """
-    return _breadth_first(caps, [lam for lam, _, _ in classes], _arrivals(caps, classes),
+    return _breadth_first(caps, [lam for lam, _, _ in classes],
+                          arrivals or _arrivals(caps, classes),
                           MAX_SEQUENTIAL_STATES if len(caps) == 1 else MAX_COUPLED_STATES)
 
 
-def _arrivals(caps: tuple, classes: list):
+def _arrivals(caps: tuple, classes: list, memo: dict | None = None):
     """:func:`_chain_states`' ``arrivals`` for :func:`_breadth_first`: each class's
     arrival with ``used`` busy adds the type ``(its hold's place among the holds, the
-    spares granted of each pool)``, None where it takes none."""
+    spares granted of each pool)``, None where it takes none; ``memo``: a dict its
+    answers are kept in, by ``used`` (the caller's: for one pool's chain and its
+    name, :func:`_chain_of`)."""
     holds = sorted({hold for _, hold, _ in classes})
 
     def arrivals(used: tuple) -> list:
+        if memo is not None and used in memo:
+            return memo[used]
         out = []
         for lam, hold, asks in classes:
             # asks: a list, or one pool's rule (free -> spares taken)
@@ -272,6 +280,8 @@ def _arrivals(caps: tuple, classes: list):
                 else _grants(caps, used, asks)
             out.append(((holds.index(hold), vec), vec, hold) if any(vec) and lam > 0
                        else None)
+        if memo is not None:
+            memo[used] = out
         return out
 
     return arrivals
