@@ -312,6 +312,29 @@ class FabricCostModel(CandidateChoices, TunedChoices):
         return self.router.hop_count(a, b)
 
     # ----------------------------------------------------------------- compilation
+    def share_loads_of(self, base: FabricCostModel) -> bool:
+        """Cost each step that ``base`` has routed with ``base``'s loads (its bottleneck,
+        rates and path rate: :func:`~netmodel.collectives.step_cost.cost_step`), routing
+        here only its latencies, where this model's fabric is ``base``'s with only its
+        links' latencies changed (a per-hop latency added: the re-scoring's slopes,
+        :func:`~netmodel.study.adjusted_comm.hop_latency_slopes`) and its calibration is
+        ``base``'s: routes are hop-shortest paths split by bandwidth, so the same links
+        carry the same loads. Returns whether they are shared (not where anything else
+        differs: nodes, kinds, tiers, switch latencies, cables, bandwidths, PXN, GPU
+        servers, calibration; nor on a fabric too large for routes to be compared,
+        :func:`~netmodel.collectives.route_sharing.router_for`'s)."""
+        from netmodel.collectives.step_cost import LOADS_OF
+
+        mine, theirs = self.router, base.router
+        a, b = mine._shape, theirs._shape
+        # a router's shape: what its routes depend on, the links' latencies (8) aside
+        if a is None or b is None or a[:8] != b[:8] or a[9:] != b[9:] \
+                or not np.array_equal(mine.bandwidth, theirs.bandwidth) \
+                or self.calibration != base.calibration:
+            return False
+        self._step_cache[LOADS_OF] = base._step_cache
+        return True
+
     def compiled(self, op: str, algorithm: str, group: tuple[Hashable, ...]
                  ) -> CompiledCollective:
         """Steps of ``algorithm`` for ``op`` on ``group``, costed (cached).

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
-from netmodel.collectives.route_bulk import add_template
+from netmodel.collectives.route_bulk import _IN_PARTS, add_template
 from netmodel.collectives.route_joint import JOINT_TRANSFERS, joint_loads
 from netmodel.collectives.route_pxn import PxnRoutes
 from netmodel.collectives.route_sampling import SampledRoutes
@@ -465,10 +465,29 @@ class PlannedRoutes(PxnRoutes, SampledRoutes):
             parts_w.append(w)
         parts_l.append(pl.hop_links)
         parts_w.append(pl.hop_weights * pl.frac[pl.hop_index])
-        latency = float(pl.latency.max()) if len(pl.latency) else 0.0
+        latency, scaleout, latency_up = _plan_latencies(pl)
         out = (np.concatenate(parts_l).astype(np.int64, copy=False), np.concatenate(parts_w),
-               latency, bool(pl.scaleout.any()))
+               latency, scaleout)
         if split:
-            up = pl.latency[~pl.scaleout]
-            return (*out, float(up.max()) if len(up) else latency)
+            return (*out, latency_up)
         return out
+
+    def step_latencies(self, transfers: Transfers) -> tuple[float, bool, float] | None:
+        """``(latency, scaleout, latency_up)`` of :meth:`link_loads` without its loads: the
+        same numbers, from the same plan :meth:`_link_loads_whole` routes; None for a step
+        :meth:`link_loads` may route in parts (more than ``_IN_PARTS`` pairs). For a
+        fabric whose routes are another's with every link's latency changed
+        (:meth:`~netmodel.collectives.model.FabricCostModel.share_loads_of`), whose loads
+        are that fabric's."""
+        if isinstance(transfers, Pairs) and len(transfers) > _IN_PARTS:
+            return None
+        return _plan_latencies(self.plan(transfers))
+
+
+def _plan_latencies(pl: Plan) -> tuple[float, bool, float]:
+    """The longest route latency of a :class:`Plan`, whether any route crosses the
+    scale-out network, and the longest latency of the routes that stay on the scale-up
+    network (the longest of all if none does)."""
+    latency = float(pl.latency.max()) if len(pl.latency) else 0.0
+    up = pl.latency[~pl.scaleout]
+    return latency, bool(pl.scaleout.any()), float(up.max()) if len(up) else latency

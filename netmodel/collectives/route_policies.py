@@ -117,10 +117,39 @@ class RoutePolicy:
         moved = self._moved(router, transfers)
         if moved is None:
             return router.link_loads(transfers)
+        own, wide = self._split(transfers, moved)
+        parts = []
+        if len(own):
+            parts.append((router.link_loads(own), None))
+        parts.append((self.wide.link_loads(wide), self.to_main))
+        links = np.concatenate([out[0] if m is None else m[out[0]] for out, m in parts])
+        load = np.concatenate([out[1] for out, _ in parts])
+        uniq, inv = np.unique(links, return_inverse=True)
+        return (uniq, np.bincount(inv, load), max(out[2] for out, _ in parts),
+                any(out[3] for out, _ in parts), max(out[4] for out, _ in parts))
+
+    def step_latencies(self, router: Router, transfers) -> tuple[float, bool, float] | None:
+        """``(latency, scaleout, latency_up)`` of :meth:`link_loads` without its loads
+        (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.step_latencies` of each
+        part: the same numbers), None where a part is not routed in one plan."""
+        moved = self._moved(router, transfers)
+        if moved is None:
+            return router.step_latencies(transfers)
+        own, wide = self._split(transfers, moved)
+        parts = ([router.step_latencies(own)] if len(own) else []) \
+            + [self.wide.step_latencies(wide)]
+        if any(p is None for p in parts):
+            return None
+        return (max(p[0] for p in parts), any(p[1] for p in parts),
+                max(p[2] for p in parts))
+
+    @staticmethod
+    def _split(transfers, moved: tuple) -> tuple:
+        """``(own, wide)``: of ``transfers`` (:meth:`_moved`'s ``moved``), what stays on
+        the router's routes and what goes over the switch paths, with their fractions."""
         src, dst, frac, share = moved
         stay = frac * (1.0 - share)
         go = share > 0
-        parts = []
         if isinstance(transfers, Pairs):
             keep = stay > 0
             own = Pairs(transfers.nodes, transfers.src[keep], transfers.dst[keep], stay[keep],
@@ -133,14 +162,7 @@ class RoutePolicy:
                         if f > 0)
             wide = tuple((a, b, float(f)) for (a, b, _), f, g
                          in zip(items, frac * share, go, strict=True) if g)
-        if len(own):
-            parts.append((router.link_loads(own), None))
-        parts.append((self.wide.link_loads(wide), self.to_main))
-        links = np.concatenate([out[0] if m is None else m[out[0]] for out, m in parts])
-        load = np.concatenate([out[1] for out, _ in parts])
-        uniq, inv = np.unique(links, return_inverse=True)
-        return (uniq, np.bincount(inv, load), max(out[2] for out, _ in parts),
-                any(out[3] for out, _ in parts), max(out[4] for out, _ in parts))
+        return own, wide
 
 
 def _balanced(split: np.ndarray, src: np.ndarray, dst: np.ndarray, hit: np.ndarray, n: int

@@ -31,8 +31,8 @@ from netmodel.collectives.steps import StepShape, unique
 if TYPE_CHECKING:
     from netmodel.collectives.route_policies import RoutePolicy
 
-__all__ = ["FROM_STEP", "StepCost", "cost_step", "gpu_nics", "group_nic", "link_path_rates",
-           "path_rates_of"]
+__all__ = ["FROM_STEP", "LOADS_OF", "StepCost", "cost_step", "gpu_nics", "group_nic",
+           "link_path_rates", "path_rates_of"]
 
 
 @dataclass(frozen=True)
@@ -244,16 +244,36 @@ def _link_efficiency(router: Router, links: np.ndarray, cal: Calibration) -> np.
     return np.where(router.scaleout[links], cal.scaleout_efficiency, cal.scaleup_efficiency)
 
 
+#: The key of a step cache (:func:`cost_step`'s ``cache``) under which the step cache of a
+#: fabric whose loads the cache's fabric shares is kept
+#: (:meth:`~netmodel.collectives.model.FabricCostModel.share_loads_of`): a string, never a
+#: step's key (its transfers, a tuple or :class:`~netmodel.collectives.steps.Pairs`).
+LOADS_OF = "loads of"
+
+
 def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None = None,
               routing: RoutePolicy | None = None) -> StepCost:
     """Route and cost one step (structure only; see :class:`StepCost`); ``routing``: a
-    policy other than the hop-shortest routes (:mod:`~netmodel.collectives.route_policies`)."""
+    policy other than the hop-shortest routes (:mod:`~netmodel.collectives.route_policies`).
+    Where ``cache`` holds (under :data:`LOADS_OF`) the cache of a fabric whose loads this
+    one's are, a step that fabric routed in one plan takes its bottleneck, rates and path
+    rate, and only its latencies are routed here (:meth:`~netmodel.collectives.route_plans.
+    PlannedRoutes.step_latencies`): the same numbers as routing its loads again."""
     key = step.transfers   # as Router.link_loads names them: with PXN where it applies
     if router.pxn_applies(key):
         key = (key, "pxn")
     if routing is not None:
         key = (key, routing.name)
     hit = None if cache is None else cache.get(key)
+    twin = None if cache is None else cache.get(LOADS_OF)
+    if hit is None and twin is not None:
+        hit = twin.get(key)
+        if hit is not None and hit[1]:   # one with links: its latencies are this fabric's
+            lat = router.step_latencies(step.transfers) if routing is None else \
+                getattr(routing, "step_latencies", lambda *_: None)(router, step.transfers)
+            hit = None if lat is None else (hit[0], hit[1], hit[2], *lat, hit[6])
+        if hit is not None:
+            cache[key] = hit
     if hit is None:
         uniq, load, latency, scaleout, latency_up = router.link_loads(step.transfers) \
             if routing is None else routing.link_loads(router, step.transfers)

@@ -258,7 +258,9 @@ def _relinked(scenario, model, calibration, scale: float = 1.0, hop: float = 0.0
     from netmodel.study.scenarios import Adjust
 
     graph = adjusted(model.graph, Adjust(bandwidth_scale=scale, hop_latency=hop))
-    return scenario_cost_model(scenario, graph, calibration, validated=True)
+    out = scenario_cost_model(scenario, graph, calibration, validated=True)
+    out.share_loads_of(model)   # where only the latencies changed: model's loads
+    return out
 
 
 class PlacedAdjusted:
