@@ -327,9 +327,15 @@ class FabricCostModel(CandidateChoices, TunedChoices):
 
         mine, theirs = self.router, base.router
         a, b = mine._shape, theirs._shape
-        # a router's shape: what its routes depend on, the links' latencies (8) aside
-        if a is None or b is None or a[:8] != b[:8] or a[9:] != b[9:] \
-                or not np.array_equal(mine.bandwidth, theirs.bandwidth) \
+        # a router's shape, what its routes depend on: its nodes (0-4: their order, kinds,
+        # tiers, switch latencies, link counts) and PXN's (9-11) the same; its links the
+        # same (by ends, in either's order of them, 5-6: a copied graph may list a
+        # node's neighbours in another order) with the same bandwidths (7); their
+        # latencies (8) aside
+        if a is None or b is None or a[:5] != b[:5] or a[9:] != b[9:] \
+                or not np.array_equal(mine._keys, theirs._keys) \
+                or not np.array_equal(mine.bandwidth[mine._order],
+                                      theirs.bandwidth[theirs._order]) \
                 or self.calibration != base.calibration:
             return False
         self._step_cache[LOADS_OF] = base._step_cache

@@ -74,9 +74,7 @@ def test_shared_loads_cost_as_routing_them_again(name):
         route_sharing.clear_shared_routes()
         twin = _relinked(_at(s), base, ScenarioCollectives(_at(s)).calibration, hop=SLOPE_AT)
         shared = LOADS_OF in twin._step_cache
-        # shared on every fabric but an OCS's, whose copied graph may list a circuit's
-        # ends in another order (other link ids: routed again there, as before)
-        assert shared or s.is_ocs, (name, k)
+        assert shared, (name, k)
         for op in OPS:
             got_parts, got_steps = _compiled(twin, op, group)
             want_parts, want_steps = want[op]
