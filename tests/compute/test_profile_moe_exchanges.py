@@ -5,8 +5,6 @@ DP-attention gather; anything else is refused in one line naming the allowed one
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from compute.moe_exchange import EXCHANGES
 from compute.profiles import EngineProfile, get_profile, read_profile
 from compute.roofline import bound_comm
 from compute.roofline_options import RooflineOptions
+from tests.netmodel.cli_helpers import run_cli
 
 VLLM = ("all-to-all", "all-reduce", "vllm-gather")
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,10 +84,9 @@ def test_bad_values_are_refused_in_one_line(tmp_path, value):
     with pytest.raises(UserError, match=rf"moe_exchanges must be a list of {ALLOWED}, each at "
                                         r"most once, 'all-to-all' among them; got "):
         read_profile(f)
-    r = subprocess.run([sys.executable, "-m", "netmodel.cli.main", "infer", "--model",
-                        "DeepSeek-V3", "--gpu", "H100-SXM", "--tp", "8", "--batch", "1",
-                        "--profile", str(f)], capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 2 and r.stdout == ""
+    r = run_cli(["infer", "--model", "DeepSeek-V3", "--gpu", "H100-SXM", "--tp", "8",
+                 "--batch", "1", "--profile", f], cwd=ROOT)
+    assert r.exit_code == 2 and r.stdout == "", (r.output, r.exception)
     line, = r.stderr.strip().splitlines()
     assert f"moe_exchanges must be a list of {ALLOWED}" in line
 

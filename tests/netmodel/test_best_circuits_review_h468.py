@@ -7,8 +7,6 @@ file's unknown circuits word is refused in one line naming every allowed one, ex
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from netmodel.study.placed_graph import instance_circuits
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_fabric import build_fabric, layout_model, scenario_calibration
 from netmodel.study.scenarios import CIRCUITS
+from tests.netmodel.cli_helpers import run_cli
 
 
 def _edges(graph) -> list:
@@ -53,10 +52,8 @@ def test_unknown_circuits_word_refused(tmp_path):
     lines.insert(lines.index("[collective]") + 1, 'circuits = "fastest"')
     path = tmp_path / "bad.toml"
     path.write_text("\n".join(lines) + "\n")
-    out = subprocess.run([sys.executable, "-m", "netmodel", "compare", "--scenarios",
-                          str(path), "--models", "Llama-3-70B"], capture_output=True,
-                         text=True, timeout=120)
-    assert out.returncode == 2
+    out = run_cli(["compare", "--scenarios", path, "--models", "Llama-3-70B"])
+    assert out.exit_code == 2, (out.output, out.exception)
     assert "Traceback" not in out.stderr
     err = out.stderr.strip().splitlines()
     assert len(err) == 1 and "'fastest'" in err[0] and "circuits" in err[0]

@@ -20,8 +20,6 @@ At a decode all-reduce of Llama-3-70B (165 tokens x 8,192 x 2 bytes = 2,703,360 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -45,6 +43,7 @@ from netmodel.study.scenario_fabric import (
 )
 from netmodel.study.scenario_files import load_scenario_text
 from netmodel.study.scenarios import CIRCUITS
+from tests.netmodel.cli_helpers import run_cli
 from tests.netmodel.fabric_helpers import zero_latency
 
 ALPHA = 1e-6
@@ -204,9 +203,8 @@ def _best_file(tmp_path):
 def test_reliability_runs_on_best(command, tmp_path):
     """The blast radius and availability of lite-ocs with circuits = "best" run, with no
     traceback."""
-    out = subprocess.run([sys.executable, "-m", "netmodel", *command, "--scenario",
-                          _best_file(tmp_path)], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
+    out = run_cli([*command, "--scenario", _best_file(tmp_path)])
+    assert out.exit_code == 0, (out.output, out.exception)
     assert "Traceback" not in out.stderr
     assert "lite-ocs-best@Lite, Llama-3-70B decode" in out.stdout
 

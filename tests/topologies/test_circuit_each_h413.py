@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 
 import pytest
 
 from compute.errors import UserError
+from tests.netmodel.cli_helpers import run_cli
 from topologies.io import read_graph, write_graph
 from topologies.optical import drop_circuits, ocs, realize
 from topologies.schema import validate
@@ -83,8 +82,7 @@ def test_the_cli_refuses_a_file_of_bad_figures(unequal, tmp_path):
     assert text.count('"3,1,3"') == 1
     path.write_text(text.replace('"3,1,3"', '"3,1,9"'))
     json.loads(path.read_text())
-    run = subprocess.run([sys.executable, "-m", "netmodel", "topology", "show", str(path)],
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 2, run.stderr
+    run = run_cli(["topology", "show", path])
+    assert run.exit_code == 2, (run.output, run.exception)
     lines = run.stderr.strip().splitlines()
     assert len(lines) == 1 and "via_lanes '3,1,9'" in lines[0] and "Traceback" not in run.stderr
