@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable
+from contextlib import suppress
 
 import numpy as np
 
@@ -203,9 +204,11 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
         key = (_one_pool_reads(caps[0], arrivals),
                tuple(lam for lam, _, _ in classes), MAX_SEQUENTIAL_STATES,
                _breadth_first, _steady_state)
-        if key in _KEPT:
-            _KEPT.move_to_end(key)
-            return _KEPT[key]
+        hit = _KEPT.get(key, _KEPT)   # _KEPT itself: none kept
+        if hit is not _KEPT:
+            with suppress(KeyError):   # let go by another thread meanwhile
+                _KEPT.move_to_end(key)
+            return hit
     out = _solved(caps, classes, arrivals if key is not None else None)
     if key is not None:
         if out is not None:   # kept: read-only, shared by the pools that read alike
@@ -213,7 +216,8 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
                 a.flags.writeable = False
         _KEPT[key] = out
         while len(_KEPT) > _KEPT_CHAINS:
-            _KEPT.popitem(last=False)
+            with suppress(KeyError):
+                _KEPT.popitem(last=False)
     return out
 
 

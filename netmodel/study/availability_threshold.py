@@ -380,7 +380,8 @@ class _HeldCore:
         self.moments: dict = {}   # _moments_of's, by what else they hang on
 
 
-#: The chain :func:`_held_core` made last, by its name (None: past its limit).
+#: The chain :func:`_held_core` made last: ``[(its name, it)]`` (None: past its limit),
+#: or empty.
 _LAST_CORE: list = []
 
 
@@ -397,15 +398,16 @@ def _held_core(cap: int, rates: tuple, arrivals, allowed: int, iterations: int
     where met again). :class:`_PastLimit` past ``allowed`` states."""
     key = (_one_pool_reads(cap, arrivals), rates, allowed, iterations, _breadth_first,
            _steady_state)
-    if _LAST_CORE and _LAST_CORE[0] == key:
-        core = _LAST_CORE[1]
+    last = next(iter(_LAST_CORE), None)   # (key, core); read whole (another thread's)
+    if last is not None and last[0] == key:
+        core = last[1]
     else:
         _LAST_CORE.clear()   # the last one (and its LUs) let go before the next is made
         try:
             core = _HeldCore(cap, rates, arrivals, allowed, iterations)
         except _PastLimit:
             core = None
-        _LAST_CORE[:] = [key, core]
+        _LAST_CORE[:] = [(key, core)]
     if core is None:
         raise _PastLimit
     return core

@@ -133,6 +133,7 @@ def test_kept_chains_of_holdings_are_the_ones_built_again(rows):
             assert getattr(kept, name).tobytes() == getattr(fresh, name).tobytes(), name
         assert kept.minus.data.tobytes() == fresh.minus.data.tobytes()
         assert kept.minus.indices.tobytes() == fresh.minus.indices.tobytes()
+        assert at._LAST_CORE[0][1] is kept.core and fresh.core is not kept.core
 
 
 def test_held_moments_with_the_kept_chain_are_the_ones_built_again(monkeypatch):
