@@ -10,6 +10,7 @@ kept by scenario_fabric.best_layout.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 
 import networkx as nx
@@ -88,18 +89,22 @@ def test_copied_circuits_are_the_whole_cells(ports, layout):
 
 def _long_choice(s, g, size, cal):
     """Each layout set on the whole cell and costed, the faster kept (the choice before
-    the first instance decided it)."""
+    the first instance decided it): ``(layout, model, whole)``, ``whole`` the chosen
+    layout's whole-cell graph as :func:`_dump` read it when it was realized, before costing."""
     groups = partition(g, size, s.placement, gpus=gpu_nodes(g))
+    whole = {}
 
     def make(lay):
         out = _whole_cell(g, groups, lay)
         if out is None:
             raise UserError("no count fits")
+        whole[lay] = copy.deepcopy(_dump(out))   # as realized, whatever costing does
         model = scenario_cost_model(s, adjusted(out, s.adjust), cal)
         set_as = "ring" if lay == "ring" else set_layout(model, model.group(size))
         return (model, model) if set_as == lay else None
 
-    return best_layout(size, make)
+    lay, model = best_layout(size, make)
+    return lay, model, whole[lay]
 
 
 @pytest.mark.parametrize("ports,adjust", [(4, None), (72, None), (96, None),
@@ -109,7 +114,7 @@ def test_first_instance_chooses_as_both_layouts_on_the_whole_cell(ports, adjust)
     s = _scenario(ports) if adjust is None else _scenario(ports, adjust=adjust)
     g, cal = build_fabric(s), scenario_calibration(s)
     for size in SIZES:
-        lay, model = _long_choice(s, g, size, cal)
+        lay, model, whole = _long_choice(s, g, size, cal)
         first = first_instance_layout(s, g, size, cal)
         # 72 ports x 126 GPUs placed (42 triangles) and more: chosen on the first instance
         assert first == (lay if ports >= 72 else None), size
@@ -119,9 +124,8 @@ def test_first_instance_chooses_as_both_layouts_on_the_whole_cell(ports, adjust)
         sizes = np.array(BEST_SIZES)
         assert np.array_equal(got.collective_time("all-reduce", sizes, size),
                               model.collective_time("all-reduce", sizes, size)), size
-        # the instance graph is the chosen layout's on the whole cell
-        groups = partition(g, size, s.placement, gpus=gpu_nodes(g))
-        assert _dump(instance_graph(s, g, size)) == _dump(_whole_cell(g, groups, lay))
+        # the instance graph is the chosen layout's on the whole cell (realized above)
+        assert _dump(instance_graph(s, g, size)) == whole
 
 
 def test_whole_cell_not_realized_for_many_instances(monkeypatch):
