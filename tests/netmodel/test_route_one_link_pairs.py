@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from compute.errors import UserError
 from netmodel.collectives.algo_direct import direct_all_gather
 from netmodel.collectives.routing import MAX_ROUTER_LINKS, Router
 from tests.netmodel.cli_helpers import one_line_error, run_cli
@@ -68,13 +69,24 @@ def test_a_fabric_past_the_router_links_is_refused_in_one_line(monkeypatch):
     """A full mesh of 100 GPUs has 4,950 cables, 9,900 directed links: under
     NETMODEL_MAX_ROUTER_LINKS=9899 its collective is refused in one line naming the count,
     the fabric and the setting, exit 2 (a full mesh of 4,000 GPUs, 15,996,000 links past the
-    default 10,000,000, died building the index under 4 GB); at 9900 it is routed."""
+    default 10,000,000, died building the index under 4 GB); since 69b79a71 by the builder's
+    estimate before the fabric is built (4,950 edges over half the setting, 4,949), and a
+    router handed the built fabric refuses it itself; at 9900 it is routed."""
     assert MAX_ROUTER_LINKS == 10_000_000
     argv = ["collective", "all-gather", "--fabric", "full-mesh:n=100", "--group", "100",
             "--size", "1GiB"]
     r = run_cli(argv, env={"NETMODEL_MAX_ROUTER_LINKS": "9899"})
     assert one_line_error(r) == (
-        "error: routing full mesh of 100: about 9,900 directed links (two a cable, about 75 "
+        "error: full-mesh: the fabric would have about 100 nodes and 4,950 edges, over the "
+        "limit of 2,000,000 nodes and 4,949 edges; routing it would index two directed links "
+        "an edge, over the 9,899 a router indexes: use a smaller fabric, or raise "
+        "NETMODEL_MAX_ROUTER_LINKS")
+    graph = build("full-mesh:n=100")
+    monkeypatch.setenv("NETMODEL_MAX_ROUTER_LINKS", "9899")
+    with pytest.raises(UserError) as err:
+        Router(graph)
+    assert str(err.value) == (
+        "routing full mesh of 100: about 9,900 directed links (two a cable, about 75 "
         "bytes each in the router's index beside some 200 of the fabric's), over the limit "
         "of 9,899; use a smaller fabric, or raise NETMODEL_MAX_ROUTER_LINKS")
     monkeypatch.setenv("NETMODEL_MAX_ROUTER_LINKS", "9900")
