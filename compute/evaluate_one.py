@@ -30,6 +30,7 @@ from compute.comm import (
 )
 from compute.errors import UserError
 from compute.hardware import GpuSpec, catalog, get_gpu
+from compute.memo import Memo
 from compute.memory import (
     activation_bytes_per_token,
     describe_fit,
@@ -214,8 +215,7 @@ class _Plan:
 
 #: Plans by (id(model), id(gpu), workload, id(options), tp); each holds its objects, so
 #: an id is not reused while its entry lives.
-_PLANS: dict = {}
-_PLANS_MAX = 4096
+_PLANS = Memo(4096)
 
 
 def _plan(model, gpu, workload, options, tp) -> _Plan:
@@ -266,10 +266,7 @@ def _plan(model, gpu, workload, options, tp) -> _Plan:
                        "sms": par.gpus * gpu.sms})
     if len(meta) != len(STAGES):   # _evaluate_plain adds the stages' times as 9 terms
         raise AssertionError("a plain-TP step has the stages of STAGES")
-    if len(_PLANS) >= _PLANS_MAX:
-        _PLANS.clear()
-    _PLANS[key] = plan
-    return plan
+    return _PLANS.put(key, plan)
 
 
 def _step_work(model, sh, workload):
@@ -290,7 +287,7 @@ def _step_work(model, sh, workload):
 #: Plans by the names :func:`evaluate` was given: (model, GPU, phase, prompt, context,
 #: id(options), TP degree), only for a model and a GPU of the catalogs (a path is read
 #: each time, as :func:`~compute.models.get_model` reads it) and an int TP degree.
-_NAMED: dict = {}
+_NAMED = Memo(_PLANS.limit)
 
 
 def _keep_named(names: tuple, plan: _Plan) -> None:
@@ -298,9 +295,7 @@ def _keep_named(names: tuple, plan: _Plan) -> None:
     if type(model) is str and type(gpu) is str and type(names[2]) is str \
             and model_catalog().get(model) is plan.model and catalog().get(gpu) is plan.gpu \
             and all(x is None or type(x) is int for x in names[3:5]):
-        if len(_NAMED) >= _PLANS_MAX:
-            _NAMED.clear()
-        _NAMED[(*names, plan.par.tp)] = plan
+        _NAMED.put((*names, plan.par.tp), plan)
 
 
 #: The fields of a plain-TP :class:`~compute.sharding.Shards`.

@@ -39,6 +39,7 @@ import numpy as np
 
 from compute.errors import UserError, known
 from compute.measurements import Measurement
+from compute.memo import Memo
 from compute.profiles import PARAMETERS, EngineProfile, check_profile_text, neutral
 from compute.units import counted, format_time
 from compute.validate import SMALLEST_NUMBER
@@ -260,7 +261,7 @@ class _Batch:
             if c.whole is None:
                 key = (len(c.count), c.gemm.tobytes(), c.attention.tobytes())
                 groups.setdefault(key, []).append(i)
-        self.kept: dict = {}
+        self.kept = Memo(4097)   # emptied past 4,096 (:meth:`_pipelined`)
         self.groups = []
         for rows in groups.values():
             cs = [parts[i] for i in rows]
@@ -321,12 +322,9 @@ class _Batch:
         hit = self.kept.get(key)
         if hit is None:
             bare = replace(p, **{n: 0.0 for n in _OVERHEADS})
-            hit = evaluate_many(model, gpu, configs, batches, m.phase, prompt=m.prompt,
-                                context=m.context, comm=comm, options=_options(bare),
-                                expert_skew=m.expert_skew).latency
-            if len(self.kept) > 4096:
-                self.kept.clear()
-            self.kept[key] = hit
+            hit = self.kept.put(key, evaluate_many(
+                model, gpu, configs, batches, m.phase, prompt=m.prompt, context=m.context,
+                comm=comm, options=_options(bare), expert_skew=m.expert_skew).latency)
         return hit
 
 

@@ -37,6 +37,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from compute.memo import Memo
 from compute.phases import Workload
 
 __all__ = ["attention_kinds", "attention_work_by_kind", "busiest_group"]
@@ -92,25 +93,16 @@ def attention_kinds(model):
     w = model.windowed_layers
     if not w or w == model.layers:
         return None
-    try:   # kept by value: a pipelined grid asks per evaluation, and replace validates
-        hit = _KINDS.get(model)   # every field of the spec (a fit's trial profiles: 8,000)
-    except TypeError:   # an unhashable field: made afresh
-        hit, model_key = None, None
-    else:
-        model_key = model
-    if hit is None:
-        hit = (replace(model, sliding_window=0, sliding_layers=0, full_layer_step=0,
-                       window_kind="sliding"),
-               replace(model, sliding_layers=0, full_layer_step=0))
-        if model_key is not None:
-            if len(_KINDS) >= 64:
-                _KINDS.clear()
-            _KINDS[model_key] = hit
-    return hit
+    # kept by value: a pipelined grid asks per evaluation, and replace validates every
+    # field of the spec (a fit's trial profiles: 8,000); an unhashable field: made afresh
+    return _KINDS.get_or_make(model, lambda: (
+        replace(model, sliding_window=0, sliding_layers=0, full_layer_step=0,
+                window_kind="sliding"),
+        replace(model, sliding_layers=0, full_layer_step=0)))
 
 
 #: :func:`attention_kinds` of recent models, by value.
-_KINDS: dict = {}
+_KINDS = Memo(64)
 
 
 def attention_work_by_kind(model, sh, batch, w: Workload) -> dict | None:

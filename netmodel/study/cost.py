@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 from compute.die_yield import MAX_ALPHA, MAX_DEFECT_DENSITY, MAX_WAFER_DIAMETER, MIN_ALPHA
 from compute.dies import MAX_WAFER_PRICE
 from compute.errors import UserError, known
+from compute.memo import Memo
 from compute.parallel import Parallelism
 from compute.rows import check_number
 from compute.units import SECONDS_PER_YEAR
@@ -476,9 +477,8 @@ def warm_prices(gpus: Iterable[str | GpuSpec]) -> None:
             pass
 
 
-#: :func:`_idle_power`'s draws by (GPU, keywords), at most :data:`_IDLE_MAX`
-_IDLE: dict = {}
-_IDLE_MAX = 256
+#: :func:`_idle_power`'s draws by (GPU, keywords), at most 256
+_IDLE = Memo(256)
 
 
 def _idle_power(gpu, kw: dict) -> float:
@@ -487,16 +487,8 @@ def _idle_power(gpu, kw: dict) -> float:
     afresh."""
     from compute.power import gpu_power
 
-    try:
-        key = (gpu, tuple(sorted(kw.items())))
-        hit = _IDLE.get(key)
-    except TypeError:
-        return gpu_power(gpu, "idle", **kw)
-    if hit is None:
-        if len(_IDLE) >= _IDLE_MAX:
-            _IDLE.clear()
-        hit = _IDLE[key] = gpu_power(gpu, "idle", **kw)
-    return hit
+    return _IDLE.get_or_make((gpu, tuple(sorted(kw.items()))),
+                             lambda: gpu_power(gpu, "idle", **kw))
 
 
 @lru_cache(maxsize=1)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from os import PathLike
 
+from compute.memo import Memo
+
 __all__ = ["DPI", "FIGURE_RC", "bars", "pyplot", "figure_style", "fit_inside", "fitted_suptitle",
            "label", "legend_entries", "log_axis", "plain_log_labels", "plain_power", "png_bytes", "save_figure", "set_margins",
            "static_ticks"]
@@ -157,12 +159,11 @@ def save_figure(fig, path: str | PathLike[str]) -> None:
 
 
 #: Glyph layouts of the texts drawn (:func:`_quick_text`), by font, size, resolution,
-#: text and layout options; emptied past :data:`_LAYOUTS_MAX` entries.
-_LAYOUTS: dict = {}
-_LAYOUTS_MAX = 4096
+#: text and layout options; emptied past 4,096 entries.
+_LAYOUTS = Memo(4096)
 #: Line metrics of the fonts drawn with (:func:`_quick_text`): ``(ascent, descent, line
-#: gap)`` in pixels by font properties and resolution.
-_METRICS: dict = {}
+#: gap)`` in pixels by font properties and resolution; emptied as :data:`_LAYOUTS`.
+_METRICS = Memo(_LAYOUTS.limit)
 
 #: The font tables a text's line metrics come from (matplotlib 3.11's Text._get_layout):
 #: the first table the font has, with its line gap, ascender and descender fields.
@@ -215,11 +216,9 @@ def _quick_text(renderer) -> None:
         key = (font, size, renderer.dpi, s, flags, features, language)
         items = _LAYOUTS.get(key)
         if items is None:
-            if len(_LAYOUTS) >= _LAYOUTS_MAX:
-                _LAYOUTS.clear()
-            items = _LAYOUTS[key] = [(i.ft_object, i.glyph_index, i.x, i.y) for i in
-                                     font._layout(s, flags=flags, features=features,
-                                                  language=language)]
+            items = _LAYOUTS.put(key, [(i.ft_object, i.glyph_index, i.x, i.y) for i in
+                                       font._layout(s, flags=flags, features=features,
+                                                    language=language)])
         # as RendererAgg._draw_text_glyphs_and_boxes with no boxes, slant 0, extend 1
         turn = turns.get(angle)
         if turn is None:
@@ -271,9 +270,7 @@ def _height_metrics(dpi: float, prop) -> tuple:
             hit = (table[ascent_key] * scale, -table[descent_key] * scale,
                    table[linegap_key] * scale)
             break
-        if len(_METRICS) >= _LAYOUTS_MAX:
-            _METRICS.clear()
-        _METRICS[(prop.copy(), dpi)] = hit
+        _METRICS.put((prop.copy(), dpi), hit)
     return hit
 
 

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 
 from compute.errors import UserError, known, lookalike
 from compute.hardware import GpuSpec, get_gpu
+from compute.memo import Memo
 from compute.validate import (
     choice,
     describe,
@@ -126,9 +127,8 @@ class Adjust:
 
 
 #: :meth:`Scenario.fabric_spec` of a table, by the table (a scenario's, which it does not
-#: change: frozen) and the GPU it is resolved for; at most :data:`_SPECS_MAX`
-_SPECS: dict = {}
-_SPECS_MAX = 1024
+#: change: frozen) and the GPU it is resolved for; at most 1,024
+_SPECS = Memo(1024)
 
 
 @dataclass(frozen=True)
@@ -346,10 +346,8 @@ class Scenario:
         key = (id(self.fabric), self.gpu_spec)
         hit = _SPECS.get(key)
         if hit is None or hit[0] is not self.fabric:
-            if len(_SPECS) >= _SPECS_MAX:
-                _SPECS.clear()
             # the table kept with its spec: its id stays its own
-            hit = _SPECS[key] = (self.fabric, table_spec(self.fabric, self.gpu_spec))
+            hit = _SPECS.put(key, (self.fabric, table_spec(self.fabric, self.gpu_spec)))
         return hit[1]
 
     def fabric_params(self) -> tuple[str, dict]:
