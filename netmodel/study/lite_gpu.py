@@ -29,7 +29,6 @@ import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 from compute.comm import NoCommunication
@@ -60,6 +59,7 @@ from netmodel.study.lite_gpu_files import (
     write_full_study,
     write_study,
 )
+from netmodel.study.lite_gpu_warm_up import warm_before_fork
 from netmodel.study.rows import BestRow, RowsResult, distinct_gpus, distinct_models, key, ratio_text
 from netmodel.study.run_words import collectives_note, noted_settings
 
@@ -407,78 +407,6 @@ def fabric_scenarios(gpus: Iterable[str | GpuSpec],
     return list(out.values())
 
 
-#: The modules a fabric comparison imports on first use (routing, costing, placement, the
-#: joint splits' solver): :func:`run_full_study` imports them before it forks the MoE part,
-#: which would import them all again (about 250 modules) while this process does.
-FABRIC_MODULES = ("netmodel.study.fabric_search", "netmodel.study.scenario_collectives",
-                  "netmodel.study.placed_cost", "netmodel.study.distributed",
-                  "netmodel.collectives.model", "netmodel.collectives.moe",
-                  "netmodel.collectives.route_joint", "netmodel.collectives.route_search",
-                  "netmodel.collectives.route_sharing", "topologies.degrade",
-                  "topologies.enclosures", "compute.power", "scipy.optimize",
-                  "scipy.sparse.csgraph")
-
-
-def shared_instance_sizes(scenario: Scenario, moe: ModelSpec,
-                          models: Sequence[ModelSpec]) -> list[int]:
-    """The instance sizes of ``scenario`` (2 GPUs or more) that both the MoE part (``moe``)
-    and the fabric comparison (``models``) are likely to place: TP degrees of ``moe`` and of
-    one of ``models`` whose GPUs hold the weights of ``moe`` and of the lightest of
-    ``models`` (a smaller instance fits no batch, so its collectives are never costed). A
-    guess for :func:`place_shared_instances`, which changes no result.
-
-    >>> from netmodel.study.scenario_catalog import get_scenario
-    >>> dense = [get_model(m) for m in DEFAULT_MODELS]
-    >>> [shared_instance_sizes(get_scenario(s), get_model(MOE_MODEL), dense)
-    ...  for s in ("h100-dgx", "lite-flat")]
-    [[2, 4, 8], [8, 16, 32]]
-    """
-    from compute.sharding import valid_tp_degrees
-
-    gpu = scenario.gpu_spec
-    limit = gpu.max_instance
-    dense = set().union(*(valid_tp_degrees(m, limit) for m in models)) if models else set()
-    least = max(moe.weight_storage_bytes, min((m.weight_storage_bytes for m in models),
-                                              default=0.0))
-    return [k for k in valid_tp_degrees(moe, limit)
-            if k >= 2 and k in dense and k * gpu.hbm_capacity >= least]
-
-
-#: The collectives a tensor-parallel instance of a dense model and of a mixture of experts
-#: both ask at every size (the attention's and MLP's all-reduce, the logits' all-gather:
-#: :mod:`compute.stages`): :func:`place_shared_instances` compiles their lines too.
-SHARED_OPS = ("all-reduce", "all-gather")
-
-
-def place_shared_instances(scenarios: Iterable[Scenario], moe: ModelSpec,
-                           models: Sequence[ModelSpec]) -> None:
-    """Place the instances of :func:`shared_instance_sizes` on each of ``scenarios``
-    (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.group`: the fabric,
-    the placement and, on an optical circuit-switched fabric, the circuits of each size),
-    and the candidate lines of :data:`SHARED_OPS` on each
-    (:meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.linear`: routes,
-    compiled steps, lines), kept by the process-wide caches: :func:`run_full_study` does
-    it before it forks the MoE part, so that the forked process does not build them again
-    while the fabric comparison does here (about 0.4 s of CPU each). It changes no result:
-    the costs are kept by what they depend on, and a scenario, size or op that cannot be
-    placed or costed is left to the parts, which say why in their own words."""
-    from netmodel.study.scenario_collectives import ScenarioCollectives
-
-    for s in scenarios:
-        try:
-            coll = ScenarioCollectives(s)
-            for k in shared_instance_sizes(s, moe, models):
-                if k <= coll.gpus:
-                    coll.group(k)
-                    for op in SHARED_OPS:
-                        try:
-                            coll.linear(op, k)
-                        except Exception:   # noqa: BLE001 - as below, for this op alone
-                            continue
-        except Exception:   # noqa: BLE001 - a warm-up: the parts meet it and say it
-            continue
-
-
 class _Laps:
     """Seconds each part of a run took: calling it with a part's name records the time
     since the previous call (or since it was made, or :meth:`restart`)."""
@@ -603,18 +531,9 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         return out, part_done.times
 
     if beside and moe:
-        # every comparison prices its GPUs (the cost columns): priced once, here, so the
-        # forked process starts with the prices and the yield model's imports
-        from netmodel.study.cost import warm_prices
-
-        warm_prices(dict.fromkeys(s.gpu_spec for s in scens))
-        # and the modules the comparisons run on, which the fabric comparison imports
-        # next: imported once, here, not again in the forked process (0.2 s of CPU)
-        for name in FABRIC_MODULES:
-            import_module(name)
-        # and the instances both place: built once, here, not again in the forked process
-        # (the fabric comparison places them next)
-        place_shared_instances(own, get_model(moe), models)
+        # what both the forked MoE part and the fabric comparison use (the GPUs' prices,
+        # the modules the comparisons run on, the instances both place): made once, here
+        warm_before_fork(scens, own, get_model(moe), models)
         lap("inputs and GPU prices")
     early = in_background(moe_part) if beside and moe else None
     ideal = None

@@ -5,8 +5,8 @@ before the MoE part is forked (h718).
 the instances of each scenario with its own GPU (fabric, placement, an OCS's circuits of
 each size, ``circuits = "best"`` choosing among layouts by costing both) again, while the
 fabric comparison placed the same ones in the main process: about 0.4 s of CPU twice.
-:func:`~netmodel.study.lite_gpu.place_shared_instances` places them first, of the sizes
-:func:`~netmodel.study.lite_gpu.shared_instance_sizes` guesses both place (TP degrees of
+:func:`~netmodel.study.lite_gpu_warm_up.place_shared_instances` places them first, of the sizes
+:func:`~netmodel.study.lite_gpu_warm_up.shared_instance_sizes` guesses both place (TP degrees of
 both models at which their weights fit). A guess that changes nothing: checked here
 against the weights, the caches it fills and the result with and without it.
 """
@@ -17,7 +17,7 @@ import pytest
 from compute.errors import UserError
 from compute.models import get_model
 from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL
-from netmodel.study.lite_gpu import place_shared_instances, shared_instance_sizes
+from netmodel.study.lite_gpu_warm_up import place_shared_instances, shared_instance_sizes
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
 
@@ -86,3 +86,21 @@ def test_the_comparison_is_the_same_with_and_without_them():
             place_shared_instances([get_scenario("lite-ocs")], MOE, DENSE)
         runs.append(run_compare([MOE], ["lite-ocs"], ["decode"]).to_json())
     assert runs[0] == runs[1] and '"feasible": true' in runs[0]
+
+
+def test_warm_before_fork_makes_what_both_processes_use():
+    # (h729: the warm-up moved to netmodel.study.lite_gpu_warm_up) the GPUs' prices, the
+    # fabric comparison's modules and the MoE part's instances (on `own` alone), nothing else
+    import sys
+
+    from netmodel.study import cost, scenario_collectives
+    from netmodel.study.lite_gpu_warm_up import FABRIC_MODULES, warm_before_fork
+
+    scenario_collectives._SHARED.clear()
+    cost._prices_cached.cache_clear()
+    own, other = get_scenario("lite-ocs"), get_scenario("h100-dgx")
+    warm_before_fork([other, own], [own], MOE, DENSE)
+    assert all(name in sys.modules for name in FABRIC_MODULES)
+    assert cost._prices_cached.cache_info().currsize == 2   # H100-SXM and Lite, priced
+    assert all(k in ScenarioCollectives(own)._models for k in (8, 16, 32))
+    assert not ScenarioCollectives(other)._models            # not the MoE part's: left

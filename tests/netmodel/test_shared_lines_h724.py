@@ -4,8 +4,8 @@ instance are compiled once, before the MoE part is forked (h724).
 ``netmodel study lite-gpu`` forks the MoE part at the start; it compiled the all-reduce and
 all-gather lines of the instances both parts place (routes, each algorithm's steps, their
 lines: about 0.4 s of CPU) while the fabric comparison compiled the same ones in the main
-process. :func:`~netmodel.study.lite_gpu.place_shared_instances` now compiles the lines of
-:data:`~netmodel.study.lite_gpu.SHARED_OPS` on each instance it places: checked here
+process. :func:`~netmodel.study.lite_gpu_warm_up.place_shared_instances` now compiles the lines of
+:data:`~netmodel.study.lite_gpu_warm_up.SHARED_OPS` on each instance it places: checked here
 against lines compiled afresh, bit for bit, and with an op a scenario cannot cost.
 """
 
@@ -18,7 +18,11 @@ from compute.errors import UserError
 from compute.models import get_model
 from netmodel.study import scenario_collectives
 from netmodel.study.defaults import DEFAULT_MODELS, MOE_MODEL
-from netmodel.study.lite_gpu import SHARED_OPS, place_shared_instances, shared_instance_sizes
+from netmodel.study.lite_gpu_warm_up import (
+    SHARED_OPS,
+    place_shared_instances,
+    shared_instance_sizes,
+)
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
 
