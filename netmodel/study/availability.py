@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     from netmodel.study.scenarios import Scenario
 
 __all__ = ["Availability", "availability", "availability_files", "parse_spares", "spare_curve",
-           "spares_needed"]
+           "spares_needed", "spares_needed_on"]
 
 
 def parse_spares(text: int | str, gpus: int) -> int:
@@ -391,11 +391,19 @@ def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float 
     cluster = check_cluster(cluster, default=False)   # a 5 raised deep inside
     placement = check_placement(placement)
     threshold, quantile = check_threshold(threshold), check_quantile(quantile)
-    kinds = event_kinds(cluster, placement)
-    need = 1.0 - quantile
-    runs = PoolRuns(kinds, cluster.instances_total, horizon=horizon, trials=trials,
-                    seed=seed, threshold=threshold,
+    runs = PoolRuns(event_kinds(cluster, placement), cluster.instances_total,
+                    horizon=horizon, trials=trials, seed=seed, threshold=threshold,
                     pools=spare_pools(cluster, 0, placement))
+    return spares_needed_on(runs, cluster, placement, quantile=quantile, limit=limit)
+
+
+def spares_needed_on(runs: PoolRuns, cluster: Cluster, placement: str, *, quantile: float,
+                     limit: int | None = None) -> int | None:
+    """:func:`spares_needed` on ``runs``, the run of ``cluster``'s kinds at ``placement``
+    (its seed, horizon, trials and threshold), which may have run other pools already
+    (:func:`~netmodel.study.reliability_summary.reliability_summary` asks its reference
+    pools of the same draw)."""
+    need = 1.0 - quantile
 
     def accepts(sizes: list[int]) -> list[bool]:
         return [b <= need for b in runs.below([spare_pools(cluster, s, placement)

@@ -388,11 +388,11 @@ def _grants(kinds, trace, pools):
     return fd, fs
 
 
-def _integrate(kinds, trace, backs, instances, h, n, threshold, grid_s, below_only=False):
+def _integrate(kinds, trace, backs, instances, h, n, threshold, grid_s, short=False):
     """The capacity lost per trial from the events of ``trace`` and their shares back
     on spares ``backs`` (:func:`_grants`): :func:`_simulate_chunk`'s figures, or with
-    ``below_only`` the share of time below ``threshold`` per trial alone (the same
-    floats)."""
+    ``short`` the mean capacity and the share of time below ``threshold`` per trial
+    alone (the same floats; no grid, band or events' losses worked out)."""
     trial, t, kind, fid = trace.trial, trace.t, trace.kind, trace.fid
     fd, fs = backs
     # intervals: (start, end, weight) per event
@@ -460,9 +460,9 @@ def _integrate(kinds, trace, backs, instances, h, n, threshold, grid_s, below_on
     lost_int = np.bincount(bt, weights=level * dur, minlength=n)
     limit = (1.0 - threshold) * instances
     below_t = np.bincount(bt, weights=np.where(level > limit + 1e-9, dur, 0.0), minlength=n)
-    if below_only:
-        return below_t / h
     mean = 1.0 - lost_int / (h * instances)
+    if short:
+        return mean, below_t / h
     # capacity at grid instants: the level of the last breakpoint at or before each instant
     key = bt.astype(float) * (h * 4) + bx
     q = (np.arange(n)[:, None] * (h * 4) + grid_s[None, :]).ravel()

@@ -11,7 +11,8 @@ with one seed, sees the same failures; only which of them find spares free (the 
 system's grants, :func:`~netmodel.study.availability_mc._grants`) differs, and the
 capacity lost reads the spares through those grants alone. :class:`PoolRuns` draws each
 chunk once and grants and integrates per pool: :meth:`PoolRuns.below` is, for every pool,
-``simulate(kinds, pools, ...).below_threshold``, the same float.
+``simulate(kinds, pools, ...).below_threshold``, the same float (and :meth:`PoolRuns.mean`
+its ``mean``).
 
 **Pools that grant alike.** Every ask of the kinds is a whole multiple of ``g``, the
 greatest common divisor of their spares asked, grains and instances' spares
@@ -33,7 +34,10 @@ pools whose grants come out the same are integrated once.
 >>> runs.below(pools) == [simulate([k], p, 40, horizon="1y", trials=20, seed=4).below_threshold
 ...                       for p in pools]
 True
->>> runs.runs   # 0-1, 2-3, 4-5 spares: granted alike
+>>> runs.mean(pools) == [simulate([k], p, 40, horizon="1y", trials=20, seed=4).mean
+...                      for p in pools]
+True
+>>> runs.runs   # 0-1, 2-3, 4-5 spares: granted alike, each run once
 3
 """
 
@@ -84,7 +88,8 @@ class PoolRuns:
     takes them, checked alike) and the share of time below ``threshold`` for any spare
     pools of ``pools``' placement and number (:meth:`below`). A run of one chunk keeps its
     draw for every call; one of several draws each chunk again per call (as much memory
-    as one :func:`~netmodel.study.availability_mc.simulate`)."""
+    as one :func:`~netmodel.study.availability_mc.simulate`): ask for many pools at once.
+    :meth:`mean` gives a pool's mean capacity from the same integration."""
 
     def __init__(self, kinds: Sequence[Kind], instances: int, *, horizon: str | float,
                  trials: int, seed: int, threshold: float, pools: SparePools):
@@ -95,7 +100,7 @@ class PoolRuns:
         self._pools = pools
         self.quantum = ask_quantum(kinds)
         self._kept: dict = {}      # chunk -> (kinds, trace), where the run is one chunk
-        self._below: dict = {}     # a class of pools (_key) -> the share of time below
+        self._got: dict = {}       # a class of pools (_key) -> (mean, share of time below)
         #: loss systems run and runs integrated (pools granting alike run once)
         self.runs = self.integrated = 0
 
@@ -120,26 +125,36 @@ class PoolRuns:
     def below(self, pools: Sequence[SparePools]) -> list[float]:
         """Per pool of ``pools``, the share of time below the threshold,
         ``simulate(...).below_threshold`` of this run with that pool (the same float)."""
+        return [below for _, below in self.figures(pools)]
+
+    def mean(self, pools: Sequence[SparePools]) -> list[float]:
+        """Per pool of ``pools``, the mean delivered capacity, ``simulate(...).mean`` of
+        this run with that pool (the same float)."""
+        return [mean for mean, _ in self.figures(pools)]
+
+    def figures(self, pools: Sequence[SparePools]) -> list[tuple[float, float]]:
+        """Per pool of ``pools``, ``(mean, below_threshold)`` of ``simulate(...)`` of this
+        run with that pool (the same floats), each class of pools run once across calls."""
         pools = list(pools)
         keys = [self._key(p) for p in pools]
         todo: dict = {}
         for key, p in zip(keys, pools, strict=True):
-            if key not in self._below:
+            if key not in self._got:
                 todo.setdefault(key, p)
         if todo:
             parts: dict = {key: [] for key in todo}
             for i, (lo, hi) in enumerate(self._plan.chunks):
                 kinds, trace = self._trace(i)
-                done: dict = {}   # grants' digest -> the chunk's time below per trial
+                done: dict = {}   # grants' digest -> the chunk's (mean, time below) per trial
                 for key, p in todo.items():
                     fd, fs = _grants(kinds, trace, p)
                     self.runs += 1
                     d = hashlib.blake2b(fd.tobytes() + fs.tobytes(), digest_size=20).digest()
                     if d not in done:
                         done[d] = _integrate(kinds, trace, (fd, fs), self.instances, self.h,
-                                             hi - lo, self.threshold, None, below_only=True)
+                                             hi - lo, self.threshold, None, short=True)
                         self.integrated += 1
                     parts[key].append(done[d])
             for key, got in parts.items():
-                self._below[key] = float(np.concatenate(got).mean())
-        return [self._below[key] for key in keys]
+                self._got[key] = tuple(float(np.concatenate(x).mean()) for x in zip(*got, strict=True))
+        return [self._got[key] for key in keys]

@@ -14,11 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError
-from netmodel.study.availability import (
-    availability,
-    parse_spares,
-    spares_needed,
-)
+from netmodel.study.availability import parse_spares, spares_needed_on
 from netmodel.study.availability_analytic import ClosedForms
 from netmodel.study.availability_kinds import (
     QUANTILE,
@@ -27,6 +23,8 @@ from netmodel.study.availability_kinds import (
     check_threshold,
     event_kinds,
 )
+from netmodel.study.availability_mc import check_run
+from netmodel.study.availability_mc_pools import PoolRuns
 from netmodel.study.reliability_catalog import HOUR
 from netmodel.study.reliability_cluster import YEAR, Cluster, build_cluster, check_cluster
 from netmodel.study.reliability_spares import spare_pools
@@ -161,7 +159,10 @@ def reliability_summary(scenario: str | Scenario, model: str | ModelSpec,
     ``method="analytic"``: closed forms only (no Monte Carlo: about a tenth of the time;
     the time below the threshold with spares is then the independent-thinning
     approximation). ``search``: the scenario's FabricSearch for this model and phase, if
-    already run."""
+    already run. The Monte Carlo draws each placement's failures once for every pool it
+    asks (:class:`~netmodel.study.availability_mc_pools.PoolRuns`): each figure is that of
+    :func:`~netmodel.study.availability.availability` and
+    :func:`~netmodel.study.availability.spares_needed` with the same seed."""
     if method not in ("monte-carlo", "analytic"):
         raise UserError(f"method {method!r} is not allowed; allowed: monte-carlo, analytic")
     threshold, quantile = check_threshold(threshold), check_quantile(quantile)   # nan ran
@@ -170,26 +171,37 @@ def reliability_summary(scenario: str | Scenario, model: str | ModelSpec,
                                                 search=search)   # a 5 raised AttributeError
     if method == "analytic":
         return _summary_analytic(c, spares, threshold, quantile)
+    check_run(trials, horizon)   # as the first run checked them, before any is built
     n = parse_spares(spares, c.gpus)
     hw, sw, rate = _gpu_radius(c)
-    run = dict(cluster=c, horizon=horizon, trials=trials, seed=seed, threshold=threshold)
-    base = availability(None, None, spares=0, placement="global", **run)
-    ref = max((availability(None, None, spares=n, placement=p, **run)
-               for p in ("pod", "global")), key=lambda a: a.mc.mean)
+    # one draw of the failures per placement (they read the kinds and the number of
+    # pools, never the spares): the pool without spares, the reference pools and the
+    # spares-needed search all run on it, each pool as availability()'s Monte Carlo of
+    # it would (the same floats), each class of pools granting alike once
+    runs = {p: PoolRuns(event_kinds(c, p), c.instances_total, horizon=horizon,
+                        trials=trials, seed=seed, threshold=threshold,
+                        pools=spare_pools(c, 0, p)) for p in ("global", "pod")}
+    # asked together, one pass of the chunks (a run of several draws them per ask): the
+    # pool without spares is the base (global) and each search's first step
+    zero = {p: spare_pools(c, 0, p) for p in ("pod", "global")}
+    with_n = {p: spare_pools(c, n, p) for p in ("pod", "global")}
+    means = {p: runs[p].mean([zero[p], with_n[p]]) for p in with_n}
+    base = means["global"][0]
+    ref = max(with_n, key=lambda p: means[p][1])   # pod where alike, as max keeps the first
     best = None
     for p in ("pod", "global"):
-        k = spares_needed(c, p, threshold=threshold, quantile=quantile, horizon=horizon,
-                          trials=trials, seed=seed)
+        k = spares_needed_on(runs[p], c, p, quantile=quantile)
         if k is not None and (best is None or k < best[1]):
             best = (p, k)
     return ReliabilitySummary(
         scenario=c.scenario.label, model=c.model.name, phase=c.workload.phase, gpus=c.gpus,
         **c.parallelism.to_dict(), sms_down_per_gpu_failure_hw=hw, sms_down_per_gpu_failure_sw=sw,
-        gpu_failures_per_year=rate * YEAR, availability=base.mc.mean,
-        goodput_tokens_per_s_per_sm=base.goodput_per_sm,
-        healthy_tokens_per_s_per_sm=base.healthy_per_sm, spares=n,
-        spare_placement=ref.pools.placement, availability_with_spares=ref.mc.mean,
-        goodput_tokens_per_s_per_sm_with_spares=ref.goodput_per_sm,
+        gpu_failures_per_year=rate * YEAR, availability=base,
+        goodput_tokens_per_s_per_sm=c.tokens_per_s_per_sm(base, zero["global"].spares),
+        healthy_tokens_per_s_per_sm=c.tokens_per_s_per_sm(), spares=n,
+        spare_placement=with_n[ref].placement, availability_with_spares=means[ref][1],
+        goodput_tokens_per_s_per_sm_with_spares=c.tokens_per_s_per_sm(
+            means[ref][1], with_n[ref].spares),
         spares_needed=None if best is None else best[1],
         spares_needed_placement=None if best is None else best[0], threshold=threshold,
         quantile=quantile, analytic_fallback=())
