@@ -8,12 +8,12 @@ grid again under other networks.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import fields
 
 import numpy as np
 
 from compute import buffers
+from compute.memo import Lru
 from compute.memory import memory_fit
 from compute.moe_exchange import EXCHANGE_PRODUCERS
 from compute.parallel import micro_batch
@@ -31,23 +31,23 @@ from compute.stages import (
     stage_work,
 )
 
-#: The network-independent parts of recent grids (:func:`static_parts`), most recent last.
-_STATIC: OrderedDict = OrderedDict()
 #: At most this many grids' parts, and this many of their array elements, are kept.
 _STATIC_MAX = 64
 _STATIC_ELEMENTS = 1_000_000
-_STATIC_SIZE = [0]  # the elements kept
-#: Under an engine profile, the parts of recent grids that no profile changes (each
-#: stage's work, the collective bytes, the memory fit: :func:`_work_frame`), by the key of
-#: :func:`static_parts` less the efficiencies and the profile, most recent last: a fit's
-#: trial profiles evaluate the same grids again and again under other efficiencies.
-_WORK: OrderedDict = OrderedDict()
+#: The network-independent parts of recent grids (:func:`static_parts`), the least
+#: recently used dropped first, sized by their stage arrays' elements.
+_STATIC = Lru(_STATIC_MAX, size=lambda parts: parts[7].size, most=_STATIC_ELEMENTS)
 #: At most this many grids' work, and this many array elements of it, are kept (more
 #: grids than :data:`_STATIC_MAX`: a fit's pipelined groups, each a grid, are asked in
 #: turn, and a turn longer than the cache would never hit).
 _WORK_MAX = 1024
 _WORK_ELEMENTS = 1_000_000
-_WORK_SIZE = [0]  # the elements kept
+#: Under an engine profile, the parts of recent grids that no profile changes (each
+#: stage's work, the collective bytes, the memory fit: :func:`_work_frame`), by the key of
+#: :func:`static_parts` less the efficiencies and the profile, the least recently used
+#: dropped first: a fit's trial profiles evaluate the same grids again and again under
+#: other efficiencies. Sized by the collective bytes and the work's FLOPs and HBM bytes.
+_WORK = Lru(_WORK_MAX, size=lambda work: work[8].size * 3, most=_WORK_ELEMENTS)
 
 
 def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
@@ -82,7 +82,7 @@ def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, ske
             hash(key)
         except TypeError:  # an unhashable field: not kept
             key = None
-    hit = _STATIC.get(key) if key is not None else None
+    hit = _STATIC.recall(key) if key is not None else None
     if hit is None:
         work = _kept_work(model, gpu, configs, sh, plain, b, workload, options, skew,
                           paired, busiest) if options.profile is not None else None
@@ -94,13 +94,7 @@ def static_parts(model, gpu, configs, sh, plain: bool, b, workload, options, ske
         hit = _filled(frame)
         if not kept:
             return hit + (None,)
-        _STATIC[key] = hit
-        _STATIC_SIZE[0] += hit[7].size
-        while len(_STATIC) > 1 and (len(_STATIC) > _STATIC_MAX
-                                    or _STATIC_SIZE[0] > _STATIC_ELEMENTS):
-            _STATIC_SIZE[0] -= _STATIC.popitem(last=False)[1][7].size
-    else:
-        _STATIC.move_to_end(key)
+        _STATIC.put(key, hit)
     (micro, shape, counts, names, groups, ops, works, flops, hbm, net, compute_t, memory_t,
      fit) = hit
     return (micro, shape, counts.copy(), names, groups.copy(), ops, works, flops.copy(),
@@ -130,19 +124,13 @@ def _kept_work(model, gpu, configs, sh, plain: bool, b, workload, options, skew,
     except TypeError:  # an unhashable field: not kept
         return _work_frame(model, gpu, configs, sh, plain, b, workload, options, skew,
                            busiest)
-    hit = _WORK.get(key)
+    hit = _WORK.recall(key)
     if hit is None:
         hit = _work_frame(model, gpu, configs, sh, plain, b, workload, options, skew,
                           busiest)
-        size = hit[8].size * 3   # the collective bytes, and the work's FLOPs and HBM bytes
-        if size > _WORK_ELEMENTS // 8:   # not the largest
+        if _WORK.size(hit) > _WORK_ELEMENTS // 8:   # not the largest
             return hit
-        _WORK[key] = hit = _copied(hit)
-        _WORK_SIZE[0] += size
-        while len(_WORK) > 1 and (len(_WORK) > _WORK_MAX or _WORK_SIZE[0] > _WORK_ELEMENTS):
-            _WORK_SIZE[0] -= _WORK.popitem(last=False)[1][8].size * 3
-    else:
-        _WORK.move_to_end(key)
+        hit = _WORK.put(key, _copied(hit))
     return _copied(hit)
 
 

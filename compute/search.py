@@ -33,6 +33,7 @@ from compute.comm import NoCommunication
 from compute.errors import UserError
 from compute.hardware import get_gpu
 from compute.limits import check as check_size
+from compute.memo import Lru
 from compute.models import get_model
 from compute.parallel import configurations
 from compute.phases import Slo, check_slo
@@ -312,15 +313,14 @@ def _memory_cap(model, gpu, configs, workload, max_batch: int, run: dict) -> int
                         max_batch)
     cap = int(min(max_batch, max(2, int(np.nanmax(most)) + 1)))
     if key is not None:
-        if len(_CAPS) >= 1024:
-            _CAPS.pop(next(iter(_CAPS)))
-        _CAPS[key] = cap
+        _CAPS.put(key, cap)
     return cap
 
 
 #: :func:`_memory_cap` of recent searches, by model, GPU, configurations, workload, batch
-#: range, expert skew and the options memory depends on (oldest dropped past 1,024).
-_CAPS: dict = {}
+#: range, expert skew and the options memory depends on (read with ``get``: the oldest
+#: dropped past 1,024).
+_CAPS = Lru(1024)
 
 
 def _why_none(grid) -> str:

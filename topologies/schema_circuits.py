@@ -28,13 +28,13 @@ from __future__ import annotations
 import math
 import operator
 import threading
-from collections import OrderedDict
 from collections.abc import Collection, Hashable, Mapping
 
 import networkx as nx
 import numpy as np
 
 from compute.errors import known
+from compute.memo import Lru
 from compute.validate import describe, is_whole
 from topologies.limits import PHYSICAL_MAX, VALUE_RANGES, range_problem
 from topologies.schema_text import invalid
@@ -309,15 +309,15 @@ class _CheckedFibres:
             self.unique = False
 
 
-#: The fibres records that passed :func:`check_cabling_columns`, by their columns' ids,
-#: most recent last: each holds its columns (tuples: unchanged while held, their ids not
-#: reused). Every graph realized from one cabling shares its record
-#: (:func:`topologies.optical.ocs_cabling`): 524,288 fibres at 4,096 ports a Lite, checked
-#: once, not once a graph.
-_CHECKED_FIBRES: OrderedDict[tuple[int, ...], _CheckedFibres] = OrderedDict()
 _CHECKED_MAX = 4
-#: Guards :data:`_CHECKED_FIBRES` (fabrics validated on threads: a look-up's
-#: ``move_to_end`` after another thread's eviction raised KeyError).
+#: The fibres records that passed :func:`check_cabling_columns`, by their columns' ids,
+#: the least recently used dropped past :data:`_CHECKED_MAX`: each holds its columns
+#: (tuples: unchanged while held, their ids not reused). Every graph realized from one
+#: cabling shares its record (:func:`topologies.optical.ocs_cabling`): 524,288 fibres at
+#: 4,096 ports a Lite, checked once, not once a graph.
+_CHECKED_FIBRES = Lru(_CHECKED_MAX)
+#: Guards :data:`_CHECKED_FIBRES` (fabrics validated on threads: a look-up checks its
+#: entry's columns before it makes the entry the most recent).
 _CHECKED_LOCK = threading.Lock()
 
 
@@ -391,9 +391,7 @@ def check_cabling_columns(fibres: object) -> None:
     if all(c.__class__ is tuple for c in fibres.values()):   # kept: unchanged while held
         checked = _CheckedFibres(fibres)
         with _CHECKED_LOCK:
-            _CHECKED_FIBRES[tuple(map(id, checked.columns))] = checked
-            while len(_CHECKED_FIBRES) > _CHECKED_MAX:
-                _CHECKED_FIBRES.popitem(last=False)
+            _CHECKED_FIBRES.put(tuple(map(id, checked.columns)), checked)
 
 
 def check_cabling_fits(graph: nx.Graph, ocs_ports: int) -> None:

@@ -439,10 +439,7 @@ class SearchedRoutes(DagRoutes, FlowRoutes):
             dag[u] = (du, tuple((v, lid, w, tot) for v, lid, w in ahead))
         if frontier and left is not None:
             return dag   # a part: the nodes beyond its depth not searched
-        if len(self._dags) >= 512:
-            self._dags.pop(next(iter(self._dags)))
-        self._dags[dst] = dag
-        return dag
+        return self._dags.put(dst, dag)
 
     def _from_dag(self, src, dst):
         """:meth:`_search`'s answer for two switches or GPUs (GPUs may forward), from the

@@ -9,9 +9,9 @@ per thread; a router's shape is :class:`~netmodel.collectives.routing.Router`'s
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from compute.memo import Lru
 from netmodel.collectives.routing import Router
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ __all__ = ["clear_shared_routes", "router_for"]
 #: :func:`router_for` keeps the routers of this many shapes (fabrics of up to
 #: ``netmodel.collectives.routing._SHAPE_NODES`` nodes), the least recently used dropped first.
 _SHAPES = 16
-_SHARED: OrderedDict = OrderedDict()
+_SHARED = Lru(_SHAPES)
 
 
 class _SharedRouter(Router):
@@ -77,13 +77,9 @@ def router_for(graph: nx.Graph, *, pxn: bool = True) -> Router:
     if shape is None:
         return router
     key = (threading.get_ident(), shape)
-    donor = _SHARED.get(key)
+    donor = _SHARED.recall(key)
     if donor is None:
-        _SHARED[key] = router
-        while len(_SHARED) > _SHAPES:
-            _SHARED.popitem(last=False)
-        return router
-    _SHARED.move_to_end(key)
+        return _SHARED.put(key, router)
     shared = _SharedRouter.__new__(_SharedRouter)
     shared.__dict__ = donor.__dict__
     shared._own_graph = graph

@@ -72,6 +72,7 @@ import networkx as nx
 import numpy as np
 
 from compute.errors import UserError
+from compute.memo import Lru
 from netmodel.collectives.route_bulk import BulkRoutes
 from netmodel.collectives.route_plans import PlannedRoutes
 from netmodel.collectives.route_search import SearchedRoutes
@@ -286,7 +287,7 @@ class Router(PlannedRoutes, BulkRoutes, TemplatedRoutes, SearchedRoutes):
         self._every_gpu: bool | None = None   # route_search.hop_count: no switch at all
         self._stand_ins: dict = {}   # ... and the GPU whose NIC each uses
         self._scaleup: np.ndarray | None = None   # route_search: scale-up parts
-        self._dags: dict = {}
+        self._dags = Lru(512)   # route_search._dag's, read with get: the oldest dropped
         self._dag_np: dict = {}
         self._dag_bytes = 0   # route_dags: the bytes of _dag_np's arrays
         self._sw_lat_arr: np.ndarray | None = None

@@ -18,12 +18,11 @@ size).
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable
-from contextlib import suppress
 
 import numpy as np
 
+from compute.memo import Lru
 from compute.units import counted
 from netmodel.study.availability_chain import _breadth_first, _one_pool_reads, _States
 from netmodel.study.availability_kinds import best_grant
@@ -204,20 +203,15 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
         key = (_one_pool_reads(caps[0], arrivals),
                tuple(lam for lam, _, _ in classes), MAX_SEQUENTIAL_STATES,
                _breadth_first, _steady_state)
-        hit = _KEPT.get(key, _KEPT)   # _KEPT itself: none kept
+        hit = _KEPT.recall(key, _KEPT)   # _KEPT itself: none kept (None is a value)
         if hit is not _KEPT:
-            with suppress(KeyError):   # let go by another thread meanwhile
-                _KEPT.move_to_end(key)
             return hit
     out = _solved(caps, classes, arrivals if key is not None else None)
     if key is not None:
         if out is not None:   # kept: read-only, shared by the pools that read alike
             for a in out:
                 a.flags.writeable = False
-        _KEPT[key] = out
-        while len(_KEPT) > _KEPT_CHAINS:
-            with suppress(KeyError):
-                _KEPT.popitem(last=False)
+        _KEPT.put(key, out)   # threads share it unlocked: Lru tolerates that
     return out
 
 
@@ -229,7 +223,7 @@ def _chain_of(caps: tuple, classes: list) -> tuple[np.ndarray, np.ndarray] | Non
 #: (``study lite-gpu``'s blast radius: 140 chains, 41 distinct, each met again at most
 #: 26 chains later; the same floats, bit for bit, as building and solving it again).
 _KEPT_CHAINS = 32
-_KEPT: OrderedDict = OrderedDict()
+_KEPT = Lru(_KEPT_CHAINS)
 
 
 def _solved(caps: tuple, classes: list, arrivals=None

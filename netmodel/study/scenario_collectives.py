@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError, chosen, known
+from compute.memo import Lru
 from compute.validate import describe, is_whole
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.placed_cost import PlacedInstance
@@ -61,10 +62,11 @@ if TYPE_CHECKING:
 __all__ = ["ScenarioCollectives", "once_a_server", "schedule_note", "size_ranges"]
 
 
-#: Compiled collective costs by network (:func:`network_key`): a comparison of five Lite
-#: variants on one fabric routes it twice, not five times.
-_SHARED: dict = {}
 _SHARED_MAX = 256
+#: Compiled collective costs by network (:func:`network_key`): a comparison of five Lite
+#: variants on one fabric routes it twice, not five times. Read with ``get``: the oldest
+#: dropped past :data:`_SHARED_MAX`.
+_SHARED = Lru(_SHARED_MAX)
 
 
 def schedule_note(past: Sequence[tuple[str, int]]) -> str:
@@ -81,9 +83,7 @@ def _shared(key: Hashable, make: Callable[[], dict]) -> dict:
     :data:`_SHARED_MAX`), made by ``make`` on first use."""
     hit = _SHARED.get(key)
     if hit is None:
-        hit = _SHARED[key] = make()
-        while len(_SHARED) > _SHARED_MAX:
-            _SHARED.pop(next(iter(_SHARED)))
+        hit = _SHARED.put(key, make())
     return hit
 
 

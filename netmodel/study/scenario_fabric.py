@@ -15,7 +15,6 @@ True
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -24,6 +23,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.hardware import GpuSpec
+from compute.memo import Lru
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.circuit_copies import (
     alike_circuits,
@@ -48,9 +48,10 @@ __all__ = ["BEST_SIZES", "LAYOUTS", "adjusted", "best_layout", "build_fabric", "
            "scenario_calibration", "scenario_cost_model", "scenario_model", "set_layout"]
 
 
-#: Built fabrics by (spec string, GPU type): a fabric is built once per process.
-_BUILT: OrderedDict = OrderedDict()
 _BUILT_MAX = 64
+#: Built fabrics by (spec string, GPU type): a fabric is built once per process (of the
+#: last :data:`_BUILT_MAX` used).
+_BUILT = Lru(_BUILT_MAX)
 
 
 def build_fabric(scenario: str | Scenario) -> nx.Graph:
@@ -67,21 +68,18 @@ def build_fabric(scenario: str | Scenario) -> nx.Graph:
         return scenario.graph
     try:
         key = _key(scenario)
-        graph = _BUILT.get(key)
-        if graph is None:
+        graph = _BUILT.recall(key)
+        fresh = graph is None
+        if fresh:
             from netmodel.collectives.routing import routed_builds
 
             with routed_builds():   # costed, so routed: refused before it is built where no
                 graph = build(*scenario.fabric_params())   # router could index it
     except UserError as exc:
         raise fabric_error(scenario, exc) from None
-    if key not in _BUILT:
+    if fresh:
         nx.freeze(graph)   # shared by every caller: adding or removing a node or link raises
-        _BUILT[key] = graph
-        while len(_BUILT) > _BUILT_MAX:
-            _BUILT.popitem(last=False)
-    else:
-        _BUILT.move_to_end(key)
+        _BUILT.put(key, graph)
     gpu = scenario.gpu
     first = next(n for n, k in graph.nodes(data="kind") if k == "gpu")
     if graph.nodes[first]["gpu"] != gpu:

@@ -79,6 +79,7 @@ from typing import TYPE_CHECKING
 from compute.config_files import check_keys, parse_table, read_text
 from compute.errors import UserError, chosen, known
 from compute.hardware import GpuSpec, get_gpu
+from compute.memo import Lru
 from compute.validate import (
     describe,
     number,
@@ -210,11 +211,12 @@ def scenario_from_dict(data: dict, where: str = "scenario",
         sources=dict(src))
 
 
-#: Fabrics read from saved files for scenarios, by (resolved path, SHA-256 of the bytes):
-#: one graph per file content (equal scenarios share it; an edited file is read again).
-_FABRIC_FILES: dict = {}
-#: How many of them are kept (a 131,072-GPU fabric is about 1 GB).
+#: How many fabrics read from saved files are kept (a 131,072-GPU fabric is about 1 GB).
 _FABRIC_FILES_MAX = 4
+#: Fabrics read from saved files for scenarios, by (resolved path, SHA-256 of the bytes):
+#: one graph per file content (equal scenarios share it; an edited file is read again),
+#: the least recently used dropped first.
+_FABRIC_FILES = Lru(_FABRIC_FILES_MAX)
 
 
 def _fabric_kinds(where: str, value: object) -> UserError:
@@ -244,12 +246,9 @@ def _read_fabric_file(where: str, value: object, base_dir, gpu: GpuSpec) -> nx.G
     try:
         raw = read_fabric_bytes(path)   # refused past the size limit before it is read
         key = (str(path.resolve()), hashlib.sha256(raw).hexdigest())
-        graph = _FABRIC_FILES.pop(key, None)
+        graph = _FABRIC_FILES.recall(key)
         if graph is None:
-            graph = check_as_built(read_graph(path, raw))
-        _FABRIC_FILES[key] = graph   # the most recent last
-        while len(_FABRIC_FILES) > _FABRIC_FILES_MAX:
-            del _FABRIC_FILES[next(iter(_FABRIC_FILES))]
+            graph = _FABRIC_FILES.put(key, check_as_built(read_graph(path, raw)))
         own = _fabric_gpu(graph, str(path))
     except UserError as exc:
         raise UserError(f"{where}: fabric: {exc}") from None

@@ -19,6 +19,7 @@ from itertools import combinations
 
 import pytest
 
+from compute.memo import Lru
 from netmodel.study import scenario_collectives as sc
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
@@ -32,7 +33,7 @@ CHOSEN = {9: "ring", 16: "torus"}
 def made(monkeypatch):
     """An empty process-wide cache, and the count of each (circuits, size) realized and
     compiled (:func:`~netmodel.study.scenario_fabric.layout_model` as the costs call it)."""
-    monkeypatch.setattr(sc, "_SHARED", {})
+    monkeypatch.setattr(sc, "_SHARED", Lru(sc._SHARED_MAX))
     count: Counter = Counter()
     real = sc.layout_model
 

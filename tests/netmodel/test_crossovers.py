@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from compute.memo import Lru
 from netmodel.study import scenario_collectives as fs
 from netmodel.study import scenario_fabric as sf
 from netmodel.study.adjusted_comm import SLOPE_AT, AdjustedComm, hop_latency_slopes
@@ -45,12 +46,14 @@ def test_slopes_from_the_base_graph_equal_a_rebuilt_fabric(name, monkeypatch):
     scratch, does; and it is the one the slopes used."""
     s = get_scenario(name)
     at = s.with_param("adjust.hop_latency", SLOPE_AT)
-    monkeypatch.setattr(fs, "_SHARED", {})   # the old path: nothing shared, all rebuilt
+    # the old path: nothing shared, all rebuilt
+    monkeypatch.setattr(fs, "_SHARED", Lru(fs._SHARED_MAX))
     rebuilt = ScenarioCollectives(at)
     keys = [(op, g) for op in ("all-reduce", "all-gather") for g in (2, 8, 16)
             if g <= rebuilt.gpus]
     old = {k: rebuilt.parts(*k) for k in keys}
-    monkeypatch.setattr(fs, "_SHARED", {})   # the new path, from a fresh cache
+    # the new path, from a fresh cache
+    monkeypatch.setattr(fs, "_SHARED", Lru(fs._SHARED_MAX))
     c = ScenarioCollectives(s)
     built = sf.instance_graph
 

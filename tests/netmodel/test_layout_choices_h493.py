@@ -6,6 +6,7 @@ key tells apart the sizes, scales and latencies whose choices differ (h493)."""
 import numpy as np
 import pytest
 
+from compute.memo import Lru
 from netmodel.study import scenario_collectives
 from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
 from netmodel.study.scenario_catalog import get_scenario
@@ -28,7 +29,8 @@ def _comm(c, scale, hop):
 
 def _fresh(monkeypatch):
     """A scenario's costs with no process-wide cache kept from earlier tests."""
-    monkeypatch.setattr(scenario_collectives, "_SHARED", {})
+    monkeypatch.setattr(scenario_collectives, "_SHARED",
+                        Lru(scenario_collectives._SHARED_MAX))
     return ScenarioCollectives(get_scenario(SCENARIO))
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 
+from compute.memo import Lru
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 from tests.netmodel.scenario_helpers import export_fabric, write_scenario
 
@@ -30,7 +31,8 @@ def test_a_scenario_fabric_file_is_read_under_the_cap(mine, monkeypatch):
     from netmodel.study import reliability_fabric, scenario_files
     from netmodel.study.reliability_cluster import build_cluster
 
-    monkeypatch.setattr(scenario_files, "_FABRIC_FILES", {})
+    monkeypatch.setattr(scenario_files, "_FABRIC_FILES",
+                        Lru(scenario_files._FABRIC_FILES_MAX))
     monkeypatch.setattr(reliability_fabric, "MAX_FABRIC_NODES", 10)
     with pytest.raises(UserError) as err:
         build_cluster(str(mine), "Llama-3-8B")
@@ -49,7 +51,8 @@ def test_under_the_cap_it_runs(mine, monkeypatch):
     from netmodel.study import scenario_files
     from netmodel.study.reliability_cluster import build_cluster
 
-    monkeypatch.setattr(scenario_files, "_FABRIC_FILES", {})
+    monkeypatch.setattr(scenario_files, "_FABRIC_FILES",
+                        Lru(scenario_files._FABRIC_FILES_MAX))
     c = build_cluster(str(mine), "Llama-3-8B")
     assert c.graph.graph["gpus"] == 16 and c.cells == 1
     assert len(scenario_files._FABRIC_FILES) == 1
