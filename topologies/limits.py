@@ -164,10 +164,11 @@ def max_file_bytes() -> int:
     return _limit("file_bytes")
 
 
-#: A tighter bound on the next builds than the limits (``(nodes, edges, why)``), set by
-#: :func:`capped`: a rebuild that checks a file's claim refuses what is far larger, the
-#: reliability models a fabric past the GPUs they take.
-_CAP: contextvars.ContextVar[tuple[int, int, str | None] | None] = \
+#: A tighter bound on the next builds than the limits (``((nodes, why), (edges, why))``),
+#: set by :func:`capped`: a rebuild that checks a file's claim refuses what is far larger,
+#: the reliability models a fabric past the GPUs they take, a router one past the links it
+#: indexes. Each bound keeps the why of the block that set it.
+_CAP: contextvars.ContextVar[tuple[tuple[int, str | None], tuple[int, str | None]] | None] = \
     contextvars.ContextVar("cap", default=None)
 
 
@@ -176,7 +177,10 @@ def capped(nodes: int, edges: int, why: str | None = None) -> Iterator[None]:
     """Builds in this block refuse fabrics estimated over ``nodes`` nodes or ``edges`` edges
     (or the limits, or an enclosing block's cap, if lower), before allocating; ``why``, when
     given, ends a refusal by a bound of this cap's own, below the limits, in place of the
-    advice to raise the limits (this cap is not theirs).
+    advice to raise the limits (this cap is not theirs). Inside another block each bound
+    is the tighter of the two, with the why of the block that set it (a routed build inside
+    the reliability models' cap: a fabric past their nodes is refused for their reason,
+    one past the router's links for its own).
 
     >>> with capped(10, 10, why="the caller takes 10 nodes"):
     ...     check_size("ring", nodes=11, edges=11)
@@ -187,14 +191,17 @@ def capped(nodes: int, edges: int, why: str | None = None) -> Iterator[None]:
     ...     check_size("ring", nodes=11, edges=11)
     Traceback (most recent call last):
     compute.errors.UserError: ring: the fabric would have about 11 nodes and 11 edges, over the limit of 10 nodes and 10 edges; build a smaller fabric, or raise NETMODEL_MAX_FABRIC_NODES / NETMODEL_MAX_FABRIC_EDGES if the machine has the memory (about 400 bytes per node or edge)
+
+    >>> with capped(10, 100, why="ten nodes at most"), capped(100, 20, why="twenty edges"):
+    ...     check_size("ring", nodes=11, edges=11)
+    Traceback (most recent call last):
+    compute.errors.UserError: ring: the fabric would have about 11 nodes and 11 edges, over the limit of 10 nodes and 20 edges; ten nodes at most
     """
+    bounds = ((nodes, why), (edges, why))
     outer = _CAP.get()
-    if outer is not None:   # a block inside another keeps the tighter bounds (and why)
-        if outer[0] <= nodes and outer[1] <= edges:
-            nodes, edges, why = outer
-        else:
-            nodes, edges = min(nodes, outer[0]), min(edges, outer[1])
-    token = _CAP.set((nodes, edges, why))
+    if outer is not None:   # a block inside another keeps the tighter bound, and its why
+        bounds = tuple(o if o[0] <= b[0] else b for o, b in zip(outer, bounds, strict=True))
+    token = _CAP.set(bounds)
     try:
         yield
     finally:
@@ -206,11 +213,13 @@ def check_size(what: str, nodes: int, edges: int) -> None:
     its limit; the message names the estimate, the limits and how to proceed."""
     top_n, top_e = max_nodes(), max_edges()
     cap = _CAP.get()
-    why = None
+    whys: list[str] = []
     if cap is not None:
-        if cap[2] and ((nodes > cap[0] and cap[0] < top_n) or (edges > cap[1] and cap[1] < top_e)):
-            why = cap[2]   # a bound of the cap's own, below the limits, refuses it
-        top_n, top_e = min(top_n, cap[0]), min(top_e, cap[1])
+        for (bound, why), count, top in zip(cap, (nodes, edges), (top_n, top_e), strict=True):
+            if why and count > bound and bound < top and why not in whys:
+                whys.append(why)   # a bound of a cap's own, below the limits, refuses it
+        top_n, top_e = min(top_n, cap[0][0]), min(top_e, cap[1][0])
+    why = "; ".join(whys) or None
     if nodes <= top_n and edges <= top_e:
         return
     advice = why or (f"build a smaller fabric, or raise {ENV['nodes']} / {ENV['edges']} if "
