@@ -208,27 +208,28 @@ class ModelSpec(ParameterCounts, AttentionWindows):
             elif f.type == "bool" or f.type is bool:   # numpy's bool kept as Python's
                 object.__setattr__(self, f.name, validate.flag(where, f.name,
                                                                getattr(self, f.name)))
-        validate.choice(where, "weight_dtype", self.weight_dtype, DTYPE_BYTES)
-        for key in ("kv_dtype", "act_dtype"):
-            validate.choice(where, key, getattr(self, key), PLAIN_DTYPES)
-        for key in ("mlp_weight_dtype", "embedding_dtype"):  # "": weight_dtype
-            if getattr(self, key) != "":
-                validate.choice(where, key, getattr(self, key), DTYPE_BYTES)
+        # each choice kept as its list spells it (validate.choice takes another case and
+        # blanks at either end: 'FP8' in a model file is fp8, which DTYPE_BYTES is keyed by)
+        choices = {"weight_dtype": DTYPE_BYTES, "kv_dtype": PLAIN_DTYPES,
+                   "act_dtype": PLAIN_DTYPES, "mlp_weight_dtype": DTYPE_BYTES,
+                   "embedding_dtype": DTYPE_BYTES, "compute_dtype": COMPUTE_DTYPES,
+                   "norm": NORMS, "window_kind": WINDOW_KINDS}
+        for key, allowed in choices.items():
+            if getattr(self, key) != "" or key not in ("mlp_weight_dtype", "embedding_dtype"):
+                object.__setattr__(self, key, validate.choice(where, key, getattr(self, key),
+                                                              allowed))   # "": weight_dtype
         if self.mlp_weight_dtype == "" and self.mlp_dtype_layers:
             raise UserError(f"{where}: mlp_dtype_layers ({self.mlp_dtype_layers}) needs "
                             f"mlp_weight_dtype")
         if self.mlp_dtype_layers > self.layers:
             raise UserError(f"{where}: mlp_dtype_layers ({self.mlp_dtype_layers}) exceeds "
                             f"layers ({self.layers})")
-        validate.choice(where, "compute_dtype", self.compute_dtype, COMPUTE_DTYPES)
         low = self.compute_dtype
         if low != "bf16" and not any(self.low_gemm_share(w) for w in GEMM_WEIGHTS):
             raise UserError(f"{where}: compute_dtype {low!r} (w8a8) needs weights stored in "
                             f"{_STORED_AS[low]} (weight_dtype, mlp_weight_dtype or "
                             f"embedding_dtype); a 16-bit model runs its GEMMs in {low} only "
                             f"under the compute_dtype option")
-        validate.choice(where, "norm", self.norm, NORMS)
-        validate.choice(where, "window_kind", self.window_kind, WINDOW_KINDS)
         validate.string(where, "source", self.source)
         if self.heads % self.kv_heads:
             raise UserError(f"{where}: heads ({self.heads}) must be a multiple of kv_heads "
