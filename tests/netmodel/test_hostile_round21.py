@@ -139,7 +139,7 @@ def test_a_default_context_past_the_model_names_the_flag(tmp_path):
     (tmp_path / "config.json").write_text(H21.HF_1024)
     line = one_line_error(run_cli(["infer", "--hf-config", "config.json", "--gpu", "H100-SXM",
                                    "--tp", "1", "--batch", "1"], cwd=tmp_path))
-    assert line == ("error: --context '1513': decode with a context of 1513 tokens exceeds "
+    assert line == ("error: --context '1513' (its default): decode with a context of 1513 tokens exceeds "
                     "config's max_context of 1,024 tokens; use a shorter context, or a model "
                     "file with a larger max_context")
 

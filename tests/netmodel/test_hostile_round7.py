@@ -77,12 +77,19 @@ def test_bad_max_batch_writes_nothing(tmp_path):
 M = "Mixtral-8x7B"
 
 
-@pytest.mark.parametrize("value", ["bogus", "", None, 3, ["tp"], "TP", "t p", float("nan")])
+@pytest.mark.parametrize("value", ["bogus", "", None, 3, ["tp"], "T_P", "t p", float("nan")])
 @pytest.mark.parametrize("on_scenario", [False, True])
 def test_api_search_parallelism_unknown(value, on_scenario):
     where = {"scenario": "h100-dgx"} if on_scenario else {"gpu": "H100-SXM"}
     with pytest.raises(UserError, match=r"parallelism .* is unknown; known: 'all', 'auto', 'tp'"):
         api.search(M, parallelism=value, max_batch=8, **where)
+
+
+def test_api_search_parallelism_in_another_case_is_the_choice():
+    """'TP' was refused as unknown; one rule for case since 01b00252 (compute.errors.chosen):
+    it is 'tp', the same search."""
+    assert api.search(M, parallelism="TP", max_batch=8, gpu="H100-SXM").to_dict() == \
+        api.search(M, parallelism="tp", max_batch=8, gpu="H100-SXM").to_dict()
 
 
 @pytest.mark.parametrize("skew", [float("nan"), -1, 0, 0.5, float("inf"), "2", None, True, 1e7])

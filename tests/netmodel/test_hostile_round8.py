@@ -297,14 +297,14 @@ CAL_BASE = "Mixtral-8x7B,H100-SXM,8,64,decode,0.006,,1000"
 
 @pytest.mark.parametrize("cells,needle", [
     ("0,1,1,1", "pp must be a whole number from 1 to 1,000,000, got 0"),
-    ("-0,1,1,1", "pp must be a whole number from 1 to 1,000,000, got 0"),
+    ("-0,1,1,1", "pp must be a whole number from 1 to 1,000,000, got '-0'"),
     ("1e400,1,1,1", "pp must be a whole number"), ("1.5,1,1,1", "pp must be a whole number"),
     ("1,3,1,1", "(Mixtral-8x7B TP 8 x EP 3 decode batch 64 context 1000 on H100-SXM): EP degree 3 "
                 "does not divide"),
     ("1,0x8,1,1", "ep must be a whole number from 1 to 1,000,000, got '0x8'"),
     ("1,two,1,1", "got 'two'"), ("1,8,-1,1", "attention_dp must be a whole number"),
     ("1,8,1,0.5", "expert_skew must be a number from 1 to 1,000,000, got 0.5"),
-    ("1,8,1,nan", "got nan"), ("1,8,1,inf", "got inf"), ("1,8,1,1e7", "got 10000000"),
+    ("1,8,1,nan", "got nan"), ("1,8,1,inf", "got inf"), ("1,8,1,1e7", "got '1e7'"),
     ("1,8,1,True", "expert_skew must be a number from 1 to 1,000,000, got 'True'"),
     ("1,8,1,1e-400", "expert_skew must be a number from 1 to 1,000,000, got '1e-400'"),
     ("1,8,1,1,9", "more cells than the header"),
