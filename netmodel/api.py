@@ -184,9 +184,11 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
     algorithm : str
         ``"auto"`` (the fastest valid algorithm and protocol per size) or one algorithm.
     placement : str
-        Where a group given by its size sits (contiguous, rail-aligned, spread, random).
+        Where a group given by its size sits (contiguous, rail-aligned, spread, random);
+        with a group of GPU nodes, only the default.
     algorithms : sequence of str, a comma list or ``"nccl"``, optional
-        The candidates ``auto`` chooses from (default all).
+        The candidates ``auto`` chooses from (default all); refused beside one
+        ``algorithm``.
 
     Returns
     -------
@@ -225,12 +227,35 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
                             f"to choose them")
         return np.asarray(ScenarioCollectives(s)
                           .collective_time(op, n, int(group)), dtype=float)
+    _refuse_unread_choices(group, algorithm, placement, algorithms)
     graph = build_fabric(fabric)
     model = FabricCostModel(graph, placement=placement, algorithm=algorithm,
                             algorithms=algorithms)
     g = model.group(group)   # a size or nodes; it refuses a string or a float by name
     # the cost model sweeps a flat list of sizes; the answer takes the sizes' shape back
     return np.asarray(model.sweep(op, np.ravel(n), g).time, dtype=float).reshape(n.shape)
+
+
+def _refuse_unread_choices(group, algorithm, placement, algorithms) -> None:
+    """Refuse a choice :func:`collective_time` would not read, as ``netmodel collective``
+    does: ``algorithms`` (the candidates ``auto`` chooses among) beside one ``algorithm``,
+    and a ``placement`` other than the default for a group given by its GPU nodes (only a
+    group given by its size is placed). Both ran as without them. An unknown algorithm or
+    placement is left to the cost model's refusal."""
+    from compute.errors import chosen
+    from netmodel.collectives.algorithms import ALGORITHMS
+    from netmodel.collectives.names import PLACEMENTS
+
+    one = chosen(algorithm, ALGORITHMS) if isinstance(algorithm, str) else None
+    if algorithms is not None and one is not None:
+        raise UserError(f"algorithms={algorithms!r} are the candidates algorithm='auto' "
+                        f"chooses among; algorithm={algorithm!r} names one: drop one of the "
+                        f"two")
+    placed = chosen(placement, PLACEMENTS) if isinstance(placement, str) else None
+    if isinstance(group, list | tuple | np.ndarray) and placed not in (None, "contiguous"):
+        raise UserError(f"placement={placement!r} places a group given by its size; group "
+                        f"names its GPU nodes ({describe(group)}): give group as a size, or "
+                        f"drop placement")
 
 
 def _comm_for(gpu: GpuSpec, scenario, comm):

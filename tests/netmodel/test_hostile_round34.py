@@ -1,0 +1,44 @@
+"""Hostile round 34 (scripts/hostile_round34.py): options each valid alone that contradict,
+the library given what its command line refuses, data files whose parts disagree.
+
+Found wrong, each checked here:
+
+(a) ``netmodel.collective_time`` took what it never read, where ``netmodel collective``
+refuses it: ``algorithms=['tree']`` beside ``algorithm='ring'`` (the candidates of auto
+beside one algorithm) and ``placement='random'`` for a group given by its GPU nodes (only a
+group given by its size is placed); both ran as without them. Now refused naming both
+parameters (:func:`netmodel.api._refuse_unread_choices`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import netmodel
+from compute.errors import UserError
+
+# -- (a) collective_time: what it would not read ------------------------------------------
+
+
+def test_collective_time_refuses_candidates_beside_one_algorithm():
+    with pytest.raises(UserError, match=r"^algorithms=\['tree'\] are the candidates "
+                                        r"algorithm='auto' chooses among; algorithm='ring' "
+                                        r"names one: drop one of the two$"):
+        netmodel.collective_time("ring:n=8", "all-reduce", 1e6, 4, algorithm="ring",
+                                 algorithms=["tree"])
+    # auto with candidates is what they are for: the best of the one candidate is it
+    ring = netmodel.collective_time("ring:n=8", "all-reduce", 1e6, 4, algorithm="ring")
+    assert netmodel.collective_time("ring:n=8", "all-reduce", 1e6, 4,
+                                    algorithms=["ring"]) == ring
+
+
+def test_collective_time_refuses_a_placement_for_a_group_of_nodes():
+    with pytest.raises(UserError, match=r"^placement='random' places a group given by its "
+                                        r"size; group names its GPU nodes \(\['gpu0', 'gpu1'\]"
+                                        r"\): give group as a size, or drop placement$"):
+        netmodel.collective_time("ring:n=8", "all-reduce", 1e6, ["gpu0", "gpu1"],
+                                 placement="random")
+    # the default placement with nodes is taken; a size is placed as asked
+    two = netmodel.collective_time("ring:n=8", "all-reduce", 1e6, ["gpu0", "gpu1"])
+    assert two == netmodel.collective_time("ring:n=8", "all-reduce", 1e6, 2)
+    assert netmodel.collective_time("ring:n=8", "all-reduce", 1e6, 4, placement="spread") > 0
