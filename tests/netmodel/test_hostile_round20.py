@@ -56,6 +56,30 @@ def h20():
     return module
 
 
+@pytest.fixture(scope="module")
+def complete(h20, tmp_path_factory):
+    """A complete run of COMPARE (a child process), made once: its output folder's files.
+    The tests that need an earlier output write these in place (as the script's own
+    stop_case does from its Reference) instead of each running COMPARE again."""
+    d = tmp_path_factory.mktemp("complete")
+    rc, err = h20.finish(h20.child(COMPARE, d))
+    assert rc == 0, err
+    return h20.contents(d / "out")
+
+
+def _earlier(d: Path, files: dict[str, bytes]) -> None:
+    """A complete run's output written at ``d / 'out'``."""
+    (d / "out").mkdir()
+    for name, data in files.items():
+        (d / "out" / name).write_bytes(data)
+
+
+@pytest.fixture(scope="module")
+def fonts(h20):
+    """matplotlib's font cache built once for the module's children."""
+    h20.font_cache()
+
+
 COMPARE = ["compare", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch",
            "8", "--no-plot", "-q", "--out", "out"]
 EXPORT = ["topology", "export", "ring:n=400", "-o", "f.json"]
@@ -74,12 +98,12 @@ def _one_line(err: str) -> list[str]:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="signals and renameat2 as on Linux")
-def test_sigterm_mid_write_leaves_the_earlier_output_whole_and_nothing_beside(h20, tmp_path):
+def test_sigterm_mid_write_leaves_the_earlier_output_whole_and_nothing_beside(h20, complete,
+                                                                               tmp_path):
     """SIGTERM with the new files staged: before, the process died there (-15), its staging
     folder left beside the output; now 143, one line, the earlier output as it was, the
     folder holding it alone."""
-    rc, _ = h20.finish(h20.child(COMPARE, tmp_path))
-    assert rc == 0
+    _earlier(tmp_path, complete)
     earlier = h20.contents(tmp_path / "out")
     assert set(earlier) == {"compare.csv", "compare.json", "netmodel-manifest.json"}
     rc, err = _stopped_at(h20, tmp_path, COMPARE, "staged", "SIGTERM")
@@ -98,10 +122,10 @@ def test_ctrl_c_mid_file_write_is_130_and_leaves_no_file(h20, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-def test_ctrl_c_right_after_the_swap_keeps_the_new_output_whole(h20, tmp_path):
+def test_ctrl_c_right_after_the_swap_keeps_the_new_output_whole(h20, complete, tmp_path):
     """The signal just after the new folder took the old one's place: the new output stays,
     whole (the files of a complete run, each as its manifest records), the old one gone."""
-    rc, _ = h20.finish(h20.child(COMPARE, tmp_path))
+    _earlier(tmp_path, complete)
     ref = h20.contents(tmp_path / "out")
     rc, err = _stopped_at(h20, tmp_path, COMPARE, "exchanged", "SIGINT")
     assert rc == 130 and len(_one_line(err)) == 1
@@ -141,12 +165,11 @@ def test_two_runs_renaming_into_one_new_folder_at_once_both_succeed(h20, tmp_pat
     (["compare", "--scenarios", "h100-dgx", "--models", "Llama-3-8B", "--max-batch", "8",
       "-q", "--out", "out"], "out"),   # its figures drawn by worker processes
 ])
-def test_an_output_past_the_file_size_limit_is_exit_1_naming_why(h20, tmp_path, argv,
+def test_an_output_past_the_file_size_limit_is_exit_1_naming_why(h20, fonts, tmp_path, argv,
                                                                   target):
     """RLIMIT_FSIZE 16 KiB (the fabric file and the figures are larger): before, exit 2 (and
     for figures 'could not write every figure ... NETMODEL_JOBS=1 shows why'); now exit 1,
     one line with the reason, nothing written."""
-    h20.font_cache()
     p = h20.child(argv, tmp_path, {"NETMODEL_JOBS": "2"},
                   limits={resource.RLIMIT_FSIZE: 16 << 10})
     rc, err = h20.finish(p)
