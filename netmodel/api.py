@@ -147,6 +147,18 @@ def build_fabric(spec: FabricLike, params: Mapping[str, Any] | None = None) -> n
 
     if isinstance(spec, os.PathLike):
         spec = os.fspath(spec)
+    if isinstance(spec, tuple):
+        if len(spec) != 2 or params is not None:
+            raise UserError("a fabric given as a tuple must be (builder, parameters)")
+        spec, params = spec
+    if params is not None and (isinstance(spec, Scenario) or
+                               (isinstance(spec, str) and is_scenario_ref(spec))):
+        # a scenario's object built its own fabric, params dropped; its name was "unknown
+        # fabric builder 'lite-flat'"
+        said = repr(spec.label if isinstance(spec, Scenario) else spec)
+        raise UserError(f"with params, the fabric spec must be a builder name, got scenario "
+                        f"{said}, which brings its own fabric: give its fabric_spec() with "
+                        f"the parameters changed, or drop params")
     if params is None and isinstance(spec, str) and is_scenario_ref(spec):
         spec = get_scenario(spec)
     if isinstance(spec, Scenario):
@@ -154,10 +166,6 @@ def build_fabric(spec: FabricLike, params: Mapping[str, Any] | None = None) -> n
 
         # a copy: the library keeps one graph per scenario for its own use
         return scenario_fabric(spec).copy()
-    if isinstance(spec, tuple):
-        if len(spec) != 2 or params is not None:
-            raise UserError("a fabric given as a tuple must be (builder, parameters)")
-        spec, params = spec
     if params is not None:
         if not isinstance(params, Mapping):
             raise UserError(f"params must be a mapping of the builder's parameters (e.g. "

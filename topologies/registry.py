@@ -522,6 +522,13 @@ def build(spec: FabricSpec, params: Mapping | None = None) -> nx.Graph:
         if not isinstance(spec, str):
             raise UserError(f"with params, the fabric spec must be a builder name, got "
                             f"{describe(spec)}")
+        if ":" in spec or spec.strip().lower().endswith((".json", ".graphml")):
+            # a spec string or a saved fabric brings its own parameters: it was refused as
+            # "unknown fabric builder 'ring:n=4'"
+            kind = "a saved fabric" if ":" not in spec else "a spec string"
+            raise UserError(f"with params, the fabric spec must be a builder name, got "
+                            f"{kind} {spec!r}: give its parameters in the spec or in "
+                            f"params, not both")
         name, fn, _, kwargs = _keywords(spec, params)
         return _call(name, fn, kwargs)
     if isinstance(spec, nx.Graph):

@@ -8,9 +8,19 @@ refuses it: ``algorithms=['tree']`` beside ``algorithm='ring'`` (the candidates 
 beside one algorithm) and ``placement='random'`` for a group given by its GPU nodes (only a
 group given by its size is placed); both ran as without them. Now refused naming both
 parameters (:func:`netmodel.api._refuse_unread_choices`).
+
+(b) ``build_fabric`` with ``params`` and what brings its own parameters: a spec string
+(``'ring:n=4'``) or a saved fabric was refused as "unknown fabric builder 'ring:n=4'", a
+scenario's name as "unknown fabric builder 'lite-flat'", and a Scenario object built its own
+fabric, ``params`` dropped without a word (``{'n': 4}``: 132 nodes). Now each is refused as
+a Graph with params was: "with params, the fabric spec must be a builder name, got ..."
+(:func:`topologies.registry.build` for a spec or file, :func:`netmodel.api.build_fabric`
+for a scenario), a ``(spec, params)`` pair alike.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -42,3 +52,28 @@ def test_collective_time_refuses_a_placement_for_a_group_of_nodes():
     two = netmodel.collective_time("ring:n=8", "all-reduce", 1e6, ["gpu0", "gpu1"])
     assert two == netmodel.collective_time("ring:n=8", "all-reduce", 1e6, 2)
     assert netmodel.collective_time("ring:n=8", "all-reduce", 1e6, 4, placement="spread") > 0
+
+
+# -- (b) build_fabric: params beside what brings its own ----------------------------------
+
+
+@pytest.mark.parametrize("spec, said", [
+    ("ring:n=4", "a spec string 'ring:n=4': give its parameters in the spec or in params, "
+                 "not both"),
+    ("f.json", "a saved fabric 'f.json': give its parameters in the spec or in params, "
+               "not both"),
+    ("lite-flat", "scenario 'lite-flat', which brings its own fabric"),
+    (None, "scenario 'lite-flat@Lite', which brings its own fabric"),   # the object
+])
+def test_build_fabric_params_need_a_builder_name(spec, said):
+    # a spec or file was "unknown fabric builder 'ring:n=4'", a scenario's name too; a
+    # Scenario object built its own fabric with params dropped (132 nodes for {'n': 4})
+    spec = netmodel.get_scenario("lite-flat") if spec is None else spec
+    with pytest.raises(UserError, match="^with params, the fabric spec must be a builder "
+                                        "name, got " + re.escape(said)):
+        netmodel.build_fabric(spec, {"n": 4})
+    with pytest.raises(UserError, match="^with params, the fabric spec must be a builder "
+                                        "name, got " + re.escape(said)):
+        netmodel.build_fabric((spec, {"n": 4})) if isinstance(spec, str) else \
+            netmodel.build_fabric(spec, {})
+    assert netmodel.build_fabric("ring", {"n": 4}).graph["spec"] == "ring:n=4"
