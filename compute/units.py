@@ -103,6 +103,7 @@ from compute.validate import (
 
 __all__ = [
     "GREEK_MU",
+    "LENGTH_UNITS",
     "MICRO_SIGN",
     "ExactFactor",
     "RATE_FLOOR",
@@ -134,6 +135,9 @@ _BYTE_UNITS = {
 }
 #: Bit units a user may mistakenly give as a size (refused with a hint).
 _BIT_UNITS = ("b", "kb", "Kb", "Mb", "Gb", "Tb", "Pb", "Kib", "Mib", "Gib", "Tib", "bit", "bits")
+#: Units a cable length takes, metres inside: a builder's ``length`` in a spec string
+#: (``ring:n=4,length=20m``) and a sweep's ``fabric.length`` (``50cm``) alike.
+LENGTH_UNITS = {"": 1.0, "mm": 1e-3, "cm": 1e-2, "m": 1.0, "km": 1e3}
 _TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ps": 1e-12}
 _BANDWIDTH_UNITS = {
     "": 1.0, "B/s": 1.0,

@@ -18,7 +18,7 @@ import typing
 from typing import Any
 
 from compute.errors import UserError
-from compute.units import parse_bandwidth, parse_time
+from compute.units import LENGTH_UNITS, parse_bandwidth, parse_quantity, parse_time
 from compute.validate import describe, read_number
 from topologies.limits import MAX_DEPTH, physical_range
 
@@ -214,6 +214,9 @@ def _convert(builder_name: str, pname: str, text: str, param: inspect.Parameter)
         return whole
     if base is float:
         value = read_number(what, text, allowed=physical_range(pname))   # a length: 0 up
+        if value is None and unit == "m":   # '20m', '50cm', as a sweep's fabric.length
+            value = parse_quantity(text, LENGTH_UNITS, what, allow_zero=True,
+                                   rule=physical_range(pname))
         if value is None:
             raise UserError(f"{what} must be a number, got {describe(text)}")
         return 0.0 if value == 0 else value   # a typed -0 is zero, as every number read

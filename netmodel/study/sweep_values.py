@@ -18,6 +18,7 @@ import math
 
 from compute.errors import UserError
 from compute.units import (
+    LENGTH_UNITS,
     ROW_UNIT_INPUTS,
     parse_bandwidth,
     parse_in_unit,
@@ -30,8 +31,6 @@ from compute.validate import read_number
 #: inside, typed in their data row's unit or bare SI): they change what a configuration costs, not which one is best, so a sweep of
 #: them searches once per scenario and scores every point by USD per million tokens.
 COST = "cost."
-#: Units a length parameter (``fabric.length``, m) takes.
-_LENGTH_UNITS = {"": 1.0, "mm": 1e-3, "cm": 1e-2, "m": 1.0, "km": 1e3}
 
 #: A cost parameter is swept up to this many times its shipped default: beyond it no system is
 #: meant (an absurdity bound, not a sourced limit; 1e300 USD per Gb/s drew a figure whose axes
@@ -59,7 +58,7 @@ def _value(text: str, unit: str, what: str) -> float:
     if unit == "bytes/s":   # a builder's bandwidth: a link's, within its plausible range
         return parse_bandwidth(text, what, quantity="link_bandwidth")
     if unit == "m":  # a cable length (fabric.length): 20m, 50cm or a number of metres
-        return parse_quantity(text, _LENGTH_UNITS, what, allow_zero=True)
+        return parse_quantity(text, LENGTH_UNITS, what, allow_zero=True)
     v = read_number(f"{what} value", text,   # the one number grammar ('٢', '1_0' refused)
                     allowed=_adjust_range(what))
     if v is None:

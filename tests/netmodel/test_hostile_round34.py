@@ -16,6 +16,12 @@ fabric, ``params`` dropped without a word (``{'n': 4}``: 132 nodes). Now each is
 a Graph with params was: "with params, the fabric spec must be a builder name, got ..."
 (:func:`topologies.registry.build` for a spec or file, :func:`netmodel.api.build_fabric`
 for a scenario), a ``(spec, params)`` pair alike.
+
+(c) A builder's ``length`` in a spec string (``ring:n=4,length=20m``) or a scenario's
+``[fabric]`` (``length = "20m"``) was refused as "length must be a number, got '20m'" while
+``sweep --param fabric.length=20m`` took it, and a spec's bandwidth and latency take their
+units: one table of length units now (:data:`compute.units.LENGTH_UNITS`: mm, cm, m, km),
+read by the spec grammar (:func:`topologies.spec_grammar._convert`) and the sweep alike.
 """
 
 from __future__ import annotations
@@ -77,3 +83,41 @@ def test_build_fabric_params_need_a_builder_name(spec, said):
         netmodel.build_fabric((spec, {"n": 4})) if isinstance(spec, str) else \
             netmodel.build_fabric(spec, {})
     assert netmodel.build_fabric("ring", {"n": 4}).graph["spec"] == "ring:n=4"
+
+
+# -- (c) a cable length with its unit ------------------------------------------------------
+
+
+@pytest.mark.parametrize("typed, metres", [("20m", 20.0), ("50cm", 0.5), ("2km", 2000.0),
+                                           ("20", 20.0), ("0m", 0.0)])
+def test_a_spec_length_takes_a_unit_as_a_sweep_does(typed, metres):
+    from netmodel.study.sweep_values import _value
+
+    g = netmodel.build_fabric(f"ring:n=4,length={typed}")
+    assert g.graph["args"].get("length", 0.0) == metres
+    assert _value(typed, "m", "fabric.length") == metres
+
+
+@pytest.mark.parametrize("typed, says", [
+    ("5furlong", "ring: length '5furlong' has unknown unit 'furlong' (allowed: mm, cm, m, km)"),
+    ("-5m", "ring: length must be a number from 0 to 100,000 m, got '-5m'"),
+    ("abc", "ring: length 'abc' is not a number with a unit (allowed units: mm, cm, m, km)"),
+])
+def test_a_spec_length_refused_says_the_units(typed, says):
+    with pytest.raises(UserError, match="^" + re.escape(says) + "$"):
+        netmodel.build_fabric(f"ring:n=4,length={typed}")
+
+
+def test_a_scenario_file_length_with_its_unit(tmp_path):
+    from netmodel.study.scenario_catalog import get_scenario
+
+    text = get_scenario("lite-flat").to_toml().replace("length = 20.0", 'length = "20m"')
+    assert 'length = "20m"' in text
+    (tmp_path / "mine.toml").write_text(text.replace('name = "lite-flat"', 'name = "mine"'))
+    shipped = netmodel.build_fabric("lite-flat").edges["plane0", "gpu0"]
+    assert netmodel.build_fabric(str(tmp_path / "mine.toml")).edges["plane0", "gpu0"] == shipped
+    # the length is read: 2 km more of fibre is 10 us more a hop (5 ns/m)
+    (tmp_path / "mine.toml").write_text(text.replace('name = "lite-flat"', 'name = "mine"')
+                                        .replace('"20m"', '"2.02km"'))
+    far = netmodel.build_fabric(str(tmp_path / "mine.toml")).edges["plane0", "gpu0"]
+    assert far["latency"] - shipped["latency"] == pytest.approx(2000 * 5e-9, rel=1e-9)
