@@ -511,6 +511,7 @@ def _read_profile(path: str | PathLike[str]) -> EngineProfile:
         required, optional = MEASUREMENT_COLUMNS
         check_keys(w, row, required, tuple(c for c in optional if c != "note"))
         measurements.append(_measurement(w, row))
+    _check_fitted_gpus(f"{where}: [profile]", meta.get("gpu", ""), measurements)
     fit = ()
     if "fit" in doc:
         f = validate.table(f"{where}: [fit]", doc["fit"])
@@ -534,6 +535,21 @@ def _read_profile(path: str | PathLike[str]) -> EngineProfile:
     return EngineProfile(**meta, **values, gemm_curve=curve,
                          sources=tuple(sorted(sources.items())),
                          measurements=tuple(measurements), fit=fit)
+
+
+def _check_fitted_gpus(where: str, gpu: str, measurements) -> None:
+    """Refuse a ``gpu`` (``A, B`` for several, as ``calibrate`` writes it) that names other
+    GPUs than the ``measurements`` the profile lists (where it names some and lists some):
+    :attr:`EngineProfile.fitted_gpus` reads it first, so a profile of H100-SXM rows saying
+    ``gpu = "Lite"`` was said to be fitted on Lite, run on Lite with no word of carrying it
+    over and on H100-SXM as "an extrapolation ... its efficiencies are Lite's"."""
+    named = [g.strip() for g in gpu.split(",") if g.strip()]
+    measured = list(dict.fromkeys(m.gpu for m in measurements))
+    if named and measured and \
+            {g.casefold() for g in named} != {g.casefold() for g in measured}:
+        raise UserError(f"{where}: gpu {gpu!r} must name the GPUs its [[measurement]] tables "
+                        f"were measured on ({', '.join(measured)}): a profile run on another "
+                        f"GPU is said to be carried over from them")
 
 
 def _check_fit(where: str, fit: tuple, listed: int) -> None:

@@ -22,11 +22,19 @@ for a scenario), a ``(spec, params)`` pair alike.
 ``sweep --param fabric.length=20m`` took it, and a spec's bandwidth and latency take their
 units: one table of length units now (:data:`compute.units.LENGTH_UNITS`: mm, cm, m, km),
 read by the spec grammar (:func:`topologies.spec_grammar._convert`) and the sweep alike.
+
+(d) A profile file whose ``[profile] gpu`` named other GPUs than its ``[[measurement]]``
+rows (``gpu = "Lite"`` over rows of H100-SXM) was taken, and that label was read as the GPU
+it was fitted on: ``compare --profile`` on Lite said nothing of carrying it over, and on
+H100-SXM, where it was measured, "an extrapolation ... its efficiencies and fixed overheads
+are Lite's". Now the reader refuses it naming the rows' GPUs
+(:func:`compute.profiles._check_fitted_gpus`); a label in another case is the same GPU.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -121,3 +129,35 @@ def test_a_scenario_file_length_with_its_unit(tmp_path):
                                         .replace('"20m"', '"2.02km"'))
     far = netmodel.build_fabric(str(tmp_path / "mine.toml")).edges["plane0", "gpu0"]
     assert far["latency"] - shipped["latency"] == pytest.approx(2000 * 5e-9, rel=1e-9)
+
+
+# -- (d) a profile's gpu and its measurements ---------------------------------------------
+
+SHIPPED_PROFILE = Path(__file__).resolve().parents[2] / "compute/data/profiles/vllm-h100-2024.toml"
+
+
+def _profile(tmp_path, gpu: str) -> Path:
+    text = SHIPPED_PROFILE.read_text().replace('name = "vllm-h100-2024"', 'name = "mine"', 1)
+    assert '\ngpu = "H100-SXM"\ncollectives' in text
+    f = tmp_path / "p.toml"
+    f.write_text(text.replace('\ngpu = "H100-SXM"\ncollectives', f'\ngpu = "{gpu}"\ncollectives',
+                              1))
+    return f
+
+
+@pytest.mark.parametrize("gpu", ["Lite", "H100-SXM, Lite", "Nope"])
+def test_a_profile_gpu_other_than_its_measurements_is_refused(tmp_path, gpu):
+    from compute.profiles import read_profile
+
+    f = _profile(tmp_path, gpu)
+    with pytest.raises(UserError, match="^" + re.escape(
+            f"{f}: [profile]: gpu {gpu!r} must name the GPUs its [[measurement]] tables were "
+            f"measured on (H100-SXM): a profile run on another GPU is said to be carried over "
+            f"from them") + "$"):
+        read_profile(f)
+
+
+def test_a_profile_gpu_in_another_case_is_its_measurements_gpu(tmp_path):
+    from compute.profiles import read_profile
+
+    assert read_profile(_profile(tmp_path, "h100-sxm")).fitted_gpus == ("h100-sxm",)
