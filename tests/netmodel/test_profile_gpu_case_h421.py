@@ -1,6 +1,6 @@
 """A profile's [profile] gpu names the run's GPU regardless of case, as the catalogs read
 a GPU name: 'h100-sxm' used on H100-SXM is no other GPU. A label naming another GPU (a
-typo among them) is still noted where the profile is applied."""
+typo among them) over rows measured on another GPU is refused (hostile round 34)."""
 import re
 
 from click.testing import CliRunner
@@ -30,7 +30,16 @@ def test_a_label_differing_only_in_case_is_the_same_gpu(tmp_path):
     assert "was fitted on" not in _infer(tmp_path, "h100-sxm")
 
 
-def test_a_typo_in_the_label_is_noted(tmp_path):
-    assert ("note: profile vllm-copy was fitted on model Llama-2-70B on GPU H100-SMX; this is "
-            "model Llama-2-70B on GPU H100-SXM: an extrapolation (on H100-SXM its efficiencies "
-            "and fixed overheads are H100-SMX's") in _infer(tmp_path, "H100-SMX")
+def test_a_typo_in_the_label_is_refused(tmp_path):
+    # was noted as "fitted on ... GPU H100-SMX; ... an extrapolation (on H100-SXM its
+    # efficiencies and fixed overheads are H100-SMX's", of rows measured on H100-SXM: a
+    # label naming other GPUs than the profile's measurements is refused (hostile round 34)
+    assert SHIPPED.count(LABEL) > 1
+    f = tmp_path / "p.toml"
+    f.write_text(SHIPPED.replace(LABEL, '\ngpu = "H100-SMX"', 1))
+    out = CliRunner().invoke(cli, ["infer", "--model", "Llama-2-70B", "--gpu", "H100-SXM",
+                                   "--tp", "8", "--batch", "1", "--profile", str(f)])
+    assert out.exit_code == 2 and out.output.strip().splitlines() == [
+        f"error: {f}: [profile]: gpu 'H100-SMX' must name the GPUs its "
+        f"[[measurement]] tables were measured on (H100-SXM): a profile run on another GPU is "
+        f"said to be carried over from them"], out.output
