@@ -111,7 +111,12 @@ def profiles(draw):
         rms = draw(st.floats(0, 1e6, allow_subnormal=False))
         fit = (tuple(names), len(ms) or draw(st.integers(1, 10_000)), rms,
                draw(st.floats(rms, 1e6, allow_subnormal=False)))
-    texts = {k: draw(TEXT) for k in ("engine", "system", "gpu", "collectives", "fitted_on")}
+    texts = {k: draw(TEXT) for k in ("engine", "system", "collectives", "fitted_on")}
+    # the GPU label names the measurements' GPUs where it names any and lists some (the
+    # reader's rule, compute.profiles._check_fitted_gpus), as calibrate writes it
+    gpus = list(dict.fromkeys(m.gpu for m in ms))
+    texts["gpu"] = draw(TEXT) if not ms else "" if any("," in g for g in gpus) else \
+        draw(st.sampled_from(["", ", ".join(gpus)]))
     return EngineProfile(draw(NAME), **values, gemm_curve=curve,
                          sources=tuple(sorted(sources.items())), measurements=ms, fit=fit,
                          **texts)
