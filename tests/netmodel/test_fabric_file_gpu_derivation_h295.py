@@ -30,6 +30,15 @@ COST = ("import sys\n"
         "m = FabricCostModel(g)\n"
         f"t = m.collective_time('all-reduce', {NBYTES!r}, 2)\n"
         "print(m.calibration.generation, repr(float(t)), g.graph.get('builder'))\n")
+#: Then, in that process, ``netmodel ARGS`` (as ``python -m netmodel`` runs it) for each
+#: command line of argv[2:] (each one argument, its words split on blanks).
+COMMANDS = ("from netmodel.cli.main import main\n"
+            "for line in sys.argv[2:]:\n"
+            "    try:\n"
+            "        main(line.split())\n"
+            "    except SystemExit as done:\n"
+            "        if done.code not in (None, 0):\n"
+            "            raise\n")
 
 
 def _gpu_file(folder, name: str) -> str:
@@ -43,8 +52,10 @@ def _run(folder, *args: str) -> str:
     return run_python(folder, *args, timeout=120)
 
 
-def _export(folder, spec: str, target: str) -> None:
-    _run(folder, "-m", "netmodel", "topology", "export", spec, "-o", target)
+def _exports(folder, *pairs: tuple[str, str]) -> None:
+    """``netmodel topology export SPEC -o TARGET`` for each pair, in one process."""
+    _run(folder, "-c", "import sys\n" + COMMANDS, "",
+         *(f"topology export {spec} -o {target}" for spec, target in pairs))
 
 
 def _cost(ref: str) -> tuple[str, float]:
@@ -54,9 +65,10 @@ def _cost(ref: str) -> tuple[str, float]:
 
 def test_spec_and_saved_file_cost_the_same_in_separate_processes(tmp_path):
     spec = f"rail-optimized:domains=2,gpu={_gpu_file(tmp_path, 'H295HalfB200')}"
-    _export(tmp_path, spec, "fab.json")
-    _export(tmp_path, spec, "fab.graphml")
-    runs = {ref: _run(tmp_path, "-c", COST, ref) for ref in (spec, "fab.json", "fab.graphml")}
+    # one process: the spec's cost first (as a fresh process gives it), then both exports
+    runs = {spec: _run(tmp_path, "-c", COST + COMMANDS, spec, f"topology export {spec} -o "
+                       "fab.json", f"topology export {spec} -o fab.graphml").splitlines()[0]}
+    runs |= {ref: _run(tmp_path, "-c", COST, ref) for ref in ("fab.json", "fab.graphml")}
     # Blackwell's constants, as the GPU file's lineage says, and the files kept as built
     assert set(runs.values()) == {runs[spec]}, runs
     generation, seconds, builder = runs[spec].split()
@@ -75,14 +87,30 @@ def test_spec_and_saved_file_cost_the_same_in_separate_processes(tmp_path):
         os.chdir(cwd)
 
 
-@pytest.mark.parametrize("file_first", [True, False])
-def test_spec_and_saved_file_cost_the_same_in_one_process(tmp_path, monkeypatch, file_first):
+def _one_process_spec(file_first: bool) -> str:
     # a GPU name of its own per order: this process has never read its GPU file
     name = f"H295Half{'FileFirst' if file_first else 'SpecFirst'}"
-    spec = f"rail-optimized:domains=2,gpu={_gpu_file(tmp_path, name)}"
-    _export(tmp_path, spec, "fab.json")   # in another process
-    monkeypatch.chdir(tmp_path)
-    refs = ["fab.json", spec] if file_first else [spec, "fab.json"]
+    return f"rail-optimized:domains=2,gpu={name}.toml"
+
+
+@pytest.fixture(scope="module")
+def one_process(tmp_path_factory):
+    """Both orders' GPU files and their fabrics saved (fab-True.json, fab-False.json), in
+    another process, one for both."""
+    folder = tmp_path_factory.mktemp("h295")
+    for first in (True, False):
+        _gpu_file(folder, f"H295Half{'FileFirst' if first else 'SpecFirst'}")
+    _exports(folder, *((_one_process_spec(first), f"fab-{first}.json")
+                       for first in (True, False)))
+    return folder
+
+
+@pytest.mark.parametrize("file_first", [True, False])
+def test_spec_and_saved_file_cost_the_same_in_one_process(one_process, monkeypatch,
+                                                          file_first):
+    spec = _one_process_spec(file_first)
+    monkeypatch.chdir(one_process)
+    refs = [f"fab-{file_first}.json", spec] if file_first else [spec, f"fab-{file_first}.json"]
     first, second = (_cost(r) for r in refs)
     assert first == second
     assert first[0] == "blackwell"
@@ -90,8 +118,11 @@ def test_spec_and_saved_file_cost_the_same_in_one_process(tmp_path, monkeypatch,
 
 def test_ocs_blast_radius_spec_and_saved_file_agree(tmp_path):
     spec = f"ocs:gpus=16,logical=ring,gpu={_gpu_file(tmp_path, 'H295HalfB200Ocs')}"
-    _export(tmp_path, spec, "ocs.json")
-    heads = [_run(tmp_path, "-m", "netmodel", "blast-radius", "--fabric", ref, "--model",
-                  "Llama-3-70B").splitlines()[0] for ref in (spec, "ocs.json")]
+    # one process: blast-radius of the spec first (its first line), then the export; the
+    # saved file's blast-radius in a fresh process
+    blast = "blast-radius --fabric {} --model Llama-3-70B"
+    heads = [_run(tmp_path, "-c", "import sys\n" + COMMANDS, "", *lines).splitlines()[0]
+             for lines in ((blast.format(spec), f"topology export {spec} -o ocs.json"),
+                           (blast.format("ocs.json"),))]
     # the first line: '<fabric>@GPU, model: GPUs, TP x batch, instances, tokens/s'
     assert heads[0].split("@", 1)[1] == heads[1].split("@", 1)[1], heads
