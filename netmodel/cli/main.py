@@ -214,6 +214,12 @@ def flags_for_parameters(message: str, command: click.Command | None,
     >>> flags_for_parameters("give mtp_tokens 0 (options.mtp_tokens 2)",
     ...                      click.Command("x", params=[opt]), [])
     'give --mtp-tokens 0 (--mtp-tokens 2)'
+
+    A plain name is taken written as a parameter is given, ``algorithms=...``:
+
+    >>> flags_for_parameters("leave it out (algorithms=...): the algorithms",
+    ...                      click.Command("x", params=[click.Option(["--algorithms"])]), [])
+    'leave it out (--algorithms ...): the algorithms'
     """
     import re
 
@@ -231,6 +237,8 @@ def flags_for_parameters(message: str, command: click.Command | None,
             if flag.startswith("--") and "-" in flag[2:]:
                 name = flag[2:].replace("-", "_")
                 head = re.sub(rf"(?<![\w.])(?<!: )(?:options\.)?{name}(?!\w)", flag, head)
+            elif flag.startswith("--"):   # 'algorithms=...': a parameter, however plain
+                head = re.sub(rf"(?<![\w.])(?<!: ){flag[2:]}=\.\.\.", f"{flag} ...", head)
     return head + tail
 
 

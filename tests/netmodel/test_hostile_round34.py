@@ -29,6 +29,12 @@ it was fitted on: ``compare --profile`` on Lite said nothing of carrying it over
 H100-SXM, where it was measured, "an extrapolation ... its efficiencies and fixed overheads
 are Lite's". Now the reader refuses it naming the rows' GPUs
 (:func:`compute.profiles._check_fitted_gpus`); a label in another case is the same GPU.
+
+(e) ``collective all-to-all --max-transfers 100`` on 64 GPUs advised "leave it out
+(algorithms=...)", the library's parameter on the command line: a parameter without an
+underscore was never written as its flag. Now a parameter written as given,
+``algorithms=...``, is said as the flag, ``--algorithms ...``
+(:func:`netmodel.cli.main.flags_for_parameters`).
 """
 
 from __future__ import annotations
@@ -161,3 +167,17 @@ def test_a_profile_gpu_in_another_case_is_its_measurements_gpu(tmp_path):
     from compute.profiles import read_profile
 
     assert read_profile(_profile(tmp_path, "h100-sxm")).fitted_gpus == ("h100-sxm",)
+
+
+# -- (e) the command line's advice names its flags -----------------------------------------
+
+
+def test_too_many_transfers_advise_the_algorithms_flag():
+    from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+    line = one_line_error(run_cli(["collective", "all-to-all", "--fabric", "single-switch:n=64",
+                                   "--size", "8M", "--group", "64", "--max-transfers", "100"]))
+    assert line == ("error: direct all-to-all on 64 GPUs routes 4,032 point-to-point "
+                    "transfers, more than the limit of 100 (--max-transfers): leave it out "
+                    "(--algorithms ...), ask only for sizes where another algorithm is faster, "
+                    "or raise the limit")
