@@ -35,6 +35,11 @@ are Lite's". Now the reader refuses it naming the rows' GPUs
 underscore was never written as its flag. Now a parameter written as given,
 ``algorithms=...``, is said as the flag, ``--algorithms ...``
 (:func:`netmodel.cli.main.flags_for_parameters`).
+
+(f) A builder's whole-number parameter given as a float (``build_fabric('ring', {'n':
+4.0})``, numpy's ``float64(4)``) built the ring of 4 but recorded it as typed: spec
+``ring:n=4.0``, args ``{'n': 4.0}``, where the text ``'4.0'`` gives ``ring:n=4`` and ``{'n':
+4}``. Now recorded as the whole number the builder took (:func:`topologies.registry.builder`).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import netmodel
@@ -181,3 +187,14 @@ def test_too_many_transfers_advise_the_algorithms_flag():
                     "transfers, more than the limit of 100 (--max-transfers): leave it out "
                     "(--algorithms ...), ask only for sizes where another algorithm is faster, "
                     "or raise the limit")
+
+
+# -- (f) a whole number given as a float is recorded as one --------------------------------
+
+
+@pytest.mark.parametrize("n", [4.0, np.float64(4), np.float32(4), np.int64(4), "4.0"])
+def test_a_whole_float_parameter_is_recorded_as_the_whole_number(n):
+    g = netmodel.build_fabric("ring", {"n": n})
+    assert g.graph["spec"] == "ring:n=4" and g.graph["args"] == {"n": 4}
+    assert type(g.graph["args"]["n"]) is int
+    assert netmodel.build_fabric("superpod", {"sus": 2.0}).graph["spec"] == "superpod:sus=2"
