@@ -4,7 +4,6 @@ group), the Monte Carlo against the closed forms within its confidence interval,
 invariants (zero rates, more spares, higher rates, longer repairs, unreachable spares,
 same seed), the command line and bad input."""
 
-import functools
 import json
 import math
 
@@ -28,6 +27,7 @@ from netmodel.study.reliability_summary import SUMMARY_COLUMNS, reliability_summ
 from netmodel.study.reliability_timings import recovery_times
 from netmodel.study.scenario_catalog import scenario_names
 from netmodel.study.scenario_files import load_scenario_text
+from tests.netmodel.reliability_g2_helpers import shipped_cluster
 from topologies.failure_domains import CLASSES
 
 TEMPLATE = """name = "{name}"
@@ -67,13 +67,6 @@ def gpus_only(rate_per_hour):
     """The catalog with only GPU failures, at ``rate_per_hour`` per H100."""
     zero = {c: 0.0 for c in CLASSES if c not in ("gpu-die", "gpu-package")}
     return catalog().with_(gpu_rate_per_hour=rate_per_hour, rates=zero)
-
-
-@functools.cache
-def cluster70(name):
-    """``build_cluster(name, "Llama-3-70B", "decode")``, built once for the file (its
-    effects and event kinds worked out once): the tests read it, none changes it."""
-    return build_cluster(name, "Llama-3-70B", "decode")
 
 
 def erlang_b(c, a):
@@ -181,7 +174,7 @@ def test_direct_group_spares_change_nothing():
 
 @pytest.mark.parametrize("name", scenario_names())
 def test_monte_carlo_agrees_with_the_closed_forms(name):
-    c = cluster70(name)
+    c = shipped_cluster(name)
     for spares, placement in ((0, "pod"), (8, "pod"), (c.tp * 2, "global")):
         a = availability(None, None, cluster=c, spares=spares, placement=placement,
                          trials=600, seed=11)
@@ -255,7 +248,7 @@ def test_mixed_pools_can_lose_by_a_spare_and_the_shipped_ones_do_not():
     # the shipped scenarios' pools never lose by a spare
     from netmodel.study.availability_kinds import event_kinds
     for name in scenario_names():
-        c = cluster70(name)
+        c = shipped_cluster(name)
         for placement in ("pod", "global"):
             kinds = event_kinds(c, placement)
             # analytic()'s mean, the same float, without its time below the threshold
@@ -310,7 +303,7 @@ def test_horizon_and_trial_split_do_not_bias():
 # ---------------------------------------------------------------------- summary and goodput
 
 def test_goodput_counts_every_sm_bought():
-    c = cluster70("lite-flat")
+    c = shipped_cluster("lite-flat")
     a = availability(None, None, cluster=c, spares=16, trials=50)
     assert a.goodput_per_sm == pytest.approx(
         a.mc.mean * c.tokens_per_s * len(c.instances) / ((128 + 16) * 33))
@@ -318,7 +311,7 @@ def test_goodput_counts_every_sm_bought():
 
 def test_reliability_summary_fields():
     s = reliability_summary("lite-flat", "Llama-3-70B", "decode", trials=60)
-    c = cluster70("lite-flat")
+    c = shipped_cluster("lite-flat")
     assert s.sms_down_per_gpu_failure_hw == 33
     assert s.sms_down_per_gpu_failure_sw == c.tp * 33
     assert s.spares == 2 and s.spare_placement in ("pod", "global")    # 1% of 128, rounded up
@@ -420,8 +413,8 @@ def test_spare_pools_split():
 def test_sensitivity_moves_with_the_area_share():
     from netmodel.study.reliability_summary import sensitivity
 
-    lite = sensitivity(cluster70("lite-flat"))
-    h100 = sensitivity(cluster70("h100-dgx"))
+    lite = sensitivity(shipped_cluster("lite-flat"))
+    h100 = sensitivity(shipped_cluster("h100-dgx"))
     area = [r for r in lite if r["parameter"] == "area_share"]
     assert [r["value"] for r in area] == sorted(r["value"] for r in area)
     # a larger silicon share shrinks a Lite's rate: fewer failures, more availability
@@ -444,7 +437,7 @@ def test_event_kinds_are_kept_per_cluster_and_follow_its_catalog():
     """The kinds of a cluster are built once per placement; a cluster under another
     catalog (the GPU's failure rate doubled) has its own: GPU kinds twice as frequent,
     the others unchanged."""
-    c = cluster70("lite-flat")
+    c = shipped_cluster("lite-flat")
     pod = event_kinds(c, "pod")
     assert event_kinds(c, "pod") is pod
     assert event_kinds(c, "global") is not pod
@@ -463,7 +456,7 @@ def test_lite_ocs_cpo_engine_slowdown_swapped_for_a_spare_by_hand():
     from netmodel.study.availability_analytic import _lost_rate
     from netmodel.study.reliability_recovery import slow_recovery
 
-    c = cluster70("lite-ocs")
+    c = shipped_cluster("lite-ocs")
     e = next(x for x in c.effects() if x.cls == "cpo-engine")
     # one instance re-balanced (slow share s), none down
     assert e.instances_down == 0 and e.rebalanced == 1 and len(e.slowed) == 1
@@ -513,7 +506,7 @@ def test_slowed_instances_swap_only_when_it_loses_less():
     from netmodel.study.reliability_recovery import slow_recovery
 
     for name in ("lite-ocs", "lite-flat", "h100-dgx"):
-        c = cluster70(name)
+        c = shipped_cluster(name)
         for e in c.effects():
             assert sum(x for _, x in e.slowed) == pytest.approx(e.slow, abs=1e-12)
             for p in ("pod", "global"):

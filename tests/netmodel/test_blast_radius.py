@@ -20,6 +20,7 @@ from netmodel.study.reliability_recovery import recovery
 from netmodel.study.scenario_catalog import scenario_names
 from netmodel.study.scenario_files import load_scenario_text
 from tests.netmodel.lite_ocs_ring_h479 import ring_scenario
+from tests.netmodel.reliability_g2_helpers import shipped_cluster
 from topologies.degrade import degrade
 from topologies.failure_domains import CLASSES
 
@@ -148,7 +149,7 @@ def test_eight_gpu_direct_group():
 
 
 def test_flat_fabric_losing_a_plane_slows_every_instance_alike():
-    c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    c = shipped_cluster("lite-flat")
     plane = next(e for e in c.effects() if e.cls == "leaf")
     assert plane.components == 4 and plane.instances_down == 0 and plane.gpus == 0
     r = c.instance_result(degrade(c.graph, [plane.component]), c.instances[0])
@@ -176,7 +177,7 @@ def test_ocs_losing_a_switch_resets_every_ring_on_three_ports():
 
 
 def test_leaf_failure_cuts_off_its_gpus():
-    c = build_cluster("lite-hier", "Llama-3-70B", "decode")
+    c = shipped_cluster("lite-hier")
     by = {}
     for e in c.effects():
         by.setdefault(e.cls, []).append(e)
@@ -207,7 +208,7 @@ def test_a_host_of_lites_is_the_silicon_of_eight_h100():
 
 def test_healthy_instance_recosted_equals_the_search():
     for name in scenario_names():
-        c = build_cluster(name, "Llama-3-70B", "decode")
+        c = shipped_cluster(name)
         r = c.instance_result(c.graph, c.instances[0])
         assert r.latency == pytest.approx(c.best.latency, rel=1e-9), name
 
@@ -215,7 +216,7 @@ def test_healthy_instance_recosted_equals_the_search():
 @pytest.mark.parametrize("name", scenario_names())
 @pytest.mark.parametrize("model", ["Llama-3-70B", "Llama-3.1-405B"])
 def test_software_radius_of_a_gpu_failure_is_never_below_hardware(name, model):
-    c = build_cluster(name, model, "decode")
+    c = shipped_cluster(name, model)
     for e in c.effects(["gpu-die", "gpu-package", "host"]):
         serving = [m for m in e.component.nodes if m in c.member_of]
         if serving:
@@ -312,10 +313,10 @@ def test_link_parts_agree_in_topology_show_and_blast_radius(name):
     assert (bom["pluggable_transceivers"], bom["cpo_ports"]) == (
         want.get("transceiver", 0), want.get("cpo-engine", 0))
     assert "copper" not in bom["cables"]         # no shipped scenario has a copper cable
-    r = CliRunner().invoke(cli, ["blast-radius", "--scenario", name, "--model",
-                                 "Llama-3-70B", "--json"])
-    assert r.exit_code == 0, r.output
-    count = {row["cls"]: row["count"] for row in json.loads(r.output)["rows"]}
+    # blast-radius's rows (its --json prints their to_dict(): test_cli_json_table_and_files)
+    # of the cluster the other tests read, its failure effects worked out once
+    rows = blast_radius(name, "Llama-3-70B", cluster=shipped_cluster(name)).to_dict()["rows"]
+    count = {row["cls"]: row["count"] for row in rows}
     for cls in ("transceiver", "cpo-engine", "copper-end", "nic"):
         assert count.get(cls, 0) == BLAST_PARTS[name].get(cls, 0), cls
 
@@ -465,7 +466,7 @@ def test_ocs_failure_rebalances_to_the_largest_batch_that_meets_the_slo():
     # bandwidth of one circuit a neighbour (tests/netmodel/test_ocs_best_circuits_h464.py).
     # At the healthy batch the step misses the 50 ms TBT; the instance serves at the
     # largest batch that meets it.
-    c = build_cluster("lite-ocs", "Llama-3-70B", "decode")
+    c = shipped_cluster("lite-ocs")
     ocs = next(e for e in c.effects() if e.cls == "ocs")
     inst = c.instances[0]
     g = degrade(c.graph, [ocs.component])
@@ -501,7 +502,7 @@ def test_capacity_kept_by_an_instance_that_stays_up_is_a_share_of_healthy(name):
     # invariant: an instance a failure slows keeps between 0 and 1 of its tokens/s, at a
     # batch no larger than the healthy one that meets the SLO; it is down (slo_down) only
     # when no batch does, i.e. not even batch 1
-    c = build_cluster(name, "Llama-3-70B", "decode")
+    c = shipped_cluster(name)
     for e in c.effects():
         assert 0 <= e.slow and e.instances_down + e.slow <= len(c.instances) + 1e-9
         assert e.rebalanced + e.instances_down <= len(c.instances)
