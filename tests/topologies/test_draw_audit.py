@@ -25,13 +25,21 @@ SIZES = ["flat:n=64,planes=4", "leaf-spine:leaves=8,radix=16,oversubscription=2"
 def pictures():
     """``(build(spec), figure(graph))`` of a spec, each drawn once for this module's tests
     (they read the figure's artists, or draw it and read where they fell, and change
-    nothing); let go with the module."""
+    nothing); let go with the module. With ``drawn``, the figure rendered on its canvas
+    (once, until :func:`plot` saves it: its tight bounding box leaves the canvas's
+    renderer another size, so the next test that reads extents renders it again)."""
     made: dict = {}
+    rendered: set = set()
 
-    def get(spec):
+    def get(spec, drawn=False):
         if spec not in made:
             graph = build(spec)
             made[spec] = (graph, figure(graph))
+        if drawn and spec not in rendered:
+            made[spec][1].canvas.draw()
+            rendered.add(spec)
+        elif drawn is None:   # saved by plot: render again when next read
+            rendered.discard(spec)
         return made[spec]
 
     yield get
@@ -93,8 +101,7 @@ def test_group_bands_stay_apart_and_hug_their_gpus(spec, pictures):
     """Before: a band padded by 0.01 data units (several GPU slots on a long row), so the 31
     scale-up domains of a SuperPOD SU were one continuous band; now each band ends half way
     to the next group and is a GPU symbol plus a few points high."""
-    fig = pictures(spec)[1]
-    fig.canvas.draw()
+    fig = pictures(spec, drawn=True)[1]
     ax = fig.axes[0]
     renderer = fig.canvas.get_renderer()
     bands = sorted((p.get_window_extent(renderer) for p in ax.patches if p.get_gid() == "shade"),
@@ -175,14 +182,28 @@ def test_the_note_is_short_lines_and_counts_the_torus_corner(spec, pictures):
 
 @pytest.mark.parametrize("spec", [*DEFAULTS, "fat-tree:k=64,pods=16", "torus:dims=8x8x16",
                                   "lite-groups:lites=4,base=[rail-optimized:domains=4]"])
-def test_the_picture_stays_a_page_wide(spec, tmp_path):
+def test_the_picture_stays_a_page_wide(spec, tmp_path, pictures, monkeypatch):
     """At 120 dpi: at most 1,500 x 1,200 pixels whatever the fabric (a title, legend or
-    note does not stretch it), and a small fabric no larger than a big one."""
+    note does not stretch it), and a small fabric no larger than a big one. plot saves
+    the module's figure of the spec (figure(graph) of the same graph, not drawn twice)."""
     from PIL import Image
 
-    from topologies.draw import plot
+    from topologies import draw
 
-    with Image.open(plot(build(spec), tmp_path / "f.png")) as im:
+    graph, fig = pictures(spec)
+    asked = []
+
+    def same(g, *, title=None):
+        asked.append((g, title))
+        return fig
+
+    monkeypatch.setattr(draw, "figure", same)
+    try:
+        out = draw.plot(graph, tmp_path / "f.png")
+    finally:
+        pictures(spec, drawn=None)
+    assert asked == [(graph, None)]
+    with Image.open(out) as im:
         width, height = im.size
     assert width <= 1500 and height <= 1200
 
@@ -196,8 +217,7 @@ def test_links_into_crowded_gpus_are_narrower_than_the_gpus_are_apart(spec, pict
     the thinnest line staying as it was."""
     import numpy as np
 
-    fig = pictures(spec)[1]
-    fig.canvas.draw()
+    fig = pictures(spec, drawn=True)[1]
     ax = fig.axes[0]
     gpu = max((c for c in ax.collections if c.get_gid() == "nodes"),
               key=lambda c: len(c.get_offsets()))
@@ -238,8 +258,7 @@ REVIEW = [*DEFAULTS, *SIZES, *BIG, "single-switch:n=32", "ring:n=64", "full-mesh
 def test_no_two_symbols_share_a_place_and_no_two_texts_overlap(spec, pictures):
     """Node positions all differ (also after the Lite rings and the 3D torus's oblique
     slices), and no label, title, legend entry or note box overlaps another text."""
-    graph, fig = pictures(spec)
-    fig.canvas.draw()
+    graph, fig = pictures(spec, drawn=True)
     ax = fig.axes[0]
     xy = [tuple(p) for c in ax.collections if c.get_gid() == "nodes"
           for p in c.get_offset_transform().transform(c.get_offsets()).round(3)]
@@ -262,8 +281,7 @@ def test_a_thinned_switch_label_is_nearer_its_own_switch(spec, pictures):
     fat-tree:k=8,oversubscription=2 stood below and right of spine0, as near spine1."""
     import numpy as np
 
-    graph, fig = pictures(spec)
-    fig.canvas.draw()
+    graph, fig = pictures(spec, drawn=True)
     ax = fig.axes[0]
     renderer = fig.canvas.get_renderer()
     part, _ = representative(graph)
