@@ -5,7 +5,8 @@ reads, the same path for a table and its figure, ``--points`` with no range, a s
 bandwidth without storage loading, a tuner beside one algorithm); the library given what
 its command line refuses (``collective_time`` with ``algorithms`` beside one ``algorithm``
 or a ``placement`` for a group of nodes; ``build_fabric`` with ``params`` beside a spec, a
-saved fabric or a scenario; a ``comm`` function returning NaN, a negative or a string);
+saved fabric or a scenario; a whole-number builder parameter given as a float, recorded
+as typed; a ``comm`` function returning NaN, a negative or a string);
 data files whose parts disagree or whose values are at the edge (a profile whose ``gpu``
 is not its measurements', a scenario or spec whose cable ``length`` has its unit, a fabric
 GPU other than the scenario's); and valid but absurd sizes (a 10^9-GPU cluster, a search
@@ -270,6 +271,16 @@ LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] 
     "build_fabric('ring', {'n': 4, 'length': '2km'})": (
         _api("build_fabric", "ring", {"n": 4, "length": "2km"}),
         lambda g: g.graph["args"]["length"] == 2000.0),
+    # recorded as typed before: spec 'ring:n=4.0', args {'n': 4.0}
+    "build_fabric('ring', {'n': 4.0}) spec": (
+        _api("build_fabric", "ring", {"n": 4.0}),
+        lambda g: g.graph["spec"] == "ring:n=4" and type(g.graph["args"]["n"]) is int),
+    "build_fabric('ring', {'n': np.float64(4)}) spec": (
+        lambda: _api("build_fabric", "ring", {"n": __import__("numpy").float64(4)})(),
+        lambda g: g.graph["spec"] == "ring:n=4" and g.graph["args"] == {"n": 4}),
+    "build_fabric('superpod', {'sus': 2.0}) spec": (
+        _api("build_fabric", "superpod", {"sus": 2.0}),
+        lambda g: g.graph["spec"] == "superpod:sus=2"),
     "collective_time(group=nodes) is its size's": (
         lambda: (_api("collective_time", "ring:n=8", "all-reduce", 1e6, ["gpu0", "gpu1"])(),
                  _api("collective_time", "ring:n=8", "all-reduce", 1e6, 2)()),
