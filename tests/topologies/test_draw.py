@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -176,6 +178,14 @@ def _lite_ocs_circuits(gpus=32, size=8, ports=4):
     return realize(base, pairs)
 
 
+@functools.cache
+def _lite_ocs_picture():
+    """``(_lite_ocs_circuits(), its figure)``, drawn once for the tests that read its
+    artists (and change nothing)."""
+    g = _lite_ocs_circuits()
+    return g, figure(g)
+
+
 PICTURES = ["single-switch", "leaf-spine", "fat-tree:k=4", "rail-optimized:domains=4",
             "nvl72", "ring:n=8", "full-mesh:n=8", "torus:dims=4x4", "torus:dims=3x3x3",
             "lite-groups", "ocs:gpus=16,ports=4", "ocs:gpus=128,ports=4,gpu=Lite",
@@ -196,9 +206,9 @@ def test_realized_circuits_have_no_collisions_and_the_big_part_neither():
 
 
 def test_every_circuit_is_its_own_curve_in_its_ocs_colour():
-    g = _lite_ocs_circuits()  # 4 rings of 8, 2 parallel circuits per neighbour pair
+    g, fig = _lite_ocs_picture()  # 4 rings of 8, 2 parallel circuits per neighbour pair
     assert g.graph["circuits"] == 4 * 8 * 2 and g.number_of_edges() == 4 * 8
-    ax = figure(g).axes[0]
+    ax = fig.axes[0]
     curves = [p for p in ax.patches if p.get_gid() == "circuit"]
     assert len(curves) == g.graph["circuits"] == 64
     # the two curves of each pair: different colours (one per OCS) and apart in the middle
@@ -213,7 +223,7 @@ def test_every_circuit_is_its_own_curve_in_its_ocs_colour():
 def test_parallel_circuits_are_side_by_side_not_on_top_of_each_other():
     import numpy as np
 
-    ax = figure(_lite_ocs_circuits()).axes[0]
+    ax = _lite_ocs_picture()[1].axes[0]
     by_ends: dict = {}
     for p in ax.patches:
         if p.get_gid() == "circuit":
@@ -231,8 +241,8 @@ def test_circuits_between_neighbours_show_beside_the_gpu_symbols():
     also on a ring of 128 GPUs, where neighbours are closer than a default GPU symbol."""
     import numpy as np
 
-    for g in (_lite_ocs_circuits(), _lite_ocs_circuits(gpus=128, size=128)):
-        ax = figure(g).axes[0]
+    for fig in (_lite_ocs_picture()[1], figure(_lite_ocs_circuits(gpus=128, size=128))):
+        ax = fig.axes[0]
         half = _symbols(ax)[-1][2]  # GPUs are drawn last
         px = ax.figure.dpi / 72
         for p in ax.patches:
@@ -273,7 +283,7 @@ def test_the_note_says_how_many_ports_the_circuits_use():
     note = [t.get_text() for t in figure(build("ocs:gpus=8,ports=4,logical=ring")).axes[0].texts
             if t.get_gid() == "note"]
     assert note and "circuits per GPU: 2 of its 4 ports" in note[0]  # a ring: 2 of 4
-    note = [t.get_text() for t in figure(_lite_ocs_circuits()).axes[0].texts
+    note = [t.get_text() for t in _lite_ocs_picture()[1].axes[0].texts
             if t.get_gid() == "note"][0]
     assert "4 groups of 8 GPUs" in note and "32 GPU pairs joined by 2 circuits each" in note
     assert "circuits per GPU: 4 of its 4 ports" in note  # what lite-ocs costs
