@@ -214,6 +214,8 @@ def _storage_range() -> str:
 #: How the catalog's refusal of a storage bandwidth below its floor starts (the one past
 #: its ceiling starts ``storage bandwidth must be a number``).
 _BELOW_FLOOR = "host_storage_bandwidth must be >="
+#: How the catalog's refusal of a storage bandwidth without storage loading starts.
+_UNREAD = "host_storage_bandwidth applies only "
 
 
 @contextmanager
@@ -242,6 +244,9 @@ def _bandwidth_refused_as(typed: str):
         yield
     except UserError as exc:
         said = str(exc)
+        if said.startswith(_UNREAD):   # the catalog's parameter said as the flag typed
+            raise UserError("--load-bandwidth" + said[len("host_storage_bandwidth"):]) \
+                from None
         if not said.startswith((_BELOW_FLOOR, "storage bandwidth must be a number")):
             raise
         least, _, most = _storage_range().partition(" to ")

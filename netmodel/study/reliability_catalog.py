@@ -257,8 +257,9 @@ class Catalog:
                                 f"compute/data/limits.toml), got "
                                 f"{describe(host_storage_bandwidth)}")
             if out.load_from != "storage":
-                raise UserError(f"storage bandwidth applies only with load_from 'storage', not "
-                                f"{out.load_from!r} (spares load from a peer over the fabric)")
+                raise UserError(f"host_storage_bandwidth applies only with load_from "
+                                f"'storage', not {out.load_from!r} (spares load from a peer "
+                                f"over the fabric)")
             out = replace(out, host_storage_bandwidth=bw)
         return out
 

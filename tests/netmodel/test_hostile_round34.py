@@ -40,6 +40,12 @@ underscore was never written as its flag. Now a parameter written as given,
 4.0})``, numpy's ``float64(4)``) built the ring of 4 but recorded it as typed: spec
 ``ring:n=4.0``, args ``{'n': 4.0}``, where the text ``'4.0'`` gives ``ring:n=4`` and ``{'n':
 4}``. Now recorded as the whole number the builder took (:func:`topologies.registry.builder`).
+
+(g) A storage bandwidth without storage loading was refused by the library as "storage
+bandwidth applies only with load_from 'storage'", no parameter named, and so on the command
+line, where ``--load-bandwidth`` was typed. Now ``host_storage_bandwidth applies only with
+load_from 'storage' ...`` (netmodel.study.reliability_catalog), ``--load-bandwidth applies
+only with --load-from 'storage' ...`` on the command line.
 """
 
 from __future__ import annotations
@@ -198,3 +204,23 @@ def test_a_whole_float_parameter_is_recorded_as_the_whole_number(n):
     assert g.graph["spec"] == "ring:n=4" and g.graph["args"] == {"n": 4}
     assert type(g.graph["args"]["n"]) is int
     assert netmodel.build_fabric("superpod", {"sus": 2.0}).graph["spec"] == "superpod:sus=2"
+
+
+# -- (g) a storage bandwidth without storage loading: the parameter named -------------------
+
+
+def test_storage_bandwidth_without_storage_names_the_parameter():
+    from netmodel.study.reliability_catalog import catalog
+    from tests.netmodel.cli_helpers import one_line_error, run_cli
+
+    with pytest.raises(UserError, match=r"^host_storage_bandwidth applies only with load_from "
+                                        r"'storage', not 'fabric' \(spares load from a peer "
+                                        r"over the fabric\)$"):
+        catalog().with_(host_storage_bandwidth=2e9)
+    assert catalog().with_(load_from="storage",
+                           host_storage_bandwidth=2e9).host_storage_bandwidth == 2e9
+    line = one_line_error(run_cli(["blast-radius", "--scenario", "lite-flat", "--model",
+                                   "Llama-3-8B", "--max-batch", "8", "--load-bandwidth",
+                                   "1GB/s"]))
+    assert line == ("error: --load-bandwidth applies only with --load-from 'storage', not "
+                    "'fabric' (spares load from a peer over the fabric)")
