@@ -397,7 +397,7 @@ def test_load_bandwidth_needs_storage_loading():
     from netmodel.study.reliability_catalog import catalog
 
     one_line_error(run("blast-radius", *SCEN, "--load-bandwidth", "1GB/s"),
-                   "storage bandwidth applies only with --load-from 'storage', not 'fabric'")
+                   "--load-bandwidth applies only with --load-from 'storage', not 'fabric'")
     cat = catalog().with_(load_from="storage", host_storage_bandwidth=2e9)
     assert (cat.load_from, cat.host_storage_bandwidth) == ("storage", 2e9)
 
