@@ -2,7 +2,8 @@
 least: options each valid alone that contradict (a scenario and a fabric, a scenario's GPU
 and its fabric's, a profile and efficiency factors, ``--out`` that is a file the command
 reads, the same path for a table and its figure, ``--points`` with no range, a storage
-bandwidth without storage loading, a tuner beside one algorithm); the library given what
+bandwidth without storage loading, said with the flag typed, a tuner beside one
+algorithm); the library given what
 its command line refuses (``collective_time`` with ``algorithms`` beside one ``algorithm``
 or a ``placement`` for a group of nodes; ``build_fabric`` with ``params`` beside a spec, a
 saved fabric or a scenario; a whole-number builder parameter given as a float, recorded
@@ -127,7 +128,8 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
     "sweep one bandwidth in bytes and in bits": (
         [*SWEEP, "--param", "fabric.bandwidth=100GB/s,800Gb/s"], {}, ("twice",)),
     "availability --load-bandwidth without storage": (
-        [*AVAIL, "--load-bandwidth", "1GB/s"], {}, ("--load-from 'storage'",)),
+        [*AVAIL, "--load-bandwidth", "1GB/s"], {},
+        ("--load-bandwidth applies only with --load-from 'storage'",)),
     "serve --kv-ports on a packet fabric": (
         ["serve", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "--kv-ports", "4"], {},
         ("--kv-ports '4'", "not optical circuit-switched")),
@@ -238,6 +240,11 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
                                          ("with params", "scenario 'lite-flat@Lite'")),
     "build_fabric('ring:n=4,length=5furlong')": (
         _api("build_fabric", "ring:n=4,length=5furlong"), ("length", "furlong", "km")),
+    # it said 'storage bandwidth applies only ...', no parameter named
+    "catalog().with_(host_storage_bandwidth=2e9)": (
+        lambda: __import__("netmodel.study.reliability_catalog", fromlist=["x"]).catalog()
+        .with_(host_storage_bandwidth=2e9), ("host_storage_bandwidth applies only",
+                                             "load_from 'storage'")),
     # refused before, as now: a comm function's answers are checked
     "evaluate(comm returning NaN)": (_comm(lambda n: n * float("nan")), ("nan", "comm")),
     "evaluate(comm returning -1 s)": (_comm(lambda n: -1.0 + 0 * n), ("negative", "comm")),
