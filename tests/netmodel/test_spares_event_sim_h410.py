@@ -52,6 +52,7 @@ MIXED = Kind("host", "x", rate=1.0 / DAY, down=3, slow=1.0, units=18, restored=0
              slow_swapped=1.0, slow_restored=0.1, each=(2, 4, 6, 3, 3))
 
 
+@functools.cache   # the loop asks it the same few questions a million times
 def _grant(down_sizes, slow_sizes, free):
     """Down instances back and slowed swapped from ``free`` spares, and the spares taken:
     the down first, fewest spares first, as far as the spares reach; then the slowed from
@@ -81,16 +82,10 @@ def _event_sim(k, spares, *, down_first=True, seed=7):
     down = k.down
     slowed = pieces - down if k.slow_swapped > 0 else 0
     warm = max(k.d_repair, k.hold, k.d_slow)   # start in the steady state
+    down_sizes, slow_sizes = tuple(sizes[:down]), tuple(sizes[down:])
     out = []
     for _ in range(TRIALS):
         t, held, lost, waits = -warm, [], 0.0, 0
-
-        def add(a, b, w):
-            nonlocal lost
-            a, b = max(a, 0.0), min(b, YEAR)
-            if b > a:
-                lost += w * (b - a)
-
         while True:
             t += rng.expovariate(k.rate)
             if t >= YEAR:
@@ -98,7 +93,7 @@ def _event_sim(k, spares, *, down_first=True, seed=7):
             held = [(end, n) for end, n in held if end > t]   # repaired: back in the pool
             free = spares - sum(n for _, n in held)
             if down_first:
-                nd, ns, taken = _grant(sizes[:down], sizes[down:], free)
+                nd, ns, taken = _grant(down_sizes, slow_sizes, free)
                 fd, fs = nd / down, ns / slowed if slowed else 0.0
             else:
                 got = min(pieces, free // k.per)
@@ -106,13 +101,19 @@ def _event_sim(k, spares, *, down_first=True, seed=7):
                 taken = got * k.per
             if taken:
                 held.append((t + k.hold, taken))
-            add(t, t + k.d_swap, fd * down)
-            add(t, t + k.d_repair, (1 - fd) * down)
-            add(t + k.d_swap, t + k.hold, fd * k.restored)
-            add(t, t + k.d_slow, k.slow - k.slow_swapped)
-            add(t, t + k.d_swap, fs * k.slow_swapped)
-            add(t + k.d_swap, t + k.hold, fs * k.slow_restored)
-            add(t, t + k.d_slow, (1 - fs) * k.slow_swapped)
+            # each span's loss, w x its part inside [0, YEAR) (inline: the loop's cost);
+            # a span of weight 0 adds 0.0 and is passed over
+            for a, b, w in ((t, t + k.d_swap, fd * down),
+                            (t, t + k.d_repair, (1 - fd) * down),
+                            (t + k.d_swap, t + k.hold, fd * k.restored),
+                            (t, t + k.d_slow, k.slow - k.slow_swapped),
+                            (t, t + k.d_swap, fs * k.slow_swapped),
+                            (t + k.d_swap, t + k.hold, fs * k.slow_restored),
+                            (t, t + k.d_slow, (1 - fs) * k.slow_swapped)):
+                if w:
+                    a, b = max(a, 0.0), min(b, YEAR)
+                    if b > a:
+                        lost += w * (b - a)
             waits += t >= 0 and fd < 1
         out.append((1.0 - lost / (N * YEAR), waits))
     return tuple(out)
