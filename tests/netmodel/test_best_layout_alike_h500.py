@@ -53,8 +53,23 @@ def _scenario(ports: int, circuits: str = "best", **kw):
     return replace(s, circuits=circuits, fabric={**s.fabric, "ports": ports}, **kw)
 
 
+#: The long way's circuits by (fabric, groups, layout): the same cell's circuits are realized
+#: once for both tests and the cases that differ only in their adjustments (applied after,
+#: on a copy). The fabric is build_fabric's (frozen; kept here, so its id names it); the
+#: circuits are read and costed, never changed (a change would show: the whole cell's dump
+#: would then differ from the one instance_graph realizes afresh).
+_WHOLE: dict = {}
+
+
 def _whole_cell(graph, groups, layout):
     """The long way: the first count of circuit_options realize sets on the whole cell."""
+    key = (id(graph), tuple(map(tuple, groups)), layout)
+    if key not in _WHOLE:
+        _WHOLE[key] = (graph, _realized_whole(graph, groups, layout))
+    return _WHOLE[key][1]
+
+
+def _realized_whole(graph, groups, layout):
     first = groups[0]
     ports, planes = ocs_ports(graph, first), ocs_planes(graph, first)
     for pairs in circuit_options(layout, groups, ports, planes):
