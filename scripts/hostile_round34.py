@@ -3,16 +3,15 @@ least: options each valid alone that contradict (a scenario and a fabric, a scen
 and its fabric's, a profile and efficiency factors, ``--out`` that is a file the command
 reads, the same path for a table and its figure, ``--points`` with no range, a storage
 bandwidth without storage loading, said with the flag typed, a tuner beside one
-algorithm); the library given what
-its command line refuses (``collective_time`` with ``algorithms`` beside one ``algorithm``
-or a ``placement`` for a group of nodes; ``build_fabric`` with ``params`` beside a spec, a
-saved fabric or a scenario; a whole-number builder parameter given as a float, recorded
-as typed; a ``comm`` function returning NaN, a negative or a string);
-data files whose parts disagree or whose values are at the edge (a profile whose ``gpu``
-is not its measurements', a scenario or spec whose cable ``length`` has its unit, a fabric
-GPU other than the scenario's); and valid but absurd sizes (a 10^9-GPU cluster, a search
-of 4e9 configurations, a direct all-to-all on 10,000 GPUs), which must be refused by an
-estimate, not run.
+algorithm); the library given what its command line refuses (``collective_time`` with
+``algorithms`` beside one ``algorithm`` or a ``placement`` for a group of nodes;
+``build_fabric`` with ``params`` beside a spec, a saved fabric or a scenario; a
+whole-number builder parameter given as a float, recorded as typed; a ``comm`` function
+returning NaN, a negative or a string); data files whose parts disagree or whose values
+are at the edge (a profile whose ``gpu`` is not its measurements', a scenario or spec whose
+cable ``length`` has its unit, a fabric GPU other than the scenario's); and valid but
+absurd sizes (a 10^9-GPU cluster, a search of 4e9 configurations, a direct all-to-all on
+10,000 GPUs), which must be refused by an estimate, not run.
 
 What each gets (the project's promise, docs/units-and-errors.md): a refusal is exit status
 2, one line ``error: ...`` holding the words listed, no traceback, nothing written in the
