@@ -40,7 +40,9 @@ def _reference(r: Router, d: int) -> tuple:
         if dist[u] < 1:
             nxt.append([])
             continue
-        starts = {p[1] for p in nx.all_shortest_paths(g, x, target)}
+        # the second node of a shortest path to the target: a neighbour one hop nearer
+        # (what nx.all_shortest_paths' paths start with, without listing every path)
+        starts = {v for v in g.adj[x] if hops.get(v) == dist[u] - 1}
         nxt.append([nid[v] for v in r._adj[x] if v in starts])
     cap = {d: math.inf}
     share = {}
