@@ -120,13 +120,21 @@ def test_failed_plot_leaves_nothing_half_written(tmp_path, small_study, monkeypa
     assert list(tmp_path.iterdir()) == []
 
 
-def test_cli_lite_gpu_writes_and_prints(tmp_path):
+@pytest.fixture(scope="module")
+def cli_study(tmp_path_factory):
+    """One `study lite-gpu --no-plot` of every part, every scenario and both phases (its
+    result and folder): the tests below only read it."""
     # Llama-3-70B: fewer, larger instances than Llama-3-8B's on every fabric, so the blast
     # radius of each scenario (the most of this run) takes a quarter of the time; the
     # smaller runs below take Llama-3-8B
-    out = tmp_path / "results"
+    out = tmp_path_factory.mktemp("cli_study") / "results"
     r = CliRunner().invoke(cli, ["study", "lite-gpu", "--out", str(out), "--models",
                                  "Llama-3-70B", "--gpus", "H100-SXM,Lite", "--no-plot"])
+    return r, out
+
+
+def test_cli_lite_gpu_writes_and_prints(cli_study):
+    r, out = cli_study
     assert r.exit_code == 0, r.output
     assert "network: ring; also ideal" in r.output and "Lite" in r.output
     assert "fabric comparison" in r.output and "lite-ocs@Lite" in r.output
@@ -256,11 +264,14 @@ def test_cli_lite_gpu_bad_input(tmp_path, args, needle):
 
 @pytest.fixture(scope="module")
 def ideal_parts():
-    """One run of every part but the sweep on the ideal network: the paper's assumption,
-    the blast radius and the cost parts are read off it."""
+    """One run on the ideal network of the parts its tests read: the paper's assumption,
+    the blast radius and the cost parts (the sweep, crossovers, serving, MoE and packed
+    parts, a third of its time, are read by neither; cli_study writes and summarizes every
+    part)."""
     return run_full_study(["Llama-3-70B"], ["H100-SXM", "Lite", "Lite+BW"],
                           ["prefill", "decode"], networks=("ideal",),
-                          scenarios=["h100-dgx", "lite-flat", "lite-direct"], sweep=False)
+                          scenarios=["h100-dgx", "lite-flat", "lite-direct"], sweep=False,
+                          crossovers=False, serving=False, moe=None, packed=False)
 
 
 def test_the_papers_assumption_never_reports_less_throughput(ideal_parts):
@@ -502,19 +513,31 @@ def test_part_one_says_when_the_baseline_has_no_ratio():
     assert " -)" not in text and "keep -" not in text and "keep 0.83x of the H100-SXM's" in text
 
 
-@pytest.mark.parametrize("flags", [["--no-plot"], ["--no-plot", "--overlap-collectives"]])
-def test_summary_cites_only_files_written(tmp_path, flags):
-    """With --no-plot the headings still cited tokens_per_sm.png, compare_tokens_per_sm.png,
-    ... and with --overlap-collectives compare_paper.csv, none of them written."""
+def _cites_only_files_written(out):
     import re
 
-    out = tmp_path / "o"
-    # Llama-3-70B: the same parts and files as Llama-3-8B, its blast radius a few times faster
-    r = CliRunner().invoke(cli, ["study", "lite-gpu", "--out", str(out), "--models",
-                                 "Llama-3-70B", "--gpus", "Lite", "--phases", "decode",
-                                 "--scenarios", "lite-flat", "-q", *flags])
-    assert r.exit_code == 0, r.output
     text = (out / "summary.md").read_text()
     cited = {f for line in text.splitlines() if line.startswith("## ")
              for f in re.findall(r"[\w.]+\.(?:csv|json|png)", line)}
     assert "study.csv" in cited and cited <= {p.name for p in out.iterdir()}
+
+
+def test_summary_cites_only_files_written(cli_study):
+    """With --no-plot the headings still cited tokens_per_sm.png, compare_tokens_per_sm.png,
+    ... and with --overlap-collectives (below) compare_paper.csv, none of them written.
+    Here the --no-plot run of every part, scenario and phase above: each heading a run of
+    one scenario and phase writes, and more."""
+    r, out = cli_study
+    assert r.exit_code == 0, r.output
+    _cites_only_files_written(out)
+
+
+def test_summary_cites_only_files_written_with_overlap(tmp_path):
+    out = tmp_path / "o"
+    # Llama-3-70B: the same parts and files as Llama-3-8B, its blast radius a few times faster
+    r = CliRunner().invoke(cli, ["study", "lite-gpu", "--out", str(out), "--models",
+                                 "Llama-3-70B", "--gpus", "Lite", "--phases", "decode",
+                                 "--scenarios", "lite-flat", "-q", "--no-plot",
+                                 "--overlap-collectives"])
+    assert r.exit_code == 0, r.output
+    _cites_only_files_written(out)
