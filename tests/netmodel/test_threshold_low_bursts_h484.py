@@ -101,9 +101,11 @@ def busy():
 def _run(busy, gpus, spares):
     c, kinds = busy[gpus]
     pools = spare_pools(c, spares, "global")
-    a = aa.analytic(kinds, pools, gpus, 0.99)
+    forms = aa.ClosedForms(kinds, pools, gpus, 0.99)   # analytic()'s figures, the same floats
+    a = forms.result()
     assert a.fallback == ()   # the pool's chain solved whole: the bound reads it
-    bound = at._missed(kinds, a.blocking, 0.01 * gpus, pools, aa._blocking(kinds, pools)[1])
+    # the pool's occupancy (aa._blocking(kinds, pools)[1]) as the closed forms solved it
+    bound = at._missed(kinds, a.blocking, 0.01 * gpus, pools, forms.occupancy)
     return kinds, a, bound
 
 
