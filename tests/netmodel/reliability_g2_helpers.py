@@ -13,6 +13,7 @@ from netmodel.study.reliability_cluster import build_cluster
 
 
 @functools.cache
-def shipped_cluster(name: str, model: str = "Llama-3-70B", phase: str = "decode"):
-    """``build_cluster(name, model, phase)``, built once per process."""
-    return build_cluster(name, model, phase)
+def shipped_cluster(name: str, model: str = "Llama-3-70B", phase: str = "decode",
+                    gpus: int | None = None):
+    """``build_cluster(name, model, phase, gpus=gpus)``, built once per process."""
+    return build_cluster(name, model, phase, gpus=gpus)

@@ -41,9 +41,10 @@ from netmodel.study.availability_kinds import event_kinds
 from netmodel.study.availability_loss import _lost_rate, _profile
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_catalog import HOUR
-from netmodel.study.reliability_cluster import YEAR, build_cluster
+from netmodel.study.reliability_cluster import YEAR
 from netmodel.study.reliability_recovery import restarts
 from netmodel.study.reliability_timings import recovery_times
+from tests.netmodel.reliability_g2_helpers import shipped_cluster
 
 RELOAD_S = 8.989458432e9 / (112.5e9 * 20.6 / 25)     # 0.09697 s
 RESTART_S = 30 + RELOAD_S + 60                          # 90.09697 s
@@ -71,7 +72,7 @@ def _one(cluster, cls, example=None):
 def test_a_slowing_failure_charges_one_restart_first(scenario, cls, parts, rate_h, n, s,
                                                       slow_s, restart_s, year_before,
                                                       year_added):
-    c = build_cluster(scenario, "Llama-3-70B", "decode")
+    c = shipped_cluster(scenario)
     assert recovery_times(c).restart_s() == pytest.approx(restart_s, rel=1e-9)
     e = next(x for x in c.effects() if x.cls == cls and x.slowed)
     assert e.instances_down == 0 and len(e.slowed) == n
@@ -101,7 +102,7 @@ def test_a_slowing_failure_charges_one_restart_first(scenario, cls, parts, rate_
 def test_the_profile_and_the_mean_agree_on_the_restart():
     # the tail's streams (one failure's loss over its age) hold the restart as the mean
     # does: lite-flat's plane refused spares, 8 x s to the repair, + 8 (1 - s) to 90.1 s
-    c = build_cluster("lite-flat", "Llama-3-70B", "decode")
+    c = shipped_cluster("lite-flat")
     k = _one(c, "leaf")
     segs = _profile(k, granted=False)
     total = sum((z - a) * v for a, z, v in segs)
@@ -112,7 +113,7 @@ def test_the_profile_and_the_mean_agree_on_the_restart():
 def test_a_spine_the_fabric_routes_around_costs_no_restart():
     # lite-hier, TP 32 over two leaves of 16: a spine's loss thins the paths between
     # leaves only; no GPU's own link goes, so no communicator aborts
-    c = build_cluster("lite-hier", "Llama-3.1-405B", "decode")
+    c = shipped_cluster("lite-hier", "Llama-3.1-405B")
     hit = [e for e in c.effects() if e.slowed]
     assert {e.cls for e in hit} == {"spine", "cpo-engine"}
     for e in hit:
@@ -130,7 +131,7 @@ def test_a_spine_the_fabric_routes_around_costs_no_restart():
 def test_no_failure_loses_less_than_before(scenario, placement):
     # the invariant: a failure's loss, refused or granted spares, is never below what it
     # was without the restart
-    c = build_cluster(scenario, "Llama-3-70B", "decode")
+    c = shipped_cluster(scenario)
     for k in event_kinds(c, placement):
         for b in (0.0, 1.0):
             assert _lost_rate([k], [b])[0] >= _lost_rate([_no_restart(k)], [b])[0]

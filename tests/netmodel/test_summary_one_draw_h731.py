@@ -14,13 +14,14 @@ from netmodel.study import availability_mc as amc
 from netmodel.study import availability_mc_pools as amp
 from netmodel.study.availability import availability, parse_spares, spares_needed
 from netmodel.study.availability_kinds import event_kinds
-from netmodel.study.reliability_cluster import YEAR, build_cluster
+from netmodel.study.reliability_cluster import YEAR
 from netmodel.study.reliability_summary import (
     SUMMARY_COLUMNS,
     ReliabilitySummary,
     _gpu_radius,
     reliability_summary,
 )
+from tests.netmodel.reliability_g2_helpers import shipped_cluster
 
 
 def _as_before(c, *, spares="1%", threshold=0.99, quantile=0.999, horizon="1y", trials=200,
@@ -61,7 +62,7 @@ CASES = [
 
 @pytest.mark.parametrize(("scenario", "gpus", "kw"), CASES)
 def test_every_field_as_before(scenario, gpus, kw, monkeypatch):
-    c = build_cluster(scenario, "Llama-3-70B", "decode", gpus=gpus)
+    c = shipped_cluster(scenario, gpus=gpus)
     before = _as_before(c, **kw)
     draws = []
     real = amc._draw
@@ -84,7 +85,7 @@ def test_every_field_as_before(scenario, gpus, kw, monkeypatch):
 def test_a_run_of_several_chunks_as_before(monkeypatch):
     """Chunks drawn again for each ask of the search (a run past one chunk keeps no
     draw): the figures still as before."""
-    c = build_cluster("lite-flat", "Llama-3-70B", "decode", gpus=1024)
+    c = shipped_cluster("lite-flat", gpus=1024)
     monkeypatch.setattr(amc, "CHUNK_EVENTS", 300)   # a handful of trials a chunk
     kw = dict(trials=40, seed=9)
     assert len(amc._plan(event_kinds(c, "global"), 40, YEAR, 9).chunks) > 1
