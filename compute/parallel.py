@@ -74,7 +74,7 @@ import numpy as np
 from compute.errors import UserError
 from compute.parallel_rules import DENSE_MLP_TP_DEGREES
 from compute.sharding import Shards, check_tp, kv_heads_per_gpu, valid_tp_degrees
-from compute.validate import MAX_WHOLE, describe, in_range, is_flag, is_whole, number
+from compute.validate import MAX_WHOLE, an_int, describe, in_range, is_flag, is_whole, number
 
 if TYPE_CHECKING:
     from compute.models import ModelSpec
@@ -165,10 +165,8 @@ _NAMES = ("TP degree", "PP degree", "EP degree", "attention DP degree")
 
 
 def _whole(what: str, v) -> int:
-    if isinstance(v, float) and v.is_integer():
-        v = int(v)
-    if not (is_whole(v) and not isinstance(v, bool) and v >= 1):
-        raise UserError(f"{what} must be a whole number >= 1, got {describe(v)}")
+    if not (is_whole(v) and not isinstance(v, bool) and v >= 1):   # 2.0 too: an int
+        raise UserError(f"{what} must be a whole number >= 1{an_int(v)}, got {describe(v)}")
     return int(v)
 
 

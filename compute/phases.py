@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 from dataclasses import dataclass
 from functools import cached_property
 
 from compute.errors import UserError, chosen, known, lookalike
 from compute.units import check_plausible, format_time
-from compute.validate import MAX_WHOLE, describe, is_finite, is_whole, of_type
+from compute.validate import MAX_WHOLE, an_int, describe, is_finite, is_whole, of_type
 
 __all__ = [
     "BOTH",
@@ -136,24 +135,16 @@ def latency_name(phase: str) -> str:
 MAX_TOKENS = MAX_WHOLE
 
 
-def _is_float(v) -> bool:
-    """A Python or numpy float (numpy not imported for it: a numpy value means numpy is
-    loaded already, so ``--help`` of the commands that list :data:`PHASES` stays light)."""
-    np = sys.modules.get("numpy")
-    return isinstance(v, float) or (np is not None and isinstance(v, np.floating))
-
-
 def _check_tokens(what: str, v) -> int:
     """``v`` as an int if it is a whole number from 1 to :data:`MAX_TOKENS` (Python or
     numpy), else a UserError."""
     raw = v
-    if _is_float(v) and float(v).is_integer():
-        v = int(v)
-    if not (is_whole(v) and v >= 1):   # is_whole: no bool
-        raise UserError(f"{what} must be a whole number of tokens >= 1, got {describe(raw)}")
-    if v > MAX_TOKENS:
+    if is_finite(v) and v > MAX_TOKENS:   # a float too: past the range either way
         raise UserError(f"{what} must be a whole number of tokens from 1 to {MAX_TOKENS:,}, "
                         f"got {describe(raw)}")
+    if not (is_whole(v) and v >= 1):   # is_whole: no bool; a float, 1024.0 too, is no int
+        raise UserError(f"{what} must be a whole number of tokens >= 1{an_int(raw)}, got "
+                        f"{describe(raw)}")
     return int(v)
 
 

@@ -80,7 +80,7 @@ from compute.roofline_options import RooflineOptions
 from compute.sharding import check_tp, shards
 from compute.stages import EXTENDED_STAGES, STAGES
 from compute.units import counted
-from compute.validate import MAX_WHOLE, describe, holds_flag, is_finite, is_whole, of_type
+from compute.validate import MAX_WHOLE, an_int, describe, holds_flag, is_finite, is_whole, of_type
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -149,16 +149,18 @@ MAX_BATCH = MAX_WHOLE
 
 
 def check_batch(batch: object) -> int:
-    """Return ``batch`` as an int if it is a whole number from 1 to :data:`MAX_BATCH`, else
-    raise :class:`UserError` (1e308 sequences overflowed the step's token count to inf)."""
+    """Return ``batch`` as an int if it is a Python or numpy integer from 1 to
+    :data:`MAX_BATCH`, else raise :class:`UserError` (1e308 sequences overflowed the step's
+    token count to inf; a float, 8.0 too, is no count given in code:
+    :func:`compute.validate.an_int`)."""
     raw = batch
-    if isinstance(batch, float) and batch.is_integer():
-        batch = int(batch)
-    if not (is_whole(batch) and not isinstance(batch, bool) and batch >= 1):
-        raise UserError(f"batch must be a whole number of sequences >= 1, got {describe(raw)}")
-    if batch > MAX_BATCH:
+    if is_finite(batch) and batch > MAX_BATCH:   # a float too: past the range either way
         raise UserError(f"batch must be a whole number of sequences from 1 to {MAX_BATCH:,}, "
                         f"got {describe(raw)}")
+    if not (is_whole(batch) and batch >= 1):   # is_whole: no bool
+        # a float is refused, 8.0 too: a count given in code is an int (compute.validate.an_int)
+        raise UserError(f"batch must be a whole number of sequences >= 1{an_int(raw)}, got "
+                        f"{describe(raw)}")
     return int(batch)
 
 

@@ -40,7 +40,7 @@ from compute.phases import Slo, check_slo
 from compute.results import FrontPoint, SearchResult, unchecked
 from compute.roofline import MAX_CONFIGURATIONS as ROOFLINE_MAX_CONFIGURATIONS
 from compute.roofline import check_options, default_comm, evaluate_grid, make_workload
-from compute.validate import describe, is_whole
+from compute.validate import an_int, describe, is_whole
 
 if TYPE_CHECKING:
     from compute.comm import CommLike
@@ -70,10 +70,11 @@ def check_max_batch(max_batch: object) -> int:
     >>> check_max_batch(8.0)
     Traceback (most recent call last):
     ...
-    compute.errors.UserError: max_batch must be a whole number >= 1, got 8.0
+    compute.errors.UserError: max_batch must be a whole number >= 1 (an int), got 8.0
     """
     if isinstance(max_batch, bool) or not is_whole(max_batch) or max_batch < 1:
-        raise UserError(f"max_batch must be a whole number >= 1, got {describe(max_batch)}")
+        raise UserError(f"max_batch must be a whole number >= 1{an_int(max_batch)}, got "
+                        f"{describe(max_batch)}")
     return int(max_batch)
 
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compute.errors import UserError
-from compute.validate import describe, is_whole
+from compute.validate import an_int, describe, is_whole
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -49,12 +49,11 @@ __all__ = ["Shards", "check_tp", "kv_heads_per_gpu", "kv_replication", "shards",
 
 
 def check_tp(model: ModelSpec, tp: object, max_instance: int | None = None) -> int:
-    """Return ``tp`` as an int if it is a valid TP degree for ``model`` (a whole number
-    >= 1 that divides the attention heads, and at most ``max_instance``)."""
-    if isinstance(tp, float) and tp.is_integer():
-        tp = int(tp)
-    if not (is_whole(tp) and not isinstance(tp, bool) and tp >= 1):
-        raise UserError(f"TP degree must be a whole number >= 1, got {describe(tp)}")
+    """Return ``tp`` as an int if it is a valid TP degree for ``model`` (a Python or numpy
+    integer >= 1, not a float, 8.0 neither, that divides the attention heads, and at most
+    ``max_instance``)."""
+    if not (is_whole(tp) and not isinstance(tp, bool) and tp >= 1):   # 1.0 too: an int
+        raise UserError(f"TP degree must be a whole number >= 1{an_int(tp)}, got {describe(tp)}")
     tp = int(tp)
     if model.heads % tp:
         top = model.heads if max_instance is None else min(model.heads, int(max_instance))

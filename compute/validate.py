@@ -60,7 +60,7 @@ from compute.typed_numbers import (
     spells_zero,
 )
 
-__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "ZeroAllowed", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "holds_flag", "in_range", "is_flag", "limit_allowed", "range_words", "is_finite", "is_whole", "limits",
+__all__ = ["NONFINITE_WORDS", "NUMBER_PATTERN", "NUMBER_RULE", "Range", "SMALLEST_NUMBER", "ZeroAllowed", "below_smallest_words", "below_smallest", "not_below_smallest", "spells_zero", "ascii_digits", "number_text", "read_number", "GROUPED_PATTERN", "GROUPED_RULE", "read_grouped", "choice", "comma_list", "describe", "file_values", "flag", "holds_flag", "in_range", "is_flag", "limit_allowed", "range_words", "an_int", "is_finite", "is_whole", "limits",
            "listed", "name", "number", "of_type", "refuse_repeats", "refuse_unordered", "string", "table", "NAME_MARKS", "typed_name"]
 
 #: Largest whole number a batch, a degree or a count of tokens may be, from the command line
@@ -114,6 +114,26 @@ def is_finite(value: object) -> bool:
         return math.isfinite(float(value))
     except (TypeError, ValueError, OverflowError, ArithmeticError):
         return False
+
+
+def an_int(value: object) -> str:
+    """``" (an int)"`` where ``value`` is a float (Python's, numpy's, a Fraction) holding a
+    whole number, else ``""``: the words a count given in code adds to its refusal. A count
+    given in code is a Python or numpy integer (:func:`is_whole`), as ``range(8.0)`` takes
+    none; ``8.0`` is refused, and "must be a whole number >= 1, got 8.0" alone reads as
+    allowed. Text (a command line's, a spec string's, a file's) keeps its own rule.
+
+    >>> import numpy as np
+    >>> an_int(8.0), an_int(np.float32(8)), an_int(8.5), an_int(8), an_int(True), an_int("8")
+    (' (an int)', ' (an int)', '', '', '', '')
+    """
+    if isinstance(value, bool | numbers.Integral) or not isinstance(value, numbers.Real):
+        return ""
+    try:
+        f = float(value)
+    except (TypeError, ValueError, OverflowError, ArithmeticError):
+        return ""
+    return " (an int)" if math.isfinite(f) and f.is_integer() else ""
 
 
 def _fmt(x: float) -> str:

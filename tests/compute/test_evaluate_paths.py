@@ -10,6 +10,7 @@ import copy
 import dataclasses
 import pickle
 import random
+import re
 
 import numpy as np
 import pytest
@@ -90,8 +91,14 @@ def test_scalar_path_checks_what_evaluate_checked():
         evaluate("Llama-3-70B", "H100-SXM", 8, 1, expert_skew=0.5)
     with pytest.raises(ValueError, match="negative"):
         evaluate("Llama-3-70B", "H100-SXM", 8, 1, comm=lambda op, n, p: -n)
-    assert evaluate("Llama-3-70B", "H100-SXM", 8.0, 4.0) == evaluate("Llama-3-70B",
-                                                                    "H100-SXM", 8, 4)
+    # a count given in code is an int: a float is refused, a whole one too (h741)
+    for tp, batch, said in ((8.0, 4, "TP degree must be a whole number >= 1 (an int), got 8.0"),
+                            (8, 4.0, "batch must be a whole number of sequences >= 1 (an int), "
+                                     "got 4.0")):
+        with pytest.raises(UserError, match=re.escape(said)):
+            evaluate("Llama-3-70B", "H100-SXM", tp, batch)
+    assert evaluate("Llama-3-70B", "H100-SXM", np.int64(8), np.int64(4)) == \
+        evaluate("Llama-3-70B", "H100-SXM", 8, 4)
 
 
 def test_a_comm_function_is_asked_once_per_operation_with_every_size():

@@ -99,7 +99,11 @@ def test_grid_refuses_fractional_and_nan_batches_instead_of_truncating():
 
 
 def test_token_counts_may_be_numpy_integers():
-    w = Workload("decode", context=np.int64(1000), prompt=np.float64(700.0))
-    assert (w.context, w.prompt) == (1000, 700) and type(w.context) is int
+    w = Workload("decode", context=np.int64(1000), prompt=np.int64(700))
+    assert (w.context, w.prompt) == (1000, 700) and type(w.context) is type(w.prompt) is int
+    # a float, a whole one too, is no count given in code (h741)
+    with pytest.raises(UserError, match=r"prompt must be a whole number of tokens >= 1 "
+                                        r"\(an int\), got 700\.0"):
+        Workload("decode", prompt=np.float64(700.0))
     with pytest.raises(UserError, match="context"):
         Workload("decode", context=np.float64(10.5))

@@ -140,10 +140,14 @@ def test_a_bool_degree_is_refused_everywhere():
     for bad in ([Parallelism(8, 1, 2, 1), (8, 1)], [(8, 1, 1, 1), (8, 1)]):
         with pytest.raises(UserError, match="got rows of unequal lengths or a mix of them"):
             evaluate_many(M, "H100-SXM", bad, [8, 8])
-    # whole floats and numpy integers of 1 stay plain TP, the same numbers
+    # numpy integers of 1 stay plain TP, the same numbers; a float degree, 1.0 too, is
+    # refused: a count given in code is an int (h741)
     ref = evaluate(M, "H100-SXM", 8, 8).latency
     import numpy as np
-    assert evaluate(M, "H100-SXM", 8, 8, pp=1.0, ep=np.int64(1)).latency == ref
+    assert evaluate(M, "H100-SXM", 8, 8, pp=np.int64(1), ep=np.int64(1)).latency == ref
+    with pytest.raises(UserError, match=r"PP degree must be a whole number >= 1 \(an int\), "
+                                        r"got 1\.0"):
+        evaluate(M, "H100-SXM", 8, 8, pp=1.0, ep=np.int64(1))
     assert math.isfinite(ref)
 
 

@@ -1,0 +1,68 @@
+"""A count given in code (the Python API) is a Python or numpy integer; a float is refused,
+an integral one too, in one line naming the parameter and saying to pass an int, as
+``range(8.0)`` is a TypeError and as ``search``/``compare`` refused ``max_batch=8.0``.
+
+Before: ``netmodel.evaluate(..., batch=8.0, tp=1.0, context=1024.0)`` took all three
+floats (:func:`compute.roofline.check_batch`, :func:`compute.sharding.check_tp`,
+:func:`compute.parallel` and :mod:`compute.phases` turned an integral float into its int),
+while ``search(max_batch=8.0)`` and ``collective_time(group=8.0)`` refused. Text (a command
+line's values, spec strings, TOML files) keeps its own rule.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import netmodel
+from compute.errors import UserError
+
+M, G = "Llama-3-8B", "H100-SXM"
+
+
+@pytest.mark.parametrize("kwargs, said", [
+    ({"batch": 8.0, "tp": 1}, "batch must be a whole number of sequences >= 1 (an int), got 8.0"),
+    ({"batch": np.float64(8), "tp": 1},
+     "batch must be a whole number of sequences >= 1 (an int), got 8.0"),
+    ({"batch": 8, "tp": 1.0}, "TP degree must be a whole number >= 1 (an int), got 1.0"),
+    ({"batch": 8, "tp": 1, "pp": 1.0}, "PP degree must be a whole number >= 1 (an int), got 1.0"),
+    ({"batch": 8, "tp": 1, "ep": 1.0}, "EP degree must be a whole number >= 1 (an int), got 1.0"),
+    ({"batch": 8, "tp": 1, "attention_dp": 1.0},
+     "attention DP degree must be a whole number >= 1 (an int), got 1.0"),
+    ({"batch": 8, "tp": 1, "context": 1024.0},
+     "context must be a whole number of tokens >= 1 (an int), got 1024.0"),
+])
+def test_evaluate_refuses_a_whole_float_count(kwargs, said):
+    with pytest.raises(UserError, match=re.escape(said)):
+        netmodel.evaluate(M, G, "decode", **kwargs)
+
+
+def test_evaluate_refuses_a_float_prompt_and_takes_numpy_integers():
+    with pytest.raises(UserError, match=re.escape(
+            "prompt must be a whole number of tokens >= 1 (an int), got 1024.0")):
+        netmodel.evaluate(M, G, "prefill", batch=8, tp=1, prompt=1024.0)
+    ref = netmodel.evaluate(M, G, "decode", batch=8, tp=1, context=1024)
+    got = netmodel.evaluate(M, G, "decode", batch=np.int64(8), tp=np.int64(1),
+                            context=np.int64(1024))
+    assert got == ref and type(got.batch) is int and type(got.tp) is int
+
+
+def test_search_refuses_whole_float_degrees_and_tokens_as_max_batch():
+    for kwargs, said in (({"max_batch": 8.0}, "max_batch must be a whole number >= 1 (an int), "
+                                              "got 8.0"),
+                         ({"tp": [1.0, 2.0]}, "TP degree must be a whole number >= 1 (an int), "
+                                              "got 1.0"),
+                         ({"context": 1024.0}, "context must be a whole number of tokens >= 1 "
+                                               "(an int), got 1024.0")):
+        with pytest.raises(UserError, match=re.escape(said)):
+            netmodel.search(M, G, "decode", **{"max_batch": 8, **kwargs})
+
+
+def test_a_fractional_float_keeps_its_refusal_without_the_int_words():
+    with pytest.raises(UserError, match=r"batch must be a whole number of sequences >= 1, got "
+                                        r"8\.5$"):
+        netmodel.evaluate(M, G, "decode", batch=8.5, tp=1)
+    with pytest.raises(UserError, match=r"from 1 to 1,000,000,000, got 1e\+308"):
+        netmodel.evaluate(M, G, "decode", batch=1e308, tp=1)
