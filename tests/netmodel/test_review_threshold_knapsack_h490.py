@@ -41,19 +41,31 @@ def _value(steps, shares, worths, n_down, c_down, c_slow, free):
             steps[g][1])
 
 
-def _brute(order, worths, n_down, c_down, c_slow, free):
-    """The most a subset of the instances fitting ``free`` restores, and among those (to
-    1e-9 of what all restore) the most down instances: every subset, one by one."""
+def _subsets(order, worths, n_down, c_down, c_slow):
+    """Every subset of the instances, in itertools.product's order: (spares it takes, its
+    key, what it restores, its down instances), and the scale; the same for every free
+    count, so worked out once a check."""
     n = len(order)
     gains = [w * (c_down if i < n_down else c_slow) for i, w in enumerate(worths)]
     scale = sum(abs(g) for g in gains) or 1.0
-    best = None
+    out = []
     for pick in itertools.product((0, 1), repeat=n):
-        if sum(u for u, p in zip(order, pick, strict=True) if p) > free:
-            continue
+        size = sum(u for u, p in zip(order, pick, strict=True) if p)
         v = sum(g for g, p in zip(gains, pick, strict=True) if p)
         d = sum(p for i, p in enumerate(pick) if i < n_down)
-        key = (round(v / scale, 9), d)
+        out.append((size, (round(v / scale, 9), d), v, d))
+    return out, scale
+
+
+def _brute(subsets, free):
+    """The most a subset of the instances fitting ``free`` restores, and among those (to
+    1e-9 of what all restore) the most down instances: every subset, one by one
+    (``subsets``: :func:`_subsets`)."""
+    rows, scale = subsets
+    best = None
+    for size, key, v, d in rows:
+        if size > free:
+            continue
         if best is None or key > best[0]:
             best = (key, v, d)
     return best[1], best[2], scale
@@ -67,9 +79,10 @@ def _check(order, worths, n_down, c_down, c_slow, limit):
     # steps rise in spares and never restore less
     assert steps[0] == (0, 0, 0)
     assert all(a[0] < b[0] for a, b in zip(steps, steps[1:], strict=False))
+    subsets = _subsets(order, worths, n_down, c_down, c_slow)
     for free in range(sum(order) + 2):
         got, got_d = _value(steps, shares, worths, n_down, c_down, c_slow, free)
-        want, want_d, scale = _brute(order, worths, n_down, c_down, c_slow, free)
+        want, want_d, scale = _brute(subsets, free)
         assert got == pytest.approx(want, abs=1e-8 * scale), (free, steps)
         assert got_d == want_d, (free, steps)
 
