@@ -24,11 +24,13 @@ from netmodel.collectives.degraded import degraded_cost
 from netmodel.study.blast_radius import blast_radius
 from netmodel.study.reliability_cluster import build_cluster
 from netmodel.study.scenario_fabric import scenario_calibration
+from tests.netmodel.reliability_g2_helpers import shipped_cluster
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    return build_cluster("lite-direct", "Llama-3-70B", "decode")
+    # the one the reliability tests share (its effects worked out once a process)
+    return shipped_cluster("lite-direct")
 
 
 def _collective(c, op, nbytes):
