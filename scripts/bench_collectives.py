@@ -282,6 +282,15 @@ SCALE_CASES = [
      "Python: 236 s (CPU 121 s), 1.57 GB)", "g = build('torus:dims=32x64x64')",
      "m = FabricCostModel(g, validated=True)\nc = m.curves('all-reduce', [64 * 2 ** 20], 4096)"
      "\nnote = ', '.join(sorted(c))", None, None),
+    ("an all-reduce of 1 GiB on 8 GPUs placed at random on a 27,000-GPU 3D torus 30x30x30 "
+     "(auto; each step's joint split walks the shortest paths towards its destinations in "
+     "the router's numpy arrays; before, searched node by node in Python for every step: "
+     "the same times to the bit, CPU 22.6 s against 5.0 s for the query at load 8-12 on 2 "
+     "shared cores)",
+     "g = build('torus:dims=30x30x30')",
+     "m = FabricCostModel(g, placement='random', validated=True)\n"
+     "r = m.cost('all-reduce', 2 ** 30, 8)\nnote = f'{r.algorithm} {r.time * 1e3:.3f} ms'",
+     None, None),
     ("collective all-reduce --fabric fat-tree:k=32,gpu=Lite --group 4096 --size 64MiB "
      "(CLI, build included; direct's 16.8 million transfers routed 65,536 at a time; "
      "before, in one plan: 24 s, 4.0 GB, 7.9 s of it system time)", _CLI_SETUP,

@@ -14,7 +14,7 @@ transfers may use, every link's load at most ``z`` times its bandwidth, ``z`` le
 
 What a transfer may use: on a fabric without switches (rings, tori, meshes, circuits),
 every shortest path of its pair (the kept shortest paths towards its destination,
-:meth:`~netmodel.collectives.route_search.SearchedRoutes._dag`), the transfers towards one
+:meth:`~netmodel.collectives.route_dags.DagRoutes._dag_csrs`), the transfers towards one
 destination one commodity (every path along those links is a shortest path of its
 source), up to :data:`JOINT_DAG_WORK` destinations x nodes; elsewhere, the links its own
 route crosses, a commodity per pair (ECMP over the shortest up/down paths). Each transfer's own route is one split of them, so the joint split
@@ -90,14 +90,9 @@ JOINT_VARIABLES = 20_000
 #: The most transfers of a step looked at (their links are gathered in Python loops).
 JOINT_TRANSFERS = 2_048
 #: The most destinations x nodes of a step whose shortest paths towards each destination
-#: are walked (one breadth-first search of the fabric per destination, in Python, about a
-#: microsecond a node); a larger step's transfers may use only their own routes' links.
+#: are walked (the router's arrays of them, built with numpy, one row per destination and
+#: node); a larger step's transfers may use only their own routes' links.
 JOINT_DAG_WORK = 250_000
-#: The most nodes of a fabric whose whole shortest paths towards a step's destination are
-#: searched and kept (the router keeps 512 destinations' for later steps: a pairwise
-#: all-to-all's 127 steps on ``lite-ocs``'s 128-GPU torus search each destination once, not
-#: once a step); a larger fabric's search stops at the step's farthest source.
-JOINT_WHOLE_DAG = 1_024
 #: The most links of the pairs' walks :func:`_walk` keeps, a router's in all (a pointer each,
 #: the links' numbers shared with the kept searches): a pairwise all-to-all over the 128
 #: GPUs of an 8x4x4 torus walks 0.58 million, its 16,256 ordered pairs', in either ring
@@ -136,43 +131,41 @@ def _supports(router, pl: Plan) -> tuple[np.ndarray, np.ndarray]:
 
 def _dag_links(router, src: np.ndarray, dst: np.ndarray) -> tuple | None:
     """``(commodity, link, com, forced)``: every link of every shortest path of each pair
-    (:meth:`~netmodel.collectives.route_search.SearchedRoutes._dag`), a commodity per
-    destination (``com``, each transfer's), and ``forced``, ``(transfer, link)`` of the
-    links every shortest path of a transfer crosses (alone at their distance from its
-    destination); None where a pair's ends may not forward (not GPUs or switches)."""
+    (the router's shortest-path arrays towards each destination,
+    :meth:`~netmodel.collectives.route_dags.DagRoutes._dag_csrs`, the entries of
+    :meth:`~netmodel.collectives.route_search.SearchedRoutes._dag` in its order), a
+    commodity per destination (``com``, each transfer's), and ``forced``, ``(transfer,
+    link)`` of the links every shortest path of a transfer crosses (alone at their distance
+    from its destination); None where a pair's ends may not forward (not GPUs or
+    switches). The arrays are built with numpy (on a torus of one bandwidth translated from
+    node 0's) and kept by the router; the per-node search in Python they replace was
+    about 20 us a node, 24 s of CPU for an all-reduce over 8 GPUs placed at random on a
+    30x30x30 torus."""
     nodes, kind = router._nodes, router.kind
     dests, com = np.unique(dst, return_inverse=True)
     n = router._n
     upair, pix = np.unique(dst * n + src, return_inverse=True)
     pairs = np.stack([upair // n, upair % n])
+    if any(kind.get(nodes[x]) not in TRANSIT_KINDS for x in np.unique(pairs).tolist()):
+        return None
+    csrs = dict(zip(dests.tolist(), router._dag_csrs(dests), strict=True))
     out_c, out_l, f_pair, f_link = [], [], [], []
     last, dag, links = -1, None, set()
     walks = router.__dict__.setdefault("_joint_walks", {})
     kept = router.__dict__.get("_joint_walked", 0)
-    # each destination's sources (pairs sorted by destination): its search stops there
-    firsts = np.searchsorted(pairs[0], dests)
-    lasts = np.r_[firsts[1:], pairs.shape[1]]
-    sources = {int(d): [nodes[x] for x in pairs[1, a:b].tolist()]
-               for d, a, b in zip(dests.tolist(), firsts.tolist(), lasts.tolist(), strict=True)}
     for k, (d, s) in enumerate(pairs.T.tolist()):   # pairs by destination
         if d != last:
             if last >= 0:
                 out_l.append(np.fromiter(links, np.int64, count=len(links)))
                 out_c.append(np.full(len(links), len(out_c), dtype=np.int64))
             last, links = d, set()
-            dn = nodes[d]
-            if kind.get(dn) not in TRANSIT_KINDS:
-                return None
-            # a small fabric's whole search is kept for the steps after (its entries are
-            # the part's); a large one's is searched only as deep as the sources lie
-            dag = router._dag(dn, None if n <= JOINT_WHOLE_DAG else sources[d])
-        sn = nodes[s]
-        start = dag.get(sn)
-        if kind.get(sn) not in TRANSIT_KINDS or start is None:
+            dag = csrs[d]
+        depth = int(dag[0][s])
+        if depth < 0:
             return None
         walk = walks.get((d, s))
         if walk is None:
-            walk = walks[(d, s)] = _walk(dag, sn, start[0])
+            walk = walks[(d, s)] = _walk(dag, s, depth)
             kept += len(walk[0])
             while kept > JOINT_WALKS_KEPT:
                 kept -= len(walks.pop(next(iter(walks)))[0])
@@ -198,25 +191,32 @@ def _dag_links(router, src: np.ndarray, dst: np.ndarray) -> tuple | None:
             (f_t, np.repeat(f_link, reps)))
 
 
-def _walk(dag: dict, src, depth: int) -> tuple[tuple, tuple]:
-    """Every link of every shortest path from ``src`` in ``dag`` (a destination's kept
-    search, ``src`` ``depth`` hops from it), level by level towards the destination, and
-    those alone at their level (every shortest path crosses them): ``(links, forced)``.
+def _walk(dag: tuple, src: int, depth: int) -> tuple[tuple, tuple]:
+    """Every link of every shortest path from node ``src`` in ``dag`` (a destination's
+    arrays, ``(hops, pointer per node, next node, link id, ...)``, :meth:`~netmodel.
+    collectives.route_dags.DagRoutes._dag_csrs`; ``src`` ``depth`` hops from it), level by
+    level towards the destination (a level's nodes in the order the one before reaches
+    them, each node's next hops in their order), and those alone at their level (every
+    shortest path crosses them): ``(links, forced)``, a level's links with numpy.
     :func:`_dag_links` keeps each pair's, a router's (at most :data:`JOINT_WALKS_KEPT`
     links in all, the oldest going first): a pairwise all-to-all walks every ordered pair
     of its group once a ring order, the same pairs in the other."""
-    level, mine, forced = [src], [], []
+    ptr, nxt, lid = dag[1], dag[2], dag[3]
+    level = np.array([src], dtype=np.int64)
+    mine, forced = [], []
     for _ in range(depth):
-        ahead, here = {}, []
-        for u in level:
-            for v, lid, *_ in dag[u][1]:
-                here.append(lid)
-                ahead[v] = None
+        lo = ptr[level]
+        c = ptr[level + 1] - lo
+        start = np.cumsum(c) - c
+        e = np.repeat(lo - start, c) + np.arange(int(c.sum()))
+        here = lid[e]
         if len(here) == 1:
-            forced.append(here[0])
-        mine += here
-        level = list(ahead)
-    return tuple(mine), tuple(forced)
+            forced.append(int(here[0]))
+        mine.append(here)
+        ahead = nxt[e]
+        at = np.unique(ahead, return_index=True)[1]
+        level = ahead[np.sort(at)]   # each next node once, in the order first reached
+    return (tuple(np.concatenate(mine).tolist()) if mine else ()), tuple(forced)
 
 
 def _tops(router, uniq: np.ndarray, load: np.ndarray) -> tuple[float, np.ndarray]:
