@@ -62,7 +62,7 @@ import networkx as nx
 from compute.errors import UserError, chosen, find_name, known, lookalike
 from compute.hardware import GpuSpec, catalog, get_gpu, unknown_gpu
 from compute.units import format_bandwidth
-from compute.validate import describe, flag
+from compute.validate import an_int, describe, flag
 from topologies.builder_names import BUILDERS, NAMES
 from topologies.limits import MAX_DEPTH
 from topologies.schema import check_graph, edge_count, validate
@@ -83,6 +83,7 @@ from topologies.spec_grammar import (
 __all__ = ["REGISTRY", "SPEC_BOOLEANS", "SPEC_UNSET", "BuilderInfo", "ParamInfo",
            "bound_arguments", "build", "canonical_name",
            "as_built", "build_arguments", "builder", "builders", "check_as_built", "fabric_table",
+           "file_counts",
            "format_value", "get_builder", "not_as_built", "parse_spec", "unset_word"]
 
 #: Spec name -> builder function, filled by :func:`builder` as the builder modules load.
@@ -267,6 +268,25 @@ def fabric_table(graph: nx.Graph) -> dict:
 _CHOICES: dict[str, dict[str, tuple[str, ...]]] = {}
 
 
+#: Each builder's count parameters (typed ``int``, not ``float``): a float given in code
+#: for one is refused, 4.0 too (:func:`builder`); a file's reader takes its whole floats
+#: as ints first (:func:`file_counts`).
+_COUNTS: dict[str, frozenset[str]] = {}
+
+
+def file_counts(name: object, params: Mapping) -> dict:
+    """``params`` of builder ``name`` as read from a file (a scenario's TOML ``[fabric]``
+    table), each whole float of a count parameter as its int: a file's ``n = 4.0`` builds
+    the ring of 4, as its text '4.0' does, where the same float given in code is refused.
+    Other values, and those of a name that is no builder's, as given.
+
+    >>> file_counts("ring", {"n": 4.0, "latency": 1.0, "gpu": "Lite"})
+    {'n': 4, 'latency': 1.0, 'gpu': 'Lite'}
+    """
+    counts = _COUNTS.get(canonical_name(name), frozenset()) if isinstance(name, str) else ()
+    return {k: int(v) if k in counts and an_int(v) else v for k, v in params.items()}
+
+
 def _as_spelled(name: str, key: str, raw: str, gpu: bool) -> str:
     """Builder ``name``'s text argument ``raw`` of parameter ``key`` as a spec and the
     graph's ``args`` write it: a catalog GPU (``gpu``) as the catalog spells it (``gpu=lite``
@@ -374,6 +394,11 @@ def builder(name: str, *, absent: Sequence[str] = (),
         # whole-number parameters: one the builder took as 4.0 is recorded as 4, as the text
         # '4.0' is ({'n': 4.0} was spec 'ring:n=4.0', args {'n': 4.0})
         int_params = [p for p, ts in kinds.items() if int in ts and bool not in ts]
+        # counts: a float given in code, 4.0 too, is refused (an int, as range(4.0) takes);
+        # text ('ring:n=4', a spec's '4.0') is read before, a file's table at its reader
+        # (netmodel.study.fabric_table.table_params); a fractional one is the builder's to refuse
+        count_params = [p for p in int_params if float not in kinds[p]]
+        _COUNTS[name] = frozenset(count_params)
 
         @functools.wraps(fn)
         def build_graph(*args: Any, **kwargs: Any) -> nx.Graph:
@@ -386,6 +411,10 @@ def builder(name: str, *, absent: Sequence[str] = (),
             call = dict(bound.arguments)
             for key in bool_params:   # numpy's bool too (compute.validate.flag)
                 call[key] = flag("", key, call[key])
+            for key in count_params:
+                if an_int(call[key]):
+                    raise UserError(f"{name}: {key} must be a whole number (an int), got "
+                                    f"{describe(call[key])}")
             for key in gpu_params:
                 call[key] = _gpu_arg(key, call[key])
             for key in fabric_params:

@@ -221,7 +221,10 @@ def table_params(table: dict, gpu) -> tuple[str, dict]:
             if isinstance(value, str) and "$" in value:
                 _check_token_kind(table.get("builder"), key, value)
             params[key] = parse_gpu_token(value, gpu)
-    return table["builder"], params
+    from topologies.registry import file_counts
+
+    # a file's whole float of a count ('domains = 4.0') is its int: a float in code is refused
+    return table["builder"], file_counts(table.get("builder"), params)
 
 
 def format_value(value) -> str:

@@ -107,15 +107,18 @@ def test_yield_curve_limit_is_settable(monkeypatch):
         yield_curve([[1e-4], [2e-4, 3e-4]])
 
 
-@pytest.mark.parametrize("ports", [2.0, np.int64(2), np.float64(2.0)])
+@pytest.mark.parametrize("ports", [2, np.int64(2), "2.0"])   # a float in code: refused (h741)
 def test_module_ports_a_whole_number_is_read_as_it(ports):
     g = netmodel.build_fabric("superpod", {"sus": 1, "module_ports": ports})
     assert g.graph["module_ports"] == 2 and type(g.graph["module_ports"]) is int
     # one SU: 1,008 optical cable ends in 508 twin-port modules (a leaf's 31st GPU port alone)
     b = bill_of_materials(g)
     assert (b.pluggable_transceivers, b.pluggable_ends, b.module_ports) == (508, 1008, 2)
-    single = netmodel.build_fabric("superpod", {"sus": 1, "module_ports": 1.0})
+    single = netmodel.build_fabric("superpod", {"sus": 1, "module_ports": np.int64(1)})
     assert "module_ports" not in single.graph
+    with pytest.raises(UserError, match=r"superpod: module_ports must be a whole number "
+                                        r"\(an int\), got 2\.0"):
+        netmodel.build_fabric("superpod", {"sus": 1, "module_ports": np.float64(2.0)})
     assert bill_of_materials(single).pluggable_transceivers == 1008
 
 

@@ -40,6 +40,9 @@ underscore was never written as its flag. Now a parameter written as given,
 4.0})``, numpy's ``float64(4)``) built the ring of 4 but recorded it as typed: spec
 ``ring:n=4.0``, args ``{'n': 4.0}``, where the text ``'4.0'`` gives ``ring:n=4`` and ``{'n':
 4}``. Now recorded as the whole number the builder took (:func:`topologies.registry.builder`).
+Later (h741) a count given in code is an int, as ``range(4.0)`` is a TypeError: the float is
+refused, 4.0 too ("ring: n must be a whole number (an int), got 4.0"); numpy's integers and
+the text '4.0' are taken and recorded as ``{'n': 4}``.
 
 (g) A storage bandwidth without storage loading was refused by the library as "storage
 bandwidth applies only with load_from 'storage'", no parameter named, and so on the command
@@ -195,15 +198,23 @@ def test_too_many_transfers_advise_the_algorithms_flag():
                     "or raise the limit")
 
 
-# -- (f) a whole number given as a float is recorded as one --------------------------------
+# -- (f) a whole number is recorded as one; a float given in code is refused (h741) --------
 
 
-@pytest.mark.parametrize("n", [4.0, np.float64(4), np.float32(4), np.int64(4), "4.0"])
-def test_a_whole_float_parameter_is_recorded_as_the_whole_number(n):
+@pytest.mark.parametrize("n", [np.int64(4), np.uint8(4), "4.0"])
+def test_a_whole_number_parameter_is_recorded_as_the_whole_number(n):
     g = netmodel.build_fabric("ring", {"n": n})
     assert g.graph["spec"] == "ring:n=4" and g.graph["args"] == {"n": 4}
     assert type(g.graph["args"]["n"]) is int
-    assert netmodel.build_fabric("superpod", {"sus": 2.0}).graph["spec"] == "superpod:sus=2"
+
+
+@pytest.mark.parametrize("n", [4.0, np.float64(4), np.float32(4)])
+def test_a_whole_float_count_given_in_code_is_refused(n):
+    with pytest.raises(UserError, match=r"^ring: n must be a whole number \(an int\), got 4\.0$"):
+        netmodel.build_fabric("ring", {"n": n})
+    with pytest.raises(UserError, match=r"^superpod: sus must be a whole number \(an int\), "
+                                        r"got 2\.0$"):
+        netmodel.build_fabric("superpod", {"sus": n / 2})
 
 
 # -- (g) a storage bandwidth without storage loading: the parameter named -------------------

@@ -66,3 +66,49 @@ def test_a_fractional_float_keeps_its_refusal_without_the_int_words():
         netmodel.evaluate(M, G, "decode", batch=8.5, tp=1)
     with pytest.raises(UserError, match=r"from 1 to 1,000,000,000, got 1e\+308"):
         netmodel.evaluate(M, G, "decode", batch=1e308, tp=1)
+
+
+# -- a fabric builder's count -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spec, params, said", [
+    ("ring", {"n": 4.0}, "ring: n must be a whole number (an int), got 4.0"),
+    ("fat-tree", {"k": np.float64(4)}, "fat-tree: k must be a whole number (an int), got 4.0"),
+    (("lite-groups", {"base": {"builder": "ring", "n": 4.0}}), None,
+     "lite-groups: ring: n must be a whole number (an int), got 4.0"),
+])
+def test_build_fabric_refuses_a_whole_float_count(spec, params, said):
+    with pytest.raises(UserError, match=f"^{re.escape(said)}$"):
+        netmodel.build_fabric(spec, params)
+
+
+def test_a_builder_called_in_code_refuses_it_too_and_a_fraction_keeps_its_refusal():
+    from topologies.specs import get_builder
+
+    with pytest.raises(UserError, match=re.escape("ring: n must be a whole number (an int), "
+                                                  "got 4.0")):
+        get_builder("ring")(n=4.0)
+    with pytest.raises(UserError, match=re.escape("ring: n must be an integer >= 2, got 4.5")):
+        netmodel.build_fabric("ring", {"n": 4.5})
+
+
+def test_numpy_integers_and_text_are_taken():
+    for n in (np.int64(4), "4.0"):
+        g = netmodel.build_fabric("ring", {"n": n})
+        assert g.graph["args"] == {"n": 4} and g.graph["gpus"] == 4
+    assert netmodel.build_fabric("ring:n=4.0").graph["spec"] == "ring:n=4"
+
+
+def test_a_scenario_file_keeps_its_rule_a_whole_float_count_is_its_int(tmp_path):
+    from pathlib import Path
+
+    from netmodel.study.scenario_fabric import build_fabric
+
+    src = Path(netmodel.__file__).parent / "data" / "scenarios" / "h100-dgx.toml"
+    text = src.read_text().replace('name = "h100-dgx"', 'name = "floats"')
+    assert "\ndomains = 4\n" in text
+    f = tmp_path / "floats.toml"
+    f.write_text(text.replace("\ndomains = 4\n", "\ndomains = 4.0\n"))
+    ref = build_fabric(netmodel.get_scenario(str(src)))
+    got = build_fabric(netmodel.get_scenario(str(f)))
+    assert got.graph["gpus"] == ref.graph["gpus"] == 32 and got.graph["args"] == ref.graph["args"]
