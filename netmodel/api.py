@@ -218,8 +218,8 @@ def collective_time(fabric: FabricLike, op: str, sizes: ArrayLike, group: int | 
         from netmodel.study.scenario_collectives import ScenarioCollectives
 
         if not is_whole(group) or isinstance(group, bool):
-            raise UserError("on a scenario, group must be a size (instances are placed by "
-                            "the scenario's placement)")
+            raise UserError(f"on a scenario, group must be a size (an int: instances are "
+                            f"placed by the scenario's placement), got {describe(group)}")
         s = get_scenario(fabric)
         # a scenario costs with its own [collective] table: refuse what it would not use
         asked = [f"{k}={v!r}" for k, v, own, default in (

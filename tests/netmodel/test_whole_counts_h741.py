@@ -112,3 +112,16 @@ def test_a_scenario_file_keeps_its_rule_a_whole_float_count_is_its_int(tmp_path)
     ref = build_fabric(netmodel.get_scenario(str(src)))
     got = build_fabric(netmodel.get_scenario(str(f)))
     assert got.graph["gpus"] == ref.graph["gpus"] == 32 and got.graph["args"] == ref.graph["args"]
+
+
+def test_collective_time_on_a_scenario_says_the_group_is_an_int():
+    # before: 'on a scenario, group must be a size (instances are placed by the scenario's
+    # placement)', the value not shown; a fabric's refusal already said '(int)'
+    with pytest.raises(UserError, match=re.escape(
+            "on a scenario, group must be a size (an int: instances are placed by the "
+            "scenario's placement), got 8.0")):
+        netmodel.collective_time("h100-dgx", "all-reduce", 1e6, 8.0)
+    with pytest.raises(UserError, match=r"group must be a size \(int\) .*got 8\.0"):
+        netmodel.collective_time("single-switch:n=8", "all-reduce", 1e6, 8.0)
+    t = netmodel.collective_time("h100-dgx", "all-reduce", 1e6, np.int64(8))
+    assert t == netmodel.collective_time("h100-dgx", "all-reduce", 1e6, 8) and t > 0
