@@ -50,7 +50,8 @@ __all__ = ["PlannedRoutes"]
 
 #: From this many pairs routed on their own at once, the walks over the kept shortest paths
 #: are done together with numpy (:meth:`Router._spread_many`); fewer, one by one (each
-#: level of the numpy walk costs a few tens of numpy calls, whatever the pairs).
+#: level of the numpy walk costs a few tens of numpy calls, whatever the pairs), but on a
+#: torus past ``DAG_NODES``, whose pairs the one-by-one search walks breadth first in Python.
 _WALK_MANY = 64
 #: The most bytes of routed plans a router keeps (:meth:`Router._keep_plan`), 64 MiB: 256
 #: plans of every instance's pairwise all-to-all step on 16,384 GPUs at once (1.6 MB each)
@@ -290,10 +291,14 @@ class PlannedRoutes(PxnRoutes, SampledRoutes):
         if len(slow) > self._sample_from() and not self._sampled:
             slow = self._sample_first(key, slow)
             base = len(self._rt_hops.a)
-        if len(slow) >= _WALK_MANY and (self._dag_sized or self._torus_steps() is not None):
+        if len(slow) and (len(slow) >= _WALK_MANY or not self._dag_sized) \
+                and (self._dag_sized or self._torus_steps() is not None):
             # switches and GPUs (GPUs may forward): from the kept shortest paths towards
             # each destination, or on a torus of one bandwidth of any size walked from node
-            # 0's (DagRoutes._spread_rows_torus), every pair at once
+            # 0's (DagRoutes._spread_rows_torus), every pair at once; on a torus past
+            # DAG_NODES even a few pairs (one by one, _search's breadth-first search in
+            # Python walked most of the fabric for each far pair: 8 GPUs placed at random
+            # on a 50x50x50 torus, minutes for one all-reduce)
             code = self._code
             transit = (code[src[slow]] <= KIND_SWITCH) & (code[dst[slow]] <= KIND_SWITCH)
             base = self._learn_from_dags(src[slow[transit]], dst[slow[transit]],
