@@ -180,14 +180,8 @@ def instance_graph(scenario: Scenario, graph: nx.Graph, size: int,
             calibration = scenario_calibration(scenario)
         # chosen on the first instance's circuits where the instances are alike, so
         # that only the chosen layout is set on the whole cell, from them
-        chosen = first_instance_layout(scenario, graph, size, calibration, made=made)
-        if chosen is None:
-            # each layout set on the whole cell and costed: the chosen one's circuits,
-            # realized for seed 0's instances (the placement's, where it reads no seed),
-            # are these; a fresh copy, as realize made them (the model's own is routed)
-            chosen, _, realized = _layout_made(scenario, graph, size, calibration)
-            if not made and (seed == 0 or scenario.placement in _SEEDLESS):
-                return _fresh(realized)
+        chosen = first_instance_layout(scenario, graph, size, calibration, made=made) \
+            or layout_model(scenario, graph, size, calibration)[0]
         scenario = replace(scenario, circuits=chosen)
     from netmodel.collectives.placement import partition
     from topologies.optical import ports_optics, realize
@@ -270,33 +264,22 @@ def layout_model(scenario: Scenario, graph: nx.Graph, size: int, calibration: Ca
     >>> [layout_model(s, g, p, cal)[0] for p in (9, 16)]
     ['ring', 'torus']
     """
-    return _layout_made(scenario, graph, size, calibration, **routing)[:2]
-
-
-def _layout_made(scenario: Scenario, graph: nx.Graph, size: int, calibration: Calibration,
-                 **routing) -> tuple[str | None, FabricCostModel, nx.Graph]:
-    """``(layout, model, realized)``: :func:`layout_model`'s two and the graph the
-    instance's circuits were realized as, before ``[adjust]`` (:func:`instance_graph`'s
-    for the layout, the model's graph where the adjustments change nothing: routed, so
-    not to be changed), for :func:`instance_graph` to keep instead of realizing the
-    chosen layout's circuits again."""
     if scenario.circuits == BEST and scenario.is_ocs and size >= 2:
         # chosen on the first instance's circuits where the instances are alike: only
         # the chosen layout is set on the whole cell and modelled
         lay = first_instance_layout(scenario, graph, int(size), calibration, **routing)
         if lay is not None:
-            made = _layout_made(replace(scenario, circuits=lay), graph, size, calibration,
+            made = layout_model(replace(scenario, circuits=lay), graph, size, calibration,
                                 **routing)
             if made[0] == lay:
                 return made
 
         def make(lay: str):
-            set_as, model, realized = _layout_made(replace(scenario, circuits=lay), graph,
-                                                   size, calibration, **routing)
-            return (model, (model, realized)) if set_as == lay else None
+            set_as, model = layout_model(replace(scenario, circuits=lay), graph, size,
+                                         calibration, **routing)
+            return (model, model) if set_as == lay else None
 
-        lay, (model, realized) = best_layout(int(size), make)   # the ring is set or refused
-        return lay, model, realized
+        return best_layout(int(size), make)   # the ring is set or refused
     # the circuits follow the placement in use (the caller's, if given)
     placement = routing.get("placement", scenario.placement)
     realized = instance_graph(replace(scenario, placement=placement), graph, size,
@@ -307,25 +290,10 @@ def _layout_made(scenario: Scenario, graph: nx.Graph, size: int, calibration: Ca
     checked = is_built(scenario, graph) if built is graph else built is realized
     model = scenario_cost_model(scenario, built, calibration, validated=checked, **routing)
     if not scenario.is_ocs or size < 2:
-        return None, model, realized
+        return None, model
     if scenario.circuits != "torus":   # a ring is set as one
-        return "ring", model, realized
-    return set_layout(model, model.group(int(size))), model, realized
-
-
-def _fresh(graph: nx.Graph) -> nx.Graph:
-    """A copy of ``graph`` (an ``nx.Graph``) as a new one realized alike is: the same nodes,
-    each node's neighbours in the same order (:meth:`networkx.Graph.copy` reorders them),
-    every node's and link's attribute dict and the graph's own copied, and its dicts
-    among them (a realized fabric's ``ocs_cabling``, its ``args``), the values kept."""
-    out = graph.__class__()
-    out.graph.update({k: dict(v) if isinstance(v, dict) else v for k, v in graph.graph.items()})
-    out._node.update((n, d.copy()) for n, d in graph._node.items())
-    links: dict = {}   # each link's dict, copied once for both of its ends
-    for n, nbrs in graph._adj.items():
-        out._adj[n] = {v: links[id(d)] if id(d) in links else links.setdefault(id(d), d.copy())
-                       for v, d in nbrs.items()}
-    return out
+        return "ring", model
+    return set_layout(model, model.group(int(size))), model
 
 
 def first_instance_layout(scenario: Scenario, graph: nx.Graph, size: int,
