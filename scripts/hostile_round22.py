@@ -476,8 +476,11 @@ def _ct(sizes, group, fabric="ring:n=8"):
 API: dict[str, tuple[Callable[[], object], tuple[str, ...] | None]] = {
     "evaluate tp np.int64": (_ev(tp=np.int64(1), batch=4), None),
     "evaluate batch np.int32": (_ev(tp=1, batch=np.int32(4)), None),
-    "evaluate batch np.float64(4.0)": (_ev(tp=1, batch=np.float64(4.0)), None),
-    "evaluate context np.float32(1000)": (_ev(tp=1, batch=4, context=np.float32(1000)), None),
+    # a count given in code is an int: a float, a whole one too, is refused (h741)
+    "evaluate batch np.float64(4.0)": (_ev(tp=1, batch=np.float64(4.0)),
+                                       ("batch", "(an int)", "got 4.0")),
+    "evaluate context np.float32(1000)": (_ev(tp=1, batch=4, context=np.float32(1000)),
+                                          ("context", "(an int)", "got 1000")),
     "evaluate tp np.uint8(1)": (_ev(tp=np.uint8(1), batch=4), None),
     "evaluate batch True": (_ev(tp=1, batch=True), ("batch", "True")),
     "evaluate tp True": (_ev(tp=True, batch=4), ("TP degree", "True")),
