@@ -391,8 +391,6 @@ def builder(name: str, *, absent: Sequence[str] = (),
         gpu_params = [p for p, ts in kinds.items() if GpuSpec in ts]
         fabric_params = [p for p, ts in kinds.items() if nx.Graph in ts]
         bool_params = [p for p, ts in kinds.items() if ts == (bool,)]
-        # whole-number parameters: one the builder took as 4.0 is recorded as 4, as the text
-        # '4.0' is ({'n': 4.0} was spec 'ring:n=4.0', args {'n': 4.0})
         int_params = [p for p, ts in kinds.items() if int in ts and bool not in ts]
         # counts: a float given in code, 4.0 too, is refused (an int, as range(4.0) takes);
         # text ('ring:n=4', a spec's '4.0') is read before, a file's table at its reader
@@ -429,10 +427,6 @@ def builder(name: str, *, absent: Sequence[str] = (),
                     raw = _as_spelled(name, key, raw, key in gpu_params)
                     if key not in gpu_params:
                         value = raw
-                if key in int_params and isinstance(value, numbers.Real) and \
-                        not isinstance(value, bool | numbers.Integral) and \
-                        float(value).is_integer():
-                    value = int(value)
                 if key in gpu_params:
                     if isinstance(default, str) and value == catalog().get(default):
                         continue
