@@ -26,8 +26,6 @@ TBT <= 50 ms.
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -154,22 +152,14 @@ MAX_MTP_TOKENS = 16
 
 
 def check_mtp_tokens(k: object) -> int:
-    """``k`` as an int if it is a whole number from 0 to :data:`MAX_MTP_TOKENS`, else a
-    :class:`UserError`."""
-    v = None
-    if is_whole(k):   # not a bool, not numpy's timedelta64
-        v = int(k)
-    elif isinstance(k, numbers.Real) and not isinstance(k, bool | numbers.Integral):
-        try:   # numpy's floats, fractions too
-            f = float(k)
-        except (TypeError, ValueError, OverflowError, ArithmeticError):
-            f = math.nan
-        if f.is_integer():
-            v = int(f)
-    if v is None or not 0 <= v <= MAX_MTP_TOKENS:
+    """``k`` as an int if it is a Python or numpy integer from 0 to :data:`MAX_MTP_TOKENS`,
+    else a :class:`UserError` (a float, 1.0 too, is no count given in code:
+    :func:`compute.validate.an_int`; the command line's ``--mtp-tokens 1`` is read as its
+    int before it comes here)."""
+    if not (is_whole(k) and 0 <= k <= MAX_MTP_TOKENS):   # is_whole: no bool, no timedelta64
         raise UserError(f"MTP draft tokens (mtp_tokens) must be a whole number from 0 (off) "
-                        f"to {MAX_MTP_TOKENS}, got {describe(k)}")
-    return v
+                        f"to {MAX_MTP_TOKENS}{an_int(k)}, got {describe(k)}")
+    return int(k)
 
 
 @dataclass(frozen=True)

@@ -511,12 +511,17 @@ def _check_cells(configs: int, batches: int) -> None:
 
 
 def check_batches(batches) -> np.ndarray:
-    """``batches`` as a 1-D int64 array if every entry is a whole number from 1 to
-    :data:`MAX_BATCH` (a batch of 2.9 sequences is refused, not truncated to 2), else raise
-    :class:`UserError`.
+    """``batches`` as a 1-D int64 array if every entry is a Python or numpy integer from 1
+    to :data:`MAX_BATCH` (a batch of 2.9 sequences is refused, not truncated to 2), else
+    raise :class:`UserError`. A float, 2.0 too (a numpy float array's alike), is no count
+    given in code (:func:`compute.validate.an_int`, as :func:`check_batch`).
 
-    >>> check_batches([1, 2.0, 8]).tolist()
+    >>> check_batches([1, np.int64(2), 8]).tolist()
     [1, 2, 8]
+    >>> check_batches([1, 2.0])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: batches must be whole numbers >= 1 (an int), got 2.0
     >>> check_batches([1e300])
     Traceback (most recent call last):
     ...
@@ -535,6 +540,11 @@ def check_batches(batches) -> np.ndarray:
     if over.any():
         raise UserError(f"batches must be whole numbers from 1 to {MAX_BATCH:,}, got "
                         f"{float(raw[over][0]):g}")
+    if raw.dtype.kind == "f":   # whole floats: the first entry given as one, else the first
+        given = np.asarray(batches, dtype=object).reshape(-1)
+        first = next((x for x in given if an_int(x)), raw[0])
+        raise UserError(f"batches must be whole numbers >= 1{an_int(first)}, got "
+                        f"{describe(first)}")
     return raw.astype(np.int64)
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.limits import check
-from compute.validate import describe, is_flag, is_whole, listed, number, read_number
+from compute.validate import an_int, describe, is_flag, is_whole, listed, number, read_number
 from netmodel.study.scenarios import ADJUST_RANGES
 from netmodel.study.sweep_paths import _kind, _unset_word, sweep_scenarios
 from netmodel.study.sweep_values import COST, _in_row_unit, _value
@@ -151,9 +151,10 @@ def parse_param(text: str, scenarios: Iterable[str | Scenario], points: int | No
     scenarios = sweep_scenarios(scenarios)   # read twice below: a generator was spent
     counted = points is not None    # a count asked for, not the default
     points = DEFAULT_POINTS if points is None else points
-    if not is_whole(points) or points < 1:
-        raise UserError(f"{points_name} must be a whole number >= 1 (the values of a LO:HI "
-                        f"range), got {describe(points)}")
+    if not is_whole(points) or points < 1:   # a float, 3.0 too, is no count given in code
+        said = "an int: " if an_int(points) else ""
+        raise UserError(f"{points_name} must be a whole number >= 1 ({said}the values of a "
+                        f"LO:HI range), got {describe(points)}")
     path, eq, spec = (text if isinstance(text, str) else "").partition("=")
     path, spec = path.strip(), spec.strip()
     if not eq or not path or not spec:   # str() of an object ran its own __str__ (or raised)

@@ -193,11 +193,17 @@ def test_a_number_in_range_of_another_type_is_taken(call, value, same):
 
 # -- MTP: draft tokens and acceptance -----------------------------------------------------
 
-@pytest.mark.parametrize("value,expected", [
-    (np.float32(2.0), 2), (np.float16(1.0), 1), (Fraction(2), 2)])
+@pytest.mark.parametrize("value,expected", [(np.int32(2), 2), (np.uint8(1), 1)])
 def test_mtp_tokens_of_another_type(value, expected):
     # 'must be a whole number from 0 (off) to 16, got 2.0'
     assert RooflineOptions(mtp_tokens=value).mtp_tokens == expected
+
+
+@pytest.mark.parametrize("value", [np.float32(2.0), np.float16(1.0), Fraction(2)])
+def test_mtp_tokens_whole_but_no_int(value):
+    # taken before h744; a count given in code is an int (test_whole_counts_h744)
+    with pytest.raises(UserError, match=r"to 16 \(an int\), got "):
+        RooflineOptions(mtp_tokens=value)
 
 
 @pytest.mark.parametrize("value,expected", [

@@ -94,7 +94,11 @@ def test_grid_refuses_fractional_and_nan_batches_instead_of_truncating():
     for bad in ([2.9], [float("nan")], [0], [], [True]):
         with pytest.raises(UserError, match="batches"):
             evaluate_grid("Llama-3-8B", "H100-SXM", [1], bad, w)
-    g = evaluate_grid("Llama-3-8B", "H100-SXM", [1], [1, 2.0], w)
+    # a whole float too: a count given in code is an int (h744; test_whole_counts_h744)
+    with pytest.raises(UserError, match=r"batches must be whole numbers >= 1 \(an int\), "
+                                        r"got 2\.0"):
+        evaluate_grid("Llama-3-8B", "H100-SXM", [1], [1, 2.0], w)
+    g = evaluate_grid("Llama-3-8B", "H100-SXM", [1], [1, np.int64(2)], w)
     assert g.batches.tolist() == [1, 2]
 
 
