@@ -492,7 +492,8 @@ def _checked_inputs(catalog_options: tuple, placement: str, out_dir: str | None,
     cat = _catalog(*catalog_options)
     placement = _placement(placement)
     if out_dir is not None:
-        check_folder_path(out_dir)
+        with value_refused_as("--out", out_dir, "output folder"):   # the flag named
+            check_folder_path(out_dir)
     return cat, placement, _where(scenario, fabric), _phase(phase)
 
 

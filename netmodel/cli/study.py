@@ -55,11 +55,14 @@ __all__ = ["compare", "study", "sweep"]
 
 
 def _check_out(out_dir: str | None) -> None:
-    """``--out`` checked before any work: '' is refused, not taken as no folder."""
+    """``--out`` checked before any work: '' is refused, not taken as no folder; a refusal
+    names the flag (``--out 'loop': output folder 'loop' is a symbolic link that loops``)."""
     if out_dir is not None:
         from compute.output_paths import check_folder_path
+        from netmodel.cli.main import value_refused_as
 
-        check_folder_path(out_dir)
+        with value_refused_as("--out", out_dir, "output folder"):
+            check_folder_path(out_dir)
 
 
 def _gpus_help() -> str:

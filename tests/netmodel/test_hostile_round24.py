@@ -483,9 +483,9 @@ def test_an_out_folder_of_a_dangling_link_is_refused(tmp_path):
     avail = ["availability", "--scenario", "h100-dgx", "--model", "Llama-3-8B", "-q",
              "--no-plot", "--max-batch", "8", "--trials", "5", "--out", "out"]
     assert one_line_error(run_cli(avail, cwd=tmp_path)) == (
-        "error: output folder 'out' is a symbolic link to 'target', which does not exist; "
-        "netmodel would create that folder where the link points: create it first, give the "
-        "target's own path, or remove the link")
+        "error: --out 'out': output folder 'out' is a symbolic link to 'target', which does "
+        "not exist; netmodel would create that folder where the link points: create it "
+        "first, give the target's own path, or remove the link")
     assert _listing(tmp_path) == ["out"] and not (tmp_path / "target").exists()
     # to an existing folder: written there
     (tmp_path / "target").mkdir()
