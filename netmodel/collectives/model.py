@@ -322,8 +322,10 @@ class FabricCostModel(CandidateChoices, TunedChoices):
         carry the same loads. Returns whether they are shared (not where anything else
         differs: nodes, kinds, tiers, switch latencies, cables, bandwidths, PXN, GPU
         servers, calibration; nor on a fabric too large for routes to be compared,
-        :func:`~netmodel.collectives.route_sharing.router_for`'s)."""
-        from netmodel.collectives.step_cost import LOADS_OF
+        :func:`~netmodel.collectives.route_sharing.router_for`'s). A step neither has
+        routed is routed on ``base``'s fabric and kept by both (under a routing policy,
+        here)."""
+        from netmodel.collectives.step_cost import LOADS_OF, ROUTED_BY
 
         mine, theirs = self.router, base.router
         a, b = mine._shape, theirs._shape
@@ -339,6 +341,7 @@ class FabricCostModel(CandidateChoices, TunedChoices):
                 or self.calibration != base.calibration:
             return False
         self._step_cache[LOADS_OF] = base._step_cache
+        base._step_cache[ROUTED_BY] = base.router   # a step neither routed: routed there
         return True
 
     def compiled(self, op: str, algorithm: str, group: tuple[Hashable, ...]

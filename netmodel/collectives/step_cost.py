@@ -31,7 +31,7 @@ from netmodel.collectives.steps import StepShape, unique
 if TYPE_CHECKING:
     from netmodel.collectives.route_policies import RoutePolicy
 
-__all__ = ["FROM_STEP", "LOADS_OF", "StepCost", "cost_step", "gpu_nics", "group_nic",
+__all__ = ["FROM_STEP", "LOADS_OF", "ROUTED_BY", "StepCost", "cost_step", "gpu_nics", "group_nic",
            "link_path_rates", "path_rates_of"]
 
 
@@ -249,6 +249,28 @@ def _link_efficiency(router: Router, links: np.ndarray, cal: Calibration) -> np.
 #: (:meth:`~netmodel.collectives.model.FabricCostModel.share_loads_of`): a string, never a
 #: step's key (its transfers, a tuple or :class:`~netmodel.collectives.steps.Pairs`).
 LOADS_OF = "loads of"
+#: The key of a step cache under which the router of its fabric is kept, where another
+#: fabric's cache takes its loads (:data:`LOADS_OF`): a step neither has routed is routed
+#: there, kept by both.
+ROUTED_BY = "routed by"
+
+
+def _routed(router: Router, transfers, cal: Calibration, routing: RoutePolicy | None
+            ) -> tuple:
+    """A step's ``transfers`` routed on ``router``: ``(beta, bottleneck, its bandwidth,
+    latency, scaleout, latency_up, path rate)`` as :func:`cost_step` keeps them."""
+    uniq, load, latency, scaleout, latency_up = router.link_loads(transfers) \
+        if routing is None else routing.link_loads(router, transfers)
+    if not len(uniq):
+        return (0.0, (), 0.0, 0.0, False, 0.0, 0.0)
+    t = load / (router.bandwidth[uniq] * _link_efficiency(router, uniq, cal))
+    j = int(np.argmax(t))
+    name, bbw = router.link_name(uniq[j]), float(router.bandwidth[uniq[j]])
+    # the slowest path as NCCL sees it of every link the step's transfers cross
+    # (not only its bottleneck): NCCL gives each peer the channels of the slowest
+    # peer's path (src/graph/paths.cc, ncclTopoComputeP2pChannelsPerPeer)
+    return (float(t[j]), name, bbw, latency, scaleout, latency_up,
+            float(path_rates_of(router, uniq).min()))
 
 
 def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None = None,
@@ -267,27 +289,23 @@ def cost_step(router: Router, step: Step, cal: Calibration, cache: dict | None =
     hit = None if cache is None else cache.get(key)
     twin = None if cache is None else cache.get(LOADS_OF)
     if hit is None and twin is not None:
-        hit = twin.get(key)
-        if hit is not None and hit[1]:   # one with links: its latencies are this fabric's
+        hit, lat = twin.get(key), None
+        if hit is None and routing is None and ROUTED_BY in twin:
+            # routed on the twin's fabric, kept there for each fabric sharing its loads,
+            # where its latencies are one plan's (else routed here, in parts; and under
+            # a routing policy, whose switch paths are this router's)
+            lat = router.step_latencies(step.transfers)
+            if lat is not None:
+                hit = twin[key] = _routed(twin[ROUTED_BY], step.transfers, cal, None)
+        if hit is not None and hit[1] and lat is None:   # with links: this fabric's latencies
             lat = router.step_latencies(step.transfers) if routing is None else \
                 getattr(routing, "step_latencies", lambda *_: None)(router, step.transfers)
+        if hit is not None and hit[1]:
             hit = None if lat is None else (hit[0], hit[1], hit[2], *lat, hit[6])
         if hit is not None:
             cache[key] = hit
     if hit is None:
-        uniq, load, latency, scaleout, latency_up = router.link_loads(step.transfers) \
-            if routing is None else routing.link_loads(router, step.transfers)
-        if len(uniq):
-            t = load / (router.bandwidth[uniq] * _link_efficiency(router, uniq, cal))
-            j = int(np.argmax(t))
-            name, bbw = router.link_name(uniq[j]), float(router.bandwidth[uniq[j]])
-            # the slowest path as NCCL sees it of every link the step's transfers cross
-            # (not only its bottleneck): NCCL gives each peer the channels of the slowest
-            # peer's path (src/graph/paths.cc, ncclTopoComputeP2pChannelsPerPeer)
-            hit = (float(t[j]), name, bbw, latency, scaleout, latency_up,
-                   float(path_rates_of(router, uniq).min()))
-        else:
-            hit = (0.0, (), 0.0, 0.0, False, 0.0, 0.0)
+        hit = _routed(router, step.transfers, cal, routing)
         if cache is not None:
             cache[key] = hit
     beta, bneck, bbw, latency, scaleout, latency_up, path_bw = hit

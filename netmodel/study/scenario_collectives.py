@@ -158,6 +158,8 @@ class ScenarioCollectives:
         #: a layout's :meth:`with_circuits` costs: the ``circuits = "best"`` scenario's
         #: models (and their layouts), taken where a size was chosen as this layout
         self._kept_by: dict | None = None
+        #: :meth:`_latency_twin`'s
+        self._twin: ScenarioCollectives | None = None
         #: kept for :func:`~netmodel.study.adjusted_comm.hop_latency_slopes` by a caller
         #: that holds no cache of its own (the re-scoring of each layout of ``best``)
         self.slopes_cache: dict = {}
@@ -193,9 +195,27 @@ class ScenarioCollectives:
             else:
                 layout, hit = layout_model(self.scenario, self.graph, size,
                                            self.calibration, scope=self.scope)
+                twin = self._latency_twin()
+                if twin is not None:   # only the links' latencies differ: its loads
+                    hit.share_loads_of(twin.model(size))
             self._models[key] = hit
             self._models[("layout", key)] = layout
         return hit
+
+    def _latency_twin(self) -> ScenarioCollectives | None:
+        """This scenario's costs without its per-hop latency (made once), whose models
+        route the steps of this one's: the same links at the same bandwidths, so the
+        same routes and loads (:meth:`~netmodel.collectives.model.FabricCostModel.
+        share_loads_of`, which checks it), for scenarios that differ in their per-hop
+        latency alone (``with_param("adjust.hop_latency", ...)``: ``compare``'s and a
+        sweep's points) to route their loads once; None where it adds none."""
+        if not self.scenario.adjust.hop_latency:
+            return None
+        if self._twin is None:
+            self._twin = ScenarioCollectives(
+                self.scenario.with_param("adjust.hop_latency", 0.0), scope=self.scope,
+                calibration=self.calibration)
+        return self._twin
 
     def _best_model(self, size: int) -> FabricCostModel:
         """:meth:`model` with ``circuits = "best"``: the model of the layout chosen for
