@@ -51,11 +51,8 @@ in the scratch folder (a sample must not write into the project's own folders). 
 entries, ``.gitignore``'d ones (``results/``) and the names the page's samples write
 (:func:`written`) are not linked, so a reader's own ``results/`` or ``alone/`` at the root
 is never written through a link (:func:`link_project`). ``netmodel ...`` runs in this process through click's ``CliRunner`` (the same code
-as the console script, without the start-up cost); so does a plain ``python SCRIPT.py
-ARG...`` or ``python -c PROGRAM`` (:func:`_python`: what a fresh interpreter prints, this
-process left as it was; one that raises runs again in ``bash`` for the traceback a fresh
-interpreter prints); ``| head -N`` and ``| python scripts/make_docs.py shape`` filter in
-this process; any other command runs in ``bash``.
+as the console script, without the start-up cost); ``| head -N`` and ``| python
+scripts/make_docs.py shape`` filter in this process; any other command runs in ``bash``.
 Lines are compared with trailing blanks removed. ``tests/test_docs.py`` runs the same check.
 
 The blocks drawn from the code's own text (findings, commands, docstring, columns, modules)
@@ -167,147 +164,16 @@ def _netmodel(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[str, int
     return result.output, result.exit_code
 
 
-def _sample_env() -> dict[str, str]:
-    """The environment a sample runs in: this one with ``COLUMNS`` fixed, this Python first
-    on ``PATH`` and the project root on ``PYTHONPATH``."""
-    return {**os.environ, "COLUMNS": COLUMNS,
-            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
-            "PYTHONPATH": os.pathsep.join(
-                [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-
-
 def _shell(command: str, cwd: Path) -> tuple[str, int]:
     proc = subprocess.run(["bash", "-c", command], cwd=cwd, text=True,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          env=_sample_env(), timeout=600)
+                          env={**os.environ, "COLUMNS": COLUMNS,      # this Python first
+                               "PATH": os.pathsep.join([str(Path(sys.executable).parent),
+                                                        os.environ.get("PATH", "")]),
+                               "PYTHONPATH": os.pathsep.join(
+                                   [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])},
+                          timeout=600)
     return proc.stdout, proc.returncode
-
-
-#: A word that bash passes to ``python`` unchanged when it stands unquoted.
-_PLAIN_WORD = re.compile(r"[\w./:=,@%+-]+")
-#: The filters Python starts with (no -W, no dev mode): what a fresh ``python`` warns with.
-_FRESH_WARNINGS = (("default", DeprecationWarning, "__main__"), ("ignore", DeprecationWarning, None),
-                   ("ignore", PendingDeprecationWarning, None), ("ignore", ImportWarning, None),
-                   ("ignore", ResourceWarning, None))
-
-
-def _python_argv(command: str) -> list[str] | None:
-    """The arguments after ``python`` when ``command`` is one plain ``python SCRIPT.py
-    ARG...`` or ``python -c PROGRAM ARG...`` (no pipe, redirection, ``;``/``&&``, variable,
-    glob or environment assignment: nothing bash would change); else None (bash runs it).
-
-    >>> _python_argv("python scripts/accuracy_collectives.py --markdown")
-    ['scripts/accuracy_collectives.py', '--markdown']
-    >>> _python_argv('python -c "print(1, 2)" x')
-    ['-c', 'print(1, 2)', 'x']
-    >>> [_python_argv(c) for c in ("python x.py > out", 'python -c "print($HOME)"',
-    ...                            "python x.py *.csv", "python -m json.tool", "cat x.py")]
-    [None, None, None, None, None]
-    """
-    if "$" in command or "`" in command or "\\" in command.replace("\\x", ""):
-        return None
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        words = list(lexer)
-        plain = shlex.split(command)
-    except ValueError:
-        return None
-    if words != plain or len(plain) < 2 or plain[0] != "python":
-        return None                     # a pipe, redirection or separator, or not python
-    if plain[1] == "-c":
-        first = 3                       # the program is quoted; the rest must be plain
-        if len(plain) < 3 or _PLAIN_WORD.fullmatch(plain[2]):
-            return None
-    elif plain[1].endswith(".py") and _PLAIN_WORD.fullmatch(plain[1]):
-        first = 2
-    else:
-        return None
-    if not all(_PLAIN_WORD.fullmatch(w) for w in plain[first:]):
-        return None
-    return plain[1:]
-
-
-class _Crashed(Exception):
-    """A Python sample raised: bash runs it again, so that the page shows the traceback a
-    fresh interpreter prints."""
-
-
-def _python(args: list[str], cwd: Path) -> tuple[str, int]:
-    """Run ``python ARGS`` (a script or ``-c PROGRAM``) in this process as ``_shell``'s
-    fresh interpreter would: ``__main__`` a new module, ``sys.argv`` and ``sys.path[0]`` as
-    Python sets them, the working folder ``cwd``, ``_sample_env()``, the warnings filters a
-    fresh interpreter starts with, stdout and stderr captured together in the order written
-    (as a terminal shows them; bash's pipe put a program's unflushed stdout after its
-    stderr: no page's Python sample writes to both); all restored after, and the modules it
-    imported from the scratch folder forgotten. ``SystemExit`` gives the exit status; any
-    other exception raises :class:`_Crashed`."""
-    import builtins
-    import io
-    import types
-    import warnings
-
-    if args[0] == "-c":
-        source, filename, argv, path0 = args[1], "<string>", ["-c", *args[2:]], ""
-        extra: dict = {}
-    else:
-        script = os.path.abspath(os.path.join(cwd, args[0]))
-        try:
-            source = Path(script).read_text()
-        except OSError:
-            raise _Crashed(args[0]) from None         # bash says "can't open file"
-        filename, argv = script, list(args)
-        path0 = os.path.dirname(os.path.realpath(script))
-        extra = {"__file__": script, "__cached__": None}
-    import netmodel.cli.main  # noqa: F401  the project's packages from ROOT, not through
-    #                           the scratch folder's links (gone after the page)
-    main = types.ModuleType("__main__")
-    main.__dict__.update({"__builtins__": builtins, **extra})
-    imported = set(sys.modules)
-    out = io.StringIO()
-    saved = (sys.argv, sys.path[:], sys.modules.get("__main__"), os.environ.copy(),
-             sys.stdout, sys.stderr)
-
-    def show(message, category, filename, lineno, file=None, line=None):
-        (file or sys.stderr).write(warnings.formatwarning(message, category, filename,
-                                                          lineno, line))
-
-    status = 0
-    with _cwd(cwd), warnings.catch_warnings():
-        warnings.resetwarnings()
-        for action, category, module in reversed(_FRESH_WARNINGS):
-            warnings.filterwarnings(action, category=category, module=module or "")
-        warnings.showwarning = show
-        sys.argv, sys.modules["__main__"] = argv, main
-        sys.path.insert(0, path0)
-        os.environ.update(_sample_env())
-        sys.stdout = sys.stderr = out
-        try:
-            exec(compile(source, filename, "exec"), main.__dict__)
-        except SystemExit as exc:
-            code = exc.code
-            if code is None or isinstance(code, int):
-                status = code or 0
-            else:
-                print(code, file=sys.stderr)
-                status = 1
-        except Exception as exc:
-            raise _Crashed(repr(exc)) from exc
-        finally:
-            sys.stdout.flush()
-            sys.argv, sys.path[:], sys.stdout, sys.stderr = (saved[0], saved[1], saved[4],
-                                                             saved[5])
-            if saved[2] is None:
-                sys.modules.pop("__main__", None)
-            else:
-                sys.modules["__main__"] = saved[2]
-            os.environ.clear()
-            os.environ.update(saved[3])
-            scratch = tuple(os.path.join(d, "") for d in {str(cwd), os.path.realpath(cwd)})
-            for name in set(sys.modules) - imported:   # a page's own modules: not the next's
-                if (getattr(sys.modules[name], "__file__", None) or "").startswith(scratch):
-                    del sys.modules[name]
-    return out.getvalue(), status
 
 
 def shape(document) -> str:
@@ -377,11 +243,6 @@ def run_command(command: str, scratch: Path) -> tuple[str, int]:
     if stages[-1] == _SHAPE:
         output, status = run_command(" | ".join(stages[:-1]), scratch)
         return _filter(output, _SHAPE), status
-    if args := _python_argv(command):
-        try:
-            return _python(args, scratch)
-        except _Crashed:
-            pass
     return _shell(command, scratch)
 
 
