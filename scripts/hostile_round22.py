@@ -476,7 +476,7 @@ def _ct(sizes, group, fabric="ring:n=8"):
 API: dict[str, tuple[Callable[[], object], tuple[str, ...] | None]] = {
     "evaluate tp np.int64": (_ev(tp=np.int64(1), batch=4), None),
     "evaluate batch np.int32": (_ev(tp=1, batch=np.int32(4)), None),
-    # a count given in code is an int: a float, a whole one too, is refused (h741)
+    # a count given in code is an int: a float, a whole one too, is refused
     "evaluate batch np.float64(4.0)": (_ev(tp=1, batch=np.float64(4.0)),
                                        ("batch", "(an int)", "got 4.0")),
     "evaluate context np.float32(1000)": (_ev(tp=1, batch=4, context=np.float32(1000)),

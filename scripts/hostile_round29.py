@@ -828,7 +828,7 @@ def library_case(name: str, call: Callable[[], object], words: tuple[str, ...]) 
 #: Library calls taken: name -> (call, what the result shows).
 LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] = {
     # refused before: 'module_ports must be 1 or 2 (...), got 2'; a float, 2.0 too, is
-    # refused since: a count given in code is an int (h741)
+    # refused since: a count given in code is an int
     "build_fabric('superpod', module_ports=np.int64(2))": (
         lambda: _build_fabric("superpod", {"sus": 1, "module_ports": __import__(
             "numpy").int64(2)})(),

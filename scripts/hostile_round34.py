@@ -219,7 +219,7 @@ def _comm(result: Callable) -> Callable[[], object]:
 
 #: Library calls refused: name -> (call, words of the UserError).
 LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
-    # a count given in code is an int: 4.0 built the ring of 4 (h741)
+    # a count given in code is an int: 4.0 built the ring of 4
     "build_fabric('ring', {'n': 4.0})": (_api("build_fabric", "ring", {"n": 4.0}),
                                          ("ring: n must be a whole number (an int)", "got 4.0")),
     "build_fabric('superpod', {'sus': 2.0})": (
@@ -283,7 +283,7 @@ LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] 
     "build_fabric('ring', {'n': 4, 'length': '2km'})": (
         _api("build_fabric", "ring", {"n": 4, "length": "2km"}),
         lambda g: g.graph["args"]["length"] == 2000.0),
-    # recorded as typed before: spec 'ring:n=4.0', args {'n': 4.0}; a float is refused (h741)
+    # recorded as typed before: spec 'ring:n=4.0', args {'n': 4.0}; a float is refused
     "build_fabric('ring', {'n': np.int64(4)}) spec": (
         lambda: _api("build_fabric", "ring", {"n": __import__("numpy").int64(4)})(),
         lambda g: g.graph["spec"] == "ring:n=4" and g.graph["args"] == {"n": 4}

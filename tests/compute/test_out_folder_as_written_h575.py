@@ -113,6 +113,7 @@ def test_compare_out_keeps_a_hand_edited_table(tmp_path):
     r = CliRunner().invoke(cli, args)
     assert r.exit_code == 2
     assert r.output.count("\n") == 1 and "Traceback" not in r.output
-    assert r.output.startswith(f"error: output folder '{out}' holds 'compare.csv', which is "
+    assert r.output.startswith(f"error: --out '{out}': output folder '{out}' holds "
+                               f"'compare.csv', which is "
                                f"not the file netmodel wrote there: its SHA-256 is ")
     assert table.read_bytes() == edited

@@ -219,9 +219,10 @@ def test_serve_profile_refused_in_one_line(tmp_path, case, needle):
 
 def test_serve_profile_fitted_on_another_gpu_runs(tmp_path):
     """A profile's gpu is what it was fitted on, not a check: on H100 a copy that says
-    B200-HGX gives the shipped profile's pools exactly."""
-    other = _profile_file(tmp_path, "other.toml", 'gpu = "H100-SXM"\ncollectives',
-                          'gpu = "B200-HGX"\ncollectives')
+    B200-HGX gives the shipped profile's pools exactly. Its label and its measurement rows
+    both say B200-HGX: a label naming other GPUs than its rows is refused (fdddeca8)."""
+    other = _profile_file(tmp_path, "other.toml")
+    other.write_text(other.read_text().replace('gpu = "H100-SXM"', 'gpu = "B200-HGX"'))
     a = run_cli([*SERVE, "--profile", other, "--json"])
     b = run_cli([*SERVE, "--profile", "vllm-dgx-h100", "--json"])
     assert a.exit_code == b.exit_code == 0, (a.output, b.output)
