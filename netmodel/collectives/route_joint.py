@@ -129,6 +129,13 @@ def _supports(router, pl: Plan) -> tuple[np.ndarray, np.ndarray]:
             np.concatenate(ls).astype(np.int64, copy=False))
 
 
+#: The most nodes of a level :func:`_walk` reads node by node in Python (a slice each,
+#: ~1 us); a wider level is read with numpy at once (~20 us a level whatever its width,
+#: which on the study's small fabrics, levels of one to a few nodes, cost 2.4 s where the
+#: node-by-node walk took 0.2 s; a 30x30x30 torus's far pairs' levels hold hundreds).
+_WALK_LOOPED = 16
+
+
 def _dag_links(router, src: np.ndarray, dst: np.ndarray) -> tuple | None:
     """``(commodity, link, com, forced)``: every link of every shortest path of each pair
     (the router's shortest-path arrays towards each destination,
@@ -197,26 +204,36 @@ def _walk(dag: tuple, src: int, depth: int) -> tuple[tuple, tuple]:
     collectives.route_dags.DagRoutes._dag_csrs`; ``src`` ``depth`` hops from it), level by
     level towards the destination (a level's nodes in the order the one before reaches
     them, each node's next hops in their order), and those alone at their level (every
-    shortest path crosses them): ``(links, forced)``, a level's links with numpy.
+    shortest path crosses them): ``(links, forced)``. A level of up to
+    :data:`_WALK_LOOPED` nodes is read node by node, a wider one with numpy (the same
+    order either way).
     :func:`_dag_links` keeps each pair's, a router's (at most :data:`JOINT_WALKS_KEPT`
     links in all, the oldest going first): a pairwise all-to-all walks every ordered pair
     of its group once a ring order, the same pairs in the other."""
     ptr, nxt, lid = dag[1], dag[2], dag[3]
-    level = np.array([src], dtype=np.int64)
-    mine, forced = [], []
+    level, mine, forced = [src], [], []
     for _ in range(depth):
-        lo = ptr[level]
-        c = ptr[level + 1] - lo
-        start = np.cumsum(c) - c
-        e = np.repeat(lo - start, c) + np.arange(int(c.sum()))
-        here = lid[e]
+        if len(level) <= _WALK_LOOPED:
+            here, ahead = [], {}
+            for u in level:   # a few nodes: their slices, without numpy's per-call cost
+                a, b = ptr[u:u + 2].tolist()
+                here += lid[a:b].tolist()
+                ahead.update(dict.fromkeys(nxt[a:b].tolist()))
+            level = list(ahead)
+        else:
+            at = np.asarray(level, dtype=np.int64)
+            lo = ptr[at]
+            c = ptr[at + 1] - lo
+            start = np.cumsum(c) - c
+            e = np.repeat(lo - start, c) + np.arange(int(c.sum()))
+            here = lid[e].tolist()
+            ahead = nxt[e]
+            first = np.unique(ahead, return_index=True)[1]
+            level = ahead[np.sort(first)].tolist()   # each next node once, first reached first
         if len(here) == 1:
-            forced.append(int(here[0]))
-        mine.append(here)
-        ahead = nxt[e]
-        at = np.unique(ahead, return_index=True)[1]
-        level = ahead[np.sort(at)]   # each next node once, in the order first reached
-    return (tuple(np.concatenate(mine).tolist()) if mine else ()), tuple(forced)
+            forced.append(here[0])
+        mine += here
+    return tuple(mine), tuple(forced)
 
 
 def _tops(router, uniq: np.ndarray, load: np.ndarray) -> tuple[float, np.ndarray]:

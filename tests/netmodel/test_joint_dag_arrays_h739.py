@@ -108,3 +108,26 @@ def test_dag_links_are_the_python_searchs_without_it(spec, monkeypatch):
         mine = f_l[f_t == t]
         assert len(np.unique(mine)) == len(mine)
         assert np.isin(mine, lk[c_of == com[t]]).all()
+
+
+@pytest.mark.parametrize("looped", [0, 1, 10**9])
+@pytest.mark.parametrize("spec", ["torus:dims=12x12x8", "degraded", "full-mesh:n=6"])
+def test_walk_node_by_node_or_with_numpy_alike(spec, looped, monkeypatch):
+    """_walk reads a level of up to _WALK_LOOPED nodes node by node and a wider one with
+    numpy: every level one way, the other, or mixed, the Python search's walk."""
+    r = Router(_fabric(spec))
+    src, dst = _pairs(r)
+    nodes = r._nodes
+    dests = np.unique(dst)
+    csrs = dict(zip(dests.tolist(), r._dag_csrs(dests), strict=True))
+    monkeypatch.setattr(rj, "_WALK_LOOPED", looped)
+    widest = 0
+    for s, d in zip(src.tolist(), dst.tolist(), strict=True):
+        dag = r._dag(nodes[d])
+        want = _reference_walk(dag, nodes[s], dag[nodes[s]][0])
+        got = rj._walk(csrs[d], s, dag[nodes[s]][0])
+        assert got == want
+        assert all(type(x) is int for x in got[0] + got[1])
+        widest = max(widest, len(got[0]))
+    if spec.startswith("torus"):
+        assert widest > 2 * 16   # long walks, some of their levels read with numpy by default
