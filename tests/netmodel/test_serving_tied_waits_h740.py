@@ -36,6 +36,19 @@ def _every_wait(load, cycle, steps, fits, limit, slots):
     return wait
 
 
+def _count_waits(monkeypatch) -> list:
+    """The cells :func:`sq._wait` is solved for, in order, from now on (the list fills)."""
+    calls = []
+    wait_of = sq._wait
+
+    def counted(*args, **kw):
+        calls.append(args[2])
+        return wait_of(*args, **kw)
+
+    monkeypatch.setattr(sq, "_wait", counted)
+    return calls
+
+
 @pytest.mark.parametrize("kind", sorted(ROWS))
 @pytest.mark.parametrize("load, decode", [(0.5, False), (0.8, True), (0.95, True)])
 def test_choice_is_that_of_every_wait(kind, load, decode, monkeypatch):
@@ -47,14 +60,7 @@ def test_choice_is_that_of_every_wait(kind, load, decode, monkeypatch):
     fits[1, -3:] = False
     slots = (load, 24, 300.0) if decode else None
     limit = 0.8
-    calls = []
-    wait_of = sq._wait
-
-    def counted(*args, **kw):
-        calls.append(args[2])
-        return wait_of(*args, **kw)
-
-    monkeypatch.setattr(sq, "_wait", counted)
+    calls = _count_waits(monkeypatch)
     wait = sq.prefill_waits(load, cycle, np.arange(1, B + 1), steps, fits, limit, score, slots)
     every = _every_wait(load, cycle, steps, fits, limit, slots)
     ok_new = fits & (steps + wait <= limit)
@@ -75,14 +81,7 @@ def test_choice_is_that_of_every_wait(kind, load, decode, monkeypatch):
 def test_serve_short_requests_solve_few_cells(monkeypatch):
     """The hostile case: a short prompt's KV transfer outlasts its prefill step, so every
     batch of the one-GPU configuration ties; the choice is the smallest TTFT's."""
-    calls = []
-    wait_of = sq._wait
-
-    def counted(*args, **kw):
-        calls.append(args[2])
-        return wait_of(*args, **kw)
-
-    monkeypatch.setattr(sq, "_wait", counted)
+    calls = _count_waits(monkeypatch)
     wl = ServingWorkload("short", prompt=100, output=10, load=0.8)
     r = serve("Llama-3-8B", "h100-dgx", wl)
     assert r.feasible
