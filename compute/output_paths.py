@@ -41,6 +41,50 @@ FILE_SUFFIXES = (".csv", ".json", ".toml", ".txt", ".md", ".graphml",
                  *(f".{f}" for f in FIGURE_FORMATS))
 
 
+#: The folders netmodel makes beside an output folder (``.NAME`` then one of these, then
+#: its process id, ``-`` and tempfile's random characters: :func:`side_folder_prefix`): the
+#: staging folder the files are written into, and the old output's while it is replaced.
+STAGING, RETIRED = ".netmodel-staging-", ".netmodel-retired-"
+#: How many random characters tempfile puts in a name it makes (mkstemp, mkdtemp).
+_RANDOM = 8
+#: The longest name a folder holds where the file system does not say (most do: 255).
+_NAME_MAX = 255
+
+
+def side_folder_prefix(name: str, kind: str) -> str:
+    """The start of the name of a folder of ``kind`` (:data:`STAGING`, :data:`RETIRED`)
+    made beside the output folder ``name``; tempfile adds its random characters."""
+    return f".{name}{kind}{os.getpid()}-"
+
+
+def side_file_affixes(path: Path) -> tuple[str, str]:
+    """The start and end of the name of the temporary file a file ``path`` is written
+    through beside it; tempfile puts its random characters between."""
+    return f".{path.name}.", ".tmp" + path.suffix
+
+
+def _room_beside(path: Path, text: str, what: str, longer: int, made: str) -> None:
+    """Refuse an output ``path`` whose name passes the longest name its folder holds once
+    made ``longer`` bytes longer, as the ``made`` netmodel writes beside it is named: a name
+    of 250 bytes passed every check, and the run's work was lost at its end ('cannot write
+    output folder ...: File name too long').
+
+    >>> _room_beside(Path("a" * 250), "a" * 250, "output folder", 35, "staging folder")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: output folder 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...aaaaaaaaaaaaaaa': its name is 250 bytes; netmodel writes it through a staging folder beside it whose name is 35 bytes longer, so it may be at most 220 bytes where a name holds 255
+    """
+    try:
+        most = os.pathconf(path.parent if path.parent.is_dir() else ".", "PC_NAME_MAX")
+    except (OSError, ValueError):
+        most = _NAME_MAX
+    size = len(os.fsencode(path.name))
+    if size + longer > most:
+        raise UserError(f"{what} {_describe(text)}: its name is {size:,} bytes; netmodel writes "
+                        f"it through a {made} beside it whose name is {longer} bytes longer, so "
+                        f"it may be at most {most - longer:,} bytes where a name holds {most:,}")
+
+
 def _describe(path) -> str:
     return repr(str(path))
 
@@ -141,6 +185,9 @@ def check_file_path(path: str | os.PathLike[str], what: str = "output file",
         _only_a_suffix(p, what, suffixes)
         raise UserError(f"{what} {_describe(text)} must end in one of: {', '.join(suffixes)}")
     _writable_folder(p.parent, f"{what} {_describe(text)}", "folder")
+    start, end = side_file_affixes(p)
+    _room_beside(p, text, what, len(start) - len(p.name) + _RANDOM + len(end),
+                 "temporary file")
     return p
 
 
@@ -264,6 +311,9 @@ netmodel writes a folder of files (tables, JSON, figures) there: give a folder n
                         f"netmodel replaces its output folder whole, so give a folder "
                         f"inside it (such as 'out') or elsewhere")
     _writable_folder(resolved.parent, f"{what} {_describe(path)}", "its parent folder")
+    longest = max(len(side_folder_prefix(resolved.name, k)) for k in (STAGING, RETIRED))
+    _room_beside(resolved, os.fspath(path), what, longest - len(resolved.name) + _RANDOM,
+                 "staging folder")
     if p.is_dir():
         if not os.access(p, os.W_OK | os.X_OK):
             raise UserError(f"{what} {_describe(path)} is not writable")

@@ -16,7 +16,8 @@ Every command that writes goes through this module, so the rules are the same ev
   replace it). A folder path that is a symbolic link to an existing folder is taken
   (scratch space elsewhere); one to nothing is refused (the folder would be made where it
   points), and one to a file is refused as a link. An unwritable place is refused with the
-  reason.
+  reason, and so is a name with no room for the staging folder or temporary file written
+  beside it (a name within a few dozen bytes of the file system's longest, 255 on most).
 * **One file** (:func:`atomic_write`) is written to a temporary file beside it and moved
   into place with :func:`os.replace`: readers see the old file or the new one, never half.
 * **A set of files** (:func:`write_outputs`) is written into a staging folder beside the
@@ -64,10 +65,14 @@ from pathlib import Path
 from compute.errors import UserError
 from compute.output_paths import (
     MANIFEST,
+    RETIRED,
+    STAGING,
     _describe,
     _refusal_kind,
     check_file_path,
     check_folder_path,
+    side_file_affixes,
+    side_folder_prefix,
 )
 from compute.validate import describe, is_whole
 from compute.workers import die_with as _die_with
@@ -75,9 +80,6 @@ from compute.workers import jobs as _jobs
 from compute.workers import libc as _libc
 
 __all__ = ["atomic_write", "write_outputs"]
-
-_STAGING = ".netmodel-staging-"
-_RETIRED = ".netmodel-retired-"
 
 #: ``{name: bytes}`` or ``{name: writer(path)}``: what :func:`write_outputs` takes.
 Content = bytes | bytearray | Callable[[str], object]
@@ -127,8 +129,8 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[str], object] | 
     """
     p = check_file_path(path, what, suffixes)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp" + p.suffix,
-                                   dir=p.parent)
+        start, end = side_file_affixes(p)
+        fd, tmp = tempfile.mkstemp(prefix=start, suffix=end, dir=p.parent)
     except OSError as exc:
         raise _cannot_write(what, path, exc) from None
     try:
@@ -184,11 +186,11 @@ def _clean_stale(parent: Path, name: str) -> None:
     run was killed between its two renames (no folder ``name``, a retired one), put the
     retired folder back first."""
     final = parent / name
-    retired = sorted(parent.glob(f".{name}{_RETIRED}*"), key=lambda e: e.stat().st_mtime)
+    retired = sorted(parent.glob(f".{name}{RETIRED}*"), key=lambda e: e.stat().st_mtime)
     if retired and not final.exists():
         with contextlib.suppress(OSError):
             os.rename(retired[-1], final)
-    for prefix in (_STAGING, _RETIRED):
+    for prefix in (STAGING, RETIRED):
         for entry in parent.glob(f".{name}{prefix}*"):
             pid = entry.name.rsplit("-", 2)[-2] if entry.name.count("-") >= 2 else ""
             if pid.isdigit() and int(pid) != os.getpid() and _alive(int(pid)) \
@@ -365,7 +367,7 @@ def write_outputs(out_dir: str | os.PathLike[str], files: Mapping[str, Content],
     parent, base = out.resolve().parent, out.resolve().name
     _clean_stale(parent, base)
     try:
-        stage = Path(tempfile.mkdtemp(prefix=f".{base}{_STAGING}{os.getpid()}-", dir=parent))
+        stage = Path(tempfile.mkdtemp(prefix=side_folder_prefix(base, STAGING), dir=parent))
     except OSError as exc:
         raise _cannot_write(what, out_dir, exc) from None
     try:
@@ -388,7 +390,7 @@ def write_outputs(out_dir: str | os.PathLike[str], files: Mapping[str, Content],
         final = out.resolve()
         if final.exists():
             if not _exchange(stage, final):
-                retired = Path(tempfile.mkdtemp(prefix=f".{base}{_RETIRED}{os.getpid()}-",
+                retired = Path(tempfile.mkdtemp(prefix=side_folder_prefix(base, RETIRED),
                                                 dir=parent))
                 os.rmdir(retired)
                 os.rename(final, retired)

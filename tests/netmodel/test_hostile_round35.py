@@ -1,0 +1,85 @@
+"""Hostile round 35 (scripts/hostile_round35.py): odd but plausible data files, paths,
+absurd sizes and wrong types, on what rounds 15-34 tried least.
+
+Found wrong, each checked here:
+
+(a) An output whose name fits the file system (255 bytes) but not the staging folder or
+temporary file netmodel writes it through beside it (``.NAME.netmodel-staging-PID-XXXXXXXX``,
+``.NAME.XXXXXXXX.tmp.csv``) passed every check: ``compare --out`` of a 250-byte name ran
+the whole comparison, then said "cannot write output folder '...': File name too long";
+``costs -o`` of a 244-byte name alike. Now the check before any work refuses it, saying how
+long the name may be (:func:`compute.output_paths._room_beside`), with the flag typed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from compute.errors import UserError
+from netmodel.cli.main import cli
+
+COMPARE = ["compare", "--models", "Llama-3-8B", "--phases", "decode", "--max-batch", "8",
+           "-q", "--no-plot"]
+
+
+def _run(argv: list[str], where) -> tuple[int, list[str]]:
+    old = os.getcwd()
+    os.chdir(where)
+    try:
+        r = CliRunner().invoke(cli, argv, prog_name="netmodel")
+    finally:
+        os.chdir(old)
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    return r.exit_code, r.output.strip().splitlines()
+
+
+# -- (a) a name with no room for the staging folder or temporary file beside it ------------
+
+
+def _staging_longer() -> int:
+    """How much longer the staging folder's name is than the output folder's: '.', the
+    18 characters of '.netmodel-staging-', this process's id, '-' and tempfile's 8."""
+    return 1 + len(".netmodel-staging-") + len(str(os.getpid())) + 1 + 8
+
+
+def test_a_folder_name_without_room_for_its_staging_folder_is_refused_first(tmp_path):
+    from compute.outputs import write_outputs
+
+    most = 255 - _staging_longer()
+    written = write_outputs(tmp_path / ("a" * most), {"x.txt": b"1"})
+    assert written[0].read_bytes() == b"1"
+    with pytest.raises(UserError, match=re.escape(
+            f"its name is {most + 1} bytes; netmodel writes it through a staging folder "
+            f"beside it whose name is {_staging_longer()} bytes longer, so it may be at most "
+            f"{most} bytes where a name holds 255")):
+        write_outputs(tmp_path / ("b" * (most + 1)), {"x.txt": b"1"})
+    assert sorted(len(n) for n in os.listdir(tmp_path)) == [most]   # nothing beside
+
+
+def test_a_file_name_without_room_for_its_temporary_file_is_refused_first(tmp_path):
+    from compute.outputs import atomic_write
+
+    # '.', the name, '.', 8 random characters, '.tmp' and the suffix '.csv': 18 longer
+    atomic_write(tmp_path / ("a" * 233 + ".csv"), b"1")
+    with pytest.raises(UserError, match="its name is 238 bytes; netmodel writes it through "
+                                        "a temporary file beside it whose name is 18 bytes "
+                                        "longer, so it may be at most 237 bytes"):
+        atomic_write(tmp_path / ("b" * 234 + ".csv"), b"1")
+    assert [len(n) for n in os.listdir(tmp_path)] == [237]
+
+
+def test_compare_out_of_a_long_name_is_refused_before_the_work(tmp_path):
+    # it ran the comparison, then: "error: cannot write output folder '...': File name
+    # too long"
+    rc, lines = _run([*COMPARE, "--out", "a" * 250], tmp_path)
+    assert rc == 2 and len(lines) == 1, lines
+    assert lines[0].startswith("error: --out 'aaaaaaaaa")
+    assert lines[0].endswith(f"its name is 250 bytes; netmodel writes it through a staging "
+                             f"folder beside it whose name is {_staging_longer()} bytes "
+                             f"longer, so it may be at most {255 - _staging_longer()} bytes "
+                             f"where a name holds 255")
+    assert os.listdir(tmp_path) == []
