@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from netmodel.cli.main import value_refused_as
+from netmodel.cli.main import output_refused_as, value_refused_as
 from netmodel.cli.options import InputPath
 from netmodel.cli.resolve import COLLECTIVE_OPTIONS
 
@@ -213,7 +213,8 @@ def calibrate(measurements_path: str, out_path: str, fit_text: str | None, base_
         result = fit_profile(ms, fit=fit, base=base, comm_for=comm_for, gpus=specs,
                              name=Path(out).stem if name is None else name, engine=engine,
                              system=system, gpu=gpu_text, collectives=collectives)
-    atomic_write(out, result.profile.to_toml().encode(), "profile file")
+    with output_refused_as("--out", out_path, "profile file"):
+        atomic_write(out, result.profile.to_toml().encode(), "profile file")
     if as_json:
         click.echo(json.dumps({
             "profile": result.profile.name, "out": str(out), "collectives": collectives,

@@ -14,7 +14,7 @@ from typing import NoReturn
 import click
 
 from netmodel.cli import run_record
-from netmodel.cli.main import value_refused_as
+from netmodel.cli.main import output_refused_as, value_refused_as
 from netmodel.cli.options import (
     WHOLE,
     ReadAs,
@@ -640,14 +640,16 @@ def costs(fabric: str | None, scenario: str | None, ops_text: str, sizes_text: s
         from compute.outputs import write_outputs
 
         files = table.vidur_files()
-        write_outputs(output, files, run=run_record())
+        with output_refused_as("--output", output):
+            write_outputs(output, files, run=run_record())
         # the folder with one separator after it, however many -o gave (vidur/, not vidur//)
         folder = os.path.join(Path(output), "")
         click.echo(f"wrote {len(table.rows)} rows to {folder} ({', '.join(files)}){also}")
     elif output is not None:
         from compute.outputs import atomic_write
 
-        atomic_write(output, table.table(fmt).encode())
+        with output_refused_as("--output", output, "output file"):
+            atomic_write(output, table.table(fmt).encode())
         click.echo(f"wrote {len(table.rows)} rows to {output}{also}")
     else:
         click.echo(table.table(fmt), nl=False)

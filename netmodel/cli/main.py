@@ -19,7 +19,7 @@ import importlib.util
 import io
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from typing import IO, Any
 
 import click
@@ -339,6 +339,26 @@ def value_refused_as(flag: str, typed: str, *starts: str) -> Iterator[None]:
         if not str(exc).startswith(starts):
             raise
         raise type(exc)(f"{flag} {typed!r}{_default_said(flag)}: {exc}") from None
+
+
+def output_refused_as(flag: str, typed: str, what: str = "output folder"
+                      ) -> AbstractContextManager[None]:
+    """:func:`value_refused_as` for the output ``flag`` gave as ``typed`` (``what``: an
+    ``output folder``, an ``output file``): the refusals of its checks (``output folder
+    'loop' is a symbolic link that loops``) and of its write (``cannot write output folder
+    'o': ...``, a place the checks let through that could not be written after all: a full
+    disk, a folder made read-only since), each said with the flag in front. Wrap both the
+    check and the write.
+
+    >>> from compute.errors import UserError
+    >>> try:
+    ...     with output_refused_as("--out", "o"):
+    ...         raise UserError("cannot write output folder 'o': Permission denied")
+    ... except UserError as exc:
+    ...     print(exc)
+    --out 'o': cannot write output folder 'o': Permission denied
+    """
+    return value_refused_as(flag, typed, what, f"cannot write {what}")
 
 
 def _default_said(flag: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import click
 
 from netmodel.cli import run_record, say_written
-from netmodel.cli.main import value_refused_as
+from netmodel.cli.main import output_refused_as, value_refused_as
 from netmodel.cli.options import (
     AsciiNumber,
     OutputFolder,
@@ -225,8 +225,10 @@ def _report(result, files, out_dir: str | None, no_plot: bool, as_json: bool,
     what was written."""
     from compute.outputs import write_outputs
 
-    written = write_outputs(out_dir, files(result, plot=not no_plot), run=run_record()) \
-        if out_dir is not None else []
+    written = []
+    if out_dir is not None:
+        with output_refused_as("--out", out_dir):
+            written = write_outputs(out_dir, files(result, plot=not no_plot), run=run_record())
     click.echo(result.to_json() if as_json else "\n".join(
         [result.table(), *_absent(result.cluster, rates, repair_times)]))
     say_written(written, as_json)

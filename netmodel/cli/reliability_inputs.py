@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import click
 
-from netmodel.cli.main import value_refused_as
+from netmodel.cli.main import output_refused_as, value_refused_as
 from netmodel.cli.options import (
     as_typed,
     given_on_command_line,
@@ -492,7 +492,7 @@ def _checked_inputs(catalog_options: tuple, placement: str, out_dir: str | None,
     cat = _catalog(*catalog_options)
     placement = _placement(placement)
     if out_dir is not None:
-        with value_refused_as("--out", out_dir, "output folder"):   # the flag named
+        with output_refused_as("--out", out_dir):   # the flag named
             check_folder_path(out_dir)
     return cat, placement, _where(scenario, fabric), _phase(phase)
 

@@ -59,9 +59,9 @@ def _check_out(out_dir: str | None) -> None:
     names the flag (``--out 'loop': output folder 'loop' is a symbolic link that loops``)."""
     if out_dir is not None:
         from compute.output_paths import check_folder_path
-        from netmodel.cli.main import value_refused_as
+        from netmodel.cli.main import output_refused_as
 
-        with value_refused_as("--out", out_dir, "output folder"):
+        with output_refused_as("--out", out_dir):
             check_folder_path(out_dir)
 
 
@@ -334,8 +334,12 @@ def _run_and_report(label: str, total: int, kw: dict, run: Callable[..., Any],
             _progress(total, label, quiet) as bar:
         result = run(progress=bar, executor=ex)
     _dask_summary(ex, quiet)
-    written = write(result, out_dir, plot=not kw["no_plot"], run=run_record()) \
-        if out_dir is not None else []
+    written = []
+    if out_dir is not None:
+        from netmodel.cli.main import output_refused_as
+
+        with output_refused_as("--out", out_dir):
+            written = write(result, out_dir, plot=not kw["no_plot"], run=run_record())
     _modes(options, result, as_json)
     click.echo(result.to_json() if as_json else result.table())
     say_written(written, as_json)
@@ -475,7 +479,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
             f"--scheduler {describe(scheduler)}"
         raise UserError(f"{given} with --no-fabric: nothing would run on Dask (only the "
                         "fabric parts do); drop one of them")
-    from netmodel.cli.main import value_refused_as
+    from netmodel.cli.main import output_refused_as, value_refused_as
     from netmodel.study.lite_gpu import (
         DEFAULT_GPUS,
         DEFAULT_MODELS,
@@ -524,7 +528,8 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
                                 figures=not no_plot)
     _dask_summary(ex, quiet)
     t0 = time.perf_counter()
-    written = write_full_study(result, out_dir, plot=not no_plot, run=run_record())
+    with output_refused_as("--out", out_dir):
+        written = write_full_study(result, out_dir, plot=not no_plot, run=run_record())
     timings = {**result.timings, "writing files": time.perf_counter() - t0}
     if not quiet:   # the parts beside ran at the same time as those here: the total says
         # what the run took (the parts add up to more)

@@ -219,7 +219,8 @@ def export(spec: str, output: str, fmt: str | None) -> None:
             net = astra_sim_network(graph)
         except UserError as exc:   # which fabric: its words name a kind, not the spec
             raise UserError(f"spec {spec!r}: {exc}") from None
-        path = write_astra_sim(graph, output)
+        with value_refused_as("--output", output, "cannot write "):   # its write, as its check
+            path = write_astra_sim(graph, output)
         click.echo(f"wrote {path} ({' x '.join(map(str, net.npus_count))} NPUs: "
                    f"{', '.join(net.topology)})")
         for note in net.notes:
@@ -227,6 +228,7 @@ def export(spec: str, output: str, fmt: str | None) -> None:
         return
     from topologies.io import write_graph
 
-    path = write_graph(graph, output)
+    with value_refused_as("--output", output, "cannot write "):
+        path = write_graph(graph, output)
     click.echo(f"wrote {path} ({graph.graph['gpus']} GPUs, {graph.number_of_nodes()} nodes, "
                f"{graph.number_of_edges()} links)")

@@ -9,10 +9,20 @@ temporary file netmodel writes it through beside it (``.NAME.netmodel-staging-PI
 the whole comparison, then said "cannot write output folder '...': File name too long";
 ``costs -o`` of a 244-byte name alike. Now the check before any work refuses it, saying how
 long the name may be (:func:`compute.output_paths._room_beside`), with the flag typed.
+
+(b) A refusal raised while writing an output ("cannot write output folder 'out': ...": a place
+the checks let through that could not be written after all, a full disk, a folder made
+read-only since) named no flag, where the same output's check has named it since 8e7159cf
+(``--out 'out': output folder 'out' ...``). Now the write is said as the check is,
+``--out 'out': cannot write output folder 'out': ...``
+(:func:`netmodel.cli.main.output_refused_as`: compare,
+sweep, study lite-gpu, availability, blast-radius; costs' ``--output`` folder or file,
+topology export's ``--output``, calibrate's ``--out``); a full disk keeps exit status 1.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 
@@ -22,6 +32,8 @@ from click.testing import CliRunner
 from compute.errors import UserError
 from netmodel.cli.main import cli
 
+MEASURED = os.path.join(os.path.dirname(__file__), "..", "..", "compute", "data",
+                        "vllm_h100_2024_measurements.csv")
 COMPARE = ["compare", "--models", "Llama-3-8B", "--phases", "decode", "--max-batch", "8",
            "-q", "--no-plot"]
 
@@ -83,3 +95,43 @@ def test_compare_out_of_a_long_name_is_refused_before_the_work(tmp_path):
                              f"longer, so it may be at most {255 - _staging_longer()} bytes "
                              f"where a name holds 255")
     assert os.listdir(tmp_path) == []
+
+
+# -- (b) a write refused after the checks names the flag, as the checks do -----------------
+
+
+@pytest.mark.parametrize("argv, said", [
+    ([*COMPARE, "--out", "out"], "--out 'out': cannot write output folder 'out'"),
+    (["sweep", "--scenarios", "lite-flat", "--models", "Llama-3-8B", "--param",
+      "fabric.latency=1us,2us", "--max-batch", "8", "-q", "--no-plot", "--out", "out"],
+     "--out 'out': cannot write output folder 'out'"),
+    (["blast-radius", "--scenario", "lite-flat", "--model", "Llama-3-8B", "--max-batch", "8",
+      "--no-plot", "--out", "out"],
+     "--out 'out': cannot write output folder 'out'"),
+    (["costs", "--fabric", "ring:n=8", "--sizes", "8M", "--groups", "8", "--format", "vidur",
+      "-o", "vid"], "--output 'vid': cannot write output folder 'vid'"),
+    (["costs", "--fabric", "ring:n=8", "--sizes", "8M", "--groups", "8", "-o", "t.csv"],
+     "--output 't.csv': cannot write output file 't.csv'"),
+    (["topology", "export", "ring:n=4", "-o", "f.json"],
+     "--output 'f.json': cannot write fabric file 'f.json'"),
+    (["calibrate", "--measurements", "m.csv", "-o", "p.toml"],
+     "--out 'p.toml': cannot write profile file 'p.toml'"),
+])
+@pytest.mark.parametrize("code, reason, status", [
+    (errno.EACCES, "Permission denied", 2), (errno.ENOSPC, "No space left on device", 1)])
+def test_a_write_refused_names_its_flag(tmp_path, monkeypatch, argv, said, code, reason,
+                                        status):
+    # before: "error: cannot write output folder 'out': Permission denied", no flag (a
+    # name of 2 characters or fewer had it: netmodel.cli.main.named_by_value)
+    import shutil
+
+    import compute.outputs
+
+    def refused(path):
+        raise OSError(code, reason)
+
+    shutil.copy(MEASURED, tmp_path / "m.csv")
+    monkeypatch.setattr(compute.outputs, "_fix_mode", refused)
+    rc, lines = _run(argv, tmp_path)
+    assert (rc, lines) == (status, [f"error: {said}: {reason}"])
+    assert os.listdir(tmp_path) == ["m.csv"]
