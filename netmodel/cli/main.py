@@ -220,6 +220,16 @@ def flags_for_parameters(message: str, command: click.Command | None,
     >>> flags_for_parameters("leave it out (algorithms=...): the algorithms",
     ...                      click.Command("x", params=[click.Option(["--algorithms"])]), [])
     'leave it out (--algorithms ...): the algorithms'
+
+    A name of the library's that is not the flag's own is said as the flag where the
+    option declares it (:class:`~netmodel.cli.options.RegistryHelp`'s ``parameters``):
+
+    >>> from netmodel.cli.options import RegistryHelp
+    >>> bw = RegistryHelp(["--load-bandwidth"], parameters=["host_storage_bandwidth"])
+    >>> flags_for_parameters("host_storage_bandwidth applies only with load_from 'storage'",
+    ...                      click.Command("x", params=[bw, click.Option(["--load-from"])]),
+    ...                      [])
+    "--load-bandwidth applies only with --load-from 'storage'"
     """
     import re
 
@@ -239,6 +249,9 @@ def flags_for_parameters(message: str, command: click.Command | None,
                 head = re.sub(rf"(?<![\w.])(?<!: )(?:options\.)?{name}(?!\w)", flag, head)
             elif flag.startswith("--"):   # 'algorithms=...': a parameter, however plain
                 head = re.sub(rf"(?<![\w.])(?<!: ){flag[2:]}=\.\.\.", f"{flag} ...", head)
+        # the library's names for its value that are not the flag's own, as it declares them
+        for name in getattr(param, "parameters", ()):
+            head = re.sub(rf"(?<![\w.])(?<!: ){name}(?!\w)", param.opts[0], head)
     return head + tail
 
 

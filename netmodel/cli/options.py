@@ -284,16 +284,24 @@ class RegistryHelp(click.Option):
     ``reads``: the function the command reads the option's text with (``--tbt``: its time
     in seconds), for :func:`netmodel.cli.main.refuse_repeated_options` to compare two
     spellings of one value (``--tbt 50ms --tbt 0.05``) by what they mean; an option without
-    it (a plain string) is compared as typed, one with a click type by that type's value."""
+    it (a plain string) is compared as typed, one with a click type by that type's value.
+
+    ``parameters``: the library's names for the value it gives, where they are not the
+    flag's own (``--load-bandwidth`` gives the failure catalog's ``host_storage_bandwidth``):
+    a library error naming one is said with the flag
+    (:func:`netmodel.cli.main.flags_for_parameters`), as one naming ``max_batch`` is with
+    ``--max-batch``."""
 
     def __init__(self, param_decls: Sequence[str], *, help_from: Callable[[], str] | None = None,
                  metavar_from: Callable[[], str] | None = None, aliases: Sequence[str] = (),
-                 reads: Callable[[str], Any] | None = None, **kwargs: Any) -> None:
+                 reads: Callable[[str], Any] | None = None, parameters: Sequence[str] = (),
+                 **kwargs: Any) -> None:
         super().__init__([*param_decls, *aliases], **kwargs)
         self.help_from = help_from
         self.metavar_from = metavar_from
         self.aliases = tuple(aliases)
         self.reads = reads
+        self.parameters = tuple(parameters)
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
         if self.help_from is not None:

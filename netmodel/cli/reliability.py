@@ -125,7 +125,7 @@ _common = [
                  help_from=lambda: "Storage bandwidth of a host for --load-from storage, "
                  "shared by its GPUs (default "
                  "{storage_GBps_per_host:g}GB/s).".format_map(_data("recovery")),
-                 type=ReadAs(_storage_bandwidth)),
+                 type=ReadAs(_storage_bandwidth), parameters=["host_storage_bandwidth"]),
     slo_option("prefill"),
     slo_option("decode"),
     max_batch_option(),

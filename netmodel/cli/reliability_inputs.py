@@ -214,8 +214,6 @@ def _storage_range() -> str:
 #: How the catalog's refusal of a storage bandwidth below its floor starts (the one past
 #: its ceiling starts ``storage bandwidth must be a number``).
 _BELOW_FLOOR = "host_storage_bandwidth must be >="
-#: How the catalog's refusal of a storage bandwidth without storage loading starts.
-_UNREAD = "host_storage_bandwidth applies only "
 
 
 @contextmanager
@@ -227,7 +225,8 @@ def _bandwidth_refused_as(typed: str):
     catalog speaks bytes/s (``must be a number from 0 to 1e+15 bytes/s``, the floor apart).
     Below the floor the load time overflowed to inf (1e-300 B/s: NaN availability) or ran
     past the century the times are held to (1 B/s: 1.6e10 s a swap). Any other error (the
-    bandwidth given without ``--load-from storage``) passes as it is.
+    bandwidth given without ``--load-from storage``, whose ``host_storage_bandwidth`` the
+    command line says as ``--load-bandwidth``, as that option declares) passes as it is.
 
     >>> from netmodel.study.reliability_catalog import catalog
     >>> try:  # doctest: +NORMALIZE_WHITESPACE
@@ -244,9 +243,6 @@ def _bandwidth_refused_as(typed: str):
         yield
     except UserError as exc:
         said = str(exc)
-        if said.startswith(_UNREAD):   # the catalog's parameter said as the flag typed
-            raise UserError("--load-bandwidth" + said[len("host_storage_bandwidth"):]) \
-                from None
         if not said.startswith((_BELOW_FLOOR, "storage bandwidth must be a number")):
             raise
         least, _, most = _storage_range().partition(" to ")

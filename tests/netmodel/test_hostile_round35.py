@@ -18,6 +18,12 @@ read-only since) named no flag, where the same output's check has named it since
 (:func:`netmodel.cli.main.output_refused_as`: compare,
 sweep, study lite-gpu, availability, blast-radius; costs' ``--output`` folder or file,
 topology export's ``--output``, calibrate's ``--out``); a full disk keeps exit status 1.
+
+(c) The failure catalog's ``host_storage_bandwidth`` was said as ``--load-bandwidth`` by a
+match of one refusal's start (netmodel.cli.reliability_inputs' ``_UNREAD``), the name
+nowhere else: a refusal naming it elsewhere kept the library's name. Now the option declares
+the library's name for its value (``RegistryHelp(parameters=...)``), which
+:func:`netmodel.cli.main.flags_for_parameters` says as the flag wherever it stands.
 """
 
 from __future__ import annotations
@@ -135,3 +141,27 @@ def test_a_write_refused_names_its_flag(tmp_path, monkeypatch, argv, said, code,
     rc, lines = _run(argv, tmp_path)
     assert (rc, lines) == (status, [f"error: {said}: {reason}"])
     assert os.listdir(tmp_path) == ["m.csv"]
+
+
+# -- (c) a library parameter of another name than its flag, declared by the option --------
+
+
+@pytest.mark.parametrize("command", ["availability", "blast-radius"])
+def test_the_storage_bandwidth_parameter_is_said_as_its_flag_anywhere(command):
+    from netmodel.cli.main import flags_for_parameters
+
+    cmd = cli.get_command(None, command)
+    (option,) = [p for p in cmd.params if "--load-bandwidth" in p.opts]
+    assert option.parameters == ("host_storage_bandwidth",)
+    # mid-sentence too: the start-of-line match left it as the library's name
+    assert flags_for_parameters("give host_storage_bandwidth only with load_from 'storage'",
+                                cmd, []) == \
+        "give --load-bandwidth only with --load-from 'storage'"
+
+
+def test_load_bandwidth_without_storage_is_said_as_before(tmp_path):
+    rc, lines = _run(["blast-radius", "--scenario", "lite-flat", "--model", "Llama-3-8B",
+                      "--load-bandwidth", "1GB/s", "--load-from", "fabric"], tmp_path)
+    assert (rc, lines) == (2, ["error: --load-bandwidth applies only with --load-from "
+                               "'storage', not 'fabric' (spares load from a peer over the "
+                               "fabric)"])
