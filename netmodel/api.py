@@ -74,12 +74,25 @@ def _model(x: ModelLike) -> ModelSpec:
     return get_model(_ref(x))
 
 
+#: What one item of a parameter taking several is, where not a name, file or object (a
+#: model, a scenario, a GPU), as a refusal of the parameter says it.
+_ONE = {"phases": "phase (" + " or ".join(map(repr, PHASES)) + ")",
+        "networks": "network name",
+        "params": "'PATH=LO:HI' or 'PATH=V1,V2' text"}
+
+
 def _each(x, name: str) -> list:
     """The items of parameter ``name``, which takes several (models, scenarios, GPUs,
     phases, sweep parameters): one name, path or object alone is one item, not its
     characters; None, a number, bytes, a table or what will not iterate (numpy's 0-d array,
-    an Iterable by type) is refused naming the parameter (it raised TypeError from ``list``,
-    or gave a table's keys)."""
+    an Iterable by type) is refused naming the parameter and what one item of it is
+    (:data:`_ONE`; it raised TypeError from ``list``, or gave a table's keys).
+
+    >>> _each(5, "params")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: params must be one 'PATH=LO:HI' or 'PATH=V1,V2' text, or a list of them, got 5
+    """
     from netmodel.study.scenarios import Scenario
 
     if isinstance(x, str | os.PathLike | GpuSpec | ModelSpec | Scenario):
@@ -90,8 +103,8 @@ def _each(x, name: str) -> list:
             return list(x)
         except TypeError:
             pass
-    raise UserError(f"{name} must be one name, file or object, or a list of them, got "
-                    f"{describe(x)}")
+    raise UserError(f"{name} must be one {_ONE.get(name, 'name, file or object')}, or a list "
+                    f"of them, got {describe(x)}")
 
 
 def _known_keywords(kwargs: Mapping[str, Any], public, inner) -> None:

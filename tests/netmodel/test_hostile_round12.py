@@ -4,6 +4,8 @@ and takes no absurd batch, prompt or skew that the command line would refuse."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -25,14 +27,16 @@ def test_compare_names_a_parameter_that_is_no_list(name, value):
     if name == "gpus" and value is None:
         pytest.skip("gpus=None means each scenario's own GPU")
     kwargs[name] = value
-    with pytest.raises(UserError, match=f"^{name} must be one name, file or object, or a "
-                                        f"list of them, got "):
+    one = "phase ('prefill' or 'decode')" if name == "phases" else "name, file or object"
+    with pytest.raises(UserError, match=re.escape(f"{name} must be one {one}, or a list of "
+                                                  f"them, got ")):
         netmodel.compare(**kwargs)
 
 
 @pytest.mark.parametrize("value", NOT_A_LIST)
 def test_sweep_names_params(value):
-    with pytest.raises(UserError, match="^params must be one name"):
+    with pytest.raises(UserError, match="^params must be one 'PATH=LO:HI' or 'PATH=V1,V2' "
+                                        "text, or a list of them, got "):
         netmodel.sweep(["h100-dgx"], value, ["Llama-3-8B"])
 
 

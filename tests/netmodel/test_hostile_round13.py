@@ -233,8 +233,8 @@ def test_collective_time_placement_or_algorithm_as_an_array():
 @pytest.mark.parametrize("value", [None, 5, float("nan")])
 def test_run_study_networks_and_sweep_gpus_must_be_lists(value):
     # TypeError: 'NoneType' / 'int' / 'float' object is not iterable
-    with pytest.raises(UserError, match="^networks must be one name, file or object, or a "
-                                        "list of them, got "):
+    with pytest.raises(UserError, match="^networks must be one network name, or a list of "
+                                        "them, got "):
         netmodel.run_study(["Llama-3-8B"], ["Lite"], ["decode"], networks=value)
     if value is not None:
         with pytest.raises(UserError, match="^gpus must be one name, file or object, or a "

@@ -27,7 +27,9 @@ ZERO_D = np.array(8)   # an Iterable by type that will not iterate
 def test_zero_d_array_refused_naming_the_parameter(call, name):
     with pytest.raises(UserError) as e:
         call()
-    assert str(e.value) == f"{name} must be one name, file or object, or a list of them, got array(8)"
+    one = {"phases": "phase ('prefill' or 'decode')", "params": "'PATH=LO:HI' or 'PATH=V1,V2' "
+           "text", "networks": "network name"}.get(name, "name, file or object")
+    assert str(e.value) == f"{name} must be one {one}, or a list of them, got array(8)"
 
 
 def test_gpu_file_of_many_gpus_refusal_is_bounded(tmp_path):

@@ -24,6 +24,12 @@ match of one refusal's start (netmodel.cli.reliability_inputs' ``_UNREAD``), the
 nowhere else: a refusal naming it elsewhere kept the library's name. Now the option declares
 the library's name for its value (``RegistryHelp(parameters=...)``), which
 :func:`netmodel.cli.main.flags_for_parameters` says as the flag wherever it stands.
+
+(d) ``netmodel.sweep``'s ``params`` given as a table (``{'fabric.latency': ['1us']}``, a
+natural guess) or a number was refused as "params must be one name, file or object, or a
+list of them", the words of models and scenarios: a sweep parameter is a ``PATH=LO:HI``
+text, no name, file or object; ``phases`` and ``networks`` alike. Now each says what one of
+its items is (:data:`netmodel.api._ONE`).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
+import netmodel
 from compute.errors import UserError
 from netmodel.cli.main import cli
 
@@ -165,3 +172,23 @@ def test_load_bandwidth_without_storage_is_said_as_before(tmp_path):
     assert (rc, lines) == (2, ["error: --load-bandwidth applies only with --load-from "
                                "'storage', not 'fabric' (spares load from a peer over the "
                                "fabric)"])
+
+
+# -- (d) a parameter taking several says what one of them is ---------------------------------
+
+
+@pytest.mark.parametrize("call, said", [
+    (lambda: netmodel.sweep(["lite-flat"], {"fabric.latency": ["1us"]}, ["Llama-3-8B"]),
+     "params must be one 'PATH=LO:HI' or 'PATH=V1,V2' text, or a list of them, got "
+     "{'fabric.latency': ['1us']}"),
+    (lambda: netmodel.compare(["Llama-3-8B"], ["lite-flat"], 5, max_batch=8),
+     "phases must be one phase ('prefill' or 'decode'), or a list of them, got 5"),
+    (lambda: netmodel.run_study(["Llama-3-8B"], ["Lite"], ["decode"], networks=5),
+     "networks must be one network name, or a list of them, got 5"),
+    # a model, scenario or GPU is one: said as before
+    (lambda: netmodel.compare(["Llama-3-8B"], ["lite-flat"], ["decode"], gpus=5),
+     "gpus must be one name, file or object, or a list of them, got 5"),
+])
+def test_a_list_parameter_refused_says_what_one_item_is(call, said):
+    with pytest.raises(UserError, match="^" + re.escape(said) + "$"):
+        call()
