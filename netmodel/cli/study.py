@@ -525,7 +525,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
                                 moe=moe,
                                 parallelism=parallelism, options=options, slo=slo,
                                 quiet=quiet, executor=ex if ex.distributed else None,
-                                figures=not no_plot)
+                                figures=not no_plot, plot=not no_plot)
     _dask_summary(ex, quiet)
     t0 = time.perf_counter()
     with output_refused_as("--out", out_dir):

@@ -435,7 +435,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                    executor: Executor | None = None, options: RooflineOptions | None = None,
                    slo: Slo | None = None, prompt: int | None = None, context: int | None = None,
                    max_batch: int = DEFAULT_MAX_BATCH, quiet: bool = True,
-                   figures: bool = False) -> FullStudy:
+                   figures: bool = False, plot: bool = True) -> FullStudy:
     """The whole Lite-GPU study: :func:`run_lite_gpu_study` for each of ``networks``, then
     :func:`~netmodel.study.compare.run_compare` over :func:`fabric_scenarios`, then a sweep of the
     per-hop latency (:data:`SWEEP_HOP_LATENCY`, decode) of h100-dgx and the Lite scenarios
@@ -454,7 +454,11 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     radius in a third, forked then too, beside the paper's assumption, cost and serving
     parts here; with ``figures``
     each process draws its parts' figures (kept in ``FullStudy.figures`` for
-    :func:`write_full_study`). The result never depends on how many processes computed
+    :func:`write_full_study`). ``plot=False``: the result is not to be drawn (the CLI's
+    ``--no-plot``; ``figures`` then false), so what only a figure reads is not worked out:
+    the blast radius's spare curves (:func:`~netmodel.study.lite_gpu_parts.reliability_part`'s
+    ``curves``), and :func:`write_full_study` with ``plot`` then draws no
+    ``reliability_spares.png``. The result never depends on how many processes computed
     it."""
     from compute.validate import flag
     from netmodel.study.progress import NO_PROGRESS, Progress
@@ -463,8 +467,11 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     for what, value in (("fabric", fabric), ("sweep", sweep), ("paper", paper),
                        ("reliability", reliability), ("cost", cost),
                        ("crossovers", crossovers), ("serving", serving), ("packed", packed),
-                       ("quiet", quiet), ("figures", figures)):
+                       ("quiet", quiet), ("figures", figures), ("plot", plot)):
         flag("the study", what, value)
+    if figures and not plot:   # figures drawn of a result not to be drawn
+        raise UserError("figures=True with plot=False: the figures would be drawn without "
+                        "what they read; give plot=True, or figures=False")
     max_batch = check_max_batch(max_batch)   # Python's int in the JSON, not numpy's
     if not fabric and executor is not None and executor.distributed:
         # only the fabric parts run on an executor: it was taken and never used
@@ -609,7 +616,8 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
             from netmodel.study.lite_gpu_parts import reliability_part
 
             part_done = _Laps()
-            out = reliability_part(compared, first, "decode", slo=slo, options=options)
+            out = reliability_part(compared, first, "decode", slo=slo, options=options,
+                                   curves=plot)
             part_done("blast radius")
             drawn: dict = {}
             if figures and beside:

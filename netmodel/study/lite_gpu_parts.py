@@ -79,17 +79,23 @@ class ReliabilityPart:
 
 
 def reliability_part(fab: CompareResult, model: str | ModelSpec, phase: str = "decode", *,
-                     slo: Slo | None = None,
-                     options: RooflineOptions | None = None) -> ReliabilityPart:
+                     slo: Slo | None = None, options: RooflineOptions | None = None,
+                     curves: bool = True) -> ReliabilityPart:
     """Blast radius and availability of each scenario with its own GPU (see the module
-    docstring)."""
+    docstring). ``curves``: whether the spare curves are worked out; only the figure
+    (``reliability_spares.png``) reads them, so a study not drawn leaves them out (its
+    :attr:`ReliabilityPart.curves` empty, the summaries the same floats): their closed
+    forms of pools past the summary's search were a quarter to a third of ``study
+    lite-gpu``'s part."""
+    from compute.validate import flag
     from netmodel.study.availability import spare_curve
     from netmodel.study.reliability_cluster import build_cluster
     from netmodel.study.reliability_summary import reliability_summary
     from netmodel.study.reliability_timings import recovery_times
     from topologies.failure_domains import GPU_CLASSES
 
-    out, curves, notes, sms, recovery = [], {}, {}, {}, {}
+    curves = flag("reliability_part", "curves", curves)   # 'no' worked them out
+    out, drawn, notes, sms, recovery = [], {}, {}, {}, {}
     for row, found in own_gpu_rows(fab, model, phase):
         if not row.feasible:
             notes[row.label] = row.reason
@@ -103,13 +109,14 @@ def reliability_part(fab: CompareResult, model: str | ModelSpec, phase: str = "d
             times = recovery_times(cluster)
             down = [times.repair_down_s(c) for c in GPU_CLASSES]
             recovery[summary.scenario] = (min(down), max(down), times.swap_s())
-            placement = summary.spares_needed_placement or summary.spare_placement
-            curves[f"{row.label} ({placement})"] = spare_curve(cluster, placement,
-                                                               fallback=True)
+            if curves:
+                placement = summary.spares_needed_placement or summary.spare_placement
+                drawn[f"{row.label} ({placement})"] = spare_curve(cluster, placement,
+                                                                  fallback=True)
             out.append(summary)
         except UserError as exc:
             notes[row.label] = str(exc)
-    return ReliabilityPart(tuple(out), curves, notes, REFERENCE_SPARES, sms, recovery)
+    return ReliabilityPart(tuple(out), drawn, notes, REFERENCE_SPARES, sms, recovery)
 
 
 @dataclass(frozen=True, eq=False)
