@@ -177,8 +177,8 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     net = cal.in_network
     if shape is None:
         shape = step_shape(t)
-    on, mem, innet, any_net, plain, chain, red_sum, groups = shape
-    if innet.any():
+    on, mem, innet, any_net, plain, chain, red_sum, groups, ringnet, treenet, some_net = shape
+    if some_net:
         fac = np.where(innet, net.bandwidth_factor, protocol.bandwidth_factor)
         up = np.where(innet, net.step_latency_scaleup, protocol.step_latency_scaleup)
         slow = np.where(innet, np.where(scaleout, net.step_latency_scaleout,
@@ -192,7 +192,6 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
         base = protocol.base_latency
     if share is not None:
         fac = np.where(innet, fac, fac * np.asarray(share, dtype=float)[:, None])
-    ringnet = ring_net_mask(t)
     if ringnet is not None:   # NCCL's ring across nodes: each NVLink step at least the post
         up = np.where(ringnet, np.maximum(up, ring_net_overhead(protocol)), up)
     if protocol.name == "LL":   # send/recv's LL inside one NVLink domain: its send warps
@@ -210,7 +209,7 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     red = (red_sum / gamma) if gamma > 0 else 0.0
     least = tree_least(t, mem, fac, cal, protocol)
     for ll_least in (ring_ll_least(t, mem, ringnet, protocol),
-                     tree_ll_least(t, mem, tree_net_mask(t), protocol)):
+                     tree_ll_least(t, mem, treenet, protocol)):
         if ll_least is not None:   # NCCL's LL busbw cap across nodes
             least = ll_least if least is None else np.maximum(least, ll_least)
     chunk = np.where(innet, net.chunk, protocol.chunk)
@@ -308,8 +307,11 @@ def step_shape(t: dict[str, np.ndarray]) -> tuple:
     """What :func:`combine` reads of the steps ``t`` alone (not of the protocol, the
     calibration or the loads), worked out once for every protocol: masks of the steps that
     run, count, are reduced in the network, fill no pipeline (and those that chain stages;
-    None when none does), the reduction bytes per byte of ``n``, and per pipeline group
-    (in increasing number) its counted steps, its bound groups' masks and its heads."""
+    None when none does), the reduction bytes per byte of ``n``, per pipeline group
+    (in increasing number) its counted steps, its bound groups' masks and its heads, the
+    passes of NCCL's ring and its tree across nodes (:func:`~netmodel.collectives.
+    pipeline_fill.ring_net_mask`, :func:`~netmodel.collectives.pipeline_fill.
+    tree_net_mask`) and whether any step is reduced in the network."""
     on, mem, innet = t["on"], t["member"] & t["on"], t["in_network"]
     any_net = (on & innet).any(axis=1)
     red_sum = np.where(mem, t["repeat"] * t["reduce"], 0.0).sum(axis=1)
@@ -323,7 +325,8 @@ def step_shape(t: dict[str, np.ndarray]) -> tuple:
         mem_g = in_g & mem
         ks = [in_g & (bounds == k) for k in unique(bounds[in_g & (bounds > 0)]).tolist()]
         groups.append((mem_g, ks, np.where(in_g, t["heads"], 0).max(axis=1)))
-    return on, mem, innet, any_net, plain, chain if chain.any() else None, red_sum, groups
+    return (on, mem, innet, any_net, plain, chain if chain.any() else None, red_sum, groups,
+            ring_net_mask(t), tree_net_mask(t), bool(innet.any()))
 
 
 @dataclass(frozen=True)
