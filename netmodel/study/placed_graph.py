@@ -223,7 +223,8 @@ def pipeline_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[
             g = realized(lay)
             if g is None:
                 return None
-            model = scenario_cost_model(scenario, adjusted(g, scenario.adjust), cal)
+            built = adjusted(g, scenario.adjust)   # realize checked g
+            model = scenario_cost_model(scenario, built, cal, validated=built is g)
             return (model, g) if set_layout(model, stages[0]) == lay else None
 
         chosen = best_layout(stages[0], make)
@@ -259,8 +260,11 @@ def _best_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[Has
                 graph = realize(physical, pairs, validated=True)
             except UserError:
                 continue
-            model = scenario_cost_model(scenario, adjusted(graph, scenario.adjust),
-                                        calibration)
+            # realize checked what it made: again only where adjusted copied it (as
+            # layout_model)
+            built = adjusted(graph, scenario.adjust)
+            model = scenario_cost_model(scenario, built, calibration,
+                                        validated=built is graph)
             # a torus not set as one: the ring's
             return (model, graph) if set_layout(model, tuple(members)) == lay else None
         return None
