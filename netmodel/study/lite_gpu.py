@@ -622,8 +622,8 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
             drawn: dict = {}
             if figures and beside:
                 ours = full_study_files(FullStudy(ideal, reliability=out), summary=False)
-                drawn = draw_figures({k: v for k, v in ours.items()
-                                      if k not in study_files(ideal)})
+                theirs = study_files(ideal)   # once, not once a file (its CSV and JSON each)
+                drawn = draw_figures({k: v for k, v in ours.items() if k not in theirs})
                 part_done("figures of the blast radius")
             return out, part_done.times, drawn
 
