@@ -499,8 +499,17 @@ class Cluster(Footprints, Partitions, Recosting):
         if len(items) < 2 or not (r["down"] or r["slowed"]) or len(items[0]) < 4:
             return [items]
         parts: dict = {}
+        # a key reads of the component its nodes alone, and the local effect: kept per
+        # those (gpu-package's components are gpu-die's but for their class; a link's
+        # components alike where they hit alike)
+        memo = self.__dict__.setdefault("_recovery_keys", {})
         for item in items:
-            parts.setdefault(recovery_key(self, *item), []).append(item)
+            comp, lost, wired, touched = item
+            name = (comp.nodes, frozenset(lost), frozenset(wired), frozenset(touched))
+            key = memo.get(name)
+            if key is None:
+                key = memo[name] = recovery_key(self, *item)
+            parts.setdefault(key, []).append(item)
         return list(parts.values())
 
 
