@@ -66,8 +66,8 @@ class InstanceCosting:
     and OCS, their links); ``cell_valid``, called when needed, whether the cell passes
     :func:`~topologies.schema.validate` (see :meth:`_known_valid`; the cluster checks it
     once). It keeps its
-    memos (``_costed``, ``_rebalanced``, and ``_models``: cost models kept for
-    re-balancing) and the graphs last made (:meth:`made_from_switches`,
+    memos (``_costed``, ``_rebalanced``, ``_ocs_problems``, and ``_models``: cost models
+    kept for re-balancing) and the graphs last made (:meth:`made_from_switches`,
     :meth:`made_from_cell`)."""
 
     def __init__(self, *, scenario: Scenario, model: ModelSpec, gpu: GpuSpec,
@@ -87,6 +87,7 @@ class InstanceCosting:
         self._last_direct = None
         self._costed: dict = {}
         self._rebalanced: dict = {}
+        self._ocs_problems: dict = {}   # _new_problem's on an OCS fabric, by graph and members
         self._models: dict = {}
         self._slice_models: dict = {}
         self._graph_model = None   # (graph, its cost model): the last one made (_cost_model)
@@ -157,7 +158,22 @@ class InstanceCosting:
         return out
 
     def _new_problem(self, graph: nx.Graph, members: tuple) -> tuple | None:
-        """:meth:`_problem`, not kept."""
+        """:meth:`_problem`, not kept but on an OCS fabric where GPUs forward no traffic:
+        there the circuits (``circuits = "best"``: each layout made and timed) are set from
+        ``graph`` (the members, the switches, maybe spares) and ``members`` alone, so the
+        problem is kept by their :func:`~netmodel.study.placed_graph.problem_key`, and a
+        graph of the same nodes, links and attributes is not set again (a spare in for a
+        GPU whose die failed, then for the same GPU whose package failed)."""
+        if not self.scenario.is_ocs or len(members) < 2 or self.direct:
+            return self._set_problem(graph, members)
+        name = problem_key(graph, members)
+        memo = self._ocs_problems
+        if name not in memo:
+            memo[name] = self._set_problem(graph, members)
+        return memo[name]
+
+    def _set_problem(self, graph: nx.Graph, members: tuple) -> tuple | None:
+        """:meth:`_new_problem` worked out."""
         from netmodel.study.scenario_fabric import adjusted
 
         s = self.scenario
