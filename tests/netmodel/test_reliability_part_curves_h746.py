@@ -60,3 +60,8 @@ def test_study_not_plotted_works_out_no_curve(monkeypatch):
 def test_figures_of_a_study_not_plotted_refused():
     with pytest.raises(UserError, match="figures=True with plot=False"):
         run_full_study([MODEL], ["H100-SXM"], ["decode"], figures=True, plot=False)
+
+
+def test_plot_flag_checked():
+    with pytest.raises(UserError, match="^the study: plot must be true or false, got 'no'$"):
+        run_full_study([MODEL], ["H100-SXM"], ["decode"], plot="no")
