@@ -177,7 +177,8 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     net = cal.in_network
     if shape is None:
         shape = step_shape(t)
-    on, mem, innet, any_net, plain, chain, red_sum, groups, ringnet, treenet, some_net = shape
+    (on, mem, innet, any_net, plain, chain, red_sum, groups, ringnet, treenet, some_net,
+     p2p, tree) = shape
     if some_net:
         fac = np.where(innet, net.bandwidth_factor, protocol.bandwidth_factor)
         up = np.where(innet, net.step_latency_scaleup, protocol.step_latency_scaleup)
@@ -194,7 +195,7 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
         fac = np.where(innet, fac, fac * np.asarray(share, dtype=float)[:, None])
     if ringnet is not None:   # NCCL's ring across nodes: each NVLink step at least the post
         up = np.where(ringnet, np.maximum(up, ring_net_overhead(protocol)), up)
-    if protocol.name == "LL":   # send/recv's LL inside one NVLink domain: its send warps
+    if protocol.name == "LL" and p2p:   # send/recv's LL inside one NVLink domain: its send warps
         ranks = np.where(np.asarray(scaleout, dtype=bool), 0.0, t["p2p_ranks"])
         if np.any(ranks > 1):
             rates = 0.0 if path is None else np.asarray(path, dtype=float).reshape(-1, 1)
@@ -207,7 +208,7 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     a = base + np.where(mem, lat, 0.0).sum(axis=1)
     gamma = cal.reduction_rate
     red = (red_sum / gamma) if gamma > 0 else 0.0
-    least = tree_least(t, mem, fac, cal, protocol)
+    least = tree_least(t, mem, fac, cal, protocol) if tree else None
     for ll_least in (ring_ll_least(t, mem, ringnet, protocol),
                      tree_ll_least(t, mem, treenet, protocol)):
         if ll_least is not None:   # NCCL's LL busbw cap across nodes
@@ -221,7 +222,8 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
                 sel = chain & (chunk == s)
                 fills.append((np.where(sel, (t["stages"] - 1) * bl, 0.0).sum(axis=1),
                               np.full(len(a), s * cal.channels)))
-    fills += p2p_fills(t, plain, scaleout, bl, protocol, cal)
+    if p2p:
+        fills += p2p_fills(t, plain, scaleout, bl, protocol, cal)
     for mem_g, ks, heads in groups:
         sum_m = np.where(mem_g, bl, 0.0).sum(axis=1)
         bg = np.where(mem_g, bl, 0.0).max(axis=1)
@@ -311,7 +313,11 @@ def step_shape(t: dict[str, np.ndarray]) -> tuple:
     (in increasing number) its counted steps, its bound groups' masks and its heads, the
     passes of NCCL's ring and its tree across nodes (:func:`~netmodel.collectives.
     pipeline_fill.ring_net_mask`, :func:`~netmodel.collectives.pipeline_fill.
-    tree_net_mask`) and whether any step is reduced in the network."""
+    tree_net_mask`), whether any step is reduced in the network, whether any is NCCL's
+    grouped send/recv of more than one GPU (``p2p_ranks``: :func:`~netmodel.collectives.
+    pipeline_fill.p2p_fills`, LL's share) and whether any counted step is on NCCL's tree
+    channels (``tree_channels``: :func:`~netmodel.collectives.pipeline_fill.tree_least`);
+    where none is, those give nothing under any protocol and are not asked."""
     on, mem, innet = t["on"], t["member"] & t["on"], t["in_network"]
     any_net = (on & innet).any(axis=1)
     red_sum = np.where(mem, t["repeat"] * t["reduce"], 0.0).sum(axis=1)
@@ -326,7 +332,8 @@ def step_shape(t: dict[str, np.ndarray]) -> tuple:
         ks = [in_g & (bounds == k) for k in unique(bounds[in_g & (bounds > 0)]).tolist()]
         groups.append((mem_g, ks, np.where(in_g, t["heads"], 0).max(axis=1)))
     return (on, mem, innet, any_net, plain, chain if chain.any() else None, red_sum, groups,
-            ring_net_mask(t), tree_net_mask(t), bool(innet.any()))
+            ring_net_mask(t), tree_net_mask(t), bool(innet.any()),
+            bool((t["p2p_ranks"] > 1).any()), bool((mem & (t["tree_channels"] > 0)).any()))
 
 
 @dataclass(frozen=True)

@@ -57,3 +57,29 @@ def test_ring_ll_slope_from_the_shape_by_hand_h747(two_b200):
     ll = next(p for p in comp.protocols(two_b200.calibration) if p.name == "LL")
     b = comp.line_parts(ll, two_b200.calibration)[-1][1]
     assert b == pytest.approx(2 * 15 / 16 / 39.0e9, rel=1e-12)
+
+
+@pytest.mark.parametrize(("op", "algorithm", "p2p", "tree"), [
+    ("all-reduce", "ring", False, False), ("all-reduce", "tree", False, True),
+    ("all-to-all", "direct", True, False)])
+def test_shape_says_which_parts_can_apply_h747(two_b200, op, algorithm, p2p, tree):
+    """Whether any step is NCCL's grouped send/recv of more than one GPU (the all-to-all's
+    p2p_ranks: its Simple fills and LL share) and whether any counted step is on NCCL's
+    tree channels: where neither is, combine does not ask for them, and its lines under
+    every protocol are those worked out with them (p2p_fills and tree_least give nothing
+    there)."""
+    from netmodel.collectives.pipeline_fill import p2p_fills, tree_least
+
+    comp = two_b200.compiled(op, algorithm, two_b200.group(16))
+    t, beta, lat_all, lat_up, so, shape = comp._arrays()
+    assert shape[11] is p2p and shape[12] is tree
+    assert bool((t["p2p_ranks"] > 1).any()) is p2p
+    cal = two_b200.calibration
+    mem = t["member"] & t["on"]
+    for proto in comp.protocols(cal):
+        if not p2p:   # nothing to fill: what combine skips
+            assert p2p_fills(t, shape[4], so, beta, proto, cal) == []
+        if not tree:
+            assert tree_least(t, mem, 1.0, cal, proto) is None
+        lines = combine(t, beta, lat_all, lat_up, so, proto, cal, shape)
+        assert lines and all(np.isfinite(x).all() for line in lines for x in line)
