@@ -586,7 +586,48 @@ def _folded(router, src, dst, frac, com, c_of, lk, bw, prog) -> tuple | None:
     return (float(res.fun), fold @ res.x) if res.status == 0 else None
 
 
+#: The most flow variables (and programmes) of the solved programmes :func:`_solve` keeps,
+#: a router's in all (about 16 bytes a variable with its links and loads; the oldest go
+#: first): the same step costed alone (:meth:`~netmodel.collectives.route_plans.PlannedRoutes.link_loads`) and as
+#: one group of every instance at once (:mod:`~netmodel.collectives.concurrent_loads`), or
+#: checked as flows (:func:`joint_flows`) and then costed, is one programme solved once.
+JOINT_SOLVED = 1 << 18
+
+
 def _solve(router, src, dst, frac, com, c_of, lk, bw):
+    """:func:`_solve_programme`, kept per router by everything it reads of the step: its
+    transfers (``src``, ``dst``, ``frac``), commodities and their links (``com``, ``c_of``,
+    ``lk``) and the links' scaled bandwidths (``bw``); the rest it reads is the router's
+    own (its links' ends, sides and route bandwidths, fixed with it). A programme solved
+    before gives its answer again (copies), the same numbers."""
+    h = hashlib.blake2b(digest_size=32)
+    for x in (src, dst, frac, com, c_of, lk, bw):
+        x = np.ascontiguousarray(x)
+        h.update(f"{x.dtype.str}{x.shape}".encode())
+        h.update(x.tobytes())
+    key = h.digest()
+    kept = router.__dict__.setdefault("_joint_solved", {})
+    if key in kept:
+        hit = kept[key]
+        return None if hit is None else tuple(x.copy() for x in hit)
+    got = _solve_programme(router, src, dst, frac, com, c_of, lk, bw)
+    if got is not None:
+        got = tuple(got)
+        kept[key] = tuple(x.copy() for x in got)
+        for x in kept[key]:
+            x.flags.writeable = False
+    else:
+        kept[key] = None
+    size = router.__dict__.get("_joint_solved_size", 0) + 1 + (0 if got is None
+                                                               else len(got[2]))
+    while size > JOINT_SOLVED and kept:
+        old = kept.pop(next(iter(kept)))
+        size -= 1 + (0 if old is None else len(old[2]))
+    router.__dict__["_joint_solved_size"] = size
+    return got
+
+
+def _solve_programme(router, src, dst, frac, com, c_of, lk, bw):
     """The linear programme: minimise ``z`` over flows ``x >= 0`` (one per commodity and
     link) that keep each commodity's traffic (each node sends out what it takes in, plus
     what its sources send, less what its destination receives) with every link's load at
