@@ -30,7 +30,7 @@ beside it (no ``.netmodel-staging-``, ``-retired-`` folder nor ``.tmp`` file). A
 that comes after the work may find the command done: exit 0 and its whole output, or the
 process killed by the signal, its output whole. Two runs at once: both exit 0, the output
 is one run's whole output. An output with no room: exit status 1 and one line ``error:
-cannot write ...`` (nothing in the command line was wrong), nothing written.
+--out 'DIR': cannot write ...`` (nothing in the command line was wrong), nothing written.
 
 Usage: ``python scripts/hostile_round20.py [-k SUBSTRING] [-v]``; prints each failure
 (FAIL), the counts, and exit status 1 if any failed. A few minutes on two cores (each case
@@ -43,6 +43,7 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -380,7 +381,9 @@ def room_case(path: str, how: str) -> Case:
                                    limits=limits))
             lines = _said(err)
             found = sorted(os.listdir(full))
-        if rc != 1 or len(lines) != 1 or not lines[0].startswith("error: cannot write"):
+        # said with the flag of the output, as its checks say it: --out or --output
+        if rc != 1 or len(lines) != 1 or not re.match(r"error: --out(put)? '[^']+': cannot "
+                                                      r"write ", lines[0]):
             return f"exit {rc} | {' / '.join(lines)[:200]}"
         return f"left {found}" if found else None
     return f"room {path} {how}", run
