@@ -76,7 +76,7 @@ def _room_beside(path: Path, text: str, what: str, longer: int, made: str) -> No
     """
     try:
         most = os.pathconf(path.parent if path.parent.is_dir() else ".", "PC_NAME_MAX")
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):   # no pathconf on Windows
         most = _NAME_MAX
     size = len(os.fsencode(path.name))
     if size + longer > most:
