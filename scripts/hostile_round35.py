@@ -410,6 +410,19 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
         _api("build_fabric", "torus", {"dims": [10000, 10000, 100]}),
         ("10,000,000,000 nodes", "NETMODEL_MAX_FABRIC_NODES")),
     "get_scenario('lite-flat@')": (_api("get_scenario", "lite-flat@"), ("names no GPU",)),
+    # AttributeError ('int' object has no attribute 'split'), TypeError for bytes
+    "Scenario.with_param(5, 64)": (lambda: _api("get_scenario", "lite-flat")().with_param(5, 64),
+                                   ("path must be a parameter's name as text", "got 5")),
+    "Scenario.with_param(b'fabric.n', 64)": (
+        lambda: _api("get_scenario", "lite-flat")().with_param(b"fabric.n", 64),
+        ("path must be", "got b'fabric.n'")),
+    # AttributeError ('list' object has no attribute 'items')
+    "catalog().with_(rates=[('nic', 1e-6)])": (
+        lambda: __import__("netmodel.study.reliability_catalog", fromlist=["x"]).catalog()
+        .with_(rates=[("nic", 1e-6)]), ("rates must be a table of failure class to value",)),
+    "catalog().with_(repair_hours=24)": (
+        lambda: __import__("netmodel.study.reliability_catalog", fromlist=["x"]).catalog()
+        .with_(repair_hours=24), ("repair_hours must be a table", "got 24")),
     "write_outputs(a name of 250 bytes)": (_write("write_outputs", LONG, {"x.txt": b"1"}),
                                            ("its name is 250 bytes", "staging folder")),
     "atomic_write(a name of 244 bytes)": (_write("atomic_write", "a" * 240 + ".csv", b"1"),

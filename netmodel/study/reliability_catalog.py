@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
@@ -222,6 +223,11 @@ class Catalog:
             if repair not in REPAIRS:
                 raise UserError(f"repair {repair!r} is not allowed; allowed: {known(REPAIRS)}")
             out = replace(out, repair=repair)
+        for param, table, example in (("rates", rates, "{'nic': 1e-06} per part per hour"),
+                                      ("repair_hours", repair_hours, "{'nic': 24} hours")):
+            if table is not None and not isinstance(table, Mapping):   # .items() raised
+                raise UserError(f"{param} must be a table of failure class to value (e.g. "
+                                f"{example}), got {describe(table)}")
         classes = dict(out.classes)
         for name, value in (rates or {}).items():
             check_class(name)

@@ -301,6 +301,9 @@ class Scenario:
     def with_param(self, path: str, value: object) -> Scenario:
         """A copy with one parameter set: ``fabric.KEY``, ``fabric.base.KEY`` (a builder
         argument) or ``adjust.KEY``. See :func:`netmodel.study.sweep.parameters` for the list."""
+        if not isinstance(path, str):   # 5 raised AttributeError ('split'), b'..' TypeError
+            raise UserError(f"path must be a parameter's name as text (fabric.KEY, "
+                            f"fabric.base.KEY or adjust.KEY), got {describe(path)}")
         parts = path.split(".")
         if self.graph is not None and parts[0] == "fabric":
             raise UserError(f"unknown parameter {path!r}: fabric {self.name!r} is a graph, "

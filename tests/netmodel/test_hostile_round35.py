@@ -30,6 +30,15 @@ natural guess) or a number was refused as "params must be one name, file or obje
 list of them", the words of models and scenarios: a sweep parameter is a ``PATH=LO:HI``
 text, no name, file or object; ``phases`` and ``networks`` alike. Now each says what one of
 its items is (:data:`netmodel.api._ONE`).
+
+(e) ``Scenario.with_param`` given a path that is no text (``5``, ``None``, ``b'fabric.n'``)
+raised AttributeError ('int' object has no attribute 'split') or TypeError; now a UserError
+naming ``path`` and the forms a parameter's name takes.
+
+(f) The failure catalog's ``with_(rates=...)`` or ``repair_hours=...`` given a list of pairs
+or a number raised AttributeError ('list' object has no attribute 'items'); now a UserError
+naming the parameter, with an example table (netmodel.study.reliability_catalog, a check of
+four lines before the tables are read).
 """
 
 from __future__ import annotations
@@ -192,3 +201,38 @@ def test_load_bandwidth_without_storage_is_said_as_before(tmp_path):
 def test_a_list_parameter_refused_says_what_one_item_is(call, said):
     with pytest.raises(UserError, match="^" + re.escape(said) + "$"):
         call()
+
+
+# -- (e) Scenario.with_param's path is text --------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [5, None, b"fabric.n"])
+def test_with_param_path_that_is_no_text_is_refused_naming_it(path):
+    from compute.validate import describe
+
+    with pytest.raises(UserError, match="^" + re.escape(
+            f"path must be a parameter's name as text (fabric.KEY, fabric.base.KEY or "
+            f"adjust.KEY), got {describe(path)}") + "$"):
+        netmodel.get_scenario("lite-flat").with_param(path, 64)
+    # the same value under its name is taken
+    assert netmodel.get_scenario("lite-flat").with_param("fabric.n", 64).fabric["n"] == 64
+
+
+# -- (f) the failure catalog's tables are tables ---------------------------------------------
+
+
+@pytest.mark.parametrize("given, said", [
+    ({"rates": [("nic", 1e-6)]}, "rates must be a table of failure class to value (e.g. "
+                                 "{'nic': 1e-06} per part per hour), got [('nic', 1e-06)]"),
+    ({"repair_hours": 24}, "repair_hours must be a table of failure class to value (e.g. "
+                           "{'nic': 24} hours), got 24"),
+])
+def test_catalog_rates_and_repair_hours_that_are_no_table_are_refused(given, said):
+    from netmodel.study.reliability_catalog import catalog
+
+    with pytest.raises(UserError, match="^" + re.escape(said) + "$"):
+        catalog().with_(**given)
+    # as a table, taken: the class's rate or repair time is the one given
+    cat = catalog().with_(rates={"nic": 1e-6}, repair_hours={"nic": 24})
+    assert cat.classes["nic"].rate_per_hour == 1e-6
+    assert cat.classes["nic"].repair_local_s == 24 * 3600
