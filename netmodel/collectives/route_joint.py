@@ -269,24 +269,48 @@ def _ends_bound(router, src: np.ndarray, dst: np.ndarray, frac: np.ndarray, most
     link order as a :func:`numpy.bincount` over every link of the fabric sums them (the
     same sums to the last bit, without the fabric-wide arrays: a 64-GPU step of a
     16,384-GPU fat tree read its 98,304 links)."""
-    keys, order, n = router._keys, router._order, router._n
     best = 0.0
-    for end, flip, at in ((src, 0, router._src), (dst, 1, router._dst)):
+    for end, flip in ((src, 0), (dst, 1)):
         nodes = unique(end)   # (np.unique imports numpy.ma on its first call)
         where = np.searchsorted(nodes, end)
         need = np.bincount(where, frac, minlength=len(nodes))
-        lo = np.searchsorted(keys, nodes * n)
-        hi = np.searchsorted(keys, (nodes + 1) * n)
-        count = hi - lo
-        total = int(count.sum())
-        # the links out of each node (their ids in _order, lo to hi), into it: each ^ 1
-        pos = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(total)
-        links = np.sort(order[pos] ^ flip)
-        cap = np.bincount(np.searchsorted(nodes, at[links]), _scaled(router, most, top, links),
-                          minlength=len(nodes))
+        links, at = _end_links(router, nodes, flip)
+        cap = np.bincount(at, _scaled(router, most, top, links), minlength=len(nodes))
         with np.errstate(divide="ignore", invalid="ignore"):
             best = max(best, float(np.nanmax(need / cap)))
     return best
+
+
+#: The most nodes of the ends :func:`_end_links` keeps, a router's in all (the oldest go
+#: first): a collective's steps start and end on the same GPUs, step after step.
+JOINT_ENDS_KEPT = 1 << 16
+
+
+def _end_links(router, nodes: np.ndarray, flip: int) -> tuple[np.ndarray, np.ndarray]:
+    """The links out of ``nodes`` (sorted node numbers; ``flip`` 1: into them), ascending,
+    and each one's node as its index in ``nodes``: a function of the router's links alone,
+    kept per router by ``nodes`` and ``flip`` (up to :data:`JOINT_ENDS_KEPT` nodes)."""
+    kept = router.__dict__.setdefault("_end_links", {})
+    key = (flip, nodes.dtype.str, nodes.tobytes())
+    hit = kept.get(key)
+    if hit is not None:
+        return hit[:2]
+    keys, order, n = router._keys, router._order, router._n
+    lo = np.searchsorted(keys, nodes * n)
+    hi = np.searchsorted(keys, (nodes + 1) * n)
+    count = hi - lo
+    total = int(count.sum())
+    # the links out of each node (their ids in _order, lo to hi), into it: each ^ 1
+    pos = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(total)
+    links = np.sort(order[pos] ^ flip)
+    at = np.searchsorted(nodes, (router._dst if flip else router._src)[links])
+    links.flags.writeable = at.flags.writeable = False
+    kept[key] = (links, at, len(nodes))
+    size = router.__dict__.get("_end_links_size", 0) + len(nodes)
+    while size > JOINT_ENDS_KEPT and len(kept) > 1:
+        size -= kept.pop(next(iter(kept)))[2]
+    router.__dict__["_end_links_size"] = size
+    return links, at
 
 
 def _bound(router, src, dst, frac, t_of, l_of, bw, forced) -> float:
