@@ -45,7 +45,7 @@ def test_kept_ends_give_the_fabric_wide_sums_h747(spec):
         assert rj._ends_bound(r, src, dst, frac, most, top) == want
     kept = r.__dict__["_end_links"]
     assert kept and r.__dict__["_end_links_size"] == sum(v[2] for v in kept.values())
-    for (flip, _, _), (links, at, count) in kept.items():
+    for (flip, _, _), (links, at, _) in kept.items():
         ends = (r._dst if flip else r._src)[links]
         assert np.all(np.diff(links) > 0) and not links.flags.writeable
         assert np.all(np.diff(ends[np.argsort(at, kind="stable")]) >= 0)
