@@ -43,6 +43,8 @@ def test_variants_from_one_generation_h747(lite_direct, monkeypatch):
     # compiled() first, the variants later: the steps generated again (none kept)
     fresh = FabricCostModel(lite_direct, algorithm="ring")
     fresh.compiled("all-reduce", "ring", group)
+    assert fresh._made_steps is None   # compiled() alone holds no steps after it
     again = fresh.compiled_variants("all-reduce", "ring", group)
     assert len(calls) == 3
     assert _lines(again, fresh.calibration) == _lines(once, m.calibration)
+    assert m._made_steps is None and fresh._made_steps is None   # none held after a call
