@@ -448,11 +448,12 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     ``executor`` (:class:`netmodel.study.distributed.Executor`) runs the comparisons' and
     the sweep's cells on Dask; the other parts run here. With more than one core
     (:func:`compute.workers.jobs`), the MoE part runs from the start in a forked process
-    (it needs nothing the other parts compute), and the crossovers, the sweep and the
-    packed comparison in another, forked once the fabric comparison is done (with its
-    caches: the packed comparison costs the same scenarios' collectives), and the blast
-    radius in a third, forked then too, beside the paper's assumption, cost and serving
-    parts here; with ``figures``
+    (it needs nothing the other parts compute), and the crossovers and the sweep in
+    another, forked once the fabric comparison is done (with its caches), and the blast
+    radius in a third, forked then too, beside the paper's assumption, cost, serving and
+    packed parts here (the packed comparison costs the same scenarios' collectives; here,
+    not after the crossovers and the sweep, so that the three processes end together on
+    two cores instead of the crossovers' alone for ~2 s); with ``figures``
     each process draws its parts' figures (kept in ``FullStudy.figures`` for
     :func:`write_full_study`). ``plot=False``: the result is not to be drawn (the CLI's
     ``--no-plot``; ``figures`` then false), so what only a figure reads is not worked out:
@@ -577,8 +578,8 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         first = models[0]   # the spec: a model file's name is not in the catalog
 
         def side_parts(progress) -> tuple:
-            """Crossovers and the sweep, and run beside the others the packed comparison:
-            parts that need only the fabric comparison (and its caches)."""
+            """Crossovers and the sweep: parts that need only the fabric comparison (and
+            its caches). The packed comparison runs in the main process (see below)."""
             part_done = _Laps()
             cross = None
             if crossovers and all(s.instances == "alone" for s in scens):
@@ -593,16 +594,13 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
                                          max_batch=max_batch, progress=progress,
                                          parallelism=parallelism, executor=executor)
                 part_done("per-hop latency sweep")
-            # beside, the packed comparison too (here, with the MoE part, after the others)
-            packed_result = packed_part(progress, part_done) \
-                if progress is NO_PROGRESS else None
             drawn: dict = {}
             if figures and progress is NO_PROGRESS:   # beside: draw these parts' figures
                 ours = full_study_files(FullStudy(ideal, compared, swept_result,
                                                   crossovers=cross), summary=False)
                 drawn = draw_figures({k: v for k, v in ours.items() if k not in study_files(ideal)})
                 part_done("figures beside")
-            return cross, swept_result, packed_result, part_done.times, drawn
+            return cross, swept_result, part_done.times, drawn
 
         if figures and beside:   # imported once, here, for both processes that draw
             from netmodel.study.figure_kit import pyplot
@@ -631,7 +629,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         blast = in_background(blast_part) \
             if beside and reliability and "decode" in phases else None
         if side is None:
-            cross, swept_result, _, side_times, drawn = side_parts(bar)
+            cross, swept_result, side_times, drawn = side_parts(bar)
             lap.restart()   # the side parts keep their own times
         paper_result = None
         if paper_options is not None:
@@ -662,6 +660,8 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
         serving_result = serving_part(compared, first, slo=slo, options=options,
                                       collectives=colls)
         lap("disaggregated serving")
+    if side is not None:   # beside the crossovers and the sweep: it balances the cores
+        packed_result = packed_part(NO_PROGRESS, lap)
     if figures and side is not None:   # while the parts beside finish: the figures of the
         here = draw_figures(full_study_files(FullStudy(ideal, reliability=rel_part,  # parts here
                                                 cost=cost_result, serving=serving_result),
@@ -679,7 +679,7 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
     elif side is not None:   # beside, and no MoE part
         moe_result, early_times = None, {}
     if side is not None:
-        cross, swept_result, packed_result, side_times, drawn = side.result()
+        cross, swept_result, side_times, drawn = side.result()
         if figures:
             drawn.update(here)
         lap("waiting for the parts beside")

@@ -307,9 +307,11 @@ def test_blast_radius_and_cost_parts_are_written_and_summarized(tmp_path, ideal_
 
 
 def test_parts_run_beside_each_other_give_what_one_process_gives(monkeypatch):
-    """The MoE part runs in a forked process from the start, the crossovers, the sweep
-    and the packed comparison in another beside the paper's run (with the fabric
-    comparison's caches); one process gives the same bytes."""
+    """The MoE part runs in a forked process from the start, the crossovers and the sweep
+    in another beside the paper's run (with the fabric comparison's caches), and the
+    packed comparison in the main process after its own parts (h750: so that the
+    processes end together, not the crossovers' and the sweep's alone); one process
+    gives the same bytes."""
     from netmodel.study.lite_gpu import run_full_study
 
     def run(jobs: str) -> str:
@@ -324,6 +326,11 @@ def test_parts_run_beside_each_other_give_what_one_process_gives(monkeypatch):
                 "per-hop latency sweep", "fabrics, packed", "mixture of experts"} <= names
         assert ("waiting for the parts beside" in names) == (jobs != "1")
         assert ("waiting for the MoE part" in names) == (jobs != "1")
+        if jobs != "1":   # the main process's laps come first, the forked parts' after
+            order = list(r.timings)
+            assert order.index("fabrics, packed") < order.index("waiting for the parts beside")
+            assert order.index("per-hop latency sweep") > order.index(
+                "waiting for the parts beside")
         return r.to_json() + repr(r.crossovers.to_dicts()) + r.packed.to_json() \
             + r.moe.to_json()
 
