@@ -8,7 +8,8 @@ any file's, a GPU deriving from itself); paths (a name with no room for the stag
 or temporary file written beside it, /dev/null, the root, a link to a file, a FIFO, a link
 that loops); writes the checks let through that fail after all (a folder made read-only
 since, a full disk: said with the flag); absurd sizes an estimate refuses before any work
-(1e9 GPUs behind a switch of radix 144, 100,000 trials over 100 years, 10^7 sweep points);
+(1e9 GPUs behind a switch of radix 144, 100,000 trials over 100 years, 10^7 sweep points,
+``collective --all-groups`` on a 40x40x40 torus);
 and the Python API given the wrong types (a table where a list of ``PATH=LO:HI`` texts is
 meant, a Decimal, an array, 10^30 tokens).
 
@@ -270,6 +271,14 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
         ("failure events to simulate", "--trials")),
     "availability --trials in fullwidth digits": ([*AVAIL, "--trials", "１０"], {},
                                                   ("--trials '１０'", "ASCII digits")),
+    # ran past 100 s with no estimate (netmodel.collectives.concurrent.ALL_GROUPS_WORK)
+    "collective --all-groups of 64 on a 40x40x40 torus": (
+        ["collective", "all-reduce", "--fabric", "torus:dims=40x40x40", "--group", "64",
+         "--all-groups"], {},
+        ("--all-groups: all-reduce on all 1,000 groups of 64 GPUs", "limit of 25,000,000")),
+    "collective --all-groups of 8 on a 30x30x30 torus": (
+        ["collective", "all-to-all", "--fabric", "torus:dims=30x30x30", "--all-groups"], {},
+        ("--all-groups: all-to-all on all 3,375 groups of 8 GPUs", "limit of 25,000,000")),
     # -- a HuggingFace config ------------------------------------------------------------
     "hf-config nested 100,001 deep": (HF, {"c.json": '{"a": ' + "[" * 100000 + "]" * 100000
                                            + "}"}, ("nests deeper than 32 levels",)),

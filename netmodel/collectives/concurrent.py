@@ -63,6 +63,7 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError
+from netmodel.collectives.algorithms import transfer_count
 from netmodel.collectives.concurrent_choice import (
     mixed_classes,
     mixed_lines,
@@ -91,7 +92,8 @@ if TYPE_CHECKING:
 
     from netmodel.collectives.concurrent_groups import Groups
 
-__all__ = ["ConcurrentResult", "all_groups_cost", "concurrent_cost", "concurrent_linear",
+__all__ = ["ALL_GROUPS_WORK", "ConcurrentResult", "all_groups_cost", "all_groups_work",
+           "check_all_groups_work", "concurrent_cost", "concurrent_linear",
            "concurrent_makespan", "concurrent_own", "concurrent_own_makespan"]
 
 
@@ -347,19 +349,69 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     return _concurrent_cost(model, groups, op, check_sizes(nbytes, bounded=True), algorithm)
 
 
+#: The most work :func:`all_groups_cost` takes on, in the units of
+#: :func:`all_groups_work` (a transfer routed or a node searched), some 2 minutes. Measured
+#: (all-reduce, groups of 64 on a torus, contiguous, the CLI in one process on a loaded
+#: 2-core machine): 8x8x8 0.23 M units 3.9 s, 12x12x12 0.80 M 15.8 s, 16x16x16 2.0 M 35 s
+#: (~17 us a unit up to DAG_NODES, 4,096 nodes, where routes are searched node by node),
+#: 20x20x20 4.5 M 19.6 s, 30x30x30 23.1 M 108 s (~4.7 us a unit);
+#: groups of 8 on 12x12x12 0.70 M 9.0 s; 40x40x40, 91.8 M, ran past 100 s. Every shipped
+#: scenario's (128 GPUs at most, groups of 2) and the docs' examples are under 0.1 M.
+ALL_GROUPS_WORK = 25_000_000
+
+
+def all_groups_work(model: FabricCostModel, size: int, op: str) -> tuple[int, int]:
+    """``(groups, work)``: how many groups of ``size`` GPUs :func:`all_groups_cost` cuts
+    from ``model``'s fabric at most (its GPUs // size), and the work of costing them, counted
+    before any is cut or routed: each group's transfers of every algorithm tried for ``op``
+    (:func:`~netmodel.collectives.algorithms.transfer_count`, each routed alone and with the
+    others), plus the fabric's nodes once a group (whether it is joined: one search of the
+    fabric towards its first member where the router searches, as on a torus).
+
+    Two groups of 4 on a ring of 8 GPUs, ring all-reduce alone: ``4 p log2`` bound
+    ``4 * 4 * 3 = 48`` transfers a group, and the 8 nodes: ``2 * (48 + 8)``.
+
+    >>> from topologies.registry import build
+    >>> all_groups_work(FabricCostModel(build("ring:n=8"), algorithms=["ring"]), 4,
+    ...                 "all-reduce")
+    (2, 112)
+    """
+    groups = len(model.router.gpu_list) // size
+    per = sum(transfer_count(a, op, size) for a in model.algorithm_names(op))
+    return groups, groups * (per + model.graph.number_of_nodes())
+
+
+def check_all_groups_work(model: FabricCostModel, size: int, op: str) -> None:
+    """:class:`~compute.errors.UserError` where :func:`all_groups_work` passes
+    :data:`ALL_GROUPS_WORK`: every group of 64 GPUs of a 40x40x40 torus at once (1,000
+    groups) ran past 100 s, of a 100x100x100 torus past 120 s, before any answer."""
+    op = check_op(op)
+    groups, work = all_groups_work(model, size, op)
+    if work > ALL_GROUPS_WORK:
+        raise UserError(
+            f"all_groups: {op} on all {groups:,} groups of {size} GPUs at once would take "
+            f"about {work:,} units of work (each group's transfers of every algorithm tried, "
+            f"and the fabric's {model.graph.number_of_nodes():,} nodes searched once a "
+            f"group), more than the limit of {ALL_GROUPS_WORK:,} (some 2 minutes): use "
+            f"larger groups, a smaller fabric, or one group alone")
+
+
 def all_groups_cost(model: FabricCostModel, size: int, op: str, nbytes: float) -> dict:
     """Every group of ``size`` GPUs the placement cuts from ``model``'s fabric, run at once
     (:func:`concurrent_cost`) on the model's algorithm and its scope (a scenario's own
     governs its collectives only, as the group alone), as a JSON-ready dict (``netmodel
     collective --all-groups``' ``all_groups``). A group that failures (or an OCS without
     circuits) cut apart is reported as the costed group is (cut, not an error): listed in
-    ``cut`` and left out; the others run together (none: ``groups`` 0, the times None)."""
+    ``cut`` and left out; the others run together (none: ``groups`` 0, the times None).
+    Work past :data:`ALL_GROUPS_WORK` is refused first (:func:`check_all_groups_work`)."""
+    check_all_groups_work(model, size, op)
     groups = partition(model.graph, size, model.placement, seed=model.seed,
                        gpus=model.router.gpu_list, checked=True)
     route = model.router.route
-    # routes join GPUs within one part of the fabric: the first member reaching every
-    # other is the whole group joined
-    apart = [any(route(g[0], x) is None for x in g[1:]) for g in groups]
+    # routes join GPUs within one part of the fabric: every other member reaching the
+    # first is the whole group joined (towards the first: one search of the fabric a
+    # group where the router searches, not one for each member)
+    apart = [any(route(x, g[0]) is None for x in g[1:]) for g in groups]
     cut = [g for g, a in zip(groups, apart, strict=True) if a]
     whole = [g for g, a in zip(groups, apart, strict=True) if not a]
     doc = {"groups": len(whole), "algorithm": None, "protocol": None, "makespan": None,

@@ -313,6 +313,10 @@ def collective_report(setup: CollectiveSetup, op: str, nbytes: float,
         # a scenario's model places its instance of the size (too large: refused there)
         model = setup.model(len(group) if named else group)
         members = model.group(group)
+    if all_groups and len(members) > 1:   # too much work refused before any is done
+        from netmodel.collectives.concurrent import check_all_groups_work
+
+        check_all_groups_work(model, len(members), op)
     failures = None
     degraded = bool(failed_links or failed_nodes)
     if degraded:
