@@ -98,7 +98,7 @@ def cases() -> Iterator[Case]:
                                       "--group", "16", "--size", "1MiB", "--fail", f], None
     # -- scenarios with circuits = "best" ------------------------------------------------
     for c in ['"bestest"', "3", '["best"]', '""', '"torus:0x4"', '"torus:1e9x1"',
-              '"Best "', "true", '"ring,torus"', '{best = 1}', '"torus:4x4x4x4"', 'nan',
+              '"Be st"', "true", '"ring,torus"', '{best = 1}', '"torus:4x4x4x4"', 'nan',
               '"\u00e9"', '"torus:3x5"']:
         for cmd in (["compare", "--scenarios", "{d}/s.toml", "--models", "Llama-3-8B",
                      "--max-batch", "8", "--no-plot", "-q"],
@@ -143,7 +143,9 @@ def cases() -> Iterator[Case]:
     # -- cost ---------------------------------------------------------------------------
     for v in [*BAD_NUMBERS, "2.5", "1e-9"]:
         yield f"cost --clock {v[:20]!r}", [*COST, "--clock", v], None
-    for v in ["nope", "", "PORTS-USED"]:
+    # 'PORTS-USED' and circuits "Best " are taken since 01b00252 (compute.errors.chosen:
+    # blanks at the ends and case aside): their refused neighbours have an inner blank or _
+    for v in ["nope", "", "PORTS_USED"]:
         yield f"cost --share {v!r}", [*COST, "--share", v], None
     for v in ["-1s", "0", "nan", "1e9y", "abc", "1 ss", "5 parsecs"]:
         yield f"cost --ttft {v!r}", [*COST, "--ttft", v], None
