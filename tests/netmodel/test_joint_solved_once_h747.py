@@ -11,25 +11,13 @@ B)``, 2/3 n/B at ``k = 2`` and 1/2 n/B at ``k = 3`` (what gpu3 must take in over
 links: no split beats it).
 """
 
-import networkx as nx
 import numpy as np
 import pytest
 
 import netmodel.collectives.route_joint as rj
 from netmodel.collectives.route_joint import joint_flows
 from netmodel.collectives.routing import Router
-
-B = 1e9
-
-
-def _ring4(fast: float = 2.0) -> nx.Graph:
-    g = nx.Graph(name="theta", spec="", gpus=4)
-    for i in range(4):
-        g.add_node(f"gpu{i}", kind="gpu", gpu="H100-SXM")
-    for (a, b), bw in {(0, 1): fast * B, (1, 3): fast * B, (0, 2): B, (2, 3): B}.items():
-        g.add_edge(f"gpu{a}", f"gpu{b}", bandwidth=bw, latency=0.0, medium="copper", lanes=1)
-    return g
-
+from tests.netmodel.test_joint_routing_h478 import B, _ring4
 
 STEP = [("gpu0", "gpu3", 1.0), ("gpu1", "gpu3", 1.0)]   # a list: link_loads keeps none
 
