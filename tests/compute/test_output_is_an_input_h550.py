@@ -35,11 +35,13 @@ def folder(tmp_path):
     return tmp_path
 
 
+# costs' refusal of its output names --output (40dbf22b: the output's checks and its write
+# name their flag); topology export's is of its input, read first, the fabric file
 @pytest.mark.parametrize("args, what, read", [
     (["costs", "--fabric", "f.json", "--sizes", "1MiB", "--groups", "4", "--format", "json",
-      "-o", "f.json"], "output file", None),
+      "-o", "f.json"], "--output 'f.json': output file", None),
     (["costs", "--fabric", "lf.json", "--sizes", "1MiB", "--groups", "4", "--format", "json",
-      "-o", "f.json"], "output file", "lf.json"),
+      "-o", "f.json"], "--output 'f.json': output file", "lf.json"),
     (["topology", "export", "f.json", "-o", "f.json"], "fabric file", None),
 ])
 def test_an_input_is_not_replaced(folder, args, what, read):
