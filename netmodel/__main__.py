@@ -1,3 +1,3 @@
-from netmodel.cli.main import main
+from netmodel.cli.entry import run
 
-main()
+run()

@@ -7,15 +7,35 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
-__all__ = ["INTERRUPTED", "Interrupted", "interruption", "stop_on_signals"]
+__all__ = ["INTERRUPTED", "Interrupted", "interruption", "say_interrupted", "stop_on_signals"]
 
 
 #: Exit status of a command stopped by a signal, as a shell reports one (128 + the signal's
 #: number): 130 for SIGINT (Ctrl-C), 143 for SIGTERM (a scheduler, ``kill``).
 INTERRUPTED = {"SIGINT": 130, "SIGTERM": 143}
+
+
+def say_interrupted(name: str) -> int:
+    """Say on stderr, in one line, that the command stopped on signal ``name``
+    (``"SIGINT"``, ``"SIGTERM"``) and that nothing is half-written; the exit status for it
+    (:data:`INTERRUPTED`). A stderr that cannot be written is passed over.
+
+    >>> import contextlib, io
+    >>> with contextlib.redirect_stderr(io.StringIO()) as said:
+    ...     status = say_interrupted("SIGTERM")
+    >>> status, said.getvalue()
+    (143, 'interrupted by SIGTERM: stopped, nothing half-written (exit status 143)\\n')
+    """
+    import sys
+
+    with suppress(Exception):
+        sys.stderr.write(f"interrupted by {name}: stopped, nothing half-written "
+                         f"(exit status {INTERRUPTED[name]})\n")
+        sys.stderr.flush()
+    return INTERRUPTED[name]
 
 
 class Interrupted(BaseException):

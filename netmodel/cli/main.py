@@ -26,7 +26,7 @@ import click
 
 from compute.errors import NothingFeasible
 from netmodel.cli.help_format import Context, SummaryGroup, with_context
-from netmodel.cli.interrupt import INTERRUPTED, interruption, stop_on_signals
+from netmodel.cli.interrupt import interruption, say_interrupted, stop_on_signals
 from netmodel.cli.options import INVOKED, typed_values
 
 # name -> (module, attribute, one-line help); modules are imported only when the command runs
@@ -774,12 +774,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     killed the process with a temporary file or staging folder left beside the output."""
     import sys
 
-    os.environ["MPLBACKEND"] = "agg"
-    _matplotlib_folder()
     given = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _reader_may_leave(sys.stdout, 1), _reader_may_leave(sys.stderr)
     try:
-        with stop_on_signals():
+        with stop_on_signals():   # matplotlib's folder too: its check imports tempfile
+            os.environ["MPLBACKEND"] = "agg"
+            _matplotlib_folder()
             cli.main(args=argv, prog_name="netmodel")
     except SystemExit as done:
         for stream in (sys.stdout, sys.stderr):
@@ -801,11 +801,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         for stream in (sys.stdout, sys.stderr):
             with suppress(Exception):
                 stream.flush()
-        with suppress(Exception):
-            sys.stderr.write(f"interrupted by {stop.name}: stopped, nothing half-written "
-                             f"(exit status {INTERRUPTED[stop.name]})\n")
-            sys.stderr.flush()
-        raise SystemExit(INTERRUPTED[stop.name]) from None
+        raise SystemExit(say_interrupted(stop.name)) from None
     finally:
         sys.stdout, sys.stderr = given
 
