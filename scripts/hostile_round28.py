@@ -196,7 +196,7 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                       ('true', "True"), ('["vllm-gather"]', "['vllm-gather']"),
                       ('["all-to-all", "all-to-all"]', "['all-to-all', 'all-to-all']"),
                       ('["all-to-all", " all-to-all"]', "['all-to-all', ' all-to-all']"),
-                      ('["ALL-TO-ALL"]', "['ALL-TO-ALL']"), ('["all-to-all", ""]',
+                      ('["ALL_TO_ALL"]', "['ALL_TO_ALL']"), ('["all-to-all", ""]',
                                                             "['all-to-all', '']"),
                       ('["all-to-all", "sglang-dp-gather", "deepep", "all-reduce"]',
                        "['all-to-all', 'sglang-dp-gather', 'deepep', 'all-reduce']"))},
@@ -273,8 +273,8 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
                                ("m.csv: row 2", "latency_s", "1e-09 to 1,000,000 s")),
     "calibrate latency_s 1 ns (a unit slip)": (CALIBRATE, {"m.csv": f"{HEADER}\n{ROW[:-6]}1e-9\n"},
                                                ("m.csv: row 2", "latency_s is in seconds")),
-    "calibrate phase Decode": (CALIBRATE, {"m.csv": f"{HEADER}\n{ROW.replace('decode', 'Decode')}\n"},
-                               ("m.csv: row 2", "phase 'Decode'", "known: 'decode', 'prefill'")),
+    "calibrate phase Decodes": (CALIBRATE, {"m.csv": f"{HEADER}\n{ROW.replace('decode', 'Decodes')}\n"},
+                                ("m.csv: row 2", "phase 'Decodes'", "known: 'decode', 'prefill'")),
     "calibrate phase in a Cyrillic e": (CALIBRATE, {"m.csv": f"{HEADER}\n{CYRILLIC_E_ROW}\n"},
                                         ("m.csv: row 2", "did you mean 'decode'?")),
     "calibrate pp -0": (CALIBRATE, {"m.csv": f"{HEADER},pp\n{ROW},-0\n"},
@@ -576,6 +576,10 @@ REFUSALS: dict[str, tuple[list[str], dict[str, Made], tuple[str, ...]]] = {
 
 #: Taken as they are: name -> (argv, files).
 TAKEN: dict[str, tuple[list[str], dict[str, Made]]] = {
+    # a choice read with case aside (01b00252, compute.errors.chosen): refused before it
+    "infer --profile moe_exchanges = [\"ALL-TO-ALL\"]": (
+        INFER_V3, {"p.toml": _exchanges('["ALL-TO-ALL"]')}),
+    "calibrate phase Decode": (CALIBRATE, {"m.csv": f"{HEADER}\n{ROW.replace('decode', 'Decode')}\n"}),
     # a file's choice, blanks at either end dropped (a1650f95): refused before this round
     "infer --profile moe_exchanges [' all-to-all ']": (
         INFER_V3, {"p.toml": _exchanges('[" all-to-all ", "vllm-gather "]')}),

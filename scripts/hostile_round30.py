@@ -401,6 +401,9 @@ _SWEEP_PLAIN = _sweep_json(max_batch=8)
 
 #: Library calls taken: name -> (call, what the result shows).
 LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] = {
+    # a flag is Python's or numpy's bool, kept as Python's (compute.validate.flag, 7178e9af)
+    "RooflineOptions(two_batch_overlap=np.True_)": (
+        _options(two_batch_overlap=np.True_), lambda o: o.two_batch_overlap is True),
     # raised TypeError 'Object of type int64 is not JSON serializable'
     "run_study(max_batch=np.int64(8)).to_json()": (
         _study_json(max_batch=np.int64(8)), _same_as(_study_json())),
@@ -449,9 +452,6 @@ LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] 
     "search(max_batch=np.int64(64))": (
         lambda: _lib("netmodel", "search", "Llama-3-8B", "H100-SXM", "decode",
                      max_batch=np.int64(64))().best.batch, _same_as(lambda: _search()()[1])),
-    "build_fabric('ring', n=Fraction(8))": (
-        _lib("netmodel", "build_fabric", "ring", {"n": Fraction(8)}),
-        lambda g: g.graph["gpus"] == 8),
     "build_fabric('ring', bandwidth=np.float32(4e11))": (
         _lib("netmodel", "build_fabric", "ring", {"n": 8, "bandwidth": np.float32(4e11)}),
         lambda g: g.graph["gpus"] == 8),
@@ -465,6 +465,10 @@ LIBRARY_TAKEN: dict[str, tuple[Callable[[], object], Callable[[object], bool]]] 
 
 #: Library refusals: name -> (call, words the UserError holds).
 LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
+    # a count given in code is a Python or numpy int (compute.validate.an_int, 1695f71b)
+    "build_fabric('ring', n=Fraction(8))": (
+        _lib("netmodel", "build_fabric", "ring", {"n": Fraction(8)}),
+        ("ring: n must be a whole number (an int)",)),
     # a list parameter has its own values: points was read by none, without a word (the
     # command line refused --points)
     "sweep(points=3) of a list parameter": (
@@ -501,8 +505,6 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
     "Slo(tbt=Fraction(10**400, 3))": (_slo(tbt=Fraction(10**400, 3)), ("tbt SLO",)),
     "Slo(tbt=np.float32('nan'))": (_slo(tbt=np.float32("nan")), ("tbt SLO", "nan")),
     "Slo(ttft=0j)": (_slo(ttft=0j), ("ttft SLO", "0j")),
-    "RooflineOptions(two_batch_overlap=np.True_)": (
-        _options(two_batch_overlap=np.True_), ("two_batch_overlap", "true or false")),
     "RooflineOptions(dense_mlp_tp=np.int64(2))": (
         _options(dense_mlp_tp=np.int64(2)), ("dense_mlp_tp", "got 2")),
     "RooflineOptions(flops_efficiency=Decimal('0.5'))": (
