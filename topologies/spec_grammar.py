@@ -135,7 +135,7 @@ def parse_spec(spec: object) -> tuple[str, dict[str, str]]:
     params: dict[str, str] = {}
     if rest.strip():
         # the builder and its parameters quoted, not the spec whole: the command line says
-        # the flag and the spec typed in front (netmodel.cli.main.named_by_value)
+        # the flag and the spec typed in front (netmodel.cli.refusals.named_by_value)
         at = f"{name.strip()}: " if name.strip() else ""
         for item in _split_top(rest, ","):
             key, eq, value = item.partition("=")

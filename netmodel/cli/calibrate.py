@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from netmodel.cli.main import output_refused_as, value_refused_as
 from netmodel.cli.options import InputPath
+from netmodel.cli.refusals import output_refused_as, value_refused_as
 from netmodel.cli.resolve import COLLECTIVE_OPTIONS
 
 if TYPE_CHECKING:

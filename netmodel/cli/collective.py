@@ -14,7 +14,6 @@ from typing import NoReturn
 import click
 
 from netmodel.cli import run_record
-from netmodel.cli.main import output_refused_as, value_refused_as
 from netmodel.cli.options import (
     WHOLE,
     ReadAs,
@@ -29,6 +28,7 @@ from netmodel.cli.options import (
     scenario_help,
     with_options,
 )
+from netmodel.cli.refusals import output_refused_as, value_refused_as
 from netmodel.study.collective_report import TABLE_FORMATS, TABLE_SUFFIXES, VIDUR_FORMAT
 
 __all__ = ["collective", "costs"]
@@ -485,7 +485,7 @@ def _said_with_flags(exc, flags: dict) -> NoReturn:
     """Raise the library's refusal ``exc`` said with the flag of the parameter it refuses
     (its ``parameter``, :func:`~netmodel.study.collective_report.collective_report`):
     ``flags`` maps a parameter to the context that says its refusals with the flag
-    (:func:`~netmodel.cli.main.value_refused_as`); any other passes as it is."""
+    (:func:`~netmodel.cli.refusals.value_refused_as`); any other passes as it is."""
     with flags.get(getattr(exc, "parameter", None), nullcontext()):
         raise exc
 

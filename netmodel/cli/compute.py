@@ -263,7 +263,7 @@ def _degrees_as_flags(**typed: str | None):
     """
     import contextlib
 
-    from netmodel.cli.main import value_refused_as
+    from netmodel.cli.refusals import value_refused_as
 
     stack = contextlib.ExitStack()
     given = {"--" + n.replace("_", "-"): str(t) for n, t in typed.items()

@@ -14,7 +14,6 @@ import math
 
 import click
 
-from netmodel.cli.main import value_refused_as
 from netmodel.cli.options import (
     RegistryHelp,
     json_option,
@@ -27,6 +26,7 @@ from netmodel.cli.options import (
     slo_of,
     slo_option,
 )
+from netmodel.cli.refusals import value_refused_as
 
 __all__ = ["cost", "yield_cmd"]
 

@@ -100,7 +100,7 @@ class ReadAs(click.ParamType):
     """The type of an option whose text one function of the CLI reads (``--max-batch``:
     :func:`read_whole`; availability's ``--trials``): the command gets the value read, so
     the option's parser is named once, on its declaration, and two spellings of one value
-    given twice are one (:func:`netmodel.cli.main.refuse_repeated_options` compares values
+    given twice are one (:func:`netmodel.cli.refusals.refuse_repeated_options` compares values
     by the option's type). The function's refusal is its own
     :class:`~compute.errors.UserError`, one line naming the flag; the value is read as click
     reads its options, the typed ones in the order typed, before the command runs. An
@@ -282,14 +282,14 @@ class RegistryHelp(click.Option):
     use for one value, is taken too, so command lines of either spelling run).
 
     ``reads``: the function the command reads the option's text with (``--tbt``: its time
-    in seconds), for :func:`netmodel.cli.main.refuse_repeated_options` to compare two
+    in seconds), for :func:`netmodel.cli.refusals.refuse_repeated_options` to compare two
     spellings of one value (``--tbt 50ms --tbt 0.05``) by what they mean; an option without
     it (a plain string) is compared as typed, one with a click type by that type's value.
 
     ``parameters``: the library's names for the value it gives, where they are not the
     flag's own (``--load-bandwidth`` gives the failure catalog's ``host_storage_bandwidth``):
     a library error naming one is said with the flag
-    (:func:`netmodel.cli.main.flags_for_parameters`), as one naming ``max_batch`` is with
+    (:func:`netmodel.cli.refusals.flags_for_parameters`), as one naming ``max_batch`` is with
     ``--max-batch``."""
 
     def __init__(self, param_decls: Sequence[str], *, help_from: Callable[[], str] | None = None,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import click
 
 from netmodel.cli import run_record, say_written
-from netmodel.cli.main import output_refused_as, value_refused_as
 from netmodel.cli.options import (
     AsciiNumber,
     OutputFolder,
@@ -31,6 +30,7 @@ from netmodel.cli.options import (
     table_json_option,
     with_options,
 )
+from netmodel.cli.refusals import output_refused_as, value_refused_as
 from netmodel.cli.reliability_inputs import (
     _absent,
     _check_placement_used,

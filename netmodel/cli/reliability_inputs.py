@@ -14,12 +14,12 @@ from contextlib import contextmanager
 
 import click
 
-from netmodel.cli.main import output_refused_as, value_refused_as
 from netmodel.cli.options import (
     as_typed,
     given_on_command_line,
     slo_of,
 )
+from netmodel.cli.refusals import output_refused_as, value_refused_as
 
 __all__ = ["GPU_RATE"]
 
@@ -89,7 +89,7 @@ def _catalog(area_share, repair, rates, repair_times, detection, warmup, load_fr
     checked once, by the catalog (:meth:`~netmodel.study.reliability_catalog.Catalog.with_`),
     one override at a time, so that its refusal (``rate of nic must be a number from 0 to 1
     per hour``, in the catalog's words) is said with the flag and the text that gave it
-    (:func:`~netmodel.cli.main.value_refused_as`)."""
+    (:func:`~netmodel.cli.refusals.value_refused_as`)."""
     from compute.errors import UserError
     from netmodel.study.reliability_catalog import catalog
     from topologies.failure_domains import GPU_CLASSES
@@ -144,7 +144,7 @@ def _time_refused_as(flag: str, typed: str, words: str):
     nic``) that ``flag`` gave as ``typed`` (``1e30y``, or ``CLASS=T`` of ``--repair-time``),
     said with the flag and the longest time taken in the unit typed: the catalog speaks
     seconds (``from 0 to 3.156e+09 (a century), got 3.15576e+37``) where the user typed
-    years. Any other error passes as it is (:func:`~netmodel.cli.main.value_refused_as`).
+    years. Any other error passes as it is (:func:`~netmodel.cli.refusals.value_refused_as`).
 
     The value was read (:func:`_seconds`: a finite number >= 0), so the catalog refuses it
     only past :data:`~netmodel.study.reliability_catalog.MAX_TIME_S`, whose value is read

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from netmodel.cli.main import flag_of, value_refused_as
 from netmodel.cli.options import (
     RegistryHelp,
     as_typed,
@@ -27,6 +26,7 @@ from netmodel.cli.options import (
     read_whole,
     scenario_help,
 )
+from netmodel.cli.refusals import flag_of, value_refused_as
 from netmodel.study.run_words import (  # re-exported: the commands read them here
     default_description,
     describe_collectives,

@@ -137,7 +137,8 @@ def serve(scenario: str, model: str, workload: str, rate_text: str | None,
     --two-batch-overlap each pool's step is the lesser of the serial one and two
     micro-batches overlapped (roofline only; the pools then search PP 1)."""
     from compute.roofline_options import RooflineOptions
-    from netmodel.cli.main import NOTHING_FEASIBLE, value_refused_as
+    from netmodel.cli.main import NOTHING_FEASIBLE
+    from netmodel.cli.refusals import value_refused_as
     from netmodel.cli.resolve import dense_mlp_tp as dense_degree
     from netmodel.cli.resolve import mtp_settings, profile_line, resolve_profile
     from netmodel.study.collective_setup import routing_description

@@ -59,7 +59,7 @@ def _check_out(out_dir: str | None) -> None:
     names the flag (``--out 'loop': output folder 'loop' is a symbolic link that loops``)."""
     if out_dir is not None:
         from compute.output_paths import check_folder_path
-        from netmodel.cli.main import output_refused_as
+        from netmodel.cli.refusals import output_refused_as
 
         with output_refused_as("--out", out_dir):
             check_folder_path(out_dir)
@@ -209,7 +209,7 @@ def _parallelism_said() -> Iterator[None]:
     (:func:`netmodel.study.search_options.check_fabric_options`: ``parallelism 'all'
     searches pipeline stages, ...; give parallelism 'auto' or 'tp' with ...``) said with
     --parallelism: the library names its parameter, a word without an underscore that
-    :func:`~netmodel.cli.main.flags_for_parameters` leaves to prose (compare's line named
+    :func:`~netmodel.cli.refusals.flags_for_parameters` leaves to prose (compare's line named
     no flag where the values it quoted were typed for two: ``--instances all``)."""
     import re
 
@@ -249,7 +249,7 @@ def _executor(workers: int | None, scheduler: str | None):
     """Where the cells run (in-process unless --workers or --scheduler; Dask imported only
     then). Executor's refusals name its parameters as a call writes them (``workers=0``,
     ``scheduler=ADDRESS``): here they are the flags (``--workers 0``), which
-    :func:`~netmodel.cli.main.flags_for_parameters` leaves to plain words."""
+    :func:`~netmodel.cli.refusals.flags_for_parameters` leaves to plain words."""
     import re
 
     from compute.errors import UserError
@@ -336,7 +336,7 @@ def _run_and_report(label: str, total: int, kw: dict, run: Callable[..., Any],
     _dask_summary(ex, quiet)
     written = []
     if out_dir is not None:
-        from netmodel.cli.main import output_refused_as
+        from netmodel.cli.refusals import output_refused_as
 
         with output_refused_as("--out", out_dir):
             written = write(result, out_dir, plot=not kw["no_plot"], run=run_record())
@@ -479,7 +479,7 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
             f"--scheduler {describe(scheduler)}"
         raise UserError(f"{given} with --no-fabric: nothing would run on Dask (only the "
                         "fabric parts do); drop one of them")
-    from netmodel.cli.main import output_refused_as, value_refused_as
+    from netmodel.cli.refusals import output_refused_as, value_refused_as
     from netmodel.study.lite_gpu import (
         DEFAULT_GPUS,
         DEFAULT_MODELS,
@@ -650,7 +650,7 @@ def compare(list_: bool, show: str | None, models_text: str, scenarios_text: str
     # the searches run_compare makes: the scenarios as --gpus expands them, the baseline too
     with _gpus_beside_swaps():
         total = len(models) * len(phases) * len(expand_scenarios(scenarios, gpus))
-    from netmodel.cli.main import value_refused_as
+    from netmodel.cli.refusals import value_refused_as
 
     with value_refused_as("--models", models_text, _TWO_MODELS), _parallelism_said():
         _run_and_report("compare", total, kw, functools.partial(
@@ -725,7 +725,7 @@ def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points:
     _check_out(out_dir)
     total = len(scens) * len(params[0].values) * (len(params[1].values) if len(params) > 1
                                                   else 1)
-    from netmodel.cli.main import value_refused_as
+    from netmodel.cli.refusals import value_refused_as
 
     # a GPU's die comes with --scenarios (NAME@GPU, a scenario file's gpu): said with it
     # cost parameters whose product overflows: said with the --param that set them

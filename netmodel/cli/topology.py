@@ -20,7 +20,6 @@ from contextlib import nullcontext
 import click
 
 from netmodel.cli.help_format import SummaryGroup
-from netmodel.cli.main import value_refused_as
 from netmodel.cli.options import (
     WHOLE,
     FabricCommand,
@@ -30,6 +29,7 @@ from netmodel.cli.options import (
     check_format_suffix,
     gpu_help,
 )
+from netmodel.cli.refusals import value_refused_as
 
 __all__ = ["topology"]
 

@@ -163,7 +163,7 @@ def resolve_fabric(ref: str, gpu: str | None = None) -> Fabric:
         # NAME@0.5x names a GPU at another clock (compute.power.gpu_at_clock), not a GPU
         # to re-type with: advice 'gpu=0.5x' would be refused in turn
         # the builder quoted, not the text whole: the command line says the flag and the
-        # text typed in front (netmodel.cli.main.named_by_value)
+        # text typed in front (netmodel.cli.refusals.named_by_value)
         raise UserError(f"'@{at_gpu.strip()}' marks a GPU at another clock, which fabric "
                         f"builder {base.partition(':')[0].strip()!r} does not take; give a "
                         f"catalog GPU or a GPU file as its gpu (e.g. gpu=H100-SXM)")

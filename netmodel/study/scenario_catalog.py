@@ -125,7 +125,7 @@ def get_scenario(ref: str | Scenario) -> Scenario:
     base, at, gpu = split_ref(ref)
     if at and not gpu.strip():
         # the scenario quoted, not the text whole: the command line says the flag and
-        # the text typed in front (netmodel.cli.main.named_by_value)
+        # the text typed in front (netmodel.cli.refusals.named_by_value)
         raise UserError(f"scenario {base.strip()!r} names no GPU after '@' (NAME@GPU swaps "
                         f"the scenario's GPU)")
     missing = missing_named_file(base, "scenario file", scenario_names,

@@ -449,7 +449,7 @@ def _nccl_keys(where: str, release: object, buffsize: object,
     from netmodel.collectives.calibration_generations import release_text
 
     # "[collective].KEY": a file's key, which the command line does not spell as its flag
-    # (netmodel.cli.main.flags_for_parameters)
+    # (netmodel.cli.refusals.flags_for_parameters)
     at = f"{where}: [collective]."
     if release is not None:
         if isinstance(release, (int, float)) and not isinstance(release, bool):

@@ -33,7 +33,7 @@ def run(*args):
 # ------------------------------------------------------------ click's own usage errors
 # What netmodel owns of these lines: one 'error:' line, exit 2, the option and the value
 # named, the command's help pointed to, and the unknown option's line (written by
-# netmodel.cli.main.unknown_option_line: click 8.2.0-8.3.0 wrote 'No such option: --batch
+# netmodel.cli.refusals.unknown_option_line: click 8.2.0-8.3.0 wrote 'No such option: --batch
 # Did you mean --max-batch?', 8.4 on 'No such option '--batch'. Did you mean ...'). The
 # rest of the wording is click's and changes between the releases pyproject allows.
 

@@ -9,7 +9,7 @@ import pytest
 
 from compute.errors import UserError
 from compute.roofline_options import RooflineOptions
-from netmodel.cli.main import flags_for_parameters
+from netmodel.cli.refusals import flags_for_parameters
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 INFER = ["infer", "--model", "Llama-3-70B", "--gpu", "H100-SXM", "--tp", "8", "--batch", "1"]

@@ -5,7 +5,7 @@ user typed (h451).
   once, by the library (compute.power.ClockPowerLaw.check, reliability_catalog's
   Catalog.with_); the CLI kept copies of those checks only to name the flag, worded apart
   from the library's. Now the CLI line is the library's refusal, with the flag and the text
-  as typed in front (netmodel.cli.main.value_refused_as).
+  as typed in front (netmodel.cli.refusals.value_refused_as).
 - availability's and blast-radius's ``_parameters_as_flags`` wrote a library refusal that
   starts with a parameter name as the command's flag of that name whether or not the user
   typed it: a run of ``--fabric`` whose scenario the library names ('scenario X: ...')

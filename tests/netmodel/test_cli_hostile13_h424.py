@@ -1,6 +1,6 @@
 """Hostile round 13 on the command line (h424).
 
-An option that takes one value given twice (netmodel.cli.main.refuse_repeated_options):
+An option that takes one value given twice (netmodel.cli.refusals.refuse_repeated_options):
 the refusal named the option by its first declared flag (``-o``) where the user typed
 ``--output``, and two spellings of one value (``--tbt 50ms --tbt 0.05``) were refused as
 two values. Now the flag first typed is named, and values are compared as the command
@@ -15,7 +15,8 @@ import click
 import pytest
 
 from compute.errors import UserError
-from netmodel.cli.main import cli, refuse_repeated_options
+from netmodel.cli.main import cli
+from netmodel.cli.refusals import refuse_repeated_options
 from tests.netmodel.cli_helpers import one_line_error, run_cli
 
 INFER = ["infer", "--model", "Llama-3-8B", "--gpu", "H100-SXM", "--tp", "1", "--batch", "1"]

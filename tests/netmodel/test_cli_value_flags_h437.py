@@ -3,7 +3,7 @@
 The library names parameters or values, the command line its flags: these five said the
 value but not where it came from ('group size 9 is larger than the fabric's 8 GPUs' of
 which option?). Each line is one 'error:' line, exit status 2, with the flag and the text
-as typed in front (netmodel.cli.main.value_refused_as)."""
+as typed in front (netmodel.cli.refusals.value_refused_as)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_a_folder_given_as_profile_names_the_flag(tmp_path):
 
 def test_other_refusals_pass_as_they_are():
     from compute.errors import UserError
-    from netmodel.cli.main import value_refused_as
+    from netmodel.cli.refusals import value_refused_as
 
     with pytest.raises(UserError, match=r"^size 0 must be > 0$"):
         with value_refused_as("--group", "9", "group size"):

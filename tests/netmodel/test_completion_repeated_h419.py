@@ -1,6 +1,6 @@
 """Shell completion (docs/units-and-errors.md, "Shell completion") of a command line that
 gives an option twice: completion parses the line so far to offer what may come next, and
-the repeated-option rule (netmodel.cli.main.refuse_repeated_options) is for a command about
+the repeated-option rule (netmodel.cli.refusals.refuse_repeated_options) is for a command about
 to run, not for a line being typed. Before, ``netmodel infer --model A --model B --g<TAB>``
 printed a traceback ending in ``UserError: --model is given twice`` into the shell and
 offered nothing; now it offers ``--gpu`` and ``--gpu-file``, as without the repeat."""

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from netmodel.cli import main as cli_main
+from netmodel.cli import process as cli_process
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("compute", "topologies", "netmodel")
@@ -120,7 +120,7 @@ def no_matplotlib_folder(monkeypatch, tmp_path):
 def test_a_home_that_holds_nothing_gets_a_folder_of_its_own(monkeypatch,
                                                              no_matplotlib_folder):
     monkeypatch.setenv("HOME", "/dev/null")
-    cli_main._matplotlib_folder()
+    cli_process.matplotlib_folder()
     folder = Path(os.environ["MPLCONFIGDIR"])
     assert folder == no_matplotlib_folder / f"netmodel-matplotlib-{os.getuid()}"
     st = folder.stat()
@@ -132,7 +132,7 @@ def test_a_folder_others_may_write_is_not_used(monkeypatch, no_matplotlib_folder
     shared = no_matplotlib_folder / f"netmodel-matplotlib-{os.getuid()}"
     shared.mkdir()
     shared.chmod(0o777)
-    cli_main._matplotlib_folder()
+    cli_process.matplotlib_folder()
     folder = Path(os.environ["MPLCONFIGDIR"])
     assert folder != shared and folder.parent == no_matplotlib_folder
     assert folder.stat().st_mode & 0o777 == 0o700
@@ -142,7 +142,7 @@ def test_a_home_that_will_do_is_left_alone(monkeypatch, tmp_path, no_matplotlib_
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    cli_main._matplotlib_folder()
+    cli_process.matplotlib_folder()
     assert "MPLCONFIGDIR" not in os.environ
     assert list(home.iterdir()) == [] and list(no_matplotlib_folder.iterdir()) == []
 
@@ -175,4 +175,4 @@ def test_a_refusal_quoting_what_latin1_cannot_hold_is_one_escaped_line(tmp_path)
 ])
 def test_the_streams_write_what_the_encoding_cannot_hold_as_an_escape(encoding, text,
                                                                       written):
-    assert text.encode(encoding, cli_main.ESCAPE) == written
+    assert text.encode(encoding, cli_process.ESCAPE) == written

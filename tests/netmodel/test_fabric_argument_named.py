@@ -1,7 +1,7 @@
 """A fabric SPEC given as a command's argument (``topology show``, ``export``, ``plot``,
 ``compare``) whose refusal quotes only the builder and its parameters, or the scenario, is
 said with the text typed in front, as ``--fabric`` says it with its flag
-(netmodel.cli.main.typed_options, named_by_value): the library no longer quotes the spec
+(netmodel.cli.refusals.typed_options, named_by_value): the library no longer quotes the spec
 whole ('ring: spec parameter '' must be KEY=VALUE (in 'n=8,')'), so without it the user
 could not see which text to mend."""
 

@@ -70,7 +70,7 @@ def test_help_and_click_own_refusals_come_first():
 
 
 def test_the_rule_on_a_bare_command():
-    from netmodel.cli.main import refuse_repeated_options
+    from netmodel.cli.refusals import refuse_repeated_options
 
     cmd = click.Command("x", params=[click.Option(["--n"]), click.Option(["--k"], multiple=True),
                                      click.Option(["--q"], is_flag=True)])

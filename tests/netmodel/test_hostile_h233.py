@@ -51,7 +51,7 @@ def test_a_files_allowed_keys_stay_keys():
     is left as it is; the words before it are still rewritten."""
     import click
 
-    from netmodel.cli.main import flags_for_parameters
+    from netmodel.cli.refusals import flags_for_parameters
 
     cmd = click.Command("x", params=[click.Option(["--compute-dtype"])])
     msg = "set compute_dtype or drop it; allowed: layers, compute_dtype, weight_dtype"

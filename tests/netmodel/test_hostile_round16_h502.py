@@ -4,7 +4,7 @@ warnings, and round 16's files: scripts/hostile_round16.py).
 
 - a value typed for an option and quoted by a library refusal that names no flag
   (``unknown GPU 'nope'`` from ``--scenario lite-flat@nope``) is said with that flag
-  (:func:`netmodel.cli.main.named_by_value`);
+  (:func:`netmodel.cli.refusals.named_by_value`);
 - ``topology compare`` names which of its fabrics a refusal is about;
 - a scenario file's ``[collective]`` keys are refused naming the file, the section and
   the key (``s.toml: [collective]: placement 'x' is unknown``);
@@ -100,7 +100,7 @@ def test_topology_compare_names_the_fabric(spec, rest):
 
 
 def test_named_by_value_leaves_ambiguity_and_named_flags_alone():
-    from netmodel.cli.main import named_by_value
+    from netmodel.cli.refusals import named_by_value
 
     # two options quote the value: which is not known, so the line stays as it is
     both = [("--gpu", "Lite"), ("--scenario", "lite-flat@Lite")]

@@ -181,7 +181,7 @@ def test_the_study_refuses_a_swapped_gpu_it_would_not_run(tmp_path):
 
 
 def test_an_mplconfigdir_that_cannot_be_a_folder_is_not_used(monkeypatch, tmp_path):
-    from netmodel.cli import main as cli_main
+    from netmodel.cli import process as cli_process
 
     home = tmp_path / "home"
     home.mkdir()
@@ -190,10 +190,10 @@ def test_an_mplconfigdir_that_cannot_be_a_folder_is_not_used(monkeypatch, tmp_pa
     monkeypatch.setenv("HOME", str(home))
     (tmp_path / "a-file").write_text("")
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "a-file"))
-    cli_main._matplotlib_folder()   # matplotlib said 'mkdir -p failed' in two lines
+    cli_process.matplotlib_folder()   # matplotlib said 'mkdir -p failed' in two lines
     assert "MPLCONFIGDIR" not in os.environ   # the home's folders will do
     monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mine"))   # one it can make: kept
-    cli_main._matplotlib_folder()
+    cli_process.matplotlib_folder()
     assert os.environ["MPLCONFIGDIR"] == str(tmp_path / "mine")
 
 

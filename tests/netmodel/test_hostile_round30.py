@@ -42,7 +42,7 @@ group is (compute.validate.refuse_unordered, in listed and netmodel.api's lists)
 
 (g) As root (a container's user), ``HOME=/proc`` or ``/sys`` made every command that draws
 print matplotlib's two warnings (its mkdir of ``$HOME/.config/matplotlib`` failed) after
-its output: ``os.access`` says yes to root everywhere. netmodel.cli.main._may_make now
+its output: ``os.access`` says yes to root everywhere. netmodel.cli.process.may_make now
 makes and removes a folder there to see, for root, and gives matplotlib its own folder.
 """
 
@@ -218,15 +218,15 @@ def test_study_json_of_numpy_max_batch():
 
 @pytest.mark.parametrize("home", ["/proc", "/sys"])
 def test_a_home_no_folder_can_be_made_in_is_not_taken(home):
-    from netmodel.cli.main import _may_make
+    from netmodel.cli.process import may_make
 
     if not os.path.isdir(home):
         pytest.skip(f"no {home} here")
-    assert not _may_make(os.path.join(home, ".config", "matplotlib"))
+    assert not may_make(os.path.join(home, ".config", "matplotlib"))
 
 
 def test_a_home_a_folder_can_be_made_in_is_taken(tmp_path):
-    from netmodel.cli.main import _may_make
+    from netmodel.cli.process import may_make
 
-    assert _may_make(str(tmp_path / ".config" / "matplotlib"))
+    assert may_make(str(tmp_path / ".config" / "matplotlib"))
     assert list(tmp_path.iterdir()) == []   # the probe left nothing

@@ -42,7 +42,7 @@ now ``ocs:logical=ring``.
 (f) A value an option took by default and the run refused was said as if typed:
 ``collective all-reduce --fabric ring:n=4`` answered "--group '8': group size 8 is larger
 than the fabric's 4 GPUs" to a user who gave no --group (``costs`` likewise with --groups
-'2,4,8'). :func:`netmodel.cli.main.value_refused_as` now says "(its default)" where click
+'2,4,8'). :func:`netmodel.cli.refusals.value_refused_as` now says "(its default)" where click
 records the option's value as its default.
 
 (g) A measurements CSV's number its range refuses was named as converted, not as typed

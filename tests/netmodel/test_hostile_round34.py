@@ -34,7 +34,7 @@ are Lite's". Now the reader refuses it naming the rows' GPUs
 (algorithms=...)", the library's parameter on the command line: a parameter without an
 underscore was never written as its flag. Now a parameter written as given,
 ``algorithms=...``, is said as the flag, ``--algorithms ...``
-(:func:`netmodel.cli.main.flags_for_parameters`).
+(:func:`netmodel.cli.refusals.flags_for_parameters`).
 
 (f) A builder's whole-number parameter given as a float (``build_fabric('ring', {'n':
 4.0})``, numpy's ``float64(4)``) built the ring of 4 but recorded it as typed: spec

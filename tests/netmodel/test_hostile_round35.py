@@ -15,7 +15,7 @@ the checks let through that could not be written after all, a full disk, a folde
 read-only since) named no flag, where the same output's check has named it since 8e7159cf
 (``--out 'out': output folder 'out' ...``). Now the write is said as the check is,
 ``--out 'out': cannot write output folder 'out': ...``
-(:func:`netmodel.cli.main.output_refused_as`: compare,
+(:func:`netmodel.cli.refusals.output_refused_as`: compare,
 sweep, study lite-gpu, availability, blast-radius; costs' ``--output`` folder or file,
 topology export's ``--output``, calibrate's ``--out``); a full disk keeps exit status 1.
 
@@ -23,7 +23,7 @@ topology export's ``--output``, calibrate's ``--out``); a full disk keeps exit s
 match of one refusal's start (netmodel.cli.reliability_inputs' ``_UNREAD``), the name
 nowhere else: a refusal naming it elsewhere kept the library's name. Now the option declares
 the library's name for its value (``RegistryHelp(parameters=...)``), which
-:func:`netmodel.cli.main.flags_for_parameters` says as the flag wherever it stands.
+:func:`netmodel.cli.refusals.flags_for_parameters` says as the flag wherever it stands.
 
 (d) ``netmodel.sweep``'s ``params`` given as a table (``{'fabric.latency': ['1us']}``, a
 natural guess) or a number was refused as "params must be one name, file or object, or a
@@ -144,7 +144,7 @@ def test_compare_out_of_a_long_name_is_refused_before_the_work(tmp_path):
 def test_a_write_refused_names_its_flag(tmp_path, monkeypatch, argv, said, code, reason,
                                         status):
     # before: "error: cannot write output folder 'out': Permission denied", no flag (a
-    # name of 2 characters or fewer had it: netmodel.cli.main.named_by_value)
+    # name of 2 characters or fewer had it: netmodel.cli.refusals.named_by_value)
     import shutil
 
     import compute.outputs
@@ -164,7 +164,7 @@ def test_a_write_refused_names_its_flag(tmp_path, monkeypatch, argv, said, code,
 
 @pytest.mark.parametrize("command", ["availability", "blast-radius"])
 def test_the_storage_bandwidth_parameter_is_said_as_its_flag_anywhere(command):
-    from netmodel.cli.main import flags_for_parameters
+    from netmodel.cli.refusals import flags_for_parameters
 
     cmd = cli.get_command(None, command)
     (option,) = [p for p in cmd.params if "--load-bandwidth" in p.opts]

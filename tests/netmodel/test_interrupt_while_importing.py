@@ -60,7 +60,7 @@ def test_matplotlib_folder_under_the_commands_handlers(monkeypatch, capsys):
     def ctrl_c() -> None:
         os.kill(os.getpid(), signal.SIGINT)
 
-    monkeypatch.setattr(cli_main, "_matplotlib_folder", ctrl_c)
+    monkeypatch.setattr(cli_main, "matplotlib_folder", ctrl_c)
     with pytest.raises(SystemExit) as stopped:
         cli_main.main(["--help"])
     assert stopped.value.code == 130

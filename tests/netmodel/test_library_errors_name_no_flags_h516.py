@@ -3,7 +3,7 @@
 ``parse_param``'s refusal of a one-value range said 'give 2 or more values (N, or
 --points)' to a Python caller, who passes ``points``; ``fabric_scenario``'s refusal of an
 OCS fabric pointed at ``netmodel compare --show lite-ocs``, and its ``--`` kept the command
-line from naming the value typed in front (:func:`netmodel.cli.main.named_by_value` leaves a
+line from naming the value typed in front (:func:`netmodel.cli.refusals.named_by_value` leaves a
 message that names a flag as it is). Now the library names ``points`` and the sweep command
 says it as ``--points``. The last test reads every ``raise UserError(...)`` of the library
 packages: none may name a ``--flag`` of netmodel's (another program's, SGLang's, may be

@@ -17,7 +17,7 @@ from compute.roofline import make_workload
 from compute.roofline_options import RooflineOptions
 from compute.search import search
 from compute.two_batch import evaluate_two_batch
-from netmodel.cli.main import flag_of
+from netmodel.cli.refusals import flag_of
 from netmodel.study.roofline_report import (
     check_fits,
     infer_report,

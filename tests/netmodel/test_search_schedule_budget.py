@@ -83,7 +83,8 @@ def test_search_notes_the_fallback(tmp_path, monkeypatch):
     # not_computed
     from click.testing import CliRunner
 
-    from netmodel.cli.main import cli, flag_of
+    from netmodel.cli.main import cli
+    from netmodel.cli.refusals import flag_of
     from netmodel.study.run_words import parameters_named_by
 
     path = _scenario(tmp_path)

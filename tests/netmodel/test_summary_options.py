@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from netmodel.cli.main import flag_of
+from netmodel.cli.refusals import flag_of
 from netmodel.study.run_words import parameters_named_by
 from netmodel.study.summary import _notes, summary_markdown
 from netmodel.study.summary_claims import _claim_custom
