@@ -142,17 +142,22 @@ def child(argv: list[str], d: Path, env: dict[str, str] | None = None,
           hooked: bool = False, limits: dict[int, int] | None = None) -> subprocess.Popen:
     """``python -m netmodel ARGV`` (``{d}``: the folder ``d``) started in ``d`` (hooked:
     :data:`HOOK`'s child, its point and signal in ``env``), under ``limits``
-    (``{resource.RLIMIT_*: bytes}``)."""
+    (``{resource.RLIMIT_*: bytes}``), with SIGINT and SIGTERM at their defaults as a
+    command a terminal starts has them: this script run as a background job of a shell
+    without job control (``python scripts/hostile_round20.py &``) has SIGINT ignored, and
+    its children would keep ignoring it, as netmodel leaves a signal it was started
+    ignoring (netmodel.cli.interrupt.stop_on_signals)."""
     args = [a.replace("{d}", str(d)) for a in argv]
     cmd = [sys.executable, *(["-c", HOOK] if hooked else ["-m", "netmodel"]), *args]
 
-    def limit() -> None:
+    def start() -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL)
         for which, value in (limits or {}).items():
             resource.setrlimit(which, (value, value))
 
     return subprocess.Popen(cmd, cwd=d, env=_child_env(env or {}), stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=limit if limits else None)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=start)
 
 
 def finish(p: subprocess.Popen) -> tuple[int, str]:

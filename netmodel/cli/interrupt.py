@@ -67,6 +67,15 @@ def stop_on_signals() -> Iterator[None]:
     process whose cleanup hangs. The handlers are put back after. Only in the main thread
     (where Python runs signal handlers): elsewhere nothing changes.
 
+    A signal the process was started ignoring stays ignored, as
+    :func:`netmodel.cli.entry.run` leaves it while the command line is imported and as
+    Python leaves SIGINT (no KeyboardInterrupt): a shell without job control starts a
+    background job (``netmodel sweep ... &`` in a script) with SIGINT ignored, so that a
+    Ctrl-C at the terminal stops the foreground command, not the jobs behind it (SIGTERM,
+    ``kill``'s, still stops them). Before, such a job ignored a SIGINT sent while it
+    imported (its first 0.1-0.5 s) and stopped on one sent after: the same signal stopped
+    it or not by when it came.
+
     A signal may come where Python drops what is raised (a weakref callback, such as
     importlib's module locks', or a ``__del__``): Python printed ``Exception ignored in
     ...`` with a traceback, and the command ran on, the signal spent. There
@@ -80,7 +89,8 @@ def stop_on_signals() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    signals = (signal.SIGINT, signal.SIGTERM)
+    signals = tuple(s for s in (signal.SIGINT, signal.SIGTERM)   # not one ignored from the start
+                    if signal.getsignal(s) is not signal.SIG_IGN)
 
     def stop(signum: int, frame: object) -> None:
         for s in signals:
