@@ -107,6 +107,39 @@ def _each(x, name: str) -> list:
                     f"of them, got {describe(x)}")
 
 
+def _once(name: str, items: list, names: Iterable[str]) -> list:
+    """``items`` of parameter ``name``, refused where two of them are one thing (their
+    ``names``, matched regardless of case as a catalog matches them), as the command line
+    refuses ``--models A,A``: the run merged them (one row for a model given twice) or
+    doubled them (two rows for a phase or scenario given twice) without a word.
+
+    >>> _once("phases", ["decode", "Decode"], ["decode", "Decode"])
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: phases 'decode,Decode' names one thing more than once ('decode' and 'Decode'); give each once
+    """
+    from compute.validate import refuse_repeats
+
+    refuse_repeats(name, [str(n).strip() for n in names], str.casefold)
+    return items
+
+
+def _models(x, name: str = "models") -> list[ModelSpec]:
+    specs = [_model(m) for m in _each(x, name)]
+    return _once(name, specs, (m.name for m in specs))
+
+
+def _gpus(x, name: str = "gpus") -> list[GpuSpec]:
+    specs = [_gpu(g) for g in _each(x, name)]
+    return _once(name, specs, (g.name for g in specs))
+
+
+def _names(x, name: str) -> list:
+    """The items of ``name`` (phases, networks: texts), each once."""
+    items = _each(x, name)
+    return _once(name, items, items)
+
+
 def _known_keywords(kwargs: Mapping[str, Any], public, inner) -> None:
     """Refuse a keyword argument that neither ``public`` nor ``inner`` (the function its
     ``**kwargs`` go to) takes, naming ``public`` and listing the keywords both signatures
@@ -414,14 +447,14 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
 
     flag("compare", "reliability", reliability)   # 'no' or 0.0 was taken as its truth
     check_slo(slo), check_options(options)
-    phases = _each(phases, "phases")
+    phases = _names(phases, "phases")
     refuse_unread_tokens(phases, prompt, context, "phases")
     refs = [_ref(s) for s in (_each(scenarios, "scenarios") if scenarios is not None
                               else scenario_names())]
-    for ref in refs:   # each read here first; the texts passed on (NAME@GPU with gpus)
-        get_scenario(ref)
-    return run_compare([_model(m) for m in _each(models, "models")], refs, phases,
-                       gpus=[_gpu(g) for g in _each(gpus, "gpus")] if gpus is not None else None,
+    # each read here first; the texts passed on (NAME@GPU with gpus)
+    _once("scenarios", refs, [get_scenario(ref).name for ref in refs])
+    return run_compare(_models(models), refs, phases,
+                       gpus=_gpus(gpus) if gpus is not None else None,
                        options=options, slo=slo, prompt=prompt, context=context,
                        max_batch=max_batch, instances=instances, parallelism=parallelism,
                        reliability=reliability, workers=workers, scheduler=scheduler)
@@ -438,17 +471,18 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
 
     _known_keywords(kwargs, sweep, run_sweep)
     check_slo(kwargs.get("slo")), check_options(kwargs.get("options"))
-    phases = _each(phases, "phases")
+    phases = _names(phases, "phases")
     refuse_unread_tokens(phases, kwargs.get("prompt"), kwargs.get("context"), "phases")
     if kwargs.get("gpus") is not None:   # a number raised TypeError from deep inside
-        kwargs["gpus"] = [_gpu(g) for g in _each(kwargs["gpus"], "gpus")]
+        kwargs["gpus"] = _gpus(kwargs["gpus"])
     refs = [_ref(s) for s in _each(scenarios, "scenarios")]
     scens = [get_scenario(s) for s in refs]
+    _once("scenarios", scens, [s.name for s in scens])
     texts = _each(params, "params")
     refuse_unread_points(points, texts)
     parsed = [parse_param(p, scens, points) for p in texts]
     # the texts passed on: a NAME@GPU that gpus would replace is refused there
-    return run_sweep(refs, parsed, [_model(m) for m in _each(models, "models")], phases,
+    return run_sweep(refs, parsed, _models(models), phases,
                      **kwargs)
 
 
@@ -466,11 +500,9 @@ def run_study(models: Iterable[ModelLike] | None = None,
     _known_keywords(kwargs, run_study, run_full_study)
     check_slo(kwargs.get("slo")), check_options(kwargs.get("options"))
     if "networks" in kwargs:   # None or a number raised TypeError from deep inside
-        kwargs["networks"] = _each(kwargs["networks"], "networks")
+        kwargs["networks"] = _names(kwargs["networks"], "networks")
     # 'is None', not 'or': an array's truth raised numpy's ValueError
-    return run_full_study([_model(m) for m in _each(DEFAULT_MODELS if models is None else models,
-                                                    "models")],
-                          [_gpu(g) for g in _each(DEFAULT_GPUS if gpus is None else gpus,
-                                                  "gpus")],
-                          _each(phases, "phases"),
+    return run_full_study(_models(DEFAULT_MODELS if models is None else models),
+                          _gpus(DEFAULT_GPUS if gpus is None else gpus),
+                          _names(phases, "phases"),
                           **kwargs)

@@ -1,0 +1,87 @@
+"""Hostile round 36 (scripts/hostile_round36.py): values at their bounds, options that
+contradict each other, odd data files, and the Python API given one thing twice or the
+wrong type. 128 invocations; 18 failed at HEAD, every one in the library.
+
+Found wrong, each checked here:
+
+(a) ``netmodel.compare``, ``sweep`` and ``run_study`` took a model, scenario, phase, GPU or
+network listed twice without a word: ``compare([E, E], ...)`` gave one row (merged by
+name), ``compare(phases=['decode', 'decode'])`` and ``scenarios=['lite-flat',
+'lite-flat']`` two identical rows, where the command line refuses ``--models A,A``
+(compute.validate.refuse_repeats). Now the API refuses it the same way, naming the
+parameter; a name is matched regardless of case, as a catalog matches it
+(:func:`netmodel.api._once`).
+
+(b) An OCS's logical topology laid over a GPU listed twice (``circuits_for('ring', [0, 0,
+1])``) made a circuit from the GPU to itself: returned by ``circuits_for``, refused by
+``realize`` only as the graph's self-loop ('edge gpu0-gpu0 joins a node to itself'),
+naming no parameter. Now ``members``/``gpus`` is refused naming the GPU and its two places
+(topologies.optical._members).
+
+(c) ``FabricCostModel(algorithms=['ring', 'RING'])`` (and ``netmodel.collective_time``'s)
+took a candidate twice as one, where ``--algorithms ring,RING`` is refused; and
+``validated='yes'`` (or 1, 'no') was taken as its truth, leaving the graph unchecked, where
+every flag of the library is Python's or numpy's bool (compute.validate.flag).
+
+(d) ``concurrent_cost`` given a fabric spec or graph for its cost model raised
+AttributeError ('str' object has no attribute 'graph').
+
+(e) ``degraded_cost`` passed an unknown keyword to ``FabricCostModel``, whose TypeError
+blamed ``FabricCostModel.__init__`` (a function the caller never called), and dropped a
+``ring_order`` given without a word (it sets its own: each side runs the faster of the
+group's order and a greedy one). Now both are refused naming ``degraded_cost`` and the
+keywords it takes.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import netmodel
+from compute.errors import UserError
+
+E = "Llama-3-8B"
+KW = {"max_batch": 8}
+
+
+# -- (a) one thing listed twice --------------------------------------------------------------
+
+@pytest.mark.parametrize(("call", "said"), [
+    (lambda: netmodel.compare([E, E], ["lite-flat"], "decode", **KW),
+     "models 'Llama-3-8B,Llama-3-8B' names Llama-3-8B more than once; give each once"),
+    (lambda: netmodel.compare([E, "llama-3-8b"], ["lite-flat"], "decode", **KW),
+     "models 'Llama-3-8B,Llama-3-8B' names Llama-3-8B more than once; give each once"),
+    (lambda: netmodel.compare([E], ["lite-flat", "lite-flat"], "decode", **KW),
+     "scenarios 'lite-flat,lite-flat' names lite-flat more than once; give each once"),
+    (lambda: netmodel.compare([E], ["lite-flat"], ["decode", "Decode"], **KW),
+     "phases 'decode,Decode' names one thing more than once ('decode' and 'Decode'); give each "
+     "once"),
+    (lambda: netmodel.compare([E], ["lite-flat"], "decode", gpus=["Lite", "Lite"], **KW),
+     "gpus 'Lite,Lite' names Lite more than once; give each once"),
+    (lambda: netmodel.sweep(["lite-flat"], ["fabric.latency=1us,2us"], [E, E], **KW),
+     "models 'Llama-3-8B,Llama-3-8B' names Llama-3-8B more than once; give each once"),
+    (lambda: netmodel.sweep(["lite-flat"] * 2, ["fabric.latency=1us,2us"], [E], **KW),
+     "scenarios 'lite-flat,lite-flat' names lite-flat more than once; give each once"),
+    (lambda: netmodel.sweep(["lite-flat"], ["fabric.latency=1us,2us"], [E], ["decode"] * 2,
+                            **KW),
+     "phases 'decode,decode' names decode more than once; give each once"),
+    (lambda: netmodel.run_study([E], ["Lite", "Lite"], ["decode"], networks=["ring"]),
+     "gpus 'Lite,Lite' names Lite more than once; give each once"),
+    (lambda: netmodel.run_study([E, E], ["Lite"], ["decode"], networks=["ring"]),
+     "models 'Llama-3-8B,Llama-3-8B' names Llama-3-8B more than once; give each once"),
+    (lambda: netmodel.run_study([E], ["Lite"], ["decode"], networks=["ring", "ring"]),
+     "networks 'ring,ring' names ring more than once; give each once"),
+])
+def test_one_thing_listed_twice_is_refused(call, said):
+    with pytest.raises(UserError) as exc:
+        call()
+    assert str(exc.value) == said
+
+
+def test_each_listed_once_still_runs_every_row():
+    """The baseline h100-dgx on its own H100 and on the Lite, and lite-flat on its Lite:
+    three rows, none merged."""
+    r = netmodel.compare([E], ["lite-flat", "h100-dgx"], "decode", gpus=["Lite"], **KW)
+    assert [(x.scenario, x.gpu) for x in r.rows] == [
+        ("lite-flat", "Lite"), ("h100-dgx", "H100-SXM"), ("h100-dgx", "Lite")]
+
