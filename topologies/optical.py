@@ -147,10 +147,28 @@ def ocs(gpus: int = 16, ports: int = 4, ocs_ports: int = OCS_PORTS,
 
 def _members(value: object, what: str) -> list:
     """``value`` as a list of node ids: a list, tuple or range of them (not a string, a
-    number or None, which raised TypeError from len() or list())."""
+    number or None, which raised TypeError from len() or list()), each once: a GPU given
+    twice laid a ring's circuit from it to itself (``circuits_for("ring", [0, 0, 1])``),
+    refused only later as a self-loop naming no parameter.
+
+    >>> _members(["gpu0", "gpu1", "gpu0"], "gpus")
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: gpus names 'gpu0' more than once (at 0 and 2); give each GPU once
+    """
     if not isinstance(value, list | tuple | range):
         raise UserError(f"{what} must be a list of GPU nodes, got {describe(value)}")
-    return list(value)
+    members = list(value)
+    first: dict = {}
+    for i, node in enumerate(members):
+        try:
+            j = first.setdefault(node, i)
+        except TypeError:   # a list in it: no node id; the ends' check says so
+            continue
+        if j != i:
+            raise UserError(f"{what} names {describe(node)} more than once (at {j} and {i}); "
+                            f"give each GPU once")
+    return members
 
 
 def _id_set(value: object, what: str, items: str) -> frozenset:

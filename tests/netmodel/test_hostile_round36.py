@@ -39,6 +39,7 @@ import pytest
 
 import netmodel
 from compute.errors import UserError
+from topologies import build, circuits_for, gpu_nodes, realize
 
 E = "Llama-3-8B"
 KW = {"max_batch": 8}
@@ -84,4 +85,28 @@ def test_each_listed_once_still_runs_every_row():
     r = netmodel.compare([E], ["lite-flat", "h100-dgx"], "decode", gpus=["Lite"], **KW)
     assert [(x.scenario, x.gpu) for x in r.rows] == [
         ("lite-flat", "Lite"), ("h100-dgx", "H100-SXM"), ("h100-dgx", "Lite")]
+
+
+# -- (b) a GPU laid twice into a logical topology --------------------------------------------
+
+def test_a_member_given_twice_is_refused_naming_both_places():
+    with pytest.raises(UserError, match=r"^members names 0 more than once \(at 0 and 1\); "
+                                        r"give each GPU once$"):
+        circuits_for("ring", [0, 0, 1])
+    with pytest.raises(UserError, match=r"^members names 'a' more than once \(at 0 and 2\)"):
+        circuits_for("full-mesh", ["a", "b", "a"])
+    g = build("ocs")
+    a, b = gpu_nodes(g)[:2]
+    with pytest.raises(UserError, match=r"^gpus names 'gpu0' more than once \(at 0 and 1\)"):
+        realize(g, "ring", [a, a, b])
+
+
+def test_members_each_once_keep_their_circuits():
+    """A ring of 3 is 3 circuits; a torus side of 2 is two parallel circuits, a pair repeated
+    on purpose (8 circuits of 4 pairs on a 2x2)."""
+    assert circuits_for("ring", ["a", "b", "c"]) == [("a", "b"), ("b", "c"), ("c", "a")]
+    pairs = circuits_for("torus:2x2", ["a", "b", "c", "d"])
+    assert len(pairs) == 8 and len(set(pairs)) == 4
+    g = build("ocs")
+    assert realize(g, "ring", gpu_nodes(g)[:4]).number_of_edges() == 4
 
