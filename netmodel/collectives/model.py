@@ -45,7 +45,7 @@ import numpy as np
 
 from compute.comm import check_op
 from compute.errors import UserError, chosen, known, lookalike
-from compute.validate import describe, is_whole, of_type
+from compute.validate import describe, flag, is_whole, of_type, refuse_repeats
 from netmodel.collectives.algorithms import (
     ALGORITHMS,
     SEND_RECV_OPS,
@@ -157,7 +157,8 @@ class FabricCostModel(CandidateChoices, TunedChoices):
                  scope: str = "every-op", tuner=None, validated: bool = False) -> None:
         from netmodel.collectives.tuner_plugin import get_tuner, tuner_refusal
 
-        if not validated:
+        # 'yes' or 1 was taken as its truth: a graph left unchecked ('no' too)
+        if not flag("FabricCostModel", "validated", validated):
             validate(graph, check_connected=False)
         elif check_graph(graph).is_multigraph():   # validate's refusal, with validated=True
             # parallel edges: the model reads one edge's attributes per pair (KeyError before)
@@ -191,6 +192,9 @@ class FabricCostModel(CandidateChoices, TunedChoices):
             for a in algorithms:
                 if chosen(a, ALGORITHMS) is None:
                     raise unknown_algorithm(a)
+            # one candidate given twice ('ring', 'RING'), as --algorithms refuses it: taken
+            # as one without a word
+            refuse_repeats("algorithms", [a.strip() for a in algorithms], str.casefold)
             algorithms = tuple(chosen(a, ALGORITHMS) for a in algorithms)
         if chosen(scope, SCOPES) is None:
             raise UserError(f"scope must be one of {known(SCOPES)}, got {describe(scope)}")

@@ -35,6 +35,7 @@ keywords it takes.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import netmodel
@@ -109,4 +110,32 @@ def test_members_each_once_keep_their_circuits():
     assert len(pairs) == 8 and len(set(pairs)) == 4
     g = build("ocs")
     assert realize(g, "ring", gpu_nodes(g)[:4]).number_of_edges() == 4
+
+
+# -- (c) FabricCostModel: a candidate twice, a flag as text ----------------------------------
+
+def test_a_candidate_algorithm_twice_is_refused():
+    from netmodel.collectives.model import FabricCostModel
+
+    g = build("ring:n=8")
+    with pytest.raises(UserError, match=r"^algorithms 'ring,RING' names one thing more than "
+                                        r"once \('ring' and 'RING'\); give each once$"):
+        FabricCostModel(g, algorithms=["ring", "RING"])
+    with pytest.raises(UserError, match=r"^algorithms 'ring,ring' names ring more than once"):
+        netmodel.collective_time("ring:n=8", "all-reduce", 1e6, algorithms="ring, ring")
+    assert FabricCostModel(g, algorithms=["ring", "tree"]).algorithms == ("ring", "tree")
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None, "no"])
+def test_validated_is_a_flag(value):
+    from netmodel.collectives.model import FabricCostModel
+
+    with pytest.raises(UserError, match=r"^FabricCostModel: validated must be true or false"):
+        FabricCostModel(build("ring:n=8"), validated=value)
+
+
+def test_validated_takes_numpy_bool():
+    from netmodel.collectives.model import FabricCostModel
+
+    assert FabricCostModel(build("ring:n=8"), validated=np.True_).gpus == 8
 
