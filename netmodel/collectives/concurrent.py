@@ -345,6 +345,11 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
     (:data:`compute.units.MAX_MESSAGE_BYTES`, as every entry that costs a size a user gives:
     more than any GPU's memory holds).
     """
+    from compute.validate import of_type
+
+    # a fabric given for its model (a spec, a graph) raised AttributeError ('str' object has
+    # no attribute 'graph') from deep inside
+    of_type("model", model, FabricCostModel, "FabricCostModel(build('ring:n=8'))", default=False)
     op = check_op(op)
     return _concurrent_cost(model, groups, op, check_sizes(nbytes, bounded=True), algorithm)
 

@@ -139,3 +139,14 @@ def test_validated_takes_numpy_bool():
 
     assert FabricCostModel(build("ring:n=8"), validated=np.True_).gpus == 8
 
+
+# -- (d) concurrent_cost given a fabric for its model ----------------------------------------
+
+@pytest.mark.parametrize("model", ["ring:n=8", build("ring:n=8")])
+def test_concurrent_cost_model_of_its_type(model):
+    from netmodel.collectives.concurrent import concurrent_cost
+
+    with pytest.raises(UserError, match=r"^model must be a netmodel\.collectives\.model\."
+                                        r"FabricCostModel \(e\.g\. FabricCostModel\("):
+        concurrent_cost(model, 8, "all-reduce", 1e6)
+
