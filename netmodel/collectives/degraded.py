@@ -246,6 +246,31 @@ class DegradedResult:
         return doc
 
 
+def _check_model_options(options: dict) -> None:
+    """Refuse a keyword :func:`degraded_cost` would not pass on to
+    :class:`~netmodel.collectives.model.FabricCostModel`: one the model takes not (Python's
+    TypeError named ``FabricCostModel.__init__``, a function the caller never called), or
+    ``ring_order``, which it sets itself (each side runs the faster of the group's order and
+    a greedy one): a ``ring_order`` given was dropped without a word.
+
+    >>> _check_model_options({"ring_order": "greedy"})
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: degraded_cost() takes no keyword 'ring_order' (each side runs the faster of the group's order and a greedy one); allowed: links, nodes, algorithm, circuits, placement, algorithms, calibration, seed, max_transfers, scope, tuner, validated
+    """
+    import inspect
+
+    own = ("graph", "algorithm", "ring_order")   # the graph and these: degraded_cost's own
+    allowed = [k for k in inspect.signature(FabricCostModel).parameters if k not in own]
+    unknown = [k for k in options if k not in allowed]
+    if unknown:
+        why = (" (each side runs the faster of the group's order and a greedy one)"
+               if "ring_order" in unknown else "")
+        raise UserError(f"degraded_cost() takes no keyword {', '.join(map(repr, unknown))}"
+                        f"{why}; allowed: links, nodes, algorithm, circuits, "
+                        f"{', '.join(allowed)}")
+
+
 def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable[Hashable],
                   *, links: Iterable[Iterable[Hashable]] = (), nodes: Iterable[Hashable] = (),
                   algorithm: str | None = None, circuits: Callable | None = None,
@@ -260,6 +285,7 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
     given the surviving members in the group's order, the graph they are costed on
     instead of the failed circuits dropped, or None where none can be set (the group is
     cut)."""
+    _check_model_options(model_options)
     links, nodes = _parts("links", links, "(u, v) pairs"), _parts("nodes", nodes, "nodes")
     broken = degrade(graph, links=links, nodes=nodes)   # names a bad part before any cost
     links = tuple(tuple(x) for x in links)
@@ -267,7 +293,7 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
     # nearest-neighbour order), so that a failure counts only what it removes: the healthy
     # side in the group's order alone let a cable nowhere near the group 'speed up' a ring
     # listed out of physical order (torus 3x4, 6 GPUs at random: 0.52x)
-    options = {k: v for k, v in model_options.items() if k != "ring_order"}
+    options = dict(model_options)
     if options.get("scope") == "collectives" and algorithm is not None:
         # a scenario's algorithm: the models' own, so that all-to-all and send-recv choose
         # as auto where it lacks them (FabricCostModel.algorithm_names), as without failures

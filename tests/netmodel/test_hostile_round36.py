@@ -150,3 +150,28 @@ def test_concurrent_cost_model_of_its_type(model):
                                         r"FabricCostModel \(e\.g\. FabricCostModel\("):
         concurrent_cost(model, 8, "all-reduce", 1e6)
 
+
+# -- (e) degraded_cost's keywords ------------------------------------------------------------
+
+def test_degraded_cost_refuses_a_keyword_it_passes_to_no_one():
+    from netmodel.collectives.degraded import degraded_cost
+
+    g = build("ring:n=8")
+    with pytest.raises(UserError, match=r"^degraded_cost\(\) takes no keyword 'bogus'; "
+                                        r"allowed: links, nodes, algorithm, circuits, "
+                                        r"placement, "):
+        degraded_cost(g, "all-reduce", 1e6, 4, bogus=1)
+    with pytest.raises(UserError, match=r"^degraded_cost\(\) takes no keyword 'ring_order' "
+                                        r"\(each side runs the faster"):
+        degraded_cost(g, "all-reduce", 1e6, 4, ring_order="greedy")
+
+
+def test_degraded_cost_passes_on_the_model_keywords():
+    """gpu7 failed under a group of gpu0..gpu3 on a ring of 8: the ring among them loses
+    its way round past gpu7, never faster."""
+    from netmodel.collectives.degraded import degraded_cost
+
+    r = degraded_cost(build("ring:n=8"), "all-reduce", 1e6, 4, nodes=["gpu7"],
+                      placement="contiguous", algorithms=["ring"])
+    assert r.degraded.algorithm == r.healthy.algorithm == "ring"
+    assert r.degraded.time >= r.healthy.time > 0
