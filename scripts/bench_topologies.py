@@ -18,8 +18,11 @@ the check the builder ran while building (validate, or the block checks of
 :func:`topologies.common.check_blocks`) and the rest; ``full validate`` is a separate
 :func:`topologies.validate` of the finished graph (what a graph from a file costs).
 
-`python scripts/bench_topologies.py [--quick] [--root DIR]` (``--quick`` skips the
-131,072-GPU cases and the 1,024,000-GPU import; ``--root`` measures another checkout of the project, e.g. an older commit
+``netmodel topology show`` of a 1,000,000-GPU torus (:data:`SHOW_CASES`): time and peak memory.
+
+`python scripts/bench_topologies.py [--quick] [--show] [--root DIR]` (``--quick`` skips the
+131,072-GPU cases, the 1,024,000-GPU import and the 1,000,000-GPU show; ``--show`` runs
+the show alone; ``--root`` measures another checkout of the project, e.g. an older commit
 unpacked with ``git archive``, for before/after figures).
 """
 
@@ -324,9 +327,47 @@ def _parts(label, spec, root=ROOT):
     print(f"{label}: CPU {parts}; peak RSS {r['rss_gb']:.2f} GB ({r['links']:,} links)")
 
 
+# (label, spec): the CLI's topology show, its own process (build, analysis and table)
+SHOW_CASES = [
+    ("1,000,000-GPU 3D torus (100x100x100): topology show", "torus:dims=100x100x100"),
+]
+
+_SHOW_CHILD = """
+import contextlib, io, json, sys, time
+sys.path.insert(0, {root!r})
+sys.argv = ["netmodel", "topology", "show", {spec!r}]
+t, c = time.perf_counter(), time.process_time()
+from netmodel.cli.main import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    try:
+        main()
+    except SystemExit as exc:
+        if exc.code:
+            raise
+wall, cpu = time.perf_counter() - t, time.process_time() - c
+print(json.dumps({{"wall": wall, "cpu": cpu, "rss_gb": peak_rss_gb(),
+                  "lines": len(out.getvalue().splitlines())}}))
+"""
+
+
+def _show(label, spec, root=ROOT):
+    """``netmodel topology show`` of a 1,000,000-GPU torus (under the 2,000,000-node
+    limit), imports included, in a process of its own. h754 (its analysis on the edge
+    arrays: the first GPU's search and path count by scipy and numpy, not dicts a node;
+    the link count, the GPU list and the edge arrays' neighbour positions in C), loaded
+    2-core machine, the CLI under /usr/bin/time, HEAD export against the change: see the
+    commit (before ~53 s quiet, 89 s loaded, 1.80 GB). What is left is the networkx graph
+    itself: its build (a dict a node, a row and a dict a link) and its peak memory."""
+    r = _run(_SHOW_CHILD, root, spec=spec)
+    print(f"{label}: {r['wall']:.2f} s (CPU {r['cpu']:.2f} s); peak RSS {r['rss_gb']:.2f} GB"
+          f" ({r['lines']} lines)")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(argv if argv is not None else sys.argv[1:])
     quick = "--quick" in args
+    show_only = "--show" in args
     root = Path(args[args.index("--root") + 1]).resolve() if "--root" in args else ROOT
     if root != ROOT:
         print(f"(measuring {root})")
@@ -335,8 +376,11 @@ def main(argv: list[str] | None = None) -> None:
                                 (EXPORT_CASES, _export, ("131,072",)),
                                 (IMPORT_CASES, _import, ("131,072", "1,024,000")),
                                 (PART_CASES, _parts, ("131,072",)),
+                                (SHOW_CASES, _show, ("1,000,000",)),
                                 (COMPARE_CASES, _compare, ("524,288",))):
         for case in cases:
+            if show_only and run is not _show:
+                continue
             if quick and any(size in case[0] for size in largest):
                 print(f"{case[0]}: skipped (--quick)")
                 continue

@@ -22,6 +22,8 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import asdict, dataclass
+from itertools import compress
+from operator import itemgetter
 
 import networkx as nx
 import numpy as np
@@ -29,8 +31,8 @@ import numpy as np
 from compute.errors import UserError
 from compute.validate import describe, flag
 from topologies.closed_forms import closed_form
-from topologies.edge_arrays import EdgeArrays, edge_arrays, edges_of
-from topologies.graph_ops import ball, path_counts
+from topologies.edge_arrays import EdgeArrays, edges_of
+from topologies.graph_ops import ball, hop_array, path_count
 from topologies.inventory import BillOfMaterials, bill_of_materials
 from topologies.optic_modules import ends_held
 from topologies.schema import gpu_nodes, validate
@@ -240,20 +242,44 @@ def scale_out_share(graph: nx.Graph) -> float | None:
     return min(bw / n for bw, n, _ in out.values())
 
 
-def _bfs(graph: nx.Graph, source: Hashable,
-         target: Hashable | None = None) -> tuple[dict, dict[Hashable, int]]:
-    """Hop distances from ``source`` and shortest-path counts (up to ``target``'s level;
-    only ``source`` where ``target`` is not reached): :func:`~topologies.graph_ops.ball`
-    and :func:`~topologies.graph_ops.path_counts`."""
-    dist = ball(graph._adj, source, target) or {source: 0}
-    return dist, path_counts(graph._adj, dist)
+def _position(e: EdgeArrays, node: Hashable) -> int:
+    """``node``'s position in ``e.nodes`` (the graph's node order)."""
+    return e.nodes.index(node)
+
+
+def _diversity(e: EdgeArrays, gpus: np.ndarray, source: int, target: int | None,
+               hops: np.ndarray) -> PathDiversity:
+    """:func:`path_diversity` on the edge arrays ``e``: ``gpus`` the GPUs' positions,
+    ``source`` and ``target`` positions (``target`` None: the last of the GPUs farthest
+    from ``source``), ``hops`` :func:`~topologies.graph_ops.hop_array` from ``source``."""
+    if target is None:
+        at = hops[gpus]
+        target = int(gpus[np.flatnonzero(at == at.max())[-1]])
+    if hops[target] < 0:
+        raise UserError(f"GPU {describe(e.nodes[target])} cannot be reached from "
+                        f"{describe(e.nodes[source])}")
+    return PathDiversity(e.nodes[source], e.nodes[target], int(hops[target]),
+                         path_count(e.u, e.v, hops, source, target))
+
+
+def _check_pair(graph: nx.Graph, source: Hashable, target: Hashable | None) -> None:
+    """Refuse ends of :func:`path_diversity` that are not two different GPUs of ``graph``."""
+    for end in (source, target):
+        if end is not None and (not isinstance(end, Hashable) or end not in graph
+                                or graph.nodes[end].get("kind") != "gpu"):
+            raise UserError(f"{describe(end)} is not a GPU of the fabric")
+    if target == source:
+        raise UserError(f"path diversity joins two different GPUs; got {describe(source)} twice")
 
 
 def path_diversity(graph: nx.Graph, source: str | None = None,
-                   target: str | None = None) -> PathDiversity:
+                   target: str | None = None, *, edges: EdgeArrays | None = None
+                   ) -> PathDiversity:
 
     """How many shortest (fewest-hop) paths join two GPUs; by default the first GPU and the
-    last of the GPUs farthest from it.
+    last of the GPUs farthest from it. ``edges``: the graph's :func:`edge_arrays`, where
+    the caller has them (the search and the count run on them:
+    :func:`~topologies.graph_ops.hop_array`, :func:`~topologies.graph_ops.path_count`).
 
     >>> from topologies import fat_tree
     >>> path_diversity(fat_tree(4))  # (k/2)^2 paths through the cores
@@ -261,24 +287,12 @@ def path_diversity(graph: nx.Graph, source: str | None = None,
     """
     gpus = gpu_nodes(graph)
     source = gpus[0] if source is None else source
-    for end in (source, target):
-        if end is not None and (not isinstance(end, Hashable) or end not in graph
-                                or graph.nodes[end].get("kind") != "gpu"):
-            raise UserError(f"{describe(end)} is not a GPU of the fabric")
-    if target == source:
-        raise UserError(f"path diversity joins two different GPUs; got {describe(source)} twice")
-    return _diversity(gpus, source, target, *_bfs(graph, source, target))
-
-
-def _diversity(gpus: list, source: Hashable, target: Hashable | None, dist: dict,
-               count: dict) -> PathDiversity:
-    """:func:`path_diversity` from :func:`_bfs`'s ``dist`` and ``count`` from ``source``."""
-    if target is None:
-        far = max(dist.get(g, -1) for g in gpus)
-        target = [g for g in gpus if dist.get(g, -1) == far][-1]
-    if target not in dist:
-        raise UserError(f"GPU {describe(target)} cannot be reached from {describe(source)}")
-    return PathDiversity(source, target, dist[target], count[target])
+    _check_pair(graph, source, target)
+    e = edges_of(graph, edges)
+    at = _position(e, source)
+    return _diversity(e, np.flatnonzero(e.kind_is("gpu")), at,
+                      None if target is None else _position(e, target),
+                      hop_array(len(e.nodes), e.u, e.v, at))
 
 
 def diameter(graph: nx.Graph) -> tuple[int | None, str]:
@@ -417,22 +431,24 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None, validated: bool = Fal
     if pair is not None and (not isinstance(pair, tuple | list) or len(pair) != 2):
         # a string was spread into its letters, a number raised TypeError
         raise UserError(f"pair must be two GPU nodes (a, b), got {describe(pair)}")
-    edges = None if edges is None else edges_of(graph, edges)   # refused before any work
-    kinds = Counter(k for _, k in graph.nodes(data="kind"))
-    tiers = Counter(d["tier"] for _, d in graph.nodes(data=True) if d["kind"] == "switch")
-    gpus = gpu_nodes(graph)
+    # the links as arrays, read once (refused first where they are another graph's): the
+    # counts, the search from the first GPU and the bill of materials all read them
+    e = edges_of(graph, edges)
+    data, nodes = graph._node, e.nodes
+    gpu_at = np.flatnonzero(e.kind_is("gpu"))
+    gpus = list(compress(nodes, e.kind_is("gpu").tolist()))
+    tiers = Counter(data[n]["tier"] for n in compress(nodes, e.kind_is("switch").tolist()))
+    ocs = list(compress(nodes, e.kind_is("ocs").tolist()))
     if pair is not None and len(gpus) < 2:   # no path to count: refused, not dropped
         raise UserError(f"path diversity joins two different GPUs; the fabric has only one "
                         f"({describe(gpus[0]) if gpus else 'none'})")
-    types = Counter(graph.nodes[g]["gpu"] for g in gpus)
-    reach = None
+    types = Counter(map(itemgetter("gpu"), map(data.__getitem__, gpus)))
+    hops = None
     if len(gpus) < 2:
         connected = True
-    elif pair is None:   # the first GPU's search, for path diversity, finds its part too
-        reach = _bfs(graph, gpus[0])
-        connected = all(map(reach[0].__contains__, gpus))
-    else:
-        connected = set(gpus) <= nx.node_connected_component(graph, gpus[0])
+    else:   # the first GPU's search finds its part, and serves its path diversity
+        hops = hop_array(len(nodes), e.u, e.v, int(gpu_at[0]))
+        connected = bool((hops[gpu_at] >= 0).all())
     form = closed_form(graph)
     if not connected:
         dia, dia_how = None, "GPUs are not all connected"
@@ -449,16 +465,15 @@ def summary(graph: nx.Graph, *, pair: tuple | None = None, validated: bool = Fal
         else:
             bis, bis_how = None, (f"no closed form, and over {MAXFLOW_NODES} nodes for "
                                   "an exact max-flow")
-        paths = None if len(gpus) < 2 else path_diversity(graph, *pair) if reach is None \
-            else _diversity(gpus, gpus[0], None, *reach)
-    reach = None   # its two dicts a node each, not held while the links are read
-    edges = edge_arrays(graph) if edges is None else edges
-    low, peers = injection_bandwidth(graph, edges)
-    reconf = [d["reconfiguration_time"] for _, d in graph.nodes(data=True) if d["kind"] == "ocs"]
+        paths = None if len(gpus) < 2 else path_diversity(graph, *pair, edges=e) \
+            if pair is not None else _diversity(e, gpu_at, int(gpu_at[0]), None, hops)
+    hops = None
+    low, peers = injection_bandwidth(graph, e)
+    reconf = [data[n]["reconfiguration_time"] for n in ocs]
     return FabricSummary(
         name=str(graph.graph.get("name", "")), spec=str(graph.graph.get("spec", "")),
         gpus=len(gpus), gpu_types=dict(types), switches_by_tier=dict(sorted(tiers.items())),
-        ocs=kinds.get("ocs", 0), links=graph.number_of_edges(), bom=bill_of_materials(graph, edges),
+        ocs=len(ocs), links=len(e.u), bom=bill_of_materials(graph, e),
         diameter=dia, diameter_method=dia_how, injection_bandwidth=low,
         injection_by_peer=peers, bisection_bandwidth=bis, bisection_method=bis_how,
         path_diversity=paths, scale_out_share=scale_out_share(graph),

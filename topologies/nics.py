@@ -15,6 +15,8 @@ domains (:mod:`topologies.failure_domains`) count NICs and fibres by these rules
 
 from __future__ import annotations
 
+from itertools import compress
+
 import networkx as nx
 import numpy as np
 
@@ -235,9 +237,11 @@ def _nic_ends(graph: nx.Graph, e: EdgeArrays) -> tuple[np.ndarray, np.ndarray]:
     """``(gpu, edge)`` index arrays: each GPU end of a link a NIC drives (:func:`nic_gpus`'
     rule), by node index and edge position."""
     gpu = e.kind_is("gpu")
-    tier = np.fromiter((d.get("tier", -1) for d in graph._node.values()), dtype=float,
-                       count=len(e.nodes))
-    network = e.kind_is("ocs") | (e.kind_is("switch") & (tier >= 1))
+    switch = e.kind_is("switch")
+    tier = np.full(len(e.nodes), -1.0)   # read from the switches alone
+    data = graph._node
+    tier[switch] = [data[n].get("tier", -1) for n in compress(e.nodes, switch.tolist())]
+    network = e.kind_is("ocs") | (switch & (tier >= 1))
     by_nic = e.medium_in(NIC_MEDIA)
     # a circuit's NIC is its fibre's (ocs_fibres), held by the realized fabric's cabling;
     # a circuit with no cabling recorded (a fabric file's) holds one at each end

@@ -4,7 +4,11 @@ diversity), which had its own queue search; graph_ops.path_counts adds the count
 against networkx's distances and a brute-force count (walks of exactly the distance's
 length, from powers of the adjacency matrix: such a walk is a shortest path) on random
 graphs with isolated nodes, several parts and self-loops. And summary takes the edge
-arrays its caller has (topology compare), another graph's refused in one line."""
+arrays its caller has (topology compare), another graph's refused in one line.
+
+Since h754 path diversity searches and counts on the edge arrays
+(graph_ops.hop_array, graph_ops.path_count): checked against the same two references (and
+ball / path_counts) on the same random graphs."""
 
 import networkx as nx
 import numpy as np
@@ -14,9 +18,9 @@ from hypothesis import strategies as st
 
 from compute.errors import UserError
 from topologies import build
-from topologies.analysis import _bfs, path_diversity, summary
+from topologies.analysis import PathDiversity, path_diversity, summary
 from topologies.edge_arrays import edge_arrays
-from topologies.graph_ops import ball, path_counts
+from topologies.graph_ops import ball, hop_array, path_count, path_counts
 
 _EDGES = st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), max_size=30)
 
@@ -55,9 +59,18 @@ def test_ball_and_counts_match_networkx_and_brute_force(n, pairs, a, b):
         assert part is None
     else:
         assert part == {v: d for v, d in want.items() if d <= want[b]}
-    dist, count = _bfs(g, a, b)
-    assert count == _walks(g, a, dist)
-    assert dist == (part or {a: 0})
+    # the same search and counts on arrays of the links (positions = node order)
+    nodes = list(g)
+    u = np.array([nodes.index(x) for x, _ in g.edges()], dtype=np.int64)
+    v = np.array([nodes.index(y) for _, y in g.edges()], dtype=np.int64)
+    hops = hop_array(n, u, v, nodes.index(a))
+    assert {nodes[i]: h for i, h in enumerate(hops.tolist()) if h >= 0} == want
+    walks = _walks(g, a, want)
+    for x in want:
+        assert path_count(u, v, hops, nodes.index(a), nodes.index(x)) == walks[x]
+    if b not in want:
+        with pytest.raises(ValueError, match="not reached"):
+            path_count(u, v, hops, nodes.index(a), nodes.index(b))
 
 
 def test_counts_hand_derived():
@@ -69,6 +82,9 @@ def test_counts_hand_derived():
     assert path_counts(adj, ball(adj, "gpu0", "gpu5"))["gpu5"] == 2
     assert path_diversity(build("fat-tree:k=4")).paths == 4
     assert path_diversity(build("ring:n=8")).paths == 2
+    # 4x4x4 torus, gpu0 to its antipode (2, 2, 2): 6!/(2!2!2!) = 90 orders of the six hops,
+    # each side's two either way round (x 2^3): 720
+    assert path_diversity(build("torus:dims=4x4x4")) == PathDiversity("gpu0", "gpu42", 6, 720)
 
 
 def test_summary_takes_its_own_edges_and_refuses_another_graphs():
