@@ -440,6 +440,10 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
     # dropped without a word
     "degraded_cost(ring_order='greedy')": (_degraded(ring_order="greedy"),
                                            ("no keyword 'ring_order'", "greedy one")),
+    # AttributeError: 'int' object has no attribute 'scenario'
+    "fabric_search(collectives=5)": (
+        _lib("netmodel.study.fabric_search", "fabric_search", E, "lite-flat", collectives=5,
+             **KW), ("collectives must be a netmodel.study.scenario_collectives", "got 5")),
     # -- held before this round ------------------------------------------------------------
     "evaluate(pp=2**63)": (_api("evaluate", E, "H100-SXM", tp=1, batch=8, pp=2**63),
                            ("PP degree 9223372036854775808", "32 layers")),

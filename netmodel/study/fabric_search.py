@@ -27,12 +27,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from compute.errors import UserError
 from compute.models import get_model
 from compute.phases import Slo
 from compute.roofline import check_skew, make_workload
 from compute.search import DEFAULT_MAX_BATCH, search
 from compute.sharding import check_tp, valid_tp_degrees
-from compute.validate import flag
+from compute.validate import flag, of_type
 from netmodel.study.circuit_copies import ocs_ports
 from netmodel.study.scenario_catalog import get_scenario
 from netmodel.study.scenario_collectives import ScenarioCollectives
@@ -122,9 +123,13 @@ def fabric_search(model: str | ModelSpec, scenario: str | Scenario,
     """
     keep_grid = flag("fabric_search", "keep_grid", keep_grid)   # 'no' kept the grid
     scenario = get_scenario(scenario)
-    coll = collectives or ScenarioCollectives(scenario)
+    # a number raised AttributeError ('int' object has no attribute 'scenario')
+    coll = of_type("collectives", collectives, ScenarioCollectives,
+                   "ScenarioCollectives(scenario)") or ScenarioCollectives(scenario)
     if coll.scenario != scenario and comm is None:
-        raise ValueError("collectives were built for another scenario")
+        raise UserError(f"collectives were built for another scenario than "
+                        f"{scenario.name!r} (or another variant of it); give the scenario's "
+                        f"own, or none")
     model, gpu = get_model(model), scenario.gpu_spec
     check_skew(expert_skew)   # checked even where no EP degree uses it, as search does
     limit = min(gpu.max_instance, coll.gpus)

@@ -31,6 +31,11 @@ blamed ``FabricCostModel.__init__`` (a function the caller never called), and dr
 ``ring_order`` given without a word (it sets its own: each side runs the faster of the
 group's order and a greedy one). Now both are refused naming ``degraded_cost`` and the
 keywords it takes.
+
+(f) ``fabric_search`` given a number for its ``collectives`` raised AttributeError ('int'
+object has no attribute 'scenario'), and those of another scenario a plain ValueError (not
+the UserError every refusal of the library is) that named neither the parameter's use nor the
+scenario.
 """
 
 from __future__ import annotations
@@ -175,3 +180,21 @@ def test_degraded_cost_passes_on_the_model_keywords():
                       placement="contiguous", algorithms=["ring"])
     assert r.degraded.algorithm == r.healthy.algorithm == "ring"
     assert r.degraded.time >= r.healthy.time > 0
+
+
+# -- (f) fabric_search's collectives ---------------------------------------------------------
+
+def test_fabric_search_collectives_of_its_type_and_scenario():
+    from netmodel.study.fabric_search import ScenarioCollectives, fabric_search
+    from netmodel.study.scenario_catalog import get_scenario
+
+    with pytest.raises(UserError, match=r"^collectives must be a netmodel\.study\."
+                                        r"scenario_collectives\.ScenarioCollectives .* got 5$"):
+        fabric_search(E, "lite-flat", collectives=5, **KW)
+    with pytest.raises(UserError, match=r"^collectives were built for another scenario "
+                                        r"than 'lite-flat'"):
+        fabric_search(E, "lite-flat", collectives=ScenarioCollectives(get_scenario("lite-hier")),
+                      **KW)
+    own = ScenarioCollectives(get_scenario("lite-flat"))
+    assert fabric_search(E, "lite-flat", collectives=own, **KW).best == \
+        fabric_search(E, "lite-flat", **KW).best
