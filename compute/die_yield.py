@@ -84,6 +84,23 @@ def _check_alpha(alpha) -> float:
     return _number("alpha", alpha, low=MIN_ALPHA, high=MAX_ALPHA)
 
 
+def _alpha_read(model: str, alpha) -> float:
+    """``alpha`` (None: the shipped clustering) checked, and refused where given with a
+    ``model`` that reads none (Poisson, Murphy): it was taken and changed nothing, where
+    ``netmodel yield --alpha 3 --model poisson`` is refused (an input never read is refused
+    rather than ignored).
+
+    >>> _alpha_read("poisson", 3)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: alpha (the negative binomial's clustering) applies only with the 'negative-binomial' yield model, not 'poisson'
+    """
+    if alpha is not None and model != "negative-binomial":
+        raise UserError(f"alpha (the negative binomial's clustering) applies only with the "
+                        f"'negative-binomial' yield model, not {model!r}")
+    return _check_alpha(or_default(alpha, "clustering_alpha"))
+
+
 def _check_density(defect_density) -> float:
     d = _number("defect_density", or_default(defect_density, "defect_density"))
     if d > MAX_DEFECT_DENSITY:
@@ -182,7 +199,7 @@ def die_yield(area: ArrayLike, defect_density: float | None = None, model: str |
     """
     model = check_yield_model(or_default(model, "yield_model"))
     d = _check_density(defect_density)
-    alpha = _check_alpha(or_default(alpha, "clustering_alpha"))
+    alpha = _alpha_read(model, alpha)
     a = _array("die area", area)
     with np.errstate(over="ignore"):   # an area of 1e308 m^2: D x A is inf, its yield 0
         out = _plain_yield(d * a, model, alpha)
@@ -250,7 +267,7 @@ def harvested_yield(area: ArrayLike, sms_physical: int, sms_enabled: int,
         raise UserError(f"sms_enabled {k} exceeds sms_physical {n}")
     model = check_yield_model(or_default(model, "yield_model"))
     d = _check_density(defect_density)
-    alpha = _check_alpha(or_default(alpha, "clustering_alpha"))
+    alpha = _alpha_read(model, alpha)
     c = _number("critical_fraction", or_default(critical_fraction, "critical_fraction"), high=1.0)
     a = _array("die area", area)
     # E[exp(-x A_c) P(Bin(n, p) >= k)] = Y(A) E'[P(Bin(n, p) >= k) / p^n], E' over the
@@ -269,8 +286,8 @@ def _harvested(area: float, sms_physical: int, sms_enabled: int, defect_density:
                model: str, alpha: float, critical_fraction: float) -> float:
     """:func:`harvested_yield` of one die, kept: a study prices the same few dies for
     every row (hundreds of calls, a few designs)."""
-    return harvested_yield(area, sms_physical, sms_enabled, defect_density, model, alpha,
-                           critical_fraction)
+    return harvested_yield(area, sms_physical, sms_enabled, defect_density, model,
+                           alpha if model == "negative-binomial" else None, critical_fraction)
 
 
 def _whole(name: str, v) -> int:
@@ -362,13 +379,13 @@ def die_cost(area: float, *, defect_density: float | None = None, model: str | N
     area = _number("die area", area, low_open=True)
     model = check_yield_model(or_default(model, "yield_model"))
     d = _check_density(defect_density)
-    alpha = _check_alpha(or_default(alpha, "clustering_alpha"))
+    alpha = _alpha_read(model, alpha)
     price = _number("wafer_price", or_default(wafer_price, "wafer_price"), high=MAX_WAFER_PRICE)
     c = _number("critical_fraction", or_default(critical_fraction, "critical_fraction"), high=1.0)
     diameter = or_default(wafer_diameter, "wafer_diameter")
     gross = gross_dies_per_wafer(area, diameter, edge_exclusion)
     whole = dies_per_wafer(area, diameter, edge_exclusion)
-    plain = die_yield(area, d, model, alpha)
+    plain = die_yield(area, d, model, alpha if model == "negative-binomial" else None)
     if (sms_physical is None) != (sms_enabled is None):
         raise UserError("give both sms_physical and sms_enabled, or neither")
     y = plain if sms_physical is None else _harvested(

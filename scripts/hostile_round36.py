@@ -16,7 +16,9 @@ topology (``circuits_for('ring', [0, 0, 1])``: a circuit from a GPU to itself), 
 as ``'yes'`` (``FabricCostModel(validated='yes')``: the graph left unchecked), a fabric
 spec where a cost model is meant (``concurrent_cost('ring:n=8', ...)``: AttributeError),
 and a keyword ``degraded_cost`` passes to no one (TypeError blaming
-``FabricCostModel.__init__``; ``ring_order`` dropped without a word).
+``FabricCostModel.__init__``; ``ring_order`` dropped without a word), a ``collectives``
+of another type for ``fabric_search`` (AttributeError), a negative binomial's ``alpha``
+with a yield model that reads none (``die_yield(model='poisson', alpha=2)``, taken).
 
 What each gets (the project's promise, docs/units-and-errors.md): a refusal is exit status
 2, one line ``error: ...`` holding the words listed, no traceback, nothing written in the
@@ -444,6 +446,13 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
     "fabric_search(collectives=5)": (
         _lib("netmodel.study.fabric_search", "fabric_search", E, "lite-flat", collectives=5,
              **KW), ("collectives must be a netmodel.study.scenario_collectives", "got 5")),
+    # taken and read by no model but the negative binomial (yield --alpha is refused so)
+    "die_yield(model='poisson', alpha=2)": (
+        _lib("compute.die_yield", "die_yield", 814e-6, model="poisson", alpha=2),
+        ("alpha", "applies only with the 'negative-binomial' yield model", "'poisson'")),
+    "cost_summary(yield_model='poisson', alpha=3.0)": (
+        _lib("netmodel.study.cost", "cost_summary", "lite-flat", E, yield_model="poisson",
+             alpha=3.0, **KW), ("alpha", "not 'poisson'")),
     # -- held before this round ------------------------------------------------------------
     "evaluate(pp=2**63)": (_api("evaluate", E, "H100-SXM", tp=1, batch=8, pp=2**63),
                            ("PP degree 9223372036854775808", "32 layers")),

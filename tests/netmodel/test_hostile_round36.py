@@ -36,6 +36,11 @@ keywords it takes.
 object has no attribute 'scenario'), and those of another scenario a plain ValueError (not
 the UserError every refusal of the library is) that named neither the parameter's use nor the
 scenario.
+
+(g) ``die_yield``, ``harvested_yield``, ``die_cost`` and ``yield_curve`` (and
+``cost_summary(yield_model='poisson', alpha=3.0)``) took ``alpha``, the negative binomial's
+clustering, with the Poisson or Murphy model, which reads none: the value changed nothing,
+where ``netmodel yield --alpha 3 --model poisson`` is refused. Now refused the same way.
 """
 
 from __future__ import annotations
@@ -198,3 +203,39 @@ def test_fabric_search_collectives_of_its_type_and_scenario():
     own = ScenarioCollectives(get_scenario("lite-flat"))
     assert fabric_search(E, "lite-flat", collectives=own, **KW).best == \
         fabric_search(E, "lite-flat", **KW).best
+
+
+# -- (g) alpha with a yield model that reads none --------------------------------------------
+
+@pytest.mark.parametrize("call", [
+    lambda: __import__("compute.die_yield", fromlist=["x"]).die_yield(814e-6, model="poisson",
+                                                                      alpha=2),
+    lambda: __import__("compute.die_yield", fromlist=["x"]).harvested_yield(
+        814e-6, 144, 132, model="murphy", alpha=2),
+    lambda: __import__("compute.die_yield", fromlist=["x"]).die_cost(814e-6, model="poisson",
+                                                                     alpha=3),
+    lambda: __import__("compute.die_yield", fromlist=["x"]).yield_curve([814e-6],
+                                                                        model="poisson", alpha=1),
+    lambda: __import__("netmodel.study.cost", fromlist=["x"]).cost_summary(
+        "lite-flat", E, yield_model="poisson", alpha=3.0, **KW),
+])
+def test_alpha_with_a_model_that_reads_none_is_refused(call):
+    with pytest.raises(UserError, match=r"^alpha \(the negative binomial's clustering\) applies "
+                                        r"only with the 'negative-binomial' yield model, not "
+                                        r"'(poisson|murphy)'$"):
+        call()
+
+
+def test_the_models_without_alpha_still_price_a_die():
+    """A Poisson die of D x A = 0.814 defects: yield exp(-0.814); harvested 144/132 under
+    Murphy as die_cost prices it (the shipped alpha not passed on)."""
+    import math
+
+    from compute.die_yield import die_cost, die_yield, harvested_yield
+
+    assert die_yield(814e-6, 1000.0, "poisson") == pytest.approx(math.exp(-0.814), rel=1e-12)
+    c = die_cost(814e-6, defect_density=1000.0, model="murphy", sms_physical=144,
+                 sms_enabled=132)
+    assert c.yield_ == pytest.approx(harvested_yield(814e-6, 144, 132, 1000.0, "murphy"))
+    assert die_yield(814e-6, 1000.0, "negative-binomial", 2) == pytest.approx(
+        1 / (1 + 0.407) ** 2, rel=1e-12)
