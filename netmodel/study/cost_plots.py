@@ -99,7 +99,14 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
     if not summaries:
         raise UserError("plot_cost_per_scenario needs at least one cost summary")
     plt = pyplot()
-    from netmodel.study.figure_kit import DPI, fit_inside, save_figure, set_margins, static_ticks
+    from netmodel.study.figure_kit import (
+        DPI,
+        bars,
+        fit_inside,
+        save_figure,
+        set_margins,
+        static_ticks,
+    )
     from netmodel.study.summary_words import sig3
 
     phases = list(dict.fromkeys(s.phase for s in summaries))
@@ -117,7 +124,7 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
         ok = [s is not None and s.tokens_per_s > 0 for s in got]
         tpw = [s.tokens_per_s_per_w if k else 0 for s, k in zip(got, ok, strict=True)]
         ax = axes[0][j]
-        ax.bar(x, tpw, color="#4c72b0")
+        bars(ax, x, tpw, 0.8, color="#4c72b0")
         ax.set_ylabel("tokens/s per W (IT)")
         ax.set_title(phase, y=1.0)
         cap, en, colo = [], [], []
@@ -126,19 +133,22 @@ def plot_cost_per_scenario(summaries: Iterable[CostSummary], path: str | PathLik
             cap.append(s.capex_per_year * per_mtok if k else 0)
             en.append(s.energy_per_year * per_mtok if k else 0)
             colo.append(s.colocation_per_year * per_mtok if k else 0)
+        # the first column's legends (rows 1 and 2) are placed at "best", which avoids
+        # Rectangles' boxes: ax.bar there; elsewhere one collection a colour (the same
+        # pixels, a tenth of the artists)
+        put = (lambda ax, *a, **k: ax.bar(*a, **k)) if j == 0 else bars
         ax = axes[1][j]
-        # Rectangles, not one collection: the legend's "best" place avoids their boxes
-        ax.bar(x, cap, color="#dd8452", label="capex (amortized + maintenance)")
-        ax.bar(x, en, bottom=cap, color="#55a868", label="energy")
-        ax.bar(x, colo, bottom=[c + e for c, e in zip(cap, en, strict=True)], color="#937860",
-               label="colocation (facility rent)")
+        put(ax, x, cap, 0.8, color="#dd8452", label="capex (amortized + maintenance)")
+        put(ax, x, en, 0.8, bottom=cap, color="#55a868", label="energy")
+        put(ax, x, colo, 0.8, bottom=[c + e for c, e in zip(cap, en, strict=True)],
+            color="#937860", label="colocation (facility rent)")
         ax.set(ylabel="USD per million tokens")
         ax = axes[2][j]
         w = 0.38
-        ax.bar(x - w / 2, [s.network_share_capex if s else 0 for s in got], w,
-               color="#c44e52", label="network share of capex")
-        ax.bar(x + w / 2, [s.network_share_power if s else 0 for s in got], w,
-               color="#8172b2", label="network share of IT power")
+        put(ax, x - w / 2, [s.network_share_capex if s else 0 for s in got], w,
+            color="#c44e52", label="network share of capex")
+        put(ax, x + w / 2, [s.network_share_power if s else 0 for s in got], w,
+            color="#8172b2", label="network share of IT power")
         ax.set(ylabel="network share", ylim=(0, 1))
         for r in (0, 1):
             bad = [i for i, k in enumerate(ok) if not k]
