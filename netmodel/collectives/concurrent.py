@@ -92,9 +92,9 @@ if TYPE_CHECKING:
 
     from netmodel.collectives.concurrent_groups import Groups
 
-__all__ = ["ALL_GROUPS_WORK", "ConcurrentResult", "all_groups_cost", "all_groups_work",
-           "check_all_groups_work", "concurrent_cost", "concurrent_linear",
-           "concurrent_makespan", "concurrent_own", "concurrent_own_makespan"]
+__all__ = ["ALL_GROUPS_WORK", "DAG_UNIT_WEIGHT", "ConcurrentResult", "all_groups_cost",
+           "all_groups_work", "check_all_groups_work", "concurrent_cost", "concurrent_linear",
+           "concurrent_makespan", "concurrent_own", "concurrent_own_makespan", "dag_searched"]
 
 
 @dataclass(frozen=True)
@@ -355,14 +355,32 @@ def concurrent_cost(model: FabricCostModel, groups: Groups, op: str, nbytes: Arr
 
 
 #: The most work :func:`all_groups_cost` takes on, in the units of
-#: :func:`all_groups_work` (a transfer routed or a node searched), some 2 minutes. Measured
-#: (all-reduce, groups of 64 on a torus, contiguous, the CLI in one process on a loaded
-#: 2-core machine): 8x8x8 0.23 M units 3.9 s, 12x12x12 0.80 M 15.8 s, 16x16x16 2.0 M 35 s
-#: (~17 us a unit up to DAG_NODES, 4,096 nodes, where routes are searched node by node),
-#: 20x20x20 4.5 M 19.6 s, 30x30x30 23.1 M 108 s (~4.7 us a unit);
-#: groups of 8 on 12x12x12 0.70 M 9.0 s; 40x40x40, 91.8 M, ran past 100 s. Every shipped
-#: scenario's (128 GPUs at most, groups of 2) and the docs' examples are under 0.1 M.
+#: :func:`all_groups_work` (a transfer routed or a node searched, weighted by
+#: :data:`DAG_UNIT_WEIGHT` where routes are searched node by node), some 2 minutes.
+#: Measured (all-reduce, groups of 64 on a torus, contiguous, the CLI in one process on a
+#: loaded 2-core machine, wall): 20x20x20 4.5 M units 19.6 s, 30x30x30 23.1 M 108 s (~4.7 us
+#: a unit); 40x40x40, 91.8 M, ran past 100 s. Every shipped scenario's (128 GPUs at most,
+#: groups of 2) and the docs' examples are under 0.1 M (0.4 M weighted).
 ALL_GROUPS_WORK = 25_000_000
+
+#: What a unit of :func:`all_groups_work` weighs on a fabric of up to
+#: :data:`~netmodel.collectives.route_types.DAG_NODES` (4,096) nodes that links join
+#: (``Router._dag_sized``), against one past it. There each destination's shortest paths
+#: are searched and kept node by node in Python (``route_search._dag``: most of a small
+#: torus's time, ~0.8 of 8x8x8's in cProfile; the flows over them next), where past it a
+#: torus of one bandwidth is walked many pairs at once (``route_dags._spread_rows_torus``).
+#: Measured, the same runs as :data:`ALL_GROUPS_WORK`'s unweighted: ~17 us a unit up to
+#: 4,096 nodes (8x8x8 0.23 M units 3.9 s, 12x12x12 0.80 M 15.8 s, 16x16x16 2.0 M 35 s;
+#: groups of 8 on 12x12x12 0.70 M 9.0 s) against ~4.7 us past it, 3.6 times as much: a
+#: 16x16x16 torus at the unweighted limit would have run ~7 minutes. Again (h754), CPU
+#: seconds (user + sys, start-up included) of the CLI, the machine more loaded: 8x8x8 0.23 M
+#: units 5.2 s (22.9 us a unit), 12x12x12 0.80 M 17.0 s (21.4 us), 16x16x16 2.04 M 35.8 s
+#: (17.5 us), groups of 8 on 12x12x12 0.70 M 6.3 s (9.0 us); past it 17x16x16 (4,352 nodes)
+#: 2.18 M 10.4 s (4.8 us), 20x20x20 4.47 M 21.9 s (4.9 us): 16x16x16 against 17x16x16, the
+#: same work either side of the edge, 3.4 times as long. Weighted 4, the limit holds a
+#: small fabric to ~6 M unweighted units, ~2 minutes at 17.5 us (groups of 8, cheaper a
+#: unit there, are overestimated ~2 times).
+DAG_UNIT_WEIGHT = 4
 
 
 def all_groups_work(model: FabricCostModel, size: int, op: str) -> tuple[int, int]:
@@ -371,19 +389,31 @@ def all_groups_work(model: FabricCostModel, size: int, op: str) -> tuple[int, in
     before any is cut or routed: each group's transfers of every algorithm tried for ``op``
     (:func:`~netmodel.collectives.algorithms.transfer_count`, each routed alone and with the
     others), plus the fabric's nodes once a group (whether it is joined: one search of the
-    fabric towards its first member where the router searches, as on a torus).
+    fabric towards its first member where the router searches, as on a torus); all of it
+    :data:`DAG_UNIT_WEIGHT` times on a fabric of up to 4,096 linked nodes, whose routes are
+    searched node by node (:func:`dag_searched`).
 
     Two groups of 4 on a ring of 8 GPUs, ring all-reduce alone: ``4 p log2`` bound
-    ``4 * 4 * 3 = 48`` transfers a group, and the 8 nodes: ``2 * (48 + 8)``.
+    ``4 * 4 * 3 = 48`` transfers a group, and the 8 nodes, each unit 4 (8 nodes, searched
+    node by node): ``4 * 2 * (48 + 8)``.
 
     >>> from topologies.registry import build
     >>> all_groups_work(FabricCostModel(build("ring:n=8"), algorithms=["ring"]), 4,
     ...                 "all-reduce")
-    (2, 112)
+    (2, 448)
     """
     groups = len(model.router.gpu_list) // size
     per = sum(transfer_count(a, op, size) for a in model.algorithm_names(op))
-    return groups, groups * (per + model.graph.number_of_nodes())
+    weight = DAG_UNIT_WEIGHT if dag_searched(model) else 1
+    return groups, weight * groups * (per + model.graph.number_of_nodes())
+
+
+def dag_searched(model: FabricCostModel) -> bool:
+    """Whether ``model``'s router searches and keeps each destination's shortest paths node
+    by node (a fabric of up to :data:`~netmodel.collectives.route_types.DAG_NODES` nodes
+    that links join), where :func:`all_groups_work`'s units weigh
+    :data:`DAG_UNIT_WEIGHT`."""
+    return bool(model.router._dag_sized)
 
 
 def check_all_groups_work(model: FabricCostModel, size: int, op: str) -> None:
@@ -393,12 +423,14 @@ def check_all_groups_work(model: FabricCostModel, size: int, op: str) -> None:
     op = check_op(op)
     groups, work = all_groups_work(model, size, op)
     if work > ALL_GROUPS_WORK:
+        weighted = (f", each counted {DAG_UNIT_WEIGHT} times: routes on a fabric this small "
+                    f"are searched node by node" if dag_searched(model) else "")
         raise UserError(
             f"all_groups: {op} on all {groups:,} groups of {size} GPUs at once would take "
             f"about {work:,} units of work (each group's transfers of every algorithm tried, "
             f"and the fabric's {model.graph.number_of_nodes():,} nodes searched once a "
-            f"group), more than the limit of {ALL_GROUPS_WORK:,} (some 2 minutes): use "
-            f"larger groups, a smaller fabric, or one group alone")
+            f"group{weighted}), more than the limit of {ALL_GROUPS_WORK:,} (some 2 "
+            f"minutes): use larger groups, a smaller fabric, or one group alone")
 
 
 def all_groups_cost(model: FabricCostModel, size: int, op: str, nbytes: float) -> dict:

@@ -29,20 +29,23 @@ def _ring_model() -> FabricCostModel:
 
 def test_work_of_two_groups_on_a_ring_by_hand():
     # ring all-reduce's bound 4 p log2: 4 * 4 * bit_length(4) = 48 transfers a group,
-    # plus the ring's 8 nodes, for 8 // 4 = 2 groups
-    assert all_groups_work(_ring_model(), 4, "all-reduce") == (2, 2 * (48 + 8))
+    # plus the ring's 8 nodes, for 8 // 4 = 2 groups; each unit 4 (h754: 8 nodes, routes
+    # searched node by node, DAG_UNIT_WEIGHT)
+    assert all_groups_work(_ring_model(), 4, "all-reduce") == (2, 4 * 2 * (48 + 8))
     # groups of 3: 8 // 3 = 2 at most, 4 * 3 * 2 = 24 transfers each
-    assert all_groups_work(_ring_model(), 3, "all-reduce") == (2, 2 * (24 + 8))
+    assert all_groups_work(_ring_model(), 3, "all-reduce") == (2, 4 * 2 * (24 + 8))
 
 
 def test_the_limit_is_exact(monkeypatch):
-    monkeypatch.setattr(concurrent, "ALL_GROUPS_WORK", 112)
+    monkeypatch.setattr(concurrent, "ALL_GROUPS_WORK", 448)
     doc = all_groups_cost(_ring_model(), 4, "all-reduce", 2**20)
     assert doc["groups"] == 2 and doc["makespan"] > 0
-    monkeypatch.setattr(concurrent, "ALL_GROUPS_WORK", 111)
+    monkeypatch.setattr(concurrent, "ALL_GROUPS_WORK", 447)
     with pytest.raises(UserError, match=r"^all_groups: all-reduce on all 2 groups of 4 GPUs "
-                                        r"at once would take about 112 units of work .* "
-                                        r"more than the limit of 111 "):
+                                        r"at once would take about 448 units of work .* "
+                                        r"each counted 4 times: routes on a fabric this small "
+                                        r"are searched node by node\), "
+                                        r"more than the limit of 447 "):
         all_groups_cost(_ring_model(), 4, "all-reduce", 2**20)
 
 
