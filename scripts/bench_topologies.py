@@ -356,9 +356,11 @@ def _show(label, spec, root=ROOT):
     limit), imports included, in a process of its own. h754 (its analysis on the edge
     arrays: the first GPU's search and path count by scipy and numpy, not dicts a node;
     the link count, the GPU list and the edge arrays' neighbour positions in C), loaded
-    2-core machine, the CLI under /usr/bin/time, HEAD export against the change: see the
-    commit (before ~53 s quiet, 89 s loaded, 1.80 GB). What is left is the networkx graph
-    itself: its build (a dict a node, a row and a dict a link) and its peak memory."""
+    2-core machine (CPU pressure ~98%), this case for HEAD 2b176c50's export against the
+    change with _fill's chunks (bfe0b698): 122.0 -> 69.9 s wall, CPU 33.4 -> 19.1 s, peak
+    RSS 1.85 -> 1.69 GB. What is left is the networkx graph itself: its build (a dict a
+    node, a row and a dict a link: ~6-8 s CPU and 1.2 GB resident) and reading its links
+    into arrays (~6 s)."""
     r = _run(_SHOW_CHILD, root, spec=spec)
     print(f"{label}: {r['wall']:.2f} s (CPU {r['cpu']:.2f} s); peak RSS {r['rss_gb']:.2f} GB"
           f" ({r['lines']} lines)")
