@@ -453,6 +453,14 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
     "cost_summary(yield_model='poisson', alpha=3.0)": (
         _lib("netmodel.study.cost", "cost_summary", "lite-flat", E, yield_model="poisson",
              alpha=3.0, **KW), ("alpha", "not 'poisson'")),
+    # AttributeError: 'int' object has no attribute 'placement'
+    "collective_report(setup=5)": (
+        _lib("netmodel.study.collective_report", "collective_report", 5, "all-reduce", 1e6, 4),
+        ("setup must be a netmodel.study.collective_setup.CollectiveSetup", "got 5")),
+    # a blast radius of nothing
+    "blast_radius(classes=[])": (_lib("netmodel.study.blast_radius", "blast_radius",
+                                      "lite-flat", E, classes=[], **KW),
+                                 ("classes is empty", "or None for all")),
     # -- held before this round ------------------------------------------------------------
     "evaluate(pp=2**63)": (_api("evaluate", E, "H100-SXM", tp=1, batch=8, pp=2**63),
                            ("PP degree 9223372036854775808", "32 layers")),

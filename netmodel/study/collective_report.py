@@ -301,7 +301,12 @@ def collective_report(setup: CollectiveSetup, op: str, nbytes: float,
     all_groups = flag("", "all_groups", all_groups)
     import numpy as np
 
+    from compute.validate import of_type
     from netmodel.collectives.tuner_plugin import NcclTuner
+    from netmodel.study.collective_setup import CollectiveSetup
+
+    # a fabric or a number raised AttributeError ('int' object has no attribute 'placement')
+    of_type("setup", setup, CollectiveSetup, "collective_setup('ring:n=8')", default=False)
 
     failed_links, failed_nodes = list(failed_links), list(failed_nodes)
     named = _names_nodes(group)

@@ -423,6 +423,9 @@ class Cluster(Footprints, Partitions, Recosting):
             if items is None:
                 raise UserError(f"classes must be a list of component classes (known: "
                                 f"{known(CLASSES)}) or None for all, got {describe(classes)}")
+            if not items:   # an empty list: a blast radius of nothing, without a word
+                raise UserError(f"classes is empty; give one or more component classes "
+                                f"(known: {known(CLASSES)}), or None for all")
             classes = {check_class(c) for c in items}
         cache = self.__dict__.setdefault("_effects", {})   # by class
         out = []

@@ -41,6 +41,10 @@ scenario.
 ``cost_summary(yield_model='poisson', alpha=3.0)``) took ``alpha``, the negative binomial's
 clustering, with the Poisson or Murphy model, which reads none: the value changed nothing,
 where ``netmodel yield --alpha 3 --model poisson`` is refused. Now refused the same way.
+
+(h) ``collective_report`` given something else for its ``setup`` raised AttributeError ('int'
+object has no attribute 'placement'); ``blast_radius(classes=[])`` answered a blast radius of
+nothing without a word.
 """
 
 from __future__ import annotations
@@ -239,3 +243,24 @@ def test_the_models_without_alpha_still_price_a_die():
     assert c.yield_ == pytest.approx(harvested_yield(814e-6, 144, 132, 1000.0, "murphy"))
     assert die_yield(814e-6, 1000.0, "negative-binomial", 2) == pytest.approx(
         1 / (1 + 0.407) ** 2, rel=1e-12)
+
+
+# -- (h) collective_report's setup, blast_radius's classes -----------------------------------
+
+def test_collective_report_setup_of_its_type():
+    from netmodel.study.collective_report import collective_report
+
+    with pytest.raises(UserError, match=r"^setup must be a netmodel\.study\.collective_setup\."
+                                        r"CollectiveSetup \(e\.g\. collective_setup\('ring:n=8'\)"
+                                        r"\), got 'ring:n=8'$"):
+        collective_report("ring:n=8", "all-reduce", 1e6, 4)
+
+
+def test_blast_radius_of_no_class_is_refused():
+    from netmodel.study.blast_radius import blast_radius
+
+    with pytest.raises(UserError, match=r"^classes is empty; give one or more component "
+                                        r"classes \(known: 'copper-end', "):
+        blast_radius("lite-flat", E, classes=[], **KW)
+    one = blast_radius("lite-flat", E, classes=["nic"], **KW)
+    assert {row.cls for row in one.rows} <= {"nic"}
