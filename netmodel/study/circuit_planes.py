@@ -113,6 +113,11 @@ def _largest_matching(circuits: nx.Graph, pairs: Sequence[tuple], on: frozenset)
     return len(nx.max_weight_matching(circuits.subgraph(on), maxcardinality=True))
 
 
+#: The fewest optical ports a GPU sets a torus's circuits on (one to each of its four
+#: neighbours); with fewer, :func:`circuit_options` sets a ring.
+TORUS_PORTS = 4
+
+
 def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
                     ports: int, planes: int | None = None,
                     cabled: Sequence[frozenset] | None = None) -> Iterator[list[tuple]]:
@@ -163,7 +168,7 @@ def circuit_options(circuits: str | None, groups: Sequence[Sequence[Hashable]],
     whole = frozenset(groups[0])
     short = size > 2 and len(groups) == 1 and cabled is not None and \
         any(whole - on for on in cabled)
-    if circuits == "torus" and sides and ports >= 4:
+    if circuits == "torus" and sides and ports >= TORUS_PORTS:
         shape = f"torus:{sides[0]}x{sides[1]}"
         tori = [circuits_for(shape, list(gr)) for gr in groups]
         # a torus not one copy of which fits the planes (3x3 on 4: 18 circuits, 4 a

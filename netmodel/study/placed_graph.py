@@ -178,7 +178,7 @@ def pipeline_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[
         instance's own ring, stage after stage, a stage link routed over it).
     """
     from netmodel.study.circuit_copies import members_cell, ocs_ports
-    from netmodel.study.circuit_planes import circuit_options, torus_sides
+    from netmodel.study.circuit_planes import TORUS_PORTS, circuit_options, torus_sides
     from netmodel.study.scenario_fabric import (
         LAYOUTS,
         adjusted,
@@ -213,7 +213,7 @@ def pipeline_circuits(scenario: Scenario, physical: nx.Graph, members: Sequence[
         return None
 
     lays = [scenario.circuits] if scenario.circuits != BEST else \
-        [lay for lay in LAYOUTS if lay == "ring" or (ports >= 4 and torus_sides(stage))]
+        [lay for lay in LAYOUTS if lay == "ring" or (ports >= TORUS_PORTS and torus_sides(stage))]
     if len(lays) == 1:
         out = realized(lays[0])
     else:

@@ -244,13 +244,34 @@ class ScenarioCollectives:
         """``make(layout)`` for :func:`~netmodel.study.scenario_fabric.best_layout`: the
         model of :meth:`with_circuits` ``(layout)`` at ``size`` (the one
         :func:`~netmodel.study.scenario_fabric.layout_model` makes for it), None where
-        the circuits are not set as that layout (a torus the size or ports refuse)."""
+        the circuits are not set as that layout (a torus the size or ports refuse). A
+        torus on a fabric whose every GPU has fewer than
+        :data:`~netmodel.study.circuit_planes.TORUS_PORTS` optical ports is set as a ring
+        (:func:`~netmodel.study.circuit_planes.circuit_options`): None at once, the ring
+        not realized and modelled a second time as the torus's (a serving pool's fabric
+        with ports set aside for the KV cache, at every size)."""
         def make(lay: str):
             fixed = self.with_circuits(lay)
+            if lay == "torus" and fixed._under_torus_ports():
+                return None
             model = fixed.model(size)
             return (model, model) if fixed.layout(size) == lay else None
 
         return make
+
+    def _under_torus_ports(self) -> bool:
+        """Whether every GPU of the fabric has fewer optical ports than a torus takes
+        (:data:`~netmodel.study.circuit_planes.TORUS_PORTS`), counted once."""
+        hit = self.__dict__.get("_few_ports")
+        if hit is None:
+            from netmodel.study.circuit_planes import TORUS_PORTS
+            from topologies.schema import gpu_nodes
+
+            data, graph = self.graph.nodes, self.graph
+            hit = self.__dict__["_few_ports"] = all(
+                sum(1 for o in graph.neighbors(g) if data[o]["kind"] == "ocs") < TORUS_PORTS
+                for g in gpu_nodes(graph))
+        return hit
 
     def layout(self, size: int) -> str | None:
         """The layout the circuits of an instance of ``size`` GPUs are set as (``"ring"`` or

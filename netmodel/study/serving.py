@@ -322,12 +322,17 @@ def serve(model: str | ModelSpec, scenario: str | Scenario,
     cache = validate.of_type("collectives", collectives, dict, "{}")
     cache = cache if cache is not None else {}
 
+    pooled: dict = {}   # pool_scenario of this call's scenarios (alive throughout), by id
+
     def coll_for(s: Scenario, kv: int = 0) -> ScenarioCollectives:
         # a cached one of another scenario of this label (a GPU file defining the name
         # differently, an earlier call's) is not this one's: made again, as compare's
         # (an OCS's pools with ports set aside for the KV: kept apart, by their ports)
         key = s.label if not kv else f"{s.label} with {kv} KV ports"
-        s = pool_scenario(s, kv)
+        hit = pooled.get((id(s), kv))
+        if hit is None:   # asked of the pools, the fabric and the instance cap
+            hit = pooled[(id(s), kv)] = pool_scenario(s, kv)
+        s = hit
         if key not in cache or cache[key].scenario != s:
             cache[key] = ScenarioCollectives(s)
         return cache[key]

@@ -25,6 +25,7 @@ circuits alone. :func:`kv_splits` lists the splits the service is searched over.
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
 
 from compute.errors import UserError
 
@@ -112,15 +113,28 @@ def best_split(answers: list):
         -r.tokens_per_s_per_sm, r.ttft_s, r.settings["kv_ports"]))
 
 
+#: :func:`_ports` of each frozen fabric graph (:func:`~netmodel.study.scenario_fabric.
+#: build_fabric`'s: no node or link can be added or removed), held while the graph lives
+_PORTS: WeakKeyDictionary = WeakKeyDictionary()
+
+
 def _ports(scenario) -> int:
     """Optical ports per GPU of an OCS scenario, read off its built fabric (the fewest of
-    any GPU's)."""
+    any GPU's), counted once per frozen graph: a service asks it of every split, pool
+    and KV fit (62 times in ``study lite-gpu``, a pass over every GPU's links each)."""
+    import networkx as nx
+
     from netmodel.study.circuit_copies import ocs_ports
     from netmodel.study.scenario_fabric import build_fabric
     from topologies.schema import gpu_nodes
 
     graph = build_fabric(scenario)
-    return ocs_ports(graph, gpu_nodes(graph))
+    if not nx.is_frozen(graph):   # a caller's graph, which may change: counted afresh
+        return ocs_ports(graph, gpu_nodes(graph))
+    hit = _PORTS.get(graph)
+    if hit is None:
+        hit = _PORTS[graph] = ocs_ports(graph, gpu_nodes(graph))
+    return hit
 
 
 def pool_scenario(scenario, kv_ports: int):
