@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from compute.comm import NoCommunication
 from compute.errors import UserError
 from compute.limits import check
+from compute.memo import Lru
 from compute.models import get_model
 from compute.parallel import Parallelism
 from compute.phases import DECODE, PHASES, Slo, check_phase, check_slo, latency_name, slo_text
@@ -405,17 +406,15 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
                     colls[s.label] = ScenarioCollectives(s)
         affinity = None
         if ex.distributed:  # one task per scenario: its fabric is built once
-            cells = [_CompareCell(s, None, tuple(pairs), shared, None, None) for s in scens]
+            cells = [_CompareCell(s, None, tuple(pairs), shared, None) for s in scens]
             labels = [s.label for s in scens]
             # scenarios of one network go to one worker, which compiles its costs once
             affinity = [network_key(s, scenario_calibration(s)) for s in scens]
         else:               # one cell per search, sharing the fabrics and ideal searches
-            ideal_cache: dict = {}
             # the collectives may come from an earlier comparison (the study's parts share
             # them): its charges past the schedule's budget are not this one's
             marks = {s.label: colls[s.label].budget_mark() for s in scens}
-            cells = [_CompareCell(s, colls[s.label], (pair,), shared, ideal_cache,
-                                  marks[s.label])
+            cells = [_CompareCell(s, colls[s.label], (pair,), shared, marks[s.label])
                      for pair in pairs for s in scens]
             labels = [f"{c.scenario.label} {c.work[0][1].name} {c.work[0][0]}"
                       for c in cells]
@@ -460,13 +459,13 @@ class _CompareSettings(NamedTuple):
 
 class _CompareCell(NamedTuple):
     """Searches of one scenario: ``work`` is ``((phase, model), ...)``. ``collectives``
-    and ``ideal_cache`` are shared in-process and None on Dask (built on the worker)."""
+    is shared in-process and None on Dask (built on the worker); the searches with an
+    ideal network are kept process-wide (:func:`_ideal_search`)."""
 
     scenario: Scenario
     collectives: ScenarioCollectives | None
     work: tuple
     settings: _CompareSettings
-    ideal_cache: dict | None
     #: :meth:`~netmodel.study.scenario_collectives.ScenarioCollectives.budget_mark` of
     #: ``collectives`` when the comparison began (None on Dask: fresh collectives)
     budget_mark: dict | None
@@ -481,7 +480,6 @@ def _compare_cell(cell: _CompareCell) -> list[tuple]:
 
     s, st = cell.scenario, cell.settings
     coll = cell.collectives if cell.collectives is not None else ScenarioCollectives(s)
-    ideal_cache = cell.ideal_cache if cell.ideal_cache is not None else {}
     out = []
     for phase, model in cell.work:
         workload = make_workload(phase, st.prompt, st.context)
@@ -490,15 +488,40 @@ def _compare_cell(cell: _CompareCell) -> list[tuple]:
                           parallelism=st.parallelism)
         dims = parallel_dimensions(model, st.parallelism, coll.gpus,
                                    two_batch_overlap=st.options.two_batch_overlap)
-        key = (model.name, s.gpu_spec, phase, repr(dims))
-        if key not in ideal_cache:
-            ideal_cache[key] = replace(search(
-                model, s.gpu_spec, workload, comm=NoCommunication(), options=st.options,
-                slo=st.slo, max_batch=st.max_batch, **dims), grid=None)
+        ideal = _ideal_search(model, s.gpu_spec, workload, dims, st)
         notes = coll.schedule_notes(cell.budget_mark)
-        out.append((r, _row(r, ideal_cache[key], notes, reliability=st.reliability,
+        out.append((r, _row(r, ideal, notes, reliability=st.reliability,
                             slo=st.slo, options=st.options), notes))
     return out
+
+
+#: The searches of :func:`_ideal_search`, by everything they read, the oldest dropped
+#: first: the study's comparisons of one GPU's scenarios, and its later comparisons (the
+#: packed one, of the same options), search the same GPU with an ideal network again.
+_IDEAL = Lru(1024)
+
+
+def _ideal_search(model: ModelSpec, gpu: GpuSpec, workload, dims: dict,
+                  st: _CompareSettings):
+    """compute's search of ``model`` on ``gpu`` with free collectives (what the fabric
+    costs is measured against it), its grid dropped; kept (:data:`_IDEAL`) by the model
+    and GPU (their specs, not their names), the workload, the parallel dimensions, the
+    options, the SLO and the largest batch: what the search reads. A key that does not
+    hash is searched afresh."""
+    def run():
+        return replace(search(model, gpu, workload, comm=NoCommunication(),
+                              options=st.options, slo=st.slo, max_batch=st.max_batch,
+                              **dims), grid=None)
+
+    try:
+        key = (model, gpu, workload, repr(dims), st.options, st.slo, st.max_batch)
+        hash(key)
+    except TypeError:
+        return run()
+    hit = _IDEAL.recall(key)
+    if hit is None:
+        hit = _IDEAL.put(key, run())
+    return hit
 
 
 def _baseline_label(scens, baseline) -> str:
@@ -512,15 +535,19 @@ def _row(r, ideal, notes: dict, *, reliability: bool = False, slo=None,
          options=None) -> CompareRow:
     s, res = r.scenario, r.search
     ideal_v = ideal.best.tokens_per_s_per_sm if ideal.best else None
-    row = CompareRow.from_search(res, scenario=s.name, label=s.label,
-                                 ideal_tokens_per_s_per_sm=ideal_v, fabric=s.fabric_spec())
+    # the row's fields set at once, one row made (a row is some 50 fields: each copy made
+    # by replace, four a row, was a tenth of a comparison's rows' time)
+    values = {**CompareRow.search_fields(res), "scenario": s.name, "label": s.label,
+              "ideal_tokens_per_s_per_sm": ideal_v, "fabric": s.fabric_spec()}
+    if values["feasible"]:
+        values.update(reconfiguration_s=r.reconfiguration_s, **r.charged())
+        if r.packed_fraction is not None and ideal_v:  # the same GPU, free network, packed
+            ideal_v *= r.packed_fraction
+            values["ideal_tokens_per_s_per_sm"] = ideal_v
+        values["vs_ideal"] = values["tokens_per_s_per_sm"] / ideal_v if ideal_v else None
+    row = CompareRow(**values)
     if not row.feasible:
         return row
-    row = replace(row, reconfiguration_s=r.reconfiguration_s, **r.charged())
-    if r.packed_fraction is not None and ideal_v:  # the same GPU, free network, same packing
-        ideal_v *= r.packed_fraction
-        row = replace(row, ideal_tokens_per_s_per_sm=ideal_v)
-    row = replace(row, vs_ideal=row.tokens_per_s_per_sm / ideal_v if ideal_v else None)
     return with_extras(row, r, notes, reliability=reliability, slo=slo, options=options)
 
 

@@ -65,6 +65,8 @@ def key(**kwargs: Any) -> Any:
 
 #: :meth:`BestRow.when_set_fields` by row class.
 _WHEN_SET: dict[type, tuple[str, ...]] = {}
+#: :meth:`FabricRow.group_fields` by (row class, group).
+_GROUPS: dict[tuple[type, str], tuple[str, ...]] = {}
 
 
 def when_set() -> Any:
@@ -254,8 +256,13 @@ class FabricRow(BestRow):
 
     @classmethod
     def group_fields(cls, name: str) -> tuple[str, ...]:
-        """The fields of one group (``"cost"`` or ``"reliability"``)."""
-        return tuple(f.name for f in fields(cls) if f.metadata.get("group") == name)
+        """The fields of one group (``"cost"`` or ``"reliability"``), worked out once per
+        class (every row of a comparison fills its cost group)."""
+        hit = _GROUPS.get((cls, name))
+        if hit is None:
+            hit = _GROUPS[(cls, name)] = tuple(
+                f.name for f in fields(cls) if f.metadata.get("group") == name)
+        return hit
 
     def with_group(self, name: str, values: dict) -> Self:
         """A copy with group ``name`` filled from ``values`` (a summary's ``to_dict()``)."""
