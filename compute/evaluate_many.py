@@ -16,12 +16,14 @@ from compute.comm import CommLike, as_comm
 from compute.errors import UserError
 from compute.evaluate_one import evaluate
 from compute.hardware import GpuSpec, get_gpu
+from compute.limits import check as check_size
 from compute.models import ModelSpec, get_model
 from compute.moe_routing import moe_comm
 from compute.parallel import Parallelism, check_parallelism, layout
 from compute.phases import Slo, Workload, check_slo, latency_name
 from compute.results import InferenceResult
 from compute.roofline import (
+    MAX_CONFIGURATIONS,
     GridRates,
     check_batches,
     check_context,
@@ -84,6 +86,25 @@ class Evaluations(GridRates):
                         expert_skew=self.expert_skew if c.ep > 1 else 1.0, comm=self.comm,
                         options=self.options,
                         slo=Slo(**{latency_name(self.workload.phase): self.latency_limit}))
+
+
+def _check_pairs(configs, batches) -> None:
+    """Refuse more pairs than an SLO search's grid evaluates
+    (:data:`compute.roofline.MAX_CONFIGURATIONS`, about 1 kB each while they run;
+    ``NETMODEL_MAX_SEARCH_CONFIGURATIONS`` overrides), counted before any array of them:
+    10^7 pairs ran for two minutes, where the grid refuses as many at once.
+
+    >>> _check_pairs([8] * 3_000_000, 1)
+    Traceback (most recent call last):
+    ...
+    compute.errors.UserError: evaluate_many: about 3,000,000 configuration-batch pairs, over the limit of 2,000,000; give fewer pairs, or raise NETMODEL_MAX_SEARCH_CONFIGURATIONS
+    """
+    try:
+        n = max(len(configs), int(np.size(batches)))
+    except (TypeError, ValueError):   # no sequence, a ragged list: the checks below say so
+        return
+    check_size("evaluate_many", "configuration-batch pairs", n, MAX_CONFIGURATIONS,
+               "NETMODEL_MAX_SEARCH_CONFIGURATIONS", "give fewer pairs")
 
 
 def _config_rows(configs) -> np.ndarray:
@@ -173,6 +194,7 @@ def evaluate_many(model: str | ModelSpec, gpu: str | GpuSpec,
     comm = as_comm(comm) if comm is not None else default_comm(gpu, options)
     comm = moe_comm(comm, model, workload.phase)
     check_context(model, workload)
+    _check_pairs(configs, batches)
     rows = _config_rows(configs)
     n = len(rows)
     batches = check_batches(batches)

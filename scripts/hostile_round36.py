@@ -461,6 +461,11 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
     "blast_radius(classes=[])": (_lib("netmodel.study.blast_radius", "blast_radius",
                                       "lite-flat", E, classes=[], **KW),
                                  ("classes is empty", "or None for all")),
+    # ran for two minutes: no estimate, where evaluate_grid has one
+    "evaluate_many(10^7 pairs)": (
+        lambda: __import__("compute.evaluate_many", fromlist=["x"]).evaluate_many(
+            E, "H100-SXM", np.ones(10**7, dtype=int), 8),
+        ("evaluate_many: about 10,000,000 configuration-batch pairs", "2,000,000")),
     # -- held before this round ------------------------------------------------------------
     "evaluate(pp=2**63)": (_api("evaluate", E, "H100-SXM", tp=1, batch=8, pp=2**63),
                            ("PP degree 9223372036854775808", "32 layers")),

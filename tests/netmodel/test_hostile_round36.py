@@ -45,6 +45,10 @@ where ``netmodel yield --alpha 3 --model poisson`` is refused. Now refused the s
 (h) ``collective_report`` given something else for its ``setup`` raised AttributeError ('int'
 object has no attribute 'placement'); ``blast_radius(classes=[])`` answered a blast radius of
 nothing without a word.
+
+(i) ``compute.evaluate_many`` of 10^7 (configuration, batch) pairs ran for two minutes,
+where ``evaluate_grid`` refuses more than 2,000,000 configurations x batches before any
+work (``NETMODEL_MAX_SEARCH_CONFIGURATIONS``); now the pairs are counted and refused alike.
 """
 
 from __future__ import annotations
@@ -264,3 +268,19 @@ def test_blast_radius_of_no_class_is_refused():
         blast_radius("lite-flat", E, classes=[], **KW)
     one = blast_radius("lite-flat", E, classes=["nic"], **KW)
     assert {row.cls for row in one.rows} <= {"nic"}
+
+
+# -- (i) evaluate_many's pairs counted before any work ---------------------------------------
+
+def test_evaluate_many_refuses_more_pairs_than_the_limit(monkeypatch):
+    from compute.evaluate_many import evaluate_many
+
+    with pytest.raises(UserError, match=r"^evaluate_many: about 10,000,000 configuration-batch "
+                                        r"pairs, over the limit of 2,000,000; give fewer pairs, "
+                                        r"or raise NETMODEL_MAX_SEARCH_CONFIGURATIONS$"):
+        evaluate_many(E, "H100-SXM", np.ones(10**7, dtype=int), 8)
+    monkeypatch.setenv("NETMODEL_MAX_SEARCH_CONFIGURATIONS", "3")
+    assert evaluate_many(E, "H100-SXM", [1, 2, 4], 8).latency.shape == (3,)   # at the limit
+    with pytest.raises(UserError, match=r"about 4 configuration-batch pairs, over the limit "
+                                        r"of 3"):
+        evaluate_many(E, "H100-SXM", [1], [8, 16, 32, 64])
