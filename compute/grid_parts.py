@@ -14,7 +14,7 @@ import numpy as np
 
 from compute import buffers
 from compute.memo import Lru
-from compute.memory import memory_fit
+from compute.memory import memory_fit, splits_shared
 from compute.moe_exchange import EXCHANGE_PRODUCERS
 from compute.parallel import micro_batch
 from compute.sharding import Shards
@@ -25,7 +25,10 @@ from compute.stages import (
     PIPELINE_STAGES,
     PRODUCERS,
     STAGES,
+    _within_one_gpu,
+    allreduce_exchange_work,
     attention_group_ops,
+    dp_gather_exchange_work,
     mlp_work_by_kind,
     replicated_mlp_work,
     stage_work,
@@ -193,7 +196,37 @@ def stage_subset(model, gpu, configs, sh, b, workload, options, skew, want) -> t
     work = stage_work(model, sh, micro, workload, skew)
     nc = len(configs)
     shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
-    mine = [x for x in work if x[0] in want]
+    return _formed(model, gpu, [x for x in work if x[0] in want], nc, shape, options,
+                   workload), memory_fit(model, gpu, sh, b, workload, options.memory_reserve,
+                                         micro_batch=micro)
+
+
+def exchange_subset(model, gpu, configs, sh, b, workload, options, skew, counts) -> tuple:
+    """:func:`stage_subset` of the stages the all-reduce exchange or SGLang's DP-attention
+    gather changes (:data:`compute.moe_dp_cells.DP_STAGES`) on rows of ``sh`` flagged
+    ``Shards.ep_allreduce`` or ``Shards.ep_dp_gather``, their work from the functions
+    :func:`~compute.stages.stage_work` calls for them
+    (:func:`compute.stages.allreduce_exchange_work`,
+    :func:`compute.stages.dp_gather_exchange_work`) without the other stages', their
+    ``counts`` (``{stage: a count per row}``) the grid's (the all-to-all schedule's, the
+    same); ``fit`` None where the exchange leaves the memory fit as it is
+    (:func:`compute.memory.splits_shared`: no shared experts), else
+    :func:`~compute.memory.memory_fit`'s."""
+    micro = micro_batch(b, sh.pp, sh.attention_dp, workload.phase)
+    nc = len(configs)
+    shape = np.broadcast_shapes((nc, b.shape[1]), micro.shape)
+    exchange = allreduce_exchange_work if np.any(sh.ep_allreduce) else dp_gather_exchange_work
+    work = exchange(model, sh, micro, workload, skew)
+    mine = _within_one_gpu([(s, counts[s], *work[s]) for s in EXTENDED_STAGES if s in counts],
+                           counted=True)
+    fit = memory_fit(model, gpu, sh, b, workload, options.memory_reserve,
+                     micro_batch=micro) if splits_shared(model) else None
+    return _formed(model, gpu, mine, nc, shape, options, workload), fit
+
+
+def _formed(model, gpu, mine, nc, shape, options, workload) -> dict:
+    """The stages of ``mine`` (:func:`~compute.stages.stage_work`'s entries) that some row
+    runs, each as :func:`static_parts` forms it, for :func:`stage_subset`."""
     counts = [np.broadcast_to(np.asarray(x[1], float).reshape(-1), (nc,)) for x in mine]
     peaks = stage_peaks(model, gpu, tuple(x[0] for x in mine), options.compute_dtype,
                         workload)
@@ -213,8 +246,7 @@ def stage_subset(model, gpu, configs, sh, b, workload, options, skew, want) -> t
         _fill_stage(x[0], works, x, peak, bandwidth, options, f, h, c, m)
         out[x[0]] = (count, np.broadcast_to(np.asarray(x[6], float).reshape(-1), (nc,)), x[4],
                      works, f, h, net, c, m)
-    return out, memory_fit(model, gpu, sh, b, workload, options.memory_reserve,
-                           micro_batch=micro)
+    return out
 
 
 def mlp_subset(model, gpu, configs, sh, b, workload, options, skew) -> tuple:

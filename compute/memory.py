@@ -79,6 +79,14 @@ def weight_bytes(model: ModelSpec, sh: Shards) -> np.ndarray:
     return np.where(sh.pp > 1, np.nanmax(stages, axis=1, keepdims=True), whole)
 
 
+def splits_shared(model: ModelSpec) -> bool:
+    """True where the exchanges that split the shared experts over ``tp`` (the all-reduce,
+    SGLang's DP-attention gather: ``Shards.ep_allreduce``, ``Shards.ep_dp_gather``) change
+    ``model``'s weights per GPU: it has shared experts. The only term of
+    :func:`memory_fit` those flags change (:func:`_weight_terms` reads them here alone)."""
+    return bool(model.shared_ffn)
+
+
 def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
     """``(moe layer, dense layer, embed, row, head_bias, total)``: the bytes per GPU of one
     layer (an MoE one in an MoE model) and of one of an MoE model's dense layers, the token
@@ -119,7 +127,7 @@ def _weight_terms(model: ModelSpec, sh: Shards) -> tuple:
         # or SGLang's DP-attention gather (compute.moe_dp_gather)
         full_shared = mlp(model.shared_ffn) * mb + gate if model.shared_ffn else 0
         split = np.asarray(sh.ep_allreduce) + np.asarray(sh.ep_dp_gather)
-        if model.shared_ffn and np.any(split):
+        if splits_shared(model) and np.any(split):
             full_shared = np.where(split > 0, shared, full_shared)
         ep_layer = attn + sh.expert_slots * mlp(sh.expert_ffn) * mb + router \
             + full_shared + norms

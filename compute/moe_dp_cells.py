@@ -22,6 +22,15 @@ times and the exchange's own MoE-to-dense gap), bit for bit what evaluating thos
 again gives (tests/compute/test_moe_dp_cells.py). Evaluating them again cost the
 16,384-GPU compare of bench_collectives 8 s of its 27 s of CPU.
 
+The all-reduce exchange (``Shards.ep_allreduce``, no DP attention) changes the same six
+stages (:func:`compute.moe_exchange.exchange_slots`: two all-reduces of the layer's output
+among ``tp`` in ``attn_scatter`` and ``dp_regather``, no dispatch or combine; the MLP's work
+that of every GPU holding every token) and the weights where the model has shared experts
+(:func:`compute.memory.splits_shared`): its rows are formed here too, those stages' work from
+the functions :func:`compute.stages.stage_work` calls for them
+(:func:`compute.grid_parts.exchange_subset`), else from the grid's fit
+(tests/compute/test_moe_allreduce_cells.py).
+
 Not formed (the caller evaluates them whole): cells fitting in memory under this exchange
 only, where the grid did not time its own collectives (``time_unfit`` off: their stage
 times are NaN there), returned as ``extra``; grids with ``overlap_collectives`` (an
@@ -137,13 +146,15 @@ def dp_gather_cells(grid, model, gpu, configs, sh, idx, b, options, workload, sk
                     costs, subset, pipeline, time_unfit: bool) -> tuple:
     """``(alt, stages, extra)``: SGLang's DP-attention gather on ``grid``'s rows ``idx``
     (every batch of ``b``, one row of them; ``sh`` those rows'
-    :class:`~compute.sharding.Shards`, flagged ``ep_dp_gather``), ``alt`` its figures for
+    :class:`~compute.sharding.Shards`, flagged ``ep_dp_gather``; or the all-reduce
+    exchange's, flagged ``ep_allreduce``: ``subset``'s third function), ``alt`` its figures for
     :func:`compute.exchange_take.take_faster` (of the ``stages`` named, the others the
     grid's own), ``extra`` a bool array (rows x batches) of the cells to evaluate whole
     (fitting here only, untimed in ``grid``), or None. ``options`` without two-batch
     overlap; ``costs`` the grid's collective costing
     (:func:`compute.roofline._network_times`); ``subset``
-    (:func:`compute.grid_parts.stage_subset`, :func:`compute.grid_parts.mlp_subset`);
+    (:func:`compute.grid_parts.stage_subset`, :func:`compute.grid_parts.mlp_subset`,
+    :func:`compute.grid_parts.exchange_subset`);
     ``pipeline`` as :func:`compute.moe_exchange._piped_gather` takes it.
 
     The four slots hold the dense layers' collectives (:data:`SLOT_SOURCES`): where every
@@ -154,10 +165,11 @@ def dp_gather_cells(grid, model, gpu, configs, sh, idx, b, options, workload, sk
     names = grid.stages
     shape = (len(idx), b.shape[1])
     configs_i = tuple(configs[i] for i in idx)
+    allreduce = bool(np.any(sh.ep_allreduce))
     # the dense layers' gather and scatter run in every row (the rows have dense layers;
     # the other two sources run nowhere only where they move nothing, here as there: where
     # no row of the grid runs one, a stage of no work under the collective it names)
-    reuse = all(s in names for s in SLOT_SOURCES) and all(
+    reuse = not allreduce and all(s in names for s in SLOT_SOURCES) and all(
         d in names and grid.counts[names.index(d), idx].all()
         for d in ("dp_gather", "dp_scatter"))
     if reuse:
@@ -167,9 +179,16 @@ def dp_gather_cells(grid, model, gpu, configs, sh, idx, b, options, workload, sk
             (("attn_scatter", "allreduce_attn"), ("dp_regather", "attn_gather")), group_ops,
             strict=True) if d not in names}
         reuse = all(isinstance(op, str) for op in absent.values())
-    if not reuse:
+    if not reuse and len(subset) > 2:   # its own six stages alone (the counts the grid's)
+        parts, fit = subset[2](model, gpu, configs_i, sh, b, workload, options, skew,
+                               {s: grid.counts[names.index(s), idx] for s in DP_STAGES
+                                if s in names})
+    elif not reuse:
         parts, fit = subset[0](model, gpu, configs_i, sh, b, workload, options, skew,
                                DP_STAGES)
+    if fit is None:   # the grid's own fit (weights, KV cache, activations)
+        fit = (grid.weights[idx], grid.kv_cache[idx], grid.activations[idx], None,
+               grid.fits[idx])
     w, kv, act, _, fits = fit
     fits = np.broadcast_to(fits, shape)
     timed = None if time_unfit else fits

@@ -352,8 +352,11 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
     grid's collective costing (:func:`compute.roofline._network_times`); ``pipeline``: the
     functions :func:`_piped_gather` forms pipelined rows with (None: those rows evaluated
     by ``body``); ``subset``: :func:`compute.grid_parts.stage_subset` and ``mlp_subset``,
-    with which SGLang's gather is formed from the grid's stages (:mod:`compute.moe_dp_cells`;
-    None: its rows evaluated by ``body``); ``kw``: the rest of ``body``'s arguments."""
+    with which SGLang's gather is formed from the grid's stages (:mod:`compute.moe_dp_cells`),
+    and ``exchange_subset``, with which the all-reduce's is, and SGLang's where its slots
+    are not the dense layers' stages (where :func:`_formable`; None, or without the third:
+    the all-reduce's rows evaluated by ``body``);
+    ``kw``: the rest of ``body``'s arguments."""
     if plain:
         return grid
     gpu = kw.pop("gpu")
@@ -374,11 +377,9 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
             opts = options if not options.two_batch_overlap else replace(
                 options, two_batch_overlap=False)
         idx, cols, nc, known, slots = np.flatnonzero(rows), None, len(configs), {}, None
-        if flag == "ep_dp_gather" and subset is not None and pipeline is not None \
-                and not paired and b.shape[0] == 1 and not (
-                    opts.mode == "overlap" and opts.overlap_collectives):
-            # formed from the grid's own stages (a grid of these rows evaluated again cost
-            # the 16,384-GPU compare 8 s of CPU), but the cells fitting under this
+        if _formable(flag, subset, pipeline, paired, b, opts):
+            # formed from the grid's own stages (a grid of SGLang's rows evaluated again
+            # cost the 16,384-GPU compare 8 s of CPU), but the cells fitting under this
             # exchange only, which the grid did not time
             alt, stages, extra = dp_gather_cells(
                 grid, model, gpu, configs, _rows_of(sh, idx, flag), idx, b, opts,
@@ -391,10 +392,10 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
             # those rows and batches, and a row running each stage the rows run (a grid's
             # stages are those its rows run: the same as evaluating every row)
             cols, keep = np.flatnonzero(extra.any(axis=0)), extra.any(axis=1)
-            runs = grid.counts[:, idx] > 0
-            for k in range(runs.shape[0]):
-                if runs[k].any() and not runs[k, keep].any():
-                    keep[np.argmax(runs[k])] = True
+            ran = grid.counts[:, idx] > 0
+            for k in range(ran.shape[0]):
+                if ran[k].any() and not ran[k, keep].any():
+                    keep[np.argmax(ran[k])] = True
             idx, extra = idx[keep], extra[keep][:, cols]
         if flag == "ep_gather":   # only the pipelined rows and batches where it may be faster
             grid, idx, cols, known, slots = _gather_cells(grid, model, configs, sh, idx, paired,
@@ -413,12 +414,28 @@ def cheaper_exchange(body, model, configs, sh, plain: bool, batches, b, paired: 
             alt = body(model, gpu, tuple(configs[i] for i in idx), _rows_of(sh, idx, flag),
                        False, bs, bb, paired=paired, busiest=_subset(busiest, idx, nc),
                        options=opts, **known, **kw)
-        if flag == "ep_dp_gather" and cols is not None:   # only the cells left above
+        if flag != "ep_gather" and cols is not None:   # only the cells left above
             alt = replace(alt, fits=np.broadcast_to(alt.fits, extra.shape) & extra)
         # the gather's other stages are the grid's own but for the pipeline's wait
         grid = take_faster(grid, alt, idx, cols, None if flag != "ep_gather" else (
             "moe_dispatch", "moe_combine", "pp_send", "pipeline_wait"), _FLAGS[flag])
     return grid
+
+
+def _formable(flag: str, subset, pipeline, paired: bool, b, options) -> bool:
+    """True where the cells of exchange ``flag`` are formed from the grid's own stages
+    (:func:`compute.moe_dp_cells.dp_gather_cells`) rather than its rows evaluated again:
+    SGLang's DP-attention gather (``subset``'s first two functions) and the all-reduce
+    (its third, :func:`compute.grid_parts.exchange_subset`), on a grid of one row of
+    batches, not ``paired``, without ``overlap_collectives`` (an all-reduce hidden behind
+    ``mlp_down``, whose time changes) and for the all-reduce without two-batch overlap (its
+    overlapped step is its own: that grid's halves evaluated)."""
+    if subset is None or pipeline is None or paired or b.shape[0] != 1 or (
+            options.mode == "overlap" and options.overlap_collectives):
+        return False
+    if flag == "ep_allreduce":
+        return len(subset) > 2 and not options.two_batch_overlap
+    return flag == "ep_dp_gather"
 
 
 def _gather_cells(grid, model, configs, sh, idx, paired: bool, costs, kw) -> tuple:

@@ -53,6 +53,7 @@ from compute.dp_collectives import running, stage_ops
 from compute.errors import UserError
 from compute.grid_parts import (
     attention_kind_times,
+    exchange_subset,
     mlp_kind_gap,
     mlp_subset,
     stage_subset,
@@ -322,7 +323,8 @@ def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, 
     pipeline = (slowest_stage, pipeline_latency, mlp_kind_gap, attention_kind_times)
     return cheaper_exchange(_one_exchange, model, configs, sh, plain, batches, b, paired,
                             busiest, grid, costs=_network_times, pipeline=pipeline,
-                            subset=(stage_subset, mlp_subset), gpu=gpu, workload=workload,
+                            subset=(stage_subset, mlp_subset, exchange_subset), gpu=gpu,
+                            workload=workload,
                             comm=comm, options=options, skew=skew,
                             latency_limit=latency_limit, time_unfit=time_unfit)
 

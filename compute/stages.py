@@ -187,6 +187,78 @@ def replicated_mlp_work(model, sh, batch, w: Workload, skew: float = 1.0) -> tup
                         replicated=True)
 
 
+def residual_bytes(model, n):
+    """Bytes of ``n`` tokens of the residual stream (``hidden`` activations each): what an
+    all-reduce of a layer's output moves per GPU (:func:`stage_work`'s ``ar_bytes``)."""
+    return n * float(model.hidden) * model.act_bytes
+
+
+def allreduce_exchange_work(model, sh, batch, w: Workload, skew: float = 1.0) -> dict:
+    """The entries of :func:`stage_work` that the all-reduce exchange changes on rows of
+    ``sh`` flagged ``Shards.ep_allreduce`` (every row expert-parallel, no DP attention), as
+    ``{stage: (flops, hbm_bytes, op, net_bytes, group)}`` before the rule that a collective
+    among one GPU does not run: the four slots of
+    :func:`compute.moe_exchange.exchange_slots` (each all-reduce of :func:`residual_bytes`
+    of the (micro-)batch ``batch``'s tokens) and ``mlp_up`` and ``mlp_down``
+    (:func:`replicated_mlp_work`), each formed by the function :func:`stage_work` calls for
+    it, so bit for bit its entries (the counts are the all-to-all schedule's)."""
+    n = batch * w.tokens_per_sequence
+    zero = np.zeros(np.broadcast_shapes(sh.tp.shape, batch.shape))
+    out = {k: v[1:] for k, v in exchange_slots(model, sh, zero, n, n, w.phase,
+                                                residual_bytes(model, n)).items()}
+    for name, (flops, hbm) in zip(("mlp_up", "mlp_down"),
+                                  replicated_mlp_work(model, sh, batch, w, skew), strict=True):
+        out[name] = (flops, hbm, "", 0.0, 1.0)
+    return out
+
+
+def _dp_entries(sh, n, n_att, phase: str, ar_bytes, attn_bytes, attn_tp, zero, h,
+                ab) -> tuple:
+    """``(entries, attn_op, regather_op)``: :func:`stage_work`'s entries of the dense
+    layers' collectives across attention groups under DP attention (``dp_gather``,
+    ``dp_scatter``, ``attn_gather``: SGLang's, in its padding mode cell by cell) and the
+    collectives of an attention group's output and of its rows after the MLP
+    (:func:`compute.dp_collectives.attn_tp_ops`), for ``n`` tokens of which the busiest
+    group holds ``n_att``."""
+    summed = sum_len(sh, n, n_att, phase)   # SGLang's padding mode, per cell
+    gathered = gathered_tokens(sh, n, n_att, phase, summed)
+    dp_bytes = ar_bytes if gathered is n else gathered * h * ab
+    gather_op, scatter_op = dp_ops(sh, n, n_att, phase, summed)
+    attn_op, regather_op = attn_tp_ops(sh, n, n_att, phase, summed)
+    return {
+        # SGLang gathers among the whole stage (tp GPUs) where DP attention runs
+        "dp_gather": (None, zero, zero, gather_op, dp_bytes,
+                      np.where(sh.attention_dp > 1, sh.tp, sh.attention_dp)),
+        "dp_scatter": (None, zero, zero, scatter_op, dp_bytes, sh.tp),
+        "attn_gather": (None, zero, zero, regather_op, _none_where(regather_op, attn_bytes),
+                        attn_tp),
+    }, attn_op, regather_op
+
+
+def dp_gather_exchange_work(model, sh, batch, w: Workload, skew: float = 1.0) -> dict:
+    """:func:`allreduce_exchange_work` for SGLang's DP-attention gather (rows of ``sh``
+    flagged ``Shards.ep_dp_gather``, every one under DP attention): the four slots of
+    :func:`compute.moe_exchange.exchange_slots` (the dense layers' collectives across
+    attention groups, :func:`_dp_entries`) and the MLP's two stages, each formed by the
+    functions :func:`stage_work` calls for it."""
+    h, ab = float(model.hidden), model.act_bytes
+    n = batch * w.tokens_per_sequence
+    n_att = busiest_group(sh, batch, w, None)[1]   # stage_work's, DP attention in every row
+    ar_bytes = residual_bytes(model, n)
+    attn_bytes = ar_bytes if n_att is n else n_att * h * ab
+    attn_tp = sh.tp / sh.attention_dp
+    zero = np.zeros(np.broadcast_shapes(sh.tp.shape, batch.shape))
+    dense, attn_op, _ = _dp_entries(sh, n, n_att, w.phase, ar_bytes, attn_bytes, attn_tp,
+                                    zero, h, ab)
+    out = {k: v[1:] for k, v in exchange_slots(
+        model, sh, zero, n, n_att, w.phase, ar_bytes, dense,
+        (attn_op, _none_where(attn_op, attn_bytes), attn_tp)).items()}
+    for name, (flops, hbm) in zip(("mlp_up", "mlp_down"),
+                                  replicated_mlp_work(model, sh, batch, w, skew), strict=True):
+        out[name] = (flops, hbm, "", 0.0, 1.0)
+    return out
+
+
 def attention_group_ops(sh, batch, w: Workload) -> tuple:
     """``(attn_op, regather_op)``: the collectives :func:`stage_work` gives the attention
     output within an attention group of several GPUs and its rows after the MLP
@@ -266,7 +338,7 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
     o_bias = 1.0 if model.o_biased else 0.0
     qkv_bias = 1.0 if model.qkv_biased else 0.0
     touched = expected_experts_touched(model, n)  # distinct experts whose weights are read
-    ar_bytes = n * h * ab
+    ar_bytes = residual_bytes(model, n)
     # one configuration and batch (evaluate's scalar path): plain floats throughout
     zero = 0.0 if type(batch) is float else np.zeros(np.broadcast_shapes(sh.tp.shape,
                                                                           batch.shape))
@@ -319,11 +391,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
     a2a = n * model.experts_per_token * h * busiest_share(model, sh, skew) / sh.ep
     if n_att is not n:
         a2a = np.maximum(a2a, n_att * sh.attention_dp * model.experts_per_token * h / sh.ep)
-    summed = sum_len(sh, n, n_att, w.phase)   # SGLang's padding mode, per cell
-    gathered = gathered_tokens(sh, n, n_att, w.phase, summed)
-    dp_bytes = ar_bytes if gathered is n else gathered * h * ab
-    gather_op, scatter_op = dp_ops(sh, n, n_att, w.phase, summed)
-    attn_op, regather_op = attn_tp_ops(sh, n, n_att, w.phase, summed)
+    dense, attn_op, regather_op = _dp_entries(sh, n, n_att, w.phase, ar_bytes, attn_bytes,
+                                              attn_tp, zero, h, ab)
     if attn_op != "all-reduce":   # attention groups of several GPUs: SGLang's collectives
         by_name = {x[0]: x for x in work}
         ar = by_name["allreduce_attn"]
@@ -334,13 +403,8 @@ def stage_work(model, sh, batch, w: Workload, skew: float = 1.0, busiest=None):
     extra = {
         "allreduce_attn": None, "allreduce_mlp": None,
         "attn_scatter": (None, zero, zero, "reduce-scatter", attn_bytes, attn_tp),
-        # SGLang gathers among the whole stage (tp GPUs) where DP attention runs
-        "dp_gather": (None, zero, zero, gather_op, dp_bytes,
-                      np.where(sh.attention_dp > 1, sh.tp, sh.attention_dp)),
+        **dense,
         "moe_dispatch": (None, zero, zero, "all-to-all", a2a * dispatch_bytes(model), sh.tp),
-        "dp_scatter": (None, zero, zero, scatter_op, dp_bytes, sh.tp),
-        "attn_gather": (None, zero, zero, regather_op, _none_where(regather_op, attn_bytes),
-                        attn_tp),
         "moe_combine": (None, zero, zero, "all-to-all", a2a * ab, sh.tp),
         "dp_regather": (None, zero, zero, "all-gather", attn_bytes, attn_tp),
         "pp_send": (pp - 1, zero, zero, "send-recv", n_att * h * ab,
