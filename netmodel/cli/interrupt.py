@@ -50,6 +50,12 @@ class Interrupted(BaseException):
         self.name = name
 
 
+#: The signal :func:`stop_on_signals` last raised as :class:`Interrupted` (its name), while
+#: the command it guards runs: :func:`interruption` reads it where a library replaced the
+#: Interrupted by an error of its own. Emptied as each command starts.
+_RAISED: list[str] = []
+
+
 def _send_later(signum: int) -> None:
     """Send ``signum`` to this process in 10 ms (from a thread of its own)."""
     import time
@@ -95,7 +101,8 @@ def stop_on_signals() -> Iterator[None]:
     def stop(signum: int, frame: object) -> None:
         for s in signals:
             signal.signal(s, signal.SIG_DFL)
-        raise Interrupted(signal.Signals(signum).name)
+        _RAISED[:] = [signal.Signals(signum).name]
+        raise Interrupted(_RAISED[0])
 
     def dropped(info: Any) -> None:
         if not isinstance(info.exc_value, Interrupted):
@@ -107,6 +114,7 @@ def stop_on_signals() -> Iterator[None]:
         _thread.start_new_thread(_send_later, (signal.Signals[info.exc_value.name],))
         return None
 
+    _RAISED.clear()
     given = {s: signal.signal(s, stop) for s in signals}
     hook, sys.unraisablehook = sys.unraisablehook, dropped
     try:
@@ -124,6 +132,12 @@ def interruption(exc: BaseException) -> Interrupted | None:
     ``ImportError: initialization failed``, the interruption its context: a traceback and
     exit status 1 where the user pressed Ctrl-C.
 
+    Where no link leads to it, the signal :func:`stop_on_signals` raised during the last
+    command, if any: an error raised because of it, the Interrupted replaced rather than
+    chained. numpy does so where the signal comes as it compares two structured arrays
+    (``np.unique(..., axis=0)`` does): ``TypeError: Cannot compare structured arrays
+    unless they have a common dtype``, a traceback where ``availability`` was stopped.
+
     >>> try:
     ...     try:
     ...         raise Interrupted("SIGINT")
@@ -139,4 +153,4 @@ def interruption(exc: BaseException) -> Interrupted | None:
             return exc
         seen.add(id(exc))
         exc = exc.__cause__ or exc.__context__
-    return None
+    return Interrupted(_RAISED[0]) if _RAISED else None
