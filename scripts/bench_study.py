@@ -108,7 +108,8 @@ def _once(extra: list[str], label: str, watched: bool) -> tuple:
                "except SystemExit as e:\n    code = e.code\n"
                "else:\n    code = 0\n"
                "print(f'peak_kib={peak_rss_bytes() // 1024}', file=sys.stderr)\n"
-               "sys.exit(code)\n",
+               "from netmodel.cli.entry import leave\n"   # as the netmodel script ends
+               "leave(code)\n",
                "study", "lite-gpu", "--out", str(Path(tmp) / "results"), *extra]
         proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
