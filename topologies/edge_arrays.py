@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import chain, compress
-from operator import itemgetter, methodcaller
+from operator import itemgetter
 
 import networkx as nx
 import numpy as np
@@ -118,12 +118,11 @@ def edge_arrays(graph: nx.Graph) -> EdgeArrays:
     ds = list(compress(chain.from_iterable(map(dict.values, adj.values())),
                        (near <= far).tolist()))
     m = len(ds)
-    media, medium = _codes(list(chain(map(itemgetter("medium"), ds),
-                                      map(methodcaller("get", "optics", "co-packaged-optics"),
-                                          ds))))
+    media, medium = _codes(list(map(itemgetter("medium"), ds)) +
+                           [d.get("optics", "co-packaged-optics") for d in ds])
     return EdgeArrays(
         nodes=nodes, kinds=kinds, node_kind=node_kind, u=near[first], v=far[first],
-        links=np.array(list(map(methodcaller("get", "links", 1), ds)), dtype=float).reshape(m),
+        links=np.array([d.get("links", 1) for d in ds], dtype=float).reshape(m),
         bandwidth=np.array(list(map(itemgetter("bandwidth"), ds)), dtype=float).reshape(m),
         lanes=np.array(list(map(itemgetter("lanes"), ds))).reshape(m),
         media=media, medium=medium[:m], optics=medium[m:],
