@@ -59,7 +59,7 @@ from netmodel.study.lite_gpu_files import (
     write_full_study,
     write_study,
 )
-from netmodel.study.lite_gpu_warm_up import warm_before_fork
+from netmodel.study.lite_gpu_warm_up import import_written_modules, warm_before_fork
 from netmodel.study.rows import BestRow, RowsResult, distinct_gpus, distinct_models, key, ratio_text
 from netmodel.study.run_words import collectives_note, noted_settings
 
@@ -626,8 +626,10 @@ def run_full_study(models: Sequence[str | ModelSpec] = DEFAULT_MODELS,
             return out, part_done.times, drawn
 
         # beside too, in a third process: the longest part after the fabric comparison
-        blast = in_background(blast_part) \
-            if beside and reliability and "decode" in phases else None
+        blast = None
+        if beside and reliability and "decode" in phases:
+            import_written_modules()   # once, here, not in both processes
+            blast = in_background(blast_part)
         if side is None:
             cross, swept_result, side_times, drawn = side_parts(bar)
             lap.restart()   # the side parts keep their own times

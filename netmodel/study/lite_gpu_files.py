@@ -43,7 +43,6 @@ def full_study_files(result: _FullStudy, *, plot: bool = True, summary: bool = T
     holds (``summary``: with ``summary.md``)."""
     flag("", "plot", plot), flag("", "summary", summary)
     from netmodel.study.compare import compare_files
-    from netmodel.study.summary import summary_markdown
     from netmodel.study.sweep import sweep_files
 
     files = study_files(result.ideal, plot=plot)
@@ -70,7 +69,9 @@ def full_study_files(result: _FullStudy, *, plot: bool = True, summary: bool = T
     files.update(_cost_files(result.cost, plot))
     if result.sweep is not None:
         files.update(sweep_files(result.sweep, plot=plot))
-    if summary:
+    if summary:   # imported only then: the processes that draw figures write no summary
+        from netmodel.study.summary import summary_markdown
+
         files["summary.md"] = summary_markdown(result, written=set(files)).encode()
     return files
 
