@@ -452,7 +452,7 @@ def compare(models: Iterable[ModelLike], scenarios: Iterable[ScenarioLike] | Non
     refs = [_ref(s) for s in (_each(scenarios, "scenarios") if scenarios is not None
                               else scenario_names())]
     # each read here first; the texts passed on (NAME@GPU with gpus)
-    _once("scenarios", refs, [get_scenario(ref).name for ref in refs])
+    _once("scenarios", refs, [get_scenario(ref).label for ref in refs])   # NAME@GPU
     return run_compare(_models(models), refs, phases,
                        gpus=_gpus(gpus) if gpus is not None else None,
                        options=options, slo=slo, prompt=prompt, context=context,
@@ -477,7 +477,7 @@ def sweep(scenarios: Iterable[ScenarioLike], params: Iterable[str],
         kwargs["gpus"] = _gpus(kwargs["gpus"])
     refs = [_ref(s) for s in _each(scenarios, "scenarios")]
     scens = [get_scenario(s) for s in refs]
-    _once("scenarios", scens, [s.name for s in scens])
+    _once("scenarios", scens, [s.label for s in scens])   # NAME@GPU: one name, two GPUs run
     texts = _each(params, "params")
     refuse_unread_points(points, texts)
     parsed = [parse_param(p, scens, points) for p in texts]

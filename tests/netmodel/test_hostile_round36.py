@@ -72,7 +72,8 @@ KW = {"max_batch": 8}
     (lambda: netmodel.compare([E, "llama-3-8b"], ["lite-flat"], "decode", **KW),
      "models 'Llama-3-8B,Llama-3-8B' names Llama-3-8B more than once; give each once"),
     (lambda: netmodel.compare([E], ["lite-flat", "lite-flat"], "decode", **KW),
-     "scenarios 'lite-flat,lite-flat' names lite-flat more than once; give each once"),
+     "scenarios 'lite-flat@Lite,lite-flat@Lite' names lite-flat@Lite more than once; give "
+     "each once"),
     (lambda: netmodel.compare([E], ["lite-flat"], ["decode", "Decode"], **KW),
      "phases 'decode,Decode' names one thing more than once ('decode' and 'Decode'); give each "
      "once"),
@@ -81,7 +82,8 @@ KW = {"max_batch": 8}
     (lambda: netmodel.sweep(["lite-flat"], ["fabric.latency=1us,2us"], [E, E], **KW),
      "models 'Llama-3-8B,Llama-3-8B' names Llama-3-8B more than once; give each once"),
     (lambda: netmodel.sweep(["lite-flat"] * 2, ["fabric.latency=1us,2us"], [E], **KW),
-     "scenarios 'lite-flat,lite-flat' names lite-flat more than once; give each once"),
+     "scenarios 'lite-flat@Lite,lite-flat@Lite' names lite-flat@Lite more than once; give "
+     "each once"),
     (lambda: netmodel.sweep(["lite-flat"], ["fabric.latency=1us,2us"], [E], ["decode"] * 2,
                             **KW),
      "phases 'decode,decode' names decode more than once; give each once"),
@@ -100,10 +102,16 @@ def test_one_thing_listed_twice_is_refused(call, said):
 
 def test_each_listed_once_still_runs_every_row():
     """The baseline h100-dgx on its own H100 and on the Lite, and lite-flat on its Lite:
-    three rows, none merged."""
+    three rows, none merged; one scenario on two GPUs (NAME@GPU) is two scenarios."""
     r = netmodel.compare([E], ["lite-flat", "h100-dgx"], "decode", gpus=["Lite"], **KW)
     assert [(x.scenario, x.gpu) for x in r.rows] == [
         ("lite-flat", "Lite"), ("h100-dgx", "H100-SXM"), ("h100-dgx", "Lite")]
+    r = netmodel.compare([E], ["lite-flat", "lite-flat@H100-SXM"], "decode", **KW)
+    assert [(x.scenario, x.gpu) for x in r.rows] == [("lite-flat", "Lite"),
+                                                     ("lite-flat", "H100-SXM")]
+    s = netmodel.sweep(["lite-flat", "lite-flat@H100-SXM"], ["fabric.latency=1us,2us"], [E],
+                       **KW)
+    assert {row.gpu for row in s.rows} == {"Lite", "H100-SXM"}
 
 
 # -- (b) a GPU laid twice into a logical topology --------------------------------------------
