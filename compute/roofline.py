@@ -81,7 +81,16 @@ from compute.roofline_options import RooflineOptions
 from compute.sharding import check_tp, shards
 from compute.stages import EXTENDED_STAGES, STAGES
 from compute.units import counted
-from compute.validate import MAX_WHOLE, an_int, describe, holds_flag, is_finite, is_whole, of_type
+from compute.validate import (
+    MAX_WHOLE,
+    an_int,
+    describe,
+    flag,
+    holds_flag,
+    is_finite,
+    is_whole,
+    of_type,
+)
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -288,6 +297,7 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     comm = moe_comm(comm, model, workload.phase)
     check_context(model, workload)
     latency_limit = check_latency_limit(latency_limit)
+    time_unfit = flag("", "time_unfit", time_unfit)   # 'no' was read as true
     if isinstance(tps, (str, bytes)) or not isinstance(tps, Iterable):
         raise UserError(f"tps must be a list of TP degrees or Parallelism configurations "
                         f"(e.g. [1, 2, 4, 8]), got {describe(tps)}")
@@ -305,10 +315,10 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     if options.mtp_tokens and workload.phase == "decode":   # prefill: as without MTP
         return mtp_grid(grid_body, model, gpu, configs, sh, plain, batches,
                         batches.astype(float).reshape(1, -1), workload, comm, options, skew,
-                        latency_limit, time_unfit=bool(time_unfit))
+                        latency_limit, time_unfit=time_unfit)
     return grid_body(model, gpu, configs, sh, plain, batches,
                      batches.astype(float).reshape(1, -1), workload, comm, options, skew,
-                     latency_limit, time_unfit=bool(time_unfit))
+                     latency_limit, time_unfit=time_unfit)
 
 
 def grid_body(model, gpu, configs, sh, plain: bool, batches, b, workload, comm, options,

@@ -9,8 +9,8 @@ The unit rules (one place; docs/units-and-errors.md repeats them):
 * ``B`` is a byte and ``b`` a bit, always: ``400Gb/s`` is 50e9 bytes/s, ``8b`` is not 8 bytes.
 * ``KB``/``kB``, ``MB``, ``GB``, ``TB``, ``PB`` are decimal (1e3 ... 1e15 bytes); ``KiB``,
   ``MiB``, ``GiB``, ``TiB``, ``PiB`` are binary (2**10 ... 2**50).
-* A bare ``K``, ``M``, ``G``, ``T`` (a size with no ``B``) is **binary**, as nccl-tests reads
-  its ``-b 8M -e 8G`` options: ``8M`` is 8 MiB. Lower-case ``k``/``m``/``g`` alone are refused.
+* A bare ``K``, ``M``, ``G``, ``T``, ``P`` (a size with no ``B``) is **binary**, as nccl-tests
+  reads its ``-b 8M -e 8G`` options: ``8M`` is 8 MiB. Lower-case ``k``/``m``/``g`` alone are refused.
 * A message size (:func:`parse_bytes`) is a whole number of bytes, at least 1 and at most 1 PiB
   (:data:`MAX_MESSAGE_BYTES`): a size in bits (``8b``, ``1Gb``), a fraction of a byte
   (``0.5B``), a sub-byte size or one no GPU's memory holds is refused.
@@ -132,6 +132,7 @@ _BYTE_UNITS = {
     "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12, "PB": 1e15,
     "KiB": 2.0**10, "MiB": 2.0**20, "GiB": 2.0**30, "TiB": 2.0**40, "PiB": 2.0**50,
     "K": 2.0**10, "M": 2.0**20, "G": 2.0**30, "T": 2.0**40,  # nccl-tests style (-b 8M): binary
+    "P": 2.0**50,   # the largest message (MAX_MESSAGE_BYTES), as 1PiB and 1PB are taken
 }
 #: Bit units a user may mistakenly give as a size (refused with a hint).
 _BIT_UNITS = ("b", "kb", "Kb", "Mb", "Gb", "Tb", "Pb", "Kib", "Mib", "Gib", "Tib", "bit", "bits")

@@ -175,6 +175,9 @@ def named_by_value(message: str, typed: Sequence[tuple[str, str]]) -> str:
     "spec 'ring:n=0': ring: n must be an integer >= 2, got 0"
     >>> named_by_value("unknown model ''", [("--model", "x"), ("--scenario", "")])
     "--scenario '': unknown model ''"
+    >>> named_by_value("unknown GPU 'H100-SXM@Lite'; known: ...",
+    ...                [("--scenario", "lite-flat@H100-SXM@Lite")])
+    "--scenario 'lite-flat@H100-SXM@Lite': unknown GPU 'H100-SXM@Lite'; known: ..."
     """
     import re
 
@@ -186,7 +189,8 @@ def named_by_value(message: str, typed: Sequence[tuple[str, str]]) -> str:
         if len(text) > 2 and text in message:   # a typed text named whole: said already
             return message
         # its parts: a spec's builder and values, NAME@GPU's two, PATH=VALUES' two
-        pieces = {text, *re.split(r"[:@,=]", text), *text.split("=", 1), *text.split("@")}
+        pieces = {text, *re.split(r"[:@,=]", text), *text.split("=", 1), *text.split("@"),
+                  *text.split("@", 1)}   # NAME@GPU read at the first '@': 'H100-SXM@Lite'
         lead = re.split(r"[:=]", text)[0]   # a spec's builder, PATH of PATH=VALUES
         named = lead != text and (
             len(lead) >= 2 and re.match(rf"{re.escape(lead)}[: ]", head) or

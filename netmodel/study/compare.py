@@ -33,7 +33,7 @@ from compute.phases import DECODE, PHASES, Slo, check_phase, check_slo, latency_
 from compute.roofline import check_options, make_workload
 from compute.roofline_options import RooflineOptions
 from compute.search import DEFAULT_MAX_BATCH, check_max_batch, search
-from compute.validate import flag, listed
+from compute.validate import describe, flag, listed
 from netmodel.study.defaults import BASELINE_SCENARIO
 from netmodel.study.progress import NO_PROGRESS
 from netmodel.study.rows import (
@@ -385,6 +385,10 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     scens = expand_scenarios(scenarios, gpus, baseline)
     if instances is not None:
         scens = [s.with_instances(instances) for s in scens]
+    base = _baseline_label(scens, baseline)
+    if collectives is not None and not isinstance(collectives, dict):
+        raise UserError(f"collectives must be a dict {{label: ScenarioCollectives}} shared "
+                        f"between calls, or None; got {describe(collectives)}")
     if not (models and phases):
         raise UserError("the comparison needs at least one model and one phase")
     check_fabric_options(models, options, parallelism, phases)
@@ -431,7 +435,6 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
                 notes.setdefault(k, v)
     searches = [r for r, _, _ in found]
     rows = [row for _, row, _ in found]
-    base = _baseline_label(scens, baseline)
     rows = _with_ratios(rows, base)
     settings = {"slo": slo.to_dict(),
                 "prompt_tokens": make_workload("prefill", prompt, context).prompt,
@@ -525,9 +528,18 @@ def _ideal_search(model: ModelSpec, gpu: GpuSpec, workload, dims: dict,
 
 
 def _baseline_label(scens, baseline) -> str:
+    """The label of the scenario ``baseline`` names (by name or label); the first
+    scenario's where it is None or the default (:data:`BASELINE_SCENARIO`, compared or
+    not). Any other name that matches no scenario is refused: the ratios would have been
+    to the first scenario without a word."""
     for s in scens:
         if baseline in (s.name, s.label):
             return s.label
+    if baseline is not None and baseline != BASELINE_SCENARIO:
+        known = and_list(repr(n) for n in dict.fromkeys(s.name for s in scens))
+        raise UserError(f"baseline {baseline!r} is none of the scenarios compared ({known}): "
+                        "name one of them (or its NAME@GPU label), or give None for the "
+                        "first")
     return scens[0].label
 
 

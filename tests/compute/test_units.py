@@ -22,6 +22,7 @@ def test_binary_and_decimal_prefixes():
     assert parse_bytes("1PiB") == 2**50 and parse_bytes("0.5PiB") == 2**49  # 1 PiB: the most
     assert parse_bytes("8M") == 8 * 2**20  # nccl-tests -b 8M is binary
     assert parse_bytes("1K") == 1024 and parse_bytes("1G") == 2**30 and parse_bytes("1T") == 2**40
+    assert parse_bytes("1P") == 2**50 and parse_bytes("0.5P") == 2**49  # the most, as 1PiB
     assert parse_bytes("512") == parse_bytes("512B") == 512
     assert parse_time("50ms") == pytest.approx(0.05)
     assert parse_bandwidth("400Gb/s") == 50e9  # bits per second to bytes per second

@@ -191,7 +191,7 @@ AVAIL = ["availability", "--scenario", "lite-flat", "--model", "Llama-3-8B", "-q
      "more than any GPU's memory holds), got 'nan'"),
     (["collective", "all-reduce", "--fabric", "ring:n=8", "--size", "64mb"],
      "error: --size '64mb' has unknown unit 'mb' (allowed: B, kB, KB, MB, GB, TB, PB, KiB, "
-     "MiB, GiB, TiB, PiB, K, M, G, T)"),
+     "MiB, GiB, TiB, PiB, K, M, G, T, P)"),
     # before: after the whole search, 'clock 2.0 is outside the modelled range ...'
     (["cost", "--scenario", "lite-flat", "--model", "Llama-3-8B", "--clock", "2"],
      "error: --clock '2': clock 2.0 is outside the modelled range [0.05, 1.5] x nominal"),
