@@ -277,8 +277,9 @@ def path_diversity(graph: nx.Graph, source: str | None = None,
                    ) -> PathDiversity:
 
     """How many shortest (fewest-hop) paths join two GPUs; by default the first GPU and the
-    last of the GPUs farthest from it. ``edges``: the graph's :func:`edge_arrays`, where
-    the caller has them (the search and the count run on them:
+    last of the GPUs farthest from it. ``edges``: the graph's
+    :func:`~topologies.edge_arrays.edge_arrays`, where the caller has them (the search and
+    the count run on them:
     :func:`~topologies.graph_ops.hop_array`, :func:`~topologies.graph_ops.path_count`).
 
     >>> from topologies import fat_tree
@@ -416,8 +417,8 @@ def bisection_maxflow(graph: nx.Graph, side: Iterable[Hashable] | None = None) -
 def summary(graph: nx.Graph, *, pair: tuple | None = None, validated: bool = False,
             edges: EdgeArrays | None = None) -> FabricSummary:
     """Everything above for one fabric; ``pair`` picks the two GPUs for path diversity;
-    ``edges``: the graph's :func:`edge_arrays`, where the caller has them (checked by
-    :func:`edges_of`).
+    ``edges``: the graph's :func:`~topologies.edge_arrays.edge_arrays`, where the caller has
+    them (checked by :func:`edges_of`).
 
     The fabric is validated first (connectivity is not required: a realized OCS fabric may
     hold several islands; diameter, bisection and path diversity are then None), unless

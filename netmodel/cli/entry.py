@@ -49,7 +49,7 @@ def leave(code: object) -> NoReturn:
     """End the process with the status of a command that is done (``code``: its
     SystemExit's), skipping the interpreter's teardown: its non-daemon threads joined and
     its ``atexit`` functions run (matplotlib's temporary folder removed, a Dask cluster
-    closed) as at any exit, its streams flushed, then :func:`os._exit`. Every output is
+    closed) as at any exit, its streams flushed, then ``os._exit``. Every output is
     written whole by then; what the teardown did besides is free each object the command
     made, one by one (0.1-0.6 s after ``study lite-gpu`` or ``availability``, the larger
     the heap the longer), which the system does at once.
