@@ -36,6 +36,25 @@ ROOT = Path(__file__).resolve().parent
 PACKAGES = ("compute", "topologies", "netmodel")
 
 
+def pytest_configure(config) -> None:
+    """Compile the packages' and scripts' modules to bytecode once, in the first process
+    (xdist's controller, before its workers start), into the tree's ``__pycache__``
+    folders (which git ignores).
+
+    Where ``PYTHONDONTWRITEBYTECODE`` is set (this project's cloud machines set it), no
+    process writes what it compiles: every ``python -m netmodel`` a test starts compiled
+    the modules it imports again, about 0.3 s of CPU each (a collective: 1.25 s -> 0.95 s
+    of CPU), and the tests that start such processes took 94 s of CPU without bytecode
+    against 68 s with it (the 27 files that start ``sys.executable``, one process).
+    Compiling reads every module once (about 1 s); an up-to-date file is left as it is."""
+    if hasattr(config, "workerinput"):   # an xdist worker: its controller compiled
+        return
+    import compileall
+
+    for folder in (*PACKAGES, "scripts"):
+        compileall.compile_dir(ROOT / folder, quiet=1)
+
+
 def pytest_collect_file(file_path: Path, parent):
     """Import a package module about to be collected by its dotted name; collect nothing."""
     if file_path.suffix != ".py" or file_path.name in ("conftest.py", "__main__.py") \
