@@ -353,7 +353,7 @@ print(json.dumps({{"wall": wall, "cpu": cpu, "rss_gb": peak_rss_gb(),
 
 def _show(label, spec, root=ROOT):
     """``netmodel topology show`` of a 1,000,000-GPU torus (under the 2,000,000-node
-    limit), imports included, in a process of its own. h754 (its analysis on the edge
+    limit), imports included, in a process of its own. With its analysis on the edge
     arrays: the first GPU's search and path count by scipy and numpy, not dicts a node;
     the link count, the GPU list and the edge arrays' neighbour positions in C), loaded
     2-core machine (CPU pressure ~98%), this case for HEAD 2b176c50's export against the

@@ -1,4 +1,4 @@
-"""The click that pyproject.toml admits has what the command line uses: netmodel.cli.main
+"""The click that pyproject.toml admits has what the command line uses: netmodel.cli.refusals
 tells a bare group's help from a usage error by ``click.exceptions.NoArgsIsHelpError``, new
 in click 8.2.0. pyproject.toml said ``click>=8.1``, and under click 8.1.8 every usage error
 (``netmodel infr``, ``netmodel infer --model x``) ended in ``AttributeError: module
@@ -20,4 +20,4 @@ def test_click_floor_has_no_args_is_help_error():
     assert floor, spec
     assert (int(floor[1]), int(floor[2])) >= (8, 2), spec   # NoArgsIsHelpError: 8.2.0
     assert "click.exceptions.NoArgsIsHelpError" in (
-        ROOT / "netmodel" / "cli" / "main.py").read_text()   # why the floor is 8.2
+        ROOT / "netmodel" / "cli" / "refusals.py").read_text()   # why the floor is 8.2

@@ -372,7 +372,7 @@ ALL_GROUPS_WORK = 25_000_000
 #: Measured, the same runs as :data:`ALL_GROUPS_WORK`'s unweighted: ~17 us a unit up to
 #: 4,096 nodes (8x8x8 0.23 M units 3.9 s, 12x12x12 0.80 M 15.8 s, 16x16x16 2.0 M 35 s;
 #: groups of 8 on 12x12x12 0.70 M 9.0 s) against ~4.7 us past it, 3.6 times as much: a
-#: 16x16x16 torus at the unweighted limit would have run ~7 minutes. Again (h754), CPU
+#: 16x16x16 torus at the unweighted limit would have run ~7 minutes. Again, CPU
 #: seconds (user + sys, start-up included) of the CLI, the machine more loaded: 8x8x8 0.23 M
 #: units 5.2 s (22.9 us a unit), 12x12x12 0.80 M 17.0 s (21.4 us), 16x16x16 2.04 M 35.8 s
 #: (17.5 us), groups of 8 on 12x12x12 0.70 M 6.3 s (9.0 us); past it 17x16x16 (4,352 nodes)
