@@ -16,9 +16,22 @@ HELPER = re.compile(r"\bhelper \d{2,3}\b", re.IGNORECASE)
 TEXT = (".py", ".toml", ".md", ".txt", ".cfg", ".csv", ".yaml", ".yml", ".json")
 
 
+#: Folders of a tree that is not a git checkout (an unpacked archive) whose files are not
+#: the project's: build outputs, caches, virtual environments.
+UNTRACKED = ("build", "dist", "results", "__pycache__", "venv")
+
+
 def _tracked() -> list[str]:
-    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout.split()
+    """The project's text files outside tests/ and docs/: git's list in a checkout, the
+    tree's files less build outputs and hidden folders in an unpacked archive."""
+    try:
+        out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        out = [p.relative_to(ROOT).as_posix() for p in ROOT.rglob("*")
+               if p.is_file() and not any(part.startswith(".") or part in UNTRACKED
+                                          or part.endswith(".egg-info")
+                                          for part in p.relative_to(ROOT).parts[:-1])]
     return [p for p in out if p.endswith(TEXT) and not p.startswith(("tests/", "docs/"))]
 
 
