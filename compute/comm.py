@@ -34,7 +34,7 @@ from typing import ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 from compute.errors import UserError, chosen, known, lookalike
-from compute.validate import describe, flag, holds_flag, is_whole
+from compute.validate import describe, flag, holds_flag, is_whole, limits, number
 
 __all__ = ["OPERATIONS", "CollectiveCostModel", "CollectiveTimeFunction", "CommLike",
            "FunctionComm", "NoCommunication", "RingAlphaBeta", "ScaleUpLowerBound", "as_comm",
@@ -269,6 +269,32 @@ class _ByFormula:
         return self.time(op, n, p)
 
 
+@functools.cache
+def _term_ranges() -> tuple:
+    """``(field, minimum, maximum, unit)`` of :func:`_check_terms`: the bandwidth and step
+    latency a fabric's link takes (compute/data/limits.toml), the efficiency from a
+    profile's least (1e-4) to 1."""
+    from compute.profiles import PARAMETERS
+
+    span = limits("quantity")
+    bw, lat = span["link_bandwidth"], span["link_latency"]
+    return (("bandwidth", bw.minimum, bw.maximum, bw.unit),
+            ("step_latency", lat.minimum, lat.maximum, lat.unit),
+            ("efficiency", PARAMETERS["gemm_efficiency"].minimum, 1.0, ""))
+
+
+def _check_terms(model: object) -> None:
+    """Each of a closed-form model's ``bandwidth``, ``step_latency`` and ``efficiency`` a
+    plain float in its range (:func:`_term_ranges`), set so, or one line naming it: a
+    Decimal, text, an array or 10**30 raised numpy's TypeError from the check, a subnormal
+    bandwidth or efficiency (5e-324) gave infinite times, True was 1 B/s."""
+    for key, lo, hi, unit in _term_ranges():
+        value = getattr(model, key)
+        if type(value) is not float or not lo <= value <= hi:   # a float in range: as given
+            object.__setattr__(model, key, number("", key, value, minimum=lo, maximum=hi,
+                                                  unit=unit))
+
+
 @dataclass(frozen=True)
 class RingAlphaBeta(_ByFormula):
     """Ring algorithms on a uniform network (:func:`compute.roofline.ring_comm`): the
@@ -306,12 +332,7 @@ class RingAlphaBeta(_ByFormula):
     efficiency: float = 0.92
 
     def __post_init__(self):
-        if not (np.isfinite(self.bandwidth) and self.bandwidth > 0):
-            raise UserError(f"bandwidth must be a finite number > 0 bytes/s, got {self.bandwidth!r}")
-        if not (np.isfinite(self.step_latency) and self.step_latency >= 0):
-            raise UserError(f"step_latency must be a finite number >= 0 s, got {self.step_latency!r}")
-        if not (0 < self.efficiency <= 1):
-            raise UserError(f"efficiency must be in (0, 1], got {self.efficiency!r}")
+        _check_terms(self)
 
     def time(self, op: str, n: float | np.ndarray, p: int) -> float | np.ndarray:
         """The formula of :meth:`collective_time` for a known ``op``, ``p > 1`` GPUs and
@@ -447,7 +468,7 @@ class ScaleUpLowerBound(_ByFormula):
     in_switch: bool = True
 
     def __post_init__(self):
-        RingAlphaBeta(self.bandwidth, self.step_latency, self.efficiency)  # the same checks
+        _check_terms(self)   # the same checks as RingAlphaBeta's
         # numpy's bool kept as Python's (compute.validate.flag)
         object.__setattr__(self, "in_switch", flag("", "in_switch", self.in_switch))
 

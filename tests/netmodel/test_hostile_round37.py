@@ -1,0 +1,65 @@
+"""Hostile round 37 (scripts/hostile_round37.py): the library's lower layers given numpy
+scalars and arrays, Fractions, Decimals, huge integers, text and subnormals where a number
+is wanted, and the dataclasses a user builds directly given fields of another type.
+
+Found wrong, each checked here:
+
+(a) ``compute.comm.RingAlphaBeta`` and ``ScaleUpLowerBound`` (the ``comm`` a user gives
+``evaluate``, ``search`` and ``evaluate_grid``) checked their numbers with numpy's
+``isfinite``, which raised TypeError for a Decimal, text, None or ``10**30`` and
+ValueError for an array; a subnormal bandwidth or efficiency (``5e-324``) was taken and
+every collective cost ``inf`` seconds; ``True`` was a bandwidth of 1 B/s. Now each is a
+plain float in the range a fabric's link takes (bandwidth 125 kB/s to 1 PB/s, step
+latency 0 to 1 ms, compute/data/limits.toml), the efficiency from a profile's least,
+1e-4, to 1.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from compute.comm import RingAlphaBeta, ScaleUpLowerBound
+from compute.errors import UserError
+
+BW = "a number from 125,000 to 1,000,000,000,000,000 B/s"
+
+
+# -- (a) a closed-form collective model's numbers ----------------------------------------
+
+@pytest.mark.parametrize(("kw", "said"), [
+    ({"bandwidth": Decimal("1e11")}, f"bandwidth must be {BW}, got Decimal('1E+11')"),
+    ({"bandwidth": "1e11"}, f"bandwidth must be {BW}, got '1e11'"),
+    ({"bandwidth": None}, f"bandwidth must be {BW}, got None"),
+    ({"bandwidth": 10**30}, f"bandwidth must be {BW}, got an integer of 31 digits"),
+    ({"bandwidth": np.array([1e11, 2e11])}, f"bandwidth must be {BW}, got an array of shape "
+                                            "(2,)"),
+    ({"bandwidth": 5e-324}, f"bandwidth must be {BW}, got 5e-324"),
+    ({"bandwidth": True}, f"bandwidth must be {BW}, got True"),
+    ({"bandwidth": 1e11, "efficiency": 5e-324},
+     "efficiency must be a number from 0.0001 to 1, got 5e-324"),
+    ({"bandwidth": 1e11, "efficiency": "0.9"},
+     "efficiency must be a number from 0.0001 to 1, got '0.9'"),
+    ({"bandwidth": 1e11, "step_latency": Fraction(1, 100)},
+     "step_latency must be a number from 0 to 0.001 s, got 0.01"),
+])
+@pytest.mark.parametrize("cls", [RingAlphaBeta, ScaleUpLowerBound])
+def test_a_closed_form_models_numbers_are_refused_naming_them(cls, kw, said):
+    with pytest.raises(UserError) as exc:
+        cls(**kw)
+    assert str(exc.value).startswith(said)
+
+
+def test_numpy_and_python_numbers_in_range_give_the_same_times():
+    """A numpy float, a Fraction and an int in range are taken as the float they equal:
+    8 GPUs, 8 GB, 100 GB/s, 1 us a step: 14 us + 1.75 x 8e9 / 1e11 s (the docstring's)."""
+    times = [RingAlphaBeta(bandwidth=b, step_latency=s, efficiency=e)
+             .collective_time("all-reduce", 8e9, 8)
+             for b, s, e in ((100e9, 1e-6, 1.0), (np.float64(100e9), np.float32(0.0) + 1e-6, 1),
+                             (Fraction(10**11), Fraction(1, 10**6), np.float64(1.0)))]
+    assert [round(float(t), 9) for t in times] == [0.140014] * 3
+    m = ScaleUpLowerBound(bandwidth=np.float64(450e9))
+    assert type(m.bandwidth) is float and m.bandwidth == 450e9
