@@ -568,12 +568,17 @@ def _missed(kinds, b, limit: float, pools: SparePools | None = None,
     gf = {(0,) * len(keys): 1.0}
 
     def times(f, g):   # the product of two truncated generating functions
+        # g's terms of each total at most t (t = 0 .. top), in g's order: the pairs past
+        # top are never walked; the kept ones are summed in the same order as walking all
+        within = [[(c2, v2) for c2, v2 in g.items() if sum(c2) <= t] for t in range(top + 1)]
         out: dict = {}
         for c1, v1 in f.items():
-            for c2, v2 in g.items():
+            room = top - sum(c1)
+            if room < 0:
+                continue
+            for c2, v2 in within[room]:
                 c = tuple(i + j for i, j in zip(c1, c2, strict=True))
-                if sum(c) <= top:
-                    out[c] = out.get(c, 0.0) + v1 * v2
+                out[c] = out.get(c, 0.0) + v1 * v2
         return out
 
     solved: set = set()
