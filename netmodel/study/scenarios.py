@@ -228,6 +228,10 @@ class Scenario:
         if not isinstance(self.adjust, Adjust):
             raise UserError(f"{where}: adjust must be a netmodel.study.scenarios.Adjust, got "
                             f"{describe(self.adjust)}")
+        # the objects and paths a copy made by dataclasses.replace may be given: a GPU
+        # name for gpu_spec or a spec for graph raised AttributeError, a list for
+        # fabric_file TypeError (unhashable) where the fabric was built
+        self._check_kept_fields(where)
         if self.graph is None and not (isinstance(self.fabric, dict)
                                        and isinstance(self.fabric.get("builder"), str)):
             raise UserError(f"{where}: fabric must be a table naming its builder ({{'builder': "
@@ -235,6 +239,24 @@ class Scenario:
                             f"{describe(self.fabric)}")
         if self.graph is None:   # its builder names as a spec string reads them
             object.__setattr__(self, "fabric", canonical_table(self.fabric))
+
+    def _check_kept_fields(self, where: str) -> None:
+        """``gpu_spec`` a GpuSpec, ``graph`` a networkx graph, ``sources`` a table and the
+        paths and names kept beside them text, or None where None is theirs."""
+        import networkx as nx
+
+        for key, cls, what in (("gpu_spec", GpuSpec, "a compute.hardware.GpuSpec (e.g. "
+                                                      "get_gpu('Lite'))"),
+                               ("graph", nx.Graph, "a networkx.Graph (e.g. a fabric's "
+                                                   "build('ring:n=8'))"),
+                               *((key, str, "text") for key in ("gpu_file", "home_gpu",
+                                                               "source", "fabric_file"))):
+            if not isinstance(getattr(self, key), cls | type(None)):
+                raise UserError(f"{where}: {key} must be {what} or None, got "
+                                f"{describe(getattr(self, key))}")
+        if not isinstance(self.sources, dict):
+            raise UserError(f"{where}: sources must be a table (a dict), got "
+                            f"{describe(self.sources)}")
 
     @property
     def label(self) -> str:

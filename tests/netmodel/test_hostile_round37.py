@@ -12,6 +12,13 @@ every collective cost ``inf`` seconds; ``True`` was a bandwidth of 1 B/s. Now ea
 plain float in the range a fabric's link takes (bandwidth 125 kB/s to 1 PB/s, step
 latency 0 to 1 ms, compute/data/limits.toml), the efficiency from a profile's least,
 1e-4, to 1.
+
+(b) A ``netmodel.study.scenarios.Scenario`` made in code (``dataclasses.replace`` of a
+shipped one, as docs/api.md invites) took any object for ``gpu_spec``, ``graph``,
+``fabric_file``, ``gpu_file``, ``home_gpu``, ``source`` and ``sources``: a GPU name for
+``gpu_spec`` raised AttributeError ('str' object has no attribute 'name'), a spec for
+``graph`` AttributeError where its collectives were costed, a list for ``fabric_file``
+TypeError (unhashable) where the fabric was built. Now each is refused naming it.
 """
 
 from __future__ import annotations
@@ -22,8 +29,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import netmodel
 from compute.comm import RingAlphaBeta, ScaleUpLowerBound
 from compute.errors import UserError
+from compute.hardware import get_gpu
+from topologies import build
 
 BW = "a number from 125,000 to 1,000,000,000,000,000 B/s"
 
@@ -63,3 +73,40 @@ def test_numpy_and_python_numbers_in_range_give_the_same_times():
     assert [round(float(t), 9) for t in times] == [0.140014] * 3
     m = ScaleUpLowerBound(bandwidth=np.float64(450e9))
     assert type(m.bandwidth) is float and m.bandwidth == 450e9
+
+
+# -- (b) a Scenario made in code ------------------------------------------------------------
+
+@pytest.mark.parametrize(("kw", "said"), [
+    ({"gpu_spec": "H100-SXM"}, "gpu_spec must be a compute.hardware.GpuSpec (e.g. "
+                               "get_gpu('Lite')) or None, got 'H100-SXM'"),
+    ({"graph": "ring:n=8"}, "graph must be a networkx.Graph (e.g. a fabric's "
+                            "build('ring:n=8')) or None, got 'ring:n=8'"),
+    ({"fabric_file": ["f.json"]}, "fabric_file must be text or None, got ['f.json']"),
+    ({"gpu_file": b"g.toml"}, "gpu_file must be text or None, got b'g.toml'"),
+    ({"home_gpu": 5}, "home_gpu must be text or None, got 5"),
+    ({"source": np.str_("s.toml").encode()}, "source must be text or None, got b's.toml'"),
+    ({"sources": ["x"]}, "sources must be a table (a dict), got ['x']"),
+])
+def test_a_scenario_made_in_code_refuses_fields_of_another_type(kw, said):
+    import dataclasses
+
+    with pytest.raises(UserError) as exc:
+        dataclasses.replace(netmodel.get_scenario("lite-flat"), **kw)
+    assert str(exc.value) == f"scenario 'lite-flat': {said}"
+
+
+def test_a_scenario_made_in_code_with_its_own_objects_still_runs():
+    """A GpuSpec and a fabric graph of its own: costed as the fabric spec's scenario is
+    (TP 4, batch 8: the same TBT to the last bit)."""
+    import dataclasses
+
+    from netmodel.study.scenarios import fabric_scenario
+
+    graph = build("ring:n=8")
+    base = fabric_scenario(graph, "ring:n=8")
+    own = dataclasses.replace(base, gpu_spec=get_gpu("H100-SXM"), source="mine",
+                              sources={"fabric": "x"})
+    a = netmodel.evaluate("Llama-3-8B", tp=4, batch=8, scenario=own)
+    b = netmodel.evaluate("Llama-3-8B", tp=4, batch=8, scenario=base)
+    assert a.gpu == "H100-SXM" and a.latency == b.latency > 0
