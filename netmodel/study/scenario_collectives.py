@@ -112,7 +112,10 @@ class ScenarioCollectives:
             raise UserError(f"scope must be one of {known(SCOPES)}, got {describe(scope)}")
         self.scope = chosen(scope, SCOPES)
         scenario = get_scenario(scenario)
-        if concurrent is not None:
+        if concurrent is not None:   # a flag ('no', NaN and 8 were taken by their truth)
+            from compute.validate import flag
+
+            concurrent = flag("", "concurrent", concurrent)
             scenario = scenario.with_instances("all" if concurrent else "alone")
         self.scenario = scenario
         self.concurrent = scenario.instances == "all"

@@ -19,6 +19,11 @@ shipped one, as docs/api.md invites) took any object for ``gpu_spec``, ``graph``
 ``gpu_spec`` raised AttributeError ('str' object has no attribute 'name'), a spec for
 ``graph`` AttributeError where its collectives were costed, a list for ``fabric_file``
 TypeError (unhashable) where the fabric was built. Now each is refused naming it.
+
+(c) ``ScenarioCollectives(scenario, concurrent=...)`` took any object by its truth: 'no',
+NaN and 8 costed every instance at once, 0 each alone, and an array raised ValueError
+(ambiguous truth). Now ``concurrent`` is a flag as every flag of the library is
+(compute.validate.flag: Python's or numpy's bool; None follows the scenario).
 """
 
 from __future__ import annotations
@@ -110,3 +115,24 @@ def test_a_scenario_made_in_code_with_its_own_objects_still_runs():
     a = netmodel.evaluate("Llama-3-8B", tp=4, batch=8, scenario=own)
     b = netmodel.evaluate("Llama-3-8B", tp=4, batch=8, scenario=base)
     assert a.gpu == "H100-SXM" and a.latency == b.latency > 0
+
+
+# -- (c) ScenarioCollectives' concurrent -------------------------------------------------
+
+@pytest.mark.parametrize(("value", "shown"), [
+    ("no", "'no'"), (float("nan"), "nan"), (8, "8"), (0, "0"),
+    (np.array([True, False]), "an array of shape (2,)"),
+])
+def test_concurrent_that_is_no_flag_is_refused(value, shown):
+    from netmodel.study.scenario_collectives import ScenarioCollectives
+
+    with pytest.raises(UserError) as exc:
+        ScenarioCollectives("lite-flat", value)
+    assert str(exc.value) == f"concurrent must be true or false, got {shown}"
+
+
+def test_concurrent_as_a_flag_or_none_sets_the_instances():
+    from netmodel.study.scenario_collectives import ScenarioCollectives
+
+    assert [ScenarioCollectives("lite-flat", v).scenario.instances
+            for v in (np.True_, False, None)] == ["all", "alone", "alone"]
