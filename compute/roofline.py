@@ -298,7 +298,8 @@ def evaluate_grid(model: str | ModelSpec, gpu: str | GpuSpec, tps: Iterable[int 
     check_context(model, workload)
     latency_limit = check_latency_limit(latency_limit)
     time_unfit = flag("", "time_unfit", time_unfit)   # 'no' was read as true
-    if isinstance(tps, (str, bytes)) or not isinstance(tps, Iterable):
+    if isinstance(tps, (str, bytes)) or not isinstance(tps, Iterable) \
+            or isinstance(tps, np.ndarray) and tps.ndim == 0:   # np.array(4): no list
         raise UserError(f"tps must be a list of TP degrees or Parallelism configurations "
                         f"(e.g. [1, 2, 4, 8]), got {describe(tps)}")
     tps = list(tps)

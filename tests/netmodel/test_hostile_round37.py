@@ -24,6 +24,14 @@ TypeError (unhashable) where the fabric was built. Now each is refused naming it
 NaN and 8 costed every instance at once, 0 each alone, and an array raised ValueError
 (ambiguous truth). Now ``concurrent`` is a flag as every flag of the library is
 (compute.validate.flag: Python's or numpy's bool; None follows the scenario).
+
+(d) ``compute.roofline.evaluate_grid`` given a 0-d numpy array for ``tps``
+(``np.array(4)``, where a plain 4 is refused naming ``tps``) raised TypeError (iteration
+over a 0-d array).
+
+(e) ``netmodel.study.cost.cost_summary(clock=np.array([1.0, 0.5]))`` raised ValueError
+(ambiguous truth) comparing the clock with 1 before the search; now ``clock`` is read as a
+number first, as ``gpu_at_clock`` reads it.
 """
 
 from __future__ import annotations
@@ -136,3 +144,29 @@ def test_concurrent_as_a_flag_or_none_sets_the_instances():
 
     assert [ScenarioCollectives("lite-flat", v).scenario.instances
             for v in (np.True_, False, None)] == ["all", "alone", "alone"]
+
+
+# -- (d) evaluate_grid's tps as a 0-d array ----------------------------------------------
+
+def test_a_0d_array_of_tps_is_refused_as_a_plain_int_is():
+    from compute.roofline import evaluate_grid
+
+    for tps, shown in ((4, "4"), (np.array(4), "array(4)")):
+        with pytest.raises(UserError) as exc:
+            evaluate_grid("Llama-3-8B", "H100-SXM", tps, [8], "decode")
+        assert str(exc.value) == ("tps must be a list of TP degrees or Parallelism "
+                                  f"configurations (e.g. [1, 2, 4, 8]), got {shown}")
+    assert evaluate_grid("Llama-3-8B", "H100-SXM", np.array([4]), [8], "decode").tps == (4,)
+
+
+# -- (e) cost_summary's clock ------------------------------------------------------------
+
+def test_a_clock_that_is_no_number_is_refused_before_the_search():
+    from netmodel.study.cost import cost_summary
+
+    with pytest.raises(UserError) as exc:
+        cost_summary("lite-flat", "Llama-3-8B", max_batch=8, clock=np.array([1.0, 0.5]))
+    assert str(exc.value) == "clock must be a number, got an array of shape (2,)"
+    a, b = (cost_summary("lite-flat", "Llama-3-8B", max_batch=8, clock=c).tokens_per_s
+            for c in (np.float64(0.8), 0.8))
+    assert a == b > 0
