@@ -536,6 +536,8 @@ def cost_summary(scenario: str | Scenario, model: str | ModelSpec, phase: str = 
     if scenario.graph is not None:   # before the search: a degraded graph is not priced
         check_not_degraded(scenario.graph, f"the graph of scenario {scenario.name!r}")
     phase = check_phase(phase)
+    # a number before the search compares it with 1 (an array raised ValueError there)
+    clock = check_number("clock", clock)
     from compute.results import InferenceResult
 
     of_type("best", best, InferenceResult, "fabric_search(...).best")
