@@ -17,7 +17,7 @@ import io
 import math
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from os import PathLike
 
 from compute import validate
@@ -53,6 +53,17 @@ class Measurement:
     #: where it was read (``m.csv: row 4``; empty: made in code), which errors about the step
     #: name; not part of its value
     origin: str = field(default="", compare=False, repr=False)
+
+    def __post_init__(self):
+        # one made in code is checked as a file's row is (a read one was, by _measurement):
+        # text for latency_s raised TypeError in the fit, an array for batch TypeError
+        # (unhashable), NaN for tp printed 'TP nan' in the refusal
+        if not self.origin:
+            row = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "origin"}
+            checked = _measurement("Measurement", row)
+            for f in fields(self):
+                if f.name != "origin":
+                    object.__setattr__(self, f.name, getattr(checked, f.name))
 
     def named(self, k: int | None = None) -> str:
         """The step as an error names it: ``m.csv: row 4 (Llama-2-70B TP 8 decode batch 1

@@ -20,7 +20,7 @@ GEMM efficiency from a published measurement).
 
 >>> from compute.measurements import Measurement
 >>> truth = neutral_with(layer_overhead_s=1e-4)
->>> ms = [Measurement("Llama-3-8B", "H100-SXM", 1, "decode", b, 0.0, context=1000)
+>>> ms = [Measurement("Llama-3-8B", "H100-SXM", 1, "decode", b, 1.0, context=1000)
 ...       for b in (1, 64)]
 >>> ms = [replace(m, latency_s=predict(truth, m)) for m in ms]
 >>> r = fit_profile(ms, fit=["layer_overhead_s"])

@@ -32,6 +32,12 @@ over a 0-d array).
 (e) ``netmodel.study.cost.cost_summary(clock=np.array([1.0, 0.5]))`` raised ValueError
 (ambiguous truth) comparing the clock with 1 before the search; now ``clock`` is read as a
 number first, as ``gpu_at_clock`` reads it.
+
+(f) A ``compute.measurements.Measurement`` made in code (``fit_profile`` takes them) was
+checked only where the fit first read each field: text for ``latency_s`` raised TypeError
+('str' / 'float'), an array for ``batch`` TypeError (unhashable) in the repeat check, a
+prompt given to a decode step was taken and never read. Now one made in code is checked
+as a CSV row is (compute.measurements._measurement), naming ``Measurement`` and the field.
 """
 
 from __future__ import annotations
@@ -170,3 +176,35 @@ def test_a_clock_that_is_no_number_is_refused_before_the_search():
     a, b = (cost_summary("lite-flat", "Llama-3-8B", max_batch=8, clock=c).tokens_per_s
             for c in (np.float64(0.8), 0.8))
     assert a == b > 0
+
+
+# -- (f) a Measurement made in code ------------------------------------------------------
+
+_STEP = {"model": "Llama-3-8B", "gpu": "H100-SXM", "tp": 1, "phase": "decode", "batch": 8,
+         "latency_s": 0.01, "context": 100}
+
+
+@pytest.mark.parametrize(("kw", "said"), [
+    ({"latency_s": "0.01"}, "latency_s must be a number from 1e-09 to 1,000,000 s, got "
+                            "'0.01'"),
+    ({"batch": np.array([1, 2])}, "batch must be a whole number from 1 to 10,000,000, got "
+                                  "an array of shape (2,)"),
+    ({"tp": float("nan")}, "tp must be a whole number from 1 to 1,000,000, got nan"),
+    ({"prompt": 100}, "a decode measurement takes context, not prompt (100: a prefill reads "
+                      "prompt, the tokens of each prompt); leave out its prompt"),
+    ({"source": 5}, "source must be text of at most 2,000 characters, got 5"),
+])
+def test_a_measurement_made_in_code_is_checked_as_a_row_is(kw, said):
+    from compute.measurements import Measurement
+
+    with pytest.raises(UserError) as exc:
+        Measurement(**{**_STEP, **kw})
+    assert str(exc.value) == f"Measurement: {said}"
+
+
+def test_a_measurement_made_in_code_keeps_its_values_as_read():
+    """numpy's integers and a phase in capitals are read as a CSV cell is: the same step."""
+    from compute.measurements import Measurement
+
+    m = Measurement(**{**_STEP, "batch": np.int64(8), "tp": np.int32(1), "phase": "Decode"})
+    assert m == Measurement(**_STEP) and type(m.batch) is int and m.phase == "decode"
