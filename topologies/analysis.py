@@ -400,7 +400,7 @@ def bisection_maxflow(graph: nx.Graph, side: Iterable[Hashable] | None = None) -
         halves = _torus_halves(graph, gpus)
         if halves is not None and len(gpus) > 1:
             return min(bisection_maxflow(graph, h) for h in halves)
-    a = set(gpus[: len(gpus) // 2] if side is None else side)
+    a = set(gpus[: len(gpus) // 2] if side is None else _side(side, gpus))
     b = [g for g in gpus if g not in a]
     if not a or not b:
         raise UserError("a bisection needs GPUs on both sides")
@@ -412,6 +412,21 @@ def bisection_maxflow(graph: nx.Graph, side: Iterable[Hashable] | None = None) -
     flow.add_edges_from((source, g) for g in a)  # no capacity: unbounded
     flow.add_edges_from((g, sink) for g in b)
     return float(nx.maximum_flow_value(flow, source, sink))
+
+
+def _side(side: object, gpus: list) -> list:
+    """``side`` of :func:`bisection_maxflow` as a list of GPUs of the fabric, or one line
+    naming what is not: a node that is none ('nope', a switch) was a side of no GPU, whose
+    flow 0.0 was returned as the bisection; a name as text was read letter by letter."""
+    if isinstance(side, (str, bytes)) or not isinstance(side, Iterable):
+        raise UserError(f"side must be a list of GPU nodes (e.g. ['gpu0', 'gpu1']), got "
+                        f"{describe(side)}")
+    side, known = list(side), set(gpus)
+    for node in side:
+        if not isinstance(node, Hashable) or node not in known:
+            raise UserError(f"side must be a list of GPU nodes of the fabric, got "
+                            f"{describe(node)}, which is none of its GPUs")
+    return side
 
 
 def summary(graph: nx.Graph, *, pair: tuple | None = None, validated: bool = False,

@@ -38,6 +38,16 @@ checked only where the fit first read each field: text for ``latency_s`` raised 
 ('str' / 'float'), an array for ``batch`` TypeError (unhashable) in the repeat check, a
 prompt given to a decode step was taken and never read. Now one made in code is checked
 as a CSV row is (compute.measurements._measurement), naming ``Measurement`` and the field.
+
+(g) ``topologies.analysis.bisection_maxflow(graph, side)`` took a side naming no GPU of the
+fabric (``['nope']``, a switch) and a GPU's name as text (``'gpu0'``, read letter by
+letter): the flow from nothing, 0.0 B/s, was returned as the bisection. Now ``side`` must
+be a list of the fabric's GPUs.
+
+(h) ``topologies.degrade.degrade(graph, failed)`` given nodes or links by name (``'gpu0'``,
+``[('gpu0', 'gpu1')]``), as ``netmodel.collectives.degraded.degrade`` takes them, raised
+AttributeError ('str' object has no attribute 'handed'); ``copy='no'`` copied. Now
+``failed`` must be failure components and ``copy`` a flag.
 """
 
 from __future__ import annotations
@@ -208,3 +218,67 @@ def test_a_measurement_made_in_code_keeps_its_values_as_read():
 
     m = Measurement(**{**_STEP, "batch": np.int64(8), "tp": np.int32(1), "phase": "Decode"})
     assert m == Measurement(**_STEP) and type(m.batch) is int and m.phase == "decode"
+
+
+# -- (g) a bisection's side ------------------------------------------------------------
+
+@pytest.mark.parametrize(("side", "said"), [
+    (["nope"], "side must be a list of GPU nodes of the fabric, got 'nope', which is none "
+               "of its GPUs"),
+    (["gpu0", "core0"], "side must be a list of GPU nodes of the fabric, got 'core0', which "
+                        "is none of its GPUs"),
+    ("gpu0", "side must be a list of GPU nodes (e.g. ['gpu0', 'gpu1']), got 'gpu0'"),
+])
+def test_a_side_of_no_gpus_is_refused(side, said):
+    from topologies.analysis import bisection_maxflow
+
+    with pytest.raises(UserError) as exc:
+        bisection_maxflow(build("fat-tree:k=4"), side)
+    assert str(exc.value) == said
+
+
+def test_a_side_of_gpus_gives_the_cut():
+    """A ring of 6 at 100 GB/s cut in half: two links cross, 2 x 50 GB/s per direction
+    (each link's bandwidth carries both ways; the module doctest's figure), whatever
+    container the side comes in."""
+    from topologies import ring
+    from topologies.analysis import bisection_maxflow
+
+    g = ring(6, bandwidth=100e9)
+    assert {bisection_maxflow(g, side) for side in (["gpu0", "gpu1", "gpu2"],
+                                                   ("gpu0", "gpu1", "gpu2"),
+                                                   np.array(["gpu0", "gpu1", "gpu2"]))} \
+        == {100e9}
+
+
+# -- (h) degrade given names ------------------------------------------------------------
+
+WHAT = ("failed must be a list of topologies.failure_domains.Component (as components(graph) "
+        "gives them), got ")
+
+
+@pytest.mark.parametrize(("failed", "kw", "said"), [
+    ("gpu0", {}, WHAT + "'gpu0'"),
+    ([("gpu0", "gpu1")], {}, WHAT + "('gpu0', 'gpu1') in it; netmodel.collectives.degraded."
+                                    "degrade takes nodes and links by name"),
+    (None, {"copy": "no"}, "copy must be true or false, got 'no'"),
+])
+def test_degrade_refuses_names_and_a_copy_of_no_flag(failed, kw, said):
+    from topologies.degrade import degrade
+    from topologies.failure_domains import components
+
+    g = build("ring:n=8")
+    if failed is None:
+        failed = components(g)["gpu-die"][:1]
+    with pytest.raises(UserError) as exc:
+        degrade(g, failed, **kw)
+    assert str(exc.value) == said
+
+
+def test_degrade_of_a_component_still_removes_it():
+    from topologies.degrade import degrade
+    from topologies.failure_domains import components
+
+    g = build("ring:n=8")
+    out = degrade(g, (c for c in components(g)["gpu-die"][:1]), copy=np.False_)
+    assert out is g and "gpu0" not in g and g.graph["gpus"] == 7
