@@ -25,6 +25,8 @@ from collections.abc import Collection, Hashable, Iterable
 
 import networkx as nx
 
+from compute.errors import UserError
+from compute.validate import describe, flag
 from topologies.failure_domains import Component, stopped_by
 from topologies.graph_ops import edge_key
 from topologies.optical import drop_circuits
@@ -76,6 +78,23 @@ def label_devices(graph: nx.Graph) -> None:
 
 
 
+def _components(failed: object) -> tuple:
+    """``failed`` as a tuple of failure components (it may be a generator), or one line
+    naming what is not one: a node's or a link's name raised AttributeError ('str' object
+    has no attribute 'handed')."""
+    what = ("failed must be a list of topologies.failure_domains.Component (as "
+            "components(graph) gives them)")
+    if isinstance(failed, (str, bytes, Component)) or not isinstance(failed, Iterable):
+        raise UserError(f"{what}, got {describe(failed)}")
+    failed = tuple(failed)
+    for comp in failed:
+        if not isinstance(comp, Component):
+            raise UserError(f"{what}, got {describe(comp)} in it; "
+                            f"netmodel.collectives.degraded.degrade takes nodes and links by "
+                            f"name")
+    return failed
+
+
 def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) -> nx.Graph:
     """A copy of ``graph`` with every component of ``failed`` applied (edges removed or
     thinned, nodes removed, and a component's ``disabled`` GPUs removed with every other
@@ -103,8 +122,8 @@ def degrade(graph: nx.Graph, failed: Iterable[Component], *, copy: bool = True) 
     >>> g.graph["circuits"], out.graph["circuits"], list(out.edges)
     (3, 1, [('gpu0', 'gpu1')])
     """
-    out = graph.copy() if copy else graph
-    failed = tuple(failed)   # (may be a generator)
+    failed = _components(failed)
+    out = graph.copy() if flag("", "copy", copy) else graph
     moved = _hand_on(out, failed)
     for comp in failed:
         if comp.fibres:   # a realized OCS fabric's fibre: the circuit on it goes
