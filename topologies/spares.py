@@ -22,6 +22,7 @@ import networkx as nx
 
 from compute.errors import UserError
 from compute.validate import describe, is_whole
+from compute.validate import name as text_name
 from topologies.registry import not_as_built
 from topologies.schema import gpu_nodes
 
@@ -89,11 +90,18 @@ def plan_spares(graph: nx.Graph, count: int, *, like: Iterable[Hashable] | None 
     if not is_whole(count) or count < 0:   # numpy's too, as Python's int
         raise UserError(f"spare count must be a whole number >= 0, got {describe(count)}")
     count = int(count)
+    # a prefix is the start of a node's name (5 made '50', a newline broke every table);
+    # like a list of GPUs ('gpu0' was read letter by letter, [] placed no spare)
+    prefix = text_name("", "spare prefix", prefix)
+    if like is not None and (isinstance(like, (str, bytes)) or not isinstance(like, Iterable)
+                             or not (like := list(like))):
+        raise UserError(f"like must be a non-empty list of the fabric's GPUs (e.g. ['gpu0']) "
+                        f"or None for every GPU, got {describe(like)}")
     free = free_ports(graph)
     data = graph.nodes
     templates: dict = {}
     for g in (gpu_nodes(graph) if like is None else like):
-        if g not in graph or data[g].get("kind") != "gpu":
+        if not isinstance(g, Hashable) or g not in graph or data[g].get("kind") != "gpu":
             raise UserError(f"spare template {g!r} is not a GPU of the fabric")
         nbrs = list(graph.neighbors(g))
         if any(data[n]["kind"] == "gpu" for n in nbrs):

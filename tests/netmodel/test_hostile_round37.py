@@ -48,6 +48,12 @@ be a list of the fabric's GPUs.
 ``[('gpu0', 'gpu1')]``), as ``netmodel.collectives.degraded.degrade`` takes them, raised
 AttributeError ('str' object has no attribute 'handed'); ``copy='no'`` copied. Now
 ``failed`` must be failure components and ``copy`` a flag.
+
+(i) ``topologies.spares.add_spares`` (and ``plan_spares``) took any ``prefix`` into the
+spares' names (5 named them '50', '51'; '' named them '0', '1'; a newline broke every
+table), read ``like='gpu0'`` letter by letter ('spare template 'g' is not a GPU') and
+placed no spare for ``like=[]`` without a word. Now ``prefix`` is a name
+(compute.validate.name) and ``like`` a non-empty list of GPUs, or None for every GPU.
 """
 
 from __future__ import annotations
@@ -282,3 +288,37 @@ def test_degrade_of_a_component_still_removes_it():
     g = build("ring:n=8")
     out = degrade(g, (c for c in components(g)["gpu-die"][:1]), copy=np.False_)
     assert out is g and "gpu0" not in g and g.graph["gpus"] == 7
+
+
+# -- (i) spares' prefix and templates ------------------------------------------------------
+
+NAME = ("must be non-empty text of at most 200 characters without control or format "
+        "characters (such as U+202E) or '$', and no blank at either end")
+
+
+@pytest.mark.parametrize(("kw", "said"), [
+    ({"prefix": 5}, f"spare prefix name 5 {NAME}"),
+    ({"prefix": ""}, f"spare prefix name '' {NAME}"),
+    ({"prefix": "sp\nare"}, f"spare prefix name 'sp\\nare' {NAME}"),
+    ({"like": "gpu0"}, "like must be a non-empty list of the fabric's GPUs (e.g. ['gpu0']) or "
+                       "None for every GPU, got 'gpu0'"),
+    ({"like": []}, "like must be a non-empty list of the fabric's GPUs (e.g. ['gpu0']) or None "
+                   "for every GPU, got []"),
+])
+def test_spares_refuse_a_prefix_of_no_name_and_templates_of_no_list(kw, said):
+    from topologies.spares import add_spares
+
+    with pytest.raises(UserError) as exc:
+        add_spares(build("flat:n=6,planes=2,radix=8"), 5, **kw)
+    assert str(exc.value) == said
+
+
+def test_spares_on_free_ports_as_the_doctest_places_them():
+    """6 GPUs on two 8-port planes leave 2 ports a plane: 2 spares of the 5 asked, named by
+    the prefix, whatever container the templates come in."""
+    from topologies.spares import add_spares
+
+    g = build("flat:n=6,planes=2,radix=8")
+    for like in (None, ("gpu1",), np.array(["gpu1"]), iter(["gpu1"])):
+        out, names = add_spares(g, 5, like=like, prefix="hot")
+        assert names == ("hot0", "hot1") and out.graph["gpus"] == 8
