@@ -461,8 +461,10 @@ def lite_gpu(out_dir: str, models_text: str | None, gpus_text: str | None, phase
              profile_ref: str | None, no_plot: bool, quiet: bool, workers: int | None,
              scheduler: str | None) -> None:
     """H100 versus the Lite family: first with ideal (and ring) networks, then on every
-    fabric scenario, then the decode throughput as per-hop latency grows. Writes CSV, JSON,
-    figures and summary.md (the findings, stated from the numbers); prints the tables.
+    fabric scenario (also under the paper's overlap, at the co-design crossovers and packed
+    into the cluster), the decode throughput as per-hop latency grows, blast radius and
+    availability, power and cost, disaggregated serving and a mixture of experts. Writes CSV,
+    JSON, figures and summary.md (the findings, stated from the numbers); prints the tables.
 
     The serving part reads both SLOs (its prefill pool --ttft, its decode pool --tbt) for
     the scenarios with decode rows, so --ttft counts with --phases decode while it runs;
@@ -636,7 +638,8 @@ def compare(list_: bool, show: str | None, models_text: str, scenarios_text: str
             gpus_text: str | None, phase_text: str, out_dir: str | None, as_json: bool,
             reliability: bool, **kw: Any) -> None:
     """Best TP degree and batch of each model on each scenario's fabric, per phase:
-    TTFT/TBT, tokens/s, tokens/s/SM and the share of time bound by the network."""
+    TTFT/TBT, tokens/s, tokens/s/SM, the share of time bound by the network, tokens/s/W and
+    $ per million tokens (with --reliability also availability and SMs lost a GPU failure)."""
     if _scenario_listing(list_, show, as_json):
         return
     from netmodel.study.compare import run_compare, write_compare
@@ -689,8 +692,9 @@ def compare(list_: bool, show: str | None, models_text: str, scenarios_text: str
 def sweep(scenario_texts: tuple[str, ...], param_texts: tuple[str, ...], points: str,
           models_text: str, phase_text: str, gpus_text: str | None, out_dir: str | None,
           as_json: bool, **kw: Any) -> None:
-    """Tokens/s/SM of scenarios as one or two fabric parameters vary (link bandwidth,
-    per-hop latency, OCS ports, ...), marking where one fabric overtakes another."""
+    """Tokens/s/SM of scenarios as one or two parameters vary (a fabric's link bandwidth,
+    per-hop latency, OCS ports, ...; a cost.* price or power, scored by $ per million tokens
+    instead), marking where one scenario overtakes another."""
     from compute.errors import UserError
     from netmodel.cli.resolve import whole_option
     from netmodel.study.scenario_catalog import expand_scenarios
