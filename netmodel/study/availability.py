@@ -365,7 +365,8 @@ def _spare_counts(counts: object) -> list[int]:
     counted before any is solved."""
     from compute.limits import check, setting
 
-    if isinstance(counts, str | bytes) or not isinstance(counts, Iterable):
+    if isinstance(counts, str | bytes) or not isinstance(counts, Iterable) \
+            or isinstance(counts, np.ndarray) and counts.ndim == 0:   # np.array(4): no list
         raise UserError(f"counts must be a list of spare counts, got {describe(counts)}")
     limit = setting("NETMODEL_MAX_SPARE_COUNTS", MAX_SPARE_COUNTS)
     taken = list(itertools.islice(counts, limit + 1))   # a generator counted as it is read
@@ -376,6 +377,15 @@ def _spare_counts(counts: object) -> list[int]:
     if bad is not None:
         raise UserError(f"counts must be whole numbers of spares >= 0, got {describe(bad)}")
     return [int(n) for n in taken]
+
+
+def _check_limit(limit: object) -> int | None:
+    """``limit`` of :func:`spares_needed`, the largest pool searched: a whole number of
+    GPUs or None (none but the fabric's); NaN, -1 and True were taken (a pool of at most
+    -1 GPUs), text and arrays raised TypeError or ValueError comparing them."""
+    if limit is None:
+        return None
+    return number("", "limit", limit, minimum=0, maximum=MAX_WHOLE, integer=True)
 
 
 def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float = THRESHOLD,
@@ -391,6 +401,7 @@ def spares_needed(cluster: Cluster, placement: str = "pod", *, threshold: float 
     cluster = check_cluster(cluster, default=False)   # a 5 raised deep inside
     placement = check_placement(placement)
     threshold, quantile = check_threshold(threshold), check_quantile(quantile)
+    limit = _check_limit(limit)   # before the runs
     runs = PoolRuns(event_kinds(cluster, placement), cluster.instances_total,
                     horizon=horizon, trials=trials, seed=seed, threshold=threshold,
                     pools=spare_pools(cluster, 0, placement))
@@ -404,6 +415,7 @@ def spares_needed_on(runs: PoolRuns, cluster: Cluster, placement: str, *, quanti
     (:func:`~netmodel.study.reliability_summary.reliability_summary` asks its reference
     pools of the same draw)."""
     need = 1.0 - quantile
+    limit = _check_limit(limit)
 
     def accepts(sizes: list[int]) -> list[bool]:
         return [b <= need for b in runs.below([spare_pools(cluster, s, placement)

@@ -54,6 +54,12 @@ spares' names (5 named them '50', '51'; '' named them '0', '1'; a newline broke 
 table), read ``like='gpu0'`` letter by letter ('spare template 'g' is not a GPU') and
 placed no spare for ``like=[]`` without a word. Now ``prefix`` is a name
 (compute.validate.name) and ``like`` a non-empty list of GPUs, or None for every GPU.
+
+(j) ``netmodel.study.availability.spares_needed(limit=...)``, the largest pool searched,
+took NaN, -1 and True (a pool of at most -1 GPUs) and raised TypeError or ValueError for
+text and arrays after the Monte Carlo run; ``spare_curve(counts=np.array(4))`` raised
+TypeError (iteration over a 0-d array). Now ``limit`` is a whole number >= 0 (or None),
+checked before the runs, and a 0-d array of counts is refused as a plain int is.
 """
 
 from __future__ import annotations
@@ -322,3 +328,44 @@ def test_spares_on_free_ports_as_the_doctest_places_them():
     for like in (None, ("gpu1",), np.array(["gpu1"]), iter(["gpu1"])):
         out, names = add_spares(g, 5, like=like, prefix="hot")
         assert names == ("hot0", "hot1") and out.graph["gpus"] == 8
+
+
+# -- (j) spares_needed's limit, spare_curve's counts ---------------------------------------
+
+@pytest.fixture(scope="module")
+def cluster():
+    from netmodel.study.reliability_cluster import build_cluster
+
+    return build_cluster("lite-flat", "Llama-3-8B", max_batch=8)
+
+
+@pytest.mark.parametrize(("limit", "shown"), [
+    (float("nan"), "nan"), (-1, "-1"), (True, "True"), ("4", "'4'"),
+    (np.array([1, 2]), "an array of shape (2,)"),
+])
+def test_a_limit_of_no_count_is_refused_before_the_runs(cluster, limit, shown, monkeypatch):
+    import netmodel.study.availability as availability
+
+    def ran(*_a, **_k):
+        raise AssertionError("the Monte Carlo ran before the refusal")
+
+    monkeypatch.setattr(availability, "PoolRuns", ran)
+    with pytest.raises(UserError) as exc:
+        availability.spares_needed(cluster, horizon="1d", trials=5, limit=limit)
+    assert str(exc.value) == f"limit must be a whole number from 0 to 1,000,000,000, got {shown}"
+
+
+def test_a_0d_array_of_spare_counts_is_refused(cluster):
+    from netmodel.study.availability import spare_curve
+
+    with pytest.raises(UserError) as exc:
+        spare_curve(cluster, "pod", np.array(4))
+    assert str(exc.value) == "counts must be a list of spare counts, got array(4)"
+
+
+def test_a_limit_as_numpy_or_python_int_searches_alike(cluster):
+    from netmodel.study.availability import spares_needed
+
+    got = {spares_needed(cluster, horizon="1d", trials=5, limit=v)
+           for v in (np.int64(4), 4, None)}
+    assert len(got) == 1 and next(iter(got)) >= 0
