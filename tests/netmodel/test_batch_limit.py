@@ -37,20 +37,22 @@ def test_search_on_a_scenario_tries_wide_expert_parallel_stages():
     assert "batch at the search's limit (1024)" in text
 
 
-def test_compare_says_a_batch_at_the_limit_and_takes_a_larger_one():
+def test_compare_says_a_batch_at_the_limit_and_takes_a_larger_one(tmp_path):
     args = ("compare", "--models", "DeepSeek-V3", "--scenarios", "h100-dgx", "--phase",
             "decode", "--parallelism", "all", "--no-plot", "-q")
     capped = run(*args)
     assert capped.exit_code == 0, capped.output
     assert ("batch at the search's limit (1024; a larger max batch may do better): "
             "h100-dgx@H100-SXM DeepSeek-V3 decode") in capped.output
-    wider = run(*args, "--max-batch", "4096", "--json")
-    d = json.loads(wider.output)
+    # one run for the table and the JSON: --out's compare.json is what --json prints
+    # (both CompareResult.to_json())
+    wider = run(*args, "--max-batch", "4096", "--out", str(tmp_path / "wider"))
+    assert wider.exit_code == 0, wider.output
+    d = json.loads((tmp_path / "wider" / "compare.json").read_text())
     assert d["settings"]["max_batch"] == 4096
     (row,) = d["rows"]
     # the 1024 cap held the batch down: with room, the best batch is past it, under 4096
-    assert 1024 < row["batch"] < 4096 and "batch at the search's limit" not in run(
-        *args, "--max-batch", "4096").output
+    assert 1024 < row["batch"] < 4096 and "batch at the search's limit" not in wider.output
 
 
 def test_max_batch_is_checked_on_compare_and_sweep():
