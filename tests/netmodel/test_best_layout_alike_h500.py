@@ -10,7 +10,7 @@ kept by scenario_fabric.best_layout.
 
 from __future__ import annotations
 
-import copy
+import pickle
 from dataclasses import replace
 
 import networkx as nx
@@ -113,7 +113,9 @@ def _long_choice(s, g, size, cal):
         out = _whole_cell(g, groups, lay)
         if out is None:
             raise UserError("no count fits")
-        whole[lay] = copy.deepcopy(_dump(out))   # as realized, whatever costing does
+        # as realized, whatever costing does: a deep copy (nodes, edges and their attribute
+        # dicts of numbers and strings), through pickle's C code rather than copy.deepcopy's
+        whole[lay] = pickle.loads(pickle.dumps(_dump(out), pickle.HIGHEST_PROTOCOL))
         model = scenario_cost_model(s, adjusted(out, s.adjust), cal)
         set_as = "ring" if lay == "ring" else set_layout(model, model.group(size))
         return (model, model) if set_as == lay else None
