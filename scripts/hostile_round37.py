@@ -12,8 +12,8 @@ and on the command line numbers no count is written as (``∞``, ``½``, an Arab
 (``hbm_capacity = "80 GB"``, ``latency_s`` ``9.8ms``, a workload's ``rate = "5/s"``, a
 fabric edge's ``"225 GB/s"``), a 10 MB model source, a truncated GraphML, outputs through
 a symlink to /dev/null, and the limits' environment variables no round set. At the HEAD
-before 3a1dea85: 86 invocations, 32 failed (all library); the fixes are in
-tests/netmodel/test_hostile_round37.py's (a)-(j).
+before 3a1dea85: 87 invocations, 33 failed (all library); the fixes are in
+tests/netmodel/test_hostile_round37.py's (a)-(k).
 
 What each gets (the project's promise, docs/units-and-errors.md): a refusal is exit status
 2, one line ``error: ...`` holding the words listed, no traceback, nothing written in the
@@ -356,6 +356,10 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
     "spare_curve(counts=np.array(4))": (
         lambda: _lib("netmodel.study.availability", "spare_curve", _cluster(), "pod",
                      np.array(4))(), ("counts must be a list of spare counts",)),
+    # (k) TypeError: 'int' object is not callable, after the healthy cost
+    "degraded_cost(circuits=5)": (
+        lambda: _lib("netmodel.collectives.degraded", "degraded_cost", _graph("ring:n=8"),
+                     "all-reduce", 1e6, 4, circuits=5)(), ("circuits must be a function",)),
     # -- held before this round ------------------------------------------------------------
     "evaluate(batch=Decimal(8))": (_api("evaluate", E, "H100-SXM", tp=1, batch=Decimal(8)),
                                    ("batch", "a Decimal is not read as a number")),

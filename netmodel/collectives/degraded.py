@@ -286,6 +286,9 @@ def degraded_cost(graph: nx.Graph, op: str, nbytes: float, group: int | Iterable
     instead of the failed circuits dropped, or None where none can be set (the group is
     cut)."""
     _check_model_options(model_options)
+    if circuits is not None and not callable(circuits):   # raised TypeError after the cost
+        raise UserError(f"circuits must be a function of the surviving GPUs giving the graph "
+                        f"they are costed on, or None, got {describe(circuits)}")
     links, nodes = _parts("links", links, "(u, v) pairs"), _parts("nodes", nodes, "nodes")
     broken = degrade(graph, links=links, nodes=nodes)   # names a bad part before any cost
     links = tuple(tuple(x) for x in links)

@@ -60,6 +60,10 @@ took NaN, -1 and True (a pool of at most -1 GPUs) and raised TypeError or ValueE
 text and arrays after the Monte Carlo run; ``spare_curve(counts=np.array(4))`` raised
 TypeError (iteration over a 0-d array). Now ``limit`` is a whole number >= 0 (or None),
 checked before the runs, and a 0-d array of counts is refused as a plain int is.
+
+(k) ``netmodel.collectives.degraded.degraded_cost(circuits=5)`` costed the healthy fabric
+and then raised TypeError ('int' object is not callable); now ``circuits`` must be a
+function (or None), checked before any cost.
 """
 
 from __future__ import annotations
@@ -369,3 +373,18 @@ def test_a_limit_as_numpy_or_python_int_searches_alike(cluster):
     got = {spares_needed(cluster, horizon="1d", trials=5, limit=v)
            for v in (np.int64(4), 4, None)}
     assert len(got) == 1 and next(iter(got)) >= 0
+
+
+# -- (k) degraded_cost's circuits --------------------------------------------------------
+
+def test_circuits_that_is_no_function_is_refused_before_any_cost(monkeypatch):
+    import netmodel.collectives.degraded as degraded
+
+    def costed(*_a, **_k):
+        raise AssertionError("a model was made before the refusal")
+
+    monkeypatch.setattr(degraded, "FabricCostModel", costed)
+    with pytest.raises(UserError) as exc:
+        degraded.degraded_cost(build("ring:n=8"), "all-reduce", 1e6, 4, circuits=5)
+    assert str(exc.value) == ("circuits must be a function of the surviving GPUs giving the "
+                              "graph they are costed on, or None, got 5")
