@@ -274,14 +274,16 @@ def threshold_low_lines(rows: Iterable[FabricRow]) -> list[str]:
     ...                  scenario="lite-flat", label="lite-flat@Lite", latency_name="tbt",
     ...                  latency_limit_s=0.05, threshold_low=True)
     >>> print(threshold_low_lines([row])[0])
-    note: spares_needed of lite-flat@Lite Llama-3-8B decode rests on a closed-form time below the threshold that may read low (a busy pool refuses failures together): netmodel availability's Monte Carlo tells
+    note: spares_needed of lite-flat@Lite Llama-3-8B decode rests on a closed-form time below the threshold that may read low (a busy pool refuses failures together): netmodel availability --spares N tells by Monte Carlo (pod or global --spare-placement; N is enough where its time below 99% capacity is at most 0.001)
     """
     names = [f"{r.label} {r.model} {r.phase}" for r in rows if r.threshold_low]
     if not names:
         return []
     return [f"note: spares_needed of {', '.join(names)} rests on a closed-form time below "
             f"the threshold that may read low (a busy pool refuses failures together): "
-            f"netmodel availability's Monte Carlo tells"]
+            f"netmodel availability --spares N tells by Monte Carlo (pod or global "
+            f"--spare-placement; N is enough where its time below 99% capacity is at most "
+            f"0.001)"]
 
 
 def _layouts(set_as: dict[int, str] | None) -> str:

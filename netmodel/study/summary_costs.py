@@ -138,7 +138,7 @@ def _approximations(summaries) -> list[str]:
     ...         S(scenario="b@G", analytic_fallback=("one repair time",), threshold_low=True)]
     >>> for line in _approximations(rows): print(line)
     - **Approximations**: on b@G the closed form passed the spare chain's limit (30,000 states) and fell back to one repair time.
-    - **Spares needed may read low** on b@G: the closed-form time below the threshold that set the count is in the regime where it reads low (a busy pool refuses failures together); netmodel availability's Monte Carlo tells.
+    - **Spares needed may read low** on b@G: the closed-form time below the threshold that set the count is in the regime where it reads low (a busy pool refuses failures together); netmodel availability --spares N tells by Monte Carlo (pod or global --spare-placement; N is enough where its time below 99% capacity is at most 0.001).
     """
     from netmodel.study.availability_busy import fallback_words
 
@@ -154,7 +154,9 @@ def _approximations(summaries) -> list[str]:
         out.append(f"- **Spares needed may read low** on {and_list(low)}: the closed-form "
                    "time below the threshold that set the count is in the regime where it "
                    "reads low (a busy pool refuses failures together); netmodel "
-                   "availability's Monte Carlo tells.")
+                   "availability --spares N tells by Monte Carlo (pod or global "
+                   "--spare-placement; N is enough where its time below 99% capacity is at "
+                   "most 0.001).")
     return out
 
 

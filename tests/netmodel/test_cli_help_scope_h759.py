@@ -43,3 +43,24 @@ def test_study_help_names_each_part_a_no_option_skips():
     for part in skips:
         assert re.search(re.escape(words[part]), text), part
     assert "mixture of experts" in text   # --moe-model none skips that part
+
+
+def test_spares_needed_note_names_a_command_that_tells():
+    # the note under compare --reliability (and summary.md's line) sent the reader to
+    # "netmodel availability's Monte Carlo", which prints no spares_needed: it now says the
+    # run to make (--spares N, where) and the figure that answers, each a real option
+    from netmodel.study.compare import CompareRow, threshold_low_lines
+    from netmodel.study.summary_costs import _approximations
+
+    row = CompareRow(model="Llama-3-8B", gpu="Lite", phase="decode", feasible=True,
+                     scenario="lite-flat", label="lite-flat@Lite", latency_name="tbt",
+                     latency_limit_s=0.05, threshold_low=True)
+    options = run_cli(["availability", "--help"]).output
+    table = run_cli(["availability", "--scenario", "lite-flat", "--model", "Llama-3-8B",
+                     "--trials", "2", "-q"]).output
+    for line in (threshold_low_lines([row])[0], _approximations([row])[-1]):
+        flags = re.findall(r"--[a-z-]+", line)
+        assert "--spares" in flags, line
+        for flag in flags:
+            assert re.search(rf"^  {flag}\b", options, re.M), flag
+        assert "time below 99% capacity" in line and "time below 99% capacity" in table
