@@ -80,6 +80,11 @@ def placed_alike(graph: nx.Graph, a: Sequence[Hashable], b: Sequence[Hashable],
     if len(a) != len(b) or len(set(a)) != len(a) or len(set(b)) != len(b):
         return False
     data, adj = graph.nodes, graph.adj
+    # every renaming tried takes a[j] to b[j]: one that cannot keep its attributes and
+    # degree fails the final check whatever else it moves (most of the pairs of a stage
+    # boundary asked, each GPU's ``device`` its own, were found unlike only there)
+    if not all(u == v or _node_kept(data, adj, u, v) for u, v in zip(a, b, strict=True)):
+        return False
     if labels is None:
         labels = {}
     phi = dict(zip(a, b, strict=True))
@@ -120,6 +125,17 @@ def placed_alike(graph: nx.Graph, a: Sequence[Hashable], b: Sequence[Hashable],
     if set(phi.values()) != set(phi):
         return False
     return _renaming_holds(data, adj, phi, labels)
+
+
+def _node_kept(data, adj, u, v) -> bool:
+    """Whether taking node ``u`` to ``v`` keeps its degree and attributes (a GPU's
+    placement labels aside: they are renamed), as :func:`_renaming_holds` checks each
+    node it moves."""
+    du, dv = data[u], data[v]
+    if du.keys() != dv.keys() or len(adj[u]) != len(adj[v]):
+        return False
+    gpu = du.get("kind") == "gpu"
+    return all(dv[k] == x for k, x in du.items() if not (gpu and k in LABELS))
 
 
 def _renaming_holds(data, adj, phi: dict, labels: dict) -> bool:
