@@ -50,7 +50,7 @@ from compute.hardware import GpuSpec, get_gpu
 from compute.moe_routing import moe_comm
 from compute.phases import check_slo
 from compute.roofline import check_options
-from compute.validate import flag
+from compute.validate import flag, number, of_type
 from netmodel.collectives.tuner_plugin import NO_TUNER
 from netmodel.study.adjusted_comm import AdjustedComm, hop_latency_slopes
 from netmodel.study.figure_kit import figure_style
@@ -74,6 +74,9 @@ BANDWIDTH_RANGE = (0.125, 64.0)
 LATENCY_RANGE = (1e-9, 100e-6)
 #: Relative precision of a crossover (0.5%).
 TOLERANCE = 0.005
+#: The finest precision taken (the search's steps in log space stay far above a double's
+#: resolution, ~1e-16, so that the bracket keeps narrowing to it).
+MIN_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -323,11 +326,18 @@ def find_crossovers(fab: CompareResult, *, plain: str = "Lite", tolerance: float
         A scenario whose instances are not costed alone, or an unknown ``plain`` GPU.
     """
     latency = flag("", "latency", latency)
+    from compute.model_spec import ModelSpec
+    from netmodel.study.compare import CompareResult
     from netmodel.study.scenario_collectives import ScenarioCollectives
 
+    # a fabric comparison and specs (an int raised AttributeError), and a precision the
+    # search can reach: 0 or below searched without end, NaN stopped at the first guess
+    of_type("fab", fab, CompareResult, "netmodel.compare(...)", default=False)
+    tolerance = number("", "tolerance", tolerance, minimum=MIN_TOLERANCE, maximum=1.0)
     options = check_options(options)
     slo = check_slo(slo)
-    specs = {m.name: m for m in models}
+    specs = {of_type("models", m, ModelSpec, "get_model('Llama-3-8B')", default=False).name:
+             m for m in models}
 
     plain_bw = get_gpu(plain).scaleup_bandwidth
     base_rows = {(r.model, r.phase): r for r in fab.rows if r.label == fab.baseline}

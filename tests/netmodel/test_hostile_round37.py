@@ -64,6 +64,13 @@ checked before the runs, and a 0-d array of counts is refused as a plain int is.
 (k) ``netmodel.collectives.degraded.degraded_cost(circuits=5)`` costed the healthy fabric
 and then raised TypeError ('int' object is not callable); now ``circuits`` must be a
 function (or None), checked before any cost.
+
+(l) ``netmodel.study.crossovers.find_crossovers(fab, tolerance=...)``: a tolerance of 0 or
+below searched without end (the bracket's log width is never below it: Llama-3-70B
+prefill, lite-flat against h100-dgx, ran past a minute), NaN stopped the search at its
+first guess (64x the Lite's bandwidth to match, for 7.28x), text raised TypeError; ``fab``
+or a model that is not one raised AttributeError. Now ``tolerance`` is a number from 1e-9
+to 1, ``fab`` a CompareResult and each of ``models`` a ModelSpec.
 """
 
 from __future__ import annotations
@@ -388,3 +395,47 @@ def test_circuits_that_is_no_function_is_refused_before_any_cost(monkeypatch):
         degraded.degraded_cost(build("ring:n=8"), "all-reduce", 1e6, 4, circuits=5)
     assert str(exc.value) == ("circuits must be a function of the surviving GPUs giving the "
                               "graph they are costed on, or None, got 5")
+
+
+# -- (l) find_crossovers' tolerance, fab and models -----------------------------------------
+
+@pytest.fixture(scope="module")
+def fab():
+    return netmodel.compare(["Llama-3-70B"], ["h100-dgx", "lite-flat"], ["decode", "prefill"],
+                            max_batch=64)
+
+
+@pytest.mark.parametrize(("kw", "said"), [
+    ({"tolerance": 0}, "tolerance must be a number from 1e-09 to 1, got 0"),
+    ({"tolerance": -1}, "tolerance must be a number from 1e-09 to 1, got -1"),
+    ({"tolerance": float("nan")}, "tolerance must be a number from 1e-09 to 1, got nan"),
+    ({"tolerance": "0.1"}, "tolerance must be a number from 1e-09 to 1, got '0.1'"),
+    ({"models": [5]}, "models must be a compute.model_spec.ModelSpec (e.g. "
+                      "get_model('Llama-3-8B')), got 5"),
+])
+def test_a_tolerance_the_search_cannot_reach_is_refused(fab, kw, said):
+    from netmodel.study.crossovers import find_crossovers
+
+    with pytest.raises(UserError) as exc:
+        find_crossovers(fab, **kw)
+    assert str(exc.value) == said
+
+
+def test_a_comparison_of_another_type_is_refused():
+    from netmodel.study.crossovers import find_crossovers
+
+    with pytest.raises(UserError) as exc:
+        find_crossovers(5)
+    assert str(exc.value) == ("fab must be a netmodel.study.compare.CompareResult (e.g. "
+                              "netmodel.compare(...)), got 5")
+
+
+def test_the_finest_tolerance_agrees_with_the_default_to_its_precision(fab):
+    """The prefill crossover (~7.28x) found at 1e-9 lies within the default 0.5% of the
+    default's; decode never matches within 64x."""
+    from netmodel.study.crossovers import TOLERANCE, find_crossovers
+
+    fine, default = ([r.bandwidth_to_match for r in find_crossovers(fab, tolerance=t).rows]
+                     for t in (1e-9, TOLERANCE))
+    assert fine[0] is None and default[0] is None
+    assert abs(np.log(fine[1] / default[1])) <= TOLERANCE and 7 < fine[1] < 7.5
