@@ -398,6 +398,16 @@ def clock_sweep(model: str | ModelSpec, gpu: str | GpuSpec, phase: str = "decode
 
     phase = check_phase(phase)
     law = _law(law)
+    # a keyword search takes not, refused naming clock_sweep before any search (Python's
+    # TypeError named search(), a function the caller never called)
+    import inspect
+
+    allowed = [k for k, p in inspect.signature(search).parameters.items()
+               if p.kind is p.KEYWORD_ONLY]
+    unknown = [k for k in search_args if k not in allowed]
+    if unknown:
+        raise UserError(f"clock_sweep() takes no keyword {unknown[0]!r}; allowed: model, "
+                        f"gpu, phase, clocks, law, {', '.join(allowed)}")
     out = []
     for r in listed("clocks", clocks, "clock ratios"):
         spec = gpu_at_clock(gpu, r, law)

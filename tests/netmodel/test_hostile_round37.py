@@ -71,6 +71,14 @@ prefill, lite-flat against h100-dgx, ran past a minute), NaN stopped the search 
 first guess (64x the Lite's bandwidth to match, for 7.28x), text raised TypeError; ``fab``
 or a model that is not one raised AttributeError. Now ``tolerance`` is a number from 1e-9
 to 1, ``fab`` a CompareResult and each of ``models`` a ModelSpec.
+
+(m) ``compute.power.clock_sweep(..., bogus=1)`` passed the keyword on to the search, whose
+TypeError blamed ``search()``, a function the caller never called; now refused naming
+``clock_sweep`` and the keywords it takes, before any search.
+
+(n) ``netmodel.study.compare.run_compare(models, scenarios, 'decode')`` read the phase
+letter by letter ("unknown phase 'd'"), and a model's name alike ("unknown model 'L'");
+now ``models`` and ``phases`` must be lists (compute.validate.listed), as ``gpus`` is.
 """
 
 from __future__ import annotations
@@ -439,3 +447,42 @@ def test_the_finest_tolerance_agrees_with_the_default_to_its_precision(fab):
                      for t in (1e-9, TOLERANCE))
     assert fine[0] is None and default[0] is None
     assert abs(np.log(fine[1] / default[1])) <= TOLERANCE and 7 < fine[1] < 7.5
+
+
+# -- (m) clock_sweep's keywords ------------------------------------------------------------
+
+def test_a_keyword_no_search_takes_is_refused_naming_clock_sweep(monkeypatch):
+    import compute.power as power
+
+    def clocked(*_a, **_k):
+        raise AssertionError("a clock was set up before the refusal")
+
+    monkeypatch.setattr(power, "gpu_at_clock", clocked)
+    with pytest.raises(UserError) as exc:
+        power.clock_sweep("Llama-3-8B", "H100-SXM", bogus=1)
+    assert str(exc.value) == (
+        "clock_sweep() takes no keyword 'bogus'; allowed: model, gpu, phase, clocks, law, "
+        "prompt, context, comm, options, slo, tp, pp, ep, attention_dp, expert_skew, "
+        "max_gpus, max_batch")
+
+
+def test_clock_sweep_passes_the_search_its_keywords():
+    from compute.power import clock_sweep
+
+    (point,) = clock_sweep("Llama-3-8B", "H100-SXM", clocks=(0.8,), max_batch=8, tp=[2])
+    assert point.best.tp == 2 and point.best.batch <= 8
+
+
+# -- (n) run_compare's lists -------------------------------------------------------------
+
+@pytest.mark.parametrize(("models", "phases", "said"), [
+    ("Llama-3-8B", ["decode"], "models must be a list of model names or ModelSpec objects, "
+                               "got 'Llama-3-8B'"),
+    (["Llama-3-8B"], "decode", "phases must be a list of phases, got 'decode'"),
+])
+def test_run_compare_refuses_text_for_a_list(models, phases, said):
+    from netmodel.study.compare import run_compare
+
+    with pytest.raises(UserError) as exc:
+        run_compare(models, ["lite-flat"], phases, max_batch=8)
+    assert str(exc.value) == said
