@@ -378,8 +378,10 @@ def run_compare(models: Iterable[str | ModelSpec], scenarios: Collection[str | S
     from netmodel.study.scenario_fabric import network_key, scenario_calibration
     from netmodel.study.search_options import check_fabric_options
 
-    models = distinct_models(get_model(m) for m in models)
-    phases = [check_phase(p) for p in phases]
+    # lists, not text ('decode' was read letter by letter: "unknown phase 'd'")
+    models = distinct_models(get_model(m) for m in listed("models", models,
+                                                          "model names or ModelSpec objects"))
+    phases = [check_phase(p) for p in listed("phases", phases, "phases")]
     gpus = None if gpus is None else listed("gpus", gpus, "GPU names or GpuSpec objects")
     if gpus is not None and not gpus:   # it ran each scenario's own GPU, as None does
         raise UserError("gpus is empty: give at least one GPU name or GpuSpec, or gpus=None "
