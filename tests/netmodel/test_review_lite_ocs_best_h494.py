@@ -17,6 +17,7 @@ Hand derivations, independent of the model's output:
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 
 import numpy as np
@@ -42,6 +43,22 @@ CIRCUIT = 112.5e9 / 4
 HOP_SOURCE = 2 * 10 * 5e-9 + 2 * 5e-9
 HOP_MODEL = HOP_SOURCE
 HIDDEN, VOCAB, LAYERS = 8192, 128256, 80   # Llama-3-70B
+
+
+@functools.cache
+def _layout(circuits: str | None, size: int) -> tuple:
+    """``layout_model`` of the shipped lite-ocs (``circuits`` None: as shipped, "best"),
+    made once for the tests that only read it (its models keep what they compiled)."""
+    s = get_scenario("lite-ocs")
+    g, cal = _fabric()
+    return layout_model(s if circuits is None else replace(s, circuits=circuits), g, size,
+                        cal)
+
+
+@functools.cache
+def _fabric() -> tuple:
+    s = get_scenario("lite-ocs")
+    return build_fabric(s), scenario_calibration(s)
 
 
 def _models(size):
@@ -163,13 +180,11 @@ def test_three_by_three_cannot_fit_four_ports():
 
 
 def test_the_geomean_choice_is_the_faster_at_the_decode_all_reduce():
-    s = get_scenario("lite-ocs")
-    g, cal = build_fabric(s), scenario_calibration(s)
     n = 165 * HIDDEN * 2   # Llama-3-70B's decode all-reduce at 165 sequences
     for size in (4, 6, 8, 10, 12, 16, 20, 24, 32):
-        chosen = layout_model(s, g, size, cal)[0]
-        t = {lay: float(layout_model(replace(s, circuits=lay), g, size, cal)[1]
-                        .collective_time("all-reduce", n, size)) for lay in ("ring", "torus")}
+        chosen = _layout(None, size)[0]
+        t = {lay: float(_layout(lay, size)[1].collective_time("all-reduce", n, size))
+             for lay in ("ring", "torus")}
         assert t[chosen] <= min(t.values()) * (1 + 1e-12), (size, chosen, t)
 
 
@@ -206,10 +221,8 @@ def test_the_choice_holds_over_the_study_s_own_all_reduce_sizes():
     each size keeps its layout, so the choice is no artefact of the small sizes."""
     from netmodel.study.scenario_fabric import faster_layout
 
-    s = get_scenario("lite-ocs")
-    g, cal = build_fabric(s), scenario_calibration(s)
     own = np.array([float(4 ** k) for k in range(10, 15)])   # 1 MiB .. 256 MiB
     for size in (4, 6, 8, 10, 12, 16, 20, 24, 32):
-        t = {lay: layout_model(replace(s, circuits=lay), g, size, cal)[1]
-             .collective_time("all-reduce", own, size) for lay in ("ring", "torus")}
-        assert faster_layout(t) == layout_model(s, g, size, cal)[0], size
+        t = {lay: _layout(lay, size)[1].collective_time("all-reduce", own, size)
+             for lay in ("ring", "torus")}
+        assert faster_layout(t) == _layout(None, size)[0], size
