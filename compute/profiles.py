@@ -195,7 +195,9 @@ class EngineProfile:
         # curve of efficiency 2 ran faster than the roofline, moe_exchanges=0 or an engine
         # of 5 were kept, and to_toml wrote what no file reads
         check_profile_text(where, {k: getattr(self, k) for k in _PROFILE_KEYS})
-        if self.moe_exchanges is None or self.moe_exchanges == ():   # None: the default
+        # None: the default (an array's == compared it elementwise: ValueError)
+        if self.moe_exchanges is None or type(self.moe_exchanges) is tuple \
+                and not self.moe_exchanges:
             object.__setattr__(self, "moe_exchanges", ())
         else:
             object.__setattr__(self, "moe_exchanges", check_moe_exchanges(

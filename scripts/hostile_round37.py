@@ -12,8 +12,8 @@ and on the command line numbers no count is written as (``∞``, ``½``, an Arab
 (``hbm_capacity = "80 GB"``, ``latency_s`` ``9.8ms``, a workload's ``rate = "5/s"``, a
 fabric edge's ``"225 GB/s"``), a 10 MB model source, a truncated GraphML, outputs through
 a symlink to /dev/null, and the limits' environment variables no round set. At the HEAD
-before 3a1dea85: 93 invocations, 39 failed (all library; one ran past a minute); the fixes are in
-tests/netmodel/test_hostile_round37.py's (a)-(n).
+before 3a1dea85: 94 invocations, 40 failed (all library; one ran past a minute); the fixes are in
+tests/netmodel/test_hostile_round37.py's (a)-(o).
 
 What each gets (the project's promise, docs/units-and-errors.md): a refusal is exit status
 2, one line ``error: ...`` holding the words listed, no traceback, nothing written in the
@@ -386,6 +386,11 @@ LIBRARY: dict[str, tuple[Callable[[], object], tuple[str, ...]]] = {
     "run_compare(E, ['lite-flat'])": (
         _lib("netmodel.study.compare", "run_compare", E, ["lite-flat"], ["decode"], **KW),
         ("models must be a list", "'Llama-3-8B'")),
+    # (o) ValueError: an array compared with () elementwise
+    "EngineProfile(moe_exchanges=np.array(['all-to-all']))": (
+        lambda: dataclasses.replace(_lib("compute.profiles", "get_profile", "vllm-dgx-h100")(),
+                                    moe_exchanges=np.array(["all-to-all"])),
+        ("moe_exchanges must be a list of", "shape (1,)")),
     # -- held before this round ------------------------------------------------------------
     "evaluate(batch=Decimal(8))": (_api("evaluate", E, "H100-SXM", tp=1, batch=Decimal(8)),
                                    ("batch", "a Decimal is not read as a number")),

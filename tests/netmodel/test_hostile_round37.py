@@ -79,6 +79,10 @@ TypeError blamed ``search()``, a function the caller never called; now refused n
 (n) ``netmodel.study.compare.run_compare(models, scenarios, 'decode')`` read the phase
 letter by letter ("unknown phase 'd'"), and a model's name alike ("unknown model 'L'");
 now ``models`` and ``phases`` must be lists (compute.validate.listed), as ``gpus`` is.
+
+(o) ``compute.profiles.EngineProfile`` given a numpy array or scalar for ``moe_exchanges``
+compared it with ``()`` elementwise: ValueError (ambiguous truth, or shapes that do not
+broadcast) instead of the line a list of unknown names gets.
 """
 
 from __future__ import annotations
@@ -486,3 +490,35 @@ def test_run_compare_refuses_text_for_a_list(models, phases, said):
     with pytest.raises(UserError) as exc:
         run_compare(models, ["lite-flat"], phases, max_batch=8)
     assert str(exc.value) == said
+
+
+# -- (o) a profile's moe_exchanges as numpy ----------------------------------------------
+
+EXCHANGES = ("profile 'vllm-dgx-h100': moe_exchanges must be a list of 'all-reduce', "
+             "'all-to-all', 'sglang-dp-gather', 'vllm-gather', each at most once, 'all-to-all' "
+             "among them; got ")
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (np.array(["all-to-all", "vllm-gather"]), "an array of shape (2,)"),
+    (np.int64(4), "4"), (np.array(4), "array(4)"),
+])
+def test_moe_exchanges_of_numpy_are_refused_as_a_list_is(value, shown):
+    import dataclasses
+
+    from compute.profiles import get_profile
+
+    with pytest.raises(UserError) as exc:
+        dataclasses.replace(get_profile("vllm-dgx-h100"), moe_exchanges=value)
+    assert str(exc.value) == EXCHANGES + shown
+
+
+def test_moe_exchanges_none_empty_or_a_list_still_read():
+    import dataclasses
+
+    from compute.profiles import get_profile
+
+    p = get_profile("vllm-dgx-h100")
+    assert [dataclasses.replace(p, moe_exchanges=v).moe_exchanges
+            for v in (None, (), [" vllm-gather", "all-to-all"])] == [
+        (), (), ("all-to-all", "vllm-gather")]
