@@ -315,6 +315,27 @@ class RegistryHelp(click.Option):
         finally:
             self.opts = every
 
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list:
+        """Shell completion of a value: its type's, else the choices its placeholder lists
+        (``prefill|decode|both``: the lower-case names of ``metavar_from``, not ``NAME``
+        or ``FILE``) that start with what is typed, after its last comma for an option
+        that takes a list (``--phases prefill,d``). Without it a choice read by its own
+        rule (``compute.errors.chosen``), not a click Choice, completed nothing."""
+        items = super().shell_complete(ctx, incomplete)
+        if items or self.metavar_from is None:
+            return items
+        import re
+
+        from click.shell_completion import CompletionItem
+
+        parts = self.metavar_from().split("|")
+        names = [p for p in parts if re.fullmatch(r"[a-z][a-z0-9.:-]*", p)]
+        if len(parts) < 2:
+            return []
+        head, _, tail = incomplete.rpartition(",") if self.aliases else ("", "", incomplete)
+        head = head + "," if head else ""
+        return [CompletionItem(head + n) for n in names if n.startswith(tail)]
+
 
 #: The options that take a list, each named in the plural, -> the singular they also
 #: answer to (the name commands taking one value use: infer's --model, collective's
