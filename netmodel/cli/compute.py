@@ -21,7 +21,6 @@ import click
 from netmodel.cli.options import (
     InputPath,
     RegistryHelp,
-    choice_metavar,
     gpu_help,
     max_batch_option,
     model_help,
@@ -83,16 +82,12 @@ def _fraction(what: str, text, *, upper_open: bool = False) -> float:
     return v
 
 
-class _DtypeOption(click.Option):
-    """``--compute-dtype``: its help names compute's dtypes
-    (:data:`compute.hardware.DTYPES`), read only when the help is shown."""
+def _dtype_help() -> str:
+    """``--compute-dtype``'s help: it names compute's dtypes (:data:`compute.hardware.DTYPES`),
+    read only when the help is shown (its placeholder too, and what completion offers)."""
+    from compute.hardware import DTYPES
 
-    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
-        from compute.hardware import DTYPES
-
-        self.help = f"Tensor cores to run at: {', '.join(DTYPES)} (default: the model's)."
-        self.metavar = choice_metavar(DTYPES)
-        return super().get_help_record(ctx)
+    return f"Tensor cores to run at: {', '.join(DTYPES)} (default: the model's)."
 
 
 #: ``--json`` of infer, search, hardware and models.
@@ -135,7 +130,8 @@ def _model_gpu_options(f):
                      help="Achievable fraction of peak FLOP/s."),
         click.option("--memory-efficiency", default="1.0", show_default=True, metavar="F",
                      help="Achievable fraction of HBM bandwidth."),
-        click.option("--compute-dtype", cls=_DtypeOption, default=None),
+        click.option("--compute-dtype", cls=RegistryHelp, default=None, help_from=_dtype_help,
+                     metavar_from=registry_metavar("compute.hardware", "DTYPES")),
         click.option("--reserve", default="0.1", show_default=True, metavar="F",
                      help="Fraction of HBM left to the runtime."),
         slo_option("prefill"),

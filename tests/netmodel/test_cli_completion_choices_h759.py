@@ -1,8 +1,9 @@
 """Shell completion offers an option's choices (docs/units-and-errors.md, 'Shell
 completion': commands, options and choices). Found trying it (h759): only the five
 options typed as a click Choice completed; --phase, --phases, --mode, --instances,
---spare-placement, --placement, --tuner, --share and yield's --model, whose choices are
-read by netmodel's own rule and listed in their placeholder, completed nothing."""
+--spare-placement, --placement, --tuner, --share, --compute-dtype and yield's --model,
+whose choices are read by netmodel's own rule and listed in their placeholder, completed
+nothing."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ def _complete(*words: str) -> list[str]:
     (("compare",), "--instances"), (("availability",), "--spare-placement"),
     (("collective",), "--placement"), (("collective",), "--tuner"),
     (("cost",), "--share"), (("yield",), "--model"),
+    (("infer",), "--compute-dtype"), (("search",), "--compute-dtype"),
     (("availability",), "--repair"),   # a click Choice: completed before too
 ])
 def test_each_choice_its_help_lists_is_offered(command, option):
