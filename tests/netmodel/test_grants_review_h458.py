@@ -40,21 +40,29 @@ def _fewest_first(order, worths, n_down, free, c_down, c_slow):
     return c_down * sum(w for _, w in down[:d]) + c_slow * sum(w for _, w in slow[:s])
 
 
-def _best(order, worths, n_down, free, c_down, c_slow):
-    """The most any subset that fits restores (brute force)."""
-    n, best = len(order), 0.0
-    for r in range(n + 1):
-        for pick in combinations(range(n), r):
-            if sum(order[i] for i in pick) <= free:
-                best = max(best, sum(worths[i] * (c_down if i < n_down else c_slow)
-                                     for i in pick))
+def _subsets(order, worths, n_down, c_down, c_slow) -> list:
+    """Every subset of the instances: (the spares it takes, what it restores)."""
+    n = len(order)
+    return [(sum(order[i] for i in pick),
+             sum(worths[i] * (c_down if i < n_down else c_slow) for i in pick))
+            for r in range(n + 1) for pick in combinations(range(n), r)]
+
+
+def _best(order, worths, n_down, free, c_down, c_slow, subsets=None):
+    """The most any subset that fits restores (brute force; ``subsets``: their
+    :func:`_subsets`, where already listed)."""
+    best = 0.0
+    for spares, restored in subsets or _subsets(order, worths, n_down, c_down, c_slow):
+        if spares <= free:
+            best = max(best, restored)
     return best
 
 
 def _restored(order, worths, n_down, free, c_down, c_slow, grants=None):
-    """What the grant restores with ``free`` spares, from its step and shares."""
-    steps, shares = (grants or ak._grants.__wrapped__)(tuple(order), tuple(worths), n_down,
-                                                       c_down, c_slow)
+    """What the grant restores with ``free`` spares, from its step and shares
+    (``grants``: ``_grants``' answer, where already made)."""
+    steps, shares = grants or ak._grants.__wrapped__(tuple(order), tuple(worths), n_down,
+                                                     c_down, c_slow)
     g = max(i for i, (t, _, _) in enumerate(steps) if t <= free)
     kd, ks = shares[g]
     return (kd * c_down * sum(worths[:n_down]) + ks * c_slow * sum(worths[n_down:]),
@@ -78,14 +86,18 @@ def test_never_less_than_fewest_first(kind, fallback):
 
 
 def _check(order, worths, n_down, c_down, c_slow, fallback):
+    # the grant (its steps and shares at every count of free spares) and the subsets made
+    # once, read at each count
+    grants = ak._grants.__wrapped__(tuple(order), tuple(worths), n_down, c_down, c_slow)
+    subsets = _subsets(order, worths, n_down, c_down, c_slow)
     for free in range(sum(order) + 1):
-        got, taken = _restored(order, worths, n_down, free, c_down, c_slow)
+        got, taken = _restored(order, worths, n_down, free, c_down, c_slow, grants)
         ff = _fewest_first(order, worths, n_down, free, c_down, c_slow)
         assert taken <= free
         assert got >= ff - 1e-9 * max(ff, 1.0), (free, got, ff)
         # enumerated or past the limit (a knapsack over the spares since the fewest-first
         # order there, tests/netmodel/test_grants_knapsack_h484.py): the best that fits
-        best = _best(order, worths, n_down, free, c_down, c_slow)
+        best = _best(order, worths, n_down, free, c_down, c_slow, subsets)
         assert got == pytest.approx(best, rel=1e-9, abs=1e-12), (free, got, best, fallback)
 
 
