@@ -15,6 +15,7 @@ the model's all-reduce on the torus builder's tori, their cables scaled apart, i
 
 from __future__ import annotations
 
+import functools
 from itertools import combinations
 
 import numpy as np
@@ -62,14 +63,22 @@ def _lp_least(c) -> float:
     return float(res.fun) * scale
 
 
-def _grid_least(c, n: int) -> float:
-    """The least over the simplex grid of step 1/n (never below the true least)."""
-    k = c.shape[0]
+@functools.cache
+def _grid(k: int, n: int) -> np.ndarray:
+    """The points of the simplex grid of step 1/n in k dimensions, one a row (made once a
+    (k, n): only read)."""
     pts = []
     for cut in combinations(range(n + k - 1), k - 1):
         bounds = (-1, *cut, n + k - 1)
         pts.append([bounds[i + 1] - bounds[i] - 1 for i in range(k)])
     w = np.array(pts, dtype=float) / n
+    w.flags.writeable = False
+    return w
+
+
+def _grid_least(c, n: int) -> float:
+    """The least over the simplex grid of step 1/n (never below the true least)."""
+    w = _grid(c.shape[0], n)
     return float((w[:, :, None] * c[None]).max(axis=1).sum(axis=1).min())
 
 
