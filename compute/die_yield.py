@@ -270,6 +270,8 @@ def harvested_yield(area: ArrayLike, sms_physical: int, sms_enabled: int,
     alpha = _alpha_read(model, alpha)
     c = _number("critical_fraction", or_default(critical_fraction, "critical_fraction"), high=1.0)
     a = _array("die area", area)
+    if a.size == 0:   # no die, no yield, as die_yield's (the nodes' maximum raised)
+        return np.zeros(a.shape)
     # E[exp(-x A_c) P(Bin(n, p) >= k)] = Y(A) E'[P(Bin(n, p) >= k) / p^n], E' over the
     # density tilted by exp(-x A) (see _tilted_nodes); the ratio is 1 when k = n
     x, w = _tilted_nodes(d, a, model, alpha)

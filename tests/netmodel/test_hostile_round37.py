@@ -83,6 +83,10 @@ now ``models`` and ``phases`` must be lists (compute.validate.listed), as ``gpus
 (o) ``compute.profiles.EngineProfile`` given a numpy array or scalar for ``moe_exchanges``
 compared it with ``()`` elementwise: ValueError (ambiguous truth, or shapes that do not
 broadcast) instead of the line a list of unknown names gets.
+
+(p) ``compute.die_yield.harvested_yield([], 144, 132)`` raised ValueError (zero-size array
+to reduction operation maximum) where ``die_yield([])`` gives an empty array; now no die
+has an empty yield there too.
 """
 
 from __future__ import annotations
@@ -522,3 +526,15 @@ def test_moe_exchanges_none_empty_or_a_list_still_read():
     assert [dataclasses.replace(p, moe_exchanges=v).moe_exchanges
             for v in (None, (), [" vllm-gather", "all-to-all"])] == [
         (), (), ("all-to-all", "vllm-gather")]
+
+
+# -- (p) harvested_yield of no die ---------------------------------------------------------
+
+def test_harvested_yield_of_no_die_is_empty_as_die_yields_is():
+    from compute.die_yield import die_yield, harvested_yield
+
+    for out in (harvested_yield([], 144, 132), die_yield([])):
+        assert isinstance(out, np.ndarray) and out.shape == (0,)
+    # one die as before: at least 132 of 144 SMs good and the critical part clean
+    assert harvested_yield([814e-6], 144, 132).tolist() == [
+        harvested_yield(814e-6, 144, 132)]
