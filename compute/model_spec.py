@@ -532,12 +532,14 @@ _FIELDS = {f.name for f in fields(ModelSpec)} - {"name"}
 _REQUIRED = ("layers", "hidden", "heads", "ffn", "vocab")
 
 
-def model_from_entry(name: str, entry, where: str) -> ModelSpec:
+def model_from_entry(name: str, entry, where: str, *, read_by_caller: tuple = ()) -> ModelSpec:
     """The :class:`ModelSpec` named ``name`` of one model's keys ``entry`` (as a model file's
-    ``[model.NAME]`` table holds them), its keys and values checked (errors name ``where``)."""
+    ``[model.NAME]`` table holds them), its keys and values checked (errors name ``where``).
+    ``read_by_caller``: keys the file may hold that the caller reads and takes out of
+    ``entry`` before this call; named among the allowed keys when a key is unknown."""
     validate.name(where, "model", name)
     here = f"{where}: model {name!r}"
-    check_keys(here, entry, _REQUIRED, sorted(_FIELDS - set(_REQUIRED)))
+    check_keys(here, entry, _REQUIRED, sorted(_FIELDS - set(_REQUIRED)) + list(read_by_caller))
     entry = dict(entry)
     for key in ("layers", "hidden", "heads"):
         validate.in_range(here, "model", key, entry[key])

@@ -163,7 +163,8 @@ def _parse_model_table(data, where: str,
                 published[name] = count
             entry = {k: v for k, v in entry.items() if k != PUBLISHED_KEY}
         # a name is typed back (--models A,B): it holds none of validate.NAME_MARKS
-        out[name] = model_from_entry(validate.typed_name(where, "model", name), entry, where)
+        out[name] = model_from_entry(validate.typed_name(where, "model", name), entry, where,
+                                     read_by_caller=(PUBLISHED_KEY,))
     return out
 
 
