@@ -23,6 +23,7 @@ each run, as hypothesis does by default, to hunt for what the fixed ones miss:
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 
 from hypothesis import settings
@@ -53,6 +54,80 @@ def pytest_configure(config) -> None:
 
     for folder in (*PACKAGES, "scripts"):
         compileall.compile_dir(ROOT / folder, quiet=1)
+    # the tests' helper modules (imported plainly; the test files are rewritten, below)
+    compileall.compile_dir(ROOT / "tests", quiet=1, rx=re.compile(r"(^|/)test_[^/]*\.py$"))
+    _rewrite_tests(config)
+
+
+def _rewrite_tests(config) -> None:
+    """Write pytest's cached rewrite of each test file (and conftest) under the paths the
+    session was given, where missing or stale, before the xdist workers start.
+
+    pytest rewrites a test module's asserts on import and caches the result beside it, but
+    not where ``sys.dont_write_bytecode`` is set (``PYTHONDONTWRITEBYTECODE``, as in CI):
+    there every process rewrote and compiled every test file (973 when written) each run,
+    22-23 s of the 38-39 s of CPU one process took to collect the suite (16 s with the
+    cache), and each xdist worker collects the whole suite. Here they are rewritten once,
+    by pytest's own functions (the same code objects its import hook makes and would
+    cache), split over the cores (the workers would each do all of it); pytest reads a
+    cached file only where its source hash is the file's. Collecting the suite with 2
+    workers (``-k`` matching nothing): 88.8 s of CPU -> 71.9 s on a fresh clone, 37.8 s
+    where the cache is up to date. Anything unexpected (another pytest's internals,
+    ``--assert=plain``) leaves it to pytest as before."""
+    import fnmatch
+    import os
+
+    try:
+        from _pytest.assertion import rewrite as rw
+
+        if config.getoption("assertmode") != "rewrite":
+            return
+        if not all(hasattr(rw, name) for name in ("get_cache_dir", "PYC_TAIL", "_read_pyc",
+                                                  "_rewrite_test", "_write_pyc",
+                                                  "try_makedirs", "assertstate_key")):
+            return
+        patterns = [*config.getini("python_files"), "conftest.py"]
+        files = set()
+        for arg in config.args:
+            path = Path(arg.split("::")[0]).resolve()
+            found = [path] if path.is_file() else path.rglob("*.py") if path.is_dir() else ()
+            files.update(f for f in found if any(fnmatch.fnmatch(f.name, p) for p in patterns))
+        stale = sorted(f for f in files
+                       if rw._read_pyc(f, rw.get_cache_dir(f) / (f.name[:-3] + rw.PYC_TAIL))
+                       is None)
+    except Exception:  # noqa: BLE001 - pytest rewrites on import, as without this
+        return
+    if not stale:
+        return
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    procs = max(1, min(cores or 1, 4, len(stale) // 20))
+    import multiprocessing
+
+    # every procs-th file to a forked process, the first share here (a fork: nothing pickled)
+    try:
+        others = [multiprocessing.get_context("fork").Process(
+            target=_rewrite, args=(rw, config, stale[k::procs])) for k in range(1, procs)]
+        for p in others:
+            p.start()
+    except Exception:  # noqa: BLE001 - what is not written is rewritten on import
+        others = []
+    _rewrite(rw, config, stale[::procs])
+    for p in others:
+        p.join()
+
+
+def _rewrite(rw, config, files: list) -> None:
+    """pytest's rewrite of each test file of ``files``, cached where its import hook caches
+    it (a file pytest cannot read or parse is left to its import, which reports it)."""
+    for fn in files:
+        try:
+            source_hash, co = rw._rewrite_test(fn, config)
+            cache = rw.get_cache_dir(fn)
+            if rw.try_makedirs(cache):
+                rw._write_pyc(config.stash[rw.assertstate_key], co, source_hash,
+                              cache / (fn.name[:-3] + rw.PYC_TAIL))
+        except Exception:  # noqa: BLE001, S112 - left to pytest's import
+            continue
 
 
 def pytest_collect_file(file_path: Path, parent):
