@@ -80,10 +80,30 @@ def unchanged_lines(result) -> list[str]:
                    if result.metric == "usd_per_mtoken"
                    else "its best configuration's step time does not depend on it"))
         if "usd_per_mtoken" in u:
-            lo, hi = u["usd_per_mtoken"]
-            line += f" (USD per million tokens moves: {lo:.3f} to {hi:.3f})"
+            line += f" (USD per million tokens moves: {_cost_moves(result, u)})"
         lines.append(line)
     return lines
+
+
+def _cost_moves(result, u: dict) -> str:
+    """How a flat curve's USD per million tokens moves, in the swept order: its cost at the
+    first and the last value it is priced at, named (the least and the most, written
+    first, read as a cost rising with the parameter where it fell), and its range too
+    where an end is not an extreme."""
+    p0 = result.params[0]
+    k, unit = p0.display()
+    unit, d = f" {unit}" if unit else "", p0.digits()
+    lo, hi = u["usd_per_mtoken"]
+    priced = sorted((r.x, r.usd_per_mtoken) for r in result.rows
+                    if r.feasible and r.usd_per_mtoken is not None
+                    and (r.label, r.model, r.phase, r.y) == (u["label"], u["model"],
+                                                             u["phase"], u["y"]))
+    (x0, c0), (x1, c1) = priced[0], priced[-1]
+    words = (f"{c0:.3f} to {c1:.3f} from {p0.path} = {_written(x0 * k, d)} to "
+             f"{_written(x1 * k, d)}{unit}")
+    if {min(c0, c1), max(c0, c1)} != {lo, hi}:
+        words += f"; {lo:.3f} to {hi:.3f} between"
+    return words
 
 
 def refused_lines(result) -> list[str]:
