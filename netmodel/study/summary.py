@@ -146,9 +146,12 @@ def _notes(study) -> list[str]:
                       f"peak figures (fitted on {profile['fitted_on']})."
                       + _profile_carried(study))
     if study.fabric is not None:
-        out.append("- Scenarios (netmodel/data/scenarios/*.toml, sources in each file): "
-                   + "; ".join(f"{s.name}: {s.description}" for s in
-                               {s.name: s for s in study.fabric.scenarios}.values()) + ".")
+        scenarios = {s.name: s for s in study.fabric.scenarios}.values()
+        # a user's scenario file is not a shipped one: name where it was read from
+        files = "".join(f"; {s.name}: {s.source}" for s in scenarios if s.source)
+        out.append(f"- Scenarios (netmodel/data/scenarios/*.toml{files}, sources in each "
+                   "file): " + "; ".join(f"{s.name}: {s.description}" for s in scenarios)
+                   + ".")
         fixed = [s for s in study.fabric.scenarios if s.fixed_gpu]
         if fixed:
             out.append("- Run with its own GPU alone, not swapped onto the study's other GPUs "
