@@ -226,6 +226,28 @@ class FabricCollectives:
         return gpu_spec(self.fabric.graph, self.gpu_type)
 
 
+def _names_fabric_gpu(gpu: str, built_for: str, graph: nx.Graph) -> bool:
+    """Whether ``gpu``, a GPU as typed, is the one the fabric is built for: its name, the
+    catalog's name in another case (``lite``, as ``--gpu lite`` reads anywhere), or a GPU
+    file of that one GPU, its figures the fabric's (the file the spec or scenario was built
+    with). A GPU file that cannot be read raises its own error.
+
+    >>> g = resolve_fabric("ring:n=4,gpu=Lite").graph
+    >>> [_names_fabric_gpu(t, "Lite", g) for t in ("Lite", "LITE", "H100-SXM")]
+    [True, True, False]
+    """
+    from compute.errors import find_name
+    from compute.hardware import catalog, get_gpu
+    from topologies.schema import gpu_spec
+
+    if gpu == built_for or find_name(catalog(), gpu) == built_for:
+        return True
+    if not gpu.strip().lower().endswith((".toml", ".json")):
+        return False
+    spec = get_gpu(gpu)
+    return spec.name == built_for and spec == gpu_spec(graph, built_for)
+
+
 def fabric_collectives(ref: str, gpu: str | None = None) -> FabricCollectives:
     """The fabric ``ref`` names (:func:`resolve_fabric`), checked for costing an instance's
     collectives on it: its GPUs are of one type, ``gpu`` (a GPU name) where given, and an
@@ -253,7 +275,7 @@ def fabric_collectives(ref: str, gpu: str | None = None) -> FabricCollectives:
         raise UserError(f"fabric {ref!r} holds {len(names)} GPU types; costing an instance "
                         f"on it needs one")
     built_for = names.pop()
-    if gpu is not None and gpu != built_for:
+    if gpu is not None and not _names_fabric_gpu(gpu, built_for, graph):
         if fabric.source == "scenario":   # a spec's 'gpu=' key means nothing after a name
             from netmodel.study.scenario_catalog import split_ref
 
