@@ -735,8 +735,8 @@ def get_gpu(name: str | GpuSpec) -> GpuSpec:
         if len(gpus) != 1:
             few = known(list(gpus)[:4]) + (", ..." if len(gpus) > 4 else "")
             raise UserError(f"{name} holds {len(gpus)} GPUs ({few}); a GPU given as "
-                            f"a file path must be the file's only entry (keep one, or load "
-                            f"the file as a GPU file and pick one by name)")
+                            f"a file path must be the file's only entry (copy the GPU you "
+                            f"mean into a file of its own)")
         return next(iter(gpus.values()))
     raise unknown_gpu(name)
 
