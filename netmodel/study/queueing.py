@@ -171,10 +171,50 @@ def load_text(load: float, digits: int = 6) -> str:
     return text
 
 
+#: The most a rate or a service time may be (a float's range is far past any queue's).
+_MOST = 1e30
+
+
+def _seconds(where: str, key: str, value: object) -> float:
+    """``value`` as seconds a request holds a server: a number from 0 to 1e30."""
+    return number(where, key, value, minimum=0, maximum=_MOST, unit="s")
+
+
+def _batches(batch: object) -> np.ndarray:
+    """:func:`batch_wait`'s ``batch``, a whole number from 1 to ``MAX_WHOLE`` or an array
+    of them, as an int array (each is a root-finding of that many roots: checked first)."""
+    import numpy as np
+
+    b = np.asarray(batch) if isinstance(batch, np.ndarray) else None
+    if b is None:
+        return np.asarray(number("batch_wait", "batch", batch, minimum=1, maximum=MAX_WHOLE,
+                                 integer=True))
+    ok = b.size and b.dtype.kind in "iu" and b.min() >= 1 and b.max() <= MAX_WHOLE
+    if not ok:
+        raise UserError(f"batch_wait: batch must be a whole number from 1 to "
+                        f"{MAX_WHOLE:,} or an array of them, got {describe(batch)}")
+    return b.astype(int)
+
+
+def _cycles(cycle: object) -> float | np.ndarray:
+    """:func:`batch_wait`'s ``cycle``, seconds from 0 to 1e30, or an array of them."""
+    import numpy as np
+
+    if not isinstance(cycle, np.ndarray):
+        return _seconds("batch_wait", "cycle", cycle)
+    c = cycle.astype(float) if cycle.dtype.kind in "iuf" and cycle.size else None
+    if c is None or not (np.all(c >= 0) and np.all(c <= _MOST)):
+        raise UserError(f"batch_wait: cycle must be seconds from 0 to {_MOST:g} or an array "
+                        f"of them, got {describe(cycle)}")
+    return c
+
+
 def md1_wait(rate: float, service: float) -> float:
     """Mean wait in queue of an M/D/1 queue, ``R D^2 / (2 (1 - R D))`` (DistServe's
     ``Avg_TTFT`` less ``D``), for ``rate`` ``R`` arrivals/s and a service of ``service``
     ``D`` seconds (``R D < 1``)."""
+    rate = number("md1_wait", "rate", rate, minimum=0, maximum=_MOST, unit="/s")
+    service = _seconds("md1_wait", "service", service)
     rho = check_load(rate * service, "M/D/1 with rate x service", least=0)
     return rate * service ** 2 / (2 * (1 - rho))
 
@@ -238,6 +278,7 @@ def mdc_wait(load: float, servers: int, service: float) -> float:
     """
     rho = check_load(load, least=0)
     c = number("mdc_wait", "servers", servers, minimum=1, maximum=MAX_WHOLE, integer=True)
+    service = _seconds("mdc_wait", "service", service)
     return service * _carried(rho, c)[0] / (rho * c)
 
 
@@ -253,7 +294,8 @@ def batch_wait(load: float, batch: int | np.ndarray, cycle: float | np.ndarray) 
     import numpy as np
 
     rho = check_load(load, least=0)
-    b = np.asarray(batch)
+    b = _batches(batch)
+    cycle = _cycles(cycle)
     units = {int(n): _unit_wait(rho, int(n)) for n in np.unique(b)}
     per = np.vectorize(units.__getitem__, otypes=[float])(b) if b.ndim else units[int(b)]
     return per * np.asarray(cycle, dtype=float)
