@@ -31,7 +31,16 @@ from typing import TYPE_CHECKING
 from compute.errors import UserError, known, lookalike
 from compute.hardware import get_gpu, spec_ranges
 from compute.units import SECONDS_PER_YEAR, scaled, split_number
-from compute.validate import ZeroAllowed, describe, is_finite, is_whole, not_below_smallest
+from compute.validate import (
+    MAX_WHOLE,
+    ZeroAllowed,
+    choice,
+    describe,
+    is_finite,
+    is_whole,
+    not_below_smallest,
+    number,
+)
 from netmodel.study.choice_names import LOAD_SOURCES, REPAIRS
 from topologies.enclosures import hosts
 from topologies.failure_domains import CLASSES, GPU_CLASSES
@@ -200,6 +209,36 @@ class Catalog:
     host_gpus: int = 8
     repair: str = "local"
     sources: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """One made in code (``dataclasses.replace`` of :func:`catalog`) is checked as the
+        file's is: its numbers in their ranges, its choices among theirs (a NaN
+        ``host_sms`` raised ValueError from ``round`` where a host was sized, text
+        TypeError, ``host_gpus=0`` made hosts of no GPU)."""
+        def put(key: str, value: object) -> None:
+            object.__setattr__(self, key, value)
+
+        for key in ("host_sms", "host_gpus"):
+            put(key, number("Catalog", key, getattr(self, key), minimum=1, maximum=MAX_WHOLE,
+                            integer=True))
+        put("gpu_rate_per_hour", _rate("Catalog: gpu_rate_per_hour", self.gpu_rate_per_hour))
+        for key in ("detection_s", "warmup_s"):
+            put(key, _time(f"Catalog: {key}", getattr(self, key)))
+        put("host_storage_bandwidth", _rate("Catalog: host_storage_bandwidth",
+                                            self.host_storage_bandwidth,
+                                            high=MAX_STORAGE_BANDWIDTH, unit=" bytes/s"))
+        hbm = _finite(self.hbm_share)
+        if hbm is None or not 0 <= hbm <= 1:
+            raise UserError(f"Catalog: hbm_share must be a number from 0 to 1, got "
+                            f"{describe(self.hbm_share)}")
+        put("hbm_share", hbm)
+        area = _finite(self.area_share)
+        if area is None or not hbm <= area <= 1:
+            raise UserError(f"Catalog: area_share must be {self.area_share_allowed()}, got "
+                            f"{describe(self.area_share)}")
+        put("area_share", area)
+        for key, allowed in (("repair", REPAIRS), ("load_from", LOAD_SOURCES)):
+            put(key, choice("Catalog", key, getattr(self, key), allowed))
 
     def with_(self, *, gpu_rate_per_hour: float | None = None,
               area_share: float | None = None, repair: str | None = None,

@@ -63,3 +63,48 @@ def test_batch_wait_arrays_kept():
     w = batch_wait(0.5, np.array([1, 1]), np.array([1.0, 2.0]))
     assert w.tolist() == pytest.approx([0.5, 1.0])
     assert float(batch_wait(0.5, np.int64(1), 2)) == pytest.approx(1.0)
+
+
+# (b) A reliability Catalog made in code (dataclasses.replace of the shipped one) took any
+# object: a NaN host_sms raised ValueError from round() where a Lite's host was sized,
+# text TypeError, host_gpus=0 made hosts of no GPU and -5 of -5; a NaN storage bandwidth,
+# an unknown repair or load_from went on to the runs. Now each is checked as the file's.
+
+@pytest.mark.parametrize("value", [float("nan"), "1056", None, 0, -5, 10**30, True,
+                                   np.array([1, 2])])
+@pytest.mark.parametrize("key", ["host_sms", "host_gpus"])
+def test_catalog_host_counts_refused(key, value):
+    import dataclasses
+
+    from netmodel.study.reliability_catalog import catalog
+
+    with pytest.raises(UserError, match=f"Catalog: {key} must be a whole number from 1 to"):
+        dataclasses.replace(catalog(), **{key: value})
+
+
+@pytest.mark.parametrize(("key", "value", "words"), [
+    ("host_storage_bandwidth", float("nan"), "host_storage_bandwidth must be a number from 0"),
+    ("detection_s", -1.0, "detection_s must be a number of seconds from 0"),
+    ("gpu_rate_per_hour", None, "gpu_rate_per_hour must be a number from 0 to 1 per hour"),
+    ("area_share", 2.0, "area_share must be in"),
+    ("repair", "nope", "repair 'nope' is unknown; known: 'local', 'vendor'"),
+    ("load_from", None, "load_from None is unknown"),
+])
+def test_catalog_fields_refused(key, value, words):
+    import dataclasses
+
+    from netmodel.study.reliability_catalog import catalog
+
+    with pytest.raises(UserError, match=f"Catalog: {words}"):
+        dataclasses.replace(catalog(), **{key: value})
+
+
+def test_catalog_host_sms_taken():
+    import dataclasses
+
+    from netmodel.study.reliability_catalog import catalog
+
+    # a Lite has 33 SMs (a quarter of an H100's 132): 1056 / 33 = 32 a host; 528 / 33 = 16
+    c = dataclasses.replace(catalog(), host_sms=np.int64(528))
+    assert c.gpus_per_host("Lite") == 16 and type(c.host_sms) is int
+    assert catalog().gpus_per_host("Lite") == 32
