@@ -470,8 +470,9 @@ class FabricCostModel(CandidateChoices, TunedChoices):
         once_a_server_time`, the faster of that way and every copy's
         :meth:`collective_time`, every copy's alone where the group's scale-up domains
         differ in size or each GPU is its own; ``inf`` where the group is cut apart."""
-        from netmodel.collectives.moe import once_a_server_time
+        from netmodel.collectives.moe import check_once_a_server, once_a_server_time
 
+        copies = check_once_a_server("moe_all_to_all_time", copies, reach)
         n = check_sizes(nbytes)   # unbounded: a grid's sizes (check_sizes)
         group = self.group(group_size)
 

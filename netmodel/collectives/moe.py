@@ -30,14 +30,41 @@ from collections.abc import Callable, Hashable
 
 import numpy as np
 
+from compute.errors import UserError
+from compute.validate import MAX_WHOLE, describe, is_finite, number
 from netmodel.collectives.cost import GroupCut, compile_steps
 from netmodel.collectives.group_domains import domain_indices
 from netmodel.collectives.steps import NotApplicable, Pairs, Step
 
-__all__ = ["ONCE_A_SERVER", "once_a_server_lines", "once_a_server_steps", "once_a_server_time"]
+__all__ = ["ONCE_A_SERVER", "check_once_a_server", "once_a_server_lines", "once_a_server_steps", "once_a_server_time"]
 
 #: The algorithm's name in a breakdown.
 ONCE_A_SERVER = "once-a-server"
+
+
+def check_once_a_server(where: str, copies: object, reach: object) -> int:
+    """``copies`` (each token's copies, its experts: a whole number from 1) as an int, once
+    ``reach`` is a function; else one line naming the parameter. The public
+    ``moe_all_to_all_time`` methods ask it first, before any cost (a NaN ``copies`` gave a
+    NaN time, -1 a negative one, text a numpy TypeError; a number for ``reach`` raised
+    TypeError, not callable)."""
+    c = number(where, "copies", copies, minimum=1, maximum=MAX_WHOLE, integer=True)
+    if not callable(reach):
+        raise UserError(f"{where}: reach must be a function of a count of units giving the "
+                        f"expected distinct units one token's experts sit on, got "
+                        f"{describe(reach)}")
+    return c
+
+
+def _reached(reach: Callable[[float], float], units: int) -> float:
+    """``reach(units)``, a number from 1 to ``units``, else one line naming it."""
+    r = reach(units)
+    v = float(r) if is_finite(r) else float("nan")
+    if not 1 - 1e-9 <= v <= units * (1 + 1e-9):
+        raise UserError(f"reach({units}) must be a number from 1 to {units} (the expected "
+                        f"distinct units of {units} one token's experts sit on), got "
+                        f"{describe(r)}")
+    return v
 
 
 def once_a_server_steps(group: tuple[Hashable, ...], graph,
@@ -102,7 +129,7 @@ def once_a_server_time(model, group: tuple[Hashable, ...], nbytes: np.ndarray, c
     sizes = domain_indices(model.graph, group)[1]
     if (sizes != sizes[0]).any() or sizes[0] == 1:
         return every()
-    key = (ONCE_A_SERVER, group, float(reach(len(sizes))), float(reach(len(group))))
+    key = (ONCE_A_SERVER, group, _reached(reach, len(sizes)), _reached(reach, len(group)))
     hit = model._lines.get(key)
     if hit is None:
         try:

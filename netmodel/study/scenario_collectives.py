@@ -556,7 +556,9 @@ class ScenarioCollectives:
         all-to-alls only), where the group's scale-up domains differ in size and where
         each GPU is its own (the same traffic)."""
         from compute.comm import collective_args
+        from netmodel.collectives.moe import check_once_a_server
 
+        copies = check_once_a_server("moe_all_to_all_time", copies, reach)
         n, p = collective_args(None, nbytes, group_size)
         if p == 1:
             return np.zeros_like(n)

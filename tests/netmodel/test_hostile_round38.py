@@ -108,3 +108,57 @@ def test_catalog_host_sms_taken():
     c = dataclasses.replace(catalog(), host_sms=np.int64(528))
     assert c.gpus_per_host("Lite") == 16 and type(c.host_sms) is int
     assert catalog().gpus_per_host("Lite") == 32
+
+
+# (c) FabricCostModel.moe_all_to_all_time (and ScenarioCollectives') took any ``copies``
+# on a fabric of 8-GPU servers: NaN gave a NaN time, -1 a negative one (-5.8e-05 s), 0
+# divided by zero, 2.5 and True were taken, text and a Decimal raised TypeError, an array
+# ValueError (broadcast); a number for ``reach`` raised TypeError (not callable), a
+# ``reach`` giving NaN or -1 a NaN or a wrong time. Now each is refused naming it.
+
+def _rails():
+    from netmodel.collectives.model import FabricCostModel
+    from topologies import build
+
+    return FabricCostModel(build("rail-optimized:domains=4,domain_size=8,gpus_per_server=8"))
+
+
+def _reach(units):
+    return min(units, 2.0)
+
+
+@pytest.mark.parametrize("copies", ["2", float("nan"), None, -1, 0, 2.5, True, 10**30,
+                                    np.array([1, 2]), Decimal(2)])
+def test_moe_all_to_all_copies_refused(copies):
+    with pytest.raises(UserError, match="moe_all_to_all_time: copies must be a whole number"):
+        _rails().moe_all_to_all_time(1e6, 16, copies, _reach)
+
+
+def test_scenario_moe_all_to_all_copies_refused():
+    from netmodel.study.scenario_collectives import ScenarioCollectives
+
+    with pytest.raises(UserError, match="moe_all_to_all_time: copies must be a whole number"):
+        ScenarioCollectives("h100-dgx").moe_all_to_all_time(1e6, 16, float("nan"), _reach)
+    with pytest.raises(UserError, match="moe_all_to_all_time: reach must be a function"):
+        ScenarioCollectives("h100-dgx").moe_all_to_all_time(1e6, 1, 2, 5)
+
+
+@pytest.mark.parametrize(("reach", "words"), [
+    (5, "reach must be a function"), (None, "reach must be a function"),
+    (lambda u: float("nan"), r"reach\(2\) must be a number from 1 to 2"),
+    (lambda u: -1.0, r"reach\(2\) must be a number from 1 to 2 .*, got -1.0"),
+    (lambda u: "2", r"reach\(2\) must be a number from 1 to 2 .*, got '2'"),
+])
+def test_moe_all_to_all_reach_refused(reach, words):
+    with pytest.raises(UserError, match=words):
+        _rails().moe_all_to_all_time(1e6, 16, 2, reach)
+
+
+def test_moe_all_to_all_taken():
+    # a token to one server of two carries no more than every copy's all-to-all, and
+    # np.int64 copies are 2 copies
+    m = _rails()
+    t = float(m.moe_all_to_all_time(1e6, 16, np.int64(2), _reach))
+    every = float(m.collective_time("all-to-all", 1e6, 16))
+    assert 0 < t <= every
+    assert t == float(m.moe_all_to_all_time(1e6, 16, 2, _reach))
