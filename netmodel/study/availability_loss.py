@@ -17,10 +17,30 @@ from itertools import pairwise
 
 import numpy as np
 
+from compute.errors import UserError
+from compute.validate import MAX_WHOLE, listed, number
 from netmodel.study.availability_kinds import Kind
 from netmodel.study.availability_threshold import _top
+from netmodel.study.reliability_fabric import MAX_GPUS
 
 __all__ = ["kaufman_roberts"]
+
+
+def _check_classes(capacity: object, loads: Iterable[float], units: Iterable[int]
+                   ) -> tuple[int, tuple[float, ...], tuple[int, ...]]:
+    """:func:`kaufman_roberts`'s arguments read once and checked: a generator was read
+    up by the first occupancy and the rest taken as no class; NaN or a negative load, a
+    negative capacity (IndexError), text and None went into the recursion."""
+    where = "kaufman_roberts"
+    cap = number(where, "capacity", capacity, minimum=0, maximum=MAX_GPUS, integer=True)
+    a = tuple(number(where, "loads", x, minimum=0, maximum=MAX_WHOLE)
+              for x in listed("loads", loads, "Erlangs"))
+    u = tuple(number(where, "units", x, minimum=0, maximum=MAX_WHOLE, integer=True)
+              for x in listed("units", units, "whole numbers of units"))
+    if len(a) != len(u):
+        raise UserError(f"{where}: loads and units must be as many (one of each a class), "
+                        f"got {len(a)} and {len(u)}")
+    return cap, a, u
 
 
 def kaufman_roberts(capacity: int, loads: Iterable[float], units: Iterable[int]) -> np.ndarray:
@@ -33,6 +53,7 @@ def kaufman_roberts(capacity: int, loads: Iterable[float], units: Iterable[int])
     >>> round(float(q[2]), 6)  # Erlang B(2, 1) = (1/2) / (1 + 1 + 1/2)
     0.2
     """
+    capacity, loads, units = _check_classes(capacity, loads, units)
     q = np.zeros(capacity + 1)
     q[0] = 1.0
     for j in range(1, capacity + 1):

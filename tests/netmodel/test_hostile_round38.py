@@ -162,3 +162,40 @@ def test_moe_all_to_all_taken():
     every = float(m.collective_time("all-to-all", 1e6, 16))
     assert 0 < t <= every
     assert t == float(m.moe_all_to_all_time(1e6, 16, 2, _reach))
+
+
+# (d) netmodel.study.availability_analytic.kaufman_roberts read ``loads`` and ``units`` once
+# for every occupancy: generators were read up by the first and the rest taken as no
+# class (capacity 4, loads 0.5 and 0.2 Erlangs of 1 and 2 units: [0.667, 0.333, 0, 0, 0]
+# for [0.502, 0.251, 0.163, 0.061, 0.024]); a load of -1 gave negative shares, NaN and inf
+# NaN ones, a capacity of -1 IndexError, 10**30 ValueError (dimension), text and None
+# TypeError. Now each is checked first, naming it.
+
+def test_kaufman_roberts_generators_read_once():
+    from netmodel.study.availability_analytic import kaufman_roberts
+
+    q = kaufman_roberts(4, (x for x in [0.5, 0.2]), (u for u in [1, 2]))
+    assert q.tolist() == pytest.approx(kaufman_roberts(4, [0.5, 0.2], [1, 2]).tolist())
+    # hand recursion: j q_j = sum a_k u_k q_{j - u_k}; q0 = 1, q1 = 0.5, q2 = (0.5 * 0.5 +
+    # 0.4 * 1) / 2 = 0.325, ... normalised
+    assert q[1] / q[0] == pytest.approx(0.5) and q[2] / q[0] == pytest.approx(0.325)
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    ((-1, [0.5], [1]), "capacity must be a whole number from 0"),
+    ((10**30, [0.5], [1]), "capacity must be a whole number from 0"),
+    (("4", [0.5], [1]), "capacity must be a whole number from 0"),
+    ((4, [-1], [1]), "loads must be a number from 0"),
+    ((4, [float("nan")], [1]), "loads must be a number from 0"),
+    ((4, [float("inf")], [1]), "loads must be a number from 0"),
+    ((4, [None], [1]), "loads must be a number from 0"),
+    ((4, [0.5], ["1"]), "units must be a whole number from 0"),
+    ((4, [0.5], [-1]), "units must be a whole number from 0"),
+    ((4, 0.5, [1]), "loads must be a list of"),
+    ((4, [0.5, 0.2], [1]), "loads and units must be as many"),
+])
+def test_kaufman_roberts_refused(args, words):
+    from netmodel.study.availability_analytic import kaufman_roberts
+
+    with pytest.raises(UserError, match=f"kaufman_roberts: {words}|{words}"):
+        kaufman_roberts(*args)
