@@ -209,11 +209,13 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     gamma = cal.reduction_rate
     red = (red_sum / gamma) if gamma > 0 else 0.0
     least = tree_least(t, mem, fac, cal, protocol) if tree else None
-    for ll_least in (ring_ll_least(t, mem, ringnet, protocol),
-                     tree_ll_least(t, mem, treenet, protocol)):
-        if ll_least is not None:   # NCCL's LL busbw cap across nodes
-            least = ll_least if least is None else np.maximum(least, ll_least)
-    chunk = np.where(innet, net.chunk, protocol.chunk)
+    if ringnet is not None or treenet is not None:   # (None without a pass across nodes)
+        for ll_least in (ring_ll_least(t, mem, ringnet, protocol),
+                         tree_ll_least(t, mem, treenet, protocol)):
+            if ll_least is not None:   # NCCL's LL busbw cap across nodes
+                least = ll_least if least is None else np.maximum(least, ll_least)
+    # each step's slice, where a chain or a pipeline group reads it
+    chunk = np.where(innet, net.chunk, protocol.chunk) if chain is not None or groups else None
     b = np.where(plain, bl, 0.0).sum(axis=1)
     fills = []  # (coefficient (G,), slice (G,))
     if chain is not None and np.any(chunk[chain] > 0):
@@ -225,8 +227,9 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     if p2p:
         fills += p2p_fills(t, plain, scaleout, bl, protocol, cal)
     for mem_g, ks, heads in groups:
-        sum_m = np.where(mem_g, bl, 0.0).sum(axis=1)
-        bg = np.where(mem_g, bl, 0.0).max(axis=1)
+        bl_g = np.where(mem_g, bl, 0.0)
+        sum_m = bl_g.sum(axis=1)
+        bg = bl_g.max(axis=1)
         for sel in ks:
             bg = np.maximum(bg, np.where(sel, bl, 0.0).sum(axis=1))
         b = b + bg
@@ -236,14 +239,16 @@ def combine(t: dict[str, np.ndarray], beta: np.ndarray, lat_all: np.ndarray,
     b_link = b
     b = b + red
     if not fills:  # one line (what the general case below gives with no sizes)
-        zero = np.zeros_like(a)
+        zero = np.zeros(a.shape, a.dtype)
         return [_capped(a + zero, b + zero, zero, b_link + zero, least, red, split)]
     sizes = sorted({float(x) for f, s in fills for x in unique(s) if x > 0})
     coef = [sum(np.where(s == x, f, 0.0) for f, s in fills) for x in sizes]
     lines = []
+    fill = np.zeros(a.shape, a.dtype)   # the sizes' fills below line j, added from 0.0 up
     for j in range(len(sizes) + 1):
-        fill = sum((coef[k] * sizes[k] for k in range(j)), np.zeros_like(a))
-        rest = sum((coef[k] for k in range(j, len(sizes))), np.zeros_like(a))
+        if j:
+            fill = fill + coef[j - 1] * sizes[j - 1]
+        rest = sum((coef[k] for k in range(j, len(sizes))), np.zeros(a.shape, a.dtype))
         lines.append(_capped(a + fill, b + rest, fill, b_link + rest, least, red, split))
     return lines
 
@@ -255,7 +260,7 @@ def _capped(a, b, fill, b_link, least, red, split: bool) -> tuple[np.ndarray, ..
     if least is not None:
         b = np.where(least > 0, np.maximum(b_link, least) + red, b)
     if split:
-        return a, b, fill, b_link, np.zeros_like(a) if least is None else least.copy()
+        return a, b, fill, b_link, np.zeros(a.shape, a.dtype) if least is None else least.copy()
     return a, b, fill
 
 
