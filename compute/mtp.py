@@ -46,6 +46,7 @@ import numpy as np
 
 from compute.errors import UserError
 from compute.phases import MAX_MTP_TOKENS, check_mtp_tokens
+from compute.validate import MAX_WHOLE, number
 
 __all__ = ["MAX_MTP_TOKENS", "capped_best", "check_mtp_tokens", "expected_tokens", "mean_steps",
            "mtp_grid", "mtp_module", "projection_time"]
@@ -54,8 +55,21 @@ __all__ = ["MAX_MTP_TOKENS", "capped_best", "check_mtp_tokens", "expected_tokens
 def expected_tokens(k: int, a: float) -> float:
     """Tokens a sequence emits a step on average with ``k`` drafts each accepted with
     probability ``a``, in order (the first rejected draft ends the step's run; the
-    verification pass always gives one token): ``sum_{i=0..k} a^i``."""
+    verification pass always gives one token): ``sum_{i=0..k} a^i``.
+
+    >>> expected_tokens(2, 0.5)   # 1 + 0.5 + 0.25
+    1.75
+    """
+    k, a = _drafts("expected_tokens", k, a)
     return float(sum(a ** i for i in range(k + 1)))
+
+
+def _drafts(where: str, k: object, a: object) -> tuple[int, float]:
+    """``k`` (draft tokens a step, 0 to MAX_MTP_TOKENS) and ``a`` (each one's acceptance,
+    a probability) checked, naming them: text raised TypeError, NaN gave a NaN count,
+    10**30 drafts summed without end."""
+    return (number(where, "k", k, minimum=0, maximum=MAX_MTP_TOKENS, integer=True),
+            number(where, "a", a, minimum=0, maximum=1))
 
 
 #: Past this many tokens :func:`mean_steps` goes on at ``1 / E`` steps a token from a count
@@ -70,6 +84,8 @@ def mean_steps(k: int, a: float, n: int) -> float:
     so ``S(n) = 1 + sum_j P(j) S(n - j)``, ``S(m <= 0) = 0``. ``n / S(n)`` is the mean
     tokens a step, :func:`expected_tokens` as ``n`` grows, less when ``n`` is short (one
     token left: one step, whatever ``k``)."""
+    k, a = _drafts("mean_steps", k, a)
+    n = number("mean_steps", "n", n, minimum=1, maximum=MAX_WHOLE, integer=True)
     p = [a ** (j - 1) * (1.0 - a) for j in range(1, k + 1)] + [a ** k]
     m = n
     if n > _EXACT_STEPS:   # the same remainder modulo k + 1 (exact where a = 1)

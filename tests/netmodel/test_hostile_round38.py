@@ -199,3 +199,36 @@ def test_kaufman_roberts_refused(args, words):
 
     with pytest.raises(UserError, match=f"kaufman_roberts: {words}|{words}"):
         kaufman_roberts(*args)
+
+
+# (e) compute.mtp.expected_tokens and mean_steps took any k and a: k = 10**30 drafts summed
+# without end (past 20 s), text raised TypeError, NaN gave a NaN count (a = NaN) or a
+# TypeError (k = NaN), n = -1 IndexError, True one draft. Now k is a whole number from 0
+# to 16 (MAX_MTP_TOKENS), a a probability and n a whole number from 1, named.
+
+@pytest.mark.parametrize(("call", "words"), [
+    (lambda f: f.expected_tokens(10**30, 0.7), "expected_tokens: k must be a whole number from 0 to 16"),
+    (lambda f: f.expected_tokens("2", 0.7), "expected_tokens: k must be"),
+    (lambda f: f.expected_tokens(True, 0.7), "expected_tokens: k must be"),
+    (lambda f: f.expected_tokens(2, float("nan")), "expected_tokens: a must be a number from 0 to 1"),
+    (lambda f: f.expected_tokens(2, -1), "expected_tokens: a must be"),
+    (lambda f: f.expected_tokens(2, None), "expected_tokens: a must be"),
+    (lambda f: f.mean_steps(2, 0.7, -1), "mean_steps: n must be a whole number from 1"),
+    (lambda f: f.mean_steps(2, 0.7, float("nan")), "mean_steps: n must be"),
+    (lambda f: f.mean_steps(2, 0.7, np.array([1, 2])), "mean_steps: n must be"),
+    (lambda f: f.mean_steps(2, Decimal("0.7"), 10), "mean_steps: a must be"),
+])
+def test_mtp_counts_refused(call, words):
+    import compute.mtp as f
+
+    with pytest.raises(UserError, match=words):
+        call(f)
+
+
+def test_mtp_counts_taken():
+    from compute.mtp import expected_tokens, mean_steps
+
+    assert expected_tokens(np.int64(2), np.float64(0.5)) == 1.75   # 1 + 0.5 + 0.25
+    # one token left: one step whatever k; two with k = 1, a = 0.5: 1 + 0.5 * S(1) = 1.5
+    assert mean_steps(3, 0.9, 1) == 1.0
+    assert mean_steps(1, 0.5, 2) == pytest.approx(1.5)
