@@ -107,7 +107,7 @@ from typing import TYPE_CHECKING
 
 from compute.comm import OPERATIONS
 from compute.errors import UserError, known, lookalike
-from compute.validate import describe
+from compute.validate import MAX_WHOLE, describe, number
 from netmodel.collectives.algo_direct import (
     direct_all_gather,
     direct_all_reduce,
@@ -182,7 +182,8 @@ def transfer_count(algorithm: str, op: str, p: int) -> int:
     >>> transfer_count("direct", "all-reduce", 4), transfer_count("pairwise", "all-to-all", 4)
     (12, 12)
     """
-    if quadratic(algorithm, op):
+    p = number("transfer_count", "p", p, minimum=1, maximum=MAX_WHOLE, integer=True)
+    if quadratic(algorithm, op):   # an int: a float had no bit_length (AttributeError)
         return p * (p - 1)
     return 4 * p * max(1, p.bit_length())
 

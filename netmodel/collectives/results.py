@@ -22,11 +22,19 @@ from typing import Any
 
 import numpy as np
 
+from compute.validate import MAX_WHOLE, number
+
 __all__ = ["CollectiveResult", "InSwitchCeiling", "StepTiming", "SweepResult", "TreeCap", "bus_factor"]
 
 
 def bus_factor(op: str, p: int) -> float:
-    """nccl-tests' busbw / algbw ratio for ``op`` on ``p`` ranks."""
+    """nccl-tests' busbw / algbw ratio for ``op`` on ``p`` ranks (a whole number from 1:
+    NaN gave NaN, inf NaN, an array ValueError).
+
+    >>> bus_factor("all-reduce", 4), bus_factor("all-gather", 4)
+    (1.5, 0.75)
+    """
+    p = number("bus_factor", "p", p, minimum=1, maximum=MAX_WHOLE, integer=True)
     if p <= 1:
         return 1.0
     if op == "all-reduce":

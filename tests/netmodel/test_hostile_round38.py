@@ -232,3 +232,30 @@ def test_mtp_counts_taken():
     # one token left: one step whatever k; two with k = 1, a = 0.5: 1 + 0.5 * S(1) = 1.5
     assert mean_steps(3, 0.9, 1) == 1.0
     assert mean_steps(1, 0.5, 2) == pytest.approx(1.5)
+
+
+# (f) netmodel.collectives.algorithms.transfer_count read p's bit_length: a float, NaN,
+# inf, a Decimal or a numpy array raised AttributeError, -1 counted -4 transfers;
+# netmodel.collectives.results.bus_factor gave NaN for NaN and inf, ValueError for an
+# array. Now p is a whole number from 1, named.
+
+@pytest.mark.parametrize("p", [4.0, float("nan"), float("inf"), Decimal(2), np.array(4),
+                               np.array([1, 2]), -1, "4", None, True])
+def test_transfer_count_and_bus_factor_p_refused(p):
+    from netmodel.collectives.algorithms import transfer_count
+    from netmodel.collectives.results import bus_factor
+
+    with pytest.raises(UserError, match="transfer_count: p must be a whole number from 1"):
+        transfer_count("ring", "all-reduce", p)
+    with pytest.raises(UserError, match="bus_factor: p must be a whole number from 1"):
+        bus_factor("all-reduce", p)
+
+
+def test_transfer_count_and_bus_factor_taken():
+    from netmodel.collectives.algorithms import transfer_count
+    from netmodel.collectives.results import bus_factor
+
+    # direct all-reduce on 4: p (p - 1) = 12; ring: 4 p bit_length(p) = 4 * 8 * 4 = 128
+    assert transfer_count("direct", "all-reduce", np.int64(4)) == 12
+    assert transfer_count("ring", "all-reduce", 8) == 128
+    assert bus_factor("all-reduce", np.int64(8)) == 2 * 7 / 8 and bus_factor("broadcast", 1) == 1
