@@ -102,7 +102,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from compute.errors import UserError
-from compute.validate import MAX_WHOLE, describe, number
+from compute.validate import describe, number
 
 if TYPE_CHECKING:
     import numpy as np
@@ -174,6 +174,12 @@ def load_text(load: float, digits: int = 6) -> str:
 #: The most a rate or a service time may be (a float's range is far past any queue's).
 _MOST = 1e30
 
+#: The most servers (a decode instance's slots) or batch a wait is worked out for: each
+#: takes that many roots in complex arrays (16 bytes each, a few at once: about 0.1 GB here;
+#: 10^9, which was taken, needed about 16 GB). A million sequences at once is far past any
+#: serving engine's batch (vLLM's max_num_seqs defaults to 256-1024).
+MOST_SERVERS = 2**20
+
 
 def _seconds(where: str, key: str, value: object) -> float:
     """``value`` as seconds a request holds a server: a number from 0 to 1e30."""
@@ -181,18 +187,18 @@ def _seconds(where: str, key: str, value: object) -> float:
 
 
 def _batches(batch: object) -> np.ndarray:
-    """:func:`batch_wait`'s ``batch``, a whole number from 1 to ``MAX_WHOLE`` or an array
+    """:func:`batch_wait`'s ``batch``, a whole number from 1 to ``MOST_SERVERS`` or an array
     of them, as an int array (each is a root-finding of that many roots: checked first)."""
     import numpy as np
 
     b = np.asarray(batch) if isinstance(batch, np.ndarray) else None
     if b is None:
-        return np.asarray(number("batch_wait", "batch", batch, minimum=1, maximum=MAX_WHOLE,
+        return np.asarray(number("batch_wait", "batch", batch, minimum=1, maximum=MOST_SERVERS,
                                  integer=True))
-    ok = b.size and b.dtype.kind in "iu" and b.min() >= 1 and b.max() <= MAX_WHOLE
+    ok = b.size and b.dtype.kind in "iu" and b.min() >= 1 and b.max() <= MOST_SERVERS
     if not ok:
         raise UserError(f"batch_wait: batch must be a whole number from 1 to "
-                        f"{MAX_WHOLE:,} or an array of them, got {describe(batch)}")
+                        f"{MOST_SERVERS:,} or an array of them, got {describe(batch)}")
     return b.astype(int)
 
 
@@ -277,7 +283,7 @@ def mdc_wait(load: float, servers: int, service: float) -> float:
     2.14692
     """
     rho = check_load(load, least=0)
-    c = number("mdc_wait", "servers", servers, minimum=1, maximum=MAX_WHOLE, integer=True)
+    c = number("mdc_wait", "servers", servers, minimum=1, maximum=MOST_SERVERS, integer=True)
     service = _seconds("mdc_wait", "service", service)
     return service * _carried(rho, c)[0] / (rho * c)
 
@@ -599,7 +605,8 @@ def mxdc_wait(load: float, servers: int, service: float, sizes: np.ndarray) -> f
     import numpy as np
 
     rho = check_load(load, least=0)
-    c = number("mxdc_wait", "servers", servers, minimum=1, maximum=MAX_WHOLE, integer=True)
+    c = number("mxdc_wait", "servers", servers, minimum=1, maximum=MOST_SERVERS, integer=True)
+    service = _seconds("mxdc_wait", "service", service)
     p = np.ascontiguousarray(sizes, dtype=float).reshape(-1)
     if not (p.size and np.all(p >= 0) and abs(p.sum() - 1) < 1e-9):
         raise ValueError(f"mxdc_wait: sizes must be a law over 1 .. B, got {sizes!r}")
